@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { MSG } from './messages.js';
+
+/** platform §9: password 6 to under 20 characters; remark at most 60. */
+export const PASSWORD_MIN = 6;
+export const PASSWORD_MAX_EXCLUSIVE = 20;
+export const REMARK_MAX = 60;
+
+/** Mainland mobile number: 11 digits, first 1, second 3-9 (platform §5, forms §5). */
+export const MOBILE_PATTERN = /^1[3-9]\d{9}$/;
+
+export function isMobile(value: string): boolean {
+  return MOBILE_PATTERN.test(value);
+}
+
+/** The first broken length rule of a password, or null when its length is allowed. */
+export function passwordLengthError(password: string): string | null {
+  if (password.length < PASSWORD_MIN) return MSG.passwordTooShort;
+  if (password.length >= PASSWORD_MAX_EXCLUSIVE) return MSG.passwordTooLong;
+  return null;
+}
+
+export const passwordSchema = z
+  .string({ error: MSG.passwordRequired })
+  .min(1, MSG.passwordRequired)
+  .min(PASSWORD_MIN, MSG.passwordTooShort)
+  .max(PASSWORD_MAX_EXCLUSIVE - 1, MSG.passwordTooLong);
+
+export const userNameSchema = z
+  .string({ error: MSG.userNameRequired })
+  .trim()
+  .min(1, MSG.userNameRequired)
+  .regex(MOBILE_PATTERN, MSG.userNameMobile);
+
+export const remarkSchema = z.string().max(REMARK_MAX, MSG.remarkTooLong);
+
+export const SEX = { male: 0, female: 1 } as const;
+export const STATUS = { normal: 0, disabled: 1 } as const;
+
+const userFields = {
+  userName: userNameSchema,
+  name: z.string({ error: MSG.nameRequired }).trim().min(1, MSG.nameRequired).max(30),
+  sex: z.union([z.literal(0), z.literal(1)]).nullish(),
+  email: z.union([z.email(), z.literal('')]).nullish(),
+  mobile: z.union([z.string().regex(MOBILE_PATTERN, MSG.userNameMobile), z.literal('')]).nullish(),
+  deptId: z.number({ error: MSG.deptRequired }).int().positive(MSG.deptRequired),
+  roleIds: z.array(z.number().int().positive(), { error: MSG.rolesRequired }).min(1, MSG.rolesRequired),
+  remark: remarkSchema.nullish(),
+  status: z.union([z.literal(0), z.literal(1)]).default(0),
+};
+
+export const userCreateSchema = z.object({ ...userFields, password: passwordSchema });
+export const userUpdateSchema = z.object({ ...userFields, userId: z.number().int().positive() });
+export type UserCreate = z.infer<typeof userCreateSchema>;
+export type UserUpdate = z.infer<typeof userUpdateSchema>;
+
+export const passwordChangeSchema = z
+  .object({
+    userId: z.number().int().positive().optional(),
+    oldPassword: z.string({ error: MSG.oldPasswordRequired }).min(1, MSG.oldPasswordRequired),
+    newPassword: passwordSchema,
+  })
+  .refine((v) => v.oldPassword !== v.newPassword, { message: MSG.passwordSameAsOld, path: ['newPassword'] });
+
+export const passwordResetSchema = z.object({
+  userId: z.number().int().positive(),
+  newPassword: passwordSchema,
+});

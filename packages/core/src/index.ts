@@ -1,0 +1,5 @@
+export * from './messages.js';
+export * from './account.js';
+export * from './access.js';
+export * from './paging.js';
+export * from './menu.js';

@@ -1,0 +1,28 @@
+/**
+ * User-facing texts fixed by the specification (platform §5, §8; forms §5, §8).
+ * Server and browser both use these so a rule reads the same on either side.
+ */
+export const MSG = {
+  ok: '操作成功',
+  failed: '操作失败！',
+  loginTimeout: '登录超时',
+  forbidden: '当前用户无操作权限，请联系管理员',
+  systemError: '系统异常',
+  permissionTooltip: '权限不足，请联系管理员',
+  notInStudy: '您未参与该项目',
+
+  userNameRequired: '请输入用户名',
+  userNameMobile: '手机号格式不正确',
+  passwordRequired: '请输入密码',
+  passwordTooShort: '密码不可少于6字符',
+  passwordTooLong: '密码不可超过20字符',
+  nameRequired: '请输入真实姓名',
+  deptRequired: '请选择所属机构',
+  rolesRequired: '请选择所属职位',
+  remarkTooLong: '备注不可超过60字符',
+
+  oldPasswordRequired: '请输入原始密码',
+  passwordSameAsOld: '不能和原始密码相同!',
+  confirmRequired: '请再次输入密码',
+  confirmMismatch: '两次输入密码不一致!',
+} as const;
