@@ -1,0 +1,13 @@
+import type { Config } from './config.js';
+import type { Db } from './db/client.js';
+import type { TokenService } from './modules/auth/token.service.js';
+import type { KeyValueStore } from './shared/kv.js';
+
+/** What every service may depend on; passed explicitly, never imported as a singleton. */
+export interface AppContext {
+  readonly config: Config;
+  readonly db: Db;
+  readonly kv: KeyValueStore;
+  readonly tokens: TokenService;
+  readonly clock: () => Date;
+}

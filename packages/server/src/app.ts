@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from './app-context.js';
+import { installAuth } from './http/auth.js';
+import { installErrorHandler } from './http/error-handler.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { operLogRoutes } from './modules/monitor/operlog.routes.js';
+import { installOperationLog } from './modules/monitor/operlog.service.js';
+import { configRoutes } from './modules/system/config.routes.js';
+import { deptRoutes } from './modules/system/dept.routes.js';
+import { menuRoutes } from './modules/system/menu.routes.js';
+import { roleRoutes } from './modules/system/role.routes.js';
+import { userRoutes } from './modules/system/user.routes.js';
+
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** Serve the built web app when it exists (off in API tests). */
+  serveWeb?: boolean;
+}
+
+export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    trustProxy: ctx.config.trustProxy,
+    genReqId: () => crypto.randomUUID(),
+    bodyLimit: 10 * 1024 * 1024,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app);
+
+  await app.register(rateLimit, { global: false });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: '临床科研电子数据采集平台 API', version: '0.1.0' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+
+  installAuth(app, ctx);
+  installOperationLog(app, ctx);
+
+  authRoutes(app, ctx);
+  configRoutes(app, ctx);
+  deptRoutes(app, ctx);
+  userRoutes(app, ctx);
+  roleRoutes(app, ctx);
+  menuRoutes(app, ctx);
+  operLogRoutes(app, ctx);
+
+  const webDist = ctx.config.webDist;
+  if (opts.serveWeb && fs.existsSync(path.join(webDist, 'index.html'))) {
+    await app.register(fastifyStatic, { root: webDist, wildcard: true, index: false });
+    // The browser app owns every non-API path (client-side routing).
+    app.setNotFoundHandler((request, reply) => {
+      if (request.method === 'GET' && !request.url.startsWith('/api/')) {
+        return reply.type('text/html').sendFile('index.html');
+      }
+      return reply.status(404).send({ code: 404, msg: '资源不存在', data: null });
+    });
+  }
+
+  return app;
+}

@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const onOff = z.enum(['on', 'off']);
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+  EDC_ADMIN_PASSWORD: z.string().min(6, 'must be 6 to 19 characters').max(19, 'must be 6 to 19 characters').optional(),
+  EDC_CAPTCHA: onOff.default('on'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEB_DIST: z.string().optional(),
+});
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly adminPassword: string | undefined;
+  readonly captchaEnabled: boolean;
+  readonly jwtSecret: string | undefined;
+  readonly trustProxy: boolean;
+  readonly logLevel: string;
+  readonly webDist: string;
+  /** Short-lived access token; the refresh token keeps a working day going. */
+  readonly accessTokenSeconds: number;
+  readonly refreshTokenSeconds: number;
+  readonly loginRateLimitPerMinute: number;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    adminPassword: e.EDC_ADMIN_PASSWORD,
+    captchaEnabled: e.EDC_CAPTCHA === 'on',
+    jwtSecret: e.JWT_SECRET,
+    trustProxy: e.TRUST_PROXY === 'true',
+    logLevel: e.LOG_LEVEL,
+    webDist: path.resolve(e.WEB_DIST ?? new URL('../../web/dist', import.meta.url).pathname),
+    accessTokenSeconds: 30 * 60,
+    refreshTokenSeconds: 7 * 24 * 60 * 60,
+    loginRateLimitPerMinute: 30,
+  });
+}

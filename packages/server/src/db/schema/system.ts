@@ -1,0 +1,174 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  serial,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  varchar,
+} from 'drizzle-orm/pg-core';
+
+const timestamps = {
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+};
+
+export const departments = pgTable('departments', {
+  deptId: serial('dept_id').primaryKey(),
+  parentId: integer('parent_id').notNull().default(0),
+  deptName: varchar('dept_name', { length: 50 }).notNull(),
+  orderNum: integer('order_num').notNull().default(0),
+  leader: varchar('leader', { length: 30 }),
+  phone: varchar('phone', { length: 20 }),
+  status: smallint('status').notNull().default(0),
+  ...timestamps,
+});
+
+export const users = pgTable(
+  'users',
+  {
+    userId: serial('user_id').primaryKey(),
+    userName: varchar('user_name', { length: 20 }).notNull(),
+    passwordHash: text('password_hash').notNull(),
+    name: varchar('name', { length: 30 }).notNull(),
+    sex: smallint('sex'),
+    email: varchar('email', { length: 100 }),
+    mobile: varchar('mobile', { length: 20 }),
+    deptId: integer('dept_id').references(() => departments.deptId),
+    remark: varchar('remark', { length: 60 }),
+    status: smallint('status').notNull().default(0),
+    home: varchar('home', { length: 100 }),
+    setPasswordMust: boolean('set_password_must').notNull().default(false),
+    passwordChangedAt: timestamp('password_changed_at', { withTimezone: true }),
+    // Users are never hard-deleted: audit and operation logs keep pointing at them.
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('users_user_name_live').on(t.userName).where(sql`${t.deletedAt} is null`),
+    index('users_dept').on(t.deptId),
+  ],
+);
+
+export const roles = pgTable(
+  'roles',
+  {
+    roleId: serial('role_id').primaryKey(),
+    roleName: varchar('role_name', { length: 30 }).notNull(),
+    roleKey: varchar('role_key', { length: 50 }).notNull(),
+    roleSort: integer('role_sort').notNull().default(0),
+    status: smallint('status').notNull().default(0),
+    remark: varchar('remark', { length: 200 }),
+    admin: boolean('is_admin').notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('roles_role_key').on(t.roleKey), uniqueIndex('roles_role_name').on(t.roleName)],
+);
+
+export const userRoles = pgTable(
+  'user_roles',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.userId, { onDelete: 'cascade' }),
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.roleId, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.roleId] }), index('user_roles_role').on(t.roleId)],
+);
+
+export const menus = pgTable(
+  'menus',
+  {
+    menuId: serial('menu_id').primaryKey(),
+    parentId: integer('parent_id').notNull().default(0),
+    type: varchar('type', { length: 1 }).notNull(),
+    code: varchar('code', { length: 100 }).notNull(),
+    perms: varchar('perms', { length: 100 }),
+    path: varchar('path', { length: 200 }),
+    level: smallint('level').notNull().default(0),
+    orderNum: integer('order_num').notNull().default(0),
+    status: smallint('status').notNull().default(0),
+    title: varchar('title', { length: 50 }).notNull(),
+    icon: varchar('icon', { length: 100 }),
+    hidden: boolean('hidden').notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('menus_code').on(t.code), index('menus_parent').on(t.parentId)],
+);
+
+export const roleMenus = pgTable(
+  'role_menus',
+  {
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.roleId, { onDelete: 'cascade' }),
+    menuId: integer('menu_id')
+      .notNull()
+      .references(() => menus.menuId, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.roleId, t.menuId] }), index('role_menus_menu').on(t.menuId)],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    sessionId: varchar('session_id', { length: 36 }).primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.userId),
+    refreshHash: varchar('refresh_hash', { length: 64 }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    ip: varchar('ip', { length: 64 }),
+    userAgent: varchar('user_agent', { length: 300 }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('sessions_user').on(t.userId), uniqueIndex('sessions_refresh').on(t.refreshHash)],
+);
+
+export const operLogs = pgTable(
+  'oper_logs',
+  {
+    operId: bigserial('oper_id', { mode: 'number' }).primaryKey(),
+    title: varchar('title', { length: 50 }).notNull(),
+    businessType: varchar('business_type', { length: 20 }).notNull(),
+    method: varchar('method', { length: 200 }).notNull(),
+    requestMethod: varchar('request_method', { length: 10 }).notNull(),
+    operUserId: integer('oper_user_id'),
+    operName: varchar('oper_name', { length: 50 }),
+    operUrl: varchar('oper_url', { length: 500 }).notNull(),
+    operIp: varchar('oper_ip', { length: 64 }),
+    operParam: text('oper_param'),
+    jsonResult: text('json_result'),
+    status: smallint('status').notNull(),
+    httpStatus: integer('http_status').notNull(),
+    errorMsg: varchar('error_msg', { length: 500 }),
+    costTime: integer('cost_time').notNull(),
+    requestId: varchar('request_id', { length: 64 }),
+    operTime: timestamp('oper_time', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('oper_logs_time').on(t.operTime), index('oper_logs_title').on(t.title)],
+);
+
+export const sysConfigs = pgTable('sys_configs', {
+  fieldName: varchar('field_name', { length: 50 }).primaryKey(),
+  configKey: varchar('config_key', { length: 50 }).notNull(),
+  fieldValue: varchar('field_value', { length: 500 }).notNull(),
+  ...timestamps,
+});
+
+export const notices = pgTable('notices', {
+  noticeId: serial('notice_id').primaryKey(),
+  title: varchar('title', { length: 100 }).notNull(),
+  content: text('content').notNull().default(''),
+  status: smallint('status').notNull().default(0),
+  ...timestamps,
+});

@@ -1,0 +1,109 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { and, eq, isNull } from 'drizzle-orm';
+import { hasAnyPermission } from '@ecrf/core';
+import type { AppContext } from '../app-context.js';
+import { sessions, users } from '../db/schema/index.js';
+import { permissionsOf } from '../modules/auth/permission.service.js';
+import { AppError } from './app-error.js';
+
+export interface CurrentUser {
+  userId: number;
+  userName: string;
+  name: string;
+  deptId: number | null;
+  sessionId: string;
+  admin: boolean;
+  permissions: string[];
+  setPasswordMust: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    currentUser: CurrentUser | null;
+  }
+  interface FastifyContextConfig {
+    /** Permission code(s) the caller must hold, any one of them (checked on the server, whatever the browser shows). */
+    permission?: string | readonly string[];
+    /** Operation-log module title and action, e.g. 用户管理 / 新增. */
+    module?: string;
+    action?: string;
+    /** Reachable while the user still has to replace an initial or reset password. */
+    allowWhilePasswordMustChange?: boolean;
+  }
+}
+
+const PUBLIC_PREFIXES = ['/api/ignore/', '/api/docs'];
+
+function needsToken(url: string): boolean {
+  return url.startsWith('/api/') && !PUBLIC_PREFIXES.some((prefix) => url.startsWith(prefix));
+}
+
+function bearer(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const [scheme, token] = header.split(' ');
+  return scheme?.toLowerCase() === 'bearer' && token ? token : null;
+}
+
+export async function loadCurrentUser(ctx: AppContext, token: string): Promise<CurrentUser | null> {
+  const claims = await ctx.tokens.verifyAccess(token);
+  if (!claims) return null;
+  const [row] = await ctx.db
+    .select({
+      userId: users.userId,
+      userName: users.userName,
+      name: users.name,
+      deptId: users.deptId,
+      status: users.status,
+      setPasswordMust: users.setPasswordMust,
+      revokedAt: sessions.revokedAt,
+      expiresAt: sessions.expiresAt,
+    })
+    .from(sessions)
+    .innerJoin(users, eq(users.userId, sessions.userId))
+    .where(and(eq(sessions.sessionId, claims.sessionId), eq(users.userId, claims.userId), isNull(users.deletedAt)))
+    .limit(1);
+  // A revoked session, an expired one or a disabled user ends every token at once.
+  if (!row || row.revokedAt || row.expiresAt <= ctx.clock() || row.status !== 0) return null;
+  const { admin, permissions } = await permissionsOf(ctx.db, row.userId);
+  return {
+    userId: row.userId,
+    userName: row.userName,
+    name: row.name,
+    deptId: row.deptId,
+    sessionId: claims.sessionId,
+    admin,
+    permissions,
+    setPasswordMust: row.setPasswordMust,
+  };
+}
+
+export function installAuth(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('currentUser', null);
+
+  app.addHook('onRequest', async (request) => {
+    if (!needsToken(request.url)) return;
+    const token = bearer(request);
+    const user = token ? await loadCurrentUser(ctx, token) : null;
+    if (!user) throw AppError.unauthorized();
+    request.currentUser = user;
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const user = request.currentUser;
+    if (!user) return;
+    const config = request.routeOptions.config;
+    if (user.setPasswordMust && !config.allowWhilePasswordMustChange) {
+      throw AppError.forbidden('auth.password_must_change', '请先修改初始密码');
+    }
+    const required = config.permission;
+    if (required && !hasAnyPermission(user.permissions, typeof required === 'string' ? [required] : required)) {
+      throw AppError.forbidden();
+    }
+  });
+}
+
+export function requireUser(request: FastifyRequest): CurrentUser {
+  if (!request.currentUser) throw AppError.unauthorized();
+  return request.currentUser;
+}

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { buildApp } from './app.js';
+import type { AppContext } from './app-context.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+import { seed } from './db/seed.js';
+import { createTokenService } from './modules/auth/token.service.js';
+import { memoryStore, redisStore } from './shared/kv.js';
+import { loadSigningSecret } from './shared/secret.js';
+
+const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  const database = await openDatabase(config);
+  await database.migrate();
+  const seeded = await seed(database.db, { adminPassword: config.adminPassword, version });
+
+  const clock = () => new Date();
+  const ctx: AppContext = {
+    config,
+    db: database.db,
+    kv: config.redisUrl ? redisStore(config.redisUrl) : memoryStore(),
+    tokens: createTokenService(loadSigningSecret(config.dataDir, config.jwtSecret), config.accessTokenSeconds, clock),
+    clock,
+  };
+  const app = await buildApp(ctx, { logger: { level: config.logLevel }, serveWeb: true });
+
+  if (seeded.adminCreated) {
+    const password = seeded.generatedAdminPassword
+      ? `${seeded.generatedAdminPassword} (generated; shown only now)`
+      : 'from EDC_ADMIN_PASSWORD';
+    // Printed once on purpose, to the console and not the log stream, so it lands in no log file.
+    console.log(`\n  Administrator created: user 13800000000, password ${password}.\n  The password must be changed at first sign-in.\n`);
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await app.flushOperLogs();
+    await ctx.kv.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`database: ${database.kind}; web and API on http://localhost:${config.port}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { passwordChangeSchema, passwordResetSchema } from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import { requireUser } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import type { App } from '../../http/types.js';
+import * as auth from './auth.service.js';
+import { issueCaptcha } from './captcha.service.js';
+
+const tags = ['登录与账户'];
+
+export function authRoutes(app: App, ctx: AppContext) {
+  app.get('/api/ignore/common/captcha', { schema: { tags, summary: '获取验证码' } }, async () =>
+    ok(await issueCaptcha(ctx)),
+  );
+
+  app.post(
+    '/api/ignore/sys/login',
+    {
+      schema: {
+        tags,
+        summary: '登录',
+        body: z.object({
+          username: z.string({ error: '请输入用户名' }).min(1, '请输入用户名').max(50),
+          password: z.string({ error: '请输入密码' }).min(1, '请输入密码').max(100),
+          code: z.string().max(20).optional(),
+          uuid: z.string().max(64).optional(),
+        }),
+      },
+      config: {
+        module: '登录',
+        action: '登录',
+        rateLimit: { max: ctx.config.loginRateLimitPerMinute, timeWindow: 60_000 },
+      },
+    },
+    async (request) =>
+      ok(
+        await auth.login(ctx, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] }),
+        '登录成功',
+      ),
+  );
+
+  app.post(
+    '/api/ignore/sys/refresh',
+    {
+      schema: { tags, summary: '刷新令牌', body: z.object({ refreshToken: z.string().min(1).max(200) }) },
+      config: { rateLimit: { max: ctx.config.loginRateLimitPerMinute * 4, timeWindow: 60_000 } },
+    },
+    async (request) => ok(await auth.refresh(ctx, request.body.refreshToken)),
+  );
+
+  app.post(
+    '/api/sys/logout',
+    {
+      schema: { tags, summary: '退出登录', body: z.object({ refreshToken: z.string().optional() }).optional() },
+      config: { module: '登录', action: '退出', allowWhilePasswordMustChange: true },
+    },
+    async (request) => {
+      await auth.logout(ctx, requireUser(request));
+      return ok(null, '退出成功');
+    },
+  );
+
+  app.get(
+    '/api/sys/login/getInfo',
+    { schema: { tags, summary: '当前用户信息' }, config: { allowWhilePasswordMustChange: true } },
+    async (request) => ok(await auth.getInfo(ctx, requireUser(request))),
+  );
+
+  app.get(
+    '/api/sys/login/getRouters',
+    { schema: { tags, summary: '当前用户菜单' }, config: { allowWhilePasswordMustChange: true } },
+    async (request) => ok(await auth.getRouters(ctx, requireUser(request))),
+  );
+
+  app.put(
+    '/api/system/user/password',
+    {
+      schema: { tags, summary: '修改本人密码', body: passwordChangeSchema },
+      config: { module: '个人中心', action: '修改密码', allowWhilePasswordMustChange: true },
+    },
+    async (request) => {
+      await auth.changePassword(ctx, requireUser(request), request.body);
+      return ok(null, '修改成功');
+    },
+  );
+
+  app.put(
+    '/api/system/user/password/reset',
+    {
+      schema: { tags: ['用户管理'], summary: '重置用户密码', body: passwordResetSchema },
+      config: { module: '用户管理', action: '重置密码', permission: 'sys:user:resetPwd' },
+    },
+    async (request) => {
+      await auth.resetPassword(ctx, request.body);
+      return ok(null, '重置成功');
+    },
+  );
+}
