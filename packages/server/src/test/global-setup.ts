@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { wrapPglite, wrapPostgres } from '../db/client.js';
+import { seed } from '../db/seed.js';
+import { TEST_ADMIN_PASSWORD, TEMPLATE_DB, databaseUrlFor } from './test-db.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgliteTemplate: string;
+  }
+}
+
+/** Migrate and seed once; every test file then starts from a copy of that database. */
+export default async function setup(project: TestProject) {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (serverUrl) {
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`drop database if exists ${TEMPLATE_DB} with (force)`);
+    await admin.query(`create database ${TEMPLATE_DB}`);
+    const database = wrapPostgres(databaseUrlFor(serverUrl, TEMPLATE_DB));
+    await database.migrate();
+    await seed(database.db, { adminPassword: TEST_ADMIN_PASSWORD, version: 'test' });
+    await database.close();
+    project.provide('pgliteTemplate', '');
+    return async () => {
+      await admin.query(`drop database if exists ${TEMPLATE_DB} with (force)`);
+      await admin.end();
+    };
+  }
+
+  const client = await PGlite.create();
+  const database = wrapPglite(client);
+  await database.migrate();
+  await seed(database.db, { adminPassword: TEST_ADMIN_PASSWORD, version: 'test' });
+  const dump = await client.dumpDataDir('none');
+  await database.close();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-test-'));
+  const file = path.join(dir, 'template.tar');
+  fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  project.provide('pgliteTemplate', file);
+  return () => fs.rmSync(dir, { recursive: true, force: true });
+}

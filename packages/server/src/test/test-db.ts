@@ -1,0 +1,36 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { wrapPglite, wrapPostgres, type Database } from '../db/client.js';
+
+export const TEST_ADMIN_PASSWORD = 'Admin@123';
+export const TEMPLATE_DB = 'edc_test_template';
+
+export function databaseUrlFor(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** A fresh, migrated and seeded database of its own for one test file. */
+export async function openTestDatabase(pgliteTemplate: string): Promise<Database> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (serverUrl) {
+    const name = `edc_t_${crypto.randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`create database ${name} template ${TEMPLATE_DB}`);
+    const database = wrapPostgres(databaseUrlFor(serverUrl, name));
+    return {
+      ...database,
+      close: async () => {
+        await database.close();
+        await admin.query(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      },
+    };
+  }
+  const client = await PGlite.create({ loadDataDir: new Blob([fs.readFileSync(pgliteTemplate)]) });
+  return wrapPglite(client);
+}
