@@ -43,6 +43,15 @@ function redactedJson(text: string | undefined): string | null {
   }
 }
 
+function messageOf(responseText: string | undefined): string | null {
+  if (!responseText) return null;
+  try {
+    return (JSON.parse(responseText) as { msg?: string }).msg ?? null;
+  } catch {
+    return null;
+  }
+}
+
 function fallbackTitle(url: string): string {
   const parts = url.split('?')[0]!.split('/').filter(Boolean);
   return parts.slice(1, 4).join('/') || url;
@@ -53,12 +62,7 @@ function record(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const user = request.currentUser;
   const body = request.body as Record<string, unknown> | undefined;
   const loginName = typeof body?.username === 'string' ? body.username : null;
-  let resultMsg: string | null = null;
-  try {
-    resultMsg = request.responseText ? (JSON.parse(request.responseText) as { msg?: string }).msg ?? null : null;
-  } catch {
-    resultMsg = null;
-  }
+  const resultMsg = messageOf(request.responseText);
   const failed = reply.statusCode >= 400;
   const params = { query: request.query, body: request.body };
   return ctx.db.insert(operLogs).values({

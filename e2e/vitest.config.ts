@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    name: 'e2e',
+    root: import.meta.dirname,
+    include: ['**/*.e2e.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    // One browser and one server at a time: the machine has two cores.
+    fileParallelism: false,
+  },
+});
