@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('configuration', () => {
+  it('has working defaults for a fresh machine', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 8080, captchaEnabled: true, databaseUrl: undefined, redisUrl: undefined });
+    expect(config.dataDir).toMatch(/\/data$/);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      DATA_DIR: '/srv/edc',
+      DATABASE_URL: 'postgres://u@h/db',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      EDC_ADMIN_PASSWORD: 'Admin@123',
+      EDC_CAPTCHA: 'off',
+      TRUST_PROXY: 'true',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      dataDir: '/srv/edc',
+      databaseUrl: 'postgres://u@h/db',
+      redisUrl: 'redis://127.0.0.1:6379',
+      adminPassword: 'Admin@123',
+      captchaEnabled: false,
+      trustProxy: true,
+    });
+  });
+
+  it('stops with a message naming every bad variable', () => {
+    const bad = () => loadConfig({ PORT: 'eighty', EDC_CAPTCHA: 'maybe', DATABASE_URL: 'mysql://x', EDC_ADMIN_PASSWORD: '123' });
+    expect(bad).toThrow(ConfigError);
+    try {
+      bad();
+    } catch (err) {
+      const message = (err as Error).message;
+      for (const name of ['PORT', 'EDC_CAPTCHA', 'DATABASE_URL', 'EDC_ADMIN_PASSWORD']) expect(message).toContain(name);
+    }
+  });
+});
