@@ -18,6 +18,13 @@ import { menuRoutes } from './modules/system/menu.routes.js';
 import { roleRoutes } from './modules/system/role.routes.js';
 import { userRoutes } from './modules/system/user.routes.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Resolves when every operation-log row queued so far is written (tests, shutdown). */
+    flushOperLogs(): Promise<void>;
+  }
+}
+
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Serve the built web app when it exists (off in API tests). */

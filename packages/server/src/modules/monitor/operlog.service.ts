@@ -9,10 +9,6 @@ const SECRET_KEY = /pass(word)?|token|secret/i;
 const MAX_TEXT = 2000;
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    /** Resolves when every operation-log row queued so far is written (tests, shutdown). */
-    flushOperLogs(): Promise<void>;
-  }
   interface FastifyRequest {
     responseText?: string;
   }
