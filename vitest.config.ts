@@ -3,7 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'core', root: 'packages/core', include: ['src/**/*.test.ts'] } },
+      // Date rules must hold wherever the server or the browser runs: core runs under both zones.
+      { test: { name: 'core', root: 'packages/core', include: ['src/**/*.test.ts'], env: { TZ: 'UTC' } } },
+      { test: { name: 'core-shanghai', root: 'packages/core', include: ['src/**/*.test.ts'], env: { TZ: 'Asia/Shanghai' } } },
       {
         test: {
           name: 'server',
