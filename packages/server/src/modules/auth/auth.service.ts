@@ -2,12 +2,14 @@ import crypto from 'node:crypto';
 import { and, eq, isNull, ne } from 'drizzle-orm';
 import { buildTree, type MenuNode } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
-import { departments, menus, sessions, users } from '../../db/schema/index.js';
+import { menus, sessions, users } from '../../db/schema/index.js';
 import { AppError } from '../../http/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import { hashPassword, verifyPassword } from '../../shared/password.js';
+import { userProfile } from '../system/user.service.js';
 import { checkCaptcha } from './captcha.service.js';
 import { grantedMenuIds, rolesOf } from './permission.service.js';
+import { revokeSessionsOf } from './session.service.js';
 import { hashRefreshToken, newRefreshToken } from './token.service.js';
 
 export const MAX_FAILED_LOGINS = 5;
@@ -29,29 +31,6 @@ export interface ClientInfo {
 
 function minutesLeft(unlockAt: number, now: Date) {
   return Math.max(1, Math.ceil((unlockAt - now.getTime()) / 60000));
-}
-
-export async function userProfile(ctx: AppContext, userId: number) {
-  const [row] = await ctx.db
-    .select({
-      userId: users.userId,
-      userName: users.userName,
-      name: users.name,
-      sex: users.sex,
-      email: users.email,
-      mobile: users.mobile,
-      deptId: users.deptId,
-      deptName: departments.deptName,
-      remark: users.remark,
-      status: users.status,
-      home: users.home,
-      setPasswordMust: users.setPasswordMust,
-    })
-    .from(users)
-    .leftJoin(departments, eq(departments.deptId, users.deptId))
-    .where(and(eq(users.userId, userId), isNull(users.deletedAt)));
-  if (!row) throw AppError.notFound('user.not_found', '用户不存在');
-  return row;
 }
 
 async function openSession(ctx: AppContext, userId: number, client: ClientInfo) {
@@ -145,19 +124,6 @@ export async function refresh(ctx: AppContext, refreshToken: string) {
 
 export async function logout(ctx: AppContext, user: CurrentUser) {
   await ctx.db.update(sessions).set({ revokedAt: ctx.clock() }).where(eq(sessions.sessionId, user.sessionId));
-}
-
-export async function revokeSessionsOf(ctx: AppContext, userId: number, except?: string) {
-  await ctx.db
-    .update(sessions)
-    .set({ revokedAt: ctx.clock() })
-    .where(
-      and(
-        eq(sessions.userId, userId),
-        isNull(sessions.revokedAt),
-        except ? ne(sessions.sessionId, except) : undefined,
-      ),
-    );
 }
 
 export async function getInfo(ctx: AppContext, user: CurrentUser) {

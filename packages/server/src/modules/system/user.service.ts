@@ -7,7 +7,7 @@ import { AppError } from '../../http/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { hashPassword } from '../../shared/password.js';
-import { revokeSessionsOf } from '../auth/auth.service.js';
+import { revokeSessionsOf } from '../auth/session.service.js';
 import { deptSubtree } from './dept.service.js';
 
 export interface UserFilter {
@@ -76,6 +76,18 @@ export async function listUsers(ctx: AppContext, filter: UserFilter, page: PageR
   return { list: await withRoles(ctx, rows), total: Number(total) };
 }
 
+/** The signed-in user's own profile (sign-in answer and getInfo). */
+export async function userProfile(ctx: AppContext, userId: number) {
+  const { createTime: _createTime, ...profileColumns } = userColumns;
+  const [row] = await ctx.db
+    .select(profileColumns)
+    .from(users)
+    .leftJoin(departments, eq(departments.deptId, users.deptId))
+    .where(and(eq(users.userId, userId), live));
+  if (!row) throw notFound();
+  return row;
+}
+
 export async function getUser(ctx: AppContext, userId: number) {
   const [row] = await ctx.db
     .select(userColumns)
@@ -102,6 +114,11 @@ async function checkUserNameFree(tx: Tx, userName: string, selfId?: number) {
   if (clash) throw AppError.conflict('user.user_name_taken', '用户名已存在');
 }
 
+async function replaceUserRoles(tx: Tx, userId: number, roleIds: number[]) {
+  await tx.delete(userRoles).where(eq(userRoles.userId, userId));
+  await tx.insert(userRoles).values([...new Set(roleIds)].map((roleId) => ({ userId, roleId })));
+}
+
 export async function createUser(ctx: AppContext, input: UserCreate) {
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction(async (tx) => {
@@ -123,7 +140,7 @@ export async function createUser(ctx: AppContext, input: UserCreate) {
         setPasswordMust: true,
       })
       .returning({ userId: users.userId });
-    await tx.insert(userRoles).values([...new Set(input.roleIds)].map((roleId) => ({ userId: row!.userId, roleId })));
+    await replaceUserRoles(tx, row!.userId, input.roleIds);
     return row!;
   });
 }
@@ -151,8 +168,7 @@ export async function updateUser(ctx: AppContext, actor: CurrentUser, input: Use
         updatedAt: ctx.clock(),
       })
       .where(eq(users.userId, input.userId));
-    await tx.delete(userRoles).where(eq(userRoles.userId, input.userId));
-    await tx.insert(userRoles).values([...new Set(input.roleIds)].map((roleId) => ({ userId: input.userId, roleId })));
+    await replaceUserRoles(tx, input.userId, input.roleIds);
     await ensureAnAdministratorRemains(tx);
   });
 }
