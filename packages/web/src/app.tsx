@@ -1,0 +1,46 @@
+import { useEffect, useState } from 'react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { App as AntApp, ConfigProvider } from 'antd';
+import zhCN from 'antd/locale/zh_CN';
+import { RouterProvider } from 'react-router/dom';
+import { MESSAGE_SECONDS, setNavigator, setNotifier } from './api/request';
+import { createAppRouter } from './router';
+import { themeConfig } from './theme';
+
+type AppRouter = ReturnType<typeof createAppRouter>;
+
+function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      // The request wrapper has already shown why a call failed; retrying would repeat the message.
+      queries: { retry: false, refetchOnWindowFocus: false },
+      mutations: { retry: false },
+    },
+  });
+}
+
+/** Hands the request wrapper the themed message API and the router's navigate. */
+function RequestBridge({ router }: { router: AppRouter }) {
+  const { message } = AntApp.useApp();
+  useEffect(() => {
+    setNotifier({ error: (text) => void message.error(text, MESSAGE_SECONDS) });
+    setNavigator((path) => void router.navigate(path));
+  }, [message, router]);
+  return null;
+}
+
+export function App() {
+  const [router] = useState(createAppRouter);
+  const [queryClient] = useState(createQueryClient);
+
+  return (
+    <ConfigProvider locale={zhCN} theme={themeConfig}>
+      <AntApp message={{ duration: MESSAGE_SECONDS, maxCount: 3 }}>
+        <RequestBridge router={router} />
+        <QueryClientProvider client={queryClient}>
+          <RouterProvider router={router} />
+        </QueryClientProvider>
+      </AntApp>
+    </ConfigProvider>
+  );
+}

@@ -1,0 +1,128 @@
+import { useEffect, useState } from 'react';
+import { App, Button, Form, Input, Modal } from 'antd';
+import { authApi } from '../api/auth.api';
+import { ApiError } from '../api/request';
+import { T } from '../locales/zh-CN';
+import { asValidator, confirmPasswordError, newPasswordError, oldPasswordError } from './change-password-rules';
+
+/**
+ * normal: the signed-in user changes the own password.
+ * reset: an administrator sets another user's password (no original password).
+ * must: the server demands a new password after sign-in; the dialog cannot be dismissed.
+ */
+export type ChangePasswordMode = 'normal' | 'reset' | 'must';
+
+export interface PasswordTarget {
+  userId: number;
+  userName: string;
+}
+
+interface FormValues {
+  oldPassword?: string;
+  newPassword: string;
+  confirmPassword: string;
+}
+
+interface ChangePasswordDialogProps {
+  open: boolean;
+  mode: ChangePasswordMode;
+  target: PasswordTarget | null;
+  onClose: () => void;
+  onSuccess?: () => void;
+}
+
+export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess }: ChangePasswordDialogProps) {
+  const { message } = App.useApp();
+  const [form] = Form.useForm<FormValues>();
+  const [saving, setSaving] = useState(false);
+  const reset = mode === 'reset';
+  const must = mode === 'must';
+
+  useEffect(() => {
+    if (open) form.resetFields();
+  }, [open, form]);
+
+  const submit = async () => {
+    if (!target) return;
+    const values = await form.validateFields();
+    setSaving(true);
+    try {
+      const res = reset
+        ? await authApi.resetPassword({ userId: target.userId, newPassword: values.newPassword })
+        : await authApi.changePassword({
+            userId: target.userId,
+            oldPassword: values.oldPassword ?? '',
+            newPassword: values.newPassword,
+          });
+      // AUTH-13: the server's own words, on success as on failure.
+      void message.success(res.msg);
+      onSuccess?.();
+      onClose();
+    } catch (error) {
+      if (error instanceof ApiError) void message.error(error.message);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const footer = [
+    must ? null : (
+      <Button key="cancel" onClick={onClose}>
+        {T.common.cancel}
+      </Button>
+    ),
+    <Button key="ok" type="primary" loading={saving} onClick={() => void submit()}>
+      {T.common.ok}
+    </Button>,
+  ];
+
+  return (
+    <Modal
+      open={open}
+      title={T.password.title}
+      onCancel={must ? undefined : onClose}
+      closable={!must}
+      keyboard={!must}
+      mask={{ closable: !must }}
+      footer={footer}
+      forceRender
+      width={520}
+    >
+      <Form form={form} labelCol={{ span: 6 }} wrapperCol={{ span: 16 }} autoComplete="off" onFinish={() => void submit()}>
+        {!reset && (
+          <Form.Item label={T.password.oldPassword} name="oldPassword" required rules={[asValidator(oldPasswordError)]}>
+            <Input.Password placeholder={T.password.oldPassword} autoComplete="current-password" />
+          </Form.Item>
+        )}
+        <Form.Item label={T.password.userName}>
+          <Input value={target?.userName ?? ''} readOnly variant="filled" aria-label={T.password.userName} />
+        </Form.Item>
+        <Form.Item
+          label={T.password.newPassword}
+          name="newPassword"
+          required
+          dependencies={reset ? [] : ['oldPassword']}
+          rules={[
+            ({ getFieldValue }) =>
+              asValidator((value) => newPasswordError(value, reset ? undefined : (getFieldValue('oldPassword') as string))),
+          ]}
+        >
+          <Input.Password placeholder={T.password.newPassword} autoComplete="new-password" />
+        </Form.Item>
+        <Form.Item
+          label={T.password.confirmPassword}
+          name="confirmPassword"
+          required
+          dependencies={['newPassword']}
+          rules={[
+            ({ getFieldValue }) =>
+              asValidator((value) => confirmPasswordError(value, getFieldValue('newPassword') as string)),
+          ]}
+        >
+          <Input.Password placeholder={T.password.confirmPassword} autoComplete="new-password" />
+        </Form.Item>
+        <button type="submit" hidden />
+      </Form>
+    </Modal>
+  );
+}

@@ -1,0 +1,45 @@
+import { useMemo, type ReactNode } from 'react';
+import { Button, Switch, Tooltip, type ButtonProps, type SwitchProps } from 'antd';
+import { MSG } from '@ecrf/core';
+import { createAccess } from '../access';
+import { useSession } from '../stores/session.store';
+
+export function useAccess(): { can: (code: string) => boolean } {
+  const buttonPermissions = useSession((s) => s.buttonPermissions);
+  const permissions = useSession((s) => s.permissions);
+  return useMemo(() => createAccess({ buttonPermissions, permissions }), [buttonPermissions, permissions]);
+}
+
+/** Hides its children unless the user holds `code` (platform §6, first guard style). */
+export function Auth({ code, children, fallback = null }: { code: string; children: ReactNode; fallback?: ReactNode }) {
+  return <>{useAccess().can(code) ? children : fallback}</>;
+}
+
+function Denied({ children }: { children: ReactNode }) {
+  return (
+    <Tooltip title={MSG.permissionTooltip}>
+      {/* A disabled control fires no mouse events; the wrapper lets the tooltip still show. */}
+      <span style={{ display: 'inline-block', cursor: 'not-allowed' }}>{children}</span>
+    </Tooltip>
+  );
+}
+
+/** A button that stays visible but disabled, with 权限不足，请联系管理员, when denied (second style). */
+export function AuthButton({ code, ...props }: ButtonProps & { code: string }) {
+  if (useAccess().can(code)) return <Button {...props} />;
+  return (
+    <Denied>
+      <Button {...props} disabled onClick={undefined} style={{ ...props.style, pointerEvents: 'none' }} />
+    </Denied>
+  );
+}
+
+/** A status switch under the same rule as AuthButton. */
+export function AuthSwitch({ code, ...props }: SwitchProps & { code: string }) {
+  if (useAccess().can(code)) return <Switch {...props} />;
+  return (
+    <Denied>
+      <Switch {...props} disabled onChange={undefined} style={{ ...props.style, pointerEvents: 'none' }} />
+    </Denied>
+  );
+}

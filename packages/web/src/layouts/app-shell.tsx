@@ -1,0 +1,114 @@
+import { Suspense, useEffect, useRef } from 'react';
+import { MedicineBoxOutlined } from '@ant-design/icons';
+import { useQuery } from '@tanstack/react-query';
+import { Layout } from 'antd';
+import { useLocation, useMatches } from 'react-router';
+import type { MenuNode } from '@ecrf/core';
+import { authApi } from '../api/auth.api';
+import { ChangePasswordDialog } from '../components/change-password-dialog';
+import { PageLoading } from '../components/page-loading';
+import type { RouteLayout, RouteMeta } from '../router-guard';
+import { MENU_WIDTH_COLLAPSED, MENU_WIDTH_EXPANDED, useAppStore } from '../stores/app.store';
+import { useSession } from '../stores/session.store';
+import { KeepAliveOutlet } from './keep-alive-outlet';
+import { MainLayoutMenu } from './main-layout';
+import { ProjectLayoutMenu } from './project-layout';
+import { TabStrip } from './tab-strip';
+import { TopBar } from './top-bar';
+
+const NO_MENUS: MenuNode[] = [];
+
+/**
+ * The signed-in frame around every page: side menu of the main or project layout, top bar,
+ * tab strip and the kept-alive content. One shell serves all layouts so that switching
+ * between main and project pages keeps the cached pages mounted.
+ */
+export default function AppShell() {
+  const location = useLocation();
+  const meta = useMatches().at(-1)?.handle as RouteMeta | undefined;
+  const token = useSession((s) => s.token);
+  const user = useSession((s) => s.user);
+  const setInfo = useSession((s) => s.setInfo);
+  const setPasswordMust = useSession((s) => s.setPasswordMust);
+  const passwordChanged = useSession((s) => s.passwordChanged);
+  const collapse = useAppStore((s) => s.collapse);
+  const visit = useAppStore((s) => s.visit);
+
+  // The /redirect hop has no layout of its own: keep showing the one it came from.
+  const lastLayout = useRef<RouteLayout>('main');
+  if (meta && !meta.transient) lastLayout.current = meta.layout;
+  const layout = lastLayout.current;
+
+  const routers = useQuery({
+    queryKey: ['routers'],
+    queryFn: () => authApi.getRouters().then((res) => res.data),
+    enabled: Boolean(token),
+    staleTime: 5 * 60 * 1000,
+  });
+
+  const info = useQuery({
+    queryKey: ['userInfo'],
+    queryFn: () => authApi.getInfo().then((res) => res.data),
+    enabled: Boolean(token),
+    staleTime: 5 * 60 * 1000,
+  });
+
+  useEffect(() => {
+    if (info.data) setInfo(info.data);
+  }, [info.data, setInfo]);
+
+  useEffect(() => {
+    if (!meta || meta.transient || meta.name === 'notFound') return;
+    visit({
+      path: `${location.pathname}${location.search}`,
+      pathname: location.pathname,
+      name: meta.name,
+      title: meta.title,
+    });
+  }, [location.pathname, location.search, meta, visit]);
+
+  const menus = routers.data ?? NO_MENUS;
+  const hasSider = layout !== 'crf';
+  const siderWidth = hasSider ? (collapse ? MENU_WIDTH_COLLAPSED : MENU_WIDTH_EXPANDED) : 0;
+
+  return (
+    <Layout className="app-shell" style={{ minHeight: '100vh' }}>
+      {hasSider && (
+        <Layout.Sider
+          className="app-sider"
+          width={MENU_WIDTH_EXPANDED}
+          collapsedWidth={MENU_WIDTH_COLLAPSED}
+          collapsed={collapse}
+          trigger={null}
+          style={{ position: 'fixed', insetBlock: 0, left: 0, overflow: 'auto', zIndex: 30 }}
+        >
+          <div className="app-sider-brand">
+            <MedicineBoxOutlined />
+          </div>
+          {layout === 'project' ? (
+            <ProjectLayoutMenu menus={menus} collapsed={collapse} />
+          ) : (
+            <MainLayoutMenu menus={menus} collapsed={collapse} />
+          )}
+        </Layout.Sider>
+      )}
+      <Layout style={{ marginLeft: siderWidth, transition: 'margin-left 0.2s' }}>
+        <TopBar layout={layout} siderWidth={siderWidth} />
+        <TabStrip />
+        <Layout.Content className="app-content">
+          <Suspense fallback={<PageLoading />}>
+            <KeepAliveOutlet />
+          </Suspense>
+        </Layout.Content>
+      </Layout>
+      {/* A first sign-in with the initial password must change it before anything else. */}
+      <ChangePasswordDialog
+        open={Boolean(token) && setPasswordMust}
+        mode="must"
+        target={user ? { userId: user.userId, userName: user.userName } : null}
+        onClose={() => undefined}
+        onSuccess={passwordChanged}
+      />
+    </Layout>
+  );
+}

@@ -1,0 +1,89 @@
+import { Dropdown, Tabs, type MenuProps } from 'antd';
+import { useLocation, useNavigate } from 'react-router';
+import { T } from '../locales/zh-CN';
+import {
+  closeAllViews,
+  closeOtherViews,
+  closeView,
+  useAppStore,
+  type CloseResult,
+  type VisitedView,
+} from '../stores/app.store';
+
+type TabAction = 'refresh' | 'close' | 'closeOthers' | 'closeAll';
+
+/** One tab per visited route; the context menu refreshes or closes tabs (SHELL-26..29). */
+export function TabStrip() {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const views = useAppStore((s) => s.visitedViews);
+  const setViews = useAppStore((s) => s.setVisitedViews);
+  const dropCache = useAppStore((s) => s.dropCache);
+  const active = location.pathname;
+
+  const apply = ({ views: rest, next }: CloseResult) => {
+    setViews(rest);
+    if (next !== null) void navigate(next);
+  };
+
+  const run = (action: TabAction, view: VisitedView) => {
+    switch (action) {
+      case 'refresh':
+        // A kept-alive page must really remount, so its cached instance is dropped first.
+        dropCache(view.pathname);
+        void navigate(`/redirect${view.path}`, { replace: true });
+        return;
+      case 'close':
+        apply(closeView(views, view.pathname, active));
+        return;
+      case 'closeOthers':
+        apply(closeOtherViews(views, view.pathname, active));
+        return;
+      case 'closeAll':
+        apply(closeAllViews(views, active));
+        return;
+    }
+  };
+
+  const menuFor = (view: VisitedView): MenuProps => ({
+    items: [
+      { key: 'refresh', label: T.tabs.refresh },
+      { key: 'close', label: T.tabs.close, disabled: Boolean(view.affix) },
+      { key: 'closeOthers', label: T.tabs.closeOthers },
+      { key: 'closeAll', label: T.tabs.closeAll },
+    ],
+    onClick: ({ key, domEvent }) => {
+      domEvent.stopPropagation();
+      run(key as TabAction, view);
+    },
+  });
+
+  return (
+    <div className="tab-strip">
+      <Tabs
+        type="editable-card"
+        hideAdd
+        size="small"
+        activeKey={active}
+        onChange={(key) => {
+          const view = views.find((v) => v.pathname === key);
+          if (view && view.pathname !== active) void navigate(view.path);
+        }}
+        onEdit={(key, action) => {
+          if (action !== 'remove') return;
+          const view = views.find((v) => v.pathname === key);
+          if (view) run('close', view);
+        }}
+        items={views.map((view) => ({
+          key: view.pathname,
+          closable: !view.affix,
+          label: (
+            <Dropdown menu={menuFor(view)} trigger={['contextMenu']}>
+              <span className="tab-strip-label">{view.title}</span>
+            </Dropdown>
+          ),
+        }))}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,188 @@
+import { useEffect, useState } from 'react';
+import {
+  BellOutlined,
+  CalendarOutlined,
+  DownOutlined,
+  KeyOutlined,
+  LogoutOutlined,
+  MenuFoldOutlined,
+  MenuUnfoldOutlined,
+  QrcodeOutlined,
+  QuestionCircleOutlined,
+  UserOutlined,
+} from '@ant-design/icons';
+import { useQueryClient } from '@tanstack/react-query';
+import { Avatar, Badge, Button, Popover, Tooltip } from 'antd';
+import { useNavigate } from 'react-router';
+import { authApi } from '../api/auth.api';
+import { ChangePasswordDialog } from '../components/change-password-dialog';
+import { useProductTitle } from '../hooks/use-product-title';
+import { T } from '../locales/zh-CN';
+import type { RouteLayout } from '../router-guard';
+import { useAppStore } from '../stores/app.store';
+import { useSession } from '../stores/session.store';
+import { HEADER_HEIGHT } from '../theme';
+import { HelpDialog } from './help-dialog';
+import { ProfileDialog } from './profile-dialog';
+import { StudyQrDialog } from './study-qr-dialog';
+
+/** platform §2: the bar sticks to the top once the content has scrolled this far. */
+export const FIX_AFTER_SCROLL = 75;
+
+export function isBarFixed(scrollY: number): boolean {
+  return scrollY >= FIX_AFTER_SCROLL;
+}
+
+type Dialog = 'profile' | 'password' | 'help' | 'qr' | null;
+
+interface TopBarProps {
+  layout: RouteLayout;
+  siderWidth: number;
+}
+
+export function TopBar({ layout, siderWidth }: TopBarProps) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const productTitle = useProductTitle();
+  const collapse = useAppStore((s) => s.collapse);
+  const toggleCollapse = useAppStore((s) => s.toggleCollapse);
+  const studyId = useAppStore((s) => s.studyId);
+  const studyName = useAppStore((s) => s.studyName);
+  const resetViews = useAppStore((s) => s.resetViews);
+  const user = useSession((s) => s.user);
+  const token = useSession((s) => s.token);
+  const refreshToken = useSession((s) => s.refreshToken);
+  const clearSession = useSession((s) => s.clear);
+  const [fixed, setFixed] = useState(false);
+  const [dialog, setDialog] = useState<Dialog>(null);
+  const [popoverOpen, setPopoverOpen] = useState(false);
+
+  // The follow-up and calendar counters arrive with the study features; until then nothing is due.
+  const calendarCount = 0;
+  const followCount = 0;
+
+  useEffect(() => {
+    const onScroll = () => setFixed(isBarFixed(window.scrollY));
+    onScroll();
+    window.addEventListener('scroll', onScroll, { passive: true });
+    return () => window.removeEventListener('scroll', onScroll);
+  }, []);
+
+  const isProject = layout === 'project';
+  const title = isProject && studyName ? studyName : productTitle;
+  const showPersonal = layout !== 'crf' && Boolean(token);
+
+  const open = (next: Dialog) => {
+    setPopoverOpen(false);
+    setDialog(next);
+  };
+
+  const logout = async () => {
+    setPopoverOpen(false);
+    try {
+      await authApi.logout(refreshToken);
+    } catch {
+      // The session ends locally even when the server cannot be told (platform §2).
+    }
+    clearSession();
+    resetViews();
+    queryClient.clear();
+    void navigate('/');
+  };
+
+  const userMenu = (
+    <div className="user-popover">
+      <div className="user-popover-head">
+        <div className="user-popover-name">{user?.name}</div>
+        {user?.remark && <div className="user-popover-remark">{user.remark}</div>}
+      </div>
+      <Button type="text" block icon={<UserOutlined />} onClick={() => open('profile')}>
+        {T.shell.profile}
+      </Button>
+      <Button type="text" block icon={<KeyOutlined />} onClick={() => open('password')}>
+        {T.shell.changePassword}
+      </Button>
+      <Button type="text" block icon={<QuestionCircleOutlined />} onClick={() => open('help')}>
+        {T.shell.help}
+      </Button>
+      <Button type="text" block danger icon={<LogoutOutlined />} onClick={() => void logout()}>
+        {T.shell.logout}
+      </Button>
+    </div>
+  );
+
+  return (
+    <>
+      {fixed && <div style={{ height: HEADER_HEIGHT }} />}
+      <header
+        className={`top-bar${fixed ? ' top-bar-fixed' : ''}`}
+        style={fixed ? { position: 'fixed', top: 0, left: siderWidth, right: 0 } : undefined}
+      >
+        {layout !== 'crf' && (
+          <Button
+            type="text"
+            aria-label={collapse ? T.shell.expandMenu : T.shell.collapseMenu}
+            icon={collapse ? <MenuUnfoldOutlined /> : <MenuFoldOutlined />}
+            onClick={toggleCollapse}
+          />
+        )}
+        <h1 className="top-bar-title">{title}</h1>
+        <div className="top-bar-actions">
+          {isProject && studyId && (
+            <>
+              <Tooltip title={T.shell.qrCode}>
+                <Button type="text" aria-label={T.shell.qrCode} icon={<QrcodeOutlined />} onClick={() => open('qr')} />
+              </Tooltip>
+              <Tooltip title={T.shell.calendar}>
+                <Badge dot={calendarCount > 0} offset={[-6, 6]}>
+                  <Button
+                    type="text"
+                    aria-label={T.shell.calendar}
+                    icon={<CalendarOutlined />}
+                    onClick={() => void navigate(`/project/${studyId}/calendar`)}
+                  />
+                </Badge>
+              </Tooltip>
+              <Tooltip title={T.shell.follow}>
+                <Badge dot={followCount > 0} offset={[-6, 6]}>
+                  <Button
+                    type="text"
+                    aria-label={T.shell.follow}
+                    icon={<BellOutlined />}
+                    onClick={() => void navigate(`/project/${studyId}/follow/record`)}
+                  />
+                </Badge>
+              </Tooltip>
+            </>
+          )}
+          {showPersonal && (
+            <Popover
+              content={userMenu}
+              trigger="click"
+              placement="bottomRight"
+              open={popoverOpen}
+              onOpenChange={setPopoverOpen}
+            >
+              <button type="button" className="top-bar-user" aria-label={user?.name ?? ''}>
+                <Avatar size={32} icon={<UserOutlined />} style={{ background: '#099dad' }} />
+                <span className="top-bar-user-name">{user?.name}</span>
+                <DownOutlined style={{ fontSize: 10 }} />
+              </button>
+            </Popover>
+          )}
+        </div>
+      </header>
+      <ProfileDialog open={dialog === 'profile'} onClose={() => setDialog(null)} />
+      <HelpDialog open={dialog === 'help'} onClose={() => setDialog(null)} />
+      <ChangePasswordDialog
+        open={dialog === 'password'}
+        mode="normal"
+        target={user ? { userId: user.userId, userName: user.userName } : null}
+        onClose={() => setDialog(null)}
+      />
+      {isProject && (
+        <StudyQrDialog open={dialog === 'qr'} studyId={studyId} studyName={studyName} onClose={() => setDialog(null)} />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,21 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import dayjs from 'dayjs';
+import 'dayjs/locale/zh-cn';
+import NProgress from 'nprogress';
+import 'nprogress/nprogress.css';
+import './styles/global.css';
+import { App } from './app';
+import { watchRootFontSize } from './theme';
+
+// antd's pickers show English weekdays until the dayjs locale is switched once at start.
+dayjs.locale('zh-cn');
+NProgress.configure({ showSpinner: false });
+NProgress.start();
+watchRootFontSize();
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,119 @@
+import { useCallback, useEffect, useState } from 'react';
+import { LockOutlined, MobileOutlined, SafetyCertificateOutlined } from '@ant-design/icons';
+import { useQueryClient } from '@tanstack/react-query';
+import { App, Button, Form, Input } from 'antd';
+import { MSG } from '@ecrf/core';
+import { useNavigate } from 'react-router';
+import { authApi, type Captcha } from '../../api/auth.api';
+import { ApiError } from '../../api/request';
+import { T } from '../../locales/zh-CN';
+import { pathOfRouteName } from '../../router';
+import { DEFAULT_HOME_PATH } from '../../router-guard';
+import { useAppStore } from '../../stores/app.store';
+import { useSession } from '../../stores/session.store';
+
+interface LoginValues {
+  username: string;
+  password: string;
+  code?: string;
+}
+
+export default function LoginPage() {
+  const { message } = App.useApp();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const signIn = useSession((s) => s.signIn);
+  const setInfo = useSession((s) => s.setInfo);
+  const resetViews = useAppStore((s) => s.resetViews);
+  const [form] = Form.useForm<LoginValues>();
+  const [captcha, setCaptcha] = useState<Captcha | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+
+  const loadCaptcha = useCallback(async () => {
+    try {
+      const res = await authApi.captcha();
+      setCaptcha(res.data);
+    } catch {
+      setCaptcha(null);
+    }
+  }, []);
+
+  useEffect(() => {
+    void loadCaptcha();
+  }, [loadCaptcha]);
+
+  const captchaEnabled = captcha?.captchaEnabled !== false;
+
+  const submit = async (values: LoginValues) => {
+    setSubmitting(true);
+    try {
+      const res = await authApi.login({
+        username: values.username.trim(),
+        password: values.password,
+        code: values.code ?? '',
+        uuid: captcha?.uuid ?? '',
+      });
+      const result = res.data;
+      // Load the user before storing the session: the guard moves a signed-in visitor off
+      // /login at once, and the home page should find its permissions already there.
+      queryClient.clear();
+      const [info] = await Promise.all([
+        queryClient.fetchQuery({
+          queryKey: ['userInfo'],
+          queryFn: () => authApi.getInfo(result.token).then((r) => r.data),
+        }),
+        queryClient.prefetchQuery({
+          queryKey: ['routers'],
+          queryFn: () => authApi.getRouters(result.token).then((r) => r.data),
+        }),
+      ]);
+      resetViews();
+      signIn(result);
+      setInfo(info);
+      // A forced password change is shown by the shell over the home page (setPasswordMust).
+      await navigate(pathOfRouteName(info.user.home ?? result.user.home) ?? DEFAULT_HOME_PATH, { replace: true });
+    } catch (error) {
+      void message.error(error instanceof ApiError ? error.message : MSG.systemError);
+      form.setFieldValue('code', '');
+      void loadCaptcha();
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  return (
+    <div className="login-page">
+      <div className="login-card">
+        <h1 className="login-title">{T.productTitle}</h1>
+        <p className="login-subtitle">{T.login.welcome}</p>
+        <Form form={form} size="large" onFinish={(values) => void submit(values)} autoComplete="off">
+          <Form.Item name="username" rules={[{ required: true, whitespace: true, message: MSG.userNameRequired }]}>
+            <Input prefix={<MobileOutlined />} placeholder={T.login.usernamePlaceholder} maxLength={11} autoComplete="username" />
+          </Form.Item>
+          <Form.Item name="password" rules={[{ required: true, message: MSG.passwordRequired }]}>
+            <Input.Password prefix={<LockOutlined />} placeholder={T.login.passwordPlaceholder} autoComplete="current-password" />
+          </Form.Item>
+          {captchaEnabled && (
+            <Form.Item>
+              <div className="login-captcha">
+                <Form.Item name="code" noStyle rules={[{ required: true, whitespace: true, message: T.login.codeRequired }]}>
+                  <Input prefix={<SafetyCertificateOutlined />} placeholder={T.login.codePlaceholder} maxLength={8} />
+                </Form.Item>
+                {captcha?.img ? (
+                  <img src={captcha.img} alt={T.login.captchaAlt} title={T.login.captchaTitle} onClick={() => void loadCaptcha()} />
+                ) : (
+                  <img alt={T.login.captchaAlt} title={T.login.captchaTitle} onClick={() => void loadCaptcha()} />
+                )}
+              </div>
+            </Form.Item>
+          )}
+          <Form.Item>
+            <Button type="primary" htmlType="submit" block loading={submitting}>
+              {T.login.submit}
+            </Button>
+          </Form.Item>
+        </Form>
+      </div>
+    </div>
+  );
+}

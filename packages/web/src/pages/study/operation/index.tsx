@@ -1,0 +1,115 @@
+import { useState } from 'react';
+import { Button, DatePicker, Form, Input, Select, Space, Tag, type TableColumnsType } from 'antd';
+import { ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import type { Dayjs } from 'dayjs';
+import { operLogApi, type OperLog, type OperLogQuery } from '../../../api/monitor.api';
+import { PagedTable } from '../../../components/paged-table';
+import { T } from '../../../locales/zh-CN';
+import { compact } from '../../../utils/compact';
+import { DATE_TIME_FORMAT, formatDate } from '../../../utils/format-date';
+import { OperLogDetailDialog } from './components/operlog-detail-dialog';
+import { businessTypeLabel } from './operlog-labels';
+
+type Filters = Omit<OperLogQuery, 'pageNum' | 'pageSize'>;
+
+interface FilterValues {
+  title?: string;
+  operName?: string;
+  status?: number;
+  range?: [Dayjs | null, Dayjs | null] | null;
+}
+
+const STATUS_OPTIONS = [
+  { value: 0, label: T.operlog.success },
+  { value: 1, label: T.operlog.failure },
+];
+
+function toFilters(values: FilterValues): Filters {
+  const [begin, end] = values.range ?? [null, null];
+  return compact({
+    title: values.title?.trim(),
+    operName: values.operName?.trim(),
+    status: values.status,
+    beginTime: begin ? begin.startOf('day').format(DATE_TIME_FORMAT) : undefined,
+    endTime: end ? end.endOf('day').format(DATE_TIME_FORMAT) : undefined,
+  });
+}
+
+/** 操作日志 (SYS-25). */
+export default function OperationLogPage() {
+  const [filterForm] = Form.useForm<FilterValues>();
+  const [filters, setFilters] = useState<Filters>({});
+  const [detail, setDetail] = useState<OperLog | null>(null);
+
+  const columns: TableColumnsType<OperLog> = [
+    { title: T.operlog.module, dataIndex: 'title', width: 140 },
+    { title: T.operlog.businessType, dataIndex: 'businessType', width: 100, render: businessTypeLabel },
+    { title: T.operlog.requestMethod, dataIndex: 'requestMethod', width: 100 },
+    { title: T.operlog.operName, dataIndex: 'operName', width: 120 },
+    { title: T.operlog.operIp, dataIndex: 'operIp', width: 140 },
+    { title: T.operlog.operUrl, dataIndex: 'operUrl', ellipsis: true },
+    {
+      title: T.common.status,
+      dataIndex: 'status',
+      width: 80,
+      render: (status: number) =>
+        status === 0 ? <Tag color="success">{T.operlog.success}</Tag> : <Tag color="error">{T.operlog.failure}</Tag>,
+    },
+    { title: T.operlog.operTime, dataIndex: 'operTime', width: 180, render: (value: string) => formatDate(value) },
+    { title: T.operlog.costTime, dataIndex: 'costTime', width: 110, align: 'right' },
+    {
+      title: T.common.actions,
+      key: 'actions',
+      width: 80,
+      render: (_: unknown, log) => (
+        <Button type="link" size="small" onClick={() => setDetail(log)}>
+          {T.common.detail}
+        </Button>
+      ),
+    },
+  ];
+
+  return (
+    <div className="page-card">
+      <h2 className="page-title">{T.operlog.title}</h2>
+      <Form form={filterForm} layout="inline" className="page-filters" onFinish={(values) => setFilters(toFilters(values))}>
+        <Form.Item label={T.operlog.module} name="title">
+          <Input allowClear placeholder={T.operlog.module} style={{ width: 160 }} />
+        </Form.Item>
+        <Form.Item label={T.operlog.operName} name="operName">
+          <Input allowClear placeholder={T.operlog.operName} style={{ width: 160 }} />
+        </Form.Item>
+        <Form.Item label={T.common.status} name="status">
+          <Select allowClear options={STATUS_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 110 }} />
+        </Form.Item>
+        <Form.Item label={T.operlog.operTime} name="range">
+          <DatePicker.RangePicker placeholder={[T.operlog.beginTime, T.operlog.endTime]} />
+        </Form.Item>
+        <Form.Item>
+          <Space>
+            <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
+              {T.common.search}
+            </Button>
+            <Button
+              icon={<ReloadOutlined />}
+              onClick={() => {
+                filterForm.resetFields();
+                setFilters({});
+              }}
+            >
+              {T.common.reset}
+            </Button>
+          </Space>
+        </Form.Item>
+      </Form>
+      <PagedTable<OperLog>
+        rowKey="operId"
+        columns={columns}
+        queryKey={['operlog', 'list']}
+        filters={filters}
+        fetchPage={(paging) => operLogApi.list({ ...paging, ...filters }).then((res) => res.data)}
+      />
+      <OperLogDetailDialog log={detail} onClose={() => setDetail(null)} />
+    </div>
+  );
+}

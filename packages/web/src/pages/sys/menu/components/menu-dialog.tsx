@@ -1,0 +1,189 @@
+import { useEffect, useMemo } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { App, Col, Form, Input, InputNumber, Modal, Radio, Row, TreeSelect } from 'antd';
+import { MSG, STATUS, type MenuType } from '@ecrf/core';
+import { menuApi, type MenuBody, type MenuRow } from '../../../../api/system.api';
+import { T } from '../../../../locales/zh-CN';
+import { STATUS_OPTIONS, type TreeSelectNode } from '../../sys-shared';
+import { menuHidden, menuIconName, menuTitle } from '../menu-row';
+
+export interface MenuDialogState {
+  mode: 'add' | 'edit';
+  menu?: MenuRow;
+  parent?: MenuRow;
+}
+
+const ROOT_PARENT = 0;
+
+export const MENU_TYPE_OPTIONS: { value: MenuType; label: string }[] = [
+  { value: 'M', label: T.menu.typeM },
+  { value: 'C', label: T.menu.typeC },
+  { value: 'F', label: T.menu.typeF },
+];
+
+export const LEVEL_OPTIONS = [
+  { value: 0, label: T.menu.level0 },
+  { value: 1, label: T.menu.level1 },
+];
+
+const HIDDEN_OPTIONS = [
+  { value: false, label: T.common.no },
+  { value: true, label: T.common.yes },
+];
+
+function parentOptions(tree: readonly MenuRow[], disabledId?: number, disabled = false): TreeSelectNode[] {
+  // Buttons never hold children, so they are not offered as parents.
+  return tree
+    .filter((row) => row.type !== 'F')
+    .map((row) => {
+      const off = disabled || row.menuId === disabledId;
+      const children = row.children?.length ? parentOptions(row.children, disabledId, off) : [];
+      return { value: row.menuId, title: menuTitle(row), disabled: off, children: children.length ? children : undefined };
+    });
+}
+
+interface MenuDialogProps {
+  state: MenuDialogState | null;
+  tree: readonly MenuRow[];
+  onClose: () => void;
+}
+
+export function MenuDialog({ state, tree, onClose }: MenuDialogProps) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<MenuBody>();
+  const type = Form.useWatch('type', form);
+  const editingId = state?.mode === 'edit' ? state.menu?.menuId : undefined;
+  const treeData = useMemo(
+    () => [{ value: ROOT_PARENT, title: T.menu.parentRoot, children: parentOptions(tree, editingId) }],
+    [tree, editingId],
+  );
+
+  useEffect(() => {
+    if (!state) return;
+    form.resetFields();
+    const menu = state.menu;
+    if (state.mode === 'edit' && menu) {
+      form.setFieldsValue({
+        parentId: menu.parentId,
+        type: menu.type,
+        title: menuTitle(menu),
+        icon: menuIconName(menu),
+        code: menu.code,
+        perms: menu.perms,
+        path: menu.path,
+        level: menu.level,
+        orderNum: menu.orderNum,
+        hidden: menuHidden(menu),
+        status: menu.status,
+      });
+    } else {
+      const parent = state.parent;
+      form.setFieldsValue({
+        parentId: parent?.menuId ?? ROOT_PARENT,
+        type: parent ? (parent.type === 'C' ? 'F' : 'C') : 'M',
+        level: parent?.level ?? 0,
+        orderNum: 0,
+        hidden: false,
+        status: STATUS.normal,
+      });
+    }
+  }, [state, form]);
+
+  const save = useMutation({
+    mutationFn: (body: MenuBody) => (body.menuId ? menuApi.update(body) : menuApi.add(body)),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['menu'] });
+      void queryClient.invalidateQueries({ queryKey: ['routers'] });
+      onClose();
+    },
+  });
+
+  const submit = async () => {
+    const values = await form.validateFields();
+    save.mutate({ ...values, parentId: values.parentId ?? ROOT_PARENT, menuId: editingId });
+  };
+
+  const isButton = type === 'F';
+
+  return (
+    <Modal
+      open={Boolean(state)}
+      title={state?.mode === 'edit' ? T.menu.editTitle : T.menu.addTitle}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okText={T.common.ok}
+      cancelText={T.common.cancel}
+      confirmLoading={save.isPending}
+      width={720}
+      forceRender
+    >
+      <Form form={form} labelCol={{ span: 6 }} wrapperCol={{ span: 18 }}>
+        <Row gutter={16}>
+          <Col span={24}>
+            <Form.Item label={T.menu.parent} name="parentId" labelCol={{ span: 3 }} wrapperCol={{ span: 21 }}>
+              <TreeSelect treeData={treeData} treeDefaultExpandedKeys={[ROOT_PARENT]} placeholder={T.common.selectPlaceholder} />
+            </Form.Item>
+          </Col>
+          <Col span={24}>
+            <Form.Item label={T.menu.type} name="type" labelCol={{ span: 3 }} wrapperCol={{ span: 21 }}>
+              <Radio.Group options={MENU_TYPE_OPTIONS} />
+            </Form.Item>
+          </Col>
+          <Col span={12}>
+            <Form.Item label={T.menu.name} name="title" rules={[{ required: true, whitespace: true, message: T.menu.nameRequired }]}>
+              <Input maxLength={50} placeholder={T.menu.name} />
+            </Form.Item>
+          </Col>
+          <Col span={12}>
+            <Form.Item label={T.menu.code} name="code" rules={[{ required: true, whitespace: true, message: T.menu.codeRequired }]}>
+              <Input maxLength={100} placeholder={isButton ? 'sys:user:add' : 'sys.user'} />
+            </Form.Item>
+          </Col>
+          {!isButton && (
+            <Col span={12}>
+              <Form.Item label={T.menu.icon} name="icon">
+                <Input maxLength={50} placeholder={T.menu.icon} />
+              </Form.Item>
+            </Col>
+          )}
+          <Col span={12}>
+            <Form.Item label={T.menu.perms} name="perms">
+              <Input maxLength={100} placeholder="sys:org:user" />
+            </Form.Item>
+          </Col>
+          {!isButton && (
+            <Col span={12}>
+              <Form.Item label={T.menu.path} name="path">
+                <Input maxLength={200} placeholder="/sys/user" />
+              </Form.Item>
+            </Col>
+          )}
+          <Col span={12}>
+            <Form.Item label={T.menu.level} name="level">
+              <Radio.Group options={LEVEL_OPTIONS} />
+            </Form.Item>
+          </Col>
+          <Col span={12}>
+            <Form.Item label={T.menu.orderNum} name="orderNum">
+              <InputNumber min={0} style={{ width: '100%' }} />
+            </Form.Item>
+          </Col>
+          {!isButton && (
+            <Col span={12}>
+              <Form.Item label={T.menu.hidden} name="hidden">
+                <Radio.Group options={HIDDEN_OPTIONS} />
+              </Form.Item>
+            </Col>
+          )}
+          <Col span={12}>
+            <Form.Item label={T.common.status} name="status">
+              <Radio.Group options={STATUS_OPTIONS} />
+            </Form.Item>
+          </Col>
+        </Row>
+      </Form>
+    </Modal>
+  );
+}

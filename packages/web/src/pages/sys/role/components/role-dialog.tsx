@@ -1,0 +1,152 @@
+import { useEffect, useMemo, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { App, Col, Form, Input, InputNumber, Modal, Radio, Row, Spin, Tree, type TreeDataNode } from 'antd';
+import { MSG, REMARK_MAX, STATUS } from '@ecrf/core';
+import { menuApi, roleApi, type RoleBody, type TreeOption } from '../../../../api/system.api';
+import { T } from '../../../../locales/zh-CN';
+import { STATUS_OPTIONS } from '../../sys-shared';
+import { checkStateFromLeaves, menuIdsOf, type CheckState } from '../menu-check';
+
+export interface RoleDialogState {
+  mode: 'add' | 'edit';
+  roleId?: number;
+}
+
+type RoleFields = Omit<RoleBody, 'menuIds' | 'roleId'>;
+
+function toTreeData(options: readonly TreeOption[]): TreeDataNode[] {
+  return options.map((option) => ({
+    key: option.id,
+    title: option.label,
+    children: option.children?.length ? toTreeData(option.children) : undefined,
+  }));
+}
+
+const EMPTY: CheckState = { checked: [], halfChecked: [] };
+
+export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; onClose: () => void }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<RoleFields>();
+  const [check, setCheck] = useState<CheckState>(EMPTY);
+  const roleId = state?.mode === 'edit' ? state.roleId : undefined;
+
+  const menus = useQuery({
+    queryKey: ['menu', 'role-tree', roleId ?? 'new'],
+    enabled: Boolean(state),
+    queryFn: async () =>
+      roleId === undefined
+        ? { menus: (await menuApi.treeselect()).data, checkedKeys: [] as number[] }
+        : (await menuApi.roleMenuTreeselect(roleId)).data,
+  });
+
+  const role = useQuery({
+    queryKey: ['role', 'detail', roleId],
+    enabled: Boolean(state) && roleId !== undefined,
+    queryFn: () => roleApi.get(roleId!).then((res) => res.data),
+  });
+
+  useEffect(() => {
+    if (!state) return;
+    form.resetFields();
+    setCheck(EMPTY);
+    if (state.mode === 'add') form.setFieldsValue({ roleSort: 0, status: STATUS.normal });
+  }, [state, form]);
+
+  useEffect(() => {
+    if (state && role.data) {
+      const { roleName, roleKey, roleSort, status, remark } = role.data;
+      form.setFieldsValue({ roleName, roleKey, roleSort, status, remark });
+    }
+  }, [state, role.data, form]);
+
+  useEffect(() => {
+    if (state && menus.data) setCheck(checkStateFromLeaves(menus.data.menus, menus.data.checkedKeys));
+  }, [state, menus.data]);
+
+  const treeData = useMemo(() => toTreeData(menus.data?.menus ?? []), [menus.data]);
+
+  const save = useMutation({
+    mutationFn: (body: RoleBody) => (body.roleId ? roleApi.update(body) : roleApi.add(body)),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['role'] });
+      void queryClient.invalidateQueries({ queryKey: ['menu', 'role-tree'] });
+      onClose();
+    },
+  });
+
+  const submit = async () => {
+    const values = await form.validateFields();
+    save.mutate({ ...values, roleId, menuIds: menuIdsOf(check) });
+  };
+
+  return (
+    <Modal
+      open={Boolean(state)}
+      title={state?.mode === 'edit' ? T.role.editTitle : T.role.addTitle}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okText={T.common.ok}
+      cancelText={T.common.cancel}
+      confirmLoading={save.isPending}
+      width={720}
+      forceRender
+    >
+      <Spin spinning={menus.isLoading || role.isLoading}>
+        <Form form={form} labelCol={{ span: 6 }} wrapperCol={{ span: 18 }}>
+          <Row gutter={16}>
+            <Col span={12}>
+              <Form.Item label={T.role.name} name="roleName" rules={[{ required: true, whitespace: true, message: T.role.nameRequired }]}>
+                <Input maxLength={30} placeholder={T.role.name} />
+              </Form.Item>
+            </Col>
+            <Col span={12}>
+              <Form.Item label={T.role.key} name="roleKey" rules={[{ required: true, whitespace: true, message: T.role.keyRequired }]}>
+                <Input maxLength={100} placeholder={T.role.key} />
+              </Form.Item>
+            </Col>
+            <Col span={12}>
+              <Form.Item label={T.role.sort} name="roleSort">
+                <InputNumber min={0} style={{ width: '100%' }} />
+              </Form.Item>
+            </Col>
+            <Col span={12}>
+              <Form.Item label={T.common.status} name="status">
+                <Radio.Group options={STATUS_OPTIONS} />
+              </Form.Item>
+            </Col>
+            <Col span={24}>
+              <Form.Item label={T.role.menus} labelCol={{ span: 3 }} wrapperCol={{ span: 21 }}>
+                <div style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 320, overflow: 'auto' }}>
+                  <Tree
+                    checkable
+                    defaultExpandAll
+                    key={treeData.length}
+                    treeData={treeData}
+                    checkedKeys={check.checked}
+                    onCheck={(checked, info) => {
+                      const keys = (Array.isArray(checked) ? checked : checked.checked).map(Number);
+                      setCheck({ checked: keys, halfChecked: (info.halfCheckedKeys ?? []).map(Number) });
+                    }}
+                  />
+                </div>
+              </Form.Item>
+            </Col>
+            <Col span={24}>
+              <Form.Item
+                label={T.common.remark}
+                name="remark"
+                labelCol={{ span: 3 }}
+                wrapperCol={{ span: 21 }}
+                rules={[{ max: REMARK_MAX, message: MSG.remarkTooLong }]}
+              >
+                <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={T.common.remark} />
+              </Form.Item>
+            </Col>
+          </Row>
+        </Form>
+      </Spin>
+    </Modal>
+  );
+}

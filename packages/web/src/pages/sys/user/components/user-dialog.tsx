@@ -1,0 +1,191 @@
+import { useEffect } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { App, Button, Col, Form, Input, Modal, Radio, Row, Select, Spin, TreeSelect } from 'antd';
+import {
+  LOAD_ALL_PAGE_SIZE,
+  MSG,
+  passwordSchema,
+  REMARK_MAX,
+  SEX,
+  STATUS,
+  userCreateSchema,
+  userNameSchema,
+} from '@ecrf/core';
+import { ApiError } from '../../../../api/request';
+import { roleApi, userApi, type UserBody } from '../../../../api/system.api';
+import { T } from '../../../../locales/zh-CN';
+import { zodRule } from '../../../../utils/zod-rule';
+import { STATUS_OPTIONS, useDeptTree } from '../../sys-shared';
+
+export type UserDialogMode = 'add' | 'edit' | 'view';
+
+export interface UserDialogState {
+  mode: UserDialogMode;
+  userId?: number;
+}
+
+const TITLES: Record<UserDialogMode, string> = {
+  add: T.user.addTitle,
+  edit: T.user.editTitle,
+  view: T.user.viewTitle,
+};
+
+const SEX_OPTIONS = [
+  { value: SEX.male, label: T.sex.male },
+  { value: SEX.female, label: T.sex.female },
+];
+
+/** The rules of @ecrf/core's user schema, so the dialog and the server agree word for word. */
+const rules = {
+  userName: [zodRule(userNameSchema)],
+  password: [zodRule(passwordSchema)],
+  name: [zodRule(userCreateSchema.shape.name)],
+  deptId: [zodRule(userCreateSchema.shape.deptId)],
+  roleIds: [zodRule(userCreateSchema.shape.roleIds)],
+  email: [{ type: 'email' as const, message: T.user.emailInvalid }],
+  remark: [{ max: REMARK_MAX, message: MSG.remarkTooLong }],
+};
+
+export function UserDialog({ state, onClose }: { state: UserDialogState | null; onClose: () => void }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<UserBody>();
+  const mode = state?.mode ?? 'add';
+  const userId = state?.userId;
+  const { treeData } = useDeptTree();
+
+  const roles = useQuery({
+    queryKey: ['role', 'all'],
+    queryFn: () => roleApi.list({ pageNum: 1, pageSize: LOAD_ALL_PAGE_SIZE }).then((res) => res.data.list),
+    enabled: Boolean(state),
+  });
+
+  const user = useQuery({
+    queryKey: ['user', 'detail', userId],
+    queryFn: () => userApi.get(userId!).then((res) => res.data),
+    enabled: Boolean(state) && userId !== undefined,
+  });
+
+  useEffect(() => {
+    if (!state) return;
+    form.resetFields();
+    if (state.mode === 'add') form.setFieldsValue({ sex: SEX.male, status: STATUS.normal, roleIds: [] });
+  }, [state, form]);
+
+  useEffect(() => {
+    if (state && state.mode !== 'add' && user.data) {
+      const { userId: id, userName, name, sex, email, mobile, deptId, roleIds, remark, status } = user.data;
+      form.setFieldsValue({ userId: id, userName, name, sex, email, mobile, deptId: deptId ?? undefined, roleIds, remark, status });
+    }
+  }, [state, user.data, form]);
+
+  const save = useMutation({
+    mutationFn: (body: UserBody) => (mode === 'edit' ? userApi.update(body) : userApi.add(body)),
+    onSuccess: (res) => {
+      // SYS-15: code 200 shows the server's message as success, anything else as an error.
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['user'] });
+      onClose();
+    },
+    onError: (error) => {
+      void message.error(error instanceof ApiError ? error.message : MSG.failed);
+    },
+  });
+
+  const submit = async () => {
+    const values = await form.validateFields();
+    const body: UserBody = {
+      ...values,
+      userName: values.userName.trim(),
+      name: values.name.trim(),
+      email: values.email || null,
+      remark: values.remark ?? null,
+    };
+    if (mode === 'edit') body.userId = userId;
+    save.mutate(body);
+  };
+
+  const viewing = mode === 'view';
+  const loading = mode !== 'add' && user.isLoading;
+
+  return (
+    <Modal
+      open={Boolean(state)}
+      title={TITLES[mode]}
+      onCancel={onClose}
+      width={760}
+      forceRender
+      footer={[
+        <Button key="cancel" onClick={onClose}>
+          {viewing ? T.common.close : T.common.cancel}
+        </Button>,
+        viewing ? null : (
+          <Button key="ok" type="primary" loading={save.isPending} onClick={() => void submit()}>
+            {T.common.ok}
+          </Button>
+        ),
+      ]}
+    >
+      <Spin spinning={loading}>
+        <Form form={form} labelCol={{ span: 6 }} wrapperCol={{ span: 18 }} disabled={viewing} autoComplete="off">
+          <Row gutter={16}>
+            <Col span={12}>
+              <Form.Item label={T.user.userName} name="userName" required rules={rules.userName}>
+                <Input maxLength={11} placeholder={T.user.userName} />
+              </Form.Item>
+            </Col>
+            {mode === 'add' && (
+              <Col span={12}>
+                <Form.Item label={T.user.password} name="password" required rules={rules.password}>
+                  <Input.Password placeholder={T.user.password} autoComplete="new-password" />
+                </Form.Item>
+              </Col>
+            )}
+            <Col span={12}>
+              <Form.Item label={T.user.name} name="name" required rules={rules.name}>
+                <Input maxLength={30} placeholder={T.user.name} />
+              </Form.Item>
+            </Col>
+            <Col span={12}>
+              <Form.Item label={T.user.sex} name="sex">
+                <Radio.Group options={SEX_OPTIONS} />
+              </Form.Item>
+            </Col>
+            <Col span={12}>
+              <Form.Item label={T.user.email} name="email" rules={rules.email}>
+                <Input maxLength={50} placeholder={T.user.email} />
+              </Form.Item>
+            </Col>
+            <Col span={12}>
+              <Form.Item label={T.user.dept} name="deptId" required rules={rules.deptId}>
+                <TreeSelect treeData={treeData} treeDefaultExpandAll allowClear placeholder={T.common.selectPlaceholder} />
+              </Form.Item>
+            </Col>
+            <Col span={12}>
+              <Form.Item label={T.user.roles} name="roleIds" required rules={rules.roleIds}>
+                <Select
+                  mode="multiple"
+                  allowClear
+                  loading={roles.isLoading}
+                  placeholder={T.common.selectPlaceholder}
+                  options={(roles.data ?? []).map((role) => ({ value: role.roleId, label: role.roleName }))}
+                  optionFilterProp="label"
+                />
+              </Form.Item>
+            </Col>
+            <Col span={12}>
+              <Form.Item label={T.common.status} name="status">
+                <Radio.Group options={STATUS_OPTIONS} />
+              </Form.Item>
+            </Col>
+            <Col span={24}>
+              <Form.Item label={T.user.remark} name="remark" rules={rules.remark} labelCol={{ span: 3 }} wrapperCol={{ span: 21 }}>
+                <Input.TextArea maxLength={REMARK_MAX} showCount rows={3} placeholder={T.user.remark} />
+              </Form.Item>
+            </Col>
+          </Row>
+        </Form>
+      </Spin>
+    </Modal>
+  );
+}

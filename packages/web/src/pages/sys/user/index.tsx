@@ -1,0 +1,162 @@
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { App, Button, Form, Input, Popconfirm, Select, Space, TreeSelect, type TableColumnsType } from 'antd';
+import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { MSG, STATUS } from '@ecrf/core';
+import type { SysUser } from '../../../api/auth.api';
+import { userApi, type UserQuery } from '../../../api/system.api';
+import { ChangePasswordDialog, type PasswordTarget } from '../../../components/change-password-dialog';
+import { PagedTable } from '../../../components/paged-table';
+import { Auth, AuthButton, AuthSwitch } from '../../../components/permission';
+import { T } from '../../../locales/zh-CN';
+import { compact } from '../../../utils/compact';
+import { formatDate } from '../../../utils/format-date';
+import { STATUS_OPTIONS, useDeptTree } from '../sys-shared';
+import { UserDialog, type UserDialogState } from './components/user-dialog';
+
+type Filters = Omit<UserQuery, 'pageNum' | 'pageSize'>;
+
+/** 用户管理 (SYS-10..23). */
+export default function UserPage() {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [filterForm] = Form.useForm<Filters>();
+  const [filters, setFilters] = useState<Filters>({});
+  const [dialog, setDialog] = useState<UserDialogState | null>(null);
+  const [resetTarget, setResetTarget] = useState<PasswordTarget | null>(null);
+  const { treeData } = useDeptTree();
+
+  const done = (res: { msg: string }) => {
+    void message.success(res.msg || MSG.ok);
+    void queryClient.invalidateQueries({ queryKey: ['user'] });
+  };
+
+  const changeStatus = useMutation({
+    mutationFn: ({ userId, status }: { userId: number; status: number }) => userApi.changeStatus(userId, status),
+    onSuccess: done,
+  });
+
+  const remove = useMutation({
+    mutationFn: (userId: number) => userApi.remove(userId),
+    onSuccess: done,
+  });
+
+  const columns: TableColumnsType<SysUser> = [
+    { title: T.user.userName, dataIndex: 'userName', width: 140 },
+    { title: T.user.name, dataIndex: 'name', width: 120 },
+    { title: T.user.dept, dataIndex: 'deptName', width: 160 },
+    {
+      title: T.user.rolesColumn,
+      dataIndex: 'roleNames',
+      render: (names: string[] | undefined) => (names ?? []).join('、'),
+    },
+    {
+      title: T.common.status,
+      dataIndex: 'status',
+      width: 90,
+      render: (status: number, user) => (
+        <AuthSwitch
+          code="sys:user:edit"
+          aria-label={`${user.userName} ${T.common.status}`}
+          checked={status === STATUS.normal}
+          loading={changeStatus.isPending && changeStatus.variables?.userId === user.userId}
+          onChange={(checked) =>
+            changeStatus.mutate({ userId: user.userId, status: checked ? STATUS.normal : STATUS.disabled })
+          }
+        />
+      ),
+    },
+    { title: T.common.createTime, dataIndex: 'createTime', width: 180, render: (value: string) => formatDate(value) },
+    {
+      title: T.common.actions,
+      key: 'actions',
+      width: 280,
+      render: (_: unknown, user) => (
+        <Space size={0}>
+          <Button type="link" size="small" onClick={() => setDialog({ mode: 'view', userId: user.userId })}>
+            {T.common.view}
+          </Button>
+          <AuthButton code="sys:user:edit" type="link" size="small" onClick={() => setDialog({ mode: 'edit', userId: user.userId })}>
+            {T.common.edit}
+          </AuthButton>
+          <AuthButton
+            code="sys:user:resetPwd"
+            type="link"
+            size="small"
+            onClick={() => setResetTarget({ userId: user.userId, userName: user.userName })}
+          >
+            {T.user.resetPassword}
+          </AuthButton>
+          <Auth
+            code="sys:user:remove"
+            fallback={
+              <AuthButton code="sys:user:remove" type="link" size="small" danger>
+                {T.common.remove}
+              </AuthButton>
+            }
+          >
+            <Popconfirm
+              title={T.user.confirmRemove(user.name)}
+              onConfirm={() => remove.mutateAsync(user.userId).catch(() => undefined)}
+            >
+              <Button type="link" size="small" danger>
+                {T.common.remove}
+              </Button>
+            </Popconfirm>
+          </Auth>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <div className="page-card">
+      <h2 className="page-title">{T.user.title}</h2>
+      <Form form={filterForm} layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
+        <Form.Item label={T.user.name} name="name">
+          <Input allowClear placeholder={T.user.name} style={{ width: 160 }} />
+        </Form.Item>
+        <Form.Item label={T.user.mobileFilter} name="userName">
+          <Input allowClear placeholder={T.user.mobileFilter} style={{ width: 160 }} />
+        </Form.Item>
+        <Form.Item label={T.user.dept} name="deptId">
+          <TreeSelect allowClear treeData={treeData} treeDefaultExpandAll placeholder={T.common.selectPlaceholder} style={{ width: 200 }} />
+        </Form.Item>
+        <Form.Item label={T.common.status} name="status">
+          <Select allowClear options={STATUS_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 120 }} />
+        </Form.Item>
+        <Form.Item>
+          <Space>
+            <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
+              {T.common.search}
+            </Button>
+            <Button
+              icon={<ReloadOutlined />}
+              onClick={() => {
+                filterForm.resetFields();
+                setFilters({});
+              }}
+            >
+              {T.common.reset}
+            </Button>
+          </Space>
+        </Form.Item>
+      </Form>
+      <div className="page-toolbar">
+        <AuthButton code="sys:user:add" type="primary" icon={<PlusOutlined />} onClick={() => setDialog({ mode: 'add' })}>
+          {T.common.add}
+        </AuthButton>
+      </div>
+      <PagedTable<SysUser>
+        rowKey="userId"
+        columns={columns}
+        queryKey={['user', 'list']}
+        filters={filters}
+        fetchPage={(paging) => userApi.list({ ...paging, ...compact(filters) }).then((res) => res.data)}
+      />
+      <UserDialog state={dialog} onClose={() => setDialog(null)} />
+      <ChangePasswordDialog open={resetTarget !== null} mode="reset" target={resetTarget} onClose={() => setResetTarget(null)} />
+    </div>
+  );
+}
+

@@ -1,0 +1,124 @@
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import NProgress from 'nprogress';
+import { T } from './locales/zh-CN';
+import type { RouteMeta } from './router-guard';
+import RootLayout from './layouts/root-layout';
+import AppShell from './layouts/app-shell';
+
+type Page = LazyExoticComponent<ComponentType>;
+
+const Login = lazy(() => import('./pages/login'));
+const StudyList = lazy(() => import('./pages/study-list'));
+const UnderConstruction = lazy(() => import('./pages/under-construction'));
+const NotFound = lazy(() => import('./pages/not-found'));
+const Redirect = lazy(() => import('./pages/redirect'));
+const SysOrganization = lazy(() => import('./pages/sys/organization'));
+const SysUser = lazy(() => import('./pages/sys/user'));
+const SysRole = lazy(() => import('./pages/sys/role'));
+const SysMenu = lazy(() => import('./pages/sys/menu'));
+const StudyOperation = lazy(() => import('./pages/study/operation'));
+
+export interface AppRoute extends RouteMeta {
+  path: string;
+  page: Page;
+}
+
+const r = T.route;
+
+/**
+ * The route table (platform §2) as data. Pages that later issues build (project, study and CRF
+ * areas) show the shared under-construction page until then.
+ */
+export const appRoutes: AppRoute[] = [
+  { path: '/login', name: 'login', title: r.login, noAuth: true, layout: 'blank', page: Login },
+  { path: '/meil', name: 'meil', title: r.meil, noAuth: true, layout: 'blank', page: UnderConstruction },
+  { path: '/studyList', name: 'studyList', title: r.studyList, keepAlive: true, layout: 'main', page: StudyList },
+
+  { path: '/project/:id/home', name: 'project.home', title: r.projectHome, noAuth: true, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/subject', name: 'project.subject', title: r.projectSubject, keepAlive: true, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/follow', name: 'project.follow', title: r.projectFollow, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/follow/record', name: 'project.follow.record', title: r.projectFollowRecord, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/follow/plan', name: 'project.follow.plan', title: r.projectFollowPlan, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/calendar', name: 'project.calendar', title: r.projectCalendar, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/retrieval', name: 'project.retrieval', title: r.projectRetrieval, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/randomization', name: 'project.randomization', title: r.projectRandomization, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/randomlySelected', name: 'project.randomlySelected', title: r.projectRandomlySelected, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/doubtList', name: 'project.doubtList', title: r.projectDoubtList, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/weChat', name: 'project.weChat', title: r.projectWeChat, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/wechat/disease', name: 'project.wechat.disease', title: r.projectWechatDisease, layout: 'project', page: UnderConstruction },
+  { path: '/project/expert', name: 'project.expert', title: r.projectExpert, layout: 'project', page: UnderConstruction },
+  { path: '/project/department', name: 'project.department', title: r.projectDepartment, layout: 'project', page: UnderConstruction },
+  { path: '/project/consult', name: 'project.consult', title: r.projectConsult, layout: 'project', page: UnderConstruction },
+  { path: '/project/wxuser', name: 'project.wxuser', title: r.projectWxuser, layout: 'project', page: UnderConstruction },
+  { path: '/project/medical', name: 'project.medical', title: r.projectMedical, layout: 'project', page: UnderConstruction },
+
+  { path: '/study/operation', name: 'study.operation', title: r.studyOperation, keepAlive: true, layout: 'main', page: StudyOperation },
+  { path: '/study/list', name: 'study.list', title: r.studyManage, layout: 'main', page: UnderConstruction },
+  { path: '/study/config', name: 'study.config', title: r.studyConfig, layout: 'main', page: UnderConstruction },
+  { path: '/study/crf', name: 'study.crf', title: r.studyCrf, layout: 'main', page: UnderConstruction },
+  { path: '/study/crfStage', name: 'study.crfStage', title: r.studyCrfStage, layout: 'main', page: UnderConstruction },
+  // The spec leaves the parameter shape of the ECRF settings route open (STUDY-05): an optional id.
+  { path: '/study/crfStage/set/:id?', name: 'study.crfStage.set', title: r.studyCrfStageSet, layout: 'main', page: UnderConstruction },
+  { path: '/study/:id/role', name: 'study.role', title: r.studyRole, layout: 'main', page: UnderConstruction },
+  { path: '/study/:id/user', name: 'study.user', title: r.studyUser, layout: 'main', page: UnderConstruction },
+
+  { path: '/sys/organization', name: 'sys.organization', title: r.sysOrganization, keepAlive: true, layout: 'main', page: SysOrganization },
+  { path: '/sys/role', name: 'sys.role', title: r.sysRole, keepAlive: true, layout: 'main', page: SysRole },
+  { path: '/sys/menu', name: 'sys.menu', title: r.sysMenu, keepAlive: true, layout: 'main', page: SysMenu },
+  { path: '/sys/user', name: 'sys.user', title: r.sysUser, keepAlive: true, layout: 'main', page: SysUser },
+
+  // Both CRF pages take one id after /crf in the spec; the detail page gets its own segment
+  // so the two patterns stay distinguishable.
+  { path: '/crf/:subjectRecordId', name: 'crf.record', title: r.crfRecord, layout: 'crf', page: UnderConstruction },
+  { path: '/crf/detail/:crfId', name: 'crf.detail', title: r.crfDetail, layout: 'crf', page: UnderConstruction },
+
+  { path: '/redirect/*', name: 'redirect', title: r.redirect, layout: 'main', transient: true, page: Redirect },
+  { path: '*', name: 'notFound', title: r.notFound, layout: 'main', page: NotFound },
+];
+
+const ROOT_META: RouteMeta = { name: 'root', title: '', layout: 'blank' };
+
+/** Path of a route name without parameters, for a user's own home route (setHome). */
+export function pathOfRouteName(name: string | null | undefined): string | null {
+  if (!name) return null;
+  const route = appRoutes.find((candidate) => candidate.name === name);
+  if (!route || route.path.includes(':') || route.path.includes('*')) return null;
+  return route.path;
+}
+
+function toRouteObject(route: AppRoute): RouteObject {
+  const { path, page: Page, ...meta } = route;
+  return { path, element: <Page />, handle: meta };
+}
+
+export function buildRoutes(): RouteObject[] {
+  return [
+    {
+      element: <RootLayout resolveHome={pathOfRouteName} />,
+      handle: ROOT_META,
+      children: [
+        { path: '/', element: null, handle: ROOT_META },
+        ...appRoutes.filter((route) => route.layout === 'blank').map(toRouteObject),
+        {
+          element: <AppShell />,
+          children: appRoutes.filter((route) => route.layout !== 'blank').map(toRouteObject),
+        },
+      ],
+    },
+  ];
+}
+
+export function createAppRouter() {
+  const router = createBrowserRouter(buildRoutes());
+  // The progress bar starts as soon as the router knows the next location; the root layout
+  // finishes it once the new page has committed (after its lazy chunk arrived).
+  let lastKey = router.state.location.key;
+  router.subscribe((state) => {
+    if (state.navigation.state !== 'idle' || state.location.key !== lastKey) {
+      lastKey = state.location.key;
+      NProgress.start();
+    }
+  });
+  return router;
+}

@@ -1,0 +1,28 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+const server = 'http://localhost:8080';
+
+export default defineConfig({
+  plugins: [react()],
+  server: {
+    proxy: {
+      '/api': { target: server, changeOrigin: true },
+      '/socket.io': { target: server, ws: true, changeOrigin: true },
+    },
+  },
+  build: {
+    outDir: 'dist',
+    rolldownOptions: {
+      output: {
+        // Framework code changes rarely; separate chunks keep it cached across releases,
+        // while every page arrives as its own lazy chunk (see router.tsx).
+        codeSplitting: {
+          groups: [
+            { name: 'react', test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/, priority: 30 },
+          ],
+        },
+      },
+    },
+  },
+});
