@@ -1,11 +1,10 @@
 import { useEffect, useState } from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { App as AntApp, ConfigProvider } from 'antd';
-import zhCN from 'antd/locale/zh_CN';
+import { App as AntApp } from 'antd';
 import { RouterProvider } from 'react-router/dom';
 import { MESSAGE_SECONDS, setNavigator, setNotifier } from './api/request';
+import { AntProviders } from './components/ant-providers';
 import { createAppRouter } from './router';
-import { themeConfig } from './theme';
 
 type AppRouter = ReturnType<typeof createAppRouter>;
 
@@ -34,13 +33,11 @@ export function App() {
   const [queryClient] = useState(createQueryClient);
 
   return (
-    <ConfigProvider locale={zhCN} theme={themeConfig}>
-      <AntApp message={{ duration: MESSAGE_SECONDS, maxCount: 3 }}>
-        <RequestBridge router={router} />
-        <QueryClientProvider client={queryClient}>
-          <RouterProvider router={router} />
-        </QueryClientProvider>
-      </AntApp>
-    </ConfigProvider>
+    <AntProviders>
+      <RequestBridge router={router} />
+      <QueryClientProvider client={queryClient}>
+        <RouterProvider router={router} />
+      </QueryClientProvider>
+    </AntProviders>
   );
 }

@@ -44,7 +44,9 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess }:
 
   const submit = async () => {
     if (!target) return;
-    const values = await form.validateFields();
+    // Failed rules are already shown under their fields.
+    const values = await form.validateFields().catch(() => null);
+    if (!values) return;
     setSaving(true);
     try {
       const res = reset

@@ -101,7 +101,9 @@ export function MenuDialog({ state, tree, onClose }: MenuDialogProps) {
   });
 
   const submit = async () => {
-    const values = await form.validateFields();
+    // Failed rules are already shown under their fields.
+    const values = await form.validateFields().catch(() => null);
+    if (!values) return;
     save.mutate({ ...values, parentId: values.parentId ?? ROOT_PARENT, menuId: editingId });
   };
 

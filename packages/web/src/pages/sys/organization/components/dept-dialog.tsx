@@ -41,7 +41,9 @@ export function DeptDialog({ state, onClose }: { state: DeptDialogState | null; 
   });
 
   const submit = async () => {
-    const values = await form.validateFields();
+    // Failed rules are already shown under their fields.
+    const values = await form.validateFields().catch(() => null);
+    if (!values) return;
     save.mutate({ ...values, parentId: values.parentId ?? ROOT_PARENT, deptId: editingId });
   };
 

@@ -77,7 +77,9 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
   });
 
   const submit = async () => {
-    const values = await form.validateFields();
+    // Failed rules are already shown under their fields.
+    const values = await form.validateFields().catch(() => null);
+    if (!values) return;
     save.mutate({ ...values, roleId, menuIds: menuIdsOf(check) });
   };
 

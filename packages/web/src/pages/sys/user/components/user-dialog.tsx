@@ -93,7 +93,9 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
   });
 
   const submit = async () => {
-    const values = await form.validateFields();
+    // Failed rules are already shown under their fields.
+    const values = await form.validateFields().catch(() => null);
+    if (!values) return;
     const body: UserBody = {
       ...values,
       userName: values.userName.trim(),

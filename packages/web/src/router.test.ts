@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { matchRoutes } from 'react-router';
+import { appRoutes, buildRoutes, pathOfRouteName } from './router';
+import type { RouteMeta } from './router-guard';
+
+const NAMES = [
+  'login', 'meil', 'studyList', 'project.home', 'project.subject', 'project.follow', 'project.follow.record',
+  'project.follow.plan', 'project.calendar', 'project.retrieval', 'project.randomization', 'project.randomlySelected',
+  'project.doubtList', 'project.weChat', 'project.wechat.disease', 'project.expert', 'project.department',
+  'project.consult', 'project.wxuser', 'project.medical', 'study.operation', 'study.list', 'study.config', 'study.crf',
+  'study.crfStage', 'study.crfStage.set', 'study.role', 'study.user', 'sys.organization', 'sys.role', 'sys.menu',
+  'sys.user', 'crf.record', 'crf.detail',
+];
+
+function metaAt(pathname: string): RouteMeta | undefined {
+  const matches = matchRoutes(buildRoutes(), pathname);
+  return matches?.at(-1)?.route.handle as RouteMeta | undefined;
+}
+
+describe('route table', () => {
+  it('SHELL-01/CRF-01: declares every route of the spec by name, each with a title', () => {
+    expect(appRoutes.map((r) => r.name)).toEqual(expect.arrayContaining(NAMES));
+    for (const route of appRoutes) expect(route.title).not.toBe('');
+    expect(new Set(appRoutes.map((r) => r.name)).size).toBe(appRoutes.length);
+  });
+
+  it('SHELL-02/SHELL-03: only login, meil and the study home need no authorization', () => {
+    expect(appRoutes.filter((r) => r.noAuth).map((r) => r.name).sort()).toEqual(['login', 'meil', 'project.home']);
+  });
+
+  it('SHELL-04/KNOW-02: project pages, the introduction pages included, use the project layout', () => {
+    for (const pathname of ['/project/3/subject', '/project/3/follow/record', '/project/3/wechat/disease', '/project/expert', '/project/medical']) {
+      expect(metaAt(pathname)?.layout).toBe('project');
+    }
+  });
+
+  it('SHELL-02/SYS-02/SYS-25: paths resolve to their named routes', () => {
+    const cases: Array<[string, string]> = [
+      ['/login', 'login'],
+      ['/meil', 'meil'],
+      ['/studyList', 'studyList'],
+      ['/project/12/home', 'project.home'],
+      ['/project/12/randomlySelected', 'project.randomlySelected'],
+      ['/study/operation', 'study.operation'],
+      ['/study/5/role', 'study.role'],
+      ['/study/crfStage/set', 'study.crfStage.set'],
+      ['/study/crfStage/set/8', 'study.crfStage.set'],
+      ['/sys/organization', 'sys.organization'],
+      ['/sys/menu', 'sys.menu'],
+      ['/crf/100', 'crf.record'],
+      ['/crf/detail/9', 'crf.detail'],
+      ['/redirect/sys/user', 'redirect'],
+      ['/no/such/page', 'notFound'],
+    ];
+    for (const [pathname, name] of cases) expect(metaAt(pathname)?.name).toBe(name);
+  });
+
+  it('SHELL-14: list pages are kept alive, others are not', () => {
+    expect(metaAt('/sys/user')?.keepAlive).toBe(true);
+    expect(metaAt('/studyList')?.keepAlive).toBe(true);
+    expect(metaAt('/project/3/calendar')?.keepAlive).toBeFalsy();
+  });
+
+  it("SHELL-10: a user's home route name resolves to a path only when it needs no parameters", () => {
+    expect(pathOfRouteName('sys.user')).toBe('/sys/user');
+    expect(pathOfRouteName('project.subject')).toBeNull();
+    expect(pathOfRouteName('nothing')).toBeNull();
+    expect(pathOfRouteName(null)).toBeNull();
+  });
+});
