@@ -93,6 +93,7 @@ function toRouteObject(route: AppRoute): RouteObject {
 }
 
 export function buildRoutes(): RouteObject[] {
+  const shellRoutes = appRoutes.filter((route) => route.layout !== 'blank').map(toRouteObject);
   return [
     {
       element: <RootLayout resolveHome={pathOfRouteName} />,
@@ -100,10 +101,7 @@ export function buildRoutes(): RouteObject[] {
       children: [
         { path: '/', element: null, handle: ROOT_META },
         ...appRoutes.filter((route) => route.layout === 'blank').map(toRouteObject),
-        {
-          element: <AppShell />,
-          children: appRoutes.filter((route) => route.layout !== 'blank').map(toRouteObject),
-        },
+        { element: <AppShell routes={shellRoutes} />, children: shellRoutes },
       ],
     },
   ];

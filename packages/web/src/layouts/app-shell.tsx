@@ -1,8 +1,8 @@
-import { Suspense, useEffect, useRef } from 'react';
+import { Suspense, useEffect } from 'react';
 import { MedicineBoxOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { Layout } from 'antd';
-import { useLocation, useMatches } from 'react-router';
+import { matchRoutes, useLocation, useMatches, type RouteObject } from 'react-router';
 import type { MenuNode } from '@ecrf/core';
 import { authApi } from '../api/auth.api';
 import { ChangePasswordDialog } from '../components/change-password-dialog';
@@ -23,7 +23,13 @@ const NO_MENUS: MenuNode[] = [];
  * tab strip and the kept-alive content. One shell serves all layouts so that switching
  * between main and project pages keeps the cached pages mounted.
  */
-export default function AppShell() {
+/** The layout of a path as the route table declares it. */
+function layoutOf(routes: RouteObject[], pathname: string): RouteLayout {
+  const meta = matchRoutes(routes, pathname)?.at(-1)?.route.handle as RouteMeta | undefined;
+  return meta?.layout ?? 'main';
+}
+
+export default function AppShell({ routes }: { routes: RouteObject[] }) {
   const location = useLocation();
   const meta = useMatches().at(-1)?.handle as RouteMeta | undefined;
   const token = useSession((s) => s.token);
@@ -34,10 +40,10 @@ export default function AppShell() {
   const collapse = useAppStore((s) => s.collapse);
   const visit = useAppStore((s) => s.visit);
 
-  // The /redirect hop has no layout of its own: keep showing the one it came from.
-  const lastLayout = useRef<RouteLayout>('main');
-  if (meta && !meta.transient) lastLayout.current = meta.layout;
-  const layout = lastLayout.current;
+  // The /redirect hop has no layout of its own: it shows the layout of the page it reloads.
+  const layout: RouteLayout = meta?.transient
+    ? layoutOf(routes, location.pathname.replace(/^\/redirect/, '') || '/')
+    : (meta?.layout ?? 'main');
 
   const routers = useQuery({
     queryKey: ['routers'],
@@ -97,7 +103,7 @@ export default function AppShell() {
         <TabStrip />
         <Layout.Content className="app-content">
           <Suspense fallback={<PageLoading />}>
-            <KeepAliveOutlet />
+            <KeepAliveOutlet routes={routes} />
           </Suspense>
         </Layout.Content>
       </Layout>

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Menu, type MenuProps } from 'antd';
 import { useLocation } from 'react-router';
 import { useSafeNavigate } from '../hooks/use-safe-navigate';
@@ -28,11 +28,14 @@ export function SideMenu({ entries, studyId, collapsed }: SideMenuProps) {
   const trail = useMemo(() => menuTrail(entries, location.pathname, studyId), [entries, location.pathname, studyId]);
   const trailKey = trail.join('/');
   const [openKeys, setOpenKeys] = useState<string[]>(() => trail.slice(0, -1));
+  const [openedFor, setOpenedFor] = useState(trailKey);
 
-  useEffect(() => {
-    const parents = trailKey ? trailKey.split('/').slice(0, -1) : [];
+  // Arriving at a page opens the groups above it, keeping the groups the user opened.
+  if (openedFor !== trailKey) {
+    setOpenedFor(trailKey);
+    const parents = trail.slice(0, -1);
     if (parents.length) setOpenKeys((keys) => [...new Set([...keys, ...parents])]);
-  }, [trailKey]);
+  }
 
   const items = useMemo(() => toItems(entries), [entries]);
 

@@ -1,10 +1,10 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import { LockOutlined, MobileOutlined, SafetyCertificateOutlined } from '@ant-design/icons';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Form, Input } from 'antd';
 import { MSG } from '@ecrf/core';
 import { useNavigate } from 'react-router';
-import { authApi, type Captcha } from '../../api/auth.api';
+import { authApi } from '../../api/auth.api';
 import { ApiError } from '../../api/request';
 import { T } from '../../locales/zh-CN';
 import { pathOfRouteName } from '../../router';
@@ -26,21 +26,16 @@ export default function LoginPage() {
   const setInfo = useSession((s) => s.setInfo);
   const resetViews = useAppStore((s) => s.resetViews);
   const [form] = Form.useForm<LoginValues>();
-  const [captcha, setCaptcha] = useState<Captcha | null>(null);
   const [submitting, setSubmitting] = useState(false);
 
-  const loadCaptcha = useCallback(async () => {
-    try {
-      const res = await authApi.captcha();
-      setCaptcha(res.data);
-    } catch {
-      setCaptcha(null);
-    }
-  }, []);
-
-  useEffect(() => {
-    void loadCaptcha();
-  }, [loadCaptcha]);
+  // A captcha answer is single use: every failed sign-in and every click asks for a new one.
+  const { data: captcha, refetch } = useQuery({
+    queryKey: ['captcha'],
+    queryFn: () => authApi.captcha().then((res) => res.data),
+    staleTime: Infinity,
+    gcTime: 0,
+  });
+  const loadCaptcha = () => void refetch();
 
   const captchaEnabled = captcha?.captchaEnabled !== false;
 
@@ -75,7 +70,7 @@ export default function LoginPage() {
     } catch (error) {
       void message.error(error instanceof ApiError ? error.message : MSG.systemError);
       form.setFieldValue('code', '');
-      void loadCaptcha();
+      loadCaptcha();
     } finally {
       setSubmitting(false);
     }
@@ -100,9 +95,9 @@ export default function LoginPage() {
                   <Input prefix={<SafetyCertificateOutlined />} placeholder={T.login.codePlaceholder} maxLength={8} />
                 </Form.Item>
                 {captcha?.img ? (
-                  <img src={captcha.img} alt={T.login.captchaAlt} title={T.login.captchaTitle} onClick={() => void loadCaptcha()} />
+                  <img src={captcha.img} alt={T.login.captchaAlt} title={T.login.captchaTitle} onClick={loadCaptcha} />
                 ) : (
-                  <img alt={T.login.captchaAlt} title={T.login.captchaTitle} onClick={() => void loadCaptcha()} />
+                  <img alt={T.login.captchaAlt} title={T.login.captchaTitle} onClick={loadCaptcha} />
                 )}
               </div>
             </Form.Item>

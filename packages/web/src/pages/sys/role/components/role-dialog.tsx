@@ -28,7 +28,13 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<RoleFields>();
-  const [check, setCheck] = useState<CheckState>(EMPTY);
+  // The user's own ticks; until there are any, the tree shows what the role holds.
+  const [edited, setEdited] = useState<CheckState | null>(null);
+  const [openedFor, setOpenedFor] = useState(state);
+  if (openedFor !== state) {
+    setOpenedFor(state);
+    setEdited(null);
+  }
   const roleId = state?.mode === 'edit' ? state.roleId : undefined;
 
   const menus = useQuery({
@@ -49,7 +55,6 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
   useEffect(() => {
     if (!state) return;
     form.resetFields();
-    setCheck(EMPTY);
     if (state.mode === 'add') form.setFieldsValue({ roleSort: 0, status: STATUS.normal });
   }, [state, form]);
 
@@ -60,9 +65,11 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
     }
   }, [state, role.data, form]);
 
-  useEffect(() => {
-    if (state && menus.data) setCheck(checkStateFromLeaves(menus.data.menus, menus.data.checkedKeys));
-  }, [state, menus.data]);
+  const stored = useMemo(
+    () => (menus.data ? checkStateFromLeaves(menus.data.menus, menus.data.checkedKeys) : EMPTY),
+    [menus.data],
+  );
+  const check = edited ?? stored;
 
   const treeData = useMemo(() => toTreeData(menus.data?.menus ?? []), [menus.data]);
 
@@ -129,7 +136,7 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
                     checkedKeys={check.checked}
                     onCheck={(checked, info) => {
                       const keys = (Array.isArray(checked) ? checked : checked.checked).map(Number);
-                      setCheck({ checked: keys, halfChecked: (info.halfCheckedKeys ?? []).map(Number) });
+                      setEdited({ checked: keys, halfChecked: (info.halfCheckedKeys ?? []).map(Number) });
                     }}
                   />
                 </div>
