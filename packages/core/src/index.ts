@@ -3,3 +3,4 @@ export * from './account.js';
 export * from './access.js';
 export * from './paging.js';
 export * from './menu.js';
+export * from './crf/index.js';
