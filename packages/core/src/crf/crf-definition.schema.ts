@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The CRF definition format (forms §3): a tree of nodes { id, name, title, type, option, children }.
  * Spec fields keep their names and their loose legacy typing (flags as 1/"1"/true, numbers as
  * strings) so definitions exported by the old system load unchanged; helpers in options.ts read
- * them one way. Our extensions (showIf, calc, checks, crfCols, convert, identifier) are documented
+ * them one way. Our extensions (showIf, calc, checks, crfCols, validate.type/precision, url, identifier) are documented
  * in docs/crf-format.md.
  */
 export const ITEM_TYPES = [
@@ -138,7 +138,6 @@ export const itemOptionSchema = z
     showIf: z.string().optional(),
     calc: z.string().optional(),
     checks: z.array(crossCheckSchema).optional(),
-    convert: z.string().optional(),
     identifier: flagSchema.optional(),
   })
   .loose();

@@ -107,3 +107,29 @@ function shiftPoint(plain: string, places: number): string {
 export function formatCalculated(value: number): string {
   return toPlainDecimal(roundDecimal(value, 10, 'R')) ?? String(value);
 }
+
+/**
+ * Input items with a format "prefix[pattern]" (forms §5): the entered characters fill the
+ * pattern's # (or 0, 9) slots in order, other pattern characters are kept as written, and the
+ * prefix leads. "TEL[###-####-####]" makes 13812345678 read TEL138-1234-5678.
+ */
+export function formatByPattern(value: string, format: string): string {
+  const m = /^([^[]*)\[([^\]]*)\]$/.exec(format);
+  if (!m) return value;
+  const prefix = m[1]!;
+  const pattern = m[2]!;
+  const body = value.startsWith(prefix) ? value.slice(prefix.length) : value;
+  const chars = [...body.replace(/[^\p{L}\p{N}]/gu, '')];
+  let out = '';
+  let next = 0;
+  for (const slot of pattern) {
+    if (next >= chars.length) break;
+    if (slot === '#' || slot === '0' || slot === '9') {
+      out += chars[next];
+      next += 1;
+    } else {
+      out += slot;
+    }
+  }
+  return prefix + out + chars.slice(next).join('');
+}

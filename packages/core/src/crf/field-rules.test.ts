@@ -1,0 +1,101 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CrfNode } from './crf-definition.schema.js';
+import { CRF_MSG } from './crf-messages.js';
+import { FIELD_RULE_TRIGGERS, isResidentIdNumber, itemRule, residentIdCheckChar, validateField, type FieldRule } from './field-rules.js';
+
+const node = (type: CrfNode['type'], option: CrfNode['option'] = {}): CrfNode => ({ name: 'x', title: 'X', type, option, children: [] });
+
+describe('form-field helper (forms §5)', () => {
+  it.each<[string, unknown, FieldRule, string | null]>([
+    ['VAL-02: required with options', '', { required: true, hasOptions: true }, '请选择选项'],
+    ['VAL-02: required with options (empty array)', [], { required: true, hasOptions: true }, '请选择选项'],
+    ['VAL-02: required without options', '  ', { required: true }, '请输入数据'],
+    ['VAL-02: required without options (undefined)', undefined, { required: true }, '请输入数据'],
+    ['VAL-02: not required and empty passes', '', { type: 'int', min: 3 }, null],
+    ['VAL-03: signed integer', '-12', { type: 'int' }, null],
+    ['VAL-03: plus sign', '+7', { type: 'int' }, null],
+    ['VAL-03: decimal is not an integer', '1.5', { type: 'int' }, CRF_MSG.notInteger],
+    ['VAL-03: text is not an integer', '12a', { type: 'int' }, CRF_MSG.notInteger],
+    ['VAL-04: signed decimal', '-3.25', { type: 'float' }, null],
+    ['VAL-04: not a decimal', '3.2.1', { type: 'float' }, CRF_MSG.notNumber],
+    ['VAL-04: precision respected', '3.25', { type: 'float', precision: 2 }, null],
+    ['VAL-04: too many decimals', '3.255', { type: 'float', precision: 2 }, CRF_MSG.tooManyDecimals(2)],
+    ['VAL-04: precision 0', '3.0', { type: 'float', precision: 0 }, CRF_MSG.tooManyDecimals(0)],
+    ['VAL-05: numeric min (not text order)', '9', { type: 'int', min: 10 }, CRF_MSG.belowMin(10)],
+    ['VAL-05: numeric max', '100.5', { type: 'float', max: 100 }, CRF_MSG.aboveMax(100)],
+    ['VAL-05: inside bounds', '10', { type: 'int', min: 9, max: 100 }, null],
+    ['VAL-06: email', 'nurse@hospital.cn', { type: 'email' }, null],
+    ['VAL-06: bad email', 'nurse@', { type: 'email' }, CRF_MSG.email],
+    ['VAL-07: mainland phone', '13912345678', { type: 'phone' }, null],
+    ['VAL-07: second digit 2', '12912345678', { type: 'phone' }, CRF_MSG.phone],
+    ['VAL-07: 10 digits', '1391234567', { type: 'phone' }, CRF_MSG.phone],
+    ['VAL-08: ID with X check', '11010519491231002X', { type: 'idcard' }, null],
+    ['VAL-08: ID with lowercase x', '11010519491231002x', { type: 'idcard' }, null],
+    ['VAL-08: ID with wrong check digit', '110105194912310021', { type: 'idcard' }, CRF_MSG.idcard],
+    ['VAL-08: 15-digit ID', '110105491231002', { type: 'idcard' }, CRF_MSG.idcard],
+    ['VAL-09: length lower bound', 'ab', { min: 3 }, CRF_MSG.tooShort(3)],
+    ['VAL-09: length upper bound counts characters, not bytes', '张三李四', { max: 4 }, null],
+    ['VAL-09: too long', '张三李四王', { max: 4 }, CRF_MSG.tooLong(4)],
+    ['VAL-10: pattern passes', 'AB-12', { pattern: '^[A-Z]{2}-\\d+$' }, null],
+    ['VAL-10: pattern fails', 'ab-12', { pattern: '^[A-Z]{2}-\\d+$' }, CRF_MSG.pattern],
+    ['VAL-11: errorMsg replaces the required message', '', { required: true, errorMsg: '请填写收缩压' }, '请填写收缩压'],
+    ['VAL-11: errorMsg replaces the type message', 'x', { type: 'int', errorMsg: '收缩压应为整数' }, '收缩压应为整数'],
+    ['VAL-11: errorMsg is not shown when valid', '120', { type: 'int', errorMsg: '收缩压应为整数' }, null],
+  ])('%s', (_title, value, rule, expected) => {
+    expect(validateField(value, rule)).toBe(expected);
+  });
+
+  it('VAL-12: rules run on blur and change', () => {
+    expect(FIELD_RULE_TRIGGERS).toEqual(['blur', 'change']);
+  });
+
+  it('VAL-13/VAL-14/VAL-01/WID-11: per-item rules come from type and option', () => {
+    expect(itemRule(node('int', { required: 1, validate: { min: '0', max: 300 } }))).toMatchObject({ required: true, type: 'int', min: 0, max: 300 });
+    expect(itemRule(node('real', { validate: { precision: 1 } }))).toMatchObject({ type: 'float', precision: 1 });
+    expect(itemRule(node('input', { validate: { type: 'idcard' }, validationEx: '^1', validationErrorMsg: '身份证号不正确' }))).toMatchObject({
+      type: 'idcard',
+      pattern: '^1',
+      errorMsg: '身份证号不正确',
+    });
+    expect(itemRule(node('radio', { required: '1', optionsValue: '1,2' }))).toMatchObject({ required: true, hasOptions: true, min: null });
+    expect(itemRule(node('date', { required: true, validate: { min: 1 } }))).toMatchObject({ required: true, hasOptions: false, min: null });
+    expect(itemRule(node('text', { required: 0 })).required).toBe(false);
+  });
+});
+
+describe('resident ID checksum (properties)', () => {
+  const first17 = fc.stringMatching(/^[1-9]\d{16}$/);
+
+  it('VAL-08: every 17 digits plus their check character passes, in either case of X', () => {
+    fc.assert(
+      fc.property(first17, (body) => {
+        const check = residentIdCheckChar(body);
+        expect(isResidentIdNumber(body + check)).toBe(true);
+        expect(isResidentIdNumber(body + check.toLowerCase())).toBe(true);
+      }),
+    );
+  });
+
+  it('VAL-08: any other check character fails, and so does a changed digit', () => {
+    fc.assert(
+      fc.property(first17, fc.constantFrom(...'0123456789X'), fc.integer({ min: 0, max: 16 }), (body, other, position) => {
+        const check = residentIdCheckChar(body);
+        fc.pre(other !== check);
+        expect(isResidentIdNumber(body + other)).toBe(false);
+        const digit = Number(body[position]);
+        const changed = body.slice(0, position) + String((digit + 1) % 10) + body.slice(position + 1);
+        // Weights are all non-zero mod 11, so a single changed digit always changes the check character.
+        expect(isResidentIdNumber(changed + check)).toBe(false);
+      }),
+    );
+  });
+
+  it('VAL-08: never accepts anything but 17 digits and a check character', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 20 }), (s) => {
+        if (isResidentIdNumber(s)) expect(s).toMatch(/^\d{17}[\dXx]$/);
+      }),
+    );
+  });
+});

@@ -1,0 +1,81 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { convertValue, formatByPattern, formatCalculated, parseConverterRule, roundDecimal, ValueConversionError } from './value-converter.js';
+
+describe('value converter (forms §5)', () => {
+  it.each([
+    ['CONV-01: decimal scales percent-style to 2 places', 0.1234, 'decimal', '12.34'],
+    ['CONV-01: decimal rounds the second place', '0.12345', 'decimal', '12.35'],
+    ['CONV-01: decimal of a whole number', '1', 'decimal', '100.00'],
+    ['CONV-02: interval puts dashes between digits', '20240301', 'interval', '2-0-2-4-0-3-0-1'],
+    ['CONV-02: interval ignores non-digits', '12a3', 'interval', '1-2-3'],
+    ['CONV-03: precision R rounds half away from zero', '2.345', 'precision:2:R', '2.35'],
+    ['CONV-03: precision R on a binary-unfriendly value', 1.005, 'precision:2:R', '1.01'],
+    ['CONV-03: precision R negative', '-2.345', 'precision,2,R', '-2.35'],
+    ['CONV-03: precision U rounds up (away from zero)', '2.341', 'precision:2:U', '2.35'],
+    ['CONV-03: precision U negative', '-2.341', 'precision:2:U', '-2.35'],
+    ['CONV-03: precision D rounds down (toward zero)', '2.349', 'precision:2:D', '2.34'],
+    ['CONV-03: precision pads', '3', 'precision:1:R', '3.0'],
+    ['CONV-03: precision 0', '2.5', 'precision:0:R', '3'],
+    ['CONV-03: mode defaults to R', '2.25', 'precision:1', '2.3'],
+  ])('%s', (_title, value, rule, expected) => {
+    expect(convertValue(value, rule)).toBe(expected);
+  });
+
+  it.each(['percent', 'round', '', 'precision:x:R', 'precision:2:Q', 'precision:11:R'])('CONV-04: rule %j is an error', (rule) => {
+    expect(() => parseConverterRule(rule)).toThrow(ValueConversionError);
+    expect(() => convertValue('1', rule)).toThrow(ValueConversionError);
+  });
+
+  it('CONV-04: a non-number is an error for numeric rules', () => {
+    expect(() => convertValue('abc', 'precision:2:R')).toThrow(ValueConversionError);
+  });
+
+  it('WID-13/WID-14: format by prefix and bracketed pattern', () => {
+    expect(formatByPattern('13812345678', 'TEL[###-####-####]')).toBe('TEL138-1234-5678');
+    expect(formatByPattern('TEL138-1234-5678', 'TEL[###-####-####]')).toBe('TEL138-1234-5678');
+    expect(formatByPattern('1381', 'TEL[###-####-####]')).toBe('TEL138-1');
+    expect(formatByPattern('abc', 'no pattern')).toBe('abc');
+  });
+
+  it('calculated numbers carry no float noise', () => {
+    expect(formatCalculated(0.1 + 0.2)).toBe('0.3');
+    expect(formatCalculated(22.857142857142858)).toBe('22.8571428571');
+    expect(formatCalculated(-0)).toBe('0');
+  });
+});
+
+describe('value converter (properties)', () => {
+  const decimalText = fc.tuple(fc.boolean(), fc.stringMatching(/^\d{1,8}$/), fc.stringMatching(/^\d{0,8}$/)).map(([neg, i, f]) => `${neg ? '-' : ''}${i}${f ? `.${f}` : ''}`);
+
+  it('CONV-03: R, U and D keep exactly n decimals, stay within one unit of the last place, and bracket the value', () => {
+    fc.assert(
+      fc.property(decimalText, fc.integer({ min: 0, max: 6 }), (text, digits) => {
+        const x = Number(text);
+        const unit = 10 ** -digits;
+        const results = (['R', 'U', 'D'] as const).map((mode) => roundDecimal(text, digits, mode));
+        for (const r of results) {
+          expect(r.split('.')[1]?.length ?? 0).toBe(digits);
+          expect(Math.abs(Number(r) - x)).toBeLessThanOrEqual(unit * (1 + 1e-9));
+        }
+        const [round, up, down] = results.map(Number) as [number, number, number];
+        expect(Math.abs(up)).toBeGreaterThanOrEqual(Math.abs(x) - 1e-9);
+        expect(Math.abs(down)).toBeLessThanOrEqual(Math.abs(x) + 1e-9);
+        expect(Math.abs(round - x)).toBeLessThanOrEqual(unit / 2 + 1e-9);
+      }),
+    );
+  });
+
+  it('CONV-04: any rule text either parses or throws ValueConversionError, never anything else', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.oneof(fc.string(), fc.double().map(String)), (rule, value) => {
+        try {
+          const out = convertValue(value, rule);
+          expect(typeof out).toBe('string');
+        } catch (error) {
+          expect(error).toBeInstanceOf(ValueConversionError);
+        }
+      }),
+    );
+  });
+});
