@@ -14,22 +14,13 @@ export const TABLE_LABEL_PADDING = 40;
  * and 16 per label character plus 40.
  */
 export function tableColumnMinWidth(node: CrfNode): number {
-  switch (node.type) {
-    case 'date':
-    case 'datetime':
-    case 'partialDate':
-      return TABLE_DATE_COLUMN_WIDTH;
-    case 'int':
-    case 'real':
-    case 'text': {
-      const unitChars = Math.max(0, ...unitsOf(node.option).map((u) => [...u].length));
-      return TABLE_COLUMN_BASE_WIDTH + TABLE_WIDTH_PER_CHAR * unitChars;
-    }
-    default: {
-      const label = node.title || node.option.title || '';
-      return Math.max(TABLE_COLUMN_BASE_WIDTH, TABLE_WIDTH_PER_CHAR * [...label].length + TABLE_LABEL_PADDING);
-    }
+  if (node.type === 'date' || node.type === 'datetime' || node.type === 'partialDate') return TABLE_DATE_COLUMN_WIDTH;
+  if (node.type === 'int' || node.type === 'real' || node.type === 'text') {
+    const unitChars = Math.max(0, ...unitsOf(node.option).map((u) => [...u].length));
+    return TABLE_COLUMN_BASE_WIDTH + TABLE_WIDTH_PER_CHAR * unitChars;
   }
+  const label = node.title || node.option.title || '';
+  return Math.max(TABLE_COLUMN_BASE_WIDTH, TABLE_WIDTH_PER_CHAR * [...label].length + TABLE_LABEL_PADDING);
 }
 
 /**
