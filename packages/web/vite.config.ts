@@ -1,7 +1,8 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
-const server = 'http://localhost:8080';
+// The API server the dev server forwards to; another one can be named for side-by-side runs.
+const server = process.env.EDC_API_TARGET ?? 'http://localhost:8080';
 
 export default defineConfig({
   plugins: [react()],

@@ -87,10 +87,10 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess }:
       keyboard={!must}
       mask={{ closable: !must }}
       footer={footer}
-      forceRender
+      destroyOnHidden
       width={520}
     >
-      <Form form={form} labelCol={{ span: 6 }} wrapperCol={{ span: 16 }} autoComplete="off" onFinish={() => void submit()}>
+      <Form form={form} name={`password-${mode}`} labelCol={{ span: 6 }} wrapperCol={{ span: 16 }} autoComplete="off" onFinish={() => void submit()}>
         {!reset && (
           <Form.Item label={T.password.oldPassword} name="oldPassword" required rules={[asValidator(oldPasswordError)]}>
             <Input.Password placeholder={T.password.oldPassword} autoComplete="current-password" />

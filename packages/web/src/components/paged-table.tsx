@@ -92,6 +92,7 @@ export function PagedTable<T extends object>({
   return (
     <div className="paged-table">
       <Table<T>
+        scroll={{ x: 'max-content' }}
         {...tableProps}
         rowKey={rowKey}
         columns={allColumns}

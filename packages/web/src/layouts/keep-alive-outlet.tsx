@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import {
   matchRoutes,
   UNSAFE_RouteContext as RouteContext,
@@ -42,16 +42,19 @@ export function KeepAliveOutlet({ routes }: { routes: RouteObject[] }) {
   const epochs = useAppStore((s) => s.cacheEpoch);
   const keepCurrent = Boolean(meta?.keepAlive) && !meta?.transient;
   const current = `${location.pathname}${location.search}`;
+  // Only pages opened in this session are kept; a pinned tab never opened stays unmounted.
+  const [opened, setOpened] = useState<ReadonlySet<string>>(() => new Set());
+  if (keepCurrent && !opened.has(location.pathname)) setOpened(new Set(opened).add(location.pathname));
 
   const kept = useMemo<KeptEntry[]>(() => {
     const entries = views
-      .filter((view) => isKeptAlive(routes, view.pathname))
+      .filter((view) => opened.has(view.pathname) && isKeptAlive(routes, view.pathname))
       .map((view) => ({ pathname: view.pathname, location: view.pathname === location.pathname ? current : view.path }));
     if (keepCurrent && !entries.some((entry) => entry.pathname === location.pathname)) {
       entries.push({ pathname: location.pathname, location: current });
     }
     return entries;
-  }, [views, routes, keepCurrent, location.pathname, current]);
+  }, [views, routes, opened, keepCurrent, location.pathname, current]);
 
   return (
     <>

@@ -81,7 +81,7 @@ export default function LoginPage() {
       <div className="login-card">
         <h1 className="login-title">{T.productTitle}</h1>
         <p className="login-subtitle">{T.login.welcome}</p>
-        <Form form={form} size="large" onFinish={(values) => void submit(values)} autoComplete="off">
+        <Form form={form} name="login" size="large" onFinish={(values) => void submit(values)} autoComplete="off">
           <Form.Item name="username" rules={[{ required: true, whitespace: true, message: MSG.userNameRequired }]}>
             <Input prefix={<MobileOutlined />} placeholder={T.login.usernamePlaceholder} maxLength={11} autoComplete="username" />
           </Form.Item>

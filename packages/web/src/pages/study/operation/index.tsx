@@ -45,9 +45,9 @@ export default function OperationLogPage() {
     { title: T.operlog.module, dataIndex: 'title', width: 140 },
     { title: T.operlog.businessType, dataIndex: 'businessType', width: 100, render: businessTypeLabel },
     { title: T.operlog.requestMethod, dataIndex: 'requestMethod', width: 100 },
-    { title: T.operlog.operName, dataIndex: 'operName', width: 120 },
+    { title: T.operlog.operName, dataIndex: 'operName', width: 160 },
     { title: T.operlog.operIp, dataIndex: 'operIp', width: 140 },
-    { title: T.operlog.operUrl, dataIndex: 'operUrl', ellipsis: true },
+    { title: T.operlog.operUrl, dataIndex: 'operUrl', width: 240, ellipsis: true },
     {
       title: T.common.status,
       dataIndex: 'status',
@@ -60,6 +60,7 @@ export default function OperationLogPage() {
     {
       title: T.common.actions,
       key: 'actions',
+      fixed: 'right',
       width: 80,
       render: (_: unknown, log) => (
         <Button type="link" size="small" onClick={() => setDetail(log)}>
@@ -72,7 +73,7 @@ export default function OperationLogPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{T.operlog.title}</h2>
-      <Form form={filterForm} layout="inline" className="page-filters" onFinish={(values) => setFilters(toFilters(values))}>
+      <Form form={filterForm} name="operlog-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(toFilters(values))}>
         <Form.Item label={T.operlog.module} name="title">
           <Input allowClear placeholder={T.operlog.module} style={{ width: 160 }} />
         </Form.Item>

@@ -40,7 +40,8 @@ export default function MenuPage() {
     () =>
       withoutEmptyChildren(
         buildTree(list.data ?? [], (row) => row.menuId),
-        (a, b) => (a.orderNum ?? 0) - (b.orderNum ?? 0),
+        // Main-layout entries first, then the project layout's, each in menu order.
+        (a, b) => a.level - b.level || (a.orderNum ?? 0) - (b.orderNum ?? 0),
       ),
     [list.data],
   );
@@ -63,9 +64,9 @@ export default function MenuPage() {
       width: 80,
       render: (type: MenuType) => <Tag color={TYPE_LABEL[type]?.color}>{TYPE_LABEL[type]?.text ?? type}</Tag>,
     },
-    { title: T.menu.code, dataIndex: 'code', ellipsis: true },
-    { title: T.menu.perms, dataIndex: 'perms', ellipsis: true },
-    { title: T.menu.path, dataIndex: 'path', ellipsis: true },
+    { title: T.menu.code, dataIndex: 'code', width: 200 },
+    { title: T.menu.perms, dataIndex: 'perms', width: 180 },
+    { title: T.menu.path, dataIndex: 'path', width: 220 },
     { title: T.menu.level, dataIndex: 'level', width: 100, render: (level: number) => (level === 1 ? T.menu.level1 : T.menu.level0) },
     { title: T.menu.orderNum, dataIndex: 'orderNum', width: 70, align: 'center' },
     { title: T.menu.hidden, key: 'hidden', width: 70, render: (_: unknown, row) => (menuHidden(row) ? T.common.yes : T.common.no) },
@@ -73,6 +74,7 @@ export default function MenuPage() {
     {
       title: T.common.actions,
       key: 'actions',
+      fixed: 'right',
       width: 230,
       render: (_: unknown, row) => (
         <Space size={0}>
@@ -106,7 +108,7 @@ export default function MenuPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{T.menu.title}</h2>
-      <Form form={filterForm} layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
+      <Form form={filterForm} name="menu-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
         <Form.Item label={T.menu.name} name="menuName">
           <Input allowClear placeholder={T.menu.name} style={{ width: 200 }} />
         </Form.Item>
@@ -142,6 +144,7 @@ export default function MenuPage() {
         loading={list.isFetching}
         pagination={false}
         size="middle"
+        scroll={{ x: 'max-content' }}
       />
       <MenuDialog state={dialog} tree={tree} onClose={() => setDialog(null)} />
     </div>

@@ -56,6 +56,7 @@ export default function OrganizationPage() {
     {
       title: T.common.actions,
       key: 'actions',
+      fixed: 'right',
       width: 240,
       render: (_: unknown, dept) => (
         <Space size={0}>
@@ -87,7 +88,7 @@ export default function OrganizationPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{T.dept.title}</h2>
-      <Form form={filterForm} layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
+      <Form form={filterForm} name="dept-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
         <Form.Item label={T.dept.filterName} name="deptName">
           <Input allowClear placeholder={T.dept.filterName} style={{ width: 200 }} />
         </Form.Item>

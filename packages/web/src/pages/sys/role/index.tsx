@@ -64,6 +64,7 @@ export default function RolePage() {
     {
       title: T.common.actions,
       key: 'actions',
+      fixed: 'right',
       width: 180,
       render: (_: unknown, role) => (
         <Space size={0}>
@@ -95,7 +96,7 @@ export default function RolePage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{T.role.title}</h2>
-      <Form form={filterForm} layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
+      <Form form={filterForm} name="role-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
         <Form.Item label={T.role.name} name="roleName">
           <Input allowClear placeholder={T.role.name} style={{ width: 200 }} />
         </Form.Item>

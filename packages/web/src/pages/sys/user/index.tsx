@@ -48,6 +48,7 @@ export default function UserPage() {
     {
       title: T.user.rolesColumn,
       dataIndex: 'roleNames',
+      width: 180,
       render: (names: string[] | undefined) => (names ?? []).join('、'),
     },
     {
@@ -70,6 +71,7 @@ export default function UserPage() {
     {
       title: T.common.actions,
       key: 'actions',
+      fixed: 'right',
       width: 280,
       render: (_: unknown, user) => (
         <Space size={0}>
@@ -112,7 +114,7 @@ export default function UserPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{T.user.title}</h2>
-      <Form form={filterForm} layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
+      <Form form={filterForm} name="user-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
         <Form.Item label={T.user.name} name="name">
           <Input allowClear placeholder={T.user.name} style={{ width: 160 }} />
         </Form.Item>

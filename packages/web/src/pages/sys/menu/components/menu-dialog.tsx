@@ -119,17 +119,17 @@ export function MenuDialog({ state, tree, onClose }: MenuDialogProps) {
       cancelText={T.common.cancel}
       confirmLoading={save.isPending}
       width={720}
-      forceRender
+      destroyOnHidden
     >
-      <Form form={form} labelCol={{ span: 6 }} wrapperCol={{ span: 18 }}>
+      <Form form={form} name="menu-dialog" labelCol={{ flex: '96px' }} wrapperCol={{ flex: 1 }} labelWrap>
         <Row gutter={16}>
           <Col span={24}>
-            <Form.Item label={T.menu.parent} name="parentId" labelCol={{ span: 3 }} wrapperCol={{ span: 21 }}>
+            <Form.Item label={T.menu.parent} name="parentId">
               <TreeSelect treeData={treeData} treeDefaultExpandedKeys={[ROOT_PARENT]} placeholder={T.common.selectPlaceholder} />
             </Form.Item>
           </Col>
           <Col span={24}>
-            <Form.Item label={T.menu.type} name="type" labelCol={{ span: 3 }} wrapperCol={{ span: 21 }}>
+            <Form.Item label={T.menu.type} name="type">
               <Radio.Group options={MENU_TYPE_OPTIONS} />
             </Form.Item>
           </Col>

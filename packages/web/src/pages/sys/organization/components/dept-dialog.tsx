@@ -57,12 +57,12 @@ export function DeptDialog({ state, onClose }: { state: DeptDialogState | null; 
       cancelText={T.common.cancel}
       confirmLoading={save.isPending}
       width={640}
-      forceRender
+      destroyOnHidden
     >
-      <Form form={form} labelCol={{ span: 6 }} wrapperCol={{ span: 18 }}>
+      <Form form={form} name="dept-dialog" labelCol={{ flex: '96px' }} wrapperCol={{ flex: 1 }} labelWrap>
         <Row gutter={16}>
           <Col span={24}>
-            <Form.Item label={T.dept.parent} name="parentId" labelCol={{ span: 3 }} wrapperCol={{ span: 21 }}>
+            <Form.Item label={T.dept.parent} name="parentId">
               <TreeSelect
                 treeData={[{ value: ROOT_PARENT, title: T.dept.parentRoot, children: treeData }]}
                 treeDefaultExpandAll

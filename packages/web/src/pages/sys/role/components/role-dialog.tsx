@@ -100,10 +100,10 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
       cancelText={T.common.cancel}
       confirmLoading={save.isPending}
       width={720}
-      forceRender
+      destroyOnHidden
     >
       <Spin spinning={menus.isLoading || role.isLoading}>
-        <Form form={form} labelCol={{ span: 6 }} wrapperCol={{ span: 18 }}>
+        <Form form={form} name="role-dialog" labelCol={{ flex: '96px' }} wrapperCol={{ flex: 1 }} labelWrap>
           <Row gutter={16}>
             <Col span={12}>
               <Form.Item label={T.role.name} name="roleName" rules={[{ required: true, whitespace: true, message: T.role.nameRequired }]}>
@@ -126,10 +126,11 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
               </Form.Item>
             </Col>
             <Col span={24}>
-              <Form.Item label={T.role.menus} labelCol={{ span: 3 }} wrapperCol={{ span: 21 }}>
+              <Form.Item label={T.role.menus}>
                 <div style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 320, overflow: 'auto' }}>
                   <Tree
                     checkable
+                    selectable={false}
                     defaultExpandAll
                     key={treeData.length}
                     treeData={treeData}
@@ -146,8 +147,6 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
               <Form.Item
                 label={T.common.remark}
                 name="remark"
-                labelCol={{ span: 3 }}
-                wrapperCol={{ span: 21 }}
                 rules={[{ max: REMARK_MAX, message: MSG.remarkTooLong }]}
               >
                 <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={T.common.remark} />

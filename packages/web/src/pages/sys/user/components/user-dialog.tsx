@@ -116,7 +116,7 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
       title={TITLES[mode]}
       onCancel={onClose}
       width={760}
-      forceRender
+      destroyOnHidden
       footer={[
         <Button key="cancel" onClick={onClose}>
           {viewing ? T.common.close : T.common.cancel}
@@ -129,7 +129,7 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
       ]}
     >
       <Spin spinning={loading}>
-        <Form form={form} labelCol={{ span: 6 }} wrapperCol={{ span: 18 }} disabled={viewing} autoComplete="off">
+        <Form form={form} name="user-dialog" labelCol={{ flex: '96px' }} wrapperCol={{ flex: 1 }} labelWrap disabled={viewing} autoComplete="off">
           <Row gutter={16}>
             <Col span={12}>
               <Form.Item label={T.user.userName} name="userName" required rules={rules.userName}>
@@ -181,7 +181,7 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
               </Form.Item>
             </Col>
             <Col span={24}>
-              <Form.Item label={T.user.remark} name="remark" rules={rules.remark} labelCol={{ span: 3 }} wrapperCol={{ span: 21 }}>
+              <Form.Item label={T.user.remark} name="remark" rules={rules.remark}>
                 <Input.TextArea maxLength={REMARK_MAX} showCount rows={3} placeholder={T.user.remark} />
               </Form.Item>
             </Col>
