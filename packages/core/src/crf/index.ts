@@ -10,3 +10,6 @@ export * from './value-shapes.js';
 export * from './visibility.js';
 export * from './reference-range.js';
 export * from './layout.js';
+export * from './compile-form.js';
+export * from './evaluate-form.js';
+export * from './linter.js';

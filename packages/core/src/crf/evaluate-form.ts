@@ -1,0 +1,398 @@
+import { hasAnyPermission } from '../access.js';
+import { compileForm, CrfDefinitionError, type CompiledForm, type NodeInfo, type Unit } from './compile-form.js';
+import { isChoiceType, isDateType, isRowType, isValueType, type CrfDefinition } from './crf-definition.schema.js';
+import { CRF_MSG } from './crf-messages.js';
+import { DEFAULT_TIME_ZONE, nowString, todayString } from './date-time.js';
+import { toValue, truthy, type ExpressionEnv, type Value } from './expression/index.js';
+import { isEmptyValue, validateField } from './field-rules.js';
+import { sliderRange } from './layout.js';
+import { choicesOf, isOn } from './options.js';
+import { dateDirectionError, dateFormatOf, isValidTime, nowForFormat, parsePartialDate, timeFormatOf } from './partial-date.js';
+import { hasReferenceRange, rangeIndicator, type Gender } from './reference-range.js';
+import { convertValue, formatCalculated, parseConverterRule } from './value-converter.js';
+import { normalizeValue, readChoiceList, readRows, type RowValues } from './value-shapes.js';
+import { chosenIndexes, isShownBySpecRules, type TriggerLookup } from './visibility.js';
+
+export interface EvaluationContext {
+  /** The instant "now" and today() mean; the server passes its clock, tests a fixed one. */
+  now: Date;
+  /** The study's zone for today/now; China Standard Time by default. */
+  timeZone?: string;
+  /** The subject's gender for reference ranges (see reference-range.ts for the encodings). */
+  gender?: Gender | null;
+  /** False when the user lacks business.crf.save and business.crf.submit (forms §4). */
+  editable?: boolean;
+  /** Study operate mode (typeOperate) disables every widget (forms §4). */
+  operate?: boolean;
+}
+
+export interface ItemState {
+  key: string;
+  visible: boolean;
+  required: boolean;
+  readOnly: boolean;
+  /** The value after the rules: cleared when hidden, calculated when the item has calc. */
+  value: unknown;
+  calculated: boolean;
+  errors: string[];
+  warnings: string[];
+  range: 'low' | 'high' | null;
+  /** Whether the addition input of a choice item shows (the chosen option is in additionIndex). */
+  additionVisible: boolean;
+  /** For list groups and tables: the state of each child in each row. */
+  rows?: Array<Record<string, ItemState>>;
+}
+
+export interface FormIssue {
+  /** The item's name (for a row child, the child's name). */
+  item: string;
+  /** For a row child: the list group or table and the row index. */
+  container?: string;
+  row?: number;
+  message: string;
+  severity: 'error' | 'warning';
+}
+
+export interface FormState {
+  items: Readonly<Record<string, ItemState>>;
+  /** Values to store: hidden items cleared, calculations applied, shapes canonical. */
+  values: Readonly<Record<string, unknown>>;
+  /** Errors block submit; the server's verdict on these is authoritative. */
+  errors: FormIssue[];
+  /** Warnings never block; the server raises them as system queries. */
+  warnings: FormIssue[];
+  valid: boolean;
+}
+
+export interface EvaluateOptions {
+  /** The state returned for the same definition before the change. */
+  previous?: FormState;
+  /** Top-level value keys that changed since `previous`; only what depends on them re-evaluates. */
+  changed?: readonly string[];
+}
+
+export const CRF_EDIT_PERMISSIONS = ['business.crf.save', 'business.crf.submit'] as const;
+
+/** forms §4: the form is editable with business.crf.save or business.crf.submit. */
+export function isFormEditable(permissions: readonly string[]): boolean {
+  return hasAnyPermission(permissions, CRF_EDIT_PERMISSIONS);
+}
+
+/** The key under which a choice item's addition text is stored. */
+export const additionKey = (name: string) => `${name}_addition`;
+
+const compiledCache = new WeakMap<CrfDefinition, CompiledForm>();
+
+/** The compiled form of a linted definition (cached per definition object). Throws CrfDefinitionError on a broken one. */
+export function getCompiledForm(definition: CrfDefinition): CompiledForm {
+  let compiled = compiledCache.get(definition);
+  if (!compiled) {
+    compiled = compileForm(definition);
+    compiledCache.set(definition, compiled);
+  }
+  const errors = compiled.issues.filter((i) => i.severity === 'error');
+  if (errors.length > 0) throw new CrfDefinitionError(errors);
+  return compiled;
+}
+
+interface Run {
+  compiled: CompiledForm;
+  context: EvaluationContext;
+  input: Readonly<Record<string, unknown>>;
+  effective: Record<string, unknown>;
+  items: Record<string, ItemState>;
+  clock: { today: string; now: string };
+  env: ExpressionEnv;
+  lookup: TriggerLookup;
+  /** Cross-field checks, run once every value is final: a check may read items evaluated after its own. */
+  deferredChecks: Array<() => void>;
+}
+
+const previousRuns = new WeakMap<FormState, CompiledForm>();
+
+/**
+ * The single entry point of the rules (forms §4, §5): visibility, calculations, required flags,
+ * validation, cross-field checks and reference-range indicators for every item. Pure: it never
+ * mutates the definition, the values or a previous state, and returns a new state. With
+ * `previous` and `changed` it re-evaluates only the items downstream of the change.
+ */
+export function evaluateForm(
+  definition: CrfDefinition,
+  values: Readonly<Record<string, unknown>>,
+  context: EvaluationContext,
+  options: EvaluateOptions = {},
+): FormState {
+  const compiled = getCompiledForm(definition);
+  const timeZone = context.timeZone ?? DEFAULT_TIME_ZONE;
+  const clock = { today: todayString(context.now, timeZone), now: nowString(context.now, timeZone) };
+  const run: Run = {
+    compiled,
+    context,
+    input: values,
+    effective: {},
+    items: {},
+    clock,
+    env: null as unknown as ExpressionEnv,
+    lookup: null as unknown as TriggerLookup,
+    deferredChecks: [],
+  };
+  run.env = globalEnv(run);
+  run.lookup = (name) => {
+    const info = compiled.byName.get(name);
+    return info && !info.rowOwner ? { node: info.node, value: run.effective[name] } : null;
+  };
+
+  const previous = options.previous;
+  let units: Iterable<Unit> = compiled.order;
+  if (previous && options.changed && previousRuns.get(previous) === compiled) {
+    Object.assign(run.effective, previous.values);
+    Object.assign(run.items, previous.items);
+    const affected = affectedUnits(compiled, options.changed);
+    units = compiled.order.filter((u) => affected.has(u));
+    for (const unit of units) clearUnit(run, unit);
+  }
+  for (const unit of units) evaluateUnit(run, unit);
+  for (const check of run.deferredChecks) check();
+
+  const errors: FormIssue[] = [];
+  const warnings: FormIssue[] = [];
+  for (const info of compiled.nodes) {
+    if (info.rowOwner) continue;
+    const state = run.items[info.key];
+    if (!state) continue;
+    collect(info.node.name || info.key, state, undefined, undefined, errors, warnings);
+    state.rows?.forEach((row, i) => {
+      for (const [childKey, childState] of Object.entries(row)) collect(childKey, childState, info.node.name, i, errors, warnings);
+    });
+  }
+  const state: FormState = { items: run.items, values: run.effective, errors, warnings, valid: errors.length === 0 };
+  previousRuns.set(state, compiled);
+  return state;
+}
+
+function collect(item: string, state: ItemState, container: string | undefined, row: number | undefined, errors: FormIssue[], warnings: FormIssue[]) {
+  const where = container === undefined ? { item } : { item, container, row };
+  for (const message of state.errors) errors.push({ ...where, message, severity: 'error' });
+  for (const message of state.warnings) warnings.push({ ...where, message, severity: 'warning' });
+}
+
+function affectedUnits(compiled: CompiledForm, changed: readonly string[]): Set<Unit> {
+  const affected = new Set<Unit>();
+  const queue: Unit[] = [];
+  for (const name of changed) {
+    const unit = compiled.unitOfName.get(name);
+    if (unit && !affected.has(unit)) {
+      affected.add(unit);
+      queue.push(unit);
+    }
+  }
+  while (queue.length > 0) {
+    const unit = queue.pop()!;
+    for (const next of unit.successors) {
+      if (!affected.has(next)) {
+        affected.add(next);
+        queue.push(next);
+      }
+    }
+  }
+  for (const unit of [...affected]) for (const reader of unit.checkReaders) affected.add(reader);
+  return affected;
+}
+
+function clearUnit(run: Run, unit: Unit) {
+  const name = unit.root.node.name;
+  if (name) {
+    delete run.effective[name];
+    delete run.effective[additionKey(name)];
+  }
+}
+
+function globalEnv(run: Run): ExpressionEnv {
+  return {
+    get(name) {
+      const info = run.compiled.byName.get(name);
+      if (!info) return null;
+      if (info.rowOwner) {
+        // Outside its rows a list-group column reads as the list of its values, for sum(), count() and the like.
+        const rows = run.effective[info.rowOwner.node.name];
+        return Array.isArray(rows) ? rows.map((row: RowValues) => toValue(row[name])) : null;
+      }
+      return Object.hasOwn(run.effective, name) ? toValue(run.effective[name]) : null;
+    },
+    today: () => run.clock.today,
+    now: () => run.clock.now,
+  };
+}
+
+function evaluateUnit(run: Run, unit: Unit) {
+  const info = unit.root;
+  const parentVisible = info.parent ? run.items[info.parent.key]?.visible === true : true;
+  const visible = parentVisible && isVisible(info, run.env, run.lookup);
+  const name = info.node.name;
+  if (!isRowType(info.node.type)) {
+    const raw = name ? run.input[name] : undefined;
+    const state = evaluateItem(run, info, visible, raw, run.env);
+    run.items[info.key] = state;
+    if (name && state.value !== undefined) run.effective[name] = state.value;
+    if (name && state.additionVisible && Object.hasOwn(run.input, additionKey(name))) run.effective[additionKey(name)] = run.input[additionKey(name)];
+    return;
+  }
+  const state = baseState(run, info, visible);
+  const rowsIn = visible ? readRows(name ? run.input[name] : undefined) : [];
+  const rowsOut: RowValues[] = [];
+  state.rows = rowsIn.map((rowIn) => {
+    const rowOut: RowValues = {};
+    const rowStates: Record<string, ItemState> = {};
+    const rowEnv: ExpressionEnv = {
+      get: (dep) => {
+        const member = run.compiled.byName.get(dep);
+        if (member && member.rowOwner === info) return Object.hasOwn(rowOut, dep) ? toValue(rowOut[dep]) : null;
+        return run.env.get(dep);
+      },
+      today: run.env.today,
+      now: run.env.now,
+    };
+    const rowLookup: TriggerLookup = (dep) => {
+      const member = run.compiled.byName.get(dep);
+      if (member && member.rowOwner === info) return { node: member.node, value: rowOut[dep] };
+      return run.lookup(dep);
+    };
+    for (const member of unit.rowMembers) {
+      const parentShown = member.parent === info ? true : rowStates[member.parent!.key]?.visible === true;
+      const memberVisible = parentShown && isVisible(member, rowEnv, rowLookup);
+      const childName = member.node.name;
+      const memberState = evaluateItem(run, member, memberVisible, childName ? rowIn[childName] : undefined, rowEnv);
+      rowStates[member.key] = memberState;
+      if (childName && memberState.value !== undefined) rowOut[childName] = memberState.value;
+    }
+    rowsOut.push(rowOut);
+    return rowStates;
+  });
+  if (visible) {
+    state.value = rowsOut;
+    if (state.required && rowsOut.length === 0) state.errors.push(info.rule.errorMsg || CRF_MSG.requiredInput);
+    if (name) run.effective[name] = rowsOut;
+  }
+  run.items[info.key] = state;
+}
+
+function isVisible(info: NodeInfo, env: ExpressionEnv, lookup: TriggerLookup): boolean {
+  if (!isShownBySpecRules(info.node.option, lookup)) return false;
+  // A showIf that cannot be decided yet (blank inputs) hides, as REDCap branching logic does.
+  return info.showIf ? truthy(info.showIf.evaluate(env)) : true;
+}
+
+function baseState(run: Run, info: NodeInfo, visible: boolean): ItemState {
+  const option = info.node.option;
+  return {
+    key: info.key,
+    visible,
+    required: visible && info.rule.required === true && isValueType(info.node.type),
+    readOnly: run.context.editable === false || run.context.operate === true || isOn(option.readOnly) || info.calc !== null,
+    value: undefined,
+    calculated: false,
+    errors: [],
+    warnings: [],
+    range: null,
+    additionVisible: false,
+  };
+}
+
+function calculatedValue(info: NodeInfo, result: Value): unknown {
+  if (result === null) return undefined;
+  if (typeof result === 'number') {
+    const format = info.node.option.format;
+    if (format && (info.node.type === 'int' || info.node.type === 'real')) {
+      try {
+        return convertValue(result, parseConverterRule(format));
+      } catch {
+        return formatCalculated(result);
+      }
+    }
+    return info.node.type === 'slider' ? result : formatCalculated(result);
+  }
+  if (typeof result === 'boolean') return result ? '1' : '0';
+  if (Array.isArray(result)) return result.map((v) => (v === null ? '' : String(v)));
+  return result;
+}
+
+function evaluateItem(run: Run, info: NodeInfo, visible: boolean, raw: unknown, env: ExpressionEnv): ItemState {
+  const state = baseState(run, info, visible);
+  const node = info.node;
+  if (!visible || !isValueType(node.type)) return state;
+  let value = normalizeValue(node, raw);
+  if (info.calc) {
+    // forms §5: a result that is NaN or undefined is ignored, leaving the stored value.
+    const result = calculatedValue(info, info.calc.evaluate(env));
+    if (result !== undefined) {
+      value = normalizeValue(node, result);
+      state.calculated = true;
+    }
+  }
+  state.value = value;
+  const message = validateItem(run, info, value);
+  if (message !== null) state.errors.push(message);
+  // Cross-field checks wait until the item's own value is valid: one message per problem.
+  if (info.checks.length > 0 && message === null) {
+    run.deferredChecks.push(() => {
+      for (const { check, expression } of info.checks) {
+        const verdict = expression.evaluate(env);
+        // An undecidable check (blank inputs) raises nothing until the data is there.
+        if (verdict !== null && !truthy(verdict)) (check.severity === 'warning' ? state.warnings : state.errors).push(check.message);
+      }
+    });
+  }
+  if (hasReferenceRange(node.option)) state.range = rangeIndicator(value, node.option, run.context.gender ?? null);
+  if (info.additionIndexes.length > 0 && isChoiceType(node.type)) {
+    state.additionVisible = chosenIndexes(node, value).some((i) => info.additionIndexes.includes(i));
+  }
+  return state;
+}
+
+function validateItem(run: Run, info: NodeInfo, value: unknown): string | null {
+  const { node, rule } = info;
+  const base = validateField(value, rule);
+  if (base !== null || isEmptyValue(value)) return base;
+  const fail = (message: string) => rule.errorMsg || message;
+  if (isChoiceType(node.type)) {
+    const allowed = new Set(choicesOf(node.option).map((c) => c.value));
+    return readChoiceList(value).every((v) => allowed.has(v)) ? null : fail(CRF_MSG.choiceInvalid);
+  }
+  if (isDateType(node.type)) {
+    const parsed = parsePartialDate(String(value), dateFormatOf(node), node.type !== 'datetime');
+    if (!parsed) return fail(CRF_MSG.dateInvalid);
+    const direction = dateDirectionError(parsed, node.option.showStyle, run.clock.today);
+    if (direction === 'future') return fail(CRF_MSG.dateInFuture);
+    if (direction === 'past') return fail(CRF_MSG.dateInPast);
+    return null;
+  }
+  if (node.type === 'time') return isValidTime(String(value), timeFormatOf(node)) ? null : fail(CRF_MSG.timeInvalid);
+  if (node.type === 'slider') {
+    const { min, max } = sliderRange(node.option);
+    const n = typeof value === 'number' ? value : Number.NaN;
+    return n >= min && n <= max ? null : fail(CRF_MSG.sliderOutOfRange(min, max));
+  }
+  return null;
+}
+
+/**
+ * Values for a new, empty form: every defaultValue, with "now" as today or the current date-time
+ * in the item's format (forms §5). Applied once when a form is created, never on evaluation, so
+ * a cleared default stays cleared.
+ */
+export function initialValues(definition: CrfDefinition, context: EvaluationContext): Record<string, unknown> {
+  const compiled = getCompiledForm(definition);
+  const out: Record<string, unknown> = {};
+  for (const info of compiled.nodes) {
+    const { node } = info;
+    const dv = node.option.defaultValue;
+    if (info.rowOwner || !node.name || dv === undefined || dv === '' || !isValueType(node.type) || isRowType(node.type)) continue;
+    if (dv === 'now') {
+      if (isDateType(node.type)) out[node.name] = nowForFormat(dateFormatOf(node), context.now, context.timeZone);
+      else if (node.type === 'time') out[node.name] = nowString(context.now, context.timeZone).slice(11, 11 + timeFormatOf(node).length);
+      continue;
+    }
+    out[node.name] = normalizeValue(node, node.type === 'checkbox' ? String(dv) : dv);
+  }
+  return out;
+}
