@@ -32,6 +32,7 @@ export function watchRootFontSize(win: Window = window): () => void {
 export const themeConfig: ThemeConfig = {
   token: {
     colorPrimary: PRIMARY_COLOR,
+    colorInfo: PRIMARY_COLOR,
     colorLink: PRIMARY_COLOR,
     borderRadius: 4,
   },

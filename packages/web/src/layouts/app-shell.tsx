@@ -74,7 +74,10 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
   }, [location.pathname, location.search, meta, visit]);
 
   const menus = routers.data ?? NO_MENUS;
-  const hasSider = layout !== 'crf';
+  // A visitor without a session (the public study home) gets the page alone, without the
+  // menus, tabs and study tools that all need a signed-in user.
+  const signedIn = Boolean(token);
+  const hasSider = signedIn && layout !== 'crf';
   const siderWidth = hasSider ? (collapse ? MENU_WIDTH_COLLAPSED : MENU_WIDTH_EXPANDED) : 0;
 
   return (
@@ -100,7 +103,7 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
       )}
       <Layout style={{ marginLeft: siderWidth, transition: 'margin-left 0.2s' }}>
         <TopBar layout={layout} siderWidth={siderWidth} />
-        <TabStrip />
+        {signedIn && <TabStrip />}
         <Layout.Content className="app-content">
           <Suspense fallback={<PageLoading />}>
             <KeepAliveOutlet routes={routes} />

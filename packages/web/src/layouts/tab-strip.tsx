@@ -65,9 +65,11 @@ export function TabStrip() {
         hideAdd
         size="small"
         activeKey={active}
-        onChange={(key) => {
+        onTabClick={(key) => {
+          // Compare with the address bar, not the rendered location: while a page's chunk is
+          // still loading the old page stays on screen and its tab must still respond.
           const view = views.find((v) => v.pathname === key);
-          if (view && view.pathname !== active) void navigate(view.path);
+          if (view && view.path !== `${window.location.pathname}${window.location.search}`) void navigate(view.path);
         }}
         onEdit={(key, action) => {
           if (action !== 'remove') return;

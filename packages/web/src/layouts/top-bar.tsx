@@ -118,7 +118,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
         className={`top-bar${fixed ? ' top-bar-fixed' : ''}`}
         style={fixed ? { position: 'fixed', top: 0, left: siderWidth, right: 0 } : undefined}
       >
-        {layout !== 'crf' && (
+        {layout !== 'crf' && token && (
           <Button
             type="text"
             aria-label={collapse ? T.shell.expandMenu : T.shell.collapseMenu}
@@ -128,7 +128,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
         )}
         <h1 className="top-bar-title">{title}</h1>
         <div className="top-bar-actions">
-          {isProject && studyId && (
+          {isProject && studyId && token && (
             <>
               <Tooltip title={T.shell.qrCode}>
                 <Button type="text" aria-label={T.shell.qrCode} icon={<QrcodeOutlined />} onClick={() => open('qr')} />
