@@ -16,12 +16,15 @@ export function toNumber(value: NumberLike | undefined | null): number | null {
   return Number(trimmed);
 }
 
-/** Splits a comma list (forms §3). Both ASCII and full-width commas separate, since authors type either. */
+/**
+ * Splits a comma list (forms §3) on ASCII commas only: Chinese labels often hold a full-width
+ * comma ("其他，请注明"), which must stay inside its label.
+ */
 export function splitList(list: string | number | undefined | null): string[] {
   if (list === undefined || list === null) return [];
   const text = String(list).trim();
   if (text === '') return [];
-  return text.split(/[,，]/).map((part) => part.trim());
+  return text.split(',').map((part) => part.trim());
 }
 
 export interface Choice {

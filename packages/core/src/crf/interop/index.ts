@@ -1,0 +1,8 @@
+/**
+ * Importers and exporters, a separate entry (@ecrf/core/interop) so the web bundle pulls in exceljs
+ * and the XML parser only where it imports them.
+ */
+export * from './import-result.js';
+export * from './redcap.js';
+export * from './excel.js';
+export * from './odm.js';

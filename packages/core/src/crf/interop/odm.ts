@@ -1,0 +1,448 @@
+import { XMLParser } from 'fast-xml-parser';
+import {
+  canHaveChildren,
+  isChoiceType,
+  isRowType,
+  ITEM_TYPES,
+  type CrfDefinition,
+  type CrfNode,
+  type ItemOption,
+  type ItemType,
+} from '../crf-definition.schema.js';
+import { choicesOf, isOn, toNumber, unitsOf } from '../options.js';
+import { finishImport, type ImportIssue, type ImportResult } from './import-result.js';
+
+/**
+ * CDISC ODM 1.3.2 metadata: FormDef, ItemGroupDef, ItemDef, CodeList, RangeCheck. ODM item groups
+ * are flat and know no showIf, calc or display items, so the export also writes our own attributes
+ * in a separate namespace (CrfType, CrfName, CrfOption, CrfParent, CrfOrder, CrfRules); other
+ * systems ignore them, and our import restores the exact tree from them. A file from another
+ * system is read from the standard elements alone, and whatever they cannot say is reported.
+ */
+export const ODM_NS = 'http://www.cdisc.org/ns/odm/v1.3';
+export const ECRF_NS = 'urn:ecrf:crf-definition:1';
+const LANG = 'zh-CN';
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\n/g, '&#10;');
+const oidPart = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_') || 'X';
+const attrs = (pairs: Record<string, string | number | undefined>) =>
+  Object.entries(pairs)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => ` ${k}="${esc(String(v))}"`)
+    .join('');
+const translated = (text: string) => `<TranslatedText xml:lang="${LANG}">${esc(text)}</TranslatedText>`;
+
+function dataTypeOf(node: CrfNode): string {
+  switch (node.type) {
+    case 'int':
+      return 'integer';
+    case 'real':
+    case 'number':
+    case 'slider':
+      return 'float';
+    case 'date':
+      return 'date';
+    case 'datetime':
+      return 'datetime';
+    case 'partialDate':
+      return 'partialDate';
+    case 'time':
+      return 'time';
+    case 'radio':
+    case 'select':
+      return choicesOf(node.option).every((c) => /^-?\d+$/.test(c.value)) ? 'integer' : 'text';
+    case 'section':
+    case 'title':
+    case 'group':
+    case 'listGroup':
+    case 'link':
+    case 'checkbox':
+    case 'multiSelect':
+    case 'table':
+    case 'input':
+    case 'textarea':
+    case 'text':
+    case 'imageUpload':
+    case 'videoUpload':
+    case 'fileUpload':
+    case 'card':
+      return 'text';
+  }
+}
+
+export interface OdmExportOptions {
+  studyOid?: string;
+  studyName?: string;
+  /** Creation time written into the file; the caller's clock. */
+  now?: Date;
+}
+
+/** ODM 1.3.2 XML of the forms' metadata. */
+export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExportOptions = {}): string {
+  const studyName = options.studyName ?? 'EDC Study';
+  const formDefs: string[] = [];
+  const groupDefs: string[] = [];
+  const itemDefs: string[] = [];
+  const codeLists: string[] = [];
+  const units = new Map<string, string>();
+
+  definitions.forEach((definition, formIndex) => {
+    const formKey = oidPart(String(definition.id ?? `FORM${formIndex + 1}`));
+    const groupRefs: string[] = [];
+    const mainOid = `IG.${formKey}.MAIN`;
+    const mainItems: string[] = [];
+
+    const itemDef = (node: CrfNode, order: number, groupItems: string[]) => {
+      const oid = `I.${formKey}.${oidPart(node.name || `N${itemDefs.length + 1}`)}`;
+      const o = node.option;
+      groupItems.push(`<ItemRef${attrs({ ItemOID: oid, Mandatory: isOn(o.required) ? 'Yes' : 'No', OrderNumber: order + 1 })}/>`);
+      const dataType = dataTypeOf(node);
+      const precision = toNumber(o.validate?.precision);
+      const maxLength = dataType === 'text' ? toNumber(o.validate?.max) : null;
+      const body: string[] = [`<Question>${translated(node.title || node.name)}</Question>`];
+      const unit = unitsOf(o)[0];
+      if (unit) {
+        const unitOid = `MU.${oidPart(unit)}.${units.size + 1}`;
+        if (![...units.values()].includes(unit)) units.set(unitOid, unit);
+        const known = [...units].find(([, u]) => u === unit)![0];
+        body.push(`<MeasurementUnitRef MeasurementUnitOID="${esc(known)}"/>`);
+      }
+      if (dataType === 'integer' || dataType === 'float') {
+        const min = toNumber(o.validate?.min);
+        const max = toNumber(o.validate?.max);
+        if (min !== null) body.push(`<RangeCheck Comparator="GE" SoftHard="Hard"><CheckValue>${min}</CheckValue><ErrorMessage>${translated(`不能小于${min}`)}</ErrorMessage></RangeCheck>`);
+        if (max !== null) body.push(`<RangeCheck Comparator="LE" SoftHard="Hard"><CheckValue>${max}</CheckValue><ErrorMessage>${translated(`不能大于${max}`)}</ErrorMessage></RangeCheck>`);
+      }
+      const choices = choicesOf(o);
+      if (choices.length > 0 && isChoiceType(node.type)) {
+        const clOid = `CL.${formKey}.${oidPart(node.name)}`;
+        body.push(`<CodeListRef CodeListOID="${esc(clOid)}"/>`);
+        const clType = choices.every((c) => /^-?\d+$/.test(c.value)) ? 'integer' : 'text';
+        codeLists.push(
+          `<CodeList${attrs({ OID: clOid, Name: node.title || node.name, DataType: clType })}>${choices
+            .map((c) => `<CodeListItem CodedValue="${esc(c.value)}"><Decode>${translated(c.text)}</Decode></CodeListItem>`)
+            .join('')}</CodeList>`,
+        );
+      }
+      itemDefs.push(
+        `<ItemDef${attrs({
+          OID: oid,
+          Name: node.name || node.title,
+          DataType: dataType,
+          Length: maxLength !== null && maxLength > 0 ? Math.floor(maxLength) : undefined,
+          SignificantDigits: dataType === 'float' && precision !== null ? precision : undefined,
+          'ecrf:CrfType': node.type,
+          'ecrf:CrfName': node.name,
+          'ecrf:CrfId': node.id,
+          'ecrf:CrfOption': JSON.stringify(o),
+        })}>${body.join('')}</ItemDef>`,
+      );
+    };
+
+    const groupDef = (node: CrfNode, order: number, parentOid: string | undefined) => {
+      const oid = `IG.${formKey}.${oidPart(node.name || `G${groupDefs.length + 1}`)}`;
+      groupRefs.push(`<ItemGroupRef ItemGroupOID="${esc(oid)}" Mandatory="No"/>`);
+      const items: string[] = [];
+      const placeholder = groupDefs.length;
+      groupDefs.push('');
+      node.children.forEach((child, i) => {
+        if (canHaveChildren(child.type)) groupDef(child, i, oid);
+        else itemDef(child, i, items);
+      });
+      groupDefs[placeholder] = `<ItemGroupDef${attrs({
+        OID: oid,
+        Name: node.title || node.name,
+        Repeating: isRowType(node.type) ? 'Yes' : 'No',
+        'ecrf:CrfType': node.type,
+        'ecrf:CrfName': node.name,
+        'ecrf:CrfId': node.id,
+        'ecrf:CrfOption': JSON.stringify(node.option),
+        'ecrf:CrfParent': parentOid,
+        'ecrf:CrfOrder': order,
+      })}>${items.join('')}</ItemGroupDef>`;
+    };
+
+    const mainIndex = groupDefs.length;
+    definition.children.forEach((child, i) => {
+      if (canHaveChildren(child.type)) groupDef(child, i, undefined);
+      else itemDef(child, i, mainItems);
+    });
+    if (mainItems.length > 0) {
+      groupRefs.unshift(`<ItemGroupRef ItemGroupOID="${esc(mainOid)}" Mandatory="No"/>`);
+      groupDefs.splice(mainIndex, 0, `<ItemGroupDef${attrs({ OID: mainOid, Name: definition.title, Repeating: 'No', 'ecrf:CrfType': 'root' })}>${mainItems.join('')}</ItemGroupDef>`);
+    }
+    formDefs.push(
+      `<FormDef${attrs({
+        OID: `F.${formKey}`,
+        Name: definition.title,
+        Repeating: 'No',
+        'ecrf:CrfId': definition.id,
+        'ecrf:CrfOption': JSON.stringify(definition.option),
+        'ecrf:CrfRules': definition.crfRules ? JSON.stringify(definition.crfRules) : undefined,
+      })}>${groupRefs.join('')}</FormDef>`,
+    );
+  });
+
+  const created = (options.now ?? new Date()).toISOString();
+  const basic = units.size > 0 ? `<BasicDefinitions>${[...units].map(([oid, u]) => `<MeasurementUnit OID="${esc(oid)}" Name="${esc(u)}"><Symbol>${translated(u)}</Symbol></MeasurementUnit>`).join('')}</BasicDefinitions>` : '';
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<ODM xmlns="${ODM_NS}" xmlns:ecrf="${ECRF_NS}" ODMVersion="1.3.2" FileType="Snapshot" FileOID="ECRF.${esc(created)}" CreationDateTime="${esc(created)}">`,
+    `<Study OID="${esc(options.studyOid ?? 'S.ECRF')}">`,
+    `<GlobalVariables><StudyName>${esc(studyName)}</StudyName><StudyDescription>${esc(studyName)}</StudyDescription><ProtocolName>${esc(studyName)}</ProtocolName></GlobalVariables>`,
+    basic,
+    `<MetaDataVersion OID="MDV.1" Name="${esc(studyName)}">`,
+    ...formDefs,
+    ...groupDefs,
+    ...itemDefs,
+    ...codeLists,
+    '</MetaDataVersion>',
+    '</Study>',
+    '</ODM>',
+  ].join('\n');
+}
+
+type XmlNode = Record<string, unknown>;
+const ARRAYS = new Set(['Study', 'MetaDataVersion', 'FormDef', 'ItemGroupRef', 'ItemGroupDef', 'ItemRef', 'ItemDef', 'CodeList', 'CodeListItem', 'RangeCheck', 'CheckValue', 'TranslatedText', 'MeasurementUnit', 'MeasurementUnitRef', 'ConditionDef', 'MethodDef']);
+
+const attr = (node: XmlNode | undefined, name: string): string | undefined => {
+  const v = node?.[`@${name}`];
+  return v === undefined ? undefined : String(v);
+};
+const list = (node: XmlNode | undefined, name: string): XmlNode[] => (node?.[name] as XmlNode[] | undefined) ?? [];
+
+function text(node: unknown): string {
+  if (node === undefined || node === null) return '';
+  if (typeof node !== 'object') return String(node);
+  const texts = list(node as XmlNode, 'TranslatedText');
+  const preferred = texts.find((t) => /^zh/i.test(attr(t, 'lang') ?? '')) ?? texts.find((t) => attr(t, 'lang') === undefined) ?? texts[0];
+  if (preferred) return typeof preferred === 'object' ? String(preferred['#text'] ?? '') : String(preferred);
+  return String((node as XmlNode)['#text'] ?? '');
+}
+
+const NAME = /^[\p{L}_][\p{L}\p{N}_]*$/u;
+
+function parseJsonAttr<T>(value: string | undefined, fail: (message: string) => void): T | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value) as T;
+  } catch {
+    fail(`扩展属性不是有效的 JSON：${value.slice(0, 60)}`);
+    return undefined;
+  }
+}
+
+/** Forms from ODM 1.3.2 metadata: our own exports exactly, other systems' from the standard elements. */
+export function importOdm(xml: string): ImportResult {
+  const issues: ImportIssue[] = [];
+  // ODM needs no DTD; refusing one keeps entity expansion attacks out.
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) return { ok: false, definitions: [], issues: [{ severity: 'error', message: 'ODM 文件不能包含 DOCTYPE 或实体声明' }] };
+  let root: XmlNode;
+  try {
+    const parser = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '@',
+      removeNSPrefix: true,
+      parseAttributeValue: false,
+      parseTagValue: false,
+      trimValues: true,
+      isArray: (name) => ARRAYS.has(name),
+    });
+    root = parser.parse(xml.replace(/^\uFEFF/, ''), true) as XmlNode;
+  } catch (error) {
+    return { ok: false, definitions: [], issues: [{ severity: 'error', message: `不是有效的 XML：${(error as Error).message}` }] };
+  }
+  const odm = root.ODM as XmlNode | undefined;
+  const study = list(odm, 'Study')[0];
+  const mdv = list(study, 'MetaDataVersion')[0];
+  if (!odm || !mdv) return { ok: false, definitions: [], issues: [{ severity: 'error', message: '不是 ODM 元数据文件：缺少 ODM/Study/MetaDataVersion' }] };
+  if (list(odm, 'Study').length > 1 || list(study, 'MetaDataVersion').length > 1) {
+    issues.push({ severity: 'warning', message: '文件含多个 Study 或 MetaDataVersion，只导入第一个' });
+  }
+  const groups = new Map(list(mdv, 'ItemGroupDef').map((g) => [attr(g, 'OID') ?? '', g]));
+  const items = new Map(list(mdv, 'ItemDef').map((i) => [attr(i, 'OID') ?? '', i]));
+  const codeLists = new Map(list(mdv, 'CodeList').map((c) => [attr(c, 'OID') ?? '', c]));
+  const unitSymbols = new Map(
+    list((study as XmlNode).BasicDefinitions as XmlNode | undefined, 'MeasurementUnit').map((u) => [attr(u, 'OID') ?? '', text(u.Symbol) || attr(u, 'Name') || '']),
+  );
+
+  const candidates = list(mdv, 'FormDef').map((formDef, formIndex) => {
+    const form = attr(formDef, 'OID') ?? `FORM${formIndex + 1}`;
+    const warn = (field: string | undefined, message: string) => issues.push({ severity: 'warning', form, field, message });
+    const fail = (field: string | undefined, message: string) => issues.push({ severity: 'error', form, field, message });
+    const usedNames = new Set<string>();
+
+    const itemNode = (ref: XmlNode): CrfNode | null => {
+      const oid = attr(ref, 'ItemOID') ?? '';
+      const def = items.get(oid);
+      if (!def) {
+        fail(oid, `ItemRef 引用的 ItemDef 不存在：${oid}`);
+        return null;
+      }
+      const title = text(def.Question) || attr(def, 'Name') || oid;
+      const crfType = attr(def, 'CrfType');
+      if (crfType && (ITEM_TYPES as readonly string[]).includes(crfType)) {
+        const option = parseJsonAttr<ItemOption>(attr(def, 'CrfOption'), (m) => fail(oid, m)) ?? {};
+        const node: CrfNode = { name: attr(def, 'CrfName') ?? attr(def, 'Name') ?? '', title, type: crfType as ItemType, option, children: [] };
+        const id = attr(def, 'CrfId');
+        if (id !== undefined) node.id = id;
+        return node;
+      }
+      return standardItem(def, ref, title, oid);
+    };
+
+    const standardItem = (def: XmlNode, ref: XmlNode, title: string, oid: string): CrfNode => {
+      let name = attr(def, 'Name') ?? '';
+      if (!NAME.test(name) || usedNames.has(name)) {
+        const derived = oid.replace(/^I\./, '').replace(/[^\p{L}\p{N}_]/gu, '_').replace(/^(\d)/, '_$1');
+        warn(oid, `ItemDef 名称“${name}”不能用作题目名称，已改为 ${derived}`);
+        name = derived;
+      }
+      usedNames.add(name);
+      const option: ItemOption = {};
+      const dataType = attr(def, 'DataType') ?? 'text';
+      let type: ItemType;
+      switch (dataType) {
+        case 'integer':
+          type = 'int';
+          break;
+        case 'float':
+        case 'double':
+          type = 'real';
+          break;
+        case 'date':
+          type = 'date';
+          break;
+        case 'datetime':
+          type = 'datetime';
+          break;
+        case 'partialDate':
+        case 'partialDatetime':
+        case 'incompleteDatetime':
+          type = 'partialDate';
+          break;
+        case 'time':
+        case 'partialTime':
+          type = 'time';
+          break;
+        case 'boolean':
+          type = 'radio';
+          Object.assign(option, { optionsValue: '1,0', optionsText: '是,否' });
+          break;
+        default:
+          type = 'input';
+      }
+      const length = toNumber(attr(def, 'Length'));
+      if (type === 'input' && length !== null) {
+        option.validate = { max: length };
+        if (length > 200) type = 'textarea';
+      }
+      const digits = toNumber(attr(def, 'SignificantDigits'));
+      if (type === 'real' && digits !== null) option.validate = { ...option.validate, precision: digits };
+      const clRef = def.CodeListRef as XmlNode | undefined;
+      if (clRef) {
+        const cl = codeLists.get(attr(clRef, 'CodeListOID') ?? '');
+        if (!cl) fail(oid, `CodeListRef 引用的 CodeList 不存在：${attr(clRef, 'CodeListOID')}`);
+        else {
+          const entries = list(cl, 'CodeListItem').map((c) => ({ value: attr(c, 'CodedValue') ?? '', text: text(c.Decode) || attr(c, 'CodedValue') || '' }));
+          if (entries.some((e) => e.value.includes(',') || e.text.includes(','))) warn(oid, '选项中的英文逗号已改为中文逗号');
+          const clean = (s: string) => s.replace(/,/g, '，');
+          option.optionsValue = entries.map((e) => clean(e.value)).join(',');
+          option.optionsText = entries.map((e) => clean(e.text)).join(',');
+          type = 'radio';
+        }
+      }
+      for (const check of list(def, 'RangeCheck')) {
+        const comparator = attr(check, 'Comparator') ?? '';
+        const values = list(check, 'CheckValue').map((v) => (typeof v === 'object' ? String(v['#text'] ?? '') : String(v)));
+        if ((comparator === 'GE' || comparator === 'GT') && values[0] !== undefined) {
+          option.validate = { ...option.validate, min: values[0] };
+          if (comparator === 'GT') warn(oid, `RangeCheck GT ${values[0]} 已按“不小于”导入`);
+        } else if ((comparator === 'LE' || comparator === 'LT') && values[0] !== undefined) {
+          option.validate = { ...option.validate, max: values[0] };
+          if (comparator === 'LT') warn(oid, `RangeCheck LT ${values[0]} 已按“不大于”导入`);
+        } else warn(oid, `RangeCheck ${comparator} 无法转换`);
+        if (attr(check, 'SoftHard') === 'Soft') warn(oid, '软核查（Soft）已按硬核查导入');
+      }
+      const unitRef = list(def, 'MeasurementUnitRef')[0];
+      if (unitRef) {
+        const symbol = unitSymbols.get(attr(unitRef, 'MeasurementUnitOID') ?? '');
+        if (symbol) option.units = symbol;
+      }
+      if (attr(ref, 'Mandatory') === 'Yes') option.required = 1;
+      if (attr(ref, 'CollectionExceptionConditionOID')) warn(oid, `显示条件 ConditionDef ${attr(ref, 'CollectionExceptionConditionOID')} 无法转换，该题将始终显示`);
+      if (attr(ref, 'MethodOID')) warn(oid, `计算方法 MethodDef ${attr(ref, 'MethodOID')} 无法转换`);
+      return { name, title, type, option, children: [] };
+    };
+
+    // Rebuild the tree: groups under their CrfParent (or at the top), children ordered by position.
+    type Placed = { order: number; node: CrfNode };
+    const childrenOf = new Map<string, Placed[]>();
+    const place = (parent: string, order: number, node: CrfNode) => {
+      if (!childrenOf.has(parent)) childrenOf.set(parent, []);
+      childrenOf.get(parent)!.push({ order, node });
+    };
+    const groupNodes = new Map<string, CrfNode>();
+    list(formDef, 'ItemGroupRef').forEach((groupRef, groupIndex) => {
+      const goid = attr(groupRef, 'ItemGroupOID') ?? '';
+      const group = groups.get(goid);
+      if (!group) {
+        fail(goid, `ItemGroupRef 引用的 ItemGroupDef 不存在：${goid}`);
+        return;
+      }
+      const crfType = attr(group, 'CrfType');
+      const refs = list(group, 'ItemRef');
+      const positionOf = (ref: XmlNode, i: number) => toNumber(attr(ref, 'OrderNumber')) ?? i + 1;
+      if (crfType === 'root') {
+        refs.forEach((ref, i) => {
+          const node = itemNode(ref);
+          if (node) place('', positionOf(ref, i) - 1, node);
+        });
+        return;
+      }
+      let node: CrfNode;
+      let parent = '';
+      let order = groupIndex * 1000;
+      if (crfType && (ITEM_TYPES as readonly string[]).includes(crfType)) {
+        node = {
+          name: attr(group, 'CrfName') ?? '',
+          title: attr(group, 'Name') ?? '',
+          type: crfType as ItemType,
+          option: parseJsonAttr<ItemOption>(attr(group, 'CrfOption'), (m) => fail(goid, m)) ?? {},
+          children: [],
+        };
+        const id = attr(group, 'CrfId');
+        if (id !== undefined) node.id = id;
+        parent = attr(group, 'CrfParent') ?? '';
+        order = toNumber(attr(group, 'CrfOrder')) ?? order;
+      } else {
+        const derived = goid.replace(/^IG\./, '').replace(/[^\p{L}\p{N}_]/gu, '_').replace(/^(\d)/, '_$1');
+        node = { name: derived, title: attr(group, 'Name') ?? goid, type: attr(group, 'Repeating') === 'Yes' ? 'listGroup' : 'section', option: {}, children: [] };
+      }
+      groupNodes.set(goid, node);
+      place(parent, order, node);
+      refs.forEach((ref, i) => {
+        const child = itemNode(ref);
+        if (child) place(goid, positionOf(ref, i) - 1, child);
+      });
+    });
+    for (const [goid, node] of groupNodes) node.children = (childrenOf.get(goid) ?? []).sort((a, b) => a.order - b.order).map((p) => p.node);
+    for (const parent of childrenOf.keys()) {
+      if (parent !== '' && !groupNodes.has(parent)) fail(parent, `ItemGroupDef 的上级分组不存在：${parent}`);
+    }
+    const definition: CrfDefinition = {
+      title: attr(formDef, 'Name') ?? form,
+      option: parseJsonAttr<CrfDefinition['option']>(attr(formDef, 'CrfOption'), (m) => fail(undefined, m)) ?? {},
+      children: (childrenOf.get('') ?? []).sort((a, b) => a.order - b.order).map((p) => p.node),
+    };
+    const id = attr(formDef, 'CrfId');
+    definition.id = id ?? form;
+    const rules = parseJsonAttr<CrfDefinition['crfRules']>(attr(formDef, 'CrfRules'), (m) => fail(undefined, m));
+    if (rules) definition.crfRules = rules;
+    return { form, definition };
+  });
+  if (candidates.length === 0) issues.push({ severity: 'error', message: 'ODM 文件中没有 FormDef' });
+  const hadErrors = issues.some((i) => i.severity === 'error');
+  const result = finishImport(candidates, issues);
+  return hadErrors ? { ...result, ok: false } : result;
+}

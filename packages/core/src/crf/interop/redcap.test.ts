@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateForm } from '../evaluate-form.js';
+import { formatImportIssue } from './import-result.js';
+import { importRedcapDictionary, translateRedcapLogic } from './redcap.js';
+
+const HEADER =
+  '"Variable / Field Name","Form Name","Section Header","Field Type","Field Label","Choices, Calculations, OR Slider Labels","Field Note","Text Validation Type OR Show Slider Number","Text Validation Min","Text Validation Max","Identifier?","Branching Logic (Show field only if...)","Required Field?","Custom Alignment","Question Number (surveys only)","Matrix Group Name","Matrix Ranking?","Field Annotation"';
+
+const row = (...cells: string[]) => [...cells, ...Array(18 - cells.length).fill('')].map((c) => `"${c.replace(/"/g, '""')}"`).join(',');
+
+/** A dictionary as a site exports it from REDCap: two forms, sections, branching, checkboxes, calculations, a matrix. */
+const DICTIONARY = [
+  HEADER,
+  row('record_id', 'demographics', '', 'text', 'Record ID'),
+  row('name', 'demographics', '', 'text', '姓名', '', '', '', '', '', 'y', '', 'y'),
+  row('dob', 'demographics', '基本信息', 'text', '出生日期', '', '', 'date_ymd', '1900-01-01', 'today', '', '', 'y'),
+  row('sex', 'demographics', '', 'radio', '性别', '1, 男 | 2, 女'),
+  row('pregnant', 'demographics', '', 'yesno', '是否妊娠', '', '', '', '', '', '', "[sex] = '2' and [age] >= 15"),
+  row('age', 'demographics', '', 'calc', '年龄', "rounddown(datediff([dob], 'today', 'y', 'ymd'), 0)"),
+  row('weight', 'demographics', '体格检查', 'text', '体重 (kg)', '', '', 'number_1dp', '20', '300', '', '', 'y'),
+  row('height', 'demographics', '', 'text', '身高 (cm)', '', '', 'integer', '50', '250'),
+  row('bmi', 'demographics', '', 'calc', 'BMI', 'round([weight]*10000/([height]*[height]),1)', 'kg/m2'),
+  row('email', 'demographics', '', 'text', '邮箱', '', '', 'email'),
+  row('mobile', 'demographics', '', 'text', '手机', '', '', 'phone'),
+  row('smoke', 'demographics', '', 'dropdown', '吸烟', '0, 从不 | 1, 已戒烟 | 2, 目前吸烟'),
+  row('packs', 'demographics', '', 'text', '每日包数', '', '', 'number', '', '', '', '[smoke] = "2"'),
+  row('comorb', 'demographics', '合并症', 'checkbox', '合并症', '1, 高血压 | 2, 糖尿病 | 3, 其他, 请注明'),
+  row('comorb_other', 'demographics', '', 'text', '其他合并症', '', '', '', '', '', '', '[comorb(3)] = "1"'),
+  row('dm_dx', 'demographics', '', 'text', '糖尿病诊断日期', '', '', 'date_ymd', '', '', '', "[comorb(2)] = '1' or [comorb(1)] = '1'"),
+  row('consent', 'demographics', '', 'truefalse', '已签署知情同意', '', '', '', '', '', '', '', 'y'),
+  row('pain', 'demographics', '', 'slider', '疼痛', '无痛 | | 剧痛', '', 'number'),
+  row('notes', 'demographics', '', 'notes', '备注', '', '<i>可选</i>', '', '', '', '', '', '', 'RV', '', '', '', '@HIDDEN-SURVEY'),
+  row('ecg', 'demographics', '', 'file', '心电图'),
+  row('sign', 'demographics', '', 'file', '签名', '', '', 'signature'),
+  row('info', 'demographics', '', 'descriptive', '<b>以下由研究者填写</b>'),
+  row('visit_time', 'demographics', '', 'text', '就诊时间', '', '', 'time'),
+  row('created', 'demographics', '', 'text', '填表日期', '', '', 'date_ymd', '', '', '', '', '', '', '', '', '', '@TODAY @READONLY'),
+  row('event_ref', 'demographics', '', 'text', '跨事件引用', '', '', '', '', '', '', '[baseline_arm_1][sex] = "1"'),
+  row('site', 'demographics', '', 'sql', '中心', 'select value from sites'),
+  row('phq_1', 'phq', 'PHQ-2 过去两周', 'radio', '做事时提不起劲', '0, 完全不会 | 1, 好几天 | 2, 一半以上天数 | 3, 几乎每天', '', '', '', '', '', '', 'y', '', '', 'phq'),
+  row('phq_2', 'phq', '', 'radio', '感到心情低落', '0, 完全不会 | 1, 好几天 | 2, 一半以上天数 | 3, 几乎每天', '', '', '', '', '', '', 'y', '', '', 'phq'),
+  row('phq_total', 'phq', '', 'calc', 'PHQ-2 总分', 'sum([phq_1],[phq_2])'),
+  row('phq_flag', 'phq', '', 'yesno', '需要进一步评估', '', '', '', '', '', '', '[phq_total] >= 3'),
+  row('phq_ref', 'phq', '', 'text', '引用其他表单', '', '', '', '', '', '', '[sex] = "2"'),
+].join('\r\n');
+
+describe('REDCap data dictionary import', () => {
+  const result = importRedcapDictionary(DICTIONARY);
+  const [demographics, phq] = result.definitions;
+  const warnings = result.issues.map(formatImportIssue);
+  const byName = (name: string) => {
+    const walk = (nodes: typeof demographics.children): (typeof demographics.children)[number] | undefined => {
+      for (const n of nodes) {
+        if (n.name === name) return n;
+        const found = walk(n.children);
+        if (found) return found;
+      }
+      return undefined;
+    };
+    return walk([...demographics!.children, ...phq!.children]);
+  };
+
+  it('imports both forms, linted, with no error', () => {
+    expect(result.issues.filter((i) => i.severity === 'error')).toEqual([]);
+    expect(result.ok).toBe(true);
+    expect(result.definitions.map((d) => d.title)).toEqual(['demographics', 'phq']);
+  });
+
+  it('maps every field type', () => {
+    const types = Object.fromEntries(['record_id', 'dob', 'sex', 'pregnant', 'age', 'weight', 'height', 'email', 'smoke', 'comorb', 'consent', 'pain', 'notes', 'ecg', 'info', 'visit_time', 'site'].map((n) => [n, byName(n)!.type]));
+    expect(types).toEqual({
+      record_id: 'input',
+      dob: 'date',
+      sex: 'radio',
+      pregnant: 'radio',
+      age: 'real',
+      weight: 'real',
+      height: 'int',
+      email: 'input',
+      smoke: 'select',
+      comorb: 'checkbox',
+      consent: 'radio',
+      pain: 'slider',
+      notes: 'textarea',
+      ecg: 'fileUpload',
+      info: 'title',
+      visit_time: 'time',
+      site: 'input',
+    });
+    expect(byName('sex')!.option).toMatchObject({ optionsValue: '1,2', optionsText: '男,女' });
+    expect(byName('pregnant')!.option).toMatchObject({ optionsValue: '1,0', optionsText: '是,否' });
+    expect(byName('consent')!.option).toMatchObject({ optionsValue: '1,0', optionsText: '正确,错误', required: 1 });
+    expect(byName('weight')!.option).toMatchObject({ validate: { precision: 1, min: '20', max: '300' }, required: 1 });
+    expect(byName('email')!.option.validate).toEqual({ type: 'email' });
+    expect(byName('name')!.option).toMatchObject({ identifier: 1, required: 1 });
+    expect(byName('pain')!.option).toMatchObject({ valueMin: 0, valueMax: 100, description: '无痛 … 剧痛' });
+    expect(byName('visit_time')!.option.format).toBe('Hour');
+    expect(byName('created')!.option).toMatchObject({ defaultValue: 'now', readOnly: 1 });
+    expect(byName('dob')!.option.checks).toEqual([
+      { expression: 'dob >= "1900-01-01"', message: '不能早于 1900-01-01', severity: 'error' },
+      { expression: 'dob <= today()', message: '不能晚于 today', severity: 'error' },
+    ]);
+    expect(byName('info')!.title).toBe('以下由研究者填写');
+  });
+
+  it('puts fields under their section headers and a matrix group under one group node', () => {
+    expect(demographics!.children.map((n) => `${n.type}:${n.title}`)).toEqual(['input:Record ID', 'input:姓名', 'section:基本信息', 'section:体格检查', 'section:合并症']);
+    const matrixSection = phq!.children[0]!;
+    expect(matrixSection.title).toBe('PHQ-2 过去两周');
+    expect(matrixSection.children[0]).toMatchObject({ type: 'group', name: 'phq' });
+    expect(matrixSection.children[0]!.children.map((c) => c.name)).toEqual(['phq_1', 'phq_2']);
+  });
+
+  it('translates branching logic and calculations into showIf and calc', () => {
+    expect(byName('pregnant')!.option.showIf).toBe('sex == "2" and age >= 15');
+    expect(byName('age')!.option.calc).toBe('rounddown(abs(datediff(dob, "today", "y")), 0)');
+    expect(byName('bmi')!.option.calc).toBe('round(weight * 10000 / (height * height), 1)');
+    expect(byName('comorb_other')!.option.showIf).toBe('checked(comorb, "3") == "1"');
+    expect(byName('dm_dx')!.option.showIf).toBe('checked(comorb, "2") == "1" or checked(comorb, "1") == "1"');
+    expect(byName('phq_total')!.option.calc).toBe('sum(phq_1, phq_2)');
+  });
+
+  it('reports per field what cannot be translated, never silently', () => {
+    const expected = [
+      /表单 demographics 第 26 行 字段 event_ref：分支逻辑无法转换，该字段将始终显示（引用了其他事件的字段/,
+      /字段 phq_ref：分支逻辑无法转换.*引用的字段不在本表单中：sex/,
+      /字段 site：SQL 字段的选项来自数据库查询，无法转换/,
+      /字段 sign：签名字段已作为文件上传题导入/,
+      /字段 mobile：REDCap 的 phone 校验按北美号码/,
+      /字段 comorb：选项文字中的英文逗号已改为中文逗号/,
+      /字段 notes：动作标签 @HIDDEN-SURVEY 无法转换/,
+      /字段 info：标签中的 HTML 格式已去除/,
+    ];
+    for (const pattern of expected) expect(warnings.some((w) => pattern.test(w)), String(pattern)).toBe(true);
+    expect(byName('event_ref')!.option.showIf).toBeUndefined();
+    expect(byName('comorb')!.option.optionsText).toBe('高血压,糖尿病,其他， 请注明');
+  });
+
+  it('the imported forms evaluate: branching, calculations and checkbox triggers work', () => {
+    const context = { now: new Date(Date.UTC(2024, 5, 15, 2)) };
+    const state = evaluateForm(demographics!, { dob: '1990-06-16', sex: '2', weight: '60', height: '160', comorb: ['2'], smoke: '2' }, context);
+    expect(state.values.age).toBe('33');
+    expect(state.items.pregnant!.visible).toBe(true);
+    expect(state.values.bmi).toBe('23.4');
+    expect(state.items.dm_dx!.visible).toBe(true);
+    expect(state.items.comorb_other!.visible).toBe(false);
+    expect(state.items.packs!.visible).toBe(true);
+    const male = evaluateForm(demographics!, { dob: '1990-06-16', sex: '1', weight: '60', height: '160', dm_dx: '2020-01-01' }, context);
+    expect(male.items.pregnant!.visible).toBe(false);
+    expect(male.values.dm_dx).toBeUndefined();
+    expect(evaluateForm(demographics!, { dob: '2030-01-01' }, context).items.dob!.errors).toEqual(['不能晚于 today']);
+    const phqState = evaluateForm(phq!, { phq_1: '2', phq_2: '1' }, context);
+    expect(phqState.values.phq_total).toBe('3');
+    expect(phqState.items.phq_flag!.visible).toBe(true);
+  });
+
+  it('translates logic edge cases', () => {
+    const known = () => true;
+    expect(translateRedcapLogic('[a] <> "" AND [b] = 1', known)).toEqual({ ok: true, expression: 'a != "" and b == 1' });
+    expect(translateRedcapLogic('datediff([d1], [d2], "d", true) > 3', known)).toEqual({ ok: true, expression: 'datediff(d1, d2, "d") > 3' });
+    expect(translateRedcapLogic('if([a] > 1, 2, 3)', known)).toEqual({ ok: true, expression: 'if(a > 1, 2, 3)' });
+    expect(translateRedcapLogic('[a:checked] = "1"', known)).toMatchObject({ ok: false });
+    expect(translateRedcapLogic('isblankormissingcode([a])', known)).toEqual({ ok: false, reason: 'REDCap 函数 isblankormissingcode() 无法转换' });
+    expect(translateRedcapLogic('[a] = ', known)).toMatchObject({ ok: false });
+  });
+
+  it('refuses a file that is not a data dictionary', () => {
+    const result = importRedcapDictionary('name,age\n张三,30\n');
+    expect(result.ok).toBe(false);
+    expect(result.issues[0]!.message).toMatch(/不是 REDCap 数据字典/);
+  });
+});

@@ -1,0 +1,387 @@
+import Papa from 'papaparse';
+import type { CrfDefinition, CrfNode, ItemOption } from '../crf-definition.schema.js';
+import { ExpressionError, parseExpression, printExpression, type Expr } from '../expression/index.js';
+import { finishImport, type ImportIssue, type ImportResult } from './import-result.js';
+
+/**
+ * REDCap data dictionary (the 18-column CSV) to CRF definitions, one per form. Every field type is
+ * mapped; branching logic and calculations are rewritten into showIf and calc; whatever cannot be
+ * carried over is reported per field as a warning, never dropped silently. The mapping table is in
+ * docs/crf-format.md.
+ */
+const COLUMNS = {
+  variable: 0,
+  form: 1,
+  section: 2,
+  type: 3,
+  label: 4,
+  choices: 5,
+  note: 6,
+  validation: 7,
+  min: 8,
+  max: 9,
+  identifier: 10,
+  branching: 11,
+  required: 12,
+  alignment: 13,
+  questionNumber: 14,
+  matrixGroup: 15,
+  matrixRanking: 16,
+  annotation: 17,
+} as const;
+
+export interface RedcapField {
+  row: number;
+  variable: string;
+  form: string;
+  section: string;
+  type: string;
+  label: string;
+  choices: string;
+  note: string;
+  validation: string;
+  min: string;
+  max: string;
+  identifier: string;
+  branching: string;
+  required: string;
+  alignment: string;
+  questionNumber: string;
+  matrixGroup: string;
+  matrixRanking: string;
+  annotation: string;
+}
+
+export function parseRedcapCsv(text: string): { fields: RedcapField[]; issues: ImportIssue[] } {
+  const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ''), { skipEmptyLines: 'greedy' });
+  const issues: ImportIssue[] = parsed.errors.map((e) => ({ severity: 'error', row: (e.row ?? 0) + 1, message: `CSV 格式错误：${e.message}` }));
+  const [header, ...rows] = parsed.data;
+  if (!header || header.length < 12 || !/variable/i.test(header[0] ?? '')) {
+    issues.push({ severity: 'error', row: 1, message: '不是 REDCap 数据字典：第一行应为 Variable / Field Name, Form Name, … 等列名' });
+    return { fields: [], issues };
+  }
+  const fields = rows.map((cells, i) => {
+    const cell = (key: keyof typeof COLUMNS) => (cells[COLUMNS[key]] ?? '').trim();
+    return {
+      row: i + 2,
+      variable: cell('variable'),
+      form: cell('form'),
+      section: cell('section'),
+      type: cell('type').toLowerCase(),
+      label: cell('label'),
+      choices: cell('choices'),
+      note: cell('note'),
+      validation: cell('validation').toLowerCase(),
+      min: cell('min'),
+      max: cell('max'),
+      identifier: cell('identifier'),
+      branching: cell('branching'),
+      required: cell('required'),
+      alignment: cell('alignment').toUpperCase(),
+      questionNumber: cell('questionNumber'),
+      matrixGroup: cell('matrixGroup'),
+      matrixRanking: cell('matrixRanking'),
+      annotation: cell('annotation'),
+    };
+  });
+  return { fields, issues };
+}
+
+const stripHtml = (text: string) => text.replace(/<[^>]*>/g, '').replace(/&nbsp;/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&').trim();
+
+/** "1, 男 | 2, 女" → parallel comma lists; commas inside labels become full-width (our lists split on ASCII commas). */
+function parseChoices(text: string, warn: (message: string) => void): { optionsValue: string; optionsText: string } | null {
+  if (text === '') return null;
+  const values: string[] = [];
+  const texts: string[] = [];
+  let replaced = false;
+  for (const part of text.split('|')) {
+    const trimmed = part.trim();
+    if (trimmed === '') continue;
+    const comma = trimmed.indexOf(',');
+    const code = (comma < 0 ? trimmed : trimmed.slice(0, comma)).trim();
+    let label = stripHtml(comma < 0 ? trimmed : trimmed.slice(comma + 1).trim());
+    if (label.includes(',')) {
+      label = label.replace(/,/g, '，');
+      replaced = true;
+    }
+    values.push(code);
+    texts.push(label);
+  }
+  if (replaced) warn('选项文字中的英文逗号已改为中文逗号（选项列表以英文逗号分隔）');
+  return { optionsValue: values.join(','), optionsText: texts.join(',') };
+}
+
+const TRANSLATABLE_FUNCTIONS = new Set(['if', 'sum', 'round', 'roundup', 'rounddown', 'abs', 'sqrt', 'min', 'max', 'mean', 'median', 'isnumber', 'contains', 'datediff']);
+const DATE_FORMATS = new Set(['ymd', 'mdy', 'dmy']);
+
+export type Translation = { ok: true; expression: string } | { ok: false; reason: string };
+
+/**
+ * Rewrites REDCap logic into our expression language: [var] → var, [var(code)] → checked(var, "code"),
+ * datediff with its date-format and signed arguments, = and <> as they are. Cross-event references,
+ * smart variables and functions we do not have are refused with the reason.
+ */
+export function translateRedcapLogic(logic: string, known: (variable: string) => boolean): Translation {
+  if (/\[[^\]]+\]\s*\[[^\]]+\]/.test(logic)) return { ok: false, reason: '引用了其他事件的字段（[事件][字段]），无法转换' };
+  const smart = /\[([^\]]*[:\-][^\]]*)\]/.exec(logic);
+  if (smart && !/^\s*[A-Za-z0-9_]+\(\s*[^)]*\)\s*$/.test(smart[1]!)) return { ok: false, reason: `REDCap 智能变量 [${smart[1]}] 无法转换` };
+  const missing = new Set<string>();
+  const rewritten = logic
+    .replace(/\[([A-Za-z0-9_]+)\(([^)]+)\)\]/g, (_m, variable: string, code: string) => {
+      if (!known(variable)) missing.add(variable);
+      return `checked(${variable}, "${code.trim().replace(/"/g, '')}")`;
+    })
+    .replace(/\[([A-Za-z0-9_]+)\]/g, (_m, variable: string) => {
+      if (!known(variable)) missing.add(variable);
+      return variable;
+    })
+    .replace(/\r?\n/g, ' ');
+  if (missing.size > 0) return { ok: false, reason: `引用的字段不在本表单中：${[...missing].join(', ')}` };
+  let ast: Expr;
+  try {
+    ast = parseExpression(rewritten);
+  } catch (error) {
+    return { ok: false, reason: error instanceof ExpressionError ? error.message : String(error) };
+  }
+  try {
+    return { ok: true, expression: printExpression(rewrite(ast)) };
+  } catch (error) {
+    if (error instanceof UntranslatableError) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+class UntranslatableError extends Error {}
+
+function rewrite(node: Expr): Expr {
+  switch (node.kind) {
+    case 'number':
+    case 'string':
+    case 'boolean':
+    case 'null':
+      return node;
+    case 'identifier':
+      // A bare word in REDCap logic that is no field is one of its keywords.
+      return node;
+    case 'unary':
+      return { ...node, operand: rewrite(node.operand) };
+    case 'binary':
+    case 'logical':
+      return { ...node, left: rewrite(node.left), right: rewrite(node.right) };
+    case 'call': {
+      if (node.callee === 'checked') return node;
+      if (!TRANSLATABLE_FUNCTIONS.has(node.callee)) throw new UntranslatableError(`REDCap 函数 ${node.callee}() 无法转换`);
+      const args = node.args.map(rewrite);
+      if (node.callee !== 'datediff') return { ...node, args };
+      if (args.length < 3) throw new UntranslatableError('datediff 需要单位参数');
+      const [a, b, unit, ...rest] = args as [Expr, Expr, Expr, ...Expr[]];
+      let signed = false;
+      for (const extra of rest) {
+        if (extra.kind === 'string' && DATE_FORMATS.has(extra.value)) continue;
+        if (extra.kind === 'boolean') signed = extra.value;
+        else if (extra.kind === 'string' && (extra.value === 'true' || extra.value === 'false')) signed = extra.value === 'true';
+        else throw new UntranslatableError('datediff 的参数无法转换');
+      }
+      const call: Expr = { kind: 'call', callee: 'datediff', args: [a, b, unit], start: node.start };
+      // REDCap answers the absolute difference unless asked for the signed one; ours is signed.
+      return signed ? call : { kind: 'call', callee: 'abs', args: [call], start: node.start };
+    }
+  }
+}
+
+const TEXT_VALIDATIONS: Record<string, (option: ItemOption) => CrfNode['type']> = {
+  '': () => 'input',
+  integer: () => 'int',
+  number: () => 'real',
+  number_1dp: (o) => ((o.validate = { ...o.validate, precision: 1 }), 'real'),
+  number_2dp: (o) => ((o.validate = { ...o.validate, precision: 2 }), 'real'),
+  number_3dp: (o) => ((o.validate = { ...o.validate, precision: 3 }), 'real'),
+  number_4dp: (o) => ((o.validate = { ...o.validate, precision: 4 }), 'real'),
+  date_ymd: () => 'date',
+  date_mdy: () => 'date',
+  date_dmy: () => 'date',
+  datetime_ymd: (o) => ((o.format = 'yyyy-MM-dd HH:mm'), 'datetime'),
+  datetime_mdy: (o) => ((o.format = 'yyyy-MM-dd HH:mm'), 'datetime'),
+  datetime_dmy: (o) => ((o.format = 'yyyy-MM-dd HH:mm'), 'datetime'),
+  datetime_seconds_ymd: () => 'datetime',
+  datetime_seconds_mdy: () => 'datetime',
+  datetime_seconds_dmy: () => 'datetime',
+  time: (o) => ((o.format = 'Hour'), 'time'),
+  time_hh_mm_ss: () => 'time',
+  email: (o) => ((o.validate = { ...o.validate, type: 'email' }), 'input'),
+  phone: (o) => ((o.validate = { ...o.validate, type: 'phone' }), 'input'),
+  alpha_only: (o) => ((o.validationEx = '^[A-Za-z]+$'), 'input'),
+  zipcode: (o) => ((o.validationEx = '^\\d{5}(-\\d{4})?$'), 'input'),
+};
+
+const SUPPORTED_TAGS = /@(HIDDEN|HIDDEN-FORM|READONLY|READONLY-FORM|TODAY|NOW|DEFAULT)\b/;
+
+function fieldToNode(field: RedcapField, known: (v: string) => boolean, warn: (message: string) => void): CrfNode {
+  const option: ItemOption = {};
+  let type: CrfNode['type'];
+  const withChoices = () => {
+    const choices = parseChoices(field.choices, warn);
+    if (choices) Object.assign(option, choices);
+    else warn('选择题没有选项');
+  };
+  switch (field.type) {
+    case 'text': {
+      const map = TEXT_VALIDATIONS[field.validation];
+      if (map) type = map(option);
+      else {
+        type = 'input';
+        warn(`文本校验类型 ${field.validation} 无法转换，已作为无校验文本导入`);
+      }
+      if (field.validation === 'phone') warn('REDCap 的 phone 校验按北美号码；已改为中国大陆手机号校验');
+      break;
+    }
+    case 'notes':
+      type = 'textarea';
+      break;
+    case 'dropdown':
+      type = 'select';
+      withChoices();
+      break;
+    case 'radio':
+      type = 'radio';
+      withChoices();
+      break;
+    case 'checkbox':
+      type = 'checkbox';
+      withChoices();
+      break;
+    case 'yesno':
+      type = 'radio';
+      Object.assign(option, { optionsValue: '1,0', optionsText: '是,否' });
+      break;
+    case 'truefalse':
+      type = 'radio';
+      Object.assign(option, { optionsValue: '1,0', optionsText: '正确,错误' });
+      break;
+    case 'calc': {
+      type = 'real';
+      option.readOnly = 1;
+      const translated = translateRedcapLogic(field.choices, known);
+      if (translated.ok) option.calc = translated.expression;
+      else warn(`计算公式无法转换（${translated.reason}）：${field.choices}`);
+      break;
+    }
+    case 'slider': {
+      type = 'slider';
+      option.valueMin = field.min !== '' ? field.min : 0;
+      option.valueMax = field.max !== '' ? field.max : 100;
+      const labels = field.choices.split('|').map((s) => stripHtml(s.trim()));
+      if (labels.some((l) => l !== '')) option.description = labels.filter((l) => l !== '').join(' … ');
+      break;
+    }
+    case 'file':
+      type = 'fileUpload';
+      if (field.validation === 'signature') warn('签名字段已作为文件上传题导入');
+      break;
+    case 'descriptive':
+      type = 'title';
+      break;
+    case 'sql':
+      type = 'input';
+      warn('SQL 字段的选项来自数据库查询，无法转换；已作为文本题导入');
+      break;
+    default:
+      type = 'input';
+      warn(`未知的字段类型 ${field.type}，已作为文本题导入`);
+  }
+  if ((field.min !== '' || field.max !== '') && field.type === 'text') {
+    if (type === 'int' || type === 'real') option.validate = { ...option.validate, ...(field.min !== '' && { min: field.min }), ...(field.max !== '' && { max: field.max }) };
+    else if (type === 'date' || type === 'datetime') {
+      const checks = [];
+      const bound = (v: string) => (v.toLowerCase() === 'today' || v.toLowerCase() === 'now' ? `${v.toLowerCase()}()` : JSON.stringify(v));
+      if (field.min !== '') checks.push({ expression: `${field.variable} >= ${bound(field.min)}`, message: `不能早于 ${field.min}`, severity: 'error' as const });
+      if (field.max !== '') checks.push({ expression: `${field.variable} <= ${bound(field.max)}`, message: `不能晚于 ${field.max}`, severity: 'error' as const });
+      option.checks = checks;
+    } else warn(`校验范围 ${field.min}–${field.max} 无法用于 ${field.validation || '文本'} 字段，未导入`);
+  }
+  if (field.note) option.description = option.description ? `${option.description}；${stripHtml(field.note)}` : stripHtml(field.note);
+  if (field.required.toLowerCase() === 'y') option.required = 1;
+  if (field.identifier.toLowerCase() === 'y') option.identifier = 1;
+  if (field.alignment) option.itemLayout = field.alignment.endsWith('H') ? 'horizontal' : 'vertical';
+  if (field.questionNumber) warn(`问卷题号 ${field.questionNumber} 未导入（仅用于 REDCap 问卷）`);
+  if (field.matrixRanking.toLowerCase() === 'y') warn('矩阵排序（Matrix Ranking）无法转换');
+  if (field.branching) {
+    const translated = translateRedcapLogic(field.branching, known);
+    if (translated.ok) option.showIf = translated.expression;
+    else warn(`分支逻辑无法转换，该字段将始终显示（${translated.reason}）：${field.branching}`);
+  }
+  applyAnnotation(field, type, option, warn);
+  const label = stripHtml(field.label);
+  if (label !== field.label.trim()) warn('标签中的 HTML 格式已去除');
+  return { name: field.variable, title: label, type, option, children: [] };
+}
+
+function applyAnnotation(field: RedcapField, type: CrfNode['type'], option: ItemOption, warn: (message: string) => void) {
+  const text = field.annotation;
+  if (!text) return;
+  if (/@HIDDEN(-FORM)?\b(?!-)/.test(text)) option.hidden = 1;
+  if (/@READONLY(-FORM)?\b(?!-)/.test(text)) option.readOnly = 1;
+  if (/@(TODAY|NOW)\b/.test(text)) {
+    if (type === 'date' || type === 'datetime' || type === 'time') option.defaultValue = 'now';
+    else warn('@TODAY/@NOW 只能用于日期或时间字段，未导入');
+  }
+  const dv = /@DEFAULT\s*=\s*(['"])(.*?)\1/.exec(text);
+  if (dv) option.defaultValue = dv[2]!;
+  const others = [...text.matchAll(/@[A-Z][A-Z0-9_-]*/g)].map((m) => m[0]).filter((tag) => !SUPPORTED_TAGS.test(tag) || /-SURVEY/.test(tag));
+  if (others.length > 0) warn(`动作标签 ${[...new Set(others)].join(' ')} 无法转换`);
+  const plain = text.replace(/@[A-Z][A-Z0-9_-]*(\s*=\s*(['"]).*?\2)?/g, '').trim();
+  if (plain) warn(`字段注释未导入：${plain}`);
+}
+
+/** REDCap form names are machine names; a readable title replaces the underscores. */
+const formTitle = (form: string) => form.replace(/_/g, ' ').trim();
+
+export function importRedcapDictionary(csv: string): ImportResult {
+  const { fields, issues } = parseRedcapCsv(csv);
+  if (issues.some((i) => i.severity === 'error')) return { ok: false, definitions: [], issues };
+  const forms = new Map<string, RedcapField[]>();
+  for (const field of fields) {
+    if (!field.variable || !field.form) {
+      issues.push({ severity: 'error', row: field.row, field: field.variable || undefined, message: '缺少字段名或表单名' });
+      continue;
+    }
+    if (!forms.has(field.form)) forms.set(field.form, []);
+    forms.get(field.form)!.push(field);
+  }
+  const candidates = [...forms].map(([form, formFields]) => {
+    const variables = new Set(formFields.map((f) => f.variable));
+    const rows = new Map(formFields.map((f) => [f.variable, f.row]));
+    const children: CrfNode[] = [];
+    let container = children;
+    let sectionCount = 0;
+    let matrix: { name: string; node: CrfNode } | null = null;
+    for (const field of formFields) {
+      const warn = (message: string) => issues.push({ severity: 'warning', form, field: field.variable, row: field.row, message });
+      if (field.section && !(matrix && field.matrixGroup === matrix.name)) {
+        sectionCount += 1;
+        const section: CrfNode = { name: `${form}_section_${sectionCount}`, title: stripHtml(field.section), type: 'section', option: {}, children: [] };
+        children.push(section);
+        container = section.children;
+      }
+      const node = fieldToNode(field, (v) => variables.has(v), warn);
+      if (field.matrixGroup) {
+        if (!matrix || matrix.name !== field.matrixGroup) {
+          // Matrix group names live apart from variable names in REDCap; ours share one namespace.
+          const name = variables.has(field.matrixGroup) ? `${field.matrixGroup}_matrix` : field.matrixGroup;
+          // The matrix header is the section header of its first field, already shown by the section.
+          const group: CrfNode = { name, title: field.section ? '' : field.matrixGroup, type: 'group', option: { showStyle: 'table' }, children: [] };
+          matrix = { name: field.matrixGroup, node: group };
+          container.push(group);
+        }
+        matrix.node.children.push(node);
+        continue;
+      }
+      matrix = null;
+      container.push(node);
+    }
+    const definition: CrfDefinition = { id: form, title: formTitle(form), option: {}, children };
+    return { form, definition, rowOf: (name: string) => rows.get(name) };
+  });
+  return finishImport(candidates, issues);
+}
