@@ -23,12 +23,14 @@ export const ODM_NS = 'http://www.cdisc.org/ns/odm/v1.3';
 export const ECRF_NS = 'urn:ecrf:crf-definition:1';
 const LANG = 'zh-CN';
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\n/g, '&#10;');
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+// Attribute values must keep their line breaks as character references, or parsers fold them to spaces.
+const escAttr = (s: string) => esc(s).replace(/\r/g, '&#13;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
 const oidPart = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_') || 'X';
 const attrs = (pairs: Record<string, string | number | undefined>) =>
   Object.entries(pairs)
-    .filter(([, v]) => v !== undefined && v !== '')
-    .map(([k, v]) => ` ${k}="${esc(String(v))}"`)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ` ${k}="${escAttr(String(v))}"`)
     .join('');
 const translated = (text: string) => `<TranslatedText xml:lang="${LANG}">${esc(text)}</TranslatedText>`;
 
@@ -105,7 +107,7 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
         const unitOid = `MU.${oidPart(unit)}.${units.size + 1}`;
         if (![...units.values()].includes(unit)) units.set(unitOid, unit);
         const known = [...units].find(([, u]) => u === unit)![0];
-        body.push(`<MeasurementUnitRef MeasurementUnitOID="${esc(known)}"/>`);
+        body.push(`<MeasurementUnitRef MeasurementUnitOID="${escAttr(known)}"/>`);
       }
       if (dataType === 'integer' || dataType === 'float') {
         const min = toNumber(o.validate?.min);
@@ -116,11 +118,11 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
       const choices = choicesOf(o);
       if (choices.length > 0 && isChoiceType(node.type)) {
         const clOid = `CL.${formKey}.${oidPart(node.name)}`;
-        body.push(`<CodeListRef CodeListOID="${esc(clOid)}"/>`);
+        body.push(`<CodeListRef CodeListOID="${escAttr(clOid)}"/>`);
         const clType = choices.every((c) => /^-?\d+$/.test(c.value)) ? 'integer' : 'text';
         codeLists.push(
           `<CodeList${attrs({ OID: clOid, Name: node.title || node.name, DataType: clType })}>${choices
-            .map((c) => `<CodeListItem CodedValue="${esc(c.value)}"><Decode>${translated(c.text)}</Decode></CodeListItem>`)
+            .map((c) => `<CodeListItem CodedValue="${escAttr(c.value)}"><Decode>${translated(c.text)}</Decode></CodeListItem>`)
             .join('')}</CodeList>`,
         );
       }
@@ -141,7 +143,7 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
 
     const groupDef = (node: CrfNode, order: number, parentOid: string | undefined) => {
       const oid = `IG.${formKey}.${oidPart(node.name || `G${groupDefs.length + 1}`)}`;
-      groupRefs.push(`<ItemGroupRef ItemGroupOID="${esc(oid)}" Mandatory="No"/>`);
+      groupRefs.push(`<ItemGroupRef ItemGroupOID="${escAttr(oid)}" Mandatory="No"/>`);
       const items: string[] = [];
       const placeholder = groupDefs.length;
       groupDefs.push('');
@@ -168,7 +170,7 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
       else itemDef(child, i, mainItems);
     });
     if (mainItems.length > 0) {
-      groupRefs.unshift(`<ItemGroupRef ItemGroupOID="${esc(mainOid)}" Mandatory="No"/>`);
+      groupRefs.unshift(`<ItemGroupRef ItemGroupOID="${escAttr(mainOid)}" Mandatory="No"/>`);
       groupDefs.splice(mainIndex, 0, `<ItemGroupDef${attrs({ OID: mainOid, Name: definition.title, Repeating: 'No', 'ecrf:CrfType': 'root' })}>${mainItems.join('')}</ItemGroupDef>`);
     }
     formDefs.push(
@@ -184,14 +186,14 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
   });
 
   const created = (options.now ?? new Date()).toISOString();
-  const basic = units.size > 0 ? `<BasicDefinitions>${[...units].map(([oid, u]) => `<MeasurementUnit OID="${esc(oid)}" Name="${esc(u)}"><Symbol>${translated(u)}</Symbol></MeasurementUnit>`).join('')}</BasicDefinitions>` : '';
+  const basic = units.size > 0 ? `<BasicDefinitions>${[...units].map(([oid, u]) => `<MeasurementUnit OID="${escAttr(oid)}" Name="${escAttr(u)}"><Symbol>${translated(u)}</Symbol></MeasurementUnit>`).join('')}</BasicDefinitions>` : '';
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<ODM xmlns="${ODM_NS}" xmlns:ecrf="${ECRF_NS}" ODMVersion="1.3.2" FileType="Snapshot" FileOID="ECRF.${esc(created)}" CreationDateTime="${esc(created)}">`,
-    `<Study OID="${esc(options.studyOid ?? 'S.ECRF')}">`,
+    `<ODM xmlns="${ODM_NS}" xmlns:ecrf="${ECRF_NS}" ODMVersion="1.3.2" FileType="Snapshot" FileOID="ECRF.${esc(created)}" CreationDateTime="${escAttr(created)}">`,
+    `<Study OID="${escAttr(options.studyOid ?? 'S.ECRF')}">`,
     `<GlobalVariables><StudyName>${esc(studyName)}</StudyName><StudyDescription>${esc(studyName)}</StudyDescription><ProtocolName>${esc(studyName)}</ProtocolName></GlobalVariables>`,
     basic,
-    `<MetaDataVersion OID="MDV.1" Name="${esc(studyName)}">`,
+    `<MetaDataVersion OID="MDV.1" Name="${escAttr(studyName)}">`,
     ...formDefs,
     ...groupDefs,
     ...itemDefs,
@@ -246,6 +248,7 @@ export function importOdm(xml: string): ImportResult {
       parseAttributeValue: false,
       parseTagValue: false,
       trimValues: true,
+      htmlEntities: true,
       isArray: (name) => ARRAYS.has(name),
     });
     root = parser.parse(xml.replace(/^\uFEFF/, ''), true) as XmlNode;

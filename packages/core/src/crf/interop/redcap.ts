@@ -124,7 +124,7 @@ export type Translation = { ok: true; expression: string } | { ok: false; reason
  */
 export function translateRedcapLogic(logic: string, known: (variable: string) => boolean): Translation {
   if (/\[[^\]]+\]\s*\[[^\]]+\]/.test(logic)) return { ok: false, reason: '引用了其他事件的字段（[事件][字段]），无法转换' };
-  const smart = /\[([^\]]*[:\-][^\]]*)\]/.exec(logic);
+  const smart = /\[([^\]]*[:-][^\]]*)\]/.exec(logic);
   if (smart && !/^\s*[A-Za-z0-9_]+\(\s*[^)]*\)\s*$/.test(smart[1]!)) return { ok: false, reason: `REDCap 智能变量 [${smart[1]}] 无法转换` };
   const missing = new Set<string>();
   const rewritten = logic

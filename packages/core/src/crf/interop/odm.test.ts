@@ -1,0 +1,139 @@
+import { XMLParser } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import type { CrfDefinition } from '../crf-definition.schema.js';
+import { evaluateForm } from '../evaluate-form.js';
+import { baselineCrf, item } from '../test/fixtures.js';
+import { formatImportIssue } from './import-result.js';
+import { exportOdm, importOdm } from './odm.js';
+
+const context = { now: new Date(Date.UTC(2024, 5, 15, 2)), gender: 'female' as const };
+
+const followUp: CrfDefinition = {
+  id: 'fu',
+  title: '随访 & 复查 <30天>',
+  option: {},
+  children: [
+    item('date', 'fu_date', '随访日期', { required: 1 }),
+    item('table', 'labs', '实验室检查', {}, [item('input', 'lab', '项目'), item('real', 'val', '结果', { units: 'U/L' })]),
+    item('title', 't1', '说明："引号" 与 换行\n第二行'),
+  ],
+};
+
+describe('CDISC ODM 1.3.2', () => {
+  it('round-trips our forms exactly', () => {
+    const xml = exportOdm([baselineCrf(), followUp], { now: new Date(Date.UTC(2024, 0, 1)) });
+    const result = importOdm(xml);
+    expect(result.issues).toEqual([]);
+    expect(result.definitions).toEqual([baselineCrf(), followUp]);
+  });
+
+  it('writes standard metadata other systems can read: FormDef, ItemGroupDef, ItemDef, CodeList, RangeCheck', () => {
+    const xml = exportOdm([baselineCrf()], { studyName: '示例研究', now: new Date(Date.UTC(2024, 0, 1)) });
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', isArray: (n) => ['FormDef', 'ItemGroupDef', 'ItemDef', 'CodeList', 'RangeCheck', 'ItemGroupRef', 'ItemRef'].includes(n) }).parse(xml);
+    expect(doc.ODM['@ODMVersion']).toBe('1.3.2');
+    expect(doc.ODM['@xmlns']).toBe('http://www.cdisc.org/ns/odm/v1.3');
+    const mdv = doc.ODM.Study.MetaDataVersion;
+    expect(mdv.FormDef).toHaveLength(1);
+    expect(mdv.FormDef[0]['@Name']).toBe('基线访视');
+    const groups = Object.fromEntries(mdv.ItemGroupDef.map((g: Record<string, string>) => [g['@OID'], g['@Repeating']]));
+    expect(groups).toMatchObject({ 'IG.baseline.demo': 'No', 'IG.baseline.meds': 'Yes' });
+    const defs = Object.fromEntries(mdv.ItemDef.map((d: Record<string, string>) => [d['@Name'], d]));
+    expect(defs.weight['@DataType']).toBe('float');
+    expect(defs.weight['@SignificantDigits']).toBe('1');
+    expect(defs.weight.RangeCheck.map((r: Record<string, unknown>) => [r['@Comparator'], r.CheckValue])).toEqual([
+      ['GE', 20],
+      ['LE', 300],
+    ]);
+    expect(defs.sbp['@DataType']).toBe('integer');
+    expect(defs.birth['@DataType']).toBe('date');
+    expect(defs.sex.CodeListRef['@CodeListOID']).toBe('CL.baseline.sex');
+    const sexList = mdv.CodeList.find((c: Record<string, string>) => c['@OID'] === 'CL.baseline.sex');
+    expect(sexList.CodeListItem.map((c: Record<string, unknown>) => c['@CodedValue'])).toEqual(['1', '2']);
+  });
+
+  it('imports another system’s metadata from the standard elements and reports what it cannot carry', () => {
+    const foreign = `<?xml version="1.0" encoding="UTF-8"?>
+<odm:ODM xmlns:odm="http://www.cdisc.org/ns/odm/v1.3" ODMVersion="1.3.2" FileType="Snapshot" FileOID="OC.1" CreationDateTime="2024-01-01T00:00:00">
+  <odm:Study OID="S_DEMO">
+    <odm:BasicDefinitions>
+      <odm:MeasurementUnit OID="MU_KG" Name="kg"><odm:Symbol><odm:TranslatedText>kg</odm:TranslatedText></odm:Symbol></odm:MeasurementUnit>
+    </odm:BasicDefinitions>
+    <odm:MetaDataVersion OID="v1" Name="v1">
+      <odm:FormDef OID="F_VITALS" Name="Vital signs" Repeating="No">
+        <odm:ItemGroupRef ItemGroupOID="IG_VS" Mandatory="Yes"/>
+        <odm:ItemGroupRef ItemGroupOID="IG_CM" Mandatory="No"/>
+      </odm:FormDef>
+      <odm:ItemGroupDef OID="IG_VS" Name="Vital signs" Repeating="No">
+        <odm:ItemRef ItemOID="I_SEX" Mandatory="Yes" OrderNumber="1"/>
+        <odm:ItemRef ItemOID="I_WEIGHT" Mandatory="Yes" OrderNumber="2"/>
+        <odm:ItemRef ItemOID="I_PREG" Mandatory="No" OrderNumber="3" CollectionExceptionConditionOID="C_MALE"/>
+        <odm:ItemRef ItemOID="I_VISIT" Mandatory="No" OrderNumber="4"/>
+        <odm:ItemRef ItemOID="I_SMOKER" Mandatory="No" OrderNumber="5"/>
+      </odm:ItemGroupDef>
+      <odm:ItemGroupDef OID="IG_CM" Name="Concomitant medication" Repeating="Yes">
+        <odm:ItemRef ItemOID="I_CMTRT" Mandatory="Yes"/>
+        <odm:ItemRef ItemOID="I_CMDOSE" Mandatory="No"/>
+      </odm:ItemGroupDef>
+      <odm:ItemDef OID="I_SEX" Name="SEX" DataType="text" Length="1">
+        <odm:Question><odm:TranslatedText xml:lang="en">Sex</odm:TranslatedText><odm:TranslatedText xml:lang="zh-CN">性别</odm:TranslatedText></odm:Question>
+        <odm:CodeListRef CodeListOID="CL_SEX"/>
+      </odm:ItemDef>
+      <odm:ItemDef OID="I_WEIGHT" Name="WEIGHT" DataType="float" SignificantDigits="1">
+        <odm:Question><odm:TranslatedText>Weight</odm:TranslatedText></odm:Question>
+        <odm:MeasurementUnitRef MeasurementUnitOID="MU_KG"/>
+        <odm:RangeCheck Comparator="GT" SoftHard="Soft"><odm:CheckValue>0</odm:CheckValue></odm:RangeCheck>
+        <odm:RangeCheck Comparator="LE" SoftHard="Hard"><odm:CheckValue>300</odm:CheckValue></odm:RangeCheck>
+      </odm:ItemDef>
+      <odm:ItemDef OID="I_PREG" Name="PREG" DataType="boolean"><odm:Question><odm:TranslatedText>Pregnant?</odm:TranslatedText></odm:Question></odm:ItemDef>
+      <odm:ItemDef OID="I_VISIT" Name="VISIT-DATE" DataType="date"/>
+      <odm:ItemDef OID="I_SMOKER" Name="SMOKER" DataType="integer">
+        <odm:CodeListRef CodeListOID="CL_YN"/>
+        <odm:RangeCheck Comparator="IN" SoftHard="Hard"><odm:CheckValue>0</odm:CheckValue><odm:CheckValue>1</odm:CheckValue></odm:RangeCheck>
+      </odm:ItemDef>
+      <odm:ItemDef OID="I_CMTRT" Name="CMTRT" DataType="text" Length="200"/>
+      <odm:ItemDef OID="I_CMDOSE" Name="CMDOSE" DataType="float"/>
+      <odm:CodeList OID="CL_SEX" Name="Sex" DataType="text">
+        <odm:CodeListItem CodedValue="M"><odm:Decode><odm:TranslatedText xml:lang="zh-CN">男</odm:TranslatedText></odm:Decode></odm:CodeListItem>
+        <odm:CodeListItem CodedValue="F"><odm:Decode><odm:TranslatedText xml:lang="zh-CN">女</odm:TranslatedText></odm:Decode></odm:CodeListItem>
+      </odm:CodeList>
+      <odm:CodeList OID="CL_YN" Name="YN" DataType="integer">
+        <odm:CodeListItem CodedValue="1"><odm:Decode><odm:TranslatedText>Yes, daily</odm:TranslatedText></odm:Decode></odm:CodeListItem>
+        <odm:CodeListItem CodedValue="0"><odm:Decode><odm:TranslatedText>No</odm:TranslatedText></odm:Decode></odm:CodeListItem>
+      </odm:CodeList>
+      <odm:ConditionDef OID="C_MALE" Name="male"><odm:FormalExpression Context="XPath">SEX = 'M'</odm:FormalExpression></odm:ConditionDef>
+    </odm:MetaDataVersion>
+  </odm:Study>
+</odm:ODM>`;
+    const result = importOdm(foreign);
+    expect(result.issues.filter((i) => i.severity === 'error')).toEqual([]);
+    const [definition] = result.definitions;
+    expect(definition!.title).toBe('Vital signs');
+    expect(definition!.children.map((n) => `${n.type}:${n.name}`)).toEqual(['section:IG_VS', 'listGroup:IG_CM']);
+    const [sex, weight, preg, visit, smoker] = definition!.children[0]!.children;
+    expect(sex).toMatchObject({ name: 'SEX', title: '性别', type: 'radio', option: { optionsValue: 'M,F', optionsText: '男,女', required: 1 } });
+    expect(weight).toMatchObject({ type: 'real', option: { units: 'kg', required: 1, validate: { precision: 1, min: '0', max: '300' } } });
+    expect(preg).toMatchObject({ type: 'radio', option: { optionsValue: '1,0' } });
+    expect(visit).toMatchObject({ name: 'I_VISIT', type: 'date' });
+    expect(smoker!.option.optionsText).toBe('Yes， daily,No');
+    expect(definition!.children[1]!.children.map((c) => c.name)).toEqual(['CMTRT', 'CMDOSE']);
+    const messages = result.issues.map(formatImportIssue);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        '表单 F_VITALS 字段 I_WEIGHT：RangeCheck GT 0 已按“不小于”导入',
+        '表单 F_VITALS 字段 I_WEIGHT：软核查（Soft）已按硬核查导入',
+        '表单 F_VITALS 字段 I_PREG：显示条件 ConditionDef C_MALE 无法转换，该题将始终显示',
+        '表单 F_VITALS 字段 I_VISIT：ItemDef 名称“VISIT-DATE”不能用作题目名称，已改为 I_VISIT',
+        '表单 F_VITALS 字段 I_SMOKER：RangeCheck IN 无法转换',
+        '表单 F_VITALS 字段 I_SMOKER：选项中的英文逗号已改为中文逗号',
+      ]),
+    );
+    const state = evaluateForm(definition!, { SEX: 'F', WEIGHT: '301', IG_CM: [{ CMDOSE: '5' }] }, context);
+    expect(state.errors.map((e) => `${e.item}${e.row === undefined ? '' : `[${e.row}]`}: ${e.message}`)).toEqual(['WEIGHT: 不能大于300', 'CMTRT[0]: 请输入数据']);
+  });
+
+  it('refuses a DTD, broken XML and files without metadata', () => {
+    expect(importOdm('<?xml version="1.0"?><!DOCTYPE ODM [<!ENTITY a "aaaa">]><ODM/>').issues[0]!.message).toBe('ODM 文件不能包含 DOCTYPE 或实体声明');
+    expect(importOdm('<ODM><Study>').ok).toBe(false);
+    expect(importOdm('<ODM></ODM>').issues[0]!.message).toMatch(/缺少 ODM\/Study\/MetaDataVersion/);
+  });
+});
