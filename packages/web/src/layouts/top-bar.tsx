@@ -96,16 +96,16 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
         <div className="user-popover-name">{user?.name}</div>
         {user?.remark && <div className="user-popover-remark">{user.remark}</div>}
       </div>
-      <Button type="text" block icon={<UserOutlined />} onClick={() => open('profile')}>
+      <Button type="text" block icon={<UserOutlined aria-hidden />} onClick={() => open('profile')}>
         {T.shell.profile}
       </Button>
-      <Button type="text" block icon={<KeyOutlined />} onClick={() => open('password')}>
+      <Button type="text" block icon={<KeyOutlined aria-hidden />} onClick={() => open('password')}>
         {T.shell.changePassword}
       </Button>
-      <Button type="text" block icon={<QuestionCircleOutlined />} onClick={() => open('help')}>
+      <Button type="text" block icon={<QuestionCircleOutlined aria-hidden />} onClick={() => open('help')}>
         {T.shell.help}
       </Button>
-      <Button type="text" block danger icon={<LogoutOutlined />} onClick={() => void logout()}>
+      <Button type="text" block danger icon={<LogoutOutlined aria-hidden />} onClick={() => void logout()}>
         {T.shell.logout}
       </Button>
     </div>
@@ -131,14 +131,14 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
           {isProject && studyId && token && (
             <>
               <Tooltip title={T.shell.qrCode}>
-                <Button type="text" aria-label={T.shell.qrCode} icon={<QrcodeOutlined />} onClick={() => open('qr')} />
+                <Button type="text" aria-label={T.shell.qrCode} icon={<QrcodeOutlined aria-hidden />} onClick={() => open('qr')} />
               </Tooltip>
               <Tooltip title={T.shell.calendar}>
                 <Badge dot={calendarCount > 0} offset={[-6, 6]}>
                   <Button
                     type="text"
                     aria-label={T.shell.calendar}
-                    icon={<CalendarOutlined />}
+                    icon={<CalendarOutlined aria-hidden />}
                     onClick={() => void navigate(`/project/${studyId}/calendar`)}
                   />
                 </Badge>
@@ -148,7 +148,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
                   <Button
                     type="text"
                     aria-label={T.shell.follow}
-                    icon={<BellOutlined />}
+                    icon={<BellOutlined aria-hidden />}
                     onClick={() => void navigate(`/project/${studyId}/follow/record`)}
                   />
                 </Badge>
@@ -164,7 +164,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
               onOpenChange={setPopoverOpen}
             >
               <button type="button" className="top-bar-user" aria-label={user?.name ?? ''}>
-                <Avatar size={32} icon={<UserOutlined />} style={{ background: '#099dad' }} />
+                <Avatar size={32} icon={<UserOutlined aria-hidden />} style={{ background: '#099dad' }} />
                 <span className="top-bar-user-name">{user?.name}</span>
                 <DownOutlined style={{ fontSize: 10 }} />
               </button>

@@ -88,11 +88,11 @@ export default function OperationLogPage() {
         </Form.Item>
         <Form.Item>
           <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
+            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
               {T.common.search}
             </Button>
             <Button
-              icon={<ReloadOutlined />}
+              icon={<ReloadOutlined aria-hidden />}
               onClick={() => {
                 filterForm.resetFields();
                 setFilters({});

@@ -117,11 +117,11 @@ export default function MenuPage() {
         </Form.Item>
         <Form.Item>
           <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
+            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
               {T.common.search}
             </Button>
             <Button
-              icon={<ReloadOutlined />}
+              icon={<ReloadOutlined aria-hidden />}
               onClick={() => {
                 filterForm.resetFields();
                 setFilters({});
@@ -133,7 +133,7 @@ export default function MenuPage() {
         </Form.Item>
       </Form>
       <div className="page-toolbar">
-        <AuthButton code="sys:menu:add" type="primary" icon={<PlusOutlined />} onClick={() => setDialog({ mode: 'add' })}>
+        <AuthButton code="sys:menu:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>
           {T.common.add}
         </AuthButton>
       </div>

@@ -97,11 +97,11 @@ export default function OrganizationPage() {
         </Form.Item>
         <Form.Item>
           <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
+            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
               {T.common.search}
             </Button>
             <Button
-              icon={<ReloadOutlined />}
+              icon={<ReloadOutlined aria-hidden />}
               onClick={() => {
                 filterForm.resetFields();
                 setFilters({});
@@ -113,7 +113,7 @@ export default function OrganizationPage() {
         </Form.Item>
       </Form>
       <div className="page-toolbar">
-        <AuthButton code="sys:dept:add" type="primary" icon={<PlusOutlined />} onClick={() => setDialog({ mode: 'add' })}>
+        <AuthButton code="sys:dept:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>
           {T.common.add}
         </AuthButton>
       </div>

@@ -105,11 +105,11 @@ export default function RolePage() {
         </Form.Item>
         <Form.Item>
           <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
+            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
               {T.common.search}
             </Button>
             <Button
-              icon={<ReloadOutlined />}
+              icon={<ReloadOutlined aria-hidden />}
               onClick={() => {
                 filterForm.resetFields();
                 setFilters({});
@@ -121,7 +121,7 @@ export default function RolePage() {
         </Form.Item>
       </Form>
       <div className="page-toolbar">
-        <AuthButton code="sys:role:add" type="primary" icon={<PlusOutlined />} onClick={() => setDialog({ mode: 'add' })}>
+        <AuthButton code="sys:role:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>
           {T.common.add}
         </AuthButton>
       </div>

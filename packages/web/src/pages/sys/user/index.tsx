@@ -129,11 +129,11 @@ export default function UserPage() {
         </Form.Item>
         <Form.Item>
           <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
+            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
               {T.common.search}
             </Button>
             <Button
-              icon={<ReloadOutlined />}
+              icon={<ReloadOutlined aria-hidden />}
               onClick={() => {
                 filterForm.resetFields();
                 setFilters({});
@@ -145,7 +145,7 @@ export default function UserPage() {
         </Form.Item>
       </Form>
       <div className="page-toolbar">
-        <AuthButton code="sys:user:add" type="primary" icon={<PlusOutlined />} onClick={() => setDialog({ mode: 'add' })}>
+        <AuthButton code="sys:user:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>
           {T.common.add}
         </AuthButton>
       </div>

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN, INITIAL_PASSWORD, launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness';
+
+const ADMIN_PASSWORD = 'Admin@2024';
+const NURSE = '13912345678';
+
+let platform: Platform;
+let browser: Browser;
+
+beforeAll(async () => {
+  // E2E_BASE_URL points the suite at a platform already running on an empty data directory
+  // (for example the web dev server in front of a fresh API server) instead of starting one.
+  const running = process.env.E2E_BASE_URL;
+  platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await platform?.stop();
+});
+
+async function signIn(page: Page, userName: string, password: string) {
+  await page.goto('/login');
+  await page.getByPlaceholder('请输入手机号').fill(userName);
+  await page.getByPlaceholder('请输入密码').fill(password);
+  await page.getByRole('button', { name: '登 录' }).click();
+}
+
+/** The forced change after a first sign-in: the dialog stays until the password is changed. */
+async function changeForcedPassword(page: Page, oldPassword: string, newPassword: string) {
+  const dialog = page.getByRole('dialog');
+  await dialog.getByText('修改密码').waitFor();
+  await page.keyboard.press('Escape');
+  await dialog.getByLabel('原始密码').waitFor();
+  expect(await dialog.getByRole('button', { name: '取消' }).count()).toBe(0);
+  await dialog.getByLabel('原始密码').fill(oldPassword);
+  await dialog.getByLabel('新密码').fill(newPassword);
+  await dialog.getByLabel('确认密码').fill(newPassword);
+  await dialog.getByRole('button', { name: '确定' }).click();
+  await page.getByText('修改成功').waitFor();
+  await dialog.waitFor({ state: 'detached' });
+}
+
+async function openMenu(page: Page, group: string, item: string) {
+  const sider = page.locator('.app-sider');
+  if (!(await sider.getByText(item, { exact: true }).isVisible())) await sider.getByText(group, { exact: true }).click();
+  await sider.getByText(item, { exact: true }).click();
+  // The new page is on screen once its title shows (the previous one stays while it loads).
+  await page.locator('.page-title:visible', { hasText: item }).waitFor();
+}
+
+async function pick(page: Page, label: string, option: string) {
+  await page.getByRole('dialog').getByLabel(label).click();
+  await page.locator('.ant-select-dropdown:visible').getByTitle(option, { exact: true }).first().click();
+  await page.keyboard.press('Escape');
+}
+
+describe('shell and system administration', () => {
+  it('SHELL-12/AUTH-10/SHELL-10: a visitor is sent to /login; the first sign-in must change the password, then lands on the study list', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await page.goto('/sys/user');
+    await page.waitForURL('**/login');
+    await signIn(page, ADMIN, INITIAL_PASSWORD);
+    await page.waitForURL('**/studyList');
+    await changeForcedPassword(page, INITIAL_PASSWORD, ADMIN_PASSWORD);
+    await page.locator('.page-title', { hasText: '项目列表' }).waitFor();
+    expect(await page.title()).toBe('项目列表');
+    await screenshot(page, 'shell-study-list');
+    await page.context().close();
+  });
+
+  it('SYS-04/SYS-06/SYS-12/VIS-12: the administrator builds a department, a role and a user; the user sees only what the role grants', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    await page.waitForURL('**/studyList');
+
+    await openMenu(page, '系统管理', '机构管理');
+    await page.getByRole('row').filter({ hasText: '根机构' }).getByRole('button', { name: '新增下级' }).click();
+    await page.getByRole('dialog').getByLabel('机构名称').fill('心内科');
+    await page.getByRole('dialog').getByRole('button', { name: '确定' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await page.getByRole('row').filter({ hasText: '心内科' }).first().waitFor();
+
+    await openMenu(page, '系统管理', '角色管理');
+    await page.getByRole('button', { name: '新增', exact: true }).click();
+    const roleDialog = page.getByRole('dialog');
+    await roleDialog.getByLabel('角色名称').fill('研究护士');
+    await roleDialog.getByLabel('权限字符').fill('nurse');
+    await roleDialog.getByText('项目列表', { exact: true }).click();
+    // 用户管理 ticks its four buttons; untick two of them again.
+    await roleDialog.getByText('用户管理', { exact: true }).click();
+    await roleDialog.getByText('新增用户', { exact: true }).click();
+    await roleDialog.getByText('修改用户', { exact: true }).click();
+    await roleDialog.getByRole('button', { name: '确定' }).click();
+    await roleDialog.waitFor({ state: 'detached' });
+    await page.getByRole('row').filter({ hasText: '研究护士' }).first().waitFor();
+
+    await openMenu(page, '系统管理', '用户管理');
+    await page.getByRole('button', { name: '新增', exact: true }).click();
+    const userDialog = page.getByRole('dialog');
+    await userDialog.getByRole('button', { name: '确定' }).click();
+    for (const text of ['请输入用户名', '请输入密码', '请输入真实姓名', '请选择所属机构', '请选择所属职位']) {
+      await userDialog.getByText(text).waitFor();
+    }
+    await userDialog.getByLabel('用户名').fill('1391234567');
+    await userDialog.getByText('手机号格式不正确').waitFor();
+    await userDialog.getByLabel('用户名').fill(NURSE);
+    await userDialog.getByLabel('密码').fill('Nurse@123');
+    await userDialog.getByLabel('真实姓名').fill('李护士');
+    await pick(page, '所属机构', '心内科');
+    await pick(page, '所属职位', '研究护士');
+    await userDialog.getByRole('button', { name: '确定' }).click();
+    await page.getByText('新增成功').waitFor();
+    await userDialog.waitFor({ state: 'detached' });
+    const row = page.getByRole('row').filter({ hasText: '李护士' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('心内科');
+    await screenshot(page, 'shell-user-list');
+
+    await page.locator('.top-bar-user').click();
+    await page.getByRole('button', { name: '退出登录' }).click();
+    await page.waitForURL('**/login');
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+
+    await signIn(page, NURSE, 'Nurse@123');
+    await page.waitForURL('**/studyList');
+    await changeForcedPassword(page, 'Nurse@123', 'Nurse@2024');
+    const sider = page.locator('.app-sider');
+    expect(await sider.getByText('角色管理', { exact: true }).count()).toBe(0);
+    await openMenu(page, '系统管理', '用户管理');
+    const nurseRow = page.getByRole('row').filter({ hasText: '李护士' });
+    await nurseRow.waitFor();
+    expect(await nurseRow.getByRole('button', { name: '删除' }).isEnabled()).toBe(true);
+    expect(await nurseRow.getByRole('button', { name: '修改' }).isEnabled()).toBe(false);
+    expect(await page.getByRole('button', { name: '新增', exact: true }).isEnabled()).toBe(false);
+    await nurseRow.getByRole('button', { name: '修改' }).locator('..').hover();
+    await page.getByText('权限不足，请联系管理员').waitFor();
+    await screenshot(page, 'shell-nurse-user-list');
+    await page.context().close();
+  });
+
+  it('SHELL-26/SHELL-27/SHELL-29: tabs follow the visited pages; closing the active one goes to the last tab', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    await page.waitForURL('**/studyList');
+    await openMenu(page, '系统管理', '用户管理');
+    await page.waitForURL('**/sys/user');
+    await openMenu(page, '系统管理', '菜单管理');
+    await page.waitForURL('**/sys/menu');
+    const tabs = page.locator('.tab-strip .ant-tabs-tab');
+    await page.locator('.tab-strip').getByText('菜单管理', { exact: true }).waitFor();
+    expect(await tabs.allInnerTexts()).toEqual(['项目列表', '用户管理', '菜单管理']);
+
+    await page.locator('.tab-strip').getByText('菜单管理', { exact: true }).click({ button: 'right' });
+    await page.getByRole('menuitem', { name: '关闭', exact: true }).click();
+    await page.waitForURL('**/sys/user');
+    expect(await tabs.allInnerTexts()).toEqual(['项目列表', '用户管理']);
+
+    await page.locator('.tab-strip').getByText('用户管理', { exact: true }).click({ button: 'right' });
+    await page.getByRole('menuitem', { name: '关闭所有' }).click();
+    await page.waitForURL('**/studyList');
+    expect(await tabs.allInnerTexts()).toEqual(['项目列表']);
+    await page.context().close();
+  });
+});
