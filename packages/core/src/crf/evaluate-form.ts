@@ -302,7 +302,7 @@ function calculatedValue(info: NodeInfo, result: Value): unknown {
   if (result === null) return undefined;
   if (typeof result === 'number') {
     const format = info.node.option.format;
-    if (format && (info.node.type === 'int' || info.node.type === 'real')) {
+    if (format && (info.node.type === 'int' || info.node.type === 'real' || info.node.type === 'number')) {
       try {
         return convertValue(result, parseConverterRule(format));
       } catch {

@@ -99,3 +99,20 @@ describe('definition linter', () => {
     );
   });
 });
+
+describe('the worked example of docs/crf-format.md', () => {
+  it('WID-02/WID-03/WID-04/WID-05/WID-06/WID-07/WID-08: uses every item type and passes the linter', async () => {
+    const { everyTypeCrf } = await import('./test/fixtures.js');
+    const definition = everyTypeCrf();
+    const types = new Set<string>();
+    const walk = (nodes: CrfNode[]) => nodes.forEach((n) => (types.add(n.type), walk(n.children)));
+    walk(definition.children);
+    expect([...types].sort()).toEqual([...ITEM_TYPES].sort());
+    const result = lintDefinition(definition);
+    expect(result.errors).toEqual([]);
+    const state = evaluateForm(result.definition!, { sex: '2', weight: '60', height: '160', history: ['1', '99'], lmp: '2024-05', meds: [{ drug: 'x', dose: '2', times: '3' }] }, { now: new Date(Date.UTC(2024, 5, 15, 2)) });
+    expect(state.values).toMatchObject({ bmi: '23.4', lmp: '2024-05', meds: [{ drug: 'x', dose: '2', times: '3', daily: '6' }] });
+    expect(state.items.dm!.visible).toBe(true);
+    expect(state.items.history!.additionVisible).toBe(true);
+  });
+});

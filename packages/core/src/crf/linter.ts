@@ -151,7 +151,7 @@ function lintNode(node: CrfNode, path: string, issues: DefinitionIssue[]) {
   if (option.validationEx && compilePattern(option.validationEx) === null) error('option.validationEx', `正则表达式无效：${option.validationEx}`);
 
   if (option.format) {
-    if (node.type === 'int' || node.type === 'real') {
+    if (node.type === 'int' || node.type === 'real' || node.type === 'number') {
       try {
         parseConverterRule(option.format);
       } catch (e) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { convertValue, formatByPattern, formatCalculated, parseConverterRule, roundDecimal, ValueConversionError } from './value-converter.js';
+import { convertValue, formatByPattern, formatCalculated, formatItemValue, parseConverterRule, roundDecimal, sanitizeRealInput, ValueConversionError } from './value-converter.js';
 
 describe('value converter (forms §5)', () => {
   it.each([
@@ -36,6 +36,21 @@ describe('value converter (forms §5)', () => {
     expect(formatByPattern('TEL138-1234-5678', 'TEL[###-####-####]')).toBe('TEL138-1234-5678');
     expect(formatByPattern('1381', 'TEL[###-####-####]')).toBe('TEL138-1');
     expect(formatByPattern('abc', 'no pattern')).toBe('abc');
+  });
+
+  it('WID-12: a real input keeps only digits and one decimal point', () => {
+    expect(sanitizeRealInput('12.3.4')).toBe('12.34');
+    expect(sanitizeRealInput('-1a2,5.0')).toBe('125.0');
+    expect(sanitizeRealInput('.5')).toBe('.5');
+  });
+
+  it('WID-13/WID-14: int and real items are formatted by their format; inputs by their pattern', () => {
+    expect(formatItemValue('real', 'precision:1:R', '36.55')).toBe('36.6');
+    expect(formatItemValue('int', 'interval', '2024')).toBe('2-0-2-4');
+    expect(formatItemValue('real', 'precision:1:R', 'abc')).toBe('abc');
+    expect(formatItemValue('input', 'NO.[###-###]', '123456')).toBe('NO.123-456');
+    expect(formatItemValue('textarea', 'x[#]', '1')).toBe('1');
+    expect(formatItemValue('real', undefined, '1.234')).toBe('1.234');
   });
 
   it('calculated numbers carry no float noise', () => {

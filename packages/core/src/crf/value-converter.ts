@@ -133,3 +133,28 @@ export function formatByPattern(value: string, format: string): string {
   }
   return prefix + out + chars.slice(next).join('');
 }
+
+/** forms §5: a real input keeps only digits and one decimal point. */
+export function sanitizeRealInput(text: string): string {
+  const kept = text.replace(/[^\d.]/g, '');
+  const point = kept.indexOf('.');
+  return point < 0 ? kept : kept.slice(0, point + 1) + kept.slice(point + 1).replace(/\./g, '');
+}
+
+/**
+ * What an input shows after the user leaves it (forms §5): int, real and number items with a format
+ * are converted by it; input items with a "prefix[pattern]" format are reformatted. A value the rule
+ * cannot convert is left as typed, for the field rules to flag.
+ */
+export function formatItemValue(type: string, format: string | undefined, text: string): string {
+  if (!format || text === '') return text;
+  if (type === 'int' || type === 'real' || type === 'number') {
+    try {
+      return convertValue(text, format);
+    } catch {
+      return text;
+    }
+  }
+  if (type === 'input' && format.includes('[')) return formatByPattern(text, format);
+  return text;
+}
