@@ -193,9 +193,9 @@ describe('evaluateForm', () => {
 });
 
 describe('evaluateForm (properties)', () => {
-  const field = fc.constantFrom('sex', 'birth', 'weight', 'height', 'sbp', 'dbp', 'pregnant', 'disease', 'dm_years', 'meds', 'hb', 'pain');
+  const field = fc.constantFrom('sex', 'birth', 'weight', 'height', 'sbp', 'dbp', 'pregnant', 'disease', 'disease_addition', 'dm_years', 'meds', 'hb', 'pain');
   const value = fc.oneof(
-    fc.constantFrom('', '1', '2', '0', '99', '1980-01-01', '2015-05-05', '70', '175', '300', 'abc', '12.5'),
+    fc.constantFrom('', '1', '2', '0', '99', ['99'], '1980-01-01', '2015-05-05', '70', '175', '300', 'abc', '12.5'),
     fc.constant(['1', '2']),
     fc.constant([{ drug: 'x', dose: '2', times: '3', ongoing: '0', stop: '2024-01-01' }]),
   );

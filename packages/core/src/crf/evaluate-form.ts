@@ -180,7 +180,7 @@ function affectedUnits(compiled: CompiledForm, changed: readonly string[]): Set<
   const affected = new Set<Unit>();
   const queue: Unit[] = [];
   for (const name of changed) {
-    const unit = compiled.unitOfName.get(name);
+    const unit = compiled.unitOfName.get(name) ?? compiled.unitOfName.get(name.replace(/_addition$/, ''));
     if (unit && !affected.has(unit)) {
       affected.add(unit);
       queue.push(unit);

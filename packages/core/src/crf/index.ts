@@ -13,3 +13,4 @@ export * from './layout.js';
 export * from './compile-form.js';
 export * from './evaluate-form.js';
 export * from './linter.js';
+export * from './example-crf.js';

@@ -103,3 +103,12 @@ describe('Excel workbook', () => {
     expect(result.issues[0]!.message).toMatch(/无法读取 Excel 文件/);
   });
 });
+
+describe('Excel template default', () => {
+  it('ships the worked example of every item type when no example is given', async () => {
+    const { exampleCrf } = await import('../example-crf.js');
+    const result = await importExcel(await createExcelTemplate());
+    expect(result.ok).toBe(true);
+    expect(result.definitions).toEqual([exampleCrf()]);
+  });
+});

@@ -9,6 +9,7 @@ import {
   type ItemOption,
   type ItemType,
 } from '../crf-definition.schema.js';
+import { exampleCrf } from '../example-crf.js';
 import { finishImport, type ImportIssue, type ImportResult } from './import-result.js';
 
 /**
@@ -239,7 +240,7 @@ export async function exportExcel(definitions: readonly CrfDefinition[]): Promis
 }
 
 /** The downloadable blank template: the column guide, an empty form sheet and a worked example sheet. */
-export async function createExcelTemplate(example: CrfDefinition): Promise<Uint8Array> {
+export async function createExcelTemplate(example: CrfDefinition = exampleCrf()): Promise<Uint8Array> {
   const workbook = new ExcelJS.Workbook();
   addHelpSheet(workbook);
   const forms = workbook.addWorksheet(FORMS_SHEET);
