@@ -1,5 +1,4 @@
 import {
-  isChoiceType,
   isRowType,
   isValueType,
   type CrfDefinition,
@@ -317,7 +316,7 @@ function checkReferences(nodes: NodeInfo[], byName: ReadonlyMap<string, NodeInfo
     if (info.calc && !isValueType(node.type)) {
       issues.push({ severity: 'error', path: `${path}.option.calc`, name, message: `${node.type} 类型的节点没有值，不能计算` });
     }
-    if (info.calc && (isRowType(node.type) || isChoiceType(node.type) && node.type === 'checkbox')) {
+    if (info.calc && isRowType(node.type)) {
       issues.push({ severity: 'error', path: `${path}.option.calc`, name, message: `${node.type} 类型的题目不能由表达式计算` });
     }
   }
