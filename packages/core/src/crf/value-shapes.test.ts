@@ -31,7 +31,7 @@ describe('stored value shapes (forms §3)', () => {
     expect(normalizeValue(multi, '["a","b","a"]')).toBe('a,b');
   });
 
-  it('CONV-07/UPL-05/UPL-06: image and video lists are JSON strings; plain URL lists are read too', () => {
+  it('CONV-07/UPL-05/UPL-06/UPL-07: image and video lists are JSON strings; plain URL lists are read too', () => {
     const urls = '["https://oss.example.cn/images/1/a.jpg","https://oss.example.cn/images/1/b.jpg"]';
     const images = readMediaList('image', urls);
     expect(images.map((e) => e.dialogImgUrl)).toEqual(['https://oss.example.cn/images/1/a.jpg', 'https://oss.example.cn/images/1/b.jpg']);
