@@ -17,7 +17,7 @@ export function OperLogDetailDialog({ log, onClose }: { log: OperLog | null; onC
   return (
     <Modal open={log !== null} title={T.operlog.detailTitle} onCancel={onClose} footer={null} width={760}>
       {log && (
-        <Descriptions column={2} bordered size="small">
+        <Descriptions column={2} bordered size="small" styles={{ label: { width: 110, whiteSpace: 'nowrap' } }}>
           <Descriptions.Item label={T.operlog.module}>{log.title}</Descriptions.Item>
           <Descriptions.Item label={T.operlog.businessType}>{businessTypeLabel(log.businessType)}</Descriptions.Item>
           <Descriptions.Item label={T.operlog.operName}>{log.operName}</Descriptions.Item>
