@@ -39,7 +39,7 @@ async function changeForcedPassword(page: Page, oldPassword: string, newPassword
   await dialog.getByLabel('新密码').fill(newPassword);
   await dialog.getByLabel('确认密码').fill(newPassword);
   await dialog.getByRole('button', { name: '确定' }).click();
-  await page.getByText('修改成功').waitFor();
+  await page.locator('.ant-message-notice', { hasText: '修改成功' }).last().waitFor();
   await dialog.waitFor({ state: 'detached' });
 }
 
@@ -112,7 +112,7 @@ describe('shell and system administration', () => {
     await pick(page, '所属机构', '心内科');
     await pick(page, '所属职位', '研究护士');
     await userDialog.getByRole('button', { name: '确定' }).click();
-    await page.getByText('新增成功').waitFor();
+    await page.locator('.ant-message-notice', { hasText: '新增成功' }).last().waitFor();
     await userDialog.waitFor({ state: 'detached' });
     const row = page.getByRole('row').filter({ hasText: '李护士' });
     await row.waitFor();
@@ -162,6 +162,31 @@ describe('shell and system administration', () => {
     await page.getByRole('menuitem', { name: '关闭所有' }).click();
     await page.waitForURL('**/studyList');
     expect(await tabs.allInnerTexts()).toEqual(['项目列表']);
+    await page.context().close();
+  });
+
+  it('SYS-25: the operation log shows what the administrator did, with user, method and outcome', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    await page.waitForURL('**/studyList');
+    await openMenu(page, '项目管理', '操作日志');
+    await page.getByLabel('操作模块').fill('用户管理');
+    await page.getByRole('button', { name: '搜索' }).click();
+    const userAdded = page.getByRole('row').filter({ hasText: '新增' }).filter({ hasText: '系统管理员(13800000000)' });
+    await userAdded.first().waitFor();
+    const text = await userAdded.first().textContent();
+    expect(text).toContain('用户管理');
+    expect(text).toContain('POST');
+    expect(text).toContain('/api/system/user');
+    expect(text).toContain('成功');
+
+    await page.getByLabel('操作模块').fill('机构管理');
+    await page.getByRole('button', { name: '搜索' }).click();
+    await page.getByRole('row').filter({ hasText: '机构管理' }).filter({ hasText: '新增' }).first().waitFor();
+    await page.getByRole('row').filter({ hasText: '机构管理' }).getByRole('button', { name: '详情' }).first().click();
+    const detail = page.getByRole('dialog');
+    await detail.getByText('心内科').first().waitFor();
+    await screenshot(page, 'shell-operation-log');
     await page.context().close();
   });
 });

@@ -8,7 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from './app-context.js';
 import { installAuth } from './http/auth.js';
-import { installErrorHandler } from './http/error-handler.js';
+import { installErrorHandler, notFoundBody } from './http/error-handler.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { operLogRoutes } from './modules/monitor/operlog.routes.js';
 import { installOperationLog } from './modules/monitor/operlog.service.js';
@@ -66,16 +66,15 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   operLogRoutes(app, ctx);
 
   const webDist = ctx.config.webDist;
-  if (opts.serveWeb && fs.existsSync(path.join(webDist, 'index.html'))) {
-    await app.register(fastifyStatic, { root: webDist, wildcard: true, index: false });
+  const serveWeb = opts.serveWeb === true && fs.existsSync(path.join(webDist, 'index.html'));
+  if (serveWeb) await app.register(fastifyStatic, { root: webDist, wildcard: true, index: false });
+  app.setNotFoundHandler((request, reply) => {
     // The browser app owns every non-API path (client-side routing).
-    app.setNotFoundHandler((request, reply) => {
-      if (request.method === 'GET' && !request.url.startsWith('/api/')) {
-        return reply.type('text/html').sendFile('index.html');
-      }
-      return reply.status(404).send({ code: 404, msg: '资源不存在', data: null });
-    });
-  }
+    if (serveWeb && request.method === 'GET' && !request.url.startsWith('/api/')) {
+      return reply.type('text/html').sendFile('index.html');
+    }
+    return reply.status(404).send(notFoundBody);
+  });
 
   return app;
 }

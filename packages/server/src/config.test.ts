@@ -9,6 +9,10 @@ describe('configuration', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '', PORT: '' })).toMatchObject({ databaseUrl: undefined, redisUrl: undefined, port: 8080 });
+  });
+
   it('reads every variable', () => {
     const config = loadConfig({
       PORT: '9000',

@@ -37,8 +37,6 @@ export function installErrorHandler(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send({ code: 500, msg: MSG.systemError, data: { requestId: request.id } });
   });
-
-  app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ code: 404, msg: '资源不存在', data: null });
-  });
 }
+
+export const notFoundBody = { code: 404, msg: '资源不存在', data: null } as const;

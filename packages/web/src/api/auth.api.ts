@@ -44,6 +44,7 @@ export interface LoginResult {
 export interface UserInfo {
   user: SysUser;
   roles: string[];
+  roleNames?: string[];
   permissions: string[];
 }
 

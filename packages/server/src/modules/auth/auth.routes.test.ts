@@ -215,6 +215,7 @@ describe('current user', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.user).toMatchObject({ userId: 1, userName: ADMIN, deptName: '根机构' });
     expect(res.body.data.roles).toEqual(['admin']);
+    expect(res.body.data.roleNames).toEqual(['超级管理员']);
     expect(res.body.data.permissions).toEqual(['*:*:*']);
   });
 

@@ -132,6 +132,7 @@ export async function getInfo(ctx: AppContext, user: CurrentUser) {
   return {
     user: profile,
     roles: roles.map((r) => r.roleKey),
+    roleNames: roles.map((r) => r.roleName),
     permissions: user.permissions,
   };
 }

@@ -48,6 +48,11 @@ function messageOf(responseText: string | undefined): string | null {
   }
 }
 
+/** The browser's cache-busting `_n` says nothing about the operation. */
+function withoutCacheBuster(url: string): string {
+  return url.replace(/([?&])_n=[^&]*(&|$)/, (_, lead: string, tail: string) => (tail ? lead : '')).replace(/[?&]$/, '');
+}
+
 function fallbackTitle(url: string): string {
   const parts = url.split('?')[0]!.split('/').filter(Boolean);
   return parts.slice(1, 4).join('/') || url;
@@ -60,7 +65,8 @@ function record(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const loginName = typeof body?.username === 'string' ? body.username : null;
   const resultMsg = messageOf(request.responseText);
   const failed = reply.statusCode >= 400;
-  const params = { query: request.query, body: request.body };
+  const { _n: _cacheBuster, ...query } = (request.query ?? {}) as Record<string, unknown>;
+  const params = { query, body: request.body };
   return ctx.db.insert(operLogs).values({
     title: (config.module ?? fallbackTitle(request.url)).slice(0, 50),
     businessType: (config.action ?? request.method).slice(0, 20),
@@ -68,7 +74,7 @@ function record(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
     requestMethod: request.method,
     operUserId: user?.userId ?? null,
     operName: (user ? `${user.name}(${user.userName})` : loginName)?.slice(0, 50) ?? null,
-    operUrl: request.url.slice(0, 500),
+    operUrl: withoutCacheBuster(request.url).slice(0, 500),
     operIp: request.ip,
     operParam: clip(JSON.stringify(redact(params))),
     jsonResult: redactedJson(request.responseText),

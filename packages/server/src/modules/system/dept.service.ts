@@ -15,9 +15,20 @@ export interface DeptInput {
 
 const notFound = () => AppError.notFound('dept.not_found', '机构不存在');
 
+const deptColumns = {
+  deptId: departments.deptId,
+  parentId: departments.parentId,
+  deptName: departments.deptName,
+  orderNum: departments.orderNum,
+  leader: departments.leader,
+  phone: departments.phone,
+  status: departments.status,
+  createTime: departments.createdAt,
+};
+
 export async function listDepts(ctx: AppContext, filter: { deptName?: string; status?: number }) {
   return ctx.db
-    .select()
+    .select(deptColumns)
     .from(departments)
     .where(
       and(
@@ -29,7 +40,7 @@ export async function listDepts(ctx: AppContext, filter: { deptName?: string; st
 }
 
 export async function getDept(ctx: AppContext, deptId: number) {
-  const [row] = await ctx.db.select().from(departments).where(eq(departments.deptId, deptId));
+  const [row] = await ctx.db.select(deptColumns).from(departments).where(eq(departments.deptId, deptId));
   if (!row) throw notFound();
   return row;
 }
@@ -73,7 +84,7 @@ async function checkNameFree(ctx: AppContext, input: DeptInput, selfId?: number)
 export async function createDept(ctx: AppContext, input: DeptInput) {
   await checkParent(ctx, input);
   await checkNameFree(ctx, input);
-  const [row] = await ctx.db.insert(departments).values(input).returning();
+  const [row] = await ctx.db.insert(departments).values(input).returning(deptColumns);
   return row!;
 }
 
@@ -85,7 +96,7 @@ export async function updateDept(ctx: AppContext, deptId: number, input: DeptInp
     .update(departments)
     .set({ ...input, updatedAt: ctx.clock() })
     .where(eq(departments.deptId, deptId))
-    .returning();
+    .returning(deptColumns);
   return row!;
 }
 
