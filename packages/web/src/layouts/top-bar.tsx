@@ -23,6 +23,7 @@ import { useAppStore } from '../stores/app.store';
 import { useSession } from '../stores/session.store';
 import { HEADER_HEIGHT } from '../theme';
 import { HelpDialog } from './help-dialog';
+import { NoticeBell } from './notice-bell';
 import { ProfileDialog } from './profile-dialog';
 import { StudyQrDialog } from './study-qr-dialog';
 
@@ -155,6 +156,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
               </Tooltip>
             </>
           )}
+          {showPersonal && <NoticeBell />}
           {showPersonal && (
             <Popover
               content={userMenu}

@@ -97,6 +97,8 @@ export const T = {
   },
 
   shell: {
+    notices: '通知公告',
+    noNotices: '暂无通知',
     backToStudyList: '返回项目列表',
     expandMenu: '展开菜单',
     collapseMenu: '收起菜单',
@@ -183,6 +185,11 @@ export const T = {
     viewTitle: '查看用户',
     resetPassword: '重置密码',
     confirmRemove: (name: string) => `确定删除用户“${name}”吗？`,
+    setHome: '设置首页',
+    setHomeHint: (count: number) => `为选中的 ${count} 个用户设置登录后进入的页面。`,
+    homePage: '首页',
+    homeRequired: '请选择首页',
+    selectUsersFirst: '请先勾选用户',
   },
 
   role: {

@@ -1,7 +1,7 @@
-import { useState } from 'react';
+import { useState, type Key } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Form, Input, Popconfirm, Select, Space, TreeSelect, type TableColumnsType } from 'antd';
-import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { HomeOutlined, PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
 import { MSG, STATUS } from '@ecrf/core';
 import type { SysUser } from '../../../api/auth.api';
 import { userApi, type UserQuery } from '../../../api/system.api';
@@ -12,6 +12,7 @@ import { T } from '../../../locales/zh-CN';
 import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
 import { STATUS_OPTIONS, useDeptTree } from '../sys-shared';
+import { SetHomeDialog } from './components/set-home-dialog';
 import { UserDialog, type UserDialogState } from './components/user-dialog';
 
 type Filters = Omit<UserQuery, 'pageNum' | 'pageSize'>;
@@ -24,6 +25,8 @@ export default function UserPage() {
   const [filters, setFilters] = useState<Filters>({});
   const [dialog, setDialog] = useState<UserDialogState | null>(null);
   const [resetTarget, setResetTarget] = useState<PasswordTarget | null>(null);
+  const [selected, setSelected] = useState<Key[]>([]);
+  const [homeOpen, setHomeOpen] = useState(false);
   const { treeData } = useDeptTree();
 
   const done = (res: { msg: string }) => {
@@ -148,6 +151,13 @@ export default function UserPage() {
         <AuthButton code="sys:user:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>
           {T.common.add}
         </AuthButton>
+        <AuthButton
+          code="sys:user:edit"
+          icon={<HomeOutlined aria-hidden />}
+          onClick={() => (selected.length > 0 ? setHomeOpen(true) : void message.warning(T.user.selectUsersFirst))}
+        >
+          {T.user.setHome}
+        </AuthButton>
       </div>
       <PagedTable<SysUser>
         rowKey="userId"
@@ -155,6 +165,18 @@ export default function UserPage() {
         queryKey={['user', 'list']}
         filters={filters}
         fetchPage={(paging) => userApi.list({ ...paging, ...compact(filters) }).then((res) => res.data)}
+        rowSelection={{ selectedRowKeys: selected, onChange: setSelected, preserveSelectedRowKeys: true }}
+      />
+      <SetHomeDialog
+        open={homeOpen}
+        userIds={selected.map(Number)}
+        onClose={(saved) => {
+          setHomeOpen(false);
+          if (saved) {
+            setSelected([]);
+            void queryClient.invalidateQueries({ queryKey: ['user'] });
+          }
+        }}
       />
       <UserDialog state={dialog} onClose={() => setDialog(null)} />
       <ChangePasswordDialog open={resetTarget !== null} mode="reset" target={resetTarget} onClose={() => setResetTarget(null)} />
