@@ -14,7 +14,6 @@ export default defineConfig({
           globalSetup: ['src/test/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
-          maxWorkers: 2,
         },
       },
       {
