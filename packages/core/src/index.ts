@@ -4,3 +4,4 @@ export * from './access.js';
 export * from './paging.js';
 export * from './menu.js';
 export * from './crf/index.js';
+export * from './study.js';

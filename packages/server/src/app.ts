@@ -9,6 +9,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { AppContext } from './app-context.js';
 import { installAuth } from './http/auth.js';
 import { installErrorHandler, notFoundBody } from './http/error-handler.js';
+import { installStudyGuard } from './http/study-guard.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { operLogRoutes } from './modules/monitor/operlog.routes.js';
 import { installOperationLog } from './modules/monitor/operlog.service.js';
@@ -17,6 +18,10 @@ import { deptRoutes } from './modules/system/dept.routes.js';
 import { menuRoutes } from './modules/system/menu.routes.js';
 import { roleRoutes } from './modules/system/role.routes.js';
 import { userRoutes } from './modules/system/user.routes.js';
+import { crfRoutes } from './modules/study/crf.routes.js';
+import { setupRoutes } from './modules/study/setup.routes.js';
+import { staffRoutes } from './modules/study/staff.routes.js';
+import { studyRoutes } from './modules/study/study.routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -55,6 +60,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 
   installAuth(app, ctx);
+  installStudyGuard(app, ctx);
   installOperationLog(app, ctx);
 
   authRoutes(app, ctx);
@@ -64,6 +70,10 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   roleRoutes(app, ctx);
   menuRoutes(app, ctx);
   operLogRoutes(app, ctx);
+  studyRoutes(app, ctx);
+  staffRoutes(app, ctx);
+  crfRoutes(app, ctx);
+  setupRoutes(app, ctx);
 
   const webDist = ctx.config.webDist;
   const serveWeb = opts.serveWeb === true && fs.existsSync(path.join(webDist, 'index.html'));

@@ -25,7 +25,15 @@ export const MAIN_MENUS: SeedMenu[] = [
     title: '项目管理',
     icon: 'ExperimentOutlined',
     children: [
-      { code: 'study.list', type: 'C', title: '项目维护', path: '/study/list', icon: 'ProfileOutlined', perms: 'study:manage' },
+      {
+        code: 'study.list',
+        type: 'C',
+        title: '项目维护',
+        path: '/study/list',
+        icon: 'ProfileOutlined',
+        perms: 'study:manage',
+        children: buttons([['study:add', '新建项目'], ['study:edit', '修改项目'], ['study:remove', '删除项目']]),
+      },
       { code: 'study.config', type: 'C', title: '项目配置', path: '/study/config', icon: 'ControlOutlined', perms: 'study:config' },
       { code: 'study.crf', type: 'C', title: 'CRF管理', path: '/study/crf', icon: 'FileTextOutlined', perms: 'study:crf' },
       { code: 'study.crfStage', type: 'C', title: 'ECRF阶段', path: '/study/crfStage', icon: 'PartitionOutlined', perms: 'study:crfStage' },

@@ -1,0 +1,61 @@
+/**
+ * Study-level permissions (a study role's permission tree). Keys: `btn:<code>` for the study's
+ * button codes (forms §6), `crf:<crfId>:<action>` for what a role may do with one CRF.
+ */
+export const STUDY_BUTTONS = [
+  ['business.subject.add', '添加患者'],
+  ['business.subject.edit', '编辑患者'],
+  ['business.subject.remove', '删除患者'],
+  ['business.crf.save', '保存表单'],
+  ['business.crf.submit', '提交表单'],
+  ['business.crf.sign', '电子签名'],
+  ['business.crf.sdv', 'SDV核查'],
+  ['study.iconBtn.doubt', '质疑按钮'],
+  ['study.doubt.open', '发起质疑'],
+  ['study.doubt.reply', '回复质疑'],
+  ['study.doubt.close', '关闭质疑'],
+  ['project.subject.dicom', '影像'],
+] as const;
+
+export type StudyButton = (typeof STUDY_BUTTONS)[number][0];
+
+export const CRF_ACTIONS = [
+  ['view', '查看'],
+  ['save', '录入/保存'],
+  ['submit', '提交'],
+  ['sign', '签名'],
+  ['sdv', 'SDV核查'],
+  ['doubt', '质疑'],
+] as const;
+
+export type CrfAction = (typeof CRF_ACTIONS)[number][0];
+
+export const buttonKey = (code: string) => `btn:${code}`;
+export const crfKey = (crfId: number, action: CrfAction) => `crf:${crfId}:${action}`;
+
+/** Every key a study role can hold for the given CRFs: the study's administrator role holds them all. */
+export function allStudyPermissionKeys(crfIds: readonly number[]): string[] {
+  return [
+    ...STUDY_BUTTONS.map(([code]) => buttonKey(code)),
+    ...crfIds.flatMap((id) => CRF_ACTIONS.map(([action]) => crfKey(id, action))),
+  ];
+}
+
+/** The study-role name created with every study, holding every permission. */
+export const STUDY_ADMIN_ROLE = '项目管理员';
+
+/** Patient base-info fields (platform §3) and their default labels and rules. */
+export const DEFAULT_BASE_CONFIG = [
+  { name: 'identificationCode', header: '编号', display: true, required: true },
+  { name: 'subjectName', header: '患者姓名', display: true, required: true },
+  { name: 'gender', header: '性别', display: true, required: true },
+  { name: 'birth', header: '出生日期', display: true, required: false },
+  { name: 'age', header: '年龄', display: true, required: false },
+  { name: 'mobile', header: '手机号', display: true, required: false },
+  { name: 'diseaseCode', header: '病种', display: true, required: true },
+] as const;
+
+/** The next serial code of a pattern: prefix + zero-padded counter. */
+export function formatSerialNumber(prefix: string, digits: number, value: number): string {
+  return `${prefix}${String(value).padStart(digits, '0')}`;
+}

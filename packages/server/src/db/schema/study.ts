@@ -1,0 +1,200 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  char,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  serial,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  varchar,
+} from 'drizzle-orm/pg-core';
+import { departments, users } from './system.js';
+
+const timestamps = {
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+};
+
+export interface SignConfig {
+  enabled: boolean;
+  meaning: string;
+}
+
+export interface FollowTrigger {
+  enabled: boolean;
+  crfId: number | null;
+  itemName: string | null;
+  offsetDays: number;
+}
+
+export interface BaseConfigField {
+  name: string;
+  header: string;
+  display: boolean;
+  required: boolean;
+}
+
+export const studies = pgTable(
+  'studies',
+  {
+    studyId: serial('study_id').primaryKey(),
+    studyName: varchar('study_name', { length: 100 }).notNull(),
+    studyCode: varchar('study_code', { length: 50 }).notNull(),
+    description: text('description').notNull().default(''),
+    principal: varchar('principal', { length: 50 }).notNull().default(''),
+    status: smallint('status').notNull().default(0),
+    doubt: char('doubt', { length: 1 }).notNull().default('1'),
+    multiDisease: boolean('multi_disease').notNull().default(false),
+    enableSerialNumber: boolean('enable_serial_number').notNull().default(false),
+    serialPrefix: varchar('serial_prefix', { length: 20 }).notNull().default(''),
+    serialDigits: smallint('serial_digits').notNull().default(4),
+    serialScope: varchar('serial_scope', { length: 10 }).notNull().default('study'),
+    displayCrfColumn: jsonb('display_crf_column').$type<string[]>().notNull().default([]),
+    signConfig: jsonb('sign_config').$type<SignConfig>().notNull().default({ enabled: false, meaning: '' }),
+    followTriggers: jsonb('follow_triggers').$type<FollowTrigger[]>().notNull().default([]),
+    baseConfig: jsonb('base_config').$type<BaseConfigField[]>().notNull().default([]),
+    createdBy: integer('created_by').references(() => users.userId),
+    // Studies are closed, not erased; a deleted study keeps its rows for the audit trail.
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('studies_code_live').on(t.studyCode).where(sql`${t.deletedAt} is null`)],
+);
+
+export const studyDiseases = pgTable(
+  'study_diseases',
+  {
+    id: serial('id').primaryKey(),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    diseaseName: varchar('disease_name', { length: 100 }).notNull(),
+    diseaseCode: varchar('disease_code', { length: 50 }).notNull(),
+    crfIds: jsonb('crf_ids').$type<number[]>().notNull().default([]),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('study_diseases_code').on(t.studyId, t.diseaseCode)],
+);
+
+export const studyRoles = pgTable(
+  'study_roles',
+  {
+    id: serial('id').primaryKey(),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    roleName: varchar('role_name', { length: 50 }).notNull(),
+    remark: varchar('remark', { length: 200 }),
+    permissions: jsonb('permissions').$type<string[]>().notNull().default([]),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('study_roles_name').on(t.studyId, t.roleName)],
+);
+
+export const studyPersonnel = pgTable(
+  'study_personnel',
+  {
+    id: serial('id').primaryKey(),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.userId),
+    studyRoleId: integer('study_role_id')
+      .notNull()
+      .references(() => studyRoles.id),
+    deptId: integer('dept_id').references(() => departments.deptId),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('study_personnel_member').on(t.studyId, t.userId), index('study_personnel_user').on(t.userId)],
+);
+
+export const crfs = pgTable(
+  'crfs',
+  {
+    id: serial('id').primaryKey(),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    title: varchar('title', { length: 200 }).notNull(),
+    currentVersion: integer('current_version').notNull().default(1),
+    createdBy: integer('created_by').references(() => users.userId),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('crfs_title').on(t.studyId, t.title)],
+);
+
+/** Versions are immutable: data keeps pointing at the version it was entered with. */
+export const crfVersions = pgTable(
+  'crf_versions',
+  {
+    id: serial('id').primaryKey(),
+    crfId: integer('crf_id')
+      .notNull()
+      .references(() => crfs.id),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    version: integer('version').notNull(),
+    definition: jsonb('definition').notNull(),
+    source: varchar('source', { length: 20 }).notNull(),
+    itemCount: integer('item_count').notNull(),
+    createdBy: integer('created_by').references(() => users.userId),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('crf_versions_version').on(t.crfId, t.version)],
+);
+
+export const crfStages = pgTable(
+  'crf_stages',
+  {
+    id: serial('id').primaryKey(),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    parentId: integer('parent_id').notNull().default(0),
+    name: varchar('name', { length: 100 }).notNull(),
+    orderNum: integer('order_num').notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [index('crf_stages_study').on(t.studyId)],
+);
+
+export const crfStageCrfs = pgTable(
+  'crf_stage_crfs',
+  {
+    stageId: integer('stage_id')
+      .notNull()
+      .references(() => crfStages.id, { onDelete: 'cascade' }),
+    crfId: integer('crf_id')
+      .notNull()
+      .references(() => crfs.id),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    /** forms §3: 1 = single, non-repeating form; 0 = repeatable. */
+    repeat: smallint('repeat').notNull().default(1),
+    orderNum: integer('order_num').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.stageId, t.crfId] }), index('crf_stage_crfs_crf').on(t.crfId)],
+);
+
+/** Serial-number counters per study, or per study and site; taken under a row lock. */
+export const serialCounters = pgTable(
+  'serial_counters',
+  {
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    scopeKey: integer('scope_key').notNull().default(0),
+    lastValue: integer('last_value').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.studyId, t.scopeKey] })],
+);

@@ -1,0 +1,77 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { and, eq, isNull } from 'drizzle-orm';
+import { hasPermission } from '@ecrf/core';
+import type { AppContext } from '../app-context.js';
+import { studies, studyPersonnel, studyRoles } from '../db/schema/index.js';
+import { AppError } from './app-error.js';
+
+/** What the caller may do in the study a request names. */
+export interface StudyAccess {
+  studyId: number;
+  /** Staff of the study (false for a `study:manage` holder who is not). */
+  member: boolean;
+  studyRoleId: number | null;
+  /** Keys of the caller's study role (`btn:…`, `crf:<id>:<action>`); every key for `study:manage`. */
+  permissions: string[];
+  all: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    studyAccess: StudyAccess | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * Where this route names its study. When set, the caller must be staff of that study
+     * (or hold study:manage); everyone else is refused, whatever id they try.
+     */
+    study?: (request: FastifyRequest) => number | undefined | Promise<number | undefined>;
+    /** The refusal text for non-members (the QR call says 您未参与该项目). */
+    studyDeniedMsg?: string;
+  }
+}
+
+export const STUDY_MANAGE = 'study:manage';
+
+export async function studyAccessOf(ctx: AppContext, userId: number, permissions: string[], studyId: number): Promise<StudyAccess | null> {
+  const [row] = await ctx.db
+    .select({ studyRoleId: studyPersonnel.studyRoleId, rolePermissions: studyRoles.permissions })
+    .from(studyPersonnel)
+    .innerJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
+    .innerJoin(studies, eq(studies.studyId, studyPersonnel.studyId))
+    .where(and(eq(studyPersonnel.studyId, studyId), eq(studyPersonnel.userId, userId), isNull(studies.deletedAt)));
+  const all = hasPermission(permissions, STUDY_MANAGE);
+  if (!row && !all) return null;
+  return {
+    studyId,
+    member: Boolean(row),
+    studyRoleId: row?.studyRoleId ?? null,
+    permissions: row?.rolePermissions ?? [],
+    all,
+  };
+}
+
+export function installStudyGuard(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('studyAccess', null);
+  app.addHook('preHandler', async (request) => {
+    const locate = request.routeOptions.config.study;
+    const user = request.currentUser;
+    if (!locate || !user) return;
+    const studyId = await locate(request);
+    const denied = () => AppError.forbidden('study.not_member', request.routeOptions.config.studyDeniedMsg);
+    if (studyId === undefined || !Number.isInteger(studyId)) throw denied();
+    const access = await studyAccessOf(ctx, user.userId, user.permissions, studyId);
+    if (!access) throw denied();
+    request.studyAccess = access;
+  });
+}
+
+export function requireStudy(request: FastifyRequest): StudyAccess {
+  if (!request.studyAccess) throw AppError.forbidden('study.not_member');
+  return request.studyAccess;
+}
+
+/** A study-level button or CRF permission of the caller's study role. */
+export function hasStudyPermission(access: StudyAccess, key: string): boolean {
+  return access.all || access.permissions.includes(key);
+}

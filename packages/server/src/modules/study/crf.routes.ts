@@ -1,0 +1,156 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import multipart, { type MultipartFile, type MultipartValue } from '@fastify/multipart';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import { AppError } from '../../http/app-error.js';
+import { requireUser } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { pageRequest, pagingQuery } from '../../http/paging.js';
+import type { App } from '../../http/types.js';
+import * as crfService from './crf.service.js';
+import { fromQuery, studyIdQuery } from './study.routes.js';
+
+const tags = ['CRF管理'];
+const module = 'CRF管理';
+const MAX_CRF_FILE_BYTES = 20 * 1024 * 1024;
+
+type MultipartBody = Record<string, MultipartFile | MultipartFile[] | MultipartValue | undefined>;
+
+function fieldValue(body: unknown, name: string): string | undefined {
+  const field = (body as MultipartBody | undefined)?.[name];
+  if (field && !Array.isArray(field) && field.type === 'field') return String(field.value);
+  if (typeof field === 'string' || typeof field === 'number') return String(field);
+  return undefined;
+}
+
+/** studyId from the query, a multipart field, or a JSON body. */
+function uploadStudy(request: FastifyRequest): number | undefined {
+  const raw = (request.query as { studyId?: string }).studyId ?? fieldValue(request.body, 'studyId');
+  return raw === undefined ? undefined : Number(raw);
+}
+
+async function filesOf(request: FastifyRequest): Promise<crfService.UploadedFile[]> {
+  const body = request.body as MultipartBody | undefined;
+  const entries = Object.values(body ?? {}).flatMap((v) => (Array.isArray(v) ? v : v ? [v] : []));
+  const files = entries.filter((e): e is MultipartFile => e.type === 'file');
+  return Promise.all(files.map(async (f) => ({ fileName: f.filename, data: await f.toBuffer() })));
+}
+
+function sendFile(reply: FastifyReply, file: { fileName: string; type: string; data: Buffer }) {
+  return reply
+    .header('content-type', file.type)
+    .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.fileName)}`)
+    .send(file.data);
+}
+
+export function crfRoutes(app: App, ctx: AppContext) {
+  app.get(
+    '/api/system/crfs',
+    { schema: { tags, summary: 'CRF分页列表', querystring: studyIdQuery.extend({ ...pagingQuery, title: z.string().trim().optional() }) }, config: { study: fromQuery } },
+    async (request) => ok(await crfService.listCrfs(ctx, request.query.studyId, request.query, pageRequest(request.query))),
+  );
+  app.get(
+    '/api/system/crf/list',
+    { schema: { tags, summary: '项目全部CRF', querystring: studyIdQuery }, config: { study: fromQuery } },
+    async (request) => ok(await crfService.allCrfs(ctx, request.query.studyId)),
+  );
+  app.get(
+    '/api/system/crf/template',
+    { schema: { tags, summary: '下载CRF的Excel模板' } },
+    async (_request, reply) =>
+      sendFile(reply, {
+        fileName: 'CRF模板.xlsx',
+        type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        data: await crfService.excelTemplate(),
+      }),
+  );
+  app.get(
+    '/api/system/crf/:id',
+    {
+      schema: {
+        tags,
+        summary: 'CRF定义（默认最新版本）',
+        params: z.object({ id: z.coerce.number().int().positive() }),
+        querystring: z.object({ version: z.coerce.number().int().positive().optional() }),
+      },
+      config: { study: (request) => crfService.studyOfCrf(ctx, (request.params as { id: number }).id) },
+    },
+    async (request) => ok(await crfService.getCrf(ctx, request.params.id, request.query.version)),
+  );
+  app.delete(
+    '/api/system/crf',
+    {
+      schema: { tags, summary: '删除CRF', querystring: studyIdQuery.extend({ crfId: z.coerce.number().int().positive() }) },
+      config: { study: fromQuery, permission: 'study:crf', module, action: '删除' },
+    },
+    async (request) => {
+      await crfService.deleteCrf(ctx, request.query.studyId, request.query.crfId);
+      return ok(null, '删除成功');
+    },
+  );
+  app.post(
+    '/api/system/crf/export',
+    {
+      schema: {
+        tags,
+        summary: '导出CRF（json / excel / odm）',
+        body: z.object({ crfId: z.number().int().positive(), version: z.number().int().positive().optional(), format: z.enum(['json', 'excel', 'odm']).default('json') }),
+      },
+      config: { study: (request) => crfService.studyOfCrf(ctx, (request.body as { crfId: number }).crfId) },
+    },
+    async (request, reply) => sendFile(reply, await crfService.exportCrf(ctx, request.body.crfId, request.body.version, request.body.format)),
+  );
+
+  // Uploads parse multipart bodies (files buffered: CRF files are small) in their own scope.
+  void app.register(async (scope) => {
+    await scope.register(multipart, { attachFieldsToBody: true, limits: { fileSize: MAX_CRF_FILE_BYTES, files: 20 } });
+    const uploads = scope.withTypeProvider<ZodTypeProvider>();
+
+    uploads.post(
+      '/api/system/crf',
+      {
+        schema: { tags, summary: '上传CRF（JSON、Excel、REDCap数据字典、ODM），或提交 { studyId, definition }', consumes: ['multipart/form-data', 'application/json'] },
+        config: { study: uploadStudy, permission: 'study:crf', module, action: '上传' },
+      },
+      async (request) => {
+        const user = requireUser(request);
+        const studyId = uploadStudy(request)!;
+        if (request.isMultipart()) {
+          const [file, ...rest] = await filesOf(request);
+          if (!file) throw AppError.badRequest('crf.file_missing', '请选择要上传的文件');
+          if (rest.length > 0) throw AppError.badRequest('crf.one_file', '一次只能上传一个文件，多个文件请使用批量上传');
+          return ok(await crfService.uploadFile(ctx, user, studyId, file), '上传成功');
+        }
+        const body = request.body as { definition?: unknown } | undefined;
+        if (!body?.definition) throw AppError.badRequest('crf.definition_missing', '请提供CRF定义');
+        return ok(await crfService.uploadDefinition(ctx, user, studyId, body.definition), '上传成功');
+      },
+    );
+
+    uploads.post(
+      '/api/system/crf/multi',
+      {
+        schema: { tags, summary: '批量上传CRF文件（每个文件单独判断）', consumes: ['multipart/form-data'] },
+        config: { study: uploadStudy, permission: 'study:crf', module, action: '批量上传' },
+      },
+      async (request) => {
+        const user = requireUser(request);
+        const studyId = uploadStudy(request)!;
+        const files = await filesOf(request);
+        if (files.length === 0) throw AppError.badRequest('crf.file_missing', '请选择要上传的文件');
+        const results = [];
+        for (const file of files) {
+          try {
+            results.push({ fileName: file.fileName, ok: true, ...(await crfService.uploadFile(ctx, user, studyId, file)) });
+          } catch (err) {
+            if (!(err instanceof AppError)) throw err;
+            const errors = (err.data as { errors?: unknown[] } | null)?.errors ?? [{ path: '', message: err.message }];
+            results.push({ fileName: file.fileName, ok: false, errors });
+          }
+        }
+        return ok(results, results.every((r) => r.ok) ? '上传成功' : '部分文件未导入');
+      },
+    );
+  });
+}

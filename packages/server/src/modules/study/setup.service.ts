@@ -1,0 +1,186 @@
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import { buildTree } from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import { crfStageCrfs, crfStages, crfs, studies, studyDiseases } from '../../db/schema/index.js';
+import { AppError } from '../../http/app-error.js';
+
+const stageNotFound = () => AppError.notFound('crf_stage.not_found', '阶段不存在');
+
+interface StageNode {
+  id: number;
+  parentId: number;
+  studyId: number;
+  name: string;
+  orderNum: number;
+  crfs: Array<{ crfId: number; title: string; repeat: number; orderNum: number }>;
+  children?: StageNode[];
+}
+
+/** The study's visit phases as an ordered tree, each with its forms: what the CRF sidebar shows. */
+export async function stageTree(ctx: AppContext, studyId: number) {
+  const stages = await ctx.db.select().from(crfStages).where(eq(crfStages.studyId, studyId)).orderBy(asc(crfStages.orderNum), asc(crfStages.id));
+  const links = await ctx.db
+    .select({ stageId: crfStageCrfs.stageId, crfId: crfStageCrfs.crfId, title: crfs.title, repeat: crfStageCrfs.repeat, orderNum: crfStageCrfs.orderNum })
+    .from(crfStageCrfs)
+    .innerJoin(crfs, eq(crfs.id, crfStageCrfs.crfId))
+    .where(eq(crfStageCrfs.studyId, studyId))
+    .orderBy(asc(crfStageCrfs.orderNum), asc(crfStageCrfs.crfId));
+  const nodes: StageNode[] = stages.map((s) => ({
+    id: s.id,
+    parentId: s.parentId,
+    studyId: s.studyId,
+    name: s.name,
+    orderNum: s.orderNum,
+    crfs: links.filter((l) => l.stageId === s.id).map(({ stageId: _s, ...l }) => l),
+  }));
+  return buildTree(nodes, (n) => n.id);
+}
+
+export async function studyOfStage(ctx: AppContext, id: number) {
+  const [row] = await ctx.db.select({ studyId: crfStages.studyId }).from(crfStages).where(eq(crfStages.id, id));
+  return row?.studyId;
+}
+
+export async function getStage(ctx: AppContext, id: number) {
+  const [row] = await ctx.db.select().from(crfStages).where(eq(crfStages.id, id));
+  if (!row) throw stageNotFound();
+  return { id: row.id, parentId: row.parentId, studyId: row.studyId, name: row.name, orderNum: row.orderNum };
+}
+
+async function checkParent(ctx: AppContext, studyId: number, parentId: number, selfId?: number) {
+  if (parentId === 0) return;
+  const [parent] = await ctx.db.select().from(crfStages).where(and(eq(crfStages.id, parentId), eq(crfStages.studyId, studyId)));
+  if (!parent) throw AppError.badRequest('crf_stage.parent_missing', '上级阶段不存在');
+  let cursor: number = parent.id;
+  const all = await ctx.db.select({ id: crfStages.id, parentId: crfStages.parentId }).from(crfStages).where(eq(crfStages.studyId, studyId));
+  while (cursor !== 0) {
+    if (cursor === selfId) throw AppError.badRequest('crf_stage.parent_cycle', '上级阶段不能是自己或下级阶段');
+    cursor = all.find((s) => s.id === cursor)?.parentId ?? 0;
+  }
+}
+
+export async function createStage(ctx: AppContext, input: { studyId: number; parentId: number; name: string; orderNum?: number }) {
+  await checkParent(ctx, input.studyId, input.parentId);
+  const [row] = await ctx.db
+    .insert(crfStages)
+    .values({ studyId: input.studyId, parentId: input.parentId, name: input.name, orderNum: input.orderNum ?? 0 })
+    .returning({ id: crfStages.id });
+  return getStage(ctx, row!.id);
+}
+
+export async function updateStage(ctx: AppContext, input: { id: number; name: string; orderNum?: number; parentId?: number }) {
+  const stage = await getStage(ctx, input.id);
+  if (input.parentId !== undefined) await checkParent(ctx, stage.studyId, input.parentId, input.id);
+  await ctx.db
+    .update(crfStages)
+    .set({
+      name: input.name,
+      ...(input.orderNum !== undefined && { orderNum: input.orderNum }),
+      ...(input.parentId !== undefined && { parentId: input.parentId }),
+      updatedAt: ctx.clock(),
+    })
+    .where(eq(crfStages.id, input.id));
+  return getStage(ctx, input.id);
+}
+
+export async function deleteStage(ctx: AppContext, id: number) {
+  await getStage(ctx, id);
+  const [child] = await ctx.db.select({ id: crfStages.id }).from(crfStages).where(eq(crfStages.parentId, id)).limit(1);
+  if (child) throw AppError.conflict('crf_stage.has_children', '存在下级阶段，不允许删除');
+  await ctx.db.delete(crfStages).where(eq(crfStages.id, id));
+}
+
+export async function stageCrfs(ctx: AppContext, id: number) {
+  await getStage(ctx, id);
+  return ctx.db
+    .select({ crfId: crfStageCrfs.crfId, title: crfs.title, repeat: crfStageCrfs.repeat, orderNum: crfStageCrfs.orderNum })
+    .from(crfStageCrfs)
+    .innerJoin(crfs, eq(crfs.id, crfStageCrfs.crfId))
+    .where(eq(crfStageCrfs.stageId, id))
+    .orderBy(asc(crfStageCrfs.orderNum), asc(crfStageCrfs.crfId));
+}
+
+async function checkCrfsOfStudy(ctx: AppContext, studyId: number, crfIds: number[]) {
+  if (crfIds.length === 0) return;
+  const found = await ctx.db.select({ id: crfs.id }).from(crfs).where(and(eq(crfs.studyId, studyId), inArray(crfs.id, crfIds)));
+  if (found.length !== new Set(crfIds).size) throw AppError.badRequest('crf.not_in_study', 'CRF不属于该项目');
+}
+
+export async function importCrfsIntoStage(ctx: AppContext, input: { crfStageId: number; crfIds: number[]; repeat: number }) {
+  const stage = await getStage(ctx, input.crfStageId);
+  await checkCrfsOfStudy(ctx, stage.studyId, input.crfIds);
+  const existing = await stageCrfs(ctx, stage.id);
+  let next = existing.reduce((m, c) => Math.max(m, c.orderNum), 0);
+  const fresh = [...new Set(input.crfIds)].filter((id) => !existing.some((c) => c.crfId === id));
+  if (fresh.length === 0) return;
+  await ctx.db
+    .insert(crfStageCrfs)
+    .values(fresh.map((crfId) => ({ stageId: stage.id, crfId, studyId: stage.studyId, repeat: input.repeat, orderNum: ++next })));
+}
+
+export async function updateStageCrf(ctx: AppContext, input: { crfStageId: number; crfId: number; repeat?: number; orderNum?: number }) {
+  const updated = await ctx.db
+    .update(crfStageCrfs)
+    .set({ ...(input.repeat !== undefined && { repeat: input.repeat }), ...(input.orderNum !== undefined && { orderNum: input.orderNum }) })
+    .where(and(eq(crfStageCrfs.stageId, input.crfStageId), eq(crfStageCrfs.crfId, input.crfId)))
+    .returning({ crfId: crfStageCrfs.crfId });
+  if (updated.length === 0) throw AppError.notFound('crf_stage.crf_not_found', '该阶段没有这个表单');
+}
+
+export async function removeCrfFromStage(ctx: AppContext, crfStageId: number, crfId: number) {
+  await ctx.db.delete(crfStageCrfs).where(and(eq(crfStageCrfs.stageId, crfStageId), eq(crfStageCrfs.crfId, crfId)));
+}
+
+export async function diseasesOf(ctx: AppContext, studyId: number) {
+  const [study] = await ctx.db.select({ multiDisease: studies.multiDisease }).from(studies).where(eq(studies.studyId, studyId));
+  if (!study) throw AppError.notFound('study.not_found', '项目不存在');
+  const rows = await ctx.db.select().from(studyDiseases).where(eq(studyDiseases.studyId, studyId)).orderBy(asc(studyDiseases.id));
+  return {
+    multiDisease: study.multiDisease,
+    diseases: rows.map((d) => ({ id: d.id, diseaseName: d.diseaseName, diseaseCode: d.diseaseCode, crfVO: d.crfIds })),
+  };
+}
+
+export async function setMultiDisease(ctx: AppContext, studyId: number, multiDisease: boolean) {
+  await ctx.db.update(studies).set({ multiDisease, updatedAt: ctx.clock() }).where(eq(studies.studyId, studyId));
+}
+
+export async function studyOfDisease(ctx: AppContext, id: number) {
+  const [row] = await ctx.db.select({ studyId: studyDiseases.studyId }).from(studyDiseases).where(eq(studyDiseases.id, id));
+  return row?.studyId;
+}
+
+async function checkDiseaseCode(ctx: AppContext, studyId: number, diseaseCode: string, selfId?: number) {
+  const rows = await ctx.db.select({ id: studyDiseases.id }).from(studyDiseases).where(and(eq(studyDiseases.studyId, studyId), eq(studyDiseases.diseaseCode, diseaseCode)));
+  if (rows.some((r) => r.id !== selfId)) throw AppError.conflict('disease.code_taken', `病种编码“${diseaseCode}”已存在`);
+}
+
+export async function createDisease(ctx: AppContext, input: { studyId: number; diseaseName: string; diseaseCode: string }) {
+  await checkDiseaseCode(ctx, input.studyId, input.diseaseCode);
+  const [row] = await ctx.db.insert(studyDiseases).values(input).returning();
+  return { id: row!.id, diseaseName: row!.diseaseName, diseaseCode: row!.diseaseCode, crfVO: row!.crfIds };
+}
+
+export async function updateDisease(ctx: AppContext, input: { id: number; diseaseName: string; diseaseCode: string }) {
+  const studyId = await studyOfDisease(ctx, input.id);
+  if (studyId === undefined) throw AppError.notFound('disease.not_found', '病种不存在');
+  await checkDiseaseCode(ctx, studyId, input.diseaseCode, input.id);
+  await ctx.db.update(studyDiseases).set({ diseaseName: input.diseaseName, diseaseCode: input.diseaseCode, updatedAt: ctx.clock() }).where(eq(studyDiseases.id, input.id));
+}
+
+export async function deleteDisease(ctx: AppContext, id: number) {
+  await ctx.db.delete(studyDiseases).where(eq(studyDiseases.id, id));
+}
+
+export async function diseaseCrfs(ctx: AppContext, id: number) {
+  const [row] = await ctx.db.select({ crfIds: studyDiseases.crfIds }).from(studyDiseases).where(eq(studyDiseases.id, id));
+  if (!row) throw AppError.notFound('disease.not_found', '病种不存在');
+  return row.crfIds;
+}
+
+export async function setDiseaseCrfs(ctx: AppContext, id: number, crfIds: number[]) {
+  const studyId = await studyOfDisease(ctx, id);
+  if (studyId === undefined) throw AppError.notFound('disease.not_found', '病种不存在');
+  await checkCrfsOfStudy(ctx, studyId, crfIds);
+  await ctx.db.update(studyDiseases).set({ crfIds: [...new Set(crfIds)], updatedAt: ctx.clock() }).where(eq(studyDiseases.id, id));
+}

@@ -1,0 +1,245 @@
+import { and, asc, count, desc, eq, ilike, inArray, isNull, ne, notInArray } from 'drizzle-orm';
+import { allStudyPermissionKeys, CRF_ACTIONS, crfKey, STUDY_BUTTONS, buttonKey } from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import type { Tx } from '../../db/client.js';
+import { crfs, departments, studyPersonnel, studyRoles, users } from '../../db/schema/index.js';
+import { AppError } from '../../http/app-error.js';
+import type { PageRequest } from '../../http/paging.js';
+
+export interface StudyRoleInput {
+  roleName: string;
+  remark?: string | null;
+  permissions: string[];
+}
+
+const roleNotFound = () => AppError.notFound('study_role.not_found', '项目角色不存在');
+
+async function crfIdsOf(db: AppContext['db'], studyId: number) {
+  return (await db.select({ id: crfs.id }).from(crfs).where(eq(crfs.studyId, studyId))).map((c) => c.id);
+}
+
+/** The permission tree of a study role: the study's buttons, then every CRF with its six actions. */
+export async function permissionTree(ctx: AppContext, studyId: number) {
+  const forms = await ctx.db.select({ id: crfs.id, title: crfs.title }).from(crfs).where(eq(crfs.studyId, studyId)).orderBy(asc(crfs.id));
+  return [
+    { key: 'btn', title: '功能权限', children: STUDY_BUTTONS.map(([code, title]) => ({ key: buttonKey(code), title })) },
+    {
+      key: 'crf',
+      title: 'CRF权限',
+      children: forms.map((f) => ({
+        key: `crf:${f.id}`,
+        title: f.title,
+        children: CRF_ACTIONS.map(([action, title]) => ({ key: crfKey(f.id, action), title })),
+      })),
+    },
+  ];
+}
+
+async function checkPermissions(ctx: AppContext, studyId: number, permissions: string[]) {
+  const allowed = new Set(allStudyPermissionKeys(await crfIdsOf(ctx.db, studyId)));
+  const unknown = permissions.filter((p) => !allowed.has(p));
+  if (unknown.length > 0) throw AppError.badRequest('study_role.unknown_permission', `未知的权限：${unknown.slice(0, 3).join('、')}`);
+  return [...new Set(permissions)];
+}
+
+export async function listStudyRoles(ctx: AppContext, studyId: number) {
+  const roles = await ctx.db.select().from(studyRoles).where(eq(studyRoles.studyId, studyId)).orderBy(asc(studyRoles.id));
+  const counts = await ctx.db
+    .select({ id: studyPersonnel.studyRoleId, n: count() })
+    .from(studyPersonnel)
+    .where(eq(studyPersonnel.studyId, studyId))
+    .groupBy(studyPersonnel.studyRoleId);
+  return roles.map((r) => ({
+    id: r.id,
+    studyId: r.studyId,
+    roleName: r.roleName,
+    remark: r.remark,
+    permissions: r.permissions,
+    memberCount: Number(counts.find((c) => c.id === r.id)?.n ?? 0),
+    createTime: r.createdAt,
+  }));
+}
+
+export async function studyOfRole(ctx: AppContext, id: number) {
+  const [row] = await ctx.db.select({ studyId: studyRoles.studyId }).from(studyRoles).where(eq(studyRoles.id, id));
+  return row?.studyId;
+}
+
+export async function getStudyRole(ctx: AppContext, id: number) {
+  const [row] = await ctx.db.select().from(studyRoles).where(eq(studyRoles.id, id));
+  if (!row) throw roleNotFound();
+  return { id: row.id, studyId: row.studyId, roleName: row.roleName, remark: row.remark, permissions: row.permissions, createTime: row.createdAt };
+}
+
+async function checkRoleName(tx: Tx | AppContext['db'], studyId: number, roleName: string, selfId?: number) {
+  const [clash] = await tx
+    .select({ id: studyRoles.id })
+    .from(studyRoles)
+    .where(and(eq(studyRoles.studyId, studyId), eq(studyRoles.roleName, roleName), selfId !== undefined ? ne(studyRoles.id, selfId) : undefined));
+  if (clash) throw AppError.conflict('study_role.name_taken', `项目角色“${roleName}”已存在`);
+}
+
+export async function createStudyRole(ctx: AppContext, studyId: number, input: StudyRoleInput) {
+  const permissions = await checkPermissions(ctx, studyId, input.permissions);
+  await checkRoleName(ctx.db, studyId, input.roleName);
+  const [row] = await ctx.db
+    .insert(studyRoles)
+    .values({ studyId, roleName: input.roleName, remark: input.remark ?? null, permissions })
+    .returning({ id: studyRoles.id });
+  return getStudyRole(ctx, row!.id);
+}
+
+export async function updateStudyRole(ctx: AppContext, id: number, input: StudyRoleInput) {
+  const existing = await getStudyRole(ctx, id);
+  const permissions = await checkPermissions(ctx, existing.studyId, input.permissions);
+  await checkRoleName(ctx.db, existing.studyId, input.roleName, id);
+  await ctx.db
+    .update(studyRoles)
+    .set({ roleName: input.roleName, remark: input.remark ?? null, permissions, updatedAt: ctx.clock() })
+    .where(eq(studyRoles.id, id));
+  return getStudyRole(ctx, id);
+}
+
+export async function deleteStudyRole(ctx: AppContext, id: number) {
+  await ctx.db.transaction(async (tx) => {
+    const [role] = await tx.select({ id: studyRoles.id }).from(studyRoles).where(eq(studyRoles.id, id));
+    if (!role) throw roleNotFound();
+    const [member] = await tx.select({ id: studyPersonnel.id }).from(studyPersonnel).where(eq(studyPersonnel.studyRoleId, id)).limit(1);
+    if (member) throw AppError.conflict('study_role.in_use', '该角色下仍有项目人员，不能删除');
+    await tx.delete(studyRoles).where(eq(studyRoles.id, id));
+  });
+}
+
+/** A new CRF joins the permission tree: roles that held every key so far (the 项目管理员 role) get its keys too. */
+export async function grantNewCrfToFullRoles(tx: Tx, studyId: number, crfId: number, previousCrfIds: number[]) {
+  const full = allStudyPermissionKeys(previousCrfIds);
+  const roles = await tx.select().from(studyRoles).where(eq(studyRoles.studyId, studyId));
+  for (const role of roles) {
+    if (full.every((key) => role.permissions.includes(key))) {
+      const added = CRF_ACTIONS.map(([action]) => crfKey(crfId, action));
+      await tx
+        .update(studyRoles)
+        .set({ permissions: [...new Set([...role.permissions, ...added])] })
+        .where(eq(studyRoles.id, role.id));
+    }
+  }
+}
+
+const memberColumns = {
+  id: studyPersonnel.id,
+  studyId: studyPersonnel.studyId,
+  userId: users.userId,
+  userName: users.userName,
+  name: users.name,
+  deptId: studyPersonnel.deptId,
+  deptName: departments.deptName,
+  studyRoleId: studyPersonnel.studyRoleId,
+  roleName: studyRoles.roleName,
+  createTime: studyPersonnel.createdAt,
+};
+
+export async function listPersonnel(ctx: AppContext, studyId: number, filter: { name?: string }, page: PageRequest) {
+  const where = and(eq(studyPersonnel.studyId, studyId), filter.name ? ilike(users.name, `%${filter.name}%`) : undefined);
+  const [{ total }] = (await ctx.db
+    .select({ total: count() })
+    .from(studyPersonnel)
+    .innerJoin(users, eq(users.userId, studyPersonnel.userId))
+    .where(where)) as [{ total: number }];
+  const list = await ctx.db
+    .select(memberColumns)
+    .from(studyPersonnel)
+    .innerJoin(users, eq(users.userId, studyPersonnel.userId))
+    .innerJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
+    .leftJoin(departments, eq(departments.deptId, studyPersonnel.deptId))
+    .where(where)
+    .orderBy(desc(studyPersonnel.createdAt), desc(studyPersonnel.id))
+    .limit(page.limit)
+    .offset(page.offset);
+  return { list, total: Number(total) };
+}
+
+export async function uncommittedUsers(ctx: AppContext, studyId: number, filter: { name?: string }) {
+  const members = (await ctx.db.select({ userId: studyPersonnel.userId }).from(studyPersonnel).where(eq(studyPersonnel.studyId, studyId))).map(
+    (m) => m.userId,
+  );
+  return ctx.db
+    .select({ userId: users.userId, userName: users.userName, name: users.name, deptId: users.deptId, deptName: departments.deptName })
+    .from(users)
+    .leftJoin(departments, eq(departments.deptId, users.deptId))
+    .where(
+      and(
+        isNull(users.deletedAt),
+        eq(users.status, 0),
+        members.length > 0 ? notInArray(users.userId, members) : undefined,
+        filter.name ? ilike(users.name, `%${filter.name}%`) : undefined,
+      ),
+    )
+    .orderBy(asc(users.userId))
+    .limit(500);
+}
+
+async function checkRoleOfStudy(tx: Tx, studyId: number, studyRoleId: number) {
+  const [role] = await tx.select({ id: studyRoles.id }).from(studyRoles).where(and(eq(studyRoles.id, studyRoleId), eq(studyRoles.studyId, studyId)));
+  if (!role) throw AppError.badRequest('study_personnel.role_missing', '项目角色不存在');
+}
+
+export async function addPersonnel(ctx: AppContext, input: { studyId: number; userIds: number[]; studyRoleId: number; deptId?: number | null }) {
+  await ctx.db.transaction(async (tx) => {
+    await checkRoleOfStudy(tx, input.studyId, input.studyRoleId);
+    const found = await tx
+      .select({ userId: users.userId, deptId: users.deptId })
+      .from(users)
+      .where(and(inArray(users.userId, input.userIds), isNull(users.deletedAt)));
+    if (found.length !== new Set(input.userIds).size) throw AppError.badRequest('study_personnel.user_missing', '用户不存在');
+    const already = await tx
+      .select({ userId: studyPersonnel.userId })
+      .from(studyPersonnel)
+      .where(and(eq(studyPersonnel.studyId, input.studyId), inArray(studyPersonnel.userId, input.userIds)));
+    if (already.length > 0) throw AppError.conflict('study_personnel.already', '所选用户已是项目人员');
+    await tx.insert(studyPersonnel).values(
+      found.map((u) => ({ studyId: input.studyId, userId: u.userId, studyRoleId: input.studyRoleId, deptId: input.deptId ?? u.deptId })),
+    );
+  });
+}
+
+export async function studyOfMember(ctx: AppContext, id: number) {
+  const [row] = await ctx.db.select({ studyId: studyPersonnel.studyId }).from(studyPersonnel).where(eq(studyPersonnel.id, id));
+  return row?.studyId;
+}
+
+/** A study must keep someone who can still manage it: a member holding every study permission. */
+async function ensureFullMemberRemains(tx: Tx, studyId: number) {
+  const crfIds = (await tx.select({ id: crfs.id }).from(crfs).where(eq(crfs.studyId, studyId))).map((c) => c.id);
+  const full = allStudyPermissionKeys(crfIds);
+  const held = await tx
+    .select({ permissions: studyRoles.permissions })
+    .from(studyPersonnel)
+    .innerJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
+    .where(eq(studyPersonnel.studyId, studyId));
+  if (!held.some((h) => full.every((key) => h.permissions.includes(key)))) {
+    throw AppError.conflict('study_personnel.last_manager', '项目至少需要保留一名拥有全部权限的人员');
+  }
+}
+
+export async function updatePersonnel(ctx: AppContext, input: { id: number; studyRoleId: number; deptId?: number | null }) {
+  await ctx.db.transaction(async (tx) => {
+    const [member] = await tx.select().from(studyPersonnel).where(eq(studyPersonnel.id, input.id));
+    if (!member) throw AppError.notFound('study_personnel.not_found', '项目人员不存在');
+    await checkRoleOfStudy(tx, member.studyId, input.studyRoleId);
+    await tx
+      .update(studyPersonnel)
+      .set({ studyRoleId: input.studyRoleId, ...(input.deptId !== undefined && { deptId: input.deptId }), updatedAt: ctx.clock() })
+      .where(eq(studyPersonnel.id, input.id));
+    await ensureFullMemberRemains(tx, member.studyId);
+  });
+}
+
+/** Removing staff never touches what they entered: data rows keep their user ids. */
+export async function removePersonnel(ctx: AppContext, id: number) {
+  await ctx.db.transaction(async (tx) => {
+    const [member] = await tx.select().from(studyPersonnel).where(eq(studyPersonnel.id, id));
+    if (!member) throw AppError.notFound('study_personnel.not_found', '项目人员不存在');
+    await tx.delete(studyPersonnel).where(eq(studyPersonnel.id, id));
+    await ensureFullMemberRemains(tx, member.studyId);
+  });
+}

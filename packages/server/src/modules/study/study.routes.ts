@@ -1,0 +1,245 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { DEFAULT_BASE_CONFIG, hasPermission } from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import { requireUser } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { STUDY_MANAGE } from '../../http/study-guard.js';
+import type { App } from '../../http/types.js';
+import * as studyService from './study.service.js';
+
+const tags = ['项目'];
+const module = '项目管理';
+
+export const studyIdQuery = z.object({ studyId: z.coerce.number().int().positive() });
+const idParam = z.object({ id: z.coerce.number().int().positive() });
+const doubtFlag = z.enum(['0', '1']);
+const followTrigger = z.object({
+  enabled: z.boolean(),
+  crfId: z.number().int().positive().nullable(),
+  itemName: z.string().max(100).nullable(),
+  offsetDays: z.number().int().min(-3650).max(3650).default(0),
+});
+const baseConfigField = z.object({
+  name: z.enum(DEFAULT_BASE_CONFIG.map((f) => f.name) as [string, ...string[]]),
+  header: z.string().trim().min(1).max(20),
+  display: z.boolean(),
+  required: z.boolean(),
+});
+
+const studyFields = {
+  studyName: z.string({ error: '请输入项目名称' }).trim().min(1, '请输入项目名称').max(100, '项目名称不可超过100字符'),
+  studyCode: z
+    .string({ error: '请输入项目编号' })
+    .trim()
+    .min(1, '请输入项目编号')
+    .max(50)
+    .regex(/^[A-Za-z0-9_-]+$/, '项目编号只能包含字母、数字、_ 和 -'),
+  description: z.string().max(2000).optional(),
+  principal: z.string().trim().max(50).optional(),
+  status: z.union([z.literal(0), z.literal(1)]).optional(),
+  doubt: doubtFlag.optional(),
+};
+
+const studyUpdate = z.object({
+  id: z.number().int().positive(),
+  ...studyFields,
+  studyName: studyFields.studyName.optional(),
+  studyCode: studyFields.studyCode.optional(),
+  multiDisease: z.boolean().optional(),
+  displayCrfColumn: z.array(z.string().max(100)).max(50).optional(),
+  signConfig: z.object({ enabled: z.boolean(), meaning: z.string().max(200) }).optional(),
+  followTrigger: followTrigger.optional(),
+  baseConfig: z.array(baseConfigField).max(20).optional(),
+});
+
+export const fromParam = (request: FastifyRequest) => (request.params as { id?: number }).id;
+export const fromQuery = (request: FastifyRequest) => (request.query as { studyId?: number }).studyId;
+export const fromBody = (request: FastifyRequest) => (request.body as { studyId?: number } | undefined)?.studyId;
+const fromBodyId = (request: FastifyRequest) => (request.body as { id?: number } | undefined)?.id;
+
+function origin(request: FastifyRequest) {
+  return `${request.protocol}://${request.host}`;
+}
+
+export function studyRoutes(app: App, ctx: AppContext) {
+  app.get(
+    '/api/business/study/list',
+    { schema: { tags, summary: '我参与的项目', querystring: z.object({ ...pagingQuery, studyName: z.string().trim().optional() }) } },
+    async (request) => {
+      const user = requireUser(request);
+      return ok(await studyService.listMyStudies(ctx, user, hasPermission(user.permissions, STUDY_MANAGE), request.query, pageRequest(request.query)));
+    },
+  );
+
+  app.get(
+    '/api/business/study/manage/list',
+    {
+      schema: {
+        tags,
+        summary: '全部项目（项目维护）',
+        querystring: z.object({ ...pagingQuery, studyName: z.string().trim().optional(), status: z.coerce.number().int().min(0).max(1).optional() }),
+      },
+      config: { permission: STUDY_MANAGE },
+    },
+    async (request) => ok(await studyService.listAllStudies(ctx, requireUser(request), request.query, pageRequest(request.query))),
+  );
+
+  app.get(
+    '/api/business/study/u_qr_code/:id',
+    { schema: { tags, summary: '项目二维码', params: idParam }, config: { study: fromParam, studyDeniedMsg: '您未参与该项目' } },
+    async (request) => ok(await studyService.studyQrCode(ctx, request.params.id, origin(request)), '获取成功'),
+  );
+
+  app.get(
+    '/api/business/study/doubt/:id',
+    { schema: { tags, summary: '项目是否开启质疑', params: idParam }, config: { study: fromParam } },
+    async (request) => ok(await studyService.getDoubt(ctx, request.params.id)),
+  );
+
+  app.post(
+    '/api/business/study/doubt',
+    {
+      schema: { tags, summary: '开启或关闭质疑', body: z.object({ studyId: z.number().int().positive(), doubt: doubtFlag }) },
+      config: { study: fromBody, permission: 'study:config', module, action: '质疑设置' },
+    },
+    async (request) => {
+      await studyService.setDoubt(ctx, request.body.studyId, request.body.doubt);
+      return ok(null, '操作成功');
+    },
+  );
+
+  app.get(
+    '/api/business/study/sign_config',
+    { schema: { tags, summary: '签名配置', querystring: studyIdQuery }, config: { study: fromQuery } },
+    async (request) => ok(await studyService.getSignConfig(ctx, request.query.studyId)),
+  );
+
+  app.get(
+    '/api/business/study/:id',
+    { schema: { tags, summary: '项目详情', params: idParam }, config: { study: fromParam } },
+    async (request) => ok(await studyService.getStudy(ctx, requireUser(request), request.params.id)),
+  );
+
+  app.post(
+    '/api/business/study',
+    {
+      schema: {
+        tags,
+        summary: '新建项目',
+        body: z.object({
+          ...studyFields,
+          diseases: z
+            .array(z.object({ diseaseName: z.string().trim().min(1).max(100), diseaseCode: z.string().trim().min(1).max(50) }))
+            .max(50)
+            .optional(),
+        }),
+      },
+      config: { permission: 'study:add', module, action: '新增' },
+    },
+    async (request) => ok(await studyService.createStudy(ctx, requireUser(request), request.body), '新增成功'),
+  );
+
+  app.put(
+    '/api/business/study',
+    {
+      schema: { tags, summary: '修改项目（含配置）', body: studyUpdate },
+      config: { study: fromBodyId, permission: ['study:config', 'study:edit'], module, action: '修改' },
+    },
+    async (request) => ok(await studyService.updateStudy(ctx, requireUser(request), request.body.id, request.body), '修改成功'),
+  );
+
+  app.delete(
+    '/api/business/study/:id',
+    { schema: { tags, summary: '删除项目', params: idParam }, config: { study: fromParam, permission: 'study:remove', module, action: '删除' } },
+    async (request) => {
+      await studyService.deleteStudy(ctx, request.params.id);
+      return ok(null, '删除成功');
+    },
+  );
+
+  for (const version of ['v1', 'v2'] as const) {
+    app.get(
+      `/api/${version}/business/study/serial_number`,
+      { schema: { tags, summary: `自动编号设置（${version}）`, querystring: studyIdQuery }, config: { study: fromQuery } },
+      async (request) => ok(await studyService.getSerialNumber(ctx, request.query.studyId)),
+    );
+  }
+  for (const [action, enabled] of [['enable', true], ['close', false]] as const) {
+    app.put(
+      `/api/v1/business/study/serial_number/${action}`,
+      {
+        schema: { tags, summary: enabled ? '开启自动编号' : '关闭自动编号', querystring: studyIdQuery },
+        config: { study: fromQuery, permission: 'study:config', module, action: enabled ? '开启自动编号' : '关闭自动编号' },
+      },
+      async (request) => ok(await studyService.setSerialNumber(ctx, request.query.studyId, { enabled }), '操作成功'),
+    );
+  }
+  app.put(
+    '/api/v2/business/study/serial_number/enable',
+    {
+      schema: {
+        tags,
+        summary: '按规则开启自动编号',
+        body: z.object({
+          studyId: z.number().int().positive(),
+          prefix: z.string().trim().max(20).regex(/^[A-Za-z0-9_-]*$/, '编号前缀只能包含字母、数字、_ 和 -').default(''),
+          digits: z.number().int().min(1).max(10).default(4),
+          scope: z.enum(['study', 'site']).default('study'),
+        }),
+      },
+      config: { study: fromBody, permission: 'study:config', module, action: '开启自动编号' },
+    },
+    async (request) => ok(await studyService.setSerialNumber(ctx, request.body.studyId, { enabled: true, ...request.body }), '操作成功'),
+  );
+  app.put(
+    '/api/v2/business/study/serial_number/close',
+    {
+      schema: { tags, summary: '关闭自动编号', body: z.object({ studyId: z.number().int().positive() }) },
+      config: { study: fromBody, permission: 'study:config', module, action: '关闭自动编号' },
+    },
+    async (request) => ok(await studyService.setSerialNumber(ctx, request.body.studyId, { enabled: false }), '操作成功'),
+  );
+
+  app.get(
+    '/api/v1/business/study/follow_trigger',
+    { schema: { tags, summary: '随访触发设置', querystring: studyIdQuery }, config: { study: fromQuery } },
+    async (request) => {
+      const [first] = await studyService.getFollowTriggers(ctx, request.query.studyId);
+      return ok(first ?? { enabled: false, crfId: null, itemName: null, offsetDays: 0 });
+    },
+  );
+  app.put(
+    '/api/v1/business/study/follow_trigger',
+    {
+      schema: { tags, summary: '保存随访触发设置', body: followTrigger.extend({ studyId: z.number().int().positive() }) },
+      config: { study: fromBody, permission: 'study:config', module, action: '随访触发设置' },
+    },
+    async (request) => {
+      const { studyId, ...trigger } = request.body;
+      await studyService.setFollowTriggers(ctx, studyId, [trigger]);
+      return ok(null, '保存成功');
+    },
+  );
+  app.get(
+    '/api/v2/business/study/follow_trigger',
+    { schema: { tags, summary: '随访触发设置（多个）', querystring: studyIdQuery }, config: { study: fromQuery } },
+    async (request) => ok({ triggers: await studyService.getFollowTriggers(ctx, request.query.studyId) }),
+  );
+  app.put(
+    '/api/v2/business/study/follow_trigger',
+    {
+      schema: {
+        tags,
+        summary: '保存随访触发设置（多个）',
+        body: z.object({ studyId: z.number().int().positive(), triggers: z.array(followTrigger).max(20) }),
+      },
+      config: { study: fromBody, permission: 'study:config', module, action: '随访触发设置' },
+    },
+    async (request) => {
+      await studyService.setFollowTriggers(ctx, request.body.studyId, request.body.triggers);
+      return ok(null, '保存成功');
+    },
+  );
+}

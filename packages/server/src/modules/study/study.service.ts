@@ -1,0 +1,300 @@
+import { and, count, desc, eq, ilike, inArray, isNull, sql } from 'drizzle-orm';
+import QRCode from 'qrcode';
+import { allStudyPermissionKeys, DEFAULT_BASE_CONFIG, formatSerialNumber, STUDY_ADMIN_ROLE } from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import type { Tx } from '../../db/client.js';
+import {
+  crfs,
+  serialCounters,
+  studies,
+  studyDiseases,
+  studyPersonnel,
+  studyRoles,
+  users,
+  type BaseConfigField,
+  type FollowTrigger,
+  type SignConfig,
+} from '../../db/schema/index.js';
+import { AppError } from '../../http/app-error.js';
+import type { CurrentUser } from '../../http/auth.js';
+import type { PageRequest } from '../../http/paging.js';
+
+export interface StudyInput {
+  studyName: string;
+  studyCode: string;
+  description?: string;
+  principal?: string;
+  status?: number;
+  doubt?: '0' | '1';
+  multiDisease?: boolean;
+  displayCrfColumn?: string[];
+  signConfig?: SignConfig;
+  followTrigger?: FollowTrigger;
+  baseConfig?: BaseConfigField[];
+  diseases?: Array<{ diseaseName: string; diseaseCode: string }>;
+}
+
+const notFound = () => AppError.notFound('study.not_found', '项目不存在');
+const live = isNull(studies.deletedAt);
+
+type StudyRow = typeof studies.$inferSelect;
+
+const NO_TRIGGER: FollowTrigger = { enabled: false, crfId: null, itemName: null, offsetDays: 0 };
+
+function withDefaults(base: BaseConfigField[]): BaseConfigField[] {
+  return DEFAULT_BASE_CONFIG.map((field) => ({ ...field, ...base.find((b) => b.name === field.name) }));
+}
+
+async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.studyId);
+  const [diseases, members, creators, mine] = await Promise.all([
+    ctx.db.select().from(studyDiseases).where(inArray(studyDiseases.studyId, ids)).orderBy(studyDiseases.id),
+    ctx.db
+      .select({ studyId: studyPersonnel.studyId, n: count() })
+      .from(studyPersonnel)
+      .where(inArray(studyPersonnel.studyId, ids))
+      .groupBy(studyPersonnel.studyId),
+    ctx.db
+      .select({ userId: users.userId, name: users.name })
+      .from(users)
+      .where(inArray(users.userId, rows.map((r) => r.createdBy ?? 0))),
+    viewer
+      ? ctx.db
+          .select({ studyId: studyPersonnel.studyId, studyRoleId: studyRoles.id, roleName: studyRoles.roleName, permissions: studyRoles.permissions })
+          .from(studyPersonnel)
+          .innerJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
+          .where(and(eq(studyPersonnel.userId, viewer.userId), inArray(studyPersonnel.studyId, ids)))
+      : Promise.resolve([]),
+  ]);
+  const subjectCounts = await subjectCountsOf(ctx, ids);
+  return rows.map((s) => {
+    const role = mine.find((m) => m.studyId === s.studyId);
+    return {
+      id: s.studyId,
+      studyName: s.studyName,
+      studyCode: s.studyCode,
+      description: s.description,
+      principal: s.principal,
+      status: s.status,
+      doubt: s.doubt as '0' | '1',
+      multiDisease: s.multiDisease,
+      enableSerialNumber: s.enableSerialNumber,
+      serialNumber: { prefix: s.serialPrefix, digits: s.serialDigits, scope: s.serialScope as 'study' | 'site' },
+      displayCrfColumn: s.displayCrfColumn,
+      signConfig: s.signConfig,
+      followTrigger: s.followTriggers[0] ?? NO_TRIGGER,
+      baseConfig: withDefaults(s.baseConfig),
+      diseases: diseases
+        .filter((d) => d.studyId === s.studyId)
+        .map((d) => ({ id: d.id, diseaseName: d.diseaseName, diseaseCode: d.diseaseCode })),
+      memberCount: Number(members.find((m) => m.studyId === s.studyId)?.n ?? 0),
+      subjectCount: subjectCounts.get(s.studyId) ?? 0,
+      creater: creators.find((u) => u.userId === s.createdBy)?.name ?? '',
+      createTime: s.createdAt,
+      myRole: role ? { studyRoleId: role.studyRoleId, roleName: role.roleName, permissions: role.permissions } : null,
+    };
+  });
+}
+
+/** Subjects arrive with data capture; until that table exists every study counts none. */
+async function subjectCountsOf(ctx: AppContext, ids: number[]): Promise<Map<number, number>> {
+  const exists = await ctx.db.execute(sql`select to_regclass('public.subjects') as t`);
+  const table = (exists as unknown as { rows: Array<{ t: string | null }> }).rows[0]?.t;
+  if (!table) return new Map();
+  const rows = (await ctx.db.execute(
+    sql`select study_id, count(*)::int as n from subjects where deleted_at is null and study_id in ${sql.raw(`(${ids.join(',')})`)} group by study_id`,
+  )) as unknown as { rows: Array<{ study_id: number; n: number }> };
+  return new Map(rows.rows.map((r) => [Number(r.study_id), Number(r.n)]));
+}
+
+export async function listMyStudies(ctx: AppContext, user: CurrentUser, all: boolean, filter: { studyName?: string }, page: PageRequest) {
+  const where = and(
+    live,
+    filter.studyName ? ilike(studies.studyName, `%${filter.studyName}%`) : undefined,
+    all ? undefined : sql`${studies.studyId} in (select study_id from study_personnel where user_id = ${user.userId})`,
+  );
+  const [{ total }] = (await ctx.db.select({ total: count() }).from(studies).where(where)) as [{ total: number }];
+  const rows = await ctx.db.select().from(studies).where(where).orderBy(desc(studies.createdAt), desc(studies.studyId)).limit(page.limit).offset(page.offset);
+  return { list: await present(ctx, rows, user), total: Number(total) };
+}
+
+export async function listAllStudies(ctx: AppContext, user: CurrentUser, filter: { studyName?: string; status?: number }, page: PageRequest) {
+  const where = and(
+    live,
+    filter.studyName ? ilike(studies.studyName, `%${filter.studyName}%`) : undefined,
+    filter.status !== undefined ? eq(studies.status, filter.status) : undefined,
+  );
+  const [{ total }] = (await ctx.db.select({ total: count() }).from(studies).where(where)) as [{ total: number }];
+  const rows = await ctx.db.select().from(studies).where(where).orderBy(desc(studies.createdAt), desc(studies.studyId)).limit(page.limit).offset(page.offset);
+  return { list: await present(ctx, rows, user), total: Number(total) };
+}
+
+async function studyRow(ctx: AppContext, studyId: number) {
+  const [row] = await ctx.db.select().from(studies).where(and(eq(studies.studyId, studyId), live));
+  if (!row) throw notFound();
+  return row;
+}
+
+export async function getStudy(ctx: AppContext, user: CurrentUser, studyId: number) {
+  const [study] = await present(ctx, [await studyRow(ctx, studyId)], user);
+  return study!;
+}
+
+async function checkCodeFree(tx: Tx, studyCode: string, selfId?: number) {
+  const [clash] = await tx
+    .select({ id: studies.studyId })
+    .from(studies)
+    .where(and(eq(studies.studyCode, studyCode), live, selfId !== undefined ? sql`${studies.studyId} <> ${selfId}` : undefined));
+  if (clash) throw AppError.conflict('study.code_taken', `项目编号“${studyCode}”已存在`);
+}
+
+/** A new study, with its 项目管理员 role holding everything and the creator as its first staff member. */
+export async function createStudy(ctx: AppContext, user: CurrentUser, input: StudyInput) {
+  const studyId = await ctx.db.transaction(async (tx) => {
+    await checkCodeFree(tx, input.studyCode);
+    const [study] = await tx
+      .insert(studies)
+      .values({
+        studyName: input.studyName,
+        studyCode: input.studyCode,
+        description: input.description ?? '',
+        principal: input.principal ?? '',
+        status: input.status ?? 0,
+        doubt: input.doubt ?? '1',
+        baseConfig: withDefaults(input.baseConfig ?? []),
+        createdBy: user.userId,
+      })
+      .returning({ studyId: studies.studyId });
+    const id = study!.studyId;
+    const [role] = await tx
+      .insert(studyRoles)
+      .values({ studyId: id, roleName: STUDY_ADMIN_ROLE, remark: '项目创建时生成，拥有项目内全部权限', permissions: allStudyPermissionKeys([]) })
+      .returning({ id: studyRoles.id });
+    await tx.insert(studyPersonnel).values({ studyId: id, userId: user.userId, studyRoleId: role!.id, deptId: user.deptId });
+    for (const disease of input.diseases ?? []) {
+      await tx.insert(studyDiseases).values({ studyId: id, ...disease });
+    }
+    return id;
+  });
+  return getStudy(ctx, user, studyId);
+}
+
+export async function updateStudy(ctx: AppContext, user: CurrentUser, studyId: number, input: Partial<StudyInput>) {
+  await ctx.db.transaction(async (tx) => {
+    const [existing] = await tx.select({ id: studies.studyId }).from(studies).where(and(eq(studies.studyId, studyId), live));
+    if (!existing) throw notFound();
+    if (input.studyCode) await checkCodeFree(tx, input.studyCode, studyId);
+    await tx
+      .update(studies)
+      .set({
+        ...(input.studyName !== undefined && { studyName: input.studyName }),
+        ...(input.studyCode !== undefined && { studyCode: input.studyCode }),
+        ...(input.description !== undefined && { description: input.description }),
+        ...(input.principal !== undefined && { principal: input.principal }),
+        ...(input.status !== undefined && { status: input.status }),
+        ...(input.doubt !== undefined && { doubt: input.doubt }),
+        ...(input.multiDisease !== undefined && { multiDisease: input.multiDisease }),
+        ...(input.displayCrfColumn !== undefined && { displayCrfColumn: input.displayCrfColumn }),
+        ...(input.signConfig !== undefined && { signConfig: input.signConfig }),
+        ...(input.followTrigger !== undefined && { followTriggers: [input.followTrigger] }),
+        ...(input.baseConfig !== undefined && { baseConfig: withDefaults(input.baseConfig) }),
+        updatedAt: ctx.clock(),
+      })
+      .where(eq(studies.studyId, studyId));
+  });
+  return getStudy(ctx, user, studyId);
+}
+
+export async function deleteStudy(ctx: AppContext, studyId: number) {
+  await studyRow(ctx, studyId);
+  const counts = await subjectCountsOf(ctx, [studyId]);
+  if ((counts.get(studyId) ?? 0) > 0) throw AppError.conflict('study.has_subjects', '项目已有患者数据，不能删除');
+  await ctx.db.update(studies).set({ deletedAt: ctx.clock(), updatedAt: ctx.clock() }).where(eq(studies.studyId, studyId));
+}
+
+export async function setDoubt(ctx: AppContext, studyId: number, doubt: '0' | '1') {
+  await studyRow(ctx, studyId);
+  await ctx.db.update(studies).set({ doubt, updatedAt: ctx.clock() }).where(eq(studies.studyId, studyId));
+}
+
+export async function getDoubt(ctx: AppContext, studyId: number) {
+  return (await studyRow(ctx, studyId)).doubt as '0' | '1';
+}
+
+export async function getSignConfig(ctx: AppContext, studyId: number) {
+  return (await studyRow(ctx, studyId)).signConfig;
+}
+
+/** The study QR code patients scan; only staff of the study may produce it. */
+export async function studyQrCode(ctx: AppContext, studyId: number, origin: string) {
+  const study = await studyRow(ctx, studyId);
+  const content = `${origin}/project/${study.studyId}/home`;
+  const qrCode = await QRCode.toDataURL(content, { width: 180, margin: 2 });
+  return { qrCode, content };
+}
+
+export async function getSerialNumber(ctx: AppContext, studyId: number) {
+  const study = await studyRow(ctx, studyId);
+  const [counter] = await ctx.db
+    .select({ lastValue: serialCounters.lastValue })
+    .from(serialCounters)
+    .where(and(eq(serialCounters.studyId, studyId), eq(serialCounters.scopeKey, 0)));
+  return {
+    enableSerialNumber: study.enableSerialNumber,
+    prefix: study.serialPrefix,
+    digits: study.serialDigits,
+    scope: study.serialScope as 'study' | 'site',
+    preview: formatSerialNumber(study.serialPrefix, study.serialDigits, (counter?.lastValue ?? 0) + 1),
+  };
+}
+
+export async function setSerialNumber(
+  ctx: AppContext,
+  studyId: number,
+  change: { enabled: boolean; prefix?: string; digits?: number; scope?: 'study' | 'site' },
+) {
+  await studyRow(ctx, studyId);
+  await ctx.db
+    .update(studies)
+    .set({
+      enableSerialNumber: change.enabled,
+      ...(change.prefix !== undefined && { serialPrefix: change.prefix }),
+      ...(change.digits !== undefined && { serialDigits: change.digits }),
+      ...(change.scope !== undefined && { serialScope: change.scope }),
+      updatedAt: ctx.clock(),
+    })
+    .where(eq(studies.studyId, studyId));
+  return getSerialNumber(ctx, studyId);
+}
+
+/**
+ * Takes the next code atomically: the counter row is locked by the update, so concurrent
+ * enrolments get consecutive codes with no gap and no duplicate (the caller's transaction
+ * rolls the counter back if enrolment fails).
+ */
+export async function nextSerialNumber(tx: Tx, studyId: number, siteDeptId: number | null) {
+  const [study] = await tx.select().from(studies).where(eq(studies.studyId, studyId));
+  if (!study) throw notFound();
+  const scopeKey = study.serialScope === 'site' ? (siteDeptId ?? 0) : 0;
+  const [row] = await tx
+    .insert(serialCounters)
+    .values({ studyId, scopeKey, lastValue: 1 })
+    .onConflictDoUpdate({ target: [serialCounters.studyId, serialCounters.scopeKey], set: { lastValue: sql`${serialCounters.lastValue} + 1` } })
+    .returning({ lastValue: serialCounters.lastValue });
+  return formatSerialNumber(study.serialPrefix, study.serialDigits, row!.lastValue);
+}
+
+export async function getFollowTriggers(ctx: AppContext, studyId: number) {
+  return (await studyRow(ctx, studyId)).followTriggers;
+}
+
+export async function setFollowTriggers(ctx: AppContext, studyId: number, triggers: FollowTrigger[]) {
+  await studyRow(ctx, studyId);
+  for (const trigger of triggers) {
+    if (trigger.crfId === null) continue;
+    const [crf] = await ctx.db.select({ id: crfs.id }).from(crfs).where(and(eq(crfs.id, trigger.crfId), eq(crfs.studyId, studyId)));
+    if (!crf) throw AppError.badRequest('study.trigger_crf_missing', '随访触发表单不存在');
+  }
+  await ctx.db.update(studies).set({ followTriggers: triggers, updatedAt: ctx.clock() }).where(eq(studies.studyId, studyId));
+}
