@@ -36,6 +36,9 @@ export function wrapPglite(client: PGlite): Database {
 
 export function wrapPostgres(url: string): Database {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle connection dropped by the server (restart, failover) must not crash the process:
+  // the pool replaces it, and a query in flight reports its own error.
+  pool.on('error', (err) => console.warn(`PostgreSQL idle connection lost: ${err.message}`));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   return {
     db,
