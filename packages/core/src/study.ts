@@ -1,3 +1,5 @@
+import { isValueType, type CrfNode } from './crf/crf-definition.schema.js';
+
 /**
  * Study-level permissions (a study role's permission tree). Keys: `btn:<code>` for the study's
  * button codes (forms §6), `crf:<crfId>:<action>` for what a role may do with one CRF.
@@ -58,4 +60,9 @@ export const DEFAULT_BASE_CONFIG = [
 /** The next serial code of a pattern: prefix + zero-padded counter. */
 export function formatSerialNumber(prefix: string, digits: number, value: number): string {
   return `${prefix}${String(value).padStart(digits, '0')}`;
+}
+
+/** Items that hold a value (what a CRF list reports as its size). */
+export function countValueItems(nodes: readonly CrfNode[]): number {
+  return nodes.reduce((n, node) => n + (isValueType(node.type) ? 1 : 0) + countValueItems(node.children ?? []), 0);
 }

@@ -14,6 +14,7 @@ const envSchema = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
   EDC_ADMIN_PASSWORD: z.string().min(6, 'must be 6 to 19 characters').max(19, 'must be 6 to 19 characters').optional(),
   EDC_CAPTCHA: onOff.default('on'),
+  EDC_DEMO: onOff.default('on'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -28,6 +29,8 @@ export interface Config {
   readonly redisUrl: string | undefined;
   readonly adminPassword: string | undefined;
   readonly captchaEnabled: boolean;
+  /** Seed the demo study on first start. */
+  readonly demoStudy: boolean;
   readonly jwtSecret: string | undefined;
   readonly trustProxy: boolean;
   readonly logLevel: string;
@@ -57,6 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     adminPassword: e.EDC_ADMIN_PASSWORD,
     captchaEnabled: e.EDC_CAPTCHA === 'on',
+    demoStudy: e.EDC_DEMO === 'on',
     jwtSecret: e.JWT_SECRET,
     trustProxy: e.TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,

@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import type { AppContext } from './app-context.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
+import { seedDemoStudy } from './db/demo-study.js';
 import { seed } from './db/seed.js';
 import { createTokenService } from './modules/auth/token.service.js';
 import { memoryStore, redisStore } from './shared/kv.js';
@@ -25,6 +26,7 @@ async function main() {
   const database = await openDatabase(config);
   await database.migrate();
   const seeded = await seed(database.db, { adminPassword: config.adminPassword, version });
+  if (config.demoStudy) await seedDemoStudy(database.db);
 
   const clock = () => new Date();
   const ctx: AppContext = {

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, ilike, inArray, max } from 'drizzle-orm';
-import { isValueType, lintDefinition, type CrfDefinition, type CrfNode } from '@ecrf/core';
+import { countValueItems, lintDefinition, type CrfDefinition } from '@ecrf/core';
 import {
   createExcelTemplate,
   exportExcel,
@@ -28,10 +28,6 @@ export interface UploadedFile {
 }
 
 const notFound = () => AppError.notFound('crf.not_found', 'CRF不存在');
-
-function countItems(nodes: readonly CrfNode[]): number {
-  return nodes.reduce((n, node) => n + (isValueType(node.type) ? 1 : 0) + countItems(node.children ?? []), 0);
-}
 
 /** Reads a file by its content's format, whatever the name claims. */
 export async function importFile(file: UploadedFile): Promise<{ source: CrfSource; result: ImportResult }> {
@@ -86,7 +82,7 @@ async function storeOne(tx: Tx, ctx: AppContext, user: CurrentUser, studyId: num
     version,
     definition: { ...definition, id: crfId },
     source,
-    itemCount: countItems(definition.children),
+    itemCount: countValueItems(definition.children),
     createdBy: user.userId,
   });
   return { id: crfId, title: definition.title, version };
