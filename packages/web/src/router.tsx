@@ -18,6 +18,13 @@ const SysUser = lazy(() => import('./pages/sys/user'));
 const SysRole = lazy(() => import('./pages/sys/role'));
 const SysMenu = lazy(() => import('./pages/sys/menu'));
 const StudyOperation = lazy(() => import('./pages/study/operation'));
+const StudyManage = lazy(() => import('./pages/study/list'));
+const StudyConfig = lazy(() => import('./pages/study/config'));
+const StudyCrf = lazy(() => import('./pages/study/crf'));
+const StudyCrfStage = lazy(() => import('./pages/study/crf-stage'));
+const StudyCrfStageSet = lazy(() => import('./pages/study/crf-stage-set'));
+const StudyRole = lazy(() => import('./pages/study/role'));
+const StudyUser = lazy(() => import('./pages/study/user'));
 
 export interface AppRoute extends RouteMeta {
   path: string;
@@ -54,14 +61,14 @@ export const appRoutes: AppRoute[] = [
   { path: '/project/medical', name: 'project.medical', title: r.projectMedical, layout: 'project', page: UnderConstruction },
 
   { path: '/study/operation', name: 'study.operation', title: r.studyOperation, keepAlive: true, layout: 'main', page: StudyOperation },
-  { path: '/study/list', name: 'study.list', title: r.studyManage, layout: 'main', page: UnderConstruction },
-  { path: '/study/config', name: 'study.config', title: r.studyConfig, layout: 'main', page: UnderConstruction },
-  { path: '/study/crf', name: 'study.crf', title: r.studyCrf, layout: 'main', page: UnderConstruction },
-  { path: '/study/crfStage', name: 'study.crfStage', title: r.studyCrfStage, layout: 'main', page: UnderConstruction },
+  { path: '/study/list', name: 'study.list', title: r.studyManage, layout: 'main', page: StudyManage },
+  { path: '/study/config', name: 'study.config', title: r.studyConfig, layout: 'main', page: StudyConfig },
+  { path: '/study/crf', name: 'study.crf', title: r.studyCrf, layout: 'main', page: StudyCrf },
+  { path: '/study/crfStage', name: 'study.crfStage', title: r.studyCrfStage, layout: 'main', page: StudyCrfStage },
   // The spec leaves the parameter shape of the ECRF settings route open (STUDY-05): an optional id.
-  { path: '/study/crfStage/set/:id?', name: 'study.crfStage.set', title: r.studyCrfStageSet, layout: 'main', page: UnderConstruction },
-  { path: '/study/:id/role', name: 'study.role', title: r.studyRole, layout: 'main', page: UnderConstruction },
-  { path: '/study/:id/user', name: 'study.user', title: r.studyUser, layout: 'main', page: UnderConstruction },
+  { path: '/study/crfStage/set/:id?', name: 'study.crfStage.set', title: r.studyCrfStageSet, layout: 'main', page: StudyCrfStageSet },
+  { path: '/study/:id/role', name: 'study.role', title: r.studyRole, layout: 'main', page: StudyRole },
+  { path: '/study/:id/user', name: 'study.user', title: r.studyUser, layout: 'main', page: StudyUser },
 
   { path: '/sys/organization', name: 'sys.organization', title: r.sysOrganization, keepAlive: true, layout: 'main', page: SysOrganization },
   { path: '/sys/role', name: 'sys.role', title: r.sysRole, keepAlive: true, layout: 'main', page: SysRole },

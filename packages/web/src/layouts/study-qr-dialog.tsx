@@ -1,13 +1,40 @@
-import { useRef } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { App, Button, Modal, QRCode, Spin } from 'antd';
+import { App, Button, Modal, Spin, Typography } from 'antd';
 import { MSG } from '@ecrf/core';
-import { studyApi } from '../api/study.api';
+import type { ApiResult } from '../api/request';
+import { studyApi, type StudyQr } from '../api/study.api';
 import { T } from '../locales/zh-CN';
 
-/** platform §2: QR size 180 with margin 2; the download is named after the study. */
-const QR_SIZE = 180;
-const QR_MARGIN = 2;
+/** platform §2 (STUDY-27): the QR image is shown 180 px square; the server draws it with a margin of 2 modules. */
+export const QR_SIZE = 180;
+
+/** STUDY-28: the download is named after the study plus 二维码.png. */
+export function qrFileName(studyName: string | null | undefined): string {
+  return `${(studyName ?? '').trim()}${T.shell.qrFileSuffix}`;
+}
+
+/**
+ * STUDY-29: the QR call counts as failed when the answer is not 200, carries no message or no
+ * image; the failure always reads 您未参与该项目 whatever the server said.
+ */
+export function qrImageOf(res: Pick<ApiResult<StudyQr | null>, 'code' | 'msg' | 'data'>): string {
+  const image = res.data?.qrCode;
+  if (res.code !== 200 || !res.msg || !image) throw new Error(MSG.notInStudy);
+  return image;
+}
+
+/** Saves a data URL as a file through a temporary link. */
+export function saveDataUrl(dataUrl: string, fileName: string, doc: Document = document): void {
+  const link = doc.createElement('a');
+  link.href = dataUrl;
+  link.download = fileName;
+  doc.body.appendChild(link);
+  try {
+    link.click();
+  } finally {
+    link.remove();
+  }
+}
 
 interface StudyQrDialogProps {
   open: boolean;
@@ -16,41 +43,41 @@ interface StudyQrDialogProps {
   onClose: () => void;
 }
 
-/** 项目二维码: the study's QR code with a download button. */
+/** 项目二维码: the study's QR code (a PNG the server draws) with a download button. */
 export function StudyQrDialog({ open, studyId, studyName, onClose }: StudyQrDialogProps) {
   const { message } = App.useApp();
-  const box = useRef<HTMLDivElement>(null);
-  const { data: value, isLoading } = useQuery({
+  const {
+    data: image,
+    isLoading,
+    isError,
+  } = useQuery({
     queryKey: ['study-qr', studyId],
     enabled: open && Boolean(studyId),
     retry: false,
     queryFn: async () => {
       try {
-        const res = await studyApi.qrCode(studyId!);
-        const text = typeof res.data === 'string' && res.data ? res.data : res.msg;
-        if (!text) throw new Error(MSG.notInStudy);
-        return text;
-      } catch {
+        return qrImageOf(await studyApi.qrCode(studyId!));
+      } catch (error) {
         void message.error(MSG.notInStudy);
-        onClose();
-        return null;
+        throw error;
       }
     },
   });
 
   const download = () => {
     try {
-      const canvas = box.current?.querySelector('canvas');
-      if (!canvas) throw new Error('no canvas');
-      const link = document.createElement('a');
-      link.href = canvas.toDataURL('image/png');
-      link.download = `${studyName ?? ''}${T.shell.qrFileSuffix}`;
-      link.click();
+      if (!image) throw new Error('no image');
+      saveDataUrl(image, qrFileName(studyName));
     } catch (error) {
-      // platform §8: a failed QR download is logged, not shown.
-      console.warn(T.shell.qrDownloadFailed, error);
+      // platform §8 (STUDY-30): a failed QR download is logged, nothing is shown.
+      console.error(T.shell.qrDownloadFailed, error);
     }
   };
+
+  let body;
+  if (isError) body = <Typography.Text type="secondary">{MSG.notInStudy}</Typography.Text>;
+  else if (isLoading || !image) body = <Spin />;
+  else body = <img src={image} width={QR_SIZE} height={QR_SIZE} alt={T.shell.qrCode} style={{ display: 'block' }} />;
 
   return (
     <Modal
@@ -58,14 +85,25 @@ export function StudyQrDialog({ open, studyId, studyName, onClose }: StudyQrDial
       title={T.shell.qrCode}
       onCancel={onClose}
       footer={
-        <Button type="primary" disabled={!value} onClick={download}>
+        <Button type="primary" disabled={!image} onClick={download}>
           {T.shell.qrDownload}
         </Button>
       }
       width={320}
+      destroyOnHidden
     >
-      <div ref={box} style={{ display: 'flex', justifyContent: 'center', padding: QR_MARGIN * 4 }}>
-        {isLoading || !value ? <Spin /> : <QRCode value={value} size={QR_SIZE} bordered={false} type="canvas" />}
+      <div
+        style={{
+          display: 'flex',
+          flexDirection: 'column',
+          alignItems: 'center',
+          gap: 8,
+          minHeight: QR_SIZE,
+          justifyContent: 'center',
+        }}
+      >
+        {body}
+        {image && studyName && <Typography.Text>{studyName}</Typography.Text>}
       </div>
     </Modal>
   );

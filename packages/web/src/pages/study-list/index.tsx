@@ -1,60 +1,141 @@
-import { useQuery } from '@tanstack/react-query';
-import { Button, Empty, Spin, type TableColumnsType } from 'antd';
+import { useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Card, Empty, Input, Pagination, Select, Spin, Tag } from 'antd';
+import { DEFAULT_PAGE_NUM, DEFAULT_PAGE_SIZE, PAGE_SIZE_OPTIONS } from '@ecrf/core';
 import { useNavigate } from 'react-router';
-import { studyApi, type StudySummary } from '../../api/study.api';
-import { PagedTable } from '../../components/paged-table';
+import { studyApi, type Study } from '../../api/study.api';
 import { T } from '../../locales/zh-CN';
 import { useAppStore } from '../../stores/app.store';
 import { formatDate } from '../../utils/format-date';
+import { scrollTo } from '../../utils/scroll-to';
+import { StudyStatusTag } from '../study/components/study-status-tag';
+import { openListParams } from './open-list-params';
+import '../study/study.css';
 
-function studyName(study: StudySummary): string {
-  return study.studyName ?? study.name ?? String(study.id);
-}
-
-/** 项目列表 (SHELL-01): the studies the user takes part in. */
+/** 项目列表 (SHELL-01, STUDY-08): the studies the user takes part in; a card opens the study home. */
 export default function StudyListPage() {
   const navigate = useNavigate();
   const setStudyName = useAppStore((s) => s.setStudyName);
-  const { data, isLoading, isError } = useQuery({
-    queryKey: ['study', 'open-list'],
-    queryFn: async () => {
-      const res = await studyApi.openList();
-      return Array.isArray(res.data) ? res.data : (res.data?.list ?? []);
-    },
+  const setStudyId = useAppStore((s) => s.setStudyId);
+  const [keyword, setKeyword] = useState('');
+  const [paging, setPaging] = useState({ pageNum: DEFAULT_PAGE_NUM, pageSize: DEFAULT_PAGE_SIZE });
+
+  const { data, isLoading, isFetching } = useQuery({
+    queryKey: ['study', 'open-list', keyword, paging],
+    queryFn: () => studyApi.openList(openListParams(paging, keyword)).then((res) => res.data),
+    placeholderData: keepPreviousData,
   });
 
-  const enter = (study: StudySummary) => {
-    setStudyName(studyName(study));
+  const enter = (study: Study) => {
+    setStudyName(study.studyName);
+    setStudyId(String(study.id));
     void navigate(`/project/${study.id}/home`);
   };
 
-  const columns: TableColumnsType<StudySummary> = [
-    {
-      title: T.studyList.name,
-      key: 'name',
-      render: (_: unknown, study) => (
-        <Button type="link" style={{ padding: 0 }} onClick={() => enter(study)}>
-          {studyName(study)}
-        </Button>
-      ),
-    },
-    { title: T.common.createTime, dataIndex: 'createTime', width: 200, render: (value: string) => formatDate(value) },
-  ];
+  const changePage = (pageNum: number, pageSize: number) => {
+    setPaging((current) =>
+      pageSize !== current.pageSize ? { pageNum: DEFAULT_PAGE_NUM, pageSize } : { pageNum, pageSize },
+    );
+    void scrollTo(0);
+  };
+
+  const list = data?.list ?? [];
+  const total = data?.total ?? 0;
 
   return (
     <div className="page-card">
-      <h2 className="page-title">{T.studyList.title}</h2>
-      {isLoading ? (
-        <Spin />
-      ) : isError || !data ? (
-        <Empty description={T.studyList.empty} />
-      ) : (
-        <PagedTable<StudySummary>
-          rowKey="id"
-          columns={columns}
-          rows={data}
-          locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={T.studyList.empty} /> }}
+      <div className="study-page-head">
+        <h2 className="page-title">{T.studyList.title}</h2>
+        <Input.Search
+          allowClear
+          aria-label={T.studyList.name}
+          placeholder={T.studyList.searchPlaceholder}
+          enterButton={T.common.search}
+          style={{ width: 320 }}
+          onSearch={(value) => {
+            setKeyword(value.trim());
+            setPaging((current) => ({ ...current, pageNum: DEFAULT_PAGE_NUM }));
+          }}
         />
+      </div>
+      {isLoading ? (
+        <Spin style={{ display: 'block', margin: '64px auto' }} />
+      ) : list.length === 0 ? (
+        <Empty style={{ margin: '48px 0' }} description={keyword ? T.common.empty : T.studyList.emptyHint} />
+      ) : (
+        <Spin spinning={isFetching}>
+          <div className="study-cards">
+            {list.map((study) => (
+              <Card
+                key={study.id}
+                hoverable
+                className="study-card"
+                role="link"
+                tabIndex={0}
+                aria-label={`${T.studyList.enter} ${study.studyName}`}
+                onClick={() => enter(study)}
+                onKeyDown={(event) => {
+                  if (event.key === 'Enter') enter(study);
+                }}
+              >
+                <div style={{ display: 'flex', alignItems: 'center', gap: 8 }}>
+                  <span className="study-card-name" title={study.studyName}>
+                    {study.studyName}
+                  </span>
+                  <StudyStatusTag status={study.status} />
+                </div>
+                <div className="study-card-meta" style={{ display: 'flex', gap: 16 }}>
+                  <span>
+                    {T.studyList.code}：{study.studyCode || '—'}
+                  </span>
+                  {study.principal && (
+                    <span>
+                      {T.studyList.principal}：{study.principal}
+                    </span>
+                  )}
+                </div>
+                <div className="study-card-meta">
+                  {T.studyList.myRole}：{study.myRole ? <Tag color="cyan">{study.myRole.roleName}</Tag> : '—'}
+                </div>
+                <div className="study-card-stats">
+                  <span className="study-card-stat">
+                    <strong>{study.subjectCount ?? 0}</strong>
+                    <span className="study-card-meta">{T.studyList.subjects}</span>
+                  </span>
+                  <span className="study-card-stat">
+                    <strong>{study.memberCount ?? 0}</strong>
+                    <span className="study-card-meta">{T.studyList.members}</span>
+                  </span>
+                  <span className="study-card-stat" style={{ marginLeft: 'auto', justifyContent: 'flex-end' }}>
+                    <span className="study-card-meta">{formatDate(study.createTime, 'YYYY-MM-DD')}</span>
+                    <span className="study-card-meta">{T.common.createTime}</span>
+                  </span>
+                </div>
+              </Card>
+            ))}
+          </div>
+        </Spin>
+      )}
+      {total > 0 && (
+        <div className="paged-table-bar">
+          <span className="paged-table-total">{T.common.total(total)}</span>
+          <Select
+            aria-label="每页条数"
+            value={paging.pageSize}
+            style={{ width: 110 }}
+            options={PAGE_SIZE_OPTIONS.map((size) => ({ value: size, label: T.common.pageSize(size) }))}
+            onChange={(size: number) => changePage(DEFAULT_PAGE_NUM, size)}
+          />
+          <Pagination
+            current={paging.pageNum}
+            pageSize={paging.pageSize}
+            total={total}
+            showLessItems
+            showQuickJumper
+            showSizeChanger={false}
+            onChange={changePage}
+          />
+        </div>
       )}
     </div>
   );

@@ -1,0 +1,16 @@
+import { Tag } from 'antd';
+import { STUDY_STATUS } from '../../../api/study.api';
+import { T } from '../../../locales/zh-CN';
+
+export const STUDY_STATUS_OPTIONS = [
+  { value: STUDY_STATUS.ongoing, label: T.study.statusOngoing },
+  { value: STUDY_STATUS.finished, label: T.study.statusFinished },
+];
+
+export function StudyStatusTag({ status }: { status: number }) {
+  return status === STUDY_STATUS.finished ? (
+    <Tag>{T.study.statusFinished}</Tag>
+  ) : (
+    <Tag color="processing">{T.study.statusOngoing}</Tag>
+  );
+}

@@ -1,0 +1,90 @@
+import { useEffect } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { App, Col, Form, Input, Radio, Row } from 'antd';
+import { MSG } from '@ecrf/core';
+import { studyApi, type Study, type StudyBody } from '../../../../api/study.api';
+import { AuthButton } from '../../../../components/permission';
+import { T } from '../../../../locales/zh-CN';
+import { STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
+
+type BasicFields = Pick<StudyBody, 'studyName' | 'studyCode' | 'description' | 'principal' | 'status'>;
+
+/** 基本信息: name, code, principal, status and description. */
+export function BasicInfoForm({ study }: { study: Study }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<BasicFields>();
+
+  useEffect(() => {
+    const { studyName, studyCode, description, principal, status } = study;
+    form.setFieldsValue({ studyName, studyCode, description, principal, status });
+  }, [study, form]);
+
+  const save = useMutation({
+    mutationFn: (values: BasicFields) =>
+      studyApi.update({
+        ...values,
+        id: study.id,
+        studyName: values.studyName?.trim(),
+        studyCode: values.studyCode?.trim(),
+      }),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study'] });
+    },
+  });
+
+  return (
+    <Form
+      form={form}
+      name="study-basic"
+      labelCol={{ flex: '96px' }}
+      wrapperCol={{ flex: 1 }}
+      style={{ maxWidth: 760 }}
+      onFinish={(values) => save.mutate(values)}
+    >
+      <Row gutter={16}>
+        <Col span={24}>
+          <Form.Item
+            label={T.study.name}
+            name="studyName"
+            rules={[{ required: true, whitespace: true, message: T.study.nameRequired }]}
+          >
+            <Input maxLength={100} />
+          </Form.Item>
+        </Col>
+        <Col span={12}>
+          <Form.Item
+            label={T.study.code}
+            name="studyCode"
+            rules={[{ required: true, whitespace: true, message: T.study.codeRequired }]}
+          >
+            <Input maxLength={50} />
+          </Form.Item>
+        </Col>
+        <Col span={12}>
+          <Form.Item label={T.study.principal} name="principal">
+            <Input maxLength={50} />
+          </Form.Item>
+        </Col>
+        <Col span={24}>
+          <Form.Item label={T.study.status} name="status">
+            <Radio.Group options={STUDY_STATUS_OPTIONS} />
+          </Form.Item>
+        </Col>
+        <Col span={24}>
+          <Form.Item label={T.study.description} name="description">
+            <Input.TextArea maxLength={500} showCount rows={4} />
+          </Form.Item>
+        </Col>
+        <Col span={24}>
+          <Form.Item label=" " colon={false}>
+            <AuthButton code="study:config" type="primary" htmlType="submit" loading={save.isPending}>
+              {T.common.save}
+            </AuthButton>
+          </Form.Item>
+        </Col>
+      </Row>
+    </Form>
+  );
+}

@@ -1,0 +1,289 @@
+import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  App,
+  Button,
+  Checkbox,
+  Empty,
+  Form,
+  Input,
+  Modal,
+  Popconfirm,
+  Space,
+  Spin,
+  Table,
+  Tag,
+  type TableColumnsType,
+} from 'antd';
+import { PlusOutlined } from '@ant-design/icons';
+import { MSG } from '@ecrf/core';
+import { crfApi, diseaseApi, type CrfOption, type Disease } from '../../../../api/study.api';
+import { Auth, AuthButton, AuthSwitch } from '../../../../components/permission';
+import { T } from '../../../../locales/zh-CN';
+import { Section } from './section';
+
+const PERM = 'study:config';
+
+type DiseaseDialogState = { mode: 'add' } | { mode: 'edit'; disease: Disease };
+
+interface DiseaseFields {
+  diseaseName: string;
+  diseaseCode: string;
+}
+
+function DiseaseDialog({
+  studyId,
+  state,
+  onClose,
+}: {
+  studyId: number;
+  state: DiseaseDialogState | null;
+  onClose: () => void;
+}) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<DiseaseFields>();
+
+  useEffect(() => {
+    if (!state) return;
+    form.resetFields();
+    if (state.mode === 'edit')
+      form.setFieldsValue({ diseaseName: state.disease.diseaseName, diseaseCode: state.disease.diseaseCode });
+  }, [state, form]);
+
+  const save = useMutation({
+    mutationFn: (values: DiseaseFields) => {
+      const body = { diseaseName: values.diseaseName.trim(), diseaseCode: values.diseaseCode.trim() };
+      return state?.mode === 'edit'
+        ? diseaseApi.update({ ...body, id: state.disease.id })
+        : diseaseApi.add({ ...body, studyId });
+    },
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study-disease'] });
+      void queryClient.invalidateQueries({ queryKey: ['study'] });
+      onClose();
+    },
+  });
+
+  const submit = async () => {
+    const values = await form.validateFields().catch(() => null);
+    if (values) save.mutate(values);
+  };
+
+  return (
+    <Modal
+      open={Boolean(state)}
+      title={state?.mode === 'edit' ? T.studyConfig.editDisease : T.studyConfig.addDisease}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okText={T.common.ok}
+      cancelText={T.common.cancel}
+      confirmLoading={save.isPending}
+      width={480}
+      destroyOnHidden
+    >
+      <Form form={form} name="study-disease-dialog" labelCol={{ flex: '84px' }} wrapperCol={{ flex: 1 }}>
+        <Form.Item
+          label={T.studyConfig.diseaseName}
+          name="diseaseName"
+          rules={[{ required: true, whitespace: true, message: T.studyConfig.diseaseNameRequired }]}
+        >
+          <Input maxLength={50} placeholder={T.studyConfig.diseaseName} />
+        </Form.Item>
+        <Form.Item
+          label={T.studyConfig.diseaseCode}
+          name="diseaseCode"
+          rules={[{ required: true, whitespace: true, message: T.studyConfig.diseaseCodeRequired }]}
+        >
+          <Input maxLength={30} placeholder={T.studyConfig.diseaseCode} />
+        </Form.Item>
+      </Form>
+    </Modal>
+  );
+}
+
+/** Which CRFs one disease uses (multi-disease mode). */
+function DiseaseCrfsDialog({
+  disease,
+  crfs,
+  onClose,
+}: {
+  disease: Disease | null;
+  crfs: CrfOption[];
+  onClose: () => void;
+}) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [picked, setPicked] = useState<number[] | null>(null);
+  const [openedFor, setOpenedFor] = useState(disease);
+  if (openedFor !== disease) {
+    setOpenedFor(disease);
+    setPicked(null);
+  }
+
+  const stored = useQuery({
+    queryKey: ['study-disease', 'crfs', disease?.id],
+    enabled: Boolean(disease),
+    queryFn: () => diseaseApi.crfs(disease!.id).then((res) => res.data),
+  });
+  const value = picked ?? stored.data ?? [];
+
+  const save = useMutation({
+    mutationFn: () => diseaseApi.setCrfs(disease!.id, value),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study-disease'] });
+      onClose();
+    },
+  });
+
+  return (
+    <Modal
+      open={Boolean(disease)}
+      title={T.studyConfig.setCrfsTitle(disease?.diseaseName ?? '')}
+      onCancel={onClose}
+      onOk={() => save.mutate()}
+      okText={T.common.ok}
+      cancelText={T.common.cancel}
+      confirmLoading={save.isPending}
+      width={520}
+      destroyOnHidden
+    >
+      <Spin spinning={stored.isLoading}>
+        {crfs.length === 0 ? (
+          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} />
+        ) : (
+          <Checkbox.Group
+            style={{ display: 'flex', flexDirection: 'column', gap: 8 }}
+            value={value}
+            options={crfs.map((crf) => ({ value: crf.id, label: crf.title }))}
+            onChange={(next) => setPicked(next as number[])}
+          />
+        )}
+      </Spin>
+    </Modal>
+  );
+}
+
+/** 病种: the multi-disease switch, the study's diseases and, in multi-disease mode, each disease's CRFs. */
+export function DiseasePanel({ studyId }: { studyId: number }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [dialog, setDialog] = useState<DiseaseDialogState | null>(null);
+  const [crfTarget, setCrfTarget] = useState<Disease | null>(null);
+
+  const diseases = useQuery({
+    queryKey: ['study-disease', 'list', studyId],
+    queryFn: () => diseaseApi.get(studyId).then((res) => res.data),
+  });
+  const crfs = useQuery({
+    queryKey: ['crf', 'options', studyId],
+    queryFn: () => crfApi.options(studyId).then((res) => res.data),
+  });
+  const crfTitle = new Map((crfs.data ?? []).map((crf) => [crf.id, crf.title]));
+  const multi = diseases.data?.multiDisease ?? false;
+
+  const done = (res: { msg: string }) => {
+    void message.success(res.msg || MSG.ok);
+    void queryClient.invalidateQueries({ queryKey: ['study-disease'] });
+    void queryClient.invalidateQueries({ queryKey: ['study'] });
+  };
+  const setMulti = useMutation({ mutationFn: (on: boolean) => diseaseApi.setMulti(studyId, on), onSuccess: done });
+  const remove = useMutation({ mutationFn: (id: number) => diseaseApi.remove(id), onSuccess: done });
+
+  const columns: TableColumnsType<Disease> = [
+    { title: T.studyConfig.diseaseName, dataIndex: 'diseaseName', width: 200 },
+    { title: T.studyConfig.diseaseCode, dataIndex: 'diseaseCode', width: 140 },
+    ...(multi
+      ? [
+          {
+            title: T.studyConfig.diseaseCrfs,
+            key: 'crfs',
+            render: (_: unknown, disease: Disease) =>
+              disease.crfVO?.length ? (
+                <Space size={[4, 4]} wrap>
+                  {disease.crfVO.map((id) => (
+                    <Tag key={id}>{crfTitle.get(id) ?? id}</Tag>
+                  ))}
+                </Space>
+              ) : (
+                <span className="study-section-hint">{T.studyConfig.noCrfs}</span>
+              ),
+          },
+        ]
+      : []),
+    {
+      title: T.common.actions,
+      key: 'actions',
+      width: multi ? 220 : 140,
+      render: (_: unknown, disease) => (
+        <Space size={0}>
+          {multi && (
+            <AuthButton code={PERM} type="link" size="small" onClick={() => setCrfTarget(disease)}>
+              {T.studyConfig.setCrfs}
+            </AuthButton>
+          )}
+          <AuthButton code={PERM} type="link" size="small" onClick={() => setDialog({ mode: 'edit', disease })}>
+            {T.common.edit}
+          </AuthButton>
+          <Auth
+            code={PERM}
+            fallback={
+              <AuthButton code={PERM} type="link" size="small" danger>
+                {T.common.remove}
+              </AuthButton>
+            }
+          >
+            <Popconfirm
+              title={T.studyConfig.confirmRemoveDisease(disease.diseaseName)}
+              onConfirm={() => remove.mutateAsync(disease.id).catch(() => undefined)}
+            >
+              <Button type="link" size="small" danger>
+                {T.common.remove}
+              </Button>
+            </Popconfirm>
+          </Auth>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <Section title={T.studyConfig.multiDisease} hint={T.studyConfig.multiDiseaseHint}>
+        <AuthSwitch
+          code={PERM}
+          aria-label={T.studyConfig.multiDisease}
+          checked={multi}
+          loading={setMulti.isPending || diseases.isLoading}
+          onChange={(on) => setMulti.mutate(on)}
+        />
+      </Section>
+      <Section
+        title={T.studyConfig.tabDisease}
+        extra={
+          <AuthButton
+            code={PERM}
+            type="primary"
+            icon={<PlusOutlined aria-hidden />}
+            onClick={() => setDialog({ mode: 'add' })}
+          >
+            {T.studyConfig.addDisease}
+          </AuthButton>
+        }
+      >
+        <Table<Disease>
+          rowKey="id"
+          size="middle"
+          columns={columns}
+          dataSource={diseases.data?.diseases ?? []}
+          loading={diseases.isFetching}
+          pagination={false}
+        />
+      </Section>
+      <DiseaseDialog studyId={studyId} state={dialog} onClose={() => setDialog(null)} />
+      <DiseaseCrfsDialog disease={crfTarget} crfs={crfs.data ?? []} onClose={() => setCrfTarget(null)} />
+    </>
+  );
+}

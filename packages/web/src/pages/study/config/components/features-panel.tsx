@@ -1,0 +1,318 @@
+import { useEffect, useMemo } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { App, Form, Input, InputNumber, Radio, Select, Space, Spin, Switch, Typography } from 'antd';
+import { MSG } from '@ecrf/core';
+import {
+  crfApi,
+  studyApi,
+  type FollowTrigger,
+  type SerialNumberPattern,
+  type SignConfig,
+  type Study,
+} from '../../../../api/study.api';
+import { AuthButton, AuthSwitch, useAccess } from '../../../../components/permission';
+import { T } from '../../../../locales/zh-CN';
+import { dateItems } from '../../crf-items';
+import { Section } from './section';
+
+const PERM = 'study:config';
+
+/** 质疑功能: whether staff may raise data queries in this study (doubt '1'). */
+function DoubtSwitch({ study }: { study: Study }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const doubt = useQuery({
+    queryKey: ['study-config', 'doubt', study.id],
+    queryFn: () => studyApi.getDoubt(study.id).then((res) => res.data),
+  });
+  const save = useMutation({
+    mutationFn: (on: boolean) => studyApi.setDoubt(study.id, on ? '1' : '0'),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study-config', 'doubt', study.id] });
+      void queryClient.invalidateQueries({ queryKey: ['study'] });
+    },
+  });
+  const on = String(doubt.data ?? study.doubt) === '1';
+  return (
+    <Section title={T.studyConfig.doubt} hint={T.studyConfig.doubtHint}>
+      <AuthSwitch
+        code={PERM}
+        aria-label={T.studyConfig.doubt}
+        checked={on}
+        loading={doubt.isLoading || save.isPending}
+        onChange={(next) => save.mutate(next)}
+      />
+    </Section>
+  );
+}
+
+/** 电子签名: whether forms are signed, and the statement the signer confirms. */
+function SignSection({ study }: { study: Study }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<SignConfig>();
+  const enabled = Form.useWatch('enabled', form);
+  const sign = useQuery({
+    queryKey: ['study-config', 'sign', study.id],
+    queryFn: () => studyApi.signConfig(study.id).then((res) => res.data),
+  });
+
+  useEffect(() => {
+    const value = sign.data ?? study.signConfig;
+    if (value) form.setFieldsValue({ enabled: value.enabled, meaning: value.meaning ?? '' });
+  }, [sign.data, study.signConfig, form]);
+
+  const save = useMutation({
+    mutationFn: (values: SignConfig) =>
+      studyApi.update({ id: study.id, signConfig: { enabled: values.enabled, meaning: values.meaning?.trim() ?? '' } }),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study-config', 'sign', study.id] });
+      void queryClient.invalidateQueries({ queryKey: ['study'] });
+    },
+  });
+
+  return (
+    <Section title={T.studyConfig.sign}>
+      <Spin spinning={sign.isLoading}>
+        <Form
+          form={form}
+          name="study-sign"
+          labelCol={{ flex: '110px' }}
+          wrapperCol={{ flex: 1 }}
+          style={{ maxWidth: 720 }}
+          onFinish={(values) => save.mutate(values)}
+        >
+          <Form.Item label={T.studyConfig.signEnabled} name="enabled" valuePropName="checked">
+            <Switch aria-label={T.studyConfig.signEnabled} />
+          </Form.Item>
+          <Form.Item
+            label={T.studyConfig.signMeaning}
+            name="meaning"
+            rules={[{ required: Boolean(enabled), whitespace: true, message: T.studyConfig.signMeaningRequired }]}
+          >
+            <Input.TextArea rows={2} maxLength={200} showCount placeholder={T.studyConfig.signMeaningPlaceholder} />
+          </Form.Item>
+          <Form.Item label=" " colon={false}>
+            <AuthButton code={PERM} type="primary" htmlType="submit" loading={save.isPending}>
+              {T.common.save}
+            </AuthButton>
+          </Form.Item>
+        </Form>
+      </Spin>
+    </Section>
+  );
+}
+
+interface SerialFields extends SerialNumberPattern {
+  enabled: boolean;
+}
+
+/** 自动编号: subject codes made by the server from a prefix and a running number (v2 calls). */
+function SerialNumberSection({ study }: { study: Study }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<SerialFields>();
+  const enabled = Form.useWatch('enabled', form);
+  const serial = useQuery({
+    queryKey: ['study-config', 'serial', study.id],
+    queryFn: () => studyApi.serialNumber(study.id).then((res) => res.data),
+  });
+
+  useEffect(() => {
+    if (!serial.data) return;
+    const { enableSerialNumber, prefix, digits, scope } = serial.data;
+    form.setFieldsValue({
+      enabled: enableSerialNumber,
+      prefix: prefix ?? '',
+      digits: digits || 4,
+      scope: scope ?? 'study',
+    });
+  }, [serial.data, form]);
+
+  const save = useMutation({
+    mutationFn: (values: SerialFields) =>
+      values.enabled
+        ? studyApi.enableSerialNumber({
+            studyId: study.id,
+            prefix: values.prefix?.trim() ?? '',
+            digits: values.digits,
+            scope: values.scope,
+          })
+        : studyApi.closeSerialNumber(study.id),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study-config', 'serial', study.id] });
+      void queryClient.invalidateQueries({ queryKey: ['study'] });
+    },
+  });
+
+  return (
+    <Section title={T.studyConfig.serial} hint={T.studyConfig.serialHint}>
+      <Spin spinning={serial.isLoading}>
+        <Form
+          form={form}
+          name="study-serial"
+          labelCol={{ flex: '110px' }}
+          wrapperCol={{ flex: 1 }}
+          style={{ maxWidth: 720 }}
+          onFinish={(values) => save.mutate(values)}
+        >
+          <Form.Item label={T.studyConfig.serialEnabled} name="enabled" valuePropName="checked">
+            <Switch aria-label={T.studyConfig.serialEnabled} />
+          </Form.Item>
+          <Form.Item label={T.studyConfig.prefix} name="prefix">
+            <Input maxLength={20} disabled={!enabled} style={{ width: 200 }} placeholder="BJ-" />
+          </Form.Item>
+          <Form.Item
+            label={T.studyConfig.digits}
+            name="digits"
+            rules={[{ required: Boolean(enabled), message: T.studyConfig.digitsRequired }]}
+          >
+            <InputNumber min={1} max={10} precision={0} disabled={!enabled} style={{ width: 120 }} />
+          </Form.Item>
+          <Form.Item label={T.studyConfig.scope} name="scope">
+            <Radio.Group
+              disabled={!enabled}
+              options={[
+                { value: 'study', label: T.studyConfig.scopeStudy },
+                { value: 'site', label: T.studyConfig.scopeSite },
+              ]}
+            />
+          </Form.Item>
+          {serial.data?.enableSerialNumber && serial.data.preview && (
+            <Form.Item label={T.studyConfig.preview}>
+              <Typography.Text code aria-label={T.studyConfig.preview}>
+                {serial.data.preview}
+              </Typography.Text>
+            </Form.Item>
+          )}
+          <Form.Item label=" " colon={false}>
+            <AuthButton code={PERM} type="primary" htmlType="submit" loading={save.isPending}>
+              {T.common.save}
+            </AuthButton>
+          </Form.Item>
+        </Form>
+      </Spin>
+    </Section>
+  );
+}
+
+/** 随访触发: a follow-up planned a number of days after a date item of a form (v1 call). */
+function FollowTriggerSection({ study }: { study: Study }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const { can } = useAccess();
+  const [form] = Form.useForm<FollowTrigger>();
+  const enabled = Form.useWatch('enabled', form);
+  const crfId = Form.useWatch('crfId', form);
+  const trigger = useQuery({
+    queryKey: ['study-config', 'follow', study.id],
+    queryFn: () => studyApi.followTrigger(study.id).then((res) => res.data),
+  });
+  const crfs = useQuery({
+    queryKey: ['crf', 'options', study.id],
+    queryFn: () => crfApi.options(study.id).then((res) => res.data),
+  });
+  const detail = useQuery({
+    queryKey: ['crf', 'detail', crfId, 'latest'],
+    enabled: typeof crfId === 'number',
+    queryFn: () => crfApi.get(crfId!).then((res) => res.data),
+  });
+  const items = useMemo(() => dateItems(detail.data?.definition), [detail.data]);
+
+  useEffect(() => {
+    if (!trigger.data) return;
+    const { enabled: on, crfId: crf, itemName, offsetDays } = trigger.data;
+    form.setFieldsValue({ enabled: on, crfId: crf ?? null, itemName: itemName ?? null, offsetDays: offsetDays ?? 0 });
+  }, [trigger.data, form]);
+
+  const save = useMutation({
+    mutationFn: (values: FollowTrigger) =>
+      studyApi.saveFollowTrigger({
+        studyId: study.id,
+        enabled: values.enabled,
+        crfId: values.crfId ?? null,
+        itemName: values.itemName ?? null,
+        offsetDays: values.offsetDays ?? 0,
+      }),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study-config', 'follow', study.id] });
+    },
+  });
+
+  return (
+    <Section title={T.studyConfig.follow} hint={T.studyConfig.followHint}>
+      <Spin spinning={trigger.isLoading}>
+        <Form
+          form={form}
+          name="study-follow"
+          labelCol={{ flex: '110px' }}
+          wrapperCol={{ flex: 1 }}
+          style={{ maxWidth: 720 }}
+          onFinish={(values) => save.mutate(values)}
+        >
+          <Form.Item label={T.studyConfig.followEnabled} name="enabled" valuePropName="checked">
+            <Switch aria-label={T.studyConfig.followEnabled} disabled={!can(PERM)} />
+          </Form.Item>
+          <Form.Item
+            label={T.studyConfig.followCrf}
+            name="crfId"
+            rules={[{ required: Boolean(enabled), message: T.studyConfig.followCrfRequired }]}
+          >
+            <Select
+              allowClear
+              disabled={!enabled}
+              loading={crfs.isLoading}
+              style={{ width: 320 }}
+              placeholder={T.common.selectPlaceholder}
+              options={(crfs.data ?? []).map((crf) => ({ value: crf.id, label: crf.title }))}
+              onChange={() => form.setFieldValue('itemName', null)}
+            />
+          </Form.Item>
+          <Form.Item
+            label={T.studyConfig.followItem}
+            name="itemName"
+            rules={[{ required: Boolean(enabled), message: T.studyConfig.followItemRequired }]}
+          >
+            <Select
+              allowClear
+              disabled={!enabled || typeof crfId !== 'number'}
+              loading={detail.isLoading && typeof crfId === 'number'}
+              style={{ width: 320 }}
+              placeholder={T.common.selectPlaceholder}
+              options={items.map((item) => ({ value: item.name, label: `${item.title}（${item.name}）` }))}
+            />
+          </Form.Item>
+          <Form.Item label={T.studyConfig.offsetDays}>
+            <Space>
+              <Form.Item name="offsetDays" noStyle>
+                <InputNumber min={0} max={3650} precision={0} disabled={!enabled} style={{ width: 120 }} />
+              </Form.Item>
+              <span>{T.studyConfig.days}</span>
+            </Space>
+          </Form.Item>
+          <Form.Item label=" " colon={false}>
+            <AuthButton code={PERM} type="primary" htmlType="submit" loading={save.isPending}>
+              {T.common.save}
+            </AuthButton>
+          </Form.Item>
+        </Form>
+      </Spin>
+    </Section>
+  );
+}
+
+/** 功能设置: queries, signatures, automatic subject codes and follow-up triggers. */
+export function FeaturesPanel({ study }: { study: Study }) {
+  return (
+    <>
+      <DoubtSwitch study={study} />
+      <SignSection study={study} />
+      <SerialNumberSection study={study} />
+      <FollowTriggerSection study={study} />
+    </>
+  );
+}

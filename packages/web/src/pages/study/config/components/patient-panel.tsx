@@ -1,0 +1,203 @@
+import { useMemo, useState } from 'react';
+import { useMutation, useQueries, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
+import { App, Checkbox, Input, Select, Table, type TableColumnsType } from 'antd';
+import { MSG } from '@ecrf/core';
+import { crfApi, studyApi, type BaseConfigField, type CrfDetail, type Study } from '../../../../api/study.api';
+import { AuthButton, useAccess } from '../../../../components/permission';
+import { T } from '../../../../locales/zh-CN';
+import { displayColumnOptions } from '../../crf-items';
+import { COMPUTED_FIELDS, LOCKED_FIELDS, normalizeBaseConfig, settleField } from '../base-config';
+import { Section } from './section';
+
+const PERM = 'study:config';
+
+/** Kept outside the component so TanStack Query can keep the combined answer stable between renders. */
+function combineDefinitions(results: ReadonlyArray<UseQueryResult<CrfDetail>>) {
+  return {
+    crfs: results.flatMap((result) => (result.data ? [result.data] : [])),
+    loading: results.some((result) => result.isLoading),
+  };
+}
+
+/** 患者基本信息: label, shown and required flags of the seven patient fields. */
+function BaseConfigTable({ study }: { study: Study }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const { can } = useAccess();
+  const stored = useMemo(() => normalizeBaseConfig(study.baseConfig), [study.baseConfig]);
+  const [edited, setEdited] = useState<BaseConfigField[] | null>(null);
+  const [editedFor, setEditedFor] = useState(stored);
+  if (editedFor !== stored) {
+    setEditedFor(stored);
+    setEdited(null);
+  }
+  const rows = edited ?? stored;
+  const readOnly = !can(PERM);
+
+  const change = (name: BaseConfigField['name'], patch: Partial<BaseConfigField>) =>
+    setEdited(rows.map((row) => (row.name === name ? settleField({ ...row, ...patch }) : row)));
+
+  const save = useMutation({
+    mutationFn: () =>
+      studyApi.update({
+        id: study.id,
+        baseConfig: rows.map((row) => ({ ...row, header: row.header.trim() || T.studyConfig.fieldLabels[row.name] })),
+      }),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study'] });
+    },
+  });
+
+  const columns: TableColumnsType<BaseConfigField> = [
+    { title: T.studyConfig.fieldName, dataIndex: 'name', width: 200, render: (name: string) => <code>{name}</code> },
+    {
+      title: T.studyConfig.header,
+      dataIndex: 'header',
+      width: 240,
+      render: (header: string, row) => (
+        <Input
+          aria-label={`${T.studyConfig.header} ${row.name}`}
+          value={header}
+          maxLength={20}
+          disabled={readOnly}
+          onChange={(event) => change(row.name, { header: event.target.value })}
+        />
+      ),
+    },
+    {
+      title: T.studyConfig.display,
+      dataIndex: 'display',
+      width: 90,
+      align: 'center',
+      render: (display: boolean, row) => (
+        <Checkbox
+          aria-label={`${T.studyConfig.display} ${row.name}`}
+          checked={display}
+          disabled={readOnly || LOCKED_FIELDS.has(row.name)}
+          onChange={(event) => change(row.name, { display: event.target.checked })}
+        />
+      ),
+    },
+    {
+      title: T.studyConfig.required,
+      dataIndex: 'required',
+      width: 90,
+      align: 'center',
+      render: (required: boolean, row) => (
+        <Checkbox
+          aria-label={`${T.studyConfig.required} ${row.name}`}
+          checked={required}
+          disabled={readOnly || LOCKED_FIELDS.has(row.name) || COMPUTED_FIELDS.has(row.name) || !row.display}
+          onChange={(event) => change(row.name, { required: event.target.checked })}
+        />
+      ),
+    },
+  ];
+
+  return (
+    <Section
+      title={T.studyConfig.baseConfig}
+      hint={T.studyConfig.baseConfigHint}
+      extra={
+        <AuthButton
+          code={PERM}
+          type="primary"
+          loading={save.isPending}
+          disabled={!edited}
+          onClick={() => save.mutate()}
+        >
+          {T.common.save}
+        </AuthButton>
+      }
+    >
+      <Table<BaseConfigField>
+        rowKey="name"
+        size="middle"
+        columns={columns}
+        dataSource={rows}
+        pagination={false}
+        style={{ maxWidth: 720 }}
+      />
+    </Section>
+  );
+}
+
+/** 患者列表显示列: CRF items shown as extra columns of the subject list. */
+function DisplayColumns({ study }: { study: Study }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [picked, setPicked] = useState<string[] | null>(null);
+  const [pickedFor, setPickedFor] = useState(study.displayCrfColumn);
+  if (pickedFor !== study.displayCrfColumn) {
+    setPickedFor(study.displayCrfColumn);
+    setPicked(null);
+  }
+  const value = picked ?? study.displayCrfColumn ?? [];
+
+  const crfList = useQuery({
+    queryKey: ['crf', 'options', study.id],
+    queryFn: () => crfApi.options(study.id).then((res) => res.data),
+  });
+  const definitions = useQueries({
+    queries: (crfList.data ?? []).map((crf) => ({
+      queryKey: ['crf', 'detail', crf.id, 'latest'],
+      queryFn: () => crfApi.get(crf.id).then((res) => res.data),
+    })),
+    combine: combineDefinitions,
+  });
+  const loading = crfList.isLoading || definitions.loading;
+  const options = useMemo(
+    () => displayColumnOptions(definitions.crfs, study.displayCrfColumn ?? []),
+    [definitions.crfs, study.displayCrfColumn],
+  );
+
+  const save = useMutation({
+    mutationFn: () => studyApi.update({ id: study.id, displayCrfColumn: value }),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study'] });
+    },
+  });
+
+  return (
+    <Section
+      title={T.studyConfig.displayColumns}
+      hint={T.studyConfig.displayColumnsHint}
+      extra={
+        <AuthButton
+          code={PERM}
+          type="primary"
+          loading={save.isPending}
+          disabled={picked === null}
+          onClick={() => save.mutate()}
+        >
+          {T.common.save}
+        </AuthButton>
+      }
+    >
+      <Select
+        mode="multiple"
+        allowClear
+        aria-label={T.studyConfig.displayColumns}
+        style={{ width: '100%', maxWidth: 720 }}
+        loading={loading}
+        value={value}
+        options={options}
+        placeholder={T.studyConfig.displayColumnsPlaceholder}
+        showSearch={{ optionFilterProp: 'label' }}
+        onChange={(next: string[]) => setPicked(next)}
+      />
+    </Section>
+  );
+}
+
+/** 患者信息: the patient dialog's fields and the subject list's extra columns. */
+export function PatientPanel({ study }: { study: Study }) {
+  return (
+    <>
+      <BaseConfigTable study={study} />
+      <DisplayColumns study={study} />
+    </>
+  );
+}

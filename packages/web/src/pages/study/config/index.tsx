@@ -1,0 +1,37 @@
+import { useQuery } from '@tanstack/react-query';
+import { Spin, Tabs } from 'antd';
+import { studyApi, type Study } from '../../../api/study.api';
+import { T } from '../../../locales/zh-CN';
+import { StudyScope } from '../components/study-scope';
+import { BasicInfoForm } from './components/basic-info-form';
+import { DiseasePanel } from './components/disease-panel';
+import { FeaturesPanel } from './components/features-panel';
+import { PatientPanel } from './components/patient-panel';
+import '../study.css';
+
+function StudyConfig({ picked }: { picked: Study }) {
+  // The picker's list may be older than the study itself: the page edits the fresh detail.
+  const detail = useQuery({
+    queryKey: ['study', 'detail', picked.id],
+    queryFn: () => studyApi.get(picked.id).then((res) => res.data),
+  });
+  const study = detail.data;
+  if (!study) return <Spin style={{ display: 'block', margin: '48px auto' }} />;
+  return (
+    <Tabs
+      items={[
+        { key: 'basic', label: T.studyConfig.tabBasic, children: <BasicInfoForm study={study} /> },
+        { key: 'disease', label: T.studyConfig.tabDisease, children: <DiseasePanel studyId={study.id} /> },
+        { key: 'patient', label: T.studyConfig.tabPatient, children: <PatientPanel study={study} /> },
+        { key: 'features', label: T.studyConfig.tabFeatures, children: <FeaturesPanel study={study} /> },
+      ]}
+    />
+  );
+}
+
+/** 项目配置 (STUDY-02, STUDY-06, STUDY-10..13, STUDY-23..26): one study's settings. */
+export default function StudyConfigPage() {
+  return (
+    <StudyScope title={T.studyConfig.title}>{(study) => <StudyConfig key={study.id} picked={study} />}</StudyScope>
+  );
+}

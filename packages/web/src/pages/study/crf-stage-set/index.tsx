@@ -1,0 +1,224 @@
+import { useMemo, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  App,
+  Button,
+  Empty,
+  Popconfirm,
+  Radio,
+  Result,
+  Space,
+  Spin,
+  Table,
+  TreeSelect,
+  type TableColumnsType,
+} from 'antd';
+import { ArrowDownOutlined, ArrowLeftOutlined, ArrowUpOutlined, ImportOutlined } from '@ant-design/icons';
+import { MSG } from '@ecrf/core';
+import { useNavigate, useParams } from 'react-router';
+import { stageApi, type CrfStage, type StageCrf } from '../../../api/study.api';
+import { Auth, AuthButton, useAccess } from '../../../components/permission';
+import { T } from '../../../locales/zh-CN';
+import { StudyScope } from '../components/study-scope';
+import { useStageTree } from '../crf-stage/use-stage-tree';
+import { ImportCrfsDialog, REPEAT_OPTIONS, type ImportTarget } from '../crf-stage/components/import-crfs-dialog';
+import { RepeatTag } from '../crf-stage/components/repeat-tag';
+import { reorder, sortCrfs, stageOptions } from '../crf-stage/stage-tree';
+import '../study.css';
+
+const PERM = 'study:crfStage';
+
+/** The forms of one stage: how each is filled in (single or repeatable), their order, import and removal. */
+function StageSettings({ stage }: { stage: CrfStage }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const { can } = useAccess();
+  const [importing, setImporting] = useState<ImportTarget | null>(null);
+
+  const crfsQuery = useQuery({
+    queryKey: ['crf-stage', 'crfs', stage.id],
+    queryFn: () => stageApi.crfs(stage.id).then((res) => res.data),
+  });
+  const crfs = useMemo(() => sortCrfs(crfsQuery.data), [crfsQuery.data]);
+
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['crf-stage'] });
+  const done = (res: { msg: string }) => {
+    void message.success(res.msg || MSG.ok);
+    refresh();
+  };
+
+  const setRepeat = useMutation({
+    mutationFn: ({ crfId, repeat }: { crfId: number; repeat: 0 | 1 }) =>
+      stageApi.updateCrf({ crfStageId: stage.id, crfId, repeat }),
+    onSuccess: done,
+  });
+  const move = useMutation({
+    mutationFn: async ({ crfId, delta }: { crfId: number; delta: -1 | 1 }) => {
+      for (const change of reorder(crfs, (crf) => crf.crfId, crfId, delta)) {
+        await stageApi.updateCrf({ crfStageId: stage.id, crfId: change.key, orderNum: change.orderNum });
+      }
+    },
+    onSettled: refresh,
+  });
+  const removeCrf = useMutation({
+    mutationFn: (crfId: number) => stageApi.removeCrf(stage.id, crfId),
+    onSuccess: done,
+  });
+
+  const columns: TableColumnsType<StageCrf> = [
+    { title: T.crfStage.forms, dataIndex: 'title' },
+    {
+      title: T.crfStage.repeat,
+      dataIndex: 'repeat',
+      width: 220,
+      render: (repeat: 0 | 1, crf) =>
+        can(PERM) ? (
+          <Radio.Group
+            aria-label={`${T.crfStage.repeat} ${crf.title}`}
+            optionType="button"
+            buttonStyle="solid"
+            size="small"
+            value={repeat === 1 ? 1 : 0}
+            options={REPEAT_OPTIONS}
+            disabled={setRepeat.isPending}
+            onChange={(event) => setRepeat.mutate({ crfId: crf.crfId, repeat: event.target.value as 0 | 1 })}
+          />
+        ) : (
+          <RepeatTag repeat={repeat} />
+        ),
+    },
+    { title: T.crfStage.orderNum, dataIndex: 'orderNum', width: 70, align: 'center' },
+    {
+      title: T.common.actions,
+      key: 'actions',
+      width: 180,
+      render: (_: unknown, crf, index) => (
+        <Space size={0}>
+          <AuthButton
+            code={PERM}
+            type="link"
+            size="small"
+            aria-label={`${T.crfStage.moveUp} ${crf.title}`}
+            icon={<ArrowUpOutlined aria-hidden />}
+            disabled={index === 0 || move.isPending}
+            onClick={() => move.mutate({ crfId: crf.crfId, delta: -1 })}
+          />
+          <AuthButton
+            code={PERM}
+            type="link"
+            size="small"
+            aria-label={`${T.crfStage.moveDown} ${crf.title}`}
+            icon={<ArrowDownOutlined aria-hidden />}
+            disabled={index === crfs.length - 1 || move.isPending}
+            onClick={() => move.mutate({ crfId: crf.crfId, delta: 1 })}
+          />
+          <Auth
+            code={PERM}
+            fallback={
+              <AuthButton code={PERM} type="link" size="small" danger>
+                {T.crfStage.removeCrf}
+              </AuthButton>
+            }
+          >
+            <Popconfirm
+              title={T.crfStage.confirmRemoveCrf(crf.title)}
+              onConfirm={() => removeCrf.mutateAsync(crf.crfId).catch(() => undefined)}
+            >
+              <Button type="link" size="small" danger>
+                {T.crfStage.removeCrf}
+              </Button>
+            </Popconfirm>
+          </Auth>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <div className="page-toolbar" style={{ alignItems: 'center' }}>
+        <AuthButton
+          code={PERM}
+          type="primary"
+          icon={<ImportOutlined aria-hidden />}
+          onClick={() => setImporting({ stageId: stage.id, stageName: stage.name, present: crfs })}
+        >
+          {T.crfStage.importForms}
+        </AuthButton>
+        <span className="study-section-hint" style={{ margin: 0 }}>
+          {T.crfStage.repeatHint}
+        </span>
+      </div>
+      <Table<StageCrf>
+        rowKey="crfId"
+        columns={columns}
+        dataSource={crfs}
+        loading={crfsQuery.isFetching}
+        pagination={false}
+        locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={T.crfStage.noForms} /> }}
+      />
+      <ImportCrfsDialog studyId={stage.studyId} target={importing} onClose={() => setImporting(null)} />
+    </>
+  );
+}
+
+/** Without a stage in the address: pick one of the chosen study's stages. */
+function StagePicker({ studyId }: { studyId: number }) {
+  const navigate = useNavigate();
+  const { tree, isLoading } = useStageTree(studyId);
+  if (!isLoading && tree.length === 0) return <Empty description={T.crfStage.empty} />;
+  return (
+    <Space>
+      <span>{T.crfStage.pickStage}</span>
+      <TreeSelect
+        aria-label={T.crfStage.pickStage}
+        style={{ width: 320 }}
+        loading={isLoading}
+        treeDefaultExpandAll
+        treeData={stageOptions(tree)}
+        placeholder={T.crfStage.pickStagePlaceholder}
+        onChange={(id: number) => void navigate(`/study/crfStage/set/${id}?studyId=${studyId}`)}
+      />
+    </Space>
+  );
+}
+
+/** ECRF设置 (STUDY-03, STUDY-05): the settings of one stage, /study/crfStage/set/:id (id optional). */
+export default function CrfStageSetPage() {
+  const navigate = useNavigate();
+  const { id } = useParams();
+  const stageId = Number(id);
+  const hasId = Number.isInteger(stageId) && stageId > 0;
+
+  const stage = useQuery({
+    queryKey: ['crf-stage', 'detail', stageId],
+    enabled: hasId,
+    queryFn: () => stageApi.get(stageId).then((res) => res.data),
+  });
+
+  if (!hasId) {
+    return <StudyScope title={T.crfStage.setTitle}>{(study) => <StagePicker studyId={study.id} />}</StudyScope>;
+  }
+
+  const back = () => void navigate(stage.data ? `/study/crfStage?studyId=${stage.data.studyId}` : '/study/crfStage');
+  let body;
+  if (stage.isError) body = <Result status="warning" title={MSG.forbidden} />;
+  else if (!stage.data) body = <Spin style={{ display: 'block', margin: '48px auto' }} />;
+  else body = <StageSettings stage={stage.data} />;
+
+  return (
+    <div className="page-card">
+      <Button
+        type="link"
+        className="study-back-link"
+        style={{ padding: 0 }}
+        icon={<ArrowLeftOutlined aria-hidden />}
+        onClick={back}
+      >
+        {T.crfStage.backToStages}
+      </Button>
+      <h2 className="page-title">{stage.data ? `${T.crfStage.setTitle} · ${stage.data.name}` : T.crfStage.setTitle}</h2>
+      {body}
+    </div>
+  );
+}

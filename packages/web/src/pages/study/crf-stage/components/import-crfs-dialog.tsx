@@ -1,0 +1,105 @@
+import { useEffect } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { App, Form, Modal, Radio, Select, Typography } from 'antd';
+import { MSG } from '@ecrf/core';
+import { crfApi, stageApi, type StageCrf } from '../../../../api/study.api';
+import { T } from '../../../../locales/zh-CN';
+
+export interface ImportTarget {
+  stageId: number;
+  stageName: string;
+  /** Forms the stage already holds: not offered again. */
+  present: readonly StageCrf[];
+}
+
+interface ImportFields {
+  crfIds: number[];
+  repeat: 0 | 1;
+}
+
+export const REPEAT_OPTIONS = [
+  { value: 1, label: T.crfStage.repeatSingle },
+  { value: 0, label: T.crfStage.repeatMulti },
+];
+
+/** 导入表单: places chosen CRFs of the study in a stage, as single (1) or repeatable (0) forms. */
+export function ImportCrfsDialog({
+  studyId,
+  target,
+  onClose,
+}: {
+  studyId: number;
+  target: ImportTarget | null;
+  onClose: () => void;
+}) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<ImportFields>();
+
+  const crfs = useQuery({
+    queryKey: ['crf', 'options', studyId],
+    enabled: Boolean(target),
+    queryFn: () => crfApi.options(studyId).then((res) => res.data),
+  });
+  const present = new Set((target?.present ?? []).map((crf) => crf.crfId));
+  const options = (crfs.data ?? [])
+    .filter((crf) => !present.has(crf.id))
+    .map((crf) => ({ value: crf.id, label: crf.title }));
+
+  useEffect(() => {
+    if (!target) return;
+    form.resetFields();
+    form.setFieldsValue({ repeat: 1 });
+  }, [target, form]);
+
+  const save = useMutation({
+    mutationFn: (values: ImportFields) =>
+      stageApi.importCrfs({ crfStageId: target!.stageId, crfIds: values.crfIds, repeat: values.repeat }),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['crf-stage'] });
+      onClose();
+    },
+  });
+
+  const submit = async () => {
+    const values = await form.validateFields().catch(() => null);
+    if (values) save.mutate(values);
+  };
+
+  return (
+    <Modal
+      open={Boolean(target)}
+      title={T.crfStage.importTitle(target?.stageName ?? '')}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okText={T.common.ok}
+      cancelText={T.common.cancel}
+      confirmLoading={save.isPending}
+      width={560}
+      destroyOnHidden
+    >
+      <Form form={form} name="crf-stage-import" labelCol={{ flex: '84px' }} wrapperCol={{ flex: 1 }}>
+        <Form.Item
+          label={T.crfStage.pickCrfs}
+          name="crfIds"
+          rules={[{ required: true, message: T.crfStage.pickCrfsRequired }]}
+        >
+          <Select
+            mode="multiple"
+            allowClear
+            loading={crfs.isLoading}
+            placeholder={T.common.selectPlaceholder}
+            options={options}
+            showSearch={{ optionFilterProp: 'label' }}
+            notFoundContent={crfs.isLoading ? undefined : T.crfStage.allImported}
+          />
+        </Form.Item>
+        <Form.Item label={T.crfStage.repeat} name="repeat">
+          <Radio.Group options={REPEAT_OPTIONS} />
+        </Form.Item>
+      </Form>
+      <Typography.Text type="secondary">{T.crfStage.repeatHint}</Typography.Text>
+    </Modal>
+  );
+}

@@ -1,0 +1,221 @@
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { App, Button, Empty, Popconfirm, Space, Table, Tag, Tooltip, type TableColumnsType } from 'antd';
+import { ArrowDownOutlined, ArrowUpOutlined, PlusOutlined } from '@ant-design/icons';
+import { MSG } from '@ecrf/core';
+import { useNavigate } from 'react-router';
+import { stageApi, type CrfStage, type StageCrf, type Study } from '../../../api/study.api';
+import { Auth, AuthButton, useAccess } from '../../../components/permission';
+import { T } from '../../../locales/zh-CN';
+import { StudyScope } from '../components/study-scope';
+import { ImportCrfsDialog, type ImportTarget } from './components/import-crfs-dialog';
+import { StageDialog, type StageDialogState } from './components/stage-dialog';
+import { nextOrderNum, reorder, siblingsOf, stageIds } from './stage-tree';
+import { useStageTree } from './use-stage-tree';
+import '../study.css';
+
+const PERM = 'study:crfStage';
+
+function StageForms({ stage, onRemove }: { stage: CrfStage; onRemove: (crf: StageCrf) => void }) {
+  const { can } = useAccess();
+  const { modal } = App.useApp();
+  if (stage.crfs.length === 0) return <span className="study-section-hint">{T.crfStage.noForms}</span>;
+  return (
+    <Space size={[4, 4]} wrap>
+      {stage.crfs.map((crf) => (
+        <Tag
+          key={crf.crfId}
+          closable={can(PERM)}
+          closeIcon={<span aria-label={`${T.crfStage.removeCrf} ${crf.title}`}>×</span>}
+          onClose={(event) => {
+            // The tag stays until the removal is confirmed and the tree reloads.
+            event.preventDefault();
+            modal.confirm({
+              title: T.crfStage.confirmRemoveCrf(crf.title),
+              okText: T.common.ok,
+              cancelText: T.common.cancel,
+              onOk: () => onRemove(crf),
+            });
+          }}
+        >
+          {crf.title}
+          <span style={{ marginLeft: 4, color: crf.repeat === 1 ? '#1677ff' : '#722ed1' }}>
+            （{crf.repeat === 1 ? T.crfStage.repeatSingle : T.crfStage.repeatMulti}）
+          </span>
+        </Tag>
+      ))}
+    </Space>
+  );
+}
+
+function CrfStages({ study }: { study: Study }) {
+  const { message } = App.useApp();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const { tree, isLoading, isFetching } = useStageTree(study.id);
+  const [dialog, setDialog] = useState<StageDialogState | null>(null);
+  const [importing, setImporting] = useState<ImportTarget | null>(null);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(() => new Set());
+  const expanded = stageIds(tree).filter((id) => !collapsed.has(id));
+
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['crf-stage'] });
+  const done = (res: { msg: string }) => {
+    void message.success(res.msg || MSG.ok);
+    refresh();
+  };
+
+  const remove = useMutation({ mutationFn: (id: number) => stageApi.remove(id), onSuccess: done });
+  const removeCrf = useMutation({
+    mutationFn: ({ stageId, crfId }: { stageId: number; crfId: number }) => stageApi.removeCrf(stageId, crfId),
+    onSuccess: done,
+  });
+  const move = useMutation({
+    mutationFn: async ({ stage, delta }: { stage: CrfStage; delta: -1 | 1 }) => {
+      const siblings = siblingsOf(tree, stage.id);
+      for (const change of reorder(siblings, (s) => s.id, stage.id, delta)) {
+        const sibling = siblings.find((s) => s.id === change.key)!;
+        await stageApi.update({ id: sibling.id, name: sibling.name, orderNum: change.orderNum });
+      }
+    },
+    onSettled: refresh,
+  });
+
+  const columns: TableColumnsType<CrfStage> = [
+    { title: T.crfStage.name, dataIndex: 'name', width: 240 },
+    { title: T.crfStage.orderNum, dataIndex: 'orderNum', width: 70, align: 'center' },
+    {
+      title: T.crfStage.forms,
+      key: 'crfs',
+      render: (_: unknown, stage) => (
+        <StageForms
+          stage={stage}
+          onRemove={(crf) => removeCrf.mutateAsync({ stageId: stage.id, crfId: crf.crfId }).catch(() => undefined)}
+        />
+      ),
+    },
+    {
+      title: T.common.actions,
+      key: 'actions',
+      fixed: 'right',
+      width: 400,
+      render: (_: unknown, stage) => {
+        const siblings = siblingsOf(tree, stage.id);
+        const index = siblings.findIndex((s) => s.id === stage.id);
+        return (
+          <Space size={0} wrap>
+            <Tooltip title={T.crfStage.moveUp}>
+              <AuthButton
+                code={PERM}
+                type="link"
+                size="small"
+                aria-label={`${T.crfStage.moveUp} ${stage.name}`}
+                icon={<ArrowUpOutlined aria-hidden />}
+                disabled={index <= 0 || move.isPending}
+                onClick={() => move.mutate({ stage, delta: -1 })}
+              />
+            </Tooltip>
+            <Tooltip title={T.crfStage.moveDown}>
+              <AuthButton
+                code={PERM}
+                type="link"
+                size="small"
+                aria-label={`${T.crfStage.moveDown} ${stage.name}`}
+                icon={<ArrowDownOutlined aria-hidden />}
+                disabled={index >= siblings.length - 1 || move.isPending}
+                onClick={() => move.mutate({ stage, delta: 1 })}
+              />
+            </Tooltip>
+            <AuthButton
+              code={PERM}
+              type="link"
+              size="small"
+              onClick={() => setDialog({ mode: 'add', parent: stage, orderNum: nextOrderNum(stage.children ?? []) })}
+            >
+              {T.crfStage.addChild}
+            </AuthButton>
+            <AuthButton code={PERM} type="link" size="small" onClick={() => setDialog({ mode: 'edit', stage })}>
+              {T.common.edit}
+            </AuthButton>
+            <AuthButton
+              code={PERM}
+              type="link"
+              size="small"
+              onClick={() => setImporting({ stageId: stage.id, stageName: stage.name, present: stage.crfs })}
+            >
+              {T.crfStage.importForms}
+            </AuthButton>
+            <Button
+              type="link"
+              size="small"
+              onClick={() => void navigate(`/study/crfStage/set/${stage.id}?studyId=${study.id}`)}
+            >
+              {T.crfStage.settings}
+            </Button>
+            <Auth
+              code={PERM}
+              fallback={
+                <AuthButton code={PERM} type="link" size="small" danger>
+                  {T.common.remove}
+                </AuthButton>
+              }
+            >
+              <Popconfirm
+                title={T.crfStage.confirmRemove(stage.name)}
+                description={T.crfStage.removeHint}
+                onConfirm={() => remove.mutateAsync(stage.id).catch(() => undefined)}
+              >
+                <Button type="link" size="small" danger>
+                  {T.common.remove}
+                </Button>
+              </Popconfirm>
+            </Auth>
+          </Space>
+        );
+      },
+    },
+  ];
+
+  return (
+    <>
+      <div className="page-toolbar">
+        <AuthButton
+          code={PERM}
+          type="primary"
+          icon={<PlusOutlined aria-hidden />}
+          onClick={() => setDialog({ mode: 'add', parent: null, orderNum: nextOrderNum(tree) })}
+        >
+          {T.crfStage.addTop}
+        </AuthButton>
+        <span className="study-section-hint" style={{ margin: 0, alignSelf: 'center' }}>
+          {T.crfStage.pageHint}
+        </span>
+      </div>
+      <Table<CrfStage>
+        rowKey="id"
+        columns={columns}
+        dataSource={tree}
+        loading={isLoading || isFetching}
+        pagination={false}
+        scroll={{ x: 'max-content' }}
+        expandable={{
+          expandedRowKeys: expanded,
+          onExpand: (open, stage) =>
+            setCollapsed((current) => {
+              const next = new Set(current);
+              if (open) next.delete(stage.id);
+              else next.add(stage.id);
+              return next;
+            }),
+        }}
+        locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={T.crfStage.empty} /> }}
+      />
+      <StageDialog studyId={study.id} state={dialog} onClose={() => setDialog(null)} />
+      <ImportCrfsDialog studyId={study.id} target={importing} onClose={() => setImporting(null)} />
+    </>
+  );
+}
+
+/** ECRF阶段 (STUDY-03, STUDY-19..22): the study's visit phases and the forms in each. */
+export default function CrfStagePage() {
+  return <StudyScope title={T.crfStage.title}>{(study) => <CrfStages study={study} />}</StudyScope>;
+}

@@ -1,0 +1,70 @@
+import { useQuery } from '@tanstack/react-query';
+import { Button, Modal, Space, Table, type TableColumnsType } from 'antd';
+import { crfApi, type CrfVersion } from '../../../../api/study.api';
+import { T } from '../../../../locales/zh-CN';
+import { formatDate } from '../../../../utils/format-date';
+
+export interface CrfVersionsTarget {
+  crfId: number;
+  title: string;
+}
+
+interface CrfVersionsDialogProps {
+  target: CrfVersionsTarget | null;
+  sourceLabel: (source: string) => string;
+  onPreview: (version: number) => void;
+  onExport: (version: number) => void;
+  onClose: () => void;
+}
+
+/** 版本记录: every uploaded version of a CRF, newest first, each viewable and exportable. */
+export function CrfVersionsDialog({ target, sourceLabel, onPreview, onExport, onClose }: CrfVersionsDialogProps) {
+  const detail = useQuery({
+    queryKey: ['crf', 'detail', target?.crfId, 'latest'],
+    enabled: Boolean(target),
+    queryFn: () => crfApi.get(target!.crfId).then((res) => res.data),
+  });
+  const versions = [...(detail.data?.versions ?? [])].sort((a, b) => b.version - a.version);
+
+  const columns: TableColumnsType<CrfVersion> = [
+    { title: T.studyCrf.version, dataIndex: 'version', width: 100, render: (v: number) => T.studyCrf.versionOf(v) },
+    { title: T.studyCrf.source, dataIndex: 'source', width: 100, render: sourceLabel },
+    { title: T.studyCrf.creater, dataIndex: 'creater', width: 120 },
+    { title: T.common.createTime, dataIndex: 'createTime', width: 180, render: (value: string) => formatDate(value) },
+    {
+      title: T.common.actions,
+      key: 'actions',
+      width: 150,
+      render: (_: unknown, row) => (
+        <Space size={0}>
+          <Button type="link" size="small" onClick={() => onPreview(row.version)}>
+            {T.studyCrf.preview}
+          </Button>
+          <Button type="link" size="small" onClick={() => onExport(row.version)}>
+            {T.studyCrf.exportJson}
+          </Button>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <Modal
+      open={Boolean(target)}
+      title={T.studyCrf.versionsTitle(target?.title ?? '')}
+      onCancel={onClose}
+      footer={null}
+      width={760}
+      destroyOnHidden
+    >
+      <Table<CrfVersion>
+        rowKey="version"
+        size="small"
+        columns={columns}
+        dataSource={versions}
+        loading={detail.isLoading}
+        pagination={false}
+      />
+    </Modal>
+  );
+}

@@ -1,0 +1,111 @@
+import { useEffect } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { App, Col, Form, Input, Modal, Radio, Row, Typography } from 'antd';
+import { MSG } from '@ecrf/core';
+import { STUDY_STATUS, studyApi, type Study, type StudyBody } from '../../../../api/study.api';
+import { T } from '../../../../locales/zh-CN';
+import { STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
+
+export interface StudyDialogState {
+  mode: 'add' | 'edit';
+  study?: Study;
+}
+
+type StudyFields = Required<Pick<StudyBody, 'studyName' | 'studyCode'>> &
+  Pick<StudyBody, 'description' | 'principal' | 'status'>;
+
+/** 新增项目 / 修改项目: the study's identity; everything else is set on 项目配置. */
+export function StudyDialog({ state, onClose }: { state: StudyDialogState | null; onClose: () => void }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<StudyFields>();
+  const editing = state?.mode === 'edit' ? state.study : undefined;
+
+  useEffect(() => {
+    if (!state) return;
+    form.resetFields();
+    if (editing) {
+      const { studyName, studyCode, description, principal, status } = editing;
+      form.setFieldsValue({ studyName, studyCode, description, principal, status });
+    } else {
+      form.setFieldsValue({ status: STUDY_STATUS.ongoing });
+    }
+  }, [state, editing, form]);
+
+  const save = useMutation({
+    mutationFn: (body: StudyFields) => (editing ? studyApi.update({ ...body, id: editing.id }) : studyApi.add(body)),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study'] });
+      onClose();
+    },
+  });
+
+  const submit = async () => {
+    const values = await form.validateFields().catch(() => null);
+    if (!values) return;
+    const body: StudyFields = {
+      ...values,
+      studyName: values.studyName.trim(),
+      studyCode: values.studyCode.trim(),
+    };
+    // A new study starts as 进行中; the status is changed later, when editing.
+    if (!editing) delete body.status;
+    save.mutate(body);
+  };
+
+  return (
+    <Modal
+      open={Boolean(state)}
+      title={editing ? T.studyManage.editTitle : T.studyManage.addTitle}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okText={T.common.ok}
+      cancelText={T.common.cancel}
+      confirmLoading={save.isPending}
+      width={640}
+      destroyOnHidden
+    >
+      <Form form={form} name="study-dialog" labelCol={{ flex: '84px' }} wrapperCol={{ flex: 1 }}>
+        <Row gutter={16}>
+          <Col span={24}>
+            <Form.Item
+              label={T.study.name}
+              name="studyName"
+              rules={[{ required: true, whitespace: true, message: T.study.nameRequired }]}
+            >
+              <Input maxLength={100} placeholder={T.study.name} />
+            </Form.Item>
+          </Col>
+          <Col span={12}>
+            <Form.Item
+              label={T.study.code}
+              name="studyCode"
+              rules={[{ required: true, whitespace: true, message: T.study.codeRequired }]}
+            >
+              <Input maxLength={50} placeholder={T.study.code} />
+            </Form.Item>
+          </Col>
+          <Col span={12}>
+            <Form.Item label={T.study.principal} name="principal">
+              <Input maxLength={50} placeholder={T.study.principal} />
+            </Form.Item>
+          </Col>
+          {editing && (
+            <Col span={24}>
+              <Form.Item label={T.study.status} name="status">
+                <Radio.Group options={STUDY_STATUS_OPTIONS} />
+              </Form.Item>
+            </Col>
+          )}
+          <Col span={24}>
+            <Form.Item label={T.study.description} name="description">
+              <Input.TextArea maxLength={500} showCount rows={3} placeholder={T.study.description} />
+            </Form.Item>
+          </Col>
+        </Row>
+      </Form>
+      {!editing && <Typography.Text type="secondary">{T.studyManage.creatorNote}</Typography.Text>}
+    </Modal>
+  );
+}

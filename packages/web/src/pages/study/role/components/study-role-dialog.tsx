@@ -1,0 +1,124 @@
+import { useEffect, useMemo, useState, type Key } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { App, Form, Input, Modal, Spin, Tree, type TreeDataNode } from 'antd';
+import { MSG, REMARK_MAX } from '@ecrf/core';
+import { studyRoleApi, type PermissionNode, type StudyRole } from '../../../../api/study.api';
+import { T } from '../../../../locales/zh-CN';
+import { checkedFromPermissions, permissionsFromChecked } from '../permission-tree';
+
+export interface StudyRoleDialogState {
+  mode: 'add' | 'edit';
+  role?: StudyRole;
+}
+
+interface RoleFields {
+  roleName: string;
+  remark?: string | null;
+}
+
+function toTreeData(nodes: readonly PermissionNode[], root = true): TreeDataNode[] {
+  return nodes.map((node) => ({
+    key: node.key,
+    title: node.title,
+    // An empty heading (CRF权限 before any CRF is uploaded) grants nothing to tick.
+    disableCheckbox: root && !node.children?.length,
+    children: node.children?.length ? toTreeData(node.children, false) : undefined,
+  }));
+}
+
+/** 新增/修改项目角色: name, remark and the permission tree (功能权限, CRF权限). */
+export function StudyRoleDialog({
+  studyId,
+  state,
+  onClose,
+}: {
+  studyId: number;
+  state: StudyRoleDialogState | null;
+  onClose: () => void;
+}) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<RoleFields>();
+  const role = state?.mode === 'edit' ? state.role : undefined;
+  // The user's own ticks; until there are any, the tree shows what the role holds.
+  const [edited, setEdited] = useState<Key[] | null>(null);
+  const [openedFor, setOpenedFor] = useState(state);
+  if (openedFor !== state) {
+    setOpenedFor(state);
+    setEdited(null);
+  }
+
+  const tree = useQuery({
+    queryKey: ['study-role', 'tree', studyId],
+    enabled: Boolean(state),
+    queryFn: () => studyRoleApi.tree(studyId).then((res) => res.data),
+  });
+
+  useEffect(() => {
+    if (!state) return;
+    form.resetFields();
+    if (role) form.setFieldsValue({ roleName: role.roleName, remark: role.remark });
+  }, [state, role, form]);
+
+  const nodes = useMemo(() => tree.data ?? [], [tree.data]);
+  const treeData = useMemo(() => toTreeData(nodes), [nodes]);
+  const checked = edited ?? checkedFromPermissions(nodes, role?.permissions ?? []);
+
+  const save = useMutation({
+    mutationFn: (body: RoleFields & { permissions: string[] }) =>
+      role ? studyRoleApi.update({ ...body, id: role.id }) : studyRoleApi.add({ ...body, studyId }),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study-role'] });
+      onClose();
+    },
+  });
+
+  const submit = async () => {
+    const values = await form.validateFields().catch(() => null);
+    if (!values) return;
+    save.mutate({ ...values, roleName: values.roleName.trim(), permissions: permissionsFromChecked(nodes, checked) });
+  };
+
+  return (
+    <Modal
+      open={Boolean(state)}
+      title={role ? T.studyRole.editTitle : T.studyRole.addTitle}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okText={T.common.ok}
+      cancelText={T.common.cancel}
+      confirmLoading={save.isPending}
+      width={720}
+      destroyOnHidden
+    >
+      <Spin spinning={tree.isLoading}>
+        <Form form={form} name="study-role-dialog" labelCol={{ flex: '84px' }} wrapperCol={{ flex: 1 }}>
+          <Form.Item
+            label={T.studyRole.name}
+            name="roleName"
+            rules={[{ required: true, whitespace: true, message: T.studyRole.nameRequired }]}
+          >
+            <Input maxLength={30} placeholder={T.studyRole.name} />
+          </Form.Item>
+          <Form.Item label={T.studyRole.permissions}>
+            <div style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 360, overflow: 'auto' }}>
+              <Tree
+                checkable
+                selectable={false}
+                defaultExpandedKeys={nodes.map((node) => node.key)}
+                key={treeData.length}
+                treeData={treeData}
+                checkedKeys={checked}
+                onCheck={(keys) => setEdited(Array.isArray(keys) ? keys : keys.checked)}
+              />
+            </div>
+          </Form.Item>
+          <Form.Item label={T.common.remark} name="remark" rules={[{ max: REMARK_MAX, message: MSG.remarkTooLong }]}>
+            <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={T.common.remark} />
+          </Form.Item>
+        </Form>
+      </Spin>
+    </Modal>
+  );
+}

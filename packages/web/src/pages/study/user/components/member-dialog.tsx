@@ -1,0 +1,153 @@
+import { useEffect, useMemo } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { App, Form, Modal, Select, TreeSelect } from 'antd';
+import { buildTree, MSG } from '@ecrf/core';
+import { personnelApi, studyRoleApi, type SiteRow, type StudyMember } from '../../../../api/study.api';
+import { T } from '../../../../locales/zh-CN';
+
+export interface MemberDialogState {
+  mode: 'add' | 'edit';
+  member?: StudyMember;
+}
+
+interface MemberFields {
+  userIds?: number[];
+  studyRoleId: number;
+  deptId?: number | null;
+}
+
+interface SiteNode {
+  value: number;
+  title: string;
+  children?: SiteNode[];
+}
+
+type SiteTreeRow = SiteRow & { children?: SiteTreeRow[] };
+
+function toSiteNodes(rows: readonly SiteTreeRow[]): SiteNode[] {
+  return [...rows]
+    .sort((a, b) => (a.orderNum ?? 0) - (b.orderNum ?? 0))
+    .map((row) => ({
+      value: row.deptId,
+      title: row.deptName,
+      children: row.children?.length ? toSiteNodes(row.children) : undefined,
+    }));
+}
+
+/** 添加项目人员 (several users at once) and 修改项目人员 (role and site of one member). */
+export function MemberDialog({
+  studyId,
+  state,
+  onClose,
+}: {
+  studyId: number;
+  state: MemberDialogState | null;
+  onClose: () => void;
+}) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<MemberFields>();
+  const member = state?.mode === 'edit' ? state.member : undefined;
+  const open = Boolean(state);
+
+  const roles = useQuery({
+    queryKey: ['study-role', 'list', studyId],
+    enabled: open,
+    queryFn: () => studyRoleApi.list(studyId).then((res) => res.data),
+  });
+  const candidates = useQuery({
+    queryKey: ['study-personnel', 'uncommitted', studyId],
+    enabled: open && !member,
+    queryFn: () => personnelApi.uncommitted(studyId).then((res) => res.data),
+  });
+  const sites = useQuery({
+    queryKey: ['study-personnel', 'sites'],
+    enabled: open,
+    retry: false,
+    queryFn: () => personnelApi.sites().then((res) => res.data),
+  });
+  const siteTree = useMemo(
+    () => toSiteNodes(buildTree(sites.data ?? [], (row) => row.deptId) as SiteTreeRow[]),
+    [sites.data],
+  );
+
+  useEffect(() => {
+    if (!state) return;
+    form.resetFields();
+    if (member) form.setFieldsValue({ studyRoleId: member.studyRoleId, deptId: member.deptId });
+  }, [state, member, form]);
+
+  const save = useMutation({
+    mutationFn: (values: MemberFields) => {
+      const deptId = values.deptId ?? undefined;
+      return member
+        ? personnelApi.update({ id: member.id, studyRoleId: values.studyRoleId, deptId })
+        : personnelApi.add({ studyId, userIds: values.userIds ?? [], studyRoleId: values.studyRoleId, deptId });
+    },
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['study-personnel'] });
+      void queryClient.invalidateQueries({ queryKey: ['study-role'] });
+      void queryClient.invalidateQueries({ queryKey: ['study'] });
+      onClose();
+    },
+  });
+
+  const submit = async () => {
+    const values = await form.validateFields().catch(() => null);
+    if (values) save.mutate(values);
+  };
+
+  return (
+    <Modal
+      open={open}
+      title={member ? T.studyUser.editTitle(member.name) : T.studyUser.addTitle}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okText={T.common.ok}
+      cancelText={T.common.cancel}
+      confirmLoading={save.isPending}
+      width={600}
+      destroyOnHidden
+    >
+      <Form form={form} name="study-member-dialog" labelCol={{ flex: '84px' }} wrapperCol={{ flex: 1 }}>
+        {!member && (
+          <Form.Item
+            label={T.studyUser.users}
+            name="userIds"
+            rules={[{ required: true, message: T.studyUser.usersRequired }]}
+          >
+            <Select
+              mode="multiple"
+              allowClear
+              loading={candidates.isLoading}
+              placeholder={T.studyUser.usersPlaceholder}
+              notFoundContent={candidates.isLoading ? undefined : T.studyUser.noCandidates}
+              showSearch={{ optionFilterProp: 'label' }}
+              options={(candidates.data ?? []).map((user) => ({
+                value: user.userId,
+                label: `${user.name}（${user.userName}）${user.deptName ? ` ${user.deptName}` : ''}`,
+              }))}
+            />
+          </Form.Item>
+        )}
+        <Form.Item
+          label={T.studyUser.role}
+          name="studyRoleId"
+          rules={[{ required: true, message: T.studyUser.roleRequired }]}
+        >
+          <Select
+            loading={roles.isLoading}
+            placeholder={T.common.selectPlaceholder}
+            options={(roles.data ?? []).map((role) => ({ value: role.id, label: role.roleName }))}
+          />
+        </Form.Item>
+        {siteTree.length > 0 && (
+          <Form.Item label={T.studyUser.site} name="deptId" extra={T.studyUser.siteHint}>
+            <TreeSelect allowClear treeDefaultExpandAll treeData={siteTree} placeholder={T.common.selectPlaceholder} />
+          </Form.Item>
+        )}
+      </Form>
+    </Modal>
+  );
+}
