@@ -251,6 +251,11 @@ interface Paging {
 
 const LOAD_ALL = { pageNum: 1, pageSize: LOAD_ALL_PAGE_SIZE };
 
+/** A study field left empty is sent as absent: the server takes absent fields as "unchanged". */
+function withoutNulls<B extends object>(body: B): B {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null && value !== undefined)) as B;
+}
+
 export const studyApi = {
   /**
    * The studies the user takes part in. platform §9: the open list asks for pageNum 1 without a
@@ -263,8 +268,8 @@ export const studyApi = {
   manageList: (params: Paging & { studyName?: string; status?: number }) =>
     http.get<Page<Study>>('/api/business/study/manage/list', { params }),
   get: (id: number) => http.get<Study>(`/api/business/study/${id}`),
-  add: (body: StudyBody) => http.post<Study>('/api/business/study', body),
-  update: (body: StudyBody & { id: number }) => http.put<Study>('/api/business/study', body),
+  add: (body: StudyBody) => http.post<Study>('/api/business/study', withoutNulls(body)),
+  update: (body: StudyBody & { id: number }) => http.put<Study>('/api/business/study', withoutNulls(body)),
   remove: (id: number) => http.delete<null>(`/api/business/study/${id}`),
   /** The dialog tells the failure itself (您未参与该项目), so the wrapper stays quiet. */
   qrCode: (studyId: number | string) => http.get<StudyQr>(`/api/business/study/u_qr_code/${studyId}`, { silent: true }),

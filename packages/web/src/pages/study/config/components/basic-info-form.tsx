@@ -5,7 +5,7 @@ import { MSG } from '@ecrf/core';
 import { studyApi, type Study, type StudyBody } from '../../../../api/study.api';
 import { AuthButton } from '../../../../components/permission';
 import { T } from '../../../../locales/zh-CN';
-import { STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
+import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
 
 type BasicFields = Pick<StudyBody, 'studyName' | 'studyCode' | 'description' | 'principal' | 'status'>;
 
@@ -57,7 +57,10 @@ export function BasicInfoForm({ study }: { study: Study }) {
           <Form.Item
             label={T.study.code}
             name="studyCode"
-            rules={[{ required: true, whitespace: true, message: T.study.codeRequired }]}
+            rules={[
+              { required: true, whitespace: true, message: T.study.codeRequired },
+              { pattern: STUDY_CODE_PATTERN, message: T.study.codePattern },
+            ]}
           >
             <Input maxLength={50} />
           </Form.Item>

@@ -47,8 +47,9 @@ function DiseaseDialog({
   useEffect(() => {
     if (!state) return;
     form.resetFields();
-    if (state.mode === 'edit')
+    if (state.mode === 'edit') {
       form.setFieldsValue({ diseaseName: state.disease.diseaseName, diseaseCode: state.disease.diseaseCode });
+    }
   }, [state, form]);
 
   const save = useMutation({

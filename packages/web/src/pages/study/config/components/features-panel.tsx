@@ -12,6 +12,7 @@ import {
 } from '../../../../api/study.api';
 import { AuthButton, AuthSwitch, useAccess } from '../../../../components/permission';
 import { T } from '../../../../locales/zh-CN';
+import { STUDY_CODE_PATTERN } from '../../components/study-status-tag';
 import { dateItems } from '../../crf-items';
 import { Section } from './section';
 
@@ -162,7 +163,11 @@ function SerialNumberSection({ study }: { study: Study }) {
           <Form.Item label={T.studyConfig.serialEnabled} name="enabled" valuePropName="checked">
             <Switch aria-label={T.studyConfig.serialEnabled} />
           </Form.Item>
-          <Form.Item label={T.studyConfig.prefix} name="prefix">
+          <Form.Item
+            label={T.studyConfig.prefix}
+            name="prefix"
+            rules={[{ pattern: STUDY_CODE_PATTERN, message: T.studyConfig.prefixPattern }]}
+          >
             <Input maxLength={20} disabled={!enabled} style={{ width: 200 }} placeholder="BJ-" />
           </Form.Item>
           <Form.Item

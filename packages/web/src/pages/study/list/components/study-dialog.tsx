@@ -4,7 +4,7 @@ import { App, Col, Form, Input, Modal, Radio, Row, Typography } from 'antd';
 import { MSG } from '@ecrf/core';
 import { STUDY_STATUS, studyApi, type Study, type StudyBody } from '../../../../api/study.api';
 import { T } from '../../../../locales/zh-CN';
-import { STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
+import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
 
 export interface StudyDialogState {
   mode: 'add' | 'edit';
@@ -81,7 +81,10 @@ export function StudyDialog({ state, onClose }: { state: StudyDialogState | null
             <Form.Item
               label={T.study.code}
               name="studyCode"
-              rules={[{ required: true, whitespace: true, message: T.study.codeRequired }]}
+              rules={[
+                { required: true, whitespace: true, message: T.study.codeRequired },
+                { pattern: STUDY_CODE_PATTERN, message: T.study.codePattern },
+              ]}
             >
               <Input maxLength={50} placeholder={T.study.code} />
             </Form.Item>

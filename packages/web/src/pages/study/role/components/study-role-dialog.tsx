@@ -106,7 +106,7 @@ export function StudyRoleDialog({
               <Tree
                 checkable
                 selectable={false}
-                defaultExpandedKeys={nodes.map((node) => node.key)}
+                defaultExpandAll
                 key={treeData.length}
                 treeData={treeData}
                 checkedKeys={checked}
