@@ -1,0 +1,120 @@
+import { useEffect, useId, useLayoutEffect, useMemo, useState } from 'react';
+import { Alert, Modal, message } from 'antd';
+import { getCompiledForm, type CrfDefinition, type EvaluationContext, type FormState, type Gender } from '@ecrf/core';
+import { MESSAGE_SECONDS } from '../api/request';
+import { CrfChildren } from './crf-node';
+import { CrfStore, CrfStoreContext, type FormValues, type ServerErrors, type UploadHandler } from './crf-store';
+import { CrfUiContext } from './crf-ui';
+import './crf-form.css';
+
+/** What the engine needs to know about the moment and the subject (see EvaluationContext in @ecrf/core). */
+export interface CrfFormContext {
+  /** The instant "now" and today() mean; defaults to the moment the form opened. Keep it stable between renders. */
+  now?: Date;
+  /** The study's zone; Asia/Shanghai unless said otherwise. */
+  timeZone?: string;
+  /** The subject's gender for reference ranges (genderFromPatient / genderFromFormContext convert the codes). */
+  gender?: Gender | null;
+  /** False without business.crf.save and business.crf.submit (isFormEditable): every widget read-only. */
+  editable?: boolean;
+  /** Study operate mode (typeOperate): every widget read-only. */
+  operate?: boolean;
+}
+
+export interface CrfFormProps {
+  definition: CrfDefinition;
+  /**
+   * The stored values. A new form gets its defaults ("now" included) from core's
+   * `initialValues(definition, context)`. The form keeps a working copy: handing back what onChange
+   * gave (or an equal copy) changes nothing; other values replace the working copy.
+   */
+  values: FormValues;
+  /** Every edit, with the engine's values: hidden items cleared, calculations applied, shapes canonical. */
+  onChange?: (values: Record<string, unknown>, changedName: string) => void;
+  /** Disables every widget (forms §4: operate mode, or neither business.crf.save nor business.crf.submit). */
+  readOnly?: boolean;
+  context?: CrfFormContext;
+  /** Server-side messages per item, shown until the item is edited. */
+  errors?: ServerErrors;
+  /** Uploads a file and answers its URL or file key; without it the upload buttons are off. */
+  onUpload?: UploadHandler;
+  /** Show every item's messages, touched or not (after a refused submit). */
+  showAllErrors?: boolean;
+  /** The engine's full verdict after every evaluation: valid, errors, warnings, values. */
+  onEvaluate?: (state: FormState) => void;
+  className?: string;
+}
+
+function definitionProblem(definition: CrfDefinition): string | null {
+  try {
+    getCompiledForm(definition);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+const definitionIds = new WeakMap<CrfDefinition, number>();
+let nextDefinitionId = 0;
+const definitionId = (definition: CrfDefinition) => {
+  let id = definitionIds.get(definition);
+  if (id === undefined) {
+    id = (nextDefinitionId += 1);
+    definitionIds.set(definition, id);
+  }
+  return id;
+};
+
+/**
+ * The CRF renderer: lays the definition out on the 24-column grid and shows what @ecrf/core's
+ * evaluateForm decides — visible items, required marks, messages, calculated values, range marks.
+ * An edit re-evaluates incrementally and re-renders only the items whose state changed.
+ */
+export function CrfForm(props: CrfFormProps) {
+  const problem = useMemo(() => definitionProblem(props.definition), [props.definition]);
+  if (problem) return <Alert type="error" showIcon title={problem} className="crf-form-problem" />;
+  // A different definition is a different form: start afresh rather than carry state across.
+  return <CrfFormBody key={definitionId(props.definition)} {...props} />;
+}
+
+function CrfFormBody({ definition, values, onChange, readOnly, context, errors, onUpload, showAllErrors, onEvaluate, className }: CrfFormProps) {
+  const [openedAt] = useState(() => new Date());
+  const prefix = useId();
+  const evaluation: EvaluationContext = {
+    now: context?.now ?? openedAt,
+    timeZone: context?.timeZone,
+    gender: context?.gender ?? null,
+    editable: readOnly ? false : context?.editable,
+    operate: context?.operate,
+  };
+  const input = { definition, values, context: evaluation, errors, showAllErrors };
+  const [store] = useState(() => new CrfStore(input, `crf${prefix.replace(/[^\w-]/g, '')}-`));
+
+  useLayoutEffect(() => {
+    store.setHandlers({ onChange, onUpload, onEvaluate });
+  });
+  useLayoutEffect(() => {
+    store.sync(input);
+  });
+  useEffect(() => {
+    onEvaluate?.(store.state);
+    // Once, for the first evaluation; later ones are reported by the store.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [store]);
+
+  const [modal, modalHolder] = Modal.useModal();
+  const [messageApi, messageHolder] = message.useMessage({ duration: MESSAGE_SECONDS, maxCount: 3 });
+  const ui = useMemo(() => ({ modal, message: messageApi }), [modal, messageApi]);
+  // The tree depends on the definition only: edits reach items through their store subscriptions.
+  const tree = useMemo(() => <CrfChildren nodes={definition.children} crfCols={definition.option.cols} />, [definition]);
+
+  return (
+    <CrfStoreContext.Provider value={store}>
+      <CrfUiContext.Provider value={ui}>
+        <div className={`crf-form${readOnly ? ' crf-form-readonly' : ''}${className ? ` ${className}` : ''}`}>{tree}</div>
+        {modalHolder}
+        {messageHolder}
+      </CrfUiContext.Provider>
+    </CrfStoreContext.Provider>
+  );
+}

@@ -1,0 +1,342 @@
+import { createContext, useContext, useSyncExternalStore } from 'react';
+import {
+  evaluateForm,
+  getCompiledForm,
+  readRows,
+  unitsOf,
+  type CrfDefinition,
+  type CrfNode,
+  type EvaluationContext,
+  type FormIssue,
+  type FormState,
+  type RowValues,
+} from '@ecrf/core';
+
+export type UploadKind = 'image' | 'video' | 'file';
+/** What an upload gives back: a URL, or a file key shown through the download call (forms §3, §7). */
+export interface UploadResult {
+  url?: string;
+  fileKey?: string;
+}
+export type UploadHandler = (file: File, kind: UploadKind) => Promise<UploadResult>;
+
+/**
+ * Server-side messages to show under items: the engine's issue list as the server returns it, or a
+ * map from item name (a row cell as `list[0].child`) to one message or several.
+ */
+export type ServerErrors = Readonly<Record<string, string | readonly string[]>> | readonly FormIssue[];
+
+export type FormValues = Readonly<Record<string, unknown>>;
+
+export interface StoreHandlers {
+  onChange?: ((values: Record<string, unknown>, changedName: string) => void) | undefined;
+  onUpload?: UploadHandler | undefined;
+  onEvaluate?: ((state: FormState) => void) | undefined;
+}
+
+export interface StoreInput {
+  definition: CrfDefinition;
+  values: FormValues;
+  context: EvaluationContext;
+  errors?: ServerErrors | undefined;
+  showAllErrors?: boolean | undefined;
+}
+
+/** The key of a cell in a list group or table, for touched flags and server messages. */
+export const cellKey = (container: string, row: number, child: string) => `${container}[${row}].${child}`;
+/**
+ * The unit chosen in a unit selector (forms §3: several units give a selector). The engine has no
+ * place for it yet, so the renderer keeps it beside the value under `<name>_unit`.
+ */
+export const unitKey = (name: string) => `${name}_unit`;
+
+const EMPTY_MESSAGES = new Map<string, readonly string[]>();
+
+function serverMessages(errors: ServerErrors | undefined): Map<string, readonly string[]> {
+  if (!errors) return EMPTY_MESSAGES;
+  const out = new Map<string, string[]>();
+  const add = (key: string, message: string) => {
+    const list = out.get(key);
+    if (!list) out.set(key, [message]);
+    else if (!list.includes(message)) list.push(message);
+  };
+  if (Array.isArray(errors)) {
+    for (const issue of errors as readonly FormIssue[]) {
+      if (issue.severity === 'warning') continue;
+      const key = issue.container !== undefined && issue.row !== undefined ? cellKey(issue.container, issue.row, issue.item) : issue.item;
+      add(key, issue.message);
+    }
+  } else {
+    for (const [key, value] of Object.entries(errors as Record<string, string | readonly string[]>)) {
+      for (const message of typeof value === 'string' ? [value] : value) if (message) add(key, message);
+    }
+  }
+  return out.size === 0 ? EMPTY_MESSAGES : out;
+}
+
+const signature = (messages: ReadonlyMap<string, readonly string[]>) => (messages.size === 0 ? '' : JSON.stringify([...messages]));
+
+/** "now" is compared to the minute, so a parent that passes `new Date()` on each render does not re-run everything. */
+const minuteOf = (date: Date) => Math.floor(date.getTime() / 60_000);
+
+function sameContext(a: EvaluationContext, b: EvaluationContext): boolean {
+  return (
+    minuteOf(a.now) === minuteOf(b.now) &&
+    a.timeZone === b.timeZone &&
+    (a.gender ?? null) === (b.gender ?? null) &&
+    a.editable === b.editable &&
+    a.operate === b.operate
+  );
+}
+
+function shallowEqual(a: FormValues, b: FormValues): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.hasOwn(b, key) && Object.is(a[key], b[key]));
+}
+
+interface UnitChoice {
+  name: string;
+  key: string;
+  /** The list group or table holding this item, when it is a column. */
+  container: { name: string; key: string } | null;
+}
+
+/**
+ * One form's working state outside React: the engine's verdict, the values, which items the user
+ * has touched, and server messages. Components subscribe to the one slice they show
+ * (useSyncExternalStore), so a keystroke re-renders only the items whose state changed.
+ */
+export class CrfStore {
+  definition!: CrfDefinition;
+  context: EvaluationContext;
+  state!: FormState;
+  values!: FormValues;
+  readonly idPrefix: string;
+  private keys = new WeakMap<CrfNode, string>();
+  private unitChoices: UnitChoice[] = [];
+  private touched = new Set<string>();
+  private showAll: boolean;
+  private server: ReadonlyMap<string, readonly string[]>;
+  private serverSignature: string;
+  private lastInput: FormValues;
+  private lastEmitted: FormValues | null = null;
+  private handlers: StoreHandlers = {};
+  private listeners = new Set<() => void>();
+
+  constructor(input: StoreInput, idPrefix: string) {
+    this.idPrefix = idPrefix;
+    this.context = input.context;
+    this.showAll = input.showAllErrors === true;
+    this.server = serverMessages(input.errors);
+    this.serverSignature = signature(this.server);
+    this.lastInput = input.values;
+    this.load(input.definition, input.values);
+  }
+
+  subscribe = (listener: () => void) => {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  };
+
+  setHandlers(handlers: StoreHandlers) {
+    this.handlers = handlers;
+  }
+
+  /** The engine's state key of a node: its name, or its path for unnamed display nodes. */
+  keyOf(node: CrfNode): string {
+    return this.keys.get(node) ?? node.name;
+  }
+
+  isShown(key: string): boolean {
+    return this.showAll || this.touched.has(key);
+  }
+
+  serverErrors(key: string): readonly string[] | undefined {
+    return this.server.get(key);
+  }
+
+  /** Applies new props; returns nothing and notifies subscribers only when something really changed. */
+  sync(input: StoreInput) {
+    let changed = false;
+    let evaluated = false;
+    if (input.definition !== this.definition) {
+      this.context = input.context;
+      this.lastInput = input.values;
+      this.touched.clear();
+      this.load(input.definition, input.values);
+      changed = evaluated = true;
+    } else {
+      const contextChanged = !sameContext(input.context, this.context);
+      if (contextChanged) this.context = input.context;
+      let values = this.values;
+      if (input.values !== this.lastInput) {
+        this.lastInput = input.values;
+        // The parent handing back what the form emitted (or an equal copy) is not a new record.
+        if (input.values !== this.lastEmitted && !shallowEqual(input.values, this.values)) values = input.values;
+      }
+      if (contextChanged || values !== this.values) {
+        this.apply(values);
+        changed = evaluated = true;
+      }
+    }
+    const server = serverMessages(input.errors);
+    const nextSignature = signature(server);
+    if (nextSignature !== this.serverSignature) {
+      this.server = server;
+      this.serverSignature = nextSignature;
+      changed = true;
+    }
+    if ((input.showAllErrors === true) !== this.showAll) {
+      this.showAll = input.showAllErrors === true;
+      changed = true;
+    }
+    if (changed) this.notify();
+    if (evaluated) this.handlers.onEvaluate?.(this.state);
+  }
+
+  /** A user's change to a top-level value (or a row container's whole row list). */
+  setValue(name: string, value: unknown, touchedKey: string = name) {
+    this.apply({ ...this.values, [name]: value }, [name]);
+    this.touched.add(touchedKey);
+    this.clearServer(touchedKey);
+    this.emit(name);
+  }
+
+  setCell(container: string, row: number, child: string, value: unknown) {
+    const rows = readRows(this.values[container]);
+    if (row < 0 || row >= rows.length) return;
+    const next = rows.map((current, i) => (i === row ? { ...current, [child]: value } : current));
+    this.setValue(container, next, cellKey(container, row, child));
+  }
+
+  addRow(container: string) {
+    this.setValue(container, [...readRows(this.values[container]), {}]);
+  }
+
+  removeRow(container: string, index: number) {
+    const rows = readRows(this.values[container]);
+    if (index < 0 || index >= rows.length) return;
+    // Touched flags and server messages of later rows move up with their rows.
+    const shift = (key: string): string | null => {
+      const m = /^(.*)\[(\d+)\]\.(.*)$/.exec(key);
+      if (!m || m[1] !== container) return key;
+      const at = Number(m[2]);
+      if (at === index) return null;
+      return at > index ? cellKey(container, at - 1, m[3]!) : key;
+    };
+    this.touched = new Set([...this.touched].flatMap((key) => shift(key) ?? []));
+    const server = new Map<string, readonly string[]>();
+    for (const [key, messages] of this.server) {
+      const moved = shift(key);
+      if (moved !== null) server.set(moved, messages);
+    }
+    this.server = server.size === 0 ? EMPTY_MESSAGES : server;
+    this.serverSignature = signature(this.server);
+    this.setValue(
+      container,
+      rows.filter((_, i) => i !== index),
+      container,
+    );
+  }
+
+  touch(key: string) {
+    if (this.touched.has(key)) return;
+    this.touched.add(key);
+    this.notify();
+  }
+
+  upload(file: File, kind: UploadKind): Promise<UploadResult> {
+    const handler = this.handlers.onUpload;
+    return handler ? handler(file, kind) : Promise.reject(new Error('no upload handler'));
+  }
+
+  get canUpload(): boolean {
+    return this.handlers.onUpload !== undefined;
+  }
+
+  private load(definition: CrfDefinition, values: FormValues) {
+    this.definition = definition;
+    this.keys = new WeakMap();
+    this.unitChoices = [];
+    for (const info of getCompiledForm(definition).nodes) {
+      this.keys.set(info.node, info.key);
+      if (info.node.name && unitsOf(info.node.option).length > 1) {
+        const owner = info.rowOwner;
+        this.unitChoices.push({ name: info.node.name, key: info.key, container: owner ? { name: owner.node.name, key: owner.key } : null });
+      }
+    }
+    this.apply(values);
+  }
+
+  private apply(input: FormValues, changed?: readonly string[]) {
+    const next =
+      changed && this.state
+        ? evaluateForm(this.definition, input, this.context, { previous: this.state, changed })
+        : evaluateForm(this.definition, input, this.context);
+    this.state = next;
+    this.values = this.keepUnitChoices(input, next);
+  }
+
+  /** Unit choices of visible items survive evaluation (the engine drops keys it does not know). */
+  private keepUnitChoices(input: FormValues, next: FormState): FormValues {
+    if (this.unitChoices.length === 0) return next.values;
+    const out: Record<string, unknown> = { ...next.values };
+    const rowsCopied = new Set<string>();
+    for (const choice of this.unitChoices) {
+      const key = unitKey(choice.name);
+      if (!choice.container) {
+        if (next.items[choice.key]?.visible && input[key] !== undefined) out[key] = input[key];
+        continue;
+      }
+      const { name: container, key: containerKey } = choice.container;
+      const rowsIn = readRows(input[container]);
+      const states = next.items[containerKey]?.rows;
+      const rowsOut = out[container];
+      if (!states || !Array.isArray(rowsOut)) continue;
+      if (!rowsCopied.has(container)) {
+        out[container] = rowsOut.map((row: RowValues) => ({ ...row }));
+        rowsCopied.add(container);
+      }
+      (out[container] as RowValues[]).forEach((row, i) => {
+        const chosen = rowsIn[i]?.[key];
+        if (chosen !== undefined && states[i]?.[choice.key]?.visible) row[key] = chosen;
+      });
+    }
+    return out;
+  }
+
+  private clearServer(key: string) {
+    if (!this.server.has(key)) return;
+    const server = new Map(this.server);
+    server.delete(key);
+    this.server = server;
+    this.serverSignature = signature(server);
+  }
+
+  private emit(name: string) {
+    this.lastEmitted = this.values;
+    this.notify();
+    this.handlers.onChange?.(this.values as Record<string, unknown>, name);
+    this.handlers.onEvaluate?.(this.state);
+  }
+
+  private notify() {
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+export const CrfStoreContext = createContext<CrfStore | null>(null);
+
+export function useCrfStore(): CrfStore {
+  const store = useContext(CrfStoreContext);
+  if (!store) throw new Error('CRF widgets render inside <CrfForm>');
+  return store;
+}
+
+/** Subscribes to one slice of the store; the selector must return a stable value while its slice is unchanged. */
+export function useStoreSlice<T>(store: CrfStore, select: (store: CrfStore) => T): T {
+  return useSyncExternalStore(store.subscribe, () => select(store));
+}

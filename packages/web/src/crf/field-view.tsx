@@ -1,0 +1,170 @@
+import { memo, type ReactNode } from 'react';
+import { Input, Select, Space, Tooltip } from 'antd';
+import { isEmptyValue, referenceRange, unitsOf, type CrfNode, type ItemState } from '@ecrf/core';
+import { useCrfStore } from './crf-store';
+import { CRF_T } from './crf-texts';
+import { sameItemState } from './item-state';
+import { renderControl } from './widget-registry';
+import { asText, titleOf, widthStyle } from './widgets/widget-utils';
+
+export interface FieldViewProps {
+  node: CrfNode;
+  state: ItemState;
+  id: string;
+  /** field: label above the control; cell: a table cell, the control names itself. */
+  layout: 'field' | 'cell';
+  /** The user has touched the item (blur or change) or the form asks to show every message. */
+  showErrors: boolean;
+  serverErrors: readonly string[] | undefined;
+  /** The chosen unit when the item offers several. */
+  unit: unknown;
+  onChange: (value: unknown) => void;
+  onBlur: () => void;
+  onUnitChange: (unit: string) => void;
+  /** The addition text of a choice item (stored under <name>_addition). */
+  addition?: unknown;
+  onAdditionChange?: ((text: string) => void) | undefined;
+}
+
+/** Types whose control joins a unit addon in one compact box. */
+const COMPACT_TYPES = new Set(['input', 'text', 'int', 'real', 'number']);
+
+function unique(lists: ReadonlyArray<readonly string[] | undefined>): string[] {
+  const out: string[] = [];
+  for (const list of lists) for (const message of list ?? []) if (!out.includes(message)) out.push(message);
+  return out;
+}
+
+/**
+ * One value item: label with the required mark, the control, its unit (or unit selector), the
+ * reference-range mark, the right-hand text, the description, the addition box and the messages.
+ * The engine's messages are shown exactly; the item's own ones once it is touched or filled, the
+ * server's always (until the item is edited).
+ */
+function FieldViewInner(props: FieldViewProps) {
+  const { node, state, id, layout, showErrors, serverErrors, unit, onChange, onBlur, onUnitChange, addition, onAdditionChange } = props;
+  const store = useCrfStore();
+  const title = titleOf(node);
+  const own = showErrors || !isEmptyValue(state.value);
+  const errors = unique([serverErrors, own ? state.errors : undefined]);
+  const warnings = own ? state.warnings : [];
+  const status = errors.length > 0 ? 'error' : warnings.length > 0 ? 'warning' : undefined;
+  const disabled = state.readOnly;
+  const units = unitsOf(node.option);
+  const chosenUnit = units.length > 1 ? asText(unit) || units[0]! : (units[0] ?? '');
+
+  const control = renderControl({
+    node,
+    id,
+    value: state.value,
+    disabled,
+    status,
+    onChange,
+    onBlur,
+    ariaLabel: layout === 'cell' ? title : undefined,
+  });
+  if (control === null) return null;
+
+  let body: ReactNode = control;
+  if (units.length > 0 && COMPACT_TYPES.has(node.type)) {
+    body = (
+      <Space.Compact block>
+        {control}
+        {units.length === 1 ? (
+          <Space.Addon className="crf-unit-addon">{units[0]}</Space.Addon>
+        ) : (
+          <Select
+            className="crf-unit-select"
+            aria-label={`${title}${CRF_T.unit}`}
+            value={chosenUnit}
+            disabled={disabled}
+            popupMatchSelectWidth={false}
+            options={units.map((u) => ({ value: u, label: u }))}
+            onChange={(next: string) => onUnitChange(next)}
+          />
+        )}
+      </Space.Compact>
+    );
+  } else if (units.length > 0) {
+    body = (
+      <>
+        {control}
+        <span className="crf-unit">{chosenUnit}</span>
+      </>
+    );
+  }
+
+  let rangeMark: ReactNode = null;
+  if (state.range) {
+    const range = referenceRange(node.option, store.context.gender ?? null);
+    const low = state.range === 'low';
+    rangeMark = (
+      <Tooltip title={range ? CRF_T.rangeTip(range.min, range.max, chosenUnit) : undefined}>
+        <span className={`crf-range crf-range-${state.range}`} tabIndex={0}>
+          {low ? `↓ ${CRF_T.rangeLow}` : `↑ ${CRF_T.rangeHigh}`}
+        </span>
+      </Tooltip>
+    );
+  }
+
+  const { description, rightItemText } = node.option;
+  return (
+    <div className={`crf-field crf-field-${layout} crf-type-${node.type}${status ? ` crf-field-has-${status}` : ''}`}>
+      {layout === 'field' && (
+        <div className="crf-field-label">
+          <label htmlFor={id} id={`${id}-label`}>
+            {state.required && <span className="crf-required" aria-hidden>*</span>}
+            {title}
+          </label>
+          {state.calculated && <span className="crf-calculated">{CRF_T.calculated}</span>}
+        </div>
+      )}
+      <div className="crf-field-body">
+        <div className="crf-field-control" style={widthStyle(node)}>
+          {body}
+        </div>
+        {rangeMark}
+        {rightItemText && <span className="crf-field-right">{rightItemText}</span>}
+      </div>
+      {description && layout === 'field' && <div className="crf-field-desc">{description}</div>}
+      {state.additionVisible && onAdditionChange && (
+        <Input
+          className="crf-addition"
+          value={asText(addition)}
+          disabled={disabled}
+          placeholder={node.option.addition}
+          aria-label={node.option.addition || `${title}${CRF_T.inputPlaceholder}`}
+          onChange={(event) => onAdditionChange(event.target.value)}
+          onBlur={onBlur}
+        />
+      )}
+      {errors.map((message) => (
+        <div className="crf-field-error" role="alert" key={`e-${message}`}>
+          {message}
+        </div>
+      ))}
+      {warnings.map((message) => (
+        <div className="crf-field-warning" key={`w-${message}`}>
+          {message}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export const FieldView = memo(
+  FieldViewInner,
+  (a, b) =>
+    a.node === b.node &&
+    a.id === b.id &&
+    a.layout === b.layout &&
+    a.showErrors === b.showErrors &&
+    a.serverErrors === b.serverErrors &&
+    a.unit === b.unit &&
+    a.addition === b.addition &&
+    a.onChange === b.onChange &&
+    a.onBlur === b.onBlur &&
+    a.onUnitChange === b.onUnitChange &&
+    a.onAdditionChange === b.onAdditionChange &&
+    sameItemState(a.state, b.state),
+);

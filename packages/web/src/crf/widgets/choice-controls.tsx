@@ -1,0 +1,159 @@
+import { Button, Checkbox, Radio, Select, Tag } from 'antd';
+import { choicesOf, type Choice, type CrfNode } from '@ecrf/core';
+import { CRF_T } from '../crf-texts';
+import type { ControlStatus } from './widget-types';
+import { placeholderOf } from './widget-utils';
+
+/**
+ * The ways a choice item can look (forms §3 showStyle): inline (default), a vertical list
+ * (list/open, or itemLayout vertical), buttons or tags (tag), or a drop-down (pop). The widget
+ * files pick one per item type; the value shape is always the item type's own.
+ */
+export type ChoiceLook = 'inline' | 'list' | 'tag' | 'pop';
+
+export function choiceLook(node: CrfNode, fallback: ChoiceLook): ChoiceLook {
+  const style = node.option.showStyle;
+  if (style === 'tag') return 'tag';
+  if (style === 'pop') return 'pop';
+  if (style === 'list' || style === 'open') return 'list';
+  if (node.option.itemLayout === 'vertical') return fallback === 'pop' ? 'pop' : 'list';
+  return fallback;
+}
+
+interface SingleProps {
+  node: CrfNode;
+  id: string;
+  value: string | undefined;
+  disabled: boolean;
+  status: ControlStatus;
+  onChange: (value: string) => void;
+  onBlur: () => void;
+  ariaLabel?: string | undefined;
+}
+
+interface MultiProps extends Omit<SingleProps, 'value' | 'onChange'> {
+  value: string[];
+  onChange: (value: string[]) => void;
+}
+
+const options = (choices: Choice[]) => choices.map((c) => ({ value: c.value, label: c.text }));
+
+export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLook }) {
+  const { node, id, value, disabled, status, onChange, onBlur, ariaLabel } = props;
+  const choices = choicesOf(node.option);
+  if (look === 'pop') {
+    return (
+      <Select
+        id={id}
+        className="crf-select"
+        value={value}
+        disabled={disabled}
+        status={status}
+        allowClear
+        showSearch={{ optionFilterProp: 'label' }}
+        placeholder={placeholderOf(node, CRF_T.selectPlaceholder)}
+        options={options(choices)}
+        aria-label={ariaLabel}
+        onChange={(next: string | undefined) => onChange(next ?? '')}
+        onBlur={onBlur}
+      />
+    );
+  }
+  // Radios cannot be unticked, so a chosen answer gets a clear link: a wrong click must be undoable.
+  const clear = value && !disabled ? (
+    <Button type="link" size="small" className="crf-choice-clear" onClick={() => onChange('')}>
+      {CRF_T.clear}
+    </Button>
+  ) : null;
+  if (look === 'tag') {
+    return (
+      <div className="crf-choice" onBlur={onBlur}>
+        <Radio.Group
+          id={id}
+          optionType="button"
+          buttonStyle="solid"
+          value={value}
+          disabled={disabled}
+          options={options(choices)}
+          aria-label={ariaLabel}
+          onChange={(event) => onChange(String(event.target.value))}
+        />
+        {clear}
+      </div>
+    );
+  }
+  return (
+    <div className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`} onBlur={onBlur}>
+      <Radio.Group
+        id={id}
+        value={value}
+        disabled={disabled}
+        vertical={look === 'list'}
+        options={options(choices)}
+        aria-label={ariaLabel}
+        onChange={(event) => onChange(String(event.target.value))}
+      />
+      {clear}
+    </div>
+  );
+}
+
+export function MultiChoice({ look, ...props }: MultiProps & { look: ChoiceLook }) {
+  const { node, id, value, disabled, status, onChange, onBlur, ariaLabel } = props;
+  const choices = choicesOf(node.option);
+  // Emitted in the options' order whatever the order of clicks.
+  const ordered = (chosen: readonly string[]) => {
+    const set = new Set(chosen);
+    const known = choices.filter((c) => set.has(c.value)).map((c) => c.value);
+    return [...known, ...chosen.filter((v) => !known.includes(v))];
+  };
+  if (look === 'pop') {
+    return (
+      <Select
+        id={id}
+        className="crf-select"
+        mode="multiple"
+        value={value}
+        disabled={disabled}
+        status={status}
+        allowClear
+        showSearch={{ optionFilterProp: 'label' }}
+        placeholder={placeholderOf(node, CRF_T.selectPlaceholder)}
+        options={options(choices)}
+        aria-label={ariaLabel}
+        onChange={(next: string[]) => onChange(ordered(next))}
+        onBlur={onBlur}
+      />
+    );
+  }
+  if (look === 'tag') {
+    return (
+      <div className="crf-choice crf-choice-tags" id={id} role="group" aria-label={ariaLabel} onBlur={onBlur}>
+        {choices.map((c) => (
+          <Tag.CheckableTag
+            key={c.value}
+            checked={value.includes(c.value)}
+            className={disabled ? 'crf-tag-disabled' : undefined}
+            aria-disabled={disabled}
+            onChange={(checked) => {
+              if (disabled) return;
+              onChange(ordered(checked ? [...value, c.value] : value.filter((v) => v !== c.value)));
+            }}
+          >
+            {c.text}
+          </Tag.CheckableTag>
+        ))}
+      </div>
+    );
+  }
+  return (
+    <div className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`} id={id} role="group" aria-label={ariaLabel} onBlur={onBlur}>
+      <Checkbox.Group
+        value={value}
+        disabled={disabled}
+        options={options(choices)}
+        onChange={(next) => onChange(ordered(next.map(String)))}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,85 @@
+import { useState } from 'react';
+import { Button, Image, Tooltip } from 'antd';
+import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
+import { applyUploadEntry, readMediaList, writeMediaList, type ImageEntry, type MediaEntry, type MediaKind, type VideoEntry } from '@ecrf/core';
+import { useCrfStore } from '../crf-store';
+import { CRF_T } from '../crf-texts';
+import { confirmRemoveFile, useCrfUi } from '../crf-ui';
+import { IMAGE_PLACEHOLDER, fileUrl } from '../upload-rules';
+import { MediaUploadDialog } from './media-upload-dialog';
+import type { ControlProps } from './widget-types';
+
+/**
+ * The image and video lists (forms §3, §4): any stored shape is read, and every change (add appends,
+ * edit replaces at its index, remove after confirmation) emits the whole list as JSON.
+ */
+export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, onChange, onBlur, ariaLabel }: ControlProps & { kind: K }) {
+  const store = useCrfStore();
+  const ui = useCrfUi();
+  const entries = readMediaList(kind, value);
+  const [dialog, setDialog] = useState<{ index: number | undefined } | null>(null);
+  const image = kind === 'image';
+
+  const emit = (list: readonly MediaEntry<K>[]) => {
+    onChange(writeMediaList(list));
+    onBlur();
+  };
+  const remove = (index: number) =>
+    confirmRemoveFile(ui, { title: CRF_T.confirmTitle, content: CRF_T.confirmRemoveFile, ok: CRF_T.ok, cancel: CRF_T.cancel }, () =>
+      emit(entries.filter((_, i) => i !== index)),
+    );
+  const canAdd = !disabled && store.canUpload;
+
+  return (
+    <div className="crf-media" id={id} role="group" aria-label={ariaLabel}>
+      {entries.map((entry, index) => {
+        const url = image ? (entry as ImageEntry).dialogImgUrl : (entry as VideoEntry).dialogVideoUrl;
+        const time = image ? (entry as ImageEntry).uploadTime : (entry as VideoEntry).videoTime;
+        return (
+          <div className="crf-media-item" key={`${index}-${url}`}>
+            <div className="crf-media-thumb">
+              {image ? (
+                <Image src={fileUrl(url)} fallback={IMAGE_PLACEHOLDER} width={104} height={104} alt={entry.remarks || time} />
+              ) : (
+                <video src={fileUrl(url)} controls preload="metadata" className="crf-video-thumb" />
+              )}
+            </div>
+            <div className="crf-media-meta" title={entry.remarks}>
+              {entry.remarks || time}
+            </div>
+            {!disabled && (
+              <div className="crf-media-actions">
+                <Tooltip title={CRF_T.edit}>
+                  <Button size="small" type="text" icon={<EditOutlined />} aria-label={CRF_T.edit} onClick={() => setDialog({ index })} />
+                </Tooltip>
+                <Tooltip title={CRF_T.remove}>
+                  <Button size="small" type="text" danger icon={<DeleteOutlined />} aria-label={CRF_T.remove} onClick={() => remove(index)} />
+                </Tooltip>
+              </div>
+            )}
+          </div>
+        );
+      })}
+      {!disabled && (
+        <Tooltip title={store.canUpload ? undefined : CRF_T.uploadUnavailable}>
+          <button type="button" className="crf-media-add" disabled={!canAdd} onClick={() => setDialog({ index: undefined })}>
+            <PlusOutlined />
+            <span>{image ? CRF_T.uploadImage : CRF_T.uploadVideo}</span>
+          </button>
+        </Tooltip>
+      )}
+      {disabled && entries.length === 0 && <span className="crf-muted">{CRF_T.empty}</span>}
+      {dialog && (
+        <MediaUploadDialog
+          kind={kind}
+          entry={dialog.index === undefined ? null : (entries[dialog.index] ?? null)}
+          onCancel={() => setDialog(null)}
+          onConfirm={(entry) => {
+            emit(applyUploadEntry(entries, entry, dialog.index));
+            setDialog(null);
+          }}
+        />
+      )}
+    </div>
+  );
+}

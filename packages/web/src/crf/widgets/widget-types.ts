@@ -1,0 +1,27 @@
+import type { CrfNode, ItemState, NumberLike } from '@ecrf/core';
+
+export type ControlStatus = 'error' | 'warning' | undefined;
+
+/** A value widget: it shows one value and reports the user's edits; the engine judges them. */
+export interface ControlProps {
+  node: CrfNode;
+  id: string;
+  /** The item's value after the engine's rules (canonical shape, or the text as typed). */
+  value: unknown;
+  disabled: boolean;
+  status: ControlStatus;
+  onChange: (value: unknown) => void;
+  /** Validation runs on blur and on change (forms §5): blur marks the item touched. */
+  onBlur: () => void;
+  /** Set in table cells, where there is no visible label. */
+  ariaLabel?: string | undefined;
+}
+
+/** A block widget: containers, rows, titles and links, which lay out or show rather than hold one value. */
+export interface BlockProps {
+  node: CrfNode;
+  state: ItemState;
+  itemKey: string;
+  /** Items per row of the enclosing section (forms §9); children inherit it. */
+  crfCols: NumberLike | undefined;
+}
