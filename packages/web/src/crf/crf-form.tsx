@@ -88,7 +88,7 @@ function CrfFormBody({ definition, values, onChange, readOnly, context, errors, 
     operate: context?.operate,
   };
   const input = { definition, values, context: evaluation, errors, showAllErrors };
-  const [store] = useState(() => new CrfStore(input, `crf${prefix.replace(/[^\w-]/g, '')}-`));
+  const [store] = useState(() => new CrfStore(input, `crf${prefix.replace(/[^\w-]/g, '')}-`, { onChange, onUpload, onEvaluate }));
 
   useLayoutEffect(() => {
     store.setHandlers({ onChange, onUpload, onEvaluate });

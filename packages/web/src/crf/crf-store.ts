@@ -118,18 +118,20 @@ export class CrfStore {
   private touched = new Set<string>();
   private showAll: boolean;
   private server: ReadonlyMap<string, readonly string[]>;
-  private serverSignature: string;
+  /** The signature of the errors prop last applied: a re-render with the same messages does not bring back edited-away ones. */
+  private errorsInput: string;
   private lastInput: FormValues;
   private lastEmitted: FormValues | null = null;
   private handlers: StoreHandlers = {};
   private listeners = new Set<() => void>();
 
-  constructor(input: StoreInput, idPrefix: string) {
+  constructor(input: StoreInput, idPrefix: string, handlers: StoreHandlers = {}) {
     this.idPrefix = idPrefix;
+    this.handlers = handlers;
     this.context = input.context;
     this.showAll = input.showAllErrors === true;
     this.server = serverMessages(input.errors);
-    this.serverSignature = signature(this.server);
+    this.errorsInput = signature(this.server);
     this.lastInput = input.values;
     this.load(input.definition, input.values);
   }
@@ -141,8 +143,11 @@ export class CrfStore {
     };
   };
 
+  /** Keeps the parent's latest callbacks; subscribers hear of it only when uploading becomes possible or impossible. */
   setHandlers(handlers: StoreHandlers) {
+    const could = this.canUpload;
     this.handlers = handlers;
+    if (could !== this.canUpload) this.notify();
   }
 
   /** The engine's state key of a node: its name, or its path for unnamed display nodes. */
@@ -184,9 +189,9 @@ export class CrfStore {
     }
     const server = serverMessages(input.errors);
     const nextSignature = signature(server);
-    if (nextSignature !== this.serverSignature) {
+    if (nextSignature !== this.errorsInput) {
+      this.errorsInput = nextSignature;
       this.server = server;
-      this.serverSignature = nextSignature;
       changed = true;
     }
     if ((input.showAllErrors === true) !== this.showAll) {
@@ -234,7 +239,6 @@ export class CrfStore {
       if (moved !== null) server.set(moved, messages);
     }
     this.server = server.size === 0 ? EMPTY_MESSAGES : server;
-    this.serverSignature = signature(this.server);
     this.setValue(
       container,
       rows.filter((_, i) => i !== index),
@@ -313,7 +317,6 @@ export class CrfStore {
     const server = new Map(this.server);
     server.delete(key);
     this.server = server;
-    this.serverSignature = signature(server);
   }
 
   private emit(name: string) {

@@ -112,8 +112,12 @@ function FieldViewInner(props: FieldViewProps) {
     <div className={`crf-field crf-field-${layout} crf-type-${node.type}${status ? ` crf-field-has-${status}` : ''}`}>
       {layout === 'field' && (
         <div className="crf-field-label">
+          {state.required && (
+            <span className="crf-required" aria-hidden>
+              *
+            </span>
+          )}
           <label htmlFor={id} id={`${id}-label`}>
-            {state.required && <span className="crf-required" aria-hidden>*</span>}
             {title}
           </label>
           {state.calculated && <span className="crf-calculated">{CRF_T.calculated}</span>}

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Button, Upload } from 'antd';
 import { DeleteOutlined, PaperClipOutlined, UploadOutlined } from '@ant-design/icons';
-import { useCrfStore } from '../crf-store';
+import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { confirmRemoveFile, useCrfUi } from '../crf-ui';
 import { fileName, fileUrl } from '../upload-rules';
@@ -12,6 +12,7 @@ import { asText } from './widget-utils';
 export function FileUploadWidget({ id, value, disabled, onChange, onBlur, ariaLabel }: ControlProps) {
   const store = useCrfStore();
   const ui = useCrfUi();
+  const canUpload = useStoreSlice(store, (s) => s.canUpload);
   const [uploading, setUploading] = useState(false);
   const text = asText(value);
 
@@ -33,13 +34,13 @@ export function FileUploadWidget({ id, value, disabled, onChange, onBlur, ariaLa
   const picker = (
     <Upload
       showUploadList={false}
-      disabled={disabled || uploading || !store.canUpload}
+      disabled={disabled || uploading || !canUpload}
       beforeUpload={(file) => {
         void upload(file);
         return false;
       }}
     >
-      <Button icon={<UploadOutlined />} loading={uploading} disabled={disabled || !store.canUpload} aria-label={ariaLabel}>
+      <Button icon={<UploadOutlined />} loading={uploading} disabled={disabled || !canUpload} aria-label={ariaLabel}>
         {text ? CRF_T.reupload : CRF_T.uploadFile}
       </Button>
     </Upload>

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Button, Image, Input, Modal, Upload } from 'antd';
 import { UploadOutlined } from '@ant-design/icons';
 import { UPLOAD_REMARKS_MAX, nowString, type ImageEntry, type MediaEntry, type MediaKind, type VideoEntry } from '@ecrf/core';
-import { useCrfStore } from '../crf-store';
+import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { useCrfUi } from '../crf-ui';
 import { IMAGE_PLACEHOLDER, fileUrl, isVideoTooLarge } from '../upload-rules';
@@ -28,6 +28,7 @@ const timeOf = (kind: MediaKind, entry: MediaEntry<MediaKind> | null) =>
 export function MediaUploadDialog<K extends MediaKind>({ kind, entry, onConfirm, onCancel }: MediaUploadDialogProps<K>) {
   const store = useCrfStore();
   const ui = useCrfUi();
+  const canUpload = useStoreSlice(store, (s) => s.canUpload);
   const [url, setUrl] = useState(() => urlOf(kind, entry));
   const [time, setTime] = useState(() => timeOf(kind, entry));
   const [remarks, setRemarks] = useState(entry?.remarks ?? '');
@@ -86,7 +87,7 @@ export function MediaUploadDialog<K extends MediaKind>({ kind, entry, onConfirm,
           <Upload
             accept={image ? 'image/*' : 'video/*'}
             showUploadList={false}
-            disabled={uploading || !store.canUpload}
+            disabled={uploading || !canUpload}
             beforeUpload={(file) => {
               void upload(file);
               return false;

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Button, Image, Tooltip } from 'antd';
 import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
 import { applyUploadEntry, readMediaList, writeMediaList, type ImageEntry, type MediaEntry, type MediaKind, type VideoEntry } from '@ecrf/core';
-import { useCrfStore } from '../crf-store';
+import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { confirmRemoveFile, useCrfUi } from '../crf-ui';
 import { IMAGE_PLACEHOLDER, fileUrl } from '../upload-rules';
@@ -16,6 +16,7 @@ import type { ControlProps } from './widget-types';
 export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, onChange, onBlur, ariaLabel }: ControlProps & { kind: K }) {
   const store = useCrfStore();
   const ui = useCrfUi();
+  const canUpload = useStoreSlice(store, (s) => s.canUpload);
   const entries = readMediaList(kind, value);
   const [dialog, setDialog] = useState<{ index: number | undefined } | null>(null);
   const image = kind === 'image';
@@ -28,7 +29,7 @@ export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, on
     confirmRemoveFile(ui, { title: CRF_T.confirmTitle, content: CRF_T.confirmRemoveFile, ok: CRF_T.ok, cancel: CRF_T.cancel }, () =>
       emit(entries.filter((_, i) => i !== index)),
     );
-  const canAdd = !disabled && store.canUpload;
+  const canAdd = !disabled && canUpload;
 
   return (
     <div className="crf-media" id={id} role="group" aria-label={ariaLabel}>
@@ -61,7 +62,7 @@ export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, on
         );
       })}
       {!disabled && (
-        <Tooltip title={store.canUpload ? undefined : CRF_T.uploadUnavailable}>
+        <Tooltip title={canUpload ? undefined : CRF_T.uploadUnavailable}>
           <button type="button" className="crf-media-add" disabled={!canAdd} onClick={() => setDialog({ index: undefined })}>
             <PlusOutlined />
             <span>{image ? CRF_T.uploadImage : CRF_T.uploadVideo}</span>
