@@ -5,3 +5,4 @@ export * from './paging.js';
 export * from './menu.js';
 export * from './crf/index.js';
 export * from './study.js';
+export * from './subject.js';

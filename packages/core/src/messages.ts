@@ -21,6 +21,15 @@ export const MSG = {
   rolesRequired: '请选择所属职位',
   remarkTooLong: '备注不可超过60字符',
 
+  codeRequired: '请输入编号',
+  codeTaken: '编号已存在',
+  subjectNameRequired: '请输入患者姓名',
+  genderRequired: '请选择患者性别',
+  diseaseRequired: '请选择病种',
+  subjectMobile: '请输入11位手机号码',
+  birthTooLate: '出生日期不能晚于当前日期前10天',
+  fillRequired: '请将必填项填写完整',
+
   oldPasswordRequired: '请输入原始密码',
   passwordSameAsOld: '不能和原始密码相同!',
   confirmRequired: '请再次输入密码',

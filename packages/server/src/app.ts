@@ -18,6 +18,7 @@ import { deptRoutes } from './modules/system/dept.routes.js';
 import { menuRoutes } from './modules/system/menu.routes.js';
 import { roleRoutes } from './modules/system/role.routes.js';
 import { userRoutes } from './modules/system/user.routes.js';
+import { captureRoutes } from './modules/capture/capture.routes.js';
 import { crfRoutes } from './modules/study/crf.routes.js';
 import { setupRoutes } from './modules/study/setup.routes.js';
 import { staffRoutes } from './modules/study/staff.routes.js';
@@ -74,6 +75,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   staffRoutes(app, ctx);
   crfRoutes(app, ctx);
   setupRoutes(app, ctx);
+  captureRoutes(app, ctx);
 
   const webDist = ctx.config.webDist;
   const serveWeb = opts.serveWeb === true && fs.existsSync(path.join(webDist, 'index.html'));

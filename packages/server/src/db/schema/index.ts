@@ -1,2 +1,3 @@
 export * from './system.js';
 export * from './study.js';
+export * from './capture.js';

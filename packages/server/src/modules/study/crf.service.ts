@@ -14,7 +14,7 @@ import {
 } from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
-import { crfStageCrfs, crfVersions, crfs, studyDiseases, users } from '../../db/schema/index.js';
+import { crfDataRecords, crfStageCrfs, crfVersions, crfs, studyDiseases, users } from '../../db/schema/index.js';
 import { AppError } from '../../http/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
@@ -110,12 +110,10 @@ export async function uploadDefinition(ctx: AppContext, user: CurrentUser, study
   return { crfs: stored, warnings: lint.warnings.map((w) => ({ path: w.path, message: w.message })), notes: [] as string[] };
 }
 
-/**
- * Whether data was entered with a CRF. Data capture (subjects and CRF records) is the next
- * feature; until its tables exist no CRF can hold data.
- */
-async function crfHasData(_ctx: AppContext, _crfId: number): Promise<boolean> {
-  return false;
+/** Whether data was ever entered with a CRF (deleted records count: their history refers to it). */
+async function crfHasData(ctx: AppContext, crfId: number): Promise<boolean> {
+  const [row] = await ctx.db.select({ id: crfDataRecords.id }).from(crfDataRecords).where(eq(crfDataRecords.crfId, crfId)).limit(1);
+  return Boolean(row);
 }
 
 export async function listCrfs(ctx: AppContext, studyId: number, filter: { title?: string }, page: PageRequest) {

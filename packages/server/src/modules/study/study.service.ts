@@ -10,6 +10,7 @@ import {
   studyDiseases,
   studyPersonnel,
   studyRoles,
+  subjects,
   users,
   type BaseConfigField,
   type FollowTrigger,
@@ -97,15 +98,13 @@ async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) 
   });
 }
 
-/** Subjects arrive with data capture; until that table exists every study counts none. */
 async function subjectCountsOf(ctx: AppContext, ids: number[]): Promise<Map<number, number>> {
-  const exists = await ctx.db.execute(sql`select to_regclass('public.subjects') as t`);
-  const table = (exists as unknown as { rows: Array<{ t: string | null }> }).rows[0]?.t;
-  if (!table) return new Map();
-  const rows = (await ctx.db.execute(
-    sql`select study_id, count(*)::int as n from subjects where deleted_at is null and study_id in ${sql.raw(`(${ids.join(',')})`)} group by study_id`,
-  )) as unknown as { rows: Array<{ study_id: number; n: number }> };
-  return new Map(rows.rows.map((r) => [Number(r.study_id), Number(r.n)]));
+  const rows = await ctx.db
+    .select({ studyId: subjects.studyId, n: count() })
+    .from(subjects)
+    .where(and(inArray(subjects.studyId, ids), isNull(subjects.deletedAt)))
+    .groupBy(subjects.studyId);
+  return new Map(rows.map((r) => [r.studyId, Number(r.n)]));
 }
 
 export async function listMyStudies(ctx: AppContext, user: CurrentUser, all: boolean, filter: { studyName?: string }, page: PageRequest) {

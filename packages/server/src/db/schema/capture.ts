@@ -1,0 +1,166 @@
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, serial, smallint, text, timestamp, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
+import { crfs, studies } from './study.js';
+import { departments, users } from './system.js';
+
+export const subjects = pgTable(
+  'subjects',
+  {
+    id: serial('id').primaryKey(),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    identificationCode: varchar('identification_code', { length: 50 }).notNull(),
+    subjectName: varchar('subject_name', { length: 50 }).notNull(),
+    /** Stored in the patient encoding of platform §3: 1 male, 0 female. */
+    gender: smallint('gender').notNull(),
+    birth: varchar('birth', { length: 10 }),
+    mobile: varchar('mobile', { length: 20 }),
+    diseaseCode: varchar('disease_code', { length: 50 }).notNull(),
+    openId: varchar('open_id', { length: 100 }),
+    qrCode: varchar('qr_code', { length: 64 }).notNull(),
+    deptId: integer('dept_id').references(() => departments.deptId),
+    createdBy: integer('created_by').references(() => users.userId),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('subjects_code_live').on(t.studyId, t.identificationCode).where(sql`${t.deletedAt} is null`),
+    index('subjects_study').on(t.studyId),
+  ],
+);
+
+export const subjectRecords = pgTable(
+  'subject_records',
+  {
+    id: serial('id').primaryKey(),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    subjectId: integer('subject_id')
+      .notNull()
+      .references(() => subjects.id),
+    /** 0 在组, 1 完成, 2 退出. */
+    state: smallint('state').notNull().default(0),
+    createdBy: integer('created_by').references(() => users.userId),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('subject_records_subject').on(t.subjectId), index('subject_records_study').on(t.studyId)],
+);
+
+export interface SdvMark {
+  by: number;
+  byName: string;
+  at: string;
+}
+
+export const crfDataRecords = pgTable(
+  'crf_data_records',
+  {
+    id: serial('id').primaryKey(),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    subjectRecordId: integer('subject_record_id')
+      .notNull()
+      .references(() => subjectRecords.id),
+    crfId: integer('crf_id')
+      .notNull()
+      .references(() => crfs.id),
+    crfVersion: integer('crf_version').notNull(),
+    /** 1 未完成, 2 已提交. */
+    state: smallint('state').notNull().default(1),
+    /** Optimistic concurrency: every save increments it. */
+    version: integer('version').notNull().default(1),
+    values: jsonb('values').$type<Record<string, unknown>>().notNull().default({}),
+    sdv: jsonb('sdv').$type<Record<string, SdvMark>>().notNull().default({}),
+    lastRequestId: varchar('last_request_id', { length: 64 }),
+    createdBy: integer('created_by').references(() => users.userId),
+    updatedBy: integer('updated_by').references(() => users.userId),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [index('crf_data_records_subject').on(t.subjectRecordId, t.crfId), index('crf_data_records_study').on(t.studyId)],
+);
+
+/**
+ * The audit trail: append-only. A database trigger (migration 0003) refuses UPDATE and DELETE,
+ * so not even a bug or a console session can rewrite history.
+ */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    studyId: integer('study_id').notNull(),
+    subjectRecordId: integer('subject_record_id'),
+    crfDataRecordId: integer('crf_data_record_id'),
+    crfId: integer('crf_id'),
+    crfVersion: integer('crf_version'),
+    action: varchar('action', { length: 40 }).notNull(),
+    itemName: varchar('item_name', { length: 100 }),
+    oldValue: jsonb('old_value'),
+    newValue: jsonb('new_value'),
+    reason: text('reason'),
+    userId: integer('user_id').notNull(),
+    userName: varchar('user_name', { length: 80 }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('audit_events_record').on(t.crfDataRecordId, t.itemName),
+    index('audit_events_subject').on(t.subjectRecordId),
+    index('audit_events_study').on(t.studyId, t.id),
+  ],
+);
+
+export const signatures = pgTable(
+  'signatures',
+  {
+    id: serial('id').primaryKey(),
+    studyId: integer('study_id').notNull(),
+    subjectRecordId: integer('subject_record_id')
+      .notNull()
+      .references(() => subjectRecords.id),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.userId),
+    signerName: varchar('signer_name', { length: 80 }).notNull(),
+    meaning: varchar('meaning', { length: 200 }).notNull(),
+    signedAt: timestamp('signed_at', { withTimezone: true }).notNull(),
+    invalidatedAt: timestamp('invalidated_at', { withTimezone: true }),
+    invalidatedReason: varchar('invalidated_reason', { length: 300 }),
+  },
+  (t) => [index('signatures_subject').on(t.subjectRecordId)],
+);
+
+export const storedFiles = pgTable(
+  'stored_files',
+  {
+    fileKey: varchar('file_key', { length: 64 }).primaryKey(),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    fileName: varchar('file_name', { length: 255 }).notNull(),
+    contentType: varchar('content_type', { length: 100 }).notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    sha256: varchar('sha256', { length: 64 }).notNull(),
+    createdBy: integer('created_by').references(() => users.userId),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('stored_files_study').on(t.studyId)],
+);
+
+export const printTemplates = pgTable('print_templates', {
+  crfId: integer('crf_id')
+    .primaryKey()
+    .references(() => crfs.id),
+  studyId: integer('study_id').notNull(),
+  fileName: varchar('file_name', { length: 255 }).notNull(),
+  content: text('content').notNull(),
+  enabled: boolean('enabled').notNull().default(true),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,0 +1,99 @@
+import { and, asc, count, desc, eq } from 'drizzle-orm';
+import type { AppContext } from '../../app-context.js';
+import type { Db } from '../../db/client.js';
+import { auditEvents } from '../../db/schema/index.js';
+import type { CurrentUser } from '../../http/auth.js';
+import type { PageRequest } from '../../http/paging.js';
+
+export interface AuditEntry {
+  studyId: number;
+  subjectRecordId?: number | null;
+  crfDataRecordId?: number | null;
+  crfId?: number | null;
+  crfVersion?: number | null;
+  action: string;
+  itemName?: string | null;
+  oldValue?: unknown;
+  newValue?: unknown;
+  reason?: string | null;
+}
+
+/** Writes audit rows inside the caller's transaction: the data and its history commit together. */
+export async function audit(tx: Db, user: CurrentUser, at: Date, entries: AuditEntry[]) {
+  if (entries.length === 0) return;
+  await tx.insert(auditEvents).values(
+    entries.map((e) => ({
+      studyId: e.studyId,
+      subjectRecordId: e.subjectRecordId ?? null,
+      crfDataRecordId: e.crfDataRecordId ?? null,
+      crfId: e.crfId ?? null,
+      crfVersion: e.crfVersion ?? null,
+      action: e.action,
+      itemName: e.itemName ?? null,
+      oldValue: e.oldValue === undefined ? null : e.oldValue,
+      newValue: e.newValue === undefined ? null : e.newValue,
+      reason: e.reason ?? null,
+      userId: user.userId,
+      userName: `${user.name}(${user.userName})`,
+      createdAt: at,
+    })),
+  );
+}
+
+/** Same stored value? Compares canonical JSON, so 1 and "1" differ but key order does not matter for rows. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  const norm = (v: unknown) => (v === undefined || v === '' ? null : v);
+  return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
+}
+
+const eventColumns = {
+  id: auditEvents.id,
+  action: auditEvents.action,
+  subjectRecordId: auditEvents.subjectRecordId,
+  crfDataRecordId: auditEvents.crfDataRecordId,
+  crfId: auditEvents.crfId,
+  crfVersion: auditEvents.crfVersion,
+  itemName: auditEvents.itemName,
+  oldValue: auditEvents.oldValue,
+  newValue: auditEvents.newValue,
+  reason: auditEvents.reason,
+  userName: auditEvents.userName,
+  createTime: auditEvents.createdAt,
+};
+
+export async function recordHistory(ctx: AppContext, crfDataRecordId: number, itemName?: string) {
+  return ctx.db
+    .select(eventColumns)
+    .from(auditEvents)
+    .where(and(eq(auditEvents.crfDataRecordId, crfDataRecordId), itemName ? eq(auditEvents.itemName, itemName) : undefined))
+    .orderBy(desc(auditEvents.id));
+}
+
+export async function subjectHistory(ctx: AppContext, subjectRecordId: number, page: PageRequest) {
+  const where = eq(auditEvents.subjectRecordId, subjectRecordId);
+  const [{ total }] = (await ctx.db.select({ total: count() }).from(auditEvents).where(where)) as [{ total: number }];
+  const list = await ctx.db.select(eventColumns).from(auditEvents).where(where).orderBy(desc(auditEvents.id)).limit(page.limit).offset(page.offset);
+  return { list, total: Number(total) };
+}
+
+export async function auditEvent(ctx: AppContext, id: number) {
+  const [row] = await ctx.db.select({ ...eventColumns, studyId: auditEvents.studyId }).from(auditEvents).where(eq(auditEvents.id, id));
+  return row;
+}
+
+const csvCell = (v: unknown) => {
+  const text = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+/** The study's whole audit trail as CSV (UTF-8 with BOM so Excel shows Chinese). */
+export async function exportStudyAudit(ctx: AppContext, studyId: number) {
+  const rows = await ctx.db.select(eventColumns).from(auditEvents).where(eq(auditEvents.studyId, studyId)).orderBy(asc(auditEvents.id));
+  const header = ['序号', '时间', '操作人', '操作', '受试者记录', 'CRF记录', 'CRF', 'CRF版本', '题目', '原值', '新值', '原因'];
+  const lines = rows.map((r) =>
+    [r.id, r.createTime.toISOString(), r.userName, r.action, r.subjectRecordId, r.crfDataRecordId, r.crfId, r.crfVersion, r.itemName, r.oldValue, r.newValue, r.reason]
+      .map(csvCell)
+      .join(','),
+  );
+  return `\uFEFF${[header.join(','), ...lines].join('\r\n')}\r\n`;
+}

@@ -1,0 +1,438 @@
+import { and, asc, desc, eq, inArray, isNull } from 'drizzle-orm';
+import {
+  evaluateForm,
+  genderFromPatient,
+  initialValues,
+  isEmptyValue,
+  MSG,
+  STUDY_BUTTONS,
+  type CrfDefinition,
+  type FormIssue,
+  type FormState,
+} from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import type { Db } from '../../db/client.js';
+import { crfDataRecords, crfStageCrfs, crfStages, crfVersions, crfs, subjectRecords, subjects, users, type SdvMark } from '../../db/schema/index.js';
+import { AppError } from '../../http/app-error.js';
+import type { CurrentUser } from '../../http/auth.js';
+import { hasStudyPermission, type StudyAccess } from '../../http/study-guard.js';
+import { audit, sameValue } from './audit.service.js';
+import { getSubjectByRecord, invalidateSignatures, listSignatures } from './subject.service.js';
+
+export interface SaveInput {
+  subjectRecordId: number;
+  crfId: number;
+  crfDataRecordId?: number | null;
+  version?: number | null;
+  values: Record<string, unknown>;
+  submit?: boolean;
+  reason?: string | null;
+  requestId?: string | null;
+}
+
+export const FORM_STATE = { notStarted: 0, incomplete: 1, submitted: 2, doubt: 9 } as const;
+const FORM_SDV_KEY = '__form__';
+
+const crfKey = (crfId: number, action: string) => `crf:${crfId}:${action}`;
+const can = (access: StudyAccess, crfId: number, action: string) => hasStudyPermission(access, crfKey(crfId, action));
+
+function requireCrf(access: StudyAccess, crfId: number, action: string) {
+  if (!can(access, crfId, action)) throw AppError.forbidden();
+}
+
+async function liveRecord(db: Db, subjectRecordId: number) {
+  const [record] = await db.select().from(subjectRecords).where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt)));
+  if (!record) throw AppError.notFound('subject.not_found', '患者不存在');
+  return record;
+}
+
+async function crfOfStudy(db: Db, studyId: number, crfId: number) {
+  const [crf] = await db.select().from(crfs).where(and(eq(crfs.id, crfId), eq(crfs.studyId, studyId)));
+  if (!crf) throw AppError.notFound('crf.not_found', 'CRF不存在');
+  return crf;
+}
+
+const definitionCache = new Map<string, CrfDefinition>();
+
+/** Versions never change once stored, so their parsed definitions can be kept. */
+async function definitionOf(db: Db, crfId: number, version: number): Promise<CrfDefinition> {
+  const key = `${crfId}:${version}`;
+  const cached = definitionCache.get(key);
+  if (cached) return cached;
+  const [row] = await db.select({ definition: crfVersions.definition }).from(crfVersions).where(and(eq(crfVersions.crfId, crfId), eq(crfVersions.version, version)));
+  if (!row) throw AppError.notFound('crf.version_not_found', 'CRF版本不存在');
+  const definition = row.definition as CrfDefinition;
+  if (definitionCache.size > 500) definitionCache.clear();
+  definitionCache.set(key, definition);
+  return definition;
+}
+
+/** Whether a form is single (repeat 1) in the study's stages; a form in no stage counts as single. */
+async function isRepeatable(db: Db, crfId: number) {
+  const links = await db.select({ repeat: crfStageCrfs.repeat }).from(crfStageCrfs).where(eq(crfStageCrfs.crfId, crfId));
+  return links.some((l) => l.repeat !== 1);
+}
+
+function formState(records: Array<{ state: number }>): number {
+  if (records.length === 0) return FORM_STATE.notStarted;
+  return records.some((r) => r.state !== FORM_STATE.submitted) ? FORM_STATE.incomplete : FORM_STATE.submitted;
+}
+
+interface MenuNode {
+  id: string;
+  title: string;
+  type: 0 | 1 | 2;
+  crfId?: number;
+  repeat?: number;
+  state?: number;
+  count?: number;
+  childrens: MenuNode[];
+  btns: Array<{ code: string; title: string }>;
+}
+
+/** The CRF sidebar: stages with the forms the caller may view, each with its state for this subject. */
+export async function crfMenu(ctx: AppContext, access: StudyAccess, subjectRecordId: number): Promise<MenuNode[]> {
+  const record = await liveRecord(ctx.db, subjectRecordId);
+  const stages = await ctx.db.select().from(crfStages).where(eq(crfStages.studyId, record.studyId)).orderBy(asc(crfStages.orderNum), asc(crfStages.id));
+  const links = await ctx.db
+    .select({ stageId: crfStageCrfs.stageId, crfId: crfStageCrfs.crfId, repeat: crfStageCrfs.repeat, orderNum: crfStageCrfs.orderNum, title: crfs.title })
+    .from(crfStageCrfs)
+    .innerJoin(crfs, eq(crfs.id, crfStageCrfs.crfId))
+    .where(eq(crfStageCrfs.studyId, record.studyId))
+    .orderBy(asc(crfStageCrfs.orderNum), asc(crfStageCrfs.crfId));
+  const data = await ctx.db
+    .select({ crfId: crfDataRecords.crfId, state: crfDataRecords.state })
+    .from(crfDataRecords)
+    .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), isNull(crfDataRecords.deletedAt)));
+  const btns = STUDY_BUTTONS.filter(([code]) => hasStudyPermission(access, `btn:${code}`)).map(([code, title]) => ({ code, title }));
+  const build = (parentId: number): MenuNode[] =>
+    stages
+      .filter((s) => s.parentId === parentId)
+      .map((s) => ({
+        id: `stage-${s.id}`,
+        title: s.name,
+        type: 0 as const,
+        btns: [],
+        childrens: [
+          ...build(s.id),
+          ...links
+            .filter((l) => l.stageId === s.id && can(access, l.crfId, 'view'))
+            .map((l) => {
+              const mine = data.filter((d) => d.crfId === l.crfId);
+              return { id: `crf-${s.id}-${l.crfId}`, title: l.title, type: 1 as const, crfId: l.crfId, repeat: l.repeat, state: formState(mine), count: mine.length, childrens: [], btns };
+            }),
+        ],
+      }));
+  return build(0);
+}
+
+function permissionsFor(access: StudyAccess, crfId: number) {
+  return {
+    view: can(access, crfId, 'view'),
+    save: can(access, crfId, 'save'),
+    submit: can(access, crfId, 'submit'),
+    sdv: can(access, crfId, 'sdv'),
+    sign: hasStudyPermission(access, 'btn:business.crf.sign'),
+    doubt: can(access, crfId, 'doubt'),
+  };
+}
+
+function presentRecord(r: typeof crfDataRecords.$inferSelect) {
+  return { id: r.id, crfDataRecordId: r.id, version: r.version, crfVersion: r.crfVersion, state: r.state, values: r.values, sdv: r.sdv, createTime: r.createdAt, updateTime: r.updatedAt };
+}
+
+/** One form of one subject: definition (the version its data was entered with), values and what the caller may do. */
+export async function crfDetail(ctx: AppContext, access: StudyAccess, subjectRecordId: number, crfId: number, crfDataRecordId?: number) {
+  requireCrf(access, crfId, 'view');
+  const record = await liveRecord(ctx.db, subjectRecordId);
+  const crf = await crfOfStudy(ctx.db, record.studyId, crfId);
+  const rows = await ctx.db
+    .select()
+    .from(crfDataRecords)
+    .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), eq(crfDataRecords.crfId, crfId), isNull(crfDataRecords.deletedAt)))
+    .orderBy(asc(crfDataRecords.id));
+  const repeatable = await isRepeatable(ctx.db, crfId);
+  const current = crfDataRecordId ? rows.find((r) => r.id === crfDataRecordId) : repeatable ? undefined : rows[0];
+  if (crfDataRecordId && !current) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
+  const version = current?.crfVersion ?? crf.currentVersion;
+  const definition = await definitionOf(ctx.db, crfId, version);
+  const subject = await getSubjectByRecord(ctx, subjectRecordId);
+  const [creater] = await ctx.db.select({ name: users.name }).from(users).where(eq(users.userId, record.createdBy ?? 0));
+  const signature = (await listSignatures(ctx, subjectRecordId))[0] ?? null;
+  return {
+    crf: { id: crf.id, title: crf.title, version, option: definition.option ?? {}, definition },
+    subject,
+    subjectRecord: { id: record.id, creater: creater?.name ?? '', state: record.state },
+    subjectState: { crfId, subjectRecordId, state: formState(rows) },
+    crfDataRecord: current ? presentRecord(current) : null,
+    crfDataRecords: rows.map((r) => ({ crfDataRecordId: r.id, state: r.state })),
+    crfDoubts: [] as Array<{ itemName: string; groupName: string | null; groupIndex: number | null; doubtId: number }>,
+    initialValues: current ? null : initialValues(definition, { now: ctx.clock(), gender: genderFromPatient(subject.gender) }),
+    repeat: repeatable ? 0 : 1,
+    permissions: permissionsFor(access, crfId),
+    signature: signature ? { valid: signature.valid, signedAt: signature.signedAt, signer: signature.signer } : null,
+  };
+}
+
+export async function dataList(ctx: AppContext, access: StudyAccess, subjectRecordId: number, crfId: number) {
+  requireCrf(access, crfId, 'view');
+  await liveRecord(ctx.db, subjectRecordId);
+  const rows = await ctx.db
+    .select({ record: crfDataRecords, creater: users.name })
+    .from(crfDataRecords)
+    .leftJoin(users, eq(users.userId, crfDataRecords.createdBy))
+    .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), eq(crfDataRecords.crfId, crfId), isNull(crfDataRecords.deletedAt)))
+    .orderBy(asc(crfDataRecords.id));
+  return rows.map(({ record, creater }) => ({
+    crfDataRecordId: record.id,
+    state: record.state,
+    version: record.version,
+    createTime: record.createdAt,
+    updateTime: record.updatedAt,
+    creater: creater ?? '',
+    summary: Object.entries(record.values)
+      .filter(([, v]) => !isEmptyValue(v) && typeof v !== 'object')
+      .slice(0, 3)
+      .map(([k, v]) => `${k}: ${String(v)}`)
+      .join('；'),
+  }));
+}
+
+function isMissingRequired(state: FormState, issue: FormIssue) {
+  const item = issue.container ? state.items[issue.container]?.rows?.[issue.row ?? -1]?.[issue.item] : state.items[issue.item];
+  return Boolean(item?.required) && isEmptyValue(item?.value);
+}
+
+const issueOut = (i: FormIssue) => ({ itemName: i.item, groupName: i.container ?? null, groupIndex: i.row ?? null, message: i.message });
+
+/**
+ * Save and submit (forms §4, CRF-27): the engine re-evaluates the whole form on the server and its
+ * verdict is final. Save keeps a partial form; submit needs every visible required item and no error.
+ * The record's version guards against lost updates; every changed item is audited in the same
+ * transaction; verification marks of changed items and signatures over the casebook are voided.
+ */
+export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyAccess, input: SaveInput) {
+  requireCrf(access, input.crfId, input.submit ? 'submit' : 'save');
+  const now = ctx.clock();
+  return ctx.db.transaction(async (tx) => {
+    const record = await liveRecord(tx, input.subjectRecordId);
+    const crf = await crfOfStudy(tx, record.studyId, input.crfId);
+    let existing: typeof crfDataRecords.$inferSelect | undefined;
+    if (input.crfDataRecordId) {
+      [existing] = await tx
+        .select()
+        .from(crfDataRecords)
+        .where(and(eq(crfDataRecords.id, input.crfDataRecordId), eq(crfDataRecords.subjectRecordId, input.subjectRecordId), eq(crfDataRecords.crfId, input.crfId), isNull(crfDataRecords.deletedAt)))
+        .for('update');
+      if (!existing) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
+      if (input.requestId && existing.lastRequestId === input.requestId) {
+        return { crfDataRecordId: existing.id, version: existing.version, state: existing.state, errors: [], warnings: [], repeated: true };
+      }
+    } else {
+      if (input.requestId) {
+        const [same] = await tx
+          .select()
+          .from(crfDataRecords)
+          .where(and(eq(crfDataRecords.subjectRecordId, input.subjectRecordId), eq(crfDataRecords.crfId, input.crfId), eq(crfDataRecords.lastRequestId, input.requestId)));
+        if (same) return { crfDataRecordId: same.id, version: same.version, state: same.state, errors: [], warnings: [], repeated: true };
+      }
+      if (!(await isRepeatable(tx, input.crfId))) {
+        const [already] = await tx
+          .select()
+          .from(crfDataRecords)
+          .where(and(eq(crfDataRecords.subjectRecordId, input.subjectRecordId), eq(crfDataRecords.crfId, input.crfId), isNull(crfDataRecords.deletedAt)));
+        if (already) throw stale(already, {});
+      }
+    }
+    if (existing && input.version !== existing.version) throw stale(existing, input.values);
+
+    const crfVersion = existing?.crfVersion ?? crf.currentVersion;
+    const definition = await definitionOf(tx, input.crfId, crfVersion);
+    const [subject] = await tx.select({ gender: subjects.gender }).from(subjects).where(eq(subjects.id, record.subjectId));
+    const evaluated = evaluateForm(definition, input.values, { now, gender: genderFromPatient(subject?.gender) });
+    const blocking = input.submit ? evaluated.errors : evaluated.errors.filter((e) => !isMissingRequired(evaluated, e));
+    if (blocking.length > 0) {
+      const onlyRequired = blocking.every((e) => isMissingRequired(evaluated, e));
+      throw AppError.badRequest('crf.invalid', onlyRequired ? MSG.fillRequired : '表单数据有误', { errors: blocking.map(issueOut) });
+    }
+
+    const before = existing?.values ?? {};
+    const after = evaluated.values as Record<string, unknown>;
+    const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => !sameValue(before[k], after[k]));
+    const wasSubmitted = existing?.state === FORM_STATE.submitted;
+    const reason = input.reason?.trim() || null;
+    if (wasSubmitted && changed.length > 0 && !reason) {
+      throw AppError.badRequest('crf.reason_required', '修改已提交的数据需要填写修改原因', { changedItems: changed });
+    }
+    const state = input.submit || wasSubmitted ? FORM_STATE.submitted : FORM_STATE.incomplete;
+    const sdv: Record<string, SdvMark> = { ...(existing?.sdv ?? {}) };
+    const cleared = changed.filter((k) => sdv[k]);
+    for (const k of cleared) delete sdv[k];
+    if (changed.length > 0 && sdv[FORM_SDV_KEY]) {
+      delete sdv[FORM_SDV_KEY];
+      cleared.push(FORM_SDV_KEY);
+    }
+
+    let id: number;
+    let version: number;
+    if (existing) {
+      id = existing.id;
+      version = existing.version + 1;
+      await tx
+        .update(crfDataRecords)
+        .set({
+          values: after,
+          state,
+          version,
+          sdv,
+          lastRequestId: input.requestId ?? null,
+          updatedBy: user.userId,
+          updatedAt: now,
+          ...(input.submit && !wasSubmitted && { submittedAt: now }),
+        })
+        .where(eq(crfDataRecords.id, id));
+    } else {
+      version = 1;
+      const [row] = await tx
+        .insert(crfDataRecords)
+        .values({
+          studyId: record.studyId,
+          subjectRecordId: record.id,
+          crfId: input.crfId,
+          crfVersion,
+          state,
+          version,
+          values: after,
+          lastRequestId: input.requestId ?? null,
+          createdBy: user.userId,
+          updatedBy: user.userId,
+          createdAt: now,
+          updatedAt: now,
+          submittedAt: input.submit ? now : null,
+        })
+        .returning({ id: crfDataRecords.id });
+      id = row!.id;
+    }
+    const base = { studyId: record.studyId, subjectRecordId: record.id, crfDataRecordId: id, crfId: input.crfId, crfVersion };
+    await audit(tx, user, now, [
+      ...(existing ? [] : [{ ...base, action: 'crf.create' }]),
+      ...changed.map((itemName) => ({ ...base, action: 'item.update', itemName, oldValue: before[itemName] ?? null, newValue: after[itemName] ?? null, reason })),
+      ...cleared.map((itemName) => ({ ...base, action: 'sdv.clear', itemName, reason: '数据修改后核查失效' })),
+      ...(input.submit && !wasSubmitted ? [{ ...base, action: 'crf.submit' }] : []),
+    ]);
+    if (changed.length > 0) await invalidateSignatures(tx, user, now, record.studyId, record.id, `表单“${crf.title}”的数据在签名后被修改`);
+    return {
+      crfDataRecordId: id,
+      version,
+      state,
+      errors: [],
+      warnings: evaluated.warnings.map(issueOut),
+      changedItems: changed,
+    };
+  });
+}
+
+/** Client values are not canonical yet (150 vs "150"): compare them by their text. */
+const asText = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'number' ? String(x) : x));
+
+function stale(current: typeof crfDataRecords.$inferSelect, mine: Record<string, unknown>) {
+  const changedItems = Object.keys({ ...current.values, ...mine }).filter((k) => !sameValue(asText(current.values[k]), asText(mine[k])));
+  return new AppError(409, 'crf.stale_version', '数据已被他人修改，请刷新后重试', {
+    current: { crfDataRecordId: current.id, version: current.version, values: current.values, updatedBy: current.updatedBy, updateTime: current.updatedAt },
+    changedItems,
+  });
+}
+
+export async function deleteData(ctx: AppContext, user: CurrentUser, access: StudyAccess, crfDataRecordId: number, reason: string) {
+  await ctx.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(crfDataRecords).where(and(eq(crfDataRecords.id, crfDataRecordId), isNull(crfDataRecords.deletedAt))).for('update');
+    if (!row || row.studyId !== access.studyId) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
+    requireCrf(access, row.crfId, 'save');
+    await tx.update(crfDataRecords).set({ deletedAt: ctx.clock(), updatedBy: user.userId, updatedAt: ctx.clock() }).where(eq(crfDataRecords.id, row.id));
+    await audit(tx, user, ctx.clock(), [
+      { studyId: row.studyId, subjectRecordId: row.subjectRecordId, crfDataRecordId: row.id, crfId: row.crfId, crfVersion: row.crfVersion, action: 'crf.delete', oldValue: row.values, reason },
+    ]);
+  });
+}
+
+export async function studyOfDataRecord(ctx: AppContext, crfDataRecordId: number) {
+  const [row] = await ctx.db.select({ studyId: crfDataRecords.studyId }).from(crfDataRecords).where(eq(crfDataRecords.id, crfDataRecordId));
+  return row?.studyId;
+}
+
+export async function dataRecordCrf(ctx: AppContext, crfDataRecordId: number) {
+  const [row] = await ctx.db.select({ crfId: crfDataRecords.crfId }).from(crfDataRecords).where(eq(crfDataRecords.id, crfDataRecordId));
+  if (!row) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
+  return row.crfId;
+}
+
+/** Source data verification marks, by item or for the whole form; audited, and cleared by a later change. */
+export async function setSdv(ctx: AppContext, user: CurrentUser, access: StudyAccess, input: { crfDataRecordId: number; itemNames?: string[]; verified: boolean }) {
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(crfDataRecords).where(and(eq(crfDataRecords.id, input.crfDataRecordId), isNull(crfDataRecords.deletedAt))).for('update');
+    if (!row || row.studyId !== access.studyId) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
+    requireCrf(access, row.crfId, 'sdv');
+    const names = input.itemNames?.length ? input.itemNames : [...Object.keys(row.values).filter((k) => !isEmptyValue(row.values[k])), FORM_SDV_KEY];
+    const sdv = { ...row.sdv };
+    const mark: SdvMark = { by: user.userId, byName: user.name, at: ctx.clock().toISOString() };
+    const touched = names.filter((n) => (input.verified ? !sdv[n] : Boolean(sdv[n])));
+    for (const n of touched) {
+      if (input.verified) sdv[n] = mark;
+      else delete sdv[n];
+    }
+    await tx.update(crfDataRecords).set({ sdv }).where(eq(crfDataRecords.id, row.id));
+    await audit(
+      tx,
+      user,
+      ctx.clock(),
+      touched.map((itemName) => ({
+        studyId: row.studyId,
+        subjectRecordId: row.subjectRecordId,
+        crfDataRecordId: row.id,
+        crfId: row.crfId,
+        crfVersion: row.crfVersion,
+        action: input.verified ? 'sdv.verify' : 'sdv.unverify',
+        itemName,
+      })),
+    );
+    return sdv;
+  });
+}
+
+/** The overview of a subject's casebook: every form the caller may view, with its records. */
+export async function overview(ctx: AppContext, access: StudyAccess, subjectRecordId: number, crfId?: number, crfDataRecordId?: number) {
+  const record = await liveRecord(ctx.db, subjectRecordId);
+  const subject = await getSubjectByRecord(ctx, subjectRecordId);
+  const menu = await crfMenu(ctx, access, subjectRecordId);
+  const forms = await ctx.db.select().from(crfs).where(eq(crfs.studyId, record.studyId)).orderBy(asc(crfs.id));
+  const wanted = forms.filter((f) => can(access, f.id, 'view') && (!crfId || f.id === crfId));
+  const rows = wanted.length
+    ? await ctx.db
+        .select()
+        .from(crfDataRecords)
+        .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), inArray(crfDataRecords.crfId, wanted.map((f) => f.id)), isNull(crfDataRecords.deletedAt)))
+        .orderBy(asc(crfDataRecords.id))
+    : [];
+  const result = [];
+  for (const form of wanted) {
+    const mine = rows.filter((r) => r.crfId === form.id && (!crfDataRecordId || r.id === crfDataRecordId));
+    const version = mine[0]?.crfVersion ?? form.currentVersion;
+    const definition = await definitionOf(ctx.db, form.id, version);
+    result.push({
+      crfId: form.id,
+      title: form.title,
+      option: definition.option ?? {},
+      definition,
+      records: mine.map((r) => ({ crfDataRecordId: r.id, values: r.values, state: r.state })),
+    });
+  }
+  return { subject, menu, crfs: result };
+}
+
+export async function latestRecordsOf(db: Db, subjectRecordId: number) {
+  return db
+    .select()
+    .from(crfDataRecords)
+    .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), isNull(crfDataRecords.deletedAt)))
+    .orderBy(desc(crfDataRecords.updatedAt));
+}

@@ -1,0 +1,118 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+import { eq } from 'drizzle-orm';
+import { fileTypeFromFile } from 'file-type';
+import type { AppContext } from '../../app-context.js';
+import { storedFiles } from '../../db/schema/index.js';
+import { AppError } from '../../http/app-error.js';
+import type { CurrentUser } from '../../http/auth.js';
+
+/** forms §5: video under 500 MB; the same bound for every file. */
+export const MAX_UPLOAD_BYTES = 500 * 1024 * 1024;
+
+const ALLOWED = new Set([
+  'image/jpeg',
+  'image/png',
+  'image/bmp',
+  'image/gif',
+  'image/webp',
+  'image/tiff',
+  'video/mp4',
+  'video/quicktime',
+  'video/webm',
+  'video/x-msvideo',
+  'video/x-matroska',
+  'application/pdf',
+  'application/dicom',
+  'application/zip',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/x-cfb',
+]);
+const TEXT_EXTENSIONS = /\.(txt|csv)$/i;
+
+export function filesDir(ctx: AppContext) {
+  return path.join(ctx.config.dataDir, 'files');
+}
+
+function pathOf(ctx: AppContext, fileKey: string) {
+  return path.join(filesDir(ctx), fileKey.slice(0, 2), fileKey);
+}
+
+/** Text files have no signature: accept them only when they look like text (no NUL byte). */
+async function looksLikeText(file: string) {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+    return !buffer.subarray(0, bytesRead).includes(0);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Streams an upload to disk while hashing it, then decides its type by its bytes, not its name:
+ * anything that is not an image, video, PDF, DICOM, office document or plain text is refused.
+ */
+export async function receiveFile(ctx: AppContext, stream: Readable & { truncated?: boolean }, fileName: string) {
+  const fileKey = crypto.randomBytes(16).toString('hex');
+  const target = pathOf(ctx, fileKey);
+  await fs.promises.mkdir(path.dirname(target), { recursive: true });
+  const temp = `${target}.part`;
+  const hash = crypto.createHash('sha256');
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(stream, meter, fs.createWriteStream(temp, { mode: 0o600 }));
+    if (stream.truncated || size > MAX_UPLOAD_BYTES) throw AppError.badRequest('file.too_large', '上传文件大小不能超过500MB!');
+    if (size === 0) throw AppError.badRequest('file.empty', '文件为空');
+    const detected = await fileTypeFromFile(temp);
+    let contentType = detected?.mime as string | undefined;
+    if (!contentType && TEXT_EXTENSIONS.test(fileName) && (await looksLikeText(temp))) contentType = 'text/plain; charset=utf-8';
+    if (!contentType || (!ALLOWED.has(contentType) && !contentType.startsWith('text/plain'))) {
+      throw AppError.badRequest('file.type_refused', '不支持的文件类型');
+    }
+    await fs.promises.rename(temp, target);
+    return { fileKey, size, sha256: hash.digest('hex'), contentType };
+  } catch (err) {
+    await fs.promises.rm(temp, { force: true });
+    throw err;
+  }
+}
+
+export async function recordFile(
+  ctx: AppContext,
+  user: CurrentUser,
+  studyId: number,
+  file: { fileKey: string; size: number; sha256: string; contentType: string },
+  fileName: string,
+) {
+  await ctx.db.insert(storedFiles).values({ ...file, studyId, fileName: fileName.slice(0, 255), createdBy: user.userId, createdAt: ctx.clock() });
+  return { fileKey: file.fileKey, filePath: file.fileKey, fileName, size: file.size, contentType: file.contentType };
+}
+
+export async function discardFile(ctx: AppContext, fileKey: string) {
+  await fs.promises.rm(pathOf(ctx, fileKey), { force: true });
+}
+
+export async function studyOfFile(ctx: AppContext, fileKey: string) {
+  const [row] = await ctx.db.select({ studyId: storedFiles.studyId }).from(storedFiles).where(eq(storedFiles.fileKey, fileKey));
+  return row?.studyId;
+}
+
+export async function openFile(ctx: AppContext, fileKey: string) {
+  const [row] = await ctx.db.select().from(storedFiles).where(eq(storedFiles.fileKey, fileKey));
+  if (!row) throw AppError.notFound('file.not_found', '文件不存在');
+  const file = pathOf(ctx, fileKey);
+  if (!fs.existsSync(file)) throw AppError.notFound('file.not_found', '文件不存在');
+  return { row, stream: fs.createReadStream(file) };
+}

@@ -1,0 +1,344 @@
+import crypto from 'node:crypto';
+import { and, count, desc, eq, gte, ilike, inArray, isNotNull, isNull, lte } from 'drizzle-orm';
+import { ageFromBirth, DEFAULT_BASE_CONFIG, DEFAULT_TIME_ZONE, MSG, subjectFieldErrors, todayString } from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import type { Db } from '../../db/client.js';
+import { crfDataRecords, departments, signatures, studies, studyDiseases, subjectRecords, subjects, users } from '../../db/schema/index.js';
+import { AppError } from '../../http/app-error.js';
+import type { CurrentUser } from '../../http/auth.js';
+import type { PageRequest } from '../../http/paging.js';
+import { hasStudyPermission, type StudyAccess } from '../../http/study-guard.js';
+import { verifyPassword } from '../../shared/password.js';
+import { getSerialNumber, nextSerialNumber } from '../study/study.service.js';
+import { audit, sameValue } from './audit.service.js';
+
+export interface SubjectInput {
+  identificationCode?: string | null;
+  subjectName: string;
+  gender: number;
+  birth?: string | null;
+  mobile?: string | null;
+  diseaseCode: string;
+  deptId?: number | null;
+}
+
+const SUBJECT_FIELDS = ['identificationCode', 'subjectName', 'gender', 'birth', 'mobile', 'diseaseCode', 'deptId'] as const;
+const notFound = () => AppError.notFound('subject.not_found', '患者不存在');
+
+export function requireStudyPermission(access: StudyAccess, key: string) {
+  if (!hasStudyPermission(access, key)) throw AppError.forbidden();
+}
+
+function today(ctx: AppContext) {
+  return todayString(ctx.clock(), DEFAULT_TIME_ZONE);
+}
+
+async function studyOf(db: Db, studyId: number) {
+  const [study] = await db.select().from(studies).where(and(eq(studies.studyId, studyId), isNull(studies.deletedAt)));
+  if (!study) throw AppError.notFound('study.not_found', '项目不存在');
+  const diseases = await db.select().from(studyDiseases).where(eq(studyDiseases.studyId, studyId)).orderBy(studyDiseases.id);
+  const baseConfig = DEFAULT_BASE_CONFIG.map((f) => ({ ...f, ...study.baseConfig.find((b) => b.name === f.name) }));
+  return { study, diseases, baseConfig };
+}
+
+export async function subjectFormModel(ctx: AppContext, studyId: number) {
+  const { study, diseases, baseConfig } = await studyOf(ctx.db, studyId);
+  const serial = await getSerialNumber(ctx, studyId);
+  return {
+    baseConfig,
+    diseases: diseases.map((d) => ({ id: d.id, diseaseName: d.diseaseName, diseaseCode: d.diseaseCode })),
+    enableSerialNumber: study.enableSerialNumber,
+    serialPreview: study.enableSerialNumber ? serial.preview : null,
+  };
+}
+
+export async function isCodeTaken(db: Db, studyId: number, code: string, exceptSubjectId?: number) {
+  const [row] = await db
+    .select({ id: subjects.id })
+    .from(subjects)
+    .where(and(eq(subjects.studyId, studyId), eq(subjects.identificationCode, code.trim()), isNull(subjects.deletedAt)));
+  return Boolean(row && row.id !== exceptSubjectId);
+}
+
+function fieldErrors(errors: Record<string, string>) {
+  const list = Object.entries(errors).map(([path, message]) => ({ path, message }));
+  if (list.length > 0) throw AppError.badRequest('subject.invalid', list[0]!.message, { errors: list });
+}
+
+const subjectColumns = {
+  id: subjects.id,
+  studyId: subjects.studyId,
+  subjectRecordId: subjectRecords.id,
+  identificationCode: subjects.identificationCode,
+  subjectName: subjects.subjectName,
+  gender: subjects.gender,
+  birth: subjects.birth,
+  mobile: subjects.mobile,
+  diseaseCode: subjects.diseaseCode,
+  openId: subjects.openId,
+  qrCode: subjects.qrCode,
+  deptId: subjects.deptId,
+  deptName: departments.deptName,
+  state: subjectRecords.state,
+  creater: users.name,
+  createTime: subjects.createdAt,
+  deletedAt: subjectRecords.deletedAt,
+};
+
+type SubjectRow = { birth: string | null } & Record<string, unknown>;
+function withAge<T extends SubjectRow>(ctx: AppContext, row: T) {
+  return { ...row, age: ageFromBirth(row.birth, today(ctx)), itemDatas: [] as Array<{ itemName: string; itemValue: unknown; units: string }> };
+}
+
+function subjectQuery(db: Db) {
+  return db
+    .select(subjectColumns)
+    .from(subjects)
+    .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
+    .leftJoin(departments, eq(departments.deptId, subjects.deptId))
+    .leftJoin(users, eq(users.userId, subjects.createdBy));
+}
+
+export async function getSubject(ctx: AppContext, subjectId: number) {
+  const [row] = await subjectQuery(ctx.db).where(eq(subjects.id, subjectId));
+  if (!row) throw notFound();
+  return withAge(ctx, row);
+}
+
+export async function getSubjectByRecord(ctx: AppContext, subjectRecordId: number) {
+  const [row] = await subjectQuery(ctx.db).where(eq(subjectRecords.id, subjectRecordId));
+  if (!row) throw notFound();
+  return withAge(ctx, row);
+}
+
+export async function studyOfSubject(ctx: AppContext, subjectId: number) {
+  const [row] = await ctx.db.select({ studyId: subjects.studyId }).from(subjects).where(eq(subjects.id, subjectId));
+  return row?.studyId;
+}
+
+export async function studyOfRecord(ctx: AppContext, subjectRecordId: number) {
+  const [row] = await ctx.db.select({ studyId: subjectRecords.studyId }).from(subjectRecords).where(eq(subjectRecords.id, subjectRecordId));
+  return row?.studyId;
+}
+
+/** Enrols a patient: subject, casebook (subject record), serial number and audit row in one transaction. */
+export async function createSubject(ctx: AppContext, user: CurrentUser, access: StudyAccess, studyId: number, input: SubjectInput) {
+  requireStudyPermission(access, 'btn:business.subject.add');
+  const subjectId = await ctx.db.transaction(async (tx) => {
+    const { study, diseases, baseConfig } = await studyOf(tx, studyId);
+    fieldErrors(
+      subjectFieldErrors(input, { baseConfig, today: today(ctx), serialNumbers: study.enableSerialNumber, diseaseCodes: diseases.map((d) => d.diseaseCode) }),
+    );
+    const deptId = input.deptId ?? user.deptId;
+    const code = study.enableSerialNumber ? await nextSerialNumber(tx, studyId, deptId) : input.identificationCode!.trim();
+    if (await isCodeTaken(tx, studyId, code)) throw AppError.conflict('subject.code_taken', MSG.codeTaken);
+    const [subject] = await tx
+      .insert(subjects)
+      .values({
+        studyId,
+        identificationCode: code,
+        subjectName: input.subjectName.trim(),
+        gender: input.gender,
+        birth: input.birth || null,
+        mobile: input.mobile || null,
+        diseaseCode: input.diseaseCode,
+        qrCode: crypto.randomBytes(16).toString('hex'),
+        deptId,
+        createdBy: user.userId,
+        createdAt: ctx.clock(),
+        updatedAt: ctx.clock(),
+      })
+      .returning({ id: subjects.id });
+    const [record] = await tx
+      .insert(subjectRecords)
+      .values({ studyId, subjectId: subject!.id, createdBy: user.userId, createdAt: ctx.clock(), updatedAt: ctx.clock() })
+      .returning({ id: subjectRecords.id });
+    await audit(tx, user, ctx.clock(), [
+      { studyId, subjectRecordId: record!.id, action: 'subject.create', newValue: { ...input, identificationCode: code, deptId } },
+    ]);
+    return subject!.id;
+  });
+  return getSubject(ctx, subjectId);
+}
+
+export async function updateSubject(ctx: AppContext, user: CurrentUser, access: StudyAccess, subjectId: number, input: SubjectInput) {
+  requireStudyPermission(access, 'btn:business.subject.edit');
+  await ctx.db.transaction(async (tx) => {
+    const [existing] = await tx.select().from(subjects).where(and(eq(subjects.id, subjectId), isNull(subjects.deletedAt))).for('update');
+    if (!existing) throw notFound();
+    const [record] = await tx.select({ id: subjectRecords.id }).from(subjectRecords).where(eq(subjectRecords.subjectId, subjectId));
+    const { study, diseases, baseConfig } = await studyOf(tx, existing.studyId);
+    // A serial code is the study's to assign; it never changes afterwards.
+    const code = study.enableSerialNumber ? existing.identificationCode : (input.identificationCode ?? '').trim();
+    fieldErrors(
+      subjectFieldErrors({ ...input, identificationCode: code }, { baseConfig, today: today(ctx), serialNumbers: false, diseaseCodes: diseases.map((d) => d.diseaseCode) }),
+    );
+    if (code !== existing.identificationCode && (await isCodeTaken(tx, existing.studyId, code, subjectId))) {
+      throw AppError.conflict('subject.code_taken', MSG.codeTaken);
+    }
+    const next = {
+      identificationCode: code,
+      subjectName: input.subjectName.trim(),
+      gender: input.gender,
+      birth: input.birth || null,
+      mobile: input.mobile || null,
+      diseaseCode: input.diseaseCode,
+      deptId: input.deptId ?? existing.deptId,
+    };
+    await tx.update(subjects).set({ ...next, updatedAt: ctx.clock() }).where(eq(subjects.id, subjectId));
+    await audit(
+      tx,
+      user,
+      ctx.clock(),
+      SUBJECT_FIELDS.filter((f) => !sameValue(existing[f], next[f])).map((f) => ({
+        studyId: existing.studyId,
+        subjectRecordId: record!.id,
+        action: 'subject.update',
+        itemName: f,
+        oldValue: existing[f],
+        newValue: next[f],
+      })),
+    );
+  });
+  return getSubject(ctx, subjectId);
+}
+
+export interface RecordFilter {
+  identificationCode?: string;
+  subjectName?: string;
+  diseaseCode?: string;
+  state?: number;
+  beginDate?: string;
+  endDate?: string;
+  deleted?: boolean;
+}
+
+/** The patient list: casebooks with their form progress and the study's extra CRF columns. */
+export async function listRecords(ctx: AppContext, studyId: number, filter: RecordFilter, page: PageRequest) {
+  const where = and(
+    eq(subjectRecords.studyId, studyId),
+    filter.deleted ? isNotNull(subjectRecords.deletedAt) : isNull(subjectRecords.deletedAt),
+    filter.identificationCode ? ilike(subjects.identificationCode, `%${filter.identificationCode}%`) : undefined,
+    filter.subjectName ? ilike(subjects.subjectName, `%${filter.subjectName}%`) : undefined,
+    filter.diseaseCode ? eq(subjects.diseaseCode, filter.diseaseCode) : undefined,
+    filter.state !== undefined ? eq(subjectRecords.state, filter.state) : undefined,
+    filter.beginDate ? gte(subjects.createdAt, new Date(`${filter.beginDate}T00:00:00+08:00`)) : undefined,
+    filter.endDate ? lte(subjects.createdAt, new Date(`${filter.endDate}T23:59:59.999+08:00`)) : undefined,
+  );
+  const [{ total }] = (await ctx.db
+    .select({ total: count() })
+    .from(subjectRecords)
+    .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+    .where(where)) as [{ total: number }];
+  const rows = await subjectQuery(ctx.db).where(where).orderBy(desc(subjects.createdAt), desc(subjects.id)).limit(page.limit).offset(page.offset);
+  if (rows.length === 0) return { list: [], total: Number(total) };
+  const [study] = await ctx.db.select({ displayCrfColumn: studies.displayCrfColumn }).from(studies).where(eq(studies.studyId, studyId));
+  const records = await ctx.db
+    .select({ subjectRecordId: crfDataRecords.subjectRecordId, state: crfDataRecords.state, values: crfDataRecords.values, updatedAt: crfDataRecords.updatedAt })
+    .from(crfDataRecords)
+    .where(and(inArray(crfDataRecords.subjectRecordId, rows.map((r) => r.subjectRecordId)), isNull(crfDataRecords.deletedAt)))
+    .orderBy(crfDataRecords.updatedAt);
+  const list = rows.map((row) => {
+    const mine = records.filter((r) => r.subjectRecordId === row.subjectRecordId);
+    const columns: Record<string, unknown> = {};
+    for (const name of study?.displayCrfColumn ?? []) {
+      for (const r of mine) if (r.values[name] !== undefined && r.values[name] !== null && r.values[name] !== '') columns[name] = r.values[name];
+    }
+    return {
+      ...withAge(ctx, row),
+      crfStates: { total: mine.length, submitted: mine.filter((r) => r.state === 2).length, incomplete: mine.filter((r) => r.state === 1).length, doubt: 0 },
+      columns,
+    };
+  });
+  return { list, total: Number(total) };
+}
+
+export async function recordColumns(ctx: AppContext, studyId: number) {
+  const { study, baseConfig } = await studyOf(ctx.db, studyId);
+  return [
+    ...baseConfig.filter((f) => f.display).map((f) => ({ key: f.name, title: f.header, source: 'base' as const, width: f.name === 'identificationCode' ? 140 : 120 })),
+    ...study.displayCrfColumn.map((name) => ({ key: name, title: name, source: 'crf' as const, width: 150 })),
+  ];
+}
+
+export async function setRecordState(ctx: AppContext, user: CurrentUser, access: StudyAccess, subjectRecordId: number, state: number, reason?: string) {
+  requireStudyPermission(access, 'btn:business.subject.edit');
+  if (state === 2 && !reason?.trim()) throw AppError.badRequest('subject_record.reason_required', '请填写退出原因');
+  await ctx.db.transaction(async (tx) => {
+    const [record] = await tx.select().from(subjectRecords).where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt))).for('update');
+    if (!record) throw notFound();
+    if (record.state === state) return;
+    await tx.update(subjectRecords).set({ state, updatedAt: ctx.clock() }).where(eq(subjectRecords.id, subjectRecordId));
+    await audit(tx, user, ctx.clock(), [
+      { studyId: record.studyId, subjectRecordId, action: 'subject.state', itemName: 'state', oldValue: record.state, newValue: state, reason: reason ?? null },
+    ]);
+  });
+}
+
+/** Soft delete: the casebook disappears from lists, stays in the database, and can be restored. */
+export async function deleteRecord(ctx: AppContext, user: CurrentUser, access: StudyAccess, subjectRecordId: number, reason: string, restore = false) {
+  requireStudyPermission(access, 'btn:business.subject.remove');
+  await ctx.db.transaction(async (tx) => {
+    const [record] = await tx.select().from(subjectRecords).where(eq(subjectRecords.id, subjectRecordId)).for('update');
+    if (!record || Boolean(record.deletedAt) === !restore) throw notFound();
+    const deletedAt = restore ? null : ctx.clock();
+    if (restore) {
+      const [subject] = await tx.select().from(subjects).where(eq(subjects.id, record.subjectId));
+      if (subject && (await isCodeTaken(tx, record.studyId, subject.identificationCode, subject.id))) {
+        throw AppError.conflict('subject.code_taken', `${MSG.codeTaken}，无法恢复`);
+      }
+    }
+    await tx.update(subjectRecords).set({ deletedAt, updatedAt: ctx.clock() }).where(eq(subjectRecords.id, subjectRecordId));
+    await tx.update(subjects).set({ deletedAt, updatedAt: ctx.clock() }).where(eq(subjects.id, record.subjectId));
+    await audit(tx, user, ctx.clock(), [{ studyId: record.studyId, subjectRecordId, action: restore ? 'subject.restore' : 'subject.delete', reason }]);
+  });
+}
+
+/**
+ * The investigator's signature over a casebook (21 CFR Part 11 §11.200): the password is
+ * re-entered at signing, and the signature records signer, meaning and time.
+ */
+export async function signRecord(ctx: AppContext, user: CurrentUser, access: StudyAccess, subjectRecordId: number, password: string, meaning?: string) {
+  requireStudyPermission(access, 'btn:business.crf.sign');
+  const [account] = await ctx.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.userId, user.userId));
+  if (!account || !(await verifyPassword(account.passwordHash, password))) throw AppError.badRequest('sign.password_wrong', '密码错误，签名未完成');
+  const [study] = await ctx.db.select({ signConfig: studies.signConfig }).from(studies).where(eq(studies.studyId, access.studyId));
+  const text = meaning?.trim() || study?.signConfig.meaning || '本人确认以上数据真实、准确、完整';
+  const id = await ctx.db.transaction(async (tx) => {
+    const [record] = await tx.select().from(subjectRecords).where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt)));
+    if (!record) throw notFound();
+    const [row] = await tx
+      .insert(signatures)
+      .values({ studyId: record.studyId, subjectRecordId, userId: user.userId, signerName: user.name, meaning: text, signedAt: ctx.clock() })
+      .returning({ id: signatures.id });
+    await audit(tx, user, ctx.clock(), [{ studyId: record.studyId, subjectRecordId, action: 'subject.sign', newValue: { meaning: text }, reason: text }]);
+    return row!.id;
+  });
+  return (await listSignatures(ctx, subjectRecordId)).find((s) => s.id === id)!;
+}
+
+export async function listSignatures(ctx: AppContext, subjectRecordId: number) {
+  const rows = await ctx.db.select().from(signatures).where(eq(signatures.subjectRecordId, subjectRecordId)).orderBy(desc(signatures.id));
+  return rows.map((s) => ({
+    id: s.id,
+    signer: s.signerName,
+    meaning: s.meaning,
+    signedAt: s.signedAt,
+    valid: s.invalidatedAt === null,
+    invalidatedAt: s.invalidatedAt,
+    invalidatedReason: s.invalidatedReason,
+  }));
+}
+
+/** A change to signed data voids the signatures over it; the voiding is audited with the change. */
+export async function invalidateSignatures(tx: Db, user: CurrentUser, at: Date, studyId: number, subjectRecordId: number, why: string) {
+  const voided = await tx
+    .update(signatures)
+    .set({ invalidatedAt: at, invalidatedReason: why })
+    .where(and(eq(signatures.subjectRecordId, subjectRecordId), isNull(signatures.invalidatedAt)))
+    .returning({ id: signatures.id });
+  if (voided.length > 0) {
+    await audit(tx, user, at, [{ studyId, subjectRecordId, action: 'subject.sign_invalidated', reason: why, oldValue: voided.map((v) => v.id) }]);
+  }
+}
+
