@@ -3,7 +3,6 @@ import { additionKey, readRows, type CrfNode, type ItemState } from '@ecrf/core'
 import { cellKey, unitKey, useCrfStore, useStoreSlice } from './crf-store';
 import { FieldView } from './field-view';
 import { sameItemState } from './item-state';
-import { useRenderProbe } from './render-probe';
 
 /** A top-level value item bound to the store: its value, unit, addition text, touched flag and server messages. */
 export function TopLevelField({ node, state, itemKey }: { node: CrfNode; state: ItemState; itemKey: string }) {
@@ -52,7 +51,6 @@ export const CellField = memo(
     const store = useCrfStore();
     const name = node.name;
     const key = cellKey(container, row, name);
-    useRenderProbe(key);
     const shown = useStoreSlice(store, (s) => s.isShown(key));
     const server = useStoreSlice(store, (s) => s.serverErrors(key));
     const unit = useStoreSlice(store, (s) => readRows(s.values[container])[row]?.[unitKey(name)]);

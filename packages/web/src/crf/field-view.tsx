@@ -4,6 +4,7 @@ import { isEmptyValue, referenceRange, unitsOf, type CrfNode, type ItemState } f
 import { useCrfStore } from './crf-store';
 import { CRF_T } from './crf-texts';
 import { sameItemState } from './item-state';
+import { useRenderProbe } from './render-probe';
 import { renderControl } from './widget-registry';
 import { asText, titleOf, widthStyle } from './widgets/widget-utils';
 
@@ -44,6 +45,7 @@ function unique(lists: ReadonlyArray<readonly string[] | undefined>): string[] {
 function FieldViewInner(props: FieldViewProps) {
   const { node, state, id, layout, showErrors, serverErrors, unit, onChange, onBlur, onUnitChange, addition, onAdditionChange } = props;
   const store = useCrfStore();
+  useRenderProbe(id);
   const title = titleOf(node);
   const own = showErrors || !isEmptyValue(state.value);
   const errors = unique([serverErrors, own ? state.errors : undefined]);
@@ -62,6 +64,7 @@ function FieldViewInner(props: FieldViewProps) {
     onChange,
     onBlur,
     ariaLabel: layout === 'cell' ? title : undefined,
+    labelId: layout === 'field' ? `${id}-label` : undefined,
   });
   if (control === null) return null;
 

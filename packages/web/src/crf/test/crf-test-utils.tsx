@@ -3,6 +3,7 @@ import { fireEvent, screen } from '@testing-library/react';
 import type { CrfDefinition, CrfNode, FormState } from '@ecrf/core';
 import { renderWithProviders } from '../../test/render';
 import { CrfForm, type CrfFormProps } from '../crf-form';
+import { RenderProbeContext, type RenderProbe } from '../render-probe';
 
 export const NOW = new Date('2024-06-15T02:30:00Z'); // 10:30 in Asia/Shanghai
 
@@ -23,7 +24,7 @@ export interface Harness {
 }
 
 /** Renders a CrfForm the way a page does: values held by the parent and handed back on each change. */
-export function renderCrf(definition: CrfDefinition, initial: Record<string, unknown> = {}, props: Partial<CrfFormProps> = {}) {
+export function renderCrf(definition: CrfDefinition, initial: Record<string, unknown> = {}, props: Partial<CrfFormProps> = {}, probe?: RenderProbe) {
   const harness: Harness = { changes: [], last: () => harness.changes.at(-1)?.values ?? initial, state: () => latest };
   let latest: FormState | undefined;
   function Page() {
@@ -46,7 +47,7 @@ export function renderCrf(definition: CrfDefinition, initial: Record<string, unk
       />
     );
   }
-  const view = renderWithProviders(<Page />);
+  const view = renderWithProviders(probe ? <RenderProbeContext.Provider value={probe}><Page /></RenderProbeContext.Provider> : <Page />);
   return { ...view, harness };
 }
 

@@ -29,6 +29,7 @@ interface SingleProps {
   onChange: (value: string) => void;
   onBlur: () => void;
   ariaLabel?: string | undefined;
+  labelId?: string | undefined;
 }
 
 interface MultiProps extends Omit<SingleProps, 'value' | 'onChange'> {
@@ -39,7 +40,7 @@ interface MultiProps extends Omit<SingleProps, 'value' | 'onChange'> {
 const options = (choices: Choice[]) => choices.map((c) => ({ value: c.value, label: c.text }));
 
 export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLook }) {
-  const { node, id, value, disabled, status, onChange, onBlur, ariaLabel } = props;
+  const { node, id, value, disabled, status, onChange, onBlur, ariaLabel, labelId } = props;
   const choices = choicesOf(node.option);
   if (look === 'pop') {
     return (
@@ -67,7 +68,7 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
   ) : null;
   if (look === 'tag') {
     return (
-      <div className="crf-choice" onBlur={onBlur}>
+      <div className="crf-choice" role="radiogroup" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur}>
         <Radio.Group
           id={id}
           optionType="button"
@@ -75,7 +76,6 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
           value={value}
           disabled={disabled}
           options={options(choices)}
-          aria-label={ariaLabel}
           onChange={(event) => onChange(String(event.target.value))}
         />
         {clear}
@@ -83,14 +83,13 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
     );
   }
   return (
-    <div className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`} onBlur={onBlur}>
+    <div className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`} role="radiogroup" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur}>
       <Radio.Group
         id={id}
         value={value}
         disabled={disabled}
         vertical={look === 'list'}
         options={options(choices)}
-        aria-label={ariaLabel}
         onChange={(event) => onChange(String(event.target.value))}
       />
       {clear}
@@ -99,7 +98,7 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
 }
 
 export function MultiChoice({ look, ...props }: MultiProps & { look: ChoiceLook }) {
-  const { node, id, value, disabled, status, onChange, onBlur, ariaLabel } = props;
+  const { node, id, value, disabled, status, onChange, onBlur, ariaLabel, labelId } = props;
   const choices = choicesOf(node.option);
   // Emitted in the options' order whatever the order of clicks.
   const ordered = (chosen: readonly string[]) => {
@@ -128,7 +127,7 @@ export function MultiChoice({ look, ...props }: MultiProps & { look: ChoiceLook 
   }
   if (look === 'tag') {
     return (
-      <div className="crf-choice crf-choice-tags" id={id} role="group" aria-label={ariaLabel} onBlur={onBlur}>
+      <div className="crf-choice crf-choice-tags" id={id} role="group" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur}>
         {choices.map((c) => (
           <Tag.CheckableTag
             key={c.value}
@@ -147,7 +146,7 @@ export function MultiChoice({ look, ...props }: MultiProps & { look: ChoiceLook 
     );
   }
   return (
-    <div className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`} id={id} role="group" aria-label={ariaLabel} onBlur={onBlur}>
+    <div className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`} id={id} role="group" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur}>
       <Checkbox.Group
         value={value}
         disabled={disabled}

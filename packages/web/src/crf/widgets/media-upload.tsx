@@ -13,7 +13,7 @@ import type { ControlProps } from './widget-types';
  * The image and video lists (forms §3, §4): any stored shape is read, and every change (add appends,
  * edit replaces at its index, remove after confirmation) emits the whole list as JSON.
  */
-export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, onChange, onBlur, ariaLabel }: ControlProps & { kind: K }) {
+export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, onChange, onBlur, ariaLabel, labelId }: ControlProps & { kind: K }) {
   const store = useCrfStore();
   const ui = useCrfUi();
   const canUpload = useStoreSlice(store, (s) => s.canUpload);
@@ -32,7 +32,7 @@ export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, on
   const canAdd = !disabled && canUpload;
 
   return (
-    <div className="crf-media" id={id} role="group" aria-label={ariaLabel}>
+    <div className="crf-media" id={id} role="group" aria-labelledby={labelId} aria-label={ariaLabel}>
       {entries.map((entry, index) => {
         const url = image ? (entry as ImageEntry).dialogImgUrl : (entry as VideoEntry).dialogVideoUrl;
         const time = image ? (entry as ImageEntry).uploadTime : (entry as VideoEntry).videoTime;

@@ -4,7 +4,7 @@ import { CRF_T } from '../crf-texts';
 import type { ControlProps } from './widget-types';
 
 /** 滑块: range and step from core's layout helper (valueMin/valueMax, else the options, else 0–10 step 1). Value: a number. */
-export function SliderWidget({ node, id, value, disabled, onChange, onBlur, ariaLabel }: ControlProps) {
+export function SliderWidget({ node, id, value, disabled, onChange, onBlur, ariaLabel, labelId }: ControlProps) {
   const { min, max, step } = sliderRange(node.option);
   const current = typeof value === 'number' && Number.isFinite(value) ? value : undefined;
   return (
@@ -19,6 +19,7 @@ export function SliderWidget({ node, id, value, disabled, onChange, onBlur, aria
         disabled={disabled}
         marks={{ [min]: String(min), [max]: String(max) }}
         ariaLabelForHandle={ariaLabel}
+        ariaLabelledByForHandle={labelId}
         classNames={current === undefined ? { handle: 'crf-slider-unset' } : undefined}
         onChange={(next: number) => onChange(next)}
       />

@@ -15,6 +15,8 @@ export interface ControlProps {
   onBlur: () => void;
   /** Set in table cells, where there is no visible label. */
   ariaLabel?: string | undefined;
+  /** The id of the visible label, for controls that are groups rather than inputs (choices, uploads). */
+  labelId?: string | undefined;
 }
 
 /** A block widget: containers, rows, titles and links, which lay out or show rather than hold one value. */
