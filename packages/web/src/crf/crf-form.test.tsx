@@ -1,6 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { act, cleanup, fireEvent, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { exampleCrf, genderFromFormContext, initialValues } from '@ecrf/core';
+import { renderWithProviders } from '../test/render';
+import { CrfForm } from './crf-form';
 import { blur, form, item, NOW, renderCrf, typeInto } from './test/crf-test-utils';
 
 afterEach(cleanup);
@@ -228,12 +230,15 @@ describe('CrfForm: read-only', () => {
     expect(screen.getByRole('alert').textContent).toContain('CRF 定义有');
   });
 
-  it('values handed in later replace the working copy; handing back what was emitted changes nothing', () => {
-    const definition = form([item('input', 'a', '甲')]);
-    const { rerender } = renderCrf(definition, { a: '一' });
-    expect((screen.getByLabelText('甲') as HTMLInputElement).value).toBe('一');
-    act(() => typeInto('甲', '二'));
+  it('values handed in later replace the working copy; the working copy survives a parent that does not hand values back', () => {
+    const definition = form([item('input', 'a', '甲'), item('int', 'b', '乙', { calc: 'c + 1' }), item('int', 'c', '丙')]);
+    const onChange = vi.fn();
+    const view = renderWithProviders(<CrfForm definition={definition} values={{ a: '一' }} onChange={onChange} context={{ now: NOW }} />);
+    typeInto('甲', '二');
+    expect(onChange).toHaveBeenLastCalledWith({ a: '二' }, 'a');
     expect((screen.getByLabelText('甲') as HTMLInputElement).value).toBe('二');
-    void rerender;
+    view.rerender(<CrfForm definition={definition} values={{ a: '三', c: '4' }} onChange={onChange} context={{ now: NOW }} />);
+    expect((screen.getByLabelText('甲') as HTMLInputElement).value).toBe('三');
+    expect((screen.getByLabelText('乙') as HTMLInputElement).value).toBe('5');
   });
 });
