@@ -19,6 +19,7 @@ import { menuRoutes } from './modules/system/menu.routes.js';
 import { roleRoutes } from './modules/system/role.routes.js';
 import { userRoutes } from './modules/system/user.routes.js';
 import { captureRoutes } from './modules/capture/capture.routes.js';
+import { doubtRoutes } from './modules/doubt/doubt.routes.js';
 import { crfRoutes } from './modules/study/crf.routes.js';
 import { setupRoutes } from './modules/study/setup.routes.js';
 import { staffRoutes } from './modules/study/staff.routes.js';
@@ -76,6 +77,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   crfRoutes(app, ctx);
   setupRoutes(app, ctx);
   captureRoutes(app, ctx);
+  doubtRoutes(app, ctx);
 
   const webDist = ctx.config.webDist;
   const serveWeb = opts.serveWeb === true && fs.existsSync(path.join(webDist, 'index.html'));

@@ -139,8 +139,9 @@ describe('save and submit', () => {
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
     expect(submitted.body.data).toMatchObject({ state: 2, version: 2 });
     expect(submitted.body.data.warnings[0].message).toBe('收缩压≥180 mmHg，请核实');
+    // The ≥180 warning became a system query, so the form shows 存在质疑 (9).
     const menu = (await t.call(admin, 'GET', `/api/business/crf/menu/${subject.subjectRecordId}`)).body.data;
-    expect(menu[0].childrens[1].state).toBe(2);
+    expect(menu[0].childrens[1].state).toBe(9);
   });
 
   it('a change to a submitted form needs a reason, and every changed item is audited with old and new values', async () => {

@@ -16,6 +16,7 @@ import { crfDataRecords, crfStageCrfs, crfStages, crfVersions, crfs, subjectReco
 import { AppError } from '../../http/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import { hasStudyPermission, type StudyAccess } from '../../http/study-guard.js';
+import { activeDoubtsOf, syncSystemQueries, systemFindings } from '../doubt/doubt.service.js';
 import { audit, sameValue } from './audit.service.js';
 import { getSubjectByRecord, invalidateSignatures, listSignatures } from './subject.service.js';
 
@@ -73,8 +74,9 @@ async function isRepeatable(db: Db, crfId: number) {
   return links.some((l) => l.repeat !== 1);
 }
 
-function formState(records: Array<{ state: number }>): number {
+function formState(records: Array<{ id?: number; state: number }>, doubtRecordIds: ReadonlySet<number> = new Set()): number {
   if (records.length === 0) return FORM_STATE.notStarted;
+  if (records.some((r) => r.id !== undefined && doubtRecordIds.has(r.id))) return FORM_STATE.doubt;
   return records.some((r) => r.state !== FORM_STATE.submitted) ? FORM_STATE.incomplete : FORM_STATE.submitted;
 }
 
@@ -100,8 +102,9 @@ export async function crfMenu(ctx: AppContext, access: StudyAccess, subjectRecor
     .innerJoin(crfs, eq(crfs.id, crfStageCrfs.crfId))
     .where(eq(crfStageCrfs.studyId, record.studyId))
     .orderBy(asc(crfStageCrfs.orderNum), asc(crfStageCrfs.crfId));
+  const doubtRecordIds = new Set((await activeDoubtsOf(ctx.db, subjectRecordId)).map((d) => d.crfDataRecordId));
   const data = await ctx.db
-    .select({ crfId: crfDataRecords.crfId, state: crfDataRecords.state })
+    .select({ id: crfDataRecords.id, crfId: crfDataRecords.crfId, state: crfDataRecords.state })
     .from(crfDataRecords)
     .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), isNull(crfDataRecords.deletedAt)));
   const btns = STUDY_BUTTONS.filter(([code]) => hasStudyPermission(access, `btn:${code}`)).map(([code, title]) => ({ code, title }));
@@ -119,7 +122,7 @@ export async function crfMenu(ctx: AppContext, access: StudyAccess, subjectRecor
             .filter((l) => l.stageId === s.id && can(access, l.crfId, 'view'))
             .map((l) => {
               const mine = data.filter((d) => d.crfId === l.crfId);
-              return { id: `crf-${s.id}-${l.crfId}`, title: l.title, type: 1 as const, crfId: l.crfId, repeat: l.repeat, state: formState(mine), count: mine.length, childrens: [], btns };
+              return { id: `crf-${s.id}-${l.crfId}`, title: l.title, type: 1 as const, crfId: l.crfId, repeat: l.repeat, state: formState(mine, doubtRecordIds), count: mine.length, childrens: [], btns };
             }),
         ],
       }));
@@ -159,14 +162,17 @@ export async function crfDetail(ctx: AppContext, access: StudyAccess, subjectRec
   const subject = await getSubjectByRecord(ctx, subjectRecordId);
   const [creater] = await ctx.db.select({ name: users.name }).from(users).where(eq(users.userId, record.createdBy ?? 0));
   const signature = (await listSignatures(ctx, subjectRecordId))[0] ?? null;
+  const active = (await activeDoubtsOf(ctx.db, subjectRecordId)).filter((d) => d.crfId === crfId);
   return {
     crf: { id: crf.id, title: crf.title, version, option: definition.option ?? {}, definition },
     subject,
     subjectRecord: { id: record.id, creater: creater?.name ?? '', state: record.state },
-    subjectState: { crfId, subjectRecordId, state: formState(rows) },
+    subjectState: { crfId, subjectRecordId, state: formState(rows, new Set(active.map((d) => d.crfDataRecordId))) },
     crfDataRecord: current ? presentRecord(current) : null,
     crfDataRecords: rows.map((r) => ({ crfDataRecordId: r.id, state: r.state })),
-    crfDoubts: [] as Array<{ itemName: string; groupName: string | null; groupIndex: number | null; doubtId: number }>,
+    crfDoubts: active
+      .filter((d) => d.crfDataRecordId === current?.id)
+      .map((d) => ({ itemName: d.itemName, groupName: d.groupName, groupIndex: d.groupIndex, doubtId: d.doubtId, optionType: d.optionType, doubtType: d.doubtType })),
     initialValues: current ? null : initialValues(definition, { now: ctx.clock(), gender: genderFromPatient(subject.gender) }),
     repeat: repeatable ? 0 : 1,
     permissions: permissionsFor(access, crfId),
@@ -321,6 +327,14 @@ export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyA
       ...(input.submit && !wasSubmitted ? [{ ...base, action: 'crf.submit' }] : []),
     ]);
     if (changed.length > 0) await invalidateSignatures(tx, user, now, record.studyId, record.id, `表单“${crf.title}”的数据在签名后被修改`);
+    await syncSystemQueries(
+      tx,
+      user,
+      now,
+      { id, studyId: record.studyId, subjectRecordId: record.id, crfId: input.crfId, values: after },
+      systemFindings(definition, evaluated),
+      state === FORM_STATE.submitted,
+    );
     return {
       crfDataRecordId: id,
       version,

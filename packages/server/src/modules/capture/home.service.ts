@@ -19,6 +19,13 @@ export async function studyIndex(ctx: AppContext, studyId: number) {
     sql`select count(*) filter (where state = 1)::int as incomplete, count(*) filter (where state = 2)::int as submitted
         from crf_data_records where study_id = ${studyId} and deleted_at is null`,
   );
+  const [doubtRow] = await queryRows<{ open: number; replied: number; closed: number; records: number }>(
+    ctx.db,
+    sql`select count(*) filter (where option_type = 0)::int as open, count(*) filter (where option_type = 2)::int as replied,
+          count(*) filter (where option_type = 1)::int as closed,
+          count(distinct crf_data_record_id) filter (where option_type <> 1)::int as records
+        from doubts where study_id = ${studyId}`,
+  );
   const enrolment = await queryRows<{ month: string; count: number }>(
     ctx.db,
     sql`select to_char(s.created_at at time zone 'Asia/Shanghai', 'YYYY-MM') as month, count(*)::int as count
@@ -33,8 +40,8 @@ export async function studyIndex(ctx: AppContext, studyId: number) {
       withdrawn: Number(subjectsRow?.withdrawn ?? 0),
       thisMonth: Number(subjectsRow?.this_month ?? 0),
     },
-    forms: { incomplete: Number(formsRow?.incomplete ?? 0), submitted: Number(formsRow?.submitted ?? 0), doubt: 0 },
-    doubts: { open: 0, replied: 0, closed: 0 },
+    forms: { incomplete: Number(formsRow?.incomplete ?? 0), submitted: Number(formsRow?.submitted ?? 0), doubt: Number(doubtRow?.records ?? 0) },
+    doubts: { open: Number(doubtRow?.open ?? 0), replied: Number(doubtRow?.replied ?? 0), closed: Number(doubtRow?.closed ?? 0) },
     enrolment: enrolment.reverse().map((e) => ({ month: e.month, count: Number(e.count) })),
   };
 }

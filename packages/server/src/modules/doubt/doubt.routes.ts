@@ -1,0 +1,100 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import { requireUser } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { requireStudy } from '../../http/study-guard.js';
+import type { App } from '../../http/types.js';
+import { fromQuery, studyIdQuery } from '../study/study.routes.js';
+import * as doubtService from './doubt.service.js';
+
+const tags = ['质疑'];
+const module = '质疑管理';
+const id = z.coerce.number().int().positive();
+
+export function doubtRoutes(app: App, ctx: AppContext) {
+  const ofDoubt = (doubtId: number | undefined) => (doubtId ? doubtService.studyOfDoubt(ctx, doubtId) : undefined);
+  const ofOpen = (r: FastifyRequest) => {
+    const body = r.body as { crfDataRecordId?: number; doubtId?: number } | undefined;
+    if (body?.doubtId) return ofDoubt(body.doubtId);
+    return body?.crfDataRecordId ? doubtService.studyOfDataRecord(ctx, body.crfDataRecordId) : (r.query as { studyId?: number }).studyId;
+  };
+
+  app.post(
+    '/api/business/doubt/open',
+    {
+      schema: {
+        tags,
+        summary: '发起质疑（或以 doubtId 重新开启已回复的质疑）',
+        querystring: z.object({ studyId: id.optional() }),
+        body: z.object({
+          crfDataRecordId: z.number().int().positive().nullish(),
+          itemName: z.string().max(100).optional(),
+          groupName: z.string().max(100).nullish(),
+          groupIndex: z.number().int().min(0).nullish(),
+          doubtDescription: z.string().max(1000),
+          doubtId: z.number().int().positive().nullish(),
+        }),
+      },
+      config: { study: ofOpen, module, action: '发起' },
+    },
+    async (request) => ok(await doubtService.openDoubt(ctx, requireUser(request), requireStudy(request), request.body), doubtService.DOUBT_MSG.opened),
+  );
+  app.put(
+    '/api/business/doubt/reply',
+    {
+      schema: { tags, summary: '回复质疑', body: z.object({ doubtId: z.number().int().positive(), content: z.string().max(1000).default('') }) },
+      config: { study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId), module, action: '回复' },
+    },
+    async (request) => {
+      await doubtService.replyDoubt(ctx, requireUser(request), requireStudy(request), request.body.doubtId, request.body.content);
+      return ok(null, doubtService.DOUBT_MSG.replied);
+    },
+  );
+  app.put(
+    '/api/business/doubt/close',
+    {
+      schema: { tags, summary: '关闭质疑', body: z.object({ doubtId: z.number().int().positive(), content: z.string().max(1000).default('') }) },
+      config: { study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId), module, action: '关闭' },
+    },
+    async (request) => {
+      await doubtService.closeDoubt(ctx, requireUser(request), requireStudy(request), request.body.doubtId, request.body.content);
+      return ok(null, doubtService.DOUBT_MSG.closed);
+    },
+  );
+  app.get(
+    '/api/business/doubts/count',
+    { schema: { tags, summary: '等待我处理的质疑数', querystring: studyIdQuery }, config: { study: fromQuery } },
+    async (request) => ok(await doubtService.waitingCount(ctx, requireStudy(request))),
+  );
+  app.get(
+    '/api/business/doubts',
+    {
+      schema: {
+        tags,
+        summary: '质疑列表',
+        querystring: studyIdQuery.extend({
+          ...pagingQuery,
+          subjectRecordId: id.optional(),
+          crfId: id.optional(),
+          crfDataRecordId: id.optional(),
+          itemName: z.string().optional(),
+          optionType: z.coerce.number().int().min(0).max(2).optional(),
+          doubtType: z.coerce.number().int().min(0).max(1).optional(),
+          userName: z.string().trim().optional(),
+          identificationCode: z.string().trim().optional(),
+          beginDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+          endDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+        }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) => ok(await doubtService.listDoubts(ctx, request.query.studyId, request.query, pageRequest(request.query))),
+  );
+  app.get(
+    '/api/business/doubt/:id',
+    { schema: { tags, summary: '质疑详情与往来记录', params: z.object({ id }) }, config: { study: (r) => ofDoubt((r.params as { id: number }).id) } },
+    async (request) => ok(await doubtService.getDoubt(ctx, request.params.id)),
+  );
+}
