@@ -6,6 +6,7 @@ import { useNavigate } from 'react-router';
 import { studyApi, type Study } from '../../api/study.api';
 import { T } from '../../locales/zh-CN';
 import { useAppStore } from '../../stores/app.store';
+import { useSession } from '../../stores/session.store';
 import { formatDate } from '../../utils/format-date';
 import { scrollTo } from '../../utils/scroll-to';
 import { StudyStatusTag } from '../study/components/study-status-tag';
@@ -20,8 +21,11 @@ export default function StudyListPage() {
   const [keyword, setKeyword] = useState('');
   const [paging, setPaging] = useState({ pageNum: DEFAULT_PAGE_NUM, pageSize: DEFAULT_PAGE_SIZE });
 
+  // The server answers nothing else until a first password is changed; the list loads right after.
+  const passwordMust = useSession((s) => s.setPasswordMust);
   const { data, isLoading, isFetching } = useQuery({
     queryKey: ['study', 'open-list', keyword, paging],
+    enabled: !passwordMust,
     queryFn: () => studyApi.openList(openListParams(paging, keyword)).then((res) => res.data),
     placeholderData: keepPreviousData,
   });

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   App,
@@ -44,14 +44,6 @@ function DiseaseDialog({
   const queryClient = useQueryClient();
   const [form] = Form.useForm<DiseaseFields>();
 
-  useEffect(() => {
-    if (!state) return;
-    form.resetFields();
-    if (state.mode === 'edit') {
-      form.setFieldsValue({ diseaseName: state.disease.diseaseName, diseaseCode: state.disease.diseaseCode });
-    }
-  }, [state, form]);
-
   const save = useMutation({
     mutationFn: (values: DiseaseFields) => {
       const body = { diseaseName: values.diseaseName.trim(), diseaseCode: values.diseaseCode.trim() };
@@ -84,7 +76,18 @@ function DiseaseDialog({
       width={480}
       destroyOnHidden
     >
-      <Form form={form} name="study-disease-dialog" labelCol={{ flex: '84px' }} wrapperCol={{ flex: 1 }}>
+      <Form
+        form={form}
+        initialValues={
+          state?.mode === 'edit'
+            ? { diseaseName: state.disease.diseaseName, diseaseCode: state.disease.diseaseCode }
+            : undefined
+        }
+        clearOnDestroy
+        name="study-disease-dialog"
+        labelCol={{ flex: '84px' }}
+        wrapperCol={{ flex: 1 }}
+      >
         <Form.Item
           label={T.studyConfig.diseaseName}
           name="diseaseName"

@@ -1,4 +1,3 @@
-import { useEffect } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Form, Modal, Radio, Select, Typography } from 'antd';
 import { MSG } from '@ecrf/core';
@@ -46,12 +45,6 @@ export function ImportCrfsDialog({
     .filter((crf) => !present.has(crf.id))
     .map((crf) => ({ value: crf.id, label: crf.title }));
 
-  useEffect(() => {
-    if (!target) return;
-    form.resetFields();
-    form.setFieldsValue({ repeat: 1 });
-  }, [target, form]);
-
   const save = useMutation({
     mutationFn: (values: ImportFields) =>
       stageApi.importCrfs({ crfStageId: target!.stageId, crfIds: values.crfIds, repeat: values.repeat }),
@@ -79,7 +72,14 @@ export function ImportCrfsDialog({
       width={560}
       destroyOnHidden
     >
-      <Form form={form} name="crf-stage-import" labelCol={{ flex: '84px' }} wrapperCol={{ flex: 1 }}>
+      <Form
+        form={form}
+        initialValues={{ repeat: 1 }}
+        clearOnDestroy
+        name="crf-stage-import"
+        labelCol={{ flex: '84px' }}
+        wrapperCol={{ flex: 1 }}
+      >
         <Form.Item
           label={T.crfStage.pickCrfs}
           name="crfIds"

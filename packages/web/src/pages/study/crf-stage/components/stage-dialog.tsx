@@ -1,4 +1,3 @@
-import { useEffect } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Form, Input, InputNumber, Modal } from 'antd';
 import { MSG } from '@ecrf/core';
@@ -26,13 +25,6 @@ export function StageDialog({
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<StageFields>();
-
-  useEffect(() => {
-    if (!state) return;
-    form.resetFields();
-    if (state.mode === 'edit') form.setFieldsValue({ name: state.stage.name, orderNum: state.stage.orderNum });
-    else form.setFieldsValue({ orderNum: state.orderNum });
-  }, [state, form]);
 
   const save = useMutation({
     mutationFn: (values: StageFields) => {
@@ -74,7 +66,18 @@ export function StageDialog({
       width={480}
       destroyOnHidden
     >
-      <Form form={form} name="crf-stage-dialog" labelCol={{ flex: '84px' }} wrapperCol={{ flex: 1 }}>
+      <Form
+        form={form}
+        initialValues={
+          state?.mode === 'edit'
+            ? { name: state.stage.name, orderNum: state.stage.orderNum }
+            : { orderNum: state?.orderNum }
+        }
+        clearOnDestroy
+        name="crf-stage-dialog"
+        labelCol={{ flex: '84px' }}
+        wrapperCol={{ flex: 1 }}
+      >
         <Form.Item
           label={T.crfStage.name}
           name="name"

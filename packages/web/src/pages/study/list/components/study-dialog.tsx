@@ -1,4 +1,3 @@
-import { useEffect } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Col, Form, Input, Modal, Radio, Row, Typography } from 'antd';
 import { MSG } from '@ecrf/core';
@@ -20,17 +19,6 @@ export function StudyDialog({ state, onClose }: { state: StudyDialogState | null
   const queryClient = useQueryClient();
   const [form] = Form.useForm<StudyFields>();
   const editing = state?.mode === 'edit' ? state.study : undefined;
-
-  useEffect(() => {
-    if (!state) return;
-    form.resetFields();
-    if (editing) {
-      const { studyName, studyCode, description, principal, status } = editing;
-      form.setFieldsValue({ studyName, studyCode, description, principal, status });
-    } else {
-      form.setFieldsValue({ status: STUDY_STATUS.ongoing });
-    }
-  }, [state, editing, form]);
 
   const save = useMutation({
     mutationFn: (body: StudyFields) => (editing ? studyApi.update({ ...body, id: editing.id }) : studyApi.add(body)),
@@ -66,7 +54,24 @@ export function StudyDialog({ state, onClose }: { state: StudyDialogState | null
       width={640}
       destroyOnHidden
     >
-      <Form form={form} name="study-dialog" labelCol={{ flex: '84px' }} wrapperCol={{ flex: 1 }}>
+      <Form
+        form={form}
+        initialValues={
+          editing
+            ? {
+                studyName: editing.studyName,
+                studyCode: editing.studyCode,
+                description: editing.description,
+                principal: editing.principal,
+                status: editing.status,
+              }
+            : { status: STUDY_STATUS.ongoing }
+        }
+        clearOnDestroy
+        name="study-dialog"
+        labelCol={{ flex: '84px' }}
+        wrapperCol={{ flex: 1 }}
+      >
         <Row gutter={16}>
           <Col span={24}>
             <Form.Item

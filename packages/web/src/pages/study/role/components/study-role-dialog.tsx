@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type Key } from 'react';
+import { useMemo, useState, type Key } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Form, Input, Modal, Spin, Tree, type TreeDataNode } from 'antd';
 import { MSG, REMARK_MAX } from '@ecrf/core';
@@ -54,12 +54,6 @@ export function StudyRoleDialog({
     queryFn: () => studyRoleApi.tree(studyId).then((res) => res.data),
   });
 
-  useEffect(() => {
-    if (!state) return;
-    form.resetFields();
-    if (role) form.setFieldsValue({ roleName: role.roleName, remark: role.remark });
-  }, [state, role, form]);
-
   const nodes = useMemo(() => tree.data ?? [], [tree.data]);
   const treeData = useMemo(() => toTreeData(nodes), [nodes]);
   const checked = edited ?? checkedFromPermissions(nodes, role?.permissions ?? []);
@@ -93,7 +87,14 @@ export function StudyRoleDialog({
       destroyOnHidden
     >
       <Spin spinning={tree.isLoading}>
-        <Form form={form} name="study-role-dialog" labelCol={{ flex: '84px' }} wrapperCol={{ flex: 1 }}>
+        <Form
+          form={form}
+          initialValues={role ? { roleName: role.roleName, remark: role.remark } : undefined}
+          clearOnDestroy
+          name="study-role-dialog"
+          labelCol={{ flex: '84px' }}
+          wrapperCol={{ flex: 1 }}
+        >
           <Form.Item
             label={T.studyRole.name}
             name="roleName"

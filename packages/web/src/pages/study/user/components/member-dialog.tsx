@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from 'react';
+import { useMemo } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Form, Modal, Select, TreeSelect } from 'antd';
 import { buildTree, MSG } from '@ecrf/core';
@@ -71,12 +71,6 @@ export function MemberDialog({
     [sites.data],
   );
 
-  useEffect(() => {
-    if (!state) return;
-    form.resetFields();
-    if (member) form.setFieldsValue({ studyRoleId: member.studyRoleId, deptId: member.deptId });
-  }, [state, member, form]);
-
   const save = useMutation({
     mutationFn: (values: MemberFields) => {
       const deptId = values.deptId ?? undefined;
@@ -110,7 +104,14 @@ export function MemberDialog({
       width={600}
       destroyOnHidden
     >
-      <Form form={form} name="study-member-dialog" labelCol={{ flex: '84px' }} wrapperCol={{ flex: 1 }}>
+      <Form
+        form={form}
+        initialValues={member ? { studyRoleId: member.studyRoleId, deptId: member.deptId } : undefined}
+        clearOnDestroy
+        name="study-member-dialog"
+        labelCol={{ flex: '84px' }}
+        wrapperCol={{ flex: 1 }}
+      >
         {!member && (
           <Form.Item
             label={T.studyUser.users}
@@ -126,7 +127,7 @@ export function MemberDialog({
               showSearch={{ optionFilterProp: 'label' }}
               options={(candidates.data ?? []).map((user) => ({
                 value: user.userId,
-                label: `${user.name}（${user.userName}）${user.deptName ? ` ${user.deptName}` : ''}`,
+                label: `${user.name}（${user.userName}）${user.deptName ? ` · ${user.deptName}` : ''}`,
               }))}
             />
           </Form.Item>
