@@ -25,6 +25,8 @@ const StudyCrfStage = lazy(() => import('./pages/study/crf-stage'));
 const StudyCrfStageSet = lazy(() => import('./pages/study/crf-stage-set'));
 const StudyRole = lazy(() => import('./pages/study/role'));
 const StudyUser = lazy(() => import('./pages/study/user'));
+const ProjectHome = lazy(() => import('./pages/project/home'));
+const ProjectSubject = lazy(() => import('./pages/project/subject'));
 
 export interface AppRoute extends RouteMeta {
   path: string;
@@ -42,8 +44,8 @@ export const appRoutes: AppRoute[] = [
   { path: '/meil', name: 'meil', title: r.meil, noAuth: true, layout: 'blank', page: UnderConstruction },
   { path: '/studyList', name: 'studyList', title: r.studyList, keepAlive: true, layout: 'main', page: StudyList },
 
-  { path: '/project/:id/home', name: 'project.home', title: r.projectHome, noAuth: true, layout: 'project', page: UnderConstruction },
-  { path: '/project/:id/subject', name: 'project.subject', title: r.projectSubject, keepAlive: true, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/home', name: 'project.home', title: r.projectHome, noAuth: true, layout: 'project', page: ProjectHome },
+  { path: '/project/:id/subject', name: 'project.subject', title: r.projectSubject, keepAlive: true, layout: 'project', page: ProjectSubject },
   { path: '/project/:id/follow', name: 'project.follow', title: r.projectFollow, layout: 'project', page: UnderConstruction },
   { path: '/project/:id/follow/record', name: 'project.follow.record', title: r.projectFollowRecord, layout: 'project', page: UnderConstruction },
   { path: '/project/:id/follow/plan', name: 'project.follow.plan', title: r.projectFollowPlan, layout: 'project', page: UnderConstruction },

@@ -1,0 +1,148 @@
+import type { Page } from '@ecrf/core';
+import { http } from './request';
+import type { BaseConfigField, Disease } from './study.api';
+
+/** docs/api.md "Subjects and data capture": a subject record's state. */
+export const SUBJECT_STATE = { active: 0, completed: 1, withdrawn: 2 } as const;
+export type SubjectState = (typeof SUBJECT_STATE)[keyof typeof SUBJECT_STATE];
+
+/** platform §3: in the patient area gender 1 is male and 0 female (SUBJ-04). */
+export const GENDER = { male: 1, female: 0 } as const;
+
+/** A patient (SUBJ-03). */
+export interface Subject {
+  id: number;
+  studyId: number;
+  subjectRecordId: number;
+  identificationCode: string;
+  subjectName: string;
+  gender: number;
+  birth: string | null;
+  age: number | null;
+  mobile: string | null;
+  diseaseCode: string;
+  openId: string | null;
+  qrCode: string | null;
+  deptId: number | null;
+  deptName: string | null;
+  state: SubjectState;
+  creater: string | null;
+  createTime: string;
+  itemDatas: Array<{ itemName: string; itemValue: unknown; units: string }>;
+}
+
+export interface CrfStates {
+  total: number;
+  submitted: number;
+  incomplete: number;
+  doubt: number;
+}
+
+/** A row of the patient list: the patient, its form progress and the study's extra CRF columns. */
+export interface SubjectRecordRow extends Subject {
+  crfStates: CrfStates;
+  columns: Record<string, unknown>;
+  deletedAt?: string | null;
+}
+
+export interface RecordColumn {
+  key: string;
+  title: string;
+  source: 'base' | 'crf';
+  width: number;
+}
+
+/** GET /api/v2/business/subject/crf: what the patient dialog is built from (SUBJ-20). */
+export interface SubjectFormModel {
+  baseConfig: BaseConfigField[];
+  diseases: Disease[];
+  enableSerialNumber: boolean;
+  /** The code the next patient gets when serial numbers are on. */
+  serialPreview: string | null;
+}
+
+export interface SubjectBody {
+  identificationCode?: string | null;
+  subjectName: string;
+  gender: number;
+  birth?: string | null;
+  mobile?: string | null;
+  diseaseCode: string;
+  deptId?: number | null;
+}
+
+export interface RecordFilter {
+  identificationCode?: string;
+  subjectName?: string;
+  diseaseCode?: string;
+  state?: SubjectState;
+  beginDate?: string;
+  endDate?: string;
+  deleted?: boolean;
+}
+
+/** One row of a subject's audit trail (GET operates). */
+export interface AuditEvent {
+  id: number;
+  action: string;
+  subjectRecordId: number | null;
+  crfDataRecordId: number | null;
+  crfId: number | null;
+  crfVersion: number | null;
+  itemName: string | null;
+  oldValue: unknown;
+  newValue: unknown;
+  reason: string | null;
+  userName: string;
+  createTime: string;
+}
+
+/** GET /api/business/index: the study home's figures (STUDY-09). */
+export interface StudyIndex {
+  subjects: { total: number; active: number; completed: number; withdrawn: number; thisMonth: number };
+  forms: { notStarted?: number; incomplete: number; submitted: number; doubt: number };
+  doubts: { open: number; replied: number; closed: number };
+  enrolment: Array<{ month: string; count: number }>;
+}
+
+interface Paging {
+  pageNum: number;
+  pageSize: number;
+}
+
+export const subjectApi = {
+  formModel: (studyId: number) => http.get<SubjectFormModel>('/api/v2/business/subject/crf', { params: { studyId } }),
+  /**
+   * true when the code is already used in the study (SUBJ-12). Asked on blur, so a failure stays
+   * quiet: the save is checked again by the server.
+   */
+  isCodeTaken: (studyId: number, identificationCode: string) =>
+    http.get<boolean>('/api/business/subject/unique', { params: { identificationCode, studyId }, silent: true }),
+  get: (id: number) => http.get<Subject>(`/api/business/subject/${id}`),
+  byRecord: (subjectRecordId: number) => http.get<Subject>(`/api/business/ducking/patientInfo/${subjectRecordId}`),
+  add: (body: SubjectBody & { studyId: number }) => http.post<Subject>('/api/business/subject', body),
+  update: (body: SubjectBody & { id: number }) => http.put<Subject>('/api/business/subject', body),
+};
+
+export const subjectRecordApi = {
+  /** SUBJ-24: the v3 list is a POST with pageNum and pageSize. */
+  list: (body: Paging & RecordFilter & { studyId: number }) =>
+    http.post<Page<SubjectRecordRow>>('/api/v3/business/subjectRecord/list', body),
+  columns: (studyId: number) => http.get<RecordColumn[]>('/api/v3/business/subjectRecord/columns', { params: { studyId } }),
+  /** SUBJ-25/SUBJ-26: `{ subjectRecordId, state, reason? }`; leaving the study (2) needs a reason. */
+  setState: (body: { subjectRecordId: number; state: SubjectState; reason?: string }) =>
+    http.put<null>('/api/business/subjectRecord/state', body),
+  /** SUBJ-27: a soft delete, with the reason in the query. */
+  remove: (subjectRecordId: number, reason: string) =>
+    http.delete<null>('/api/business/subjectRecord', { params: { subjectRecordId, reason } }),
+  restore: (subjectRecordId: number, reason: string) =>
+    http.put<null>('/api/business/subjectRecord/restore', { subjectRecordId, reason }),
+  operates: (params: Paging & { subjectRecordId: number }) =>
+    http.get<Page<AuditEvent>>('/api/business/subjectRecord/operates', { params }),
+  operate: (id: number) => http.get<AuditEvent>('/api/business/subjectRecord/operate', { params: { id } }),
+};
+
+export const studyHomeApi = {
+  /** Quiet: the home page shows its own notice when the figures can't be read. */
+  index: (studyId: number) => http.get<StudyIndex>('/api/business/index', { params: { studyId }, silent: true }),
+};

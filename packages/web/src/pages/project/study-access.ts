@@ -1,0 +1,30 @@
+import { buttonKey, hasPermission } from '@ecrf/core';
+
+/** The system permission of 项目维护: its holders may reach and do everything in every study. */
+export const STUDY_MANAGE = 'study:manage';
+
+/** The study buttons of the patient list (keys `btn:<code>` of the caller's study role). */
+export const SUBJECT_BUTTONS = {
+  add: 'business.subject.add',
+  edit: 'business.subject.edit',
+  remove: 'business.subject.remove',
+} as const;
+
+export interface StudyAccessSource {
+  /** The signed-in user's system permissions (getInfo, and the stored button list). */
+  permissions: readonly string[];
+  /** The caller's role in this study, from GET /api/business/study/{id}; null when not staff. */
+  myRole: { permissions: readonly string[] } | null | undefined;
+}
+
+/**
+ * May the caller use a study button or CRF action? A `study:manage` holder (or the
+ * administrator's *:*:*) may do everything; anyone else needs the key in their study role.
+ * `code` is a button code (`business.subject.add`) or a full key (`btn:…`, `crf:<id>:<action>`).
+ * The server checks the same rule; this only decides what the page offers.
+ */
+export function canInStudy(source: StudyAccessSource, code: string): boolean {
+  if (hasPermission(source.permissions, STUDY_MANAGE)) return true;
+  const key = code.startsWith('btn:') || code.startsWith('crf:') ? code : buttonKey(code);
+  return source.myRole?.permissions.includes(key) ?? false;
+}

@@ -1,0 +1,348 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, App, Button, Col, DatePicker, Form, Input, Modal, Radio, Row, Select, Spin, TreeSelect } from 'antd';
+import type { Rule } from 'antd/es/form';
+import dayjs from 'dayjs';
+import { ageFromBirth, buildTree, MSG, todayString } from '@ecrf/core';
+import { GENDER, subjectApi, type Subject, type SubjectFormModel } from '../../../../api/subject.api';
+import { personnelApi, type SiteRow } from '../../../../api/study.api';
+import { T } from '../../../../locales/zh-CN';
+import {
+  isBirthDisabled,
+  patientErrors,
+  patientFieldView,
+  toSubjectBody,
+  type PatientDialogMode,
+  type PatientField,
+  type PatientFormValues,
+} from '../patient-form';
+
+export interface PatientDialogState {
+  mode: PatientDialogMode;
+  /** The patient to show or edit (from the patient list). */
+  subjectId?: number;
+  /** Or its casebook, as the CRF page knows it. */
+  subjectRecordId?: number;
+}
+
+interface PatientDialogProps {
+  studyId: number;
+  state: PatientDialogState | null;
+  /** May the caller edit patients (btn:business.subject.edit)? Decides the 编辑 button. */
+  canEdit: boolean;
+  onClose: () => void;
+  onSaved?: (subject: Subject) => void;
+}
+
+const TITLES: Record<PatientDialogMode, string> = {
+  add: T.subject.addTitle,
+  edit: T.subject.editTitle,
+  crflook: T.subject.viewTitle,
+};
+
+const GENDER_OPTIONS = [
+  { value: GENDER.male, label: T.sex.male },
+  { value: GENDER.female, label: T.sex.female },
+];
+
+export const formModelKey = (studyId: number) => ['subject', 'form-model', studyId] as const;
+
+interface SiteNode {
+  value: number;
+  title: string;
+  children?: SiteNode[];
+}
+
+function toSiteNodes(rows: ReadonlyArray<SiteRow & { children?: SiteRow[] }>): SiteNode[] {
+  return [...rows]
+    .sort((a, b) => (a.orderNum ?? 0) - (b.orderNum ?? 0))
+    .map((row) => ({ value: row.deptId, title: row.deptName, children: row.children?.length ? toSiteNodes(row.children) : undefined }));
+}
+
+function toFormValues(subject: Subject): PatientFormValues {
+  return {
+    identificationCode: subject.identificationCode,
+    subjectName: subject.subjectName,
+    gender: subject.gender,
+    birth: subject.birth ? dayjs(subject.birth) : null,
+    mobile: subject.mobile ?? undefined,
+    diseaseCode: subject.diseaseCode,
+    deptId: subject.deptId ?? undefined,
+  };
+}
+
+/** The unique check found the code taken (SUBJ-12); the rule below shows it under the field. */
+function isOnlyCodeTaken(errorFields: ReadonlyArray<{ errors: string[] }>): boolean {
+  return errorFields.length > 0 && errorFields.every((field) => field.errors.every((e) => e === MSG.codeTaken));
+}
+
+/**
+ * 添加患者 / 查看患者 / 编辑患者 (SUBJ-06..SUBJ-19): fields, labels and required flags from the
+ * study's base config; the rules are @ecrf/core's, so the dialog and the server say the same.
+ */
+export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: PatientDialogProps) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<PatientFormValues>();
+  const [mode, setMode] = useState<PatientDialogMode>(state?.mode ?? 'add');
+  const [stateFor, setStateFor] = useState(state);
+  // Codes the unique check found taken; read by the code's rule when it validates.
+  const takenCodes = useRef(new Set<string>());
+  const open = Boolean(state);
+  if (stateFor !== state) {
+    setStateFor(state);
+    setMode(state?.mode ?? 'add');
+  }
+  const today = todayString(new Date());
+
+  const model = useQuery({
+    queryKey: formModelKey(studyId),
+    enabled: open,
+    queryFn: () => subjectApi.formModel(studyId).then((res) => res.data),
+  });
+  const subjectId = state?.subjectId;
+  const subjectRecordId = state?.subjectRecordId;
+  const subject = useQuery({
+    queryKey: ['subject', 'detail', subjectId ?? null, subjectRecordId ?? null],
+    enabled: open && state?.mode !== 'add' && (subjectId !== undefined || subjectRecordId !== undefined),
+    queryFn: () =>
+      (subjectId !== undefined ? subjectApi.get(subjectId) : subjectApi.byRecord(subjectRecordId!)).then((res) => res.data),
+  });
+  const sites = useQuery({
+    queryKey: ['study-personnel', 'sites'],
+    enabled: open,
+    retry: false,
+    queryFn: () => personnelApi.sites().then((res) => res.data),
+  });
+  const siteTree = useMemo(
+    () => toSiteNodes(buildTree(sites.data ?? [], (row) => row.deptId) as Array<SiteRow & { children?: SiteRow[] }>),
+    [sites.data],
+  );
+
+  // The patient is filled in once per opening: a background refetch must not undo typing.
+  const filledFor = useRef<PatientDialogState | null>(null);
+  useEffect(() => {
+    if (!state) return;
+    takenCodes.current = new Set();
+    form.resetFields();
+    filledFor.current = null;
+  }, [state, form]);
+  useEffect(() => {
+    if (!state || state.mode === 'add' || !subject.data || filledFor.current === state) return;
+    filledFor.current = state;
+    form.setFieldsValue(toFormValues(subject.data));
+  }, [state, subject.data, form]);
+
+  const birth = Form.useWatch('birth', form);
+  const age = birth ? ageFromBirth(birth.format('YYYY-MM-DD'), today) : null;
+
+  const save = useMutation({
+    mutationFn: ({ values, formModel }: { values: PatientFormValues; formModel: SubjectFormModel }) =>
+      mode === 'add'
+        ? subjectApi.add({ studyId, ...toSubjectBody(values, formModel) })
+        : subjectApi.update({ id: subject.data!.id, ...toSubjectBody(values, formModel, subject.data!.identificationCode) }),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['subject'] });
+      void queryClient.invalidateQueries({ queryKey: ['subject-record'] });
+      void queryClient.invalidateQueries({ queryKey: ['study-index'] });
+      onSaved?.(res.data);
+      onClose();
+    },
+    onError: (error) => {
+      // platform §4 (SUBJ-10): a failed save is only logged and the dialog closes; the request
+      // wrapper has already shown the server's message.
+      console.error('patient save failed', error);
+      onClose();
+    },
+  });
+
+  const formModel = model.data;
+  const viewing = mode === 'crflook';
+  const field = (name: PatientField) =>
+    formModel ? patientFieldView(formModel, mode, name) : { label: '', shown: false, required: false };
+
+  /** An antd rule that shows core's message for one field, judged on the whole form as the server does. */
+  const coreRule =
+    (name: PatientField): Rule =>
+    ({ getFieldsValue }) => ({
+      validator: async () => {
+        if (!formModel) return;
+        const message = patientErrors(getFieldsValue(true) as PatientFormValues, formModel, today)[name];
+        if (message) throw new Error(message);
+      },
+    });
+  const takenRule: Rule = {
+    validator: async (_rule, value: string | undefined) => {
+      if (mode === 'add' && value && takenCodes.current.has(value.trim())) throw new Error(MSG.codeTaken);
+    },
+  };
+
+  /** SUBJ-12: in add mode the code is checked against the study when the field is left. */
+  const checkCode = async (): Promise<void> => {
+    const code = (form.getFieldValue('identificationCode') as string | undefined)?.trim();
+    if (mode !== 'add' || !code || formModel?.enableSerialNumber) return;
+    const taken = await subjectApi
+      .isCodeTaken(studyId, code)
+      .then((res) => res.data)
+      .catch(() => false);
+    if (taken) {
+      takenCodes.current.add(code);
+      await form.validateFields(['identificationCode']).catch(() => undefined);
+    }
+  };
+
+  const submit = async () => {
+    if (!formModel) return;
+    if (mode === 'add') await checkCode();
+    try {
+      const values = await form.validateFields();
+      save.mutate({ values, formModel });
+    } catch (error) {
+      const errorFields = (error as { errorFields?: Array<{ errors: string[] }> }).errorFields ?? [];
+      // SUBJ-19: the messages stand under their fields; the summary tells what to do.
+      if (!isOnlyCodeTaken(errorFields)) void message.error(MSG.fillRequired);
+    }
+  };
+
+  const loading = model.isLoading || (mode !== 'add' && subject.isLoading);
+  const code = field('identificationCode');
+  const codeLocked = viewing || Boolean(formModel?.enableSerialNumber);
+
+  const footer = [
+    <Button key="cancel" onClick={onClose}>
+      {T.common.cancel}
+    </Button>,
+    viewing && canEdit ? (
+      <Button key="edit" onClick={() => setMode('edit')}>
+        {T.subject.edit}
+      </Button>
+    ) : null,
+    <Button
+      key="ok"
+      type="primary"
+      loading={save.isPending}
+      disabled={loading}
+      onClick={() => (viewing ? onClose() : void submit())}
+    >
+      {T.common.ok}
+    </Button>,
+  ];
+
+  return (
+    <Modal open={open} title={TITLES[mode]} onCancel={onClose} width={760} destroyOnHidden footer={footer}>
+      <Spin spinning={loading}>
+        {formModel?.enableSerialNumber && mode === 'add' && (
+          <Alert type="info" showIcon style={{ marginBottom: 16 }} title={T.subject.serialNote(formModel.serialPreview)} />
+        )}
+        <Form
+          form={form}
+          name="patient-dialog"
+          labelCol={{ flex: '96px' }}
+          wrapperCol={{ flex: 1 }}
+          labelWrap
+          disabled={viewing}
+          autoComplete="off"
+        >
+          {formModel && (
+            <Row gutter={16}>
+              {code.shown && (
+                <Col span={12}>
+                  <Form.Item
+                    label={code.label}
+                    name="identificationCode"
+                    required={code.required}
+                    rules={codeLocked ? [] : [coreRule('identificationCode'), takenRule]}
+                    extra={formModel.enableSerialNumber && mode === 'edit' ? T.subject.codeLocked : undefined}
+                  >
+                    <Input
+                      maxLength={50}
+                      disabled={codeLocked}
+                      placeholder={code.label}
+                      onBlur={() => void checkCode()}
+                    />
+                  </Form.Item>
+                </Col>
+              )}
+              <Col span={12}>
+                <Form.Item label={field('subjectName').label} name="subjectName" required rules={[coreRule('subjectName')]}>
+                  <Input maxLength={50} placeholder={field('subjectName').label} />
+                </Form.Item>
+              </Col>
+              <Col span={12}>
+                <Form.Item label={field('gender').label} name="gender" required rules={[coreRule('gender')]}>
+                  <Radio.Group options={GENDER_OPTIONS} />
+                </Form.Item>
+              </Col>
+              {field('birth').shown && (
+                <Col span={12}>
+                  <Form.Item
+                    label={field('birth').label}
+                    name="birth"
+                    required={field('birth').required}
+                    rules={[coreRule('birth')]}
+                  >
+                    <DatePicker
+                      style={{ width: '100%' }}
+                      placeholder={T.common.selectPlaceholder}
+                      disabledDate={(date) => isBirthDisabled(date, today)}
+                    />
+                  </Form.Item>
+                </Col>
+              )}
+              {field('age').shown && (
+                <Col span={12}>
+                  <Form.Item label={field('age').label}>
+                    <Input
+                      aria-label={field('age').label}
+                      readOnly
+                      disabled
+                      value={age === null ? '' : String(age)}
+                      suffix={T.subject.ageUnit}
+                    />
+                  </Form.Item>
+                </Col>
+              )}
+              {field('mobile').shown && (
+                <Col span={12}>
+                  <Form.Item
+                    label={field('mobile').label}
+                    name="mobile"
+                    required={field('mobile').required}
+                    rules={[coreRule('mobile')]}
+                  >
+                    <Input maxLength={11} inputMode="numeric" placeholder={field('mobile').label} />
+                  </Form.Item>
+                </Col>
+              )}
+              <Col span={12}>
+                <Form.Item label={field('diseaseCode').label} name="diseaseCode" required rules={[coreRule('diseaseCode')]}>
+                  <Select
+                    placeholder={T.common.selectPlaceholder}
+                    options={formModel.diseases.map((d) => ({ value: d.diseaseCode, label: d.diseaseName }))}
+                  />
+                </Form.Item>
+              </Col>
+              {siteTree.length > 0 ? (
+                <Col span={12}>
+                  <Form.Item label={T.subject.dept} name="deptId" extra={mode === 'add' ? T.subject.deptHint : undefined}>
+                    <TreeSelect allowClear treeDefaultExpandAll treeData={siteTree} placeholder={T.common.selectPlaceholder} />
+                  </Form.Item>
+                </Col>
+              ) : (
+                mode !== 'add' &&
+                subject.data?.deptName && (
+                  <Col span={12}>
+                    <Form.Item label={T.subject.dept}>
+                      <Input aria-label={T.subject.dept} disabled value={subject.data.deptName} />
+                    </Form.Item>
+                  </Col>
+                )
+              )}
+            </Row>
+          )}
+        </Form>
+      </Spin>
+    </Modal>
+  );
+}

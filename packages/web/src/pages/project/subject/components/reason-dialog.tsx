@@ -1,0 +1,50 @@
+import { useEffect } from 'react';
+import { Alert, Form, Input, Modal } from 'antd';
+import { T } from '../../../../locales/zh-CN';
+
+export interface ReasonDialogProps {
+  open: boolean;
+  title: string;
+  hint: string;
+  label: string;
+  requiredMessage: string;
+  danger?: boolean;
+  pending: boolean;
+  onSubmit: (reason: string) => void;
+  onClose: () => void;
+}
+
+/** Asks why before a change the audit trail must explain (删除, 恢复). */
+export function ReasonDialog({ open, title, hint, label, requiredMessage, danger, pending, onSubmit, onClose }: ReasonDialogProps) {
+  const [form] = Form.useForm<{ reason: string }>();
+
+  useEffect(() => {
+    if (open) form.resetFields();
+  }, [open, form]);
+
+  const submit = async () => {
+    const values = await form.validateFields().catch(() => null);
+    if (values) onSubmit(values.reason.trim());
+  };
+
+  return (
+    <Modal
+      open={open}
+      title={title}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okText={T.common.ok}
+      cancelText={T.common.cancel}
+      okButtonProps={{ danger }}
+      confirmLoading={pending}
+      destroyOnHidden
+    >
+      <Alert type={danger ? 'warning' : 'info'} showIcon title={hint} style={{ marginBottom: 16 }} />
+      <Form form={form} name="reason-dialog" layout="vertical">
+        <Form.Item label={label} name="reason" rules={[{ required: true, whitespace: true, message: requiredMessage }]}>
+          <Input.TextArea rows={3} maxLength={500} showCount placeholder={T.subject.reasonPlaceholder} />
+        </Form.Item>
+      </Form>
+    </Modal>
+  );
+}

@@ -1,0 +1,75 @@
+import { useEffect } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { App, Form, Input, Modal, Radio } from 'antd';
+import { MSG } from '@ecrf/core';
+import { SUBJECT_STATE, subjectRecordApi, type SubjectRecordRow, type SubjectState } from '../../../../api/subject.api';
+import { T } from '../../../../locales/zh-CN';
+import { STATE_OPTIONS } from '../subject-state';
+
+interface StateFields {
+  state: SubjectState;
+  reason?: string;
+}
+
+/** 修改状态 (SUBJ-25, SUBJ-26): 在组, 完成 or 退出; leaving the study needs a reason. */
+export function StateDialog({ record, onClose }: { record: SubjectRecordRow | null; onClose: () => void }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<StateFields>();
+  const chosen = Form.useWatch('state', form);
+
+  useEffect(() => {
+    if (!record) return;
+    form.resetFields();
+    form.setFieldsValue({ state: record.state });
+  }, [record, form]);
+
+  const save = useMutation({
+    mutationFn: (values: StateFields) =>
+      subjectRecordApi.setState({
+        subjectRecordId: record!.subjectRecordId,
+        state: values.state,
+        ...(values.reason?.trim() ? { reason: values.reason.trim() } : {}),
+      }),
+    onSuccess: (res) => {
+      void message.success(res.msg || MSG.ok);
+      void queryClient.invalidateQueries({ queryKey: ['subject-record'] });
+      void queryClient.invalidateQueries({ queryKey: ['study-index'] });
+      onClose();
+    },
+  });
+
+  const submit = async () => {
+    const values = await form.validateFields().catch(() => null);
+    if (values) save.mutate(values);
+  };
+
+  const withdrawing = chosen === SUBJECT_STATE.withdrawn;
+
+  return (
+    <Modal
+      open={Boolean(record)}
+      title={record ? T.subject.stateTitle(record.subjectName) : ''}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okText={T.common.ok}
+      cancelText={T.common.cancel}
+      confirmLoading={save.isPending}
+      destroyOnHidden
+    >
+      <Form form={form} name="state-dialog" layout="vertical">
+        <Form.Item label={T.subject.newState} name="state" required>
+          <Radio.Group optionType="button" buttonStyle="solid" options={STATE_OPTIONS} />
+        </Form.Item>
+        <Form.Item
+          label={withdrawing ? T.subject.withdrawReason : T.subject.reason}
+          name="reason"
+          required={withdrawing}
+          rules={[{ required: withdrawing, whitespace: true, message: T.subject.withdrawReasonRequired }]}
+        >
+          <Input.TextArea rows={3} maxLength={500} showCount placeholder={T.subject.reasonPlaceholder} />
+        </Form.Item>
+      </Form>
+    </Modal>
+  );
+}

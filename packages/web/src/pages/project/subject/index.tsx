@@ -1,0 +1,372 @@
+import { useMemo, useState } from 'react';
+import { useMutation, useQueries, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
+import {
+  App,
+  Button,
+  DatePicker,
+  Form,
+  Input,
+  Progress,
+  Result,
+  Select,
+  Space,
+  Spin,
+  Switch,
+  Tag,
+  Tooltip,
+  type TableColumnsType,
+} from 'antd';
+import { EditOutlined, PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import type { Dayjs } from 'dayjs';
+import { DEFAULT_BASE_CONFIG, MSG } from '@ecrf/core';
+import { useNavigate } from 'react-router';
+import { crfApi, type CrfDetail } from '../../../api/study.api';
+import {
+  GENDER,
+  subjectApi,
+  subjectRecordApi,
+  type RecordColumn,
+  type RecordFilter,
+  type SubjectRecordRow,
+  type SubjectState,
+} from '../../../api/subject.api';
+import { PagedTable } from '../../../components/paged-table';
+import { T } from '../../../locales/zh-CN';
+import { compact } from '../../../utils/compact';
+import { formatDate } from '../../../utils/format-date';
+import { StudyAuthButton } from '../components/study-auth-button';
+import { SUBJECT_BUTTONS } from '../study-access';
+import { useProjectStudy } from '../use-project-study';
+import { crfColumnItems, formatCrfValue, type CrfColumnItem } from './crf-columns';
+import type { OperateContext } from './operate-labels';
+import { formModelKey, PatientDialog, type PatientDialogState } from './components/patient-dialog';
+import { OperatesDrawer } from './components/operates-drawer';
+import { ReasonDialog } from './components/reason-dialog';
+import { StateDialog } from './components/state-dialog';
+import { STATE_OPTIONS, StateTag } from './subject-state';
+import '../project.css';
+
+interface FilterFields {
+  identificationCode?: string;
+  subjectName?: string;
+  diseaseCode?: string;
+  state?: SubjectState;
+  enrolDate?: [Dayjs | null, Dayjs | null] | null;
+}
+
+function toFilter(values: FilterFields): RecordFilter {
+  const [begin, end] = values.enrolDate ?? [];
+  return compact({
+    identificationCode: values.identificationCode?.trim(),
+    subjectName: values.subjectName?.trim(),
+    diseaseCode: values.diseaseCode,
+    state: values.state,
+    beginDate: begin?.format('YYYY-MM-DD'),
+    endDate: end?.format('YYYY-MM-DD'),
+  });
+}
+
+/** Kept outside the component so TanStack Query can keep the combined answer stable between renders. */
+function combineDefinitions(results: ReadonlyArray<UseQueryResult<CrfDetail>>) {
+  return results.flatMap((result) => (result.data ? [result.data.definition] : []));
+}
+
+const DEFAULT_FIELD_LABELS: Record<string, string> = Object.fromEntries(DEFAULT_BASE_CONFIG.map((f) => [f.name, f.header]));
+
+type Can = (code: string) => boolean;
+
+function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
+  const { message } = App.useApp();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [filterForm] = Form.useForm<FilterFields>();
+  const [filters, setFilters] = useState<RecordFilter>({});
+  const [showDeleted, setShowDeleted] = useState(false);
+  const [patient, setPatient] = useState<PatientDialogState | null>(null);
+  const [stateRecord, setStateRecord] = useState<SubjectRecordRow | null>(null);
+  const [removeRecord, setRemoveRecord] = useState<SubjectRecordRow | null>(null);
+  const [restoreRecord, setRestoreRecord] = useState<SubjectRecordRow | null>(null);
+  const [operatesRecord, setOperatesRecord] = useState<SubjectRecordRow | null>(null);
+
+  const canAdd = can(SUBJECT_BUTTONS.add);
+  const canEdit = can(SUBJECT_BUTTONS.edit);
+  const canRemove = can(SUBJECT_BUTTONS.remove);
+
+  const model = useQuery({
+    queryKey: formModelKey(studyId),
+    queryFn: () => subjectApi.formModel(studyId).then((res) => res.data),
+  });
+  const recordColumns = useQuery({
+    queryKey: ['subject-record', 'columns', studyId],
+    queryFn: () => subjectRecordApi.columns(studyId).then((res) => res.data),
+  });
+  const crfList = useQuery({
+    queryKey: ['crf', 'options', studyId],
+    queryFn: () => crfApi.options(studyId).then((res) => res.data),
+  });
+  // CRF columns show the item's title and choice texts, which only the definitions know.
+  const needsDefinitions = (recordColumns.data ?? []).some((column) => column.source === 'crf');
+  const definitions = useQueries({
+    queries: (needsDefinitions ? (crfList.data ?? []) : []).map((crf) => ({
+      queryKey: ['crf', 'detail', crf.id, 'latest'],
+      queryFn: () => crfApi.get(crf.id).then((res) => res.data),
+      staleTime: 5 * 60 * 1000,
+    })),
+    combine: combineDefinitions,
+  });
+  const crfItems = useMemo(() => crfColumnItems(definitions), [definitions]);
+
+  const diseases = useMemo(() => model.data?.diseases ?? [], [model.data]);
+  const fieldLabels = useMemo<Record<string, string>>(
+    () => ({
+      ...DEFAULT_FIELD_LABELS,
+      ...Object.fromEntries((model.data?.baseConfig ?? []).map((f) => [f.name, f.header || DEFAULT_FIELD_LABELS[f.name]])),
+      deptId: T.subject.dept,
+    }),
+    [model.data],
+  );
+  const operateContext = useMemo<OperateContext>(
+    () => ({ fieldLabels, diseases, crfTitles: new Map((crfList.data ?? []).map((crf) => [crf.id, crf.title])) }),
+    [fieldLabels, diseases, crfList.data],
+  );
+
+  const refresh = (res: { msg: string }) => {
+    void message.success(res.msg || MSG.ok);
+    void queryClient.invalidateQueries({ queryKey: ['subject-record'] });
+    void queryClient.invalidateQueries({ queryKey: ['study-index'] });
+    void queryClient.invalidateQueries({ queryKey: ['study'] });
+  };
+  const remove = useMutation({
+    mutationFn: ({ record, reason }: { record: SubjectRecordRow; reason: string }) =>
+      subjectRecordApi.remove(record.subjectRecordId, reason),
+    onSuccess: (res) => {
+      refresh(res);
+      setRemoveRecord(null);
+    },
+  });
+  const restore = useMutation({
+    mutationFn: ({ record, reason }: { record: SubjectRecordRow; reason: string }) =>
+      subjectRecordApi.restore(record.subjectRecordId, reason),
+    onSuccess: (res) => {
+      refresh(res);
+      setRestoreRecord(null);
+    },
+  });
+
+  const columns = useMemo<TableColumnsType<SubjectRecordRow>>(() => {
+    const baseValue = (key: string, row: SubjectRecordRow): string => {
+      const value = (row as unknown as Record<string, unknown>)[key];
+      if (value === null || value === undefined || value === '') return '';
+      if (key === 'gender') return value === GENDER.male ? T.sex.male : value === GENDER.female ? T.sex.female : '';
+      if (key === 'diseaseCode') return diseases.find((d) => d.diseaseCode === value)?.diseaseName ?? String(value);
+      if (key === 'birth') return formatDate(String(value), 'YYYY-MM-DD');
+      return String(value);
+    };
+    const baseTitles = new Set((recordColumns.data ?? []).filter((c) => c.source === 'base').map((c) => c.title));
+    const crfTitle = (column: RecordColumn, item: CrfColumnItem | undefined) => {
+      if (!item) return column.title;
+      // A CRF item named like a patient field (性别) says which form it comes from.
+      if (!baseTitles.has(item.title)) return item.title;
+      const form = definitions.find((d) => crfColumnItems([d]).has(item.name));
+      return form ? `${form.title} · ${item.title}` : item.title;
+    };
+    const configured: TableColumnsType<SubjectRecordRow> = (recordColumns.data ?? []).map((column) =>
+      column.source === 'base'
+        ? {
+            title: column.title,
+            key: `base:${column.key}`,
+            width: column.width,
+            render: (_: unknown, row: SubjectRecordRow) => baseValue(column.key, row),
+          }
+        : {
+            title: crfTitle(column, crfItems.get(column.key)),
+            key: `crf:${column.key}`,
+            width: column.width,
+            render: (_: unknown, row: SubjectRecordRow) => formatCrfValue(row.columns?.[column.key], crfItems.get(column.key)),
+          },
+    );
+    return [
+      ...configured,
+      {
+        title: T.subject.progress,
+        key: 'progress',
+        width: 150,
+        render: (_: unknown, row) => {
+          const { submitted, total } = row.crfStates ?? { submitted: 0, total: 0 };
+          return (
+            <Tooltip title={T.subject.progressTip(submitted, total)}>
+              <Progress
+                size="small"
+                percent={total > 0 ? Math.round((submitted / total) * 100) : 0}
+                format={() => `${submitted}/${total}`}
+                style={{ width: 120, margin: 0 }}
+              />
+            </Tooltip>
+          );
+        },
+      },
+      {
+        title: T.subject.state,
+        dataIndex: 'state',
+        width: 90,
+        render: (state: SubjectState) => (showDeleted ? <Tag color="red">{T.subject.deletedTag}</Tag> : <StateTag state={state} />),
+      },
+      { title: T.subject.creater, dataIndex: 'creater', width: 110 },
+      { title: T.subject.createTime, dataIndex: 'createTime', width: 170, render: (value: string) => formatDate(value) },
+      {
+        title: T.common.actions,
+        key: 'actions',
+        fixed: 'right',
+        width: showDeleted ? 190 : 340,
+        render: (_: unknown, row) =>
+          showDeleted ? (
+            <Space size={0}>
+              <Button type="link" size="small" onClick={() => setPatient({ mode: 'crflook', subjectId: row.id })}>
+                {T.subject.view}
+              </Button>
+              <Button type="link" size="small" onClick={() => setOperatesRecord(row)}>
+                {T.subject.operates}
+              </Button>
+              <StudyAuthButton allowed={canRemove} type="link" size="small" onClick={() => setRestoreRecord(row)}>
+                {T.subject.restore}
+              </StudyAuthButton>
+            </Space>
+          ) : (
+            <Space size={0}>
+              <Button type="link" size="small" icon={<EditOutlined aria-hidden />} onClick={() => void navigate(`/crf/${row.subjectRecordId}`)}>
+                {T.subject.enter}
+              </Button>
+              <Button type="link" size="small" onClick={() => setPatient({ mode: 'crflook', subjectId: row.id })}>
+                {T.subject.view}
+              </Button>
+              <StudyAuthButton allowed={canEdit} type="link" size="small" onClick={() => setPatient({ mode: 'edit', subjectId: row.id })}>
+                {T.subject.edit}
+              </StudyAuthButton>
+              <StudyAuthButton allowed={canEdit} type="link" size="small" onClick={() => setStateRecord(row)}>
+                {T.subject.changeState}
+              </StudyAuthButton>
+              <StudyAuthButton allowed={canRemove} type="link" size="small" danger onClick={() => setRemoveRecord(row)}>
+                {T.subject.remove}
+              </StudyAuthButton>
+              <Button type="link" size="small" onClick={() => setOperatesRecord(row)}>
+                {T.subject.operates}
+              </Button>
+            </Space>
+          ),
+      },
+    ];
+  }, [recordColumns.data, diseases, crfItems, definitions, showDeleted, canEdit, canRemove, navigate]);
+
+  const listFilters = useMemo(() => ({ ...filters, deleted: showDeleted }), [filters, showDeleted]);
+
+  return (
+    <>
+      <Form
+        form={filterForm}
+        name="subject-filter"
+        layout="inline"
+        className="page-filters"
+        onFinish={(values) => setFilters(toFilter(values))}
+      >
+        <Form.Item label={fieldLabels.identificationCode} name="identificationCode">
+          <Input allowClear placeholder={fieldLabels.identificationCode} style={{ width: 150 }} />
+        </Form.Item>
+        <Form.Item label={fieldLabels.subjectName} name="subjectName">
+          <Input allowClear placeholder={fieldLabels.subjectName} style={{ width: 140 }} />
+        </Form.Item>
+        <Form.Item label={fieldLabels.diseaseCode} name="diseaseCode">
+          <Select
+            allowClear
+            placeholder={T.common.selectPlaceholder}
+            style={{ width: 160 }}
+            options={diseases.map((d) => ({ value: d.diseaseCode, label: d.diseaseName }))}
+          />
+        </Form.Item>
+        <Form.Item label={T.subject.state} name="state">
+          <Select allowClear placeholder={T.common.selectPlaceholder} style={{ width: 110 }} options={STATE_OPTIONS} />
+        </Form.Item>
+        <Form.Item label={T.subject.enrolDate} name="enrolDate">
+          <DatePicker.RangePicker allowEmpty={[true, true]} placeholder={[T.subject.beginDate, T.subject.endDate]} style={{ width: 250 }} />
+        </Form.Item>
+        <Form.Item>
+          <Space>
+            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
+              {T.common.search}
+            </Button>
+            <Button
+              icon={<ReloadOutlined aria-hidden />}
+              onClick={() => {
+                filterForm.resetFields();
+                setFilters({});
+              }}
+            >
+              {T.common.reset}
+            </Button>
+          </Space>
+        </Form.Item>
+      </Form>
+      <div className="page-toolbar project-toolbar">
+        <StudyAuthButton
+          allowed={canAdd}
+          type="primary"
+          icon={<PlusOutlined aria-hidden />}
+          onClick={() => setPatient({ mode: 'add' })}
+        >
+          {T.subject.add}
+        </StudyAuthButton>
+        <label className="project-toolbar-switch">
+          <Switch size="small" checked={showDeleted} onChange={setShowDeleted} aria-label={T.subject.showDeleted} />
+          <span>{T.subject.showDeleted}</span>
+        </label>
+      </div>
+      <PagedTable<SubjectRecordRow>
+        rowKey="subjectRecordId"
+        columns={columns}
+        queryKey={['subject-record', 'list', studyId]}
+        filters={listFilters}
+        fetchPage={(paging) => subjectRecordApi.list({ ...paging, ...listFilters, studyId }).then((res) => res.data)}
+      />
+      <PatientDialog studyId={studyId} state={patient} canEdit={canEdit && !showDeleted} onClose={() => setPatient(null)} />
+      <StateDialog record={stateRecord} onClose={() => setStateRecord(null)} />
+      <ReasonDialog
+        open={Boolean(removeRecord)}
+        danger
+        title={removeRecord ? T.subject.removeTitle(removeRecord.subjectName) : ''}
+        hint={T.subject.removeHint}
+        label={T.subject.removeReason}
+        requiredMessage={T.subject.removeReasonRequired}
+        pending={remove.isPending}
+        onSubmit={(reason) => remove.mutate({ record: removeRecord!, reason })}
+        onClose={() => setRemoveRecord(null)}
+      />
+      <ReasonDialog
+        open={Boolean(restoreRecord)}
+        title={restoreRecord ? T.subject.restoreTitle(restoreRecord.subjectName) : ''}
+        hint={T.subject.restoreHint}
+        label={T.subject.restoreReason}
+        requiredMessage={T.subject.restoreReasonRequired}
+        pending={restore.isPending}
+        onSubmit={(reason) => restore.mutate({ record: restoreRecord!, reason })}
+        onClose={() => setRestoreRecord(null)}
+      />
+      <OperatesDrawer record={operatesRecord} context={operateContext} onClose={() => setOperatesRecord(null)} />
+    </>
+  );
+}
+
+/** 患者列表 (SUBJ-01): the study's patients, their progress, and what staff do with them. */
+export default function SubjectListPage() {
+  const { studyId, study, query, can } = useProjectStudy();
+
+  let body;
+  if (studyId === null || query.isError) body = <Result status="warning" title={MSG.forbidden} />;
+  else if (query.isLoading || !study) body = <Spin style={{ display: 'block', margin: '48px auto' }} />;
+  else body = <SubjectList studyId={studyId} can={can} />;
+
+  return (
+    <div className="page-card">
+      <h2 className="page-title">{T.subject.title}</h2>
+      {body}
+    </div>
+  );
+}
