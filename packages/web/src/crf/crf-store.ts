@@ -115,6 +115,7 @@ export class CrfStore {
   readonly idPrefix: string;
   private keys = new WeakMap<CrfNode, string>();
   private unitChoices: UnitChoice[] = [];
+  private calculatedKeys = new Set<string>();
   private touched = new Set<string>();
   private showAll: boolean;
   private server: ReadonlyMap<string, readonly string[]>;
@@ -153,6 +154,11 @@ export class CrfStore {
   /** The engine's state key of a node: its name, or its path for unnamed display nodes. */
   keyOf(node: CrfNode): string {
     return this.keys.get(node) ?? node.name;
+  }
+
+  /** Whether the engine fills the item (calc, or a crfRules formula): it shows as such even before it has a result. */
+  isCalculated(node: CrfNode): boolean {
+    return this.calculatedKeys.has(this.keyOf(node));
   }
 
   isShown(key: string): boolean {
@@ -265,8 +271,10 @@ export class CrfStore {
     this.definition = definition;
     this.keys = new WeakMap();
     this.unitChoices = [];
+    this.calculatedKeys = new Set();
     for (const info of getCompiledForm(definition).nodes) {
       this.keys.set(info.node, info.key);
+      if (info.calc) this.calculatedKeys.add(info.key);
       if (info.node.name && unitsOf(info.node.option).length > 1) {
         const owner = info.rowOwner;
         this.unitChoices.push({ name: info.node.name, key: info.key, container: owner ? { name: owner.node.name, key: owner.key } : null });

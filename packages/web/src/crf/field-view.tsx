@@ -123,7 +123,7 @@ function FieldViewInner(props: FieldViewProps) {
           <label htmlFor={id} id={`${id}-label`}>
             {title}
           </label>
-          {state.calculated && <span className="crf-calculated">{CRF_T.calculated}</span>}
+          {store.isCalculated(node) && <span className="crf-calculated">{CRF_T.calculated}</span>}
         </div>
       )}
       <div className="crf-field-body">

@@ -52,7 +52,7 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
         status={status}
         allowClear
         showSearch={{ optionFilterProp: 'label' }}
-        placeholder={placeholderOf(node, CRF_T.selectPlaceholder)}
+        placeholder={disabled ? undefined : placeholderOf(node, CRF_T.selectPlaceholder)}
         options={options(choices)}
         aria-label={ariaLabel}
         onChange={(next: string | undefined) => onChange(next ?? '')}
@@ -117,7 +117,7 @@ export function MultiChoice({ look, ...props }: MultiProps & { look: ChoiceLook 
         status={status}
         allowClear
         showSearch={{ optionFilterProp: 'label' }}
-        placeholder={placeholderOf(node, CRF_T.selectPlaceholder)}
+        placeholder={disabled ? undefined : placeholderOf(node, CRF_T.selectPlaceholder)}
         options={options(choices)}
         aria-label={ariaLabel}
         onChange={(next: string[]) => onChange(ordered(next))}

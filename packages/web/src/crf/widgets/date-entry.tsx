@@ -89,7 +89,8 @@ export function DateEntry({ node, id, value, disabled, status, onChange, onBlur,
       aria-label={CRF_T.pickDate}
       disabled={disabled}
       tabIndex={-1}
-      onClick={() => setOpen((current) => !current)}
+      // The pull-down's popover opens itself on click; the calendar anchor is opened from here.
+      onClick={picker === 'calendar' ? () => setOpen((current) => !current) : undefined}
     />
   );
 
@@ -100,7 +101,7 @@ export function DateEntry({ node, id, value, disabled, status, onChange, onBlur,
         value={shown}
         disabled={disabled}
         status={rejected ? 'error' : status}
-        placeholder={node.option.placeholder || CRF_T.datePlaceholder(format)}
+        placeholder={disabled ? undefined : node.option.placeholder || CRF_T.datePlaceholder(format)}
         title={allowUnknown ? CRF_T.dateHint : undefined}
         aria-label={ariaLabel}
         autoComplete="off"

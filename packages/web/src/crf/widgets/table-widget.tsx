@@ -29,7 +29,7 @@ export function TableWidget({ node, state, itemKey }: BlockProps) {
   const container = node.name;
   const children = columnsOf(node.children);
   const columns: ColumnsType<TableRow> = [
-    { title: CRF_T.index, key: '#', width: 56, align: 'center', render: (_, record) => record.key + 1 },
+    { title: CRF_T.index, key: '#', width: 56, align: 'center', className: 'crf-table-aux', render: (_, record) => record.key + 1 },
     ...children.map((child) => ({
       key: child.name,
       minWidth: tableColumnMinWidth(child),
@@ -57,6 +57,7 @@ export function TableWidget({ node, state, itemKey }: BlockProps) {
       width: 64,
       align: 'center',
       fixed: 'right',
+      className: 'crf-table-aux',
       render: (_, record) => <RemoveRowButton container={container} index={record.key} />,
     });
   }
@@ -64,7 +65,7 @@ export function TableWidget({ node, state, itemKey }: BlockProps) {
   return (
     <div className="crf-rows crf-table" role="group" aria-label={titleOf(node) || undefined}>
       <RowsHeading node={node} state={state} />
-      <Table<TableRow> size="small" bordered columns={columns} dataSource={data} pagination={false} tableLayout="auto" scroll={{ x: 'max-content' }} />
+      <Table<TableRow> size="small" bordered columns={columns} dataSource={data} pagination={false} tableLayout="auto" locale={{ emptyText: <div className="crf-empty">{CRF_T.empty}</div> }} scroll={{ x: 'max-content' }} />
       <AddRowButton container={container} disabled={disabled} />
       <RowsMessages state={state} itemKey={itemKey} />
     </div>

@@ -24,7 +24,7 @@ export function TextInputBase(props: TextInputBaseProps) {
       value={text}
       disabled={disabled}
       status={status}
-      placeholder={placeholder ?? placeholderOf(node)}
+      placeholder={disabled ? undefined : (placeholder ?? placeholderOf(node))}
       inputMode={inputMode}
       aria-label={ariaLabel}
       autoComplete="off"

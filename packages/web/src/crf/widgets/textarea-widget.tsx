@@ -13,7 +13,7 @@ export function TextareaWidget({ node, id, value, disabled, status, onChange, on
       value={text}
       disabled={disabled}
       status={status}
-      placeholder={placeholderOf(node)}
+      placeholder={disabled ? undefined : placeholderOf(node)}
       aria-label={ariaLabel}
       autoSize={{ minRows: 2, maxRows: 8 }}
       count={max !== null && max > 0 ? { show: true, max } : undefined}

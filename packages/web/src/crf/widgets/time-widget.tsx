@@ -16,7 +16,7 @@ export function TimeWidget({ node, id, value, disabled, status, onChange, onBlur
       value={toDayjs(text, format)}
       disabled={disabled}
       status={status}
-      placeholder={placeholderOf(node, format)}
+      placeholder={disabled ? '' : placeholderOf(node, format)}
       aria-label={ariaLabel}
       needConfirm={false}
       onChange={(time) => onChange(time ? time.format(format) : '')}
