@@ -88,6 +88,36 @@ describe('choice widgets', () => {
   });
 });
 
+describe('groups as matrices and per-item read-only', () => {
+  it('WID-04: a group with showStyle table shows its same-choice items as a matrix', () => {
+    const { harness } = renderCrf(
+      form([
+        item('group', 'qol', '生活质量', { showStyle: 'table' }, [
+          item('radio', 'walk', '行走', { optionsValue: '1,2,3', optionsText: '无困难,有些困难,不能', required: 1 }),
+          item('radio', 'care', '自理', { optionsValue: '1,2,3', optionsText: '无困难,有些困难,不能' }),
+        ]),
+      ]),
+    );
+    expect(screen.getAllByRole('columnheader').map((th) => th.textContent)).toEqual(['无困难', '有些困难', '不能']);
+    fireEvent.click(screen.getByLabelText('自理 不能'));
+    expect(harness.last().care).toBe('3');
+    fireEvent.click(screen.getByText('清除'));
+    expect(harness.last().care).toBe('');
+    expect(screen.getByRole('rowheader', { name: /行走/ }).querySelector('.crf-required')).toBeTruthy();
+  });
+
+  it('WID-06: readOnly 1 makes one item read only; Delete clears a chosen radio from the keyboard', () => {
+    const { harness } = renderCrf(
+      form([item('input', 'a', '编号', { readOnly: 1 }), item('input', 'b', '备注', { readOnly: '0' }), item('radio', 'r', '结果', { optionsValue: '1,2', optionsText: '阴性,阳性' })]),
+      { a: 'S-001', r: '2' },
+    );
+    expect((screen.getByLabelText('编号') as HTMLInputElement).disabled).toBe(true);
+    expect((screen.getByLabelText('备注') as HTMLInputElement).disabled).toBe(false);
+    fireEvent.keyDown(screen.getByLabelText('阳性'), { key: 'Delete' });
+    expect(harness.last().r).toBe('');
+  });
+});
+
 describe('text and number widgets', () => {
   it('input and text areas keep the text as typed', () => {
     const { harness } = renderCrf(form([item('input', 'a', '单行'), item('textarea', 'b', '多行', { validate: { max: 500 } }), item('text', 'c', '文本')]));

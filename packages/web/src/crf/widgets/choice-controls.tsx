@@ -1,3 +1,4 @@
+import type { KeyboardEvent } from 'react';
 import { Button, Checkbox, Radio, Select, Tag } from 'antd';
 import { choicesOf, type Choice, type CrfNode } from '@ecrf/core';
 import { CRF_T } from '../crf-texts';
@@ -60,15 +61,19 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
       />
     );
   }
-  // Radios cannot be unticked, so a chosen answer gets a clear link: a wrong click must be undoable.
+  // Radios cannot be unticked, so a chosen answer gets a clear link (and Delete clears from the
+  // keyboard): a wrong click must be undoable. The link stays out of the Tab order of fast typists.
+  const onKeyDown = (event: KeyboardEvent) => {
+    if ((event.key === 'Delete' || event.key === 'Backspace') && value && !disabled) onChange('');
+  };
   const clear = value && !disabled ? (
-    <Button type="link" size="small" className="crf-choice-clear" onClick={() => onChange('')}>
+    <Button type="link" size="small" className="crf-choice-clear" tabIndex={-1} onClick={() => onChange('')}>
       {CRF_T.clear}
     </Button>
   ) : null;
   if (look === 'tag') {
     return (
-      <div className="crf-choice" role="radiogroup" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur}>
+      <div className="crf-choice" role="radiogroup" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur} onKeyDown={onKeyDown}>
         <Radio.Group
           id={id}
           optionType="button"
@@ -83,7 +88,7 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
     );
   }
   return (
-    <div className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`} role="radiogroup" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur}>
+    <div className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`} role="radiogroup" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur} onKeyDown={onKeyDown}>
       <Radio.Group
         id={id}
         value={value}
