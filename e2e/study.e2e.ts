@@ -221,8 +221,9 @@ describe('studies and their setup', () => {
     await page.getByRole('row').filter({ hasText: '随访访视' }).getByRole('button', { name: '预览' }).click();
     const preview = page.getByRole('dialog', { name: 'CRF预览 · 随访访视' });
     await preview.getByText('收缩压').first().waitFor();
-    await preview.getByText('sbp').first().waitFor();
     await screenshot(page, 'study-crf-preview');
+    await preview.getByText('结构', { exact: true }).click();
+    await preview.getByText('sbp').first().waitFor();
     await page.keyboard.press('Escape');
 
     await page

@@ -299,7 +299,10 @@ export const T = {
     issueMessage: '问题',
     errorsHint: '请按以下提示修改文件后重新上传：',
     previewTitle: (title: string) => `CRF预览 · ${title}`,
-    outlineNote: '以下为表单结构（只读）',
+    viewForm: '表单',
+    viewOutline: '结构',
+    tryOut: '试填',
+    tryOutHint: '在预览中填写，检查跳转和计算是否正确，内容不会保存',
     versionsTitle: (title: string) => `版本记录 · ${title}`,
     sources: { json: 'JSON', excel: 'Excel', redcap: 'REDCap', odm: 'ODM' } as Record<string, string>,
     typeLabels: {

@@ -21,6 +21,7 @@ import { crfApi, diseaseApi, type CrfOption, type Disease } from '../../../../ap
 import { Auth, AuthButton, AuthSwitch } from '../../../../components/permission';
 import { T } from '../../../../locales/zh-CN';
 import { Section } from './section';
+import { useOpenCount } from '../../components/use-open-count';
 
 const PERM = 'study:config';
 
@@ -31,7 +32,7 @@ interface DiseaseFields {
   diseaseCode: string;
 }
 
-function DiseaseDialog({
+function DiseaseDialogBody({
   studyId,
   state,
   onClose,
@@ -83,7 +84,6 @@ function DiseaseDialog({
             ? { diseaseName: state.disease.diseaseName, diseaseCode: state.disease.diseaseCode }
             : undefined
         }
-        clearOnDestroy
         name="study-disease-dialog"
         labelCol={{ flex: '84px' }}
         wrapperCol={{ flex: 1 }}
@@ -290,4 +290,10 @@ export function DiseasePanel({ studyId }: { studyId: number }) {
       <DiseaseCrfsDialog disease={crfTarget} crfs={crfs.data ?? []} onClose={() => setCrfTarget(null)} />
     </>
   );
+}
+
+/** The dialog's body mounts afresh at each opening, with a new form holding its initial values. */
+function DiseaseDialog(props: Parameters<typeof DiseaseDialogBody>[0]) {
+  const opened = useOpenCount(Boolean(props.state));
+  return <DiseaseDialogBody key={opened} {...props} />;
 }

@@ -3,6 +3,7 @@ import { App, Form, Modal, Radio, Select, Typography } from 'antd';
 import { MSG } from '@ecrf/core';
 import { crfApi, stageApi, type StageCrf } from '../../../../api/study.api';
 import { T } from '../../../../locales/zh-CN';
+import { useOpenCount } from '../../components/use-open-count';
 
 export interface ImportTarget {
   stageId: number;
@@ -22,7 +23,7 @@ export const REPEAT_OPTIONS = [
 ];
 
 /** 导入表单: places chosen CRFs of the study in a stage, as single (1) or repeatable (0) forms. */
-export function ImportCrfsDialog({
+function ImportCrfsDialogBody({
   studyId,
   target,
   onClose,
@@ -75,7 +76,6 @@ export function ImportCrfsDialog({
       <Form
         form={form}
         initialValues={{ repeat: 1 }}
-        clearOnDestroy
         name="crf-stage-import"
         labelCol={{ flex: '84px' }}
         wrapperCol={{ flex: 1 }}
@@ -102,4 +102,10 @@ export function ImportCrfsDialog({
       <Typography.Text type="secondary">{T.crfStage.repeatHint}</Typography.Text>
     </Modal>
   );
+}
+
+/** The dialog's body mounts afresh at each opening, with a new form holding its initial values. */
+export function ImportCrfsDialog(props: Parameters<typeof ImportCrfsDialogBody>[0]) {
+  const opened = useOpenCount(Boolean(props.target));
+  return <ImportCrfsDialogBody key={opened} {...props} />;
 }

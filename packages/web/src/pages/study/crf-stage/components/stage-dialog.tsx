@@ -3,6 +3,7 @@ import { App, Form, Input, InputNumber, Modal } from 'antd';
 import { MSG } from '@ecrf/core';
 import { stageApi, type CrfStage } from '../../../../api/study.api';
 import { T } from '../../../../locales/zh-CN';
+import { useOpenCount } from '../../components/use-open-count';
 
 export type StageDialogState =
   { mode: 'add'; parent: CrfStage | null; orderNum: number } | { mode: 'edit'; stage: CrfStage };
@@ -13,7 +14,7 @@ interface StageFields {
 }
 
 /** 新增阶段 (top level or under a stage) and 修改阶段. */
-export function StageDialog({
+function StageDialogBody({
   studyId,
   state,
   onClose,
@@ -73,7 +74,6 @@ export function StageDialog({
             ? { name: state.stage.name, orderNum: state.stage.orderNum }
             : { orderNum: state?.orderNum }
         }
-        clearOnDestroy
         name="crf-stage-dialog"
         labelCol={{ flex: '84px' }}
         wrapperCol={{ flex: 1 }}
@@ -91,4 +91,10 @@ export function StageDialog({
       </Form>
     </Modal>
   );
+}
+
+/** The dialog's body mounts afresh at each opening, with a new form holding its initial values. */
+export function StageDialog(props: Parameters<typeof StageDialogBody>[0]) {
+  const opened = useOpenCount(Boolean(props.state));
+  return <StageDialogBody key={opened} {...props} />;
 }

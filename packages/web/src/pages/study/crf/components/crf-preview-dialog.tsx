@@ -1,7 +1,9 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Modal, Select, Space, Spin, Typography } from 'antd';
+import { Modal, Segmented, Select, Space, Spin, Switch, Typography } from 'antd';
+import { initialValues, type CrfDefinition } from '@ecrf/core';
 import { crfApi } from '../../../../api/study.api';
+import { CrfForm } from '../../../../crf';
 import { T } from '../../../../locales/zh-CN';
 import { CrfOutline } from './crf-outline';
 
@@ -11,9 +13,42 @@ export interface CrfPreviewTarget {
   version?: number;
 }
 
-/** CRF预览: a read-only view of one version of a CRF, any version selectable. */
+type View = 'form' | 'outline';
+
+/**
+ * The form as staff will see it, read-only; 试填 lets the designer type into it to try skip logic
+ * and calculations (nothing is saved). The outline lists every node with its type and name.
+ */
+function FormPreview({ definition }: { definition: CrfDefinition }) {
+  const [trying, setTrying] = useState(false);
+  const start = useMemo(() => initialValues(definition, { now: new Date() }), [definition]);
+  const [values, setValues] = useState<Record<string, unknown>>(start);
+  return (
+    <>
+      <Space style={{ marginBottom: 12 }}>
+        <Switch
+          size="small"
+          aria-label={T.studyCrf.tryOut}
+          checked={trying}
+          onChange={(on) => {
+            setTrying(on);
+            setValues(start);
+          }}
+        />
+        <span>{T.studyCrf.tryOut}</span>
+        <Typography.Text type="secondary">{T.studyCrf.tryOutHint}</Typography.Text>
+      </Space>
+      <div className="crf-preview-form">
+        <CrfForm definition={definition} values={values} readOnly={!trying} onChange={(next) => setValues(next)} />
+      </div>
+    </>
+  );
+}
+
+/** CRF预览: one version of a CRF, as a form or as its outline, any version selectable. */
 export function CrfPreviewDialog({ target, onClose }: { target: CrfPreviewTarget | null; onClose: () => void }) {
   const [picked, setPicked] = useState<number | undefined>(undefined);
+  const [view, setView] = useState<View>('form');
   const [openedFor, setOpenedFor] = useState(target);
   if (openedFor !== target) {
     setOpenedFor(target);
@@ -39,19 +74,34 @@ export function CrfPreviewDialog({ target, onClose }: { target: CrfPreviewTarget
       style={{ top: 40 }}
       destroyOnHidden
     >
-      <Space style={{ marginBottom: 12 }} wrap>
-        <span>{T.studyCrf.version}</span>
-        <Select
-          aria-label={T.studyCrf.version}
-          value={data?.version}
-          style={{ width: 160 }}
-          options={(data?.versions ?? []).map((v) => ({ value: v.version, label: T.studyCrf.versionOf(v.version) }))}
-          onChange={(value: number) => setPicked(value)}
+      <Space style={{ marginBottom: 12 }} wrap size="middle">
+        <Segmented<View>
+          value={view}
+          onChange={setView}
+          options={[
+            { value: 'form', label: T.studyCrf.viewForm },
+            { value: 'outline', label: T.studyCrf.viewOutline },
+          ]}
         />
-        <Typography.Text type="secondary">{T.studyCrf.outlineNote}</Typography.Text>
+        <span>
+          {T.studyCrf.version}
+          <Select
+            aria-label={T.studyCrf.version}
+            value={data?.version}
+            style={{ width: 140, marginLeft: 8 }}
+            options={(data?.versions ?? []).map((v) => ({ value: v.version, label: T.studyCrf.versionOf(v.version) }))}
+            onChange={(value: number) => setPicked(value)}
+          />
+        </span>
       </Space>
       <Spin spinning={detail.isFetching}>
-        {data ? <CrfOutline definition={data.definition} /> : <div style={{ minHeight: 200 }} />}
+        {!data ? (
+          <div style={{ minHeight: 200 }} />
+        ) : view === 'form' ? (
+          <FormPreview key={`${data.id}-${data.version}`} definition={data.definition} />
+        ) : (
+          <CrfOutline definition={data.definition} />
+        )}
       </Spin>
     </Modal>
   );

@@ -4,6 +4,7 @@ import { MSG } from '@ecrf/core';
 import { STUDY_STATUS, studyApi, type Study, type StudyBody } from '../../../../api/study.api';
 import { T } from '../../../../locales/zh-CN';
 import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
+import { useOpenCount } from '../../components/use-open-count';
 
 export interface StudyDialogState {
   mode: 'add' | 'edit';
@@ -14,7 +15,7 @@ type StudyFields = Required<Pick<StudyBody, 'studyName' | 'studyCode'>> &
   Pick<StudyBody, 'description' | 'principal' | 'status'>;
 
 /** 新增项目 / 修改项目: the study's identity; everything else is set on 项目配置. */
-export function StudyDialog({ state, onClose }: { state: StudyDialogState | null; onClose: () => void }) {
+function StudyDialogBody({ state, onClose }: { state: StudyDialogState | null; onClose: () => void }) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<StudyFields>();
@@ -67,7 +68,6 @@ export function StudyDialog({ state, onClose }: { state: StudyDialogState | null
               }
             : { status: STUDY_STATUS.ongoing }
         }
-        clearOnDestroy
         name="study-dialog"
         labelCol={{ flex: '84px' }}
         wrapperCol={{ flex: 1 }}
@@ -116,4 +116,10 @@ export function StudyDialog({ state, onClose }: { state: StudyDialogState | null
       {!editing && <Typography.Text type="secondary">{T.studyManage.creatorNote}</Typography.Text>}
     </Modal>
   );
+}
+
+/** The dialog's body mounts afresh at each opening, with a new form holding its initial values. */
+export function StudyDialog(props: Parameters<typeof StudyDialogBody>[0]) {
+  const opened = useOpenCount(Boolean(props.state));
+  return <StudyDialogBody key={opened} {...props} />;
 }

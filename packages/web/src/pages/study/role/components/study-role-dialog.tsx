@@ -5,6 +5,7 @@ import { MSG, REMARK_MAX } from '@ecrf/core';
 import { studyRoleApi, type PermissionNode, type StudyRole } from '../../../../api/study.api';
 import { T } from '../../../../locales/zh-CN';
 import { checkedFromPermissions, permissionsFromChecked } from '../permission-tree';
+import { useOpenCount } from '../../components/use-open-count';
 
 export interface StudyRoleDialogState {
   mode: 'add' | 'edit';
@@ -27,7 +28,7 @@ function toTreeData(nodes: readonly PermissionNode[], root = true): TreeDataNode
 }
 
 /** 新增/修改项目角色: name, remark and the permission tree (功能权限, CRF权限). */
-export function StudyRoleDialog({
+function StudyRoleDialogBody({
   studyId,
   state,
   onClose,
@@ -42,11 +43,6 @@ export function StudyRoleDialog({
   const role = state?.mode === 'edit' ? state.role : undefined;
   // The user's own ticks; until there are any, the tree shows what the role holds.
   const [edited, setEdited] = useState<Key[] | null>(null);
-  const [openedFor, setOpenedFor] = useState(state);
-  if (openedFor !== state) {
-    setOpenedFor(state);
-    setEdited(null);
-  }
 
   const tree = useQuery({
     queryKey: ['study-role', 'tree', studyId],
@@ -90,7 +86,6 @@ export function StudyRoleDialog({
         <Form
           form={form}
           initialValues={role ? { roleName: role.roleName, remark: role.remark } : undefined}
-          clearOnDestroy
           name="study-role-dialog"
           labelCol={{ flex: '84px' }}
           wrapperCol={{ flex: 1 }}
@@ -122,4 +117,10 @@ export function StudyRoleDialog({
       </Spin>
     </Modal>
   );
+}
+
+/** The dialog's body mounts afresh at each opening, with a new form holding its initial values. */
+export function StudyRoleDialog(props: Parameters<typeof StudyRoleDialogBody>[0]) {
+  const opened = useOpenCount(Boolean(props.state));
+  return <StudyRoleDialogBody key={opened} {...props} />;
 }

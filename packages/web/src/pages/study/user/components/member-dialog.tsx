@@ -4,6 +4,7 @@ import { App, Form, Modal, Select, TreeSelect } from 'antd';
 import { buildTree, MSG } from '@ecrf/core';
 import { personnelApi, studyRoleApi, type SiteRow, type StudyMember } from '../../../../api/study.api';
 import { T } from '../../../../locales/zh-CN';
+import { useOpenCount } from '../../components/use-open-count';
 
 export interface MemberDialogState {
   mode: 'add' | 'edit';
@@ -35,7 +36,7 @@ function toSiteNodes(rows: readonly SiteTreeRow[]): SiteNode[] {
 }
 
 /** 添加项目人员 (several users at once) and 修改项目人员 (role and site of one member). */
-export function MemberDialog({
+function MemberDialogBody({
   studyId,
   state,
   onClose,
@@ -107,7 +108,6 @@ export function MemberDialog({
       <Form
         form={form}
         initialValues={member ? { studyRoleId: member.studyRoleId, deptId: member.deptId } : undefined}
-        clearOnDestroy
         name="study-member-dialog"
         labelCol={{ flex: '84px' }}
         wrapperCol={{ flex: 1 }}
@@ -151,4 +151,10 @@ export function MemberDialog({
       </Form>
     </Modal>
   );
+}
+
+/** The dialog's body mounts afresh at each opening, with a new form holding its initial values. */
+export function MemberDialog(props: Parameters<typeof MemberDialogBody>[0]) {
+  const opened = useOpenCount(Boolean(props.state));
+  return <MemberDialogBody key={opened} {...props} />;
 }
