@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Button, Empty, Result, Spin } from 'antd';
 import { LockOutlined, TeamOutlined } from '@ant-design/icons';
 import { MSG, todayString } from '@ecrf/core';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import { ApiError } from '../../../api/request';
 import { studyHomeApi, type StudyIndex } from '../../../api/subject.api';
 import type { Study } from '../../../api/study.api';
@@ -87,6 +87,7 @@ function StudyHead({ study, studyId }: { study: Study; studyId: number }) {
 
 /** Without a session the figures are not the visitor's to see (the server answers 401). */
 function PublicHome() {
+  const navigate = useNavigate();
   const studyName = useAppStore((s) => s.studyName);
   return (
     <div className="page-card">
@@ -96,9 +97,17 @@ function PublicHome() {
         title={H.loginPrompt}
         subTitle={H.loginHint}
         extra={
-          <Link to={LOGIN_PATH}>
-            <Button type="primary">{H.login}</Button>
-          </Link>
+          // A real link (open in a new tab works) that navigates inside the app.
+          <Button
+            type="primary"
+            href={LOGIN_PATH}
+            onClick={(event) => {
+              event.preventDefault();
+              void navigate(LOGIN_PATH);
+            }}
+          >
+            {H.login}
+          </Button>
         }
       />
     </div>

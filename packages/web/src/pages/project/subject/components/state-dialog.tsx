@@ -65,7 +65,17 @@ export function StateDialog({ record, onClose }: { record: SubjectRecordRow | nu
           label={withdrawing ? T.subject.withdrawReason : T.subject.reason}
           name="reason"
           required={withdrawing}
-          rules={[{ required: withdrawing, whitespace: true, message: T.subject.withdrawReasonRequired }]}
+          dependencies={['state']}
+          rules={[
+            // Judged on the state chosen at validation time, not on the last render's.
+            ({ getFieldValue }) => ({
+              validator: async (_rule, value: string | undefined) => {
+                if (getFieldValue('state') === SUBJECT_STATE.withdrawn && !value?.trim()) {
+                  throw new Error(T.subject.withdrawReasonRequired);
+                }
+              },
+            }),
+          ]}
         >
           <Input.TextArea rows={3} maxLength={500} showCount placeholder={T.subject.reasonPlaceholder} />
         </Form.Item>
