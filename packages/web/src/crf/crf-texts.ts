@@ -56,9 +56,8 @@ export const CRF_T = {
   uploadFailed: '上传失败',
   fileRequired: '请先上传文件',
   uploadUnavailable: '当前不能上传文件',
+  play: '播放视频',
   confirmTitle: '提示',
   confirmRemoveFile: '此操作将删除该文件，是否继续？',
   videoTooLarge: '上传文件大小不能超过500MB!',
-  imageFailed: '图片加载失败',
-  download: '下载',
 } as const;

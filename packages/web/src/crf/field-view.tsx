@@ -27,6 +27,10 @@ export interface FieldViewProps {
   onAdditionChange?: ((text: string) => void) | undefined;
 }
 
+/** Wide enough for the longest unit: about 8 px per Latin character, 14 per Chinese one, plus the arrow. */
+const unitSelectWidth = (units: readonly string[]) =>
+  Math.max(76, ...units.map((u) => [...u].reduce((w, ch) => w + (ch.charCodeAt(0) > 255 ? 14 : 8), 0) + 44));
+
 /** Types whose control joins a unit addon in one compact box. */
 const COMPACT_TYPES = new Set(['input', 'text', 'int', 'real', 'number']);
 
@@ -78,6 +82,7 @@ function FieldViewInner(props: FieldViewProps) {
         ) : (
           <Select
             className="crf-unit-select"
+            style={{ width: unitSelectWidth(units) }}
             aria-label={`${title}${CRF_T.unit}`}
             value={chosenUnit}
             disabled={disabled}

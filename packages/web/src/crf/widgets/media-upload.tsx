@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { Button, Image, Tooltip } from 'antd';
-import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
+import { Button, Image, Modal, Tooltip } from 'antd';
+import { DeleteOutlined, EditOutlined, PlayCircleFilled, PlusOutlined } from '@ant-design/icons';
 import { applyUploadEntry, readMediaList, writeMediaList, type ImageEntry, type MediaEntry, type MediaKind, type VideoEntry } from '@ecrf/core';
 import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
@@ -19,6 +19,7 @@ export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, on
   const canUpload = useStoreSlice(store, (s) => s.canUpload);
   const entries = readMediaList(kind, value);
   const [dialog, setDialog] = useState<{ index: number | undefined } | null>(null);
+  const [playing, setPlaying] = useState<string | null>(null);
   const image = kind === 'image';
 
   const emit = (list: readonly MediaEntry<K>[]) => {
@@ -42,7 +43,10 @@ export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, on
               {image ? (
                 <Image src={fileUrl(url)} fallback={IMAGE_PLACEHOLDER} width={104} height={104} alt={entry.remarks || time} />
               ) : (
-                <video src={fileUrl(url)} controls preload="metadata" className="crf-video-thumb" />
+                <button type="button" className="crf-video-play" aria-label={`${CRF_T.play}${entry.remarks || time}`} onClick={() => setPlaying(fileUrl(url))}>
+                  <video src={fileUrl(url)} preload="metadata" muted className="crf-video-thumb" />
+                  <PlayCircleFilled className="crf-video-icon" />
+                </button>
               )}
             </div>
             <div className="crf-media-meta" title={entry.remarks}>
@@ -70,6 +74,11 @@ export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, on
         </Tooltip>
       )}
       {disabled && entries.length === 0 && <span className="crf-muted">{CRF_T.empty}</span>}
+      {playing && (
+        <Modal open footer={null} width={720} onCancel={() => setPlaying(null)} destroyOnHidden title={CRF_T.play}>
+          <video src={playing} controls autoPlay className="crf-video" />
+        </Modal>
+      )}
       {dialog && (
         <MediaUploadDialog
           kind={kind}
