@@ -80,9 +80,6 @@ export interface Study {
   myRole: MyStudyRole | null;
 }
 
-/** The fields the shell needs of a study (kept for the shell's own callers). */
-export type StudySummary = Pick<Study, 'id' | 'studyName'> & Partial<Study>;
-
 export interface StudyBody {
   id?: number;
   studyName?: string;
