@@ -87,6 +87,17 @@ describe('image and video uploads (forms §2, §4)', () => {
     expect(JSON.parse(harness.last().ecg as string)).toEqual([{ uploadTime: '', remarks: '', dialogImgUrl: 'https://x/b.jpg' }]);
   });
 
+  it('removing the last image of a required item leaves it blank, so 请输入数据 shows', async () => {
+    const { harness } = renderCrf(form([item('imageUpload', 'ecg', '心电图', { required: 1 })]), { ecg: '["https://x/a.jpg"]' }, { onUpload: async () => ({ url: 'u' }) });
+    fireEvent.click(screen.getByRole('button', { name: '删除' }));
+    const confirm = await waitFor(() => document.querySelector('.ant-modal-confirm') as HTMLElement);
+    await act(async () => {
+      fireEvent.click(button('确定', confirm));
+    });
+    expect(harness.last()).not.toHaveProperty('ecg');
+    expect(screen.getByText('请输入数据')).toBeTruthy();
+  });
+
   it('UPL-06/UPL-08: a video of 500 MB or more is refused with 上传文件大小不能超过500MB!; a smaller one becomes { videoTime, remarks, dialogVideoUrl }', async () => {
     const onUpload = vi.fn(async () => ({ url: 'https://oss.example/videos/1/gait.mp4' }));
     const { harness } = renderCrf(form([item('videoUpload', 'gait', '步态视频')]), {}, { onUpload });

@@ -23,7 +23,8 @@ export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, on
   const image = kind === 'image';
 
   const emit = (list: readonly MediaEntry<K>[]) => {
-    onChange(writeMediaList(list));
+    // An empty list is stored as no value: core reads "[]" as filled, so required would pass.
+    onChange(list.length > 0 ? writeMediaList(list) : undefined);
     onBlur();
   };
   const remove = (index: number) =>
