@@ -25,6 +25,9 @@ const StudyCrfStage = lazy(() => import('./pages/study/crf-stage'));
 const StudyCrfStageSet = lazy(() => import('./pages/study/crf-stage-set'));
 const StudyRole = lazy(() => import('./pages/study/role'));
 const StudyUser = lazy(() => import('./pages/study/user'));
+const CrfRecord = lazy(() => import('./pages/crf'));
+const CrfDetail = lazy(() => import('./pages/crf/detail'));
+const ProjectDoubtList = lazy(() => import('./pages/project/doubt-list'));
 const ProjectHome = lazy(() => import('./pages/project/home'));
 const ProjectSubject = lazy(() => import('./pages/project/subject'));
 
@@ -53,7 +56,7 @@ export const appRoutes: AppRoute[] = [
   { path: '/project/:id/retrieval', name: 'project.retrieval', title: r.projectRetrieval, layout: 'project', page: UnderConstruction },
   { path: '/project/:id/randomization', name: 'project.randomization', title: r.projectRandomization, layout: 'project', page: UnderConstruction },
   { path: '/project/:id/randomlySelected', name: 'project.randomlySelected', title: r.projectRandomlySelected, layout: 'project', page: UnderConstruction },
-  { path: '/project/:id/doubtList', name: 'project.doubtList', title: r.projectDoubtList, layout: 'project', page: UnderConstruction },
+  { path: '/project/:id/doubtList', name: 'project.doubtList', title: r.projectDoubtList, layout: 'project', page: ProjectDoubtList },
   { path: '/project/:id/weChat', name: 'project.weChat', title: r.projectWeChat, layout: 'project', page: UnderConstruction },
   { path: '/project/:id/wechat/disease', name: 'project.wechat.disease', title: r.projectWechatDisease, layout: 'project', page: UnderConstruction },
   { path: '/project/expert', name: 'project.expert', title: r.projectExpert, layout: 'project', page: UnderConstruction },
@@ -79,8 +82,8 @@ export const appRoutes: AppRoute[] = [
 
   // Both CRF pages take one id after /crf in the spec; the detail page gets its own segment
   // so the two patterns stay distinguishable.
-  { path: '/crf/:subjectRecordId', name: 'crf.record', title: r.crfRecord, layout: 'crf', page: UnderConstruction },
-  { path: '/crf/detail/:crfId', name: 'crf.detail', title: r.crfDetail, layout: 'crf', page: UnderConstruction },
+  { path: '/crf/:subjectRecordId', name: 'crf.record', title: r.crfRecord, layout: 'crf', page: CrfRecord },
+  { path: '/crf/detail/:crfId', name: 'crf.detail', title: r.crfDetail, layout: 'crf', page: CrfDetail },
 
   { path: '/redirect/*', name: 'redirect', title: r.redirect, layout: 'main', transient: true, page: Redirect },
   { path: '*', name: 'notFound', title: r.notFound, layout: 'main', page: NotFound },

@@ -11,10 +11,11 @@ import {
   QuestionCircleOutlined,
   UserOutlined,
 } from '@ant-design/icons';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Avatar, Badge, Button, Popover, Tooltip } from 'antd';
 import { useNavigate } from 'react-router';
 import { authApi } from '../api/auth.api';
+import { doubtApi } from '../api/doubt.api';
 import { ChangePasswordDialog } from '../components/change-password-dialog';
 import { useProductTitle } from '../hooks/use-product-title';
 import { T } from '../locales/zh-CN';
@@ -22,6 +23,7 @@ import type { RouteLayout } from '../router-guard';
 import { useAppStore } from '../stores/app.store';
 import { useSession } from '../stores/session.store';
 import { HEADER_HEIGHT } from '../theme';
+import { CrfTopBarSlot } from './crf-layout';
 import { HelpDialog } from './help-dialog';
 import { NoticeBell } from './notice-bell';
 import { ProfileDialog } from './profile-dialog';
@@ -58,9 +60,16 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
   const [dialog, setDialog] = useState<Dialog>(null);
   const [popoverOpen, setPopoverOpen] = useState(false);
 
-  // The follow-up and calendar counters arrive with the study features; until then nothing is due.
+  // The follow-up and calendar counters arrive with the study features; until then the
+  // notification dot counts the queries waiting for this user (open ones to answer, replied ones to close).
+  const doubtsWaiting = useQuery({
+    queryKey: ['doubt', 'count', studyId],
+    queryFn: () => doubtApi.count(Number(studyId)).then((res) => res.data.waiting),
+    enabled: layout === 'project' && Boolean(studyId) && Boolean(token),
+    refetchInterval: 60_000,
+  }).data;
   const calendarCount = 0;
-  const followCount = 0;
+  const followCount = doubtsWaiting ?? 0;
 
   useEffect(() => {
     const onScroll = () => setFixed(isBarFixed(window.scrollY));
@@ -129,6 +138,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
         )}
         <h1 className="top-bar-title">{title}</h1>
         <div className="top-bar-actions">
+          {layout === 'crf' && token && <CrfTopBarSlot />}
           {isProject && studyId && token && (
             <>
               <Tooltip title={T.shell.qrCode}>
@@ -144,7 +154,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
                   />
                 </Badge>
               </Tooltip>
-              <Tooltip title={T.shell.follow}>
+              <Tooltip title={followCount > 0 ? T.shell.followWithDoubts(followCount) : T.shell.follow}>
                 <Badge dot={followCount > 0} offset={[-6, 6]}>
                   <Button
                     type="text"

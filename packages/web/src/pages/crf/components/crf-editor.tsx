@@ -1,0 +1,366 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Alert, App, Button, Space, Tag } from 'antd';
+import { SaveOutlined, SendOutlined } from '@ant-design/icons';
+import { genderFromPatient, type CrfDefinition } from '@ecrf/core';
+import { crfRecordApi, FORM_STATE, type CrfRecordDetail, type CrfSaveBody, type CrfSaveResult, type ItemIssue, type StaleRecord } from '../../../api/crf.api';
+import type { ApiResult } from '../../../api/request';
+import { CrfForm, type UploadHandler } from '../../../crf';
+import { T } from '../../../locales/zh-CN';
+import { formatDate } from '../../../utils/format-date';
+import { itemTitle, nodesByName } from '../crf-values';
+import {
+  buildSaveBody,
+  changedItemNames,
+  classifySaveError,
+  draftKey,
+  isRetryable,
+  issuesToErrors,
+  makeDraft,
+  needsReason,
+  newRequestId,
+  readDraft,
+  reviewDraft,
+  writeDraft,
+  type CrfDraft,
+  type DraftReview,
+  type FormValues,
+} from '../save-flow';
+import { useUnsavedGuard } from '../use-unsaved-guard';
+import { ConflictDialog, DraftDialog, ReasonDialog } from './save-dialogs';
+
+const t = T.crfPage;
+
+/** How long typing may pause before the draft is written (and it is always written on leaving). */
+const DRAFT_DELAY_MS = 300;
+/** A lost answer is asked again with the same requestId: the server answers a repeat with the first result. */
+const SAVE_ATTEMPTS = 3;
+
+interface Saved {
+  id: number | null;
+  version: number;
+  state: number | null;
+  /** The values as last loaded or saved: what "changed" is measured against. */
+  base: FormValues;
+}
+
+export interface CrfEditorProps {
+  subjectRecordId: number;
+  crfId: number;
+  studyId: number;
+  detail: CrfRecordDetail;
+  /** After a save: the page refreshes the menu and records, and names a new record in the address. */
+  onSaved: (result: CrfSaveResult, created: boolean) => void;
+  /** Reload the record from the server (after a conflict). */
+  onReload: () => void;
+  /** Lets the page's own address change through the unsaved-changes guard. */
+  bypassGuardRef: React.RefObject<boolean>;
+}
+
+async function saveWithRetry(body: CrfSaveBody): Promise<ApiResult<CrfSaveResult>> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt += 1) {
+    try {
+      return await crfRecordApi.save(body);
+    } catch (error) {
+      lastError = error;
+      if (!isRetryable(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
+    }
+  }
+  throw lastError;
+}
+
+/**
+ * One record of one form: CrfForm with the save and submit flow (forms §4). Typing never renders
+ * this component: the latest values live in a ref, a draft of them in local storage, and only the
+ * unsaved flag is state.
+ */
+export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, onReload, bypassGuardRef }: CrfEditorProps) {
+  const { message } = App.useApp();
+  // The definition of this record never changes while it is open; holding it keeps the form
+  // mounted when the page refetches the detail under another key (a new record getting its id).
+  const [definition] = useState<CrfDefinition>(() => detail.crf.definition);
+  const [loaded] = useState<FormValues>(() => detail.crfDataRecord?.values ?? detail.initialValues ?? {});
+  const [formValues, setFormValues] = useState<FormValues>(loaded);
+  const nodes = useMemo(() => nodesByName(definition), [definition]);
+
+  const saved = useRef<Saved>({
+    id: detail.crfDataRecord?.id ?? null,
+    version: detail.crfDataRecord?.version ?? 0,
+    state: detail.crfDataRecord?.state ?? null,
+    base: loaded,
+  });
+  const latest = useRef<FormValues>(loaded);
+  const editSeq = useRef(0);
+  const dirtyRef = useRef(false);
+  const [dirty, setDirty] = useState(false);
+  const [saving, setSaving] = useState<false | 'save' | 'submit'>(false);
+  const [retrying, setRetrying] = useState(false);
+  const [errors, setErrors] = useState<Record<string, string[]> | undefined>(undefined);
+  const [showAllErrors, setShowAllErrors] = useState(false);
+  const [warnings, setWarnings] = useState<ItemIssue[]>([]);
+  const [reasonFor, setReasonFor] = useState<{ submit: boolean; items: string[] } | null>(null);
+  const [conflict, setConflict] = useState<{ stale: StaleRecord; mine: FormValues } | null>(null);
+  const [draftOffer, setDraftOffer] = useState<{ review: DraftReview; draft: CrfDraft; keys: string[] } | null>(() => {
+    const recordId = detail.crfDataRecord?.id ?? null;
+    const keys = [draftKey(subjectRecordId, crfId, recordId)];
+    // A single form someone else created while this user typed into a new one (a conflict, then
+    // 刷新): the draft was kept under "new" and belongs to the record that now exists.
+    if (recordId !== null && detail.repeat === 1) keys.push(draftKey(subjectRecordId, crfId, null));
+    for (const key of keys) {
+      const draft = readDraft(window.localStorage, key);
+      if (!draft) continue;
+      const review = reviewDraft(draft, loaded);
+      if (review.items.length > 0) return { review, draft, keys };
+    }
+    return null;
+  });
+  const [recordState, setRecordState] = useState<number | null>(detail.crfDataRecord?.state ?? null);
+  const [savedAt, setSavedAt] = useState<string | null>(null);
+
+  const editable = detail.permissions.save || detail.permissions.submit;
+  const context = useMemo(
+    () => ({ gender: genderFromPatient(detail.subject.gender), editable }),
+    [detail.subject.gender, editable],
+  );
+
+  useUnsavedGuard(dirty, dirtyRef, bypassGuardRef);
+
+  // ---- drafts -------------------------------------------------------------------------------
+  const draftTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const currentDraftKey = () => draftKey(subjectRecordId, crfId, saved.current.id);
+  const flushDraft = useCallback(() => {
+    if (draftTimer.current) {
+      clearTimeout(draftTimer.current);
+      draftTimer.current = null;
+    }
+    if (!dirtyRef.current) return;
+    writeDraft(
+      window.localStorage,
+      draftKey(subjectRecordId, crfId, saved.current.id),
+      makeDraft(saved.current.base, latest.current, saved.current.version),
+    );
+  }, [subjectRecordId, crfId]);
+
+  useEffect(() => {
+    window.addEventListener('pagehide', flushDraft);
+    return () => {
+      window.removeEventListener('pagehide', flushDraft);
+      flushDraft();
+    };
+  }, [flushDraft]);
+
+  const markDirty = (next: boolean) => {
+    dirtyRef.current = next;
+    setDirty(next);
+  };
+
+  const onChange = useCallback(
+    (values: Record<string, unknown>) => {
+      latest.current = values;
+      editSeq.current += 1;
+      if (!dirtyRef.current) {
+        dirtyRef.current = true;
+        setDirty(true);
+      }
+      if (draftTimer.current) clearTimeout(draftTimer.current);
+      draftTimer.current = setTimeout(flushDraft, DRAFT_DELAY_MS);
+    },
+    [flushDraft],
+  );
+
+  // UPL-13: the file goes to the server; the stored value is its key (CONV-09). A failure rejects
+  // with the server's message, which the upload widget shows (UPL-16).
+  const onUpload: UploadHandler = useCallback(
+    async (file) => {
+      const res = await crfRecordApi.upload(studyId, file);
+      return { fileKey: res.data.fileKey };
+    },
+    [studyId],
+  );
+
+  // ---- save ---------------------------------------------------------------------------------
+  const send = async (submit: boolean, reason: string | null) => {
+    const values = latest.current;
+    const seq = editSeq.current;
+    const before = saved.current;
+    const body = buildSaveBody({
+      subjectRecordId,
+      crfId,
+      record: before.id ? { id: before.id, version: before.version } : null,
+      values,
+      submit,
+      reason,
+      requestId: newRequestId(),
+    });
+    setSaving(submit ? 'submit' : 'save');
+    const slow = setTimeout(() => setRetrying(true), 4000);
+    try {
+      const res = await saveWithRetry(body);
+      const result = res.data;
+      const created = before.id === null;
+      const oldKey = currentDraftKey();
+      saved.current = { id: result.crfDataRecordId, version: result.version, state: result.state, base: values };
+      setRecordState(result.state);
+      setErrors(undefined);
+      setShowAllErrors(false);
+      setSavedAt(new Date().toISOString());
+      if (editSeq.current === seq) {
+        markDirty(false);
+        writeDraft(window.localStorage, oldKey, null);
+        writeDraft(window.localStorage, currentDraftKey(), null);
+      } else {
+        // The nurse kept typing while the answer travelled: those values stay unsaved, and safe.
+        writeDraft(window.localStorage, oldKey, null);
+        flushDraft();
+      }
+      setWarnings(result.state === FORM_STATE.submitted ? result.warnings : []);
+      void message.success(res.msg || (submit ? t.submitted : t.saved));
+      bypassGuardRef.current = true;
+      onSaved(result, created);
+      setTimeout(() => {
+        bypassGuardRef.current = false;
+      }, 0);
+    } catch (error) {
+      const failure = classifySaveError(error);
+      flushDraft();
+      switch (failure.kind) {
+        case 'invalid':
+          setErrors(issuesToErrors(failure.issues));
+          setShowAllErrors(submit);
+          void message.error(failure.message);
+          break;
+        case 'reason':
+          setReasonFor({ submit, items: failure.changedItems.map((name) => itemTitle(nodes, name)) });
+          break;
+        case 'stale':
+          setConflict({ stale: failure.stale, mine: values });
+          break;
+        case 'network':
+        case 'failed':
+          void message.error(failure.message);
+      }
+    } finally {
+      clearTimeout(slow);
+      setRetrying(false);
+      setSaving(false);
+    }
+  };
+
+  const save = (submit: boolean) => {
+    if (saving) return;
+    const before = saved.current;
+    const values = latest.current;
+    if (!submit && before.id !== null && changedItemNames(before.base, values).length === 0) {
+      void message.info(t.unchanged);
+      return;
+    }
+    if (needsReason(before.id !== null ? { state: before.state ?? 0 } : null, before.base, values)) {
+      setReasonFor({ submit, items: changedItemNames(before.base, values).map((name) => itemTitle(nodes, name)) });
+      return;
+    }
+    void send(submit, null);
+  };
+
+  // ---- drafts offered back --------------------------------------------------------------------
+  const restoreDraft = () => {
+    if (!draftOffer) return;
+    const values = draftOffer.review.values;
+    // The restored edits now live under this record's key only.
+    for (const key of draftOffer.keys) writeDraft(window.localStorage, key, null);
+    latest.current = values;
+    setFormValues(values);
+    markDirty(true);
+    setDraftOffer(null);
+    flushDraft();
+  };
+  const discardDraft = () => {
+    for (const key of draftOffer?.keys ?? []) writeDraft(window.localStorage, key, null);
+    setDraftOffer(null);
+  };
+
+  return (
+    <div className="crf-editor">
+      {!editable && <Alert type="info" showIcon title={t.readOnly} className="crf-editor-alert" />}
+      {warnings.length > 0 && (
+        <Alert
+          type="warning"
+          showIcon
+          closable
+          className="crf-editor-alert"
+          title={t.warningsTitle}
+          description={
+            <ul className="crf-warning-list">
+              {warnings.map((w) => (
+                <li key={`${w.groupName ?? ''}${w.groupIndex ?? ''}${w.itemName}${w.message}`}>
+                  <b>{itemTitle(nodes, w.itemName)}</b>：{w.message}
+                </li>
+              ))}
+            </ul>
+          }
+          onClose={() => setWarnings([])}
+        />
+      )}
+      <CrfForm
+        definition={definition}
+        values={formValues}
+        onChange={onChange}
+        readOnly={!editable}
+        context={context}
+        errors={errors}
+        showAllErrors={showAllErrors}
+        onUpload={editable ? onUpload : undefined}
+        className="crf-editor-form"
+      />
+      {editable && (
+        <div className="crf-editor-actions">
+          <Space size="middle">
+            {dirty ? <Tag color="orange">{t.unsavedTag}</Tag> : savedAt ? <span className="crf-saved-at">{t.savedAt(formatDate(savedAt, 'HH:mm:ss'))}</span> : null}
+            {retrying && <span className="crf-saved-at">{t.retrying}</span>}
+            {detail.permissions.save && (
+              <Button icon={<SaveOutlined />} loading={saving === 'save'} disabled={saving === 'submit'} onClick={() => save(false)}>
+                {t.save}
+              </Button>
+            )}
+            {detail.permissions.submit && (
+              <Button type="primary" icon={<SendOutlined />} loading={saving === 'submit'} disabled={saving === 'save'} onClick={() => save(true)}>
+                {t.submit}
+              </Button>
+            )}
+          </Space>
+          {recordState === FORM_STATE.submitted && <span className="crf-editor-submitted">{t.state.submitted}</span>}
+        </div>
+      )}
+      <ReasonDialog
+        open={reasonFor !== null}
+        items={reasonFor?.items ?? []}
+        onCancel={() => setReasonFor(null)}
+        onOk={(reason) => {
+          const submit = reasonFor?.submit ?? false;
+          setReasonFor(null);
+          void send(submit, reason);
+        }}
+      />
+      <ConflictDialog
+        stale={conflict?.stale ?? null}
+        mine={conflict?.mine ?? {}}
+        nodes={nodes}
+        onCancel={() => setConflict(null)}
+        onRefresh={() => {
+          flushDraft();
+          // The draft is in storage; leaving the record now loses nothing.
+          markDirty(false);
+          setConflict(null);
+          onReload();
+        }}
+      />
+      <DraftDialog
+        review={draftOffer?.review ?? null}
+        savedAt={draftOffer?.draft.savedAt ?? ''}
+        nodes={nodes}
+        onRestore={restoreDraft}
+        onDiscard={discardDraft}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,355 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { App, Button, Result, Spin } from 'antd';
+import { UnorderedListOutlined } from '@ant-design/icons';
+import { crfRecordApi, type CrfDoubtMark, type CrfMenuNode, type CrfPatient, type CrfRecordDetail, type CrfSaveResult } from '../../../api/crf.api';
+import { T } from '../../../locales/zh-CN';
+import { isRepeatable } from '../crf-menu';
+import { formItems, formatLooseValue, formatValue, itemTitle, nodesByName, type FormItem } from '../crf-values';
+import { dicomViewerUrl, printInHiddenFrame, saveBlob } from '../print';
+import { CrfEditor } from './crf-editor';
+import { CRF_BUTTONS, CrfToolbar } from './crf-toolbar';
+import { DoubtDialog, type DoubtDialogMode } from './doubt-dialog';
+import { DoubtPicker, type PickedItem } from './doubt-picker';
+import { HistoryDrawer, type HistoryTarget } from './history-drawer';
+import { IdentifyDialog } from './identify-dialog';
+import { ItemPanel } from './item-panel';
+import { OverviewDialog, type OverviewScope } from './overview-dialog';
+import { RecordTable } from './record-table';
+import { SignDialog } from './sign-dialog';
+
+const t = T.crfPage;
+
+/** The address's record: a saved record's id, "new" for one not saved yet, or none chosen. */
+export type RecordParam = number | 'new' | null;
+
+export interface FormAreaProps {
+  subjectRecordId: number;
+  form: CrfMenuNode;
+  patient: CrfPatient | undefined;
+  recordParam: RecordParam;
+  /** Points the address at a record (replace: without a new history entry). */
+  setRecord: (record: RecordParam, replace?: boolean) => void;
+  can: (code: string) => boolean;
+  doubtOn: boolean;
+}
+
+const detailKey = (subjectRecordId: number, crfId: number, record: RecordParam) => ['crf-record', 'detail', subjectRecordId, crfId, record ?? 'auto'] as const;
+
+/** Whether a detail answers the record the address names. */
+function matches(detail: CrfRecordDetail, record: RecordParam): boolean {
+  if (typeof record === 'number') return detail.crfDataRecord?.id === record;
+  if (record === 'new') return detail.crfDataRecord === null;
+  return true;
+}
+
+/**
+ * One form of the casebook: the repeatable form's records, the editor, the item markers and every
+ * dialog of the form's top-bar buttons.
+ */
+export function FormArea({ subjectRecordId, form, patient, recordParam, setRecord, can, doubtOn }: FormAreaProps) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const crfId = form.crfId!;
+  const repeatable = isRepeatable(form);
+
+  const dataList = useQuery({
+    queryKey: ['crf-record', 'data-list', subjectRecordId, crfId],
+    queryFn: () => crfRecordApi.dataList(subjectRecordId, crfId).then((res) => res.data),
+    enabled: repeatable,
+  });
+
+  // A repeatable form opened without a record opens its latest one, or a new one when it has none.
+  const waitingForChoice = repeatable && recordParam === null;
+  const rows = dataList.data;
+  useEffect(() => {
+    if (!waitingForChoice || !rows) return;
+    const last = rows.at(-1);
+    setRecord(last ? last.crfDataRecordId : 'new', true);
+  }, [waitingForChoice, rows, setRecord]);
+
+  const detailQuery = useQuery({
+    queryKey: detailKey(subjectRecordId, crfId, recordParam),
+    queryFn: () => crfRecordApi.detail(subjectRecordId, crfId, typeof recordParam === 'number' ? recordParam : null).then((res) => res.data),
+    enabled: !waitingForChoice,
+    // A record opened again is read afresh: a nurse must never start typing into old values.
+    gcTime: 0,
+  });
+
+  // The editor lives as long as the user works on one record. A new record that receives its id
+  // from its first save keeps its editor (and whatever was typed meanwhile).
+  const [adopted, setAdopted] = useState<number | null>(null);
+  const [session, setSession] = useState<{ record: RecordParam; epoch: number }>({ record: recordParam, epoch: 0 });
+  if (session.record !== recordParam) {
+    const keep = typeof recordParam === 'number' && adopted === recordParam;
+    setSession({ record: recordParam, epoch: keep ? session.epoch : session.epoch + 1 });
+  }
+  const [mounted, setMounted] = useState<{ epoch: number; detail: CrfRecordDetail } | null>(null);
+  const fresh = detailQuery.data && matches(detailQuery.data, session.record) ? detailQuery.data : null;
+  if (fresh && (mounted?.epoch !== session.epoch || mounted.detail !== fresh)) setMounted({ epoch: session.epoch, detail: fresh });
+  const detail = mounted?.epoch === session.epoch ? mounted.detail : null;
+
+  const definition = detail?.crf.definition;
+  const items = useMemo(() => (definition ? formItems(definition) : []), [definition]);
+  const nodes = useMemo(() => (definition ? nodesByName(definition) : new Map()), [definition]);
+  const recordId = detail?.crfDataRecord?.id ?? null;
+
+  const bypassGuardRef = useRef(false);
+  const [sdvMode, setSdvMode] = useState(false);
+  const [sdvBusy, setSdvBusy] = useState(false);
+  const [history, setHistory] = useState<HistoryTarget | null>(null);
+  const [doubtMode, setDoubtMode] = useState<DoubtDialogMode | null>(null);
+  const [picking, setPicking] = useState(false);
+  const [dialog, setDialog] = useState<'overview' | 'preview' | 'sign' | 'identify' | null>(null);
+  const [printing, setPrinting] = useState(false);
+
+  const refreshAll = useCallback(async () => {
+    await Promise.all([
+      queryClient.invalidateQueries({ queryKey: ['crf-record', 'menu', subjectRecordId] }),
+      queryClient.invalidateQueries({ queryKey: ['crf-record', 'detail', subjectRecordId, crfId] }),
+      queryClient.invalidateQueries({ queryKey: ['crf-record', 'data-list', subjectRecordId, crfId] }),
+      queryClient.invalidateQueries({ queryKey: ['crf-record', 'audit'] }),
+    ]);
+  }, [queryClient, subjectRecordId, crfId]);
+
+  const onSaved = useCallback(
+    (result: CrfSaveResult, created: boolean) => {
+      if (created && repeatable) {
+        setAdopted(result.crfDataRecordId);
+        setRecord(result.crfDataRecordId, true);
+      }
+      void refreshAll();
+    },
+    [repeatable, setRecord, refreshAll],
+  );
+
+  const reload = useCallback(() => {
+    setSession((s) => ({ ...s, epoch: s.epoch + 1 }));
+    // Reset, not just invalidate: the new editor must start from what the server holds now.
+    void queryClient.resetQueries({ queryKey: ['crf-record', 'detail', subjectRecordId, crfId] });
+    void queryClient.invalidateQueries({ queryKey: ['crf-record', 'menu', subjectRecordId] });
+    void queryClient.invalidateQueries({ queryKey: ['crf-record', 'data-list', subjectRecordId, crfId] });
+  }, [queryClient, subjectRecordId, crfId]);
+
+  // ---- top-bar actions --------------------------------------------------------------------------
+  const print = async () => {
+    setPrinting(true);
+    try {
+      const hasTemplate = (await crfRecordApi.hasPrintTemplate(crfId)).data;
+      if (!hasTemplate) {
+        setDialog('preview');
+        return;
+      }
+      const params = { subjectRecordId, crfId, crfDataRecordId: recordId };
+      try {
+        const pdf = await crfRecordApi.printWord({ ...params, format: 'pdf' });
+        printInHiddenFrame(pdf.data);
+      } catch {
+        // Without LibreOffice the server makes no PDF: the Word document is saved for printing.
+        const docx = await crfRecordApi.printWord(params);
+        saveBlob(docx.data, `${patient?.subjectName ?? ''}-${form.title}.docx`);
+        void message.info(t.printWordDownloaded);
+      }
+    } catch {
+      // The request wrapper has shown why.
+    } finally {
+      setPrinting(false);
+    }
+  };
+
+  const openDoubtPicker = () => {
+    // QRY-07: queries are raised on a saved record.
+    if (!recordId) {
+      void message.warning(T.doubt.saveFirst);
+      return;
+    }
+    setPicking(true);
+  };
+
+  const savedValues = detail?.crfDataRecord?.values ?? {};
+  const onPicked = ({ item, column }: PickedItem) => {
+    setPicking(false);
+    const existing = (detail?.crfDoubts ?? []).find((d) =>
+      column ? d.groupName === item.name && d.groupIndex === column.index && d.itemName === column.name : d.itemName === item.name && !d.groupName,
+    );
+    if (existing && existing.doubtType === 1) {
+      void message.info(T.doubt.pickHasOpen);
+      setDoubtMode({ kind: 'history', doubtId: existing.doubtId });
+      return;
+    }
+    const rows = column ? (savedValues[item.name] as Array<Record<string, unknown>> | undefined) : undefined;
+    const row = column ? (rows?.[column.index] ?? {}) : savedValues;
+    const columnNode = column ? item.columns.find((c) => c.name === column.name) : undefined;
+    setDoubtMode({
+      kind: 'start',
+      target: {
+        crfDataRecordId: recordId,
+        itemName: column ? column.name : item.name,
+        itemTitle: column ? `${T.doubt.groupRow(item.title, column.index)} · ${column.title}` : item.title,
+        groupName: column ? item.name : null,
+        groupIndex: column ? column.index : null,
+        value: column ? formatValue(columnNode, row[column.name], row) : formatValue(item.node, savedValues[item.name], savedValues),
+      },
+    });
+  };
+
+  const describeDoubt = useCallback(
+    (d: { itemName: string; groupName: string | null; groupIndex: number | null }) => ({
+      title: d.groupName ? `${itemTitle(nodes, d.groupName)} · ${itemTitle(nodes, d.itemName)}` : itemTitle(nodes, d.itemName),
+      format: (value: unknown) => formatLooseValue(nodes, d.itemName, value),
+    }),
+    [nodes],
+  );
+
+  const onDoubts = useCallback((_item: FormItem, doubts: CrfDoubtMark[]) => setDoubtMode({ kind: 'history', doubtId: doubts[0]!.doubtId }), []);
+  const onHistory = useCallback(
+    (item: FormItem | null) => {
+      if (!recordId) return;
+      setHistory({ crfDataRecordId: recordId, itemName: item?.name, title: item?.title ?? form.title });
+    },
+    [recordId, form.title],
+  );
+  const onSdv = useCallback(
+    async (itemNames: string[] | undefined, verified: boolean) => {
+      if (!recordId) {
+        void message.warning(t.sdvNeedsRecord);
+        return;
+      }
+      setSdvBusy(true);
+      try {
+        await crfRecordApi.sdv({ crfDataRecordId: recordId, itemNames, verified });
+        await refreshAll();
+      } catch {
+        // The request wrapper has shown why.
+      } finally {
+        setSdvBusy(false);
+      }
+    },
+    [recordId, refreshAll, message],
+  );
+  const onLocate = useCallback((item: FormItem) => {
+    const target = document.querySelector(`.crf-editor-form [id$="-${CSS.escape(item.name)}"]`);
+    const field = target?.closest('.crf-col') ?? target;
+    field?.scrollIntoView({ behavior: 'smooth', block: 'center' });
+    if (target instanceof HTMLElement) target.focus({ preventScroll: true });
+  }, []);
+
+  const studyId = patient?.studyId ?? detail?.subject.studyId ?? 0;
+  const canEdit = Boolean(detail && (detail.permissions.save || detail.permissions.submit));
+
+  let body;
+  if (detailQuery.isError && !detail) {
+    body = (
+      <Result
+        status="warning"
+        title={t.loadFailed}
+        extra={
+          <Button type="primary" onClick={() => void detailQuery.refetch()}>
+            {t.retry}
+          </Button>
+        }
+      />
+    );
+  } else if (!detail) {
+    body = (
+      <div className="crf-loading">
+        <Spin />
+      </div>
+    );
+  } else {
+    body = (
+      <div className="crf-work">
+        <div className="crf-form-card">
+          <h2 className="crf-form-title">
+            {detail.crf.title}
+            {repeatable && <UnorderedListOutlined className="crf-form-title-repeat" aria-label={t.repeatable} />}
+            <span className="crf-form-version">v{detail.crf.version}</span>
+          </h2>
+          <CrfEditor
+            key={session.epoch}
+            subjectRecordId={subjectRecordId}
+            crfId={crfId}
+            studyId={studyId}
+            detail={detail}
+            onSaved={onSaved}
+            onReload={reload}
+            bypassGuardRef={bypassGuardRef}
+          />
+        </div>
+        <aside className="crf-side-card">
+          <ItemPanel
+            items={items}
+            recordId={recordId}
+            sdv={detail.crfDataRecord?.sdv ?? {}}
+            doubts={detail.crfDoubts}
+            sdvMode={sdvMode}
+            canSdv={detail.permissions.sdv}
+            sdvBusy={sdvBusy}
+            onHistory={onHistory}
+            onDoubts={onDoubts}
+            onSdv={(names, verified) => void onSdv(names, verified)}
+            onLocate={onLocate}
+          />
+        </aside>
+      </div>
+    );
+  }
+
+  return (
+    <div className="crf-form-area">
+      <CrfToolbar
+        formOpen={Boolean(detail)}
+        showIdentify={Boolean(detail?.crf.option.identifyType)}
+        showDoubt={doubtOn && can(CRF_BUTTONS.doubt)}
+        showDicom={can(CRF_BUTTONS.dicom)}
+        showSdv={Boolean(detail?.permissions.sdv)}
+        sdvMode={sdvMode}
+        signatureInvalid={detail?.signature ? !detail.signature.valid : false}
+        printing={printing}
+        onPrint={() => void print()}
+        onDicom={() => window.open(dicomViewerUrl(patient?.identificationCode ?? detail?.subject.identificationCode ?? ''), '_blank', 'noopener')}
+        onIdentify={() => setDialog('identify')}
+        onDoubt={openDoubtPicker}
+        onOverview={() => setDialog('overview')}
+        onSign={() => setDialog('sign')}
+        onSdv={() => setSdvMode(!sdvMode)}
+      />
+      {repeatable && (
+        <RecordTable
+          rows={dataList.data ?? []}
+          loading={dataList.isFetching}
+          currentId={typeof recordParam === 'number' ? recordParam : null}
+          creating={recordParam === 'new'}
+          canAdd={canEdit}
+          canRemove={Boolean(detail?.permissions.save)}
+          onAdd={() => setRecord('new')}
+          onOpen={(id) => setRecord(id)}
+          onRemove={async (id, reason) => {
+            await crfRecordApi.removeData(id, reason);
+            if (id === recordParam) setRecord(null, true);
+            await refreshAll();
+          }}
+        />
+      )}
+      {body}
+      <HistoryDrawer target={history} nodes={nodes} onClose={() => setHistory(null)} />
+      <DoubtPicker open={picking} items={items} values={savedValues} onPick={onPicked} onCancel={() => setPicking(false)} />
+      <DoubtDialog
+        mode={doubtMode}
+        can={can}
+        readOnly={!canEdit}
+        describe={describeDoubt}
+        onChanged={() => void refreshAll()}
+        onClose={() => setDoubtMode(null)}
+      />
+      <OverviewDialog
+        open={dialog === 'overview' || dialog === 'preview'}
+        subjectRecordId={subjectRecordId}
+        scope={dialog === 'preview' ? ({ kind: 'print', crfId, crfDataRecordId: recordId } satisfies OverviewScope) : { kind: 'all' }}
+        onClose={() => setDialog(null)}
+      />
+      <SignDialog open={dialog === 'sign'} subjectRecordId={subjectRecordId} studyId={studyId} canSign={Boolean(detail?.permissions.sign)} onClose={() => setDialog(null)} />
+      <IdentifyDialog open={dialog === 'identify'} onClose={() => setDialog(null)} />
+    </div>
+  );
+}

@@ -1,0 +1,113 @@
+import { memo } from 'react';
+import { CheckCircleFilled, ExclamationCircleFilled, HistoryOutlined, SafetyCertificateOutlined } from '@ant-design/icons';
+import { Badge, Button, Checkbox, Tooltip } from 'antd';
+import { FORM_SDV_KEY, type CrfDoubtMark, type SdvMark } from '../../../api/crf.api';
+import { T } from '../../../locales/zh-CN';
+import { formatDate } from '../../../utils/format-date';
+import type { FormItem } from '../crf-values';
+
+const t = T.crfPage;
+
+export interface ItemPanelProps {
+  items: FormItem[];
+  /** The record's saved id: history, SDV and queries need a saved record. */
+  recordId: number | null;
+  sdv: Record<string, SdvMark>;
+  doubts: CrfDoubtMark[];
+  sdvMode: boolean;
+  canSdv: boolean;
+  sdvBusy: boolean;
+  onHistory: (item: FormItem | null) => void;
+  onDoubts: (item: FormItem, doubts: CrfDoubtMark[]) => void;
+  onSdv: (itemNames: string[] | undefined, verified: boolean) => void;
+  onLocate: (item: FormItem) => void;
+}
+
+export function SdvMarkIcon({ mark }: { mark: SdvMark }) {
+  return (
+    <Tooltip title={t.sdvVerified(mark.byName, formatDate(mark.at))}>
+      <CheckCircleFilled className="crf-sdv-mark" role="img" aria-label={t.sdvVerified(mark.byName, formatDate(mark.at))} />
+    </Tooltip>
+  );
+}
+
+/**
+ * CrfForm has no place beside each item for markers, so the form's items are listed here with
+ * theirs: the history clock, the SDV mark (a checkbox in SDV mode) and the open queries, which
+ * open the query history. Clicking a title scrolls the form to the item.
+ */
+export const ItemPanel = memo(function ItemPanel({ items, recordId, sdv, doubts, sdvMode, canSdv, sdvBusy, onHistory, onDoubts, onSdv, onLocate }: ItemPanelProps) {
+  const formMark = sdv[FORM_SDV_KEY];
+  return (
+    <div className="crf-item-panel">
+      <div className="crf-item-panel-head">
+        <span className="crf-item-panel-title">{t.items}</span>
+        <Button size="small" type="link" icon={<HistoryOutlined />} disabled={recordId === null} onClick={() => onHistory(null)}>
+          {t.formHistory}
+        </Button>
+      </div>
+      {(sdvMode || formMark) && (
+        <div className="crf-item-panel-form-sdv">
+          {formMark ? (
+            <>
+              <SdvMarkIcon mark={formMark} />
+              <span>{t.sdvFormDone}</span>
+              {sdvMode && canSdv && (
+                <Button size="small" type="link" disabled={sdvBusy} onClick={() => onSdv(undefined, false)}>
+                  {t.sdvFormUndo}
+                </Button>
+              )}
+            </>
+          ) : (
+            <Button size="small" icon={<SafetyCertificateOutlined />} disabled={!canSdv || recordId === null || sdvBusy} onClick={() => onSdv(undefined, true)}>
+              {t.sdvForm}
+            </Button>
+          )}
+        </div>
+      )}
+      <ul className="crf-item-list">
+        {items.map((item) => {
+          const mark = sdv[item.name];
+          const mine = doubts.filter((d) => d.itemName === item.name || d.groupName === item.name);
+          return (
+            <li key={item.name} className="crf-item-row" data-item={item.name}>
+              {sdvMode && (
+                <Checkbox
+                  aria-label={`${t.sdvItem} ${item.title}`}
+                  checked={Boolean(mark)}
+                  disabled={!canSdv || recordId === null || sdvBusy}
+                  onChange={(event) => onSdv([item.name], event.target.checked)}
+                />
+              )}
+              <button type="button" className="crf-item-title" title={[...item.path, item.title].join(' / ')} onClick={() => onLocate(item)}>
+                {item.title}
+              </button>
+              <span className="crf-item-markers">
+                {mark && !sdvMode && <SdvMarkIcon mark={mark} />}
+                {mine.length > 0 && (
+                  <Tooltip title={t.doubtMarker(mine.length)}>
+                    <button type="button" className="crf-doubt-marker" aria-label={`${T.doubt.historyTitle} ${item.title}`} onClick={() => onDoubts(item, mine)}>
+                      <Badge count={mine.length} size="small" offset={[4, -2]}>
+                        <ExclamationCircleFilled />
+                      </Badge>
+                    </button>
+                  </Tooltip>
+                )}
+                <Tooltip title={t.history}>
+                  <Button
+                    size="small"
+                    type="text"
+                    aria-label={`${t.history} ${item.title}`}
+                    icon={<HistoryOutlined />}
+                    disabled={recordId === null}
+                    onClick={() => onHistory(item)}
+                  />
+                </Tooltip>
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+});

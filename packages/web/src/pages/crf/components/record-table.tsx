@@ -1,0 +1,142 @@
+import { useState } from 'react';
+import { DeleteOutlined, FolderOpenOutlined, PlusOutlined } from '@ant-design/icons';
+import { App, Button, Form, Input, Modal, Table, Tag } from 'antd';
+import type { CrfDataRow } from '../../../api/crf.api';
+import { T } from '../../../locales/zh-CN';
+import { formatDate } from '../../../utils/format-date';
+import { formStateMeta } from '../crf-menu';
+import { FormStateIcon } from './crf-sidebar';
+
+const t = T.crfPage;
+
+export interface RecordTableProps {
+  rows: CrfDataRow[];
+  loading: boolean;
+  /** The open record; null for a new one not saved yet. */
+  currentId: number | null;
+  creating: boolean;
+  canAdd: boolean;
+  canRemove: boolean;
+  onAdd: () => void;
+  onOpen: (crfDataRecordId: number) => void;
+  onRemove: (crfDataRecordId: number, reason: string) => Promise<void>;
+}
+
+/** A repeatable form's records (CRF-14, CRF-24) with 新增, 打开 and 删除 (a reason is required, CRF-25). */
+export function RecordTable({ rows, loading, currentId, creating, canAdd, canRemove, onAdd, onOpen, onRemove }: RecordTableProps) {
+  const { message } = App.useApp();
+  const [removing, setRemoving] = useState<CrfDataRow | null>(null);
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const confirmRemove = async () => {
+    if (!removing) return;
+    if (!reason.trim()) {
+      setError(t.removeReasonRequired);
+      return;
+    }
+    setBusy(true);
+    try {
+      await onRemove(removing.crfDataRecordId, reason.trim());
+      void message.success(t.removed);
+      setRemoving(null);
+    } catch {
+      // The request wrapper has shown why.
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="crf-records">
+      <div className="crf-records-head">
+        <span className="crf-records-title">{t.records}</span>
+        {canAdd && (
+          <Button size="small" type="primary" icon={<PlusOutlined />} onClick={onAdd} disabled={creating}>
+            {t.newRecord}
+          </Button>
+        )}
+      </div>
+      <Table<CrfDataRow>
+        size="small"
+        rowKey="crfDataRecordId"
+        loading={loading}
+        pagination={false}
+        dataSource={rows}
+        rowClassName={(row) => (row.crfDataRecordId === currentId ? 'crf-record-current' : '')}
+        locale={{ emptyText: t.noRecords }}
+        footer={creating ? () => <Tag color="blue">{t.newRecordTag}</Tag> : undefined}
+        columns={[
+          { title: T.common.index, key: 'no', width: 70, render: (_: unknown, _row, index) => t.recordNo(index + 1) },
+          {
+            title: t.recordState,
+            dataIndex: 'state',
+            width: 110,
+            render: (state: number) => (
+              <span className="crf-record-state">
+                <FormStateIcon state={state} /> {formStateMeta(state).label}
+              </span>
+            ),
+          },
+          { title: t.recordSummary, dataIndex: 'summary', ellipsis: true },
+          { title: t.recordCreater, dataIndex: 'creater', width: 120 },
+          { title: t.recordUpdated, dataIndex: 'updateTime', width: 170, render: (v: string) => formatDate(v) },
+          {
+            title: T.common.actions,
+            key: 'actions',
+            width: 150,
+            render: (_: unknown, row) => (
+              <>
+                <Button size="small" type="link" icon={<FolderOpenOutlined />} disabled={row.crfDataRecordId === currentId} onClick={() => onOpen(row.crfDataRecordId)}>
+                  {t.openRecord}
+                </Button>
+                {canRemove && (
+                  <Button
+                    size="small"
+                    type="link"
+                    danger
+                    icon={<DeleteOutlined />}
+                    onClick={() => {
+                      setReason('');
+                      setError(null);
+                      setRemoving(row);
+                    }}
+                  >
+                    {t.removeRecord}
+                  </Button>
+                )}
+              </>
+            ),
+          },
+        ]}
+      />
+      <Modal
+        open={removing !== null}
+        title={t.removeTitle}
+        onCancel={() => setRemoving(null)}
+        onOk={() => void confirmRemove()}
+        okButtonProps={{ danger: true, loading: busy }}
+        okText={T.common.ok}
+        cancelText={T.common.cancel}
+        destroyOnHidden
+      >
+        <p className="crf-dialog-hint">{t.removeHint}</p>
+        <Form layout="vertical">
+          <Form.Item label={t.removeReason} required validateStatus={error ? 'error' : undefined} help={error}>
+            <Input.TextArea
+              aria-label={t.removeReason}
+              value={reason}
+              maxLength={500}
+              autoSize={{ minRows: 2, maxRows: 5 }}
+              onChange={(event) => {
+                setReason(event.target.value);
+                if (error && event.target.value.trim()) setError(null);
+              }}
+            />
+          </Form.Item>
+        </Form>
+      </Modal>
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+import { useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Empty, Result, Select, Spin } from 'antd';
+import { useParams } from 'react-router';
+import { initialValues } from '@ecrf/core';
+import { crfApi } from '../../api/study.api';
+import { CrfForm } from '../../crf';
+import { T } from '../../locales/zh-CN';
+import { formatDate } from '../../utils/format-date';
+import './crf.css';
+
+const t = T.crfPage;
+
+/**
+ * crf.detail (CRF-01): one CRF as its definition lays it out, read-only, in any of its versions —
+ * what a form looks like before anyone enters data into it.
+ */
+export default function CrfDetailPage() {
+  const crfId = Number(useParams().crfId);
+  const valid = Number.isInteger(crfId) && crfId > 0;
+  const [version, setVersion] = useState<number | undefined>();
+  const query = useQuery({
+    queryKey: ['crf', 'detail', crfId, version ?? 'latest'],
+    queryFn: () => crfApi.get(crfId, version).then((res) => res.data),
+    enabled: valid,
+  });
+  const crf = query.data;
+  const [openedAt] = useState(() => new Date());
+  const values = useMemo(() => (crf ? initialValues(crf.definition, { now: openedAt }) : {}), [crf, openedAt]);
+
+  if (!valid) return <Result status="404" title={T.notFound.subTitle} />;
+  if (query.isError) return <Result status="warning" title={t.loadFailed} />;
+  if (!crf) return <Spin />;
+
+  return (
+    <div className="page-card crf-detail-page">
+      <div className="crf-detail-head">
+        <h2 className="page-title">{crf.title}</h2>
+        <Select
+          aria-label={t.detailVersion}
+          value={crf.version}
+          style={{ width: 260 }}
+          onChange={(v: number) => setVersion(v)}
+          options={crf.versions.map((v) => ({ value: v.version, label: `${t.detailVersion} ${v.version} · ${formatDate(v.createTime)}` }))}
+        />
+      </div>
+      {crf.definition.children.length === 0 ? <Empty /> : <CrfForm definition={crf.definition} values={values} readOnly />}
+    </div>
+  );
+}

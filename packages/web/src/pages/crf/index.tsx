@@ -1,0 +1,133 @@
+import { useCallback, useEffect, useMemo } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Empty, Result } from 'antd';
+import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
+import { hasPermission } from '@ecrf/core';
+import { crfRecordApi } from '../../api/crf.api';
+import { CrfLayout } from '../../layouts/crf-layout';
+import { T } from '../../locales/zh-CN';
+import { useSession } from '../../stores/session.store';
+import { CrfSidebar } from './components/crf-sidebar';
+import { FormArea, type RecordParam } from './components/form-area';
+import { findForm, initialForm, menuButtons } from './crf-menu';
+import './crf.css';
+
+const t = T.crfPage;
+
+function parseRecord(raw: string | null): RecordParam {
+  if (raw === 'new') return 'new';
+  const id = Number(raw);
+  return Number.isInteger(id) && id > 0 ? id : null;
+}
+
+/**
+ * crf.record (CRF-01): a subject's casebook. The sidebar lists the study's forms with their states;
+ * `?crfId=&crfDataRecordId=` name the open form and record.
+ */
+export default function CrfRecordPage() {
+  const { subjectRecordId: rawId } = useParams();
+  const subjectRecordId = Number(rawId);
+  const [search, setSearch] = useSearchParams();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const crfIdParam = Number(search.get('crfId')) || null;
+  const recordParam = parseRecord(search.get('crfDataRecordId'));
+  const permissions = useSession((s) => s.permissions);
+  const valid = Number.isInteger(subjectRecordId) && subjectRecordId > 0;
+
+  const menuQuery = useQuery({
+    queryKey: ['crf-record', 'menu', subjectRecordId],
+    queryFn: () => crfRecordApi.menu(subjectRecordId).then((res) => res.data),
+    enabled: valid,
+  });
+  const patientQuery = useQuery({
+    queryKey: ['crf-record', 'patient', subjectRecordId],
+    queryFn: () => crfRecordApi.patientInfo(subjectRecordId).then((res) => res.data),
+    enabled: valid,
+  });
+  const patient = patientQuery.data;
+  const studyId = patient?.studyId ?? null;
+  const doubtFlag = useQuery({
+    queryKey: ['crf-record', 'doubt-flag', studyId],
+    queryFn: () => crfRecordApi.studyDoubtFlag(studyId!).then((res) => res.data),
+    enabled: studyId !== null,
+  });
+
+  const menu = menuQuery.data;
+  // CRF-12: the form the address names, else the first one.
+  useEffect(() => {
+    if (!menu) return;
+    const chosen = findForm(menu, crfIdParam);
+    if (chosen) return;
+    const first = initialForm(menu, crfIdParam);
+    if (first) setSearch({ crfId: String(first.crfId) }, { replace: true });
+  }, [menu, crfIdParam, setSearch]);
+  const form = menu ? findForm(menu, crfIdParam) : null;
+
+  const buttons = useMemo(() => menuButtons(menu ?? []), [menu]);
+  const can = useCallback(
+    // forms §6: the study buttons come with the menu; 项目维护 holders and the administrator hold them all.
+    (code: string) => buttons.includes(code) || hasPermission(permissions, 'study:manage'),
+    [buttons, permissions],
+  );
+
+  const selectForm = useCallback(
+    (crfId: number) => {
+      if (crfId !== crfIdParam) setSearch({ crfId: String(crfId) });
+    },
+    [crfIdParam, setSearch],
+  );
+  const setRecord = useCallback(
+    (record: RecordParam, replace = false) => {
+      if (crfIdParam === null) return;
+      const next: Record<string, string> = { crfId: String(crfIdParam) };
+      if (record !== null) next.crfDataRecordId = String(record);
+      setSearch(next, { replace });
+    },
+    [crfIdParam, setSearch],
+  );
+
+  // CRF-10: one page back; a casebook opened directly goes to its study's patient list.
+  const back = () => {
+    if (location.key !== 'default') void navigate(-1);
+    else if (studyId) void navigate(`/project/${studyId}/subject`);
+    else void navigate('/studyList');
+  };
+
+  if (!valid) return <Result status="404" title={T.notFound.subTitle} />;
+
+  return (
+    <CrfLayout
+      sidebar={
+        <CrfSidebar
+          subjectRecordId={subjectRecordId}
+          patient={patient}
+          menu={menu}
+          menuLoading={menuQuery.isFetching}
+          selectedCrfId={form?.crfId ?? null}
+          crfTitle={form?.title ?? ''}
+          recorder={patient?.creater ?? ''}
+          onSelect={selectForm}
+          onBack={back}
+        />
+      }
+    >
+      {menuQuery.isError ? (
+        <Result status="warning" title={t.loadFailed} />
+      ) : !menu ? null : !form ? (
+        <Empty description={t.noForms} />
+      ) : (
+        <FormArea
+          key={form.crfId}
+          subjectRecordId={subjectRecordId}
+          form={form}
+          patient={patient}
+          recordParam={recordParam}
+          setRecord={setRecord}
+          can={can}
+          doubtOn={doubtFlag.data === '1'}
+        />
+      )}
+    </CrfLayout>
+  );
+}

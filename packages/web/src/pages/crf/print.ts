@@ -1,0 +1,49 @@
+/** forms §4 "Print": the document prints this long after its hidden frame is created. */
+export const PRINT_DELAY_MS = 100;
+/** The frame and its blob are kept long enough for the print dialog, then dropped. */
+const FRAME_LIFETIME_MS = 60_000;
+
+/**
+ * PRINT-12/PRINT-13: prints a document (the filled template as PDF) through a hidden frame,
+ * 100 ms after the frame is created.
+ */
+export function printInHiddenFrame(blob: Blob, doc: Document = document): HTMLIFrameElement {
+  const url = URL.createObjectURL(blob);
+  const frame = doc.createElement('iframe');
+  frame.className = 'crf-print-frame';
+  frame.setAttribute('aria-hidden', 'true');
+  frame.setAttribute('tabindex', '-1');
+  frame.style.cssText = 'position:fixed;right:0;bottom:0;width:0;height:0;border:0;visibility:hidden;';
+  frame.src = url;
+  doc.body.appendChild(frame);
+  setTimeout(() => {
+    try {
+      frame.contentWindow?.focus();
+      frame.contentWindow?.print();
+    } catch {
+      // A viewer that refuses to print from a frame leaves the user the download below.
+    }
+  }, PRINT_DELAY_MS);
+  setTimeout(() => {
+    frame.remove();
+    URL.revokeObjectURL(url);
+  }, FRAME_LIFETIME_MS);
+  return frame;
+}
+
+/** Saves a blob under a file name (the Word document when no PDF can be made). */
+export function saveBlob(blob: Blob, fileName: string, doc: Document = document): void {
+  const url = URL.createObjectURL(blob);
+  const link = doc.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  doc.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The viewer of the imaging (DICOM) button for a patient (CRF-16). */
+export function dicomViewerUrl(identificationCode: string): string {
+  return `/pacs/oviyam2/viewer.html?patientID=${encodeURIComponent(identificationCode)}`;
+}

@@ -1,0 +1,164 @@
+import { useCallback, useMemo, useState } from 'react';
+import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
+import { AimOutlined, EyeOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { Button, DatePicker, Form, Input, Select, Space, type TableColumnsType } from 'antd';
+import { useNavigate } from 'react-router';
+import type { CrfNode } from '@ecrf/core';
+import { DOUBT_STATE, DOUBT_TYPE, doubtApi, type Doubt, type DoubtFilter } from '../../../api/doubt.api';
+import { crfApi, type CrfDetail } from '../../../api/study.api';
+import { PagedTable } from '../../../components/paged-table';
+import { T } from '../../../locales/zh-CN';
+import { formatDate } from '../../../utils/format-date';
+import { DoubtDialog, DoubtStateTag, DoubtTypeTag, type DoubtDialogMode } from '../../crf/components/doubt-dialog';
+import { formatLooseValue, itemTitle, nodesByName } from '../../crf/crf-values';
+import { useProjectStudy } from '../use-project-study';
+import { locateUrl, toDoubtFilter, type DoubtFilterValues } from './doubt-filters';
+
+const t = T.doubt;
+
+/** Item nodes by form, from the loaded definitions (stable, so the combined result is memoised). */
+function nodesOfForms(results: ReadonlyArray<{ data?: CrfDetail }>): Map<number, Map<string, CrfNode>> {
+  const out = new Map<number, Map<string, CrfNode>>();
+  for (const result of results) if (result.data) out.set(result.data.id, nodesByName(result.data.definition));
+  return out;
+}
+
+const STATE_OPTIONS = [DOUBT_STATE.open, DOUBT_STATE.replied, DOUBT_STATE.closed].map((value) => ({ value, label: t.states[value] }));
+const TYPE_OPTIONS = [DOUBT_TYPE.system, DOUBT_TYPE.user].map((value) => ({ value, label: t.types[value] }));
+
+/** 质疑列表 (QRY-01): the study's queries with filters; 查看 opens the thread, 定位 the form. */
+export default function DoubtListPage() {
+  const { studyId, can } = useProjectStudy();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [filterForm] = Form.useForm<DoubtFilterValues>();
+  const [filters, setFilters] = useState<DoubtFilter>({});
+  const [mode, setMode] = useState<DoubtDialogMode | null>(null);
+
+  // Item titles come from the forms' definitions (the list itself holds item names).
+  const crfList = useQuery({
+    queryKey: ['crf', 'options', studyId],
+    queryFn: () => crfApi.options(studyId!).then((res) => res.data),
+    enabled: studyId !== null,
+  });
+  const crfIds = useMemo(() => (crfList.data ?? []).map((crf) => crf.id), [crfList.data]);
+  const nodesByCrf = useQueries({
+    queries: crfIds.map((crfId) => ({
+      queryKey: ['crf', 'detail', crfId, 'latest'],
+      queryFn: () => crfApi.get(crfId).then((res) => res.data),
+      staleTime: 5 * 60 * 1000,
+    })),
+    combine: nodesOfForms,
+  });
+
+  const describe = useCallback(
+    (d: Pick<Doubt, 'itemName' | 'groupName' | 'crfId'>) => {
+      const nodes = nodesByCrf.get(d.crfId) ?? new Map<string, CrfNode>();
+      return {
+        title: d.groupName ? `${itemTitle(nodes, d.groupName)} · ${itemTitle(nodes, d.itemName)}` : itemTitle(nodes, d.itemName),
+        format: (value: unknown) => formatLooseValue(nodes, d.itemName, value),
+      };
+    },
+    [nodesByCrf],
+  );
+
+  const columns: TableColumnsType<Doubt> = [
+    { title: t.code, dataIndex: 'identificationCode', width: 110 },
+    { title: t.patientName, dataIndex: 'subjectName', width: 100 },
+    { title: t.form, dataIndex: 'crfTitle', width: 130 },
+    {
+      title: t.item,
+      key: 'item',
+      width: 180,
+      render: (_: unknown, row) => {
+        const nodes = nodesByCrf.get(row.crfId) ?? new Map<string, CrfNode>();
+        return (
+          <>
+            {row.groupName && <div className="doubt-list-group">{t.groupRow(itemTitle(nodes, row.groupName), row.groupIndex ?? 0)}</div>}
+            {itemTitle(nodes, row.itemName)}
+          </>
+        );
+      },
+    },
+    { title: t.itemValue, key: 'itemValue', width: 140, render: (_: unknown, row) => describe(row).format(row.itemValue) },
+    { title: t.content, dataIndex: 'doubtDescription', ellipsis: true },
+    { title: t.status, dataIndex: 'optionType', width: 90, render: (value: number) => <DoubtStateTag state={value} /> },
+    { title: t.type, dataIndex: 'doubtType', width: 80, render: (value: number) => <DoubtTypeTag type={value} /> },
+    { title: t.user, dataIndex: 'userName', width: 150 },
+    { title: t.time, dataIndex: 'createDate', width: 170, render: (value: string) => formatDate(value) },
+    {
+      title: T.common.actions,
+      key: 'actions',
+      fixed: 'right',
+      width: 150,
+      render: (_: unknown, row) => (
+        <Space size={0}>
+          <Button type="link" size="small" icon={<EyeOutlined aria-hidden />} onClick={() => setMode({ kind: 'history', doubtId: row.doubtId })}>
+            {t.view}
+          </Button>
+          <Button type="link" size="small" icon={<AimOutlined aria-hidden />} onClick={() => void navigate(locateUrl(row))}>
+            {t.locate}
+          </Button>
+        </Space>
+      ),
+    },
+  ];
+
+  if (studyId === null) return null;
+
+  return (
+    <div className="page-card">
+      <h2 className="page-title">{t.listTitle}</h2>
+      <Form form={filterForm} name="doubt-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(toDoubtFilter(values))}>
+        <Form.Item label={t.code} name="identificationCode">
+          <Input allowClear placeholder={t.code} style={{ width: 140 }} />
+        </Form.Item>
+        <Form.Item label={t.status} name="optionType">
+          <Select allowClear options={STATE_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 110 }} />
+        </Form.Item>
+        <Form.Item label={t.type} name="doubtType">
+          <Select allowClear options={TYPE_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 100 }} />
+        </Form.Item>
+        <Form.Item label={t.user} name="userName">
+          <Input allowClear placeholder={t.user} style={{ width: 140 }} />
+        </Form.Item>
+        <Form.Item label={t.date} name="range">
+          <DatePicker.RangePicker placeholder={[t.beginDate, t.endDate]} />
+        </Form.Item>
+        <Form.Item>
+          <Space>
+            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
+              {T.common.search}
+            </Button>
+            <Button
+              icon={<ReloadOutlined aria-hidden />}
+              onClick={() => {
+                filterForm.resetFields();
+                setFilters({});
+              }}
+            >
+              {T.common.reset}
+            </Button>
+          </Space>
+        </Form.Item>
+      </Form>
+      <PagedTable<Doubt>
+        rowKey="doubtId"
+        columns={columns}
+        queryKey={['doubt', 'list', studyId]}
+        filters={filters}
+        fetchPage={(paging) => doubtApi.list({ ...paging, ...filters, studyId }).then((res) => res.data)}
+      />
+      <DoubtDialog
+        mode={mode}
+        can={can}
+        describe={describe}
+        onChanged={() => {
+          void queryClient.invalidateQueries({ queryKey: ['doubt', 'list', studyId] });
+          void queryClient.invalidateQueries({ queryKey: ['doubt', 'count'] });
+        }}
+        onClose={() => setMode(null)}
+      />
+    </div>
+  );
+}
