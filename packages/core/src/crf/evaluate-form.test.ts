@@ -216,3 +216,43 @@ describe('evaluateForm (properties)', () => {
     );
   });
 });
+
+describe('stored extras', () => {
+  const def = {
+    title: '单位',
+    option: {},
+    children: [
+      { name: 'hb', title: '血红蛋白', type: 'real', option: { units: 'g/L,g/dL' }, children: [] },
+      { name: 'pics', title: '图片', type: 'imageUpload', option: { required: 1 }, children: [] },
+      {
+        name: 'labs',
+        title: '检验',
+        type: 'listGroup',
+        option: {},
+        children: [
+          { name: 'val', title: '结果', type: 'real', option: { units: 'mmol/L,mg/dL' }, children: [] },
+          { name: 'kind', title: '类型', type: 'radio', option: { optionsValue: '1,2', optionsText: '常规,其他', addition: '请注明', additionIndex: '1' }, children: [] },
+        ],
+      },
+    ],
+  } as unknown as import('./crf-definition.schema.js').CrfDefinition;
+
+  it('WID-08: keeps the unit chosen in a unit selector, top level and in rows, and drops an unknown unit', () => {
+    const state = evaluateForm(def, { hb: '12.5', hb_unit: 'g/dL', labs: [{ val: '5', val_unit: 'mg/dL' }, { val: '6', val_unit: 'furlongs' }] }, { now: new Date('2026-11-22T00:00:00Z') });
+    expect(state.values.hb_unit).toBe('g/dL');
+    expect((state.values.labs as Array<Record<string, unknown>>)[0]!.val_unit).toBe('mg/dL');
+    expect((state.values.labs as Array<Record<string, unknown>>)[1]!.val_unit).toBeUndefined();
+  });
+
+  it('keeps the addition text of a row choice whose addition shows', () => {
+    const state = evaluateForm(def, { labs: [{ kind: '2', kind_addition: '外院' }, { kind: '1', kind_addition: '不该保留' }] }, { now: new Date('2026-11-22T00:00:00Z') });
+    const rows = state.values.labs as Array<Record<string, unknown>>;
+    expect(rows[0]!.kind_addition).toBe('外院');
+    expect(rows[1]!.kind_addition).toBeUndefined();
+  });
+
+  it('VAL-01: a required upload holding an empty JSON list is missing', () => {
+    const state = evaluateForm(def, { pics: '[]' }, { now: new Date('2026-11-22T00:00:00Z') });
+    expect(state.errors.map((e) => e.item)).toContain('pics');
+  });
+});

@@ -6,7 +6,7 @@ import { DEFAULT_TIME_ZONE, nowString, todayString } from './date-time.js';
 import { toValue, truthy, type ExpressionEnv, type Value } from './expression/index.js';
 import { isEmptyValue, validateField } from './field-rules.js';
 import { sliderRange } from './layout.js';
-import { choicesOf, isOn } from './options.js';
+import { choicesOf, isOn, unitsOf } from './options.js';
 import { dateDirectionError, dateFormatOf, isValidTime, nowForFormat, parsePartialDate, timeFormatOf } from './partial-date.js';
 import { hasReferenceRange, rangeIndicator, type Gender } from './reference-range.js';
 import { convertValue, formatCalculated, parseConverterRule } from './value-converter.js';
@@ -80,6 +80,18 @@ export function isFormEditable(permissions: readonly string[]): boolean {
 
 /** The key under which a choice item's addition text is stored. */
 export const additionKey = (name: string) => `${name}_addition`;
+
+/** The key under which the unit chosen in a unit selector is stored (items with several units). */
+export const unitKey = (name: string) => `${name}_unit`;
+
+/** The chosen unit of a visible item with several units, when it is one of them. */
+function chosenUnit(info: NodeInfo, input: Readonly<Record<string, unknown>>): string | undefined {
+  const name = info.node.name;
+  if (!name) return undefined;
+  const units = unitsOf(info.node.option ?? {});
+  const chosen = input[unitKey(name)];
+  return units.length > 1 && typeof chosen === 'string' && units.includes(chosen) ? chosen : undefined;
+}
 
 const compiledCache = new WeakMap<CrfDefinition, CompiledForm>();
 
@@ -204,6 +216,7 @@ function clearUnit(run: Run, unit: Unit) {
   if (name) {
     delete run.effective[name];
     delete run.effective[additionKey(name)];
+    delete run.effective[unitKey(name)];
   }
 }
 
@@ -235,6 +248,8 @@ function evaluateUnit(run: Run, unit: Unit) {
     run.items[info.key] = state;
     if (name && state.value !== undefined) run.effective[name] = state.value;
     if (name && state.additionVisible && Object.hasOwn(run.input, additionKey(name))) run.effective[additionKey(name)] = run.input[additionKey(name)];
+    const unit = visible ? chosenUnit(info, run.input) : undefined;
+    if (name && unit) run.effective[unitKey(name)] = unit;
     return;
   }
   const state = baseState(run, info, visible);
@@ -264,6 +279,9 @@ function evaluateUnit(run: Run, unit: Unit) {
       const memberState = evaluateItem(run, member, memberVisible, childName ? rowIn[childName] : undefined, rowEnv);
       rowStates[member.key] = memberState;
       if (childName && memberState.value !== undefined) rowOut[childName] = memberState.value;
+      if (childName && memberState.additionVisible && Object.hasOwn(rowIn, additionKey(childName))) rowOut[additionKey(childName)] = rowIn[additionKey(childName)];
+      const rowUnit = memberVisible ? chosenUnit(member, rowIn) : undefined;
+      if (childName && rowUnit) rowOut[unitKey(childName)] = rowUnit;
     }
     rowsOut.push(rowOut);
     return rowStates;

@@ -49,7 +49,8 @@ export function isEmail(value: string): boolean {
 
 export function isEmptyValue(value: unknown): boolean {
   if (value === undefined || value === null) return true;
-  if (typeof value === 'string') return value.trim() === '';
+  // An upload list stored as JSON text with no entry is as empty as no value (forms §3 image/video lists).
+  if (typeof value === 'string') return value.trim() === '' || value.trim() === '[]';
   if (Array.isArray(value)) return value.length === 0;
   return false;
 }

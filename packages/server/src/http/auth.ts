@@ -38,11 +38,32 @@ function needsToken(url: string): boolean {
   return url.startsWith('/api/') && !PUBLIC_PREFIXES.some((prefix) => url.startsWith(prefix));
 }
 
+/** Images and files shown with <img src> or a link can't carry a header: file downloads also read this cookie. */
+export const FILE_COOKIE = 'edc_file_token';
+export const FILE_COOKIE_PATH = '/api/v1/fileupload';
+
+function fileCookie(request: FastifyRequest): string | null {
+  if (!request.url.startsWith(FILE_COOKIE_PATH)) return null;
+  const cookies = request.headers.cookie?.split(';') ?? [];
+  for (const cookie of cookies) {
+    const [name, ...rest] = cookie.trim().split('=');
+    if (name === FILE_COOKIE) return rest.join('=') || null;
+  }
+  return null;
+}
+
 function bearer(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
-  if (!header) return null;
+  if (!header) return fileCookie(request);
   const [scheme, token] = header.split(' ');
   return scheme?.toLowerCase() === 'bearer' && token ? token : null;
+}
+
+/** The file-download cookie: HttpOnly, SameSite=Strict, scoped to the download path, as short-lived as the token. */
+export function fileCookieHeader(token: string | null, maxAgeSeconds: number, secure: boolean): string {
+  const value = token ?? '';
+  const age = token ? maxAgeSeconds : 0;
+  return `${FILE_COOKIE}=${value}; Path=${FILE_COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=${age}${secure ? '; Secure' : ''}`;
 }
 
 export async function loadCurrentUser(ctx: AppContext, token: string): Promise<CurrentUser | null> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { passwordChangeSchema, passwordResetSchema } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
-import { requireUser } from '../../http/auth.js';
+import { fileCookieHeader, requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import * as auth from './auth.service.js';
@@ -33,11 +33,11 @@ export function authRoutes(app: App, ctx: AppContext) {
         rateLimit: { max: ctx.config.loginRateLimitPerMinute, timeWindow: 60_000 },
       },
     },
-    async (request) =>
-      ok(
-        await auth.login(ctx, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] }),
-        '登录成功',
-      ),
+    async (request, reply) => {
+      const result = await auth.login(ctx, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] });
+      reply.header('set-cookie', fileCookieHeader(result.token, ctx.config.accessTokenSeconds, request.protocol === 'https'));
+      return ok(result, '登录成功');
+    },
   );
 
   app.post(
@@ -46,7 +46,11 @@ export function authRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '刷新令牌', body: z.object({ refreshToken: z.string().min(1).max(200) }) },
       config: { rateLimit: { max: ctx.config.loginRateLimitPerMinute * 4, timeWindow: 60_000 } },
     },
-    async (request) => ok(await auth.refresh(ctx, request.body.refreshToken)),
+    async (request, reply) => {
+      const result = await auth.refresh(ctx, request.body.refreshToken);
+      reply.header('set-cookie', fileCookieHeader(result.token, ctx.config.accessTokenSeconds, request.protocol === 'https'));
+      return ok(result);
+    },
   );
 
   app.post(
@@ -55,8 +59,9 @@ export function authRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '退出登录', body: z.object({ refreshToken: z.string().optional() }).optional() },
       config: { module: '登录', action: '退出', allowWhilePasswordMustChange: true },
     },
-    async (request) => {
+    async (request, reply) => {
       await auth.logout(ctx, requireUser(request));
+      reply.header('set-cookie', fileCookieHeader(null, 0, request.protocol === 'https'));
       return ok(null, '退出成功');
     },
   );

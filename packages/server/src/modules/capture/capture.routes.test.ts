@@ -286,6 +286,12 @@ describe('files, overview, print and home', () => {
     const down = await t.app.inject({ method: 'GET', url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`, headers: { authorization: `Bearer ${admin}` } });
     expect(down.statusCode).toBe(200);
     expect(down.headers['content-type']).toBe('image/png');
+    // An <img src> carries no header: the HttpOnly cookie set at sign-in works for downloads, and only there.
+    const signIn = await t.app.inject({ method: 'POST', url: '/api/ignore/sys/login', payload: { username: '13800000000', password: TEST_ADMIN_PASSWORD } });
+    const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
+    expect(String(signIn.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`, headers: { cookie } })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/api/sys/login/getInfo', headers: { cookie } })).statusCode).toBe(401);
     const html = multipart({ studyId: String(studyId) }, [{ fileName: 'photo.png', data: '<html><script>alert(1)</script></html>' }]);
     const refused = await t.app.inject({ method: 'POST', url: '/api/common/file/upload', headers: { ...html.headers, authorization: `Bearer ${admin}` }, payload: html.payload });
     expect(refused.statusCode).toBe(400);
