@@ -62,9 +62,9 @@ describe('study home', () => {
     expect(figure('完成')).toContain('2');
     expect(figure('退出')).toContain('1');
     expect(figure('本月入组')).toContain('3');
-    expect(figure('表单未完成')).toContain('5');
-    expect(figure('表单已提交')).toContain('11');
-    expect(figure('质疑待处理')).toContain('2');
+    expect(figure('未完成表单')).toContain('5');
+    expect(figure('已提交表单')).toContain('11');
+    expect(figure('待处理质疑')).toContain('2');
     expect(await screen.findByText('腰椎管狭窄症手术登记研究（示例）')).toBeTruthy();
     expect((await screen.findByTestId('chart')).textContent).toContain('2026-01:7');
   });

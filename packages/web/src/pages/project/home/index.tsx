@@ -20,12 +20,11 @@ const EnrolmentChart = lazy(() => import('./components/enrolment-chart'));
 
 const H = T.projectHome;
 
-function Figure({ label, value, group }: { label: string; value: number; group?: string }) {
+function Figure({ label, value }: { label: string; value: number }) {
   return (
-    <div className="home-figure" role="group" aria-label={group ? `${group}${label}` : label}>
+    <div className="home-figure" role="group" aria-label={label}>
       <div className="home-figure-label">{label}</div>
       <div className="home-figure-value">{value}</div>
-      {group && <div className="home-figure-group">{group}</div>}
     </div>
   );
 }
@@ -40,9 +39,9 @@ function Figures({ index }: { index: StudyIndex }) {
         <Figure label={H.completed} value={index.subjects.completed} />
         <Figure label={H.withdrawn} value={index.subjects.withdrawn} />
         <Figure label={H.thisMonth} value={index.subjects.thisMonth} />
-        <Figure label={H.formsIncomplete} value={index.forms.incomplete} group={H.forms} />
-        <Figure label={H.formsSubmitted} value={index.forms.submitted} group={H.forms} />
-        <Figure label={H.doubtsOpen} value={index.doubts.open} group={H.doubts} />
+        <Figure label={H.formsIncomplete} value={index.forms.incomplete} />
+        <Figure label={H.formsSubmitted} value={index.forms.submitted} />
+        <Figure label={H.doubtsOpen} value={index.doubts.open} />
       </div>
       <div className="home-chart-card">
         <h3 className="home-chart-title">{H.enrolment}</h3>

@@ -16,7 +16,7 @@ import {
   Tooltip,
   type TableColumnsType,
 } from 'antd';
-import { EditOutlined, PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
 import type { Dayjs } from 'dayjs';
 import { DEFAULT_BASE_CONFIG, MSG } from '@ecrf/core';
 import { useNavigate } from 'react-router';
@@ -74,6 +74,8 @@ function combineDefinitions(results: ReadonlyArray<UseQueryResult<CrfDetail>>) {
 const DEFAULT_FIELD_LABELS: Record<string, string> = Object.fromEntries(DEFAULT_BASE_CONFIG.map((f) => [f.name, f.header]));
 
 type Can = (code: string) => boolean;
+
+const LEADING_FIELDS: ReadonlySet<string> = new Set(['identificationCode', 'subjectName']);
 
 function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
   const { message } = App.useApp();
@@ -170,7 +172,10 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
       const form = definitions.find((d) => crfColumnItems([d]).has(item.name));
       return form ? `${form.title} · ${item.title}` : item.title;
     };
-    const configured: TableColumnsType<SubjectRecordRow> = (recordColumns.data ?? []).map((column) =>
+    const ordered = [...(recordColumns.data ?? [])].sort(
+      (a, b) => Number(LEADING_FIELDS.has(b.key) && b.source === 'base') - Number(LEADING_FIELDS.has(a.key) && a.source === 'base'),
+    );
+    const configured: TableColumnsType<SubjectRecordRow> = ordered.map((column) =>
       column.source === 'base'
         ? {
             title: column.title,
@@ -185,8 +190,17 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
             render: (_: unknown, row: SubjectRecordRow) => formatCrfValue(row.columns?.[column.key], crfItems.get(column.key)),
           },
     );
+    // Who the patient is, where they stand and how far their forms are come first: on a narrow
+    // screen the rest scrolls, these stay in view next to the fixed actions.
+    const leading = (recordColumns.data ?? []).filter((c) => c.source === 'base' && LEADING_FIELDS.has(c.key)).length;
     return [
-      ...configured,
+      ...configured.slice(0, leading),
+      {
+        title: T.subject.state,
+        dataIndex: 'state',
+        width: 90,
+        render: (state: SubjectState) => (showDeleted ? <Tag color="red">{T.subject.deletedTag}</Tag> : <StateTag state={state} />),
+      },
       {
         title: T.subject.progress,
         key: 'progress',
@@ -205,19 +219,14 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
           );
         },
       },
-      {
-        title: T.subject.state,
-        dataIndex: 'state',
-        width: 90,
-        render: (state: SubjectState) => (showDeleted ? <Tag color="red">{T.subject.deletedTag}</Tag> : <StateTag state={state} />),
-      },
+      ...configured.slice(leading),
       { title: T.subject.creater, dataIndex: 'creater', width: 110 },
       { title: T.subject.createTime, dataIndex: 'createTime', width: 170, render: (value: string) => formatDate(value) },
       {
         title: T.common.actions,
         key: 'actions',
         fixed: 'right',
-        width: showDeleted ? 190 : 340,
+        width: showDeleted ? 190 : 310,
         render: (_: unknown, row) =>
           showDeleted ? (
             <Space size={0}>
@@ -233,7 +242,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
             </Space>
           ) : (
             <Space size={0}>
-              <Button type="link" size="small" icon={<EditOutlined aria-hidden />} onClick={() => void navigate(`/crf/${row.subjectRecordId}`)}>
+              <Button type="link" size="small" onClick={() => void navigate(`/crf/${row.subjectRecordId}`)}>
                 {T.subject.enter}
               </Button>
               <Button type="link" size="small" onClick={() => setPatient({ mode: 'crflook', subjectId: row.id })}>

@@ -27,22 +27,22 @@ export function OperatesDrawer({
 }) {
   const columns = useMemo<TableColumnsType<AuditEvent>>(
     () => [
-      { title: T.subject.operateTime, dataIndex: 'createTime', width: 170, render: (value: string) => formatDate(value) },
-      { title: T.subject.operateUser, dataIndex: 'userName', width: 180 },
+      { title: T.subject.operateTime, dataIndex: 'createTime', width: 160, render: (value: string) => formatDate(value) },
+      { title: T.subject.operateUser, dataIndex: 'userName', width: 150 },
       {
         title: T.subject.operateAction,
         dataIndex: 'action',
-        width: 130,
+        width: 110,
         render: (action: string) => <Tag color={ACTION_COLORS[action] ?? 'default'}>{actionLabel(action)}</Tag>,
       },
-      { title: T.subject.operateItem, key: 'item', width: 160, render: (_: unknown, event) => operateItem(event, context) || '—' },
+      { title: T.subject.operateItem, key: 'item', width: 130, render: (_: unknown, event) => operateItem(event, context) || '—' },
       {
         title: T.subject.operateChange,
         key: 'change',
-        width: 280,
+        width: 260,
         render: (_: unknown, event) => <span style={{ wordBreak: 'break-all' }}>{operateChange(event, context) || '—'}</span>,
       },
-      { title: T.subject.operateReason, dataIndex: 'reason', width: 180, render: (reason: string | null) => reason || '—' },
+      { title: T.subject.operateReason, dataIndex: 'reason', width: 150, render: (reason: string | null) => reason || '—' },
     ],
     [context],
   );
@@ -51,7 +51,7 @@ export function OperatesDrawer({
     <Drawer
       open={Boolean(record)}
       title={record ? T.subject.operatesTitle(record.subjectName, record.identificationCode) : ''}
-      size={1040}
+      size={1120}
       onClose={onClose}
       destroyOnHidden
     >
