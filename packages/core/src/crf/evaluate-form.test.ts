@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CRF_MSG } from './crf-messages.js';
 import { evaluateForm, initialValues, isFormEditable, type EvaluationContext } from './evaluate-form.js';
+import type { CrfDefinition } from './crf-definition.schema.js';
 import { lintDefinition } from './linter.js';
 import { baselineCrf, deepFreeze } from './test/fixtures.js';
 
@@ -235,7 +236,7 @@ describe('stored extras', () => {
         ],
       },
     ],
-  } as unknown as import('./crf-definition.schema.js').CrfDefinition;
+  } as unknown as CrfDefinition;
 
   it('WID-08: keeps the unit chosen in a unit selector, top level and in rows, and drops an unknown unit', () => {
     const state = evaluateForm(def, { hb: '12.5', hb_unit: 'g/dL', labs: [{ val: '5', val_unit: 'mg/dL' }, { val: '6', val_unit: 'furlongs' }] }, { now: new Date('2026-11-22T00:00:00Z') });
