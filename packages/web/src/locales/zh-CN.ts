@@ -281,7 +281,7 @@ export const T = {
     types: { 0: '系统', 1: '人工' } as Record<number, string>,
     kinds: { open: '发起', reply: '回复', reopen: '重新开启', close: '关闭', auto_close: '系统关闭' } as Record<string, string>,
     valueAtTime: (value: string) => `当时的值：${value}`,
-    pickTitle: '发起质疑',
+    pickTitle: '选择质疑题目',
     pickItem: '质疑题目',
     pickRow: '行',
     pickColumn: '列',

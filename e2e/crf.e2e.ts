@@ -1,0 +1,357 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { ADMIN, INITIAL_PASSWORD, launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
+
+const ADMIN_PASSWORD = 'Admin@2024';
+const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
+
+let platform: Platform;
+let browser: Browser;
+let studyId: number;
+let subjectRecordId: number;
+let identificationCode: string;
+
+interface Envelope<T> {
+  code: number;
+  msg: string;
+  data: T;
+}
+
+async function api<T>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
+  const res = await fetch(`${platform.baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const envelope = (await res.json()) as Envelope<T>;
+  if (envelope.code !== 200) throw new Error(`${method} ${path}: ${envelope.code} ${envelope.msg}`);
+  return envelope.data;
+}
+
+async function login(password: string) {
+  return api<{ token: string; user: { userId: number } }>('POST', '/api/ignore/sys/login', null, { username: ADMIN, password, code: '', uuid: '' });
+}
+
+beforeAll(async () => {
+  const running = process.env.E2E_BASE_URL;
+  platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
+  browser = await launchBrowser();
+
+  // The administrator's first sign-in must replace the initial password; the patient is enrolled
+  // through the API so that this suite tests the casebook, not the patient list.
+  const first = await login(INITIAL_PASSWORD);
+  await api('PUT', '/api/system/user/password', first.token, { userId: first.user.userId, oldPassword: INITIAL_PASSWORD, newPassword: ADMIN_PASSWORD });
+  const { token } = await login(ADMIN_PASSWORD);
+  const studies = await api<{ list: Array<{ id: number; studyName: string }> }>('GET', '/api/business/study/list?pageNum=1&pageSize=50', token);
+  studyId = studies.list.find((s) => s.studyName === DEMO_STUDY)!.id;
+  const patient = await api<{ subjectRecordId: number; identificationCode: string }>('POST', '/api/business/subject', token, {
+    studyId,
+    subjectName: '张建国',
+    gender: 1,
+    birth: '1958-04-12',
+    diseaseCode: 'LSS',
+  });
+  subjectRecordId = patient.subjectRecordId;
+  identificationCode = patient.identificationCode;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await platform?.stop();
+});
+
+async function signIn(page: Page) {
+  await page.goto('/login');
+  await page.getByPlaceholder('请输入手机号').fill(ADMIN);
+  await page.getByPlaceholder('请输入密码').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: '登 录' }).click();
+  await page.waitForURL('**/studyList');
+}
+
+const form = (page: Page) => page.locator('.crf-editor-form');
+const menuForm = (page: Page, title: string) => page.locator('.crf-menu-form', { hasText: title });
+const messageText = (page: Page, text: string) => page.locator('.ant-message-notice', { hasText: text }).last();
+
+async function openForm(page: Page, title: string) {
+  await menuForm(page, title).click();
+  await page.locator('.crf-form-title', { hasText: title }).waitFor();
+}
+
+async function stateOf(page: Page, title: string): Promise<string | null> {
+  return menuForm(page, title).locator('.crf-state-icon').getAttribute('data-state');
+}
+
+async function waitState(page: Page, title: string, state: string) {
+  await menuForm(page, title).locator(`.crf-state-icon[data-state="${state}"]`).waitFor();
+}
+
+async function save(page: Page) {
+  await page.locator('.crf-editor-actions').getByRole('button', { name: '保存' }).click();
+}
+
+async function submit(page: Page) {
+  await page.locator('.crf-editor-actions').getByRole('button', { name: '提交' }).click();
+}
+
+async function fill(scope: Locator, label: string, value: string) {
+  const input = scope.getByLabel(label, { exact: true });
+  await input.fill(value);
+  await input.blur();
+}
+
+describe('CRF page', () => {
+  it('CRF-02/CRF-04/CRF-07/CRF-12: the casebook opens on its first form, with the patient, the QR code and the form tree', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.waitForURL(/crfId=\d+/);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    const sider = page.locator('.crf-sider');
+    expect(await sider.locator('.crf-patient-name-text').textContent()).toBe('张建国');
+    expect(await sider.locator('.crf-patient-code').textContent()).toBe(identificationCode);
+    for (const title of ['人口学资料', '生命体征', '实验室检查', '影像学检查', '手术记录', '术后随访']) {
+      expect(await stateOf(page, title)).toBe('0');
+    }
+    // 术后随访 is the repeatable form of the demo study.
+    expect(await menuForm(page, '术后随访').getByLabel('可重复表单').count()).toBe(1);
+    // The top bar carries the form's buttons and no personal menu.
+    const bar = page.locator('.top-bar');
+    for (const name of ['打印', '影像', '质疑', 'CRF概览', '签名']) await bar.getByRole('button', { name }).waitFor();
+    expect(await bar.locator('.top-bar-user').count()).toBe(0);
+
+    await sider.getByRole('button', { name: '查看患者二维码' }).click();
+    const qr = page.getByRole('dialog', { name: '患者二维码' });
+    await qr.getByText('人口学资料').waitFor();
+    await qr.locator('img').waitFor();
+    await screenshot(page, 'crf-patient-qr');
+    await page.keyboard.press('Escape');
+    await qr.waitFor({ state: 'detached' });
+
+    await sider.getByRole('button', { name: '患者信息' }).click();
+    const info = page.getByRole('dialog', { name: '患者信息' });
+    await info.getByText('1958-04-12').waitFor();
+    await page.keyboard.press('Escape');
+    await info.waitFor({ state: 'detached' });
+
+    await sider.getByRole('button', { name: '收起菜单' }).click();
+    await page.waitForFunction(() => document.querySelector('.crf-sider')!.getBoundingClientRect().width === 50);
+    await screenshot(page, 'crf-folded');
+    await sider.getByRole('button', { name: '展开菜单' }).click();
+    await page.waitForFunction(() => document.querySelector('.crf-sider')!.getBoundingClientRect().width === 282);
+    await screenshot(page, 'crf-first-form');
+    await page.context().close();
+  });
+
+  it('VIS-02/CRF-03/CRF-22: skip logic shows an item, a save makes the form 未完成; 生命体征 is saved, then submitted (已提交)', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+
+    expect(await form(page).getByLabel('每日包数').count()).toBe(0);
+    await form(page).getByRole('radio', { name: '目前吸烟' }).check();
+    await form(page).getByLabel('每日包数').waitFor();
+    await fill(form(page), '每日包数', '1.5');
+    await form(page).getByRole('radio', { name: '男' }).check();
+    await page.locator('.crf-editor-actions').getByText('有未保存的修改').waitFor();
+    await save(page);
+    await messageText(page, '保存成功').waitFor();
+    await waitState(page, '人口学资料', '1');
+
+    await openForm(page, '生命体征');
+    await fill(form(page), '收缩压', '120');
+    await fill(form(page), '舒张压', '80');
+    await fill(form(page), '心率', '72');
+    await save(page);
+    await messageText(page, '保存成功').waitFor();
+    await waitState(page, '生命体征', '1');
+    await submit(page);
+    await messageText(page, '提交成功').waitFor();
+    await waitState(page, '生命体征', '2');
+    await screenshot(page, 'crf-vitals-submitted');
+    await page.context().close();
+  });
+
+  it('CRF-22: a submitted form refuses a missing required value on the item, and a change needs a reason; the item history shows old → new', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await openForm(page, '生命体征');
+    await form(page).getByLabel('收缩压').waitFor();
+    expect(await form(page).getByLabel('收缩压').inputValue()).toBe('120');
+
+    await fill(form(page), '收缩压', '130');
+    await save(page);
+    const reason = page.getByRole('dialog', { name: '修改原因' });
+    await reason.getByText('收缩压').waitFor();
+    await reason.getByRole('button', { name: '确定' }).click();
+    await reason.getByText('请填写修改原因').waitFor();
+    await reason.getByLabel('修改原因').fill('复测血压');
+    await screenshot(page, 'crf-reason-dialog');
+    await reason.getByRole('button', { name: '确定' }).click();
+    await messageText(page, '保存成功').waitFor();
+    await waitState(page, '生命体征', '2');
+
+    await page.locator('.crf-item-row[data-item="sbp"]').getByRole('button', { name: '修改历史 收缩压' }).click();
+    const drawer = page.locator('.ant-drawer', { hasText: '修改历史 · 收缩压' });
+    const change = drawer.locator('tr', { hasText: '复测血压' });
+    await change.waitFor();
+    expect(await change.locator('.crf-history-old').textContent()).toBe('120 mmHg');
+    expect(await change.locator('.crf-history-new').textContent()).toBe('130 mmHg');
+    await screenshot(page, 'crf-item-history');
+    await page.context().close();
+  });
+
+  it('WID-15: in 手术记录 two 植入物 rows get their 金额 = 数量 × 单价', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await openForm(page, '手术记录');
+    const implants = form(page).getByRole('group', { name: '植入物' });
+    await implants.getByRole('button', { name: '添加一行' }).click();
+    await implants.getByRole('button', { name: '添加一行' }).click();
+    const rows = implants.locator('.crf-list-row');
+    await fill(rows.nth(0), '名称', '椎弓根螺钉');
+    await fill(rows.nth(0), '数量', '4');
+    await fill(rows.nth(0), '单价', '1200');
+    await fill(rows.nth(1), '名称', '融合器');
+    await fill(rows.nth(1), '数量', '1');
+    await fill(rows.nth(1), '单价', '3500.5');
+    await expect.poll(() => rows.nth(0).getByLabel('金额').inputValue()).toBe('4800');
+    await expect.poll(() => rows.nth(1).getByLabel('金额').inputValue()).toBe('3500.5');
+    await save(page);
+    await messageText(page, '保存成功').waitFor();
+    await screenshot(page, 'crf-surgery-implants');
+    await page.context().close();
+  });
+
+  it('QRY-17/QRY-18/QRY-19/CRF-08: a query on a submitted item turns the form to 存在质疑; replied and closed it is 已提交 again', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await openForm(page, '生命体征');
+    await form(page).getByLabel('心率').waitFor();
+
+    await page.locator('.top-bar').getByRole('button', { name: '质疑' }).click();
+    const picker = page.getByRole('dialog', { name: '选择质疑题目' });
+    await picker.getByLabel('质疑题目').click();
+    await page.locator('.ant-select-dropdown:visible').getByTitle('心率（生命体征）').click();
+    await picker.getByRole('button', { name: '确定' }).click();
+    await picker.waitFor({ state: 'detached' });
+
+    const start = page.getByRole('dialog', { name: '发起质疑' });
+    await start.getByLabel('题目').waitFor();
+    expect(await start.getByLabel('当前值').inputValue()).toBe('72 次/分');
+    await start.getByRole('button', { name: '发起质疑' }).click();
+    await start.getByText('请输入质疑内容').waitFor();
+    await start.getByLabel('质疑内容').fill('心率与原始病历不符，请核实');
+    await start.getByRole('button', { name: '发起质疑' }).click();
+    await messageText(page, '开启质疑成功').waitFor();
+    const thread = page.getByRole('dialog', { name: '质疑记录' });
+    await thread.getByText('心率与原始病历不符，请核实').waitFor();
+    await waitState(page, '生命体征', '9');
+    await screenshot(page, 'crf-query-opened');
+
+    await thread.getByRole('button', { name: '回复' }).click();
+    await thread.getByText('请输入回复内容').waitFor();
+    await thread.getByLabel('回复 / 处理意见').fill('已核对原始病历，心率72无误');
+    await thread.getByRole('button', { name: '回复' }).click();
+    await messageText(page, '回复质疑成功').waitFor();
+    await thread.locator('.doubt-message[data-kind="reply"]').waitFor();
+
+    await thread.getByRole('button', { name: '关闭质疑' }).click();
+    await thread.getByText('请输入关闭原因').waitFor();
+    await thread.getByLabel('回复 / 处理意见').fill('核实无误');
+    await thread.getByRole('button', { name: '关闭质疑' }).click();
+    await messageText(page, '关闭质疑成功').waitFor();
+    await thread.locator('.doubt-message[data-kind="close"]').waitFor();
+    await screenshot(page, 'crf-query-closed');
+    await thread.locator('.ant-modal-footer').getByRole('button', { name: '关闭', exact: true }).click();
+    await waitState(page, '生命体征', '2');
+    await page.context().close();
+  });
+
+  it('QRY-01/QRY-22: the query list shows the closed query, filters by state, and 定位 opens its form', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/project/${studyId}/doubtList`);
+    await page.locator('.page-title', { hasText: '质疑列表' }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: '心率与原始病历不符' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('张建国');
+    expect(await row.textContent()).toContain('已关闭');
+    expect(await row.textContent()).toContain('心率');
+
+    await page.getByLabel('状态').click();
+    await page.locator('.ant-select-dropdown:visible').getByTitle('待回复').click();
+    await page.getByRole('button', { name: '搜索' }).click();
+    await row.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: '重置' }).click();
+    await row.waitFor();
+    await screenshot(page, 'crf-doubt-list');
+
+    await row.getByRole('button', { name: '查看' }).click();
+    await page.getByRole('dialog', { name: '质疑记录' }).getByText('核实无误').waitFor();
+    await page.getByRole('dialog', { name: '质疑记录' }).locator('.ant-modal-footer').getByRole('button', { name: '关闭', exact: true }).click();
+
+    await row.getByRole('button', { name: '定位' }).click();
+    await page.waitForURL(/\/crf\/\d+\?crfId=\d+&crfDataRecordId=\d+/);
+    await page.locator('.crf-form-title', { hasText: '生命体征' }).waitFor();
+    expect(await form(page).getByLabel('心率').inputValue()).toBe('72');
+    await page.context().close();
+  });
+
+  it('PRINT-02/PRINT-03/PRINT-14: CRF概览 shows every form with choice labels; 打印 without a template opens 打印预览', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await page.locator('.top-bar').getByRole('button', { name: 'CRF概览' }).click();
+    const overview = page.getByRole('dialog', { name: 'CRF概览' });
+    await overview.getByText(`张建国（${identificationCode}）`).first().waitFor();
+    await overview.locator('.crf-overview-form-title', { hasText: '手术记录' }).waitFor();
+    await overview.getByText('目前吸烟').waitFor();
+    await overview.getByText('椎弓根螺钉').waitFor();
+    expect(await overview.getByRole('button', { name: '打印' }).count()).toBe(0);
+    await screenshot(page, 'crf-overview');
+    await overview.getByRole('button', { name: '取消' }).click();
+
+    await openForm(page, '生命体征');
+    await page.locator('.top-bar').getByRole('button', { name: '打印' }).click();
+    const preview = page.getByRole('dialog', { name: '打印预览' });
+    await preview.getByText('130 mmHg').waitFor();
+    await preview.getByRole('button', { name: '打印' }).waitFor();
+    await screenshot(page, 'crf-print-preview');
+    await page.context().close();
+  });
+
+  it('CRF-12/unsaved: leaving a form with unsaved values asks first, and the values come back as a draft', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await openForm(page, '实验室检查');
+    await fill(form(page), '血沉', '18');
+    await menuForm(page, '影像学检查').click();
+    const leave = page.getByRole('dialog').filter({ hasText: '有未保存的修改' });
+    await leave.getByRole('button', { name: '继续填写' }).click();
+    expect(await form(page).getByLabel('血沉').inputValue()).toBe('18');
+    await menuForm(page, '影像学检查').click();
+    await leave.getByRole('button', { name: '离开' }).click();
+    await page.locator('.crf-form-title', { hasText: '影像学检查' }).waitFor();
+
+    await openForm(page, '实验室检查');
+    const draft = page.getByRole('dialog', { name: '发现未保存的修改' });
+    await draft.getByText('血沉').waitFor();
+    await screenshot(page, 'crf-draft-offer');
+    await draft.getByRole('button', { name: '恢复我的修改' }).click();
+    expect(await form(page).getByLabel('血沉').inputValue()).toBe('18');
+    await save(page);
+    await messageText(page, '保存成功').waitFor();
+    await waitState(page, '实验室检查', '1');
+    await page.context().close();
+  });
+});
