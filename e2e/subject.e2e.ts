@@ -64,7 +64,7 @@ async function figure(page: Page, label: string): Promise<string> {
 }
 
 describe('subjects', () => {
-  it('SUBJ-01/SUBJ-06/SUBJ-09/SUBJ-18/SUBJ-19/SUBJ-21/STUDY-09: a nurse enrols a patient in the demo study; the code is assigned', async () => {
+  it('SUBJ-01/SUBJ-02/SUBJ-06/SUBJ-09/SUBJ-18/SUBJ-19/SUBJ-21/STUDY-09: a nurse enrols a patient in the demo study; the code is assigned', async () => {
     const page = await newPage(browser, platform.baseUrl);
     await signIn(page, ADMIN, INITIAL_PASSWORD);
     await changeForcedPassword(page, INITIAL_PASSWORD, ADMIN_PASSWORD);
@@ -113,6 +113,13 @@ describe('subjects', () => {
     const text = (await row.textContent()) ?? '';
     for (const part of ['张三', '男', '13912345678', '腰椎管狭窄症', '0/0', '在组', '系统管理员']) expect(text).toContain(part);
     await screenshot(page, 'subject-list');
+
+    // 录入 opens the patient's casebook on the CRF page; back on the list the patient is still there.
+    await row.getByRole('button', { name: '录入' }).click();
+    await page.waitForURL(/\/crf\/\d+$/);
+    await page.goBack();
+    await page.waitForURL(/\/project\/\d+\/subject$/);
+    await row.waitFor();
     await page.context().close();
   });
 

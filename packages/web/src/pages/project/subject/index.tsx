@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useMutation, useQueries, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import {
   App,
@@ -36,6 +36,7 @@ import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
 import { StudyAuthButton } from '../components/study-auth-button';
 import { SUBJECT_BUTTONS } from '../study-access';
+import { usePageReturn } from '../use-page-return';
 import { useProjectStudy } from '../use-project-study';
 import { crfColumnItems, formatCrfValue, type CrfColumnItem } from './crf-columns';
 import type { OperateContext } from './operate-labels';
@@ -89,6 +90,10 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
   const [removeRecord, setRemoveRecord] = useState<SubjectRecordRow | null>(null);
   const [restoreRecord, setRestoreRecord] = useState<SubjectRecordRow | null>(null);
   const [operatesRecord, setOperatesRecord] = useState<SubjectRecordRow | null>(null);
+
+  usePageReturn(
+    useCallback(() => void queryClient.invalidateQueries({ queryKey: ['subject-record', 'list', studyId] }), [queryClient, studyId]),
+  );
 
   const canAdd = can(SUBJECT_BUTTONS.add);
   const canEdit = can(SUBJECT_BUTTONS.edit);
