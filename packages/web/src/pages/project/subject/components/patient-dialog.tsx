@@ -168,8 +168,8 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
     ({ getFieldsValue }) => ({
       validator: async () => {
         if (!formModel) return;
-        const message = patientErrors(getFieldsValue(true) as PatientFormValues, formModel, today)[name];
-        if (message) throw new Error(message);
+        const broken = patientErrors(getFieldsValue(true) as PatientFormValues, formModel, today)[name];
+        if (broken) throw new Error(broken);
       },
     });
   const takenRule: Rule = {
@@ -230,7 +230,16 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
   ];
 
   return (
-    <Modal open={open} title={TITLES[mode]} onCancel={onClose} width={760} destroyOnHidden footer={footer}>
+    <Modal
+      open={open}
+      title={TITLES[mode]}
+      onCancel={onClose}
+      width={760}
+      destroyOnHidden
+      // A stray click beside the dialog must not throw away what was typed.
+      mask={{ closable: viewing }}
+      footer={footer}
+    >
       <Spin spinning={loading}>
         {formModel?.enableSerialNumber && mode === 'add' && (
           <Alert type="info" showIcon style={{ marginBottom: 16 }} title={T.subject.serialNote(formModel.serialPreview)} />

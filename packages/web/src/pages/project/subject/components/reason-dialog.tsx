@@ -38,6 +38,7 @@ export function ReasonDialog({ open, title, hint, label, requiredMessage, danger
       okButtonProps={{ danger }}
       confirmLoading={pending}
       destroyOnHidden
+      mask={{ closable: false }}
     >
       <Alert type={danger ? 'warning' : 'info'} showIcon title={hint} style={{ marginBottom: 16 }} />
       <Form form={form} name="reason-dialog" layout="vertical">

@@ -56,6 +56,7 @@ export function StateDialog({ record, onClose }: { record: SubjectRecordRow | nu
       cancelText={T.common.cancel}
       confirmLoading={save.isPending}
       destroyOnHidden
+      mask={{ closable: false }}
     >
       <Form form={form} name="state-dialog" layout="vertical">
         <Form.Item label={T.subject.newState} name="state" required>
