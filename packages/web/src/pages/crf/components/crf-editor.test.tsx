@@ -1,0 +1,223 @@
+import { useRef } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import type { CrfDefinition } from '@ecrf/core';
+import type { CrfRecordDetail, CrfSaveBody } from '../../../api/crf.api';
+import { ApiError } from '../../../api/request';
+import type * as CrfApi from '../../../api/crf.api';
+import { renderWithProviders } from '../../../test/render';
+import { draftKey, makeDraft, writeDraft } from '../save-flow';
+import { CrfEditor } from './crf-editor';
+
+const api = vi.hoisted(() => ({ save: vi.fn(), upload: vi.fn() }));
+type CrfApiModule = typeof CrfApi;
+vi.mock('../../../api/crf.api', async (importOriginal) => {
+  const original = await importOriginal<CrfApiModule>();
+  return { ...original, crfRecordApi: { ...original.crfRecordApi, save: api.save, upload: api.upload } };
+});
+
+const DEFINITION: CrfDefinition = {
+  title: '生命体征',
+  option: {},
+  children: [
+    {
+      name: 'vs',
+      title: '生命体征',
+      type: 'section',
+      option: { crfCols: 2 },
+      children: [
+        { name: 'sbp', title: '收缩压', type: 'int', option: { units: 'mmHg', required: 1 }, children: [] },
+        { name: 'dbp', title: '舒张压', type: 'int', option: { units: 'mmHg', required: 1 }, children: [] },
+      ],
+    },
+  ],
+};
+
+function detailOf(record: { id: number; version: number; state: number; values: Record<string, unknown> } | null, permissions = { save: true, submit: true }): CrfRecordDetail {
+  return {
+    crf: { id: 3, title: '生命体征', version: 1, option: {}, definition: DEFINITION },
+    subject: { id: 1, studyId: 5, subjectRecordId: 7, identificationCode: 'LSS-0001', subjectName: '张建国', gender: 1, birth: null, age: null, mobile: null, diseaseCode: 'LSS', openId: null, qrCode: 'abc', state: 0, creater: '管理员', createTime: '' },
+    subjectRecord: { id: 7, creater: '管理员', state: 0 },
+    subjectState: { crfId: 3, subjectRecordId: 7, state: record?.state ?? 0 },
+    crfDataRecord: record ? { ...record, crfDataRecordId: record.id, crfVersion: 1, sdv: {}, createTime: '', updateTime: '' } : null,
+    crfDataRecords: record ? [{ crfDataRecordId: record.id, state: record.state }] : [],
+    crfDoubts: [],
+    initialValues: record ? null : {},
+    repeat: 1,
+    permissions: { ...permissions, sdv: false, sign: false, doubt: false },
+    signature: null,
+  };
+}
+
+const SUBMITTED = { id: 41, version: 3, state: 2, values: { sbp: '120', dbp: '80' } };
+
+function Host({ detail, onSaved, onReload }: { detail: CrfRecordDetail; onSaved: () => void; onReload: () => void }) {
+  const bypass = useRef(false);
+  return <CrfEditor subjectRecordId={7} crfId={3} studyId={5} detail={detail} onSaved={onSaved} onReload={onReload} bypassGuardRef={bypass} />;
+}
+
+function renderEditor(detail: CrfRecordDetail) {
+  const onSaved = vi.fn();
+  const onReload = vi.fn();
+  const router = createMemoryRouter(
+    [
+      { path: '/crf/:subjectRecordId', element: <Host detail={detail} onSaved={onSaved} onReload={onReload} /> },
+      { path: '/elsewhere', element: <div>另一个页面</div> },
+    ],
+    { initialEntries: ['/crf/7?crfId=3'] },
+  );
+  renderWithProviders(<RouterProvider router={router} />);
+  return { onSaved, onReload, router };
+}
+
+const type = (label: string, value: string) => {
+  const input = screen.getByLabelText(label);
+  fireEvent.change(input, { target: { value } });
+  fireEvent.blur(input);
+};
+const click = (name: string) => fireEvent.click(screen.getByRole('button', { name: new RegExp(`${name}$`) }));
+const ok = <T,>(data: T, msg: string) => ({ code: 200, msg, data });
+
+beforeEach(() => window.localStorage.clear());
+afterEach(() => {
+  cleanup();
+  vi.clearAllMocks();
+});
+
+describe('CRF editor: saving', () => {
+  it('CRF-22/CRF-23: a new record is sent as version 0 with a requestId; 保存成功 and the page hears of it', async () => {
+    api.save.mockResolvedValue(ok({ crfDataRecordId: 50, version: 1, state: 1, errors: [], warnings: [] }, '保存成功'));
+    const { onSaved } = renderEditor(detailOf(null));
+    type('收缩压', '120');
+    expect(screen.getByText('有未保存的修改')).toBeTruthy();
+    click('保存');
+    await screen.findByText('保存成功');
+    const body = api.save.mock.calls[0]![0] as CrfSaveBody;
+    expect(body).toMatchObject({ subjectRecordId: 7, crfId: 3, crfDataRecordId: null, version: 0, values: { sbp: '120' }, submit: false, reason: null });
+    expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ crfDataRecordId: 50 }), true);
+    expect(screen.queryByText('有未保存的修改')).toBeNull();
+    // The saved values leave no draft behind.
+    expect(window.localStorage.getItem(draftKey(7, 3, null))).toBeNull();
+    expect(window.localStorage.getItem(draftKey(7, 3, 50))).toBeNull();
+  });
+
+  it('CRF-27: changing a submitted form asks for 修改原因 (required) before anything is sent', async () => {
+    api.save.mockResolvedValue(ok({ crfDataRecordId: 41, version: 4, state: 2, errors: [], warnings: [] }, '保存成功'));
+    renderEditor(detailOf(SUBMITTED));
+    type('收缩压', '130');
+    click('保存');
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText('收缩压')).toBeTruthy();
+    fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
+    await within(dialog).findByText('请填写修改原因');
+    expect(api.save).not.toHaveBeenCalled();
+    fireEvent.change(within(dialog).getByLabelText('修改原因'), { target: { value: '复测血压' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
+    await screen.findByText('保存成功');
+    expect(api.save.mock.calls[0]![0]).toMatchObject({ crfDataRecordId: 41, version: 3, reason: '复测血压', values: { sbp: '130', dbp: '80' } });
+  });
+
+  it('CRF-28: refused items are marked on the form, with 请将必填项填写完整 as the message', async () => {
+    api.save.mockRejectedValue(new ApiError(400, '请将必填项填写完整', 400, { errors: [{ itemName: 'dbp', groupName: null, groupIndex: null, message: '请输入数据' }] }));
+    renderEditor(detailOf(null));
+    type('收缩压', '120');
+    click('提交');
+    await screen.findByText('请将必填项填写完整');
+    const field = screen.getByLabelText('舒张压').closest('.crf-field')!;
+    expect(field.textContent).toContain('请输入数据');
+    expect(api.save.mock.calls[0]![0]).toMatchObject({ submit: true });
+    // Still unsaved, and kept.
+    expect(screen.getByText('有未保存的修改')).toBeTruthy();
+    expect(window.localStorage.getItem(draftKey(7, 3, null))).toContain('"sbp"');
+  });
+
+  it('409: the other person’s values and the user’s own are shown side by side; nothing is overwritten and 刷新 reloads', async () => {
+    api.save.mockRejectedValue(
+      new ApiError(409, '数据已被他人修改，请刷新后重试', 409, {
+        current: { crfDataRecordId: 41, version: 4, values: { sbp: '135', dbp: '80' }, updatedBy: 2, updateTime: '2026-03-01T02:00:00Z' },
+        changedItems: ['sbp'],
+      }),
+    );
+    const { onReload } = renderEditor(detailOf({ ...SUBMITTED, state: 1 }));
+    type('收缩压', '130');
+    click('保存');
+    const dialog = await screen.findByRole('dialog', { name: '数据已被他人修改，请刷新后重试' });
+    const row = within(dialog).getByText('收缩压').closest('tr')!;
+    expect(row.textContent).toContain('135 mmHg');
+    expect(row.textContent).toContain('130 mmHg');
+    expect(api.save).toHaveBeenCalledTimes(1);
+    // The user's edit waits in the draft for after the reload.
+    expect(JSON.parse(window.localStorage.getItem(draftKey(7, 3, 41))!).changes.sbp).toEqual({ from: '120', to: '130' });
+    fireEvent.click(within(dialog).getByRole('button', { name: '刷新' }));
+    expect(onReload).toHaveBeenCalled();
+  });
+
+  it('a lost answer is asked again with the same requestId', async () => {
+    api.save
+      .mockRejectedValueOnce(new ApiError(0, '系统异常', null))
+      .mockResolvedValue(ok({ crfDataRecordId: 41, version: 4, state: 1, errors: [], warnings: [] }, '保存成功'));
+    renderEditor(detailOf({ ...SUBMITTED, state: 1 }));
+    type('收缩压', '125');
+    click('保存');
+    await screen.findByText('保存成功', undefined, { timeout: 3000 });
+    expect(api.save).toHaveBeenCalledTimes(2);
+    const [first, second] = api.save.mock.calls.map((call) => (call[0] as CrfSaveBody).requestId);
+    expect(second).toBe(first);
+  });
+
+  it('warnings of a submit are shown: they became system queries', async () => {
+    api.save.mockResolvedValue(
+      ok({ crfDataRecordId: 41, version: 4, state: 2, errors: [], warnings: [{ itemName: 'sbp', groupName: null, groupIndex: null, message: '收缩压≥180 mmHg，请核实' }] }, '提交成功'),
+    );
+    renderEditor(detailOf({ ...SUBMITTED, state: 1 }));
+    type('收缩压', '185');
+    click('提交');
+    await screen.findByText((_text, element) => element?.tagName === 'LI' && element.textContent === '收缩压：收缩压≥180 mmHg，请核实');
+    expect(screen.getByText(/以下提示已作为系统质疑/)).toBeTruthy();
+  });
+});
+
+describe('CRF editor: never losing a value', () => {
+  it('a draft of unsaved values is offered back on return, and restored into the form', async () => {
+    writeDraft(window.localStorage, draftKey(7, 3, 41), makeDraft({ sbp: '120', dbp: '80' }, { sbp: '128', dbp: '80' }, 3));
+    renderEditor(detailOf(SUBMITTED));
+    const dialog = await screen.findByRole('dialog', { name: '发现未保存的修改' });
+    expect(within(dialog).getByText('收缩压')).toBeTruthy();
+    fireEvent.click(within(dialog).getByRole('button', { name: '恢复我的修改' }));
+    await waitFor(() => expect((screen.getByLabelText('收缩压') as HTMLInputElement).value).toBe('128'));
+    expect(screen.getByText('有未保存的修改')).toBeTruthy();
+  });
+
+  it('a draft already saved on the server is not offered', () => {
+    writeDraft(window.localStorage, draftKey(7, 3, 41), makeDraft({ sbp: '110' }, { sbp: '120' }, 2));
+    renderEditor(detailOf(SUBMITTED));
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('leaving with unsaved changes asks first; 继续填写 stays with the values', async () => {
+    const { router } = renderEditor(detailOf(SUBMITTED));
+    type('舒张压', '85');
+    await act(() => router.navigate('/elsewhere'));
+    const dialog = await screen.findByText('有未保存的修改', { selector: '.ant-modal-confirm-title' });
+    expect(dialog).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: '继续填写' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/crf/7'));
+    expect((screen.getByLabelText('舒张压') as HTMLInputElement).value).toBe('85');
+
+    await act(() => router.navigate('/elsewhere'));
+    await waitFor(() => expect(screen.getAllByRole('button', { name: '离开' }).length).toBeGreaterThan(0));
+    fireEvent.click(screen.getAllByRole('button', { name: '离开' }).at(-1)!);
+    await screen.findByText('另一个页面');
+    // The values wait in the draft.
+    expect(JSON.parse(window.localStorage.getItem(draftKey(7, 3, 41))!).changes.dbp.to).toBe('85');
+  });
+
+  it('VIS-09: without save and submit permissions the form is read-only and offers no buttons', () => {
+    renderEditor(detailOf(SUBMITTED, { save: false, submit: false }));
+    expect(screen.getByText('您没有该表单的录入权限，表单为只读')).toBeTruthy();
+    expect((screen.getByLabelText('收缩压') as HTMLInputElement).disabled).toBe(true);
+    expect(screen.queryByRole('button', { name: /保存$/ })).toBeNull();
+  });
+});
