@@ -92,7 +92,7 @@ export async function launchBrowser(): Promise<Browser> {
 export async function newPage(browser: Browser, baseUrl: string): Promise<Page> {
   const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(30_000);
   return page;
 }
 

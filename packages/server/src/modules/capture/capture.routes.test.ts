@@ -88,6 +88,7 @@ describe('patients', () => {
     expect((await t.call(admin, 'GET', `/api/v1/business/subjectRecord/list?studyId=${studyId}&subjectName=孙七`)).body.data.total).toBe(1);
     const columns = (await t.call(admin, 'GET', `/api/v3/business/subjectRecord/columns?studyId=${studyId}`)).body.data;
     expect(columns.map((c: { key: string }) => c.key)).toEqual(expect.arrayContaining(['identificationCode', 'subjectName', 'sex', 'age']));
+    expect(columns.find((c: { key: string; source: string }) => c.key === 'sex' && c.source === 'crf').title).toBe('性别');
     expect((await t.call(admin, 'PUT', '/api/business/subjectRecord/state', { subjectRecordId: subject.subjectRecordId, state: 2 })).body.msg).toBe('请填写退出原因');
     expect((await t.call(admin, 'PUT', '/api/business/subjectRecord/state', { subjectRecordId: subject.subjectRecordId, state: 2, reason: '撤回知情同意' })).status).toBe(200);
     expect((await t.call(admin, 'POST', '/api/v3/business/subjectRecord/list', { studyId, pageNum: 1, pageSize: 10, state: 2 })).body.data.list[0].subjectName).toBe('孙七');

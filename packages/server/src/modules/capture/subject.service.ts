@@ -1,9 +1,30 @@
 import crypto from 'node:crypto';
-import { and, count, desc, eq, gte, ilike, inArray, isNotNull, isNull, lte } from 'drizzle-orm';
-import { ageFromBirth, DEFAULT_BASE_CONFIG, DEFAULT_TIME_ZONE, MSG, subjectFieldErrors, todayString } from '@ecrf/core';
+import { and, count, desc, eq, gte, ilike, inArray, isNotNull, isNull, lte, ne } from 'drizzle-orm';
+import {
+  ageFromBirth,
+  DEFAULT_BASE_CONFIG,
+  DEFAULT_TIME_ZONE,
+  MSG,
+  subjectFieldErrors,
+  todayString,
+  type CrfDefinition,
+  type CrfNode,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import { crfDataRecords, departments, signatures, studies, studyDiseases, subjectRecords, subjects, users } from '../../db/schema/index.js';
+import {
+  crfDataRecords,
+  crfVersions,
+  crfs,
+  departments,
+  doubts,
+  signatures,
+  studies,
+  studyDiseases,
+  subjectRecords,
+  subjects,
+  users,
+} from '../../db/schema/index.js';
 import { AppError } from '../../http/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
@@ -238,6 +259,11 @@ export async function listRecords(ctx: AppContext, studyId: number, filter: Reco
     .from(crfDataRecords)
     .where(and(inArray(crfDataRecords.subjectRecordId, rows.map((r) => r.subjectRecordId)), isNull(crfDataRecords.deletedAt)))
     .orderBy(crfDataRecords.updatedAt);
+  const open = await ctx.db
+    .select({ subjectRecordId: doubts.subjectRecordId, n: count() })
+    .from(doubts)
+    .where(and(inArray(doubts.subjectRecordId, rows.map((r) => r.subjectRecordId)), ne(doubts.optionType, 1)))
+    .groupBy(doubts.subjectRecordId);
   const list = rows.map((row) => {
     const mine = records.filter((r) => r.subjectRecordId === row.subjectRecordId);
     const columns: Record<string, unknown> = {};
@@ -246,18 +272,42 @@ export async function listRecords(ctx: AppContext, studyId: number, filter: Reco
     }
     return {
       ...withAge(ctx, row),
-      crfStates: { total: mine.length, submitted: mine.filter((r) => r.state === 2).length, incomplete: mine.filter((r) => r.state === 1).length, doubt: 0 },
+      crfStates: {
+        total: mine.length,
+        submitted: mine.filter((r) => r.state === 2).length,
+        incomplete: mine.filter((r) => r.state === 1).length,
+        doubt: Number(open.find((o) => o.subjectRecordId === row.subjectRecordId)?.n ?? 0),
+      },
       columns,
     };
   });
   return { list, total: Number(total) };
 }
 
+/** Titles of the study's CRF items, from the newest version of each CRF. */
+async function itemTitles(db: Db, studyId: number) {
+  const rows = await db
+    .select({ definition: crfVersions.definition })
+    .from(crfVersions)
+    .innerJoin(crfs, and(eq(crfs.id, crfVersions.crfId), eq(crfs.currentVersion, crfVersions.version)))
+    .where(eq(crfs.studyId, studyId));
+  const titles = new Map<string, string>();
+  const walk = (nodes: CrfNode[]) => {
+    for (const node of nodes) {
+      if (node.name && !titles.has(node.name)) titles.set(node.name, node.title);
+      walk(node.children ?? []);
+    }
+  };
+  for (const row of rows) walk((row.definition as CrfDefinition).children);
+  return titles;
+}
+
 export async function recordColumns(ctx: AppContext, studyId: number) {
   const { study, baseConfig } = await studyOf(ctx.db, studyId);
+  const titles = study.displayCrfColumn.length > 0 ? await itemTitles(ctx.db, studyId) : new Map<string, string>();
   return [
     ...baseConfig.filter((f) => f.display).map((f) => ({ key: f.name, title: f.header, source: 'base' as const, width: f.name === 'identificationCode' ? 140 : 120 })),
-    ...study.displayCrfColumn.map((name) => ({ key: name, title: name, source: 'crf' as const, width: 150 })),
+    ...study.displayCrfColumn.map((name) => ({ key: name, title: titles.get(name) ?? name, source: 'crf' as const, width: 150 })),
   ];
 }
 
