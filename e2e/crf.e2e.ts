@@ -5,6 +5,12 @@ import { ADMIN, INITIAL_PASSWORD, launchBrowser, newPage, screenshot, startPlatf
 const ADMIN_PASSWORD = 'Admin@2024';
 const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
 
+/** A 4×4 grey PNG: the server checks an upload's type by its content. */
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAADklEQVR4nGNoQAIMxHEAcFIYAYPG8BkAAAAASUVORK5CYII=',
+  'base64',
+);
+
 let platform: Platform;
 let browser: Browser;
 let studyId: number;
@@ -352,6 +358,115 @@ describe('CRF page', () => {
     await save(page);
     await messageText(page, '保存成功').waitFor();
     await waitState(page, '实验室检查', '1');
+    await page.context().close();
+  });
+  it('CRF-14/CRF-24: 术后随访 is repeatable: a new record gets its id on its first save, and 新增 starts another', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await openForm(page, '术后随访');
+    await page.waitForURL(/crfDataRecordId=new/);
+    await page.locator('.crf-records').getByText('新记录（未保存）').waitFor();
+    await fill(form(page), '随访日期', '2026-01-15');
+    await fill(form(page), 'ODI评分', '30');
+    await save(page);
+    await messageText(page, '保存成功').waitFor();
+    await page.waitForURL(/crfDataRecordId=\d+/);
+    const records = page.locator('.crf-records');
+    await records.getByText('第 1 条').waitFor();
+    // The nurse's values stayed in the form while the record got its id.
+    expect(await form(page).getByLabel('ODI评分').inputValue()).toBe('30');
+
+    await records.getByRole('button', { name: '新增' }).click();
+    await page.waitForURL(/crfDataRecordId=new/);
+    await fill(form(page), '随访日期', '2026-02-20');
+    await save(page);
+    await messageText(page, '保存成功').waitFor();
+    await records.getByText('第 2 条').waitFor();
+    await expect.poll(() => menuForm(page, '术后随访').locator('.crf-menu-count').textContent()).toBe('2');
+    await records.locator('tr', { hasText: '第 1 条' }).getByRole('button', { name: '打开' }).click();
+    await expect.poll(() => form(page).getByLabel('随访日期').inputValue()).toBe('2026-01-15');
+    await screenshot(page, 'crf-repeatable-records');
+    await page.context().close();
+  });
+
+  it('UPL-13/CONV-09/PRINT-08: an image uploaded in 影像学检查 is stored as a file key and shows as a thumbnail in the overview', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await openForm(page, '影像学检查');
+    await fill(form(page), '检查日期', '2026-01-10');
+    await form(page).getByRole('group', { name: '正侧位片' }).getByRole('button', { name: '上传图片' }).click();
+    const dialog = page.getByRole('dialog', { name: '添加图片' });
+    await dialog.locator('input[type=file]').setInputFiles({ name: 'xray.png', mimeType: 'image/png', buffer: PNG });
+    await dialog.getByText('上传时间').waitFor();
+    await dialog.getByRole('textbox', { name: '备注' }).fill('术前正位片');
+    await dialog.getByRole('button', { name: '确定' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await save(page);
+    await messageText(page, '保存成功').waitFor();
+    await screenshot(page, 'crf-image-uploaded');
+
+    await page.locator('.top-bar').getByRole('button', { name: 'CRF概览' }).click();
+    const overview = page.getByRole('dialog', { name: 'CRF概览' });
+    const thumb = overview.locator('.crf-overview-thumb').first();
+    await thumb.waitFor();
+    await page.waitForFunction(() => {
+      const img = document.querySelector<HTMLImageElement>('.crf-overview-thumb');
+      return img !== null && img.complete && img.naturalWidth > 0;
+    });
+    await overview.locator('.crf-overview-form-title', { hasText: '影像学检查' }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'crf-overview-image');
+    await page.context().close();
+  });
+
+  it('forms §3 SDV: in SDV mode items and the whole form are marked verified, with who and when', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await openForm(page, '生命体征');
+    await page.locator('.top-bar').getByRole('button', { name: 'SDV' }).click();
+    const panel = page.locator('.crf-item-panel');
+    // The mark is the server's: the box shows it once the call has answered.
+    await panel.getByLabel('核查 收缩压').click();
+    await expect.poll(() => panel.getByLabel('核查 收缩压').isChecked()).toBe(true);
+    await panel.getByRole('button', { name: '整表核查' }).click();
+    await panel.getByText('整表已核查').waitFor();
+    await screenshot(page, 'crf-sdv-mode');
+    await page.locator('.top-bar').getByRole('button', { name: 'SDV' }).click();
+    await panel.locator('.crf-item-row[data-item="dbp"] .crf-sdv-mark').waitFor();
+    expect(await panel.locator('.crf-item-row[data-item="sbp"] .crf-sdv-mark').getAttribute('aria-label')).toMatch(/^已核查：系统管理员/);
+    await page.context().close();
+  });
+
+  it('SUBJ-23: the investigator signs with the password; a later change shows the signature 已失效', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await page.locator('.top-bar').getByRole('button', { name: '签名' }).click();
+    let dialog = page.getByRole('dialog', { name: '电子签名' });
+    await dialog.getByText('尚未签名').waitFor();
+    await dialog.getByLabel('登录密码').fill('wrong-password');
+    await dialog.getByRole('button', { name: '签名' }).click();
+    await dialog.getByText('密码错误，签名未完成').waitFor();
+    await dialog.getByLabel('登录密码').fill(ADMIN_PASSWORD);
+    await dialog.getByRole('button', { name: '签名' }).click();
+    await messageText(page, '签名成功').waitFor();
+    await dialog.getByText('有效').waitFor();
+    await screenshot(page, 'crf-signed');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+
+    await fill(form(page), '每日包数', '2');
+    await save(page);
+    await messageText(page, '保存成功').waitFor();
+    await page.locator('.top-bar').getByRole('button', { name: '签名' }).click();
+    dialog = page.getByRole('dialog', { name: '电子签名' });
+    await dialog.getByText('已失效').first().waitFor();
     await page.context().close();
   });
 });

@@ -52,6 +52,8 @@ export interface CrfEditorProps {
   onSaved: (result: CrfSaveResult, created: boolean) => void;
   /** Reload the record from the server (after a conflict). */
   onReload: () => void;
+  /** The unsaved flag (forms §4 changeSaveStatus): queries wait until the values are saved. */
+  onDirtyChange?: (dirty: boolean) => void;
   /** Lets the page's own address change through the unsaved-changes guard. */
   bypassGuardRef: React.RefObject<boolean>;
 }
@@ -75,7 +77,7 @@ async function saveWithRetry(body: CrfSaveBody): Promise<ApiResult<CrfSaveResult
  * this component: the latest values live in a ref, a draft of them in local storage, and only the
  * unsaved flag is state.
  */
-export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, onReload, bypassGuardRef }: CrfEditorProps) {
+export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, onReload, onDirtyChange, bypassGuardRef }: CrfEditorProps) {
   const { message } = App.useApp();
   // The definition of this record never changes while it is open; holding it keeps the form
   // mounted when the page refetches the detail under another key (a new record getting its id).
@@ -125,6 +127,9 @@ export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, on
   );
 
   useUnsavedGuard(dirty, dirtyRef, bypassGuardRef);
+  useEffect(() => {
+    onDirtyChange?.(dirty);
+  }, [dirty, onDirtyChange]);
 
   // ---- drafts -------------------------------------------------------------------------------
   const draftTimer = useRef<ReturnType<typeof setTimeout> | null>(null);

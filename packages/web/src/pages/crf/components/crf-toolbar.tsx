@@ -19,6 +19,9 @@ const t = T.crfPage;
 export const CRF_BUTTONS = {
   dicom: 'project.subject.dicom',
   doubt: 'study.iconBtn.doubt',
+  save: 'business.crf.save',
+  submit: 'business.crf.submit',
+  sdv: 'business.crf.sdv',
 } as const;
 
 export interface CrfToolbarProps {

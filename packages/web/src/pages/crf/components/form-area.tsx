@@ -102,6 +102,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   const [picking, setPicking] = useState(false);
   const [dialog, setDialog] = useState<'overview' | 'preview' | 'sign' | 'identify' | null>(null);
   const [printing, setPrinting] = useState(false);
+  const [unsaved, setUnsaved] = useState(false);
 
   const refreshAll = useCallback(async () => {
     await Promise.all([
@@ -158,8 +159,8 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   };
 
   const openDoubtPicker = () => {
-    // QRY-07: queries are raised on a saved record.
-    if (!recordId) {
+    // QRY-07/QRY-20: queries are raised on the saved record, so unsaved values are saved first.
+    if (!recordId || unsaved) {
       void message.warning(T.doubt.saveFirst);
       return;
     }
@@ -235,7 +236,20 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   }, []);
 
   const studyId = patient?.studyId ?? detail?.subject.studyId ?? 0;
-  const canEdit = Boolean(detail && (detail.permissions.save || detail.permissions.submit));
+  // VIS-09: the form is editable with the study buttons business.crf.save or .submit, and the
+  // server further needs the form's own save or submit right; the page offers what both allow.
+  const permissions = useMemo(
+    () =>
+      detail && {
+        ...detail.permissions,
+        save: detail.permissions.save && can(CRF_BUTTONS.save),
+        submit: detail.permissions.submit && can(CRF_BUTTONS.submit),
+        sdv: detail.permissions.sdv && can(CRF_BUTTONS.sdv),
+      },
+    [detail, can],
+  );
+  const editorDetail = useMemo(() => (detail && permissions ? { ...detail, permissions } : null), [detail, permissions]);
+  const canEdit = Boolean(permissions && (permissions.save || permissions.submit));
 
   let body;
   if (detailQuery.isError && !detail) {
@@ -250,7 +264,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         }
       />
     );
-  } else if (!detail) {
+  } else if (!detail || !editorDetail || !permissions) {
     body = (
       <div className="crf-loading">
         <Spin />
@@ -270,8 +284,9 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
             subjectRecordId={subjectRecordId}
             crfId={crfId}
             studyId={studyId}
-            detail={detail}
+            detail={editorDetail}
             onSaved={onSaved}
+            onDirtyChange={setUnsaved}
             onReload={reload}
             bypassGuardRef={bypassGuardRef}
           />
@@ -283,7 +298,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
             sdv={detail.crfDataRecord?.sdv ?? {}}
             doubts={detail.crfDoubts}
             sdvMode={sdvMode}
-            canSdv={detail.permissions.sdv}
+            canSdv={permissions.sdv}
             sdvBusy={sdvBusy}
             onHistory={onHistory}
             onDoubts={onDoubts}
@@ -302,7 +317,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         showIdentify={Boolean(detail?.crf.option.identifyType)}
         showDoubt={doubtOn && can(CRF_BUTTONS.doubt)}
         showDicom={can(CRF_BUTTONS.dicom)}
-        showSdv={Boolean(detail?.permissions.sdv)}
+        showSdv={Boolean(permissions?.sdv)}
         sdvMode={sdvMode}
         signatureInvalid={detail?.signature ? !detail.signature.valid : false}
         printing={printing}
@@ -317,11 +332,12 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       {repeatable && (
         <RecordTable
           rows={dataList.data ?? []}
+          nodes={nodes}
           loading={dataList.isFetching}
           currentId={typeof recordParam === 'number' ? recordParam : null}
           creating={recordParam === 'new'}
           canAdd={canEdit}
-          canRemove={Boolean(detail?.permissions.save)}
+          canRemove={Boolean(permissions?.save)}
           onAdd={() => setRecord('new')}
           onOpen={(id) => setRecord(id)}
           onRemove={async (id, reason) => {
