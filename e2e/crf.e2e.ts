@@ -469,4 +469,52 @@ describe('CRF page', () => {
     await dialog.getByText('已失效').first().waitFor();
     await page.context().close();
   });
+  it('409: when someone else saved first nothing is overwritten: both values are shown, and after 刷新 the nurse’s own edit comes back on top of theirs', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await openForm(page, '实验室检查');
+    const crfId = Number(new URL(page.url()).searchParams.get('crfId'));
+    await fill(form(page), '白细胞', '6.5');
+
+    // A colleague saves the same record from another computer meanwhile.
+    const { token } = await login(ADMIN_PASSWORD);
+    const detail = await api<{ crfDataRecord: { id: number; version: number; values: Record<string, unknown> } }>(
+      'GET',
+      `/api/v3/business/crf/${subjectRecordId}?crfId=${crfId}`,
+      token,
+    );
+    const record = detail.crfDataRecord;
+    await api('PUT', '/api/v3/business/crf', token, {
+      subjectRecordId,
+      crfId,
+      crfDataRecordId: record.id,
+      version: record.version,
+      values: { ...record.values, esr: '20' },
+      submit: false,
+      requestId: `colleague-${Date.now()}`,
+    });
+
+    await save(page);
+    const conflict = page.getByRole('dialog', { name: '数据已被他人修改，请刷新后重试' });
+    const esr = conflict.locator('tr', { hasText: '血沉' });
+    await esr.waitFor();
+    expect(await esr.textContent()).toContain('20 mm/h');
+    expect(await esr.textContent()).toContain('18 mm/h');
+    expect(await conflict.locator('tr', { hasText: '白细胞' }).textContent()).toContain('6.5');
+    await screenshot(page, 'crf-conflict');
+    await conflict.getByRole('button', { name: '刷新' }).click();
+
+    const draft = page.getByRole('dialog', { name: '发现未保存的修改' });
+    await draft.getByText('白细胞').waitFor();
+    await draft.getByRole('button', { name: '恢复我的修改' }).click();
+    expect(await form(page).getByLabel('白细胞').inputValue()).toBe('6.5');
+    expect(await form(page).getByLabel('血沉').inputValue()).toBe('20');
+    await save(page);
+    await messageText(page, '保存成功').waitFor();
+    const after = await api<{ crfDataRecord: { values: Record<string, unknown> } }>('GET', `/api/v3/business/crf/${subjectRecordId}?crfId=${crfId}`, token);
+    expect(after.crfDataRecord.values).toMatchObject({ esr: '20', wbc: '6.5' });
+    await page.context().close();
+  });
 });

@@ -160,6 +160,7 @@ export const T = {
     conflictItem: '题目',
     conflictTheirs: '对方保存的值',
     conflictMine: '您填写的值',
+    conflictEdited: '您修改过',
     refresh: '刷新',
 
     draftTitle: '发现未保存的修改',

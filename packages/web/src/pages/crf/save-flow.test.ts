@@ -122,11 +122,11 @@ describe('save flow: drafts keep unsaved values', () => {
     expect(makeDraft({ sbp: '120' }, { sbp: '120' }, 4)).toBeNull();
   });
 
-  it('one key per casebook, form and record; written, read back and cleared', () => {
+  it('one key per user, casebook, form and record; written, read back and cleared', () => {
     const storage = memoryStorage();
-    const key = draftKey(7, 3, null);
-    expect(key).toBe('ecrf.crfDraft:7:3:new');
-    expect(draftKey(7, 3, 41)).toBe('ecrf.crfDraft:7:3:41');
+    const key = draftKey(null, 7, 3, null);
+    expect(key).toBe('ecrf.crfDraft:anon:7:3:new');
+    expect(draftKey(12, 7, 3, 41)).toBe('ecrf.crfDraft:12:7:3:41');
     const draft = makeDraft({}, { sbp: '130' }, 0)!;
     writeDraft(storage, key, draft);
     expect(readDraft(storage, key)).toEqual(draft);

@@ -138,9 +138,12 @@ export interface CrfDraft {
 
 export const DRAFT_PREFIX = 'ecrf.crfDraft';
 
-/** One draft per casebook, form and record ("new" for a record not saved yet). */
-export function draftKey(subjectRecordId: number, crfId: number, crfDataRecordId: number | null | undefined): string {
-  return `${DRAFT_PREFIX}:${subjectRecordId}:${crfId}:${crfDataRecordId ?? 'new'}`;
+/**
+ * One draft per user, casebook, form and record ("new" for a record not saved yet): on a shared
+ * ward computer one nurse is never offered another's unsaved values.
+ */
+export function draftKey(userId: number | null | undefined, subjectRecordId: number, crfId: number, crfDataRecordId: number | null | undefined): string {
+  return `${DRAFT_PREFIX}:${userId ?? 'anon'}:${subjectRecordId}:${crfId}:${crfDataRecordId ?? 'new'}`;
 }
 
 /** The draft of the user's values against what was loaded; null when nothing differs. */

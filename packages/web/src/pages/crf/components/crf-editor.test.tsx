@@ -99,8 +99,8 @@ describe('CRF editor: saving', () => {
     expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ crfDataRecordId: 50 }), true);
     expect(screen.queryByText('有未保存的修改')).toBeNull();
     // The saved values leave no draft behind.
-    expect(window.localStorage.getItem(draftKey(7, 3, null))).toBeNull();
-    expect(window.localStorage.getItem(draftKey(7, 3, 50))).toBeNull();
+    expect(window.localStorage.getItem(draftKey(null, 7, 3, null))).toBeNull();
+    expect(window.localStorage.getItem(draftKey(null, 7, 3, 50))).toBeNull();
   });
 
   it('CRF-27: changing a submitted form asks for 修改原因 (required) before anything is sent', async () => {
@@ -130,7 +130,7 @@ describe('CRF editor: saving', () => {
     expect(api.save.mock.calls[0]![0]).toMatchObject({ submit: true });
     // Still unsaved, and kept.
     expect(screen.getByText('有未保存的修改')).toBeTruthy();
-    expect(window.localStorage.getItem(draftKey(7, 3, null))).toContain('"sbp"');
+    expect(window.localStorage.getItem(draftKey(null, 7, 3, null))).toContain('"sbp"');
   });
 
   it('409: the other person’s values and the user’s own are shown side by side; nothing is overwritten and 刷新 reloads', async () => {
@@ -147,9 +147,10 @@ describe('CRF editor: saving', () => {
     const row = within(dialog).getByText('收缩压').closest('tr')!;
     expect(row.textContent).toContain('135 mmHg');
     expect(row.textContent).toContain('130 mmHg');
+    expect(within(row).getByText('您修改过')).toBeTruthy();
     expect(api.save).toHaveBeenCalledTimes(1);
     // The user's edit waits in the draft for after the reload.
-    expect(JSON.parse(window.localStorage.getItem(draftKey(7, 3, 41))!).changes.sbp).toEqual({ from: '120', to: '130' });
+    expect(JSON.parse(window.localStorage.getItem(draftKey(null, 7, 3, 41))!).changes.sbp).toEqual({ from: '120', to: '130' });
     fireEvent.click(within(dialog).getByRole('button', { name: '刷新' }));
     expect(onReload).toHaveBeenCalled();
   });
@@ -181,7 +182,7 @@ describe('CRF editor: saving', () => {
 
 describe('CRF editor: never losing a value', () => {
   it('a draft of unsaved values is offered back on return, and restored into the form', async () => {
-    writeDraft(window.localStorage, draftKey(7, 3, 41), makeDraft({ sbp: '120', dbp: '80' }, { sbp: '128', dbp: '80' }, 3));
+    writeDraft(window.localStorage, draftKey(null, 7, 3, 41), makeDraft({ sbp: '120', dbp: '80' }, { sbp: '128', dbp: '80' }, 3));
     renderEditor(detailOf(SUBMITTED));
     const dialog = await screen.findByRole('dialog', { name: '发现未保存的修改' });
     expect(within(dialog).getByText('收缩压')).toBeTruthy();
@@ -191,7 +192,7 @@ describe('CRF editor: never losing a value', () => {
   });
 
   it('a draft already saved on the server is not offered', () => {
-    writeDraft(window.localStorage, draftKey(7, 3, 41), makeDraft({ sbp: '110' }, { sbp: '120' }, 2));
+    writeDraft(window.localStorage, draftKey(null, 7, 3, 41), makeDraft({ sbp: '110' }, { sbp: '120' }, 2));
     renderEditor(detailOf(SUBMITTED));
     expect(screen.queryByRole('dialog')).toBeNull();
   });
@@ -211,7 +212,7 @@ describe('CRF editor: never losing a value', () => {
     fireEvent.click(screen.getAllByRole('button', { name: '离开' }).at(-1)!);
     await screen.findByText('另一个页面');
     // The values wait in the draft.
-    expect(JSON.parse(window.localStorage.getItem(draftKey(7, 3, 41))!).changes.dbp.to).toBe('85');
+    expect(JSON.parse(window.localStorage.getItem(draftKey(null, 7, 3, 41))!).changes.dbp.to).toBe('85');
   });
 
   it('VIS-09: without save and submit permissions the form is read-only and offers no buttons', () => {

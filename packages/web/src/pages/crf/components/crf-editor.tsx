@@ -6,6 +6,7 @@ import { crfRecordApi, FORM_STATE, type CrfRecordDetail, type CrfSaveBody, type 
 import type { ApiResult } from '../../../api/request';
 import { CrfForm, type UploadHandler } from '../../../crf';
 import { T } from '../../../locales/zh-CN';
+import { useSession } from '../../../stores/session.store';
 import { formatDate } from '../../../utils/format-date';
 import { itemTitle, nodesByName } from '../crf-values';
 import {
@@ -79,6 +80,7 @@ async function saveWithRetry(body: CrfSaveBody): Promise<ApiResult<CrfSaveResult
  */
 export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, onReload, onDirtyChange, bypassGuardRef }: CrfEditorProps) {
   const { message } = App.useApp();
+  const userId = useSession((s) => s.user?.userId ?? null);
   // The definition of this record never changes while it is open; holding it keeps the form
   // mounted when the page refetches the detail under another key (a new record getting its id).
   const [definition] = useState<CrfDefinition>(() => detail.crf.definition);
@@ -102,13 +104,13 @@ export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, on
   const [showAllErrors, setShowAllErrors] = useState(false);
   const [warnings, setWarnings] = useState<ItemIssue[]>([]);
   const [reasonFor, setReasonFor] = useState<{ submit: boolean; items: string[] } | null>(null);
-  const [conflict, setConflict] = useState<{ stale: StaleRecord; mine: FormValues } | null>(null);
+  const [conflict, setConflict] = useState<{ stale: StaleRecord; mine: FormValues; edited: string[] } | null>(null);
   const [draftOffer, setDraftOffer] = useState<{ review: DraftReview; draft: CrfDraft; keys: string[] } | null>(() => {
     const recordId = detail.crfDataRecord?.id ?? null;
-    const keys = [draftKey(subjectRecordId, crfId, recordId)];
+    const keys = [draftKey(userId, subjectRecordId, crfId, recordId)];
     // A single form someone else created while this user typed into a new one (a conflict, then
     // 刷新): the draft was kept under "new" and belongs to the record that now exists.
-    if (recordId !== null && detail.repeat === 1) keys.push(draftKey(subjectRecordId, crfId, null));
+    if (recordId !== null && detail.repeat === 1) keys.push(draftKey(userId, subjectRecordId, crfId, null));
     for (const key of keys) {
       const draft = readDraft(window.localStorage, key);
       if (!draft) continue;
@@ -133,7 +135,7 @@ export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, on
 
   // ---- drafts -------------------------------------------------------------------------------
   const draftTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const currentDraftKey = () => draftKey(subjectRecordId, crfId, saved.current.id);
+  const currentDraftKey = () => draftKey(userId, subjectRecordId, crfId, saved.current.id);
   const flushDraft = useCallback(() => {
     if (draftTimer.current) {
       clearTimeout(draftTimer.current);
@@ -142,10 +144,10 @@ export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, on
     if (!dirtyRef.current) return;
     writeDraft(
       window.localStorage,
-      draftKey(subjectRecordId, crfId, saved.current.id),
+      draftKey(userId, subjectRecordId, crfId, saved.current.id),
       makeDraft(saved.current.base, latest.current, saved.current.version),
     );
-  }, [subjectRecordId, crfId]);
+  }, [userId, subjectRecordId, crfId]);
 
   useEffect(() => {
     window.addEventListener('pagehide', flushDraft);
@@ -239,7 +241,7 @@ export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, on
           setReasonFor({ submit, items: failure.changedItems.map((name) => itemTitle(nodes, name)) });
           break;
         case 'stale':
-          setConflict({ stale: failure.stale, mine: values });
+          setConflict({ stale: failure.stale, mine: values, edited: changedItemNames(before.base, values) });
           break;
         case 'network':
         case 'failed':
@@ -349,6 +351,7 @@ export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, on
       <ConflictDialog
         stale={conflict?.stale ?? null}
         mine={conflict?.mine ?? {}}
+        edited={conflict?.edited}
         nodes={nodes}
         onCancel={() => setConflict(null)}
         onRefresh={() => {

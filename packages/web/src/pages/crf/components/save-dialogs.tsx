@@ -87,12 +87,15 @@ interface ConflictRow {
 export function ConflictDialog({
   stale,
   mine,
+  edited = [],
   nodes,
   onRefresh,
   onCancel,
 }: {
   stale: StaleRecord | null;
   mine: FormValues;
+  /** The items this user changed (the others differ because the colleague changed them). */
+  edited?: string[];
   nodes: ReadonlyMap<string, CrfNode>;
   onRefresh: () => void;
   onCancel: () => void;
@@ -132,7 +135,16 @@ export function ConflictDialog({
           {
             title: t.conflictMine,
             dataIndex: 'mine',
-            render: (text: string) => (text ? <Typography.Text copyable>{text}</Typography.Text> : t.empty),
+            render: (text: string, row: ConflictRow) => (
+              <>
+                {text ? <Typography.Text copyable>{text}</Typography.Text> : t.empty}
+                {edited.includes(row.name) && (
+                  <Tag color="orange" style={{ marginLeft: 8 }}>
+                    {t.conflictEdited}
+                  </Tag>
+                )}
+              </>
+            ),
           },
         ]}
       />
