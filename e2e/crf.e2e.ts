@@ -310,7 +310,7 @@ describe('CRF page', () => {
     await page.context().close();
   });
 
-  it('PRINT-02/PRINT-03/PRINT-14: CRF概览 shows every form with choice labels; 打印 without a template opens 打印预览', async () => {
+  it('PRINT-02/PRINT-03/PRINT-07/PRINT-14: CRF概览 shows every form with choice labels; 打印 without a template opens 打印预览', async () => {
     const page = await newPage(browser, platform.baseUrl);
     await signIn(page);
     await page.goto(`/crf/${subjectRecordId}`);
@@ -331,6 +331,22 @@ describe('CRF page', () => {
     await preview.getByText('130 mmHg').waitFor();
     await preview.getByRole('button', { name: '打印' }).waitFor();
     await screenshot(page, 'crf-print-preview');
+    // PRINT-07: 打印 prints the dialog's content with the print stylesheet.
+    await page.evaluate(() => {
+      const w = window as unknown as { printed: number };
+      w.printed = 0;
+      window.print = () => {
+        w.printed += 1;
+      };
+    });
+    await preview.getByRole('button', { name: '打印' }).click();
+    expect(await page.evaluate(() => (window as unknown as { printed: number }).printed)).toBe(1);
+    expect(await page.evaluate(() => document.body.classList.contains('crf-printing'))).toBe(true);
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.locator('.crf-sider').isVisible()).toBe(false);
+    expect(await preview.locator('.crf-overview-toolbar').isVisible()).toBe(false);
+    await screenshot(page, 'crf-print-media');
+    await page.emulateMedia({ media: 'screen' });
     await page.context().close();
   });
 

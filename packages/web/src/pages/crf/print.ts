@@ -47,3 +47,38 @@ export function saveBlob(blob: Blob, fileName: string, doc: Document = document)
 export function dicomViewerUrl(identificationCode: string): string {
   return `/pacs/oviyam2/viewer.html?patientID=${encodeURIComponent(identificationCode)}`;
 }
+
+export interface PrintParams {
+  subjectRecordId: number;
+  crfId: number;
+  crfDataRecordId: number | null;
+}
+
+export interface PrintDeps {
+  /** PRINT-11: whether the form has a Word template. */
+  hasTemplate: (crfId: number) => Promise<boolean>;
+  /** PRINT-12: the filled template, as PDF when the server can make one. */
+  document: (params: PrintParams, format: 'pdf' | 'docx') => Promise<Blob>;
+  openPreview: () => void;
+  printFrame: (blob: Blob) => void;
+  save: (blob: Blob) => void;
+}
+
+/**
+ * forms §4 "Print": a form with a print template prints the filled document through a hidden
+ * frame; without a PDF converter on the server the Word document is saved for printing instead.
+ * A form without a template opens the limited-page print preview.
+ */
+export async function printCrf(params: PrintParams, deps: PrintDeps): Promise<'preview' | 'printed' | 'saved'> {
+  if (!(await deps.hasTemplate(params.crfId))) {
+    deps.openPreview();
+    return 'preview';
+  }
+  try {
+    deps.printFrame(await deps.document(params, 'pdf'));
+    return 'printed';
+  } catch {
+    deps.save(await deps.document(params, 'docx'));
+    return 'saved';
+  }
+}

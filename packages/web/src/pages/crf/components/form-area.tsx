@@ -6,7 +6,7 @@ import { crfRecordApi, type CrfDoubtMark, type CrfMenuNode, type CrfPatient, typ
 import { T } from '../../../locales/zh-CN';
 import { isRepeatable } from '../crf-menu';
 import { formItems, formatLooseValue, formatValue, itemTitle, nodesByName, type FormItem } from '../crf-values';
-import { dicomViewerUrl, printInHiddenFrame, saveBlob } from '../print';
+import { dicomViewerUrl, printCrf, printInHiddenFrame, saveBlob } from '../print';
 import { CrfEditor } from './crf-editor';
 import { CRF_BUTTONS, CrfToolbar } from './crf-toolbar';
 import { DoubtDialog, type DoubtDialogMode } from './doubt-dialog';
@@ -136,21 +136,17 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   const print = async () => {
     setPrinting(true);
     try {
-      const hasTemplate = (await crfRecordApi.hasPrintTemplate(crfId)).data;
-      if (!hasTemplate) {
-        setDialog('preview');
-        return;
-      }
-      const params = { subjectRecordId, crfId, crfDataRecordId: recordId };
-      try {
-        const pdf = await crfRecordApi.printWord({ ...params, format: 'pdf' });
-        printInHiddenFrame(pdf.data);
-      } catch {
-        // Without LibreOffice the server makes no PDF: the Word document is saved for printing.
-        const docx = await crfRecordApi.printWord(params);
-        saveBlob(docx.data, `${patient?.subjectName ?? ''}-${form.title}.docx`);
-        void message.info(t.printWordDownloaded);
-      }
+      const outcome = await printCrf(
+        { subjectRecordId, crfId, crfDataRecordId: recordId },
+        {
+          hasTemplate: (id) => crfRecordApi.hasPrintTemplate(id).then((res) => res.data),
+          document: (params, format) => crfRecordApi.printWord({ ...params, format }).then((res) => res.data),
+          openPreview: () => setDialog('preview'),
+          printFrame: (blob) => printInHiddenFrame(blob),
+          save: (blob) => saveBlob(blob, `${patient?.subjectName ?? ''}-${form.title}.docx`),
+        },
+      );
+      if (outcome === 'saved') void message.info(t.printWordDownloaded);
     } catch {
       // The request wrapper has shown why.
     } finally {
