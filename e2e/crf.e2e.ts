@@ -533,4 +533,29 @@ describe('CRF page', () => {
     expect(after.crfDataRecord.values).toMatchObject({ esr: '20', wbc: '6.5' });
     await page.context().close();
   });
+  it('QRY-05: warnings of a submitted form are shown and become system queries on the item; the form turns 存在质疑', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await openForm(page, '生命体征');
+    await fill(form(page), '收缩压', '185');
+    await save(page);
+    const reason = page.getByRole('dialog', { name: '修改原因' });
+    await reason.getByLabel('修改原因').fill('患者紧张，复测仍高');
+    await reason.getByRole('button', { name: '确定' }).click();
+    await messageText(page, '保存成功').waitFor();
+    const warnings = page.locator('.crf-editor-alert', { hasText: '以下提示已作为系统质疑' });
+    await warnings.getByText('收缩压≥180 mmHg，请核实').waitFor();
+    await waitState(page, '生命体征', '9');
+    // A check and the reference range: two system queries on 收缩压.
+    const marker = page.locator('.crf-item-row[data-item="sbp"]').getByRole('button', { name: '质疑记录 收缩压' });
+    await marker.click();
+    await page.locator('.ant-dropdown:visible').getByText('系统质疑记录 1').click();
+    const thread = page.getByRole('dialog', { name: '质疑记录' });
+    await thread.locator('.ant-tag', { hasText: '系统' }).waitFor();
+    await thread.getByText(/收缩压(≥180 mmHg，请核实|高于参考范围，请核实)/).first().waitFor();
+    await screenshot(page, 'crf-system-query');
+    await page.context().close();
+  });
 });

@@ -1,6 +1,6 @@
 import { memo } from 'react';
 import { CheckCircleFilled, ExclamationCircleFilled, HistoryOutlined, SafetyCertificateOutlined } from '@ant-design/icons';
-import { Badge, Button, Checkbox, Tooltip } from 'antd';
+import { Badge, Button, Checkbox, Dropdown, Tooltip } from 'antd';
 import { FORM_SDV_KEY, type CrfDoubtMark, type SdvMark } from '../../../api/crf.api';
 import { T } from '../../../locales/zh-CN';
 import { formatDate } from '../../../utils/format-date';
@@ -84,14 +84,31 @@ export const ItemPanel = memo(function ItemPanel({ items, recordId, sdv, doubts,
               </button>
               <span className="crf-item-markers">
                 {mark && !sdvMode && <SdvMarkIcon mark={mark} />}
-                {mine.length > 0 && (
-                  <Tooltip title={t.doubtMarker(mine.length)}>
+                {mine.length === 1 && (
+                  <Tooltip title={t.doubtMarker(1)}>
                     <button type="button" className="crf-doubt-marker" aria-label={`${T.doubt.historyTitle} ${item.title}`} onClick={() => onDoubts(item, mine)}>
+                      <ExclamationCircleFilled />
+                    </button>
+                  </Tooltip>
+                )}
+                {mine.length > 1 && (
+                  // Several queries on one item (a check and a range, or a row's cells): the user picks one.
+                  <Dropdown
+                    trigger={['click']}
+                    menu={{
+                      items: mine.map((d, index) => ({
+                        key: String(d.doubtId),
+                        label: `${T.doubt.types[d.doubtType] ?? ''}${T.doubt.historyTitle} ${index + 1}${d.groupName ? ` · ${T.doubt.groupRow('', d.groupIndex ?? 0).trim()}` : ''}`,
+                      })),
+                      onClick: ({ key }) => onDoubts(item, mine.filter((d) => String(d.doubtId) === key)),
+                    }}
+                  >
+                    <button type="button" className="crf-doubt-marker" aria-label={`${T.doubt.historyTitle} ${item.title}`}>
                       <Badge count={mine.length} size="small" offset={[4, -2]}>
                         <ExclamationCircleFilled />
                       </Badge>
                     </button>
-                  </Tooltip>
+                  </Dropdown>
                 )}
                 <Tooltip title={t.history}>
                   <Button
