@@ -99,6 +99,11 @@ async function submit(page: Page) {
   await page.locator('.crf-editor-actions').getByRole('button', { name: '提交' }).click();
 }
 
+/** Waits for antd's opening animations to end: on a loaded machine a click during the zoom can miss. */
+async function settled(page: Page) {
+  await page.waitForFunction(() => !document.querySelector('[class*="-appear-active"], [class*="-enter-active"], .ant-zoom-appear, .ant-zoom-enter'));
+}
+
 async function fill(scope: Locator, label: string, value: string) {
   const input = scope.getByLabel(label, { exact: true });
   await input.fill(value);
@@ -155,8 +160,11 @@ describe('CRF page', () => {
     await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
 
     expect(await form(page).getByLabel('每日包数').count()).toBe(0);
+    expect(await page.locator('.crf-item-row[data-item="packs"]').count()).toBe(0);
     await form(page).getByRole('radio', { name: '目前吸烟' }).check();
     await form(page).getByLabel('每日包数').waitFor();
+    // The item markers follow the skip logic too.
+    await page.locator('.crf-item-row[data-item="packs"]').waitFor();
     await fill(form(page), '每日包数', '1.5');
     await form(page).getByRole('radio', { name: '男' }).check();
     await page.locator('.crf-editor-actions').getByText('有未保存的修改').waitFor();
@@ -191,6 +199,7 @@ describe('CRF page', () => {
     await save(page);
     const reason = page.getByRole('dialog', { name: '修改原因' });
     await reason.getByText('收缩压').waitFor();
+    await settled(page);
     await reason.getByRole('button', { name: '确定' }).click();
     await reason.getByText('请填写修改原因').waitFor();
     await reason.getByLabel('修改原因').fill('复测血压');
@@ -251,6 +260,7 @@ describe('CRF page', () => {
     const start = page.getByRole('dialog', { name: '发起质疑' });
     await start.getByLabel('题目').waitFor();
     expect(await start.getByLabel('当前值').inputValue()).toBe('72 次/分');
+    await settled(page);
     await start.getByRole('button', { name: '发起质疑' }).click();
     await start.getByText('请输入质疑内容').waitFor();
     await start.getByLabel('质疑内容').fill('心率与原始病历不符，请核实');
@@ -359,15 +369,20 @@ describe('CRF page', () => {
     await fill(form(page), '血沉', '18');
     await menuForm(page, '影像学检查').click();
     const leave = page.getByRole('dialog').filter({ hasText: '有未保存的修改' });
+    await leave.getByRole('button', { name: '继续填写' }).waitFor();
+    await settled(page);
     await leave.getByRole('button', { name: '继续填写' }).click();
     expect(await form(page).getByLabel('血沉').inputValue()).toBe('18');
     await menuForm(page, '影像学检查').click();
+    await leave.getByRole('button', { name: '离开' }).waitFor();
+    await settled(page);
     await leave.getByRole('button', { name: '离开' }).click();
     await page.locator('.crf-form-title', { hasText: '影像学检查' }).waitFor();
 
     await openForm(page, '实验室检查');
     const draft = page.getByRole('dialog', { name: '发现未保存的修改' });
     await draft.getByText('血沉').waitFor();
+    await settled(page);
     await screenshot(page, 'crf-draft-offer');
     await draft.getByRole('button', { name: '恢复我的修改' }).click();
     expect(await form(page).getByLabel('血沉').inputValue()).toBe('18');
@@ -466,6 +481,7 @@ describe('CRF page', () => {
     await page.locator('.top-bar').getByRole('button', { name: '签名' }).click();
     let dialog = page.getByRole('dialog', { name: '电子签名' });
     await dialog.getByText('尚未签名').waitFor();
+    await settled(page);
     await dialog.getByLabel('登录密码').fill('wrong-password');
     await dialog.getByRole('button', { name: '签名' }).click();
     await dialog.getByText('密码错误，签名未完成').waitFor();
@@ -516,6 +532,7 @@ describe('CRF page', () => {
     const conflict = page.getByRole('dialog', { name: '数据已被他人修改，请刷新后重试' });
     const esr = conflict.locator('tr', { hasText: '血沉' });
     await esr.waitFor();
+    await settled(page);
     expect(await esr.textContent()).toContain('20 mm/h');
     expect(await esr.textContent()).toContain('18 mm/h');
     expect(await conflict.locator('tr', { hasText: '白细胞' }).textContent()).toContain('6.5');
@@ -524,6 +541,7 @@ describe('CRF page', () => {
 
     const draft = page.getByRole('dialog', { name: '发现未保存的修改' });
     await draft.getByText('白细胞').waitFor();
+    await settled(page);
     await draft.getByRole('button', { name: '恢复我的修改' }).click();
     expect(await form(page).getByLabel('白细胞').inputValue()).toBe('6.5');
     expect(await form(page).getByLabel('血沉').inputValue()).toBe('20');

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Alert, App, Button, Space, Tag } from 'antd';
 import { SaveOutlined, SendOutlined } from '@ant-design/icons';
-import { genderFromPatient, type CrfDefinition } from '@ecrf/core';
+import { genderFromPatient, type CrfDefinition, type FormState } from '@ecrf/core';
 import { crfRecordApi, FORM_STATE, type CrfRecordDetail, type CrfSaveBody, type CrfSaveResult, type ItemIssue, type StaleRecord } from '../../../api/crf.api';
 import type { ApiResult } from '../../../api/request';
 import { CrfForm, type UploadHandler } from '../../../crf';
@@ -53,6 +53,8 @@ export interface CrfEditorProps {
   onSaved: (result: CrfSaveResult, created: boolean) => void;
   /** Reload the record from the server (after a conflict). */
   onReload: () => void;
+  /** The items the engine shows now (skip logic), so the markers list only those. */
+  onVisibleChange?: (visible: ReadonlySet<string>) => void;
   /** The unsaved flag (forms §4 changeSaveStatus): queries wait until the values are saved. */
   onDirtyChange?: (dirty: boolean) => void;
   /** Lets the page's own address change through the unsaved-changes guard. */
@@ -78,7 +80,7 @@ async function saveWithRetry(body: CrfSaveBody): Promise<ApiResult<CrfSaveResult
  * this component: the latest values live in a ref, a draft of them in local storage, and only the
  * unsaved flag is state.
  */
-export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, onReload, onDirtyChange, bypassGuardRef }: CrfEditorProps) {
+export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, onReload, onDirtyChange, onVisibleChange, bypassGuardRef }: CrfEditorProps) {
   const { message } = App.useApp();
   const userId = useSession((s) => s.user?.userId ?? null);
   // The definition of this record never changes while it is open; holding it keeps the form
@@ -184,6 +186,22 @@ export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, on
       return { fileKey: res.data.fileKey };
     },
     [studyId],
+  );
+
+  // Only a change in which items show reaches the page: typing alone renders nothing outside the form.
+  const visibleKey = useRef('');
+  const onEvaluate = useCallback(
+    (state: FormState) => {
+      if (!onVisibleChange) return;
+      const names = Object.entries(state.items)
+        .filter(([key, item]) => item.visible && nodes.has(key))
+        .map(([key]) => key);
+      const key = names.join(',');
+      if (key === visibleKey.current) return;
+      visibleKey.current = key;
+      onVisibleChange(new Set(names));
+    },
+    [nodes, onVisibleChange],
   );
 
   // ---- save ---------------------------------------------------------------------------------
@@ -312,6 +330,7 @@ export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, on
         definition={definition}
         values={formValues}
         onChange={onChange}
+        onEvaluate={onEvaluate}
         readOnly={!editable}
         context={context}
         errors={errors}

@@ -90,7 +90,9 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   const detail = mounted?.epoch === session.epoch ? mounted.detail : null;
 
   const definition = detail?.crf.definition;
-  const items = useMemo(() => (definition ? formItems(definition) : []), [definition]);
+  const allItems = useMemo(() => (definition ? formItems(definition) : []), [definition]);
+  const [visible, setVisible] = useState<ReadonlySet<string> | null>(null);
+  const items = useMemo(() => (visible ? allItems.filter((item) => visible.has(item.name)) : allItems), [allItems, visible]);
   const nodes = useMemo(() => (definition ? nodesByName(definition) : new Map()), [definition]);
   const recordId = detail?.crfDataRecord?.id ?? null;
 
@@ -283,6 +285,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
             detail={editorDetail}
             onSaved={onSaved}
             onDirtyChange={setUnsaved}
+            onVisibleChange={setVisible}
             onReload={reload}
             bypassGuardRef={bypassGuardRef}
           />
