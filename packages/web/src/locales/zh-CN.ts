@@ -233,7 +233,7 @@ export const T = {
     signNone: '尚未签名',
     signValid: '有效',
     signInvalid: '已失效',
-    signBy: (signer: string, time: string) => `${signer}　${time}`,
+    signBy: (signer: string, time: string) => `${signer} ${time}`,
     signMeaning: '签名声明',
     signPassword: '登录密码',
     signPasswordRequired: '请输入密码',
