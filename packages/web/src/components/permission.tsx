@@ -1,7 +1,8 @@
 import { useMemo, type ReactNode } from 'react';
-import { Button, Switch, Tooltip, type ButtonProps, type SwitchProps } from 'antd';
+import { Button, Popconfirm, Switch, Tooltip, type ButtonProps, type SwitchProps } from 'antd';
 import { MSG } from '@ecrf/core';
 import { createAccess } from '../access';
+import { T } from '../locales/zh-CN';
 import { useSession } from '../stores/session.store';
 
 export function useAccess(): { can: (code: string) => boolean } {
@@ -41,5 +42,28 @@ export function AuthSwitch({ code, ...props }: SwitchProps & { code: string }) {
     <Denied>
       <Switch {...props} disabled onChange={undefined} style={{ ...props.style, pointerEvents: 'none' }} />
     </Denied>
+  );
+}
+
+/**
+ * A row's 删除 link: asks for confirmation when the user holds the permission, and is shown
+ * disabled with the 权限不足 tooltip when not (the server refuses it either way).
+ */
+export function AuthRemoveButton({ code, title, onConfirm }: { code: string; title: ReactNode; onConfirm: () => Promise<unknown> }) {
+  return (
+    <Auth
+      code={code}
+      fallback={
+        <AuthButton code={code} type="link" size="small" danger>
+          {T.common.remove}
+        </AuthButton>
+      }
+    >
+      <Popconfirm title={title} onConfirm={() => onConfirm().catch(() => undefined)}>
+        <Button type="link" size="small" danger>
+          {T.common.remove}
+        </Button>
+      </Popconfirm>
+    </Auth>
   );
 }

@@ -1,10 +1,10 @@
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Form, Input, Popconfirm, Select, Space, Table, Tag, type TableColumnsType } from 'antd';
+import { App, Button, Form, Input, Select, Space, Table, Tag, type TableColumnsType } from 'antd';
 import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
 import { buildTree, MSG, type MenuType } from '@ecrf/core';
 import { menuApi, type MenuRow } from '../../../api/system.api';
-import { Auth, AuthButton } from '../../../components/permission';
+import { AuthButton, AuthRemoveButton } from '../../../components/permission';
 import { menuIcon } from '../../../layouts/menu-icon';
 import { T } from '../../../locales/zh-CN';
 import { compact } from '../../../utils/compact';
@@ -86,20 +86,7 @@ export default function MenuPage() {
           <AuthButton code="sys:menu:edit" type="link" size="small" onClick={() => setDialog({ mode: 'edit', menu: row })}>
             {T.common.edit}
           </AuthButton>
-          <Auth
-            code="sys:menu:remove"
-            fallback={
-              <AuthButton code="sys:menu:remove" type="link" size="small" danger>
-                {T.common.remove}
-              </AuthButton>
-            }
-          >
-            <Popconfirm title={T.common.confirmRemove} onConfirm={() => remove.mutateAsync(row.menuId).catch(() => undefined)}>
-              <Button type="link" size="small" danger>
-                {T.common.remove}
-              </Button>
-            </Popconfirm>
-          </Auth>
+          <AuthRemoveButton code="sys:menu:remove" title={T.common.confirmRemove} onConfirm={() => remove.mutateAsync(row.menuId)} />
         </Space>
       ),
     },

@@ -1,10 +1,10 @@
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Form, Input, Popconfirm, Select, Space, Table, type TableColumnsType } from 'antd';
+import { App, Button, Form, Input, Select, Space, Table, type TableColumnsType } from 'antd';
 import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
 import { buildTree, MSG } from '@ecrf/core';
 import { deptApi, type Dept } from '../../../api/system.api';
-import { Auth, AuthButton } from '../../../components/permission';
+import { AuthButton, AuthRemoveButton } from '../../../components/permission';
 import { T } from '../../../locales/zh-CN';
 import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
@@ -66,20 +66,7 @@ export default function OrganizationPage() {
           <AuthButton code="sys:dept:edit" type="link" size="small" onClick={() => setDialog({ mode: 'edit', dept })}>
             {T.common.edit}
           </AuthButton>
-          <Auth
-            code="sys:dept:remove"
-            fallback={
-              <AuthButton code="sys:dept:remove" type="link" size="small" danger>
-                {T.common.remove}
-              </AuthButton>
-            }
-          >
-            <Popconfirm title={T.common.confirmRemove} onConfirm={() => remove.mutateAsync(dept.deptId).catch(() => undefined)}>
-              <Button type="link" size="small" danger>
-                {T.common.remove}
-              </Button>
-            </Popconfirm>
-          </Auth>
+          <AuthRemoveButton code="sys:dept:remove" title={T.common.confirmRemove} onConfirm={() => remove.mutateAsync(dept.deptId)} />
         </Space>
       ),
     },

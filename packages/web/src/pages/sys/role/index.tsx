@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Form, Input, Popconfirm, Select, Space, type TableColumnsType } from 'antd';
+import { App, Button, Form, Input, Select, Space, type TableColumnsType } from 'antd';
 import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
 import { MSG, STATUS } from '@ecrf/core';
 import { roleApi, type Role } from '../../../api/system.api';
 import { PagedTable } from '../../../components/paged-table';
-import { Auth, AuthButton, AuthSwitch } from '../../../components/permission';
+import { AuthButton, AuthRemoveButton, AuthSwitch } from '../../../components/permission';
 import { T } from '../../../locales/zh-CN';
 import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
@@ -71,23 +71,7 @@ export default function RolePage() {
           <AuthButton code="sys:role:edit" type="link" size="small" onClick={() => setDialog({ mode: 'edit', roleId: role.roleId })}>
             {T.common.edit}
           </AuthButton>
-          <Auth
-            code="sys:role:remove"
-            fallback={
-              <AuthButton code="sys:role:remove" type="link" size="small" danger>
-                {T.common.remove}
-              </AuthButton>
-            }
-          >
-            <Popconfirm
-              title={T.role.confirmRemove(role.roleName)}
-              onConfirm={() => remove.mutateAsync(role.roleId).catch(() => undefined)}
-            >
-              <Button type="link" size="small" danger>
-                {T.common.remove}
-              </Button>
-            </Popconfirm>
-          </Auth>
+          <AuthRemoveButton code="sys:role:remove" title={T.role.confirmRemove(role.roleName)} onConfirm={() => remove.mutateAsync(role.roleId)} />
         </Space>
       ),
     },

@@ -1,13 +1,13 @@
 import { useState, type Key } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Form, Input, Popconfirm, Select, Space, TreeSelect, type TableColumnsType } from 'antd';
+import { App, Button, Form, Input, Select, Space, TreeSelect, type TableColumnsType } from 'antd';
 import { HomeOutlined, PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
 import { MSG, STATUS } from '@ecrf/core';
 import type { SysUser } from '../../../api/auth.api';
 import { userApi, type UserQuery } from '../../../api/system.api';
 import { ChangePasswordDialog, type PasswordTarget } from '../../../components/change-password-dialog';
 import { PagedTable } from '../../../components/paged-table';
-import { Auth, AuthButton, AuthSwitch } from '../../../components/permission';
+import { AuthButton, AuthRemoveButton, AuthSwitch } from '../../../components/permission';
 import { T } from '../../../locales/zh-CN';
 import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
@@ -92,23 +92,7 @@ export default function UserPage() {
           >
             {T.user.resetPassword}
           </AuthButton>
-          <Auth
-            code="sys:user:remove"
-            fallback={
-              <AuthButton code="sys:user:remove" type="link" size="small" danger>
-                {T.common.remove}
-              </AuthButton>
-            }
-          >
-            <Popconfirm
-              title={T.user.confirmRemove(user.name)}
-              onConfirm={() => remove.mutateAsync(user.userId).catch(() => undefined)}
-            >
-              <Button type="link" size="small" danger>
-                {T.common.remove}
-              </Button>
-            </Popconfirm>
-          </Auth>
+          <AuthRemoveButton code="sys:user:remove" title={T.user.confirmRemove(user.name)} onConfirm={() => remove.mutateAsync(user.userId)} />
         </Space>
       ),
     },
