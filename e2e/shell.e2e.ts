@@ -60,6 +60,9 @@ async function pick(page: Page, label: string, option: string) {
 describe('shell and system administration', () => {
   it('SHELL-12/AUTH-10/SHELL-10: a visitor is sent to /login; the first sign-in must change the password, then lands on the study list', async () => {
     const page = await newPage(browser, platform.baseUrl);
+    // The address a person types first: the root serves the app, which sends a visitor to sign in.
+    await page.goto('/');
+    await page.waitForURL('**/login');
     await page.goto('/sys/user');
     await page.waitForURL('**/login');
     await signIn(page, ADMIN, INITIAL_PASSWORD);

@@ -81,7 +81,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
 
   const webDist = ctx.config.webDist;
   const serveWeb = opts.serveWeb === true && fs.existsSync(path.join(webDist, 'index.html'));
-  if (serveWeb) await app.register(fastifyStatic, { root: webDist, wildcard: true, index: false });
+  if (serveWeb) await app.register(fastifyStatic, { root: webDist, wildcard: true, index: ['index.html'] });
   app.setNotFoundHandler((request, reply) => {
     // The browser app owns every non-API path (client-side routing).
     if (serveWeb && request.method === 'GET' && !request.url.startsWith('/api/')) {

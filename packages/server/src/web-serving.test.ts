@@ -26,6 +26,9 @@ describe('serving the web app', () => {
 
   it('serves files, answers index.html for client routes, and keeps API 404s as envelopes', async () => {
     expect((await web.inject({ url: '/assets/app.js' })).body).toBe('console.log(1)');
+    const root = await web.inject({ url: '/' });
+    expect(root.statusCode).toBe(200);
+    expect(root.body).toContain('<title>EDC</title>');
     const route = await web.inject({ url: '/sys/user?x=1' });
     expect(route.statusCode).toBe(200);
     expect(route.headers['content-type']).toMatch(/text\/html/);
