@@ -203,6 +203,7 @@ describe('studies and their setup', () => {
     await result.getByText('未知的题目类型', { exact: false }).first().waitFor();
     await screenshot(page, 'study-crf-upload-result');
     await result.getByRole('button', { name: '确定' }).click();
+    await result.waitFor({ state: 'hidden' });
     await page.getByRole('row').filter({ hasText: '随访访视' }).waitFor();
 
     // The broken file alone: refused whole with the linter's list.
@@ -211,12 +212,18 @@ describe('studies and their setup', () => {
     await result.getByText('CRF定义有误，未导入').waitFor();
     await result.getByText('未知的题目类型', { exact: false }).first().waitFor();
     await result.getByRole('button', { name: '确定' }).click();
+    await result.waitFor({ state: 'hidden' });
 
     // A second upload of the same title is a new version.
     await input.setInputFiles(path.join(files, 'screening_dictionary.csv'));
     await page.getByRole('row').filter({ hasText: 'screening' }).filter({ hasText: '第 2 版' }).waitFor();
+    // The import may come with notes; close them, allowing for the dialog's opening animation.
     const notes = page.getByRole('dialog', { name: '上传结果' });
-    if (await notes.isVisible()) await notes.getByRole('button', { name: '确定' }).click();
+    for (let attempt = 0; attempt < 3 && (await notes.isVisible()); attempt++) {
+      await notes.getByRole('button', { name: '确定' }).click({ timeout: 5_000 }).catch(() => undefined);
+      await page.waitForTimeout(500);
+    }
+    await notes.waitFor({ state: 'hidden' });
 
     await page.getByRole('row').filter({ hasText: '随访访视' }).getByRole('button', { name: '预览' }).click();
     const preview = page.getByRole('dialog', { name: 'CRF预览 · 随访访视' });
