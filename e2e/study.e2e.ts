@@ -189,6 +189,7 @@ describe('studies and their setup', () => {
     if (await page.getByRole('dialog', { name: '上传结果' }).isVisible()) {
       await page.getByRole('dialog', { name: '上传结果' }).getByText('screening（第 1 版）').waitFor();
       await page.getByRole('dialog', { name: '上传结果' }).getByRole('button', { name: '确定' }).click();
+      await page.getByRole('dialog', { name: '上传结果' }).waitFor({ state: 'hidden' });
     }
     await page.getByRole('row').filter({ hasText: 'screening' }).waitFor();
     expect(await page.getByRole('row').filter({ hasText: 'screening' }).textContent()).toContain('REDCap');
