@@ -1,6 +1,6 @@
 import { useCallback, useMemo, useState } from 'react';
 import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { AimOutlined, EyeOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { AimOutlined, EyeOutlined } from '@ant-design/icons';
 import { Button, DatePicker, Form, Input, Select, Space, type TableColumnsType } from 'antd';
 import { useNavigate } from 'react-router';
 import type { CrfNode } from '@ecrf/core';
@@ -13,6 +13,7 @@ import { DoubtDialog, DoubtStateTag, DoubtTypeTag, type DoubtDialogMode } from '
 import { formatLooseValue, itemTitle, nodesByName } from '../../crf/crf-values';
 import { useProjectStudy } from '../use-project-study';
 import { locateUrl, toDoubtFilter, type DoubtFilterValues } from './doubt-filters';
+import { FilterButtons } from '../../../components/filter-buttons';
 
 const t = T.doubt;
 
@@ -125,22 +126,7 @@ export default function DoubtListPage() {
         <Form.Item label={t.date} name="range">
           <DatePicker.RangePicker placeholder={[t.beginDate, t.endDate]} />
         </Form.Item>
-        <Form.Item>
-          <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
-              {T.common.search}
-            </Button>
-            <Button
-              icon={<ReloadOutlined aria-hidden />}
-              onClick={() => {
-                filterForm.resetFields();
-                setFilters({});
-              }}
-            >
-              {T.common.reset}
-            </Button>
-          </Space>
-        </Form.Item>
+        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <PagedTable<Doubt>
         rowKey="doubtId"

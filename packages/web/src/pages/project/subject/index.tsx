@@ -16,7 +16,7 @@ import {
   Tooltip,
   type TableColumnsType,
 } from 'antd';
-import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { PlusOutlined } from '@ant-design/icons';
 import type { Dayjs } from 'dayjs';
 import { DEFAULT_BASE_CONFIG, MSG } from '@ecrf/core';
 import { useNavigate } from 'react-router';
@@ -46,6 +46,7 @@ import { ReasonDialog } from './components/reason-dialog';
 import { StateDialog } from './components/state-dialog';
 import { STATE_OPTIONS, StateTag } from './subject-state';
 import '../project.css';
+import { FilterButtons } from '../../../components/filter-buttons';
 
 interface FilterFields {
   identificationCode?: string;
@@ -302,22 +303,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
         <Form.Item label={T.subject.enrolDate} name="enrolDate">
           <DatePicker.RangePicker allowEmpty={[true, true]} placeholder={[T.subject.beginDate, T.subject.endDate]} style={{ width: 250 }} />
         </Form.Item>
-        <Form.Item>
-          <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
-              {T.common.search}
-            </Button>
-            <Button
-              icon={<ReloadOutlined aria-hidden />}
-              onClick={() => {
-                filterForm.resetFields();
-                setFilters({});
-              }}
-            >
-              {T.common.reset}
-            </Button>
-          </Space>
-        </Form.Item>
+        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar project-toolbar">
         <StudyAuthButton

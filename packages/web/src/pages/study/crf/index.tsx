@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Dropdown, Form, Input, Popconfirm, Space, Tag, Upload, type TableColumnsType } from 'antd';
-import { DownloadOutlined, DownOutlined, ReloadOutlined, SearchOutlined, UploadOutlined } from '@ant-design/icons';
+import { DownloadOutlined, DownOutlined, UploadOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import { crfApi, type CrfExportFormat, type CrfRow, type Study } from '../../../api/study.api';
 import { PagedTable } from '../../../components/paged-table';
@@ -16,6 +16,7 @@ import { CrfVersionsDialog, type CrfVersionsTarget } from './components/crf-vers
 import { saveDownload } from './download';
 import { needsDialog, outcomeOfFailure, outcomeOfSingle, outcomesOfMulti, type UploadOutcome } from './upload-outcome';
 import '../study.css';
+import { FilterButtons } from '../../../components/filter-buttons';
 
 /** The files the upload accepts (docs/api.md): native JSON, the Excel template, a REDCap dictionary, CDISC ODM. */
 export const CRF_FILE_TYPES = '.json,.xlsx,.csv,.xml';
@@ -194,22 +195,7 @@ function StudyCrfs({ study }: { study: Study }) {
         <Form.Item label={T.studyCrf.searchTitle} name="title">
           <Input allowClear placeholder={T.studyCrf.searchTitle} style={{ width: 200 }} />
         </Form.Item>
-        <Form.Item>
-          <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
-              {T.common.search}
-            </Button>
-            <Button
-              icon={<ReloadOutlined aria-hidden />}
-              onClick={() => {
-                filterForm.resetFields();
-                setFilters({});
-              }}
-            >
-              {T.common.reset}
-            </Button>
-          </Space>
-        </Form.Item>
+        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar" style={{ alignItems: 'center' }}>
         <Auth code="study:crf" fallback={uploadButton}>

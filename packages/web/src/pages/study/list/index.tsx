@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Form, Input, Popconfirm, Select, Space, type TableColumnsType } from 'antd';
-import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { PlusOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import { useNavigate } from 'react-router';
 import { studyApi, type Study } from '../../../api/study.api';
@@ -13,6 +13,7 @@ import { formatDate } from '../../../utils/format-date';
 import { STUDY_STATUS_OPTIONS, StudyStatusTag } from '../components/study-status-tag';
 import { StudyDialog, type StudyDialogState } from './components/study-dialog';
 import '../study.css';
+import { FilterButtons } from '../../../components/filter-buttons';
 
 interface Filters {
   studyName?: string;
@@ -120,22 +121,7 @@ export default function StudyManagePage() {
             style={{ width: 120 }}
           />
         </Form.Item>
-        <Form.Item>
-          <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
-              {T.common.search}
-            </Button>
-            <Button
-              icon={<ReloadOutlined aria-hidden />}
-              onClick={() => {
-                filterForm.resetFields();
-                setFilters({});
-              }}
-            >
-              {T.common.reset}
-            </Button>
-          </Space>
-        </Form.Item>
+        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar">
         <AuthButton

@@ -1,6 +1,5 @@
 import { useState } from 'react';
-import { Button, DatePicker, Form, Input, Select, Space, Tag, type TableColumnsType } from 'antd';
-import { ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { Button, DatePicker, Form, Input, Select, Tag, type TableColumnsType } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { operLogApi, type OperLog, type OperLogQuery } from '../../../api/monitor.api';
 import { PagedTable } from '../../../components/paged-table';
@@ -9,6 +8,7 @@ import { compact } from '../../../utils/compact';
 import { DATE_TIME_FORMAT, formatDate } from '../../../utils/format-date';
 import { OperLogDetailDialog } from './components/operlog-detail-dialog';
 import { businessTypeLabel } from './operlog-labels';
+import { FilterButtons } from '../../../components/filter-buttons';
 
 type Filters = Omit<OperLogQuery, 'pageNum' | 'pageSize'>;
 
@@ -86,22 +86,7 @@ export default function OperationLogPage() {
         <Form.Item label={T.operlog.operTime} name="range">
           <DatePicker.RangePicker placeholder={[T.operlog.beginTime, T.operlog.endTime]} />
         </Form.Item>
-        <Form.Item>
-          <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
-              {T.common.search}
-            </Button>
-            <Button
-              icon={<ReloadOutlined aria-hidden />}
-              onClick={() => {
-                filterForm.resetFields();
-                setFilters({});
-              }}
-            >
-              {T.common.reset}
-            </Button>
-          </Space>
-        </Form.Item>
+        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <PagedTable<OperLog>
         rowKey="operId"

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Form, Input, Popconfirm, Space, type TableColumnsType } from 'antd';
-import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { PlusOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import { personnelApi, type Study, type StudyMember } from '../../../api/study.api';
 import { PagedTable } from '../../../components/paged-table';
@@ -12,6 +12,7 @@ import { formatDate } from '../../../utils/format-date';
 import { StudyRoutePage } from '../components/study-header';
 import { MemberDialog, type MemberDialogState } from './components/member-dialog';
 import '../study.css';
+import { FilterButtons } from '../../../components/filter-buttons';
 
 interface Filters {
   name?: string;
@@ -84,22 +85,7 @@ function StudyMembers({ study }: { study: Study }) {
         <Form.Item label={T.studyUser.name} name="name">
           <Input allowClear placeholder={T.studyUser.name} style={{ width: 200 }} />
         </Form.Item>
-        <Form.Item>
-          <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
-              {T.common.search}
-            </Button>
-            <Button
-              icon={<ReloadOutlined aria-hidden />}
-              onClick={() => {
-                filterForm.resetFields();
-                setFilters({});
-              }}
-            >
-              {T.common.reset}
-            </Button>
-          </Space>
-        </Form.Item>
+        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar">
         <AuthButton

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Form, Input, Select, Space, Table, Tag, type TableColumnsType } from 'antd';
-import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { App, Form, Input, Select, Space, Table, Tag, type TableColumnsType } from 'antd';
+import { PlusOutlined } from '@ant-design/icons';
 import { buildTree, MSG, type MenuType } from '@ecrf/core';
 import { menuApi, type MenuRow } from '../../../api/system.api';
 import { AuthButton, AuthRemoveButton } from '../../../components/permission';
@@ -11,6 +11,7 @@ import { compact } from '../../../utils/compact';
 import { STATUS_OPTIONS, StatusTag, withoutEmptyChildren } from '../sys-shared';
 import { MenuDialog, type MenuDialogState } from './components/menu-dialog';
 import { menuHidden, menuIconName, menuTitle } from './menu-row';
+import { FilterButtons } from '../../../components/filter-buttons';
 
 interface Filters {
   menuName?: string;
@@ -102,22 +103,7 @@ export default function MenuPage() {
         <Form.Item label={T.common.status} name="status">
           <Select allowClear options={STATUS_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 120 }} />
         </Form.Item>
-        <Form.Item>
-          <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
-              {T.common.search}
-            </Button>
-            <Button
-              icon={<ReloadOutlined aria-hidden />}
-              onClick={() => {
-                filterForm.resetFields();
-                setFilters({});
-              }}
-            >
-              {T.common.reset}
-            </Button>
-          </Space>
-        </Form.Item>
+        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar">
         <AuthButton code="sys:menu:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Form, Input, Select, Space, Table, type TableColumnsType } from 'antd';
-import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { App, Form, Input, Select, Space, Table, type TableColumnsType } from 'antd';
+import { PlusOutlined } from '@ant-design/icons';
 import { buildTree, MSG } from '@ecrf/core';
 import { deptApi, type Dept } from '../../../api/system.api';
 import { AuthButton, AuthRemoveButton } from '../../../components/permission';
@@ -10,6 +10,7 @@ import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
 import { deptListKey, STATUS_OPTIONS, StatusTag, withoutEmptyChildren } from '../sys-shared';
 import { DeptDialog, type DeptDialogState } from './components/dept-dialog';
+import { FilterButtons } from '../../../components/filter-buttons';
 
 interface Filters {
   deptName?: string;
@@ -82,22 +83,7 @@ export default function OrganizationPage() {
         <Form.Item label={T.common.status} name="status">
           <Select allowClear options={STATUS_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 140 }} />
         </Form.Item>
-        <Form.Item>
-          <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
-              {T.common.search}
-            </Button>
-            <Button
-              icon={<ReloadOutlined aria-hidden />}
-              onClick={() => {
-                filterForm.resetFields();
-                setFilters({});
-              }}
-            >
-              {T.common.reset}
-            </Button>
-          </Space>
-        </Form.Item>
+        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar">
         <AuthButton code="sys:dept:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>

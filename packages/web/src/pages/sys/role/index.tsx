@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Form, Input, Select, Space, type TableColumnsType } from 'antd';
-import { PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { App, Form, Input, Select, Space, type TableColumnsType } from 'antd';
+import { PlusOutlined } from '@ant-design/icons';
 import { MSG, STATUS } from '@ecrf/core';
 import { roleApi, type Role } from '../../../api/system.api';
 import { PagedTable } from '../../../components/paged-table';
@@ -11,6 +11,7 @@ import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
 import { STATUS_OPTIONS } from '../sys-shared';
 import { RoleDialog, type RoleDialogState } from './components/role-dialog';
+import { FilterButtons } from '../../../components/filter-buttons';
 
 interface Filters {
   roleName?: string;
@@ -87,22 +88,7 @@ export default function RolePage() {
         <Form.Item label={T.common.status} name="status">
           <Select allowClear options={STATUS_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 120 }} />
         </Form.Item>
-        <Form.Item>
-          <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
-              {T.common.search}
-            </Button>
-            <Button
-              icon={<ReloadOutlined aria-hidden />}
-              onClick={() => {
-                filterForm.resetFields();
-                setFilters({});
-              }}
-            >
-              {T.common.reset}
-            </Button>
-          </Space>
-        </Form.Item>
+        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar">
         <AuthButton code="sys:role:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>

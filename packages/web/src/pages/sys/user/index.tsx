@@ -1,7 +1,7 @@
 import { useState, type Key } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Form, Input, Select, Space, TreeSelect, type TableColumnsType } from 'antd';
-import { HomeOutlined, PlusOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { HomeOutlined, PlusOutlined } from '@ant-design/icons';
 import { MSG, STATUS } from '@ecrf/core';
 import type { SysUser } from '../../../api/auth.api';
 import { userApi, type UserQuery } from '../../../api/system.api';
@@ -14,6 +14,7 @@ import { formatDate } from '../../../utils/format-date';
 import { STATUS_OPTIONS, useDeptTree } from '../sys-shared';
 import { SetHomeDialog } from './components/set-home-dialog';
 import { UserDialog, type UserDialogState } from './components/user-dialog';
+import { FilterButtons } from '../../../components/filter-buttons';
 
 type Filters = Omit<UserQuery, 'pageNum' | 'pageSize'>;
 
@@ -114,22 +115,7 @@ export default function UserPage() {
         <Form.Item label={T.common.status} name="status">
           <Select allowClear options={STATUS_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 120 }} />
         </Form.Item>
-        <Form.Item>
-          <Space>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
-              {T.common.search}
-            </Button>
-            <Button
-              icon={<ReloadOutlined aria-hidden />}
-              onClick={() => {
-                filterForm.resetFields();
-                setFilters({});
-              }}
-            >
-              {T.common.reset}
-            </Button>
-          </Space>
-        </Form.Item>
+        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar">
         <AuthButton code="sys:user:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>

@@ -1,0 +1,25 @@
+import { Button, Form, Space, type FormInstance } from 'antd';
+import { ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { T } from '../locales/zh-CN';
+
+/** The 搜索 / 重置 pair closing every list page's filter form; 重置 clears the form and the applied filters. */
+export function FilterButtons({ form, onReset }: { form: FormInstance; onReset: () => void }) {
+  return (
+    <Form.Item>
+      <Space>
+        <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
+          {T.common.search}
+        </Button>
+        <Button
+          icon={<ReloadOutlined aria-hidden />}
+          onClick={() => {
+            form.resetFields();
+            onReset();
+          }}
+        >
+          {T.common.reset}
+        </Button>
+      </Space>
+    </Form.Item>
+  );
+}
