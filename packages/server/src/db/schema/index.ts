@@ -2,3 +2,4 @@ export * from './system.js';
 export * from './study.js';
 export * from './capture.js';
 export * from './doubt.js';
+export * from './security.js';
