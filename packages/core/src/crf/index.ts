@@ -14,3 +14,4 @@ export * from './compile-form.js';
 export * from './evaluate-form.js';
 export * from './linter.js';
 export * from './example-crf.js';
+export * from './record-values.js';

@@ -2,8 +2,7 @@ import type { CrfDefinition, CrfOption } from '@ecrf/core';
 import { http, type RequestOptions } from './request';
 
 /** docs/api.md "CRF page": a form's state on the CRF menu (CRF-08). */
-export const FORM_STATE = { notStarted: 0, incomplete: 1, submitted: 2, doubt: 9 } as const;
-export type FormStateCode = (typeof FORM_STATE)[keyof typeof FORM_STATE];
+export { FORM_STATE, type FormStateCode } from '@ecrf/core';
 
 /** The key of a whole-form verification mark in a record's sdv map. */
 export const FORM_SDV_KEY = '__form__';

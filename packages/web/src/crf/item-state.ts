@@ -2,7 +2,8 @@ import type { ItemState } from '@ecrf/core';
 
 const sameList = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
-function sameValue(a: unknown, b: unknown): boolean {
+/** Render skipping needs identity, not the value rule of core: a new array with the same entries is the same. */
+function sameReference(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   return Array.isArray(a) && Array.isArray(b) && sameList(a, b);
 }
@@ -22,7 +23,7 @@ export function sameItemState(a: ItemState | undefined, b: ItemState | undefined
     a.calculated === b.calculated &&
     a.range === b.range &&
     a.additionVisible === b.additionVisible &&
-    sameValue(a.value, b.value) &&
+    sameReference(a.value, b.value) &&
     sameList(a.errors, b.errors) &&
     sameList(a.warnings, b.warnings)
   );

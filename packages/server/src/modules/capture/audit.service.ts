@@ -40,12 +40,6 @@ export async function audit(tx: Db, user: CurrentUser, at: Date, entries: AuditE
   );
 }
 
-/** Same stored value? Compares canonical JSON, so 1 and "1" differ but key order does not matter for rows. */
-export function sameValue(a: unknown, b: unknown): boolean {
-  const norm = (v: unknown) => (v === undefined || v === '' ? null : v);
-  return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
-}
-
 const eventColumns = {
   id: auditEvents.id,
   action: auditEvents.action,

@@ -1,11 +1,18 @@
 import { and, asc, desc, eq, inArray, isNull } from 'drizzle-orm';
 import {
+  changedItemNames,
+  crfKey,
   evaluateForm,
+  FORM_STATE,
+  formStateOf,
   genderFromPatient,
   initialValues,
   isEmptyValue,
   MSG,
+  reasonRequired,
+  recordSummary,
   STUDY_BUTTONS,
+  type CrfAction,
   type CrfDefinition,
   type FormIssue,
   type FormState,
@@ -17,7 +24,7 @@ import { AppError } from '../../http/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import { hasStudyPermission, type StudyAccess } from '../../http/study-guard.js';
 import { activeDoubtsOf, syncSystemQueries, systemFindings } from '../doubt/doubt.service.js';
-import { audit, sameValue } from './audit.service.js';
+import { audit } from './audit.service.js';
 import { getSubjectByRecord, invalidateSignatures, listSignatures } from './subject.service.js';
 
 export interface SaveInput {
@@ -31,13 +38,12 @@ export interface SaveInput {
   requestId?: string | null;
 }
 
-export const FORM_STATE = { notStarted: 0, incomplete: 1, submitted: 2, doubt: 9 } as const;
+export { FORM_STATE };
 const FORM_SDV_KEY = '__form__';
 
-const crfKey = (crfId: number, action: string) => `crf:${crfId}:${action}`;
-const can = (access: StudyAccess, crfId: number, action: string) => hasStudyPermission(access, crfKey(crfId, action));
+export const can = (access: StudyAccess, crfId: number, action: CrfAction) => hasStudyPermission(access, crfKey(crfId, action));
 
-function requireCrf(access: StudyAccess, crfId: number, action: string) {
+export function requireCrf(access: StudyAccess, crfId: number, action: CrfAction) {
   if (!can(access, crfId, action)) throw AppError.forbidden();
 }
 
@@ -72,12 +78,6 @@ async function definitionOf(db: Db, crfId: number, version: number): Promise<Crf
 async function isRepeatable(db: Db, crfId: number) {
   const links = await db.select({ repeat: crfStageCrfs.repeat }).from(crfStageCrfs).where(eq(crfStageCrfs.crfId, crfId));
   return links.some((l) => l.repeat !== 1);
-}
-
-function formState(records: Array<{ id?: number; state: number }>, doubtRecordIds: ReadonlySet<number> = new Set()): number {
-  if (records.length === 0) return FORM_STATE.notStarted;
-  if (records.some((r) => r.id !== undefined && doubtRecordIds.has(r.id))) return FORM_STATE.doubt;
-  return records.some((r) => r.state !== FORM_STATE.submitted) ? FORM_STATE.incomplete : FORM_STATE.submitted;
 }
 
 interface MenuNode {
@@ -122,7 +122,7 @@ export async function crfMenu(ctx: AppContext, access: StudyAccess, subjectRecor
             .filter((l) => l.stageId === s.id && can(access, l.crfId, 'view'))
             .map((l) => {
               const mine = data.filter((d) => d.crfId === l.crfId);
-              return { id: `crf-${s.id}-${l.crfId}`, title: l.title, type: 1 as const, crfId: l.crfId, repeat: l.repeat, state: formState(mine, doubtRecordIds), count: mine.length, childrens: [], btns };
+              return { id: `crf-${s.id}-${l.crfId}`, title: l.title, type: 1 as const, crfId: l.crfId, repeat: l.repeat, state: formStateOf(mine, doubtRecordIds), count: mine.length, childrens: [], btns };
             }),
         ],
       }));
@@ -167,7 +167,7 @@ export async function crfDetail(ctx: AppContext, access: StudyAccess, subjectRec
     crf: { id: crf.id, title: crf.title, version, option: definition.option ?? {}, definition },
     subject,
     subjectRecord: { id: record.id, creater: creater?.name ?? '', state: record.state },
-    subjectState: { crfId, subjectRecordId, state: formState(rows, new Set(active.map((d) => d.crfDataRecordId))) },
+    subjectState: { crfId, subjectRecordId, state: formStateOf(rows, new Set(active.map((d) => d.crfDataRecordId))) },
     crfDataRecord: current ? presentRecord(current) : null,
     crfDataRecords: rows.map((r) => ({ crfDataRecordId: r.id, state: r.state })),
     crfDoubts: active
@@ -189,6 +189,8 @@ export async function dataList(ctx: AppContext, access: StudyAccess, subjectReco
     .leftJoin(users, eq(users.userId, crfDataRecords.createdBy))
     .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), eq(crfDataRecords.crfId, crfId), isNull(crfDataRecords.deletedAt)))
     .orderBy(asc(crfDataRecords.id));
+  const definitions = new Map<number, CrfDefinition>();
+  for (const version of new Set(rows.map(({ record }) => record.crfVersion))) definitions.set(version, await definitionOf(ctx.db, crfId, version));
   return rows.map(({ record, creater }) => ({
     crfDataRecordId: record.id,
     state: record.state,
@@ -196,11 +198,7 @@ export async function dataList(ctx: AppContext, access: StudyAccess, subjectReco
     createTime: record.createdAt,
     updateTime: record.updatedAt,
     creater: creater ?? '',
-    summary: Object.entries(record.values)
-      .filter(([, v]) => !isEmptyValue(v) && typeof v !== 'object')
-      .slice(0, 3)
-      .map(([k, v]) => `${k}: ${String(v)}`)
-      .join('；'),
+    summary: recordSummary(definitions.get(record.crfVersion)!, record.values),
   }));
 }
 
@@ -264,10 +262,10 @@ export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyA
 
     const before = existing?.values ?? {};
     const after = evaluated.values as Record<string, unknown>;
-    const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => !sameValue(before[k], after[k]));
+    const changed = changedItemNames(before, after);
     const wasSubmitted = existing?.state === FORM_STATE.submitted;
     const reason = input.reason?.trim() || null;
-    if (wasSubmitted && changed.length > 0 && !reason) {
+    if (reasonRequired(existing?.state, changed) && !reason) {
       throw AppError.badRequest('crf.reason_required', '修改已提交的数据需要填写修改原因', { changedItems: changed });
     }
     const state = input.submit || wasSubmitted ? FORM_STATE.submitted : FORM_STATE.incomplete;
@@ -346,11 +344,8 @@ export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyA
   });
 }
 
-/** Client values are not canonical yet (150 vs "150"): compare them by their text. */
-const asText = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'number' ? String(x) : x));
-
 function stale(current: typeof crfDataRecords.$inferSelect, mine: Record<string, unknown>) {
-  const changedItems = Object.keys({ ...current.values, ...mine }).filter((k) => !sameValue(asText(current.values[k]), asText(mine[k])));
+  const changedItems = changedItemNames(current.values, mine);
   return new AppError(409, 'crf.stale_version', '数据已被他人修改，请刷新后重试', {
     current: { crfDataRecordId: current.id, version: current.version, values: current.values, updatedBy: current.updatedBy, updateTime: current.updatedAt },
     changedItems,

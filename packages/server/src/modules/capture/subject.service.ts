@@ -5,6 +5,7 @@ import {
   DEFAULT_BASE_CONFIG,
   DEFAULT_TIME_ZONE,
   MSG,
+  sameValue,
   subjectFieldErrors,
   todayString,
   type CrfDefinition,
@@ -31,7 +32,7 @@ import type { PageRequest } from '../../http/paging.js';
 import { hasStudyPermission, type StudyAccess } from '../../http/study-guard.js';
 import { verifyPassword } from '../../shared/password.js';
 import { getSerialNumber, nextSerialNumber } from '../study/study.service.js';
-import { audit, sameValue } from './audit.service.js';
+import { audit } from './audit.service.js';
 
 export interface SubjectInput {
   identificationCode?: string | null;

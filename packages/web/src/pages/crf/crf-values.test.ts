@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { CrfDefinition, CrfNode } from '@ecrf/core';
-import { readableSummary } from './components/record-table';
 import { sectionsOf } from './components/overview-dialog';
 import { formatLooseValue, formatValue, formItems, itemTitle, nodesByName } from './crf-values';
 
@@ -54,11 +53,6 @@ describe('CRF values as people read them', () => {
     expect(itemTitle(nodes, 'gone')).toBe('gone');
     expect(formatLooseValue(nodes, 'sex', '1')).toBe('男');
     expect(formatLooseValue(nodes, null, { a: 1 })).toBe('{"a":1}');
-  });
-
-  it('CRF-24: the records table reads the server’s summary with titles and labels', () => {
-    expect(readableSummary('sex: 2；packs: 1.5', nodes)).toBe('性别：女；每日包数：1.5 包');
-    expect(readableSummary('', nodes)).toBe('');
   });
 
   it('PRINT-05: the overview’s sections hold their value items; items outside any section form one of their own', () => {

@@ -1,4 +1,4 @@
-import { MSG } from '@ecrf/core';
+import { changedItemNames, MSG, reasonRequired, sameValue } from '@ecrf/core';
 import { FORM_STATE, type CrfDataRecord, type CrfSaveBody, type ItemIssue, type StaleRecord } from '../../api/crf.api';
 import { ApiError } from '../../api/request';
 import { cellKey } from '../../crf';
@@ -11,17 +11,8 @@ import { T } from '../../locales/zh-CN';
 
 export type FormValues = Record<string, unknown>;
 
-/** Same stored value? Empty text and absence are the same; numbers and their text are not told apart (150 vs "150"). */
-export function sameValue(a: unknown, b: unknown): boolean {
-  const norm = (v: unknown) => (v === undefined || v === '' || (Array.isArray(v) && v.length === 0) ? null : v);
-  const text = (v: unknown) => JSON.stringify(norm(v), (_k, x: unknown) => (typeof x === 'number' ? String(x) : x));
-  return text(a) === text(b);
-}
-
-/** The top-level items whose value differs between two value sets. */
-export function changedItemNames(before: FormValues, after: FormValues): string[] {
-  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => !sameValue(before[key], after[key]));
-}
+/** One rule for "changed", shared with the server (canonical values: key order, 150 vs "150", empties). */
+export { changedItemNames, sameValue };
 
 /** A fresh id per user action: a retried call with the same id answers the first result (idempotent). */
 export function newRequestId(): string {
@@ -56,7 +47,7 @@ export function buildSaveBody(request: SaveRequest): CrfSaveBody {
 
 /** A change to a submitted record needs a reason (修改原因); saving it unchanged does not. */
 export function needsReason(record: Pick<CrfDataRecord, 'state'> | null, before: FormValues, after: FormValues): boolean {
-  return record?.state === FORM_STATE.submitted && changedItemNames(before, after).length > 0;
+  return reasonRequired(record?.state, changedItemNames(before, after));
 }
 
 /** The reason box's rule: something other than blanks. */

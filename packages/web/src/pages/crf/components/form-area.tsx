@@ -331,7 +331,6 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       {repeatable && (
         <RecordTable
           rows={dataList.data ?? []}
-          nodes={nodes}
           loading={dataList.isFetching}
           currentId={typeof recordParam === 'number' ? recordParam : null}
           creating={recordParam === 'new'}

@@ -1,35 +1,16 @@
 import { useState } from 'react';
 import { DeleteOutlined, FolderOpenOutlined, PlusOutlined } from '@ant-design/icons';
 import { App, Button, Form, Input, Modal, Table, Tag } from 'antd';
-import type { CrfNode } from '@ecrf/core';
 import type { CrfDataRow } from '../../../api/crf.api';
 import { T } from '../../../locales/zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { formStateMeta } from '../crf-menu';
-import { formatValue, itemTitle } from '../crf-values';
 import { FormStateIcon } from './crf-sidebar';
 
 const t = T.crfPage;
 
-/** The server's summary (`name: value；…`) with item titles and choice labels. */
-export function readableSummary(summary: string, nodes: ReadonlyMap<string, CrfNode>): string {
-  if (!summary) return '';
-  return summary
-    .split('；')
-    .map((part) => {
-      const at = part.indexOf(': ');
-      if (at < 0) return part;
-      const name = part.slice(0, at);
-      const value = part.slice(at + 2);
-      return `${itemTitle(nodes, name)}：${formatValue(nodes.get(name), value) || value}`;
-    })
-    .join('；');
-}
-
 export interface RecordTableProps {
   rows: CrfDataRow[];
-  /** The form's items, to show the summary with titles rather than item names. */
-  nodes: ReadonlyMap<string, CrfNode>;
   loading: boolean;
   /** The open record; null for a new one not saved yet. */
   currentId: number | null;
@@ -42,7 +23,7 @@ export interface RecordTableProps {
 }
 
 /** A repeatable form's records (CRF-14, CRF-24) with 新增, 打开 and 删除 (a reason is required, CRF-25). */
-export function RecordTable({ rows, nodes, loading, currentId, creating, canAdd, canRemove, onAdd, onOpen, onRemove }: RecordTableProps) {
+export function RecordTable({ rows, loading, currentId, creating, canAdd, canRemove, onAdd, onOpen, onRemove }: RecordTableProps) {
   const { message } = App.useApp();
   const [removing, setRemoving] = useState<CrfDataRow | null>(null);
   const [reason, setReason] = useState('');
@@ -98,7 +79,7 @@ export function RecordTable({ rows, nodes, loading, currentId, creating, canAdd,
               </span>
             ),
           },
-          { title: t.recordSummary, dataIndex: 'summary', ellipsis: true, render: (summary: string) => readableSummary(summary, nodes) },
+          { title: t.recordSummary, dataIndex: 'summary', ellipsis: true },
           { title: t.recordCreater, dataIndex: 'creater', width: 120 },
           { title: t.recordUpdated, dataIndex: 'updateTime', width: 170, render: (v: string) => formatDate(v) },
           {

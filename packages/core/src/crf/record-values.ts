@@ -1,0 +1,150 @@
+import type { CrfNode, CrfDefinition } from './crf-definition.schema.js';
+import { isChoiceType, isRowType, isValueType } from './crf-definition.schema.js';
+import { additionKey, unitKey } from './evaluate-form.js';
+import { isEmptyValue } from './field-rules.js';
+import { choicesOf, unitsOf } from './options.js';
+import { readChoiceList, readMediaList, readRows } from './value-shapes.js';
+
+/**
+ * One rule for "did this value change", shared by the server (audit, reason for change, SDV and
+ * signature invalidation, conflicts) and the browser (unsaved changes, reason prompt, drafts).
+ *
+ * Values come back from jsonb with their object keys re-ordered, and the browser holds numbers its
+ * widgets typed as text: neither is a change. Empty text, an empty list and absence are one value.
+ */
+export function canonicalValue(value: unknown): unknown {
+  if (isEmptyValue(value)) return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : null;
+  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (Array.isArray(value)) return value.map(canonicalValue);
+  if (typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value as object).sort()) {
+      const canonical = canonicalValue((value as Record<string, unknown>)[key]);
+      if (canonical !== null) out[key] = canonical;
+    }
+    return Object.keys(out).length === 0 ? null : out;
+  }
+  return null;
+}
+
+/** The canonical value as text: equal texts mean equal values. */
+export function canonicalText(value: unknown): string {
+  return JSON.stringify(canonicalValue(value));
+}
+
+export function sameValue(a: unknown, b: unknown): boolean {
+  return canonicalText(a) === canonicalText(b);
+}
+
+/** The top-level items whose value differs between two value sets. */
+export function changedItemNames(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): string[] {
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => !sameValue(before[key], after[key]));
+}
+
+/** Form record states (forms §4): what the sidebar, the list and the server agree on. */
+export const FORM_STATE = { notStarted: 0, incomplete: 1, submitted: 2, doubt: 9 } as const;
+export type FormStateCode = (typeof FORM_STATE)[keyof typeof FORM_STATE];
+
+/** A form's state from its records: no record 未开始; an open query on one 存在质疑; all submitted 已提交. */
+export function formStateOf(records: ReadonlyArray<{ id?: number; state: number }>, recordIdsWithQueries: ReadonlySet<number> = new Set()): FormStateCode {
+  if (records.length === 0) return FORM_STATE.notStarted;
+  if (records.some((r) => r.id !== undefined && recordIdsWithQueries.has(r.id))) return FORM_STATE.doubt;
+  return records.some((r) => r.state !== FORM_STATE.submitted) ? FORM_STATE.incomplete : FORM_STATE.submitted;
+}
+
+/** A change to a submitted record needs a reason (修改原因); saving it unchanged does not (CRF-27). */
+export function reasonRequired(recordState: number | null | undefined, changedItems: readonly string[]): boolean {
+  return recordState === FORM_STATE.submitted && changedItems.length > 0;
+}
+
+const titleOf = (node: CrfNode) => node.title || node.option.title || node.name;
+
+/** Every named node (columns included) by name, for titles and value texts. */
+export function nodesByName(definition: CrfDefinition): Map<string, CrfNode> {
+  const out = new Map<string, CrfNode>();
+  const walk = (nodes: readonly CrfNode[]) => {
+    for (const node of nodes) {
+      if (node.name && !out.has(node.name)) out.set(node.name, node);
+      walk(node.children);
+    }
+  };
+  walk(definition.children);
+  return out;
+}
+
+/** An item's title; the unit and addition kept beside an item are titled after it. */
+export function itemTitle(nodes: ReadonlyMap<string, CrfNode>, name: string): string {
+  const node = nodes.get(name);
+  if (node) return titleOf(node);
+  if (name.endsWith('_addition')) {
+    const owner = nodes.get(name.slice(0, -'_addition'.length));
+    if (owner) return `${titleOf(owner)}（${owner.option.addition || '补充'}）`;
+  }
+  if (name.endsWith('_unit')) {
+    const owner = nodes.get(name.slice(0, -'_unit'.length));
+    if (owner) return `${titleOf(owner)}（单位）`;
+  }
+  return name;
+}
+
+const rowLabel = (n: number) => `第 ${n} 行`;
+const UNIT_TYPES = new Set(['int', 'real', 'number', 'input', 'text', 'slider']);
+
+/**
+ * A stored value as a person reads it (PRINT: choice labels, not codes): choice codes become their
+ * texts (with the addition text), the chosen or only unit follows a number, uploads are counted and
+ * rows are listed. `values` is the whole record, for the unit and addition kept beside the item.
+ */
+export function valueText(node: CrfNode | undefined, value: unknown, values: Readonly<Record<string, unknown>> = {}): string {
+  if (isEmptyValue(value)) return '';
+  if (!node) return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (isChoiceType(node.type)) {
+    const choices = choicesOf(node.option);
+    const text = readChoiceList(value)
+      .map((code) => choices.find((choice) => choice.value === code)?.text ?? code)
+      .join('、');
+    const addition = values[additionKey(node.name)];
+    return typeof addition === 'string' && addition ? `${text}（${addition}）` : text;
+  }
+  if (node.type === 'imageUpload' || node.type === 'videoUpload') {
+    const count = readMediaList(node.type === 'imageUpload' ? 'image' : 'video', value).length;
+    return count > 0 ? `${count} ${node.type === 'imageUpload' ? '张图片' : '个视频'}` : '';
+  }
+  if (isRowType(node.type)) {
+    return readRows(value)
+      .map((row, index) => {
+        const cells = node.children
+          .filter((child) => child.name && !isEmptyValue(row[child.name]))
+          .map((child) => `${titleOf(child)}：${valueText(child, row[child.name], row)}`);
+        return `${rowLabel(index + 1)} ${cells.join('，')}`;
+      })
+      .join('；');
+  }
+  const units = unitsOf(node.option);
+  const chosen = values[unitKey(node.name)];
+  const unit = typeof chosen === 'string' && chosen ? chosen : units.length > 0 ? units[0] : '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return unit && UNIT_TYPES.has(node.type) ? `${text} ${unit}` : text;
+}
+
+/**
+ * A short reading of a record for the list of a repeatable form's records: the first `limit`
+ * filled top-level value items as `标题：文本`, in the form's order.
+ */
+export function recordSummary(definition: CrfDefinition, values: Readonly<Record<string, unknown>>, limit = 3): string {
+  const nodes = nodesByName(definition);
+  const parts: string[] = [];
+  const walk = (list: readonly CrfNode[]) => {
+    for (const node of list) {
+      if (parts.length >= limit) return;
+      if (node.name && isValueType(node.type) && !isRowType(node.type)) {
+        if (!isEmptyValue(values[node.name])) parts.push(`${itemTitle(nodes, node.name)}：${valueText(node, values[node.name], values)}`);
+        continue;
+      }
+      if (!isRowType(node.type)) walk(node.children);
+    }
+  };
+  walk(definition.children);
+  return parts.join('；');
+}
