@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, serial, smallint, text, timestamp, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
 import { crfs, studies } from './study.js';
 import { departments, users } from './system.js';
 
@@ -77,7 +77,8 @@ export const crfDataRecords = pgTable(
     version: integer('version').notNull().default(1),
     values: jsonb('values').$type<Record<string, unknown>>().notNull().default({}),
     sdv: jsonb('sdv').$type<Record<string, SdvMark>>().notNull().default({}),
-    lastRequestId: varchar('last_request_id', { length: 64 }),
+    /** A single (non-repeating) form's record: at most one live one per subject, by the unique index below. */
+    singleForm: boolean('single_form').notNull().default(false),
     createdBy: integer('created_by').references(() => users.userId),
     updatedBy: integer('updated_by').references(() => users.userId),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -85,8 +86,29 @@ export const crfDataRecords = pgTable(
     submittedAt: timestamp('submitted_at', { withTimezone: true }),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
-  (t) => [index('crf_data_records_subject').on(t.subjectRecordId, t.crfId), index('crf_data_records_study').on(t.studyId)],
+  (t) => [
+    index('crf_data_records_subject').on(t.subjectRecordId, t.crfId),
+    index('crf_data_records_study').on(t.studyId),
+    uniqueIndex('crf_data_records_single_live')
+      .on(t.subjectRecordId, t.crfId)
+      .where(sql`${t.singleForm} and ${t.deletedAt} is null`),
+  ],
 );
+
+/**
+ * Saves applied once per client request id (CRF-23 idempotency): the primary key makes a retry,
+ * however concurrent, find the first save's answer instead of applying the values again.
+ */
+export const appliedRequests = pgTable('applied_requests', {
+  userId: integer('user_id').notNull(),
+  requestId: varchar('request_id', { length: 64 }).notNull(),
+  subjectRecordId: integer('subject_record_id').notNull(),
+  crfId: integer('crf_id').notNull(),
+  crfDataRecordId: integer('crf_data_record_id').notNull(),
+  version: integer('version').notNull(),
+  state: smallint('state').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.userId, t.requestId] })]);
 
 /**
  * The audit trail: append-only. A database trigger (migration 0003) refuses UPDATE and DELETE,

@@ -141,10 +141,15 @@ export const operLogs = pgTable(
     requestMethod: varchar('request_method', { length: 10 }).notNull(),
     operUserId: integer('oper_user_id'),
     operName: varchar('oper_name', { length: 50 }),
+    /** The route's path without its query string: a query can carry names and numbers. */
     operUrl: varchar('oper_url', { length: 500 }).notNull(),
     operIp: varchar('oper_ip', { length: 64 }),
-    operParam: text('oper_param'),
-    jsonResult: text('json_result'),
+    /** The study the operation acted in, when the route names one (the study's operation page). */
+    studyId: integer('study_id'),
+    /** Ids of what was acted on (`subjectRecordId=12 crfId=3`), never values. */
+    target: varchar('target', { length: 300 }),
+    /** The envelope's code of the answer. */
+    resultCode: integer('result_code'),
     status: smallint('status').notNull(),
     httpStatus: integer('http_status').notNull(),
     errorMsg: varchar('error_msg', { length: 500 }),
@@ -152,7 +157,7 @@ export const operLogs = pgTable(
     requestId: varchar('request_id', { length: 64 }),
     operTime: timestamp('oper_time', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('oper_logs_time').on(t.operTime), index('oper_logs_title').on(t.title)],
+  (t) => [index('oper_logs_time').on(t.operTime), index('oper_logs_title').on(t.title), index('oper_logs_study').on(t.studyId, t.operTime)],
 );
 
 export const sysConfigs = pgTable('sys_configs', {
