@@ -39,6 +39,8 @@ export interface Config {
   readonly accessTokenSeconds: number;
   readonly refreshTokenSeconds: number;
   readonly loginRateLimitPerMinute: number;
+  /** Captcha images one address may fetch per minute. */
+  readonly captchaRateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {}
@@ -68,5 +70,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessTokenSeconds: 30 * 60,
     refreshTokenSeconds: 7 * 24 * 60 * 60,
     loginRateLimitPerMinute: 30,
+    captchaRateLimitPerMinute: 20,
   });
 }

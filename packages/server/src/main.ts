@@ -6,7 +6,7 @@ import { openDatabase } from './db/client.js';
 import { seedDemoStudy } from './db/demo-study.js';
 import { seed } from './db/seed.js';
 import { createTokenService } from './modules/auth/token.service.js';
-import { memoryStore, redisStore } from './shared/kv.js';
+import { databaseStore, redisStore } from './shared/kv.js';
 import { loadSigningSecret } from './shared/secret.js';
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -32,7 +32,7 @@ async function main() {
   const ctx: AppContext = {
     config,
     db: database.db,
-    kv: config.redisUrl ? redisStore(config.redisUrl) : memoryStore(),
+    kv: config.redisUrl ? redisStore(config.redisUrl) : databaseStore(database.db),
     tokens: createTokenService(loadSigningSecret(config.dataDir, config.jwtSecret), config.accessTokenSeconds, clock),
     clock,
   };

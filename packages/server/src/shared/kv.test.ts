@@ -1,6 +1,7 @@
 import net from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
-import { memoryStore, redisStore, type KeyValueStore } from './kv.js';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { openTestDatabase } from '../test/test-db.js';
+import { databaseStore, memoryStore, redisStore, type KeyValueStore } from './kv.js';
 
 async function redisAnswers(): Promise<boolean> {
   return new Promise((resolve) => {
@@ -38,12 +39,32 @@ function contract(name: string, make: () => KeyValueStore, advance: (ms: number)
       expect(await store.get(k)).toBeNull();
       expect(await store.incr(k, 300)).toBe(1);
     });
+
+    it('counts every one of concurrent increments', async () => {
+      const k = key('c');
+      const counts = await Promise.all(Array.from({ length: 8 }, () => store.incr(k, 10_000)));
+      expect(counts.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    });
+
+    it('does not hand out an expired value', async () => {
+      const k = key('e');
+      await store.set(k, 'old', 300);
+      await advance(400);
+      expect(await store.take(k)).toBeNull();
+    });
   });
 }
 
 let now = 0;
 contract('memory store', () => memoryStore(() => now), async (ms) => {
   now += ms;
+});
+
+const database = await openTestDatabase(inject('pgliteTemplate'));
+afterAll(() => database.close());
+let dbNow = Date.now();
+contract('database store (default without REDIS_URL)', () => databaseStore(database.db, () => dbNow), async (ms) => {
+  dbNow += ms;
 });
 
 if (await redisAnswers()) {

@@ -1,8 +1,11 @@
+import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
+import type { Db } from '../db/client.js';
+import { kvEntries } from '../db/schema/index.js';
 
 /**
- * Short-lived shared state (captcha answers, sign-in failure counters). In memory for one
- * process; in Redis when REDIS_URL is set so several app servers can share it.
+ * Short-lived shared state (captcha answers, sign-in failure counters). In the database by
+ * default, in Redis when REDIS_URL is set, in memory for unit tests of a single process.
  */
 export interface KeyValueStore {
   get(key: string): Promise<string | null>;
@@ -70,12 +73,68 @@ export function redisStore(url: string): KeyValueStore {
       await redis.del(prefix + key);
     },
     incr: async (key, ttlMs) => {
-      const count = await redis.incr(prefix + key);
-      if (count === 1) await redis.pexpire(prefix + key, ttlMs);
-      return count;
+      // Created with its expiry in the same transaction: a crash between two calls can't leave
+      // a counter that never expires (a permanent lockout).
+      const results = (await redis.multi().set(prefix + key, '0', 'PX', ttlMs, 'NX').incr(prefix + key).exec()) as [
+        [unknown, unknown],
+        [unknown, number],
+      ];
+      return results[1][1];
     },
     close: async () => {
       await redis.quit();
     },
+  };
+}
+
+/**
+ * The store when no Redis is configured: rows in `kv_entries`, so sign-in failure counters and
+ * lockouts outlive a restart and are shared by every app server on one database.
+ */
+export function databaseStore(db: Db, now: () => number = Date.now): KeyValueStore {
+  const at = (ms: number) => new Date(ms);
+  const live = (key: string) => and(eq(kvEntries.key, key), gt(kvEntries.expiresAt, at(now())));
+  const sweep = setInterval(() => {
+    db.delete(kvEntries)
+      .where(lte(kvEntries.expiresAt, at(now())))
+      .catch(() => undefined);
+  }, 60_000);
+  sweep.unref();
+  return {
+    get: async (key) => {
+      const [row] = await db.select({ value: kvEntries.value }).from(kvEntries).where(live(key));
+      return row?.value ?? null;
+    },
+    set: async (key, value, ttlMs) => {
+      const expiresAt = at(now() + ttlMs);
+      await db
+        .insert(kvEntries)
+        .values({ key, value, expiresAt })
+        .onConflictDoUpdate({ target: kvEntries.key, set: { value, expiresAt } });
+    },
+    take: async (key) => {
+      const [row] = await db.delete(kvEntries).where(eq(kvEntries.key, key)).returning();
+      return row && row.expiresAt.getTime() > now() ? row.value : null;
+    },
+    del: async (key) => {
+      await db.delete(kvEntries).where(eq(kvEntries.key, key));
+    },
+    incr: async (key, ttlMs) => {
+      const t = at(now());
+      // One statement, so concurrent failures from several app servers each count.
+      const [row] = await db
+        .insert(kvEntries)
+        .values({ key, value: '1', expiresAt: at(now() + ttlMs) })
+        .onConflictDoUpdate({
+          target: kvEntries.key,
+          set: {
+            value: sql`case when ${kvEntries.expiresAt} <= ${t} then '1' else (${kvEntries.value}::integer + 1)::text end`,
+            expiresAt: sql`case when ${kvEntries.expiresAt} <= ${t} then excluded.expires_at else ${kvEntries.expiresAt} end`,
+          },
+        })
+        .returning({ value: kvEntries.value });
+      return Number(row!.value);
+    },
+    close: async () => clearInterval(sweep),
   };
 }

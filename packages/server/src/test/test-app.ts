@@ -5,7 +5,7 @@ import type { AppContext } from '../app-context.js';
 import { loadConfig, type Config } from '../config.js';
 import { users } from '../db/schema/index.js';
 import { createTokenService } from '../modules/auth/token.service.js';
-import { memoryStore } from '../shared/kv.js';
+import { databaseStore } from '../shared/kv.js';
 import { TEST_ADMIN_PASSWORD, openTestDatabase } from './test-db.js';
 
 export { TEST_ADMIN_PASSWORD };
@@ -40,7 +40,8 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const ctx: AppContext = {
     config,
     db: database.db,
-    kv: memoryStore(() => clock().getTime()),
+    // The production default without REDIS_URL, so counters are tested where they really live.
+    kv: databaseStore(database.db, () => clock().getTime()),
     tokens: createTokenService(new TextEncoder().encode('test-secret-test-secret-test-secret!'), config.accessTokenSeconds, clock),
     clock,
   };

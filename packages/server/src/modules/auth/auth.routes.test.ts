@@ -1,7 +1,11 @@
-import { eq } from 'drizzle-orm';
+import { eq, like } from 'drizzle-orm';
+import { SignJWT, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MSG } from '@ecrf/core';
-import { sessions, users } from '../../db/schema/index.js';
+import { buildApp } from '../../app.js';
+import { kvEntries, sessions, spentRefreshTokens, users } from '../../db/schema/index.js';
+import { databaseStore } from '../../shared/kv.js';
+import { LOCK_MS, MAX_FAILED_LOGINS, slowdownMs } from './auth.service.js';
 import { ADMIN, TEST_ADMIN_PASSWORD, createTestApp, type TestApp } from '../../test/test-app.js';
 
 let t: TestApp;
@@ -48,12 +52,15 @@ describe('sign-in', () => {
     await t.login(); // a success clears the failure count
   });
 
-  it('locks a user name for 15 minutes after 5 failures within 15 minutes, refusing even the right password', async () => {
+  it('locks a user name at an address for 15 minutes after 5 failures within 15 minutes, refusing even the right password', async () => {
     const { token } = await t.login();
     await createUser(token, '13900000001');
     const attempt = (password: string) =>
       t.app.inject({ method: 'POST', url: '/api/ignore/sys/login', payload: { username: '13900000001', password } });
-    for (let i = 0; i < 4; i++) expect((await attempt('bad-password')).statusCode).toBe(400);
+    for (let i = 0; i < 4; i++) {
+      expect((await attempt('bad-password')).statusCode).toBe(400);
+      t.clock.advance(slowdownMs(i + 1));
+    }
     const fifth = await attempt('bad-password');
     expect(fifth.statusCode).toBe(423);
     expect(fifth.json().msg).toBe('密码错误次数过多，账号已锁定，请15分钟后再试');
@@ -69,9 +76,78 @@ describe('sign-in', () => {
     await createUser(token, '13900000002');
     const attempt = (password: string) =>
       t.app.inject({ method: 'POST', url: '/api/ignore/sys/login', payload: { username: '13900000002', password } });
-    for (let i = 0; i < 4; i++) await attempt('bad-password');
+    for (let i = 0; i < 4; i++) {
+      await attempt('bad-password');
+      t.clock.advance(slowdownMs(i + 1));
+    }
     t.clock.advance(16 * 60 * 1000);
     expect((await attempt('bad-password')).statusCode).toBe(400);
+  });
+
+  describe('an anonymous caller cannot lock the administrator out', () => {
+    const from = (ip: string, password: string, username = ADMIN) =>
+      t.app.inject({ method: 'POST', url: '/api/ignore/sys/login', remoteAddress: ip, payload: { username, password } });
+
+    it('slows down with a 429 and Retry-After before it locks; the wait does not count as a failure', async () => {
+      const ip = '203.0.113.10';
+      expect((await from(ip, 'guess-1')).statusCode).toBe(400);
+      const second = await from(ip, 'guess-2');
+      expect(second.json().msg).toBe('用户名或密码错误，还可尝试3次');
+      const early = await from(ip, TEST_ADMIN_PASSWORD);
+      expect(early.statusCode).toBe(429);
+      expect(early.json()).toMatchObject({ code: 429, msg: '请求过于频繁，请稍后再试' });
+      expect(early.headers['retry-after']).toBe(String(slowdownMs(2) / 1000));
+      t.clock.advance(slowdownMs(2));
+      // The refused early try was not counted: still 2 left after the third real failure.
+      expect((await from(ip, 'guess-3')).json().msg).toBe('用户名或密码错误，还可尝试2次');
+      t.clock.advance(slowdownMs(3) - 1);
+      expect((await from(ip, 'guess-4')).statusCode).toBe(429);
+      t.clock.advance(1);
+      expect((await from(ip, TEST_ADMIN_PASSWORD)).statusCode).toBe(200);
+    });
+
+    it('counts failures per user name and address: an attacker locked out elsewhere leaves the administrator signing in', async () => {
+      const attacker = '198.51.100.7';
+      for (let i = 1; i <= MAX_FAILED_LOGINS; i++) {
+        const res = await from(attacker, `guess-${i}`);
+        expect(res.statusCode).toBe(i < MAX_FAILED_LOGINS ? 400 : 423);
+        t.clock.advance(slowdownMs(i));
+      }
+      expect((await from(attacker, TEST_ADMIN_PASSWORD)).statusCode).toBe(423);
+      expect((await from('192.0.2.20', TEST_ADMIN_PASSWORD)).statusCode).toBe(200);
+      t.clock.advance(LOCK_MS);
+    });
+
+    it('keeps counters and locks in the database: an app rebuilt on the same database still refuses', async () => {
+      const attacker = '198.51.100.8';
+      for (let i = 1; i <= MAX_FAILED_LOGINS; i++) {
+        await from(attacker, `guess-${i}`);
+        t.clock.advance(slowdownMs(i));
+      }
+      const stillFailing = '198.51.100.9';
+      expect((await from(stillFailing, 'guess-1')).statusCode).toBe(400);
+      expect((await from(stillFailing, 'guess-2')).statusCode).toBe(400);
+      const rows = await t.db.select().from(kvEntries).where(like(kvEntries.key, 'login:%'));
+      expect(rows.map((r) => r.key)).toEqual(
+        expect.arrayContaining([`login:lock:${ADMIN}|${attacker}`, `login:fail:${ADMIN}|${stillFailing}`, `login:wait:${ADMIN}|${stillFailing}`]),
+      );
+
+      const kv = databaseStore(t.db, () => t.clock().getTime());
+      const rebuilt = await buildApp({ ...t.ctx, kv });
+      try {
+        const again = (ip: string, password: string) =>
+          rebuilt.inject({ method: 'POST', url: '/api/ignore/sys/login', remoteAddress: ip, payload: { username: ADMIN, password } });
+        expect((await again(attacker, TEST_ADMIN_PASSWORD)).statusCode).toBe(423);
+        expect((await again(stillFailing, TEST_ADMIN_PASSWORD)).statusCode).toBe(429);
+        t.clock.advance(slowdownMs(2));
+        expect((await again(stillFailing, 'guess-3')).json().msg).toBe('用户名或密码错误，还可尝试2次');
+      } finally {
+        await rebuilt.close();
+        await rebuilt.flushOperLogs();
+        await kv.close();
+      }
+      t.clock.advance(LOCK_MS);
+    });
   });
 
   it('rate-limits sign-in attempts per address', async () => {
@@ -166,6 +242,20 @@ describe('captcha', () => {
     expect((await login('', uuid)).json().msg).toBe('请输入验证码');
   });
 
+  it('rate-limits captcha issuing per address', async () => {
+    const limited = await createTestApp({ captcha: true, config: { captchaRateLimitPerMinute: 3 } });
+    try {
+      const fetchFrom = (ip: string) => limited.app.inject({ method: 'GET', url: '/api/ignore/common/captcha', remoteAddress: ip });
+      for (let i = 0; i < 3; i++) expect((await fetchFrom('203.0.113.50')).statusCode).toBe(200);
+      const refused = await fetchFrom('203.0.113.50');
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json()).toEqual({ code: 429, msg: '请求过于频繁，请稍后再试', data: null });
+      expect((await fetchFrom('203.0.113.51')).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('says when the captcha is switched off', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/ignore/common/captcha' });
     expect(res.json().data).toEqual({ captchaEnabled: false, uuid: '', img: '' });
@@ -186,6 +276,50 @@ describe('tokens and sessions', () => {
 
     t.clock.advance(31 * 60 * 1000);
     expect((await t.call(token, 'GET', '/api/sys/login/getInfo')).status).toBe(401);
+  });
+
+  it('refuses a correctly signed access token without exp', async () => {
+    const { token } = await t.login();
+    const { sid, sub } = decodeJwt(token);
+    const secret = new TextEncoder().encode('test-secret-test-secret-test-secret!');
+    const now = Math.floor(t.clock().getTime() / 1000);
+    const sign = (withExp: boolean) => {
+      const jwt = new SignJWT({ sid }).setProtectedHeader({ alg: 'HS256' }).setSubject(sub!).setIssuedAt(now);
+      return (withExp ? jwt.setExpirationTime(now + 60) : jwt).sign(secret);
+    };
+    // The same claims with an exp pass, so the refusal is about the missing exp alone.
+    expect((await t.call(await sign(true), 'GET', '/api/sys/login/getInfo')).status).toBe(200);
+    const res = await t.call(await sign(false), 'GET', '/api/sys/login/getInfo');
+    expect(res.status).toBe(401);
+    expect(res.body.msg).toBe(MSG.loginTimeout);
+  });
+
+  it('reusing a rotated refresh token revokes the whole session family: the thief and the owner are both signed out', async () => {
+    const { refreshToken: first } = await t.login();
+    const rotate = (refreshToken: string) => t.app.inject({ method: 'POST', url: '/api/ignore/sys/refresh', payload: { refreshToken } });
+    const second = (await rotate(first)).json().data;
+    const third = (await rotate(second.refreshToken)).json().data;
+    expect((await t.call(third.token, 'GET', '/api/sys/login/getInfo')).status).toBe(200);
+
+    const { sid } = decodeJwt(third.token);
+    expect(await t.db.select().from(spentRefreshTokens).where(eq(spentRefreshTokens.sessionId, sid as string))).toHaveLength(2);
+
+    const stolen = await rotate(first);
+    expect(stolen.statusCode).toBe(401);
+    const [session] = await t.db.select().from(sessions).where(eq(sessions.sessionId, sid as string));
+    expect(session!.revokedAt).not.toBeNull();
+    expect((await t.call(third.token, 'GET', '/api/sys/login/getInfo')).status).toBe(401);
+    expect((await rotate(third.refreshToken)).statusCode).toBe(401);
+  });
+
+  it('two refreshes racing with one token: at most one succeeds, and the family is revoked', async () => {
+    const { refreshToken } = await t.login();
+    const answers = await Promise.all(
+      [1, 2].map(() => t.app.inject({ method: 'POST', url: '/api/ignore/sys/refresh', payload: { refreshToken } })),
+    );
+    const ok = answers.filter((r) => r.statusCode === 200);
+    expect(ok.length).toBeLessThanOrEqual(1);
+    for (const winner of ok) expect((await t.call(winner.json().data.token, 'GET', '/api/sys/login/getInfo')).status).toBe(401);
   });
 
   it('refreshes an access token and rotates the refresh token', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { passwordChangeSchema, passwordResetSchema } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
+import { AppError } from '../../http/app-error.js';
 import { fileCookieHeader, requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
@@ -10,8 +11,14 @@ import { issueCaptcha } from './captcha.service.js';
 const tags = ['登录与账户'];
 
 export function authRoutes(app: App, ctx: AppContext) {
-  app.get('/api/ignore/common/captcha', { schema: { tags, summary: '获取验证码' } }, async () =>
-    ok(await issueCaptcha(ctx)),
+  app.get(
+    '/api/ignore/common/captcha',
+    {
+      schema: { tags, summary: '获取验证码' },
+      // Each captcha is a stored answer: unbounded issuing would fill the store.
+      config: { rateLimit: { max: ctx.config.captchaRateLimitPerMinute, timeWindow: 60_000 } },
+    },
+    async () => ok(await issueCaptcha(ctx)),
   );
 
   app.post(
@@ -34,7 +41,13 @@ export function authRoutes(app: App, ctx: AppContext) {
       },
     },
     async (request, reply) => {
-      const result = await auth.login(ctx, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] });
+      const result = await auth
+        .login(ctx, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] })
+        .catch((err: unknown) => {
+          const retryAfter = err instanceof AppError ? (err.data as { retryAfter?: number } | null)?.retryAfter : undefined;
+          if (retryAfter) reply.header('retry-after', String(retryAfter));
+          throw err;
+        });
       reply.header('set-cookie', fileCookieHeader(result.token, ctx.config.accessTokenSeconds, request.protocol === 'https'));
       return ok(result, '登录成功');
     },

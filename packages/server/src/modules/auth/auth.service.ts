@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { and, eq, isNull, ne } from 'drizzle-orm';
 import { buildTree, type MenuNode } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
-import { menus, sessions, users } from '../../db/schema/index.js';
+import { menus, sessions, spentRefreshTokens, users } from '../../db/schema/index.js';
 import { AppError } from '../../http/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import { hashPassword, verifyPassword } from '../../shared/password.js';
@@ -14,8 +14,21 @@ import { hashRefreshToken, newRefreshToken } from './token.service.js';
 
 export const MAX_FAILED_LOGINS = 5;
 export const LOCK_MS = 15 * 60 * 1000;
-const failKey = (userName: string) => `login:fail:${userName}`;
-const lockKey = (userName: string) => `login:lock:${userName}`;
+/** Failures a person may make in a row (a typo, caps lock) before each next try has to wait. */
+export const FREE_FAILURES = 1;
+/**
+ * Counters are kept per user name AND address: an anonymous caller elsewhere can use up only
+ * its own attempts, never lock the administrator out of every other address.
+ */
+const pair = (userName: string, ip: string) => `${userName}|${ip}`;
+const failKey = (userName: string, ip: string) => `login:fail:${pair(userName, ip)}`;
+const lockKey = (userName: string, ip: string) => `login:lock:${pair(userName, ip)}`;
+const waitKey = (userName: string, ip: string) => `login:wait:${pair(userName, ip)}`;
+
+/** The wait after the nth failure: 0 for the first, then 2, 4, 8 … seconds. */
+export function slowdownMs(failures: number): number {
+  return failures <= FREE_FAILURES ? 0 : 1000 * 2 ** (failures - FREE_FAILURES);
+}
 
 export interface LoginInput {
   username: string;
@@ -54,13 +67,22 @@ export async function login(ctx: AppContext, input: LoginInput, client: ClientIn
   const userName = input.username.trim();
   const now = ctx.clock();
 
-  const lockedUntil = await ctx.kv.get(lockKey(userName));
+  const lockedUntil = await ctx.kv.get(lockKey(userName, client.ip));
   if (lockedUntil) {
     throw new AppError(
       423,
       'auth.locked',
       `密码错误次数过多，账号已锁定，请${minutesLeft(Number(lockedUntil), now)}分钟后再试`,
     );
+  }
+
+  // Slowed down, not yet locked: refused before the password is even checked, so the wait
+  // bounds the guessing rate and does not count as another failure.
+  const waitUntil = Number(await ctx.kv.get(waitKey(userName, client.ip)));
+  if (waitUntil > now.getTime()) {
+    throw new AppError(429, 'auth.slow_down', '请求过于频繁，请稍后再试', {
+      retryAfter: Math.ceil((waitUntil - now.getTime()) / 1000),
+    });
   }
 
   const [user] = await ctx.db
@@ -70,12 +92,15 @@ export async function login(ctx: AppContext, input: LoginInput, client: ClientIn
   // Verify against a throwaway hash for unknown names so timing doesn't reveal which names exist.
   const passwordOk = await verifyPassword(user?.passwordHash ?? (await dummyHash()), input.password);
   if (!user || !passwordOk) {
-    const failures = await ctx.kv.incr(failKey(userName), LOCK_MS);
+    const failures = await ctx.kv.incr(failKey(userName, client.ip), LOCK_MS);
     if (failures >= MAX_FAILED_LOGINS) {
-      await ctx.kv.set(lockKey(userName), String(now.getTime() + LOCK_MS), LOCK_MS);
-      await ctx.kv.del(failKey(userName));
+      await ctx.kv.set(lockKey(userName, client.ip), String(now.getTime() + LOCK_MS), LOCK_MS);
+      await ctx.kv.del(failKey(userName, client.ip));
+      await ctx.kv.del(waitKey(userName, client.ip));
       throw new AppError(423, 'auth.locked', '密码错误次数过多，账号已锁定，请15分钟后再试');
     }
+    const wait = slowdownMs(failures);
+    if (wait > 0) await ctx.kv.set(waitKey(userName, client.ip), String(now.getTime() + wait), wait);
     throw AppError.badRequest(
       'auth.bad_credentials',
       `用户名或密码错误，还可尝试${MAX_FAILED_LOGINS - failures}次`,
@@ -83,7 +108,8 @@ export async function login(ctx: AppContext, input: LoginInput, client: ClientIn
   }
   if (user.status !== 0) throw new AppError(403, 'auth.disabled', '账号已停用，请联系管理员');
 
-  await ctx.kv.del(failKey(userName));
+  await ctx.kv.del(failKey(userName, client.ip));
+  await ctx.kv.del(waitKey(userName, client.ip));
   const tokens = await openSession(ctx, user.userId, client);
   const profile = await userProfile(ctx, user.userId);
   return { ...tokens, setPasswordMust: profile.setPasswordMust, user: profile };
@@ -97,6 +123,7 @@ function dummyHash() {
 
 export async function refresh(ctx: AppContext, refreshToken: string) {
   const now = ctx.clock();
+  const presented = hashRefreshToken(refreshToken);
   const [row] = await ctx.db
     .select({
       sessionId: sessions.sessionId,
@@ -108,18 +135,51 @@ export async function refresh(ctx: AppContext, refreshToken: string) {
     })
     .from(sessions)
     .innerJoin(users, eq(users.userId, sessions.userId))
-    .where(eq(sessions.refreshHash, hashRefreshToken(refreshToken)));
-  if (!row || row.revokedAt || row.expiresAt <= now || row.status !== 0 || row.deletedAt) {
+    .where(eq(sessions.refreshHash, presented));
+  if (!row) {
+    await revokeFamilyOfSpent(ctx, presented);
     throw AppError.unauthorized('auth.refresh_invalid');
   }
-  // Rotation: the old refresh token stops working the moment a new one is issued.
+  if (row.revokedAt || row.expiresAt <= now || row.status !== 0 || row.deletedAt) {
+    throw AppError.unauthorized('auth.refresh_invalid');
+  }
+  // Rotation: the old refresh token stops working the moment a new one is issued, and is kept
+  // as spent so that presenting it again is recognised as theft.
   const next = newRefreshToken();
-  await ctx.db
-    .update(sessions)
-    .set({ refreshHash: hashRefreshToken(next) })
-    .where(eq(sessions.sessionId, row.sessionId));
+  const rotated = await ctx.db.transaction(async (tx) => {
+    const updated = await tx
+      .update(sessions)
+      .set({ refreshHash: hashRefreshToken(next) })
+      .where(and(eq(sessions.sessionId, row.sessionId), eq(sessions.refreshHash, presented), isNull(sessions.revokedAt)))
+      .returning({ sessionId: sessions.sessionId });
+    if (updated.length === 0) return false;
+    await tx.insert(spentRefreshTokens).values({ refreshHash: presented, sessionId: row.sessionId, spentAt: now });
+    return true;
+  });
+  if (!rotated) {
+    // Another request rotated the same token at the same moment: one of the two is a copy.
+    await revokeFamilyOfSpent(ctx, presented);
+    throw AppError.unauthorized('auth.refresh_invalid');
+  }
   const token = await ctx.tokens.signAccess({ userId: row.userId, sessionId: row.sessionId });
   return { token, refreshToken: next, expiresIn: ctx.config.accessTokenSeconds };
+}
+
+/**
+ * A refresh token that was already rotated away is being used again: either the legitimate
+ * client or a thief holds a copy, and the server can't tell which. The session is the token
+ * family (every refresh token issued since one sign-in), so revoking it ends both.
+ */
+async function revokeFamilyOfSpent(ctx: AppContext, refreshHash: string) {
+  const [spent] = await ctx.db
+    .select({ sessionId: spentRefreshTokens.sessionId })
+    .from(spentRefreshTokens)
+    .where(eq(spentRefreshTokens.refreshHash, refreshHash));
+  if (!spent) return;
+  await ctx.db
+    .update(sessions)
+    .set({ revokedAt: ctx.clock() })
+    .where(and(eq(sessions.sessionId, spent.sessionId), isNull(sessions.revokedAt)));
 }
 
 export async function logout(ctx: AppContext, user: CurrentUser) {

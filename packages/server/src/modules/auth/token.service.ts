@@ -20,9 +20,13 @@ export function createTokenService(secret: Uint8Array, accessSeconds: number, cl
     /** Null for a forged, malformed or expired token. */
     async verifyAccess(token: string): Promise<AccessClaims | null> {
       try {
+        // jose accepts a token without `exp` as never expiring; ours always carry one, so a token
+        // without it (or older than an access token can be) was not issued by this server as is.
         const { payload } = await jwtVerify(token, secret, {
           algorithms: ['HS256'],
           currentDate: clock(),
+          requiredClaims: ['exp', 'iat', 'sub'],
+          maxTokenAge: accessSeconds,
         });
         const userId = Number(payload.sub);
         if (!Number.isInteger(userId) || typeof payload.sid !== 'string') return null;
