@@ -23,9 +23,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * Where this route names its study. When set, the caller must be staff of that study
-     * (or hold study:manage); everyone else is refused, whatever id they try.
+     * (or hold study:manage); everyone else is refused, whatever id they try. `null` says the
+     * request names no study at all (a route with an optional study): the handler decides.
      */
-    study?: (request: FastifyRequest) => number | undefined | Promise<number | undefined>;
+    study?: (request: FastifyRequest) => number | null | undefined | Promise<number | null | undefined>;
     /** The refusal text for non-members (the QR call says 您未参与该项目). */
     studyDeniedMsg?: string;
   }
@@ -58,6 +59,7 @@ export function installStudyGuard(app: FastifyInstance, ctx: AppContext): void {
     const user = request.currentUser;
     if (!locate || !user) return;
     const studyId = await locate(request);
+    if (studyId === null) return;
     const denied = () => AppError.forbidden('study.not_member', request.routeOptions.config.studyDeniedMsg);
     if (studyId === undefined || !Number.isInteger(studyId)) throw denied();
     const access = await studyAccessOf(ctx, user.userId, user.permissions, studyId);

@@ -10,8 +10,10 @@ export interface OperLog {
   operName: string | null;
   operUrl: string | null;
   operIp: string | null;
-  operParam: string | null;
-  jsonResult: string | null;
+  /** Ids of what the operation acted on (`subjectRecordId=12 crfId=3`); the log keeps no values. */
+  target: string | null;
+  resultCode: number | null;
+  studyId: number | null;
   status: number;
   httpStatus?: number | null;
   errorMsg: string | null;
@@ -20,6 +22,8 @@ export interface OperLog {
 }
 
 export interface OperLogQuery {
+  /** One study's entries; without it the whole log (system administrators only). */
+  studyId?: number;
   pageNum: number;
   pageSize: number;
   title?: string;

@@ -19,7 +19,7 @@ import {
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import { crfDataRecords, crfStageCrfs, crfStages, crfVersions, crfs, subjectRecords, subjects, users, type SdvMark } from '../../db/schema/index.js';
+import { appliedRequests, crfDataRecords, crfStageCrfs, crfStages, crfVersions, crfs, subjectRecords, subjects, users, type SdvMark } from '../../db/schema/index.js';
 import { AppError } from '../../http/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import { hasStudyPermission, type StudyAccess } from '../../http/study-guard.js';
@@ -209,14 +209,48 @@ function isMissingRequired(state: FormState, issue: FormIssue) {
 
 const issueOut = (i: FormIssue) => ({ itemName: i.item, groupName: i.container ?? null, groupIndex: i.row ?? null, message: i.message });
 
+/** Another save with the same request id committed first: its answer is the answer. */
+class RequestAlreadyApplied extends Error {}
+
+async function appliedAnswer(db: Db, userId: number, input: SaveInput) {
+  if (!input.requestId) return null;
+  const [row] = await db
+    .select()
+    .from(appliedRequests)
+    .where(and(eq(appliedRequests.userId, userId), eq(appliedRequests.requestId, input.requestId)));
+  if (!row) return null;
+  if (row.subjectRecordId !== input.subjectRecordId || row.crfId !== input.crfId) {
+    throw AppError.badRequest('crf.request_reused', 'requestId 已用于其他表单');
+  }
+  return { crfDataRecordId: row.crfDataRecordId, version: row.version, state: row.state, errors: [], warnings: [], repeated: true };
+}
+
 /**
  * Save and submit (forms §4, CRF-27): the engine re-evaluates the whole form on the server and its
  * verdict is final. Save keeps a partial form; submit needs every visible required item and no error.
  * The record's version guards against lost updates; every changed item is audited in the same
  * transaction; verification marks of changed items and signatures over the casebook are voided.
+ *
+ * "Only one" rules are constraints, not reads: a single form's second live record is refused by a
+ * unique index, and a request id is applied once by a primary key. A concurrent writer that loses
+ * either race gets the winner's answer (same request id) or the 409 conflict with the winner's values.
  */
 export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyAccess, input: SaveInput) {
   requireCrf(access, input.crfId, input.submit ? 'submit' : 'save');
+  const applied = await appliedAnswer(ctx.db, user.userId, input);
+  if (applied) return applied;
+  try {
+    return await applySave(ctx, user, input);
+  } catch (err) {
+    if (input.requestId && (err instanceof RequestAlreadyApplied || (err instanceof AppError && err.status === 409))) {
+      const winner = await appliedAnswer(ctx.db, user.userId, input);
+      if (winner) return winner;
+    }
+    throw err;
+  }
+}
+
+async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput) {
   const now = ctx.clock();
   return ctx.db.transaction(async (tx) => {
     const record = await liveRecord(tx, input.subjectRecordId);
@@ -229,24 +263,6 @@ export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyA
         .where(and(eq(crfDataRecords.id, input.crfDataRecordId), eq(crfDataRecords.subjectRecordId, input.subjectRecordId), eq(crfDataRecords.crfId, input.crfId), isNull(crfDataRecords.deletedAt)))
         .for('update');
       if (!existing) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
-      if (input.requestId && existing.lastRequestId === input.requestId) {
-        return { crfDataRecordId: existing.id, version: existing.version, state: existing.state, errors: [], warnings: [], repeated: true };
-      }
-    } else {
-      if (input.requestId) {
-        const [same] = await tx
-          .select()
-          .from(crfDataRecords)
-          .where(and(eq(crfDataRecords.subjectRecordId, input.subjectRecordId), eq(crfDataRecords.crfId, input.crfId), eq(crfDataRecords.lastRequestId, input.requestId)));
-        if (same) return { crfDataRecordId: same.id, version: same.version, state: same.state, errors: [], warnings: [], repeated: true };
-      }
-      if (!(await isRepeatable(tx, input.crfId))) {
-        const [already] = await tx
-          .select()
-          .from(crfDataRecords)
-          .where(and(eq(crfDataRecords.subjectRecordId, input.subjectRecordId), eq(crfDataRecords.crfId, input.crfId), isNull(crfDataRecords.deletedAt)));
-        if (already) throw stale(already, {});
-      }
     }
     if (existing && input.version !== existing.version) throw stale(existing, input.values);
 
@@ -289,7 +305,6 @@ export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyA
           state,
           version,
           sdv,
-          lastRequestId: input.requestId ?? null,
           updatedBy: user.userId,
           updatedAt: now,
           ...(input.submit && !wasSubmitted && { submittedAt: now }),
@@ -297,6 +312,7 @@ export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyA
         .where(eq(crfDataRecords.id, id));
     } else {
       version = 1;
+      const singleForm = !(await isRepeatable(tx, input.crfId));
       const [row] = await tx
         .insert(crfDataRecords)
         .values({
@@ -307,15 +323,32 @@ export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyA
           state,
           version,
           values: after,
-          lastRequestId: input.requestId ?? null,
+          singleForm,
           createdBy: user.userId,
           updatedBy: user.userId,
           createdAt: now,
           updatedAt: now,
           submittedAt: input.submit ? now : null,
         })
+        .onConflictDoNothing()
         .returning({ id: crfDataRecords.id });
-      id = row!.id;
+      if (!row) {
+        // Another first save of this single form committed while this one ran: theirs stands.
+        const [winner] = await tx
+          .select()
+          .from(crfDataRecords)
+          .where(and(eq(crfDataRecords.subjectRecordId, record.id), eq(crfDataRecords.crfId, input.crfId), eq(crfDataRecords.singleForm, true), isNull(crfDataRecords.deletedAt)));
+        throw stale(winner!, input.values);
+      }
+      id = row.id;
+    }
+    if (input.requestId) {
+      const [claimed] = await tx
+        .insert(appliedRequests)
+        .values({ userId: user.userId, requestId: input.requestId, subjectRecordId: record.id, crfId: input.crfId, crfDataRecordId: id, version, state, createdAt: now })
+        .onConflictDoNothing()
+        .returning({ requestId: appliedRequests.requestId });
+      if (!claimed) throw new RequestAlreadyApplied();
     }
     const base = { studyId: record.studyId, subjectRecordId: record.id, crfDataRecordId: id, crfId: input.crfId, crfVersion };
     await audit(tx, user, now, [

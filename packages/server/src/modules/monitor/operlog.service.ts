@@ -5,110 +5,130 @@ import { operLogs } from '../../db/schema/index.js';
 import type { PageRequest } from '../../http/paging.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const SECRET_KEY = /pass(word)?|token|secret/i;
-const MAX_TEXT = 2000;
+const TARGET_KEY = /^(id|[a-zA-Z]*Id|[a-zA-Z]*Ids)$/;
+const MAX_TARGET = 300;
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A POST that only reads (the v3 patient list): not an operation, not logged. */
+    readOnly?: boolean;
+  }
   interface FastifyRequest {
-    responseText?: string;
+    /** The envelope's code and message of the answer, read before it is sent. */
+    answered?: { code: number | null; msg: string | null };
   }
 }
 
-/** Passwords and tokens never reach the log, however deep they sit in a body. */
-export function redact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redact);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? '******' : redact(v)]),
-    );
+/** Text fit for a varchar column whatever the client sent: no NUL, no lone surrogate, bounded. */
+export function safeText(text: string | null | undefined, max: number): string | null {
+  if (text === null || text === undefined) return null;
+  // A lone surrogate can't be stored as UTF-8: replace it, as String.prototype.toWellFormed does.
+  // Cut first: a cut can split a surrogate pair.
+  return text
+    .slice(0, max)
+    .replace(/\u0000/g, '')
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
+
+const isId = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'string' && /^\d{1,12}$/.test(v));
+
+/**
+ * What an operation acted on: the ids among the route parameters, the query and the top level of
+ * the body (`subjectRecordId=12 crfId=3`). Only numeric ids: names, numbers and clinical values
+ * stay out of the log, which is readable more widely than the audit trail.
+ */
+export function targetOf(...sources: unknown[]): string | null {
+  const parts: string[] = [];
+  for (const source of sources) {
+    if (!source || typeof source !== 'object' || Array.isArray(source)) continue;
+    for (const [key, value] of Object.entries(source)) {
+      if (!TARGET_KEY.test(key)) continue;
+      if (isId(value)) parts.push(`${key}=${String(value)}`);
+      else if (Array.isArray(value) && value.length > 0 && value.every(isId)) parts.push(`${key}=${value.slice(0, 20).join(',')}${value.length > 20 ? ',…' : ''}`);
+    }
   }
-  return value;
+  const text = [...new Set(parts)].join(' ');
+  return text ? safeText(text, MAX_TARGET) : null;
 }
 
-function clip(text: string | undefined | null): string | null {
-  if (!text) return null;
-  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
-}
-
-function redactedJson(text: string | undefined): string | null {
-  if (!text) return null;
-  try {
-    return clip(JSON.stringify(redact(JSON.parse(text))));
-  } catch {
-    return clip(text);
+/** The answer's envelope code and message, read without trusting its size or shape. */
+function envelopeOf(payload: unknown): { code: number | null; msg: string | null } {
+  if (typeof payload !== 'string' || !payload.startsWith('{')) return { code: null, msg: null };
+  const code = /^\{"code":(-?\d{1,9})/.exec(payload);
+  let msg: string | null = null;
+  if (payload.length < 4096) {
+    try {
+      msg = (JSON.parse(payload) as { msg?: unknown }).msg as string | null;
+    } catch {
+      msg = null;
+    }
   }
+  return { code: code ? Number(code[1]) : null, msg: typeof msg === 'string' ? msg : null };
 }
 
-function messageOf(responseText: string | undefined): string | null {
-  if (!responseText) return null;
-  try {
-    return (JSON.parse(responseText) as { msg?: string }).msg ?? null;
-  } catch {
-    return null;
-  }
+function fallbackTitle(path: string): string {
+  return path.split('/').filter(Boolean).slice(1, 4).join('/') || path;
 }
 
-/** The browser's cache-busting `_n` says nothing about the operation. */
-function withoutCacheBuster(url: string): string {
-  return url.replace(/([?&])_n=[^&]*(&|$)/, (_, lead: string, tail: string) => (tail ? lead : '')).replace(/[?&]$/, '');
+function isLogged(request: FastifyRequest): boolean {
+  return WRITE_METHODS.has(request.method) && request.url.startsWith('/api/') && !request.routeOptions.config?.readOnly;
 }
 
-function fallbackTitle(url: string): string {
-  const parts = url.split('?')[0]!.split('/').filter(Boolean);
-  return parts.slice(1, 4).join('/') || url;
-}
-
-function record(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
+async function record(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const config = request.routeOptions.config ?? {};
   const user = request.currentUser;
   const body = request.body as Record<string, unknown> | undefined;
   const loginName = typeof body?.username === 'string' ? body.username : null;
-  const resultMsg = messageOf(request.responseText);
-  const failed = reply.statusCode >= 400;
-  const { _n: _cacheBuster, ...query } = (request.query ?? {}) as Record<string, unknown>;
-  const params = { query, body: request.body };
-  return ctx.db.insert(operLogs).values({
-    title: (config.module ?? fallbackTitle(request.url)).slice(0, 50),
-    businessType: (config.action ?? request.method).slice(0, 20),
-    method: `${request.method} ${request.routeOptions.url ?? request.url}`.slice(0, 200),
+  const path = request.url.split('?')[0]!;
+  const answered = request.answered ?? { code: null, msg: null };
+  const failed = reply.statusCode >= 400 || (answered.code !== null && answered.code !== 200);
+  await ctx.db.insert(operLogs).values({
+    title: safeText(config.module ?? fallbackTitle(path), 50)!,
+    businessType: safeText(config.action ?? request.method, 20)!,
+    method: safeText(`${request.method} ${request.routeOptions.url ?? path}`, 200)!,
     requestMethod: request.method,
     operUserId: user?.userId ?? null,
-    operName: (user ? `${user.name}(${user.userName})` : loginName)?.slice(0, 50) ?? null,
-    operUrl: withoutCacheBuster(request.url).slice(0, 500),
-    operIp: request.ip,
-    operParam: clip(JSON.stringify(redact(params))),
-    jsonResult: redactedJson(request.responseText),
+    operName: safeText(user ? `${user.name}(${user.userName})` : loginName, 50),
+    operUrl: safeText(path, 500)!,
+    operIp: safeText(request.ip, 64),
+    studyId: request.studyAccess?.studyId ?? null,
+    target: targetOf(request.params, request.query, body),
+    resultCode: answered.code,
     status: failed ? 1 : 0,
     httpStatus: reply.statusCode,
-    errorMsg: failed ? resultMsg?.slice(0, 500) ?? null : null,
+    errorMsg: failed ? safeText(answered.msg, 500) : null,
     costTime: Math.round(reply.elapsedTime),
-    requestId: String(request.id),
+    requestId: safeText(String(request.id), 64),
     operTime: ctx.clock(),
   });
 }
 
-/** Every request that changes something is recorded after its answer is sent. */
+/**
+ * Every request that changes something is recorded before its answer leaves: an acknowledged
+ * change always has its trace. The row holds who, what, when, where from and the result — never
+ * the request or response body (names, identifiers and CRF values belong to the audit trail).
+ */
 export function installOperationLog(app: FastifyInstance, ctx: AppContext) {
-  const pending = new Set<Promise<unknown>>();
-  app.decorate('flushOperLogs', async () => {
-    await Promise.allSettled([...pending]);
-  });
+  app.decorate('flushOperLogs', async () => {});
 
-  app.addHook('onSend', async (request, _reply, payload) => {
-    if (WRITE_METHODS.has(request.method) && typeof payload === 'string') request.responseText = payload;
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!isLogged(request)) return payload;
+    request.answered = envelopeOf(payload);
+    try {
+      await record(ctx, request, reply);
+    } catch (err) {
+      // The change may have committed, but the caller is not told it succeeded without its trace.
+      request.log.error({ err }, 'operation log write failed');
+      reply.status(500).type('application/json; charset=utf-8');
+      return JSON.stringify({ code: 500, msg: '操作日志写入失败，请联系管理员', data: null });
+    }
     return payload;
-  });
-
-  app.addHook('onResponse', async (request, reply) => {
-    if (!WRITE_METHODS.has(request.method) || !request.url.startsWith('/api/')) return;
-    const write = record(ctx, request, reply)
-      .catch((err: unknown) => request.log.error({ err }, 'operation log write failed'))
-      .finally(() => pending.delete(write));
-    pending.add(write);
   });
 }
 
 export interface OperLogFilter {
+  /** One study's entries (the study's operation page); absent: the whole log (administrators). */
+  studyId?: number;
   title?: string;
   operName?: string;
   status?: number;
@@ -119,6 +139,7 @@ export interface OperLogFilter {
 
 export async function listOperLogs(ctx: AppContext, filter: OperLogFilter, page: PageRequest) {
   const where = and(
+    filter.studyId !== undefined ? eq(operLogs.studyId, filter.studyId) : undefined,
     filter.title ? ilike(operLogs.title, `%${filter.title}%`) : undefined,
     filter.operName ? ilike(operLogs.operName, `%${filter.operName}%`) : undefined,
     filter.businessType ? eq(operLogs.businessType, filter.businessType) : undefined,

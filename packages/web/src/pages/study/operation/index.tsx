@@ -1,5 +1,7 @@
 import { useState } from 'react';
-import { Button, DatePicker, Form, Input, Select, Tag, type TableColumnsType } from 'antd';
+import '../study.css';
+import { Button, Checkbox, DatePicker, Form, Input, Select, Tag, type TableColumnsType } from 'antd';
+import { ALL_PERMISSIONS } from '@ecrf/core';
 import type { Dayjs } from 'dayjs';
 import { operLogApi, type OperLog, type OperLogQuery } from '../../../api/monitor.api';
 import { PagedTable } from '../../../components/paged-table';
@@ -9,6 +11,8 @@ import { DATE_TIME_FORMAT, formatDate } from '../../../utils/format-date';
 import { OperLogDetailDialog } from './components/operlog-detail-dialog';
 import { businessTypeLabel } from './operlog-labels';
 import { FilterButtons } from '../../../components/filter-buttons';
+import { useSession } from '../../../stores/session.store';
+import { StudyScope } from '../components/study-scope';
 
 type Filters = Omit<OperLogQuery, 'pageNum' | 'pageSize'>;
 
@@ -35,8 +39,8 @@ function toFilters(values: FilterValues): Filters {
   });
 }
 
-/** 操作日志 (SYS-25). */
-export default function OperationLogPage() {
+/** One study's operations, or (studyId undefined) the whole log for a system administrator. */
+function OperationLog({ studyId }: { studyId: number | undefined }) {
   const [filterForm] = Form.useForm<FilterValues>();
   const [filters, setFilters] = useState<Filters>({});
   const [detail, setDetail] = useState<OperLog | null>(null);
@@ -71,8 +75,7 @@ export default function OperationLogPage() {
   ];
 
   return (
-    <div className="page-card">
-      <h2 className="page-title">{T.operlog.title}</h2>
+    <>
       <Form form={filterForm} name="operlog-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(toFilters(values))}>
         <Form.Item label={T.operlog.module} name="title">
           <Input allowClear placeholder={T.operlog.module} style={{ width: 160 }} />
@@ -91,11 +94,41 @@ export default function OperationLogPage() {
       <PagedTable<OperLog>
         rowKey="operId"
         columns={columns}
-        queryKey={['operlog', 'list']}
+        queryKey={['operlog', 'list', studyId ?? 'all']}
         filters={filters}
-        fetchPage={(paging) => operLogApi.list({ ...paging, ...filters }).then((res) => res.data)}
+        fetchPage={(paging) => operLogApi.list({ ...paging, ...filters, studyId }).then((res) => res.data)}
       />
       <OperLogDetailDialog log={detail} onClose={() => setDetail(null)} />
-    </div>
+    </>
+  );
+}
+
+/**
+ * 操作日志 (SYS-25): a study's operations for its staff; a system administrator may also read
+ * the whole log. The log holds who, what and when, never the values (those are in the audit trail).
+ */
+export default function OperationLogPage() {
+  const admin = useSession((state) => state.permissions.includes(ALL_PERMISSIONS));
+  const [all, setAll] = useState(false);
+  const extra = admin ? (
+    <Checkbox checked={all} onChange={(e) => setAll(e.target.checked)}>
+      {T.operlog.allStudies}
+    </Checkbox>
+  ) : null;
+  if (all) {
+    return (
+      <div className="page-card">
+        <div className="study-page-head">
+          <h2 className="page-title">{T.operlog.title}</h2>
+          <div className="study-page-head-extra">{extra}</div>
+        </div>
+        <OperationLog studyId={undefined} />
+      </div>
+    );
+  }
+  return (
+    <StudyScope title={T.operlog.title} extra={extra}>
+      {(study) => <OperationLog key={study.id} studyId={study.id} />}
+    </StudyScope>
   );
 }

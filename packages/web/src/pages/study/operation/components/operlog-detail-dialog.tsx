@@ -4,15 +4,6 @@ import { T } from '../../../../locales/zh-CN';
 import { formatDate } from '../../../../utils/format-date';
 import { businessTypeLabel } from '../operlog-labels';
 
-function pretty(text: string | null): string {
-  if (!text) return '';
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
-}
-
 export function OperLogDetailDialog({ log, onClose }: { log: OperLog | null; onClose: () => void }) {
   return (
     <Modal open={log !== null} title={T.operlog.detailTitle} onCancel={onClose} footer={null} width={760}>
@@ -27,12 +18,8 @@ export function OperLogDetailDialog({ log, onClose }: { log: OperLog | null; onC
           <Descriptions.Item label={T.operlog.method} span={2}>
             {log.method}
           </Descriptions.Item>
-          <Descriptions.Item label={T.operlog.params} span={2}>
-            <pre className="detail-pre">{pretty(log.operParam)}</pre>
-          </Descriptions.Item>
-          <Descriptions.Item label={T.operlog.result} span={2}>
-            <pre className="detail-pre">{pretty(log.jsonResult)}</pre>
-          </Descriptions.Item>
+          <Descriptions.Item label={T.operlog.target}>{log.target ?? ''}</Descriptions.Item>
+          <Descriptions.Item label={T.operlog.resultCode}>{log.resultCode ?? ''}</Descriptions.Item>
           <Descriptions.Item label={T.common.status}>{log.status === 0 ? T.operlog.success : T.operlog.failure}</Descriptions.Item>
           <Descriptions.Item label={T.operlog.costTime}>{log.costTime ?? ''}</Descriptions.Item>
           <Descriptions.Item label={T.operlog.operTime} span={2}>
