@@ -16,6 +16,10 @@ export const subjects = pgTable(
     gender: smallint('gender').notNull(),
     birth: varchar('birth', { length: 10 }),
     mobile: varchar('mobile', { length: 20 }),
+    /** 身份证号, encrypted (field-crypto.ts): `v1.<iv>.<tag>.<ciphertext>`; never stored in clear (PIPL). */
+    idNumberEnc: text('id_number_enc'),
+    /** Keyed hash (HMAC-SHA-256, hex) of the normalised 身份证号, so uniqueness can be checked without decrypting. */
+    idNumberHash: varchar('id_number_hash', { length: 64 }),
     diseaseCode: varchar('disease_code', { length: 50 }).notNull(),
     openId: varchar('open_id', { length: 100 }),
     qrCode: varchar('qr_code', { length: 64 }).notNull(),
@@ -27,6 +31,7 @@ export const subjects = pgTable(
   },
   (t) => [
     uniqueIndex('subjects_code_live').on(t.studyId, t.identificationCode).where(sql`${t.deletedAt} is null`),
+    uniqueIndex('subjects_id_number_live').on(t.studyId, t.idNumberHash).where(sql`${t.deletedAt} is null and ${t.idNumberHash} is not null`),
     index('subjects_study').on(t.studyId),
   ],
 );
