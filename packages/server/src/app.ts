@@ -7,8 +7,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from './app-context.js';
-import { installAuth } from './http/auth.js';
+import { installAuth, requireAdministrator } from './http/auth.js';
 import { installErrorHandler, notFoundBody } from './http/error-handler.js';
+import { installSecurityHeaders } from './http/security-headers.js';
 import { installStudyGuard } from './http/study-guard.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { operLogRoutes } from './modules/monitor/operlog.routes.js';
@@ -50,6 +51,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
 
+  await installSecurityHeaders(app, ctx.config);
   await app.register(rateLimit, { global: false });
   await app.register(swagger, {
     openapi: {
@@ -59,7 +61,11 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  // The API's map is not for anonymous callers unless the deployment says so (EDC_API_DOCS=public).
+  await app.register(swaggerUi, {
+    routePrefix: '/api/docs',
+    ...(ctx.config.apiDocs === 'public' ? {} : { uiHooks: { onRequest: requireAdministrator(ctx) } }),
+  });
 
   installAuth(app, ctx);
   installStudyGuard(app, ctx);

@@ -19,6 +19,7 @@ const envSchema = z.object({
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST: z.string().optional(),
+  EDC_API_DOCS: z.enum(['public', 'admin']).default('admin'),
 });
 
 export interface Config {
@@ -35,6 +36,8 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly logLevel: string;
   readonly webDist: string;
+  /** `/api/docs` open to anyone, or only to a signed-in system administrator (the default). */
+  readonly apiDocs: 'public' | 'admin';
   /** Short-lived access token; the refresh token keeps a working day going. */
   readonly accessTokenSeconds: number;
   readonly refreshTokenSeconds: number;
@@ -66,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: e.JWT_SECRET,
     trustProxy: e.TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
+    apiDocs: e.EDC_API_DOCS,
     webDist: path.resolve(e.WEB_DIST ?? new URL('../../web/dist', import.meta.url).pathname),
     accessTokenSeconds: 30 * 60,
     refreshTokenSeconds: 7 * 24 * 60 * 60,

@@ -32,6 +32,7 @@ declare module 'fastify' {
   }
 }
 
+/** `/api/docs` checks its own access (public or administrators, by EDC_API_DOCS). */
 const PUBLIC_PREFIXES = ['/api/ignore/', '/api/docs'];
 
 function needsToken(url: string): boolean {
@@ -122,6 +123,19 @@ export function installAuth(app: FastifyInstance, ctx: AppContext): void {
       throw AppError.forbidden();
     }
   });
+}
+
+/**
+ * For routes outside the global token check (the API documentation): a signed-in system
+ * administrator only; 401 without a valid token, 403 for anyone else.
+ */
+export function requireAdministrator(ctx: AppContext) {
+  return async (request: FastifyRequest) => {
+    const token = bearer(request);
+    const user = token ? await loadCurrentUser(ctx, token) : null;
+    if (!user) throw AppError.unauthorized();
+    if (!user.admin) throw AppError.forbidden();
+  };
 }
 
 export function requireUser(request: FastifyRequest): CurrentUser {

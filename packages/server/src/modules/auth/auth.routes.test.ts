@@ -444,8 +444,9 @@ describe('envelope and conventions', () => {
     expect(missing.body).toEqual({ code: 404, msg: '资源不存在', data: null });
   });
 
-  it('serves the OpenAPI document without a token', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/docs/json' });
+  it('serves the OpenAPI document to an administrator', async () => {
+    const { token } = await t.login();
+    const res = await t.app.inject({ method: 'GET', url: '/api/docs/json', headers: { authorization: `Bearer ${token}` } });
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/ignore/sys/login', '/api/system/users', '/api/monitor/operlog/list']));

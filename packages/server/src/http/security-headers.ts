@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import helmet from '@fastify/helmet';
+import type { Config } from '../config.js';
+
+/**
+ * The policy every answer carries. Scripts come only from our own files (the Vite build has no
+ * inline script); styles allow 'unsafe-inline' because antd writes its CSS-in-JS into <style>
+ * elements at run time. Images and frames allow blob: for files fetched with the session and
+ * shown or printed from memory (CRF overview images, the hidden print frame); data: images
+ * for the captcha.
+ */
+export function contentSecurityPolicy(tls: boolean) {
+  return {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    scriptSrcAttr: ["'none'"],
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    imgSrc: ["'self'", 'data:', 'blob:'],
+    mediaSrc: ["'self'", 'blob:'],
+    fontSrc: ["'self'", 'data:'],
+    connectSrc: ["'self'"],
+    frameSrc: ["'self'", 'blob:'],
+    workerSrc: ["'self'", 'blob:'],
+    objectSrc: ["'none'"],
+    baseUri: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+    // Only behind TLS: on a plain-HTTP ward network it would send the browser to an https that isn't there.
+    upgradeInsecureRequests: tls ? [] : null,
+  };
+}
+
+export async function installSecurityHeaders(app: FastifyInstance, config: Config) {
+  // TRUST_PROXY=true is how a deployment says a TLS-terminating proxy stands in front.
+  const tls = config.trustProxy;
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(tls) },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'same-origin' },
+    strictTransportSecurity: tls ? { maxAge: 365 * 24 * 60 * 60, includeSubDomains: true } : false,
+    // The app loads nothing cross-origin; embedding isolation would only break the print frame's blob PDF.
+    crossOriginEmbedderPolicy: false,
+  });
+}
