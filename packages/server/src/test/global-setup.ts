@@ -6,11 +6,13 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { wrapPglite, wrapPostgres } from '../db/client.js';
 import { seed } from '../db/seed.js';
-import { TEST_ADMIN_PASSWORD, TEMPLATE_DB, databaseUrlFor } from './test-db.js';
+import { TEST_ADMIN_PASSWORD, databaseUrlFor, newRunName } from './test-db.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate: string;
+    /** On PostgreSQL: this run's template database, also the prefix of every test file's copy. */
+    postgresTemplate: string;
   }
 }
 
@@ -18,21 +20,28 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (serverUrl) {
+    const template = newRunName();
     const admin = new pg.Client({ connectionString: serverUrl });
     await admin.connect();
-    await admin.query(`drop database if exists ${TEMPLATE_DB} with (force)`);
-    await admin.query(`create database ${TEMPLATE_DB}`);
-    const database = wrapPostgres(databaseUrlFor(serverUrl, TEMPLATE_DB));
+    await admin.query(`create database ${template}`);
+    const database = wrapPostgres(databaseUrlFor(serverUrl, template));
     await database.migrate();
     await seed(database.db, { adminPassword: TEST_ADMIN_PASSWORD, version: 'test' });
     await database.close();
     project.provide('pgliteTemplate', '');
+    project.provide('postgresTemplate', template);
     return async () => {
-      await admin.query(`drop database if exists ${TEMPLATE_DB} with (force)`);
+      // The copies of test files that crashed before closing go too; the prefix is this run's alone.
+      const { rows } = await admin.query<{ datname: string }>(
+        `select datname from pg_database where datname = $1 or datname like $2`,
+        [template, `${template}\\_%`],
+      );
+      for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`);
       await admin.end();
     };
   }
 
+  project.provide('postgresTemplate', '');
   const client = await PGlite.create();
   const database = wrapPglite(client);
   await database.migrate();
