@@ -27,6 +27,9 @@ export const MSG = {
   genderRequired: '请选择患者性别',
   diseaseRequired: '请选择病种',
   subjectMobile: '请输入11位手机号码',
+  subjectIdNumber: '请输入正确的身份证号码',
+  subjectIdNumberRequired: '请输入身份证号码',
+  idNumberTaken: '该身份证号已登记',
   birthTooLate: '出生日期不能晚于当前日期前10天',
   fillRequired: '请将必填项填写完整',
 
