@@ -136,13 +136,31 @@ export const auditEvents = pgTable(
     userId: integer('user_id').notNull(),
     userName: varchar('user_name', { length: 80 }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The hash of the study's previous row (null for the study's first row): the chain link. */
+    prevHash: varchar('prev_hash', { length: 64 }),
+    /** SHA-256 over this row's canonical content and prevHash (modules/audit/audit-chain.ts). */
+    hash: varchar('hash', { length: 64 }),
   },
   (t) => [
     index('audit_events_record').on(t.crfDataRecordId, t.itemName),
     index('audit_events_subject').on(t.subjectRecordId),
     index('audit_events_study').on(t.studyId, t.id),
+    // Rows written before the chain existed: tiny or empty, so the start-up sealing check costs nothing.
+    index('audit_events_unchained').on(t.studyId, t.id).where(sql`${t.hash} is null`),
   ],
 );
+
+/**
+ * The newest link of each study's audit chain. Appending locks this row, so concurrent saves in
+ * one study chain one after the other instead of forking; other studies are not held up.
+ */
+export const auditChainHeads = pgTable('audit_chain_heads', {
+  studyId: integer('study_id').primaryKey(),
+  /** Null while the study has no chained row. */
+  hash: varchar('hash', { length: 64 }),
+  lastId: bigint('last_id', { mode: 'number' }),
+  rowCount: bigint('row_count', { mode: 'number' }).notNull().default(0),
+});
 
 export const signatures = pgTable(
   'signatures',
