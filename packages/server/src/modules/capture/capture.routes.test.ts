@@ -280,7 +280,7 @@ describe('files, overview, print and home', () => {
 
   it('stores an upload by content type and serves it only to members of its study', async () => {
     const form = multipart({ studyId: String(studyId) }, [{ fileName: 'xray.png', data: Buffer.concat([PNG, Buffer.alloc(64)]) }]);
-    const res = await t.app.inject({ method: 'POST', url: '/api/common/file/upload', headers: { ...form.headers, authorization: `Bearer ${admin}` }, payload: form.payload });
+    const res = await t.app.inject({ method: 'POST', url: `/api/common/file/upload?studyId=${studyId}`, headers: { ...form.headers, authorization: `Bearer ${admin}` }, payload: form.payload });
     expect(res.statusCode, res.body).toBe(200);
     const { fileKey, contentType } = res.json().data;
     expect(contentType).toBe('image/png');
@@ -294,7 +294,7 @@ describe('files, overview, print and home', () => {
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`, headers: { cookie } })).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: '/api/sys/login/getInfo', headers: { cookie } })).statusCode).toBe(401);
     const html = multipart({ studyId: String(studyId) }, [{ fileName: 'photo.png', data: '<html><script>alert(1)</script></html>' }]);
-    const refused = await t.app.inject({ method: 'POST', url: '/api/common/file/upload', headers: { ...html.headers, authorization: `Bearer ${admin}` }, payload: html.payload });
+    const refused = await t.app.inject({ method: 'POST', url: `/api/common/file/upload?studyId=${studyId}`, headers: { ...html.headers, authorization: `Bearer ${admin}` }, payload: html.payload });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().msg).toBe('不支持的文件类型');
     const outsiderStudy = (await t.call(admin, 'POST', '/api/business/study', { studyName: '另一个项目', studyCode: 'OTHER1' })).body.data.id;
@@ -309,7 +309,7 @@ describe('files, overview, print and home', () => {
     const nobody = (await t.login('13300000003', 'Passw0rd')).token;
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`, headers: { authorization: `Bearer ${nobody}` } })).statusCode).toBe(403);
     const upload = multipart({ studyId: String(studyId) }, [{ fileName: 'x.png', data: PNG }]);
-    expect((await t.app.inject({ method: 'POST', url: '/api/common/file/upload', headers: { ...upload.headers, authorization: `Bearer ${nobody}` }, payload: upload.payload })).statusCode).toBe(403);
+    expect((await t.app.inject({ method: 'POST', url: `/api/common/file/upload?studyId=${studyId}`, headers: { ...upload.headers, authorization: `Bearer ${nobody}` }, payload: upload.payload })).statusCode).toBe(403);
   });
 
   it('the overview holds every viewable form with its records; the home counts subjects and forms', async () => {

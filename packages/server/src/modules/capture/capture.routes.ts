@@ -7,7 +7,7 @@ import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
-import { requireStudy, studyAccessOf } from '../../http/study-guard.js';
+import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { studyOfCrf } from '../study/crf.service.js';
 import { fromBody, fromParam, fromQuery, studyIdQuery } from '../study/study.routes.js';
@@ -279,12 +279,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
     { schema: { tags: ['文件'], summary: '下载文件（仅限该项目人员）', querystring: z.object({ fileKey: z.string().regex(/^[0-9a-f]{32}$/, '文件不存在') }) }, config: { study: (r) => files.studyOfFile(ctx, q<{ fileKey: string }>(r).fileKey) } },
     async (request, reply) => {
       const { row, stream } = await files.openFile(ctx, request.query.fileKey);
-      return reply
-        .header('content-type', row.contentType)
-        .header('content-length', row.size)
-        .header('x-content-type-options', 'nosniff')
-        .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(row.fileName)}`)
-        .send(stream);
+      return reply.headers(files.servingHeaders(row.contentType, row.fileName)).header('content-length', row.size).send(stream);
     },
   );
 
@@ -330,26 +325,25 @@ export function captureRoutes(app: App, ctx: AppContext) {
 
     uploads.post(
       '/api/common/file/upload',
-      { schema: { tags: ['文件'], summary: '上传文件（表单中的图片、视频、文件）', consumes: ['multipart/form-data'] }, config: { module: '文件', action: '上传' } },
+      {
+        schema: { tags: ['文件'], summary: '上传文件（表单中的图片、视频、文件）', consumes: ['multipart/form-data'], querystring: studyIdQuery },
+        // The study is named in the address, not in the body: the membership guard runs before
+        // a single byte of the upload is read, so a non-member's file never touches the disk.
+        config: { study: fromQuery, module: '文件', action: '上传' },
+      },
       async (request) => {
         const user = requireUser(request);
-        let studyId = Number((request.query as { studyId?: string }).studyId) || undefined;
+        const { studyId } = requireStudy(request);
         let stored: Awaited<ReturnType<typeof files.receiveFile>> | undefined;
         let fileName = '';
         for await (const part of request.parts()) {
-          if (part.type === 'field' && part.fieldname === 'studyId') studyId = Number(part.value) || studyId;
           if (part.type === 'file') {
             fileName = part.filename;
             stored = await files.receiveFile(ctx, part.file, part.filename);
           }
         }
         if (!stored) throw AppError.badRequest('file.missing', '请选择要上传的文件');
-        const access = studyId ? await studyAccessOf(ctx, user.userId, user.permissions, studyId) : null;
-        if (!access) {
-          await files.discardFile(ctx, stored.fileKey);
-          throw AppError.forbidden('study.not_member');
-        }
-        return ok(await files.recordFile(ctx, user, studyId!, stored, fileName), '上传成功');
+        return ok(await files.recordFile(ctx, user, studyId, stored, fileName), '上传成功');
       },
     );
 

@@ -34,6 +34,39 @@ const ALLOWED = new Set([
 ]);
 const TEXT_EXTENSIONS = /\.(txt|csv)$/i;
 
+/**
+ * The only types shown in the browser (thumbnails, the image viewer, the video player): pictures
+ * and video, which can't run script. Everything else (PDF, office files, text, archives, and any
+ * SVG or HTML that ever got stored) is handed out as a download, so it never opens as a
+ * document of this origin with the user's session.
+ */
+const SHOWN_INLINE = new Set([
+  'image/jpeg',
+  'image/png',
+  'image/bmp',
+  'image/gif',
+  'image/webp',
+  'video/mp4',
+  'video/quicktime',
+  'video/webm',
+  'video/x-msvideo',
+  'video/x-matroska',
+]);
+
+/**
+ * Headers for serving a stored file. The sandbox policy holds even when a file is opened
+ * directly in a tab: no script, no forms, no same-origin access.
+ */
+export function servingHeaders(contentType: string, fileName: string): Record<string, string> {
+  const inline = SHOWN_INLINE.has(contentType);
+  return {
+    'content-type': contentType,
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "default-src 'none'; img-src 'self'; media-src 'self'; frame-ancestors 'none'; sandbox",
+    'content-disposition': `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(fileName)}`,
+  };
+}
+
 export function filesDir(ctx: AppContext) {
   return path.join(ctx.config.dataDir, 'files');
 }
@@ -98,10 +131,6 @@ export async function recordFile(
 ) {
   await ctx.db.insert(storedFiles).values({ ...file, studyId, fileName: fileName.slice(0, 255), createdBy: user.userId, createdAt: ctx.clock() });
   return { fileKey: file.fileKey, filePath: file.fileKey, fileName, size: file.size, contentType: file.contentType };
-}
-
-export async function discardFile(ctx: AppContext, fileKey: string) {
-  await fs.promises.rm(pathOf(ctx, fileKey), { force: true });
 }
 
 export async function studyOfFile(ctx: AppContext, fileKey: string) {
