@@ -15,6 +15,7 @@ import { seedDemoStudy } from '../packages/server/src/db/demo-study.js';
 import { users } from '../packages/server/src/db/schema/index.js';
 import { seed } from '../packages/server/src/db/seed.js';
 import { createTokenService } from '../packages/server/src/modules/auth/token.service.js';
+import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
 import { memoryStore } from '../packages/server/src/shared/kv.js';
 
 const LEVELS = [1, 16, 64];
@@ -39,6 +40,7 @@ async function run(kind: string, database: Database) {
     db: database.db,
     kv: memoryStore(),
     tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
+    fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
     clock,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

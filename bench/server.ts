@@ -10,6 +10,7 @@ import { wrapPglite } from '../packages/server/src/db/client.js';
 import { users, userRoles } from '../packages/server/src/db/schema/index.js';
 import { seed } from '../packages/server/src/db/seed.js';
 import { createTokenService } from '../packages/server/src/modules/auth/token.service.js';
+import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
 import { memoryStore } from '../packages/server/src/shared/kv.js';
 
 const config = { ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: '/tmp/edc-bench' }), loginRateLimitPerMinute: 1_000_000 };
@@ -22,6 +23,7 @@ const app = await buildApp({
   db: database.db,
   kv: memoryStore(),
   tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
+  fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
   clock,
 });
 await app.ready();

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { TokenService } from './modules/auth/token.service.js';
+import type { FieldCrypto } from './shared/field-crypto.js';
 import type { KeyValueStore } from './shared/kv.js';
 
 /** What every service may depend on; passed explicitly, never imported as a singleton. */
@@ -9,5 +10,7 @@ export interface AppContext {
   readonly db: Db;
   readonly kv: KeyValueStore;
   readonly tokens: TokenService;
+  /** Encrypts and hashes patient identifiers (ID number) at rest. */
+  readonly fieldCrypto: FieldCrypto;
   readonly clock: () => Date;
 }

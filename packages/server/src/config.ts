@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { DataKeyError, parseDataKey } from './shared/field-crypto.js';
 
 const onOff = z.enum(['on', 'off']);
 
@@ -16,6 +17,17 @@ const envSchema = z.object({
   EDC_CAPTCHA: onOff.default('on'),
   EDC_DEMO: onOff.default('on'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  EDC_DATA_KEY: z
+    .string()
+    .superRefine((value, check) => {
+      try {
+        parseDataKey(value);
+      } catch (err) {
+        if (!(err instanceof DataKeyError)) throw err;
+        check.addIssue({ code: 'custom', message: err.message });
+      }
+    })
+    .optional(),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST: z.string().optional(),
@@ -33,6 +45,8 @@ export interface Config {
   /** Seed the demo study on first start. */
   readonly demoStudy: boolean;
   readonly jwtSecret: string | undefined;
+  /** Key of the patient identifiers encrypted at rest; unset: generated once into DATA_DIR/data-key. */
+  readonly dataKey: string | undefined;
   readonly trustProxy: boolean;
   readonly logLevel: string;
   readonly webDist: string;
@@ -67,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     captchaEnabled: e.EDC_CAPTCHA === 'on',
     demoStudy: e.EDC_DEMO === 'on',
     jwtSecret: e.JWT_SECRET,
+    dataKey: e.EDC_DATA_KEY,
     trustProxy: e.TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
     apiDocs: e.EDC_API_DOCS,

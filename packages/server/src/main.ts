@@ -7,6 +7,7 @@ import { seedDemoStudy } from './db/demo-study.js';
 import { seed } from './db/seed.js';
 import { createTokenService } from './modules/auth/token.service.js';
 import { databaseStore, redisStore } from './shared/kv.js';
+import { createFieldCrypto, loadDataKey } from './shared/field-crypto.js';
 import { loadSigningSecret } from './shared/secret.js';
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -34,6 +35,7 @@ async function main() {
     db: database.db,
     kv: config.redisUrl ? redisStore(config.redisUrl) : databaseStore(database.db),
     tokens: createTokenService(loadSigningSecret(config.dataDir, config.jwtSecret), config.accessTokenSeconds, clock),
+    fieldCrypto: createFieldCrypto(loadDataKey(config.dataDir, config.dataKey)),
     clock,
   };
   const app = await buildApp(ctx, { logger: { level: config.logLevel }, serveWeb: true });

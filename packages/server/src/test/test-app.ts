@@ -5,6 +5,7 @@ import type { AppContext } from '../app-context.js';
 import { loadConfig, type Config } from '../config.js';
 import { users } from '../db/schema/index.js';
 import { createTokenService } from '../modules/auth/token.service.js';
+import { createFieldCrypto } from '../shared/field-crypto.js';
 import { databaseStore } from '../shared/kv.js';
 import { TEST_ADMIN_PASSWORD, openTestDatabase } from './test-db.js';
 
@@ -43,6 +44,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     // The production default without REDIS_URL, so counters are tested where they really live.
     kv: databaseStore(database.db, () => clock().getTime()),
     tokens: createTokenService(new TextEncoder().encode('test-secret-test-secret-test-secret!'), config.accessTokenSeconds, clock),
+    fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
     clock,
   };
   if (!options.keepAdminMustChange) {
