@@ -70,3 +70,18 @@ export function formatSerialNumber(prefix: string, digits: number, value: number
 export function countValueItems(nodes: readonly CrfNode[]): number {
   return nodes.reduce((n, node) => n + (isValueType(node.type) ? 1 : 0) + countValueItems(node.children ?? []), 0);
 }
+
+/**
+ * The CRFs a study role may act on in one way (`crf:<id>:<action>` keys): every read of form
+ * values, queries, history and files is filtered by the `view` set, as the form page is.
+ */
+export function crfIdsWith(keys: readonly string[], action: CrfAction): number[] {
+  const suffix = `:${action}`;
+  const ids: number[] = [];
+  for (const key of keys) {
+    if (!key.startsWith('crf:') || !key.endsWith(suffix)) continue;
+    const id = Number(key.slice(4, -suffix.length));
+    if (Number.isSafeInteger(id) && id > 0) ids.push(id);
+  }
+  return ids;
+}

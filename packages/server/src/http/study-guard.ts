@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { and, eq, isNull } from 'drizzle-orm';
-import { hasPermission } from '@ecrf/core';
+import { crfIdsWith, crfKey, hasPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { studies, studyPersonnel, studyRoles } from '../db/schema/index.js';
 import { AppError } from './app-error.js';
@@ -76,4 +76,14 @@ export function requireStudy(request: FastifyRequest): StudyAccess {
 /** A study-level button or CRF permission of the caller's study role. */
 export function hasStudyPermission(access: StudyAccess, key: string): boolean {
   return access.all || access.permissions.includes(key);
+}
+
+/** The CRFs whose values the caller may read in this study; `null` means all of them. */
+export function viewableCrfIds(access: StudyAccess): number[] | null {
+  return access.all ? null : crfIdsWith(access.permissions, 'view');
+}
+
+export function canViewCrf(access: StudyAccess, crfId: number | null | undefined): boolean {
+  if (crfId === null || crfId === undefined) return true;
+  return hasStudyPermission(access, crfKey(crfId, 'view'));
 }

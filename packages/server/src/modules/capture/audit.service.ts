@@ -1,9 +1,10 @@
-import { and, asc, count, desc, eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { auditEvents } from '../../db/schema/index.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
+import { viewableCrfIds, type StudyAccess } from '../../http/study-guard.js';
 
 export interface AuditEntry {
   studyId: number;
@@ -63,8 +64,15 @@ export async function recordHistory(ctx: AppContext, crfDataRecordId: number, it
     .orderBy(desc(auditEvents.id));
 }
 
-export async function subjectHistory(ctx: AppContext, subjectRecordId: number, page: PageRequest) {
-  const where = eq(auditEvents.subjectRecordId, subjectRecordId);
+/** Patient-level rows (no CRF) and the rows of the CRFs the caller may view (the form page's rule). */
+function visibleTo(access: StudyAccess) {
+  const viewable = viewableCrfIds(access);
+  if (viewable === null) return undefined;
+  return viewable.length > 0 ? or(isNull(auditEvents.crfId), inArray(auditEvents.crfId, viewable)) : isNull(auditEvents.crfId);
+}
+
+export async function subjectHistory(ctx: AppContext, access: StudyAccess, subjectRecordId: number, page: PageRequest) {
+  const where = and(eq(auditEvents.subjectRecordId, subjectRecordId), visibleTo(access));
   const [{ total }] = (await ctx.db.select({ total: count() }).from(auditEvents).where(where)) as [{ total: number }];
   const list = await ctx.db.select(eventColumns).from(auditEvents).where(where).orderBy(desc(auditEvents.id)).limit(page.limit).offset(page.offset);
   return { list, total: Number(total) };
@@ -81,8 +89,8 @@ const csvCell = (v: unknown) => {
 };
 
 /** The study's whole audit trail as CSV (UTF-8 with BOM so Excel shows Chinese). */
-export async function exportStudyAudit(ctx: AppContext, studyId: number) {
-  const rows = await ctx.db.select(eventColumns).from(auditEvents).where(eq(auditEvents.studyId, studyId)).orderBy(asc(auditEvents.id));
+export async function exportStudyAudit(ctx: AppContext, access: StudyAccess, studyId: number) {
+  const rows = await ctx.db.select(eventColumns).from(auditEvents).where(and(eq(auditEvents.studyId, studyId), visibleTo(access))).orderBy(asc(auditEvents.id));
   const header = ['序号', '时间', '操作人', '操作', '受试者记录', 'CRF记录', 'CRF', 'CRF版本', '题目', '原值', '新值', '原因'];
   const lines = rows.map((r) =>
     [r.id, r.createTime.toISOString(), r.userName, r.action, r.subjectRecordId, r.crfDataRecordId, r.crfId, r.crfVersion, r.itemName, r.oldValue, r.newValue, r.reason]

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, ilike, inArray, isNull, lte, ne } from 'drizzle-orm';
+import { and, count, desc, eq, gte, ilike, inArray, isNull, lte, ne, sql } from 'drizzle-orm';
 import { isValueType, type CrfDefinition, type CrfNode, type FormIssue, type FormState } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
@@ -6,7 +6,7 @@ import { crfDataRecords, crfs, doubtMessages, doubts, studies, subjectRecords, s
 import { AppError } from '../../http/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
-import { hasStudyPermission, type StudyAccess } from '../../http/study-guard.js';
+import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../http/study-guard.js';
 import { audit } from '../capture/audit.service.js';
 
 export const OPTION = { open: 0, closed: 1, replied: 2 } as const;
@@ -187,9 +187,11 @@ function present(row: typeof doubts.$inferSelect, extra: Partial<{ identificatio
   };
 }
 
-export async function getDoubt(ctx: AppContext, doubtId: number) {
+export async function getDoubt(ctx: AppContext, access: StudyAccess, doubtId: number) {
   const [row] = await ctx.db.select().from(doubts).where(eq(doubts.id, doubtId));
   if (!row) throw notFound();
+  // A query carries the item's value: it is read under the form's view permission.
+  if (!canViewCrf(access, row.crfId)) throw AppError.forbidden();
   const messages = await ctx.db.select().from(doubtMessages).where(eq(doubtMessages.doubtId, doubtId)).orderBy(doubtMessages.id);
   const [record] = await ctx.db.select({ values: crfDataRecords.values }).from(crfDataRecords).where(eq(crfDataRecords.id, row.crfDataRecordId));
   return {
@@ -212,9 +214,17 @@ export interface DoubtFilter {
   endDate?: string;
 }
 
-export async function listDoubts(ctx: AppContext, studyId: number, filter: DoubtFilter, page: PageRequest) {
+/** Queries of the CRFs the caller may view only. */
+function viewableDoubts(access: StudyAccess) {
+  const viewable = viewableCrfIds(access);
+  if (viewable === null) return undefined;
+  return viewable.length > 0 ? inArray(doubts.crfId, viewable) : sql`false`;
+}
+
+export async function listDoubts(ctx: AppContext, access: StudyAccess, studyId: number, filter: DoubtFilter, page: PageRequest) {
   const where = and(
     eq(doubts.studyId, studyId),
+    viewableDoubts(access),
     filter.subjectRecordId ? eq(doubts.subjectRecordId, filter.subjectRecordId) : undefined,
     filter.crfId ? eq(doubts.crfId, filter.crfId) : undefined,
     filter.crfDataRecordId ? eq(doubts.crfDataRecordId, filter.crfDataRecordId) : undefined,
@@ -249,7 +259,10 @@ export async function waitingCount(ctx: AppContext, access: StudyAccess) {
   if (hasStudyPermission(access, 'btn:study.doubt.reply')) states.push(OPTION.open);
   if (hasStudyPermission(access, 'btn:study.doubt.close')) states.push(OPTION.replied);
   if (states.length === 0) return { waiting: 0 };
-  const [{ n }] = (await ctx.db.select({ n: count() }).from(doubts).where(and(eq(doubts.studyId, access.studyId), inArray(doubts.optionType, states)))) as [{ n: number }];
+  const [{ n }] = (await ctx.db
+    .select({ n: count() })
+    .from(doubts)
+    .where(and(eq(doubts.studyId, access.studyId), inArray(doubts.optionType, states), viewableDoubts(access)))) as [{ n: number }];
   return { waiting: Number(n) };
 }
 

@@ -1,0 +1,133 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crfKey } from '@ecrf/core';
+import { auditEvents, users } from '../db/schema/index.js';
+import { seedDemoStudy } from '../db/demo-study.js';
+import { multipart } from '../test/multipart.js';
+import { createTestApp, type TestApp } from '../test/test-app.js';
+
+/**
+ * Every read route applies the form page's rule (per-CRF view): a member whose study role grants
+ * nothing reads no form value through any of them, and a member who may view one form reads that
+ * form only. The matrix: each read route × (empty role, one-form role, full access).
+ */
+let t: TestApp;
+let admin: string;
+let studyId: number;
+let subjectRecordId: number;
+let vitalsRecord: number;
+let imagingRecord: number;
+let fileKey: string;
+let vitalsDoubt: number;
+let imagingDoubt: number;
+let imagingAuditId: number;
+const crfIds: Record<string, number> = {};
+const tokens: Record<'empty' | 'vitals', string> = { empty: '', vitals: '' };
+
+async function member(userName: string, permissions: string[]) {
+  const user = await t.call(admin, 'POST', '/api/system/user', { userName, password: 'Passw0rd', name: `成员${userName.slice(-3)}`, deptId: 1, roleIds: [1] });
+  const role = await t.call(admin, 'POST', '/api/system/role', { roleName: `普通${userName}`, roleKey: `plain${userName}`, menuIds: [] });
+  await t.call(admin, 'PUT', '/api/system/user', { userId: user.body.data.userId, userName, name: `成员${userName.slice(-3)}`, deptId: 1, roleIds: [role.body.data.roleId] });
+  await t.db.update(users).set({ setPasswordMust: false }).where(eq(users.userId, user.body.data.userId));
+  const studyRole = await t.call(admin, 'POST', '/api/system/studyRole', { studyId, roleName: `角色${userName}`, permissions });
+  await t.call(admin, 'POST', '/api/business/study_personnel', { studyId, userIds: [user.body.data.userId], studyRoleId: studyRole.body.data.id });
+  return (await t.login(userName, 'Passw0rd')).token;
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await seedDemoStudy(t.db);
+  admin = (await t.login()).token;
+  studyId = (await t.call(admin, 'GET', '/api/business/study/list')).body.data.list[0].id;
+  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) crfIds[crf.title] = crf.id;
+  const enrolled = await t.call(admin, 'POST', '/api/business/subject', { studyId, subjectName: '钱八', gender: 1, diseaseCode: 'LSS' });
+  expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200);
+  subjectRecordId = enrolled.body.data.subjectRecordId;
+
+  const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+  const form = multipart({ studyId: String(studyId) }, [{ fileName: 'xray.png', data: Buffer.concat([png, Buffer.alloc(64)]), type: 'image/png' }]);
+  const upload = await t.app.inject({ method: 'POST', url: `/api/common/file/upload?studyId=${studyId}`, headers: { ...form.headers, authorization: `Bearer ${admin}` }, payload: form.payload });
+  expect(upload.statusCode, upload.body).toBe(200);
+  fileKey = upload.json().data.fileKey;
+
+  const save = async (crfId: number, values: object) => {
+    const res = await t.call(admin, 'PUT', '/api/v3/business/crf', { subjectRecordId, crfId, version: 0, values });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.data.crfDataRecordId as number;
+  };
+  vitalsRecord = await save(crfIds['生命体征']!, { hr: 71, sbp: 128 });
+  imagingRecord = await save(crfIds['影像学检查']!, { xray: [{ dialogImgUrl: `/api/v1/fileupload/downfile?fileKey=${fileKey}`, uploadTime: '2026-11-22 08:00:00', remarks: '' }] });
+  const open = async (crfDataRecordId: number, itemName: string) =>
+    (await t.call(admin, 'POST', '/api/business/doubt/open', { crfDataRecordId, itemName, doubtDescription: '请核实' })).body.data.doubtId as number;
+  vitalsDoubt = await open(vitalsRecord, 'hr');
+  imagingDoubt = await open(imagingRecord, 'xray');
+  const [row] = await t.db.select().from(auditEvents).where(eq(auditEvents.crfDataRecordId, imagingRecord));
+  imagingAuditId = row!.id;
+
+  tokens.empty = await member('13200000001', []);
+  tokens.vitals = await member('13200000002', [crfKey(crfIds['生命体征']!, 'view')]);
+});
+afterAll(() => t.close());
+
+const get = async (token: string, url: string) => {
+  const res = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+  return { status: res.statusCode, body: res.headers['content-type']?.includes('json') ? res.json() : res.body };
+};
+
+describe('read routes × study roles', () => {
+  it('a study role with no form permission reads no form value, query, history entry or file through any route', async () => {
+    const who = tokens.empty;
+    const vitals = crfIds['生命体征']!;
+    expect((await get(who, `/api/v3/business/crf/${subjectRecordId}?crfId=${vitals}`)).status).toBe(403);
+    expect((await get(who, `/api/business/crf/data/list/${subjectRecordId}?crfId=${vitals}`)).status).toBe(403);
+    expect((await get(who, `/api/business/crf/audit?crfDataRecordId=${vitalsRecord}`)).status).toBe(403);
+    expect((await get(who, `/api/v1/business/crf/print/word?subjectRecordId=${subjectRecordId}&crfId=${vitals}`)).status).toBe(403);
+    expect((await get(who, `/api/business/subjectRecord/operate?id=${imagingAuditId}`)).status).toBe(403);
+    expect((await get(who, `/api/business/doubt/${vitalsDoubt}`)).status).toBe(403);
+    expect((await get(who, `/api/v1/fileupload/downfile?fileKey=${fileKey}`)).status).toBe(403);
+    expect((await get(who, `/api/business/audit/export?studyId=${studyId}`)).status).toBe(403);
+
+    const history = (await get(who, `/api/business/subjectRecord/operates?subjectRecordId=${subjectRecordId}&pageSize=100`)).body.data;
+    expect(history.list.length).toBeGreaterThan(0);
+    expect(history.list.every((e: { crfId: number | null }) => e.crfId === null)).toBe(true);
+    expect(history.total).toBe(history.list.length);
+    const doubts = (await get(who, `/api/business/doubts?studyId=${studyId}`)).body.data;
+    expect(doubts).toEqual({ list: [], total: 0 });
+    const overview = (await get(who, `/api/v3/business/overview/${subjectRecordId}`)).body.data;
+    expect(overview.crfs).toEqual([]);
+    const menu = (await get(who, `/api/business/crf/menu/${subjectRecordId}`)).body.data;
+    expect(JSON.stringify(menu)).not.toContain('"crfId"');
+  });
+
+  it('a study role that views one form reads that form only, whatever route it takes', async () => {
+    const who = tokens.vitals;
+    expect(String((await get(who, `/api/v3/business/crf/${subjectRecordId}?crfId=${crfIds['生命体征']}`)).body.data.crfDataRecord.values.hr)).toBe('71');
+    expect((await get(who, `/api/v3/business/crf/${subjectRecordId}?crfId=${crfIds['影像学检查']}`)).status).toBe(403);
+    expect((await get(who, `/api/business/crf/audit?crfDataRecordId=${imagingRecord}`)).status).toBe(403);
+    expect((await get(who, `/api/business/crf/audit?crfDataRecordId=${vitalsRecord}`)).status).toBe(200);
+    expect((await get(who, `/api/business/subjectRecord/operate?id=${imagingAuditId}`)).status).toBe(403);
+    expect((await get(who, `/api/business/doubt/${vitalsDoubt}`)).status).toBe(200);
+    expect((await get(who, `/api/business/doubt/${imagingDoubt}`)).status).toBe(403);
+    expect((await get(who, `/api/v1/fileupload/downfile?fileKey=${fileKey}`)).status).toBe(403);
+
+    const history = (await get(who, `/api/business/subjectRecord/operates?subjectRecordId=${subjectRecordId}&pageSize=100`)).body.data.list as Array<{ crfId: number | null }>;
+    expect(new Set(history.map((e) => e.crfId).filter((id) => id !== null))).toEqual(new Set([crfIds['生命体征']]));
+    const doubts = (await get(who, `/api/business/doubts?studyId=${studyId}`)).body.data;
+    expect(doubts.list.map((d: { doubtId?: number; id?: number }) => d.doubtId ?? d.id)).toEqual([vitalsDoubt]);
+    const overview = (await get(who, `/api/v3/business/overview/${subjectRecordId}`)).body.data;
+    expect(overview.crfs.map((c: { crfId: number }) => c.crfId)).toEqual([crfIds['生命体征']]);
+  });
+
+  it('full access reads everything, the file included', async () => {
+    expect((await get(admin, `/api/v1/fileupload/downfile?fileKey=${fileKey}`)).status).toBe(200);
+    expect((await get(admin, `/api/business/doubt/${imagingDoubt}`)).status).toBe(200);
+    expect((await get(admin, `/api/business/doubts?studyId=${studyId}`)).body.data.total).toBe(2);
+    const csv = (await get(admin, `/api/business/audit/export?studyId=${studyId}`)).body as string;
+    expect(csv).toContain(String(imagingRecord));
+  });
+
+  it('a member who may view the form holding an image reads the image', async () => {
+    const imagingViewer = await member('13200000003', [crfKey(crfIds['影像学检查']!, 'view')]);
+    expect((await get(imagingViewer, `/api/v1/fileupload/downfile?fileKey=${fileKey}`)).status).toBe(200);
+  });
+});
