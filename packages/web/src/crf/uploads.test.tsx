@@ -157,6 +157,12 @@ describe('file upload', () => {
     expect(screen.getByText('report.pdf').closest('a')!.getAttribute('href')).toBe('files/1717/report.pdf');
   });
 
+  it('a stored value that is a script address is shown, never opened', () => {
+    renderCrf(form([item('fileUpload', 'a', '检查报告')]), { a: 'java\tscript:alert(1)//x.pdf' });
+    const link = screen.getByText('x.pdf').closest('a')!;
+    expect(link.hasAttribute('href')).toBe(false);
+  });
+
   it('UPL-01: uploading stores the URL or the key; removing asks first', async () => {
     const onUpload = vi.fn(async () => ({ fileKey: 'k9' }));
     const { harness, container } = renderCrf(form([item('fileUpload', 'a', '检查报告')]), {}, { onUpload });

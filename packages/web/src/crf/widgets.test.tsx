@@ -182,6 +182,7 @@ describe('display widgets', () => {
         item('title', '', '以下由研究者填写', { showStyle: 'color: #099dad; background: url(x)' }),
         item('link', '', '知情同意书', { url: '/docs/icf.pdf' }),
         item('link', '', '危险链接', { url: 'javascript:alert(1)' }),
+        item('link', '', '伪装链接', { url: 'java\tscript:alert(1)' }),
       ]),
     );
     const title = screen.getByText('以下由研究者填写');
@@ -191,5 +192,6 @@ describe('display widgets', () => {
     expect(link.getAttribute('href')).toBe('/docs/icf.pdf');
     expect(link.getAttribute('target')).toBe('_blank');
     expect(screen.getByText('危险链接').closest('a')).toBeNull();
+    expect(screen.getByText('伪装链接').closest('a')).toBeNull();
   });
 });

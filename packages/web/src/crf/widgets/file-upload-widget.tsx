@@ -4,6 +4,7 @@ import { DeleteOutlined, PaperClipOutlined, UploadOutlined } from '@ant-design/i
 import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { confirmRemoveFile, useCrfUi } from '../crf-ui';
+import { safeHref } from '../../utils/safe-href';
 import { fileName, fileUrl } from '../upload-rules';
 import type { ControlProps } from './widget-types';
 import { asText } from './widget-utils';
@@ -51,7 +52,8 @@ export function FileUploadWidget({ id, value, disabled, onChange, onBlur, ariaLa
       {text && (
         <span className="crf-file-link">
           <PaperClipOutlined />
-          <a href={fileUrl(text)} target="_blank" rel="noreferrer">
+          {/* A stored value is whatever a client saved: only a web or relative address opens. */}
+          <a href={safeHref(fileUrl(text))} target="_blank" rel="noreferrer">
             {fileName(text)}
           </a>
         </span>

@@ -1,16 +1,9 @@
 import { LinkOutlined } from '@ant-design/icons';
 import type { BlockProps } from './widget-types';
+import { safeHref } from '../../utils/safe-href';
 import { titleOf } from './widget-utils';
 
-/** Only web and relative addresses open; anything else (javascript:, data:) is shown as text. */
-export function safeHref(url: string | undefined): string | undefined {
-  const text = url?.trim();
-  if (!text) return undefined;
-  if (/^https?:\/\//i.test(text) || /^\/(?!\/)/.test(text) || !/^[a-z][a-z0-9+.-]*:/i.test(text)) return text;
-  return undefined;
-}
-
-/** 链接: opens option.url in a new window. */
+/** 链接: opens option.url in a new window; an address that isn't web, mail or relative is shown as text. */
 export function LinkWidget({ node }: Pick<BlockProps, 'node'>) {
   const href = safeHref(node.option.url);
   const title = titleOf(node) || node.option.url || '';
