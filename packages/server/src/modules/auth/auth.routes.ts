@@ -15,8 +15,9 @@ export function authRoutes(app: App, ctx: AppContext) {
     '/api/ignore/common/captcha',
     {
       schema: { tags, summary: '获取验证码' },
-      // Each captcha is a stored answer: unbounded issuing would fill the store.
-      config: { rateLimit: { max: ctx.config.captchaRateLimitPerMinute, timeWindow: 60_000 } },
+      // Each captcha is a stored answer: unbounded issuing would fill the store. Switched off,
+      // nothing is stored and sign-in pages (browser tests among them) may ask freely.
+      config: ctx.config.captchaEnabled ? { rateLimit: { max: ctx.config.captchaRateLimitPerMinute, timeWindow: 60_000 } } : {},
     },
     async () => ok(await issueCaptcha(ctx)),
   );
