@@ -145,6 +145,20 @@ describe('request wrapper', () => {
     expect(localStorage.getItem('refreshToken')).toBe('refresh-2');
   });
 
+  it('HTTP-12: a pair another tab already rotated is taken from storage, never the spent refresh token sent again', async () => {
+    signIn('old-token', 'refresh-1');
+    // The other tab refreshed and stored its new pair; this tab's memory still holds the old one.
+    localStorage.setItem('token', 'tab-b-token');
+    localStorage.setItem('refreshToken', 'refresh-2');
+    handler = (config) =>
+      authOf(config) === 'Bearer tab-b-token'
+        ? { status: 200, data: { code: 200, msg: '', data: 'saved' } }
+        : { status: 401, data: { code: 401, msg: MSG.loginTimeout, data: null } };
+    await expect(http.put('/api/v1/business/crf', { a: 1 })).resolves.toMatchObject({ data: 'saved' });
+    expect(seen.filter((c) => c.url === '/api/ignore/sys/refresh')).toHaveLength(0);
+    expect(useSession.getState().refreshToken).toBe('refresh-2');
+  });
+
   it('HTTP-12: parallel 401s share one refresh', async () => {
     signIn('old-token', 'refresh-1');
     handler = (config) => {

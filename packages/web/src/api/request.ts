@@ -1,6 +1,7 @@
 import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import { message } from 'antd';
 import { MSG } from '@ecrf/core';
+import { storage } from '../stores/local-storage';
 import { useSession } from '../stores/session.store';
 
 /** The envelope every JSON answer uses (docs/api.md). */
@@ -112,7 +113,17 @@ let refreshing: Promise<void> | null = null;
 /** One refresh in flight at a time: parallel 401s wait for the same new token. */
 function refreshTokens(): Promise<void> {
   refreshing ??= (async () => {
-    const refreshToken = useSession.getState().refreshToken;
+    const session = useSession.getState();
+    // Another tab of this browser may have rotated the pair already. Presenting the rotated
+    // refresh token again reads as theft to the server and ends the session in every tab,
+    // so take the newer pair that tab stored instead.
+    const storedRefresh = storage.getRefreshToken();
+    const storedToken = storage.getToken();
+    if (storedRefresh && storedToken && storedRefresh !== session.refreshToken && storedToken !== session.token) {
+      session.setTokens(storedToken, storedRefresh);
+      return;
+    }
+    const refreshToken = session.refreshToken;
     if (!refreshToken) throw new ApiError(401, MSG.loginTimeout, 401);
     const res = await instance.post<ApiResult<{ token: string; refreshToken: string }>>(
       REFRESH_URL,
