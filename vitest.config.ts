@@ -22,6 +22,9 @@ export default defineConfig({
           root: 'packages/web',
           include: ['src/**/*.test.{ts,tsx}'],
           environment: 'happy-dom',
+          // Rendering antd pages on a loaded two-core CI machine takes seconds; vitest's 5 s default flaked.
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
     ],

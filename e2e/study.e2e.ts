@@ -118,6 +118,20 @@ async function pick(page: Page, scope: ReturnType<Page['getByRole']> | Page, lab
   await page.locator('.ant-select-dropdown:visible').getByTitle(option, { exact }).first().click();
 }
 
+/**
+ * A dictionary converts with notes or warnings (or none): either the result dialog or a success message names
+ * the imported version. Waiting for that version's text, not for any notice, keeps a previous upload's message
+ * from passing for this one; the dialog's button is clicked only once its content shows.
+ */
+async function acceptImport(page: Page, form: string) {
+  const dialog = page.getByRole('dialog', { name: '上传结果' });
+  await page.locator('.ant-message-notice', { hasText: form }).or(dialog.getByText(form)).first().waitFor();
+  if (await dialog.isVisible()) {
+    await dialog.getByRole('button', { name: '确定' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+  }
+}
+
 function studyRow(page: Page) {
   return page.getByRole('row').filter({ hasText: STUDY });
 }
@@ -181,16 +195,7 @@ describe('studies and their setup', () => {
 
     const input = page.locator('input[type=file]');
     await input.setInputFiles(path.join(files, 'screening_dictionary.csv'));
-    // A dictionary converts with notes or warnings (or none): either the result dialog or a success message.
-    const imported = page
-      .locator('.ant-message-notice', { hasText: '已导入' })
-      .or(page.getByRole('dialog', { name: '上传结果' }));
-    await imported.first().waitFor();
-    if (await page.getByRole('dialog', { name: '上传结果' }).isVisible()) {
-      await page.getByRole('dialog', { name: '上传结果' }).getByText('screening（第 1 版）').waitFor();
-      await page.getByRole('dialog', { name: '上传结果' }).getByRole('button', { name: '确定' }).click();
-      await page.getByRole('dialog', { name: '上传结果' }).waitFor({ state: 'hidden' });
-    }
+    await acceptImport(page, 'screening（第 1 版）');
     await page.getByRole('row').filter({ hasText: 'screening' }).waitFor();
     expect(await page.getByRole('row').filter({ hasText: 'screening' }).textContent()).toContain('REDCap');
 
@@ -217,14 +222,8 @@ describe('studies and their setup', () => {
 
     // A second upload of the same title is a new version.
     await input.setInputFiles(path.join(files, 'screening_dictionary.csv'));
+    await acceptImport(page, 'screening（第 2 版）');
     await page.getByRole('row').filter({ hasText: 'screening' }).filter({ hasText: '第 2 版' }).waitFor();
-    // The import may come with notes; close them, allowing for the dialog's opening animation.
-    const notes = page.getByRole('dialog', { name: '上传结果' });
-    for (let attempt = 0; attempt < 3 && (await notes.isVisible()); attempt++) {
-      await notes.getByRole('button', { name: '确定' }).click({ timeout: 5_000 }).catch(() => undefined);
-      await page.waitForTimeout(500);
-    }
-    await notes.waitFor({ state: 'hidden' });
 
     await page.getByRole('row').filter({ hasText: '随访访视' }).getByRole('button', { name: '预览' }).click();
     const preview = page.getByRole('dialog', { name: 'CRF预览 · 随访访视' });
