@@ -107,7 +107,11 @@ describe('API documentation (EDC_API_DOCS)', () => {
       expect(anonymous.json()).toEqual({ code: 401, msg: '登录超时', data: null });
     }
     const { token: admin } = await t.login();
-    const role = await t.call(admin, 'POST', '/api/system/role', { roleName: '普通角色', roleKey: 'plain', menuIds: [] });
+    const role = await t.call(admin, 'POST', '/api/system/role', {
+      roleName: '普通角色',
+      roleKey: 'plain',
+      menuIds: [],
+    });
     const member = await t.call(admin, 'POST', '/api/system/user', {
       userName: '13900000099',
       password: 'Passw0rd',
@@ -118,11 +122,15 @@ describe('API documentation (EDC_API_DOCS)', () => {
     expect(member.status).toBe(200);
     await t.db.update(users).set({ setPasswordMust: false }).where(eq(users.userId, member.body.data.userId));
     const { token } = await t.login('13900000099', 'Passw0rd');
-    expect((await t.app.inject({ url: '/api/docs/json', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(403);
+    expect(
+      (await t.app.inject({ url: '/api/docs/json', headers: { authorization: `Bearer ${token}` } })).statusCode,
+    ).toBe(403);
 
     const doc = await t.app.inject({ url: '/api/docs/json', headers: { authorization: `Bearer ${admin}` } });
     expect(doc.statusCode).toBe(200);
-    expect(Object.keys(doc.json().paths)).toEqual(expect.arrayContaining(['/api/ignore/sys/login', '/api/system/users']));
+    expect(Object.keys(doc.json().paths)).toEqual(
+      expect.arrayContaining(['/api/ignore/sys/login', '/api/system/users']),
+    );
     expectStrictHeaders(doc.headers);
   });
 

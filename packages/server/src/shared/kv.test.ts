@@ -56,17 +56,29 @@ function contract(name: string, make: () => KeyValueStore, advance: (ms: number)
 }
 
 let now = 0;
-contract('memory store', () => memoryStore(() => now), async (ms) => {
-  now += ms;
-});
+contract(
+  'memory store',
+  () => memoryStore(() => now),
+  async (ms) => {
+    now += ms;
+  },
+);
 
 const database = await openTestDatabase(inject('pgliteTemplate'));
 afterAll(() => database.close());
 let dbNow = Date.now();
-contract('database store (default without REDIS_URL)', () => databaseStore(database.db, () => dbNow), async (ms) => {
-  dbNow += ms;
-});
+contract(
+  'database store (default without REDIS_URL)',
+  () => databaseStore(database.db, () => dbNow),
+  async (ms) => {
+    dbNow += ms;
+  },
+);
 
 if (await redisAnswers()) {
-  contract('redis store (REDIS_URL)', () => redisStore('redis://127.0.0.1:6379'), (ms) => new Promise((r) => setTimeout(r, ms)));
+  contract(
+    'redis store (REDIS_URL)',
+    () => redisStore('redis://127.0.0.1:6379'),
+    (ms) => new Promise((r) => setTimeout(r, ms)),
+  );
 }

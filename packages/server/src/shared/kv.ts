@@ -66,7 +66,11 @@ export function redisStore(url: string): KeyValueStore {
       await redis.set(prefix + key, value, 'PX', ttlMs);
     },
     take: async (key) => {
-      const [[, value]] = (await redis.multi().get(prefix + key).del(prefix + key).exec()) as [[unknown, string | null]];
+      const [[, value]] = (await redis
+        .multi()
+        .get(prefix + key)
+        .del(prefix + key)
+        .exec()) as [[unknown, string | null]];
       return value;
     },
     del: async (key) => {
@@ -75,10 +79,11 @@ export function redisStore(url: string): KeyValueStore {
     incr: async (key, ttlMs) => {
       // Created with its expiry in the same transaction: a crash between two calls can't leave
       // a counter that never expires (a permanent lockout).
-      const results = (await redis.multi().set(prefix + key, '0', 'PX', ttlMs, 'NX').incr(prefix + key).exec()) as [
-        [unknown, unknown],
-        [unknown, number],
-      ];
+      const results = (await redis
+        .multi()
+        .set(prefix + key, '0', 'PX', ttlMs, 'NX')
+        .incr(prefix + key)
+        .exec()) as [[unknown, unknown], [unknown, number]];
       return results[1][1];
     },
     close: async () => {

@@ -12,7 +12,10 @@ describe('safeHref: only web, mail and relative addresses may become links', () 
     ['#top', '#top'],
     ['//cdn.example.org/a.pdf', '//cdn.example.org/a.pdf'],
     ['  https://example.org/a  ', 'https://example.org/a'],
-    ['/api/v1/fileupload/downfile?fileKey=0123456789abcdef0123456789abcdef', '/api/v1/fileupload/downfile?fileKey=0123456789abcdef0123456789abcdef'],
+    [
+      '/api/v1/fileupload/downfile?fileKey=0123456789abcdef0123456789abcdef',
+      '/api/v1/fileupload/downfile?fileKey=0123456789abcdef0123456789abcdef',
+    ],
     ['https://example.org/?a=1&amp;b=2', 'https://example.org/?a=1&amp;b=2'],
     // What the browser will read: tabs and newlines inside are dropped, as the URL parser does.
     ['https://exa\tmple.org/', 'https://example.org/'],

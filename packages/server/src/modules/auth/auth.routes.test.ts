@@ -46,7 +46,11 @@ describe('sign-in', () => {
   });
 
   it('rejects a wrong password with a 400 and the attempts left', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/ignore/sys/login', payload: { username: ADMIN, password: 'wrong-pass' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/ignore/sys/login',
+      payload: { username: ADMIN, password: 'wrong-pass' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 400, msg: '用户名或密码错误，还可尝试4次' });
     await t.login(); // a success clears the failure count
@@ -86,7 +90,12 @@ describe('sign-in', () => {
 
   describe('an anonymous caller cannot lock the administrator out', () => {
     const from = (ip: string, password: string, username = ADMIN) =>
-      t.app.inject({ method: 'POST', url: '/api/ignore/sys/login', remoteAddress: ip, payload: { username, password } });
+      t.app.inject({
+        method: 'POST',
+        url: '/api/ignore/sys/login',
+        remoteAddress: ip,
+        payload: { username, password },
+      });
 
     it('slows down with a 429 and Retry-After before it locks; the wait does not count as a failure', async () => {
       const ip = '203.0.113.10';
@@ -129,14 +138,23 @@ describe('sign-in', () => {
       expect((await from(stillFailing, 'guess-2')).statusCode).toBe(400);
       const rows = await t.db.select().from(kvEntries).where(like(kvEntries.key, 'login:%'));
       expect(rows.map((r) => r.key)).toEqual(
-        expect.arrayContaining([`login:lock:${ADMIN}|${attacker}`, `login:fail:${ADMIN}|${stillFailing}`, `login:wait:${ADMIN}|${stillFailing}`]),
+        expect.arrayContaining([
+          `login:lock:${ADMIN}|${attacker}`,
+          `login:fail:${ADMIN}|${stillFailing}`,
+          `login:wait:${ADMIN}|${stillFailing}`,
+        ]),
       );
 
       const kv = databaseStore(t.db, () => t.clock().getTime());
       const rebuilt = await buildApp({ ...t.ctx, kv });
       try {
         const again = (ip: string, password: string) =>
-          rebuilt.inject({ method: 'POST', url: '/api/ignore/sys/login', remoteAddress: ip, payload: { username: ADMIN, password } });
+          rebuilt.inject({
+            method: 'POST',
+            url: '/api/ignore/sys/login',
+            remoteAddress: ip,
+            payload: { username: ADMIN, password },
+          });
         expect((await again(attacker, TEST_ADMIN_PASSWORD)).statusCode).toBe(423);
         expect((await again(stillFailing, TEST_ADMIN_PASSWORD)).statusCode).toBe(429);
         t.clock.advance(slowdownMs(2));
@@ -180,7 +198,11 @@ describe('sign-in', () => {
     const after = await t.call(token, 'GET', '/api/sys/login/getInfo');
     expect(after.status).toBe(401);
     expect(after.body.msg).toBe(MSG.loginTimeout);
-    const res = await t.app.inject({ method: 'POST', url: '/api/ignore/sys/login', payload: { username: '13900000003', password: 'Passw0rd' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/ignore/sys/login',
+      payload: { username: '13900000003', password: 'Passw0rd' },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json().msg).toBe('账号已停用，请联系管理员');
   });
@@ -190,7 +212,9 @@ describe('sign-in', () => {
     expect(res.statusCode).toBe(400);
     const body = res.json();
     expect(body.msg).toBe('请输入用户名');
-    expect(body.data.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['username', 'password']));
+    expect(body.data.errors.map((e: { path: string }) => e.path)).toEqual(
+      expect.arrayContaining(['username', 'password']),
+    );
   });
 });
 
@@ -209,7 +233,11 @@ describe('captcha', () => {
     return { ...data, answer: answer! };
   }
   const login = (code: string, uuid: string) =>
-    c.app.inject({ method: 'POST', url: '/api/ignore/sys/login', payload: { username: ADMIN, password: TEST_ADMIN_PASSWORD, code, uuid } });
+    c.app.inject({
+      method: 'POST',
+      url: '/api/ignore/sys/login',
+      payload: { username: ADMIN, password: TEST_ADMIN_PASSWORD, code, uuid },
+    });
 
   it('AUTH-02: issues an image with a uuid', async () => {
     const { captchaEnabled, uuid, img, answer } = await captcha();
@@ -245,7 +273,8 @@ describe('captcha', () => {
   it('rate-limits captcha issuing per address', async () => {
     const limited = await createTestApp({ captcha: true, config: { captchaRateLimitPerMinute: 3 } });
     try {
-      const fetchFrom = (ip: string) => limited.app.inject({ method: 'GET', url: '/api/ignore/common/captcha', remoteAddress: ip });
+      const fetchFrom = (ip: string) =>
+        limited.app.inject({ method: 'GET', url: '/api/ignore/common/captcha', remoteAddress: ip });
       for (let i = 0; i < 3; i++) expect((await fetchFrom('203.0.113.50')).statusCode).toBe(200);
       const refused = await fetchFrom('203.0.113.50');
       expect(refused.statusCode).toBe(429);
@@ -296,17 +325,26 @@ describe('tokens and sessions', () => {
 
   it('reusing a rotated refresh token revokes the whole session family: the thief and the owner are both signed out', async () => {
     const { refreshToken: first } = await t.login();
-    const rotate = (refreshToken: string) => t.app.inject({ method: 'POST', url: '/api/ignore/sys/refresh', payload: { refreshToken } });
+    const rotate = (refreshToken: string) =>
+      t.app.inject({ method: 'POST', url: '/api/ignore/sys/refresh', payload: { refreshToken } });
     const second = (await rotate(first)).json().data;
     const third = (await rotate(second.refreshToken)).json().data;
     expect((await t.call(third.token, 'GET', '/api/sys/login/getInfo')).status).toBe(200);
 
     const { sid } = decodeJwt(third.token);
-    expect(await t.db.select().from(spentRefreshTokens).where(eq(spentRefreshTokens.sessionId, sid as string))).toHaveLength(2);
+    expect(
+      await t.db
+        .select()
+        .from(spentRefreshTokens)
+        .where(eq(spentRefreshTokens.sessionId, sid as string)),
+    ).toHaveLength(2);
 
     const stolen = await rotate(first);
     expect(stolen.statusCode).toBe(401);
-    const [session] = await t.db.select().from(sessions).where(eq(sessions.sessionId, sid as string));
+    const [session] = await t.db
+      .select()
+      .from(sessions)
+      .where(eq(sessions.sessionId, sid as string));
     expect(session!.revokedAt).not.toBeNull();
     expect((await t.call(third.token, 'GET', '/api/sys/login/getInfo')).status).toBe(401);
     expect((await rotate(third.refreshToken)).statusCode).toBe(401);
@@ -319,7 +357,8 @@ describe('tokens and sessions', () => {
     );
     const ok = answers.filter((r) => r.statusCode === 200);
     expect(ok.length).toBeLessThanOrEqual(1);
-    for (const winner of ok) expect((await t.call(winner.json().data.token, 'GET', '/api/sys/login/getInfo')).status).toBe(401);
+    for (const winner of ok)
+      expect((await t.call(winner.json().data.token, 'GET', '/api/sys/login/getInfo')).status).toBe(401);
   });
 
   it('refreshes an access token and rotates the refresh token', async () => {
@@ -360,7 +399,17 @@ describe('current user', () => {
     const tree = res.body.data as Array<{ code: string; level: number; type: string; children: any[] }>;
     const codes = (nodes: any[]): string[] => nodes.flatMap((n) => [n.code, ...codes(n.children)]);
     const all = codes(tree);
-    expect(all).toEqual(expect.arrayContaining(['studyList', 'sys.user', 'sys.organization', 'study.operation', 'project.subject', 'project.biology', 'project.crfUpload']));
+    expect(all).toEqual(
+      expect.arrayContaining([
+        'studyList',
+        'sys.user',
+        'sys.organization',
+        'study.operation',
+        'project.subject',
+        'project.biology',
+        'project.crfUpload',
+      ]),
+    );
     expect(tree.find((n) => n.code === 'sys')!.level).toBe(0);
     expect(tree.find((n) => n.code === 'project.subject')!.level).toBe(1);
     const types = (nodes: any[]): string[] => nodes.flatMap((n) => [n.type, ...types(n.children)]);
@@ -374,7 +423,11 @@ describe('passwords', () => {
     const userId = await createUser(admin, '13900000010');
     const first = await t.login('13900000010', 'Passw0rd');
     const second = await t.login('13900000010', 'Passw0rd');
-    const res = await t.call(first.token, 'PUT', '/api/system/user/password', { userId, oldPassword: 'Passw0rd', newPassword: 'N3wPassword' });
+    const res = await t.call(first.token, 'PUT', '/api/system/user/password', {
+      userId,
+      oldPassword: 'Passw0rd',
+      newPassword: 'N3wPassword',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ code: 200, msg: '修改成功', data: null });
     expect((await t.call(first.token, 'GET', '/api/sys/login/getInfo')).status).toBe(200);
@@ -389,14 +442,24 @@ describe('passwords', () => {
     const put = (body: object) => t.call(token, 'PUT', '/api/system/user/password', { userId: user.userId, ...body });
     expect((await put({ newPassword: 'abcdef1' })).body.msg).toBe('请输入原始密码');
     expect((await put({ oldPassword: TEST_ADMIN_PASSWORD })).body.msg).toBe('请输入密码');
-    expect((await put({ oldPassword: TEST_ADMIN_PASSWORD, newPassword: TEST_ADMIN_PASSWORD })).body.msg).toBe('不能和原始密码相同!');
+    expect((await put({ oldPassword: TEST_ADMIN_PASSWORD, newPassword: TEST_ADMIN_PASSWORD })).body.msg).toBe(
+      '不能和原始密码相同!',
+    );
     expect((await put({ oldPassword: TEST_ADMIN_PASSWORD, newPassword: '12345' })).body.msg).toBe('密码不可少于6字符');
     const twenty = await put({ oldPassword: TEST_ADMIN_PASSWORD, newPassword: 'a'.repeat(20) });
     expect(twenty.status).toBe(400);
     expect(twenty.body.msg).toBe('密码不可超过20字符');
     expect(twenty.body.data.errors[0].path).toBe('newPassword');
     expect((await put({ oldPassword: 'not-the-password', newPassword: 'abcdef1' })).body.msg).toBe('原始密码错误');
-    expect((await t.call(token, 'PUT', '/api/system/user/password', { userId: 999, oldPassword: TEST_ADMIN_PASSWORD, newPassword: 'abcdef1' })).status).toBe(403);
+    expect(
+      (
+        await t.call(token, 'PUT', '/api/system/user/password', {
+          userId: 999,
+          oldPassword: TEST_ADMIN_PASSWORD,
+          newPassword: 'abcdef1',
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('AUTH-12: an administrator resets a password; the user is signed out and must change it at next sign-in', async () => {
@@ -409,7 +472,9 @@ describe('passwords', () => {
     expect((await t.call(session.token, 'GET', '/api/sys/login/getInfo')).status).toBe(401);
     const next = await t.login('13900000011', 'Reset123');
     expect(next.setPasswordMust).toBe(true);
-    expect((await t.call(admin, 'PUT', '/api/system/user/password/reset', { userId: 9999, newPassword: 'Reset123' })).status).toBe(404);
+    expect(
+      (await t.call(admin, 'PUT', '/api/system/user/password/reset', { userId: 9999, newPassword: 'Reset123' })).status,
+    ).toBe(404);
   });
 
   it('AUTH-10: a user who must change the password can reach only the account calls until it is changed', async () => {
@@ -420,7 +485,9 @@ describe('passwords', () => {
       const blocked = await fresh.call(session.token, 'GET', '/api/system/users');
       expect(blocked.status).toBe(403);
       expect(blocked.body.msg).toBe('请先修改初始密码');
-      expect((await fresh.call(session.token, 'GET', '/api/sys/login/getInfo')).body.data.user.setPasswordMust).toBe(true);
+      expect((await fresh.call(session.token, 'GET', '/api/sys/login/getInfo')).body.data.user.setPasswordMust).toBe(
+        true,
+      );
       expect((await fresh.call(session.token, 'GET', '/api/sys/login/getRouters')).status).toBe(200);
       const changed = await fresh.call(session.token, 'PUT', '/api/system/user/password', {
         userId: session.user.userId,
@@ -446,9 +513,15 @@ describe('envelope and conventions', () => {
 
   it('serves the OpenAPI document to an administrator', async () => {
     const { token } = await t.login();
-    const res = await t.app.inject({ method: 'GET', url: '/api/docs/json', headers: { authorization: `Bearer ${token}` } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/docs/json',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.statusCode).toBe(200);
     const doc = res.json();
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/ignore/sys/login', '/api/system/users', '/api/monitor/operlog/list']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/ignore/sys/login', '/api/system/users', '/api/monitor/operlog/list']),
+    );
   });
 });

@@ -101,10 +101,7 @@ export async function login(ctx: AppContext, input: LoginInput, client: ClientIn
     }
     const wait = slowdownMs(failures);
     if (wait > 0) await ctx.kv.set(waitKey(userName, client.ip), String(now.getTime() + wait), wait);
-    throw AppError.badRequest(
-      'auth.bad_credentials',
-      `用户名或密码错误，还可尝试${MAX_FAILED_LOGINS - failures}次`,
-    );
+    throw AppError.badRequest('auth.bad_credentials', `用户名或密码错误，还可尝试${MAX_FAILED_LOGINS - failures}次`);
   }
   if (user.status !== 0) throw new AppError(403, 'auth.disabled', '账号已停用，请联系管理员');
 
@@ -150,7 +147,9 @@ export async function refresh(ctx: AppContext, refreshToken: string) {
     const updated = await tx
       .update(sessions)
       .set({ refreshHash: hashRefreshToken(next) })
-      .where(and(eq(sessions.sessionId, row.sessionId), eq(sessions.refreshHash, presented), isNull(sessions.revokedAt)))
+      .where(
+        and(eq(sessions.sessionId, row.sessionId), eq(sessions.refreshHash, presented), isNull(sessions.revokedAt)),
+      )
       .returning({ sessionId: sessions.sessionId });
     if (updated.length === 0) return false;
     await tx.insert(spentRefreshTokens).values({ refreshHash: presented, sessionId: row.sessionId, spentAt: now });
@@ -228,7 +227,10 @@ export async function changePassword(
   if (input.userId !== undefined && input.userId !== user.userId) {
     throw AppError.forbidden('auth.not_own_password', '只能修改本人密码');
   }
-  const [row] = await ctx.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.userId, user.userId));
+  const [row] = await ctx.db
+    .select({ passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.userId, user.userId));
   if (!row || !(await verifyPassword(row.passwordHash, input.oldPassword))) {
     throw AppError.badRequest('auth.old_password_wrong', '原始密码错误');
   }

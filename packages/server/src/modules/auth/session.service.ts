@@ -8,10 +8,6 @@ export async function revokeSessionsOf(ctx: AppContext, userId: number, except?:
     .update(sessions)
     .set({ revokedAt: ctx.clock() })
     .where(
-      and(
-        eq(sessions.userId, userId),
-        isNull(sessions.revokedAt),
-        except ? ne(sessions.sessionId, except) : undefined,
-      ),
+      and(eq(sessions.userId, userId), isNull(sessions.revokedAt), except ? ne(sessions.sessionId, except) : undefined),
     );
 }

@@ -9,7 +9,10 @@ import { multipart } from '../../test/multipart.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import { servingHeaders } from './file.service.js';
 
-const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'), Buffer.alloc(64)]);
+const PNG = Buffer.concat([
+  Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'),
+  Buffer.alloc(64),
+]);
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 
 let t: TestApp;
@@ -21,20 +24,43 @@ const filesDir = path.join(dataDir, 'files');
 /** Every file under the upload directory, finished or partial. */
 function storedOnDisk(): string[] {
   if (!fs.existsSync(filesDir)) return [];
-  return fs.readdirSync(filesDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+  return fs
+    .readdirSync(filesDir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name);
 }
 
 async function userOutsideEveryStudy(userName: string) {
-  const role = await t.call(admin, 'POST', '/api/system/role', { roleName: `外部${userName}`, roleKey: `outside${userName}`, menuIds: [] });
-  const user = await t.call(admin, 'POST', '/api/system/user', { userName, password: 'Passw0rd', name: '外部人员', deptId: 1, roleIds: [role.body.data.roleId] });
+  const role = await t.call(admin, 'POST', '/api/system/role', {
+    roleName: `外部${userName}`,
+    roleKey: `outside${userName}`,
+    menuIds: [],
+  });
+  const user = await t.call(admin, 'POST', '/api/system/user', {
+    userName,
+    password: 'Passw0rd',
+    name: '外部人员',
+    deptId: 1,
+    roleIds: [role.body.data.roleId],
+  });
   await t.db.update(users).set({ setPasswordMust: false }).where(eq(users.userId, user.body.data.userId));
   return (await t.login(userName, 'Passw0rd')).token;
 }
 
-const upload = (token: string, study: number | string | null, file: { fileName: string; data: Buffer | string }, fields: Record<string, string> = {}) => {
+const upload = (
+  token: string,
+  study: number | string | null,
+  file: { fileName: string; data: Buffer | string },
+  fields: Record<string, string> = {},
+) => {
   const form = multipart(fields, [file]);
   const url = study === null ? '/api/common/file/upload' : `/api/common/file/upload?studyId=${study}`;
-  return t.app.inject({ method: 'POST', url, headers: { ...form.headers, authorization: `Bearer ${token}` }, payload: form.payload });
+  return t.app.inject({
+    method: 'POST',
+    url,
+    headers: { ...form.headers, authorization: `Bearer ${token}` },
+    payload: form.payload,
+  });
 };
 
 beforeAll(async () => {
@@ -80,13 +106,19 @@ describe('stored files are served so that none can run as a page of this origin'
     expect(pdf.statusCode, pdf.body).toBe(200);
     expect(pdf.json().data.contentType).toBe('application/pdf');
 
-    const get = (fileKey: string) => t.app.inject({ url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`, headers: { authorization: `Bearer ${admin}` } });
+    const get = (fileKey: string) =>
+      t.app.inject({
+        url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`,
+        headers: { authorization: `Bearer ${admin}` },
+      });
     const shown = await get(image.fileKey);
     expect(shown.headers['content-disposition']).toBe("inline; filename*=UTF-8''xray.png");
     const downloaded = await get(pdf.json().data.fileKey);
     expect(downloaded.statusCode).toBe(200);
     expect(downloaded.headers['content-type']).toBe('application/pdf');
-    expect(downloaded.headers['content-disposition']).toBe(`attachment; filename*=UTF-8''${encodeURIComponent('知情同意书.pdf')}`);
+    expect(downloaded.headers['content-disposition']).toBe(
+      `attachment; filename*=UTF-8''${encodeURIComponent('知情同意书.pdf')}`,
+    );
     for (const res of [shown, downloaded]) {
       expect(res.headers['content-security-policy']).toMatch(/(^|; )sandbox($|;)/);
       expect(res.headers['content-security-policy']).toMatch(/default-src 'none'/);
@@ -109,9 +141,12 @@ describe('stored files are served so that none can run as a page of this origin'
     expect(headers['content-security-policy']).toMatch(/sandbox/);
   });
 
-  it.each([['image/jpeg'], ['image/png'], ['image/webp'], ['video/mp4'], ['video/webm']])('%s is shown inline, still sandboxed', (contentType) => {
-    const headers = servingHeaders(contentType, 'x');
-    expect(headers['content-disposition']).toMatch(/^inline;/);
-    expect(headers['content-security-policy']).toMatch(/sandbox/);
-  });
+  it.each([['image/jpeg'], ['image/png'], ['image/webp'], ['video/mp4'], ['video/webm']])(
+    '%s is shown inline, still sandboxed',
+    (contentType) => {
+      const headers = servingHeaders(contentType, 'x');
+      expect(headers['content-disposition']).toMatch(/^inline;/);
+      expect(headers['content-security-policy']).toMatch(/sandbox/);
+    },
+  );
 });
