@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MSG } from './messages.js';
+import { MAX_ROW_ID, rowIdSchema } from './ids.js';
 
 /** platform §9: password 6 to under 20 characters; remark at most 60. */
 export const PASSWORD_MIN = 6;
@@ -43,26 +44,26 @@ const userFields = {
   sex: z.union([z.literal(0), z.literal(1)]).nullish(),
   email: z.union([z.email(), z.literal('')]).nullish(),
   mobile: z.union([z.string().regex(MOBILE_PATTERN, MSG.userNameMobile), z.literal('')]).nullish(),
-  deptId: z.number({ error: MSG.deptRequired }).int().positive(MSG.deptRequired),
-  roleIds: z.array(z.number().int().positive(), { error: MSG.rolesRequired }).min(1, MSG.rolesRequired),
+  deptId: z.number({ error: MSG.deptRequired }).int().positive(MSG.deptRequired).max(MAX_ROW_ID),
+  roleIds: z.array(rowIdSchema, { error: MSG.rolesRequired }).min(1, MSG.rolesRequired),
   remark: remarkSchema.nullish(),
   status: z.union([z.literal(0), z.literal(1)]).default(0),
 };
 
 export const userCreateSchema = z.object({ ...userFields, password: passwordSchema });
-export const userUpdateSchema = z.object({ ...userFields, userId: z.number().int().positive() });
+export const userUpdateSchema = z.object({ ...userFields, userId: rowIdSchema });
 export type UserCreate = z.infer<typeof userCreateSchema>;
 export type UserUpdate = z.infer<typeof userUpdateSchema>;
 
 export const passwordChangeSchema = z
   .object({
-    userId: z.number().int().positive().optional(),
+    userId: rowIdSchema.optional(),
     oldPassword: z.string({ error: MSG.oldPasswordRequired }).min(1, MSG.oldPasswordRequired),
     newPassword: passwordSchema,
   })
   .refine((v) => v.oldPassword !== v.newPassword, { message: MSG.passwordSameAsOld, path: ['newPassword'] });
 
 export const passwordResetSchema = z.object({
-  userId: z.number().int().positive(),
+  userId: rowIdSchema,
   newPassword: passwordSchema,
 });

@@ -9,6 +9,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { AppContext } from './app-context.js';
 import { installAuth, requireAdministrator } from './http/auth.js';
 import { installErrorHandler, notFoundBody } from './http/error-handler.js';
+import { installInputBounds } from './http/input-bounds.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installStudyGuard } from './http/study-guard.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -51,6 +52,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
 
+  installInputBounds(app);
   await installSecurityHeaders(app, ctx.config);
   await app.register(rateLimit, { global: false });
   await app.register(swagger, {

@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { MSG } from '@ecrf/core';
 import { AppError } from './app-error.js';
+import { MALFORMED_MSG } from './input-bounds.js';
 
 interface FieldError {
   path: string;
@@ -17,6 +18,38 @@ function validationErrors(error: FastifyError): FieldError[] {
   });
 }
 
+/** Errors @fastify/busboy 3 raises for a body that is not valid form data (they carry no status). */
+const MALFORMED_MULTIPART =
+  /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|.* terminated early due to unexpected end of multipart data|Missing Content-Type-header\.|Unsupported Content-Type\.|The needle .*)$/;
+
+function isMalformedMultipart(error: FastifyError, request: FastifyRequest): boolean {
+  const type = String(request.headers['content-type'] ?? '').toLowerCase();
+  return error.statusCode === undefined && type.startsWith('multipart/') && MALFORMED_MULTIPART.test(error.message);
+}
+
+/**
+ * PostgreSQL refusing a value: input the route schemas should have refused first. A backstop so a
+ * gap in a schema is a 4xx, not a 500; logged as a warning because it means a schema to tighten.
+ */
+const PG_INPUT_ERRORS: Record<string, { status: number; msg: string }> = {
+  '22P02': { status: 400, msg: '请求参数错误' }, // invalid_text_representation
+  '22003': { status: 400, msg: '请求参数错误' }, // numeric_value_out_of_range
+  '22001': { status: 400, msg: '请求参数错误' }, // string_data_right_truncation
+  '22007': { status: 400, msg: '请求参数错误' }, // invalid_datetime_format
+  '22008': { status: 400, msg: '请求参数错误' }, // datetime_field_overflow
+  '22021': { status: 400, msg: MALFORMED_MSG }, // character_not_in_repertoire (NUL)
+  '22P05': { status: 400, msg: MALFORMED_MSG }, // untranslatable_character
+  '23505': { status: 409, msg: '数据已存在或已被修改，请刷新后重试' }, // unique_violation
+};
+
+function pgErrorCode(error: unknown): string | undefined {
+  // drizzle wraps the driver's error (pg and PGlite both carry the SQLSTATE in `code`) in `cause`.
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 3; e = e.cause as typeof e, i++) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  }
+  return undefined;
+}
+
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
@@ -25,6 +58,14 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (error.validation) {
       const errors = validationErrors(error);
       return reply.status(400).send({ code: 400, msg: errors[0]?.message ?? '参数错误', data: { errors } });
+    }
+    if (isMalformedMultipart(error, request)) {
+      return reply.status(400).send({ code: 400, msg: MALFORMED_MSG, data: null });
+    }
+    const pg = PG_INPUT_ERRORS[pgErrorCode(error) ?? ''];
+    if (pg) {
+      request.log.warn({ err: error }, 'database refused input the route schema let through');
+      return reply.status(pg.status).send({ code: pg.status, msg: pg.msg, data: null });
     }
     const status = error.statusCode ?? 500;
     if (status === 429) {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { DEFAULT_PAGE_NUM, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@ecrf/core';
+import { DEFAULT_PAGE_NUM, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_ROW_ID } from '@ecrf/core';
 
-const positiveInt = z.coerce.number().int().min(1);
+// Bounded so the offset stays a number PostgreSQL reads as a bigint.
+const positiveInt = z.coerce.number().int().min(1).max(MAX_ROW_ID);
 
 /** platform §9: pageNum, or pageNo, or page; with pageSize. Spread into a route's query schema. */
 export const pagingQuery = {

@@ -70,7 +70,7 @@ export function authRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/sys/logout',
     {
-      schema: { tags, summary: '退出登录', body: z.object({ refreshToken: z.string().optional() }).optional() },
+      schema: { tags, summary: '退出登录', body: z.object({ refreshToken: z.string().max(200).optional() }).optional() },
       config: { module: '登录', action: '退出', allowWhilePasswordMustChange: true },
     },
     async (request, reply) => {

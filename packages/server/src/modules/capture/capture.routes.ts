@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import multipart, { type MultipartFile, type MultipartValue } from '@fastify/multipart';
+import multipart from '@fastify/multipart';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
@@ -17,10 +17,12 @@ import * as files from './file.service.js';
 import { studyIndex } from './home.service.js';
 import * as print from './print.service.js';
 import * as subjectsService from './subject.service.js';
+import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
+import { MALFORMED_MSG, parseBoundedJson } from '../../http/input-bounds.js';
 
 const subjectTags = ['患者'];
 const crfTags = ['CRF录入'];
-const id = z.coerce.number().int().positive();
+const id = idTextSchema;
 
 const subjectFields = {
   identificationCode: z.string().trim().max(50).nullish(),
@@ -29,7 +31,7 @@ const subjectFields = {
   birth: z.string().max(10).nullish(),
   mobile: z.string().max(20).nullish(),
   diseaseCode: z.string({ error: '请选择病种' }).trim().min(1, '请选择病种').max(50),
-  deptId: z.number().int().positive().nullish(),
+  deptId: idSchema.nullish(),
 };
 
 const recordFilter = {
@@ -43,33 +45,30 @@ const recordFilter = {
 };
 
 const saveBody = z.object({
-  subjectRecordId: z.coerce.number().int().positive(),
-  crfId: z.coerce.number().int().positive(),
-  crfDataRecordId: z.coerce.number().int().positive().nullish(),
-  version: z.coerce.number().int().min(0).nullish(),
-  values: z.record(z.string(), z.unknown()),
-  submit: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional(),
+const formFlag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
+
+/** `values` is an object in a JSON body and JSON text in form data (CRF-22); both meet the body bounds. */
+const saveValues = z.preprocess(
+  (value, check) => {
+    if (typeof value !== 'string') return value;
+    const parsed = parseBoundedJson(value);
+    if (parsed.ok) return parsed.value;
+    check.addIssue({ code: 'custom', message: parsed.problem === 'syntax' ? 'values 不是有效的 JSON' : MALFORMED_MSG, input: value });
+    return z.NEVER;
+  },
+  z.record(z.string(), z.unknown()),
+);
+
+/** The save body as the web client sends it (crf.api.ts CrfSaveBody), as JSON or as form-data text. */
+  subjectRecordId: idTextSchema,
+  crfId: idTextSchema,
+  crfDataRecordId: idTextSchema.nullish(),
+  version: z.coerce.number().int().min(0).max(MAX_ROW_ID).nullish(),
+  values: saveValues,
+  submit: formFlag.optional(),
   reason: z.string().max(500).nullish(),
   requestId: z.string().max(64).nullish(),
 });
-
-type MultipartBody = Record<string, MultipartFile | MultipartValue | undefined>;
-
-/** PUT /api/v3/business/crf also takes form data (CRF-22): fields, with `values` as JSON text. */
-function formDataToSaveBody(body: MultipartBody) {
-  const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(body)) {
-    if (field && field.type === 'field') out[key] = field.value;
-  }
-  if (typeof out.values === 'string') {
-    try {
-      out.values = JSON.parse(out.values);
-    } catch {
-      throw AppError.badRequest('crf.values_invalid', 'values 不是有效的 JSON');
-    }
-  }
-  return out;
-}
 
 function sendFile(reply: FastifyReply, file: { fileName: string; type: string; data: Buffer }, inline = false) {
   return reply
@@ -96,7 +95,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
   );
   app.post(
     '/api/business/subject',
-    { schema: { tags: subjectTags, summary: '添加患者', body: z.object({ studyId: z.number().int().positive(), ...subjectFields }) }, config: { study: fromBody, module: '患者管理', action: '新增' } },
+    { schema: { tags: subjectTags, summary: '添加患者', body: z.object({ studyId: idSchema, ...subjectFields }) }, config: { study: fromBody, module: '患者管理', action: '新增' } },
     async (request) => ok(await subjectsService.createSubject(ctx, requireUser(request), requireStudy(request), request.body.studyId, request.body), '添加成功'),
   );
   app.put(
@@ -125,7 +124,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/v1/business/subject/sign',
     {
-      schema: { tags: subjectTags, summary: '研究者电子签名', body: z.object({ subjectRecordId: z.number().int().positive(), password: z.string().min(1, '请输入密码').max(100), meaning: z.string().max(200).optional() }) },
+      schema: { tags: subjectTags, summary: '研究者电子签名', body: z.object({ subjectRecordId: idSchema, password: z.string().min(1, '请输入密码').max(100), meaning: z.string().max(200).optional() }) },
       config: { study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId), module: '患者管理', action: '签名' },
     },
     async (request) =>
@@ -154,7 +153,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/business/subjectRecord/state',
     {
-      schema: { tags: subjectTags, summary: '修改受试者状态（0 在组 1 完成 2 退出）', body: z.object({ subjectRecordId: z.number().int().positive(), state: z.union([z.literal(0), z.literal(1), z.literal(2)]), reason: z.string().max(500).optional() }) },
+      schema: { tags: subjectTags, summary: '修改受试者状态（0 在组 1 完成 2 退出）', body: z.object({ subjectRecordId: idSchema, state: z.union([z.literal(0), z.literal(1), z.literal(2)]), reason: z.string().max(500).optional() }) },
       config: { study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId), module: '患者管理', action: '修改状态' },
     },
     async (request) => {
@@ -176,7 +175,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/business/subjectRecord/restore',
     {
-      schema: { tags: subjectTags, summary: '恢复已删除的患者', body: z.object({ subjectRecordId: z.number().int().positive(), reason: z.string().trim().min(1, '请填写恢复原因').max(500) }) },
+      schema: { tags: subjectTags, summary: '恢复已删除的患者', body: z.object({ subjectRecordId: idSchema, reason: z.string().trim().min(1, '请填写恢复原因').max(500) }) },
       config: { study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId), module: '患者管理', action: '恢复' },
     },
     async (request) => {
@@ -245,7 +244,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/business/crf/sdv',
     {
-      schema: { tags: crfTags, summary: 'SDV核查标记', body: z.object({ crfDataRecordId: z.number().int().positive(), itemNames: z.array(z.string().max(100)).max(2000).optional(), verified: z.boolean() }) },
+      schema: { tags: crfTags, summary: 'SDV核查标记', body: z.object({ crfDataRecordId: idSchema, itemNames: z.array(z.string().max(100)).max(2000).optional(), verified: z.boolean() }) },
       config: { study: (r) => dataStudy(b<{ crfDataRecordId: number }>(r).crfDataRecordId), module: 'CRF录入', action: 'SDV' },
     },
     async (request) => ok(await crfData.setSdv(ctx, requireUser(request), requireStudy(request), request.body), '操作成功'),
@@ -364,33 +363,19 @@ export function captureRoutes(app: App, ctx: AppContext) {
     }
   });
 
-  // Form data for a save is small: its fields are parsed into the body before the guard runs.
+  // Form data for a save is small: its fields become plain text in the body, validated like JSON.
   void app.register(async (scope) => {
-    await scope.register(multipart, { attachFieldsToBody: true, limits: { fileSize: 1, files: 0, fieldSize: 5 * 1024 * 1024 } });
+    await scope.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 1, files: 0, fieldSize: 5 * 1024 * 1024 } });
     const forms = scope.withTypeProvider<ZodTypeProvider>();
     forms.put(
       '/api/v3/business/crf',
       {
-        schema: { tags: crfTags, summary: '保存或提交表单（JSON 或 form-data）', consumes: ['application/json', 'multipart/form-data'] },
-        config: {
-          study: async (r) => {
-            const raw = r.isMultipart() ? formDataToSaveBody(r.body as MultipartBody) : (r.body as { subjectRecordId?: unknown } | undefined);
-            const subjectRecordId = Number(raw?.subjectRecordId);
-            return Number.isInteger(subjectRecordId) && subjectRecordId > 0 ? recordStudy(subjectRecordId) : undefined;
-          },
-          module: 'CRF录入',
-          action: '保存表单',
-        },
+        schema: { tags: crfTags, summary: '保存或提交表单（JSON 或 form-data）', consumes: ['application/json', 'multipart/form-data'], body: saveBody },
+        config: { study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId), module: 'CRF录入', action: '保存表单' },
       },
       async (request) => {
-        const raw = request.isMultipart() ? formDataToSaveBody(request.body as MultipartBody) : request.body;
-        const parsed = saveBody.safeParse(raw);
-        if (!parsed.success) {
-          const errors = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-          throw AppError.badRequest('crf.body_invalid', errors[0]!.message, { errors });
-        }
-        const result = await crfData.saveCrf(ctx, requireUser(request), requireStudy(request), parsed.data);
-        return ok(result, parsed.data.submit ? '提交成功' : '保存成功');
+        const result = await crfData.saveCrf(ctx, requireUser(request), requireStudy(request), request.body);
+        return ok(result, request.body.submit ? '提交成功' : '保存成功');
       },
     );
   });

@@ -8,10 +8,11 @@ import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { fromQuery, studyIdQuery } from '../study/study.routes.js';
 import * as doubtService from './doubt.service.js';
+import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['质疑'];
 const module = '质疑管理';
-const id = z.coerce.number().int().positive();
+const id = idTextSchema;
 
 export function doubtRoutes(app: App, ctx: AppContext) {
   const ofDoubt = (doubtId: number | undefined) => (doubtId ? doubtService.studyOfDoubt(ctx, doubtId) : undefined);
@@ -29,12 +30,12 @@ export function doubtRoutes(app: App, ctx: AppContext) {
         summary: '发起质疑（或以 doubtId 重新开启已回复的质疑）',
         querystring: z.object({ studyId: id.optional() }),
         body: z.object({
-          crfDataRecordId: z.number().int().positive().nullish(),
+          crfDataRecordId: idSchema.nullish(),
           itemName: z.string().max(100).optional(),
           groupName: z.string().max(100).nullish(),
-          groupIndex: z.number().int().min(0).nullish(),
+          groupIndex: z.number().int().min(0).max(MAX_ROW_ID).nullish(),
           doubtDescription: z.string().max(1000),
-          doubtId: z.number().int().positive().nullish(),
+          doubtId: idSchema.nullish(),
         }),
       },
       config: { study: ofOpen, module, action: '发起' },
@@ -44,7 +45,7 @@ export function doubtRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/business/doubt/reply',
     {
-      schema: { tags, summary: '回复质疑', body: z.object({ doubtId: z.number().int().positive(), content: z.string().max(1000).default('') }) },
+      schema: { tags, summary: '回复质疑', body: z.object({ doubtId: idSchema, content: z.string().max(1000).default('') }) },
       config: { study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId), module, action: '回复' },
     },
     async (request) => {
@@ -55,7 +56,7 @@ export function doubtRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/business/doubt/close',
     {
-      schema: { tags, summary: '关闭质疑', body: z.object({ doubtId: z.number().int().positive(), content: z.string().max(1000).default('') }) },
+      schema: { tags, summary: '关闭质疑', body: z.object({ doubtId: idSchema, content: z.string().max(1000).default('') }) },
       config: { study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId), module, action: '关闭' },
     },
     async (request) => {

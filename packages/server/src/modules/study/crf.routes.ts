@@ -10,6 +10,7 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import * as crfService from './crf.service.js';
 import { fromQuery, studyIdQuery } from './study.routes.js';
+import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['CRF管理'];
 const module = 'CRF管理';
@@ -71,8 +72,8 @@ export function crfRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: 'CRF定义（默认最新版本）',
-        params: z.object({ id: z.coerce.number().int().positive() }),
-        querystring: z.object({ version: z.coerce.number().int().positive().optional() }),
+        params: z.object({ id: idTextSchema }),
+        querystring: z.object({ version: idTextSchema.max(MAX_ROW_ID).optional() }),
       },
       config: { study: (request) => crfService.studyOfCrf(ctx, (request.params as { id: number }).id) },
     },
@@ -81,7 +82,7 @@ export function crfRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/system/crf',
     {
-      schema: { tags, summary: '删除CRF', querystring: studyIdQuery.extend({ crfId: z.coerce.number().int().positive() }) },
+      schema: { tags, summary: '删除CRF', querystring: studyIdQuery.extend({ crfId: idTextSchema }) },
       config: { study: fromQuery, permission: 'study:crf', module, action: '删除' },
     },
     async (request) => {
@@ -95,7 +96,7 @@ export function crfRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '导出CRF（json / excel / odm）',
-        body: z.object({ crfId: z.number().int().positive(), version: z.number().int().positive().optional(), format: z.enum(['json', 'excel', 'odm']).default('json') }),
+        body: z.object({ crfId: idSchema, version: idSchema.optional(), format: z.enum(['json', 'excel', 'odm']).default('json') }),
       },
       config: { study: (request) => crfService.studyOfCrf(ctx, (request.body as { crfId: number }).crfId) },
     },

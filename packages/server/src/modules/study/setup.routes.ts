@@ -4,10 +4,11 @@ import { ok } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import * as setup from './setup.service.js';
 import { fromBody, fromParam, fromQuery, studyIdQuery } from './study.routes.js';
+import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const stageTags = ['ECRF阶段'];
 const diseaseTags = ['病种'];
-const idQuery = z.object({ id: z.coerce.number().int().positive() });
+const idQuery = z.object({ id: idTextSchema });
 const repeat = z.union([z.literal(0), z.literal(1)]);
 
 export function setupRoutes(app: App, ctx: AppContext) {
@@ -33,8 +34,8 @@ export function setupRoutes(app: App, ctx: AppContext) {
         tags: stageTags,
         summary: '新增阶段',
         body: z.object({
-          studyId: z.number().int().positive(),
-          parentId: z.number().int().min(0).default(0),
+          studyId: idSchema,
+          parentId: z.number().int().min(0).max(MAX_ROW_ID).default(0),
           name: z.string({ error: '请输入阶段名称' }).trim().min(1, '请输入阶段名称').max(100),
           orderNum: z.number().int().min(0).max(9999).optional(),
         }),
@@ -50,10 +51,10 @@ export function setupRoutes(app: App, ctx: AppContext) {
         tags: stageTags,
         summary: '修改阶段',
         body: z.object({
-          id: z.number().int().positive(),
+          id: idSchema,
           name: z.string({ error: '请输入阶段名称' }).trim().min(1, '请输入阶段名称').max(100),
           orderNum: z.number().int().min(0).max(9999).optional(),
-          parentId: z.number().int().min(0).optional(),
+          parentId: z.number().int().min(0).max(MAX_ROW_ID).optional(),
         }),
       },
       config: { study: (r) => stageOf((r.body as { id: number }).id), ...stageWrite, action: '修改' },
@@ -79,7 +80,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: stageTags,
         summary: '把表单加入阶段',
-        body: z.object({ crfStageId: z.number().int().positive(), crfIds: z.array(z.number().int().positive()).min(1, '请选择表单').max(200), repeat: repeat.default(1) }),
+        body: z.object({ crfStageId: idSchema, crfIds: z.array(idSchema).min(1, '请选择表单').max(200), repeat: repeat.default(1) }),
       },
       config: { study: (r) => stageOf((r.body as { crfStageId: number }).crfStageId), ...stageWrite, action: '导入表单' },
     },
@@ -94,7 +95,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: stageTags,
         summary: '修改阶段中的表单（单次/可重复、顺序）',
-        body: z.object({ crfStageId: z.number().int().positive(), crfId: z.number().int().positive(), repeat: repeat.optional(), orderNum: z.number().int().min(0).max(9999).optional() }),
+        body: z.object({ crfStageId: idSchema, crfId: idSchema, repeat: repeat.optional(), orderNum: z.number().int().min(0).max(9999).optional() }),
       },
       config: { study: (r) => stageOf((r.body as { crfStageId: number }).crfStageId), ...stageWrite, action: '修改表单' },
     },
@@ -106,7 +107,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/business/crf_menu/crf_stage/crf',
     {
-      schema: { tags: stageTags, summary: '从阶段移除表单', querystring: z.object({ crfStageId: z.coerce.number().int().positive(), crfId: z.coerce.number().int().positive() }) },
+      schema: { tags: stageTags, summary: '从阶段移除表单', querystring: z.object({ crfStageId: idTextSchema, crfId: idTextSchema }) },
       config: { study: (r) => stageOf((r.query as { crfStageId: number }).crfStageId), ...stageWrite, action: '移除表单' },
     },
     async (request) => {
@@ -117,18 +118,18 @@ export function setupRoutes(app: App, ctx: AppContext) {
 
   app.get(
     '/api/business/study_disease/disease/crf/:id',
-    { schema: { tags: diseaseTags, summary: '病种使用的表单', params: z.object({ id: z.coerce.number().int().positive() }) }, config: { study: (r) => diseaseOf((r.params as { id: number }).id) } },
+    { schema: { tags: diseaseTags, summary: '病种使用的表单', params: z.object({ id: idTextSchema }) }, config: { study: (r) => diseaseOf((r.params as { id: number }).id) } },
     async (request) => ok(await setup.diseaseCrfs(ctx, request.params.id)),
   );
   app.get(
     '/api/business/study_disease/:id',
-    { schema: { tags: diseaseTags, summary: '项目病种（id 为项目）', params: z.object({ id: z.coerce.number().int().positive() }) }, config: { study: fromParam } },
+    { schema: { tags: diseaseTags, summary: '项目病种（id 为项目）', params: z.object({ id: idTextSchema }) }, config: { study: fromParam } },
     async (request) => ok(await setup.diseasesOf(ctx, request.params.id)),
   );
   app.put(
     '/api/business/study_disease/multi_disease',
     {
-      schema: { tags: diseaseTags, summary: '多病种模式', body: z.object({ studyId: z.number().int().positive(), multiDisease: z.boolean() }) },
+      schema: { tags: diseaseTags, summary: '多病种模式', body: z.object({ studyId: idSchema, multiDisease: z.boolean() }) },
       config: { study: fromBody, ...diseaseWrite, action: '多病种模式' },
     },
     async (request) => {
@@ -142,13 +143,13 @@ export function setupRoutes(app: App, ctx: AppContext) {
   };
   app.post(
     '/api/business/study_disease/disease',
-    { schema: { tags: diseaseTags, summary: '新增病种', body: z.object({ studyId: z.number().int().positive(), ...diseaseFields }) }, config: { study: fromBody, ...diseaseWrite, action: '新增' } },
+    { schema: { tags: diseaseTags, summary: '新增病种', body: z.object({ studyId: idSchema, ...diseaseFields }) }, config: { study: fromBody, ...diseaseWrite, action: '新增' } },
     async (request) => ok(await setup.createDisease(ctx, request.body), '新增成功'),
   );
   app.put(
     '/api/business/study_disease/disease',
     {
-      schema: { tags: diseaseTags, summary: '修改病种', body: z.object({ id: z.number().int().positive(), ...diseaseFields }) },
+      schema: { tags: diseaseTags, summary: '修改病种', body: z.object({ id: idSchema, ...diseaseFields }) },
       config: { study: (r) => diseaseOf((r.body as { id: number }).id), ...diseaseWrite, action: '修改' },
     },
     async (request) => {
@@ -170,8 +171,8 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: diseaseTags,
         summary: '设置病种使用的表单',
-        querystring: z.object({ studyDiseaseId: z.coerce.number().int().positive() }),
-        body: z.object({ crfVO: z.array(z.number().int().positive()).max(500) }),
+        querystring: z.object({ studyDiseaseId: idTextSchema }),
+        body: z.object({ crfVO: z.array(idSchema).max(500) }),
       },
       config: { study: (r) => diseaseOf((r.query as { studyDiseaseId: number }).studyDiseaseId), ...diseaseWrite, action: '设置表单' },
     },

@@ -5,10 +5,11 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import * as staff from './staff.service.js';
 import { fromBody, fromQuery, studyIdQuery } from './study.routes.js';
+import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const roleTags = ['项目角色'];
 const personnelTags = ['项目人员'];
-const idQuery = z.object({ id: z.coerce.number().int().positive() });
+const idQuery = z.object({ id: idTextSchema });
 const roleFields = {
   roleName: z.string({ error: '请输入角色名称' }).trim().min(1, '请输入角色名称').max(50),
   remark: z.string().max(200).nullish(),
@@ -39,7 +40,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/system/studyRole',
     {
-      schema: { tags: roleTags, summary: '新增项目角色', body: z.object({ studyId: z.number().int().positive(), ...roleFields }) },
+      schema: { tags: roleTags, summary: '新增项目角色', body: z.object({ studyId: idSchema, ...roleFields }) },
       config: { study: fromBody, permission: 'study:role', module: '项目角色', action: '新增' },
     },
     async (request) => ok(await staff.createStudyRole(ctx, request.body.studyId, request.body), '新增成功'),
@@ -47,7 +48,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/system/studyRole',
     {
-      schema: { tags: roleTags, summary: '修改项目角色', body: z.object({ id: z.number().int().positive(), ...roleFields }) },
+      schema: { tags: roleTags, summary: '修改项目角色', body: z.object({ id: idSchema, ...roleFields }) },
       config: { study: roleOfBody, permission: 'study:role', module: '项目角色', action: '修改' },
     },
     async (request) => ok(await staff.updateStudyRole(ctx, request.body.id, request.body), '修改成功'),
@@ -87,10 +88,10 @@ export function staffRoutes(app: App, ctx: AppContext) {
         tags: personnelTags,
         summary: '添加项目人员',
         body: z.object({
-          studyId: z.number().int().positive(),
-          userIds: z.array(z.number().int().positive(), { error: '请选择用户' }).min(1, '请选择用户').max(500),
-          studyRoleId: z.number({ error: '请选择项目角色' }).int().positive(),
-          deptId: z.number().int().positive().nullish(),
+          studyId: idSchema,
+          userIds: z.array(idSchema, { error: '请选择用户' }).min(1, '请选择用户').max(500),
+          studyRoleId: z.number({ error: '请选择项目角色' }).int().positive().max(MAX_ROW_ID),
+          deptId: idSchema.nullish(),
         }),
       },
       config: { study: fromBody, permission: 'study:user', module: '项目人员', action: '新增' },
@@ -106,7 +107,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: personnelTags,
         summary: '修改项目人员角色或中心',
-        body: z.object({ id: z.number().int().positive(), studyRoleId: z.number().int().positive(), deptId: z.number().int().positive().nullish() }),
+        body: z.object({ id: idSchema, studyRoleId: idSchema, deptId: idSchema.nullish() }),
       },
       config: { study: memberOfBody, permission: 'study:user', module: '项目人员', action: '修改' },
     },

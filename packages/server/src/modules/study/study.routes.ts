@@ -8,16 +8,17 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { STUDY_MANAGE } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import * as studyService from './study.service.js';
+import { idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['项目'];
 const module = '项目管理';
 
-export const studyIdQuery = z.object({ studyId: z.coerce.number().int().positive() });
-const idParam = z.object({ id: z.coerce.number().int().positive() });
+export const studyIdQuery = z.object({ studyId: idTextSchema });
+const idParam = z.object({ id: idTextSchema });
 const doubtFlag = z.enum(['0', '1']);
 const followTrigger = z.object({
   enabled: z.boolean(),
-  crfId: z.number().int().positive().nullable(),
+  crfId: idSchema.nullable(),
   itemName: z.string().max(100).nullable(),
   offsetDays: z.number().int().min(-3650).max(3650).default(0),
 });
@@ -43,7 +44,7 @@ const studyFields = {
 };
 
 const studyUpdate = z.object({
-  id: z.number().int().positive(),
+  id: idSchema,
   ...studyFields,
   studyName: studyFields.studyName.optional(),
   studyCode: studyFields.studyCode.optional(),
@@ -101,7 +102,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/business/study/doubt',
     {
-      schema: { tags, summary: '开启或关闭质疑', body: z.object({ studyId: z.number().int().positive(), doubt: doubtFlag }) },
+      schema: { tags, summary: '开启或关闭质疑', body: z.object({ studyId: idSchema, doubt: doubtFlag }) },
       config: { study: fromBody, permission: 'study:config', module, action: '质疑设置' },
     },
     async (request) => {
@@ -183,7 +184,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
         tags,
         summary: '按规则开启自动编号',
         body: z.object({
-          studyId: z.number().int().positive(),
+          studyId: idSchema,
           prefix: z.string().trim().max(20).regex(/^[A-Za-z0-9_-]*$/, '编号前缀只能包含字母、数字、_ 和 -').default(''),
           digits: z.number().int().min(1).max(10).default(4),
           scope: z.enum(['study', 'site']).default('study'),
@@ -196,7 +197,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/v2/business/study/serial_number/close',
     {
-      schema: { tags, summary: '关闭自动编号', body: z.object({ studyId: z.number().int().positive() }) },
+      schema: { tags, summary: '关闭自动编号', body: z.object({ studyId: idSchema }) },
       config: { study: fromBody, permission: 'study:config', module, action: '关闭自动编号' },
     },
     async (request) => ok(await studyService.setSerialNumber(ctx, request.body.studyId, { enabled: false }), '操作成功'),
@@ -213,7 +214,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/v1/business/study/follow_trigger',
     {
-      schema: { tags, summary: '保存随访触发设置', body: followTrigger.extend({ studyId: z.number().int().positive() }) },
+      schema: { tags, summary: '保存随访触发设置', body: followTrigger.extend({ studyId: idSchema }) },
       config: { study: fromBody, permission: 'study:config', module, action: '随访触发设置' },
     },
     async (request) => {
@@ -233,7 +234,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '保存随访触发设置（多个）',
-        body: z.object({ studyId: z.number().int().positive(), triggers: z.array(followTrigger).max(20) }),
+        body: z.object({ studyId: idSchema, triggers: z.array(followTrigger).max(20) }),
       },
       config: { study: fromBody, permission: 'study:config', module, action: '随访触发设置' },
     },

@@ -3,12 +3,13 @@ import type { AppContext } from '../../app-context.js';
 import { ok } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import * as menusService from './menu.service.js';
+import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['菜单管理'];
 const module = '菜单管理';
-const idParam = z.object({ id: z.coerce.number().int().positive() });
+const idParam = z.object({ id: idTextSchema });
 const menuBody = z.object({
-  parentId: z.number().int().min(0).default(0),
+  parentId: z.number().int().min(0).max(MAX_ROW_ID).default(0),
   type: z.enum(['M', 'C', 'F'], { error: '请选择菜单类型' }),
   code: z.string({ error: '请输入菜单编码' }).trim().min(1, '请输入菜单编码').max(100),
   perms: z.string().trim().max(100).nullish(),
@@ -25,7 +26,7 @@ export function menuRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/system/menu/list',
     {
-      schema: { tags, querystring: z.object({ menuName: z.string().optional(), status: z.coerce.number().int().optional() }) },
+      schema: { tags, querystring: z.object({ menuName: z.string().optional(), status: z.coerce.number().int().min(0).max(1).optional() }) },
       config: { permission: 'sys:org:menu' },
     },
     async (request) => ok(await menusService.listMenus(ctx, request.query)),
@@ -58,7 +59,7 @@ export function menuRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/system/menu',
     {
-      schema: { tags, body: menuBody.extend({ menuId: z.number().int().positive() }) },
+      schema: { tags, body: menuBody.extend({ menuId: idSchema }) },
       config: { permission: 'sys:menu:edit', module, action: '修改' },
     },
     async (request) => ok(await menusService.updateMenu(ctx, request.body.menuId, request.body), '修改成功'),

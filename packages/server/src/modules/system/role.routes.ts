@@ -4,6 +4,7 @@ import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import * as rolesService from './role.service.js';
+import { idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['角色管理'];
 const module = '角色管理';
@@ -19,7 +20,7 @@ const roleBody = z.object({
   roleSort: z.number().int().min(0).max(9999).default(0),
   status: status.default(0),
   remark: z.string().max(200).nullish(),
-  menuIds: z.array(z.number().int().positive()).max(2000).default([]),
+  menuIds: z.array(idSchema).max(2000).default([]),
 });
 
 export function roleRoutes(app: App, ctx: AppContext) {
@@ -42,7 +43,7 @@ export function roleRoutes(app: App, ctx: AppContext) {
 
   app.get(
     '/api/system/role/:id',
-    { schema: { tags, params: z.object({ id: z.coerce.number().int().positive() }) }, config: { permission: 'sys:org:role' } },
+    { schema: { tags, params: z.object({ id: idTextSchema }) }, config: { permission: 'sys:org:role' } },
     async (request) => ok(await rolesService.getRole(ctx, request.params.id)),
   );
 
@@ -55,7 +56,7 @@ export function roleRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/system/role',
     {
-      schema: { tags, body: roleBody.extend({ roleId: z.number().int().positive() }) },
+      schema: { tags, body: roleBody.extend({ roleId: idSchema }) },
       config: { permission: 'sys:role:edit', module, action: '修改' },
     },
     async (request) => {
@@ -67,7 +68,7 @@ export function roleRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/system/role',
     {
-      schema: { tags, querystring: z.object({ roleId: z.coerce.number().int().positive() }) },
+      schema: { tags, querystring: z.object({ roleId: idTextSchema }) },
       config: { permission: 'sys:role:remove', module, action: '删除' },
     },
     async (request) => {
@@ -79,7 +80,7 @@ export function roleRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/system/role/status',
     {
-      schema: { tags, body: z.object({ roleId: z.number().int().positive(), status }) },
+      schema: { tags, body: z.object({ roleId: idSchema, status }) },
       config: { permission: 'sys:role:edit', module, action: '修改状态' },
     },
     async (request) => {

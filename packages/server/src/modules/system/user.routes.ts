@@ -6,10 +6,11 @@ import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import * as usersService from './user.service.js';
+import { idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['用户管理'];
 const module = '用户管理';
-const userIdQuery = z.object({ userId: z.coerce.number().int().positive() });
+const userIdQuery = z.object({ userId: idTextSchema });
 const status = z.union([z.literal(0), z.literal(1)]);
 
 export function userRoutes(app: App, ctx: AppContext) {
@@ -23,7 +24,7 @@ export function userRoutes(app: App, ctx: AppContext) {
           ...pagingQuery,
           name: z.string().trim().optional(),
           userName: z.string().trim().optional(),
-          deptId: z.coerce.number().int().positive().optional(),
+          deptId: idTextSchema.optional(),
           status: z.coerce.number().int().min(0).max(1).optional(),
         }),
       },
@@ -65,7 +66,7 @@ export function userRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/system/user/status',
     {
-      schema: { tags, summary: '启用或停用用户', body: z.object({ userId: z.number().int().positive(), status }) },
+      schema: { tags, summary: '启用或停用用户', body: z.object({ userId: idSchema, status }) },
       config: { permission: 'sys:user:edit', module, action: '修改状态' },
     },
     async (request) => {
@@ -81,7 +82,7 @@ export function userRoutes(app: App, ctx: AppContext) {
         tags,
         summary: '设置用户首页',
         querystring: z.object({ perm: z.string().trim().min(1, '请选择首页').max(100) }),
-        body: z.array(z.number().int().positive()).max(1000),
+        body: z.array(idSchema).max(1000),
       },
       config: { permission: 'sys:user:edit', module, action: '设置首页' },
     },

@@ -1,0 +1,335 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../db/client.js';
+import { seedDemoStudy } from '../db/demo-study.js';
+import { createTestApp, type TestApp } from '../test/test-app.js';
+import { MAX_BODY_DEPTH } from './input-bounds.js';
+
+/**
+ * Issue 9 "Bad input gets 4xx, never 500": every route of the OpenAPI document, called with
+ * malformed variants of its path, query and body, answers 4xx and changes no row.
+ */
+
+interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  minimum?: number;
+  minLength?: number;
+  format?: string;
+  pattern?: string;
+  default?: unknown;
+}
+interface Operation {
+  parameters?: Array<{ name: string; in: string; schema?: JsonSchema }>;
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+}
+interface Route {
+  method: string;
+  path: string;
+  op: Operation;
+}
+interface Attempt {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  payload?: string | Buffer;
+  what: string;
+}
+
+// Answers that legitimately record a rejected request: the operation log and rate-limit counters.
+const UNCHECKED_TABLES = new Set(['oper_logs', 'kv_entries']);
+// A variant that ended the session under test would turn every later answer into 401: last.
+const LAST = 'POST /api/sys/logout';
+
+const HUGE = 'x'.repeat(200_000);
+const deep = (levels: number): unknown => {
+  let v: unknown = 1;
+  for (let i = 0; i < levels; i++) v = { a: v };
+  return v;
+};
+const deepText = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+
+interface Bounds {
+  types: Set<string>;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  enum?: unknown[];
+}
+
+/** The types a schema admits (through anyOf/oneOf and type lists) and its numeric and length bounds. */
+function boundsOf(schema: JsonSchema | undefined, into: Bounds = { types: new Set() }): Bounds {
+  if (!schema) return into;
+  for (const alternative of schema.anyOf ?? schema.oneOf ?? []) boundsOf(alternative, into);
+  for (const type of Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []) into.types.add(type);
+  if (schema.const !== undefined) into.enum = [...(into.enum ?? []), schema.const];
+  if (schema.enum) into.enum = [...(into.enum ?? []), ...schema.enum];
+  const s = schema as JsonSchema & { exclusiveMinimum?: number; exclusiveMaximum?: number; maximum?: number; maxLength?: number };
+  if (s.minimum !== undefined || s.exclusiveMinimum !== undefined) into.minimum = s.minimum ?? s.exclusiveMinimum! + 1;
+  if (s.maximum !== undefined || s.exclusiveMaximum !== undefined) into.maximum = s.maximum ?? s.exclusiveMaximum! - 1;
+  if (s.maxLength !== undefined) into.maxLength = s.maxLength;
+  return into;
+}
+
+const isNumeric = (b: Bounds) => b.types.has('integer') || b.types.has('number');
+
+/** Numbers outside what the schema admits: the issue's ids (2^31, 99999999999, -1) and the schema's own bounds. */
+function numberVariants(b: Bounds): number[] {
+  const out = new Set<number>();
+  if (b.maximum !== undefined) out.add(b.maximum + 1);
+  if (b.maximum !== undefined && b.maximum < 2 ** 31) [2 ** 31, 99999999999].forEach((v) => out.add(v));
+  if (b.minimum !== undefined) out.add(b.minimum - 1);
+  if (b.minimum !== undefined && b.minimum >= 0) out.add(-1);
+  if (b.types.has('integer') && !b.types.has('number')) out.add(1.5);
+  return [...out].filter((v) => !b.enum || !b.enum.includes(v));
+}
+
+/** Text parameters (path or query) that no value of the parameter's schema can be. */
+function textVariants(schema: JsonSchema | undefined): string[] {
+  const b = boundsOf(schema);
+  const out = ['a%00b', '%ED%A0%80', '%zz'];
+  if (isNumeric(b)) out.push(...numberVariants(b).map(String), 'abc');
+  else if (b.enum) out.push('not-an-option');
+  else out.push('x'.repeat(Math.min(b.maxLength ?? 5000, 5000) + 1));
+  return out;
+}
+
+/** Values put in one body field at a time, each outside what the field's schema admits. */
+function fieldVariants(schema: JsonSchema | undefined): unknown[] {
+  const b = boundsOf(schema);
+  if (b.types.size === 0) return [deep(MAX_BODY_DEPTH + 1)];
+  const out: unknown[] = [];
+  if (isNumeric(b)) out.push(...numberVariants(b));
+  if (b.types.has('string')) out.push(b.enum ? 'not-an-option' : b.maxLength !== undefined ? 'x'.repeat(b.maxLength + 1) : HUGE);
+  else out.push('abc');
+  if (!isNumeric(b)) out.push(12345);
+  if (!b.types.has('object')) out.push({ a: 1 });
+  else out.push(deep(MAX_BODY_DEPTH + 1));
+  if (!b.types.has('array')) out.push([1]);
+  else out.push(Array.from({ length: 20_000 }, () => 1));
+  return out;
+}
+
+function typeOf(schema: JsonSchema | undefined): string | undefined {
+  if (!schema) return undefined;
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) return typeOf(alternatives.find((s) => s.type !== 'null') ?? alternatives[0]);
+  if (Array.isArray(schema.type)) return schema.type.find((t) => t !== 'null');
+  return schema.type;
+}
+
+/** A plausible value for a schema, so that one malformed field is the only thing wrong. */
+function sample(schema: JsonSchema | undefined, name: string, ids: Record<string, number>): unknown {
+  if (!schema) return 'x';
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) return sample(alternatives.find((s) => s.type !== 'null') ?? alternatives[0], name, ids);
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum) return schema.enum[0];
+  if (schema.default !== undefined) return schema.default;
+  switch (typeOf(schema) ?? '') {
+    case 'integer':
+    case 'number':
+      return ids[name] ?? Math.max(schema.minimum ?? 1, 1);
+    case 'boolean':
+      return false;
+    case 'array':
+      return [sample(schema.items, name.replace(/s$/, ''), ids)];
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [key, prop] of Object.entries(schema.properties ?? {})) out[key] = sample(prop, key, ids);
+      return out;
+    }
+    case 'string':
+      if (schema.format === 'date' || /\\d\{4\}-\\d\{2\}/.test(schema.pattern ?? '')) return '2026-01-01';
+      return 'x'.repeat(Math.max(schema.minLength ?? 1, 1));
+    default:
+      return 'x';
+  }
+}
+
+// A PNG signature and header: enough for the upload's type check, so the file name reaches the database.
+const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'), Buffer.alloc(64)]);
+
+function multipartAttempts(route: Route, ids: Record<string, number>): Attempt[] {
+  const b = 'fuzzboundary';
+  const part = (headers: string, body: string | Buffer) => Buffer.concat([Buffer.from(`--${b}\r\n${headers}\r\n\r\n`), Buffer.isBuffer(body) ? body : Buffer.from(body), Buffer.from('\r\n')]);
+  const end = Buffer.from(`--${b}--\r\n`);
+  const type = { 'content-type': `multipart/form-data; boundary=${b}` };
+  const at = (what: string, payload: Buffer | string, headers: Record<string, string> = type) => ({ method: route.method, url: route.path, headers, payload, what: `multipart: ${what}` });
+  return [
+    at('no boundary', 'abc', { 'content-type': 'multipart/form-data' }),
+    at('empty boundary', 'abc', { 'content-type': 'multipart/form-data; boundary=' }),
+    at('boundary too long', 'abc', { 'content-type': `multipart/form-data; boundary=${'b'.repeat(300)}` }),
+    at('garbage', 'not a multipart body at all'),
+    at('truncated', Buffer.concat([part('content-disposition: form-data; name="studyId"', '1'), Buffer.from(`--${b}\r\ncontent-disposition: form-da`)])),
+    at('part without name', Buffer.concat([part('content-disposition: form-data', 'value'), end])),
+    at('header without colon', Buffer.concat([part('content-disposition form-data; name="x"', 'v'), end])),
+    at('NUL in a field', Buffer.concat([part('content-disposition: form-data; name="studyId"', '1\u0000'), part('content-disposition: form-data; name="values"', '{"a":"b\\u0000"}'), end])),
+    at('lone surrogate in a field', Buffer.concat([part('content-disposition: form-data; name="values"', '{"a":"\\ud800"}'), end])),
+    at(
+      'NUL in a file name',
+      Buffer.concat([
+        part('content-disposition: form-data; name="studyId"', String(ids.studyId)),
+        part('content-disposition: form-data; name="file"; filename="a\u0000.png"\r\ncontent-type: image/png', PNG),
+        end,
+      ]),
+    ),
+    at('deep values', Buffer.concat([part('content-disposition: form-data; name="values"', deepText(5000)), end])),
+    at('wrong content type', '{}', { 'content-type': 'application/xml' }),
+  ];
+}
+
+function attemptsFor(route: Route, ids: Record<string, number>): Attempt[] {
+  const params = route.op.parameters ?? [];
+  const pathParams = params.filter((p) => p.in === 'path');
+  const queryParams = params.filter((p) => p.in === 'query');
+  const pathValues = Object.fromEntries(pathParams.map((p) => [p.name, String(sample(p.schema, p.name, ids))]));
+  const queryValues = Object.fromEntries(queryParams.map((p) => [p.name, String(sample(p.schema, p.name, ids))]));
+  const urlOf = (path: Record<string, string>, query: Record<string, string>) => {
+    const filled = route.path.replace(/\{(\w+)\}/g, (_, name: string) => path[name] ?? '1');
+    const qs = Object.entries(query)
+      .map(([k, v]) => `${k}=${v.includes('%') ? v : encodeURIComponent(v)}`)
+      .join('&');
+    return qs ? `${filled}?${qs}` : filled;
+  };
+  const url = urlOf(pathValues, queryValues);
+  const out: Attempt[] = [];
+  for (const p of pathParams) {
+    for (const v of textVariants(p.schema)) out.push({ method: route.method, url: urlOf({ ...pathValues, [p.name]: v }, queryValues), what: `path ${p.name}=${v.slice(0, 20)}` });
+  }
+  for (const p of queryParams) {
+    for (const v of textVariants(p.schema)) out.push({ method: route.method, url: urlOf(pathValues, { ...queryValues, [p.name]: v }), what: `query ${p.name}=${v.slice(0, 20)}` });
+  }
+  const content = route.op.requestBody?.content ?? {};
+  const json = content['application/json']?.schema;
+  if (content['multipart/form-data'] || MULTIPART_ROUTES.has(`${route.method} ${route.path}`)) out.push(...multipartAttempts({ ...route, path: url }, ids));
+  if (json) {
+    const base = sample(json, '', ids);
+    const jsonAt = (what: string, payload: string, type = 'application/json') => ({ method: route.method, url, headers: { 'content-type': type }, payload, what });
+    if (base && typeof base === 'object' && !Array.isArray(base)) {
+      for (const [key, prop] of Object.entries(json.properties ?? {})) {
+        for (const v of fieldVariants(prop)) out.push(jsonAt(`body ${key}=${JSON.stringify(v).slice(0, 20)}`, JSON.stringify({ ...base, [key]: v })));
+      }
+    }
+    const isObject = typeOf(json) === 'object';
+    // Body-level variants: each is refused by the JSON parser or by the body's type, whatever the fields.
+    const withExtra = (key: string, value: string) => {
+      if (!isObject) return `[${value}]`;
+      const rest = JSON.stringify(base).slice(1);
+      return `{${JSON.stringify(key)}:${value}${rest === '}' ? '}' : `,${rest}`}`;
+    };
+    out.push(
+      jsonAt('invalid JSON', '{"a":'),
+      jsonAt('empty JSON', ''),
+      jsonAt('NUL in a value', withExtra('x', '"a\\u0000b"')),
+      jsonAt('NUL in a key', isObject ? JSON.stringify({ ...(base as object), ['a\u0000']: 1 }) : '[{"a\\u0000":1}]'),
+      jsonAt('lone high surrogate', withExtra('y', '"\\ud800"')),
+      jsonAt('lone low surrogate', withExtra('y', '"x\\udc00"')),
+      jsonAt('5000 levels deep', deepText(5000)),
+      jsonAt(`${MAX_BODY_DEPTH + 1} levels deep`, deepText(MAX_BODY_DEPTH + 1)),
+      jsonAt('prototype pollution', '{"__proto__":{"admin":true}}'),
+      jsonAt(isObject ? 'array instead of object' : 'object instead of array', isObject ? '[1,2,3]' : '{"a":1}'),
+      jsonAt('null body', 'null'),
+      jsonAt('wrong content type', 'abc', 'text/plain'),
+      jsonAt('unknown content type', '<a/>', 'application/xml'),
+    );
+  }
+  return out;
+}
+
+// Routes that read form data by hand (no body schema in the document).
+const MULTIPART_ROUTES = new Set([
+  'POST /api/common/file/upload',
+  'POST /api/v1/business/crf/print/temp',
+  'PUT /api/v1/business/crf/print/temp',
+  'PUT /api/v3/business/crf',
+  'POST /api/system/crf',
+  'POST /api/system/crf/multi',
+]);
+
+/** Row count and content hash of every table, so any change anywhere is seen. */
+async function tableChecksums(t: TestApp): Promise<Record<string, string>> {
+  const tables = await queryRows<{ table_name: string }>(
+    t.db,
+    sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`,
+  );
+  const out: Record<string, string> = {};
+  for (const { table_name: name } of tables) {
+    if (UNCHECKED_TABLES.has(name) || name.startsWith('__drizzle')) continue;
+    const [row] = await queryRows<{ n: string; h: string | null }>(
+      t.db,
+      sql`select count(*)::text as n, md5(string_agg(md5(r::text), '' order by md5(r::text))) as h from ${sql.identifier(name)} r`,
+    );
+    out[name] = `${row!.n}:${row!.h ?? ''}`;
+  }
+  return out;
+}
+
+describe('malformed input on every route (issue 9: bad input gets 4xx, never 500)', () => {
+  let t: TestApp;
+  let token: string;
+  const ids: Record<string, number> = {};
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await seedDemoStudy(t.db);
+    token = (await t.login()).token;
+    const studies = await t.call(token, 'GET', '/api/business/study/list');
+    const studyId = studies.body.data.list[0].id as number;
+    const added = await t.call(token, 'POST', '/api/business/subject', { studyId, subjectName: '模糊测试', gender: 1, diseaseCode: 'LSS' });
+    expect(added.status).toBe(200);
+    const records = await t.call(token, 'GET', `/api/v1/business/subjectRecord/list?studyId=${studyId}`);
+    const record = records.body.data.list[0];
+    const [crf] = await queryRows<{ id: number }>(t.db, sql`select id from crfs where study_id = ${studyId} order by id limit 1`);
+    Object.assign(ids, { studyId, id: studyId, subjectRecordId: record.subjectRecordId ?? record.id, subjectId: record.subjectId ?? 1, crfId: crf!.id });
+  });
+  afterAll(() => t?.close());
+
+  it('answers every malformed variant of every documented route with 4xx and changes no row', async () => {
+    const doc = t.app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> };
+    const routes: Route[] = [];
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        if (!['get', 'post', 'put', 'delete', 'patch'].includes(method)) continue;
+        routes.push({ method: method.toUpperCase(), path, op });
+      }
+    }
+    routes.sort((a, b) => Number(`${a.method} ${a.path}` === LAST) - Number(`${b.method} ${b.path}` === LAST));
+    expect(routes.length).toBeGreaterThan(100);
+    const saveRoute = doc.paths['/api/v3/business/crf']?.put;
+    expect(saveRoute?.requestBody?.content?.['application/json']?.schema?.properties).toHaveProperty('values');
+
+    const before = await tableChecksums(t);
+    const failures: string[] = [];
+    // Writes that were accepted: where to look when a table changed.
+    const accepted: string[] = [];
+    let sent = 0;
+    for (const route of routes) {
+      for (const attempt of attemptsFor(route, ids)) {
+        const res = await t.app.inject({
+          method: attempt.method as 'GET',
+          url: attempt.url,
+          headers: { authorization: `Bearer ${token}`, ...attempt.headers },
+          ...(attempt.payload !== undefined ? { payload: attempt.payload } : {}),
+        });
+        sent++;
+        if (res.statusCode >= 500 || res.statusCode === 401) {
+          failures.push(`${res.statusCode} ${route.method} ${route.path} — ${attempt.what}: ${res.body.slice(0, 160)}`);
+        } else if (res.statusCode < 400 && attempt.method !== 'GET') {
+          accepted.push(`${res.statusCode} ${route.method} ${route.path} — ${attempt.what}`);
+        }
+      }
+    }
+    const after = await tableChecksums(t);
+    const changed = Object.keys(before).filter((name) => before[name] !== after[name]);
+    console.info(`fuzz: ${sent} requests over ${routes.length} routes`);
+    expect(failures).toEqual([]);
+    expect(changed, `accepted writes:\n${accepted.join('\n')}`).toEqual([]);
+  }, 120_000);
+});
