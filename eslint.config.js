@@ -1,3 +1,4 @@
+import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
@@ -27,6 +28,59 @@ export default tseslint.config(
     files: ['packages/web/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
     rules: { ...reactHooks.configs.recommended.rules },
+  },
+  // Import boundaries (docs/decisions.md, "Import boundaries").
+  {
+    files: ['packages/core/**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: builtinModules.map((name) => ({ name, message: 'core is pure domain logic: no I/O, no node:* modules.' })),
+          patterns: [
+            { group: ['node:*'], message: 'core is pure domain logic: no I/O, no node:* modules.' },
+            {
+              group: ['@ecrf/server', '@ecrf/server/*', '@ecrf/web', '@ecrf/web/*', '**/server/src/**', '**/web/src/**'],
+              message: 'core is shared by server and web and imports neither.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/server/src/modules/**/*.routes.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['drizzle-orm', 'drizzle-orm/*', '**/db/client*', '**/db/schema*', '**/db/schema/**'],
+              message: 'A route file declares the HTTP shape, the guards and one call into a service; the database belongs to the service.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/server/src/modules/**/*.service.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/http/*', '**/http/**'],
+              // The request's plain data shapes (CurrentUser, PageRequest) may be named; nothing may be called.
+              allowTypeImports: true,
+              message: 'Services do not depend on the HTTP layer: AppError and study access rules are in src/shared/.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['**/*.js', '**/*.config.ts', 'vitest.config.ts'],

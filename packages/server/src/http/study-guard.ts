@@ -1,20 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { and, eq, isNull } from 'drizzle-orm';
-import { crfIdsWith, crfKey, hasPermission } from '@ecrf/core';
+import { hasPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { studies, studyPersonnel, studyRoles } from '../db/schema/index.js';
+import type { StudyAccess } from '../shared/study-access.js';
 import { AppError } from './app-error.js';
 
-/** What the caller may do in the study a request names. */
-export interface StudyAccess {
-  studyId: number;
-  /** Staff of the study (false for a `study:manage` holder who is not). */
-  member: boolean;
-  studyRoleId: number | null;
-  /** Keys of the caller's study role (`btn:…`, `crf:<id>:<action>`); every key for `study:manage`. */
-  permissions: string[];
-  all: boolean;
-}
+export { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../shared/study-access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -71,19 +63,4 @@ export function installStudyGuard(app: FastifyInstance, ctx: AppContext): void {
 export function requireStudy(request: FastifyRequest): StudyAccess {
   if (!request.studyAccess) throw AppError.forbidden('study.not_member');
   return request.studyAccess;
-}
-
-/** A study-level button or CRF permission of the caller's study role. */
-export function hasStudyPermission(access: StudyAccess, key: string): boolean {
-  return access.all || access.permissions.includes(key);
-}
-
-/** The CRFs whose values the caller may read in this study; `null` means all of them. */
-export function viewableCrfIds(access: StudyAccess): number[] | null {
-  return access.all ? null : crfIdsWith(access.permissions, 'view');
-}
-
-export function canViewCrf(access: StudyAccess, crfId: number | null | undefined): boolean {
-  if (crfId === null || crfId === undefined) return true;
-  return hasStudyPermission(access, crfKey(crfId, 'view'));
 }

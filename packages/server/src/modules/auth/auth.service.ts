@@ -3,7 +3,7 @@ import { and, eq, isNull, ne } from 'drizzle-orm';
 import { buildTree, type MenuNode } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { menus, sessions, spentRefreshTokens, users } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import { hashPassword, verifyPassword } from '../../shared/password.js';
 import { userProfile } from '../system/user.service.js';

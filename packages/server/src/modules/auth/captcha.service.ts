@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import svgCaptcha from 'svg-captcha';
 import type { AppContext } from '../../app-context.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 
 const CAPTCHA_TTL_MS = 2 * 60 * 1000;
 const key = (uuid: string) => `captcha:${uuid}`;

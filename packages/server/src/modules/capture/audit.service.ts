@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.js';
 import { auditEvents } from '../../db/schema/index.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
-import { viewableCrfIds, type StudyAccess } from '../../http/study-guard.js';
+import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 
 export interface AuditEntry {
   studyId: number;

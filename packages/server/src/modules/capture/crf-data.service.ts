@@ -20,9 +20,9 @@ import {
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { appliedRequests, crfDataRecords, crfStageCrfs, crfStages, crfVersions, crfs, subjectRecords, subjects, users, type SdvMark } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
-import { hasStudyPermission, type StudyAccess } from '../../http/study-guard.js';
+import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { activeDoubtsOf, syncSystemQueries, systemFindings } from '../doubt/doubt.service.js';
 import { audit } from './audit.service.js';
 import { getSubjectByRecord, invalidateSignatures, listSignatures } from './subject.service.js';

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { fileTypeFromFile } from 'file-type';
 import type { AppContext } from '../../app-context.js';
 import { storedFiles } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 
 /** forms §5: video under 500 MB; the same bound for every file. */

@@ -9,7 +9,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { choicesOf, isChoiceType, isRowType, isValueType, readChoiceList, type CrfDefinition, type CrfNode } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { crfDataRecords, crfVersions, crfs, printTemplates } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import { getSubjectByRecord } from './subject.service.js';
 
 const run = promisify(execFile);

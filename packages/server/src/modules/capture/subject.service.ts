@@ -26,10 +26,10 @@ import {
   subjects,
   users,
 } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
-import { hasStudyPermission, type StudyAccess } from '../../http/study-guard.js';
+import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { verifyPassword } from '../../shared/password.js';
 import { getSerialNumber, nextSerialNumber } from '../study/study.service.js';
 import { audit } from './audit.service.js';

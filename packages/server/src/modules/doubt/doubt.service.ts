@@ -3,10 +3,10 @@ import { isValueType, type CrfDefinition, type CrfNode, type FormIssue, type For
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfs, doubtMessages, doubts, studies, subjectRecords, subjects } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
-import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../http/study-guard.js';
+import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../capture/audit.service.js';
 
 export const OPTION = { open: 0, closed: 1, replied: 2 } as const;

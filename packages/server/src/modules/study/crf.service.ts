@@ -15,7 +15,7 @@ import {
 import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
 import { crfDataRecords, crfStageCrfs, crfVersions, crfs, studyDiseases, users } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { grantNewCrfToFullRoles } from './staff.service.js';

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import { buildTree } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { crfStageCrfs, crfStages, crfs, studies, studyDiseases } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 
 const stageNotFound = () => AppError.notFound('crf_stage.not_found', '阶段不存在');
 

@@ -3,7 +3,7 @@ import { allStudyPermissionKeys, CRF_ACTIONS, crfKey, STUDY_BUTTONS, buttonKey }
 import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
 import { crfs, departments, studyPersonnel, studyRoles, users } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import type { PageRequest } from '../../http/paging.js';
 
 export interface StudyRoleInput {

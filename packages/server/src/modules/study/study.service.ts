@@ -16,7 +16,7 @@ import {
   type FollowTrigger,
   type SignConfig,
 } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 

@@ -1,10 +1,9 @@
-import { count, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
-import { notices, sysConfigs } from '../../db/schema/index.js';
 import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
+import { listConfigFields, listNotices } from './config.service.js';
 
 export function configRoutes(app: App, ctx: AppContext) {
   app.get(
@@ -17,31 +16,12 @@ export function configRoutes(app: App, ctx: AppContext) {
       },
       config: { allowWhilePasswordMustChange: true },
     },
-    async (request) =>
-      ok(
-        await ctx.db
-          .select({ fieldName: sysConfigs.fieldName, fieldValue: sysConfigs.fieldValue })
-          .from(sysConfigs)
-          .where(eq(sysConfigs.configKey, request.query.key))
-          .orderBy(sysConfigs.fieldName),
-      ),
+    async (request) => ok(await listConfigFields(ctx, request.query.key)),
   );
 
   app.get(
     '/api/system/notice/list',
     { schema: { tags: ['通知公告'], querystring: z.object({ ...pagingQuery }) }, config: { allowWhilePasswordMustChange: true } },
-    async (request) => {
-      const page = pageRequest(request.query);
-      const live = eq(notices.status, 0);
-      const [{ total }] = (await ctx.db.select({ total: count() }).from(notices).where(live)) as [{ total: number }];
-      const list = await ctx.db
-        .select({ noticeId: notices.noticeId, title: notices.title, content: notices.content, createTime: notices.createdAt })
-        .from(notices)
-        .where(live)
-        .orderBy(desc(notices.createdAt))
-        .limit(page.limit)
-        .offset(page.offset);
-      return ok({ list, total: Number(total) });
-    },
+    async (request) => ok(await listNotices(ctx, pageRequest(request.query))),
   );
 }

@@ -2,7 +2,7 @@ import { and, asc, eq, ilike, isNull, ne, sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
 import { departments, users } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 
 export interface DeptInput {
   parentId: number;

@@ -2,7 +2,7 @@ import { and, asc, eq, ilike, ne } from 'drizzle-orm';
 import { buildTree } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { menus, roleMenus, roles } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import { toMenuNode } from '../auth/auth.service.js';
 
 export interface MenuInput {

@@ -2,7 +2,7 @@ import { and, asc, count, eq, ilike, inArray, ne } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
 import { menus, roleMenus, roles, userRoles } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import type { PageRequest } from '../../http/paging.js';
 import { ensureAnAdministratorRemains } from './user.service.js';
 

@@ -3,7 +3,7 @@ import type { UserCreate, UserUpdate } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { queryRows, type Tx } from '../../db/client.js';
 import { departments, roles, userRoles, users } from '../../db/schema/index.js';
-import { AppError } from '../../http/app-error.js';
+import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { hashPassword } from '../../shared/password.js';
