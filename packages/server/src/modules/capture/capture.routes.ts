@@ -30,6 +30,7 @@ const subjectFields = {
   gender: z.union([z.literal(0), z.literal(1)], { error: '请选择患者性别' }),
   birth: z.string().max(10).nullish(),
   mobile: z.string().max(20).nullish(),
+  idNumber: z.string().max(30).nullish(),
   diseaseCode: z.string({ error: '请选择病种' }).trim().min(1, '请选择病种').max(50),
   deptId: idSchema.nullish(),
 };
@@ -101,7 +102,8 @@ export function captureRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/business/subject',
     {
-      schema: { tags: subjectTags, summary: '编辑患者', body: z.object({ id: z.number().int().positive(), ...subjectFields }) },
+      // Partial: a field left out of the body keeps its stored value.
+      schema: { tags: subjectTags, summary: '编辑患者', body: z.object({ id: z.number().int().positive(), ...z.object(subjectFields).partial().shape }) },
       config: { study: (r) => subjectsService.studyOfSubject(ctx, b<{ id: number }>(r).id), module: '患者管理', action: '修改' },
     },
     async (request) => ok(await subjectsService.updateSubject(ctx, requireUser(request), requireStudy(request), request.body.id, request.body), '修改成功'),
@@ -114,12 +116,12 @@ export function captureRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/subject/:id',
     { schema: { tags: subjectTags, summary: '患者详情', params: z.object({ id }) }, config: { study: (r) => subjectsService.studyOfSubject(ctx, fromParam(r)!) } },
-    async (request) => ok(await subjectsService.getSubject(ctx, request.params.id)),
+    async (request) => ok(await subjectsService.getSubject(ctx, request.params.id, requireStudy(request))),
   );
   app.get(
     '/api/business/ducking/patientInfo/:id',
     { schema: { tags: subjectTags, summary: '患者信息（按受试者记录）', params: z.object({ id }) }, config: { study: (r) => recordStudy(fromParam(r)) } },
-    async (request) => ok(await subjectsService.getSubjectByRecord(ctx, request.params.id)),
+    async (request) => ok(await subjectsService.getSubjectByRecord(ctx, request.params.id, requireStudy(request))),
   );
   app.put(
     '/api/v1/business/subject/sign',
@@ -134,13 +136,13 @@ export function captureRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/v3/business/subjectRecord/list',
     { schema: { tags: subjectTags, summary: '患者列表（v3）', body: z.object({ studyId: z.number().int().positive(), ...pagingQuery, ...recordFilter }) }, config: { study: fromBody } },
-    async (request) => ok(await subjectsService.listRecords(ctx, request.body.studyId, request.body, pageRequest(request.body))),
+    async (request) => ok(await subjectsService.listRecords(ctx, request.body.studyId, request.body, pageRequest(request.body), requireStudy(request))),
   );
   for (const version of ['v1', 'v2'] as const) {
     app.get(
       `/api/${version}/business/subjectRecord/list`,
       { schema: { tags: subjectTags, summary: `患者列表（${version}）`, querystring: studyIdQuery.extend({ ...pagingQuery, ...recordFilter }) }, config: { study: fromQuery } },
-      async (request) => ok(await subjectsService.listRecords(ctx, request.query.studyId, request.query, pageRequest(request.query))),
+      async (request) => ok(await subjectsService.listRecords(ctx, request.query.studyId, request.query, pageRequest(request.query), requireStudy(request))),
     );
   }
   for (const version of ['v1', 'v2', 'v3'] as const) {
@@ -314,7 +316,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
     async (request, reply) => {
       const access = requireStudy(request);
       if (!access.all && !access.permissions.includes(`crf:${request.query.crfId}:view`)) throw AppError.forbidden();
-      return sendFile(reply, await print.printWord(ctx, request.query), true);
+      return sendFile(reply, await print.printWord(ctx, access, request.query), true);
     },
   );
 

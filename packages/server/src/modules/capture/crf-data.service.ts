@@ -159,7 +159,7 @@ export async function crfDetail(ctx: AppContext, access: StudyAccess, subjectRec
   if (crfDataRecordId && !current) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
   const version = current?.crfVersion ?? crf.currentVersion;
   const definition = await definitionOf(ctx.db, crfId, version);
-  const subject = await getSubjectByRecord(ctx, subjectRecordId);
+  const subject = await getSubjectByRecord(ctx, subjectRecordId, access);
   const [creater] = await ctx.db.select({ name: users.name }).from(users).where(eq(users.userId, record.createdBy ?? 0));
   const signature = (await listSignatures(ctx, subjectRecordId))[0] ?? null;
   const active = (await activeDoubtsOf(ctx.db, subjectRecordId)).filter((d) => d.crfId === crfId);
@@ -444,7 +444,7 @@ export async function setSdv(ctx: AppContext, user: CurrentUser, access: StudyAc
 /** The overview of a subject's casebook: every form the caller may view, with its records. */
 export async function overview(ctx: AppContext, access: StudyAccess, subjectRecordId: number, crfId?: number, crfDataRecordId?: number) {
   const record = await liveRecord(ctx.db, subjectRecordId);
-  const subject = await getSubjectByRecord(ctx, subjectRecordId);
+  const subject = await getSubjectByRecord(ctx, subjectRecordId, access);
   const menu = await crfMenu(ctx, access, subjectRecordId);
   const forms = await ctx.db.select().from(crfs).where(eq(crfs.studyId, record.studyId)).orderBy(asc(crfs.id));
   const wanted = forms.filter((f) => can(access, f.id, 'view') && (!crfId || f.id === crfId));

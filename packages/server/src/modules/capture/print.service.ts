@@ -10,6 +10,7 @@ import { choicesOf, isChoiceType, isRowType, isValueType, readChoiceList, type C
 import type { AppContext } from '../../app-context.js';
 import { crfDataRecords, crfVersions, crfs, printTemplates } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
+import type { StudyAccess } from '../../shared/study-access.js';
 import { getSubjectByRecord } from './subject.service.js';
 
 const run = promisify(execFile);
@@ -76,7 +77,11 @@ export function templateData(definition: CrfDefinition, values: Record<string, u
 }
 
 /** Fills the CRF's Word template with one record's values; PDF when LibreOffice is installed. */
-export async function printWord(ctx: AppContext, input: { subjectRecordId: number; crfId: number; crfDataRecordId?: number; format?: 'docx' | 'pdf' }) {
+export async function printWord(
+  ctx: AppContext,
+  access: StudyAccess,
+  input: { subjectRecordId: number; crfId: number; crfDataRecordId?: number; format?: 'docx' | 'pdf' },
+) {
   const [template] = await ctx.db.select().from(printTemplates).where(eq(printTemplates.crfId, input.crfId));
   if (!template) throw AppError.notFound('print.no_template', '该表单没有打印模板');
   const [record] = await ctx.db
@@ -93,7 +98,8 @@ export async function printWord(ctx: AppContext, input: { subjectRecordId: numbe
   const [crf] = await ctx.db.select().from(crfs).where(eq(crfs.id, input.crfId));
   const version = record?.crfVersion ?? crf!.currentVersion;
   const [def] = await ctx.db.select({ definition: crfVersions.definition }).from(crfVersions).where(and(eq(crfVersions.crfId, input.crfId), eq(crfVersions.version, version)));
-  const subject = await getSubjectByRecord(ctx, input.subjectRecordId);
+  // The printed form carries the patient's name as the caller may see it (masked without the identifiers permission).
+  const subject = await getSubjectByRecord(ctx, input.subjectRecordId, access);
   const doc = new Docxtemplater(new PizZip(Buffer.from(template.content, 'base64')), { paragraphLoop: true, linebreaks: true, nullGetter: () => '' });
   doc.render({
     subjectName: subject.subjectName,

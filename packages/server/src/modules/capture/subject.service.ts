@@ -2,11 +2,16 @@ import crypto from 'node:crypto';
 import { and, count, desc, eq, gte, ilike, inArray, isNotNull, isNull, lte, ne } from 'drizzle-orm';
 import {
   ageFromBirth,
+  buttonKey,
   DEFAULT_BASE_CONFIG,
   DEFAULT_TIME_ZONE,
+  isMaskOf,
+  maskIdentifier,
   MSG,
+  normalizeIdNumber,
   sameValue,
   subjectFieldErrors,
+  SUBJECT_IDENTIFIER_FIELDS,
   todayString,
   type CrfDefinition,
   type CrfNode,
@@ -40,12 +45,24 @@ export interface SubjectInput {
   gender: number;
   birth?: string | null;
   mobile?: string | null;
+  idNumber?: string | null;
   diseaseCode: string;
   deptId?: number | null;
 }
 
-const SUBJECT_FIELDS = ['identificationCode', 'subjectName', 'gender', 'birth', 'mobile', 'diseaseCode', 'deptId'] as const;
+/** An edit: an absent key leaves the field as it is; null or '' clears an optional field. */
+export type SubjectPatch = Partial<SubjectInput>;
+
+const SUBJECT_FIELDS = ['identificationCode', 'subjectName', 'gender', 'birth', 'mobile', 'idNumber', 'diseaseCode', 'deptId'] as const;
+/** Identifiers the audit trail shows masked: the trail must show that they changed, by whom and when, not the numbers. */
+const AUDIT_MASKED = new Set<string>(['mobile', 'idNumber']);
 const notFound = () => AppError.notFound('subject.not_found', '患者不存在');
+
+/** PIPL: who sees patients' names, birth dates, mobiles and ID numbers in clear. */
+export const IDENTIFIERS_PERMISSION = buttonKey('business.subject.identifiers');
+export function seesIdentifiers(access: StudyAccess): boolean {
+  return hasStudyPermission(access, IDENTIFIERS_PERMISSION);
+}
 
 export function requireStudyPermission(access: StudyAccess, key: string) {
   if (!hasStudyPermission(access, key)) throw AppError.forbidden();
@@ -82,6 +99,25 @@ export async function isCodeTaken(db: Db, studyId: number, code: string, exceptS
   return Boolean(row && row.id !== exceptSubjectId);
 }
 
+export async function isIdNumberTaken(ctx: AppContext, db: Db, studyId: number, idNumber: string, exceptSubjectId?: number) {
+  const [row] = await db
+    .select({ id: subjects.id })
+    .from(subjects)
+    .where(and(eq(subjects.studyId, studyId), eq(subjects.idNumberHash, ctx.fieldCrypto.hash(normalizeIdNumber(idNumber))), isNull(subjects.deletedAt)));
+  return Boolean(row && row.id !== exceptSubjectId);
+}
+
+/** The two stored columns of an ID number (null clears both). */
+function idNumberColumns(ctx: AppContext, idNumber: string | null) {
+  if (!idNumber) return { idNumberEnc: null, idNumberHash: null };
+  const value = normalizeIdNumber(idNumber);
+  return { idNumberEnc: ctx.fieldCrypto.encrypt(value), idNumberHash: ctx.fieldCrypto.hash(value) };
+}
+
+function auditValue(field: string, value: unknown) {
+  return AUDIT_MASKED.has(field) && typeof value === 'string' ? maskIdentifier(field as 'mobile' | 'idNumber', value) : value;
+}
+
 function fieldErrors(errors: Record<string, string>) {
   const list = Object.entries(errors).map(([path, message]) => ({ path, message }));
   if (list.length > 0) throw AppError.badRequest('subject.invalid', list[0]!.message, { errors: list });
@@ -96,6 +132,7 @@ const subjectColumns = {
   gender: subjects.gender,
   birth: subjects.birth,
   mobile: subjects.mobile,
+  idNumberEnc: subjects.idNumberEnc,
   diseaseCode: subjects.diseaseCode,
   openId: subjects.openId,
   qrCode: subjects.qrCode,
@@ -107,9 +144,22 @@ const subjectColumns = {
   deletedAt: subjectRecords.deletedAt,
 };
 
-type SubjectRow = { birth: string | null } & Record<string, unknown>;
-function withAge<T extends SubjectRow>(ctx: AppContext, row: T) {
-  return { ...row, age: ageFromBirth(row.birth, today(ctx)), itemDatas: [] as Array<{ itemName: string; itemValue: unknown; units: string }> };
+type SubjectRow = { subjectName: string; birth: string | null; mobile: string | null; idNumberEnc: string | null } & Record<string, unknown>;
+/**
+ * A patient as answered: age from the clear birth date, the ID number decrypted, and the
+ * identifiers masked unless the caller may see them (`identifiersMasked` tells the dialog so).
+ */
+function present<T extends SubjectRow>(ctx: AppContext, row: T, clear: boolean) {
+  const { idNumberEnc, ...rest } = row;
+  const ids = { subjectName: row.subjectName, birth: row.birth, mobile: row.mobile, idNumber: idNumberEnc ? ctx.fieldCrypto.decrypt(idNumberEnc) : null };
+  if (!clear) for (const f of SUBJECT_IDENTIFIER_FIELDS) ids[f] = maskIdentifier(f, ids[f]) as string;
+  return {
+    ...rest,
+    ...ids,
+    identifiersMasked: !clear,
+    age: ageFromBirth(row.birth, today(ctx)),
+    itemDatas: [] as Array<{ itemName: string; itemValue: unknown; units: string }>,
+  };
 }
 
 function subjectQuery(db: Db) {
@@ -121,16 +171,16 @@ function subjectQuery(db: Db) {
     .leftJoin(users, eq(users.userId, subjects.createdBy));
 }
 
-export async function getSubject(ctx: AppContext, subjectId: number) {
+export async function getSubject(ctx: AppContext, subjectId: number, access: StudyAccess) {
   const [row] = await subjectQuery(ctx.db).where(eq(subjects.id, subjectId));
   if (!row) throw notFound();
-  return withAge(ctx, row);
+  return present(ctx, row, seesIdentifiers(access));
 }
 
-export async function getSubjectByRecord(ctx: AppContext, subjectRecordId: number) {
+export async function getSubjectByRecord(ctx: AppContext, subjectRecordId: number, access: StudyAccess) {
   const [row] = await subjectQuery(ctx.db).where(eq(subjectRecords.id, subjectRecordId));
   if (!row) throw notFound();
-  return withAge(ctx, row);
+  return present(ctx, row, seesIdentifiers(access));
 }
 
 export async function studyOfSubject(ctx: AppContext, subjectId: number) {
@@ -154,6 +204,7 @@ export async function createSubject(ctx: AppContext, user: CurrentUser, access: 
     const deptId = input.deptId ?? user.deptId;
     const code = study.enableSerialNumber ? await nextSerialNumber(tx, studyId, deptId) : input.identificationCode!.trim();
     if (await isCodeTaken(tx, studyId, code)) throw AppError.conflict('subject.code_taken', MSG.codeTaken);
+    if (input.idNumber && (await isIdNumberTaken(ctx, tx, studyId, input.idNumber))) throw AppError.conflict('subject.id_number_taken', MSG.idNumberTaken);
     const [subject] = await tx
       .insert(subjects)
       .values({
@@ -163,6 +214,7 @@ export async function createSubject(ctx: AppContext, user: CurrentUser, access: 
         gender: input.gender,
         birth: input.birth || null,
         mobile: input.mobile || null,
+        ...idNumberColumns(ctx, input.idNumber || null),
         diseaseCode: input.diseaseCode,
         qrCode: crypto.randomBytes(16).toString('hex'),
         deptId,
@@ -176,53 +228,91 @@ export async function createSubject(ctx: AppContext, user: CurrentUser, access: 
       .values({ studyId, subjectId: subject!.id, createdBy: user.userId, createdAt: ctx.clock(), updatedAt: ctx.clock() })
       .returning({ id: subjectRecords.id });
     await audit(tx, user, ctx.clock(), [
-      { studyId, subjectRecordId: record!.id, action: 'subject.create', newValue: { ...input, identificationCode: code, deptId } },
+      {
+        studyId,
+        subjectRecordId: record!.id,
+        action: 'subject.create',
+        newValue: Object.fromEntries(
+          Object.entries({ ...input, idNumber: input.idNumber ? normalizeIdNumber(input.idNumber) : input.idNumber, identificationCode: code, deptId }).map(([field, value]) => [
+            field,
+            auditValue(field, value),
+          ]),
+        ),
+      },
     ]);
     return subject!.id;
   });
-  return getSubject(ctx, subjectId);
+  return getSubject(ctx, subjectId, access);
 }
 
-export async function updateSubject(ctx: AppContext, user: CurrentUser, access: StudyAccess, subjectId: number, input: SubjectInput) {
+/**
+ * Edits a patient. An absent key keeps the stored value, and so does the mask of the stored
+ * value sent back (a member without the identifiers permission never had the clear one); only an
+ * explicit null or '' clears an optional field.
+ */
+export async function updateSubject(ctx: AppContext, user: CurrentUser, access: StudyAccess, subjectId: number, input: SubjectPatch) {
   requireStudyPermission(access, 'btn:business.subject.edit');
   await ctx.db.transaction(async (tx) => {
     const [existing] = await tx.select().from(subjects).where(and(eq(subjects.id, subjectId), isNull(subjects.deletedAt))).for('update');
     if (!existing) throw notFound();
     const [record] = await tx.select({ id: subjectRecords.id }).from(subjectRecords).where(eq(subjectRecords.subjectId, subjectId));
     const { study, diseases, baseConfig } = await studyOf(tx, existing.studyId);
+    const stored = {
+      identificationCode: existing.identificationCode,
+      subjectName: existing.subjectName,
+      gender: existing.gender,
+      birth: existing.birth,
+      mobile: existing.mobile,
+      idNumber: existing.idNumberEnc ? ctx.fieldCrypto.decrypt(existing.idNumberEnc) : null,
+      diseaseCode: existing.diseaseCode,
+      deptId: existing.deptId,
+    };
+    const given = <K extends keyof typeof stored>(field: K): boolean => {
+      const value = input[field];
+      if (value === undefined) return false;
+      return !((SUBJECT_IDENTIFIER_FIELDS as readonly string[]).includes(field) && isMaskOf(field as (typeof SUBJECT_IDENTIFIER_FIELDS)[number], value, stored[field] as string | null));
+    };
+    const text = (v: string | null | undefined) => (v === undefined || v === null ? null : v.trim() || null);
     // A serial code is the study's to assign; it never changes afterwards.
-    const code = study.enableSerialNumber ? existing.identificationCode : (input.identificationCode ?? '').trim();
-    fieldErrors(
-      subjectFieldErrors({ ...input, identificationCode: code }, { baseConfig, today: today(ctx), serialNumbers: false, diseaseCodes: diseases.map((d) => d.diseaseCode) }),
-    );
+    const code = study.enableSerialNumber || !given('identificationCode') ? existing.identificationCode : (input.identificationCode ?? '').trim();
+    const next = {
+      identificationCode: code,
+      subjectName: given('subjectName') ? (input.subjectName ?? '').trim() : stored.subjectName,
+      gender: given('gender') ? input.gender! : stored.gender,
+      birth: given('birth') ? text(input.birth) : stored.birth,
+      mobile: given('mobile') ? text(input.mobile) : stored.mobile,
+      idNumber: given('idNumber') ? (text(input.idNumber) === null ? null : normalizeIdNumber(input.idNumber!)) : stored.idNumber,
+      diseaseCode: given('diseaseCode') ? input.diseaseCode! : stored.diseaseCode,
+      deptId: given('deptId') ? (input.deptId ?? existing.deptId) : existing.deptId,
+    };
+    fieldErrors(subjectFieldErrors(next, { baseConfig, today: today(ctx), serialNumbers: false, diseaseCodes: diseases.map((d) => d.diseaseCode) }));
     if (code !== existing.identificationCode && (await isCodeTaken(tx, existing.studyId, code, subjectId))) {
       throw AppError.conflict('subject.code_taken', MSG.codeTaken);
     }
-    const next = {
-      identificationCode: code,
-      subjectName: input.subjectName.trim(),
-      gender: input.gender,
-      birth: input.birth || null,
-      mobile: input.mobile || null,
-      diseaseCode: input.diseaseCode,
-      deptId: input.deptId ?? existing.deptId,
-    };
-    await tx.update(subjects).set({ ...next, updatedAt: ctx.clock() }).where(eq(subjects.id, subjectId));
+    const idChanged = next.idNumber !== stored.idNumber;
+    if (idChanged && next.idNumber && (await isIdNumberTaken(ctx, tx, existing.studyId, next.idNumber, subjectId))) {
+      throw AppError.conflict('subject.id_number_taken', MSG.idNumberTaken);
+    }
+    const { idNumber, ...columns } = next;
+    await tx
+      .update(subjects)
+      .set({ ...columns, ...(idChanged ? idNumberColumns(ctx, idNumber) : {}), updatedAt: ctx.clock() })
+      .where(eq(subjects.id, subjectId));
     await audit(
       tx,
       user,
       ctx.clock(),
-      SUBJECT_FIELDS.filter((f) => !sameValue(existing[f], next[f])).map((f) => ({
+      SUBJECT_FIELDS.filter((f) => !sameValue(stored[f], next[f])).map((f) => ({
         studyId: existing.studyId,
         subjectRecordId: record!.id,
         action: 'subject.update',
         itemName: f,
-        oldValue: existing[f],
-        newValue: next[f],
+        oldValue: auditValue(f, stored[f]),
+        newValue: auditValue(f, next[f]),
       })),
     );
   });
-  return getSubject(ctx, subjectId);
+  return getSubject(ctx, subjectId, access);
 }
 
 export interface RecordFilter {
@@ -236,7 +326,8 @@ export interface RecordFilter {
 }
 
 /** The patient list: casebooks with their form progress and the study's extra CRF columns. */
-export async function listRecords(ctx: AppContext, studyId: number, filter: RecordFilter, page: PageRequest) {
+export async function listRecords(ctx: AppContext, studyId: number, filter: RecordFilter, page: PageRequest, access: StudyAccess) {
+  const clear = seesIdentifiers(access);
   const where = and(
     eq(subjectRecords.studyId, studyId),
     filter.deleted ? isNotNull(subjectRecords.deletedAt) : isNull(subjectRecords.deletedAt),
@@ -272,7 +363,7 @@ export async function listRecords(ctx: AppContext, studyId: number, filter: Reco
       for (const r of mine) if (r.values[name] !== undefined && r.values[name] !== null && r.values[name] !== '') columns[name] = r.values[name];
     }
     return {
-      ...withAge(ctx, row),
+      ...present(ctx, row, clear),
       crfStates: {
         total: mine.length,
         submitted: mine.filter((r) => r.state === 2).length,
@@ -337,6 +428,13 @@ export async function deleteRecord(ctx: AppContext, user: CurrentUser, access: S
       const [subject] = await tx.select().from(subjects).where(eq(subjects.id, record.subjectId));
       if (subject && (await isCodeTaken(tx, record.studyId, subject.identificationCode, subject.id))) {
         throw AppError.conflict('subject.code_taken', `${MSG.codeTaken}，无法恢复`);
+      }
+      if (subject?.idNumberHash) {
+        const [twin] = await tx
+          .select({ id: subjects.id })
+          .from(subjects)
+          .where(and(eq(subjects.studyId, record.studyId), eq(subjects.idNumberHash, subject.idNumberHash), isNull(subjects.deletedAt)));
+        if (twin && twin.id !== subject.id) throw AppError.conflict('subject.id_number_taken', `${MSG.idNumberTaken}，无法恢复`);
       }
     }
     await tx.update(subjectRecords).set({ deletedAt, updatedAt: ctx.clock() }).where(eq(subjectRecords.id, subjectRecordId));

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gte, ilike, inArray, isNull, lte, ne, sql } from 'drizzle-orm';
-import { isValueType, type CrfDefinition, type CrfNode, type FormIssue, type FormState } from '@ecrf/core';
+import { isValueType, maskName, type CrfDefinition, type CrfNode, type FormIssue, type FormState } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfs, doubtMessages, doubts, studies, subjectRecords, subjects } from '../../db/schema/index.js';
@@ -8,6 +8,7 @@ import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../capture/audit.service.js';
+import { seesIdentifiers } from '../capture/subject.service.js';
 
 export const OPTION = { open: 0, closed: 1, replied: 2 } as const;
 export const DOUBT_TYPE = { system: 0, user: 1 } as const;
@@ -250,7 +251,11 @@ export async function listDoubts(ctx: AppContext, access: StudyAccess, studyId: 
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
     .where(where)) as [{ total: number }];
   const rows = await base().where(where).orderBy(desc(doubts.updatedAt), desc(doubts.id)).limit(page.limit).offset(page.offset);
-  return { list: rows.map((r) => present(r.doubt, { identificationCode: r.identificationCode, subjectName: r.subjectName, crfTitle: r.crfTitle })), total: Number(total) };
+  const clearNames = seesIdentifiers(access);
+  return {
+    list: rows.map((r) => present(r.doubt, { identificationCode: r.identificationCode, subjectName: clearNames ? r.subjectName : maskName(r.subjectName), crfTitle: r.crfTitle })),
+    total: Number(total),
+  };
 }
 
 /** Queries waiting for the caller: open ones to answer, replied ones to close. */
