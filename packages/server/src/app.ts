@@ -12,6 +12,7 @@ import { installErrorHandler, notFoundBody } from './http/error-handler.js';
 import { installInputBounds } from './http/input-bounds.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installStudyGuard } from './http/study-guard.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { operLogRoutes } from './modules/monitor/operlog.routes.js';
 import { installOperationLog } from './modules/monitor/operlog.service.js';
@@ -80,6 +81,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   roleRoutes(app, ctx);
   menuRoutes(app, ctx);
   operLogRoutes(app, ctx);
+  auditRoutes(app, ctx);
   studyRoutes(app, ctx);
   staffRoutes(app, ctx);
   crfRoutes(app, ctx);

@@ -12,6 +12,10 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
     .optional(),
+  DATABASE_APP_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
   EDC_ADMIN_PASSWORD: z.string().min(6, 'must be 6 to 19 characters').max(19, 'must be 6 to 19 characters').optional(),
   EDC_CAPTCHA: onOff.default('on'),
@@ -39,6 +43,8 @@ export interface Config {
   readonly host: string;
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
+  /** The application's own login (a member of edc_app); unset: the owner's connections switch to edc_app. */
+  readonly databaseAppUrl: string | undefined;
   readonly redisUrl: string | undefined;
   readonly adminPassword: string | undefined;
   readonly captchaEnabled: boolean;
@@ -76,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    databaseAppUrl: e.DATABASE_APP_URL,
     redisUrl: e.REDIS_URL,
     adminPassword: e.EDC_ADMIN_PASSWORD,
     captchaEnabled: e.EDC_CAPTCHA === 'on',

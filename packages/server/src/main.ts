@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { buildApp } from './app.js';
 import type { AppContext } from './app-context.js';
 import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/client.js';
+import { assertAppRoleConfined, openDatabase } from './db/client.js';
 import { seedDemoStudy } from './db/demo-study.js';
 import { seed } from './db/seed.js';
+import { sealUnchainedRows } from './modules/audit/audit-chain.js';
 import { createTokenService } from './modules/auth/token.service.js';
 import { databaseStore, redisStore } from './shared/kv.js';
 import { createFieldCrypto, loadDataKey } from './shared/field-crypto.js';
@@ -26,6 +27,9 @@ async function main() {
 
   const database = await openDatabase(config);
   await database.migrate();
+  const sealed = await database.asOwner(sealUnchainedRows);
+  if (sealed > 0) console.log(`Audit trail: ${sealed} rows written before the hash chain existed are now chained.`);
+  await assertAppRoleConfined(database.db);
   const seeded = await seed(database.db, { adminPassword: config.adminPassword, version });
   if (config.demoStudy) await seedDemoStudy(database.db);
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -17,44 +17,203 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export const MIGRATIONS_DIR = new URL('../../drizzle', import.meta.url).pathname;
 
+/**
+ * The role the application's queries run as. It owns nothing and may only read and append the
+ * audit trail, so neither a bug nor an injected statement can rewrite history through it:
+ * UPDATE/DELETE on audit_events, `SET session_replication_role` and `ALTER TABLE … DISABLE
+ * TRIGGER` are refused for it (docs/decisions.md, "The application runs as a role that owns nothing").
+ */
+export const APP_ROLE = 'edc_app';
+/** Tables the application role may only read and append to. */
+export const APPEND_ONLY_TABLES = ['audit_events'] as const;
+
 export interface Database {
+  /** The application's handle: queries run as APP_ROLE once the database is migrated. */
   readonly db: Db;
   readonly kind: 'pglite' | 'postgres';
+  /** Migrates as the owner, then creates APP_ROLE if needed and grants it the current tables. */
   migrate(): Promise<void>;
+  /** Owner rights, for start-up maintenance and for tests that act as a database console would. */
+  asOwner<T>(work: (owner: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/**
+ * Re-run after every migration, so tables and sequences added later are covered and the
+ * append-only revocations always hold; idempotent. CREATE ROLE is cluster-wide: two databases
+ * (or two test runs) on one server share the role, each granting it its own tables.
+ */
+export async function grantAppRole(owner: Db): Promise<void> {
+  await owner.execute(
+    sql.raw(`DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${APP_ROLE}') THEN
+    BEGIN
+      CREATE ROLE ${APP_ROLE} NOLOGIN;
+    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+    END;
+  END IF;
+  IF NOT pg_has_role(current_user, '${APP_ROLE}', 'USAGE') THEN
+    EXECUTE format('GRANT ${APP_ROLE} TO %I', current_user);
+  END IF;
+END $$`),
+  );
+  for (const statement of [
+    `GRANT USAGE ON SCHEMA public TO ${APP_ROLE}`,
+    `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`,
+    `GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${APP_ROLE}`,
+    ...APPEND_ONLY_TABLES.map((table) => `REVOKE UPDATE, DELETE, TRUNCATE ON ${table} FROM ${APP_ROLE}`),
+  ]) {
+    await owner.execute(sql.raw(statement));
+  }
+}
+
+/**
+ * Refuses to run the application with rights over the audit trail (a DATABASE_APP_URL naming a
+ * superuser or the owner, or a role granted too much by hand).
+ */
+export async function assertAppRoleConfined(db: Db): Promise<void> {
+  const [row] = await queryRows<{ role: string; superuser: boolean; rewrites: boolean }>(
+    db,
+    sql`select current_user as role,
+      (select rolsuper from pg_roles where rolname = current_user) as superuser,
+      has_table_privilege('audit_events', 'UPDATE') or has_table_privilege('audit_events', 'DELETE') as rewrites`,
+  );
+  if (!row || row.superuser || row.rewrites) {
+    throw new Error(
+      `The application's database role ${row?.role ?? '?'} can rewrite the audit trail; run it as ${APP_ROLE} (docs/deployment.md).`,
+    );
+  }
 }
 
 export function wrapPglite(client: PGlite): Database {
   const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const becomeApp = `SELECT set_config('role', '${APP_ROLE}', false) FROM pg_roles WHERE rolname = '${APP_ROLE}'`;
+  // PGlite is single-user: the one connection drops to the application role (when a migrated
+  // database already has it). PGlite runs queries in call order, so this precedes any other.
+  const switched = client
+    .query(becomeApp)
+    .catch((err: unknown) => console.warn(`PGlite: cannot switch to ${APP_ROLE}: ${String(err)}`));
+  const asOwner = async <T>(work: (owner: Db) => Promise<T>) => {
+    await switched;
+    await client.exec('RESET ROLE');
+    try {
+      return await work(db);
+    } finally {
+      await client.query(becomeApp);
+    }
+  };
   return {
     db,
     kind: 'pglite',
-    migrate: () => migratePglite(db as never, { migrationsFolder: MIGRATIONS_DIR }),
+    migrate: () =>
+      asOwner(async (owner) => {
+        await migratePglite(owner as never, { migrationsFolder: MIGRATIONS_DIR });
+        await grantAppRole(owner);
+      }),
+    asOwner,
     close: () => client.close(),
   };
 }
 
-export function wrapPostgres(url: string): Database {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+function pool(config: pg.PoolConfig) {
+  const created = new pg.Pool(config);
   // An idle connection dropped by the server (restart, failover) must not crash the process:
   // the pool replaces it, and a query in flight reports its own error.
-  pool.on('error', (err) => console.warn(`PostgreSQL idle connection lost: ${err.message}`));
-  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  created.on('error', (err) => console.warn(`PostgreSQL idle connection lost: ${err.message}`));
+  return created;
+}
+
+/**
+ * `url` is the owner's (migrations). The application connects with `appUrl`, a login role that is
+ * a member of APP_ROLE, or else as the owner switched to APP_ROLE at connection start: the switch
+ * is part of the start-up packet, so a connection that cannot make it fails instead of running
+ * with the owner's rights.
+ */
+export function wrapPostgres(url: string, appUrl?: string): Database {
+  const appPool = pool(
+    appUrl ? { connectionString: appUrl, max: 10 } : { connectionString: url, max: 10, options: `-c role=${APP_ROLE}` },
+  );
+  const db = drizzlePg(appPool, { schema }) as unknown as Db;
+  let ownerPool: pg.Pool | undefined;
+  let ownerDb: Db | undefined;
+  const asOwner = async <T>(work: (owner: Db) => Promise<T>) => {
+    ownerPool ??= pool({ connectionString: url, max: 2 });
+    ownerDb ??= drizzlePg(ownerPool, { schema }) as unknown as Db;
+    return work(ownerDb);
+  };
   return {
     db,
     kind: 'postgres',
-    migrate: () => migratePg(db as never, { migrationsFolder: MIGRATIONS_DIR }),
-    close: () => pool.end(),
+    migrate: () =>
+      asOwner(async (owner) => {
+        await migratePg(owner as never, { migrationsFolder: MIGRATIONS_DIR });
+        await grantAppRole(owner);
+      }),
+    asOwner,
+    close: async () => {
+      await appPool.end();
+      await ownerPool?.end();
+    },
   };
 }
 
+/**
+ * Two processes on one PGlite directory corrupt it (it has no postmaster to arbitrate), so the
+ * directory is claimed by a lock file naming the holder; a lock left by a dead process is taken over.
+ */
+function claimDataDir(dir: string): () => void {
+  const file = path.join(dir, 'edc.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(file, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(fs.readFileSync(file, 'utf8'));
+      if (holder && holder !== process.pid && isAlive(holder)) {
+        throw new Error(
+          `The embedded database in ${dir} is in use by process ${holder}; stop it first (or, for the audit check, call GET /api/monitor/audit/verify).`,
+          { cause: err },
+        );
+      }
+      fs.rmSync(file, { force: true });
+    }
+  }
+  throw new Error(`Cannot claim ${dir}`);
+}
+
+function isAlive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** PostgreSQL when a URL is given, otherwise embedded PGlite kept under the data directory. */
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
-  if (opts.databaseUrl) return wrapPostgres(opts.databaseUrl);
+export async function openDatabase(opts: {
+  databaseUrl?: string;
+  databaseAppUrl?: string;
+  dataDir: string;
+}): Promise<Database> {
+  if (opts.databaseUrl) return wrapPostgres(opts.databaseUrl, opts.databaseAppUrl);
   const dir = path.join(opts.dataDir, 'pgdata');
   fs.mkdirSync(dir, { recursive: true });
-  const client = await PGlite.create(dir);
-  return wrapPglite(client);
+  const release = claimDataDir(opts.dataDir);
+  try {
+    const database = wrapPglite(await PGlite.create(dir));
+    return {
+      ...database,
+      close: async () => {
+        await database.close();
+        release();
+      },
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
 }
 
 /** Rows of a raw SQL query; both drivers answer `{ rows }`. */

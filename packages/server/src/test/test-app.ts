@@ -74,6 +74,8 @@ export async function createTestApp(options: TestAppOptions = {}) {
     app,
     ctx,
     db: database.db,
+    /** Owner rights (migrations' role), for tests that act as a database console would. */
+    asOwner: database.asOwner,
     clock,
     login,
     call,

@@ -5,6 +5,7 @@ import { auditEvents } from '../../db/schema/index.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
+import { appendChained } from '../audit/audit-chain.js';
 
 export interface AuditEntry {
   studyId: number;
@@ -19,10 +20,16 @@ export interface AuditEntry {
   reason?: string | null;
 }
 
-/** Writes audit rows inside the caller's transaction: the data and its history commit together. */
+/**
+ * Writes audit rows inside the caller's transaction: the data and its history commit together.
+ * Each row is hashed onto its study's chain (modules/audit/audit-chain.ts); call it once per
+ * save with all the rows, as late in the transaction as possible, since the study's chain stays
+ * locked from here to the commit.
+ */
 export async function audit(tx: Db, user: CurrentUser, at: Date, entries: AuditEntry[]) {
   if (entries.length === 0) return;
-  await tx.insert(auditEvents).values(
+  await appendChained(
+    tx,
     entries.map((e) => ({
       studyId: e.studyId,
       subjectRecordId: e.subjectRecordId ?? null,

@@ -1,0 +1,294 @@
+import crypto from 'node:crypto';
+import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { queryRows } from '../../db/client.js';
+import { auditChainHeads, auditEvents } from '../../db/schema/index.js';
+
+/**
+ * What a row's hash covers: everything it says, not its id (a serial number the database hands
+ * out at insert) — the order is fixed by each row naming its predecessor's hash.
+ */
+export interface ChainedContent {
+  studyId: number;
+  subjectRecordId: number | null;
+  crfDataRecordId: number | null;
+  crfId: number | null;
+  crfVersion: number | null;
+  action: string;
+  itemName: string | null;
+  oldValue: unknown;
+  newValue: unknown;
+  reason: string | null;
+  userId: number;
+  userName: string;
+  createdAt: Date;
+}
+
+/**
+ * JSON with object keys sorted at every level and undefined members dropped, as JSON.stringify
+ * would store them. jsonb hands keys back in its own order and PGlite and PostgreSQL must agree,
+ * so the text hashed is this one, never the database's.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const members = Object.keys(record)
+    .filter((key) => record[key] !== undefined)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
+  return `{${members.join(',')}}`;
+}
+
+/** A value as the jsonb column will give it back (what JSON.stringify keeps, Dates as text). */
+function stored(value: unknown): unknown {
+  return value === undefined || value === null ? null : (JSON.parse(JSON.stringify(value)) as unknown);
+}
+
+/** Version 1 of the chained form; a change of fields or encoding gets a new `v`. */
+export function rowHash(row: ChainedContent, prevHash: string | null): string {
+  const text = canonicalJson({
+    v: 1,
+    studyId: row.studyId,
+    subjectRecordId: row.subjectRecordId,
+    crfDataRecordId: row.crfDataRecordId,
+    crfId: row.crfId,
+    crfVersion: row.crfVersion,
+    action: row.action,
+    itemName: row.itemName,
+    oldValue: stored(row.oldValue),
+    newValue: stored(row.newValue),
+    reason: row.reason,
+    userId: row.userId,
+    userName: row.userName,
+    // Millisecond ISO UTC: what both drivers read back from timestamptz.
+    createdAt: row.createdAt.toISOString(),
+    prevHash,
+  });
+  return crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * Locks the study's chain head (creating it on the study's first row) and answers its hash. The
+ * lock is held to the end of the transaction, so the study's appends chain one after another;
+ * ON CONFLICT DO UPDATE returns the newest committed head even if it committed after our snapshot.
+ */
+async function lockHead(tx: Db, studyId: number): Promise<string | null> {
+  const [head] = await tx
+    .insert(auditChainHeads)
+    .values({ studyId })
+    .onConflictDoUpdate({ target: auditChainHeads.studyId, set: { studyId: sql`excluded.study_id` } })
+    .returning({ hash: auditChainHeads.hash });
+  return head?.hash ?? null;
+}
+
+const jsonParam = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
+
+/**
+ * Appends rows to their studies' chains inside the caller's transaction: per study one statement
+ * to lock the head and one that inserts the rows and moves the head.
+ */
+export async function appendChained(tx: Db, rows: readonly ChainedContent[]): Promise<void> {
+  const byStudy = new Map<number, ChainedContent[]>();
+  for (const row of rows) byStudy.set(row.studyId, [...(byStudy.get(row.studyId) ?? []), row]);
+  // One order for every transaction, should one ever touch two studies: no deadlock between them.
+  for (const studyId of [...byStudy.keys()].sort((a, b) => a - b)) {
+    const studyRows = byStudy.get(studyId)!;
+    let prev = await lockHead(tx, studyId);
+    const values = studyRows.map((row) => {
+      const hash = rowHash(row, prev);
+      const tuple = sql`(${row.studyId}::int, ${row.subjectRecordId}::int, ${row.crfDataRecordId}::int, ${row.crfId}::int, ${row.crfVersion}::int,
+        ${row.action}::varchar, ${row.itemName}::varchar, ${jsonParam(stored(row.oldValue))}::jsonb, ${jsonParam(stored(row.newValue))}::jsonb,
+        ${row.reason}::text, ${row.userId}::int, ${row.userName}::varchar, ${row.createdAt.toISOString()}::timestamptz, ${prev}::varchar, ${hash}::varchar)`;
+      prev = hash;
+      return tuple;
+    });
+    await tx.execute(sql`with appended as (
+        insert into audit_events (study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
+          old_value, new_value, reason, user_id, user_name, created_at, prev_hash, hash)
+        values ${sql.join(values, sql`, `)}
+        returning id)
+      update audit_chain_heads set hash = ${prev}, last_id = (select max(id) from appended), row_count = row_count + ${studyRows.length}
+      where study_id = ${studyId}`);
+  }
+}
+
+export type ChainBreakKind = 'unchained' | 'link' | 'content' | 'head';
+
+export interface ChainBreak {
+  studyId: number;
+  /** The first row that does not verify; null when only the head disagrees with the last row. */
+  rowId: number | null;
+  kind: ChainBreakKind;
+  expected: string | null;
+  found: string | null;
+}
+
+export interface StudyChain {
+  studyId: number;
+  rows: number;
+  /** The newest hash: kept outside the database, it also shows a chain rewritten from scratch. */
+  head: string | null;
+  broken: ChainBreak | null;
+}
+
+export interface ChainReport {
+  ok: boolean;
+  rows: number;
+  studies: StudyChain[];
+  firstBreak: ChainBreak | null;
+}
+
+const PAGE = 2000;
+
+/**
+ * Audit rows as chained: the jsonb values are read as text and parsed once here, because the ORM
+ * parses a jsonb string a second time when it looks like JSON (the string "72" would come back
+ * as the number 72 and no longer match its hash).
+ */
+export async function chainRows(db: Db, where: SQL | undefined, limit?: number) {
+  const query = db
+    .select({
+      id: auditEvents.id,
+      studyId: auditEvents.studyId,
+      subjectRecordId: auditEvents.subjectRecordId,
+      crfDataRecordId: auditEvents.crfDataRecordId,
+      crfId: auditEvents.crfId,
+      crfVersion: auditEvents.crfVersion,
+      action: auditEvents.action,
+      itemName: auditEvents.itemName,
+      oldText: sql<string | null>`${auditEvents.oldValue}::text`,
+      newText: sql<string | null>`${auditEvents.newValue}::text`,
+      reason: auditEvents.reason,
+      userId: auditEvents.userId,
+      userName: auditEvents.userName,
+      createdAt: auditEvents.createdAt,
+      prevHash: auditEvents.prevHash,
+      hash: auditEvents.hash,
+    })
+    .from(auditEvents)
+    .where(where)
+    .orderBy(asc(auditEvents.id));
+  const rows = await (limit === undefined ? query : query.limit(limit));
+  return rows.map(({ oldText, newText, ...row }) => ({
+    ...row,
+    oldValue: oldText === null ? null : (JSON.parse(oldText) as unknown),
+    newValue: newText === null ? null : (JSON.parse(newText) as unknown),
+  }));
+}
+
+async function verifyStudy(db: Db, studyId: number): Promise<StudyChain> {
+  let prev: string | null = null;
+  let rows = 0;
+  let lastId = 0;
+  for (;;) {
+    const page = await chainRows(db, and(eq(auditEvents.studyId, studyId), gt(auditEvents.id, lastId)), PAGE);
+    for (const row of page) {
+      const broken = (kind: ChainBreakKind, expected: string | null, found: string | null): StudyChain => ({
+        studyId,
+        rows,
+        head: prev,
+        broken: { studyId, rowId: row.id, kind, expected, found },
+      });
+      if (row.hash === null) return broken('unchained', rowHash(row, prev), null);
+      // A row deleted, inserted or reordered before this one.
+      if (row.prevHash !== prev) return broken('link', prev, row.prevHash);
+      const expected = rowHash(row, prev);
+      if (expected !== row.hash) return broken('content', expected, row.hash);
+      prev = row.hash;
+      rows += 1;
+    }
+    if (page.length < PAGE) break;
+    lastId = page[page.length - 1]!.id;
+  }
+  const [head] = await db
+    .select({ hash: auditChainHeads.hash })
+    .from(auditChainHeads)
+    .where(eq(auditChainHeads.studyId, studyId));
+  // Rows cut off the end leave the head pointing past the last row.
+  if ((head?.hash ?? null) !== prev)
+    return {
+      studyId,
+      rows,
+      head: prev,
+      broken: { studyId, rowId: null, kind: 'head', expected: prev, found: head?.hash ?? null },
+    };
+  return { studyId, rows, head: prev, broken: null };
+}
+
+/** Walks every study's chain from its first row; each study stops at its first broken link. */
+export async function verifyAuditChains(db: Db): Promise<ChainReport> {
+  const ids = await queryRows<{ study_id: number }>(
+    db,
+    sql`select study_id from audit_chain_heads union select distinct study_id from audit_events order by study_id`,
+  );
+  const studies: StudyChain[] = [];
+  for (const { study_id } of ids) studies.push(await verifyStudy(db, Number(study_id)));
+  const firstBreak = studies.find((s) => s.broken)?.broken ?? null;
+  return { ok: firstBreak === null, rows: studies.reduce((n, s) => n + s.rows, 0), studies, firstBreak };
+}
+
+const KIND_TEXT: Record<ChainBreakKind, string> = {
+  unchained: 'row carries no hash',
+  link: 'previous-hash link does not match the row before it',
+  content: 'content does not match its hash',
+  head: 'chain head does not match the last row',
+};
+
+/** The report as the command prints it. */
+export function chainReportText(report: ChainReport): string {
+  const lines = report.studies.map(
+    (s) => `study ${s.studyId}: ${s.rows} rows verified, head ${s.head ?? '-'}${s.broken ? ' BROKEN' : ''}`,
+  );
+  const b = report.firstBreak;
+  lines.push(
+    b
+      ? `BROKEN study ${b.studyId}, row ${b.rowId ?? '(after the last row)'}: ${KIND_TEXT[b.kind]}; expected ${b.expected ?? 'null'}, found ${b.found ?? 'null'}`
+      : `OK ${report.rows} rows`,
+  );
+  return lines.join('\n');
+}
+
+/**
+ * Chains the rows written before the chain existed (migration 0009), study by study in id order,
+ * as the owner at start-up: the append-only trigger is lifted inside this one transaction only.
+ * A study whose chain has already begun is left alone: rows without a hash there were written
+ * around the chain (an old server during an upgrade, a console) and the check reports them.
+ */
+export async function sealUnchainedRows(owner: Db): Promise<number> {
+  const pending = await queryRows<{ study_id: number }>(
+    owner,
+    sql`select distinct study_id from audit_events where hash is null order by study_id`,
+  );
+  if (pending.length === 0) return 0;
+  return owner.transaction(async (tx) => {
+    let sealed = 0;
+    await tx.execute(sql`alter table audit_events disable trigger audit_events_no_update_delete`);
+    for (const { study_id } of pending) {
+      const studyId = Number(study_id);
+      if ((await lockHead(tx, studyId)) !== null) continue;
+      const rows = await chainRows(tx, eq(auditEvents.studyId, studyId));
+      if (rows.some((r) => r.hash !== null)) continue;
+      let prev: string | null = null;
+      const links = rows.map((row) => {
+        const hash = rowHash(row, prev);
+        const link = sql`(${row.id}::bigint, ${prev}::varchar, ${hash}::varchar)`;
+        prev = hash;
+        return link;
+      });
+      for (let i = 0; i < links.length; i += 1000) {
+        await tx.execute(sql`update audit_events a set prev_hash = v.prev, hash = v.hash
+          from (values ${sql.join(links.slice(i, i + 1000), sql`, `)}) as v(id, prev, hash) where a.id = v.id`);
+      }
+      await tx
+        .update(auditChainHeads)
+        .set({ hash: prev, lastId: rows[rows.length - 1]!.id, rowCount: rows.length })
+        .where(eq(auditChainHeads.studyId, studyId));
+      sealed += rows.length;
+    }
+    await tx.execute(sql`alter table audit_events enable trigger audit_events_no_update_delete`);
+    return sealed;
+  });
+}
