@@ -300,8 +300,8 @@ describe('files, overview, print and home', () => {
     const outsiderStudy = (await t.call(admin, 'POST', '/api/business/study', { studyName: '另一个项目', studyCode: 'OTHER1' })).body.data.id;
     const stranger = await userInStudy('13300000002', []);
     void outsiderStudy;
-    // A member of this study may read; a user of no study may not.
-    expect((await t.app.inject({ method: 'GET', url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`, headers: { authorization: `Bearer ${stranger}` } })).statusCode).toBe(200);
+    // A member whose role grants no form reads no file; a user of no study may not either.
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`, headers: { authorization: `Bearer ${stranger}` } })).statusCode).toBe(403);
     const nobodyUser = await t.call(admin, 'POST', '/api/system/user', { userName: '13300000003', password: 'Passw0rd', name: '无关', deptId: 1, roleIds: [1] });
     const plain = await t.call(admin, 'POST', '/api/system/role', { roleName: '无关角色', roleKey: 'nobody', menuIds: [] });
     await t.call(admin, 'PUT', '/api/system/user', { userId: nobodyUser.body.data.userId, userName: '13300000003', name: '无关', deptId: 1, roleIds: [plain.body.data.roleId] });

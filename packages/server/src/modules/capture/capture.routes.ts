@@ -7,7 +7,7 @@ import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
-import { requireStudy } from '../../http/study-guard.js';
+import { canViewCrf, requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { studyOfCrf } from '../study/crf.service.js';
 import { fromBody, fromParam, fromQuery, studyIdQuery } from '../study/study.routes.js';
@@ -45,7 +45,6 @@ const recordFilter = {
   deleted: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional(),
 };
 
-const saveBody = z.object({
 const formFlag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
 /** `values` is an object in a JSON body and JSON text in form data (CRF-22); both meet the body bounds. */
@@ -61,6 +60,7 @@ const saveValues = z.preprocess(
 );
 
 /** The save body as the web client sends it (crf.api.ts CrfSaveBody), as JSON or as form-data text. */
+const saveBody = z.object({
   subjectRecordId: idTextSchema,
   crfId: idTextSchema,
   crfDataRecordId: idTextSchema.nullish(),
@@ -103,7 +103,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
     '/api/business/subject',
     {
       // Partial: a field left out of the body keeps its stored value.
-      schema: { tags: subjectTags, summary: '编辑患者', body: z.object({ id: z.number().int().positive(), ...z.object(subjectFields).partial().shape }) },
+      schema: { tags: subjectTags, summary: '编辑患者', body: z.object({ id: idSchema, ...z.object(subjectFields).partial().shape }) },
       config: { study: (r) => subjectsService.studyOfSubject(ctx, b<{ id: number }>(r).id), module: '患者管理', action: '修改' },
     },
     async (request) => ok(await subjectsService.updateSubject(ctx, requireUser(request), requireStudy(request), request.body.id, request.body), '修改成功'),
@@ -135,7 +135,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
 
   app.post(
     '/api/v3/business/subjectRecord/list',
-    { schema: { tags: subjectTags, summary: '患者列表（v3）', body: z.object({ studyId: z.number().int().positive(), ...pagingQuery, ...recordFilter }) }, config: { study: fromBody } },
+    { schema: { tags: subjectTags, summary: '患者列表（v3）', body: z.object({ studyId: idSchema, ...pagingQuery, ...recordFilter }) }, config: { study: fromBody, readOnly: true } },
     async (request) => ok(await subjectsService.listRecords(ctx, request.body.studyId, request.body, pageRequest(request.body), requireStudy(request))),
   );
   for (const version of ['v1', 'v2'] as const) {
@@ -188,7 +188,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/subjectRecord/operates',
     { schema: { tags: subjectTags, summary: '患者操作记录（稽查轨迹）', querystring: z.object({ subjectRecordId: id, ...pagingQuery }) }, config: { study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId) } },
-    async (request) => ok(await auditService.subjectHistory(ctx, request.query.subjectRecordId, pageRequest(request.query))),
+    async (request) => ok(await auditService.subjectHistory(ctx, requireStudy(request), request.query.subjectRecordId, pageRequest(request.query))),
   );
   app.get(
     '/api/business/subjectRecord/operate',
@@ -196,7 +196,11 @@ export function captureRoutes(app: App, ctx: AppContext) {
       schema: { tags: subjectTags, summary: '一条操作记录', querystring: z.object({ id }) },
       config: { study: async (r) => (await auditService.auditEvent(ctx, q<{ id: number }>(r).id))?.studyId },
     },
-    async (request) => ok(await auditService.auditEvent(ctx, request.query.id)),
+    async (request) => {
+      const event = await auditService.auditEvent(ctx, request.query.id);
+      if (!canViewCrf(requireStudy(request), event?.crfId)) throw AppError.forbidden();
+      return ok(event);
+    },
   );
 
   app.get(
@@ -265,7 +269,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
     async (request, reply) => {
       const access = requireStudy(request);
       if (!access.all && !access.permissions.includes('btn:business.crf.sdv')) throw AppError.forbidden();
-      const csv = await auditService.exportStudyAudit(ctx, request.query.studyId);
+      const csv = await auditService.exportStudyAudit(ctx, access, request.query.studyId);
       return sendFile(reply, { fileName: `稽查轨迹-${request.query.studyId}.csv`, type: 'text/csv; charset=utf-8', data: Buffer.from(csv) });
     },
   );
@@ -279,6 +283,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
     '/api/v1/fileupload/downfile',
     { schema: { tags: ['文件'], summary: '下载文件（仅限该项目人员）', querystring: z.object({ fileKey: z.string().regex(/^[0-9a-f]{32}$/, '文件不存在') }) }, config: { study: (r) => files.studyOfFile(ctx, q<{ fileKey: string }>(r).fileKey) } },
     async (request, reply) => {
+      if (!(await files.mayReadFile(ctx, requireUser(request), requireStudy(request), request.query.fileKey))) throw AppError.forbidden();
       const { row, stream } = await files.openFile(ctx, request.query.fileKey);
       return reply.headers(files.servingHeaders(row.contentType, row.fileName)).header('content-length', row.size).send(stream);
     },

@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { fileTypeFromFile } from 'file-type';
 import type { AppContext } from '../../app-context.js';
-import { storedFiles } from '../../db/schema/index.js';
+import { crfDataRecords, storedFiles } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
+import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 
 /** forms §5: video under 500 MB; the same bound for every file. */
 export const MAX_UPLOAD_BYTES = 500 * 1024 * 1024;
@@ -144,4 +145,32 @@ export async function openFile(ctx: AppContext, fileKey: string) {
   const file = pathOf(ctx, fileKey);
   if (!fs.existsSync(file)) throw AppError.notFound('file.not_found', '文件不存在');
   return { row, stream: fs.createReadStream(file) };
+}
+
+/**
+ * A file is read under the rule of the form that holds it: its uploader may read it (a form not
+ * saved yet), and so may whoever may view a CRF whose live record refers to it. A member whose
+ * study role grants no form sees no file.
+ */
+export async function mayReadFile(ctx: AppContext, user: CurrentUser, access: StudyAccess, fileKey: string): Promise<boolean> {
+  if (access.all) return true;
+  const [file] = await ctx.db.select({ createdBy: storedFiles.createdBy }).from(storedFiles).where(eq(storedFiles.fileKey, fileKey));
+  if (!file) return false;
+  if (file.createdBy === user.userId) return true;
+  const viewable = viewableCrfIds(access) ?? [];
+  if (viewable.length === 0) return false;
+  // The key is 32 hex characters (checked by the route), so it is safe inside a LIKE pattern.
+  const [holder] = await ctx.db
+    .select({ id: crfDataRecords.id })
+    .from(crfDataRecords)
+    .where(
+      and(
+        eq(crfDataRecords.studyId, access.studyId),
+        inArray(crfDataRecords.crfId, viewable),
+        isNull(crfDataRecords.deletedAt),
+        sql`${crfDataRecords.values}::text like ${`%${fileKey}%`}`,
+      ),
+    )
+    .limit(1);
+  return Boolean(holder);
 }

@@ -91,11 +91,11 @@ export function doubtRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromQuery },
     },
-    async (request) => ok(await doubtService.listDoubts(ctx, request.query.studyId, request.query, pageRequest(request.query))),
+    async (request) => ok(await doubtService.listDoubts(ctx, requireStudy(request), request.query.studyId, request.query, pageRequest(request.query))),
   );
   app.get(
     '/api/business/doubt/:id',
     { schema: { tags, summary: '质疑详情与往来记录', params: z.object({ id }) }, config: { study: (r) => ofDoubt((r.params as { id: number }).id) } },
-    async (request) => ok(await doubtService.getDoubt(ctx, request.params.id)),
+    async (request) => ok(await doubtService.getDoubt(ctx, requireStudy(request), request.params.id)),
   );
 }
