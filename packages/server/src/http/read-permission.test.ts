@@ -71,7 +71,7 @@ afterAll(() => t.close());
 
 const get = async (token: string, url: string) => {
   const res = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
-  return { status: res.statusCode, body: res.headers['content-type']?.includes('json') ? res.json() : res.body };
+  return { status: res.statusCode, body: String(res.headers['content-type'] ?? '').includes('json') ? res.json() : res.body };
 };
 
 describe('read routes × study roles', () => {
