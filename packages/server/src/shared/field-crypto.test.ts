@@ -33,15 +33,21 @@ describe('field encryption of patient identifiers', () => {
     const fc = createFieldCrypto(key);
     expect(fc.hash('11010519491231002X')).toBe(fc.hash('11010519491231002X'));
     expect(fc.hash('11010519491231002X')).toMatch(/^[0-9a-f]{64}$/);
-    expect(createFieldCrypto(crypto.randomBytes(32)).hash('11010519491231002X')).not.toBe(fc.hash('11010519491231002X'));
-    expect(fc.hash('11010519491231002X')).not.toBe(crypto.createHash('sha256').update('11010519491231002X').digest('hex'));
+    expect(createFieldCrypto(crypto.randomBytes(32)).hash('11010519491231002X')).not.toBe(
+      fc.hash('11010519491231002X'),
+    );
+    expect(fc.hash('11010519491231002X')).not.toBe(
+      crypto.createHash('sha256').update('11010519491231002X').digest('hex'),
+    );
   });
 
   it('EDC_DATA_KEY takes 64 hex characters or base64 of 32 bytes and says what is wrong otherwise', () => {
     expect(parseDataKey('ab'.repeat(32))).toHaveLength(32);
     expect(parseDataKey(key.toString('base64'))).toEqual(key);
     expect(parseDataKey(key.toString('base64url'))).toEqual(key);
-    expect(() => loadConfig({ EDC_DATA_KEY: 'secret' })).toThrow(/EDC_DATA_KEY: must be 64 hex characters or the base64 of 32 random bytes/);
+    expect(() => loadConfig({ EDC_DATA_KEY: 'secret' })).toThrow(
+      /EDC_DATA_KEY: must be 64 hex characters or the base64 of 32 random bytes/,
+    );
     expect(loadConfig({ EDC_DATA_KEY: 'ab'.repeat(32) }).dataKey).toBe('ab'.repeat(32));
   });
 

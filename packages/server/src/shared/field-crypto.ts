@@ -70,11 +70,14 @@ export function createFieldCrypto(master: Buffer): FieldCrypto {
       const iv = crypto.randomBytes(IV_BYTES);
       const cipher = crypto.createCipheriv('aes-256-gcm', encKey, iv);
       const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), data.toString('base64')].join('.');
+      return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), data.toString('base64')].join(
+        '.',
+      );
     },
     decrypt(stored) {
       const [version, iv, tag, data] = stored.split('.');
-      if (version !== VERSION || iv === undefined || tag === undefined || data === undefined) throw new Error('unknown field encryption format');
+      if (version !== VERSION || iv === undefined || tag === undefined || data === undefined)
+        throw new Error('unknown field encryption format');
       const decipher = crypto.createDecipheriv('aes-256-gcm', encKey, Buffer.from(iv, 'base64'));
       decipher.setAuthTag(Buffer.from(tag, 'base64'));
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');

@@ -40,6 +40,7 @@ export const BASE_FIELD_NAMES = [
   'birth',
   'age',
   'mobile',
+  'idNumber',
   'diseaseCode',
 ] as const;
 export type BaseFieldName = (typeof BASE_FIELD_NAMES)[number];

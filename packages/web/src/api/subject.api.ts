@@ -20,6 +20,10 @@ export interface Subject {
   birth: string | null;
   age: number | null;
   mobile: string | null;
+  /** 身份证号; masked like the name, birth date and mobile unless the caller may see identifiers. */
+  idNumber?: string | null;
+  /** The server masked subjectName, birth, mobile and idNumber (no 查看患者身份信息 permission). */
+  identifiersMasked?: boolean;
   diseaseCode: string;
   openId: string | null;
   qrCode: string | null;
@@ -63,10 +67,12 @@ export interface SubjectFormModel {
 
 export interface SubjectBody {
   identificationCode?: string | null;
-  subjectName: string;
+  /** Left out of an edit when the dialog showed it masked and nothing new was typed: the server keeps it. */
+  subjectName?: string;
   gender: number;
   birth?: string | null;
   mobile?: string | null;
+  idNumber?: string | null;
   diseaseCode: string;
   deptId?: number | null;
 }

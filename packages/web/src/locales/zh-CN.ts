@@ -478,6 +478,7 @@ export const T = {
       birth: '出生日期',
       age: '年龄',
       mobile: '手机号',
+      idNumber: '身份证号',
       diseaseCode: '病种',
     },
   },
@@ -738,6 +739,9 @@ export const T = {
     age: '年龄',
     ageUnit: '岁',
     mobile: '手机号',
+    idNumber: '身份证号',
+    /** Under a masked identifier in the edit dialog: the stored value stays unless a new one is typed. */
+    maskedHint: '已隐藏，不填写则保持不变',
     disease: '病种',
     dept: '所属中心',
     deptHint: '不选择时使用您所在的机构',

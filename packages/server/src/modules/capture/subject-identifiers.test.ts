@@ -26,20 +26,54 @@ const MOBILE = '13800000002';
 const MOBILE_MASK = '138****0002';
 
 async function member(userName: string, roleId: number | { permissions: string[] }) {
-  const user = await t.call(admin, 'POST', '/api/system/user', { userName, password: 'Passw0rd', name: `成员${userName.slice(-3)}`, deptId: 1, roleIds: [1] });
+  const user = await t.call(admin, 'POST', '/api/system/user', {
+    userName,
+    password: 'Passw0rd',
+    name: `成员${userName.slice(-3)}`,
+    deptId: 1,
+    roleIds: [1],
+  });
   // A system role without study:manage: only the study role decides.
-  const role = await t.call(admin, 'POST', '/api/system/role', { roleName: `普通${userName}`, roleKey: `plain${userName}`, menuIds: [] });
-  await t.call(admin, 'PUT', '/api/system/user', { userId: user.body.data.userId, userName, name: `成员${userName.slice(-3)}`, deptId: 1, roleIds: [role.body.data.roleId] });
+  const role = await t.call(admin, 'POST', '/api/system/role', {
+    roleName: `普通${userName}`,
+    roleKey: `plain${userName}`,
+    menuIds: [],
+  });
+  await t.call(admin, 'PUT', '/api/system/user', {
+    userId: user.body.data.userId,
+    userName,
+    name: `成员${userName.slice(-3)}`,
+    deptId: 1,
+    roleIds: [role.body.data.roleId],
+  });
   await t.db.update(users).set({ setPasswordMust: false }).where(eq(users.userId, user.body.data.userId));
   const studyRoleId =
-    typeof roleId === 'number' ? roleId : (await t.call(admin, 'POST', '/api/system/studyRole', { studyId, roleName: `角色${userName}`, permissions: roleId.permissions })).body.data.id;
-  const added = await t.call(admin, 'POST', '/api/business/study_personnel', { studyId, userIds: [user.body.data.userId], studyRoleId });
+    typeof roleId === 'number'
+      ? roleId
+      : (
+          await t.call(admin, 'POST', '/api/system/studyRole', {
+            studyId,
+            roleName: `角色${userName}`,
+            permissions: roleId.permissions,
+          })
+        ).body.data.id;
+  const added = await t.call(admin, 'POST', '/api/business/study_personnel', {
+    studyId,
+    userIds: [user.body.data.userId],
+    studyRoleId,
+  });
   expect(added.status, JSON.stringify(added.body)).toBe(200);
   return (await t.login(userName, 'Passw0rd')).token;
 }
 
 async function enrol(token: string, body: object, study = studyId) {
-  return t.call(token, 'POST', '/api/business/subject', { studyId: study, subjectName: '张三', gender: 1, diseaseCode: 'LSS', ...body });
+  return t.call(token, 'POST', '/api/business/subject', {
+    studyId: study,
+    subjectName: '张三',
+    gender: 1,
+    diseaseCode: 'LSS',
+    ...body,
+  });
 }
 
 beforeAll(async () => {
@@ -47,8 +81,13 @@ beforeAll(async () => {
   await seedDemoStudy(t.db);
   admin = (await t.login()).token;
   studyId = (await t.call(admin, 'GET', '/api/business/study/list')).body.data.list[0].id;
-  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) crfIds[crf.title] = crf.id;
-  const created = await t.call(admin, 'POST', '/api/business/study', { studyName: '第二项目', studyCode: 'S2', diseases: [{ diseaseName: '腰椎管狭窄', diseaseCode: 'LSS' }] });
+  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data)
+    crfIds[crf.title] = crf.id;
+  const created = await t.call(admin, 'POST', '/api/business/study', {
+    studyName: '第二项目',
+    studyCode: 'S2',
+    diseases: [{ diseaseName: '腰椎管狭窄', diseaseCode: 'LSS' }],
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   otherStudyId = created.body.data.id;
 
@@ -56,7 +95,10 @@ beforeAll(async () => {
   const work = [buttonKey('business.subject.add'), buttonKey('business.subject.edit'), ...everyForm];
   tokens.masked = await member('13300000001', { permissions: work });
   tokens.clear = await member('13300000002', { permissions: [...work, buttonKey('business.subject.identifiers')] });
-  const [adminRole] = await t.db.select().from(studyRoles).where(and(eq(studyRoles.studyId, studyId), eq(studyRoles.roleName, STUDY_ADMIN_ROLE)));
+  const [adminRole] = await t.db
+    .select()
+    .from(studyRoles)
+    .where(and(eq(studyRoles.studyId, studyId), eq(studyRoles.roleName, STUDY_ADMIN_ROLE)));
   tokens.studyAdmin = await member('13300000003', adminRole!.id);
 });
 afterAll(() => t.close());
@@ -73,7 +115,12 @@ describe('patient identifiers (PIPL)', () => {
     expect(t.ctx.fieldCrypto.decrypt(row!.idNumberEnc!)).toBe(ID);
     expect(JSON.stringify(row)).not.toContain(ID);
     // The audit row shows that an ID number and a mobile were given, not which.
-    const [created] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.subjectRecordId, res.body.data.subjectRecordId), eq(auditEvents.action, 'subject.create')));
+    const [created] = await t.db
+      .select()
+      .from(auditEvents)
+      .where(
+        and(eq(auditEvents.subjectRecordId, res.body.data.subjectRecordId), eq(auditEvents.action, 'subject.create')),
+      );
     expect(JSON.stringify(created!.newValue)).not.toContain(MOBILE);
     expect(created!.newValue).toMatchObject({ idNumber: ID_MASK, mobile: MOBILE_MASK });
   });
@@ -96,27 +143,60 @@ describe('patient identifiers (PIPL)', () => {
     const res = await enrol(admin, { subjectName: '欧阳娜娜', birth: '1960-05-01', mobile: '13912340002', idNumber });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const { id, subjectRecordId } = res.body.data as { id: number; subjectRecordId: number };
-    const masked = { subjectName: '欧***', birth: '1960-**-**', mobile: '139****0002', idNumber: `110105********${idNumber.slice(-4)}`, identifiersMasked: true };
-    const clear = { subjectName: '欧阳娜娜', birth: '1960-05-01', mobile: '13912340002', idNumber, identifiersMasked: false };
+    const masked = {
+      subjectName: '欧***',
+      birth: '1960-**-**',
+      mobile: '139****0002',
+      idNumber: `110105********${idNumber.slice(-4)}`,
+      identifiersMasked: true,
+    };
+    const clear = {
+      subjectName: '欧阳娜娜',
+      birth: '1960-05-01',
+      mobile: '13912340002',
+      idNumber,
+      identifiersMasked: false,
+    };
     const vitals = crfIds['生命体征']!;
-    const saved = await t.call(admin, 'PUT', '/api/v3/business/crf', { subjectRecordId, crfId: vitals, version: 0, values: { hr: 71 } });
+    const saved = await t.call(admin, 'PUT', '/api/v3/business/crf', {
+      subjectRecordId,
+      crfId: vitals,
+      version: 0,
+      values: { hr: 71 },
+    });
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-    await t.call(admin, 'POST', '/api/business/doubt/open', { crfDataRecordId: saved.body.data.crfDataRecordId, itemName: 'hr', doubtDescription: '请核实' });
+    await t.call(admin, 'POST', '/api/business/doubt/open', {
+      crfDataRecordId: saved.body.data.crfDataRecordId,
+      itemName: 'hr',
+      doubtDescription: '请核实',
+    });
     const reads = async (token: string) => {
       const pick = (rows: Array<{ id: number }>) => rows.find((r) => r.id === id);
       const answers = {
         subject: (await t.call(token, 'GET', `/api/business/subject/${id}`)).body.data,
         patientInfo: (await t.call(token, 'GET', `/api/business/ducking/patientInfo/${subjectRecordId}`)).body.data,
-        listV1: pick((await t.call(token, 'GET', `/api/v1/business/subjectRecord/list?studyId=${studyId}&pageSize=100`)).body.data.list),
-        listV2: pick((await t.call(token, 'GET', `/api/v2/business/subjectRecord/list?studyId=${studyId}&pageSize=100`)).body.data.list),
-        listV3: pick((await t.call(token, 'POST', '/api/v3/business/subjectRecord/list', { studyId, pageNum: 1, pageSize: 100 })).body.data.list),
-        crfDetail: (await t.call(token, 'GET', `/api/v3/business/crf/${subjectRecordId}?crfId=${vitals}`)).body.data?.subject,
+        listV1: pick(
+          (await t.call(token, 'GET', `/api/v1/business/subjectRecord/list?studyId=${studyId}&pageSize=100`)).body.data
+            .list,
+        ),
+        listV2: pick(
+          (await t.call(token, 'GET', `/api/v2/business/subjectRecord/list?studyId=${studyId}&pageSize=100`)).body.data
+            .list,
+        ),
+        listV3: pick(
+          (await t.call(token, 'POST', '/api/v3/business/subjectRecord/list', { studyId, pageNum: 1, pageSize: 100 }))
+            .body.data.list,
+        ),
+        crfDetail: (await t.call(token, 'GET', `/api/v3/business/crf/${subjectRecordId}?crfId=${vitals}`)).body.data
+          ?.subject,
         overview: (await t.call(token, 'GET', `/api/v3/business/overview/${subjectRecordId}`)).body.data?.subject,
       };
       return answers;
     };
     const doubtNames = async (token: string) =>
-      (await t.call(token, 'GET', `/api/business/doubts?studyId=${studyId}&subjectRecordId=${subjectRecordId}`)).body.data.list.map((d: { subjectName: string }) => d.subjectName);
+      (
+        await t.call(token, 'GET', `/api/business/doubts?studyId=${studyId}&subjectRecordId=${subjectRecordId}`)
+      ).body.data.list.map((d: { subjectName: string }) => d.subjectName);
     expect(await doubtNames(tokens.masked)).toEqual(['欧***']);
     expect(await doubtNames(tokens.clear)).toEqual(['欧阳娜娜']);
     for (const [route, subject] of Object.entries(await reads(tokens.masked))) {
@@ -130,7 +210,12 @@ describe('patient identifiers (PIPL)', () => {
   });
 
   it('SUBJ-21: an edit keeps what it leaves out or sends back masked; only an explicit null clears', async () => {
-    const res = await enrol(admin, { subjectName: '李四', birth: '1970-01-02', mobile: MOBILE, idNumber: idOf('11010119700102001') });
+    const res = await enrol(admin, {
+      subjectName: '李四',
+      birth: '1970-01-02',
+      mobile: MOBILE,
+      idNumber: idOf('11010119700102001'),
+    });
     const { id, subjectRecordId } = res.body.data as { id: number; subjectRecordId: number };
     const stored = async () => (await t.call(admin, 'GET', `/api/business/subject/${id}`)).body.data;
     const put = (token: string, body: object) => t.call(token, 'PUT', '/api/business/subject', { id, ...body });
@@ -138,14 +223,33 @@ describe('patient identifiers (PIPL)', () => {
     // Without mobile (and without every other field): nothing is erased.
     const bare = await put(tokens.masked, { diseaseCode: 'LDS' });
     expect(bare.status, JSON.stringify(bare.body)).toBe(200);
-    expect(await stored()).toMatchObject({ subjectName: '李四', birth: '1970-01-02', mobile: MOBILE, idNumber: idOf('11010119700102001'), diseaseCode: 'LDS' });
+    expect(await stored()).toMatchObject({
+      subjectName: '李四',
+      birth: '1970-01-02',
+      mobile: MOBILE,
+      idNumber: idOf('11010119700102001'),
+      diseaseCode: 'LDS',
+    });
 
     // The dialog of a member without the permission sends back what it was shown.
     const shown = (await t.call(tokens.masked, 'GET', `/api/business/subject/${id}`)).body.data;
-    const back = await put(tokens.masked, { subjectName: shown.subjectName, gender: 0, birth: shown.birth, mobile: shown.mobile, idNumber: shown.idNumber, diseaseCode: 'LSS' });
+    const back = await put(tokens.masked, {
+      subjectName: shown.subjectName,
+      gender: 0,
+      birth: shown.birth,
+      mobile: shown.mobile,
+      idNumber: shown.idNumber,
+      diseaseCode: 'LSS',
+    });
     expect(back.status, JSON.stringify(back.body)).toBe(200);
     expect(back.body.data).toMatchObject({ subjectName: '李*', mobile: MOBILE_MASK, gender: 0 });
-    expect(await stored()).toMatchObject({ subjectName: '李四', birth: '1970-01-02', mobile: MOBILE, idNumber: idOf('11010119700102001'), gender: 0 });
+    expect(await stored()).toMatchObject({
+      subjectName: '李四',
+      birth: '1970-01-02',
+      mobile: MOBILE,
+      idNumber: idOf('11010119700102001'),
+      gender: 0,
+    });
 
     // A new value typed over the mask is taken.
     expect((await put(tokens.masked, { mobile: '13700000009' })).status).toBe(200);
@@ -161,7 +265,10 @@ describe('patient identifiers (PIPL)', () => {
     expect((await put(tokens.masked, { subjectName: '' })).body.msg).toBe('请输入患者姓名');
 
     // The trail shows mobile and ID number changes masked, with who and when; no unchanged field is audited.
-    const history = await t.db.select().from(auditEvents).where(and(eq(auditEvents.subjectRecordId, subjectRecordId), eq(auditEvents.action, 'subject.update')));
+    const history = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.subjectRecordId, subjectRecordId), eq(auditEvents.action, 'subject.update')));
     const byField = (f: string) => history.filter((h) => h.itemName === f).map((h) => [h.oldValue, h.newValue]);
     expect(byField('mobile')).toEqual([
       [MOBILE_MASK, '137****0009'],
@@ -177,16 +284,33 @@ describe('patient identifiers (PIPL)', () => {
   it('a changed ID number is checked for duplicates and re-encrypted', async () => {
     const a = await enrol(admin, { subjectName: '甲', idNumber: idOf('11010119800101001') });
     const b = await enrol(admin, { subjectName: '乙' });
-    const taken = await t.call(admin, 'PUT', '/api/business/subject', { id: b.body.data.id, idNumber: idOf('11010119800101001') });
+    const taken = await t.call(admin, 'PUT', '/api/business/subject', {
+      id: b.body.data.id,
+      idNumber: idOf('11010119800101001'),
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.msg).toBe('该身份证号已登记');
     // Freed by deleting the first patient, it may be used again; restoring the first is then refused.
-    expect((await t.call(admin, 'DELETE', `/api/business/subjectRecord?subjectRecordId=${a.body.data.subjectRecordId}&reason=重复录入`)).status).toBe(200);
-    const moved = await t.call(admin, 'PUT', '/api/business/subject', { id: b.body.data.id, idNumber: idOf('11010119800101001') });
+    expect(
+      (
+        await t.call(
+          admin,
+          'DELETE',
+          `/api/business/subjectRecord?subjectRecordId=${a.body.data.subjectRecordId}&reason=重复录入`,
+        )
+      ).status,
+    ).toBe(200);
+    const moved = await t.call(admin, 'PUT', '/api/business/subject', {
+      id: b.body.data.id,
+      idNumber: idOf('11010119800101001'),
+    });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     const [row] = await t.db.select().from(subjects).where(eq(subjects.id, b.body.data.id));
     expect(t.ctx.fieldCrypto.decrypt(row!.idNumberEnc!)).toBe(idOf('11010119800101001'));
-    const restore = await t.call(admin, 'PUT', '/api/business/subjectRecord/restore', { subjectRecordId: a.body.data.subjectRecordId, reason: '误删' });
+    const restore = await t.call(admin, 'PUT', '/api/business/subjectRecord/restore', {
+      subjectRecordId: a.body.data.subjectRecordId,
+      reason: '误删',
+    });
     expect(restore.status).toBe(409);
     expect(restore.body.msg).toBe('该身份证号已登记，无法恢复');
   });
@@ -194,7 +318,10 @@ describe('patient identifiers (PIPL)', () => {
   it('the permission is a study button the study administrator role holds', async () => {
     const tree = (await t.call(admin, 'GET', `/api/system/studyRole/tree?studyId=${studyId}`)).body;
     expect(JSON.stringify(tree)).toContain('查看患者身份信息');
-    const [adminRole] = await t.db.select().from(studyRoles).where(and(eq(studyRoles.studyId, otherStudyId), eq(studyRoles.roleName, STUDY_ADMIN_ROLE)));
+    const [adminRole] = await t.db
+      .select()
+      .from(studyRoles)
+      .where(and(eq(studyRoles.studyId, otherStudyId), eq(studyRoles.roleName, STUDY_ADMIN_ROLE)));
     expect(adminRole!.permissions).toContain('btn:business.subject.identifiers');
 
     // Studies created before the permission existed: the migration's data step gives it to their administrator role once.

@@ -167,7 +167,8 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
       if (value === null || value === undefined || value === '') return '';
       if (key === 'gender') return value === GENDER.male ? T.sex.male : value === GENDER.female ? T.sex.female : '';
       if (key === 'diseaseCode') return diseases.find((d) => d.diseaseCode === value)?.diseaseName ?? String(value);
-      if (key === 'birth') return formatDate(String(value), 'YYYY-MM-DD');
+      // A masked birth date (1960-**-**, no identifiers permission) is shown as the server sent it.
+      if (key === 'birth') return String(value).includes('*') ? String(value) : formatDate(String(value), 'YYYY-MM-DD');
       return String(value);
     };
     const baseTitles = new Set((recordColumns.data ?? []).filter((c) => c.source === 'base').map((c) => c.title));

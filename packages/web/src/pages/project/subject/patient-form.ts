@@ -1,6 +1,6 @@
 import type { Dayjs } from 'dayjs';
 import { DEFAULT_BASE_CONFIG, latestBirthDate, subjectFieldErrors, type SubjectFields } from '@ecrf/core';
-import type { SubjectBody, SubjectFormModel } from '../../../api/subject.api';
+import type { Subject, SubjectBody, SubjectFormModel } from '../../../api/subject.api';
 
 /** platform §4: add, edit and crflook (view). */
 export type PatientDialogMode = 'add' | 'edit' | 'crflook';
@@ -13,9 +13,26 @@ export interface PatientFormValues {
   gender?: number;
   birth?: Dayjs | null;
   mobile?: string;
+  idNumber?: string;
   diseaseCode?: string;
   deptId?: number | null;
 }
+
+/** Identifiers the server may answer masked (PIPL), in the dialog's order. */
+const IDENTIFIER_FIELDS = ['subjectName', 'birth', 'mobile', 'idNumber'] as const;
+export type IdentifierField = (typeof IDENTIFIER_FIELDS)[number];
+
+/**
+ * The fields of a patient that came masked and hold a value. The dialog starts them empty with
+ * the mask as placeholder, and a field still empty at saving is left out of the body, so the
+ * server keeps what it has: a mask is never sent back as a new value.
+ */
+export function maskedFields(subject: Subject | undefined): ReadonlySet<IdentifierField> {
+  if (!subject?.identifiersMasked) return new Set();
+  return new Set(IDENTIFIER_FIELDS.filter((f) => subject[f] !== null && subject[f] !== undefined && subject[f] !== ''));
+}
+
+const blank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 
 const DATE = 'YYYY-MM-DD';
 
@@ -57,6 +74,7 @@ export function toSubjectFields(values: PatientFormValues): SubjectFields {
     gender: values.gender ?? null,
     birth: values.birth ? values.birth.format(DATE) : null,
     mobile: values.mobile?.trim() ?? null,
+    idNumber: values.idNumber?.trim() ?? null,
     diseaseCode: values.diseaseCode ?? null,
   };
 }
@@ -65,13 +83,21 @@ export function toSubjectFields(values: PatientFormValues): SubjectFields {
  * The rules of platform §5 with core's subjectFieldErrors, exactly as the server runs them:
  * field name → the message to show under it.
  */
-export function patientErrors(values: PatientFormValues, model: SubjectFormModel, today: string): Record<string, string> {
-  return subjectFieldErrors(toSubjectFields(values), {
+export function patientErrors(
+  values: PatientFormValues,
+  model: SubjectFormModel,
+  today: string,
+  kept: ReadonlySet<IdentifierField> = new Set(),
+): Record<string, string> {
+  const errors = subjectFieldErrors(toSubjectFields(values), {
     baseConfig: model.baseConfig,
     today,
     serialNumbers: model.enableSerialNumber,
     diseaseCodes: model.diseases.map((d) => d.diseaseCode),
   });
+  // A masked field left empty keeps its stored value, which the server checked when it was saved.
+  for (const f of kept) if (blank(values[f])) delete errors[f];
+  return errors;
 }
 
 /** DatePicker: a birth date later than today − 10 days can't be picked (SUBJ-17). */
@@ -79,17 +105,28 @@ export function isBirthDisabled(date: Dayjs, today: string): boolean {
   return date.format(DATE) > latestBirthDate(today);
 }
 
-/** What POST/PUT /api/business/subject receive; the code is left out when the server assigns it. */
-export function toSubjectBody(values: PatientFormValues, model: SubjectFormModel, existingCode?: string): SubjectBody {
+/**
+ * What POST/PUT /api/business/subject receive; the code is left out when the server assigns it,
+ * and so is every masked field the user did not type over (`kept`).
+ */
+export function toSubjectBody(
+  values: PatientFormValues,
+  model: SubjectFormModel,
+  existingCode?: string,
+  kept: ReadonlySet<IdentifierField> = new Set(),
+): SubjectBody {
   const fields = toSubjectFields(values);
   const code = model.enableSerialNumber ? existingCode : fields.identificationCode;
-  return {
+  const body: SubjectBody = {
     ...(code ? { identificationCode: code } : {}),
     subjectName: (fields.subjectName ?? '').trim(),
     gender: fields.gender!,
     birth: fields.birth || null,
     mobile: fields.mobile || null,
+    idNumber: fields.idNumber ? fields.idNumber.toUpperCase() : null,
     diseaseCode: fields.diseaseCode!,
     deptId: values.deptId ?? null,
   };
+  for (const f of kept) if (blank(body[f])) delete body[f];
+  return body;
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_BASE_CONFIG } from '@ecrf/core';
 import { BASE_FIELD_NAMES, type BaseConfigField, type BaseFieldName } from '../../../api/study.api';
 import { T } from '../../../locales/zh-CN';
 
@@ -14,7 +15,9 @@ const REQUIRED_BY_DEFAULT: ReadonlySet<BaseFieldName> = new Set([
 ]);
 
 export function defaultField(name: BaseFieldName): BaseConfigField {
-  return { name, header: T.studyConfig.fieldLabels[name], display: true, required: REQUIRED_BY_DEFAULT.has(name) };
+  // The ID number is off unless a study turns it on (PIPL: collect only what the study needs).
+  const display = DEFAULT_BASE_CONFIG.find((f) => f.name === name)?.display ?? true;
+  return { name, header: T.studyConfig.fieldLabels[name], display, required: REQUIRED_BY_DEFAULT.has(name) };
 }
 
 /** One field's rules applied: locked fields on, computed ones optional, a hidden field never required. */
@@ -25,7 +28,7 @@ export function settleField(field: BaseConfigField): BaseConfigField {
 }
 
 /**
- * The seven patient fields of a study's base config, in the dialog's order: what the study
+ * The patient fields of a study's base config, in the dialog's order: what the study
  * stored, defaults for fields it never stored, unknown names dropped, blank headers replaced
  * by the standard label.
  */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import dayjs from 'dayjs';
-import { ageFromBirth, latestBirthDate, todayString } from '@ecrf/core';
+import { ageFromBirth, latestBirthDate, residentIdCheckChar, todayString } from '@ecrf/core';
 import type { Subject, SubjectFormModel } from '../../../../api/subject.api';
 import { renderWithProviders } from '../../../../test/render';
 import { isBirthDisabled } from '../patient-form';
@@ -75,10 +75,10 @@ afterEach(() => {
   api.isCodeTaken.mockResolvedValue({ code: 200, msg: '', data: false });
 });
 
-function open(state: PatientDialogState, model = formModel(), props: { canEdit?: boolean; onClose?: () => void } = {}) {
+function open(state: PatientDialogState, model = formModel(), props: { canEdit?: boolean; onClose?: () => void; patient?: Subject } = {}) {
   api.model = model;
-  api.get.mockResolvedValue({ code: 200, msg: '', data: PATIENT });
-  api.byRecord.mockResolvedValue({ code: 200, msg: '', data: PATIENT });
+  api.get.mockResolvedValue({ code: 200, msg: '', data: props.patient ?? PATIENT });
+  api.byRecord.mockResolvedValue({ code: 200, msg: '', data: props.patient ?? PATIENT });
   renderWithProviders(
     <PatientDialog studyId={5} state={state} canEdit={props.canEdit ?? true} onClose={props.onClose ?? (() => undefined)} />,
   );
@@ -182,6 +182,7 @@ describe('patient dialog', () => {
         gender: 1,
         birth: null,
         mobile: '13912345678',
+        idNumber: null,
         diseaseCode: 'LSS',
         deptId: null,
       }),
@@ -282,6 +283,7 @@ describe('patient dialog', () => {
         gender: 1,
         birth: '1960-03-15',
         mobile: '13700001111',
+        idNumber: null,
         diseaseCode: 'LSS',
         deptId: null,
       }),
@@ -296,5 +298,77 @@ describe('patient dialog', () => {
     expect(api.byRecord).toHaveBeenCalledWith(77);
     expect(within(dialog()).queryByRole('button', { name: '编辑' })).toBeNull();
     expect(within(dialog()).getByRole('button', { name: '确定' })).toBeTruthy();
+  });
+
+  describe('patient identifiers (PIPL)', () => {
+    const withIdNumber = (required = false) =>
+      formModel({ baseConfig: [...BASE_CONFIG, { name: 'idNumber', header: '身份证号', display: true, required }] as SubjectFormModel['baseConfig'] });
+    const ID = `11010519600315001${residentIdCheckChar('11010519600315001')}`;
+    const MASKED: Subject = {
+      ...PATIENT,
+      subjectName: '张*',
+      birth: '1960-**-**',
+      mobile: '139****5678',
+      idNumber: `110105********${ID.slice(-4)}`,
+      identifiersMasked: true,
+    };
+
+    it('the 身份证号 field shows only when the base config displays it, checked with the resident-ID rule', async () => {
+      open({ mode: 'add' });
+      await screen.findByLabelText('住院号');
+      expect(screen.queryByLabelText('身份证号')).toBeNull();
+      cleanup();
+
+      open({ mode: 'add' }, withIdNumber());
+      await screen.findByLabelText('身份证号');
+      type('身份证号', `${ID.slice(0, 17)}${ID.endsWith('0') ? '1' : '0'}`);
+      await waitFor(() => expect(screen.getByText('请输入正确的身份证号码')).toBeTruthy());
+      type('身份证号', ID.toLowerCase());
+      await waitFor(() => expect(screen.queryByText('请输入正确的身份证号码')).toBeNull());
+      type('住院号', 'A-010');
+      type('患者姓名', '孙八');
+      fireEvent.click(screen.getByText('男'));
+      await pickDisease('腰椎管狭窄症');
+      clickOk();
+      await waitFor(() => expect(api.add).toHaveBeenCalled());
+      expect(api.add.mock.calls[0]![0]).toMatchObject({ idNumber: ID.toUpperCase() });
+    });
+
+    it('masked values are shown, not filled in: saving without typing leaves them out of the PUT, so the server keeps them', async () => {
+      open({ mode: 'edit', subjectId: 41 }, withIdNumber(true), { patient: MASKED });
+      await waitFor(() => expect((screen.getByLabelText('患者姓名') as HTMLInputElement).placeholder).toBe('张*'));
+      expect((screen.getByLabelText('患者姓名') as HTMLInputElement).value).toBe('');
+      expect((screen.getByLabelText('手机号') as HTMLInputElement).placeholder).toBe('139****5678');
+      expect((screen.getByLabelText('身份证号') as HTMLInputElement).placeholder).toBe(MASKED.idNumber);
+      expect((screen.getByLabelText('出生日期') as HTMLInputElement).placeholder).toBe('1960-**-**');
+      expect((screen.getByLabelText('年龄') as HTMLInputElement).value).toBe('66');
+      expect(screen.getAllByText('已隐藏，不填写则保持不变')).toHaveLength(4);
+      await pickDisease('腰椎滑脱症');
+      clickOk();
+      await waitFor(() => expect(api.update).toHaveBeenCalled());
+      const body = api.update.mock.calls[0]![0] as Record<string, unknown>;
+      expect(body).toMatchObject({ id: 41, gender: 1, diseaseCode: 'LDS' });
+      for (const key of ['subjectName', 'birth', 'mobile', 'idNumber']) expect(body).not.toHaveProperty(key);
+      expect(JSON.stringify(body)).not.toContain('*');
+    });
+
+    it('a new value typed over a mask is sent; the others stay out', async () => {
+      open({ mode: 'edit', subjectId: 41 }, formModel(), { patient: MASKED });
+      await waitFor(() => expect((screen.getByLabelText('手机号') as HTMLInputElement).placeholder).toBe('139****5678'));
+      type('手机号', '13700001111');
+      clickOk();
+      await waitFor(() => expect(api.update).toHaveBeenCalled());
+      const body = api.update.mock.calls[0]![0] as Record<string, unknown>;
+      expect(body).toMatchObject({ mobile: '13700001111' });
+      expect(body).not.toHaveProperty('subjectName');
+      expect(body).not.toHaveProperty('birth');
+    });
+
+    it('in 查看患者 the masks are shown in the locked fields without the edit hint', async () => {
+      open({ mode: 'crflook', subjectId: 41 }, formModel(), { patient: MASKED });
+      await waitFor(() => expect((screen.getByLabelText('患者姓名') as HTMLInputElement).placeholder).toBe('张*'));
+      expect((screen.getByLabelText('患者姓名') as HTMLInputElement).disabled).toBe(true);
+      expect(screen.queryByText('已隐藏，不填写则保持不变')).toBeNull();
+    });
   });
 });

@@ -9,9 +9,11 @@ import { personnelApi, type SiteRow } from '../../../../api/study.api';
 import { T } from '../../../../locales/zh-CN';
 import {
   isBirthDisabled,
+  maskedFields,
   patientErrors,
   patientFieldView,
   toSubjectBody,
+  type IdentifierField,
   type PatientDialogMode,
   type PatientField,
   type PatientFormValues,
@@ -59,13 +61,16 @@ function toSiteNodes(rows: ReadonlyArray<SiteRow & { children?: SiteRow[] }>): S
     .map((row) => ({ value: row.deptId, title: row.deptName, children: row.children?.length ? toSiteNodes(row.children) : undefined }));
 }
 
-function toFormValues(subject: Subject): PatientFormValues {
+/** The form starts masked identifiers empty: the mask is shown as placeholder, never as a value. */
+function toFormValues(subject: Subject, masked: ReadonlySet<IdentifierField>): PatientFormValues {
+  const clear = <T,>(field: IdentifierField, value: T) => (masked.has(field) ? undefined : value);
   return {
     identificationCode: subject.identificationCode,
-    subjectName: subject.subjectName,
+    subjectName: clear('subjectName', subject.subjectName),
     gender: subject.gender,
-    birth: subject.birth ? dayjs(subject.birth) : null,
-    mobile: subject.mobile ?? undefined,
+    birth: clear('birth', subject.birth ? dayjs(subject.birth) : null),
+    mobile: clear('mobile', subject.mobile ?? undefined),
+    idNumber: clear('idNumber', subject.idNumber ?? undefined),
     diseaseCode: subject.diseaseCode,
     deptId: subject.deptId ?? undefined,
   };
@@ -130,17 +135,19 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
   useEffect(() => {
     if (!state || state.mode === 'add' || !subject.data || filledFor.current === state) return;
     filledFor.current = state;
-    form.setFieldsValue(toFormValues(subject.data));
+    form.setFieldsValue(toFormValues(subject.data, maskedFields(subject.data)));
   }, [state, subject.data, form]);
 
+  const masked = useMemo(() => (mode === 'add' ? new Set<IdentifierField>() : maskedFields(subject.data)), [mode, subject.data]);
   const birth = Form.useWatch('birth', form);
-  const age = birth ? ageFromBirth(birth.format('YYYY-MM-DD'), today) : null;
+  // A masked birth date is not in the form: the server's age stands until a new date is picked.
+  const age = birth ? ageFromBirth(birth.format('YYYY-MM-DD'), today) : masked.has('birth') ? (subject.data?.age ?? null) : null;
 
   const save = useMutation({
     mutationFn: ({ values, formModel }: { values: PatientFormValues; formModel: SubjectFormModel }) =>
       mode === 'add'
         ? subjectApi.add({ studyId, ...toSubjectBody(values, formModel) })
-        : subjectApi.update({ id: subject.data!.id, ...toSubjectBody(values, formModel, subject.data!.identificationCode) }),
+        : subjectApi.update({ id: subject.data!.id, ...toSubjectBody(values, formModel, subject.data!.identificationCode, masked) }),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
       void queryClient.invalidateQueries({ queryKey: ['subject'] });
@@ -159,6 +166,10 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
 
   const formModel = model.data;
   const viewing = mode === 'crflook';
+  /** Placeholder and hint of a field that came masked. */
+  const maskedProps = (name: IdentifierField, fallback: string) =>
+    masked.has(name) ? { placeholder: String(subject.data?.[name] ?? '') } : { placeholder: fallback };
+  const maskedExtra = (name: IdentifierField) => (masked.has(name) && !viewing ? T.subject.maskedHint : undefined);
   const field = (name: PatientField) =>
     formModel ? patientFieldView(formModel, mode, name) : { label: '', shown: false, required: false };
 
@@ -168,7 +179,7 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
     ({ getFieldsValue }) => ({
       validator: async () => {
         if (!formModel) return;
-        const broken = patientErrors(getFieldsValue(true) as PatientFormValues, formModel, today)[name];
+        const broken = patientErrors(getFieldsValue(true) as PatientFormValues, formModel, today, masked)[name];
         if (broken) throw new Error(broken);
       },
     });
@@ -274,8 +285,14 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                 </Col>
               )}
               <Col span={12}>
-                <Form.Item label={field('subjectName').label} name="subjectName" required rules={[coreRule('subjectName')]}>
-                  <Input maxLength={50} placeholder={field('subjectName').label} />
+                <Form.Item
+                  label={field('subjectName').label}
+                  name="subjectName"
+                  required
+                  rules={[coreRule('subjectName')]}
+                  extra={maskedExtra('subjectName')}
+                >
+                  <Input maxLength={50} {...maskedProps('subjectName', field('subjectName').label)} />
                 </Form.Item>
               </Col>
               <Col span={12}>
@@ -290,10 +307,11 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                     name="birth"
                     required={field('birth').required}
                     rules={[coreRule('birth')]}
+                    extra={maskedExtra('birth')}
                   >
                     <DatePicker
                       style={{ width: '100%' }}
-                      placeholder={T.common.selectPlaceholder}
+                      {...maskedProps('birth', T.common.selectPlaceholder)}
                       disabledDate={(date) => isBirthDisabled(date, today)}
                     />
                   </Form.Item>
@@ -319,8 +337,22 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                     name="mobile"
                     required={field('mobile').required}
                     rules={[coreRule('mobile')]}
+                    extra={maskedExtra('mobile')}
                   >
-                    <Input maxLength={11} inputMode="numeric" placeholder={field('mobile').label} />
+                    <Input maxLength={11} inputMode="numeric" {...maskedProps('mobile', field('mobile').label)} />
+                  </Form.Item>
+                </Col>
+              )}
+              {field('idNumber').shown && (
+                <Col span={12}>
+                  <Form.Item
+                    label={field('idNumber').label}
+                    name="idNumber"
+                    required={field('idNumber').required}
+                    rules={[coreRule('idNumber')]}
+                    extra={maskedExtra('idNumber')}
+                  >
+                    <Input maxLength={18} {...maskedProps('idNumber', field('idNumber').label)} />
                   </Form.Item>
                 </Col>
               )}
