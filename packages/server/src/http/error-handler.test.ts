@@ -39,4 +39,30 @@ describe('unexpected failures', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 400, msg: '请求参数错误' });
   });
+
+  it('answers 400 or 409, not 500, when PostgreSQL refuses an input a schema let through (backstop)', async () => {
+    const { token } = await t.login();
+    const db = t.db as unknown as { select: unknown };
+    const original = db.select;
+    const cases: Array<[string, number]> = [
+      ['22003', 400],
+      ['22P02', 400],
+      ['22021', 400],
+      ['23505', 409],
+    ];
+    try {
+      for (const [code, status] of cases) {
+        db.select = () => {
+          // drizzle wraps the driver's error; the SQLSTATE sits on the cause.
+          throw Object.assign(new Error('Failed query: select …'), { cause: Object.assign(new Error('value out of range'), { code }) });
+        };
+        const res = await t.call(token, 'GET', '/api/system/users');
+        expect(res.status, code).toBe(status);
+        expect(res.body.code).toBe(status);
+        expect(JSON.stringify(res.body)).not.toContain('Failed query');
+      }
+    } finally {
+      db.select = original;
+    }
+  });
 });
