@@ -273,7 +273,7 @@ export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, 
       onCancel={onClose}
       footer={footer}
       destroyOnHidden
-      maskClosable={false}
+      mask={{ closable: false }}
     >
       {body}
     </Modal>

@@ -38,7 +38,7 @@ export function ReasonDialog({
       okText={T.common.ok}
       cancelText={T.common.cancel}
       destroyOnHidden
-      maskClosable={false}
+      mask={{ closable: false }}
       afterClose={() => {
         setReason('');
         setError(null);
@@ -112,7 +112,7 @@ export function ConflictDialog({
       title={t.conflictTitle}
       width={760}
       onCancel={onCancel}
-      maskClosable={false}
+      mask={{ closable: false }}
       footer={[
         <Button key="cancel" onClick={onCancel}>
           {T.common.cancel}
@@ -171,7 +171,7 @@ export function DraftDialog({
       open={review !== null}
       title={t.draftTitle}
       closable={false}
-      maskClosable={false}
+      mask={{ closable: false }}
       keyboard={false}
       footer={[
         <Button key="discard" danger onClick={onDiscard}>
