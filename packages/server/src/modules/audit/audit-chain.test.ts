@@ -23,8 +23,9 @@ beforeAll(async () => {
   await seedDemoStudy(t.db);
   admin = (await t.login()).token;
   studyId = (await t.call(admin, 'GET', '/api/business/study/list')).body.data.list[0].id;
-  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data)
+  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) {
     crfIds[crf.title] = crf.id;
+  }
 });
 afterAll(() => t.close());
 

@@ -208,13 +208,14 @@ async function verifyStudy(db: Db, studyId: number): Promise<StudyChain> {
     .from(auditChainHeads)
     .where(eq(auditChainHeads.studyId, studyId));
   // Rows cut off the end leave the head pointing past the last row.
-  if ((head?.hash ?? null) !== prev)
+  if ((head?.hash ?? null) !== prev) {
     return {
       studyId,
       rows,
       head: prev,
       broken: { studyId, rowId: null, kind: 'head', expected: prev, found: head?.hash ?? null },
     };
+  }
   return { studyId, rows, head: prev, broken: null };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
+import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import * as setup from './setup.service.js';
@@ -133,7 +134,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       config: { study: fromBody, ...diseaseWrite, action: '多病种模式' },
     },
     async (request) => {
-      await setup.setMultiDisease(ctx, request.body.studyId, request.body.multiDisease);
+      await setup.setMultiDisease(ctx, requireUser(request), request.body.studyId, request.body.multiDisease);
       return ok(null, '操作成功');
     },
   );
@@ -144,7 +145,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/business/study_disease/disease',
     { schema: { tags: diseaseTags, summary: '新增病种', body: z.object({ studyId: idSchema, ...diseaseFields }) }, config: { study: fromBody, ...diseaseWrite, action: '新增' } },
-    async (request) => ok(await setup.createDisease(ctx, request.body), '新增成功'),
+    async (request) => ok(await setup.createDisease(ctx, requireUser(request), request.body), '新增成功'),
   );
   app.put(
     '/api/business/study_disease/disease',
@@ -153,7 +154,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       config: { study: (r) => diseaseOf((r.body as { id: number }).id), ...diseaseWrite, action: '修改' },
     },
     async (request) => {
-      await setup.updateDisease(ctx, request.body);
+      await setup.updateDisease(ctx, requireUser(request), request.body);
       return ok(null, '修改成功');
     },
   );
@@ -161,7 +162,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
     '/api/business/study_disease/disease',
     { schema: { tags: diseaseTags, summary: '删除病种', querystring: idQuery }, config: { study: (r) => diseaseOf((r.query as { id: number }).id), ...diseaseWrite, action: '删除' } },
     async (request) => {
-      await setup.deleteDisease(ctx, request.query.id);
+      await setup.deleteDisease(ctx, requireUser(request), request.query.id);
       return ok(null, '删除成功');
     },
   );
@@ -177,7 +178,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       config: { study: (r) => diseaseOf((r.query as { studyDiseaseId: number }).studyDiseaseId), ...diseaseWrite, action: '设置表单' },
     },
     async (request) => {
-      await setup.setDiseaseCrfs(ctx, request.query.studyDiseaseId, request.body.crfVO);
+      await setup.setDiseaseCrfs(ctx, requireUser(request), request.query.studyDiseaseId, request.body.crfVO);
       return ok(null, '保存成功');
     },
   );

@@ -2,7 +2,12 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import { buildTree } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { crfStageCrfs, crfStages, crfs, studies, studyDiseases } from '../../db/schema/index.js';
+import type { Tx } from '../../db/client.js';
+import type { CurrentUser } from '../../http/auth.js';
 import { AppError } from '../../shared/app-error.js';
+import { canonicalJson } from '../audit/audit-chain.js';
+import { audit } from '../capture/audit.service.js';
+import { changeStudy } from './study.service.js';
 
 const stageNotFound = () => AppError.notFound('crf_stage.not_found', '阶段不存在');
 
@@ -141,8 +146,20 @@ export async function diseasesOf(ctx: AppContext, studyId: number) {
   };
 }
 
-export async function setMultiDisease(ctx: AppContext, studyId: number, multiDisease: boolean) {
-  await ctx.db.update(studies).set({ multiDisease, updatedAt: ctx.clock() }).where(eq(studies.studyId, studyId));
+export async function setMultiDisease(ctx: AppContext, user: CurrentUser, studyId: number, multiDisease: boolean) {
+  await changeStudy(ctx, user, studyId, () => ({ multiDisease }));
+}
+
+type DiseaseRow = typeof studyDiseases.$inferSelect;
+const diseaseView = (d: DiseaseRow) => ({ diseaseName: d.diseaseName, diseaseCode: d.diseaseCode, crfIds: d.crfIds });
+
+/** Diseases decide which forms a patient gets: each change is audited like the study's settings. */
+async function auditDisease(tx: Tx, user: CurrentUser, at: Date, before: DiseaseRow | null, after: DiseaseRow | null) {
+  const row = (after ?? before)!;
+  const action = before === null ? 'study.disease.create' : after === null ? 'study.disease.delete' : 'study.disease.update';
+  await audit(tx, user, at, [
+    { studyId: row.studyId, action, itemName: row.diseaseCode, oldValue: before && diseaseView(before), newValue: after && diseaseView(after) },
+  ]);
 }
 
 export async function studyOfDisease(ctx: AppContext, id: number) {
@@ -155,21 +172,38 @@ async function checkDiseaseCode(ctx: AppContext, studyId: number, diseaseCode: s
   if (rows.some((r) => r.id !== selfId)) throw AppError.conflict('disease.code_taken', `病种编码“${diseaseCode}”已存在`);
 }
 
-export async function createDisease(ctx: AppContext, input: { studyId: number; diseaseName: string; diseaseCode: string }) {
+export async function createDisease(ctx: AppContext, user: CurrentUser, input: { studyId: number; diseaseName: string; diseaseCode: string }) {
   await checkDiseaseCode(ctx, input.studyId, input.diseaseCode);
-  const [row] = await ctx.db.insert(studyDiseases).values(input).returning();
+  const row = await ctx.db.transaction(async (tx) => {
+    const [created] = await tx.insert(studyDiseases).values(input).returning();
+    await auditDisease(tx, user, ctx.clock(), null, created!);
+    return created;
+  });
   return { id: row!.id, diseaseName: row!.diseaseName, diseaseCode: row!.diseaseCode, crfVO: row!.crfIds };
 }
 
-export async function updateDisease(ctx: AppContext, input: { id: number; diseaseName: string; diseaseCode: string }) {
+export async function updateDisease(ctx: AppContext, user: CurrentUser, input: { id: number; diseaseName: string; diseaseCode: string }) {
   const studyId = await studyOfDisease(ctx, input.id);
   if (studyId === undefined) throw AppError.notFound('disease.not_found', '病种不存在');
   await checkDiseaseCode(ctx, studyId, input.diseaseCode, input.id);
-  await ctx.db.update(studyDiseases).set({ diseaseName: input.diseaseName, diseaseCode: input.diseaseCode, updatedAt: ctx.clock() }).where(eq(studyDiseases.id, input.id));
+  await changeDisease(ctx, user, input.id, { diseaseName: input.diseaseName, diseaseCode: input.diseaseCode });
 }
 
-export async function deleteDisease(ctx: AppContext, id: number) {
-  await ctx.db.delete(studyDiseases).where(eq(studyDiseases.id, id));
+async function changeDisease(ctx: AppContext, user: CurrentUser, id: number, change: Partial<DiseaseRow>) {
+  await ctx.db.transaction(async (tx) => {
+    const [before] = await tx.select().from(studyDiseases).where(eq(studyDiseases.id, id)).for('update');
+    if (!before) throw AppError.notFound('disease.not_found', '病种不存在');
+    const at = ctx.clock();
+    const [after] = await tx.update(studyDiseases).set({ ...change, updatedAt: at }).where(eq(studyDiseases.id, id)).returning();
+    if (canonicalJson(diseaseView(before)) !== canonicalJson(diseaseView(after!))) await auditDisease(tx, user, at, before, after!);
+  });
+}
+
+export async function deleteDisease(ctx: AppContext, user: CurrentUser, id: number) {
+  await ctx.db.transaction(async (tx) => {
+    const [removed] = await tx.delete(studyDiseases).where(eq(studyDiseases.id, id)).returning();
+    if (removed) await auditDisease(tx, user, ctx.clock(), removed, null);
+  });
 }
 
 export async function diseaseCrfs(ctx: AppContext, id: number) {
@@ -178,9 +212,9 @@ export async function diseaseCrfs(ctx: AppContext, id: number) {
   return row.crfIds;
 }
 
-export async function setDiseaseCrfs(ctx: AppContext, id: number, crfIds: number[]) {
+export async function setDiseaseCrfs(ctx: AppContext, user: CurrentUser, id: number, crfIds: number[]) {
   const studyId = await studyOfDisease(ctx, id);
   if (studyId === undefined) throw AppError.notFound('disease.not_found', '病种不存在');
   await checkCrfsOfStudy(ctx, studyId, crfIds);
-  await ctx.db.update(studyDiseases).set({ crfIds: [...new Set(crfIds)], updatedAt: ctx.clock() }).where(eq(studyDiseases.id, id));
+  await changeDisease(ctx, user, id, { crfIds: [...new Set(crfIds)] });
 }

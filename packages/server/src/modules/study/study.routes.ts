@@ -53,6 +53,8 @@ const studyUpdate = z.object({
   signConfig: z.object({ enabled: z.boolean(), meaning: z.string().max(200) }).optional(),
   followTrigger: followTrigger.optional(),
   baseConfig: z.array(baseConfigField).max(20).optional(),
+  /** Why the settings change: kept on the change's audit rows. */
+  reason: z.string().trim().max(500).optional(),
 });
 
 export const fromParam = (request: FastifyRequest) => (request.params as { id?: number }).id;
@@ -106,7 +108,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
       config: { study: fromBody, permission: 'study:config', module, action: '质疑设置' },
     },
     async (request) => {
-      await studyService.setDoubt(ctx, request.body.studyId, request.body.doubt);
+      await studyService.setDoubt(ctx, requireUser(request), request.body.studyId, request.body.doubt);
       return ok(null, '操作成功');
     },
   );
@@ -155,7 +157,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
     '/api/business/study/:id',
     { schema: { tags, summary: '删除项目', params: idParam }, config: { study: fromParam, permission: 'study:remove', module, action: '删除' } },
     async (request) => {
-      await studyService.deleteStudy(ctx, request.params.id);
+      await studyService.deleteStudy(ctx, requireUser(request), request.params.id);
       return ok(null, '删除成功');
     },
   );
@@ -174,7 +176,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
         schema: { tags, summary: enabled ? '开启自动编号' : '关闭自动编号', querystring: studyIdQuery },
         config: { study: fromQuery, permission: 'study:config', module, action: enabled ? '开启自动编号' : '关闭自动编号' },
       },
-      async (request) => ok(await studyService.setSerialNumber(ctx, request.query.studyId, { enabled }), '操作成功'),
+      async (request) => ok(await studyService.setSerialNumber(ctx, requireUser(request), request.query.studyId, { enabled }), '操作成功'),
     );
   }
   app.put(
@@ -192,7 +194,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromBody, permission: 'study:config', module, action: '开启自动编号' },
     },
-    async (request) => ok(await studyService.setSerialNumber(ctx, request.body.studyId, { enabled: true, ...request.body }), '操作成功'),
+    async (request) => ok(await studyService.setSerialNumber(ctx, requireUser(request), request.body.studyId, { enabled: true, ...request.body }), '操作成功'),
   );
   app.put(
     '/api/v2/business/study/serial_number/close',
@@ -200,7 +202,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '关闭自动编号', body: z.object({ studyId: idSchema }) },
       config: { study: fromBody, permission: 'study:config', module, action: '关闭自动编号' },
     },
-    async (request) => ok(await studyService.setSerialNumber(ctx, request.body.studyId, { enabled: false }), '操作成功'),
+    async (request) => ok(await studyService.setSerialNumber(ctx, requireUser(request), request.body.studyId, { enabled: false }), '操作成功'),
   );
 
   app.get(
@@ -219,7 +221,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
     },
     async (request) => {
       const { studyId, ...trigger } = request.body;
-      await studyService.setFollowTriggers(ctx, studyId, [trigger]);
+      await studyService.setFollowTriggers(ctx, requireUser(request), studyId, [trigger]);
       return ok(null, '保存成功');
     },
   );
@@ -239,7 +241,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
       config: { study: fromBody, permission: 'study:config', module, action: '随访触发设置' },
     },
     async (request) => {
-      await studyService.setFollowTriggers(ctx, request.body.studyId, request.body.triggers);
+      await studyService.setFollowTriggers(ctx, requireUser(request), request.body.studyId, request.body.triggers);
       return ok(null, '保存成功');
     },
   );

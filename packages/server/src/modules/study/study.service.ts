@@ -19,6 +19,8 @@ import {
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
+import { canonicalJson } from '../audit/audit-chain.js';
+import { audit } from '../capture/audit.service.js';
 
 export interface StudyInput {
   studyName: string;
@@ -44,6 +46,57 @@ const NO_TRIGGER: FollowTrigger = { enabled: false, crfId: null, itemName: null,
 
 function withDefaults(base: BaseConfigField[]): BaseConfigField[] {
   return DEFAULT_BASE_CONFIG.map((field) => ({ ...field, ...base.find((b) => b.name === field.name) }));
+}
+
+/** Every setting a person can change, audited under its column's API name. */
+const AUDITED_SETTINGS = [
+  'studyName',
+  'studyCode',
+  'description',
+  'principal',
+  'status',
+  'doubt',
+  'multiDisease',
+  'enableSerialNumber',
+  'serialPrefix',
+  'serialDigits',
+  'serialScope',
+  'displayCrfColumn',
+  'signConfig',
+  'followTriggers',
+  'baseConfig',
+] as const satisfies ReadonlyArray<keyof StudyRow>;
+
+/**
+ * A study's configuration decides what is captured, signed and queried, so a change to it is part
+ * of the trial record (GCP), not only of the operation log: one audit row per changed setting with
+ * its old and new value, in the transaction that changes it, on the study's hash chain.
+ */
+export async function changeStudy(
+  ctx: AppContext,
+  user: CurrentUser,
+  studyId: number,
+  change: (tx: Tx, before: StudyRow) => Promise<Partial<StudyRow>> | Partial<StudyRow>,
+  reason?: string,
+): Promise<StudyRow> {
+  return ctx.db.transaction(async (tx) => {
+    const [before] = await tx.select().from(studies).where(and(eq(studies.studyId, studyId), live)).for('update');
+    if (!before) throw notFound();
+    const at = ctx.clock();
+    const [after] = await tx
+      .update(studies)
+      .set({ ...(await change(tx, before)), updatedAt: at })
+      .where(eq(studies.studyId, studyId))
+      .returning();
+    const changed = AUDITED_SETTINGS.filter((key) => canonicalJson(before[key]) !== canonicalJson(after![key]));
+    await audit(
+      tx,
+      user,
+      at,
+      changed.map((key) => ({ studyId, action: 'study.config', itemName: key, oldValue: before[key], newValue: after![key], reason: reason ?? null })),
+    );
+    return after!;
+  });
 }
 
 async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) {
@@ -174,19 +227,23 @@ export async function createStudy(ctx: AppContext, user: CurrentUser, input: Stu
     for (const disease of input.diseases ?? []) {
       await tx.insert(studyDiseases).values({ studyId: id, ...disease });
     }
+    // The study's first audit row: its settings as created begin its chain.
+    const [created] = await tx.select().from(studies).where(eq(studies.studyId, id));
+    const settings = Object.fromEntries(AUDITED_SETTINGS.map((key) => [key, created![key]]));
+    await audit(tx, user, ctx.clock(), [{ studyId: id, action: 'study.create', newValue: { ...settings, diseases: input.diseases ?? [] } }]);
     return id;
   });
   return getStudy(ctx, user, studyId);
 }
 
-export async function updateStudy(ctx: AppContext, user: CurrentUser, studyId: number, input: Partial<StudyInput>) {
-  await ctx.db.transaction(async (tx) => {
-    const [existing] = await tx.select({ id: studies.studyId }).from(studies).where(and(eq(studies.studyId, studyId), live));
-    if (!existing) throw notFound();
-    if (input.studyCode) await checkCodeFree(tx, input.studyCode, studyId);
-    await tx
-      .update(studies)
-      .set({
+export async function updateStudy(ctx: AppContext, user: CurrentUser, studyId: number, input: Partial<StudyInput> & { reason?: string }) {
+  await changeStudy(
+    ctx,
+    user,
+    studyId,
+    async (tx) => {
+      if (input.studyCode) await checkCodeFree(tx, input.studyCode, studyId);
+      return {
         ...(input.studyName !== undefined && { studyName: input.studyName }),
         ...(input.studyCode !== undefined && { studyCode: input.studyCode }),
         ...(input.description !== undefined && { description: input.description }),
@@ -198,23 +255,26 @@ export async function updateStudy(ctx: AppContext, user: CurrentUser, studyId: n
         ...(input.signConfig !== undefined && { signConfig: input.signConfig }),
         ...(input.followTrigger !== undefined && { followTriggers: [input.followTrigger] }),
         ...(input.baseConfig !== undefined && { baseConfig: withDefaults(input.baseConfig) }),
-        updatedAt: ctx.clock(),
-      })
-      .where(eq(studies.studyId, studyId));
-  });
+      };
+    },
+    input.reason,
+  );
   return getStudy(ctx, user, studyId);
 }
 
-export async function deleteStudy(ctx: AppContext, studyId: number) {
+export async function deleteStudy(ctx: AppContext, user: CurrentUser, studyId: number) {
   await studyRow(ctx, studyId);
   const counts = await subjectCountsOf(ctx, [studyId]);
   if ((counts.get(studyId) ?? 0) > 0) throw AppError.conflict('study.has_subjects', '项目已有患者数据，不能删除');
-  await ctx.db.update(studies).set({ deletedAt: ctx.clock(), updatedAt: ctx.clock() }).where(eq(studies.studyId, studyId));
+  await ctx.db.transaction(async (tx) => {
+    const at = ctx.clock();
+    await tx.update(studies).set({ deletedAt: at, updatedAt: at }).where(eq(studies.studyId, studyId));
+    await audit(tx, user, at, [{ studyId, action: 'study.delete' }]);
+  });
 }
 
-export async function setDoubt(ctx: AppContext, studyId: number, doubt: '0' | '1') {
-  await studyRow(ctx, studyId);
-  await ctx.db.update(studies).set({ doubt, updatedAt: ctx.clock() }).where(eq(studies.studyId, studyId));
+export async function setDoubt(ctx: AppContext, user: CurrentUser, studyId: number, doubt: '0' | '1') {
+  await changeStudy(ctx, user, studyId, () => ({ doubt }));
 }
 
 export async function getDoubt(ctx: AppContext, studyId: number) {
@@ -250,20 +310,16 @@ export async function getSerialNumber(ctx: AppContext, studyId: number) {
 
 export async function setSerialNumber(
   ctx: AppContext,
+  user: CurrentUser,
   studyId: number,
   change: { enabled: boolean; prefix?: string; digits?: number; scope?: 'study' | 'site' },
 ) {
-  await studyRow(ctx, studyId);
-  await ctx.db
-    .update(studies)
-    .set({
-      enableSerialNumber: change.enabled,
-      ...(change.prefix !== undefined && { serialPrefix: change.prefix }),
-      ...(change.digits !== undefined && { serialDigits: change.digits }),
-      ...(change.scope !== undefined && { serialScope: change.scope }),
-      updatedAt: ctx.clock(),
-    })
-    .where(eq(studies.studyId, studyId));
+  await changeStudy(ctx, user, studyId, () => ({
+    enableSerialNumber: change.enabled,
+    ...(change.prefix !== undefined && { serialPrefix: change.prefix }),
+    ...(change.digits !== undefined && { serialDigits: change.digits }),
+    ...(change.scope !== undefined && { serialScope: change.scope }),
+  }));
   return getSerialNumber(ctx, studyId);
 }
 
@@ -288,12 +344,13 @@ export async function getFollowTriggers(ctx: AppContext, studyId: number) {
   return (await studyRow(ctx, studyId)).followTriggers;
 }
 
-export async function setFollowTriggers(ctx: AppContext, studyId: number, triggers: FollowTrigger[]) {
-  await studyRow(ctx, studyId);
-  for (const trigger of triggers) {
-    if (trigger.crfId === null) continue;
-    const [crf] = await ctx.db.select({ id: crfs.id }).from(crfs).where(and(eq(crfs.id, trigger.crfId), eq(crfs.studyId, studyId)));
-    if (!crf) throw AppError.badRequest('study.trigger_crf_missing', '随访触发表单不存在');
-  }
-  await ctx.db.update(studies).set({ followTriggers: triggers, updatedAt: ctx.clock() }).where(eq(studies.studyId, studyId));
+export async function setFollowTriggers(ctx: AppContext, user: CurrentUser, studyId: number, triggers: FollowTrigger[]) {
+  await changeStudy(ctx, user, studyId, async (tx) => {
+    for (const trigger of triggers) {
+      if (trigger.crfId === null) continue;
+      const [crf] = await tx.select({ id: crfs.id }).from(crfs).where(and(eq(crfs.id, trigger.crfId), eq(crfs.studyId, studyId)));
+      if (!crf) throw AppError.badRequest('study.trigger_crf_missing', '随访触发表单不存在');
+    }
+    return { followTriggers: triggers };
+  });
 }
