@@ -1,5 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, REPOSITORY_ROOT, loadConfig } from './config.js';
 
 describe('configuration', () => {
   it('has working defaults for a fresh machine', () => {
@@ -7,6 +9,21 @@ describe('configuration', () => {
     expect(config).toMatchObject({ port: 8080, captchaEnabled: true, databaseUrl: undefined, redisUrl: undefined });
     expect(config.dataDir).toMatch(/\/data$/);
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('keeps the data under ./data of the repository, wherever npm starts the server from', () => {
+    const rootManifest = JSON.parse(fs.readFileSync(path.join(REPOSITORY_ROOT, 'package.json'), 'utf8'));
+    expect(rootManifest.workspaces).toContain('packages/server');
+    const cwd = process.cwd();
+    try {
+      process.chdir(path.join(REPOSITORY_ROOT, 'packages/server'));
+      expect(loadConfig({}).dataDir).toBe(path.join(REPOSITORY_ROOT, 'data'));
+      expect(loadConfig({ DATA_DIR: '' }).dataDir).toBe(path.join(REPOSITORY_ROOT, 'data'));
+      // A relative path someone gives means their working directory, as on any command line.
+      expect(loadConfig({ DATA_DIR: './mine' }).dataDir).toBe(path.join(REPOSITORY_ROOT, 'packages/server/mine'));
+    } finally {
+      process.chdir(cwd);
+    }
   });
 
   it('treats an empty variable as unset', () => {

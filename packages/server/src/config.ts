@@ -1,13 +1,21 @@
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DataKeyError, parseDataKey } from './shared/field-crypto.js';
 
 const onOff = z.enum(['on', 'off']);
 
+/**
+ * The folder with the root package.json. `npm start` runs the server from packages/server, so the default data
+ * directory is anchored here, where the README says `./data` is; an explicit relative DATA_DIR still means the
+ * caller's working directory, as any path given on a command line does.
+ */
+export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
-  DATA_DIR: z.string().min(1).default('./data'),
+  DATA_DIR: z.string().min(1).optional(),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
@@ -80,7 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
-    dataDir: path.resolve(e.DATA_DIR),
+    dataDir: e.DATA_DIR === undefined ? path.join(REPOSITORY_ROOT, 'data') : path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databaseAppUrl: e.DATABASE_APP_URL,
     redisUrl: e.REDIS_URL,
