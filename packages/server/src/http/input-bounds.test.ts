@@ -1,6 +1,11 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { departments } from '../db/schema/index.js';
+import { seedDemoStudy } from '../db/demo-study.js';
+import { departments, storedFiles } from '../db/schema/index.js';
+import { multipart } from '../test/multipart.js';
 import { createTestApp, type TestApp } from '../test/test-app.js';
 import { MAX_ROW_ID } from './ids.js';
 import { MALFORMED_MSG, MAX_BODY_DEPTH, inputProblem, isStorableText } from './input-bounds.js';
@@ -27,11 +32,16 @@ describe('input bounds (pure)', () => {
 describe('issue 9: bad input gets 4xx before any handler', () => {
   let t: TestApp;
   let token: string;
+  // A data directory of its own, so the files written (or not) by uploads can be counted.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-bounds-'));
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ config: { dataDir } });
     token = (await t.login()).token;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
 
   const send = (method: string, url: string, payload?: string, type = 'application/json') =>
     t.app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${token}`, 'content-type': type }, ...(payload !== undefined ? { payload } : {}) });
@@ -99,5 +109,20 @@ describe('issue 9: bad input gets 4xx before any handler', () => {
     const schema = doc.paths['/api/v3/business/crf']!.put!.requestBody!.content['application/json']!.schema;
     expect(Object.keys(schema.properties ?? {})).toEqual(['subjectRecordId', 'crfId', 'crfDataRecordId', 'version', 'values', 'submit', 'reason', 'requestId']);
     expect(schema.required).toEqual(expect.arrayContaining(['subjectRecordId', 'crfId', 'values']));
+  });
+
+  it('an upload whose file name holds a NUL is 400 before anything is stored, on disk or in the database', async () => {
+    await seedDemoStudy(t.db);
+    const studies = await t.call(token, 'GET', '/api/business/study/list');
+    const studyId = studies.body.data.list[0].id as number;
+    const png = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'), Buffer.alloc(64)]);
+    const filesOnDisk = () => (fs.existsSync(dataDir) ? fs.readdirSync(dataDir, { recursive: true }).length : 0);
+    const before = filesOnDisk();
+    const form = multipart({}, [{ fileName: 'x\u0000.png', data: png, type: 'image/png' }]);
+    const res = await t.app.inject({ method: 'POST', url: `/api/common/file/upload?studyId=${studyId}`, headers: { authorization: `Bearer ${token}`, ...form.headers }, payload: form.payload });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().msg).toBe(MALFORMED_MSG);
+    expect((await t.db.select({ n: count() }).from(storedFiles))[0]!.n).toBe(0);
+    expect(filesOnDisk()).toBe(before);
   });
 });

@@ -18,7 +18,7 @@ import { studyIndex } from './home.service.js';
 import * as print from './print.service.js';
 import * as subjectsService from './subject.service.js';
 import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
-import { MALFORMED_MSG, parseBoundedJson } from '../../http/input-bounds.js';
+import { MALFORMED_MSG, isStorableText, malformedInput, parseBoundedJson } from '../../http/input-bounds.js';
 
 const subjectTags = ['患者'];
 const crfTags = ['CRF录入'];
@@ -344,6 +344,8 @@ export function captureRoutes(app: App, ctx: AppContext) {
         let fileName = '';
         for await (const part of request.parts()) {
           if (part.type === 'file') {
+            // Refused before a byte is stored: the name could not be written to the database.
+            if (!isStorableText(part.filename)) throw malformedInput('text');
             fileName = part.filename;
             stored = await files.receiveFile(ctx, part.file, part.filename);
           }
@@ -362,6 +364,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
         handler: async (request) => {
           const file = await request.file();
           if (!file) throw AppError.badRequest('file.missing', '请选择要上传的文件');
+          if (!isStorableText(file.filename)) throw malformedInput('text');
           const data = await file.toBuffer();
           await print.saveTemplate(ctx, requireStudy(request).studyId, request.query.crfId, file.filename, data);
           return ok(await print.templateInfo(ctx, request.query.crfId), '上传成功');
