@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROLE, queryRows } from '../../db/client.js';
+import { APP_ROLE, assertAppRoleConfined, queryRows, wrapPostgres } from '../../db/client.js';
 import { seedDemoStudy } from '../../db/demo-study.js';
 import { auditChainHeads, auditEvents, users } from '../../db/schema/index.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
@@ -137,6 +137,46 @@ describe('the application runs as a database role that cannot rewrite the audit 
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect((await verifyByApi()).ok).toBe(true);
   });
+});
+
+describe('the application role at start-up', () => {
+  it("the server accepts the app role and refuses to run with the owner's rights", async () => {
+    await expect(assertAppRoleConfined(t.db)).resolves.toBeUndefined();
+    await expect(t.asOwner((owner) => assertAppRoleConfined(owner))).rejects.toThrow(/can rewrite the audit trail/);
+  });
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'on PostgreSQL with DATABASE_APP_URL the app logs in as its own role and cannot switch to the owner',
+    async () => {
+      const [{ database }] = await t.asOwner((owner) =>
+        queryRows<{ database: string }>(owner, sql`select current_database() as database`),
+      );
+      const login = `edc_t_login_${Date.now().toString(36)}`;
+      await t.asOwner((owner) => owner.execute(sql.raw(`create role ${login} login in role ${APP_ROLE}`)));
+      const url = (user: string) => {
+        const u = new URL(process.env.TEST_DATABASE_URL!);
+        u.pathname = `/${database}`;
+        u.username = user;
+        return u.toString();
+      };
+      const separate = wrapPostgres(url(new URL(process.env.TEST_DATABASE_URL!).username), url(login));
+      try {
+        await assertAppRoleConfined(separate.db);
+        expect(await refusal(separate.db.execute(sql`update audit_events set reason = 'x'`))).toMatch(
+          /permission denied/,
+        );
+        // Unlike a switched owner connection, there is no owner to go back to.
+        await separate.db.execute(sql`reset role`);
+        const [me] = await queryRows<{ role: string }>(separate.db, sql`select current_user as role`);
+        expect(me!.role).toBe(login);
+        expect(await refusal(separate.db.execute(sql`set role postgres`))).toMatch(/permission denied/);
+        expect((await t.call(admin, 'GET', '/api/monitor/audit/verify')).body.data.ok).toBe(true);
+      } finally {
+        await separate.close();
+        await t.asOwner((owner) => owner.execute(sql.raw(`drop role ${login}`)));
+      }
+    },
+  );
 });
 
 describe('the audit trail is a hash chain per study', () => {
