@@ -76,8 +76,9 @@ export function createFieldCrypto(master: Buffer): FieldCrypto {
     },
     decrypt(stored) {
       const [version, iv, tag, data] = stored.split('.');
-      if (version !== VERSION || iv === undefined || tag === undefined || data === undefined)
+      if (version !== VERSION || iv === undefined || tag === undefined || data === undefined) {
         throw new Error('unknown field encryption format');
+      }
       const decipher = crypto.createDecipheriv('aes-256-gcm', encKey, Buffer.from(iv, 'base64'));
       decipher.setAuthTag(Buffer.from(tag, 'base64'));
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');

@@ -198,8 +198,8 @@ export function captureRoutes(app: App, ctx: AppContext) {
     },
     async (request) => {
       const event = await auditService.auditEvent(ctx, request.query.id);
-      if (!canViewCrf(requireStudy(request), event?.crfId)) throw AppError.forbidden();
-      return ok(event);
+      if (!event || !canViewCrf(requireStudy(request), event.crfId)) throw AppError.forbidden();
+      return ok(auditService.forCaller(requireStudy(request), event));
     },
   );
 

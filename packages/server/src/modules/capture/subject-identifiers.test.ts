@@ -81,8 +81,9 @@ beforeAll(async () => {
   await seedDemoStudy(t.db);
   admin = (await t.login()).token;
   studyId = (await t.call(admin, 'GET', '/api/business/study/list')).body.data.list[0].id;
-  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data)
+  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) {
     crfIds[crf.title] = crf.id;
+  }
   const created = await t.call(admin, 'POST', '/api/business/study', {
     studyName: '第二项目',
     studyCode: 'S2',
@@ -279,6 +280,33 @@ describe('patient identifiers (PIPL)', () => {
     expect(byField('birth')).toEqual([]);
     expect(history.every((h) => h.userName.includes('13300000001'))).toBe(true);
     expect(JSON.stringify(history)).not.toMatch(/13800000002|13700000009|19700102/);
+  });
+
+  it('the patient rows of the audit trail show names and birth dates masked to a member without the permission', async () => {
+    const res = await enrol(admin, { subjectName: '周五', birth: '1955-07-08', mobile: MOBILE });
+    const { id, subjectRecordId } = res.body.data as { id: number; subjectRecordId: number };
+    expect((await t.call(admin, 'PUT', '/api/business/subject', { id, subjectName: '周五六' })).status).toBe(200);
+    const history = async (token: string) =>
+      (await t.call(token, 'GET', `/api/business/subjectRecord/operates?subjectRecordId=${subjectRecordId}`)).body.data
+        .list as Array<{
+        id: number;
+        action: string;
+        oldValue: unknown;
+        newValue: unknown;
+      }>;
+    const masked = await history(tokens.masked);
+    expect(masked.find((e) => e.action === 'subject.create')!.newValue).toMatchObject({
+      subjectName: '周*',
+      birth: '1955-**-**',
+      mobile: MOBILE_MASK,
+    });
+    const rename = masked.find((e) => e.action === 'subject.update')!;
+    expect(rename).toMatchObject({ oldValue: '周*', newValue: '周**' });
+    const one = await t.call(tokens.masked, 'GET', `/api/business/subjectRecord/operate?id=${rename.id}`);
+    expect(one.body.data).toMatchObject({ oldValue: '周*', newValue: '周**' });
+    expect(JSON.stringify(masked)).not.toMatch(/周五|1955-07-08/);
+    const clear = await history(tokens.clear);
+    expect(clear.find((e) => e.action === 'subject.update')).toMatchObject({ oldValue: '周五', newValue: '周五六' });
   });
 
   it('a changed ID number is checked for duplicates and re-encrypted', async () => {
