@@ -154,7 +154,8 @@ describe('subjects', () => {
     const change = drawer.getByRole('row').filter({ hasText: '修改患者信息' });
     await change.waitFor();
     expect(await change.textContent()).toContain('手机号');
-    expect(await change.textContent()).toContain('13912345678 → 13700001111');
+    // The trail records that the mobile changed, never the numbers (PIPL; docs/decisions.md).
+    expect(await change.textContent()).toContain('139****5678 → 137****1111');
     await drawer.getByRole('row').filter({ hasText: '添加患者' }).filter({ hasText: '编号：LSS-0001' }).waitFor();
     await settle(page);
     await screenshot(page, 'subject-operates');
