@@ -53,7 +53,7 @@ function fieldValue(field: string | null, value: unknown, ctx: OperateContext): 
 function enrolmentSummary(value: unknown, ctx: OperateContext): string {
   if (typeof value !== 'object' || value === null) return text(value);
   const fields = value as Record<string, unknown>;
-  return ['identificationCode', 'subjectName', 'gender', 'birth', 'mobile', 'diseaseCode']
+  return ['identificationCode', 'subjectName', 'gender', 'birth', 'mobile', 'idNumber', 'diseaseCode']
     .filter((name) => fields[name] !== undefined && fields[name] !== null && fields[name] !== '')
     .map((name) => `${ctx.fieldLabels[name] ?? name}：${fieldValue(name, fields[name], ctx)}`)
     .join('；');

@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 const context: OperateContext = {
-  fieldLabels: { identificationCode: '编号', subjectName: '患者姓名', gender: '性别', mobile: '手机号', diseaseCode: '病种', birth: '出生日期' },
+  fieldLabels: { identificationCode: '编号', subjectName: '患者姓名', gender: '性别', mobile: '手机号', diseaseCode: '病种', birth: '出生日期', idNumber: '身份证号' },
   diseases: [
     { id: 1, diseaseName: '腰椎管狭窄症', diseaseCode: 'LSS' },
     { id: 2, diseaseName: '腰椎滑脱症', diseaseCode: 'LDS' },
@@ -86,6 +86,12 @@ describe('operates labels', () => {
       newValue: { identificationCode: 'LSS-0001', subjectName: '张三', gender: 1, diseaseCode: 'LSS', mobile: null },
     });
     expect(operateChange(created, context)).toBe('编号：LSS-0001；患者姓名：张三；性别：男；病种：腰椎管狭窄症');
+    // Identifiers arrive as the server answers them: masked in the trail (mobile, ID number) or for the caller.
+    const withIds = event({
+      action: 'subject.create',
+      newValue: { identificationCode: 'LSS-0002', subjectName: '李*', gender: 0, diseaseCode: 'LSS', mobile: '139****5678', idNumber: '110105********002X' },
+    });
+    expect(operateChange(withIds, context)).toBe('编号：LSS-0002；患者姓名：李*；性别：女；手机号：139****5678；身份证号：110105********002X；病种：腰椎管狭窄症');
   });
 });
 
