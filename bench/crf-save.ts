@@ -4,13 +4,16 @@
  * PGlite and on PostgreSQL when one answers, beside the raw database doing the same writes
  * (record update + audit row in one transaction). Prints figures; no thresholds.
  */
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../packages/server/src/app.js';
 import { loadConfig } from '../packages/server/src/config.js';
-import { wrapPglite, wrapPostgres, type Database } from '../packages/server/src/db/client.js';
+import { openDurablePglite, wrapPglite, wrapPostgres, type Database } from '../packages/server/src/db/client.js';
 import { seedDemoStudy } from '../packages/server/src/db/demo-study.js';
 import { users } from '../packages/server/src/db/schema/index.js';
 import { seed } from '../packages/server/src/db/seed.js';
@@ -124,6 +127,14 @@ async function postgresAnswers(): Promise<boolean> {
 }
 
 await run('PGlite (embedded, in memory)', wrapPglite(await PGlite.create()));
+// What a deployment runs: on disk, fsync on (the default since durability became required), and the old fsync-off setting for comparison.
+const diskDir = (name: string) => {
+  const dir = path.join(os.tmpdir(), `edc-bench-${name}-${process.pid}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  return dir;
+};
+await run('PGlite (on disk, fsync on: default)', wrapPglite(await openDurablePglite(diskDir('durable'))));
+await run('PGlite (on disk, fsync off: before)', wrapPglite(await PGlite.create(diskDir('fast'))));
 if (await postgresAnswers()) {
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
