@@ -325,7 +325,8 @@ describe('operation log', () => {
     await t.app.inject({ method: 'POST', url: '/api/ignore/sys/login', payload: { username: '138\u00000000000\ud800', password: 'x' } });
     const after = await t.call(admin, 'GET', '/api/monitor/operlog/list?pageSize=1');
     expect(after.body.data.total).toBe(before + 1);
-    expect(after.body.data.list[0].operName).not.toContain('\u0000');
+    // The body is refused before it is parsed (input bounds), so the row may carry no name at all.
+    expect(after.body.data.list[0].operName ?? '').not.toContain('\u0000');
   });
 
   it('filters by time range and paginates', async () => {
