@@ -21,7 +21,11 @@ interface JsonSchema {
   enum?: unknown[];
   const?: unknown;
   minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
   minLength?: number;
+  maxLength?: number;
   format?: string;
   pattern?: string;
   default?: unknown;
@@ -71,10 +75,11 @@ function boundsOf(schema: JsonSchema | undefined, into: Bounds = { types: new Se
   for (const type of Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []) into.types.add(type);
   if (schema.const !== undefined) into.enum = [...(into.enum ?? []), schema.const];
   if (schema.enum) into.enum = [...(into.enum ?? []), ...schema.enum];
-  const s = schema as JsonSchema & { exclusiveMinimum?: number; exclusiveMaximum?: number; maximum?: number; maxLength?: number };
-  if (s.minimum !== undefined || s.exclusiveMinimum !== undefined) into.minimum = s.minimum ?? s.exclusiveMinimum! + 1;
-  if (s.maximum !== undefined || s.exclusiveMaximum !== undefined) into.maximum = s.maximum ?? s.exclusiveMaximum! - 1;
-  if (s.maxLength !== undefined) into.maxLength = s.maxLength;
+  if (schema.minimum !== undefined) into.minimum = schema.minimum;
+  else if (schema.exclusiveMinimum !== undefined) into.minimum = schema.exclusiveMinimum + 1;
+  if (schema.maximum !== undefined) into.maximum = schema.maximum;
+  else if (schema.exclusiveMaximum !== undefined) into.maximum = schema.exclusiveMaximum - 1;
+  if (schema.maxLength !== undefined) into.maxLength = schema.maxLength;
   return into;
 }
 
@@ -297,9 +302,8 @@ describe('malformed input on every route (issue 9: bad input gets 4xx, never 500
 
   it('bounds every integer a request takes to the integer column (ids < 2^31)', () => {
     const unbounded: string[] = [];
-    const walk = (schema: JsonSchema | undefined, where: string, seen: number) => {
-      if (!schema || seen > 40) return;
-      const s = schema as JsonSchema & { maximum?: number; exclusiveMaximum?: number };
+    const walk = (s: JsonSchema | undefined, where: string, seen: number) => {
+      if (!s || seen > 40) return;
       const types = Array.isArray(s.type) ? s.type : [s.type];
       if (types.includes('integer') && !((s.maximum ?? s.exclusiveMaximum ?? Infinity) <= MAX_ROW_ID + 1)) unbounded.push(where);
       for (const [key, prop] of Object.entries(s.properties ?? {})) walk(prop, `${where}.${key}`, seen + 1);
