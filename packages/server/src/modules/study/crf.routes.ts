@@ -86,7 +86,7 @@ export function crfRoutes(app: App, ctx: AppContext) {
       config: { study: fromQuery, permission: 'study:crf', module, action: '删除' },
     },
     async (request) => {
-      await crfService.deleteCrf(ctx, request.query.studyId, request.query.crfId);
+      await crfService.deleteCrf(ctx, requireUser(request), request.query.studyId, request.query.crfId);
       return ok(null, '删除成功');
     },
   );

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { and, asc, count, desc, eq, ilike, inArray, max } from 'drizzle-orm';
 import { countValueItems, lintDefinition, type CrfDefinition } from '@ecrf/core';
 import {
@@ -18,6 +19,8 @@ import { crfDataRecords, crfStageCrfs, crfVersions, crfs, studyDiseases, users }
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
+import { canonicalJson } from '../audit/audit-chain.js';
+import { audit, type AuditEntry } from '../capture/audit.service.js';
 import { grantNewCrfToFullRoles } from './staff.service.js';
 
 export type CrfSource = 'json' | 'excel' | 'redcap' | 'odm';
@@ -56,7 +59,15 @@ function refuse(result: ImportResult): never {
 export async function storeDefinitions(ctx: AppContext, user: CurrentUser, studyId: number, source: CrfSource, definitions: CrfDefinition[]) {
   return ctx.db.transaction(async (tx) => {
     const stored: Array<{ id: number; title: string; version: number }> = [];
-    for (const definition of definitions) stored.push(await storeOne(tx, ctx, user, studyId, source, definition));
+    const audited: AuditEntry[] = [];
+    for (const definition of definitions) {
+      const one = await storeOne(tx, ctx, user, studyId, source, definition);
+      stored.push(one);
+      // The definition's hash pins exactly which form version data will be captured with.
+      const definitionSha256 = crypto.createHash('sha256').update(canonicalJson({ ...definition, id: one.id })).digest('hex');
+      audited.push({ studyId, crfId: one.id, crfVersion: one.version, action: 'study.crf.upload', itemName: one.title, newValue: { title: one.title, version: one.version, source, definitionSha256 } });
+    }
+    await audit(tx, user, ctx.clock(), audited);
     return stored;
   });
 }
@@ -180,7 +191,7 @@ export async function getCrf(ctx: AppContext, crfId: number, version?: number) {
   };
 }
 
-export async function deleteCrf(ctx: AppContext, studyId: number, crfId: number) {
+export async function deleteCrf(ctx: AppContext, user: CurrentUser, studyId: number, crfId: number) {
   const [crf] = await ctx.db.select().from(crfs).where(and(eq(crfs.id, crfId), eq(crfs.studyId, studyId)));
   if (!crf) throw notFound();
   if (await crfHasData(ctx, crfId)) throw AppError.conflict('crf.has_data', 'CRF已有数据，不能删除');
@@ -192,6 +203,9 @@ export async function deleteCrf(ctx: AppContext, studyId: number, crfId: number)
     }
     await tx.delete(crfVersions).where(eq(crfVersions.crfId, crfId));
     await tx.delete(crfs).where(eq(crfs.id, crfId));
+    await audit(tx, user, ctx.clock(), [
+      { studyId, crfId, crfVersion: crf.currentVersion, action: 'study.crf.delete', itemName: crf.title, oldValue: { title: crf.title, currentVersion: crf.currentVersion } },
+    ]);
   });
 }
 

@@ -43,7 +43,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromBody, ...stageWrite, action: '新增' },
     },
-    async (request) => ok(await setup.createStage(ctx, request.body), '新增成功'),
+    async (request) => ok(await setup.createStage(ctx, requireUser(request), request.body), '新增成功'),
   );
   app.put(
     '/api/business/crf_menu/crf_stage',
@@ -60,13 +60,13 @@ export function setupRoutes(app: App, ctx: AppContext) {
       },
       config: { study: (r) => stageOf((r.body as { id: number }).id), ...stageWrite, action: '修改' },
     },
-    async (request) => ok(await setup.updateStage(ctx, request.body), '修改成功'),
+    async (request) => ok(await setup.updateStage(ctx, requireUser(request), request.body), '修改成功'),
   );
   app.delete(
     '/api/business/crf_menu/crf_stage',
     { schema: { tags: stageTags, summary: '删除阶段', querystring: idQuery }, config: { study: (r) => stageOf((r.query as { id: number }).id), ...stageWrite, action: '删除' } },
     async (request) => {
-      await setup.deleteStage(ctx, request.query.id);
+      await setup.deleteStage(ctx, requireUser(request), request.query.id);
       return ok(null, '删除成功');
     },
   );
@@ -86,7 +86,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       config: { study: (r) => stageOf((r.body as { crfStageId: number }).crfStageId), ...stageWrite, action: '导入表单' },
     },
     async (request) => {
-      await setup.importCrfsIntoStage(ctx, request.body);
+      await setup.importCrfsIntoStage(ctx, requireUser(request), request.body);
       return ok(null, '导入成功');
     },
   );
@@ -101,7 +101,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       config: { study: (r) => stageOf((r.body as { crfStageId: number }).crfStageId), ...stageWrite, action: '修改表单' },
     },
     async (request) => {
-      await setup.updateStageCrf(ctx, request.body);
+      await setup.updateStageCrf(ctx, requireUser(request), request.body);
       return ok(null, '修改成功');
     },
   );
@@ -112,7 +112,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       config: { study: (r) => stageOf((r.query as { crfStageId: number }).crfStageId), ...stageWrite, action: '移除表单' },
     },
     async (request) => {
-      await setup.removeCrfFromStage(ctx, request.query.crfStageId, request.query.crfId);
+      await setup.removeCrfFromStage(ctx, requireUser(request), request.query.crfStageId, request.query.crfId);
       return ok(null, '移除成功');
     },
   );

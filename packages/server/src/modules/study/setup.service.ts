@@ -64,35 +64,60 @@ async function checkParent(ctx: AppContext, studyId: number, parentId: number, s
   }
 }
 
-export async function createStage(ctx: AppContext, input: { studyId: number; parentId: number; name: string; orderNum?: number }) {
-  await checkParent(ctx, input.studyId, input.parentId);
-  const [row] = await ctx.db
-    .insert(crfStages)
-    .values({ studyId: input.studyId, parentId: input.parentId, name: input.name, orderNum: input.orderNum ?? 0 })
-    .returning({ id: crfStages.id });
-  return getStage(ctx, row!.id);
+type StageRow = typeof crfStages.$inferSelect;
+const stageView = (s: StageRow) => ({ name: s.name, parentId: s.parentId, orderNum: s.orderNum });
+
+/** The visit plan decides which forms a patient is asked for: its changes are audited like the study's settings. */
+async function auditStage(tx: Tx, user: CurrentUser, at: Date, action: string, before: StageRow | null, after: StageRow | null) {
+  const row = (after ?? before)!;
+  await audit(tx, user, at, [
+    { studyId: row.studyId, action, itemName: `stage:${row.id}`, oldValue: before && stageView(before), newValue: after && stageView(after) },
+  ]);
 }
 
-export async function updateStage(ctx: AppContext, input: { id: number; name: string; orderNum?: number; parentId?: number }) {
+export async function createStage(ctx: AppContext, user: CurrentUser, input: { studyId: number; parentId: number; name: string; orderNum?: number }) {
+  await checkParent(ctx, input.studyId, input.parentId);
+  const row = await ctx.db.transaction(async (tx) => {
+    const [created] = await tx
+      .insert(crfStages)
+      .values({ studyId: input.studyId, parentId: input.parentId, name: input.name, orderNum: input.orderNum ?? 0 })
+      .returning();
+    await auditStage(tx, user, ctx.clock(), 'study.stage.create', null, created!);
+    return created!;
+  });
+  return getStage(ctx, row.id);
+}
+
+export async function updateStage(ctx: AppContext, user: CurrentUser, input: { id: number; name: string; orderNum?: number; parentId?: number }) {
   const stage = await getStage(ctx, input.id);
   if (input.parentId !== undefined) await checkParent(ctx, stage.studyId, input.parentId, input.id);
-  await ctx.db
-    .update(crfStages)
-    .set({
-      name: input.name,
-      ...(input.orderNum !== undefined && { orderNum: input.orderNum }),
-      ...(input.parentId !== undefined && { parentId: input.parentId }),
-      updatedAt: ctx.clock(),
-    })
-    .where(eq(crfStages.id, input.id));
+  await ctx.db.transaction(async (tx) => {
+    const [before] = await tx.select().from(crfStages).where(eq(crfStages.id, input.id)).for('update');
+    if (!before) throw stageNotFound();
+    const at = ctx.clock();
+    const [after] = await tx
+      .update(crfStages)
+      .set({
+        name: input.name,
+        ...(input.orderNum !== undefined && { orderNum: input.orderNum }),
+        ...(input.parentId !== undefined && { parentId: input.parentId }),
+        updatedAt: at,
+      })
+      .where(eq(crfStages.id, input.id))
+      .returning();
+    if (canonicalJson(stageView(before)) !== canonicalJson(stageView(after!))) await auditStage(tx, user, at, 'study.stage.update', before, after!);
+  });
   return getStage(ctx, input.id);
 }
 
-export async function deleteStage(ctx: AppContext, id: number) {
+export async function deleteStage(ctx: AppContext, user: CurrentUser, id: number) {
   await getStage(ctx, id);
   const [child] = await ctx.db.select({ id: crfStages.id }).from(crfStages).where(eq(crfStages.parentId, id)).limit(1);
   if (child) throw AppError.conflict('crf_stage.has_children', '存在下级阶段，不允许删除');
-  await ctx.db.delete(crfStages).where(eq(crfStages.id, id));
+  await ctx.db.transaction(async (tx) => {
+    const [removed] = await tx.delete(crfStages).where(eq(crfStages.id, id)).returning();
+    if (removed) await auditStage(tx, user, ctx.clock(), 'study.stage.delete', removed, null);
+  });
 }
 
 export async function stageCrfs(ctx: AppContext, id: number) {
@@ -111,29 +136,73 @@ async function checkCrfsOfStudy(ctx: AppContext, studyId: number, crfIds: number
   if (found.length !== new Set(crfIds).size) throw AppError.badRequest('crf.not_in_study', 'CRF不属于该项目');
 }
 
-export async function importCrfsIntoStage(ctx: AppContext, input: { crfStageId: number; crfIds: number[]; repeat: number }) {
+type StageCrfRow = typeof crfStageCrfs.$inferSelect;
+const stageCrfView = (c: StageCrfRow) => ({ repeat: c.repeat, orderNum: c.orderNum });
+
+async function auditStageCrfs(tx: Tx, user: CurrentUser, at: Date, action: string, changes: Array<{ before: StageCrfRow | null; after: StageCrfRow | null }>) {
+  await audit(
+    tx,
+    user,
+    at,
+    changes.map(({ before, after }) => {
+      const row = (after ?? before)!;
+      return { studyId: row.studyId, crfId: row.crfId, action, itemName: `stage:${row.stageId}`, oldValue: before && stageCrfView(before), newValue: after && stageCrfView(after) };
+    }),
+  );
+}
+
+export async function importCrfsIntoStage(ctx: AppContext, user: CurrentUser, input: { crfStageId: number; crfIds: number[]; repeat: number }) {
   const stage = await getStage(ctx, input.crfStageId);
   await checkCrfsOfStudy(ctx, stage.studyId, input.crfIds);
   const existing = await stageCrfs(ctx, stage.id);
   let next = existing.reduce((m, c) => Math.max(m, c.orderNum), 0);
   const fresh = [...new Set(input.crfIds)].filter((id) => !existing.some((c) => c.crfId === id));
   if (fresh.length === 0) return;
-  await ctx.db
-    .insert(crfStageCrfs)
-    .values(fresh.map((crfId) => ({ stageId: stage.id, crfId, studyId: stage.studyId, repeat: input.repeat, orderNum: ++next })));
+  await ctx.db.transaction(async (tx) => {
+    const added = await tx
+      .insert(crfStageCrfs)
+      .values(fresh.map((crfId) => ({ stageId: stage.id, crfId, studyId: stage.studyId, repeat: input.repeat, orderNum: ++next })))
+      .returning();
+    await auditStageCrfs(
+      tx,
+      user,
+      ctx.clock(),
+      'study.stage.crf.add',
+      added.map((after) => ({ before: null, after })),
+    );
+  });
 }
 
-export async function updateStageCrf(ctx: AppContext, input: { crfStageId: number; crfId: number; repeat?: number; orderNum?: number }) {
-  const updated = await ctx.db
-    .update(crfStageCrfs)
-    .set({ ...(input.repeat !== undefined && { repeat: input.repeat }), ...(input.orderNum !== undefined && { orderNum: input.orderNum }) })
-    .where(and(eq(crfStageCrfs.stageId, input.crfStageId), eq(crfStageCrfs.crfId, input.crfId)))
-    .returning({ crfId: crfStageCrfs.crfId });
-  if (updated.length === 0) throw AppError.notFound('crf_stage.crf_not_found', '该阶段没有这个表单');
+export async function updateStageCrf(ctx: AppContext, user: CurrentUser, input: { crfStageId: number; crfId: number; repeat?: number; orderNum?: number }) {
+  await ctx.db.transaction(async (tx) => {
+    const where = and(eq(crfStageCrfs.stageId, input.crfStageId), eq(crfStageCrfs.crfId, input.crfId));
+    const [before] = await tx.select().from(crfStageCrfs).where(where).for('update');
+    if (!before) throw AppError.notFound('crf_stage.crf_not_found', '该阶段没有这个表单');
+    const [after] = await tx
+      .update(crfStageCrfs)
+      .set({ ...(input.repeat !== undefined && { repeat: input.repeat }), ...(input.orderNum !== undefined && { orderNum: input.orderNum }) })
+      .where(where)
+      .returning();
+    if (canonicalJson(stageCrfView(before)) !== canonicalJson(stageCrfView(after!))) {
+      await auditStageCrfs(tx, user, ctx.clock(), 'study.stage.crf.update', [{ before, after: after! }]);
+    }
+  });
 }
 
-export async function removeCrfFromStage(ctx: AppContext, crfStageId: number, crfId: number) {
-  await ctx.db.delete(crfStageCrfs).where(and(eq(crfStageCrfs.stageId, crfStageId), eq(crfStageCrfs.crfId, crfId)));
+export async function removeCrfFromStage(ctx: AppContext, user: CurrentUser, crfStageId: number, crfId: number) {
+  await ctx.db.transaction(async (tx) => {
+    const removed = await tx
+      .delete(crfStageCrfs)
+      .where(and(eq(crfStageCrfs.stageId, crfStageId), eq(crfStageCrfs.crfId, crfId)))
+      .returning();
+    await auditStageCrfs(
+      tx,
+      user,
+      ctx.clock(),
+      'study.stage.crf.remove',
+      removed.map((before) => ({ before, after: null })),
+    );
+  });
 }
 
 export async function diseasesOf(ctx: AppContext, studyId: number) {

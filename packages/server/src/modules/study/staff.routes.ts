@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
+import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
@@ -43,7 +44,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       schema: { tags: roleTags, summary: '新增项目角色', body: z.object({ studyId: idSchema, ...roleFields }) },
       config: { study: fromBody, permission: 'study:role', module: '项目角色', action: '新增' },
     },
-    async (request) => ok(await staff.createStudyRole(ctx, request.body.studyId, request.body), '新增成功'),
+    async (request) => ok(await staff.createStudyRole(ctx, requireUser(request), request.body.studyId, request.body), '新增成功'),
   );
   app.put(
     '/api/system/studyRole',
@@ -51,7 +52,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       schema: { tags: roleTags, summary: '修改项目角色', body: z.object({ id: idSchema, ...roleFields }) },
       config: { study: roleOfBody, permission: 'study:role', module: '项目角色', action: '修改' },
     },
-    async (request) => ok(await staff.updateStudyRole(ctx, request.body.id, request.body), '修改成功'),
+    async (request) => ok(await staff.updateStudyRole(ctx, requireUser(request), request.body.id, request.body), '修改成功'),
   );
   app.delete(
     '/api/system/studyRole',
@@ -60,7 +61,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       config: { study: roleOfQuery, permission: 'study:role', module: '项目角色', action: '删除' },
     },
     async (request) => {
-      await staff.deleteStudyRole(ctx, request.query.id);
+      await staff.deleteStudyRole(ctx, requireUser(request), request.query.id);
       return ok(null, '删除成功');
     },
   );
@@ -97,7 +98,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       config: { study: fromBody, permission: 'study:user', module: '项目人员', action: '新增' },
     },
     async (request) => {
-      await staff.addPersonnel(ctx, request.body);
+      await staff.addPersonnel(ctx, requireUser(request), request.body);
       return ok(null, '添加成功');
     },
   );
@@ -112,7 +113,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       config: { study: memberOfBody, permission: 'study:user', module: '项目人员', action: '修改' },
     },
     async (request) => {
-      await staff.updatePersonnel(ctx, request.body);
+      await staff.updatePersonnel(ctx, requireUser(request), request.body);
       return ok(null, '修改成功');
     },
   );
@@ -123,7 +124,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       config: { study: memberOfQuery, permission: 'study:user', module: '项目人员', action: '移除' },
     },
     async (request) => {
-      await staff.removePersonnel(ctx, request.query.id);
+      await staff.removePersonnel(ctx, requireUser(request), request.query.id);
       return ok(null, '移除成功');
     },
   );

@@ -4,7 +4,10 @@ import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
 import { crfs, departments, studyPersonnel, studyRoles, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
+import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
+import { canonicalJson } from '../audit/audit-chain.js';
+import { audit } from '../capture/audit.service.js';
 
 export interface StudyRoleInput {
   roleName: string;
@@ -79,34 +82,54 @@ async function checkRoleName(tx: Tx | AppContext['db'], studyId: number, roleNam
   if (clash) throw AppError.conflict('study_role.name_taken', `项目角色“${roleName}”已存在`);
 }
 
-export async function createStudyRole(ctx: AppContext, studyId: number, input: StudyRoleInput) {
-  const permissions = await checkPermissions(ctx, studyId, input.permissions);
-  await checkRoleName(ctx.db, studyId, input.roleName);
-  const [row] = await ctx.db
-    .insert(studyRoles)
-    .values({ studyId, roleName: input.roleName, remark: input.remark ?? null, permissions })
-    .returning({ id: studyRoles.id });
-  return getStudyRole(ctx, row!.id);
+type StudyRoleRow = typeof studyRoles.$inferSelect;
+const roleView = (r: StudyRoleRow) => ({ roleName: r.roleName, remark: r.remark, permissions: r.permissions });
+
+/** Who may see and change what in a study is part of its record (GCP): role changes are audited on its chain. */
+async function auditRole(tx: Tx, user: CurrentUser, at: Date, action: string, before: StudyRoleRow | null, after: StudyRoleRow | null) {
+  const row = (after ?? before)!;
+  await audit(tx, user, at, [
+    { studyId: row.studyId, action, itemName: `studyRole:${row.id}`, oldValue: before && roleView(before), newValue: after && roleView(after) },
+  ]);
 }
 
-export async function updateStudyRole(ctx: AppContext, id: number, input: StudyRoleInput) {
+export async function createStudyRole(ctx: AppContext, user: CurrentUser, studyId: number, input: StudyRoleInput) {
+  const permissions = await checkPermissions(ctx, studyId, input.permissions);
+  await checkRoleName(ctx.db, studyId, input.roleName);
+  const row = await ctx.db.transaction(async (tx) => {
+    const [created] = await tx.insert(studyRoles).values({ studyId, roleName: input.roleName, remark: input.remark ?? null, permissions }).returning();
+    await auditRole(tx, user, ctx.clock(), 'study.role.create', null, created!);
+    return created!;
+  });
+  return getStudyRole(ctx, row.id);
+}
+
+export async function updateStudyRole(ctx: AppContext, user: CurrentUser, id: number, input: StudyRoleInput) {
   const existing = await getStudyRole(ctx, id);
   const permissions = await checkPermissions(ctx, existing.studyId, input.permissions);
   await checkRoleName(ctx.db, existing.studyId, input.roleName, id);
-  await ctx.db
-    .update(studyRoles)
-    .set({ roleName: input.roleName, remark: input.remark ?? null, permissions, updatedAt: ctx.clock() })
-    .where(eq(studyRoles.id, id));
+  await ctx.db.transaction(async (tx) => {
+    const [before] = await tx.select().from(studyRoles).where(eq(studyRoles.id, id)).for('update');
+    if (!before) throw roleNotFound();
+    const at = ctx.clock();
+    const [after] = await tx
+      .update(studyRoles)
+      .set({ roleName: input.roleName, remark: input.remark ?? null, permissions, updatedAt: at })
+      .where(eq(studyRoles.id, id))
+      .returning();
+    if (canonicalJson(roleView(before)) !== canonicalJson(roleView(after!))) await auditRole(tx, user, at, 'study.role.update', before, after!);
+  });
   return getStudyRole(ctx, id);
 }
 
-export async function deleteStudyRole(ctx: AppContext, id: number) {
+export async function deleteStudyRole(ctx: AppContext, user: CurrentUser, id: number) {
   await ctx.db.transaction(async (tx) => {
-    const [role] = await tx.select({ id: studyRoles.id }).from(studyRoles).where(eq(studyRoles.id, id));
+    const [role] = await tx.select().from(studyRoles).where(eq(studyRoles.id, id));
     if (!role) throw roleNotFound();
     const [member] = await tx.select({ id: studyPersonnel.id }).from(studyPersonnel).where(eq(studyPersonnel.studyRoleId, id)).limit(1);
     if (member) throw AppError.conflict('study_role.in_use', '该角色下仍有项目人员，不能删除');
     await tx.delete(studyRoles).where(eq(studyRoles.id, id));
+    await auditRole(tx, user, ctx.clock(), 'study.role.delete', role, null);
   });
 }
 
@@ -183,7 +206,22 @@ async function checkRoleOfStudy(tx: Tx, studyId: number, studyRoleId: number) {
   if (!role) throw AppError.badRequest('study_personnel.role_missing', '项目角色不存在');
 }
 
-export async function addPersonnel(ctx: AppContext, input: { studyId: number; userIds: number[]; studyRoleId: number; deptId?: number | null }) {
+type MemberRow = typeof studyPersonnel.$inferSelect;
+const memberView = (m: MemberRow) => ({ userId: m.userId, studyRoleId: m.studyRoleId, deptId: m.deptId });
+
+async function auditMembers(tx: Tx, user: CurrentUser, at: Date, action: string, changes: Array<{ before: MemberRow | null; after: MemberRow | null }>) {
+  await audit(
+    tx,
+    user,
+    at,
+    changes.map(({ before, after }) => {
+      const row = (after ?? before)!;
+      return { studyId: row.studyId, action, itemName: `user:${row.userId}`, oldValue: before && memberView(before), newValue: after && memberView(after) };
+    }),
+  );
+}
+
+export async function addPersonnel(ctx: AppContext, user: CurrentUser, input: { studyId: number; userIds: number[]; studyRoleId: number; deptId?: number | null }) {
   await ctx.db.transaction(async (tx) => {
     await checkRoleOfStudy(tx, input.studyId, input.studyRoleId);
     const found = await tx
@@ -196,8 +234,16 @@ export async function addPersonnel(ctx: AppContext, input: { studyId: number; us
       .from(studyPersonnel)
       .where(and(eq(studyPersonnel.studyId, input.studyId), inArray(studyPersonnel.userId, input.userIds)));
     if (already.length > 0) throw AppError.conflict('study_personnel.already', '所选用户已是项目人员');
-    await tx.insert(studyPersonnel).values(
-      found.map((u) => ({ studyId: input.studyId, userId: u.userId, studyRoleId: input.studyRoleId, deptId: input.deptId ?? u.deptId })),
+    const added = await tx
+      .insert(studyPersonnel)
+      .values(found.map((u) => ({ studyId: input.studyId, userId: u.userId, studyRoleId: input.studyRoleId, deptId: input.deptId ?? u.deptId })))
+      .returning();
+    await auditMembers(
+      tx,
+      user,
+      ctx.clock(),
+      'study.personnel.add',
+      added.map((after) => ({ before: null, after })),
     );
   });
 }
@@ -221,25 +267,31 @@ async function ensureFullMemberRemains(tx: Tx, studyId: number) {
   }
 }
 
-export async function updatePersonnel(ctx: AppContext, input: { id: number; studyRoleId: number; deptId?: number | null }) {
+export async function updatePersonnel(ctx: AppContext, user: CurrentUser, input: { id: number; studyRoleId: number; deptId?: number | null }) {
   await ctx.db.transaction(async (tx) => {
     const [member] = await tx.select().from(studyPersonnel).where(eq(studyPersonnel.id, input.id));
     if (!member) throw AppError.notFound('study_personnel.not_found', '项目人员不存在');
     await checkRoleOfStudy(tx, member.studyId, input.studyRoleId);
-    await tx
+    const at = ctx.clock();
+    const [after] = await tx
       .update(studyPersonnel)
-      .set({ studyRoleId: input.studyRoleId, ...(input.deptId !== undefined && { deptId: input.deptId }), updatedAt: ctx.clock() })
-      .where(eq(studyPersonnel.id, input.id));
+      .set({ studyRoleId: input.studyRoleId, ...(input.deptId !== undefined && { deptId: input.deptId }), updatedAt: at })
+      .where(eq(studyPersonnel.id, input.id))
+      .returning();
     await ensureFullMemberRemains(tx, member.studyId);
+    if (canonicalJson(memberView(member)) !== canonicalJson(memberView(after!))) {
+      await auditMembers(tx, user, at, 'study.personnel.update', [{ before: member, after: after! }]);
+    }
   });
 }
 
 /** Removing staff never touches what they entered: data rows keep their user ids. */
-export async function removePersonnel(ctx: AppContext, id: number) {
+export async function removePersonnel(ctx: AppContext, user: CurrentUser, id: number) {
   await ctx.db.transaction(async (tx) => {
     const [member] = await tx.select().from(studyPersonnel).where(eq(studyPersonnel.id, id));
     if (!member) throw AppError.notFound('study_personnel.not_found', '项目人员不存在');
     await tx.delete(studyPersonnel).where(eq(studyPersonnel.id, id));
     await ensureFullMemberRemains(tx, member.studyId);
+    await auditMembers(tx, user, ctx.clock(), 'study.personnel.remove', [{ before: member, after: null }]);
   });
 }

@@ -164,6 +164,157 @@ describe('study configuration changes are audited on the study chain', () => {
     ).toEqual([]);
   });
 
+  it('STUDY-15/STUDY-16/STUDY-17: study roles, staff and CRF uploads and deletions are audited with what changed', async () => {
+    const studyId = await createStudy('AUD06');
+    const role = await t.call(admin, 'POST', '/api/system/role', {
+      roleName: '审计测试',
+      roleKey: 'aud_t',
+      menuIds: [],
+    });
+    const created = await t.call(admin, 'POST', '/api/system/user', {
+      userName: '13100000066',
+      password: 'Passw0rd',
+      name: '研究护士甲',
+      deptId: 1,
+      roleIds: [role.body.data.roleId],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const nurseId = created.body.data.userId as number;
+    const before = await lastId(studyId);
+
+    const crf = await t.call(admin, 'POST', '/api/system/crf', {
+      studyId,
+      definition: {
+        title: '生命体征',
+        option: {},
+        children: [{ name: 'sbp', title: '收缩压', type: 'int', option: {}, children: [] }],
+      },
+    });
+    expect(crf.status, JSON.stringify(crf.body)).toBe(200);
+    const crfId = crf.body.data.crfs[0].id as number;
+    const studyRole = await t.call(admin, 'POST', '/api/system/studyRole', {
+      studyId,
+      roleName: '研究护士',
+      permissions: ['btn:business.crf.save'],
+    });
+    expect(studyRole.status, JSON.stringify(studyRole.body)).toBe(200);
+    const roleId = studyRole.body.data.id as number;
+    expect(
+      (
+        await t.call(admin, 'PUT', '/api/system/studyRole', {
+          id: roleId,
+          roleName: '研究护士',
+          permissions: ['btn:business.crf.save', `crf:${crfId}:view`],
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await t.call(admin, 'POST', '/api/business/study_personnel', {
+          studyId,
+          userIds: [nurseId],
+          studyRoleId: roleId,
+          deptId: 1,
+        })
+      ).status,
+    ).toBe(200);
+    const member = (
+      await t.call(admin, 'GET', `/api/business/study_personnel/list?studyId=${studyId}`)
+    ).body.data.list.find((m: { userId: number }) => m.userId === nurseId);
+    expect((await t.call(admin, 'DELETE', `/api/business/study_personnel?id=${member.id}`)).status).toBe(200);
+    expect((await t.call(admin, 'DELETE', `/api/system/studyRole?id=${roleId}`)).status).toBe(200);
+    expect((await t.call(admin, 'DELETE', `/api/system/crf?studyId=${studyId}&crfId=${crfId}`)).status).toBe(200);
+
+    const rows = await rowsAfter(studyId, before);
+    expect(rows.map((r) => [r.action, r.itemName])).toEqual([
+      ['study.crf.upload', '生命体征'],
+      ['study.role.create', `studyRole:${roleId}`],
+      ['study.role.update', `studyRole:${roleId}`],
+      ['study.personnel.add', `user:${nurseId}`],
+      ['study.personnel.remove', `user:${nurseId}`],
+      ['study.role.delete', `studyRole:${roleId}`],
+      ['study.crf.delete', '生命体征'],
+    ]);
+    expect(rows[0]).toMatchObject({
+      crfId,
+      crfVersion: 1,
+      newValue: { title: '生命体征', version: 1, source: 'json' },
+    });
+    expect((rows[0]!.newValue as { definitionSha256: string }).definitionSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[2]).toMatchObject({
+      oldValue: { permissions: ['btn:business.crf.save'] },
+      newValue: { permissions: ['btn:business.crf.save', `crf:${crfId}:view`] },
+    });
+    expect(rows[3]).toMatchObject({ oldValue: null, newValue: { userId: nurseId, studyRoleId: roleId, deptId: 1 } });
+    expect(rows[4]).toMatchObject({ oldValue: { userId: nurseId, studyRoleId: roleId }, newValue: null });
+    expect((await verifyAuditChains(t.db)).ok).toBe(true);
+  });
+
+  it('STUDY-19: the visit plan (stages and their forms) is audited', async () => {
+    const studyId = await createStudy('AUD07');
+    const crf = await t.call(admin, 'POST', '/api/system/crf', {
+      studyId,
+      definition: {
+        title: '随访',
+        option: {},
+        children: [{ name: 'note', title: '备注', type: 'text', option: {}, children: [] }],
+      },
+    });
+    const crfId = crf.body.data.crfs[0].id as number;
+    const before = await lastId(studyId);
+    const stage = await t.call(admin, 'POST', '/api/business/crf_menu/crf_stage', {
+      studyId,
+      name: '术后随访',
+      orderNum: 1,
+    });
+    expect(stage.status, JSON.stringify(stage.body)).toBe(200);
+    const stageId = stage.body.data.id as number;
+    expect(
+      (
+        await t.call(admin, 'PUT', '/api/business/crf_menu/crf_stage', {
+          id: stageId,
+          name: '术后3月随访',
+          orderNum: 1,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await t.call(admin, 'POST', '/api/business/crf_menu/crf_stage/crf/import', {
+          crfStageId: stageId,
+          crfIds: [crfId],
+          repeat: 0,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await t.call(admin, 'PUT', '/api/business/crf_menu/crf_stage/crf', { crfStageId: stageId, crfId, repeat: 1 }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await t.call(admin, 'DELETE', `/api/business/crf_menu/crf_stage/crf?crfStageId=${stageId}&crfId=${crfId}`))
+        .status,
+    ).toBe(200);
+    expect((await t.call(admin, 'DELETE', `/api/business/crf_menu/crf_stage?id=${stageId}`)).status).toBe(200);
+
+    const rows = (await rowsAfter(studyId, before)).map((r) => [r.action, r.itemName, r.crfId, r.oldValue, r.newValue]);
+    const item = `stage:${stageId}`;
+    expect(rows).toEqual([
+      ['study.stage.create', item, null, null, { name: '术后随访', parentId: 0, orderNum: 1 }],
+      [
+        'study.stage.update',
+        item,
+        null,
+        { name: '术后随访', parentId: 0, orderNum: 1 },
+        { name: '术后3月随访', parentId: 0, orderNum: 1 },
+      ],
+      ['study.stage.crf.add', item, crfId, null, { repeat: 0, orderNum: 1 }],
+      ['study.stage.crf.update', item, crfId, { repeat: 0, orderNum: 1 }, { repeat: 1, orderNum: 1 }],
+      ['study.stage.crf.remove', item, crfId, { repeat: 1, orderNum: 1 }, null],
+      ['study.stage.delete', item, null, { name: '术后3月随访', parentId: 0, orderNum: 1 }, null],
+    ]);
+  });
+
   it('deleting a study is audited', async () => {
     const studyId = await createStudy('AUD05');
     expect((await t.call(admin, 'DELETE', `/api/business/study/${studyId}`)).status).toBe(200);
