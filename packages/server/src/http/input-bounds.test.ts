@@ -79,6 +79,7 @@ describe('issue 9: bad input gets 4xx before any handler', () => {
     for (const id of ['99999999999', String(MAX_ROW_ID + 1), '-1', '0', 'abc', '1.5']) {
       const res = await send('GET', `/api/business/subject/${id}`);
       expect(res.statusCode, id).toBe(400);
+      expect(res.json().msg, id).toBe('请求参数错误');
     }
     // The largest id is valid: no such patient, so the study guard refuses it.
     expect((await send('GET', `/api/business/subject/${MAX_ROW_ID}`)).statusCode).toBe(403);
