@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crfKey } from '@ecrf/core';
-import { auditEvents, users } from '../db/schema/index.js';
+import { auditEvents, menus, users } from '../db/schema/index.js';
 import { seedDemoStudy } from '../db/demo-study.js';
 import { multipart } from '../test/multipart.js';
 import { createTestApp, type TestApp } from '../test/test-app.js';
@@ -24,9 +24,9 @@ let imagingAuditId: number;
 const crfIds: Record<string, number> = {};
 const tokens: Record<'empty' | 'vitals', string> = { empty: '', vitals: '' };
 
-async function member(userName: string, permissions: string[]) {
+async function member(userName: string, permissions: string[], menuIds: number[] = []) {
   const user = await t.call(admin, 'POST', '/api/system/user', { userName, password: 'Passw0rd', name: `成员${userName.slice(-3)}`, deptId: 1, roleIds: [1] });
-  const role = await t.call(admin, 'POST', '/api/system/role', { roleName: `普通${userName}`, roleKey: `plain${userName}`, menuIds: [] });
+  const role = await t.call(admin, 'POST', '/api/system/role', { roleName: `普通${userName}`, roleKey: `plain${userName}`, menuIds });
   await t.call(admin, 'PUT', '/api/system/user', { userId: user.body.data.userId, userName, name: `成员${userName.slice(-3)}`, deptId: 1, roleIds: [role.body.data.roleId] });
   await t.db.update(users).set({ setPasswordMust: false }).where(eq(users.userId, user.body.data.userId));
   const studyRole = await t.call(admin, 'POST', '/api/system/studyRole', { studyId, roleName: `角色${userName}`, permissions });
@@ -129,5 +129,31 @@ describe('read routes × study roles', () => {
   it('a member who may view the form holding an image reads the image', async () => {
     const imagingViewer = await member('13200000003', [crfKey(crfIds['影像学检查']!, 'view')]);
     expect((await get(imagingViewer, `/api/v1/fileupload/downfile?fileKey=${fileKey}`)).status).toBe(200);
+  });
+});
+
+describe('the operation log × studies', () => {
+  it("SYS-25: a study's staff read that study's operations only; the whole log is the administrators'", async () => {
+    const [operlogMenu] = await t.db.select({ menuId: menus.menuId }).from(menus).where(eq(menus.perms, 'monitor:operlog:list'));
+    const coordinator = await member('13200000004', [], [operlogMenu!.menuId]);
+    const other = await t.call(admin, 'POST', '/api/business/study', { studyName: '另一项研究', studyCode: 'OTHER-LOG' });
+    expect(other.status, JSON.stringify(other.body)).toBe(200);
+    const otherId = other.body.data.id as number;
+    await t.call(admin, 'PUT', '/api/business/study', { id: otherId, studyName: '另一项研究（改）', studyCode: 'OTHER-LOG' });
+
+    const mine = await get(coordinator, `/api/monitor/operlog/list?studyId=${studyId}&pageSize=100`);
+    expect(mine.status).toBe(200);
+    const entries = mine.body.data.list as Array<{ studyId: number; title: string }>;
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.every((e) => e.studyId === studyId)).toBe(true);
+    expect(JSON.stringify(entries)).not.toContain('钱八');
+    expect((await get(coordinator, `/api/monitor/operlog/list?studyId=${otherId}`)).status).toBe(403);
+    expect((await get(coordinator, '/api/monitor/operlog/list')).status).toBe(403);
+    // Staff without the operation-log permission read nothing, even of their own study.
+    expect((await get(tokens.vitals, `/api/monitor/operlog/list?studyId=${studyId}`)).status).toBe(403);
+
+    const whole = (await get(admin, '/api/monitor/operlog/list?pageSize=500')).body.data.list as Array<{ studyId: number | null }>;
+    expect(whole.some((e) => e.studyId === otherId)).toBe(true);
+    expect(whole.some((e) => e.studyId === null)).toBe(true);
   });
 });
