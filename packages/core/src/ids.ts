@@ -7,4 +7,8 @@ export const MAX_ROW_ID = 2_147_483_647;
 export const INVALID_ID_MSG = '请求参数错误';
 
 /** A row id sent as a JSON number. */
-export const rowIdSchema = z.number({ error: INVALID_ID_MSG }).int(INVALID_ID_MSG).positive(INVALID_ID_MSG).max(MAX_ROW_ID, INVALID_ID_MSG);
+export const rowIdSchema = z
+  .number({ error: INVALID_ID_MSG })
+  .int(INVALID_ID_MSG)
+  .positive(INVALID_ID_MSG)
+  .max(MAX_ROW_ID, INVALID_ID_MSG);

@@ -54,7 +54,9 @@ describe('unexpected failures', () => {
       for (const [code, status] of cases) {
         db.select = () => {
           // drizzle wraps the driver's error; the SQLSTATE sits on the cause.
-          throw Object.assign(new Error('Failed query: select …'), { cause: Object.assign(new Error('value out of range'), { code }) });
+          throw Object.assign(new Error('Failed query: select …'), {
+            cause: Object.assign(new Error('value out of range'), { code }),
+          });
         };
         const res = await t.call(token, 'GET', '/api/system/users');
         expect(res.status, code).toBe(status);

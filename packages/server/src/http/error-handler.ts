@@ -44,7 +44,11 @@ const PG_INPUT_ERRORS: Record<string, { status: number; msg: string }> = {
 
 function pgErrorCode(error: unknown): string | undefined {
   // drizzle wraps the driver's error (pg and PGlite both carry the SQLSTATE in `code`) in `cause`.
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 3; e = e.cause as typeof e, i++) {
+  for (
+    let e = error as { code?: unknown; cause?: unknown } | undefined, i = 0;
+    e && i < 3;
+    e = e.cause as typeof e, i++
+  ) {
     if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
   }
   return undefined;

@@ -113,8 +113,9 @@ function fieldVariants(schema: JsonSchema | undefined): unknown[] {
   if (b.types.size === 0) return [deep(MAX_BODY_DEPTH + 1)];
   const out: unknown[] = [];
   if (isNumeric(b)) out.push(...numberVariants(b));
-  if (b.types.has('string')) out.push(b.enum ? 'not-an-option' : b.maxLength !== undefined ? 'x'.repeat(b.maxLength + 1) : HUGE);
-  else out.push('abc');
+  if (b.types.has('string')) {
+    out.push(b.enum ? 'not-an-option' : b.maxLength !== undefined ? 'x'.repeat(b.maxLength + 1) : HUGE);
+  } else out.push('abc');
   if (!isNumeric(b)) out.push(12345);
   if (!b.types.has('object')) out.push({ a: 1 });
   else out.push(deep(MAX_BODY_DEPTH + 1));
@@ -161,24 +162,54 @@ function sample(schema: JsonSchema | undefined, name: string, ids: Record<string
 }
 
 // A PNG signature and header: enough for the upload's type check, so the file name reaches the database.
-const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'), Buffer.alloc(64)]);
+const PNG = Buffer.concat([
+  Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'),
+  Buffer.alloc(64),
+]);
 
 function multipartAttempts(route: Route, ids: Record<string, number>): Attempt[] {
   const b = 'fuzzboundary';
-  const part = (headers: string, body: string | Buffer) => Buffer.concat([Buffer.from(`--${b}\r\n${headers}\r\n\r\n`), Buffer.isBuffer(body) ? body : Buffer.from(body), Buffer.from('\r\n')]);
+  const part = (headers: string, body: string | Buffer) =>
+    Buffer.concat([
+      Buffer.from(`--${b}\r\n${headers}\r\n\r\n`),
+      Buffer.isBuffer(body) ? body : Buffer.from(body),
+      Buffer.from('\r\n'),
+    ]);
   const end = Buffer.from(`--${b}--\r\n`);
   const type = { 'content-type': `multipart/form-data; boundary=${b}` };
-  const at = (what: string, payload: Buffer | string, headers: Record<string, string> = type) => ({ method: route.method, url: route.path, headers, payload, what: `multipart: ${what}` });
+  const at = (what: string, payload: Buffer | string, headers: Record<string, string> = type) => ({
+    method: route.method,
+    url: route.path,
+    headers,
+    payload,
+    what: `multipart: ${what}`,
+  });
   return [
     at('no boundary', 'abc', { 'content-type': 'multipart/form-data' }),
     at('empty boundary', 'abc', { 'content-type': 'multipart/form-data; boundary=' }),
     at('boundary too long', 'abc', { 'content-type': `multipart/form-data; boundary=${'b'.repeat(300)}` }),
     at('garbage', 'not a multipart body at all'),
-    at('truncated', Buffer.concat([part('content-disposition: form-data; name="studyId"', '1'), Buffer.from(`--${b}\r\ncontent-disposition: form-da`)])),
+    at(
+      'truncated',
+      Buffer.concat([
+        part('content-disposition: form-data; name="studyId"', '1'),
+        Buffer.from(`--${b}\r\ncontent-disposition: form-da`),
+      ]),
+    ),
     at('part without name', Buffer.concat([part('content-disposition: form-data', 'value'), end])),
     at('header without colon', Buffer.concat([part('content-disposition form-data; name="x"', 'v'), end])),
-    at('NUL in a field', Buffer.concat([part('content-disposition: form-data; name="studyId"', '1\u0000'), part('content-disposition: form-data; name="values"', '{"a":"b\\u0000"}'), end])),
-    at('lone surrogate in a field', Buffer.concat([part('content-disposition: form-data; name="values"', '{"a":"\\ud800"}'), end])),
+    at(
+      'NUL in a field',
+      Buffer.concat([
+        part('content-disposition: form-data; name="studyId"', '1\u0000'),
+        part('content-disposition: form-data; name="values"', '{"a":"b\\u0000"}'),
+        end,
+      ]),
+    ),
+    at(
+      'lone surrogate in a field',
+      Buffer.concat([part('content-disposition: form-data; name="values"', '{"a":"\\ud800"}'), end]),
+    ),
     at(
       'NUL in a file name',
       Buffer.concat([
@@ -208,20 +239,42 @@ function attemptsFor(route: Route, ids: Record<string, number>): Attempt[] {
   const url = urlOf(pathValues, queryValues);
   const out: Attempt[] = [];
   for (const p of pathParams) {
-    for (const v of textVariants(p.schema)) out.push({ method: route.method, url: urlOf({ ...pathValues, [p.name]: v }, queryValues), what: `path ${p.name}=${v.slice(0, 20)}` });
+    for (const v of textVariants(p.schema)) {
+      out.push({
+        method: route.method,
+        url: urlOf({ ...pathValues, [p.name]: v }, queryValues),
+        what: `path ${p.name}=${v.slice(0, 20)}`,
+      });
+    }
   }
   for (const p of queryParams) {
-    for (const v of textVariants(p.schema)) out.push({ method: route.method, url: urlOf(pathValues, { ...queryValues, [p.name]: v }), what: `query ${p.name}=${v.slice(0, 20)}` });
+    for (const v of textVariants(p.schema)) {
+      out.push({
+        method: route.method,
+        url: urlOf(pathValues, { ...queryValues, [p.name]: v }),
+        what: `query ${p.name}=${v.slice(0, 20)}`,
+      });
+    }
   }
   const content = route.op.requestBody?.content ?? {};
   const json = content['application/json']?.schema;
-  if (content['multipart/form-data'] || MULTIPART_ROUTES.has(`${route.method} ${route.path}`)) out.push(...multipartAttempts({ ...route, path: url }, ids));
+  if (content['multipart/form-data'] || MULTIPART_ROUTES.has(`${route.method} ${route.path}`)) {
+    out.push(...multipartAttempts({ ...route, path: url }, ids));
+  }
   if (json) {
     const base = sample(json, '', ids);
-    const jsonAt = (what: string, payload: string, type = 'application/json') => ({ method: route.method, url, headers: { 'content-type': type }, payload, what });
+    const jsonAt = (what: string, payload: string, type = 'application/json') => ({
+      method: route.method,
+      url,
+      headers: { 'content-type': type },
+      payload,
+      what,
+    });
     if (base && typeof base === 'object' && !Array.isArray(base)) {
       for (const [key, prop] of Object.entries(json.properties ?? {})) {
-        for (const v of fieldVariants(prop)) out.push(jsonAt(`body ${key}=${JSON.stringify(v).slice(0, 20)}`, JSON.stringify({ ...base, [key]: v })));
+        for (const v of fieldVariants(prop)) {
+          out.push(jsonAt(`body ${key}=${JSON.stringify(v).slice(0, 20)}`, JSON.stringify({ ...base, [key]: v })));
+        }
       }
     }
     const isObject = typeOf(json) === 'object';
@@ -289,12 +342,26 @@ describe('malformed input on every route (issue 9: bad input gets 4xx, never 500
     token = (await t.login()).token;
     const studies = await t.call(token, 'GET', '/api/business/study/list');
     const studyId = studies.body.data.list[0].id as number;
-    const added = await t.call(token, 'POST', '/api/business/subject', { studyId, subjectName: '模糊测试', gender: 1, diseaseCode: 'LSS' });
+    const added = await t.call(token, 'POST', '/api/business/subject', {
+      studyId,
+      subjectName: '模糊测试',
+      gender: 1,
+      diseaseCode: 'LSS',
+    });
     expect(added.status).toBe(200);
     const records = await t.call(token, 'GET', `/api/v1/business/subjectRecord/list?studyId=${studyId}`);
     const record = records.body.data.list[0];
-    const [crf] = await queryRows<{ id: number }>(t.db, sql`select id from crfs where study_id = ${studyId} order by id limit 1`);
-    Object.assign(ids, { studyId, id: studyId, subjectRecordId: record.subjectRecordId ?? record.id, subjectId: record.subjectId ?? 1, crfId: crf!.id });
+    const [crf] = await queryRows<{ id: number }>(
+      t.db,
+      sql`select id from crfs where study_id = ${studyId} order by id limit 1`,
+    );
+    Object.assign(ids, {
+      studyId,
+      id: studyId,
+      subjectRecordId: record.subjectRecordId ?? record.id,
+      subjectId: record.subjectId ?? 1,
+      crfId: crf!.id,
+    });
   });
   afterAll(() => t?.close());
 
@@ -305,7 +372,9 @@ describe('malformed input on every route (issue 9: bad input gets 4xx, never 500
     const walk = (s: JsonSchema | undefined, where: string, seen: number) => {
       if (!s || seen > 40) return;
       const types = Array.isArray(s.type) ? s.type : [s.type];
-      if (types.includes('integer') && !((s.maximum ?? s.exclusiveMaximum ?? Infinity) <= MAX_ROW_ID + 1)) unbounded.push(where);
+      if (types.includes('integer') && !((s.maximum ?? s.exclusiveMaximum ?? Infinity) <= MAX_ROW_ID + 1)) {
+        unbounded.push(where);
+      }
       for (const [key, prop] of Object.entries(s.properties ?? {})) walk(prop, `${where}.${key}`, seen + 1);
       for (const alternative of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) walk(alternative, where, seen + 1);
       walk(s.items, `${where}[]`, seen + 1);
@@ -313,7 +382,9 @@ describe('malformed input on every route (issue 9: bad input gets 4xx, never 500
     for (const [path, methods] of Object.entries(documented().paths)) {
       for (const [method, op] of Object.entries(methods)) {
         for (const p of op.parameters ?? []) walk(p.schema, `${method.toUpperCase()} ${path} ${p.in} ${p.name}`, 0);
-        for (const [type, content] of Object.entries(op.requestBody?.content ?? {})) walk(content.schema, `${method.toUpperCase()} ${path} body(${type})`, 0);
+        for (const [type, content] of Object.entries(op.requestBody?.content ?? {})) {
+          walk(content.schema, `${method.toUpperCase()} ${path} body(${type})`, 0);
+        }
       }
     }
     expect(unbounded).toEqual([]);

@@ -7,4 +7,8 @@ export { MAX_ROW_ID };
 export const idSchema = rowIdSchema;
 
 /** A row id in a path, a query string or a form-data field, where it arrives as text. */
-export const idTextSchema = z.coerce.number({ error: INVALID_ID_MSG }).int(INVALID_ID_MSG).positive(INVALID_ID_MSG).max(MAX_ROW_ID, INVALID_ID_MSG);
+export const idTextSchema = z.coerce
+  .number({ error: INVALID_ID_MSG })
+  .int(INVALID_ID_MSG)
+  .positive(INVALID_ID_MSG)
+  .max(MAX_ROW_ID, INVALID_ID_MSG);

@@ -44,7 +44,12 @@ describe('issue 9: bad input gets 4xx before any handler', () => {
   });
 
   const send = (method: string, url: string, payload?: string, type = 'application/json') =>
-    t.app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${token}`, 'content-type': type }, ...(payload !== undefined ? { payload } : {}) });
+    t.app.inject({
+      method: method as 'POST',
+      url,
+      headers: { authorization: `Bearer ${token}`, 'content-type': type },
+      ...(payload !== undefined ? { payload } : {}),
+    });
   const deptCount = async () => (await t.db.select({ n: count() }).from(departments))[0]!.n;
 
   it('a body 5,000 levels deep is refused with 400 请求内容格式不正确 and creates nothing', async () => {
@@ -57,10 +62,20 @@ describe('issue 9: bad input gets 4xx before any handler', () => {
 
   it('NUL bytes and lone surrogates in JSON values or keys are refused with 400 (sign-in included)', async () => {
     const before = await deptCount();
-    const login = await t.app.inject({ method: 'POST', url: '/api/ignore/sys/login', headers: { 'content-type': 'application/json' }, payload: '{"username":"a\\u0000b","password":"x"}' });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/ignore/sys/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"username":"a\\u0000b","password":"x"}',
+    });
     expect(login.statusCode).toBe(400);
     expect(login.json().msg).toBe(MALFORMED_MSG);
-    for (const body of ['{"deptName":"a\\u0000b","parentId":0}', '{"deptName":"a\\ud800","parentId":0}', '{"deptName":"a","parentId":0,"k\\u0000":1}', '{"deptName":"\\udc00","parentId":0}']) {
+    for (const body of [
+      '{"deptName":"a\\u0000b","parentId":0}',
+      '{"deptName":"a\\ud800","parentId":0}',
+      '{"deptName":"a","parentId":0,"k\\u0000":1}',
+      '{"deptName":"\\udc00","parentId":0}',
+    ]) {
       const res = await send('POST', '/api/system/dept', body);
       expect(res.statusCode, body).toBe(400);
       expect(res.json().msg).toBe(MALFORMED_MSG);
@@ -69,7 +84,12 @@ describe('issue 9: bad input gets 4xx before any handler', () => {
   });
 
   it('NUL and broken escapes in query strings and paths are refused with 400', async () => {
-    for (const url of ['/api/system/dept/list?deptName=a%00b', '/api/system/dept/list?deptName=%ED%A0%80', '/api/system/dept/list?deptName=%zz', '/api/v1/base/sysconfig/getbasesysconfiglist?key=a%00']) {
+    for (const url of [
+      '/api/system/dept/list?deptName=a%00b',
+      '/api/system/dept/list?deptName=%ED%A0%80',
+      '/api/system/dept/list?deptName=%zz',
+      '/api/v1/base/sysconfig/getbasesysconfiglist?key=a%00',
+    ]) {
       const res = await send('GET', url);
       expect(res.statusCode, url).toBe(400);
     }
@@ -93,7 +113,12 @@ describe('issue 9: bad input gets 4xx before any handler', () => {
     const cases: Array<[string, string, string, string]> = [
       ['PUT', '/api/v3/business/crf', truncated, `multipart/form-data; boundary=${b}`],
       ['PUT', '/api/v3/business/crf', 'abc', 'multipart/form-data'],
-      ['PUT', '/api/v3/business/crf', `--${b}\r\ncontent-disposition: form-data; name="values"\r\n\r\n${nested(100)}\r\n--${b}--\r\n`, `multipart/form-data; boundary=${b}`],
+      [
+        'PUT',
+        '/api/v3/business/crf',
+        `--${b}\r\ncontent-disposition: form-data; name="values"\r\n\r\n${nested(100)}\r\n--${b}--\r\n`,
+        `multipart/form-data; boundary=${b}`,
+      ],
       ['POST', '/api/common/file/upload?studyId=1', truncated, `multipart/form-data; boundary=${b}`],
       ['POST', '/api/system/crf', 'garbage', `multipart/form-data; boundary=${b}`],
       ['POST', '/api/system/crf/multi', 'abc', `multipart/form-data; boundary=${'b'.repeat(300)}`],
@@ -106,9 +131,26 @@ describe('issue 9: bad input gets 4xx before any handler', () => {
   });
 
   it('the form save documents its body in the OpenAPI document (CRF-22)', () => {
-    const doc = t.app.swagger() as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: object; required?: string[] } }> } }>> };
+    const doc = t.app.swagger() as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          { requestBody?: { content: Record<string, { schema: { properties?: object; required?: string[] } }> } }
+        >
+      >;
+    };
     const schema = doc.paths['/api/v3/business/crf']!.put!.requestBody!.content['application/json']!.schema;
-    expect(Object.keys(schema.properties ?? {})).toEqual(['subjectRecordId', 'crfId', 'crfDataRecordId', 'version', 'values', 'submit', 'reason', 'requestId']);
+    expect(Object.keys(schema.properties ?? {})).toEqual([
+      'subjectRecordId',
+      'crfId',
+      'crfDataRecordId',
+      'version',
+      'values',
+      'submit',
+      'reason',
+      'requestId',
+    ]);
     expect(schema.required).toEqual(expect.arrayContaining(['subjectRecordId', 'crfId', 'values']));
   });
 
@@ -116,11 +158,19 @@ describe('issue 9: bad input gets 4xx before any handler', () => {
     await seedDemoStudy(t.db);
     const studies = await t.call(token, 'GET', '/api/business/study/list');
     const studyId = studies.body.data.list[0].id as number;
-    const png = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'), Buffer.alloc(64)]);
+    const png = Buffer.concat([
+      Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'),
+      Buffer.alloc(64),
+    ]);
     const filesOnDisk = () => (fs.existsSync(dataDir) ? fs.readdirSync(dataDir, { recursive: true }).length : 0);
     const before = filesOnDisk();
     const form = multipart({}, [{ fileName: 'x\u0000.png', data: png, type: 'image/png' }]);
-    const res = await t.app.inject({ method: 'POST', url: `/api/common/file/upload?studyId=${studyId}`, headers: { authorization: `Bearer ${token}`, ...form.headers }, payload: form.payload });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/common/file/upload?studyId=${studyId}`,
+      headers: { authorization: `Bearer ${token}`, ...form.headers },
+      payload: form.payload,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().msg).toBe(MALFORMED_MSG);
     expect((await t.db.select({ n: count() }).from(storedFiles))[0]!.n).toBe(0);

@@ -62,7 +62,9 @@ export function assertAcceptable(value: unknown): void {
  * JSON text from inside a request (the `values` field of a form-data save), held to the same
  * bounds as a JSON body. Undefined when it is not valid JSON or out of bounds.
  */
-export function parseBoundedJson(text: string): { ok: true; value: unknown } | { ok: false; problem: InputProblem | 'syntax' } {
+export function parseBoundedJson(
+  text: string,
+): { ok: true; value: unknown } | { ok: false; problem: InputProblem | 'syntax' } {
   let value: unknown;
   try {
     value = JSON.parse(text);
