@@ -261,8 +261,11 @@ function attemptsFor(route: Route, ids: Record<string, number>): Attempt[] {
   if (content['multipart/form-data'] || MULTIPART_ROUTES.has(`${route.method} ${route.path}`)) {
     out.push(...multipartAttempts({ ...route, path: url }, ids));
   }
-  if (json) {
-    const base = sample(json, '', ids);
+  // A write without a documented JSON body still gets the body-level variants: its handler reads the body by hand.
+  const bodySchema =
+    json ?? (['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) ? { type: 'object' } : undefined);
+  if (bodySchema) {
+    const base = sample(bodySchema, '', ids);
     const jsonAt = (what: string, payload: string, type = 'application/json') => ({
       method: route.method,
       url,
@@ -271,13 +274,13 @@ function attemptsFor(route: Route, ids: Record<string, number>): Attempt[] {
       what,
     });
     if (base && typeof base === 'object' && !Array.isArray(base)) {
-      for (const [key, prop] of Object.entries(json.properties ?? {})) {
+      for (const [key, prop] of Object.entries(json?.properties ?? {})) {
         for (const v of fieldVariants(prop)) {
           out.push(jsonAt(`body ${key}=${JSON.stringify(v).slice(0, 20)}`, JSON.stringify({ ...base, [key]: v })));
         }
       }
     }
-    const isObject = typeOf(json) === 'object';
+    const isObject = typeOf(bodySchema) === 'object';
     // Body-level variants: each is refused by the JSON parser or by the body's type, whatever the fields.
     const withExtra = (key: string, value: string) => {
       if (!isObject) return `[${value}]`;
@@ -294,11 +297,16 @@ function attemptsFor(route: Route, ids: Record<string, number>): Attempt[] {
       jsonAt('5000 levels deep', deepText(5000)),
       jsonAt(`${MAX_BODY_DEPTH + 1} levels deep`, deepText(MAX_BODY_DEPTH + 1)),
       jsonAt('prototype pollution', '{"__proto__":{"admin":true}}'),
-      jsonAt(isObject ? 'array instead of object' : 'object instead of array', isObject ? '[1,2,3]' : '{"a":1}'),
-      jsonAt('null body', 'null'),
-      jsonAt('wrong content type', 'abc', 'text/plain'),
-      jsonAt('unknown content type', '<a/>', 'application/xml'),
     );
+    // Without a documented body these could be a valid request: only what the parser refuses is sent.
+    if (json) {
+      out.push(
+        jsonAt(isObject ? 'array instead of object' : 'object instead of array', isObject ? '[1,2,3]' : '{"a":1}'),
+        jsonAt('null body', 'null'),
+        jsonAt('wrong content type', 'abc', 'text/plain'),
+        jsonAt('unknown content type', '<a/>', 'application/xml'),
+      );
+    }
   }
   return out;
 }
