@@ -85,8 +85,37 @@ export async function assertAppRoleConfined(db: Db): Promise<void> {
   }
 }
 
+const commitHooks = new WeakMap<object, Array<() => Promise<void>>>();
+
+/**
+ * Runs `work` at the end of the transaction `tx`, after everything else the transaction did and
+ * before it commits (its failure rolls the transaction back). The audit chain needs this: its lock
+ * must be the last one a transaction takes, or two transactions could each hold what the other
+ * waits for. Answers false when `tx` is not a transaction opened by `db.transaction` (then the
+ * caller must do the work itself).
+ */
+export function deferToCommit(tx: Db, work: () => Promise<void>): boolean {
+  const hooks = commitHooks.get(tx);
+  if (!hooks) return false;
+  hooks.push(work);
+  return true;
+}
+
+function withCommitHooks(db: Db): Db {
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((work, config) =>
+    transaction(async (tx) => {
+      const hooks: Array<() => Promise<void>> = [];
+      commitHooks.set(tx, hooks);
+      const result = await work(tx);
+      for (let hook = hooks.shift(); hook; hook = hooks.shift()) await hook();
+      return result;
+    }, config)) as Db['transaction'];
+  return db;
+}
+
 export function wrapPglite(client: PGlite): Database {
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db = withCommitHooks(drizzlePglite(client, { schema }) as unknown as Db);
   const becomeApp = `SELECT set_config('role', '${APP_ROLE}', false) FROM pg_roles WHERE rolname = '${APP_ROLE}'`;
   // PGlite is single-user: the one connection drops to the application role (when a migrated
   // database already has it). PGlite runs queries in call order, so this precedes any other.
@@ -133,12 +162,12 @@ export function wrapPostgres(url: string, appUrl?: string): Database {
   const appPool = pool(
     appUrl ? { connectionString: appUrl, max: 10 } : { connectionString: url, max: 10, options: `-c role=${APP_ROLE}` },
   );
-  const db = drizzlePg(appPool, { schema }) as unknown as Db;
+  const db = withCommitHooks(drizzlePg(appPool, { schema }) as unknown as Db);
   let ownerPool: pg.Pool | undefined;
   let ownerDb: Db | undefined;
   const asOwner = async <T>(work: (owner: Db) => Promise<T>) => {
     ownerPool ??= pool({ connectionString: url, max: 2 });
-    ownerDb ??= drizzlePg(ownerPool, { schema }) as unknown as Db;
+    ownerDb ??= withCommitHooks(drizzlePg(ownerPool, { schema }) as unknown as Db);
     return work(ownerDb);
   };
   return {

@@ -5,6 +5,7 @@ import { seedDemoStudy } from '../../db/demo-study.js';
 import { auditChainHeads, auditEvents, users } from '../../db/schema/index.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import {
+  appendChained,
   canonicalJson,
   chainRows,
   rowHash,
@@ -295,6 +296,58 @@ describe('the audit trail is a hash chain per study', () => {
     );
     expect(forks).toBe(0);
   });
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'a transaction that audits and then waits for a row another one holds does not deadlock when that one audits too',
+    async () => {
+      const row = (action: string) => ({
+        studyId,
+        subjectRecordId: null,
+        crfDataRecordId: null,
+        crfId: null,
+        crfVersion: null,
+        action,
+        itemName: null,
+        oldValue: null,
+        newValue: null,
+        reason: null,
+        userId: 1,
+        userName: '系统管理员(13800000000)',
+        createdAt: t.clock(),
+      });
+      let letHolderFinish!: () => void;
+      const holderMayFinish = new Promise<void>((resolve) => (letHolderFinish = resolve));
+      let holderHasRow!: () => void;
+      const rowHeld = new Promise<void>((resolve) => (holderHasRow = resolve));
+      // Like a query reply: locks its row first, audits afterwards.
+      const holder = t.db.transaction(async (tx) => {
+        await tx.execute(sql`select 1 from users where user_id = 1 for update`);
+        holderHasRow();
+        await holderMayFinish;
+        await appendChained(tx, [row('test.holder')]);
+      });
+      await rowHeld;
+      // Like a save: audits first, then needs the row the other one holds.
+      const waiter = t.db.transaction(async (tx) => {
+        await appendChained(tx, [row('test.waiter')]);
+        await tx.execute(sql`select 1 from users where user_id = 1 for update`);
+      });
+      const waiting = () =>
+        t.asOwner((owner) =>
+          queryRows<{ n: number }>(
+            owner,
+            sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+          ),
+        );
+      for (let tries = 0; (await waiting())[0]!.n === 0; tries++) {
+        if (tries > 500) throw new Error('the second transaction never waited for the row');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      letHolderFinish();
+      await Promise.all([holder, waiter]);
+      expect((await verifyByApi()).ok).toBe(true);
+    },
+  );
 
   it('rows written before the chain existed are chained at start-up (as the owner), oldest first', async () => {
     const legacyStudy = 900_001;

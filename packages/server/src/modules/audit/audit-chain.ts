@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { queryRows } from '../../db/client.js';
+import { deferToCommit, queryRows } from '../../db/client.js';
 import { auditChainHeads, auditEvents } from '../../db/schema/index.js';
 
 /**
@@ -86,14 +86,36 @@ async function lockHead(tx: Db, studyId: number): Promise<string | null> {
 
 const jsonParam = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 
+const pending = new WeakMap<object, ChainedContent[]>();
+
 /**
- * Appends rows to their studies' chains inside the caller's transaction: per study one statement
- * to lock the head and one that inserts the rows and moves the head.
+ * Appends rows to their studies' chains in the caller's transaction. Inside `db.transaction` the
+ * rows are queued and written when the transaction's own work is done, all of them together: the
+ * chain head is then the last lock the transaction takes, so a save that audits and then updates a
+ * query cannot deadlock with a query reply that locked that query first. Per study that is one
+ * statement to lock the head and one that inserts the rows and moves the head.
  */
 export async function appendChained(tx: Db, rows: readonly ChainedContent[]): Promise<void> {
+  // Values as they are now: the caller may go on changing its objects before the commit.
+  const snapshot = rows.map((row) => ({ ...row, oldValue: stored(row.oldValue), newValue: stored(row.newValue) }));
+  const queued = pending.get(tx);
+  if (queued) {
+    queued.push(...snapshot);
+    return;
+  }
+  const queue = snapshot;
+  if (deferToCommit(tx, () => writeChained(tx, queue.splice(0)))) {
+    pending.set(tx, queue);
+    return;
+  }
+  // Not a transaction of ours (a savepoint, or no transaction at all): lock and write in one now.
+  await tx.transaction((inner) => writeChained(inner, queue));
+}
+
+async function writeChained(tx: Db, rows: readonly ChainedContent[]): Promise<void> {
   const byStudy = new Map<number, ChainedContent[]>();
   for (const row of rows) byStudy.set(row.studyId, [...(byStudy.get(row.studyId) ?? []), row]);
-  // One order for every transaction, should one ever touch two studies: no deadlock between them.
+  // One order for every transaction that touches several studies: no deadlock between them.
   for (const studyId of [...byStudy.keys()].sort((a, b) => a - b)) {
     const studyRows = byStudy.get(studyId)!;
     let prev = await lockHead(tx, studyId);

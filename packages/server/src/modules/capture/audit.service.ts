@@ -23,9 +23,9 @@ export interface AuditEntry {
 
 /**
  * Writes audit rows inside the caller's transaction: the data and its history commit together.
- * Each row is hashed onto its study's chain (modules/audit/audit-chain.ts); call it once per
- * save with all the rows, as late in the transaction as possible, since the study's chain stays
- * locked from here to the commit.
+ * Each row is hashed onto its study's chain (modules/audit/audit-chain.ts); inside
+ * `db.transaction` the rows are written when the transaction's own work is done, so the chain's
+ * lock is its last. A change whose audit rows cannot be written does not commit.
  */
 export async function audit(tx: Db, user: CurrentUser, at: Date, entries: AuditEntry[]) {
   if (entries.length === 0) return;
