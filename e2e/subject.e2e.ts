@@ -55,6 +55,22 @@ async function openProjectMenu(page: Page, item: string) {
   await page.locator('.app-sider').getByText(item, { exact: true }).click();
 }
 
+interface Envelope<T> {
+  code: number;
+  msg: string;
+  data: T;
+}
+
+/** Set-up a person would do in other pages (users, roles, staff), done through the API to keep this test on patients. */
+async function api<T>(token: string | null, method: string, path: string, body?: unknown): Promise<Envelope<T>> {
+  const res = await fetch(platform.baseUrl + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await res.json()) as Envelope<T>;
+}
+
 function patientRow(page: Page, code: string): Locator {
   return page.locator('.keep-alive-page:visible').getByRole('row').filter({ hasText: code });
 }
@@ -203,6 +219,63 @@ describe('subjects', () => {
     await settle(page);
     await screenshot(page, 'subject-operates-all');
     await page.context().close();
+  });
+
+  it('PIPL: a CRC without 查看患者身份信息 sees the patient masked in the list and the dialog; an edit keeps the hidden values', async () => {
+    const admin = (await api<{ token: string }>(null, 'POST', '/api/ignore/sys/login', { username: ADMIN, password: ADMIN_PASSWORD })).data.token;
+    const studyId = (await api<{ list: Array<{ id: number }> }>(admin, 'GET', '/api/business/study/list')).data.list[0]!.id;
+    const crc = '13600000001';
+    const user = await api<{ userId: number }>(admin, 'POST', '/api/system/user', { userName: crc, password: 'Crc@2024', name: '王护士', deptId: 1, roleIds: [1] });
+    expect(user.code, user.msg).toBe(200);
+    // A system role without study:manage, so only the study role below decides what the CRC sees.
+    const role = await api<{ roleId: number }>(admin, 'POST', '/api/system/role', { roleName: '研究护士', roleKey: 'crc', menuIds: [] });
+    await api(admin, 'PUT', '/api/system/user', { userId: user.data.userId, userName: crc, name: '王护士', deptId: 1, roleIds: [role.data.roleId] });
+    const studyRole = await api<{ id: number }>(admin, 'POST', '/api/system/studyRole', {
+      studyId,
+      roleName: 'CRC',
+      permissions: ['btn:business.subject.add', 'btn:business.subject.edit'],
+    });
+    const staffed = await api(admin, 'POST', '/api/business/study_personnel', { studyId, userIds: [user.data.userId], studyRoleId: studyRole.data.id });
+    expect(staffed.code, staffed.msg).toBe(200);
+
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page, crc, 'Crc@2024');
+    await changeForcedPassword(page, 'Crc@2024', 'Crc@2025');
+    await page.goto(homePath.replace(/home$/, 'subject'));
+    const row = patientRow(page, 'LSS-0001');
+    await row.waitFor();
+    await expect.poll(async () => (await row.textContent()) ?? '').toContain('137****1111');
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain('张*');
+    expect(text).not.toContain('张三');
+    expect(text).not.toContain('13700001111');
+
+    await row.getByRole('button', { name: '查看' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('查看患者').waitFor();
+    await dialog.getByRole('button', { name: '编辑' }).click();
+    await dialog.getByText('编辑患者').waitFor();
+    await expect.poll(() => dialog.getByLabel('患者姓名').getAttribute('placeholder')).toBe('张*');
+    expect(await dialog.getByLabel('患者姓名').inputValue()).toBe('');
+    expect(await dialog.getByLabel('手机号').getAttribute('placeholder')).toBe('137****1111');
+    expect(await dialog.getByText('已隐藏，不填写则保持不变').count()).toBeGreaterThanOrEqual(2);
+    await dialog.getByLabel('病种').click();
+    await page.locator('.ant-select-dropdown:visible').getByTitle('腰椎滑脱症', { exact: true }).click();
+    await page.locator('.ant-select-dropdown:visible').waitFor({ state: 'hidden' });
+    await settle(page);
+    await screenshot(page, 'subject-edit-masked');
+    await dialog.getByRole('button', { name: '确定' }).click();
+    await notice(page, '修改成功');
+    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(async () => (await row.textContent()) ?? '').toContain('腰椎滑脱症');
+    await page.context().close();
+
+    const stored = await api<{ subjectRecordId: number; subjectName: string; mobile: string; birth: string }>(
+      admin,
+      'GET',
+      `/api/business/subject/${(await api<{ list: Array<{ id: number; identificationCode: string }> }>(admin, 'GET', `/api/v1/business/subjectRecord/list?studyId=${studyId}`)).data.list.find((r) => r.identificationCode === 'LSS-0001')!.id}`,
+    );
+    expect(stored.data).toMatchObject({ subjectName: '张三', mobile: '13700001111', birth: '1960-03-15' });
   });
 
   it('STUDY-09: the study home counts the patient; without a session it asks to sign in', async () => {
