@@ -10,6 +10,7 @@ import type { AppContext } from './app-context.js';
 import { installAuth, requireAdministrator } from './http/auth.js';
 import { installErrorHandler, notFoundBody } from './http/error-handler.js';
 import { installInputBounds } from './http/input-bounds.js';
+import { withRequestLogRules } from './http/request-log.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installStudyGuard } from './http/study-guard.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
@@ -43,7 +44,7 @@ export interface BuildOptions {
 
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    logger: withRequestLogRules(opts.logger),
     trustProxy: ctx.config.trustProxy,
     genReqId: () => crypto.randomUUID(),
     bodyLimit: 10 * 1024 * 1024,
