@@ -24,6 +24,10 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
     .optional(),
+  DATABASE_APP_ROLE: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case PostgreSQL identifier')
+    .default('edc_app'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
   EDC_ADMIN_PASSWORD: z.string().min(6, 'must be 6 to 19 characters').max(19, 'must be 6 to 19 characters').optional(),
   EDC_CAPTCHA: onOff.default('on'),
@@ -53,6 +57,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   /** The application's own login (a member of edc_app); unset: the owner's connections switch to edc_app. */
   readonly databaseAppUrl: string | undefined;
+  /** The role the application's queries run as on PostgreSQL; one per installation on a shared server. */
+  readonly databaseAppRole: string;
   readonly redisUrl: string | undefined;
   readonly adminPassword: string | undefined;
   readonly captchaEnabled: boolean;
@@ -91,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: e.DATA_DIR === undefined ? path.join(REPOSITORY_ROOT, 'data') : path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databaseAppUrl: e.DATABASE_APP_URL,
+    databaseAppRole: e.DATABASE_APP_ROLE,
     redisUrl: e.REDIS_URL,
     adminPassword: e.EDC_ADMIN_PASSWORD,
     captchaEnabled: e.EDC_CAPTCHA === 'on',

@@ -24,6 +24,8 @@ export const MIGRATIONS_DIR = new URL('../../drizzle', import.meta.url).pathname
  * TRIGGER` are refused for it (docs/decisions.md, "The application runs as a role that owns nothing").
  */
 export const APP_ROLE = 'edc_app';
+/** Role names are spliced into SQL (GRANT takes no parameters): only plain identifiers are accepted. */
+export const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** Tables the application role may only read and append to. */
 export const APPEND_ONLY_TABLES = ['audit_events'] as const;
 
@@ -40,28 +42,30 @@ export interface Database {
 
 /**
  * Re-run after every migration, so tables and sequences added later are covered and the
- * append-only revocations always hold; idempotent. CREATE ROLE is cluster-wide: two databases
- * (or two test runs) on one server share the role, each granting it its own tables.
+ * append-only revocations always hold; idempotent. CREATE ROLE is cluster-wide: databases on one
+ * server that name the same role share it (test runs do), so separate installations name their own
+ * (DATABASE_APP_ROLE), or each one's owner could reach the other's tables through it.
  */
-export async function grantAppRole(owner: Db): Promise<void> {
+export async function grantAppRole(owner: Db, role = APP_ROLE): Promise<void> {
+  if (!ROLE_NAME.test(role)) throw new Error(`Invalid database role name: ${role}`);
   await owner.execute(
     sql.raw(`DO $$ BEGIN
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${APP_ROLE}') THEN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${role}') THEN
     BEGIN
-      CREATE ROLE ${APP_ROLE} NOLOGIN;
+      CREATE ROLE ${role} NOLOGIN;
     EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
     END;
   END IF;
-  IF NOT pg_has_role(current_user, '${APP_ROLE}', 'USAGE') THEN
-    EXECUTE format('GRANT ${APP_ROLE} TO %I', current_user);
+  IF NOT pg_has_role(current_user, '${role}', 'USAGE') THEN
+    EXECUTE format('GRANT ${role} TO %I', current_user);
   END IF;
 END $$`),
   );
   for (const statement of [
-    `GRANT USAGE ON SCHEMA public TO ${APP_ROLE}`,
-    `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`,
-    `GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${APP_ROLE}`,
-    ...APPEND_ONLY_TABLES.map((table) => `REVOKE UPDATE, DELETE, TRUNCATE ON ${table} FROM ${APP_ROLE}`),
+    `GRANT USAGE ON SCHEMA public TO ${role}`,
+    `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`,
+    `GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${role}`,
+    ...APPEND_ONLY_TABLES.map((table) => `REVOKE UPDATE, DELETE, TRUNCATE ON ${table} FROM ${role}`),
   ]) {
     await owner.execute(sql.raw(statement));
   }
@@ -80,7 +84,7 @@ export async function assertAppRoleConfined(db: Db): Promise<void> {
   );
   if (!row || row.superuser || row.rewrites) {
     throw new Error(
-      `The application's database role ${row?.role ?? '?'} can rewrite the audit trail; run it as ${APP_ROLE} (docs/deployment.md).`,
+      `The application's database role ${row?.role ?? '?'} can rewrite the audit trail; run it as the application role (docs/deployment.md).`,
     );
   }
 }
@@ -158,9 +162,10 @@ function pool(config: pg.PoolConfig) {
  * is part of the start-up packet, so a connection that cannot make it fails instead of running
  * with the owner's rights.
  */
-export function wrapPostgres(url: string, appUrl?: string): Database {
+export function wrapPostgres(url: string, appUrl?: string, appRole = APP_ROLE): Database {
+  if (!ROLE_NAME.test(appRole)) throw new Error(`Invalid database role name: ${appRole}`);
   const appPool = pool(
-    appUrl ? { connectionString: appUrl, max: 10 } : { connectionString: url, max: 10, options: `-c role=${APP_ROLE}` },
+    appUrl ? { connectionString: appUrl, max: 10 } : { connectionString: url, max: 10, options: `-c role=${appRole}` },
   );
   const db = withCommitHooks(drizzlePg(appPool, { schema }) as unknown as Db);
   let ownerPool: pg.Pool | undefined;
@@ -176,7 +181,7 @@ export function wrapPostgres(url: string, appUrl?: string): Database {
     migrate: () =>
       asOwner(async (owner) => {
         await migratePg(owner as never, { migrationsFolder: MIGRATIONS_DIR });
-        await grantAppRole(owner);
+        await grantAppRole(owner, appRole);
       }),
     asOwner,
     close: async () => {
@@ -228,7 +233,11 @@ function isAlive(pid: number) {
  * the WAL synced with fsync() (the call that reaches the file system layer), and that layer's
  * fsync wired to the host's. Cost measured in docs/performance.md.
  */
-export const DURABLE_PGLITE_PARAMS: string[] = [...PGlite.defaultStartParams.filter((param) => param !== '-F'), '-c', 'wal_sync_method=fsync'];
+export const DURABLE_PGLITE_PARAMS: string[] = [
+  ...PGlite.defaultStartParams.filter((param) => param !== '-F'),
+  '-c',
+  'wal_sync_method=fsync',
+];
 
 interface NodeFsStream {
   nfd?: number;
@@ -267,9 +276,10 @@ export async function openDurablePglite(dir: string): Promise<PGlite> {
 export async function openDatabase(opts: {
   databaseUrl?: string;
   databaseAppUrl?: string;
+  databaseAppRole?: string;
   dataDir: string;
 }): Promise<Database> {
-  if (opts.databaseUrl) return wrapPostgres(opts.databaseUrl, opts.databaseAppUrl);
+  if (opts.databaseUrl) return wrapPostgres(opts.databaseUrl, opts.databaseAppUrl, opts.databaseAppRole);
   const dir = path.join(opts.dataDir, 'pgdata');
   fs.mkdirSync(dir, { recursive: true });
   const release = claimDataDir(opts.dataDir);

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../config.js';
 import { APP_ROLE, assertAppRoleConfined, queryRows, wrapPostgres } from '../../db/client.js';
 import { seedDemoStudy } from '../../db/demo-study.js';
 import { auditChainHeads, auditEvents, users } from '../../db/schema/index.js';
@@ -144,6 +145,19 @@ describe('the application role at start-up', () => {
   it("the server accepts the app role and refuses to run with the owner's rights", async () => {
     await expect(assertAppRoleConfined(t.db)).resolves.toBeUndefined();
     await expect(t.asOwner((owner) => assertAppRoleConfined(owner))).rejects.toThrow(/can rewrite the audit trail/);
+  });
+
+  it('the role name, spliced into GRANT statements, must be a plain identifier (DATABASE_APP_ROLE)', () => {
+    expect(loadConfig({ DATA_DIR: '/tmp/x' }).databaseAppRole).toBe(APP_ROLE);
+    expect(loadConfig({ DATA_DIR: '/tmp/x', DATABASE_APP_ROLE: 'edc_app_site2' }).databaseAppRole).toBe(
+      'edc_app_site2',
+    );
+    expect(() => loadConfig({ DATA_DIR: '/tmp/x', DATABASE_APP_ROLE: 'edc; drop table audit_events' })).toThrow(
+      ConfigError,
+    );
+    expect(() => wrapPostgres('postgres://edc@127.0.0.1:1/edc', undefined, 'Edc-App')).toThrow(
+      /Invalid database role name/,
+    );
   });
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
