@@ -33,6 +33,8 @@ export interface CrfPatient {
   birth: string | null;
   age: number | null;
   mobile: string | null;
+  /** 身份证号 when the study records it; masked like name, birth and mobile without 查看患者身份信息. */
+  idNumber?: string | null;
   diseaseCode: string;
   openId: string | null;
   qrCode: string | null;

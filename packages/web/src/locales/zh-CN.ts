@@ -109,6 +109,7 @@ export const T = {
     birth: '出生日期',
     age: '年龄',
     mobile: '手机号',
+    idNumber: '身份证号',
     disease: '病种',
     dept: '所属中心',
     subjectState: '状态',

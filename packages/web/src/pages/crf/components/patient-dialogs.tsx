@@ -24,9 +24,11 @@ export function PatientInfoDialog({ subjectRecordId, open, onClose }: { subjectR
           <Descriptions.Item label={t.patientCode}>{p.identificationCode}</Descriptions.Item>
           <Descriptions.Item label={t.patientName}>{p.subjectName}</Descriptions.Item>
           <Descriptions.Item label={t.gender}>{t.genders[p.gender] ?? ''}</Descriptions.Item>
-          <Descriptions.Item label={t.birth}>{formatDate(p.birth, DATE_FORMAT)}</Descriptions.Item>
+          {/* A masked birth date (1960-**-**) is not a date: shown as the server sent it. */}
+          <Descriptions.Item label={t.birth}>{p.birth?.includes('*') ? p.birth : formatDate(p.birth, DATE_FORMAT)}</Descriptions.Item>
           <Descriptions.Item label={t.age}>{p.age ?? ''}</Descriptions.Item>
           <Descriptions.Item label={t.mobile}>{p.mobile ?? ''}</Descriptions.Item>
+          {p.idNumber ? <Descriptions.Item label={t.idNumber}>{p.idNumber}</Descriptions.Item> : null}
           <Descriptions.Item label={t.disease}>{p.diseaseCode}</Descriptions.Item>
           <Descriptions.Item label={t.dept}>{p.deptName ?? ''}</Descriptions.Item>
           <Descriptions.Item label={t.subjectState}>{t.subjectStates[p.state] ?? ''}</Descriptions.Item>
