@@ -85,7 +85,7 @@ describe('studies', () => {
       subjectCount: 0,
       myRole: { roleName: '项目管理员' },
     });
-    expect(mine.body.data.list[0].baseConfig.map((f: { name: string }) => f.name)).toEqual(['identificationCode', 'subjectName', 'gender', 'birth', 'age', 'mobile', 'diseaseCode']);
+    expect(mine.body.data.list[0].baseConfig.map((f: { name: string }) => f.name)).toEqual(['identificationCode', 'subjectName', 'gender', 'birth', 'age', 'mobile', 'idNumber', 'diseaseCode']);
     const other = await userWith('13100000002', ALL_STUDY_MENUS);
     expect((await t.call(other.token, 'GET', '/api/business/study/list')).body.data.total).toBe(0);
     expect((await t.call(other.token, 'GET', '/api/business/study/manage/list')).status).toBe(403);
