@@ -26,7 +26,7 @@ export function safeText(text: string | null | undefined, max: number): string |
   // Cut first: a cut can split a surrogate pair.
   return text
     .slice(0, max)
-    .replace(/\u0000/g, '')
+    .replaceAll('\u0000', '')
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 

@@ -1,5 +1,5 @@
 import { changedItemNames, MSG, reasonRequired, sameValue } from '@ecrf/core';
-import { FORM_STATE, type CrfDataRecord, type CrfSaveBody, type ItemIssue, type StaleRecord } from '../../api/crf.api';
+import { type CrfDataRecord, type CrfSaveBody, type ItemIssue, type StaleRecord } from '../../api/crf.api';
 import { ApiError } from '../../api/request';
 import { cellKey } from '../../crf';
 import { T } from '../../locales/zh-CN';
