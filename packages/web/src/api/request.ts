@@ -190,8 +190,7 @@ export type RequestOptions = Omit<AxiosRequestConfig, 'url' | 'method' | 'data'>
 
 /** JSON calls answer the envelope; a failed call rejects with ApiError after its message was shown. */
 export const http = {
-  get: <T>(url: string, options?: RequestOptions) =>
-    instance.get<ApiResult<T>>(url, options).then((res) => res.data),
+  get: <T>(url: string, options?: RequestOptions) => instance.get<ApiResult<T>>(url, options).then((res) => res.data),
   post: <T>(url: string, data?: unknown, options?: RequestOptions) =>
     instance.post<ApiResult<T>>(url, data, options).then((res) => res.data),
   put: <T>(url: string, data?: unknown, options?: RequestOptions) =>

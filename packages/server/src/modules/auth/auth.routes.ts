@@ -17,7 +17,9 @@ export function authRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '获取验证码' },
       // Each captcha is a stored answer: unbounded issuing would fill the store. Switched off,
       // nothing is stored and sign-in pages (browser tests among them) may ask freely.
-      config: ctx.config.captchaEnabled ? { rateLimit: { max: ctx.config.captchaRateLimitPerMinute, timeWindow: 60_000 } } : {},
+      config: ctx.config.captchaEnabled
+        ? { rateLimit: { max: ctx.config.captchaRateLimitPerMinute, timeWindow: 60_000 } }
+        : {},
     },
     async () => ok(await issueCaptcha(ctx)),
   );
@@ -45,11 +47,15 @@ export function authRoutes(app: App, ctx: AppContext) {
       const result = await auth
         .login(ctx, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] })
         .catch((err: unknown) => {
-          const retryAfter = err instanceof AppError ? (err.data as { retryAfter?: number } | null)?.retryAfter : undefined;
+          const retryAfter =
+            err instanceof AppError ? (err.data as { retryAfter?: number } | null)?.retryAfter : undefined;
           if (retryAfter) reply.header('retry-after', String(retryAfter));
           throw err;
         });
-      reply.header('set-cookie', fileCookieHeader(result.token, ctx.config.accessTokenSeconds, request.protocol === 'https'));
+      reply.header(
+        'set-cookie',
+        fileCookieHeader(result.token, ctx.config.accessTokenSeconds, request.protocol === 'https'),
+      );
       return ok(result, '登录成功');
     },
   );
@@ -62,7 +68,10 @@ export function authRoutes(app: App, ctx: AppContext) {
     },
     async (request, reply) => {
       const result = await auth.refresh(ctx, request.body.refreshToken);
-      reply.header('set-cookie', fileCookieHeader(result.token, ctx.config.accessTokenSeconds, request.protocol === 'https'));
+      reply.header(
+        'set-cookie',
+        fileCookieHeader(result.token, ctx.config.accessTokenSeconds, request.protocol === 'https'),
+      );
       return ok(result);
     },
   );
@@ -70,7 +79,11 @@ export function authRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/sys/logout',
     {
-      schema: { tags, summary: '退出登录', body: z.object({ refreshToken: z.string().max(200).optional() }).optional() },
+      schema: {
+        tags,
+        summary: '退出登录',
+        body: z.object({ refreshToken: z.string().max(200).optional() }).optional(),
+      },
       config: { module: '登录', action: '退出', allowWhilePasswordMustChange: true },
     },
     async (request, reply) => {

@@ -107,11 +107,13 @@ export async function receiveFile(ctx: AppContext, stream: Readable & { truncate
   });
   try {
     await pipeline(stream, meter, fs.createWriteStream(temp, { mode: 0o600 }));
-    if (stream.truncated || size > MAX_UPLOAD_BYTES) throw AppError.badRequest('file.too_large', '上传文件大小不能超过500MB!');
+    if (stream.truncated || size > MAX_UPLOAD_BYTES)
+      throw AppError.badRequest('file.too_large', '上传文件大小不能超过500MB!');
     if (size === 0) throw AppError.badRequest('file.empty', '文件为空');
     const detected = await fileTypeFromFile(temp);
     let contentType = detected?.mime as string | undefined;
-    if (!contentType && TEXT_EXTENSIONS.test(fileName) && (await looksLikeText(temp))) contentType = 'text/plain; charset=utf-8';
+    if (!contentType && TEXT_EXTENSIONS.test(fileName) && (await looksLikeText(temp)))
+      contentType = 'text/plain; charset=utf-8';
     if (!contentType || (!ALLOWED.has(contentType) && !contentType.startsWith('text/plain'))) {
       throw AppError.badRequest('file.type_refused', '不支持的文件类型');
     }
@@ -130,12 +132,17 @@ export async function recordFile(
   file: { fileKey: string; size: number; sha256: string; contentType: string },
   fileName: string,
 ) {
-  await ctx.db.insert(storedFiles).values({ ...file, studyId, fileName: fileName.slice(0, 255), createdBy: user.userId, createdAt: ctx.clock() });
+  await ctx.db
+    .insert(storedFiles)
+    .values({ ...file, studyId, fileName: fileName.slice(0, 255), createdBy: user.userId, createdAt: ctx.clock() });
   return { fileKey: file.fileKey, filePath: file.fileKey, fileName, size: file.size, contentType: file.contentType };
 }
 
 export async function studyOfFile(ctx: AppContext, fileKey: string) {
-  const [row] = await ctx.db.select({ studyId: storedFiles.studyId }).from(storedFiles).where(eq(storedFiles.fileKey, fileKey));
+  const [row] = await ctx.db
+    .select({ studyId: storedFiles.studyId })
+    .from(storedFiles)
+    .where(eq(storedFiles.fileKey, fileKey));
   return row?.studyId;
 }
 
@@ -152,9 +159,17 @@ export async function openFile(ctx: AppContext, fileKey: string) {
  * saved yet), and so may whoever may view a CRF whose live record refers to it. A member whose
  * study role grants no form sees no file.
  */
-export async function mayReadFile(ctx: AppContext, user: CurrentUser, access: StudyAccess, fileKey: string): Promise<boolean> {
+export async function mayReadFile(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  fileKey: string,
+): Promise<boolean> {
   if (access.all) return true;
-  const [file] = await ctx.db.select({ createdBy: storedFiles.createdBy }).from(storedFiles).where(eq(storedFiles.fileKey, fileKey));
+  const [file] = await ctx.db
+    .select({ createdBy: storedFiles.createdBy })
+    .from(storedFiles)
+    .where(eq(storedFiles.fileKey, fileKey));
   if (!file) return false;
   if (file.createdBy === user.userId) return true;
   const viewable = viewableCrfIds(access) ?? [];

@@ -67,10 +67,14 @@ export function FileUploadWidget({ id, value, disabled, onChange, onBlur, ariaLa
           icon={<DeleteOutlined />}
           aria-label={CRF_T.remove}
           onClick={() =>
-            confirmRemoveFile(ui, { title: CRF_T.confirmTitle, content: CRF_T.confirmRemoveFile, ok: CRF_T.ok, cancel: CRF_T.cancel }, () => {
-              onChange('');
-              onBlur();
-            })
+            confirmRemoveFile(
+              ui,
+              { title: CRF_T.confirmTitle, content: CRF_T.confirmRemoveFile, ok: CRF_T.ok, cancel: CRF_T.cancel },
+              () => {
+                onChange('');
+                onBlur();
+              },
+            )
           }
         />
       )}
