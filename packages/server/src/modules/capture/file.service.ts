@@ -107,13 +107,15 @@ export async function receiveFile(ctx: AppContext, stream: Readable & { truncate
   });
   try {
     await pipeline(stream, meter, fs.createWriteStream(temp, { mode: 0o600 }));
-    if (stream.truncated || size > MAX_UPLOAD_BYTES)
+    if (stream.truncated || size > MAX_UPLOAD_BYTES) {
       throw AppError.badRequest('file.too_large', '上传文件大小不能超过500MB!');
+    }
     if (size === 0) throw AppError.badRequest('file.empty', '文件为空');
     const detected = await fileTypeFromFile(temp);
     let contentType = detected?.mime as string | undefined;
-    if (!contentType && TEXT_EXTENSIONS.test(fileName) && (await looksLikeText(temp)))
+    if (!contentType && TEXT_EXTENSIONS.test(fileName) && (await looksLikeText(temp))) {
       contentType = 'text/plain; charset=utf-8';
+    }
     if (!contentType || (!ALLOWED.has(contentType) && !contentType.startsWith('text/plain'))) {
       throw AppError.badRequest('file.type_refused', '不支持的文件类型');
     }
