@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { onTestFailed } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 export const ADMIN = '13800000000';
@@ -30,6 +31,10 @@ export interface Platform {
 /** The real server, built web app included, on an empty data directory of its own. */
 export async function startPlatform(): Promise<Platform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-e2e-'));
+  // The server serves its own copy of the built app: a build started meanwhile (another run in the same
+  // checkout) replaces the hashed chunks, and the pages still open would fail to load their next route.
+  const webDist = path.join(dataDir, 'web');
+  fs.cpSync(path.join(ROOT, 'packages', 'web', 'dist'), webDist, { recursive: true });
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
     cwd: ROOT,
@@ -38,6 +43,7 @@ export async function startPlatform(): Promise<Platform> {
       DATABASE_URL: '',
       REDIS_URL: '',
       DATA_DIR: dataDir,
+      WEB_DIST: webDist,
       PORT: String(port),
       HOST: '127.0.0.1',
       EDC_CAPTCHA: 'off',
@@ -93,7 +99,21 @@ export async function newPage(browser: Browser, baseUrl: string): Promise<Page> 
   const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
+  // A wait that runs out says only what it waited for; the page as it stood shows why (CI keeps .artifacts).
+  onTestFailed(async ({ task }) => {
+    if (!page.isClosed()) await screenshot(page, `failed-${task.name.slice(0, 60).replace(/[^\w\u4e00-\u9fff-]+/g, '_')}`);
+  });
   return page;
+}
+
+/**
+ * Waits until no antd popup, dialog or submenu is still opening. A click that lands while a dropdown or
+ * submenu is mid-animation can miss on a loaded machine: wait for this state, never for a fixed time.
+ */
+export async function settle(page: Page) {
+  await page.waitForFunction(
+    () => !document.querySelector('[class*="-appear-active"], [class*="-enter-active"], .ant-zoom-appear, .ant-zoom-enter'),
+  );
 }
 
 export async function screenshot(page: Page, name: string) {

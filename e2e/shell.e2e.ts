@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { ADMIN, INITIAL_PASSWORD, launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
+import { ADMIN, INITIAL_PASSWORD, launchBrowser, newPage, screenshot, settle, startPlatform, type Platform } from './harness.js';
 
 const ADMIN_PASSWORD = 'Admin@2024';
 const NURSE = '13912345678';
@@ -45,7 +45,13 @@ async function changeForcedPassword(page: Page, oldPassword: string, newPassword
 
 async function openMenu(page: Page, group: string, item: string) {
   const sider = page.locator('.app-sider');
-  if (!(await sider.getByText(item, { exact: true }).isVisible())) await sider.getByText(group, { exact: true }).click();
+  // Judge the group open or closed once the sider is there and still, not while the page is loading.
+  await sider.getByText(group, { exact: true }).waitFor();
+  await settle(page);
+  if (!(await sider.getByText(item, { exact: true }).isVisible())) {
+    await sider.getByText(group, { exact: true }).click();
+    await settle(page);
+  }
   await sider.getByText(item, { exact: true }).click();
   // The new page is on screen once its title shows (the previous one stays while it loads).
   await page.locator('.page-title:visible', { hasText: item }).waitFor();
@@ -103,6 +109,9 @@ describe('shell and system administration', () => {
     await openMenu(page, '系统管理', '用户管理');
     await page.getByRole('button', { name: '新增', exact: true }).click();
     const userDialog = page.getByRole('dialog');
+    // A click while the dialog still zooms in can land beside the button on a loaded machine.
+    await userDialog.waitFor();
+    await settle(page);
     await userDialog.getByRole('button', { name: '确定' }).click();
     for (const text of ['请输入用户名', '请输入密码', '请输入真实姓名', '请选择所属机构', '请选择所属职位']) {
       await userDialog.getByText(text).waitFor();
@@ -157,11 +166,13 @@ describe('shell and system administration', () => {
     expect(await tabs.allInnerTexts()).toEqual(['项目列表', '用户管理', '菜单管理']);
 
     await page.locator('.tab-strip').getByText('菜单管理', { exact: true }).click({ button: 'right' });
+    await settle(page);
     await page.getByRole('menuitem', { name: '关闭', exact: true }).click();
     await page.waitForURL('**/sys/user');
     expect(await tabs.allInnerTexts()).toEqual(['项目列表', '用户管理']);
 
     await page.locator('.tab-strip').getByText('用户管理', { exact: true }).click({ button: 'right' });
+    await settle(page);
     await page.getByRole('menuitem', { name: '关闭所有' }).click();
     await page.waitForURL('**/studyList');
     expect(await tabs.allInnerTexts()).toEqual(['项目列表']);

@@ -11,6 +11,7 @@ import {
   launchBrowser,
   newPage,
   screenshot,
+  settle,
   startPlatform,
   type Platform,
 } from './harness.js';
@@ -101,8 +102,12 @@ async function api<T>(page: Page, method: string, url: string, body?: unknown): 
 
 async function openMenu(page: Page, group: string, item: string) {
   const sider = page.locator('.app-sider');
+  // Judge the group open or closed once the sider is there and still, not while the page is loading.
+  await sider.getByText(group, { exact: true }).waitFor();
+  await settle(page);
   if (!(await sider.getByText(item, { exact: true }).isVisible())) {
     await sider.getByText(group, { exact: true }).click();
+    await settle(page);
   }
   await sider.getByText(item, { exact: true }).click();
   await page.locator('.page-title:visible', { hasText: item }).waitFor();
