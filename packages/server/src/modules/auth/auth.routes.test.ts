@@ -357,8 +357,9 @@ describe('tokens and sessions', () => {
     );
     const ok = answers.filter((r) => r.statusCode === 200);
     expect(ok.length).toBeLessThanOrEqual(1);
-    for (const winner of ok)
+    for (const winner of ok) {
       expect((await t.call(winner.json().data.token, 'GET', '/api/sys/login/getInfo')).status).toBe(401);
+    }
   });
 
   it('refreshes an access token and rotates the refresh token', async () => {
