@@ -36,11 +36,21 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: builtinModules.map((name) => ({ name, message: 'core is pure domain logic: no I/O, no node:* modules.' })),
+          paths: builtinModules.map((name) => ({
+            name,
+            message: 'core is pure domain logic: no I/O, no node:* modules.',
+          })),
           patterns: [
             { group: ['node:*'], message: 'core is pure domain logic: no I/O, no node:* modules.' },
             {
-              group: ['@ecrf/server', '@ecrf/server/*', '@ecrf/web', '@ecrf/web/*', '**/server/src/**', '**/web/src/**'],
+              group: [
+                '@ecrf/server',
+                '@ecrf/server/*',
+                '@ecrf/web',
+                '@ecrf/web/*',
+                '**/server/src/**',
+                '**/web/src/**',
+              ],
               message: 'core is shared by server and web and imports neither.',
             },
           ],
@@ -57,7 +67,8 @@ export default tseslint.config(
           patterns: [
             {
               group: ['drizzle-orm', 'drizzle-orm/*', '**/db/client*', '**/db/schema*', '**/db/schema/**'],
-              message: 'A route file declares the HTTP shape, the guards and one call into a service; the database belongs to the service.',
+              message:
+                'A route file declares the HTTP shape, the guards and one call into a service; the database belongs to the service.',
             },
           ],
         },

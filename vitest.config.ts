@@ -5,7 +5,14 @@ export default defineConfig({
     projects: [
       // Date rules must hold wherever the server or the browser runs: core runs under both zones.
       { test: { name: 'core', root: 'packages/core', include: ['src/**/*.test.ts'], env: { TZ: 'UTC' } } },
-      { test: { name: 'core-shanghai', root: 'packages/core', include: ['src/**/*.test.ts'], env: { TZ: 'Asia/Shanghai' } } },
+      {
+        test: {
+          name: 'core-shanghai',
+          root: 'packages/core',
+          include: ['src/**/*.test.ts'],
+          env: { TZ: 'Asia/Shanghai' },
+        },
+      },
       {
         test: {
           name: 'server',

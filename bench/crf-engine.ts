@@ -4,7 +4,14 @@
  * as a full re-evaluation and as the incremental one the renderer uses. Prints figures; no
  * thresholds here: compare runs over time. A frame at 60 Hz is 16.7 ms.
  */
-import { evaluateForm, lintDefinition, type CrfDefinition, type CrfNode, type EvaluationContext, type FormState } from '../packages/core/src/index.js';
+import {
+  evaluateForm,
+  lintDefinition,
+  type CrfDefinition,
+  type CrfNode,
+  type EvaluationContext,
+  type FormState,
+} from '../packages/core/src/index.js';
 
 const SECTIONS = 10;
 const PER_SECTION = 50;
@@ -43,7 +50,9 @@ function generate(): CrfDefinition {
         option.showIf = `q${n - 1} > 10 and q${n - 6} != 3`;
         showIf += 1;
       } else if (type === 'real' && i % 10 === 8 && checks < 20 && s % 2 === 0) {
-        option.checks = [{ expression: `q${n} >= q${n - 7}`, message: '应不小于前值', severity: i % 20 === 8 ? 'warning' : 'error' }];
+        option.checks = [
+          { expression: `q${n} >= q${n - 7}`, message: '应不小于前值', severity: i % 20 === 8 ? 'warning' : 'error' },
+        ];
         checks += 1;
       } else if (type === 'real' && i % 10 === 4) {
         option.trig = `q${n - 4}`;
@@ -54,7 +63,9 @@ function generate(): CrfDefinition {
     sections.push({ name: `s${s}`, title: `第${s + 1}部分`, type: 'section', option: {}, children });
   }
   const counts = { calc, showIf, checks };
-  console.log(`generated: ${SECTIONS * PER_SECTION} items, ${counts.calc} calc, ${counts.showIf} showIf, ${counts.checks} checks`);
+  console.log(
+    `generated: ${SECTIONS * PER_SECTION} items, ${counts.calc} calc, ${counts.showIf} showIf, ${counts.checks} checks`,
+  );
   return { title: '性能测试表单', option: {}, children: sections };
 }
 

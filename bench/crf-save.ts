@@ -28,7 +28,9 @@ const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const report = (label: string, samples: number[], seconds: number) => {
   const s = [...samples].sort((a, b) => a - b);
-  console.log(`  ${label.padEnd(34)} ${(samples.length / seconds).toFixed(0).padStart(6)} saves/s   p50 ${percentile(s, 0.5).toFixed(1)} ms   p99 ${percentile(s, 0.99).toFixed(1)} ms`);
+  console.log(
+    `  ${label.padEnd(34)} ${(samples.length / seconds).toFixed(0).padStart(6)} saves/s   p50 ${percentile(s, 0.5).toFixed(1)} ms   p99 ${percentile(s, 0.99).toFixed(1)} ms`,
+  );
 };
 
 async function run(kind: string, database: Database) {
@@ -37,7 +39,10 @@ async function run(kind: string, database: Database) {
   await seedDemoStudy(database.db);
   await database.db.update(users).set({ setPasswordMust: false });
   const clock = () => new Date();
-  const config = { ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: '/tmp/edc-bench' }), loginRateLimitPerMinute: 1_000_000 };
+  const config = {
+    ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: '/tmp/edc-bench' }),
+    loginRateLimitPerMinute: 1_000_000,
+  };
   const app = await buildApp({
     config,
     db: database.db,
@@ -56,16 +61,29 @@ async function run(kind: string, database: Database) {
     });
     return (await res.json()) as { code: number; data: any };
   };
-  const login = await (await fetch(`${base}/api/ignore/sys/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: '13800000000', password: 'Bench@123' }) })).json();
+  const login = await (
+    await fetch(`${base}/api/ignore/sys/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: '13800000000', password: 'Bench@123' }),
+    })
+  ).json();
   const token = login.data.token as string;
   const studyId = (await call(token, 'GET', '/api/business/study/list')).data.list[0].id as number;
-  const crfId = (await call(token, 'GET', `/api/system/crf/list?studyId=${studyId}`)).data.find((c: { title: string }) => c.title === '生命体征').id as number;
+  const crfId = (await call(token, 'GET', `/api/system/crf/list?studyId=${studyId}`)).data.find(
+    (c: { title: string }) => c.title === '生命体征',
+  ).id as number;
 
   console.log(`${kind}`);
   for (const clients of LEVELS) {
     const records: Array<{ subjectRecordId: number; crfDataRecordId?: number; version: number }> = [];
     for (let i = 0; i < clients; i++) {
-      const subject = await call(token, 'POST', '/api/business/subject', { studyId, subjectName: `压测${clients}-${i}`, gender: 1, diseaseCode: 'LSS' });
+      const subject = await call(token, 'POST', '/api/business/subject', {
+        studyId,
+        subjectName: `压测${clients}-${i}`,
+        gender: 1,
+        diseaseCode: 'LSS',
+      });
       records.push({ subjectRecordId: subject.data.subjectRecordId, version: 0 });
     }
     const samples: number[] = [];
@@ -94,7 +112,11 @@ async function run(kind: string, database: Database) {
   await app.close();
 
   // The same writes straight to the database: the ceiling the API stands against.
-  const [{ id }] = (await database.db.execute(sql`select id from crf_data_records limit 1`) as unknown as { rows: Array<{ id: number }> }).rows;
+  const [{ id }] = (
+    (await database.db.execute(sql`select id from crf_data_records limit 1`)) as unknown as {
+      rows: Array<{ id: number }>;
+    }
+  ).rows;
   for (const clients of LEVELS) {
     const samples: number[] = [];
     let remaining = SAVES_PER_LEVEL;
@@ -104,7 +126,9 @@ async function run(kind: string, database: Database) {
         while (remaining-- > 0) {
           const t0 = performance.now();
           await database.db.transaction(async (tx) => {
-            await tx.execute(sql`update crf_data_records set values = ${JSON.stringify({ sbp: '121', hr: '70' })}::jsonb, version = version + 1 where id = ${id}`);
+            await tx.execute(
+              sql`update crf_data_records set values = ${JSON.stringify({ sbp: '121', hr: '70' })}::jsonb, version = version + 1 where id = ${id}`,
+            );
             await tx.execute(sql`insert into audit_events (study_id, crf_data_record_id, action, item_name, old_value, new_value, user_id, user_name)
               values (1, ${id}, 'item.update', 'sbp', '"120"'::jsonb, '"121"'::jsonb, 1, 'bench')`);
           });

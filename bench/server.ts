@@ -13,7 +13,10 @@ import { createTokenService } from '../packages/server/src/modules/auth/token.se
 import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
 import { memoryStore } from '../packages/server/src/shared/kv.js';
 
-const config = { ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: '/tmp/edc-bench' }), loginRateLimitPerMinute: 1_000_000 };
+const config = {
+  ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: '/tmp/edc-bench' }),
+  loginRateLimitPerMinute: 1_000_000,
+};
 const database = wrapPglite(await PGlite.create());
 await database.migrate();
 await seed(database.db, { adminPassword: 'Bench@123', version: 'bench' });
@@ -45,7 +48,11 @@ async function time(n: number, fn: () => Promise<unknown>) {
 }
 
 const login = () =>
-  app.inject({ method: 'POST', url: '/api/ignore/sys/login', payload: { username: '13800000000', password: 'Bench@123' } });
+  app.inject({
+    method: 'POST',
+    url: '/api/ignore/sys/login',
+    payload: { username: '13800000000', password: 'Bench@123' },
+  });
 console.log(`sign-in (argon2id verify + session)   ${await time(30, login)}`);
 
 const token = (await login()).json().data.token as string;
@@ -62,7 +69,9 @@ const rows = Array.from({ length: 1000 }, (_, i) => ({
 }));
 const inserted = await database.db.insert(users).values(rows).returning({ userId: users.userId });
 await database.db.insert(userRoles).values(inserted.map((u) => ({ userId: u.userId, roleId: 1 })));
-console.log(`GET users page 1 of 1,001             ${await time(200, () => get('/api/system/users?pageNum=1&pageSize=10'))}`);
+console.log(
+  `GET users page 1 of 1,001             ${await time(200, () => get('/api/system/users?pageNum=1&pageSize=10'))}`,
+);
 console.log(`GET users filtered by name            ${await time(200, () => get('/api/system/users?name=用户99'))}`);
 console.log(`rss ${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MB`);
 

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { ADMIN, INITIAL_PASSWORD, launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
+import {
+  ADMIN,
+  INITIAL_PASSWORD,
+  launchBrowser,
+  newPage,
+  screenshot,
+  startPlatform,
+  type Platform,
+} from './harness.js';
 
 const ADMIN_PASSWORD = 'Admin@2024';
 const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
@@ -35,7 +43,12 @@ async function api<T>(method: string, path: string, token: string | null, body?:
 }
 
 async function login(password: string) {
-  return api<{ token: string; user: { userId: number } }>('POST', '/api/ignore/sys/login', null, { username: ADMIN, password, code: '', uuid: '' });
+  return api<{ token: string; user: { userId: number } }>('POST', '/api/ignore/sys/login', null, {
+    username: ADMIN,
+    password,
+    code: '',
+    uuid: '',
+  });
 }
 
 beforeAll(async () => {
@@ -46,17 +59,30 @@ beforeAll(async () => {
   // The administrator's first sign-in must replace the initial password; the patient is enrolled
   // through the API so that this suite tests the casebook, not the patient list.
   const first = await login(INITIAL_PASSWORD);
-  await api('PUT', '/api/system/user/password', first.token, { userId: first.user.userId, oldPassword: INITIAL_PASSWORD, newPassword: ADMIN_PASSWORD });
-  const { token } = await login(ADMIN_PASSWORD);
-  const studies = await api<{ list: Array<{ id: number; studyName: string }> }>('GET', '/api/business/study/list?pageNum=1&pageSize=50', token);
-  studyId = studies.list.find((s) => s.studyName === DEMO_STUDY)!.id;
-  const patient = await api<{ subjectRecordId: number; identificationCode: string }>('POST', '/api/business/subject', token, {
-    studyId,
-    subjectName: '张建国',
-    gender: 1,
-    birth: '1958-04-12',
-    diseaseCode: 'LSS',
+  await api('PUT', '/api/system/user/password', first.token, {
+    userId: first.user.userId,
+    oldPassword: INITIAL_PASSWORD,
+    newPassword: ADMIN_PASSWORD,
   });
+  const { token } = await login(ADMIN_PASSWORD);
+  const studies = await api<{ list: Array<{ id: number; studyName: string }> }>(
+    'GET',
+    '/api/business/study/list?pageNum=1&pageSize=50',
+    token,
+  );
+  studyId = studies.list.find((s) => s.studyName === DEMO_STUDY)!.id;
+  const patient = await api<{ subjectRecordId: number; identificationCode: string }>(
+    'POST',
+    '/api/business/subject',
+    token,
+    {
+      studyId,
+      subjectName: '张建国',
+      gender: 1,
+      birth: '1958-04-12',
+      diseaseCode: 'LSS',
+    },
+  );
   subjectRecordId = patient.subjectRecordId;
   identificationCode = patient.identificationCode;
 });
@@ -101,7 +127,10 @@ async function submit(page: Page) {
 
 /** Waits for antd's opening animations to end: on a loaded machine a click during the zoom can miss. */
 async function settled(page: Page) {
-  await page.waitForFunction(() => !document.querySelector('[class*="-appear-active"], [class*="-enter-active"], .ant-zoom-appear, .ant-zoom-enter'));
+  await page.waitForFunction(
+    () =>
+      !document.querySelector('[class*="-appear-active"], [class*="-enter-active"], .ant-zoom-appear, .ant-zoom-enter'),
+  );
 }
 
 async function fill(scope: Locator, label: string, value: string) {
@@ -311,7 +340,11 @@ describe('CRF page', () => {
 
     await row.getByRole('button', { name: '查看' }).click();
     await page.getByRole('dialog', { name: '质疑记录' }).getByText('核实无误').waitFor();
-    await page.getByRole('dialog', { name: '质疑记录' }).locator('.ant-modal-footer').getByRole('button', { name: '关闭', exact: true }).click();
+    await page
+      .getByRole('dialog', { name: '质疑记录' })
+      .locator('.ant-modal-footer')
+      .getByRole('button', { name: '关闭', exact: true })
+      .click();
 
     await row.getByRole('button', { name: '定位' }).click();
     await page.waitForURL(/\/crf\/\d+\?crfId=\d+&crfDataRecordId=\d+/);
@@ -469,7 +502,9 @@ describe('CRF page', () => {
     await screenshot(page, 'crf-sdv-mode');
     await page.locator('.top-bar').getByRole('button', { name: 'SDV' }).click();
     await panel.locator('.crf-item-row[data-item="dbp"] .crf-sdv-mark').waitFor();
-    expect(await panel.locator('.crf-item-row[data-item="sbp"] .crf-sdv-mark').getAttribute('aria-label')).toMatch(/^已核查：系统管理员/);
+    expect(await panel.locator('.crf-item-row[data-item="sbp"] .crf-sdv-mark').getAttribute('aria-label')).toMatch(
+      /^已核查：系统管理员/,
+    );
     await page.context().close();
   });
 
@@ -547,7 +582,11 @@ describe('CRF page', () => {
     expect(await form(page).getByLabel('血沉').inputValue()).toBe('20');
     await save(page);
     await messageText(page, '保存成功').waitFor();
-    const after = await api<{ crfDataRecord: { values: Record<string, unknown> } }>('GET', `/api/v3/business/crf/${subjectRecordId}?crfId=${crfId}`, token);
+    const after = await api<{ crfDataRecord: { values: Record<string, unknown> } }>(
+      'GET',
+      `/api/v3/business/crf/${subjectRecordId}?crfId=${crfId}`,
+      token,
+    );
     expect(after.crfDataRecord.values).toMatchObject({ esr: '20', wbc: '6.5' });
     await page.context().close();
   });
@@ -572,7 +611,10 @@ describe('CRF page', () => {
     await page.locator('.ant-dropdown:visible').getByText('系统质疑记录 1').click();
     const thread = page.getByRole('dialog', { name: '质疑记录' });
     await thread.locator('.ant-tag', { hasText: '系统' }).waitFor();
-    await thread.getByText(/收缩压(≥180 mmHg，请核实|高于参考范围，请核实)/).first().waitFor();
+    await thread
+      .getByText(/收缩压(≥180 mmHg，请核实|高于参考范围，请核实)/)
+      .first()
+      .waitFor();
     await screenshot(page, 'crf-system-query');
     await page.context().close();
   });

@@ -96,12 +96,18 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 export async function newPage(browser: Browser, baseUrl: string): Promise<Page> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: { width: 1440, height: 900 },
+    locale: 'zh-CN',
+  });
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   // A wait that runs out says only what it waited for; the page as it stood shows why (CI keeps .artifacts).
   onTestFailed(async ({ task }) => {
-    if (!page.isClosed()) await screenshot(page, `failed-${task.name.slice(0, 60).replace(/[^\w\u4e00-\u9fff-]+/g, '_')}`);
+    if (!page.isClosed()) {
+      await screenshot(page, `failed-${task.name.slice(0, 60).replace(/[^\w\u4e00-\u9fff-]+/g, '_')}`);
+    }
   });
   return page;
 }
@@ -112,7 +118,8 @@ export async function newPage(browser: Browser, baseUrl: string): Promise<Page> 
  */
 export async function settle(page: Page) {
   await page.waitForFunction(
-    () => !document.querySelector('[class*="-appear-active"], [class*="-enter-active"], .ant-zoom-appear, .ant-zoom-enter'),
+    () =>
+      !document.querySelector('[class*="-appear-active"], [class*="-enter-active"], .ant-zoom-appear, .ant-zoom-enter'),
   );
 }
 

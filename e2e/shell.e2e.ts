@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { ADMIN, INITIAL_PASSWORD, launchBrowser, newPage, screenshot, settle, startPlatform, type Platform } from './harness.js';
+import {
+  ADMIN,
+  INITIAL_PASSWORD,
+  launchBrowser,
+  newPage,
+  screenshot,
+  settle,
+  startPlatform,
+  type Platform,
+} from './harness.js';
 
 const ADMIN_PASSWORD = 'Admin@2024';
 const NURSE = '13912345678';

@@ -118,7 +118,13 @@ async function success(page: Page, text: string) {
 }
 
 /** Picks an option of the Select labelled `label` inside `scope` (a dialog or the page). */
-async function pick(page: Page, scope: ReturnType<Page['getByRole']> | Page, label: string, option: string, exact = true) {
+async function pick(
+  page: Page,
+  scope: ReturnType<Page['getByRole']> | Page,
+  label: string,
+  option: string,
+  exact = true,
+) {
   await scope.getByLabel(label, { exact: true }).click();
   await page.locator('.ant-select-dropdown:visible').getByTitle(option, { exact }).first().click();
 }
@@ -238,11 +244,7 @@ describe('studies and their setup', () => {
     await preview.getByText('sbp').first().waitFor();
     await page.keyboard.press('Escape');
 
-    await page
-      .getByRole('row')
-      .filter({ hasText: 'screening' })
-      .getByRole('button', { name: '版本记录' })
-      .click();
+    await page.getByRole('row').filter({ hasText: 'screening' }).getByRole('button', { name: '版本记录' }).click();
     const versions = page.getByRole('dialog', { name: '版本记录 · screening' });
     await versions.getByRole('row').filter({ hasText: '第 1 版' }).waitFor();
     await versions.getByRole('row').filter({ hasText: '第 2 版' }).waitFor();

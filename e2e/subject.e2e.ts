@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { ADMIN, INITIAL_PASSWORD, launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
+import {
+  ADMIN,
+  INITIAL_PASSWORD,
+  launchBrowser,
+  newPage,
+  screenshot,
+  startPlatform,
+  type Platform,
+} from './harness.js';
 
 const ADMIN_PASSWORD = 'Admin@2024';
 const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
@@ -76,7 +84,9 @@ function patientRow(page: Page, code: string): Locator {
 }
 
 async function figure(page: Page, label: string): Promise<string> {
-  return (await page.getByRole('group', { name: label, exact: true }).locator('.home-figure-value').textContent()) ?? '';
+  return (
+    (await page.getByRole('group', { name: label, exact: true }).locator('.home-figure-value').textContent()) ?? ''
+  );
 }
 
 describe('subjects', () => {
@@ -127,7 +137,9 @@ describe('subjects', () => {
     const row = patientRow(page, 'LSS-0001');
     await row.waitFor();
     const text = (await row.textContent()) ?? '';
-    for (const part of ['张三', '男', '13912345678', '腰椎管狭窄症', '0/0', '在组', '系统管理员']) expect(text).toContain(part);
+    for (const part of ['张三', '男', '13912345678', '腰椎管狭窄症', '0/0', '在组', '系统管理员']) {
+      expect(text).toContain(part);
+    }
     await screenshot(page, 'subject-list');
 
     // 录入 opens the patient's casebook on the CRF page; back on the list the patient is still there.
@@ -222,20 +234,43 @@ describe('subjects', () => {
   });
 
   it('PIPL: a CRC without 查看患者身份信息 sees the patient masked in the list and the dialog; an edit keeps the hidden values', async () => {
-    const admin = (await api<{ token: string }>(null, 'POST', '/api/ignore/sys/login', { username: ADMIN, password: ADMIN_PASSWORD })).data.token;
-    const studyId = (await api<{ list: Array<{ id: number }> }>(admin, 'GET', '/api/business/study/list')).data.list[0]!.id;
+    const admin = (
+      await api<{ token: string }>(null, 'POST', '/api/ignore/sys/login', { username: ADMIN, password: ADMIN_PASSWORD })
+    ).data.token;
+    const studyId = (await api<{ list: Array<{ id: number }> }>(admin, 'GET', '/api/business/study/list')).data.list[0]!
+      .id;
     const crc = '13600000001';
-    const user = await api<{ userId: number }>(admin, 'POST', '/api/system/user', { userName: crc, password: 'Crc@2024', name: '王护士', deptId: 1, roleIds: [1] });
+    const user = await api<{ userId: number }>(admin, 'POST', '/api/system/user', {
+      userName: crc,
+      password: 'Crc@2024',
+      name: '王护士',
+      deptId: 1,
+      roleIds: [1],
+    });
     expect(user.code, user.msg).toBe(200);
     // A system role without study:manage, so only the study role below decides what the CRC sees.
-    const role = await api<{ roleId: number }>(admin, 'POST', '/api/system/role', { roleName: '研究护士', roleKey: 'crc', menuIds: [] });
-    await api(admin, 'PUT', '/api/system/user', { userId: user.data.userId, userName: crc, name: '王护士', deptId: 1, roleIds: [role.data.roleId] });
+    const role = await api<{ roleId: number }>(admin, 'POST', '/api/system/role', {
+      roleName: '研究护士',
+      roleKey: 'crc',
+      menuIds: [],
+    });
+    await api(admin, 'PUT', '/api/system/user', {
+      userId: user.data.userId,
+      userName: crc,
+      name: '王护士',
+      deptId: 1,
+      roleIds: [role.data.roleId],
+    });
     const studyRole = await api<{ id: number }>(admin, 'POST', '/api/system/studyRole', {
       studyId,
       roleName: 'CRC',
       permissions: ['btn:business.subject.add', 'btn:business.subject.edit'],
     });
-    const staffed = await api(admin, 'POST', '/api/business/study_personnel', { studyId, userIds: [user.data.userId], studyRoleId: studyRole.data.id });
+    const staffed = await api(admin, 'POST', '/api/business/study_personnel', {
+      studyId,
+      userIds: [user.data.userId],
+      studyRoleId: studyRole.data.id,
+    });
     expect(staffed.code, staffed.msg).toBe(200);
 
     const page = await newPage(browser, platform.baseUrl);

@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MSG } from './messages.js';
-import {
-  isMobile,
-  passwordChangeSchema,
-  passwordLengthError,
-  userCreateSchema,
-  userNameSchema,
-} from './account.js';
+import { isMobile, passwordChangeSchema, passwordLengthError, userCreateSchema, userNameSchema } from './account.js';
 
 const firstMessage = (result: { success: boolean; error?: { issues: Array<{ message: string }> } }) =>
   result.success ? null : result.error!.issues[0]!.message;
@@ -71,7 +65,9 @@ describe('password change', () => {
   it('AUTH-15/AUTH-16/AUTH-17: original and new are required and must differ', () => {
     expect(firstMessage(passwordChangeSchema.safeParse({ newPassword: 'abcdef' }))).toBe(MSG.oldPasswordRequired);
     expect(firstMessage(passwordChangeSchema.safeParse({ oldPassword: 'abcdef' }))).toBe(MSG.passwordRequired);
-    expect(firstMessage(passwordChangeSchema.safeParse({ oldPassword: 'abcdef', newPassword: 'abcdef' }))).toBe(MSG.passwordSameAsOld);
+    expect(firstMessage(passwordChangeSchema.safeParse({ oldPassword: 'abcdef', newPassword: 'abcdef' }))).toBe(
+      MSG.passwordSameAsOld,
+    );
     expect(passwordChangeSchema.safeParse({ oldPassword: 'abcdef', newPassword: 'abcdeg' }).success).toBe(true);
   });
 });

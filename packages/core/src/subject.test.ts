@@ -15,7 +15,14 @@ import {
 } from './subject.js';
 
 const opts = { baseConfig: DEFAULT_BASE_CONFIG, today: '2026-11-22', serialNumbers: false, diseaseCodes: ['LSS'] };
-const valid = { identificationCode: 'P001', subjectName: '张三', gender: 1, diseaseCode: 'LSS', birth: '1960-05-01', mobile: '13912345678' };
+const valid = {
+  identificationCode: 'P001',
+  subjectName: '张三',
+  gender: 1,
+  diseaseCode: 'LSS',
+  birth: '1960-05-01',
+  mobile: '13912345678',
+};
 
 describe('patient rules', () => {
   it('SUBJ-11/SUBJ-13/SUBJ-14/SUBJ-15/SUBJ-16: required fields and mobile with the spec messages', () => {
@@ -100,7 +107,9 @@ describe('patient identifiers (PIPL)', () => {
         expect(isMaskOf('idNumber', maskIdNumber(stored), stored)).toBe(true);
         // A real number is never taken for a mask, even the stored one itself.
         expect(isMaskOf('idNumber', stored, stored)).toBe(false);
-        if (maskIdNumber(other) !== maskIdNumber(stored)) expect(isMaskOf('idNumber', maskIdNumber(other), stored)).toBe(false);
+        if (maskIdNumber(other) !== maskIdNumber(stored)) {
+          expect(isMaskOf('idNumber', maskIdNumber(other), stored)).toBe(false);
+        }
       }),
     );
     expect(isMaskOf('mobile', '138****0002', null)).toBe(false);
@@ -110,8 +119,12 @@ describe('patient identifiers (PIPL)', () => {
   it('the ID number is checked with the resident-ID rule (请输入正确的身份证号码)', () => {
     expect(subjectFieldErrors({ ...valid, idNumber: '11010519491231002X' }, opts)).toEqual({});
     expect(subjectFieldErrors({ ...valid, idNumber: '11010519491231002x' }, opts)).toEqual({});
-    expect(subjectFieldErrors({ ...valid, idNumber: '110105194912310021' }, opts).idNumber).toBe('请输入正确的身份证号码');
+    expect(subjectFieldErrors({ ...valid, idNumber: '110105194912310021' }, opts).idNumber).toBe(
+      '请输入正确的身份证号码',
+    );
     const required = opts.baseConfig.map((f) => (f.name === 'idNumber' ? { ...f, required: true } : f));
-    expect(subjectFieldErrors({ ...valid, idNumber: '' }, { ...opts, baseConfig: required }).idNumber).toBe('请输入身份证号码');
+    expect(subjectFieldErrors({ ...valid, idNumber: '' }, { ...opts, baseConfig: required }).idNumber).toBe(
+      '请输入身份证号码',
+    );
   });
 });

@@ -54,15 +54,19 @@ export function subjectFieldErrors(
   if (!opts.serialNumbers && blank(input.identificationCode)) errors.identificationCode = MSG.codeRequired;
   if (blank(input.subjectName)) errors.subjectName = MSG.subjectNameRequired;
   if (input.gender !== 0 && input.gender !== 1) errors.gender = MSG.genderRequired;
-  if (blank(input.diseaseCode) || !opts.diseaseCodes.includes(String(input.diseaseCode))) errors.diseaseCode = MSG.diseaseRequired;
+  if (blank(input.diseaseCode) || !opts.diseaseCodes.includes(String(input.diseaseCode))) {
+    errors.diseaseCode = MSG.diseaseRequired;
+  }
   if (!blank(input.mobile) && !MOBILE_PATTERN.test(String(input.mobile))) errors.mobile = MSG.subjectMobile;
   else if (blank(input.mobile) && required('mobile')) errors.mobile = MSG.subjectMobile;
-  if (!blank(input.idNumber) && !isResidentIdNumber(normalizeIdNumber(String(input.idNumber)))) errors.idNumber = MSG.subjectIdNumber;
-  else if (blank(input.idNumber) && required('idNumber')) errors.idNumber = MSG.subjectIdNumberRequired;
+  if (!blank(input.idNumber) && !isResidentIdNumber(normalizeIdNumber(String(input.idNumber)))) {
+    errors.idNumber = MSG.subjectIdNumber;
+  } else if (blank(input.idNumber) && required('idNumber')) errors.idNumber = MSG.subjectIdNumberRequired;
   if (!blank(input.birth)) {
     const birth = String(input.birth);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(birth) || Number.isNaN(Date.parse(`${birth}T00:00:00Z`))) errors.birth = '请输入正确的出生日期';
-    else if (birth > latestBirthDate(opts.today)) errors.birth = MSG.birthTooLate;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(birth) || Number.isNaN(Date.parse(`${birth}T00:00:00Z`))) {
+      errors.birth = '请输入正确的出生日期';
+    } else if (birth > latestBirthDate(opts.today)) errors.birth = MSG.birthTooLate;
   } else if (required('birth')) errors.birth = '请选择出生日期';
   return errors;
 }
@@ -82,7 +86,9 @@ function keepEnds(value: string, head: number, tail: number): string {
   const chars = Array.from(value);
   // Too short to keep both ends without giving most of it away: hide it all.
   if (chars.length <= head + tail) return STAR.repeat(chars.length);
-  return chars.slice(0, head).join('') + STAR.repeat(chars.length - head - tail) + chars.slice(chars.length - tail).join('');
+  return (
+    chars.slice(0, head).join('') + STAR.repeat(chars.length - head - tail) + chars.slice(chars.length - tail).join('')
+  );
 }
 
 /** `110105********002X`: region code and the last four kept. */

@@ -27,7 +27,11 @@ describe('configuration', () => {
   });
 
   it('treats an empty variable as unset', () => {
-    expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '', PORT: '' })).toMatchObject({ databaseUrl: undefined, redisUrl: undefined, port: 8080 });
+    expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '', PORT: '' })).toMatchObject({
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      port: 8080,
+    });
   });
 
   it('reads every variable', () => {
@@ -52,7 +56,8 @@ describe('configuration', () => {
   });
 
   it('stops with a message naming every bad variable', () => {
-    const bad = () => loadConfig({ PORT: 'eighty', EDC_CAPTCHA: 'maybe', DATABASE_URL: 'mysql://x', EDC_ADMIN_PASSWORD: '123' });
+    const bad = () =>
+      loadConfig({ PORT: 'eighty', EDC_CAPTCHA: 'maybe', DATABASE_URL: 'mysql://x', EDC_ADMIN_PASSWORD: '123' });
     expect(bad).toThrow(ConfigError);
     try {
       bad();

@@ -11,7 +11,8 @@ import { databaseStore, redisStore } from './shared/kv.js';
 import { createFieldCrypto, loadDataKey } from './shared/field-crypto.js';
 import { loadSigningSecret } from './shared/secret.js';
 
-const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 async function main() {
   let config;
@@ -49,7 +50,9 @@ async function main() {
       ? `${seeded.generatedAdminPassword} (generated; shown only now)`
       : 'from EDC_ADMIN_PASSWORD';
     // Printed once on purpose, to the console and not the log stream, so it lands in no log file.
-    console.log(`\n  Administrator created: user 13800000000, password ${password}.\n  The password must be changed at first sign-in.\n`);
+    console.log(
+      `\n  Administrator created: user 13800000000, password ${password}.\n  The password must be changed at first sign-in.\n`,
+    );
   }
 
   let closing = false;

@@ -6,11 +6,17 @@ const open = { noAuth: true };
 
 describe('navigation guard', () => {
   it('SHELL-09: with a token, /login redirects to the root', () => {
-    expect(decideNavigation({ hasToken: true, pathname: '/login', meta: open })).toEqual({ action: 'redirect', to: '/' });
+    expect(decideNavigation({ hasToken: true, pathname: '/login', meta: open })).toEqual({
+      action: 'redirect',
+      to: '/',
+    });
   });
 
   it("SHELL-10: with a token, the root redirects to /studyList, or to the user's own home", () => {
-    expect(decideNavigation({ hasToken: true, pathname: '/', meta: undefined })).toEqual({ action: 'redirect', to: '/studyList' });
+    expect(decideNavigation({ hasToken: true, pathname: '/', meta: undefined })).toEqual({
+      action: 'redirect',
+      to: '/studyList',
+    });
     expect(decideNavigation({ hasToken: true, pathname: '/', meta: undefined, homePath: '/sys/user' })).toEqual({
       action: 'redirect',
       to: '/sys/user',
@@ -31,7 +37,9 @@ describe('navigation guard', () => {
 
   it('SHELL-12: without a token, every other route redirects to /login', () => {
     for (const pathname of ['/', '/studyList', '/sys/user', '/project/3/subject', '/no/such/page']) {
-      expect(decideNavigation({ hasToken: false, pathname, meta: pathname === '/no/such/page' ? undefined : page })).toEqual({
+      expect(
+        decideNavigation({ hasToken: false, pathname, meta: pathname === '/no/such/page' ? undefined : page }),
+      ).toEqual({
         action: 'redirect',
         to: '/login',
       });
@@ -39,7 +47,10 @@ describe('navigation guard', () => {
   });
 
   it('SHELL-09: a trailing slash does not get around the rules', () => {
-    expect(decideNavigation({ hasToken: true, pathname: '/login/', meta: open })).toEqual({ action: 'redirect', to: '/' });
+    expect(decideNavigation({ hasToken: true, pathname: '/login/', meta: open })).toEqual({
+      action: 'redirect',
+      to: '/',
+    });
   });
 
   it('SHELL-08: the page title is the route title, or the default product title', () => {

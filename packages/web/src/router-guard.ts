@@ -52,7 +52,10 @@ export function pageTitle(meta: Pick<RouteMeta, 'title'> | undefined, productTit
 }
 
 /** The study id a navigation sets, or undefined when the route is not a study page. */
-export function studyIdOf(meta: Pick<RouteMeta, 'name'> | undefined, params: Record<string, string | undefined>): string | undefined {
+export function studyIdOf(
+  meta: Pick<RouteMeta, 'name'> | undefined,
+  params: Record<string, string | undefined>,
+): string | undefined {
   if (!meta?.name.includes('project')) return undefined;
   return params.id || undefined;
 }

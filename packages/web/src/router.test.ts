@@ -4,12 +4,40 @@ import { appRoutes, buildRoutes, pathOfRouteName } from './router';
 import type { RouteMeta } from './router-guard';
 
 const NAMES = [
-  'login', 'meil', 'studyList', 'project.home', 'project.subject', 'project.follow', 'project.follow.record',
-  'project.follow.plan', 'project.calendar', 'project.retrieval', 'project.randomization', 'project.randomlySelected',
-  'project.doubtList', 'project.weChat', 'project.wechat.disease', 'project.expert', 'project.department',
-  'project.consult', 'project.wxuser', 'project.medical', 'study.operation', 'study.list', 'study.config', 'study.crf',
-  'study.crfStage', 'study.crfStage.set', 'study.role', 'study.user', 'sys.organization', 'sys.role', 'sys.menu',
-  'sys.user', 'crf.record', 'crf.detail',
+  'login',
+  'meil',
+  'studyList',
+  'project.home',
+  'project.subject',
+  'project.follow',
+  'project.follow.record',
+  'project.follow.plan',
+  'project.calendar',
+  'project.retrieval',
+  'project.randomization',
+  'project.randomlySelected',
+  'project.doubtList',
+  'project.weChat',
+  'project.wechat.disease',
+  'project.expert',
+  'project.department',
+  'project.consult',
+  'project.wxuser',
+  'project.medical',
+  'study.operation',
+  'study.list',
+  'study.config',
+  'study.crf',
+  'study.crfStage',
+  'study.crfStage.set',
+  'study.role',
+  'study.user',
+  'sys.organization',
+  'sys.role',
+  'sys.menu',
+  'sys.user',
+  'crf.record',
+  'crf.detail',
 ];
 
 function metaAt(pathname: string): RouteMeta | undefined {
@@ -25,11 +53,22 @@ describe('route table', () => {
   });
 
   it('SHELL-02/SHELL-03: only login, meil and the study home need no authorization', () => {
-    expect(appRoutes.filter((r) => r.noAuth).map((r) => r.name).sort()).toEqual(['login', 'meil', 'project.home']);
+    expect(
+      appRoutes
+        .filter((r) => r.noAuth)
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['login', 'meil', 'project.home']);
   });
 
   it('SHELL-04/KNOW-02: project pages, the introduction pages included, use the project layout', () => {
-    for (const pathname of ['/project/3/subject', '/project/3/follow/record', '/project/3/wechat/disease', '/project/expert', '/project/medical']) {
+    for (const pathname of [
+      '/project/3/subject',
+      '/project/3/follow/record',
+      '/project/3/wechat/disease',
+      '/project/expert',
+      '/project/medical',
+    ]) {
       expect(metaAt(pathname)?.layout).toBe('project');
     }
   });

@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyRootFontSize, HEADER_HEIGHT, PRIMARY_COLOR, rootFontSize, SUB_MENU_BG, themeConfig, watchRootFontSize } from './theme';
+import {
+  applyRootFontSize,
+  HEADER_HEIGHT,
+  PRIMARY_COLOR,
+  rootFontSize,
+  SUB_MENU_BG,
+  themeConfig,
+  watchRootFontSize,
+} from './theme';
 
 function resizeTo(width: number) {
   Object.defineProperty(window, 'innerWidth', { configurable: true, value: width });

@@ -1,10 +1,4 @@
-import {
-  isRowType,
-  isValueType,
-  type CrfDefinition,
-  type CrfNode,
-  type CrossCheck,
-} from './crf-definition.schema.js';
+import { isRowType, isValueType, type CrfDefinition, type CrfNode, type CrossCheck } from './crf-definition.schema.js';
 import { compileExpression, ExpressionError, type CompiledExpression } from './expression/index.js';
 import { itemRule, type FieldRule } from './field-rules.js';
 import { choicesOf, indexList } from './options.js';
@@ -108,7 +102,9 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
   const byName = new Map<string, NodeInfo>();
 
   const rulesByTarget = new Map<string, { formula: string; path: string }>();
-  (definition.crfRules ?? []).forEach((rule, i) => rulesByTarget.set(rule.target, { formula: rule.formula, path: `crfRules[${i}].formula` }));
+  (definition.crfRules ?? []).forEach((rule, i) =>
+    rulesByTarget.set(rule.target, { formula: rule.formula, path: `crfRules[${i}].formula` }),
+  );
 
   const visit = (node: CrfNode, path: string, parent: NodeInfo | null, rowOwner: NodeInfo | null) => {
     const name = node.name || undefined;
@@ -121,8 +117,14 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
     const ruleFormula = name ? rulesByTarget.get(name) : undefined;
     let calc = compileSource(option.calc, `${path}.option.calc`, { name }, issues);
     if (ruleFormula) {
-      if (calc) issues.push({ severity: 'error', path: ruleFormula.path, name, message: `题目已有 calc，不能再由 crfRules 计算` });
-      else calc = compileSource(ruleFormula.formula, ruleFormula.path, { name }, issues);
+      if (calc) {
+        issues.push({
+          severity: 'error',
+          path: ruleFormula.path,
+          name,
+          message: `题目已有 calc，不能再由 crfRules 计算`,
+        });
+      } else calc = compileSource(ruleFormula.formula, ruleFormula.path, { name }, issues);
     }
     const triggers = parseTriggers(option);
     const showIf = compileSource(option.showIf, `${path}.option.showIf`, { name }, issues);
@@ -152,7 +154,12 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
     nodes.push(info);
     if (node.name) {
       if (byName.has(node.name)) {
-        issues.push({ severity: 'error', path, name, message: `题目名称重复：${node.name}（与 ${byName.get(node.name)!.path} 相同）` });
+        issues.push({
+          severity: 'error',
+          path,
+          name,
+          message: `题目名称重复：${node.name}（与 ${byName.get(node.name)!.path} 相同）`,
+        });
       } else {
         byName.set(node.name, info);
       }
@@ -167,7 +174,11 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
 
   for (const target of rulesByTarget.keys()) {
     if (!byName.has(target)) {
-      issues.push({ severity: 'error', path: rulesByTarget.get(target)!.path.replace('.formula', '.target'), message: `crfRules 的目标题目不存在：${target}` });
+      issues.push({
+        severity: 'error',
+        path: rulesByTarget.get(target)!.path.replace('.formula', '.target'),
+        message: `crfRules 的目标题目不存在：${target}`,
+      });
     }
   }
 
@@ -183,7 +194,14 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
       if (info.node.name) unit.names.push(info.node.name);
       continue;
     }
-    const unit: Unit = { id: units.length, root: info, rowMembers: [], names: info.node.name ? [info.node.name] : [], successors: new Set(), checkReaders: new Set() };
+    const unit: Unit = {
+      id: units.length,
+      root: info,
+      rowMembers: [],
+      names: info.node.name ? [info.node.name] : [],
+      successors: new Set(),
+      checkReaders: new Set(),
+    };
     units.push(unit);
     unitOfNode.set(info, unit);
   }
@@ -214,7 +232,12 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
     (u) => [...predecessors.get(u)!].sort((a, b) => a.id - b.id),
     (cycle) => {
       const names = cycle.map((u) => u.root.node.name || u.root.path);
-      issues.push({ severity: 'error', path: cycle[0]!.root.path, name: cycle[0]!.root.node.name || undefined, message: `计算或显示条件存在循环依赖：${names.join(' → ')}` });
+      issues.push({
+        severity: 'error',
+        path: cycle[0]!.root.path,
+        name: cycle[0]!.root.node.name || undefined,
+        message: `计算或显示条件存在循环依赖：${names.join(' → ')}`,
+      });
     },
   );
 
@@ -237,15 +260,32 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
         }),
       ],
       (cycle) => {
-        issues.push({ severity: 'error', path: cycle[0]!.path, name: cycle[0]!.node.name || undefined, message: `计算或显示条件存在循环依赖：${cycle.map((m) => m.node.name || m.path).join(' → ')}` });
+        issues.push({
+          severity: 'error',
+          path: cycle[0]!.path,
+          name: cycle[0]!.node.name || undefined,
+          message: `计算或显示条件存在循环依赖：${cycle.map((m) => m.node.name || m.path).join(' → ')}`,
+        });
       },
     );
     const selfRef = members.find((m) => m.valueDeps.includes(m.node.name) && m.node.name !== '');
-    if (selfRef) issues.push({ severity: 'error', path: selfRef.path, name: selfRef.node.name, message: `计算或显示条件引用了题目自身：${selfRef.node.name}` });
+    if (selfRef) {
+      issues.push({
+        severity: 'error',
+        path: selfRef.path,
+        name: selfRef.node.name,
+        message: `计算或显示条件引用了题目自身：${selfRef.node.name}`,
+      });
+    }
   }
   for (const info of nodes) {
     if (!info.rowOwner && info.node.name && info.valueDeps.includes(info.node.name)) {
-      issues.push({ severity: 'error', path: info.path, name: info.node.name, message: `计算或显示条件引用了题目自身：${info.node.name}` });
+      issues.push({
+        severity: 'error',
+        path: info.path,
+        name: info.node.name,
+        message: `计算或显示条件引用了题目自身：${info.node.name}`,
+      });
     }
   }
 
@@ -279,28 +319,56 @@ function checkReferences(nodes: NodeInfo[], byName: ReadonlyMap<string, NodeInfo
   for (const info of nodes) {
     const { node, path } = info;
     const name = node.name || undefined;
-    const triggers = [...(info.triggers.trig ? [{ t: info.triggers.trig, field: 'trig' }] : []), ...info.triggers.trigex.map((t) => ({ t, field: 'trigex' }))];
+    const triggers = [
+      ...(info.triggers.trig ? [{ t: info.triggers.trig, field: 'trig' }] : []),
+      ...info.triggers.trigex.map((t) => ({ t, field: 'trigex' })),
+    ];
     for (const { t, field } of triggers) {
       const source = byName.get(t.name);
       if (!source) {
-        issues.push({ severity: 'error', path: `${path}.option.${field}`, name, message: `触发条件引用的题目不存在：${t.name}` });
+        issues.push({
+          severity: 'error',
+          path: `${path}.option.${field}`,
+          name,
+          message: `触发条件引用的题目不存在：${t.name}`,
+        });
         continue;
       }
       const count = choicesOf(source.node.option).length;
       if (count === 0) {
-        issues.push({ severity: 'error', path: `${path}.option.${field}`, name, message: `触发条件引用的题目 ${t.name} 没有选项` });
+        issues.push({
+          severity: 'error',
+          path: `${path}.option.${field}`,
+          name,
+          message: `触发条件引用的题目 ${t.name} 没有选项`,
+        });
         continue;
       }
       if (field === 'trig' && t.indexes.length === 0) {
-        issues.push({ severity: 'error', path: `${path}.option.tindex`, name, message: `触发条件缺少选项序号（tindex）` });
+        issues.push({
+          severity: 'error',
+          path: `${path}.option.tindex`,
+          name,
+          message: `触发条件缺少选项序号（tindex）`,
+        });
       }
       for (const index of t.indexes) {
         if (!Number.isInteger(index) || index < 0 || index >= count) {
-          issues.push({ severity: 'error', path: `${path}.option.${field === 'trig' ? 'tindex' : 'trigex'}`, name, message: `触发条件的选项序号 ${Number.isNaN(index) ? '无效' : index} 超出题目 ${t.name} 的选项范围（0 到 ${count - 1}）` });
+          issues.push({
+            severity: 'error',
+            path: `${path}.option.${field === 'trig' ? 'tindex' : 'trigex'}`,
+            name,
+            message: `触发条件的选项序号 ${Number.isNaN(index) ? '无效' : index} 超出题目 ${t.name} 的选项范围（0 到 ${count - 1}）`,
+          });
         }
       }
       if (source.rowOwner && source.rowOwner !== info.rowOwner) {
-        issues.push({ severity: 'error', path: `${path}.option.${field}`, name, message: `触发条件不能引用其他列表组中的题目：${t.name}` });
+        issues.push({
+          severity: 'error',
+          path: `${path}.option.${field}`,
+          name,
+          message: `触发条件不能引用其他列表组中的题目：${t.name}`,
+        });
       }
     }
     const expressions: Array<[string, CompiledExpression | null]> = [
@@ -310,14 +378,31 @@ function checkReferences(nodes: NodeInfo[], byName: ReadonlyMap<string, NodeInfo
     ];
     for (const [field, compiled] of expressions) {
       for (const dep of compiled?.dependencies ?? []) {
-        if (!byName.has(dep)) issues.push({ severity: 'error', path: `${path}.option.${field}`, name, message: `表达式引用的题目不存在：${dep}` });
+        if (!byName.has(dep)) {
+          issues.push({
+            severity: 'error',
+            path: `${path}.option.${field}`,
+            name,
+            message: `表达式引用的题目不存在：${dep}`,
+          });
+        }
       }
     }
     if (info.calc && !isValueType(node.type)) {
-      issues.push({ severity: 'error', path: `${path}.option.calc`, name, message: `${node.type} 类型的节点没有值，不能计算` });
+      issues.push({
+        severity: 'error',
+        path: `${path}.option.calc`,
+        name,
+        message: `${node.type} 类型的节点没有值，不能计算`,
+      });
     }
     if (info.calc && isRowType(node.type)) {
-      issues.push({ severity: 'error', path: `${path}.option.calc`, name, message: `${node.type} 类型的题目不能由表达式计算` });
+      issues.push({
+        severity: 'error',
+        path: `${path}.option.calc`,
+        name,
+        message: `${node.type} 类型的题目不能由表达式计算`,
+      });
     }
   }
 }

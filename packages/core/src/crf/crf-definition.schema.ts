@@ -45,7 +45,8 @@ export const CHOICE_TYPES = ['checkbox', 'radio', 'select', 'multiSelect'] as co
 export const DATE_TYPES = ['date', 'datetime', 'partialDate'] as const satisfies readonly ItemType[];
 export const NUMERIC_TYPES = ['int', 'real', 'number', 'slider'] as const satisfies readonly ItemType[];
 
-const has = <T extends string>(list: readonly T[], type: string): type is T => (list as readonly string[]).includes(type);
+const has = <T extends string>(list: readonly T[], type: string): type is T =>
+  (list as readonly string[]).includes(type);
 export const isContainerType = (t: ItemType) => has(CONTAINER_TYPES, t);
 export const isRowType = (t: ItemType) => has(ROW_TYPES, t);
 export const isChoiceType = (t: ItemType) => has(CHOICE_TYPES, t);

@@ -87,7 +87,9 @@ export function parseDateTime(text: string): DateTimeParts | null {
     minute: Number(m[5] ?? 0),
     second: Number(m[6] ?? 0),
   };
-  if (parts.month < 1 || parts.month > 12 || parts.day < 1 || parts.day > daysInMonth(parts.year, parts.month)) return null;
+  if (parts.month < 1 || parts.month > 12 || parts.day < 1 || parts.day > daysInMonth(parts.year, parts.month)) {
+    return null;
+  }
   if (parts.hour > 23 || parts.minute > 59 || parts.second > 59) return null;
   return parts;
 }

@@ -20,8 +20,10 @@ const base = {
   dbp: '80',
 };
 
-const evaluate = (values: Record<string, unknown>, ctx: EvaluationContext = context) => evaluateForm(definition, deepFreeze({ ...values }), ctx);
-const errorsOf = (values: Record<string, unknown>) => evaluate(values).errors.map((e) => `${e.item}${e.row === undefined ? '' : `[${e.row}]`}: ${e.message}`);
+const evaluate = (values: Record<string, unknown>, ctx: EvaluationContext = context) =>
+  evaluateForm(definition, deepFreeze({ ...values }), ctx);
+const errorsOf = (values: Record<string, unknown>) =>
+  evaluate(values).errors.map((e) => `${e.item}${e.row === undefined ? '' : `[${e.row}]`}: ${e.message}`);
 
 describe('evaluateForm', () => {
   it('the fixture passes the linter', () => {
@@ -64,7 +66,9 @@ describe('evaluateForm', () => {
     expect(noDiabetes.values.dm_years).toBeUndefined();
     const child = evaluate({ ...base, birth: '2015-01-01', disease: ['2'], dm_years: '5', meds: [{ drug: 'x' }] });
     expect(child.items.age!.value).toBe('9');
-    for (const key of ['history', 'disease', 'dm_group', 'dm_years', 'meds', 'total_daily']) expect(child.items[key]!.visible).toBe(false);
+    for (const key of ['history', 'disease', 'dm_group', 'dm_years', 'meds', 'total_daily']) {
+      expect(child.items[key]!.visible).toBe(false);
+    }
     expect(child.values.disease).toBeUndefined();
     expect(child.values.meds).toBeUndefined();
   });
@@ -130,8 +134,12 @@ describe('evaluateForm', () => {
     expect(errorsOf({ ...base, sample_time: '08:30:00' })).toEqual([`sample_time: ${CRF_MSG.timeInvalid}`]);
     expect(errorsOf({ ...base, pain: '7' })).toEqual([]);
     expect(errorsOf({ ...base, pain: 11 })).toEqual([`pain: ${CRF_MSG.sliderOutOfRange(0, 10)}`]);
-    expect(errorsOf({ ...base, labs: [{ lab_name: 'ALT', lab_value: '35', lab_time: '2024-06-01 08:00:00' }] })).toEqual([]);
-    expect(errorsOf({ ...base, labs: [{ lab_time: '2024-06-UK 08:00:00' }] })).toEqual([`lab_time[0]: ${CRF_MSG.dateInvalid}`]);
+    expect(
+      errorsOf({ ...base, labs: [{ lab_name: 'ALT', lab_value: '35', lab_time: '2024-06-01 08:00:00' }] }),
+    ).toEqual([]);
+    expect(errorsOf({ ...base, labs: [{ lab_time: '2024-06-UK 08:00:00' }] })).toEqual([
+      `lab_time[0]: ${CRF_MSG.dateInvalid}`,
+    ]);
   });
 
   it('VIS-05: the range indicator follows the subject gender', () => {
@@ -153,7 +161,9 @@ describe('evaluateForm', () => {
   it('VIS-07/VIS-09: operate mode and missing save/submit permissions make every item read-only', () => {
     expect(evaluate(base).items.weight!.readOnly).toBe(false);
     expect(evaluate(base, { ...context, operate: true }).items.weight!.readOnly).toBe(true);
-    expect(evaluate(base, { ...context, editable: isFormEditable(['business.crf.view']) }).items.weight!.readOnly).toBe(true);
+    expect(evaluate(base, { ...context, editable: isFormEditable(['business.crf.view']) }).items.weight!.readOnly).toBe(
+      true,
+    );
     expect(isFormEditable(['business.crf.save'])).toBe(true);
     expect(isFormEditable(['business.crf.submit'])).toBe(true);
     expect(isFormEditable(['*:*:*'])).toBe(true);
@@ -167,10 +177,18 @@ describe('evaluateForm', () => {
   });
 
   it('CONV-05..CONV-08: stored shapes come back canonical', () => {
-    const state = evaluate({ ...base, disease: '["1","2"]', drugs_allergy: ['pen'], ecg: '["https://oss.example.cn/images/a.jpg"]', meds: '[{"drug":"x","dose":2}]' });
+    const state = evaluate({
+      ...base,
+      disease: '["1","2"]',
+      drugs_allergy: ['pen'],
+      ecg: '["https://oss.example.cn/images/a.jpg"]',
+      meds: '[{"drug":"x","dose":2}]',
+    });
     expect(state.values.disease).toEqual(['1', '2']);
     expect(state.values.drugs_allergy).toBe('pen');
-    expect(JSON.parse(state.values.ecg as string)).toEqual([{ uploadTime: '', remarks: '', dialogImgUrl: 'https://oss.example.cn/images/a.jpg' }]);
+    expect(JSON.parse(state.values.ecg as string)).toEqual([
+      { uploadTime: '', remarks: '', dialogImgUrl: 'https://oss.example.cn/images/a.jpg' },
+    ]);
     expect(state.values.meds).toEqual([{ drug: 'x', dose: '2' }]);
   });
 
@@ -178,7 +196,10 @@ describe('evaluateForm', () => {
     const values = deepFreeze({ ...base, meds: [{ drug: 'x', dose: '1', times: '2' }] });
     const first = evaluateForm(definition, values, context);
     const snapshot = JSON.stringify(first);
-    const second = evaluateForm(definition, { ...values, weight: '80' }, context, { previous: first, changed: ['weight'] });
+    const second = evaluateForm(definition, { ...values, weight: '80' }, context, {
+      previous: first,
+      changed: ['weight'],
+    });
     expect(JSON.stringify(first)).toBe(snapshot);
     expect(JSON.stringify(definition)).toBe(JSON.stringify(baselineCrf()));
     expect(second.values.bmi).toBe('26.1');
@@ -186,7 +207,10 @@ describe('evaluateForm', () => {
 
   it('re-evaluates only what depends on a change and shares the rest', () => {
     const first = evaluate(base);
-    const second = evaluateForm(definition, { ...base, weight: '80' }, context, { previous: first, changed: ['weight'] });
+    const second = evaluateForm(definition, { ...base, weight: '80' }, context, {
+      previous: first,
+      changed: ['weight'],
+    });
     expect(second.items.bmi).not.toBe(first.items.bmi);
     expect(second.items.sex).toBe(first.items.sex);
     expect(second.items.age).toBe(first.items.age);
@@ -194,7 +218,21 @@ describe('evaluateForm', () => {
 });
 
 describe('evaluateForm (properties)', () => {
-  const field = fc.constantFrom('sex', 'birth', 'weight', 'height', 'sbp', 'dbp', 'pregnant', 'disease', 'disease_addition', 'dm_years', 'meds', 'hb', 'pain');
+  const field = fc.constantFrom(
+    'sex',
+    'birth',
+    'weight',
+    'height',
+    'sbp',
+    'dbp',
+    'pregnant',
+    'disease',
+    'disease_addition',
+    'dm_years',
+    'meds',
+    'hb',
+    'pain',
+  );
   const value = fc.oneof(
     fc.constantFrom('', '1', '2', '0', '99', ['99'], '1980-01-01', '2015-05-05', '70', '175', '300', 'abc', '12.5'),
     fc.constant(['1', '2']),
@@ -232,21 +270,47 @@ describe('stored extras', () => {
         option: {},
         children: [
           { name: 'val', title: '结果', type: 'real', option: { units: 'mmol/L,mg/dL' }, children: [] },
-          { name: 'kind', title: '类型', type: 'radio', option: { optionsValue: '1,2', optionsText: '常规,其他', addition: '请注明', additionIndex: '1' }, children: [] },
+          {
+            name: 'kind',
+            title: '类型',
+            type: 'radio',
+            option: { optionsValue: '1,2', optionsText: '常规,其他', addition: '请注明', additionIndex: '1' },
+            children: [],
+          },
         ],
       },
     ],
   } as unknown as CrfDefinition;
 
   it('WID-08: keeps the unit chosen in a unit selector, top level and in rows, and drops an unknown unit', () => {
-    const state = evaluateForm(def, { hb: '12.5', hb_unit: 'g/dL', labs: [{ val: '5', val_unit: 'mg/dL' }, { val: '6', val_unit: 'furlongs' }] }, { now: new Date('2026-11-22T00:00:00Z') });
+    const state = evaluateForm(
+      def,
+      {
+        hb: '12.5',
+        hb_unit: 'g/dL',
+        labs: [
+          { val: '5', val_unit: 'mg/dL' },
+          { val: '6', val_unit: 'furlongs' },
+        ],
+      },
+      { now: new Date('2026-11-22T00:00:00Z') },
+    );
     expect(state.values.hb_unit).toBe('g/dL');
     expect((state.values.labs as Array<Record<string, unknown>>)[0]!.val_unit).toBe('mg/dL');
     expect((state.values.labs as Array<Record<string, unknown>>)[1]!.val_unit).toBeUndefined();
   });
 
   it('keeps the addition text of a row choice whose addition shows', () => {
-    const state = evaluateForm(def, { labs: [{ kind: '2', kind_addition: '外院' }, { kind: '1', kind_addition: '不该保留' }] }, { now: new Date('2026-11-22T00:00:00Z') });
+    const state = evaluateForm(
+      def,
+      {
+        labs: [
+          { kind: '2', kind_addition: '外院' },
+          { kind: '1', kind_addition: '不该保留' },
+        ],
+      },
+      { now: new Date('2026-11-22T00:00:00Z') },
+    );
     const rows = state.values.labs as Array<Record<string, unknown>>;
     expect(rows[0]!.kind_addition).toBe('外院');
     expect(rows[1]!.kind_addition).toBeUndefined();

@@ -7,7 +7,14 @@ import { toValue, truthy, type ExpressionEnv, type Value } from './expression/in
 import { isEmptyValue, validateField } from './field-rules.js';
 import { sliderRange } from './layout.js';
 import { choicesOf, isOn, unitsOf } from './options.js';
-import { dateDirectionError, dateFormatOf, isValidTime, nowForFormat, parsePartialDate, timeFormatOf } from './partial-date.js';
+import {
+  dateDirectionError,
+  dateFormatOf,
+  isValidTime,
+  nowForFormat,
+  parsePartialDate,
+  timeFormatOf,
+} from './partial-date.js';
 import { hasReferenceRange, rangeIndicator, type Gender } from './reference-range.js';
 import { convertValue, formatCalculated, parseConverterRule } from './value-converter.js';
 import { normalizeValue, readChoiceList, readRows, type RowValues } from './value-shapes.js';
@@ -174,7 +181,9 @@ export function evaluateForm(
     if (!state) continue;
     collect(info.node.name || info.key, state, undefined, undefined, errors, warnings);
     state.rows?.forEach((row, i) => {
-      for (const [childKey, childState] of Object.entries(row)) collect(childKey, childState, info.node.name, i, errors, warnings);
+      for (const [childKey, childState] of Object.entries(row)) {
+        collect(childKey, childState, info.node.name, i, errors, warnings);
+      }
     });
   }
   const state: FormState = { items: run.items, values: run.effective, errors, warnings, valid: errors.length === 0 };
@@ -182,7 +191,14 @@ export function evaluateForm(
   return state;
 }
 
-function collect(item: string, state: ItemState, container: string | undefined, row: number | undefined, errors: FormIssue[], warnings: FormIssue[]) {
+function collect(
+  item: string,
+  state: ItemState,
+  container: string | undefined,
+  row: number | undefined,
+  errors: FormIssue[],
+  warnings: FormIssue[],
+) {
   const where = container === undefined ? { item } : { item, container, row };
   for (const message of state.errors) errors.push({ ...where, message, severity: 'error' });
   for (const message of state.warnings) warnings.push({ ...where, message, severity: 'warning' });
@@ -247,7 +263,9 @@ function evaluateUnit(run: Run, unit: Unit) {
     const state = evaluateItem(run, info, visible, raw, run.env);
     run.items[info.key] = state;
     if (name && state.value !== undefined) run.effective[name] = state.value;
-    if (name && state.additionVisible && Object.hasOwn(run.input, additionKey(name))) run.effective[additionKey(name)] = run.input[additionKey(name)];
+    if (name && state.additionVisible && Object.hasOwn(run.input, additionKey(name))) {
+      run.effective[additionKey(name)] = run.input[additionKey(name)];
+    }
     const unit = visible ? chosenUnit(info, run.input) : undefined;
     if (name && unit) run.effective[unitKey(name)] = unit;
     return;
@@ -279,7 +297,9 @@ function evaluateUnit(run: Run, unit: Unit) {
       const memberState = evaluateItem(run, member, memberVisible, childName ? rowIn[childName] : undefined, rowEnv);
       rowStates[member.key] = memberState;
       if (childName && memberState.value !== undefined) rowOut[childName] = memberState.value;
-      if (childName && memberState.additionVisible && Object.hasOwn(rowIn, additionKey(childName))) rowOut[additionKey(childName)] = rowIn[additionKey(childName)];
+      if (childName && memberState.additionVisible && Object.hasOwn(rowIn, additionKey(childName))) {
+        rowOut[additionKey(childName)] = rowIn[additionKey(childName)];
+      }
       const rowUnit = memberVisible ? chosenUnit(member, rowIn) : undefined;
       if (childName && rowUnit) rowOut[unitKey(childName)] = rowUnit;
     }
@@ -306,7 +326,8 @@ function baseState(run: Run, info: NodeInfo, visible: boolean): ItemState {
     key: info.key,
     visible,
     required: visible && info.rule.required === true && isValueType(info.node.type),
-    readOnly: run.context.editable === false || run.context.operate === true || isOn(option.readOnly) || info.calc !== null,
+    readOnly:
+      run.context.editable === false || run.context.operate === true || isOn(option.readOnly) || info.calc !== null,
     value: undefined,
     calculated: false,
     errors: [],
@@ -356,7 +377,9 @@ function evaluateItem(run: Run, info: NodeInfo, visible: boolean, raw: unknown, 
       for (const { check, expression } of info.checks) {
         const verdict = expression.evaluate(env);
         // An undecidable check (blank inputs) raises nothing until the data is there.
-        if (verdict !== null && !truthy(verdict)) (check.severity === 'warning' ? state.warnings : state.errors).push(check.message);
+        if (verdict !== null && !truthy(verdict)) {
+          (check.severity === 'warning' ? state.warnings : state.errors).push(check.message);
+        }
       }
     });
   }
@@ -404,10 +427,21 @@ export function initialValues(definition: CrfDefinition, context: EvaluationCont
   for (const info of compiled.nodes) {
     const { node } = info;
     const dv = node.option.defaultValue;
-    if (info.rowOwner || !node.name || dv === undefined || dv === '' || !isValueType(node.type) || isRowType(node.type)) continue;
+    if (
+      info.rowOwner ||
+      !node.name ||
+      dv === undefined ||
+      dv === '' ||
+      !isValueType(node.type) ||
+      isRowType(node.type)
+    ) {
+      continue;
+    }
     if (dv === 'now') {
       if (isDateType(node.type)) out[node.name] = nowForFormat(dateFormatOf(node), context.now, context.timeZone);
-      else if (node.type === 'time') out[node.name] = nowString(context.now, context.timeZone).slice(11, 11 + timeFormatOf(node).length);
+      else if (node.type === 'time') {
+        out[node.name] = nowString(context.now, context.timeZone).slice(11, 11 + timeFormatOf(node).length);
+      }
       continue;
     }
     out[node.name] = normalizeValue(node, node.type === 'checkbox' ? String(dv) : dv);

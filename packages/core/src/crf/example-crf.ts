@@ -1,6 +1,12 @@
 import type { CrfDefinition, CrfNode } from './crf-definition.schema.js';
 
-const item = (type: CrfNode['type'], name: string, title: string, option: CrfNode['option'] = {}, children: CrfNode[] = []): CrfNode => ({
+const item = (
+  type: CrfNode['type'],
+  name: string,
+  title: string,
+  option: CrfNode['option'] = {},
+  children: CrfNode[] = [],
+): CrfNode => ({
   name,
   title,
   type,
@@ -19,7 +25,12 @@ export function exampleCrf(): CrfDefinition {
     children: [
       item('section', 'vs', '生命体征', { crfCols: 2 }, [
         item('title', '', '以下由研究者填写', { showStyle: 'color: #099dad' }),
-        item('checkbox', 'history', '既往史', { optionsValue: '1,2,3,99', optionsText: '糖尿病,高血压,冠心病,其他', addition: '请注明', additionIndex: '3' }),
+        item('checkbox', 'history', '既往史', {
+          optionsValue: '1,2,3,99',
+          optionsText: '糖尿病,高血压,冠心病,其他',
+          addition: '请注明',
+          additionIndex: '3',
+        }),
         item('group', 'dm', '糖尿病', { trigex: 'history:0' }, [item('int', 'dm_years', '病程', { units: '年' })]),
         item('listGroup', 'meds', '合并用药', {}, [
           item('input', 'drug', '药物', { required: 1 }),
@@ -48,7 +59,14 @@ export function exampleCrf(): CrfDefinition {
           ],
         }),
         item('int', 'dbp', '舒张压', { units: 'mmHg' }),
-        item('real', 'hb', '血红蛋白', { units: 'g/L', validate: { precision: 1 }, refValueMaleMin: 130, refValueMaleMax: 175, refValueFemaleMin: 115, refValueFemaleMax: 150 }),
+        item('real', 'hb', '血红蛋白', {
+          units: 'g/L',
+          validate: { precision: 1 },
+          refValueMaleMin: 130,
+          refValueMaleMax: 175,
+          refValueFemaleMin: 115,
+          refValueFemaleMax: 150,
+        }),
         item('text', 'investigator', '研究者'),
         item('real', 'weight', '体重', { units: 'kg' }),
         item('real', 'height', '身高', { units: 'cm' }),

@@ -2,9 +2,22 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CrfNode } from './crf-definition.schema.js';
 import { CRF_MSG } from './crf-messages.js';
-import { FIELD_RULE_TRIGGERS, isResidentIdNumber, itemRule, residentIdCheckChar, validateField, type FieldRule } from './field-rules.js';
+import {
+  FIELD_RULE_TRIGGERS,
+  isResidentIdNumber,
+  itemRule,
+  residentIdCheckChar,
+  validateField,
+  type FieldRule,
+} from './field-rules.js';
 
-const node = (type: CrfNode['type'], option: CrfNode['option'] = {}): CrfNode => ({ name: 'x', title: 'X', type, option, children: [] });
+const node = (type: CrfNode['type'], option: CrfNode['option'] = {}): CrfNode => ({
+  name: 'x',
+  title: 'X',
+  type,
+  option,
+  children: [],
+});
 
 describe('form-field helper (forms §5)', () => {
   it.each<[string, unknown, FieldRule, string | null]>([
@@ -39,7 +52,12 @@ describe('form-field helper (forms §5)', () => {
     ['VAL-09: too long', '张三李四王', { max: 4 }, CRF_MSG.tooLong(4)],
     ['VAL-10: pattern passes', 'AB-12', { pattern: '^[A-Z]{2}-\\d+$' }, null],
     ['VAL-10: pattern fails', 'ab-12', { pattern: '^[A-Z]{2}-\\d+$' }, CRF_MSG.pattern],
-    ['VAL-11: errorMsg replaces the required message', '', { required: true, errorMsg: '请填写收缩压' }, '请填写收缩压'],
+    [
+      'VAL-11: errorMsg replaces the required message',
+      '',
+      { required: true, errorMsg: '请填写收缩压' },
+      '请填写收缩压',
+    ],
     ['VAL-11: errorMsg replaces the type message', 'x', { type: 'int', errorMsg: '收缩压应为整数' }, '收缩压应为整数'],
     ['VAL-11: errorMsg is not shown when valid', '120', { type: 'int', errorMsg: '收缩压应为整数' }, null],
   ])('%s', (_title, value, rule, expected) => {
@@ -51,15 +69,32 @@ describe('form-field helper (forms §5)', () => {
   });
 
   it('VAL-13/VAL-14/VAL-01/WID-11: per-item rules come from type and option', () => {
-    expect(itemRule(node('int', { required: 1, validate: { min: '0', max: 300 } }))).toMatchObject({ required: true, type: 'int', min: 0, max: 300 });
+    expect(itemRule(node('int', { required: 1, validate: { min: '0', max: 300 } }))).toMatchObject({
+      required: true,
+      type: 'int',
+      min: 0,
+      max: 300,
+    });
     expect(itemRule(node('real', { validate: { precision: 1 } }))).toMatchObject({ type: 'float', precision: 1 });
-    expect(itemRule(node('input', { validate: { type: 'idcard' }, validationEx: '^1', validationErrorMsg: '身份证号不正确' }))).toMatchObject({
+    expect(
+      itemRule(
+        node('input', { validate: { type: 'idcard' }, validationEx: '^1', validationErrorMsg: '身份证号不正确' }),
+      ),
+    ).toMatchObject({
       type: 'idcard',
       pattern: '^1',
       errorMsg: '身份证号不正确',
     });
-    expect(itemRule(node('radio', { required: '1', optionsValue: '1,2' }))).toMatchObject({ required: true, hasOptions: true, min: null });
-    expect(itemRule(node('date', { required: true, validate: { min: 1 } }))).toMatchObject({ required: true, hasOptions: false, min: null });
+    expect(itemRule(node('radio', { required: '1', optionsValue: '1,2' }))).toMatchObject({
+      required: true,
+      hasOptions: true,
+      min: null,
+    });
+    expect(itemRule(node('date', { required: true, validate: { min: 1 } }))).toMatchObject({
+      required: true,
+      hasOptions: false,
+      min: null,
+    });
     expect(itemRule(node('text', { required: 0 })).required).toBe(false);
   });
 });
@@ -79,15 +114,20 @@ describe('resident ID checksum (properties)', () => {
 
   it('VAL-08: any other check character fails, and so does a changed digit', () => {
     fc.assert(
-      fc.property(first17, fc.constantFrom(...'0123456789X'), fc.integer({ min: 0, max: 16 }), (body, other, position) => {
-        const check = residentIdCheckChar(body);
-        fc.pre(other !== check);
-        expect(isResidentIdNumber(body + other)).toBe(false);
-        const digit = Number(body[position]);
-        const changed = body.slice(0, position) + String((digit + 1) % 10) + body.slice(position + 1);
-        // Weights are all non-zero mod 11, so a single changed digit always changes the check character.
-        expect(isResidentIdNumber(changed + check)).toBe(false);
-      }),
+      fc.property(
+        first17,
+        fc.constantFrom(...'0123456789X'),
+        fc.integer({ min: 0, max: 16 }),
+        (body, other, position) => {
+          const check = residentIdCheckChar(body);
+          fc.pre(other !== check);
+          expect(isResidentIdNumber(body + other)).toBe(false);
+          const digit = Number(body[position]);
+          const changed = body.slice(0, position) + String((digit + 1) % 10) + body.slice(position + 1);
+          // Weights are all non-zero mod 11, so a single changed digit always changes the check character.
+          expect(isResidentIdNumber(changed + check)).toBe(false);
+        },
+      ),
     );
   });
 

@@ -25,7 +25,8 @@ export const FIELD_RULE_TRIGGERS = ['blur', 'change'] as const;
 
 const INT = /^[+-]?\d+$/;
 const FLOAT = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
-const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 /** GB 11643-1999: weights of the first 17 digits and the check character for each remainder mod 11. */
 const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
@@ -132,8 +133,14 @@ export function validateField(value: unknown, rule: FieldRule): string | null {
 export function itemRule(node: CrfNode): FieldRule {
   const { option, type } = node;
   const choice = isChoiceType(type) || hasChoices(option);
-  const bounded = isValueType(type) && !choice && !isDateType(type) && !isRowType(type) && !['slider', 'time', 'imageUpload', 'videoUpload', 'fileUpload'].includes(type);
-  const fieldType: FieldType = option.validate?.type ?? (type === 'int' ? 'int' : type === 'real' || type === 'number' ? 'float' : 'string');
+  const bounded =
+    isValueType(type) &&
+    !choice &&
+    !isDateType(type) &&
+    !isRowType(type) &&
+    !['slider', 'time', 'imageUpload', 'videoUpload', 'fileUpload'].includes(type);
+  const fieldType: FieldType =
+    option.validate?.type ?? (type === 'int' ? 'int' : type === 'real' || type === 'number' ? 'float' : 'string');
   const precision = toNumber(option.validate?.precision);
   return {
     required: isOn(option.required),

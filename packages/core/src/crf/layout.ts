@@ -28,7 +28,10 @@ export function tableColumnMinWidth(node: CrfNode): number {
  * share of 24 (forms §9). cols defaults to 1 and crfCols to 1 (one item per row); the span is
  * at least 1 and at most 24.
  */
-export function gridSpan(cols: number | string | undefined | null, crfCols: number | string | undefined | null): number {
+export function gridSpan(
+  cols: number | string | undefined | null,
+  crfCols: number | string | undefined | null,
+): number {
   const c = toNumber(cols ?? null);
   const per = toNumber(crfCols ?? null);
   const share = (c !== null && c > 0 ? c : 1) / (per !== null && per > 0 ? per : 1);

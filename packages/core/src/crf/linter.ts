@@ -30,7 +30,18 @@ export interface LintResult {
 const zhCN = z.locales.zhCN();
 const NAME = /^[\p{L}_][\p{L}\p{N}_]*$/u;
 const SHOW_STYLES = new Set(['tag', 'pop', 'display', 'open', 'form', 'list', 'table', 'pastTime', 'futureTime']);
-const NUMERIC_OPTIONS = ['width', 'cols', 'crfCols', 'valueMin', 'valueMax', 'valueStep', 'refValueMaleMin', 'refValueMaleMax', 'refValueFemaleMin', 'refValueFemaleMax'] as const;
+const NUMERIC_OPTIONS = [
+  'width',
+  'cols',
+  'crfCols',
+  'valueMin',
+  'valueMax',
+  'valueStep',
+  'refValueMaleMin',
+  'refValueMaleMax',
+  'refValueFemaleMin',
+  'refValueFemaleMax',
+] as const;
 
 function zodPath(path: readonly PropertyKey[]): string {
   let out = '';
@@ -85,14 +96,22 @@ export function lintDefinition(input: unknown): LintResult {
 function lintNode(node: CrfNode, path: string, issues: DefinitionIssue[]) {
   const name = node.name || undefined;
   const option = node.option;
-  const error = (field: string, message: string) => issues.push({ severity: 'error', path: field ? `${path}.${field}` : path, name, message });
-  const warn = (field: string, message: string) => issues.push({ severity: 'warning', path: field ? `${path}.${field}` : path, name, message });
+  const error = (field: string, message: string) =>
+    issues.push({ severity: 'error', path: field ? `${path}.${field}` : path, name, message });
+  const warn = (field: string, message: string) =>
+    issues.push({ severity: 'warning', path: field ? `${path}.${field}` : path, name, message });
 
   if (isValueType(node.type) && !node.name) error('name', '题目缺少名称（name）');
-  if (node.name && !NAME.test(node.name)) error('name', `题目名称只能由字母、数字、下划线组成且不能以数字开头：${node.name}`);
+  if (node.name && !NAME.test(node.name)) {
+    error('name', `题目名称只能由字母、数字、下划线组成且不能以数字开头：${node.name}`);
+  }
   if (isValueType(node.type) && !node.title && !option.title) warn('title', '题目缺少标题');
-  if (node.children.length > 0 && !canHaveChildren(node.type)) error('children', `${node.type} 类型的题目不能包含子题目`);
-  if (isRowType(node.type) && node.children.length === 0) error('children', `${node.type === 'table' ? '表格' : '列表组'}至少需要一列`);
+  if (node.children.length > 0 && !canHaveChildren(node.type)) {
+    error('children', `${node.type} 类型的题目不能包含子题目`);
+  }
+  if (isRowType(node.type) && node.children.length === 0) {
+    error('children', `${node.type === 'table' ? '表格' : '列表组'}至少需要一列`);
+  }
 
   for (const key of Object.keys(option)) {
     if (!KNOWN_OPTION_KEYS.has(key)) warn(`option.${key}`, `未知的选项字段 ${key}，将原样保留`);
@@ -103,13 +122,17 @@ function lintNode(node: CrfNode, path: string, issues: DefinitionIssue[]) {
   }
   for (const key of ['min', 'max', 'precision'] as const) {
     const v = option.validate?.[key];
-    if (v !== undefined && v !== '' && toNumber(v) === null) error(`option.validate.${key}`, `validate.${key} 必须是数字：${String(v)}`);
+    if (v !== undefined && v !== '' && toNumber(v) === null) {
+      error(`option.validate.${key}`, `validate.${key} 必须是数字：${String(v)}`);
+    }
   }
   const min = toNumber(option.validate?.min);
   const max = toNumber(option.validate?.max);
   if (min !== null && max !== null && min > max) error('option.validate', `最小值 ${min} 大于最大值 ${max}`);
   const precision = toNumber(option.validate?.precision);
-  if (precision !== null && (!Number.isInteger(precision) || precision < 0)) error('option.validate.precision', '小数位数必须是非负整数');
+  if (precision !== null && (!Number.isInteger(precision) || precision < 0)) {
+    error('option.validate.precision', '小数位数必须是非负整数');
+  }
 
   for (const [low, high, label] of [
     ['refValueMaleMin', 'refValueMaleMax', '男性'],
@@ -130,7 +153,9 @@ function lintNode(node: CrfNode, path: string, issues: DefinitionIssue[]) {
   const values = splitList(option.optionsValue);
   const texts = splitList(option.optionsText);
   if (isChoiceType(node.type) && values.length === 0) error('option.optionsValue', '选择题缺少选项（optionsValue）');
-  if (texts.length > 0 && texts.length !== values.length) error('option.optionsText', `选项文字数（${texts.length}）与选项值数（${values.length}）不一致`);
+  if (texts.length > 0 && texts.length !== values.length) {
+    error('option.optionsText', `选项文字数（${texts.length}）与选项值数（${values.length}）不一致`);
+  }
   if (values.some((v) => v === '')) error('option.optionsValue', '选项值不能为空');
   const seen = new Set<string>();
   for (const v of values) {
@@ -138,17 +163,31 @@ function lintNode(node: CrfNode, path: string, issues: DefinitionIssue[]) {
     seen.add(v);
   }
   for (const index of indexList(option.additionIndex)) {
-    if (index >= values.length) error('option.additionIndex', `附加项的选项序号 ${index} 超出选项范围（0 到 ${values.length - 1}）`);
+    if (index >= values.length) {
+      error('option.additionIndex', `附加项的选项序号 ${index} 超出选项范围（0 到 ${values.length - 1}）`);
+    }
   }
-  if (option.additionIndex !== undefined && String(option.additionIndex).trim() !== '' && indexList(option.additionIndex).length !== splitList(option.additionIndex).length) {
+  if (
+    option.additionIndex !== undefined &&
+    String(option.additionIndex).trim() !== '' &&
+    indexList(option.additionIndex).length !== splitList(option.additionIndex).length
+  ) {
     error('option.additionIndex', `附加项的选项序号无效：${String(option.additionIndex)}`);
   }
-  if (option.trig && (option.tindex === undefined || String(option.tindex).trim() === '')) error('option.tindex', '设置了 trig 但缺少 tindex');
-  if (option.tindex !== undefined && String(option.tindex).trim() !== '' && indexList(option.tindex).length !== splitList(option.tindex).length) {
+  if (option.trig && (option.tindex === undefined || String(option.tindex).trim() === '')) {
+    error('option.tindex', '设置了 trig 但缺少 tindex');
+  }
+  if (
+    option.tindex !== undefined &&
+    String(option.tindex).trim() !== '' &&
+    indexList(option.tindex).length !== splitList(option.tindex).length
+  ) {
     error('option.tindex', `tindex 必须是逗号分隔的选项序号：${String(option.tindex)}`);
   }
 
-  if (option.validationEx && compilePattern(option.validationEx) === null) error('option.validationEx', `正则表达式无效：${option.validationEx}`);
+  if (option.validationEx && compilePattern(option.validationEx) === null) {
+    error('option.validationEx', `正则表达式无效：${option.validationEx}`);
+  }
 
   if (option.format) {
     if (node.type === 'int' || node.type === 'real' || node.type === 'number') {
@@ -166,15 +205,21 @@ function lintNode(node: CrfNode, path: string, issues: DefinitionIssue[]) {
 
   const dv = option.defaultValue;
   if (dv !== undefined && dv !== '' && dv !== 'now') {
-    if (isDateType(node.type) && !isValidPartialDate(String(dv), dateFormatOf(node))) error('option.defaultValue', `默认值不是有效日期：${dv}`);
+    if (isDateType(node.type) && !isValidPartialDate(String(dv), dateFormatOf(node))) {
+      error('option.defaultValue', `默认值不是有效日期：${dv}`);
+    }
     if (isChoiceType(node.type)) {
       const allowed = new Set(choicesOf(option).map((c) => c.value));
       for (const v of splitList(dv)) if (!allowed.has(v)) error('option.defaultValue', `默认值不在选项中：${v}`);
     }
   }
-  if (dv === 'now' && !isDateType(node.type) && node.type !== 'time') error('option.defaultValue', '只有日期和时间题目可以使用默认值 now');
+  if (dv === 'now' && !isDateType(node.type) && node.type !== 'time') {
+    error('option.defaultValue', '只有日期和时间题目可以使用默认值 now');
+  }
 
-  if (option.showStyle && node.type !== 'title' && !SHOW_STYLES.has(option.showStyle)) warn('option.showStyle', `未知的 showStyle：${option.showStyle}`);
+  if (option.showStyle && node.type !== 'title' && !SHOW_STYLES.has(option.showStyle)) {
+    warn('option.showStyle', `未知的 showStyle：${option.showStyle}`);
+  }
   if ((option.showStyle === 'pastTime' || option.showStyle === 'futureTime') && !isDateType(node.type)) {
     error('option.showStyle', `${option.showStyle} 只能用于日期题目`);
   }

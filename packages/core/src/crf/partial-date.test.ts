@@ -18,7 +18,13 @@ import {
   type DateFormat,
 } from './partial-date.js';
 
-const node = (type: CrfNode['type'], option: CrfNode['option'] = {}): CrfNode => ({ name: 'd', title: 'D', type, option, children: [] });
+const node = (type: CrfNode['type'], option: CrfNode['option'] = {}): CrfNode => ({
+  name: 'd',
+  title: 'D',
+  type,
+  option,
+  children: [],
+});
 
 describe('partial dates (forms §5)', () => {
   it.each<[string, string, DateFormat, boolean]>([
@@ -64,7 +70,14 @@ describe('partial dates (forms §5)', () => {
   });
 
   it('DATE-01/DATE-04: the format comes from format, itemType or type', () => {
-    expect(DATE_FORMATS).toEqual(['yyyy', 'yyyy-MM', 'yyyy-MM-dd', 'yyyy-MM-dd HH', 'yyyy-MM-dd HH:mm', 'yyyy-MM-dd HH:mm:ss']);
+    expect(DATE_FORMATS).toEqual([
+      'yyyy',
+      'yyyy-MM',
+      'yyyy-MM-dd',
+      'yyyy-MM-dd HH',
+      'yyyy-MM-dd HH:mm',
+      'yyyy-MM-dd HH:mm:ss',
+    ]);
     expect(dateFormatOf(node('date'))).toBe('yyyy-MM-dd');
     expect(dateFormatOf(node('date', { itemType: 'datetime' }))).toBe('yyyy-MM-dd HH:mm:ss');
     expect(dateFormatOf(node('datetime'))).toBe('yyyy-MM-dd HH:mm:ss');
@@ -146,14 +159,17 @@ describe('partial dates (properties)', () => {
 
   it('DATE-06/DATE-07: a whole date is never both in the future and in the past', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2100-12-31T00:00:00Z'), noInvalidDate: true }), (date) => {
-        const text = date.toISOString().slice(0, 10);
-        const parsed = parsePartialDate(text)!;
-        const future = dateDirectionError(parsed, 'pastTime', '2024-06-15') === 'future';
-        const past = dateDirectionError(parsed, 'futureTime', '2024-06-15') === 'past';
-        expect(future).toBe(text > '2024-06-15');
-        expect(past).toBe(text < '2024-06-15');
-      }),
+      fc.property(
+        fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2100-12-31T00:00:00Z'), noInvalidDate: true }),
+        (date) => {
+          const text = date.toISOString().slice(0, 10);
+          const parsed = parsePartialDate(text)!;
+          const future = dateDirectionError(parsed, 'pastTime', '2024-06-15') === 'future';
+          const past = dateDirectionError(parsed, 'futureTime', '2024-06-15') === 'past';
+          expect(future).toBe(text > '2024-06-15');
+          expect(past).toBe(text < '2024-06-15');
+        },
+      ),
     );
   });
 });

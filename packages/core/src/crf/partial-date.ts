@@ -6,7 +6,14 @@ export const UNKNOWN_YEAR = 'UKUK';
 export const UNKNOWN_PART = 'UK';
 export const YEAR_MIN = 1900;
 export const YEAR_MAX = 2100;
-export const DATE_FORMATS = ['yyyy', 'yyyy-MM', 'yyyy-MM-dd', 'yyyy-MM-dd HH', 'yyyy-MM-dd HH:mm', 'yyyy-MM-dd HH:mm:ss'] as const;
+export const DATE_FORMATS = [
+  'yyyy',
+  'yyyy-MM',
+  'yyyy-MM-dd',
+  'yyyy-MM-dd HH',
+  'yyyy-MM-dd HH:mm',
+  'yyyy-MM-dd HH:mm:ss',
+] as const;
 export type DateFormat = (typeof DATE_FORMATS)[number];
 export const DEFAULT_DATE_FORMAT: DateFormat = 'yyyy-MM-dd';
 export const DEFAULT_DATETIME_FORMAT: DateFormat = 'yyyy-MM-dd HH:mm:ss';
@@ -53,14 +60,19 @@ function patternFor(format: DateFormat, allowUnknown: boolean): RegExp {
   return re;
 }
 
-const part = (text: string | undefined): number | null => (text === undefined || text.startsWith('UK') ? null : Number(text));
+const part = (text: string | undefined): number | null =>
+  text === undefined || text.startsWith('UK') ? null : Number(text);
 
 /**
  * Reads typed date text in a format. UKUK and UK stand for an unknown year, month or day; known
  * parts must be in range: year 1900–2100, month 1–12, day 1–31 and, where the month is known, no
  * later than its last day (29 for February of an unknown year). Null when the text is not valid.
  */
-export function parsePartialDate(text: string, format: DateFormat = DEFAULT_DATE_FORMAT, allowUnknown = true): PartialDate | null {
+export function parsePartialDate(
+  text: string,
+  format: DateFormat = DEFAULT_DATE_FORMAT,
+  allowUnknown = true,
+): PartialDate | null {
   const m = patternFor(format, allowUnknown).exec(text);
   if (!m) return null;
   const date: PartialDate = {
@@ -83,7 +95,11 @@ export function parsePartialDate(text: string, format: DateFormat = DEFAULT_DATE
   return date;
 }
 
-export function isValidPartialDate(text: string, format: DateFormat = DEFAULT_DATE_FORMAT, allowUnknown = true): boolean {
+export function isValidPartialDate(
+  text: string,
+  format: DateFormat = DEFAULT_DATE_FORMAT,
+  allowUnknown = true,
+): boolean {
   return parsePartialDate(text, format, allowUnknown) !== null;
 }
 
@@ -115,7 +131,11 @@ export function partialDateBounds(date: PartialDate): { earliest: string; latest
  * pastTime forbids future dates and futureTime past ones (forms §5). A partial date breaks the rule
  * only when every date it could stand for does; today itself is neither past nor future.
  */
-export function dateDirectionError(date: PartialDate, showStyle: string | undefined, today: string): 'future' | 'past' | null {
+export function dateDirectionError(
+  date: PartialDate,
+  showStyle: string | undefined,
+  today: string,
+): 'future' | 'past' | null {
   const { earliest, latest } = partialDateBounds(date);
   if (showStyle === 'pastTime' && earliest > today) return 'future';
   if (showStyle === 'futureTime' && latest < today) return 'past';

@@ -2,7 +2,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CrfDefinition } from './crf-definition.schema.js';
 import { item } from './test/fixtures.js';
-import { canonicalText, changedItemNames, FORM_STATE, formStateOf, reasonRequired, recordSummary, sameValue, valueText } from './record-values.js';
+import {
+  canonicalText,
+  changedItemNames,
+  FORM_STATE,
+  formStateOf,
+  reasonRequired,
+  recordSummary,
+  sameValue,
+  valueText,
+} from './record-values.js';
 
 const json = fc.jsonValue({ maxDepth: 3 });
 
@@ -55,7 +64,12 @@ describe('form state codes and the reason rule', () => {
   it('CRF-14: a form is 未开始 without records, 存在质疑 with an open query, 已提交 when all are submitted', () => {
     expect(formStateOf([])).toBe(FORM_STATE.notStarted);
     expect(formStateOf([{ id: 1, state: 2 }])).toBe(FORM_STATE.submitted);
-    expect(formStateOf([{ id: 1, state: 2 }, { id: 2, state: 1 }])).toBe(FORM_STATE.incomplete);
+    expect(
+      formStateOf([
+        { id: 1, state: 2 },
+        { id: 2, state: 1 },
+      ]),
+    ).toBe(FORM_STATE.incomplete);
     expect(formStateOf([{ id: 1, state: 2 }], new Set([1]))).toBe(FORM_STATE.doubt);
   });
 

@@ -38,8 +38,13 @@ export function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** The top-level items whose value differs between two value sets. */
-export function changedItemNames(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): string[] {
-  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => !sameValue(before[key], after[key]));
+export function changedItemNames(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+): string[] {
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (key) => !sameValue(before[key], after[key]),
+  );
 }
 
 /** Form record states (forms §4): what the sidebar, the list and the server agree on. */
@@ -47,7 +52,10 @@ export const FORM_STATE = { notStarted: 0, incomplete: 1, submitted: 2, doubt: 9
 export type FormStateCode = (typeof FORM_STATE)[keyof typeof FORM_STATE];
 
 /** A form's state from its records: no record 未开始; an open query on one 存在质疑; all submitted 已提交. */
-export function formStateOf(records: ReadonlyArray<{ id?: number; state: number }>, recordIdsWithQueries: ReadonlySet<number> = new Set()): FormStateCode {
+export function formStateOf(
+  records: ReadonlyArray<{ id?: number; state: number }>,
+  recordIdsWithQueries: ReadonlySet<number> = new Set(),
+): FormStateCode {
   if (records.length === 0) return FORM_STATE.notStarted;
   if (records.some((r) => r.id !== undefined && recordIdsWithQueries.has(r.id))) return FORM_STATE.doubt;
   return records.some((r) => r.state !== FORM_STATE.submitted) ? FORM_STATE.incomplete : FORM_STATE.submitted;
@@ -96,7 +104,11 @@ const UNIT_TYPES = new Set(['int', 'real', 'number', 'input', 'text', 'slider'])
  * texts (with the addition text), the chosen or only unit follows a number, uploads are counted and
  * rows are listed. `values` is the whole record, for the unit and addition kept beside the item.
  */
-export function valueText(node: CrfNode | undefined, value: unknown, values: Readonly<Record<string, unknown>> = {}): string {
+export function valueText(
+  node: CrfNode | undefined,
+  value: unknown,
+  values: Readonly<Record<string, unknown>> = {},
+): string {
   if (isEmptyValue(value)) return '';
   if (!node) return typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (isChoiceType(node.type)) {
@@ -139,7 +151,9 @@ export function recordSummary(definition: CrfDefinition, values: Readonly<Record
     for (const node of list) {
       if (parts.length >= limit) return;
       if (node.name && isValueType(node.type) && !isRowType(node.type)) {
-        if (!isEmptyValue(values[node.name])) parts.push(`${itemTitle(nodes, node.name)}：${valueText(node, values[node.name], values)}`);
+        if (!isEmptyValue(values[node.name])) {
+          parts.push(`${itemTitle(nodes, node.name)}：${valueText(node, values[node.name], values)}`);
+        }
         continue;
       }
       if (!isRowType(node.type)) walk(node.children);

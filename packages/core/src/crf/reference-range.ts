@@ -48,7 +48,9 @@ export function referenceRange(option: ItemOption, gender: Gender | null): Refer
 }
 
 export function hasReferenceRange(option: ItemOption): boolean {
-  return [option.refValueMaleMin, option.refValueMaleMax, option.refValueFemaleMin, option.refValueFemaleMax].some((v) => toNumber(v) !== null);
+  return [option.refValueMaleMin, option.refValueMaleMax, option.refValueFemaleMin, option.refValueFemaleMax].some(
+    (v) => toNumber(v) !== null,
+  );
 }
 
 /** forms §4: low or high when the value lies outside the range for the subject's gender; bounds are inside. */

@@ -2,10 +2,22 @@ import { describe, expect, it } from 'vitest';
 import type { CrfNode } from './crf-definition.schema.js';
 import { gridSpan, GRID_COLUMNS, sliderRange, tableColumnMinWidth } from './layout.js';
 import { choicesOf, unitsOf } from './options.js';
-import { genderFromFormContext, genderFromPatient, genderToFormContext, genderToPatient, rangeIndicator } from './reference-range.js';
+import {
+  genderFromFormContext,
+  genderFromPatient,
+  genderToFormContext,
+  genderToPatient,
+  rangeIndicator,
+} from './reference-range.js';
 import { chosenIndexes, isShownBySpecRules, parseTriggers } from './visibility.js';
 
-const node = (type: CrfNode['type'], option: CrfNode['option'] = {}, title = '标题'): CrfNode => ({ name: 'x', title, type, option, children: [] });
+const node = (type: CrfNode['type'], option: CrfNode['option'] = {}, title = '标题'): CrfNode => ({
+  name: 'x',
+  title,
+  type,
+  option,
+  children: [],
+});
 
 describe('choices and units (forms §3)', () => {
   it('WID-05: choices come from parallel comma lists', () => {
@@ -26,7 +38,11 @@ describe('triggers (forms §4)', () => {
   const sex = node('radio', { optionsValue: '1,2', optionsText: '男,女' });
   const symptoms = { ...node('checkbox', { optionsValue: 'a,b,c' }), name: 'symptoms' };
   const lookup = (values: Record<string, unknown>) => (name: string) =>
-    name === 'sex' ? { node: sex, value: values.sex } : name === 'symptoms' ? { node: symptoms, value: values.symptoms } : null;
+    name === 'sex'
+      ? { node: sex, value: values.sex }
+      : name === 'symptoms'
+        ? { node: symptoms, value: values.symptoms }
+        : null;
 
   it('VIS-01: trig/tindex and trigex in both pair spellings', () => {
     expect(parseTriggers({ trig: 'sex', tindex: '1' })).toEqual({ trig: { name: 'sex', indexes: [1] }, trigex: [] });

@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { convertValue, formatByPattern, formatCalculated, formatItemValue, parseConverterRule, roundDecimal, sanitizeRealInput, ValueConversionError } from './value-converter.js';
+import {
+  convertValue,
+  formatByPattern,
+  formatCalculated,
+  formatItemValue,
+  parseConverterRule,
+  roundDecimal,
+  sanitizeRealInput,
+  ValueConversionError,
+} from './value-converter.js';
 
 describe('value converter (forms §5)', () => {
   it.each([
@@ -22,10 +31,13 @@ describe('value converter (forms §5)', () => {
     expect(convertValue(value, rule)).toBe(expected);
   });
 
-  it.each(['percent', 'round', '', 'precision:x:R', 'precision:2:Q', 'precision:11:R'])('CONV-04: rule %j is an error', (rule) => {
-    expect(() => parseConverterRule(rule)).toThrow(ValueConversionError);
-    expect(() => convertValue('1', rule)).toThrow(ValueConversionError);
-  });
+  it.each(['percent', 'round', '', 'precision:x:R', 'precision:2:Q', 'precision:11:R'])(
+    'CONV-04: rule %j is an error',
+    (rule) => {
+      expect(() => parseConverterRule(rule)).toThrow(ValueConversionError);
+      expect(() => convertValue('1', rule)).toThrow(ValueConversionError);
+    },
+  );
 
   it('CONV-04: a non-number is an error for numeric rules', () => {
     expect(() => convertValue('abc', 'precision:2:R')).toThrow(ValueConversionError);
@@ -61,7 +73,9 @@ describe('value converter (forms §5)', () => {
 });
 
 describe('value converter (properties)', () => {
-  const decimalText = fc.tuple(fc.boolean(), fc.stringMatching(/^\d{1,8}$/), fc.stringMatching(/^\d{0,8}$/)).map(([neg, i, f]) => `${neg ? '-' : ''}${i}${f ? `.${f}` : ''}`);
+  const decimalText = fc
+    .tuple(fc.boolean(), fc.stringMatching(/^\d{1,8}$/), fc.stringMatching(/^\d{0,8}$/))
+    .map(([neg, i, f]) => `${neg ? '-' : ''}${i}${f ? `.${f}` : ''}`);
 
   it('CONV-03: rounds 70000000.195 to 2 places exactly, on the decimal digits', () => {
     expect(roundDecimal('70000000.195', 2, 'R')).toBe('70000000.20');

@@ -4,7 +4,8 @@
  * binary floating point, so 1.005 rounds to 1.01 as a nurse expects and not to 1.00.
  */
 export type RoundingMode = 'R' | 'U' | 'D';
-export type ConverterRule = { kind: 'decimal' } | { kind: 'interval' } | { kind: 'precision'; digits: number; mode: RoundingMode };
+export type ConverterRule =
+  { kind: 'decimal' } | { kind: 'interval' } | { kind: 'precision'; digits: number; mode: RoundingMode };
 
 export class ValueConversionError extends Error {
   override readonly name = 'ValueConversionError';
@@ -12,7 +13,10 @@ export class ValueConversionError extends Error {
 
 /** Reads "decimal", "interval" or "precision:2:R" (commas also separate; the mode defaults to R). */
 export function parseConverterRule(text: string): ConverterRule {
-  const [kind = '', digitsText, modeText] = text.trim().split(/[:,]/).map((part) => part.trim());
+  const [kind = '', digitsText, modeText] = text
+    .trim()
+    .split(/[:,]/)
+    .map((part) => part.trim());
   switch (kind.toLowerCase()) {
     case 'decimal':
       return { kind: 'decimal' };
@@ -24,7 +28,9 @@ export function parseConverterRule(text: string): ConverterRule {
         throw new ValueConversionError(`精度规则的小数位数必须是 0 到 10 的整数：${text}`);
       }
       const mode = (modeText ?? 'R').toUpperCase();
-      if (mode !== 'R' && mode !== 'U' && mode !== 'D') throw new ValueConversionError(`未知的取舍方式 ${modeText}（应为 R、U 或 D）`);
+      if (mode !== 'R' && mode !== 'U' && mode !== 'D') {
+        throw new ValueConversionError(`未知的取舍方式 ${modeText}（应为 R、U 或 D）`);
+      }
       return { kind: 'precision', digits, mode };
     }
     default:

@@ -12,7 +12,13 @@ import {
   type ImageEntry,
 } from './value-shapes.js';
 
-const node = (type: CrfNode['type'], children: CrfNode[] = []): CrfNode => ({ name: 'v', title: 'V', type, option: {}, children });
+const node = (type: CrfNode['type'], children: CrfNode[] = []): CrfNode => ({
+  name: 'v',
+  title: 'V',
+  type,
+  option: {},
+  children,
+});
 
 describe('stored value shapes (forms §3)', () => {
   it('CONV-05: a checkbox value is read from an array, a JSON string or a comma string, and written as an array', () => {
@@ -34,13 +40,18 @@ describe('stored value shapes (forms §3)', () => {
   it('CONV-07/UPL-05/UPL-06/UPL-07: image and video lists are JSON strings; plain URL lists are read too', () => {
     const urls = '["https://oss.example.cn/images/1/a.jpg","https://oss.example.cn/images/1/b.jpg"]';
     const images = readMediaList('image', urls);
-    expect(images.map((e) => e.dialogImgUrl)).toEqual(['https://oss.example.cn/images/1/a.jpg', 'https://oss.example.cn/images/1/b.jpg']);
+    expect(images.map((e) => e.dialogImgUrl)).toEqual([
+      'https://oss.example.cn/images/1/a.jpg',
+      'https://oss.example.cn/images/1/b.jpg',
+    ]);
     const stored = normalizeValue(node('imageUpload'), urls) as string;
     expect(JSON.parse(stored)).toEqual([
       { uploadTime: '', remarks: '', dialogImgUrl: 'https://oss.example.cn/images/1/a.jpg' },
       { uploadTime: '', remarks: '', dialogImgUrl: 'https://oss.example.cn/images/1/b.jpg' },
     ]);
-    const videos = readMediaList('video', [{ videoTime: '2024-06-01', remarks: '术中', dialogVideoUrl: 'videos/1/a.mp4' }]);
+    const videos = readMediaList('video', [
+      { videoTime: '2024-06-01', remarks: '术中', dialogVideoUrl: 'videos/1/a.mp4' },
+    ]);
     expect(videos).toEqual([{ videoTime: '2024-06-01', remarks: '术中', dialogVideoUrl: 'videos/1/a.mp4' }]);
     expect(readMediaList('image', writeMediaList(images))).toEqual(images);
     expect(readMediaList('image', 'not json')).toEqual([{ uploadTime: '', remarks: '', dialogImgUrl: 'not json' }]);
@@ -68,8 +79,15 @@ describe('stored value shapes (forms §3)', () => {
   });
 
   it('CONV-09: a file value without a slash is a key resolved through the download call', () => {
-    expect(fileReference('a1b2c3.pdf')).toEqual({ kind: 'key', key: 'a1b2c3.pdf', url: '/api/v1/fileupload/downfile?fileKey=a1b2c3.pdf' });
-    expect(fileReference('https://oss.example.cn/files/1/a.pdf')).toEqual({ kind: 'url', url: 'https://oss.example.cn/files/1/a.pdf' });
+    expect(fileReference('a1b2c3.pdf')).toEqual({
+      kind: 'key',
+      key: 'a1b2c3.pdf',
+      url: '/api/v1/fileupload/downfile?fileKey=a1b2c3.pdf',
+    });
+    expect(fileReference('https://oss.example.cn/files/1/a.pdf')).toEqual({
+      kind: 'url',
+      url: 'https://oss.example.cn/files/1/a.pdf',
+    });
   });
 
   it('numbers are kept as the text entered; sliders as numbers; containers hold nothing', () => {

@@ -19,7 +19,8 @@ function parseJson(text: string): unknown {
   }
 }
 
-const asText = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '');
+const asText = (v: unknown): string =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
 
 export function readChoiceList(raw: unknown): string[] {
   if (raw === undefined || raw === null) return [];
@@ -32,7 +33,10 @@ export function readChoiceList(raw: unknown): string[] {
     const parsed = parseJson(text);
     if (Array.isArray(parsed)) return parsed.map(asText).filter((v) => v !== '');
   }
-  return text.split(',').map((v) => v.trim()).filter((v) => v !== '');
+  return text
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 /** Canonical checkbox value: an array of the chosen option values, each once. */
@@ -63,11 +67,17 @@ export const UPLOAD_REMARKS_MAX = 180;
 
 function toEntry<K extends MediaKind>(kind: K, item: unknown): MediaEntry<K> | null {
   const record = typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : null;
-  const url = typeof item === 'string' ? item : asText(record?.[kind === 'image' ? 'dialogImgUrl' : 'dialogVideoUrl'] ?? record?.url);
+  const url =
+    typeof item === 'string'
+      ? item
+      : asText(record?.[kind === 'image' ? 'dialogImgUrl' : 'dialogVideoUrl'] ?? record?.url);
   if (url === '') return null;
   const time = asText(record?.[kind === 'image' ? 'uploadTime' : 'videoTime']);
   const remarks = asText(record?.remarks);
-  const entry = kind === 'image' ? { uploadTime: time, remarks, dialogImgUrl: url } : { videoTime: time, remarks, dialogVideoUrl: url };
+  const entry =
+    kind === 'image'
+      ? { uploadTime: time, remarks, dialogImgUrl: url }
+      : { videoTime: time, remarks, dialogVideoUrl: url };
   return entry as MediaEntry<K>;
 }
 

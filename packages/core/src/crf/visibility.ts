@@ -15,7 +15,8 @@ export interface Trigger {
  * may match (docs/crf-format.md).
  */
 export function parseTriggers(option: ItemOption): { trig: Trigger | null; trigex: Trigger[] } {
-  const trig = option.trig && option.trig.trim() !== '' ? { name: option.trig.trim(), indexes: indexList(option.tindex) } : null;
+  const trig =
+    option.trig && option.trig.trim() !== '' ? { name: option.trig.trim(), indexes: indexList(option.tindex) } : null;
   const trigex: Trigger[] = [];
   const parts = splitList(option.trigex).filter((p) => p !== '');
   for (let i = 0; i < parts.length; i += 1) {
@@ -46,7 +47,9 @@ export function triggerNames(option: ItemOption): string[] {
 export function chosenIndexes(source: CrfNode, value: unknown): number[] {
   const chosen = readChoiceList(value);
   if (chosen.length === 0) return [];
-  return choicesOf(source.option).filter((c) => chosen.includes(c.value)).map((c) => c.index);
+  return choicesOf(source.option)
+    .filter((c) => chosen.includes(c.value))
+    .map((c) => c.index);
 }
 
 export type TriggerLookup = (name: string) => { node: CrfNode; value: unknown } | null;

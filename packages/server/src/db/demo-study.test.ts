@@ -27,7 +27,19 @@ describe('demo study', () => {
       walk(definition.children);
     }
     expect([...ITEM_TYPES].filter((type) => !used.has(type))).toEqual([]);
-    for (const option of ['trig', 'trigex', 'showIf', 'calc', 'checks', 'refValueMaleMin', 'units', 'addition', 'defaultValue']) expect(options).toContain(option);
+    for (const option of [
+      'trig',
+      'trigex',
+      'showIf',
+      'calc',
+      'checks',
+      'refValueMaleMin',
+      'units',
+      'addition',
+      'defaultValue',
+    ]) {
+      expect(options).toContain(option);
+    }
   });
 
   it('is seeded once with the administrator as staff, its stages and a repeatable follow-up form', async () => {
@@ -36,7 +48,11 @@ describe('demo study', () => {
     const { token } = await t.login();
     const mine = await t.call(token, 'GET', '/api/business/study/list');
     const demo = mine.body.data.list.find((s: { studyCode: string }) => s.studyCode === DEMO_STUDY_CODE);
-    expect(demo).toMatchObject({ enableSerialNumber: true, myRole: { roleName: '项目管理员' }, diseases: [{ diseaseCode: 'LSS' }, { diseaseCode: 'LDS' }] });
+    expect(demo).toMatchObject({
+      enableSerialNumber: true,
+      myRole: { roleName: '项目管理员' },
+      diseases: [{ diseaseCode: 'LSS' }, { diseaseCode: 'LDS' }],
+    });
     const stages = (await t.call(token, 'GET', `/api/business/crf_menu/crf_stages?studyId=${demo.id}`)).body.data;
     expect(stages.map((s: { name: string }) => s.name)).toEqual(['基线', '手术', '术后随访']);
     expect(stages[2].crfs[0]).toMatchObject({ title: '术后随访', repeat: 0 });
@@ -46,6 +62,8 @@ describe('demo study', () => {
     // Deleting the demo does not bring it back at the next start.
     await t.call(token, 'DELETE', `/api/business/study/${demo.id}`);
     expect(await seedDemoStudy(t.db)).toBe(false);
-    expect((await t.db.select().from(studies).where(eq(studies.studyCode, DEMO_STUDY_CODE)))[0]!.deletedAt).not.toBeNull();
+    expect(
+      (await t.db.select().from(studies).where(eq(studies.studyCode, DEMO_STUDY_CODE)))[0]!.deletedAt,
+    ).not.toBeNull();
   });
 });

@@ -1,5 +1,12 @@
 import { eq } from 'drizzle-orm';
-import { allStudyPermissionKeys, countValueItems, lintDefinition, STUDY_ADMIN_ROLE, type CrfDefinition, type CrfNode } from '@ecrf/core';
+import {
+  allStudyPermissionKeys,
+  countValueItems,
+  lintDefinition,
+  STUDY_ADMIN_ROLE,
+  type CrfDefinition,
+  type CrfNode,
+} from '@ecrf/core';
 import type { Db } from './client.js';
 import {
   crfStageCrfs,
@@ -15,7 +22,13 @@ import {
 } from './schema/index.js';
 import { ADMIN_USER_NAME } from './seed-data.js';
 
-const item = (type: CrfNode['type'], name: string, title: string, option: CrfNode['option'] = {}, children: CrfNode[] = []): CrfNode => ({
+const item = (
+  type: CrfNode['type'],
+  name: string,
+  title: string,
+  option: CrfNode['option'] = {},
+  children: CrfNode[] = [],
+): CrfNode => ({
   name,
   title,
   type,
@@ -39,7 +52,10 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
         item('date', 'birth', '出生日期', { showStyle: 'pastTime', required: 1 }),
         item('int', 'age', '年龄', { units: '岁', calc: 'age(birth)', readOnly: 1 }),
         item('select', 'ethnic', '民族', { optionsValue: 'han,hui,man,other', optionsText: '汉族,回族,满族,其他' }),
-        item('multiSelect', 'insurance', '医保类型', { optionsValue: 'urban,rural,commercial,self', optionsText: '城镇职工,城乡居民,商业保险,自费' }),
+        item('multiSelect', 'insurance', '医保类型', {
+          optionsValue: 'urban,rural,commercial,self',
+          optionsText: '城镇职工,城乡居民,商业保险,自费',
+        }),
         item('input', 'phone', '联系电话', { validate: { type: 'phone' } }),
         item('real', 'height', '身高', { units: 'cm', validate: { min: 100, max: 230 } }),
         item('real', 'weight', '体重', { units: 'kg', validate: { min: 25, max: 250 } }),
@@ -82,8 +98,22 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
             { expression: 'sbp < 180', message: '收缩压≥180 mmHg，请核实', severity: 'warning' },
           ],
         }),
-        item('int', 'dbp', '舒张压', { units: 'mmHg', required: 1, validate: { min: 30, max: 160 }, refValueMaleMin: 60, refValueMaleMax: 89, refValueFemaleMin: 60, refValueFemaleMax: 89 }),
-        item('int', 'hr', '心率', { units: '次/分', refValueMaleMin: 60, refValueMaleMax: 100, refValueFemaleMin: 60, refValueFemaleMax: 100 }),
+        item('int', 'dbp', '舒张压', {
+          units: 'mmHg',
+          required: 1,
+          validate: { min: 30, max: 160 },
+          refValueMaleMin: 60,
+          refValueMaleMax: 89,
+          refValueFemaleMin: 60,
+          refValueFemaleMax: 89,
+        }),
+        item('int', 'hr', '心率', {
+          units: '次/分',
+          refValueMaleMin: 60,
+          refValueMaleMax: 100,
+          refValueFemaleMin: 60,
+          refValueFemaleMax: 100,
+        }),
         item('real', 'temp', '体温', { units: '℃', validate: { min: 34, max: 43, precision: 1 } }),
         item('time', 'vs_time', '复测时间', { format: 'Hour' }),
         item('slider', 'vas_back', '腰痛VAS评分', { valueMin: 0, valueMax: 10, valueStep: 1 }),
@@ -106,8 +136,20 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
           refValueFemaleMin: 115,
           refValueFemaleMax: 150,
         }),
-        item('real', 'wbc', '白细胞', { units: '×10⁹/L', refValueMaleMin: 3.5, refValueMaleMax: 9.5, refValueFemaleMin: 3.5, refValueFemaleMax: 9.5 }),
-        item('real', 'crp', 'C反应蛋白', { units: 'mg/L', refValueMaleMin: 0, refValueMaleMax: 10, refValueFemaleMin: 0, refValueFemaleMax: 10 }),
+        item('real', 'wbc', '白细胞', {
+          units: '×10⁹/L',
+          refValueMaleMin: 3.5,
+          refValueMaleMax: 9.5,
+          refValueFemaleMin: 3.5,
+          refValueFemaleMax: 9.5,
+        }),
+        item('real', 'crp', 'C反应蛋白', {
+          units: 'mg/L',
+          refValueMaleMin: 0,
+          refValueMaleMax: 10,
+          refValueFemaleMin: 0,
+          refValueFemaleMax: 10,
+        }),
         item('real', 'esr', '血沉', { units: 'mm/h' }),
         item('table', 'other_labs', '其他检验', {}, [
           item('input', 'lab_item', '检验项目'),
@@ -128,9 +170,15 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
         item('date', 'img_date', '检查日期', { showStyle: 'pastTime', required: 1 }),
         item('real', 'cobb', '腰椎Cobb角', { units: '°', validate: { min: 0, max: 120, precision: 1 } }),
         item('real', 'll', '腰椎前凸角(LL)', { units: '°' }),
-        item('select', 'meyerding', 'Meyerding滑脱分级', { optionsValue: '0,1,2,3,4', optionsText: '无滑脱,Ⅰ度,Ⅱ度,Ⅲ度,Ⅳ度' }),
+        item('select', 'meyerding', 'Meyerding滑脱分级', {
+          optionsValue: '0,1,2,3,4',
+          optionsText: '无滑脱,Ⅰ度,Ⅱ度,Ⅲ度,Ⅳ度',
+        }),
         item('radio', 'instability', '动力位不稳', { optionsValue: '0,1', optionsText: '否,是' }),
-        item('checkbox', 'stenosis_level', '狭窄节段', { optionsValue: 'L1/2,L2/3,L3/4,L4/5,L5/S1', optionsText: 'L1/2,L2/3,L3/4,L4/5,L5/S1' }),
+        item('checkbox', 'stenosis_level', '狭窄节段', {
+          optionsValue: 'L1/2,L2/3,L3/4,L4/5,L5/S1',
+          optionsText: 'L1/2,L2/3,L3/4,L4/5,L5/S1',
+        }),
         item('imageUpload', 'xray', '正侧位片'),
         item('link', '', '在影像系统中查看', { url: '/pacs/oviyam2/viewer.html' }),
       ]),
@@ -143,10 +191,22 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
     children: [
       item('section', 'op', '手术信息', { crfCols: 2 }, [
         item('datetime', 'op_at', '手术开始时间', { required: 1, showStyle: 'pastTime' }),
-        item('radio', 'approach', '手术方式', { optionsValue: 'open,mis,endo', optionsText: '开放减压融合,微创TLIF,脊柱内镜', required: 1 }),
-        item('multiSelect', 'op_levels', '手术节段', { optionsValue: 'L1/2,L2/3,L3/4,L4/5,L5/S1', optionsText: 'L1/2,L2/3,L3/4,L4/5,L5/S1', required: 1 }),
+        item('radio', 'approach', '手术方式', {
+          optionsValue: 'open,mis,endo',
+          optionsText: '开放减压融合,微创TLIF,脊柱内镜',
+          required: 1,
+        }),
+        item('multiSelect', 'op_levels', '手术节段', {
+          optionsValue: 'L1/2,L2/3,L3/4,L4/5,L5/S1',
+          optionsText: 'L1/2,L2/3,L3/4,L4/5,L5/S1',
+          required: 1,
+        }),
         item('int', 'op_minutes', '手术时长', { units: '分钟', validate: { min: 10, max: 900 } }),
-        item('int', 'blood_loss', '术中出血量', { units: 'ml', validate: { min: 0, max: 10000 }, checks: [{ expression: 'blood_loss < 1500', message: '出血量≥1500 ml，请核实', severity: 'warning' }] }),
+        item('int', 'blood_loss', '术中出血量', {
+          units: 'ml',
+          validate: { min: 0, max: 10000 },
+          checks: [{ expression: 'blood_loss < 1500', message: '出血量≥1500 ml，请核实', severity: 'warning' }],
+        }),
         item('listGroup', 'implants', '植入物', {}, [
           item('input', 'implant_name', '名称', { required: 1 }),
           item('text', 'implant_spec', '规格'),
@@ -154,10 +214,17 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
           item('real', 'implant_price', '单价', { units: '元' }),
           item('real', 'implant_amount', '金额', { units: '元', calc: 'implant_qty * implant_price' }),
         ]),
-        item('checkbox', 'op_complication', '术中并发症', { optionsValue: 'none,dural,nerve,other', optionsText: '无,硬膜撕裂,神经损伤,其他' }),
-        item('group', 'complication_detail', '并发症处理', { trigex: 'op_complication:1,op_complication:2,op_complication:3' }, [
-          item('textarea', 'complication_note', '处理经过', { required: 1 }),
-        ]),
+        item('checkbox', 'op_complication', '术中并发症', {
+          optionsValue: 'none,dural,nerve,other',
+          optionsText: '无,硬膜撕裂,神经损伤,其他',
+        }),
+        item(
+          'group',
+          'complication_detail',
+          '并发症处理',
+          { trigex: 'op_complication:1,op_complication:2,op_complication:3' },
+          [item('textarea', 'complication_note', '处理经过', { required: 1 })],
+        ),
         item('card', 'surgeon', '主刀医生确认', {}, [
           item('text', 'surgeon_name', '主刀医生'),
           item('date', 'surgeon_date', '确认日期', { defaultValue: 'now' }),
@@ -175,7 +242,11 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
         item('date', 'fu_date', '随访日期', { required: 1, showStyle: 'pastTime' }),
         item('int', 'fu_days', '术后天数', { units: '天', calc: "datediff(fu_date, today(), 'd')", readOnly: 1 }),
         item('slider', 'fu_vas', '腿痛VAS评分', { valueMin: 0, valueMax: 10, valueStep: 1 }),
-        item('int', 'odi', 'ODI评分', { units: '%', validate: { min: 0, max: 100 }, checks: [{ expression: 'odi <= 40', message: 'ODI>40%，功能障碍较重，请核实', severity: 'warning' }] }),
+        item('int', 'odi', 'ODI评分', {
+          units: '%',
+          validate: { min: 0, max: 100 },
+          checks: [{ expression: 'odi <= 40', message: 'ODI>40%，功能障碍较重，请核实', severity: 'warning' }],
+        }),
         item('radio', 'reoperation', '再次手术', { optionsValue: '0,1', optionsText: '否,是' }),
         item('partialDate', 'reop_date', '再次手术时间', { format: 'yyyy-MM', trig: 'reoperation', tindex: '1' }),
         item('time', 'fu_time', '随访时间', {}),
@@ -204,7 +275,9 @@ export async function seedDemoStudy(db: Db): Promise<boolean> {
     const [flag] = await tx.select().from(sysConfigs).where(eq(sysConfigs.fieldName, DEMO_FLAG));
     if (flag) return false;
     const [admin] = await tx.select().from(users).where(eq(users.userName, ADMIN_USER_NAME));
-    await tx.insert(sysConfigs).values({ fieldName: DEMO_FLAG, configKey: 'internal', fieldValue: new Date().toISOString() });
+    await tx
+      .insert(sysConfigs)
+      .values({ fieldName: DEMO_FLAG, configKey: 'internal', fieldValue: new Date().toISOString() });
     if (!admin) return false;
 
     const [study] = await tx
@@ -233,14 +306,22 @@ export async function seedDemoStudy(db: Db): Promise<boolean> {
     const crfIds: number[] = [];
     for (const [index, { stage, repeat, definition }] of demoCrfs().entries()) {
       const lint = lintDefinition(definition);
-      if (!lint.ok || !lint.definition) throw new Error(`demo CRF ${definition.title} is invalid: ${JSON.stringify(lint.errors)}`);
+      if (!lint.ok || !lint.definition) {
+        throw new Error(`demo CRF ${definition.title} is invalid: ${JSON.stringify(lint.errors)}`);
+      }
       let stageId = stageIds.get(stage);
       if (stageId === undefined) {
-        const [row] = await tx.insert(crfStages).values({ studyId, name: stage, orderNum: stageIds.size + 1 }).returning({ id: crfStages.id });
+        const [row] = await tx
+          .insert(crfStages)
+          .values({ studyId, name: stage, orderNum: stageIds.size + 1 })
+          .returning({ id: crfStages.id });
         stageId = row!.id;
         stageIds.set(stage, stageId);
       }
-      const [crf] = await tx.insert(crfs).values({ studyId, title: definition.title, createdBy: admin.userId }).returning({ id: crfs.id });
+      const [crf] = await tx
+        .insert(crfs)
+        .values({ studyId, title: definition.title, createdBy: admin.userId })
+        .returning({ id: crfs.id });
       crfIds.push(crf!.id);
       await tx.insert(crfVersions).values({
         crfId: crf!.id,
@@ -255,9 +336,16 @@ export async function seedDemoStudy(db: Db): Promise<boolean> {
     }
     const [role] = await tx
       .insert(studyRoles)
-      .values({ studyId, roleName: STUDY_ADMIN_ROLE, remark: '项目创建时生成，拥有项目内全部权限', permissions: allStudyPermissionKeys(crfIds) })
+      .values({
+        studyId,
+        roleName: STUDY_ADMIN_ROLE,
+        remark: '项目创建时生成，拥有项目内全部权限',
+        permissions: allStudyPermissionKeys(crfIds),
+      })
       .returning({ id: studyRoles.id });
-    await tx.insert(studyPersonnel).values({ studyId, userId: admin.userId, studyRoleId: role!.id, deptId: admin.deptId });
+    await tx
+      .insert(studyPersonnel)
+      .values({ studyId, userId: admin.userId, studyRoleId: role!.id, deptId: admin.deptId });
     return true;
   });
 }

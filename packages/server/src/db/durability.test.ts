@@ -12,7 +12,9 @@ describe('embedded database durability', () => {
     const client = await openDurablePglite(dir);
     try {
       expect((await client.query<{ fsync: string }>('show fsync')).rows[0]!.fsync).toBe('on');
-      expect((await client.query<{ wal_sync_method: string }>('show wal_sync_method')).rows[0]!.wal_sync_method).toBe('fsync');
+      expect((await client.query<{ wal_sync_method: string }>('show wal_sync_method')).rows[0]!.wal_sync_method).toBe(
+        'fsync',
+      );
       await client.exec('create table saves (id serial primary key, v text)');
       const before = hostSyncs.count;
       for (let i = 0; i < 5; i++) await client.query('insert into saves (v) values ($1)', [`v${i}`]);

@@ -21,7 +21,9 @@ export interface SeedResult {
 
 /** Adds what is missing and never overwrites what an administrator changed. Safe to run at every start. */
 export async function seed(db: Db, opts: { adminPassword?: string; version: string }): Promise<SeedResult> {
-  const existing = new Map((await db.select({ code: menus.code, menuId: menus.menuId }).from(menus)).map((m) => [m.code, m.menuId]));
+  const existing = new Map(
+    (await db.select({ code: menus.code, menuId: menus.menuId }).from(menus)).map((m) => [m.code, m.menuId]),
+  );
 
   async function addMenus(tx: Db, nodes: SeedMenu[], parentId: number, level: 0 | 1) {
     for (const [index, node] of nodes.entries()) {
@@ -55,11 +57,28 @@ export async function seed(db: Db, opts: { adminPassword?: string; version: stri
     await addMenus(tx, MAIN_MENUS, 0, 0);
     await addMenus(tx, PROJECT_MENUS, 0, 1);
 
-    let [adminRole] = await tx.select({ roleId: roles.roleId }).from(roles).where(eq(roles.roleKey, ADMIN_ROLE.roleKey));
-    adminRole ??= (await tx.insert(roles).values({ ...ADMIN_ROLE, admin: true, roleSort: 1, remark: '拥有全部权限' }).returning({ roleId: roles.roleId }))[0]!;
+    let [adminRole] = await tx
+      .select({ roleId: roles.roleId })
+      .from(roles)
+      .where(eq(roles.roleKey, ADMIN_ROLE.roleKey));
+    adminRole ??= (
+      await tx
+        .insert(roles)
+        .values({ ...ADMIN_ROLE, admin: true, roleSort: 1, remark: '拥有全部权限' })
+        .returning({ roleId: roles.roleId })
+    )[0]!;
 
-    let [root] = await tx.select({ deptId: departments.deptId }).from(departments).where(eq(departments.parentId, 0)).limit(1);
-    root ??= (await tx.insert(departments).values({ parentId: 0, deptName: ROOT_DEPT_NAME, orderNum: 1 }).returning({ deptId: departments.deptId }))[0]!;
+    let [root] = await tx
+      .select({ deptId: departments.deptId })
+      .from(departments)
+      .where(eq(departments.parentId, 0))
+      .limit(1);
+    root ??= (
+      await tx
+        .insert(departments)
+        .values({ parentId: 0, deptName: ROOT_DEPT_NAME, orderNum: 1 })
+        .returning({ deptId: departments.deptId })
+    )[0]!;
 
     await tx
       .insert(sysConfigs)

@@ -25,12 +25,36 @@ const crfIds: Record<string, number> = {};
 const tokens: Record<'empty' | 'vitals', string> = { empty: '', vitals: '' };
 
 async function member(userName: string, permissions: string[], menuIds: number[] = []) {
-  const user = await t.call(admin, 'POST', '/api/system/user', { userName, password: 'Passw0rd', name: `成员${userName.slice(-3)}`, deptId: 1, roleIds: [1] });
-  const role = await t.call(admin, 'POST', '/api/system/role', { roleName: `普通${userName}`, roleKey: `plain${userName}`, menuIds });
-  await t.call(admin, 'PUT', '/api/system/user', { userId: user.body.data.userId, userName, name: `成员${userName.slice(-3)}`, deptId: 1, roleIds: [role.body.data.roleId] });
+  const user = await t.call(admin, 'POST', '/api/system/user', {
+    userName,
+    password: 'Passw0rd',
+    name: `成员${userName.slice(-3)}`,
+    deptId: 1,
+    roleIds: [1],
+  });
+  const role = await t.call(admin, 'POST', '/api/system/role', {
+    roleName: `普通${userName}`,
+    roleKey: `plain${userName}`,
+    menuIds,
+  });
+  await t.call(admin, 'PUT', '/api/system/user', {
+    userId: user.body.data.userId,
+    userName,
+    name: `成员${userName.slice(-3)}`,
+    deptId: 1,
+    roleIds: [role.body.data.roleId],
+  });
   await t.db.update(users).set({ setPasswordMust: false }).where(eq(users.userId, user.body.data.userId));
-  const studyRole = await t.call(admin, 'POST', '/api/system/studyRole', { studyId, roleName: `角色${userName}`, permissions });
-  await t.call(admin, 'POST', '/api/business/study_personnel', { studyId, userIds: [user.body.data.userId], studyRoleId: studyRole.body.data.id });
+  const studyRole = await t.call(admin, 'POST', '/api/system/studyRole', {
+    studyId,
+    roleName: `角色${userName}`,
+    permissions,
+  });
+  await t.call(admin, 'POST', '/api/business/study_personnel', {
+    studyId,
+    userIds: [user.body.data.userId],
+    studyRoleId: studyRole.body.data.id,
+  });
   return (await t.login(userName, 'Passw0rd')).token;
 }
 
@@ -39,14 +63,28 @@ beforeAll(async () => {
   await seedDemoStudy(t.db);
   admin = (await t.login()).token;
   studyId = (await t.call(admin, 'GET', '/api/business/study/list')).body.data.list[0].id;
-  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) crfIds[crf.title] = crf.id;
-  const enrolled = await t.call(admin, 'POST', '/api/business/subject', { studyId, subjectName: '钱八', gender: 1, diseaseCode: 'LSS' });
+  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) {
+    crfIds[crf.title] = crf.id;
+  }
+  const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
+    studyId,
+    subjectName: '钱八',
+    gender: 1,
+    diseaseCode: 'LSS',
+  });
   expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200);
   subjectRecordId = enrolled.body.data.subjectRecordId;
 
   const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-  const form = multipart({ studyId: String(studyId) }, [{ fileName: 'xray.png', data: Buffer.concat([png, Buffer.alloc(64)]), type: 'image/png' }]);
-  const upload = await t.app.inject({ method: 'POST', url: `/api/common/file/upload?studyId=${studyId}`, headers: { ...form.headers, authorization: `Bearer ${admin}` }, payload: form.payload });
+  const form = multipart({ studyId: String(studyId) }, [
+    { fileName: 'xray.png', data: Buffer.concat([png, Buffer.alloc(64)]), type: 'image/png' },
+  ]);
+  const upload = await t.app.inject({
+    method: 'POST',
+    url: `/api/common/file/upload?studyId=${studyId}`,
+    headers: { ...form.headers, authorization: `Bearer ${admin}` },
+    payload: form.payload,
+  });
   expect(upload.statusCode, upload.body).toBe(200);
   fileKey = upload.json().data.fileKey;
 
@@ -56,9 +94,18 @@ beforeAll(async () => {
     return res.body.data.crfDataRecordId as number;
   };
   vitalsRecord = await save(crfIds['生命体征']!, { hr: 71, sbp: 128 });
-  imagingRecord = await save(crfIds['影像学检查']!, { xray: [{ dialogImgUrl: `/api/v1/fileupload/downfile?fileKey=${fileKey}`, uploadTime: '2026-11-22 08:00:00', remarks: '' }] });
+  imagingRecord = await save(crfIds['影像学检查']!, {
+    xray: [
+      {
+        dialogImgUrl: `/api/v1/fileupload/downfile?fileKey=${fileKey}`,
+        uploadTime: '2026-11-22 08:00:00',
+        remarks: '',
+      },
+    ],
+  });
   const open = async (crfDataRecordId: number, itemName: string) =>
-    (await t.call(admin, 'POST', '/api/business/doubt/open', { crfDataRecordId, itemName, doubtDescription: '请核实' })).body.data.doubtId as number;
+    (await t.call(admin, 'POST', '/api/business/doubt/open', { crfDataRecordId, itemName, doubtDescription: '请核实' }))
+      .body.data.doubtId as number;
   vitalsDoubt = await open(vitalsRecord, 'hr');
   imagingDoubt = await open(imagingRecord, 'xray');
   const [row] = await t.db.select().from(auditEvents).where(eq(auditEvents.crfDataRecordId, imagingRecord));
@@ -71,7 +118,10 @@ afterAll(() => t.close());
 
 const get = async (token: string, url: string) => {
   const res = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
-  return { status: res.statusCode, body: String(res.headers['content-type'] ?? '').includes('json') ? res.json() : res.body };
+  return {
+    status: res.statusCode,
+    body: String(res.headers['content-type'] ?? '').includes('json') ? res.json() : res.body,
+  };
 };
 
 describe('read routes × study roles', () => {
@@ -81,13 +131,17 @@ describe('read routes × study roles', () => {
     expect((await get(who, `/api/v3/business/crf/${subjectRecordId}?crfId=${vitals}`)).status).toBe(403);
     expect((await get(who, `/api/business/crf/data/list/${subjectRecordId}?crfId=${vitals}`)).status).toBe(403);
     expect((await get(who, `/api/business/crf/audit?crfDataRecordId=${vitalsRecord}`)).status).toBe(403);
-    expect((await get(who, `/api/v1/business/crf/print/word?subjectRecordId=${subjectRecordId}&crfId=${vitals}`)).status).toBe(403);
+    expect(
+      (await get(who, `/api/v1/business/crf/print/word?subjectRecordId=${subjectRecordId}&crfId=${vitals}`)).status,
+    ).toBe(403);
     expect((await get(who, `/api/business/subjectRecord/operate?id=${imagingAuditId}`)).status).toBe(403);
     expect((await get(who, `/api/business/doubt/${vitalsDoubt}`)).status).toBe(403);
     expect((await get(who, `/api/v1/fileupload/downfile?fileKey=${fileKey}`)).status).toBe(403);
     expect((await get(who, `/api/business/audit/export?studyId=${studyId}`)).status).toBe(403);
 
-    const history = (await get(who, `/api/business/subjectRecord/operates?subjectRecordId=${subjectRecordId}&pageSize=100`)).body.data;
+    const history = (
+      await get(who, `/api/business/subjectRecord/operates?subjectRecordId=${subjectRecordId}&pageSize=100`)
+    ).body.data;
     expect(history.list.length).toBeGreaterThan(0);
     expect(history.list.every((e: { crfId: number | null }) => e.crfId === null)).toBe(true);
     expect(history.total).toBe(history.list.length);
@@ -101,7 +155,12 @@ describe('read routes × study roles', () => {
 
   it('a study role that views one form reads that form only, whatever route it takes', async () => {
     const who = tokens.vitals;
-    expect(String((await get(who, `/api/v3/business/crf/${subjectRecordId}?crfId=${crfIds['生命体征']}`)).body.data.crfDataRecord.values.hr)).toBe('71');
+    expect(
+      String(
+        (await get(who, `/api/v3/business/crf/${subjectRecordId}?crfId=${crfIds['生命体征']}`)).body.data.crfDataRecord
+          .values.hr,
+      ),
+    ).toBe('71');
     expect((await get(who, `/api/v3/business/crf/${subjectRecordId}?crfId=${crfIds['影像学检查']}`)).status).toBe(403);
     expect((await get(who, `/api/business/crf/audit?crfDataRecordId=${imagingRecord}`)).status).toBe(403);
     expect((await get(who, `/api/business/crf/audit?crfDataRecordId=${vitalsRecord}`)).status).toBe(200);
@@ -110,7 +169,9 @@ describe('read routes × study roles', () => {
     expect((await get(who, `/api/business/doubt/${imagingDoubt}`)).status).toBe(403);
     expect((await get(who, `/api/v1/fileupload/downfile?fileKey=${fileKey}`)).status).toBe(403);
 
-    const history = (await get(who, `/api/business/subjectRecord/operates?subjectRecordId=${subjectRecordId}&pageSize=100`)).body.data.list as Array<{ crfId: number | null }>;
+    const history = (
+      await get(who, `/api/business/subjectRecord/operates?subjectRecordId=${subjectRecordId}&pageSize=100`)
+    ).body.data.list as Array<{ crfId: number | null }>;
     expect(new Set(history.map((e) => e.crfId).filter((id) => id !== null))).toEqual(new Set([crfIds['生命体征']]));
     const doubts = (await get(who, `/api/business/doubts?studyId=${studyId}`)).body.data;
     expect(doubts.list.map((d: { doubtId?: number; id?: number }) => d.doubtId ?? d.id)).toEqual([vitalsDoubt]);
@@ -134,12 +195,22 @@ describe('read routes × study roles', () => {
 
 describe('the operation log × studies', () => {
   it("SYS-25: a study's staff read that study's operations only; the whole log is the administrators'", async () => {
-    const [operlogMenu] = await t.db.select({ menuId: menus.menuId }).from(menus).where(eq(menus.perms, 'monitor:operlog:list'));
+    const [operlogMenu] = await t.db
+      .select({ menuId: menus.menuId })
+      .from(menus)
+      .where(eq(menus.perms, 'monitor:operlog:list'));
     const coordinator = await member('13200000004', [], [operlogMenu!.menuId]);
-    const other = await t.call(admin, 'POST', '/api/business/study', { studyName: '另一项研究', studyCode: 'OTHER-LOG' });
+    const other = await t.call(admin, 'POST', '/api/business/study', {
+      studyName: '另一项研究',
+      studyCode: 'OTHER-LOG',
+    });
     expect(other.status, JSON.stringify(other.body)).toBe(200);
     const otherId = other.body.data.id as number;
-    await t.call(admin, 'PUT', '/api/business/study', { id: otherId, studyName: '另一项研究（改）', studyCode: 'OTHER-LOG' });
+    await t.call(admin, 'PUT', '/api/business/study', {
+      id: otherId,
+      studyName: '另一项研究（改）',
+      studyCode: 'OTHER-LOG',
+    });
 
     const mine = await get(coordinator, `/api/monitor/operlog/list?studyId=${studyId}&pageSize=100`);
     expect(mine.status).toBe(200);
@@ -152,7 +223,9 @@ describe('the operation log × studies', () => {
     // Staff without the operation-log permission read nothing, even of their own study.
     expect((await get(tokens.vitals, `/api/monitor/operlog/list?studyId=${studyId}`)).status).toBe(403);
 
-    const whole = (await get(admin, '/api/monitor/operlog/list?pageSize=500')).body.data.list as Array<{ studyId: number | null }>;
+    const whole = (await get(admin, '/api/monitor/operlog/list?pageSize=500')).body.data.list as Array<{
+      studyId: number | null;
+    }>;
     expect(whole.some((e) => e.studyId === otherId)).toBe(true);
     expect(whole.some((e) => e.studyId === null)).toBe(true);
   });

@@ -26,7 +26,12 @@ declare module 'fastify' {
 
 export const STUDY_MANAGE = 'study:manage';
 
-export async function studyAccessOf(ctx: AppContext, userId: number, permissions: string[], studyId: number): Promise<StudyAccess | null> {
+export async function studyAccessOf(
+  ctx: AppContext,
+  userId: number,
+  permissions: string[],
+  studyId: number,
+): Promise<StudyAccess | null> {
   const [row] = await ctx.db
     .select({ studyRoleId: studyPersonnel.studyRoleId, rolePermissions: studyRoles.permissions })
     .from(studyPersonnel)

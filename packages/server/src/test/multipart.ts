@@ -1,7 +1,10 @@
 import crypto from 'node:crypto';
 
 /** A multipart/form-data body for app.inject: text fields and files. */
-export function multipart(fields: Record<string, string>, files: Array<{ field?: string; fileName: string; data: Buffer | string; type?: string }>) {
+export function multipart(
+  fields: Record<string, string>,
+  files: Array<{ field?: string; fileName: string; data: Buffer | string; type?: string }>,
+) {
   const boundary = `----edc${crypto.randomBytes(8).toString('hex')}`;
   const parts: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {

@@ -43,7 +43,11 @@ export async function createTestApp(options: TestAppOptions = {}) {
     db: database.db,
     // The production default without REDIS_URL, so counters are tested where they really live.
     kv: databaseStore(database.db, () => clock().getTime()),
-    tokens: createTokenService(new TextEncoder().encode('test-secret-test-secret-test-secret!'), config.accessTokenSeconds, clock),
+    tokens: createTokenService(
+      new TextEncoder().encode('test-secret-test-secret-test-secret!'),
+      config.accessTokenSeconds,
+      clock,
+    ),
     fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
     clock,
   };
@@ -56,7 +60,12 @@ export async function createTestApp(options: TestAppOptions = {}) {
   async function login(username = ADMIN, password = TEST_ADMIN_PASSWORD) {
     const res = await app.inject({ method: 'POST', url: '/api/ignore/sys/login', payload: { username, password } });
     if (res.statusCode !== 200) throw new Error(`login failed: ${res.body}`);
-    return res.json().data as { token: string; refreshToken: string; setPasswordMust: boolean; user: { userId: number } };
+    return res.json().data as {
+      token: string;
+      refreshToken: string;
+      setPasswordMust: boolean;
+      user: { userId: number };
+    };
   }
 
   /** Inject with a bearer token, answering the parsed envelope and the status. */

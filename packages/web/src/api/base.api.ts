@@ -15,7 +15,10 @@ export interface Notice {
 export const baseApi = {
   /** Notices (SHELL-34); quiet: a missing list must not interrupt the user with a message. */
   notices: () =>
-    http.get<{ list: Notice[]; total: number }>('/api/system/notice/list', { params: { pageNum: 1, pageSize: 10 }, silent: true }),
+    http.get<{ list: Notice[]; total: number }>('/api/system/notice/list', {
+      params: { pageNum: 1, pageSize: 10 },
+      silent: true,
+    }),
   /** System config (SystemTitle, Version); quiet because the shell falls back to the default title. */
   sysConfig: () =>
     http.get<SysConfigEntry[]>('/api/v1/base/sysconfig/getbasesysconfiglist', {

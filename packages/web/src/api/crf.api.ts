@@ -137,7 +137,13 @@ export interface CrfSaveResult {
 
 /** 409 数据已被他人修改，请刷新后重试: what the record holds now. */
 export interface StaleRecord {
-  current: { crfDataRecordId: number; version: number; values: Record<string, unknown>; updatedBy: number | null; updateTime: string };
+  current: {
+    crfDataRecordId: number;
+    version: number;
+    values: Record<string, unknown>;
+    updatedBy: number | null;
+    updateTime: string;
+  };
   changedItems: string[];
 }
 
@@ -209,7 +215,8 @@ export const crfRecordApi = {
    * CRF-22: sent as JSON (the server takes form data with the same fields too). Quiet: the page
    * explains refusals on the items, and a conflict in its own dialog.
    */
-  save: (body: CrfSaveBody, options?: RequestOptions) => http.put<CrfSaveResult>('/api/v3/business/crf', body, { ...options, silent: true }),
+  save: (body: CrfSaveBody, options?: RequestOptions) =>
+    http.put<CrfSaveResult>('/api/v3/business/crf', body, { ...options, silent: true }),
   /** CRF-24 */
   dataList: (subjectRecordId: number, crfId: number) =>
     http.get<CrfDataRow[]>(`/api/business/crf/data/list/${subjectRecordId}`, { params: { crfId } }),
@@ -217,7 +224,9 @@ export const crfRecordApi = {
   removeData: (crfDataRecordId: number, reason: string) =>
     http.delete<null>('/api/business/crf/data', { params: { crfDataRecordId, reason } }),
   audit: (crfDataRecordId: number, itemName?: string) =>
-    http.get<CrfAuditRow[]>('/api/business/crf/audit', { params: { crfDataRecordId, ...(itemName ? { itemName } : {}) } }),
+    http.get<CrfAuditRow[]>('/api/business/crf/audit', {
+      params: { crfDataRecordId, ...(itemName ? { itemName } : {}) },
+    }),
   sdv: (body: { crfDataRecordId: number; itemNames?: string[]; verified: boolean }) =>
     http.put<Record<string, SdvMark>>('/api/business/crf/sdv', body),
   /** PRINT-10 */
@@ -226,18 +235,26 @@ export const crfRecordApi = {
       params: { ...(crfId ? { crfId } : {}), ...(crfDataRecordId ? { crfDataRecordId } : {}) },
     }),
   /** SUBJ-22: the patient of a casebook, for the CRF sidebar. */
-  patientInfo: (subjectRecordId: number) => http.get<CrfPatient>(`/api/business/ducking/patientInfo/${subjectRecordId}`),
+  patientInfo: (subjectRecordId: number) =>
+    http.get<CrfPatient>(`/api/business/ducking/patientInfo/${subjectRecordId}`),
   /** SUBJ-23: a wrong password is the signer's to correct, so the dialog shows it. */
   sign: (body: { subjectRecordId: number; password: string; meaning?: string }) =>
     http.put<Signature>('/api/v1/business/subject/sign', body, { silent: true }),
-  signatures: (subjectRecordId: number) => http.get<Signature[]>('/api/business/subject/signatures', { params: { subjectRecordId } }),
-  signConfig: (studyId: number) => http.get<{ enabled: boolean; meaning: string }>('/api/business/study/sign_config', { params: { studyId } }),
+  signatures: (subjectRecordId: number) =>
+    http.get<Signature[]>('/api/business/subject/signatures', { params: { subjectRecordId } }),
+  signConfig: (studyId: number) =>
+    http.get<{ enabled: boolean; meaning: string }>('/api/business/study/sign_config', { params: { studyId } }),
   /** STUDY-10: the study's doubt flag, '1' when queries are on. */
   studyDoubtFlag: (studyId: number) => http.get<'0' | '1'>(`/api/business/study/doubt/${studyId}`),
   /** PRINT-11 */
   hasPrintTemplate: (crfId: number) => http.get<boolean>('/api/v1/business/crf/print/is_temp', { params: { crfId } }),
   /** PRINT-12: the filled template as a blob. */
-  printWord: (params: { subjectRecordId: number; crfId: number; crfDataRecordId?: number | null; format?: 'docx' | 'pdf' }) =>
+  printWord: (params: {
+    subjectRecordId: number;
+    crfId: number;
+    crfDataRecordId?: number | null;
+    format?: 'docx' | 'pdf';
+  }) =>
     http.download('/api/v1/business/crf/print/word', {
       params: {
         subjectRecordId: params.subjectRecordId,
@@ -255,5 +272,6 @@ export const crfRecordApi = {
     return http.post<UploadedFile>('/api/common/file/upload', form, { params: { studyId }, silent: true });
   },
   /** CONV-09: a stored file key, fetched with the session (an <img> cannot send the token). */
-  downloadFile: (fileKey: string) => http.download('/api/v1/fileupload/downfile', { params: { fileKey }, silent: true }),
+  downloadFile: (fileKey: string) =>
+    http.download('/api/v1/fileupload/downfile', { params: { fileKey }, silent: true }),
 };

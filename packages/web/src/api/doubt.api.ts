@@ -79,10 +79,13 @@ export const doubtApi = {
   reopen: (doubtId: number, doubtDescription: string) =>
     http.post<{ doubtId: number }>('/api/business/doubt/open', { doubtId, doubtDescription }, { silent: true }),
   get: (doubtId: number) => http.get<DoubtDetail>(`/api/business/doubt/${doubtId}`),
-  reply: (doubtId: number, content: string) => http.put<null>('/api/business/doubt/reply', { doubtId, content }, { silent: true }),
-  close: (doubtId: number, content: string) => http.put<null>('/api/business/doubt/close', { doubtId, content }, { silent: true }),
+  reply: (doubtId: number, content: string) =>
+    http.put<null>('/api/business/doubt/reply', { doubtId, content }, { silent: true }),
+  close: (doubtId: number, content: string) =>
+    http.put<null>('/api/business/doubt/close', { doubtId, content }, { silent: true }),
   list: (params: DoubtFilter & { studyId: number; pageNum: number; pageSize: number }) =>
     http.get<Page<Doubt>>('/api/business/doubts', { params }),
   /** Quiet: a missing badge is no reason to interrupt anyone. */
-  count: (studyId: number) => http.get<{ waiting: number }>('/api/business/doubts/count', { params: { studyId }, silent: true }),
+  count: (studyId: number) =>
+    http.get<{ waiting: number }>('/api/business/doubts/count', { params: { studyId }, silent: true }),
 };

@@ -30,7 +30,13 @@ instance.defaults.adapter = async (config) => {
   const response: AxiosResponse = { data: reply.data, status: reply.status, statusText: '', headers: {}, config };
   lastResponse = response;
   if (reply.status >= 200 && reply.status < 300) return response;
-  throw new AxiosError(`Request failed with status code ${reply.status}`, AxiosError.ERR_BAD_REQUEST, config, null, response);
+  throw new AxiosError(
+    `Request failed with status code ${reply.status}`,
+    AxiosError.ERR_BAD_REQUEST,
+    config,
+    null,
+    response,
+  );
 };
 
 function signIn(token = 'access-1', refreshToken = 'refresh-1') {
@@ -39,7 +45,17 @@ function signIn(token = 'access-1', refreshToken = 'refresh-1') {
     refreshToken,
     expiresIn: 900,
     setPasswordMust: false,
-    user: { userId: 7, userName: '13800000001', name: '张护士', sex: 1, email: null, mobile: null, deptId: 1, remark: '随访护士', status: 0 },
+    user: {
+      userId: 7,
+      userName: '13800000001',
+      name: '张护士',
+      sex: 1,
+      email: null,
+      mobile: null,
+      deptId: 1,
+      remark: '随访护士',
+      status: 0,
+    },
   });
 }
 
@@ -78,7 +94,7 @@ describe('request wrapper', () => {
     expect(authOf(seen[1])).toBe('');
   });
 
-  it('HTTP-03: appends a random _n query parameter to every request, keeping the caller\'s params', async () => {
+  it("HTTP-03: appends a random _n query parameter to every request, keeping the caller's params", async () => {
     await http.get('/api/system/users', { params: { pageNum: 2 } });
     await http.post('/api/ignore/sys/login', {});
     expect(seen[0].params).toMatchObject({ pageNum: 2 });
@@ -89,7 +105,11 @@ describe('request wrapper', () => {
 
   it('answers the envelope of a code-200 call', async () => {
     handler = () => ({ status: 200, data: { code: 200, msg: 'ok', data: { list: [], total: 0 } } });
-    await expect(http.get('/api/system/users')).resolves.toEqual({ code: 200, msg: 'ok', data: { list: [], total: 0 } });
+    await expect(http.get('/api/system/users')).resolves.toEqual({
+      code: 200,
+      msg: 'ok',
+      data: { list: [], total: 0 },
+    });
     expect(notify).not.toHaveBeenCalled();
   });
 
@@ -131,7 +151,10 @@ describe('request wrapper', () => {
     signIn('old-token', 'refresh-1');
     handler = (config) => {
       if (config.url === '/api/ignore/sys/refresh') {
-        return { status: 200, data: { code: 200, msg: '', data: { token: 'new-token', refreshToken: 'refresh-2', expiresIn: 900 } } };
+        return {
+          status: 200,
+          data: { code: 200, msg: '', data: { token: 'new-token', refreshToken: 'refresh-2', expiresIn: 900 } },
+        };
       }
       return authOf(config) === 'Bearer new-token'
         ? { status: 200, data: { code: 200, msg: '', data: 'saved' } }
@@ -163,7 +186,10 @@ describe('request wrapper', () => {
     signIn('old-token', 'refresh-1');
     handler = (config) => {
       if (config.url === '/api/ignore/sys/refresh') {
-        return { status: 200, data: { code: 200, msg: '', data: { token: 'new-token', refreshToken: 'refresh-2', expiresIn: 900 } } };
+        return {
+          status: 200,
+          data: { code: 200, msg: '', data: { token: 'new-token', refreshToken: 'refresh-2', expiresIn: 900 } },
+        };
       }
       return authOf(config) === 'Bearer new-token'
         ? { status: 200, data: { code: 200, msg: '', data: config.url } }
@@ -188,7 +214,10 @@ describe('request wrapper', () => {
     signIn('old-token', 'refresh-1');
     handler = (config) =>
       config.url === '/api/ignore/sys/refresh'
-        ? { status: 200, data: { code: 200, msg: '', data: { token: 'new-token', refreshToken: 'refresh-2', expiresIn: 900 } } }
+        ? {
+            status: 200,
+            data: { code: 200, msg: '', data: { token: 'new-token', refreshToken: 'refresh-2', expiresIn: 900 } },
+          }
         : { status: 401, data: { code: 401, msg: MSG.loginTimeout, data: null } };
     await expect(http.get('/api/system/users')).rejects.toMatchObject({ code: 401 });
     expect(seen.filter((c) => c.url === '/api/ignore/sys/refresh')).toHaveLength(1);

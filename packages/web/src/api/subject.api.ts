@@ -134,7 +134,8 @@ export const subjectRecordApi = {
   /** SUBJ-24: the v3 list is a POST with pageNum and pageSize. */
   list: (body: Paging & RecordFilter & { studyId: number }) =>
     http.post<Page<SubjectRecordRow>>('/api/v3/business/subjectRecord/list', body),
-  columns: (studyId: number) => http.get<RecordColumn[]>('/api/v3/business/subjectRecord/columns', { params: { studyId } }),
+  columns: (studyId: number) =>
+    http.get<RecordColumn[]>('/api/v3/business/subjectRecord/columns', { params: { studyId } }),
   /** SUBJ-25/SUBJ-26: `{ subjectRecordId, state, reason? }`; leaving the study (2) needs a reason. */
   setState: (body: { subjectRecordId: number; state: SubjectState; reason?: string }) =>
     http.put<null>('/api/business/subjectRecord/state', body),

@@ -143,5 +143,6 @@ export const userApi = {
   remove: (userId: number) => http.delete<null>('/api/system/user', { params: { userId } }),
   changeStatus: (userId: number, status: number) => http.put<null>('/api/system/user/status', { userId, status }),
   /** platform §7: the home route code in `perm`, the user ids as the body. */
-  setHome: (perm: string, userIds: number[]) => http.post<null>('/api/v1/SysUser/setHome', userIds, { params: { perm } }),
+  setHome: (perm: string, userIds: number[]) =>
+    http.post<null>('/api/v1/SysUser/setHome', userIds, { params: { perm } }),
 };

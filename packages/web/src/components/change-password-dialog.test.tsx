@@ -48,7 +48,13 @@ describe('change-password dialog', () => {
     typeInto('新密码', 'Nurse@2024');
     typeInto('确认密码', 'Nurse@2024');
     fireEvent.click(screen.getByRole('button', { name: '确定' }));
-    await waitFor(() => expect(api.changePassword).toHaveBeenCalledWith({ userId: 7, oldPassword: 'Admin@123', newPassword: 'Nurse@2024' }));
+    await waitFor(() =>
+      expect(api.changePassword).toHaveBeenCalledWith({
+        userId: 7,
+        oldPassword: 'Admin@123',
+        newPassword: 'Nurse@2024',
+      }),
+    );
     await waitFor(() => expect(screen.getByText('修改成功')).toBeTruthy());
     expect(onClose).toHaveBeenCalled();
   });

@@ -90,7 +90,14 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess }:
       destroyOnHidden
       width={520}
     >
-      <Form form={form} name={`password-${mode}`} labelCol={{ span: 6 }} wrapperCol={{ span: 16 }} autoComplete="off" onFinish={() => void submit()}>
+      <Form
+        form={form}
+        name={`password-${mode}`}
+        labelCol={{ span: 6 }}
+        wrapperCol={{ span: 16 }}
+        autoComplete="off"
+        onFinish={() => void submit()}
+      >
         {!reset && (
           <Form.Item label={T.password.oldPassword} name="oldPassword" required rules={[asValidator(oldPasswordError)]}>
             <Input.Password placeholder={T.password.oldPassword} autoComplete="current-password" />
@@ -106,7 +113,9 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess }:
           dependencies={reset ? [] : ['oldPassword']}
           rules={[
             ({ getFieldValue }) =>
-              asValidator((value) => newPasswordError(value, reset ? undefined : (getFieldValue('oldPassword') as string))),
+              asValidator((value) =>
+                newPasswordError(value, reset ? undefined : (getFieldValue('oldPassword') as string)),
+              ),
           ]}
         >
           <Input.Password placeholder={T.password.newPassword} autoComplete="new-password" />

@@ -12,7 +12,9 @@ const rows = (n: number): Row[] => Array.from({ length: n }, (_, i) => ({ id: i 
 const columns = [{ title: '姓名', dataIndex: 'name' }];
 
 function firstCells(container: HTMLElement): string[] {
-  return [...container.querySelectorAll('tbody tr.ant-table-row')].map((tr) => tr.querySelector('td')!.textContent ?? '');
+  return [...container.querySelectorAll('tbody tr.ant-table-row')].map(
+    (tr) => tr.querySelector('td')!.textContent ?? '',
+  );
 }
 
 afterEach(() => {

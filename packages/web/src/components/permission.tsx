@@ -49,7 +49,15 @@ export function AuthSwitch({ code, ...props }: SwitchProps & { code: string }) {
  * A row's 删除 link: asks for confirmation when the user holds the permission, and is shown
  * disabled with the 权限不足 tooltip when not (the server refuses it either way).
  */
-export function AuthRemoveButton({ code, title, onConfirm }: { code: string; title: ReactNode; onConfirm: () => Promise<unknown> }) {
+export function AuthRemoveButton({
+  code,
+  title,
+  onConfirm,
+}: {
+  code: string;
+  title: ReactNode;
+  onConfirm: () => Promise<unknown>;
+}) {
   return (
     <Auth
       code={code}

@@ -16,8 +16,32 @@ describe('CrfForm: the example form', () => {
   it('WID-02: the example CRF of core renders every item type completely and without errors', () => {
     const definition = exampleCrf();
     const { container, harness } = renderCrf(definition, initialValues(definition, { now: NOW }));
-    for (const text of ['生命体征', '以下由研究者填写', '合并用药', '知情同意书', '实验室检查', '签名']) expect(screen.getAllByText(text).length).toBeGreaterThan(0);
-    for (const label of ['既往史', '性别', '中心', '过敏药物', '疼痛评分', '手机号', '备注', '收缩压', '舒张压', '血红蛋白', '研究者', '体重', '身高', '体质指数', '出生日期', '访视时间', '采血时间', '心电图', '步态视频', '检查报告', '签名日期']) {
+    for (const text of ['生命体征', '以下由研究者填写', '合并用药', '知情同意书', '实验室检查', '签名']) {
+      expect(screen.getAllByText(text).length).toBeGreaterThan(0);
+    }
+    for (const label of [
+      '既往史',
+      '性别',
+      '中心',
+      '过敏药物',
+      '疼痛评分',
+      '手机号',
+      '备注',
+      '收缩压',
+      '舒张压',
+      '血红蛋白',
+      '研究者',
+      '体重',
+      '身高',
+      '体质指数',
+      '出生日期',
+      '访视时间',
+      '采血时间',
+      '心电图',
+      '步态视频',
+      '检查报告',
+      '签名日期',
+    ]) {
       expect(screen.getAllByText(label).length, label).toBeGreaterThan(0);
     }
     // The group 糖尿病 and 末次月经 wait for their triggers.
@@ -44,7 +68,17 @@ describe('CrfForm: the example form', () => {
   });
 
   it('WID-03: display options title, description, placeholder, width and rightItemText', () => {
-    renderCrf(form([item('input', 'a', '', { title: '显示标题', description: '按病历填写', placeholder: '如：阿司匹林', width: 240, rightItemText: '次/日' })]));
+    renderCrf(
+      form([
+        item('input', 'a', '', {
+          title: '显示标题',
+          description: '按病历填写',
+          placeholder: '如：阿司匹林',
+          width: 240,
+          rightItemText: '次/日',
+        }),
+      ]),
+    );
     const input = screen.getByLabelText('显示标题') as HTMLInputElement;
     expect(input.placeholder).toBe('如：阿司匹林');
     expect(screen.getByText('按病历填写')).toBeTruthy();
@@ -134,12 +168,16 @@ describe('CrfForm: required marks and messages (the engine words them)', () => {
       item('input', 'a', '甲'),
       item('listGroup', 'meds', '用药', {}, [item('input', 'drug', '药物')]),
     ]);
-    renderCrf(definition, { meds: [{ drug: 'x' }] }, {
-      errors: [
-        { item: 'a', message: '服务器：甲有误', severity: 'error' },
-        { item: 'drug', container: 'meds', row: 0, message: '服务器：药物有误', severity: 'error' },
-      ],
-    });
+    renderCrf(
+      definition,
+      { meds: [{ drug: 'x' }] },
+      {
+        errors: [
+          { item: 'a', message: '服务器：甲有误', severity: 'error' },
+          { item: 'drug', container: 'meds', row: 0, message: '服务器：药物有误', severity: 'error' },
+        ],
+      },
+    );
     expect(screen.getByText('服务器：甲有误')).toBeTruthy();
     expect(screen.getByText('服务器：药物有误')).toBeTruthy();
     typeInto('甲', '新值');
@@ -147,7 +185,14 @@ describe('CrfForm: required marks and messages (the engine words them)', () => {
   });
 
   it('showAllErrors shows every message of the engine at once (after a refused submit)', () => {
-    renderCrf(form([item('input', 'a', '甲', { required: 1 }), item('radio', 'b', '乙', { required: 1, optionsValue: '1,2', optionsText: '是,否' })]), {}, { showAllErrors: true });
+    renderCrf(
+      form([
+        item('input', 'a', '甲', { required: 1 }),
+        item('radio', 'b', '乙', { required: 1, optionsValue: '1,2', optionsText: '是,否' }),
+      ]),
+      {},
+      { showAllErrors: true },
+    );
     expect(screen.getByText('请输入数据')).toBeTruthy();
     expect(screen.getByText('请选择选项')).toBeTruthy();
   });
@@ -165,7 +210,15 @@ describe('CrfForm: calculations, ranges, units, additions', () => {
   });
 
   it('VIS-05/VIS-06: the low/high mark follows the range of the subject gender (form context 1 = female)', () => {
-    const definition = form([item('real', 'hb', '血红蛋白', { units: 'g/L', refValueMaleMin: 130, refValueMaleMax: 175, refValueFemaleMin: 115, refValueFemaleMax: 150 })]);
+    const definition = form([
+      item('real', 'hb', '血红蛋白', {
+        units: 'g/L',
+        refValueMaleMin: 130,
+        refValueMaleMax: 175,
+        refValueFemaleMin: 115,
+        refValueFemaleMax: 150,
+      }),
+    ]);
     renderCrf(definition, { hb: '120' }, { context: { now: NOW, gender: genderFromFormContext(1) } });
     expect(screen.queryByText(/偏低|偏高/)).toBeNull();
     typeInto('血红蛋白', '110');
@@ -178,13 +231,19 @@ describe('CrfForm: calculations, ranges, units, additions', () => {
   });
 
   it('VIS-05: the mark has a tooltip giving the range', async () => {
-    renderCrf(form([item('real', 'hb', '血红蛋白', { units: 'g/L', refValueFemaleMin: 115, refValueFemaleMax: 150 })]), { hb: '160' }, { context: { now: NOW, gender: 'female' } });
+    renderCrf(
+      form([item('real', 'hb', '血红蛋白', { units: 'g/L', refValueFemaleMin: 115, refValueFemaleMax: 150 })]),
+      { hb: '160' },
+      { context: { now: NOW, gender: 'female' } },
+    );
     fireEvent.mouseEnter(screen.getByText('↑ 偏高'));
     expect(await screen.findByText('参考范围：115 ~ 150 g/L')).toBeTruthy();
   });
 
   it('WID-06/WID-07: one unit is shown beside the value; several give a unit selector whose choice is kept', () => {
-    const { harness } = renderCrf(form([item('int', 'w', '体重', { units: 'kg' }), item('real', 'g', '血糖', { units: 'mmol/L,mg/dL' })]));
+    const { harness } = renderCrf(
+      form([item('int', 'w', '体重', { units: 'kg' }), item('real', 'g', '血糖', { units: 'mmol/L,mg/dL' })]),
+    );
     expect(screen.getByText('kg')).toBeTruthy();
     const selector = screen.getByLabelText('血糖单位');
     expect(selector.closest('.ant-select')!.textContent).toContain('mmol/L');
@@ -210,10 +269,18 @@ describe('CrfForm: calculations, ranges, units, additions', () => {
 describe('CrfForm: read-only', () => {
   it('VIS-07/VIS-09: readOnly (operate mode, or no business.crf.save/submit) disables every widget', () => {
     const definition = exampleCrf();
-    const { container } = renderCrf(definition, { meds: [{ drug: 'a' }], labs: [{ lab: 'ALT' }], sex: '2', ecg: '["https://x/y.jpg"]', report: 'k1' }, { readOnly: true });
-    const inputs = [...container.querySelectorAll('input, textarea')].filter((el) => !(el as HTMLElement).closest('.crf-date-anchor'));
+    const { container } = renderCrf(
+      definition,
+      { meds: [{ drug: 'a' }], labs: [{ lab: 'ALT' }], sex: '2', ecg: '["https://x/y.jpg"]', report: 'k1' },
+      { readOnly: true },
+    );
+    const inputs = [...container.querySelectorAll('input, textarea')].filter(
+      (el) => !(el as HTMLElement).closest('.crf-date-anchor'),
+    );
     expect(inputs.length).toBeGreaterThan(20);
-    for (const el of inputs) expect((el as HTMLInputElement).disabled, (el as HTMLInputElement).outerHTML.slice(0, 80)).toBe(true);
+    for (const el of inputs) {
+      expect((el as HTMLInputElement).disabled, (el as HTMLInputElement).outerHTML.slice(0, 80)).toBe(true);
+    }
     expect(screen.queryByText('添加一行')).toBeNull();
     expect(screen.queryByText('上传图片')).toBeNull();
     expect(screen.queryByText('清除')).toBeNull();
@@ -231,13 +298,21 @@ describe('CrfForm: read-only', () => {
   });
 
   it('values handed in later replace the working copy; the working copy survives a parent that does not hand values back', () => {
-    const definition = form([item('input', 'a', '甲'), item('int', 'b', '乙', { calc: 'c + 1' }), item('int', 'c', '丙')]);
+    const definition = form([
+      item('input', 'a', '甲'),
+      item('int', 'b', '乙', { calc: 'c + 1' }),
+      item('int', 'c', '丙'),
+    ]);
     const onChange = vi.fn();
-    const view = renderWithProviders(<CrfForm definition={definition} values={{ a: '一' }} onChange={onChange} context={{ now: NOW }} />);
+    const view = renderWithProviders(
+      <CrfForm definition={definition} values={{ a: '一' }} onChange={onChange} context={{ now: NOW }} />,
+    );
     typeInto('甲', '二');
     expect(onChange).toHaveBeenLastCalledWith({ a: '二' }, 'a');
     expect((screen.getByLabelText('甲') as HTMLInputElement).value).toBe('二');
-    view.rerender(<CrfForm definition={definition} values={{ a: '三', c: '4' }} onChange={onChange} context={{ now: NOW }} />);
+    view.rerender(
+      <CrfForm definition={definition} values={{ a: '三', c: '4' }} onChange={onChange} context={{ now: NOW }} />,
+    );
     expect((screen.getByLabelText('甲') as HTMLInputElement).value).toBe('三');
     expect((screen.getByLabelText('乙') as HTMLInputElement).value).toBe('5');
   });

@@ -59,7 +59,7 @@ let nextDefinitionId = 0;
 const definitionId = (definition: CrfDefinition) => {
   let id = definitionIds.get(definition);
   if (id === undefined) {
-    id = (nextDefinitionId += 1);
+    id = nextDefinitionId += 1;
     definitionIds.set(definition, id);
   }
   return id;
@@ -77,7 +77,18 @@ export function CrfForm(props: CrfFormProps) {
   return <CrfFormBody key={definitionId(props.definition)} {...props} />;
 }
 
-function CrfFormBody({ definition, values, onChange, readOnly, context, errors, onUpload, showAllErrors, onEvaluate, className }: CrfFormProps) {
+function CrfFormBody({
+  definition,
+  values,
+  onChange,
+  readOnly,
+  context,
+  errors,
+  onUpload,
+  showAllErrors,
+  onEvaluate,
+  className,
+}: CrfFormProps) {
   const [openedAt] = useState(() => new Date());
   const prefix = useId();
   const evaluation: EvaluationContext = {
@@ -88,7 +99,9 @@ function CrfFormBody({ definition, values, onChange, readOnly, context, errors, 
     operate: context?.operate,
   };
   const input = { definition, values, context: evaluation, errors, showAllErrors };
-  const [store] = useState(() => new CrfStore(input, `crf${prefix.replace(/[^\w-]/g, '')}-`, { onChange, onUpload, onEvaluate }));
+  const [store] = useState(
+    () => new CrfStore(input, `crf${prefix.replace(/[^\w-]/g, '')}-`, { onChange, onUpload, onEvaluate }),
+  );
 
   useLayoutEffect(() => {
     store.setHandlers({ onChange, onUpload, onEvaluate });
@@ -106,12 +119,17 @@ function CrfFormBody({ definition, values, onChange, readOnly, context, errors, 
   const [messageApi, messageHolder] = message.useMessage({ duration: MESSAGE_SECONDS, maxCount: 3 });
   const ui = useMemo(() => ({ modal, message: messageApi }), [modal, messageApi]);
   // The tree depends on the definition only: edits reach items through their store subscriptions.
-  const tree = useMemo(() => <CrfChildren nodes={definition.children} crfCols={definition.option.cols} />, [definition]);
+  const tree = useMemo(
+    () => <CrfChildren nodes={definition.children} crfCols={definition.option.cols} />,
+    [definition],
+  );
 
   return (
     <CrfStoreContext.Provider value={store}>
       <CrfUiContext.Provider value={ui}>
-        <div className={`crf-form${readOnly ? ' crf-form-readonly' : ''}${className ? ` ${className}` : ''}`}>{tree}</div>
+        <div className={`crf-form${readOnly ? ' crf-form-readonly' : ''}${className ? ` ${className}` : ''}`}>
+          {tree}
+        </div>
         {modalHolder}
         {messageHolder}
       </CrfUiContext.Provider>

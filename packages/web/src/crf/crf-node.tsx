@@ -19,7 +19,13 @@ export function spanOf(node: CrfNode, crfCols: NumberLike | undefined): number {
  * One node of the tree. It subscribes to its own state only, so a change elsewhere in the form does
  * not render it; a hidden node renders nothing (its value is already cleared by the engine).
  */
-export const CrfNodeView = memo(function CrfNodeView({ node, crfCols }: { node: CrfNode; crfCols: NumberLike | undefined }) {
+export const CrfNodeView = memo(function CrfNodeView({
+  node,
+  crfCols,
+}: {
+  node: CrfNode;
+  crfCols: NumberLike | undefined;
+}) {
   const store = useCrfStore();
   const key = store.keyOf(node);
   const state = useStoreSlice(store, (s) => s.state.items[key]);

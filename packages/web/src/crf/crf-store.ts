@@ -63,7 +63,10 @@ function serverMessages(errors: ServerErrors | undefined): Map<string, readonly 
   if (Array.isArray(errors)) {
     for (const issue of errors as readonly FormIssue[]) {
       if (issue.severity === 'warning') continue;
-      const key = issue.container !== undefined && issue.row !== undefined ? cellKey(issue.container, issue.row, issue.item) : issue.item;
+      const key =
+        issue.container !== undefined && issue.row !== undefined
+          ? cellKey(issue.container, issue.row, issue.item)
+          : issue.item;
       add(key, issue.message);
     }
   } else {
@@ -74,7 +77,8 @@ function serverMessages(errors: ServerErrors | undefined): Map<string, readonly 
   return out.size === 0 ? EMPTY_MESSAGES : out;
 }
 
-const signature = (messages: ReadonlyMap<string, readonly string[]>) => (messages.size === 0 ? '' : JSON.stringify([...messages]));
+const signature = (messages: ReadonlyMap<string, readonly string[]>) =>
+  messages.size === 0 ? '' : JSON.stringify([...messages]);
 
 /** "now" is compared to the minute, so a parent that passes `new Date()` on each render does not re-run everything. */
 const minuteOf = (date: Date) => Math.floor(date.getTime() / 60_000);
@@ -277,7 +281,11 @@ export class CrfStore {
       if (info.calc) this.calculatedKeys.add(info.key);
       if (info.node.name && unitsOf(info.node.option).length > 1) {
         const owner = info.rowOwner;
-        this.unitChoices.push({ name: info.node.name, key: info.key, container: owner ? { name: owner.node.name, key: owner.key } : null });
+        this.unitChoices.push({
+          name: info.node.name,
+          key: info.key,
+          container: owner ? { name: owner.node.name, key: owner.key } : null,
+        });
       }
     }
     this.apply(values);

@@ -19,7 +19,8 @@ export const CRF_T = {
     `参考范围：${min ?? ''}${min !== null && max !== null ? ' ~ ' : min !== null ? ' 以上' : ''}${max ?? ''}${min === null && max !== null ? ' 以下' : ''}${unit ? ` ${unit}` : ''}`,
   unit: '单位',
   calculated: '自动计算',
-  numberRange: (min: number | null, max: number | null) => (min !== null && max !== null ? `${min} ~ ${max}` : min !== null ? `≥ ${min}` : `≤ ${max ?? ''}`),
+  numberRange: (min: number | null, max: number | null) =>
+    min !== null && max !== null ? `${min} ~ ${max}` : min !== null ? `≥ ${min}` : `≤ ${max ?? ''}`,
 
   addRow: '添加一行',
   rowTitle: (n: number) => `第 ${n} 行`,
@@ -30,7 +31,14 @@ export const CRF_T = {
   sliderUnset: '未选择',
 
   dateHint: '未知部分填 UK，如 2024-UK-UK',
-  datePlaceholder: (format: string) => format.replace('yyyy', '年').replace('MM', '月').replace('dd', '日').replace('HH', '时').replace('mm', '分').replace('ss', '秒'),
+  datePlaceholder: (format: string) =>
+    format
+      .replace('yyyy', '年')
+      .replace('MM', '月')
+      .replace('dd', '日')
+      .replace('HH', '时')
+      .replace('mm', '分')
+      .replace('ss', '秒'),
   pickDate: '选择日期',
   unknown: '未知',
   year: '年',

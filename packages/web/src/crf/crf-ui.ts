@@ -17,7 +17,11 @@ export function useCrfUi(): CrfUi {
 }
 
 /** forms §8: removing an uploaded file asks first (title 提示, 确定/取消, warning type); cancel does nothing. */
-export function confirmRemoveFile(ui: CrfUi, texts: { title: string; content: string; ok: string; cancel: string }, onOk: () => void) {
+export function confirmRemoveFile(
+  ui: CrfUi,
+  texts: { title: string; content: string; ok: string; cancel: string },
+  onOk: () => void,
+) {
   void ui.modal.warning({
     title: texts.title,
     content: texts.content,

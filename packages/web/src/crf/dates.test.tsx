@@ -71,7 +71,10 @@ describe('date entry (forms §5)', () => {
   });
 
   it('DATE-01: a datetime takes no unknown parts; a date item with itemType datetime takes a time', () => {
-    const { harness } = renderCrf(form([item('datetime', 't', '时间'), item('date', 'd', '采样', { itemType: 'datetime' })]), { t: '2024-06-01 08:00:00' });
+    const { harness } = renderCrf(
+      form([item('datetime', 't', '时间'), item('date', 'd', '采样', { itemType: 'datetime' })]),
+      { t: '2024-06-01 08:00:00' },
+    );
     typeInto('时间', '2024-UK-01 08:00:00');
     expect(valueOf('时间')).toBe('2024-06-01 08:00:00');
     typeInto('采样', '2024-06-01 09:10:11');
@@ -79,7 +82,12 @@ describe('date entry (forms §5)', () => {
   });
 
   it('DATE-06/DATE-07: pastTime refuses future dates, futureTime past ones (today passes both)', () => {
-    renderCrf(form([item('date', 'birth', '出生日期', { showStyle: 'pastTime' }), item('date', 'next', '下次随访', { showStyle: 'futureTime' })]));
+    renderCrf(
+      form([
+        item('date', 'birth', '出生日期', { showStyle: 'pastTime' }),
+        item('date', 'next', '下次随访', { showStyle: 'futureTime' }),
+      ]),
+    );
     typeInto('出生日期', '2024-06-16');
     expect(screen.getByText('日期不能晚于今天')).toBeTruthy();
     typeInto('出生日期', '2024-06-15');
@@ -120,7 +128,10 @@ describe('date entry (forms §5)', () => {
 
 describe('time', () => {
   it('DATE-09: the time picker shows HH:mm:ss, or HH:mm when format is Hour', () => {
-    const { harness } = renderCrf(form([item('time', 'a', '服药时间'), item('time', 'b', '采血时间', { format: 'Hour' })]), { a: '08:05:09', b: '07:45' });
+    const { harness } = renderCrf(
+      form([item('time', 'a', '服药时间'), item('time', 'b', '采血时间', { format: 'Hour' })]),
+      { a: '08:05:09', b: '07:45' },
+    );
     expect(valueOf('服药时间')).toBe('08:05:09');
     expect(valueOf('采血时间')).toBe('07:45');
     const input = screen.getByLabelText('采血时间');

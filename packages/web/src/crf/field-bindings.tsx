@@ -14,8 +14,14 @@ export function TopLevelField({ node, state, itemKey }: { node: CrfNode; state: 
   const addition = useStoreSlice(store, (s) => s.values[additionKey(name)]);
   const onChange = useCallback((value: unknown) => store.setValue(name, value), [store, name]);
   const onBlur = useCallback(() => store.touch(itemKey), [store, itemKey]);
-  const onUnitChange = useCallback((next: string) => store.setValue(unitKey(name), next, itemKey), [store, name, itemKey]);
-  const onAdditionChange = useCallback((text: string) => store.setValue(additionKey(name), text, itemKey), [store, name, itemKey]);
+  const onUnitChange = useCallback(
+    (next: string) => store.setValue(unitKey(name), next, itemKey),
+    [store, name, itemKey],
+  );
+  const onAdditionChange = useCallback(
+    (text: string) => store.setValue(additionKey(name), text, itemKey),
+    [store, name, itemKey],
+  );
   return (
     <FieldView
       node={node}
@@ -54,9 +60,15 @@ export const CellField = memo(
     const shown = useStoreSlice(store, (s) => s.isShown(key));
     const server = useStoreSlice(store, (s) => s.serverErrors(key));
     const unit = useStoreSlice(store, (s) => readRows(s.values[container])[row]?.[unitKey(name)]);
-    const onChange = useCallback((value: unknown) => store.setCell(container, row, name, value), [store, container, row, name]);
+    const onChange = useCallback(
+      (value: unknown) => store.setCell(container, row, name, value),
+      [store, container, row, name],
+    );
     const onBlur = useCallback(() => store.touch(key), [store, key]);
-    const onUnitChange = useCallback((next: string) => store.setCell(container, row, unitKey(name), next), [store, container, row, name]);
+    const onUnitChange = useCallback(
+      (next: string) => store.setCell(container, row, unitKey(name), next),
+      [store, container, row, name],
+    );
     return (
       <FieldView
         node={node}
@@ -72,5 +84,10 @@ export const CellField = memo(
       />
     );
   },
-  (a, b) => a.container === b.container && a.row === b.row && a.node === b.node && a.layout === b.layout && sameItemState(a.state, b.state),
+  (a, b) =>
+    a.container === b.container &&
+    a.row === b.row &&
+    a.node === b.node &&
+    a.layout === b.layout &&
+    sameItemState(a.state, b.state),
 );

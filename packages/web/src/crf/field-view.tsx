@@ -47,7 +47,20 @@ function unique(lists: ReadonlyArray<readonly string[] | undefined>): string[] {
  * server's always (until the item is edited).
  */
 function FieldViewInner(props: FieldViewProps) {
-  const { node, state, id, layout, showErrors, serverErrors, unit, onChange, onBlur, onUnitChange, addition, onAdditionChange } = props;
+  const {
+    node,
+    state,
+    id,
+    layout,
+    showErrors,
+    serverErrors,
+    unit,
+    onChange,
+    onBlur,
+    onUnitChange,
+    addition,
+    onAdditionChange,
+  } = props;
   const store = useCrfStore();
   useRenderProbe(id);
   const title = titleOf(node);

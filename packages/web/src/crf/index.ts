@@ -1,4 +1,11 @@
 /** The CRF renderer (CONVENTIONS: it renders, @ecrf/core decides). */
 export { CrfForm, type CrfFormContext, type CrfFormProps } from './crf-form';
-export { cellKey, unitKey, type ServerErrors, type UploadHandler, type UploadKind, type UploadResult } from './crf-store';
+export {
+  cellKey,
+  unitKey,
+  type ServerErrors,
+  type UploadHandler,
+  type UploadKind,
+  type UploadResult,
+} from './crf-store';
 export { VIDEO_MAX_BYTES } from './upload-rules';

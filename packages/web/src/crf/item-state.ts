@@ -1,6 +1,7 @@
 import type { ItemState } from '@ecrf/core';
 
-const sameList = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+const sameList = (a: readonly unknown[], b: readonly unknown[]) =>
+  a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
 /** Render skipping needs identity, not the value rule of core: a new array with the same entries is the same. */
 function sameReference(a: unknown, b: unknown): boolean {

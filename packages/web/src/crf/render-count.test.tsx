@@ -19,7 +19,9 @@ export function bigForm(sectionCount = 5): CrfDefinition {
       const n = s * 100 + i;
       const type = TYPES[n % TYPES.length]!;
       const option: CrfNode['option'] = {};
-      if (type === 'radio' || type === 'select' || type === 'checkbox') Object.assign(option, { optionsValue: '1,2,3', optionsText: '甲,乙,丙' });
+      if (type === 'radio' || type === 'select' || type === 'checkbox') {
+        Object.assign(option, { optionsValue: '1,2,3', optionsText: '甲,乙,丙' });
+      }
       if (n % 50 === 12) Object.assign(option, { calc: `q${n - 1} * 2` }); // n - 1 is an int item
       if (n % 50 === 26) Object.assign(option, { showIf: `q${n - 3} == "1"` }); // n - 3 is a radio item
       if (n % 20 === 0) Object.assign(option, { required: 1 });
@@ -47,7 +49,8 @@ describe('render counts: a keystroke re-renders the changed items, not the form'
     const started = performance.now();
     const { harness } = renderCrf(definition, {}, {}, probe.probe);
     const mounted = performance.now() - started;
-    const widgetRenders = () => [...probe.counts.entries()].filter(([key]) => key.startsWith('crf')).reduce((a, [, n]) => a + n, 0);
+    const widgetRenders = () =>
+      [...probe.counts.entries()].filter(([key]) => key.startsWith('crf')).reduce((a, [, n]) => a + n, 0);
     expect(widgetRenders()).toBe(500 - 10); // the 10 showIf items wait for their radio
 
     probe.reset();
@@ -68,7 +71,9 @@ describe('render counts: a keystroke re-renders the changed items, not the form'
     expect(field('q26')).toBeTruthy();
     expect(widgetRenders()).toBe(2); // the radio and the item it shows
 
-    if (process.env.CRF_BENCH) console.info(`500 items: mount ${mounted.toFixed(0)} ms, one keystroke ${keystroke.toFixed(1)} ms (happy-dom)`);
+    if (process.env.CRF_BENCH) {
+      console.info(`500 items: mount ${mounted.toFixed(0)} ms, one keystroke ${keystroke.toFixed(1)} ms (happy-dom)`);
+    }
   }, 120_000);
 
   it('a list group of 20 rows: typing into one cell renders that cell and its row calculation only', () => {
@@ -86,12 +91,18 @@ describe('render counts: a keystroke re-renders the changed items, not the form'
     );
     const rows = Array.from({ length: 20 }, (_, i) => ({ drug: `药${i}`, dose: '1', times: '2' }));
     const { harness } = renderCrf(definition, { meds: rows }, {}, probe.probe);
-    const cells = () => [...probe.counts.entries()].filter(([key]) => key.includes('meds[')).reduce((a, [, n]) => a + n, 0);
+    const cells = () =>
+      [...probe.counts.entries()].filter(([key]) => key.includes('meds[')).reduce((a, [, n]) => a + n, 0);
     expect(cells()).toBe(80);
     probe.reset();
     fireEvent.change(screen.getAllByLabelText('剂量')[7]!, { target: { value: '5' } });
     expect((screen.getAllByLabelText('日剂量')[7] as HTMLInputElement).value).toBe('10');
-    expect((harness.last().meds as Array<Record<string, string>>)[7]).toEqual({ drug: '药7', dose: '5', times: '2', daily: '10' });
+    expect((harness.last().meds as Array<Record<string, string>>)[7]).toEqual({
+      drug: '药7',
+      dose: '5',
+      times: '2',
+      daily: '10',
+    });
     expect(cells()).toBe(2);
   });
 

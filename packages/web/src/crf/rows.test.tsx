@@ -82,7 +82,9 @@ describe('list group', () => {
   });
 
   it('a row child with several units gets a selector whose choice stays with the row', () => {
-    const definition = form([item('listGroup', 'g', '血糖', {}, [item('real', 'v', '数值', { units: 'mmol/L,mg/dL' })])]);
+    const definition = form([
+      item('listGroup', 'g', '血糖', {}, [item('real', 'v', '数值', { units: 'mmol/L,mg/dL' })]),
+    ]);
     const { harness } = renderCrf(definition, { g: [{ v: '5' }] });
     fireEvent.mouseDown(screen.getByLabelText('数值单位'));
     fireEvent.click(screen.getByTitle('mg/dL'));

@@ -26,25 +26,37 @@ const image = (name = 'ecg.png') => new File(['png'], name, { type: 'image/png' 
 describe('image and video uploads (forms §2, §4)', () => {
   it('UPL-01/UPL-02/UPL-03/UPL-04/UPL-05: add appends an entry { uploadTime, remarks, dialogImgUrl } and confirm emits the whole list as JSON', async () => {
     const onUpload = vi.fn(async () => ({ url: 'https://oss.example/images/1717/ecg.png' }));
-    const stored = JSON.stringify([{ uploadTime: '2024-06-01 10:00:00', remarks: '第一张', dialogImgUrl: 'https://oss.example/images/1/a.jpg' }]);
+    const stored = JSON.stringify([
+      { uploadTime: '2024-06-01 10:00:00', remarks: '第一张', dialogImgUrl: 'https://oss.example/images/1/a.jpg' },
+    ]);
     const { harness } = renderCrf(form([item('imageUpload', 'ecg', '心电图')]), { ecg: stored }, { onUpload });
     fireEvent.click(screen.getByText('上传图片'));
     expect(modal().textContent).toContain('添加图片');
     await chooseFile(image());
     expect(onUpload).toHaveBeenCalledWith(expect.any(File), 'image');
-    await waitFor(() => expect(modal().querySelector('img')?.getAttribute('src')).toBe('https://oss.example/images/1717/ecg.png'));
+    await waitFor(() =>
+      expect(modal().querySelector('img')?.getAttribute('src')).toBe('https://oss.example/images/1717/ecg.png'),
+    );
     fireEvent.change(modal().querySelector('textarea')!, { target: { value: '静息心电图' } });
     fireEvent.click(button('确定'));
     const list = JSON.parse(harness.last().ecg as string) as Array<Record<string, string>>;
     expect(list).toHaveLength(2);
-    expect(list[0]).toEqual({ uploadTime: '2024-06-01 10:00:00', remarks: '第一张', dialogImgUrl: 'https://oss.example/images/1/a.jpg' });
+    expect(list[0]).toEqual({
+      uploadTime: '2024-06-01 10:00:00',
+      remarks: '第一张',
+      dialogImgUrl: 'https://oss.example/images/1/a.jpg',
+    });
     expect(list[1]).toMatchObject({ remarks: '静息心电图', dialogImgUrl: 'https://oss.example/images/1717/ecg.png' });
     expect(list[1]!.uploadTime).toMatch(TIME);
     expect(Object.keys(list[1]!)).toEqual(['uploadTime', 'remarks', 'dialogImgUrl']);
   });
 
   it('UPL-02/UPL-03/CONV-07: edit replaces the entry at its index; a stored list of plain URLs is read', () => {
-    const { harness } = renderCrf(form([item('imageUpload', 'ecg', '心电图')]), { ecg: '["https://x/a.jpg","https://x/b.jpg"]' }, { onUpload: async () => ({ url: 'u' }) });
+    const { harness } = renderCrf(
+      form([item('imageUpload', 'ecg', '心电图')]),
+      { ecg: '["https://x/a.jpg","https://x/b.jpg"]' },
+      { onUpload: async () => ({ url: 'u' }) },
+    );
     fireEvent.click(screen.getAllByRole('button', { name: '修改' })[1]!);
     expect(modal().textContent).toContain('修改图片');
     expect(modal().querySelector('img')!.getAttribute('src')).toBe('https://x/b.jpg');
@@ -57,7 +69,11 @@ describe('image and video uploads (forms §2, §4)', () => {
   });
 
   it('UPL-07: remarks hold at most 180 characters', () => {
-    renderCrf(form([item('imageUpload', 'ecg', '心电图')]), { ecg: '["https://x/a.jpg"]' }, { onUpload: async () => ({ url: 'u' }) });
+    renderCrf(
+      form([item('imageUpload', 'ecg', '心电图')]),
+      { ecg: '["https://x/a.jpg"]' },
+      { onUpload: async () => ({ url: 'u' }) },
+    );
     fireEvent.click(screen.getByRole('button', { name: '修改' }));
     const remarks = modal().querySelector('textarea')!;
     expect(remarks.getAttribute('maxlength')).toBe('180');
@@ -66,7 +82,11 @@ describe('image and video uploads (forms §2, §4)', () => {
   });
 
   it('UPL-09: removing asks 此操作将删除该文件，是否继续？ (title 提示, 确定/取消, warning); cancel does nothing', async () => {
-    const { harness } = renderCrf(form([item('imageUpload', 'ecg', '心电图')]), { ecg: '["https://x/a.jpg","https://x/b.jpg"]' }, { onUpload: async () => ({ url: 'u' }) });
+    const { harness } = renderCrf(
+      form([item('imageUpload', 'ecg', '心电图')]),
+      { ecg: '["https://x/a.jpg","https://x/b.jpg"]' },
+      { onUpload: async () => ({ url: 'u' }) },
+    );
     fireEvent.click(screen.getAllByRole('button', { name: '删除' })[0]!);
     const confirm = await waitFor(() => {
       const found = document.querySelector('.ant-modal-confirm') as HTMLElement;
@@ -84,11 +104,17 @@ describe('image and video uploads (forms §2, §4)', () => {
     await act(async () => {
       fireEvent.click(button('确定', second));
     });
-    expect(JSON.parse(harness.last().ecg as string)).toEqual([{ uploadTime: '', remarks: '', dialogImgUrl: 'https://x/b.jpg' }]);
+    expect(JSON.parse(harness.last().ecg as string)).toEqual([
+      { uploadTime: '', remarks: '', dialogImgUrl: 'https://x/b.jpg' },
+    ]);
   });
 
   it('removing the last image of a required item leaves it blank, so 请输入数据 shows', async () => {
-    const { harness } = renderCrf(form([item('imageUpload', 'ecg', '心电图', { required: 1 })]), { ecg: '["https://x/a.jpg"]' }, { onUpload: async () => ({ url: 'u' }) });
+    const { harness } = renderCrf(
+      form([item('imageUpload', 'ecg', '心电图', { required: 1 })]),
+      { ecg: '["https://x/a.jpg"]' },
+      { onUpload: async () => ({ url: 'u' }) },
+    );
     fireEvent.click(screen.getByRole('button', { name: '删除' }));
     const confirm = await waitFor(() => document.querySelector('.ant-modal-confirm') as HTMLElement);
     await act(async () => {
@@ -121,7 +147,11 @@ describe('image and video uploads (forms §2, §4)', () => {
   });
 
   it('UPL-16: a failed upload shows the error message; confirming without a file asks for one', async () => {
-    renderCrf(form([item('imageUpload', 'ecg', '心电图')]), {}, { onUpload: async () => Promise.reject(new Error('存储服务不可用')) });
+    renderCrf(
+      form([item('imageUpload', 'ecg', '心电图')]),
+      {},
+      { onUpload: async () => Promise.reject(new Error('存储服务不可用')) },
+    );
     fireEvent.click(screen.getByText('上传图片'));
     await chooseFile(image());
     expect(await screen.findByText('存储服务不可用')).toBeTruthy();
@@ -132,13 +162,20 @@ describe('image and video uploads (forms §2, §4)', () => {
   it('UPL-18: an image that fails to load shows a placeholder', async () => {
     // happy-dom loads no images: fail the broken address the way a browser would.
     const src = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'src')!;
-    const spy = vi.spyOn(HTMLImageElement.prototype, 'src', 'set').mockImplementation(function (this: HTMLImageElement, value: string) {
+    const spy = vi.spyOn(HTMLImageElement.prototype, 'src', 'set').mockImplementation(function (
+      this: HTMLImageElement,
+      value: string,
+    ) {
       src.set!.call(this, value);
       if (value.includes('invalid.example')) setTimeout(() => this.onerror?.(new Event('error')), 0);
     });
     try {
       renderCrf(form([item('imageUpload', 'ecg', '心电图')]), { ecg: '["https://invalid.example/a.jpg"]' });
-      await waitFor(() => expect((document.querySelector('.crf-media-thumb img') as HTMLImageElement).getAttribute('src')).toMatch(/^data:image\/svg\+xml/));
+      await waitFor(() =>
+        expect((document.querySelector('.crf-media-thumb img') as HTMLImageElement).getAttribute('src')).toMatch(
+          /^data:image\/svg\+xml/,
+        ),
+      );
     } finally {
       spy.mockRestore();
     }
@@ -152,8 +189,13 @@ describe('image and video uploads (forms §2, §4)', () => {
 
 describe('file upload', () => {
   it('CONV-09: a stored value without a slash is a file key shown through /api/v1/fileupload/downfile', () => {
-    renderCrf(form([item('fileUpload', 'a', '检查报告'), item('fileUpload', 'b', '知情同意')]), { a: 'a1b2c3', b: 'files/1717/report.pdf' });
-    expect(screen.getByText('a1b2c3').closest('a')!.getAttribute('href')).toBe('/api/v1/fileupload/downfile?fileKey=a1b2c3');
+    renderCrf(form([item('fileUpload', 'a', '检查报告'), item('fileUpload', 'b', '知情同意')]), {
+      a: 'a1b2c3',
+      b: 'files/1717/report.pdf',
+    });
+    expect(screen.getByText('a1b2c3').closest('a')!.getAttribute('href')).toBe(
+      '/api/v1/fileupload/downfile?fileKey=a1b2c3',
+    );
     expect(screen.getByText('report.pdf').closest('a')!.getAttribute('href')).toBe('files/1717/report.pdf');
   });
 

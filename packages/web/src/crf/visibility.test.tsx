@@ -45,7 +45,9 @@ describe('visibility: the engine decides, the renderer shows visible items only'
   });
 
   it('VIS-03/VIS-04: a hidden item never shows; an item without trigger shows', () => {
-    renderCrf(form([item('input', 'a', '隐藏项', { hidden: 1 }), item('input', 'b', '普通项', { hidden: '0' })]), { a: 'x' });
+    renderCrf(form([item('input', 'a', '隐藏项', { hidden: 1 }), item('input', 'b', '普通项', { hidden: '0' })]), {
+      a: 'x',
+    });
     expect(screen.queryByLabelText('隐藏项')).toBeNull();
     expect(screen.getByLabelText('普通项')).toBeTruthy();
   });
@@ -73,7 +75,9 @@ describe('visibility: the engine decides, the renderer shows visible items only'
     const { harness } = renderCrf(
       form([
         item('radio', 'done', '是否检查', { optionsValue: '1,0', optionsText: '是,否' }),
-        item('section', 'sec', '检查结果', { trig: 'done', tindex: '0' }, [item('card', 'c', '卡片', {}, [item('input', 'r', '结果')])]),
+        item('section', 'sec', '检查结果', { trig: 'done', tindex: '0' }, [
+          item('card', 'c', '卡片', {}, [item('input', 'r', '结果')]),
+        ]),
       ]),
       { done: '1', r: '正常' },
     );

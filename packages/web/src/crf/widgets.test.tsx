@@ -26,7 +26,10 @@ describe('choice widgets', () => {
   });
 
   it('CONV-06: multi-select reads an array and writes a comma string', () => {
-    const { harness } = renderCrf(form([item('multiSelect', 'a', '过敏药物', { optionsValue: 'pen,sulfa', optionsText: '青霉素,磺胺' })]), { a: ['sulfa'] });
+    const { harness } = renderCrf(
+      form([item('multiSelect', 'a', '过敏药物', { optionsValue: 'pen,sulfa', optionsText: '青霉素,磺胺' })]),
+      { a: ['sulfa'] },
+    );
     expect(screen.getByText('磺胺')).toBeTruthy();
     pickOption('过敏药物', '青霉素');
     expect(harness.last().a).toBe('pen,sulfa');
@@ -79,7 +82,10 @@ describe('choice widgets', () => {
     const handles = screen.getAllByRole('slider');
     expect([handles[0]!.getAttribute('aria-valuemin'), handles[0]!.getAttribute('aria-valuemax')]).toEqual(['0', '10']);
     expect([handles[1]!.getAttribute('aria-valuemin'), handles[1]!.getAttribute('aria-valuemax')]).toEqual(['1', '5']);
-    expect([handles[2]!.getAttribute('aria-valuemin'), handles[2]!.getAttribute('aria-valuemax')]).toEqual(['0', '100']);
+    expect([handles[2]!.getAttribute('aria-valuemin'), handles[2]!.getAttribute('aria-valuemax')]).toEqual([
+      '0',
+      '100',
+    ]);
     expect(screen.getAllByText('未选择')).toHaveLength(3);
     fireEvent.keyDown(handles[2]!, { key: 'ArrowRight', keyCode: 39 });
     expect(harness.last().r).toBe(5);
@@ -108,7 +114,11 @@ describe('groups as matrices and per-item read-only', () => {
 
   it('WID-06: readOnly 1 makes one item read only; Delete clears a chosen radio from the keyboard', () => {
     const { harness } = renderCrf(
-      form([item('input', 'a', '编号', { readOnly: 1 }), item('input', 'b', '备注', { readOnly: '0' }), item('radio', 'r', '结果', { optionsValue: '1,2', optionsText: '阴性,阳性' })]),
+      form([
+        item('input', 'a', '编号', { readOnly: 1 }),
+        item('input', 'b', '备注', { readOnly: '0' }),
+        item('radio', 'r', '结果', { optionsValue: '1,2', optionsText: '阴性,阳性' }),
+      ]),
       { a: 'S-001', r: '2' },
     );
     expect((screen.getByLabelText('编号') as HTMLInputElement).disabled).toBe(true);
@@ -120,7 +130,13 @@ describe('groups as matrices and per-item read-only', () => {
 
 describe('text and number widgets', () => {
   it('input and text areas keep the text as typed', () => {
-    const { harness } = renderCrf(form([item('input', 'a', '单行'), item('textarea', 'b', '多行', { validate: { max: 500 } }), item('text', 'c', '文本')]));
+    const { harness } = renderCrf(
+      form([
+        item('input', 'a', '单行'),
+        item('textarea', 'b', '多行', { validate: { max: 500 } }),
+        item('text', 'c', '文本'),
+      ]),
+    );
     typeInto('单行', ' 阿司匹林 ');
     typeInto('多行', '第一行\n第二行');
     typeInto('文本', '张三');
@@ -153,7 +169,13 @@ describe('text and number widgets', () => {
   });
 
   it('WID-13: int and real with a format are formatted by it when the user leaves the field', () => {
-    const { harness } = renderCrf(form([item('real', 'r', '比例', { format: 'precision:2:R' }), item('int', 'i', '编号', { format: 'interval' }), item('real', 'd', '百分比', { format: 'decimal' })]));
+    const { harness } = renderCrf(
+      form([
+        item('real', 'r', '比例', { format: 'precision:2:R' }),
+        item('int', 'i', '编号', { format: 'interval' }),
+        item('real', 'd', '百分比', { format: 'decimal' }),
+      ]),
+    );
     typeInto('比例', '1.005');
     expect(harness.last().r).toBe('1.005');
     blur('比例');

@@ -49,7 +49,10 @@ export function KeepAliveOutlet({ routes }: { routes: RouteObject[] }) {
   const kept = useMemo<KeptEntry[]>(() => {
     const entries = views
       .filter((view) => opened.has(view.pathname) && isKeptAlive(routes, view.pathname))
-      .map((view) => ({ pathname: view.pathname, location: view.pathname === location.pathname ? current : view.path }));
+      .map((view) => ({
+        pathname: view.pathname,
+        location: view.pathname === location.pathname ? current : view.path,
+      }));
     if (keepCurrent && !entries.some((entry) => entry.pathname === location.pathname)) {
       entries.push({ pathname: location.pathname, location: current });
     }

@@ -22,13 +22,30 @@ function node(partial: Partial<MenuNode> & Pick<MenuNode, 'type' | 'code'>, chil
 const routers: MenuNode[] = [
   node({ type: 'C', code: 'studyList', path: '/studyList', orderNum: 1 }),
   node({ type: 'M', code: 'sys', orderNum: 3, meta: { title: '系统管理', icon: 'system', hidden: false } }, [
-    node({ type: 'C', code: 'sys.user', path: '/sys/user', orderNum: 2, meta: { title: '用户管理', icon: 'user', hidden: false } }),
-    node({ type: 'C', code: 'sys.organization', path: '/sys/organization', orderNum: 1, meta: { title: '机构管理', icon: null, hidden: false } }),
+    node({
+      type: 'C',
+      code: 'sys.user',
+      path: '/sys/user',
+      orderNum: 2,
+      meta: { title: '用户管理', icon: 'user', hidden: false },
+    }),
+    node({
+      type: 'C',
+      code: 'sys.organization',
+      path: '/sys/organization',
+      orderNum: 1,
+      meta: { title: '机构管理', icon: null, hidden: false },
+    }),
     node({ type: 'F', code: 'sys:user:add' }),
   ]),
   node({ type: 'M', code: 'study', orderNum: 2 }, [
     node({ type: 'C', code: 'study.operation', path: '/study/operation' }),
-    node({ type: 'C', code: 'study.config', path: '/study/config', meta: { title: '项目配置', icon: null, hidden: true } }),
+    node({
+      type: 'C',
+      code: 'study.config',
+      path: '/study/config',
+      meta: { title: '项目配置', icon: null, hidden: true },
+    }),
   ]),
   node({ type: 'C', code: 'project.subject', path: '/project/:id/subject', level: 1, orderNum: 1 }),
   node({ type: 'C', code: 'project.biology', path: '/project/:id/biology', level: 1, orderNum: 2 }),

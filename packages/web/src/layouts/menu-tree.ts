@@ -25,7 +25,11 @@ export function asTree(nodes: readonly MenuNode[]): MenuNode[] {
  * level 1 the project layout. Button nodes, hidden nodes, disabled nodes and the given codes
  * are left out; groups left without entries disappear.
  */
-export function menuEntries(nodes: readonly MenuNode[], level: 0 | 1, hiddenCodes: readonly string[] = []): SideMenuEntry[] {
+export function menuEntries(
+  nodes: readonly MenuNode[],
+  level: 0 | 1,
+  hiddenCodes: readonly string[] = [],
+): SideMenuEntry[] {
   const convert = (node: MenuNode): SideMenuEntry | null => {
     if (node.type === 'F' || node.meta?.hidden || node.status === 1 || hiddenCodes.includes(node.code)) return null;
     const entry: SideMenuEntry = {
@@ -36,7 +40,10 @@ export function menuEntries(nodes: readonly MenuNode[], level: 0 | 1, hiddenCode
       path: node.path,
     };
     if (node.type === 'M') {
-      const children = [...(node.children ?? [])].sort(byOrder).map(convert).filter((e): e is SideMenuEntry => e !== null);
+      const children = [...(node.children ?? [])]
+        .sort(byOrder)
+        .map(convert)
+        .filter((e): e is SideMenuEntry => e !== null);
       if (children.length === 0) return null;
       return { ...entry, children };
     }

@@ -26,7 +26,9 @@ export function ProfileDialog({ open, onClose }: { open: boolean; onClose: () =>
           <Descriptions.Item label={T.profile.mobile}>{user.mobile ?? ''}</Descriptions.Item>
           <Descriptions.Item label={T.profile.email}>{user.email ?? ''}</Descriptions.Item>
           <Descriptions.Item label={T.profile.dept}>{user.deptName ?? ''}</Descriptions.Item>
-          <Descriptions.Item label={T.profile.roles}>{(data?.roleNames ?? data?.roles ?? []).join('、')}</Descriptions.Item>
+          <Descriptions.Item label={T.profile.roles}>
+            {(data?.roleNames ?? data?.roles ?? []).join('、')}
+          </Descriptions.Item>
           <Descriptions.Item label={T.profile.remark}>{user.remark ?? ''}</Descriptions.Item>
         </Descriptions>
       )}

@@ -142,7 +142,12 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
           {isProject && studyId && token && (
             <>
               <Tooltip title={T.shell.qrCode}>
-                <Button type="text" aria-label={T.shell.qrCode} icon={<QrcodeOutlined aria-hidden />} onClick={() => open('qr')} />
+                <Button
+                  type="text"
+                  aria-label={T.shell.qrCode}
+                  icon={<QrcodeOutlined aria-hidden />}
+                  onClick={() => open('qr')}
+                />
               </Tooltip>
               <Tooltip title={T.shell.calendar}>
                 <Badge dot={calendarCount > 0} offset={[-6, 6]}>

@@ -281,7 +281,10 @@ export const T = {
     saveFirst: '请先保存表单，再发起质疑',
     states: { 0: '待回复', 2: '已回复', 1: '已关闭' } as Record<number, string>,
     types: { 0: '系统', 1: '人工' } as Record<number, string>,
-    kinds: { open: '发起', reply: '回复', reopen: '重新开启', close: '关闭', auto_close: '系统关闭' } as Record<string, string>,
+    kinds: { open: '发起', reply: '回复', reopen: '重新开启', close: '关闭', auto_close: '系统关闭' } as Record<
+      string,
+      string
+    >,
     valueAtTime: (value: string) => `当时的值：${value}`,
     pickTitle: '选择质疑题目',
     pickItem: '质疑题目',
@@ -728,7 +731,18 @@ export const T = {
     detailTitle: '操作日志详情',
     beginTime: '开始时间',
     endTime: '结束时间',
-    businessTypes: ['其它', '新增', '修改', '删除', '授权', '导出', '导入', '强退', '生成代码', '清空数据'] as readonly string[],
+    businessTypes: [
+      '其它',
+      '新增',
+      '修改',
+      '删除',
+      '授权',
+      '导出',
+      '导入',
+      '强退',
+      '生成代码',
+      '清空数据',
+    ] as readonly string[],
   },
 
   subject: {
@@ -778,7 +792,8 @@ export const T = {
     withdrawReason: '退出原因',
     withdrawReasonRequired: '请填写退出原因',
     removeTitle: (name: string) => `删除患者 · ${name}`,
-    removeHint: '删除后该患者及其表单不再显示在列表中，数据不会被清除：打开“显示已删除”可随时恢复。删除将记入操作记录。',
+    removeHint:
+      '删除后该患者及其表单不再显示在列表中，数据不会被清除：打开“显示已删除”可随时恢复。删除将记入操作记录。',
     removeReason: '删除原因',
     removeReasonRequired: '请填写删除原因',
     restoreTitle: (name: string) => `恢复患者 · ${name}`,

@@ -77,12 +77,22 @@ describe('tab strip rules', () => {
 
 describe('app store', () => {
   beforeEach(() => {
-    useAppStore.setState({ collapse: false, collapseWidth: MENU_WIDTH_EXPANDED, visitedViews: [STUDY_LIST_VIEW], dataSyncScope: [] });
+    useAppStore.setState({
+      collapse: false,
+      collapseWidth: MENU_WIDTH_EXPANDED,
+      visitedViews: [STUDY_LIST_VIEW],
+      dataSyncScope: [],
+    });
   });
 
   it('SHELL-30: holds collapse, collapseWidth, visitedViews and dataSyncScope', () => {
     const state = useAppStore.getState();
-    expect(state).toMatchObject({ collapse: false, collapseWidth: 282, visitedViews: [STUDY_LIST_VIEW], dataSyncScope: [] });
+    expect(state).toMatchObject({
+      collapse: false,
+      collapseWidth: 282,
+      visitedViews: [STUDY_LIST_VIEW],
+      dataSyncScope: [],
+    });
     state.setDataSyncScope(['subject', 'crf']);
     expect(useAppStore.getState().dataSyncScope).toEqual(['subject', 'crf']);
   });
@@ -102,7 +112,12 @@ describe('app store', () => {
     state.setCollapse(true);
     expect(localStorage.getItem('studyName')).toBe('脊柱侧弯队列');
     useAppStore.getState().leaveStudy();
-    expect(useAppStore.getState()).toMatchObject({ studyName: null, homeIndex: 0, collapse: false, collapseWidth: 282 });
+    expect(useAppStore.getState()).toMatchObject({
+      studyName: null,
+      homeIndex: 0,
+      collapse: false,
+      collapseWidth: 282,
+    });
     expect(localStorage.getItem('studyName')).toBeNull();
   });
 

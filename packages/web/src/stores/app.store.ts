@@ -49,7 +49,11 @@ export function closeView(views: readonly VisitedView[], pathname: string, activ
   return { views: rest, next: rest.at(-1)?.path ?? '/' };
 }
 
-export function closeOtherViews(views: readonly VisitedView[], keepPathname: string, activePathname: string): CloseResult {
+export function closeOtherViews(
+  views: readonly VisitedView[],
+  keepPathname: string,
+  activePathname: string,
+): CloseResult {
   const rest = views.filter((v) => v.affix || v.pathname === keepPathname);
   const kept = rest.find((v) => v.pathname === keepPathname);
   return { views: rest, next: kept && keepPathname !== activePathname ? kept.path : null };
@@ -98,8 +102,7 @@ export const useAppStore = create<AppState>()((set) => ({
   homeIndex: 0,
   cacheEpoch: {},
 
-  setCollapse: (collapse) =>
-    set({ collapse, collapseWidth: collapse ? MENU_WIDTH_COLLAPSED : MENU_WIDTH_EXPANDED }),
+  setCollapse: (collapse) => set({ collapse, collapseWidth: collapse ? MENU_WIDTH_COLLAPSED : MENU_WIDTH_EXPANDED }),
   toggleCollapse: () =>
     set((s) => ({ collapse: !s.collapse, collapseWidth: s.collapse ? MENU_WIDTH_EXPANDED : MENU_WIDTH_COLLAPSED })),
   restoreMenuWidth: () => set({ collapse: false, collapseWidth: MENU_WIDTH_EXPANDED }),

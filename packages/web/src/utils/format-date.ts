@@ -8,7 +8,10 @@ export const DATE_FORMAT = 'YYYY-MM-DD';
  * 1900-01-01, so any value containing 1900 shows empty (platform §9), as do missing or
  * unparseable values.
  */
-export function formatDate(value: string | number | Date | null | undefined, format: string = DATE_TIME_FORMAT): string {
+export function formatDate(
+  value: string | number | Date | null | undefined,
+  format: string = DATE_TIME_FORMAT,
+): string {
   if (value === null || value === undefined || value === '') return '';
   const text = value instanceof Date ? value.toISOString() : String(value);
   if (text.includes('1900')) return '';

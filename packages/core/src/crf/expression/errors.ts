@@ -1,11 +1,5 @@
 export type ExpressionErrorCode =
-  | 'syntax'
-  | 'too_long'
-  | 'too_deep'
-  | 'unknown_function'
-  | 'arity'
-  | 'unknown_item'
-  | 'runtime';
+  'syntax' | 'too_long' | 'too_deep' | 'unknown_function' | 'arity' | 'unknown_item' | 'runtime';
 
 /**
  * The only error the expression language throws. A broken expression is a definition error found

@@ -167,7 +167,11 @@ function compileNode(node: Expr, deps: Set<string>): Fn {
       if (!spec) throw new ExpressionError('unknown_function', `未知的函数 ${node.callee}()`, node.start);
       if (node.args.length < spec.min || node.args.length > spec.max) {
         const expected = spec.min === spec.max ? `${spec.min}` : `${spec.min} 到 ${spec.max}`;
-        throw new ExpressionError('arity', `函数 ${node.callee}() 需要 ${expected} 个参数，实际为 ${node.args.length} 个`, node.start);
+        throw new ExpressionError(
+          'arity',
+          `函数 ${node.callee}() 需要 ${expected} 个参数，实际为 ${node.args.length} 个`,
+          node.start,
+        );
       }
       const args = node.args.map((arg) => compileNode(arg, deps));
       if (node.callee === 'if') {
@@ -175,7 +179,11 @@ function compileNode(node: Expr, deps: Set<string>): Fn {
         return (env) => (truthy(cond(env)) ? then(env) : otherwise(env));
       }
       const fn = spec.fn;
-      return (env) => fn(args.map((arg) => arg(env)), env);
+      return (env) =>
+        fn(
+          args.map((arg) => arg(env)),
+          env,
+        );
     }
   }
   throw new ExpressionError('syntax', '无法识别的表达式', null);
@@ -225,7 +233,10 @@ export function compileExpression(source: string): CompiledExpression {
 }
 
 /** A scope over a plain record that only sees its own keys, never anything inherited. */
-export function recordEnv(values: Readonly<Record<string, unknown>>, clock: { today: string; now: string }): ExpressionEnv {
+export function recordEnv(
+  values: Readonly<Record<string, unknown>>,
+  clock: { today: string; now: string },
+): ExpressionEnv {
   return {
     get: (name) => (Object.hasOwn(values, name) ? toValue(values[name]) : null),
     today: () => clock.today,

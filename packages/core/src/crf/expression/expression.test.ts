@@ -139,7 +139,16 @@ describe('expression language', () => {
   });
 
   it('prints a tree that parses back to the same tree', () => {
-    const sources = ['a - (b - c)', '(a - b) - c', '2 ^ (3 ^ 2)', '(2 ^ 3) ^ 2', '-(a + b)', 'not (a and b) or c', 'if(a = "x\\"y", 1, 2)', '(a > 1) == (b > 1)'];
+    const sources = [
+      'a - (b - c)',
+      '(a - b) - c',
+      '2 ^ (3 ^ 2)',
+      '(2 ^ 3) ^ 2',
+      '-(a + b)',
+      'not (a and b) or c',
+      'if(a = "x\\"y", 1, 2)',
+      '(a > 1) == (b > 1)',
+    ];
     for (const source of sources) {
       const ast = parseExpression(source);
       const printed = printExpression(ast);
@@ -152,36 +161,110 @@ describe('expression language', () => {
 function stripPositions(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stripPositions);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'start').map(([k, v]) => [k, stripPositions(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => k !== 'start')
+        .map(([k, v]) => [k, stripPositions(v)]),
+    );
   }
   return value;
 }
 
 const isValue = (v: unknown): boolean =>
-  v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) || (Array.isArray(v) && v.every(isValue));
+  v === null ||
+  typeof v === 'string' ||
+  typeof v === 'boolean' ||
+  (typeof v === 'number' && Number.isFinite(v)) ||
+  (Array.isArray(v) && v.every(isValue));
 
 describe('expression language (properties)', () => {
-  const tokens = ['a', 'b', 'constructor', '__proto__', 'toString', '1', '0', '2.5', '"x"', "'y'", '(', ')', ',', '+', '-', '*', '/', '%', '^', '==', '=', '!=', '<>', '<', '<=', '>', '>=', 'and', 'or', 'not', '!', 'if', 'sum', 'round', 'age', 'datediff', 'today', 'null', 'true', '.', '[', ']', '{', '}', ';', '`', '\\', '$'];
-  const scalar = fc.oneof(fc.constant(null), fc.string(), fc.double(), fc.integer(), fc.boolean(), fc.constantFrom('2024-01-01', '1990-UK-UK', 'today'));
-  const scope = fc.dictionary(fc.constantFrom('a', 'b', 'constructor', '__proto__', 'toString'), fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.object()));
+  const tokens = [
+    'a',
+    'b',
+    'constructor',
+    '__proto__',
+    'toString',
+    '1',
+    '0',
+    '2.5',
+    '"x"',
+    "'y'",
+    '(',
+    ')',
+    ',',
+    '+',
+    '-',
+    '*',
+    '/',
+    '%',
+    '^',
+    '==',
+    '=',
+    '!=',
+    '<>',
+    '<',
+    '<=',
+    '>',
+    '>=',
+    'and',
+    'or',
+    'not',
+    '!',
+    'if',
+    'sum',
+    'round',
+    'age',
+    'datediff',
+    'today',
+    'null',
+    'true',
+    '.',
+    '[',
+    ']',
+    '{',
+    '}',
+    ';',
+    '`',
+    '\\',
+    '$',
+  ];
+  const scalar = fc.oneof(
+    fc.constant(null),
+    fc.string(),
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constantFrom('2024-01-01', '1990-UK-UK', 'today'),
+  );
+  const scope = fc.dictionary(
+    fc.constantFrom('a', 'b', 'constructor', '__proto__', 'toString'),
+    fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.object()),
+  );
 
   it('no input makes it throw anything but an ExpressionError, and results are plain values', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.array(fc.constantFrom(...tokens), { maxLength: 25 }).map((t) => t.join(' '))), scope, (source, values) => {
-        let compiled;
-        try {
-          compiled = compileExpression(source);
-        } catch (error) {
-          expect(error).toBeInstanceOf(ExpressionError);
-          return;
-        }
-        const result = compiled.evaluate({
-          get: (name) => (Object.hasOwn(values, name) ? (values as Record<string, Value>)[name]! : null),
-          today: () => clock.today,
-          now: () => clock.now,
-        });
-        expect(isValue(result)).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.array(fc.constantFrom(...tokens), { maxLength: 25 }).map((t) => t.join(' ')),
+        ),
+        scope,
+        (source, values) => {
+          let compiled;
+          try {
+            compiled = compileExpression(source);
+          } catch (error) {
+            expect(error).toBeInstanceOf(ExpressionError);
+            return;
+          }
+          const result = compiled.evaluate({
+            get: (name) => (Object.hasOwn(values, name) ? (values as Record<string, Value>)[name]! : null),
+            today: () => clock.today,
+            now: () => clock.now,
+          });
+          expect(isValue(result)).toBe(true);
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -44,10 +44,11 @@ export function flatten(args: readonly Value[]): Value[] {
   return out;
 }
 
-const numbersOf = (args: readonly Value[]) => flatten(args).flatMap((v) => {
-  const n = toNum(v);
-  return n === null ? [] : [n];
-});
+const numbersOf = (args: readonly Value[]) =>
+  flatten(args).flatMap((v) => {
+    const n = toNum(v);
+    return n === null ? [] : [n];
+  });
 
 function dateOf(v: Value, env: ExpressionEnv): DateTimeParts | null {
   if (typeof v !== 'string') return null;
@@ -93,62 +94,132 @@ export interface FunctionSpec {
  */
 export const FUNCTIONS: ReadonlyMap<string, FunctionSpec> = new Map<string, FunctionSpec>([
   ['if', { min: 3, max: 3, fn: (args) => (truthy(args[0]!) ? args[1]! : args[2]!) }],
-  ['sum', { min: 1, max: 100, fn: (args) => {
-    const ns = numbersOf(args);
-    return ns.length === 0 ? null : finite(ns.reduce((a, b) => a + b, 0));
-  } }],
-  ['min', { min: 1, max: 100, fn: (args) => {
-    const ns = numbersOf(args);
-    return ns.length === 0 ? null : Math.min(...ns);
-  } }],
-  ['max', { min: 1, max: 100, fn: (args) => {
-    const ns = numbersOf(args);
-    return ns.length === 0 ? null : Math.max(...ns);
-  } }],
-  ['mean', { min: 1, max: 100, fn: (args) => {
-    const ns = numbersOf(args);
-    return ns.length === 0 ? null : finite(ns.reduce((a, b) => a + b, 0) / ns.length);
-  } }],
-  ['median', { min: 1, max: 100, fn: (args) => {
-    const ns = numbersOf(args).sort((a, b) => a - b);
-    if (ns.length === 0) return null;
-    const mid = Math.floor(ns.length / 2);
-    return ns.length % 2 === 1 ? ns[mid]! : (ns[mid - 1]! + ns[mid]!) / 2;
-  } }],
+  [
+    'sum',
+    {
+      min: 1,
+      max: 100,
+      fn: (args) => {
+        const ns = numbersOf(args);
+        return ns.length === 0 ? null : finite(ns.reduce((a, b) => a + b, 0));
+      },
+    },
+  ],
+  [
+    'min',
+    {
+      min: 1,
+      max: 100,
+      fn: (args) => {
+        const ns = numbersOf(args);
+        return ns.length === 0 ? null : Math.min(...ns);
+      },
+    },
+  ],
+  [
+    'max',
+    {
+      min: 1,
+      max: 100,
+      fn: (args) => {
+        const ns = numbersOf(args);
+        return ns.length === 0 ? null : Math.max(...ns);
+      },
+    },
+  ],
+  [
+    'mean',
+    {
+      min: 1,
+      max: 100,
+      fn: (args) => {
+        const ns = numbersOf(args);
+        return ns.length === 0 ? null : finite(ns.reduce((a, b) => a + b, 0) / ns.length);
+      },
+    },
+  ],
+  [
+    'median',
+    {
+      min: 1,
+      max: 100,
+      fn: (args) => {
+        const ns = numbersOf(args).sort((a, b) => a - b);
+        if (ns.length === 0) return null;
+        const mid = Math.floor(ns.length / 2);
+        return ns.length % 2 === 1 ? ns[mid]! : (ns[mid - 1]! + ns[mid]!) / 2;
+      },
+    },
+  ],
   ['count', { min: 1, max: 100, fn: (args) => flatten(args).filter((v) => !isBlank(v)).length }],
   ['round', { min: 1, max: 2, fn: rounding('R') }],
   ['roundup', { min: 1, max: 2, fn: rounding('U') }],
   ['rounddown', { min: 1, max: 2, fn: rounding('D') }],
-  ['abs', { min: 1, max: 1, fn: ([x]) => {
-    const n = toNum(x!);
-    return n === null ? null : Math.abs(n);
-  } }],
-  ['sqrt', { min: 1, max: 1, fn: ([x]) => {
-    const n = toNum(x!);
-    return n === null || n < 0 ? null : Math.sqrt(n);
-  } }],
+  [
+    'abs',
+    {
+      min: 1,
+      max: 1,
+      fn: ([x]) => {
+        const n = toNum(x!);
+        return n === null ? null : Math.abs(n);
+      },
+    },
+  ],
+  [
+    'sqrt',
+    {
+      min: 1,
+      max: 1,
+      fn: ([x]) => {
+        const n = toNum(x!);
+        return n === null || n < 0 ? null : Math.sqrt(n);
+      },
+    },
+  ],
   ['number', { min: 1, max: 1, fn: ([x]) => toNum(x!) }],
-  ['bmi', { min: 2, max: 2, fn: ([w, h]) => {
-    // Weight in kg, height in cm, the units Chinese CRFs collect.
-    const weight = toNum(w!);
-    const height = toNum(h!);
-    if (weight === null || height === null || weight <= 0 || height <= 0) return null;
-    return weight / (height / 100) ** 2;
-  } }],
-  ['age', { min: 1, max: 2, fn: ([birth, at], env) => {
-    const from = dateOf(birth!, env);
-    const to = at === undefined ? parseDateTime(env.today()) : dateOf(at, env);
-    if (!from || !to) return null;
-    return fullYearsBetween(from, to);
-  } }],
-  ['datediff', { min: 2, max: 3, fn: ([a, b, unit], env) => {
-    // Signed: positive when the second date is later.
-    const from = dateOf(a!, env);
-    const to = dateOf(b!, env);
-    const unitMs = UNIT_MS[typeof unit === 'string' ? unit : 'd'];
-    if (!from || !to || unitMs === undefined) return null;
-    return (wallMillis(to) - wallMillis(from)) / unitMs;
-  } }],
+  [
+    'bmi',
+    {
+      min: 2,
+      max: 2,
+      fn: ([w, h]) => {
+        // Weight in kg, height in cm, the units Chinese CRFs collect.
+        const weight = toNum(w!);
+        const height = toNum(h!);
+        if (weight === null || height === null || weight <= 0 || height <= 0) return null;
+        return weight / (height / 100) ** 2;
+      },
+    },
+  ],
+  [
+    'age',
+    {
+      min: 1,
+      max: 2,
+      fn: ([birth, at], env) => {
+        const from = dateOf(birth!, env);
+        const to = at === undefined ? parseDateTime(env.today()) : dateOf(at, env);
+        if (!from || !to) return null;
+        return fullYearsBetween(from, to);
+      },
+    },
+  ],
+  [
+    'datediff',
+    {
+      min: 2,
+      max: 3,
+      fn: ([a, b, unit], env) => {
+        // Signed: positive when the second date is later.
+        const from = dateOf(a!, env);
+        const to = dateOf(b!, env);
+        const unitMs = UNIT_MS[typeof unit === 'string' ? unit : 'd'];
+        if (!from || !to || unitMs === undefined) return null;
+        return (wallMillis(to) - wallMillis(from)) / unitMs;
+      },
+    },
+  ],
   ['today', { min: 0, max: 0, fn: (_args, env) => env.today() }],
   ['now', { min: 0, max: 0, fn: (_args, env) => env.now() }],
   ['year', { min: 1, max: 1, fn: ([d], env) => dateOf(d!, env)?.year ?? null }],
@@ -157,18 +228,39 @@ export const FUNCTIONS: ReadonlyMap<string, FunctionSpec> = new Map<string, Func
   ['isblank', { min: 1, max: 1, fn: ([x]) => isBlank(x!) }],
   ['isnumber', { min: 1, max: 1, fn: ([x]) => toNum(x!) !== null }],
   ['checked', { min: 2, max: 2, fn: ([x, code]) => (isChecked(x!, code!) ? 1 : 0) }],
-  ['contains', { min: 2, max: 2, fn: ([x, part]) => {
-    if (x === null || part === null || Array.isArray(part)) return false;
-    return Array.isArray(x) ? isChecked(x, part) : String(x).includes(String(part));
-  } }],
+  [
+    'contains',
+    {
+      min: 2,
+      max: 2,
+      fn: ([x, part]) => {
+        if (x === null || part === null || Array.isArray(part)) return false;
+        return Array.isArray(x) ? isChecked(x, part) : String(x).includes(String(part));
+      },
+    },
+  ],
   ['len', { min: 1, max: 1, fn: ([x]) => (Array.isArray(x) ? x.length : x === null ? 0 : String(x).length) }],
-  ['concat', { min: 1, max: 100, fn: (args) => flatten(args).map((v) => (v === null ? '' : String(v))).join('') }],
+  [
+    'concat',
+    {
+      min: 1,
+      max: 100,
+      fn: (args) =>
+        flatten(args)
+          .map((v) => (v === null ? '' : String(v)))
+          .join(''),
+    },
+  ],
 ]);
 
 /** Checkbox membership: the value may be an array or a comma string (forms §3). */
 function isChecked(x: Value, code: Value): boolean {
   if (code === null || Array.isArray(code) || x === null) return false;
   const wanted = String(code);
-  const members = Array.isArray(x) ? flatten(x) : String(x).split(',').map((v) => v.trim());
+  const members = Array.isArray(x)
+    ? flatten(x)
+    : String(x)
+        .split(',')
+        .map((v) => v.trim());
   return members.some((v) => v !== null && String(v) === wanted);
 }

@@ -14,7 +14,28 @@ type Token =
 
 const KEYWORDS = new Set(['and', 'or', 'not', 'true', 'false', 'null']);
 // Longest first, so that "<=" is never read as "<" then "=".
-const OPERATORS = ['==', '!=', '<>', '<=', '>=', '&&', '||', '=', '<', '>', '+', '-', '*', '/', '%', '^', '!', '(', ')', ','];
+const OPERATORS = [
+  '==',
+  '!=',
+  '<>',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '=',
+  '<',
+  '>',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '^',
+  '!',
+  '(',
+  ')',
+  ',',
+];
 const IDENTIFIER_START = /[\p{L}_]/u;
 const IDENTIFIER_PART = /[\p{L}\p{N}_]/u;
 
@@ -151,7 +172,9 @@ export function parseExpression(source: string): Expr {
       pos += 1;
       const right = parseAdditive();
       const next = peek();
-      if (next.type === 'operator' && next.value in COMPARISON) throw syntaxError('比较运算不能连写，请用 and 连接', next.start);
+      if (next.type === 'operator' && next.value in COMPARISON) {
+        throw syntaxError('比较运算不能连写，请用 and 连接', next.start);
+      }
       return { kind: 'binary', op: COMPARISON[token.value]!, left, right, start: token.start };
     }
     return left;
@@ -230,7 +253,9 @@ export function parseExpression(source: string): Expr {
           depth -= 1;
           return { kind: 'call', callee: lower, args, start: token.start };
         }
-        if (lower === 'true' || lower === 'false') return { kind: 'boolean', value: lower === 'true', start: token.start };
+        if (lower === 'true' || lower === 'false') {
+          return { kind: 'boolean', value: lower === 'true', start: token.start };
+        }
         if (lower === 'null') return { kind: 'null', start: token.start };
         if (KEYWORDS.has(lower)) throw syntaxError(`此处不能出现关键字 "${token.value}"`, token.start);
         return { kind: 'identifier', name: token.value, start: token.start };

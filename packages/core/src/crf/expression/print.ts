@@ -56,7 +56,9 @@ export function printExpression(node: Expr): string {
     case 'identifier':
       return node.name;
     case 'unary':
-      return node.op === 'not' ? `not ${wrap(node.operand, PRECEDENCE.not!)}` : `${node.op}${wrap(node.operand, PRECEDENCE.neg!)}`;
+      return node.op === 'not'
+        ? `not ${wrap(node.operand, PRECEDENCE.not!)}`
+        : `${node.op}${wrap(node.operand, PRECEDENCE.neg!)}`;
     case 'logical':
     case 'binary': {
       const p = PRECEDENCE[node.op]!;

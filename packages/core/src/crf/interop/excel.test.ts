@@ -51,12 +51,60 @@ describe('Excel workbook', () => {
   it('reads a workbook an author typed by hand: Chinese headers and type names, depth nesting, checks as lines', async () => {
     const bytes = await workbookBytes((workbook) => {
       const sheet = workbook.addWorksheet('生命体征');
-      sheet.addRow(['层级', '名称', '标题', '类型', '选项值', '选项文字', '必填', '单位', '最小值', '最大值', '触发题目', '触发选项', '计算公式', '核查', '男性参考下限', '男性参考上限']);
+      sheet.addRow([
+        '层级',
+        '名称',
+        '标题',
+        '类型',
+        '选项值',
+        '选项文字',
+        '必填',
+        '单位',
+        '最小值',
+        '最大值',
+        '触发题目',
+        '触发选项',
+        '计算公式',
+        '核查',
+        '男性参考下限',
+        '男性参考上限',
+      ]);
       sheet.addRow([1, 'vs', '生命体征', '分区']);
       sheet.addRow([2, 'sex', '性别', '单选', '1,2', '男,女', 1]);
-      sheet.addRow([2, 'sbp', '收缩压', '整数', null, null, 1, 'mmHg', 50, 250, null, null, null, 'sbp > dbp => 收缩压应大于舒张压\n警告: sbp < 180 => 收缩压过高，请核实', 90, 140]);
+      sheet.addRow([
+        2,
+        'sbp',
+        '收缩压',
+        '整数',
+        null,
+        null,
+        1,
+        'mmHg',
+        50,
+        250,
+        null,
+        null,
+        null,
+        'sbp > dbp => 收缩压应大于舒张压\n警告: sbp < 180 => 收缩压过高，请核实',
+        90,
+        140,
+      ]);
       sheet.addRow([2, 'dbp', '舒张压', '整数', null, null, 1, 'mmHg', 30, 150]);
-      sheet.addRow([2, 'map', '平均动脉压', '小数', null, null, null, 'mmHg', null, null, null, null, 'round((sbp + 2 * dbp) / 3, 1)']);
+      sheet.addRow([
+        2,
+        'map',
+        '平均动脉压',
+        '小数',
+        null,
+        null,
+        null,
+        'mmHg',
+        null,
+        null,
+        null,
+        null,
+        'round((sbp + 2 * dbp) / 3, 1)',
+      ]);
       sheet.addRow([2, 'preg', '是否妊娠', '单选', '1,0', '是,否', null, null, null, null, 'sex', '1']);
     });
     const result = await importExcel(bytes);
@@ -69,13 +117,23 @@ describe('Excel workbook', () => {
     expect(state.items.preg!.visible).toBe(false);
     expect(state.items.sbp!.range).toBe('high');
     expect(state.warnings.map((w) => w.message)).toEqual(['收缩压过高，请核实']);
-    expect(evaluateForm(definition!, { sex: '2', sbp: '90', dbp: '100' }, context).errors.map((e) => e.message)).toEqual(['收缩压应大于舒张压']);
+    expect(
+      evaluateForm(definition!, { sex: '2', sbp: '90', dbp: '100' }, context).errors.map((e) => e.message),
+    ).toEqual(['收缩压应大于舒张压']);
   });
 
   it('reports mistakes with the sheet and row, and refuses the workbook', async () => {
     const bytes = await workbookBytes((workbook) => {
       const sheet = workbook.addWorksheet('随访');
-      sheet.addRow(['层级（depth）', '名称（name）', '标题（title）', '类型（type）', '计算公式（calc）', '核查（checks）', '颜色']);
+      sheet.addRow([
+        '层级（depth）',
+        '名称（name）',
+        '标题（title）',
+        '类型（type）',
+        '计算公式（calc）',
+        '核查（checks）',
+        '颜色',
+      ]);
       sheet.addRow([1, 'a', 'A', '单选框']);
       sheet.addRow([3, 'b', 'B', '整数']);
       sheet.addRow([1, 'c', 'C', '复合题']);

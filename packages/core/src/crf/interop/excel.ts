@@ -45,7 +45,16 @@ export const TYPE_LABELS: Record<ItemType, string> = {
   fileUpload: '文件上传',
   card: '卡片',
 };
-const TYPE_ALIASES: Record<string, ItemType> = { 复选框: 'checkbox', 单选框: 'radio', 下拉: 'select', 章节: 'section', 部分日期: 'partialDate', 文本域: 'textarea', 输入框: 'input', 实数: 'real' };
+const TYPE_ALIASES: Record<string, ItemType> = {
+  复选框: 'checkbox',
+  单选框: 'radio',
+  下拉: 'select',
+  章节: 'section',
+  部分日期: 'partialDate',
+  文本域: 'textarea',
+  输入框: 'input',
+  实数: 'real',
+};
 
 interface Column {
   key: string;
@@ -59,14 +68,24 @@ export const EXCEL_COLUMNS: readonly Column[] = [
   { key: 'depth', label: '层级', help: '1 为顶层；子题目比父题目大 1，紧随父题目之后', width: 6 },
   { key: 'name', label: '名称', help: '题目名称：字母、数字、下划线，表单内唯一，表达式中用它引用', width: 16 },
   { key: 'title', label: '标题', help: '显示给填表人的文字', width: 24 },
-  { key: 'type', label: '类型', help: `题目类型：${ITEM_TYPES.map((t) => TYPE_LABELS[t]).join('、')}（也可写英文代码）`, width: 10 },
+  {
+    key: 'type',
+    label: '类型',
+    help: `题目类型：${ITEM_TYPES.map((t) => TYPE_LABELS[t]).join('、')}（也可写英文代码）`,
+    width: 10,
+  },
   { key: 'optionsValue', label: '选项值', help: '选项值，英文逗号分隔，如 1,2', width: 14 },
   { key: 'optionsText', label: '选项文字', help: '选项文字，英文逗号分隔，与选项值一一对应', width: 18 },
   { key: 'required', label: '必填', help: '1 为必填', width: 6 },
   { key: 'readOnly', label: '只读', help: '1 为只读', width: 6 },
   { key: 'hidden', label: '隐藏', help: '1 为隐藏', width: 6 },
   { key: 'defaultValue', label: '默认值', help: '默认值；日期可写 now 表示当天', width: 10 },
-  { key: 'format', label: '格式', help: '日期格式 yyyy-MM-dd 等；时间 Hour；整数/小数的转换规则 decimal、interval、precision:2:R；文本的 前缀[###-####]', width: 14 },
+  {
+    key: 'format',
+    label: '格式',
+    help: '日期格式 yyyy-MM-dd 等；时间 Hour；整数/小数的转换规则 decimal、interval、precision:2:R；文本的 前缀[###-####]',
+    width: 14,
+  },
   { key: 'units', label: '单位', help: '单位，多个用英文逗号分隔（出现单位选择）', width: 10 },
   { key: 'validate.min', label: '最小值', help: '数字题为数值下限，文本题为最少字数', width: 8 },
   { key: 'validate.max', label: '最大值', help: '数字题为数值上限，文本题为最多字数', width: 8 },
@@ -79,7 +98,12 @@ export const EXCEL_COLUMNS: readonly Column[] = [
   { key: 'trigex', label: '组合触发', help: '题目:序号 对，英文逗号分隔，任一满足即显示，如 sex:1,preg:0', width: 14 },
   { key: 'showIf', label: '显示条件', help: '表达式，为真时显示，如 age >= 18 and sex == 2', width: 20 },
   { key: 'calc', label: '计算公式', help: '表达式，结果写入本题，如 round(bmi(weight, height), 1)', width: 20 },
-  { key: 'checks', label: '核查', help: '每行一条：表达式 => 提示；以“警告:”开头为警告（不阻止提交），否则为错误', width: 24 },
+  {
+    key: 'checks',
+    label: '核查',
+    help: '每行一条：表达式 => 提示；以“警告:”开头为警告（不阻止提交），否则为错误',
+    width: 24,
+  },
   { key: 'valueMin', label: '滑块最小值', help: '滑块最小值（默认 0）', width: 8 },
   { key: 'valueMax', label: '滑块最大值', help: '滑块最大值（默认 10）', width: 8 },
   { key: 'valueStep', label: '滑块步长', help: '滑块步长（默认 1）', width: 8 },
@@ -90,7 +114,12 @@ export const EXCEL_COLUMNS: readonly Column[] = [
   { key: 'refValueFemaleMin', label: '女性参考下限', help: '女性参考值下限', width: 8 },
   { key: 'refValueFemaleMax', label: '女性参考上限', help: '女性参考值上限', width: 8 },
   { key: 'itemType', label: '日期类型', help: 'date 或 datetime', width: 8 },
-  { key: 'showStyle', label: '显示样式', help: 'tag、pop、display、open、form、list、table、pastTime（不晚于今天）、futureTime（不早于今天），标题可写样式', width: 10 },
+  {
+    key: 'showStyle',
+    label: '显示样式',
+    help: 'tag、pop、display、open、form、list、table、pastTime（不晚于今天）、futureTime（不早于今天），标题可写样式',
+    width: 10,
+  },
   { key: 'description', label: '说明', help: '题目说明', width: 16 },
   { key: 'placeholder', label: '占位提示', help: '输入框中的提示文字', width: 10 },
   { key: 'width', label: '宽度', help: '宽度', width: 6 },
@@ -151,7 +180,10 @@ function formatChecks(checks: readonly CrossCheck[]): string {
 
 function parseChecks(text: string): CrossCheck[] | string {
   const out: CrossCheck[] = [];
-  for (const line of text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '')) {
+  for (const line of text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '')) {
     const m = /^(?:(警告|错误|warning|error)\s*[:：]\s*)?(.+?)\s*=>\s*(.+)$/i.exec(line);
     if (!m) return `核查格式应为“表达式 => 提示”：${line}`;
     const severity = m[1] && /警告|warning/i.test(m[1]) ? 'warning' : 'error';
@@ -166,7 +198,10 @@ function addHelpSheet(workbook: ExcelJS.Workbook) {
     { header: '列', key: 'column', width: 22 },
     { header: '说明', key: 'help', width: 90 },
   ];
-  sheet.addRow({ column: '使用方法', help: '每个表单一个工作表，每行一个题目，按显示顺序排列；“表单列表”给出每个工作表对应的表单 ID 和标题。' });
+  sheet.addRow({
+    column: '使用方法',
+    help: '每个表单一个工作表，每行一个题目，按显示顺序排列；“表单列表”给出每个工作表对应的表单 ID 和标题。',
+  });
   for (const column of EXCEL_COLUMNS) sheet.addRow({ column: header(column), help: column.help });
   sheet.getRow(1).font = { bold: true };
 }
@@ -189,7 +224,13 @@ function flatten(nodes: readonly CrfNode[], depth: number): Array<{ node: CrfNod
 }
 
 function nodeRow(node: CrfNode, depth: number): Record<string, CellValue> {
-  const row: Record<string, CellValue> = { depth, name: node.name, title: node.title, type: TYPE_LABELS[node.type], id: node.id };
+  const row: Record<string, CellValue> = {
+    depth,
+    name: node.name,
+    title: node.title,
+    type: TYPE_LABELS[node.type],
+    id: node.id,
+  };
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node.option)) {
     if (value === undefined) continue;
@@ -202,7 +243,11 @@ function nodeRow(node: CrfNode, depth: number): Record<string, CellValue> {
       if (Object.keys(validateRest).length > 0) rest.validate = validateRest;
     } else if (key === 'checks') {
       row.checks = formatChecks(value as CrossCheck[]);
-    } else if (EXCEL_COLUMNS.some((c) => c.key === key) && !NODE_KEYS.has(key) && (typeof value !== 'object' || value === null)) {
+    } else if (
+      EXCEL_COLUMNS.some((c) => c.key === key) &&
+      !NODE_KEYS.has(key) &&
+      (typeof value !== 'object' || value === null)
+    ) {
       row[key] = value as CellValue;
     } else {
       rest[key] = value;
@@ -247,7 +292,13 @@ export async function createExcelTemplate(example: CrfDefinition = exampleCrf())
   forms.columns = FORM_COLUMNS.map((c) => ({ header: header(c), key: c.key, width: c.key === 'title' ? 24 : 16 }));
   forms.getRow(1).font = { bold: true };
   forms.addRow({ sheet: '新表单', title: '新表单' });
-  forms.addRow({ sheet: '示例', id: example.id, title: example.title, option: JSON.stringify(example.option), crfRules: example.crfRules ? JSON.stringify(example.crfRules) : undefined });
+  forms.addRow({
+    sheet: '示例',
+    id: example.id,
+    title: example.title,
+    option: JSON.stringify(example.option),
+    crfRules: example.crfRules ? JSON.stringify(example.crfRules) : undefined,
+  });
   addFormSheet(workbook, '新表单', null);
   addFormSheet(workbook, '示例', example);
   return toBytes(workbook);
@@ -258,7 +309,8 @@ function columnKey(text: string): string | null {
   const key = m ? m[1]!.trim() : text.trim();
   const byKey = EXCEL_COLUMNS.find((c) => c.key === key) ?? FORM_COLUMNS.find((c) => c.key === key);
   if (byKey) return byKey.key;
-  const byLabel = EXCEL_COLUMNS.find((c) => c.label === text.trim()) ?? FORM_COLUMNS.find((c) => c.label === text.trim());
+  const byLabel =
+    EXCEL_COLUMNS.find((c) => c.label === text.trim()) ?? FORM_COLUMNS.find((c) => c.label === text.trim());
   return byLabel ? byLabel.key : null;
 }
 
@@ -269,7 +321,11 @@ function typeOf(text: string): ItemType | null {
   return byLabel ?? TYPE_ALIASES[t] ?? null;
 }
 
-function readSheetRows(sheet: ExcelJS.Worksheet, issues: ImportIssue[], form: string): Array<{ row: number; cells: Map<string, CellValue> }> {
+function readSheetRows(
+  sheet: ExcelJS.Worksheet,
+  issues: ImportIssue[],
+  form: string,
+): Array<{ row: number; cells: Map<string, CellValue> }> {
   const keys = new Map<number, string>();
   sheet.getRow(1).eachCell((cell, col) => {
     const text = String(cellValue(cell) ?? '');
@@ -296,7 +352,11 @@ const parseJsonCell = (value: CellValue): unknown => {
   return JSON.parse(String(value)) as unknown;
 };
 
-function rowToNode(cells: Map<string, CellValue>, warn: (message: string) => void, fail: (message: string) => void): CrfNode | null {
+function rowToNode(
+  cells: Map<string, CellValue>,
+  warn: (message: string) => void,
+  fail: (message: string) => void,
+): CrfNode | null {
   const typeText = String(cells.get('type') ?? '');
   const type = typeOf(typeText);
   if (!type) {
@@ -326,7 +386,13 @@ function rowToNode(cells: Map<string, CellValue>, warn: (message: string) => voi
     } else warn(`列 ${key} 未导入`);
   }
   const id = cells.get('id');
-  const node: CrfNode = { name: String(cells.get('name') ?? ''), title: String(cells.get('title') ?? ''), type, option, children: [] };
+  const node: CrfNode = {
+    name: String(cells.get('name') ?? ''),
+    title: String(cells.get('title') ?? ''),
+    type,
+    option,
+    children: [],
+  };
   if (id !== undefined && typeof id !== 'boolean') node.id = id;
   return node;
 }
@@ -337,10 +403,17 @@ export async function importExcel(data: ArrayBuffer | Uint8Array): Promise<Impor
   try {
     await workbook.xlsx.load(data as unknown as ArrayBuffer);
   } catch (error) {
-    return { ok: false, definitions: [], issues: [{ severity: 'error', message: `无法读取 Excel 文件：${(error as Error).message}` }] };
+    return {
+      ok: false,
+      definitions: [],
+      issues: [{ severity: 'error', message: `无法读取 Excel 文件：${(error as Error).message}` }],
+    };
   }
   const issues: ImportIssue[] = [];
-  const formInfo = new Map<string, { id?: string | number; title?: string; option?: unknown; crfRules?: unknown; row: number }>();
+  const formInfo = new Map<
+    string,
+    { id?: string | number; title?: string; option?: unknown; crfRules?: unknown; row: number }
+  >();
   const formsSheet = workbook.getWorksheet(FORMS_SHEET);
   if (formsSheet) {
     for (const { row, cells } of readSheetRows(formsSheet, issues, FORMS_SHEET)) {
@@ -355,7 +428,12 @@ export async function importExcel(data: ArrayBuffer | Uint8Array): Promise<Impor
           row,
         });
       } catch (error) {
-        issues.push({ severity: 'error', form: FORMS_SHEET, row, message: `表单选项或计算规则不是有效的 JSON：${(error as Error).message}` });
+        issues.push({
+          severity: 'error',
+          form: FORMS_SHEET,
+          row,
+          message: `表单选项或计算规则不是有效的 JSON：${(error as Error).message}`,
+        });
       }
     }
   }
@@ -372,8 +450,10 @@ export async function importExcel(data: ArrayBuffer | Uint8Array): Promise<Impor
     const roots: CrfNode[] = [];
     const stack: CrfNode[] = [];
     for (const { row, cells } of rows) {
-      const warn = (message: string) => issues.push({ severity: 'warning', form, row, field: cells.get('name') as string | undefined, message });
-      const fail = (message: string) => issues.push({ severity: 'error', form, row, field: cells.get('name') as string | undefined, message });
+      const warn = (message: string) =>
+        issues.push({ severity: 'warning', form, row, field: cells.get('name') as string | undefined, message });
+      const fail = (message: string) =>
+        issues.push({ severity: 'error', form, row, field: cells.get('name') as string | undefined, message });
       const node = rowToNode(cells, warn, fail);
       if (!node) continue;
       const depthCell = cells.get('depth') ?? 1;
@@ -389,12 +469,18 @@ export async function importExcel(data: ArrayBuffer | Uint8Array): Promise<Impor
       if (node.name && !rowOfName.has(node.name)) rowOfName.set(node.name, row);
     }
     const info = formInfo.get(form);
-    const definition: CrfDefinition = { title: info?.title ?? form, option: (info?.option as CrfDefinition['option']) ?? {}, children: roots };
+    const definition: CrfDefinition = {
+      title: info?.title ?? form,
+      option: (info?.option as CrfDefinition['option']) ?? {},
+      children: roots,
+    };
     if (info?.id !== undefined) definition.id = info.id;
     if (info?.crfRules !== undefined) definition.crfRules = info.crfRules as CrfDefinition['crfRules'];
     candidates.push({ form, definition, rowOf: (name) => rowOfName.get(name) });
   });
-  if (candidates.length === 0 && !issues.some((i) => i.severity === 'error')) issues.push({ severity: 'error', message: '工作簿中没有表单' });
+  if (candidates.length === 0 && !issues.some((i) => i.severity === 'error')) {
+    issues.push({ severity: 'error', message: '工作簿中没有表单' });
+  }
   const hadErrors = issues.some((i) => i.severity === 'error');
   const result = finishImport(candidates, issues);
   return hadErrors ? { ...result, ok: false } : result;

@@ -23,7 +23,13 @@ export interface ImportResult {
 }
 
 export function formatImportIssue(issue: ImportIssue): string {
-  const where = [issue.form && `表单 ${issue.form}`, issue.row !== undefined && `第 ${issue.row} 行`, issue.field && `字段 ${issue.field}`].filter(Boolean).join(' ');
+  const where = [
+    issue.form && `表单 ${issue.form}`,
+    issue.row !== undefined && `第 ${issue.row} 行`,
+    issue.field && `字段 ${issue.field}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
   return `${where ? `${where}：` : ''}${issue.message}`;
 }
 
@@ -36,7 +42,13 @@ export function finishImport(
   for (const { form, definition, rowOf } of candidates) {
     const lint = lintDefinition(definition);
     for (const issue of [...lint.errors, ...lint.warnings]) {
-      issues.push({ severity: issue.severity, form, field: issue.name, row: issue.name ? rowOf?.(issue.name) : undefined, message: formatIssue(issue) });
+      issues.push({
+        severity: issue.severity,
+        form,
+        field: issue.name,
+        row: issue.name ? rowOf?.(issue.name) : undefined,
+        message: formatIssue(issue),
+      });
     }
     if (lint.ok && lint.definition) definitions.push(lint.definition);
   }
@@ -49,11 +61,18 @@ export function importJson(text: string): ImportResult {
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    return { ok: false, definitions: [], issues: [{ severity: 'error', message: `不是有效的 JSON：${(error as Error).message}` }] };
+    return {
+      ok: false,
+      definitions: [],
+      issues: [{ severity: 'error', message: `不是有效的 JSON：${(error as Error).message}` }],
+    };
   }
   const list = Array.isArray(parsed) ? parsed : [parsed];
   const issues: ImportIssue[] = [];
-  const candidates = list.map((definition, i) => ({ form: String((definition as { title?: unknown })?.title ?? `#${i + 1}`), definition: definition as CrfDefinition }));
+  const candidates = list.map((definition, i) => ({
+    form: String((definition as { title?: unknown })?.title ?? `#${i + 1}`),
+    definition: definition as CrfDefinition,
+  }));
   return finishImport(candidates, issues);
 }
 

@@ -14,7 +14,10 @@ const followUp: CrfDefinition = {
   option: {},
   children: [
     item('date', 'fu_date', '随访日期', { required: 1 }),
-    item('table', 'labs', '实验室检查', {}, [item('input', 'lab', '项目'), item('real', 'val', '结果', { units: 'U/L' })]),
+    item('table', 'labs', '实验室检查', {}, [
+      item('input', 'lab', '项目'),
+      item('real', 'val', '结果', { units: 'U/L' }),
+    ]),
     item('title', 't1', '说明："引号" 与 换行\n第二行'),
   ],
 };
@@ -29,13 +32,20 @@ describe('CDISC ODM 1.3.2', () => {
 
   it('writes standard metadata other systems can read: FormDef, ItemGroupDef, ItemDef, CodeList, RangeCheck', () => {
     const xml = exportOdm([baselineCrf()], { studyName: '示例研究', now: new Date(Date.UTC(2024, 0, 1)) });
-    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', isArray: (n) => ['FormDef', 'ItemGroupDef', 'ItemDef', 'CodeList', 'RangeCheck', 'ItemGroupRef', 'ItemRef'].includes(n) }).parse(xml);
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '@',
+      isArray: (n) =>
+        ['FormDef', 'ItemGroupDef', 'ItemDef', 'CodeList', 'RangeCheck', 'ItemGroupRef', 'ItemRef'].includes(n),
+    }).parse(xml);
     expect(doc.ODM['@ODMVersion']).toBe('1.3.2');
     expect(doc.ODM['@xmlns']).toBe('http://www.cdisc.org/ns/odm/v1.3');
     const mdv = doc.ODM.Study.MetaDataVersion;
     expect(mdv.FormDef).toHaveLength(1);
     expect(mdv.FormDef[0]['@Name']).toBe('基线访视');
-    const groups = Object.fromEntries(mdv.ItemGroupDef.map((g: Record<string, string>) => [g['@OID'], g['@Repeating']]));
+    const groups = Object.fromEntries(
+      mdv.ItemGroupDef.map((g: Record<string, string>) => [g['@OID'], g['@Repeating']]),
+    );
     expect(groups).toMatchObject({ 'IG.baseline.demo': 'No', 'IG.baseline.meds': 'Yes' });
     const defs = Object.fromEntries(mdv.ItemDef.map((d: Record<string, string>) => [d['@Name'], d]));
     expect(defs.weight['@DataType']).toBe('float');
@@ -110,8 +120,16 @@ describe('CDISC ODM 1.3.2', () => {
     expect(definition!.title).toBe('Vital signs');
     expect(definition!.children.map((n) => `${n.type}:${n.name}`)).toEqual(['section:IG_VS', 'listGroup:IG_CM']);
     const [sex, weight, preg, visit, smoker] = definition!.children[0]!.children;
-    expect(sex).toMatchObject({ name: 'SEX', title: '性别', type: 'radio', option: { optionsValue: 'M,F', optionsText: '男,女', required: 1 } });
-    expect(weight).toMatchObject({ type: 'real', option: { units: 'kg', required: 1, validate: { precision: 1, min: '0', max: '300' } } });
+    expect(sex).toMatchObject({
+      name: 'SEX',
+      title: '性别',
+      type: 'radio',
+      option: { optionsValue: 'M,F', optionsText: '男,女', required: 1 },
+    });
+    expect(weight).toMatchObject({
+      type: 'real',
+      option: { units: 'kg', required: 1, validate: { precision: 1, min: '0', max: '300' } },
+    });
     expect(preg).toMatchObject({ type: 'radio', option: { optionsValue: '1,0' } });
     expect(visit).toMatchObject({ name: 'I_VISIT', type: 'date' });
     expect(smoker!.option.optionsText).toBe('Yes， daily,No');
@@ -128,11 +146,16 @@ describe('CDISC ODM 1.3.2', () => {
       ]),
     );
     const state = evaluateForm(definition!, { SEX: 'F', WEIGHT: '301', IG_CM: [{ CMDOSE: '5' }] }, context);
-    expect(state.errors.map((e) => `${e.item}${e.row === undefined ? '' : `[${e.row}]`}: ${e.message}`)).toEqual(['WEIGHT: 不能大于300', 'CMTRT[0]: 请输入数据']);
+    expect(state.errors.map((e) => `${e.item}${e.row === undefined ? '' : `[${e.row}]`}: ${e.message}`)).toEqual([
+      'WEIGHT: 不能大于300',
+      'CMTRT[0]: 请输入数据',
+    ]);
   });
 
   it('refuses a DTD, broken XML and files without metadata', () => {
-    expect(importOdm('<?xml version="1.0"?><!DOCTYPE ODM [<!ENTITY a "aaaa">]><ODM/>').issues[0]!.message).toBe('ODM 文件不能包含 DOCTYPE 或实体声明');
+    expect(importOdm('<?xml version="1.0"?><!DOCTYPE ODM [<!ENTITY a "aaaa">]><ODM/>').issues[0]!.message).toBe(
+      'ODM 文件不能包含 DOCTYPE 或实体声明',
+    );
     expect(importOdm('<ODM><Study>').ok).toBe(false);
     expect(importOdm('<ODM></ODM>').issues[0]!.message).toMatch(/缺少 ODM\/Study\/MetaDataVersion/);
   });

@@ -97,7 +97,9 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
     const itemDef = (node: CrfNode, order: number, groupItems: string[]) => {
       const oid = `I.${formKey}.${oidPart(node.name || `N${itemDefs.length + 1}`)}`;
       const o = node.option;
-      groupItems.push(`<ItemRef${attrs({ ItemOID: oid, Mandatory: isOn(o.required) ? 'Yes' : 'No', OrderNumber: order + 1 })}/>`);
+      groupItems.push(
+        `<ItemRef${attrs({ ItemOID: oid, Mandatory: isOn(o.required) ? 'Yes' : 'No', OrderNumber: order + 1 })}/>`,
+      );
       const dataType = dataTypeOf(node);
       const precision = toNumber(o.validate?.precision);
       const maxLength = dataType === 'text' ? toNumber(o.validate?.max) : null;
@@ -112,8 +114,16 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
       if (dataType === 'integer' || dataType === 'float') {
         const min = toNumber(o.validate?.min);
         const max = toNumber(o.validate?.max);
-        if (min !== null) body.push(`<RangeCheck Comparator="GE" SoftHard="Hard"><CheckValue>${min}</CheckValue><ErrorMessage>${translated(`不能小于${min}`)}</ErrorMessage></RangeCheck>`);
-        if (max !== null) body.push(`<RangeCheck Comparator="LE" SoftHard="Hard"><CheckValue>${max}</CheckValue><ErrorMessage>${translated(`不能大于${max}`)}</ErrorMessage></RangeCheck>`);
+        if (min !== null) {
+          body.push(
+            `<RangeCheck Comparator="GE" SoftHard="Hard"><CheckValue>${min}</CheckValue><ErrorMessage>${translated(`不能小于${min}`)}</ErrorMessage></RangeCheck>`,
+          );
+        }
+        if (max !== null) {
+          body.push(
+            `<RangeCheck Comparator="LE" SoftHard="Hard"><CheckValue>${max}</CheckValue><ErrorMessage>${translated(`不能大于${max}`)}</ErrorMessage></RangeCheck>`,
+          );
+        }
       }
       const choices = choicesOf(o);
       if (choices.length > 0 && isChoiceType(node.type)) {
@@ -122,7 +132,10 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
         const clType = choices.every((c) => /^-?\d+$/.test(c.value)) ? 'integer' : 'text';
         codeLists.push(
           `<CodeList${attrs({ OID: clOid, Name: node.title || node.name, DataType: clType })}>${choices
-            .map((c) => `<CodeListItem CodedValue="${escAttr(c.value)}"><Decode>${translated(c.text)}</Decode></CodeListItem>`)
+            .map(
+              (c) =>
+                `<CodeListItem CodedValue="${escAttr(c.value)}"><Decode>${translated(c.text)}</Decode></CodeListItem>`,
+            )
             .join('')}</CodeList>`,
         );
       }
@@ -171,7 +184,11 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
     });
     if (mainItems.length > 0) {
       groupRefs.unshift(`<ItemGroupRef ItemGroupOID="${escAttr(mainOid)}" Mandatory="No"/>`);
-      groupDefs.splice(mainIndex, 0, `<ItemGroupDef${attrs({ OID: mainOid, Name: definition.title, Repeating: 'No', 'ecrf:CrfType': 'root' })}>${mainItems.join('')}</ItemGroupDef>`);
+      groupDefs.splice(
+        mainIndex,
+        0,
+        `<ItemGroupDef${attrs({ OID: mainOid, Name: definition.title, Repeating: 'No', 'ecrf:CrfType': 'root' })}>${mainItems.join('')}</ItemGroupDef>`,
+      );
     }
     formDefs.push(
       `<FormDef${attrs({
@@ -186,7 +203,10 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
   });
 
   const created = (options.now ?? new Date()).toISOString();
-  const basic = units.size > 0 ? `<BasicDefinitions>${[...units].map(([oid, u]) => `<MeasurementUnit OID="${escAttr(oid)}" Name="${escAttr(u)}"><Symbol>${translated(u)}</Symbol></MeasurementUnit>`).join('')}</BasicDefinitions>` : '';
+  const basic =
+    units.size > 0
+      ? `<BasicDefinitions>${[...units].map(([oid, u]) => `<MeasurementUnit OID="${escAttr(oid)}" Name="${escAttr(u)}"><Symbol>${translated(u)}</Symbol></MeasurementUnit>`).join('')}</BasicDefinitions>`
+      : '';
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<ODM xmlns="${ODM_NS}" xmlns:ecrf="${ECRF_NS}" ODMVersion="1.3.2" FileType="Snapshot" FileOID="ECRF.${esc(created)}" CreationDateTime="${escAttr(created)}">`,
@@ -205,7 +225,24 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
 }
 
 type XmlNode = Record<string, unknown>;
-const ARRAYS = new Set(['Study', 'MetaDataVersion', 'FormDef', 'ItemGroupRef', 'ItemGroupDef', 'ItemRef', 'ItemDef', 'CodeList', 'CodeListItem', 'RangeCheck', 'CheckValue', 'TranslatedText', 'MeasurementUnit', 'MeasurementUnitRef', 'ConditionDef', 'MethodDef']);
+const ARRAYS = new Set([
+  'Study',
+  'MetaDataVersion',
+  'FormDef',
+  'ItemGroupRef',
+  'ItemGroupDef',
+  'ItemRef',
+  'ItemDef',
+  'CodeList',
+  'CodeListItem',
+  'RangeCheck',
+  'CheckValue',
+  'TranslatedText',
+  'MeasurementUnit',
+  'MeasurementUnitRef',
+  'ConditionDef',
+  'MethodDef',
+]);
 
 const attr = (node: XmlNode | undefined, name: string): string | undefined => {
   const v = node?.[`@${name}`];
@@ -217,7 +254,10 @@ function text(node: unknown): string {
   if (node === undefined || node === null) return '';
   if (typeof node !== 'object') return String(node);
   const texts = list(node as XmlNode, 'TranslatedText');
-  const preferred = texts.find((t) => /^zh/i.test(attr(t, 'lang') ?? '')) ?? texts.find((t) => attr(t, 'lang') === undefined) ?? texts[0];
+  const preferred =
+    texts.find((t) => /^zh/i.test(attr(t, 'lang') ?? '')) ??
+    texts.find((t) => attr(t, 'lang') === undefined) ??
+    texts[0];
   if (preferred) return typeof preferred === 'object' ? String(preferred['#text'] ?? '') : String(preferred);
   return String((node as XmlNode)['#text'] ?? '');
 }
@@ -238,7 +278,13 @@ function parseJsonAttr<T>(value: string | undefined, fail: (message: string) => 
 export function importOdm(xml: string): ImportResult {
   const issues: ImportIssue[] = [];
   // ODM needs no DTD; refusing one keeps entity expansion attacks out.
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) return { ok: false, definitions: [], issues: [{ severity: 'error', message: 'ODM 文件不能包含 DOCTYPE 或实体声明' }] };
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
+    return {
+      ok: false,
+      definitions: [],
+      issues: [{ severity: 'error', message: 'ODM 文件不能包含 DOCTYPE 或实体声明' }],
+    };
+  }
   let root: XmlNode;
   try {
     const parser = new XMLParser({
@@ -253,12 +299,22 @@ export function importOdm(xml: string): ImportResult {
     });
     root = parser.parse(xml.replace(/^\uFEFF/, ''), true) as XmlNode;
   } catch (error) {
-    return { ok: false, definitions: [], issues: [{ severity: 'error', message: `不是有效的 XML：${(error as Error).message}` }] };
+    return {
+      ok: false,
+      definitions: [],
+      issues: [{ severity: 'error', message: `不是有效的 XML：${(error as Error).message}` }],
+    };
   }
   const odm = root.ODM as XmlNode | undefined;
   const study = list(odm, 'Study')[0];
   const mdv = list(study, 'MetaDataVersion')[0];
-  if (!odm || !mdv) return { ok: false, definitions: [], issues: [{ severity: 'error', message: '不是 ODM 元数据文件：缺少 ODM/Study/MetaDataVersion' }] };
+  if (!odm || !mdv) {
+    return {
+      ok: false,
+      definitions: [],
+      issues: [{ severity: 'error', message: '不是 ODM 元数据文件：缺少 ODM/Study/MetaDataVersion' }],
+    };
+  }
   if (list(odm, 'Study').length > 1 || list(study, 'MetaDataVersion').length > 1) {
     issues.push({ severity: 'warning', message: '文件含多个 Study 或 MetaDataVersion，只导入第一个' });
   }
@@ -266,13 +322,18 @@ export function importOdm(xml: string): ImportResult {
   const items = new Map(list(mdv, 'ItemDef').map((i) => [attr(i, 'OID') ?? '', i]));
   const codeLists = new Map(list(mdv, 'CodeList').map((c) => [attr(c, 'OID') ?? '', c]));
   const unitSymbols = new Map(
-    list((study as XmlNode).BasicDefinitions as XmlNode | undefined, 'MeasurementUnit').map((u) => [attr(u, 'OID') ?? '', text(u.Symbol) || attr(u, 'Name') || '']),
+    list((study as XmlNode).BasicDefinitions as XmlNode | undefined, 'MeasurementUnit').map((u) => [
+      attr(u, 'OID') ?? '',
+      text(u.Symbol) || attr(u, 'Name') || '',
+    ]),
   );
 
   const candidates = list(mdv, 'FormDef').map((formDef, formIndex) => {
     const form = attr(formDef, 'OID') ?? `FORM${formIndex + 1}`;
-    const warn = (field: string | undefined, message: string) => issues.push({ severity: 'warning', form, field, message });
-    const fail = (field: string | undefined, message: string) => issues.push({ severity: 'error', form, field, message });
+    const warn = (field: string | undefined, message: string) =>
+      issues.push({ severity: 'warning', form, field, message });
+    const fail = (field: string | undefined, message: string) =>
+      issues.push({ severity: 'error', form, field, message });
     const usedNames = new Set<string>();
 
     const itemNode = (ref: XmlNode): CrfNode | null => {
@@ -286,7 +347,13 @@ export function importOdm(xml: string): ImportResult {
       const crfType = attr(def, 'CrfType');
       if (crfType && (ITEM_TYPES as readonly string[]).includes(crfType)) {
         const option = parseJsonAttr<ItemOption>(attr(def, 'CrfOption'), (m) => fail(oid, m)) ?? {};
-        const node: CrfNode = { name: attr(def, 'CrfName') ?? attr(def, 'Name') ?? '', title, type: crfType as ItemType, option, children: [] };
+        const node: CrfNode = {
+          name: attr(def, 'CrfName') ?? attr(def, 'Name') ?? '',
+          title,
+          type: crfType as ItemType,
+          option,
+          children: [],
+        };
         const id = attr(def, 'CrfId');
         if (id !== undefined) node.id = id;
         return node;
@@ -297,7 +364,10 @@ export function importOdm(xml: string): ImportResult {
     const standardItem = (def: XmlNode, ref: XmlNode, title: string, oid: string): CrfNode => {
       let name = attr(def, 'Name') ?? '';
       if (!NAME.test(name) || usedNames.has(name)) {
-        const derived = oid.replace(/^I\./, '').replace(/[^\p{L}\p{N}_]/gu, '_').replace(/^(\d)/, '_$1');
+        const derived = oid
+          .replace(/^I\./, '')
+          .replace(/[^\p{L}\p{N}_]/gu, '_')
+          .replace(/^(\d)/, '_$1');
         warn(oid, `ItemDef 名称“${name}”不能用作题目名称，已改为 ${derived}`);
         name = derived;
       }
@@ -347,8 +417,13 @@ export function importOdm(xml: string): ImportResult {
         const cl = codeLists.get(attr(clRef, 'CodeListOID') ?? '');
         if (!cl) fail(oid, `CodeListRef 引用的 CodeList 不存在：${attr(clRef, 'CodeListOID')}`);
         else {
-          const entries = list(cl, 'CodeListItem').map((c) => ({ value: attr(c, 'CodedValue') ?? '', text: text(c.Decode) || attr(c, 'CodedValue') || '' }));
-          if (entries.some((e) => e.value.includes(',') || e.text.includes(','))) warn(oid, '选项中的英文逗号已改为中文逗号');
+          const entries = list(cl, 'CodeListItem').map((c) => ({
+            value: attr(c, 'CodedValue') ?? '',
+            text: text(c.Decode) || attr(c, 'CodedValue') || '',
+          }));
+          if (entries.some((e) => e.value.includes(',') || e.text.includes(','))) {
+            warn(oid, '选项中的英文逗号已改为中文逗号');
+          }
           const clean = (s: string) => s.replace(/,/g, '，');
           option.optionsValue = entries.map((e) => clean(e.value)).join(',');
           option.optionsText = entries.map((e) => clean(e.text)).join(',');
@@ -357,7 +432,9 @@ export function importOdm(xml: string): ImportResult {
       }
       for (const check of list(def, 'RangeCheck')) {
         const comparator = attr(check, 'Comparator') ?? '';
-        const values = list(check, 'CheckValue').map((v) => (typeof v === 'object' ? String(v['#text'] ?? '') : String(v)));
+        const values = list(check, 'CheckValue').map((v) =>
+          typeof v === 'object' ? String(v['#text'] ?? '') : String(v),
+        );
         if ((comparator === 'GE' || comparator === 'GT') && values[0] !== undefined) {
           option.validate = { ...option.validate, min: values[0] };
           if (comparator === 'GT') warn(oid, `RangeCheck GT ${values[0]} 已按“不小于”导入`);
@@ -373,7 +450,9 @@ export function importOdm(xml: string): ImportResult {
         if (symbol) option.units = symbol;
       }
       if (attr(ref, 'Mandatory') === 'Yes') option.required = 1;
-      if (attr(ref, 'CollectionExceptionConditionOID')) warn(oid, `显示条件 ConditionDef ${attr(ref, 'CollectionExceptionConditionOID')} 无法转换，该题将始终显示`);
+      if (attr(ref, 'CollectionExceptionConditionOID')) {
+        warn(oid, `显示条件 ConditionDef ${attr(ref, 'CollectionExceptionConditionOID')} 无法转换，该题将始终显示`);
+      }
       if (attr(ref, 'MethodOID')) warn(oid, `计算方法 MethodDef ${attr(ref, 'MethodOID')} 无法转换`);
       return { name, title, type, option, children: [] };
     };
@@ -419,8 +498,17 @@ export function importOdm(xml: string): ImportResult {
         parent = attr(group, 'CrfParent') ?? '';
         order = toNumber(attr(group, 'CrfOrder')) ?? order;
       } else {
-        const derived = goid.replace(/^IG\./, '').replace(/[^\p{L}\p{N}_]/gu, '_').replace(/^(\d)/, '_$1');
-        node = { name: derived, title: attr(group, 'Name') ?? goid, type: attr(group, 'Repeating') === 'Yes' ? 'listGroup' : 'section', option: {}, children: [] };
+        const derived = goid
+          .replace(/^IG\./, '')
+          .replace(/[^\p{L}\p{N}_]/gu, '_')
+          .replace(/^(\d)/, '_$1');
+        node = {
+          name: derived,
+          title: attr(group, 'Name') ?? goid,
+          type: attr(group, 'Repeating') === 'Yes' ? 'listGroup' : 'section',
+          option: {},
+          children: [],
+        };
       }
       groupNodes.set(goid, node);
       place(parent, order, node);
@@ -429,7 +517,9 @@ export function importOdm(xml: string): ImportResult {
         if (child) place(goid, positionOf(ref, i) - 1, child);
       });
     });
-    for (const [goid, node] of groupNodes) node.children = (childrenOf.get(goid) ?? []).sort((a, b) => a.order - b.order).map((p) => p.node);
+    for (const [goid, node] of groupNodes) {
+      node.children = (childrenOf.get(goid) ?? []).sort((a, b) => a.order - b.order).map((p) => p.node);
+    }
     for (const parent of childrenOf.keys()) {
       if (parent !== '' && !groupNodes.has(parent)) fail(parent, `ItemGroupDef 的上级分组不存在：${parent}`);
     }

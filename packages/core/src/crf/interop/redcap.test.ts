@@ -6,7 +6,8 @@ import { importRedcapDictionary, translateRedcapLogic } from './redcap.js';
 const HEADER =
   '"Variable / Field Name","Form Name","Section Header","Field Type","Field Label","Choices, Calculations, OR Slider Labels","Field Note","Text Validation Type OR Show Slider Number","Text Validation Min","Text Validation Max","Identifier?","Branching Logic (Show field only if...)","Required Field?","Custom Alignment","Question Number (surveys only)","Matrix Group Name","Matrix Ranking?","Field Annotation"';
 
-const row = (...cells: string[]) => [...cells, ...Array(18 - cells.length).fill('')].map((c) => `"${c.replace(/"/g, '""')}"`).join(',');
+const row = (...cells: string[]) =>
+  [...cells, ...Array(18 - cells.length).fill('')].map((c) => `"${c.replace(/"/g, '""')}"`).join(',');
 
 /** A dictionary as a site exports it from REDCap: two forms, sections, branching, checkboxes, calculations, a matrix. */
 const DICTIONARY = [
@@ -26,19 +27,104 @@ const DICTIONARY = [
   row('packs', 'demographics', '', 'text', '每日包数', '', '', 'number', '', '', '', '[smoke] = "2"'),
   row('comorb', 'demographics', '合并症', 'checkbox', '合并症', '1, 高血压 | 2, 糖尿病 | 3, 其他, 请注明'),
   row('comorb_other', 'demographics', '', 'text', '其他合并症', '', '', '', '', '', '', '[comorb(3)] = "1"'),
-  row('dm_dx', 'demographics', '', 'text', '糖尿病诊断日期', '', '', 'date_ymd', '', '', '', "[comorb(2)] = '1' or [comorb(1)] = '1'"),
+  row(
+    'dm_dx',
+    'demographics',
+    '',
+    'text',
+    '糖尿病诊断日期',
+    '',
+    '',
+    'date_ymd',
+    '',
+    '',
+    '',
+    "[comorb(2)] = '1' or [comorb(1)] = '1'",
+  ),
   row('consent', 'demographics', '', 'truefalse', '已签署知情同意', '', '', '', '', '', '', '', 'y'),
   row('pain', 'demographics', '', 'slider', '疼痛', '无痛 | | 剧痛', '', 'number'),
-  row('notes', 'demographics', '', 'notes', '备注', '', '<i>可选</i>', '', '', '', '', '', '', 'RV', '', '', '', '@HIDDEN-SURVEY'),
+  row(
+    'notes',
+    'demographics',
+    '',
+    'notes',
+    '备注',
+    '',
+    '<i>可选</i>',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    'RV',
+    '',
+    '',
+    '',
+    '@HIDDEN-SURVEY',
+  ),
   row('ecg', 'demographics', '', 'file', '心电图'),
   row('sign', 'demographics', '', 'file', '签名', '', '', 'signature'),
   row('info', 'demographics', '', 'descriptive', '<b>以下由研究者填写</b>'),
   row('visit_time', 'demographics', '', 'text', '就诊时间', '', '', 'time'),
-  row('created', 'demographics', '', 'text', '填表日期', '', '', 'date_ymd', '', '', '', '', '', '', '', '', '', '@TODAY @READONLY'),
+  row(
+    'created',
+    'demographics',
+    '',
+    'text',
+    '填表日期',
+    '',
+    '',
+    'date_ymd',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '@TODAY @READONLY',
+  ),
   row('event_ref', 'demographics', '', 'text', '跨事件引用', '', '', '', '', '', '', '[baseline_arm_1][sex] = "1"'),
   row('site', 'demographics', '', 'sql', '中心', 'select value from sites'),
-  row('phq_1', 'phq', 'PHQ-2 过去两周', 'radio', '做事时提不起劲', '0, 完全不会 | 1, 好几天 | 2, 一半以上天数 | 3, 几乎每天', '', '', '', '', '', '', 'y', '', '', 'phq'),
-  row('phq_2', 'phq', '', 'radio', '感到心情低落', '0, 完全不会 | 1, 好几天 | 2, 一半以上天数 | 3, 几乎每天', '', '', '', '', '', '', 'y', '', '', 'phq'),
+  row(
+    'phq_1',
+    'phq',
+    'PHQ-2 过去两周',
+    'radio',
+    '做事时提不起劲',
+    '0, 完全不会 | 1, 好几天 | 2, 一半以上天数 | 3, 几乎每天',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    'y',
+    '',
+    '',
+    'phq',
+  ),
+  row(
+    'phq_2',
+    'phq',
+    '',
+    'radio',
+    '感到心情低落',
+    '0, 完全不会 | 1, 好几天 | 2, 一半以上天数 | 3, 几乎每天',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    'y',
+    '',
+    '',
+    'phq',
+  ),
   row('phq_total', 'phq', '', 'calc', 'PHQ-2 总分', 'sum([phq_1],[phq_2])'),
   row('phq_flag', 'phq', '', 'yesno', '需要进一步评估', '', '', '', '', '', '', '[phq_total] >= 3'),
   row('phq_ref', 'phq', '', 'text', '引用其他表单', '', '', '', '', '', '', '[sex] = "2"'),
@@ -67,7 +153,27 @@ describe('REDCap data dictionary import', () => {
   });
 
   it('maps every field type', () => {
-    const types = Object.fromEntries(['record_id', 'dob', 'sex', 'pregnant', 'age', 'weight', 'height', 'email', 'smoke', 'comorb', 'consent', 'pain', 'notes', 'ecg', 'info', 'visit_time', 'site'].map((n) => [n, byName(n)!.type]));
+    const types = Object.fromEntries(
+      [
+        'record_id',
+        'dob',
+        'sex',
+        'pregnant',
+        'age',
+        'weight',
+        'height',
+        'email',
+        'smoke',
+        'comorb',
+        'consent',
+        'pain',
+        'notes',
+        'ecg',
+        'info',
+        'visit_time',
+        'site',
+      ].map((n) => [n, byName(n)!.type]),
+    );
     expect(types).toEqual({
       record_id: 'input',
       dob: 'date',
@@ -104,7 +210,13 @@ describe('REDCap data dictionary import', () => {
   });
 
   it('puts fields under their section headers and a matrix group under one group node', () => {
-    expect(demographics!.children.map((n) => `${n.type}:${n.title}`)).toEqual(['input:Record ID', 'input:姓名', 'section:基本信息', 'section:体格检查', 'section:合并症']);
+    expect(demographics!.children.map((n) => `${n.type}:${n.title}`)).toEqual([
+      'input:Record ID',
+      'input:姓名',
+      'section:基本信息',
+      'section:体格检查',
+      'section:合并症',
+    ]);
     const matrixSection = phq!.children[0]!;
     expect(matrixSection.title).toBe('PHQ-2 过去两周');
     expect(matrixSection.children[0]).toMatchObject({ type: 'group', name: 'phq' });
@@ -131,21 +243,34 @@ describe('REDCap data dictionary import', () => {
       /字段 notes：动作标签 @HIDDEN-SURVEY 无法转换/,
       /字段 info：标签中的 HTML 格式已去除/,
     ];
-    for (const pattern of expected) expect(warnings.some((w) => pattern.test(w)), String(pattern)).toBe(true);
+    for (const pattern of expected) {
+      expect(
+        warnings.some((w) => pattern.test(w)),
+        String(pattern),
+      ).toBe(true);
+    }
     expect(byName('event_ref')!.option.showIf).toBeUndefined();
     expect(byName('comorb')!.option.optionsText).toBe('高血压,糖尿病,其他， 请注明');
   });
 
   it('the imported forms evaluate: branching, calculations and checkbox triggers work', () => {
     const context = { now: new Date(Date.UTC(2024, 5, 15, 2)) };
-    const state = evaluateForm(demographics!, { dob: '1990-06-16', sex: '2', weight: '60', height: '160', comorb: ['2'], smoke: '2' }, context);
+    const state = evaluateForm(
+      demographics!,
+      { dob: '1990-06-16', sex: '2', weight: '60', height: '160', comorb: ['2'], smoke: '2' },
+      context,
+    );
     expect(state.values.age).toBe('33');
     expect(state.items.pregnant!.visible).toBe(true);
     expect(state.values.bmi).toBe('23.4');
     expect(state.items.dm_dx!.visible).toBe(true);
     expect(state.items.comorb_other!.visible).toBe(false);
     expect(state.items.packs!.visible).toBe(true);
-    const male = evaluateForm(demographics!, { dob: '1990-06-16', sex: '1', weight: '60', height: '160', dm_dx: '2020-01-01' }, context);
+    const male = evaluateForm(
+      demographics!,
+      { dob: '1990-06-16', sex: '1', weight: '60', height: '160', dm_dx: '2020-01-01' },
+      context,
+    );
     expect(male.items.pregnant!.visible).toBe(false);
     expect(male.values.dm_dx).toBeUndefined();
     expect(evaluateForm(demographics!, { dob: '2030-01-01' }, context).items.dob!.errors).toEqual(['不能晚于 today']);
@@ -156,11 +281,20 @@ describe('REDCap data dictionary import', () => {
 
   it('translates logic edge cases', () => {
     const known = () => true;
-    expect(translateRedcapLogic('[a] <> "" AND [b] = 1', known)).toEqual({ ok: true, expression: 'a != "" and b == 1' });
-    expect(translateRedcapLogic('datediff([d1], [d2], "d", true) > 3', known)).toEqual({ ok: true, expression: 'datediff(d1, d2, "d") > 3' });
+    expect(translateRedcapLogic('[a] <> "" AND [b] = 1', known)).toEqual({
+      ok: true,
+      expression: 'a != "" and b == 1',
+    });
+    expect(translateRedcapLogic('datediff([d1], [d2], "d", true) > 3', known)).toEqual({
+      ok: true,
+      expression: 'datediff(d1, d2, "d") > 3',
+    });
     expect(translateRedcapLogic('if([a] > 1, 2, 3)', known)).toEqual({ ok: true, expression: 'if(a > 1, 2, 3)' });
     expect(translateRedcapLogic('[a:checked] = "1"', known)).toMatchObject({ ok: false });
-    expect(translateRedcapLogic('isblankormissingcode([a])', known)).toEqual({ ok: false, reason: 'REDCap 函数 isblankormissingcode() 无法转换' });
+    expect(translateRedcapLogic('isblankormissingcode([a])', known)).toEqual({
+      ok: false,
+      reason: 'REDCap 函数 isblankormissingcode() 无法转换',
+    });
     expect(translateRedcapLogic('[a] = ', known)).toMatchObject({ ok: false });
   });
 

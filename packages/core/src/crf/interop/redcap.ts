@@ -54,10 +54,18 @@ export interface RedcapField {
 
 export function parseRedcapCsv(text: string): { fields: RedcapField[]; issues: ImportIssue[] } {
   const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ''), { skipEmptyLines: 'greedy' });
-  const issues: ImportIssue[] = parsed.errors.map((e) => ({ severity: 'error', row: (e.row ?? 0) + 1, message: `CSV 格式错误：${e.message}` }));
+  const issues: ImportIssue[] = parsed.errors.map((e) => ({
+    severity: 'error',
+    row: (e.row ?? 0) + 1,
+    message: `CSV 格式错误：${e.message}`,
+  }));
   const [header, ...rows] = parsed.data;
   if (!header || header.length < 12 || !/variable/i.test(header[0] ?? '')) {
-    issues.push({ severity: 'error', row: 1, message: '不是 REDCap 数据字典：第一行应为 Variable / Field Name, Form Name, … 等列名' });
+    issues.push({
+      severity: 'error',
+      row: 1,
+      message: '不是 REDCap 数据字典：第一行应为 Variable / Field Name, Form Name, … 等列名',
+    });
     return { fields: [], issues };
   }
   const fields = rows.map((cells, i) => {
@@ -87,10 +95,20 @@ export function parseRedcapCsv(text: string): { fields: RedcapField[]; issues: I
   return { fields, issues };
 }
 
-const stripHtml = (text: string) => text.replace(/<[^>]*>/g, '').replace(/&nbsp;/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&').trim();
+const stripHtml = (text: string) =>
+  text
+    .replace(/<[^>]*>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .trim();
 
 /** "1, 男 | 2, 女" → parallel comma lists; commas inside labels become full-width (our lists split on ASCII commas). */
-function parseChoices(text: string, warn: (message: string) => void): { optionsValue: string; optionsText: string } | null {
+function parseChoices(
+  text: string,
+  warn: (message: string) => void,
+): { optionsValue: string; optionsText: string } | null {
   if (text === '') return null;
   const values: string[] = [];
   const texts: string[] = [];
@@ -112,7 +130,22 @@ function parseChoices(text: string, warn: (message: string) => void): { optionsV
   return { optionsValue: values.join(','), optionsText: texts.join(',') };
 }
 
-const TRANSLATABLE_FUNCTIONS = new Set(['if', 'sum', 'round', 'roundup', 'rounddown', 'abs', 'sqrt', 'min', 'max', 'mean', 'median', 'isnumber', 'contains', 'datediff']);
+const TRANSLATABLE_FUNCTIONS = new Set([
+  'if',
+  'sum',
+  'round',
+  'roundup',
+  'rounddown',
+  'abs',
+  'sqrt',
+  'min',
+  'max',
+  'mean',
+  'median',
+  'isnumber',
+  'contains',
+  'datediff',
+]);
 const DATE_FORMATS = new Set(['ymd', 'mdy', 'dmy']);
 
 export type Translation = { ok: true; expression: string } | { ok: false; reason: string };
@@ -123,9 +156,13 @@ export type Translation = { ok: true; expression: string } | { ok: false; reason
  * smart variables and functions we do not have are refused with the reason.
  */
 export function translateRedcapLogic(logic: string, known: (variable: string) => boolean): Translation {
-  if (/\[[^\]]+\]\s*\[[^\]]+\]/.test(logic)) return { ok: false, reason: '引用了其他事件的字段（[事件][字段]），无法转换' };
+  if (/\[[^\]]+\]\s*\[[^\]]+\]/.test(logic)) {
+    return { ok: false, reason: '引用了其他事件的字段（[事件][字段]），无法转换' };
+  }
   const smart = /\[([^\]]*[:-][^\]]*)\]/.exec(logic);
-  if (smart && !/^\s*[A-Za-z0-9_]+\(\s*[^)]*\)\s*$/.test(smart[1]!)) return { ok: false, reason: `REDCap 智能变量 [${smart[1]}] 无法转换` };
+  if (smart && !/^\s*[A-Za-z0-9_]+\(\s*[^)]*\)\s*$/.test(smart[1]!)) {
+    return { ok: false, reason: `REDCap 智能变量 [${smart[1]}] 无法转换` };
+  }
   const missing = new Set<string>();
   const rewritten = logic
     .replace(/\[([A-Za-z0-9_]+)\(([^)]+)\)\]/g, (_m, variable: string, code: string) => {
@@ -171,7 +208,9 @@ function rewrite(node: Expr): Expr {
       return { ...node, left: rewrite(node.left), right: rewrite(node.right) };
     case 'call': {
       if (node.callee === 'checked') return node;
-      if (!TRANSLATABLE_FUNCTIONS.has(node.callee)) throw new UntranslatableError(`REDCap 函数 ${node.callee}() 无法转换`);
+      if (!TRANSLATABLE_FUNCTIONS.has(node.callee)) {
+        throw new UntranslatableError(`REDCap 函数 ${node.callee}() 无法转换`);
+      }
       const args = node.args.map(rewrite);
       if (node.callee !== 'datediff') return { ...node, args };
       if (args.length < 3) throw new UntranslatableError('datediff 需要单位参数');
@@ -180,8 +219,9 @@ function rewrite(node: Expr): Expr {
       for (const extra of rest) {
         if (extra.kind === 'string' && DATE_FORMATS.has(extra.value)) continue;
         if (extra.kind === 'boolean') signed = extra.value;
-        else if (extra.kind === 'string' && (extra.value === 'true' || extra.value === 'false')) signed = extra.value === 'true';
-        else throw new UntranslatableError('datediff 的参数无法转换');
+        else if (extra.kind === 'string' && (extra.value === 'true' || extra.value === 'false')) {
+          signed = extra.value === 'true';
+        } else throw new UntranslatableError('datediff 的参数无法转换');
       }
       const call: Expr = { kind: 'call', callee: 'datediff', args: [a, b, unit], start: node.start };
       // REDCap answers the absolute difference unless asked for the signed one; ours is signed.
@@ -291,16 +331,36 @@ function fieldToNode(field: RedcapField, known: (v: string) => boolean, warn: (m
       warn(`未知的字段类型 ${field.type}，已作为文本题导入`);
   }
   if ((field.min !== '' || field.max !== '') && field.type === 'text') {
-    if (type === 'int' || type === 'real') option.validate = { ...option.validate, ...(field.min !== '' && { min: field.min }), ...(field.max !== '' && { max: field.max }) };
-    else if (type === 'date' || type === 'datetime') {
+    if (type === 'int' || type === 'real') {
+      option.validate = {
+        ...option.validate,
+        ...(field.min !== '' && { min: field.min }),
+        ...(field.max !== '' && { max: field.max }),
+      };
+    } else if (type === 'date' || type === 'datetime') {
       const checks = [];
-      const bound = (v: string) => (v.toLowerCase() === 'today' || v.toLowerCase() === 'now' ? `${v.toLowerCase()}()` : JSON.stringify(v));
-      if (field.min !== '') checks.push({ expression: `${field.variable} >= ${bound(field.min)}`, message: `不能早于 ${field.min}`, severity: 'error' as const });
-      if (field.max !== '') checks.push({ expression: `${field.variable} <= ${bound(field.max)}`, message: `不能晚于 ${field.max}`, severity: 'error' as const });
+      const bound = (v: string) =>
+        v.toLowerCase() === 'today' || v.toLowerCase() === 'now' ? `${v.toLowerCase()}()` : JSON.stringify(v);
+      if (field.min !== '') {
+        checks.push({
+          expression: `${field.variable} >= ${bound(field.min)}`,
+          message: `不能早于 ${field.min}`,
+          severity: 'error' as const,
+        });
+      }
+      if (field.max !== '') {
+        checks.push({
+          expression: `${field.variable} <= ${bound(field.max)}`,
+          message: `不能晚于 ${field.max}`,
+          severity: 'error' as const,
+        });
+      }
       option.checks = checks;
     } else warn(`校验范围 ${field.min}–${field.max} 无法用于 ${field.validation || '文本'} 字段，未导入`);
   }
-  if (field.note) option.description = option.description ? `${option.description}；${stripHtml(field.note)}` : stripHtml(field.note);
+  if (field.note) {
+    option.description = option.description ? `${option.description}；${stripHtml(field.note)}` : stripHtml(field.note);
+  }
   if (field.required.toLowerCase() === 'y') option.required = 1;
   if (field.identifier.toLowerCase() === 'y') option.identifier = 1;
   if (field.alignment) option.itemLayout = field.alignment.endsWith('H') ? 'horizontal' : 'vertical';
@@ -317,7 +377,12 @@ function fieldToNode(field: RedcapField, known: (v: string) => boolean, warn: (m
   return { name: field.variable, title: label, type, option, children: [] };
 }
 
-function applyAnnotation(field: RedcapField, type: CrfNode['type'], option: ItemOption, warn: (message: string) => void) {
+function applyAnnotation(
+  field: RedcapField,
+  type: CrfNode['type'],
+  option: ItemOption,
+  warn: (message: string) => void,
+) {
   const text = field.annotation;
   if (!text) return;
   if (/@HIDDEN(-FORM)?\b(?!-)/.test(text)) option.hidden = 1;
@@ -328,7 +393,9 @@ function applyAnnotation(field: RedcapField, type: CrfNode['type'], option: Item
   }
   const dv = /@DEFAULT\s*=\s*(['"])(.*?)\1/.exec(text);
   if (dv) option.defaultValue = dv[2]!;
-  const others = [...text.matchAll(/@[A-Z][A-Z0-9_-]*/g)].map((m) => m[0]).filter((tag) => !SUPPORTED_TAGS.test(tag) || /-SURVEY/.test(tag));
+  const others = [...text.matchAll(/@[A-Z][A-Z0-9_-]*/g)]
+    .map((m) => m[0])
+    .filter((tag) => !SUPPORTED_TAGS.test(tag) || /-SURVEY/.test(tag));
   if (others.length > 0) warn(`动作标签 ${[...new Set(others)].join(' ')} 无法转换`);
   const plain = text.replace(/@[A-Z][A-Z0-9_-]*(\s*=\s*(['"]).*?\2)?/g, '').trim();
   if (plain) warn(`字段注释未导入：${plain}`);
@@ -343,7 +410,12 @@ export function importRedcapDictionary(csv: string): ImportResult {
   const forms = new Map<string, RedcapField[]>();
   for (const field of fields) {
     if (!field.variable || !field.form) {
-      issues.push({ severity: 'error', row: field.row, field: field.variable || undefined, message: '缺少字段名或表单名' });
+      issues.push({
+        severity: 'error',
+        row: field.row,
+        field: field.variable || undefined,
+        message: '缺少字段名或表单名',
+      });
       continue;
     }
     if (!forms.has(field.form)) forms.set(field.form, []);
@@ -357,10 +429,17 @@ export function importRedcapDictionary(csv: string): ImportResult {
     let sectionCount = 0;
     let matrix: { name: string; node: CrfNode } | null = null;
     for (const field of formFields) {
-      const warn = (message: string) => issues.push({ severity: 'warning', form, field: field.variable, row: field.row, message });
+      const warn = (message: string) =>
+        issues.push({ severity: 'warning', form, field: field.variable, row: field.row, message });
       if (field.section && !(matrix && field.matrixGroup === matrix.name)) {
         sectionCount += 1;
-        const section: CrfNode = { name: `${form}_section_${sectionCount}`, title: stripHtml(field.section), type: 'section', option: {}, children: [] };
+        const section: CrfNode = {
+          name: `${form}_section_${sectionCount}`,
+          title: stripHtml(field.section),
+          type: 'section',
+          option: {},
+          children: [],
+        };
         children.push(section);
         container = section.children;
       }
@@ -370,7 +449,13 @@ export function importRedcapDictionary(csv: string): ImportResult {
           // Matrix group names live apart from variable names in REDCap; ours share one namespace.
           const name = variables.has(field.matrixGroup) ? `${field.matrixGroup}_matrix` : field.matrixGroup;
           // The matrix header is the section header of its first field, already shown by the section.
-          const group: CrfNode = { name, title: field.section ? '' : field.matrixGroup, type: 'group', option: { showStyle: 'table' }, children: [] };
+          const group: CrfNode = {
+            name,
+            title: field.section ? '' : field.matrixGroup,
+            type: 'group',
+            option: { showStyle: 'table' },
+            children: [],
+          };
           matrix = { name: field.matrixGroup, node: group };
           container.push(group);
         }

@@ -1,6 +1,12 @@
 import type { CrfDefinition, CrfNode } from '../crf-definition.schema.js';
 
-export const item = (type: CrfNode['type'], name: string, title: string, option: CrfNode['option'] = {}, children: CrfNode[] = []): CrfNode => ({
+export const item = (
+  type: CrfNode['type'],
+  name: string,
+  title: string,
+  option: CrfNode['option'] = {},
+  children: CrfNode[] = [],
+): CrfNode => ({
   name,
   title,
   type,
@@ -20,7 +26,13 @@ export function baselineCrf(): CrfDefinition {
         item('date', 'birth', '出生日期', { required: 1, showStyle: 'pastTime' }),
         item('int', 'age', '年龄', { calc: 'age(birth, visit_date)', units: '岁' }),
         item('date', 'visit_date', '访视日期', { defaultValue: 'now' }),
-        item('radio', 'pregnant', '是否妊娠', { optionsValue: '1,0', optionsText: '是,否', trig: 'sex', tindex: '1', required: 1 }),
+        item('radio', 'pregnant', '是否妊娠', {
+          optionsValue: '1,0',
+          optionsText: '是,否',
+          trig: 'sex',
+          tindex: '1',
+          required: 1,
+        }),
         item('partialDate', 'lmp', '末次月经', { trig: 'pregnant', tindex: '0' }),
         item('input', 'id_no', '身份证号', { validate: { type: 'idcard' } }),
         item('input', 'phone', '手机号', { validate: { type: 'phone' }, validationErrorMsg: '手机号填写有误' }),
@@ -29,12 +41,29 @@ export function baselineCrf(): CrfDefinition {
         item('real', 'weight', '体重', { units: 'kg', validate: { min: 20, max: 300, precision: 1 }, required: 1 }),
         item('real', 'height', '身高', { units: 'cm', validate: { min: 50, max: 250 } }),
         item('real', 'bmi', '体质指数', { calc: 'bmi(weight, height)', format: 'precision:1:R', readOnly: 1 }),
-        item('int', 'sbp', '收缩压', { units: 'mmHg', checks: [{ expression: 'sbp > dbp', message: '收缩压应大于舒张压', severity: 'error' }] }),
-        item('int', 'dbp', '舒张压', { units: 'mmHg', checks: [{ expression: 'dbp < 120', message: '舒张压偏高，请核实', severity: 'warning' }] }),
-        item('real', 'hb', '血红蛋白', { units: 'g/L', refValueMaleMin: 130, refValueMaleMax: 175, refValueFemaleMin: 115, refValueFemaleMax: 150 }),
+        item('int', 'sbp', '收缩压', {
+          units: 'mmHg',
+          checks: [{ expression: 'sbp > dbp', message: '收缩压应大于舒张压', severity: 'error' }],
+        }),
+        item('int', 'dbp', '舒张压', {
+          units: 'mmHg',
+          checks: [{ expression: 'dbp < 120', message: '舒张压偏高，请核实', severity: 'warning' }],
+        }),
+        item('real', 'hb', '血红蛋白', {
+          units: 'g/L',
+          refValueMaleMin: 130,
+          refValueMaleMax: 175,
+          refValueFemaleMin: 115,
+          refValueFemaleMax: 150,
+        }),
       ]),
       item('section', 'history', '既往史', { showIf: 'age >= 18' }, [
-        item('checkbox', 'disease', '既往疾病', { optionsValue: '1,2,3,99', optionsText: '高血压,糖尿病,冠心病,其他', addition: '请注明', additionIndex: '3' }),
+        item('checkbox', 'disease', '既往疾病', {
+          optionsValue: '1,2,3,99',
+          optionsText: '高血压,糖尿病,冠心病,其他',
+          addition: '请注明',
+          additionIndex: '3',
+        }),
         item('group', 'dm_group', '糖尿病', { trigex: 'disease:1' }, [
           item('int', 'dm_years', '病程（年）', { required: 1 }),
         ]),

@@ -1,5 +1,20 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  serial,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  varchar,
+} from 'drizzle-orm/pg-core';
 import { crfs, studies } from './study.js';
 import { departments, users } from './system.js';
 
@@ -30,8 +45,12 @@ export const subjects = pgTable(
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
   (t) => [
-    uniqueIndex('subjects_code_live').on(t.studyId, t.identificationCode).where(sql`${t.deletedAt} is null`),
-    uniqueIndex('subjects_id_number_live').on(t.studyId, t.idNumberHash).where(sql`${t.deletedAt} is null and ${t.idNumberHash} is not null`),
+    uniqueIndex('subjects_code_live')
+      .on(t.studyId, t.identificationCode)
+      .where(sql`${t.deletedAt} is null`),
+    uniqueIndex('subjects_id_number_live')
+      .on(t.studyId, t.idNumberHash)
+      .where(sql`${t.deletedAt} is null and ${t.idNumberHash} is not null`),
     index('subjects_study').on(t.studyId),
   ],
 );
@@ -104,16 +123,20 @@ export const crfDataRecords = pgTable(
  * Saves applied once per client request id (CRF-23 idempotency): the primary key makes a retry,
  * however concurrent, find the first save's answer instead of applying the values again.
  */
-export const appliedRequests = pgTable('applied_requests', {
-  userId: integer('user_id').notNull(),
-  requestId: varchar('request_id', { length: 64 }).notNull(),
-  subjectRecordId: integer('subject_record_id').notNull(),
-  crfId: integer('crf_id').notNull(),
-  crfDataRecordId: integer('crf_data_record_id').notNull(),
-  version: integer('version').notNull(),
-  state: smallint('state').notNull(),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-}, (t) => [primaryKey({ columns: [t.userId, t.requestId] })]);
+export const appliedRequests = pgTable(
+  'applied_requests',
+  {
+    userId: integer('user_id').notNull(),
+    requestId: varchar('request_id', { length: 64 }).notNull(),
+    subjectRecordId: integer('subject_record_id').notNull(),
+    crfId: integer('crf_id').notNull(),
+    crfDataRecordId: integer('crf_data_record_id').notNull(),
+    version: integer('version').notNull(),
+    state: smallint('state').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.requestId] })],
+);
 
 /**
  * The audit trail: append-only. A database trigger (migration 0003) refuses UPDATE and DELETE,
@@ -146,7 +169,9 @@ export const auditEvents = pgTable(
     index('audit_events_subject').on(t.subjectRecordId),
     index('audit_events_study').on(t.studyId, t.id),
     // Rows written before the chain existed: tiny or empty, so the start-up sealing check costs nothing.
-    index('audit_events_unchained').on(t.studyId, t.id).where(sql`${t.hash} is null`),
+    index('audit_events_unchained')
+      .on(t.studyId, t.id)
+      .where(sql`${t.hash} is null`),
   ],
 );
 

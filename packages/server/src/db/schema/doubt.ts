@@ -37,7 +37,11 @@ export const doubts = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     closedAt: timestamp('closed_at', { withTimezone: true }),
   },
-  (t) => [index('doubts_record').on(t.crfDataRecordId, t.itemName), index('doubts_study').on(t.studyId, t.optionType), index('doubts_subject').on(t.subjectRecordId)],
+  (t) => [
+    index('doubts_record').on(t.crfDataRecordId, t.itemName),
+    index('doubts_study').on(t.studyId, t.optionType),
+    index('doubts_subject').on(t.subjectRecordId),
+  ],
 );
 
 export const doubtMessages = pgTable(

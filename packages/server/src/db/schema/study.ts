@@ -17,7 +17,6 @@ import {
 import { timestamps } from './columns.js';
 import { departments, users } from './system.js';
 
-
 export interface SignConfig {
   enabled: boolean;
   meaning: string;
@@ -61,7 +60,11 @@ export const studies = pgTable(
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     ...timestamps,
   },
-  (t) => [uniqueIndex('studies_code_live').on(t.studyCode).where(sql`${t.deletedAt} is null`)],
+  (t) => [
+    uniqueIndex('studies_code_live')
+      .on(t.studyCode)
+      .where(sql`${t.deletedAt} is null`),
+  ],
 );
 
 export const studyDiseases = pgTable(

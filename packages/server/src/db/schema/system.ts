@@ -15,7 +15,6 @@ import {
 } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns.js';
 
-
 export const departments = pgTable('departments', {
   deptId: serial('dept_id').primaryKey(),
   parentId: integer('parent_id').notNull().default(0),
@@ -48,7 +47,9 @@ export const users = pgTable(
     ...timestamps,
   },
   (t) => [
-    uniqueIndex('users_user_name_live').on(t.userName).where(sql`${t.deletedAt} is null`),
+    uniqueIndex('users_user_name_live')
+      .on(t.userName)
+      .where(sql`${t.deletedAt} is null`),
     index('users_dept').on(t.deptId),
   ],
 );
@@ -157,7 +158,11 @@ export const operLogs = pgTable(
     requestId: varchar('request_id', { length: 64 }),
     operTime: timestamp('oper_time', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('oper_logs_time').on(t.operTime), index('oper_logs_title').on(t.title), index('oper_logs_study').on(t.studyId, t.operTime)],
+  (t) => [
+    index('oper_logs_time').on(t.operTime),
+    index('oper_logs_title').on(t.title),
+    index('oper_logs_study').on(t.studyId, t.operTime),
+  ],
 );
 
 export const sysConfigs = pgTable('sys_configs', {

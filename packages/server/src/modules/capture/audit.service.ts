@@ -68,7 +68,9 @@ export async function recordHistory(ctx: AppContext, crfDataRecordId: number, it
   return ctx.db
     .select(eventColumns)
     .from(auditEvents)
-    .where(and(eq(auditEvents.crfDataRecordId, crfDataRecordId), itemName ? eq(auditEvents.itemName, itemName) : undefined))
+    .where(
+      and(eq(auditEvents.crfDataRecordId, crfDataRecordId), itemName ? eq(auditEvents.itemName, itemName) : undefined),
+    )
     .orderBy(desc(auditEvents.id));
 }
 
@@ -76,34 +78,54 @@ export async function recordHistory(ctx: AppContext, crfDataRecordId: number, it
 function visibleTo(access: StudyAccess) {
   const viewable = viewableCrfIds(access);
   if (viewable === null) return undefined;
-  return viewable.length > 0 ? or(isNull(auditEvents.crfId), inArray(auditEvents.crfId, viewable)) : isNull(auditEvents.crfId);
+  return viewable.length > 0
+    ? or(isNull(auditEvents.crfId), inArray(auditEvents.crfId, viewable))
+    : isNull(auditEvents.crfId);
 }
 
 const IDENTIFIERS = new Set<string>(SUBJECT_IDENTIFIER_FIELDS);
 const maskField = (field: string, value: unknown) =>
   IDENTIFIERS.has(field) && typeof value === 'string' ? maskIdentifier(field as SubjectIdentifierField, value) : value;
 const maskFields = (value: unknown) =>
-  value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskField(k, v)])) : value;
+  value && typeof value === 'object' && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskField(k, v)]))
+    : value;
 
 /**
  * PIPL: patient rows of the trail keep names and birth dates (mobile and ID number are written
  * masked), so a caller without 查看患者身份信息 reads those masked too, as in the patient list.
  */
-export function forCaller<T extends { action: string; itemName: string | null; oldValue: unknown; newValue: unknown }>(access: StudyAccess, row: T): T {
-  if (!row.action.startsWith('subject.') || hasStudyPermission(access, buttonKey('business.subject.identifiers'))) return row;
-  if (row.itemName) return { ...row, oldValue: maskField(row.itemName, row.oldValue), newValue: maskField(row.itemName, row.newValue) };
+export function forCaller<T extends { action: string; itemName: string | null; oldValue: unknown; newValue: unknown }>(
+  access: StudyAccess,
+  row: T,
+): T {
+  if (!row.action.startsWith('subject.') || hasStudyPermission(access, buttonKey('business.subject.identifiers'))) {
+    return row;
+  }
+  if (row.itemName) {
+    return { ...row, oldValue: maskField(row.itemName, row.oldValue), newValue: maskField(row.itemName, row.newValue) };
+  }
   return { ...row, oldValue: maskFields(row.oldValue), newValue: maskFields(row.newValue) };
 }
 
 export async function subjectHistory(ctx: AppContext, access: StudyAccess, subjectRecordId: number, page: PageRequest) {
   const where = and(eq(auditEvents.subjectRecordId, subjectRecordId), visibleTo(access));
   const [{ total }] = (await ctx.db.select({ total: count() }).from(auditEvents).where(where)) as [{ total: number }];
-  const list = await ctx.db.select(eventColumns).from(auditEvents).where(where).orderBy(desc(auditEvents.id)).limit(page.limit).offset(page.offset);
+  const list = await ctx.db
+    .select(eventColumns)
+    .from(auditEvents)
+    .where(where)
+    .orderBy(desc(auditEvents.id))
+    .limit(page.limit)
+    .offset(page.offset);
   return { list: list.map((row) => forCaller(access, row)), total: Number(total) };
 }
 
 export async function auditEvent(ctx: AppContext, id: number) {
-  const [row] = await ctx.db.select({ ...eventColumns, studyId: auditEvents.studyId }).from(auditEvents).where(eq(auditEvents.id, id));
+  const [row] = await ctx.db
+    .select({ ...eventColumns, studyId: auditEvents.studyId })
+    .from(auditEvents)
+    .where(eq(auditEvents.id, id));
   return row;
 }
 
@@ -114,12 +136,44 @@ const csvCell = (v: unknown) => {
 
 /** The study's whole audit trail as CSV (UTF-8 with BOM so Excel shows Chinese). */
 export async function exportStudyAudit(ctx: AppContext, access: StudyAccess, studyId: number) {
-  const rows = await ctx.db.select(eventColumns).from(auditEvents).where(and(eq(auditEvents.studyId, studyId), visibleTo(access))).orderBy(asc(auditEvents.id));
-  const header = ['序号', '时间', '操作人', '操作', '受试者记录', 'CRF记录', 'CRF', 'CRF版本', '题目', '原值', '新值', '原因'];
-  const lines = rows.map((row) => forCaller(access, row)).map((r) =>
-    [r.id, r.createTime.toISOString(), r.userName, r.action, r.subjectRecordId, r.crfDataRecordId, r.crfId, r.crfVersion, r.itemName, r.oldValue, r.newValue, r.reason]
-      .map(csvCell)
-      .join(','),
-  );
+  const rows = await ctx.db
+    .select(eventColumns)
+    .from(auditEvents)
+    .where(and(eq(auditEvents.studyId, studyId), visibleTo(access)))
+    .orderBy(asc(auditEvents.id));
+  const header = [
+    '序号',
+    '时间',
+    '操作人',
+    '操作',
+    '受试者记录',
+    'CRF记录',
+    'CRF',
+    'CRF版本',
+    '题目',
+    '原值',
+    '新值',
+    '原因',
+  ];
+  const lines = rows
+    .map((row) => forCaller(access, row))
+    .map((r) =>
+      [
+        r.id,
+        r.createTime.toISOString(),
+        r.userName,
+        r.action,
+        r.subjectRecordId,
+        r.crfDataRecordId,
+        r.crfId,
+        r.crfVersion,
+        r.itemName,
+        r.oldValue,
+        r.newValue,
+        r.reason,
+      ]
+        .map(csvCell)
+        .join(','),
+    );
   return `\uFEFF${[header.join(','), ...lines].join('\r\n')}\r\n`;
 }

@@ -19,7 +19,18 @@ import {
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import { appliedRequests, crfDataRecords, crfStageCrfs, crfStages, crfVersions, crfs, subjectRecords, subjects, users, type SdvMark } from '../../db/schema/index.js';
+import {
+  appliedRequests,
+  crfDataRecords,
+  crfStageCrfs,
+  crfStages,
+  crfVersions,
+  crfs,
+  subjectRecords,
+  subjects,
+  users,
+  type SdvMark,
+} from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
@@ -41,20 +52,27 @@ export interface SaveInput {
 export { FORM_STATE };
 const FORM_SDV_KEY = '__form__';
 
-export const can = (access: StudyAccess, crfId: number, action: CrfAction) => hasStudyPermission(access, crfKey(crfId, action));
+export const can = (access: StudyAccess, crfId: number, action: CrfAction) =>
+  hasStudyPermission(access, crfKey(crfId, action));
 
 export function requireCrf(access: StudyAccess, crfId: number, action: CrfAction) {
   if (!can(access, crfId, action)) throw AppError.forbidden();
 }
 
 async function liveRecord(db: Db, subjectRecordId: number) {
-  const [record] = await db.select().from(subjectRecords).where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt)));
+  const [record] = await db
+    .select()
+    .from(subjectRecords)
+    .where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt)));
   if (!record) throw AppError.notFound('subject.not_found', '患者不存在');
   return record;
 }
 
 async function crfOfStudy(db: Db, studyId: number, crfId: number) {
-  const [crf] = await db.select().from(crfs).where(and(eq(crfs.id, crfId), eq(crfs.studyId, studyId)));
+  const [crf] = await db
+    .select()
+    .from(crfs)
+    .where(and(eq(crfs.id, crfId), eq(crfs.studyId, studyId)));
   if (!crf) throw AppError.notFound('crf.not_found', 'CRF不存在');
   return crf;
 }
@@ -66,7 +84,10 @@ async function definitionOf(db: Db, crfId: number, version: number): Promise<Crf
   const key = `${crfId}:${version}`;
   const cached = definitionCache.get(key);
   if (cached) return cached;
-  const [row] = await db.select({ definition: crfVersions.definition }).from(crfVersions).where(and(eq(crfVersions.crfId, crfId), eq(crfVersions.version, version)));
+  const [row] = await db
+    .select({ definition: crfVersions.definition })
+    .from(crfVersions)
+    .where(and(eq(crfVersions.crfId, crfId), eq(crfVersions.version, version)));
   if (!row) throw AppError.notFound('crf.version_not_found', 'CRF版本不存在');
   const definition = row.definition as CrfDefinition;
   if (definitionCache.size > 500) definitionCache.clear();
@@ -76,7 +97,10 @@ async function definitionOf(db: Db, crfId: number, version: number): Promise<Crf
 
 /** Whether a form is single (repeat 1) in the study's stages; a form in no stage counts as single. */
 async function isRepeatable(db: Db, crfId: number) {
-  const links = await db.select({ repeat: crfStageCrfs.repeat }).from(crfStageCrfs).where(eq(crfStageCrfs.crfId, crfId));
+  const links = await db
+    .select({ repeat: crfStageCrfs.repeat })
+    .from(crfStageCrfs)
+    .where(eq(crfStageCrfs.crfId, crfId));
   return links.some((l) => l.repeat !== 1);
 }
 
@@ -95,9 +119,19 @@ interface MenuNode {
 /** The CRF sidebar: stages with the forms the caller may view, each with its state for this subject. */
 export async function crfMenu(ctx: AppContext, access: StudyAccess, subjectRecordId: number): Promise<MenuNode[]> {
   const record = await liveRecord(ctx.db, subjectRecordId);
-  const stages = await ctx.db.select().from(crfStages).where(eq(crfStages.studyId, record.studyId)).orderBy(asc(crfStages.orderNum), asc(crfStages.id));
+  const stages = await ctx.db
+    .select()
+    .from(crfStages)
+    .where(eq(crfStages.studyId, record.studyId))
+    .orderBy(asc(crfStages.orderNum), asc(crfStages.id));
   const links = await ctx.db
-    .select({ stageId: crfStageCrfs.stageId, crfId: crfStageCrfs.crfId, repeat: crfStageCrfs.repeat, orderNum: crfStageCrfs.orderNum, title: crfs.title })
+    .select({
+      stageId: crfStageCrfs.stageId,
+      crfId: crfStageCrfs.crfId,
+      repeat: crfStageCrfs.repeat,
+      orderNum: crfStageCrfs.orderNum,
+      title: crfs.title,
+    })
     .from(crfStageCrfs)
     .innerJoin(crfs, eq(crfs.id, crfStageCrfs.crfId))
     .where(eq(crfStageCrfs.studyId, record.studyId))
@@ -107,7 +141,10 @@ export async function crfMenu(ctx: AppContext, access: StudyAccess, subjectRecor
     .select({ id: crfDataRecords.id, crfId: crfDataRecords.crfId, state: crfDataRecords.state })
     .from(crfDataRecords)
     .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), isNull(crfDataRecords.deletedAt)));
-  const btns = STUDY_BUTTONS.filter(([code]) => hasStudyPermission(access, `btn:${code}`)).map(([code, title]) => ({ code, title }));
+  const btns = STUDY_BUTTONS.filter(([code]) => hasStudyPermission(access, `btn:${code}`)).map(([code, title]) => ({
+    code,
+    title,
+  }));
   const build = (parentId: number): MenuNode[] =>
     stages
       .filter((s) => s.parentId === parentId)
@@ -122,7 +159,17 @@ export async function crfMenu(ctx: AppContext, access: StudyAccess, subjectRecor
             .filter((l) => l.stageId === s.id && can(access, l.crfId, 'view'))
             .map((l) => {
               const mine = data.filter((d) => d.crfId === l.crfId);
-              return { id: `crf-${s.id}-${l.crfId}`, title: l.title, type: 1 as const, crfId: l.crfId, repeat: l.repeat, state: formStateOf(mine, doubtRecordIds), count: mine.length, childrens: [], btns };
+              return {
+                id: `crf-${s.id}-${l.crfId}`,
+                title: l.title,
+                type: 1 as const,
+                crfId: l.crfId,
+                repeat: l.repeat,
+                state: formStateOf(mine, doubtRecordIds),
+                count: mine.length,
+                childrens: [],
+                btns,
+              };
             }),
         ],
       }));
@@ -141,18 +188,40 @@ function permissionsFor(access: StudyAccess, crfId: number) {
 }
 
 function presentRecord(r: typeof crfDataRecords.$inferSelect) {
-  return { id: r.id, crfDataRecordId: r.id, version: r.version, crfVersion: r.crfVersion, state: r.state, values: r.values, sdv: r.sdv, createTime: r.createdAt, updateTime: r.updatedAt };
+  return {
+    id: r.id,
+    crfDataRecordId: r.id,
+    version: r.version,
+    crfVersion: r.crfVersion,
+    state: r.state,
+    values: r.values,
+    sdv: r.sdv,
+    createTime: r.createdAt,
+    updateTime: r.updatedAt,
+  };
 }
 
 /** One form of one subject: definition (the version its data was entered with), values and what the caller may do. */
-export async function crfDetail(ctx: AppContext, access: StudyAccess, subjectRecordId: number, crfId: number, crfDataRecordId?: number) {
+export async function crfDetail(
+  ctx: AppContext,
+  access: StudyAccess,
+  subjectRecordId: number,
+  crfId: number,
+  crfDataRecordId?: number,
+) {
   requireCrf(access, crfId, 'view');
   const record = await liveRecord(ctx.db, subjectRecordId);
   const crf = await crfOfStudy(ctx.db, record.studyId, crfId);
   const rows = await ctx.db
     .select()
     .from(crfDataRecords)
-    .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), eq(crfDataRecords.crfId, crfId), isNull(crfDataRecords.deletedAt)))
+    .where(
+      and(
+        eq(crfDataRecords.subjectRecordId, subjectRecordId),
+        eq(crfDataRecords.crfId, crfId),
+        isNull(crfDataRecords.deletedAt),
+      ),
+    )
     .orderBy(asc(crfDataRecords.id));
   const repeatable = await isRepeatable(ctx.db, crfId);
   const current = crfDataRecordId ? rows.find((r) => r.id === crfDataRecordId) : repeatable ? undefined : rows[0];
@@ -160,7 +229,10 @@ export async function crfDetail(ctx: AppContext, access: StudyAccess, subjectRec
   const version = current?.crfVersion ?? crf.currentVersion;
   const definition = await definitionOf(ctx.db, crfId, version);
   const subject = await getSubjectByRecord(ctx, subjectRecordId, access);
-  const [creater] = await ctx.db.select({ name: users.name }).from(users).where(eq(users.userId, record.createdBy ?? 0));
+  const [creater] = await ctx.db
+    .select({ name: users.name })
+    .from(users)
+    .where(eq(users.userId, record.createdBy ?? 0));
   const signature = (await listSignatures(ctx, subjectRecordId))[0] ?? null;
   const active = (await activeDoubtsOf(ctx.db, subjectRecordId)).filter((d) => d.crfId === crfId);
   return {
@@ -172,8 +244,17 @@ export async function crfDetail(ctx: AppContext, access: StudyAccess, subjectRec
     crfDataRecords: rows.map((r) => ({ crfDataRecordId: r.id, state: r.state })),
     crfDoubts: active
       .filter((d) => d.crfDataRecordId === current?.id)
-      .map((d) => ({ itemName: d.itemName, groupName: d.groupName, groupIndex: d.groupIndex, doubtId: d.doubtId, optionType: d.optionType, doubtType: d.doubtType })),
-    initialValues: current ? null : initialValues(definition, { now: ctx.clock(), gender: genderFromPatient(subject.gender) }),
+      .map((d) => ({
+        itemName: d.itemName,
+        groupName: d.groupName,
+        groupIndex: d.groupIndex,
+        doubtId: d.doubtId,
+        optionType: d.optionType,
+        doubtType: d.doubtType,
+      })),
+    initialValues: current
+      ? null
+      : initialValues(definition, { now: ctx.clock(), gender: genderFromPatient(subject.gender) }),
     repeat: repeatable ? 0 : 1,
     permissions: permissionsFor(access, crfId),
     signature: signature ? { valid: signature.valid, signedAt: signature.signedAt, signer: signature.signer } : null,
@@ -187,10 +268,18 @@ export async function dataList(ctx: AppContext, access: StudyAccess, subjectReco
     .select({ record: crfDataRecords, creater: users.name })
     .from(crfDataRecords)
     .leftJoin(users, eq(users.userId, crfDataRecords.createdBy))
-    .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), eq(crfDataRecords.crfId, crfId), isNull(crfDataRecords.deletedAt)))
+    .where(
+      and(
+        eq(crfDataRecords.subjectRecordId, subjectRecordId),
+        eq(crfDataRecords.crfId, crfId),
+        isNull(crfDataRecords.deletedAt),
+      ),
+    )
     .orderBy(asc(crfDataRecords.id));
   const definitions = new Map<number, CrfDefinition>();
-  for (const version of new Set(rows.map(({ record }) => record.crfVersion))) definitions.set(version, await definitionOf(ctx.db, crfId, version));
+  for (const version of new Set(rows.map(({ record }) => record.crfVersion))) {
+    definitions.set(version, await definitionOf(ctx.db, crfId, version));
+  }
   return rows.map(({ record, creater }) => ({
     crfDataRecordId: record.id,
     state: record.state,
@@ -203,11 +292,18 @@ export async function dataList(ctx: AppContext, access: StudyAccess, subjectReco
 }
 
 function isMissingRequired(state: FormState, issue: FormIssue) {
-  const item = issue.container ? state.items[issue.container]?.rows?.[issue.row ?? -1]?.[issue.item] : state.items[issue.item];
+  const item = issue.container
+    ? state.items[issue.container]?.rows?.[issue.row ?? -1]?.[issue.item]
+    : state.items[issue.item];
   return Boolean(item?.required) && isEmptyValue(item?.value);
 }
 
-const issueOut = (i: FormIssue) => ({ itemName: i.item, groupName: i.container ?? null, groupIndex: i.row ?? null, message: i.message });
+const issueOut = (i: FormIssue) => ({
+  itemName: i.item,
+  groupName: i.container ?? null,
+  groupIndex: i.row ?? null,
+  message: i.message,
+});
 
 /** Another save with the same request id committed first: its answer is the answer. */
 class RequestAlreadyApplied extends Error {}
@@ -222,7 +318,14 @@ async function appliedAnswer(db: Db, userId: number, input: SaveInput) {
   if (row.subjectRecordId !== input.subjectRecordId || row.crfId !== input.crfId) {
     throw AppError.badRequest('crf.request_reused', 'requestId 已用于其他表单');
   }
-  return { crfDataRecordId: row.crfDataRecordId, version: row.version, state: row.state, errors: [], warnings: [], repeated: true };
+  return {
+    crfDataRecordId: row.crfDataRecordId,
+    version: row.version,
+    state: row.state,
+    errors: [],
+    warnings: [],
+    repeated: true,
+  };
 }
 
 /**
@@ -260,7 +363,14 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput) {
       [existing] = await tx
         .select()
         .from(crfDataRecords)
-        .where(and(eq(crfDataRecords.id, input.crfDataRecordId), eq(crfDataRecords.subjectRecordId, input.subjectRecordId), eq(crfDataRecords.crfId, input.crfId), isNull(crfDataRecords.deletedAt)))
+        .where(
+          and(
+            eq(crfDataRecords.id, input.crfDataRecordId),
+            eq(crfDataRecords.subjectRecordId, input.subjectRecordId),
+            eq(crfDataRecords.crfId, input.crfId),
+            isNull(crfDataRecords.deletedAt),
+          ),
+        )
         .for('update');
       if (!existing) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
     }
@@ -268,12 +378,17 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput) {
 
     const crfVersion = existing?.crfVersion ?? crf.currentVersion;
     const definition = await definitionOf(tx, input.crfId, crfVersion);
-    const [subject] = await tx.select({ gender: subjects.gender }).from(subjects).where(eq(subjects.id, record.subjectId));
+    const [subject] = await tx
+      .select({ gender: subjects.gender })
+      .from(subjects)
+      .where(eq(subjects.id, record.subjectId));
     const evaluated = evaluateForm(definition, input.values, { now, gender: genderFromPatient(subject?.gender) });
     const blocking = input.submit ? evaluated.errors : evaluated.errors.filter((e) => !isMissingRequired(evaluated, e));
     if (blocking.length > 0) {
       const onlyRequired = blocking.every((e) => isMissingRequired(evaluated, e));
-      throw AppError.badRequest('crf.invalid', onlyRequired ? MSG.fillRequired : '表单数据有误', { errors: blocking.map(issueOut) });
+      throw AppError.badRequest('crf.invalid', onlyRequired ? MSG.fillRequired : '表单数据有误', {
+        errors: blocking.map(issueOut),
+      });
     }
 
     const before = existing?.values ?? {};
@@ -337,7 +452,14 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput) {
         const [winner] = await tx
           .select()
           .from(crfDataRecords)
-          .where(and(eq(crfDataRecords.subjectRecordId, record.id), eq(crfDataRecords.crfId, input.crfId), eq(crfDataRecords.singleForm, true), isNull(crfDataRecords.deletedAt)));
+          .where(
+            and(
+              eq(crfDataRecords.subjectRecordId, record.id),
+              eq(crfDataRecords.crfId, input.crfId),
+              eq(crfDataRecords.singleForm, true),
+              isNull(crfDataRecords.deletedAt),
+            ),
+          );
         throw stale(winner!, input.values);
       }
       id = row.id;
@@ -345,19 +467,43 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput) {
     if (input.requestId) {
       const [claimed] = await tx
         .insert(appliedRequests)
-        .values({ userId: user.userId, requestId: input.requestId, subjectRecordId: record.id, crfId: input.crfId, crfDataRecordId: id, version, state, createdAt: now })
+        .values({
+          userId: user.userId,
+          requestId: input.requestId,
+          subjectRecordId: record.id,
+          crfId: input.crfId,
+          crfDataRecordId: id,
+          version,
+          state,
+          createdAt: now,
+        })
         .onConflictDoNothing()
         .returning({ requestId: appliedRequests.requestId });
       if (!claimed) throw new RequestAlreadyApplied();
     }
-    const base = { studyId: record.studyId, subjectRecordId: record.id, crfDataRecordId: id, crfId: input.crfId, crfVersion };
+    const base = {
+      studyId: record.studyId,
+      subjectRecordId: record.id,
+      crfDataRecordId: id,
+      crfId: input.crfId,
+      crfVersion,
+    };
     await audit(tx, user, now, [
       ...(existing ? [] : [{ ...base, action: 'crf.create' }]),
-      ...changed.map((itemName) => ({ ...base, action: 'item.update', itemName, oldValue: before[itemName] ?? null, newValue: after[itemName] ?? null, reason })),
+      ...changed.map((itemName) => ({
+        ...base,
+        action: 'item.update',
+        itemName,
+        oldValue: before[itemName] ?? null,
+        newValue: after[itemName] ?? null,
+        reason,
+      })),
       ...cleared.map((itemName) => ({ ...base, action: 'sdv.clear', itemName, reason: '数据修改后核查失效' })),
       ...(input.submit && !wasSubmitted ? [{ ...base, action: 'crf.submit' }] : []),
     ]);
-    if (changed.length > 0) await invalidateSignatures(tx, user, now, record.studyId, record.id, `表单“${crf.title}”的数据在签名后被修改`);
+    if (changed.length > 0) {
+      await invalidateSignatures(tx, user, now, record.studyId, record.id, `表单“${crf.title}”的数据在签名后被修改`);
+    }
     await syncSystemQueries(
       tx,
       user,
@@ -380,41 +526,86 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput) {
 function stale(current: typeof crfDataRecords.$inferSelect, mine: Record<string, unknown>) {
   const changedItems = changedItemNames(current.values, mine);
   return new AppError(409, 'crf.stale_version', '数据已被他人修改，请刷新后重试', {
-    current: { crfDataRecordId: current.id, version: current.version, values: current.values, updatedBy: current.updatedBy, updateTime: current.updatedAt },
+    current: {
+      crfDataRecordId: current.id,
+      version: current.version,
+      values: current.values,
+      updatedBy: current.updatedBy,
+      updateTime: current.updatedAt,
+    },
     changedItems,
   });
 }
 
-export async function deleteData(ctx: AppContext, user: CurrentUser, access: StudyAccess, crfDataRecordId: number, reason: string) {
+export async function deleteData(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  crfDataRecordId: number,
+  reason: string,
+) {
   await ctx.db.transaction(async (tx) => {
-    const [row] = await tx.select().from(crfDataRecords).where(and(eq(crfDataRecords.id, crfDataRecordId), isNull(crfDataRecords.deletedAt))).for('update');
+    const [row] = await tx
+      .select()
+      .from(crfDataRecords)
+      .where(and(eq(crfDataRecords.id, crfDataRecordId), isNull(crfDataRecords.deletedAt)))
+      .for('update');
     if (!row || row.studyId !== access.studyId) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
     requireCrf(access, row.crfId, 'save');
-    await tx.update(crfDataRecords).set({ deletedAt: ctx.clock(), updatedBy: user.userId, updatedAt: ctx.clock() }).where(eq(crfDataRecords.id, row.id));
+    await tx
+      .update(crfDataRecords)
+      .set({ deletedAt: ctx.clock(), updatedBy: user.userId, updatedAt: ctx.clock() })
+      .where(eq(crfDataRecords.id, row.id));
     await audit(tx, user, ctx.clock(), [
-      { studyId: row.studyId, subjectRecordId: row.subjectRecordId, crfDataRecordId: row.id, crfId: row.crfId, crfVersion: row.crfVersion, action: 'crf.delete', oldValue: row.values, reason },
+      {
+        studyId: row.studyId,
+        subjectRecordId: row.subjectRecordId,
+        crfDataRecordId: row.id,
+        crfId: row.crfId,
+        crfVersion: row.crfVersion,
+        action: 'crf.delete',
+        oldValue: row.values,
+        reason,
+      },
     ]);
   });
 }
 
 export async function studyOfDataRecord(ctx: AppContext, crfDataRecordId: number) {
-  const [row] = await ctx.db.select({ studyId: crfDataRecords.studyId }).from(crfDataRecords).where(eq(crfDataRecords.id, crfDataRecordId));
+  const [row] = await ctx.db
+    .select({ studyId: crfDataRecords.studyId })
+    .from(crfDataRecords)
+    .where(eq(crfDataRecords.id, crfDataRecordId));
   return row?.studyId;
 }
 
 export async function dataRecordCrf(ctx: AppContext, crfDataRecordId: number) {
-  const [row] = await ctx.db.select({ crfId: crfDataRecords.crfId }).from(crfDataRecords).where(eq(crfDataRecords.id, crfDataRecordId));
+  const [row] = await ctx.db
+    .select({ crfId: crfDataRecords.crfId })
+    .from(crfDataRecords)
+    .where(eq(crfDataRecords.id, crfDataRecordId));
   if (!row) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
   return row.crfId;
 }
 
 /** Source data verification marks, by item or for the whole form; audited, and cleared by a later change. */
-export async function setSdv(ctx: AppContext, user: CurrentUser, access: StudyAccess, input: { crfDataRecordId: number; itemNames?: string[]; verified: boolean }) {
+export async function setSdv(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  input: { crfDataRecordId: number; itemNames?: string[]; verified: boolean },
+) {
   return ctx.db.transaction(async (tx) => {
-    const [row] = await tx.select().from(crfDataRecords).where(and(eq(crfDataRecords.id, input.crfDataRecordId), isNull(crfDataRecords.deletedAt))).for('update');
+    const [row] = await tx
+      .select()
+      .from(crfDataRecords)
+      .where(and(eq(crfDataRecords.id, input.crfDataRecordId), isNull(crfDataRecords.deletedAt)))
+      .for('update');
     if (!row || row.studyId !== access.studyId) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
     requireCrf(access, row.crfId, 'sdv');
-    const names = input.itemNames?.length ? input.itemNames : [...Object.keys(row.values).filter((k) => !isEmptyValue(row.values[k])), FORM_SDV_KEY];
+    const names = input.itemNames?.length
+      ? input.itemNames
+      : [...Object.keys(row.values).filter((k) => !isEmptyValue(row.values[k])), FORM_SDV_KEY];
     const sdv = { ...row.sdv };
     const mark: SdvMark = { by: user.userId, byName: user.name, at: ctx.clock().toISOString() };
     const touched = names.filter((n) => (input.verified ? !sdv[n] : Boolean(sdv[n])));
@@ -442,7 +633,13 @@ export async function setSdv(ctx: AppContext, user: CurrentUser, access: StudyAc
 }
 
 /** The overview of a subject's casebook: every form the caller may view, with its records. */
-export async function overview(ctx: AppContext, access: StudyAccess, subjectRecordId: number, crfId?: number, crfDataRecordId?: number) {
+export async function overview(
+  ctx: AppContext,
+  access: StudyAccess,
+  subjectRecordId: number,
+  crfId?: number,
+  crfDataRecordId?: number,
+) {
   const record = await liveRecord(ctx.db, subjectRecordId);
   const subject = await getSubjectByRecord(ctx, subjectRecordId, access);
   const menu = await crfMenu(ctx, access, subjectRecordId);
@@ -452,7 +649,16 @@ export async function overview(ctx: AppContext, access: StudyAccess, subjectReco
     ? await ctx.db
         .select()
         .from(crfDataRecords)
-        .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), inArray(crfDataRecords.crfId, wanted.map((f) => f.id)), isNull(crfDataRecords.deletedAt)))
+        .where(
+          and(
+            eq(crfDataRecords.subjectRecordId, subjectRecordId),
+            inArray(
+              crfDataRecords.crfId,
+              wanted.map((f) => f.id),
+            ),
+            isNull(crfDataRecords.deletedAt),
+          ),
+        )
         .orderBy(asc(crfDataRecords.id))
     : [];
   const result = [];

@@ -4,7 +4,13 @@ import { queryRows } from '../../db/client.js';
 
 /** The study home's figures (GET /api/business/index): subjects, form progress, enrolment by month. */
 export async function studyIndex(ctx: AppContext, studyId: number) {
-  const [subjectsRow] = await queryRows<{ total: number; active: number; completed: number; withdrawn: number; this_month: number }>(
+  const [subjectsRow] = await queryRows<{
+    total: number;
+    active: number;
+    completed: number;
+    withdrawn: number;
+    this_month: number;
+  }>(
     ctx.db,
     sql`select count(*)::int as total,
           count(*) filter (where r.state = 0)::int as active,
@@ -40,8 +46,16 @@ export async function studyIndex(ctx: AppContext, studyId: number) {
       withdrawn: Number(subjectsRow?.withdrawn ?? 0),
       thisMonth: Number(subjectsRow?.this_month ?? 0),
     },
-    forms: { incomplete: Number(formsRow?.incomplete ?? 0), submitted: Number(formsRow?.submitted ?? 0), doubt: Number(doubtRow?.records ?? 0) },
-    doubts: { open: Number(doubtRow?.open ?? 0), replied: Number(doubtRow?.replied ?? 0), closed: Number(doubtRow?.closed ?? 0) },
+    forms: {
+      incomplete: Number(formsRow?.incomplete ?? 0),
+      submitted: Number(formsRow?.submitted ?? 0),
+      doubt: Number(doubtRow?.records ?? 0),
+    },
+    doubts: {
+      open: Number(doubtRow?.open ?? 0),
+      replied: Number(doubtRow?.replied ?? 0),
+      closed: Number(doubtRow?.closed ?? 0),
+    },
     enrolment: enrolment.reverse().map((e) => ({ month: e.month, count: Number(e.count) })),
   };
 }

@@ -6,7 +6,15 @@ import { promisify } from 'node:util';
 import Docxtemplater from 'docxtemplater';
 import PizZip from 'pizzip';
 import { and, eq, isNull } from 'drizzle-orm';
-import { choicesOf, isChoiceType, isRowType, isValueType, readChoiceList, type CrfDefinition, type CrfNode } from '@ecrf/core';
+import {
+  choicesOf,
+  isChoiceType,
+  isRowType,
+  isValueType,
+  readChoiceList,
+  type CrfDefinition,
+  type CrfNode,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { crfDataRecords, crfVersions, crfs, printTemplates } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
@@ -16,12 +24,18 @@ import { getSubjectByRecord } from './subject.service.js';
 const run = promisify(execFile);
 
 export async function hasTemplate(ctx: AppContext, crfId: number) {
-  const [row] = await ctx.db.select({ enabled: printTemplates.enabled }).from(printTemplates).where(eq(printTemplates.crfId, crfId));
+  const [row] = await ctx.db
+    .select({ enabled: printTemplates.enabled })
+    .from(printTemplates)
+    .where(eq(printTemplates.crfId, crfId));
   return Boolean(row?.enabled);
 }
 
 export async function templateInfo(ctx: AppContext, crfId: number) {
-  const [row] = await ctx.db.select({ crfId: printTemplates.crfId, fileName: printTemplates.fileName, updateTime: printTemplates.updatedAt }).from(printTemplates).where(eq(printTemplates.crfId, crfId));
+  const [row] = await ctx.db
+    .select({ crfId: printTemplates.crfId, fileName: printTemplates.fileName, updateTime: printTemplates.updatedAt })
+    .from(printTemplates)
+    .where(eq(printTemplates.crfId, crfId));
   return row ?? null;
 }
 
@@ -39,7 +53,10 @@ export async function saveTemplate(ctx: AppContext, studyId: number, crfId: numb
   await ctx.db
     .insert(printTemplates)
     .values({ crfId, studyId, fileName, content: data.toString('base64'), updatedAt: ctx.clock() })
-    .onConflictDoUpdate({ target: printTemplates.crfId, set: { fileName, content: data.toString('base64'), enabled: true, updatedAt: ctx.clock() } });
+    .onConflictDoUpdate({
+      target: printTemplates.crfId,
+      set: { fileName, content: data.toString('base64'), enabled: true, updatedAt: ctx.clock() },
+    });
 }
 
 export async function deleteTemplate(ctx: AppContext, crfId: number) {
@@ -97,10 +114,17 @@ export async function printWord(
     );
   const [crf] = await ctx.db.select().from(crfs).where(eq(crfs.id, input.crfId));
   const version = record?.crfVersion ?? crf!.currentVersion;
-  const [def] = await ctx.db.select({ definition: crfVersions.definition }).from(crfVersions).where(and(eq(crfVersions.crfId, input.crfId), eq(crfVersions.version, version)));
+  const [def] = await ctx.db
+    .select({ definition: crfVersions.definition })
+    .from(crfVersions)
+    .where(and(eq(crfVersions.crfId, input.crfId), eq(crfVersions.version, version)));
   // The printed form carries the patient's name as the caller may see it (masked without the identifiers permission).
   const subject = await getSubjectByRecord(ctx, input.subjectRecordId, access);
-  const doc = new Docxtemplater(new PizZip(Buffer.from(template.content, 'base64')), { paragraphLoop: true, linebreaks: true, nullGetter: () => '' });
+  const doc = new Docxtemplater(new PizZip(Buffer.from(template.content, 'base64')), {
+    paragraphLoop: true,
+    linebreaks: true,
+    nullGetter: () => '',
+  });
   doc.render({
     subjectName: subject.subjectName,
     identificationCode: subject.identificationCode,
@@ -111,7 +135,13 @@ export async function printWord(
   });
   const docx = doc.getZip().generate({ type: 'nodebuffer', compression: 'DEFLATE' });
   const base = `${subject.identificationCode}-${crf!.title}`;
-  if (input.format !== 'pdf') return { fileName: `${base}.docx`, type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', data: docx };
+  if (input.format !== 'pdf') {
+    return {
+      fileName: `${base}.docx`,
+      type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      data: docx,
+    };
+  }
   return { fileName: `${base}.pdf`, type: 'application/pdf', data: await toPdf(docx) };
 }
 

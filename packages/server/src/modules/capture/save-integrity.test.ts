@@ -14,12 +14,19 @@ beforeAll(async () => {
   await seedDemoStudy(t.db);
   admin = (await t.login()).token;
   studyId = (await t.call(admin, 'GET', '/api/business/study/list')).body.data.list[0].id;
-  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) crfIds[crf.title] = crf.id;
+  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) {
+    crfIds[crf.title] = crf.id;
+  }
 });
 afterAll(() => t.close());
 
 async function enrol() {
-  const res = await t.call(admin, 'POST', '/api/business/subject', { studyId, subjectName: '孙七', gender: 0, diseaseCode: 'LSS' });
+  const res = await t.call(admin, 'POST', '/api/business/subject', {
+    studyId,
+    subjectName: '孙七',
+    gender: 0,
+    diseaseCode: 'LSS',
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data as { subjectRecordId: number };
 }
@@ -30,7 +37,13 @@ const liveRecords = (subjectRecordId: number, crfId: number) =>
   t.db
     .select()
     .from(crfDataRecords)
-    .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), eq(crfDataRecords.crfId, crfId), isNull(crfDataRecords.deletedAt)));
+    .where(
+      and(
+        eq(crfDataRecords.subjectRecordId, subjectRecordId),
+        eq(crfDataRecords.crfId, crfId),
+        isNull(crfDataRecords.deletedAt),
+      ),
+    );
 
 describe('saving a form: only real changes count', () => {
   it('CRF-27: table rows sent again with their keys in another order are not a change: no audit row, no reason, the signature stands', async () => {
@@ -40,22 +53,49 @@ describe('saving a form: only real changes count', () => {
       { lab_item: '谷丙转氨酶', lab_value: 31.5, lab_unit: 'U/L' },
       { lab_item: '肌酐', lab_value: 70, lab_unit: 'μmol/L' },
     ];
-    const first = await save({ subjectRecordId, crfId, version: 0, values: { hb: 130, other_labs: rows }, submit: true });
+    const first = await save({
+      subjectRecordId,
+      crfId,
+      version: 0,
+      values: { hb: 130, other_labs: rows },
+      submit: true,
+    });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     const { crfDataRecordId, version } = first.body.data;
-    expect((await t.call(admin, 'PUT', '/api/v1/business/subject/sign', { subjectRecordId, password: TEST_ADMIN_PASSWORD })).status).toBe(200);
+    expect(
+      (await t.call(admin, 'PUT', '/api/v1/business/subject/sign', { subjectRecordId, password: TEST_ADMIN_PASSWORD }))
+        .status,
+    ).toBe(200);
     const auditBefore = await t.db.select().from(auditEvents).where(eq(auditEvents.crfDataRecordId, crfDataRecordId));
 
     const reordered = rows.map((row) => Object.fromEntries(Object.entries(row).reverse()));
-    const again = await save({ subjectRecordId, crfId, crfDataRecordId, version, values: { other_labs: reordered, hb: '130' }, submit: true });
+    const again = await save({
+      subjectRecordId,
+      crfId,
+      crfDataRecordId,
+      version,
+      values: { other_labs: reordered, hb: '130' },
+      submit: true,
+    });
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(again.body.data.changedItems).toEqual([]);
     const auditAfter = await t.db.select().from(auditEvents).where(eq(auditEvents.crfDataRecordId, crfDataRecordId));
-    expect(auditAfter.filter((row) => row.action === 'item.update')).toHaveLength(auditBefore.filter((row) => row.action === 'item.update').length);
-    const signatures = (await t.call(admin, 'GET', `/api/business/subject/signatures?subjectRecordId=${subjectRecordId}`)).body.data;
+    expect(auditAfter.filter((row) => row.action === 'item.update')).toHaveLength(
+      auditBefore.filter((row) => row.action === 'item.update').length,
+    );
+    const signatures = (
+      await t.call(admin, 'GET', `/api/business/subject/signatures?subjectRecordId=${subjectRecordId}`)
+    ).body.data;
     expect(signatures[0].valid).toBe(true);
 
-    const changed = await save({ subjectRecordId, crfId, crfDataRecordId, version: version + 1, values: { hb: 130, other_labs: [rows[0]] }, submit: true });
+    const changed = await save({
+      subjectRecordId,
+      crfId,
+      crfDataRecordId,
+      version: version + 1,
+      values: { hb: 130, other_labs: [rows[0]] },
+      submit: true,
+    });
     expect(changed.status).toBe(400);
     expect(changed.body.data.changedItems).toEqual(['other_labs']);
   });
@@ -65,7 +105,9 @@ describe('saving a form: "only one" rules are constraints', () => {
   it('CRF-14/CRF-23: six simultaneous first saves of a single form make one record; the others get the 409 conflict with its values', async () => {
     const { subjectRecordId } = await enrol();
     const crfId = crfIds['生命体征']!;
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => save({ subjectRecordId, crfId, version: 0, values: { hr: 60 + i } })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => save({ subjectRecordId, crfId, version: 0, values: { hr: 60 + i } })),
+    );
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409, 409]);
     const records = await liveRecords(subjectRecordId, crfId);
@@ -84,10 +126,20 @@ describe('saving a form: "only one" rules are constraints', () => {
     const ids = new Set(answers.map((a) => a.body.data.crfDataRecordId));
     expect(ids.size).toBe(1);
     expect(await liveRecords(subjectRecordId, crfId)).toHaveLength(1);
-    const creates = await t.db.select().from(auditEvents).where(and(eq(auditEvents.subjectRecordId, subjectRecordId), eq(auditEvents.action, 'crf.create')));
+    const creates = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.subjectRecordId, subjectRecordId), eq(auditEvents.action, 'crf.create')));
     expect(creates).toHaveLength(1);
 
-    const update = { subjectRecordId, crfId, crfDataRecordId: [...ids][0], version: 1, values: { fu_note: '恢复良好' }, requestId: '0c2b5f8e-6a7d-4c35-8f0b-5a1d2e3f4a5b' };
+    const update = {
+      subjectRecordId,
+      crfId,
+      crfDataRecordId: [...ids][0],
+      version: 1,
+      values: { fu_note: '恢复良好' },
+      requestId: '0c2b5f8e-6a7d-4c35-8f0b-5a1d2e3f4a5b',
+    };
     const updates = await Promise.all(Array.from({ length: 3 }, () => save(update)));
     expect(updates.map((a) => a.status)).toEqual([200, 200, 200]);
     expect(new Set(updates.map((a) => a.body.data.version))).toEqual(new Set([2]));
@@ -98,8 +150,16 @@ describe('saving a form: "only one" rules are constraints', () => {
   it('a request id used for another form is refused', async () => {
     const { subjectRecordId } = await enrol();
     const requestId = '5f1e2d3c-4b5a-4697-8877-665544332211';
-    expect((await save({ subjectRecordId, crfId: crfIds['生命体征']!, version: 0, values: { hr: 70 }, requestId })).status).toBe(200);
-    const reused = await save({ subjectRecordId, crfId: crfIds['实验室检查']!, version: 0, values: { hb: 120 }, requestId });
+    expect(
+      (await save({ subjectRecordId, crfId: crfIds['生命体征']!, version: 0, values: { hr: 70 }, requestId })).status,
+    ).toBe(200);
+    const reused = await save({
+      subjectRecordId,
+      crfId: crfIds['实验室检查']!,
+      version: 0,
+      values: { hb: 120 },
+      requestId,
+    });
     expect(reused.status).toBe(400);
   });
 });

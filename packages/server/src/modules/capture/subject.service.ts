@@ -53,7 +53,16 @@ export interface SubjectInput {
 /** An edit: an absent key leaves the field as it is; null or '' clears an optional field. */
 export type SubjectPatch = Partial<SubjectInput>;
 
-const SUBJECT_FIELDS = ['identificationCode', 'subjectName', 'gender', 'birth', 'mobile', 'idNumber', 'diseaseCode', 'deptId'] as const;
+const SUBJECT_FIELDS = [
+  'identificationCode',
+  'subjectName',
+  'gender',
+  'birth',
+  'mobile',
+  'idNumber',
+  'diseaseCode',
+  'deptId',
+] as const;
 /** Identifiers the audit trail shows masked: the trail must show that they changed, by whom and when, not the numbers. */
 const AUDIT_MASKED = new Set<string>(['mobile', 'idNumber']);
 const notFound = () => AppError.notFound('subject.not_found', '患者不存在');
@@ -73,9 +82,16 @@ function today(ctx: AppContext) {
 }
 
 async function studyOf(db: Db, studyId: number) {
-  const [study] = await db.select().from(studies).where(and(eq(studies.studyId, studyId), isNull(studies.deletedAt)));
+  const [study] = await db
+    .select()
+    .from(studies)
+    .where(and(eq(studies.studyId, studyId), isNull(studies.deletedAt)));
   if (!study) throw AppError.notFound('study.not_found', '项目不存在');
-  const diseases = await db.select().from(studyDiseases).where(eq(studyDiseases.studyId, studyId)).orderBy(studyDiseases.id);
+  const diseases = await db
+    .select()
+    .from(studyDiseases)
+    .where(eq(studyDiseases.studyId, studyId))
+    .orderBy(studyDiseases.id);
   const baseConfig = DEFAULT_BASE_CONFIG.map((f) => ({ ...f, ...study.baseConfig.find((b) => b.name === f.name) }));
   return { study, diseases, baseConfig };
 }
@@ -95,15 +111,29 @@ export async function isCodeTaken(db: Db, studyId: number, code: string, exceptS
   const [row] = await db
     .select({ id: subjects.id })
     .from(subjects)
-    .where(and(eq(subjects.studyId, studyId), eq(subjects.identificationCode, code.trim()), isNull(subjects.deletedAt)));
+    .where(
+      and(eq(subjects.studyId, studyId), eq(subjects.identificationCode, code.trim()), isNull(subjects.deletedAt)),
+    );
   return Boolean(row && row.id !== exceptSubjectId);
 }
 
-export async function isIdNumberTaken(ctx: AppContext, db: Db, studyId: number, idNumber: string, exceptSubjectId?: number) {
+export async function isIdNumberTaken(
+  ctx: AppContext,
+  db: Db,
+  studyId: number,
+  idNumber: string,
+  exceptSubjectId?: number,
+) {
   const [row] = await db
     .select({ id: subjects.id })
     .from(subjects)
-    .where(and(eq(subjects.studyId, studyId), eq(subjects.idNumberHash, ctx.fieldCrypto.hash(normalizeIdNumber(idNumber))), isNull(subjects.deletedAt)));
+    .where(
+      and(
+        eq(subjects.studyId, studyId),
+        eq(subjects.idNumberHash, ctx.fieldCrypto.hash(normalizeIdNumber(idNumber))),
+        isNull(subjects.deletedAt),
+      ),
+    );
   return Boolean(row && row.id !== exceptSubjectId);
 }
 
@@ -115,7 +145,9 @@ function idNumberColumns(ctx: AppContext, idNumber: string | null) {
 }
 
 function auditValue(field: string, value: unknown) {
-  return AUDIT_MASKED.has(field) && typeof value === 'string' ? maskIdentifier(field as 'mobile' | 'idNumber', value) : value;
+  return AUDIT_MASKED.has(field) && typeof value === 'string'
+    ? maskIdentifier(field as 'mobile' | 'idNumber', value)
+    : value;
 }
 
 function fieldErrors(errors: Record<string, string>) {
@@ -144,14 +176,24 @@ const subjectColumns = {
   deletedAt: subjectRecords.deletedAt,
 };
 
-type SubjectRow = { subjectName: string; birth: string | null; mobile: string | null; idNumberEnc: string | null } & Record<string, unknown>;
+type SubjectRow = {
+  subjectName: string;
+  birth: string | null;
+  mobile: string | null;
+  idNumberEnc: string | null;
+} & Record<string, unknown>;
 /**
  * A patient as answered: age from the clear birth date, the ID number decrypted, and the
  * identifiers masked unless the caller may see them (`identifiersMasked` tells the dialog so).
  */
 function present<T extends SubjectRow>(ctx: AppContext, row: T, clear: boolean) {
   const { idNumberEnc, ...rest } = row;
-  const ids = { subjectName: row.subjectName, birth: row.birth, mobile: row.mobile, idNumber: idNumberEnc ? ctx.fieldCrypto.decrypt(idNumberEnc) : null };
+  const ids = {
+    subjectName: row.subjectName,
+    birth: row.birth,
+    mobile: row.mobile,
+    idNumber: idNumberEnc ? ctx.fieldCrypto.decrypt(idNumberEnc) : null,
+  };
   if (!clear) for (const f of SUBJECT_IDENTIFIER_FIELDS) ids[f] = maskIdentifier(f, ids[f]) as string;
   return {
     ...rest,
@@ -189,22 +231,40 @@ export async function studyOfSubject(ctx: AppContext, subjectId: number) {
 }
 
 export async function studyOfRecord(ctx: AppContext, subjectRecordId: number) {
-  const [row] = await ctx.db.select({ studyId: subjectRecords.studyId }).from(subjectRecords).where(eq(subjectRecords.id, subjectRecordId));
+  const [row] = await ctx.db
+    .select({ studyId: subjectRecords.studyId })
+    .from(subjectRecords)
+    .where(eq(subjectRecords.id, subjectRecordId));
   return row?.studyId;
 }
 
 /** Enrols a patient: subject, casebook (subject record), serial number and audit row in one transaction. */
-export async function createSubject(ctx: AppContext, user: CurrentUser, access: StudyAccess, studyId: number, input: SubjectInput) {
+export async function createSubject(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  studyId: number,
+  input: SubjectInput,
+) {
   requireStudyPermission(access, 'btn:business.subject.add');
   const subjectId = await ctx.db.transaction(async (tx) => {
     const { study, diseases, baseConfig } = await studyOf(tx, studyId);
     fieldErrors(
-      subjectFieldErrors(input, { baseConfig, today: today(ctx), serialNumbers: study.enableSerialNumber, diseaseCodes: diseases.map((d) => d.diseaseCode) }),
+      subjectFieldErrors(input, {
+        baseConfig,
+        today: today(ctx),
+        serialNumbers: study.enableSerialNumber,
+        diseaseCodes: diseases.map((d) => d.diseaseCode),
+      }),
     );
     const deptId = input.deptId ?? user.deptId;
-    const code = study.enableSerialNumber ? await nextSerialNumber(tx, studyId, deptId) : input.identificationCode!.trim();
+    const code = study.enableSerialNumber
+      ? await nextSerialNumber(tx, studyId, deptId)
+      : input.identificationCode!.trim();
     if (await isCodeTaken(tx, studyId, code)) throw AppError.conflict('subject.code_taken', MSG.codeTaken);
-    if (input.idNumber && (await isIdNumberTaken(ctx, tx, studyId, input.idNumber))) throw AppError.conflict('subject.id_number_taken', MSG.idNumberTaken);
+    if (input.idNumber && (await isIdNumberTaken(ctx, tx, studyId, input.idNumber))) {
+      throw AppError.conflict('subject.id_number_taken', MSG.idNumberTaken);
+    }
     const [subject] = await tx
       .insert(subjects)
       .values({
@@ -225,7 +285,13 @@ export async function createSubject(ctx: AppContext, user: CurrentUser, access: 
       .returning({ id: subjects.id });
     const [record] = await tx
       .insert(subjectRecords)
-      .values({ studyId, subjectId: subject!.id, createdBy: user.userId, createdAt: ctx.clock(), updatedAt: ctx.clock() })
+      .values({
+        studyId,
+        subjectId: subject!.id,
+        createdBy: user.userId,
+        createdAt: ctx.clock(),
+        updatedAt: ctx.clock(),
+      })
       .returning({ id: subjectRecords.id });
     await audit(tx, user, ctx.clock(), [
       {
@@ -233,10 +299,12 @@ export async function createSubject(ctx: AppContext, user: CurrentUser, access: 
         subjectRecordId: record!.id,
         action: 'subject.create',
         newValue: Object.fromEntries(
-          Object.entries({ ...input, idNumber: input.idNumber ? normalizeIdNumber(input.idNumber) : input.idNumber, identificationCode: code, deptId }).map(([field, value]) => [
-            field,
-            auditValue(field, value),
-          ]),
+          Object.entries({
+            ...input,
+            idNumber: input.idNumber ? normalizeIdNumber(input.idNumber) : input.idNumber,
+            identificationCode: code,
+            deptId,
+          }).map(([field, value]) => [field, auditValue(field, value)]),
         ),
       },
     ]);
@@ -250,12 +318,25 @@ export async function createSubject(ctx: AppContext, user: CurrentUser, access: 
  * value sent back (a member without the identifiers permission never had the clear one); only an
  * explicit null or '' clears an optional field.
  */
-export async function updateSubject(ctx: AppContext, user: CurrentUser, access: StudyAccess, subjectId: number, input: SubjectPatch) {
+export async function updateSubject(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  subjectId: number,
+  input: SubjectPatch,
+) {
   requireStudyPermission(access, 'btn:business.subject.edit');
   await ctx.db.transaction(async (tx) => {
-    const [existing] = await tx.select().from(subjects).where(and(eq(subjects.id, subjectId), isNull(subjects.deletedAt))).for('update');
+    const [existing] = await tx
+      .select()
+      .from(subjects)
+      .where(and(eq(subjects.id, subjectId), isNull(subjects.deletedAt)))
+      .for('update');
     if (!existing) throw notFound();
-    const [record] = await tx.select({ id: subjectRecords.id }).from(subjectRecords).where(eq(subjectRecords.subjectId, subjectId));
+    const [record] = await tx
+      .select({ id: subjectRecords.id })
+      .from(subjectRecords)
+      .where(eq(subjectRecords.subjectId, subjectId));
     const { study, diseases, baseConfig } = await studyOf(tx, existing.studyId);
     const stored = {
       identificationCode: existing.identificationCode,
@@ -270,22 +351,39 @@ export async function updateSubject(ctx: AppContext, user: CurrentUser, access: 
     const given = <K extends keyof typeof stored>(field: K): boolean => {
       const value = input[field];
       if (value === undefined) return false;
-      return !((SUBJECT_IDENTIFIER_FIELDS as readonly string[]).includes(field) && isMaskOf(field as (typeof SUBJECT_IDENTIFIER_FIELDS)[number], value, stored[field] as string | null));
+      return !(
+        (SUBJECT_IDENTIFIER_FIELDS as readonly string[]).includes(field) &&
+        isMaskOf(field as (typeof SUBJECT_IDENTIFIER_FIELDS)[number], value, stored[field] as string | null)
+      );
     };
     const text = (v: string | null | undefined) => (v === undefined || v === null ? null : v.trim() || null);
     // A serial code is the study's to assign; it never changes afterwards.
-    const code = study.enableSerialNumber || !given('identificationCode') ? existing.identificationCode : (input.identificationCode ?? '').trim();
+    const code =
+      study.enableSerialNumber || !given('identificationCode')
+        ? existing.identificationCode
+        : (input.identificationCode ?? '').trim();
     const next = {
       identificationCode: code,
       subjectName: given('subjectName') ? (input.subjectName ?? '').trim() : stored.subjectName,
       gender: given('gender') ? input.gender! : stored.gender,
       birth: given('birth') ? text(input.birth) : stored.birth,
       mobile: given('mobile') ? text(input.mobile) : stored.mobile,
-      idNumber: given('idNumber') ? (text(input.idNumber) === null ? null : normalizeIdNumber(input.idNumber!)) : stored.idNumber,
+      idNumber: given('idNumber')
+        ? text(input.idNumber) === null
+          ? null
+          : normalizeIdNumber(input.idNumber!)
+        : stored.idNumber,
       diseaseCode: given('diseaseCode') ? input.diseaseCode! : stored.diseaseCode,
       deptId: given('deptId') ? (input.deptId ?? existing.deptId) : existing.deptId,
     };
-    fieldErrors(subjectFieldErrors(next, { baseConfig, today: today(ctx), serialNumbers: false, diseaseCodes: diseases.map((d) => d.diseaseCode) }));
+    fieldErrors(
+      subjectFieldErrors(next, {
+        baseConfig,
+        today: today(ctx),
+        serialNumbers: false,
+        diseaseCodes: diseases.map((d) => d.diseaseCode),
+      }),
+    );
     if (code !== existing.identificationCode && (await isCodeTaken(tx, existing.studyId, code, subjectId))) {
       throw AppError.conflict('subject.code_taken', MSG.codeTaken);
     }
@@ -326,7 +424,13 @@ export interface RecordFilter {
 }
 
 /** The patient list: casebooks with their form progress and the study's extra CRF columns. */
-export async function listRecords(ctx: AppContext, studyId: number, filter: RecordFilter, page: PageRequest, access: StudyAccess) {
+export async function listRecords(
+  ctx: AppContext,
+  studyId: number,
+  filter: RecordFilter,
+  page: PageRequest,
+  access: StudyAccess,
+) {
   const clear = seesIdentifiers(access);
   const where = and(
     eq(subjectRecords.studyId, studyId),
@@ -343,24 +447,56 @@ export async function listRecords(ctx: AppContext, studyId: number, filter: Reco
     .from(subjectRecords)
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
     .where(where)) as [{ total: number }];
-  const rows = await subjectQuery(ctx.db).where(where).orderBy(desc(subjects.createdAt), desc(subjects.id)).limit(page.limit).offset(page.offset);
+  const rows = await subjectQuery(ctx.db)
+    .where(where)
+    .orderBy(desc(subjects.createdAt), desc(subjects.id))
+    .limit(page.limit)
+    .offset(page.offset);
   if (rows.length === 0) return { list: [], total: Number(total) };
-  const [study] = await ctx.db.select({ displayCrfColumn: studies.displayCrfColumn }).from(studies).where(eq(studies.studyId, studyId));
+  const [study] = await ctx.db
+    .select({ displayCrfColumn: studies.displayCrfColumn })
+    .from(studies)
+    .where(eq(studies.studyId, studyId));
   const records = await ctx.db
-    .select({ subjectRecordId: crfDataRecords.subjectRecordId, state: crfDataRecords.state, values: crfDataRecords.values, updatedAt: crfDataRecords.updatedAt })
+    .select({
+      subjectRecordId: crfDataRecords.subjectRecordId,
+      state: crfDataRecords.state,
+      values: crfDataRecords.values,
+      updatedAt: crfDataRecords.updatedAt,
+    })
     .from(crfDataRecords)
-    .where(and(inArray(crfDataRecords.subjectRecordId, rows.map((r) => r.subjectRecordId)), isNull(crfDataRecords.deletedAt)))
+    .where(
+      and(
+        inArray(
+          crfDataRecords.subjectRecordId,
+          rows.map((r) => r.subjectRecordId),
+        ),
+        isNull(crfDataRecords.deletedAt),
+      ),
+    )
     .orderBy(crfDataRecords.updatedAt);
   const open = await ctx.db
     .select({ subjectRecordId: doubts.subjectRecordId, n: count() })
     .from(doubts)
-    .where(and(inArray(doubts.subjectRecordId, rows.map((r) => r.subjectRecordId)), ne(doubts.optionType, 1)))
+    .where(
+      and(
+        inArray(
+          doubts.subjectRecordId,
+          rows.map((r) => r.subjectRecordId),
+        ),
+        ne(doubts.optionType, 1),
+      ),
+    )
     .groupBy(doubts.subjectRecordId);
   const list = rows.map((row) => {
     const mine = records.filter((r) => r.subjectRecordId === row.subjectRecordId);
     const columns: Record<string, unknown> = {};
     for (const name of study?.displayCrfColumn ?? []) {
-      for (const r of mine) if (r.values[name] !== undefined && r.values[name] !== null && r.values[name] !== '') columns[name] = r.values[name];
+      for (const r of mine) {
+        if (r.values[name] !== undefined && r.values[name] !== null && r.values[name] !== '') {
+          columns[name] = r.values[name];
+        }
+      }
     }
     return {
       ...present(ctx, row, clear),
@@ -398,27 +534,68 @@ export async function recordColumns(ctx: AppContext, studyId: number) {
   const { study, baseConfig } = await studyOf(ctx.db, studyId);
   const titles = study.displayCrfColumn.length > 0 ? await itemTitles(ctx.db, studyId) : new Map<string, string>();
   return [
-    ...baseConfig.filter((f) => f.display).map((f) => ({ key: f.name, title: f.header, source: 'base' as const, width: f.name === 'identificationCode' ? 140 : 120 })),
-    ...study.displayCrfColumn.map((name) => ({ key: name, title: titles.get(name) ?? name, source: 'crf' as const, width: 150 })),
+    ...baseConfig
+      .filter((f) => f.display)
+      .map((f) => ({
+        key: f.name,
+        title: f.header,
+        source: 'base' as const,
+        width: f.name === 'identificationCode' ? 140 : 120,
+      })),
+    ...study.displayCrfColumn.map((name) => ({
+      key: name,
+      title: titles.get(name) ?? name,
+      source: 'crf' as const,
+      width: 150,
+    })),
   ];
 }
 
-export async function setRecordState(ctx: AppContext, user: CurrentUser, access: StudyAccess, subjectRecordId: number, state: number, reason?: string) {
+export async function setRecordState(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  subjectRecordId: number,
+  state: number,
+  reason?: string,
+) {
   requireStudyPermission(access, 'btn:business.subject.edit');
   if (state === 2 && !reason?.trim()) throw AppError.badRequest('subject_record.reason_required', '请填写退出原因');
   await ctx.db.transaction(async (tx) => {
-    const [record] = await tx.select().from(subjectRecords).where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt))).for('update');
+    const [record] = await tx
+      .select()
+      .from(subjectRecords)
+      .where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt)))
+      .for('update');
     if (!record) throw notFound();
     if (record.state === state) return;
-    await tx.update(subjectRecords).set({ state, updatedAt: ctx.clock() }).where(eq(subjectRecords.id, subjectRecordId));
+    await tx
+      .update(subjectRecords)
+      .set({ state, updatedAt: ctx.clock() })
+      .where(eq(subjectRecords.id, subjectRecordId));
     await audit(tx, user, ctx.clock(), [
-      { studyId: record.studyId, subjectRecordId, action: 'subject.state', itemName: 'state', oldValue: record.state, newValue: state, reason: reason ?? null },
+      {
+        studyId: record.studyId,
+        subjectRecordId,
+        action: 'subject.state',
+        itemName: 'state',
+        oldValue: record.state,
+        newValue: state,
+        reason: reason ?? null,
+      },
     ]);
   });
 }
 
 /** Soft delete: the casebook disappears from lists, stays in the database, and can be restored. */
-export async function deleteRecord(ctx: AppContext, user: CurrentUser, access: StudyAccess, subjectRecordId: number, reason: string, restore = false) {
+export async function deleteRecord(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  subjectRecordId: number,
+  reason: string,
+  restore = false,
+) {
   requireStudyPermission(access, 'btn:business.subject.remove');
   await ctx.db.transaction(async (tx) => {
     const [record] = await tx.select().from(subjectRecords).where(eq(subjectRecords.id, subjectRecordId)).for('update');
@@ -433,13 +610,26 @@ export async function deleteRecord(ctx: AppContext, user: CurrentUser, access: S
         const [twin] = await tx
           .select({ id: subjects.id })
           .from(subjects)
-          .where(and(eq(subjects.studyId, record.studyId), eq(subjects.idNumberHash, subject.idNumberHash), isNull(subjects.deletedAt)));
-        if (twin && twin.id !== subject.id) throw AppError.conflict('subject.id_number_taken', `${MSG.idNumberTaken}，无法恢复`);
+          .where(
+            and(
+              eq(subjects.studyId, record.studyId),
+              eq(subjects.idNumberHash, subject.idNumberHash),
+              isNull(subjects.deletedAt),
+            ),
+          );
+        if (twin && twin.id !== subject.id) {
+          throw AppError.conflict('subject.id_number_taken', `${MSG.idNumberTaken}，无法恢复`);
+        }
       }
     }
-    await tx.update(subjectRecords).set({ deletedAt, updatedAt: ctx.clock() }).where(eq(subjectRecords.id, subjectRecordId));
+    await tx
+      .update(subjectRecords)
+      .set({ deletedAt, updatedAt: ctx.clock() })
+      .where(eq(subjectRecords.id, subjectRecordId));
     await tx.update(subjects).set({ deletedAt, updatedAt: ctx.clock() }).where(eq(subjects.id, record.subjectId));
-    await audit(tx, user, ctx.clock(), [{ studyId: record.studyId, subjectRecordId, action: restore ? 'subject.restore' : 'subject.delete', reason }]);
+    await audit(tx, user, ctx.clock(), [
+      { studyId: record.studyId, subjectRecordId, action: restore ? 'subject.restore' : 'subject.delete', reason },
+    ]);
   });
 }
 
@@ -447,27 +637,58 @@ export async function deleteRecord(ctx: AppContext, user: CurrentUser, access: S
  * The investigator's signature over a casebook (21 CFR Part 11 §11.200): the password is
  * re-entered at signing, and the signature records signer, meaning and time.
  */
-export async function signRecord(ctx: AppContext, user: CurrentUser, access: StudyAccess, subjectRecordId: number, password: string, meaning?: string) {
+export async function signRecord(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  subjectRecordId: number,
+  password: string,
+  meaning?: string,
+) {
   requireStudyPermission(access, 'btn:business.crf.sign');
-  const [account] = await ctx.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.userId, user.userId));
-  if (!account || !(await verifyPassword(account.passwordHash, password))) throw AppError.badRequest('sign.password_wrong', '密码错误，签名未完成');
-  const [study] = await ctx.db.select({ signConfig: studies.signConfig }).from(studies).where(eq(studies.studyId, access.studyId));
+  const [account] = await ctx.db
+    .select({ passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.userId, user.userId));
+  if (!account || !(await verifyPassword(account.passwordHash, password))) {
+    throw AppError.badRequest('sign.password_wrong', '密码错误，签名未完成');
+  }
+  const [study] = await ctx.db
+    .select({ signConfig: studies.signConfig })
+    .from(studies)
+    .where(eq(studies.studyId, access.studyId));
   const text = meaning?.trim() || study?.signConfig.meaning || '本人确认以上数据真实、准确、完整';
   const id = await ctx.db.transaction(async (tx) => {
-    const [record] = await tx.select().from(subjectRecords).where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt)));
+    const [record] = await tx
+      .select()
+      .from(subjectRecords)
+      .where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt)));
     if (!record) throw notFound();
     const [row] = await tx
       .insert(signatures)
-      .values({ studyId: record.studyId, subjectRecordId, userId: user.userId, signerName: user.name, meaning: text, signedAt: ctx.clock() })
+      .values({
+        studyId: record.studyId,
+        subjectRecordId,
+        userId: user.userId,
+        signerName: user.name,
+        meaning: text,
+        signedAt: ctx.clock(),
+      })
       .returning({ id: signatures.id });
-    await audit(tx, user, ctx.clock(), [{ studyId: record.studyId, subjectRecordId, action: 'subject.sign', newValue: { meaning: text }, reason: text }]);
+    await audit(tx, user, ctx.clock(), [
+      { studyId: record.studyId, subjectRecordId, action: 'subject.sign', newValue: { meaning: text }, reason: text },
+    ]);
     return row!.id;
   });
   return (await listSignatures(ctx, subjectRecordId)).find((s) => s.id === id)!;
 }
 
 export async function listSignatures(ctx: AppContext, subjectRecordId: number) {
-  const rows = await ctx.db.select().from(signatures).where(eq(signatures.subjectRecordId, subjectRecordId)).orderBy(desc(signatures.id));
+  const rows = await ctx.db
+    .select()
+    .from(signatures)
+    .where(eq(signatures.subjectRecordId, subjectRecordId))
+    .orderBy(desc(signatures.id));
   return rows.map((s) => ({
     id: s.id,
     signer: s.signerName,
@@ -480,14 +701,22 @@ export async function listSignatures(ctx: AppContext, subjectRecordId: number) {
 }
 
 /** A change to signed data voids the signatures over it; the voiding is audited with the change. */
-export async function invalidateSignatures(tx: Db, user: CurrentUser, at: Date, studyId: number, subjectRecordId: number, why: string) {
+export async function invalidateSignatures(
+  tx: Db,
+  user: CurrentUser,
+  at: Date,
+  studyId: number,
+  subjectRecordId: number,
+  why: string,
+) {
   const voided = await tx
     .update(signatures)
     .set({ invalidatedAt: at, invalidatedReason: why })
     .where(and(eq(signatures.subjectRecordId, subjectRecordId), isNull(signatures.invalidatedAt)))
     .returning({ id: signatures.id });
   if (voided.length > 0) {
-    await audit(tx, user, at, [{ studyId, subjectRecordId, action: 'subject.sign_invalidated', reason: why, oldValue: voided.map((v) => v.id) }]);
+    await audit(tx, user, at, [
+      { studyId, subjectRecordId, action: 'subject.sign_invalidated', reason: why, oldValue: voided.map((v) => v.id) },
+    ]);
   }
 }
-

@@ -19,7 +19,9 @@ export function doubtRoutes(app: App, ctx: AppContext) {
   const ofOpen = (r: FastifyRequest) => {
     const body = r.body as { crfDataRecordId?: number; doubtId?: number } | undefined;
     if (body?.doubtId) return ofDoubt(body.doubtId);
-    return body?.crfDataRecordId ? doubtService.studyOfDataRecord(ctx, body.crfDataRecordId) : (r.query as { studyId?: number }).studyId;
+    return body?.crfDataRecordId
+      ? doubtService.studyOfDataRecord(ctx, body.crfDataRecordId)
+      : (r.query as { studyId?: number }).studyId;
   };
 
   app.post(
@@ -40,27 +42,51 @@ export function doubtRoutes(app: App, ctx: AppContext) {
       },
       config: { study: ofOpen, module, action: '发起' },
     },
-    async (request) => ok(await doubtService.openDoubt(ctx, requireUser(request), requireStudy(request), request.body), doubtService.DOUBT_MSG.opened),
+    async (request) =>
+      ok(
+        await doubtService.openDoubt(ctx, requireUser(request), requireStudy(request), request.body),
+        doubtService.DOUBT_MSG.opened,
+      ),
   );
   app.put(
     '/api/business/doubt/reply',
     {
-      schema: { tags, summary: '回复质疑', body: z.object({ doubtId: idSchema, content: z.string().max(1000).default('') }) },
+      schema: {
+        tags,
+        summary: '回复质疑',
+        body: z.object({ doubtId: idSchema, content: z.string().max(1000).default('') }),
+      },
       config: { study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId), module, action: '回复' },
     },
     async (request) => {
-      await doubtService.replyDoubt(ctx, requireUser(request), requireStudy(request), request.body.doubtId, request.body.content);
+      await doubtService.replyDoubt(
+        ctx,
+        requireUser(request),
+        requireStudy(request),
+        request.body.doubtId,
+        request.body.content,
+      );
       return ok(null, doubtService.DOUBT_MSG.replied);
     },
   );
   app.put(
     '/api/business/doubt/close',
     {
-      schema: { tags, summary: '关闭质疑', body: z.object({ doubtId: idSchema, content: z.string().max(1000).default('') }) },
+      schema: {
+        tags,
+        summary: '关闭质疑',
+        body: z.object({ doubtId: idSchema, content: z.string().max(1000).default('') }),
+      },
       config: { study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId), module, action: '关闭' },
     },
     async (request) => {
-      await doubtService.closeDoubt(ctx, requireUser(request), requireStudy(request), request.body.doubtId, request.body.content);
+      await doubtService.closeDoubt(
+        ctx,
+        requireUser(request),
+        requireStudy(request),
+        request.body.doubtId,
+        request.body.content,
+      );
       return ok(null, doubtService.DOUBT_MSG.closed);
     },
   );
@@ -85,17 +111,35 @@ export function doubtRoutes(app: App, ctx: AppContext) {
           doubtType: z.coerce.number().int().min(0).max(1).optional(),
           userName: z.string().trim().optional(),
           identificationCode: z.string().trim().optional(),
-          beginDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
-          endDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+          beginDate: z
+            .string()
+            .regex(/^\d{4}-\d{2}-\d{2}$/)
+            .optional(),
+          endDate: z
+            .string()
+            .regex(/^\d{4}-\d{2}-\d{2}$/)
+            .optional(),
         }),
       },
       config: { study: fromQuery },
     },
-    async (request) => ok(await doubtService.listDoubts(ctx, requireStudy(request), request.query.studyId, request.query, pageRequest(request.query))),
+    async (request) =>
+      ok(
+        await doubtService.listDoubts(
+          ctx,
+          requireStudy(request),
+          request.query.studyId,
+          request.query,
+          pageRequest(request.query),
+        ),
+      ),
   );
   app.get(
     '/api/business/doubt/:id',
-    { schema: { tags, summary: '质疑详情与往来记录', params: z.object({ id }) }, config: { study: (r) => ofDoubt((r.params as { id: number }).id) } },
+    {
+      schema: { tags, summary: '质疑详情与往来记录', params: z.object({ id }) },
+      config: { study: (r) => ofDoubt((r.params as { id: number }).id) },
+    },
     async (request) => ok(await doubtService.getDoubt(ctx, requireStudy(request), request.params.id)),
   );
 }

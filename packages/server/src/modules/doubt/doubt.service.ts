@@ -2,7 +2,15 @@ import { and, count, desc, eq, gte, ilike, inArray, isNull, lte, ne, sql } from 
 import { isValueType, maskName, type CrfDefinition, type CrfNode, type FormIssue, type FormState } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import { crfDataRecords, crfs, doubtMessages, doubts, studies, subjectRecords, subjects } from '../../db/schema/index.js';
+import {
+  crfDataRecords,
+  crfs,
+  doubtMessages,
+  doubts,
+  studies,
+  subjectRecords,
+  subjects,
+} from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
@@ -39,10 +47,17 @@ async function requireDoubtsOn(db: Db, studyId: number) {
   if (study?.doubt !== '1') throw AppError.badRequest('doubt.disabled', DOUBT_MSG.disabled);
 }
 
-function valueAt(values: Record<string, unknown>, itemName: string, groupName?: string | null, groupIndex?: number | null) {
+function valueAt(
+  values: Record<string, unknown>,
+  itemName: string,
+  groupName?: string | null,
+  groupIndex?: number | null,
+) {
   if (groupName) {
     const rows = values[groupName];
-    return Array.isArray(rows) ? ((rows[groupIndex ?? -1] as Record<string, unknown> | undefined)?.[itemName] ?? null) : null;
+    return Array.isArray(rows)
+      ? ((rows[groupIndex ?? -1] as Record<string, unknown> | undefined)?.[itemName] ?? null)
+      : null;
   }
   return values[itemName] ?? null;
 }
@@ -53,12 +68,33 @@ export async function studyOfDoubt(ctx: AppContext, doubtId: number) {
 }
 
 export async function studyOfDataRecord(ctx: AppContext, crfDataRecordId: number) {
-  const [row] = await ctx.db.select({ studyId: crfDataRecords.studyId }).from(crfDataRecords).where(eq(crfDataRecords.id, crfDataRecordId));
+  const [row] = await ctx.db
+    .select({ studyId: crfDataRecords.studyId })
+    .from(crfDataRecords)
+    .where(eq(crfDataRecords.id, crfDataRecordId));
   return row?.studyId;
 }
 
-async function addMessage(db: Db, doubtId: number, studyId: number, kind: string, content: string, itemValue: unknown, user: { userId: number; userName: string }, at: Date) {
-  await db.insert(doubtMessages).values({ doubtId, studyId, kind, content, itemValue: itemValue ?? null, userId: user.userId, userName: user.userName, createdAt: at });
+async function addMessage(
+  db: Db,
+  doubtId: number,
+  studyId: number,
+  kind: string,
+  content: string,
+  itemValue: unknown,
+  user: { userId: number; userName: string },
+  at: Date,
+) {
+  await db.insert(doubtMessages).values({
+    doubtId,
+    studyId,
+    kind,
+    content,
+    itemValue: itemValue ?? null,
+    userId: user.userId,
+    userName: user.userName,
+    createdAt: at,
+  });
 }
 
 export interface OpenInput {
@@ -82,16 +118,35 @@ export async function openDoubt(ctx: AppContext, user: CurrentUser, access: Stud
     if (input.doubtId) {
       const [doubt] = await tx.select().from(doubts).where(eq(doubts.id, input.doubtId)).for('update');
       if (!doubt || doubt.studyId !== access.studyId) throw notFound();
-      if (doubt.optionType !== OPTION.replied) throw AppError.conflict('doubt.not_replied', '只有已回复的质疑可以重新开启');
-      const [record] = await tx.select({ values: crfDataRecords.values }).from(crfDataRecords).where(eq(crfDataRecords.id, doubt.crfDataRecordId));
+      if (doubt.optionType !== OPTION.replied) {
+        throw AppError.conflict('doubt.not_replied', '只有已回复的质疑可以重新开启');
+      }
+      const [record] = await tx
+        .select({ values: crfDataRecords.values })
+        .from(crfDataRecords)
+        .where(eq(crfDataRecords.id, doubt.crfDataRecordId));
       const value = valueAt(record?.values ?? {}, doubt.itemName, doubt.groupName, doubt.groupIndex);
       await tx.update(doubts).set({ optionType: OPTION.open, updatedAt: now }).where(eq(doubts.id, doubt.id));
-      await addMessage(tx, doubt.id, doubt.studyId, 'reopen', content, value, { userId: user.userId, userName: nameOf(user) }, now);
+      await addMessage(
+        tx,
+        doubt.id,
+        doubt.studyId,
+        'reopen',
+        content,
+        value,
+        { userId: user.userId, userName: nameOf(user) },
+        now,
+      );
       return { doubtId: doubt.id };
     }
     if (!input.crfDataRecordId) throw AppError.badRequest('doubt.save_first', DOUBT_MSG.saveFirst);
-    const [record] = await tx.select().from(crfDataRecords).where(and(eq(crfDataRecords.id, input.crfDataRecordId), isNull(crfDataRecords.deletedAt)));
-    if (!record || record.studyId !== access.studyId) throw AppError.badRequest('doubt.save_first', DOUBT_MSG.saveFirst);
+    const [record] = await tx
+      .select()
+      .from(crfDataRecords)
+      .where(and(eq(crfDataRecords.id, input.crfDataRecordId), isNull(crfDataRecords.deletedAt)));
+    if (!record || record.studyId !== access.studyId) {
+      throw AppError.badRequest('doubt.save_first', DOUBT_MSG.saveFirst);
+    }
     if (!input.itemName) throw AppError.badRequest('doubt.item_required', '请选择质疑的题目');
     const [existing] = await tx
       .select({ id: doubts.id })
@@ -101,7 +156,9 @@ export async function openDoubt(ctx: AppContext, user: CurrentUser, access: Stud
           eq(doubts.crfDataRecordId, record.id),
           eq(doubts.itemName, input.itemName),
           input.groupName ? eq(doubts.groupName, input.groupName) : isNull(doubts.groupName),
-          input.groupIndex !== undefined && input.groupIndex !== null ? eq(doubts.groupIndex, input.groupIndex) : isNull(doubts.groupIndex),
+          input.groupIndex !== undefined && input.groupIndex !== null
+            ? eq(doubts.groupIndex, input.groupIndex)
+            : isNull(doubts.groupIndex),
           ne(doubts.optionType, OPTION.closed),
           eq(doubts.doubtType, DOUBT_TYPE.user),
         ),
@@ -128,15 +185,38 @@ export async function openDoubt(ctx: AppContext, user: CurrentUser, access: Stud
         updatedAt: now,
       })
       .returning({ id: doubts.id });
-    await addMessage(tx, row!.id, record.studyId, 'open', content, itemValue, { userId: user.userId, userName: nameOf(user) }, now);
+    await addMessage(
+      tx,
+      row!.id,
+      record.studyId,
+      'open',
+      content,
+      itemValue,
+      { userId: user.userId, userName: nameOf(user) },
+      now,
+    );
     await audit(tx, user, now, [
-      { studyId: record.studyId, subjectRecordId: record.subjectRecordId, crfDataRecordId: record.id, crfId: record.crfId, action: 'doubt.open', itemName: input.itemName, newValue: content },
+      {
+        studyId: record.studyId,
+        subjectRecordId: record.subjectRecordId,
+        crfDataRecordId: record.id,
+        crfId: record.crfId,
+        action: 'doubt.open',
+        itemName: input.itemName,
+        newValue: content,
+      },
     ]);
     return { doubtId: row!.id };
   });
 }
 
-export async function replyDoubt(ctx: AppContext, user: CurrentUser, access: StudyAccess, doubtId: number, content: string) {
+export async function replyDoubt(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  doubtId: number,
+  content: string,
+) {
   requireButton(access, 'study.doubt.reply');
   if (!content?.trim()) throw AppError.badRequest('doubt.reply_required', DOUBT_MSG.replyRequired);
   const now = ctx.clock();
@@ -144,13 +224,31 @@ export async function replyDoubt(ctx: AppContext, user: CurrentUser, access: Stu
     const [doubt] = await tx.select().from(doubts).where(eq(doubts.id, doubtId)).for('update');
     if (!doubt || doubt.studyId !== access.studyId) throw notFound();
     if (doubt.optionType === OPTION.closed) throw AppError.conflict('doubt.closed', '质疑已关闭');
-    const [record] = await tx.select({ values: crfDataRecords.values }).from(crfDataRecords).where(eq(crfDataRecords.id, doubt.crfDataRecordId));
+    const [record] = await tx
+      .select({ values: crfDataRecords.values })
+      .from(crfDataRecords)
+      .where(eq(crfDataRecords.id, doubt.crfDataRecordId));
     await tx.update(doubts).set({ optionType: OPTION.replied, updatedAt: now }).where(eq(doubts.id, doubtId));
-    await addMessage(tx, doubtId, doubt.studyId, 'reply', content.trim(), valueAt(record?.values ?? {}, doubt.itemName, doubt.groupName, doubt.groupIndex), { userId: user.userId, userName: nameOf(user) }, now);
+    await addMessage(
+      tx,
+      doubtId,
+      doubt.studyId,
+      'reply',
+      content.trim(),
+      valueAt(record?.values ?? {}, doubt.itemName, doubt.groupName, doubt.groupIndex),
+      { userId: user.userId, userName: nameOf(user) },
+      now,
+    );
   });
 }
 
-export async function closeDoubt(ctx: AppContext, user: CurrentUser, access: StudyAccess, doubtId: number, reason: string) {
+export async function closeDoubt(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  doubtId: number,
+  reason: string,
+) {
   requireButton(access, 'study.doubt.close');
   if (!reason?.trim()) throw AppError.badRequest('doubt.close_required', DOUBT_MSG.closeRequired);
   const now = ctx.clock();
@@ -158,15 +256,38 @@ export async function closeDoubt(ctx: AppContext, user: CurrentUser, access: Stu
     const [doubt] = await tx.select().from(doubts).where(eq(doubts.id, doubtId)).for('update');
     if (!doubt || doubt.studyId !== access.studyId) throw notFound();
     if (doubt.optionType === OPTION.closed) throw AppError.conflict('doubt.closed', '质疑已关闭');
-    await tx.update(doubts).set({ optionType: OPTION.closed, closedAt: now, updatedAt: now }).where(eq(doubts.id, doubtId));
-    await addMessage(tx, doubtId, doubt.studyId, 'close', reason.trim(), null, { userId: user.userId, userName: nameOf(user) }, now);
+    await tx
+      .update(doubts)
+      .set({ optionType: OPTION.closed, closedAt: now, updatedAt: now })
+      .where(eq(doubts.id, doubtId));
+    await addMessage(
+      tx,
+      doubtId,
+      doubt.studyId,
+      'close',
+      reason.trim(),
+      null,
+      { userId: user.userId, userName: nameOf(user) },
+      now,
+    );
     await audit(tx, user, now, [
-      { studyId: doubt.studyId, subjectRecordId: doubt.subjectRecordId, crfDataRecordId: doubt.crfDataRecordId, crfId: doubt.crfId, action: 'doubt.close', itemName: doubt.itemName, reason: reason.trim() },
+      {
+        studyId: doubt.studyId,
+        subjectRecordId: doubt.subjectRecordId,
+        crfDataRecordId: doubt.crfDataRecordId,
+        crfId: doubt.crfId,
+        action: 'doubt.close',
+        itemName: doubt.itemName,
+        reason: reason.trim(),
+      },
     ]);
   });
 }
 
-function present(row: typeof doubts.$inferSelect, extra: Partial<{ identificationCode: string; subjectName: string; crfTitle: string }> = {}) {
+function present(
+  row: typeof doubts.$inferSelect,
+  extra: Partial<{ identificationCode: string; subjectName: string; crfTitle: string }> = {},
+) {
   return {
     doubtId: row.id,
     studyId: row.studyId,
@@ -193,12 +314,26 @@ export async function getDoubt(ctx: AppContext, access: StudyAccess, doubtId: nu
   if (!row) throw notFound();
   // A query carries the item's value: it is read under the form's view permission.
   if (!canViewCrf(access, row.crfId)) throw AppError.forbidden();
-  const messages = await ctx.db.select().from(doubtMessages).where(eq(doubtMessages.doubtId, doubtId)).orderBy(doubtMessages.id);
-  const [record] = await ctx.db.select({ values: crfDataRecords.values }).from(crfDataRecords).where(eq(crfDataRecords.id, row.crfDataRecordId));
+  const messages = await ctx.db
+    .select()
+    .from(doubtMessages)
+    .where(eq(doubtMessages.doubtId, doubtId))
+    .orderBy(doubtMessages.id);
+  const [record] = await ctx.db
+    .select({ values: crfDataRecords.values })
+    .from(crfDataRecords)
+    .where(eq(crfDataRecords.id, row.crfDataRecordId));
   return {
     ...present(row),
     currentValue: valueAt(record?.values ?? {}, row.itemName, row.groupName, row.groupIndex),
-    messages: messages.map((m) => ({ id: m.id, kind: m.kind, content: m.content, itemValue: m.itemValue, userName: m.userName, createDate: m.createdAt })),
+    messages: messages.map((m) => ({
+      id: m.id,
+      kind: m.kind,
+      content: m.content,
+      itemValue: m.itemValue,
+      userName: m.userName,
+      createDate: m.createdAt,
+    })),
   };
 }
 
@@ -222,7 +357,13 @@ function viewableDoubts(access: StudyAccess) {
   return viewable.length > 0 ? inArray(doubts.crfId, viewable) : sql`false`;
 }
 
-export async function listDoubts(ctx: AppContext, access: StudyAccess, studyId: number, filter: DoubtFilter, page: PageRequest) {
+export async function listDoubts(
+  ctx: AppContext,
+  access: StudyAccess,
+  studyId: number,
+  filter: DoubtFilter,
+  page: PageRequest,
+) {
   const where = and(
     eq(doubts.studyId, studyId),
     viewableDoubts(access),
@@ -239,7 +380,12 @@ export async function listDoubts(ctx: AppContext, access: StudyAccess, studyId: 
   );
   const base = () =>
     ctx.db
-      .select({ doubt: doubts, identificationCode: subjects.identificationCode, subjectName: subjects.subjectName, crfTitle: crfs.title })
+      .select({
+        doubt: doubts,
+        identificationCode: subjects.identificationCode,
+        subjectName: subjects.subjectName,
+        crfTitle: crfs.title,
+      })
       .from(doubts)
       .innerJoin(subjectRecords, eq(subjectRecords.id, doubts.subjectRecordId))
       .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
@@ -250,10 +396,20 @@ export async function listDoubts(ctx: AppContext, access: StudyAccess, studyId: 
     .innerJoin(subjectRecords, eq(subjectRecords.id, doubts.subjectRecordId))
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
     .where(where)) as [{ total: number }];
-  const rows = await base().where(where).orderBy(desc(doubts.updatedAt), desc(doubts.id)).limit(page.limit).offset(page.offset);
+  const rows = await base()
+    .where(where)
+    .orderBy(desc(doubts.updatedAt), desc(doubts.id))
+    .limit(page.limit)
+    .offset(page.offset);
   const clearNames = seesIdentifiers(access);
   return {
-    list: rows.map((r) => present(r.doubt, { identificationCode: r.identificationCode, subjectName: clearNames ? r.subjectName : maskName(r.subjectName), crfTitle: r.crfTitle })),
+    list: rows.map((r) =>
+      present(r.doubt, {
+        identificationCode: r.identificationCode,
+        subjectName: clearNames ? r.subjectName : maskName(r.subjectName),
+        crfTitle: r.crfTitle,
+      }),
+    ),
     total: Number(total),
   };
 }
@@ -267,14 +423,25 @@ export async function waitingCount(ctx: AppContext, access: StudyAccess) {
   const [{ n }] = (await ctx.db
     .select({ n: count() })
     .from(doubts)
-    .where(and(eq(doubts.studyId, access.studyId), inArray(doubts.optionType, states), viewableDoubts(access)))) as [{ n: number }];
+    .where(and(eq(doubts.studyId, access.studyId), inArray(doubts.optionType, states), viewableDoubts(access)))) as [
+    { n: number },
+  ];
   return { waiting: Number(n) };
 }
 
 /** Open or replied queries of a subject's records, for the menu's 存在质疑 state and the item markers. */
 export async function activeDoubtsOf(db: Db, subjectRecordId: number) {
   return db
-    .select({ doubtId: doubts.id, crfId: doubts.crfId, crfDataRecordId: doubts.crfDataRecordId, itemName: doubts.itemName, groupName: doubts.groupName, groupIndex: doubts.groupIndex, optionType: doubts.optionType, doubtType: doubts.doubtType })
+    .select({
+      doubtId: doubts.id,
+      crfId: doubts.crfId,
+      crfDataRecordId: doubts.crfDataRecordId,
+      itemName: doubts.itemName,
+      groupName: doubts.groupName,
+      groupIndex: doubts.groupIndex,
+      optionType: doubts.optionType,
+      doubtType: doubts.doubtType,
+    })
     .from(doubts)
     .where(and(eq(doubts.subjectRecordId, subjectRecordId), ne(doubts.optionType, OPTION.closed)));
 }
@@ -301,10 +468,20 @@ interface Finding {
 /** The engine's warnings and out-of-range values of a submitted record, as system-query findings. */
 export function systemFindings(definition: CrfDefinition, state: FormState): Finding[] {
   const titles = titlesOf(definition);
-  const findings: Finding[] = state.warnings.map((w: FormIssue) => ({ itemName: w.item, groupName: w.container ?? null, groupIndex: w.row ?? null, message: w.message }));
+  const findings: Finding[] = state.warnings.map((w: FormIssue) => ({
+    itemName: w.item,
+    groupName: w.container ?? null,
+    groupIndex: w.row ?? null,
+    message: w.message,
+  }));
   for (const [name, item] of Object.entries(state.items)) {
     if (item.visible && item.range) {
-      findings.push({ itemName: name, groupName: null, groupIndex: null, message: `${titles.get(name) ?? name}${item.range === 'low' ? '低于' : '高于'}参考范围，请核实` });
+      findings.push({
+        itemName: name,
+        groupName: null,
+        groupIndex: null,
+        message: `${titles.get(name) ?? name}${item.range === 'low' ? '低于' : '高于'}参考范围，请核实`,
+      });
     }
   }
   return findings;
@@ -330,13 +507,31 @@ export async function syncSystemQueries(
   const active = await tx
     .select()
     .from(doubts)
-    .where(and(eq(doubts.crfDataRecordId, record.id), eq(doubts.doubtType, DOUBT_TYPE.system), ne(doubts.optionType, OPTION.closed)));
+    .where(
+      and(
+        eq(doubts.crfDataRecordId, record.id),
+        eq(doubts.doubtType, DOUBT_TYPE.system),
+        ne(doubts.optionType, OPTION.closed),
+      ),
+    );
   const current = new Map(findings.map((f) => [keyOf(f), f]));
   const system = { userId: user.userId, userName: SYSTEM_NAME };
   for (const doubt of active) {
     if (doubt.checkKey && !current.has(doubt.checkKey)) {
-      await tx.update(doubts).set({ optionType: OPTION.closed, closedAt: now, updatedAt: now }).where(eq(doubts.id, doubt.id));
-      await addMessage(tx, doubt.id, doubt.studyId, 'auto_close', DOUBT_MSG.autoClosed, valueAt(record.values, doubt.itemName, doubt.groupName, doubt.groupIndex), system, now);
+      await tx
+        .update(doubts)
+        .set({ optionType: OPTION.closed, closedAt: now, updatedAt: now })
+        .where(eq(doubts.id, doubt.id));
+      await addMessage(
+        tx,
+        doubt.id,
+        doubt.studyId,
+        'auto_close',
+        DOUBT_MSG.autoClosed,
+        valueAt(record.values, doubt.itemName, doubt.groupName, doubt.groupIndex),
+        system,
+        now,
+      );
     }
   }
   if (!raise) return;
@@ -368,4 +563,3 @@ export async function syncSystemQueries(
     await addMessage(tx, row!.id, record.studyId, 'open', finding.message, itemValue, system, now);
   }
 }
-

@@ -30,7 +30,8 @@ export function safeText(text: string | null | undefined, max: number): string |
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
-const isId = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'string' && /^\d{1,12}$/.test(v));
+const isId = (v: unknown) =>
+  (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'string' && /^\d{1,12}$/.test(v));
 
 /**
  * What an operation acted on: the ids among the route parameters, the query and the top level of
@@ -44,7 +45,9 @@ export function targetOf(...sources: unknown[]): string | null {
     for (const [key, value] of Object.entries(source)) {
       if (!TARGET_KEY.test(key)) continue;
       if (isId(value)) parts.push(`${key}=${String(value)}`);
-      else if (Array.isArray(value) && value.length > 0 && value.every(isId)) parts.push(`${key}=${value.slice(0, 20).join(',')}${value.length > 20 ? ',…' : ''}`);
+      else if (Array.isArray(value) && value.length > 0 && value.every(isId)) {
+        parts.push(`${key}=${value.slice(0, 20).join(',')}${value.length > 20 ? ',…' : ''}`);
+      }
     }
   }
   const text = [...new Set(parts)].join(' ');

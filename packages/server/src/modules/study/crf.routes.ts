@@ -48,23 +48,28 @@ function sendFile(reply: FastifyReply, file: { fileName: string; type: string; d
 export function crfRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/system/crfs',
-    { schema: { tags, summary: 'CRF分页列表', querystring: studyIdQuery.extend({ ...pagingQuery, title: z.string().trim().optional() }) }, config: { study: fromQuery } },
-    async (request) => ok(await crfService.listCrfs(ctx, request.query.studyId, request.query, pageRequest(request.query))),
+    {
+      schema: {
+        tags,
+        summary: 'CRF分页列表',
+        querystring: studyIdQuery.extend({ ...pagingQuery, title: z.string().trim().optional() }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) =>
+      ok(await crfService.listCrfs(ctx, request.query.studyId, request.query, pageRequest(request.query))),
   );
   app.get(
     '/api/system/crf/list',
     { schema: { tags, summary: '项目全部CRF', querystring: studyIdQuery }, config: { study: fromQuery } },
     async (request) => ok(await crfService.allCrfs(ctx, request.query.studyId)),
   );
-  app.get(
-    '/api/system/crf/template',
-    { schema: { tags, summary: '下载CRF的Excel模板' } },
-    async (_request, reply) =>
-      sendFile(reply, {
-        fileName: 'CRF模板.xlsx',
-        type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-        data: await crfService.excelTemplate(),
-      }),
+  app.get('/api/system/crf/template', { schema: { tags, summary: '下载CRF的Excel模板' } }, async (_request, reply) =>
+    sendFile(reply, {
+      fileName: 'CRF模板.xlsx',
+      type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      data: await crfService.excelTemplate(),
+    }),
   );
   app.get(
     '/api/system/crf/:id',
@@ -96,11 +101,16 @@ export function crfRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '导出CRF（json / excel / odm）',
-        body: z.object({ crfId: idSchema, version: idSchema.optional(), format: z.enum(['json', 'excel', 'odm']).default('json') }),
+        body: z.object({
+          crfId: idSchema,
+          version: idSchema.optional(),
+          format: z.enum(['json', 'excel', 'odm']).default('json'),
+        }),
       },
       config: { study: (request) => crfService.studyOfCrf(ctx, (request.body as { crfId: number }).crfId) },
     },
-    async (request, reply) => sendFile(reply, await crfService.exportCrf(ctx, request.body.crfId, request.body.version, request.body.format)),
+    async (request, reply) =>
+      sendFile(reply, await crfService.exportCrf(ctx, request.body.crfId, request.body.version, request.body.format)),
   );
 
   // Uploads parse multipart bodies (files buffered: CRF files are small) in their own scope.
@@ -111,7 +121,11 @@ export function crfRoutes(app: App, ctx: AppContext) {
     uploads.post(
       '/api/system/crf',
       {
-        schema: { tags, summary: '上传CRF（JSON、Excel、REDCap数据字典、ODM），或提交 { studyId, definition }', consumes: ['multipart/form-data', 'application/json'] },
+        schema: {
+          tags,
+          summary: '上传CRF（JSON、Excel、REDCap数据字典、ODM），或提交 { studyId, definition }',
+          consumes: ['multipart/form-data', 'application/json'],
+        },
         config: { study: uploadStudy, permission: 'study:crf', module, action: '上传' },
       },
       async (request) => {
@@ -120,7 +134,9 @@ export function crfRoutes(app: App, ctx: AppContext) {
         if (request.isMultipart()) {
           const [file, ...rest] = await filesOf(request);
           if (!file) throw AppError.badRequest('crf.file_missing', '请选择要上传的文件');
-          if (rest.length > 0) throw AppError.badRequest('crf.one_file', '一次只能上传一个文件，多个文件请使用批量上传');
+          if (rest.length > 0) {
+            throw AppError.badRequest('crf.one_file', '一次只能上传一个文件，多个文件请使用批量上传');
+          }
           return ok(await crfService.uploadFile(ctx, user, studyId, file), '上传成功');
         }
         const body = request.body as { definition?: unknown } | undefined;
@@ -143,7 +159,11 @@ export function crfRoutes(app: App, ctx: AppContext) {
         const results = [];
         for (const file of files) {
           try {
-            results.push({ fileName: file.fileName, ok: true, ...(await crfService.uploadFile(ctx, user, studyId, file)) });
+            results.push({
+              fileName: file.fileName,
+              ok: true,
+              ...(await crfService.uploadFile(ctx, user, studyId, file)),
+            });
           } catch (err) {
             if (!(err instanceof AppError)) throw err;
             const errors = (err.data as { errors?: unknown[] } | null)?.errors ?? [{ path: '', message: err.message }];

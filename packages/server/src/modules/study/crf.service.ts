@@ -44,11 +44,16 @@ export async function importFile(file: UploadedFile): Promise<{ source: CrfSourc
   if (/\.csv$/i.test(file.fileName) || /^"?(variable|Variable \/ Field Name)/i.test(start)) {
     return { source: 'redcap', result: importRedcapDictionary(text) };
   }
-  throw AppError.badRequest('crf.unknown_format', '不支持的文件格式：请上传 JSON、Excel（.xlsx）、REDCap 数据字典（.csv）或 ODM（.xml）');
+  throw AppError.badRequest(
+    'crf.unknown_format',
+    '不支持的文件格式：请上传 JSON、Excel（.xlsx）、REDCap 数据字典（.csv）或 ODM（.xml）',
+  );
 }
 
 function refuse(result: ImportResult): never {
-  const errors = result.issues.filter((i) => i.severity === 'error').map((i) => ({ path: [i.form, i.field].filter(Boolean).join('.') || '', message: formatImportIssue(i) }));
+  const errors = result.issues
+    .filter((i) => i.severity === 'error')
+    .map((i) => ({ path: [i.form, i.field].filter(Boolean).join('.') || '', message: formatImportIssue(i) }));
   throw AppError.badRequest('crf.invalid', 'CRF定义有误，未导入', { errors });
 }
 
@@ -56,7 +61,13 @@ function refuse(result: ImportResult): never {
  * Stores every form of an accepted import in one transaction: a title new to the study
  * becomes a CRF at version 1, a known title gets its next version.
  */
-export async function storeDefinitions(ctx: AppContext, user: CurrentUser, studyId: number, source: CrfSource, definitions: CrfDefinition[]) {
+export async function storeDefinitions(
+  ctx: AppContext,
+  user: CurrentUser,
+  studyId: number,
+  source: CrfSource,
+  definitions: CrfDefinition[],
+) {
   return ctx.db.transaction(async (tx) => {
     const stored: Array<{ id: number; title: string; version: number }> = [];
     const audited: AuditEntry[] = [];
@@ -64,16 +75,37 @@ export async function storeDefinitions(ctx: AppContext, user: CurrentUser, study
       const one = await storeOne(tx, ctx, user, studyId, source, definition);
       stored.push(one);
       // The definition's hash pins exactly which form version data will be captured with.
-      const definitionSha256 = crypto.createHash('sha256').update(canonicalJson({ ...definition, id: one.id })).digest('hex');
-      audited.push({ studyId, crfId: one.id, crfVersion: one.version, action: 'study.crf.upload', itemName: one.title, newValue: { title: one.title, version: one.version, source, definitionSha256 } });
+      const definitionSha256 = crypto
+        .createHash('sha256')
+        .update(canonicalJson({ ...definition, id: one.id }))
+        .digest('hex');
+      audited.push({
+        studyId,
+        crfId: one.id,
+        crfVersion: one.version,
+        action: 'study.crf.upload',
+        itemName: one.title,
+        newValue: { title: one.title, version: one.version, source, definitionSha256 },
+      });
     }
     await audit(tx, user, ctx.clock(), audited);
     return stored;
   });
 }
 
-async function storeOne(tx: Tx, ctx: AppContext, user: CurrentUser, studyId: number, source: CrfSource, definition: CrfDefinition) {
-  const [existing] = await tx.select().from(crfs).where(and(eq(crfs.studyId, studyId), eq(crfs.title, definition.title))).for('update');
+async function storeOne(
+  tx: Tx,
+  ctx: AppContext,
+  user: CurrentUser,
+  studyId: number,
+  source: CrfSource,
+  definition: CrfDefinition,
+) {
+  const [existing] = await tx
+    .select()
+    .from(crfs)
+    .where(and(eq(crfs.studyId, studyId), eq(crfs.title, definition.title)))
+    .for('update');
   let crfId: number;
   let version: number;
   if (existing) {
@@ -82,7 +114,10 @@ async function storeOne(tx: Tx, ctx: AppContext, user: CurrentUser, studyId: num
     await tx.update(crfs).set({ currentVersion: version, updatedAt: ctx.clock() }).where(eq(crfs.id, crfId));
   } else {
     const previous = (await tx.select({ id: crfs.id }).from(crfs).where(eq(crfs.studyId, studyId))).map((c) => c.id);
-    const [row] = await tx.insert(crfs).values({ studyId, title: definition.title, currentVersion: 1, createdBy: user.userId }).returning({ id: crfs.id });
+    const [row] = await tx
+      .insert(crfs)
+      .values({ studyId, title: definition.title, currentVersion: 1, createdBy: user.userId })
+      .returning({ id: crfs.id });
     crfId = row!.id;
     version = 1;
     await grantNewCrfToFullRoles(tx, studyId, crfId, previous);
@@ -105,7 +140,9 @@ export async function uploadFile(ctx: AppContext, user: CurrentUser, studyId: nu
   const stored = await storeDefinitions(ctx, user, studyId, source, result.definitions);
   return {
     crfs: stored,
-    warnings: result.issues.filter((i) => i.severity === 'warning').map((i) => ({ path: [i.form, i.field].filter(Boolean).join('.'), message: formatImportIssue(i) })),
+    warnings: result.issues
+      .filter((i) => i.severity === 'warning')
+      .map((i) => ({ path: [i.form, i.field].filter(Boolean).join('.'), message: formatImportIssue(i) })),
     notes: [] as string[],
   };
 }
@@ -118,12 +155,20 @@ export async function uploadDefinition(ctx: AppContext, user: CurrentUser, study
     });
   }
   const stored = await storeDefinitions(ctx, user, studyId, 'json', [lint.definition]);
-  return { crfs: stored, warnings: lint.warnings.map((w) => ({ path: w.path, message: w.message })), notes: [] as string[] };
+  return {
+    crfs: stored,
+    warnings: lint.warnings.map((w) => ({ path: w.path, message: w.message })),
+    notes: [] as string[],
+  };
 }
 
 /** Whether data was ever entered with a CRF (deleted records count: their history refers to it). */
 async function crfHasData(ctx: AppContext, crfId: number): Promise<boolean> {
-  const [row] = await ctx.db.select({ id: crfDataRecords.id }).from(crfDataRecords).where(eq(crfDataRecords.crfId, crfId)).limit(1);
+  const [row] = await ctx.db
+    .select({ id: crfDataRecords.id })
+    .from(crfDataRecords)
+    .where(eq(crfDataRecords.crfId, crfId))
+    .limit(1);
   return Boolean(row);
 }
 
@@ -148,21 +193,41 @@ export async function listCrfs(ctx: AppContext, studyId: number, filter: { title
     .offset(page.offset);
   if (rows.length === 0) return { list: [], total: Number(total) };
   const versions = await ctx.db
-    .select({ crfId: crfVersions.crfId, version: crfVersions.version, source: crfVersions.source, itemCount: crfVersions.itemCount })
+    .select({
+      crfId: crfVersions.crfId,
+      version: crfVersions.version,
+      source: crfVersions.source,
+      itemCount: crfVersions.itemCount,
+    })
     .from(crfVersions)
-    .where(inArray(crfVersions.crfId, rows.map((r) => r.id)));
+    .where(
+      inArray(
+        crfVersions.crfId,
+        rows.map((r) => r.id),
+      ),
+    );
   const list = await Promise.all(
     rows.map(async (r) => {
       const mine = versions.filter((v) => v.crfId === r.id);
       const current = mine.find((v) => v.version === r.version);
-      return { ...r, versionCount: mine.length, itemCount: current?.itemCount ?? 0, source: current?.source ?? 'json', hasData: await crfHasData(ctx, r.id) };
+      return {
+        ...r,
+        versionCount: mine.length,
+        itemCount: current?.itemCount ?? 0,
+        source: current?.source ?? 'json',
+        hasData: await crfHasData(ctx, r.id),
+      };
     }),
   );
   return { list, total: Number(total) };
 }
 
 export async function allCrfs(ctx: AppContext, studyId: number) {
-  return ctx.db.select({ id: crfs.id, title: crfs.title, version: crfs.currentVersion }).from(crfs).where(eq(crfs.studyId, studyId)).orderBy(asc(crfs.id));
+  return ctx.db
+    .select({ id: crfs.id, title: crfs.title, version: crfs.currentVersion })
+    .from(crfs)
+    .where(eq(crfs.studyId, studyId))
+    .orderBy(asc(crfs.id));
 }
 
 export async function studyOfCrf(ctx: AppContext, crfId: number) {
@@ -174,7 +239,13 @@ export async function getCrf(ctx: AppContext, crfId: number, version?: number) {
   const [crf] = await ctx.db.select().from(crfs).where(eq(crfs.id, crfId));
   if (!crf) throw notFound();
   const versions = await ctx.db
-    .select({ version: crfVersions.version, source: crfVersions.source, creater: users.name, createTime: crfVersions.createdAt, definition: crfVersions.definition })
+    .select({
+      version: crfVersions.version,
+      source: crfVersions.source,
+      creater: users.name,
+      createTime: crfVersions.createdAt,
+      definition: crfVersions.definition,
+    })
     .from(crfVersions)
     .leftJoin(users, eq(users.userId, crfVersions.createdBy))
     .where(eq(crfVersions.crfId, crfId))
@@ -192,19 +263,34 @@ export async function getCrf(ctx: AppContext, crfId: number, version?: number) {
 }
 
 export async function deleteCrf(ctx: AppContext, user: CurrentUser, studyId: number, crfId: number) {
-  const [crf] = await ctx.db.select().from(crfs).where(and(eq(crfs.id, crfId), eq(crfs.studyId, studyId)));
+  const [crf] = await ctx.db
+    .select()
+    .from(crfs)
+    .where(and(eq(crfs.id, crfId), eq(crfs.studyId, studyId)));
   if (!crf) throw notFound();
   if (await crfHasData(ctx, crfId)) throw AppError.conflict('crf.has_data', 'CRF已有数据，不能删除');
   await ctx.db.transaction(async (tx) => {
     await tx.delete(crfStageCrfs).where(eq(crfStageCrfs.crfId, crfId));
     const diseases = await tx.select().from(studyDiseases).where(eq(studyDiseases.studyId, studyId));
     for (const d of diseases) {
-      if (d.crfIds.includes(crfId)) await tx.update(studyDiseases).set({ crfIds: d.crfIds.filter((id) => id !== crfId) }).where(eq(studyDiseases.id, d.id));
+      if (d.crfIds.includes(crfId)) {
+        await tx
+          .update(studyDiseases)
+          .set({ crfIds: d.crfIds.filter((id) => id !== crfId) })
+          .where(eq(studyDiseases.id, d.id));
+      }
     }
     await tx.delete(crfVersions).where(eq(crfVersions.crfId, crfId));
     await tx.delete(crfs).where(eq(crfs.id, crfId));
     await audit(tx, user, ctx.clock(), [
-      { studyId, crfId, crfVersion: crf.currentVersion, action: 'study.crf.delete', itemName: crf.title, oldValue: { title: crf.title, currentVersion: crf.currentVersion } },
+      {
+        studyId,
+        crfId,
+        crfVersion: crf.currentVersion,
+        action: 'study.crf.delete',
+        itemName: crf.title,
+        oldValue: { title: crf.title, currentVersion: crf.currentVersion },
+      },
     ]);
   });
 }
@@ -216,7 +302,11 @@ export async function exportCrf(ctx: AppContext, crfId: number, version: number 
   const base = `${crf.title}-v${crf.version}`;
   switch (format) {
     case 'json':
-      return { fileName: `${base}.json`, type: 'application/json; charset=utf-8', data: Buffer.from(exportJson(crf.definition)) };
+      return {
+        fileName: `${base}.json`,
+        type: 'application/json; charset=utf-8',
+        data: Buffer.from(exportJson(crf.definition)),
+      };
     case 'excel':
       return {
         fileName: `${base}.xlsx`,
@@ -224,7 +314,11 @@ export async function exportCrf(ctx: AppContext, crfId: number, version: number 
         data: Buffer.from(await exportExcel([crf.definition])),
       };
     case 'odm':
-      return { fileName: `${base}.xml`, type: 'application/xml; charset=utf-8', data: Buffer.from(exportOdm([crf.definition])) };
+      return {
+        fileName: `${base}.xml`,
+        type: 'application/xml; charset=utf-8',
+        data: Buffer.from(exportOdm([crf.definition])),
+      };
   }
 }
 
@@ -233,6 +327,9 @@ export async function excelTemplate() {
 }
 
 export async function latestVersionNumber(ctx: AppContext, crfId: number) {
-  const [row] = await ctx.db.select({ v: max(crfVersions.version) }).from(crfVersions).where(eq(crfVersions.crfId, crfId));
+  const [row] = await ctx.db
+    .select({ v: max(crfVersions.version) })
+    .from(crfVersions)
+    .where(eq(crfVersions.crfId, crfId));
   return row?.v ?? 0;
 }

@@ -20,12 +20,18 @@ export function setupRoutes(app: App, ctx: AppContext) {
 
   app.get(
     '/api/business/crf_menu/crf_stages',
-    { schema: { tags: stageTags, summary: '阶段树（含表单）', querystring: studyIdQuery }, config: { study: fromQuery } },
+    {
+      schema: { tags: stageTags, summary: '阶段树（含表单）', querystring: studyIdQuery },
+      config: { study: fromQuery },
+    },
     async (request) => ok(await setup.stageTree(ctx, request.query.studyId)),
   );
   app.get(
     '/api/business/crf_menu/crf_stage',
-    { schema: { tags: stageTags, summary: '阶段详情', querystring: idQuery }, config: { study: (r) => stageOf((r.query as { id: number }).id) } },
+    {
+      schema: { tags: stageTags, summary: '阶段详情', querystring: idQuery },
+      config: { study: (r) => stageOf((r.query as { id: number }).id) },
+    },
     async (request) => ok(await setup.getStage(ctx, request.query.id)),
   );
   app.post(
@@ -64,7 +70,10 @@ export function setupRoutes(app: App, ctx: AppContext) {
   );
   app.delete(
     '/api/business/crf_menu/crf_stage',
-    { schema: { tags: stageTags, summary: '删除阶段', querystring: idQuery }, config: { study: (r) => stageOf((r.query as { id: number }).id), ...stageWrite, action: '删除' } },
+    {
+      schema: { tags: stageTags, summary: '删除阶段', querystring: idQuery },
+      config: { study: (r) => stageOf((r.query as { id: number }).id), ...stageWrite, action: '删除' },
+    },
     async (request) => {
       await setup.deleteStage(ctx, requireUser(request), request.query.id);
       return ok(null, '删除成功');
@@ -72,7 +81,10 @@ export function setupRoutes(app: App, ctx: AppContext) {
   );
   app.get(
     '/api/business/crf_menu/crf_stage/crfs',
-    { schema: { tags: stageTags, summary: '阶段的表单', querystring: idQuery }, config: { study: (r) => stageOf((r.query as { id: number }).id) } },
+    {
+      schema: { tags: stageTags, summary: '阶段的表单', querystring: idQuery },
+      config: { study: (r) => stageOf((r.query as { id: number }).id) },
+    },
     async (request) => ok(await setup.stageCrfs(ctx, request.query.id)),
   );
   app.post(
@@ -81,9 +93,17 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: stageTags,
         summary: '把表单加入阶段',
-        body: z.object({ crfStageId: idSchema, crfIds: z.array(idSchema).min(1, '请选择表单').max(200), repeat: repeat.default(1) }),
+        body: z.object({
+          crfStageId: idSchema,
+          crfIds: z.array(idSchema).min(1, '请选择表单').max(200),
+          repeat: repeat.default(1),
+        }),
       },
-      config: { study: (r) => stageOf((r.body as { crfStageId: number }).crfStageId), ...stageWrite, action: '导入表单' },
+      config: {
+        study: (r) => stageOf((r.body as { crfStageId: number }).crfStageId),
+        ...stageWrite,
+        action: '导入表单',
+      },
     },
     async (request) => {
       await setup.importCrfsIntoStage(ctx, requireUser(request), request.body);
@@ -96,9 +116,18 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: stageTags,
         summary: '修改阶段中的表单（单次/可重复、顺序）',
-        body: z.object({ crfStageId: idSchema, crfId: idSchema, repeat: repeat.optional(), orderNum: z.number().int().min(0).max(9999).optional() }),
+        body: z.object({
+          crfStageId: idSchema,
+          crfId: idSchema,
+          repeat: repeat.optional(),
+          orderNum: z.number().int().min(0).max(9999).optional(),
+        }),
       },
-      config: { study: (r) => stageOf((r.body as { crfStageId: number }).crfStageId), ...stageWrite, action: '修改表单' },
+      config: {
+        study: (r) => stageOf((r.body as { crfStageId: number }).crfStageId),
+        ...stageWrite,
+        action: '修改表单',
+      },
     },
     async (request) => {
       await setup.updateStageCrf(ctx, requireUser(request), request.body);
@@ -108,8 +137,16 @@ export function setupRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/business/crf_menu/crf_stage/crf',
     {
-      schema: { tags: stageTags, summary: '从阶段移除表单', querystring: z.object({ crfStageId: idTextSchema, crfId: idTextSchema }) },
-      config: { study: (r) => stageOf((r.query as { crfStageId: number }).crfStageId), ...stageWrite, action: '移除表单' },
+      schema: {
+        tags: stageTags,
+        summary: '从阶段移除表单',
+        querystring: z.object({ crfStageId: idTextSchema, crfId: idTextSchema }),
+      },
+      config: {
+        study: (r) => stageOf((r.query as { crfStageId: number }).crfStageId),
+        ...stageWrite,
+        action: '移除表单',
+      },
     },
     async (request) => {
       await setup.removeCrfFromStage(ctx, requireUser(request), request.query.crfStageId, request.query.crfId);
@@ -119,18 +156,28 @@ export function setupRoutes(app: App, ctx: AppContext) {
 
   app.get(
     '/api/business/study_disease/disease/crf/:id',
-    { schema: { tags: diseaseTags, summary: '病种使用的表单', params: z.object({ id: idTextSchema }) }, config: { study: (r) => diseaseOf((r.params as { id: number }).id) } },
+    {
+      schema: { tags: diseaseTags, summary: '病种使用的表单', params: z.object({ id: idTextSchema }) },
+      config: { study: (r) => diseaseOf((r.params as { id: number }).id) },
+    },
     async (request) => ok(await setup.diseaseCrfs(ctx, request.params.id)),
   );
   app.get(
     '/api/business/study_disease/:id',
-    { schema: { tags: diseaseTags, summary: '项目病种（id 为项目）', params: z.object({ id: idTextSchema }) }, config: { study: fromParam } },
+    {
+      schema: { tags: diseaseTags, summary: '项目病种（id 为项目）', params: z.object({ id: idTextSchema }) },
+      config: { study: fromParam },
+    },
     async (request) => ok(await setup.diseasesOf(ctx, request.params.id)),
   );
   app.put(
     '/api/business/study_disease/multi_disease',
     {
-      schema: { tags: diseaseTags, summary: '多病种模式', body: z.object({ studyId: idSchema, multiDisease: z.boolean() }) },
+      schema: {
+        tags: diseaseTags,
+        summary: '多病种模式',
+        body: z.object({ studyId: idSchema, multiDisease: z.boolean() }),
+      },
       config: { study: fromBody, ...diseaseWrite, action: '多病种模式' },
     },
     async (request) => {
@@ -144,7 +191,10 @@ export function setupRoutes(app: App, ctx: AppContext) {
   };
   app.post(
     '/api/business/study_disease/disease',
-    { schema: { tags: diseaseTags, summary: '新增病种', body: z.object({ studyId: idSchema, ...diseaseFields }) }, config: { study: fromBody, ...diseaseWrite, action: '新增' } },
+    {
+      schema: { tags: diseaseTags, summary: '新增病种', body: z.object({ studyId: idSchema, ...diseaseFields }) },
+      config: { study: fromBody, ...diseaseWrite, action: '新增' },
+    },
     async (request) => ok(await setup.createDisease(ctx, requireUser(request), request.body), '新增成功'),
   );
   app.put(
@@ -160,7 +210,10 @@ export function setupRoutes(app: App, ctx: AppContext) {
   );
   app.delete(
     '/api/business/study_disease/disease',
-    { schema: { tags: diseaseTags, summary: '删除病种', querystring: idQuery }, config: { study: (r) => diseaseOf((r.query as { id: number }).id), ...diseaseWrite, action: '删除' } },
+    {
+      schema: { tags: diseaseTags, summary: '删除病种', querystring: idQuery },
+      config: { study: (r) => diseaseOf((r.query as { id: number }).id), ...diseaseWrite, action: '删除' },
+    },
     async (request) => {
       await setup.deleteDisease(ctx, requireUser(request), request.query.id);
       return ok(null, '删除成功');
@@ -175,7 +228,11 @@ export function setupRoutes(app: App, ctx: AppContext) {
         querystring: z.object({ studyDiseaseId: idTextSchema }),
         body: z.object({ crfVO: z.array(idSchema).max(500) }),
       },
-      config: { study: (r) => diseaseOf((r.query as { studyDiseaseId: number }).studyDiseaseId), ...diseaseWrite, action: '设置表单' },
+      config: {
+        study: (r) => diseaseOf((r.query as { studyDiseaseId: number }).studyDiseaseId),
+        ...diseaseWrite,
+        action: '设置表单',
+      },
     },
     async (request) => {
       await setup.setDiseaseCrfs(ctx, requireUser(request), request.query.studyDiseaseId, request.body.crfVO);

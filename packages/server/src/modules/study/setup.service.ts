@@ -23,9 +23,19 @@ interface StageNode {
 
 /** The study's visit phases as an ordered tree, each with its forms: what the CRF sidebar shows. */
 export async function stageTree(ctx: AppContext, studyId: number) {
-  const stages = await ctx.db.select().from(crfStages).where(eq(crfStages.studyId, studyId)).orderBy(asc(crfStages.orderNum), asc(crfStages.id));
+  const stages = await ctx.db
+    .select()
+    .from(crfStages)
+    .where(eq(crfStages.studyId, studyId))
+    .orderBy(asc(crfStages.orderNum), asc(crfStages.id));
   const links = await ctx.db
-    .select({ stageId: crfStageCrfs.stageId, crfId: crfStageCrfs.crfId, title: crfs.title, repeat: crfStageCrfs.repeat, orderNum: crfStageCrfs.orderNum })
+    .select({
+      stageId: crfStageCrfs.stageId,
+      crfId: crfStageCrfs.crfId,
+      title: crfs.title,
+      repeat: crfStageCrfs.repeat,
+      orderNum: crfStageCrfs.orderNum,
+    })
     .from(crfStageCrfs)
     .innerJoin(crfs, eq(crfs.id, crfStageCrfs.crfId))
     .where(eq(crfStageCrfs.studyId, studyId))
@@ -54,10 +64,16 @@ export async function getStage(ctx: AppContext, id: number) {
 
 async function checkParent(ctx: AppContext, studyId: number, parentId: number, selfId?: number) {
   if (parentId === 0) return;
-  const [parent] = await ctx.db.select().from(crfStages).where(and(eq(crfStages.id, parentId), eq(crfStages.studyId, studyId)));
+  const [parent] = await ctx.db
+    .select()
+    .from(crfStages)
+    .where(and(eq(crfStages.id, parentId), eq(crfStages.studyId, studyId)));
   if (!parent) throw AppError.badRequest('crf_stage.parent_missing', '上级阶段不存在');
   let cursor: number = parent.id;
-  const all = await ctx.db.select({ id: crfStages.id, parentId: crfStages.parentId }).from(crfStages).where(eq(crfStages.studyId, studyId));
+  const all = await ctx.db
+    .select({ id: crfStages.id, parentId: crfStages.parentId })
+    .from(crfStages)
+    .where(eq(crfStages.studyId, studyId));
   while (cursor !== 0) {
     if (cursor === selfId) throw AppError.badRequest('crf_stage.parent_cycle', '上级阶段不能是自己或下级阶段');
     cursor = all.find((s) => s.id === cursor)?.parentId ?? 0;
@@ -68,14 +84,31 @@ type StageRow = typeof crfStages.$inferSelect;
 const stageView = (s: StageRow) => ({ name: s.name, parentId: s.parentId, orderNum: s.orderNum });
 
 /** The visit plan decides which forms a patient is asked for: its changes are audited like the study's settings. */
-async function auditStage(tx: Tx, user: CurrentUser, at: Date, action: string, before: StageRow | null, after: StageRow | null) {
+async function auditStage(
+  tx: Tx,
+  user: CurrentUser,
+  at: Date,
+  action: string,
+  before: StageRow | null,
+  after: StageRow | null,
+) {
   const row = (after ?? before)!;
   await audit(tx, user, at, [
-    { studyId: row.studyId, action, itemName: `stage:${row.id}`, oldValue: before && stageView(before), newValue: after && stageView(after) },
+    {
+      studyId: row.studyId,
+      action,
+      itemName: `stage:${row.id}`,
+      oldValue: before && stageView(before),
+      newValue: after && stageView(after),
+    },
   ]);
 }
 
-export async function createStage(ctx: AppContext, user: CurrentUser, input: { studyId: number; parentId: number; name: string; orderNum?: number }) {
+export async function createStage(
+  ctx: AppContext,
+  user: CurrentUser,
+  input: { studyId: number; parentId: number; name: string; orderNum?: number },
+) {
   await checkParent(ctx, input.studyId, input.parentId);
   const row = await ctx.db.transaction(async (tx) => {
     const [created] = await tx
@@ -88,7 +121,11 @@ export async function createStage(ctx: AppContext, user: CurrentUser, input: { s
   return getStage(ctx, row.id);
 }
 
-export async function updateStage(ctx: AppContext, user: CurrentUser, input: { id: number; name: string; orderNum?: number; parentId?: number }) {
+export async function updateStage(
+  ctx: AppContext,
+  user: CurrentUser,
+  input: { id: number; name: string; orderNum?: number; parentId?: number },
+) {
   const stage = await getStage(ctx, input.id);
   if (input.parentId !== undefined) await checkParent(ctx, stage.studyId, input.parentId, input.id);
   await ctx.db.transaction(async (tx) => {
@@ -105,7 +142,9 @@ export async function updateStage(ctx: AppContext, user: CurrentUser, input: { i
       })
       .where(eq(crfStages.id, input.id))
       .returning();
-    if (canonicalJson(stageView(before)) !== canonicalJson(stageView(after!))) await auditStage(tx, user, at, 'study.stage.update', before, after!);
+    if (canonicalJson(stageView(before)) !== canonicalJson(stageView(after!))) {
+      await auditStage(tx, user, at, 'study.stage.update', before, after!);
+    }
   });
   return getStage(ctx, input.id);
 }
@@ -123,7 +162,12 @@ export async function deleteStage(ctx: AppContext, user: CurrentUser, id: number
 export async function stageCrfs(ctx: AppContext, id: number) {
   await getStage(ctx, id);
   return ctx.db
-    .select({ crfId: crfStageCrfs.crfId, title: crfs.title, repeat: crfStageCrfs.repeat, orderNum: crfStageCrfs.orderNum })
+    .select({
+      crfId: crfStageCrfs.crfId,
+      title: crfs.title,
+      repeat: crfStageCrfs.repeat,
+      orderNum: crfStageCrfs.orderNum,
+    })
     .from(crfStageCrfs)
     .innerJoin(crfs, eq(crfs.id, crfStageCrfs.crfId))
     .where(eq(crfStageCrfs.stageId, id))
@@ -132,26 +176,46 @@ export async function stageCrfs(ctx: AppContext, id: number) {
 
 async function checkCrfsOfStudy(ctx: AppContext, studyId: number, crfIds: number[]) {
   if (crfIds.length === 0) return;
-  const found = await ctx.db.select({ id: crfs.id }).from(crfs).where(and(eq(crfs.studyId, studyId), inArray(crfs.id, crfIds)));
+  const found = await ctx.db
+    .select({ id: crfs.id })
+    .from(crfs)
+    .where(and(eq(crfs.studyId, studyId), inArray(crfs.id, crfIds)));
   if (found.length !== new Set(crfIds).size) throw AppError.badRequest('crf.not_in_study', 'CRF不属于该项目');
 }
 
 type StageCrfRow = typeof crfStageCrfs.$inferSelect;
 const stageCrfView = (c: StageCrfRow) => ({ repeat: c.repeat, orderNum: c.orderNum });
 
-async function auditStageCrfs(tx: Tx, user: CurrentUser, at: Date, action: string, changes: Array<{ before: StageCrfRow | null; after: StageCrfRow | null }>) {
+async function auditStageCrfs(
+  tx: Tx,
+  user: CurrentUser,
+  at: Date,
+  action: string,
+  changes: Array<{ before: StageCrfRow | null; after: StageCrfRow | null }>,
+) {
   await audit(
     tx,
     user,
     at,
     changes.map(({ before, after }) => {
       const row = (after ?? before)!;
-      return { studyId: row.studyId, crfId: row.crfId, action, itemName: `stage:${row.stageId}`, oldValue: before && stageCrfView(before), newValue: after && stageCrfView(after) };
+      return {
+        studyId: row.studyId,
+        crfId: row.crfId,
+        action,
+        itemName: `stage:${row.stageId}`,
+        oldValue: before && stageCrfView(before),
+        newValue: after && stageCrfView(after),
+      };
     }),
   );
 }
 
-export async function importCrfsIntoStage(ctx: AppContext, user: CurrentUser, input: { crfStageId: number; crfIds: number[]; repeat: number }) {
+export async function importCrfsIntoStage(
+  ctx: AppContext,
+  user: CurrentUser,
+  input: { crfStageId: number; crfIds: number[]; repeat: number },
+) {
   const stage = await getStage(ctx, input.crfStageId);
   await checkCrfsOfStudy(ctx, stage.studyId, input.crfIds);
   const existing = await stageCrfs(ctx, stage.id);
@@ -161,7 +225,15 @@ export async function importCrfsIntoStage(ctx: AppContext, user: CurrentUser, in
   await ctx.db.transaction(async (tx) => {
     const added = await tx
       .insert(crfStageCrfs)
-      .values(fresh.map((crfId) => ({ stageId: stage.id, crfId, studyId: stage.studyId, repeat: input.repeat, orderNum: ++next })))
+      .values(
+        fresh.map((crfId) => ({
+          stageId: stage.id,
+          crfId,
+          studyId: stage.studyId,
+          repeat: input.repeat,
+          orderNum: ++next,
+        })),
+      )
       .returning();
     await auditStageCrfs(
       tx,
@@ -173,14 +245,21 @@ export async function importCrfsIntoStage(ctx: AppContext, user: CurrentUser, in
   });
 }
 
-export async function updateStageCrf(ctx: AppContext, user: CurrentUser, input: { crfStageId: number; crfId: number; repeat?: number; orderNum?: number }) {
+export async function updateStageCrf(
+  ctx: AppContext,
+  user: CurrentUser,
+  input: { crfStageId: number; crfId: number; repeat?: number; orderNum?: number },
+) {
   await ctx.db.transaction(async (tx) => {
     const where = and(eq(crfStageCrfs.stageId, input.crfStageId), eq(crfStageCrfs.crfId, input.crfId));
     const [before] = await tx.select().from(crfStageCrfs).where(where).for('update');
     if (!before) throw AppError.notFound('crf_stage.crf_not_found', '该阶段没有这个表单');
     const [after] = await tx
       .update(crfStageCrfs)
-      .set({ ...(input.repeat !== undefined && { repeat: input.repeat }), ...(input.orderNum !== undefined && { orderNum: input.orderNum }) })
+      .set({
+        ...(input.repeat !== undefined && { repeat: input.repeat }),
+        ...(input.orderNum !== undefined && { orderNum: input.orderNum }),
+      })
       .where(where)
       .returning();
     if (canonicalJson(stageCrfView(before)) !== canonicalJson(stageCrfView(after!))) {
@@ -206,9 +285,16 @@ export async function removeCrfFromStage(ctx: AppContext, user: CurrentUser, crf
 }
 
 export async function diseasesOf(ctx: AppContext, studyId: number) {
-  const [study] = await ctx.db.select({ multiDisease: studies.multiDisease }).from(studies).where(eq(studies.studyId, studyId));
+  const [study] = await ctx.db
+    .select({ multiDisease: studies.multiDisease })
+    .from(studies)
+    .where(eq(studies.studyId, studyId));
   if (!study) throw AppError.notFound('study.not_found', '项目不存在');
-  const rows = await ctx.db.select().from(studyDiseases).where(eq(studyDiseases.studyId, studyId)).orderBy(asc(studyDiseases.id));
+  const rows = await ctx.db
+    .select()
+    .from(studyDiseases)
+    .where(eq(studyDiseases.studyId, studyId))
+    .orderBy(asc(studyDiseases.id));
   return {
     multiDisease: study.multiDisease,
     diseases: rows.map((d) => ({ id: d.id, diseaseName: d.diseaseName, diseaseCode: d.diseaseCode, crfVO: d.crfIds })),
@@ -225,23 +311,42 @@ const diseaseView = (d: DiseaseRow) => ({ diseaseName: d.diseaseName, diseaseCod
 /** Diseases decide which forms a patient gets: each change is audited like the study's settings. */
 async function auditDisease(tx: Tx, user: CurrentUser, at: Date, before: DiseaseRow | null, after: DiseaseRow | null) {
   const row = (after ?? before)!;
-  const action = before === null ? 'study.disease.create' : after === null ? 'study.disease.delete' : 'study.disease.update';
+  const action =
+    before === null ? 'study.disease.create' : after === null ? 'study.disease.delete' : 'study.disease.update';
   await audit(tx, user, at, [
-    { studyId: row.studyId, action, itemName: row.diseaseCode, oldValue: before && diseaseView(before), newValue: after && diseaseView(after) },
+    {
+      studyId: row.studyId,
+      action,
+      itemName: row.diseaseCode,
+      oldValue: before && diseaseView(before),
+      newValue: after && diseaseView(after),
+    },
   ]);
 }
 
 export async function studyOfDisease(ctx: AppContext, id: number) {
-  const [row] = await ctx.db.select({ studyId: studyDiseases.studyId }).from(studyDiseases).where(eq(studyDiseases.id, id));
+  const [row] = await ctx.db
+    .select({ studyId: studyDiseases.studyId })
+    .from(studyDiseases)
+    .where(eq(studyDiseases.id, id));
   return row?.studyId;
 }
 
 async function checkDiseaseCode(ctx: AppContext, studyId: number, diseaseCode: string, selfId?: number) {
-  const rows = await ctx.db.select({ id: studyDiseases.id }).from(studyDiseases).where(and(eq(studyDiseases.studyId, studyId), eq(studyDiseases.diseaseCode, diseaseCode)));
-  if (rows.some((r) => r.id !== selfId)) throw AppError.conflict('disease.code_taken', `病种编码“${diseaseCode}”已存在`);
+  const rows = await ctx.db
+    .select({ id: studyDiseases.id })
+    .from(studyDiseases)
+    .where(and(eq(studyDiseases.studyId, studyId), eq(studyDiseases.diseaseCode, diseaseCode)));
+  if (rows.some((r) => r.id !== selfId)) {
+    throw AppError.conflict('disease.code_taken', `病种编码“${diseaseCode}”已存在`);
+  }
 }
 
-export async function createDisease(ctx: AppContext, user: CurrentUser, input: { studyId: number; diseaseName: string; diseaseCode: string }) {
+export async function createDisease(
+  ctx: AppContext,
+  user: CurrentUser,
+  input: { studyId: number; diseaseName: string; diseaseCode: string },
+) {
   await checkDiseaseCode(ctx, input.studyId, input.diseaseCode);
   const row = await ctx.db.transaction(async (tx) => {
     const [created] = await tx.insert(studyDiseases).values(input).returning();
@@ -251,7 +356,11 @@ export async function createDisease(ctx: AppContext, user: CurrentUser, input: {
   return { id: row!.id, diseaseName: row!.diseaseName, diseaseCode: row!.diseaseCode, crfVO: row!.crfIds };
 }
 
-export async function updateDisease(ctx: AppContext, user: CurrentUser, input: { id: number; diseaseName: string; diseaseCode: string }) {
+export async function updateDisease(
+  ctx: AppContext,
+  user: CurrentUser,
+  input: { id: number; diseaseName: string; diseaseCode: string },
+) {
   const studyId = await studyOfDisease(ctx, input.id);
   if (studyId === undefined) throw AppError.notFound('disease.not_found', '病种不存在');
   await checkDiseaseCode(ctx, studyId, input.diseaseCode, input.id);
@@ -263,8 +372,14 @@ async function changeDisease(ctx: AppContext, user: CurrentUser, id: number, cha
     const [before] = await tx.select().from(studyDiseases).where(eq(studyDiseases.id, id)).for('update');
     if (!before) throw AppError.notFound('disease.not_found', '病种不存在');
     const at = ctx.clock();
-    const [after] = await tx.update(studyDiseases).set({ ...change, updatedAt: at }).where(eq(studyDiseases.id, id)).returning();
-    if (canonicalJson(diseaseView(before)) !== canonicalJson(diseaseView(after!))) await auditDisease(tx, user, at, before, after!);
+    const [after] = await tx
+      .update(studyDiseases)
+      .set({ ...change, updatedAt: at })
+      .where(eq(studyDiseases.id, id))
+      .returning();
+    if (canonicalJson(diseaseView(before)) !== canonicalJson(diseaseView(after!))) {
+      await auditDisease(tx, user, at, before, after!);
+    }
   });
 }
 
@@ -276,7 +391,10 @@ export async function deleteDisease(ctx: AppContext, user: CurrentUser, id: numb
 }
 
 export async function diseaseCrfs(ctx: AppContext, id: number) {
-  const [row] = await ctx.db.select({ crfIds: studyDiseases.crfIds }).from(studyDiseases).where(eq(studyDiseases.id, id));
+  const [row] = await ctx.db
+    .select({ crfIds: studyDiseases.crfIds })
+    .from(studyDiseases)
+    .where(eq(studyDiseases.id, id));
   if (!row) throw AppError.notFound('disease.not_found', '病种不存在');
   return row.crfIds;
 }

@@ -44,7 +44,8 @@ export function staffRoutes(app: App, ctx: AppContext) {
       schema: { tags: roleTags, summary: '新增项目角色', body: z.object({ studyId: idSchema, ...roleFields }) },
       config: { study: fromBody, permission: 'study:role', module: '项目角色', action: '新增' },
     },
-    async (request) => ok(await staff.createStudyRole(ctx, requireUser(request), request.body.studyId, request.body), '新增成功'),
+    async (request) =>
+      ok(await staff.createStudyRole(ctx, requireUser(request), request.body.studyId, request.body), '新增成功'),
   );
   app.put(
     '/api/system/studyRole',
@@ -52,7 +53,8 @@ export function staffRoutes(app: App, ctx: AppContext) {
       schema: { tags: roleTags, summary: '修改项目角色', body: z.object({ id: idSchema, ...roleFields }) },
       config: { study: roleOfBody, permission: 'study:role', module: '项目角色', action: '修改' },
     },
-    async (request) => ok(await staff.updateStudyRole(ctx, requireUser(request), request.body.id, request.body), '修改成功'),
+    async (request) =>
+      ok(await staff.updateStudyRole(ctx, requireUser(request), request.body.id, request.body), '修改成功'),
   );
   app.delete(
     '/api/system/studyRole',
@@ -69,15 +71,24 @@ export function staffRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/study_personnel/list',
     {
-      schema: { tags: personnelTags, summary: '项目人员', querystring: studyIdQuery.extend({ ...pagingQuery, name: z.string().trim().optional() }) },
+      schema: {
+        tags: personnelTags,
+        summary: '项目人员',
+        querystring: studyIdQuery.extend({ ...pagingQuery, name: z.string().trim().optional() }),
+      },
       config: { study: fromQuery },
     },
-    async (request) => ok(await staff.listPersonnel(ctx, request.query.studyId, request.query, pageRequest(request.query))),
+    async (request) =>
+      ok(await staff.listPersonnel(ctx, request.query.studyId, request.query, pageRequest(request.query))),
   );
   app.get(
     '/api/business/study_personnel/uncommitted',
     {
-      schema: { tags: personnelTags, summary: '尚未加入项目的用户', querystring: studyIdQuery.extend({ name: z.string().trim().optional() }) },
+      schema: {
+        tags: personnelTags,
+        summary: '尚未加入项目的用户',
+        querystring: studyIdQuery.extend({ name: z.string().trim().optional() }),
+      },
       config: { study: fromQuery, permission: 'study:user' },
     },
     async (request) => ok(await staff.uncommittedUsers(ctx, request.query.studyId, request.query)),

@@ -23,9 +23,17 @@ async function crfIdsOf(db: AppContext['db'], studyId: number) {
 
 /** The permission tree of a study role: the study's buttons, then every CRF with its six actions. */
 export async function permissionTree(ctx: AppContext, studyId: number) {
-  const forms = await ctx.db.select({ id: crfs.id, title: crfs.title }).from(crfs).where(eq(crfs.studyId, studyId)).orderBy(asc(crfs.id));
+  const forms = await ctx.db
+    .select({ id: crfs.id, title: crfs.title })
+    .from(crfs)
+    .where(eq(crfs.studyId, studyId))
+    .orderBy(asc(crfs.id));
   return [
-    { key: 'btn', title: '功能权限', children: STUDY_BUTTONS.map(([code, title]) => ({ key: buttonKey(code), title })) },
+    {
+      key: 'btn',
+      title: '功能权限',
+      children: STUDY_BUTTONS.map(([code, title]) => ({ key: buttonKey(code), title })),
+    },
     {
       key: 'crf',
       title: 'CRF权限',
@@ -41,12 +49,18 @@ export async function permissionTree(ctx: AppContext, studyId: number) {
 async function checkPermissions(ctx: AppContext, studyId: number, permissions: string[]) {
   const allowed = new Set(allStudyPermissionKeys(await crfIdsOf(ctx.db, studyId)));
   const unknown = permissions.filter((p) => !allowed.has(p));
-  if (unknown.length > 0) throw AppError.badRequest('study_role.unknown_permission', `未知的权限：${unknown.slice(0, 3).join('、')}`);
+  if (unknown.length > 0) {
+    throw AppError.badRequest('study_role.unknown_permission', `未知的权限：${unknown.slice(0, 3).join('、')}`);
+  }
   return [...new Set(permissions)];
 }
 
 export async function listStudyRoles(ctx: AppContext, studyId: number) {
-  const roles = await ctx.db.select().from(studyRoles).where(eq(studyRoles.studyId, studyId)).orderBy(asc(studyRoles.id));
+  const roles = await ctx.db
+    .select()
+    .from(studyRoles)
+    .where(eq(studyRoles.studyId, studyId))
+    .orderBy(asc(studyRoles.id));
   const counts = await ctx.db
     .select({ id: studyPersonnel.studyRoleId, n: count() })
     .from(studyPersonnel)
@@ -71,14 +85,27 @@ export async function studyOfRole(ctx: AppContext, id: number) {
 export async function getStudyRole(ctx: AppContext, id: number) {
   const [row] = await ctx.db.select().from(studyRoles).where(eq(studyRoles.id, id));
   if (!row) throw roleNotFound();
-  return { id: row.id, studyId: row.studyId, roleName: row.roleName, remark: row.remark, permissions: row.permissions, createTime: row.createdAt };
+  return {
+    id: row.id,
+    studyId: row.studyId,
+    roleName: row.roleName,
+    remark: row.remark,
+    permissions: row.permissions,
+    createTime: row.createdAt,
+  };
 }
 
 async function checkRoleName(tx: Tx | AppContext['db'], studyId: number, roleName: string, selfId?: number) {
   const [clash] = await tx
     .select({ id: studyRoles.id })
     .from(studyRoles)
-    .where(and(eq(studyRoles.studyId, studyId), eq(studyRoles.roleName, roleName), selfId !== undefined ? ne(studyRoles.id, selfId) : undefined));
+    .where(
+      and(
+        eq(studyRoles.studyId, studyId),
+        eq(studyRoles.roleName, roleName),
+        selfId !== undefined ? ne(studyRoles.id, selfId) : undefined,
+      ),
+    );
   if (clash) throw AppError.conflict('study_role.name_taken', `项目角色“${roleName}”已存在`);
 }
 
@@ -86,10 +113,23 @@ type StudyRoleRow = typeof studyRoles.$inferSelect;
 const roleView = (r: StudyRoleRow) => ({ roleName: r.roleName, remark: r.remark, permissions: r.permissions });
 
 /** Who may see and change what in a study is part of its record (GCP): role changes are audited on its chain. */
-async function auditRole(tx: Tx, user: CurrentUser, at: Date, action: string, before: StudyRoleRow | null, after: StudyRoleRow | null) {
+async function auditRole(
+  tx: Tx,
+  user: CurrentUser,
+  at: Date,
+  action: string,
+  before: StudyRoleRow | null,
+  after: StudyRoleRow | null,
+) {
   const row = (after ?? before)!;
   await audit(tx, user, at, [
-    { studyId: row.studyId, action, itemName: `studyRole:${row.id}`, oldValue: before && roleView(before), newValue: after && roleView(after) },
+    {
+      studyId: row.studyId,
+      action,
+      itemName: `studyRole:${row.id}`,
+      oldValue: before && roleView(before),
+      newValue: after && roleView(after),
+    },
   ]);
 }
 
@@ -97,7 +137,10 @@ export async function createStudyRole(ctx: AppContext, user: CurrentUser, studyI
   const permissions = await checkPermissions(ctx, studyId, input.permissions);
   await checkRoleName(ctx.db, studyId, input.roleName);
   const row = await ctx.db.transaction(async (tx) => {
-    const [created] = await tx.insert(studyRoles).values({ studyId, roleName: input.roleName, remark: input.remark ?? null, permissions }).returning();
+    const [created] = await tx
+      .insert(studyRoles)
+      .values({ studyId, roleName: input.roleName, remark: input.remark ?? null, permissions })
+      .returning();
     await auditRole(tx, user, ctx.clock(), 'study.role.create', null, created!);
     return created!;
   });
@@ -117,7 +160,9 @@ export async function updateStudyRole(ctx: AppContext, user: CurrentUser, id: nu
       .set({ roleName: input.roleName, remark: input.remark ?? null, permissions, updatedAt: at })
       .where(eq(studyRoles.id, id))
       .returning();
-    if (canonicalJson(roleView(before)) !== canonicalJson(roleView(after!))) await auditRole(tx, user, at, 'study.role.update', before, after!);
+    if (canonicalJson(roleView(before)) !== canonicalJson(roleView(after!))) {
+      await auditRole(tx, user, at, 'study.role.update', before, after!);
+    }
   });
   return getStudyRole(ctx, id);
 }
@@ -126,7 +171,11 @@ export async function deleteStudyRole(ctx: AppContext, user: CurrentUser, id: nu
   await ctx.db.transaction(async (tx) => {
     const [role] = await tx.select().from(studyRoles).where(eq(studyRoles.id, id));
     if (!role) throw roleNotFound();
-    const [member] = await tx.select({ id: studyPersonnel.id }).from(studyPersonnel).where(eq(studyPersonnel.studyRoleId, id)).limit(1);
+    const [member] = await tx
+      .select({ id: studyPersonnel.id })
+      .from(studyPersonnel)
+      .where(eq(studyPersonnel.studyRoleId, id))
+      .limit(1);
     if (member) throw AppError.conflict('study_role.in_use', '该角色下仍有项目人员，不能删除');
     await tx.delete(studyRoles).where(eq(studyRoles.id, id));
     await auditRole(tx, user, ctx.clock(), 'study.role.delete', role, null);
@@ -162,7 +211,10 @@ const memberColumns = {
 };
 
 export async function listPersonnel(ctx: AppContext, studyId: number, filter: { name?: string }, page: PageRequest) {
-  const where = and(eq(studyPersonnel.studyId, studyId), filter.name ? ilike(users.name, `%${filter.name}%`) : undefined);
+  const where = and(
+    eq(studyPersonnel.studyId, studyId),
+    filter.name ? ilike(users.name, `%${filter.name}%`) : undefined,
+  );
   const [{ total }] = (await ctx.db
     .select({ total: count() })
     .from(studyPersonnel)
@@ -182,11 +234,20 @@ export async function listPersonnel(ctx: AppContext, studyId: number, filter: { 
 }
 
 export async function uncommittedUsers(ctx: AppContext, studyId: number, filter: { name?: string }) {
-  const members = (await ctx.db.select({ userId: studyPersonnel.userId }).from(studyPersonnel).where(eq(studyPersonnel.studyId, studyId))).map(
-    (m) => m.userId,
-  );
+  const members = (
+    await ctx.db
+      .select({ userId: studyPersonnel.userId })
+      .from(studyPersonnel)
+      .where(eq(studyPersonnel.studyId, studyId))
+  ).map((m) => m.userId);
   return ctx.db
-    .select({ userId: users.userId, userName: users.userName, name: users.name, deptId: users.deptId, deptName: departments.deptName })
+    .select({
+      userId: users.userId,
+      userName: users.userName,
+      name: users.name,
+      deptId: users.deptId,
+      deptName: departments.deptName,
+    })
     .from(users)
     .leftJoin(departments, eq(departments.deptId, users.deptId))
     .where(
@@ -202,33 +263,54 @@ export async function uncommittedUsers(ctx: AppContext, studyId: number, filter:
 }
 
 async function checkRoleOfStudy(tx: Tx, studyId: number, studyRoleId: number) {
-  const [role] = await tx.select({ id: studyRoles.id }).from(studyRoles).where(and(eq(studyRoles.id, studyRoleId), eq(studyRoles.studyId, studyId)));
+  const [role] = await tx
+    .select({ id: studyRoles.id })
+    .from(studyRoles)
+    .where(and(eq(studyRoles.id, studyRoleId), eq(studyRoles.studyId, studyId)));
   if (!role) throw AppError.badRequest('study_personnel.role_missing', '项目角色不存在');
 }
 
 type MemberRow = typeof studyPersonnel.$inferSelect;
 const memberView = (m: MemberRow) => ({ userId: m.userId, studyRoleId: m.studyRoleId, deptId: m.deptId });
 
-async function auditMembers(tx: Tx, user: CurrentUser, at: Date, action: string, changes: Array<{ before: MemberRow | null; after: MemberRow | null }>) {
+async function auditMembers(
+  tx: Tx,
+  user: CurrentUser,
+  at: Date,
+  action: string,
+  changes: Array<{ before: MemberRow | null; after: MemberRow | null }>,
+) {
   await audit(
     tx,
     user,
     at,
     changes.map(({ before, after }) => {
       const row = (after ?? before)!;
-      return { studyId: row.studyId, action, itemName: `user:${row.userId}`, oldValue: before && memberView(before), newValue: after && memberView(after) };
+      return {
+        studyId: row.studyId,
+        action,
+        itemName: `user:${row.userId}`,
+        oldValue: before && memberView(before),
+        newValue: after && memberView(after),
+      };
     }),
   );
 }
 
-export async function addPersonnel(ctx: AppContext, user: CurrentUser, input: { studyId: number; userIds: number[]; studyRoleId: number; deptId?: number | null }) {
+export async function addPersonnel(
+  ctx: AppContext,
+  user: CurrentUser,
+  input: { studyId: number; userIds: number[]; studyRoleId: number; deptId?: number | null },
+) {
   await ctx.db.transaction(async (tx) => {
     await checkRoleOfStudy(tx, input.studyId, input.studyRoleId);
     const found = await tx
       .select({ userId: users.userId, deptId: users.deptId })
       .from(users)
       .where(and(inArray(users.userId, input.userIds), isNull(users.deletedAt)));
-    if (found.length !== new Set(input.userIds).size) throw AppError.badRequest('study_personnel.user_missing', '用户不存在');
+    if (found.length !== new Set(input.userIds).size) {
+      throw AppError.badRequest('study_personnel.user_missing', '用户不存在');
+    }
     const already = await tx
       .select({ userId: studyPersonnel.userId })
       .from(studyPersonnel)
@@ -236,7 +318,14 @@ export async function addPersonnel(ctx: AppContext, user: CurrentUser, input: { 
     if (already.length > 0) throw AppError.conflict('study_personnel.already', '所选用户已是项目人员');
     const added = await tx
       .insert(studyPersonnel)
-      .values(found.map((u) => ({ studyId: input.studyId, userId: u.userId, studyRoleId: input.studyRoleId, deptId: input.deptId ?? u.deptId })))
+      .values(
+        found.map((u) => ({
+          studyId: input.studyId,
+          userId: u.userId,
+          studyRoleId: input.studyRoleId,
+          deptId: input.deptId ?? u.deptId,
+        })),
+      )
       .returning();
     await auditMembers(
       tx,
@@ -249,7 +338,10 @@ export async function addPersonnel(ctx: AppContext, user: CurrentUser, input: { 
 }
 
 export async function studyOfMember(ctx: AppContext, id: number) {
-  const [row] = await ctx.db.select({ studyId: studyPersonnel.studyId }).from(studyPersonnel).where(eq(studyPersonnel.id, id));
+  const [row] = await ctx.db
+    .select({ studyId: studyPersonnel.studyId })
+    .from(studyPersonnel)
+    .where(eq(studyPersonnel.id, id));
   return row?.studyId;
 }
 
@@ -267,7 +359,11 @@ async function ensureFullMemberRemains(tx: Tx, studyId: number) {
   }
 }
 
-export async function updatePersonnel(ctx: AppContext, user: CurrentUser, input: { id: number; studyRoleId: number; deptId?: number | null }) {
+export async function updatePersonnel(
+  ctx: AppContext,
+  user: CurrentUser,
+  input: { id: number; studyRoleId: number; deptId?: number | null },
+) {
   await ctx.db.transaction(async (tx) => {
     const [member] = await tx.select().from(studyPersonnel).where(eq(studyPersonnel.id, input.id));
     if (!member) throw AppError.notFound('study_personnel.not_found', '项目人员不存在');
@@ -275,7 +371,11 @@ export async function updatePersonnel(ctx: AppContext, user: CurrentUser, input:
     const at = ctx.clock();
     const [after] = await tx
       .update(studyPersonnel)
-      .set({ studyRoleId: input.studyRoleId, ...(input.deptId !== undefined && { deptId: input.deptId }), updatedAt: at })
+      .set({
+        studyRoleId: input.studyRoleId,
+        ...(input.deptId !== undefined && { deptId: input.deptId }),
+        updatedAt: at,
+      })
       .where(eq(studyPersonnel.id, input.id))
       .returning();
     await ensureFullMemberRemains(tx, member.studyId);

@@ -69,10 +69,24 @@ function origin(request: FastifyRequest) {
 export function studyRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/study/list',
-    { schema: { tags, summary: '我参与的项目', querystring: z.object({ ...pagingQuery, studyName: z.string().trim().optional() }) } },
+    {
+      schema: {
+        tags,
+        summary: '我参与的项目',
+        querystring: z.object({ ...pagingQuery, studyName: z.string().trim().optional() }),
+      },
+    },
     async (request) => {
       const user = requireUser(request);
-      return ok(await studyService.listMyStudies(ctx, user, hasPermission(user.permissions, STUDY_MANAGE), request.query, pageRequest(request.query)));
+      return ok(
+        await studyService.listMyStudies(
+          ctx,
+          user,
+          hasPermission(user.permissions, STUDY_MANAGE),
+          request.query,
+          pageRequest(request.query),
+        ),
+      );
     },
   );
 
@@ -82,16 +96,24 @@ export function studyRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '全部项目（项目维护）',
-        querystring: z.object({ ...pagingQuery, studyName: z.string().trim().optional(), status: z.coerce.number().int().min(0).max(1).optional() }),
+        querystring: z.object({
+          ...pagingQuery,
+          studyName: z.string().trim().optional(),
+          status: z.coerce.number().int().min(0).max(1).optional(),
+        }),
       },
       config: { permission: STUDY_MANAGE },
     },
-    async (request) => ok(await studyService.listAllStudies(ctx, requireUser(request), request.query, pageRequest(request.query))),
+    async (request) =>
+      ok(await studyService.listAllStudies(ctx, requireUser(request), request.query, pageRequest(request.query))),
   );
 
   app.get(
     '/api/business/study/u_qr_code/:id',
-    { schema: { tags, summary: '项目二维码', params: idParam }, config: { study: fromParam, studyDeniedMsg: '您未参与该项目' } },
+    {
+      schema: { tags, summary: '项目二维码', params: idParam },
+      config: { study: fromParam, studyDeniedMsg: '您未参与该项目' },
+    },
     async (request) => ok(await studyService.studyQrCode(ctx, request.params.id, origin(request)), '获取成功'),
   );
 
@@ -134,7 +156,12 @@ export function studyRoutes(app: App, ctx: AppContext) {
         body: z.object({
           ...studyFields,
           diseases: z
-            .array(z.object({ diseaseName: z.string().trim().min(1).max(100), diseaseCode: z.string().trim().min(1).max(50) }))
+            .array(
+              z.object({
+                diseaseName: z.string().trim().min(1).max(100),
+                diseaseCode: z.string().trim().min(1).max(50),
+              }),
+            )
             .max(50)
             .optional(),
         }),
@@ -150,12 +177,16 @@ export function studyRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '修改项目（含配置）', body: studyUpdate },
       config: { study: fromBodyId, permission: ['study:config', 'study:edit'], module, action: '修改' },
     },
-    async (request) => ok(await studyService.updateStudy(ctx, requireUser(request), request.body.id, request.body), '修改成功'),
+    async (request) =>
+      ok(await studyService.updateStudy(ctx, requireUser(request), request.body.id, request.body), '修改成功'),
   );
 
   app.delete(
     '/api/business/study/:id',
-    { schema: { tags, summary: '删除项目', params: idParam }, config: { study: fromParam, permission: 'study:remove', module, action: '删除' } },
+    {
+      schema: { tags, summary: '删除项目', params: idParam },
+      config: { study: fromParam, permission: 'study:remove', module, action: '删除' },
+    },
     async (request) => {
       await studyService.deleteStudy(ctx, requireUser(request), request.params.id);
       return ok(null, '删除成功');
@@ -165,18 +196,33 @@ export function studyRoutes(app: App, ctx: AppContext) {
   for (const version of ['v1', 'v2'] as const) {
     app.get(
       `/api/${version}/business/study/serial_number`,
-      { schema: { tags, summary: `自动编号设置（${version}）`, querystring: studyIdQuery }, config: { study: fromQuery } },
+      {
+        schema: { tags, summary: `自动编号设置（${version}）`, querystring: studyIdQuery },
+        config: { study: fromQuery },
+      },
       async (request) => ok(await studyService.getSerialNumber(ctx, request.query.studyId)),
     );
   }
-  for (const [action, enabled] of [['enable', true], ['close', false]] as const) {
+  for (const [action, enabled] of [
+    ['enable', true],
+    ['close', false],
+  ] as const) {
     app.put(
       `/api/v1/business/study/serial_number/${action}`,
       {
         schema: { tags, summary: enabled ? '开启自动编号' : '关闭自动编号', querystring: studyIdQuery },
-        config: { study: fromQuery, permission: 'study:config', module, action: enabled ? '开启自动编号' : '关闭自动编号' },
+        config: {
+          study: fromQuery,
+          permission: 'study:config',
+          module,
+          action: enabled ? '开启自动编号' : '关闭自动编号',
+        },
       },
-      async (request) => ok(await studyService.setSerialNumber(ctx, requireUser(request), request.query.studyId, { enabled }), '操作成功'),
+      async (request) =>
+        ok(
+          await studyService.setSerialNumber(ctx, requireUser(request), request.query.studyId, { enabled }),
+          '操作成功',
+        ),
     );
   }
   app.put(
@@ -187,14 +233,26 @@ export function studyRoutes(app: App, ctx: AppContext) {
         summary: '按规则开启自动编号',
         body: z.object({
           studyId: idSchema,
-          prefix: z.string().trim().max(20).regex(/^[A-Za-z0-9_-]*$/, '编号前缀只能包含字母、数字、_ 和 -').default(''),
+          prefix: z
+            .string()
+            .trim()
+            .max(20)
+            .regex(/^[A-Za-z0-9_-]*$/, '编号前缀只能包含字母、数字、_ 和 -')
+            .default(''),
           digits: z.number().int().min(1).max(10).default(4),
           scope: z.enum(['study', 'site']).default('study'),
         }),
       },
       config: { study: fromBody, permission: 'study:config', module, action: '开启自动编号' },
     },
-    async (request) => ok(await studyService.setSerialNumber(ctx, requireUser(request), request.body.studyId, { enabled: true, ...request.body }), '操作成功'),
+    async (request) =>
+      ok(
+        await studyService.setSerialNumber(ctx, requireUser(request), request.body.studyId, {
+          enabled: true,
+          ...request.body,
+        }),
+        '操作成功',
+      ),
   );
   app.put(
     '/api/v2/business/study/serial_number/close',
@@ -202,7 +260,11 @@ export function studyRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '关闭自动编号', body: z.object({ studyId: idSchema }) },
       config: { study: fromBody, permission: 'study:config', module, action: '关闭自动编号' },
     },
-    async (request) => ok(await studyService.setSerialNumber(ctx, requireUser(request), request.body.studyId, { enabled: false }), '操作成功'),
+    async (request) =>
+      ok(
+        await studyService.setSerialNumber(ctx, requireUser(request), request.body.studyId, { enabled: false }),
+        '操作成功',
+      ),
   );
 
   app.get(

@@ -80,7 +80,11 @@ export async function changeStudy(
   reason?: string,
 ): Promise<StudyRow> {
   return ctx.db.transaction(async (tx) => {
-    const [before] = await tx.select().from(studies).where(and(eq(studies.studyId, studyId), live)).for('update');
+    const [before] = await tx
+      .select()
+      .from(studies)
+      .where(and(eq(studies.studyId, studyId), live))
+      .for('update');
     if (!before) throw notFound();
     const at = ctx.clock();
     const [after] = await tx
@@ -93,7 +97,14 @@ export async function changeStudy(
       tx,
       user,
       at,
-      changed.map((key) => ({ studyId, action: 'study.config', itemName: key, oldValue: before[key], newValue: after![key], reason: reason ?? null })),
+      changed.map((key) => ({
+        studyId,
+        action: 'study.config',
+        itemName: key,
+        oldValue: before[key],
+        newValue: after![key],
+        reason: reason ?? null,
+      })),
     );
     return after!;
   });
@@ -112,10 +123,20 @@ async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) 
     ctx.db
       .select({ userId: users.userId, name: users.name })
       .from(users)
-      .where(inArray(users.userId, rows.map((r) => r.createdBy ?? 0))),
+      .where(
+        inArray(
+          users.userId,
+          rows.map((r) => r.createdBy ?? 0),
+        ),
+      ),
     viewer
       ? ctx.db
-          .select({ studyId: studyPersonnel.studyId, studyRoleId: studyRoles.id, roleName: studyRoles.roleName, permissions: studyRoles.permissions })
+          .select({
+            studyId: studyPersonnel.studyId,
+            studyRoleId: studyRoles.id,
+            roleName: studyRoles.roleName,
+            permissions: studyRoles.permissions,
+          })
           .from(studyPersonnel)
           .innerJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
           .where(and(eq(studyPersonnel.userId, viewer.userId), inArray(studyPersonnel.studyId, ids)))
@@ -160,30 +181,56 @@ async function subjectCountsOf(ctx: AppContext, ids: number[]): Promise<Map<numb
   return new Map(rows.map((r) => [r.studyId, Number(r.n)]));
 }
 
-export async function listMyStudies(ctx: AppContext, user: CurrentUser, all: boolean, filter: { studyName?: string }, page: PageRequest) {
+export async function listMyStudies(
+  ctx: AppContext,
+  user: CurrentUser,
+  all: boolean,
+  filter: { studyName?: string },
+  page: PageRequest,
+) {
   const where = and(
     live,
     filter.studyName ? ilike(studies.studyName, `%${filter.studyName}%`) : undefined,
     all ? undefined : sql`${studies.studyId} in (select study_id from study_personnel where user_id = ${user.userId})`,
   );
   const [{ total }] = (await ctx.db.select({ total: count() }).from(studies).where(where)) as [{ total: number }];
-  const rows = await ctx.db.select().from(studies).where(where).orderBy(desc(studies.createdAt), desc(studies.studyId)).limit(page.limit).offset(page.offset);
+  const rows = await ctx.db
+    .select()
+    .from(studies)
+    .where(where)
+    .orderBy(desc(studies.createdAt), desc(studies.studyId))
+    .limit(page.limit)
+    .offset(page.offset);
   return { list: await present(ctx, rows, user), total: Number(total) };
 }
 
-export async function listAllStudies(ctx: AppContext, user: CurrentUser, filter: { studyName?: string; status?: number }, page: PageRequest) {
+export async function listAllStudies(
+  ctx: AppContext,
+  user: CurrentUser,
+  filter: { studyName?: string; status?: number },
+  page: PageRequest,
+) {
   const where = and(
     live,
     filter.studyName ? ilike(studies.studyName, `%${filter.studyName}%`) : undefined,
     filter.status !== undefined ? eq(studies.status, filter.status) : undefined,
   );
   const [{ total }] = (await ctx.db.select({ total: count() }).from(studies).where(where)) as [{ total: number }];
-  const rows = await ctx.db.select().from(studies).where(where).orderBy(desc(studies.createdAt), desc(studies.studyId)).limit(page.limit).offset(page.offset);
+  const rows = await ctx.db
+    .select()
+    .from(studies)
+    .where(where)
+    .orderBy(desc(studies.createdAt), desc(studies.studyId))
+    .limit(page.limit)
+    .offset(page.offset);
   return { list: await present(ctx, rows, user), total: Number(total) };
 }
 
 async function studyRow(ctx: AppContext, studyId: number) {
-  const [row] = await ctx.db.select().from(studies).where(and(eq(studies.studyId, studyId), live));
+  const [row] = await ctx.db
+    .select()
+    .from(studies)
+    .where(and(eq(studies.studyId, studyId), live));
   if (!row) throw notFound();
   return row;
 }
@@ -197,7 +244,13 @@ async function checkCodeFree(tx: Tx, studyCode: string, selfId?: number) {
   const [clash] = await tx
     .select({ id: studies.studyId })
     .from(studies)
-    .where(and(eq(studies.studyCode, studyCode), live, selfId !== undefined ? sql`${studies.studyId} <> ${selfId}` : undefined));
+    .where(
+      and(
+        eq(studies.studyCode, studyCode),
+        live,
+        selfId !== undefined ? sql`${studies.studyId} <> ${selfId}` : undefined,
+      ),
+    );
   if (clash) throw AppError.conflict('study.code_taken', `项目编号“${studyCode}”已存在`);
 }
 
@@ -221,22 +274,36 @@ export async function createStudy(ctx: AppContext, user: CurrentUser, input: Stu
     const id = study!.studyId;
     const [role] = await tx
       .insert(studyRoles)
-      .values({ studyId: id, roleName: STUDY_ADMIN_ROLE, remark: '项目创建时生成，拥有项目内全部权限', permissions: allStudyPermissionKeys([]) })
+      .values({
+        studyId: id,
+        roleName: STUDY_ADMIN_ROLE,
+        remark: '项目创建时生成，拥有项目内全部权限',
+        permissions: allStudyPermissionKeys([]),
+      })
       .returning({ id: studyRoles.id });
-    await tx.insert(studyPersonnel).values({ studyId: id, userId: user.userId, studyRoleId: role!.id, deptId: user.deptId });
+    await tx
+      .insert(studyPersonnel)
+      .values({ studyId: id, userId: user.userId, studyRoleId: role!.id, deptId: user.deptId });
     for (const disease of input.diseases ?? []) {
       await tx.insert(studyDiseases).values({ studyId: id, ...disease });
     }
     // The study's first audit row: its settings as created begin its chain.
     const [created] = await tx.select().from(studies).where(eq(studies.studyId, id));
     const settings = Object.fromEntries(AUDITED_SETTINGS.map((key) => [key, created![key]]));
-    await audit(tx, user, ctx.clock(), [{ studyId: id, action: 'study.create', newValue: { ...settings, diseases: input.diseases ?? [] } }]);
+    await audit(tx, user, ctx.clock(), [
+      { studyId: id, action: 'study.create', newValue: { ...settings, diseases: input.diseases ?? [] } },
+    ]);
     return id;
   });
   return getStudy(ctx, user, studyId);
 }
 
-export async function updateStudy(ctx: AppContext, user: CurrentUser, studyId: number, input: Partial<StudyInput> & { reason?: string }) {
+export async function updateStudy(
+  ctx: AppContext,
+  user: CurrentUser,
+  studyId: number,
+  input: Partial<StudyInput> & { reason?: string },
+) {
   await changeStudy(
     ctx,
     user,
@@ -335,7 +402,10 @@ export async function nextSerialNumber(tx: Tx, studyId: number, siteDeptId: numb
   const [row] = await tx
     .insert(serialCounters)
     .values({ studyId, scopeKey, lastValue: 1 })
-    .onConflictDoUpdate({ target: [serialCounters.studyId, serialCounters.scopeKey], set: { lastValue: sql`${serialCounters.lastValue} + 1` } })
+    .onConflictDoUpdate({
+      target: [serialCounters.studyId, serialCounters.scopeKey],
+      set: { lastValue: sql`${serialCounters.lastValue} + 1` },
+    })
     .returning({ lastValue: serialCounters.lastValue });
   return formatSerialNumber(study.serialPrefix, study.serialDigits, row!.lastValue);
 }
@@ -344,11 +414,19 @@ export async function getFollowTriggers(ctx: AppContext, studyId: number) {
   return (await studyRow(ctx, studyId)).followTriggers;
 }
 
-export async function setFollowTriggers(ctx: AppContext, user: CurrentUser, studyId: number, triggers: FollowTrigger[]) {
+export async function setFollowTriggers(
+  ctx: AppContext,
+  user: CurrentUser,
+  studyId: number,
+  triggers: FollowTrigger[],
+) {
   await changeStudy(ctx, user, studyId, async (tx) => {
     for (const trigger of triggers) {
       if (trigger.crfId === null) continue;
-      const [crf] = await tx.select({ id: crfs.id }).from(crfs).where(and(eq(crfs.id, trigger.crfId), eq(crfs.studyId, studyId)));
+      const [crf] = await tx
+        .select({ id: crfs.id })
+        .from(crfs)
+        .where(and(eq(crfs.id, trigger.crfId), eq(crfs.studyId, studyId)));
       if (!crf) throw AppError.badRequest('study.trigger_crf_missing', '随访触发表单不存在');
     }
     return { followTriggers: triggers };

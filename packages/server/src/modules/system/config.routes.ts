@@ -21,7 +21,10 @@ export function configRoutes(app: App, ctx: AppContext) {
 
   app.get(
     '/api/system/notice/list',
-    { schema: { tags: ['通知公告'], querystring: z.object({ ...pagingQuery }) }, config: { allowWhilePasswordMustChange: true } },
+    {
+      schema: { tags: ['通知公告'], querystring: z.object({ ...pagingQuery }) },
+      config: { allowWhilePasswordMustChange: true },
+    },
     async (request) => ok(await listNotices(ctx, pageRequest(request.query))),
   );
 }

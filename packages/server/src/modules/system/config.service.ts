@@ -17,7 +17,12 @@ export async function listNotices(ctx: AppContext, page: PageRequest) {
   const live = eq(notices.status, 0);
   const [{ total }] = (await ctx.db.select({ total: count() }).from(notices).where(live)) as [{ total: number }];
   const list = await ctx.db
-    .select({ noticeId: notices.noticeId, title: notices.title, content: notices.content, createTime: notices.createdAt })
+    .select({
+      noticeId: notices.noticeId,
+      title: notices.title,
+      content: notices.content,
+      createTime: notices.createdAt,
+    })
     .from(notices)
     .where(live)
     .orderBy(desc(notices.createdAt))

@@ -24,7 +24,10 @@ export function deptRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '机构列表（平铺，按 parentId 成树）',
-        querystring: z.object({ deptName: z.string().optional(), status: z.coerce.number().int().min(0).max(1).optional() }),
+        querystring: z.object({
+          deptName: z.string().optional(),
+          status: z.coerce.number().int().min(0).max(1).optional(),
+        }),
       },
       // The user page needs the tree for its department picker and filter.
       config: { permission: ['sys:org:organization', 'sys:org:user'] },

@@ -47,13 +47,16 @@ export async function getDept(ctx: AppContext, deptId: number) {
 
 /** Ids of a department and everything below it. */
 export async function deptSubtree(ctx: AppContext, deptId: number): Promise<number[]> {
-  const rows = await queryRows<{ dept_id: number }>(ctx.db, sql`
+  const rows = await queryRows<{ dept_id: number }>(
+    ctx.db,
+    sql`
     with recursive tree as (
       select dept_id from departments where dept_id = ${deptId}
       union all
       select d.dept_id from departments d join tree t on d.parent_id = t.dept_id
     )
-    select dept_id from tree`);
+    select dept_id from tree`,
+  );
   return rows.map((r) => Number(r.dept_id));
 }
 
@@ -104,7 +107,11 @@ export async function deleteDept(ctx: AppContext, deptId: number) {
   await ctx.db.transaction(async (tx) => {
     const [dept] = await tx.select().from(departments).where(eq(departments.deptId, deptId)).for('update');
     if (!dept) throw notFound();
-    const [child] = await tx.select({ id: departments.deptId }).from(departments).where(eq(departments.parentId, deptId)).limit(1);
+    const [child] = await tx
+      .select({ id: departments.deptId })
+      .from(departments)
+      .where(eq(departments.parentId, deptId))
+      .limit(1);
     if (child) throw AppError.conflict('dept.has_children', '存在下级机构，不允许删除');
     const [member] = await tx
       .select({ id: users.userId })

@@ -26,7 +26,13 @@ export function menuRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/system/menu/list',
     {
-      schema: { tags, querystring: z.object({ menuName: z.string().optional(), status: z.coerce.number().int().min(0).max(1).optional() }) },
+      schema: {
+        tags,
+        querystring: z.object({
+          menuName: z.string().optional(),
+          status: z.coerce.number().int().min(0).max(1).optional(),
+        }),
+      },
       config: { permission: 'sys:org:menu' },
     },
     async (request) => ok(await menusService.listMenus(ctx, request.query)),

@@ -68,7 +68,9 @@ export async function roleMenuTree(ctx: AppContext, roleId: number) {
   const menusTree = await menuTreeOptions(ctx);
   const checked = role.admin
     ? (await ctx.db.select({ menuId: menus.menuId }).from(menus)).map((m) => m.menuId)
-    : (await ctx.db.select({ menuId: roleMenus.menuId }).from(roleMenus).where(eq(roleMenus.roleId, roleId))).map((m) => m.menuId);
+    : (await ctx.db.select({ menuId: roleMenus.menuId }).from(roleMenus).where(eq(roleMenus.roleId, roleId))).map(
+        (m) => m.menuId,
+      );
   return { menus: menusTree, checkedKeys: checked };
 }
 
@@ -77,7 +79,9 @@ async function checkMenu(ctx: AppContext, input: MenuInput, selfId?: number) {
     const [parent] = await ctx.db.select().from(menus).where(eq(menus.menuId, input.parentId));
     if (!parent) throw AppError.badRequest('menu.parent_missing', '上级菜单不存在');
     if (parent.type === 'F') throw AppError.badRequest('menu.parent_button', '按钮下不能再添加菜单');
-    if (selfId !== undefined && input.parentId === selfId) throw AppError.badRequest('menu.parent_self', '上级菜单不能选择自己');
+    if (selfId !== undefined && input.parentId === selfId) {
+      throw AppError.badRequest('menu.parent_self', '上级菜单不能选择自己');
+    }
   }
   const [clash] = await ctx.db
     .select({ id: menus.menuId })
@@ -95,7 +99,11 @@ export async function createMenu(ctx: AppContext, input: MenuInput) {
 export async function updateMenu(ctx: AppContext, menuId: number, input: MenuInput) {
   await getMenu(ctx, menuId);
   await checkMenu(ctx, input, menuId);
-  const [row] = await ctx.db.update(menus).set({ ...input, updatedAt: ctx.clock() }).where(eq(menus.menuId, menuId)).returning();
+  const [row] = await ctx.db
+    .update(menus)
+    .set({ ...input, updatedAt: ctx.clock() })
+    .where(eq(menus.menuId, menuId))
+    .returning();
   return toMenuRow(row!);
 }
 

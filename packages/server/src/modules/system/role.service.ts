@@ -53,9 +53,15 @@ export async function getRole(ctx: AppContext, roleId: number) {
 
 async function checkUnique(tx: Tx, input: RoleInput, selfId?: number) {
   const others = selfId !== undefined ? ne(roles.roleId, selfId) : undefined;
-  const [byName] = await tx.select({ id: roles.roleId }).from(roles).where(and(eq(roles.roleName, input.roleName), others));
+  const [byName] = await tx
+    .select({ id: roles.roleId })
+    .from(roles)
+    .where(and(eq(roles.roleName, input.roleName), others));
   if (byName) throw AppError.conflict('role.name_taken', `角色名称“${input.roleName}”已存在`);
-  const [byKey] = await tx.select({ id: roles.roleId }).from(roles).where(and(eq(roles.roleKey, input.roleKey), others));
+  const [byKey] = await tx
+    .select({ id: roles.roleId })
+    .from(roles)
+    .where(and(eq(roles.roleKey, input.roleKey), others));
   if (byKey) throw AppError.conflict('role.key_taken', `权限字符“${input.roleKey}”已存在`);
 }
 
@@ -74,7 +80,13 @@ export async function createRole(ctx: AppContext, input: RoleInput) {
     await checkUnique(tx, input);
     const [row] = await tx
       .insert(roles)
-      .values({ roleName: input.roleName, roleKey: input.roleKey, roleSort: input.roleSort, status: input.status, remark: input.remark ?? null })
+      .values({
+        roleName: input.roleName,
+        roleKey: input.roleKey,
+        roleSort: input.roleSort,
+        status: input.status,
+        remark: input.remark ?? null,
+      })
       .returning({ roleId: roles.roleId });
     await replaceMenus(tx, row!.roleId, input.menuIds);
     return row!;
@@ -88,7 +100,14 @@ export async function updateRole(ctx: AppContext, roleId: number, input: RoleInp
     await checkUnique(tx, input, roleId);
     await tx
       .update(roles)
-      .set({ roleName: input.roleName, roleKey: input.roleKey, roleSort: input.roleSort, status: input.status, remark: input.remark ?? null, updatedAt: ctx.clock() })
+      .set({
+        roleName: input.roleName,
+        roleKey: input.roleKey,
+        roleSort: input.roleSort,
+        status: input.status,
+        remark: input.remark ?? null,
+        updatedAt: ctx.clock(),
+      })
       .where(eq(roles.roleId, roleId));
     // The administrator role holds everything implicitly; its menu list is not edited.
     if (!existing.admin) await replaceMenus(tx, roleId, input.menuIds);
@@ -98,7 +117,11 @@ export async function updateRole(ctx: AppContext, roleId: number, input: RoleInp
 
 export async function setRoleStatus(ctx: AppContext, roleId: number, status: number) {
   await ctx.db.transaction(async (tx) => {
-    const updated = await tx.update(roles).set({ status, updatedAt: ctx.clock() }).where(eq(roles.roleId, roleId)).returning({ id: roles.roleId });
+    const updated = await tx
+      .update(roles)
+      .set({ status, updatedAt: ctx.clock() })
+      .where(eq(roles.roleId, roleId))
+      .returning({ id: roles.roleId });
     if (updated.length === 0) throw notFound();
     await ensureAnAdministratorRemains(tx);
   });
@@ -109,7 +132,11 @@ export async function deleteRole(ctx: AppContext, roleId: number) {
     const [existing] = await tx.select({ admin: roles.admin }).from(roles).where(eq(roles.roleId, roleId));
     if (!existing) throw notFound();
     if (existing.admin) throw AppError.conflict('role.admin_protected', '管理员角色不允许删除');
-    const [holder] = await tx.select({ id: userRoles.userId }).from(userRoles).where(eq(userRoles.roleId, roleId)).limit(1);
+    const [holder] = await tx
+      .select({ id: userRoles.userId })
+      .from(userRoles)
+      .where(eq(userRoles.roleId, roleId))
+      .limit(1);
     if (holder) throw AppError.conflict('role.in_use', '角色已分配用户，不能删除');
     await tx.delete(roles).where(eq(roles.roleId, roleId));
   });

@@ -41,13 +41,19 @@ export function userRoutes(app: App, ctx: AppContext) {
 
   app.post(
     '/api/system/user',
-    { schema: { tags, summary: '新增用户', body: userCreateSchema }, config: { permission: 'sys:user:add', module, action: '新增' } },
+    {
+      schema: { tags, summary: '新增用户', body: userCreateSchema },
+      config: { permission: 'sys:user:add', module, action: '新增' },
+    },
     async (request) => ok(await usersService.createUser(ctx, request.body), '新增成功'),
   );
 
   app.put(
     '/api/system/user',
-    { schema: { tags, summary: '修改用户', body: userUpdateSchema }, config: { permission: 'sys:user:edit', module, action: '修改' } },
+    {
+      schema: { tags, summary: '修改用户', body: userUpdateSchema },
+      config: { permission: 'sys:user:edit', module, action: '修改' },
+    },
     async (request) => {
       await usersService.updateUser(ctx, requireUser(request), request.body);
       return ok(null, '修改成功');
@@ -56,7 +62,10 @@ export function userRoutes(app: App, ctx: AppContext) {
 
   app.delete(
     '/api/system/user',
-    { schema: { tags, summary: '删除用户', querystring: userIdQuery }, config: { permission: 'sys:user:remove', module, action: '删除' } },
+    {
+      schema: { tags, summary: '删除用户', querystring: userIdQuery },
+      config: { permission: 'sys:user:remove', module, action: '删除' },
+    },
     async (request) => {
       await usersService.deleteUser(ctx, requireUser(request), request.query.userId);
       return ok(null, '删除成功');

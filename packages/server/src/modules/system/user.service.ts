@@ -100,7 +100,10 @@ export async function getUser(ctx: AppContext, userId: number) {
 }
 
 async function checkReferences(tx: Tx, input: { deptId: number; roleIds: number[] }) {
-  const [dept] = await tx.select({ id: departments.deptId }).from(departments).where(eq(departments.deptId, input.deptId));
+  const [dept] = await tx
+    .select({ id: departments.deptId })
+    .from(departments)
+    .where(eq(departments.deptId, input.deptId));
   if (!dept) throw AppError.badRequest('user.dept_missing', '所属机构不存在');
   const found = await tx.select({ id: roles.roleId }).from(roles).where(inArray(roles.roleId, input.roleIds));
   if (found.length !== new Set(input.roleIds).size) throw AppError.badRequest('user.role_missing', '所属职位不存在');
@@ -147,7 +150,10 @@ export async function createUser(ctx: AppContext, input: UserCreate) {
 
 export async function updateUser(ctx: AppContext, actor: CurrentUser, input: UserUpdate) {
   await ctx.db.transaction(async (tx) => {
-    const [existing] = await tx.select({ id: users.userId }).from(users).where(and(eq(users.userId, input.userId), live));
+    const [existing] = await tx
+      .select({ id: users.userId })
+      .from(users)
+      .where(and(eq(users.userId, input.userId), live));
     if (!existing) throw notFound();
     await checkUserNameFree(tx, input.userName, input.userId);
     await checkReferences(tx, input);
@@ -211,11 +217,14 @@ export async function setHome(ctx: AppContext, perm: string, userIds: number[]) 
 
 /** The platform must never lose its last enabled administrator: nobody could manage it again. */
 export async function ensureAnAdministratorRemains(tx: Tx) {
-  const [row] = await queryRows<{ n: number }>(tx, sql`
+  const [row] = await queryRows<{ n: number }>(
+    tx,
+    sql`
     select count(*)::int as n from users u
       join user_roles ur on ur.user_id = u.user_id
       join roles r on r.role_id = ur.role_id
-    where u.deleted_at is null and u.status = 0 and r.status = 0 and r.is_admin`);
+    where u.deleted_at is null and u.status = 0 and r.status = 0 and r.is_admin`,
+  );
   if (Number(row?.n ?? 0) === 0) {
     throw AppError.conflict('user.last_admin', '至少需要保留一个启用的管理员');
   }

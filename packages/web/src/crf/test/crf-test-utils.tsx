@@ -7,7 +7,13 @@ import { RenderProbeContext, type RenderProbe } from '../render-probe';
 
 export const NOW = new Date('2024-06-15T02:30:00Z'); // 10:30 in Asia/Shanghai
 
-export const item = (type: CrfNode['type'], name: string, title: string, option: CrfNode['option'] = {}, children: CrfNode[] = []): CrfNode => ({
+export const item = (
+  type: CrfNode['type'],
+  name: string,
+  title: string,
+  option: CrfNode['option'] = {},
+  children: CrfNode[] = [],
+): CrfNode => ({
   name,
   title,
   type,
@@ -15,7 +21,12 @@ export const item = (type: CrfNode['type'], name: string, title: string, option:
   children,
 });
 
-export const form = (children: CrfNode[], extra: Partial<CrfDefinition> = {}): CrfDefinition => ({ title: '测试表单', option: {}, children, ...extra });
+export const form = (children: CrfNode[], extra: Partial<CrfDefinition> = {}): CrfDefinition => ({
+  title: '测试表单',
+  option: {},
+  children,
+  ...extra,
+});
 
 export interface Harness {
   changes: Array<{ values: Record<string, unknown>; name: string }>;
@@ -24,7 +35,12 @@ export interface Harness {
 }
 
 /** Renders a CrfForm the way a page does: values held by the parent and handed back on each change. */
-export function renderCrf(definition: CrfDefinition, initial: Record<string, unknown> = {}, props: Partial<CrfFormProps> = {}, probe?: RenderProbe) {
+export function renderCrf(
+  definition: CrfDefinition,
+  initial: Record<string, unknown> = {},
+  props: Partial<CrfFormProps> = {},
+  probe?: RenderProbe,
+) {
   const harness: Harness = { changes: [], last: () => harness.changes.at(-1)?.values ?? initial, state: () => latest };
   let latest: FormState | undefined;
   function Page() {
@@ -47,7 +63,15 @@ export function renderCrf(definition: CrfDefinition, initial: Record<string, unk
       />
     );
   }
-  const view = renderWithProviders(probe ? <RenderProbeContext.Provider value={probe}><Page /></RenderProbeContext.Provider> : <Page />);
+  const view = renderWithProviders(
+    probe ? (
+      <RenderProbeContext.Provider value={probe}>
+        <Page />
+      </RenderProbeContext.Provider>
+    ) : (
+      <Page />
+    ),
+  );
   return { ...view, harness };
 }
 

@@ -66,14 +66,22 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
   const onKeyDown = (event: KeyboardEvent) => {
     if ((event.key === 'Delete' || event.key === 'Backspace') && value && !disabled) onChange('');
   };
-  const clear = value && !disabled ? (
-    <Button type="link" size="small" className="crf-choice-clear" tabIndex={-1} onClick={() => onChange('')}>
-      {CRF_T.clear}
-    </Button>
-  ) : null;
+  const clear =
+    value && !disabled ? (
+      <Button type="link" size="small" className="crf-choice-clear" tabIndex={-1} onClick={() => onChange('')}>
+        {CRF_T.clear}
+      </Button>
+    ) : null;
   if (look === 'tag') {
     return (
-      <div className="crf-choice" role="radiogroup" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur} onKeyDown={onKeyDown}>
+      <div
+        className="crf-choice"
+        role="radiogroup"
+        aria-labelledby={labelId}
+        aria-label={ariaLabel}
+        onBlur={onBlur}
+        onKeyDown={onKeyDown}
+      >
         <Radio.Group
           id={id}
           optionType="button"
@@ -88,7 +96,14 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
     );
   }
   return (
-    <div className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`} role="radiogroup" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur} onKeyDown={onKeyDown}>
+    <div
+      className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`}
+      role="radiogroup"
+      aria-labelledby={labelId}
+      aria-label={ariaLabel}
+      onBlur={onBlur}
+      onKeyDown={onKeyDown}
+    >
       <Radio.Group
         id={id}
         value={value}
@@ -132,7 +147,14 @@ export function MultiChoice({ look, ...props }: MultiProps & { look: ChoiceLook 
   }
   if (look === 'tag') {
     return (
-      <div className="crf-choice crf-choice-tags" id={id} role="group" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur}>
+      <div
+        className="crf-choice crf-choice-tags"
+        id={id}
+        role="group"
+        aria-labelledby={labelId}
+        aria-label={ariaLabel}
+        onBlur={onBlur}
+      >
         {choices.map((c) => (
           <Tag.CheckableTag
             key={c.value}
@@ -151,7 +173,14 @@ export function MultiChoice({ look, ...props }: MultiProps & { look: ChoiceLook 
     );
   }
   return (
-    <div className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`} id={id} role="group" aria-labelledby={labelId} aria-label={ariaLabel} onBlur={onBlur}>
+    <div
+      className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`}
+      id={id}
+      role="group"
+      aria-labelledby={labelId}
+      aria-label={ariaLabel}
+      onBlur={onBlur}
+    >
       <Checkbox.Group
         value={value}
         disabled={disabled}

@@ -34,7 +34,19 @@ export interface DateEntryProps extends ControlProps {
  * them) becomes the value and an invalid one reverts to the last valid value. Leaving the field
  * with an unfinished draft reverts too. Dates containing 1900 show empty (forms §9).
  */
-export function DateEntry({ node, id, value, disabled, status, onChange, onBlur, ariaLabel, format, allowUnknown, picker }: DateEntryProps) {
+export function DateEntry({
+  node,
+  id,
+  value,
+  disabled,
+  status,
+  onChange,
+  onBlur,
+  ariaLabel,
+  format,
+  allowUnknown,
+  picker,
+}: DateEntryProps) {
   const store = useCrfStore();
   const text = asText(value);
   const [draft, setDraft] = useState<string | null>(null);
@@ -106,12 +118,32 @@ export function DateEntry({ node, id, value, disabled, status, onChange, onBlur,
         aria-label={ariaLabel}
         autoComplete="off"
         maxLength={format.length + 2}
-        suffix={picker === 'calendar' ? pickerButton : <PartsPicker format={format} value={text} open={open} onOpenChange={setOpen} onPick={accept} trigger={pickerButton} />}
+        suffix={
+          picker === 'calendar' ? (
+            pickerButton
+          ) : (
+            <PartsPicker
+              format={format}
+              value={text}
+              open={open}
+              onOpenChange={setOpen}
+              onPick={accept}
+              trigger={pickerButton}
+            />
+          )
+        }
         onChange={(event) => onType(event.target.value)}
         onBlur={onLeave}
       />
       {picker === 'calendar' && (
-        <CalendarAnchor format={format} value={text} open={open} onOpenChange={setOpen} disabledDate={disabledDate} onPick={accept} />
+        <CalendarAnchor
+          format={format}
+          value={text}
+          open={open}
+          onOpenChange={setOpen}
+          disabledDate={disabledDate}
+          onPick={accept}
+        />
       )}
       {rejected && <div className="crf-field-error">{CRF_MSG.dateInvalid}</div>}
     </div>
@@ -185,7 +217,10 @@ function PartsPanel({ format, value, onPick }: { format: DateFormat; value: stri
   const [year, setYear] = useState<string | undefined>(initial[0] || undefined);
   const [month, setMonth] = useState<string | undefined>(initial[1] || undefined);
   const [day, setDay] = useState<string | undefined>(initial[2] || undefined);
-  const maxDay = month && month !== UNKNOWN_PART ? daysInMonth(year && year !== UNKNOWN_YEAR ? Number(year) : 2000, Number(month)) : 31;
+  const maxDay =
+    month && month !== UNKNOWN_PART
+      ? daysInMonth(year && year !== UNKNOWN_YEAR ? Number(year) : 2000, Number(month))
+      : 31;
   const days = [UNKNOWN_PART, ...Array.from({ length: maxDay }, (_, i) => pad(i + 1))];
   const parts = [year, month, day].slice(0, count);
   const composed = parts.every((p) => p !== undefined) ? parts.join('-') : null;

@@ -14,7 +14,11 @@ export function GroupWidget({ node, crfCols }: BlockProps) {
     <div className={`crf-group${matrix ? ' crf-group-matrix' : ''}`} role="group" aria-label={title || undefined}>
       {title && <div className="crf-group-title">{title}</div>}
       {node.option.description && <div className="crf-block-desc">{node.option.description}</div>}
-      {matrix ? <MatrixTable node={node} choices={matrix} /> : <CrfChildren nodes={node.children} crfCols={node.option.crfCols ?? crfCols} />}
+      {matrix ? (
+        <MatrixTable node={node} choices={matrix} />
+      ) : (
+        <CrfChildren nodes={node.children} crfCols={node.option.crfCols ?? crfCols} />
+      )}
     </div>
   );
 }

@@ -6,5 +6,11 @@ import type { ControlProps } from './widget-types';
 export function InputWidget(props: ControlProps) {
   const { format, validate } = props.node.option;
   const inputMode = validate?.type === 'phone' ? 'tel' : validate?.type === 'email' ? 'email' : undefined;
-  return <TextInputBase {...props} inputMode={inputMode} formatOnBlur={format ? (text) => formatItemValue('input', format, text) : undefined} />;
+  return (
+    <TextInputBase
+      {...props}
+      inputMode={inputMode}
+      formatOnBlur={format ? (text) => formatItemValue('input', format, text) : undefined}
+    />
+  );
 }

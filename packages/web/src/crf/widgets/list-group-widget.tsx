@@ -60,7 +60,16 @@ function RowNodes({ nodes, container, index, row, crfCols }: RowNodesProps) {
         if (!cell?.visible) return null;
         const key = child.name || `#${i}`;
         if (isContainerType(child.type)) {
-          return <RowNodes key={key} nodes={child.children} container={container} index={index} row={row} crfCols={child.option.crfCols ?? crfCols} />;
+          return (
+            <RowNodes
+              key={key}
+              nodes={child.children}
+              container={container}
+              index={index}
+              row={row}
+              crfCols={child.option.crfCols ?? crfCols}
+            />
+          );
         }
         if (!isValueType(child.type)) {
           return (

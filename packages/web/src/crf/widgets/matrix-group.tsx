@@ -86,9 +86,19 @@ const MatrixRow = memo(function MatrixRow({ node, choices }: { node: CrfNode; ch
         return (
           <td key={choice.value}>
             {multi ? (
-              <Checkbox checked={checked} disabled={disabled} aria-label={label} onChange={(event) => set(choice.value, event.target.checked)} />
+              <Checkbox
+                checked={checked}
+                disabled={disabled}
+                aria-label={label}
+                onChange={(event) => set(choice.value, event.target.checked)}
+              />
             ) : (
-              <Radio checked={checked} disabled={disabled} aria-label={label} onChange={() => set(choice.value, true)} />
+              <Radio
+                checked={checked}
+                disabled={disabled}
+                aria-label={label}
+                onChange={() => set(choice.value, true)}
+              />
             )}
           </td>
         );

@@ -1,7 +1,14 @@
 import { useState } from 'react';
 import { Button, Image, Input, Modal, Upload } from 'antd';
 import { UploadOutlined } from '@ant-design/icons';
-import { UPLOAD_REMARKS_MAX, nowString, type ImageEntry, type MediaEntry, type MediaKind, type VideoEntry } from '@ecrf/core';
+import {
+  UPLOAD_REMARKS_MAX,
+  nowString,
+  type ImageEntry,
+  type MediaEntry,
+  type MediaKind,
+  type VideoEntry,
+} from '@ecrf/core';
 import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { useCrfUi } from '../crf-ui';
@@ -25,7 +32,12 @@ const timeOf = (kind: MediaKind, entry: MediaEntry<MediaKind> | null) =>
  * chosen entry. A video of 500 MB or more is refused before upload (forms §5). Remarks hold at most
  * 180 characters. Confirming hands back one entry; the widget appends or replaces it.
  */
-export function MediaUploadDialog<K extends MediaKind>({ kind, entry, onConfirm, onCancel }: MediaUploadDialogProps<K>) {
+export function MediaUploadDialog<K extends MediaKind>({
+  kind,
+  entry,
+  onConfirm,
+  onCancel,
+}: MediaUploadDialogProps<K>) {
   const store = useCrfStore();
   const ui = useCrfUi();
   const canUpload = useStoreSlice(store, (s) => s.canUpload);
@@ -35,7 +47,13 @@ export function MediaUploadDialog<K extends MediaKind>({ kind, entry, onConfirm,
   const [uploading, setUploading] = useState(false);
   const image = kind === 'image';
   const editing = entry !== null;
-  const title = image ? (editing ? CRF_T.editImageTitle : CRF_T.addImageTitle) : editing ? CRF_T.editVideoTitle : CRF_T.addVideoTitle;
+  const title = image
+    ? editing
+      ? CRF_T.editImageTitle
+      : CRF_T.addImageTitle
+    : editing
+      ? CRF_T.editVideoTitle
+      : CRF_T.addVideoTitle;
 
   const upload = async (file: File) => {
     if (!image && isVideoTooLarge(file)) {
@@ -62,7 +80,9 @@ export function MediaUploadDialog<K extends MediaKind>({ kind, entry, onConfirm,
       void ui.message.warning(CRF_T.fileRequired);
       return;
     }
-    const next = image ? { uploadTime: time, remarks, dialogImgUrl: url } : { videoTime: time, remarks, dialogVideoUrl: url };
+    const next = image
+      ? { uploadTime: time, remarks, dialogImgUrl: url }
+      : { videoTime: time, remarks, dialogVideoUrl: url };
     onConfirm(next as MediaEntry<K>);
   };
 

@@ -1,7 +1,15 @@
 import { useState } from 'react';
 import { Button, Image, Modal, Tooltip } from 'antd';
 import { DeleteOutlined, EditOutlined, PlayCircleFilled, PlusOutlined } from '@ant-design/icons';
-import { applyUploadEntry, readMediaList, writeMediaList, type ImageEntry, type MediaEntry, type MediaKind, type VideoEntry } from '@ecrf/core';
+import {
+  applyUploadEntry,
+  readMediaList,
+  writeMediaList,
+  type ImageEntry,
+  type MediaEntry,
+  type MediaKind,
+  type VideoEntry,
+} from '@ecrf/core';
 import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { confirmRemoveFile, useCrfUi } from '../crf-ui';
@@ -13,7 +21,16 @@ import type { ControlProps } from './widget-types';
  * The image and video lists (forms §3, §4): any stored shape is read, and every change (add appends,
  * edit replaces at its index, remove after confirmation) emits the whole list as JSON.
  */
-export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, onChange, onBlur, ariaLabel, labelId }: ControlProps & { kind: K }) {
+export function MediaUpload<K extends MediaKind>({
+  kind,
+  id,
+  value,
+  disabled,
+  onChange,
+  onBlur,
+  ariaLabel,
+  labelId,
+}: ControlProps & { kind: K }) {
   const store = useCrfStore();
   const ui = useCrfUi();
   const canUpload = useStoreSlice(store, (s) => s.canUpload);
@@ -28,8 +45,10 @@ export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, on
     onBlur();
   };
   const remove = (index: number) =>
-    confirmRemoveFile(ui, { title: CRF_T.confirmTitle, content: CRF_T.confirmRemoveFile, ok: CRF_T.ok, cancel: CRF_T.cancel }, () =>
-      emit(entries.filter((_, i) => i !== index)),
+    confirmRemoveFile(
+      ui,
+      { title: CRF_T.confirmTitle, content: CRF_T.confirmRemoveFile, ok: CRF_T.ok, cancel: CRF_T.cancel },
+      () => emit(entries.filter((_, i) => i !== index)),
     );
   const canAdd = !disabled && canUpload;
 
@@ -42,9 +61,20 @@ export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, on
           <div className="crf-media-item" key={`${index}-${url}`}>
             <div className="crf-media-thumb">
               {image ? (
-                <Image src={fileUrl(url)} fallback={IMAGE_PLACEHOLDER} width={104} height={104} alt={entry.remarks || time} />
+                <Image
+                  src={fileUrl(url)}
+                  fallback={IMAGE_PLACEHOLDER}
+                  width={104}
+                  height={104}
+                  alt={entry.remarks || time}
+                />
               ) : (
-                <button type="button" className="crf-video-play" aria-label={`${CRF_T.play}${entry.remarks || time}`} onClick={() => setPlaying(fileUrl(url))}>
+                <button
+                  type="button"
+                  className="crf-video-play"
+                  aria-label={`${CRF_T.play}${entry.remarks || time}`}
+                  onClick={() => setPlaying(fileUrl(url))}
+                >
                   <video src={fileUrl(url)} preload="metadata" muted className="crf-video-thumb" />
                   <PlayCircleFilled className="crf-video-icon" />
                 </button>
@@ -56,10 +86,23 @@ export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, on
             {!disabled && (
               <div className="crf-media-actions">
                 <Tooltip title={CRF_T.edit}>
-                  <Button size="small" type="text" icon={<EditOutlined />} aria-label={CRF_T.edit} onClick={() => setDialog({ index })} />
+                  <Button
+                    size="small"
+                    type="text"
+                    icon={<EditOutlined />}
+                    aria-label={CRF_T.edit}
+                    onClick={() => setDialog({ index })}
+                  />
                 </Tooltip>
                 <Tooltip title={CRF_T.remove}>
-                  <Button size="small" type="text" danger icon={<DeleteOutlined />} aria-label={CRF_T.remove} onClick={() => remove(index)} />
+                  <Button
+                    size="small"
+                    type="text"
+                    danger
+                    icon={<DeleteOutlined />}
+                    aria-label={CRF_T.remove}
+                    onClick={() => remove(index)}
+                  />
                 </Tooltip>
               </div>
             )}
@@ -68,7 +111,12 @@ export function MediaUpload<K extends MediaKind>({ kind, id, value, disabled, on
       })}
       {!disabled && (
         <Tooltip title={canUpload ? undefined : CRF_T.uploadUnavailable}>
-          <button type="button" className="crf-media-add" disabled={!canAdd} onClick={() => setDialog({ index: undefined })}>
+          <button
+            type="button"
+            className="crf-media-add"
+            disabled={!canAdd}
+            onClick={() => setDialog({ index: undefined })}
+          >
             <PlusOutlined />
             <span>{image ? CRF_T.uploadImage : CRF_T.uploadVideo}</span>
           </button>

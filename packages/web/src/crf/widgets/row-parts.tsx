@@ -61,7 +61,13 @@ export function RemoveRowButton({ container, index, label }: { container: string
       cancelText={CRF_T.cancel}
       onConfirm={() => store.removeRow(container, index)}
     >
-      <Button type="text" danger size="small" icon={<DeleteOutlined />} aria-label={`${CRF_T.remove}${CRF_T.rowTitle(index + 1)}`}>
+      <Button
+        type="text"
+        danger
+        size="small"
+        icon={<DeleteOutlined />}
+        aria-label={`${CRF_T.remove}${CRF_T.rowTitle(index + 1)}`}
+      >
         {label ? CRF_T.remove : null}
       </Button>
     </Popconfirm>

@@ -15,7 +15,9 @@ interface TableRow {
 
 /** Value columns of a table; groups inside a table contribute their items. */
 function columnsOf(nodes: readonly CrfNode[]): CrfNode[] {
-  return nodes.flatMap((child) => (isValueType(child.type) ? [child] : child.children.length > 0 ? columnsOf(child.children) : []));
+  return nodes.flatMap((child) =>
+    isValueType(child.type) ? [child] : child.children.length > 0 ? columnsOf(child.children) : [],
+  );
 }
 
 /**
@@ -29,7 +31,14 @@ export function TableWidget({ node, state, itemKey }: BlockProps) {
   const container = node.name;
   const children = columnsOf(node.children);
   const columns: ColumnsType<TableRow> = [
-    { title: CRF_T.index, key: '#', width: 56, align: 'center', className: 'crf-table-aux', render: (_, record) => record.key + 1 },
+    {
+      title: CRF_T.index,
+      key: '#',
+      width: 56,
+      align: 'center',
+      className: 'crf-table-aux',
+      render: (_, record) => record.key + 1,
+    },
     ...children.map((child) => ({
       key: child.name,
       minWidth: tableColumnMinWidth(child),
@@ -65,7 +74,16 @@ export function TableWidget({ node, state, itemKey }: BlockProps) {
   return (
     <div className="crf-rows crf-table" role="group" aria-label={titleOf(node) || undefined}>
       <RowsHeading node={node} state={state} />
-      <Table<TableRow> size="small" bordered columns={columns} dataSource={data} pagination={false} tableLayout="auto" locale={{ emptyText: <div className="crf-empty">{CRF_T.empty}</div> }} scroll={{ x: 'max-content' }} />
+      <Table<TableRow>
+        size="small"
+        bordered
+        columns={columns}
+        dataSource={data}
+        pagination={false}
+        tableLayout="auto"
+        locale={{ emptyText: <div className="crf-empty">{CRF_T.empty}</div> }}
+        scroll={{ x: 'max-content' }}
+      />
       <AddRowButton container={container} disabled={disabled} />
       <RowsMessages state={state} itemKey={itemKey} />
     </div>

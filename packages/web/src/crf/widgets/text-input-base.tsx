@@ -16,7 +16,22 @@ export interface TextInputBaseProps extends ControlProps {
 
 /** The one-line text box behind input, text, int, real and number items. The value stays text as typed. */
 export function TextInputBase(props: TextInputBaseProps) {
-  const { node, id, value, disabled, status, onChange, onBlur, ariaLabel, sanitize, formatOnBlur, inputMode, placeholder, onKeyDown, extra } = props;
+  const {
+    node,
+    id,
+    value,
+    disabled,
+    status,
+    onChange,
+    onBlur,
+    ariaLabel,
+    sanitize,
+    formatOnBlur,
+    inputMode,
+    placeholder,
+    onKeyDown,
+    extra,
+  } = props;
   const text = asText(value);
   return (
     <Input

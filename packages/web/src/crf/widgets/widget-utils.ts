@@ -5,7 +5,8 @@ import { CRF_T } from '../crf-texts';
 /** The label of an item: its title, else the option's display title. */
 export const titleOf = (node: CrfNode): string => node.title || node.option.title || '';
 
-export const placeholderOf = (node: CrfNode, fallback: string = CRF_T.inputPlaceholder): string => node.option.placeholder || fallback;
+export const placeholderOf = (node: CrfNode, fallback: string = CRF_T.inputPlaceholder): string =>
+  node.option.placeholder || fallback;
 
 /** The display option width: a number is pixels; "60%" or "12em" are used as written. */
 export function widthStyle(node: CrfNode): CSSProperties | undefined {
@@ -37,4 +38,5 @@ export function parseStyleText(text: string | undefined): CSSProperties | undefi
   return Object.keys(style).length > 0 ? (style as CSSProperties) : undefined;
 }
 
-export const asText = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
+export const asText = (value: unknown): string =>
+  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';

@@ -15,12 +15,20 @@ const formNode = (crfId: number, title: string, extra: Partial<CrfMenuNode> = {}
   ...extra,
 });
 
-const stage = (id: number, title: string, childrens: CrfMenuNode[]): CrfMenuNode => ({ id: `stage-${id}`, title, type: 0, childrens, btns: [] });
+const stage = (id: number, title: string, childrens: CrfMenuNode[]): CrfMenuNode => ({
+  id: `stage-${id}`,
+  title,
+  type: 0,
+  childrens,
+  btns: [],
+});
 
 const MENU: CrfMenuNode[] = [
   stage(1, '基线', [formNode(11, '人口学资料', { state: 2 }), formNode(12, '生命体征', { state: 9 })]),
   stage(2, '手术', [stage(3, '术中', [formNode(13, '手术记录', { state: 1 })])]),
-  stage(4, '术后随访', [formNode(14, '术后随访', { repeat: 0, count: 2, btns: [{ code: 'study.iconBtn.doubt', title: '质疑按钮' }] })]),
+  stage(4, '术后随访', [
+    formNode(14, '术后随访', { repeat: 0, count: 2, btns: [{ code: 'study.iconBtn.doubt', title: '质疑按钮' }] }),
+  ]),
 ];
 
 describe('CRF menu', () => {

@@ -10,9 +10,24 @@ export interface FormStateMeta {
 }
 
 const STATE_META: Record<number, FormStateMeta> = {
-  [FORM_STATE.notStarted]: { code: 0, label: T.crfPage.state.notStarted, tip: T.crfPage.state.notStartedTip, color: '#bfbfbf' },
-  [FORM_STATE.incomplete]: { code: 1, label: T.crfPage.state.incomplete, tip: T.crfPage.state.incompleteTip, color: '#faad14' },
-  [FORM_STATE.submitted]: { code: 2, label: T.crfPage.state.submitted, tip: T.crfPage.state.submittedTip, color: '#52c41a' },
+  [FORM_STATE.notStarted]: {
+    code: 0,
+    label: T.crfPage.state.notStarted,
+    tip: T.crfPage.state.notStartedTip,
+    color: '#bfbfbf',
+  },
+  [FORM_STATE.incomplete]: {
+    code: 1,
+    label: T.crfPage.state.incomplete,
+    tip: T.crfPage.state.incompleteTip,
+    color: '#faad14',
+  },
+  [FORM_STATE.submitted]: {
+    code: 2,
+    label: T.crfPage.state.submitted,
+    tip: T.crfPage.state.submittedTip,
+    color: '#52c41a',
+  },
   [FORM_STATE.doubt]: { code: 9, label: T.crfPage.state.doubt, tip: T.crfPage.state.doubtTip, color: '#f5222d' },
 };
 

@@ -27,13 +27,35 @@ const formNode = (crfId: number, title: string, state: number, repeat = 1, count
 });
 
 const MENU: CrfMenuNode[] = [
-  { id: 'stage-1', title: '基线', type: 0, btns: [], childrens: [formNode(11, '人口学资料', 2), formNode(12, '生命体征', 9)] },
+  {
+    id: 'stage-1',
+    title: '基线',
+    type: 0,
+    btns: [],
+    childrens: [formNode(11, '人口学资料', 2), formNode(12, '生命体征', 9)],
+  },
   { id: 'stage-2', title: '手术', type: 0, btns: [], childrens: [formNode(13, '手术记录', 1)] },
   { id: 'stage-3', title: '术后随访', type: 0, btns: [], childrens: [formNode(14, '术后随访', 0, 0, 2)] },
 ];
 
 const TITLES: Record<number, string> = { 11: '人口学资料', 12: '生命体征', 13: '手术记录', 14: '术后随访' };
-const PATIENT = { id: 1, studyId: 5, subjectRecordId: 7, identificationCode: 'LSS-0001', subjectName: '张建国', gender: 1, birth: null, age: null, mobile: null, diseaseCode: 'LSS', openId: null, qrCode: 'f00d', state: 0, creater: '管理员', createTime: '' };
+const PATIENT = {
+  id: 1,
+  studyId: 5,
+  subjectRecordId: 7,
+  identificationCode: 'LSS-0001',
+  subjectName: '张建国',
+  gender: 1,
+  birth: null,
+  age: null,
+  mobile: null,
+  diseaseCode: 'LSS',
+  openId: null,
+  qrCode: 'f00d',
+  state: 0,
+  creater: '管理员',
+  createTime: '',
+};
 
 function detail(crfId: number, recordId: number | null): CrfRecordDetail {
   return {
@@ -41,7 +63,19 @@ function detail(crfId: number, recordId: number | null): CrfRecordDetail {
     subject: PATIENT,
     subjectRecord: { id: 7, creater: '管理员', state: 0 },
     subjectState: { crfId, subjectRecordId: 7, state: 0 },
-    crfDataRecord: recordId ? { id: recordId, crfDataRecordId: recordId, version: 1, crfVersion: 1, state: 1, values: {}, sdv: {}, createTime: '', updateTime: '' } : null,
+    crfDataRecord: recordId
+      ? {
+          id: recordId,
+          crfDataRecordId: recordId,
+          version: 1,
+          crfVersion: 1,
+          state: 1,
+          values: {},
+          sdv: {},
+          createTime: '',
+          updateTime: '',
+        }
+      : null,
     crfDataRecords: [],
     crfDoubts: [],
     initialValues: recordId ? null : {},
@@ -70,9 +104,25 @@ function renderPage(url: string, records: number[] = []) {
   api.menu.mockResolvedValue(ok(MENU));
   api.patientInfo.mockResolvedValue(ok(PATIENT));
   api.studyDoubtFlag.mockResolvedValue(ok('1'));
-  api.detail.mockImplementation(async (_sr: number, crfId: number, recordId?: number | null) => ok(detail(crfId, recordId ?? null)));
-  api.dataList.mockResolvedValue(ok(records.map((id) => ({ crfDataRecordId: id, state: 1, version: 1, createTime: '', updateTime: '', creater: '管理员', summary: '' }))));
-  const router = createMemoryRouter([{ path: '/crf/:subjectRecordId', element: <CrfRecordPage /> }], { initialEntries: [url] });
+  api.detail.mockImplementation(async (_sr: number, crfId: number, recordId?: number | null) =>
+    ok(detail(crfId, recordId ?? null)),
+  );
+  api.dataList.mockResolvedValue(
+    ok(
+      records.map((id) => ({
+        crfDataRecordId: id,
+        state: 1,
+        version: 1,
+        createTime: '',
+        updateTime: '',
+        creater: '管理员',
+        summary: '',
+      })),
+    ),
+  );
+  const router = createMemoryRouter([{ path: '/crf/:subjectRecordId', element: <CrfRecordPage /> }], {
+    initialEntries: [url],
+  });
   renderWithProviders(<RouterProvider router={router} />);
   return router;
 }
@@ -107,10 +157,15 @@ describe('CRF page', () => {
     await screen.findByText('张建国');
     expect(screen.getByText('LSS-0001')).toBeTruthy();
     const states = Object.fromEntries(
-      [...document.querySelectorAll('.crf-menu-form')].map((el) => [el.querySelector('.crf-menu-form-title')!.textContent, el.querySelector('.crf-state-icon')!.getAttribute('aria-label')]),
+      [...document.querySelectorAll('.crf-menu-form')].map((el) => [
+        el.querySelector('.crf-menu-form-title')!.textContent,
+        el.querySelector('.crf-state-icon')!.getAttribute('aria-label'),
+      ]),
     );
     expect(states).toEqual({ 人口学资料: '已提交', 生命体征: '存在质疑', 手术记录: '未完成', 术后随访: '未开始' });
-    const repeatable = [...document.querySelectorAll('.crf-menu-form')].filter((el) => within(el as HTMLElement).queryByLabelText('可重复表单'));
+    const repeatable = [...document.querySelectorAll('.crf-menu-form')].filter((el) =>
+      within(el as HTMLElement).queryByLabelText('可重复表单'),
+    );
     expect(repeatable.map((el) => el.querySelector('.crf-menu-form-title')!.textContent)).toEqual(['术后随访']);
     fireEvent.mouseEnter(document.querySelector('.crf-menu-form[data-crf-id="12"] .crf-state-icon')!);
     await screen.findByText('存在质疑：有未关闭的质疑');

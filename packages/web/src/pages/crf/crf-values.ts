@@ -1,4 +1,13 @@
-import { isEmptyValue, isRowType, isValueType, itemTitle, nodesByName, valueText, type CrfDefinition, type CrfNode } from '@ecrf/core';
+import {
+  isEmptyValue,
+  isRowType,
+  isValueType,
+  itemTitle,
+  nodesByName,
+  valueText,
+  type CrfDefinition,
+  type CrfNode,
+} from '@ecrf/core';
 
 /** A value item of a form at the top level of its values (a list group or table counts as one). */
 export interface FormItem {
@@ -19,10 +28,20 @@ export function formItems(definition: CrfDefinition): FormItem[] {
   const walk = (nodes: readonly CrfNode[], path: string[]) => {
     for (const node of nodes) {
       if (isRowType(node.type)) {
-        if (node.name) out.push({ name: node.name, title: titleOf(node), node, path, columns: node.children.filter((c) => c.name && isValueType(c.type)) });
+        if (node.name) {
+          out.push({
+            name: node.name,
+            title: titleOf(node),
+            node,
+            path,
+            columns: node.children.filter((c) => c.name && isValueType(c.type)),
+          });
+        }
         continue;
       }
-      if (node.name && isValueType(node.type)) out.push({ name: node.name, title: titleOf(node), node, path, columns: [] });
+      if (node.name && isValueType(node.type)) {
+        out.push({ name: node.name, title: titleOf(node), node, path, columns: [] });
+      }
       if (node.children.length > 0) walk(node.children, node.title ? [...path, node.title] : path);
     }
   };
@@ -36,7 +55,11 @@ export { itemTitle, nodesByName };
 export const formatValue = valueText;
 
 /** The text of a value as stored in an audit row or a query (no record around it). */
-export function formatLooseValue(nodes: ReadonlyMap<string, CrfNode>, name: string | null | undefined, value: unknown): string {
+export function formatLooseValue(
+  nodes: ReadonlyMap<string, CrfNode>,
+  name: string | null | undefined,
+  value: unknown,
+): string {
   if (isEmptyValue(value)) return '';
   const node = name ? nodes.get(name) : undefined;
   return formatValue(node, value);

@@ -41,10 +41,17 @@ export default function CrfDetailPage() {
           value={crf.version}
           style={{ width: 260 }}
           onChange={(v: number) => setVersion(v)}
-          options={crf.versions.map((v) => ({ value: v.version, label: `${t.detailVersion} ${v.version} · ${formatDate(v.createTime)}` }))}
+          options={crf.versions.map((v) => ({
+            value: v.version,
+            label: `${t.detailVersion} ${v.version} · ${formatDate(v.createTime)}`,
+          }))}
         />
       </div>
-      {crf.definition.children.length === 0 ? <Empty /> : <CrfForm definition={crf.definition} values={values} readOnly />}
+      {crf.definition.children.length === 0 ? (
+        <Empty />
+      ) : (
+        <CrfForm definition={crf.definition} values={values} readOnly />
+      )}
     </div>
   );
 }

@@ -30,7 +30,16 @@ function memoryStorage(): DraftStorage & { data: Map<string, string> } {
 
 describe('save flow: the request body', () => {
   it('CRF-23: a new record is sent as version 0 without an id; the requestId and reason go along', () => {
-    expect(buildSaveBody({ subjectRecordId: 7, crfId: 3, record: null, values: { sbp: '120' }, submit: false, requestId: 'r1' })).toEqual({
+    expect(
+      buildSaveBody({
+        subjectRecordId: 7,
+        crfId: 3,
+        record: null,
+        values: { sbp: '120' },
+        submit: false,
+        requestId: 'r1',
+      }),
+    ).toEqual({
       subjectRecordId: 7,
       crfId: 3,
       crfDataRecordId: null,
@@ -40,9 +49,27 @@ describe('save flow: the request body', () => {
       reason: null,
       requestId: 'r1',
     });
-    const body = buildSaveBody({ subjectRecordId: 7, crfId: 3, record: { id: 41, version: 5 }, values: {}, submit: true, reason: '  复测  ', requestId: 'r2' });
+    const body = buildSaveBody({
+      subjectRecordId: 7,
+      crfId: 3,
+      record: { id: 41, version: 5 },
+      values: {},
+      submit: true,
+      reason: '  复测  ',
+      requestId: 'r2',
+    });
     expect(body).toMatchObject({ crfDataRecordId: 41, version: 5, submit: true, reason: '复测', requestId: 'r2' });
-    expect(buildSaveBody({ subjectRecordId: 7, crfId: 3, record: null, values: {}, submit: false, reason: '   ', requestId: 'r3' }).reason).toBeNull();
+    expect(
+      buildSaveBody({
+        subjectRecordId: 7,
+        crfId: 3,
+        record: null,
+        values: {},
+        submit: false,
+        reason: '   ',
+        requestId: 'r3',
+      }).reason,
+    ).toBeNull();
   });
 
   it('CRF-23: every user action gets a fresh requestId', () => {
@@ -74,17 +101,36 @@ describe('save flow: changes and reasons', () => {
 
 describe('save flow: refusals', () => {
   it('CRF-28: 409 is a conflict carrying the record as it is now and the items that differ', () => {
-    const current = { crfDataRecordId: 41, version: 6, values: { sbp: '135' }, updatedBy: 2, updateTime: '2026-01-01T00:00:00Z' };
-    const failure = classifySaveError(new ApiError(409, '数据已被他人修改，请刷新后重试', 409, { current, changedItems: ['sbp'] }));
-    expect(failure).toEqual({ kind: 'stale', message: '数据已被他人修改，请刷新后重试', stale: { current, changedItems: ['sbp'] } });
+    const current = {
+      crfDataRecordId: 41,
+      version: 6,
+      values: { sbp: '135' },
+      updatedBy: 2,
+      updateTime: '2026-01-01T00:00:00Z',
+    };
+    const failure = classifySaveError(
+      new ApiError(409, '数据已被他人修改，请刷新后重试', 409, { current, changedItems: ['sbp'] }),
+    );
+    expect(failure).toEqual({
+      kind: 'stale',
+      message: '数据已被他人修改，请刷新后重试',
+      stale: { current, changedItems: ['sbp'] },
+    });
   });
 
   it('CRF-28: 400 with item errors marks the items; 请将必填项填写完整 is told apart from 表单数据有误', () => {
     const issues = [{ itemName: 'sbp', groupName: null, groupIndex: null, message: '请输入数据' }];
-    expect(classifySaveError(new ApiError(400, '请将必填项填写完整', 400, { errors: issues }))).toEqual({ kind: 'invalid', message: '请将必填项填写完整', issues, missingOnly: true });
+    expect(classifySaveError(new ApiError(400, '请将必填项填写完整', 400, { errors: issues }))).toEqual({
+      kind: 'invalid',
+      message: '请将必填项填写完整',
+      issues,
+      missingOnly: true,
+    });
     const invalid = classifySaveError(new ApiError(400, '表单数据有误', 400, { errors: issues }));
     expect(invalid).toMatchObject({ kind: 'invalid', missingOnly: false });
-    expect(classifySaveError(new ApiError(400, '修改已提交的数据需要填写修改原因', 400, { changedItems: ['sbp'] }))).toEqual({
+    expect(
+      classifySaveError(new ApiError(400, '修改已提交的数据需要填写修改原因', 400, { changedItems: ['sbp'] })),
+    ).toEqual({
       kind: 'reason',
       message: '修改已提交的数据需要填写修改原因',
       changedItems: ['sbp'],
@@ -97,7 +143,10 @@ describe('save flow: refusals', () => {
     expect(isRetryable(new ApiError(503, '系统异常', 503))).toBe(true);
     expect(isRetryable(new ApiError(400, '表单数据有误', 400))).toBe(false);
     expect(isRetryable(new ApiError(409, '冲突', 409))).toBe(false);
-    expect(classifySaveError(new ApiError(403, '当前用户无操作权限，请联系管理员', 403))).toEqual({ kind: 'failed', message: '当前用户无操作权限，请联系管理员' });
+    expect(classifySaveError(new ApiError(403, '当前用户无操作权限，请联系管理员', 403))).toEqual({
+      kind: 'failed',
+      message: '当前用户无操作权限，请联系管理员',
+    });
   });
 
   it('server messages land on their items, row cells as list[row].child', () => {
@@ -113,7 +162,12 @@ describe('save flow: refusals', () => {
 
 describe('save flow: drafts keep unsaved values', () => {
   it('a draft holds only the changed items, with the value each started from', () => {
-    const draft = makeDraft({ sbp: '120', dbp: '80' }, { sbp: '130', dbp: '80', hr: '70' }, 4, new Date('2026-01-01T08:00:00Z'));
+    const draft = makeDraft(
+      { sbp: '120', dbp: '80' },
+      { sbp: '130', dbp: '80', hr: '70' },
+      4,
+      new Date('2026-01-01T08:00:00Z'),
+    );
     expect(draft).toEqual({
       baseVersion: 4,
       savedAt: '2026-01-01T08:00:00.000Z',

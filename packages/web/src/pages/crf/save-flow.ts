@@ -46,7 +46,11 @@ export function buildSaveBody(request: SaveRequest): CrfSaveBody {
 }
 
 /** A change to a submitted record needs a reason (修改原因); saving it unchanged does not. */
-export function needsReason(record: Pick<CrfDataRecord, 'state'> | null, before: FormValues, after: FormValues): boolean {
+export function needsReason(
+  record: Pick<CrfDataRecord, 'state'> | null,
+  before: FormValues,
+  after: FormValues,
+): boolean {
   return reasonRequired(record?.state, changedItemNames(before, after));
 }
 
@@ -76,7 +80,11 @@ export function classifySaveError(error: unknown): SaveFailure {
   if (error.status === 409 || error.code === 409) {
     if (data.current && typeof data.current === 'object') {
       const changedItems = Array.isArray(data.changedItems) ? (data.changedItems as string[]) : [];
-      return { kind: 'stale', message: error.message || STALE_MESSAGE, stale: { current: data.current as StaleRecord['current'], changedItems } };
+      return {
+        kind: 'stale',
+        message: error.message || STALE_MESSAGE,
+        stale: { current: data.current as StaleRecord['current'], changedItems },
+      };
     }
     return { kind: 'failed', message: error.message || STALE_MESSAGE };
   }
@@ -84,9 +92,16 @@ export function classifySaveError(error: unknown): SaveFailure {
   if (error.status === 400 || error.code === 400) {
     if (Array.isArray(data.errors) && data.errors.some(isIssue)) {
       const issues = data.errors.filter(isIssue);
-      return { kind: 'invalid', message: error.message || INVALID_MESSAGE, issues, missingOnly: error.message === MSG.fillRequired };
+      return {
+        kind: 'invalid',
+        message: error.message || INVALID_MESSAGE,
+        issues,
+        missingOnly: error.message === MSG.fillRequired,
+      };
     }
-    if (Array.isArray(data.changedItems)) return { kind: 'reason', message: error.message, changedItems: data.changedItems as string[] };
+    if (Array.isArray(data.changedItems)) {
+      return { kind: 'reason', message: error.message, changedItems: data.changedItems as string[] };
+    }
   }
   return { kind: 'failed', message: error.message || MSG.failed };
 }
@@ -133,12 +148,22 @@ export const DRAFT_PREFIX = 'ecrf.crfDraft';
  * One draft per user, casebook, form and record ("new" for a record not saved yet): on a shared
  * ward computer one nurse is never offered another's unsaved values.
  */
-export function draftKey(userId: number | null | undefined, subjectRecordId: number, crfId: number, crfDataRecordId: number | null | undefined): string {
+export function draftKey(
+  userId: number | null | undefined,
+  subjectRecordId: number,
+  crfId: number,
+  crfDataRecordId: number | null | undefined,
+): string {
   return `${DRAFT_PREFIX}:${userId ?? 'anon'}:${subjectRecordId}:${crfId}:${crfDataRecordId ?? 'new'}`;
 }
 
 /** The draft of the user's values against what was loaded; null when nothing differs. */
-export function makeDraft(base: FormValues, values: FormValues, baseVersion: number, now: Date = new Date()): CrfDraft | null {
+export function makeDraft(
+  base: FormValues,
+  values: FormValues,
+  baseVersion: number,
+  now: Date = new Date(),
+): CrfDraft | null {
   const names = changedItemNames(base, values);
   if (names.length === 0) return null;
   const changes: Record<string, DraftChange> = {};

@@ -83,15 +83,28 @@ export default function LoginPage() {
         <p className="login-subtitle">{T.login.welcome}</p>
         <Form form={form} name="login" size="large" onFinish={(values) => void submit(values)} autoComplete="off">
           <Form.Item name="username" rules={[{ required: true, whitespace: true, message: MSG.userNameRequired }]}>
-            <Input prefix={<MobileOutlined />} placeholder={T.login.usernamePlaceholder} maxLength={11} autoComplete="username" />
+            <Input
+              prefix={<MobileOutlined />}
+              placeholder={T.login.usernamePlaceholder}
+              maxLength={11}
+              autoComplete="username"
+            />
           </Form.Item>
           <Form.Item name="password" rules={[{ required: true, message: MSG.passwordRequired }]}>
-            <Input.Password prefix={<LockOutlined />} placeholder={T.login.passwordPlaceholder} autoComplete="current-password" />
+            <Input.Password
+              prefix={<LockOutlined />}
+              placeholder={T.login.passwordPlaceholder}
+              autoComplete="current-password"
+            />
           </Form.Item>
           {captchaEnabled && (
             <Form.Item>
               <div className="login-captcha">
-                <Form.Item name="code" noStyle rules={[{ required: true, whitespace: true, message: T.login.codeRequired }]}>
+                <Form.Item
+                  name="code"
+                  noStyle
+                  rules={[{ required: true, whitespace: true, message: T.login.codeRequired }]}
+                >
                   <Input prefix={<SafetyCertificateOutlined />} placeholder={T.login.codePlaceholder} maxLength={8} />
                 </Form.Item>
                 {captcha?.img ? (

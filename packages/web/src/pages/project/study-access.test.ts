@@ -12,7 +12,12 @@ describe('study access', () => {
     ['no role in the study', { permissions: ['sys:user:add'], myRole: null }, 'business.subject.add', false],
     ['study:manage without a role', { permissions: ['study:manage'], myRole: null }, 'business.subject.remove', true],
     ['the administrator *:*:*', { permissions: ['*:*:*'], myRole: undefined }, 'crf:9:submit', true],
-    ['system button codes do not count as study keys', { permissions: ['btn:business.subject.add'], myRole: null }, 'business.subject.add', false],
+    [
+      'system button codes do not count as study keys',
+      { permissions: ['btn:business.subject.add'], myRole: null },
+      'business.subject.add',
+      false,
+    ],
   ])('%s', (_case, source, code, allowed) => {
     expect(canInStudy(source, code)).toBe(allowed);
   });

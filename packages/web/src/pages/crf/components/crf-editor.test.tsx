@@ -34,13 +34,34 @@ const DEFINITION: CrfDefinition = {
   ],
 };
 
-function detailOf(record: { id: number; version: number; state: number; values: Record<string, unknown> } | null, permissions = { save: true, submit: true }): CrfRecordDetail {
+function detailOf(
+  record: { id: number; version: number; state: number; values: Record<string, unknown> } | null,
+  permissions = { save: true, submit: true },
+): CrfRecordDetail {
   return {
     crf: { id: 3, title: '生命体征', version: 1, option: {}, definition: DEFINITION },
-    subject: { id: 1, studyId: 5, subjectRecordId: 7, identificationCode: 'LSS-0001', subjectName: '张建国', gender: 1, birth: null, age: null, mobile: null, diseaseCode: 'LSS', openId: null, qrCode: 'abc', state: 0, creater: '管理员', createTime: '' },
+    subject: {
+      id: 1,
+      studyId: 5,
+      subjectRecordId: 7,
+      identificationCode: 'LSS-0001',
+      subjectName: '张建国',
+      gender: 1,
+      birth: null,
+      age: null,
+      mobile: null,
+      diseaseCode: 'LSS',
+      openId: null,
+      qrCode: 'abc',
+      state: 0,
+      creater: '管理员',
+      createTime: '',
+    },
     subjectRecord: { id: 7, creater: '管理员', state: 0 },
     subjectState: { crfId: 3, subjectRecordId: 7, state: record?.state ?? 0 },
-    crfDataRecord: record ? { ...record, crfDataRecordId: record.id, crfVersion: 1, sdv: {}, createTime: '', updateTime: '' } : null,
+    crfDataRecord: record
+      ? { ...record, crfDataRecordId: record.id, crfVersion: 1, sdv: {}, createTime: '', updateTime: '' }
+      : null,
     crfDataRecords: record ? [{ crfDataRecordId: record.id, state: record.state }] : [],
     crfDoubts: [],
     initialValues: record ? null : {},
@@ -54,7 +75,17 @@ const SUBMITTED = { id: 41, version: 3, state: 2, values: { sbp: '120', dbp: '80
 
 function Host({ detail, onSaved, onReload }: { detail: CrfRecordDetail; onSaved: () => void; onReload: () => void }) {
   const bypass = useRef(false);
-  return <CrfEditor subjectRecordId={7} crfId={3} studyId={5} detail={detail} onSaved={onSaved} onReload={onReload} bypassGuardRef={bypass} />;
+  return (
+    <CrfEditor
+      subjectRecordId={7}
+      crfId={3}
+      studyId={5}
+      detail={detail}
+      onSaved={onSaved}
+      onReload={onReload}
+      bypassGuardRef={bypass}
+    />
+  );
 }
 
 function renderEditor(detail: CrfRecordDetail) {
@@ -94,7 +125,15 @@ describe('CRF editor: saving', () => {
     click('保存');
     await screen.findByText('保存成功');
     const body = api.save.mock.calls[0]![0] as CrfSaveBody;
-    expect(body).toMatchObject({ subjectRecordId: 7, crfId: 3, crfDataRecordId: null, version: 0, values: { sbp: '120' }, submit: false, reason: null });
+    expect(body).toMatchObject({
+      subjectRecordId: 7,
+      crfId: 3,
+      crfDataRecordId: null,
+      version: 0,
+      values: { sbp: '120' },
+      submit: false,
+      reason: null,
+    });
     expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ crfDataRecordId: 50 }), true);
     expect(screen.queryByText('有未保存的修改')).toBeNull();
@@ -116,11 +155,20 @@ describe('CRF editor: saving', () => {
     fireEvent.change(within(dialog).getByLabelText('修改原因'), { target: { value: '复测血压' } });
     fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
     await screen.findByText('保存成功');
-    expect(api.save.mock.calls[0]![0]).toMatchObject({ crfDataRecordId: 41, version: 3, reason: '复测血压', values: { sbp: '130', dbp: '80' } });
+    expect(api.save.mock.calls[0]![0]).toMatchObject({
+      crfDataRecordId: 41,
+      version: 3,
+      reason: '复测血压',
+      values: { sbp: '130', dbp: '80' },
+    });
   });
 
   it('CRF-28: refused items are marked on the form, with 请将必填项填写完整 as the message', async () => {
-    api.save.mockRejectedValue(new ApiError(400, '请将必填项填写完整', 400, { errors: [{ itemName: 'dbp', groupName: null, groupIndex: null, message: '请输入数据' }] }));
+    api.save.mockRejectedValue(
+      new ApiError(400, '请将必填项填写完整', 400, {
+        errors: [{ itemName: 'dbp', groupName: null, groupIndex: null, message: '请输入数据' }],
+      }),
+    );
     renderEditor(detailOf(null));
     type('收缩压', '120');
     click('提交');
@@ -136,7 +184,13 @@ describe('CRF editor: saving', () => {
   it('409: the other person’s values and the user’s own are shown side by side; nothing is overwritten and 刷新 reloads', async () => {
     api.save.mockRejectedValue(
       new ApiError(409, '数据已被他人修改，请刷新后重试', 409, {
-        current: { crfDataRecordId: 41, version: 4, values: { sbp: '135', dbp: '80' }, updatedBy: 2, updateTime: '2026-03-01T02:00:00Z' },
+        current: {
+          crfDataRecordId: 41,
+          version: 4,
+          values: { sbp: '135', dbp: '80' },
+          updatedBy: 2,
+          updateTime: '2026-03-01T02:00:00Z',
+        },
         changedItems: ['sbp'],
       }),
     );
@@ -150,7 +204,10 @@ describe('CRF editor: saving', () => {
     expect(within(row).getByText('您修改过')).toBeTruthy();
     expect(api.save).toHaveBeenCalledTimes(1);
     // The user's edit waits in the draft for after the reload.
-    expect(JSON.parse(window.localStorage.getItem(draftKey(null, 7, 3, 41))!).changes.sbp).toEqual({ from: '120', to: '130' });
+    expect(JSON.parse(window.localStorage.getItem(draftKey(null, 7, 3, 41))!).changes.sbp).toEqual({
+      from: '120',
+      to: '130',
+    });
     fireEvent.click(within(dialog).getByRole('button', { name: '刷新' }));
     expect(onReload).toHaveBeenCalled();
   });
@@ -170,19 +227,34 @@ describe('CRF editor: saving', () => {
 
   it('warnings of a submit are shown: they became system queries', async () => {
     api.save.mockResolvedValue(
-      ok({ crfDataRecordId: 41, version: 4, state: 2, errors: [], warnings: [{ itemName: 'sbp', groupName: null, groupIndex: null, message: '收缩压≥180 mmHg，请核实' }] }, '提交成功'),
+      ok(
+        {
+          crfDataRecordId: 41,
+          version: 4,
+          state: 2,
+          errors: [],
+          warnings: [{ itemName: 'sbp', groupName: null, groupIndex: null, message: '收缩压≥180 mmHg，请核实' }],
+        },
+        '提交成功',
+      ),
     );
     renderEditor(detailOf({ ...SUBMITTED, state: 1 }));
     type('收缩压', '185');
     click('提交');
-    await screen.findByText((_text, element) => element?.tagName === 'LI' && element.textContent === '收缩压：收缩压≥180 mmHg，请核实');
+    await screen.findByText(
+      (_text, element) => element?.tagName === 'LI' && element.textContent === '收缩压：收缩压≥180 mmHg，请核实',
+    );
     expect(screen.getByText(/以下提示已作为系统质疑/)).toBeTruthy();
   });
 });
 
 describe('CRF editor: never losing a value', () => {
   it('a draft of unsaved values is offered back on return, and restored into the form', async () => {
-    writeDraft(window.localStorage, draftKey(null, 7, 3, 41), makeDraft({ sbp: '120', dbp: '80' }, { sbp: '128', dbp: '80' }, 3));
+    writeDraft(
+      window.localStorage,
+      draftKey(null, 7, 3, 41),
+      makeDraft({ sbp: '120', dbp: '80' }, { sbp: '128', dbp: '80' }, 3),
+    );
     renderEditor(detailOf(SUBMITTED));
     const dialog = await screen.findByRole('dialog', { name: '发现未保存的修改' });
     expect(within(dialog).getByText('收缩压')).toBeTruthy();

@@ -2,7 +2,15 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Alert, App, Button, Space, Tag } from 'antd';
 import { SaveOutlined, SendOutlined } from '@ant-design/icons';
 import { genderFromPatient, type CrfDefinition, type FormState } from '@ecrf/core';
-import { crfRecordApi, FORM_STATE, type CrfRecordDetail, type CrfSaveBody, type CrfSaveResult, type ItemIssue, type StaleRecord } from '../../../api/crf.api';
+import {
+  crfRecordApi,
+  FORM_STATE,
+  type CrfRecordDetail,
+  type CrfSaveBody,
+  type CrfSaveResult,
+  type ItemIssue,
+  type StaleRecord,
+} from '../../../api/crf.api';
 import type { ApiResult } from '../../../api/request';
 import { CrfForm, type UploadHandler } from '../../../crf';
 import { T } from '../../../locales/zh-CN';
@@ -80,7 +88,17 @@ async function saveWithRetry(body: CrfSaveBody): Promise<ApiResult<CrfSaveResult
  * this component: the latest values live in a ref, a draft of them in local storage, and only the
  * unsaved flag is state.
  */
-export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, onReload, onDirtyChange, onVisibleChange, bypassGuardRef }: CrfEditorProps) {
+export function CrfEditor({
+  subjectRecordId,
+  crfId,
+  studyId,
+  detail,
+  onSaved,
+  onReload,
+  onDirtyChange,
+  onVisibleChange,
+  bypassGuardRef,
+}: CrfEditorProps) {
   const { message } = App.useApp();
   const userId = useSession((s) => s.user?.userId ?? null);
   // The definition of this record never changes while it is open; holding it keeps the form
@@ -341,15 +359,30 @@ export function CrfEditor({ subjectRecordId, crfId, studyId, detail, onSaved, on
       {editable && (
         <div className="crf-editor-actions">
           <Space size="middle">
-            {dirty ? <Tag color="orange">{t.unsavedTag}</Tag> : savedAt ? <span className="crf-saved-at">{t.savedAt(formatDate(savedAt, 'HH:mm:ss'))}</span> : null}
+            {dirty ? (
+              <Tag color="orange">{t.unsavedTag}</Tag>
+            ) : savedAt ? (
+              <span className="crf-saved-at">{t.savedAt(formatDate(savedAt, 'HH:mm:ss'))}</span>
+            ) : null}
             {retrying && <span className="crf-saved-at">{t.retrying}</span>}
             {detail.permissions.save && (
-              <Button icon={<SaveOutlined />} loading={saving === 'save'} disabled={saving === 'submit'} onClick={() => save(false)}>
+              <Button
+                icon={<SaveOutlined />}
+                loading={saving === 'save'}
+                disabled={saving === 'submit'}
+                onClick={() => save(false)}
+              >
                 {t.save}
               </Button>
             )}
             {detail.permissions.submit && (
-              <Button type="primary" icon={<SendOutlined />} loading={saving === 'submit'} disabled={saving === 'save'} onClick={() => save(true)}>
+              <Button
+                type="primary"
+                icon={<SendOutlined />}
+                loading={saving === 'submit'}
+                disabled={saving === 'save'}
+                onClick={() => save(true)}
+              >
                 {t.submit}
               </Button>
             )}

@@ -66,7 +66,12 @@ function toTree(nodes: readonly CrfMenuNode[]): TreeDataNode[] {
   return nodes.map((node) =>
     node.type === 1
       ? { key: `crf:${node.crfId}`, title: <FormTitle form={node} />, isLeaf: true }
-      : { key: node.id, title: <span className="crf-menu-stage">{node.title}</span>, selectable: false, children: toTree(node.childrens ?? []) },
+      : {
+          key: node.id,
+          title: <span className="crf-menu-stage">{node.title}</span>,
+          selectable: false,
+          children: toTree(node.childrens ?? []),
+        },
   );
 }
 
@@ -88,7 +93,17 @@ export interface CrfSidebarProps {
  * (患者二维码), the tree of stages and forms with their states, a return button and the fold
  * toggle (282 / 50).
  */
-export function CrfSidebar({ subjectRecordId, patient, menu, menuLoading, selectedCrfId, crfTitle, recorder, onSelect, onBack }: CrfSidebarProps) {
+export function CrfSidebar({
+  subjectRecordId,
+  patient,
+  menu,
+  menuLoading,
+  selectedCrfId,
+  crfTitle,
+  recorder,
+  onSelect,
+  onBack,
+}: CrfSidebarProps) {
   const folded = useCrfLayout((s) => s.folded);
   const setFolded = useCrfLayout((s) => s.setFolded);
   const [dialog, setDialog] = useState<'patient' | 'qr' | null>(null);
@@ -117,9 +132,18 @@ export function CrfSidebar({ subjectRecordId, patient, menu, menuLoading, select
   );
 
   const qrThumb = patient?.qrCode ? (
-    <button type="button" className={`crf-qr-thumb${patient.openId ? ' crf-qr-thumb-bound' : ''}`} aria-label={t.qrOpen} onClick={() => setDialog('qr')}>
+    <button
+      type="button"
+      className={`crf-qr-thumb${patient.openId ? ' crf-qr-thumb-bound' : ''}`}
+      aria-label={t.qrOpen}
+      onClick={() => setDialog('qr')}
+    >
       {/* CRF-05: a patient bound to the messaging app shows a different picture. */}
-      {patient.openId ? <WechatOutlined className="crf-qr-thumb-icon" /> : <QrImage text={patient.qrCode} size={30} alt={t.qrTitle} />}
+      {patient.openId ? (
+        <WechatOutlined className="crf-qr-thumb-icon" />
+      ) : (
+        <QrImage text={patient.qrCode} size={30} alt={t.qrTitle} />
+      )}
     </button>
   ) : null;
 
@@ -141,7 +165,12 @@ export function CrfSidebar({ subjectRecordId, patient, menu, menuLoading, select
       {folded ? (
         <div className="crf-sidebar-folded">
           <Tooltip title={patient ? `${patient.subjectName}（${patient.identificationCode}）` : ''} placement="right">
-            <Button type="text" aria-label={t.patientInfo} icon={<UserOutlined />} onClick={() => setDialog('patient')} />
+            <Button
+              type="text"
+              aria-label={t.patientInfo}
+              icon={<UserOutlined />}
+              onClick={() => setDialog('patient')}
+            />
           </Tooltip>
           {qrThumb}
           <nav className="crf-sidebar-folded-forms">
@@ -162,7 +191,12 @@ export function CrfSidebar({ subjectRecordId, patient, menu, menuLoading, select
       ) : (
         <>
           <div className="crf-patient">
-            <button type="button" className="crf-patient-name" onClick={() => setDialog('patient')} aria-label={t.patientInfo}>
+            <button
+              type="button"
+              className="crf-patient-name"
+              onClick={() => setDialog('patient')}
+              aria-label={t.patientInfo}
+            >
               <span className="crf-patient-name-text">{patient?.subjectName ?? '…'}</span>
               <span className="crf-patient-code">{patient?.identificationCode ?? ''}</span>
             </button>
@@ -190,9 +224,19 @@ export function CrfSidebar({ subjectRecordId, patient, menu, menuLoading, select
           </div>
         </>
       )}
-      <PatientInfoDialog subjectRecordId={subjectRecordId} open={dialog === 'patient'} onClose={() => setDialog(null)} />
+      <PatientInfoDialog
+        subjectRecordId={subjectRecordId}
+        open={dialog === 'patient'}
+        onClose={() => setDialog(null)}
+      />
       {patient && (
-        <PatientQrDialog patient={patient} crfTitle={crfTitle} recorder={recorder} open={dialog === 'qr'} onClose={() => setDialog(null)} />
+        <PatientQrDialog
+          patient={patient}
+          crfTitle={crfTitle}
+          recorder={recorder}
+          open={dialog === 'qr'}
+          onClose={() => setDialog(null)}
+        />
       )}
     </div>
   );

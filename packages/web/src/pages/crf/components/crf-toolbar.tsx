@@ -44,9 +44,32 @@ export interface CrfToolbarProps {
   onSdv: () => void;
 }
 
-function BarButton({ label, icon, onClick, disabled, loading, active, tip }: { label: string; icon: ReactNode; onClick: () => void; disabled?: boolean; loading?: boolean; active?: boolean; tip?: string }) {
+function BarButton({
+  label,
+  icon,
+  onClick,
+  disabled,
+  loading,
+  active,
+  tip,
+}: {
+  label: string;
+  icon: ReactNode;
+  onClick: () => void;
+  disabled?: boolean;
+  loading?: boolean;
+  active?: boolean;
+  tip?: string;
+}) {
   const button = (
-    <Button type={active ? 'primary' : 'text'} icon={icon} onClick={onClick} disabled={disabled} loading={loading} className="crf-bar-button">
+    <Button
+      type={active ? 'primary' : 'text'}
+      icon={icon}
+      onClick={onClick}
+      disabled={disabled}
+      loading={loading}
+      className="crf-bar-button"
+    >
       {label}
     </Button>
   );
@@ -66,10 +89,25 @@ function BarButton({ label, icon, onClick, disabled, loading, active, tip }: { l
 export function CrfToolbar(props: CrfToolbarProps) {
   return (
     <CrfTopBarActions>
-      <BarButton label={t.print} icon={<PrinterOutlined />} onClick={props.onPrint} disabled={!props.formOpen} loading={props.printing} />
+      <BarButton
+        label={t.print}
+        icon={<PrinterOutlined />}
+        onClick={props.onPrint}
+        disabled={!props.formOpen}
+        loading={props.printing}
+      />
       {props.showDicom && <BarButton label={t.dicom} icon={<PictureOutlined />} onClick={props.onDicom} />}
-      {props.showIdentify && <BarButton label={t.identify} icon={<CameraOutlined />} onClick={props.onIdentify} disabled={!props.formOpen} />}
-      {props.showDoubt && <BarButton label={t.doubt} icon={<QuestionCircleOutlined />} onClick={props.onDoubt} disabled={!props.formOpen} />}
+      {props.showIdentify && (
+        <BarButton label={t.identify} icon={<CameraOutlined />} onClick={props.onIdentify} disabled={!props.formOpen} />
+      )}
+      {props.showDoubt && (
+        <BarButton
+          label={t.doubt}
+          icon={<QuestionCircleOutlined />}
+          onClick={props.onDoubt}
+          disabled={!props.formOpen}
+        />
+      )}
       <BarButton label={t.overview} icon={<FileSearchOutlined />} onClick={props.onOverview} />
       {/* Everyone may see the signature state; only holders of the sign button may sign. */}
       <Badge dot={props.signatureInvalid} offset={[-8, 6]}>

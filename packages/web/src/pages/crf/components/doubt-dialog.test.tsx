@@ -38,7 +38,16 @@ function thread(optionType: number, extra: Partial<DoubtDetail> = {}): DoubtDeta
     updateDate: '2026-03-01T02:00:00Z',
     closeDate: null,
     currentValue: '72',
-    messages: [{ id: 1, kind: 'open', content: '心率与原始病历不符', itemValue: '72', userName: '监查员(13900000000)', createDate: '2026-03-01T02:00:00Z' }],
+    messages: [
+      {
+        id: 1,
+        kind: 'open',
+        content: '心率与原始病历不符',
+        itemValue: '72',
+        userName: '监查员(13900000000)',
+        createDate: '2026-03-01T02:00:00Z',
+      },
+    ],
     ...extra,
   };
 }
@@ -49,7 +58,10 @@ const START: DoubtDialogMode = {
   target: { crfDataRecordId: 41, itemName: 'hr', itemTitle: '心率', value: '72 次/分' },
 };
 
-function renderDialog(mode: DoubtDialogMode, props: { can?: (code: string) => boolean; readOnly?: boolean; onChanged?: () => void } = {}) {
+function renderDialog(
+  mode: DoubtDialogMode,
+  props: { can?: (code: string) => boolean; readOnly?: boolean; onChanged?: () => void } = {},
+) {
   return renderWithProviders(
     <DoubtDialog
       mode={mode}
@@ -89,7 +101,13 @@ describe('query dialog: start mode', () => {
     fireEvent.change(within(dialog()).getByLabelText('质疑内容'), { target: { value: ' 心率与原始病历不符 ' } });
     fireEvent.click(button('发起质疑'));
     await screen.findByText('开启质疑成功');
-    expect(api.open).toHaveBeenCalledWith({ crfDataRecordId: 41, itemName: 'hr', groupName: null, groupIndex: null, doubtDescription: '心率与原始病历不符' });
+    expect(api.open).toHaveBeenCalledWith({
+      crfDataRecordId: 41,
+      itemName: 'hr',
+      groupName: null,
+      groupIndex: null,
+      doubtDescription: '心率与原始病历不符',
+    });
     expect(onChanged).toHaveBeenCalledWith(9);
     // The dialog turns to the new query's history.
     await within(dialog()).findByText('质疑记录');
@@ -97,7 +115,10 @@ describe('query dialog: start mode', () => {
   });
 
   it('QRY-07: a form not saved yet cannot be queried: 请先保存表单，再发起质疑', async () => {
-    renderDialog({ kind: 'start', target: { ...(START as { target: object }).target, crfDataRecordId: null } as never });
+    renderDialog({
+      kind: 'start',
+      target: { ...(START as { target: object }).target, crfDataRecordId: null } as never,
+    });
     fireEvent.change(within(dialog()).getByLabelText('质疑内容'), { target: { value: '请核实' } });
     fireEvent.click(button('发起质疑'));
     await screen.findByText('请先保存表单，再发起质疑');
@@ -133,7 +154,21 @@ describe('query dialog: start mode', () => {
 describe('query dialog: history mode', () => {
   it('QRY-10/QRY-15/QRY-18: the thread with a reply box; an empty reply says 请输入回复内容; a reply says 回复质疑成功', async () => {
     api.get.mockResolvedValueOnce(ok(thread(0))).mockResolvedValue(
-      ok(thread(2, { messages: [...thread(0).messages, { id: 2, kind: 'reply', content: '已核对', itemValue: '72', userName: 'CRC', createDate: '2026-03-01T03:00:00Z' }] })),
+      ok(
+        thread(2, {
+          messages: [
+            ...thread(0).messages,
+            {
+              id: 2,
+              kind: 'reply',
+              content: '已核对',
+              itemValue: '72',
+              userName: 'CRC',
+              createDate: '2026-03-01T03:00:00Z',
+            },
+          ],
+        }),
+      ),
     );
     api.reply.mockResolvedValue(ok(null, '回复质疑成功'));
     const onChanged = vi.fn();

@@ -37,14 +37,21 @@ export interface DoubtDialogProps {
   /** QRY-12: a read-only view hides the reply box. */
   readOnly?: boolean;
   /** Titles and value texts of the query's item, when the form's definition is known. */
-  describe?: (doubt: Pick<Doubt, 'itemName' | 'groupName' | 'groupIndex' | 'crfId'>) => { title: string; format: (value: unknown) => string };
+  describe?: (doubt: Pick<Doubt, 'itemName' | 'groupName' | 'groupIndex' | 'crfId'>) => {
+    title: string;
+    format: (value: unknown) => string;
+  };
   /** Something changed (opened, replied, closed, re-opened): the page refreshes what shows it. */
   onChanged?: (doubtId: number) => void;
   onClose: () => void;
 }
 
 const plain = (value: unknown) =>
-  value === undefined || value === null || value === '' ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  value === undefined || value === null || value === ''
+    ? ''
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : String(value);
 
 export function DoubtStateTag({ state }: { state: number }) {
   const color = state === DOUBT_STATE.open ? 'red' : state === DOUBT_STATE.replied ? 'gold' : 'default';
@@ -80,7 +87,11 @@ export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, 
   const [ticking, setTicking] = useState(true);
 
   // A dialog opened for another query (or closed and opened again) starts afresh.
-  const modeKey = mode ? (mode.kind === 'history' ? `h${mode.doubtId}` : `s${mode.target.crfDataRecordId}:${mode.target.itemName}`) : '';
+  const modeKey = mode
+    ? mode.kind === 'history'
+      ? `h${mode.doubtId}`
+      : `s${mode.target.crfDataRecordId}:${mode.target.itemName}`
+    : '';
   const [shownKey, setShownKey] = useState(modeKey);
   if (shownKey !== modeKey) {
     setShownKey(modeKey);
@@ -184,7 +195,13 @@ export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, 
       <Button key="cancel" onClick={onClose}>
         {T.common.cancel}
       </Button>,
-      <Button key="ok" type="primary" loading={busy === 'start'} disabled={!can(DOUBT_BUTTONS.open)} onClick={() => void run('start')}>
+      <Button
+        key="ok"
+        type="primary"
+        loading={busy === 'start'}
+        disabled={!can(DOUBT_BUTTONS.open)}
+        onClick={() => void run('start')}
+      >
         {t.startTitle}
       </Button>,
     ];

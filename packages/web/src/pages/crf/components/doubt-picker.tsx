@@ -13,7 +13,19 @@ export interface PickedItem {
 }
 
 /** The 质疑 button's picker: one item of the form, or one cell of a list group or table. */
-export function DoubtPicker({ open, items, values, onPick, onCancel }: { open: boolean; items: FormItem[]; values: Record<string, unknown>; onPick: (picked: PickedItem) => void; onCancel: () => void }) {
+export function DoubtPicker({
+  open,
+  items,
+  values,
+  onPick,
+  onCancel,
+}: {
+  open: boolean;
+  items: FormItem[];
+  values: Record<string, unknown>;
+  onPick: (picked: PickedItem) => void;
+  onCancel: () => void;
+}) {
   const [name, setName] = useState<string | undefined>();
   const [row, setRow] = useState<number | undefined>();
   const [column, setColumn] = useState<string | undefined>();
@@ -48,13 +60,21 @@ export function DoubtPicker({ open, items, values, onPick, onCancel }: { open: b
       }}
     >
       <Form layout="vertical">
-        <Form.Item label={t.pickItem} required validateStatus={error && !item ? 'error' : undefined} help={error && !item ? error : undefined}>
+        <Form.Item
+          label={t.pickItem}
+          required
+          validateStatus={error && !item ? 'error' : undefined}
+          help={error && !item ? error : undefined}
+        >
           <Select
             aria-label={t.pickItem}
             showSearch={{ optionFilterProp: 'label' }}
             placeholder={T.common.selectPlaceholder}
             value={name}
-            options={items.map((i) => ({ value: i.name, label: i.path.length > 0 ? `${i.title}（${i.path.join(' / ')}）` : i.title }))}
+            options={items.map((i) => ({
+              value: i.name,
+              label: i.path.length > 0 ? `${i.title}（${i.path.join(' / ')}）` : i.title,
+            }))}
             onChange={(value: string) => {
               setName(value);
               setRow(undefined);
@@ -74,7 +94,12 @@ export function DoubtPicker({ open, items, values, onPick, onCancel }: { open: b
                 onChange={(value: number) => setRow(value)}
               />
             </Form.Item>
-            <Form.Item label={t.pickColumn} required validateStatus={error && !column ? 'error' : undefined} help={error && item ? error : undefined}>
+            <Form.Item
+              label={t.pickColumn}
+              required
+              validateStatus={error && !column ? 'error' : undefined}
+              help={error && item ? error : undefined}
+            >
               <Select
                 aria-label={t.pickColumn}
                 value={column}

@@ -2,7 +2,14 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Result, Spin } from 'antd';
 import { UnorderedListOutlined } from '@ant-design/icons';
-import { crfRecordApi, type CrfDoubtMark, type CrfMenuNode, type CrfPatient, type CrfRecordDetail, type CrfSaveResult } from '../../../api/crf.api';
+import {
+  crfRecordApi,
+  type CrfDoubtMark,
+  type CrfMenuNode,
+  type CrfPatient,
+  type CrfRecordDetail,
+  type CrfSaveResult,
+} from '../../../api/crf.api';
 import { T } from '../../../locales/zh-CN';
 import { isRepeatable } from '../crf-menu';
 import { formItems, formatLooseValue, formatValue, itemTitle, nodesByName, type FormItem } from '../crf-values';
@@ -34,7 +41,8 @@ export interface FormAreaProps {
   doubtOn: boolean;
 }
 
-const detailKey = (subjectRecordId: number, crfId: number, record: RecordParam) => ['crf-record', 'detail', subjectRecordId, crfId, record ?? 'auto'] as const;
+const detailKey = (subjectRecordId: number, crfId: number, record: RecordParam) =>
+  ['crf-record', 'detail', subjectRecordId, crfId, record ?? 'auto'] as const;
 
 /** Whether a detail answers the record the address names. */
 function matches(detail: CrfRecordDetail, record: RecordParam): boolean {
@@ -70,7 +78,10 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
 
   const detailQuery = useQuery({
     queryKey: detailKey(subjectRecordId, crfId, recordParam),
-    queryFn: () => crfRecordApi.detail(subjectRecordId, crfId, typeof recordParam === 'number' ? recordParam : null).then((res) => res.data),
+    queryFn: () =>
+      crfRecordApi
+        .detail(subjectRecordId, crfId, typeof recordParam === 'number' ? recordParam : null)
+        .then((res) => res.data),
     enabled: !waitingForChoice,
     // A record opened again is read afresh: a nurse must never start typing into old values.
     gcTime: 0,
@@ -86,13 +97,18 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   }
   const [mounted, setMounted] = useState<{ epoch: number; detail: CrfRecordDetail } | null>(null);
   const fresh = detailQuery.data && matches(detailQuery.data, session.record) ? detailQuery.data : null;
-  if (fresh && (mounted?.epoch !== session.epoch || mounted.detail !== fresh)) setMounted({ epoch: session.epoch, detail: fresh });
+  if (fresh && (mounted?.epoch !== session.epoch || mounted.detail !== fresh)) {
+    setMounted({ epoch: session.epoch, detail: fresh });
+  }
   const detail = mounted?.epoch === session.epoch ? mounted.detail : null;
 
   const definition = detail?.crf.definition;
   const allItems = useMemo(() => (definition ? formItems(definition) : []), [definition]);
   const [visible, setVisible] = useState<ReadonlySet<string> | null>(null);
-  const items = useMemo(() => (visible ? allItems.filter((item) => visible.has(item.name)) : allItems), [allItems, visible]);
+  const items = useMemo(
+    () => (visible ? allItems.filter((item) => visible.has(item.name)) : allItems),
+    [allItems, visible],
+  );
   const nodes = useMemo(() => (definition ? nodesByName(definition) : new Map()), [definition]);
   const recordId = detail?.crfDataRecord?.id ?? null;
 
@@ -169,7 +185,9 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   const onPicked = ({ item, column }: PickedItem) => {
     setPicking(false);
     const existing = (detail?.crfDoubts ?? []).find((d) =>
-      column ? d.groupName === item.name && d.groupIndex === column.index && d.itemName === column.name : d.itemName === item.name && !d.groupName,
+      column
+        ? d.groupName === item.name && d.groupIndex === column.index && d.itemName === column.name
+        : d.itemName === item.name && !d.groupName,
     );
     if (existing && existing.doubtType === 1) {
       void message.info(T.doubt.pickHasOpen);
@@ -187,20 +205,27 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         itemTitle: column ? `${T.doubt.groupRow(item.title, column.index)} · ${column.title}` : item.title,
         groupName: column ? item.name : null,
         groupIndex: column ? column.index : null,
-        value: column ? formatValue(columnNode, row[column.name], row) : formatValue(item.node, savedValues[item.name], savedValues),
+        value: column
+          ? formatValue(columnNode, row[column.name], row)
+          : formatValue(item.node, savedValues[item.name], savedValues),
       },
     });
   };
 
   const describeDoubt = useCallback(
     (d: { itemName: string; groupName: string | null; groupIndex: number | null }) => ({
-      title: d.groupName ? `${itemTitle(nodes, d.groupName)} · ${itemTitle(nodes, d.itemName)}` : itemTitle(nodes, d.itemName),
+      title: d.groupName
+        ? `${itemTitle(nodes, d.groupName)} · ${itemTitle(nodes, d.itemName)}`
+        : itemTitle(nodes, d.itemName),
       format: (value: unknown) => formatLooseValue(nodes, d.itemName, value),
     }),
     [nodes],
   );
 
-  const onDoubts = useCallback((_item: FormItem, doubts: CrfDoubtMark[]) => setDoubtMode({ kind: 'history', doubtId: doubts[0]!.doubtId }), []);
+  const onDoubts = useCallback(
+    (_item: FormItem, doubts: CrfDoubtMark[]) => setDoubtMode({ kind: 'history', doubtId: doubts[0]!.doubtId }),
+    [],
+  );
   const onHistory = useCallback(
     (item: FormItem | null) => {
       if (!recordId) return;
@@ -246,7 +271,10 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       },
     [detail, can],
   );
-  const editorDetail = useMemo(() => (detail && permissions ? { ...detail, permissions } : null), [detail, permissions]);
+  const editorDetail = useMemo(
+    () => (detail && permissions ? { ...detail, permissions } : null),
+    [detail, permissions],
+  );
   const canEdit = Boolean(permissions && (permissions.save || permissions.submit));
 
   let body;
@@ -321,7 +349,13 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         signatureInvalid={detail?.signature ? !detail.signature.valid : false}
         printing={printing}
         onPrint={() => void print()}
-        onDicom={() => window.open(dicomViewerUrl(patient?.identificationCode ?? detail?.subject.identificationCode ?? ''), '_blank', 'noopener')}
+        onDicom={() =>
+          window.open(
+            dicomViewerUrl(patient?.identificationCode ?? detail?.subject.identificationCode ?? ''),
+            '_blank',
+            'noopener',
+          )
+        }
         onIdentify={() => setDialog('identify')}
         onDoubt={openDoubtPicker}
         onOverview={() => setDialog('overview')}
@@ -347,7 +381,13 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       )}
       {body}
       <HistoryDrawer target={history} nodes={nodes} onClose={() => setHistory(null)} />
-      <DoubtPicker open={picking} items={items} values={savedValues} onPick={onPicked} onCancel={() => setPicking(false)} />
+      <DoubtPicker
+        open={picking}
+        items={items}
+        values={savedValues}
+        onPick={onPicked}
+        onCancel={() => setPicking(false)}
+      />
       <DoubtDialog
         mode={doubtMode}
         can={can}
@@ -359,10 +399,20 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       <OverviewDialog
         open={dialog === 'overview' || dialog === 'preview'}
         subjectRecordId={subjectRecordId}
-        scope={dialog === 'preview' ? ({ kind: 'print', crfId, crfDataRecordId: recordId } satisfies OverviewScope) : { kind: 'all' }}
+        scope={
+          dialog === 'preview'
+            ? ({ kind: 'print', crfId, crfDataRecordId: recordId } satisfies OverviewScope)
+            : { kind: 'all' }
+        }
         onClose={() => setDialog(null)}
       />
-      <SignDialog open={dialog === 'sign'} subjectRecordId={subjectRecordId} studyId={studyId} canSign={Boolean(detail?.permissions.sign)} onClose={() => setDialog(null)} />
+      <SignDialog
+        open={dialog === 'sign'}
+        subjectRecordId={subjectRecordId}
+        studyId={studyId}
+        canSign={Boolean(detail?.permissions.sign)}
+        onClose={() => setDialog(null)}
+      />
       <IdentifyDialog open={dialog === 'identify'} onClose={() => setDialog(null)} />
     </div>
   );

@@ -16,7 +16,15 @@ export interface HistoryTarget {
 }
 
 /** The audit trail of an item or a form: who, when, old → new, reason, CRF version. */
-export function HistoryDrawer({ target, nodes, onClose }: { target: HistoryTarget | null; nodes: ReadonlyMap<string, CrfNode>; onClose: () => void }) {
+export function HistoryDrawer({
+  target,
+  nodes,
+  onClose,
+}: {
+  target: HistoryTarget | null;
+  nodes: ReadonlyMap<string, CrfNode>;
+  onClose: () => void;
+}) {
   const query = useQuery({
     queryKey: ['crf-record', 'audit', target?.crfDataRecordId, target?.itemName ?? null],
     queryFn: () => crfRecordApi.audit(target!.crfDataRecordId, target!.itemName).then((res) => res.data),
@@ -48,10 +56,22 @@ export function HistoryDrawer({ target, nodes, onClose }: { target: HistoryTarge
           columns={[
             { title: t.historyTime, dataIndex: 'createTime', width: 170, render: (v: string) => formatDate(v) },
             { title: t.historyUser, dataIndex: 'userName', width: 150 },
-            { title: t.historyAction, dataIndex: 'action', width: 110, render: (a: string) => <Tag>{t.historyActions[a] ?? a}</Tag> },
+            {
+              title: t.historyAction,
+              dataIndex: 'action',
+              width: 110,
+              render: (a: string) => <Tag>{t.historyActions[a] ?? a}</Tag>,
+            },
             ...(target?.itemName
               ? []
-              : [{ title: t.historyItem, dataIndex: 'itemName', width: 140, render: (name: string | null) => (name ? itemTitle(nodes, name) : '') }]),
+              : [
+                  {
+                    title: t.historyItem,
+                    dataIndex: 'itemName',
+                    width: 140,
+                    render: (name: string | null) => (name ? itemTitle(nodes, name) : ''),
+                  },
+                ]),
             {
               title: t.historyChange,
               key: 'change',

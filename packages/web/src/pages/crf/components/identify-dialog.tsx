@@ -7,7 +7,14 @@ import { T } from '../../../locales/zh-CN';
  */
 export function IdentifyDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   return (
-    <Modal open={open} title={T.crfPage.identifyTitle} onCancel={onClose} onOk={onClose} okText={T.common.ok} cancelButtonProps={{ style: { display: 'none' } }}>
+    <Modal
+      open={open}
+      title={T.crfPage.identifyTitle}
+      onCancel={onClose}
+      onOk={onClose}
+      okText={T.common.ok}
+      cancelButtonProps={{ style: { display: 'none' } }}
+    >
       <Alert type="info" showIcon title={T.crfPage.identifyUnavailable} />
     </Modal>
   );

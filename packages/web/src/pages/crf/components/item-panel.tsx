@@ -1,5 +1,10 @@
 import { memo } from 'react';
-import { CheckCircleFilled, ExclamationCircleFilled, HistoryOutlined, SafetyCertificateOutlined } from '@ant-design/icons';
+import {
+  CheckCircleFilled,
+  ExclamationCircleFilled,
+  HistoryOutlined,
+  SafetyCertificateOutlined,
+} from '@ant-design/icons';
 import { Badge, Button, Checkbox, Dropdown, Tooltip } from 'antd';
 import { FORM_SDV_KEY, type CrfDoubtMark, type SdvMark } from '../../../api/crf.api';
 import { T } from '../../../locales/zh-CN';
@@ -26,7 +31,11 @@ export interface ItemPanelProps {
 export function SdvMarkIcon({ mark }: { mark: SdvMark }) {
   return (
     <Tooltip title={t.sdvVerified(mark.byName, formatDate(mark.at))}>
-      <CheckCircleFilled className="crf-sdv-mark" role="img" aria-label={t.sdvVerified(mark.byName, formatDate(mark.at))} />
+      <CheckCircleFilled
+        className="crf-sdv-mark"
+        role="img"
+        aria-label={t.sdvVerified(mark.byName, formatDate(mark.at))}
+      />
     </Tooltip>
   );
 }
@@ -36,13 +45,31 @@ export function SdvMarkIcon({ mark }: { mark: SdvMark }) {
  * theirs: the history clock, the SDV mark (a checkbox in SDV mode) and the open queries, which
  * open the query history. Clicking a title scrolls the form to the item.
  */
-export const ItemPanel = memo(function ItemPanel({ items, recordId, sdv, doubts, sdvMode, canSdv, sdvBusy, onHistory, onDoubts, onSdv, onLocate }: ItemPanelProps) {
+export const ItemPanel = memo(function ItemPanel({
+  items,
+  recordId,
+  sdv,
+  doubts,
+  sdvMode,
+  canSdv,
+  sdvBusy,
+  onHistory,
+  onDoubts,
+  onSdv,
+  onLocate,
+}: ItemPanelProps) {
   const formMark = sdv[FORM_SDV_KEY];
   return (
     <div className="crf-item-panel">
       <div className="crf-item-panel-head">
         <span className="crf-item-panel-title">{t.items}</span>
-        <Button size="small" type="link" icon={<HistoryOutlined />} disabled={recordId === null} onClick={() => onHistory(null)}>
+        <Button
+          size="small"
+          type="link"
+          icon={<HistoryOutlined />}
+          disabled={recordId === null}
+          onClick={() => onHistory(null)}
+        >
           {t.formHistory}
         </Button>
       </div>
@@ -59,7 +86,12 @@ export const ItemPanel = memo(function ItemPanel({ items, recordId, sdv, doubts,
               )}
             </>
           ) : (
-            <Button size="small" icon={<SafetyCertificateOutlined />} disabled={!canSdv || recordId === null || sdvBusy} onClick={() => onSdv(undefined, true)}>
+            <Button
+              size="small"
+              icon={<SafetyCertificateOutlined />}
+              disabled={!canSdv || recordId === null || sdvBusy}
+              onClick={() => onSdv(undefined, true)}
+            >
               {t.sdvForm}
             </Button>
           )}
@@ -79,14 +111,24 @@ export const ItemPanel = memo(function ItemPanel({ items, recordId, sdv, doubts,
                   onChange={(event) => onSdv([item.name], event.target.checked)}
                 />
               )}
-              <button type="button" className="crf-item-title" title={[...item.path, item.title].join(' / ')} onClick={() => onLocate(item)}>
+              <button
+                type="button"
+                className="crf-item-title"
+                title={[...item.path, item.title].join(' / ')}
+                onClick={() => onLocate(item)}
+              >
                 {item.title}
               </button>
               <span className="crf-item-markers">
                 {mark && !sdvMode && <SdvMarkIcon mark={mark} />}
                 {mine.length === 1 && (
                   <Tooltip title={t.doubtMarker(1)}>
-                    <button type="button" className="crf-doubt-marker" aria-label={`${T.doubt.historyTitle} ${item.title}`} onClick={() => onDoubts(item, mine)}>
+                    <button
+                      type="button"
+                      className="crf-doubt-marker"
+                      aria-label={`${T.doubt.historyTitle} ${item.title}`}
+                      onClick={() => onDoubts(item, mine)}
+                    >
                       <ExclamationCircleFilled />
                     </button>
                   </Tooltip>
@@ -100,10 +142,18 @@ export const ItemPanel = memo(function ItemPanel({ items, recordId, sdv, doubts,
                         key: String(d.doubtId),
                         label: `${T.doubt.types[d.doubtType] ?? ''}${T.doubt.historyTitle} ${index + 1}${d.groupName ? ` · ${T.doubt.groupRow('', d.groupIndex ?? 0).trim()}` : ''}`,
                       })),
-                      onClick: ({ key }) => onDoubts(item, mine.filter((d) => String(d.doubtId) === key)),
+                      onClick: ({ key }) =>
+                        onDoubts(
+                          item,
+                          mine.filter((d) => String(d.doubtId) === key),
+                        ),
                     }}
                   >
-                    <button type="button" className="crf-doubt-marker" aria-label={`${T.doubt.historyTitle} ${item.title}`}>
+                    <button
+                      type="button"
+                      className="crf-doubt-marker"
+                      aria-label={`${T.doubt.historyTitle} ${item.title}`}
+                    >
                       <Badge count={mine.length} size="small" offset={[4, -2]}>
                         <ExclamationCircleFilled />
                       </Badge>

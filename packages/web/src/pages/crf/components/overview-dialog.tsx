@@ -55,7 +55,11 @@ export function sectionsOf(form: Pick<OverviewForm, 'title' | 'definition'>): Se
 }
 
 const isBlank = (value: unknown) =>
-  value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0) || value === '[]';
+  value === undefined ||
+  value === null ||
+  value === '' ||
+  (Array.isArray(value) && value.length === 0) ||
+  value === '[]';
 
 /** A stored file key is fetched with the session and shown from memory (the download call needs the token). */
 function StoredImage({ value, alt }: { value: string; alt: string }) {
@@ -86,14 +90,28 @@ function StoredImage({ value, alt }: { value: string; alt: string }) {
   return <Image src={src} width={72} height={72} alt={alt} className="crf-overview-thumb" />;
 }
 
-function ItemValue({ node, value, values, state }: { node: CrfNode; value: unknown; values: Record<string, unknown>; state: FormState }) {
+function ItemValue({
+  node,
+  value,
+  values,
+  state,
+}: {
+  node: CrfNode;
+  value: unknown;
+  values: Record<string, unknown>;
+  state: FormState;
+}) {
   if (node.type === 'imageUpload') {
     const entries = readMediaList('image', value);
     return (
       <Image.PreviewGroup>
         <Space wrap>
           {entries.map((entry, i) => (
-            <StoredImage key={`${i}-${entry.dialogImgUrl}`} value={entry.dialogImgUrl} alt={entry.remarks || node.title} />
+            <StoredImage
+              key={`${i}-${entry.dialogImgUrl}`}
+              value={entry.dialogImgUrl}
+              alt={entry.remarks || node.title}
+            />
           ))}
         </Space>
       </Image.PreviewGroup>
@@ -181,16 +199,34 @@ function RecordSections({
  * layout, empty values shown or not, sections as tables, an anchor list that follows the scroll,
  * a full-screen toggle (80% / 100%), and printing of the preview (PRINT-02…PRINT-08).
  */
-export function OverviewDialog({ open, subjectRecordId, scope, onClose }: { open: boolean; subjectRecordId: number; scope: OverviewScope; onClose: () => void }) {
+export function OverviewDialog({
+  open,
+  subjectRecordId,
+  scope,
+  onClose,
+}: {
+  open: boolean;
+  subjectRecordId: number;
+  scope: OverviewScope;
+  onClose: () => void;
+}) {
   const [layout, setLayout] = useState<'horizontal' | 'vertical'>('horizontal');
   const [showEmpty, setShowEmpty] = useState(true);
   const [full, setFull] = useState(false);
   const scroller = useRef<HTMLDivElement | null>(null);
   const limited = scope.kind === 'print';
   const query = useQuery({
-    queryKey: ['crf-record', 'overview', subjectRecordId, limited ? scope.crfId : null, limited ? scope.crfDataRecordId : null],
+    queryKey: [
+      'crf-record',
+      'overview',
+      subjectRecordId,
+      limited ? scope.crfId : null,
+      limited ? scope.crfDataRecordId : null,
+    ],
     queryFn: () =>
-      crfRecordApi.overview(subjectRecordId, limited ? scope.crfId : undefined, limited ? scope.crfDataRecordId : undefined).then((res) => res.data),
+      crfRecordApi
+        .overview(subjectRecordId, limited ? scope.crfId : undefined, limited ? scope.crfDataRecordId : undefined)
+        .then((res) => res.data),
     enabled: open,
   });
   const data = query.data;
@@ -252,13 +288,21 @@ export function OverviewDialog({ open, subjectRecordId, scope, onClose }: { open
           <span>
             <Switch size="small" checked={showEmpty} onChange={setShowEmpty} aria-label={t.showEmpty} /> {t.showEmpty}
           </span>
-          <Button size="small" icon={full ? <FullscreenExitOutlined /> : <FullscreenOutlined />} onClick={() => setFull(!full)}>
+          <Button
+            size="small"
+            icon={full ? <FullscreenExitOutlined /> : <FullscreenOutlined />}
+            onClick={() => setFull(!full)}
+          >
             {full ? t.exitFullscreen : t.fullscreen}
           </Button>
         </Space>
       </div>
       <div className="crf-overview-body">
-        <div className="crf-overview-content crf-overview-print" ref={scroller} style={{ maxHeight: full ? 'calc(100vh - 190px)' : '65vh' }}>
+        <div
+          className="crf-overview-content crf-overview-print"
+          ref={scroller}
+          style={{ maxHeight: full ? 'calc(100vh - 190px)' : '65vh' }}
+        >
           {!data ? (
             <Spin />
           ) : forms.length === 0 ? (
@@ -270,13 +314,23 @@ export function OverviewDialog({ open, subjectRecordId, scope, onClose }: { open
               </h2>
               {forms.map((form) =>
                 (form.records.length > 0 ? form.records : [null]).map((record, index) => (
-                  <article key={`${form.crfId}-${record?.crfDataRecordId ?? 'none'}`} id={`crf-overview-${form.crfId}-${index}`} className="crf-overview-form">
+                  <article
+                    key={`${form.crfId}-${record?.crfDataRecordId ?? 'none'}`}
+                    id={`crf-overview-${form.crfId}-${index}`}
+                    className="crf-overview-form"
+                  >
                     <h3 className="crf-overview-form-title">
                       {form.title}
                       {form.records.length > 1 ? ` · ${t.recordNo(index + 1)}` : ''}
                     </h3>
                     {record ? (
-                      <RecordSections form={form} values={record.values} anchorPrefix={`crf-overview-${form.crfId}-${index}`} layout={layout} showEmpty={showEmpty} />
+                      <RecordSections
+                        form={form}
+                        values={record.values}
+                        anchorPrefix={`crf-overview-${form.crfId}-${index}`}
+                        layout={layout}
+                        showEmpty={showEmpty}
+                      />
                     ) : (
                       <div className="crf-overview-empty">{t.noRecords}</div>
                     )}

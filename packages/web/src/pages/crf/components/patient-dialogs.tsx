@@ -8,7 +8,15 @@ import { QrImage } from './qr-image';
 const t = T.crfPage;
 
 /** CRF-04: the patient's details, read-only, as the server holds them now. */
-export function PatientInfoDialog({ subjectRecordId, open, onClose }: { subjectRecordId: number; open: boolean; onClose: () => void }) {
+export function PatientInfoDialog({
+  subjectRecordId,
+  open,
+  onClose,
+}: {
+  subjectRecordId: number;
+  open: boolean;
+  onClose: () => void;
+}) {
   const query = useQuery({
     queryKey: ['crf-record', 'patient', subjectRecordId],
     queryFn: () => crfRecordApi.patientInfo(subjectRecordId).then((res) => res.data),
@@ -25,7 +33,9 @@ export function PatientInfoDialog({ subjectRecordId, open, onClose }: { subjectR
           <Descriptions.Item label={t.patientName}>{p.subjectName}</Descriptions.Item>
           <Descriptions.Item label={t.gender}>{t.genders[p.gender] ?? ''}</Descriptions.Item>
           {/* A masked birth date (1960-**-**) is not a date: shown as the server sent it. */}
-          <Descriptions.Item label={t.birth}>{p.birth?.includes('*') ? p.birth : formatDate(p.birth, DATE_FORMAT)}</Descriptions.Item>
+          <Descriptions.Item label={t.birth}>
+            {p.birth?.includes('*') ? p.birth : formatDate(p.birth, DATE_FORMAT)}
+          </Descriptions.Item>
           <Descriptions.Item label={t.age}>{p.age ?? ''}</Descriptions.Item>
           <Descriptions.Item label={t.mobile}>{p.mobile ?? ''}</Descriptions.Item>
           {p.idNumber ? <Descriptions.Item label={t.idNumber}>{p.idNumber}</Descriptions.Item> : null}
@@ -59,7 +69,11 @@ export function PatientQrDialog({
   return (
     <Modal open={open} title={t.qrTitle} onCancel={onClose} footer={null} width={380} destroyOnHidden>
       <div className="crf-qr-dialog">
-        {patient.qrCode ? <QrImage text={patient.qrCode} size={180} margin={2} alt={t.qrTitle} /> : <div>{t.qrEmpty}</div>}
+        {patient.qrCode ? (
+          <QrImage text={patient.qrCode} size={180} margin={2} alt={t.qrTitle} />
+        ) : (
+          <div>{t.qrEmpty}</div>
+        )}
         <div className="crf-qr-name">
           {patient.subjectName}（{patient.identificationCode}）
         </div>

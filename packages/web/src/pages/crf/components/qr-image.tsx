@@ -2,7 +2,19 @@ import { useEffect, useState } from 'react';
 import QRCode from 'qrcode';
 
 /** A QR code of `text` drawn in the browser (forms §9: a generated QR defaults to size 30). */
-export function QrImage({ text, size = 30, margin = 1, alt, className }: { text: string; size?: number; margin?: number; alt: string; className?: string }) {
+export function QrImage({
+  text,
+  size = 30,
+  margin = 1,
+  alt,
+  className,
+}: {
+  text: string;
+  size?: number;
+  margin?: number;
+  alt: string;
+  className?: string;
+}) {
   const [src, setSrc] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
@@ -18,6 +30,10 @@ export function QrImage({ text, size = 30, margin = 1, alt, className }: { text:
       live = false;
     };
   }, [text, size, margin]);
-  if (!src) return <span className={className} style={{ display: 'inline-block', width: size, height: size }} aria-label={alt} />;
+  if (!src) {
+    return (
+      <span className={className} style={{ display: 'inline-block', width: size, height: size }} aria-label={alt} />
+    );
+  }
   return <img src={src} width={size} height={size} alt={alt} className={className} />;
 }

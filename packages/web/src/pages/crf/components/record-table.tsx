@@ -23,7 +23,17 @@ export interface RecordTableProps {
 }
 
 /** A repeatable form's records (CRF-14, CRF-24) with 新增, 打开 and 删除 (a reason is required, CRF-25). */
-export function RecordTable({ rows, loading, currentId, creating, canAdd, canRemove, onAdd, onOpen, onRemove }: RecordTableProps) {
+export function RecordTable({
+  rows,
+  loading,
+  currentId,
+  creating,
+  canAdd,
+  canRemove,
+  onAdd,
+  onOpen,
+  onRemove,
+}: RecordTableProps) {
   const { message } = App.useApp();
   const [removing, setRemoving] = useState<CrfDataRow | null>(null);
   const [reason, setReason] = useState('');
@@ -88,7 +98,13 @@ export function RecordTable({ rows, loading, currentId, creating, canAdd, canRem
             width: 150,
             render: (_: unknown, row) => (
               <>
-                <Button size="small" type="link" icon={<FolderOpenOutlined />} disabled={row.crfDataRecordId === currentId} onClick={() => onOpen(row.crfDataRecordId)}>
+                <Button
+                  size="small"
+                  type="link"
+                  icon={<FolderOpenOutlined />}
+                  disabled={row.crfDataRecordId === currentId}
+                  onClick={() => onOpen(row.crfDataRecordId)}
+                >
                   {t.openRecord}
                 </Button>
                 {canRemove && (

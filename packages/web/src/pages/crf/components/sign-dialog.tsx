@@ -12,7 +12,19 @@ const t = T.crfPage;
  * The investigator's electronic signature over the casebook (SUBJ-23): the password is entered
  * again; the current signature shows as valid, or 已失效 once data changed after it.
  */
-export function SignDialog({ open, subjectRecordId, studyId, canSign, onClose }: { open: boolean; subjectRecordId: number; studyId: number; canSign: boolean; onClose: () => void }) {
+export function SignDialog({
+  open,
+  subjectRecordId,
+  studyId,
+  canSign,
+  onClose,
+}: {
+  open: boolean;
+  subjectRecordId: number;
+  studyId: number;
+  canSign: boolean;
+  onClose: () => void;
+}) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const [password, setPassword] = useState('');

@@ -12,7 +12,14 @@ describe('质疑列表 filters', () => {
         userName: ' 王 ',
         range: [dayjs('2026-03-01T10:00:00'), dayjs('2026-03-31T09:00:00')],
       }),
-    ).toEqual({ identificationCode: 'LSS-0001', optionType: 2, doubtType: 0, userName: '王', beginDate: '2026-03-01', endDate: '2026-03-31' });
+    ).toEqual({
+      identificationCode: 'LSS-0001',
+      optionType: 2,
+      doubtType: 0,
+      userName: '王',
+      beginDate: '2026-03-01',
+      endDate: '2026-03-31',
+    });
   });
 
   it('QRY-04/QRY-05: 待回复 (0) and 系统 (0) are real filters, not blanks; empty fields are left out', () => {

@@ -24,7 +24,10 @@ function nodesOfForms(results: ReadonlyArray<{ data?: CrfDetail }>): Map<number,
   return out;
 }
 
-const STATE_OPTIONS = [DOUBT_STATE.open, DOUBT_STATE.replied, DOUBT_STATE.closed].map((value) => ({ value, label: t.states[value] }));
+const STATE_OPTIONS = [DOUBT_STATE.open, DOUBT_STATE.replied, DOUBT_STATE.closed].map((value) => ({
+  value,
+  label: t.states[value],
+}));
 const TYPE_OPTIONS = [DOUBT_TYPE.system, DOUBT_TYPE.user].map((value) => ({ value, label: t.types[value] }));
 
 /** 质疑列表 (QRY-01): the study's queries with filters; 查看 opens the thread, 定位 the form. */
@@ -56,7 +59,9 @@ export default function DoubtListPage() {
     (d: Pick<Doubt, 'itemName' | 'groupName' | 'crfId'>) => {
       const nodes = nodesByCrf.get(d.crfId) ?? new Map<string, CrfNode>();
       return {
-        title: d.groupName ? `${itemTitle(nodes, d.groupName)} · ${itemTitle(nodes, d.itemName)}` : itemTitle(nodes, d.itemName),
+        title: d.groupName
+          ? `${itemTitle(nodes, d.groupName)} · ${itemTitle(nodes, d.itemName)}`
+          : itemTitle(nodes, d.itemName),
         format: (value: unknown) => formatLooseValue(nodes, d.itemName, value),
       };
     },
@@ -75,13 +80,20 @@ export default function DoubtListPage() {
         const nodes = nodesByCrf.get(row.crfId) ?? new Map<string, CrfNode>();
         return (
           <>
-            {row.groupName && <div className="doubt-list-group">{t.groupRow(itemTitle(nodes, row.groupName), row.groupIndex ?? 0)}</div>}
+            {row.groupName && (
+              <div className="doubt-list-group">{t.groupRow(itemTitle(nodes, row.groupName), row.groupIndex ?? 0)}</div>
+            )}
             {itemTitle(nodes, row.itemName)}
           </>
         );
       },
     },
-    { title: t.itemValue, key: 'itemValue', width: 140, render: (_: unknown, row) => describe(row).format(row.itemValue) },
+    {
+      title: t.itemValue,
+      key: 'itemValue',
+      width: 140,
+      render: (_: unknown, row) => describe(row).format(row.itemValue),
+    },
     { title: t.content, dataIndex: 'doubtDescription', ellipsis: true },
     { title: t.status, dataIndex: 'optionType', width: 90, render: (value: number) => <DoubtStateTag state={value} /> },
     { title: t.type, dataIndex: 'doubtType', width: 80, render: (value: number) => <DoubtTypeTag type={value} /> },
@@ -94,10 +106,20 @@ export default function DoubtListPage() {
       width: 150,
       render: (_: unknown, row) => (
         <Space size={0}>
-          <Button type="link" size="small" icon={<EyeOutlined aria-hidden />} onClick={() => setMode({ kind: 'history', doubtId: row.doubtId })}>
+          <Button
+            type="link"
+            size="small"
+            icon={<EyeOutlined aria-hidden />}
+            onClick={() => setMode({ kind: 'history', doubtId: row.doubtId })}
+          >
             {t.view}
           </Button>
-          <Button type="link" size="small" icon={<AimOutlined aria-hidden />} onClick={() => void navigate(locateUrl(row))}>
+          <Button
+            type="link"
+            size="small"
+            icon={<AimOutlined aria-hidden />}
+            onClick={() => void navigate(locateUrl(row))}
+          >
             {t.locate}
           </Button>
         </Space>
@@ -110,7 +132,13 @@ export default function DoubtListPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{t.listTitle}</h2>
-      <Form form={filterForm} name="doubt-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(toDoubtFilter(values))}>
+      <Form
+        form={filterForm}
+        name="doubt-filter"
+        layout="inline"
+        className="page-filters"
+        onFinish={(values) => setFilters(toDoubtFilter(values))}
+      >
         <Form.Item label={t.code} name="identificationCode">
           <Input allowClear placeholder={t.code} style={{ width: 140 }} />
         </Form.Item>

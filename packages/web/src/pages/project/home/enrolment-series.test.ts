@@ -3,7 +3,13 @@ import { enrolmentSeries } from './enrolment-series';
 
 describe('enrolment series', () => {
   it('shows the last twelve months up to this one, months without patients as 0', () => {
-    const series = enrolmentSeries([{ month: '2025-11', count: 3 }, { month: '2026-02', count: 1 }], '2026-03');
+    const series = enrolmentSeries(
+      [
+        { month: '2025-11', count: 3 },
+        { month: '2026-02', count: 1 },
+      ],
+      '2026-03',
+    );
     expect(series).toHaveLength(12);
     expect(series[0]).toEqual({ month: '2025-04', count: 0 });
     expect(series.at(-1)).toEqual({ month: '2026-03', count: 0 });

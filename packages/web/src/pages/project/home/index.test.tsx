@@ -20,7 +20,14 @@ const api = vi.hoisted(() => ({
   study: vi.fn(async () => ({
     code: 200,
     msg: '',
-    data: { id: 5, studyName: '腰椎管狭窄症手术登记研究（示例）', studyCode: 'DEMO-LSS', principal: '示例研究者', description: '多中心登记', myRole: null },
+    data: {
+      id: 5,
+      studyName: '腰椎管狭窄症手术登记研究（示例）',
+      studyCode: 'DEMO-LSS',
+      principal: '示例研究者',
+      description: '多中心登记',
+      myRole: null,
+    },
   })),
 }));
 vi.mock('../../../api/subject.api', async (importOriginal) => ({

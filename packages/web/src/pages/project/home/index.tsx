@@ -30,7 +30,10 @@ function Figure({ label, value }: { label: string; value: number }) {
 }
 
 function Figures({ index }: { index: StudyIndex }) {
-  const series = useMemo(() => enrolmentSeries(index.enrolment, todayString(new Date()).slice(0, 7)), [index.enrolment]);
+  const series = useMemo(
+    () => enrolmentSeries(index.enrolment, todayString(new Date()).slice(0, 7)),
+    [index.enrolment],
+  );
   return (
     <>
       <div className="home-figures">
@@ -123,7 +126,8 @@ function SignedInHome() {
 
   if (index.error instanceof ApiError && index.error.status === 401) return <PublicHome />;
   if (studyId === null || query.isError || index.isError) {
-    const forbidden = studyId === null || query.isError || (index.error instanceof ApiError && index.error.status === 403);
+    const forbidden =
+      studyId === null || query.isError || (index.error instanceof ApiError && index.error.status === 403);
     return (
       <div className="page-card">
         <Result status="warning" title={forbidden ? MSG.forbidden : H.unavailable} />

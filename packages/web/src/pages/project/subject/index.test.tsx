@@ -33,7 +33,11 @@ const api = vi.hoisted(() => ({
   study: vi.fn(async () => ({
     code: 200,
     msg: '',
-    data: { id: 5, studyName: '示例研究', myRole: { studyRoleId: 1, roleName: '研究护士', permissions: api.permissions } },
+    data: {
+      id: 5,
+      studyName: '示例研究',
+      myRole: { studyRoleId: 1, roleName: '研究护士', permissions: api.permissions },
+    },
   })),
   crfOptions: vi.fn(async () => ({ code: 200, msg: '', data: [{ id: 9, title: '人口学资料', version: 1 }] })),
   crfGet: vi.fn(async () => ({
@@ -45,7 +49,15 @@ const api = vi.hoisted(() => ({
       definition: {
         title: '人口学资料',
         option: {},
-        children: [{ type: 'radio', name: 'sex', title: '性别', option: { optionsValue: '1,2', optionsText: '男,女' }, children: [] }],
+        children: [
+          {
+            type: 'radio',
+            name: 'sex',
+            title: '性别',
+            option: { optionsValue: '1,2', optionsText: '男,女' },
+            children: [],
+          },
+        ],
       },
     },
   })),
@@ -88,7 +100,13 @@ vi.mock('../../../api/study.api', () => ({
 vi.mock('../../../api/subject.api', async (importOriginal) => ({
   ...(await importOriginal<object>()),
   subjectApi: { formModel: api.formModel },
-  subjectRecordApi: { list: api.list, columns: api.columns, setState: api.setState, remove: api.remove, restore: api.restore },
+  subjectRecordApi: {
+    list: api.list,
+    columns: api.columns,
+    setState: api.setState,
+    remove: api.remove,
+    restore: api.restore,
+  },
 }));
 
 function Where() {
@@ -110,11 +128,14 @@ function renderPage(permissions: string[]) {
 const ALL = ['btn:business.subject.add', 'btn:business.subject.edit', 'btn:business.subject.remove'];
 
 async function row() {
-  return waitFor(() => {
-    const found = screen.getAllByRole('row').find((r) => r.textContent?.includes('LSS-0001'));
-    if (!found) throw new Error('no patient row yet');
-    return found;
-  }, { timeout: 5000 });
+  return waitFor(
+    () => {
+      const found = screen.getAllByRole('row').find((r) => r.textContent?.includes('LSS-0001'));
+      if (!found) throw new Error('no patient row yet');
+      return found;
+    },
+    { timeout: 5000 },
+  );
 }
 
 beforeEach(() => useSession.setState({ token: 't', permissions: [], buttonPermissions: [] }));
@@ -127,13 +148,19 @@ afterEach(() => {
 describe('patient list', () => {
   it('SUBJ-01/SUBJ-24: lists the study patients from the v3 POST with the configured columns, progress and state', async () => {
     renderPage(ALL);
-    await waitFor(() => expect(api.list).toHaveBeenCalledWith({ pageNum: 1, pageSize: 10, deleted: false, studyId: 5 }));
+    await waitFor(() =>
+      expect(api.list).toHaveBeenCalledWith({ pageNum: 1, pageSize: 10, deleted: false, studyId: 5 }),
+    );
     expect(api.columns).toHaveBeenCalledWith(5);
     const line = await row();
     // The CRF column shows the choice text once the form definitions have arrived.
     await waitFor(() => {
-      const cells = within(line).getAllByRole('cell').map((cell) => cell.textContent);
-      expect(cells).toEqual(expect.arrayContaining(['LSS-0001', '张三', '男', '腰椎管狭窄症', '女', '1/3', '在组', '系统管理员']));
+      const cells = within(line)
+        .getAllByRole('cell')
+        .map((cell) => cell.textContent);
+      expect(cells).toEqual(
+        expect.arrayContaining(['LSS-0001', '张三', '男', '腰椎管狭窄症', '女', '1/3', '在组', '系统管理员']),
+      );
     });
     // The CRF column is titled by its item, with the form named since 性别 is also a patient field.
     expect(screen.getAllByText('人口学资料 · 性别').length).toBeGreaterThan(0);

@@ -73,7 +73,9 @@ function combineDefinitions(results: ReadonlyArray<UseQueryResult<CrfDetail>>) {
   return results.flatMap((result) => (result.data ? [result.data.definition] : []));
 }
 
-const DEFAULT_FIELD_LABELS: Record<string, string> = Object.fromEntries(DEFAULT_BASE_CONFIG.map((f) => [f.name, f.header]));
+const DEFAULT_FIELD_LABELS: Record<string, string> = Object.fromEntries(
+  DEFAULT_BASE_CONFIG.map((f) => [f.name, f.header]),
+);
 
 type Can = (code: string) => boolean;
 
@@ -93,7 +95,10 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
   const [operatesRecord, setOperatesRecord] = useState<SubjectRecordRow | null>(null);
 
   usePageReturn(
-    useCallback(() => void queryClient.invalidateQueries({ queryKey: ['subject-record', 'list', studyId] }), [queryClient, studyId]),
+    useCallback(
+      () => void queryClient.invalidateQueries({ queryKey: ['subject-record', 'list', studyId] }),
+      [queryClient, studyId],
+    ),
   );
 
   const canAdd = can(SUBJECT_BUTTONS.add);
@@ -128,7 +133,9 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
   const fieldLabels = useMemo<Record<string, string>>(
     () => ({
       ...DEFAULT_FIELD_LABELS,
-      ...Object.fromEntries((model.data?.baseConfig ?? []).map((f) => [f.name, f.header || DEFAULT_FIELD_LABELS[f.name]])),
+      ...Object.fromEntries(
+        (model.data?.baseConfig ?? []).map((f) => [f.name, f.header || DEFAULT_FIELD_LABELS[f.name]]),
+      ),
       deptId: T.subject.dept,
     }),
     [model.data],
@@ -180,7 +187,9 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
       return form ? `${form.title} · ${item.title}` : item.title;
     };
     const ordered = [...(recordColumns.data ?? [])].sort(
-      (a, b) => Number(LEADING_FIELDS.has(b.key) && b.source === 'base') - Number(LEADING_FIELDS.has(a.key) && a.source === 'base'),
+      (a, b) =>
+        Number(LEADING_FIELDS.has(b.key) && b.source === 'base') -
+        Number(LEADING_FIELDS.has(a.key) && a.source === 'base'),
     );
     const configured: TableColumnsType<SubjectRecordRow> = ordered.map((column) =>
       column.source === 'base'
@@ -194,7 +203,8 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
             title: crfTitle(column, crfItems.get(column.key)),
             key: `crf:${column.key}`,
             width: column.width,
-            render: (_: unknown, row: SubjectRecordRow) => formatCrfValue(row.columns?.[column.key], crfItems.get(column.key)),
+            render: (_: unknown, row: SubjectRecordRow) =>
+              formatCrfValue(row.columns?.[column.key], crfItems.get(column.key)),
           },
     );
     // Who the patient is, where they stand and how far their forms are come first: on a narrow
@@ -206,7 +216,8 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
         title: T.subject.state,
         dataIndex: 'state',
         width: 90,
-        render: (state: SubjectState) => (showDeleted ? <Tag color="red">{T.subject.deletedTag}</Tag> : <StateTag state={state} />),
+        render: (state: SubjectState) =>
+          showDeleted ? <Tag color="red">{T.subject.deletedTag}</Tag> : <StateTag state={state} />,
       },
       {
         title: T.subject.progress,
@@ -228,7 +239,12 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
       },
       ...configured.slice(leading),
       { title: T.subject.creater, dataIndex: 'creater', width: 110 },
-      { title: T.subject.createTime, dataIndex: 'createTime', width: 170, render: (value: string) => formatDate(value) },
+      {
+        title: T.subject.createTime,
+        dataIndex: 'createTime',
+        width: 170,
+        render: (value: string) => formatDate(value),
+      },
       {
         title: T.common.actions,
         key: 'actions',
@@ -255,7 +271,12 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
               <Button type="link" size="small" onClick={() => setPatient({ mode: 'crflook', subjectId: row.id })}>
                 {T.subject.view}
               </Button>
-              <StudyAuthButton allowed={canEdit} type="link" size="small" onClick={() => setPatient({ mode: 'edit', subjectId: row.id })}>
+              <StudyAuthButton
+                allowed={canEdit}
+                type="link"
+                size="small"
+                onClick={() => setPatient({ mode: 'edit', subjectId: row.id })}
+              >
                 {T.subject.edit}
               </StudyAuthButton>
               <StudyAuthButton allowed={canEdit} type="link" size="small" onClick={() => setStateRecord(row)}>
@@ -302,7 +323,11 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
           <Select allowClear placeholder={T.common.selectPlaceholder} style={{ width: 110 }} options={STATE_OPTIONS} />
         </Form.Item>
         <Form.Item label={T.subject.enrolDate} name="enrolDate">
-          <DatePicker.RangePicker allowEmpty={[true, true]} placeholder={[T.subject.beginDate, T.subject.endDate]} style={{ width: 250 }} />
+          <DatePicker.RangePicker
+            allowEmpty={[true, true]}
+            placeholder={[T.subject.beginDate, T.subject.endDate]}
+            style={{ width: 250 }}
+          />
         </Form.Item>
         <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
@@ -327,7 +352,12 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
         filters={listFilters}
         fetchPage={(paging) => subjectRecordApi.list({ ...paging, ...listFilters, studyId }).then((res) => res.data)}
       />
-      <PatientDialog studyId={studyId} state={patient} canEdit={canEdit && !showDeleted} onClose={() => setPatient(null)} />
+      <PatientDialog
+        studyId={studyId}
+        state={patient}
+        canEdit={canEdit && !showDeleted}
+        onClose={() => setPatient(null)}
+      />
       <StateDialog record={stateRecord} onClose={() => setStateRecord(null)} />
       <ReasonDialog
         open={Boolean(removeRecord)}

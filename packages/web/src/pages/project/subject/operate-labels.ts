@@ -43,7 +43,9 @@ function text(value: unknown): string {
 /** A patient field's stored value in words: 男/女, the disease's name, the state's name. */
 function fieldValue(field: string | null, value: unknown, ctx: OperateContext): string {
   if (value === undefined || value === null || value === '') return EMPTY;
-  if (field === 'gender') return value === GENDER.male ? T.sex.male : value === GENDER.female ? T.sex.female : text(value);
+  if (field === 'gender') {
+    return value === GENDER.male ? T.sex.male : value === GENDER.female ? T.sex.female : text(value);
+  }
   if (field === 'diseaseCode') return ctx.diseases.find((d) => d.diseaseCode === value)?.diseaseName ?? text(value);
   if (field === 'state') return stateLabel(value);
   return text(value);

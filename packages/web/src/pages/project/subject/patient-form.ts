@@ -52,7 +52,11 @@ export interface PatientFieldView {
  * study hid them, because the rules require them and a hidden required field could never be
  * saved.
  */
-export function patientFieldView(model: SubjectFormModel, mode: PatientDialogMode, name: PatientField): PatientFieldView {
+export function patientFieldView(
+  model: SubjectFormModel,
+  mode: PatientDialogMode,
+  name: PatientField,
+): PatientFieldView {
   const defaults = DEFAULT_BASE_CONFIG.find((f) => f.name === name)!;
   const stored = model.baseConfig.find((f) => f.name === name);
   const label = stored?.header?.trim() || defaults.header;

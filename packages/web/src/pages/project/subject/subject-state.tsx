@@ -2,7 +2,11 @@ import { Tag } from 'antd';
 import { SUBJECT_STATE, type SubjectState } from '../../../api/subject.api';
 import { T } from '../../../locales/zh-CN';
 
-export const STATE_VALUES: readonly SubjectState[] = [SUBJECT_STATE.active, SUBJECT_STATE.completed, SUBJECT_STATE.withdrawn];
+export const STATE_VALUES: readonly SubjectState[] = [
+  SUBJECT_STATE.active,
+  SUBJECT_STATE.completed,
+  SUBJECT_STATE.withdrawn,
+];
 
 export function stateLabel(state: unknown): string {
   return typeof state === 'number' ? (T.subject.states[state] ?? String(state)) : '';

@@ -27,7 +27,12 @@ describe('patient base-info config', () => {
   });
 
   it('the ID number (身份证号) is off for a study that never turned it on, and can be shown and required', () => {
-    expect(normalizeBaseConfig([]).find((f) => f.name === 'idNumber')).toEqual({ name: 'idNumber', header: '身份证号', display: false, required: false });
+    expect(normalizeBaseConfig([]).find((f) => f.name === 'idNumber')).toEqual({
+      name: 'idNumber',
+      header: '身份证号',
+      display: false,
+      required: false,
+    });
     const on = normalizeBaseConfig([{ name: 'idNumber', header: '身份证号', display: true, required: true }]);
     expect(on.find((f) => f.name === 'idNumber')).toMatchObject({ display: true, required: true });
   });

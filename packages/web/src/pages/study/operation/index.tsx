@@ -76,7 +76,13 @@ function OperationLog({ studyId }: { studyId: number | undefined }) {
 
   return (
     <>
-      <Form form={filterForm} name="operlog-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(toFilters(values))}>
+      <Form
+        form={filterForm}
+        name="operlog-filter"
+        layout="inline"
+        className="page-filters"
+        onFinish={(values) => setFilters(toFilters(values))}
+      >
         <Form.Item label={T.operlog.module} name="title">
           <Input allowClear placeholder={T.operlog.module} style={{ width: 160 }} />
         </Form.Item>

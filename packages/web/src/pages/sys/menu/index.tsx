@@ -58,7 +58,13 @@ export default function MenuPage() {
 
   const columns: TableColumnsType<MenuRow> = [
     { title: T.menu.name, key: 'title', width: 220, render: (_: unknown, row) => menuTitle(row) },
-    { title: T.menu.icon, key: 'icon', width: 70, align: 'center', render: (_: unknown, row) => (row.type === 'F' ? null : menuIcon(menuIconName(row))) },
+    {
+      title: T.menu.icon,
+      key: 'icon',
+      width: 70,
+      align: 'center',
+      render: (_: unknown, row) => (row.type === 'F' ? null : menuIcon(menuIconName(row))),
+    },
     {
       title: T.menu.type,
       dataIndex: 'type',
@@ -68,10 +74,25 @@ export default function MenuPage() {
     { title: T.menu.code, dataIndex: 'code', width: 200 },
     { title: T.menu.perms, dataIndex: 'perms', width: 180 },
     { title: T.menu.path, dataIndex: 'path', width: 220 },
-    { title: T.menu.level, dataIndex: 'level', width: 100, render: (level: number) => (level === 1 ? T.menu.level1 : T.menu.level0) },
+    {
+      title: T.menu.level,
+      dataIndex: 'level',
+      width: 100,
+      render: (level: number) => (level === 1 ? T.menu.level1 : T.menu.level0),
+    },
     { title: T.menu.orderNum, dataIndex: 'orderNum', width: 70, align: 'center' },
-    { title: T.menu.hidden, key: 'hidden', width: 70, render: (_: unknown, row) => (menuHidden(row) ? T.common.yes : T.common.no) },
-    { title: T.common.status, dataIndex: 'status', width: 80, render: (status: number) => <StatusTag status={status} /> },
+    {
+      title: T.menu.hidden,
+      key: 'hidden',
+      width: 70,
+      render: (_: unknown, row) => (menuHidden(row) ? T.common.yes : T.common.no),
+    },
+    {
+      title: T.common.status,
+      dataIndex: 'status',
+      width: 80,
+      render: (status: number) => <StatusTag status={status} />,
+    },
     {
       title: T.common.actions,
       key: 'actions',
@@ -80,14 +101,28 @@ export default function MenuPage() {
       render: (_: unknown, row) => (
         <Space size={0}>
           {row.type !== 'F' && (
-            <AuthButton code="sys:menu:add" type="link" size="small" onClick={() => setDialog({ mode: 'add', parent: row })}>
+            <AuthButton
+              code="sys:menu:add"
+              type="link"
+              size="small"
+              onClick={() => setDialog({ mode: 'add', parent: row })}
+            >
               {T.menu.addChild}
             </AuthButton>
           )}
-          <AuthButton code="sys:menu:edit" type="link" size="small" onClick={() => setDialog({ mode: 'edit', menu: row })}>
+          <AuthButton
+            code="sys:menu:edit"
+            type="link"
+            size="small"
+            onClick={() => setDialog({ mode: 'edit', menu: row })}
+          >
             {T.common.edit}
           </AuthButton>
-          <AuthRemoveButton code="sys:menu:remove" title={T.common.confirmRemove} onConfirm={() => remove.mutateAsync(row.menuId)} />
+          <AuthRemoveButton
+            code="sys:menu:remove"
+            title={T.common.confirmRemove}
+            onConfirm={() => remove.mutateAsync(row.menuId)}
+          />
         </Space>
       ),
     },
@@ -96,7 +131,13 @@ export default function MenuPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{T.menu.title}</h2>
-      <Form form={filterForm} name="menu-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
+      <Form
+        form={filterForm}
+        name="menu-filter"
+        layout="inline"
+        className="page-filters"
+        onFinish={(values) => setFilters(values)}
+      >
         <Form.Item label={T.menu.name} name="menuName">
           <Input allowClear placeholder={T.menu.name} style={{ width: 200 }} />
         </Form.Item>
@@ -106,7 +147,12 @@ export default function MenuPage() {
         <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar">
-        <AuthButton code="sys:menu:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>
+        <AuthButton
+          code="sys:menu:add"
+          type="primary"
+          icon={<PlusOutlined aria-hidden />}
+          onClick={() => setDialog({ mode: 'add' })}
+        >
           {T.common.add}
         </AuthButton>
       </div>

@@ -52,7 +52,12 @@ export default function OrganizationPage() {
     { title: T.dept.leader, dataIndex: 'leader', width: 120 },
     { title: T.dept.phone, dataIndex: 'phone', width: 150 },
     { title: T.dept.orderNum, dataIndex: 'orderNum', width: 100, align: 'center' },
-    { title: T.common.status, dataIndex: 'status', width: 90, render: (status: number) => <StatusTag status={status} /> },
+    {
+      title: T.common.status,
+      dataIndex: 'status',
+      width: 90,
+      render: (status: number) => <StatusTag status={status} />,
+    },
     { title: T.common.createTime, dataIndex: 'createTime', width: 180, render: (value: string) => formatDate(value) },
     {
       title: T.common.actions,
@@ -61,13 +66,22 @@ export default function OrganizationPage() {
       width: 240,
       render: (_: unknown, dept) => (
         <Space size={0}>
-          <AuthButton code="sys:dept:add" type="link" size="small" onClick={() => setDialog({ mode: 'add', parentId: dept.deptId })}>
+          <AuthButton
+            code="sys:dept:add"
+            type="link"
+            size="small"
+            onClick={() => setDialog({ mode: 'add', parentId: dept.deptId })}
+          >
             {T.dept.addChild}
           </AuthButton>
           <AuthButton code="sys:dept:edit" type="link" size="small" onClick={() => setDialog({ mode: 'edit', dept })}>
             {T.common.edit}
           </AuthButton>
-          <AuthRemoveButton code="sys:dept:remove" title={T.common.confirmRemove} onConfirm={() => remove.mutateAsync(dept.deptId)} />
+          <AuthRemoveButton
+            code="sys:dept:remove"
+            title={T.common.confirmRemove}
+            onConfirm={() => remove.mutateAsync(dept.deptId)}
+          />
         </Space>
       ),
     },
@@ -76,7 +90,13 @@ export default function OrganizationPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{T.dept.title}</h2>
-      <Form form={filterForm} name="dept-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
+      <Form
+        form={filterForm}
+        name="dept-filter"
+        layout="inline"
+        className="page-filters"
+        onFinish={(values) => setFilters(values)}
+      >
         <Form.Item label={T.dept.filterName} name="deptName">
           <Input allowClear placeholder={T.dept.filterName} style={{ width: 200 }} />
         </Form.Item>
@@ -86,7 +106,12 @@ export default function OrganizationPage() {
         <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar">
-        <AuthButton code="sys:dept:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>
+        <AuthButton
+          code="sys:dept:add"
+          type="primary"
+          icon={<PlusOutlined aria-hidden />}
+          onClick={() => setDialog({ mode: 'add' })}
+        >
           {T.common.add}
         </AuthButton>
       </div>

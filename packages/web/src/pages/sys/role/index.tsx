@@ -69,10 +69,19 @@ export default function RolePage() {
       width: 180,
       render: (_: unknown, role) => (
         <Space size={0}>
-          <AuthButton code="sys:role:edit" type="link" size="small" onClick={() => setDialog({ mode: 'edit', roleId: role.roleId })}>
+          <AuthButton
+            code="sys:role:edit"
+            type="link"
+            size="small"
+            onClick={() => setDialog({ mode: 'edit', roleId: role.roleId })}
+          >
             {T.common.edit}
           </AuthButton>
-          <AuthRemoveButton code="sys:role:remove" title={T.role.confirmRemove(role.roleName)} onConfirm={() => remove.mutateAsync(role.roleId)} />
+          <AuthRemoveButton
+            code="sys:role:remove"
+            title={T.role.confirmRemove(role.roleName)}
+            onConfirm={() => remove.mutateAsync(role.roleId)}
+          />
         </Space>
       ),
     },
@@ -81,7 +90,13 @@ export default function RolePage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{T.role.title}</h2>
-      <Form form={filterForm} name="role-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
+      <Form
+        form={filterForm}
+        name="role-filter"
+        layout="inline"
+        className="page-filters"
+        onFinish={(values) => setFilters(values)}
+      >
         <Form.Item label={T.role.name} name="roleName">
           <Input allowClear placeholder={T.role.name} style={{ width: 200 }} />
         </Form.Item>
@@ -91,7 +106,12 @@ export default function RolePage() {
         <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar">
-        <AuthButton code="sys:role:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>
+        <AuthButton
+          code="sys:role:add"
+          type="primary"
+          icon={<PlusOutlined aria-hidden />}
+          onClick={() => setDialog({ mode: 'add' })}
+        >
           {T.common.add}
         </AuthButton>
       </div>

@@ -6,7 +6,14 @@ const tree = [
     id: 1,
     label: '系统管理',
     children: [
-      { id: 2, label: '用户管理', children: [{ id: 5, label: '新增' }, { id: 6, label: '删除' }] },
+      {
+        id: 2,
+        label: '用户管理',
+        children: [
+          { id: 5, label: '新增' },
+          { id: 6, label: '删除' },
+        ],
+      },
       { id: 3, label: '角色管理' },
     ],
   },

@@ -82,7 +82,12 @@ export default function UserPage() {
           <Button type="link" size="small" onClick={() => setDialog({ mode: 'view', userId: user.userId })}>
             {T.common.view}
           </Button>
-          <AuthButton code="sys:user:edit" type="link" size="small" onClick={() => setDialog({ mode: 'edit', userId: user.userId })}>
+          <AuthButton
+            code="sys:user:edit"
+            type="link"
+            size="small"
+            onClick={() => setDialog({ mode: 'edit', userId: user.userId })}
+          >
             {T.common.edit}
           </AuthButton>
           <AuthButton
@@ -93,7 +98,11 @@ export default function UserPage() {
           >
             {T.user.resetPassword}
           </AuthButton>
-          <AuthRemoveButton code="sys:user:remove" title={T.user.confirmRemove(user.name)} onConfirm={() => remove.mutateAsync(user.userId)} />
+          <AuthRemoveButton
+            code="sys:user:remove"
+            title={T.user.confirmRemove(user.name)}
+            onConfirm={() => remove.mutateAsync(user.userId)}
+          />
         </Space>
       ),
     },
@@ -102,7 +111,13 @@ export default function UserPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{T.user.title}</h2>
-      <Form form={filterForm} name="user-filter" layout="inline" className="page-filters" onFinish={(values) => setFilters(values)}>
+      <Form
+        form={filterForm}
+        name="user-filter"
+        layout="inline"
+        className="page-filters"
+        onFinish={(values) => setFilters(values)}
+      >
         <Form.Item label={T.user.name} name="name">
           <Input allowClear placeholder={T.user.name} style={{ width: 160 }} />
         </Form.Item>
@@ -110,7 +125,13 @@ export default function UserPage() {
           <Input allowClear placeholder={T.user.mobileFilter} style={{ width: 160 }} />
         </Form.Item>
         <Form.Item label={T.user.dept} name="deptId">
-          <TreeSelect allowClear treeData={treeData} treeDefaultExpandAll placeholder={T.common.selectPlaceholder} style={{ width: 200 }} />
+          <TreeSelect
+            allowClear
+            treeData={treeData}
+            treeDefaultExpandAll
+            placeholder={T.common.selectPlaceholder}
+            style={{ width: 200 }}
+          />
         </Form.Item>
         <Form.Item label={T.common.status} name="status">
           <Select allowClear options={STATUS_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 120 }} />
@@ -118,7 +139,12 @@ export default function UserPage() {
         <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
       <div className="page-toolbar">
-        <AuthButton code="sys:user:add" type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setDialog({ mode: 'add' })}>
+        <AuthButton
+          code="sys:user:add"
+          type="primary"
+          icon={<PlusOutlined aria-hidden />}
+          onClick={() => setDialog({ mode: 'add' })}
+        >
           {T.common.add}
         </AuthButton>
         <AuthButton
@@ -149,8 +175,12 @@ export default function UserPage() {
         }}
       />
       <UserDialog state={dialog} onClose={() => setDialog(null)} />
-      <ChangePasswordDialog open={resetTarget !== null} mode="reset" target={resetTarget} onClose={() => setResetTarget(null)} />
+      <ChangePasswordDialog
+        open={resetTarget !== null}
+        mode="reset"
+        target={resetTarget}
+        onClose={() => setResetTarget(null)}
+      />
     </div>
   );
 }
-

@@ -1,7 +1,12 @@
 import { useEffect, useRef } from 'react';
 import * as echarts from 'echarts/core';
 import { BarChart, type BarSeriesOption } from 'echarts/charts';
-import { GridComponent, TooltipComponent, type GridComponentOption, type TooltipComponentOption } from 'echarts/components';
+import {
+  GridComponent,
+  TooltipComponent,
+  type GridComponentOption,
+  type TooltipComponentOption,
+} from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import { T } from '../../../../locales/zh-CN';
 import { PRIMARY_COLOR } from '../../../../theme';

@@ -17,7 +17,15 @@ afterEach(() => {
 });
 
 const context: OperateContext = {
-  fieldLabels: { identificationCode: '编号', subjectName: '患者姓名', gender: '性别', mobile: '手机号', diseaseCode: '病种', birth: '出生日期', idNumber: '身份证号' },
+  fieldLabels: {
+    identificationCode: '编号',
+    subjectName: '患者姓名',
+    gender: '性别',
+    mobile: '手机号',
+    diseaseCode: '病种',
+    birth: '出生日期',
+    idNumber: '身份证号',
+  },
   diseases: [
     { id: 1, diseaseName: '腰椎管狭窄症', diseaseCode: 'LSS' },
     { id: 2, diseaseName: '腰椎滑脱症', diseaseCode: 'LDS' },
@@ -89,9 +97,18 @@ describe('operates labels', () => {
     // Identifiers arrive as the server answers them: masked in the trail (mobile, ID number) or for the caller.
     const withIds = event({
       action: 'subject.create',
-      newValue: { identificationCode: 'LSS-0002', subjectName: '李*', gender: 0, diseaseCode: 'LSS', mobile: '139****5678', idNumber: '110105********002X' },
+      newValue: {
+        identificationCode: 'LSS-0002',
+        subjectName: '李*',
+        gender: 0,
+        diseaseCode: 'LSS',
+        mobile: '139****5678',
+        idNumber: '110105********002X',
+      },
     });
-    expect(operateChange(withIds, context)).toBe('编号：LSS-0002；患者姓名：李*；性别：女；手机号：139****5678；身份证号：110105********002X；病种：腰椎管狭窄症');
+    expect(operateChange(withIds, context)).toBe(
+      '编号：LSS-0002；患者姓名：李*；性别：女；手机号：139****5678；身份证号：110105********002X；病种：腰椎管狭窄症',
+    );
   });
 });
 
@@ -105,7 +122,10 @@ describe('operates drawer', () => {
         list: [
           event({ action: 'subject.delete', reason: '重复录入' }),
           event({ itemName: 'mobile', oldValue: '13912345678', newValue: '13700001111' }),
-          event({ action: 'subject.create', newValue: { identificationCode: 'LSS-0001', subjectName: '张三', gender: 1, diseaseCode: 'LSS' } }),
+          event({
+            action: 'subject.create',
+            newValue: { identificationCode: 'LSS-0001', subjectName: '张三', gender: 1, diseaseCode: 'LSS' },
+          }),
         ],
       },
     });
@@ -114,10 +134,16 @@ describe('operates drawer', () => {
     expect(await screen.findByText('操作记录 · 张三（LSS-0001）')).toBeTruthy();
     await waitFor(() => expect(api.operates).toHaveBeenCalledWith({ pageNum: 1, pageSize: 10, subjectRecordId: 77 }));
     const rows = await screen.findAllByRole('row');
-    const body = rows.slice(1).map((row) => within(row).getAllByRole('cell').map((cell) => cell.textContent));
+    const body = rows.slice(1).map((row) =>
+      within(row)
+        .getAllByRole('cell')
+        .map((cell) => cell.textContent),
+    );
     expect(body[0]).toEqual(expect.arrayContaining(['删除患者', '重复录入', '系统管理员(13800000000)']));
     expect(body[1]).toEqual(expect.arrayContaining(['修改患者信息', '手机号', '13912345678 → 13700001111']));
-    expect(body[2]).toEqual(expect.arrayContaining(['添加患者', '编号：LSS-0001；患者姓名：张三；性别：男；病种：腰椎管狭窄症']));
+    expect(body[2]).toEqual(
+      expect.arrayContaining(['添加患者', '编号：LSS-0001；患者姓名：张三；性别：男；病种：腰椎管狭窄症']),
+    );
     expect(screen.getByText('共 3 条')).toBeTruthy();
   });
 });

@@ -27,7 +27,12 @@ export function OperatesDrawer({
 }) {
   const columns = useMemo<TableColumnsType<AuditEvent>>(
     () => [
-      { title: T.subject.operateTime, dataIndex: 'createTime', width: 160, render: (value: string) => formatDate(value) },
+      {
+        title: T.subject.operateTime,
+        dataIndex: 'createTime',
+        width: 160,
+        render: (value: string) => formatDate(value),
+      },
       { title: T.subject.operateUser, dataIndex: 'userName', width: 150 },
       {
         title: T.subject.operateAction,
@@ -35,14 +40,26 @@ export function OperatesDrawer({
         width: 110,
         render: (action: string) => <Tag color={ACTION_COLORS[action] ?? 'default'}>{actionLabel(action)}</Tag>,
       },
-      { title: T.subject.operateItem, key: 'item', width: 130, render: (_: unknown, event) => operateItem(event, context) || '—' },
+      {
+        title: T.subject.operateItem,
+        key: 'item',
+        width: 130,
+        render: (_: unknown, event) => operateItem(event, context) || '—',
+      },
       {
         title: T.subject.operateChange,
         key: 'change',
         width: 260,
-        render: (_: unknown, event) => <span style={{ wordBreak: 'break-all' }}>{operateChange(event, context) || '—'}</span>,
+        render: (_: unknown, event) => (
+          <span style={{ wordBreak: 'break-all' }}>{operateChange(event, context) || '—'}</span>
+        ),
       },
-      { title: T.subject.operateReason, dataIndex: 'reason', width: 150, render: (reason: string | null) => reason || '—' },
+      {
+        title: T.subject.operateReason,
+        dataIndex: 'reason',
+        width: 150,
+        render: (reason: string | null) => reason || '—',
+      },
     ],
     [context],
   );
@@ -61,7 +78,9 @@ export function OperatesDrawer({
           size="small"
           columns={columns}
           queryKey={['subject-record', 'operates', record.subjectRecordId]}
-          fetchPage={(paging) => subjectRecordApi.operates({ ...paging, subjectRecordId: record.subjectRecordId }).then((res) => res.data)}
+          fetchPage={(paging) =>
+            subjectRecordApi.operates({ ...paging, subjectRecordId: record.subjectRecordId }).then((res) => res.data)
+          }
         />
       )}
     </Drawer>

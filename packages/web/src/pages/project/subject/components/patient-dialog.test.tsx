@@ -75,12 +75,21 @@ afterEach(() => {
   api.isCodeTaken.mockResolvedValue({ code: 200, msg: '', data: false });
 });
 
-function open(state: PatientDialogState, model = formModel(), props: { canEdit?: boolean; onClose?: () => void; patient?: Subject } = {}) {
+function open(
+  state: PatientDialogState,
+  model = formModel(),
+  props: { canEdit?: boolean; onClose?: () => void; patient?: Subject } = {},
+) {
   api.model = model;
   api.get.mockResolvedValue({ code: 200, msg: '', data: props.patient ?? PATIENT });
   api.byRecord.mockResolvedValue({ code: 200, msg: '', data: props.patient ?? PATIENT });
   renderWithProviders(
-    <PatientDialog studyId={5} state={state} canEdit={props.canEdit ?? true} onClose={props.onClose ?? (() => undefined)} />,
+    <PatientDialog
+      studyId={5}
+      state={state}
+      canEdit={props.canEdit ?? true}
+      onClose={props.onClose ?? (() => undefined)}
+    />,
   );
 }
 
@@ -108,10 +117,14 @@ describe('patient dialog', () => {
     open({ mode: 'add' });
     expect(await screen.findByText('添加患者')).toBeTruthy();
     await screen.findByLabelText('住院号');
-    for (const label of ['患者姓名', '出生日期', '年龄', '手机号', '病种']) expect(screen.getByLabelText(label)).toBeTruthy();
+    for (const label of ['患者姓名', '出生日期', '年龄', '手机号', '病种']) {
+      expect(screen.getByLabelText(label)).toBeTruthy();
+    }
     expect(screen.getByText('男')).toBeTruthy();
     expect(screen.getByText('女')).toBeTruthy();
-    const buttons = within(dialog()).getAllByRole('button').map((b) => b.textContent?.replace(/\s/g, ''));
+    const buttons = within(dialog())
+      .getAllByRole('button')
+      .map((b) => b.textContent?.replace(/\s/g, ''));
     expect(buttons).toEqual(expect.arrayContaining(['取消', '确定']));
     expect(buttons).not.toContain('编辑');
     expect(api.formModel).toHaveBeenCalledWith(5);
@@ -119,7 +132,11 @@ describe('patient dialog', () => {
 
   it('SUBJ-05: a field the study hides is not shown, and the study decides what is required', async () => {
     const config = BASE_CONFIG.map((f) =>
-      f.name === 'mobile' ? { ...f, required: true } : f.name === 'birth' || f.name === 'age' ? { ...f, display: false } : f,
+      f.name === 'mobile'
+        ? { ...f, required: true }
+        : f.name === 'birth' || f.name === 'age'
+          ? { ...f, display: false }
+          : f,
     );
     open({ mode: 'add' }, formModel({ baseConfig: config as SubjectFormModel['baseConfig'] }));
     await screen.findByLabelText('住院号');
@@ -134,7 +151,9 @@ describe('patient dialog', () => {
     await screen.findByLabelText('住院号');
     clickOk();
     await waitFor(() => expect(screen.getByText('请将必填项填写完整')).toBeTruthy());
-    for (const text of ['请输入编号', '请输入患者姓名', '请选择患者性别', '请选择病种']) expect(screen.getByText(text)).toBeTruthy();
+    for (const text of ['请输入编号', '请输入患者姓名', '请选择患者性别', '请选择病种']) {
+      expect(screen.getByText(text)).toBeTruthy();
+    }
     expect(api.add).not.toHaveBeenCalled();
   });
 
@@ -266,7 +285,9 @@ describe('patient dialog', () => {
     expect(api.get).toHaveBeenCalledWith(41);
     expect((screen.getByLabelText('患者姓名') as HTMLInputElement).disabled).toBe(true);
     expect((screen.getByLabelText('手机号') as HTMLInputElement).disabled).toBe(true);
-    expect((screen.getByLabelText('年龄') as HTMLInputElement).value).toBe(String(ageFromBirth('1960-03-15', todayString(new Date()))));
+    expect((screen.getByLabelText('年龄') as HTMLInputElement).value).toBe(
+      String(ageFromBirth('1960-03-15', todayString(new Date()))),
+    );
 
     fireEvent.click(within(dialog()).getByRole('button', { name: '编辑' }));
     expect(await screen.findByText('编辑患者')).toBeTruthy();
@@ -302,7 +323,12 @@ describe('patient dialog', () => {
 
   describe('patient identifiers (PIPL)', () => {
     const withIdNumber = (required = false) =>
-      formModel({ baseConfig: [...BASE_CONFIG, { name: 'idNumber', header: '身份证号', display: true, required }] as SubjectFormModel['baseConfig'] });
+      formModel({
+        baseConfig: [
+          ...BASE_CONFIG,
+          { name: 'idNumber', header: '身份证号', display: true, required },
+        ] as SubjectFormModel['baseConfig'],
+      });
     const ID = `11010519600315001${residentIdCheckChar('11010519600315001')}`;
     const MASKED: Subject = {
       ...PATIENT,
@@ -354,7 +380,9 @@ describe('patient dialog', () => {
 
     it('a new value typed over a mask is sent; the others stay out', async () => {
       open({ mode: 'edit', subjectId: 41 }, formModel(), { patient: MASKED });
-      await waitFor(() => expect((screen.getByLabelText('手机号') as HTMLInputElement).placeholder).toBe('139****5678'));
+      await waitFor(() =>
+        expect((screen.getByLabelText('手机号') as HTMLInputElement).placeholder).toBe('139****5678'),
+      );
       type('手机号', '13700001111');
       clickOk();
       await waitFor(() => expect(api.update).toHaveBeenCalled());

@@ -58,7 +58,11 @@ interface SiteNode {
 function toSiteNodes(rows: ReadonlyArray<SiteRow & { children?: SiteRow[] }>): SiteNode[] {
   return [...rows]
     .sort((a, b) => (a.orderNum ?? 0) - (b.orderNum ?? 0))
-    .map((row) => ({ value: row.deptId, title: row.deptName, children: row.children?.length ? toSiteNodes(row.children) : undefined }));
+    .map((row) => ({
+      value: row.deptId,
+      title: row.deptName,
+      children: row.children?.length ? toSiteNodes(row.children) : undefined,
+    }));
 }
 
 /** The form starts masked identifiers empty: the mask is shown as placeholder, never as a value. */
@@ -111,7 +115,9 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
     queryKey: ['subject', 'detail', subjectId ?? null, subjectRecordId ?? null],
     enabled: open && state?.mode !== 'add' && (subjectId !== undefined || subjectRecordId !== undefined),
     queryFn: () =>
-      (subjectId !== undefined ? subjectApi.get(subjectId) : subjectApi.byRecord(subjectRecordId!)).then((res) => res.data),
+      (subjectId !== undefined ? subjectApi.get(subjectId) : subjectApi.byRecord(subjectRecordId!)).then(
+        (res) => res.data,
+      ),
   });
   const sites = useQuery({
     queryKey: ['study-personnel', 'sites'],
@@ -138,16 +144,26 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
     form.setFieldsValue(toFormValues(subject.data, maskedFields(subject.data)));
   }, [state, subject.data, form]);
 
-  const masked = useMemo(() => (mode === 'add' ? new Set<IdentifierField>() : maskedFields(subject.data)), [mode, subject.data]);
+  const masked = useMemo(
+    () => (mode === 'add' ? new Set<IdentifierField>() : maskedFields(subject.data)),
+    [mode, subject.data],
+  );
   const birth = Form.useWatch('birth', form);
   // A masked birth date is not in the form: the server's age stands until a new date is picked.
-  const age = birth ? ageFromBirth(birth.format('YYYY-MM-DD'), today) : masked.has('birth') ? (subject.data?.age ?? null) : null;
+  const age = birth
+    ? ageFromBirth(birth.format('YYYY-MM-DD'), today)
+    : masked.has('birth')
+      ? (subject.data?.age ?? null)
+      : null;
 
   const save = useMutation({
     mutationFn: ({ values, formModel }: { values: PatientFormValues; formModel: SubjectFormModel }) =>
       mode === 'add'
         ? subjectApi.add({ studyId, ...toSubjectBody(values, formModel) })
-        : subjectApi.update({ id: subject.data!.id, ...toSubjectBody(values, formModel, subject.data!.identificationCode, masked) }),
+        : subjectApi.update({
+            id: subject.data!.id,
+            ...toSubjectBody(values, formModel, subject.data!.identificationCode, masked),
+          }),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
       void queryClient.invalidateQueries({ queryKey: ['subject'] });
@@ -253,7 +269,12 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
     >
       <Spin spinning={loading}>
         {formModel?.enableSerialNumber && mode === 'add' && (
-          <Alert type="info" showIcon style={{ marginBottom: 16 }} title={T.subject.serialNote(formModel.serialPreview)} />
+          <Alert
+            type="info"
+            showIcon
+            style={{ marginBottom: 16 }}
+            title={T.subject.serialNote(formModel.serialPreview)}
+          />
         )}
         <Form
           form={form}
@@ -357,7 +378,12 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                 </Col>
               )}
               <Col span={12}>
-                <Form.Item label={field('diseaseCode').label} name="diseaseCode" required rules={[coreRule('diseaseCode')]}>
+                <Form.Item
+                  label={field('diseaseCode').label}
+                  name="diseaseCode"
+                  required
+                  rules={[coreRule('diseaseCode')]}
+                >
                   <Select
                     placeholder={T.common.selectPlaceholder}
                     options={formModel.diseases.map((d) => ({ value: d.diseaseCode, label: d.diseaseName }))}
@@ -366,8 +392,17 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
               </Col>
               {siteTree.length > 0 ? (
                 <Col span={12}>
-                  <Form.Item label={T.subject.dept} name="deptId" extra={mode === 'add' ? T.subject.deptHint : undefined}>
-                    <TreeSelect allowClear treeDefaultExpandAll treeData={siteTree} placeholder={T.common.selectPlaceholder} />
+                  <Form.Item
+                    label={T.subject.dept}
+                    name="deptId"
+                    extra={mode === 'add' ? T.subject.deptHint : undefined}
+                  >
+                    <TreeSelect
+                      allowClear
+                      treeDefaultExpandAll
+                      treeData={siteTree}
+                      placeholder={T.common.selectPlaceholder}
+                    />
                   </Form.Item>
                 </Col>
               ) : (

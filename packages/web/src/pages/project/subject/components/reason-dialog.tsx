@@ -15,7 +15,17 @@ export interface ReasonDialogProps {
 }
 
 /** Asks why before a change the audit trail must explain (删除, 恢复). */
-export function ReasonDialog({ open, title, hint, label, requiredMessage, danger, pending, onSubmit, onClose }: ReasonDialogProps) {
+export function ReasonDialog({
+  open,
+  title,
+  hint,
+  label,
+  requiredMessage,
+  danger,
+  pending,
+  onSubmit,
+  onClose,
+}: ReasonDialogProps) {
   const [form] = Form.useForm<{ reason: string }>();
 
   useEffect(() => {

@@ -20,7 +20,9 @@ export function OperLogDetailDialog({ log, onClose }: { log: OperLog | null; onC
           </Descriptions.Item>
           <Descriptions.Item label={T.operlog.target}>{log.target ?? ''}</Descriptions.Item>
           <Descriptions.Item label={T.operlog.resultCode}>{log.resultCode ?? ''}</Descriptions.Item>
-          <Descriptions.Item label={T.common.status}>{log.status === 0 ? T.operlog.success : T.operlog.failure}</Descriptions.Item>
+          <Descriptions.Item label={T.common.status}>
+            {log.status === 0 ? T.operlog.success : T.operlog.failure}
+          </Descriptions.Item>
           <Descriptions.Item label={T.operlog.costTime}>{log.costTime ?? ''}</Descriptions.Item>
           <Descriptions.Item label={T.operlog.operTime} span={2}>
             {formatDate(log.operTime)}

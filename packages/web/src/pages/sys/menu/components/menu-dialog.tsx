@@ -38,7 +38,12 @@ function parentOptions(tree: readonly MenuRow[], disabledId?: number, disabled =
     .map((row) => {
       const off = disabled || row.menuId === disabledId;
       const children = row.children?.length ? parentOptions(row.children, disabledId, off) : [];
-      return { value: row.menuId, title: menuTitle(row), disabled: off, children: children.length ? children : undefined };
+      return {
+        value: row.menuId,
+        title: menuTitle(row),
+        disabled: off,
+        children: children.length ? children : undefined,
+      };
     });
 }
 
@@ -125,7 +130,11 @@ export function MenuDialog({ state, tree, onClose }: MenuDialogProps) {
         <Row gutter={16}>
           <Col span={24}>
             <Form.Item label={T.menu.parent} name="parentId">
-              <TreeSelect treeData={treeData} treeDefaultExpandedKeys={[ROOT_PARENT]} placeholder={T.common.selectPlaceholder} />
+              <TreeSelect
+                treeData={treeData}
+                treeDefaultExpandedKeys={[ROOT_PARENT]}
+                placeholder={T.common.selectPlaceholder}
+              />
             </Form.Item>
           </Col>
           <Col span={24}>
@@ -134,12 +143,20 @@ export function MenuDialog({ state, tree, onClose }: MenuDialogProps) {
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item label={T.menu.name} name="title" rules={[{ required: true, whitespace: true, message: T.menu.nameRequired }]}>
+            <Form.Item
+              label={T.menu.name}
+              name="title"
+              rules={[{ required: true, whitespace: true, message: T.menu.nameRequired }]}
+            >
               <Input maxLength={50} placeholder={T.menu.name} />
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item label={T.menu.code} name="code" rules={[{ required: true, whitespace: true, message: T.menu.codeRequired }]}>
+            <Form.Item
+              label={T.menu.code}
+              name="code"
+              rules={[{ required: true, whitespace: true, message: T.menu.codeRequired }]}
+            >
               <Input maxLength={100} placeholder={isButton ? 'sys:user:add' : 'sys.user'} />
             </Form.Item>
           </Col>

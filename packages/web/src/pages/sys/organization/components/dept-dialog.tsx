@@ -71,7 +71,11 @@ export function DeptDialog({ state, onClose }: { state: DeptDialogState | null; 
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item label={T.dept.name} name="deptName" rules={[{ required: true, whitespace: true, message: T.dept.nameRequired }]}>
+            <Form.Item
+              label={T.dept.name}
+              name="deptName"
+              rules={[{ required: true, whitespace: true, message: T.dept.nameRequired }]}
+            >
               <Input maxLength={30} placeholder={T.dept.name} />
             </Form.Item>
           </Col>

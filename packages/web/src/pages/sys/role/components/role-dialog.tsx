@@ -106,12 +106,20 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
         <Form form={form} name="role-dialog" labelCol={{ flex: '96px' }} wrapperCol={{ flex: 1 }} labelWrap>
           <Row gutter={16}>
             <Col span={12}>
-              <Form.Item label={T.role.name} name="roleName" rules={[{ required: true, whitespace: true, message: T.role.nameRequired }]}>
+              <Form.Item
+                label={T.role.name}
+                name="roleName"
+                rules={[{ required: true, whitespace: true, message: T.role.nameRequired }]}
+              >
                 <Input maxLength={30} placeholder={T.role.name} />
               </Form.Item>
             </Col>
             <Col span={12}>
-              <Form.Item label={T.role.key} name="roleKey" rules={[{ required: true, whitespace: true, message: T.role.keyRequired }]}>
+              <Form.Item
+                label={T.role.key}
+                name="roleKey"
+                rules={[{ required: true, whitespace: true, message: T.role.keyRequired }]}
+              >
                 <Input maxLength={100} placeholder={T.role.key} />
               </Form.Item>
             </Col>
@@ -127,7 +135,9 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
             </Col>
             <Col span={24}>
               <Form.Item label={T.role.menus}>
-                <div style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 320, overflow: 'auto' }}>
+                <div
+                  style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 320, overflow: 'auto' }}
+                >
                   <Tree
                     checkable
                     selectable={false}

@@ -75,7 +75,18 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
   useEffect(() => {
     if (state && state.mode !== 'add' && user.data) {
       const { userId: id, userName, name, sex, email, mobile, deptId, roleIds, remark, status } = user.data;
-      form.setFieldsValue({ userId: id, userName, name, sex, email, mobile, deptId: deptId ?? undefined, roleIds, remark, status });
+      form.setFieldsValue({
+        userId: id,
+        userName,
+        name,
+        sex,
+        email,
+        mobile,
+        deptId: deptId ?? undefined,
+        roleIds,
+        remark,
+        status,
+      });
     }
   }, [state, user.data, form]);
 
@@ -129,7 +140,15 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
       ]}
     >
       <Spin spinning={loading}>
-        <Form form={form} name="user-dialog" labelCol={{ flex: '96px' }} wrapperCol={{ flex: 1 }} labelWrap disabled={viewing} autoComplete="off">
+        <Form
+          form={form}
+          name="user-dialog"
+          labelCol={{ flex: '96px' }}
+          wrapperCol={{ flex: 1 }}
+          labelWrap
+          disabled={viewing}
+          autoComplete="off"
+        >
           <Row gutter={16}>
             <Col span={12}>
               <Form.Item label={T.user.userName} name="userName" required rules={rules.userName}>
@@ -160,7 +179,12 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
             </Col>
             <Col span={12}>
               <Form.Item label={T.user.dept} name="deptId" required rules={rules.deptId}>
-                <TreeSelect treeData={treeData} treeDefaultExpandAll allowClear placeholder={T.common.selectPlaceholder} />
+                <TreeSelect
+                  treeData={treeData}
+                  treeDefaultExpandAll
+                  allowClear
+                  placeholder={T.common.selectPlaceholder}
+                />
               </Form.Item>
             </Col>
             <Col span={12}>
