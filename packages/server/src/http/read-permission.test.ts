@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crfKey } from '@ecrf/core';
-import { auditEvents, menus, users } from '../db/schema/index.js';
+import { auditEvents, menus } from '../db/schema/index.js';
 import { seedDemoStudy } from '../db/demo-study.js';
 import { multipart } from '../test/multipart.js';
 import { createTestApp, type TestApp } from '../test/test-app.js';
+import { addStudyMember } from '../test/study-member.js';
 
 /**
  * Every read route applies the form page's rule (per-CRF view): a member whose study role grants
@@ -24,39 +25,8 @@ let imagingAuditId: number;
 const crfIds: Record<string, number> = {};
 const tokens: Record<'empty' | 'vitals', string> = { empty: '', vitals: '' };
 
-async function member(userName: string, permissions: string[], menuIds: number[] = []) {
-  const user = await t.call(admin, 'POST', '/api/system/user', {
-    userName,
-    password: 'Passw0rd',
-    name: `成员${userName.slice(-3)}`,
-    deptId: 1,
-    roleIds: [1],
-  });
-  const role = await t.call(admin, 'POST', '/api/system/role', {
-    roleName: `普通${userName}`,
-    roleKey: `plain${userName}`,
-    menuIds,
-  });
-  await t.call(admin, 'PUT', '/api/system/user', {
-    userId: user.body.data.userId,
-    userName,
-    name: `成员${userName.slice(-3)}`,
-    deptId: 1,
-    roleIds: [role.body.data.roleId],
-  });
-  await t.db.update(users).set({ setPasswordMust: false }).where(eq(users.userId, user.body.data.userId));
-  const studyRole = await t.call(admin, 'POST', '/api/system/studyRole', {
-    studyId,
-    roleName: `角色${userName}`,
-    permissions,
-  });
-  await t.call(admin, 'POST', '/api/business/study_personnel', {
-    studyId,
-    userIds: [user.body.data.userId],
-    studyRoleId: studyRole.body.data.id,
-  });
-  return (await t.login(userName, 'Passw0rd')).token;
-}
+const member = (userName: string, permissions: string[], menuIds: number[] = []) =>
+  addStudyMember(t, admin, studyId, userName, { permissions }, menuIds);
 
 beforeAll(async () => {
   t = await createTestApp();

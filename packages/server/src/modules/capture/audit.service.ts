@@ -49,6 +49,41 @@ export async function audit(tx: Db, user: CurrentUser, at: Date, entries: AuditE
   );
 }
 
+/** One row's change, as a set-up operation sees it: absent before (added) or after (removed). */
+export interface RowChange<T> {
+  before: T | null;
+  after: T | null;
+}
+
+/**
+ * Audits changes to set-up rows (staff, forms in a stage): one audit row per changed row, keyed by
+ * what the row is about, with the row's audited fields before and after.
+ */
+export async function auditRowChanges<T extends { studyId: number }>(
+  tx: Db,
+  user: CurrentUser,
+  at: Date,
+  action: string,
+  changes: ReadonlyArray<RowChange<T>>,
+  describe: { key: (row: T) => Pick<AuditEntry, 'itemName' | 'crfId'>; view: (row: T) => unknown },
+) {
+  await audit(
+    tx,
+    user,
+    at,
+    changes.map(({ before, after }) => {
+      const row = (after ?? before)!;
+      return {
+        studyId: row.studyId,
+        ...describe.key(row),
+        action,
+        oldValue: before && describe.view(before),
+        newValue: after && describe.view(after),
+      };
+    }),
+  );
+}
+
 const eventColumns = {
   id: auditEvents.id,
   action: auditEvents.action,

@@ -5,6 +5,7 @@ import { auditEvents, users } from '../../db/schema/index.js';
 import { seedDemoStudy } from '../../db/demo-study.js';
 import { multipart } from '../../test/multipart.js';
 import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
+import { addStudyMember } from '../../test/study-member.js';
 
 let t: TestApp;
 let admin: string;
@@ -39,42 +40,8 @@ async function enrol(extra: object = {}) {
 
 const save = (body: object, token = admin) => t.call(token, 'PUT', '/api/v3/business/crf', body);
 
-async function userInStudy(userName: string, permissions: string[]) {
-  const user = await t.call(admin, 'POST', '/api/system/user', {
-    userName,
-    password: 'Passw0rd',
-    name: `成员${userName.slice(-3)}`,
-    deptId: 1,
-    roleIds: [1],
-  });
-  // A system role without study:manage: only study membership grants access.
-  const role = await t.call(admin, 'POST', '/api/system/role', {
-    roleName: `普通${userName}`,
-    roleKey: `plain${userName}`,
-    menuIds: [],
-  });
-  await t.call(admin, 'PUT', '/api/system/user', {
-    userId: user.body.data.userId,
-    userName,
-    name: `成员${userName.slice(-3)}`,
-    deptId: 1,
-    roleIds: [role.body.data.roleId],
-  });
-  await t.db.update(users).set({ setPasswordMust: false }).where(eq(users.userId, user.body.data.userId));
-  if (permissions.length >= 0) {
-    const studyRole = await t.call(admin, 'POST', '/api/system/studyRole', {
-      studyId,
-      roleName: `角色${userName}`,
-      permissions,
-    });
-    await t.call(admin, 'POST', '/api/business/study_personnel', {
-      studyId,
-      userIds: [user.body.data.userId],
-      studyRoleId: studyRole.body.data.id,
-    });
-  }
-  return (await t.login(userName, 'Passw0rd')).token;
-}
+const userInStudy = (userName: string, permissions: string[]) =>
+  addStudyMember(t, admin, studyId, userName, { permissions });
 
 describe('patients', () => {
   it('SUBJ-20/SUBJ-21/SUBJ-09: enrols with a serial number, reads the form model and the patient', async () => {

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buttonKey, crfKey, residentIdCheckChar, STUDY_ADMIN_ROLE } from '@ecrf/core';
-import { auditEvents, studyRoles, subjects, users } from '../../db/schema/index.js';
+import { auditEvents, studyRoles, subjects } from '../../db/schema/index.js';
 import { seedDemoStudy } from '../../db/demo-study.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
+import { addStudyMember } from '../../test/study-member.js';
 
 /**
  * Patient identifiers under PIPL: the ID number is stored encrypted with a keyed hash for the
@@ -25,46 +26,8 @@ const ID_MASK = '110105********002X';
 const MOBILE = '13800000002';
 const MOBILE_MASK = '138****0002';
 
-async function member(userName: string, roleId: number | { permissions: string[] }) {
-  const user = await t.call(admin, 'POST', '/api/system/user', {
-    userName,
-    password: 'Passw0rd',
-    name: `成员${userName.slice(-3)}`,
-    deptId: 1,
-    roleIds: [1],
-  });
-  // A system role without study:manage: only the study role decides.
-  const role = await t.call(admin, 'POST', '/api/system/role', {
-    roleName: `普通${userName}`,
-    roleKey: `plain${userName}`,
-    menuIds: [],
-  });
-  await t.call(admin, 'PUT', '/api/system/user', {
-    userId: user.body.data.userId,
-    userName,
-    name: `成员${userName.slice(-3)}`,
-    deptId: 1,
-    roleIds: [role.body.data.roleId],
-  });
-  await t.db.update(users).set({ setPasswordMust: false }).where(eq(users.userId, user.body.data.userId));
-  const studyRoleId =
-    typeof roleId === 'number'
-      ? roleId
-      : (
-          await t.call(admin, 'POST', '/api/system/studyRole', {
-            studyId,
-            roleName: `角色${userName}`,
-            permissions: roleId.permissions,
-          })
-        ).body.data.id;
-  const added = await t.call(admin, 'POST', '/api/business/study_personnel', {
-    studyId,
-    userIds: [user.body.data.userId],
-    studyRoleId,
-  });
-  expect(added.status, JSON.stringify(added.body)).toBe(200);
-  return (await t.login(userName, 'Passw0rd')).token;
-}
+const member = (userName: string, role: number | { permissions: string[] }) =>
+  addStudyMember(t, admin, studyId, userName, typeof role === 'number' ? { studyRoleId: role } : role);
 
 async function enrol(token: string, body: object, study = studyId) {
   return t.call(token, 'POST', '/api/business/subject', {

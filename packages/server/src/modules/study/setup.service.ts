@@ -6,7 +6,7 @@ import type { Tx } from '../../db/client.js';
 import type { CurrentUser } from '../../http/auth.js';
 import { AppError } from '../../shared/app-error.js';
 import { canonicalJson } from '../audit/audit-chain.js';
-import { audit } from '../capture/audit.service.js';
+import { audit, auditRowChanges, type RowChange } from '../capture/audit.service.js';
 import { changeStudy } from './study.service.js';
 
 const stageNotFound = () => AppError.notFound('crf_stage.not_found', '阶段不存在');
@@ -186,29 +186,11 @@ async function checkCrfsOfStudy(ctx: AppContext, studyId: number, crfIds: number
 type StageCrfRow = typeof crfStageCrfs.$inferSelect;
 const stageCrfView = (c: StageCrfRow) => ({ repeat: c.repeat, orderNum: c.orderNum });
 
-async function auditStageCrfs(
-  tx: Tx,
-  user: CurrentUser,
-  at: Date,
-  action: string,
-  changes: Array<{ before: StageCrfRow | null; after: StageCrfRow | null }>,
-) {
-  await audit(
-    tx,
-    user,
-    at,
-    changes.map(({ before, after }) => {
-      const row = (after ?? before)!;
-      return {
-        studyId: row.studyId,
-        crfId: row.crfId,
-        action,
-        itemName: `stage:${row.stageId}`,
-        oldValue: before && stageCrfView(before),
-        newValue: after && stageCrfView(after),
-      };
-    }),
-  );
+function auditStageCrfs(tx: Tx, user: CurrentUser, at: Date, action: string, changes: Array<RowChange<StageCrfRow>>) {
+  return auditRowChanges(tx, user, at, action, changes, {
+    key: (row) => ({ crfId: row.crfId, itemName: `stage:${row.stageId}` }),
+    view: stageCrfView,
+  });
 }
 
 export async function importCrfsIntoStage(

@@ -7,7 +7,7 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { canonicalJson } from '../audit/audit-chain.js';
-import { audit } from '../capture/audit.service.js';
+import { audit, auditRowChanges, type RowChange } from '../capture/audit.service.js';
 
 export interface StudyRoleInput {
   roleName: string;
@@ -273,28 +273,11 @@ async function checkRoleOfStudy(tx: Tx, studyId: number, studyRoleId: number) {
 type MemberRow = typeof studyPersonnel.$inferSelect;
 const memberView = (m: MemberRow) => ({ userId: m.userId, studyRoleId: m.studyRoleId, deptId: m.deptId });
 
-async function auditMembers(
-  tx: Tx,
-  user: CurrentUser,
-  at: Date,
-  action: string,
-  changes: Array<{ before: MemberRow | null; after: MemberRow | null }>,
-) {
-  await audit(
-    tx,
-    user,
-    at,
-    changes.map(({ before, after }) => {
-      const row = (after ?? before)!;
-      return {
-        studyId: row.studyId,
-        action,
-        itemName: `user:${row.userId}`,
-        oldValue: before && memberView(before),
-        newValue: after && memberView(after),
-      };
-    }),
-  );
+function auditMembers(tx: Tx, user: CurrentUser, at: Date, action: string, changes: Array<RowChange<MemberRow>>) {
+  return auditRowChanges(tx, user, at, action, changes, {
+    key: (row) => ({ itemName: `user:${row.userId}` }),
+    view: memberView,
+  });
 }
 
 export async function addPersonnel(
