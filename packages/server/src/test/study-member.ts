@@ -55,7 +55,8 @@ export async function addStudyMember(
     userIds: [userId],
     studyRoleId,
   });
-  if (added.status !== 200)
+  if (added.status !== 200) {
     throw new Error(`adding ${userName} to study ${studyId} failed: ${JSON.stringify(added.body)}`);
+  }
   return (await t.login(userName, 'Passw0rd')).token;
 }
