@@ -10,8 +10,19 @@ export const REMARK_MAX = 60;
 /** Mainland mobile number: 11 digits, first 1, second 3-9 (platform §5, forms §5). */
 export const MOBILE_PATTERN = /^1[3-9]\d{9}$/;
 
+/**
+ * A mobile number as typed: the country code (`+86`, `0086`, `86 `) and spaces or hyphens between
+ * digit groups are dropped, so `+86 138-0000-0002` is stored and checked as `13800000002`.
+ * Anything that does not reduce to 11 digits is returned as typed (and then refused).
+ */
+export function normalizeMobile(value: string): string {
+  const compact = value.trim().replace(/[\s-]/g, '');
+  const national = compact.replace(/^(\+86|0086|86)(?=1\d{10}$)/, '');
+  return /^\d{11}$/.test(national) ? national : value.trim();
+}
+
 export function isMobile(value: string): boolean {
-  return MOBILE_PATTERN.test(value);
+  return MOBILE_PATTERN.test(normalizeMobile(value));
 }
 
 /** The first broken length rule of a password, or null when its length is allowed. */

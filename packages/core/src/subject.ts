@@ -1,4 +1,4 @@
-import { MOBILE_PATTERN } from './account.js';
+import { isMobile } from './account.js';
 import { isResidentIdNumber } from './crf/field-rules.js';
 import { MSG } from './messages.js';
 
@@ -57,7 +57,7 @@ export function subjectFieldErrors(
   if (blank(input.diseaseCode) || !opts.diseaseCodes.includes(String(input.diseaseCode))) {
     errors.diseaseCode = MSG.diseaseRequired;
   }
-  if (!blank(input.mobile) && !MOBILE_PATTERN.test(String(input.mobile))) errors.mobile = MSG.subjectMobile;
+  if (!blank(input.mobile) && !isMobile(String(input.mobile))) errors.mobile = MSG.subjectMobile;
   else if (blank(input.mobile) && required('mobile')) errors.mobile = MSG.subjectMobile;
   if (!blank(input.idNumber) && !isResidentIdNumber(normalizeIdNumber(String(input.idNumber)))) {
     errors.idNumber = MSG.subjectIdNumber;

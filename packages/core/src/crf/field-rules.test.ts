@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CrfNode } from './crf-definition.schema.js';
+import { isMobile, normalizeMobile } from '../account.js';
 import { CRF_MSG } from './crf-messages.js';
 import {
+  eighteenDigitId,
   FIELD_RULE_TRIGGERS,
   isResidentIdNumber,
   itemRule,
@@ -46,7 +48,12 @@ describe('form-field helper (forms §5)', () => {
     ['VAL-08: ID with X check', '11010519491231002X', { type: 'idcard' }, null],
     ['VAL-08: ID with lowercase x', '11010519491231002x', { type: 'idcard' }, null],
     ['VAL-08: ID with wrong check digit', '110105194912310021', { type: 'idcard' }, CRF_MSG.idcard],
-    ['VAL-08: 15-digit ID', '110105491231002', { type: 'idcard' }, CRF_MSG.idcard],
+    [
+      'VAL-08: a 15-digit first-generation ID is judged as the 18-digit one it became',
+      '110105491231002',
+      { type: 'idcard' },
+      null,
+    ],
     ['VAL-09: length lower bound', 'ab', { min: 3 }, CRF_MSG.tooShort(3)],
     ['VAL-09: length upper bound counts characters, not bytes', '张三李四', { max: 4 }, null],
     ['VAL-09: too long', '张三李四王', { max: 4 }, CRF_MSG.tooLong(4)],
@@ -100,7 +107,18 @@ describe('form-field helper (forms §5)', () => {
 });
 
 describe('resident ID checksum (properties)', () => {
-  const first17 = fc.stringMatching(/^[1-9]\d{16}$/);
+  // A plausible number body: a real province, a real birth date from 1900 to 2025, any sequence digits.
+  const first17 = fc
+    .tuple(
+      fc.constantFrom('11', '31', '44', '65', '82'),
+      fc.stringMatching(/^\d{4}$/),
+      fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2025-12-31T00:00:00Z'), noInvalidDate: true }),
+      fc.stringMatching(/^\d{3}$/),
+    )
+    .map(
+      ([province, county, birth, sequence]) =>
+        `${province}${county}${birth.toISOString().slice(0, 10).replaceAll('-', '')}${sequence}`,
+    );
 
   it('VAL-08: every 17 digits plus their check character passes, in either case of X', () => {
     fc.assert(
@@ -137,5 +155,50 @@ describe('resident ID checksum (properties)', () => {
         if (isResidentIdNumber(s)) expect(s).toMatch(/^\d{17}[\dXx]$/);
       }),
     );
+  });
+});
+
+describe('resident ID: more than the checksum', () => {
+  const withCheck = (first17: string) => first17 + residentIdCheckChar(first17);
+
+  it.each([
+    ['30 February', '110105' + '19490230' + '002'],
+    ['month 13', '110105' + '19491301' + '002'],
+    ['born in 1800', '110105' + '18001231' + '002'],
+    ['born in the future', '110105' + '20991231' + '002'],
+    ['region 000000', '000000' + '19491231' + '002'],
+    ['region 999999', '999999' + '19491231' + '002'],
+  ])('VAL-08: refuses a number with a valid check character but %s', (_label, first17) => {
+    expect(isResidentIdNumber(withCheck(first17), '2026-11-23')).toBe(false);
+  });
+
+  it('VAL-08: accepts 29 February of a leap year and a birth today', () => {
+    expect(isResidentIdNumber(withCheck('110105' + '20000229' + '002'), '2026-11-23')).toBe(true);
+    expect(isResidentIdNumber(withCheck('110105' + '20261123' + '002'), '2026-11-23')).toBe(true);
+  });
+
+  it('VAL-08: a 15-digit number becomes 18 digits with 19 inserted and its check character', () => {
+    expect(eighteenDigitId('110105491231002')).toBe('11010519491231002X');
+    expect(eighteenDigitId('1101054912310')).toBeNull();
+    expect(isResidentIdNumber('110105491331002')).toBe(false);
+  });
+});
+
+describe('mobile numbers as typed', () => {
+  it.each([
+    ['+8613912345678', '13912345678'],
+    ['0086 139 1234 5678', '13912345678'],
+    ['86-139-1234-5678', '13912345678'],
+    ['139 1234 5678', '13912345678'],
+    ['19212345678', '19212345678'],
+  ])('VAL-07: %s is the mainland mobile %s', (typed, national) => {
+    expect(normalizeMobile(typed)).toBe(national);
+    expect(isMobile(typed)).toBe(true);
+  });
+
+  it('VAL-07: a number that is not a mainland mobile stays refused', () => {
+    expect(isMobile('+8612912345678')).toBe(false);
+    expect(isMobile('+1 415 555 0100')).toBe(false);
+    expect(isMobile('861391234567')).toBe(false);
   });
 });

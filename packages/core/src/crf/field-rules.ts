@@ -38,10 +38,77 @@ export function residentIdCheckChar(first17: string): string {
   return ID_CHECK[sum % 11]!;
 }
 
-/** 18-digit mainland resident ID with a valid check character; x and X are the same. */
-export function isResidentIdNumber(value: string): boolean {
-  if (!/^\d{17}[\dXx]$/.test(value)) return false;
-  return residentIdCheckChar(value.slice(0, 17)) === value[17]!.toUpperCase();
+/**
+ * Province-level codes of GB/T 2260 (the first two digits of every resident ID): 34 provinces,
+ * autonomous regions, municipalities and special administrative regions. The county-level table
+ * (the next four digits) is not shipped yet, so only the province is checked.
+ */
+const PROVINCE_CODES = new Set([
+  '11',
+  '12',
+  '13',
+  '14',
+  '15',
+  '21',
+  '22',
+  '23',
+  '31',
+  '32',
+  '33',
+  '34',
+  '35',
+  '36',
+  '37',
+  '41',
+  '42',
+  '43',
+  '44',
+  '45',
+  '46',
+  '50',
+  '51',
+  '52',
+  '53',
+  '54',
+  '61',
+  '62',
+  '63',
+  '64',
+  '65',
+  '71',
+  '81',
+  '82',
+]);
+
+/** A first-generation (15-digit) number as the 18-digit one it became: century 19 inserted, check character added. */
+export function eighteenDigitId(value: string): string | null {
+  if (!/^\d{15}$/.test(value)) return null;
+  const first17 = `${value.slice(0, 6)}19${value.slice(6)}`;
+  return first17 + residentIdCheckChar(first17);
+}
+
+/** The birth date an 18-digit number carries, when it is a real calendar date (YYYY-MM-DD), else null. */
+export function residentIdBirthDate(value: string): string | null {
+  const y = Number(value.slice(6, 10));
+  const m = Number(value.slice(10, 12));
+  const d = Number(value.slice(12, 14));
+  const date = new Date(Date.UTC(y, m - 1, d));
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) return null;
+  return `${value.slice(6, 10)}-${value.slice(10, 12)}-${value.slice(12, 14)}`;
+}
+
+/**
+ * Mainland resident ID (GB 11643-1999): 18 characters with a valid check character (x and X are the
+ * same), a known province, and a real birth date from 1900 up to today; a 15-digit first-generation
+ * number is judged as the 18-digit number it converts to. `today` is YYYY-MM-DD (UTC by default).
+ */
+export function isResidentIdNumber(value: string, today: string = new Date().toISOString().slice(0, 10)): boolean {
+  const id = /^\d{15}$/.test(value) ? eighteenDigitId(value)! : value;
+  if (!/^\d{17}[\dXx]$/.test(id)) return false;
+  if (residentIdCheckChar(id.slice(0, 17)) !== id[17]!.toUpperCase()) return false;
+  if (!PROVINCE_CODES.has(id.slice(0, 2))) return false;
+  const birth = residentIdBirthDate(id);
+  return birth !== null && birth >= '1900-01-01' && birth <= today;
 }
 
 export function isEmail(value: string): boolean {

@@ -84,6 +84,15 @@ describe('patients', () => {
     });
   });
 
+  it('SUBJ-16: a mobile typed with +86, spaces or hyphens is stored as the 11-digit number', async () => {
+    const enrolled = await enrol({ subjectName: '周九', mobile: '+86 139-1234-5670' });
+    const read = (await t.call(admin, 'GET', `/api/business/subject/${enrolled.id}`)).body.data;
+    expect(read.mobile).toBe('13912345670');
+    const edited = await t.call(admin, 'PUT', '/api/business/subject', { id: enrolled.id, mobile: '0086 13912345671' });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect((await t.call(admin, 'GET', `/api/business/subject/${enrolled.id}`)).body.data.mobile).toBe('13912345671');
+  });
+
   it('SUBJ-11..SUBJ-17: applies the patient rules on the server with the spec messages', async () => {
     await t.call(admin, 'PUT', '/api/v2/business/study/serial_number/close', { studyId });
     try {

@@ -9,6 +9,7 @@ import {
   maskIdentifier,
   MSG,
   normalizeIdNumber,
+  normalizeMobile,
   sameValue,
   subjectFieldErrors,
   SUBJECT_IDENTIFIER_FIELDS,
@@ -273,7 +274,7 @@ export async function createSubject(
         subjectName: input.subjectName.trim(),
         gender: input.gender,
         birth: input.birth || null,
-        mobile: input.mobile || null,
+        mobile: input.mobile ? normalizeMobile(input.mobile) : null,
         ...idNumberColumns(ctx, input.idNumber || null),
         diseaseCode: input.diseaseCode,
         qrCode: crypto.randomBytes(16).toString('hex'),
@@ -367,7 +368,7 @@ export async function updateSubject(
       subjectName: given('subjectName') ? (input.subjectName ?? '').trim() : stored.subjectName,
       gender: given('gender') ? input.gender! : stored.gender,
       birth: given('birth') ? text(input.birth) : stored.birth,
-      mobile: given('mobile') ? text(input.mobile) : stored.mobile,
+      mobile: given('mobile') ? (text(input.mobile) === null ? null : normalizeMobile(input.mobile!)) : stored.mobile,
       idNumber: given('idNumber')
         ? text(input.idNumber) === null
           ? null
