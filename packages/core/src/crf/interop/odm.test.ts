@@ -128,7 +128,13 @@ describe('CDISC ODM 1.3.2', () => {
     });
     expect(weight).toMatchObject({
       type: 'real',
-      option: { units: 'kg', required: 1, validate: { precision: 1, min: '0', max: '300' } },
+      option: {
+        units: 'kg',
+        required: 1,
+        validate: { precision: 1, max: '300' },
+        // The soft check stays soft: a warning the user may keep, with its exact comparator.
+        checks: [{ expression: 'WEIGHT > 0', message: '应大于0', severity: 'warning' }],
+      },
     });
     expect(preg).toMatchObject({ type: 'radio', option: { optionsValue: '1,0' } });
     expect(visit).toMatchObject({ name: 'I_VISIT', type: 'date' });
@@ -137,19 +143,40 @@ describe('CDISC ODM 1.3.2', () => {
     const messages = result.issues.map(formatImportIssue);
     expect(messages).toEqual(
       expect.arrayContaining([
-        '表单 F_VITALS 字段 I_WEIGHT：RangeCheck GT 0 已按“不小于”导入',
-        '表单 F_VITALS 字段 I_WEIGHT：软核查（Soft）已按硬核查导入',
         '表单 F_VITALS 字段 I_PREG：显示条件 ConditionDef C_MALE 无法转换，该题将始终显示',
         '表单 F_VITALS 字段 I_VISIT：ItemDef 名称“VISIT-DATE”不能用作题目名称，已改为 I_VISIT',
         '表单 F_VITALS 字段 I_SMOKER：RangeCheck IN 无法转换',
         '表单 F_VITALS 字段 I_SMOKER：选项中的英文逗号已改为中文逗号',
       ]),
     );
+    expect(messages.some((m) => m.includes('软核查'))).toBe(false);
+    const soft = evaluateForm(definition!, { SEX: 'F', WEIGHT: '0', IG_CM: [] }, context);
+    expect(soft.items.WEIGHT!.errors).toEqual([]);
+    expect(soft.items.WEIGHT!.warnings).toEqual(['应大于0']);
     const state = evaluateForm(definition!, { SEX: 'F', WEIGHT: '301', IG_CM: [{ CMDOSE: '5' }] }, context);
     expect(state.errors.map((e) => `${e.item}${e.row === undefined ? '' : `[${e.row}]`}: ${e.message}`)).toEqual([
       'WEIGHT: 不能大于300',
       'CMTRT[0]: 请输入数据',
     ]);
+  });
+
+  it('reads decimals written with a comma in range checks, and refuses ODM 2.0 by name', () => {
+    const odm = (
+      version: string,
+      range: string,
+    ) => `<ODM xmlns="http://www.cdisc.org/ns/odm/v1.3" ODMVersion="${version}"><Study OID="S"><MetaDataVersion OID="M" Name="M">
+      <FormDef OID="F" Name="F"><ItemGroupRef ItemGroupOID="G" Mandatory="No"/></FormDef>
+      <ItemGroupDef OID="G" Name="G"><ItemRef ItemOID="I.TEMP" Mandatory="No"/></ItemGroupDef>
+      <ItemDef OID="I.TEMP" Name="TEMP" DataType="float">${range}</ItemDef>
+    </MetaDataVersion></Study></ODM>`;
+    const result = importOdm(
+      odm('1.3.2', '<RangeCheck Comparator="GE" SoftHard="Hard"><CheckValue>35,5</CheckValue></RangeCheck>'),
+    );
+    expect(result.ok).toBe(true);
+    expect(result.definitions[0]!.children[0]!.children[0]!.option.validate).toMatchObject({ min: '35.5' });
+    const v2 = importOdm(odm('2.0', ''));
+    expect(v2.ok).toBe(false);
+    expect(v2.issues[0]!.message).toBe('ODM 2.0 暂不支持，请导出为 ODM 1.3');
   });
 
   it('refuses a DTD, broken XML and files without metadata', () => {

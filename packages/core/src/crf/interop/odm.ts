@@ -1,3 +1,4 @@
+import { CRF_MSG } from '../crf-messages.js';
 import { XMLParser } from 'fast-xml-parser';
 import {
   canHaveChildren,
@@ -306,6 +307,13 @@ export function importOdm(xml: string): ImportResult {
     };
   }
   const odm = root.ODM as XmlNode | undefined;
+  if (/^2/.test(attr(odm, 'ODMVersion') ?? '')) {
+    return {
+      ok: false,
+      definitions: [],
+      issues: [{ severity: 'error', message: 'ODM 2.0 暂不支持，请导出为 ODM 1.3' }],
+    };
+  }
   const study = list(odm, 'Study')[0];
   const mdv = list(study, 'MetaDataVersion')[0];
   if (!odm || !mdv) {
@@ -430,20 +438,38 @@ export function importOdm(xml: string): ImportResult {
           type = 'radio';
         }
       }
+      // Hard range checks block (bounds of the item); soft ones warn and may be kept by the user, as in
+      // the source system: they become warning checks, which the platform raises as system queries.
+      const softChecks: Array<{ expression: string; message: string; severity: 'warning' }> = [];
+      const SOFT_OPERATORS: Record<string, [string, (v: string) => string]> = {
+        GE: ['>=', (v) => CRF_MSG.belowMin(Number(v))],
+        GT: ['>', (v) => `应大于${v}`],
+        LE: ['<=', (v) => CRF_MSG.aboveMax(Number(v))],
+        LT: ['<', (v) => `应小于${v}`],
+      };
       for (const check of list(def, 'RangeCheck')) {
         const comparator = attr(check, 'Comparator') ?? '';
+        // Exports from European locales write decimals with a comma (0,5).
         const values = list(check, 'CheckValue').map((v) =>
-          typeof v === 'object' ? String(v['#text'] ?? '') : String(v),
+          (typeof v === 'object' ? String(v['#text'] ?? '') : String(v)).trim().replace(/^(-?\d+),(\d+)$/, '$1.$2'),
         );
-        if ((comparator === 'GE' || comparator === 'GT') && values[0] !== undefined) {
+        const soft = attr(check, 'SoftHard') === 'Soft';
+        const operator = SOFT_OPERATORS[comparator];
+        if (soft && operator && values[0] !== undefined && Number.isFinite(Number(values[0]))) {
+          softChecks.push({
+            expression: `${name} ${operator[0]} ${Number(values[0])}`,
+            message: operator[1](values[0]),
+            severity: 'warning',
+          });
+        } else if ((comparator === 'GE' || comparator === 'GT') && values[0] !== undefined) {
           option.validate = { ...option.validate, min: values[0] };
           if (comparator === 'GT') warn(oid, `RangeCheck GT ${values[0]} 已按“不小于”导入`);
         } else if ((comparator === 'LE' || comparator === 'LT') && values[0] !== undefined) {
           option.validate = { ...option.validate, max: values[0] };
           if (comparator === 'LT') warn(oid, `RangeCheck LT ${values[0]} 已按“不大于”导入`);
         } else warn(oid, `RangeCheck ${comparator} 无法转换`);
-        if (attr(check, 'SoftHard') === 'Soft') warn(oid, '软核查（Soft）已按硬核查导入');
       }
+      if (softChecks.length > 0) option.checks = [...(option.checks ?? []), ...softChecks];
       const unitRef = list(def, 'MeasurementUnitRef')[0];
       if (unitRef) {
         const symbol = unitSymbols.get(attr(unitRef, 'MeasurementUnitOID') ?? '');

@@ -196,15 +196,21 @@ describe('REDCap data dictionary import', () => {
     expect(byName('sex')!.option).toMatchObject({ optionsValue: '1,2', optionsText: '男,女' });
     expect(byName('pregnant')!.option).toMatchObject({ optionsValue: '1,0', optionsText: '是,否' });
     expect(byName('consent')!.option).toMatchObject({ optionsValue: '1,0', optionsText: '正确,错误', required: 1 });
-    expect(byName('weight')!.option).toMatchObject({ validate: { precision: 1, min: '20', max: '300' }, required: 1 });
+    // REDCap's min and max are soft (the page warns, the value may stay): warning checks, not blocking bounds.
+    expect(byName('weight')!.option).toMatchObject({ validate: { precision: 1 }, required: 1 });
+    expect(byName('weight')!.option.validate).not.toHaveProperty('min');
+    expect(byName('weight')!.option.checks).toEqual([
+      { expression: 'weight >= 20', message: '不能小于20', severity: 'warning' },
+      { expression: 'weight <= 300', message: '不能大于300', severity: 'warning' },
+    ]);
     expect(byName('email')!.option.validate).toEqual({ type: 'email' });
     expect(byName('name')!.option).toMatchObject({ identifier: 1, required: 1 });
     expect(byName('pain')!.option).toMatchObject({ valueMin: 0, valueMax: 100, description: '无痛 … 剧痛' });
     expect(byName('visit_time')!.option.format).toBe('Hour');
     expect(byName('created')!.option).toMatchObject({ defaultValue: 'now', readOnly: 1 });
     expect(byName('dob')!.option.checks).toEqual([
-      { expression: 'dob >= "1900-01-01"', message: '不能早于 1900-01-01', severity: 'error' },
-      { expression: 'dob <= today()', message: '不能晚于 today', severity: 'error' },
+      { expression: 'dob >= "1900-01-01"', message: '不能早于 1900-01-01', severity: 'warning' },
+      { expression: 'dob <= today()', message: '不能晚于 today', severity: 'warning' },
     ]);
     expect(byName('info')!.title).toBe('以下由研究者填写');
   });
@@ -273,7 +279,9 @@ describe('REDCap data dictionary import', () => {
     );
     expect(male.items.pregnant!.visible).toBe(false);
     expect(male.values.dm_dx).toBeUndefined();
-    expect(evaluateForm(demographics!, { dob: '2030-01-01' }, context).items.dob!.errors).toEqual(['不能晚于 today']);
+    const future = evaluateForm(demographics!, { dob: '2030-01-01' }, context);
+    expect(future.items.dob!.errors).toEqual([]);
+    expect(future.items.dob!.warnings).toEqual(['不能晚于 today']);
     const phqState = evaluateForm(phq!, { phq_1: '2', phq_2: '1' }, context);
     expect(phqState.values.phq_total).toBe('3');
     expect(phqState.items.phq_flag!.visible).toBe(true);

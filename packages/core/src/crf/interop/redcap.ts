@@ -1,3 +1,4 @@
+import { CRF_MSG } from '../crf-messages.js';
 import Papa from 'papaparse';
 import type { CrfDefinition, CrfNode, ItemOption } from '../crf-definition.schema.js';
 import { ExpressionError, parseExpression, printExpression, type Expr } from '../expression/index.js';
@@ -330,13 +331,27 @@ function fieldToNode(field: RedcapField, known: (v: string) => boolean, warn: (m
       type = 'input';
       warn(`未知的字段类型 ${field.type}，已作为文本题导入`);
   }
+  // REDCap's min and max are soft: out of range, the page warns and the user may keep the value.
+  // They become warning checks (which the platform turns into system queries at submit), never errors.
   if ((field.min !== '' || field.max !== '') && field.type === 'text') {
     if (type === 'int' || type === 'real') {
-      option.validate = {
-        ...option.validate,
-        ...(field.min !== '' && { min: field.min }),
-        ...(field.max !== '' && { max: field.max }),
-      };
+      const number = (v: string) => Number(v.replace(',', '.'));
+      const checks = [];
+      if (field.min !== '' && Number.isFinite(number(field.min))) {
+        checks.push({
+          expression: `${field.variable} >= ${number(field.min)}`,
+          message: CRF_MSG.belowMin(number(field.min)),
+          severity: 'warning' as const,
+        });
+      }
+      if (field.max !== '' && Number.isFinite(number(field.max))) {
+        checks.push({
+          expression: `${field.variable} <= ${number(field.max)}`,
+          message: CRF_MSG.aboveMax(number(field.max)),
+          severity: 'warning' as const,
+        });
+      }
+      option.checks = checks;
     } else if (type === 'date' || type === 'datetime') {
       const checks = [];
       const bound = (v: string) =>
@@ -345,14 +360,14 @@ function fieldToNode(field: RedcapField, known: (v: string) => boolean, warn: (m
         checks.push({
           expression: `${field.variable} >= ${bound(field.min)}`,
           message: `不能早于 ${field.min}`,
-          severity: 'error' as const,
+          severity: 'warning' as const,
         });
       }
       if (field.max !== '') {
         checks.push({
           expression: `${field.variable} <= ${bound(field.max)}`,
           message: `不能晚于 ${field.max}`,
-          severity: 'error' as const,
+          severity: 'warning' as const,
         });
       }
       option.checks = checks;
