@@ -52,6 +52,10 @@ export function finishImport(
     }
     if (lint.ok && lint.definition) definitions.push(lint.definition);
   }
+  if (candidates.length === 0 && !issues.some((i) => i.severity === 'error')) {
+    // An upload that yields nothing must say why, never answer an empty list of errors.
+    issues.push({ severity: 'error', message: '文件中没有可导入的表单' });
+  }
   return { ok: !issues.some((i) => i.severity === 'error'), definitions, issues };
 }
 

@@ -311,4 +311,12 @@ describe('REDCap data dictionary import', () => {
     expect(result.ok).toBe(false);
     expect(result.issues[0]!.message).toMatch(/不是 REDCap 数据字典/);
   });
+
+  it('a dictionary with its header row only says what is missing instead of an empty error list', () => {
+    const result = importRedcapDictionary(`${HEADER}\n`);
+    expect(result.ok).toBe(false);
+    expect(result.issues.map((i) => i.message)).toEqual([
+      '数据字典只有列名行，没有任何字段：请从第二行起每行填写一个字段',
+    ]);
+  });
 });

@@ -69,6 +69,14 @@ export function parseRedcapCsv(text: string): { fields: RedcapField[]; issues: I
     });
     return { fields: [], issues };
   }
+  if (rows.length === 0) {
+    issues.push({
+      severity: 'error',
+      row: 2,
+      message: '数据字典只有列名行，没有任何字段：请从第二行起每行填写一个字段',
+    });
+    return { fields: [], issues };
+  }
   const fields = rows.map((cells, i) => {
     const cell = (key: keyof typeof COLUMNS) => (cells[COLUMNS[key]] ?? '').trim();
     return {
