@@ -230,7 +230,7 @@ describe('REDCap data dictionary import', () => {
   });
 
   it('translates branching logic and calculations into showIf and calc', () => {
-    expect(byName('pregnant')!.option.showIf).toBe('sex == "2" and age >= 15');
+    expect(byName('pregnant')!.option.showIf).toBe('not isblank(sex) and sex == "2" and age >= 15');
     expect(byName('age')!.option.calc).toBe('rounddown(abs(datediff(dob, "today", "y")), 0)');
     expect(byName('bmi')!.option.calc).toBe('round(weight * 10000 / (height * height), 1)');
     expect(byName('comorb_other')!.option.showIf).toBe('checked(comorb, "3") == "1"');
@@ -291,7 +291,7 @@ describe('REDCap data dictionary import', () => {
     const known = () => true;
     expect(translateRedcapLogic('[a] <> "" AND [b] = 1', known)).toEqual({
       ok: true,
-      expression: 'a != "" and b == 1',
+      expression: 'not isblank(a) and (not isblank(b) and b == 1)',
     });
     expect(translateRedcapLogic('datediff([d1], [d2], "d", true) > 3', known)).toEqual({
       ok: true,
@@ -304,6 +304,48 @@ describe('REDCap data dictionary import', () => {
       reason: 'REDCap 函数 isblankormissingcode() 无法转换',
     });
     expect(translateRedcapLogic('[a] = ', known)).toMatchObject({ ok: false });
+  });
+
+  it.each([
+    // REDCap logic, x, y, REDCap's answer
+    ["[x] <> ''", '', '', false],
+    ["[x] <> ''", '3', '', true],
+    ["[x] = ''", '', '', true],
+    ["[x] = ''", '3', '', false],
+    ["[x] = '1'", '', '', false],
+    ["[x] = '1'", '1', '', true],
+    ["[x] = '1'", '1.0', '', true],
+    ["[x] = '1'", '2', '', false],
+    ["[x] <> '1'", '', '', true],
+    ["[x] <> '1'", '1', '', false],
+    ["[x] <> '1'", '2', '', true],
+    ['[x] = [y]', '', '', true],
+    ['[x] = [y]', '1', '', false],
+    ['[x] = [y]', '1', '1', true],
+    ['[x] <> [y]', '', '2', true],
+    ['[x] <> [y]', '2', '2', false],
+    ["not([x] = '1')", '', '', true],
+  ])('REDCap equality with blanks: %s with x=%j, y=%j is %s', (logic, x, y, expected) => {
+    const translated = translateRedcapLogic(logic, () => true);
+    expect(translated.ok).toBe(true);
+    const form = {
+      id: 'f',
+      title: 'f',
+      option: {},
+      children: [
+        { name: 'x', title: 'x', type: 'input' as const, option: {}, children: [] },
+        { name: 'y', title: 'y', type: 'input' as const, option: {}, children: [] },
+        {
+          name: 'shown',
+          title: 'shown',
+          type: 'input' as const,
+          option: { showIf: translated.ok ? translated.expression : '' },
+          children: [],
+        },
+      ],
+    };
+    const state = evaluateForm(form, { x, y }, { now: new Date(Date.UTC(2024, 5, 15)), gender: null });
+    expect(state.items.shown!.visible).toBe(expected);
   });
 
   it('refuses a file that is not a data dictionary', () => {

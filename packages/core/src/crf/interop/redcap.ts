@@ -200,6 +200,44 @@ export function translateRedcapLogic(logic: string, known: (variable: string) =>
 
 class UntranslatableError extends Error {}
 
+const isLiteral = (e: Expr) => e.kind === 'string' || e.kind === 'number' || e.kind === 'null';
+const isBlankLiteral = (e: Expr) => e.kind === 'null' || (e.kind === 'string' && e.value.trim() === '');
+
+/**
+ * REDCap's = and <> compare a blank as the empty text: `[x] <> ''` is "x is filled in", `[x] = '1'`
+ * is false and `[x] <> '1'` true while x is blank. Our engine leaves a comparison with a blank
+ * undecided (null) until the data is there, so an imported comparison is spelled out with isblank():
+ *
+ * | REDCap              | x blank | x = 1 | x = 2 | written as                                   |
+ * |---------------------|---------|-------|-------|----------------------------------------------|
+ * | `[x] = ''`          | true    | false | false | `isblank(x)`                                 |
+ * | `[x] <> ''`         | false   | true  | true  | `not isblank(x)`                             |
+ * | `[x] = '1'`         | false   | true  | false | `not isblank(x) and x == "1"`                |
+ * | `[x] <> '1'`        | true    | false | true  | `isblank(x) or x != "1"`                     |
+ * | `[x] = [y]`         | both blank: true; one blank: false; else x == y                      |
+ *
+ * Numbers written as text compare as numbers (`'1.0' = 1`), as the engine already does.
+ */
+function redcapEquality(op: '==' | '!=', left: Expr, right: Expr, start: number): Expr {
+  const call = (arg: Expr): Expr => ({ kind: 'call', callee: 'isblank', args: [arg], start });
+  const not = (operand: Expr): Expr => ({ kind: 'unary', op: 'not', operand, start });
+  const and = (a: Expr, b: Expr): Expr => ({ kind: 'logical', op: 'and', left: a, right: b, start });
+  const or = (a: Expr, b: Expr): Expr => ({ kind: 'logical', op: 'or', left: a, right: b, start });
+  const compare: Expr = { kind: 'binary', op, left, right, start };
+  // A checkbox option answers 0 or 1, never blank: its comparison needs no spelling out.
+  const neverBlank = (e: Expr) => e.kind === 'call' && e.callee === 'checked';
+  if (neverBlank(left) || neverBlank(right)) return compare;
+  const [field, literal] = isLiteral(right) ? [left, right] : isLiteral(left) ? [right, left] : [null, null];
+  if (field && literal && !isLiteral(field)) {
+    if (isBlankLiteral(literal)) return op === '==' ? call(field) : not(call(field));
+    return op === '==' ? and(not(call(field)), compare) : or(call(field), compare);
+  }
+  if (isLiteral(left) && isLiteral(right)) return compare;
+  const bothBlank = and(call(left), call(right));
+  const equal = or(bothBlank, and(and(not(call(left)), not(call(right))), { ...compare, op: '==' }));
+  return op === '==' ? equal : not(equal);
+}
+
 function rewrite(node: Expr): Expr {
   switch (node.kind) {
     case 'number':
@@ -212,7 +250,12 @@ function rewrite(node: Expr): Expr {
       return node;
     case 'unary':
       return { ...node, operand: rewrite(node.operand) };
-    case 'binary':
+    case 'binary': {
+      const left = rewrite(node.left);
+      const right = rewrite(node.right);
+      if (node.op === '==' || node.op === '!=') return redcapEquality(node.op, left, right, node.start);
+      return { ...node, left, right };
+    }
     case 'logical':
       return { ...node, left: rewrite(node.left), right: rewrite(node.right) };
     case 'call': {
