@@ -89,6 +89,11 @@ export const itemOptionSchema = z
     itemLayout: z.string().optional(),
     rightItemText: z.string().optional(),
     hidden: flagSchema.optional(),
+    /**
+     * Not displayed on the page, but applicable: its value is kept, calculated and checked, and other
+     * items may read it (REDCap's @HIDDEN). `hidden` is "never applicable": invisible and cleared.
+     */
+    notDisplayed: flagSchema.optional(),
     showStyle: z.string().optional(),
     // Choices: comma-separated lists of equal length
     optionsValue: z.string().optional(),

@@ -72,3 +72,8 @@ export function isShownBySpecRules(option: ItemOption, lookup: TriggerLookup): b
   if (trigex.length > 0 && !trigex.some((t) => triggerHolds(t, lookup))) return false;
   return true;
 }
+
+/** Whether the page shows the item at all (REDCap @HIDDEN items are applicable but not displayed). */
+export function isDisplayed(node: Pick<CrfNode, 'option'>): boolean {
+  return !isOn(node.option.notDisplayed);
+}

@@ -1,6 +1,6 @@
 import { memo } from 'react';
 import { Col, Row } from 'antd';
-import { GRID_COLUMNS, gridSpan, type CrfNode, type NumberLike } from '@ecrf/core';
+import { GRID_COLUMNS, gridSpan, isDisplayed, type CrfNode, type NumberLike } from '@ecrf/core';
 import { useCrfStore, useStoreSlice } from './crf-store';
 import { TopLevelField } from './field-bindings';
 import { useRenderProbe } from './render-probe';
@@ -30,7 +30,7 @@ export const CrfNodeView = memo(function CrfNodeView({
   const key = store.keyOf(node);
   const state = useStoreSlice(store, (s) => s.state.items[key]);
   useRenderProbe(key);
-  if (!state || !state.visible) return null;
+  if (!state || !state.visible || !isDisplayed(node)) return null;
   const block = renderBlock({ node, state, itemKey: key, crfCols });
   return (
     <Col span={spanOf(node, crfCols)} className="crf-col">

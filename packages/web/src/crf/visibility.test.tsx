@@ -52,6 +52,20 @@ describe('visibility: the engine decides, the renderer shows visible items only'
     expect(screen.getByLabelText('普通项')).toBeTruthy();
   });
 
+  it('an item not displayed (REDCap @HIDDEN) is not on the page, yet its calculation runs and logic reading it works', () => {
+    const { harness } = renderCrf(
+      form([
+        item('int', 'a', '甲'),
+        item('int', 'double', '二倍', { calc: 'a * 2', notDisplayed: 1 }),
+        item('input', 'note', '备注', { showIf: 'double > 10' }),
+      ]),
+    );
+    typeInto('甲', '6');
+    expect(screen.queryByLabelText('二倍')).toBeNull();
+    expect(harness.last().double).toBe('12');
+    expect(screen.getByLabelText('备注')).toBeTruthy();
+  });
+
   it('showIf: REDCap-style branching; an undecidable condition hides', () => {
     const { harness } = renderCrf(
       form([

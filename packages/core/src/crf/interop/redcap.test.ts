@@ -348,6 +348,49 @@ describe('REDCap data dictionary import', () => {
     expect(state.items.shown!.visible).toBe(expected);
   });
 
+  it('@HIDDEN hides a field on the page only: its calculation runs, its value is kept, and logic reading it works', () => {
+    const csv = [
+      HEADER,
+      row('record_id', 'infant', '', 'text', 'Record ID'),
+      row('birth', 'infant', '', 'text', '出生日期', '', '', 'date_ymd'),
+      row('visit', 'infant', '', 'text', '访视日期', '', '', 'date_ymd'),
+      row(
+        'age_days',
+        'infant',
+        '',
+        'calc',
+        '日龄',
+        'datediff([birth], [visit], "d", "ymd", true)',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '@HIDDEN',
+      ),
+      row('feeding', 'infant', '', 'yesno', '是否母乳喂养', '', '', '', '', '', '', '[age_days] < 180'),
+    ].join('\n');
+    const result = importRedcapDictionary(csv);
+    expect(result.ok, JSON.stringify(result.issues)).toBe(true);
+    const form = result.definitions[0]!;
+    const ageDays = form.children.find((n) => n.name === 'age_days')!;
+    expect(ageDays.option).toMatchObject({ notDisplayed: 1 });
+    expect(ageDays.option.hidden).toBeUndefined();
+    const state = evaluateForm(
+      form,
+      { birth: '2024-05-01', visit: '2024-06-10' },
+      { now: new Date(Date.UTC(2024, 5, 15)), gender: null },
+    );
+    expect(state.values.age_days).toBe('40');
+    expect(state.items.feeding!.visible).toBe(true);
+  });
+
   it('refuses a file that is not a data dictionary', () => {
     const result = importRedcapDictionary('name,age\n张三,30\n');
     expect(result.ok).toBe(false);

@@ -451,7 +451,8 @@ function applyAnnotation(
 ) {
   const text = field.annotation;
   if (!text) return;
-  if (/@HIDDEN(-FORM)?\b(?!-)/.test(text)) option.hidden = 1;
+  // REDCap's @HIDDEN hides the field on the page only: its calculation runs and its value is saved.
+  if (/@HIDDEN(-FORM)?\b(?!-)/.test(text)) option.notDisplayed = 1;
   if (/@READONLY(-FORM)?\b(?!-)/.test(text)) option.readOnly = 1;
   if (/@(TODAY|NOW)\b/.test(text)) {
     if (type === 'date' || type === 'datetime' || type === 'time') option.defaultValue = 'now';

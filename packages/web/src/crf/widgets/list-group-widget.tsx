@@ -1,5 +1,5 @@
 import { Col, Row } from 'antd';
-import { isContainerType, isValueType, type CrfNode, type ItemState, type NumberLike } from '@ecrf/core';
+import { isContainerType, isDisplayed, isValueType, type CrfNode, type ItemState, type NumberLike } from '@ecrf/core';
 import { spanOf } from '../crf-node';
 import { useCrfStore } from '../crf-store';
 import { CRF_T } from '../crf-texts';
@@ -57,7 +57,7 @@ function RowNodes({ nodes, container, index, row, crfCols }: RowNodesProps) {
     <>
       {nodes.map((child, i) => {
         const cell = row[store.keyOf(child)];
-        if (!cell?.visible) return null;
+        if (!cell?.visible || !isDisplayed(child)) return null;
         const key = child.name || `#${i}`;
         if (isContainerType(child.type)) {
           return (

@@ -1,6 +1,14 @@
 import { memo } from 'react';
 import { Button, Checkbox, Radio } from 'antd';
-import { choicesOf, isEmptyValue, readChoiceList, writeCheckbox, type Choice, type CrfNode } from '@ecrf/core';
+import {
+  choicesOf,
+  isDisplayed,
+  isEmptyValue,
+  readChoiceList,
+  writeCheckbox,
+  type Choice,
+  type CrfNode,
+} from '@ecrf/core';
 import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { useRenderProbe } from '../render-probe';
@@ -54,7 +62,7 @@ const MatrixRow = memo(function MatrixRow({ node, choices }: { node: CrfNode; ch
   const shown = useStoreSlice(store, (s) => s.isShown(key));
   const server = useStoreSlice(store, (s) => s.serverErrors(key));
   useRenderProbe(key);
-  if (!state?.visible) return null;
+  if (!state?.visible || !isDisplayed(node)) return null;
   const title = titleOf(node);
   const multi = node.type === 'checkbox';
   const chosen = readChoiceList(state.value);

@@ -1,6 +1,6 @@
 import { Table } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
-import { isOn, isValueType, tableColumnMinWidth, type CrfNode, type ItemState } from '@ecrf/core';
+import { isDisplayed, isOn, isValueType, tableColumnMinWidth, type CrfNode, type ItemState } from '@ecrf/core';
 import { useCrfStore } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { CellField } from '../field-bindings';
@@ -13,10 +13,16 @@ interface TableRow {
   states: Record<string, ItemState>;
 }
 
-/** Value columns of a table; groups inside a table contribute their items. */
+/** Value columns of a table shown on the page; groups inside a table contribute their items. */
 function columnsOf(nodes: readonly CrfNode[]): CrfNode[] {
   return nodes.flatMap((child) =>
-    isValueType(child.type) ? [child] : child.children.length > 0 ? columnsOf(child.children) : [],
+    !isDisplayed(child)
+      ? []
+      : isValueType(child.type)
+        ? [child]
+        : child.children.length > 0
+          ? columnsOf(child.children)
+          : [],
   );
 }
 
