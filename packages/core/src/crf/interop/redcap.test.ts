@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateForm } from '../evaluate-form.js';
 import { formatImportIssue } from './import-result.js';
-import { importRedcapDictionary, translateRedcapLogic } from './redcap.js';
+import { importRedcapDictionary, normalizeDateBound, translateRedcapLogic } from './redcap.js';
 
 const HEADER =
   '"Variable / Field Name","Form Name","Section Header","Field Type","Field Label","Choices, Calculations, OR Slider Labels","Field Note","Text Validation Type OR Show Slider Number","Text Validation Min","Text Validation Max","Identifier?","Branching Logic (Show field only if...)","Required Field?","Custom Alignment","Question Number (surveys only)","Matrix Group Name","Matrix Ranking?","Field Annotation"';
@@ -389,6 +389,42 @@ describe('REDCap data dictionary import', () => {
     );
     expect(state.values.age_days).toBe('40');
     expect(state.items.feeding!.visible).toBe(true);
+  });
+
+  it('maps REDCap validation types to the nearest type and rule', () => {
+    const csv = [
+      HEADER,
+      row('record_id', 'f', '', 'text', 'Record ID'),
+      row('temp', 'f', '', 'text', '体温', '', '', 'number_1dp_comma_decimal', '35,0', '42,0'),
+      row('walk', 'f', '', 'text', '步行时间', '', '', 'time_mm_ss'),
+      row('mrn', 'f', '', 'text', '病历号', '', '', 'mrn_10d'),
+      row('seen', 'f', '', 'text', '就诊时间', '', '', 'datetime_seconds_ymd'),
+      row('visit', 'f', '', 'text', '访视日期', '', '', 'date_dmy', '1/2/2020', '31/12/2030'),
+    ].join('\n');
+    const result = importRedcapDictionary(csv);
+    expect(result.ok, JSON.stringify(result.issues)).toBe(true);
+    expect(result.issues.filter((i) => /无法转换/.test(i.message))).toEqual([]);
+    const byName = (name: string) => result.definitions[0]!.children.find((n) => n.name === name)!;
+    expect(byName('temp')).toMatchObject({ type: 'real', option: { validate: { precision: 1 } } });
+    expect(byName('temp').option.checks!.map((c) => c.expression)).toEqual(['temp >= 35', 'temp <= 42']);
+    expect(byName('walk')).toMatchObject({ type: 'input', option: { validationEx: '^[0-5]\\d:[0-5]\\d$' } });
+    expect(byName('mrn').option.validationEx).toBe('^\\d{10}$');
+    expect(byName('seen').type).toBe('datetime');
+    expect(byName('visit').option.checks!.map((c) => c.expression)).toEqual([
+      'visit >= "2020-02-01"',
+      'visit <= "2030-12-31"',
+    ]);
+  });
+
+  it.each([
+    ['1/1/1900', 'date_ymd', '1900-01-01'],
+    ['2/3/2020', 'date_mdy', '2020-02-03'],
+    ['2/3/2020', 'date_dmy', '2020-03-02'],
+    ['2023-8-1 1:01', 'datetime_ymd', '2023-08-01 01:01'],
+    ['2023-08-01 01:01:30', 'datetime_seconds_ymd', '2023-08-01 01:01:30'],
+    ['today', 'date_ymd', 'today'],
+  ])('date bound %s of a %s field is %s', (bound, validation, iso) => {
+    expect(normalizeDateBound(bound, validation)).toBe(iso);
   });
 
   it('refuses a file that is not a data dictionary', () => {

@@ -305,7 +305,45 @@ const TEXT_VALIDATIONS: Record<string, (option: ItemOption) => CrfNode['type']> 
   phone: (o) => ((o.validate = { ...o.validate, type: 'phone' }), 'input'),
   alpha_only: (o) => ((o.validationEx = '^[A-Za-z]+$'), 'input'),
   zipcode: (o) => ((o.validationEx = '^\\d{5}(-\\d{4})?$'), 'input'),
+  // Comma-decimal numbers are numbers with the same precision; the value is stored with a point.
+  number_comma_decimal: () => 'real',
+  number_1dp_comma_decimal: (o) => ((o.validate = { ...o.validate, precision: 1 }), 'real'),
+  number_2dp_comma_decimal: (o) => ((o.validate = { ...o.validate, precision: 2 }), 'real'),
+  number_3dp_comma_decimal: (o) => ((o.validate = { ...o.validate, precision: 3 }), 'real'),
+  number_4dp_comma_decimal: (o) => ((o.validate = { ...o.validate, precision: 4 }), 'real'),
+  // Minutes and seconds (a duration such as a 6-minute walk), as text with its pattern.
+  time_mm_ss: (o) => (
+    (o.validationEx = '^[0-5]\\d:[0-5]\\d$'),
+    (o.validationErrorMsg = '请按 分:秒 填写，如 05:30'),
+    'input'
+  ),
+  mrn_10d: (o) => ((o.validationEx = '^\\d{10}$'), (o.validationErrorMsg = '请输入10位病历号'), 'input'),
+  mrn_generic: () => 'input',
 };
+
+/**
+ * A date bound of a dictionary as ISO text: `1/1/1900` is read day- or month-first as the field's
+ * validation says (`date_dmy` → day first, otherwise month first, REDCap's US default), and
+ * `2023-8-1 1:01` is zero-padded, so bounds compare as dates rather than as arbitrary text.
+ */
+export function normalizeDateBound(bound: string, validation: string): string {
+  const text = bound.trim();
+  const time = (rest: string | undefined) => {
+    if (!rest) return '';
+    const m = /^\s*(\d{1,2}):(\d{2})(?::(\d{2}))?/.exec(rest);
+    return m ? ` ${m[1]!.padStart(2, '0')}:${m[2]}${m[3] ? `:${m[3]}` : ''}` : '';
+  };
+  const pad = (n: string) => n.padStart(2, '0');
+  const iso = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(.*)$/.exec(text);
+  if (iso) return `${iso[1]}-${pad(iso[2]!)}-${pad(iso[3]!)}${time(iso[4])}`;
+  const local = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})(.*)$/.exec(text);
+  if (local) {
+    const [first, second] = [local[1]!, local[2]!];
+    const [day, month] = validation.endsWith('dmy') ? [first, second] : [second, first];
+    return `${local[3]}-${pad(month)}-${pad(day)}${time(local[4])}`;
+  }
+  return text;
+}
 
 const SUPPORTED_TAGS = /@(HIDDEN|HIDDEN-FORM|READONLY|READONLY-FORM|TODAY|NOW|DEFAULT)\b/;
 
@@ -406,18 +444,20 @@ function fieldToNode(field: RedcapField, known: (v: string) => boolean, warn: (m
     } else if (type === 'date' || type === 'datetime') {
       const checks = [];
       const bound = (v: string) =>
-        v.toLowerCase() === 'today' || v.toLowerCase() === 'now' ? `${v.toLowerCase()}()` : JSON.stringify(v);
+        v.toLowerCase() === 'today' || v.toLowerCase() === 'now'
+          ? `${v.toLowerCase()}()`
+          : JSON.stringify(normalizeDateBound(v, field.validation));
       if (field.min !== '') {
         checks.push({
           expression: `${field.variable} >= ${bound(field.min)}`,
-          message: `不能早于 ${field.min}`,
+          message: `不能早于 ${/^(today|now)$/i.test(field.min) ? field.min : normalizeDateBound(field.min, field.validation)}`,
           severity: 'warning' as const,
         });
       }
       if (field.max !== '') {
         checks.push({
           expression: `${field.variable} <= ${bound(field.max)}`,
-          message: `不能晚于 ${field.max}`,
+          message: `不能晚于 ${/^(today|now)$/i.test(field.max) ? field.max : normalizeDateBound(field.max, field.validation)}`,
           severity: 'warning' as const,
         });
       }
