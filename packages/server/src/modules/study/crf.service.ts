@@ -32,17 +32,36 @@ export interface UploadedFile {
 
 const notFound = () => AppError.notFound('crf.not_found', 'CRF不存在');
 
+/**
+ * A text upload's characters: UTF-8 when the bytes are valid UTF-8, otherwise GB18030 (a superset of
+ * GBK), which is what Excel writes for a CSV on a Chinese Windows. Which one was used is reported.
+ */
+export function decodeUpload(data: Buffer): { text: string; encoding: 'utf-8' | 'gb18030' } {
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(data).replace(/^\uFEFF/, ''), encoding: 'utf-8' };
+  } catch {
+    return { text: new TextDecoder('gb18030').decode(data), encoding: 'gb18030' };
+  }
+}
+
 /** Reads a file by its content's format, whatever the name claims. */
 export async function importFile(file: UploadedFile): Promise<{ source: CrfSource; result: ImportResult }> {
   const head = file.data.subarray(0, 4);
   const isZip = head[0] === 0x50 && head[1] === 0x4b;
   if (isZip) return { source: 'excel', result: await importExcel(file.data) };
-  const text = file.data.toString('utf8').replace(/^\uFEFF/, '');
+  const { text, encoding } = decodeUpload(file.data);
+  const withEncoding = (result: ImportResult): ImportResult =>
+    encoding === 'utf-8'
+      ? result
+      : {
+          ...result,
+          issues: [{ severity: 'warning', message: '文件不是 UTF-8 编码，已按 GBK/GB18030 读取' }, ...result.issues],
+        };
   const start = text.trimStart();
-  if (start.startsWith('{') || start.startsWith('[')) return { source: 'json', result: importJson(text) };
-  if (start.startsWith('<')) return { source: 'odm', result: importOdm(text) };
+  if (start.startsWith('{') || start.startsWith('[')) return { source: 'json', result: withEncoding(importJson(text)) };
+  if (start.startsWith('<')) return { source: 'odm', result: withEncoding(importOdm(text)) };
   if (/\.csv$/i.test(file.fileName) || /^"?(variable|Variable \/ Field Name)/i.test(start)) {
-    return { source: 'redcap', result: importRedcapDictionary(text) };
+    return { source: 'redcap', result: withEncoding(importRedcapDictionary(text)) };
   }
   throw AppError.badRequest(
     'crf.unknown_format',

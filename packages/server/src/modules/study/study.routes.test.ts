@@ -317,6 +317,30 @@ describe('CRF files and versions', () => {
     expect(example.itemCount).toBeGreaterThan(20);
   });
 
+  it('STUDY-17: a REDCap dictionary saved by Excel on a Chinese Windows (GB18030) is read with its Chinese intact', async () => {
+    const gbk = Buffer.concat([
+      Buffer.from(
+        `${REDCAP_HEADER}\n${csvRow('record_id', 'gbk_form', '', 'text', 'Record ID')}\n"sex","gbk_form","","radio","`,
+      ),
+      Buffer.from('d0d4b1f0', 'hex'), // 性别
+      Buffer.from('","1, '),
+      Buffer.from('c4d0', 'hex'), // 男
+      Buffer.from(' | 2, F"\n'),
+    ]);
+    const res = await upload(admin, studyId, 'gbk.csv', gbk);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(JSON.stringify(res.body.data.warnings)).toContain('GBK/GB18030');
+    const exported = await t.app.inject({
+      method: 'POST',
+      url: '/api/system/crf/export',
+      payload: { crfId: res.body.data.crfs[0].id, format: 'json' },
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(exported.statusCode).toBe(200);
+    expect(exported.body).toContain('性别');
+    expect(exported.body).toContain('男');
+  });
+
   it('STUDY-17: refuses a definition with errors whole, listing every error with its path', async () => {
     const broken = simpleCrf('坏表单');
     broken.children[0]!.children.push({ name: 'sbp', title: '重复', type: 'int', option: {}, children: [] } as never);
