@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { matchRoutes } from 'react-router';
-import { appRoutes, buildRoutes, pathOfRouteName } from './router';
+import { PROJECT_MENU_HIDDEN_CODES, type MenuNode } from '@ecrf/core';
+import { menuEntries } from './layouts/menu-tree';
+import { appRoutes, buildRoutes, pathOfRouteName, UNBUILT_ROUTE_NAMES } from './router';
 import type { RouteMeta } from './router-guard';
 
 const NAMES = [
@@ -92,6 +94,32 @@ describe('route table', () => {
       ['/no/such/page', 'notFound'],
     ];
     for (const [pathname, name] of cases) expect(metaAt(pathname)?.name).toBe(name);
+  });
+
+  it('SHELL-18: pages not built yet are in no menu, though their menu nodes are seeded', () => {
+    expect(UNBUILT_ROUTE_NAMES).toEqual(
+      expect.arrayContaining(['project.follow', 'project.calendar', 'project.randomization']),
+    );
+    expect(UNBUILT_ROUTE_NAMES).not.toContain('project.subject');
+    const node = (menuId: number, code: string, parentId = 0, type: 'M' | 'C' = 'C'): MenuNode =>
+      ({
+        menuId,
+        parentId,
+        code,
+        type,
+        level: 1,
+        orderNum: menuId,
+        path: `/project/:id/${code}`,
+        meta: { title: code },
+      }) as MenuNode;
+    const menus = [
+      node(1, 'project.subject'),
+      node(2, 'project.followGroup', 0, 'M'),
+      node(3, 'project.follow', 2),
+      node(4, 'project.calendar'),
+    ];
+    const entries = menuEntries(menus, 1, [...PROJECT_MENU_HIDDEN_CODES, ...UNBUILT_ROUTE_NAMES]);
+    expect(entries.map((e) => e.code)).toEqual(['project.subject']);
   });
 
   it('SHELL-14: list pages are kept alive, others are not', () => {

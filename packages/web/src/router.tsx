@@ -213,6 +213,14 @@ export const appRoutes: AppRoute[] = [
   { path: '*', name: 'notFound', title: r.notFound, layout: 'main', page: NotFound },
 ];
 
+/**
+ * Routes of the spec whose pages are not built yet: they answer with the under-construction page
+ * when typed, but no menu offers them (the menus are seeded for every spec route).
+ */
+export const UNBUILT_ROUTE_NAMES: readonly string[] = appRoutes
+  .filter((route) => route.page === UnderConstruction && !route.noAuth)
+  .map((route) => route.name);
+
 const ROOT_META: RouteMeta = { name: 'root', title: '', layout: 'blank' };
 
 /** Path of a route name without parameters, for a user's own home route (setHome). */
