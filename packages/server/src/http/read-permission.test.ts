@@ -2,10 +2,10 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crfKey } from '@ecrf/core';
 import { auditEvents, menus } from '../db/schema/index.js';
-import { seedDemoStudy } from '../db/demo-study.js';
 import { multipart } from '../test/multipart.js';
 import { createTestApp, type TestApp } from '../test/test-app.js';
 import { addStudyMember } from '../test/study-member.js';
+import { openDemoStudy } from '../test/demo.js';
 
 /**
  * Every read route applies the form page's rule (per-CRF view): a member whose study role grants
@@ -30,12 +30,9 @@ const member = (userName: string, permissions: string[], menuIds: number[] = [])
 
 beforeAll(async () => {
   t = await createTestApp();
-  await seedDemoStudy(t.db);
-  admin = (await t.login()).token;
-  studyId = (await t.call(admin, 'GET', '/api/business/study/list')).body.data.list[0].id;
-  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) {
-    crfIds[crf.title] = crf.id;
-  }
+  const demo = await openDemoStudy(t);
+  ({ admin, studyId } = demo);
+  Object.assign(crfIds, demo.crfIds);
   const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
     studyId,
     subjectName: '钱八',

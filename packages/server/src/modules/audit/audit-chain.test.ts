@@ -2,7 +2,6 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../config.js';
 import { APP_ROLE, assertAppRoleConfined, queryRows, wrapPostgres } from '../../db/client.js';
-import { seedDemoStudy } from '../../db/demo-study.js';
 import { auditChainHeads, auditEvents, users } from '../../db/schema/index.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import {
@@ -14,6 +13,7 @@ import {
   verifyAuditChains,
   type ChainReport,
 } from './audit-chain.js';
+import { openDemoStudy } from '../../test/demo.js';
 
 let t: TestApp;
 let admin: string;
@@ -22,12 +22,9 @@ const crfIds: Record<string, number> = {};
 
 beforeAll(async () => {
   t = await createTestApp();
-  await seedDemoStudy(t.db);
-  admin = (await t.login()).token;
-  studyId = (await t.call(admin, 'GET', '/api/business/study/list')).body.data.list[0].id;
-  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) {
-    crfIds[crf.title] = crf.id;
-  }
+  const demo = await openDemoStudy(t);
+  ({ admin, studyId } = demo);
+  Object.assign(crfIds, demo.crfIds);
 });
 afterAll(() => t.close());
 

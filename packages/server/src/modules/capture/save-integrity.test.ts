@@ -1,8 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, crfDataRecords } from '../../db/schema/index.js';
-import { seedDemoStudy } from '../../db/demo-study.js';
 import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
+import { openDemoStudy } from '../../test/demo.js';
 
 let t: TestApp;
 let admin: string;
@@ -11,12 +11,9 @@ const crfIds: Record<string, number> = {};
 
 beforeAll(async () => {
   t = await createTestApp();
-  await seedDemoStudy(t.db);
-  admin = (await t.login()).token;
-  studyId = (await t.call(admin, 'GET', '/api/business/study/list')).body.data.list[0].id;
-  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) {
-    crfIds[crf.title] = crf.id;
-  }
+  const demo = await openDemoStudy(t);
+  ({ admin, studyId } = demo);
+  Object.assign(crfIds, demo.crfIds);
 });
 afterAll(() => t.close());
 

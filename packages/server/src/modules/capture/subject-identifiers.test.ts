@@ -3,9 +3,9 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buttonKey, crfKey, residentIdCheckChar, STUDY_ADMIN_ROLE } from '@ecrf/core';
 import { auditEvents, studyRoles, subjects } from '../../db/schema/index.js';
-import { seedDemoStudy } from '../../db/demo-study.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import { addStudyMember } from '../../test/study-member.js';
+import { openDemoStudy } from '../../test/demo.js';
 
 /**
  * Patient identifiers under PIPL: the ID number is stored encrypted with a keyed hash for the
@@ -41,12 +41,9 @@ async function enrol(token: string, body: object, study = studyId) {
 
 beforeAll(async () => {
   t = await createTestApp();
-  await seedDemoStudy(t.db);
-  admin = (await t.login()).token;
-  studyId = (await t.call(admin, 'GET', '/api/business/study/list')).body.data.list[0].id;
-  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) {
-    crfIds[crf.title] = crf.id;
-  }
+  const demo = await openDemoStudy(t);
+  ({ admin, studyId } = demo);
+  Object.assign(crfIds, demo.crfIds);
   const created = await t.call(admin, 'POST', '/api/business/study', {
     studyName: '第二项目',
     studyCode: 'S2',
