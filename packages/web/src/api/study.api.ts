@@ -209,7 +209,7 @@ export interface CrfFileResult {
   notes?: string[];
 }
 
-export type CrfExportFormat = 'json' | 'excel' | 'odm';
+export type CrfExportFormat = 'json' | 'excel' | 'odm' | 'redcap';
 
 /** A form placed in a stage: repeat 1 = single form, 0 = repeatable (forms §3). */
 export interface StageCrf {

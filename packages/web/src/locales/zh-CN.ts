@@ -510,6 +510,7 @@ export const T = {
     exportJson: '导出 JSON',
     exportExcel: '导出 Excel',
     exportOdm: '导出 CDISC ODM',
+    exportRedcap: '导出 REDCap 数据字典',
     confirmRemove: (title: string) => `确定删除CRF“${title}”吗？`,
     removeHint: '已有数据的CRF不能删除。',
     resultTitle: '上传结果',

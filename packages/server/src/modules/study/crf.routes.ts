@@ -100,11 +100,11 @@ export function crfRoutes(app: App, ctx: AppContext) {
     {
       schema: {
         tags,
-        summary: '导出CRF（json / excel / odm）',
+        summary: '导出CRF（json / excel / odm / redcap 数据字典）',
         body: z.object({
           crfId: idSchema,
           version: idSchema.optional(),
-          format: z.enum(['json', 'excel', 'odm']).default('json'),
+          format: z.enum(['json', 'excel', 'odm', 'redcap']).default('json'),
         }),
       },
       config: { study: (request) => crfService.studyOfCrf(ctx, (request.body as { crfId: number }).crfId) },

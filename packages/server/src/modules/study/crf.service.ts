@@ -6,6 +6,7 @@ import {
   exportExcel,
   exportJson,
   exportOdm,
+  exportRedcapDictionary,
   formatImportIssue,
   importExcel,
   importJson,
@@ -314,7 +315,7 @@ export async function deleteCrf(ctx: AppContext, user: CurrentUser, studyId: num
   });
 }
 
-export type ExportFormat = 'json' | 'excel' | 'odm';
+export type ExportFormat = 'json' | 'excel' | 'odm' | 'redcap';
 
 export async function exportCrf(ctx: AppContext, crfId: number, version: number | undefined, format: ExportFormat) {
   const crf = await getCrf(ctx, crfId, version);
@@ -337,6 +338,13 @@ export async function exportCrf(ctx: AppContext, crfId: number, version: number 
         fileName: `${base}.xml`,
         type: 'application/xml; charset=utf-8',
         data: Buffer.from(exportOdm([crf.definition])),
+      };
+    case 'redcap':
+      // With a byte-order mark, so Excel on a Chinese Windows opens the Chinese labels as UTF-8.
+      return {
+        fileName: `${base}.csv`,
+        type: 'text/csv; charset=utf-8',
+        data: Buffer.from(`\uFEFF${exportRedcapDictionary([crf.definition]).csv}`),
       };
   }
 }

@@ -426,6 +426,27 @@ describe('CRF files and versions', () => {
     expect(template.rawPayload.subarray(0, 2).toString()).toBe('PK');
   });
 
+  it('STUDY-17: exports a CRF as a REDCap data dictionary that uploads back as the same form', async () => {
+    const crfId = (await t.call(admin, 'POST', '/api/system/crf', { studyId, definition: simpleCrf('REDCap导出表') }))
+      .body.data.crfs[0].id;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/system/crf/export',
+      headers: { authorization: `Bearer ${admin}` },
+      payload: { crfId, format: 'redcap' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/csv');
+    expect(res.headers['content-disposition']).toContain(encodeURIComponent('REDCap导出表-v1.csv'));
+    const csv = res.rawPayload.toString('utf8');
+    expect(csv.startsWith('\uFEFF"Variable / Field Name","Form Name",')).toBe(true);
+    expect(csv).toContain('收缩压');
+    const back = await upload(admin, studyId, 'dictionary.csv', res.rawPayload);
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    const imported = await t.call(admin, 'GET', `/api/system/crf/${back.body.data.crfs[0].id}`);
+    expect(JSON.stringify(imported.body.data.definition)).toContain('sbp');
+  });
+
   it('STUDY-17/STUDY-22: deletes a CRF without data, and removes it from stages', async () => {
     const crfId = (await t.call(admin, 'POST', '/api/system/crf', { studyId, definition: simpleCrf('待删表') })).body
       .data.crfs[0].id;

@@ -21,7 +21,7 @@ import { FilterButtons } from '../../../components/filter-buttons';
 /** The files the upload accepts (docs/api.md): native JSON, the Excel template, a REDCap dictionary, CDISC ODM. */
 export const CRF_FILE_TYPES = '.json,.xlsx,.csv,.xml';
 
-const EXPORT_EXTENSIONS: Record<CrfExportFormat, string> = { json: 'json', excel: 'xlsx', odm: 'xml' };
+const EXPORT_EXTENSIONS: Record<CrfExportFormat, string> = { json: 'json', excel: 'xlsx', odm: 'xml', redcap: 'csv' };
 
 export function sourceLabel(source: string): string {
   return T.studyCrf.sources[source?.toLowerCase()] ?? source ?? '';
@@ -146,6 +146,7 @@ function StudyCrfs({ study }: { study: Study }) {
                 { key: 'json', label: T.studyCrf.exportJson },
                 { key: 'excel', label: T.studyCrf.exportExcel },
                 { key: 'odm', label: T.studyCrf.exportOdm },
+                { key: 'redcap', label: T.studyCrf.exportRedcap },
               ],
               onClick: ({ key }) => void exportCrf(crf, key as CrfExportFormat),
             }}
