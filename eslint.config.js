@@ -94,7 +94,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.config.ts', 'vitest.config.ts'],
+    files: ['**/*.js', '**/*.mjs', '**/*.config.ts', 'vitest.config.ts'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

@@ -8,13 +8,14 @@ import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
+import { CRF_IMPORT_LIMITS, importLimitMessages } from '@ecrf/core/interop';
 import * as crfService from './crf.service.js';
+import { createCrfImportPool, type UploadedFile } from './crf-import.pool.js';
 import { fromQuery, studyIdQuery } from './study.routes.js';
 import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['CRF管理'];
 const module = 'CRF管理';
-const MAX_CRF_FILE_BYTES = 20 * 1024 * 1024;
 
 type MultipartBody = Record<string, MultipartFile | MultipartFile[] | MultipartValue | undefined>;
 
@@ -31,11 +32,38 @@ function uploadStudy(request: FastifyRequest): number | undefined {
   return raw === undefined ? undefined : Number(raw);
 }
 
-async function filesOf(request: FastifyRequest): Promise<crfService.UploadedFile[]> {
+async function filesOf(request: FastifyRequest): Promise<UploadedFile[]> {
   const body = request.body as MultipartBody | undefined;
   const entries = Object.values(body ?? {}).flatMap((v) => (Array.isArray(v) ? v : v ? [v] : []));
   const files = entries.filter((e): e is MultipartFile => e.type === 'file');
+  // The size cap truncates rather than throws, so the answer can be this route's own message.
+  if (files.some((f) => f.file.truncated)) throw AppError.badRequest('crf.too_large', importLimitMessages.fileBytes());
   return Promise.all(files.map(async (f) => ({ fileName: f.filename, data: await f.toBuffer() })));
+}
+
+const choiceSchema = z.record(z.string().max(200), z.enum(['version', 'new']));
+
+/**
+ * The user's choices, from multipart fields (dryRun=1, onExisting as JSON text) or a JSON body:
+ * `onExisting` maps a title the study already has to `version` (make its next version) or `new`.
+ */
+function choicesOf(request: FastifyRequest): crfService.UploadChoices {
+  const body = request.body as { dryRun?: unknown; onExisting?: unknown } | undefined;
+  const dryRunText = request.isMultipart() ? fieldValue(body, 'dryRun') : body?.dryRun;
+  let onExisting: unknown = request.isMultipart() ? fieldValue(body, 'onExisting') : body?.onExisting;
+  if (typeof onExisting === 'string') {
+    try {
+      onExisting = onExisting.trim() === '' ? undefined : JSON.parse(onExisting);
+    } catch {
+      throw AppError.badRequest('crf.choice_invalid', 'onExisting 应为 JSON：{"表单标题": "version" 或 "new"}');
+    }
+  }
+  const parsed = choiceSchema.optional().safeParse(onExisting);
+  if (!parsed.success) {
+    throw AppError.badRequest('crf.choice_invalid', 'onExisting 应为 JSON：{"表单标题": "version" 或 "new"}');
+  }
+  const dryRun = dryRunText === true || dryRunText === 'true' || dryRunText === '1' || dryRunText === 1;
+  return { dryRun, ...(parsed.data ? { onExisting: parsed.data } : {}) };
 }
 
 function sendFile(reply: FastifyReply, file: { fileName: string; type: string; data: Buffer }) {
@@ -46,6 +74,8 @@ function sendFile(reply: FastifyReply, file: { fileName: string; type: string; d
 }
 
 export function crfRoutes(app: App, ctx: AppContext) {
+  const importer = createCrfImportPool();
+  app.addHook('onClose', () => importer.close());
   app.get(
     '/api/system/crfs',
     {
@@ -115,7 +145,11 @@ export function crfRoutes(app: App, ctx: AppContext) {
 
   // Uploads parse multipart bodies (files buffered: CRF files are small) in their own scope.
   void app.register(async (scope) => {
-    await scope.register(multipart, { attachFieldsToBody: true, limits: { fileSize: MAX_CRF_FILE_BYTES, files: 20 } });
+    await scope.register(multipart, {
+      attachFieldsToBody: true,
+      limits: { fileSize: CRF_IMPORT_LIMITS.fileBytes, files: 20 },
+      throwFileSizeLimit: false,
+    });
     const uploads = scope.withTypeProvider<ZodTypeProvider>();
 
     uploads.post(
@@ -123,7 +157,9 @@ export function crfRoutes(app: App, ctx: AppContext) {
       {
         schema: {
           tags,
-          summary: '上传CRF（JSON、Excel、REDCap数据字典、ODM），或提交 { studyId, definition }',
+          summary:
+            '上传CRF（JSON、Excel、REDCap数据字典、ODM），或提交 { studyId, definition }。dryRun=1 只返回计划；' +
+            '已存在的标题须在 onExisting 中选择 version（新版本）或 new（作为新CRF），否则 409 并返回计划',
           consumes: ['multipart/form-data', 'application/json'],
         },
         config: { study: uploadStudy, permission: 'study:crf', module, action: '上传' },
@@ -137,11 +173,15 @@ export function crfRoutes(app: App, ctx: AppContext) {
           if (rest.length > 0) {
             throw AppError.badRequest('crf.one_file', '一次只能上传一个文件，多个文件请使用批量上传');
           }
-          return ok(await crfService.uploadFile(ctx, user, studyId, file), '上传成功');
+          const choices = choicesOf(request);
+          const result = await crfService.uploadFile(ctx, importer, user, studyId, file, choices);
+          return ok(result, choices.dryRun ? '已生成上传计划' : '上传成功');
         }
         const body = request.body as { definition?: unknown } | undefined;
         if (!body?.definition) throw AppError.badRequest('crf.definition_missing', '请提供CRF定义');
-        return ok(await crfService.uploadDefinition(ctx, user, studyId, body.definition), '上传成功');
+        const choices = choicesOf(request);
+        const result = await crfService.uploadDefinition(ctx, user, studyId, body.definition, choices);
+        return ok(result, choices.dryRun ? '已生成上传计划' : '上传成功');
       },
     );
 
@@ -156,18 +196,20 @@ export function crfRoutes(app: App, ctx: AppContext) {
         const studyId = uploadStudy(request)!;
         const files = await filesOf(request);
         if (files.length === 0) throw AppError.badRequest('crf.file_missing', '请选择要上传的文件');
+        const choices = choicesOf(request);
         const results = [];
         for (const file of files) {
           try {
             results.push({
               fileName: file.fileName,
               ok: true,
-              ...(await crfService.uploadFile(ctx, user, studyId, file)),
+              ...(await crfService.uploadFile(ctx, importer, user, studyId, file, choices)),
             });
           } catch (err) {
             if (!(err instanceof AppError)) throw err;
-            const errors = (err.data as { errors?: unknown[] } | null)?.errors ?? [{ path: '', message: err.message }];
-            results.push({ fileName: file.fileName, ok: false, errors });
+            const data = err.data as { errors?: unknown[]; plan?: unknown } | null;
+            const errors = data?.errors ?? [{ path: '', message: err.message }];
+            results.push({ fileName: file.fileName, ok: false, errors, ...(data?.plan ? { plan: data.plan } : {}) });
           }
         }
         return ok(results, results.every((r) => r.ok) ? '上传成功' : '部分文件未导入');

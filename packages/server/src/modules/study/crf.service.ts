@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { and, asc, count, desc, eq, ilike, inArray, max } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, max, sql } from 'drizzle-orm';
 import { countValueItems, lintDefinition, type CrfDefinition } from '@ecrf/core';
 import {
   createExcelTemplate,
@@ -8,67 +8,59 @@ import {
   exportOdm,
   exportRedcapDictionary,
   formatImportIssue,
-  importExcel,
-  importJson,
-  importOdm,
-  importRedcapDictionary,
+  importLimitBreach,
   type ImportResult,
 } from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
-import type { Tx } from '../../db/client.js';
-import { crfDataRecords, crfStageCrfs, crfVersions, crfs, studyDiseases, users } from '../../db/schema/index.js';
+import type { Db, Tx } from '../../db/client.js';
+import {
+  crfDataRecords,
+  crfStageCrfs,
+  crfVersions,
+  crfs,
+  studies,
+  studyDiseases,
+  users,
+} from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { canonicalJson } from '../audit/audit-chain.js';
 import { audit, type AuditEntry } from '../capture/audit.service.js';
-import { grantNewCrfToFullRoles } from './staff.service.js';
+import type { CrfImportPool, UploadedFile } from './crf-import.pool.js';
+import type { CrfSource } from './crf-import.worker.js';
+import { grantNewCrfsToFullRoles } from './staff.service.js';
 
-export type CrfSource = 'json' | 'excel' | 'redcap' | 'odm';
-
-export interface UploadedFile {
-  fileName: string;
-  data: Buffer;
-}
+export type { CrfSource };
 
 const notFound = () => AppError.notFound('crf.not_found', 'CRF不存在');
 
-/**
- * A text upload's characters: UTF-8 when the bytes are valid UTF-8, otherwise GB18030 (a superset of
- * GBK), which is what Excel writes for a CSV on a Chinese Windows. Which one was used is reported.
- */
-export function decodeUpload(data: Buffer): { text: string; encoding: 'utf-8' | 'gb18030' } {
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(data).replace(/^\uFEFF/, ''), encoding: 'utf-8' };
-  } catch {
-    return { text: new TextDecoder('gb18030').decode(data), encoding: 'gb18030' };
-  }
+/** What an upload does with a form whose title the study already has. */
+export type ExistingChoice = 'version' | 'new';
+
+export interface UploadChoices {
+  /** Answer the plan and write nothing. */
+  dryRun?: boolean;
+  /** Per title already in the study: make its next version, or import the form as a new CRF beside it. */
+  onExisting?: Readonly<Record<string, ExistingChoice>>;
 }
 
-/** Reads a file by its content's format, whatever the name claims. */
-export async function importFile(file: UploadedFile): Promise<{ source: CrfSource; result: ImportResult }> {
-  const head = file.data.subarray(0, 4);
-  const isZip = head[0] === 0x50 && head[1] === 0x4b;
-  if (isZip) return { source: 'excel', result: await importExcel(file.data) };
-  const { text, encoding } = decodeUpload(file.data);
-  const withEncoding = (result: ImportResult): ImportResult =>
-    encoding === 'utf-8'
-      ? result
-      : {
-          ...result,
-          issues: [{ severity: 'warning', message: '文件不是 UTF-8 编码，已按 GBK/GB18030 读取' }, ...result.issues],
-        };
-  const start = text.trimStart();
-  if (start.startsWith('{') || start.startsWith('[')) return { source: 'json', result: withEncoding(importJson(text)) };
-  if (start.startsWith('<')) return { source: 'odm', result: withEncoding(importOdm(text)) };
-  if (/\.csv$/i.test(file.fileName) || /^"?(variable|Variable \/ Field Name)/i.test(start)) {
-    return { source: 'redcap', result: withEncoding(importRedcapDictionary(text)) };
-  }
-  throw AppError.badRequest(
-    'crf.unknown_format',
-    '不支持的文件格式：请上传 JSON、Excel（.xlsx）、REDCap 数据字典（.csv）或 ODM（.xml）',
-  );
+/** One form of an upload and what storing it would do. */
+export interface PlannedForm {
+  /** The form's title in the file. */
+  title: string;
+  /** create: a new CRF (titled `storedTitle`); version: the next version of CRF `crfId`. */
+  action: 'create' | 'version';
+  /** The title the CRF will have (the file's, or a free one when the user chose to import beside it). */
+  storedTitle: string;
+  crfId?: number;
+  /** The CRF's version after the upload (1 for a new CRF). */
+  version: number;
+  /** A CRF with this title exists; `choice` says what the user chose, absent until they choose. */
+  existing?: { crfId: number; currentVersion: number; hasData: boolean; choice?: ExistingChoice };
 }
+
+type StudyCrf = { id: number; title: string; currentVersion: number };
 
 function refuse(result: ImportResult): never {
   const errors = result.issues
@@ -77,9 +69,91 @@ function refuse(result: ImportResult): never {
   throw AppError.badRequest('crf.invalid', 'CRF定义有误，未导入', { errors });
 }
 
+function freeTitle(title: string, taken: ReadonlySet<string>): string {
+  for (let n = 2; ; n++) {
+    const candidate = `${title.slice(0, 190)}（${n}）`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+/** Which forms would be created and which would get a new version, given the user's choices so far. */
+function planUpload(
+  definitions: readonly CrfDefinition[],
+  studyCrfs: readonly StudyCrf[],
+  withData: ReadonlySet<number>,
+  onExisting: UploadChoices['onExisting'] = {},
+): PlannedForm[] {
+  const seen = new Set<string>();
+  for (const d of definitions) {
+    if (seen.has(d.title)) throw AppError.badRequest('crf.duplicate_title', `文件中有重名表单：${d.title}，未导入`);
+    seen.add(d.title);
+  }
+  const byTitle = new Map(studyCrfs.map((c) => [c.title, c]));
+  const taken = new Set([...byTitle.keys(), ...seen]);
+  return definitions.map((d) => {
+    const crf = byTitle.get(d.title);
+    if (!crf) return { title: d.title, action: 'create', storedTitle: d.title, version: 1 };
+    const choice = Object.hasOwn(onExisting, d.title) ? onExisting[d.title] : undefined;
+    const existing = { crfId: crf.id, currentVersion: crf.currentVersion, hasData: withData.has(crf.id), choice };
+    if (choice === 'new') {
+      const storedTitle = freeTitle(d.title, taken);
+      taken.add(storedTitle);
+      return { title: d.title, action: 'create', storedTitle, version: 1, existing };
+    }
+    return {
+      title: d.title,
+      action: 'version',
+      storedTitle: d.title,
+      crfId: crf.id,
+      version: crf.currentVersion + 1,
+      existing,
+    };
+  });
+}
+
+async function studyCrfsAndData(tx: Db | Tx, studyId: number, lock: boolean) {
+  // Locking the study row serialises uploads to one study (two cannot both make "version 3" or both create a
+  // title); each statement after the lock sees what the previous upload committed.
+  if (lock) await tx.select({ id: studies.studyId }).from(studies).where(eq(studies.studyId, studyId)).for('update');
+  const studyCrfs = await tx
+    .select({ id: crfs.id, title: crfs.title, currentVersion: crfs.currentVersion })
+    .from(crfs)
+    .where(eq(crfs.studyId, studyId));
+  const withData =
+    studyCrfs.length === 0
+      ? new Set<number>()
+      : new Set(
+          (
+            await tx
+              .selectDistinct({ crfId: crfDataRecords.crfId })
+              .from(crfDataRecords)
+              .where(
+                inArray(
+                  crfDataRecords.crfId,
+                  studyCrfs.map((c) => c.id),
+                ),
+              )
+          ).map((r) => r.crfId),
+        );
+  return { studyCrfs, withData };
+}
+
+function unconfirmed(plan: readonly PlannedForm[]) {
+  return plan.filter((p) => p.existing && !p.existing.choice);
+}
+
+function confirmationNeeded(plan: readonly PlannedForm[], warnings: unknown[]) {
+  const titles = unconfirmed(plan).map((p) => p.title);
+  return new AppError(409, 'crf.confirm_existing', `以下CRF已存在，上传将生成新版本，请确认：${titles.join('、')}`, {
+    plan,
+    warnings,
+  });
+}
+
 /**
- * Stores every form of an accepted import in one transaction: a title new to the study
- * becomes a CRF at version 1, a known title gets its next version.
+ * Stores every form of an accepted import in one transaction with a fixed number of statements: forms new to
+ * the study become CRFs at version 1 and forms the user chose to version get their next version. A form whose
+ * title exists and whose choice is missing stops the upload before anything is written.
  */
 export async function storeDefinitions(
   ctx: AppContext,
@@ -87,99 +161,127 @@ export async function storeDefinitions(
   studyId: number,
   source: CrfSource,
   definitions: CrfDefinition[],
+  choices: UploadChoices,
+  warnings: unknown[] = [],
 ) {
   return ctx.db.transaction(async (tx) => {
-    const stored: Array<{ id: number; title: string; version: number }> = [];
-    const audited: AuditEntry[] = [];
-    for (const definition of definitions) {
-      const one = await storeOne(tx, ctx, user, studyId, source, definition);
-      stored.push(one);
-      // The definition's hash pins exactly which form version data will be captured with.
-      const definitionSha256 = crypto
-        .createHash('sha256')
-        .update(canonicalJson({ ...definition, id: one.id }))
-        .digest('hex');
-      audited.push({
-        studyId,
-        crfId: one.id,
-        crfVersion: one.version,
-        action: 'study.crf.upload',
-        itemName: one.title,
-        newValue: { title: one.title, version: one.version, source, definitionSha256 },
-      });
+    const { studyCrfs, withData } = await studyCrfsAndData(tx, studyId, true);
+    const plan = planUpload(definitions, studyCrfs, withData, choices.onExisting);
+    if (unconfirmed(plan).length > 0) throw confirmationNeeded(plan, warnings);
+
+    const versioned = plan.filter((p) => p.action === 'version').map((p) => p.crfId!);
+    if (versioned.length > 0) {
+      await tx
+        .update(crfs)
+        .set({ currentVersion: sql`${crfs.currentVersion} + 1`, updatedAt: ctx.clock() })
+        .where(inArray(crfs.id, versioned));
     }
+    const creating = plan.filter((p) => p.action === 'create');
+    const created =
+      creating.length === 0
+        ? []
+        : await tx
+            .insert(crfs)
+            .values(creating.map((p) => ({ studyId, title: p.storedTitle, currentVersion: 1, createdBy: user.userId })))
+            .returning({ id: crfs.id, title: crfs.title });
+    const createdId = new Map(created.map((c) => [c.title, c.id]));
+    await grantNewCrfsToFullRoles(
+      tx,
+      studyId,
+      created.map((c) => c.id),
+      studyCrfs.map((c) => c.id),
+    );
+
+    const stored = plan.map((p, i) => {
+      const id = p.crfId ?? createdId.get(p.storedTitle)!;
+      return { id, title: p.storedTitle, version: p.version, definition: { ...definitions[i]!, title: p.storedTitle } };
+    });
+    await tx.insert(crfVersions).values(
+      stored.map((s) => ({
+        crfId: s.id,
+        studyId,
+        version: s.version,
+        definition: { ...s.definition, id: s.id },
+        source,
+        itemCount: countValueItems(s.definition.children),
+        createdBy: user.userId,
+      })),
+    );
+    // The definition's hash pins exactly which form version data will be captured with.
+    const audited: AuditEntry[] = stored.map((s) => ({
+      studyId,
+      crfId: s.id,
+      crfVersion: s.version,
+      action: 'study.crf.upload',
+      itemName: s.title,
+      newValue: {
+        title: s.title,
+        version: s.version,
+        source,
+        definitionSha256: crypto
+          .createHash('sha256')
+          .update(canonicalJson({ ...s.definition, id: s.id }))
+          .digest('hex'),
+      },
+    }));
     await audit(tx, user, ctx.clock(), audited);
-    return stored;
+    return stored.map(({ id, title, version }) => ({ id, title, version }));
   });
 }
 
-async function storeOne(
-  tx: Tx,
+function warningsOf(result: ImportResult) {
+  return result.issues
+    .filter((i) => i.severity === 'warning')
+    .map((i) => ({ path: [i.form, i.field].filter(Boolean).join('.'), message: formatImportIssue(i) }));
+}
+
+async function storeOrPlan(
   ctx: AppContext,
   user: CurrentUser,
   studyId: number,
   source: CrfSource,
-  definition: CrfDefinition,
+  definitions: CrfDefinition[],
+  warnings: Array<{ path: string; message: string }>,
+  choices: UploadChoices,
 ) {
-  const [existing] = await tx
-    .select()
-    .from(crfs)
-    .where(and(eq(crfs.studyId, studyId), eq(crfs.title, definition.title)))
-    .for('update');
-  let crfId: number;
-  let version: number;
-  if (existing) {
-    crfId = existing.id;
-    version = existing.currentVersion + 1;
-    await tx.update(crfs).set({ currentVersion: version, updatedAt: ctx.clock() }).where(eq(crfs.id, crfId));
-  } else {
-    const previous = (await tx.select({ id: crfs.id }).from(crfs).where(eq(crfs.studyId, studyId))).map((c) => c.id);
-    const [row] = await tx
-      .insert(crfs)
-      .values({ studyId, title: definition.title, currentVersion: 1, createdBy: user.userId })
-      .returning({ id: crfs.id });
-    crfId = row!.id;
-    version = 1;
-    await grantNewCrfToFullRoles(tx, studyId, crfId, previous);
+  const breach = importLimitBreach(definitions);
+  if (breach) throw AppError.badRequest('crf.too_large', breach);
+  if (choices.dryRun) {
+    const { studyCrfs, withData } = await studyCrfsAndData(ctx.db, studyId, false);
+    return { crfs: [], plan: planUpload(definitions, studyCrfs, withData, choices.onExisting), warnings, notes: [] };
   }
-  await tx.insert(crfVersions).values({
-    crfId,
-    studyId,
-    version,
-    definition: { ...definition, id: crfId },
-    source,
-    itemCount: countValueItems(definition.children),
-    createdBy: user.userId,
-  });
-  return { id: crfId, title: definition.title, version };
+  const stored = await storeDefinitions(ctx, user, studyId, source, definitions, choices, warnings);
+  return { crfs: stored, warnings, notes: [] as string[] };
 }
 
-export async function uploadFile(ctx: AppContext, user: CurrentUser, studyId: number, file: UploadedFile) {
-  const { source, result } = await importFile(file);
+export async function uploadFile(
+  ctx: AppContext,
+  importer: CrfImportPool,
+  user: CurrentUser,
+  studyId: number,
+  file: UploadedFile,
+  choices: UploadChoices = {},
+) {
+  const { source, result } = await importer.read(file);
   if (!result.ok || result.definitions.length === 0) refuse(result);
-  const stored = await storeDefinitions(ctx, user, studyId, source, result.definitions);
-  return {
-    crfs: stored,
-    warnings: result.issues
-      .filter((i) => i.severity === 'warning')
-      .map((i) => ({ path: [i.form, i.field].filter(Boolean).join('.'), message: formatImportIssue(i) })),
-    notes: [] as string[],
-  };
+  return storeOrPlan(ctx, user, studyId, source, result.definitions, warningsOf(result), choices);
 }
 
-export async function uploadDefinition(ctx: AppContext, user: CurrentUser, studyId: number, definition: unknown) {
+export async function uploadDefinition(
+  ctx: AppContext,
+  user: CurrentUser,
+  studyId: number,
+  definition: unknown,
+  choices: UploadChoices = {},
+) {
   const lint = lintDefinition(definition);
   if (!lint.ok || !lint.definition) {
     throw AppError.badRequest('crf.invalid', 'CRF定义有误，未导入', {
       errors: lint.errors.map((e) => ({ path: e.path, message: e.message })),
     });
   }
-  const stored = await storeDefinitions(ctx, user, studyId, 'json', [lint.definition]);
-  return {
-    crfs: stored,
-    warnings: lint.warnings.map((w) => ({ path: w.path, message: w.message })),
-    notes: [] as string[],
-  };
+  const warnings = lint.warnings.map((w) => ({ path: w.path, message: w.message }));
+  return storeOrPlan(ctx, user, studyId, 'json', [lint.definition], warnings, choices);
 }
 
 /** Whether data was ever entered with a CRF (deleted records count: their history refers to it). */

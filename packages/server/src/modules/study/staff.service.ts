@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, ilike, inArray, isNull, ne, notInArray } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, isNull, ne, notInArray, sql } from 'drizzle-orm';
 import { allStudyPermissionKeys, CRF_ACTIONS, crfKey, STUDY_BUTTONS, buttonKey } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
@@ -182,19 +182,25 @@ export async function deleteStudyRole(ctx: AppContext, user: CurrentUser, id: nu
   });
 }
 
-/** A new CRF joins the permission tree: roles that held every key so far (the 项目管理员 role) get its keys too. */
-export async function grantNewCrfToFullRoles(tx: Tx, studyId: number, crfId: number, previousCrfIds: number[]) {
-  const full = allStudyPermissionKeys(previousCrfIds);
-  const roles = await tx.select().from(studyRoles).where(eq(studyRoles.studyId, studyId));
-  for (const role of roles) {
-    if (full.every((key) => role.permissions.includes(key))) {
-      const added = CRF_ACTIONS.map(([action]) => crfKey(crfId, action));
-      await tx
-        .update(studyRoles)
-        .set({ permissions: [...new Set([...role.permissions, ...added])] })
-        .where(eq(studyRoles.id, role.id));
-    }
-  }
+/**
+ * New CRFs join the permission tree: roles that held every key so far (the 项目管理员 role) get their keys too.
+ * One statement whatever the number of roles and CRFs: the containment test and the append run in the
+ * database, so a 200-form upload costs what a one-form upload costs.
+ */
+export async function grantNewCrfsToFullRoles(
+  tx: Tx,
+  studyId: number,
+  newCrfIds: readonly number[],
+  previousCrfIds: readonly number[],
+) {
+  if (newCrfIds.length === 0) return;
+  const full = JSON.stringify(allStudyPermissionKeys(previousCrfIds));
+  const added = JSON.stringify(newCrfIds.flatMap((id) => CRF_ACTIONS.map(([action]) => crfKey(id, action))));
+  await tx.execute(sql`
+    update study_roles set permissions = permissions || coalesce(
+      (select jsonb_agg(key) from jsonb_array_elements(${added}::jsonb) key where not permissions @> jsonb_build_array(key)),
+      '[]'::jsonb)
+    where study_id = ${studyId} and permissions @> ${full}::jsonb`);
 }
 
 const memberColumns = {

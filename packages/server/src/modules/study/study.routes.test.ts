@@ -372,7 +372,14 @@ describe('CRF files and versions', () => {
       option: {},
       children: [],
     } as never);
-    const second = await t.call(admin, 'POST', '/api/system/crf', { studyId, definition: changed });
+    const unconfirmed = await t.call(admin, 'POST', '/api/system/crf', { studyId, definition: changed });
+    expect(unconfirmed.status).toBe(409);
+    expect(unconfirmed.body.msg).toBe('以下CRF已存在，上传将生成新版本，请确认：随访表');
+    const second = await t.call(admin, 'POST', '/api/system/crf', {
+      studyId,
+      definition: changed,
+      onExisting: { 随访表: 'version' },
+    });
     expect(second.body.data.crfs[0]).toEqual({ id: crfId, title: '随访表', version: 2 });
     const latest = await t.call(admin, 'GET', `/api/system/crf/${crfId}`);
     expect(latest.body.data.version).toBe(2);
