@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { CrfNode } from './crf-definition.schema.js';
 import { isMobile, normalizeMobile } from '../account.js';
 import { CRF_MSG } from './crf-messages.js';
+import { divisionCodes } from './division-codes.js';
 import {
   eighteenDigitId,
   FIELD_RULE_TRIGGERS,
@@ -107,18 +108,14 @@ describe('form-field helper (forms §5)', () => {
 });
 
 describe('resident ID checksum (properties)', () => {
-  // A plausible number body: a real province, a real birth date from 1900 to 2025, any sequence digits.
+  // A plausible number body: a known region code, a real birth date from 1900 to 2025, any sequence digits.
   const first17 = fc
     .tuple(
-      fc.constantFrom('11', '31', '44', '65', '82'),
-      fc.stringMatching(/^\d{4}$/),
+      fc.constantFrom(...divisionCodes()),
       fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2025-12-31T00:00:00Z'), noInvalidDate: true }),
       fc.stringMatching(/^\d{3}$/),
     )
-    .map(
-      ([province, county, birth, sequence]) =>
-        `${province}${county}${birth.toISOString().slice(0, 10).replaceAll('-', '')}${sequence}`,
-    );
+    .map(([region, birth, sequence]) => `${region}${birth.toISOString().slice(0, 10).replaceAll('-', '')}${sequence}`);
 
   it('VAL-08: every 17 digits plus their check character passes, in either case of X', () => {
     fc.assert(
@@ -170,6 +167,41 @@ describe('resident ID: more than the checksum', () => {
     ['region 999999', '999999' + '19491231' + '002'],
   ])('VAL-08: refuses a number with a valid check character but %s', (_label, first17) => {
     expect(isResidentIdNumber(withCheck(first17), '2026-11-23')).toBe(false);
+  });
+
+  it.each([
+    ['a current district (Shenzhen Nanshan)', '440305'],
+    ['the newest code in the table (Chongqing Liangjiang New Area, 2025)', '500157'],
+    ['a county abolished in 2010 (Beijing Chongwen)', '110103'],
+    ['a district abolished in 2013 (Nanjing Baixia)', '320103'],
+    ['a county of a prefecture abolished in 1993 (Daming, Handan prefecture)', '132121'],
+    ['a code of the 1980 first edition only (Changping county, Beijing)', '110201'],
+    ['a provincially administered city before it moved under a prefecture (Wu’an, 1988-1990)', '139001'],
+    ['a municipality’s districts summary code (Beijing 市辖区)', '110100'],
+    ['a municipality’s counties summary code (Shanghai 县)', '310200'],
+    ['a city’s districts summary code (Shijiazhuang 市辖区)', '130101'],
+    ['a prefecture-level city code', '130100'],
+    ['a prefecture code (Altay prefecture)', '654300'],
+    ['a Hong Kong residence permit', '810000'],
+    ['a Taiwan residence permit', '830000'],
+  ])('VAL-08: accepts the region code of %s', (_label, region) => {
+    expect(isResidentIdNumber(withCheck(region + '19801231' + '002'), '2026-11-23')).toBe(true);
+  });
+
+  it.each([
+    ['a province-level code', '440000'],
+    ['Taiwan province (no mainland resident ID carries it)', '710000'],
+    ['a number never assigned under Beijing', '110130'],
+    ['a number never assigned in Guangdong', '449999'],
+    ['a province that does not exist', '280101'],
+  ])('VAL-08: refuses the region code of %s', (_label, region) => {
+    expect(isResidentIdNumber(withCheck(region + '19801231' + '002'), '2026-11-23')).toBe(false);
+  });
+
+  it('VAL-08: a 15-digit first-generation number with an abolished county code is accepted', () => {
+    // Dongcheng/Chongwen: 15-digit numbers were issued from 1984 under the codes of that time.
+    expect(isResidentIdNumber('110103491231002')).toBe(true);
+    expect(isResidentIdNumber('110130491231002')).toBe(false);
   });
 
   it('VAL-08: accepts 29 February of a leap year and a birth today', () => {

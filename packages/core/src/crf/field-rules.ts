@@ -1,6 +1,7 @@
 import { isMobile } from '../account.js';
 import { isChoiceType, isDateType, isRowType, isValueType, type CrfNode } from './crf-definition.schema.js';
 import { CRF_MSG } from './crf-messages.js';
+import { isDivisionCode } from './division-codes.js';
 import { hasChoices, isOn, toNumber } from './options.js';
 
 /** The form-field helper of forms §5. */
@@ -38,48 +39,6 @@ export function residentIdCheckChar(first17: string): string {
   return ID_CHECK[sum % 11]!;
 }
 
-/**
- * Province-level codes of GB/T 2260 (the first two digits of every resident ID): 34 provinces,
- * autonomous regions, municipalities and special administrative regions. The county-level table
- * (the next four digits) is not shipped yet, so only the province is checked.
- */
-const PROVINCE_CODES = new Set([
-  '11',
-  '12',
-  '13',
-  '14',
-  '15',
-  '21',
-  '22',
-  '23',
-  '31',
-  '32',
-  '33',
-  '34',
-  '35',
-  '36',
-  '37',
-  '41',
-  '42',
-  '43',
-  '44',
-  '45',
-  '46',
-  '50',
-  '51',
-  '52',
-  '53',
-  '54',
-  '61',
-  '62',
-  '63',
-  '64',
-  '65',
-  '71',
-  '81',
-  '82',
-]);
-
 /** A first-generation (15-digit) number as the 18-digit one it became: century 19 inserted, check character added. */
 export function eighteenDigitId(value: string): string | null {
   if (!/^\d{15}$/.test(value)) return null;
@@ -99,14 +58,16 @@ export function residentIdBirthDate(value: string): string | null {
 
 /**
  * Mainland resident ID (GB 11643-1999): 18 characters with a valid check character (x and X are the
- * same), a known province, and a real birth date from 1900 up to today; a 15-digit first-generation
+ * same), a region code (the first six digits) that is or was a county- or prefecture-level code of
+ * GB/T 2260 (division-codes.ts: a number keeps the code of where and when it was first issued, so
+ * abolished codes count), and a real birth date from 1900 up to today; a 15-digit first-generation
  * number is judged as the 18-digit number it converts to. `today` is YYYY-MM-DD (UTC by default).
  */
 export function isResidentIdNumber(value: string, today: string = new Date().toISOString().slice(0, 10)): boolean {
   const id = /^\d{15}$/.test(value) ? eighteenDigitId(value)! : value;
   if (!/^\d{17}[\dXx]$/.test(id)) return false;
   if (residentIdCheckChar(id.slice(0, 17)) !== id[17]!.toUpperCase()) return false;
-  if (!PROVINCE_CODES.has(id.slice(0, 2))) return false;
+  if (!isDivisionCode(id.slice(0, 6))) return false;
   const birth = residentIdBirthDate(id);
   return birth !== null && birth >= '1900-01-01' && birth <= today;
 }
