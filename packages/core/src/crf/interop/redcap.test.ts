@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateForm } from '../evaluate-form.js';
+import { evaluateExpression } from '../expression/index.js';
 import { formatImportIssue } from './import-result.js';
-import { importRedcapDictionary, normalizeDateBound, translateRedcapLogic } from './redcap.js';
+import { importRedcapDictionary, normalizeDateBound, translateRedcapLogic, type RedcapFieldKind } from './redcap.js';
 
 const HEADER =
   '"Variable / Field Name","Form Name","Section Header","Field Type","Field Label","Choices, Calculations, OR Slider Labels","Field Note","Text Validation Type OR Show Slider Number","Text Validation Min","Text Validation Max","Identifier?","Branching Logic (Show field only if...)","Required Field?","Custom Alignment","Question Number (surveys only)","Matrix Group Name","Matrix Ranking?","Field Annotation"';
@@ -230,7 +231,9 @@ describe('REDCap data dictionary import', () => {
   });
 
   it('translates branching logic and calculations into showIf and calc', () => {
-    expect(byName('pregnant')!.option.showIf).toBe('not isblank(sex) and sex == "2" and age >= 15');
+    expect(byName('pregnant')!.option.showIf).toBe(
+      'not isblank(sex) and sex == "2" and (not isblank(age) and age >= 15)',
+    );
     expect(byName('age')!.option.calc).toBe('rounddown(abs(datediff(dob, "today", "y")), 0)');
     expect(byName('bmi')!.option.calc).toBe('round(weight * 10000 / (height * height), 1)');
     expect(byName('comorb_other')!.option.showIf).toBe('checked(comorb, "3") == "1"');
@@ -295,9 +298,16 @@ describe('REDCap data dictionary import', () => {
     });
     expect(translateRedcapLogic('datediff([d1], [d2], "d", true) > 3', known)).toEqual({
       ok: true,
-      expression: 'datediff(d1, d2, "d") > 3',
+      expression: 'if(datediff(d1, d2, "d") > 3, true, false)',
     });
-    expect(translateRedcapLogic('if([a] > 1, 2, 3)', known)).toEqual({ ok: true, expression: 'if(a > 1, 2, 3)' });
+    expect(translateRedcapLogic('if([a] > 1, 2, 3)', () => 'number')).toEqual({
+      ok: true,
+      expression: 'if(not isblank(a) and a > 1, 2, 3)',
+    });
+    expect(translateRedcapLogic('mod([a], 2) = 1 and length([b]) > 3', () => 'number')).toEqual({
+      ok: true,
+      expression: 'not isblank(a % 2) and a % 2 == 1 and if(len(b) > 3, true, false)',
+    });
     expect(translateRedcapLogic('[a:checked] = "1"', known)).toMatchObject({ ok: false });
     expect(translateRedcapLogic('isblankormissingcode([a])', known)).toEqual({
       ok: false,
@@ -439,5 +449,122 @@ describe('REDCap data dictionary import', () => {
     expect(result.issues.map((i) => i.message)).toEqual([
       '数据字典只有列名行，没有任何字段：请从第二行起每行填写一个字段',
     ]);
+  });
+});
+
+/**
+ * docs/crf-format.md §9.3, "REDCap <, <=, >, >= with blanks": each cell is REDCap's answer (REDCap 10+,
+ * LogicTester on the server), and the translated expression must give exactly it: true or false, never
+ * undecided, so that a negation or an if() around it also agrees with REDCap.
+ */
+describe('REDCap order comparisons with blanks', () => {
+  const answer = (logic: string, kind: RedcapFieldKind, values: Record<string, string>) => {
+    const translated = translateRedcapLogic(logic, () => kind);
+    if (!translated.ok) throw new Error(translated.reason);
+    return evaluateExpression(translated.expression, values, { today: '2024-06-15', now: '2024-06-15 10:00:00' });
+  };
+  const table: Array<[string, RedcapFieldKind, boolean, boolean, boolean]> = [
+    // logic, kind of x, x blank, x = 1, x = 2
+    ['[x] < 5', 'number', false, true, true],
+    ['[x] <= 1', 'number', false, true, false],
+    ['[x] > 1', 'number', false, false, true],
+    ['[x] >= 2', 'number', false, false, true],
+    ['5 > [x]', 'number', false, true, true],
+    ["[x] < ''", 'number', false, false, false],
+    ["[x] <= ''", 'number', true, false, false],
+    ["[x] > ''", 'number', false, true, true],
+    ["[x] >= ''", 'number', true, true, true],
+    ['[x] < 5', 'text', true, true, true],
+    ['[x] <= 1', 'text', true, true, false],
+    ['[x] > 1', 'text', false, false, true],
+    ['[x] >= 2', 'text', false, false, true],
+    ['5 > [x]', 'text', true, true, true],
+    ["[x] < ''", 'text', false, false, false],
+    ["[x] <= ''", 'text', true, false, false],
+    ["[x] > ''", 'text', false, true, true],
+    ["[x] >= ''", 'text', true, true, true],
+  ];
+  const cells = table.flatMap(([logic, kind, blank, one, two]) => [
+    [logic, kind, '', blank] as const,
+    [logic, kind, '1', one] as const,
+    [logic, kind, '2', two] as const,
+  ]);
+  it.each(cells)('%s on a %s field with x=%j is %s', (logic, kind, x, expected) => {
+    expect(answer(logic, kind, { x })).toBe(expected);
+  });
+
+  it.each([
+    // Numbers written as text compare as numbers, as REDCap's server does.
+    ["[x] > '9'", 'text', '10', true],
+    ["[x] > '9'", 'text', '', false],
+    ["[x] < '9'", 'text', '10', false],
+    ["[x] < '9'", 'text', '', true],
+    ["[x] > '9'", 'number', '10', true],
+    ["[x] < '9'", 'number', '', false],
+    // yyyy-mm-dd dates compare as dates; a blank date is before every date.
+    ["[x] < '2024-01-10'", 'text', '', true],
+    ["[x] < '2024-01-10'", 'text', '2024-01-09', true],
+    ["[x] < '2024-01-10'", 'text', '2024-01-10', false],
+    ["[x] >= '2024-01-10'", 'text', '', false],
+    ["[x] >= '2024-01-10'", 'text', '2024-02-01', true],
+    ["[x] > '2024-01-31'", 'text', '2024-02-01', true],
+    ["[x] <= '2024-01-31 08:00'", 'text', '2024-01-31 07:59', true],
+  ] as const)('%s on a %s field with x=%j is %s', (logic, kind, x, expected) => {
+    expect(answer(logic, kind as RedcapFieldKind, { x })).toBe(expected);
+  });
+
+  it.each([
+    // Two fields: number fields are false with a blank side; text fields (dates) sort the blank first.
+    ['[x] < [y]', 'number', '', '2', false],
+    ['[x] < [y]', 'number', '1', '', false],
+    ['[x] < [y]', 'number', '', '', false],
+    ['[x] < [y]', 'number', '1', '2', true],
+    ['[x] >= [y]', 'number', '', '', false],
+    ['[x] < [y]', 'text', '', '2024-01-01', true],
+    ['[x] < [y]', 'text', '2024-01-01', '', false],
+    ['[x] < [y]', 'text', '', '', false],
+    ['[x] <= [y]', 'text', '', '', true],
+    ['[x] > [y]', 'text', '2024-01-01', '', true],
+    ['[x] >= [y]', 'text', '', '2024-01-01', false],
+    ['[x] >= [y]', 'text', '2024-01-02', '2024-01-01', true],
+    // A calculated side is NaN when an input is blank.
+    ['[x] + 1 > 2', 'number', '', '', false],
+    ['[x] + 1 > 2', 'number', '2', '', true],
+    ['datediff([x], [y], "d", true) > 3', 'text', '2024-01-01', '', false],
+    ['datediff([x], [y], "d", true) > 3', 'text', '2024-01-01', '2024-01-10', true],
+  ] as const)('%s on %s fields with x=%j, y=%j is %s', (logic, kind, x, y, expected) => {
+    expect(answer(logic, kind as RedcapFieldKind, { x, y })).toBe(expected);
+  });
+
+  it('a negated comparison agrees with REDCap while its field is blank', () => {
+    const translated = translateRedcapLogic('if([x] < 5, 1, 0) + if([d] < "2024-01-01", 10, 0)', (v) =>
+      v === 'x' ? 'number' : 'text',
+    );
+    expect(translated.ok).toBe(true);
+    const expression = translated.ok ? translated.expression : '';
+    expect(evaluateExpression(`not (${expression} == 10)`, { x: '', d: '' })).toBe(false);
+    expect(evaluateExpression(expression, { x: '3', d: '2025-01-01' })).toBe(1);
+  });
+
+  it('the importer reads each field kind from its REDCap type and validation', () => {
+    const csv = [
+      HEADER,
+      row('record_id', 'f', '', 'text', 'Record ID'),
+      row('age', 'f', '', 'text', '年龄', '', '', 'integer'),
+      row('visit', 'f', '', 'text', '访视日期', '', '', 'date_ymd'),
+      row('grade', 'f', '', 'radio', '分级', '1, 轻 | 2, 重'),
+      row('site', 'f', '', 'dropdown', '中心', 'bj, 北京 | sh, 上海'),
+      row('a', 'f', '', 'yesno', 'A', '', '', '', '', '', '', '[age] < 18'),
+      row('b', 'f', '', 'yesno', 'B', '', '', '', '', '', '', "[visit] < '2024-01-01'"),
+      row('c', 'f', '', 'yesno', 'C', '', '', '', '', '', '', '[grade] < 2'),
+      row('d', 'f', '', 'yesno', 'D', '', '', '', '', '', '', "[site] < 'sh'"),
+    ].join('\n');
+    const result = importRedcapDictionary(csv);
+    expect(result.ok, JSON.stringify(result.issues)).toBe(true);
+    const showIf = (name: string) => result.definitions[0]!.children.find((n) => n.name === name)!.option.showIf;
+    expect(showIf('a')).toBe('not isblank(age) and age < 18');
+    expect(showIf('b')).toBe('isblank(visit) or visit < "2024-01-01"');
+    expect(showIf('c')).toBe('not isblank(grade) and grade < 2');
+    expect(showIf('d')).toBe('isblank(site) or site < "sh"');
   });
 });

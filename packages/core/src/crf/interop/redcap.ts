@@ -154,17 +154,36 @@ const TRANSLATABLE_FUNCTIONS = new Set([
   'isnumber',
   'contains',
   'datediff',
+  'year',
+  'month',
+  'day',
+  'concat',
 ]);
+/** REDCap functions whose counterpart has another name here. */
+const RENAMED_FUNCTIONS: Record<string, string> = { length: 'len' };
 const DATE_FORMATS = new Set(['ymd', 'mdy', 'dmy']);
+
+/**
+ * How REDCap reads a field's blank in `<`, `<=`, `>`, `>=`: `number` fields (integer or number
+ * validation, calc, slider, yes/no, true/false, file, choices whose codes are all numbers) turn a
+ * blank into NaN, so every such comparison is false; any other field (`text`: free text, dates,
+ * times, notes, choices with text codes) holds the empty text, which sorts before every other value.
+ */
+export type RedcapFieldKind = 'number' | 'text';
 
 export type Translation = { ok: true; expression: string } | { ok: false; reason: string };
 
 /**
  * Rewrites REDCap logic into our expression language: [var] → var, [var(code)] → checked(var, "code"),
- * datediff with its date-format and signed arguments, = and <> as they are. Cross-event references,
- * smart variables and functions we do not have are refused with the reason.
+ * datediff with its date-format and signed arguments, comparisons spelled out so that blanks give
+ * REDCap's answer (see redcapComparison). Cross-event references, smart variables and functions we do
+ * not have are refused with the reason. `known` says whether a field is on the form, and may say its
+ * kind (a plain `true` is a text field).
  */
-export function translateRedcapLogic(logic: string, known: (variable: string) => boolean): Translation {
+export function translateRedcapLogic(
+  logic: string,
+  known: (variable: string) => boolean | RedcapFieldKind | undefined,
+): Translation {
   if (/\[[^\]]+\]\s*\[[^\]]+\]/.test(logic)) {
     return { ok: false, reason: '引用了其他事件的字段（[事件][字段]），无法转换' };
   }
@@ -173,13 +192,16 @@ export function translateRedcapLogic(logic: string, known: (variable: string) =>
     return { ok: false, reason: `REDCap 智能变量 [${smart[1]}] 无法转换` };
   }
   const missing = new Set<string>();
+  const kinds = new Map<string, RedcapFieldKind>();
   const rewritten = logic
     .replace(/\[([A-Za-z0-9_]+)\(([^)]+)\)\]/g, (_m, variable: string, code: string) => {
       if (!known(variable)) missing.add(variable);
       return `checked(${variable}, "${code.trim().replace(/"/g, '')}")`;
     })
     .replace(/\[([A-Za-z0-9_]+)\]/g, (_m, variable: string) => {
-      if (!known(variable)) missing.add(variable);
+      const kind = known(variable);
+      if (!kind) missing.add(variable);
+      kinds.set(variable, kind === 'number' ? 'number' : 'text');
       return variable;
     })
     .replace(/\r?\n/g, ' ');
@@ -190,8 +212,9 @@ export function translateRedcapLogic(logic: string, known: (variable: string) =>
   } catch (error) {
     return { ok: false, reason: error instanceof ExpressionError ? error.message : String(error) };
   }
+  const operand = (e: Expr): OperandKind => operandKind(e, (name) => kinds.get(name) ?? 'text');
   try {
-    return { ok: true, expression: printExpression(rewrite(ast)) };
+    return { ok: true, expression: printExpression(rewrite(ast, operand)) };
   } catch (error) {
     if (error instanceof UntranslatableError) return { ok: false, reason: error.message };
     throw error;
@@ -200,45 +223,134 @@ export function translateRedcapLogic(logic: string, known: (variable: string) =>
 
 class UntranslatableError extends Error {}
 
-const isLiteral = (e: Expr) => e.kind === 'string' || e.kind === 'number' || e.kind === 'null';
-const isBlankLiteral = (e: Expr) => e.kind === 'null' || (e.kind === 'string' && e.value.trim() === '');
-
 /**
- * REDCap's = and <> compare a blank as the empty text: `[x] <> ''` is "x is filled in", `[x] = '1'`
- * is false and `[x] <> '1'` true while x is blank. Our engine leaves a comparison with a blank
- * undecided (null) until the data is there, so an imported comparison is spelled out with isblank():
- *
- * | REDCap              | x blank | x = 1 | x = 2 | written as                                   |
- * |---------------------|---------|-------|-------|----------------------------------------------|
- * | `[x] = ''`          | true    | false | false | `isblank(x)`                                 |
- * | `[x] <> ''`         | false   | true  | true  | `not isblank(x)`                             |
- * | `[x] = '1'`         | false   | true  | false | `not isblank(x) and x == "1"`                |
- * | `[x] <> '1'`        | true    | false | true  | `isblank(x) or x != "1"`                     |
- * | `[x] = [y]`         | both blank: true; one blank: false; else x == y                      |
- *
- * Numbers written as text compare as numbers (`'1.0' = 1`), as the engine already does.
+ * What one side of a REDCap comparison is, for its blank: a `blank` literal (`''`), another `literal`,
+ * something `neverBlank` (a checkbox option, 0 or 1), a `number` or `text` field (RedcapFieldKind), or a
+ * `computed` value (arithmetic, a function), which REDCap calculates as a number, NaN when an input is blank.
  */
-function redcapEquality(op: '==' | '!=', left: Expr, right: Expr, start: number): Expr {
-  const call = (arg: Expr): Expr => ({ kind: 'call', callee: 'isblank', args: [arg], start });
-  const not = (operand: Expr): Expr => ({ kind: 'unary', op: 'not', operand, start });
-  const and = (a: Expr, b: Expr): Expr => ({ kind: 'logical', op: 'and', left: a, right: b, start });
-  const or = (a: Expr, b: Expr): Expr => ({ kind: 'logical', op: 'or', left: a, right: b, start });
-  const compare: Expr = { kind: 'binary', op, left, right, start };
-  // A checkbox option answers 0 or 1, never blank: its comparison needs no spelling out.
-  const neverBlank = (e: Expr) => e.kind === 'call' && e.callee === 'checked';
-  if (neverBlank(left) || neverBlank(right)) return compare;
-  const [field, literal] = isLiteral(right) ? [left, right] : isLiteral(left) ? [right, left] : [null, null];
-  if (field && literal && !isLiteral(field)) {
-    if (isBlankLiteral(literal)) return op === '==' ? call(field) : not(call(field));
-    return op === '==' ? and(not(call(field)), compare) : or(call(field), compare);
+export type OperandKind = 'blank' | 'literal' | 'neverBlank' | RedcapFieldKind | 'computed';
+
+export function operandKind(e: Expr, fieldKind: (name: string) => RedcapFieldKind): OperandKind {
+  switch (e.kind) {
+    case 'null':
+      return 'blank';
+    case 'string':
+      return e.value.trim() === '' ? 'blank' : 'literal';
+    case 'number':
+    case 'boolean':
+      return 'literal';
+    case 'unary':
+      return e.op === '-' && e.operand.kind === 'number' ? 'literal' : 'computed';
+    case 'identifier':
+      return fieldKind(e.name);
+    case 'call':
+      return e.callee === 'checked' ? 'neverBlank' : 'computed';
+    case 'binary':
+    case 'logical':
+      return 'computed';
   }
-  if (isLiteral(left) && isLiteral(right)) return compare;
-  const bothBlank = and(call(left), call(right));
-  const equal = or(bothBlank, and(and(not(call(left)), not(call(right))), { ...compare, op: '==' }));
-  return op === '==' ? equal : not(equal);
 }
 
-function rewrite(node: Expr): Expr {
+/** A REDCap comparison operator, as REDCap writes it. */
+export type RedcapComparison = '=' | '<>' | '<' | '<=' | '>' | '>=';
+
+const OUR_OPERATOR = { '=': '==', '<>': '!=', '<': '<', '<=': '<=', '>': '>', '>=': '>=' } as const;
+
+/**
+ * One REDCap comparison in our language, spelled out so that it gives REDCap's answer when a side is
+ * blank. Our engine leaves a comparison with a blank side undecided (null) until the data is there;
+ * REDCap's logic is two-valued. The rule (REDCap 10 to 15, server and browser alike for the cases
+ * below; the truth tables are in docs/crf-format.md §9.3):
+ *
+ * - `=` and `<>` compare a blank as the empty text: `[x] = ''` is "x is blank", `[x] = '1'` is false
+ *   and `[x] <> '1'` true while x is blank, `[x] = [y]` holds when both are blank.
+ * - `<`, `<=`, `>`, `>=` with a number field or a calculated side: REDCap reads the blank as NaN and
+ *   every such comparison is false.
+ * - `<`, `<=`, `>`, `>=` between text fields (dates, times, free text) and literals: the blank is the
+ *   empty text, before every other value: `[d] < '2020-01-01'` holds while d is blank, `[d] > …` not.
+ * - against the literal `''`: as text, whatever the field (`[x] >= ''` always holds, `[x] < ''` never).
+ *
+ * Numbers written as text compare as numbers (`'10' > '9'`) and ISO dates as dates, as the engine
+ * already does once both sides are filled in.
+ */
+export function redcapComparison(
+  op: RedcapComparison,
+  left: Expr,
+  right: Expr,
+  leftKind: OperandKind,
+  rightKind: OperandKind,
+  start = 0,
+): Expr {
+  const isblank = (arg: Expr): Expr => ({ kind: 'call', callee: 'isblank', args: [arg], start });
+  const raw = (o: RedcapComparison = op): Expr => ({ kind: 'binary', op: OUR_OPERATOR[o], left, right, start });
+  const literal = (k: OperandKind) => k === 'literal' || k === 'blank';
+  if (literal(leftKind) && literal(rightKind)) return raw();
+  // A checkbox option answers 0 or 1, never blank: its comparison needs no spelling out.
+  if (leftKind === 'neverBlank' || rightKind === 'neverBlank') return raw();
+  if (op === '=' || op === '<>') {
+    const [field, value] = literal(rightKind)
+      ? [left, rightKind]
+      : literal(leftKind)
+        ? [right, leftKind]
+        : [null, null];
+    if (field && value === 'blank') return op === '=' ? isblank(field) : asExpr(not(isblank(field)), start);
+    if (field)
+      return asExpr(op === '=' ? and(not(isblank(field)), raw(), start) : or(isblank(field), raw(), start), start);
+    const bothBlank = and(isblank(left), isblank(right), start);
+    const equal = or(bothBlank, and(and(not(isblank(left)), not(isblank(right)), start), raw('='), start), start);
+    return asExpr(op === '=' ? equal : not(equal), start);
+  }
+  // Blankness of each side: a constant for a literal, else a test.
+  const blank = (e: Expr, k: OperandKind): Bool => (k === 'blank' ? true : k === 'literal' ? false : isblank(e));
+  const [bl, br] = [blank(left, leftKind), blank(right, rightKind)];
+  const numeric = (k: OperandKind) => k === 'number' || k === 'computed';
+  if ((numeric(leftKind) || numeric(rightKind)) && leftKind !== 'blank' && rightKind !== 'blank') {
+    // REDCap reads the blank as NaN: the comparison is false.
+    if (leftKind === 'computed' || rightKind === 'computed') {
+      // if() reads an undecided condition as false; the calculated side is written once.
+      const yes: Expr = { kind: 'boolean', value: true, start };
+      return { kind: 'call', callee: 'if', args: [raw(), yes, { ...yes, value: false }], start };
+    }
+    return asExpr(and(and(not(bl), not(br), start), raw(), start), start);
+  }
+  // The blank is the empty text: before every other value, equal to another blank.
+  switch (op) {
+    case '<':
+      return asExpr(and(not(br), or(bl, raw(), start), start), start);
+    case '<=':
+      return asExpr(or(bl, and(not(br), raw(), start), start), start);
+    case '>':
+      return asExpr(and(not(bl), or(br, raw(), start), start), start);
+    case '>=':
+      return asExpr(or(br, and(not(bl), raw(), start), start), start);
+  }
+}
+
+// Boolean building with constants folded, so literals leave no `not false` behind.
+type Bool = Expr | boolean;
+const not = (a: Bool): Bool =>
+  typeof a === 'boolean'
+    ? !a
+    : a.kind === 'unary' && a.op === 'not'
+      ? a.operand
+      : { kind: 'unary', op: 'not', operand: a, start: a.start };
+function and(a: Bool, b: Bool, start: number): Bool {
+  if (a === false || b === false) return false;
+  if (a === true) return b;
+  if (b === true) return a;
+  return { kind: 'logical', op: 'and', left: a, right: b, start };
+}
+function or(a: Bool, b: Bool, start: number): Bool {
+  if (a === true || b === true) return true;
+  if (a === false) return b;
+  if (b === false) return a;
+  return { kind: 'logical', op: 'or', left: a, right: b, start };
+}
+const asExpr = (a: Bool, start: number): Expr => (typeof a === 'boolean' ? { kind: 'boolean', value: a, start } : a);
+
+const REDCAP_OPERATOR = { '==': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' } as const;
+
+function rewrite(node: Expr, kindOf: (e: Expr) => OperandKind): Expr {
   switch (node.kind) {
     case 'number':
     case 'string':
@@ -249,22 +361,31 @@ function rewrite(node: Expr): Expr {
       // A bare word in REDCap logic that is no field is one of its keywords.
       return node;
     case 'unary':
-      return { ...node, operand: rewrite(node.operand) };
+      return { ...node, operand: rewrite(node.operand, kindOf) };
     case 'binary': {
-      const left = rewrite(node.left);
-      const right = rewrite(node.right);
-      if (node.op === '==' || node.op === '!=') return redcapEquality(node.op, left, right, node.start);
+      const left = rewrite(node.left, kindOf);
+      const right = rewrite(node.right, kindOf);
+      if (node.op in REDCAP_OPERATOR) {
+        // Kinds are read from REDCap's own operands, before they were spelled out.
+        const op = REDCAP_OPERATOR[node.op as keyof typeof REDCAP_OPERATOR];
+        return redcapComparison(op, left, right, kindOf(node.left), kindOf(node.right), node.start);
+      }
       return { ...node, left, right };
     }
     case 'logical':
-      return { ...node, left: rewrite(node.left), right: rewrite(node.right) };
+      return { ...node, left: rewrite(node.left, kindOf), right: rewrite(node.right, kindOf) };
     case 'call': {
       if (node.callee === 'checked') return node;
-      if (!TRANSLATABLE_FUNCTIONS.has(node.callee)) {
+      if (node.callee === 'mod' && node.args.length === 2) {
+        const [a, b] = node.args.map((arg) => rewrite(arg, kindOf)) as [Expr, Expr];
+        return { kind: 'binary', op: '%', left: a, right: b, start: node.start };
+      }
+      const callee = RENAMED_FUNCTIONS[node.callee] ?? node.callee;
+      if (!TRANSLATABLE_FUNCTIONS.has(callee) && callee === node.callee) {
         throw new UntranslatableError(`REDCap 函数 ${node.callee}() 无法转换`);
       }
-      const args = node.args.map(rewrite);
-      if (node.callee !== 'datediff') return { ...node, args };
+      const args = node.args.map((arg) => rewrite(arg, kindOf));
+      if (callee !== 'datediff') return { ...node, callee, args };
       if (args.length < 3) throw new UntranslatableError('datediff 需要单位参数');
       const [a, b, unit, ...rest] = args as [Expr, Expr, Expr, ...Expr[]];
       let signed = false;
@@ -345,9 +466,39 @@ export function normalizeDateBound(bound: string, validation: string): string {
   return text;
 }
 
-const SUPPORTED_TAGS = /@(HIDDEN|HIDDEN-FORM|READONLY|READONLY-FORM|TODAY|NOW|DEFAULT)\b/;
+const NUMERIC_VALIDATIONS = /^(integer|int|float|number(_\d+dp)?(_comma_decimal)?)$/;
 
-function fieldToNode(field: RedcapField, known: (v: string) => boolean, warn: (message: string) => void): CrfNode {
+/** REDCap's reading of a field's blank in comparisons (RedcapFieldKind), from its type and validation. */
+export function redcapFieldKind(field: Pick<RedcapField, 'type' | 'validation' | 'choices'>): RedcapFieldKind {
+  switch (field.type) {
+    case 'calc':
+    case 'slider':
+    case 'yesno':
+    case 'truefalse':
+    case 'file':
+      return 'number';
+    case 'text':
+      return NUMERIC_VALIDATIONS.test(field.validation) ? 'number' : 'text';
+    case 'radio':
+    case 'dropdown': {
+      const codes = field.choices
+        .split('|')
+        .map((part) => part.split(',')[0]!.trim())
+        .filter((code) => code !== '');
+      return codes.length > 0 && codes.every((code) => /^-?\d+(\.\d+)?$/.test(code)) ? 'number' : 'text';
+    }
+    default:
+      return 'text';
+  }
+}
+
+const SUPPORTED_TAGS = /@(HIDDEN|HIDDEN-FORM|READONLY|READONLY-FORM|TODAY|NOW|DEFAULT|CHARLIMIT|PLACEHOLDER)\b/;
+
+function fieldToNode(
+  field: RedcapField,
+  known: (v: string) => RedcapFieldKind | undefined,
+  warn: (message: string) => void,
+): CrfNode {
   const option: ItemOption = {};
   let type: CrfNode['type'];
   const withChoices = () => {
@@ -399,8 +550,10 @@ function fieldToNode(field: RedcapField, known: (v: string) => boolean, warn: (m
     }
     case 'slider': {
       type = 'slider';
-      option.valueMin = field.min !== '' ? field.min : 0;
-      option.valueMax = field.max !== '' ? field.max : 100;
+      const bound = (text: string, fallback: number) =>
+        text === '' ? fallback : Number.isFinite(Number(text)) ? Number(text) : text;
+      option.valueMin = bound(field.min, 0);
+      option.valueMax = bound(field.max, 100);
       const labels = field.choices.split('|').map((s) => stripHtml(s.trim()));
       if (labels.some((l) => l !== '')) option.description = labels.filter((l) => l !== '').join(' … ');
       break;
@@ -479,7 +632,8 @@ function fieldToNode(field: RedcapField, known: (v: string) => boolean, warn: (m
   }
   applyAnnotation(field, type, option, warn);
   const label = stripHtml(field.label);
-  if (label !== field.label.trim()) warn('标签中的 HTML 格式已去除');
+  // Entities (&lt; for a literal <) are how REDCap writes text; only tags are formatting that is lost.
+  if (/<[^>]*>/.test(field.label)) warn('标签中的 HTML 格式已去除');
   return { name: field.variable, title: label, type, option, children: [] };
 }
 
@@ -500,11 +654,18 @@ function applyAnnotation(
   }
   const dv = /@DEFAULT\s*=\s*(['"])(.*?)\1/.exec(text);
   if (dv) option.defaultValue = dv[2]!;
+  const placeholder = /@PLACEHOLDER\s*=\s*(['"])(.*?)\1/.exec(text);
+  if (placeholder) option.placeholder = placeholder[2]!;
+  const limit = /@CHARLIMIT\s*=\s*(['"]?)(\d+)\1/.exec(text);
+  if (limit) {
+    if (type === 'input' || type === 'textarea') option.validate = { ...option.validate, max: Number(limit[2]) };
+    else warn('@CHARLIMIT 只能用于文本字段，未导入');
+  }
   const others = [...text.matchAll(/@[A-Z][A-Z0-9_-]*/g)]
     .map((m) => m[0])
     .filter((tag) => !SUPPORTED_TAGS.test(tag) || /-SURVEY/.test(tag));
   if (others.length > 0) warn(`动作标签 ${[...new Set(others)].join(' ')} 无法转换`);
-  const plain = text.replace(/@[A-Z][A-Z0-9_-]*(\s*=\s*(['"]).*?\2)?/g, '').trim();
+  const plain = text.replace(/@[A-Z][A-Z0-9_-]*(\s*=\s*((['"]).*?\3|\d+))?/g, '').trim();
   if (plain) warn(`字段注释未导入：${plain}`);
 }
 
@@ -530,6 +691,7 @@ export function importRedcapDictionary(csv: string): ImportResult {
   }
   const candidates = [...forms].map(([form, formFields]) => {
     const variables = new Set(formFields.map((f) => f.variable));
+    const kinds = new Map(formFields.map((f) => [f.variable, redcapFieldKind(f)]));
     const rows = new Map(formFields.map((f) => [f.variable, f.row]));
     const children: CrfNode[] = [];
     let container = children;
@@ -550,7 +712,7 @@ export function importRedcapDictionary(csv: string): ImportResult {
         children.push(section);
         container = section.children;
       }
-      const node = fieldToNode(field, (v) => variables.has(v), warn);
+      const node = fieldToNode(field, (v) => kinds.get(v), warn);
       if (field.matrixGroup) {
         if (!matrix || matrix.name !== field.matrixGroup) {
           // Matrix group names live apart from variable names in REDCap; ours share one namespace.
