@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The CRF definition format (forms §3): a tree of nodes { id, name, title, type, option, children }.
  * Spec fields keep their names and their loose legacy typing (flags as 1/"1"/true, numbers as
  * strings) so definitions exported by the old system load unchanged; helpers in options.ts read
- * them one way. Our extensions (showIf, calc, checks, crfCols, validate.type/precision, url, identifier) are documented
+ * them one way. Our extensions (showIf, calc, checks, crfCols, validate.type/precision, url, identifier, titleEn) are documented
  * in docs/crf-format.md.
  */
 export const ITEM_TYPES = [
@@ -81,6 +81,8 @@ export const itemOptionSchema = z
   .object({
     // Display
     title: z.string().optional(),
+    /** Extension: an alternate English title, from bilingual sources (ODM TranslatedText xml:lang="en"). */
+    titleEn: z.string().optional(),
     description: z.string().optional(),
     placeholder: z.string().optional(),
     width: numberLikeSchema.optional(),

@@ -1,5 +1,6 @@
 import { CRF_MSG } from '../crf-messages.js';
 import { XMLParser } from 'fast-xml-parser';
+import { formatIssue } from '../compile-form.js';
 import {
   canHaveChildren,
   isChoiceType,
@@ -10,15 +11,31 @@ import {
   type ItemOption,
   type ItemType,
 } from '../crf-definition.schema.js';
+import { lintDefinition } from '../linter.js';
 import { choicesOf, isOn, toNumber, unitsOf } from '../options.js';
 import { finishImport, type ImportIssue, type ImportResult } from './import-result.js';
+import {
+  contextOf,
+  ECRF_CONTEXT,
+  exportCondition,
+  exportMethod,
+  importCondition,
+  importMethod,
+  type ItemResolver,
+} from './odm-expression.js';
+import { importRedcapOdm, isRedcapOdm } from './odm-redcap.js';
+import { attr, content, list, pickText, type XmlNode } from './odm-xml.js';
 
 /**
- * CDISC ODM 1.3.2 metadata: FormDef, ItemGroupDef, ItemDef, CodeList, RangeCheck. ODM item groups
- * are flat and know no showIf, calc or display items, so the export also writes our own attributes
- * in a separate namespace (CrfType, CrfName, CrfOption, CrfParent, CrfOrder, CrfRules); other
- * systems ignore them, and our import restores the exact tree from them. A file from another
- * system is read from the standard elements alone, and whatever they cannot say is reported.
+ * CDISC ODM 1.3.2 metadata: FormDef, ItemGroupDef, ItemDef, CodeList, RangeCheck, and the logic as
+ * ODM says it: a showIf is the negation of a collection exception (a ConditionDef named by
+ * CollectionExceptionConditionOID), a calc is a MethodDef of Type Computation (MethodOID), both as
+ * FormalExpressions in the `ecrf` context (our language, items written as ItemOIDs). ODM item groups
+ * are flat and know no display items, checks or most of our options, so the export also writes our
+ * own attributes in a separate namespace for what ODM cannot say (CrfType, CrfName, CrfId, CrfOption,
+ * CrfParent, CrfOrder, CrfRules); other systems ignore them, and our import restores the exact tree
+ * from them. A file from another system is read from the standard elements (REDCap's own export from
+ * its attributes, odm-redcap.ts), and whatever they cannot say is reported.
  */
 export const ODM_NS = 'http://www.cdisc.org/ns/odm/v1.3';
 export const ECRF_NS = 'urn:ecrf:crf-definition:1';
@@ -33,7 +50,8 @@ const attrs = (pairs: Record<string, string | number | undefined>) =>
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => ` ${k}="${escAttr(String(v))}"`)
     .join('');
-const translated = (text: string) => `<TranslatedText xml:lang="${LANG}">${esc(text)}</TranslatedText>`;
+const translated = (text: string, lang = LANG) => `<TranslatedText xml:lang="${lang}">${esc(text)}</TranslatedText>`;
+const filled = (s: unknown): s is string => typeof s === 'string' && s.trim() !== '';
 
 function dataTypeOf(node: CrfNode): string {
   switch (node.type) {
@@ -87,24 +105,83 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
   const groupDefs: string[] = [];
   const itemDefs: string[] = [];
   const codeLists: string[] = [];
+  const conditionDefs: string[] = [];
+  const methodDefs: string[] = [];
   const units = new Map<string, string>();
+  // OIDs are unique in a MetaDataVersion; names that differ only in characters an OID cannot hold
+  // (Chinese names) would otherwise collide.
+  const usedOids = new Set<string>();
+  const unique = (base: string) => {
+    let oid = base;
+    for (let n = 2; usedOids.has(oid); n += 1) oid = `${base}.${n}`;
+    usedOids.add(oid);
+    return oid;
+  };
 
   definitions.forEach((definition, formIndex) => {
     const formKey = oidPart(String(definition.id ?? `FORM${formIndex + 1}`));
     const groupRefs: string[] = [];
-    const mainOid = `IG.${formKey}.MAIN`;
     const mainItems: string[] = [];
+    // Every node's OID first, so that logic may name an item placed after it.
+    const mainOid = definition.children.some((c) => !canHaveChildren(c.type)) ? unique(`IG.${formKey}.MAIN`) : '';
+    const oids = new Map<CrfNode, string>();
+    const oidOfName = new Map<string, string>();
+    let unnamed = 0;
+    const assign = (node: CrfNode) => {
+      const prefix = canHaveChildren(node.type) ? 'IG' : 'I';
+      const oid = unique(`${prefix}.${formKey}.${oidPart(node.name || `N${(unnamed += 1)}`)}`);
+      oids.set(node, oid);
+      if (node.name && !oidOfName.has(node.name)) oidOfName.set(node.name, oid);
+      node.children.forEach(assign);
+    };
+    definition.children.forEach(assign);
+    const oidOf = (name: string) => oidOfName.get(name);
+
+    /**
+     * showIf and calc as a ConditionDef and a MethodDef, the English title as a TranslatedText: what
+     * ODM says is left out of our own option attribute.
+     */
+    const standardParts = (node: CrfNode, oid: string) => {
+      const option: ItemOption = { ...node.option };
+      const ref: { MethodOID?: string; CollectionExceptionConditionOID?: string } = {};
+      const label = node.name || oid;
+      if (filled(option.showIf)) {
+        const expression = exportCondition(option.showIf, oidOf);
+        if (expression !== null) {
+          ref.CollectionExceptionConditionOID = unique(`COND.${oid}`);
+          conditionDefs.push(
+            `<ConditionDef${attrs({ OID: ref.CollectionExceptionConditionOID, Name: `${label} 不采集条件` })}><Description>${translated(`不满足显示条件时不采集：${option.showIf}`)}</Description><FormalExpression Context="${ECRF_CONTEXT}">${esc(expression)}</FormalExpression></ConditionDef>`,
+          );
+          delete option.showIf;
+        }
+      }
+      if (filled(option.calc) && !canHaveChildren(node.type)) {
+        const expression = exportMethod(option.calc, oidOf);
+        if (expression !== null) {
+          ref.MethodOID = unique(`MT.${oid}`);
+          methodDefs.push(
+            `<MethodDef${attrs({ OID: ref.MethodOID, Name: `${label} 计算`, Type: 'Computation' })}><Description>${translated(`计算公式：${option.calc}`)}</Description><FormalExpression Context="${ECRF_CONTEXT}">${esc(expression)}</FormalExpression></MethodDef>`,
+          );
+          delete option.calc;
+        }
+      }
+      const english = !canHaveChildren(node.type) && filled(option.titleEn) ? option.titleEn : undefined;
+      if (english !== undefined) delete option.titleEn;
+      return { option, ref, english };
+    };
 
     const itemDef = (node: CrfNode, order: number, groupItems: string[]) => {
-      const oid = `I.${formKey}.${oidPart(node.name || `N${itemDefs.length + 1}`)}`;
+      const oid = oids.get(node)!;
       const o = node.option;
+      const { option, ref, english } = standardParts(node, oid);
       groupItems.push(
-        `<ItemRef${attrs({ ItemOID: oid, Mandatory: isOn(o.required) ? 'Yes' : 'No', OrderNumber: order + 1 })}/>`,
+        `<ItemRef${attrs({ ItemOID: oid, Mandatory: isOn(o.required) ? 'Yes' : 'No', OrderNumber: order + 1, ...ref })}/>`,
       );
       const dataType = dataTypeOf(node);
       const precision = toNumber(o.validate?.precision);
       const maxLength = dataType === 'text' ? toNumber(o.validate?.max) : null;
-      const body: string[] = [`<Question>${translated(node.title || node.name)}</Question>`];
+      const question = translated(node.title || node.name) + (english === undefined ? '' : translated(english, 'en'));
+      const body: string[] = [`<Question>${question}</Question>`];
       const unit = unitsOf(o)[0];
       if (unit) {
         const unitOid = `MU.${oidPart(unit)}.${units.size + 1}`;
@@ -128,7 +205,7 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
       }
       const choices = choicesOf(o);
       if (choices.length > 0 && isChoiceType(node.type)) {
-        const clOid = `CL.${formKey}.${oidPart(node.name)}`;
+        const clOid = unique(`CL.${formKey}.${oidPart(node.name)}`);
         body.push(`<CodeListRef CodeListOID="${escAttr(clOid)}"/>`);
         const clType = choices.every((c) => /^-?\d+$/.test(c.value)) ? 'integer' : 'text';
         codeLists.push(
@@ -150,14 +227,17 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
           'ecrf:CrfType': node.type,
           'ecrf:CrfName': node.name,
           'ecrf:CrfId': node.id,
-          'ecrf:CrfOption': JSON.stringify(o),
+          'ecrf:CrfOption': JSON.stringify(option),
         })}>${body.join('')}</ItemDef>`,
       );
     };
 
     const groupDef = (node: CrfNode, order: number, parentOid: string | undefined) => {
-      const oid = `IG.${formKey}.${oidPart(node.name || `G${groupDefs.length + 1}`)}`;
-      groupRefs.push(`<ItemGroupRef ItemGroupOID="${escAttr(oid)}" Mandatory="No"/>`);
+      const oid = oids.get(node)!;
+      const { option, ref } = standardParts(node, oid);
+      groupRefs.push(
+        `<ItemGroupRef${attrs({ ItemGroupOID: oid, Mandatory: 'No', CollectionExceptionConditionOID: ref.CollectionExceptionConditionOID })}/>`,
+      );
       const items: string[] = [];
       const placeholder = groupDefs.length;
       groupDefs.push('');
@@ -172,7 +252,7 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
         'ecrf:CrfType': node.type,
         'ecrf:CrfName': node.name,
         'ecrf:CrfId': node.id,
-        'ecrf:CrfOption': JSON.stringify(node.option),
+        'ecrf:CrfOption': JSON.stringify(option),
         'ecrf:CrfParent': parentOid,
         'ecrf:CrfOrder': order,
       })}>${items.join('')}</ItemGroupDef>`;
@@ -193,7 +273,7 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
     }
     formDefs.push(
       `<FormDef${attrs({
-        OID: `F.${formKey}`,
+        OID: unique(`F.${formKey}`),
         Name: definition.title,
         Repeating: 'No',
         'ecrf:CrfId': definition.id,
@@ -215,17 +295,19 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
     `<GlobalVariables><StudyName>${esc(studyName)}</StudyName><StudyDescription>${esc(studyName)}</StudyDescription><ProtocolName>${esc(studyName)}</ProtocolName></GlobalVariables>`,
     basic,
     `<MetaDataVersion OID="MDV.1" Name="${escAttr(studyName)}">`,
+    // The schema's order: forms, groups, items, code lists, then conditions and methods.
     ...formDefs,
     ...groupDefs,
     ...itemDefs,
     ...codeLists,
+    ...conditionDefs,
+    ...methodDefs,
     '</MetaDataVersion>',
     '</Study>',
     '</ODM>',
   ].join('\n');
 }
 
-type XmlNode = Record<string, unknown>;
 const ARRAYS = new Set([
   'Study',
   'MetaDataVersion',
@@ -243,25 +325,8 @@ const ARRAYS = new Set([
   'MeasurementUnitRef',
   'ConditionDef',
   'MethodDef',
+  'FormalExpression',
 ]);
-
-const attr = (node: XmlNode | undefined, name: string): string | undefined => {
-  const v = node?.[`@${name}`];
-  return v === undefined ? undefined : String(v);
-};
-const list = (node: XmlNode | undefined, name: string): XmlNode[] => (node?.[name] as XmlNode[] | undefined) ?? [];
-
-function text(node: unknown): string {
-  if (node === undefined || node === null) return '';
-  if (typeof node !== 'object') return String(node);
-  const texts = list(node as XmlNode, 'TranslatedText');
-  const preferred =
-    texts.find((t) => /^zh/i.test(attr(t, 'lang') ?? '')) ??
-    texts.find((t) => attr(t, 'lang') === undefined) ??
-    texts[0];
-  if (preferred) return typeof preferred === 'object' ? String(preferred['#text'] ?? '') : String(preferred);
-  return String((node as XmlNode)['#text'] ?? '');
-}
 
 const NAME = /^[\p{L}_][\p{L}\p{N}_]*$/u;
 
@@ -273,6 +338,32 @@ function parseJsonAttr<T>(value: string | undefined, fail: (message: string) => 
     fail(`扩展属性不是有效的 JSON：${value.slice(0, 60)}`);
     return undefined;
   }
+}
+
+/** The FormalExpression we read: ours first, then REDCap's, then the first one there is. */
+function formalExpressionOf(def: XmlNode): { context: string | undefined; text: string } | undefined {
+  const expressions = list(def, 'FormalExpression').map((e) => ({
+    context: typeof e === 'object' ? attr(e, 'Context') : undefined,
+    text: content(e),
+  }));
+  return (
+    expressions.find((e) => contextOf(e.context) === 'ecrf') ??
+    expressions.find((e) => contextOf(e.context) === 'redcap') ??
+    expressions[0]
+  );
+}
+
+/** The node a linter path such as children[2].children[0].option.calc points into. */
+function nodeAt(definition: CrfDefinition, path: string): CrfNode | undefined {
+  let children = definition.children;
+  let node: CrfNode | undefined;
+  const steps = /^((?:\.?children\[\d+\])+)/.exec(path)?.[1] ?? '';
+  for (const [, index] of steps.matchAll(/children\[(\d+)\]/g)) {
+    node = children[Number(index)];
+    if (!node) return undefined;
+    children = node.children;
+  }
+  return node;
 }
 
 /** Forms from ODM 1.3.2 metadata: our own exports exactly, other systems' from the standard elements. */
@@ -326,13 +417,18 @@ export function importOdm(xml: string): ImportResult {
   if (list(odm, 'Study').length > 1 || list(study, 'MetaDataVersion').length > 1) {
     issues.push({ severity: 'warning', message: '文件含多个 Study 或 MetaDataVersion，只导入第一个' });
   }
+  if (isRedcapOdm(xml, odm)) return importRedcapOdm(mdv, issues);
   const groups = new Map(list(mdv, 'ItemGroupDef').map((g) => [attr(g, 'OID') ?? '', g]));
   const items = new Map(list(mdv, 'ItemDef').map((i) => [attr(i, 'OID') ?? '', i]));
   const codeLists = new Map(list(mdv, 'CodeList').map((c) => [attr(c, 'OID') ?? '', c]));
+  const conditions = new Map(list(mdv, 'ConditionDef').map((c) => [attr(c, 'OID') ?? '', c]));
+  const methods = new Map(list(mdv, 'MethodDef').map((m) => [attr(m, 'OID') ?? '', m]));
+  // Longest first, so that an OID that extends another reads whole.
+  const allOids = [...items.keys(), ...groups.keys()].filter((o) => o !== '').sort((a, b) => b.length - a.length);
   const unitSymbols = new Map(
     list((study as XmlNode).BasicDefinitions as XmlNode | undefined, 'MeasurementUnit').map((u) => [
       attr(u, 'OID') ?? '',
-      text(u.Symbol) || attr(u, 'Name') || '',
+      pickText(u.Symbol).text || attr(u, 'Name') || '',
     ]),
   );
 
@@ -343,6 +439,22 @@ export function importOdm(xml: string): ImportResult {
     const fail = (field: string | undefined, message: string) =>
       issues.push({ severity: 'error', form, field, message });
     const usedNames = new Set<string>();
+    const droppedLanguages = new Set<string>();
+    const pick = (node: unknown) => {
+      const picked = pickText(node);
+      picked.dropped.forEach((lang) => droppedLanguages.add(lang));
+      return picked;
+    };
+    // What the form's logic may name: ItemOIDs and ItemGroupOIDs, ItemDef Names, and the imported names.
+    const nameOfOid = new Map<string, string>();
+    const nameOfDefName = new Map<string, string>();
+    type Logic = { node: CrfNode; field: string; group: boolean; condition?: string; method?: string };
+    const logic: Logic[] = [];
+    const noteLogic = (node: CrfNode, field: string, ref: XmlNode, group: boolean) => {
+      const condition = attr(ref, 'CollectionExceptionConditionOID');
+      const method = group ? undefined : attr(ref, 'MethodOID');
+      if (condition !== undefined || method !== undefined) logic.push({ node, field, group, condition, method });
+    };
 
     const itemNode = (ref: XmlNode): CrfNode | null => {
       const oid = attr(ref, 'ItemOID') ?? '';
@@ -351,11 +463,13 @@ export function importOdm(xml: string): ImportResult {
         fail(oid, `ItemRef 引用的 ItemDef 不存在：${oid}`);
         return null;
       }
-      const title = text(def.Question) || attr(def, 'Name') || oid;
+      const question = pick(def.Question);
+      const title = question.text || attr(def, 'Name') || oid;
       const crfType = attr(def, 'CrfType');
+      let node: CrfNode;
       if (crfType && (ITEM_TYPES as readonly string[]).includes(crfType)) {
         const option = parseJsonAttr<ItemOption>(attr(def, 'CrfOption'), (m) => fail(oid, m)) ?? {};
-        const node: CrfNode = {
+        node = {
           name: attr(def, 'CrfName') ?? attr(def, 'Name') ?? '',
           title,
           type: crfType as ItemType,
@@ -364,9 +478,15 @@ export function importOdm(xml: string): ImportResult {
         };
         const id = attr(def, 'CrfId');
         if (id !== undefined) node.id = id;
-        return node;
+      } else node = standardItem(def, ref, title, oid);
+      if (question.english !== undefined) node.option.titleEn = question.english;
+      if (node.name) {
+        nameOfOid.set(oid, node.name);
+        const defName = attr(def, 'Name');
+        if (defName !== undefined && !nameOfDefName.has(defName)) nameOfDefName.set(defName, node.name);
       }
-      return standardItem(def, ref, title, oid);
+      noteLogic(node, oid, ref, false);
+      return node;
     };
 
     const standardItem = (def: XmlNode, ref: XmlNode, title: string, oid: string): CrfNode => {
@@ -427,7 +547,7 @@ export function importOdm(xml: string): ImportResult {
         else {
           const entries = list(cl, 'CodeListItem').map((c) => ({
             value: attr(c, 'CodedValue') ?? '',
-            text: text(c.Decode) || attr(c, 'CodedValue') || '',
+            text: pick(c.Decode).text || attr(c, 'CodedValue') || '',
           }));
           if (entries.some((e) => e.value.includes(',') || e.text.includes(','))) {
             warn(oid, '选项中的英文逗号已改为中文逗号');
@@ -451,7 +571,9 @@ export function importOdm(xml: string): ImportResult {
         const comparator = attr(check, 'Comparator') ?? '';
         // Exports from European locales write decimals with a comma (0,5).
         const values = list(check, 'CheckValue').map((v) =>
-          (typeof v === 'object' ? String(v['#text'] ?? '') : String(v)).trim().replace(/^(-?\d+),(\d+)$/, '$1.$2'),
+          content(v)
+            .trim()
+            .replace(/^(-?\d+),(\d+)$/, '$1.$2'),
         );
         const soft = attr(check, 'SoftHard') === 'Soft';
         const operator = SOFT_OPERATORS[comparator];
@@ -476,10 +598,6 @@ export function importOdm(xml: string): ImportResult {
         if (symbol) option.units = symbol;
       }
       if (attr(ref, 'Mandatory') === 'Yes') option.required = 1;
-      if (attr(ref, 'CollectionExceptionConditionOID')) {
-        warn(oid, `显示条件 ConditionDef ${attr(ref, 'CollectionExceptionConditionOID')} 无法转换，该题将始终显示`);
-      }
-      if (attr(ref, 'MethodOID')) warn(oid, `计算方法 MethodDef ${attr(ref, 'MethodOID')} 无法转换`);
       return { name, title, type, option, children: [] };
     };
 
@@ -537,6 +655,8 @@ export function importOdm(xml: string): ImportResult {
         };
       }
       groupNodes.set(goid, node);
+      if (node.name) nameOfOid.set(goid, node.name);
+      noteLogic(node, goid, groupRef, true);
       place(parent, order, node);
       refs.forEach((ref, i) => {
         const child = itemNode(ref);
@@ -558,7 +678,105 @@ export function importOdm(xml: string): ImportResult {
     definition.id = id ?? form;
     const rules = parseJsonAttr<CrfDefinition['crfRules']>(attr(formDef, 'CrfRules'), (m) => fail(undefined, m));
     if (rules) definition.crfRules = rules;
+
+    applyLogic();
+    if (droppedLanguages.size > 0) {
+      warn(
+        undefined,
+        `以下语言的文字未导入：${[...droppedLanguages].join('、')}（题目标题用中文，英文标题另存为 titleEn）`,
+      );
+    }
     return { form, definition };
+
+    /** ConditionDefs and MethodDefs into showIf and calc, now that every item has its final name. */
+    function applyLogic() {
+      const names = new Set([...nameOfOid.values()]);
+      const resolver: ItemResolver = {
+        oids: allOids,
+        hasName: (n) => names.has(n),
+        resolve(reference) {
+          const direct = nameOfOid.get(reference) ?? nameOfDefName.get(reference);
+          if (direct !== undefined) return direct;
+          // OpenClinica and others qualify an OID with its event, form and group: SE_1.F_VS.IG_VS.I_AGE.
+          for (let dot = reference.indexOf('.'); dot >= 0; dot = reference.indexOf('.', dot + 1)) {
+            const tail = reference.slice(dot + 1);
+            const found = nameOfOid.get(tail) ?? nameOfDefName.get(tail);
+            if (found !== undefined) return found;
+          }
+          return names.has(reference) ? reference : undefined;
+        },
+      };
+      // What was translated, to take back if the linter refuses it; the showIf our own attribute had stays.
+      const translatedNodes = new Map<CrfNode, { field: string; showIf?: { own: string | undefined }; calc?: true }>();
+      const note = (node: CrfNode, field: string, part: { showIf?: { own: string | undefined }; calc?: true }) =>
+        translatedNodes.set(node, { ...translatedNodes.get(node), field, ...part });
+      for (const { node, field, group, condition, method } of logic) {
+        const subject = group ? '该分组' : '该题';
+        if (condition !== undefined) {
+          const def = conditions.get(condition);
+          const expression = def && formalExpressionOf(def);
+          if (!def) warn(field, `显示条件 ConditionDef ${condition} 不存在，${subject}将始终显示`);
+          else if (!expression) {
+            warn(field, `显示条件 ConditionDef ${condition} 没有 FormalExpression，无法转换，${subject}将始终显示`);
+          } else {
+            const result = importCondition(expression.text, contextOf(expression.context), resolver);
+            if (result.ok) {
+              const own = node.option.showIf;
+              node.option.showIf = filled(own) ? `(${own}) and (${result.expression})` : result.expression;
+              note(node, field, { showIf: { own } });
+            } else {
+              warn(
+                field,
+                `显示条件 ConditionDef ${condition} 无法转换，${subject}将始终显示（${result.reason}）：${expression.text}`,
+              );
+            }
+          }
+        }
+        if (method !== undefined) {
+          const def = methods.get(method);
+          const expression = def && formalExpressionOf(def);
+          const type = attr(def, 'Type');
+          if (!def) warn(field, `计算方法 MethodDef ${method} 不存在，该题不会自动计算`);
+          else if (type !== undefined && type !== 'Computation') {
+            warn(field, `计算方法 MethodDef ${method} 的类型是 ${type}，只有 Computation 能转换为计算公式`);
+          } else if (!expression) {
+            warn(field, `计算方法 MethodDef ${method} 没有 FormalExpression，无法转换，该题不会自动计算`);
+          } else {
+            const result = importMethod(expression.text, contextOf(expression.context), resolver);
+            if (result.ok) {
+              node.option.calc = result.expression;
+              note(node, field, { calc: true });
+            } else {
+              warn(
+                field,
+                `计算方法 MethodDef ${method} 无法转换，该题不会自动计算（${result.reason}）：${expression.text}`,
+              );
+            }
+          }
+        }
+      }
+      // Logic that translated but breaks the form (a cycle, a reference to itself, a calc on a group)
+      // is taken back with the linter's reason, so that the rest of the form still imports.
+      for (let round = 0; round < 5 && translatedNodes.size > 0; round += 1) {
+        let changed = false;
+        for (const issue of lintDefinition(definition).errors) {
+          const field = /\.option\.(showIf|calc)$/.exec(issue.path)?.[1];
+          if (field === undefined && !/^(\.?children\[\d+\])+$/.test(issue.path)) continue;
+          const node = nodeAt(definition, issue.path);
+          const entry = node && translatedNodes.get(node);
+          if (!node || !entry) continue;
+          if (entry.showIf && field !== 'calc') {
+            if (entry.showIf.own === undefined) delete node.option.showIf;
+            else node.option.showIf = entry.showIf.own;
+          }
+          if (entry.calc && field !== 'showIf') delete node.option.calc;
+          translatedNodes.delete(node);
+          changed = true;
+          warn(entry.field, `ODM 中的显示条件或计算方法导入后不能使用，已去掉（${formatIssue(issue)}）`);
+        }
+        if (!changed) break;
+      }
+    }
   });
   if (candidates.length === 0) issues.push({ severity: 'error', message: 'ODM 文件中没有 FormDef' });
   const hadErrors = issues.some((i) => i.severity === 'error');

@@ -21,6 +21,8 @@ export interface ArbitraryFormOptions {
   titles?: 'any' | 'plain';
   /** Most top-level entries (default 6). */
   maxEntries?: number;
+  /** Some items get an English alternate title, option.titleEn (default false: few formats carry it). */
+  alternateTitles?: boolean;
 }
 
 export const VALUE_ITEM_TYPES = [
@@ -109,6 +111,7 @@ interface Draft {
   option: ItemOption;
   /** Picks a logic seed: which earlier item an expression reads and how. */
   logic: { showIf: number | null; calc: number | null; constant: number };
+  titleEn: string | null;
 }
 
 const logicArb = fc.record({
@@ -117,12 +120,16 @@ const logicArb = fc.record({
   constant: fc.integer({ min: -5, max: 50 }),
 });
 
-const draftArb = (types: readonly ValueItemType[], titles: 'any' | 'plain') =>
-  fc
-    .constantFrom(...types)
-    .chain((type) =>
-      fc.record({ type: fc.constant(type), title: titleArb(titles), option: optionArb(type), logic: logicArb }),
-    );
+const draftArb = (types: readonly ValueItemType[], titles: 'any' | 'plain', alternateTitles: boolean) =>
+  fc.constantFrom(...types).chain((type) =>
+    fc.record({
+      type: fc.constant(type),
+      title: titleArb(titles),
+      option: optionArb(type),
+      logic: logicArb,
+      titleEn: alternateTitles ? fc.option(titleArb('plain')) : fc.constant(null),
+    }),
+  );
 
 interface Scope {
   name: string;
@@ -173,6 +180,7 @@ function build(drafts: Draft[], prefix: string, scope: Scope[], withLogic: boole
   return drafts.map((draft, i) => {
     const name = `${prefix}${i + 1}`;
     const option: ItemOption = { ...draft.option };
+    if (draft.titleEn !== null) option.titleEn = draft.titleEn;
     const earlier = scope.filter((s) => s.name !== name);
     if (withLogic && draft.logic.showIf !== null && earlier.length > 0) {
       option.showIf = conditionOn(earlier[draft.logic.showIf % earlier.length]!, draft.logic.constant);
@@ -197,7 +205,8 @@ export function arbitraryForm(options: ArbitraryFormOptions = {}): fc.Arbitrary<
   const titles = options.titles ?? 'any';
   const withLogic = options.expressions ?? true;
   const ids = options.ids ?? true;
-  const items = (max: number) => fc.array(draftArb(types, titles), { minLength: 1, maxLength: max });
+  const items = (max: number) =>
+    fc.array(draftArb(types, titles, options.alternateTitles ?? false), { minLength: 1, maxLength: max });
   const kinds: Array<'item' | 'section' | 'listGroup'> = ['item'];
   if (options.sections ?? true) kinds.push('section');
   if (options.listGroups ?? true) kinds.push('listGroup');
