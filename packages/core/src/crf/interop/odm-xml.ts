@@ -26,8 +26,11 @@ export interface PickedText {
   dropped: string[];
 }
 
-/** One text out of an element's TranslatedTexts (Question, Decode, Symbol, ErrorMessage). */
-export function pickText(node: unknown): PickedText {
+/**
+ * One text out of an element's TranslatedTexts (Question, Decode, Symbol). With `alternate`, English
+ * next to Chinese is kept apart as an alternate (item titles); otherwise it counts as dropped.
+ */
+export function pickText(node: unknown, alternate = false): PickedText {
   if (node === undefined || node === null) return { text: '', dropped: [] };
   if (typeof node !== 'object') return { text: String(node), dropped: [] };
   const texts = list(node as XmlNode, 'TranslatedText').map((t) => ({
@@ -38,7 +41,7 @@ export function pickText(node: unknown): PickedText {
   const zh = texts.find((t) => /^zh([-_]|$)/i.test(t.lang ?? ''));
   const en = texts.find((t) => /^en([-_]|$)/i.test(t.lang ?? ''));
   const chosen = zh ?? en ?? texts.find((t) => t.lang === undefined) ?? texts[0]!;
-  const english = zh && en ? en : undefined;
+  const english = alternate && zh && en ? en : undefined;
   const dropped = texts.filter((t) => t !== chosen && t !== english).map((t) => t.lang ?? '未标注');
   return { text: chosen.value, english: english?.value, dropped };
 }

@@ -440,8 +440,8 @@ export function importOdm(xml: string): ImportResult {
       issues.push({ severity: 'error', form, field, message });
     const usedNames = new Set<string>();
     const droppedLanguages = new Set<string>();
-    const pick = (node: unknown) => {
-      const picked = pickText(node);
+    const pick = (node: unknown, alternate = false) => {
+      const picked = pickText(node, alternate);
       picked.dropped.forEach((lang) => droppedLanguages.add(lang));
       return picked;
     };
@@ -463,7 +463,7 @@ export function importOdm(xml: string): ImportResult {
         fail(oid, `ItemRef 引用的 ItemDef 不存在：${oid}`);
         return null;
       }
-      const question = pick(def.Question);
+      const question = pick(def.Question, true);
       const title = question.text || attr(def, 'Name') || oid;
       const crfType = attr(def, 'CrfType');
       let node: CrfNode;
@@ -683,7 +683,7 @@ export function importOdm(xml: string): ImportResult {
     if (droppedLanguages.size > 0) {
       warn(
         undefined,
-        `以下语言的文字未导入：${[...droppedLanguages].join('、')}（题目标题用中文，英文标题另存为 titleEn）`,
+        `以下语言的文字未导入：${[...droppedLanguages].join('、')}（题目标题优先用中文，其次英文；中英文都有时英文存为 titleEn）`,
       );
     }
     return { form, definition };
