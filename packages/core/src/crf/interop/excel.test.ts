@@ -35,6 +35,23 @@ describe('Excel workbook', () => {
     expect(result.definitions).toEqual([baselineCrf(), { ...second, id: 7 }]);
   });
 
+  it('the English title (titleEn) has its own column and round-trips', async () => {
+    const bilingual: CrfDefinition = {
+      id: 'vs',
+      title: '生命体征',
+      option: {},
+      children: [item('real', 'weight', '体重', { titleEn: 'Body weight' })],
+    };
+    const bytes = await exportExcel([bilingual]);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+    const sheet = workbook.worksheets.find((w) => w.getRow(1).values.toString().includes('英文标题'));
+    expect(sheet).toBeDefined();
+    const result = await importExcel(bytes);
+    expect(result.issues).toEqual([]);
+    expect(result.definitions).toEqual([bilingual]);
+  });
+
   it('the blank template has the column guide, an empty form sheet and a worked example that imports', async () => {
     const bytes = await createExcelTemplate(baselineCrf());
     const workbook = new ExcelJS.Workbook();

@@ -121,6 +121,7 @@ export const EXCEL_COLUMNS: readonly Column[] = [
     width: 10,
   },
   { key: 'description', label: '说明', help: '题目说明', width: 16 },
+  { key: 'titleEn', label: '英文标题', help: '英文标题（可留空），中英双语表单用', width: 20 },
   { key: 'placeholder', label: '占位提示', help: '输入框中的提示文字', width: 10 },
   { key: 'width', label: '宽度', help: '宽度', width: 6 },
   { key: 'cols', label: '列数', help: '占用列数', width: 6 },
