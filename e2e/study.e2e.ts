@@ -231,8 +231,15 @@ describe('studies and their setup', () => {
     await result.getByRole('button', { name: '确定' }).click();
     await result.waitFor({ state: 'hidden' });
 
-    // A second upload of the same title is a new version.
+    // A second upload of the same title asks first: a new version, or a new CRF beside it.
     await input.setInputFiles(path.join(files, 'screening_dictionary.csv'));
+    const plan = page.getByRole('dialog', { name: '确认上传' });
+    await plan.getByText('请为每个同名表单选择处理方式').waitFor();
+    expect(await plan.getByRole('button', { name: '确认上传' }).isDisabled()).toBe(true);
+    await plan.getByLabel('生成新版本（第 1 版 → 第 2 版）').check();
+    await screenshot(page, 'study-crf-upload-plan');
+    await plan.getByRole('button', { name: '确认上传' }).click();
+    await plan.waitFor({ state: 'detached' });
     await acceptImport(page, 'screening（第 2 版）');
     await page.getByRole('row').filter({ hasText: 'screening' }).filter({ hasText: '第 2 版' }).waitFor();
 

@@ -194,10 +194,30 @@ export interface CrfIssue {
   message: string;
 }
 
+/** What an upload would do with one form (the server's plan, answered by a dry run or a 409). */
+export interface CrfPlannedForm {
+  title: string;
+  action: 'create' | 'version';
+  storedTitle: string;
+  crfId?: number;
+  version: number;
+  existing?: { crfId: number; currentVersion: number; hasData: boolean; choice?: CrfExistingChoice };
+}
+
+/** For a title the study already has: its next version, or a new CRF beside it. */
+export type CrfExistingChoice = 'version' | 'new';
+
+export interface CrfUploadChoices {
+  dryRun?: boolean;
+  onExisting?: Record<string, CrfExistingChoice>;
+}
+
 export interface CrfUploadResult {
   crfs: CrfOption[];
   warnings: CrfIssue[];
   notes: string[];
+  /** Present on a dry run. */
+  plan?: CrfPlannedForm[];
 }
 
 export interface CrfFileResult {
@@ -207,6 +227,7 @@ export interface CrfFileResult {
   errors?: CrfIssue[];
   warnings?: CrfIssue[];
   notes?: string[];
+  plan?: CrfPlannedForm[];
 }
 
 export type CrfExportFormat = 'json' | 'excel' | 'odm' | 'redcap';
@@ -312,24 +333,28 @@ export const personnelApi = {
   sites: () => http.get<SiteRow[]>('/api/system/dept/list', { silent: true }),
 };
 
+function uploadForm(studyId: number, files: readonly File[], choices: CrfUploadChoices) {
+  const form = new FormData();
+  form.append('studyId', String(studyId));
+  if (choices.dryRun) form.append('dryRun', '1');
+  if (choices.onExisting) form.append('onExisting', JSON.stringify(choices.onExisting));
+  for (const file of files) form.append('file', file);
+  return form;
+}
+
 export const crfApi = {
   page: (params: Paging & { studyId: number; title?: string }) =>
     http.get<Page<CrfRow>>('/api/system/crfs', { params }),
   options: (studyId: number) => http.get<CrfOption[]>('/api/system/crf/list', { params: { studyId } }),
   get: (id: number, version?: number) => http.get<CrfDetail>(`/api/system/crf/${id}`, { params: { version } }),
   /** Refusals come back as data.errors; the page shows them in its own dialog. */
-  upload: (studyId: number, file: File, options?: RequestOptions) => {
-    const form = new FormData();
-    form.append('studyId', String(studyId));
-    form.append('file', file);
-    return http.post<CrfUploadResult>('/api/system/crf', form, { ...options, silent: true });
-  },
-  uploadMany: (studyId: number, files: readonly File[], options?: RequestOptions) => {
-    const form = new FormData();
-    form.append('studyId', String(studyId));
-    for (const file of files) form.append('file', file);
-    return http.post<CrfFileResult[]>('/api/system/crf/multi', form, { ...options, silent: true });
-  },
+  upload: (studyId: number, file: File, choices: CrfUploadChoices = {}, options?: RequestOptions) =>
+    http.post<CrfUploadResult>('/api/system/crf', uploadForm(studyId, [file], choices), { ...options, silent: true }),
+  uploadMany: (studyId: number, files: readonly File[], choices: CrfUploadChoices = {}, options?: RequestOptions) =>
+    http.post<CrfFileResult[]>('/api/system/crf/multi', uploadForm(studyId, files, choices), {
+      ...options,
+      silent: true,
+    }),
   remove: (studyId: number, crfId: number) => http.delete<null>('/api/system/crf', { params: { studyId, crfId } }),
   export: (crfId: number, format: CrfExportFormat, version?: number) =>
     http.download('/api/system/crf/export', { method: 'POST', data: { crfId, version, format } }),

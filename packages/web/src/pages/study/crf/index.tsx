@@ -3,7 +3,14 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Dropdown, Form, Input, Popconfirm, Space, Tag, Upload, type TableColumnsType } from 'antd';
 import { DownloadOutlined, DownOutlined, UploadOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
-import { crfApi, type CrfExportFormat, type CrfRow, type Study } from '../../../api/study.api';
+import {
+  crfApi,
+  type CrfExistingChoice,
+  type CrfExportFormat,
+  type CrfRow,
+  type CrfUploadChoices,
+  type Study,
+} from '../../../api/study.api';
 import { PagedTable } from '../../../components/paged-table';
 import { Auth, AuthButton } from '../../../components/permission';
 import { T } from '../../../locales/zh-CN';
@@ -11,10 +18,19 @@ import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
 import { StudyScope } from '../components/study-scope';
 import { CrfPreviewDialog, type CrfPreviewTarget } from './components/crf-preview-dialog';
+import { CrfUploadPlanDialog } from './components/crf-upload-plan-dialog';
 import { CrfUploadResultDialog } from './components/crf-upload-result-dialog';
 import { CrfVersionsDialog, type CrfVersionsTarget } from './components/crf-versions-dialog';
 import { saveDownload } from './download';
-import { needsDialog, outcomeOfFailure, outcomeOfSingle, outcomesOfMulti, type UploadOutcome } from './upload-outcome';
+import {
+  needsDialog,
+  outcomeOfFailure,
+  outcomeOfSingle,
+  outcomesOfMulti,
+  titlesToChoose,
+  type PlannedFile,
+  type UploadOutcome,
+} from './upload-outcome';
 import '../study.css';
 import { FilterButtons } from '../../../components/filter-buttons';
 
@@ -45,29 +61,55 @@ function StudyCrfs({ study }: { study: Study }) {
     void queryClient.invalidateQueries({ queryKey: ['study-role', 'tree'] });
   };
 
+  const [planned, setPlanned] = useState<{ files: PlannedFile[]; refused: UploadOutcome[] } | null>(null);
+
+  const send = async (files: readonly File[], choices: CrfUploadChoices): Promise<UploadOutcome[]> => {
+    if (files.length === 1) {
+      const [file] = files as [File];
+      try {
+        return [outcomeOfSingle(file.name, await crfApi.upload(study.id, file, choices))];
+      } catch (error) {
+        return [outcomeOfFailure(file.name, error)];
+      }
+    }
+    return outcomesOfMulti((await crfApi.uploadMany(study.id, files, choices)).data);
+  };
+
+  const report = (result: UploadOutcome[]) => {
+    if (result.some((o) => o.ok)) refresh();
+    if (needsDialog(result)) {
+      setOutcomes(result);
+    } else {
+      const forms = result.flatMap((o) => o.crfs.map((crf) => T.studyCrf.importedForm(crf.title, crf.version)));
+      void message.success(`${T.studyCrf.imported}：${forms.join('、')}`);
+    }
+  };
+
   const upload = useMutation({
-    mutationFn: async (files: File[]): Promise<UploadOutcome[]> => {
-      if (files.length === 1) {
-        const [file] = files;
-        try {
-          return [outcomeOfSingle(file.name, await crfApi.upload(study.id, file))];
-        } catch (error) {
-          return [outcomeOfFailure(file.name, error)];
-        }
-      }
-      return outcomesOfMulti((await crfApi.uploadMany(study.id, files)).data);
-    },
-    onSuccess: (result) => {
-      if (result.some((o) => o.ok)) refresh();
-      if (needsDialog(result)) {
-        setOutcomes(result);
-      } else {
-        const forms = result.flatMap((o) => o.crfs.map((crf) => T.studyCrf.importedForm(crf.title, crf.version)));
-        void message.success(`${T.studyCrf.imported}：${forms.join('、')}`);
-      }
+    mutationFn: async (job: {
+      files: File[];
+      choices: Record<string, CrfExistingChoice>;
+      refused: UploadOutcome[];
+    }) => [...job.refused, ...(await send(job.files, { onExisting: job.choices }))],
+    onSuccess: report,
+    onError: (error) => void message.error(error.message || MSG.failed),
+  });
+
+  /** First a dry run: files refused are reported; forms sharing a title with a CRF wait for the user's choice. */
+  const check = useMutation({
+    mutationFn: async (files: File[]) => ({ files, checked: await send(files, { dryRun: true }) }),
+    onSuccess: ({ files, checked }) => {
+      const refused = checked.filter((o) => !o.ok);
+      const accepted = files
+        .map((file, i) => ({ file, plan: checked[i]?.ok ? (checked[i]!.plan ?? []) : null }))
+        .filter((f): f is PlannedFile => f.plan !== null);
+      if (accepted.length === 0) return report(refused);
+      if (titlesToChoose(accepted).length > 0) return setPlanned({ files: accepted, refused });
+      upload.mutate({ files: accepted.map((f) => f.file), choices: {}, refused });
     },
     onError: (error) => void message.error(error.message || MSG.failed),
   });
+  const busy = check.isPending || upload.isPending;
 
   const remove = useMutation({
     mutationFn: (crfId: number) => crfApi.remove(study.id, crfId),
@@ -179,8 +221,8 @@ function StudyCrfs({ study }: { study: Study }) {
   ];
 
   const uploadButton = (
-    <AuthButton code="study:crf" type="primary" icon={<UploadOutlined aria-hidden />} loading={upload.isPending}>
-      {upload.isPending ? T.studyCrf.uploading : T.studyCrf.upload}
+    <AuthButton code="study:crf" type="primary" icon={<UploadOutlined aria-hidden />} loading={busy}>
+      {busy ? T.studyCrf.uploading : T.studyCrf.upload}
     </AuthButton>
   );
 
@@ -204,10 +246,10 @@ function StudyCrfs({ study }: { study: Study }) {
             multiple
             accept={CRF_FILE_TYPES}
             showUploadList={false}
-            disabled={upload.isPending}
+            disabled={busy}
             beforeUpload={(file, batch) => {
               // antd asks once per file; the batch goes out together, after its last file.
-              if (file.uid === batch[batch.length - 1]?.uid) upload.mutate(batch);
+              if (file.uid === batch[batch.length - 1]?.uid) check.mutate(batch);
               return Upload.LIST_IGNORE;
             }}
           >
@@ -229,6 +271,17 @@ function StudyCrfs({ study }: { study: Study }) {
         fetchPage={(paging) => crfApi.page({ ...paging, ...filters, studyId: study.id }).then((res) => res.data)}
       />
       <CrfUploadResultDialog outcomes={outcomes} onClose={() => setOutcomes(null)} />
+      <CrfUploadPlanDialog
+        files={planned?.files ?? null}
+        onCancel={() => {
+          if (planned && planned.refused.length > 0) setOutcomes(planned.refused);
+          setPlanned(null);
+        }}
+        onConfirm={(choices) => {
+          if (planned) upload.mutate({ files: planned.files.map((f) => f.file), choices, refused: planned.refused });
+          setPlanned(null);
+        }}
+      />
       <CrfPreviewDialog target={preview} onClose={() => setPreview(null)} />
       <CrfVersionsDialog
         target={versions}

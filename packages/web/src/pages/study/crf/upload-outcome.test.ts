@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../api/request';
 import { fileNameFromDisposition } from './download';
-import { needsDialog, outcomeOfFailure, outcomeOfSingle, outcomesOfMulti } from './upload-outcome';
+import {
+  allChosen,
+  needsDialog,
+  outcomeOfFailure,
+  outcomeOfSingle,
+  outcomesOfMulti,
+  titlesToChoose,
+} from './upload-outcome';
 
 describe('CRF upload outcomes', () => {
   it('STUDY-17: a refused single file carries the linter errors of data.errors', () => {
@@ -45,6 +52,41 @@ describe('CRF upload outcomes', () => {
       ['a.xlsx', true, 0],
       ['b.xml', false, 1],
     ]);
+  });
+
+  it('STUDY-17: a checked upload asks for a choice on each title the study has, once per title', () => {
+    const file = (name: string) => new File(['{}'], name);
+    const files = [
+      {
+        file: file('a.json'),
+        plan: [
+          {
+            title: '基线',
+            action: 'version' as const,
+            storedTitle: '基线',
+            version: 3,
+            existing: { crfId: 1, currentVersion: 2, hasData: true },
+          },
+          { title: '新表', action: 'create' as const, storedTitle: '新表', version: 1 },
+        ],
+      },
+      {
+        file: file('b.json'),
+        plan: [
+          {
+            title: '基线',
+            action: 'version' as const,
+            storedTitle: '基线',
+            version: 3,
+            existing: { crfId: 1, currentVersion: 2, hasData: true },
+          },
+        ],
+      },
+    ];
+    expect(titlesToChoose(files)).toEqual(['基线']);
+    expect(allChosen(files, {})).toBe(false);
+    expect(allChosen(files, { 基线: 'new' })).toBe(true);
+    expect(titlesToChoose([{ file: file('c.json'), plan: [files[0]!.plan[1]!] }])).toEqual([]);
   });
 
   it('downloads take the UTF-8 file name the server announces', () => {

@@ -1,5 +1,12 @@
 import { ApiError, type ApiResult } from '../../../api/request';
-import type { CrfFileResult, CrfIssue, CrfOption, CrfUploadResult } from '../../../api/study.api';
+import type {
+  CrfExistingChoice,
+  CrfFileResult,
+  CrfIssue,
+  CrfOption,
+  CrfPlannedForm,
+  CrfUploadResult,
+} from '../../../api/study.api';
 
 /** What became of one uploaded file, whichever call carried it. */
 export interface UploadOutcome {
@@ -11,6 +18,8 @@ export interface UploadOutcome {
   errors: CrfIssue[];
   warnings: CrfIssue[];
   notes: string[];
+  /** A dry run's plan: what storing the file would create and version. */
+  plan?: CrfPlannedForm[];
 }
 
 function issuesOf(data: unknown): CrfIssue[] {
@@ -30,6 +39,7 @@ export function outcomeOfSingle(fileName: string, answer: ApiResult<CrfUploadRes
     errors: [],
     warnings: answer.data.warnings ?? [],
     notes: answer.data.notes ?? [],
+    ...(answer.data.plan ? { plan: answer.data.plan } : {}),
   };
 }
 
@@ -56,7 +66,27 @@ export function outcomesOfMulti(results: readonly CrfFileResult[]): UploadOutcom
     errors: result.errors ?? [],
     warnings: result.warnings ?? [],
     notes: result.notes ?? [],
+    ...(result.plan ? { plan: result.plan } : {}),
   }));
+}
+
+/** One file of a checked upload with the forms whose titles the study already has. */
+export interface PlannedFile {
+  file: File;
+  plan: CrfPlannedForm[];
+}
+
+/** The titles that need the user's choice before anything is stored. */
+export function titlesToChoose(files: readonly PlannedFile[]): string[] {
+  return [...new Set(files.flatMap((f) => f.plan.filter((p) => p.existing).map((p) => p.title)))];
+}
+
+/** Every title that needs a choice has one. */
+export function allChosen(
+  files: readonly PlannedFile[],
+  choices: Readonly<Record<string, CrfExistingChoice>>,
+): boolean {
+  return titlesToChoose(files).every((title) => Object.hasOwn(choices, title));
 }
 
 /** A clean upload is announced in a message; anything to read (refusal, warnings, notes) opens the dialog. */

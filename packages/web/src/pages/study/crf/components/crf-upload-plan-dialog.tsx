@@ -1,0 +1,76 @@
+import { useState } from 'react';
+import { Alert, Modal, Radio, Table, Tag, type TableColumnsType } from 'antd';
+import type { CrfExistingChoice, CrfPlannedForm } from '../../../../api/study.api';
+import { T } from '../../../../locales/zh-CN';
+import { allChosen, type PlannedFile } from '../upload-outcome';
+
+interface Row extends CrfPlannedForm {
+  key: string;
+  fileName: string;
+}
+
+/**
+ * Before an upload writes anything: which forms become new CRFs and which share a title with a CRF of the
+ * study. For each of those the user picks a new version or a new CRF beside it; nothing is preselected, so a
+ * form from another study's file cannot become a version of ours by a hurried click.
+ */
+export function CrfUploadPlanDialog({
+  files,
+  onConfirm,
+  onCancel,
+}: {
+  files: PlannedFile[] | null;
+  onConfirm: (choices: Record<string, CrfExistingChoice>) => void;
+  onCancel: () => void;
+}) {
+  const [choices, setChoices] = useState<Record<string, CrfExistingChoice>>({});
+  const rows: Row[] = (files ?? []).flatMap((f) =>
+    f.plan.map((p, i) => ({ ...p, key: `${f.file.name}:${i}`, fileName: f.file.name })),
+  );
+  const columns: TableColumnsType<Row> = [
+    { title: T.studyCrf.planFile, dataIndex: 'fileName', width: 180, ellipsis: true },
+    { title: T.studyCrf.planForm, dataIndex: 'title', width: 200 },
+    {
+      title: T.studyCrf.planAction,
+      key: 'action',
+      render: (_, row) =>
+        row.existing ? (
+          <div>
+            <Radio.Group
+              aria-label={row.title}
+              value={choices[row.title]}
+              onChange={(e) => setChoices((prev) => ({ ...prev, [row.title]: e.target.value as CrfExistingChoice }))}
+              options={[
+                {
+                  value: 'version',
+                  label: T.studyCrf.planVersion(row.existing.currentVersion, row.existing.currentVersion + 1),
+                },
+                { value: 'new', label: T.studyCrf.planAsNew },
+              ]}
+            />
+            {row.existing.hasData && <Tag color="warning">{T.studyCrf.planHasData}</Tag>}
+          </div>
+        ) : (
+          <Tag color="success">{T.studyCrf.planCreate}</Tag>
+        ),
+    },
+  ];
+  const ready = allChosen(files ?? [], choices);
+  return (
+    <Modal
+      open={files !== null}
+      title={T.studyCrf.planTitle}
+      width={820}
+      okText={T.studyCrf.planConfirm}
+      okButtonProps={{ disabled: !ready }}
+      onOk={() => onConfirm(choices)}
+      onCancel={onCancel}
+      afterClose={() => setChoices({})}
+      destroyOnHidden
+    >
+      <Alert type="warning" showIcon title={T.studyCrf.planHint} style={{ marginBottom: 12 }} />
+      <Table<Row> size="small" rowKey="key" columns={columns} dataSource={rows} pagination={false} />
+      {!ready && <div className="study-section-hint">{T.studyCrf.planChoose}</div>}
+    </Modal>
+  );
+}
