@@ -187,6 +187,24 @@ describe('CDISC ODM 1.3.2', () => {
     expect(v2.issues[0]!.message).toBe('ODM 2.0 暂不支持，请导出为 ODM 1.3');
   });
 
+  it('approximates a hard RangeCheck GT or LT by the bound and says so; imports only the first of several studies', () => {
+    const xml = `<ODM xmlns="http://www.cdisc.org/ns/odm/v1.3" ODMVersion="1.3.2"><Study OID="S"><MetaDataVersion OID="M" Name="M">
+      <FormDef OID="F" Name="F"><ItemGroupRef ItemGroupOID="G" Mandatory="No"/></FormDef>
+      <ItemGroupDef OID="G" Name="G"><ItemRef ItemOID="I.T" Mandatory="No"/></ItemGroupDef>
+      <ItemDef OID="I.T" Name="T" DataType="float">
+        <RangeCheck Comparator="GT" SoftHard="Hard"><CheckValue>35</CheckValue></RangeCheck>
+        <RangeCheck Comparator="LT" SoftHard="Hard"><CheckValue>42</CheckValue></RangeCheck>
+      </ItemDef>
+    </MetaDataVersion></Study><Study OID="S2"><MetaDataVersion OID="M" Name="M"/></Study></ODM>`;
+    const result = importOdm(xml);
+    expect(result.definitions[0]!.children[0]!.children[0]!.option.validate).toEqual({ min: '35', max: '42' });
+    expect(result.issues.map(formatImportIssue)).toEqual([
+      '文件含多个 Study 或 MetaDataVersion，只导入第一个',
+      '表单 F 字段 I.T：RangeCheck GT 35 已按“不小于”导入',
+      '表单 F 字段 I.T：RangeCheck LT 42 已按“不大于”导入',
+    ]);
+  });
+
   it('refuses a DTD, broken XML and files without metadata', () => {
     expect(importOdm('<?xml version="1.0"?><!DOCTYPE ODM [<!ENTITY a "aaaa">]><ODM/>').issues[0]!.message).toBe(
       'ODM 文件不能包含 DOCTYPE 或实体声明',
