@@ -40,7 +40,7 @@ export function contextOf(attribute: string | undefined): FormalContext {
 export interface ItemResolver {
   /** The item name a reference means in this form (ItemOID, dotted path, ItemDef Name), or undefined. */
   resolve(reference: string): string | undefined;
-  /** Every ItemOID of the file, so that OIDs with dots or hyphens read as one token. */
+  /** Every ItemOID of the file, longest first, so that OIDs with dots or hyphens read as one token. */
   oids: readonly string[];
   /** Whether an item of this form has the name. */
   hasName(name: string): boolean;
@@ -89,6 +89,10 @@ function tokenize(text: string, context: FormalContext, oids: readonly string[])
     const last = tokens[tokens.length - 1];
     return !last || (last.type === 'op' && last.value !== ')') || (last.type === 'name' && isKeyword(last.value));
   };
+  const knownOid = (from: number) =>
+    oids.find(
+      (o) => text.startsWith(o, from) && !NAME_PART.test(text[from + o.length] ?? '') && text[from + o.length] !== '.',
+    );
   let i = 0;
   while (i < text.length) {
     const ch = text[i]!;
@@ -133,14 +137,15 @@ function tokenize(text: string, context: FormalContext, oids: readonly string[])
       continue;
     }
     if (ch === '$') {
-      const variable = /^\$([\p{L}_][\p{L}\p{N}_.-]*)/u.exec(rest);
+      const variable = knownOid(i + 1) ?? /^[\p{L}_][\p{L}\p{N}_.]*/u.exec(text.slice(i + 1))?.[0].replace(/\.+$/, '');
       if (!variable) throw new Untranslatable(`无法识别的变量：${rest.slice(0, 20)}`);
-      i += variable[0].length;
-      tokens.push({ type: 'ref', value: variable[1]!, at, end: i });
+      i += 1 + variable.length;
+      tokens.push({ type: 'ref', value: variable, at, end: i });
       continue;
     }
-    if (ch === '/' && operandExpected()) {
-      // An XPath location path: read it whole (predicates may hold spaces and quotes).
+    // An XPath location path, absolute (/ODM/…/ItemData[@ItemOID='X']/@Value) or relative (ItemData[…]).
+    if ((ch === '/' && operandExpected()) || /^[\p{L}_][\p{L}\p{N}_.-]*(\/[\p{L}_][\p{L}\p{N}_.-]*)*\[/u.test(rest)) {
+      // Read it whole: predicates may hold spaces and quotes.
       let j = i;
       let depth = 0;
       let quote = '';
@@ -163,9 +168,7 @@ function tokenize(text: string, context: FormalContext, oids: readonly string[])
     }
     if (/[\p{L}_]/u.test(ch)) {
       // A known ItemOID wins, so that I.AGE-1 is an OID and a subtraction, not a name with a hyphen.
-      const oid = oids.find(
-        (o) => text.startsWith(o, i) && !NAME_PART.test(text[i + o.length] ?? '') && text[i + o.length] !== '.',
-      );
+      const oid = knownOid(i);
       if (oid) {
         i += oid.length;
         tokens.push({ type: 'ref', value: oid, at, end: i });
@@ -494,7 +497,7 @@ function balanced(source: string): boolean {
 }
 
 /** The logical negation, without stacking `not not`. */
-export function negate(node: Expr): Expr {
+function negate(node: Expr): Expr {
   return node.kind === 'unary' && node.op === 'not'
     ? node.operand
     : { kind: 'unary', op: 'not', operand: node, start: node.start };

@@ -89,6 +89,23 @@ describe('ODM ConditionDef and MethodDef import', () => {
     expect(calculated.values.SCORE).toBe('10');
   });
 
+  it('reads relative XPath paths, $variables right before an operator and plain-text division without spaces', () => {
+    const method = (oid: string, text: string) =>
+      `<MethodDef OID="${oid}" Name="m" Type="Computation"><Description><TranslatedText>m</TranslatedText></Description><FormalExpression Context="XPath">${text}</FormalExpression></MethodDef>`;
+    const xml = foreign(
+      '',
+      `<ConditionDef OID="C_XPATH" Name="c"><Description><TranslatedText>c</TranslatedText></Description>
+         <FormalExpression Context="XPath">ItemGroupData/ItemData[@ItemOID="I_SEX"]/@Value = 'M'</FormalExpression></ConditionDef>
+       ${method('M_BMI', 'I_WEIGHT/I_HEIGHT')}${method('M_SCORE', '$IT.AGE-1')}`,
+    ).replace(' CollectionExceptionConditionOID="C_TEXT"', '');
+    const result = importOdm(xml);
+    expect(result.issues).toEqual([]);
+    const items = byName(result.definitions[0]!);
+    expect(items.get('PREG')!.option.showIf).toBe('not (not isblank(SEX) and SEX == "M")');
+    expect(items.get('BMI')!.option.calc).toBe('WEIGHT / HEIGHT');
+    expect(items.get('SCORE')!.option.calc).toBe('AGE - 1');
+  });
+
   it('REDCap logic in a FormalExpression is translated with REDCap’s blank rules, references by OID or name', () => {
     const result = importOdm(
       foreign(
