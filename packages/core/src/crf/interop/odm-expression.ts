@@ -8,7 +8,7 @@ import {
   type BinaryOperator,
   type Expr,
 } from '../expression/index.js';
-import { translateRedcapLogic } from './redcap.js';
+import { translateRedcapLogic, type RedcapFieldKind } from './redcap.js';
 
 /**
  * ODM FormalExpressions (in ConditionDef and MethodDef) to and from our expression language (§4).
@@ -42,8 +42,12 @@ export interface ItemResolver {
   resolve(reference: string): string | undefined;
   /** Every ItemOID of the file, longest first, so that OIDs with dots or hyphens read as one token. */
   oids: readonly string[];
-  /** Whether an item of this form has the name. */
-  hasName(name: string): boolean;
+  /**
+   * Whether an item of this form has the name, as REDCap's logic translation wants it: `number` for
+   * numeric items and choices with numeric codes (REDCap orders a blank below every number), `text`
+   * for the others, undefined when there is no such item.
+   */
+  kindOf(name: string): RedcapFieldKind | undefined;
 }
 
 export type LogicTranslation = { ok: true; expression: string } | { ok: false; reason: string };
@@ -445,7 +449,7 @@ function translate(text: string, context: FormalContext, items: ItemResolver): s
       const name = items.resolve(ref.trim());
       return name === undefined ? whole : `[${name}${code ?? ''}]`;
     });
-    const translated = translateRedcapLogic(renamed, (v) => items.hasName(v));
+    const translated = translateRedcapLogic(renamed, (v) => items.kindOf(v));
     if (!translated.ok) throw new Untranslatable(translated.reason);
     return translated.expression;
   }

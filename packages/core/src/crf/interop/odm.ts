@@ -4,6 +4,7 @@ import { formatIssue } from '../compile-form.js';
 import {
   canHaveChildren,
   isChoiceType,
+  isNumericType,
   isRowType,
   ITEM_TYPES,
   type CrfDefinition,
@@ -690,10 +691,22 @@ export function importOdm(xml: string): ImportResult {
 
     /** ConditionDefs and MethodDefs into showIf and calc, now that every item has its final name. */
     function applyLogic() {
-      const names = new Set([...nameOfOid.values()]);
+      const nodeOfName = new Map<string, CrfNode>();
+      const collect = (nodes: readonly CrfNode[]) =>
+        nodes.forEach((n) => {
+          if (n.name && !nodeOfName.has(n.name)) nodeOfName.set(n.name, n);
+          collect(n.children);
+        });
+      collect(definition.children);
       const resolver: ItemResolver = {
         oids: allOids,
-        hasName: (n) => names.has(n),
+        kindOf(name) {
+          const node = nodeOfName.get(name);
+          if (!node) return undefined;
+          const choices = choicesOf(node.option);
+          const numericChoices = choices.length > 0 && choices.every((c) => /^-?\d+(\.\d+)?$/.test(c.value));
+          return isNumericType(node.type) || numericChoices ? 'number' : 'text';
+        },
         resolve(reference) {
           const direct = nameOfOid.get(reference) ?? nameOfDefName.get(reference);
           if (direct !== undefined) return direct;
@@ -703,7 +716,7 @@ export function importOdm(xml: string): ImportResult {
             const found = nameOfOid.get(tail) ?? nameOfDefName.get(tail);
             if (found !== undefined) return found;
           }
-          return names.has(reference) ? reference : undefined;
+          return nodeOfName.has(reference) ? reference : undefined;
         },
       };
       // What was translated, to take back if the linter refuses it; the showIf our own attribute had stays.
