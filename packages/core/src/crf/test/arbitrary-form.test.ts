@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lintDefinition } from '../linter.js';
-import { arbitraryForm } from './arbitrary-form.js';
+import { ALL_VALUE_ITEM_TYPES, arbitraryForm } from './arbitrary-form.js';
 
 describe('arbitraryForm', () => {
   it('generates forms the linter accepts without a finding', () => {
     fc.assert(
-      fc.property(arbitraryForm(), (definition) => {
+      fc.property(arbitraryForm({ types: ALL_VALUE_ITEM_TYPES, alternateTitles: true }), (definition) => {
         const lint = lintDefinition(definition);
         expect([...lint.errors, ...lint.warnings]).toEqual([]);
         expect(lint.definition).toEqual(definition);

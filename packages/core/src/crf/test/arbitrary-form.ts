@@ -25,6 +25,7 @@ export interface ArbitraryFormOptions {
   alternateTitles?: boolean;
 }
 
+/** The types drawn by default: what every format we exchange can carry. */
 export const VALUE_ITEM_TYPES = [
   'input',
   'textarea',
@@ -37,7 +38,15 @@ export const VALUE_ITEM_TYPES = [
   'select',
   'checkbox',
 ] as const satisfies readonly ItemType[];
-export type ValueItemType = (typeof VALUE_ITEM_TYPES)[number];
+/** Every value type the generator knows; pass it as `types` where the format carries them all. */
+export const ALL_VALUE_ITEM_TYPES = [
+  ...VALUE_ITEM_TYPES,
+  'number',
+  'partialDate',
+  'multiSelect',
+  'slider',
+] as const satisfies readonly ItemType[];
+export type ValueItemType = (typeof ALL_VALUE_ITEM_TYPES)[number];
 
 const TITLE_CHARS = [...'基线访视血压体重日期是否其他说明abcXYZ019 &<>"\'（）：，'];
 const PLAIN_CHARS = [...'abcdefghXYZ0123456789'];
@@ -92,7 +101,21 @@ function optionArb(type: ValueItemType): fc.Arbitrary<ItemOption> {
     case 'radio':
     case 'select':
     case 'checkbox':
+    case 'multiSelect':
       return fc.tuple(base, choicesArb).map(([o, choices]) => ({ ...o, ...choices }));
+    case 'number':
+      return fc
+        .tuple(base, fc.option(fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 0, max: 500 }))))
+        .map(([o, bounds]) => (bounds ? { ...o, validate: { min: bounds[0], max: bounds[0] + bounds[1] } } : o));
+    case 'slider':
+      return fc
+        .tuple(
+          base,
+          fc.integer({ min: -10, max: 10 }),
+          fc.integer({ min: 1, max: 100 }),
+          fc.integer({ min: 1, max: 5 }),
+        )
+        .map(([o, min, span, step]) => ({ ...o, valueMin: min, valueMax: min + span, valueStep: step }));
     case 'input':
     case 'textarea':
       return fc
@@ -100,6 +123,7 @@ function optionArb(type: ValueItemType): fc.Arbitrary<ItemOption> {
         .map(([o, max]) => (max === null ? o : { ...o, validate: { max } }));
     case 'date':
     case 'datetime':
+    case 'partialDate':
     case 'time':
       return base;
   }
@@ -143,6 +167,8 @@ function conditionOn(item: Scope, constant: number): string {
   switch (item.type) {
     case 'int':
     case 'real':
+    case 'number':
+    case 'slider':
       return constant % 2 === 0 ? `${item.name} >= ${constant}` : `${item.name} < ${constant} or ${item.name} > 90`;
     case 'radio':
     case 'select':
@@ -155,6 +181,8 @@ function conditionOn(item: Scope, constant: number): string {
     case 'time':
     case 'input':
     case 'textarea':
+    case 'partialDate':
+    case 'multiSelect':
       return constant % 2 === 0 ? `not isblank(${item.name})` : `${item.name} != "x"`;
   }
 }
@@ -176,6 +204,8 @@ function formulaOver(numbers: Scope[], seed: number, constant: number): string {
   }
 }
 
+const isNumber = (type: ValueItemType) => type === 'int' || type === 'real' || type === 'number' || type === 'slider';
+
 function build(drafts: Draft[], prefix: string, scope: Scope[], withLogic: boolean, ids: boolean): CrfNode[] {
   return drafts.map((draft, i) => {
     const name = `${prefix}${i + 1}`;
@@ -185,8 +215,8 @@ function build(drafts: Draft[], prefix: string, scope: Scope[], withLogic: boole
     if (withLogic && draft.logic.showIf !== null && earlier.length > 0) {
       option.showIf = conditionOn(earlier[draft.logic.showIf % earlier.length]!, draft.logic.constant);
     }
-    if (withLogic && draft.logic.calc !== null && (draft.type === 'int' || draft.type === 'real')) {
-      const numbers = earlier.filter((s) => s.type === 'int' || s.type === 'real');
+    if (withLogic && draft.logic.calc !== null && isNumber(draft.type) && draft.type !== 'slider') {
+      const numbers = earlier.filter((s) => isNumber(s.type));
       option.calc = formulaOver(numbers, draft.logic.calc, draft.logic.constant);
       // A calculated item's bounds and required flag would make random data fail; keep it plain.
       delete option.validate;
