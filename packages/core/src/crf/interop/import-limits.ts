@@ -25,7 +25,7 @@ export const CRF_IMPORT_LIMITS = {
   parseSeconds: 60,
 } as const;
 
-export type CrfImportLimits = typeof CRF_IMPORT_LIMITS;
+export type CrfImportLimits = { readonly [K in keyof typeof CRF_IMPORT_LIMITS]: number };
 
 export const importLimitMessages = {
   fileBytes: (limits: CrfImportLimits = CRF_IMPORT_LIMITS) =>

@@ -14,6 +14,7 @@ import {
   type CrfImportLimits,
   type ImportResult,
 } from '@ecrf/core/interop';
+import { definitionFacts, type DefinitionFacts } from './crf-definition-facts.js';
 
 export type CrfSource = 'json' | 'excel' | 'redcap' | 'odm';
 
@@ -24,7 +25,7 @@ export interface CrfImportTask {
 }
 
 export type CrfImportOutcome =
-  | { kind: 'read'; source: CrfSource; result: ImportResult }
+  | { kind: 'read'; source: CrfSource; result: ImportResult; facts: DefinitionFacts[] }
   | { kind: 'refused'; code: 'crf.unknown_format' | 'crf.too_large'; message: string };
 
 const ENCODING_WARNING = '文件不是 UTF-8 编码，已按 GBK/GB18030 读取';
@@ -84,7 +85,9 @@ async function workbookBreach(data: Uint8Array, limits: CrfImportLimits): Promis
 
 function withinLimits(source: CrfSource, result: ImportResult, limits: CrfImportLimits): CrfImportOutcome {
   const breach = importLimitBreach(result.definitions, limits);
-  return breach ? { kind: 'refused', code: 'crf.too_large', message: breach } : { kind: 'read', source, result };
+  if (breach) return { kind: 'refused', code: 'crf.too_large', message: breach };
+  // Counting and hashing a large upload takes tens of milliseconds: here, not on the server's event loop.
+  return { kind: 'read', source, result, facts: result.definitions.map(definitionFacts) };
 }
 
 /** Reads a file by its content's format, whatever the name claims. */

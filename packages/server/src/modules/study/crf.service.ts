@@ -1,6 +1,5 @@
-import crypto from 'node:crypto';
 import { and, asc, count, desc, eq, ilike, inArray, max, sql } from 'drizzle-orm';
-import { countValueItems, lintDefinition, type CrfDefinition } from '@ecrf/core';
+import { lintDefinition, type CrfDefinition } from '@ecrf/core';
 import {
   createExcelTemplate,
   exportExcel,
@@ -25,9 +24,9 @@ import {
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
-import { canonicalJson } from '../audit/audit-chain.js';
 import { audit, type AuditEntry } from '../capture/audit.service.js';
 import type { CrfImportPool, UploadedFile } from './crf-import.pool.js';
+import { definitionFacts, type DefinitionFacts } from './crf-definition-facts.js';
 import type { CrfSource } from './crf-import.worker.js';
 import { grantNewCrfsToFullRoles } from './staff.service.js';
 
@@ -163,6 +162,7 @@ export async function storeDefinitions(
   definitions: CrfDefinition[],
   choices: UploadChoices,
   warnings: unknown[] = [],
+  facts: readonly DefinitionFacts[] = definitions.map(definitionFacts),
 ) {
   return ctx.db.transaction(async (tx) => {
     const { studyCrfs, withData } = await studyCrfsAndData(tx, studyId, true);
@@ -192,37 +192,31 @@ export async function storeDefinitions(
       studyCrfs.map((c) => c.id),
     );
 
-    const stored = plan.map((p, i) => {
-      const id = p.crfId ?? createdId.get(p.storedTitle)!;
-      return { id, title: p.storedTitle, version: p.version, definition: { ...definitions[i]!, title: p.storedTitle } };
-    });
+    const stored = plan.map((p, i) => ({
+      id: p.crfId ?? createdId.get(p.storedTitle)!,
+      title: p.storedTitle,
+      version: p.version,
+      definition: definitions[i]!,
+      facts: facts[i]!,
+    }));
     await tx.insert(crfVersions).values(
       stored.map((s) => ({
         crfId: s.id,
         studyId,
         version: s.version,
-        definition: { ...s.definition, id: s.id },
+        definition: { ...s.definition, title: s.title, id: s.id },
         source,
-        itemCount: countValueItems(s.definition.children),
+        itemCount: s.facts.itemCount,
         createdBy: user.userId,
       })),
     );
-    // The definition's hash pins exactly which form version data will be captured with.
     const audited: AuditEntry[] = stored.map((s) => ({
       studyId,
       crfId: s.id,
       crfVersion: s.version,
       action: 'study.crf.upload',
       itemName: s.title,
-      newValue: {
-        title: s.title,
-        version: s.version,
-        source,
-        definitionSha256: crypto
-          .createHash('sha256')
-          .update(canonicalJson({ ...s.definition, id: s.id }))
-          .digest('hex'),
-      },
+      newValue: { title: s.title, version: s.version, source, definitionSha256: s.facts.sha256 },
     }));
     await audit(tx, user, ctx.clock(), audited);
     return stored.map(({ id, title, version }) => ({ id, title, version }));
@@ -243,14 +237,17 @@ async function storeOrPlan(
   definitions: CrfDefinition[],
   warnings: Array<{ path: string; message: string }>,
   choices: UploadChoices,
+  facts?: readonly DefinitionFacts[],
 ) {
-  const breach = importLimitBreach(definitions);
-  if (breach) throw AppError.badRequest('crf.too_large', breach);
+  if (!facts) {
+    const breach = importLimitBreach(definitions);
+    if (breach) throw AppError.badRequest('crf.too_large', breach);
+  }
   if (choices.dryRun) {
     const { studyCrfs, withData } = await studyCrfsAndData(ctx.db, studyId, false);
     return { crfs: [], plan: planUpload(definitions, studyCrfs, withData, choices.onExisting), warnings, notes: [] };
   }
-  const stored = await storeDefinitions(ctx, user, studyId, source, definitions, choices, warnings);
+  const stored = await storeDefinitions(ctx, user, studyId, source, definitions, choices, warnings, facts);
   return { crfs: stored, warnings, notes: [] as string[] };
 }
 
@@ -262,9 +259,9 @@ export async function uploadFile(
   file: UploadedFile,
   choices: UploadChoices = {},
 ) {
-  const { source, result } = await importer.read(file);
+  const { source, result, facts } = await importer.read(file);
   if (!result.ok || result.definitions.length === 0) refuse(result);
-  return storeOrPlan(ctx, user, studyId, source, result.definitions, warningsOf(result), choices);
+  return storeOrPlan(ctx, user, studyId, source, result.definitions, warningsOf(result), choices, facts);
 }
 
 export async function uploadDefinition(
