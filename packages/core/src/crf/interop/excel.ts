@@ -167,11 +167,21 @@ function cellValue(cell: ExcelJS.Cell): CellValue {
   return String(v);
 }
 
+/**
+ * A worksheet name for a form (the title itself is kept in 表单列表): Excel refuses : \ / ? * [ ], an
+ * apostrophe at either end, more than 31 characters, and two names differing only in case.
+ */
 function sheetName(title: string, used: Set<string>): string {
-  const base = title.replace(/[:\\/?*[\]]/g, '_').slice(0, 28) || '表单';
+  const base =
+    title
+      .replace(/[:\\/?*[\]]/g, '_')
+      .slice(0, 26)
+      .replace(/^'+|'+$/g, '')
+      .trim() || '表单';
+  const taken = (name: string) => used.has(name.toLowerCase()) || name === FORMS_SHEET || name === HELP_SHEET;
   let name = base;
-  for (let i = 2; used.has(name) || name === FORMS_SHEET || name === HELP_SHEET; i += 1) name = `${base}(${i})`;
-  used.add(name);
+  for (let i = 2; taken(name); i += 1) name = `${base}(${i})`;
+  used.add(name.toLowerCase());
   return name;
 }
 

@@ -1,135 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateForm } from '../evaluate-form.js';
 import { evaluateExpression } from '../expression/index.js';
+import { REDCAP_DICTIONARY, REDCAP_HEADER, redcapRow } from '../test/redcap-dictionary.js';
 import { formatImportIssue } from './import-result.js';
 import { importRedcapDictionary, normalizeDateBound, translateRedcapLogic, type RedcapFieldKind } from './redcap.js';
 
-const HEADER =
-  '"Variable / Field Name","Form Name","Section Header","Field Type","Field Label","Choices, Calculations, OR Slider Labels","Field Note","Text Validation Type OR Show Slider Number","Text Validation Min","Text Validation Max","Identifier?","Branching Logic (Show field only if...)","Required Field?","Custom Alignment","Question Number (surveys only)","Matrix Group Name","Matrix Ranking?","Field Annotation"';
-
-const row = (...cells: string[]) =>
-  [...cells, ...Array(18 - cells.length).fill('')].map((c) => `"${c.replace(/"/g, '""')}"`).join(',');
-
-/** A dictionary as a site exports it from REDCap: two forms, sections, branching, checkboxes, calculations, a matrix. */
-const DICTIONARY = [
-  HEADER,
-  row('record_id', 'demographics', '', 'text', 'Record ID'),
-  row('name', 'demographics', '', 'text', '姓名', '', '', '', '', '', 'y', '', 'y'),
-  row('dob', 'demographics', '基本信息', 'text', '出生日期', '', '', 'date_ymd', '1900-01-01', 'today', '', '', 'y'),
-  row('sex', 'demographics', '', 'radio', '性别', '1, 男 | 2, 女'),
-  row('pregnant', 'demographics', '', 'yesno', '是否妊娠', '', '', '', '', '', '', "[sex] = '2' and [age] >= 15"),
-  row('age', 'demographics', '', 'calc', '年龄', "rounddown(datediff([dob], 'today', 'y', 'ymd'), 0)"),
-  row('weight', 'demographics', '体格检查', 'text', '体重 (kg)', '', '', 'number_1dp', '20', '300', '', '', 'y'),
-  row('height', 'demographics', '', 'text', '身高 (cm)', '', '', 'integer', '50', '250'),
-  row('bmi', 'demographics', '', 'calc', 'BMI', 'round([weight]*10000/([height]*[height]),1)', 'kg/m2'),
-  row('email', 'demographics', '', 'text', '邮箱', '', '', 'email'),
-  row('mobile', 'demographics', '', 'text', '手机', '', '', 'phone'),
-  row('smoke', 'demographics', '', 'dropdown', '吸烟', '0, 从不 | 1, 已戒烟 | 2, 目前吸烟'),
-  row('packs', 'demographics', '', 'text', '每日包数', '', '', 'number', '', '', '', '[smoke] = "2"'),
-  row('comorb', 'demographics', '合并症', 'checkbox', '合并症', '1, 高血压 | 2, 糖尿病 | 3, 其他, 请注明'),
-  row('comorb_other', 'demographics', '', 'text', '其他合并症', '', '', '', '', '', '', '[comorb(3)] = "1"'),
-  row(
-    'dm_dx',
-    'demographics',
-    '',
-    'text',
-    '糖尿病诊断日期',
-    '',
-    '',
-    'date_ymd',
-    '',
-    '',
-    '',
-    "[comorb(2)] = '1' or [comorb(1)] = '1'",
-  ),
-  row('consent', 'demographics', '', 'truefalse', '已签署知情同意', '', '', '', '', '', '', '', 'y'),
-  row('pain', 'demographics', '', 'slider', '疼痛', '无痛 | | 剧痛', '', 'number'),
-  row(
-    'notes',
-    'demographics',
-    '',
-    'notes',
-    '备注',
-    '',
-    '<i>可选</i>',
-    '',
-    '',
-    '',
-    '',
-    '',
-    '',
-    'RV',
-    '',
-    '',
-    '',
-    '@HIDDEN-SURVEY',
-  ),
-  row('ecg', 'demographics', '', 'file', '心电图'),
-  row('sign', 'demographics', '', 'file', '签名', '', '', 'signature'),
-  row('info', 'demographics', '', 'descriptive', '<b>以下由研究者填写</b>'),
-  row('visit_time', 'demographics', '', 'text', '就诊时间', '', '', 'time'),
-  row(
-    'created',
-    'demographics',
-    '',
-    'text',
-    '填表日期',
-    '',
-    '',
-    'date_ymd',
-    '',
-    '',
-    '',
-    '',
-    '',
-    '',
-    '',
-    '',
-    '',
-    '@TODAY @READONLY',
-  ),
-  row('event_ref', 'demographics', '', 'text', '跨事件引用', '', '', '', '', '', '', '[baseline_arm_1][sex] = "1"'),
-  row('site', 'demographics', '', 'sql', '中心', 'select value from sites'),
-  row(
-    'phq_1',
-    'phq',
-    'PHQ-2 过去两周',
-    'radio',
-    '做事时提不起劲',
-    '0, 完全不会 | 1, 好几天 | 2, 一半以上天数 | 3, 几乎每天',
-    '',
-    '',
-    '',
-    '',
-    '',
-    '',
-    'y',
-    '',
-    '',
-    'phq',
-  ),
-  row(
-    'phq_2',
-    'phq',
-    '',
-    'radio',
-    '感到心情低落',
-    '0, 完全不会 | 1, 好几天 | 2, 一半以上天数 | 3, 几乎每天',
-    '',
-    '',
-    '',
-    '',
-    '',
-    '',
-    'y',
-    '',
-    '',
-    'phq',
-  ),
-  row('phq_total', 'phq', '', 'calc', 'PHQ-2 总分', 'sum([phq_1],[phq_2])'),
-  row('phq_flag', 'phq', '', 'yesno', '需要进一步评估', '', '', '', '', '', '', '[phq_total] >= 3'),
-  row('phq_ref', 'phq', '', 'text', '引用其他表单', '', '', '', '', '', '', '[sex] = "2"'),
-].join('\r\n');
+const HEADER = REDCAP_HEADER;
+const row = redcapRow;
+const DICTIONARY = REDCAP_DICTIONARY;
 
 describe('REDCap data dictionary import', () => {
   const result = importRedcapDictionary(DICTIONARY);

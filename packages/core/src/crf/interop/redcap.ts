@@ -294,8 +294,9 @@ export function redcapComparison(
         ? [right, leftKind]
         : [null, null];
     if (field && value === 'blank') return op === '=' ? isblank(field) : asExpr(not(isblank(field)), start);
-    if (field)
+    if (field) {
       return asExpr(op === '=' ? and(not(isblank(field)), raw(), start) : or(isblank(field), raw(), start), start);
+    }
     const bothBlank = and(isblank(left), isblank(right), start);
     const equal = or(bothBlank, and(and(not(isblank(left)), not(isblank(right)), start), raw('='), start), start);
     return asExpr(op === '=' ? equal : not(equal), start);
