@@ -2,8 +2,14 @@ import crypto from 'node:crypto';
 import { countValueItems, type CrfDefinition } from '@ecrf/core';
 import { canonicalJson } from '../../shared/canonical-json.js';
 
-/** What a stored CRF version records about its definition, computed where the file is read. */
-export interface DefinitionFacts {
+/**
+ * One form of an upload as the store needs it: its title, its definition already as JSON text, and what the
+ * stored version records about it. The reading worker hands these over instead of the object graph, so the
+ * server's event loop neither rebuilds nor re-serialises an 18 MB definition.
+ */
+export interface ReadForm {
+  title: string;
+  json: string;
   itemCount: number;
   /**
    * SHA-256 of the definition's canonical JSON as uploaded, before the CRF's id is attached: it pins exactly
@@ -12,9 +18,11 @@ export interface DefinitionFacts {
   sha256: string;
 }
 
-export function definitionFacts(definition: CrfDefinition): DefinitionFacts {
+export function readForm(definition: CrfDefinition): ReadForm {
   const { id: _id, ...uploaded } = definition;
   return {
+    title: definition.title,
+    json: JSON.stringify(uploaded),
     itemCount: countValueItems(definition.children),
     sha256: crypto.createHash('sha256').update(canonicalJson(uploaded)).digest('hex'),
   };

@@ -1,6 +1,6 @@
 /**
  * Reads an uploaded CRF file on a worker thread, so that parsing and linting a large file never blocks the
- * app server's event loop. Pure: bytes in, definitions and findings out; the caller stores them.
+ * app server's event loop. Pure: bytes in, forms (as JSON text) and findings out; the caller stores them.
  */
 import JSZip from 'jszip';
 import {
@@ -14,7 +14,7 @@ import {
   type CrfImportLimits,
   type ImportResult,
 } from '@ecrf/core/interop';
-import { definitionFacts, type DefinitionFacts } from './crf-definition-facts.js';
+import { readForm, type ReadForm } from './crf-definition-facts.js';
 
 export type CrfSource = 'json' | 'excel' | 'redcap' | 'odm';
 
@@ -25,7 +25,7 @@ export interface CrfImportTask {
 }
 
 export type CrfImportOutcome =
-  | { kind: 'read'; source: CrfSource; result: ImportResult; facts: DefinitionFacts[] }
+  | { kind: 'read'; source: CrfSource; ok: boolean; issues: ImportResult['issues']; forms: ReadForm[] }
   | { kind: 'refused'; code: 'crf.unknown_format' | 'crf.too_large'; message: string };
 
 const ENCODING_WARNING = '文件不是 UTF-8 编码，已按 GBK/GB18030 读取';
@@ -87,7 +87,8 @@ function withinLimits(source: CrfSource, result: ImportResult, limits: CrfImport
   const breach = importLimitBreach(result.definitions, limits);
   if (breach) return { kind: 'refused', code: 'crf.too_large', message: breach };
   // Counting and hashing a large upload takes tens of milliseconds: here, not on the server's event loop.
-  return { kind: 'read', source, result, facts: result.definitions.map(definitionFacts) };
+  const forms = result.ok ? result.definitions.map(readForm) : [];
+  return { kind: 'read', source, ok: result.ok, issues: result.issues, forms };
 }
 
 /** Reads a file by its content's format, whatever the name claims. */

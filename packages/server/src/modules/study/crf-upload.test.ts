@@ -239,7 +239,7 @@ describe('uploads have caps, each with its own message, and never block the serv
     const normal = createCrfImportPool();
     try {
       const read = await normal.read({ fileName: 'a.json', data: Buffer.from(JSON.stringify(form('快'))) });
-      expect(read.result.definitions[0]!.title).toBe('快');
+      expect(read.forms[0]!.title).toBe('快');
     } finally {
       await normal.close();
     }

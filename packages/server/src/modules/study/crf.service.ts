@@ -26,7 +26,7 @@ import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { audit, type AuditEntry } from '../capture/audit.service.js';
 import type { CrfImportPool, UploadedFile } from './crf-import.pool.js';
-import { definitionFacts, type DefinitionFacts } from './crf-definition-facts.js';
+import { readForm, type ReadForm } from './crf-definition-facts.js';
 import type { CrfSource } from './crf-import.worker.js';
 import { grantNewCrfsToFullRoles } from './staff.service.js';
 
@@ -61,8 +61,8 @@ export interface PlannedForm {
 
 type StudyCrf = { id: number; title: string; currentVersion: number };
 
-function refuse(result: ImportResult): never {
-  const errors = result.issues
+function refuse(issues: ImportResult['issues']): never {
+  const errors = issues
     .filter((i) => i.severity === 'error')
     .map((i) => ({ path: [i.form, i.field].filter(Boolean).join('.') || '', message: formatImportIssue(i) }));
   throw AppError.badRequest('crf.invalid', 'CRF定义有误，未导入', { errors });
@@ -77,19 +77,19 @@ function freeTitle(title: string, taken: ReadonlySet<string>): string {
 
 /** Which forms would be created and which would get a new version, given the user's choices so far. */
 function planUpload(
-  definitions: readonly CrfDefinition[],
+  forms: readonly Pick<ReadForm, 'title'>[],
   studyCrfs: readonly StudyCrf[],
   withData: ReadonlySet<number>,
   onExisting: UploadChoices['onExisting'] = {},
 ): PlannedForm[] {
   const seen = new Set<string>();
-  for (const d of definitions) {
+  for (const d of forms) {
     if (seen.has(d.title)) throw AppError.badRequest('crf.duplicate_title', `文件中有重名表单：${d.title}，未导入`);
     seen.add(d.title);
   }
   const byTitle = new Map(studyCrfs.map((c) => [c.title, c]));
   const taken = new Set([...byTitle.keys(), ...seen]);
-  return definitions.map((d) => {
+  return forms.map((d) => {
     const crf = byTitle.get(d.title);
     if (!crf) return { title: d.title, action: 'create', storedTitle: d.title, version: 1 };
     const choice = Object.hasOwn(onExisting, d.title) ? onExisting[d.title] : undefined;
@@ -159,14 +159,13 @@ export async function storeDefinitions(
   user: CurrentUser,
   studyId: number,
   source: CrfSource,
-  definitions: CrfDefinition[],
+  forms: readonly ReadForm[],
   choices: UploadChoices,
   warnings: unknown[] = [],
-  facts: readonly DefinitionFacts[] = definitions.map(definitionFacts),
 ) {
   return ctx.db.transaction(async (tx) => {
     const { studyCrfs, withData } = await studyCrfsAndData(tx, studyId, true);
-    const plan = planUpload(definitions, studyCrfs, withData, choices.onExisting);
+    const plan = planUpload(forms, studyCrfs, withData, choices.onExisting);
     if (unconfirmed(plan).length > 0) throw confirmationNeeded(plan, warnings);
 
     const versioned = plan.filter((p) => p.action === 'version').map((p) => p.crfId!);
@@ -196,17 +195,16 @@ export async function storeDefinitions(
       id: p.crfId ?? createdId.get(p.storedTitle)!,
       title: p.storedTitle,
       version: p.version,
-      definition: definitions[i]!,
-      facts: facts[i]!,
+      form: forms[i]!,
     }));
     await tx.insert(crfVersions).values(
       stored.map((s) => ({
         crfId: s.id,
         studyId,
         version: s.version,
-        definition: { ...s.definition, title: s.title, id: s.id },
+        definition: sql`${s.form.json}::jsonb || jsonb_build_object('title', ${s.title}::text, 'id', ${s.id}::integer)`,
         source,
-        itemCount: s.facts.itemCount,
+        itemCount: s.form.itemCount,
         createdBy: user.userId,
       })),
     );
@@ -216,15 +214,15 @@ export async function storeDefinitions(
       crfVersion: s.version,
       action: 'study.crf.upload',
       itemName: s.title,
-      newValue: { title: s.title, version: s.version, source, definitionSha256: s.facts.sha256 },
+      newValue: { title: s.title, version: s.version, source, definitionSha256: s.form.sha256 },
     }));
     await audit(tx, user, ctx.clock(), audited);
     return stored.map(({ id, title, version }) => ({ id, title, version }));
   });
 }
 
-function warningsOf(result: ImportResult) {
-  return result.issues
+function warningsOf(issues: ImportResult['issues']) {
+  return issues
     .filter((i) => i.severity === 'warning')
     .map((i) => ({ path: [i.form, i.field].filter(Boolean).join('.'), message: formatImportIssue(i) }));
 }
@@ -234,20 +232,15 @@ async function storeOrPlan(
   user: CurrentUser,
   studyId: number,
   source: CrfSource,
-  definitions: CrfDefinition[],
+  forms: readonly ReadForm[],
   warnings: Array<{ path: string; message: string }>,
   choices: UploadChoices,
-  facts?: readonly DefinitionFacts[],
 ) {
-  if (!facts) {
-    const breach = importLimitBreach(definitions);
-    if (breach) throw AppError.badRequest('crf.too_large', breach);
-  }
   if (choices.dryRun) {
     const { studyCrfs, withData } = await studyCrfsAndData(ctx.db, studyId, false);
-    return { crfs: [], plan: planUpload(definitions, studyCrfs, withData, choices.onExisting), warnings, notes: [] };
+    return { crfs: [], plan: planUpload(forms, studyCrfs, withData, choices.onExisting), warnings, notes: [] };
   }
-  const stored = await storeDefinitions(ctx, user, studyId, source, definitions, choices, warnings, facts);
+  const stored = await storeDefinitions(ctx, user, studyId, source, forms, choices, warnings);
   return { crfs: stored, warnings, notes: [] as string[] };
 }
 
@@ -259,9 +252,9 @@ export async function uploadFile(
   file: UploadedFile,
   choices: UploadChoices = {},
 ) {
-  const { source, result, facts } = await importer.read(file);
-  if (!result.ok || result.definitions.length === 0) refuse(result);
-  return storeOrPlan(ctx, user, studyId, source, result.definitions, warningsOf(result), choices, facts);
+  const read = await importer.read(file);
+  if (!read.ok || read.forms.length === 0) refuse(read.issues);
+  return storeOrPlan(ctx, user, studyId, read.source, read.forms, warningsOf(read.issues), choices);
 }
 
 export async function uploadDefinition(
@@ -277,8 +270,10 @@ export async function uploadDefinition(
       errors: lint.errors.map((e) => ({ path: e.path, message: e.message })),
     });
   }
+  const breach = importLimitBreach([lint.definition]);
+  if (breach) throw AppError.badRequest('crf.too_large', breach);
   const warnings = lint.warnings.map((w) => ({ path: w.path, message: w.message }));
-  return storeOrPlan(ctx, user, studyId, 'json', [lint.definition], warnings, choices);
+  return storeOrPlan(ctx, user, studyId, 'json', [readForm(lint.definition)], warnings, choices);
 }
 
 /** Whether data was ever entered with a CRF (deleted records count: their history refers to it). */
