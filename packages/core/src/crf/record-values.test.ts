@@ -97,4 +97,37 @@ describe('value texts', () => {
     expect(recordSummary(definition, { smoke: '1', weight: 70, note: '' })).toBe('吸烟：是；体重：70 kg');
     expect(valueText(undefined, { a: 1 })).toBe('{"a":1}');
   });
+
+  const visit: CrfDefinition = {
+    id: 'v',
+    title: '随访',
+    option: {},
+    children: [
+      item('section', 'fu', '随访', {}, [
+        item('int', 'odi', 'ODI评分', { units: '%' }),
+        item('radio', 'reop', '再次手术', { optionsValue: '0,1', optionsText: '否,是' }),
+        item('slider', 'vas', 'VAS'),
+        item('date', 'fu_date', '随访日期'),
+        item('datetime', 'fu_at', '记录时间'),
+      ]),
+    ],
+  };
+
+  it.each([
+    [
+      'the first date item leads, whatever its place in the form',
+      { odi: 30, reop: '0', vas: 2, fu_date: '2026-01-15' },
+      '随访日期：2026-01-15；ODI评分：30 %；再次手术：否',
+    ],
+    ['an empty date leaves the summary as it was', { odi: 30, reop: '1' }, 'ODI评分：30 %；再次手术：是'],
+    ['a 1900 date reads as empty (forms §9)', { fu_date: '1900-01-01', odi: 5 }, 'ODI评分：5 %'],
+    [
+      'only the first date item leads; a later one counts as any item',
+      { fu_date: '2026-02-01', fu_at: '2026-02-01 09:30:00' },
+      '随访日期：2026-02-01；记录时间：2026-02-01 09:30:00',
+    ],
+    ['the date alone', { fu_date: '2026-03-01' }, '随访日期：2026-03-01'],
+  ])('CRF-14: a repeatable record names its date: %s', (_name, values, expected) => {
+    expect(recordSummary(visit, values)).toBe(expected);
+  });
 });

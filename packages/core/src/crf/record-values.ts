@@ -1,8 +1,9 @@
 import type { CrfNode, CrfDefinition } from './crf-definition.schema.js';
-import { isChoiceType, isRowType, isValueType } from './crf-definition.schema.js';
+import { isChoiceType, isDateType, isRowType, isValueType } from './crf-definition.schema.js';
 import { additionKey, unitKey } from './evaluate-form.js';
 import { isEmptyValue } from './field-rules.js';
 import { choicesOf, unitsOf } from './options.js';
+import { displayDate } from './partial-date.js';
 import { readChoiceList, readMediaList, readRows } from './value-shapes.js';
 
 /**
@@ -140,18 +141,38 @@ export function valueText(
   return unit && UNIT_TYPES.has(node.type) ? `${text} ${unit}` : text;
 }
 
+/** The first date or date-time item of a form (sections, groups and cards looked into; rows not). */
+function firstDateItem(definition: CrfDefinition): CrfNode | null {
+  const walk = (list: readonly CrfNode[]): CrfNode | null => {
+    for (const node of list) {
+      if (node.name && (node.type === 'date' || node.type === 'datetime')) return node;
+      if (isRowType(node.type)) continue;
+      const found = walk(node.children);
+      if (found) return found;
+    }
+    return null;
+  };
+  return walk(definition.children);
+}
+
 /**
- * A short reading of a record for the list of a repeatable form's records: the first `limit`
- * filled top-level value items as `标题：文本`, in the form's order.
+ * A short reading of a record for the list of a repeatable form's records: the form's first date
+ * (or date-time) item leads when it is filled, because a visit is found by its date; then the first
+ * filled top-level value items as `标题：文本`, in the form's order, up to `limit` parts in all.
+ * Dates containing 1900 read as empty (forms §9).
  */
 export function recordSummary(definition: CrfDefinition, values: Readonly<Record<string, unknown>>, limit = 3): string {
   const nodes = nodesByName(definition);
   const parts: string[] = [];
+  const dateItem = firstDateItem(definition);
+  const dateValue = dateItem ? values[dateItem.name] : undefined;
+  const dateText = typeof dateValue === 'string' ? displayDate(dateValue) : '';
+  if (dateItem && dateText) parts.push(`${itemTitle(nodes, dateItem.name)}：${dateText}`);
   const walk = (list: readonly CrfNode[]) => {
     for (const node of list) {
       if (parts.length >= limit) return;
       if (node.name && isValueType(node.type) && !isRowType(node.type)) {
-        if (!isEmptyValue(values[node.name])) {
+        if (node !== dateItem && !isEmptyValue(values[node.name]) && !isBlankDate(node, values[node.name])) {
           parts.push(`${itemTitle(nodes, node.name)}：${valueText(node, values[node.name], values)}`);
         }
         continue;
@@ -162,3 +183,6 @@ export function recordSummary(definition: CrfDefinition, values: Readonly<Record
   walk(definition.children);
   return parts.join('；');
 }
+
+const isBlankDate = (node: CrfNode, value: unknown) =>
+  isDateType(node.type) && typeof value === 'string' && displayDate(value) === '';
