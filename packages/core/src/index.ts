@@ -7,3 +7,4 @@ export * from './menu.js';
 export * from './crf/index.js';
 export * from './study.js';
 export * from './subject.js';
+export * from './audit.js';

@@ -4,7 +4,7 @@ import { additionKey, unitKey } from './evaluate-form.js';
 import { isEmptyValue } from './field-rules.js';
 import { choicesOf, unitsOf } from './options.js';
 import { displayDate } from './partial-date.js';
-import { readChoiceList, readMediaList, readRows } from './value-shapes.js';
+import { fileReference, readChoiceList, readMediaList, readRows } from './value-shapes.js';
 
 /**
  * One rule for "did this value change", shared by the server (audit, reason for change, SDV and
@@ -101,14 +101,59 @@ const rowLabel = (n: number) => `第 ${n} 行`;
 const UNIT_TYPES = new Set(['int', 'real', 'number', 'input', 'text', 'slider']);
 
 /**
+ * The unit a value of this item is read in: the one chosen in its unit selector (kept beside it as
+ * `<name>_unit` in `values`), else its only or first unit; '' for items that show no unit.
+ */
+export function unitOf(node: CrfNode | undefined, values: Readonly<Record<string, unknown>> = {}): string {
+  if (!node || !UNIT_TYPES.has(node.type)) return '';
+  const units = unitsOf(node.option);
+  const chosen = values[unitKey(node.name)];
+  return typeof chosen === 'string' && chosen ? chosen : (units[0] ?? '');
+}
+
+/** A stored file reference (a key or a URL) as a name: the original name of a key when known. */
+export function fileLabel(value: string, fileNames?: ReadonlyMap<string, string>): string {
+  const ref = fileReference(value);
+  if (ref.kind === 'key') return fileNames?.get(ref.key) ?? ref.key;
+  const last = value.split('?')[0]!.split('/').filter(Boolean).pop() ?? value;
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+}
+
+/** The file references (keys or URLs) an upload item's value holds, in order. */
+export function fileValuesOf(node: CrfNode | undefined, value: unknown): string[] {
+  if (!node || isEmptyValue(value)) return [];
+  if (node.type === 'imageUpload') return readMediaList('image', value).map((e) => e.dialogImgUrl);
+  if (node.type === 'videoUpload') return readMediaList('video', value).map((e) => e.dialogVideoUrl);
+  if (node.type === 'fileUpload') return typeof value === 'string' && value.trim() ? [value.trim()] : [];
+  if (isRowType(node.type)) {
+    return readRows(value).flatMap((row) => node.children.flatMap((child) => fileValuesOf(child, row[child.name])));
+  }
+  return [];
+}
+
+export interface ValueTextOptions {
+  /**
+   * Original names of stored files by key: given, uploads read as their file names (with the
+   * entry's remarks) instead of a count, and a file item as its name instead of its key.
+   */
+  fileNames?: ReadonlyMap<string, string>;
+}
+
+/**
  * A stored value as a person reads it (PRINT: choice labels, not codes): choice codes become their
- * texts (with the addition text), the chosen or only unit follows a number, uploads are counted and
- * rows are listed. `values` is the whole record, for the unit and addition kept beside the item.
+ * texts (with the addition text), the chosen or only unit follows a number, uploads are counted (or
+ * named, see `options.fileNames`) and rows are listed. `values` is the whole record, for the unit
+ * and addition kept beside the item.
  */
 export function valueText(
   node: CrfNode | undefined,
   value: unknown,
   values: Readonly<Record<string, unknown>> = {},
+  options: ValueTextOptions = {},
 ): string {
   if (isEmptyValue(value)) return '';
   if (!node) return typeof value === 'object' ? JSON.stringify(value) : String(value);
@@ -121,24 +166,35 @@ export function valueText(
     return typeof addition === 'string' && addition ? `${text}（${addition}）` : text;
   }
   if (node.type === 'imageUpload' || node.type === 'videoUpload') {
-    const count = readMediaList(node.type === 'imageUpload' ? 'image' : 'video', value).length;
+    const entries = readMediaList(node.type === 'imageUpload' ? 'image' : 'video', value);
+    if (options.fileNames) {
+      return entries
+        .map((entry) => {
+          const url = 'dialogImgUrl' in entry ? entry.dialogImgUrl : entry.dialogVideoUrl;
+          const name = fileLabel(url, options.fileNames);
+          return entry.remarks ? `${name}（${entry.remarks}）` : name;
+        })
+        .join('、');
+    }
+    const count = entries.length;
     return count > 0 ? `${count} ${node.type === 'imageUpload' ? '张图片' : '个视频'}` : '';
+  }
+  if (node.type === 'fileUpload' && options.fileNames && typeof value === 'string') {
+    return fileLabel(value.trim(), options.fileNames);
   }
   if (isRowType(node.type)) {
     return readRows(value)
       .map((row, index) => {
         const cells = node.children
           .filter((child) => child.name && !isEmptyValue(row[child.name]))
-          .map((child) => `${titleOf(child)}：${valueText(child, row[child.name], row)}`);
+          .map((child) => `${titleOf(child)}：${valueText(child, row[child.name], row, options)}`);
         return `${rowLabel(index + 1)} ${cells.join('，')}`;
       })
       .join('；');
   }
-  const units = unitsOf(node.option);
-  const chosen = values[unitKey(node.name)];
-  const unit = typeof chosen === 'string' && chosen ? chosen : units.length > 0 ? units[0] : '';
+  const unit = unitOf(node, values);
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return unit && UNIT_TYPES.has(node.type) ? `${text} ${unit}` : text;
+  return unit ? `${text} ${unit}` : text;
 }
 
 /** The first date or date-time item of a form (sections, groups and cards looked into; rows not). */

@@ -1,0 +1,215 @@
+import type { CrfNode } from './crf/crf-definition.schema.js';
+import { isEmptyValue } from './crf/field-rules.js';
+import { itemTitle, valueText } from './crf/record-values.js';
+
+/**
+ * Every action code the server writes into the audit trail, with the name people read (the trail,
+ * the 操作记录 drawer, the CSV export). The server's audit writer only accepts these codes, so a new
+ * kind of audit row cannot be added without a name; a test checks the server's sources against it.
+ */
+export const AUDIT_ACTION_NAMES = {
+  'subject.create': '添加患者',
+  'subject.update': '修改患者信息',
+  'subject.state': '修改患者状态',
+  'subject.delete': '删除患者',
+  'subject.restore': '恢复患者',
+  'subject.sign': '签名',
+  'subject.sign_invalidated': '签名失效',
+  'crf.create': '新建表单记录',
+  'item.update': '保存',
+  'crf.submit': '提交',
+  'crf.delete': '删除记录',
+  'sdv.verify': 'SDV',
+  'sdv.unverify': '取消SDV',
+  'sdv.clear': 'SDV失效',
+  'doubt.open': '发起质疑',
+  'doubt.reply': '回复质疑',
+  'doubt.reopen': '重新开启质疑',
+  'doubt.close': '关闭质疑',
+  'study.create': '创建项目',
+  'study.config': '修改项目设置',
+  'study.delete': '删除项目',
+  'study.disease.create': '新增病种',
+  'study.disease.update': '修改病种',
+  'study.disease.delete': '删除病种',
+  'study.role.create': '新增项目角色',
+  'study.role.update': '修改项目角色',
+  'study.role.delete': '删除项目角色',
+  'study.personnel.add': '添加项目人员',
+  'study.personnel.update': '修改项目人员',
+  'study.personnel.remove': '移除项目人员',
+  'study.crf.upload': '上传CRF',
+  'study.crf.delete': '删除CRF',
+  'study.stage.create': '新增阶段',
+  'study.stage.update': '修改阶段',
+  'study.stage.delete': '删除阶段',
+  'study.stage.crf.add': '阶段添加表单',
+  'study.stage.crf.update': '修改阶段表单',
+  'study.stage.crf.remove': '阶段移除表单',
+} as const satisfies Record<string, string>;
+
+export type AuditAction = keyof typeof AUDIT_ACTION_NAMES;
+
+export const isAuditAction = (code: string): code is AuditAction => Object.hasOwn(AUDIT_ACTION_NAMES, code);
+
+/** The Chinese name of an action; a code this version does not know (an older or newer server) stays as it is. */
+export function auditActionName(code: string): string {
+  return isAuditAction(code) ? AUDIT_ACTION_NAMES[code] : code;
+}
+
+/** The SDV mark of a whole form is kept under this item name. */
+export const FORM_SDV_ITEM = '__form__';
+
+/** Subject record states (0 在组, 1 完成, 2 退出). */
+export const SUBJECT_STATE_NAMES: Readonly<Record<number, string>> = { 0: '在组', 1: '完成', 2: '退出' };
+
+/** Patient fields in the order the enrolment row lists them. */
+const ENROLMENT_FIELDS = [
+  'identificationCode',
+  'subjectName',
+  'gender',
+  'birth',
+  'mobile',
+  'idNumber',
+  'diseaseCode',
+  'deptId',
+] as const;
+
+const DEFAULT_FIELD_LABELS: Readonly<Record<string, string>> = {
+  identificationCode: '编号',
+  subjectName: '患者姓名',
+  gender: '性别',
+  birth: '出生日期',
+  mobile: '手机号',
+  idNumber: '身份证号',
+  diseaseCode: '病种',
+  deptId: '所属中心',
+};
+
+/** What the trail needs, beyond the row itself, to put words on it. */
+export interface AuditTextContext {
+  /** The items of the CRF version the row refers to. */
+  nodes?: ReadonlyMap<string, CrfNode>;
+  /** The values kept beside the item (its chosen unit, its addition text) before and after the change. */
+  before?: Readonly<Record<string, unknown>>;
+  after?: Readonly<Record<string, unknown>>;
+  /** Original file names by file key. */
+  fileNames?: ReadonlyMap<string, string>;
+  /** The study's labels of the patient fields (its base configuration). */
+  fieldLabels?: Readonly<Record<string, string>>;
+  /** Disease code → name. */
+  diseaseNames?: ReadonlyMap<string, string>;
+}
+
+export interface AuditRowFacts {
+  action: string;
+  itemName: string | null;
+  oldValue: unknown;
+  newValue: unknown;
+}
+
+export interface AuditRowText {
+  actionName: string;
+  /** The item's title, the patient field's label, 整表 for a whole-form mark; '' when the row has none. */
+  itemTitle: string;
+  oldText: string;
+  newText: string;
+}
+
+/** Any JSON value in words, for rows the trail has no item definition for (set-up rows). */
+export function plainText(value: unknown): string {
+  if (isEmptyValue(value)) return '';
+  if (Array.isArray(value)) return value.map(plainText).join('、');
+  if (typeof value === 'object') {
+    return Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => !isEmptyValue(v))
+      .map(([k, v]) => `${k}：${plainText(v)}`)
+      .join('；');
+  }
+  return String(value);
+}
+
+function fieldText(field: string | null, value: unknown, ctx: AuditTextContext): string {
+  if (isEmptyValue(value)) return '';
+  if (field === 'gender') return value === 1 ? '男' : value === 0 ? '女' : plainText(value);
+  if (field === 'diseaseCode') return ctx.diseaseNames?.get(String(value)) ?? plainText(value);
+  if (field === 'state') return SUBJECT_STATE_NAMES[Number(value)] ?? plainText(value);
+  return plainText(value);
+}
+
+const fieldLabel = (field: string, ctx: AuditTextContext) =>
+  ctx.fieldLabels?.[field] || DEFAULT_FIELD_LABELS[field] || field;
+
+/** A record's values in words, item by item in the form's words (a deleted record's snapshot). */
+function recordText(value: unknown, ctx: AuditTextContext): string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return plainText(value);
+  const values = value as Record<string, unknown>;
+  const nodes = ctx.nodes ?? new Map<string, CrfNode>();
+  return Object.entries(values)
+    .filter(([name, v]) => !isEmptyValue(v) && !name.endsWith('_unit') && !name.endsWith('_addition'))
+    .map(([name, v]) => `${itemTitle(nodes, name)}：${valueText(nodes.get(name), v, values, ctx)}`)
+    .join('；');
+}
+
+const textOf = (value: unknown) => (typeof value === 'string' ? value : plainText(value));
+
+/**
+ * An audit row in words (one rule for the trail on the page and in the export): the action's name,
+ * the item's title from the CRF version the row was written under, and old and new values with
+ * choice labels, units and file names instead of codes, keys and numbers.
+ */
+export function describeAuditRow(row: AuditRowFacts, ctx: AuditTextContext = {}): AuditRowText {
+  const actionName = auditActionName(row.action);
+  const nodes = ctx.nodes ?? new Map<string, CrfNode>();
+  const title = (name: string | null) =>
+    !name ? '' : name === FORM_SDV_ITEM ? '整表' : ctx.nodes ? itemTitle(nodes, name) : name;
+  const out = (itemTitle: string, oldText: string, newText: string) => ({ actionName, itemTitle, oldText, newText });
+  switch (row.action) {
+    case 'item.update': {
+      const node = row.itemName ? nodes.get(row.itemName) : undefined;
+      return out(
+        title(row.itemName),
+        valueText(node, row.oldValue, ctx.before, ctx),
+        valueText(node, row.newValue, ctx.after, ctx),
+      );
+    }
+    case 'crf.delete':
+      return out('', recordText(row.oldValue, ctx), '');
+    case 'sdv.verify':
+    case 'sdv.unverify':
+    case 'sdv.clear':
+    case 'crf.create':
+    case 'crf.submit':
+      return out(title(row.itemName), '', '');
+    case 'doubt.open':
+    case 'doubt.reply':
+    case 'doubt.reopen':
+    case 'doubt.close':
+      return out(title(row.itemName), textOf(row.oldValue), textOf(row.newValue));
+    case 'subject.create': {
+      const fields = (row.newValue ?? {}) as Record<string, unknown>;
+      const text = ENROLMENT_FIELDS.filter((f) => !isEmptyValue(fields[f]))
+        .map((f) => `${fieldLabel(f, ctx)}：${fieldText(f, fields[f], ctx)}`)
+        .join('；');
+      return out('', '', text);
+    }
+    case 'subject.update':
+      return out(
+        row.itemName ? fieldLabel(row.itemName, ctx) : '',
+        fieldText(row.itemName, row.oldValue, ctx),
+        fieldText(row.itemName, row.newValue, ctx),
+      );
+    case 'subject.state':
+      return out('状态', fieldText('state', row.oldValue, ctx), fieldText('state', row.newValue, ctx));
+    case 'subject.sign': {
+      const meaning = (row.newValue as { meaning?: unknown } | null)?.meaning;
+      return out('', '', typeof meaning === 'string' ? meaning : '');
+    }
+    case 'subject.sign_invalidated':
+    case 'subject.delete':
+    case 'subject.restore':
+      return out('', '', '');
+    default:
+      return out(row.itemName ?? '', plainText(row.oldValue), plainText(row.newValue));
+  }
+}
