@@ -1,5 +1,5 @@
 import { isRowType, isValueType, type CrfDefinition, type CrfNode, type CrossCheck } from './crf-definition.schema.js';
-import { compileExpression, ExpressionError, type CompiledExpression } from './expression/index.js';
+import { compileExpression, ExpressionError, type CompiledExpression, type FormReference } from './expression/index.js';
 import { itemRule, type FieldRule } from './field-rules.js';
 import { choicesOf, indexList } from './options.js';
 import { parseTriggers, type Trigger } from './visibility.js';
@@ -71,6 +71,8 @@ export interface CompiledForm {
   /** Units in an order where everything a unit reads comes before it. */
   order: Unit[];
   unitOfName: ReadonlyMap<string, Unit>;
+  /** Items of other forms the expressions read through form(), each once. */
+  formReferences: readonly FormReference[];
   issues: DefinitionIssue[];
 }
 
@@ -183,6 +185,7 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
   }
 
   checkReferences(nodes, byName, issues);
+  const formReferences = collectFormReferences(definition, nodes, issues);
 
   // Units: a row container with all its descendants evaluates as one.
   const units: Unit[] = [];
@@ -289,7 +292,37 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
     }
   }
 
-  return { definition, nodes, byName, order, unitOfName, issues };
+  return { definition, nodes, byName, order, unitOfName, formReferences, issues };
+}
+
+/**
+ * The other forms' items the expressions read. A form naming itself is refused: its own items are
+ * read by name, and "the newest record of this form" would be the record being edited, as stored.
+ */
+function collectFormReferences(definition: CrfDefinition, nodes: NodeInfo[], issues: DefinitionIssue[]) {
+  const out = new Map<string, FormReference>();
+  for (const info of nodes) {
+    const expressions: Array<[string, CompiledExpression | null]> = [
+      ['showIf', info.showIf],
+      ['calc', info.calc],
+      ...info.checks.map((c, i): [string, CompiledExpression] => [`checks[${i}].expression`, c.expression]),
+    ];
+    for (const [field, compiled] of expressions) {
+      for (const ref of compiled?.formReferences ?? []) {
+        if (ref.form === definition.title) {
+          issues.push({
+            severity: 'error',
+            path: `${info.path}.option.${field}`,
+            name: info.node.name || undefined,
+            message: `form() 不能引用本表单“${ref.form}”，本表单的题目请直接写名称：${ref.item}`,
+          });
+          continue;
+        }
+        out.set(`${ref.form}\u0000${ref.item}`, ref);
+      }
+    }
+  }
+  return [...out.values()];
 }
 
 /** Depth-first topological order that keeps document order where the graph allows; reports each cycle once. */

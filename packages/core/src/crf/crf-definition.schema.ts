@@ -4,8 +4,8 @@ import { z } from 'zod';
  * The CRF definition format (forms §3): a tree of nodes { id, name, title, type, option, children }.
  * Spec fields keep their names and their loose legacy typing (flags as 1/"1"/true, numbers as
  * strings) so definitions exported by the old system load unchanged; helpers in options.ts read
- * them one way. Our extensions (showIf, calc, checks, crfCols, validate.type/precision, url, identifier, titleEn) are documented
- * in docs/crf-format.md.
+ * them one way. Our extensions (showIf, calc, checks, crfCols, validate.type/precision, url, identifier, titleEn,
+ * molarMass, patientField) are documented in docs/crf-format.md.
  */
 export const ITEM_TYPES = [
   'section',
@@ -134,6 +134,11 @@ export const itemOptionSchema = z
     refValueMaleMax: numberLikeSchema.optional(),
     refValueFemaleMin: numberLikeSchema.optional(),
     refValueFemaleMax: numberLikeSchema.optional(),
+    /**
+     * Extension: the analyte's molar mass in g/mol, so a range written in a mass unit (mg/dL) converts to a
+     * substance unit (mmol/L) of the unit selector and back (units.ts).
+     */
+    molarMass: numberLikeSchema.optional(),
     // Dates
     itemType: z.enum(['date', 'datetime']).optional(),
     // Identify (recognition) options
@@ -147,6 +152,8 @@ export const itemOptionSchema = z
     calc: z.string().optional(),
     checks: z.array(crossCheckSchema).optional(),
     identifier: flagSchema.optional(),
+    /** Extension: the patient field a new form is prefilled from (PATIENT_FIELDS in patient-prefill.ts). */
+    patientField: z.string().optional(),
   })
   .loose();
 export type ItemOption = z.infer<typeof itemOptionSchema>;

@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CRF_MSG } from './crf-messages.js';
-import { evaluateForm, initialValues, isFormEditable, type EvaluationContext } from './evaluate-form.js';
+import {
+  blockingErrors,
+  evaluateForm,
+  formReferencesOf,
+  initialValues,
+  isFormEditable,
+  isMissingRequired,
+  type EvaluationContext,
+} from './evaluate-form.js';
 import type { CrfDefinition } from './crf-definition.schema.js';
 import { lintDefinition } from './linter.js';
 import { baselineCrf, deepFreeze } from './test/fixtures.js';
@@ -319,5 +327,121 @@ describe('stored extras', () => {
   it('VAL-01: a required upload holding an empty JSON list is missing', () => {
     const state = evaluateForm(def, { pics: '[]' }, { now: new Date('2026-11-22T00:00:00Z') });
     expect(state.errors.map((e) => e.item)).toContain('pics');
+  });
+});
+
+describe('clinical feedback', () => {
+  const now = new Date(Date.UTC(2024, 5, 15, 2, 0, 0));
+  const labs = lintDefinition({
+    title: '实验室检查',
+    option: {},
+    children: [
+      {
+        name: 'hb',
+        title: '血红蛋白',
+        type: 'real',
+        option: { units: 'g/L,g/dL', refValueMaleMin: 130, refValueMaleMax: 175 },
+        children: [],
+      },
+      {
+        name: 'more',
+        title: '其他检验',
+        type: 'table',
+        option: {},
+        children: [
+          { name: 'item', title: '名称', type: 'input', option: { required: 1 }, children: [] },
+          {
+            name: 'glu',
+            title: '血糖',
+            type: 'real',
+            option: { units: 'mmol/L,mg/dL', molarMass: 180.16, refValueMaleMin: 3.9, refValueMaleMax: 6.1 },
+            children: [],
+          },
+          { name: 'n', title: '次数', type: 'int', option: {}, children: [] },
+        ],
+      },
+    ],
+  }).definition!;
+
+  it('VIS-05: a value in the unit chosen in the selector is judged in that unit, at the top level and in rows', () => {
+    const male = { now, gender: 'male' as const };
+    expect(evaluateForm(labs, { hb: '13.5', hb_unit: 'g/dL' }, male).items.hb!.range).toBeNull();
+    expect(evaluateForm(labs, { hb: '12.5', hb_unit: 'g/dL' }, male).items.hb!.range).toBe('low');
+    expect(evaluateForm(labs, { hb: '13.5' }, male).items.hb!.range).toBe('low');
+    expect(evaluateForm(labs, { hb: '13.5', hb_unit: 'g/L' }, male).items.hb!.range).toBe('low');
+    const rows = evaluateForm(
+      labs,
+      {
+        more: [
+          { item: '空腹', glu: '90', glu_unit: 'mg/dL' },
+          { item: '餐后', glu: '140', glu_unit: 'mg/dL' },
+        ],
+      },
+      male,
+    ).items.more!.rows!;
+    expect(rows[0]!.glu!.range).toBeNull();
+    expect(rows[1]!.glu!.range).toBe('high');
+  });
+
+  it('required cells of table and list-group rows refuse a complete form the way required items do', () => {
+    const state = evaluateForm(
+      labs,
+      { hb: '140', more: [{ item: '', n: '2' }, { item: '  ' }, { item: '尿酸' }] },
+      { now },
+    );
+    expect(state.errors).toEqual([
+      { item: 'item', container: 'more', row: 0, message: '请输入数据', severity: 'error' },
+      { item: 'item', container: 'more', row: 1, message: '请输入数据', severity: 'error' },
+    ]);
+    expect(state.errors.every((e) => isMissingRequired(state, e))).toBe(true);
+    expect(blockingErrors(state, true)).toEqual(state.errors);
+    // A form still in progress may keep blanks, not wrong values.
+    expect(blockingErrors(state, false)).toEqual([]);
+    const wrong = evaluateForm(labs, { more: [{ item: '', n: 'abc' }] }, { now });
+    expect(blockingErrors(wrong, false)).toEqual([
+      { item: 'n', container: 'more', row: 0, message: '请输入整数', severity: 'error' },
+    ]);
+    expect(blockingErrors(wrong, true).map((e) => e.item)).toEqual(['item', 'n']);
+  });
+
+  const followUp = lintDefinition({
+    title: '术后随访',
+    option: {},
+    children: [
+      { name: 'fu_date', title: '随访日期', type: 'date', option: {}, children: [] },
+      {
+        name: 'fu_days',
+        title: '术后天数',
+        type: 'int',
+        option: { calc: 'datediff(date(form("手术记录", "op_at")), fu_date, "d")' },
+        children: [],
+      },
+      {
+        name: 'note',
+        title: '备注',
+        type: 'input',
+        option: { showIf: 'form("手术记录", "approach") == "open"' },
+        children: [],
+      },
+    ],
+  }).definition!;
+
+  it('form(): a calculation reads another form of the same patient, given in the context by title', () => {
+    expect(formReferencesOf(followUp)).toEqual([
+      { form: '手术记录', item: 'op_at' },
+      { form: '手术记录', item: 'approach' },
+    ]);
+    const forms = { 手术记录: { op_at: '2024-03-01 09:30:00', approach: 'open' } };
+    const state = evaluateForm(followUp, { fu_date: '2024-06-01', note: 'x' }, { now, forms });
+    expect(state.values.fu_days).toBe('92');
+    expect(state.items.note!.visible).toBe(true);
+    // Without the other form the calculation cannot be decided: the stored value stays, the note hides.
+    const alone = evaluateForm(followUp, { fu_date: '2024-06-01', fu_days: '7', note: 'x' }, { now });
+    expect(alone.values.fu_days).toBe('7');
+    expect(alone.values.note).toBeUndefined();
+    const rowsElsewhere = { 手术记录: { op_at: [{ a: 1 }], approach: 'mis' } };
+    expect(evaluateForm(followUp, { fu_date: '2024-06-01' }, { now, forms: rowsElsewhere }).values.fu_days).toBe(
+      undefined,
+    );
   });
 });

@@ -3,7 +3,7 @@ import { compileForm, CrfDefinitionError, type CompiledForm, type NodeInfo, type
 import { isChoiceType, isDateType, isRowType, isValueType, type CrfDefinition } from './crf-definition.schema.js';
 import { CRF_MSG } from './crf-messages.js';
 import { DEFAULT_TIME_ZONE, nowString, todayString } from './date-time.js';
-import { toValue, truthy, type ExpressionEnv, type Value } from './expression/index.js';
+import { toValue, truthy, type ExpressionEnv, type FormReference, type Value } from './expression/index.js';
 import { isEmptyValue, validateField } from './field-rules.js';
 import { sliderRange } from './layout.js';
 import { choicesOf, isOn, unitsOf } from './options.js';
@@ -31,6 +31,11 @@ export interface EvaluationContext {
   editable?: boolean;
   /** Study operate mode (typeOperate) disables every widget (forms §4). */
   operate?: boolean;
+  /**
+   * The values of the patient's other forms that form("标题", "item") reads, by form title: the newest
+   * live record of each (formReferencesOf says which forms and items). A form absent here reads blank.
+   */
+  forms?: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
 }
 
 export interface ItemState {
@@ -250,7 +255,22 @@ function globalEnv(run: Run): ExpressionEnv {
     },
     today: () => run.clock.today,
     now: () => run.clock.now,
+    form: (title, item) => otherFormValue(run.context.forms, title, item),
   };
+}
+
+/** An item of another form: blank when the form or the item is missing; list-group rows read blank too. */
+function otherFormValue(forms: EvaluationContext['forms'], title: string, item: string): Value {
+  const values = forms && Object.hasOwn(forms, title) ? forms[title] : undefined;
+  if (!values || !Object.hasOwn(values, item)) return null;
+  const raw = values[item];
+  if (Array.isArray(raw) && raw.some((v) => typeof v === 'object' && v !== null)) return null;
+  return toValue(raw);
+}
+
+/** The other forms' items a definition's expressions read (form() references), each once. */
+export function formReferencesOf(definition: CrfDefinition): readonly FormReference[] {
+  return getCompiledForm(definition).formReferences;
 }
 
 function evaluateUnit(run: Run, unit: Unit) {
@@ -259,8 +279,7 @@ function evaluateUnit(run: Run, unit: Unit) {
   const visible = parentVisible && isVisible(info, run.env, run.lookup);
   const name = info.node.name;
   if (!isRowType(info.node.type)) {
-    const raw = name ? run.input[name] : undefined;
-    const state = evaluateItem(run, info, visible, raw, run.env);
+    const state = evaluateItem(run, info, visible, run.input, run.env);
     run.items[info.key] = state;
     if (name && state.value !== undefined) run.effective[name] = state.value;
     if (name && state.additionVisible && Object.hasOwn(run.input, additionKey(name))) {
@@ -284,6 +303,7 @@ function evaluateUnit(run: Run, unit: Unit) {
       },
       today: run.env.today,
       now: run.env.now,
+      form: run.env.form,
     };
     const rowLookup: TriggerLookup = (dep) => {
       const member = run.compiled.byName.get(dep);
@@ -294,7 +314,7 @@ function evaluateUnit(run: Run, unit: Unit) {
       const parentShown = member.parent === info ? true : rowStates[member.parent!.key]?.visible === true;
       const memberVisible = parentShown && isVisible(member, rowEnv, rowLookup);
       const childName = member.node.name;
-      const memberState = evaluateItem(run, member, memberVisible, childName ? rowIn[childName] : undefined, rowEnv);
+      const memberState = evaluateItem(run, member, memberVisible, rowIn, rowEnv);
       rowStates[member.key] = memberState;
       if (childName && memberState.value !== undefined) rowOut[childName] = memberState.value;
       if (childName && memberState.additionVisible && Object.hasOwn(rowIn, additionKey(childName))) {
@@ -355,11 +375,18 @@ function calculatedValue(info: NodeInfo, result: Value): unknown {
   return result;
 }
 
-function evaluateItem(run: Run, info: NodeInfo, visible: boolean, raw: unknown, env: ExpressionEnv): ItemState {
+/** `source` is the record the item's value, unit and addition are read from: the form's values or a row. */
+function evaluateItem(
+  run: Run,
+  info: NodeInfo,
+  visible: boolean,
+  source: Readonly<Record<string, unknown>>,
+  env: ExpressionEnv,
+): ItemState {
   const state = baseState(run, info, visible);
   const node = info.node;
   if (!visible || !isValueType(node.type)) return state;
-  let value = normalizeValue(node, raw);
+  let value = normalizeValue(node, node.name ? source[node.name] : undefined);
   if (info.calc) {
     // forms §5: a result that is NaN or undefined is ignored, leaving the stored value.
     const result = calculatedValue(info, info.calc.evaluate(env));
@@ -383,7 +410,10 @@ function evaluateItem(run: Run, info: NodeInfo, visible: boolean, raw: unknown, 
       }
     });
   }
-  if (hasReferenceRange(node.option)) state.range = rangeIndicator(value, node.option, run.context.gender ?? null);
+  if (hasReferenceRange(node.option)) {
+    // The range is written in the first unit; a value entered in another unit is judged in that unit.
+    state.range = rangeIndicator(value, node.option, run.context.gender ?? null, chosenUnit(info, source));
+  }
   if (info.additionIndexes.length > 0 && isChoiceType(node.type)) {
     state.additionVisible = chosenIndexes(node, value).some((i) => info.additionIndexes.includes(i));
   }
@@ -414,6 +444,25 @@ function validateItem(run: Run, info: NodeInfo, value: unknown): string | null {
     return n >= min && n <= max ? null : fail(CRF_MSG.sliderOutOfRange(min, max));
   }
   return null;
+}
+
+/** Whether an issue is a required item (or a required cell of a list-group or table row) left blank. */
+export function isMissingRequired(state: FormState, issue: FormIssue): boolean {
+  const item =
+    issue.container !== undefined
+      ? state.items[issue.container]?.rows?.[issue.row ?? -1]?.[issue.item]
+      : state.items[issue.item];
+  return Boolean(item?.required) && isEmptyValue(item?.value);
+}
+
+/**
+ * The errors that refuse a save (forms §4, CRF-22/CRF-27). A form that is, or is being, submitted must
+ * be complete: every error counts, blank required items and blank required row cells alike. A form
+ * still in progress may be saved with blanks; its other errors (a wrong type, a range, a failed check)
+ * still refuse it.
+ */
+export function blockingErrors(state: FormState, complete: boolean): FormIssue[] {
+  return complete ? state.errors : state.errors.filter((issue) => !isMissingRequired(state, issue));
 }
 
 /**

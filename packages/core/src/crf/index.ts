@@ -9,6 +9,8 @@ export * from './partial-date.js';
 export * from './value-shapes.js';
 export * from './visibility.js';
 export * from './reference-range.js';
+export * from './units.js';
+export * from './patient-prefill.js';
 export * from './layout.js';
 export * from './compile-form.js';
 export * from './evaluate-form.js';

@@ -170,6 +170,36 @@ describe('definition linter', () => {
     expect((result.definition!.children[0]!.option as Record<string, unknown>).legacyColor).toBe('red');
   });
 
+  it('VIS-05: warns when a reference range cannot be converted to a unit of the selector; molarMass must be positive', () => {
+    const ranged = (option: CrfNode['option']) =>
+      lintDefinition(crf(item('real', 'x', 'X', { refValueMaleMin: 1, refValueMaleMax: 2, ...option })));
+    expect(ranged({ units: 'g/L,g/dL,mg/dL' }).warnings).toEqual([]);
+    expect(ranged({ units: 'mmol/L,mg/dL' }).warnings.map(formatIssue)).toEqual([
+      'children[0].option.units（x）：参考范围按第一个单位 mmol/L 填写，无法换算为 mg/dL（需要填写摩尔质量 molarMass）：选择该单位时不显示偏高偏低',
+    ]);
+    expect(ranged({ units: 'mmol/L,mg/dL', molarMass: 180.16 }).warnings).toEqual([]);
+    expect(ranged({ units: '℃,℉' }).warnings.map(formatIssue)).toEqual([
+      'children[0].option.units（x）：参考范围按第一个单位 ℃ 填写，无法换算为 ℉：选择该单位时不显示偏高偏低',
+    ]);
+    expect(lintDefinition(crf(item('real', 'x', 'X', { units: '℃,℉' }))).warnings).toEqual([]);
+    expect(ranged({ units: 'mmol/L,mg/dL', molarMass: 0 }).errors.map(formatIssue)).toEqual([
+      'children[0].option.molarMass（x）：摩尔质量（molarMass）必须大于 0',
+    ]);
+    expect(ranged({ molarMass: 'abc' }).errors.map(formatIssue)).toEqual([
+      'children[0].option.molarMass（x）：molarMass 必须是数字：abc',
+    ]);
+  });
+
+  it('form(): another form is named by literals, and a form cannot name itself', () => {
+    expect(errorsOf(crf(item('date', 'd', 'D', { calc: 'date(form("手术记录", "op_at"))' })))).toEqual([]);
+    expect(errorsOf(crf(item('int', 'x', 'X', { calc: 'form("测试表单", "y")' }), item('int', 'y', 'Y')))).toEqual([
+      'children[0].option.calc（x）：form() 不能引用本表单“测试表单”，本表单的题目请直接写名称：y',
+    ]);
+    expect(errorsOf(crf(item('int', 'x', 'X', { showIf: 'form(t, "y") > 1' }))).join('')).toMatch(
+      /form\(\) 的两个参数必须是写在引号中的表单标题和题目名称/,
+    );
+  });
+
   it('reports every error at once', () => {
     expect(
       errorsOf(crf(item('int', 'a', 'A', { calc: 'zz' }), item('int', 'a', 'B', { validate: { min: 2, max: 1 } }))),

@@ -13,8 +13,11 @@ import {
 } from './crf-definition.schema.js';
 import { compilePattern } from './field-rules.js';
 import { sliderRange } from './layout.js';
-import { choicesOf, indexList, splitList, toNumber } from './options.js';
+import { choicesOf, indexList, splitList, toNumber, unitsOf } from './options.js';
 import { isDateFormat, isValidPartialDate, dateFormatOf } from './partial-date.js';
+import { patientFieldProblem } from './patient-prefill.js';
+import { hasReferenceRange } from './reference-range.js';
+import { unitFactor, unitInfo } from './units.js';
 import { parseConverterRule, ValueConversionError } from './value-converter.js';
 
 export interface LintResult {
@@ -41,6 +44,7 @@ const NUMERIC_OPTIONS = [
   'refValueMaleMax',
   'refValueFemaleMin',
   'refValueFemaleMax',
+  'molarMass',
 ] as const;
 
 function zodPath(path: readonly PropertyKey[]): string {
@@ -82,11 +86,21 @@ export function lintDefinition(input: unknown): LintResult {
   }
   const definition = parsed.data;
   const issues: DefinitionIssue[] = [];
-  const walk = (node: CrfNode, path: string, depth: number) => {
+  const walk = (node: CrfNode, path: string, inRows: boolean) => {
     lintNode(node, path, issues);
-    node.children.forEach((child, i) => walk(child, `${path}.children[${i}]`, depth + 1));
+    const prefill = patientFieldProblem(node, inRows);
+    if (prefill) {
+      issues.push({
+        severity: 'error',
+        path: `${path}.option.patientField`,
+        name: node.name || undefined,
+        message: prefill,
+      });
+    }
+    const rows = inRows || isRowType(node.type);
+    node.children.forEach((child, i) => walk(child, `${path}.children[${i}]`, rows));
   };
-  definition.children.forEach((child, i) => walk(child, `children[${i}]`, 1));
+  definition.children.forEach((child, i) => walk(child, `children[${i}]`, false));
   issues.push(...compileForm(definition).issues);
   const errors = issues.filter((i) => i.severity === 'error');
   const warnings = issues.filter((i) => i.severity === 'warning');
@@ -141,6 +155,23 @@ function lintNode(node: CrfNode, path: string, issues: DefinitionIssue[]) {
     const lo = toNumber(option[low]);
     const hi = toNumber(option[high]);
     if (lo !== null && hi !== null && lo > hi) error(`option.${low}`, `${label}参考值下限 ${lo} 大于上限 ${hi}`);
+  }
+
+  const molarMass = toNumber(option.molarMass);
+  if (molarMass !== null && molarMass <= 0) error('option.molarMass', '摩尔质量（molarMass）必须大于 0');
+  const units = unitsOf(option);
+  if (units.length > 1 && hasReferenceRange(option)) {
+    // The range is written in the first unit; a unit it cannot be converted to shows no low/high mark.
+    for (const unit of units.slice(1)) {
+      if (unitFactor(units[0]!, unit, molarMass) === null) {
+        const dims = new Set([unitInfo(units[0]!)?.dimension, unitInfo(unit)?.dimension]);
+        const needsMolarMass = dims.has('massConcentration') && dims.has('substanceConcentration');
+        warn(
+          'option.units',
+          `参考范围按第一个单位 ${units[0]} 填写，无法换算为 ${unit}${needsMolarMass ? '（需要填写摩尔质量 molarMass）' : ''}：选择该单位时不显示偏高偏低`,
+        );
+      }
+    }
   }
 
   if (node.type === 'slider') {

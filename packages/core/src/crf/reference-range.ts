@@ -1,5 +1,6 @@
 import type { ItemOption } from './crf-definition.schema.js';
-import { toNumber } from './options.js';
+import { toNumber, unitsOf } from './options.js';
+import { roundConverted, unitFactor } from './units.js';
 
 /**
  * The spec encodes gender two ways: in the form context 1 is female (forms §3), in the patient
@@ -40,11 +41,23 @@ export interface ReferenceRange {
   max: number | null;
 }
 
-export function referenceRange(option: ItemOption, gender: Gender | null): ReferenceRange | null {
+/**
+ * The range for the subject's gender, in `unit`. The bounds are written in the item's first unit
+ * (the one a unit selector starts on); a value entered in another unit of the selector is judged
+ * against the bounds converted to that unit (units.ts). When no conversion is defined there is no
+ * range: no indicator is better than a wrong one.
+ */
+export function referenceRange(option: ItemOption, gender: Gender | null, unit?: string | null): ReferenceRange | null {
   if (gender === null) return null;
   const min = toNumber(gender === 'male' ? option.refValueMaleMin : option.refValueFemaleMin);
   const max = toNumber(gender === 'male' ? option.refValueMaleMax : option.refValueFemaleMax);
-  return min === null && max === null ? null : { min, max };
+  if (min === null && max === null) return null;
+  const base = unitsOf(option)[0];
+  if (!unit || base === undefined) return { min, max };
+  const factor = unitFactor(base, unit, toNumber(option.molarMass));
+  if (factor === null) return null;
+  const scale = (n: number | null) => (n === null ? null : roundConverted(n * factor));
+  return { min: scale(min), max: scale(max) };
 }
 
 export function hasReferenceRange(option: ItemOption): boolean {
@@ -53,9 +66,17 @@ export function hasReferenceRange(option: ItemOption): boolean {
   );
 }
 
-/** forms §4: low or high when the value lies outside the range for the subject's gender; bounds are inside. */
-export function rangeIndicator(value: unknown, option: ItemOption, gender: Gender | null): 'low' | 'high' | null {
-  const range = referenceRange(option, gender);
+/**
+ * forms §4: low or high when the value lies outside the range for the subject's gender; bounds are
+ * inside. `unit` is the unit the value was entered in (the first unit when absent).
+ */
+export function rangeIndicator(
+  value: unknown,
+  option: ItemOption,
+  gender: Gender | null,
+  unit?: string | null,
+): 'low' | 'high' | null {
+  const range = referenceRange(option, gender, unit);
   if (!range) return null;
   const n = typeof value === 'number' ? value : typeof value === 'string' ? toNumber(value) : null;
   if (n === null) return null;

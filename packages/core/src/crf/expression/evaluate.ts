@@ -5,11 +5,27 @@ import { parseExpression } from './parser.js';
 
 type Fn = (env: ExpressionEnv) => Value;
 
+/** The function that reads another form of the same patient: `form("手术记录", "op_at")`. */
+export const FORM_FUNCTION = 'form';
+
+/** An item of another form an expression reads: the form by its title, the item by its name. */
+export interface FormReference {
+  form: string;
+  item: string;
+}
+
+interface Collected {
+  deps: Set<string>;
+  forms: Map<string, FormReference>;
+}
+
 export interface CompiledExpression {
   readonly source: string;
   readonly ast: Expr;
   /** Item names the expression reads, in order of first use: the edges of the dependency graph. */
   readonly dependencies: readonly string[];
+  /** Items of other forms it reads through form(); the server loads them before evaluating. */
+  readonly formReferences: readonly FormReference[];
   /** Never throws for any item values: missing or unreadable input gives null. */
   evaluate(env: ExpressionEnv): Value;
 }
@@ -71,7 +87,7 @@ function arithmetic(op: '+' | '-' | '*' | '/' | '%' | '^', a: Value, b: Value): 
 
 const bool3 = (v: Value): boolean | null => (v === null ? null : truthy(v));
 
-function compileNode(node: Expr, deps: Set<string>): Fn {
+function compileNode(node: Expr, seen: Collected): Fn {
   switch (node.kind) {
     case 'number': {
       const value = node.value;
@@ -89,11 +105,11 @@ function compileNode(node: Expr, deps: Set<string>): Fn {
       return () => null;
     case 'identifier': {
       const name = node.name;
-      deps.add(name);
+      seen.deps.add(name);
       return (env) => env.get(name);
     }
     case 'unary': {
-      const operand = compileNode(node.operand, deps);
+      const operand = compileNode(node.operand, seen);
       switch (node.op) {
         case 'not':
           return (env) => {
@@ -111,8 +127,8 @@ function compileNode(node: Expr, deps: Set<string>): Fn {
       break;
     }
     case 'logical': {
-      const left = compileNode(node.left, deps);
-      const right = compileNode(node.right, deps);
+      const left = compileNode(node.left, seen);
+      const right = compileNode(node.right, seen);
       // Three-valued logic: an unknown (blank) side decides nothing on its own.
       if (node.op === 'and') {
         return (env) => {
@@ -132,8 +148,8 @@ function compileNode(node: Expr, deps: Set<string>): Fn {
       };
     }
     case 'binary': {
-      const left = compileNode(node.left, deps);
-      const right = compileNode(node.right, deps);
+      const left = compileNode(node.left, seen);
+      const right = compileNode(node.right, seen);
       const op = node.op;
       switch (op) {
         case '==':
@@ -163,6 +179,7 @@ function compileNode(node: Expr, deps: Set<string>): Fn {
       break;
     }
     case 'call': {
+      if (node.callee === FORM_FUNCTION) return compileFormReference(node, seen);
       const spec = FUNCTIONS.get(node.callee);
       if (!spec) throw new ExpressionError('unknown_function', `未知的函数 ${node.callee}()`, node.start);
       if (node.args.length < spec.min || node.args.length > spec.max) {
@@ -173,7 +190,7 @@ function compileNode(node: Expr, deps: Set<string>): Fn {
           node.start,
         );
       }
-      const args = node.args.map((arg) => compileNode(arg, deps));
+      const args = node.args.map((arg) => compileNode(arg, seen));
       if (node.callee === 'if') {
         const [cond, then, otherwise] = args as [Fn, Fn, Fn];
         return (env) => (truthy(cond(env)) ? then(env) : otherwise(env));
@@ -189,6 +206,32 @@ function compileNode(node: Expr, deps: Set<string>): Fn {
   throw new ExpressionError('syntax', '无法识别的表达式', null);
 }
 
+/**
+ * form(title, item) names both by string literals, so the forms and items an expression reads are
+ * known when it compiles (the server loads them in one query before a save, the linter checks them)
+ * and never depend on data.
+ */
+function compileFormReference(node: Extract<Expr, { kind: 'call' }>, seen: Collected): Fn {
+  if (node.args.length !== 2) {
+    throw new ExpressionError(
+      'arity',
+      `函数 ${FORM_FUNCTION}() 需要 2 个参数，实际为 ${node.args.length} 个`,
+      node.start,
+    );
+  }
+  const [form, item] = node.args as [Expr, Expr];
+  if (form.kind !== 'string' || item.kind !== 'string' || form.value.trim() === '' || item.value.trim() === '') {
+    throw new ExpressionError(
+      'syntax',
+      `表达式语法错误（第 ${node.start + 1} 个字符）：form() 的两个参数必须是写在引号中的表单标题和题目名称，例如 form("手术记录", "op_at")`,
+      node.start,
+    );
+  }
+  const reference = { form: form.value, item: item.value };
+  seen.forms.set(`${reference.form}\u0000${reference.item}`, reference);
+  return (env) => (env.form ? env.form(reference.form, reference.item) : null);
+}
+
 /** Results the engine can use: NaN and non-finite numbers become null (forms §5: they are ignored). */
 function clean(value: Value): Value {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
@@ -199,12 +242,13 @@ function clean(value: Value): Value {
 
 function build(source: string): CompiledExpression {
   const ast = parseExpression(source);
-  const deps = new Set<string>();
-  const fn = compileNode(ast, deps);
+  const seen: Collected = { deps: new Set(), forms: new Map() };
+  const fn = compileNode(ast, seen);
   return {
     source,
     ast,
-    dependencies: [...deps],
+    dependencies: [...seen.deps],
+    formReferences: [...seen.forms.values()],
     evaluate(env) {
       try {
         return clean(fn(env));

@@ -100,6 +100,12 @@ describe('expression language', () => {
     ['if(1, 2)', 'arity'],
     ['round()', 'arity'],
     ['and(1)', 'syntax'],
+    ['form("手术记录")', 'arity'],
+    ['form("手术记录", "op_at", 1)', 'arity'],
+    ['form("手术记录", op_at)', 'syntax'],
+    ['form(title, "op_at")', 'syntax'],
+    ['form("手术" + "记录", "op_at")', 'syntax'],
+    ['form("", "op_at")', 'syntax'],
     ['1 + '.repeat(3000) + '1', 'too_long'],
   ])('refuses %j with a typed error', (source, code) => {
     let error: unknown;
@@ -124,6 +130,25 @@ describe('expression language', () => {
   it('extracts the items an expression reads, not the functions it calls', () => {
     expect(compileExpression('if(a > 1, sum(b, c), round(a))').dependencies).toEqual(['a', 'b', 'c']);
     expect(compileExpression('today()').dependencies).toEqual([]);
+  });
+
+  it('form(): reads an item of another form of the same patient, named by string literals', () => {
+    const compiled = compileExpression(
+      'if(isblank(FORM("手术记录", "op_at")), -1, datediff(date(form("手术记录", "op_at")), visit, "d"))',
+    );
+    expect(compiled.dependencies).toEqual(['visit']);
+    expect(compiled.formReferences).toEqual([{ form: '手术记录', item: 'op_at' }]);
+    const env = {
+      get: (name: string) => (name === 'visit' ? '2024-06-01' : null),
+      today: () => clock.today,
+      now: () => clock.now,
+      form: (title: string, item: string) => (title === '手术记录' && item === 'op_at' ? '2024-05-31 23:50:00' : null),
+    };
+    expect(compiled.evaluate(env)).toBe(1);
+    // Without the other forms (an environment that cannot read them) the reference is blank.
+    expect(run('isblank(form("手术记录", "op_at"))')).toBe(true);
+    expect(run('date("2024-05-31 23:50:00")')).toBe('2024-05-31');
+    expect(run('date("2024-UK-UK")')).toBeNull();
   });
 
   it('compiles once per source (cache)', () => {
@@ -215,6 +240,8 @@ describe('expression language (properties)', () => {
     'round',
     'age',
     'datediff',
+    'form',
+    'date',
     'today',
     'null',
     'true',

@@ -1,12 +1,14 @@
-import { fullYearsBetween, parseDateTime, wallMillis, type DateTimeParts } from '../date-time.js';
+import { formatDateParts, fullYearsBetween, parseDateTime, wallMillis, type DateTimeParts } from '../date-time.js';
 import { roundNumber } from '../value-converter.js';
 import type { Value } from './ast.js';
 
-/** What a running expression may see: item values by name and the clock. Nothing else. */
+/** What a running expression may see: item values by name, the clock, and the patient's other forms. Nothing else. */
 export interface ExpressionEnv {
   get(name: string): Value;
   today(): string;
   now(): string;
+  /** `form("手术记录", "op_at")`: an item of the patient's newest record of another form; blank when there is none. */
+  form?(title: string, item: string): Value;
 }
 
 const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -222,6 +224,18 @@ export const FUNCTIONS: ReadonlyMap<string, FunctionSpec> = new Map<string, Func
   ],
   ['today', { min: 0, max: 0, fn: (_args, env) => env.today() }],
   ['now', { min: 0, max: 0, fn: (_args, env) => env.now() }],
+  [
+    'date',
+    {
+      min: 1,
+      max: 1,
+      // The calendar day of a date-time: day counts such as post-operative days compare days, not hours.
+      fn: ([d], env) => {
+        const parts = dateOf(d!, env);
+        return parts ? formatDateParts(parts) : null;
+      },
+    },
+  ],
   ['year', { min: 1, max: 1, fn: ([d], env) => dateOf(d!, env)?.year ?? null }],
   ['month', { min: 1, max: 1, fn: ([d], env) => dateOf(d!, env)?.month ?? null }],
   ['day', { min: 1, max: 1, fn: ([d], env) => dateOf(d!, env)?.day ?? null }],
