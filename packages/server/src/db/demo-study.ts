@@ -48,8 +48,14 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
     children: [
       item('section', 'demo_basic', '基本信息', { crfCols: 2 }, [
         item('title', '', '请依据身份证及病历如实填写', { showStyle: 'color: #099dad' }),
-        item('radio', 'sex', '性别', { optionsValue: '1,2', optionsText: '男,女', required: 1 }),
-        item('date', 'birth', '出生日期', { showStyle: 'pastTime', required: 1 }),
+        // Typed once in the patient dialog: a new 人口学资料 starts with them (patientField).
+        item('radio', 'sex', '性别', {
+          optionsValue: '1,2',
+          optionsText: '男,女',
+          required: 1,
+          patientField: 'gender',
+        }),
+        item('date', 'birth', '出生日期', { showStyle: 'pastTime', required: 1, patientField: 'birth' }),
         item('int', 'age', '年龄', { units: '岁', calc: 'age(birth)', readOnly: 1 }),
         item('select', 'ethnic', '民族', { optionsValue: 'han,hui,man,other', optionsText: '汉族,回族,满族,其他' }),
         item('multiSelect', 'insurance', '医保类型', {
@@ -240,7 +246,12 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
       item('section', 'fu', '随访', { crfCols: 2 }, [
         item('title', '', '术后3个月、6个月、1年各随访一次', {}),
         item('date', 'fu_date', '随访日期', { required: 1, showStyle: 'pastTime' }),
-        item('int', 'fu_days', '术后天数', { units: '天', calc: "datediff(fu_date, today(), 'd')", readOnly: 1 }),
+        // Days from the day of surgery (another form of the same patient) to the visit, not to today.
+        item('int', 'fu_days', '术后天数', {
+          units: '天',
+          calc: 'datediff(date(form("手术记录", "op_at")), fu_date, "d")',
+          readOnly: 1,
+        }),
         item('slider', 'fu_vas', '腿痛VAS评分', { valueMin: 0, valueMax: 10, valueStep: 1 }),
         item('int', 'odi', 'ODI评分', {
           units: '%',

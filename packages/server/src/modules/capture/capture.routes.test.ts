@@ -137,7 +137,7 @@ describe('patients', () => {
       subjectName: '孙七',
     });
     expect(list.body.data.total).toBe(1);
-    expect(list.body.data.list[0]).toMatchObject({ subjectName: '孙七', crfStates: { total: 0 } });
+    expect(list.body.data.list[0]).toMatchObject({ subjectName: '孙七', crfStates: { total: 6, submitted: 0 } });
     expect(
       (await t.call(admin, 'GET', `/api/v1/business/subjectRecord/list?studyId=${studyId}&subjectName=孙七`)).body.data
         .total,

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull } from 'drizzle-orm';
 import {
+  blockingErrors,
   changedItemNames,
   crfKey,
   evaluateForm,
@@ -8,6 +9,7 @@ import {
   genderFromPatient,
   initialValues,
   isEmptyValue,
+  isMissingRequired,
   MSG,
   reasonRequired,
   recordSummary,
@@ -15,7 +17,6 @@ import {
   type CrfAction,
   type CrfDefinition,
   type FormIssue,
-  type FormState,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
@@ -36,6 +37,7 @@ import type { CurrentUser } from '../../http/auth.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { activeDoubtsOf, syncSystemQueries, systemFindings } from '../doubt/doubt.service.js';
 import { audit } from './audit.service.js';
+import { otherFormValues, prefillFromPatient } from './linked-values.service.js';
 import { getSubjectByRecord, invalidateSignatures, listSignatures } from './subject.service.js';
 
 export interface SaveInput {
@@ -254,7 +256,14 @@ export async function crfDetail(
       })),
     initialValues: current
       ? null
-      : initialValues(definition, { now: ctx.clock(), gender: genderFromPatient(subject.gender) }),
+      : {
+          ...initialValues(definition, { now: ctx.clock(), gender: genderFromPatient(subject.gender) }),
+          ...prefillFromPatient(definition, subject),
+        },
+    // What this form's form("标题", "item") calls read, from forms the caller may view.
+    formValues: await otherFormValues(ctx.db, record.studyId, subjectRecordId, definition, (id) =>
+      can(access, id, 'view'),
+    ),
     repeat: repeatable ? 0 : 1,
     permissions: permissionsFor(access, crfId),
     signature: signature ? { valid: signature.valid, signedAt: signature.signedAt, signer: signature.signer } : null,
@@ -289,13 +298,6 @@ export async function dataList(ctx: AppContext, access: StudyAccess, subjectReco
     creater: creater ?? '',
     summary: recordSummary(definitions.get(record.crfVersion)!, record.values),
   }));
-}
-
-function isMissingRequired(state: FormState, issue: FormIssue) {
-  const item = issue.container
-    ? state.items[issue.container]?.rows?.[issue.row ?? -1]?.[issue.item]
-    : state.items[issue.item];
-  return Boolean(item?.required) && isEmptyValue(item?.value);
 }
 
 const issueOut = (i: FormIssue) => ({
@@ -382,8 +384,14 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput) {
       .select({ gender: subjects.gender })
       .from(subjects)
       .where(eq(subjects.id, record.subjectId));
-    const evaluated = evaluateForm(definition, input.values, { now, gender: genderFromPatient(subject?.gender) });
-    const blocking = input.submit ? evaluated.errors : evaluated.errors.filter((e) => !isMissingRequired(evaluated, e));
+    const forms = await otherFormValues(tx, record.studyId, record.id, definition);
+    const evaluated = evaluateForm(definition, input.values, {
+      now,
+      gender: genderFromPatient(subject?.gender),
+      forms,
+    });
+    // A submitted form stays complete: saving it again is held to the submit rules (required row cells too).
+    const blocking = blockingErrors(evaluated, Boolean(input.submit) || existing?.state === FORM_STATE.submitted);
     if (blocking.length > 0) {
       const onlyRequired = blocking.every((e) => isMissingRequired(evaluated, e));
       throw AppError.badRequest('crf.invalid', onlyRequired ? MSG.fillRequired : '表单数据有误', {

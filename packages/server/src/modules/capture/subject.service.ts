@@ -5,6 +5,8 @@ import {
   buttonKey,
   DEFAULT_BASE_CONFIG,
   DEFAULT_TIME_ZONE,
+  FORM_STATE,
+  formStateOf,
   isMaskOf,
   maskIdentifier,
   MSG,
@@ -21,6 +23,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import {
   crfDataRecords,
+  crfStageCrfs,
   crfVersions,
   crfs,
   departments,
@@ -455,12 +458,14 @@ export async function listRecords(
     .offset(page.offset);
   if (rows.length === 0) return { list: [], total: Number(total) };
   const [study] = await ctx.db
-    .select({ displayCrfColumn: studies.displayCrfColumn })
+    .select({ displayCrfColumn: studies.displayCrfColumn, multiDisease: studies.multiDisease })
     .from(studies)
     .where(eq(studies.studyId, studyId));
+  const expected = await expectedForms(ctx.db, studyId, study?.multiDisease ?? false);
   const records = await ctx.db
     .select({
       subjectRecordId: crfDataRecords.subjectRecordId,
+      crfId: crfDataRecords.crfId,
       state: crfDataRecords.state,
       values: crfDataRecords.values,
       updatedAt: crfDataRecords.updatedAt,
@@ -502,15 +507,52 @@ export async function listRecords(
     return {
       ...present(ctx, row, clear),
       crfStates: {
-        total: mine.length,
-        submitted: mine.filter((r) => r.state === 2).length,
-        incomplete: mine.filter((r) => r.state === 1).length,
+        ...formProgress(expected(row.diseaseCode), mine),
         doubt: Number(open.find((o) => o.subjectRecordId === row.subjectRecordId)?.n ?? 0),
       },
       columns,
     };
   });
   return { list, total: Number(total) };
+}
+
+/**
+ * The forms a patient is expected to fill: the forms of the study's stages (a repeatable form counts
+ * once); in multi-disease mode, those of them the patient's disease lists, when it lists any. Two
+ * statements for the whole page, not one per patient.
+ */
+async function expectedForms(db: Db, studyId: number, multiDisease: boolean) {
+  const staged = await db
+    .selectDistinct({ crfId: crfStageCrfs.crfId })
+    .from(crfStageCrfs)
+    .where(eq(crfStageCrfs.studyId, studyId));
+  const all = staged.map((s) => s.crfId);
+  if (!multiDisease) return () => all;
+  const diseases = await db
+    .select({ diseaseCode: studyDiseases.diseaseCode, crfIds: studyDiseases.crfIds })
+    .from(studyDiseases)
+    .where(eq(studyDiseases.studyId, studyId));
+  const byDisease = new Map(diseases.map((d) => [d.diseaseCode, all.filter((id) => d.crfIds.includes(id))] as const));
+  return (diseaseCode: string) => {
+    const own = byDisease.get(diseaseCode);
+    return own && own.length > 0 ? own : all;
+  };
+}
+
+/**
+ * 表单进度: of the forms the patient is expected to fill, how many are submitted (every record of the
+ * form submitted) and how many are started but not submitted. Forms outside the expected set do not
+ * count, so submitted never exceeds total.
+ */
+function formProgress(expected: readonly number[], records: ReadonlyArray<{ crfId: number; state: number }>) {
+  let submitted = 0;
+  let incomplete = 0;
+  for (const crfId of expected) {
+    const state = formStateOf(records.filter((r) => r.crfId === crfId));
+    if (state === FORM_STATE.submitted) submitted += 1;
+    else if (state === FORM_STATE.incomplete) incomplete += 1;
+  }
+  return { total: expected.length, submitted, incomplete };
 }
 
 /** Titles of the study's CRF items, from the newest version of each CRF. */

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { countValueItems, type CrfDefinition } from '@ecrf/core';
+import { countValueItems, formReferencesOf, type CrfDefinition } from '@ecrf/core';
 import { canonicalJson } from '../../shared/canonical-json.js';
 
 /**
@@ -16,6 +16,8 @@ export interface ReadForm {
    * which form data will be captured with (the audit row of the upload carries it).
    */
   sha256: string;
+  /** Titles of the other forms its form("标题", "item") calls read; the upload warns about those the study lacks. */
+  formTitles: string[];
 }
 
 export function readForm(definition: CrfDefinition): ReadForm {
@@ -25,5 +27,6 @@ export function readForm(definition: CrfDefinition): ReadForm {
     json: JSON.stringify(uploaded),
     itemCount: countValueItems(definition.children),
     sha256: crypto.createHash('sha256').update(canonicalJson(uploaded)).digest('hex'),
+    formTitles: [...new Set(formReferencesOf(definition).map((r) => r.form))],
   };
 }

@@ -165,6 +165,7 @@ export async function storeDefinitions(
 ) {
   return ctx.db.transaction(async (tx) => {
     const { studyCrfs, withData } = await studyCrfsAndData(tx, studyId, true);
+    warnings.push(...missingFormWarnings(forms, studyCrfs));
     const plan = planUpload(forms, studyCrfs, withData, choices.onExisting);
     if (unconfirmed(plan).length > 0) throw confirmationNeeded(plan, warnings);
 
@@ -221,6 +222,22 @@ export async function storeDefinitions(
   });
 }
 
+/**
+ * form("标题", "item") naming a form that is neither in the study nor in this upload: a warning, not a
+ * refusal, since forms are often uploaded one by one; until it exists the reference reads blank.
+ */
+function missingFormWarnings(forms: readonly ReadForm[], studyCrfs: readonly StudyCrf[]) {
+  const known = new Set([...studyCrfs.map((c) => c.title), ...forms.map((f) => f.title)]);
+  return forms.flatMap((form) =>
+    form.formTitles
+      .filter((title) => !known.has(title))
+      .map((title) => ({
+        path: form.title,
+        message: `表单“${form.title}”的表达式引用的表单“${title}”在项目中不存在，上传该表单前引用的值为空`,
+      })),
+  );
+}
+
 function warningsOf(issues: ImportResult['issues']) {
   return issues
     .filter((i) => i.severity === 'warning')
@@ -238,6 +255,7 @@ async function storeOrPlan(
 ) {
   if (choices.dryRun) {
     const { studyCrfs, withData } = await studyCrfsAndData(ctx.db, studyId, false);
+    warnings.push(...missingFormWarnings(forms, studyCrfs));
     return { crfs: [], plan: planUpload(forms, studyCrfs, withData, choices.onExisting), warnings, notes: [] };
   }
   const stored = await storeDefinitions(ctx, user, studyId, source, forms, choices, warnings);
