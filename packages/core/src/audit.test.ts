@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { auditActionName, describeAuditRow, plainText } from './audit.js';
 import type { CrfDefinition } from './crf/crf-definition.schema.js';
-import { fileLabel, fileValuesOf, nodesByName, unitOf, valueText } from './crf/record-values.js';
+import { fileLabel, fileValuesOf, nodesByName, storedFileKey, unitOf, valueText } from './crf/record-values.js';
 import { item } from './crf/test/fixtures.js';
 
 const KEY_A = 'a'.repeat(32);
@@ -118,6 +118,9 @@ describe('describeAuditRow: the trail in words', () => {
   it('without file names a stored key is never shown as a name it is not', () => {
     expect(fileLabel(KEY_A)).toBe(KEY_A);
     expect(fileLabel(KEY_A, fileNames)).toBe('术前正位片.jpg');
+    expect(fileLabel(`/api/v1/fileupload/downfile?fileKey=${KEY_A}`, fileNames)).toBe('术前正位片.jpg');
+    expect(storedFileKey(`/api/v1/fileupload/downfile?fileKey=${KEY_B}`)).toBe(KEY_B);
+    expect(storedFileKey('https://cdn.example.com/a/b.png')).toBeNull();
     expect(valueText(nodes.get('xray'), JSON.stringify([{ dialogImgUrl: KEY_A }]))).toBe('1 张图片');
   });
 

@@ -4,7 +4,7 @@ import { additionKey, unitKey } from './evaluate-form.js';
 import { isEmptyValue } from './field-rules.js';
 import { choicesOf, unitsOf } from './options.js';
 import { displayDate } from './partial-date.js';
-import { fileReference, readChoiceList, readMediaList, readRows } from './value-shapes.js';
+import { FILE_DOWNLOAD_PATH, fileReference, readChoiceList, readMediaList, readRows } from './value-shapes.js';
 
 /**
  * One rule for "did this value change", shared by the server (audit, reason for change, SDV and
@@ -111,10 +111,22 @@ export function unitOf(node: CrfNode | undefined, values: Readonly<Record<string
   return typeof chosen === 'string' && chosen ? chosen : (units[0] ?? '');
 }
 
+/**
+ * The stored-file key a file reference names: a value without a slash is a key (forms §3), and the
+ * download call's own address names one in its `fileKey`; any other URL is not ours.
+ */
+export function storedFileKey(value: string): string | null {
+  const ref = fileReference(value);
+  if (ref.kind === 'key') return ref.key;
+  const [path = '', query = ''] = value.split('?');
+  if (!path.endsWith(FILE_DOWNLOAD_PATH)) return null;
+  return new URLSearchParams(query).get('fileKey');
+}
+
 /** A stored file reference (a key or a URL) as a name: the original name of a key when known. */
 export function fileLabel(value: string, fileNames?: ReadonlyMap<string, string>): string {
-  const ref = fileReference(value);
-  if (ref.kind === 'key') return fileNames?.get(ref.key) ?? ref.key;
+  const key = storedFileKey(value);
+  if (key !== null) return fileNames?.get(key) ?? key;
   const last = value.split('?')[0]!.split('/').filter(Boolean).pop() ?? value;
   try {
     return decodeURIComponent(last);

@@ -1,12 +1,20 @@
-import { and, asc, count, desc, eq, inArray, isNull, or } from 'drizzle-orm';
-import { buttonKey, maskIdentifier, SUBJECT_IDENTIFIER_FIELDS, type SubjectIdentifierField } from '@ecrf/core';
+import { and, asc, count, desc, eq, gt, inArray, isNull, or } from 'drizzle-orm';
+import {
+  buttonKey,
+  maskIdentifier,
+  nowString,
+  SUBJECT_IDENTIFIER_FIELDS,
+  type AuditAction,
+  type SubjectIdentifierField,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { auditEvents } from '../../db/schema/index.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
-import { hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
+import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { appendChained } from '../audit/audit-chain.js';
+import { readableAuditRows } from './audit-text.service.js';
 
 export interface AuditEntry {
   studyId: number;
@@ -14,7 +22,8 @@ export interface AuditEntry {
   crfDataRecordId?: number | null;
   crfId?: number | null;
   crfVersion?: number | null;
-  action: string;
+  /** Only codes with a name (core's AUDIT_ACTION_NAMES) can be written. */
+  action: AuditAction;
   itemName?: string | null;
   oldValue?: unknown;
   newValue?: unknown;
@@ -63,7 +72,7 @@ export async function auditRowChanges<T extends { studyId: number }>(
   tx: Db,
   user: CurrentUser,
   at: Date,
-  action: string,
+  action: AuditAction,
   changes: ReadonlyArray<RowChange<T>>,
   describe: { key: (row: T) => Pick<AuditEntry, 'itemName' | 'crfId'>; view: (row: T) => unknown },
 ) {
@@ -99,14 +108,20 @@ const eventColumns = {
   createTime: auditEvents.createdAt,
 };
 
-export async function recordHistory(ctx: AppContext, crfDataRecordId: number, itemName?: string) {
-  return ctx.db
+/** A record's trail (or one item's), newest first, in words. */
+export async function recordHistory(ctx: AppContext, access: StudyAccess, crfDataRecordId: number, itemName?: string) {
+  const rows = await ctx.db
     .select(eventColumns)
     .from(auditEvents)
     .where(
-      and(eq(auditEvents.crfDataRecordId, crfDataRecordId), itemName ? eq(auditEvents.itemName, itemName) : undefined),
+      and(
+        eq(auditEvents.studyId, access.studyId),
+        eq(auditEvents.crfDataRecordId, crfDataRecordId),
+        itemName ? eq(auditEvents.itemName, itemName) : undefined,
+      ),
     )
     .orderBy(desc(auditEvents.id));
+  return readableAuditRows(ctx.db, access.studyId, rows);
 }
 
 /** Patient-level rows (no CRF) and the rows of the CRFs the caller may view (the form page's rule). */
@@ -153,7 +168,12 @@ export async function subjectHistory(ctx: AppContext, access: StudyAccess, subje
     .orderBy(desc(auditEvents.id))
     .limit(page.limit)
     .offset(page.offset);
-  return { list: list.map((row) => forCaller(access, row)), total: Number(total) };
+  const readable = await readableAuditRows(
+    ctx.db,
+    access.studyId,
+    list.map((row) => forCaller(access, row)),
+  );
+  return { list: readable, total: Number(total) };
 }
 
 export async function auditEvent(ctx: AppContext, id: number) {
@@ -164,51 +184,113 @@ export async function auditEvent(ctx: AppContext, id: number) {
   return row;
 }
 
+/** One audit row in words, for a caller who may view its CRF (403 otherwise). */
+export async function readableEvent(ctx: AppContext, access: StudyAccess, id: number) {
+  const event = await auditEvent(ctx, id);
+  if (!event || event.studyId !== access.studyId || !canViewCrf(access, event.crfId)) return undefined;
+  const [row] = await readableAuditRows(ctx.db, access.studyId, [forCaller(access, event)]);
+  return row;
+}
+
 const csvCell = (v: unknown) => {
   const text = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
-  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  // A cell starting with = + - @ (or a tab or return) is a formula to Excel: mark it as text (CSV
+  // injection). Plain numbers such as -3.5 stay as they are.
+  const formula = /^[=+\-@\t\r]/.test(text) && !/^[+-]?\d+(\.\d+)?$/.test(text);
+  const safe = formula ? `'${text}` : text;
+  return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 };
 
-/** The study's whole audit trail as CSV (UTF-8 with BOM so Excel shows Chinese). */
-export async function exportStudyAudit(ctx: AppContext, access: StudyAccess, studyId: number) {
-  const rows = await ctx.db
-    .select(eventColumns)
-    .from(auditEvents)
-    .where(and(eq(auditEvents.studyId, studyId), visibleTo(access)))
-    .orderBy(asc(auditEvents.id));
-  const header = [
-    '序号',
-    '时间',
-    '操作人',
-    '操作',
-    '受试者记录',
-    'CRF记录',
-    'CRF',
-    'CRF版本',
-    '题目',
-    '原值',
-    '新值',
-    '原因',
-  ];
-  const lines = rows
-    .map((row) => forCaller(access, row))
-    .map((r) =>
-      [
-        r.id,
-        r.createTime.toISOString(),
-        r.userName,
-        r.action,
-        r.subjectRecordId,
-        r.crfDataRecordId,
-        r.crfId,
-        r.crfVersion,
-        r.itemName,
-        r.oldValue,
-        r.newValue,
-        r.reason,
-      ]
-        .map(csvCell)
-        .join(','),
+const CSV_HEADER = [
+  '序号',
+  '时间',
+  '操作人',
+  '操作',
+  '受试者编号',
+  '表单',
+  'CRF版本',
+  '题目',
+  '原值',
+  '新值',
+  '原因',
+  '操作代码',
+  '题目变量名',
+  '原值（原始）',
+  '新值（原始）',
+  '受试者记录ID',
+  'CRF记录ID',
+  'CRF ID',
+  '时间（UTC）',
+];
+
+const EXPORT_BATCH = 2000;
+
+/**
+ * The study's audit trail as CSV (UTF-8 with BOM so Excel shows Chinese), whole or one patient's,
+ * record's or item's (what an audit view shows): the same words as the trail on the page (titles,
+ * labels, units, file names, action names), then the raw codes and stored values so nothing is lost
+ * in the reading. Rows are read and put into words 2,000 at a time.
+ */
+export async function exportStudyAudit(
+  ctx: AppContext,
+  access: StudyAccess,
+  studyId: number,
+  scope: { subjectRecordId?: number; crfDataRecordId?: number; itemName?: string } = {},
+) {
+  const lines = [CSV_HEADER.join(',')];
+  let after = 0;
+  for (;;) {
+    const batch = await ctx.db
+      .select(eventColumns)
+      .from(auditEvents)
+      .where(
+        and(
+          eq(auditEvents.studyId, studyId),
+          visibleTo(access),
+          scope.subjectRecordId ? eq(auditEvents.subjectRecordId, scope.subjectRecordId) : undefined,
+          scope.crfDataRecordId ? eq(auditEvents.crfDataRecordId, scope.crfDataRecordId) : undefined,
+          scope.itemName ? eq(auditEvents.itemName, scope.itemName) : undefined,
+          gt(auditEvents.id, after),
+        ),
+      )
+      .orderBy(asc(auditEvents.id))
+      .limit(EXPORT_BATCH);
+    if (batch.length === 0) break;
+    after = batch[batch.length - 1]!.id;
+    const rows = await readableAuditRows(
+      ctx.db,
+      studyId,
+      batch.map((row) => forCaller(access, row)),
+      { subjectCodes: true },
     );
-  return `\uFEFF${[header.join(','), ...lines].join('\r\n')}\r\n`;
+    for (const r of rows) {
+      lines.push(
+        [
+          r.id,
+          nowString(r.createTime),
+          r.userName,
+          r.actionName,
+          r.identificationCode,
+          r.crfTitle,
+          r.crfVersion,
+          r.itemTitle,
+          r.oldText,
+          r.newText,
+          r.reason,
+          r.action,
+          r.itemName,
+          r.oldValue,
+          r.newValue,
+          r.subjectRecordId,
+          r.crfDataRecordId,
+          r.crfId,
+          r.createTime.toISOString(),
+        ]
+          .map(csvCell)
+          .join(','),
+      );
+    }
+    if (batch.length < EXPORT_BATCH) break;
+  }
+  return `\uFEFF${lines.join('\r\n')}\r\n`;
 }

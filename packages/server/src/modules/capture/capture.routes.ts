@@ -384,9 +384,9 @@ export function captureRoutes(app: App, ctx: AppContext) {
       config: { study: async (r) => (await auditService.auditEvent(ctx, q<{ id: number }>(r).id))?.studyId },
     },
     async (request) => {
-      const event = await auditService.auditEvent(ctx, request.query.id);
-      if (!event || !canViewCrf(requireStudy(request), event.crfId)) throw AppError.forbidden();
-      return ok(auditService.forCaller(requireStudy(request), event));
+      const event = await auditService.readableEvent(ctx, requireStudy(request), request.query.id);
+      if (!event) throw AppError.forbidden();
+      return ok(event);
     },
   );
 
@@ -474,10 +474,9 @@ export function captureRoutes(app: App, ctx: AppContext) {
     },
     async (request) => {
       const crfId = await crfData.dataRecordCrf(ctx, request.query.crfDataRecordId);
-      if (!requireStudy(request).all && !requireStudy(request).permissions.includes(`crf:${crfId}:view`)) {
-        throw AppError.forbidden();
-      }
-      return ok(await auditService.recordHistory(ctx, request.query.crfDataRecordId, request.query.itemName));
+      const access = requireStudy(request);
+      if (!canViewCrf(access, crfId)) throw AppError.forbidden();
+      return ok(await auditService.recordHistory(ctx, access, request.query.crfDataRecordId, request.query.itemName));
     },
   );
   app.put(
@@ -526,15 +525,29 @@ export function captureRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/audit/export',
     {
-      schema: { tags: crfTags, summary: '导出项目稽查轨迹（CSV）', querystring: studyIdQuery },
+      schema: {
+        tags: crfTags,
+        summary: '导出稽查轨迹（CSV）：整个项目，或一位患者、一条表单记录、一个题目的',
+        querystring: studyIdQuery.extend({
+          subjectRecordId: id.optional(),
+          crfDataRecordId: id.optional(),
+          itemName: z.string().max(100).optional(),
+        }),
+      },
       config: { study: fromQuery },
     },
     async (request, reply) => {
       const access = requireStudy(request);
       if (!access.all && !access.permissions.includes('btn:business.crf.sdv')) throw AppError.forbidden();
-      const csv = await auditService.exportStudyAudit(ctx, access, request.query.studyId);
+      const { studyId, subjectRecordId, crfDataRecordId, itemName } = request.query;
+      const csv = await auditService.exportStudyAudit(ctx, access, studyId, {
+        subjectRecordId,
+        crfDataRecordId,
+        itemName,
+      });
+      const scope = crfDataRecordId ? `-记录${crfDataRecordId}` : subjectRecordId ? `-受试者${subjectRecordId}` : '';
       return sendFile(reply, {
-        fileName: `稽查轨迹-${request.query.studyId}.csv`,
+        fileName: `稽查轨迹-${studyId}${scope}.csv`,
         type: 'text/csv; charset=utf-8',
         data: Buffer.from(csv),
       });

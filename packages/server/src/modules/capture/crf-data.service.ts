@@ -25,7 +25,6 @@ import {
   crfDataRecords,
   crfStageCrfs,
   crfStages,
-  crfVersions,
   crfs,
   subjectRecords,
   subjects,
@@ -37,6 +36,8 @@ import type { CurrentUser } from '../../http/auth.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { activeDoubtsOf, syncSystemQueries, systemFindings } from '../doubt/doubt.service.js';
 import { audit } from './audit.service.js';
+import { fileKeysOf, fileNamesOf } from './audit-text.service.js';
+import { definitionOf, nodesOf } from './crf-definitions.js';
 import { otherFormValues, prefillFromPatient } from './linked-values.service.js';
 import { getSubjectByRecord, invalidateSignatures, listSignatures } from './subject.service.js';
 
@@ -79,22 +80,18 @@ async function crfOfStudy(db: Db, studyId: number, crfId: number) {
   return crf;
 }
 
-const definitionCache = new Map<string, CrfDefinition>();
-
-/** Versions never change once stored, so their parsed definitions can be kept. */
-async function definitionOf(db: Db, crfId: number, version: number): Promise<CrfDefinition> {
-  const key = `${crfId}:${version}`;
-  const cached = definitionCache.get(key);
-  if (cached) return cached;
-  const [row] = await db
-    .select({ definition: crfVersions.definition })
-    .from(crfVersions)
-    .where(and(eq(crfVersions.crfId, crfId), eq(crfVersions.version, version)));
-  if (!row) throw AppError.notFound('crf.version_not_found', 'CRF版本不存在');
-  const definition = row.definition as CrfDefinition;
-  if (definitionCache.size > 500) definitionCache.clear();
-  definitionCache.set(key, definition);
-  return definition;
+/** Original names of the stored files that records of one form refer to, by file key (one statement, none without files). */
+async function filesOf(
+  db: Db,
+  studyId: number,
+  definition: CrfDefinition,
+  records: ReadonlyArray<Record<string, unknown>>,
+): Promise<Record<string, string>> {
+  const nodes = nodesOf(definition);
+  const keys = records.flatMap((values) =>
+    Object.entries(values).flatMap(([name, value]) => fileKeysOf(nodes.get(name), value)),
+  );
+  return Object.fromEntries(await fileNamesOf(db, studyId, keys));
 }
 
 /** Whether a form is single (repeat 1) in the study's stages; a form in no stage counts as single. */
@@ -237,12 +234,15 @@ export async function crfDetail(
     .where(eq(users.userId, record.createdBy ?? 0));
   const signature = (await listSignatures(ctx, subjectRecordId))[0] ?? null;
   const active = (await activeDoubtsOf(ctx.db, subjectRecordId)).filter((d) => d.crfId === crfId);
+  const files = await filesOf(ctx.db, record.studyId, definition, current ? [current.values] : []);
   return {
     crf: { id: crf.id, title: crf.title, version, option: definition.option ?? {}, definition },
     subject,
     subjectRecord: { id: record.id, creater: creater?.name ?? '', state: record.state },
     subjectState: { crfId, subjectRecordId, state: formStateOf(rows, new Set(active.map((d) => d.crfDataRecordId))) },
     crfDataRecord: current ? presentRecord(current) : null,
+    /** The original names of the files the record's values refer to, by file key. */
+    files,
     crfDataRecords: rows.map((r) => ({ crfDataRecordId: r.id, state: r.state })),
     crfDoubts: active
       .filter((d) => d.crfDataRecordId === current?.id)
@@ -497,17 +497,17 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput) {
       crfVersion,
     };
     await audit(tx, user, now, [
-      ...(existing ? [] : [{ ...base, action: 'crf.create' }]),
+      ...(existing ? [] : [{ ...base, action: 'crf.create' as const }]),
       ...changed.map((itemName) => ({
         ...base,
-        action: 'item.update',
+        action: 'item.update' as const,
         itemName,
         oldValue: before[itemName] ?? null,
         newValue: after[itemName] ?? null,
         reason,
       })),
-      ...cleared.map((itemName) => ({ ...base, action: 'sdv.clear', itemName, reason: '数据修改后核查失效' })),
-      ...(input.submit && !wasSubmitted ? [{ ...base, action: 'crf.submit' }] : []),
+      ...cleared.map((itemName) => ({ ...base, action: 'sdv.clear' as const, itemName, reason: '数据修改后核查失效' })),
+      ...(input.submit && !wasSubmitted ? [{ ...base, action: 'crf.submit' as const }] : []),
     ]);
     if (changed.length > 0) {
       await invalidateSignatures(tx, user, now, record.studyId, record.id, `表单“${crf.title}”的数据在签名后被修改`);
@@ -670,10 +670,18 @@ export async function overview(
         .orderBy(asc(crfDataRecords.id))
     : [];
   const result = [];
+  const files: Record<string, string> = {};
   for (const form of wanted) {
     const mine = rows.filter((r) => r.crfId === form.id && (!crfDataRecordId || r.id === crfDataRecordId));
     const version = mine[0]?.crfVersion ?? form.currentVersion;
     const definition = await definitionOf(ctx.db, form.id, version);
+    const formFiles = await filesOf(
+      ctx.db,
+      record.studyId,
+      definition,
+      mine.map((r) => r.values),
+    );
+    Object.assign(files, formFiles);
     result.push({
       crfId: form.id,
       title: form.title,
@@ -682,7 +690,7 @@ export async function overview(
       records: mine.map((r) => ({ crfDataRecordId: r.id, values: r.values, state: r.state })),
     });
   }
-  return { subject, menu, crfs: result };
+  return { subject, menu, crfs: result, files };
 }
 
 export async function latestRecordsOf(db: Db, subjectRecordId: number) {

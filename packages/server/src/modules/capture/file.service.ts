@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { fileTypeFromFile } from 'file-type';
 import type { AppContext } from '../../app-context.js';
-import { crfDataRecords, storedFiles } from '../../db/schema/index.js';
+import { auditEvents, crfDataRecords, storedFiles } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
@@ -158,8 +158,8 @@ export async function openFile(ctx: AppContext, fileKey: string) {
 
 /**
  * A file is read under the rule of the form that holds it: its uploader may read it (a form not
- * saved yet), and so may whoever may view a CRF whose live record refers to it. A member whose
- * study role grants no form sees no file.
+ * saved yet), and so may whoever may view a CRF whose live record, or whose audit trail, refers to
+ * it. A member whose study role grants no form sees no file.
  */
 export async function mayReadFile(
   ctx: AppContext,
@@ -189,5 +189,22 @@ export async function mayReadFile(
       ),
     )
     .limit(1);
-  return Boolean(holder);
+  if (holder) return true;
+  // A file the record no longer holds (replaced, or its record deleted) is still part of the audit
+  // trail, which the same viewers read: monitors must be able to open what an old value referred to.
+  const [trail] = await ctx.db
+    .select({ id: auditEvents.id })
+    .from(auditEvents)
+    .where(
+      and(
+        eq(auditEvents.studyId, access.studyId),
+        inArray(auditEvents.crfId, viewable),
+        or(
+          sql`${auditEvents.oldValue}::text like ${`%${fileKey}%`}`,
+          sql`${auditEvents.newValue}::text like ${`%${fileKey}%`}`,
+        ),
+      ),
+    )
+    .limit(1);
+  return Boolean(trail);
 }

@@ -17,6 +17,7 @@ import type { PageRequest } from '../../http/paging.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../capture/audit.service.js';
 import { seesIdentifiers } from '../capture/subject.service.js';
+import { doubtReader } from './doubt-text.js';
 
 export const OPTION = { open: 0, closed: 1, replied: 2 } as const;
 export const DOUBT_TYPE = { system: 0, user: 1 } as const;
@@ -137,6 +138,17 @@ export async function openDoubt(ctx: AppContext, user: CurrentUser, access: Stud
         { userId: user.userId, userName: nameOf(user) },
         now,
       );
+      await audit(tx, user, now, [
+        {
+          studyId: doubt.studyId,
+          subjectRecordId: doubt.subjectRecordId,
+          crfDataRecordId: doubt.crfDataRecordId,
+          crfId: doubt.crfId,
+          action: 'doubt.reopen',
+          itemName: doubt.itemName,
+          newValue: content,
+        },
+      ]);
       return { doubtId: doubt.id };
     }
     if (!input.crfDataRecordId) throw AppError.badRequest('doubt.save_first', DOUBT_MSG.saveFirst);
@@ -239,6 +251,17 @@ export async function replyDoubt(
       { userId: user.userId, userName: nameOf(user) },
       now,
     );
+    await audit(tx, user, now, [
+      {
+        studyId: doubt.studyId,
+        subjectRecordId: doubt.subjectRecordId,
+        crfDataRecordId: doubt.crfDataRecordId,
+        crfId: doubt.crfId,
+        action: 'doubt.reply',
+        itemName: doubt.itemName,
+        newValue: content.trim(),
+      },
+    ]);
   });
 }
 
@@ -323,14 +346,25 @@ export async function getDoubt(ctx: AppContext, access: StudyAccess, doubtId: nu
     .select({ values: crfDataRecords.values })
     .from(crfDataRecords)
     .where(eq(crfDataRecords.id, row.crfDataRecordId));
+  const [crf] = await ctx.db.select({ title: crfs.title }).from(crfs).where(eq(crfs.id, row.crfId));
+  const currentValue = valueAt(record?.values ?? {}, row.itemName, row.groupName, row.groupIndex);
+  const reader = await doubtReader(
+    ctx.db,
+    row.studyId,
+    [row],
+    messages.map((m) => [row, m.itemValue] as const),
+  );
   return {
-    ...present(row),
-    currentValue: valueAt(record?.values ?? {}, row.itemName, row.groupName, row.groupIndex),
+    ...present(row, { crfTitle: crf?.title }),
+    ...reader.words(row),
+    currentValue,
+    currentValueText: reader.text(row, currentValue),
     messages: messages.map((m) => ({
       id: m.id,
       kind: m.kind,
       content: m.content,
       itemValue: m.itemValue,
+      itemValueText: reader.text(row, m.itemValue, m.createdAt),
       userName: m.userName,
       createDate: m.createdAt,
     })),
@@ -402,14 +436,20 @@ export async function listDoubts(
     .limit(page.limit)
     .offset(page.offset);
   const clearNames = seesIdentifiers(access);
+  const reader = await doubtReader(
+    ctx.db,
+    studyId,
+    rows.map((r) => r.doubt),
+  );
   return {
-    list: rows.map((r) =>
-      present(r.doubt, {
+    list: rows.map((r) => ({
+      ...present(r.doubt, {
         identificationCode: r.identificationCode,
         subjectName: clearNames ? r.subjectName : maskName(r.subjectName),
         crfTitle: r.crfTitle,
       }),
-    ),
+      ...reader.words(r.doubt),
+    })),
     total: Number(total),
   };
 }

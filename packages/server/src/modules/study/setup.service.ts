@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import { buildTree } from '@ecrf/core';
+import { buildTree, type AuditAction } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { crfStageCrfs, crfStages, crfs, studies, studyDiseases } from '../../db/schema/index.js';
 import type { Tx } from '../../db/client.js';
@@ -88,7 +88,7 @@ async function auditStage(
   tx: Tx,
   user: CurrentUser,
   at: Date,
-  action: string,
+  action: AuditAction,
   before: StageRow | null,
   after: StageRow | null,
 ) {
@@ -186,7 +186,13 @@ async function checkCrfsOfStudy(ctx: AppContext, studyId: number, crfIds: number
 type StageCrfRow = typeof crfStageCrfs.$inferSelect;
 const stageCrfView = (c: StageCrfRow) => ({ repeat: c.repeat, orderNum: c.orderNum });
 
-function auditStageCrfs(tx: Tx, user: CurrentUser, at: Date, action: string, changes: Array<RowChange<StageCrfRow>>) {
+function auditStageCrfs(
+  tx: Tx,
+  user: CurrentUser,
+  at: Date,
+  action: AuditAction,
+  changes: Array<RowChange<StageCrfRow>>,
+) {
   return auditRowChanges(tx, user, at, action, changes, {
     key: (row) => ({ crfId: row.crfId, itemName: `stage:${row.stageId}` }),
     view: stageCrfView,

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, ilike, inArray, isNull, ne, notInArray, sql } from 'drizzle-orm';
-import { allStudyPermissionKeys, CRF_ACTIONS, crfKey, STUDY_BUTTONS, buttonKey } from '@ecrf/core';
+import { allStudyPermissionKeys, CRF_ACTIONS, crfKey, STUDY_BUTTONS, buttonKey, type AuditAction } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
 import { crfs, departments, studyPersonnel, studyRoles, users } from '../../db/schema/index.js';
@@ -117,7 +117,7 @@ async function auditRole(
   tx: Tx,
   user: CurrentUser,
   at: Date,
-  action: string,
+  action: AuditAction,
   before: StudyRoleRow | null,
   after: StudyRoleRow | null,
 ) {
@@ -279,7 +279,7 @@ async function checkRoleOfStudy(tx: Tx, studyId: number, studyRoleId: number) {
 type MemberRow = typeof studyPersonnel.$inferSelect;
 const memberView = (m: MemberRow) => ({ userId: m.userId, studyRoleId: m.studyRoleId, deptId: m.deptId });
 
-function auditMembers(tx: Tx, user: CurrentUser, at: Date, action: string, changes: Array<RowChange<MemberRow>>) {
+function auditMembers(tx: Tx, user: CurrentUser, at: Date, action: AuditAction, changes: Array<RowChange<MemberRow>>) {
   return auditRowChanges(tx, user, at, action, changes, {
     key: (row) => ({ itemName: `user:${row.userId}` }),
     view: memberView,

@@ -1,0 +1,240 @@
+import { and, asc, eq, inArray, like, or } from 'drizzle-orm';
+import {
+  DEFAULT_BASE_CONFIG,
+  describeAuditRow,
+  fileValuesOf,
+  storedFileKey,
+  type AuditRowText,
+  type CrfNode,
+} from '@ecrf/core';
+import type { Db } from '../../db/client.js';
+import {
+  auditEvents,
+  crfDataRecords,
+  crfs,
+  storedFiles,
+  studies,
+  studyDiseases,
+  subjectRecords,
+  subjects,
+} from '../../db/schema/index.js';
+import { definitionsOf, nodesOf, versionKey } from './crf-definitions.js';
+
+/** An audit row as the trail reads it from the table. */
+export interface RawAuditRow {
+  id: number;
+  action: string;
+  subjectRecordId: number | null;
+  crfDataRecordId: number | null;
+  crfId: number | null;
+  crfVersion: number | null;
+  itemName: string | null;
+  oldValue: unknown;
+  newValue: unknown;
+  reason: string | null;
+  userName: string;
+  createTime: Date;
+}
+
+/** A stored file a value refers to: its key (for the download call) and the name it was uploaded with. */
+export interface FileLink {
+  fileKey: string;
+  fileName: string;
+}
+
+export type ReadableAuditRow<T extends RawAuditRow> = T &
+  AuditRowText & {
+    crfTitle: string | null;
+    oldFiles: FileLink[];
+    newFiles: FileLink[];
+    /** The patient's study code (a pseudonym), when asked for. */
+    identificationCode?: string | null;
+  };
+
+const FILE_KEY = /^[0-9a-f]{32}$/;
+
+/** The stored-file keys among an upload item's file references (URLs are not ours to name). */
+export function fileKeysOf(node: CrfNode | undefined, value: unknown): string[] {
+  return fileValuesOf(node, value).flatMap((v) => {
+    const key = storedFileKey(v);
+    return key !== null && FILE_KEY.test(key) ? [key] : [];
+  });
+}
+
+/** Original names of the study's stored files, in one statement. */
+export async function fileNamesOf(db: Db, studyId: number, keys: Iterable<string>): Promise<Map<string, string>> {
+  const list = [...new Set(keys)];
+  if (list.length === 0) return new Map();
+  const rows = await db
+    .select({ fileKey: storedFiles.fileKey, fileName: storedFiles.fileName })
+    .from(storedFiles)
+    .where(and(eq(storedFiles.studyId, studyId), inArray(storedFiles.fileKey, list)));
+  return new Map(rows.map((r) => [r.fileKey, r.fileName]));
+}
+
+const SIDE_SUFFIXES = ['_unit', '_addition'] as const;
+
+/**
+ * The values kept beside items (chosen unit, addition text) as they were at a moment, rebuilt from
+ * the trail: a value is read in the unit of its time, not in today's. One statement for all records.
+ */
+export async function sideValuesOverTime(db: Db, recordIds: Iterable<number>) {
+  const ids = [...new Set(recordIds)];
+  const byRecord = new Map<number, Array<{ itemName: string; value: unknown; at: number }>>();
+  if (ids.length > 0) {
+    const rows = await db
+      .select({
+        crfDataRecordId: auditEvents.crfDataRecordId,
+        itemName: auditEvents.itemName,
+        value: auditEvents.newValue,
+        at: auditEvents.createdAt,
+      })
+      .from(auditEvents)
+      .where(
+        and(
+          inArray(auditEvents.crfDataRecordId, ids),
+          eq(auditEvents.action, 'item.update'),
+          or(...SIDE_SUFFIXES.map((suffix) => like(auditEvents.itemName, `%\\${suffix}`))),
+        ),
+      )
+      .orderBy(asc(auditEvents.id));
+    for (const row of rows) {
+      const list = byRecord.get(row.crfDataRecordId!) ?? [];
+      list.push({ itemName: row.itemName!, value: row.value, at: row.at.getTime() });
+      byRecord.set(row.crfDataRecordId!, list);
+    }
+  }
+  /** The side values of a record at `at`: including the changes saved at that very moment, or just before them. */
+  return (recordId: number | null, at: Date, inclusive: boolean): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    if (recordId === null) return out;
+    const t = at.getTime();
+    for (const entry of byRecord.get(recordId) ?? []) {
+      if (entry.at < t || (inclusive && entry.at === t)) out[entry.itemName] = entry.value;
+    }
+    return out;
+  };
+}
+
+/** Titles and versions of the study's CRFs named by the rows, and the version each record was entered with. */
+async function formsOf(db: Db, rows: ReadonlyArray<RawAuditRow>) {
+  const crfIds = [...new Set(rows.flatMap((r) => (r.crfId === null ? [] : [r.crfId])))];
+  const forms = crfIds.length
+    ? await db
+        .select({ id: crfs.id, title: crfs.title, currentVersion: crfs.currentVersion })
+        .from(crfs)
+        .where(inArray(crfs.id, crfIds))
+    : [];
+  const recordIds = [
+    ...new Set(rows.flatMap((r) => (r.crfVersion === null && r.crfDataRecordId !== null ? [r.crfDataRecordId] : []))),
+  ];
+  const records = recordIds.length
+    ? await db
+        .select({ id: crfDataRecords.id, crfVersion: crfDataRecords.crfVersion })
+        .from(crfDataRecords)
+        .where(inArray(crfDataRecords.id, recordIds))
+    : [];
+  const formById = new Map(forms.map((f) => [f.id, f]));
+  const recordVersion = new Map(records.map((r) => [r.id, r.crfVersion]));
+  const versionOf = (row: RawAuditRow) =>
+    row.crfId === null
+      ? null
+      : (row.crfVersion ??
+        (row.crfDataRecordId === null ? undefined : recordVersion.get(row.crfDataRecordId)) ??
+        formById.get(row.crfId)?.currentVersion ??
+        null);
+  const wanted = rows.flatMap((row) => {
+    const version = versionOf(row);
+    return row.crfId === null || version === null ? [] : [{ crfId: row.crfId, version }];
+  });
+  const definitions = await definitionsOf(db, wanted);
+  const nodesOfRow = (row: RawAuditRow) => {
+    const version = versionOf(row);
+    if (row.crfId === null || version === null) return undefined;
+    const definition = definitions.get(versionKey(row.crfId, version));
+    return definition ? nodesOf(definition) : undefined;
+  };
+  return {
+    titleOf: (crfId: number | null) => (crfId === null ? null : (formById.get(crfId)?.title ?? null)),
+    nodesOfRow,
+  };
+}
+
+/** The study's patient field labels and disease names, for patient rows. */
+async function patientWordsOf(db: Db, studyId: number) {
+  const [study] = await db.select({ baseConfig: studies.baseConfig }).from(studies).where(eq(studies.studyId, studyId));
+  const diseases = await db
+    .select({ code: studyDiseases.diseaseCode, name: studyDiseases.diseaseName })
+    .from(studyDiseases)
+    .where(eq(studyDiseases.studyId, studyId));
+  const fieldLabels: Record<string, string> = Object.fromEntries(DEFAULT_BASE_CONFIG.map((f) => [f.name, f.header]));
+  for (const f of study?.baseConfig ?? []) if (f.header) fieldLabels[f.name] = f.header;
+  return { fieldLabels, diseaseNames: new Map(diseases.map((d) => [d.code, d.name])) };
+}
+
+async function subjectCodesOf(db: Db, rows: ReadonlyArray<RawAuditRow>) {
+  const ids = [...new Set(rows.flatMap((r) => (r.subjectRecordId === null ? [] : [r.subjectRecordId])))];
+  if (ids.length === 0) return new Map<number, string>();
+  const found = await db
+    .select({ id: subjectRecords.id, code: subjects.identificationCode })
+    .from(subjectRecords)
+    .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+    .where(inArray(subjectRecords.id, ids));
+  return new Map(found.map((r) => [r.id, r.code]));
+}
+
+/**
+ * Audit rows in words (core's `describeAuditRow`, one rule for the page and the export): the item
+ * title from the CRF version the row was written under, choice labels, units of the time, original
+ * file names and the action's name. A fixed number of statements per page, whatever its size.
+ */
+export async function readableAuditRows<T extends RawAuditRow>(
+  db: Db,
+  studyId: number,
+  rows: readonly T[],
+  options: { subjectCodes?: boolean } = {},
+): Promise<Array<ReadableAuditRow<T>>> {
+  if (rows.length === 0) return [];
+  const forms = await formsOf(db, rows);
+  const side = await sideValuesOverTime(
+    db,
+    rows.flatMap((r) => (r.action === 'item.update' && r.crfDataRecordId !== null ? [r.crfDataRecordId] : [])),
+  );
+  const keys: string[] = [];
+  for (const row of rows) {
+    const nodes = forms.nodesOfRow(row);
+    if (!nodes) continue;
+    if (row.action === 'item.update' && row.itemName) {
+      const node = nodes.get(row.itemName);
+      keys.push(...fileKeysOf(node, row.oldValue), ...fileKeysOf(node, row.newValue));
+    } else if (row.action === 'crf.delete' && row.oldValue && typeof row.oldValue === 'object') {
+      for (const [name, value] of Object.entries(row.oldValue)) keys.push(...fileKeysOf(nodes.get(name), value));
+    }
+  }
+  const fileNames = await fileNamesOf(db, studyId, keys);
+  const patient = rows.some((r) => r.action.startsWith('subject.')) ? await patientWordsOf(db, studyId) : undefined;
+  const codes = options.subjectCodes ? await subjectCodesOf(db, rows) : undefined;
+  const links = (node: CrfNode | undefined, value: unknown) =>
+    fileKeysOf(node, value).map((fileKey) => ({ fileKey, fileName: fileNames.get(fileKey) ?? fileKey }));
+  return rows.map((row) => {
+    const nodes = forms.nodesOfRow(row);
+    const node = row.action === 'item.update' && row.itemName ? nodes?.get(row.itemName) : undefined;
+    const text = describeAuditRow(row, {
+      nodes,
+      before: side(row.crfDataRecordId, row.createTime, false),
+      after: side(row.crfDataRecordId, row.createTime, true),
+      fileNames,
+      ...patient,
+    });
+    return {
+      ...row,
+      ...text,
+      crfTitle: forms.titleOf(row.crfId),
+      oldFiles: links(node, row.oldValue),
+      newFiles: links(node, row.newValue),
+      ...(codes
+        ? { identificationCode: row.subjectRecordId === null ? null : (codes.get(row.subjectRecordId) ?? null) }
+        : {}),
+    };
+  });
+}
