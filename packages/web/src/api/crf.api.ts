@@ -98,6 +98,8 @@ export interface CrfRecordDetail {
   crfDoubts: CrfDoubtMark[];
   /** The defaults of a new record ("now" included), or null when a record is open. */
   initialValues: Record<string, unknown> | null;
+  /** Values of the patient's other forms that this form's form("标题", "item") calls read, by form title. */
+  formValues?: Record<string, Record<string, unknown>>;
   repeat: number;
   permissions: CrfPermissions;
   signature: SignatureState | null;

@@ -240,6 +240,28 @@ describe('CrfForm: calculations, ranges, units, additions', () => {
     expect(await screen.findByText('参考范围：115 ~ 150 g/L')).toBeTruthy();
   });
 
+  it('VIS-05: a value in the unit chosen in the selector is judged, and its range given, in that unit', async () => {
+    const definition = form([
+      item('real', 'hb', '血红蛋白', { units: 'g/L,g/dL', refValueMaleMin: 130, refValueMaleMax: 175 }),
+    ]);
+    renderCrf(definition, { hb: '13.5', hb_unit: 'g/dL' }, { context: { now: NOW, gender: 'male' } });
+    expect(screen.queryByText(/偏低|偏高/)).toBeNull();
+    typeInto('血红蛋白', '12.5');
+    fireEvent.mouseEnter(screen.getByText('↓ 偏低'));
+    expect(await screen.findByText('参考范围：13 ~ 17.5 g/dL')).toBeTruthy();
+  });
+
+  it('form(): a calculation reads the other forms of the patient handed over in the context', () => {
+    const definition = form([
+      item('date', 'fu_date', '随访日期'),
+      item('int', 'fu_days', '术后天数', { calc: 'datediff(date(form("手术记录", "op_at")), fu_date, "d")' }),
+    ]);
+    const forms = { 手术记录: { op_at: '2024-03-01 09:30:00' } };
+    const { harness } = renderCrf(definition, { fu_date: '2024-06-01' }, { context: { now: NOW, forms } });
+    expect(harness.state()?.items.fu_days?.value).toBe('92');
+    expect((screen.getByLabelText('术后天数') as HTMLInputElement).value).toBe('92');
+  });
+
   it('WID-06/WID-07: one unit is shown beside the value; several give a unit selector whose choice is kept', () => {
     const { harness } = renderCrf(
       form([item('int', 'w', '体重', { units: 'kg' }), item('real', 'g', '血糖', { units: 'mmol/L,mg/dL' })]),

@@ -19,6 +19,8 @@ export interface CrfFormContext {
   editable?: boolean;
   /** Study operate mode (typeOperate): every widget read-only. */
   operate?: boolean;
+  /** Other forms' values form("标题", "item") reads, by title (the detail's formValues); keep it stable. */
+  forms?: EvaluationContext['forms'];
 }
 
 export interface CrfFormProps {
@@ -97,6 +99,7 @@ function CrfFormBody({
     gender: context?.gender ?? null,
     editable: readOnly ? false : context?.editable,
     operate: context?.operate,
+    forms: context?.forms,
   };
   const input = { definition, values, context: evaluation, errors, showAllErrors };
   const [store] = useState(

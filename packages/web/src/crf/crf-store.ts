@@ -89,7 +89,8 @@ function sameContext(a: EvaluationContext, b: EvaluationContext): boolean {
     a.timeZone === b.timeZone &&
     (a.gender ?? null) === (b.gender ?? null) &&
     a.editable === b.editable &&
-    a.operate === b.operate
+    a.operate === b.operate &&
+    a.forms === b.forms
   );
 }
 

@@ -117,7 +117,8 @@ function FieldViewInner(props: FieldViewProps) {
 
   let rangeMark: ReactNode = null;
   if (state.range) {
-    const range = referenceRange(node.option, store.context.gender ?? null);
+    // The tooltip gives the range in the unit the value is entered in, as the engine judged it.
+    const range = referenceRange(node.option, store.context.gender ?? null, chosenUnit);
     const low = state.range === 'low';
     rangeMark = (
       <Tooltip title={range ? CRF_T.rangeTip(range.min, range.max, chosenUnit) : undefined}>

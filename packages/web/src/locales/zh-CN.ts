@@ -780,7 +780,7 @@ export const T = {
     showDeleted: '显示已删除',
     deletedTag: '已删除',
     progress: '表单进度',
-    progressTip: (submitted: number, total: number) => `已提交 ${submitted} 份 / 已填写 ${total} 份表单`,
+    progressTip: (submitted: number, total: number) => `应填 ${total} 个表单，已提交 ${submitted} 个`,
     creater: '创建人',
     createTime: '入组时间',
     add: '添加患者',

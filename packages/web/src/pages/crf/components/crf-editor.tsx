@@ -144,8 +144,8 @@ export function CrfEditor({
 
   const editable = detail.permissions.save || detail.permissions.submit;
   const context = useMemo(
-    () => ({ gender: genderFromPatient(detail.subject.gender), editable }),
-    [detail.subject.gender, editable],
+    () => ({ gender: genderFromPatient(detail.subject.gender), editable, forms: detail.formValues }),
+    [detail.subject.gender, editable, detail.formValues],
   );
 
   useUnsavedGuard(dirty, dirtyRef, bypassGuardRef);

@@ -9,6 +9,7 @@ import { ChangePasswordDialog, type PasswordTarget } from '../../../components/c
 import { PagedTable } from '../../../components/paged-table';
 import { AuthButton, AuthRemoveButton, AuthSwitch } from '../../../components/permission';
 import { T } from '../../../locales/zh-CN';
+import { useSession } from '../../../stores/session.store';
 import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
 import { STATUS_OPTIONS, useDeptTree } from '../sys-shared';
@@ -29,6 +30,8 @@ export default function UserPage() {
   const [selected, setSelected] = useState<Key[]>([]);
   const [homeOpen, setHomeOpen] = useState(false);
   const { treeData } = useDeptTree();
+  // Nobody disables or deletes their own account (the server refuses it too): not offered on one's own row.
+  const selfId = useSession((s) => s.user?.userId ?? null);
 
   const done = (res: { msg: string }) => {
     void message.success(res.msg || MSG.ok);
@@ -64,6 +67,7 @@ export default function UserPage() {
           code="sys:user:edit"
           aria-label={`${user.userName} ${T.common.status}`}
           checked={status === STATUS.normal}
+          disabled={user.userId === selfId}
           loading={changeStatus.isPending && changeStatus.variables?.userId === user.userId}
           onChange={(checked) =>
             changeStatus.mutate({ userId: user.userId, status: checked ? STATUS.normal : STATUS.disabled })
@@ -98,11 +102,13 @@ export default function UserPage() {
           >
             {T.user.resetPassword}
           </AuthButton>
-          <AuthRemoveButton
-            code="sys:user:remove"
-            title={T.user.confirmRemove(user.name)}
-            onConfirm={() => remove.mutateAsync(user.userId)}
-          />
+          {user.userId !== selfId && (
+            <AuthRemoveButton
+              code="sys:user:remove"
+              title={T.user.confirmRemove(user.name)}
+              onConfirm={() => remove.mutateAsync(user.userId)}
+            />
+          )}
         </Space>
       ),
     },
