@@ -490,6 +490,28 @@ describe('the audit CSV export', () => {
     // Viewing a form is not enough to export the study's trail: that is the monitors' button.
     expect((await exportCsv(tokens.labsOnlyNoSdv)).status).toBe(403);
     expect((await exportCsv(tokens.vitalsViewer)).status).toBe(403);
+
+    // What an audit view shows is exported under the view's own rule.
+    const scoped = async (token: string, query: string) => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/business/audit/export?${query}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return { status: res.statusCode, ...(res.statusCode === 200 ? formsIn(res.body) : {}) };
+    };
+    expect(await scoped(tokens.labsOnlyNoSdv, `crfDataRecordId=${labsRecord}`)).toMatchObject({
+      status: 200,
+      forms: new Set(['实验室检查']),
+    });
+    expect((await scoped(tokens.vitalsViewer, `crfDataRecordId=${labsRecord}`)).status).toBe(403);
+    expect((await scoped(tokens.vitalsViewer, `crfDataRecordId=${imagingRecord}&studyId=${studyId}`)).status).toBe(403);
+    const patient = await scoped(tokens.labsOnlyNoSdv, `subjectRecordId=${subjectRecordId}`);
+    expect(patient).toMatchObject({ status: 200, forms: new Set(['实验室检查']) });
+    expect(patient.patientRows).toBeGreaterThan(0);
+    const nothing = await scoped(tokens.vitalsViewer, `subjectRecordId=${subjectRecordId}`);
+    expect(nothing).toMatchObject({ status: 200, forms: new Set() });
+    expect(nothing.text).not.toContain('血红蛋白');
   });
 
   it('exports what one audit view shows: a patient, a record, an item', async () => {

@@ -527,27 +527,45 @@ export function captureRoutes(app: App, ctx: AppContext) {
     {
       schema: {
         tags: crfTags,
-        summary: '导出稽查轨迹（CSV）：整个项目，或一位患者、一条表单记录、一个题目的',
-        querystring: studyIdQuery.extend({
-          subjectRecordId: id.optional(),
-          crfDataRecordId: id.optional(),
-          itemName: z.string().max(100).optional(),
-        }),
+        summary:
+          '导出稽查轨迹（CSV）：整个项目（监查员），或一位患者、一条表单记录、一个题目的（与页面相同的查看权限）',
+        querystring: z
+          .object({
+            studyId: id.optional(),
+            subjectRecordId: id.optional(),
+            crfDataRecordId: id.optional(),
+            itemName: z.string().max(100).optional(),
+          })
+          .refine((v) => v.studyId || v.subjectRecordId || v.crfDataRecordId, { message: '请指定项目' }),
       },
-      config: { study: fromQuery },
+      // The study of what is exported: of the record or patient when one is named, else the one given.
+      config: {
+        study: (r) => {
+          const scope = q<{ studyId?: number; subjectRecordId?: number; crfDataRecordId?: number }>(r);
+          if (scope.crfDataRecordId) return dataStudy(scope.crfDataRecordId);
+          if (scope.subjectRecordId) return recordStudy(scope.subjectRecordId);
+          return scope.studyId;
+        },
+      },
     },
     async (request, reply) => {
       const access = requireStudy(request);
-      if (!access.all && !access.permissions.includes('btn:business.crf.sdv')) throw AppError.forbidden();
-      const { studyId, subjectRecordId, crfDataRecordId, itemName } = request.query;
-      const csv = await auditService.exportStudyAudit(ctx, access, studyId, {
+      const { subjectRecordId, crfDataRecordId, itemName } = request.query;
+      if (crfDataRecordId) {
+        // What the record's history drawer shows, under the same rule.
+        if (!canViewCrf(access, await crfData.dataRecordCrf(ctx, crfDataRecordId))) throw AppError.forbidden();
+      } else if (!subjectRecordId && !access.all && !access.permissions.includes('btn:business.crf.sdv')) {
+        // The whole study's trail in one file is the monitors' (and study:manage holders').
+        throw AppError.forbidden();
+      }
+      const csv = await auditService.exportStudyAudit(ctx, access, access.studyId, {
         subjectRecordId,
         crfDataRecordId,
         itemName,
       });
       const scope = crfDataRecordId ? `-记录${crfDataRecordId}` : subjectRecordId ? `-受试者${subjectRecordId}` : '';
       return sendFile(reply, {
-        fileName: `稽查轨迹-${studyId}${scope}.csv`,
+        fileName: `稽查轨迹-${access.studyId}${scope}.csv`,
         type: 'text/csv; charset=utf-8',
         data: Buffer.from(csv),
       });
