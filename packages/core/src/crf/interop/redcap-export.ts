@@ -280,9 +280,11 @@ class DictionaryWriter {
  * status field, so names of those shapes get a suffix too.
  */
 function uniqueName(base: string, used: Set<string>): string {
-  const reserved = (name: string) => /^redcap_/.test(name) || /_complete$/.test(name);
-  let name = base;
-  for (let n = 2; used.has(name) || reserved(name); n += 1) name = `${base.slice(0, 95)}_${n}`;
+  let stem = base;
+  if (/^redcap_/.test(stem)) stem = `v_${stem}`.slice(0, 100);
+  if (/_complete$/.test(stem)) stem = `${stem.slice(0, 97)}_v`;
+  let name = stem;
+  for (let n = 2; used.has(name); n += 1) name = `${stem.slice(0, 95)}_${n}`;
   used.add(name);
   return name;
 }

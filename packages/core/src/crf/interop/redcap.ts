@@ -493,7 +493,8 @@ export function redcapFieldKind(field: Pick<RedcapField, 'type' | 'validation' |
   }
 }
 
-const SUPPORTED_TAGS = /@(HIDDEN|HIDDEN-FORM|READONLY|READONLY-FORM|TODAY|NOW|DEFAULT|CHARLIMIT|PLACEHOLDER)\b/;
+const SUPPORTED_TAGS =
+  /@(HIDDEN|HIDDEN-FORM|READONLY|READONLY-FORM|TODAY|NOW|DEFAULT|CHARLIMIT|PLACEHOLDER|CALCTEXT)\b/;
 
 function fieldToNode(
   field: RedcapField,
@@ -631,11 +632,31 @@ function fieldToNode(
     if (translated.ok) option.showIf = translated.expression;
     else warn(`分支逻辑无法转换，该字段将始终显示（${translated.reason}）：${field.branching}`);
   }
-  applyAnnotation(field, type, option, warn);
+  applyAnnotation(field, type, option, warn, known);
   const label = stripHtml(field.label);
   // Entities (&lt; for a literal <) are how REDCap writes text; only tags are formatting that is lost.
   if (/<[^>]*>/.test(field.label)) warn('标签中的 HTML 格式已去除');
   return { name: field.variable, title: label, type, option, children: [] };
+}
+
+/** The text between the parentheses of `@TAG(…)`, nested parentheses and quotes allowed; null when absent. */
+function tagArgument(text: string, tag: string): { argument: string; end: number } | null {
+  const start = text.indexOf(`${tag}(`);
+  if (start < 0) return null;
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = start + tag.length; i < text.length; i += 1) {
+    const ch = text[i]!;
+    if (quote) {
+      if (ch === quote) quote = null;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === '(') depth += 1;
+    else if (ch === ')') {
+      depth -= 1;
+      if (depth === 0) return { argument: text.slice(start + tag.length + 1, i), end: i + 1 };
+    }
+  }
+  return null;
 }
 
 function applyAnnotation(
@@ -643,9 +664,22 @@ function applyAnnotation(
   type: CrfNode['type'],
   option: ItemOption,
   warn: (message: string) => void,
+  known: (v: string) => RedcapFieldKind | undefined,
 ) {
-  const text = field.annotation;
+  let text = field.annotation;
   if (!text) return;
+  // @CALCTEXT(…): a calculated text on a text field, read-only like a calc field.
+  const calcText = tagArgument(text, '@CALCTEXT');
+  if (calcText) {
+    text = `${text.slice(0, text.indexOf('@CALCTEXT('))}${text.slice(calcText.end)}`;
+    const translated = translateRedcapLogic(calcText.argument, known);
+    if (translated.ok && (type === 'input' || type === 'textarea')) {
+      option.calc = translated.expression;
+      option.readOnly = 1;
+    } else {
+      warn(`@CALCTEXT 无法转换（${translated.ok ? '只能用于文本字段' : translated.reason}）：${calcText.argument}`);
+    }
+  }
   // REDCap's @HIDDEN hides the field on the page only: its calculation runs and its value is saved.
   if (/@HIDDEN(-FORM)?\b(?!-)/.test(text)) option.notDisplayed = 1;
   if (/@READONLY(-FORM)?\b(?!-)/.test(text)) option.readOnly = 1;
