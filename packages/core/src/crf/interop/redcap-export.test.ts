@@ -79,7 +79,7 @@ describe('REDCap data dictionary export', () => {
       string,
       ItemType,
       ItemOption,
-      Partial<Record<'type' | 'validation' | 'choices' | 'min' | 'max' | 'annotation' | 'note', string>>,
+      Partial<Record<'type' | 'validation' | 'choices' | 'min' | 'max' | 'annotation' | 'note' | 'label', string>>,
     ]
   >([
     ['input', 'input', {}, { type: 'text', validation: '' }],
@@ -130,6 +130,14 @@ describe('REDCap data dictionary export', () => {
       { type: 'text', annotation: "@CALCTEXT(concat([a], 'kg'))" },
     ],
     ['email', 'input', { validate: { type: 'email' } }, { validation: 'email' }],
+    ['phone', 'input', { validate: { type: 'phone' } }, { validation: 'phone' }],
+    [
+      'title with a style',
+      'title',
+      { showStyle: 'color: red' },
+      { type: 'descriptive', label: '<div style="color: red">X</div>' },
+    ],
+    ['link', 'link', { url: '/icf.pdf' }, { type: 'descriptive', label: '<a href="/icf.pdf" target="_blank">X</a>' }],
     ['letters only', 'input', { validationEx: '^[A-Za-z]+$' }, { validation: 'alpha_only' }],
     [
       'minutes:seconds',
@@ -389,6 +397,10 @@ describe('REDCap data dictionary export', () => {
       form([
         node('real', 'hb', '血红蛋白', { refValueMaleMin: 130, width: 200, hidden: 1 }),
         node('input', 'id_no', '身份证号', { validate: { type: 'idcard' }, validationEx: '^\\d{17}[\\dX]$' }),
+        node('title', '', '以下由研究者填写'),
+        node('slider', 'pain', '疼痛', { valueMin: 0, valueMax: 10, valueStep: 2 }),
+        node('section', 'vs', '生命体征', {}, [node('int', 'sbp', '收缩压')]),
+        node('int', 'after', '分区之后'),
       ]),
     ]);
     expect(issues).toEqual(
@@ -398,14 +410,19 @@ describe('REDCap data dictionary export', () => {
         '表单 visit 字段 hb：“隐藏”（不适用、清空值）导出为 REDCap 的 @HIDDEN：REDCap 只是不显示，值仍保存',
         '表单 visit 字段 id_no：REDCap 没有身份证号校验，导出为无校验文本',
         '表单 visit 字段 id_no：REDCap 数据字典不能写自定义正则校验，^\\d{17}[\\dX]$ 未导出',
+        '表单 visit：标题没有名称，REDCap 的说明字段需要变量名：命名为 visit_desc_1',
+        '表单 visit 字段 pain：REDCap 的滑块步长固定为 1，步长 2 未导出',
+        '表单 visit 字段 after：题目“分区之后”不在分区中，但在分区之后：REDCap 的分区延续到下一个分区标题，它在 REDCap 中显示在上一分区之下',
       ]),
     );
   });
 
-  it('imports back what it exported: calculated text, character limits, placeholders and labels with HTML characters', () => {
+  it('imports back what it exported: calculated text, character limits, placeholders, defaults, @HIDDEN and labels with HTML characters', () => {
     const definition = form([
       node('input', 'first', '名 <a&b>', { validate: { max: 20 }, placeholder: '名' }),
       node('input', 'full', '全名', { calc: 'concat(first, "·")', readOnly: 1 }),
+      node('input', 'site', '中心', { defaultValue: "O'Hara", notDisplayed: 1 }),
+      node('datetime', 'at', '时间', { defaultValue: 'now', readOnly: 1 }),
     ]);
     const result = importRedcapDictionary(exportRedcapDictionary([definition]).csv);
     expect(result.issues.map(formatImportIssue)).toEqual([]);

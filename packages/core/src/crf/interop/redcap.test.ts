@@ -83,6 +83,7 @@ describe('REDCap data dictionary import', () => {
       { expression: 'weight <= 300', message: '不能大于300', severity: 'warning' },
     ]);
     expect(byName('email')!.option.validate).toEqual({ type: 'email' });
+    expect(byName('notes')!.option).toMatchObject({ description: '可选', itemLayout: 'vertical' });
     expect(byName('name')!.option).toMatchObject({ identifier: 1, required: 1 });
     expect(byName('pain')!.option).toMatchObject({ valueMin: 0, valueMax: 100, description: '无痛 … 剧痛' });
     expect(byName('visit_time')!.option.format).toBe('Hour');
@@ -288,16 +289,24 @@ describe('REDCap data dictionary import', () => {
       row('mrn', 'f', '', 'text', '病历号', '', '', 'mrn_10d'),
       row('seen', 'f', '', 'text', '就诊时间', '', '', 'datetime_seconds_ymd'),
       row('visit', 'f', '', 'text', '访视日期', '', '', 'date_dmy', '1/2/2020', '31/12/2030'),
+      row('initials', 'f', '', 'text', '缩写', '', '', 'alpha_only'),
+      row('zip', 'f', '', 'text', '邮编', '', '', 'zipcode'),
+      row('ssn', 'f', '', 'text', 'SSN', '', '', 'ssn'),
     ].join('\n');
     const result = importRedcapDictionary(csv);
     expect(result.ok, JSON.stringify(result.issues)).toBe(true);
-    expect(result.issues.filter((i) => /无法转换/.test(i.message))).toEqual([]);
+    expect(result.issues.filter((i) => /无法转换/.test(i.message)).map((i) => i.message)).toEqual([
+      '文本校验类型 ssn 无法转换，已作为无校验文本导入',
+    ]);
     const byName = (name: string) => result.definitions[0]!.children.find((n) => n.name === name)!;
     expect(byName('temp')).toMatchObject({ type: 'real', option: { validate: { precision: 1 } } });
     expect(byName('temp').option.checks!.map((c) => c.expression)).toEqual(['temp >= 35', 'temp <= 42']);
     expect(byName('walk')).toMatchObject({ type: 'input', option: { validationEx: '^[0-5]\\d:[0-5]\\d$' } });
     expect(byName('mrn').option.validationEx).toBe('^\\d{10}$');
     expect(byName('seen').type).toBe('datetime');
+    expect(byName('initials').option.validationEx).toBe('^[A-Za-z]+$');
+    expect(byName('zip').option.validationEx).toBe('^\\d{5}(-\\d{4})?$');
+    expect(byName('ssn')).toMatchObject({ type: 'input', option: {} });
     expect(byName('visit').option.checks!.map((c) => c.expression)).toEqual([
       'visit >= "2020-02-01"',
       'visit <= "2030-12-31"',
