@@ -366,7 +366,9 @@ describe('REDCap data dictionary export', () => {
             optionsText: '高血压,其他',
             addition: '请注明',
             additionIndex: '1',
+            showIf: 'not isblank(record_id)',
           }),
+          node('title', '', '仅在有高血压时', { trig: 'hx', tindex: '0' }),
           node('listGroup', 'meds', '合并用药', {}, [
             node('real', 'dose', '剂量'),
             node('int', 'times', '次数'),
@@ -379,7 +381,13 @@ describe('REDCap data dictionary export', () => {
     ]);
     expect(byName.get('dose')!.form).toBe('visit_meds');
     expect(byName.get('daily')).toMatchObject({ form: 'visit_meds', type: 'calc', choices: '[dose] * [times]' });
-    expect(byName.get('hx_addition')).toMatchObject({ type: 'text', label: '请注明', branching: "[hx(99)] = '1'" });
+    // The addition box shows while its item shows and the option is chosen; a title keeps its trigger.
+    expect(byName.get('hx_addition')).toMatchObject({
+      type: 'text',
+      label: '请注明',
+      branching: "[record_id] <> '' and [hx(99)] = '1'",
+    });
+    expect(byName.get('visit_desc_1')!.branching).toBe("[hx(1)] = '1'");
     expect(byName.get('total')!.annotation).toBe('@READONLY');
     expect(issues).toEqual(
       expect.arrayContaining([

@@ -442,7 +442,8 @@ class FormWalker {
   private readonly started = new Set<CrfNode>();
   private readonly misplaced = new Set<CrfNode | null>();
   private descriptiveCount = 0;
-  private readonly pending: Array<{ row: Row; node: CrfNode; scope: Scope }> = [];
+  /** Rows in order; `logic` is false for a row written for another item's part (an addition box). */
+  private readonly pending: Array<{ row: Row; node: CrfNode; scope: Scope; logic: boolean }> = [];
 
   constructor(
     private readonly ctx: FormContext,
@@ -714,7 +715,7 @@ class FormWalker {
 
     // Logic: the item's own conditions under its containers'.
     use('showIf', 'trig', 'tindex', 'trigex');
-    this.pending.push({ row, node, scope });
+    this.pending.push({ row, node, scope, logic: true });
 
     // The supplementary text box of a choice item, its own field in REDCap.
     use('addition', 'additionIndex');
@@ -884,10 +885,12 @@ class FormWalker {
         return [box ? redcapAtom(`[${row.variable}(${code})]`, '=', '1') : redcapAtom(`[${row.variable}]`, '=', code)];
       }),
     );
+    // Shown while its item shows and one of the options is chosen.
     this.pending.push({
       row: extra,
-      node: { ...node, name: '', option: {} },
-      scope: { ...scope, conditions: [...scope.conditions, when] },
+      node,
+      scope: { ...scope, conditions: [...scope.conditions, node, when] },
+      logic: false,
     });
     ctx.warn(`附加项“${node.option.addition}”导出为单独的文本字段 ${variable}，在选中对应选项时显示`, node.name);
   }
@@ -919,9 +922,9 @@ class FormWalker {
 
   /** Branching logic and section headers, once every row of the form is known (kinds come from rows). */
   finish() {
-    for (const { row, node } of this.pending) if (node.name) this.ctx.setKind(node.name, row);
-    for (const { row, node, scope } of this.pending) {
-      const own = node.name ? this.ctx.conditionsOf(node) : true;
+    for (const { row, node, logic } of this.pending) if (logic && node.name) this.ctx.setKind(node.name, row);
+    for (const { row, node, scope, logic } of this.pending) {
+      const own = logic ? this.ctx.conditionsOf(node) : true;
       const inherited = scope.conditions.map((c) =>
         typeof c === 'object' && 'children' in c ? this.ctx.conditionsOf(c) : c,
       );

@@ -451,7 +451,13 @@ describe('CRF files and versions', () => {
     const back = await upload(admin, studyId, 'dictionary.csv', res.rawPayload);
     expect(back.status, JSON.stringify(back.body)).toBe(200);
     const imported = await t.call(admin, 'GET', `/api/system/crf/${back.body.data.crfs[0].id}`);
-    expect(JSON.stringify(imported.body.data.definition)).toContain('sbp');
+    const [section] = imported.body.data.definition.children;
+    expect(section).toMatchObject({ type: 'section', title: '生命体征' });
+    expect(section.children.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual([
+      'sbp:int',
+      'visit_date:date',
+    ]);
+    expect(section.children[0].option).toMatchObject({ required: 1, description: '单位：mmHg' });
   });
 
   it('STUDY-17/STUDY-22: deletes a CRF without data, and removes it from stages', async () => {
