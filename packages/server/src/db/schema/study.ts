@@ -55,6 +55,8 @@ export const studies = pgTable(
     signConfig: jsonb('sign_config').$type<SignConfig>().notNull().default({ enabled: false, meaning: '' }),
     followTriggers: jsonb('follow_triggers').$type<FollowTrigger[]>().notNull().default([]),
     baseConfig: jsonb('base_config').$type<BaseConfigField[]>().notNull().default([]),
+    /** IANA zone the study's staff work in: "today", date defaults and every shown time are in it. */
+    timeZone: varchar('time_zone', { length: 64 }).notNull().default('Asia/Shanghai'),
     createdBy: integer('created_by').references(() => users.userId),
     // Studies are closed, not erased; a deleted study keeps its rows for the audit trail.
     deletedAt: timestamp('deleted_at', { withTimezone: true }),

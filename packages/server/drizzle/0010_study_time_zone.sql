@@ -1,0 +1,1 @@
+ALTER TABLE "studies" ADD COLUMN "time_zone" varchar(64) DEFAULT 'Asia/Shanghai' NOT NULL;
