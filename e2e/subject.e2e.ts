@@ -137,7 +137,7 @@ describe('subjects', () => {
     const row = patientRow(page, 'LSS-0001');
     await row.waitFor();
     const text = (await row.textContent()) ?? '';
-    for (const part of ['张三', '男', '13912345678', '腰椎管狭窄症', '0/0', '在组', '系统管理员']) {
+    for (const part of ['张三', '男', '13912345678', '腰椎管狭窄症', '0/6', '在组', '系统管理员']) {
       expect(text).toContain(part);
     }
     await screenshot(page, 'subject-list');
