@@ -72,7 +72,6 @@ const ENROLMENT_FIELDS = [
   'mobile',
   'idNumber',
   'diseaseCode',
-  'deptId',
 ] as const;
 
 const DEFAULT_FIELD_LABELS: Readonly<Record<string, string>> = {

@@ -1,5 +1,6 @@
 import type { CrfDefinition, CrfOption } from '@ecrf/core';
 import { http, type RequestOptions } from './request';
+import { rememberFileNames } from '../stores/file-names.store';
 
 /** docs/api.md "CRF page": a form's state on the CRF menu (CRF-08). */
 export { FORM_STATE, type FormStateCode } from '@ecrf/core';
@@ -94,6 +95,8 @@ export interface CrfRecordDetail {
   subjectRecord: { id: number; creater: string; state: number };
   subjectState: { crfId: number; subjectRecordId: number; state: number };
   crfDataRecord: CrfDataRecord | null;
+  /** Original names of the files the record's values refer to, by file key. */
+  files?: Record<string, string>;
   crfDataRecords: Array<{ crfDataRecordId: number; state: number }>;
   crfDoubts: CrfDoubtMark[];
   /** The defaults of a new record ("now" included), or null when a record is open. */
@@ -159,17 +162,43 @@ export interface CrfDataRow {
   summary: string;
 }
 
-/** One row of an item's or a form's history. */
+/** A stored file a value refers to, with the name it was uploaded with (opened through the download call). */
+export interface FileLink {
+  fileKey: string;
+  fileName: string;
+}
+
+/**
+ * One row of an item's or a form's history. The server puts it into words (core's describeAuditRow):
+ * the action's name, the item's title in the row's CRF version, old and new values with labels,
+ * units and file names; the raw codes stay beside them.
+ */
 export interface CrfAuditRow {
   id: number;
   action: string;
+  actionName: string;
   itemName: string | null;
+  itemTitle: string;
+  crfTitle: string | null;
   oldValue: unknown;
   newValue: unknown;
+  oldText: string;
+  newText: string;
+  oldFiles: FileLink[];
+  newFiles: FileLink[];
   reason: string | null;
   userName: string;
   createTime: string;
   crfVersion: number | null;
+}
+
+/** What an audit CSV covers: the whole study, or what one audit view shows. */
+export interface AuditExportScope {
+  /** Not needed when a patient or a record is named (their study is). */
+  studyId?: number;
+  subjectRecordId?: number;
+  crfDataRecordId?: number;
+  itemName?: string;
 }
 
 export interface OverviewForm {
@@ -185,6 +214,8 @@ export interface CrfOverview {
   subject: CrfPatient;
   menu: CrfMenuNode[];
   crfs: OverviewForm[];
+  /** Original names of the files the records refer to, by file key. */
+  files?: Record<string, string>;
 }
 
 export interface Signature {
@@ -210,9 +241,14 @@ export const crfRecordApi = {
   menu: (subjectRecordId: number) => http.get<CrfMenuNode[]>(`/api/business/crf/menu/${subjectRecordId}`),
   /** CRF-21 */
   detail: (subjectRecordId: number, crfId: number, crfDataRecordId?: number | null) =>
-    http.get<CrfRecordDetail>(`/api/v3/business/crf/${subjectRecordId}`, {
-      params: { crfId, ...(crfDataRecordId ? { crfDataRecordId } : {}) },
-    }),
+    http
+      .get<CrfRecordDetail>(`/api/v3/business/crf/${subjectRecordId}`, {
+        params: { crfId, ...(crfDataRecordId ? { crfDataRecordId } : {}) },
+      })
+      .then((res) => {
+        rememberFileNames(res.data.files);
+        return res;
+      }),
   /**
    * CRF-22: sent as JSON (the server takes form data with the same fields too). Quiet: the page
    * explains refusals on the items, and a conflict in its own dialog.
@@ -233,9 +269,14 @@ export const crfRecordApi = {
     http.put<Record<string, SdvMark>>('/api/business/crf/sdv', body),
   /** PRINT-10 */
   overview: (subjectRecordId: number, crfId?: number, crfDataRecordId?: number | null) =>
-    http.get<CrfOverview>(`/api/v3/business/overview/${subjectRecordId}`, {
-      params: { ...(crfId ? { crfId } : {}), ...(crfDataRecordId ? { crfDataRecordId } : {}) },
-    }),
+    http
+      .get<CrfOverview>(`/api/v3/business/overview/${subjectRecordId}`, {
+        params: { ...(crfId ? { crfId } : {}), ...(crfDataRecordId ? { crfDataRecordId } : {}) },
+      })
+      .then((res) => {
+        rememberFileNames(res.data.files);
+        return res;
+      }),
   /** SUBJ-22: the patient of a casebook, for the CRF sidebar. */
   patientInfo: (subjectRecordId: number) =>
     http.get<CrfPatient>(`/api/business/ducking/patientInfo/${subjectRecordId}`),
@@ -271,8 +312,15 @@ export const crfRecordApi = {
     const form = new FormData();
     form.append('studyId', String(studyId));
     form.append('file', file);
-    return http.post<UploadedFile>('/api/common/file/upload', form, { params: { studyId }, silent: true });
+    return http
+      .post<UploadedFile>('/api/common/file/upload', form, { params: { studyId }, silent: true })
+      .then((res) => {
+        rememberFileNames({ [res.data.fileKey]: res.data.fileName });
+        return res;
+      });
   },
+  /** The audit trail as CSV (UTF-8 with BOM): the study's, or a patient's, record's or item's. */
+  exportAudit: (scope: AuditExportScope) => http.download('/api/business/audit/export', { params: scope }),
   /** CONV-09: a stored file key, fetched with the session (an <img> cannot send the token). */
   downloadFile: (fileKey: string) =>
     http.download('/api/v1/fileupload/downfile', { params: { fileKey }, silent: true }),

@@ -1,4 +1,5 @@
 import type { Page } from '@ecrf/core';
+import type { FileLink } from './crf.api';
 import { http } from './request';
 
 /** QRY-04: optionType 0 open (待回复), 2 replied (已回复), 1 closed (已关闭). */
@@ -28,6 +29,17 @@ export interface Doubt {
   identificationCode?: string;
   subjectName?: string;
   crfTitle?: string;
+  /** The item's title (a cell's column title) in the record's CRF version. */
+  itemTitle?: string;
+  /** The list group or table of a cell; null for an item of the form. */
+  groupTitle?: string | null;
+  /** The value when the query was raised, as a person reads it: labels, unit, file names. */
+  itemValueText?: string;
+  itemUnit?: string;
+  /** The visit: the stage(s) the form belongs to. */
+  stageName?: string;
+  crfVersion?: number | null;
+  itemFiles?: FileLink[];
 }
 
 export type DoubtMessageKind = 'open' | 'reply' | 'reopen' | 'close' | 'auto_close';
@@ -37,6 +49,7 @@ export interface DoubtMessage {
   kind: DoubtMessageKind;
   content: string;
   itemValue: unknown;
+  itemValueText?: string;
   userName: string;
   createDate: string;
 }
@@ -44,6 +57,7 @@ export interface DoubtMessage {
 /** GET /api/business/doubt/{id}: the query with its thread and the item's value now. */
 export interface DoubtDetail extends Doubt {
   currentValue: unknown;
+  currentValueText?: string;
   messages: DoubtMessage[];
 }
 

@@ -1,6 +1,7 @@
 import type { Page } from '@ecrf/core';
 import { http } from './request';
 import type { BaseConfigField, Disease } from './study.api';
+import type { FileLink } from './crf.api';
 
 /** docs/api.md "Subjects and data capture": a subject record's state. */
 export const SUBJECT_STATE = { active: 0, completed: 1, withdrawn: 2 } as const;
@@ -87,17 +88,27 @@ export interface RecordFilter {
   deleted?: boolean;
 }
 
-/** One row of a subject's audit trail (GET operates). */
+/**
+ * One row of a subject's audit trail (GET operates), in the server's words (action name, form, item
+ * title, old and new text) with the raw codes beside them.
+ */
 export interface AuditEvent {
   id: number;
   action: string;
+  actionName: string;
   subjectRecordId: number | null;
   crfDataRecordId: number | null;
   crfId: number | null;
+  crfTitle: string | null;
   crfVersion: number | null;
   itemName: string | null;
+  itemTitle: string;
   oldValue: unknown;
   newValue: unknown;
+  oldText: string;
+  newText: string;
+  oldFiles: FileLink[];
+  newFiles: FileLink[];
   reason: string | null;
   userName: string;
   createTime: string;

@@ -1,4 +1,4 @@
-import { FILE_DOWNLOAD_PATH, fileReference } from '@ecrf/core';
+import { FILE_DOWNLOAD_PATH, fileLabel, fileReference } from '@ecrf/core';
 
 /** forms §5, §9: a video must be under 500 MB. */
 export const VIDEO_MAX_BYTES = 500 * 1024 * 1024;
@@ -8,17 +8,9 @@ export const isVideoTooLarge = (file: { size: number }) => file.size >= VIDEO_MA
 /** Where a stored file value can be fetched: a URL as it is, a key (no slash) through the download call (forms §3, §7). */
 export const fileUrl = (value: string) => fileReference(value).url;
 
-/** A file's name to show: the last path segment of a URL, or the key itself. */
-export function fileName(value: string): string {
-  const ref = fileReference(value);
-  if (ref.kind === 'key') return ref.key;
-  const path = value.split('?')[0]!.split('/').filter(Boolean);
-  const last = path[path.length - 1] ?? value;
-  try {
-    return decodeURIComponent(last);
-  } catch {
-    return last;
-  }
+/** A file's name to show: its original name when known, else the last path segment of a URL, or the key itself. */
+export function fileName(value: string, names?: ReadonlyMap<string, string>): string {
+  return fileLabel(value, names);
 }
 
 export { FILE_DOWNLOAD_PATH };

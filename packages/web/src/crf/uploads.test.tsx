@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
+import { rememberFileNames } from '../stores/file-names.store';
 import { form, item, renderCrf } from './test/crf-test-utils';
 
 afterEach(cleanup);
@@ -197,6 +198,21 @@ describe('file upload', () => {
       '/api/v1/fileupload/downfile?fileKey=a1b2c3',
     );
     expect(screen.getByText('report.pdf').closest('a')!.getAttribute('href')).toBe('files/1717/report.pdf');
+  });
+
+  it('a stored key shows under the name it was uploaded with, in the file item and under an image', () => {
+    const pdf = 'a'.repeat(32);
+    const png = 'b'.repeat(32);
+    rememberFileNames({ [pdf]: '血常规报告.pdf', [png]: '术前正位片.png' });
+    renderCrf(form([item('fileUpload', 'a', '检查报告'), item('imageUpload', 'x', '正侧位片')]), {
+      a: pdf,
+      x: JSON.stringify([{ uploadTime: '2026-03-01 10:00:00', remarks: '', dialogImgUrl: png }]),
+    });
+    expect(screen.getByText('血常规报告.pdf').closest('a')!.getAttribute('href')).toBe(
+      `/api/v1/fileupload/downfile?fileKey=${pdf}`,
+    );
+    expect(screen.queryByText(pdf)).toBeNull();
+    expect(screen.getByText('术前正位片.png')).toBeTruthy();
   });
 
   it('a stored value that is a script address is shown, never opened', () => {

@@ -1,3 +1,5 @@
+import { AUDIT_ACTION_NAMES } from '@ecrf/core';
+
 /**
  * Every user-visible text of the browser app that is not already a shared rule message
  * in @ecrf/core MSG. Texts the specification quotes are kept exactly as written there.
@@ -206,17 +208,10 @@ export const T = {
     historyChange: '修改内容',
     historyReason: '原因',
     historyVersion: 'CRF版本',
-    historyActions: {
-      'crf.create': '新建表单',
-      'item.update': '修改数据',
-      'crf.submit': '提交表单',
-      'crf.delete': '删除记录',
-      'sdv.verify': 'SDV核查',
-      'sdv.unverify': '取消SDV核查',
-      'sdv.clear': 'SDV失效',
-      'doubt.open': '发起质疑',
-      'doubt.close': '关闭质疑',
-    } as Record<string, string>,
+    /** The names of audit actions are core's (AUDIT_ACTION_NAMES), one table for the trail, the export and the server. */
+    historyActions: AUDIT_ACTION_NAMES as Record<string, string>,
+    historyExport: '导出',
+    historyFiles: '文件',
     empty: '（空）',
     sdvVerified: (name: string, time: string) => `已核查：${name} ${time}`,
     sdvForm: '整表核查',
@@ -268,11 +263,22 @@ export const T = {
     itemValue: '质疑值',
     content: '质疑内容',
     contentRequired: '请输入质疑内容',
-    replyLabel: '回复 / 处理意见',
     placeholder: '请输入内容',
-    reply: '回复',
+    // The thread's three actions are separate and named as the study buttons are (回复质疑, 关闭质疑);
+    // each has its own box and its own confirmation, and dismissing the dialog is only 取消 or ×.
+    reply: '回复质疑',
     close: '关闭质疑',
-    reopen: '重新开启',
+    reopen: '重新开启质疑',
+    replyLabel: '回复内容',
+    closeLabel: '关闭原因',
+    reopenLabel: '重新开启原因',
+    replyConfirm: '提交回复',
+    closeConfirm: '确认关闭质疑',
+    reopenConfirm: '确认重新开启',
+    closeHint: '关闭后该质疑结束，不能再回复。关闭原因将记入质疑记录和稽查轨迹。',
+    back: '返回',
+    stage: '访视',
+    files: '文件',
     replyRequired: '请输入回复内容',
     closeRequired: '请输入关闭原因',
     opened: '开启质疑成功',
@@ -820,22 +826,10 @@ export const T = {
     operateChange: '修改内容',
     operateReason: '原因',
     crfOf: (id: number) => `表单 #${id}`,
-    actions: {
-      'subject.create': '添加患者',
-      'subject.update': '修改患者信息',
-      'subject.state': '修改状态',
-      'subject.delete': '删除患者',
-      'subject.restore': '恢复患者',
-      'subject.sign': '电子签名',
-      'subject.sign_invalidated': '签名失效',
-      'crf.create': '新建表单',
-      'item.update': '修改数据',
-      'crf.submit': '提交表单',
-      'crf.delete': '删除表单记录',
-      'sdv.verify': 'SDV核查',
-      'sdv.unverify': '取消SDV核查',
-      'sdv.clear': 'SDV核查失效',
-    } as Record<string, string>,
+    actions: AUDIT_ACTION_NAMES as Record<string, string>,
+    operatesExport: '导出',
+    exportAudit: '导出稽查轨迹',
+    exportAuditHint: '导出本项目全部稽查轨迹（CSV，可用 Excel 打开）',
   },
 
   projectHome: {

@@ -4,17 +4,22 @@ import { DeleteOutlined, PaperClipOutlined, UploadOutlined } from '@ant-design/i
 import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { confirmRemoveFile, useCrfUi } from '../crf-ui';
+import { useFileNames } from '../../stores/file-names.store';
 import { safeHref } from '../../utils/safe-href';
 import { fileName, fileUrl } from '../upload-rules';
 import type { ControlProps } from './widget-types';
 import { asText } from './widget-utils';
 
-/** 文件上传: one file; the value is its URL or, without a slash, a file key fetched through the download call. */
+/**
+ * 文件上传: one file; the value is its URL or, without a slash, a file key fetched through the download call,
+ * shown under the name it was uploaded with.
+ */
 export function FileUploadWidget({ id, value, disabled, onChange, onBlur, ariaLabel }: ControlProps) {
   const store = useCrfStore();
   const ui = useCrfUi();
   const canUpload = useStoreSlice(store, (s) => s.canUpload);
   const [uploading, setUploading] = useState(false);
+  const names = useFileNames();
   const text = asText(value);
 
   const upload = async (file: File) => {
@@ -54,7 +59,7 @@ export function FileUploadWidget({ id, value, disabled, onChange, onBlur, ariaLa
           <PaperClipOutlined />
           {/* A stored value is whatever a client saved: only a web or relative address opens. */}
           <a href={safeHref(fileUrl(text))} target="_blank" rel="noreferrer">
-            {fileName(text)}
+            {fileName(text, names)}
           </a>
         </span>
       )}

@@ -4,6 +4,7 @@ import { DeleteOutlined, EditOutlined, PlayCircleFilled, PlusOutlined } from '@a
 import {
   applyUploadEntry,
   readMediaList,
+  storedFileKey,
   writeMediaList,
   type ImageEntry,
   type MediaEntry,
@@ -13,7 +14,8 @@ import {
 import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { confirmRemoveFile, useCrfUi } from '../crf-ui';
-import { IMAGE_PLACEHOLDER, fileUrl } from '../upload-rules';
+import { useFileNames } from '../../stores/file-names.store';
+import { IMAGE_PLACEHOLDER, fileName, fileUrl } from '../upload-rules';
 import { MediaUploadDialog } from './media-upload-dialog';
 import type { ControlProps } from './widget-types';
 
@@ -34,6 +36,7 @@ export function MediaUpload<K extends MediaKind>({
   const store = useCrfStore();
   const ui = useCrfUi();
   const canUpload = useStoreSlice(store, (s) => s.canUpload);
+  const names = useFileNames();
   const entries = readMediaList(kind, value);
   const [dialog, setDialog] = useState<{ index: number | undefined } | null>(null);
   const [playing, setPlaying] = useState<string | null>(null);
@@ -57,22 +60,20 @@ export function MediaUpload<K extends MediaKind>({
       {entries.map((entry, index) => {
         const url = image ? (entry as ImageEntry).dialogImgUrl : (entry as VideoEntry).dialogVideoUrl;
         const time = image ? (entry as ImageEntry).uploadTime : (entry as VideoEntry).videoTime;
+        // The name it was uploaded with, when known (a stored key is not a name to show).
+        const key = storedFileKey(url);
+        const name = key === null ? fileName(url) : (names.get(key) ?? '');
+        const label = entry.remarks || name || time;
         return (
           <div className="crf-media-item" key={`${index}-${url}`}>
             <div className="crf-media-thumb">
               {image ? (
-                <Image
-                  src={fileUrl(url)}
-                  fallback={IMAGE_PLACEHOLDER}
-                  width={104}
-                  height={104}
-                  alt={entry.remarks || time}
-                />
+                <Image src={fileUrl(url)} fallback={IMAGE_PLACEHOLDER} width={104} height={104} alt={label} />
               ) : (
                 <button
                   type="button"
                   className="crf-video-play"
-                  aria-label={`${CRF_T.play}${entry.remarks || time}`}
+                  aria-label={`${CRF_T.play}${label}`}
                   onClick={() => setPlaying(fileUrl(url))}
                 >
                   <video src={fileUrl(url)} preload="metadata" muted className="crf-video-thumb" />
@@ -80,8 +81,8 @@ export function MediaUpload<K extends MediaKind>({
                 </button>
               )}
             </div>
-            <div className="crf-media-meta" title={entry.remarks}>
-              {entry.remarks || time}
+            <div className="crf-media-meta" title={[name, entry.remarks, time].filter(Boolean).join(' · ')}>
+              {label}
             </div>
             {!disabled && (
               <div className="crf-media-actions">

@@ -152,7 +152,7 @@ describe('query dialog: start mode', () => {
 });
 
 describe('query dialog: history mode', () => {
-  it('QRY-10/QRY-15/QRY-18: the thread with a reply box; an empty reply says 请输入回复内容; a reply says 回复质疑成功', async () => {
+  it('QRY-10/QRY-15/QRY-18: 回复质疑 opens its own box (回复内容); empty says 请输入回复内容; a reply says 回复质疑成功', async () => {
     api.get.mockResolvedValueOnce(ok(thread(0))).mockResolvedValue(
       ok(
         thread(2, {
@@ -176,31 +176,66 @@ describe('query dialog: history mode', () => {
     await within(dialog()).findByText('待回复');
     // 质疑值 and 当前值, through the form's own value text.
     expect(within(dialog()).getAllByText('72 次/分')).toHaveLength(2);
-    fireEvent.click(button('回复'));
+    // No box until an action is chosen; the box then belongs to that action only.
+    expect(within(dialog()).queryByRole('textbox')).toBeNull();
+    fireEvent.click(button('回复质疑'));
+    const panel = within(dialog()).getByRole('region', { name: '回复质疑' });
+    fireEvent.click(within(panel).getByRole('button', { name: '提交回复' }));
     await within(dialog()).findByText('请输入回复内容');
     expect(api.reply).not.toHaveBeenCalled();
-    fireEvent.change(within(dialog()).getByLabelText('回复 / 处理意见'), { target: { value: '已核对' } });
-    fireEvent.click(button('回复'));
+    fireEvent.change(within(panel).getByLabelText('回复内容'), { target: { value: '已核对' } });
+    fireEvent.click(within(panel).getByRole('button', { name: '提交回复' }));
     await screen.findByText('回复质疑成功');
     expect(api.reply).toHaveBeenCalledWith(9, '已核对');
     await within(dialog()).findByText('已回复');
     expect(onChanged).toHaveBeenCalledWith(9);
+    expect(within(dialog()).queryByRole('region', { name: '回复质疑' })).toBeNull();
   });
 
-  it('QRY-16/QRY-19: closing needs a reason (请输入关闭原因) and says 关闭质疑成功; a closed query offers no actions', async () => {
+  it('QRY-16/QRY-19: 关闭质疑 asks for its own reason (关闭原因, 请输入关闭原因), says 关闭质疑成功; a closed query offers no actions', async () => {
     api.get.mockResolvedValueOnce(ok(thread(2))).mockResolvedValue(ok(thread(1)));
     api.close.mockResolvedValue(ok(null, '关闭质疑成功'));
     renderDialog({ kind: 'history', doubtId: 9 });
     await within(dialog()).findByText('已回复');
     fireEvent.click(button('关闭质疑'));
+    const panel = within(dialog()).getByRole('region', { name: '关闭质疑' });
+    expect(within(panel).queryByLabelText('回复内容')).toBeNull();
+    fireEvent.click(within(panel).getByRole('button', { name: '确认关闭质疑' }));
     await within(dialog()).findByText('请输入关闭原因');
-    fireEvent.change(within(dialog()).getByLabelText('回复 / 处理意见'), { target: { value: '核实无误' } });
+    expect(api.close).not.toHaveBeenCalled();
+    // 返回 leaves the action without closing anything.
+    fireEvent.click(within(panel).getByRole('button', { name: '返回' }));
+    expect(within(dialog()).queryByRole('region', { name: '关闭质疑' })).toBeNull();
     fireEvent.click(button('关闭质疑'));
+    const again = within(dialog()).getByRole('region', { name: '关闭质疑' });
+    fireEvent.change(within(again).getByLabelText('关闭原因'), { target: { value: '核实无误' } });
+    fireEvent.click(within(again).getByRole('button', { name: '确认关闭质疑' }));
     await screen.findByText('关闭质疑成功');
     expect(api.close).toHaveBeenCalledWith(9, '核实无误');
     await within(dialog()).findByText('已关闭');
-    expect(within(dialog()).queryByLabelText('回复 / 处理意见')).toBeNull();
+    expect(within(dialog()).queryByRole('textbox')).toBeNull();
     expect(within(dialog()).queryByRole('button', { name: '关闭质疑' })).toBeNull();
+    expect(within(dialog()).queryByRole('button', { name: '回复质疑' })).toBeNull();
+  });
+
+  it('dismissing is 取消 (or ×) only: no button beside the query actions reads 关闭', async () => {
+    api.get.mockResolvedValue(ok(thread(2)));
+    const onClose = vi.fn();
+    renderWithProviders(<DoubtDialog mode={{ kind: 'history', doubtId: 9 }} can={ALL} onClose={onClose} />);
+    await within(dialog()).findByText('已回复');
+    const names = within(dialog())
+      .getAllByRole('button')
+      .map((b) => b.textContent?.replace(/\s/g, ''));
+    expect(names).not.toContain('关闭');
+    const footer = dialog().querySelector('.ant-modal-footer') as HTMLElement;
+    expect(
+      within(footer)
+        .getAllByRole('button')
+        .map((b) => b.textContent?.replace(/\s/g, '')),
+    ).toEqual(['取消']);
+    fireEvent.click(within(footer).getByRole('button', { name: /取\s*消/ }));
+    expect(onClose).toHaveBeenCalled();
+    expect(api.close).not.toHaveBeenCalled();
   });
 
   it('QRY-11: a replied query is re-opened with study.doubt.open; each action needs its own button permission', async () => {
@@ -208,19 +243,45 @@ describe('query dialog: history mode', () => {
     api.reopen.mockResolvedValue(ok({ doubtId: 9 }, '开启质疑成功'));
     renderDialog({ kind: 'history', doubtId: 9 }, { can: (code) => code === 'study.doubt.open' });
     await within(dialog()).findByText('已回复');
-    expect(within(dialog()).queryByRole('button', { name: '回复' })).toBeNull();
+    expect(within(dialog()).queryByRole('button', { name: '回复质疑' })).toBeNull();
     expect(within(dialog()).queryByRole('button', { name: '关闭质疑' })).toBeNull();
-    fireEvent.change(within(dialog()).getByLabelText('回复 / 处理意见'), { target: { value: '仍不一致，请再核实' } });
-    fireEvent.click(button('重新开启'));
+    fireEvent.click(button('重新开启质疑'));
+    const panel = within(dialog()).getByRole('region', { name: '重新开启质疑' });
+    fireEvent.change(within(panel).getByLabelText('重新开启原因'), { target: { value: '仍不一致，请再核实' } });
+    fireEvent.click(within(panel).getByRole('button', { name: '确认重新开启' }));
     await screen.findByText('开启质疑成功');
     expect(api.reopen).toHaveBeenCalledWith(9, '仍不一致，请再核实');
   });
 
-  it('QRY-12: in read-only mode the reply box is hidden', async () => {
+  it('QRY-12: in read-only mode there is no reply', async () => {
     api.get.mockResolvedValue(ok(thread(0)));
     renderDialog({ kind: 'history', doubtId: 9 }, { readOnly: true, can: (code) => code === 'study.doubt.reply' });
     await within(dialog()).findByText('待回复');
-    expect(within(dialog()).queryByLabelText('回复 / 处理意见')).toBeNull();
-    expect(within(dialog()).queryByRole('button', { name: '回复' })).toBeNull();
+    expect(within(dialog()).queryByRole('textbox')).toBeNull();
+    expect(within(dialog()).queryByRole('button', { name: '回复质疑' })).toBeNull();
+  });
+
+  it('shows the server’s words: the item title, the value with its unit, the form and the visit', async () => {
+    api.get.mockResolvedValue(
+      ok(
+        thread(0, {
+          itemName: 'hb',
+          itemTitle: '血红蛋白',
+          itemValue: 13.5,
+          itemValueText: '13.5 g/dL',
+          currentValue: 12.9,
+          currentValueText: '12.9 g/dL',
+          crfTitle: '实验室检查',
+          stageName: '基线',
+          messages: [{ ...thread(0).messages[0]!, itemValue: 13.5, itemValueText: '13.5 g/dL' }],
+        }),
+      ),
+    );
+    renderWithProviders(<DoubtDialog mode={{ kind: 'history', doubtId: 9 }} can={ALL} onClose={() => undefined} />);
+    await within(dialog()).findByText('血红蛋白');
+    for (const text of ['13.5 g/dL', '12.9 g/dL', '实验室检查', '基线', '当时的值：13.5 g/dL']) {
+      expect(within(dialog()).getByText(text)).toBeTruthy();
+    }
+    expect(within(dialog()).queryByText('hb')).toBeNull();
   });
 });

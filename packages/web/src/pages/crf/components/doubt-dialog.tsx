@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { App, Button, Descriptions, Empty, Form, Input, Modal, Space, Spin, Tag, Timeline } from 'antd';
+import { Alert, App, Button, Descriptions, Empty, Form, Input, Modal, Space, Spin, Tag, Timeline } from 'antd';
 import { ApiError } from '../../../api/request';
 import { DOUBT_STATE, DOUBT_TYPE, doubtApi, type Doubt, type DoubtDetail } from '../../../api/doubt.api';
 import { T } from '../../../locales/zh-CN';
+import './doubt-dialog.css';
 import { formatDate } from '../../../utils/format-date';
 
 const t = T.doubt;
@@ -75,7 +76,9 @@ const messageOf = (error: unknown) => (error instanceof ApiError ? error.message
 
 /**
  * The data-query dialog (forms §2, §4): start mode raises a query on one item of a saved record;
- * history mode shows the thread with reply, close and re-open, each behind its study button.
+ * history mode shows the thread with reply, close and re-open, each behind its study button and
+ * each with its own box (回复内容, 关闭原因) and confirmation, so closing the query can never be
+ * mistaken for dismissing the dialog (取消 or ×).
  */
 export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, onClose }: DoubtDialogProps) {
   const { message } = App.useApp();
@@ -84,6 +87,8 @@ export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, 
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<Action | null>(null);
+  /** The thread action being written (its own box and confirmation); null shows the action buttons. */
+  const [acting, setActing] = useState<Exclude<Action, 'start'> | null>(null);
   const [ticking, setTicking] = useState(true);
 
   // A dialog opened for another query (or closed and opened again) starts afresh.
@@ -98,6 +103,7 @@ export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, 
     setDoubtId(mode?.kind === 'history' ? mode.doubtId : null);
     setText('');
     setError(null);
+    setActing(null);
     setTicking(true);
   }
 
@@ -151,6 +157,7 @@ export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, 
         onChanged?.(doubtId);
       }
       setText('');
+      setActing(null);
     } catch (failure) {
       if (action === 'start') setTicking(false);
       void message.error(messageOf(failure));
@@ -209,21 +216,40 @@ export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, 
     const doubt: DoubtDetail | undefined = query.data;
     const info = doubt && describe ? describe(doubt) : null;
     const format = info?.format ?? plain;
+    // The server's words first (title of the record's CRF version, labels, unit, file names).
+    const valueText = (text: string | undefined, raw: unknown) => text ?? format(raw);
     const closed = doubt?.optionType === DOUBT_STATE.closed;
     const canReply = !readOnly && can(DOUBT_BUTTONS.reply) && !closed;
     const canClose = can(DOUBT_BUTTONS.close) && !closed;
     const canReopen = can(DOUBT_BUTTONS.open) && doubt?.optionType === DOUBT_STATE.replied;
+    const actions = {
+      reply: { allowed: canReply, label: t.replyLabel, confirm: t.replyConfirm, title: t.reply },
+      close: { allowed: canClose, label: t.closeLabel, confirm: t.closeConfirm, title: t.close },
+      reopen: { allowed: canReopen, label: t.reopenLabel, confirm: t.reopenConfirm, title: t.reopen },
+    } as const;
+    const current = acting && actions[acting].allowed ? acting : null;
+    const choose = (action: Exclude<Action, 'start'>) => {
+      setActing(action);
+      setText('');
+      setError(null);
+    };
     body = !doubt ? (
       <Spin />
     ) : (
       <>
         <Descriptions size="small" column={2} bordered className="doubt-head">
           <Descriptions.Item label={t.item} span={2}>
-            {doubt.groupName ? `${t.groupRow(doubt.groupName, doubt.groupIndex ?? 0)} · ` : ''}
-            {info?.title ?? doubt.itemName}
+            {doubt.groupName ? `${t.groupRow(doubt.groupTitle ?? doubt.groupName, doubt.groupIndex ?? 0)} · ` : ''}
+            {doubt.itemTitle ?? info?.title ?? doubt.itemName}
           </Descriptions.Item>
-          <Descriptions.Item label={t.itemValue}>{format(doubt.itemValue)}</Descriptions.Item>
-          <Descriptions.Item label={t.currentValue}>{format(doubt.currentValue)}</Descriptions.Item>
+          {doubt.crfTitle !== undefined && <Descriptions.Item label={t.form}>{doubt.crfTitle}</Descriptions.Item>}
+          {doubt.stageName !== undefined && (
+            <Descriptions.Item label={t.stage}>{doubt.stageName || '—'}</Descriptions.Item>
+          )}
+          <Descriptions.Item label={t.itemValue}>{valueText(doubt.itemValueText, doubt.itemValue)}</Descriptions.Item>
+          <Descriptions.Item label={t.currentValue}>
+            {valueText(doubt.currentValueText, doubt.currentValue)}
+          </Descriptions.Item>
           <Descriptions.Item label={t.status}>
             <DoubtStateTag state={doubt.optionType} />
           </Descriptions.Item>
@@ -250,36 +276,53 @@ export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, 
                   </div>
                   <div className="doubt-message-content">{m.content}</div>
                   {m.itemValue !== null && m.itemValue !== undefined && m.itemValue !== '' && (
-                    <div className="doubt-message-value">{t.valueAtTime(format(m.itemValue))}</div>
+                    <div className="doubt-message-value">{t.valueAtTime(valueText(m.itemValueText, m.itemValue))}</div>
                   )}
                 </div>
               ),
             }))}
           />
         )}
-        {(canReply || canClose || canReopen) && <Form layout="vertical">{box(t.replyLabel)}</Form>}
+        {current ? (
+          <section className="doubt-action" data-action={current} aria-label={actions[current].title}>
+            <div className="doubt-action-title">{actions[current].title}</div>
+            {current === 'close' && <Alert type="warning" showIcon className="doubt-action-hint" title={t.closeHint} />}
+            <Form layout="vertical">{box(actions[current].label)}</Form>
+            <Space className="doubt-action-buttons">
+              <Button onClick={() => setActing(null)} disabled={busy !== null}>
+                {t.back}
+              </Button>
+              <Button
+                type="primary"
+                danger={current === 'close'}
+                loading={busy === current}
+                onClick={() => void run(current)}
+              >
+                {actions[current].confirm}
+              </Button>
+            </Space>
+          </section>
+        ) : (
+          (canReply || canClose || canReopen) && (
+            <Space className="doubt-actions" wrap>
+              {canReply && (
+                <Button type="primary" onClick={() => choose('reply')}>
+                  {t.reply}
+                </Button>
+              )}
+              {canReopen && <Button onClick={() => choose('reopen')}>{t.reopen}</Button>}
+              {canClose && (
+                <Button danger onClick={() => choose('close')}>
+                  {t.close}
+                </Button>
+              )}
+            </Space>
+          )
+        )}
       </>
     );
-    footer = (
-      <Space>
-        <Button onClick={onClose}>{T.common.close}</Button>
-        {canReopen && (
-          <Button loading={busy === 'reopen'} onClick={() => void run('reopen')}>
-            {t.reopen}
-          </Button>
-        )}
-        {canClose && (
-          <Button danger loading={busy === 'close'} onClick={() => void run('close')}>
-            {t.close}
-          </Button>
-        )}
-        {canReply && (
-          <Button type="primary" loading={busy === 'reply'} onClick={() => void run('reply')}>
-            {t.reply}
-          </Button>
-        )}
-      </Space>
-    );
+    // Dismissing the dialog is 取消 (or ×) only: no button beside the actions reads 关闭.
+    footer = <Button onClick={onClose}>{T.common.cancel}</Button>;
   }
 
   return (

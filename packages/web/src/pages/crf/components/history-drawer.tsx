@@ -1,10 +1,13 @@
+import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Drawer, Empty, Table, Tag } from 'antd';
+import { DownloadOutlined } from '@ant-design/icons';
+import { Button, Drawer, Empty, Table, Tag } from 'antd';
 import type { CrfNode } from '@ecrf/core';
 import { crfRecordApi, type CrfAuditRow } from '../../../api/crf.api';
+import { AuditChange } from '../../../components/audit-change';
 import { T } from '../../../locales/zh-CN';
 import { formatDate } from '../../../utils/format-date';
-import { formatLooseValue, itemTitle } from '../crf-values';
+import { saveDownload } from '../../study/crf/download';
 
 const t = T.crfPage;
 
@@ -15,14 +18,17 @@ export interface HistoryTarget {
   title: string;
 }
 
-/** The audit trail of an item or a form: who, when, old → new, reason, CRF version. */
+/**
+ * The audit trail of an item or a form: who, when, what (in words), old → new with labels, units and
+ * file names as the server words them, reason, CRF version; 导出 saves the same rows as CSV.
+ */
 export function HistoryDrawer({
   target,
-  nodes,
   onClose,
 }: {
   target: HistoryTarget | null;
-  nodes: ReadonlyMap<string, CrfNode>;
+  /** Not needed any more: the server words each row in its own CRF version. */
+  nodes?: ReadonlyMap<string, CrfNode>;
   onClose: () => void;
 }) {
   const query = useQuery({
@@ -31,14 +37,35 @@ export function HistoryDrawer({
     enabled: target !== null,
   });
   const rows = query.data ?? [];
-  const value = (row: CrfAuditRow, v: unknown) => {
-    const text = formatLooseValue(nodes, row.itemName, v);
-    return text || <span className="crf-history-empty">{t.empty}</span>;
+  const [exporting, setExporting] = useState(false);
+  const exportCsv = async () => {
+    if (!target) return;
+    setExporting(true);
+    try {
+      const res = await crfRecordApi.exportAudit({
+        crfDataRecordId: target.crfDataRecordId,
+        ...(target.itemName ? { itemName: target.itemName } : {}),
+      });
+      saveDownload(res, `稽查轨迹-${target.title}.csv`);
+    } finally {
+      setExporting(false);
+    }
   };
   return (
     <Drawer
       open={target !== null}
       title={target ? (target.itemName ? t.historyOf(target.title) : t.formHistory) : ''}
+      extra={
+        <Button
+          size="small"
+          icon={<DownloadOutlined aria-hidden />}
+          loading={exporting}
+          disabled={rows.length === 0}
+          onClick={() => void exportCsv()}
+        >
+          {t.historyExport}
+        </Button>
+      }
       size={target?.itemName ? 720 : 900}
       onClose={onClose}
       destroyOnHidden
@@ -58,31 +85,23 @@ export function HistoryDrawer({
             { title: t.historyUser, dataIndex: 'userName', width: 150 },
             {
               title: t.historyAction,
-              dataIndex: 'action',
+              dataIndex: 'actionName',
               width: 110,
-              render: (a: string) => <Tag>{t.historyActions[a] ?? a}</Tag>,
+              render: (name: string) => <Tag>{name}</Tag>,
             },
             ...(target?.itemName
               ? []
               : [
                   {
                     title: t.historyItem,
-                    dataIndex: 'itemName',
+                    dataIndex: 'itemTitle',
                     width: 140,
-                    render: (name: string | null) => (name ? itemTitle(nodes, name) : ''),
                   },
                 ]),
             {
               title: t.historyChange,
               key: 'change',
-              render: (_: unknown, row: CrfAuditRow) =>
-                row.action === 'item.update' ? (
-                  <span className="crf-history-change">
-                    <span className="crf-history-old">{value(row, row.oldValue)}</span>
-                    <span aria-hidden> → </span>
-                    <span className="crf-history-new">{value(row, row.newValue)}</span>
-                  </span>
-                ) : null,
+              render: (_: unknown, row: CrfAuditRow) => <AuditChange row={row} />,
             },
             { title: t.historyReason, dataIndex: 'reason', width: 160 },
             { title: t.historyVersion, dataIndex: 'crfVersion', width: 80, align: 'center' },

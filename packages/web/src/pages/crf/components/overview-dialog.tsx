@@ -15,6 +15,7 @@ import {
 } from '@ecrf/core';
 import { crfRecordApi, type OverviewForm } from '../../../api/crf.api';
 import { T } from '../../../locales/zh-CN';
+import { useFileNames } from '../../../stores/file-names.store';
 import { formatValue } from '../crf-values';
 
 const t = T.crfPage;
@@ -101,6 +102,8 @@ function ItemValue({
   values: Record<string, unknown>;
   state: FormState;
 }) {
+  // Uploads read as the names they were uploaded with (the overview answer names its files).
+  const fileNames = useFileNames();
   if (node.type === 'imageUpload') {
     const entries = readMediaList('image', value);
     return (
@@ -134,13 +137,13 @@ function ItemValue({
             title: c.title || c.name,
             key: c.name,
             render: (_v: unknown, row: Record<string, unknown>, i: number) =>
-              rowStates[i]?.[c.name]?.visible === false ? '' : formatValue(c, row[c.name], row),
+              rowStates[i]?.[c.name]?.visible === false ? '' : formatValue(c, row[c.name], row, { fileNames }),
           })),
         ]}
       />
     );
   }
-  return <>{formatValue(node, value, values)}</>;
+  return <>{formatValue(node, value, values, { fileNames })}</>;
 }
 
 function RecordSections({

@@ -1,28 +1,19 @@
-import { useCallback, useMemo, useState } from 'react';
-import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { AimOutlined, EyeOutlined } from '@ant-design/icons';
 import { Button, DatePicker, Form, Input, Select, Space, type TableColumnsType } from 'antd';
 import { useNavigate } from 'react-router';
-import type { CrfNode } from '@ecrf/core';
 import { DOUBT_STATE, DOUBT_TYPE, doubtApi, type Doubt, type DoubtFilter } from '../../../api/doubt.api';
-import { crfApi, type CrfDetail } from '../../../api/study.api';
+import { FileLinks } from '../../../components/audit-change';
 import { PagedTable } from '../../../components/paged-table';
 import { T } from '../../../locales/zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { DoubtDialog, DoubtStateTag, DoubtTypeTag, type DoubtDialogMode } from '../../crf/components/doubt-dialog';
-import { formatLooseValue, itemTitle, nodesByName } from '../../crf/crf-values';
 import { useProjectStudy } from '../use-project-study';
 import { locateUrl, toDoubtFilter, type DoubtFilterValues } from './doubt-filters';
 import { FilterButtons } from '../../../components/filter-buttons';
 
 const t = T.doubt;
-
-/** Item nodes by form, from the loaded definitions (stable, so the combined result is memoised). */
-function nodesOfForms(results: ReadonlyArray<{ data?: CrfDetail }>): Map<number, Map<string, CrfNode>> {
-  const out = new Map<number, Map<string, CrfNode>>();
-  for (const result of results) if (result.data) out.set(result.data.id, nodesByName(result.data.definition));
-  return out;
-}
 
 const STATE_OPTIONS = [DOUBT_STATE.open, DOUBT_STATE.replied, DOUBT_STATE.closed].map((value) => ({
   value,
@@ -30,7 +21,11 @@ const STATE_OPTIONS = [DOUBT_STATE.open, DOUBT_STATE.replied, DOUBT_STATE.closed
 }));
 const TYPE_OPTIONS = [DOUBT_TYPE.system, DOUBT_TYPE.user].map((value) => ({ value, label: t.types[value] }));
 
-/** 质疑列表 (QRY-01): the study's queries with filters; 查看 opens the thread, 定位 the form. */
+/**
+ * 质疑列表 (QRY-01): the study's queries with filters; 查看 opens the thread, 定位 the form. The
+ * server words each query (item title in the record's CRF version, value with its unit, file names,
+ * form and visit), so the list needs no form definitions.
+ */
 export default function DoubtListPage() {
   const { studyId, can } = useProjectStudy();
   const navigate = useNavigate();
@@ -39,60 +34,30 @@ export default function DoubtListPage() {
   const [filters, setFilters] = useState<DoubtFilter>({});
   const [mode, setMode] = useState<DoubtDialogMode | null>(null);
 
-  // Item titles come from the forms' definitions (the list itself holds item names).
-  const crfList = useQuery({
-    queryKey: ['crf', 'options', studyId],
-    queryFn: () => crfApi.options(studyId!).then((res) => res.data),
-    enabled: studyId !== null,
-  });
-  const crfIds = useMemo(() => (crfList.data ?? []).map((crf) => crf.id), [crfList.data]);
-  const nodesByCrf = useQueries({
-    queries: crfIds.map((crfId) => ({
-      queryKey: ['crf', 'detail', crfId, 'latest'],
-      queryFn: () => crfApi.get(crfId).then((res) => res.data),
-      staleTime: 5 * 60 * 1000,
-    })),
-    combine: nodesOfForms,
-  });
-
-  const describe = useCallback(
-    (d: Pick<Doubt, 'itemName' | 'groupName' | 'crfId'>) => {
-      const nodes = nodesByCrf.get(d.crfId) ?? new Map<string, CrfNode>();
-      return {
-        title: d.groupName
-          ? `${itemTitle(nodes, d.groupName)} · ${itemTitle(nodes, d.itemName)}`
-          : itemTitle(nodes, d.itemName),
-        format: (value: unknown) => formatLooseValue(nodes, d.itemName, value),
-      };
-    },
-    [nodesByCrf],
-  );
-
   const columns: TableColumnsType<Doubt> = [
     { title: t.code, dataIndex: 'identificationCode', width: 110 },
     { title: t.patientName, dataIndex: 'subjectName', width: 100 },
+    { title: t.stage, dataIndex: 'stageName', width: 90, render: (value?: string) => value || '—' },
     { title: t.form, dataIndex: 'crfTitle', width: 130 },
     {
       title: t.item,
       key: 'item',
       width: 180,
-      render: (_: unknown, row) => {
-        const nodes = nodesByCrf.get(row.crfId) ?? new Map<string, CrfNode>();
-        return (
-          <>
-            {row.groupName && (
-              <div className="doubt-list-group">{t.groupRow(itemTitle(nodes, row.groupName), row.groupIndex ?? 0)}</div>
-            )}
-            {itemTitle(nodes, row.itemName)}
-          </>
-        );
-      },
+      render: (_: unknown, row) => (
+        <>
+          {row.groupName && (
+            <div className="doubt-list-group">{t.groupRow(row.groupTitle ?? row.groupName, row.groupIndex ?? 0)}</div>
+          )}
+          <span title={row.itemName}>{row.itemTitle ?? row.itemName}</span>
+        </>
+      ),
     },
     {
       title: t.itemValue,
       key: 'itemValue',
-      width: 140,
-      render: (_: unknown, row) => describe(row).format(row.itemValue),
+      width: 160,
+      render: (_: unknown, row) =>
+        row.itemFiles && row.itemFiles.length > 0 ? <FileLinks files={row.itemFiles} /> : (row.itemValueText ?? ''),
     },
     { title: t.content, dataIndex: 'doubtDescription', ellipsis: true },
     { title: t.status, dataIndex: 'optionType', width: 90, render: (value: number) => <DoubtStateTag state={value} /> },
@@ -166,7 +131,6 @@ export default function DoubtListPage() {
       <DoubtDialog
         mode={mode}
         can={can}
-        describe={describe}
         onChanged={() => {
           void queryClient.invalidateQueries({ queryKey: ['doubt', 'list', studyId] });
           void queryClient.invalidateQueries({ queryKey: ['doubt', 'count'] });

@@ -16,10 +16,11 @@ import {
   Tooltip,
   type TableColumnsType,
 } from 'antd';
-import { PlusOutlined } from '@ant-design/icons';
+import { DownloadOutlined, PlusOutlined } from '@ant-design/icons';
 import type { Dayjs } from 'dayjs';
 import { DEFAULT_BASE_CONFIG, MSG } from '@ecrf/core';
 import { useNavigate } from 'react-router';
+import { crfRecordApi } from '../../../api/crf.api';
 import { crfApi, type CrfDetail } from '../../../api/study.api';
 import {
   GENDER,
@@ -34,12 +35,12 @@ import { PagedTable } from '../../../components/paged-table';
 import { T } from '../../../locales/zh-CN';
 import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
+import { saveDownload } from '../../study/crf/download';
 import { StudyAuthButton } from '../components/study-auth-button';
 import { SUBJECT_BUTTONS } from '../study-access';
 import { usePageReturn } from '../use-page-return';
 import { useProjectStudy } from '../use-project-study';
 import { crfColumnItems, formatCrfValue, type CrfColumnItem } from './crf-columns';
-import type { OperateContext } from './operate-labels';
 import { formModelKey, PatientDialog, type PatientDialogState } from './components/patient-dialog';
 import { OperatesDrawer } from './components/operates-drawer';
 import { ReasonDialog } from './components/reason-dialog';
@@ -47,6 +48,9 @@ import { StateDialog } from './components/state-dialog';
 import { STATE_OPTIONS, StateTag } from './subject-state';
 import '../project.css';
 import { FilterButtons } from '../../../components/filter-buttons';
+
+/** The whole study's audit trail in one file is the monitors' (the SDV button), as the server decides. */
+const AUDIT_EXPORT_BUTTON = 'business.crf.sdv';
 
 interface FilterFields {
   identificationCode?: string;
@@ -140,10 +144,15 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
     }),
     [model.data],
   );
-  const operateContext = useMemo<OperateContext>(
-    () => ({ fieldLabels, diseases, crfTitles: new Map((crfList.data ?? []).map((crf) => [crf.id, crf.title])) }),
-    [fieldLabels, diseases, crfList.data],
-  );
+  const [exporting, setExporting] = useState(false);
+  const exportAudit = async () => {
+    setExporting(true);
+    try {
+      saveDownload(await crfRecordApi.exportAudit({ studyId }), `稽查轨迹-${studyId}.csv`);
+    } finally {
+      setExporting(false);
+    }
+  };
 
   const refresh = (res: { msg: string }) => {
     void message.success(res.msg || MSG.ok);
@@ -340,6 +349,18 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
         >
           {T.subject.add}
         </StudyAuthButton>
+        <Tooltip title={T.subject.exportAuditHint}>
+          <span>
+            <StudyAuthButton
+              allowed={can(AUDIT_EXPORT_BUTTON)}
+              icon={<DownloadOutlined aria-hidden />}
+              loading={exporting}
+              onClick={() => void exportAudit()}
+            >
+              {T.subject.exportAudit}
+            </StudyAuthButton>
+          </span>
+        </Tooltip>
         <label className="project-toolbar-switch">
           <Switch size="small" checked={showDeleted} onChange={setShowDeleted} aria-label={T.subject.showDeleted} />
           <span>{T.subject.showDeleted}</span>
@@ -380,7 +401,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
         onSubmit={(reason) => restore.mutate({ record: restoreRecord!, reason })}
         onClose={() => setRestoreRecord(null)}
       />
-      <OperatesDrawer record={operatesRecord} context={operateContext} onClose={() => setOperatesRecord(null)} />
+      <OperatesDrawer record={operatesRecord} onClose={() => setOperatesRecord(null)} />
     </>
   );
 }

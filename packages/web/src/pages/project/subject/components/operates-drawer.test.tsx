@@ -1,14 +1,19 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { AuditEvent, SubjectRecordRow } from '../../../../api/subject.api';
 import { renderWithProviders } from '../../../../test/render';
-import { actionLabel, operateChange, operateItem, type OperateContext } from '../operate-labels';
+import { operateItem } from '../operate-labels';
 import { OperatesDrawer } from './operates-drawer';
 
 const api = vi.hoisted(() => ({ operates: vi.fn() }));
+const crf = vi.hoisted(() => ({ exportAudit: vi.fn() }));
 vi.mock('../../../../api/subject.api', async (importOriginal) => ({
   ...(await importOriginal<object>()),
   subjectRecordApi: api,
+}));
+vi.mock('../../../../api/crf.api', async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  crfRecordApi: crf,
 }));
 
 afterEach(() => {
@@ -16,35 +21,27 @@ afterEach(() => {
   vi.clearAllMocks();
 });
 
-const context: OperateContext = {
-  fieldLabels: {
-    identificationCode: '编号',
-    subjectName: '患者姓名',
-    gender: '性别',
-    mobile: '手机号',
-    diseaseCode: '病种',
-    birth: '出生日期',
-    idNumber: '身份证号',
-  },
-  diseases: [
-    { id: 1, diseaseName: '腰椎管狭窄症', diseaseCode: 'LSS' },
-    { id: 2, diseaseName: '腰椎滑脱症', diseaseCode: 'LDS' },
-  ],
-  crfTitles: new Map([[9, '人口学资料']]),
-};
-
+const KEY = 'c'.repeat(32);
 let nextId = 1;
+/** A row as the server answers it: raw codes and the words core's describeAuditRow gave them. */
 function event(patch: Partial<AuditEvent>): AuditEvent {
   return {
     id: nextId++,
     action: 'subject.update',
+    actionName: '修改患者信息',
     subjectRecordId: 77,
     crfDataRecordId: null,
     crfId: null,
+    crfTitle: null,
     crfVersion: null,
     itemName: null,
+    itemTitle: '',
     oldValue: null,
     newValue: null,
+    oldText: '',
+    newText: '',
+    oldFiles: [],
+    newFiles: [],
     reason: null,
     userName: '系统管理员(13800000000)',
     createTime: '2026-03-02T01:02:03Z',
@@ -53,84 +50,58 @@ function event(patch: Partial<AuditEvent>): AuditEvent {
 }
 
 describe('operates labels', () => {
-  it.each([
-    ['subject.create', '添加患者'],
-    ['subject.update', '修改患者信息'],
-    ['subject.state', '修改状态'],
-    ['subject.delete', '删除患者'],
-    ['subject.restore', '恢复患者'],
-    ['subject.sign', '电子签名'],
-    ['subject.sign_invalidated', '签名失效'],
-    ['crf.create', '新建表单'],
-    ['item.update', '修改数据'],
-    ['crf.submit', '提交表单'],
-    ['crf.delete', '删除表单记录'],
-    ['sdv.verify', 'SDV核查'],
-    ['sdv.unverify', '取消SDV核查'],
-    ['sdv.clear', 'SDV核查失效'],
-    ['doubt.open', 'doubt.open'],
-  ])('SUBJ-28: %s reads %s', (action, label) => {
-    expect(actionLabel(action)).toBe(label);
-  });
-
-  it('names the field or form a row touched and shows old → new in words', () => {
-    const gender = event({ itemName: 'gender', oldValue: 0, newValue: 1 });
-    expect(operateItem(gender, context)).toBe('性别');
-    expect(operateChange(gender, context)).toBe('女 → 男');
-    const disease = event({ itemName: 'diseaseCode', oldValue: 'LSS', newValue: 'LDS' });
-    expect(operateChange(disease, context)).toBe('腰椎管狭窄症 → 腰椎滑脱症');
-    const mobile = event({ itemName: 'mobile', oldValue: null, newValue: '13912345678' });
-    expect(operateChange(mobile, context)).toBe('（空） → 13912345678');
-    const state = event({ action: 'subject.state', itemName: 'state', oldValue: 0, newValue: 2, reason: '失访' });
-    expect(operateItem(state, context)).toBe('状态');
-    expect(operateChange(state, context)).toBe('在组 → 退出');
-    const item = event({ action: 'item.update', crfId: 9, itemName: 'weight', oldValue: '70', newValue: '72.5' });
-    expect(operateItem(item, context)).toBe('人口学资料 / weight');
-    expect(operateChange(item, context)).toBe('70 → 72.5');
-    expect(operateItem(event({ action: 'crf.submit', crfId: 12 }), context)).toBe('表单 #12');
-    expect(operateChange(event({ action: 'subject.delete', reason: '重复录入' }), context)).toBe('');
-    const created = event({
-      action: 'subject.create',
-      newValue: { identificationCode: 'LSS-0001', subjectName: '张三', gender: 1, diseaseCode: 'LSS', mobile: null },
-    });
-    expect(operateChange(created, context)).toBe('编号：LSS-0001；患者姓名：张三；性别：男；病种：腰椎管狭窄症');
-    // Identifiers arrive as the server answers them: masked in the trail (mobile, ID number) or for the caller.
-    const withIds = event({
-      action: 'subject.create',
-      newValue: {
-        identificationCode: 'LSS-0002',
-        subjectName: '李*',
-        gender: 0,
-        diseaseCode: 'LSS',
-        mobile: '139****5678',
-        idNumber: '110105********002X',
-      },
-    });
-    expect(operateChange(withIds, context)).toBe(
-      '编号：LSS-0002；患者姓名：李*；性别：女；手机号：139****5678；身份证号：110105********002X；病种：腰椎管狭窄症',
-    );
+  it('names the form and the item by their titles, a patient field by its label', () => {
+    expect(operateItem(event({ crfTitle: '实验室检查', itemTitle: '血红蛋白' }))).toBe('实验室检查 / 血红蛋白');
+    expect(operateItem(event({ itemTitle: '手机号' }))).toBe('手机号');
+    expect(operateItem(event({ crfTitle: '生命体征' }))).toBe('生命体征');
+    expect(operateItem(event({}))).toBe('');
   });
 });
 
 describe('operates drawer', () => {
-  it('SUBJ-28: lists time, user, action in words, item, old → new and reason, newest first as the server sends', async () => {
+  it('SUBJ-28: lists time, user, the action in Chinese, the item title, old → new in words, files by name and the reason', async () => {
     api.operates.mockResolvedValue({
       code: 200,
       msg: '',
       data: {
-        total: 3,
+        total: 4,
         list: [
-          event({ action: 'subject.delete', reason: '重复录入' }),
-          event({ itemName: 'mobile', oldValue: '13912345678', newValue: '13700001111' }),
+          event({ action: 'subject.delete', actionName: '删除患者', reason: '重复录入' }),
           event({
-            action: 'subject.create',
-            newValue: { identificationCode: 'LSS-0001', subjectName: '张三', gender: 1, diseaseCode: 'LSS' },
+            action: 'item.update',
+            actionName: '保存',
+            crfId: 3,
+            crfTitle: '实验室检查',
+            itemName: 'hb',
+            itemTitle: '血红蛋白',
+            oldValue: 130,
+            newValue: 13.5,
+            oldText: '130 g/L',
+            newText: '13.5 g/dL',
+          }),
+          event({
+            action: 'item.update',
+            actionName: '保存',
+            crfTitle: '实验室检查',
+            itemName: 'lab_report',
+            itemTitle: '化验单',
+            newValue: KEY,
+            newText: '血常规.pdf',
+            newFiles: [{ fileKey: KEY, fileName: '血常规.pdf' }],
+          }),
+          event({
+            action: 'doubt.open',
+            actionName: '发起质疑',
+            crfTitle: '实验室检查',
+            itemName: 'hb',
+            itemTitle: '血红蛋白',
+            newText: '单位请核实',
           }),
         ],
       },
     });
     const record = { subjectRecordId: 77, subjectName: '张三', identificationCode: 'LSS-0001' } as SubjectRecordRow;
-    renderWithProviders(<OperatesDrawer record={record} context={context} onClose={() => undefined} />);
+    renderWithProviders(<OperatesDrawer record={record} onClose={() => undefined} />);
     expect(await screen.findByText('操作记录 · 张三（LSS-0001）')).toBeTruthy();
     await waitFor(() => expect(api.operates).toHaveBeenCalledWith({ pageNum: 1, pageSize: 10, subjectRecordId: 77 }));
     const rows = await screen.findAllByRole('row');
@@ -140,10 +111,23 @@ describe('operates drawer', () => {
         .map((cell) => cell.textContent),
     );
     expect(body[0]).toEqual(expect.arrayContaining(['删除患者', '重复录入', '系统管理员(13800000000)']));
-    expect(body[1]).toEqual(expect.arrayContaining(['修改患者信息', '手机号', '13912345678 → 13700001111']));
-    expect(body[2]).toEqual(
-      expect.arrayContaining(['添加患者', '编号：LSS-0001；患者姓名：张三；性别：男；病种：腰椎管狭窄症']),
-    );
-    expect(screen.getByText('共 3 条')).toBeTruthy();
+    expect(body[1]).toEqual(expect.arrayContaining(['保存', '实验室检查 / 血红蛋白', '130 g/L → 13.5 g/dL']));
+    expect(body[3]).toEqual(expect.arrayContaining(['发起质疑', '单位请核实']));
+    expect(JSON.stringify(body)).not.toContain('item.update');
+    const link = within(rows[3]!).getByRole('link', { name: /血常规\.pdf/ });
+    expect(link.getAttribute('href')).toBe(`/api/v1/fileupload/downfile?fileKey=${KEY}`);
+    expect(screen.getByText('共 4 条')).toBeTruthy();
+  });
+
+  it('导出 saves this patient’s trail as CSV', async () => {
+    api.operates.mockResolvedValue({ code: 200, msg: '', data: { total: 0, list: [] } });
+    crf.exportAudit.mockResolvedValue({ data: new Blob(['\uFEFF序号']), headers: {} });
+    const createObjectURL = vi.fn(() => 'blob:x');
+    Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() });
+    const record = { subjectRecordId: 77, subjectName: '张三', identificationCode: 'LSS-0001' } as SubjectRecordRow;
+    renderWithProviders(<OperatesDrawer record={record} onClose={() => undefined} />);
+    fireEvent.click(await screen.findByRole('button', { name: /导出/ }));
+    await waitFor(() => expect(crf.exportAudit).toHaveBeenCalledWith({ subjectRecordId: 77 }));
+    await waitFor(() => expect(createObjectURL).toHaveBeenCalled());
   });
 });

@@ -1,10 +1,14 @@
-import { useMemo } from 'react';
-import { Drawer, Tag, type TableColumnsType } from 'antd';
+import { useMemo, useState } from 'react';
+import { DownloadOutlined } from '@ant-design/icons';
+import { Button, Drawer, Tag, type TableColumnsType } from 'antd';
+import { crfRecordApi } from '../../../../api/crf.api';
 import { subjectRecordApi, type AuditEvent, type SubjectRecordRow } from '../../../../api/subject.api';
+import { AuditChange } from '../../../../components/audit-change';
 import { PagedTable } from '../../../../components/paged-table';
 import { T } from '../../../../locales/zh-CN';
 import { formatDate } from '../../../../utils/format-date';
-import { actionLabel, operateChange, operateItem, type OperateContext } from '../operate-labels';
+import { saveDownload } from '../../../study/crf/download';
+import { operateItem } from '../operate-labels';
 
 const ACTION_COLORS: Record<string, string> = {
   'subject.create': 'green',
@@ -13,18 +17,16 @@ const ACTION_COLORS: Record<string, string> = {
   'subject.state': 'orange',
   'crf.delete': 'red',
   'crf.submit': 'blue',
+  'doubt.open': 'volcano',
+  'doubt.close': 'default',
 };
 
-/** 操作记录 (SUBJ-28): the patient's audit trail, newest first, in words a nurse reads. */
-export function OperatesDrawer({
-  record,
-  context,
-  onClose,
-}: {
-  record: SubjectRecordRow | null;
-  context: OperateContext;
-  onClose: () => void;
-}) {
+/**
+ * 操作记录 (SUBJ-28): the patient's audit trail, newest first, in the server's words (action names,
+ * item titles, labels, units, file names); 导出 saves the same rows as CSV.
+ */
+export function OperatesDrawer({ record, onClose }: { record: SubjectRecordRow | null; onClose: () => void }) {
+  const [exporting, setExporting] = useState(false);
   const columns = useMemo<TableColumnsType<AuditEvent>>(
     () => [
       {
@@ -36,23 +38,21 @@ export function OperatesDrawer({
       { title: T.subject.operateUser, dataIndex: 'userName', width: 150 },
       {
         title: T.subject.operateAction,
-        dataIndex: 'action',
+        dataIndex: 'actionName',
         width: 110,
-        render: (action: string) => <Tag color={ACTION_COLORS[action] ?? 'default'}>{actionLabel(action)}</Tag>,
+        render: (name: string, event) => <Tag color={ACTION_COLORS[event.action] ?? 'default'}>{name}</Tag>,
       },
       {
         title: T.subject.operateItem,
         key: 'item',
-        width: 130,
-        render: (_: unknown, event) => operateItem(event, context) || '—',
+        width: 160,
+        render: (_: unknown, event) => operateItem(event) || '—',
       },
       {
         title: T.subject.operateChange,
         key: 'change',
-        width: 260,
-        render: (_: unknown, event) => (
-          <span style={{ wordBreak: 'break-all' }}>{operateChange(event, context) || '—'}</span>
-        ),
+        width: 280,
+        render: (_: unknown, event) => <AuditChange row={event} />,
       },
       {
         title: T.subject.operateReason,
@@ -61,8 +61,17 @@ export function OperatesDrawer({
         render: (reason: string | null) => reason || '—',
       },
     ],
-    [context],
+    [],
   );
+
+  const exportCsv = async (subjectRecordId: number, code: string) => {
+    setExporting(true);
+    try {
+      saveDownload(await crfRecordApi.exportAudit({ subjectRecordId }), `稽查轨迹-${code}.csv`);
+    } finally {
+      setExporting(false);
+    }
+  };
 
   return (
     <Drawer
@@ -71,6 +80,18 @@ export function OperatesDrawer({
       size={1120}
       onClose={onClose}
       destroyOnHidden
+      extra={
+        record && (
+          <Button
+            size="small"
+            icon={<DownloadOutlined aria-hidden />}
+            loading={exporting}
+            onClick={() => void exportCsv(record.subjectRecordId, record.identificationCode)}
+          >
+            {T.subject.operatesExport}
+          </Button>
+        )
+      }
     >
       {record && (
         <PagedTable<AuditEvent>

@@ -1,0 +1,69 @@
+import { PaperClipOutlined } from '@ant-design/icons';
+import { FILE_DOWNLOAD_PATH } from '@ecrf/core';
+import type { FileLink } from '../api/crf.api';
+import { T } from '../locales/zh-CN';
+
+/** What an audit row says, as the server worded it (core's describeAuditRow). */
+export interface WordedAuditRow {
+  action: string;
+  oldText: string;
+  newText: string;
+  oldFiles?: FileLink[];
+  newFiles?: FileLink[];
+}
+
+const fileHref = (fileKey: string) => `${FILE_DOWNLOAD_PATH}?fileKey=${encodeURIComponent(fileKey)}`;
+
+/** Files under the names they were uploaded with, opened through the download call (its view rule applies). */
+export function FileLinks({ files }: { files: readonly FileLink[] }) {
+  return (
+    <span className="audit-files" style={{ display: 'inline-flex', flexWrap: 'wrap', gap: '2px 12px' }}>
+      {files.map((file) => (
+        <a key={file.fileKey} href={fileHref(file.fileKey)} target="_blank" rel="noreferrer">
+          <PaperClipOutlined aria-hidden /> {file.fileName}
+        </a>
+      ))}
+    </span>
+  );
+}
+
+function Side({ text, files, className }: { text: string; files?: FileLink[]; className: string }) {
+  if (files && files.length > 0) {
+    return (
+      <span className={className}>
+        <FileLinks files={files} />
+      </span>
+    );
+  }
+  return (
+    <span className={className}>
+      {text || (
+        <span className="audit-empty" style={{ color: '#8c8c8c' }}>
+          {T.crfPage.empty}
+        </span>
+      )}
+    </span>
+  );
+}
+
+/**
+ * The change an audit row records: old → new for a value, with uploads as links under their
+ * original names; the text a query row carries; nothing for rows without values.
+ */
+export function AuditChange({ row }: { row: WordedAuditRow }) {
+  if (row.action === 'item.update' || row.action === 'subject.update' || row.action === 'subject.state') {
+    return (
+      <span className="crf-history-change">
+        <Side text={row.oldText} files={row.oldFiles} className="crf-history-old" />
+        <span aria-hidden> → </span>
+        <Side text={row.newText} files={row.newFiles} className="crf-history-new" />
+      </span>
+    );
+  }
+  const text = row.newText || row.oldText;
+  return text ? (
+    <span className="audit-text" style={{ wordBreak: 'break-word' }}>
+      {text}
+    </span>
+  ) : null;
+}
