@@ -35,6 +35,17 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+/** Whether the runtime knows the IANA zone name (Asia/Shanghai, Europe/Berlin, UTC). */
+export function isTimeZone(zone: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(zone)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The wall clock of an instant in a zone. */
 export function wallClock(instant: Date, timeZone: string = DEFAULT_TIME_ZONE): DateTimeParts {
   const parts: Record<string, number> = {};

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleCrf, MSG, type CrfDefinition } from '@ecrf/core';
 import { exportExcel, exportOdm } from '@ecrf/core/interop';
-import { menus, studyPersonnel, studyRoles, users } from '../../db/schema/index.js';
+import { auditEvents, menus, studyPersonnel, studyRoles, users } from '../../db/schema/index.js';
 import { multipart } from '../../test/multipart.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import { nextSerialNumber } from './study.service.js';
@@ -186,6 +186,21 @@ describe('studies', () => {
     const studyId = await createStudy(admin, 'DBT01');
     expect((await t.call(admin, 'POST', '/api/business/study/doubt', { studyId, doubt: '0' })).status).toBe(200);
     expect((await t.call(admin, 'GET', `/api/business/study/doubt/${studyId}`)).body.data).toBe('0');
+  });
+
+  it('a study has a time zone (Asia/Shanghai unless set); an unknown zone is refused; a change is audited', async () => {
+    const studyId = await createStudy(admin, 'TZ01');
+    expect((await t.call(admin, 'GET', `/api/business/study/${studyId}`)).body.data.timeZone).toBe('Asia/Shanghai');
+    const bad = await t.call(admin, 'PUT', '/api/business/study', { id: studyId, timeZone: 'Mars/Olympus' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.msg).toContain('时区无效');
+    const set = await t.call(admin, 'PUT', '/api/business/study', { id: studyId, timeZone: 'Europe/Berlin' });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.data.timeZone).toBe('Europe/Berlin');
+    const audit = await t.db.select().from(auditEvents).where(eq(auditEvents.studyId, studyId));
+    expect(
+      audit.some((row) => row.itemName === 'timeZone' || JSON.stringify(row.newValue).includes('Europe/Berlin')),
+    ).toBe(true);
   });
 
   it('STUDY-07/STUDY-29/STUDY-32: the study QR code is a PNG for staff; anyone else is told 您未参与该项目', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { DEFAULT_BASE_CONFIG, hasPermission } from '@ecrf/core';
+import { DEFAULT_BASE_CONFIG, hasPermission, isTimeZone } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
@@ -41,6 +41,8 @@ const studyFields = {
   principal: z.string().trim().max(50).optional(),
   status: z.union([z.literal(0), z.literal(1)]).optional(),
   doubt: doubtFlag.optional(),
+  /** IANA zone of the study's staff; "today", date defaults and shown times are in it. */
+  timeZone: z.string().max(64).refine(isTimeZone, '时区无效，请选择列表中的时区').optional(),
 };
 
 const studyUpdate = z.object({

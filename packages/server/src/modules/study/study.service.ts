@@ -29,6 +29,7 @@ export interface StudyInput {
   principal?: string;
   status?: number;
   doubt?: '0' | '1';
+  timeZone?: string;
   multiDisease?: boolean;
   displayCrfColumn?: string[];
   signConfig?: SignConfig;
@@ -65,6 +66,7 @@ const AUDITED_SETTINGS = [
   'signConfig',
   'followTriggers',
   'baseConfig',
+  'timeZone',
 ] as const satisfies ReadonlyArray<keyof StudyRow>;
 
 /**
@@ -153,6 +155,7 @@ async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) 
       principal: s.principal,
       status: s.status,
       doubt: s.doubt as '0' | '1',
+      timeZone: s.timeZone,
       multiDisease: s.multiDisease,
       enableSerialNumber: s.enableSerialNumber,
       serialNumber: { prefix: s.serialPrefix, digits: s.serialDigits, scope: s.serialScope as 'study' | 'site' },
@@ -267,6 +270,7 @@ export async function createStudy(ctx: AppContext, user: CurrentUser, input: Stu
         principal: input.principal ?? '',
         status: input.status ?? 0,
         doubt: input.doubt ?? '1',
+        ...(input.timeZone !== undefined && { timeZone: input.timeZone }),
         baseConfig: withDefaults(input.baseConfig ?? []),
         createdBy: user.userId,
       })
@@ -317,6 +321,7 @@ export async function updateStudy(
         ...(input.principal !== undefined && { principal: input.principal }),
         ...(input.status !== undefined && { status: input.status }),
         ...(input.doubt !== undefined && { doubt: input.doubt }),
+        ...(input.timeZone !== undefined && { timeZone: input.timeZone }),
         ...(input.multiDisease !== undefined && { multiDisease: input.multiDisease }),
         ...(input.displayCrfColumn !== undefined && { displayCrfColumn: input.displayCrfColumn }),
         ...(input.signConfig !== undefined && { signConfig: input.signConfig }),
