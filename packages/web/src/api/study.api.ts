@@ -66,6 +66,8 @@ export interface Study {
   principal: string | null;
   status: number;
   doubt: '0' | '1';
+  /** IANA zone: "today", date defaults and shown times are in it. */
+  timeZone: string;
   multiDisease: boolean;
   enableSerialNumber: boolean;
   serialNumber: SerialNumberPattern;
@@ -89,6 +91,7 @@ export interface StudyBody {
   principal?: string | null;
   status?: number;
   doubt?: '0' | '1';
+  timeZone?: string;
   diseases?: Array<{ diseaseName: string; diseaseCode: string }>;
   displayCrfColumn?: string[];
   signConfig?: SignConfig;

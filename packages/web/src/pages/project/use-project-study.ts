@@ -4,6 +4,7 @@ import { useParams } from 'react-router';
 import { studyApi } from '../../api/study.api';
 import { useAppStore } from '../../stores/app.store';
 import { useSession } from '../../stores/session.store';
+import { setDisplayTimeZone } from '../../utils/format-date';
 import { canInStudy } from './study-access';
 
 /** The study id of a /project/:id/… route, or null when it is not a positive whole number. */
@@ -36,6 +37,7 @@ export function useProjectStudy() {
   useEffect(() => {
     if (study && study.studyName !== studyName) setStudyName(study.studyName);
   }, [study, studyName, setStudyName]);
+  useEffect(() => setDisplayTimeZone(study?.timeZone), [study?.timeZone]);
 
   const can = useMemo(() => {
     const granted = [...permissions, ...buttonPermissions];

@@ -1,23 +1,25 @@
 import { useEffect } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Col, Form, Input, Radio, Row } from 'antd';
+import { App, Col, Form, Input, Radio, Row, Select } from 'antd';
 import { MSG } from '@ecrf/core';
 import { studyApi, type Study, type StudyBody } from '../../../../api/study.api';
 import { AuthButton } from '../../../../components/permission';
 import { T } from '../../../../locales/zh-CN';
 import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
 
-type BasicFields = Pick<StudyBody, 'studyName' | 'studyCode' | 'description' | 'principal' | 'status'>;
+type BasicFields = Pick<StudyBody, 'studyName' | 'studyCode' | 'description' | 'principal' | 'status' | 'timeZone'>;
 
-/** 基本信息: name, code, principal, status and description. */
+const ZONE_OPTIONS = T.studyConfig.timeZones.map(([value, label]) => ({ value, label }));
+
+/** 基本信息: name, code, principal, status, time zone and description. */
 export function BasicInfoForm({ study }: { study: Study }) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<BasicFields>();
 
   useEffect(() => {
-    const { studyName, studyCode, description, principal, status } = study;
-    form.setFieldsValue({ studyName, studyCode, description, principal, status });
+    const { studyName, studyCode, description, principal, status, timeZone } = study;
+    form.setFieldsValue({ studyName, studyCode, description, principal, status, timeZone });
   }, [study, form]);
 
   const save = useMutation({
@@ -73,6 +75,19 @@ export function BasicInfoForm({ study }: { study: Study }) {
         <Col span={24}>
           <Form.Item label={T.study.status} name="status">
             <Radio.Group options={STUDY_STATUS_OPTIONS} />
+          </Form.Item>
+        </Col>
+        <Col span={24}>
+          <Form.Item label={T.studyConfig.timeZone} name="timeZone" extra={T.studyConfig.timeZoneHint}>
+            <Select
+              showSearch
+              style={{ maxWidth: 360 }}
+              options={
+                ZONE_OPTIONS.some((o) => o.value === study.timeZone)
+                  ? ZONE_OPTIONS
+                  : [...ZONE_OPTIONS, { value: study.timeZone, label: study.timeZone }]
+              }
+            />
           </Form.Item>
         </Col>
         <Col span={24}>
