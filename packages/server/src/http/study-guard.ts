@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { and, eq, isNull } from 'drizzle-orm';
-import { hasPermission } from '@ecrf/core';
+import { DEFAULT_TIME_ZONE, hasPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { studies, studyPersonnel, studyRoles } from '../db/schema/index.js';
 import type { StudyAccess } from '../shared/study-access.js';
@@ -33,19 +33,25 @@ export async function studyAccessOf(
   studyId: number,
 ): Promise<StudyAccess | null> {
   const [row] = await ctx.db
-    .select({ studyRoleId: studyPersonnel.studyRoleId, rolePermissions: studyRoles.permissions })
-    .from(studyPersonnel)
-    .innerJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
-    .innerJoin(studies, eq(studies.studyId, studyPersonnel.studyId))
-    .where(and(eq(studyPersonnel.studyId, studyId), eq(studyPersonnel.userId, userId), isNull(studies.deletedAt)));
+    .select({
+      timeZone: studies.timeZone,
+      studyRoleId: studyPersonnel.studyRoleId,
+      rolePermissions: studyRoles.permissions,
+    })
+    .from(studies)
+    .leftJoin(studyPersonnel, and(eq(studyPersonnel.studyId, studies.studyId), eq(studyPersonnel.userId, userId)))
+    .leftJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
+    .where(and(eq(studies.studyId, studyId), isNull(studies.deletedAt)));
+  const member = row?.studyRoleId != null;
   const all = hasPermission(permissions, STUDY_MANAGE);
-  if (!row && !all) return null;
+  if (!member && !all) return null;
   return {
     studyId,
-    member: Boolean(row),
+    member,
     studyRoleId: row?.studyRoleId ?? null,
     permissions: row?.rolePermissions ?? [],
     all,
+    timeZone: row?.timeZone ?? DEFAULT_TIME_ZONE,
   };
 }
 

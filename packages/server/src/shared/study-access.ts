@@ -9,6 +9,8 @@ export interface StudyAccess {
   /** Keys of the caller's study role (`btn:…`, `crf:<id>:<action>`); every key for `study:manage`. */
   permissions: string[];
   all: boolean;
+  /** The study's IANA zone: "today", date defaults and the engine's "now" are in it. */
+  timeZone: string;
 }
 
 /** A study-level button or CRF permission of the caller's study role. */

@@ -267,7 +267,7 @@ export async function exportStudyAudit(
       lines.push(
         [
           r.id,
-          nowString(r.createTime),
+          nowString(r.createTime, access.timeZone),
           r.userName,
           r.actionName,
           r.identificationCode,

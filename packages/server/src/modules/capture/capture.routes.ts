@@ -577,7 +577,7 @@ export function captureRoutes(app: App, ctx: AppContext) {
       schema: { tags: ['项目首页'], summary: '项目首页统计', querystring: studyIdQuery },
       config: { study: fromQuery },
     },
-    async (request) => ok(await studyIndex(ctx, request.query.studyId)),
+    async (request) => ok(await studyIndex(ctx, request.query.studyId, requireStudy(request).timeZone)),
   );
 
   app.get(

@@ -257,7 +257,11 @@ export async function crfDetail(
     initialValues: current
       ? null
       : {
-          ...initialValues(definition, { now: ctx.clock(), gender: genderFromPatient(subject.gender) }),
+          ...initialValues(definition, {
+            now: ctx.clock(),
+            timeZone: access.timeZone,
+            gender: genderFromPatient(subject.gender),
+          }),
           ...prefillFromPatient(definition, subject),
         },
     // What this form's form("标题", "item") calls read, from forms the caller may view.
@@ -265,6 +269,8 @@ export async function crfDetail(
       can(access, id, 'view'),
     ),
     repeat: repeatable ? 0 : 1,
+    /** The study's zone: the page's "today", "now" and shown times. */
+    timeZone: access.timeZone,
     permissions: permissionsFor(access, crfId),
     signature: signature ? { valid: signature.valid, signedAt: signature.signedAt, signer: signature.signer } : null,
   };
@@ -345,7 +351,7 @@ export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyA
   const applied = await appliedAnswer(ctx.db, user.userId, input);
   if (applied) return applied;
   try {
-    return await applySave(ctx, user, input);
+    return await applySave(ctx, user, input, access.timeZone);
   } catch (err) {
     if (input.requestId && (err instanceof RequestAlreadyApplied || (err instanceof AppError && err.status === 409))) {
       const winner = await appliedAnswer(ctx.db, user.userId, input);
@@ -355,7 +361,7 @@ export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyA
   }
 }
 
-async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput) {
+async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput, timeZone: string) {
   const now = ctx.clock();
   return ctx.db.transaction(async (tx) => {
     const record = await liveRecord(tx, input.subjectRecordId);
@@ -387,6 +393,7 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput) {
     const forms = await otherFormValues(tx, record.studyId, record.id, definition);
     const evaluated = evaluateForm(definition, input.values, {
       now,
+      timeZone,
       gender: genderFromPatient(subject?.gender),
       forms,
     });

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
 
-/** The study home's figures (GET /api/business/index): subjects, form progress, enrolment by month. */
-export async function studyIndex(ctx: AppContext, studyId: number) {
+/** The study home's figures (GET /api/business/index): subjects, form progress, enrolment by month (in the study's zone). */
+export async function studyIndex(ctx: AppContext, studyId: number, timeZone: string) {
   const [subjectsRow] = await queryRows<{
     total: number;
     active: number;
@@ -16,7 +16,7 @@ export async function studyIndex(ctx: AppContext, studyId: number) {
           count(*) filter (where r.state = 0)::int as active,
           count(*) filter (where r.state = 1)::int as completed,
           count(*) filter (where r.state = 2)::int as withdrawn,
-          count(*) filter (where s.created_at >= date_trunc('month', now() at time zone 'Asia/Shanghai') at time zone 'Asia/Shanghai')::int as this_month
+          count(*) filter (where s.created_at >= date_trunc('month', now() at time zone ${timeZone}) at time zone ${timeZone})::int as this_month
         from subject_records r join subjects s on s.id = r.subject_id
         where r.study_id = ${studyId} and r.deleted_at is null`,
   );
@@ -34,7 +34,7 @@ export async function studyIndex(ctx: AppContext, studyId: number) {
   );
   const enrolment = await queryRows<{ month: string; count: number }>(
     ctx.db,
-    sql`select to_char(s.created_at at time zone 'Asia/Shanghai', 'YYYY-MM') as month, count(*)::int as count
+    sql`select to_char(s.created_at at time zone ${timeZone}, 'YYYY-MM') as month, count(*)::int as count
         from subjects s where s.study_id = ${studyId} and s.deleted_at is null
         group by 1 order by 1 desc limit 12`,
   );

@@ -81,8 +81,9 @@ export function requireStudyPermission(access: StudyAccess, key: string) {
   if (!hasStudyPermission(access, key)) throw AppError.forbidden();
 }
 
-function today(ctx: AppContext) {
-  return todayString(ctx.clock(), DEFAULT_TIME_ZONE);
+/** Today in the study's zone (ages, birth-date limits): never the server's own zone. */
+function today(ctx: AppContext, access: Pick<StudyAccess, 'timeZone'> | null) {
+  return todayString(ctx.clock(), access?.timeZone ?? DEFAULT_TIME_ZONE);
 }
 
 async function studyOf(db: Db, studyId: number) {
@@ -190,7 +191,8 @@ type SubjectRow = {
  * A patient as answered: age from the clear birth date, the ID number decrypted, and the
  * identifiers masked unless the caller may see them (`identifiersMasked` tells the dialog so).
  */
-function present<T extends SubjectRow>(ctx: AppContext, row: T, clear: boolean) {
+function present<T extends SubjectRow>(ctx: AppContext, access: StudyAccess, row: T) {
+  const clear = seesIdentifiers(access);
   const { idNumberEnc, ...rest } = row;
   const ids = {
     subjectName: row.subjectName,
@@ -203,7 +205,7 @@ function present<T extends SubjectRow>(ctx: AppContext, row: T, clear: boolean) 
     ...rest,
     ...ids,
     identifiersMasked: !clear,
-    age: ageFromBirth(row.birth, today(ctx)),
+    age: ageFromBirth(row.birth, today(ctx, access)),
     itemDatas: [] as Array<{ itemName: string; itemValue: unknown; units: string }>,
   };
 }
@@ -220,13 +222,13 @@ function subjectQuery(db: Db) {
 export async function getSubject(ctx: AppContext, subjectId: number, access: StudyAccess) {
   const [row] = await subjectQuery(ctx.db).where(eq(subjects.id, subjectId));
   if (!row) throw notFound();
-  return present(ctx, row, seesIdentifiers(access));
+  return present(ctx, access, row);
 }
 
 export async function getSubjectByRecord(ctx: AppContext, subjectRecordId: number, access: StudyAccess) {
   const [row] = await subjectQuery(ctx.db).where(eq(subjectRecords.id, subjectRecordId));
   if (!row) throw notFound();
-  return present(ctx, row, seesIdentifiers(access));
+  return present(ctx, access, row);
 }
 
 export async function studyOfSubject(ctx: AppContext, subjectId: number) {
@@ -256,7 +258,7 @@ export async function createSubject(
     fieldErrors(
       subjectFieldErrors(input, {
         baseConfig,
-        today: today(ctx),
+        today: today(ctx, access),
         serialNumbers: study.enableSerialNumber,
         diseaseCodes: diseases.map((d) => d.diseaseCode),
       }),
@@ -383,7 +385,7 @@ export async function updateSubject(
     fieldErrors(
       subjectFieldErrors(next, {
         baseConfig,
-        today: today(ctx),
+        today: today(ctx, access),
         serialNumbers: false,
         diseaseCodes: diseases.map((d) => d.diseaseCode),
       }),
@@ -435,7 +437,6 @@ export async function listRecords(
   page: PageRequest,
   access: StudyAccess,
 ) {
-  const clear = seesIdentifiers(access);
   const where = and(
     eq(subjectRecords.studyId, studyId),
     filter.deleted ? isNotNull(subjectRecords.deletedAt) : isNull(subjectRecords.deletedAt),
@@ -505,7 +506,7 @@ export async function listRecords(
       }
     }
     return {
-      ...present(ctx, row, clear),
+      ...present(ctx, access, row),
       crfStates: {
         ...formProgress(expected(row.diseaseCode), mine),
         doubt: Number(open.find((o) => o.subjectRecordId === row.subjectRecordId)?.n ?? 0),
