@@ -121,8 +121,13 @@ async function save(page: Page) {
   await page.locator('.crf-editor-actions').getByRole('button', { name: '保存' }).click();
 }
 
+/** 提交 asks first (确认提交该表单？) unless the form is already submitted. */
 async function submit(page: Page) {
   await page.locator('.crf-editor-actions').getByRole('button', { name: '提交' }).click();
+  const confirm = page.getByRole('dialog', { name: '确认提交该表单？' });
+  await confirm.waitFor();
+  await settled(page);
+  await confirm.getByRole('button', { name: '提交', exact: true }).click();
 }
 
 /** Waits for antd's opening animations to end: on a loaded machine a click during the zoom can miss. */

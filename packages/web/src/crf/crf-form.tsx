@@ -3,7 +3,14 @@ import { Alert, Modal, message } from 'antd';
 import { getCompiledForm, type CrfDefinition, type EvaluationContext, type FormState, type Gender } from '@ecrf/core';
 import { MESSAGE_SECONDS } from '../api/request';
 import { CrfChildren } from './crf-node';
-import { CrfStore, CrfStoreContext, type FormValues, type ServerErrors, type UploadHandler } from './crf-store';
+import {
+  CrfStore,
+  CrfStoreContext,
+  type FormValues,
+  type ItemMark,
+  type ServerErrors,
+  type UploadHandler,
+} from './crf-store';
 import { CrfUiContext } from './crf-ui';
 import './crf-form.css';
 
@@ -44,6 +51,13 @@ export interface CrfFormProps {
   showAllErrors?: boolean;
   /** The engine's full verdict after every evaluation: valid, errors, warnings, values. */
   onEvaluate?: (state: FormState) => void;
+  /**
+   * Given, every value item (a list group or table as one) gets a control of its own beside its label
+   * that calls this with the item's name: where the page has no room for a side panel of items.
+   */
+  onItemOpen?: (itemName: string) => void;
+  /** What the items' own controls show (an open query, a verified value), by item name. */
+  itemMarks?: Readonly<Record<string, ItemMark>>;
   className?: string;
 }
 
@@ -89,6 +103,8 @@ function CrfFormBody({
   onUpload,
   showAllErrors,
   onEvaluate,
+  onItemOpen,
+  itemMarks,
   className,
 }: CrfFormProps) {
   const [openedAt] = useState(() => new Date());
@@ -101,13 +117,13 @@ function CrfFormBody({
     operate: context?.operate,
     forms: context?.forms,
   };
-  const input = { definition, values, context: evaluation, errors, showAllErrors };
+  const input = { definition, values, context: evaluation, errors, showAllErrors, marks: itemMarks };
   const [store] = useState(
-    () => new CrfStore(input, `crf${prefix.replace(/[^\w-]/g, '')}-`, { onChange, onUpload, onEvaluate }),
+    () => new CrfStore(input, `crf${prefix.replace(/[^\w-]/g, '')}-`, { onChange, onUpload, onEvaluate, onItemOpen }),
   );
 
   useLayoutEffect(() => {
-    store.setHandlers({ onChange, onUpload, onEvaluate });
+    store.setHandlers({ onChange, onUpload, onEvaluate, onItemOpen });
   });
   useLayoutEffect(() => {
     store.sync(input);

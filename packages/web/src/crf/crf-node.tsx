@@ -33,7 +33,7 @@ export const CrfNodeView = memo(function CrfNodeView({
   if (!state || !state.visible || !isDisplayed(node)) return null;
   const block = renderBlock({ node, state, itemKey: key, crfCols });
   return (
-    <Col span={spanOf(node, crfCols)} className="crf-col">
+    <Col span={spanOf(node, crfCols)} className="crf-col" data-item={node.name || undefined}>
       {block ?? <TopLevelField node={node} state={state} itemKey={key} />}
     </Col>
   );

@@ -32,7 +32,12 @@ export interface StoreHandlers {
   onChange?: ((values: Record<string, unknown>, changedName: string) => void) | undefined;
   onUpload?: UploadHandler | undefined;
   onEvaluate?: ((state: FormState) => void) | undefined;
+  /** Opens the page's panel of one item (history, SDV, queries); given, each item shows its own control for it. */
+  onItemOpen?: ((itemName: string) => void) | undefined;
 }
+
+/** What the page marks on an item's own control: an open query, or a verified (SDV) value. */
+export type ItemMark = 'doubt' | 'verified';
 
 export interface StoreInput {
   definition: CrfDefinition;
@@ -40,6 +45,8 @@ export interface StoreInput {
   context: EvaluationContext;
   errors?: ServerErrors | undefined;
   showAllErrors?: boolean | undefined;
+  /** Marks on the items' own controls, by item name (see StoreHandlers.onItemOpen). */
+  marks?: Readonly<Record<string, ItemMark>> | undefined;
 }
 
 /** The key of a cell in a list group or table, for touched flags and server messages. */
@@ -129,6 +136,8 @@ export class CrfStore {
   private lastInput: FormValues;
   private lastEmitted: FormValues | null = null;
   private handlers: StoreHandlers = {};
+  private marks: Readonly<Record<string, ItemMark>> = {};
+  private marksInput = '';
   private listeners = new Set<() => void>();
 
   constructor(input: StoreInput, idPrefix: string, handlers: StoreHandlers = {}) {
@@ -139,6 +148,7 @@ export class CrfStore {
     this.server = serverMessages(input.errors);
     this.errorsInput = signature(this.server);
     this.lastInput = input.values;
+    this.setMarks(input.marks);
     this.load(input.definition, input.values);
   }
 
@@ -152,8 +162,31 @@ export class CrfStore {
   /** Keeps the parent's latest callbacks; subscribers hear of it only when uploading becomes possible or impossible. */
   setHandlers(handlers: StoreHandlers) {
     const could = this.canUpload;
+    const couldOpen = this.canOpenItems;
     this.handlers = handlers;
-    if (could !== this.canUpload) this.notify();
+    if (could !== this.canUpload || couldOpen !== this.canOpenItems) this.notify();
+  }
+
+  get canOpenItems(): boolean {
+    return this.handlers.onItemOpen !== undefined;
+  }
+
+  openItem(name: string) {
+    this.handlers.onItemOpen?.(name);
+  }
+
+  markOf(name: string): ItemMark | undefined {
+    return this.marks[name];
+  }
+
+  /** Answers whether the marks changed. */
+  private setMarks(marks: Readonly<Record<string, ItemMark>> | undefined): boolean {
+    const next = marks ?? {};
+    const text = JSON.stringify(Object.entries(next).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    if (text === this.marksInput) return false;
+    this.marksInput = text;
+    this.marks = next;
+    return true;
   }
 
   /** The engine's state key of a node: its name, or its path for unnamed display nodes. */
@@ -205,6 +238,7 @@ export class CrfStore {
       this.server = server;
       changed = true;
     }
+    if (this.setMarks(input.marks)) changed = true;
     if ((input.showAllErrors === true) !== this.showAll) {
       this.showAll = input.showAllErrors === true;
       changed = true;

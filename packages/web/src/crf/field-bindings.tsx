@@ -36,6 +36,7 @@ export function TopLevelField({ node, state, itemKey }: { node: CrfNode; state: 
       onBlur={onBlur}
       onUnitChange={onUnitChange}
       onAdditionChange={onAdditionChange}
+      itemName={name}
     />
   );
 }

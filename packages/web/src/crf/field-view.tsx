@@ -3,6 +3,7 @@ import { Input, Select, Space, Tooltip } from 'antd';
 import { isEmptyValue, referenceRange, unitsOf, type CrfNode, type ItemState } from '@ecrf/core';
 import { useCrfStore } from './crf-store';
 import { CRF_T } from './crf-texts';
+import { ItemOpenButton } from './item-open-button';
 import { sameItemState } from './item-state';
 import { useRenderProbe } from './render-probe';
 import { renderControl } from './widget-registry';
@@ -25,6 +26,8 @@ export interface FieldViewProps {
   /** The addition text of a choice item (stored under <name>_addition). */
   addition?: unknown;
   onAdditionChange?: ((text: string) => void) | undefined;
+  /** A top-level item's name: it gets its own control for the page's item panel when the page asks for one. */
+  itemName?: string | undefined;
 }
 
 /** Wide enough for the longest unit: about 8 px per Latin character, 14 per Chinese one, plus the arrow. */
@@ -60,6 +63,7 @@ function FieldViewInner(props: FieldViewProps) {
     onUnitChange,
     addition,
     onAdditionChange,
+    itemName,
   } = props;
   const store = useCrfStore();
   useRenderProbe(id);
@@ -143,6 +147,7 @@ function FieldViewInner(props: FieldViewProps) {
             {title}
           </label>
           {store.isCalculated(node) && <span className="crf-calculated">{CRF_T.calculated}</span>}
+          {itemName && <ItemOpenButton name={itemName} title={title} />}
         </div>
       )}
       <div className="crf-field-body">
@@ -192,5 +197,6 @@ export const FieldView = memo(
     a.onBlur === b.onBlur &&
     a.onUnitChange === b.onUnitChange &&
     a.onAdditionChange === b.onAdditionChange &&
+    a.itemName === b.itemName &&
     sameItemState(a.state, b.state),
 );

@@ -3,6 +3,7 @@ export { CrfForm, type CrfFormContext, type CrfFormProps } from './crf-form';
 export {
   cellKey,
   unitKey,
+  type ItemMark,
   type ServerErrors,
   type UploadHandler,
   type UploadKind,

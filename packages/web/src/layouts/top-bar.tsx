@@ -23,7 +23,7 @@ import type { RouteLayout } from '../router-guard';
 import { useAppStore } from '../stores/app.store';
 import { useSession } from '../stores/session.store';
 import { HEADER_HEIGHT } from '../theme';
-import { CrfTopBarSlot } from './crf-layout';
+import { CrfTopBarLeadSlot, CrfTopBarSlot } from './crf-layout';
 import { HelpDialog } from './help-dialog';
 import { NoticeBell } from './notice-bell';
 import { ProfileDialog } from './profile-dialog';
@@ -136,6 +136,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
             onClick={toggleCollapse}
           />
         )}
+        {layout === 'crf' && token && <CrfTopBarLeadSlot />}
         <h1 className="top-bar-title">{title}</h1>
         <div className="top-bar-actions">
           {layout === 'crf' && token && <CrfTopBarSlot />}

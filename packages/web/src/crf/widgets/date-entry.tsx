@@ -15,6 +15,7 @@ import {
   type DateFormat,
 } from '@ecrf/core';
 import { useCrfStore } from '../crf-store';
+import { useTouchScreen } from '../touch';
 import { CRF_T } from '../crf-texts';
 import { acceptDateText, isDateTextComplete, toDayjs, toDayjsFormat } from './date-utils';
 import type { ControlProps } from './widget-types';
@@ -48,6 +49,7 @@ export function DateEntry({
   picker,
 }: DateEntryProps) {
   const store = useCrfStore();
+  const touch = useTouchScreen();
   const text = asText(value);
   const [draft, setDraft] = useState<string | null>(null);
   const [rejected, setRejected] = useState(false);
@@ -101,8 +103,14 @@ export function DateEntry({
       aria-label={CRF_T.pickDate}
       disabled={disabled}
       tabIndex={-1}
-      // The pull-down's popover opens itself on click; the calendar anchor is opened from here.
-      onClick={picker === 'calendar' ? () => setOpen((current) => !current) : undefined}
+      // The text box's wrapper would focus the text box on this click (and a touch screen would raise its
+      // keyboard over the calendar): the click stays on the button, and on touch an open keyboard is put away.
+      onClick={(event) => {
+        event.stopPropagation();
+        if (touch && document.activeElement instanceof HTMLElement) document.activeElement.blur();
+        // The pull-down's popover opens itself on click; the calendar anchor is opened from here.
+        if (picker === 'calendar') setOpen((current) => !current);
+      }}
     />
   );
 
@@ -171,6 +179,9 @@ function CalendarAnchor({ format, value, open, onOpenChange, disabledDate, onPic
       value={toDayjs(value, format)}
       picker={format === 'yyyy' ? 'year' : format === 'yyyy-MM' ? 'month' : 'date'}
       showTime={withTime ? { format: format.slice(11) } : false}
+      // The anchor is never typed into: a focused input here would only raise a touch keyboard over the panel.
+      inputReadOnly
+      classNames={{ popup: { root: 'crf-date-popup' } }}
       format={dayjsFormat}
       disabledDate={disabledDate}
       tabIndex={-1}

@@ -31,7 +31,7 @@ export function ListGroupWidget({ node, state, itemKey }: BlockProps) {
             <span className="crf-list-row-index">{CRF_T.rowTitle(index + 1)}</span>
             {!disabled && <RemoveRowButton container={node.name} index={index} label />}
           </div>
-          <Row gutter={[16, 4]}>
+          <Row gutter={[16, 4]} className="crf-row">
             <RowNodes nodes={node.children} container={node.name} index={index} row={row} crfCols={crfCols} />
           </Row>
         </div>
@@ -73,13 +73,13 @@ function RowNodes({ nodes, container, index, row, crfCols }: RowNodesProps) {
         }
         if (!isValueType(child.type)) {
           return (
-            <Col key={key} span={24}>
+            <Col key={key} span={24} className="crf-col">
               {child.type === 'link' ? <LinkWidget node={child} /> : <TitleWidget node={child} />}
             </Col>
           );
         }
         return (
-          <Col key={key} span={spanOf(child, crfCols)}>
+          <Col key={key} span={spanOf(child, crfCols)} className="crf-col">
             <CellField container={container} row={index} node={child} state={cell} layout="field" />
           </Col>
         );

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Button, Image, Input, Modal, Upload } from 'antd';
-import { UploadOutlined } from '@ant-design/icons';
+import { CameraOutlined, UploadOutlined, VideoCameraOutlined } from '@ant-design/icons';
 import {
   UPLOAD_REMARKS_MAX,
   nowString,
@@ -12,6 +12,7 @@ import {
 import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { useCrfUi } from '../crf-ui';
+import { useTouchScreen } from '../touch';
 import { IMAGE_PLACEHOLDER, fileUrl, isVideoTooLarge } from '../upload-rules';
 
 export interface MediaUploadDialogProps<K extends MediaKind> {
@@ -45,6 +46,7 @@ export function MediaUploadDialog<K extends MediaKind>({
   const [time, setTime] = useState(() => timeOf(kind, entry));
   const [remarks, setRemarks] = useState(entry?.remarks ?? '');
   const [uploading, setUploading] = useState(false);
+  const touch = useTouchScreen();
   const image = kind === 'image';
   const editing = entry !== null;
   const title = image
@@ -104,6 +106,24 @@ export function MediaUploadDialog<K extends MediaKind>({
     >
       <div className="crf-upload-dialog">
         <div className="crf-upload-dialog-row">
+          {/* On a touch screen the camera comes first (capture: the back camera, as a ward photo of a film or
+              a wound is taken); choosing from the gallery stays beside it, since capture skips the gallery. */}
+          {touch && (
+            <Upload
+              accept={image ? 'image/*' : 'video/*'}
+              capture="environment"
+              showUploadList={false}
+              disabled={uploading || !canUpload}
+              beforeUpload={(file) => {
+                void upload(file);
+                return false;
+              }}
+            >
+              <Button type="primary" icon={image ? <CameraOutlined /> : <VideoCameraOutlined />} loading={uploading}>
+                {image ? CRF_T.takePhoto : CRF_T.recordVideo}
+              </Button>
+            </Upload>
+          )}
           <Upload
             accept={image ? 'image/*' : 'video/*'}
             showUploadList={false}
@@ -113,8 +133,8 @@ export function MediaUploadDialog<K extends MediaKind>({
               return false;
             }}
           >
-            <Button icon={<UploadOutlined />} loading={uploading}>
-              {url ? CRF_T.reupload : image ? CRF_T.chooseImage : CRF_T.chooseVideo}
+            <Button icon={<UploadOutlined />} loading={!touch && uploading}>
+              {touch ? CRF_T.fromGallery : url ? CRF_T.reupload : image ? CRF_T.chooseImage : CRF_T.chooseVideo}
             </Button>
           </Upload>
           {uploading && <span className="crf-muted">{CRF_T.uploading}</span>}

@@ -4,6 +4,7 @@ import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
 import type { ItemState } from '@ecrf/core';
 import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
+import { ItemOpenButton } from '../item-open-button';
 import { titleOf } from './widget-utils';
 import type { CrfNode } from '@ecrf/core';
 
@@ -21,6 +22,7 @@ export function RowsHeading({ node, state }: { node: CrfNode; state: ItemState }
         {title}
       </span>
       {node.option.description && <span className="crf-block-desc">{node.option.description}</span>}
+      <ItemOpenButton name={node.name} title={title} />
     </div>
   );
 }

@@ -1,9 +1,10 @@
-import { Table } from 'antd';
+import { Grid, Table } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { isDisplayed, isOn, isValueType, tableColumnMinWidth, type CrfNode, type ItemState } from '@ecrf/core';
 import { useCrfStore } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { CellField } from '../field-bindings';
+import { ListGroupWidget } from './list-group-widget';
 import { AddRowButton, RemoveRowButton, RowsHeading, RowsMessages } from './row-parts';
 import type { BlockProps } from './widget-types';
 import { titleOf } from './widget-utils';
@@ -27,11 +28,20 @@ function columnsOf(nodes: readonly CrfNode[]): CrfNode[] {
 }
 
 /**
- * 表格: the rows of a list group shown as a grid, one column per child item, each at least as wide as
+ * 表格: a grid of rows; below antd's md breakpoint (phones) the same rows as stacked cards, as a list
+ * group shows them: a table as wide as its columns' minimum widths would scroll sideways on a phone.
+ */
+export function TableWidget(props: BlockProps) {
+  const phone = Grid.useBreakpoint().md === false;
+  return phone ? <ListGroupWidget {...props} /> : <TableGrid {...props} />;
+}
+
+/**
+ * The rows of a list group shown as a grid, one column per child item, each at least as wide as
  * forms §9 says (core's tableColumnMinWidth: dates 180, numbers 150 + 16 per unit character, others
  * by their label).
  */
-export function TableWidget({ node, state, itemKey }: BlockProps) {
+function TableGrid({ node, state, itemKey }: BlockProps) {
   const store = useCrfStore();
   const disabled = state.readOnly;
   const container = node.name;

@@ -1,5 +1,6 @@
 import { TimePicker } from 'antd';
 import { timeFormatOf } from '@ecrf/core';
+import { useTouchScreen } from '../touch';
 import { toDayjs } from './date-utils';
 import type { ControlProps } from './widget-types';
 import { asText, placeholderOf } from './widget-utils';
@@ -8,6 +9,8 @@ import { asText, placeholderOf } from './widget-utils';
 export function TimeWidget({ node, id, value, disabled, status, onChange, onBlur, ariaLabel }: ControlProps) {
   const format = timeFormatOf(node);
   const text = asText(value);
+  // On a touch screen the columns are picked by finger; a focused text box would cover them with the keyboard.
+  const touch = useTouchScreen();
   return (
     <TimePicker
       id={id}
@@ -19,6 +22,7 @@ export function TimeWidget({ node, id, value, disabled, status, onChange, onBlur
       placeholder={disabled ? '' : placeholderOf(node, format)}
       aria-label={ariaLabel}
       needConfirm={false}
+      inputReadOnly={touch}
       onChange={(time) => onChange(time ? time.format(format) : '')}
       onBlur={onBlur}
     />

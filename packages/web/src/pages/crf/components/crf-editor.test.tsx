@@ -109,6 +109,11 @@ const type = (label: string, value: string) => {
 };
 const click = (name: string) => fireEvent.click(screen.getByRole('button', { name: new RegExp(`${name}$`) }));
 const ok = <T,>(data: T, msg: string) => ({ code: 200, msg, data });
+/** 提交 asks first; the confirmation's own 提交 sends. */
+const confirmSubmit = async () => {
+  const dialog = await screen.findByRole('dialog', { name: '确认提交该表单？' });
+  fireEvent.click(within(dialog).getByRole('button', { name: /提\s*交/ }));
+};
 
 beforeEach(() => window.localStorage.clear());
 afterEach(() => {
@@ -163,7 +168,7 @@ describe('CRF editor: saving', () => {
     });
   });
 
-  it('CRF-28: refused items are marked on the form, with 请将必填项填写完整 as the message', async () => {
+  it('CRF-28: refused items are marked on the form and named in the message and in a list above it; the first is focused', async () => {
     api.save.mockRejectedValue(
       new ApiError(400, '请将必填项填写完整', 400, {
         errors: [{ itemName: 'dbp', groupName: null, groupIndex: null, message: '请输入数据' }],
@@ -172,9 +177,16 @@ describe('CRF editor: saving', () => {
     renderEditor(detailOf(null));
     type('收缩压', '120');
     click('提交');
-    await screen.findByText('请将必填项填写完整');
+    await confirmSubmit();
+    // Never the message alone: the toast names the items, and so does the list above the form.
+    await screen.findByText('请将必填项填写完整：舒张压');
+    const list = document.querySelector('.crf-error-list')!;
+    expect(list.textContent).toContain('请将必填项填写完整');
+    expect(within(list as HTMLElement).getByRole('button', { name: '舒张压' })).toBeTruthy();
     const field = screen.getByLabelText('舒张压').closest('.crf-field')!;
     expect(field.textContent).toContain('请输入数据');
+    // The first item named is scrolled to and focused.
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByLabelText('舒张压')));
     expect(api.save.mock.calls[0]![0]).toMatchObject({ submit: true });
     // Still unsaved, and kept.
     expect(screen.getByText('有未保存的修改')).toBeTruthy();
@@ -241,10 +253,32 @@ describe('CRF editor: saving', () => {
     renderEditor(detailOf({ ...SUBMITTED, state: 1 }));
     type('收缩压', '185');
     click('提交');
+    await confirmSubmit();
     await screen.findByText(
       (_text, element) => element?.tagName === 'LI' && element.textContent === '收缩压：收缩压≥180 mmHg，请核实',
     );
     expect(screen.getByText(/以下提示已作为系统质疑/)).toBeTruthy();
+  });
+});
+
+describe('CRF editor: submitting asks first', () => {
+  it('提交 asks 确认提交该表单？; 取消 sends nothing', async () => {
+    renderEditor(detailOf({ ...SUBMITTED, state: 1 }));
+    type('收缩压', '125');
+    click('提交');
+    const dialog = await screen.findByRole('dialog', { name: '确认提交该表单？' });
+    expect(dialog.textContent).toContain('提交后再修改需填写修改原因');
+    fireEvent.click(within(dialog).getByRole('button', { name: /取\s*消/ }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(api.save).not.toHaveBeenCalled();
+  });
+
+  it('an already submitted form is not asked again: a change asks for 修改原因 instead', async () => {
+    renderEditor(detailOf(SUBMITTED));
+    type('收缩压', '125');
+    click('提交');
+    await screen.findByRole('dialog', { name: '修改原因' });
+    expect(screen.queryByRole('dialog', { name: '确认提交该表单？' })).toBeNull();
   });
 });
 

@@ -12,11 +12,13 @@ import {
   type StaleRecord,
 } from '../../../api/crf.api';
 import type { ApiResult } from '../../../api/request';
-import { CrfForm, type UploadHandler } from '../../../crf';
+import { CrfForm, type ItemMark, type UploadHandler } from '../../../crf';
 import { T } from '../../../locales/zh-CN';
 import { useSession } from '../../../stores/session.store';
-import { formatDate } from '../../../utils/format-date';
-import { itemTitle, nodesByName } from '../crf-values';
+import { setDisplayTimeZone, formatDate } from '../../../utils/format-date';
+import { formItems, itemTitle, nodesByName } from '../crf-values';
+import { buildErrorList, errorMessage, type ErrorListEntry } from '../error-list';
+import { locateItem } from '../locate-item';
 import {
   buildSaveBody,
   changedItemNames,
@@ -67,6 +69,10 @@ export interface CrfEditorProps {
   onDirtyChange?: (dirty: boolean) => void;
   /** Lets the page's own address change through the unsaved-changes guard. */
   bypassGuardRef: React.RefObject<boolean>;
+  /** Given, each item gets its own control for the page's item panel (no room for the panel beside the form). */
+  onItemOpen?: ((itemName: string) => void) | undefined;
+  /** What those controls show: an open query, a verified value. */
+  itemMarks?: Readonly<Record<string, ItemMark>>;
 }
 
 async function saveWithRetry(body: CrfSaveBody): Promise<ApiResult<CrfSaveResult>> {
@@ -98,8 +104,10 @@ export function CrfEditor({
   onDirtyChange,
   onVisibleChange,
   bypassGuardRef,
+  onItemOpen,
+  itemMarks,
 }: CrfEditorProps) {
-  const { message } = App.useApp();
+  const { message, modal } = App.useApp();
   const userId = useSession((s) => s.user?.userId ?? null);
   // The definition of this record never changes while it is open; holding it keeps the form
   // mounted when the page refetches the detail under another key (a new record getting its id).
@@ -107,6 +115,7 @@ export function CrfEditor({
   const [loaded] = useState<FormValues>(() => detail.crfDataRecord?.values ?? detail.initialValues ?? {});
   const [formValues, setFormValues] = useState<FormValues>(loaded);
   const nodes = useMemo(() => nodesByName(definition), [definition]);
+  const itemOrder = useMemo(() => formItems(definition).map((item) => item.name), [definition]);
 
   const saved = useRef<Saved>({
     id: detail.crfDataRecord?.id ?? null,
@@ -122,6 +131,9 @@ export function CrfEditor({
   const [retrying, setRetrying] = useState(false);
   const [errors, setErrors] = useState<Record<string, string[]> | undefined>(undefined);
   const [showAllErrors, setShowAllErrors] = useState(false);
+  /** The items a refused save named, listed above the form; the first one is scrolled to once rendered. */
+  const [errorList, setErrorList] = useState<{ message: string; entries: ErrorListEntry[] } | null>(null);
+  const focusFirstError = useRef(false);
   const [warnings, setWarnings] = useState<ItemIssue[]>([]);
   const [reasonFor, setReasonFor] = useState<{ submit: boolean; items: string[] } | null>(null);
   const [conflict, setConflict] = useState<{ stale: StaleRecord; mine: FormValues; edited: string[] } | null>(null);
@@ -144,9 +156,15 @@ export function CrfEditor({
 
   const editable = detail.permissions.save || detail.permissions.submit;
   const context = useMemo(
-    () => ({ gender: genderFromPatient(detail.subject.gender), editable, forms: detail.formValues }),
-    [detail.subject.gender, editable, detail.formValues],
+    () => ({
+      gender: genderFromPatient(detail.subject.gender),
+      editable,
+      forms: detail.formValues,
+      timeZone: detail.timeZone,
+    }),
+    [detail.subject.gender, editable, detail.formValues, detail.timeZone],
   );
+  useEffect(() => setDisplayTimeZone(detail.timeZone), [detail.timeZone]);
 
   useUnsavedGuard(dirty, dirtyRef, bypassGuardRef);
   useEffect(() => {
@@ -247,6 +265,7 @@ export function CrfEditor({
       setRecordState(result.state);
       setErrors(undefined);
       setShowAllErrors(false);
+      setErrorList(null);
       setSavedAt(new Date().toISOString());
       if (editSeq.current === seq) {
         markDirty(false);
@@ -268,11 +287,17 @@ export function CrfEditor({
       const failure = classifySaveError(error);
       flushDraft();
       switch (failure.kind) {
-        case 'invalid':
+        case 'invalid': {
+          // 表单数据有误 alone would leave the nurse searching a long form: the items are named, listed
+          // above the form, and the first one is scrolled to and focused.
+          const entries = buildErrorList(failure.issues, nodes, itemOrder);
           setErrors(issuesToErrors(failure.issues));
           setShowAllErrors(submit);
-          void message.error(failure.message);
+          setErrorList({ message: failure.message, entries });
+          focusFirstError.current = entries.length > 0;
+          void message.error(errorMessage(failure.message, entries));
           break;
+        }
         case 'reason':
           setReasonFor({ submit, items: failure.changedItems.map((name) => itemTitle(nodes, name)) });
           break;
@@ -290,7 +315,17 @@ export function CrfEditor({
     }
   };
 
-  const save = (submit: boolean) => {
+  // After a refusal has been rendered (the messages under the items are there): the first item in view.
+  useEffect(() => {
+    if (!focusFirstError.current || !errorList) return;
+    focusFirstError.current = false;
+    const first = errorList.entries[0];
+    if (!first) return;
+    const frame = requestAnimationFrame(() => locateItem(first.key, first.itemName));
+    return () => cancelAnimationFrame(frame);
+  }, [errorList]);
+
+  const proceed = (submit: boolean) => {
     if (saving) return;
     const before = saved.current;
     const values = latest.current;
@@ -303,6 +338,27 @@ export function CrfEditor({
       return;
     }
     void send(submit, null);
+  };
+
+  const save = (submit: boolean) => {
+    if (saving) return;
+    // 提交 hands the form to monitoring: asked once, unless it is already submitted (a change then asks a reason).
+    if (submit && saved.current.state !== FORM_STATE.submitted) {
+      const trigger = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      modal.confirm({
+        title: t.submitConfirmTitle,
+        content: t.submitConfirmContent,
+        okText: t.submit,
+        cancelText: T.common.cancel,
+        // The closing dialog must not take the focus back from a refusal's first item: it is given
+        // back by hand only when the nurse cancels.
+        focusable: { focusTriggerAfterClose: false },
+        onOk: () => proceed(true),
+        onCancel: () => trigger?.focus({ preventScroll: true }),
+      });
+      return;
+    }
+    proceed(submit);
   };
 
   // ---- drafts offered back --------------------------------------------------------------------
@@ -325,6 +381,35 @@ export function CrfEditor({
   return (
     <div className="crf-editor">
       {!editable && <Alert type="info" showIcon title={t.readOnly} className="crf-editor-alert" />}
+      {errorList && errorList.entries.length > 0 && (
+        <Alert
+          type="error"
+          showIcon
+          closable
+          className="crf-editor-alert crf-error-list"
+          title={errorList.message}
+          description={
+            <>
+              <div className="crf-error-list-hint">{t.errorListTitle(errorList.entries.length)}</div>
+              <ul className="crf-warning-list">
+                {errorList.entries.map((entry) => (
+                  <li key={entry.key}>
+                    <button
+                      type="button"
+                      className="crf-error-link"
+                      onClick={() => locateItem(entry.key, entry.itemName)}
+                    >
+                      {entry.title}
+                    </button>
+                    {entry.messages.length > 0 && <span>：{entry.messages.join('；')}</span>}
+                  </li>
+                ))}
+              </ul>
+            </>
+          }
+          onClose={() => setErrorList(null)}
+        />
+      )}
       {warnings.length > 0 && (
         <Alert
           type="warning"
@@ -354,6 +439,8 @@ export function CrfEditor({
         errors={errors}
         showAllErrors={showAllErrors}
         onUpload={editable ? onUpload : undefined}
+        onItemOpen={onItemOpen}
+        itemMarks={itemMarks}
         className="crf-editor-form"
       />
       {editable && (

@@ -13,7 +13,7 @@ import {
 } from '@ant-design/icons';
 import { Button, Spin, Tooltip, Tree, type TreeDataNode } from 'antd';
 import { FORM_STATE, type CrfMenuNode, type CrfPatient } from '../../../api/crf.api';
-import { useCrfLayout } from '../../../layouts/crf-layout';
+import { useCrfLayout, useSiderPlacement } from '../../../layouts/crf-layout';
 import { T } from '../../../locales/zh-CN';
 import { formStateMeta, isRepeatable, menuForms, stageKeys } from '../crf-menu';
 import { PatientInfoDialog, PatientQrDialog } from './patient-dialogs';
@@ -104,8 +104,15 @@ export function CrfSidebar({
   onSelect,
   onBack,
 }: CrfSidebarProps) {
-  const folded = useCrfLayout((s) => s.folded);
+  // In the drawer of a narrow screen the sidebar is never folded, and picking a form closes the drawer.
+  const inDrawer = useSiderPlacement() === 'drawer';
+  const folded = useCrfLayout((s) => s.folded) && !inDrawer;
   const setFolded = useCrfLayout((s) => s.setFolded);
+  const setDrawerOpen = useCrfLayout((s) => s.setDrawerOpen);
+  const select = (crfId: number) => {
+    onSelect(crfId);
+    if (inDrawer) setDrawerOpen(false);
+  };
   const [dialog, setDialog] = useState<'patient' | 'qr' | null>(null);
   const [expanded, setExpanded] = useState<Key[] | null>(null);
   const tree = useMemo(() => toTree(menu ?? []), [menu]);
@@ -158,7 +165,7 @@ export function CrfSidebar({
         ) : (
           <>
             {backButton}
-            {foldButton}
+            {!inDrawer && foldButton}
           </>
         )}
       </div>
@@ -180,7 +187,7 @@ export function CrfSidebar({
                   type="button"
                   className={`crf-folded-form${form.crfId === selectedCrfId ? ' crf-folded-form-active' : ''}`}
                   aria-label={form.title}
-                  onClick={() => onSelect(form.crfId!)}
+                  onClick={() => select(form.crfId!)}
                 >
                   <FormStateIcon state={form.state} />
                 </button>
@@ -217,7 +224,7 @@ export function CrfSidebar({
                 selectedKeys={selectedCrfId !== null ? [`crf:${selectedCrfId}`] : []}
                 onSelect={(_keys, info) => {
                   const key = String(info.node.key);
-                  if (key.startsWith('crf:')) onSelect(Number(key.slice(4)));
+                  if (key.startsWith('crf:')) select(Number(key.slice(4)));
                 }}
               />
             )}

@@ -3,13 +3,15 @@ import {
   AuditOutlined,
   CameraOutlined,
   EditOutlined,
+  EllipsisOutlined,
   FileSearchOutlined,
+  OrderedListOutlined,
   PictureOutlined,
   PrinterOutlined,
   QuestionCircleOutlined,
   SafetyCertificateOutlined,
 } from '@ant-design/icons';
-import { Badge, Button, Tooltip } from 'antd';
+import { Badge, Button, Dropdown, Tooltip, type MenuProps } from 'antd';
 import { CrfTopBarActions } from '../../../layouts/crf-layout';
 import { T } from '../../../locales/zh-CN';
 
@@ -42,6 +44,10 @@ export interface CrfToolbarProps {
   onOverview: () => void;
   onSign: () => void;
   onSdv: () => void;
+  /** Narrow screen: every button goes into one 更多 menu (保存 and 提交 stay in the form's own bar). */
+  compact?: boolean;
+  /** Given when the item panel is not beside the form: the bar offers 题目标记, which opens it. */
+  onItems?: (() => void) | undefined;
 }
 
 function BarButton({
@@ -84,9 +90,11 @@ function BarButton({
 
 /**
  * The form page's buttons in the top bar (CRF-15): 打印, 影像 (DICOM), 识别 (only with an identify
- * type), 质疑 (only with queries on), CRF概览, 签名 and the SDV toggle.
+ * type), 质疑 (only with queries on), CRF概览, 签名 and the SDV toggle. On a narrow screen they fold
+ * into one 更多 menu.
  */
 export function CrfToolbar(props: CrfToolbarProps) {
+  if (props.compact) return <CompactToolbar {...props} />;
   return (
     <CrfTopBarActions>
       <BarButton
@@ -122,6 +130,59 @@ export function CrfToolbar(props: CrfToolbarProps) {
           tip={props.sdvMode ? t.sdvOn : t.sdvOff}
         />
       )}
+      {props.onItems && <BarButton label={t.itemsToggle} icon={<OrderedListOutlined />} onClick={props.onItems} />}
+    </CrfTopBarActions>
+  );
+}
+
+type MenuItem = NonNullable<MenuProps['items']>[number];
+
+/** The same entries as one menu, for a bar with room for a title and one button. */
+function CompactToolbar(props: CrfToolbarProps) {
+  const entries: Array<MenuItem & { run: () => void }> = [];
+  const add = (key: string, label: ReactNode, icon: ReactNode, run: () => void, disabled = false) =>
+    entries.push({ key, label, icon, disabled, run });
+  if (props.onItems) add('items', t.itemsToggle, <OrderedListOutlined />, props.onItems);
+  if (props.showSdv) {
+    add(
+      'sdv',
+      props.sdvMode ? t.sdvOn : t.sdvOff,
+      props.sdvMode ? <SafetyCertificateOutlined /> : <AuditOutlined />,
+      props.onSdv,
+    );
+  }
+  if (props.showDoubt) add('doubt', t.doubt, <QuestionCircleOutlined />, props.onDoubt, !props.formOpen);
+  add('print', t.print, <PrinterOutlined />, props.onPrint, !props.formOpen || props.printing);
+  add('overview', t.overview, <FileSearchOutlined />, props.onOverview);
+  add(
+    'sign',
+    <Badge dot={props.signatureInvalid} offset={[6, 0]}>
+      {t.sign}
+    </Badge>,
+    <EditOutlined />,
+    props.onSign,
+  );
+  if (props.showDicom) add('dicom', t.dicom, <PictureOutlined />, props.onDicom);
+  if (props.showIdentify) add('identify', t.identify, <CameraOutlined />, props.onIdentify, !props.formOpen);
+  const items: MenuItem[] = entries.map(({ run: _run, ...item }) => item);
+  return (
+    <CrfTopBarActions>
+      {props.sdvMode && <SafetyCertificateOutlined className="crf-bar-sdv-on" aria-label={t.sdvOn} role="img" />}
+      <Dropdown
+        trigger={['click']}
+        placement="bottomRight"
+        menu={{
+          items,
+          className: 'crf-bar-menu',
+          onClick: ({ key }) => entries.find((entry) => entry.key === key)?.run(),
+        }}
+      >
+        <Badge dot={props.signatureInvalid} offset={[-8, 6]}>
+          <Button type="text" icon={<EllipsisOutlined />} loading={props.printing} className="crf-bar-button">
+            {t.more}
+          </Button>
+        </Badge>
+      </Dropdown>
     </CrfTopBarActions>
   );
 }

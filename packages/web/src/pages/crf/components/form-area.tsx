@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Result, Spin } from 'antd';
+import { App, Button, Drawer, Result, Spin } from 'antd';
 import { UnorderedListOutlined } from '@ant-design/icons';
 import {
   crfRecordApi,
@@ -10,9 +10,12 @@ import {
   type CrfRecordDetail,
   type CrfSaveResult,
 } from '../../../api/crf.api';
+import type { ItemMark } from '../../../crf';
+import { useCrfScreen } from '../../../layouts/crf-layout';
 import { T } from '../../../locales/zh-CN';
 import { isRepeatable } from '../crf-menu';
 import { formItems, formatLooseValue, formatValue, itemTitle, nodesByName, type FormItem } from '../crf-values';
+import { locateItem } from '../locate-item';
 import { dicomViewerUrl, printCrf, printInHiddenFrame, saveBlob } from '../print';
 import { CrfEditor } from './crf-editor';
 import { CRF_BUTTONS, CrfToolbar } from './crf-toolbar';
@@ -20,7 +23,7 @@ import { DoubtDialog, type DoubtDialogMode } from './doubt-dialog';
 import { DoubtPicker, type PickedItem } from './doubt-picker';
 import { HistoryDrawer, type HistoryTarget } from './history-drawer';
 import { IdentifyDialog } from './identify-dialog';
-import { ItemPanel } from './item-panel';
+import { ItemPanel, ItemSheet } from './item-panel';
 import { OverviewDialog, type OverviewScope } from './overview-dialog';
 import { RecordTable } from './record-table';
 import { SignDialog } from './sign-dialog';
@@ -58,6 +61,7 @@ function matches(detail: CrfRecordDetail, record: RecordParam): boolean {
 export function FormArea({ subjectRecordId, form, patient, recordParam, setRecord, can, doubtOn }: FormAreaProps) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
+  const screen = useCrfScreen();
   const crfId = form.crfId!;
   const repeatable = isRepeatable(form);
 
@@ -121,6 +125,10 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   const [dialog, setDialog] = useState<'overview' | 'preview' | 'sign' | 'identify' | null>(null);
   const [printing, setPrinting] = useState(false);
   const [unsaved, setUnsaved] = useState(false);
+  // Without room beside the form, the item list is a drawer and each item opens its own sheet.
+  const [itemsOpen, setItemsOpen] = useState(false);
+  const [sheetItem, setSheetItem] = useState<string | null>(null);
+  const pendingLocate = useRef<FormItem | null>(null);
 
   const refreshAll = useCallback(async () => {
     await Promise.all([
@@ -243,20 +251,37 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       try {
         await crfRecordApi.sdv({ crfDataRecordId: recordId, itemNames, verified });
         await refreshAll();
+        // The tick is the monitor's statement that the value matches the source: say that it is recorded.
+        const titles = (itemNames ?? []).map((name) => itemTitle(nodes, name)).join('、');
+        void message.success(
+          itemNames
+            ? verified
+              ? t.sdvDone(titles)
+              : t.sdvUndone(titles)
+            : verified
+              ? t.sdvFormDoneMsg
+              : t.sdvFormUndoneMsg,
+        );
       } catch {
         // The request wrapper has shown why.
       } finally {
         setSdvBusy(false);
       }
     },
-    [recordId, refreshAll, message],
+    [recordId, refreshAll, message, nodes],
   );
-  const onLocate = useCallback((item: FormItem) => {
-    const target = document.querySelector(`.crf-editor-form [id$="-${CSS.escape(item.name)}"]`);
-    const field = target?.closest('.crf-col') ?? target;
-    field?.scrollIntoView({ behavior: 'smooth', block: 'center' });
-    if (target instanceof HTMLElement) target.focus({ preventScroll: true });
-  }, []);
+  const onLocate = useCallback(
+    (item: FormItem) => {
+      // From the item drawer: the form is scrolled once the drawer has closed and given the focus back.
+      if (itemsOpen) {
+        pendingLocate.current = item;
+        setItemsOpen(false);
+        return;
+      }
+      locateItem(item.name, item.name);
+    },
+    [itemsOpen],
+  );
 
   const studyId = patient?.studyId ?? detail?.subject.studyId ?? 0;
   // VIS-09: the form is editable with the study buttons business.crf.save or .submit, and the
@@ -276,6 +301,20 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
     [detail, permissions],
   );
   const canEdit = Boolean(permissions && (permissions.save || permissions.submit));
+
+  const sdvMarks = detail?.crfDataRecord?.sdv;
+  const openDoubts = detail?.crfDoubts;
+  const itemMarks = useMemo(() => {
+    const marks: Record<string, ItemMark> = {};
+    for (const name of Object.keys(sdvMarks ?? {})) marks[name] = 'verified';
+    for (const d of openDoubts ?? []) marks[d.groupName ?? d.itemName] = 'doubt';
+    return marks;
+  }, [sdvMarks, openDoubts]);
+  const openSheet = useCallback((name: string) => setSheetItem(name), []);
+  const sheet = sheetItem ? items.find((item) => item.name === sheetItem) : undefined;
+  const sheetDoubts = sheet
+    ? (detail?.crfDoubts ?? []).filter((d) => d.itemName === sheet.name || d.groupName === sheet.name)
+    : [];
 
   let body;
   if (detailQuery.isError && !detail) {
@@ -316,23 +355,27 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
             onVisibleChange={setVisible}
             onReload={reload}
             bypassGuardRef={bypassGuardRef}
+            onItemOpen={screen.panelOnDemand ? openSheet : undefined}
+            itemMarks={itemMarks}
           />
         </div>
-        <aside className="crf-side-card">
-          <ItemPanel
-            items={items}
-            recordId={recordId}
-            sdv={detail.crfDataRecord?.sdv ?? {}}
-            doubts={detail.crfDoubts}
-            sdvMode={sdvMode}
-            canSdv={permissions.sdv}
-            sdvBusy={sdvBusy}
-            onHistory={onHistory}
-            onDoubts={onDoubts}
-            onSdv={(names, verified) => void onSdv(names, verified)}
-            onLocate={onLocate}
-          />
-        </aside>
+        {!screen.panelOnDemand && (
+          <aside className="crf-side-card">
+            <ItemPanel
+              items={items}
+              recordId={recordId}
+              sdv={detail.crfDataRecord?.sdv ?? {}}
+              doubts={detail.crfDoubts}
+              sdvMode={sdvMode}
+              canSdv={permissions.sdv}
+              sdvBusy={sdvBusy}
+              onHistory={onHistory}
+              onDoubts={onDoubts}
+              onSdv={(names, verified) => void onSdv(names, verified)}
+              onLocate={onLocate}
+            />
+          </aside>
+        )}
       </div>
     );
   }
@@ -361,6 +404,8 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         onOverview={() => setDialog('overview')}
         onSign={() => setDialog('sign')}
         onSdv={() => setSdvMode(!sdvMode)}
+        compact={screen.compact}
+        onItems={screen.panelOnDemand && detail ? () => setItemsOpen(true) : undefined}
       />
       {repeatable && (
         <RecordTable
@@ -369,6 +414,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
           currentId={typeof recordParam === 'number' ? recordParam : null}
           creating={recordParam === 'new'}
           canAdd={canEdit}
+          phone={screen.phone}
           canRemove={Boolean(permissions?.save)}
           onAdd={() => setRecord('new')}
           onOpen={(id) => setRecord(id)}
@@ -380,7 +426,63 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         />
       )}
       {body}
-      <HistoryDrawer target={history} nodes={nodes} onClose={() => setHistory(null)} />
+      <HistoryDrawer target={history} nodes={nodes} phone={screen.phone} onClose={() => setHistory(null)} />
+      {screen.panelOnDemand && detail && permissions && (
+        <>
+          <Drawer
+            open={itemsOpen}
+            placement="right"
+            size={screen.phone ? '100%' : 380}
+            title={t.itemsToggle}
+            onClose={() => setItemsOpen(false)}
+            afterOpenChange={(open) => {
+              if (open || !pendingLocate.current) return;
+              const item = pendingLocate.current;
+              pendingLocate.current = null;
+              locateItem(item.name, item.name);
+            }}
+            rootClassName="crf-items-drawer"
+            styles={{ body: { padding: 0 } }}
+          >
+            <ItemPanel
+              items={items}
+              recordId={recordId}
+              sdv={detail.crfDataRecord?.sdv ?? {}}
+              doubts={detail.crfDoubts}
+              sdvMode={sdvMode}
+              canSdv={permissions.sdv}
+              sdvBusy={sdvBusy}
+              onHistory={onHistory}
+              onDoubts={onDoubts}
+              onSdv={(names, verified) => void onSdv(names, verified)}
+              onLocate={onLocate}
+            />
+          </Drawer>
+          <Drawer
+            open={sheet !== undefined}
+            placement="bottom"
+            size="auto"
+            title={sheet ? t.itemPanelOf(sheet.title) : ''}
+            onClose={() => setSheetItem(null)}
+            rootClassName="crf-item-sheet-drawer"
+          >
+            {sheet && (
+              <ItemSheet
+                item={sheet}
+                recordId={recordId}
+                mark={detail.crfDataRecord?.sdv?.[sheet.name]}
+                doubts={sheetDoubts}
+                sdvMode={sdvMode}
+                canSdv={permissions.sdv}
+                sdvBusy={sdvBusy}
+                onHistory={onHistory}
+                onDoubts={onDoubts}
+                onSdv={(names, verified) => void onSdv(names, verified)}
+              />
+            )}
+          </Drawer>
+        </>
+      )}
       <DoubtPicker
         open={picking}
         items={items}

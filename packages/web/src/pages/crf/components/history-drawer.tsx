@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { DownloadOutlined } from '@ant-design/icons';
-import { Button, Drawer, Empty, Table, Tag } from 'antd';
+import { Button, Drawer, Empty, Spin, Table, Tag } from 'antd';
 import type { CrfNode } from '@ecrf/core';
 import { crfRecordApi, type CrfAuditRow } from '../../../api/crf.api';
 import { AuditChange } from '../../../components/audit-change';
@@ -24,11 +24,14 @@ export interface HistoryTarget {
  */
 export function HistoryDrawer({
   target,
+  phone = false,
   onClose,
 }: {
   target: HistoryTarget | null;
   /** Not needed any more: the server words each row in its own CRF version. */
   nodes?: ReadonlyMap<string, CrfNode>;
+  /** A phone: the whole width, each change as a card instead of a seven-column table. */
+  phone?: boolean;
   onClose: () => void;
 }) {
   const query = useQuery({
@@ -66,12 +69,35 @@ export function HistoryDrawer({
           {t.historyExport}
         </Button>
       }
-      size={target?.itemName ? 720 : 900}
+      size={phone ? '100%' : target?.itemName ? 720 : 900}
       onClose={onClose}
       destroyOnHidden
     >
       {rows.length === 0 && !query.isFetching ? (
         <Empty description={t.historyEmpty} />
+      ) : phone ? (
+        <Spin spinning={query.isFetching}>
+          <ul className="crf-history-cards">
+            {rows.map((row) => (
+              <li key={row.id} className="crf-history-card">
+                <div className="crf-history-card-head">
+                  <Tag>{row.actionName}</Tag>
+                  <span>{row.userName}</span>
+                  <span className="crf-history-card-time">{formatDate(row.createTime)}</span>
+                </div>
+                {!target?.itemName && row.itemTitle && <div className="crf-history-card-item">{row.itemTitle}</div>}
+                <div>
+                  <AuditChange row={row} />
+                </div>
+                {row.reason && (
+                  <div className="crf-history-card-reason">
+                    {t.historyReason}：{row.reason}
+                  </div>
+                )}
+              </li>
+            ))}
+          </ul>
+        </Spin>
       ) : (
         <Table<CrfAuditRow>
           size="small"

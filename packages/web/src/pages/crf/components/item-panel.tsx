@@ -178,3 +178,81 @@ export const ItemPanel = memo(function ItemPanel({
     </div>
   );
 });
+
+export interface ItemSheetProps {
+  item: FormItem;
+  recordId: number | null;
+  mark: SdvMark | undefined;
+  /** The open queries on this item (its cells included). */
+  doubts: CrfDoubtMark[];
+  sdvMode: boolean;
+  canSdv: boolean;
+  sdvBusy: boolean;
+  onHistory: (item: FormItem) => void;
+  onDoubts: (item: FormItem, doubts: CrfDoubtMark[]) => void;
+  onSdv: (itemNames: string[], verified: boolean) => void;
+}
+
+/**
+ * One item's panel on a screen without room for the list beside the form, opened from the item's own
+ * control: its history, its SDV mark (a box to tick in SDV mode) and its open queries, as buttons a
+ * finger can hit.
+ */
+export function ItemSheet({
+  item,
+  recordId,
+  mark,
+  doubts,
+  sdvMode,
+  canSdv,
+  sdvBusy,
+  onHistory,
+  onDoubts,
+  onSdv,
+}: ItemSheetProps) {
+  return (
+    <div className="crf-item-sheet">
+      {item.path.length > 0 && <div className="crf-item-sheet-path">{item.path.join(' / ')}</div>}
+      <Button
+        block
+        size="large"
+        icon={<HistoryOutlined />}
+        disabled={recordId === null}
+        onClick={() => onHistory(item)}
+      >
+        {t.history}
+      </Button>
+      {sdvMode ? (
+        <label className="crf-item-sheet-sdv">
+          <Checkbox
+            checked={Boolean(mark)}
+            disabled={!canSdv || recordId === null || sdvBusy}
+            onChange={(event) => onSdv([item.name], event.target.checked)}
+          />
+          <span>{t.sdvItem}</span>
+          {mark && <span className="crf-muted">{t.sdvVerified(mark.byName, formatDate(mark.at))}</span>}
+        </label>
+      ) : (
+        mark && (
+          <div className="crf-item-sheet-sdv">
+            <SdvMarkIcon mark={mark} />
+            <span>{t.sdvVerified(mark.byName, formatDate(mark.at))}</span>
+          </div>
+        )
+      )}
+      {doubts.map((d, index) => (
+        <Button
+          key={d.doubtId}
+          block
+          size="large"
+          danger
+          icon={<ExclamationCircleFilled />}
+          onClick={() => onDoubts(item, [d])}
+        >
+          {`${T.doubt.types[d.doubtType] ?? ''}${T.doubt.historyTitle}${doubts.length > 1 ? ` ${index + 1}` : ''}${d.groupName ? ` · ${T.doubt.groupRow('', d.groupIndex ?? 0).trim()}` : ''}`}
+        </Button>
+      ))}
+      {recordId === null && <div className="crf-muted">{t.sdvNeedsRecord}</div>}
+    </div>
+  );
+}

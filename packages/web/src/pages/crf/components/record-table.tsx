@@ -20,6 +20,8 @@ export interface RecordTableProps {
   onAdd: () => void;
   onOpen: (crfDataRecordId: number) => void;
   onRemove: (crfDataRecordId: number, reason: string) => Promise<void>;
+  /** A phone: the records as stacked cards instead of a six-column table. */
+  phone?: boolean;
 }
 
 /** A repeatable form's records (CRF-14, CRF-24) with 新增, 打开 and 删除 (a reason is required, CRF-25). */
@@ -33,6 +35,7 @@ export function RecordTable({
   onAdd,
   onOpen,
   onRemove,
+  phone = false,
 }: RecordTableProps) {
   const { message } = App.useApp();
   const [removing, setRemoving] = useState<CrfDataRow | null>(null);
@@ -58,6 +61,34 @@ export function RecordTable({
     }
   };
 
+  const openButton = (row: CrfDataRow) => (
+    <Button
+      size="small"
+      type="link"
+      icon={<FolderOpenOutlined />}
+      disabled={row.crfDataRecordId === currentId}
+      onClick={() => onOpen(row.crfDataRecordId)}
+    >
+      {t.openRecord}
+    </Button>
+  );
+  const removeButton = (row: CrfDataRow) =>
+    canRemove && (
+      <Button
+        size="small"
+        type="link"
+        danger
+        icon={<DeleteOutlined />}
+        onClick={() => {
+          setReason('');
+          setError(null);
+          setRemoving(row);
+        }}
+      >
+        {t.removeRecord}
+      </Button>
+    );
+
   return (
     <div className="crf-records">
       <div className="crf-records-head">
@@ -68,65 +99,74 @@ export function RecordTable({
           </Button>
         )}
       </div>
-      <Table<CrfDataRow>
-        size="small"
-        rowKey="crfDataRecordId"
-        loading={loading}
-        pagination={false}
-        dataSource={rows}
-        rowClassName={(row) => (row.crfDataRecordId === currentId ? 'crf-record-current' : '')}
-        locale={{ emptyText: t.noRecords }}
-        footer={creating ? () => <Tag color="blue">{t.newRecordTag}</Tag> : undefined}
-        columns={[
-          { title: T.common.index, key: 'no', width: 70, render: (_: unknown, _row, index) => t.recordNo(index + 1) },
-          {
-            title: t.recordState,
-            dataIndex: 'state',
-            width: 110,
-            render: (state: number) => (
-              <span className="crf-record-state">
-                <FormStateIcon state={state} /> {formStateMeta(state).label}
-              </span>
-            ),
-          },
-          { title: t.recordSummary, dataIndex: 'summary', ellipsis: true },
-          { title: t.recordCreater, dataIndex: 'creater', width: 120 },
-          { title: t.recordUpdated, dataIndex: 'updateTime', width: 170, render: (v: string) => formatDate(v) },
-          {
-            title: T.common.actions,
-            key: 'actions',
-            width: 150,
-            render: (_: unknown, row) => (
-              <>
-                <Button
-                  size="small"
-                  type="link"
-                  icon={<FolderOpenOutlined />}
-                  disabled={row.crfDataRecordId === currentId}
-                  onClick={() => onOpen(row.crfDataRecordId)}
-                >
-                  {t.openRecord}
-                </Button>
-                {canRemove && (
-                  <Button
-                    size="small"
-                    type="link"
-                    danger
-                    icon={<DeleteOutlined />}
-                    onClick={() => {
-                      setReason('');
-                      setError(null);
-                      setRemoving(row);
-                    }}
-                  >
-                    {t.removeRecord}
-                  </Button>
-                )}
-              </>
-            ),
-          },
-        ]}
-      />
+      {phone ? (
+        <ul className="crf-record-cards" aria-label={t.records}>
+          {rows.map((row, index) => (
+            <li
+              key={row.crfDataRecordId}
+              className={`crf-record-card${row.crfDataRecordId === currentId ? ' crf-record-card-current' : ''}`}
+            >
+              <div className="crf-record-card-head">
+                <span className="crf-record-card-no">{t.recordNo(index + 1)}</span>
+                <span className="crf-record-state">
+                  <FormStateIcon state={row.state} /> {formStateMeta(row.state).label}
+                </span>
+                <span className="crf-record-card-time">{formatDate(row.updateTime)}</span>
+              </div>
+              {row.summary && <div className="crf-record-card-summary">{row.summary}</div>}
+              <div className="crf-record-card-actions">
+                <span className="crf-record-card-creater">{row.creater}</span>
+                {openButton(row)}
+                {removeButton(row)}
+              </div>
+            </li>
+          ))}
+          {rows.length === 0 && !loading && <li className="crf-record-card-empty">{t.noRecords}</li>}
+          {creating && (
+            <li className="crf-record-card-new">
+              <Tag color="blue">{t.newRecordTag}</Tag>
+            </li>
+          )}
+        </ul>
+      ) : (
+        <Table<CrfDataRow>
+          size="small"
+          rowKey="crfDataRecordId"
+          loading={loading}
+          pagination={false}
+          dataSource={rows}
+          rowClassName={(row) => (row.crfDataRecordId === currentId ? 'crf-record-current' : '')}
+          locale={{ emptyText: t.noRecords }}
+          footer={creating ? () => <Tag color="blue">{t.newRecordTag}</Tag> : undefined}
+          columns={[
+            { title: T.common.index, key: 'no', width: 70, render: (_: unknown, _row, index) => t.recordNo(index + 1) },
+            {
+              title: t.recordState,
+              dataIndex: 'state',
+              width: 110,
+              render: (state: number) => (
+                <span className="crf-record-state">
+                  <FormStateIcon state={state} /> {formStateMeta(state).label}
+                </span>
+              ),
+            },
+            { title: t.recordSummary, dataIndex: 'summary', ellipsis: true },
+            { title: t.recordCreater, dataIndex: 'creater', width: 120 },
+            { title: t.recordUpdated, dataIndex: 'updateTime', width: 170, render: (v: string) => formatDate(v) },
+            {
+              title: T.common.actions,
+              key: 'actions',
+              width: 150,
+              render: (_: unknown, row) => (
+                <>
+                  {openButton(row)}
+                  {removeButton(row)}
+                </>
+              ),
+            },
+          ]}
+        />
+      )}
       <Modal
         open={removing !== null}
         title={t.removeTitle}

@@ -1,0 +1,21 @@
+const FOCUSABLE =
+  'input:not([disabled]):not([type="hidden"]), textarea:not([disabled]), select:not([disabled]), button:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Scrolls the open form to an item and puts the focus in its control. A field is found by its id
+ * (the renderer's `<prefix>-<key>`, a row cell's key included); a block without one (a list group,
+ * a table) by the `data-item` of its grid cell. Answers whether the item is on the page.
+ */
+export function locateItem(key: string, itemName: string, root: ParentNode = document): boolean {
+  const form = root.querySelector('.crf-editor-form');
+  if (!form) return false;
+  const target =
+    form.querySelector(`[id$="-${CSS.escape(key)}"]:not(label)`) ??
+    form.querySelector(`[data-item="${CSS.escape(itemName)}"]`);
+  if (!target) return false;
+  const holder = target.closest('.crf-field') ?? target.closest('.crf-col') ?? target;
+  holder.scrollIntoView({ behavior: 'smooth', block: 'center' });
+  const control = target.matches(FOCUSABLE) ? target : target.querySelector(FOCUSABLE);
+  if (control instanceof HTMLElement) control.focus({ preventScroll: true });
+  return true;
+}
