@@ -104,6 +104,8 @@ export interface CrfRecordDetail {
   /** Values of the patient's other forms that this form's form("标题", "item") calls read, by form title. */
   formValues?: Record<string, Record<string, unknown>>;
   repeat: number;
+  /** The study's IANA zone: the page's "today", "now" and shown times. */
+  timeZone?: string;
   permissions: CrfPermissions;
   signature: SignatureState | null;
 }
