@@ -23,6 +23,7 @@ import type { RouteLayout } from '../router-guard';
 import { useAppStore } from '../stores/app.store';
 import { useSession } from '../stores/session.store';
 import { HEADER_HEIGHT } from '../theme';
+import { UNBUILT_ROUTE_NAMES } from '../router';
 import { CrfTopBarLeadSlot, CrfTopBarSlot } from './crf-layout';
 import { HelpDialog } from './help-dialog';
 import { NoticeBell } from './notice-bell';
@@ -150,26 +151,30 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
                   onClick={() => open('qr')}
                 />
               </Tooltip>
-              <Tooltip title={T.shell.calendar}>
-                <Badge dot={calendarCount > 0} offset={[-6, 6]}>
-                  <Button
-                    type="text"
-                    aria-label={T.shell.calendar}
-                    icon={<CalendarOutlined aria-hidden />}
-                    onClick={() => void navigate(`/project/${studyId}/calendar`)}
-                  />
-                </Badge>
-              </Tooltip>
-              <Tooltip title={followCount > 0 ? T.shell.followWithDoubts(followCount) : T.shell.follow}>
-                <Badge dot={followCount > 0} offset={[-6, 6]}>
-                  <Button
-                    type="text"
-                    aria-label={T.shell.follow}
-                    icon={<BellOutlined aria-hidden />}
-                    onClick={() => void navigate(`/project/${studyId}/follow/record`)}
-                  />
-                </Badge>
-              </Tooltip>
+              {!UNBUILT_ROUTE_NAMES.includes('project.calendar') && (
+                <Tooltip title={T.shell.calendar}>
+                  <Badge dot={calendarCount > 0} offset={[-6, 6]}>
+                    <Button
+                      type="text"
+                      aria-label={T.shell.calendar}
+                      icon={<CalendarOutlined aria-hidden />}
+                      onClick={() => void navigate(`/project/${studyId}/calendar`)}
+                    />
+                  </Badge>
+                </Tooltip>
+              )}
+              {!UNBUILT_ROUTE_NAMES.includes('project.follow.record') && (
+                <Tooltip title={followCount > 0 ? T.shell.followWithDoubts(followCount) : T.shell.follow}>
+                  <Badge dot={followCount > 0} offset={[-6, 6]}>
+                    <Button
+                      type="text"
+                      aria-label={T.shell.follow}
+                      icon={<BellOutlined aria-hidden />}
+                      onClick={() => void navigate(`/project/${studyId}/follow/record`)}
+                    />
+                  </Badge>
+                </Tooltip>
+              )}
             </>
           )}
           {showPersonal && <NoticeBell />}

@@ -6,7 +6,7 @@ import { initialValues } from '@ecrf/core';
 import { crfApi } from '../../api/study.api';
 import { CrfForm } from '../../crf';
 import { T } from '../../locales/zh-CN';
-import { formatDate } from '../../utils/format-date';
+import { formatDate, displayTimeZone } from '../../utils/format-date';
 import './crf.css';
 
 const t = T.crfPage;
@@ -26,7 +26,10 @@ export default function CrfDetailPage() {
   });
   const crf = query.data;
   const [openedAt] = useState(() => new Date());
-  const values = useMemo(() => (crf ? initialValues(crf.definition, { now: openedAt }) : {}), [crf, openedAt]);
+  const values = useMemo(
+    () => (crf ? initialValues(crf.definition, { now: openedAt, timeZone: displayTimeZone() }) : {}),
+    [crf, openedAt],
+  );
 
   if (!valid) return <Result status="404" title={T.notFound.subTitle} />;
   if (query.isError) return <Result status="warning" title={t.loadFailed} />;

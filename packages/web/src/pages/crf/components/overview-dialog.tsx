@@ -17,6 +17,7 @@ import { crfRecordApi, type OverviewForm } from '../../../api/crf.api';
 import { T } from '../../../locales/zh-CN';
 import { useFileNames } from '../../../stores/file-names.store';
 import { formatValue } from '../crf-values';
+import { displayTimeZone } from '../../../utils/format-date';
 
 const t = T.crfPage;
 
@@ -159,7 +160,10 @@ function RecordSections({
   layout: 'horizontal' | 'vertical';
   showEmpty: boolean;
 }) {
-  const state = useMemo(() => evaluateForm(form.definition, values, { now: new Date() }), [form.definition, values]);
+  const state = useMemo(
+    () => evaluateForm(form.definition, values, { now: new Date(), timeZone: displayTimeZone() }),
+    [form.definition, values],
+  );
   const sections = useMemo(() => sectionsOf(form), [form]);
   return (
     <>

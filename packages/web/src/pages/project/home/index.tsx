@@ -14,6 +14,7 @@ import { LOGIN_PATH } from '../../../router-guard';
 import { useProjectStudy } from '../use-project-study';
 import { enrolmentSeries } from './enrolment-series';
 import '../project.css';
+import { displayTimeZone } from '../../../utils/format-date';
 
 // echarts arrives with the chart, after the figures: a visitor without a session never loads it.
 const EnrolmentChart = lazy(() => import('./components/enrolment-chart'));
@@ -31,7 +32,7 @@ function Figure({ label, value }: { label: string; value: number }) {
 
 function Figures({ index }: { index: StudyIndex }) {
   const series = useMemo(
-    () => enrolmentSeries(index.enrolment, todayString(new Date()).slice(0, 7)),
+    () => enrolmentSeries(index.enrolment, todayString(new Date(), displayTimeZone()).slice(0, 7)),
     [index.enrolment],
   );
   return (

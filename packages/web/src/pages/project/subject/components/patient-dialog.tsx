@@ -18,6 +18,7 @@ import {
   type PatientField,
   type PatientFormValues,
 } from '../patient-form';
+import { displayTimeZone } from '../../../../utils/format-date';
 
 export interface PatientDialogState {
   mode: PatientDialogMode;
@@ -102,7 +103,7 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
     setStateFor(state);
     setMode(state?.mode ?? 'add');
   }
-  const today = todayString(new Date());
+  const today = todayString(new Date(), displayTimeZone());
 
   const model = useQuery({
     queryKey: formModelKey(studyId),
