@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
@@ -18,6 +19,9 @@ const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAADklEQVR4nGNoQAIMxHEAcFIYAYPG8BkAAAAASUVORK5CYII=',
   'base64',
 );
+
+/** Phone, tablet, laptop and desktop widths the audit and query views are looked at in. */
+const WIDTHS = [390, 820, 1366, 1920] as const;
 
 let platform: Platform;
 let browser: Browser;
@@ -248,6 +252,9 @@ describe('CRF page', () => {
     await change.waitFor();
     expect(await change.locator('.crf-history-old').textContent()).toBe('120 mmHg');
     expect(await change.locator('.crf-history-new').textContent()).toBe('130 mmHg');
+    // The action in Chinese, never its code.
+    expect(await change.locator('.ant-tag').textContent()).toBe('保存');
+    expect(await drawer.textContent()).not.toContain('item.update');
     await screenshot(page, 'crf-item-history');
     await page.context().close();
   });
@@ -305,21 +312,43 @@ describe('CRF page', () => {
     await waitState(page, '生命体征', '9');
     await screenshot(page, 'crf-query-opened');
 
-    await thread.getByRole('button', { name: '回复' }).click();
+    // The thread names the item by its title, the value with its unit, the form and the visit.
+    const head = thread.locator('.doubt-head');
+    for (const text of ['心率', '72 次/分', '生命体征', '基线']) {
+      await head.getByText(text, { exact: true }).first().waitFor();
+    }
+    // Dismissing the dialog is 取消 (or ×) only: nothing beside the query actions reads 关闭.
+    expect(
+      await thread
+        .locator('.ant-modal-body, .ant-modal-footer')
+        .getByRole('button', { name: '关闭', exact: true })
+        .count(),
+    ).toBe(0);
+
+    await thread.getByRole('button', { name: '回复质疑' }).click();
+    const reply = thread.getByRole('region', { name: '回复质疑' });
+    await reply.getByRole('button', { name: '提交回复' }).click();
     await thread.getByText('请输入回复内容').waitFor();
-    await thread.getByLabel('回复 / 处理意见').fill('已核对原始病历，心率72无误');
-    await thread.getByRole('button', { name: '回复' }).click();
+    await reply.getByLabel('回复内容').fill('已核对原始病历，心率72无误');
+    await reply.getByRole('button', { name: '提交回复' }).click();
     await messageText(page, '回复质疑成功').waitFor();
     await thread.locator('.doubt-message[data-kind="reply"]').waitFor();
 
     await thread.getByRole('button', { name: '关闭质疑' }).click();
+    const close = thread.getByRole('region', { name: '关闭质疑' });
+    await close.getByRole('button', { name: '确认关闭质疑' }).click();
     await thread.getByText('请输入关闭原因').waitFor();
-    await thread.getByLabel('回复 / 处理意见').fill('核实无误');
-    await thread.getByRole('button', { name: '关闭质疑' }).click();
+    await close.getByLabel('关闭原因').fill('核实无误');
+    await settled(page);
+    await screenshot(page, 'crf-query-close-reason');
+    await close.getByRole('button', { name: '确认关闭质疑' }).click();
     await messageText(page, '关闭质疑成功').waitFor();
     await thread.locator('.doubt-message[data-kind="close"]').waitFor();
     await screenshot(page, 'crf-query-closed');
-    await thread.locator('.ant-modal-footer').getByRole('button', { name: '关闭', exact: true }).click();
+    await thread
+      .locator('.ant-modal-footer')
+      .getByRole('button', { name: /^取\s*消$/ })
+      .click();
     await waitState(page, '生命体征', '2');
     await page.context().close();
   });
@@ -333,7 +362,10 @@ describe('CRF page', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('张建国');
     expect(await row.textContent()).toContain('已关闭');
-    expect(await row.textContent()).toContain('心率');
+    // The item's title and its value with the unit, the form and the visit; never the variable name.
+    const cells = await row.getByRole('cell').allTextContents();
+    expect(cells).toEqual(expect.arrayContaining(['基线', '生命体征', '心率', '72 次/分']));
+    expect(cells).not.toContain('hr');
 
     await page.getByLabel('状态').click();
     await page.locator('.ant-select-dropdown:visible').getByTitle('待回复').click();
@@ -342,13 +374,19 @@ describe('CRF page', () => {
     await page.getByRole('button', { name: '重置' }).click();
     await row.waitFor();
     await screenshot(page, 'crf-doubt-list');
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await row.waitFor();
+      await screenshot(page, `doubt-list-${width}`);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
 
     await row.getByRole('button', { name: '查看' }).click();
     await page.getByRole('dialog', { name: '质疑记录' }).getByText('核实无误').waitFor();
     await page
       .getByRole('dialog', { name: '质疑记录' })
       .locator('.ant-modal-footer')
-      .getByRole('button', { name: '关闭', exact: true })
+      .getByRole('button', { name: /^取\s*消$/ })
       .click();
 
     await row.getByRole('button', { name: '定位' }).click();
@@ -488,6 +526,90 @@ describe('CRF page', () => {
     });
     await overview.locator('.crf-overview-form-title', { hasText: '影像学检查' }).scrollIntoViewIfNeeded();
     await screenshot(page, 'crf-overview-image');
+    await page.context().close();
+  });
+
+  it('the audit trail reads in words: 表单历史 and 操作记录 show Chinese action names, item titles, choice labels, units and original file names, and 导出 writes the same as CSV', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await openForm(page, '影像学检查');
+    // The image keeps the name it was uploaded with (the value holds only its key).
+    expect(await form(page).locator('.crf-media-meta').first().getAttribute('title')).toContain('xray.png');
+
+    await page.locator('.crf-item-panel').getByRole('button', { name: '表单历史' }).click();
+    const history = page.locator('.ant-drawer', { hasText: '表单历史' });
+    const xray = history.locator('tr', { hasText: '正侧位片' });
+    await xray.waitFor();
+    expect(await xray.locator('.ant-tag').textContent()).toBe('保存');
+    const link = xray.getByRole('link', { name: /xray\.png/ });
+    const href = await link.getAttribute('href');
+    expect(href).toMatch(/^\/api\/v1\/fileupload\/downfile\?fileKey=[0-9a-f]{32}$/);
+    expect((await page.request.get(href!)).status()).toBe(200);
+    expect(await history.textContent()).not.toMatch(/item\.update|crf\.create|xray[^.]/);
+    await settled(page);
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await screenshot(page, `audit-form-history-${width}`);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const [formCsv] = await Promise.all([
+      page.waitForEvent('download'),
+      history.getByRole('button', { name: /导\s*出/ }).click(),
+    ]);
+    const formText = fs.readFileSync((await formCsv.path())!, 'utf8');
+    expect(formText.charCodeAt(0)).toBe(0xfeff);
+    expect(formText).toContain('正侧位片');
+    expect(formText).toContain('xray.png（术前正位片）');
+
+    // The patient's 操作记录, from the patient list: every form, queries included.
+    await page.goto(`/project/${studyId}/subject`);
+    const patient = page.getByRole('row').filter({ hasText: identificationCode });
+    await patient.getByRole('button', { name: '操作记录' }).click();
+    const operates = page.locator('.ant-drawer', { hasText: '操作记录 · 张建国' });
+    await operates.getByRole('row').nth(1).waitFor();
+    await operates.getByLabel('每页条数').click();
+    await page.locator('.ant-select-dropdown:visible').getByTitle('100 条/页').click();
+    const raised = operates.getByRole('row').filter({ hasText: '发起质疑' }).filter({ hasText: '生命体征 / 心率' });
+    await raised.waitFor();
+    expect(await raised.textContent()).toContain('心率与原始病历不符，请核实');
+    await operates.getByRole('row').filter({ hasText: '回复质疑' }).filter({ hasText: '已核对原始病历' }).waitFor();
+    await operates.getByRole('row').filter({ hasText: '关闭质疑' }).filter({ hasText: '核实无误' }).waitFor();
+    // Choice labels and units, not codes.
+    await operates.getByRole('row').filter({ hasText: '人口学资料 / 吸烟' }).filter({ hasText: '目前吸烟' }).waitFor();
+    await operates
+      .getByRole('row')
+      .filter({ hasText: '生命体征 / 收缩压' })
+      .filter({ hasText: '120 mmHg → 130 mmHg' })
+      .waitFor();
+    const words = (await operates.textContent()) ?? '';
+    expect(words).not.toMatch(/item\.update|doubt\.(open|reply|close)|crf\.submit/);
+    await settled(page);
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await screenshot(page, `audit-operates-${width}`);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const [patientCsv] = await Promise.all([
+      page.waitForEvent('download'),
+      operates.getByRole('button', { name: /导\s*出/ }).click(),
+    ]);
+    const patientText = fs.readFileSync((await patientCsv.path())!, 'utf8');
+    const header = patientText.slice(1, patientText.indexOf('\r\n')).split(',');
+    expect(header).toEqual(expect.arrayContaining(['操作', '题目', '原值', '新值', '操作代码', '题目变量名']));
+    expect(patientText).toContain('发起质疑');
+    expect(patientText).toContain('doubt.open');
+    expect(patientText).toContain('120 mmHg');
+    await operates.locator('.ant-drawer-close').click();
+
+    // The whole study's trail: the monitors' button on the patient list (the administrator holds it).
+    const [studyCsv] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: '导出稽查轨迹' }).click(),
+    ]);
+    expect(studyCsv.suggestedFilename()).toBe(`稽查轨迹-${studyId}.csv`);
+    expect(fs.readFileSync((await studyCsv.path())!, 'utf8')).toContain('添加患者');
     await page.context().close();
   });
 

@@ -10,7 +10,7 @@ import { itemTitle, valueText } from './crf/record-values.js';
 export const AUDIT_ACTION_NAMES = {
   'subject.create': '添加患者',
   'subject.update': '修改患者信息',
-  'subject.state': '修改患者状态',
+  'subject.state': '修改状态',
   'subject.delete': '删除患者',
   'subject.restore': '恢复患者',
   'subject.sign': '签名',
