@@ -28,8 +28,11 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
-/** The real server, built web app included, on an empty data directory of its own. */
-export async function startPlatform(): Promise<Platform> {
+/**
+ * The real server, built web app included, on an empty data directory of its own. It runs in UTC unless told
+ * otherwise, while browsers default to Asia/Shanghai: every page is tested with the two zones apart.
+ */
+export async function startPlatform(options: { timeZone?: string } = {}): Promise<Platform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-e2e-'));
   // The server serves its own copy of the built app: a build started meanwhile (another run in the same
   // checkout) replaces the hashed chunks, and the pages still open would fail to load their next route.
@@ -40,6 +43,7 @@ export async function startPlatform(): Promise<Platform> {
     cwd: ROOT,
     env: {
       ...process.env,
+      TZ: options.timeZone ?? 'UTC',
       DATABASE_URL: '',
       REDIS_URL: '',
       DATA_DIR: dataDir,
@@ -95,11 +99,12 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-export async function newPage(browser: Browser, baseUrl: string): Promise<Page> {
+export async function newPage(browser: Browser, baseUrl: string, options: { timeZone?: string } = {}): Promise<Page> {
   const context = await browser.newContext({
     baseURL: baseUrl,
     viewport: { width: 1440, height: 900 },
     locale: 'zh-CN',
+    timezoneId: options.timeZone ?? 'Asia/Shanghai',
   });
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);

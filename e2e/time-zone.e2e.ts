@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import {
+  ADMIN,
+  INITIAL_PASSWORD,
+  launchBrowser,
+  newPage,
+  screenshot,
+  startPlatform,
+  type Platform,
+} from './harness.js';
+
+/**
+ * One time zone: the server runs in Asia/Shanghai and the browser in New York here (the other files run the
+ * server in UTC and the browser in Shanghai). Every shown time and every "today" is the study's, whatever
+ * either machine's zone.
+ */
+const ADMIN_PASSWORD = 'Admin@2024';
+const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
+
+let platform: Platform;
+let browser: Browser;
+let token: string;
+let studyId: number;
+
+interface Envelope<T> {
+  code: number;
+  msg: string;
+  data: T;
+}
+
+async function api<T>(method: string, path: string, auth: string | null, body?: unknown): Promise<T> {
+  const res = await fetch(`${platform.baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const envelope = (await res.json()) as Envelope<T>;
+  if (envelope.code !== 200) throw new Error(`${method} ${path}: ${envelope.code} ${envelope.msg}`);
+  return envelope.data;
+}
+
+const login = (password: string) =>
+  api<{ token: string; user: { userId: number } }>('POST', '/api/ignore/sys/login', null, {
+    username: ADMIN,
+    password,
+    code: '',
+    uuid: '',
+  });
+
+/** The wall clock of an instant in a zone, as the product shows it. */
+function wallClock(instant: Date, timeZone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+      .formatToParts(instant)
+      .map((p) => [p.type, p.value]),
+  );
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+}
+
+beforeAll(async () => {
+  platform = await startPlatform({ timeZone: 'Asia/Shanghai' });
+  browser = await launchBrowser();
+  const first = await login(INITIAL_PASSWORD);
+  await api('PUT', '/api/system/user/password', first.token, {
+    userId: first.user.userId,
+    oldPassword: INITIAL_PASSWORD,
+    newPassword: ADMIN_PASSWORD,
+  });
+  token = (await login(ADMIN_PASSWORD)).token;
+  const studies = await api<{ list: Array<{ id: number; studyName: string }> }>(
+    'GET',
+    '/api/business/study/list?pageNum=1&pageSize=50',
+    token,
+  );
+  studyId = studies.list.find((s) => s.studyName === DEMO_STUDY)!.id;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await platform?.stop();
+});
+
+async function signIn(page: Page) {
+  await page.goto('/login');
+  await page.getByPlaceholder('请输入手机号').fill(ADMIN);
+  await page.getByPlaceholder('请输入密码').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: '登 录' }).click();
+  await page.waitForURL('**/studyList');
+}
+
+describe('one time zone', () => {
+  it("DATE-10: 入组时间 shows in the study zone, not the browser's, and follows a change of the study zone", async () => {
+    const patient = await api<{ id: number }>('POST', '/api/business/subject', token, {
+      studyId,
+      subjectName: '周时区',
+      gender: 1,
+      birth: '1970-05-06',
+      diseaseCode: 'LSS',
+      mobile: '13912345670',
+    });
+    const read = await api<{ createTime: string }>('GET', `/api/business/subject/${patient.id}`, token);
+    const enrolled = new Date(read.createTime);
+
+    const page = await newPage(browser, platform.baseUrl, { timeZone: 'America/New_York' });
+    await signIn(page);
+    await page.goto(`/project/${studyId}/subject`);
+    const row = page.locator('.keep-alive-page:visible').getByRole('row').filter({ hasText: '周时区' });
+    await row.waitFor();
+    await row.getByText(wallClock(enrolled, 'Asia/Shanghai'), { exact: true }).waitFor();
+    expect(await row.textContent()).not.toContain(wallClock(enrolled, 'America/New_York'));
+    await screenshot(page, 'time-zone-patient-list');
+
+    await api('PUT', '/api/business/study', token, { id: studyId, timeZone: 'Europe/Berlin' });
+    await page.reload();
+    await row.getByText(wallClock(enrolled, 'Europe/Berlin'), { exact: true }).waitFor();
+    await api('PUT', '/api/business/study', token, { id: studyId, timeZone: 'Asia/Shanghai' });
+    await page.context().close();
+  });
+
+  it('DATE-08: a new form\'s "now" default is the study\'s now, in a browser twelve hours behind', async () => {
+    const page = await newPage(browser, platform.baseUrl, { timeZone: 'America/New_York' });
+    await signIn(page);
+    await page.goto(`/project/${studyId}/subject`);
+    const row = page.locator('.keep-alive-page:visible').getByRole('row').filter({ hasText: '周时区' });
+    await row.getByRole('button', { name: '录入' }).click();
+    await page.waitForURL(/\/crf\/\d+/);
+    await page.locator('.crf-menu-form', { hasText: '生命体征' }).click();
+    await page.locator('.crf-form-title', { hasText: '生命体征' }).waitFor();
+    const measured = page.locator('.crf-editor-form').getByLabel('测量时间', { exact: true });
+    await measured.waitFor();
+    const shown = await measured.inputValue();
+    const before = wallClock(new Date(Date.now() - 120_000), 'Asia/Shanghai');
+    const after = wallClock(new Date(Date.now() + 120_000), 'Asia/Shanghai');
+    // The default is written to the minute or second of the study zone's clock when the form opened.
+    expect(shown.slice(0, 16) >= before.slice(0, 16) && shown.slice(0, 16) <= after.slice(0, 16), shown).toBe(true);
+    await screenshot(page, 'time-zone-crf-now');
+    await page.context().close();
+  });
+});
