@@ -1,7 +1,7 @@
 import Papa from 'papaparse';
 import type { ImportIssue, ImportResult } from './import-result.js';
 import { attr, content, list, pickText, type XmlNode } from './odm-xml.js';
-import { importRedcapDictionary, type RedcapField } from './redcap.js';
+import { importRedcapDictionary, REDCAP_COLUMNS, REDCAP_FIELD_KEYS, type RedcapField } from './redcap.js';
 
 /**
  * REDCap's own ODM export ("CDISC ODM (XML)", metadata). REDCap keeps its data dictionary in
@@ -21,46 +21,6 @@ export function isRedcapOdm(xml: string, odm: XmlNode | undefined): boolean {
 // REDCap's internal field types, as its ODM writes them, and the names its dictionary uses.
 const DICTIONARY_TYPES: Record<string, string> = { textarea: 'notes', select: 'dropdown' };
 const DICTIONARY_VALIDATIONS: Record<string, string> = { int: 'integer', float: 'number' };
-const HEADER = [
-  'Variable / Field Name',
-  'Form Name',
-  'Section Header',
-  'Field Type',
-  'Field Label',
-  'Choices, Calculations, OR Slider Labels',
-  'Field Note',
-  'Text Validation Type OR Show Slider Number',
-  'Text Validation Min',
-  'Text Validation Max',
-  'Identifier?',
-  'Branching Logic (Show field only if...)',
-  'Required Field?',
-  'Custom Alignment',
-  'Question Number (surveys only)',
-  'Matrix Group Name',
-  'Matrix Ranking?',
-  'Field Annotation',
-] as const;
-const COLUMN_ORDER = [
-  'variable',
-  'form',
-  'section',
-  'type',
-  'label',
-  'choices',
-  'note',
-  'validation',
-  'min',
-  'max',
-  'identifier',
-  'branching',
-  'required',
-  'alignment',
-  'questionNumber',
-  'matrixGroup',
-  'matrixRanking',
-  'annotation',
-] as const satisfies ReadonlyArray<keyof RedcapField>;
 
 export function importRedcapOdm(mdv: XmlNode, issues: ImportIssue[]): ImportResult {
   const groups = new Map(list(mdv, 'ItemGroupDef').map((g) => [attr(g, 'OID') ?? '', g]));
@@ -167,8 +127,8 @@ export function importRedcapOdm(mdv: XmlNode, issues: ImportIssue[]): ImportResu
   }
 
   const csv = Papa.unparse({
-    fields: [...HEADER],
-    data: fields.map((f) => COLUMN_ORDER.map((key) => f[key])),
+    fields: [...REDCAP_COLUMNS],
+    data: fields.map((f) => REDCAP_FIELD_KEYS.map((key) => f[key])),
   });
   const result = importRedcapDictionary(csv);
   // The dictionary's rows are ours, not the file's: issues name the ODM form and the variable instead.

@@ -5,7 +5,15 @@ import { choicesOf, isOn, toNumber, unitsOf } from '../options.js';
 import { parseConverterRule } from '../value-converter.js';
 import { parseTriggers, type Trigger } from '../visibility.js';
 import type { ImportIssue } from './import-result.js';
-import { redcapFieldKind, type RedcapField, type RedcapFieldKind } from './redcap.js';
+import {
+  REDCAP_COLUMNS,
+  REDCAP_FIELD_KEYS,
+  redcapFieldKind,
+  type RedcapField,
+  type RedcapFieldKind,
+} from './redcap.js';
+
+export { REDCAP_COLUMNS };
 import {
   allOf,
   anyOf,
@@ -19,49 +27,7 @@ import {
   type LogicContext,
 } from './redcap-logic-export.js';
 
-/** REDCap's 18 data dictionary columns, in its order and spelling. */
-export const REDCAP_COLUMNS = [
-  'Variable / Field Name',
-  'Form Name',
-  'Section Header',
-  'Field Type',
-  'Field Label',
-  'Choices, Calculations, OR Slider Labels',
-  'Field Note',
-  'Text Validation Type OR Show Slider Number',
-  'Text Validation Min',
-  'Text Validation Max',
-  'Identifier?',
-  'Branching Logic (Show field only if...)',
-  'Required Field?',
-  'Custom Alignment',
-  'Question Number (surveys only)',
-  'Matrix Group Name',
-  'Matrix Ranking?',
-  'Field Annotation',
-] as const;
-
 type Row = Omit<RedcapField, 'row'>;
-const ROW_KEYS: ReadonlyArray<keyof Row> = [
-  'variable',
-  'form',
-  'section',
-  'type',
-  'label',
-  'choices',
-  'note',
-  'validation',
-  'min',
-  'max',
-  'identifier',
-  'branching',
-  'required',
-  'alignment',
-  'questionNumber',
-  'matrixGroup',
-  'matrixRanking',
-  'annotation',
-];
 
 export interface RedcapExport {
   /** The dictionary as REDCap reads it: a header row and one row per field, every cell quoted. */
@@ -147,7 +113,9 @@ class DictionaryWriter {
     }));
     for (const plan of plans) this.writeForm(plan);
     this.ensureRecordId(plans[0]);
-    const csv = [csvRow(REDCAP_COLUMNS), ...this.rows.map((row) => csvRow(ROW_KEYS.map((k) => row[k])))].join('\r\n');
+    const csv = [csvRow(REDCAP_COLUMNS), ...this.rows.map((row) => csvRow(REDCAP_FIELD_KEYS.map((k) => row[k])))].join(
+      '\r\n',
+    );
     return { csv: `${csv}\r\n`, issues: this.issues };
   }
 

@@ -10,26 +10,36 @@ import { finishImport, type ImportIssue, type ImportResult } from './import-resu
  * carried over is reported per field as a warning, never dropped silently. The mapping table is in
  * docs/crf-format.md.
  */
-const COLUMNS = {
-  variable: 0,
-  form: 1,
-  section: 2,
-  type: 3,
-  label: 4,
-  choices: 5,
-  note: 6,
-  validation: 7,
-  min: 8,
-  max: 9,
-  identifier: 10,
-  branching: 11,
-  required: 12,
-  alignment: 13,
-  questionNumber: 14,
-  matrixGroup: 15,
-  matrixRanking: 16,
-  annotation: 17,
-} as const;
+/** REDCap's 18 data dictionary columns in its order: our field key and REDCap's header, spelled as REDCap does. */
+const DICTIONARY_COLUMNS = [
+  ['variable', 'Variable / Field Name'],
+  ['form', 'Form Name'],
+  ['section', 'Section Header'],
+  ['type', 'Field Type'],
+  ['label', 'Field Label'],
+  ['choices', 'Choices, Calculations, OR Slider Labels'],
+  ['note', 'Field Note'],
+  ['validation', 'Text Validation Type OR Show Slider Number'],
+  ['min', 'Text Validation Min'],
+  ['max', 'Text Validation Max'],
+  ['identifier', 'Identifier?'],
+  ['branching', 'Branching Logic (Show field only if...)'],
+  ['required', 'Required Field?'],
+  ['alignment', 'Custom Alignment'],
+  ['questionNumber', 'Question Number (surveys only)'],
+  ['matrixGroup', 'Matrix Group Name'],
+  ['matrixRanking', 'Matrix Ranking?'],
+  ['annotation', 'Field Annotation'],
+] as const satisfies ReadonlyArray<readonly [keyof Omit<RedcapField, 'row'>, string]>;
+
+/** The header row of a REDCap data dictionary. */
+export const REDCAP_COLUMNS = DICTIONARY_COLUMNS.map(([, header]) => header);
+/** The field of each dictionary column, in column order. */
+export const REDCAP_FIELD_KEYS = DICTIONARY_COLUMNS.map(([key]) => key);
+const COLUMNS = Object.fromEntries(REDCAP_FIELD_KEYS.map((key, i) => [key, i])) as Record<
+  (typeof REDCAP_FIELD_KEYS)[number],
+  number
+>;
 
 export interface RedcapField {
   row: number;
