@@ -14,7 +14,7 @@ type Token =
 
 const KEYWORDS = new Set(['and', 'or', 'not', 'true', 'false', 'null']);
 // Longest first, so that "<=" is never read as "<" then "=".
-const OPERATORS = [
+export const EXPRESSION_OPERATORS: readonly string[] = [
   '==',
   '!=',
   '<>',
@@ -86,7 +86,7 @@ export function tokenize(source: string): Token[] {
       tokens.push({ type: 'identifier', value: text, start, text });
       continue;
     }
-    const op = OPERATORS.find((candidate) => source.startsWith(candidate, i));
+    const op = EXPRESSION_OPERATORS.find((candidate) => source.startsWith(candidate, i));
     if (op === undefined) throw syntaxError(`无法识别的字符 "${ch}"`, i);
     i += op.length;
     tokens.push({ type: 'operator', value: op, start, text: op });

@@ -1,5 +1,6 @@
 import {
   compileExpression,
+  EXPRESSION_OPERATORS,
   tokenize as ourTokenize,
   ExpressionError,
   FUNCTIONS,
@@ -63,28 +64,8 @@ type Token = (
   | { type: 'end'; value: '' }
 ) & { at: number; end: number };
 
-const OPERATORS = [
-  '==',
-  '!=',
-  '<>',
-  '<=',
-  '>=',
-  '&&',
-  '||',
-  '=',
-  '<',
-  '>',
-  '+',
-  '-',
-  '*',
-  '/',
-  '%',
-  '^',
-  '!',
-  '(',
-  ')',
-  ',',
-];
+// Our operators, longest first; FormalExpressions' own words (eq, div, …) are read as names.
+const OPERATORS = EXPRESSION_OPERATORS;
 const NAME_PART = /[\p{L}\p{N}_]/u;
 
 function tokenize(text: string, context: FormalContext, oids: readonly string[]): Token[] {
