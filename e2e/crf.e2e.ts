@@ -142,6 +142,19 @@ async function settled(page: Page) {
   );
 }
 
+/**
+ * Looks at a project page at a width: below 992 px the side menu is folded first, as a person on a
+ * phone or tablet does (the shell does not fold it by itself).
+ */
+async function atWidth(page: Page, width: number) {
+  await page.setViewportSize({ width, height: 900 });
+  const fold = page.getByRole('button', { name: '收起菜单' });
+  const unfold = page.getByRole('button', { name: '展开菜单' });
+  if (width < 992 && (await fold.count()) > 0) await fold.click();
+  if (width >= 992 && (await unfold.count()) > 0) await unfold.click();
+  await settled(page);
+}
+
 async function fill(scope: Locator, label: string, value: string) {
   const input = scope.getByLabel(label, { exact: true });
   await input.fill(value);
@@ -364,7 +377,7 @@ describe('CRF page', () => {
     expect(await row.textContent()).toContain('已关闭');
     // The item's title and its value with the unit, the form and the visit; never the variable name.
     const cells = await row.getByRole('cell').allTextContents();
-    expect(cells).toEqual(expect.arrayContaining(['基线', '生命体征', '心率', '72 次/分']));
+    expect(cells).toEqual(expect.arrayContaining(['生命体征基线', '心率', '72 次/分']));
     expect(cells).not.toContain('hr');
 
     await page.getByLabel('状态').click();
@@ -375,11 +388,14 @@ describe('CRF page', () => {
     await row.waitFor();
     await screenshot(page, 'crf-doubt-list');
     for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 900 });
-      await row.waitFor();
+      await atWidth(page, width);
+      // Below 992 px each query is one card: title, value with unit, patient, visit and form.
+      const shown = width < 992 ? page.locator('.doubt-list-card', { hasText: '72 次/分' }) : row;
+      await shown.waitFor();
+      if (width < 992) expect(await shown.textContent()).toContain('基线 · 生命体征');
       await screenshot(page, `doubt-list-${width}`);
     }
-    await page.setViewportSize({ width: 1440, height: 900 });
+    await atWidth(page, 1440);
 
     await row.getByRole('button', { name: '查看' }).click();
     await page.getByRole('dialog', { name: '质疑记录' }).getByText('核实无误').waitFor();
@@ -551,6 +567,7 @@ describe('CRF page', () => {
     await settled(page);
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
+      await settled(page);
       await screenshot(page, `audit-form-history-${width}`);
     }
     await page.setViewportSize({ width: 1440, height: 900 });
@@ -588,6 +605,9 @@ describe('CRF page', () => {
     await settled(page);
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
+      // Below 992 px each row is a card.
+      if (width < 992) await operates.locator('.audit-card', { hasText: '发起质疑' }).first().waitFor();
+      await settled(page);
       await screenshot(page, `audit-operates-${width}`);
     }
     await page.setViewportSize({ width: 1440, height: 900 });

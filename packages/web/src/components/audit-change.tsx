@@ -1,7 +1,9 @@
 import { PaperClipOutlined } from '@ant-design/icons';
+import { Tag } from 'antd';
 import { FILE_DOWNLOAD_PATH } from '@ecrf/core';
 import type { FileLink } from '../api/crf.api';
 import { T } from '../locales/zh-CN';
+import './audit-change.css';
 
 /** What an audit row says, as the server worded it (core's describeAuditRow). */
 export interface WordedAuditRow {
@@ -17,7 +19,7 @@ const fileHref = (fileKey: string) => `${FILE_DOWNLOAD_PATH}?fileKey=${encodeURI
 /** Files under the names they were uploaded with, opened through the download call (its view rule applies). */
 export function FileLinks({ files }: { files: readonly FileLink[] }) {
   return (
-    <span className="audit-files" style={{ display: 'inline-flex', flexWrap: 'wrap', gap: '2px 12px' }}>
+    <span className="audit-files">
       {files.map((file) => (
         <a key={file.fileKey} href={fileHref(file.fileKey)} target="_blank" rel="noreferrer">
           <PaperClipOutlined aria-hidden /> {file.fileName}
@@ -35,15 +37,9 @@ function Side({ text, files, className }: { text: string; files?: FileLink[]; cl
       </span>
     );
   }
-  return (
-    <span className={className}>
-      {text || (
-        <span className="audit-empty" style={{ color: '#8c8c8c' }}>
-          {T.crfPage.empty}
-        </span>
-      )}
-    </span>
-  );
+  // An empty side is not a value: it is shown as （空）, never struck through.
+  if (!text) return <span className="crf-history-empty">{T.crfPage.empty}</span>;
+  return <span className={className}>{text}</span>;
 }
 
 /**
@@ -61,9 +57,31 @@ export function AuditChange({ row }: { row: WordedAuditRow }) {
     );
   }
   const text = row.newText || row.oldText;
-  return text ? (
-    <span className="audit-text" style={{ wordBreak: 'break-word' }}>
-      {text}
-    </span>
-  ) : null;
+  return text ? <span className="audit-text">{text}</span> : null;
+}
+
+/** One audit row as a card (phones and tablets): the action, who and when, the item, the change and the reason. */
+export function AuditCard({
+  row,
+}: {
+  row: WordedAuditRow & { actionName: string; userName: string; time: string; item: string; reason: string | null };
+}) {
+  return (
+    <div className="audit-card" data-action={row.action}>
+      <div className="audit-card-head">
+        <Tag>{row.actionName}</Tag>
+        <span>{row.userName}</span>
+        <span className="audit-card-time">{row.time}</span>
+      </div>
+      {row.item && <div className="audit-card-item">{row.item}</div>}
+      <div className="audit-card-change">
+        <AuditChange row={row} />
+      </div>
+      {row.reason && (
+        <div className="audit-card-reason">
+          {T.crfPage.historyReason}：{row.reason}
+        </div>
+      )}
+    </div>
+  );
 }

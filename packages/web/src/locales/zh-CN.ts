@@ -211,7 +211,6 @@ export const T = {
     /** The names of audit actions are core's (AUDIT_ACTION_NAMES), one table for the trail, the export and the server. */
     historyActions: AUDIT_ACTION_NAMES as Record<string, string>,
     historyExport: '导出',
-    historyFiles: '文件',
     empty: '（空）',
     sdvVerified: (name: string, time: string) => `已核查：${name} ${time}`,
     sdvForm: '整表核查',
@@ -292,7 +291,7 @@ export const T = {
     closeHint: '关闭后该质疑结束，不能再回复。关闭原因将记入质疑记录和稽查轨迹。',
     back: '返回',
     stage: '访视',
-    files: '文件',
+    patient: '患者',
     replyRequired: '请输入回复内容',
     closeRequired: '请输入关闭原因',
     opened: '开启质疑成功',

@@ -6,6 +6,7 @@ import { demoCrfs } from '../../db/demo-study.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { multipart } from '../../test/multipart.js';
 import { addStudyMember } from '../../test/study-member.js';
+import { templateData } from './print.service.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 
 /**
@@ -204,6 +205,16 @@ describe('the audit trail in words', () => {
     expect(detail.files).toEqual({ [files.report2]: '血常规复查.pdf' });
     const overview = (await t.call(admin, 'GET', `/api/v3/business/overview/${subjectRecordId}`)).body.data;
     expect(overview.files).toEqual({ [files.report2]: '血常规复查.pdf', [files.xray]: '术前正位片.png' });
+  });
+
+  it('a printed form (Word template) names its files too', () => {
+    const labs = demoCrfs().find((c) => c.definition.title === '实验室检查')!.definition;
+    const data = templateData(
+      labs,
+      { lab_report: files.report2, hb: 13.5 },
+      new Map([[files.report2, '血常规复查.pdf']]),
+    );
+    expect(data).toMatchObject({ lab_report: '血常规复查.pdf', hb: '13.5' });
   });
 
   it('a file an old value referred to opens for whoever may view its form, and for nobody else', async () => {

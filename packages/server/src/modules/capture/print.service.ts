@@ -12,6 +12,7 @@ import {
   isRowType,
   isValueType,
   readChoiceList,
+  valueText,
   type CrfDefinition,
   type CrfNode,
 } from '@ecrf/core';
@@ -19,6 +20,8 @@ import type { AppContext } from '../../app-context.js';
 import { crfDataRecords, crfVersions, crfs, printTemplates } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { StudyAccess } from '../../shared/study-access.js';
+import { fileKeysOf, fileNamesOf } from './audit-text.service.js';
+import { nodesOf } from './crf-definitions.js';
 import { getSubjectByRecord } from './subject.service.js';
 
 const run = promisify(execFile);
@@ -63,9 +66,12 @@ export async function deleteTemplate(ctx: AppContext, crfId: number) {
   await ctx.db.delete(printTemplates).where(eq(printTemplates.crfId, crfId));
 }
 
-/** What a person reads: choice labels instead of codes, rows as loops. */
-function displayValue(node: CrfNode, raw: unknown): unknown {
+const UPLOAD_TYPES = new Set<string>(['imageUpload', 'videoUpload', 'fileUpload']);
+
+/** What a person reads: choice labels instead of codes, uploads by their original names, rows as loops. */
+function displayValue(node: CrfNode, raw: unknown, fileNames: ReadonlyMap<string, string>): unknown {
   if (raw === null || raw === undefined) return '';
+  if (UPLOAD_TYPES.has(node.type)) return valueText(node, raw, {}, { fileNames });
   if (isChoiceType(node.type)) {
     const choices = choicesOf(node.option ?? {});
     return readChoiceList(raw)
@@ -74,18 +80,24 @@ function displayValue(node: CrfNode, raw: unknown): unknown {
   }
   if (isRowType(node.type) && Array.isArray(raw)) {
     return raw.map((row: Record<string, unknown>) =>
-      Object.fromEntries((node.children ?? []).map((child) => [child.name, displayValue(child, row?.[child.name])])),
+      Object.fromEntries(
+        (node.children ?? []).map((child) => [child.name, displayValue(child, row?.[child.name], fileNames)]),
+      ),
     );
   }
   if (typeof raw === 'object') return JSON.stringify(raw);
   return String(raw);
 }
 
-export function templateData(definition: CrfDefinition, values: Record<string, unknown>) {
+export function templateData(
+  definition: CrfDefinition,
+  values: Record<string, unknown>,
+  fileNames: ReadonlyMap<string, string> = new Map(),
+) {
   const data: Record<string, unknown> = {};
   const walk = (nodes: CrfNode[]) => {
     for (const node of nodes) {
-      if (node.name && isValueType(node.type)) data[node.name] = displayValue(node, values[node.name]);
+      if (node.name && isValueType(node.type)) data[node.name] = displayValue(node, values[node.name], fileNames);
       if (!isRowType(node.type)) walk(node.children ?? []);
     }
   };
@@ -120,6 +132,14 @@ export async function printWord(
     .where(and(eq(crfVersions.crfId, input.crfId), eq(crfVersions.version, version)));
   // The printed form carries the patient's name as the caller may see it (masked without the identifiers permission).
   const subject = await getSubjectByRecord(ctx, input.subjectRecordId, access);
+  const definition = def!.definition as CrfDefinition;
+  const values = record?.values ?? {};
+  const nodes = nodesOf(definition);
+  const fileNames = await fileNamesOf(
+    ctx.db,
+    access.studyId,
+    Object.entries(values).flatMap(([name, value]) => fileKeysOf(nodes.get(name), value)),
+  );
   const doc = new Docxtemplater(new PizZip(Buffer.from(template.content, 'base64')), {
     paragraphLoop: true,
     linebreaks: true,
@@ -131,7 +151,7 @@ export async function printWord(
     gender: subject.gender === 1 ? '男' : '女',
     age: subject.age ?? '',
     crfTitle: crf!.title,
-    ...templateData(def!.definition as CrfDefinition, record?.values ?? {}),
+    ...templateData(definition, values, fileNames),
   });
   const docx = doc.getZip().generate({ type: 'nodebuffer', compression: 'DEFLATE' });
   const base = `${subject.identificationCode}-${crf!.title}`;

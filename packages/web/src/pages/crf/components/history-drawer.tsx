@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { DownloadOutlined } from '@ant-design/icons';
-import { Button, Drawer, Empty, Spin, Table, Tag } from 'antd';
+import { Button, Drawer, Empty, Grid, Spin, Table, Tag } from 'antd';
 import type { CrfNode } from '@ecrf/core';
 import { crfRecordApi, type CrfAuditRow } from '../../../api/crf.api';
 import { AuditChange } from '../../../components/audit-change';
@@ -40,6 +40,9 @@ export function HistoryDrawer({
     enabled: target !== null,
   });
   const rows = query.data ?? [];
+  // Seven columns need a wide screen: below 992 px (tablets too) each change is a card.
+  const screens = Grid.useBreakpoint();
+  const cards = phone || screens.lg === false;
   const [exporting, setExporting] = useState(false);
   const exportCsv = async () => {
     if (!target) return;
@@ -69,13 +72,14 @@ export function HistoryDrawer({
           {t.historyExport}
         </Button>
       }
-      size={phone ? '100%' : target?.itemName ? 720 : 900}
+      // The change column needs room for old → new (labels, units, file names): wider than the item's own list.
+      size={cards ? '100%' : target?.itemName ? 'min(880px, 100vw)' : 'min(1080px, 100vw)'}
       onClose={onClose}
       destroyOnHidden
     >
       {rows.length === 0 && !query.isFetching ? (
         <Empty description={t.historyEmpty} />
-      ) : phone ? (
+      ) : cards ? (
         <Spin spinning={query.isFetching}>
           <ul className="crf-history-cards">
             {rows.map((row) => (
@@ -107,12 +111,12 @@ export function HistoryDrawer({
           dataSource={rows}
           className="crf-history-table"
           columns={[
-            { title: t.historyTime, dataIndex: 'createTime', width: 170, render: (v: string) => formatDate(v) },
-            { title: t.historyUser, dataIndex: 'userName', width: 150 },
+            { title: t.historyTime, dataIndex: 'createTime', width: 160, render: (v: string) => formatDate(v) },
+            { title: t.historyUser, dataIndex: 'userName', width: 140 },
             {
               title: t.historyAction,
               dataIndex: 'actionName',
-              width: 110,
+              width: 104,
               render: (name: string) => <Tag>{name}</Tag>,
             },
             ...(target?.itemName
@@ -129,8 +133,8 @@ export function HistoryDrawer({
               key: 'change',
               render: (_: unknown, row: CrfAuditRow) => <AuditChange row={row} />,
             },
-            { title: t.historyReason, dataIndex: 'reason', width: 160 },
-            { title: t.historyVersion, dataIndex: 'crfVersion', width: 80, align: 'center' },
+            { title: t.historyReason, dataIndex: 'reason', width: 140 },
+            { title: t.historyVersion, dataIndex: 'crfVersion', width: 76, align: 'center' },
           ]}
         />
       )}

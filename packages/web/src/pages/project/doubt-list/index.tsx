@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { AimOutlined, EyeOutlined } from '@ant-design/icons';
-import { Button, DatePicker, Form, Input, Select, Space, type TableColumnsType } from 'antd';
+import { Button, DatePicker, Form, Grid, Input, Select, Space, type TableColumnsType } from 'antd';
 import { useNavigate } from 'react-router';
 import { DOUBT_STATE, DOUBT_TYPE, doubtApi, type Doubt, type DoubtFilter } from '../../../api/doubt.api';
 import { FileLinks } from '../../../components/audit-change';
@@ -12,6 +12,7 @@ import { DoubtDialog, DoubtStateTag, DoubtTypeTag, type DoubtDialogMode } from '
 import { useProjectStudy } from '../use-project-study';
 import { locateUrl, toDoubtFilter, type DoubtFilterValues } from './doubt-filters';
 import { FilterButtons } from '../../../components/filter-buttons';
+import './doubt-list.css';
 
 const t = T.doubt;
 
@@ -34,63 +35,128 @@ export default function DoubtListPage() {
   const [filters, setFilters] = useState<DoubtFilter>({});
   const [mode, setMode] = useState<DoubtDialogMode | null>(null);
 
-  const columns: TableColumnsType<Doubt> = [
-    { title: t.code, dataIndex: 'identificationCode', width: 110 },
-    { title: t.patientName, dataIndex: 'subjectName', width: 100 },
-    { title: t.stage, dataIndex: 'stageName', width: 90, render: (value?: string) => value || '—' },
-    { title: t.form, dataIndex: 'crfTitle', width: 130 },
-    {
-      title: t.item,
-      key: 'item',
-      width: 180,
-      render: (_: unknown, row) => (
-        <>
-          {row.groupName && (
-            <div className="doubt-list-group">{t.groupRow(row.groupTitle ?? row.groupName, row.groupIndex ?? 0)}</div>
-          )}
-          <span title={row.itemName}>{row.itemTitle ?? row.itemName}</span>
-        </>
-      ),
-    },
-    {
-      title: t.itemValue,
-      key: 'itemValue',
-      width: 160,
-      render: (_: unknown, row) =>
-        row.itemFiles && row.itemFiles.length > 0 ? <FileLinks files={row.itemFiles} /> : (row.itemValueText ?? ''),
-    },
-    { title: t.content, dataIndex: 'doubtDescription', ellipsis: true },
-    { title: t.status, dataIndex: 'optionType', width: 90, render: (value: number) => <DoubtStateTag state={value} /> },
-    { title: t.type, dataIndex: 'doubtType', width: 80, render: (value: number) => <DoubtTypeTag type={value} /> },
-    { title: t.user, dataIndex: 'userName', width: 150 },
-    { title: t.time, dataIndex: 'createDate', width: 170, render: (value: string) => formatDate(value) },
-    {
-      title: T.common.actions,
-      key: 'actions',
-      fixed: 'right',
-      width: 150,
-      render: (_: unknown, row) => (
-        <Space size={0}>
-          <Button
-            type="link"
-            size="small"
-            icon={<EyeOutlined aria-hidden />}
-            onClick={() => setMode({ kind: 'history', doubtId: row.doubtId })}
-          >
-            {t.view}
-          </Button>
-          <Button
-            type="link"
-            size="small"
-            icon={<AimOutlined aria-hidden />}
-            onClick={() => void navigate(locateUrl(row))}
-          >
-            {t.locate}
-          </Button>
-        </Space>
-      ),
-    },
-  ];
+  const screens = Grid.useBreakpoint();
+  // The content is the window less the side menu: all columns from 1600 px, fewer (stacked) below
+  // 1600, one summary column below 992 (phones and tablets).
+  const layout = screens.lg === false ? 'narrow' : screens.xxl === false ? 'medium' : 'wide';
+
+  const itemCell = (row: Doubt) => (
+    <>
+      {row.groupName && (
+        <div className="doubt-list-group">{t.groupRow(row.groupTitle ?? row.groupName, row.groupIndex ?? 0)}</div>
+      )}
+      <span title={row.itemName}>{row.itemTitle ?? row.itemName}</span>
+    </>
+  );
+  const valueCell = (row: Doubt) =>
+    row.itemFiles && row.itemFiles.length > 0 ? <FileLinks files={row.itemFiles} /> : (row.itemValueText ?? '');
+  const actionsCell = (row: Doubt) => (
+    <Space size={0} orientation={layout === 'narrow' ? 'vertical' : 'horizontal'}>
+      <Button
+        type="link"
+        size="small"
+        icon={<EyeOutlined aria-hidden />}
+        onClick={() => setMode({ kind: 'history', doubtId: row.doubtId })}
+      >
+        {t.view}
+      </Button>
+      <Button type="link" size="small" icon={<AimOutlined aria-hidden />} onClick={() => void navigate(locateUrl(row))}>
+        {t.locate}
+      </Button>
+    </Space>
+  );
+  const actions: TableColumnsType<Doubt>[number] = {
+    title: T.common.actions,
+    key: 'actions',
+    fixed: 'right',
+    width: layout === 'narrow' ? 84 : 140,
+    render: (_: unknown, row) => actionsCell(row),
+  };
+  const stateTags = (row: Doubt) => (
+    <Space size={4} wrap>
+      <DoubtStateTag state={row.optionType} />
+      <DoubtTypeTag type={row.doubtType} />
+    </Space>
+  );
+
+  const columns: TableColumnsType<Doubt> =
+    layout === 'narrow'
+      ? [
+          {
+            title: t.listTitle,
+            key: 'summary',
+            render: (_: unknown, row) => (
+              <div className="doubt-list-card">
+                <div className="doubt-list-card-item">
+                  {itemCell(row)}
+                  <span className="doubt-list-card-value">{valueCell(row)}</span>
+                </div>
+                <div className="doubt-list-card-meta">
+                  {[row.identificationCode, row.subjectName, row.stageName, row.crfTitle].filter(Boolean).join(' · ')}
+                </div>
+                <div className="doubt-list-card-content">{row.doubtDescription}</div>
+                <div className="doubt-list-card-meta">
+                  {stateTags(row)} {row.userName} {formatDate(row.createDate)}
+                </div>
+              </div>
+            ),
+          },
+          actions,
+        ]
+      : layout === 'medium'
+        ? [
+            {
+              title: t.patient,
+              key: 'patient',
+              width: 104,
+              render: (_: unknown, row) => (
+                <>
+                  <div>{row.identificationCode}</div>
+                  <div className="doubt-list-sub">{row.subjectName}</div>
+                </>
+              ),
+            },
+            {
+              title: t.form,
+              key: 'form',
+              width: 112,
+              render: (_: unknown, row) => (
+                <>
+                  <div>{row.crfTitle}</div>
+                  <div className="doubt-list-sub">{row.stageName}</div>
+                </>
+              ),
+            },
+            { title: t.item, key: 'item', width: 120, render: (_: unknown, row) => itemCell(row) },
+            { title: t.itemValue, key: 'itemValue', width: 110, render: (_: unknown, row) => valueCell(row) },
+            { title: t.content, dataIndex: 'doubtDescription', ellipsis: true },
+            { title: t.status, key: 'state', width: 96, render: (_: unknown, row) => stateTags(row) },
+            actions,
+          ]
+        : [
+            { title: t.code, dataIndex: 'identificationCode', width: 110 },
+            { title: t.patientName, dataIndex: 'subjectName', width: 100 },
+            { title: t.stage, dataIndex: 'stageName', width: 90, render: (value?: string) => value || '—' },
+            { title: t.form, dataIndex: 'crfTitle', width: 130 },
+            { title: t.item, key: 'item', width: 180, render: (_: unknown, row) => itemCell(row) },
+            { title: t.itemValue, key: 'itemValue', width: 160, render: (_: unknown, row) => valueCell(row) },
+            { title: t.content, dataIndex: 'doubtDescription', ellipsis: true },
+            {
+              title: t.status,
+              dataIndex: 'optionType',
+              width: 90,
+              render: (value: number) => <DoubtStateTag state={value} />,
+            },
+            {
+              title: t.type,
+              dataIndex: 'doubtType',
+              width: 80,
+              render: (value: number) => <DoubtTypeTag type={value} />,
+            },
+            { title: t.user, dataIndex: 'userName', width: 150 },
+            { title: t.time, dataIndex: 'createDate', width: 170, render: (value: string) => formatDate(value) },
+            actions,
+          ];
 
   if (studyId === null) return null;
 
@@ -123,6 +189,10 @@ export default function DoubtListPage() {
       </Form>
       <PagedTable<Doubt>
         rowKey="doubtId"
+        showIndex={layout !== 'narrow'}
+        // A card takes the width left beside the actions and wraps; the wider tables scroll sideways when they must.
+        scroll={layout === 'narrow' ? {} : { x: 'max-content' }}
+        tableLayout={layout === 'narrow' ? 'fixed' : undefined}
         columns={columns}
         queryKey={['doubt', 'list', studyId]}
         filters={filters}

@@ -130,4 +130,57 @@ describe('operates drawer', () => {
     await waitFor(() => expect(crf.exportAudit).toHaveBeenCalledWith({ subjectRecordId: 77 }));
     await waitFor(() => expect(createObjectURL).toHaveBeenCalled());
   });
+
+  it('on a phone each row is a card: the action, who and when, the item and its change', async () => {
+    const original = window.matchMedia;
+    // A 390 px wide screen: only the xs breakpoint matches.
+    window.matchMedia = ((query: string) => {
+      const min = /min-width:\s*(\d+)/.exec(query);
+      const max = /max-width:\s*(\d+)/.exec(query);
+      const matches = (!min || Number(min[1]) <= 390) && (!max || Number(max[1]) >= 390);
+      return {
+        matches,
+        media: query,
+        onchange: null,
+        addListener: () => undefined,
+        removeListener: () => undefined,
+        addEventListener: () => undefined,
+        removeEventListener: () => undefined,
+        dispatchEvent: () => false,
+      };
+    }) as typeof window.matchMedia;
+    try {
+      api.operates.mockResolvedValue({
+        code: 200,
+        msg: '',
+        data: {
+          total: 1,
+          list: [
+            event({
+              action: 'item.update',
+              actionName: '保存',
+              crfTitle: '实验室检查',
+              itemTitle: '血红蛋白',
+              oldText: '130 g/L',
+              newText: '13.5 g/dL',
+              reason: '单位录错',
+            }),
+          ],
+        },
+      });
+      const record = { subjectRecordId: 77, subjectName: '张三', identificationCode: 'LSS-0001' } as SubjectRecordRow;
+      renderWithProviders(<OperatesDrawer record={record} onClose={() => undefined} />);
+      const card = await waitFor(() => {
+        const found = document.querySelector('.audit-card');
+        if (!found) throw new Error('no card yet');
+        return found as HTMLElement;
+      });
+      expect(card.textContent).toContain('保存');
+      expect(card.textContent).toContain('实验室检查 / 血红蛋白');
+      expect(card.textContent).toContain('130 g/L → 13.5 g/dL');
+      expect(card.textContent).toContain('原因：单位录错');
+    } finally {
+      window.matchMedia = original;
+    }
+  });
 });

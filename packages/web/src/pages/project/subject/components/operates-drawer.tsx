@@ -1,9 +1,9 @@
 import { useMemo, useState } from 'react';
 import { DownloadOutlined } from '@ant-design/icons';
-import { Button, Drawer, Tag, type TableColumnsType } from 'antd';
+import { Button, Drawer, Grid, Tag, type TableColumnsType } from 'antd';
 import { crfRecordApi } from '../../../../api/crf.api';
 import { subjectRecordApi, type AuditEvent, type SubjectRecordRow } from '../../../../api/subject.api';
-import { AuditChange } from '../../../../components/audit-change';
+import { AuditCard, AuditChange } from '../../../../components/audit-change';
 import { PagedTable } from '../../../../components/paged-table';
 import { T } from '../../../../locales/zh-CN';
 import { formatDate } from '../../../../utils/format-date';
@@ -27,41 +27,55 @@ const ACTION_COLORS: Record<string, string> = {
  */
 export function OperatesDrawer({ record, onClose }: { record: SubjectRecordRow | null; onClose: () => void }) {
   const [exporting, setExporting] = useState(false);
+  const screens = Grid.useBreakpoint();
+  // Below 992 px each row is a card (six columns do not fit); below 1200 px the drawer takes the width.
+  const cards = screens.lg === false;
   const columns = useMemo<TableColumnsType<AuditEvent>>(
-    () => [
-      {
-        title: T.subject.operateTime,
-        dataIndex: 'createTime',
-        width: 160,
-        render: (value: string) => formatDate(value),
-      },
-      { title: T.subject.operateUser, dataIndex: 'userName', width: 150 },
-      {
-        title: T.subject.operateAction,
-        dataIndex: 'actionName',
-        width: 110,
-        render: (name: string, event) => <Tag color={ACTION_COLORS[event.action] ?? 'default'}>{name}</Tag>,
-      },
-      {
-        title: T.subject.operateItem,
-        key: 'item',
-        width: 160,
-        render: (_: unknown, event) => operateItem(event) || '—',
-      },
-      {
-        title: T.subject.operateChange,
-        key: 'change',
-        width: 280,
-        render: (_: unknown, event) => <AuditChange row={event} />,
-      },
-      {
-        title: T.subject.operateReason,
-        dataIndex: 'reason',
-        width: 150,
-        render: (reason: string | null) => reason || '—',
-      },
-    ],
-    [],
+    () =>
+      cards
+        ? [
+            {
+              title: T.subject.operates,
+              key: 'card',
+              render: (_: unknown, event) => (
+                <AuditCard row={{ ...event, time: formatDate(event.createTime), item: operateItem(event) }} />
+              ),
+            },
+          ]
+        : [
+            {
+              title: T.subject.operateTime,
+              dataIndex: 'createTime',
+              width: 160,
+              render: (value: string) => formatDate(value),
+            },
+            { title: T.subject.operateUser, dataIndex: 'userName', width: 150 },
+            {
+              title: T.subject.operateAction,
+              dataIndex: 'actionName',
+              width: 110,
+              render: (name: string, event) => <Tag color={ACTION_COLORS[event.action] ?? 'default'}>{name}</Tag>,
+            },
+            {
+              title: T.subject.operateItem,
+              key: 'item',
+              width: 160,
+              render: (_: unknown, event) => operateItem(event) || '—',
+            },
+            {
+              title: T.subject.operateChange,
+              key: 'change',
+              width: 280,
+              render: (_: unknown, event) => <AuditChange row={event} />,
+            },
+            {
+              title: T.subject.operateReason,
+              dataIndex: 'reason',
+              width: 150,
+              render: (reason: string | null) => reason || '—',
+            },
+          ],
+    [cards],
   );
 
   const exportCsv = async (subjectRecordId: number, code: string) => {
@@ -77,7 +91,7 @@ export function OperatesDrawer({ record, onClose }: { record: SubjectRecordRow |
     <Drawer
       open={Boolean(record)}
       title={record ? T.subject.operatesTitle(record.subjectName, record.identificationCode) : ''}
-      size={1120}
+      size={screens.xl === false ? '100%' : 1120}
       onClose={onClose}
       destroyOnHidden
       extra={
@@ -97,6 +111,11 @@ export function OperatesDrawer({ record, onClose }: { record: SubjectRecordRow |
         <PagedTable<AuditEvent>
           rowKey="id"
           size="small"
+          showIndex={!cards}
+          // Cards take the drawer's width and wrap; the table scrolls sideways when it must.
+          scroll={cards ? {} : { x: 'max-content' }}
+          tableLayout={cards ? 'fixed' : undefined}
+          showHeader={!cards}
           columns={columns}
           queryKey={['subject-record', 'operates', record.subjectRecordId]}
           fetchPage={(paging) =>
