@@ -285,6 +285,21 @@ describe('REDCap data dictionary export', () => {
     );
   });
 
+  it('prints a checkbox inside what looks like an imported comparison option by option (REDCap has no [c] of its own)', () => {
+    const showIf = '(isblank(c) or c != "1") and isblank(a)';
+    const { byName, issues } = exported([
+      form([
+        node('int', 'a', 'A'),
+        node('checkbox', 'c', 'C', { optionsValue: '1,2', optionsText: '一,二' }),
+        node('input', 'z', 'Z', { showIf }),
+      ]),
+    ]);
+    expect(issues).toEqual([]);
+    expect(byName.get('z')!.branching).toBe(
+      "([c(1)] = '0' and [c(2)] = '0' or [c(1)] = '0' and ([c(1)] = '1' or [c(2)] = '1')) and [a] = ''",
+    );
+  });
+
   it('turns triggers into branching logic on the option codes, and carries container conditions down to each field', () => {
     const { byName } = exported([
       form([

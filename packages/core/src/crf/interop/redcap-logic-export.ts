@@ -164,6 +164,8 @@ class LogicPrinter {
     };
     collect(e, 0);
     for (const c of candidates) {
+      // A checkbox has no REDCap comparison of its own ([c] is not a field there): its parts print one by one.
+      if (this.box(c.left) || this.box(c.right)) continue;
       const ops: RedcapComparison[] = c.op === '==' ? ['=', '<>'] : [OUR_TO_REDCAP[c.op as ComparisonOp]];
       for (const op of ops) {
         const spelled = redcapComparison(op, c.left, c.right, this.kindOf(c.left), this.kindOf(c.right));
