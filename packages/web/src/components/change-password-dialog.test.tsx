@@ -1,5 +1,7 @@
+import { useEffect, useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
+import { App } from 'antd';
 import { renderWithProviders } from '../test/render';
 import { ChangePasswordDialog } from './change-password-dialog';
 
@@ -79,5 +81,64 @@ describe('change-password dialog', () => {
     fireEvent.keyDown(document.body, { key: 'Escape', code: 'Escape', keyCode: 27 });
     expect(onClose).not.toHaveBeenCalled();
     expect(screen.getByText('修改密码')).toBeTruthy();
+  });
+
+  it('AUTH-10: the forced change says why and offers 退出登录 as the only other way out', () => {
+    const onLogout = vi.fn();
+    renderWithProviders(
+      <ChangePasswordDialog open mode="must" target={target} onClose={() => undefined} onLogout={onLogout} />,
+    );
+    expect(screen.getByRole('alert').textContent).toBe('首次登录或密码已重置，请修改密码后继续使用');
+    fireEvent.click(screen.getByRole('button', { name: '退出登录' }));
+    expect(onLogout).toHaveBeenCalledTimes(1);
+    expect(api.changePassword).not.toHaveBeenCalled();
+  });
+
+  it('AUTH-10: the rules and the change call stay those of the own-password change', async () => {
+    renderWithProviders(
+      <ChangePasswordDialog open mode="must" target={target} onClose={() => undefined} onLogout={() => undefined} />,
+    );
+    typeInto('原始密码', 'Start@123');
+    typeInto('新密码', 'Start@123');
+    typeInto('确认密码', 'Start@123');
+    fireEvent.click(screen.getByRole('button', { name: '确定' }));
+    await waitFor(() => expect(screen.getByText('不能和原始密码相同!')).toBeTruthy());
+    typeInto('新密码', 'Nurse@2024');
+    typeInto('确认密码', 'Nurse@2024');
+    fireEvent.click(screen.getByRole('button', { name: '确定' }));
+    await waitFor(() =>
+      expect(api.changePassword).toHaveBeenCalledWith({
+        userId: 7,
+        oldPassword: 'Start@123',
+        newPassword: 'Nurse@2024',
+      }),
+    );
+  });
+
+  it('AUTH-10: a message left from the sign-in is cleared when the forced change opens', async () => {
+    function SignedIn() {
+      const { message } = App.useApp();
+      const [must, setMust] = useState(false);
+      useEffect(() => {
+        void message.error('用户不存在/密码错误', 30);
+      }, [message]);
+      return (
+        <>
+          <button type="button" onClick={() => setMust(true)}>
+            signed in
+          </button>
+          <ChangePasswordDialog open={must} mode="must" target={target} onClose={() => undefined} />
+        </>
+      );
+    }
+    renderWithProviders(<SignedIn />);
+    await screen.findByText('用户不存在/密码错误');
+    // happy-dom runs no CSS transitions: a destroyed notice stays in its leave state instead of going away.
+    const staying = () =>
+      [...document.querySelectorAll('.ant-message-notice')].filter((notice) => !/-leave\b/.test(notice.className));
+    expect(staying()).toHaveLength(1);
+    fireEvent.click(screen.getByRole('button', { name: 'signed in' }));
+    await waitFor(() => expect(staying()).toHaveLength(0));
+    expect(screen.getByText('首次登录或密码已重置，请修改密码后继续使用')).toBeTruthy();
   });
 });

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { App, Button, Form, Input, Modal } from 'antd';
+import { Alert, App, Button, Form, Input, Modal } from 'antd';
 import { authApi } from '../api/auth.api';
 import { ApiError } from '../api/request';
 import { T } from '../locales/zh-CN';
@@ -8,7 +8,8 @@ import { asValidator, confirmPasswordError, newPasswordError, oldPasswordError }
 /**
  * normal: the signed-in user changes the own password.
  * reset: an administrator sets another user's password (no original password).
- * must: the server demands a new password after sign-in; the dialog cannot be dismissed.
+ * must: the server demands a new password after sign-in (first sign-in, or after a reset); the dialog cannot be
+ * dismissed, says why, and offers 退出登录 instead.
  */
 export type ChangePasswordMode = 'normal' | 'reset' | 'must';
 
@@ -29,9 +30,11 @@ interface ChangePasswordDialogProps {
   target: PasswordTarget | null;
   onClose: () => void;
   onSuccess?: () => void;
+  /** must mode: 退出登录, the one way out other than a new password. */
+  onLogout?: () => void;
 }
 
-export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess }: ChangePasswordDialogProps) {
+export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess, onLogout }: ChangePasswordDialogProps) {
   const { message } = App.useApp();
   const [form] = Form.useForm<FormValues>();
   const [saving, setSaving] = useState(false);
@@ -41,6 +44,11 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess }:
   useEffect(() => {
     if (open) form.resetFields();
   }, [open, form]);
+
+  // A message left from the sign-in (an earlier refused attempt) would read as if it were about this dialog.
+  useEffect(() => {
+    if (open && must) message.destroy();
+  }, [open, must, message]);
 
   const submit = async () => {
     if (!target) return;
@@ -68,7 +76,13 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess }:
   };
 
   const footer = [
-    must ? null : (
+    must ? (
+      onLogout && (
+        <Button key="logout" onClick={onLogout}>
+          {T.shell.logout}
+        </Button>
+      )
+    ) : (
       <Button key="cancel" onClick={onClose}>
         {T.common.cancel}
       </Button>
@@ -90,6 +104,7 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess }:
       destroyOnHidden
       width={520}
     >
+      {must && <Alert type="info" showIcon title={T.password.mustChangeHint} style={{ marginBottom: 16 }} />}
       <Form
         form={form}
         name={`password-${mode}`}

@@ -40,6 +40,7 @@ export const CRF_T = {
       .replace('mm', '分')
       .replace('ss', '秒'),
   pickDate: '选择日期',
+  calendarKeys: '回车或空格打开日历，方向键选择日期，翻页键换月，回车确定，Esc 关闭',
   unknown: '未知',
   year: '年',
   month: '月',

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, fireEvent, screen } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { initialValues } from '@ecrf/core';
 import { blur, form, item, NOW, renderCrf, typeInto } from './test/crf-test-utils';
 
@@ -140,5 +140,73 @@ describe('time', () => {
     fireEvent.change(input, { target: { value: '09:15' } });
     fireEvent.keyDown(input, { key: 'Enter', keyCode: 13 });
     expect(harness.last().b).toBe('09:15');
+  });
+});
+
+describe('calendar from the keyboard', () => {
+  const calendarButton = () => screen.getByRole('button', { name: '选择日期' });
+  const key = (k: string, extra: Record<string, unknown> = {}) =>
+    fireEvent.keyDown(calendarButton(), { key: k, ...extra });
+  const popupShown = () => document.querySelector('.crf-date-popup:not(.ant-picker-dropdown-hidden)') !== null;
+
+  it('the calendar button follows the text box in the tab order, named 选择日期 with how its keys work', () => {
+    renderCrf(form([item('date', 'd', '访视日期')]));
+    const button = calendarButton() as HTMLButtonElement;
+    expect(button.tabIndex).toBe(0);
+    expect(button.getAttribute('aria-expanded')).toBe('false');
+    const hint = document.getElementById(button.getAttribute('aria-describedby')!);
+    expect(hint?.textContent).toContain('方向键选择日期');
+  });
+
+  it('Enter opens the calendar on the value; arrows, Page Down and Enter pick a date, the focus staying on the button', () => {
+    const { harness } = renderCrf(form([item('date', 'd', '访视日期')]), { d: '2024-06-10' });
+    calendarButton().focus();
+    key('Enter');
+    expect(popupShown()).toBe(true);
+    expect(calendarButton().getAttribute('aria-expanded')).toBe('true');
+    key('ArrowRight');
+    key('ArrowDown');
+    expect(document.querySelector('[aria-live="polite"]')?.textContent).toBe('2024-06-18');
+    key('PageDown');
+    key('Enter');
+    expect(harness.last().d).toBe('2024-07-18');
+    expect(valueOf('访视日期')).toBe('2024-07-18');
+    expect(document.activeElement).toBe(calendarButton());
+    expect(calendarButton().getAttribute('aria-expanded')).toBe('false');
+  });
+
+  it('an empty date starts on today in the study zone; Escape closes without a change', () => {
+    const { harness } = renderCrf(form([item('date', 'd', '访视日期')]));
+    key(' ');
+    expect(document.querySelector('[aria-live="polite"]')?.textContent).toBe('2024-06-15');
+    key('ArrowLeft');
+    key('Escape');
+    expect(calendarButton().getAttribute('aria-expanded')).toBe('false');
+    expect(harness.changes).toHaveLength(0);
+  });
+
+  it('a date limited to the past refuses a future day from the keyboard too', () => {
+    const { harness } = renderCrf(form([item('date', 'd', '出生日期', { showStyle: 'pastTime' })]), {
+      d: '2024-06-15',
+    });
+    key('Enter');
+    key('ArrowRight');
+    key('Enter');
+    expect(harness.changes).toHaveLength(0);
+    key('ArrowLeft');
+    key('ArrowLeft');
+    key('Enter');
+    expect(harness.last().d).toBe('2024-06-14');
+  });
+
+  it('the partial-date pull-down opened from the keyboard puts the focus on its year list', async () => {
+    renderCrf(form([item('partialDate', 'd', '发病日期')]));
+    // Enter or Space on a button clicks it without a pointer (detail 0).
+    fireEvent.click(calendarButton(), { detail: 0 });
+    await waitFor(() => expect(document.activeElement?.getAttribute('aria-label')).toBe('年'));
+    expect(document.activeElement?.closest('.crf-date-parts')).toBeTruthy();
+    // Escape (no list open) closes the pull-down and gives the focus back to the button.
+    fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
+    await waitFor(() => expect(document.activeElement).toBe(calendarButton()));
   });
 });

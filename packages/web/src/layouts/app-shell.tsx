@@ -15,6 +15,7 @@ import { MainLayoutMenu } from './main-layout';
 import { ProjectLayoutMenu } from './project-layout';
 import { TabStrip } from './tab-strip';
 import { TopBar } from './top-bar';
+import { useLogout } from './use-logout';
 
 const NO_MENUS: MenuNode[] = [];
 
@@ -37,6 +38,7 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
   const setInfo = useSession((s) => s.setInfo);
   const setPasswordMust = useSession((s) => s.setPasswordMust);
   const passwordChanged = useSession((s) => s.passwordChanged);
+  const logout = useLogout();
   const collapse = useAppStore((s) => s.collapse);
   const visit = useAppStore((s) => s.visit);
 
@@ -117,6 +119,7 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
         target={user ? { userId: user.userId, userName: user.userName } : null}
         onClose={() => undefined}
         onSuccess={passwordChanged}
+        onLogout={() => void logout('/login')}
       />
     </Layout>
   );

@@ -11,10 +11,9 @@ import {
   QuestionCircleOutlined,
   UserOutlined,
 } from '@ant-design/icons';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { Avatar, Badge, Button, Popover, Tooltip } from 'antd';
 import { useNavigate } from 'react-router';
-import { authApi } from '../api/auth.api';
 import { doubtApi } from '../api/doubt.api';
 import { ChangePasswordDialog } from '../components/change-password-dialog';
 import { useProductTitle } from '../hooks/use-product-title';
@@ -29,6 +28,7 @@ import { HelpDialog } from './help-dialog';
 import { NoticeBell } from './notice-bell';
 import { ProfileDialog } from './profile-dialog';
 import { StudyQrDialog } from './study-qr-dialog';
+import { useLogout } from './use-logout';
 
 /** platform §2: the bar sticks to the top once the content has scrolled this far. */
 export const FIX_AFTER_SCROLL = 75;
@@ -46,17 +46,14 @@ interface TopBarProps {
 
 export function TopBar({ layout, siderWidth }: TopBarProps) {
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const productTitle = useProductTitle();
   const collapse = useAppStore((s) => s.collapse);
   const toggleCollapse = useAppStore((s) => s.toggleCollapse);
   const studyId = useAppStore((s) => s.studyId);
   const studyName = useAppStore((s) => s.studyName);
-  const resetViews = useAppStore((s) => s.resetViews);
   const user = useSession((s) => s.user);
   const token = useSession((s) => s.token);
-  const refreshToken = useSession((s) => s.refreshToken);
-  const clearSession = useSession((s) => s.clear);
+  const endSession = useLogout();
   const [fixed, setFixed] = useState(false);
   const [dialog, setDialog] = useState<Dialog>(null);
   const [popoverOpen, setPopoverOpen] = useState(false);
@@ -88,17 +85,9 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
     setDialog(next);
   };
 
-  const logout = async () => {
+  const logout = () => {
     setPopoverOpen(false);
-    try {
-      await authApi.logout(refreshToken);
-    } catch {
-      // The session ends locally even when the server cannot be told (platform §2).
-    }
-    clearSession();
-    resetViews();
-    queryClient.clear();
-    void navigate('/');
+    void endSession();
   };
 
   const userMenu = (
@@ -116,7 +105,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
       <Button type="text" block icon={<QuestionCircleOutlined aria-hidden />} onClick={() => open('help')}>
         {T.shell.help}
       </Button>
-      <Button type="text" block danger icon={<LogoutOutlined aria-hidden />} onClick={() => void logout()}>
+      <Button type="text" block danger icon={<LogoutOutlined aria-hidden />} onClick={logout}>
         {T.shell.logout}
       </Button>
     </div>

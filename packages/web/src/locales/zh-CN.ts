@@ -333,7 +333,10 @@ export const T = {
     passwordPlaceholder: '请输入密码',
     codePlaceholder: '请输入验证码',
     codeRequired: '请输入验证码',
-    captchaAlt: '验证码',
+    usernameLabel: '手机号',
+    passwordLabel: '密码',
+    codeLabel: '验证码',
+    captchaAlt: '验证码图片',
     captchaTitle: '看不清？点击刷新',
     submit: '登 录',
   },
@@ -384,6 +387,8 @@ export const T = {
     userName: '用户名',
     newPassword: '新密码',
     confirmPassword: '确认密码',
+    /** Why the dialog cannot be dismissed (the spec gives no words for it). */
+    mustChangeHint: '首次登录或密码已重置，请修改密码后继续使用',
   },
 
   sex: { male: '男', female: '女' },

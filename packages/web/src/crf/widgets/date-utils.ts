@@ -29,3 +29,40 @@ export function acceptDateText(lastValid: string, typed: string, format: DateFor
   const upper = typed.toUpperCase();
   return isValidPartialDate(upper, format, allowUnknown) ? upper : lastValid;
 }
+
+export type CalendarPicker = 'year' | 'month' | 'date';
+
+/**
+ * Where a key moves the calendar's cursor, as in the WAI-ARIA date picker pattern: arrows by one cell (a day,
+ * a month or a year) and by one row (a week, or three cells in the month and year grids), Page Up/Down by a
+ * month (with Shift, or in the month grid, by a year; in the year grid by ten), Home/End to the start and end of
+ * the month. Null for any other key.
+ */
+export function moveCalendarCursor(cursor: Dayjs, key: string, shift: boolean, picker: CalendarPicker): Dayjs | null {
+  const unit = picker === 'date' ? 'day' : picker;
+  const row = picker === 'date' ? 7 : 3;
+  const page = (sign: number) =>
+    picker === 'year'
+      ? cursor.add(10 * sign, 'year')
+      : cursor.add(sign, picker === 'month' || shift ? 'year' : 'month');
+  switch (key) {
+    case 'ArrowLeft':
+      return cursor.subtract(1, unit);
+    case 'ArrowRight':
+      return cursor.add(1, unit);
+    case 'ArrowUp':
+      return cursor.subtract(row, unit);
+    case 'ArrowDown':
+      return cursor.add(row, unit);
+    case 'PageUp':
+      return page(-1);
+    case 'PageDown':
+      return page(1);
+    case 'Home':
+      return picker === 'date' ? cursor.date(1) : null;
+    case 'End':
+      return picker === 'date' ? cursor.date(cursor.daysInMonth()) : null;
+    default:
+      return null;
+  }
+}

@@ -27,6 +27,9 @@ export default function LoginPage() {
   const resetViews = useAppStore((s) => s.resetViews);
   const [form] = Form.useForm<LoginValues>();
   const [submitting, setSubmitting] = useState(false);
+  // What a screen reader announces when a sign-in is refused by the form's rules (the server's refusals come as
+  // a message, which antd announces itself).
+  const [announcement, setAnnouncement] = useState('');
 
   // A captcha answer is single use: every failed sign-in and every click asks for a new one.
   const { data: captcha, refetch } = useQuery({
@@ -40,6 +43,7 @@ export default function LoginPage() {
   const captchaEnabled = captcha?.captchaEnabled !== false;
 
   const submit = async (values: LoginValues) => {
+    setAnnouncement('');
     setSubmitting(true);
     try {
       const res = await authApi.login({
@@ -81,11 +85,21 @@ export default function LoginPage() {
       <div className="login-card">
         <h1 className="login-title">{T.productTitle}</h1>
         <p className="login-subtitle">{T.login.welcome}</p>
-        <Form form={form} name="login" size="large" onFinish={(values) => void submit(values)} autoComplete="off">
+        <Form
+          form={form}
+          name="login"
+          size="large"
+          onFinish={(values) => void submit(values)}
+          onFinishFailed={({ errorFields }) =>
+            setAnnouncement(errorFields.flatMap((field) => field.errors.slice(0, 1)).join('；'))
+          }
+          autoComplete="off"
+        >
           <Form.Item name="username" rules={[{ required: true, whitespace: true, message: MSG.userNameRequired }]}>
             <Input
               prefix={<MobileOutlined />}
               placeholder={T.login.usernamePlaceholder}
+              aria-label={T.login.usernameLabel}
               maxLength={11}
               autoComplete="username"
             />
@@ -94,6 +108,7 @@ export default function LoginPage() {
             <Input.Password
               prefix={<LockOutlined />}
               placeholder={T.login.passwordPlaceholder}
+              aria-label={T.login.passwordLabel}
               autoComplete="current-password"
             />
           </Form.Item>
@@ -105,16 +120,28 @@ export default function LoginPage() {
                   noStyle
                   rules={[{ required: true, whitespace: true, message: T.login.codeRequired }]}
                 >
-                  <Input prefix={<SafetyCertificateOutlined />} placeholder={T.login.codePlaceholder} maxLength={8} />
+                  <Input
+                    prefix={<SafetyCertificateOutlined />}
+                    placeholder={T.login.codePlaceholder}
+                    aria-label={T.login.codeLabel}
+                    maxLength={8}
+                  />
                 </Form.Item>
-                {captcha?.img ? (
-                  <img src={captcha.img} alt={T.login.captchaAlt} title={T.login.captchaTitle} onClick={loadCaptcha} />
-                ) : (
-                  <img alt={T.login.captchaAlt} title={T.login.captchaTitle} onClick={loadCaptcha} />
-                )}
+                {/* A button, so that a new picture can be asked for from the keyboard too. */}
+                <button
+                  type="button"
+                  className="login-captcha-refresh"
+                  title={T.login.captchaTitle}
+                  onClick={loadCaptcha}
+                >
+                  {captcha?.img ? <img src={captcha.img} alt={T.login.captchaAlt} /> : <img alt={T.login.captchaAlt} />}
+                </button>
               </div>
             </Form.Item>
           )}
+          <div className="sr-only" role="alert">
+            {announcement}
+          </div>
           <Form.Item>
             <Button type="primary" htmlType="submit" block loading={submitting}>
               {T.login.submit}

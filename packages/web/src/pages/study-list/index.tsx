@@ -76,12 +76,13 @@ export default function StudyListPage() {
                 className="study-card"
                 role="link"
                 tabIndex={0}
-                aria-label={`${T.studyList.enter} ${study.studyName}`}
                 onClick={() => enter(study)}
                 onKeyDown={(event) => {
                   if (event.key === 'Enter') enter(study);
                 }}
               >
+                {/* The card's own text is its name (what is seen is what speech input can say), led by 进入项目. */}
+                <span className="sr-only">{T.studyList.enter} </span>
                 <div style={{ display: 'flex', alignItems: 'center', gap: 8 }}>
                   <span className="study-card-name" title={study.studyName}>
                     {study.studyName}

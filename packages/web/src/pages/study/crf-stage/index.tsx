@@ -39,7 +39,7 @@ function StageForms({ stage, onRemove }: { stage: CrfStage; onRemove: (crf: Stag
           }}
         >
           {crf.title}
-          <span style={{ marginLeft: 4, color: crf.repeat === 1 ? '#1677ff' : '#722ed1' }}>
+          <span style={{ marginLeft: 4, color: crf.repeat === 1 ? '#0958d9' : '#531dab' }}>
             （{crf.repeat === 1 ? T.crfStage.repeatSingle : T.crfStage.repeatMulti}）
           </span>
         </Tag>
