@@ -4,6 +4,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import {
   ADMIN,
   INITIAL_PASSWORD,
+  expectAccessible,
   launchBrowser,
   newPage,
   screenshot,
@@ -201,6 +202,7 @@ describe('CRF page', () => {
     await sider.getByRole('button', { name: '展开菜单' }).click();
     await page.waitForFunction(() => document.querySelector('.crf-sider')!.getBoundingClientRect().width === 282);
     await screenshot(page, 'crf-first-form');
+    await expectAccessible(page, 'crf-page');
     await page.context().close();
   });
 
@@ -234,6 +236,7 @@ describe('CRF page', () => {
     await messageText(page, '提交成功').waitFor();
     await waitState(page, '生命体征', '2');
     await screenshot(page, 'crf-vitals-submitted');
+    await expectAccessible(page, 'crf-vitals-submitted');
     await page.context().close();
   });
 
@@ -293,6 +296,7 @@ describe('CRF page', () => {
     await save(page);
     await messageText(page, '保存成功').waitFor();
     await screenshot(page, 'crf-surgery-implants');
+    await expectAccessible(page, 'crf-surgery');
     await page.context().close();
   });
 
@@ -324,6 +328,7 @@ describe('CRF page', () => {
     await thread.getByText('心率与原始病历不符，请核实').waitFor();
     await waitState(page, '生命体征', '9');
     await screenshot(page, 'crf-query-opened');
+    await expectAccessible(page, 'crf-query-dialog');
 
     // The thread names the item by its title, the value with its unit, the form and the visit.
     const head = thread.locator('.doubt-head');
@@ -387,6 +392,7 @@ describe('CRF page', () => {
     await page.getByRole('button', { name: '重置' }).click();
     await row.waitFor();
     await screenshot(page, 'crf-doubt-list');
+    await expectAccessible(page, 'doubt-list');
     for (const width of WIDTHS) {
       await atWidth(page, width);
       // Below 992 px each query is one card: title, value with unit, patient, visit and form.
@@ -425,6 +431,7 @@ describe('CRF page', () => {
     await overview.getByText('椎弓根螺钉').waitFor();
     expect(await overview.getByRole('button', { name: '打印' }).count()).toBe(0);
     await screenshot(page, 'crf-overview');
+    await expectAccessible(page, 'crf-overview');
     await overview.getByRole('button', { name: '取消' }).click();
 
     await openForm(page, '生命体征');
@@ -511,6 +518,7 @@ describe('CRF page', () => {
     await records.locator('tr', { hasText: '第 1 条' }).getByRole('button', { name: '打开' }).click();
     await expect.poll(() => form(page).getByLabel('随访日期').inputValue()).toBe('2026-01-15');
     await screenshot(page, 'crf-repeatable-records');
+    await expectAccessible(page, 'crf-repeatable');
     await page.context().close();
   });
 
@@ -763,6 +771,30 @@ describe('CRF page', () => {
       .first()
       .waitFor();
     await screenshot(page, 'crf-system-query');
+    await page.context().close();
+  });
+
+  it('keyboard: a date is taken from the calendar without a mouse (Tab to 选择日期, Enter, arrows, Enter)', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signIn(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    await openForm(page, '影像学检查');
+    const date = form(page).getByLabel('检查日期', { exact: true });
+    await expect.poll(() => date.inputValue()).toBe('2026-01-10');
+    await date.focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('选择日期');
+    await page.keyboard.press('Enter');
+    const calendar = page.locator('.crf-date-popup:not(.ant-picker-dropdown-hidden)');
+    await calendar.waitFor();
+    await expectAccessible(page, 'crf-calendar-open');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => date.inputValue()).toBe('2026-01-18');
+    await calendar.waitFor({ state: 'hidden' });
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('选择日期');
     await page.context().close();
   });
 });

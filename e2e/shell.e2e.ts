@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import {
   ADMIN,
   INITIAL_PASSWORD,
+  expectAccessible,
   launchBrowser,
   newPage,
   screenshot,
@@ -40,7 +41,7 @@ async function signIn(page: Page, userName: string, password: string) {
 /** The forced change after a first sign-in: the dialog stays until the password is changed. */
 async function changeForcedPassword(page: Page, oldPassword: string, newPassword: string) {
   const dialog = page.getByRole('dialog');
-  await dialog.getByText('修改密码').waitFor();
+  await dialog.getByText('修改密码', { exact: true }).waitFor();
   await page.keyboard.press('Escape');
   await dialog.getByLabel('原始密码').waitFor();
   expect(await dialog.getByRole('button', { name: '取消' }).count()).toBe(0);
@@ -80,10 +81,35 @@ describe('shell and system administration', () => {
     await page.waitForURL('**/login');
     await page.goto('/sys/user');
     await page.waitForURL('**/login');
+    await page.getByPlaceholder('请输入手机号').waitFor();
+    await expectAccessible(page, 'login');
+    await screenshot(page, 'shell-login');
+    // A refused attempt first: its message must not stay over the forced change.
+    await page.getByPlaceholder('请输入手机号').fill(ADMIN);
+    await page.getByPlaceholder('请输入密码').fill('Wrong@123');
+    await page.getByRole('button', { name: '登 录' }).click();
+    await page.locator('.ant-message-notice', { hasText: '用户名或密码错误' }).waitFor();
+    await page.getByPlaceholder('请输入密码').fill(INITIAL_PASSWORD);
+    await page.getByRole('button', { name: '登 录' }).click();
+    await page.waitForURL('**/studyList');
+    const forced = page.getByRole('dialog');
+    await forced.getByText('首次登录或密码已重置，请修改密码后继续使用').waitFor();
+    await expect.poll(() => page.locator('.ant-message-notice').count()).toBe(0);
+    await expectAccessible(page, 'forced-password-change');
+    await screenshot(page, 'shell-forced-password-change');
+    // 退出登录 is the one way out without a new password: back to /login, the session gone.
+    await forced.getByRole('button', { name: '退出登录' }).click();
+    await page.waitForURL('**/login');
+    expect(await page.evaluate(() => localStorage.getItem('token'))).toBeNull();
     await signIn(page, ADMIN, INITIAL_PASSWORD);
     await page.waitForURL('**/studyList');
     await changeForcedPassword(page, INITIAL_PASSWORD, ADMIN_PASSWORD);
     await page.locator('.page-title', { hasText: '项目列表' }).waitFor();
+    await page
+      .getByRole('link', { name: /^进入项目/ })
+      .first()
+      .waitFor();
+    await expectAccessible(page, 'study-list');
     expect(await page.title()).toBe('项目列表');
     await screenshot(page, 'shell-study-list');
     await page.context().close();
@@ -100,6 +126,7 @@ describe('shell and system administration', () => {
     await page.getByRole('dialog').getByRole('button', { name: '确定' }).click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     await page.getByRole('row').filter({ hasText: '心内科' }).first().waitFor();
+    await expectAccessible(page, 'sys-organization');
 
     await openMenu(page, '系统管理', '角色管理');
     await page.getByRole('button', { name: '新增', exact: true }).click();
@@ -114,6 +141,7 @@ describe('shell and system administration', () => {
     await roleDialog.getByRole('button', { name: '确定' }).click();
     await roleDialog.waitFor({ state: 'detached' });
     await page.getByRole('row').filter({ hasText: '研究护士' }).first().waitFor();
+    await expectAccessible(page, 'sys-role');
 
     await openMenu(page, '系统管理', '用户管理');
     await page.getByRole('button', { name: '新增', exact: true }).click();
@@ -125,6 +153,7 @@ describe('shell and system administration', () => {
     for (const text of ['请输入用户名', '请输入密码', '请输入真实姓名', '请选择所属机构', '请选择所属职位']) {
       await userDialog.getByText(text).waitFor();
     }
+    await expectAccessible(page, 'sys-user-dialog');
     await userDialog.getByLabel('用户名').fill('1391234567');
     await userDialog.getByText('手机号格式不正确').waitFor();
     await userDialog.getByLabel('用户名').fill(NURSE);
@@ -139,6 +168,7 @@ describe('shell and system administration', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('心内科');
     await screenshot(page, 'shell-user-list');
+    await expectAccessible(page, 'sys-user');
 
     await page.locator('.top-bar-user').click();
     await page.getByRole('button', { name: '退出登录' }).click();
@@ -170,6 +200,8 @@ describe('shell and system administration', () => {
     await page.waitForURL('**/sys/user');
     await openMenu(page, '系统管理', '菜单管理');
     await page.waitForURL('**/sys/menu');
+    await page.getByRole('row').filter({ hasText: '系统管理' }).first().waitFor();
+    await expectAccessible(page, 'sys-menu');
     const tabs = page.locator('.tab-strip .ant-tabs-tab');
     await page.locator('.tab-strip').getByText('菜单管理', { exact: true }).waitFor();
     expect(await tabs.allInnerTexts()).toEqual(['项目列表', '用户管理', '菜单管理']);
@@ -199,6 +231,7 @@ describe('shell and system administration', () => {
     await page.getByRole('button', { name: '搜索' }).click();
     const userAdded = page.getByRole('row').filter({ hasText: '新增' }).filter({ hasText: '系统管理员(13800000000)' });
     await userAdded.first().waitFor();
+    await expectAccessible(page, 'operation-log');
     const text = await userAdded.first().textContent();
     expect(text).toContain('用户管理');
     expect(text).toContain('POST');
@@ -211,6 +244,7 @@ describe('shell and system administration', () => {
     await page.getByRole('row').filter({ hasText: '机构管理' }).getByRole('button', { name: '详情' }).first().click();
     const detail = page.getByRole('dialog');
     await detail.getByText('操作对象').waitFor();
+    await expectAccessible(page, 'operation-log-detail');
     // The log names what was acted on by id; the department's name stays out of it.
     expect(await detail.textContent()).not.toContain('心内科');
     await screenshot(page, 'shell-operation-log');

@@ -8,6 +8,7 @@ import { exportExcel } from '@ecrf/core/interop';
 import {
   ADMIN,
   INITIAL_PASSWORD,
+  expectAccessible,
   launchBrowser,
   newPage,
   screenshot,
@@ -190,6 +191,7 @@ describe('studies and their setup', () => {
     expect(await row.textContent()).toContain('SCOLIOSIS-01');
     expect(await row.textContent()).toContain('进行中');
     await screenshot(page, 'study-manage');
+    await expectAccessible(page, 'study-manage');
 
     await page.locator('.tab-strip').getByText('项目列表', { exact: true }).click();
     await page.getByRole('link', { name: `进入项目 ${STUDY}` }).waitFor();
@@ -209,6 +211,7 @@ describe('studies and their setup', () => {
     await acceptImport(page, 'screening（第 1 版）');
     await page.getByRole('row').filter({ hasText: 'screening' }).waitFor();
     expect(await page.getByRole('row').filter({ hasText: 'screening' }).textContent()).toContain('REDCap');
+    await expectAccessible(page, 'study-crf');
 
     // Two files in one go: each judged on its own.
     await input.setInputFiles([path.join(files, 'follow_up.xlsx'), path.join(files, 'broken.json')]);
@@ -219,6 +222,7 @@ describe('studies and their setup', () => {
     await result.getByText('broken.json').waitFor();
     await result.getByText('未知的题目类型', { exact: false }).first().waitFor();
     await screenshot(page, 'study-crf-upload-result');
+    await expectAccessible(page, 'study-crf-upload-result');
     await result.getByRole('button', { name: '确定' }).click();
     await result.waitFor({ state: 'hidden' });
     await page.getByRole('row').filter({ hasText: '随访访视' }).waitFor();
@@ -247,6 +251,7 @@ describe('studies and their setup', () => {
     const preview = page.getByRole('dialog', { name: 'CRF预览 · 随访访视' });
     await preview.getByText('收缩压').first().waitFor();
     await screenshot(page, 'study-crf-preview');
+    await expectAccessible(page, 'study-crf-preview');
     await preview.getByText('结构', { exact: true }).click();
     await preview.getByText('sbp').first().waitFor();
     await page.keyboard.press('Escape');
@@ -311,12 +316,14 @@ describe('studies and their setup', () => {
     await page.locator('.ant-popconfirm').getByRole('button', { name: '确定' }).click();
     await page.locator('.ant-message-notice', { hasText: '存在下级阶段，不允许删除' }).waitFor();
     await screenshot(page, 'study-crf-stages');
+    await expectAccessible(page, 'study-crf-stage');
 
     await page.getByRole('row').filter({ hasText: '术后3个月' }).getByRole('button', { name: '设置' }).click();
     await page.waitForURL(/\/study\/crfStage\/set\/\d+/);
     await page.locator('.page-title', { hasText: 'ECRF设置 · 术后3个月' }).waitFor();
     const formRow = page.getByRole('row').filter({ hasText: '随访访视' });
     await formRow.waitFor();
+    await expectAccessible(page, 'study-crf-stage-set');
     await formRow.getByText('单次', { exact: true }).click();
     await success(page, '修改成功');
     await page.getByRole('button', { name: '返回ECRF阶段' }).click();
@@ -331,6 +338,7 @@ describe('studies and their setup', () => {
     await studyRow(page).getByRole('button', { name: '项目配置' }).click();
     await page.waitForURL(/\/study\/config\?studyId=\d+/);
     await page.locator('.study-picker').getByText(STUDY).waitFor();
+    await expectAccessible(page, 'study-config');
 
     await page.getByRole('tab', { name: '病种' }).click();
     await page.getByRole('button', { name: '新增病种' }).click();
@@ -356,6 +364,7 @@ describe('studies and their setup', () => {
     await page.getByRole('region', { name: '自动编号' }).getByRole('button', { name: '保存' }).click();
     await page.getByRole('region', { name: '自动编号' }).getByText('SC-001').waitFor();
     await screenshot(page, 'study-config-features');
+    await expectAccessible(page, 'study-config-features');
     await page.context().close();
   });
 
@@ -380,6 +389,7 @@ describe('studies and their setup', () => {
     // 保存表单 and the six actions of 随访访视.
     expect(await roleRow.textContent()).toContain('7 项');
     await screenshot(page, 'study-roles');
+    await expectAccessible(page, 'study-role');
 
     await openMenu(page, '项目管理', '项目维护');
     await studyRow(page).getByRole('button', { name: '项目人员' }).click();
@@ -396,6 +406,7 @@ describe('studies and their setup', () => {
     await memberRow.waitFor();
     expect(await memberRow.textContent()).toContain('数据录入员');
     await screenshot(page, 'study-users');
+    await expectAccessible(page, 'study-user');
     await page.context().close();
   });
 
@@ -407,6 +418,7 @@ describe('studies and their setup', () => {
     await card.waitFor();
     expect(await card.textContent()).toContain('数据录入员');
     await screenshot(page, 'study-list-member');
+    await expectAccessible(page, 'study-list-member');
     await card.click();
     await page.waitForURL(/\/project\/\d+\/home/);
     const studyUrl = page.url();

@@ -3,6 +3,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import {
   ADMIN,
   INITIAL_PASSWORD,
+  expectAccessible,
   launchBrowser,
   newPage,
   screenshot,
@@ -101,6 +102,7 @@ describe('subjects', () => {
     await page.locator('.page-title', { hasText: DEMO_STUDY }).waitFor();
     await page.getByRole('group', { name: '患者总数', exact: true }).waitFor();
     expect(await figure(page, '患者总数')).toBe('0');
+    await expectAccessible(page, 'project-home');
 
     await openProjectMenu(page, '患者列表');
     await page.waitForURL(/\/project\/\d+\/subject$/);
@@ -115,6 +117,7 @@ describe('subjects', () => {
     await notice(page, '请将必填项填写完整');
     for (const text of ['请输入患者姓名', '请选择患者性别', '请选择病种']) await dialog.getByText(text).waitFor();
     await screenshot(page, 'subject-add-rules');
+    await expectAccessible(page, 'patient-dialog-rules');
 
     await dialog.getByLabel('患者姓名').fill('张三');
     await dialog.getByText('男', { exact: true }).click();
@@ -141,6 +144,7 @@ describe('subjects', () => {
       expect(text).toContain(part);
     }
     await screenshot(page, 'subject-list');
+    await expectAccessible(page, 'subject-list');
 
     // 录入 opens the patient's casebook on the CRF page; back on the list the patient is still there.
     await row.getByRole('button', { name: '录入' }).click();
@@ -187,6 +191,7 @@ describe('subjects', () => {
     await drawer.getByRole('row').filter({ hasText: '添加患者' }).filter({ hasText: '编号：LSS-0001' }).waitFor();
     await settle(page);
     await screenshot(page, 'subject-operates');
+    await expectAccessible(page, 'subject-operates');
     await drawer.getByRole('button', { name: 'Close' }).or(drawer.locator('.ant-drawer-close')).first().click();
     await drawer.waitFor({ state: 'hidden' });
 
@@ -323,12 +328,14 @@ describe('subjects', () => {
     expect(await figure(page, '本月入组')).toBe('1');
     await page.locator('.home-chart canvas').waitFor();
     await screenshot(page, 'subject-study-home');
+    await expectAccessible(page, 'project-home-figures');
     await page.context().close();
 
     const visitor = await newPage(browser, platform.baseUrl);
     await visitor.goto(homePath);
     await visitor.getByText('请登录后查看').waitFor();
     await screenshot(visitor, 'subject-study-home-public');
+    await expectAccessible(visitor, 'project-home-public');
     await visitor.getByRole('link', { name: '登录' }).click();
     await visitor.waitForURL('**/login');
     await visitor.context().close();

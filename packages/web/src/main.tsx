@@ -10,7 +10,12 @@ import { watchRootFontSize } from './theme';
 
 // antd's pickers show English weekdays until the dayjs locale is switched once at start.
 dayjs.locale('zh-cn');
-NProgress.configure({ showSpinner: false });
+// nprogress's own bar carries role="bar", no ARIA role: the bar is decoration (the page shows its own loading).
+NProgress.configure({
+  showSpinner: false,
+  template: '<div class="bar" aria-hidden="true"><div class="peg"></div></div>',
+  barSelector: '.bar',
+});
 NProgress.start();
 watchRootFontSize();
 

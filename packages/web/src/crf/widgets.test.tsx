@@ -198,7 +198,7 @@ describe('text and number widgets', () => {
 });
 
 describe('display widgets', () => {
-  it('a title takes its style string; a link opens its url in a new window and never a script', () => {
+  it('a title takes its style string (the product colour as its text shade); a link opens its url in a new window and never a script', () => {
     renderCrf(
       form([
         item('title', '', '以下由研究者填写', { showStyle: 'color: #099dad; background: url(x)' }),
@@ -208,7 +208,7 @@ describe('display widgets', () => {
       ]),
     );
     const title = screen.getByText('以下由研究者填写');
-    expect(title.style.color).toBe('#099dad');
+    expect(title.style.color).toBe('#007587');
     expect(title.style.background).toBe('');
     const link = screen.getByText('知情同意书').closest('a')!;
     expect(link.getAttribute('href')).toBe('/docs/icf.pdf');

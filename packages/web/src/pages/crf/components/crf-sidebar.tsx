@@ -198,14 +198,11 @@ export function CrfSidebar({
       ) : (
         <>
           <div className="crf-patient">
-            <button
-              type="button"
-              className="crf-patient-name"
-              onClick={() => setDialog('patient')}
-              aria-label={t.patientInfo}
-            >
+            <button type="button" className="crf-patient-name" onClick={() => setDialog('patient')}>
+              {/* Named by what it shows (name and code), then what it opens. */}
               <span className="crf-patient-name-text">{patient?.subjectName ?? '…'}</span>
               <span className="crf-patient-code">{patient?.identificationCode ?? ''}</span>
+              <span className="sr-only"> {t.patientInfo}</span>
             </button>
             {qrThumb}
           </div>

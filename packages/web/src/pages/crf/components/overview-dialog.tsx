@@ -308,6 +308,10 @@ export function OverviewDialog({
         <div
           className="crf-overview-content crf-overview-print"
           ref={scroller}
+          // A scrolling region a keyboard can reach and scroll.
+          tabIndex={0}
+          role="region"
+          aria-label={t.overviewTitle}
           style={{ maxHeight: full ? 'calc(100vh - 190px)' : '65vh' }}
         >
           {!data ? (

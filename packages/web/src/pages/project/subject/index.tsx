@@ -241,6 +241,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
                 percent={total > 0 ? Math.round((submitted / total) * 100) : 0}
                 format={() => `${submitted}/${total}`}
                 style={{ width: 120, margin: 0 }}
+                aria-label={T.subject.progressTip(submitted, total)}
               />
             </Tooltip>
           );

@@ -294,7 +294,14 @@ function FollowTriggerSection({ study }: { study: Study }) {
           <Form.Item label={T.studyConfig.offsetDays}>
             <Space>
               <Form.Item name="offsetDays" noStyle>
-                <InputNumber min={0} max={3650} precision={0} disabled={!enabled} style={{ width: 120 }} />
+                <InputNumber
+                  min={0}
+                  max={3650}
+                  precision={0}
+                  disabled={!enabled}
+                  style={{ width: 120 }}
+                  aria-label={T.studyConfig.offsetDays}
+                />
               </Form.Item>
               <span>{T.studyConfig.days}</span>
             </Space>
