@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
+import { ApiError } from '../../api/request';
 import { renderWithProviders } from '../../test/render';
 import LoginPage from '.';
 
@@ -45,5 +46,16 @@ describe('login page', () => {
     fireEvent.click(screen.getByRole('button', { name: '登 录' }));
     await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('请输入用户名；请输入密码；请输入验证码'));
     expect(api.login).not.toHaveBeenCalled();
+  });
+
+  it("a sign-in refused by the server shows the server's words in a message that is announced (role=alert)", async () => {
+    api.login.mockRejectedValueOnce(new ApiError(400, '用户名或密码错误，还可尝试4次', 400));
+    renderLogin();
+    fireEvent.change(screen.getByRole('textbox', { name: '手机号' }), { target: { value: '13800000000' } });
+    fireEvent.change(screen.getByLabelText('密码'), { target: { value: 'Wrong@123' } });
+    fireEvent.change(screen.getByRole('textbox', { name: '验证码' }), { target: { value: 'abcd' } });
+    fireEvent.click(screen.getByRole('button', { name: '登 录' }));
+    const notice = await screen.findByText('用户名或密码错误，还可尝试4次');
+    expect(notice.closest('[role="alert"]')).toBeTruthy();
   });
 });
