@@ -183,7 +183,10 @@ describe('shell and system administration', () => {
     await openMenu(page, '系统管理', '用户管理');
     const nurseRow = page.getByRole('row').filter({ hasText: '李护士' });
     await nurseRow.waitFor();
-    expect(await nurseRow.getByRole('button', { name: '删除' }).isEnabled()).toBe(true);
+    // Nobody deletes their own account; the nurse holds the delete permission for the others.
+    expect(await nurseRow.getByRole('button', { name: '删除' }).count()).toBe(0);
+    const adminRow = page.getByRole('row').filter({ hasText: '系统管理员' });
+    expect(await adminRow.getByRole('button', { name: '删除' }).isEnabled()).toBe(true);
     expect(await nurseRow.getByRole('button', { name: '修改' }).isEnabled()).toBe(false);
     expect(await page.getByRole('button', { name: '新增', exact: true }).isEnabled()).toBe(false);
     await nurseRow.getByRole('button', { name: '修改' }).locator('..').hover();
