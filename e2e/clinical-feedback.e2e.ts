@@ -10,6 +10,7 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
+import { closeMore, openMore } from './tables.js';
 
 const ADMIN_PASSWORD = 'Admin@2024';
 const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
@@ -177,7 +178,10 @@ describe('clinical feedback', () => {
     await page.locator('.page-title:visible', { hasText: '用户管理' }).waitFor();
     const own = page.locator('.ant-table-row').filter({ hasText: ADMIN });
     await own.waitFor();
-    expect(await own.getByRole('button', { name: '删除' }).count()).toBe(0);
+    // 删除 would be under 更多, beside 重置密码.
+    await (await openMore(page, own, '重置密码')).waitFor();
+    expect(await page.locator('.ant-dropdown:visible').getByRole('menuitem', { name: '删除' }).count()).toBe(0);
+    await closeMore(page);
     expect(await own.getByRole('switch').isDisabled()).toBe(true);
     await screenshot(page, 'feedback-user-list-own-row');
     await page.context().close();

@@ -11,6 +11,7 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
+import { cutTableCells, pickMore } from './tables.js';
 
 const ADMIN_PASSWORD = 'Admin@2024';
 const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
@@ -399,9 +400,12 @@ describe('CRF page', () => {
       const shown = width < 992 ? page.locator('.doubt-list-card', { hasText: '72 次/分' }) : row;
       await shown.waitFor();
       if (width < 992) expect(await shown.textContent()).toContain('基线 · 生命体征');
+      // Nothing cut at the edge or hidden behind the fixed 操作 column.
+      await expect.poll(() => cutTableCells(page)).toEqual([]);
       await screenshot(page, `doubt-list-${width}`);
     }
     await atWidth(page, 1440);
+    await expect.poll(() => cutTableCells(page)).toEqual([]);
 
     await row.getByRole('button', { name: '查看' }).click();
     await page.getByRole('dialog', { name: '质疑记录' }).getByText('核实无误').waitFor();
@@ -591,7 +595,7 @@ describe('CRF page', () => {
     // The patient's 操作记录, from the patient list: every form, queries included.
     await page.goto(`/project/${studyId}/subject`);
     const patient = page.getByRole('row').filter({ hasText: identificationCode });
-    await patient.getByRole('button', { name: '操作记录' }).click();
+    await pickMore(page, patient, '操作记录');
     const operates = page.locator('.ant-drawer', { hasText: '操作记录 · 张建国' });
     await operates.getByRole('row').nth(1).waitFor();
     await operates.getByLabel('每页条数').click();

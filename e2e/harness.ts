@@ -182,7 +182,10 @@ export async function expectAccessible(page: Page, name: string) {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   const findings = await page.evaluate(async (exceptions) => {
     const axe = (window as unknown as { axe: typeof AxeCore }).axe;
-    const results = await axe.run(document, { elementRef: true, resultTypes: ['violations'] });
+    // axe scrolls elements into view to judge their colours; restoreScroll (in axe, not in its typings) puts the
+    // page back where it was, or the next step meets a page scrolled under the fixed top bar.
+    const options = { elementRef: true, resultTypes: ['violations' as const], restoreScroll: true };
+    const results = await axe.run(document, options);
     return results.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => ({

@@ -11,6 +11,7 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
+import { closeMore, cutTableCells, openMore } from './tables.js';
 
 const ADMIN_PASSWORD = 'Admin@2024';
 const NURSE = '13912345678';
@@ -167,8 +168,15 @@ describe('shell and system administration', () => {
     const row = page.getByRole('row').filter({ hasText: '李护士' });
     await row.waitFor();
     expect(await row.textContent()).toContain('心内科');
+    expect(await row.getByRole('switch', { name: '启用 李护士' }).getAttribute('aria-checked')).toBe('true');
     await screenshot(page, 'shell-user-list');
     await expectAccessible(page, 'sys-user');
+    // Every column in view beside the fixed 操作 column, at the common desktop widths.
+    for (const width of [1366, 1920, 1440]) {
+      await page.setViewportSize({ width, height: 900 });
+      await expect.poll(() => cutTableCells(page)).toEqual([]);
+      if (width !== 1440) await screenshot(page, `shell-user-list-${width}`);
+    }
 
     await page.locator('.top-bar-user').click();
     await page.getByRole('button', { name: '退出登录' }).click();
@@ -183,10 +191,10 @@ describe('shell and system administration', () => {
     await openMenu(page, '系统管理', '用户管理');
     const nurseRow = page.getByRole('row').filter({ hasText: '李护士' });
     await nurseRow.waitFor();
-    // Nobody deletes their own account; the nurse holds the delete permission for the others.
-    expect(await nurseRow.getByRole('button', { name: '删除' }).count()).toBe(0);
-    const adminRow = page.getByRole('row').filter({ hasText: '系统管理员' });
-    expect(await adminRow.getByRole('button', { name: '删除' }).isEnabled()).toBe(true);
+    // 删除 and 重置密码 are under 更多. The nurse holds both, not 修改; her own account is not offered for 删除.
+    const remove = await openMore(page, page.getByRole('row').filter({ hasText: '系统管理员' }), '删除');
+    expect(await remove.getAttribute('aria-disabled')).not.toBe('true');
+    await closeMore(page);
     expect(await nurseRow.getByRole('button', { name: '修改' }).isEnabled()).toBe(false);
     expect(await page.getByRole('button', { name: '新增', exact: true }).isEnabled()).toBe(false);
     await nurseRow.getByRole('button', { name: '修改' }).locator('..').hover();

@@ -16,6 +16,7 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
+import { cutTableCells, openMore, pickMore } from './tables.js';
 
 const ADMIN_PASSWORD = 'Admin@2024';
 const DOCTOR = { userName: '13911112222', name: '王医生', password: 'Doctor@123', changed: 'Doctor@2024' };
@@ -192,6 +193,17 @@ describe('studies and their setup', () => {
     expect(await row.textContent()).toContain('进行中');
     await screenshot(page, 'study-manage');
     await expectAccessible(page, 'study-manage');
+    // Every column in view beside the fixed 操作 column (a narrower screen leaves out 创建人 and 创建时间), and
+    // the setup pages other than 项目配置 and 删除 under 更多, each allowed for the administrator.
+    for (const width of [1366, 1920, 1440]) {
+      await page.setViewportSize({ width, height: 900 });
+      await expect.poll(() => cutTableCells(page)).toEqual([]);
+      if (width !== 1440) await screenshot(page, `study-manage-${width}`);
+    }
+    const remove = await openMore(page, row, '删除');
+    expect(await remove.getAttribute('aria-disabled')).not.toBe('true');
+    await screenshot(page, 'study-manage-more');
+    await page.keyboard.press('Escape');
 
     await page.locator('.tab-strip').getByText('项目列表', { exact: true }).click();
     await page.getByRole('link', { name: `进入项目 ${STUDY}` }).waitFor();
@@ -202,7 +214,7 @@ describe('studies and their setup', () => {
     const page = await newPage(browser, platform.baseUrl);
     await signIn(page, ADMIN, ADMIN_PASSWORD);
     await openMenu(page, '项目管理', '项目维护');
-    await studyRow(page).getByRole('button', { name: 'CRF管理' }).click();
+    await pickMore(page, studyRow(page), 'CRF管理');
     await page.waitForURL(/\/study\/crf\?studyId=\d+/);
     await page.locator('.page-title:visible', { hasText: 'CRF管理' }).waitFor();
 
@@ -256,7 +268,7 @@ describe('studies and their setup', () => {
     await preview.getByText('sbp').first().waitFor();
     await page.keyboard.press('Escape');
 
-    await page.getByRole('row').filter({ hasText: 'screening' }).getByRole('button', { name: '版本记录' }).click();
+    await pickMore(page, page.getByRole('row').filter({ hasText: 'screening' }), '版本记录');
     const versions = page.getByRole('dialog', { name: '版本记录 · screening' });
     await versions.getByRole('row').filter({ hasText: '第 1 版' }).waitFor();
     await versions.getByRole('row').filter({ hasText: '第 2 版' }).waitFor();
@@ -273,7 +285,7 @@ describe('studies and their setup', () => {
     const page = await newPage(browser, platform.baseUrl);
     await signIn(page, ADMIN, ADMIN_PASSWORD);
     await openMenu(page, '项目管理', '项目维护');
-    await studyRow(page).getByRole('button', { name: 'ECRF阶段' }).click();
+    await pickMore(page, studyRow(page), 'ECRF阶段');
     await page.waitForURL(/\/study\/crfStage\?studyId=\d+/);
     await page.getByText('暂无阶段，请先新增阶段').waitFor();
 
@@ -285,7 +297,7 @@ describe('studies and their setup', () => {
       await dialog.waitFor({ state: 'detached' });
       await page.getByRole('row').filter({ hasText: name }).waitFor();
     }
-    await page.getByRole('row').filter({ hasText: '随访期' }).getByRole('button', { name: '新增下级' }).click();
+    await pickMore(page, page.getByRole('row').filter({ hasText: '随访期' }), '新增下级');
     await page.getByRole('dialog').getByLabel('阶段名称').fill('术后3个月');
     await page.getByRole('dialog').getByRole('button', { name: '确定' }).click();
     await page.getByRole('row').filter({ hasText: '术后3个月' }).waitFor();
@@ -312,8 +324,8 @@ describe('studies and their setup', () => {
     await page.getByRole('button', { name: '上移 随访期' }).click();
     await expect.poll(async () => (await names()).map((t) => t.trim())).toEqual(['随访期', '术后3个月', '基线期']);
 
-    await page.getByRole('row').filter({ hasText: '随访期' }).first().getByRole('button', { name: '删除' }).click();
-    await page.locator('.ant-popconfirm').getByRole('button', { name: '确定' }).click();
+    await pickMore(page, page.getByRole('row').filter({ hasText: '随访期' }).first(), '删除');
+    await page.locator('.ant-modal-confirm').getByRole('button', { name: '确定' }).click();
     await page.locator('.ant-message-notice', { hasText: '存在下级阶段，不允许删除' }).waitFor();
     await screenshot(page, 'study-crf-stages');
     await expectAccessible(page, 'study-crf-stage');
@@ -323,6 +335,9 @@ describe('studies and their setup', () => {
     await page.locator('.page-title', { hasText: 'ECRF设置 · 术后3个月' }).waitFor();
     const formRow = page.getByRole('row').filter({ hasText: '随访访视' });
     await formRow.waitFor();
+    // The pointer that clicked 设置 now rests on this page's 移除 link; move it off, so the check sees the page
+    // as it rests (a hovered link shows its hover shade).
+    await page.mouse.move(0, 0);
     await expectAccessible(page, 'study-crf-stage-set');
     await formRow.getByText('单次', { exact: true }).click();
     await success(page, '修改成功');
@@ -372,7 +387,7 @@ describe('studies and their setup', () => {
     const page = await newPage(browser, platform.baseUrl);
     await signIn(page, ADMIN, ADMIN_PASSWORD);
     await openMenu(page, '项目管理', '项目维护');
-    await studyRow(page).getByRole('button', { name: '项目角色' }).click();
+    await pickMore(page, studyRow(page), '项目角色');
     await page.waitForURL(/\/study\/\d+\/role/);
     await page.locator('.page-title', { hasText: `${STUDY} · 项目角色` }).waitFor();
     await page.getByRole('row').filter({ hasText: '项目管理员' }).waitFor();
@@ -392,7 +407,7 @@ describe('studies and their setup', () => {
     await expectAccessible(page, 'study-role');
 
     await openMenu(page, '项目管理', '项目维护');
-    await studyRow(page).getByRole('button', { name: '项目人员' }).click();
+    await pickMore(page, studyRow(page), '项目人员');
     await page.waitForURL(/\/study\/\d+\/user/);
     await page.locator('.page-title', { hasText: `${STUDY} · 项目人员` }).waitFor();
     await page.getByRole('button', { name: '添加人员' }).click();

@@ -10,6 +10,7 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
+import { cutTableCells, pickMore } from './tables.js';
 
 const ADMIN_PASSWORD = 'Admin@2024';
 const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
@@ -145,6 +146,24 @@ describe('subjects', () => {
     }
     await screenshot(page, 'subject-list');
     await expectAccessible(page, 'subject-list');
+    // The list lays itself out to the page: every column in view beside the fixed 操作 column from 1366 px up
+    // (fields stacked where there is no room for a column each), one card per patient on a phone.
+    for (const width of [1366, 1920, 1440]) {
+      await page.setViewportSize({ width, height: 900 });
+      await expect.poll(() => cutTableCells(page)).toEqual([]);
+      const shown = (await row.textContent()) ?? '';
+      for (const part of ['张三', '13912345678', '腰椎管狭窄症', '0/6', '在组', '系统管理员']) {
+        expect(shown).toContain(part);
+      }
+      if (width !== 1440) await screenshot(page, `subject-list-${width}`);
+    }
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: '收起菜单' }).click();
+    await page.locator('.subject-card', { hasText: 'LSS-0001' }).waitFor();
+    await expect.poll(() => cutTableCells(page)).toEqual([]);
+    await screenshot(page, 'subject-list-390');
+    await page.getByRole('button', { name: '展开菜单' }).click();
+    await page.setViewportSize({ width: 1440, height: 900 });
 
     // 录入 opens the patient's casebook on the CRF page; back on the list the patient is still there.
     await row.getByRole('button', { name: '录入' }).click();
@@ -180,7 +199,7 @@ describe('subjects', () => {
     await dialog.waitFor({ state: 'detached' });
     await expect.poll(async () => (await row.textContent()) ?? '').toContain('13700001111');
 
-    await row.getByRole('button', { name: '操作记录' }).click();
+    await pickMore(page, row, '操作记录');
     const drawer = page.locator('.ant-drawer');
     await drawer.getByText('操作记录 · 张三（LSS-0001）').waitFor();
     const change = drawer.getByRole('row').filter({ hasText: '修改患者信息' });
@@ -195,7 +214,7 @@ describe('subjects', () => {
     await drawer.getByRole('button', { name: 'Close' }).or(drawer.locator('.ant-drawer-close')).first().click();
     await drawer.waitFor({ state: 'hidden' });
 
-    await row.getByRole('button', { name: '状态' }).click();
+    await pickMore(page, row, '状态');
     const stateDialog = page.getByRole('dialog');
     await stateDialog.getByText('修改状态 · 张三').waitFor();
     await stateDialog.getByText('退出', { exact: true }).click();
@@ -207,7 +226,7 @@ describe('subjects', () => {
     await stateDialog.waitFor({ state: 'detached' });
     await row.locator('.ant-tag', { hasText: '退出' }).waitFor();
 
-    await row.getByRole('button', { name: '删除' }).click();
+    await pickMore(page, row, '删除');
     const removeDialog = page.getByRole('dialog');
     await removeDialog.getByText(/可随时恢复/).waitFor();
     await removeDialog.getByLabel('删除原因').fill('测试录入，需删除');
@@ -229,7 +248,7 @@ describe('subjects', () => {
     await page.getByRole('switch', { name: '显示已删除' }).click();
     await row.waitFor();
 
-    await row.getByRole('button', { name: '操作记录' }).click();
+    await pickMore(page, row, '操作记录');
     await drawer.getByRole('row').filter({ hasText: '恢复患者' }).filter({ hasText: '误删' }).waitFor();
     await drawer.getByRole('row').filter({ hasText: '删除患者' }).filter({ hasText: '测试录入，需删除' }).waitFor();
     await drawer.getByRole('row').filter({ hasText: '修改状态' }).filter({ hasText: '在组 → 退出' }).waitFor();

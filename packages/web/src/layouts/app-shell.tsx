@@ -16,6 +16,7 @@ import { ProjectLayoutMenu } from './project-layout';
 import { TabStrip } from './tab-strip';
 import { TopBar } from './top-bar';
 import { useLogout } from './use-logout';
+import { queryKeys } from '../api/query-keys';
 
 const NO_MENUS: MenuNode[] = [];
 
@@ -48,14 +49,14 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
     : (meta?.layout ?? 'main');
 
   const routers = useQuery({
-    queryKey: ['routers'],
+    queryKey: queryKeys.account.routers(),
     queryFn: () => authApi.getRouters().then((res) => res.data),
     enabled: Boolean(token),
     staleTime: 5 * 60 * 1000,
   });
 
   const info = useQuery({
-    queryKey: ['userInfo'],
+    queryKey: queryKeys.account.info(),
     queryFn: () => authApi.getInfo().then((res) => res.data),
     enabled: Boolean(token),
     staleTime: 5 * 60 * 1000,

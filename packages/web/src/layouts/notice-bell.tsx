@@ -4,11 +4,12 @@ import { NotificationOutlined } from '@ant-design/icons';
 import { baseApi } from '../api/base.api';
 import { T } from '../locales/zh-CN';
 import { formatDate } from '../utils/format-date';
+import { queryKeys } from '../api/query-keys';
 
 /** 通知公告 in the top bar: the newest notices, with a red dot while there are any. */
 export function NoticeBell() {
   const notices = useQuery({
-    queryKey: ['notices'],
+    queryKey: queryKeys.notices.all(),
     queryFn: () => baseApi.notices().then((res) => res.data),
     staleTime: 5 * 60 * 1000,
   });

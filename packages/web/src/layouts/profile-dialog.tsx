@@ -3,11 +3,12 @@ import { Descriptions, Modal, Spin } from 'antd';
 import { SEX } from '@ecrf/core';
 import { authApi } from '../api/auth.api';
 import { T } from '../locales/zh-CN';
+import { queryKeys } from '../api/query-keys';
 
 /** 个人信息: the signed-in user's own record from getInfo. */
 export function ProfileDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { data, isLoading } = useQuery({
-    queryKey: ['userInfo'],
+    queryKey: queryKeys.account.info(),
     queryFn: () => authApi.getInfo().then((res) => res.data),
     enabled: open,
   });

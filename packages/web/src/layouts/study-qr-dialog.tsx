@@ -4,6 +4,7 @@ import { MSG } from '@ecrf/core';
 import type { ApiResult } from '../api/request';
 import { studyApi, type StudyQr } from '../api/study.api';
 import { T } from '../locales/zh-CN';
+import { queryKeys } from '../api/query-keys';
 
 /** platform §2 (STUDY-27): the QR image is shown 180 px square; the server draws it with a margin of 2 modules. */
 export const QR_SIZE = 180;
@@ -51,7 +52,7 @@ export function StudyQrDialog({ open, studyId, studyName, onClose }: StudyQrDial
     isLoading,
     isError,
   } = useQuery({
-    queryKey: ['study-qr', studyId],
+    queryKey: queryKeys.studyQr.image(studyId),
     enabled: open && Boolean(studyId),
     retry: false,
     queryFn: async () => {

@@ -29,6 +29,7 @@ import { NoticeBell } from './notice-bell';
 import { ProfileDialog } from './profile-dialog';
 import { StudyQrDialog } from './study-qr-dialog';
 import { useLogout } from './use-logout';
+import { queryKeys } from '../api/query-keys';
 
 /** platform §2: the bar sticks to the top once the content has scrolled this far. */
 export const FIX_AFTER_SCROLL = 75;
@@ -61,7 +62,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
   // The follow-up and calendar counters arrive with the study features; until then the
   // notification dot counts the queries waiting for this user (open ones to answer, replied ones to close).
   const doubtsWaiting = useQuery({
-    queryKey: ['doubt', 'count', studyId],
+    queryKey: queryKeys.doubt.count(studyId),
     queryFn: () => doubtApi.count(Number(studyId)).then((res) => res.data.waiting),
     enabled: layout === 'project' && Boolean(studyId) && Boolean(token),
     refetchInterval: 60_000,

@@ -36,6 +36,9 @@ export const T = {
     selectPlaceholder: '请选择',
     inputPlaceholder: '请输入',
     loadFailed: '数据加载失败',
+    more: '更多',
+    /** A status switch's name: on means enabled (正常), off disabled (停用). */
+    enableOf: (name: string) => `启用 ${name}`,
   },
 
   route: {
@@ -821,6 +824,10 @@ export const T = {
     progressTip: (submitted: number, total: number) => `应填 ${total} 个表单，已提交 ${submitted} 个`,
     creater: '创建人',
     createTime: '入组时间',
+    /** Columns of the compact list: who the patient is, the other patient fields, the CRF values. */
+    patient: '患者',
+    baseInfo: '基本信息',
+    crfValues: '表单数据',
     add: '添加患者',
     addTitle: '添加患者',
     viewTitle: '查看患者',

@@ -6,6 +6,7 @@ import { useAppStore } from '../../stores/app.store';
 import { useSession } from '../../stores/session.store';
 import { setDisplayTimeZone } from '../../utils/format-date';
 import { canInStudy } from './study-access';
+import { queryKeys } from '../../api/query-keys';
 
 /** The study id of a /project/:id/… route, or null when it is not a positive whole number. */
 export function useProjectStudyId(): number | null {
@@ -28,7 +29,7 @@ export function useProjectStudy() {
   const setStudyName = useAppStore((s) => s.setStudyName);
 
   const query = useQuery({
-    queryKey: ['study', 'detail', studyId],
+    queryKey: queryKeys.study.detail(studyId),
     enabled: studyId !== null && Boolean(token),
     queryFn: () => studyApi.get(studyId!).then((res) => res.data),
   });

@@ -12,6 +12,7 @@ import { scrollTo } from '../../utils/scroll-to';
 import { StudyStatusTag } from '../study/components/study-status-tag';
 import { openListParams } from './open-list-params';
 import '../study/study.css';
+import { queryKeys } from '../../api/query-keys';
 
 /** 项目列表 (SHELL-01, STUDY-08): the studies the user takes part in; a card opens the study home. */
 export default function StudyListPage() {
@@ -24,7 +25,7 @@ export default function StudyListPage() {
   // The server answers nothing else until a first password is changed; the list loads right after.
   const passwordMust = useSession((s) => s.setPasswordMust);
   const { data, isLoading, isFetching } = useQuery({
-    queryKey: ['study', 'open-list', keyword, paging],
+    queryKey: queryKeys.study.openList(keyword, paging),
     enabled: !passwordMust,
     queryFn: () => studyApi.openList(openListParams(paging, keyword)).then((res) => res.data),
     placeholderData: keepPreviousData,

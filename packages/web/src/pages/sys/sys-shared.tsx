@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Tag } from 'antd';
 import { buildTree, STATUS } from '@ecrf/core';
+import { queryKeys } from '../../api/query-keys';
 import { deptApi, type Dept } from '../../api/system.api';
 import { T } from '../../locales/zh-CN';
 
@@ -52,12 +53,10 @@ export function deptTreeData(depts: readonly Dept[], disabledId?: number): TreeS
   return tree.map((dept) => convert(dept, false));
 }
 
-export const deptListKey = ['dept', 'list'] as const;
-
 /** The department tree for pickers (所属机构, 上级机构), shared with the organization page. */
 export function useDeptTree(disabledId?: number) {
   const query = useQuery({
-    queryKey: [...deptListKey, {}],
+    queryKey: queryKeys.dept.list({}),
     queryFn: () => deptApi.list().then((res) => res.data),
   });
   const treeData = useMemo(() => deptTreeData(query.data ?? [], disabledId), [query.data, disabledId]);

@@ -3,9 +3,11 @@ import { useQueryClient } from '@tanstack/react-query';
 import { AimOutlined, EyeOutlined } from '@ant-design/icons';
 import { Button, DatePicker, Form, Grid, Input, Select, Space, type TableColumnsType } from 'antd';
 import { useNavigate } from 'react-router';
+import { queryKeys } from '../../../api/query-keys';
 import { DOUBT_STATE, DOUBT_TYPE, doubtApi, type Doubt, type DoubtFilter } from '../../../api/doubt.api';
 import { FileLinks } from '../../../components/audit-change';
-import { PagedTable } from '../../../components/paged-table';
+import { INDEX_COLUMN_WIDTH, PagedTable } from '../../../components/paged-table';
+import { useContainerWidth } from '../../../components/table-page';
 import { T } from '../../../locales/zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { DoubtDialog, DoubtStateTag, DoubtTypeTag, type DoubtDialogMode } from '../../crf/components/doubt-dialog';
@@ -15,6 +17,10 @@ import { FilterButtons } from '../../../components/filter-buttons';
 import './doubt-list.css';
 
 const t = T.doubt;
+
+type Layout = 'wide' | 'medium' | 'narrow';
+/** 质疑内容 takes the room left, never less than this. */
+const CONTENT_MIN_WIDTH = 160;
 
 const STATE_OPTIONS = [DOUBT_STATE.open, DOUBT_STATE.replied, DOUBT_STATE.closed].map((value) => ({
   value,
@@ -36,9 +42,10 @@ export default function DoubtListPage() {
   const [mode, setMode] = useState<DoubtDialogMode | null>(null);
 
   const screens = Grid.useBreakpoint();
-  // The content is the window less the side menu: all columns from 1600 px, fewer (stacked) below
-  // 1600, one summary column below 992 (phones and tablets).
-  const layout = screens.lg === false ? 'narrow' : screens.xxl === false ? 'medium' : 'wide';
+  // All columns where they fit beside the side menu, fewer (stacked) where not, one summary column on phones and
+  // tablets. Until the list's width is measured, the window's breakpoints guess.
+  const [container, available] = useContainerWidth();
+  const guess: Layout = screens.lg === false ? 'narrow' : screens.xxl === false ? 'medium' : 'wide';
 
   const itemCell = (row: Doubt) => (
     <>
@@ -50,7 +57,7 @@ export default function DoubtListPage() {
   );
   const valueCell = (row: Doubt) =>
     row.itemFiles && row.itemFiles.length > 0 ? <FileLinks files={row.itemFiles} /> : (row.itemValueText ?? '');
-  const actionsCell = (row: Doubt) => (
+  const actionsCell = (row: Doubt, layout: Layout) => (
     <Space size={0} orientation={layout === 'narrow' ? 'vertical' : 'horizontal'}>
       <Button
         type="link"
@@ -65,13 +72,13 @@ export default function DoubtListPage() {
       </Button>
     </Space>
   );
-  const actions: TableColumnsType<Doubt>[number] = {
+  const actions = (layout: Layout): TableColumnsType<Doubt>[number] => ({
     title: T.common.actions,
     key: 'actions',
     fixed: 'right',
     width: layout === 'narrow' ? 84 : 140,
-    render: (_: unknown, row) => actionsCell(row),
-  };
+    render: (_: unknown, row) => actionsCell(row, layout),
+  });
   const stateTags = (row: Doubt) => (
     <Space size={4} wrap>
       <DoubtStateTag state={row.optionType} />
@@ -79,7 +86,7 @@ export default function DoubtListPage() {
     </Space>
   );
 
-  const columns: TableColumnsType<Doubt> =
+  const columnsOf = (layout: Layout): TableColumnsType<Doubt> =>
     layout === 'narrow'
       ? [
           {
@@ -101,7 +108,7 @@ export default function DoubtListPage() {
               </div>
             ),
           },
-          actions,
+          actions(layout),
         ]
       : layout === 'medium'
         ? [
@@ -131,32 +138,41 @@ export default function DoubtListPage() {
             { title: t.itemValue, key: 'itemValue', width: 110, render: (_: unknown, row) => valueCell(row) },
             { title: t.content, dataIndex: 'doubtDescription', ellipsis: true },
             { title: t.status, key: 'state', width: 96, render: (_: unknown, row) => stateTags(row) },
-            actions,
+            actions(layout),
           ]
         : [
-            { title: t.code, dataIndex: 'identificationCode', width: 110 },
-            { title: t.patientName, dataIndex: 'subjectName', width: 100 },
-            { title: t.stage, dataIndex: 'stageName', width: 90, render: (value?: string) => value || '—' },
-            { title: t.form, dataIndex: 'crfTitle', width: 130 },
-            { title: t.item, key: 'item', width: 180, render: (_: unknown, row) => itemCell(row) },
-            { title: t.itemValue, key: 'itemValue', width: 160, render: (_: unknown, row) => valueCell(row) },
+            { title: t.code, dataIndex: 'identificationCode', width: 96 },
+            { title: t.patientName, dataIndex: 'subjectName', width: 80 },
+            { title: t.stage, dataIndex: 'stageName', width: 80, render: (value?: string) => value || '—' },
+            { title: t.form, dataIndex: 'crfTitle', width: 110 },
+            { title: t.item, key: 'item', width: 140, render: (_: unknown, row) => itemCell(row) },
+            { title: t.itemValue, key: 'itemValue', width: 120, render: (_: unknown, row) => valueCell(row) },
             { title: t.content, dataIndex: 'doubtDescription', ellipsis: true },
             {
               title: t.status,
               dataIndex: 'optionType',
-              width: 90,
+              width: 76,
               render: (value: number) => <DoubtStateTag state={value} />,
             },
             {
               title: t.type,
               dataIndex: 'doubtType',
-              width: 80,
+              width: 70,
               render: (value: number) => <DoubtTypeTag type={value} />,
             },
-            { title: t.user, dataIndex: 'userName', width: 150 },
-            { title: t.time, dataIndex: 'createDate', width: 170, render: (value: string) => formatDate(value) },
-            actions,
+            { title: t.user, dataIndex: 'userName', width: 150, ellipsis: true },
+            { title: t.time, dataIndex: 'createDate', width: 160, render: (value: string) => formatDate(value) },
+            actions(layout),
           ];
+  // The width a layout needs: its columns, 质疑内容 at least CONTENT_MIN_WIDTH, and 序号 beside the tables.
+  const widthOf = (layout: Layout) =>
+    columnsOf(layout).reduce(
+      (sum, column) => sum + (typeof column.width === 'number' ? column.width : CONTENT_MIN_WIDTH),
+      0,
+    ) + (layout === 'narrow' ? 0 : INDEX_COLUMN_WIDTH);
+  const layout: Layout =
+    available <= 0 ? guess : ((['wide', 'medium'] as const).find((l) => widthOf(l) <= available) ?? 'narrow');
+  const columns = columnsOf(layout);
 
   if (studyId === null) return null;
 
@@ -187,23 +203,26 @@ export default function DoubtListPage() {
         </Form.Item>
         <FilterButtons form={filterForm} onReset={() => setFilters({})} />
       </Form>
-      <PagedTable<Doubt>
-        rowKey="doubtId"
-        showIndex={layout !== 'narrow'}
-        // A card takes the width left beside the actions and wraps; the wider tables scroll sideways when they must.
-        scroll={layout === 'narrow' ? {} : { x: 'max-content' }}
-        tableLayout={layout === 'narrow' ? 'fixed' : undefined}
-        columns={columns}
-        queryKey={['doubt', 'list', studyId]}
-        filters={filters}
-        fetchPage={(paging) => doubtApi.list({ ...paging, ...filters, studyId }).then((res) => res.data)}
-      />
+      <div ref={container}>
+        <PagedTable<Doubt>
+          rowKey="doubtId"
+          showIndex={layout !== 'narrow'}
+          size="middle"
+          tableLayout="fixed"
+          // A card takes the width left beside the actions and wraps; the tables are laid out at their width.
+          scroll={layout === 'narrow' ? {} : { x: widthOf(layout) }}
+          columns={columns}
+          queryKey={queryKeys.doubt.list(studyId)}
+          filters={filters}
+          fetchPage={(paging) => doubtApi.list({ ...paging, ...filters, studyId }).then((res) => res.data)}
+        />
+      </div>
       <DoubtDialog
         mode={mode}
         can={can}
         onChanged={() => {
-          void queryClient.invalidateQueries({ queryKey: ['doubt', 'list', studyId] });
-          void queryClient.invalidateQueries({ queryKey: ['doubt', 'count'] });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.doubt.list(studyId) });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.doubt.counts() });
         }}
         onClose={() => setMode(null)}
       />

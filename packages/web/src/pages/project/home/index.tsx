@@ -15,6 +15,7 @@ import { useProjectStudy } from '../use-project-study';
 import { enrolmentSeries } from './enrolment-series';
 import '../project.css';
 import { displayTimeZone } from '../../../utils/format-date';
+import { queryKeys } from '../../../api/query-keys';
 
 // echarts arrives with the chart, after the figures: a visitor without a session never loads it.
 const EnrolmentChart = lazy(() => import('./components/enrolment-chart'));
@@ -120,7 +121,7 @@ function PublicHome() {
 function SignedInHome() {
   const { studyId, study, query } = useProjectStudy();
   const index = useQuery({
-    queryKey: ['study-index', studyId],
+    queryKey: queryKeys.studyIndex.detail(studyId),
     enabled: studyId !== null,
     queryFn: () => studyHomeApi.index(studyId!).then((res) => res.data),
   });

@@ -138,6 +138,12 @@ async function row() {
   );
 }
 
+/** A row's secondary action, under its 更多 menu. */
+async function moreItem(line: HTMLElement, name: string) {
+  fireEvent.click(within(line).getByRole('button', { name: '更多' }));
+  return screen.findByRole('menuitem', { name });
+}
+
 beforeEach(() => useSession.setState({ token: 't', permissions: [], buttonPermissions: [] }));
 afterEach(() => {
   cleanup();
@@ -169,9 +175,10 @@ describe('patient list', () => {
   it('study buttons follow the caller study role: without remove rights 删除 is disabled', async () => {
     renderPage(['btn:business.subject.add']);
     const line = await row();
-    expect(within(line).getByRole('button', { name: '删除' })).toHaveProperty('disabled', true);
-    expect(within(line).getByRole('button', { name: '编辑' })).toHaveProperty('disabled', true);
     expect(within(line).getByRole('button', { name: '查看' })).toHaveProperty('disabled', false);
+    expect((await moreItem(line, '删除')).getAttribute('aria-disabled')).toBe('true');
+    expect(screen.getByRole('menuitem', { name: '编辑' }).getAttribute('aria-disabled')).toBe('true');
+    expect(screen.getByRole('menuitem', { name: '操作记录' }).getAttribute('aria-disabled')).not.toBe('true');
     expect(screen.getByRole('button', { name: /添加患者/ })).toHaveProperty('disabled', false);
   });
 
@@ -179,12 +186,12 @@ describe('patient list', () => {
     useSession.setState({ permissions: ['study:manage'] });
     renderPage([]);
     const line = await row();
-    expect(within(line).getByRole('button', { name: '删除' })).toHaveProperty('disabled', false);
+    expect((await moreItem(line, '删除')).getAttribute('aria-disabled')).not.toBe('true');
   });
 
   it('SUBJ-25/SUBJ-26: 退出 asks for a reason and sends { subjectRecordId, state: 2, reason }', async () => {
     renderPage(ALL);
-    fireEvent.click(within(await row()).getByRole('button', { name: '状态' }));
+    fireEvent.click(await moreItem(await row(), '状态'));
     const dialog = await screen.findByRole('dialog');
     fireEvent.click(within(dialog).getByRole('radio', { name: '退出' }));
     fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
@@ -196,7 +203,7 @@ describe('patient list', () => {
 
   it('SUBJ-27: 删除 says it can be restored, asks for a reason and soft-deletes', async () => {
     renderPage(ALL);
-    fireEvent.click(within(await row()).getByRole('button', { name: '删除' }));
+    fireEvent.click(await moreItem(await row(), '删除'));
     const dialog = await screen.findByRole('dialog');
     expect(within(dialog).getByText(/可随时恢复/)).toBeTruthy();
     fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));

@@ -1,21 +1,6 @@
 import { useCallback, useMemo, useState } from 'react';
 import { useMutation, useQueries, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
-import {
-  App,
-  Button,
-  DatePicker,
-  Form,
-  Input,
-  Progress,
-  Result,
-  Select,
-  Space,
-  Spin,
-  Switch,
-  Tag,
-  Tooltip,
-  type TableColumnsType,
-} from 'antd';
+import { App, DatePicker, Form, Input, Result, Select, Spin, Switch, Tooltip } from 'antd';
 import { DownloadOutlined, PlusOutlined } from '@ant-design/icons';
 import type { Dayjs } from 'dayjs';
 import { DEFAULT_BASE_CONFIG, MSG } from '@ecrf/core';
@@ -32,6 +17,7 @@ import {
   type SubjectState,
 } from '../../../api/subject.api';
 import { PagedTable } from '../../../components/paged-table';
+import { tableWidth, toTableColumns, useContainerWidth, type RowAction } from '../../../components/table-page';
 import { T } from '../../../locales/zh-CN';
 import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
@@ -40,14 +26,16 @@ import { StudyAuthButton } from '../components/study-auth-button';
 import { SUBJECT_BUTTONS } from '../study-access';
 import { usePageReturn } from '../use-page-return';
 import { useProjectStudy } from '../use-project-study';
-import { crfColumnItems, formatCrfValue, type CrfColumnItem } from './crf-columns';
-import { formModelKey, PatientDialog, type PatientDialogState } from './components/patient-dialog';
+import { crfColumnItems, formatCrfValue } from './crf-columns';
+import { subjectColumns, subjectLayout } from './subject-columns';
+import { PatientDialog, type PatientDialogState } from './components/patient-dialog';
 import { OperatesDrawer } from './components/operates-drawer';
 import { ReasonDialog } from './components/reason-dialog';
 import { StateDialog } from './components/state-dialog';
-import { STATE_OPTIONS, StateTag } from './subject-state';
+import { STATE_OPTIONS } from './subject-state';
 import '../project.css';
 import { FilterButtons } from '../../../components/filter-buttons';
+import { queryKeys } from '../../../api/query-keys';
 
 /** The whole study's audit trail in one file is the monitors' (the SDV button), as the server decides. */
 const AUDIT_EXPORT_BUTTON = 'business.crf.sdv';
@@ -83,8 +71,6 @@ const DEFAULT_FIELD_LABELS: Record<string, string> = Object.fromEntries(
 
 type Can = (code: string) => boolean;
 
-const LEADING_FIELDS: ReadonlySet<string> = new Set(['identificationCode', 'subjectName']);
-
 function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
   const { message } = App.useApp();
   const navigate = useNavigate();
@@ -100,7 +86,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
 
   usePageReturn(
     useCallback(
-      () => void queryClient.invalidateQueries({ queryKey: ['subject-record', 'list', studyId] }),
+      () => void queryClient.invalidateQueries({ queryKey: queryKeys.subjectRecord.list(studyId) }),
       [queryClient, studyId],
     ),
   );
@@ -110,22 +96,22 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
   const canRemove = can(SUBJECT_BUTTONS.remove);
 
   const model = useQuery({
-    queryKey: formModelKey(studyId),
+    queryKey: queryKeys.subject.formModel(studyId),
     queryFn: () => subjectApi.formModel(studyId).then((res) => res.data),
   });
   const recordColumns = useQuery({
-    queryKey: ['subject-record', 'columns', studyId],
+    queryKey: queryKeys.subjectRecord.columns(studyId),
     queryFn: () => subjectRecordApi.columns(studyId).then((res) => res.data),
   });
   const crfList = useQuery({
-    queryKey: ['crf', 'options', studyId],
+    queryKey: queryKeys.crf.options(studyId),
     queryFn: () => crfApi.options(studyId).then((res) => res.data),
   });
   // CRF columns show the item's title and choice texts, which only the definitions know.
   const needsDefinitions = (recordColumns.data ?? []).some((column) => column.source === 'crf');
   const definitions = useQueries({
     queries: (needsDefinitions ? (crfList.data ?? []) : []).map((crf) => ({
-      queryKey: ['crf', 'detail', crf.id, 'latest'],
+      queryKey: queryKeys.crf.detail(crf.id),
       queryFn: () => crfApi.get(crf.id).then((res) => res.data),
       staleTime: 5 * 60 * 1000,
     })),
@@ -156,9 +142,9 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
 
   const refresh = (res: { msg: string }) => {
     void message.success(res.msg || MSG.ok);
-    void queryClient.invalidateQueries({ queryKey: ['subject-record'] });
-    void queryClient.invalidateQueries({ queryKey: ['study-index'] });
-    void queryClient.invalidateQueries({ queryKey: ['study'] });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.subjectRecord.all() });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.studyIndex.all() });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
   };
   const remove = useMutation({
     mutationFn: ({ record, reason }: { record: SubjectRecordRow; reason: string }) =>
@@ -177,7 +163,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
     },
   });
 
-  const columns = useMemo<TableColumnsType<SubjectRecordRow>>(() => {
+  const layoutInput = useMemo(() => {
     const baseValue = (key: string, row: SubjectRecordRow): string => {
       const value = (row as unknown as Record<string, unknown>)[key];
       if (value === null || value === undefined || value === '') return '';
@@ -187,122 +173,57 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
       if (key === 'birth') return String(value).includes('*') ? String(value) : formatDate(String(value), 'YYYY-MM-DD');
       return String(value);
     };
-    const baseTitles = new Set((recordColumns.data ?? []).filter((c) => c.source === 'base').map((c) => c.title));
-    const crfTitle = (column: RecordColumn, item: CrfColumnItem | undefined) => {
+    const columns = recordColumns.data ?? [];
+    const baseTitles = new Set(columns.filter((c) => c.source === 'base').map((c) => c.title));
+    const crfTitle = (column: RecordColumn) => {
+      const item = crfItems.get(column.key);
       if (!item) return column.title;
       // A CRF item named like a patient field (性别) says which form it comes from.
       if (!baseTitles.has(item.title)) return item.title;
       const form = definitions.find((d) => crfColumnItems([d]).has(item.name));
       return form ? `${form.title} · ${item.title}` : item.title;
     };
-    const ordered = [...(recordColumns.data ?? [])].sort(
-      (a, b) =>
-        Number(LEADING_FIELDS.has(b.key) && b.source === 'base') -
-        Number(LEADING_FIELDS.has(a.key) && a.source === 'base'),
-    );
-    const configured: TableColumnsType<SubjectRecordRow> = ordered.map((column) =>
-      column.source === 'base'
-        ? {
-            title: column.title,
-            key: `base:${column.key}`,
-            width: column.width,
-            render: (_: unknown, row: SubjectRecordRow) => baseValue(column.key, row),
-          }
-        : {
-            title: crfTitle(column, crfItems.get(column.key)),
-            key: `crf:${column.key}`,
-            width: column.width,
-            render: (_: unknown, row: SubjectRecordRow) =>
-              formatCrfValue(row.columns?.[column.key], crfItems.get(column.key)),
+    const rowActions: RowAction<SubjectRecordRow>[] = showDeleted
+      ? [
+          { key: 'view', label: T.subject.view, onClick: (row) => setPatient({ mode: 'crflook', subjectId: row.id }) },
+          { key: 'operates', label: T.subject.operates, onClick: (row) => setOperatesRecord(row) },
+          { key: 'restore', label: T.subject.restore, allowed: canRemove, onClick: (row) => setRestoreRecord(row) },
+        ]
+      : [
+          { key: 'enter', label: T.subject.enter, onClick: (row) => void navigate(`/crf/${row.subjectRecordId}`) },
+          { key: 'view', label: T.subject.view, onClick: (row) => setPatient({ mode: 'crflook', subjectId: row.id }) },
+          {
+            key: 'edit',
+            label: T.subject.edit,
+            allowed: canEdit,
+            onClick: (row) => setPatient({ mode: 'edit', subjectId: row.id }),
           },
-    );
-    // Who the patient is, where they stand and how far their forms are come first: on a narrow
-    // screen the rest scrolls, these stay in view next to the fixed actions.
-    const leading = (recordColumns.data ?? []).filter((c) => c.source === 'base' && LEADING_FIELDS.has(c.key)).length;
-    return [
-      ...configured.slice(0, leading),
-      {
-        title: T.subject.state,
-        dataIndex: 'state',
-        width: 90,
-        render: (state: SubjectState) =>
-          showDeleted ? <Tag color="red">{T.subject.deletedTag}</Tag> : <StateTag state={state} />,
-      },
-      {
-        title: T.subject.progress,
-        key: 'progress',
-        width: 150,
-        render: (_: unknown, row) => {
-          const { submitted, total } = row.crfStates ?? { submitted: 0, total: 0 };
-          return (
-            <Tooltip title={T.subject.progressTip(submitted, total)}>
-              <Progress
-                size="small"
-                percent={total > 0 ? Math.round((submitted / total) * 100) : 0}
-                format={() => `${submitted}/${total}`}
-                style={{ width: 120, margin: 0 }}
-                aria-label={T.subject.progressTip(submitted, total)}
-              />
-            </Tooltip>
-          );
-        },
-      },
-      ...configured.slice(leading),
-      { title: T.subject.creater, dataIndex: 'creater', width: 110 },
-      {
-        title: T.subject.createTime,
-        dataIndex: 'createTime',
-        width: 170,
-        render: (value: string) => formatDate(value),
-      },
-      {
-        title: T.common.actions,
-        key: 'actions',
-        fixed: 'right',
-        width: showDeleted ? 190 : 310,
-        render: (_: unknown, row) =>
-          showDeleted ? (
-            <Space size={0}>
-              <Button type="link" size="small" onClick={() => setPatient({ mode: 'crflook', subjectId: row.id })}>
-                {T.subject.view}
-              </Button>
-              <Button type="link" size="small" onClick={() => setOperatesRecord(row)}>
-                {T.subject.operates}
-              </Button>
-              <StudyAuthButton allowed={canRemove} type="link" size="small" onClick={() => setRestoreRecord(row)}>
-                {T.subject.restore}
-              </StudyAuthButton>
-            </Space>
-          ) : (
-            <Space size={0}>
-              <Button type="link" size="small" onClick={() => void navigate(`/crf/${row.subjectRecordId}`)}>
-                {T.subject.enter}
-              </Button>
-              <Button type="link" size="small" onClick={() => setPatient({ mode: 'crflook', subjectId: row.id })}>
-                {T.subject.view}
-              </Button>
-              <StudyAuthButton
-                allowed={canEdit}
-                type="link"
-                size="small"
-                onClick={() => setPatient({ mode: 'edit', subjectId: row.id })}
-              >
-                {T.subject.edit}
-              </StudyAuthButton>
-              <StudyAuthButton allowed={canEdit} type="link" size="small" onClick={() => setStateRecord(row)}>
-                {T.subject.changeState}
-              </StudyAuthButton>
-              <StudyAuthButton allowed={canRemove} type="link" size="small" danger onClick={() => setRemoveRecord(row)}>
-                {T.subject.remove}
-              </StudyAuthButton>
-              <Button type="link" size="small" onClick={() => setOperatesRecord(row)}>
-                {T.subject.operates}
-              </Button>
-            </Space>
-          ),
-      },
-    ];
-  }, [recordColumns.data, diseases, crfItems, definitions, showDeleted, canEdit, canRemove, navigate]);
+          { key: 'state', label: T.subject.changeState, allowed: canEdit, onClick: (row) => setStateRecord(row) },
+          { key: 'operates', label: T.subject.operates, onClick: (row) => setOperatesRecord(row) },
+          // Asks for a reason in its own dialog.
+          {
+            key: 'remove',
+            label: T.subject.remove,
+            allowed: canRemove,
+            danger: true,
+            onClick: (row) => setRemoveRecord(row),
+          },
+        ];
+    return {
+      columns,
+      baseValue,
+      crfTitle,
+      crfValue: (column: RecordColumn, row: SubjectRecordRow) =>
+        formatCrfValue(row.columns?.[column.key], crfItems.get(column.key)),
+      label: (key: string) => fieldLabels[key] ?? key,
+      showDeleted,
+      actions: rowActions,
+    };
+  }, [recordColumns.data, diseases, crfItems, definitions, fieldLabels, showDeleted, canEdit, canRemove, navigate]);
+  const [container, available] = useContainerWidth();
+  const layout = subjectLayout(available, layoutInput);
+  const pageColumns = subjectColumns(layout, layoutInput);
+  const showIndex = layout !== 'card';
 
   const listFilters = useMemo(() => ({ ...filters, deleted: showDeleted }), [filters, showDeleted]);
 
@@ -367,13 +288,19 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
           <span>{T.subject.showDeleted}</span>
         </label>
       </div>
-      <PagedTable<SubjectRecordRow>
-        rowKey="subjectRecordId"
-        columns={columns}
-        queryKey={['subject-record', 'list', studyId]}
-        filters={listFilters}
-        fetchPage={(paging) => subjectRecordApi.list({ ...paging, ...listFilters, studyId }).then((res) => res.data)}
-      />
+      <div ref={container}>
+        <PagedTable<SubjectRecordRow>
+          rowKey="subjectRecordId"
+          size="middle"
+          tableLayout="fixed"
+          showIndex={showIndex}
+          scroll={{ x: tableWidth(pageColumns, { index: showIndex }) }}
+          columns={toTableColumns(pageColumns)}
+          queryKey={queryKeys.subjectRecord.list(studyId)}
+          filters={listFilters}
+          fetchPage={(paging) => subjectRecordApi.list({ ...paging, ...listFilters, studyId }).then((res) => res.data)}
+        />
+      </div>
       <PatientDialog
         studyId={studyId}
         state={patient}

@@ -6,6 +6,7 @@ import { MSG } from '@ecrf/core';
 import { useNavigate, useParams } from 'react-router';
 import { studyApi, type Study } from '../../../api/study.api';
 import { T } from '../../../locales/zh-CN';
+import { queryKeys } from '../../../api/query-keys';
 
 /** The study of a /study/:id/… page. */
 export function useStudyOfRoute() {
@@ -13,7 +14,7 @@ export function useStudyOfRoute() {
   const studyId = Number(id);
   const valid = Number.isInteger(studyId) && studyId > 0;
   const query = useQuery({
-    queryKey: ['study', 'detail', studyId],
+    queryKey: queryKeys.study.detail(studyId),
     enabled: valid,
     queryFn: () => studyApi.get(studyId).then((res) => res.data),
   });

@@ -2,15 +2,14 @@ import { useCallback, useEffect, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Empty, Select, Spin } from 'antd';
 import { useSearchParams } from 'react-router';
+import { queryKeys } from '../../../api/query-keys';
 import { studyApi, type Study } from '../../../api/study.api';
 import { T } from '../../../locales/zh-CN';
-
-export const MY_STUDIES_KEY = ['study', 'mine'] as const;
 
 /** The studies the user may set up (all of them for 项目维护 holders), for pickers. */
 export function useMyStudies() {
   return useQuery({
-    queryKey: MY_STUDIES_KEY,
+    queryKey: queryKeys.study.mine(),
     queryFn: () => studyApi.allMine().then((res) => res.data.list),
   });
 }

@@ -8,11 +8,12 @@ import { DiseasePanel } from './components/disease-panel';
 import { FeaturesPanel } from './components/features-panel';
 import { PatientPanel } from './components/patient-panel';
 import '../study.css';
+import { queryKeys } from '../../../api/query-keys';
 
 function StudyConfig({ picked }: { picked: Study }) {
   // The picker's list may be older than the study itself: the page edits the fresh detail.
   const detail = useQuery({
-    queryKey: ['study', 'detail', picked.id],
+    queryKey: queryKeys.study.detail(picked.id),
     queryFn: () => studyApi.get(picked.id).then((res) => res.data),
   });
   const study = detail.data;

@@ -25,6 +25,7 @@ import { ImportCrfsDialog, REPEAT_OPTIONS, type ImportTarget } from '../crf-stag
 import { RepeatTag } from '../crf-stage/components/repeat-tag';
 import { reorder, sortCrfs, stageOptions } from '../crf-stage/stage-tree';
 import '../study.css';
+import { queryKeys } from '../../../api/query-keys';
 
 const PERM = 'study:crfStage';
 
@@ -36,12 +37,12 @@ function StageSettings({ stage }: { stage: CrfStage }) {
   const [importing, setImporting] = useState<ImportTarget | null>(null);
 
   const crfsQuery = useQuery({
-    queryKey: ['crf-stage', 'crfs', stage.id],
+    queryKey: queryKeys.crfStage.crfs(stage.id),
     queryFn: () => stageApi.crfs(stage.id).then((res) => res.data),
   });
   const crfs = useMemo(() => sortCrfs(crfsQuery.data), [crfsQuery.data]);
 
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['crf-stage'] });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.crfStage.all() });
   const done = (res: { msg: string }) => {
     void message.success(res.msg || MSG.ok);
     refresh();
@@ -191,7 +192,7 @@ export default function CrfStageSetPage() {
   const hasId = Number.isInteger(stageId) && stageId > 0;
 
   const stage = useQuery({
-    queryKey: ['crf-stage', 'detail', stageId],
+    queryKey: queryKeys.crfStage.detail(stageId),
     enabled: hasId,
     queryFn: () => stageApi.get(stageId).then((res) => res.data),
   });

@@ -1,11 +1,12 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Empty, Popconfirm, Space, Table, Tag, Tooltip, type TableColumnsType } from 'antd';
+import { App, Empty, Space, Table, Tag, Tooltip } from 'antd';
 import { ArrowDownOutlined, ArrowUpOutlined, PlusOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import { useNavigate } from 'react-router';
 import { stageApi, type CrfStage, type StageCrf, type Study } from '../../../api/study.api';
-import { Auth, AuthButton, useAccess } from '../../../components/permission';
+import { AuthButton, useAccess } from '../../../components/permission';
+import { actionsColumn, tableWidth, toTableColumns, type PageColumn } from '../../../components/table-page';
 import { T } from '../../../locales/zh-CN';
 import { StudyScope } from '../components/study-scope';
 import { ImportCrfsDialog, type ImportTarget } from './components/import-crfs-dialog';
@@ -13,6 +14,7 @@ import { StageDialog, type StageDialogState } from './components/stage-dialog';
 import { nextOrderNum, reorder, siblingsOf, stageIds } from './stage-tree';
 import { useStageTree } from './use-stage-tree';
 import '../study.css';
+import { queryKeys } from '../../../api/query-keys';
 
 const PERM = 'study:crfStage';
 
@@ -58,7 +60,7 @@ function CrfStages({ study }: { study: Study }) {
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(() => new Set());
   const expanded = stageIds(tree).filter((id) => !collapsed.has(id));
 
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['crf-stage'] });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.crfStage.all() });
   const done = (res: { msg: string }) => {
     void message.success(res.msg || MSG.ok);
     refresh();
@@ -80,12 +82,46 @@ function CrfStages({ study }: { study: Study }) {
     onSettled: refresh,
   });
 
-  const columns: TableColumnsType<CrfStage> = [
-    { title: T.crfStage.name, dataIndex: 'name', width: 240 },
-    { title: T.crfStage.orderNum, dataIndex: 'orderNum', width: 70, align: 'center' },
+  const moveButton = (stage: CrfStage, delta: -1 | 1) => {
+    const siblings = siblingsOf(tree, stage.id);
+    const index = siblings.findIndex((s) => s.id === stage.id);
+    const label = delta < 0 ? T.crfStage.moveUp : T.crfStage.moveDown;
+    return (
+      <Tooltip title={label}>
+        <AuthButton
+          code={PERM}
+          type="link"
+          size="small"
+          aria-label={`${label} ${stage.name}`}
+          icon={delta < 0 ? <ArrowUpOutlined aria-hidden /> : <ArrowDownOutlined aria-hidden />}
+          disabled={(delta < 0 ? index <= 0 : index >= siblings.length - 1) || move.isPending}
+          onClick={() => move.mutate({ stage, delta })}
+        />
+      </Tooltip>
+    );
+  };
+
+  const pageColumns: PageColumn<CrfStage>[] = [
+    // The tree's indentation and expander sit in this column.
+    { title: T.crfStage.name, dataIndex: 'name', minWidth: 200 },
+    {
+      title: T.crfStage.orderNum,
+      dataIndex: 'orderNum',
+      kind: 'status',
+      width: 110,
+      render: (orderNum: number, stage) => (
+        <Space size={0}>
+          <span style={{ display: 'inline-block', minWidth: 24, textAlign: 'center' }}>{orderNum}</span>
+          {moveButton(stage, -1)}
+          {moveButton(stage, 1)}
+        </Space>
+      ),
+    },
     {
       title: T.crfStage.forms,
       key: 'crfs',
+      minWidth: 240,
+      ellipsis: false,
       render: (_: unknown, stage) => (
         <StageForms
           stage={stage}
@@ -93,86 +129,34 @@ function CrfStages({ study }: { study: Study }) {
         />
       ),
     },
-    {
-      title: T.common.actions,
-      key: 'actions',
-      fixed: 'right',
-      width: 400,
-      render: (_: unknown, stage) => {
-        const siblings = siblingsOf(tree, stage.id);
-        const index = siblings.findIndex((s) => s.id === stage.id);
-        return (
-          <Space size={0} wrap>
-            <Tooltip title={T.crfStage.moveUp}>
-              <AuthButton
-                code={PERM}
-                type="link"
-                size="small"
-                aria-label={`${T.crfStage.moveUp} ${stage.name}`}
-                icon={<ArrowUpOutlined aria-hidden />}
-                disabled={index <= 0 || move.isPending}
-                onClick={() => move.mutate({ stage, delta: -1 })}
-              />
-            </Tooltip>
-            <Tooltip title={T.crfStage.moveDown}>
-              <AuthButton
-                code={PERM}
-                type="link"
-                size="small"
-                aria-label={`${T.crfStage.moveDown} ${stage.name}`}
-                icon={<ArrowDownOutlined aria-hidden />}
-                disabled={index >= siblings.length - 1 || move.isPending}
-                onClick={() => move.mutate({ stage, delta: 1 })}
-              />
-            </Tooltip>
-            <AuthButton
-              code={PERM}
-              type="link"
-              size="small"
-              onClick={() => setDialog({ mode: 'add', parent: stage, orderNum: nextOrderNum(stage.children ?? []) })}
-            >
-              {T.crfStage.addChild}
-            </AuthButton>
-            <AuthButton code={PERM} type="link" size="small" onClick={() => setDialog({ mode: 'edit', stage })}>
-              {T.common.edit}
-            </AuthButton>
-            <AuthButton
-              code={PERM}
-              type="link"
-              size="small"
-              onClick={() => setImporting({ stageId: stage.id, stageName: stage.name, present: stage.crfs })}
-            >
-              {T.crfStage.importForms}
-            </AuthButton>
-            <Button
-              type="link"
-              size="small"
-              onClick={() => void navigate(`/study/crfStage/set/${stage.id}?studyId=${study.id}`)}
-            >
-              {T.crfStage.settings}
-            </Button>
-            <Auth
-              code={PERM}
-              fallback={
-                <AuthButton code={PERM} type="link" size="small" danger>
-                  {T.common.remove}
-                </AuthButton>
-              }
-            >
-              <Popconfirm
-                title={T.crfStage.confirmRemove(stage.name)}
-                description={T.crfStage.removeHint}
-                onConfirm={() => remove.mutateAsync(stage.id).catch(() => undefined)}
-              >
-                <Button type="link" size="small" danger>
-                  {T.common.remove}
-                </Button>
-              </Popconfirm>
-            </Auth>
-          </Space>
-        );
+    actionsColumn<CrfStage>([
+      {
+        key: 'import',
+        label: T.crfStage.importForms,
+        code: PERM,
+        onClick: (stage) => setImporting({ stageId: stage.id, stageName: stage.name, present: stage.crfs }),
       },
-    },
+      {
+        key: 'settings',
+        label: T.crfStage.settings,
+        onClick: (stage) => void navigate(`/study/crfStage/set/${stage.id}?studyId=${study.id}`),
+      },
+      {
+        key: 'addChild',
+        label: T.crfStage.addChild,
+        code: PERM,
+        onClick: (stage) => setDialog({ mode: 'add', parent: stage, orderNum: nextOrderNum(stage.children ?? []) }),
+      },
+      { key: 'edit', label: T.common.edit, code: PERM, onClick: (stage) => setDialog({ mode: 'edit', stage }) },
+      {
+        key: 'remove',
+        label: T.common.remove,
+        code: PERM,
+        danger: true,
+        confirm: (stage) => ({ title: T.crfStage.confirmRemove(stage.name), description: T.crfStage.removeHint }),
+        onClick: (stage) => remove.mutateAsync(stage.id),
+      },
+    ]),
   ];
 
   return (
@@ -192,11 +176,13 @@ function CrfStages({ study }: { study: Study }) {
       </div>
       <Table<CrfStage>
         rowKey="id"
-        columns={columns}
+        size="middle"
+        tableLayout="fixed"
+        columns={toTableColumns(pageColumns)}
         dataSource={tree}
         loading={isLoading || isFetching}
         pagination={false}
-        scroll={{ x: 'max-content' }}
+        scroll={{ x: tableWidth(pageColumns) }}
         expandable={{
           expandedRowKeys: expanded,
           onExpand: (open, stage) =>

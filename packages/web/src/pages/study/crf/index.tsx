@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Dropdown, Form, Input, Popconfirm, Space, Tag, Upload, type TableColumnsType } from 'antd';
-import { DownloadOutlined, DownOutlined, UploadOutlined } from '@ant-design/icons';
+import { App, Button, Tag, Upload } from 'antd';
+import { DownloadOutlined, UploadOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import {
   crfApi,
@@ -11,10 +11,9 @@ import {
   type CrfUploadChoices,
   type Study,
 } from '../../../api/study.api';
-import { PagedTable } from '../../../components/paged-table';
 import { Auth, AuthButton } from '../../../components/permission';
+import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
 import { T } from '../../../locales/zh-CN';
-import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
 import { StudyScope } from '../components/study-scope';
 import { CrfPreviewDialog, type CrfPreviewTarget } from './components/crf-preview-dialog';
@@ -32,7 +31,7 @@ import {
   type UploadOutcome,
 } from './upload-outcome';
 import '../study.css';
-import { FilterButtons } from '../../../components/filter-buttons';
+import { queryKeys } from '../../../api/query-keys';
 
 /** The files the upload accepts (docs/api.md): native JSON, the Excel template, a REDCap dictionary, CDISC ODM. */
 export const CRF_FILE_TYPES = '.json,.xlsx,.csv,.xml';
@@ -50,15 +49,13 @@ interface Filters {
 function StudyCrfs({ study }: { study: Study }) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
-  const [filterForm] = Form.useForm<Filters>();
-  const [filters, setFilters] = useState<Filters>({});
   const [outcomes, setOutcomes] = useState<UploadOutcome[] | null>(null);
   const [preview, setPreview] = useState<CrfPreviewTarget | null>(null);
   const [versions, setVersions] = useState<CrfVersionsTarget | null>(null);
 
   const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: ['crf'] });
-    void queryClient.invalidateQueries({ queryKey: ['study-role', 'tree'] });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.crf.all() });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.studyRole.trees() });
   };
 
   const [planned, setPlanned] = useState<{ files: PlannedFile[]; refused: UploadOutcome[] } | null>(null);
@@ -136,13 +133,15 @@ function StudyCrfs({ study }: { study: Study }) {
     }
   };
 
-  const columns: TableColumnsType<CrfRow> = [
+  const columns: PageColumn<CrfRow>[] = [
     {
       title: T.studyCrf.formTitle,
       dataIndex: 'title',
-      width: 220,
+      minWidth: 160,
+      text: (crf) => crf.title,
+      search: { label: T.studyCrf.searchTitle, width: 200 },
       render: (title: string, crf) => (
-        <Button type="link" style={{ padding: 0 }} onClick={() => setPreview({ crfId: crf.id, title })}>
+        <Button type="link" className="cell-link" onClick={() => setPreview({ crfId: crf.id, title })}>
           {title}
         </Button>
       ),
@@ -150,74 +149,53 @@ function StudyCrfs({ study }: { study: Study }) {
     {
       title: T.studyCrf.version,
       dataIndex: 'version',
-      width: 100,
+      kind: 'status',
+      width: 80,
       render: (version: number) => T.studyCrf.versionOf(version),
     },
-    { title: T.studyCrf.itemCount, dataIndex: 'itemCount', width: 90, align: 'center' },
-    { title: T.studyCrf.source, dataIndex: 'source', width: 90, render: sourceLabel },
+    { title: T.studyCrf.itemCount, dataIndex: 'itemCount', kind: 'number', width: 70 },
+    { title: T.studyCrf.source, dataIndex: 'source', width: 80, render: sourceLabel },
     {
       title: T.studyCrf.hasData,
       dataIndex: 'hasData',
-      width: 90,
+      kind: 'status',
+      width: 80,
       render: (hasData: boolean) => (hasData ? <Tag color="orange">{T.common.yes}</Tag> : <Tag>{T.common.no}</Tag>),
     },
-    { title: T.studyCrf.creater, dataIndex: 'creater', width: 110 },
+    { title: T.studyCrf.creater, dataIndex: 'creater', width: 90, hideOrder: 1 },
     {
       title: T.studyCrf.updateTime,
       key: 'time',
-      width: 180,
+      kind: 'datetime',
       render: (_: unknown, crf) => formatDate(crf.updateTime ?? crf.createTime),
     },
-    {
-      title: T.common.actions,
-      key: 'actions',
-      fixed: 'right',
-      width: 260,
-      render: (_: unknown, crf) => (
-        <Space size={0}>
-          <Button type="link" size="small" onClick={() => setPreview({ crfId: crf.id, title: crf.title })}>
-            {T.studyCrf.preview}
-          </Button>
-          <Button type="link" size="small" onClick={() => setVersions({ crfId: crf.id, title: crf.title })}>
-            {T.studyCrf.versions}
-          </Button>
-          <Dropdown
-            trigger={['click']}
-            menu={{
-              items: [
-                { key: 'json', label: T.studyCrf.exportJson },
-                { key: 'excel', label: T.studyCrf.exportExcel },
-                { key: 'odm', label: T.studyCrf.exportOdm },
-                { key: 'redcap', label: T.studyCrf.exportRedcap },
-              ],
-              onClick: ({ key }) => void exportCrf(crf, key as CrfExportFormat),
-            }}
-          >
-            <Button type="link" size="small">
-              {T.studyCrf.export} <DownOutlined aria-hidden style={{ fontSize: 10 }} />
-            </Button>
-          </Dropdown>
-          <Auth
-            code="study:crf"
-            fallback={
-              <AuthButton code="study:crf" type="link" size="small" danger>
-                {T.common.remove}
-              </AuthButton>
-            }
-          >
-            <Popconfirm
-              title={T.studyCrf.confirmRemove(crf.title)}
-              description={T.studyCrf.removeHint}
-              onConfirm={() => remove.mutateAsync(crf.id).catch(() => undefined)}
-            >
-              <Button type="link" size="small" danger>
-                {T.common.remove}
-              </Button>
-            </Popconfirm>
-          </Auth>
-        </Space>
-      ),
-    },
+    actionsColumn<CrfRow>([
+      { key: 'preview', label: T.studyCrf.preview, onClick: (crf) => setPreview({ crfId: crf.id, title: crf.title }) },
+      {
+        key: 'export',
+        label: T.studyCrf.export,
+        choices: [
+          { key: 'json', label: T.studyCrf.exportJson },
+          { key: 'excel', label: T.studyCrf.exportExcel },
+          { key: 'odm', label: T.studyCrf.exportOdm },
+          { key: 'redcap', label: T.studyCrf.exportRedcap },
+        ],
+        onClick: (crf, format) => void exportCrf(crf, format as CrfExportFormat),
+      },
+      {
+        key: 'versions',
+        label: T.studyCrf.versions,
+        onClick: (crf) => setVersions({ crfId: crf.id, title: crf.title }),
+      },
+      {
+        key: 'remove',
+        label: T.common.remove,
+        code: 'study:crf',
+        danger: true,
+        confirm: (crf) => ({ title: T.studyCrf.confirmRemove(crf.title), description: T.studyCrf.removeHint }),
+        onClick: (crf) => remove.mutateAsync(crf.id),
+      },
+    ]),
   ];
 
   const uploadButton = (
@@ -228,47 +206,37 @@ function StudyCrfs({ study }: { study: Study }) {
 
   return (
     <>
-      <Form
-        form={filterForm}
+      <TablePage<CrfRow, Filters>
         name="crf-filter"
-        layout="inline"
-        className="page-filters"
-        onFinish={(values) => setFilters(compact(values))}
-      >
-        <Form.Item label={T.studyCrf.searchTitle} name="title">
-          <Input allowClear placeholder={T.studyCrf.searchTitle} style={{ width: 200 }} />
-        </Form.Item>
-        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
-      </Form>
-      <div className="page-toolbar" style={{ alignItems: 'center' }}>
-        <Auth code="study:crf" fallback={uploadButton}>
-          <Upload
-            multiple
-            accept={CRF_FILE_TYPES}
-            showUploadList={false}
-            disabled={busy}
-            beforeUpload={(file, batch) => {
-              // antd asks once per file; the batch goes out together, after its last file.
-              if (file.uid === batch[batch.length - 1]?.uid) check.mutate(batch);
-              return Upload.LIST_IGNORE;
-            }}
-          >
-            {uploadButton}
-          </Upload>
-        </Auth>
-        <Button icon={<DownloadOutlined aria-hidden />} onClick={() => void downloadTemplate()}>
-          {T.studyCrf.template}
-        </Button>
-        <span className="study-section-hint" style={{ margin: 0 }}>
-          {T.studyCrf.uploadHint}
-        </span>
-      </div>
-      <PagedTable<CrfRow>
         rowKey="id"
         columns={columns}
-        queryKey={['crf', 'page', study.id]}
-        filters={filters}
-        fetchPage={(paging) => crfApi.page({ ...paging, ...filters, studyId: study.id }).then((res) => res.data)}
+        queryKey={queryKeys.crf.page(study.id)}
+        fetchPage={(query) => crfApi.page({ ...query, studyId: study.id }).then((res) => res.data)}
+        toolbar={
+          <>
+            <Auth code="study:crf" fallback={uploadButton}>
+              <Upload
+                multiple
+                accept={CRF_FILE_TYPES}
+                showUploadList={false}
+                disabled={busy}
+                beforeUpload={(file, batch) => {
+                  // antd asks once per file; the batch goes out together, after its last file.
+                  if (file.uid === batch[batch.length - 1]?.uid) check.mutate(batch);
+                  return Upload.LIST_IGNORE;
+                }}
+              >
+                {uploadButton}
+              </Upload>
+            </Auth>
+            <Button icon={<DownloadOutlined aria-hidden />} onClick={() => void downloadTemplate()}>
+              {T.studyCrf.template}
+            </Button>
+            <span className="study-section-hint" style={{ margin: 0 }}>
+              {T.studyCrf.uploadHint}
+            </span>
+          </>
+        }
       />
       <CrfUploadResultDialog outcomes={outcomes} onClose={() => setOutcomes(null)} />
       <CrfUploadPlanDialog

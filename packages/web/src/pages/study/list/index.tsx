@@ -1,19 +1,20 @@
 import { useState } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Form, Input, Popconfirm, Select, Space, type TableColumnsType } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
-import { MSG } from '@ecrf/core';
 import { useNavigate } from 'react-router';
+import { queryKeys } from '../../../api/query-keys';
 import { studyApi, type Study } from '../../../api/study.api';
-import { PagedTable } from '../../../components/paged-table';
-import { Auth, AuthButton } from '../../../components/permission';
+import { AuthButton } from '../../../components/permission';
+import {
+  actionsColumn,
+  TablePage,
+  useListMutation,
+  type PageColumn,
+  type RowAction,
+} from '../../../components/table-page';
 import { T } from '../../../locales/zh-CN';
-import { compact } from '../../../utils/compact';
-import { formatDate } from '../../../utils/format-date';
 import { STUDY_STATUS_OPTIONS, StudyStatusTag } from '../components/study-status-tag';
 import { StudyDialog, type StudyDialogState } from './components/study-dialog';
 import '../study.css';
-import { FilterButtons } from '../../../components/filter-buttons';
 
 interface Filters {
   studyName?: string;
@@ -21,124 +22,83 @@ interface Filters {
 }
 
 /** Where each study's setup pages live (platform §2, STUDY-02..04). */
-export function studySetupLinks(studyId: number) {
-  return [
-    { label: T.studyManage.config, to: `/study/config?studyId=${studyId}` },
-    { label: T.studyManage.crf, to: `/study/crf?studyId=${studyId}` },
-    { label: T.studyManage.crfStage, to: `/study/crfStage?studyId=${studyId}` },
-    { label: T.studyManage.role, to: `/study/${studyId}/role` },
-    { label: T.studyManage.user, to: `/study/${studyId}/user` },
-  ];
-}
+const SETUP_PAGES: ReadonlyArray<{ key: string; label: string; to: (studyId: number) => string }> = [
+  { key: 'config', label: T.studyManage.config, to: (id) => `/study/config?studyId=${id}` },
+  { key: 'crf', label: T.studyManage.crf, to: (id) => `/study/crf?studyId=${id}` },
+  { key: 'crfStage', label: T.studyManage.crfStage, to: (id) => `/study/crfStage?studyId=${id}` },
+  { key: 'role', label: T.studyManage.role, to: (id) => `/study/${id}/role` },
+  { key: 'user', label: T.studyManage.user, to: (id) => `/study/${id}/user` },
+];
 
-/** 项目维护 (STUDY-01, STUDY-02, STUDY-07): every study, with create, edit, delete and its setup pages. */
+/**
+ * 项目维护 (STUDY-01, STUDY-02, STUDY-07): every study, with create, edit, delete and its setup pages. A row
+ * shows 修改 and 项目配置; the other setup pages and 删除 are under 更多.
+ */
 export default function StudyManagePage() {
-  const { message } = App.useApp();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const [filterForm] = Form.useForm<Filters>();
-  const [filters, setFilters] = useState<Filters>({});
   const [dialog, setDialog] = useState<StudyDialogState | null>(null);
-
-  const remove = useMutation({
+  const remove = useListMutation({
     mutationFn: (id: number) => studyApi.remove(id),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study'] });
-    },
+    invalidate: [queryKeys.study.all()],
   });
 
-  const columns: TableColumnsType<Study> = [
-    { title: T.study.name, dataIndex: 'studyName', width: 220, ellipsis: true },
-    { title: T.study.code, dataIndex: 'studyCode', width: 140 },
-    { title: T.study.principal, dataIndex: 'principal', width: 110 },
+  const setup: RowAction<Study>[] = SETUP_PAGES.map((page) => ({
+    key: page.key,
+    label: page.label,
+    onClick: (study) => void navigate(page.to(study.id)),
+  }));
+  const columns: PageColumn<Study>[] = [
+    { title: T.study.name, dataIndex: 'studyName', minWidth: 160, search: { width: 200 } },
+    { title: T.study.code, dataIndex: 'studyCode', width: 120 },
+    { title: T.study.principal, dataIndex: 'principal', width: 90 },
     {
       title: T.study.status,
       dataIndex: 'status',
-      width: 100,
+      kind: 'status',
+      width: 80,
+      search: { options: STUDY_STATUS_OPTIONS, width: 120 },
       render: (status: number) => <StudyStatusTag status={status} />,
     },
-    { title: T.study.memberCount, dataIndex: 'memberCount', width: 90, align: 'center' },
-    { title: T.study.subjectCount, dataIndex: 'subjectCount', width: 90, align: 'center' },
-    { title: T.study.creater, dataIndex: 'creater', width: 110 },
-    { title: T.common.createTime, dataIndex: 'createTime', width: 180, render: (value: string) => formatDate(value) },
-    {
-      title: T.common.actions,
-      key: 'actions',
-      fixed: 'right',
-      width: 300,
-      render: (_: unknown, study) => (
-        <Space size={0} wrap>
-          <AuthButton code="study:edit" type="link" size="small" onClick={() => setDialog({ mode: 'edit', study })}>
-            {T.common.edit}
-          </AuthButton>
-          <Auth
-            code="study:remove"
-            fallback={
-              <AuthButton code="study:remove" type="link" size="small" danger>
-                {T.common.remove}
-              </AuthButton>
-            }
-          >
-            <Popconfirm
-              title={T.studyManage.confirmRemove(study.studyName)}
-              description={T.studyManage.removeHint}
-              onConfirm={() => remove.mutateAsync(study.id).catch(() => undefined)}
-            >
-              <Button type="link" size="small" danger>
-                {T.common.remove}
-              </Button>
-            </Popconfirm>
-          </Auth>
-          {studySetupLinks(study.id).map((link) => (
-            <Button key={link.to} type="link" size="small" onClick={() => void navigate(link.to)}>
-              {link.label}
-            </Button>
-          ))}
-        </Space>
-      ),
-    },
+    { title: T.study.memberCount, dataIndex: 'memberCount', kind: 'number' },
+    { title: T.study.subjectCount, dataIndex: 'subjectCount', kind: 'number', width: 70 },
+    { title: T.study.creater, dataIndex: 'creater', width: 90, hideOrder: 1 },
+    { title: T.common.createTime, dataIndex: 'createTime', kind: 'datetime', hideOrder: 2 },
+    actionsColumn<Study>([
+      { key: 'edit', label: T.common.edit, code: 'study:edit', onClick: (study) => setDialog({ mode: 'edit', study }) },
+      ...setup,
+      {
+        key: 'remove',
+        label: T.common.remove,
+        code: 'study:remove',
+        danger: true,
+        confirm: (study) => ({
+          title: T.studyManage.confirmRemove(study.studyName),
+          description: T.studyManage.removeHint,
+        }),
+        onClick: (study) => remove.mutateAsync(study.id),
+      },
+    ]),
   ];
 
   return (
     <div className="page-card">
       <h2 className="page-title">{T.studyManage.title}</h2>
-      <Form
-        form={filterForm}
+      <TablePage<Study, Filters>
         name="study-filter"
-        layout="inline"
-        className="page-filters"
-        onFinish={(values) => setFilters(compact(values))}
-      >
-        <Form.Item label={T.study.name} name="studyName">
-          <Input allowClear placeholder={T.study.name} style={{ width: 200 }} />
-        </Form.Item>
-        <Form.Item label={T.study.status} name="status">
-          <Select
-            allowClear
-            options={STUDY_STATUS_OPTIONS}
-            placeholder={T.common.selectPlaceholder}
-            style={{ width: 120 }}
-          />
-        </Form.Item>
-        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
-      </Form>
-      <div className="page-toolbar">
-        <AuthButton
-          code="study:add"
-          type="primary"
-          icon={<PlusOutlined aria-hidden />}
-          onClick={() => setDialog({ mode: 'add' })}
-        >
-          {T.common.add}
-        </AuthButton>
-      </div>
-      <PagedTable<Study>
         rowKey="id"
         columns={columns}
-        queryKey={['study', 'manage']}
-        filters={filters}
-        fetchPage={(paging) => studyApi.manageList({ ...paging, ...filters }).then((res) => res.data)}
+        queryKey={queryKeys.study.manage()}
+        fetchPage={(query) => studyApi.manageList(query).then((res) => res.data)}
+        toolbar={
+          <AuthButton
+            code="study:add"
+            type="primary"
+            icon={<PlusOutlined aria-hidden />}
+            onClick={() => setDialog({ mode: 'add' })}
+          >
+            {T.common.add}
+          </AuthButton>
+        }
       />
       <StudyDialog state={dialog} onClose={() => setDialog(null)} />
     </div>

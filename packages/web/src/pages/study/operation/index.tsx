@@ -1,16 +1,16 @@
 import { useState } from 'react';
 import '../study.css';
-import { Button, Checkbox, DatePicker, Form, Input, Select, Tag, type TableColumnsType } from 'antd';
+import { Checkbox, Tag } from 'antd';
 import { ALL_PERMISSIONS } from '@ecrf/core';
 import type { Dayjs } from 'dayjs';
 import { operLogApi, type OperLog, type OperLogQuery } from '../../../api/monitor.api';
-import { PagedTable } from '../../../components/paged-table';
+import { queryKeys } from '../../../api/query-keys';
+import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
 import { T } from '../../../locales/zh-CN';
 import { compact } from '../../../utils/compact';
-import { DATE_TIME_FORMAT, formatDate } from '../../../utils/format-date';
+import { DATE_TIME_FORMAT } from '../../../utils/format-date';
 import { OperLogDetailDialog } from './components/operlog-detail-dialog';
 import { businessTypeLabel } from './operlog-labels';
-import { FilterButtons } from '../../../components/filter-buttons';
 import { useSession } from '../../../stores/session.store';
 import { StudyScope } from '../components/study-scope';
 
@@ -41,68 +41,44 @@ function toFilters(values: FilterValues): Filters {
 
 /** One study's operations, or (studyId undefined) the whole log for a system administrator. */
 function OperationLog({ studyId }: { studyId: number | undefined }) {
-  const [filterForm] = Form.useForm<FilterValues>();
-  const [filters, setFilters] = useState<Filters>({});
   const [detail, setDetail] = useState<OperLog | null>(null);
 
-  const columns: TableColumnsType<OperLog> = [
-    { title: T.operlog.module, dataIndex: 'title', width: 140 },
-    { title: T.operlog.businessType, dataIndex: 'businessType', width: 100, render: businessTypeLabel },
-    { title: T.operlog.requestMethod, dataIndex: 'requestMethod', width: 100 },
-    { title: T.operlog.operName, dataIndex: 'operName', width: 160 },
-    { title: T.operlog.operIp, dataIndex: 'operIp', width: 140 },
-    { title: T.operlog.operUrl, dataIndex: 'operUrl', width: 240, ellipsis: true },
+  const columns: PageColumn<OperLog>[] = [
+    // A narrower page leaves out 操作地址, 耗时 and 请求方式 in that order; 详情 shows them all.
+    { title: T.operlog.module, dataIndex: 'title', width: 120, search: { width: 160 } },
+    { title: T.operlog.businessType, dataIndex: 'businessType', kind: 'status', width: 72, render: businessTypeLabel },
+    { title: T.operlog.requestMethod, dataIndex: 'requestMethod', kind: 'status', width: 80, hideOrder: 3 },
+    { title: T.operlog.operName, dataIndex: 'operName', width: 180, search: { width: 160 } },
+    { title: T.operlog.operIp, dataIndex: 'operIp', width: 120, hideOrder: 1 },
+    { title: T.operlog.operUrl, dataIndex: 'operUrl', minWidth: 150 },
     {
       title: T.common.status,
       dataIndex: 'status',
-      width: 80,
+      kind: 'status',
+      width: 70,
+      search: { options: STATUS_OPTIONS, width: 110 },
       render: (status: number) =>
         status === 0 ? <Tag color="success">{T.operlog.success}</Tag> : <Tag color="error">{T.operlog.failure}</Tag>,
     },
-    { title: T.operlog.operTime, dataIndex: 'operTime', width: 180, render: (value: string) => formatDate(value) },
-    { title: T.operlog.costTime, dataIndex: 'costTime', width: 110, align: 'right' },
     {
-      title: T.common.actions,
-      key: 'actions',
-      fixed: 'right',
-      width: 80,
-      render: (_: unknown, log) => (
-        <Button type="link" size="small" onClick={() => setDetail(log)}>
-          {T.common.detail}
-        </Button>
-      ),
+      title: T.operlog.operTime,
+      dataIndex: 'operTime',
+      kind: 'datetime',
+      search: { name: 'range', type: 'date-range', placeholder: [T.operlog.beginTime, T.operlog.endTime] },
     },
+    { title: T.operlog.costTime, dataIndex: 'costTime', kind: 'number', width: 90, align: 'right', hideOrder: 2 },
+    actionsColumn<OperLog>([{ key: 'detail', label: T.common.detail, onClick: (log) => setDetail(log) }]),
   ];
 
   return (
     <>
-      <Form
-        form={filterForm}
+      <TablePage<OperLog, Filters>
         name="operlog-filter"
-        layout="inline"
-        className="page-filters"
-        onFinish={(values) => setFilters(toFilters(values))}
-      >
-        <Form.Item label={T.operlog.module} name="title">
-          <Input allowClear placeholder={T.operlog.module} style={{ width: 160 }} />
-        </Form.Item>
-        <Form.Item label={T.operlog.operName} name="operName">
-          <Input allowClear placeholder={T.operlog.operName} style={{ width: 160 }} />
-        </Form.Item>
-        <Form.Item label={T.common.status} name="status">
-          <Select allowClear options={STATUS_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 110 }} />
-        </Form.Item>
-        <Form.Item label={T.operlog.operTime} name="range">
-          <DatePicker.RangePicker placeholder={[T.operlog.beginTime, T.operlog.endTime]} />
-        </Form.Item>
-        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
-      </Form>
-      <PagedTable<OperLog>
         rowKey="operId"
         columns={columns}
-        queryKey={['operlog', 'list', studyId ?? 'all']}
-        filters={filters}
-        fetchPage={(paging) => operLogApi.list({ ...paging, ...filters, studyId }).then((res) => res.data)}
+        toFilters={(values) => toFilters(values as FilterValues)}
+        queryKey={queryKeys.operlog.list(studyId ?? 'all')}
+        fetchPage={(query) => operLogApi.list({ ...query, studyId }).then((res) => res.data)}
       />
       <OperLogDetailDialog log={detail} onClose={() => setDetail(null)} />
     </>

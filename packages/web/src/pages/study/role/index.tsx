@@ -1,93 +1,71 @@
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Popconfirm, Space, type TableColumnsType } from 'antd';
+import { useQuery } from '@tanstack/react-query';
 import { PlusOutlined } from '@ant-design/icons';
-import { MSG } from '@ecrf/core';
+import { queryKeys } from '../../../api/query-keys';
 import { studyRoleApi, type Study, type StudyRole } from '../../../api/study.api';
-import { PagedTable } from '../../../components/paged-table';
-import { Auth, AuthButton } from '../../../components/permission';
+import { AuthButton } from '../../../components/permission';
+import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../components/table-page';
 import { T } from '../../../locales/zh-CN';
-import { formatDate } from '../../../utils/format-date';
 import { StudyRoutePage } from '../components/study-header';
 import { StudyRoleDialog, type StudyRoleDialogState } from './components/study-role-dialog';
 import '../study.css';
 
 function StudyRoles({ study }: { study: Study }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [dialog, setDialog] = useState<StudyRoleDialogState | null>(null);
 
   const roles = useQuery({
-    queryKey: ['study-role', 'list', study.id],
+    queryKey: queryKeys.studyRole.list(study.id),
     queryFn: () => studyRoleApi.list(study.id).then((res) => res.data),
   });
-
-  const remove = useMutation({
+  const remove = useListMutation({
     mutationFn: (id: number) => studyRoleApi.remove(id),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study-role'] });
-    },
+    invalidate: [queryKeys.studyRole.all()],
   });
 
-  const columns: TableColumnsType<StudyRole> = [
-    { title: T.studyRole.name, dataIndex: 'roleName', width: 200 },
+  const columns: PageColumn<StudyRole>[] = [
+    { title: T.studyRole.name, dataIndex: 'roleName', width: 180 },
     {
       title: T.studyRole.permissions,
       dataIndex: 'permissions',
-      width: 100,
-      align: 'center',
+      kind: 'number',
+      width: 90,
       render: (permissions: string[]) => T.studyRole.permissionCount(permissions.length),
     },
-    { title: T.studyRole.memberCount, dataIndex: 'memberCount', width: 90, align: 'center' },
-    { title: T.common.remark, dataIndex: 'remark', ellipsis: true },
-    { title: T.common.createTime, dataIndex: 'createTime', width: 180, render: (value: string) => formatDate(value) },
-    {
-      title: T.common.actions,
-      key: 'actions',
-      fixed: 'right',
-      width: 140,
-      render: (_: unknown, role) => (
-        <Space size={0}>
-          <AuthButton code="study:role" type="link" size="small" onClick={() => setDialog({ mode: 'edit', role })}>
-            {T.common.edit}
-          </AuthButton>
-          <Auth
-            code="study:role"
-            fallback={
-              <AuthButton code="study:role" type="link" size="small" danger>
-                {T.common.remove}
-              </AuthButton>
-            }
-          >
-            <Popconfirm
-              title={T.studyRole.confirmRemove(role.roleName)}
-              description={T.studyRole.removeHint}
-              onConfirm={() => remove.mutateAsync(role.id).catch(() => undefined)}
-            >
-              <Button type="link" size="small" danger>
-                {T.common.remove}
-              </Button>
-            </Popconfirm>
-          </Auth>
-        </Space>
-      ),
-    },
+    { title: T.studyRole.memberCount, dataIndex: 'memberCount', kind: 'number' },
+    { title: T.common.remark, dataIndex: 'remark', minWidth: 160 },
+    { title: T.common.createTime, dataIndex: 'createTime', kind: 'datetime' },
+    actionsColumn<StudyRole>([
+      { key: 'edit', label: T.common.edit, code: 'study:role', onClick: (role) => setDialog({ mode: 'edit', role }) },
+      {
+        key: 'remove',
+        label: T.common.remove,
+        code: 'study:role',
+        danger: true,
+        confirm: (role) => ({ title: T.studyRole.confirmRemove(role.roleName), description: T.studyRole.removeHint }),
+        onClick: (role) => remove.mutateAsync(role.id),
+      },
+    ]),
   ];
 
   return (
     <>
-      <div className="page-toolbar">
-        <AuthButton
-          code="study:role"
-          type="primary"
-          icon={<PlusOutlined aria-hidden />}
-          onClick={() => setDialog({ mode: 'add' })}
-        >
-          {T.common.add}
-        </AuthButton>
-      </div>
-      <PagedTable<StudyRole> rowKey="id" columns={columns} rows={roles.data ?? []} loading={roles.isFetching} />
+      <TablePage<StudyRole>
+        name="study-role-filter"
+        rowKey="id"
+        columns={columns}
+        rows={roles.data ?? []}
+        loading={roles.isFetching}
+        toolbar={
+          <AuthButton
+            code="study:role"
+            type="primary"
+            icon={<PlusOutlined aria-hidden />}
+            onClick={() => setDialog({ mode: 'add' })}
+          >
+            {T.common.add}
+          </AuthButton>
+        }
+      />
       <StudyRoleDialog studyId={study.id} state={dialog} onClose={() => setDialog(null)} />
     </>
   );

@@ -1,17 +1,19 @@
 import { useState } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Form, Input, Select, Space, type TableColumnsType } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
-import { MSG, STATUS } from '@ecrf/core';
+import { STATUS } from '@ecrf/core';
+import { queryKeys } from '../../../api/query-keys';
 import { roleApi, type Role } from '../../../api/system.api';
-import { PagedTable } from '../../../components/paged-table';
-import { AuthButton, AuthRemoveButton, AuthSwitch } from '../../../components/permission';
+import { AuthButton } from '../../../components/permission';
+import {
+  actionsColumn,
+  StatusSwitch,
+  TablePage,
+  useListMutation,
+  type PageColumn,
+} from '../../../components/table-page';
 import { T } from '../../../locales/zh-CN';
-import { compact } from '../../../utils/compact';
-import { formatDate } from '../../../utils/format-date';
 import { STATUS_OPTIONS } from '../sys-shared';
 import { RoleDialog, type RoleDialogState } from './components/role-dialog';
-import { FilterButtons } from '../../../components/filter-buttons';
 
 interface Filters {
   roleName?: string;
@@ -20,39 +22,29 @@ interface Filters {
 
 /** 角色管理 (SYS-05..07). */
 export default function RolePage() {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
-  const [filterForm] = Form.useForm<Filters>();
-  const [filters, setFilters] = useState<Filters>({});
   const [dialog, setDialog] = useState<RoleDialogState | null>(null);
 
-  const done = (res: { msg: string }) => {
-    void message.success(res.msg || MSG.ok);
-    void queryClient.invalidateQueries({ queryKey: ['role'] });
-  };
-
-  const changeStatus = useMutation({
+  const invalidate = [queryKeys.role.all()];
+  const changeStatus = useListMutation({
     mutationFn: ({ roleId, status }: { roleId: number; status: number }) => roleApi.changeStatus(roleId, status),
-    onSuccess: done,
+    invalidate,
   });
+  const remove = useListMutation({ mutationFn: (roleId: number) => roleApi.remove(roleId), invalidate });
 
-  const remove = useMutation({
-    mutationFn: (roleId: number) => roleApi.remove(roleId),
-    onSuccess: done,
-  });
-
-  const columns: TableColumnsType<Role> = [
-    { title: T.role.name, dataIndex: 'roleName' },
-    { title: T.role.key, dataIndex: 'roleKey' },
-    { title: T.role.sort, dataIndex: 'roleSort', width: 100, align: 'center' },
+  const columns: PageColumn<Role>[] = [
+    { title: T.role.name, dataIndex: 'roleName', minWidth: 160, search: { width: 200 } },
+    { title: T.role.key, dataIndex: 'roleKey', minWidth: 140 },
+    { title: T.role.sort, dataIndex: 'roleSort', kind: 'number' },
     {
       title: T.common.status,
       dataIndex: 'status',
-      width: 90,
+      kind: 'status',
+      width: 80,
+      search: { options: STATUS_OPTIONS, width: 120 },
       render: (status: number, role) => (
-        <AuthSwitch
+        <StatusSwitch
           code="sys:role:edit"
-          aria-label={`${role.roleName} ${T.common.status}`}
+          name={role.roleName}
           checked={status === STATUS.normal}
           loading={changeStatus.isPending && changeStatus.variables?.roleId === role.roleId}
           onChange={(checked) =>
@@ -61,66 +53,44 @@ export default function RolePage() {
         />
       ),
     },
-    { title: T.common.createTime, dataIndex: 'createTime', width: 180, render: (value: string) => formatDate(value) },
-    {
-      title: T.common.actions,
-      key: 'actions',
-      fixed: 'right',
-      width: 180,
-      render: (_: unknown, role) => (
-        <Space size={0}>
-          <AuthButton
-            code="sys:role:edit"
-            type="link"
-            size="small"
-            onClick={() => setDialog({ mode: 'edit', roleId: role.roleId })}
-          >
-            {T.common.edit}
-          </AuthButton>
-          <AuthRemoveButton
-            code="sys:role:remove"
-            title={T.role.confirmRemove(role.roleName)}
-            onConfirm={() => remove.mutateAsync(role.roleId)}
-          />
-        </Space>
-      ),
-    },
+    { title: T.common.createTime, dataIndex: 'createTime', kind: 'datetime' },
+    actionsColumn<Role>([
+      {
+        key: 'edit',
+        label: T.common.edit,
+        code: 'sys:role:edit',
+        onClick: (role) => setDialog({ mode: 'edit', roleId: role.roleId }),
+      },
+      {
+        key: 'remove',
+        label: T.common.remove,
+        code: 'sys:role:remove',
+        danger: true,
+        confirm: (role) => ({ title: T.role.confirmRemove(role.roleName) }),
+        onClick: (role) => remove.mutateAsync(role.roleId),
+      },
+    ]),
   ];
 
   return (
     <div className="page-card">
       <h2 className="page-title">{T.role.title}</h2>
-      <Form
-        form={filterForm}
+      <TablePage<Role, Filters>
         name="role-filter"
-        layout="inline"
-        className="page-filters"
-        onFinish={(values) => setFilters(values)}
-      >
-        <Form.Item label={T.role.name} name="roleName">
-          <Input allowClear placeholder={T.role.name} style={{ width: 200 }} />
-        </Form.Item>
-        <Form.Item label={T.common.status} name="status">
-          <Select allowClear options={STATUS_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 120 }} />
-        </Form.Item>
-        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
-      </Form>
-      <div className="page-toolbar">
-        <AuthButton
-          code="sys:role:add"
-          type="primary"
-          icon={<PlusOutlined aria-hidden />}
-          onClick={() => setDialog({ mode: 'add' })}
-        >
-          {T.common.add}
-        </AuthButton>
-      </div>
-      <PagedTable<Role>
         rowKey="roleId"
         columns={columns}
-        queryKey={['role', 'list']}
-        filters={filters}
-        fetchPage={(paging) => roleApi.list({ ...paging, ...compact(filters) }).then((res) => res.data)}
+        queryKey={queryKeys.role.list()}
+        fetchPage={(query) => roleApi.list(query).then((res) => res.data)}
+        toolbar={
+          <AuthButton
+            code="sys:role:add"
+            type="primary"
+            icon={<PlusOutlined aria-hidden />}
+            onClick={() => setDialog({ mode: 'add' })}
+          >
+            {T.common.add}
+          </AuthButton>
+        }
       />
       <RoleDialog state={dialog} onClose={() => setDialog(null)} />
     </div>

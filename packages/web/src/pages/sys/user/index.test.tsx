@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, screen, within } from '@testing-library/react';
+import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { useSession } from '../../../stores/session.store';
 import { renderWithProviders } from '../../../test/render';
 import UserPage from '.';
@@ -47,11 +47,15 @@ describe('用户管理', () => {
     renderWithProviders(<UserPage />);
     const own = (await screen.findByText('系统管理员')).closest('tr')!;
     const other = screen.getByText('研究护士').closest('tr')!;
-    expect(within(own).queryByText('删除')).toBeNull();
-    expect(within(own).getByRole('switch').hasAttribute('disabled')).toBe(true);
-    expect(within(other).getByText('删除')).toBeTruthy();
-    expect(within(other).getByRole('switch').hasAttribute('disabled')).toBe(false);
+    expect(within(own).getByRole('switch', { name: '启用 系统管理员' }).hasAttribute('disabled')).toBe(true);
+    expect(within(other).getByRole('switch', { name: '启用 研究护士' }).hasAttribute('disabled')).toBe(false);
     // Editing one's own profile and password stays possible.
-    expect(within(own).getByText('修改')).toBeTruthy();
+    expect(within(own).getByRole('button', { name: '修改' })).toBeTruthy();
+    // 重置密码 and 删除 are under 更多: only 重置密码 on one's own row.
+    fireEvent.click(within(own).getByRole('button', { name: '更多' }));
+    expect(await screen.findByRole('menuitem', { name: '重置密码' })).toBeTruthy();
+    expect(screen.queryByRole('menuitem', { name: '删除' })).toBeNull();
+    fireEvent.click(within(other).getByRole('button', { name: '更多' }));
+    expect(await screen.findByRole('menuitem', { name: '删除' })).toBeTruthy();
   });
 });

@@ -1,21 +1,25 @@
 import { useState, type Key } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Form, Input, Select, Space, TreeSelect, type TableColumnsType } from 'antd';
+import { useQueryClient } from '@tanstack/react-query';
+import { App } from 'antd';
 import { HomeOutlined, PlusOutlined } from '@ant-design/icons';
-import { MSG, STATUS } from '@ecrf/core';
+import { STATUS } from '@ecrf/core';
 import type { SysUser } from '../../../api/auth.api';
+import { queryKeys } from '../../../api/query-keys';
 import { userApi, type UserQuery } from '../../../api/system.api';
 import { ChangePasswordDialog, type PasswordTarget } from '../../../components/change-password-dialog';
-import { PagedTable } from '../../../components/paged-table';
-import { AuthButton, AuthRemoveButton, AuthSwitch } from '../../../components/permission';
+import { AuthButton } from '../../../components/permission';
+import {
+  actionsColumn,
+  StatusSwitch,
+  TablePage,
+  useListMutation,
+  type PageColumn,
+} from '../../../components/table-page';
 import { T } from '../../../locales/zh-CN';
 import { useSession } from '../../../stores/session.store';
-import { compact } from '../../../utils/compact';
-import { formatDate } from '../../../utils/format-date';
 import { STATUS_OPTIONS, useDeptTree } from '../sys-shared';
 import { SetHomeDialog } from './components/set-home-dialog';
 import { UserDialog, type UserDialogState } from './components/user-dialog';
-import { FilterButtons } from '../../../components/filter-buttons';
 
 type Filters = Omit<UserQuery, 'pageNum' | 'pageSize'>;
 
@@ -23,8 +27,6 @@ type Filters = Omit<UserQuery, 'pageNum' | 'pageSize'>;
 export default function UserPage() {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
-  const [filterForm] = Form.useForm<Filters>();
-  const [filters, setFilters] = useState<Filters>({});
   const [dialog, setDialog] = useState<UserDialogState | null>(null);
   const [resetTarget, setResetTarget] = useState<PasswordTarget | null>(null);
   const [selected, setSelected] = useState<Key[]>([]);
@@ -33,39 +35,44 @@ export default function UserPage() {
   // Nobody disables or deletes their own account (the server refuses it too): not offered on one's own row.
   const selfId = useSession((s) => s.user?.userId ?? null);
 
-  const done = (res: { msg: string }) => {
-    void message.success(res.msg || MSG.ok);
-    void queryClient.invalidateQueries({ queryKey: ['user'] });
-  };
-
-  const changeStatus = useMutation({
+  const invalidate = [queryKeys.user.all()];
+  const changeStatus = useListMutation({
     mutationFn: ({ userId, status }: { userId: number; status: number }) => userApi.changeStatus(userId, status),
-    onSuccess: done,
+    invalidate,
   });
+  const remove = useListMutation({ mutationFn: (userId: number) => userApi.remove(userId), invalidate });
 
-  const remove = useMutation({
-    mutationFn: (userId: number) => userApi.remove(userId),
-    onSuccess: done,
-  });
-
-  const columns: TableColumnsType<SysUser> = [
-    { title: T.user.userName, dataIndex: 'userName', width: 140 },
-    { title: T.user.name, dataIndex: 'name', width: 120 },
-    { title: T.user.dept, dataIndex: 'deptName', width: 160 },
+  const columns: PageColumn<SysUser>[] = [
+    {
+      title: T.user.userName,
+      dataIndex: 'userName',
+      width: 110,
+      search: { label: T.user.mobileFilter, width: 160 },
+      searchOrder: 1.5,
+    },
+    { title: T.user.name, dataIndex: 'name', width: 110, search: { width: 160 } },
+    {
+      title: T.user.dept,
+      dataIndex: 'deptName',
+      width: 110,
+      search: { name: 'deptId', type: 'tree-select', treeData },
+    },
     {
       title: T.user.rolesColumn,
       dataIndex: 'roleNames',
-      width: 180,
+      minWidth: 110,
       render: (names: string[] | undefined) => (names ?? []).join('、'),
     },
     {
       title: T.common.status,
       dataIndex: 'status',
-      width: 90,
+      kind: 'status',
+      width: 80,
+      search: { options: STATUS_OPTIONS, width: 120 },
       render: (status: number, user) => (
-        <AuthSwitch
+        <StatusSwitch
           code="sys:user:edit"
-          aria-label={`${user.userName} ${T.common.status}`}
+          name={user.name || user.userName}
           checked={status === STATUS.normal}
           disabled={user.userId === selfId}
           loading={changeStatus.isPending && changeStatus.variables?.userId === user.userId}
@@ -75,99 +82,62 @@ export default function UserPage() {
         />
       ),
     },
-    { title: T.common.createTime, dataIndex: 'createTime', width: 180, render: (value: string) => formatDate(value) },
-    {
-      title: T.common.actions,
-      key: 'actions',
-      fixed: 'right',
-      width: 280,
-      render: (_: unknown, user) => (
-        <Space size={0}>
-          <Button type="link" size="small" onClick={() => setDialog({ mode: 'view', userId: user.userId })}>
-            {T.common.view}
-          </Button>
-          <AuthButton
-            code="sys:user:edit"
-            type="link"
-            size="small"
-            onClick={() => setDialog({ mode: 'edit', userId: user.userId })}
-          >
-            {T.common.edit}
-          </AuthButton>
-          <AuthButton
-            code="sys:user:resetPwd"
-            type="link"
-            size="small"
-            onClick={() => setResetTarget({ userId: user.userId, userName: user.userName })}
-          >
-            {T.user.resetPassword}
-          </AuthButton>
-          {user.userId !== selfId && (
-            <AuthRemoveButton
-              code="sys:user:remove"
-              title={T.user.confirmRemove(user.name)}
-              onConfirm={() => remove.mutateAsync(user.userId)}
-            />
-          )}
-        </Space>
-      ),
-    },
+    { title: T.common.createTime, dataIndex: 'createTime', kind: 'datetime' },
+    actionsColumn<SysUser>([
+      { key: 'view', label: T.common.view, onClick: (user) => setDialog({ mode: 'view', userId: user.userId }) },
+      {
+        key: 'edit',
+        label: T.common.edit,
+        code: 'sys:user:edit',
+        onClick: (user) => setDialog({ mode: 'edit', userId: user.userId }),
+      },
+      {
+        key: 'resetPwd',
+        label: T.user.resetPassword,
+        code: 'sys:user:resetPwd',
+        onClick: (user) => setResetTarget({ userId: user.userId, userName: user.userName }),
+      },
+      {
+        key: 'remove',
+        label: T.common.remove,
+        code: 'sys:user:remove',
+        danger: true,
+        hidden: (user) => user.userId === selfId,
+        confirm: (user) => ({ title: T.user.confirmRemove(user.name) }),
+        onClick: (user) => remove.mutateAsync(user.userId),
+      },
+    ]),
   ];
 
   return (
     <div className="page-card">
       <h2 className="page-title">{T.user.title}</h2>
-      <Form
-        form={filterForm}
+      <TablePage<SysUser, Filters>
         name="user-filter"
-        layout="inline"
-        className="page-filters"
-        onFinish={(values) => setFilters(values)}
-      >
-        <Form.Item label={T.user.name} name="name">
-          <Input allowClear placeholder={T.user.name} style={{ width: 160 }} />
-        </Form.Item>
-        <Form.Item label={T.user.mobileFilter} name="userName">
-          <Input allowClear placeholder={T.user.mobileFilter} style={{ width: 160 }} />
-        </Form.Item>
-        <Form.Item label={T.user.dept} name="deptId">
-          <TreeSelect
-            allowClear
-            treeData={treeData}
-            treeDefaultExpandAll
-            placeholder={T.common.selectPlaceholder}
-            style={{ width: 200 }}
-          />
-        </Form.Item>
-        <Form.Item label={T.common.status} name="status">
-          <Select allowClear options={STATUS_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 120 }} />
-        </Form.Item>
-        <FilterButtons form={filterForm} onReset={() => setFilters({})} />
-      </Form>
-      <div className="page-toolbar">
-        <AuthButton
-          code="sys:user:add"
-          type="primary"
-          icon={<PlusOutlined aria-hidden />}
-          onClick={() => setDialog({ mode: 'add' })}
-        >
-          {T.common.add}
-        </AuthButton>
-        <AuthButton
-          code="sys:user:edit"
-          icon={<HomeOutlined aria-hidden />}
-          onClick={() => (selected.length > 0 ? setHomeOpen(true) : void message.warning(T.user.selectUsersFirst))}
-        >
-          {T.user.setHome}
-        </AuthButton>
-      </div>
-      <PagedTable<SysUser>
         rowKey="userId"
         columns={columns}
-        queryKey={['user', 'list']}
-        filters={filters}
-        fetchPage={(paging) => userApi.list({ ...paging, ...compact(filters) }).then((res) => res.data)}
-        rowSelection={{ selectedRowKeys: selected, onChange: setSelected, preserveSelectedRowKeys: true }}
+        queryKey={queryKeys.user.list()}
+        fetchPage={(query) => userApi.list(query).then((res) => res.data)}
+        table={{ rowSelection: { selectedRowKeys: selected, onChange: setSelected, preserveSelectedRowKeys: true } }}
+        toolbar={
+          <>
+            <AuthButton
+              code="sys:user:add"
+              type="primary"
+              icon={<PlusOutlined aria-hidden />}
+              onClick={() => setDialog({ mode: 'add' })}
+            >
+              {T.common.add}
+            </AuthButton>
+            <AuthButton
+              code="sys:user:edit"
+              icon={<HomeOutlined aria-hidden />}
+              onClick={() => (selected.length > 0 ? setHomeOpen(true) : void message.warning(T.user.selectUsersFirst))}
+            >
+              {T.user.setHome}
+            </AuthButton>
+          </>
+        }
       />
       <SetHomeDialog
         open={homeOpen}
@@ -176,7 +146,7 @@ export default function UserPage() {
           setHomeOpen(false);
           if (saved) {
             setSelected([]);
-            void queryClient.invalidateQueries({ queryKey: ['user'] });
+            void queryClient.invalidateQueries({ queryKey: queryKeys.user.all() });
           }
         }}
       />

@@ -19,6 +19,7 @@ import {
   type PatientFormValues,
 } from '../patient-form';
 import { displayTimeZone } from '../../../../utils/format-date';
+import { queryKeys } from '../../../../api/query-keys';
 
 export interface PatientDialogState {
   mode: PatientDialogMode;
@@ -47,8 +48,6 @@ const GENDER_OPTIONS = [
   { value: GENDER.male, label: T.sex.male },
   { value: GENDER.female, label: T.sex.female },
 ];
-
-export const formModelKey = (studyId: number) => ['subject', 'form-model', studyId] as const;
 
 interface SiteNode {
   value: number;
@@ -106,14 +105,14 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
   const today = todayString(new Date(), displayTimeZone());
 
   const model = useQuery({
-    queryKey: formModelKey(studyId),
+    queryKey: queryKeys.subject.formModel(studyId),
     enabled: open,
     queryFn: () => subjectApi.formModel(studyId).then((res) => res.data),
   });
   const subjectId = state?.subjectId;
   const subjectRecordId = state?.subjectRecordId;
   const subject = useQuery({
-    queryKey: ['subject', 'detail', subjectId ?? null, subjectRecordId ?? null],
+    queryKey: queryKeys.subject.detail(subjectId, subjectRecordId),
     enabled: open && state?.mode !== 'add' && (subjectId !== undefined || subjectRecordId !== undefined),
     queryFn: () =>
       (subjectId !== undefined ? subjectApi.get(subjectId) : subjectApi.byRecord(subjectRecordId!)).then(
@@ -121,7 +120,7 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
       ),
   });
   const sites = useQuery({
-    queryKey: ['study-personnel', 'sites'],
+    queryKey: queryKeys.studyPersonnel.sites(),
     enabled: open,
     retry: false,
     queryFn: () => personnelApi.sites().then((res) => res.data),
@@ -167,9 +166,9 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
           }),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['subject'] });
-      void queryClient.invalidateQueries({ queryKey: ['subject-record'] });
-      void queryClient.invalidateQueries({ queryKey: ['study-index'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.subject.all() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.subjectRecord.all() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.studyIndex.all() });
       onSaved?.(res.data);
       onClose();
     },

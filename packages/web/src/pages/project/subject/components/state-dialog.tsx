@@ -5,6 +5,7 @@ import { MSG } from '@ecrf/core';
 import { SUBJECT_STATE, subjectRecordApi, type SubjectRecordRow, type SubjectState } from '../../../../api/subject.api';
 import { T } from '../../../../locales/zh-CN';
 import { STATE_OPTIONS } from '../subject-state';
+import { queryKeys } from '../../../../api/query-keys';
 
 interface StateFields {
   state: SubjectState;
@@ -33,8 +34,8 @@ export function StateDialog({ record, onClose }: { record: SubjectRecordRow | nu
       }),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['subject-record'] });
-      void queryClient.invalidateQueries({ queryKey: ['study-index'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.subjectRecord.all() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.studyIndex.all() });
       onClose();
     },
   });

@@ -6,6 +6,7 @@ import { studyApi, type Study, type StudyBody } from '../../../../api/study.api'
 import { AuthButton } from '../../../../components/permission';
 import { T } from '../../../../locales/zh-CN';
 import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
+import { queryKeys } from '../../../../api/query-keys';
 
 type BasicFields = Pick<StudyBody, 'studyName' | 'studyCode' | 'description' | 'principal' | 'status' | 'timeZone'>;
 
@@ -32,7 +33,7 @@ export function BasicInfoForm({ study }: { study: Study }) {
       }),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
     },
   });
 

@@ -22,6 +22,7 @@ import { Auth, AuthButton, AuthSwitch } from '../../../../components/permission'
 import { T } from '../../../../locales/zh-CN';
 import { Section } from './section';
 import { useOpenCount } from '../../components/use-open-count';
+import { queryKeys } from '../../../../api/query-keys';
 
 const PERM = 'study:config';
 
@@ -54,8 +55,8 @@ function DiseaseDialogBody({
     },
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study-disease'] });
-      void queryClient.invalidateQueries({ queryKey: ['study'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.studyDisease.all() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
       onClose();
     },
   });
@@ -127,7 +128,7 @@ function DiseaseCrfsDialog({
   }
 
   const stored = useQuery({
-    queryKey: ['study-disease', 'crfs', disease?.id],
+    queryKey: queryKeys.studyDisease.crfs(disease?.id),
     enabled: Boolean(disease),
     queryFn: () => diseaseApi.crfs(disease!.id).then((res) => res.data),
   });
@@ -137,7 +138,7 @@ function DiseaseCrfsDialog({
     mutationFn: () => diseaseApi.setCrfs(disease!.id, value),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study-disease'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.studyDisease.all() });
       onClose();
     },
   });
@@ -178,11 +179,11 @@ export function DiseasePanel({ studyId }: { studyId: number }) {
   const [crfTarget, setCrfTarget] = useState<Disease | null>(null);
 
   const diseases = useQuery({
-    queryKey: ['study-disease', 'list', studyId],
+    queryKey: queryKeys.studyDisease.list(studyId),
     queryFn: () => diseaseApi.get(studyId).then((res) => res.data),
   });
   const crfs = useQuery({
-    queryKey: ['crf', 'options', studyId],
+    queryKey: queryKeys.crf.options(studyId),
     queryFn: () => crfApi.options(studyId).then((res) => res.data),
   });
   const crfTitle = new Map((crfs.data ?? []).map((crf) => [crf.id, crf.title]));
@@ -190,8 +191,8 @@ export function DiseasePanel({ studyId }: { studyId: number }) {
 
   const done = (res: { msg: string }) => {
     void message.success(res.msg || MSG.ok);
-    void queryClient.invalidateQueries({ queryKey: ['study-disease'] });
-    void queryClient.invalidateQueries({ queryKey: ['study'] });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.studyDisease.all() });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
   };
   const setMulti = useMutation({ mutationFn: (on: boolean) => diseaseApi.setMulti(studyId, on), onSuccess: done });
   const remove = useMutation({ mutationFn: (id: number) => diseaseApi.remove(id), onSuccess: done });

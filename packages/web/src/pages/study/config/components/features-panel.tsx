@@ -15,6 +15,7 @@ import { T } from '../../../../locales/zh-CN';
 import { STUDY_CODE_PATTERN } from '../../components/study-status-tag';
 import { dateItems } from '../../crf-items';
 import { Section } from './section';
+import { queryKeys } from '../../../../api/query-keys';
 
 const PERM = 'study:config';
 
@@ -23,15 +24,15 @@ function DoubtSwitch({ study }: { study: Study }) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const doubt = useQuery({
-    queryKey: ['study-config', 'doubt', study.id],
+    queryKey: queryKeys.studyConfig.doubt(study.id),
     queryFn: () => studyApi.getDoubt(study.id).then((res) => res.data),
   });
   const save = useMutation({
     mutationFn: (on: boolean) => studyApi.setDoubt(study.id, on ? '1' : '0'),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study-config', 'doubt', study.id] });
-      void queryClient.invalidateQueries({ queryKey: ['study'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.studyConfig.doubt(study.id) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
     },
   });
   const on = String(doubt.data ?? study.doubt) === '1';
@@ -55,7 +56,7 @@ function SignSection({ study }: { study: Study }) {
   const [form] = Form.useForm<SignConfig>();
   const enabled = Form.useWatch('enabled', form);
   const sign = useQuery({
-    queryKey: ['study-config', 'sign', study.id],
+    queryKey: queryKeys.studyConfig.sign(study.id),
     queryFn: () => studyApi.signConfig(study.id).then((res) => res.data),
   });
 
@@ -69,8 +70,8 @@ function SignSection({ study }: { study: Study }) {
       studyApi.update({ id: study.id, signConfig: { enabled: values.enabled, meaning: values.meaning?.trim() ?? '' } }),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study-config', 'sign', study.id] });
-      void queryClient.invalidateQueries({ queryKey: ['study'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.studyConfig.sign(study.id) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
     },
   });
 
@@ -117,7 +118,7 @@ function SerialNumberSection({ study }: { study: Study }) {
   const [form] = Form.useForm<SerialFields>();
   const enabled = Form.useWatch('enabled', form);
   const serial = useQuery({
-    queryKey: ['study-config', 'serial', study.id],
+    queryKey: queryKeys.studyConfig.serial(study.id),
     queryFn: () => studyApi.serialNumber(study.id).then((res) => res.data),
   });
 
@@ -144,8 +145,8 @@ function SerialNumberSection({ study }: { study: Study }) {
         : studyApi.closeSerialNumber(study.id),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study-config', 'serial', study.id] });
-      void queryClient.invalidateQueries({ queryKey: ['study'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.studyConfig.serial(study.id) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
     },
   });
 
@@ -213,15 +214,15 @@ function FollowTriggerSection({ study }: { study: Study }) {
   const enabled = Form.useWatch('enabled', form);
   const crfId = Form.useWatch('crfId', form);
   const trigger = useQuery({
-    queryKey: ['study-config', 'follow', study.id],
+    queryKey: queryKeys.studyConfig.follow(study.id),
     queryFn: () => studyApi.followTrigger(study.id).then((res) => res.data),
   });
   const crfs = useQuery({
-    queryKey: ['crf', 'options', study.id],
+    queryKey: queryKeys.crf.options(study.id),
     queryFn: () => crfApi.options(study.id).then((res) => res.data),
   });
   const detail = useQuery({
-    queryKey: ['crf', 'detail', crfId, 'latest'],
+    queryKey: queryKeys.crf.detail(crfId),
     enabled: typeof crfId === 'number',
     queryFn: () => crfApi.get(crfId!).then((res) => res.data),
   });
@@ -244,7 +245,7 @@ function FollowTriggerSection({ study }: { study: Study }) {
       }),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study-config', 'follow', study.id] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.studyConfig.follow(study.id) });
     },
   });
 

@@ -8,6 +8,7 @@ import { T } from '../../../../locales/zh-CN';
 import { displayColumnOptions } from '../../crf-items';
 import { COMPUTED_FIELDS, LOCKED_FIELDS, normalizeBaseConfig, settleField } from '../base-config';
 import { Section } from './section';
+import { queryKeys } from '../../../../api/query-keys';
 
 const PERM = 'study:config';
 
@@ -45,7 +46,7 @@ function BaseConfigTable({ study }: { study: Study }) {
       }),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
     },
   });
 
@@ -136,12 +137,12 @@ function DisplayColumns({ study }: { study: Study }) {
   const value = picked ?? study.displayCrfColumn ?? [];
 
   const crfList = useQuery({
-    queryKey: ['crf', 'options', study.id],
+    queryKey: queryKeys.crf.options(study.id),
     queryFn: () => crfApi.options(study.id).then((res) => res.data),
   });
   const definitions = useQueries({
     queries: (crfList.data ?? []).map((crf) => ({
-      queryKey: ['crf', 'detail', crf.id, 'latest'],
+      queryKey: queryKeys.crf.detail(crf.id),
       queryFn: () => crfApi.get(crf.id).then((res) => res.data),
     })),
     combine: combineDefinitions,
@@ -156,7 +157,7 @@ function DisplayColumns({ study }: { study: Study }) {
     mutationFn: () => studyApi.update({ id: study.id, displayCrfColumn: value }),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
     },
   });
 

@@ -4,6 +4,7 @@ import { MSG } from '@ecrf/core';
 import { crfApi, stageApi, type StageCrf } from '../../../../api/study.api';
 import { T } from '../../../../locales/zh-CN';
 import { useOpenCount } from '../../components/use-open-count';
+import { queryKeys } from '../../../../api/query-keys';
 
 export interface ImportTarget {
   stageId: number;
@@ -37,7 +38,7 @@ function ImportCrfsDialogBody({
   const [form] = Form.useForm<ImportFields>();
 
   const crfs = useQuery({
-    queryKey: ['crf', 'options', studyId],
+    queryKey: queryKeys.crf.options(studyId),
     enabled: Boolean(target),
     queryFn: () => crfApi.options(studyId).then((res) => res.data),
   });
@@ -51,7 +52,7 @@ function ImportCrfsDialogBody({
       stageApi.importCrfs({ crfStageId: target!.stageId, crfIds: values.crfIds, repeat: values.repeat }),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['crf-stage'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.crfStage.all() });
       onClose();
     },
   });

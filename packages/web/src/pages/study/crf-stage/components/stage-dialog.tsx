@@ -4,6 +4,7 @@ import { MSG } from '@ecrf/core';
 import { stageApi, type CrfStage } from '../../../../api/study.api';
 import { T } from '../../../../locales/zh-CN';
 import { useOpenCount } from '../../components/use-open-count';
+import { queryKeys } from '../../../../api/query-keys';
 
 export type StageDialogState =
   { mode: 'add'; parent: CrfStage | null; orderNum: number } | { mode: 'edit'; stage: CrfStage };
@@ -42,7 +43,7 @@ function StageDialogBody({
     },
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['crf-stage'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.crfStage.all() });
       onClose();
     },
   });

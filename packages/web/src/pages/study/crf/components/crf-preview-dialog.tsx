@@ -6,6 +6,7 @@ import { crfApi } from '../../../../api/study.api';
 import { CrfForm } from '../../../../crf';
 import { T } from '../../../../locales/zh-CN';
 import { CrfOutline } from './crf-outline';
+import { queryKeys } from '../../../../api/query-keys';
 
 export interface CrfPreviewTarget {
   crfId: number;
@@ -57,7 +58,7 @@ export function CrfPreviewDialog({ target, onClose }: { target: CrfPreviewTarget
   const version = picked ?? target?.version;
 
   const detail = useQuery({
-    queryKey: ['crf', 'detail', target?.crfId, version ?? 'latest'],
+    queryKey: queryKeys.crf.detail(target?.crfId, version),
     enabled: Boolean(target),
     placeholderData: keepPreviousData,
     queryFn: () => crfApi.get(target!.crfId, version).then((res) => res.data),

@@ -3,6 +3,7 @@ import { Button, Modal, Space, Table, type TableColumnsType } from 'antd';
 import { crfApi, type CrfVersion } from '../../../../api/study.api';
 import { T } from '../../../../locales/zh-CN';
 import { formatDate } from '../../../../utils/format-date';
+import { queryKeys } from '../../../../api/query-keys';
 
 export interface CrfVersionsTarget {
   crfId: number;
@@ -20,7 +21,7 @@ interface CrfVersionsDialogProps {
 /** 版本记录: every uploaded version of a CRF, newest first, each viewable and exportable. */
 export function CrfVersionsDialog({ target, sourceLabel, onPreview, onExport, onClose }: CrfVersionsDialogProps) {
   const detail = useQuery({
-    queryKey: ['crf', 'detail', target?.crfId, 'latest'],
+    queryKey: queryKeys.crf.detail(target?.crfId),
     enabled: Boolean(target),
     queryFn: () => crfApi.get(target!.crfId).then((res) => res.data),
   });

@@ -1,7 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Col, Form, Input, Modal, Radio, Row, Typography } from 'antd';
-import { MSG } from '@ecrf/core';
+import { Col, Form, Input, Modal, Radio, Row, Typography } from 'antd';
+import { queryKeys } from '../../../../api/query-keys';
 import { STUDY_STATUS, studyApi, type Study, type StudyBody } from '../../../../api/study.api';
+import { useSaveMutation } from '../../../../components/table-page';
 import { T } from '../../../../locales/zh-CN';
 import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
 import { useOpenCount } from '../../components/use-open-count';
@@ -16,18 +16,15 @@ type StudyFields = Required<Pick<StudyBody, 'studyName' | 'studyCode'>> &
 
 /** 新增项目 / 修改项目: the study's identity; everything else is set on 项目配置. */
 function StudyDialogBody({ state, onClose }: { state: StudyDialogState | null; onClose: () => void }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<StudyFields>();
   const editing = state?.mode === 'edit' ? state.study : undefined;
 
-  const save = useMutation({
-    mutationFn: (body: StudyFields) => (editing ? studyApi.update({ ...body, id: editing.id }) : studyApi.add(body)),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study'] });
-      onClose();
-    },
+  const save = useSaveMutation({
+    editing: Boolean(editing),
+    create: (body: StudyFields) => studyApi.add(body),
+    update: (body: StudyFields) => studyApi.update({ ...body, id: editing!.id }),
+    invalidate: [queryKeys.study.all()],
+    onSuccess: onClose,
   });
 
   const submit = async () => {

@@ -1,8 +1,10 @@
 import { useMemo, useState, type Key } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Form, Input, Modal, Spin, Tree, type TreeDataNode } from 'antd';
+import { useQuery } from '@tanstack/react-query';
+import { Form, Input, Modal, Spin, Tree, type TreeDataNode } from 'antd';
 import { MSG, REMARK_MAX } from '@ecrf/core';
+import { queryKeys } from '../../../../api/query-keys';
 import { studyRoleApi, type PermissionNode, type StudyRole } from '../../../../api/study.api';
+import { useSaveMutation } from '../../../../components/table-page';
 import { T } from '../../../../locales/zh-CN';
 import { checkedFromPermissions, permissionsFromChecked } from '../permission-tree';
 import { useOpenCount } from '../../components/use-open-count';
@@ -37,15 +39,13 @@ function StudyRoleDialogBody({
   state: StudyRoleDialogState | null;
   onClose: () => void;
 }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<RoleFields>();
   const role = state?.mode === 'edit' ? state.role : undefined;
   // The user's own ticks; until there are any, the tree shows what the role holds.
   const [edited, setEdited] = useState<Key[] | null>(null);
 
   const tree = useQuery({
-    queryKey: ['study-role', 'tree', studyId],
+    queryKey: queryKeys.studyRole.tree(studyId),
     enabled: Boolean(state),
     queryFn: () => studyRoleApi.tree(studyId).then((res) => res.data),
   });
@@ -54,14 +54,12 @@ function StudyRoleDialogBody({
   const treeData = useMemo(() => toTreeData(nodes), [nodes]);
   const checked = edited ?? checkedFromPermissions(nodes, role?.permissions ?? []);
 
-  const save = useMutation({
-    mutationFn: (body: RoleFields & { permissions: string[] }) =>
-      role ? studyRoleApi.update({ ...body, id: role.id }) : studyRoleApi.add({ ...body, studyId }),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study-role'] });
-      onClose();
-    },
+  const save = useSaveMutation({
+    editing: Boolean(role),
+    create: (body: RoleFields & { permissions: string[] }) => studyRoleApi.add({ ...body, studyId }),
+    update: (body: RoleFields & { permissions: string[] }) => studyRoleApi.update({ ...body, id: role!.id }),
+    invalidate: [queryKeys.studyRole.all()],
+    onSuccess: onClose,
   });
 
   const submit = async () => {

@@ -1,8 +1,10 @@
 import { useMemo } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Form, Modal, Select, TreeSelect } from 'antd';
-import { buildTree, MSG } from '@ecrf/core';
+import { useQuery } from '@tanstack/react-query';
+import { Form, Modal, Select, TreeSelect } from 'antd';
+import { buildTree } from '@ecrf/core';
+import { queryKeys } from '../../../../api/query-keys';
 import { personnelApi, studyRoleApi, type SiteRow, type StudyMember } from '../../../../api/study.api';
+import { useSaveMutation } from '../../../../components/table-page';
 import { T } from '../../../../locales/zh-CN';
 import { useOpenCount } from '../../components/use-open-count';
 
@@ -45,24 +47,22 @@ function MemberDialogBody({
   state: MemberDialogState | null;
   onClose: () => void;
 }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<MemberFields>();
   const member = state?.mode === 'edit' ? state.member : undefined;
   const open = Boolean(state);
 
   const roles = useQuery({
-    queryKey: ['study-role', 'list', studyId],
+    queryKey: queryKeys.studyRole.list(studyId),
     enabled: open,
     queryFn: () => studyRoleApi.list(studyId).then((res) => res.data),
   });
   const candidates = useQuery({
-    queryKey: ['study-personnel', 'uncommitted', studyId],
+    queryKey: queryKeys.studyPersonnel.uncommitted(studyId),
     enabled: open && !member,
     queryFn: () => personnelApi.uncommitted(studyId).then((res) => res.data),
   });
   const sites = useQuery({
-    queryKey: ['study-personnel', 'sites'],
+    queryKey: queryKeys.studyPersonnel.sites(),
     enabled: open,
     retry: false,
     queryFn: () => personnelApi.sites().then((res) => res.data),
@@ -72,20 +72,20 @@ function MemberDialogBody({
     [sites.data],
   );
 
-  const save = useMutation({
-    mutationFn: (values: MemberFields) => {
-      const deptId = values.deptId ?? undefined;
-      return member
-        ? personnelApi.update({ id: member.id, studyRoleId: values.studyRoleId, deptId })
-        : personnelApi.add({ studyId, userIds: values.userIds ?? [], studyRoleId: values.studyRoleId, deptId });
-    },
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['study-personnel'] });
-      void queryClient.invalidateQueries({ queryKey: ['study-role'] });
-      void queryClient.invalidateQueries({ queryKey: ['study'] });
-      onClose();
-    },
+  const save = useSaveMutation({
+    editing: Boolean(member),
+    create: (values: MemberFields) =>
+      personnelApi.add({
+        studyId,
+        userIds: values.userIds ?? [],
+        studyRoleId: values.studyRoleId,
+        deptId: values.deptId ?? undefined,
+      }),
+    update: (values: MemberFields) =>
+      personnelApi.update({ id: member!.id, studyRoleId: values.studyRoleId, deptId: values.deptId ?? undefined }),
+    // The member count of the study and of its roles change with the staff.
+    invalidate: [queryKeys.studyPersonnel.all(), queryKeys.studyRole.all(), queryKeys.study.all()],
+    onSuccess: onClose,
   });
 
   const submit = async () => {

@@ -1,8 +1,9 @@
 import { useEffect, useMemo } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Col, Form, Input, InputNumber, Modal, Radio, Row, TreeSelect } from 'antd';
-import { MSG, STATUS, type MenuType } from '@ecrf/core';
+import { Col, Form, Input, InputNumber, Modal, Radio, Row, TreeSelect } from 'antd';
+import { STATUS, type MenuType } from '@ecrf/core';
+import { queryKeys } from '../../../../api/query-keys';
 import { menuApi, type MenuBody, type MenuRow } from '../../../../api/system.api';
+import { useSaveMutation } from '../../../../components/table-page';
 import { T } from '../../../../locales/zh-CN';
 import { STATUS_OPTIONS, type TreeSelectNode } from '../../sys-shared';
 import { menuHidden, menuIconName, menuTitle } from '../menu-row';
@@ -54,8 +55,6 @@ interface MenuDialogProps {
 }
 
 export function MenuDialog({ state, tree, onClose }: MenuDialogProps) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<MenuBody>();
   const type = Form.useWatch('type', form);
   const editingId = state?.mode === 'edit' ? state.menu?.menuId : undefined;
@@ -95,14 +94,13 @@ export function MenuDialog({ state, tree, onClose }: MenuDialogProps) {
     }
   }, [state, form]);
 
-  const save = useMutation({
-    mutationFn: (body: MenuBody) => (body.menuId ? menuApi.update(body) : menuApi.add(body)),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['menu'] });
-      void queryClient.invalidateQueries({ queryKey: ['routers'] });
-      onClose();
-    },
+  const save = useSaveMutation({
+    editing: editingId !== undefined,
+    create: (body: MenuBody) => menuApi.add(body),
+    update: (body: MenuBody) => menuApi.update(body),
+    // A menu change changes the side menu too.
+    invalidate: [queryKeys.menu.all(), queryKeys.account.routers()],
+    onSuccess: onClose,
   });
 
   const submit = async () => {

@@ -1,8 +1,9 @@
 import { useEffect } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Col, Form, Input, InputNumber, Modal, Radio, Row, TreeSelect } from 'antd';
-import { MSG, STATUS } from '@ecrf/core';
+import { Col, Form, Input, InputNumber, Modal, Radio, Row, TreeSelect } from 'antd';
+import { STATUS } from '@ecrf/core';
+import { queryKeys } from '../../../../api/query-keys';
 import { deptApi, type Dept, type DeptBody } from '../../../../api/system.api';
+import { useSaveMutation } from '../../../../components/table-page';
 import { T } from '../../../../locales/zh-CN';
 import { STATUS_OPTIONS, useDeptTree } from '../../sys-shared';
 
@@ -15,8 +16,6 @@ export interface DeptDialogState {
 const ROOT_PARENT = 0;
 
 export function DeptDialog({ state, onClose }: { state: DeptDialogState | null; onClose: () => void }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<DeptBody>();
   const editingId = state?.mode === 'edit' ? state.dept?.deptId : undefined;
   const { treeData } = useDeptTree(editingId);
@@ -31,13 +30,12 @@ export function DeptDialog({ state, onClose }: { state: DeptDialogState | null; 
     }
   }, [state, form]);
 
-  const save = useMutation({
-    mutationFn: (body: DeptBody) => (body.deptId ? deptApi.update(body) : deptApi.add(body)),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['dept'] });
-      onClose();
-    },
+  const save = useSaveMutation({
+    editing: editingId !== undefined,
+    create: (body: DeptBody) => deptApi.add(body),
+    update: (body: DeptBody) => deptApi.update(body),
+    invalidate: [queryKeys.dept.all()],
+    onSuccess: onClose,
   });
 
   const submit = async () => {

@@ -1,8 +1,10 @@
 import { useEffect, useMemo, useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Col, Form, Input, InputNumber, Modal, Radio, Row, Spin, Tree, type TreeDataNode } from 'antd';
+import { useQuery } from '@tanstack/react-query';
+import { Col, Form, Input, InputNumber, Modal, Radio, Row, Spin, Tree, type TreeDataNode } from 'antd';
 import { MSG, REMARK_MAX, STATUS } from '@ecrf/core';
+import { queryKeys } from '../../../../api/query-keys';
 import { menuApi, roleApi, type RoleBody, type TreeOption } from '../../../../api/system.api';
+import { useSaveMutation } from '../../../../components/table-page';
 import { T } from '../../../../locales/zh-CN';
 import { STATUS_OPTIONS } from '../../sys-shared';
 import { checkStateFromLeaves, menuIdsOf, type CheckState } from '../menu-check';
@@ -25,8 +27,6 @@ function toTreeData(options: readonly TreeOption[]): TreeDataNode[] {
 const EMPTY: CheckState = { checked: [], halfChecked: [] };
 
 export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; onClose: () => void }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<RoleFields>();
   // The user's own ticks; until there are any, the tree shows what the role holds.
   const [edited, setEdited] = useState<CheckState | null>(null);
@@ -38,7 +38,7 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
   const roleId = state?.mode === 'edit' ? state.roleId : undefined;
 
   const menus = useQuery({
-    queryKey: ['menu', 'role-tree', roleId ?? 'new'],
+    queryKey: queryKeys.menu.roleTree(roleId),
     enabled: Boolean(state),
     queryFn: async () =>
       roleId === undefined
@@ -47,7 +47,7 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
   });
 
   const role = useQuery({
-    queryKey: ['role', 'detail', roleId],
+    queryKey: queryKeys.role.detail(roleId),
     enabled: Boolean(state) && roleId !== undefined,
     queryFn: () => roleApi.get(roleId!).then((res) => res.data),
   });
@@ -73,14 +73,12 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
 
   const treeData = useMemo(() => toTreeData(menus.data?.menus ?? []), [menus.data]);
 
-  const save = useMutation({
-    mutationFn: (body: RoleBody) => (body.roleId ? roleApi.update(body) : roleApi.add(body)),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['role'] });
-      void queryClient.invalidateQueries({ queryKey: ['menu', 'role-tree'] });
-      onClose();
-    },
+  const save = useSaveMutation({
+    editing: roleId !== undefined,
+    create: (body: RoleBody) => roleApi.add(body),
+    update: (body: RoleBody) => roleApi.update(body),
+    invalidate: [queryKeys.role.all(), queryKeys.menu.roleTrees()],
+    onSuccess: onClose,
   });
 
   const submit = async () => {

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { App, Button, Col, Form, Input, Modal, Radio, Row, Select, Spin, TreeSelect } from 'antd';
 import {
   LOAD_ALL_PAGE_SIZE,
@@ -11,8 +11,10 @@ import {
   userCreateSchema,
   userNameSchema,
 } from '@ecrf/core';
+import { queryKeys } from '../../../../api/query-keys';
 import { ApiError } from '../../../../api/request';
 import { roleApi, userApi, type UserBody } from '../../../../api/system.api';
+import { useSaveMutation } from '../../../../components/table-page';
 import { T } from '../../../../locales/zh-CN';
 import { zodRule } from '../../../../utils/zod-rule';
 import { STATUS_OPTIONS, useDeptTree } from '../../sys-shared';
@@ -48,20 +50,19 @@ const rules = {
 
 export function UserDialog({ state, onClose }: { state: UserDialogState | null; onClose: () => void }) {
   const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<UserBody>();
   const mode = state?.mode ?? 'add';
   const userId = state?.userId;
   const { treeData } = useDeptTree();
 
   const roles = useQuery({
-    queryKey: ['role', 'all'],
+    queryKey: queryKeys.role.options(),
     queryFn: () => roleApi.list({ pageNum: 1, pageSize: LOAD_ALL_PAGE_SIZE }).then((res) => res.data.list),
     enabled: Boolean(state),
   });
 
   const user = useQuery({
-    queryKey: ['user', 'detail', userId],
+    queryKey: queryKeys.user.detail(userId),
     queryFn: () => userApi.get(userId!).then((res) => res.data),
     enabled: Boolean(state) && userId !== undefined,
   });
@@ -90,14 +91,13 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
     }
   }, [state, user.data, form]);
 
-  const save = useMutation({
-    mutationFn: (body: UserBody) => (mode === 'edit' ? userApi.update(body) : userApi.add(body)),
-    onSuccess: (res) => {
-      // SYS-15: code 200 shows the server's message as success, anything else as an error.
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: ['user'] });
-      onClose();
-    },
+  const save = useSaveMutation({
+    editing: mode === 'edit',
+    create: userApi.add,
+    update: userApi.update,
+    // SYS-15: code 200 shows the server's message as success, anything else as an error.
+    invalidate: [queryKeys.user.all()],
+    onSuccess: onClose,
     onError: (error) => {
       void message.error(error instanceof ApiError ? error.message : MSG.failed);
     },

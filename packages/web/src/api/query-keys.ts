@@ -1,0 +1,158 @@
+/**
+ * Every TanStack Query key of the app, one factory per area. A key starts with its area's `all()`, and the
+ * narrower keys of an area start with the wider ones (`doubt.list(7)` starts with `doubt.lists()`), so an
+ * invalidation by a prefix reaches every key under it. Key shapes are stable: pages not yet moved to the factory
+ * (the CRF page, the sign-in page) still write the same arrays inline and share the cache.
+ */
+
+const ROUTERS = ['routers'] as const;
+const USER_INFO = ['userInfo'] as const;
+const CAPTCHA = ['captcha'] as const;
+const SYSCONFIG = ['sysconfig'] as const;
+const NOTICES = ['notices'] as const;
+const USER = ['user'] as const;
+const ROLE = ['role'] as const;
+const DEPT = ['dept'] as const;
+const MENU = ['menu'] as const;
+const STUDY = ['study'] as const;
+const STUDY_QR = ['study-qr'] as const;
+const STUDY_ROLE = ['study-role'] as const;
+const STUDY_PERSONNEL = ['study-personnel'] as const;
+const STUDY_DISEASE = ['study-disease'] as const;
+const STUDY_CONFIG = ['study-config'] as const;
+const STUDY_INDEX = ['study-index'] as const;
+const CRF = ['crf'] as const;
+const CRF_STAGE = ['crf-stage'] as const;
+const SUBJECT = ['subject'] as const;
+const SUBJECT_RECORD = ['subject-record'] as const;
+const DOUBT = ['doubt'] as const;
+const OPERLOG = ['operlog'] as const;
+
+/** The version segment of a CRF definition key: a number, or the newest. */
+export type CrfVersionKey = number | 'latest';
+
+export const queryKeys = {
+  /** The signed-in user's menus and profile. */
+  account: {
+    routers: () => ROUTERS,
+    info: () => USER_INFO,
+    captcha: () => CAPTCHA,
+  },
+  sysConfig: {
+    all: () => SYSCONFIG,
+    title: () => [...SYSCONFIG, 'systemtitle'] as const,
+  },
+  notices: {
+    all: () => NOTICES,
+  },
+  user: {
+    all: () => USER,
+    list: () => [...USER, 'list'] as const,
+    detail: (userId: number | undefined) => [...USER, 'detail', userId] as const,
+  },
+  role: {
+    all: () => ROLE,
+    list: () => [...ROLE, 'list'] as const,
+    /** Every role, for the user dialog's picker. */
+    options: () => [...ROLE, 'all'] as const,
+    detail: (roleId: number | undefined) => [...ROLE, 'detail', roleId] as const,
+  },
+  dept: {
+    all: () => DEPT,
+    lists: () => [...DEPT, 'list'] as const,
+    list: (filters: object = {}) => [...DEPT, 'list', filters] as const,
+  },
+  menu: {
+    all: () => MENU,
+    lists: () => [...MENU, 'list'] as const,
+    list: (filters: object = {}) => [...MENU, 'list', filters] as const,
+    roleTrees: () => [...MENU, 'role-tree'] as const,
+    roleTree: (roleId: number | undefined) => [...MENU, 'role-tree', roleId ?? 'new'] as const,
+  },
+  study: {
+    all: () => STUDY,
+    /** 项目维护: every study, paged on the server. */
+    manage: () => [...STUDY, 'manage'] as const,
+    /** The studies the user may set up, for pickers. */
+    mine: () => [...STUDY, 'mine'] as const,
+    openLists: () => [...STUDY, 'open-list'] as const,
+    openList: (keyword: string, paging: object) => [...STUDY, 'open-list', keyword, paging] as const,
+    details: () => [...STUDY, 'detail'] as const,
+    detail: (studyId: number | null) => [...STUDY, 'detail', studyId] as const,
+  },
+  studyQr: {
+    all: () => STUDY_QR,
+    image: (studyId: number | string | null | undefined) => [...STUDY_QR, studyId] as const,
+  },
+  studyRole: {
+    all: () => STUDY_ROLE,
+    list: (studyId: number) => [...STUDY_ROLE, 'list', studyId] as const,
+    trees: () => [...STUDY_ROLE, 'tree'] as const,
+    tree: (studyId: number) => [...STUDY_ROLE, 'tree', studyId] as const,
+  },
+  studyPersonnel: {
+    all: () => STUDY_PERSONNEL,
+    list: (studyId: number) => [...STUDY_PERSONNEL, 'list', studyId] as const,
+    uncommitted: (studyId: number) => [...STUDY_PERSONNEL, 'uncommitted', studyId] as const,
+    sites: () => [...STUDY_PERSONNEL, 'sites'] as const,
+  },
+  studyDisease: {
+    all: () => STUDY_DISEASE,
+    list: (studyId: number) => [...STUDY_DISEASE, 'list', studyId] as const,
+    crfs: (diseaseId: number | undefined) => [...STUDY_DISEASE, 'crfs', diseaseId] as const,
+  },
+  studyConfig: {
+    all: () => STUDY_CONFIG,
+    doubt: (studyId: number) => [...STUDY_CONFIG, 'doubt', studyId] as const,
+    sign: (studyId: number) => [...STUDY_CONFIG, 'sign', studyId] as const,
+    serial: (studyId: number) => [...STUDY_CONFIG, 'serial', studyId] as const,
+    follow: (studyId: number) => [...STUDY_CONFIG, 'follow', studyId] as const,
+  },
+  /** The study home's figures. */
+  studyIndex: {
+    all: () => STUDY_INDEX,
+    detail: (studyId: number | null) => [...STUDY_INDEX, studyId] as const,
+  },
+  crf: {
+    all: () => CRF,
+    /** CRF管理's list, paged on the server. */
+    page: (studyId: number) => [...CRF, 'page', studyId] as const,
+    options: (studyId: number) => [...CRF, 'options', studyId] as const,
+    details: () => [...CRF, 'detail'] as const,
+    detail: (crfId: number | null | undefined, version?: CrfVersionKey | null) =>
+      [...CRF, 'detail', crfId, version ?? 'latest'] as const,
+  },
+  crfStage: {
+    all: () => CRF_STAGE,
+    tree: (studyId: number) => [...CRF_STAGE, 'tree', studyId] as const,
+    crfs: (stageId: number) => [...CRF_STAGE, 'crfs', stageId] as const,
+    detail: (stageId: number) => [...CRF_STAGE, 'detail', stageId] as const,
+  },
+  subject: {
+    all: () => SUBJECT,
+    formModel: (studyId: number) => [...SUBJECT, 'form-model', studyId] as const,
+    detail: (subjectId: number | null | undefined, subjectRecordId: number | null | undefined) =>
+      [...SUBJECT, 'detail', subjectId ?? null, subjectRecordId ?? null] as const,
+  },
+  subjectRecord: {
+    all: () => SUBJECT_RECORD,
+    lists: () => [...SUBJECT_RECORD, 'list'] as const,
+    list: (studyId: number) => [...SUBJECT_RECORD, 'list', studyId] as const,
+    columns: (studyId: number) => [...SUBJECT_RECORD, 'columns', studyId] as const,
+    operates: (subjectRecordId: number) => [...SUBJECT_RECORD, 'operates', subjectRecordId] as const,
+  },
+  doubt: {
+    all: () => DOUBT,
+    lists: () => [...DOUBT, 'list'] as const,
+    list: (studyId: number) => [...DOUBT, 'list', studyId] as const,
+    /** The top bar's count of queries waiting for the user, per study. */
+    counts: () => [...DOUBT, 'count'] as const,
+    count: (studyId: number | string | null) => [...DOUBT, 'count', studyId] as const,
+    detail: (doubtId: number | undefined) => [...DOUBT, 'detail', doubtId] as const,
+  },
+  operlog: {
+    all: () => OPERLOG,
+    /** One study's log, or (`'all'`) the whole log for a system administrator. */
+    list: (studyId: number | 'all') => [...OPERLOG, 'list', studyId] as const,
+  },
+} as const;
