@@ -191,7 +191,11 @@ describe('shell and system administration', () => {
     await openMenu(page, '系统管理', '用户管理');
     const nurseRow = page.getByRole('row').filter({ hasText: '李护士' });
     await nurseRow.waitFor();
-    // 删除 and 重置密码 are under 更多. The nurse holds both, not 修改; her own account is not offered for 删除.
+    // 删除 and 重置密码 are under 更多. Nobody deletes their own account; the nurse holds the delete permission
+    // for the others, and 重置密码, not 修改.
+    await (await openMore(page, nurseRow, '重置密码')).waitFor();
+    expect(await page.locator('.ant-dropdown:visible').getByRole('menuitem', { name: '删除' }).count()).toBe(0);
+    await closeMore(page);
     const remove = await openMore(page, page.getByRole('row').filter({ hasText: '系统管理员' }), '删除');
     expect(await remove.getAttribute('aria-disabled')).not.toBe('true');
     await closeMore(page);
