@@ -9,6 +9,7 @@ import { T } from '../../../../locales/zh-CN';
 import { formatDate } from '../../../../utils/format-date';
 import { saveDownload } from '../../../study/crf/download';
 import { operateItem } from '../operate-labels';
+import { queryKeys } from '../../../../api/query-keys';
 
 const ACTION_COLORS: Record<string, string> = {
   'subject.create': 'green',
@@ -117,7 +118,7 @@ export function OperatesDrawer({ record, onClose }: { record: SubjectRecordRow |
           tableLayout={cards ? 'fixed' : undefined}
           showHeader={!cards}
           columns={columns}
-          queryKey={['subject-record', 'operates', record.subjectRecordId]}
+          queryKey={queryKeys.subjectRecord.operates(record.subjectRecordId)}
           fetchPage={(paging) =>
             subjectRecordApi.operates({ ...paging, subjectRecordId: record.subjectRecordId }).then((res) => res.data)
           }
