@@ -1,0 +1,76 @@
+import type { Db } from '../db/client.js';
+
+/**
+ * Facts about clinical work that other parts of the system react to (system queries, realtime pushes,
+ * follow-up scheduling, search indexing). An event is written to the outbox inside the transaction of
+ * the change it describes and delivered to subscribers only after that transaction commits, so a crash
+ * between commit and delivery loses nothing (delivery is at least once: subscribers are idempotent).
+ *
+ * Events carry ids and who acted, never clinical values or identifiers: a subscriber that needs the
+ * data reads it under its own rules.
+ */
+export type DomainEvent =
+  | { type: 'subject.enrolled'; studyId: number; subjectId: number; by: number }
+  | {
+      type: 'record.saved';
+      studyId: number;
+      subjectId: number;
+      crfId: number;
+      recordId: number;
+      by: number;
+    }
+  | {
+      type: 'record.submitted';
+      studyId: number;
+      subjectId: number;
+      crfId: number;
+      recordId: number;
+      by: number;
+    }
+  | {
+      type: 'query.opened';
+      studyId: number;
+      subjectId: number;
+      crfId: number;
+      queryId: number;
+      /** null when the system raised it (a range or consistency check on submit). */
+      by: number | null;
+    }
+  | {
+      type: 'query.answered';
+      studyId: number;
+      subjectId: number;
+      crfId: number;
+      queryId: number;
+      by: number;
+    }
+  | {
+      type: 'query.closed';
+      studyId: number;
+      subjectId: number;
+      crfId: number;
+      queryId: number;
+      /** null when the system closed it (the value it questioned was corrected). */
+      by: number | null;
+    };
+
+export type DomainEventType = DomainEvent['type'];
+
+/** An event as delivered: its outbox row id (for idempotent subscribers) and when it was recorded. */
+export interface DeliveredEvent {
+  readonly id: number;
+  readonly occurredAt: Date;
+  readonly event: DomainEvent;
+}
+
+export type DomainEventHandler = (delivered: DeliveredEvent) => Promise<void>;
+
+export interface DomainEvents {
+  /** Writes the event into the outbox with the caller's transaction (`tx`), so it commits or rolls back with the change. */
+  record(tx: Db, event: DomainEvent): Promise<void>;
+  /**
+   * Registers a named subscriber for some event types. Each subscriber sees each event at least once,
+   * after the change committed, on exactly one app server.
+   */
+  subscribe(subscriber: string, types: readonly DomainEventType[], handler: DomainEventHandler): void;
+}
