@@ -3,3 +3,4 @@ export * from './study.js';
 export * from './capture.js';
 export * from './doubt.js';
 export * from './security.js';
+export * from './events.js';
