@@ -4,3 +4,4 @@ export * from './capture.js';
 export * from './doubt.js';
 export * from './security.js';
 export * from './events.js';
+export * from './jobs.js';
