@@ -12,6 +12,7 @@ import {
   smallint,
   text,
   timestamp,
+  unique,
   uniqueIndex,
   varchar,
 } from 'drizzle-orm/pg-core';
@@ -52,6 +53,7 @@ export const subjects = pgTable(
       .on(t.studyId, t.idNumberHash)
       .where(sql`${t.deletedAt} is null and ${t.idNumberHash} is not null`),
     index('subjects_study').on(t.studyId),
+    unique('subjects_study_key').on(t.studyId, t.id),
   ],
 );
 
@@ -72,7 +74,11 @@ export const subjectRecords = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
-  (t) => [uniqueIndex('subject_records_subject').on(t.subjectId), index('subject_records_study').on(t.studyId)],
+  (t) => [
+    uniqueIndex('subject_records_subject').on(t.subjectId),
+    index('subject_records_study').on(t.studyId),
+    unique('subject_records_study_key').on(t.studyId, t.id),
+  ],
 );
 
 export interface SdvMark {
@@ -116,6 +122,7 @@ export const crfDataRecords = pgTable(
     uniqueIndex('crf_data_records_single_live')
       .on(t.subjectRecordId, t.crfId)
       .where(sql`${t.singleForm} and ${t.deletedAt} is null`),
+    unique('crf_data_records_study_key').on(t.studyId, t.id),
   ],
 );
 
@@ -167,7 +174,8 @@ export const auditEvents = pgTable(
   (t) => [
     index('audit_events_record').on(t.crfDataRecordId, t.itemName),
     index('audit_events_subject').on(t.subjectRecordId),
-    index('audit_events_study').on(t.studyId, t.id),
+    // Unique as well: the study's key for distribution by study (docs/deployment.md).
+    uniqueIndex('audit_events_study').on(t.studyId, t.id),
     // Rows written before the chain existed: tiny or empty, so the start-up sealing check costs nothing.
     index('audit_events_unchained')
       .on(t.studyId, t.id)
@@ -204,7 +212,7 @@ export const signatures = pgTable(
     invalidatedAt: timestamp('invalidated_at', { withTimezone: true }),
     invalidatedReason: varchar('invalidated_reason', { length: 300 }),
   },
-  (t) => [index('signatures_subject').on(t.subjectRecordId)],
+  (t) => [index('signatures_subject').on(t.subjectRecordId), unique('signatures_study_key').on(t.studyId, t.id)],
 );
 
 export const storedFiles = pgTable(
@@ -221,16 +229,20 @@ export const storedFiles = pgTable(
     createdBy: integer('created_by').references(() => users.userId),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('stored_files_study').on(t.studyId)],
+  (t) => [index('stored_files_study').on(t.studyId), unique('stored_files_study_key').on(t.studyId, t.fileKey)],
 );
 
-export const printTemplates = pgTable('print_templates', {
-  crfId: integer('crf_id')
-    .primaryKey()
-    .references(() => crfs.id),
-  studyId: integer('study_id').notNull(),
-  fileName: varchar('file_name', { length: 255 }).notNull(),
-  content: text('content').notNull(),
-  enabled: boolean('enabled').notNull().default(true),
-  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+export const printTemplates = pgTable(
+  'print_templates',
+  {
+    crfId: integer('crf_id')
+      .primaryKey()
+      .references(() => crfs.id),
+    studyId: integer('study_id').notNull(),
+    fileName: varchar('file_name', { length: 255 }).notNull(),
+    content: text('content').notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique('print_templates_study_key').on(t.studyId, t.crfId)],
+);

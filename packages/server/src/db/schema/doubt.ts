@@ -1,4 +1,15 @@
-import { index, integer, jsonb, pgTable, serial, smallint, text, timestamp, varchar } from 'drizzle-orm/pg-core';
+import {
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  serial,
+  smallint,
+  text,
+  timestamp,
+  unique,
+  varchar,
+} from 'drizzle-orm/pg-core';
 import { crfDataRecords, subjectRecords } from './capture.js';
 import { crfs, studies } from './study.js';
 
@@ -41,6 +52,7 @@ export const doubts = pgTable(
     index('doubts_record').on(t.crfDataRecordId, t.itemName),
     index('doubts_study').on(t.studyId, t.optionType),
     index('doubts_subject').on(t.subjectRecordId),
+    unique('doubts_study_key').on(t.studyId, t.id),
   ],
 );
 
@@ -60,5 +72,5 @@ export const doubtMessages = pgTable(
     userName: varchar('user_name', { length: 80 }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('doubt_messages_doubt').on(t.doubtId)],
+  (t) => [index('doubt_messages_doubt').on(t.doubtId), unique('doubt_messages_study_key').on(t.studyId, t.id)],
 );

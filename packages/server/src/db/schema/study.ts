@@ -11,6 +11,7 @@ import {
   smallint,
   text,
   timestamp,
+  unique,
   uniqueIndex,
   varchar,
 } from 'drizzle-orm/pg-core';
@@ -151,7 +152,10 @@ export const crfVersions = pgTable(
     createdBy: integer('created_by').references(() => users.userId),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('crf_versions_version').on(t.crfId, t.version)],
+  (t) => [
+    uniqueIndex('crf_versions_version').on(t.crfId, t.version),
+    unique('crf_versions_study_key').on(t.studyId, t.id),
+  ],
 );
 
 export const crfStages = pgTable(
@@ -166,7 +170,7 @@ export const crfStages = pgTable(
     orderNum: integer('order_num').notNull().default(0),
     ...timestamps,
   },
-  (t) => [index('crf_stages_study').on(t.studyId)],
+  (t) => [index('crf_stages_study').on(t.studyId), unique('crf_stages_study_key').on(t.studyId, t.id)],
 );
 
 export const crfStageCrfs = pgTable(
@@ -185,7 +189,11 @@ export const crfStageCrfs = pgTable(
     repeat: smallint('repeat').notNull().default(1),
     orderNum: integer('order_num').notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.stageId, t.crfId] }), index('crf_stage_crfs_crf').on(t.crfId)],
+  (t) => [
+    primaryKey({ columns: [t.stageId, t.crfId] }),
+    index('crf_stage_crfs_crf').on(t.crfId),
+    unique('crf_stage_crfs_study_key').on(t.studyId, t.stageId, t.crfId),
+  ],
 );
 
 /** Serial-number counters per study, or per study and site; taken under a row lock. */
