@@ -135,6 +135,8 @@ export const appliedRequests = pgTable(
   {
     userId: integer('user_id').notNull(),
     requestId: varchar('request_id', { length: 64 }).notNull(),
+    /** The save's study: the record is written in the save's transaction, on the study's node when distributed. */
+    studyId: integer('study_id').notNull(),
     subjectRecordId: integer('subject_record_id').notNull(),
     crfId: integer('crf_id').notNull(),
     crfDataRecordId: integer('crf_data_record_id').notNull(),
@@ -142,7 +144,10 @@ export const appliedRequests = pgTable(
     state: smallint('state').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.requestId] })],
+  (t) => [
+    primaryKey({ columns: [t.userId, t.requestId] }),
+    unique('applied_requests_study_key').on(t.studyId, t.userId, t.requestId),
+  ],
 );
 
 /**

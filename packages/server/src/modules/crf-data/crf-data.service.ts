@@ -485,6 +485,7 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput, t
         .values({
           userId: user.userId,
           requestId: input.requestId,
+          studyId: record.studyId,
           subjectRecordId: record.id,
           crfId: input.crfId,
           crfDataRecordId: id,
