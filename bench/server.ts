@@ -10,6 +10,7 @@ import { wrapPglite } from '../packages/server/src/db/client.js';
 import { users, userRoles } from '../packages/server/src/db/schema/index.js';
 import { seed } from '../packages/server/src/db/seed.js';
 import { createTokenService } from '../packages/server/src/modules/auth/token.service.js';
+import { createRealtime } from '../packages/server/src/modules/realtime/realtime.hub.js';
 import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
 import { memoryStore } from '../packages/server/src/shared/kv.js';
 
@@ -28,6 +29,7 @@ const app = await buildApp({
   tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
   fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
   clock,
+  realtime: createRealtime(),
 });
 await app.ready();
 

@@ -8,3 +8,4 @@ export * from './crf/index.js';
 export * from './study.js';
 export * from './subject.js';
 export * from './audit.js';
+export * from './realtime.js';

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { TokenService } from './modules/auth/token.service.js';
+import type { RealtimeHubs } from './modules/realtime/realtime.hub.js';
 import type { FieldCrypto } from './shared/field-crypto.js';
 import type { KeyValueStore } from './shared/kv.js';
 
@@ -13,4 +14,6 @@ export interface AppContext {
   /** Encrypts and hashes patient identifiers (ID number) at rest. */
   readonly fieldCrypto: FieldCrypto;
   readonly clock: () => Date;
+  /** Pushes to the browsers: `toUser`, `toStudy` (hubs served by the app, modules/realtime). */
+  readonly realtime: RealtimeHubs;
 }

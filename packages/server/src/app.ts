@@ -22,6 +22,7 @@ import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { operLogRoutes } from './modules/monitor/operlog.routes.js';
 import { installOperationLog } from './modules/monitor/operlog.service.js';
+import { installRealtime } from './modules/realtime/realtime.install.js';
 import { configRoutes } from './modules/system/config.routes.js';
 import { deptRoutes } from './modules/system/dept.routes.js';
 import { menuRoutes } from './modules/system/menu.routes.js';
@@ -79,6 +80,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   installAuth(app, ctx);
   installStudyGuard(app, ctx);
   installOperationLog(app, ctx);
+  installRealtime(app, ctx);
 
   authRoutes(app, ctx);
   configRoutes(app, ctx);

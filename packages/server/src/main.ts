@@ -7,6 +7,7 @@ import { seedDemoStudy } from './db/demo-study.js';
 import { seed } from './db/seed.js';
 import { sealUnchainedRows } from './modules/audit/audit-chain.js';
 import { createTokenService } from './modules/auth/token.service.js';
+import { createRealtime } from './modules/realtime/realtime.hub.js';
 import { databaseStore, redisStore } from './shared/kv.js';
 import { createFieldCrypto, loadDataKey } from './shared/field-crypto.js';
 import { loadSigningSecret } from './shared/secret.js';
@@ -42,6 +43,7 @@ async function main() {
     tokens: createTokenService(loadSigningSecret(config.dataDir, config.jwtSecret), config.accessTokenSeconds, clock),
     fieldCrypto: createFieldCrypto(loadDataKey(config.dataDir, config.dataKey)),
     clock,
+    realtime: createRealtime({ redisUrl: config.redisUrl }),
   };
   const app = await buildApp(ctx, { logger: { level: config.logLevel }, serveWeb: true });
 

@@ -5,6 +5,7 @@ import type { AppContext } from '../app-context.js';
 import { loadConfig, type Config } from '../config.js';
 import { users } from '../db/schema/index.js';
 import { createTokenService } from '../modules/auth/token.service.js';
+import { createRealtime, isolatedRealtimeKey } from '../modules/realtime/realtime.hub.js';
 import { createFieldCrypto } from '../shared/field-crypto.js';
 import { databaseStore } from '../shared/kv.js';
 import { TEST_ADMIN_PASSWORD, openTestDatabase } from './test-db.js';
@@ -27,6 +28,8 @@ export interface TestAppOptions {
   /** Keep the seeded administrator's must-change-password flag (off by default). */
   keepAdminMustChange?: boolean;
   config?: Partial<Config>;
+  /** The realtime Redis channel prefix: apps given the same one reach each other's sockets (with config.redisUrl). */
+  realtimeKey?: string;
 }
 
 export async function createTestApp(options: TestAppOptions = {}) {
@@ -50,6 +53,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     ),
     fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
     clock,
+    realtime: createRealtime({ redisUrl: config.redisUrl, key: options.realtimeKey ?? isolatedRealtimeKey() }),
   };
   if (!options.keepAdminMustChange) {
     await database.db.update(users).set({ setPasswordMust: false }).where(eq(users.userName, ADMIN));

@@ -1,0 +1,128 @@
+/**
+ * The realtime contract between the server's Socket.IO hubs and the browser (platform §7, §9).
+ * Pushes carry ids and counts, never clinical values or identifiers: a client that needs data
+ * reads it through the REST API under its own permissions.
+ */
+
+/** platform §7: the three hubs, each a Socket.IO namespace on the API's own port. */
+export const REALTIME_HUBS = ['eventhub', 'toolsignalhub', 'personsignalhub'] as const;
+export type RealtimeHub = (typeof REALTIME_HUBS)[number];
+
+/** Socket.IO's HTTP path (the default), served by the API's own HTTP server. */
+export const REALTIME_PATH = '/socket.io';
+
+/** platform §7, §9: after a connection error the client tries again after 5 seconds. */
+export const REALTIME_RETRY_MS = 5_000;
+
+/** platform §9: spoken notices wait in a queue of at most 10. */
+export const SPEECH_QUEUE_LIMIT = 10;
+
+/**
+ * What a refused handshake carries in `connect_error`'s `err.data`: `status` 401 for a missing,
+ * malformed, expired or revoked token (the client ends the session and goes to /login), 403 for a
+ * user who must first replace the initial password.
+ */
+export interface RealtimeRefusal {
+  status: 401 | 403;
+  code: number;
+  msg: string;
+}
+
+/** The top bar's counts for one study, for one user (pushed to that user whenever they may have changed). */
+export interface CountsPush {
+  studyId: number;
+  /** Queries waiting for the user: open ones to answer, replied ones to close (GET /api/business/doubts/count). */
+  doubts: number;
+}
+
+/** A short notice for one user: shown, and spoken when the user turned speech on. */
+export interface NoticePush {
+  /** The domain event's id: a notice delivered twice (delivery is at least once) is shown once. */
+  eventId: number;
+  kind: 'query.opened' | 'query.answered';
+  studyId: number;
+  subjectId: number;
+  crfId: number;
+  queryId: number;
+  /** The form's title (a definition's name, not a clinical value). */
+  crfTitle: string;
+}
+
+/** Someone saved a form record: the CRF page holding it offers to reload. Sent to the form's readers. */
+export interface RecordSavedPush {
+  studyId: number;
+  subjectId: number;
+  crfId: number;
+  recordId: number;
+  /** The user who saved (the client ignores its own saves). */
+  by: number;
+}
+
+/** A background job's progress, for the job's owner. */
+export interface JobProgressPush {
+  jobId: string;
+  /** 0–100. */
+  progress: number;
+  message?: string | null;
+  state?: string;
+}
+
+/** Events sent to one user's room, by name. */
+export interface UserPushes {
+  counts: CountsPush;
+  notice: NoticePush;
+  'job.progress': JobProgressPush;
+}
+
+/** Events sent to one study's room (or the readers of one form in it), by name. */
+export interface StudyPushes {
+  'record.saved': RecordSavedPush;
+}
+
+/** Which hub carries which event: personal signals, study events, tool and job signals. */
+export const HUB_OF_EVENT: { readonly [E in keyof UserPushes | keyof StudyPushes]: RealtimeHub } = {
+  counts: 'personsignalhub',
+  notice: 'personsignalhub',
+  'job.progress': 'toolsignalhub',
+  'record.saved': 'eventhub',
+};
+
+/** What the client sends to watch one study (answered through the acknowledgement). */
+export const STUDY_JOIN = 'study:join';
+export const STUDY_LEAVE = 'study:leave';
+export type StudyJoinAnswer = { ok: true } | { ok: false; status: 400 | 401 | 403; msg: string };
+
+/**
+ * A bounded first-in-first-out queue (the speech queue, RT-04). When full, the oldest waiting
+ * entry is dropped for the newest: the newest notice is the one the listener needs now, and a
+ * backlog of stale announcements would only delay it.
+ */
+export class BoundedQueue<T> {
+  private readonly items: T[] = [];
+
+  constructor(readonly limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+  }
+
+  /** Adds an entry; answers the entry dropped to make room, if any. */
+  push(item: T): T | undefined {
+    this.items.push(item);
+    return this.items.length > this.limit ? this.items.shift() : undefined;
+  }
+
+  shift(): T | undefined {
+    return this.items.shift();
+  }
+
+  clear(): void {
+    this.items.length = 0;
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  toArray(): T[] {
+    return [...this.items];
+  }
+}

@@ -1,0 +1,273 @@
+import crypto from 'node:crypto';
+import type { Server as HttpServer } from 'node:http';
+import { createAdapter } from '@socket.io/redis-adapter';
+import type { FastifyBaseLogger } from 'fastify';
+import { Redis } from 'ioredis';
+import { Server, type Namespace, type Socket } from 'socket.io';
+import {
+  HUB_OF_EVENT,
+  REALTIME_HUBS,
+  REALTIME_PATH,
+  STUDY_JOIN,
+  STUDY_LEAVE,
+  type RealtimeHub,
+  type RealtimeRefusal,
+  type StudyJoinAnswer,
+  type StudyPushes,
+  type UserPushes,
+} from '@ecrf/core';
+
+/** What the hubs need to know about a token's holder (loaded the way the REST API loads it). */
+export interface RealtimeUser {
+  userId: number;
+  permissions: string[];
+  setPasswordMust: boolean;
+}
+
+/** A study the caller may watch, and the forms whose readers they are (`null`: every form). */
+export interface RealtimeStudyAccess {
+  viewableCrfIds: number[] | null;
+}
+
+export interface RealtimeDeps {
+  /** Null for a missing, forged, expired or revoked token, or a disabled user: the REST API's 401. */
+  authenticate(token: string): Promise<RealtimeUser | null>;
+  /** The REST study guard's rule (staff of the study, or study:manage); null refuses. */
+  studyAccess(user: RealtimeUser, studyId: number): Promise<RealtimeStudyAccess | null>;
+  clock: () => Date;
+  log: FastifyBaseLogger;
+}
+
+/** Kept on the socket and visible across app servers (fetchSockets): ids only, never the token. */
+interface SocketData {
+  userId: number;
+  studyId: number | null;
+}
+
+export interface RealtimeOptions {
+  /** With it, the Socket.IO Redis adapter carries every push to the sockets of every app server. */
+  redisUrl?: string | undefined;
+  /** The Redis channel prefix shared by the app servers of one deployment. */
+  key?: string;
+}
+
+/** What services use: send to one user, or to one study's watchers. */
+export interface Realtime {
+  toUser<E extends keyof UserPushes>(userId: number, event: E, payload: UserPushes[E]): void;
+  /** With `crfId`, only to the watchers who may read that form. */
+  toStudy<E extends keyof StudyPushes>(
+    studyId: number,
+    event: E,
+    payload: StudyPushes[E],
+    only?: { crfId: number },
+  ): void;
+  /** The users with a socket watching the study, on any app server. */
+  watchers(studyId: number): Promise<number[]>;
+}
+
+export interface RealtimeHubs extends Realtime {
+  /** Serves the hubs on the API's HTTP server (same port, path /socket.io). */
+  attach(server: HttpServer, deps: RealtimeDeps): void;
+  /** Ends this server's sockets (before the HTTP server closes, so it is not held open by them). */
+  disconnectLocal(): void;
+  close(): Promise<void>;
+}
+
+export const LOGIN_TIMEOUT = '登录超时';
+const NOT_MEMBER = '您未参与该项目';
+
+const userRoom = (userId: number) => `user:${userId}`;
+const studyRoom = (studyId: number) => `study:${studyId}`;
+const formRoom = (studyId: number, crfId: number | '*') => `study:${studyId}:crf:${crfId}`;
+
+function refusal(status: 401 | 403, msg: string): Error {
+  const data: RealtimeRefusal = { status, code: status, msg };
+  return Object.assign(new Error(msg), { data });
+}
+
+/** `auth: { token }` in the handshake; an `access_token` query for clients that cannot send one. */
+function tokenOf(socket: Socket): string | null {
+  const auth = socket.handshake.auth as { token?: unknown } | undefined;
+  if (typeof auth?.token === 'string' && auth.token) return auth.token;
+  const query = socket.handshake.query.access_token;
+  return typeof query === 'string' && query ? query : null;
+}
+
+/** When the (already verified) access token stops being valid. */
+function expiryOf(token: string): number | null {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      exp?: unknown;
+    };
+    return typeof payload.exp === 'number' ? payload.exp * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Node timers take at most 2^31-1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export function createRealtime(options: RealtimeOptions = {}): RealtimeHubs {
+  let io: Server | null = null;
+  let redis: { pub: Redis; sub: Redis } | null = null;
+  const expiryTimers = new Set<NodeJS.Timeout>();
+
+  const hub = (name: RealtimeHub): Namespace | null => io?.of(`/${name}`) ?? null;
+
+  function serve(nsp: Namespace, deps: RealtimeDeps) {
+    nsp.use((socket, next) => {
+      const token = tokenOf(socket);
+      if (!token) return next(refusal(401, LOGIN_TIMEOUT));
+      deps.authenticate(token).then(
+        (user) => {
+          if (!user) return next(refusal(401, LOGIN_TIMEOUT));
+          if (user.setPasswordMust) return next(refusal(403, '请先修改初始密码'));
+          const data: SocketData = { userId: user.userId, studyId: null };
+          socket.data = data;
+          next();
+        },
+        (err: unknown) => {
+          deps.log.error({ err, hub: nsp.name }, 'realtime handshake failed');
+          next(new Error('系统异常'));
+        },
+      );
+    });
+
+    nsp.on('connection', (socket: Socket) => {
+      const data = socket.data as SocketData;
+      void socket.join(userRoom(data.userId));
+      deps.log.debug({ userId: data.userId, hub: nsp.name }, 'realtime connected');
+
+      // A socket lives no longer than the token it was opened with: the client reconnects with a fresh one,
+      // and a revoked session or disabled user is refused then.
+      const token = tokenOf(socket) ?? '';
+      const expiresAt = expiryOf(token);
+      let timer: NodeJS.Timeout | null = null;
+      if (expiresAt !== null) {
+        timer = setTimeout(
+          () => socket.disconnect(true),
+          Math.min(MAX_TIMER_MS, Math.max(0, expiresAt - deps.clock().getTime())),
+        );
+        timer.unref();
+        expiryTimers.add(timer);
+      }
+
+      const leaveStudy = () => {
+        for (const room of socket.rooms) if (room.startsWith('study:')) void socket.leave(room);
+        data.studyId = null;
+      };
+
+      socket.on(STUDY_JOIN, (studyId: unknown, ack?: unknown) => {
+        const answer = (a: StudyJoinAnswer) => {
+          if (typeof ack === 'function') (ack as (a: StudyJoinAnswer) => void)(a);
+        };
+        if (typeof studyId !== 'number' || !Number.isInteger(studyId) || studyId <= 0) {
+          answer({ ok: false, status: 400, msg: '参数错误' });
+          return;
+        }
+        void (async () => {
+          // Membership and permissions are read now, not at the handshake: a user removed from the
+          // study since then is refused, as the REST guard would refuse them.
+          const user = await deps.authenticate(token);
+          if (!user) {
+            answer({ ok: false, status: 401, msg: LOGIN_TIMEOUT });
+            socket.disconnect(true);
+            return;
+          }
+          const access = await deps.studyAccess(user, studyId);
+          leaveStudy();
+          if (!access) {
+            deps.log.info({ userId: user.userId, studyId, hub: nsp.name }, 'realtime study join refused');
+            answer({ ok: false, status: 403, msg: NOT_MEMBER });
+            return;
+          }
+          const rooms = [studyRoom(studyId)];
+          if (access.viewableCrfIds === null) rooms.push(formRoom(studyId, '*'));
+          else for (const crfId of access.viewableCrfIds) rooms.push(formRoom(studyId, crfId));
+          await socket.join(rooms);
+          data.studyId = studyId;
+          answer({ ok: true });
+        })().catch((err: unknown) => {
+          deps.log.error({ err, userId: data.userId, studyId }, 'realtime study join failed');
+          answer({ ok: false, status: 403, msg: NOT_MEMBER });
+        });
+      });
+
+      socket.on(STUDY_LEAVE, leaveStudy);
+
+      socket.on('disconnect', () => {
+        if (timer) {
+          clearTimeout(timer);
+          expiryTimers.delete(timer);
+        }
+      });
+    });
+  }
+
+  return {
+    attach(server, deps) {
+      if (io) throw new Error('realtime hubs already attached');
+      io = new Server(server, {
+        path: REALTIME_PATH,
+        serveClient: false,
+        // Clients only ever send a study id; nothing large comes in.
+        maxHttpBufferSize: 16 * 1024,
+      });
+      if (options.redisUrl) {
+        const pub = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
+        const sub = pub.duplicate();
+        for (const client of [pub, sub]) {
+          client.on('error', (err: Error) => deps.log.warn({ err: err.message }, 'realtime redis error'));
+        }
+        redis = { pub, sub };
+        io.adapter(createAdapter(pub, sub, { key: options.key ?? 'edc-realtime' }));
+      }
+      for (const name of REALTIME_HUBS) serve(io.of(`/${name}`), deps);
+    },
+
+    toUser(userId, event, payload) {
+      hub(HUB_OF_EVENT[event])?.to(userRoom(userId)).emit(event, payload);
+    },
+
+    toStudy(studyId, event, payload, only) {
+      const nsp = hub(HUB_OF_EVENT[event]);
+      if (!nsp) return;
+      if (only) nsp.to(formRoom(studyId, only.crfId)).to(formRoom(studyId, '*')).emit(event, payload);
+      else nsp.to(studyRoom(studyId)).emit(event, payload);
+    },
+
+    async watchers(studyId) {
+      const nsp = hub('eventhub');
+      if (!nsp) return [];
+      const sockets = await nsp.in(studyRoom(studyId)).fetchSockets();
+      return [...new Set(sockets.map((s) => (s.data as SocketData).userId))];
+    },
+
+    disconnectLocal() {
+      if (!io) return;
+      for (const name of REALTIME_HUBS) io.of(`/${name}`).local.disconnectSockets(true);
+    },
+
+    async close() {
+      for (const timer of expiryTimers) clearTimeout(timer);
+      expiryTimers.clear();
+      if (io) {
+        this.disconnectLocal();
+        io.engine.close();
+        await Promise.allSettled(REALTIME_HUBS.map(async (name) => io?.of(`/${name}`).adapter.close()));
+        io = null;
+      }
+      if (redis) {
+        const { pub, sub } = redis;
+        redis = null;
+        await Promise.allSettled([pub.quit(), sub.quit()]);
+      }
+    },
+  };
+}
+
+/** A channel prefix no other process uses (tests sharing one Redis). */
+export function isolatedRealtimeKey(): string {
+  return `edc-realtime-${crypto.randomUUID()}`;
+}
