@@ -28,12 +28,16 @@ import { deptRoutes } from './modules/system/dept.routes.js';
 import { menuRoutes } from './modules/system/menu.routes.js';
 import { roleRoutes } from './modules/system/role.routes.js';
 import { userRoutes } from './modules/system/user.routes.js';
-import { captureRoutes } from './modules/capture/capture.routes.js';
+import { crfDataRoutes } from './modules/crf-data/crf-data.routes.js';
 import { doubtRoutes } from './modules/doubt/doubt.routes.js';
+import { fileRoutes } from './modules/files/file.routes.js';
+import { homeRoutes } from './modules/home/home.routes.js';
+import { printRoutes } from './modules/print/print.routes.js';
 import { crfRoutes } from './modules/study/crf.routes.js';
 import { setupRoutes } from './modules/study/setup.routes.js';
 import { staffRoutes } from './modules/study/staff.routes.js';
 import { studyRoutes } from './modules/study/study.routes.js';
+import { subjectRoutes } from './modules/subjects/subject.routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -94,7 +98,11 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   staffRoutes(app, ctx);
   crfRoutes(app, ctx);
   setupRoutes(app, ctx);
-  captureRoutes(app, ctx);
+  subjectRoutes(app, ctx);
+  crfDataRoutes(app, ctx);
+  fileRoutes(app, ctx);
+  printRoutes(app, ctx);
+  homeRoutes(app, ctx);
   doubtRoutes(app, ctx);
 
   const webDist = ctx.config.webDist;

@@ -6,7 +6,7 @@ import { demoCrfs } from '../../db/demo-study.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { multipart } from '../../test/multipart.js';
 import { addStudyMember } from '../../test/study-member.js';
-import { templateData } from './print.service.js';
+import { templateData } from '../print/print.service.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 
 /**
@@ -426,6 +426,17 @@ describe('the query list and the query in words', () => {
 });
 
 describe('the audit CSV export', () => {
+  it('exports the study audit trail as CSV', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/business/audit/export?studyId=${studyId}`,
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/csv');
+    expect(res.body).toContain('item.update');
+  });
+
   it('is UTF-8 with a BOM: the words of the page, then the raw codes and values', async () => {
     const res = await exportCsv(admin);
     expect(res.status).toBe(200);

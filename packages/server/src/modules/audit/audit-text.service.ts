@@ -18,7 +18,7 @@ import {
   subjectRecords,
   subjects,
 } from '../../db/schema/index.js';
-import { definitionsOf, nodesOf, versionKey } from './crf-definitions.js';
+import { definitionsOf, nodesOf, versionKey } from '../crf-data/crf-definitions.js';
 
 /** An audit row as the trail reads it from the table. */
 export interface RawAuditRow {

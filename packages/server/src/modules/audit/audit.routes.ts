@@ -1,11 +1,28 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
+import { idTextSchema } from '../../http/ids.js';
+import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { sendFile } from '../../http/send-file.js';
+import { canViewCrf, requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import * as crfData from '../crf-data/crf-data.service.js';
+import * as subjectsService from '../subjects/subject.service.js';
 import { chainReportText, verifyAuditChains } from './audit-chain.js';
+import * as auditService from './audit.service.js';
+
+const subjectTags = ['患者'];
+const crfTags = ['CRF录入'];
+const id = idTextSchema;
 
 export function auditRoutes(app: App, ctx: AppContext) {
+  const recordStudy = (v: number | undefined) => (v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v));
+  const dataStudy = (v: number | undefined) => (v === undefined ? undefined : crfData.studyOfDataRecord(ctx, v));
+  const q = <T>(r: FastifyRequest) => r.query as T;
+
   app.get(
     '/api/monitor/audit/verify',
     {
@@ -19,6 +36,105 @@ export function auditRoutes(app: App, ctx: AppContext) {
       if (!requireUser(request).admin) throw AppError.forbidden();
       const report = await verifyAuditChains(ctx.db);
       return ok({ ...report, text: chainReportText(report) });
+    },
+  );
+  app.get(
+    '/api/business/subjectRecord/operates',
+    {
+      schema: {
+        tags: subjectTags,
+        summary: '患者操作记录（稽查轨迹）',
+        querystring: z.object({ subjectRecordId: id, ...pagingQuery }),
+      },
+      config: { study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId) },
+    },
+    async (request) =>
+      ok(
+        await auditService.subjectHistory(
+          ctx,
+          requireStudy(request),
+          request.query.subjectRecordId,
+          pageRequest(request.query),
+        ),
+      ),
+  );
+  app.get(
+    '/api/business/subjectRecord/operate',
+    {
+      schema: { tags: subjectTags, summary: '一条操作记录', querystring: z.object({ id }) },
+      config: { study: async (r) => (await auditService.auditEvent(ctx, q<{ id: number }>(r).id))?.studyId },
+    },
+    async (request) => {
+      const event = await auditService.readableEvent(ctx, requireStudy(request), request.query.id);
+      if (!event) throw AppError.forbidden();
+      return ok(event);
+    },
+  );
+
+  app.get(
+    '/api/business/crf/audit',
+    {
+      schema: {
+        tags: crfTags,
+        summary: '题目或表单的修改历史',
+        querystring: z.object({ crfDataRecordId: id, itemName: z.string().optional() }),
+      },
+      config: { study: (r) => dataStudy(q<{ crfDataRecordId: number }>(r).crfDataRecordId) },
+    },
+    async (request) => {
+      const crfId = await crfData.dataRecordCrf(ctx, request.query.crfDataRecordId);
+      const access = requireStudy(request);
+      if (!canViewCrf(access, crfId)) throw AppError.forbidden();
+      return ok(await auditService.recordHistory(ctx, access, request.query.crfDataRecordId, request.query.itemName));
+    },
+  );
+  app.get(
+    '/api/business/audit/export',
+    {
+      schema: {
+        tags: crfTags,
+        summary:
+          '导出稽查轨迹（CSV）：整个项目（监查员），或一位患者、一条表单记录、一个题目的（与页面相同的查看权限）',
+        querystring: z
+          .object({
+            studyId: id.optional(),
+            subjectRecordId: id.optional(),
+            crfDataRecordId: id.optional(),
+            itemName: z.string().max(100).optional(),
+          })
+          .refine((v) => v.studyId || v.subjectRecordId || v.crfDataRecordId, { message: '请指定项目' }),
+      },
+      // The study of what is exported: of the record or patient when one is named, else the one given.
+      config: {
+        study: (r) => {
+          const scope = q<{ studyId?: number; subjectRecordId?: number; crfDataRecordId?: number }>(r);
+          if (scope.crfDataRecordId) return dataStudy(scope.crfDataRecordId);
+          if (scope.subjectRecordId) return recordStudy(scope.subjectRecordId);
+          return scope.studyId;
+        },
+      },
+    },
+    async (request, reply) => {
+      const access = requireStudy(request);
+      const { subjectRecordId, crfDataRecordId, itemName } = request.query;
+      if (crfDataRecordId) {
+        // What the record's history drawer shows, under the same rule.
+        if (!canViewCrf(access, await crfData.dataRecordCrf(ctx, crfDataRecordId))) throw AppError.forbidden();
+      } else if (!subjectRecordId && !access.all && !access.permissions.includes('btn:business.crf.sdv')) {
+        // The whole study's trail in one file is the monitors' (and study:manage holders').
+        throw AppError.forbidden();
+      }
+      const csv = await auditService.exportStudyAudit(ctx, access, access.studyId, {
+        subjectRecordId,
+        crfDataRecordId,
+        itemName,
+      });
+      const scope = crfDataRecordId ? `-记录${crfDataRecordId}` : subjectRecordId ? `-受试者${subjectRecordId}` : '';
+      return sendFile(reply, {
+        fileName: `稽查轨迹-${access.studyId}${scope}.csv`,
+        type: 'text/csv; charset=utf-8',
+        data: Buffer.from(csv),
+      });
     },
   );
 }

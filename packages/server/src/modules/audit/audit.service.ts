@@ -13,7 +13,7 @@ import { auditEvents } from '../../db/schema/index.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
-import { appendChained } from '../audit/audit-chain.js';
+import { appendChained } from './audit-chain.js';
 import { readableAuditRows } from './audit-text.service.js';
 
 export interface AuditEntry {

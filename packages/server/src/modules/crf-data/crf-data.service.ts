@@ -35,11 +35,11 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { activeDoubtsOf, syncSystemQueries, systemFindings } from '../doubt/doubt.service.js';
-import { audit } from './audit.service.js';
-import { fileKeysOf, fileNamesOf } from './audit-text.service.js';
+import { audit } from '../audit/audit.service.js';
+import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { definitionOf, nodesOf } from './crf-definitions.js';
 import { otherFormValues, prefillFromPatient } from './linked-values.service.js';
-import { getSubjectByRecord, invalidateSignatures, listSignatures } from './subject.service.js';
+import { getSubjectByRecord, invalidateSignatures, listSignatures } from '../subjects/subject.service.js';
 
 export interface SaveInput {
   subjectRecordId: number;

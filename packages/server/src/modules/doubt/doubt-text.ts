@@ -2,8 +2,8 @@ import { asc, eq, inArray } from 'drizzle-orm';
 import { itemTitle, readRows, unitOf, valueText, type CrfNode } from '@ecrf/core';
 import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfStageCrfs, crfStages } from '../../db/schema/index.js';
-import { fileKeysOf, fileNamesOf, sideValuesOverTime, type FileLink } from '../capture/audit-text.service.js';
-import { definitionsOf, nodesOf, versionKey } from '../capture/crf-definitions.js';
+import { fileKeysOf, fileNamesOf, sideValuesOverTime, type FileLink } from '../audit/audit-text.service.js';
+import { definitionsOf, nodesOf, versionKey } from '../crf-data/crf-definitions.js';
 
 /** What a query names: its form, record, item (or a row's cell) and when it was raised. */
 export interface DoubtFacts {

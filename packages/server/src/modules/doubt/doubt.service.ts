@@ -15,8 +15,8 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
-import { audit } from '../capture/audit.service.js';
-import { seesIdentifiers } from '../capture/subject.service.js';
+import { audit } from '../audit/audit.service.js';
+import { seesIdentifiers } from '../subjects/subject.service.js';
 import { doubtReader } from './doubt-text.js';
 
 export const OPTION = { open: 0, closed: 1, replied: 2 } as const;

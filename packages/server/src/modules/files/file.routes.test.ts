@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoStudy } from '../../db/demo-study.js';
 import { storedFiles, users } from '../../db/schema/index.js';
 import { multipart } from '../../test/multipart.js';
-import { createTestApp, type TestApp } from '../../test/test-app.js';
+import { addStudyMember } from '../../test/study-member.js';
+import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
 import { servingHeaders } from './file.service.js';
 
 const PNG = Buffer.concat([
@@ -46,6 +47,8 @@ async function userOutsideEveryStudy(userName: string) {
   await t.db.update(users).set({ setPasswordMust: false }).where(eq(users.userId, user.body.data.userId));
   return (await t.login(userName, 'Passw0rd')).token;
 }
+const userInStudy = (userName: string, permissions: string[]) =>
+  addStudyMember(t, admin, studyId, userName, { permissions });
 
 const upload = (
   token: string,
@@ -149,4 +152,117 @@ describe('stored files are served so that none can run as a page of this origin'
       expect(headers['content-security-policy']).toMatch(/sandbox/);
     },
   );
+});
+
+describe('uploads are served to members of their study', () => {
+  const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+
+  it('stores an upload by content type and serves it only to members of its study', async () => {
+    const form = multipart({ studyId: String(studyId) }, [
+      { fileName: 'xray.png', data: Buffer.concat([PNG, Buffer.alloc(64)]) },
+    ]);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/common/file/upload?studyId=${studyId}`,
+      headers: { ...form.headers, authorization: `Bearer ${admin}` },
+      payload: form.payload,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const { fileKey, contentType } = res.json().data;
+    expect(contentType).toBe('image/png');
+    const down = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`,
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(down.statusCode).toBe(200);
+    expect(down.headers['content-type']).toBe('image/png');
+    // An <img src> carries no header: the HttpOnly cookie set at sign-in works for downloads, and only there.
+    const signIn = await t.app.inject({
+      method: 'POST',
+      url: '/api/ignore/sys/login',
+      payload: { username: '13800000000', password: TEST_ADMIN_PASSWORD },
+    });
+    const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
+    expect(String(signIn.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`,
+          headers: { cookie },
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/api/sys/login/getInfo', headers: { cookie } })).statusCode).toBe(
+      401,
+    );
+    const html = multipart({ studyId: String(studyId) }, [
+      { fileName: 'photo.png', data: '<html><script>alert(1)</script></html>' },
+    ]);
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/api/common/file/upload?studyId=${studyId}`,
+      headers: { ...html.headers, authorization: `Bearer ${admin}` },
+      payload: html.payload,
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().msg).toBe('不支持的文件类型');
+    const outsiderStudy = (
+      await t.call(admin, 'POST', '/api/business/study', { studyName: '另一个项目', studyCode: 'OTHER1' })
+    ).body.data.id;
+    const stranger = await userInStudy('13300000002', []);
+    void outsiderStudy;
+    // A member whose role grants no form reads no file; a user of no study may not either.
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`,
+          headers: { authorization: `Bearer ${stranger}` },
+        })
+      ).statusCode,
+    ).toBe(403);
+    const nobodyUser = await t.call(admin, 'POST', '/api/system/user', {
+      userName: '13300000003',
+      password: 'Passw0rd',
+      name: '无关',
+      deptId: 1,
+      roleIds: [1],
+    });
+    const plain = await t.call(admin, 'POST', '/api/system/role', {
+      roleName: '无关角色',
+      roleKey: 'nobody',
+      menuIds: [],
+    });
+    await t.call(admin, 'PUT', '/api/system/user', {
+      userId: nobodyUser.body.data.userId,
+      userName: '13300000003',
+      name: '无关',
+      deptId: 1,
+      roleIds: [plain.body.data.roleId],
+    });
+    await t.db.update(users).set({ setPasswordMust: false }).where(eq(users.userId, nobodyUser.body.data.userId));
+    const nobody = (await t.login('13300000003', 'Passw0rd')).token;
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/fileupload/downfile?fileKey=${fileKey}`,
+          headers: { authorization: `Bearer ${nobody}` },
+        })
+      ).statusCode,
+    ).toBe(403);
+    const upload = multipart({ studyId: String(studyId) }, [{ fileName: 'x.png', data: PNG }]);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/common/file/upload?studyId=${studyId}`,
+          headers: { ...upload.headers, authorization: `Bearer ${nobody}` },
+          payload: upload.payload,
+        })
+      ).statusCode,
+    ).toBe(403);
+  });
 });

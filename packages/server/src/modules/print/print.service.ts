@@ -20,9 +20,9 @@ import type { AppContext } from '../../app-context.js';
 import { crfDataRecords, crfVersions, crfs, printTemplates } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { StudyAccess } from '../../shared/study-access.js';
-import { fileKeysOf, fileNamesOf } from './audit-text.service.js';
-import { nodesOf } from './crf-definitions.js';
-import { getSubjectByRecord } from './subject.service.js';
+import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
+import { nodesOf } from '../crf-data/crf-definitions.js';
+import { getSubjectByRecord } from '../subjects/subject.service.js';
 
 const run = promisify(execFile);
 

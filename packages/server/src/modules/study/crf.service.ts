@@ -24,7 +24,7 @@ import {
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
-import { audit, type AuditEntry } from '../capture/audit.service.js';
+import { audit, type AuditEntry } from '../audit/audit.service.js';
 import type { CrfImportPool, UploadedFile } from './crf-import.pool.js';
 import { readForm, type ReadForm } from './crf-definition-facts.js';
 import type { CrfSource } from './crf-import.worker.js';

@@ -6,7 +6,7 @@ import type { Tx } from '../../db/client.js';
 import type { CurrentUser } from '../../http/auth.js';
 import { AppError } from '../../shared/app-error.js';
 import { canonicalJson } from '../audit/audit-chain.js';
-import { audit, auditRowChanges, type RowChange } from '../capture/audit.service.js';
+import { audit, auditRowChanges, type RowChange } from '../audit/audit.service.js';
 import { changeStudy } from './study.service.js';
 
 const stageNotFound = () => AppError.notFound('crf_stage.not_found', '阶段不存在');

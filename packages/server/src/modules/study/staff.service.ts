@@ -7,7 +7,7 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { canonicalJson } from '../audit/audit-chain.js';
-import { audit, auditRowChanges, type RowChange } from '../capture/audit.service.js';
+import { audit, auditRowChanges, type RowChange } from '../audit/audit.service.js';
 
 export interface StudyRoleInput {
   roleName: string;

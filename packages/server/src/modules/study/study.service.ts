@@ -20,7 +20,7 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../http/auth.js';
 import type { PageRequest } from '../../http/paging.js';
 import { canonicalJson } from '../audit/audit-chain.js';
-import { audit } from '../capture/audit.service.js';
+import { audit } from '../audit/audit.service.js';
 
 export interface StudyInput {
   studyName: string;

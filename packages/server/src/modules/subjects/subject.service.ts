@@ -41,7 +41,7 @@ import type { PageRequest } from '../../http/paging.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { verifyPassword } from '../../shared/password.js';
 import { getSerialNumber, nextSerialNumber } from '../study/study.service.js';
-import { audit } from './audit.service.js';
+import { audit } from '../audit/audit.service.js';
 
 export interface SubjectInput {
   identificationCode?: string | null;

@@ -1,0 +1,198 @@
+import type { FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import { requireUser } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
+import { MALFORMED_MSG, parseBoundedJson } from '../../http/input-bounds.js';
+import { requireStudy } from '../../http/study-guard.js';
+import type { App } from '../../http/types.js';
+import { fromParam } from '../study/study.routes.js';
+import * as subjectsService from '../subjects/subject.service.js';
+import * as crfData from './crf-data.service.js';
+
+const crfTags = ['CRF录入'];
+const id = idTextSchema;
+
+const formFlag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
+
+/** `values` is an object in a JSON body and JSON text in form data (CRF-22); both meet the body bounds. */
+const saveValues = z.preprocess(
+  (value, check) => {
+    if (typeof value !== 'string') return value;
+    const parsed = parseBoundedJson(value);
+    if (parsed.ok) return parsed.value;
+    check.addIssue({
+      code: 'custom',
+      message: parsed.problem === 'syntax' ? 'values 不是有效的 JSON' : MALFORMED_MSG,
+      input: value,
+    });
+    return z.NEVER;
+  },
+  z.record(z.string(), z.unknown()),
+);
+
+/** The save body as the web client sends it (crf.api.ts CrfSaveBody), as JSON or as form-data text. */
+const saveBody = z.object({
+  subjectRecordId: idTextSchema,
+  crfId: idTextSchema,
+  crfDataRecordId: idTextSchema.nullish(),
+  version: z.coerce.number().int().min(0).max(MAX_ROW_ID).nullish(),
+  values: saveValues,
+  submit: formFlag.optional(),
+  reason: z.string().max(500).nullish(),
+  requestId: z.string().max(64).nullish(),
+});
+
+export function crfDataRoutes(app: App, ctx: AppContext) {
+  const recordStudy = (v: number | undefined) => (v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v));
+  const dataStudy = (v: number | undefined) => (v === undefined ? undefined : crfData.studyOfDataRecord(ctx, v));
+  const q = <T>(r: FastifyRequest) => r.query as T;
+  const b = <T>(r: FastifyRequest) => r.body as T;
+
+  app.get(
+    '/api/business/crf/menu/:id',
+    {
+      schema: { tags: crfTags, summary: 'CRF菜单（阶段与表单状态）', params: z.object({ id }) },
+      config: { study: (r) => recordStudy(fromParam(r)) },
+    },
+    async (request) => ok(await crfData.crfMenu(ctx, requireStudy(request), request.params.id)),
+  );
+  app.get(
+    '/api/v3/business/crf/:subjectRecordId',
+    {
+      schema: {
+        tags: crfTags,
+        summary: '表单详情',
+        params: z.object({ subjectRecordId: id }),
+        querystring: z.object({ crfId: id, crfDataRecordId: id.optional() }),
+      },
+      config: { study: (r) => recordStudy((r.params as { subjectRecordId: number }).subjectRecordId) },
+    },
+    async (request) =>
+      ok(
+        await crfData.crfDetail(
+          ctx,
+          requireStudy(request),
+          request.params.subjectRecordId,
+          request.query.crfId,
+          request.query.crfDataRecordId,
+        ),
+      ),
+  );
+  app.get(
+    '/api/business/crf/data/list/:subjectRecordId',
+    {
+      schema: {
+        tags: crfTags,
+        summary: '可重复表单的记录列表',
+        params: z.object({ subjectRecordId: id }),
+        querystring: z.object({ crfId: id }),
+      },
+      config: { study: (r) => recordStudy((r.params as { subjectRecordId: number }).subjectRecordId) },
+    },
+    async (request) =>
+      ok(await crfData.dataList(ctx, requireStudy(request), request.params.subjectRecordId, request.query.crfId)),
+  );
+  app.delete(
+    '/api/business/crf/data',
+    {
+      schema: {
+        tags: crfTags,
+        summary: '删除一条表单记录',
+        querystring: z.object({
+          crfDataRecordId: id,
+          reason: z.string({ error: '请填写删除原因' }).trim().min(1, '请填写删除原因').max(500),
+        }),
+      },
+      config: {
+        study: (r) => dataStudy(q<{ crfDataRecordId: number }>(r).crfDataRecordId),
+        module: 'CRF录入',
+        action: '删除记录',
+      },
+    },
+    async (request) => {
+      await crfData.deleteData(
+        ctx,
+        requireUser(request),
+        requireStudy(request),
+        request.query.crfDataRecordId,
+        request.query.reason,
+      );
+      return ok(null, '删除成功');
+    },
+  );
+  app.put(
+    '/api/business/crf/sdv',
+    {
+      schema: {
+        tags: crfTags,
+        summary: 'SDV核查标记',
+        body: z.object({
+          crfDataRecordId: idSchema,
+          itemNames: z.array(z.string().max(100)).max(2000).optional(),
+          verified: z.boolean(),
+        }),
+      },
+      config: {
+        study: (r) => dataStudy(b<{ crfDataRecordId: number }>(r).crfDataRecordId),
+        module: 'CRF录入',
+        action: 'SDV',
+      },
+    },
+    async (request) =>
+      ok(await crfData.setSdv(ctx, requireUser(request), requireStudy(request), request.body), '操作成功'),
+  );
+  app.get(
+    '/api/v3/business/overview/:subjectRecordId',
+    {
+      schema: {
+        tags: crfTags,
+        summary: 'CRF概览',
+        params: z.object({ subjectRecordId: id }),
+        querystring: z.object({ crfId: id.optional(), crfDataRecordId: id.optional() }),
+      },
+      config: { study: (r) => recordStudy((r.params as { subjectRecordId: number }).subjectRecordId) },
+    },
+    async (request) =>
+      ok(
+        await crfData.overview(
+          ctx,
+          requireStudy(request),
+          request.params.subjectRecordId,
+          request.query.crfId,
+          request.query.crfDataRecordId,
+        ),
+      ),
+  );
+  // Form data for a save is small: its fields become plain text in the body, validated like JSON.
+  void app.register(async (scope) => {
+    await scope.register(multipart, {
+      attachFieldsToBody: 'keyValues',
+      limits: { fileSize: 1, files: 0, fieldSize: 5 * 1024 * 1024 },
+    });
+    const forms = scope.withTypeProvider<ZodTypeProvider>();
+    forms.put(
+      '/api/v3/business/crf',
+      {
+        schema: {
+          tags: crfTags,
+          summary: '保存或提交表单（JSON 或 form-data）',
+          consumes: ['application/json', 'multipart/form-data'],
+          body: saveBody,
+        },
+        config: {
+          study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
+          module: 'CRF录入',
+          action: '保存表单',
+        },
+      },
+      async (request) => {
+        const result = await crfData.saveCrf(ctx, requireUser(request), requireStudy(request), request.body);
+        return ok(result, request.body.submit ? '提交成功' : '保存成功');
+      },
+    );
+  });
+}

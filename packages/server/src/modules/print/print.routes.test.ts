@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemoStudy } from '../../db/demo-study.js';
+import { multipart } from '../../test/multipart.js';
+import { createTestApp, type TestApp } from '../../test/test-app.js';
+
+let t: TestApp;
+let admin: string;
+let studyId: number;
+const crfIds: Record<string, number> = {};
+
+beforeAll(async () => {
+  t = await createTestApp({ config: { dataDir: `/tmp/edc-print-test-${process.pid}` } });
+  await seedDemoStudy(t.db);
+  admin = (await t.login()).token;
+  const studies = (await t.call(admin, 'GET', '/api/business/study/list')).body.data.list;
+  studyId = studies[0].id;
+  for (const crf of (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data) {
+    crfIds[crf.title] = crf.id;
+  }
+});
+afterAll(() => t.close());
+
+async function enrol(extra: object = {}) {
+  const res = await t.call(admin, 'POST', '/api/business/subject', {
+    studyId,
+    subjectName: '王五',
+    gender: 1,
+    birth: '1958-03-02',
+    diseaseCode: 'LSS',
+    mobile: '13912345678',
+    ...extra,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data as { id: number; subjectRecordId: number; identificationCode: string };
+}
+
+const save = (body: object, token = admin) => t.call(token, 'PUT', '/api/v3/business/crf', body);
+
+describe('print', () => {
+  it('prints a Word template filled with a record’s values', async () => {
+    const PizZip = (await import('pizzip')).default;
+    const zip = new PizZip();
+    zip.file(
+      '[Content_Types].xml',
+      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    );
+    zip.file(
+      '_rels/.rels',
+      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    );
+    zip.file(
+      'word/document.xml',
+      '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>患者：{subjectName} 编号：{identificationCode} 性别：{sex} 体重：{weight}</w:t></w:r></w:p></w:body></w:document>',
+    );
+    const docx = zip.generate({ type: 'nodebuffer' });
+    const demographics = crfIds['人口学资料']!;
+    const form = multipart({}, [{ fileName: '人口学资料.docx', data: docx }]);
+    const up = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/business/crf/print/temp?crfId=${demographics}`,
+      headers: { ...form.headers, authorization: `Bearer ${admin}` },
+      payload: form.payload,
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    expect((await t.call(admin, 'GET', `/api/v1/business/crf/print/is_temp?crfId=${demographics}`)).body.data).toBe(
+      true,
+    );
+    const subject = await enrol({ subjectName: '陈三' });
+    await save({
+      subjectRecordId: subject.subjectRecordId,
+      crfId: demographics,
+      version: 0,
+      values: { sex: '2', weight: 55 },
+    });
+    const printed = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/business/crf/print/word?subjectRecordId=${subject.subjectRecordId}&crfId=${demographics}`,
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(printed.statusCode).toBe(200);
+    const text = new PizZip(printed.rawPayload).file('word/document.xml')!.asText();
+    expect(text).toContain('患者：陈三');
+    expect(text).toContain('性别：女');
+    expect(text).toContain('体重：55');
+    const bad = multipart({}, [{ fileName: 'x.docx', data: 'not a docx' }]);
+    expect(
+      (
+        await t.app.inject({
+          method: 'PUT',
+          url: `/api/v1/business/crf/print/temp?crfId=${demographics}`,
+          headers: { ...bad.headers, authorization: `Bearer ${admin}` },
+          payload: bad.payload,
+        })
+      ).statusCode,
+    ).toBe(400);
+    expect((await t.call(admin, 'DELETE', `/api/v1/business/crf/print/temp?crfId=${demographics}`)).status).toBe(200);
+    expect((await t.call(admin, 'GET', `/api/v1/business/crf/print/is_temp?crfId=${demographics}`)).body.data).toBe(
+      false,
+    );
+  });
+});

@@ -1,0 +1,308 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import { requireUser } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { idSchema, idTextSchema } from '../../http/ids.js';
+import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { requireStudy } from '../../http/study-guard.js';
+import type { App } from '../../http/types.js';
+import { fromBody, fromParam, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import * as subjectsService from './subject.service.js';
+
+const subjectTags = ['患者'];
+const id = idTextSchema;
+
+const subjectFields = {
+  identificationCode: z.string().trim().max(50).nullish(),
+  subjectName: z.string({ error: '请输入患者姓名' }).trim().min(1, '请输入患者姓名').max(50),
+  gender: z.union([z.literal(0), z.literal(1)], { error: '请选择患者性别' }),
+  birth: z.string().max(10).nullish(),
+  mobile: z.string().max(20).nullish(),
+  idNumber: z.string().max(30).nullish(),
+  diseaseCode: z.string({ error: '请选择病种' }).trim().min(1, '请选择病种').max(50),
+  deptId: idSchema.nullish(),
+};
+
+const recordFilter = {
+  identificationCode: z.string().trim().optional(),
+  subjectName: z.string().trim().optional(),
+  diseaseCode: z.string().trim().optional(),
+  state: z.coerce.number().int().min(0).max(2).optional(),
+  beginDate: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .optional(),
+  endDate: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .optional(),
+  deleted: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional(),
+};
+
+export function subjectRoutes(app: App, ctx: AppContext) {
+  const recordStudy = (v: number | undefined) => (v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v));
+  const q = <T>(r: FastifyRequest) => r.query as T;
+  const b = <T>(r: FastifyRequest) => r.body as T;
+
+  app.get(
+    '/api/v2/business/subject/crf',
+    {
+      schema: { tags: subjectTags, summary: '患者表单模型（基础信息配置）', querystring: studyIdQuery },
+      config: { study: fromQuery },
+    },
+    async (request) => ok(await subjectsService.subjectFormModel(ctx, request.query.studyId)),
+  );
+  app.get(
+    '/api/business/subject/unique',
+    {
+      schema: {
+        tags: subjectTags,
+        summary: '编号是否已存在',
+        querystring: studyIdQuery.extend({ identificationCode: z.string().trim().min(1) }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) =>
+      ok(await subjectsService.isCodeTaken(ctx.db, request.query.studyId, request.query.identificationCode)),
+  );
+  app.post(
+    '/api/business/subject',
+    {
+      schema: { tags: subjectTags, summary: '添加患者', body: z.object({ studyId: idSchema, ...subjectFields }) },
+      config: { study: fromBody, module: '患者管理', action: '新增' },
+    },
+    async (request) =>
+      ok(
+        await subjectsService.createSubject(
+          ctx,
+          requireUser(request),
+          requireStudy(request),
+          request.body.studyId,
+          request.body,
+        ),
+        '添加成功',
+      ),
+  );
+  app.put(
+    '/api/business/subject',
+    {
+      // Partial: a field left out of the body keeps its stored value.
+      schema: {
+        tags: subjectTags,
+        summary: '编辑患者',
+        body: z.object({ id: idSchema, ...z.object(subjectFields).partial().shape }),
+      },
+      config: {
+        study: (r) => subjectsService.studyOfSubject(ctx, b<{ id: number }>(r).id),
+        module: '患者管理',
+        action: '修改',
+      },
+    },
+    async (request) =>
+      ok(
+        await subjectsService.updateSubject(
+          ctx,
+          requireUser(request),
+          requireStudy(request),
+          request.body.id,
+          request.body,
+        ),
+        '修改成功',
+      ),
+  );
+  app.get(
+    '/api/business/subject/signatures',
+    {
+      schema: { tags: subjectTags, summary: '患者签名记录', querystring: z.object({ subjectRecordId: id }) },
+      config: { study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId) },
+    },
+    async (request) => ok(await subjectsService.listSignatures(ctx, request.query.subjectRecordId)),
+  );
+  app.get(
+    '/api/business/subject/:id',
+    {
+      schema: { tags: subjectTags, summary: '患者详情', params: z.object({ id }) },
+      config: { study: (r) => subjectsService.studyOfSubject(ctx, fromParam(r)!) },
+    },
+    async (request) => ok(await subjectsService.getSubject(ctx, request.params.id, requireStudy(request))),
+  );
+  app.get(
+    '/api/business/ducking/patientInfo/:id',
+    {
+      schema: { tags: subjectTags, summary: '患者信息（按受试者记录）', params: z.object({ id }) },
+      config: { study: (r) => recordStudy(fromParam(r)) },
+    },
+    async (request) => ok(await subjectsService.getSubjectByRecord(ctx, request.params.id, requireStudy(request))),
+  );
+  app.put(
+    '/api/v1/business/subject/sign',
+    {
+      schema: {
+        tags: subjectTags,
+        summary: '研究者电子签名',
+        body: z.object({
+          subjectRecordId: idSchema,
+          password: z.string().min(1, '请输入密码').max(100),
+          meaning: z.string().max(200).optional(),
+        }),
+      },
+      config: {
+        study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
+        module: '患者管理',
+        action: '签名',
+      },
+    },
+    async (request) =>
+      ok(
+        await subjectsService.signRecord(
+          ctx,
+          requireUser(request),
+          requireStudy(request),
+          request.body.subjectRecordId,
+          request.body.password,
+          request.body.meaning,
+        ),
+        '签名成功',
+      ),
+  );
+
+  app.post(
+    '/api/v3/business/subjectRecord/list',
+    {
+      schema: {
+        tags: subjectTags,
+        summary: '患者列表（v3）',
+        body: z.object({ studyId: idSchema, ...pagingQuery, ...recordFilter }),
+      },
+      config: { study: fromBody, readOnly: true },
+    },
+    async (request) =>
+      ok(
+        await subjectsService.listRecords(
+          ctx,
+          request.body.studyId,
+          request.body,
+          pageRequest(request.body),
+          requireStudy(request),
+        ),
+      ),
+  );
+  for (const version of ['v1', 'v2'] as const) {
+    app.get(
+      `/api/${version}/business/subjectRecord/list`,
+      {
+        schema: {
+          tags: subjectTags,
+          summary: `患者列表（${version}）`,
+          querystring: studyIdQuery.extend({ ...pagingQuery, ...recordFilter }),
+        },
+        config: { study: fromQuery },
+      },
+      async (request) =>
+        ok(
+          await subjectsService.listRecords(
+            ctx,
+            request.query.studyId,
+            request.query,
+            pageRequest(request.query),
+            requireStudy(request),
+          ),
+        ),
+    );
+  }
+  for (const version of ['v1', 'v2', 'v3'] as const) {
+    app.get(
+      `/api/${version}/business/subjectRecord/columns`,
+      {
+        schema: { tags: subjectTags, summary: `患者列表列（${version}）`, querystring: studyIdQuery },
+        config: { study: fromQuery },
+      },
+      async (request) => ok(await subjectsService.recordColumns(ctx, request.query.studyId)),
+    );
+  }
+  app.put(
+    '/api/business/subjectRecord/state',
+    {
+      schema: {
+        tags: subjectTags,
+        summary: '修改受试者状态（0 在组 1 完成 2 退出）',
+        body: z.object({
+          subjectRecordId: idSchema,
+          state: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+          reason: z.string().max(500).optional(),
+        }),
+      },
+      config: {
+        study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
+        module: '患者管理',
+        action: '修改状态',
+      },
+    },
+    async (request) => {
+      await subjectsService.setRecordState(
+        ctx,
+        requireUser(request),
+        requireStudy(request),
+        request.body.subjectRecordId,
+        request.body.state,
+        request.body.reason,
+      );
+      return ok(null, '操作成功');
+    },
+  );
+  app.delete(
+    '/api/business/subjectRecord',
+    {
+      schema: {
+        tags: subjectTags,
+        summary: '删除患者（可恢复）',
+        querystring: z.object({
+          subjectRecordId: id,
+          reason: z.string({ error: '请填写删除原因' }).trim().min(1, '请填写删除原因').max(500),
+        }),
+      },
+      config: {
+        study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId),
+        module: '患者管理',
+        action: '删除',
+      },
+    },
+    async (request) => {
+      await subjectsService.deleteRecord(
+        ctx,
+        requireUser(request),
+        requireStudy(request),
+        request.query.subjectRecordId,
+        request.query.reason,
+      );
+      return ok(null, '删除成功');
+    },
+  );
+  app.put(
+    '/api/business/subjectRecord/restore',
+    {
+      schema: {
+        tags: subjectTags,
+        summary: '恢复已删除的患者',
+        body: z.object({ subjectRecordId: idSchema, reason: z.string().trim().min(1, '请填写恢复原因').max(500) }),
+      },
+      config: {
+        study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
+        module: '患者管理',
+        action: '恢复',
+      },
+    },
+    async (request) => {
+      await subjectsService.deleteRecord(
+        ctx,
+        requireUser(request),
+        requireStudy(request),
+        request.body.subjectRecordId,
+        request.body.reason,
+        true,
+      );
+      return ok(null, '恢复成功');
+    },
+  );
+}
