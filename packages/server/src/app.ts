@@ -66,7 +66,14 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
 
   installInputBounds(app);
   await installSecurityHeaders(app, ctx.config);
-  await app.register(rateLimit, { global: false });
+  // Per-address limits count in Redis beside the kv store when REDIS_URL is set, so N app servers behind a
+  // load balancer enforce one limit together. Without Redis (the embedded default: one process) they count
+  // in this process's memory, which is the whole installation.
+  const limitStore = ctx.kv.redis;
+  await app.register(rateLimit, {
+    global: false,
+    ...(limitStore ? { redis: limitStore.client, nameSpace: `${limitStore.prefix}rate-limit:` } : {}),
+  });
   await app.register(swagger, {
     openapi: {
       info: { title: '临床科研电子数据采集平台 API', version: '0.1.0' },

@@ -4,8 +4,9 @@ import type { Db } from '../db/client.js';
 import { kvEntries } from '../db/schema/index.js';
 
 /**
- * Short-lived shared state (captcha answers, sign-in failure counters). In the database by
- * default, in Redis when REDIS_URL is set, in memory for unit tests of a single process.
+ * Short-lived shared state (captcha answers, sign-in failure counters and lockouts). In the database
+ * by default, in Redis when REDIS_URL is set: either way every app server sees the same entries.
+ * In memory only for unit tests of a single process.
  */
 export interface KeyValueStore {
   get(key: string): Promise<string | null>;
@@ -16,6 +17,8 @@ export interface KeyValueStore {
   /** Increment a counter; the TTL starts with the first increment. */
   incr(key: string, ttlMs: number): Promise<number>;
   close(): Promise<void>;
+  /** The Redis connection behind the store, if any: per-address rate limits count there too (app.ts). */
+  readonly redis?: { readonly client: Redis; readonly prefix: string };
 }
 
 export function memoryStore(now: () => number = Date.now): KeyValueStore {
@@ -57,10 +60,11 @@ export function memoryStore(now: () => number = Date.now): KeyValueStore {
   };
 }
 
-export function redisStore(url: string): KeyValueStore {
+/** `prefix` keeps installations (or test runs) sharing one Redis apart. */
+export function redisStore(url: string, prefix = 'edc:'): KeyValueStore {
   const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
-  const prefix = 'edc:';
   return {
+    redis: { client: redis, prefix },
     get: (key) => redis.get(prefix + key),
     set: async (key, value, ttlMs) => {
       await redis.set(prefix + key, value, 'PX', ttlMs);
