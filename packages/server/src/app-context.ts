@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { TokenService } from './modules/auth/token.service.js';
 import type { RealtimeHubs } from './modules/realtime/realtime.hub.js';
+import type { JobQueue } from './modules/jobs/job-queue.js';
 import type { FieldCrypto } from './shared/field-crypto.js';
 import type { KeyValueStore } from './shared/kv.js';
 
@@ -14,6 +15,8 @@ export interface AppContext {
   /** Encrypts and hashes patient identifiers (ID number) at rest. */
   readonly fieldCrypto: FieldCrypto;
   readonly clock: () => Date;
+  /** Background jobs (modules/jobs/job-queue.ts): handlers must be re-runnable. */
+  readonly jobs: JobQueue;
   /** Pushes to the browsers: `toUser`, `toStudy` (hubs served by the app, modules/realtime). */
   readonly realtime: RealtimeHubs;
 }

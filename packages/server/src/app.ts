@@ -22,6 +22,7 @@ import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { operLogRoutes } from './modules/monitor/operlog.routes.js';
 import { installOperationLog } from './modules/monitor/operlog.service.js';
+import { installJobs } from './modules/jobs/jobs.install.js';
 import { installRealtime } from './modules/realtime/realtime.install.js';
 import { configRoutes } from './modules/system/config.routes.js';
 import { deptRoutes } from './modules/system/dept.routes.js';
@@ -111,6 +112,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   printRoutes(app, ctx);
   homeRoutes(app, ctx);
   doubtRoutes(app, ctx);
+  installJobs(app, ctx);
 
   const webDist = ctx.config.webDist;
   const serveWeb = opts.serveWeb === true && fs.existsSync(path.join(webDist, 'index.html'));

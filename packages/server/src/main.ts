@@ -7,6 +7,8 @@ import { seedDemoStudy } from './db/demo-study.js';
 import { seed } from './db/seed.js';
 import { sealUnchainedRows } from './modules/audit/audit-chain.js';
 import { createTokenService } from './modules/auth/token.service.js';
+import { createJobQueue } from './modules/jobs/create-job-queue.js';
+import { startScheduler } from './modules/jobs/jobs.install.js';
 import { createRealtime } from './modules/realtime/realtime.hub.js';
 import { databaseStore, redisStore } from './shared/kv.js';
 import { createFieldCrypto, loadDataKey } from './shared/field-crypto.js';
@@ -43,9 +45,12 @@ async function main() {
     tokens: createTokenService(loadSigningSecret(config.dataDir, config.jwtSecret), config.accessTokenSeconds, clock),
     fieldCrypto: createFieldCrypto(loadDataKey(config.dataDir, config.dataKey)),
     clock,
+    jobs: createJobQueue({ db: database.db, dataDir: config.dataDir, redisUrl: config.redisUrl, clock }),
     realtime: createRealtime({ redisUrl: config.redisUrl }),
   };
   const app = await buildApp(ctx, { logger: { level: config.logLevel }, serveWeb: true });
+
+  const scheduler = startScheduler(app, ctx);
 
   if (seeded.adminCreated) {
     const password = seeded.generatedAdminPassword
@@ -62,6 +67,7 @@ async function main() {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    await scheduler.close();
     await app.close();
     await app.flushOperLogs();
     await ctx.kv.close();

@@ -5,9 +5,11 @@ import type { AppContext } from '../app-context.js';
 import { loadConfig, type Config } from '../config.js';
 import { users } from '../db/schema/index.js';
 import { createTokenService } from '../modules/auth/token.service.js';
+import { createJobQueue, type JobQueueSetup } from '../modules/jobs/create-job-queue.js';
 import { createRealtime, isolatedRealtimeKey } from '../modules/realtime/realtime.hub.js';
 import { createFieldCrypto } from '../shared/field-crypto.js';
 import { databaseStore } from '../shared/kv.js';
+import type { Database } from '../db/client.js';
 import { TEST_ADMIN_PASSWORD, openTestDatabase } from './test-db.js';
 
 export { TEST_ADMIN_PASSWORD };
@@ -28,12 +30,16 @@ export interface TestAppOptions {
   /** Keep the seeded administrator's must-change-password flag (off by default). */
   keepAdminMustChange?: boolean;
   config?: Partial<Config>;
+  /** An open database to build this app on (a second app server, a restart); left open by close(). */
+  database?: Database;
+  /** Job queue settings (BullMQ with config.redisUrl, its queue name, timings). */
+  jobs?: Partial<JobQueueSetup>;
   /** The realtime Redis channel prefix: apps given the same one reach each other's sockets (with config.redisUrl). */
   realtimeKey?: string;
 }
 
 export async function createTestApp(options: TestAppOptions = {}) {
-  const database = await openTestDatabase(inject('pgliteTemplate'));
+  const database = options.database ?? (await openTestDatabase(inject('pgliteTemplate')));
   const clock = testClock();
   const config: Config = {
     ...loadConfig({ DATA_DIR: '/tmp/edc-test-unused', EDC_CAPTCHA: options.captcha ? 'on' : 'off' }),
@@ -53,6 +59,13 @@ export async function createTestApp(options: TestAppOptions = {}) {
     ),
     fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
     clock,
+    jobs: createJobQueue({
+      db: database.db,
+      dataDir: config.dataDir,
+      redisUrl: config.redisUrl,
+      clock,
+      ...options.jobs,
+    }),
     realtime: createRealtime({ redisUrl: config.redisUrl, key: options.realtimeKey ?? isolatedRealtimeKey() }),
   };
   if (!options.keepAdminMustChange) {
@@ -89,6 +102,8 @@ export async function createTestApp(options: TestAppOptions = {}) {
     db: database.db,
     /** Owner rights (migrations' role), for tests that act as a database console would. */
     asOwner: database.asOwner,
+    /** The database itself, for tests that start a second app server on it. */
+    database,
     clock,
     login,
     call,
@@ -96,7 +111,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
       await app.close();
       await app.flushOperLogs();
       await ctx.kv.close();
-      await database.close();
+      if (!options.database) await database.close();
     },
   };
 }
