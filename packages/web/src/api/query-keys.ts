@@ -1,8 +1,7 @@
 /**
  * Every TanStack Query key of the app, one factory per area. A key starts with its area's `all()`, and the
  * narrower keys of an area start with the wider ones (`doubt.list(7)` starts with `doubt.lists()`), so an
- * invalidation by a prefix reaches every key under it. Key shapes are stable: pages not yet moved to the factory
- * (the CRF page, the sign-in page) still write the same arrays inline and share the cache.
+ * invalidation by a prefix reaches every key under it.
  */
 
 const ROUTERS = ['routers'] as const;
@@ -27,6 +26,7 @@ const SUBJECT = ['subject'] as const;
 const SUBJECT_RECORD = ['subject-record'] as const;
 const DOUBT = ['doubt'] as const;
 const OPERLOG = ['operlog'] as const;
+const CRF_RECORD = ['crf-record'] as const;
 
 /** The version segment of a CRF definition key: a number, or the newest. */
 export type CrfVersionKey = number | 'latest';
@@ -148,7 +148,29 @@ export const queryKeys = {
     /** The top bar's count of queries waiting for the user, per study. */
     counts: () => [...DOUBT, 'count'] as const,
     count: (studyId: number | string | null) => [...DOUBT, 'count', studyId] as const,
-    detail: (doubtId: number | undefined) => [...DOUBT, 'detail', doubtId] as const,
+    detail: (doubtId: number | null | undefined) => [...DOUBT, 'detail', doubtId] as const,
+  },
+  /** The CRF page: one subject's casebook. */
+  crfRecord: {
+    all: () => CRF_RECORD,
+    menu: (subjectRecordId: number) => [...CRF_RECORD, 'menu', subjectRecordId] as const,
+    patient: (subjectRecordId: number) => [...CRF_RECORD, 'patient', subjectRecordId] as const,
+    doubtFlag: (studyId: number | null) => [...CRF_RECORD, 'doubt-flag', studyId] as const,
+    /** Every open form of a casebook (signing changes all their states). */
+    detailsOf: (subjectRecordId: number) => [...CRF_RECORD, 'detail', subjectRecordId] as const,
+    /** Every record of one form of a casebook. */
+    formDetails: (subjectRecordId: number, crfId: number) => [...CRF_RECORD, 'detail', subjectRecordId, crfId] as const,
+    /** One record of a form, or (`'auto'`) the one the page picks. */
+    detail: (subjectRecordId: number, crfId: number, record: number | 'new' | 'auto') =>
+      [...CRF_RECORD, 'detail', subjectRecordId, crfId, record] as const,
+    dataList: (subjectRecordId: number, crfId: number) => [...CRF_RECORD, 'data-list', subjectRecordId, crfId] as const,
+    audits: () => [...CRF_RECORD, 'audit'] as const,
+    audit: (crfDataRecordId: number | undefined, itemName: string | null) =>
+      [...CRF_RECORD, 'audit', crfDataRecordId, itemName] as const,
+    signatures: (subjectRecordId: number) => [...CRF_RECORD, 'signatures', subjectRecordId] as const,
+    signConfig: (studyId: number) => [...CRF_RECORD, 'sign-config', studyId] as const,
+    overview: (subjectRecordId: number, crfId: number | null, crfDataRecordId: number | null) =>
+      [...CRF_RECORD, 'overview', subjectRecordId, crfId, crfDataRecordId] as const,
   },
   operlog: {
     all: () => OPERLOG,

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { queryKeys } from '../../api/query-keys';
 import { Empty, Result, Select, Spin } from 'antd';
 import { useParams } from 'react-router';
 import { initialValues } from '@ecrf/core';
@@ -20,7 +21,7 @@ export default function CrfDetailPage() {
   const valid = Number.isInteger(crfId) && crfId > 0;
   const [version, setVersion] = useState<number | undefined>();
   const query = useQuery({
-    queryKey: ['crf', 'detail', crfId, version ?? 'latest'],
+    queryKey: queryKeys.crf.detail(crfId, version),
     queryFn: () => crfApi.get(crfId, version).then((res) => res.data),
     enabled: valid,
   });

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { queryKeys } from '../../api/query-keys';
 import { Empty, Result } from 'antd';
 import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 import { hasPermission } from '@ecrf/core';
@@ -36,19 +37,19 @@ export default function CrfRecordPage() {
   const valid = Number.isInteger(subjectRecordId) && subjectRecordId > 0;
 
   const menuQuery = useQuery({
-    queryKey: ['crf-record', 'menu', subjectRecordId],
+    queryKey: queryKeys.crfRecord.menu(subjectRecordId),
     queryFn: () => crfRecordApi.menu(subjectRecordId).then((res) => res.data),
     enabled: valid,
   });
   const patientQuery = useQuery({
-    queryKey: ['crf-record', 'patient', subjectRecordId],
+    queryKey: queryKeys.crfRecord.patient(subjectRecordId),
     queryFn: () => crfRecordApi.patientInfo(subjectRecordId).then((res) => res.data),
     enabled: valid,
   });
   const patient = patientQuery.data;
   const studyId = patient?.studyId ?? null;
   const doubtFlag = useQuery({
-    queryKey: ['crf-record', 'doubt-flag', studyId],
+    queryKey: queryKeys.crfRecord.doubtFlag(studyId),
     queryFn: () => crfRecordApi.studyDoubtFlag(studyId!).then((res) => res.data),
     enabled: studyId !== null,
   });

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { LockOutlined, MobileOutlined, SafetyCertificateOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryKeys } from '../../api/query-keys';
 import { App, Button, Form, Input } from 'antd';
 import { MSG } from '@ecrf/core';
 import { useNavigate } from 'react-router';
@@ -33,7 +34,7 @@ export default function LoginPage() {
 
   // A captcha answer is single use: every failed sign-in and every click asks for a new one.
   const { data: captcha, refetch } = useQuery({
-    queryKey: ['captcha'],
+    queryKey: queryKeys.account.captcha(),
     queryFn: () => authApi.captcha().then((res) => res.data),
     staleTime: Infinity,
     gcTime: 0,
@@ -58,11 +59,11 @@ export default function LoginPage() {
       queryClient.clear();
       const [info] = await Promise.all([
         queryClient.fetchQuery({
-          queryKey: ['userInfo'],
+          queryKey: queryKeys.account.info(),
           queryFn: () => authApi.getInfo(result.token).then((r) => r.data),
         }),
         queryClient.prefetchQuery({
-          queryKey: ['routers'],
+          queryKey: queryKeys.account.routers(),
           queryFn: () => authApi.getRouters(result.token).then((r) => r.data),
         }),
       ]);

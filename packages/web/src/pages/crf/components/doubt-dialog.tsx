@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { queryKeys } from '../../../api/query-keys';
 import { Alert, App, Button, Descriptions, Empty, Form, Input, Modal, Space, Spin, Tag, Timeline } from 'antd';
 import { ApiError } from '../../../api/request';
 import { DOUBT_STATE, DOUBT_TYPE, doubtApi, type Doubt, type DoubtDetail } from '../../../api/doubt.api';
@@ -108,7 +109,7 @@ export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, 
   }
 
   const query = useQuery({
-    queryKey: ['doubt', 'detail', doubtId],
+    queryKey: queryKeys.doubt.detail(doubtId),
     queryFn: () => doubtApi.get(doubtId!).then((res) => res.data),
     enabled: open && doubtId !== null,
   });

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryKeys } from '../../../api/query-keys';
 import { App, Button, Drawer, Result, Spin } from 'antd';
 import { UnorderedListOutlined } from '@ant-design/icons';
 import {
@@ -45,7 +46,7 @@ export interface FormAreaProps {
 }
 
 const detailKey = (subjectRecordId: number, crfId: number, record: RecordParam) =>
-  ['crf-record', 'detail', subjectRecordId, crfId, record ?? 'auto'] as const;
+  queryKeys.crfRecord.detail(subjectRecordId, crfId, record ?? 'auto');
 
 /** Whether a detail answers the record the address names. */
 function matches(detail: CrfRecordDetail, record: RecordParam): boolean {
@@ -66,7 +67,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   const repeatable = isRepeatable(form);
 
   const dataList = useQuery({
-    queryKey: ['crf-record', 'data-list', subjectRecordId, crfId],
+    queryKey: queryKeys.crfRecord.dataList(subjectRecordId, crfId),
     queryFn: () => crfRecordApi.dataList(subjectRecordId, crfId).then((res) => res.data),
     enabled: repeatable,
   });
@@ -132,10 +133,10 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
 
   const refreshAll = useCallback(async () => {
     await Promise.all([
-      queryClient.invalidateQueries({ queryKey: ['crf-record', 'menu', subjectRecordId] }),
-      queryClient.invalidateQueries({ queryKey: ['crf-record', 'detail', subjectRecordId, crfId] }),
-      queryClient.invalidateQueries({ queryKey: ['crf-record', 'data-list', subjectRecordId, crfId] }),
-      queryClient.invalidateQueries({ queryKey: ['crf-record', 'audit'] }),
+      queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.menu(subjectRecordId) }),
+      queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.formDetails(subjectRecordId, crfId) }),
+      queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.dataList(subjectRecordId, crfId) }),
+      queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.audits() }),
     ]);
   }, [queryClient, subjectRecordId, crfId]);
 
@@ -153,9 +154,9 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   const reload = useCallback(() => {
     setSession((s) => ({ ...s, epoch: s.epoch + 1 }));
     // Reset, not just invalidate: the new editor must start from what the server holds now.
-    void queryClient.resetQueries({ queryKey: ['crf-record', 'detail', subjectRecordId, crfId] });
-    void queryClient.invalidateQueries({ queryKey: ['crf-record', 'menu', subjectRecordId] });
-    void queryClient.invalidateQueries({ queryKey: ['crf-record', 'data-list', subjectRecordId, crfId] });
+    void queryClient.resetQueries({ queryKey: queryKeys.crfRecord.formDetails(subjectRecordId, crfId) });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.menu(subjectRecordId) });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.dataList(subjectRecordId, crfId) });
   }, [queryClient, subjectRecordId, crfId]);
 
   // ---- top-bar actions --------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { queryKeys } from '../../../api/query-keys';
 import { DownloadOutlined } from '@ant-design/icons';
 import { Button, Drawer, Empty, Grid, Spin, Table, Tag } from 'antd';
 import type { CrfNode } from '@ecrf/core';
@@ -35,7 +36,7 @@ export function HistoryDrawer({
   onClose: () => void;
 }) {
   const query = useQuery({
-    queryKey: ['crf-record', 'audit', target?.crfDataRecordId, target?.itemName ?? null],
+    queryKey: queryKeys.crfRecord.audit(target?.crfDataRecordId, target?.itemName ?? null),
     queryFn: () => crfRecordApi.audit(target!.crfDataRecordId, target!.itemName).then((res) => res.data),
     enabled: target !== null,
   });

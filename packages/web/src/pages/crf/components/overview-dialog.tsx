@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { queryKeys } from '../../../api/query-keys';
 import { FullscreenExitOutlined, FullscreenOutlined, PrinterOutlined } from '@ant-design/icons';
 import { Anchor, Button, Descriptions, Empty, Image, Modal, Segmented, Space, Spin, Switch, Table } from 'antd';
 import {
@@ -223,13 +224,11 @@ export function OverviewDialog({
   const scroller = useRef<HTMLDivElement | null>(null);
   const limited = scope.kind === 'print';
   const query = useQuery({
-    queryKey: [
-      'crf-record',
-      'overview',
+    queryKey: queryKeys.crfRecord.overview(
       subjectRecordId,
       limited ? scope.crfId : null,
       limited ? scope.crfDataRecordId : null,
-    ],
+    ),
     queryFn: () =>
       crfRecordApi
         .overview(subjectRecordId, limited ? scope.crfId : undefined, limited ? scope.crfDataRecordId : undefined)

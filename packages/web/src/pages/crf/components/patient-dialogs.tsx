@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { queryKeys } from '../../../api/query-keys';
 import { Descriptions, Modal, Spin } from 'antd';
 import { crfRecordApi, type CrfPatient } from '../../../api/crf.api';
 import { T } from '../../../locales/zh-CN';
@@ -18,7 +19,7 @@ export function PatientInfoDialog({
   onClose: () => void;
 }) {
   const query = useQuery({
-    queryKey: ['crf-record', 'patient', subjectRecordId],
+    queryKey: queryKeys.crfRecord.patient(subjectRecordId),
     queryFn: () => crfRecordApi.patientInfo(subjectRecordId).then((res) => res.data),
     enabled: open,
   });

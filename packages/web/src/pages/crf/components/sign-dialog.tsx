@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryKeys } from '../../../api/query-keys';
 import { Alert, App, Descriptions, Form, Input, List, Modal, Tag } from 'antd';
 import { crfRecordApi } from '../../../api/crf.api';
 import { ApiError } from '../../../api/request';
@@ -31,12 +32,12 @@ export function SignDialog({
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const signatures = useQuery({
-    queryKey: ['crf-record', 'signatures', subjectRecordId],
+    queryKey: queryKeys.crfRecord.signatures(subjectRecordId),
     queryFn: () => crfRecordApi.signatures(subjectRecordId).then((res) => res.data),
     enabled: open,
   });
   const config = useQuery({
-    queryKey: ['crf-record', 'sign-config', studyId],
+    queryKey: queryKeys.crfRecord.signConfig(studyId),
     queryFn: () => crfRecordApi.signConfig(studyId).then((res) => res.data),
     enabled: open,
   });
@@ -53,8 +54,8 @@ export function SignDialog({
       void message.success(res.msg || t.signOk);
       setPassword('');
       setError(null);
-      await queryClient.invalidateQueries({ queryKey: ['crf-record', 'signatures', subjectRecordId] });
-      await queryClient.invalidateQueries({ queryKey: ['crf-record', 'detail', subjectRecordId] });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.signatures(subjectRecordId) });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.detailsOf(subjectRecordId) });
     } catch (failure) {
       setError(failure instanceof ApiError ? failure.message : T.common.loadFailed);
     } finally {
