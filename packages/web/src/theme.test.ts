@@ -66,7 +66,7 @@ describe('theme', () => {
     expect(themeConfig.components?.Layout?.headerHeight).toBe(72);
   });
 
-  it('THEME-06: text and filled buttons in the primary colour reach WCAG AA 4.5:1, at rest, hovered and pressed', () => {
+  it('THEME-06: text and filled buttons in the primary and the error colour reach WCAG AA 4.5:1, at rest, hovered and pressed', () => {
     // #099dad itself would not: it stays for what carries no text.
     expect(contrast(PRIMARY_COLOR, '#ffffff')).toBeLessThan(4.5);
     const token = themeConfig.token!;
@@ -80,6 +80,11 @@ describe('theme', () => {
       token.colorLinkHover,
       token.colorLinkActive,
       token.colorError,
+      token.colorErrorHover,
+      token.colorErrorActive,
+      token.colorErrorText,
+      token.colorErrorTextHover,
+      token.colorErrorTextActive,
       themeConfig.components?.Menu?.darkItemSelectedBg,
     ]) {
       for (const background of backgrounds) expect(contrast(color!, background)).toBeGreaterThanOrEqual(4.5);

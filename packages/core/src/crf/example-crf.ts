@@ -24,7 +24,7 @@ export function exampleCrf(): CrfDefinition {
     option: { cols: 2 },
     children: [
       item('section', 'vs', '生命体征', { crfCols: 2 }, [
-        item('title', '', '以下由研究者填写', { showStyle: 'color: #099dad' }),
+        item('title', '', '以下由研究者填写', { showStyle: 'color: #007587' }),
         item('checkbox', 'history', '既往史', {
           optionsValue: '1,2,3,99',
           optionsText: '糖尿病,高血压,冠心病,其他',

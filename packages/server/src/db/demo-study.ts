@@ -47,7 +47,7 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
     option: { cols: 2 },
     children: [
       item('section', 'demo_basic', '基本信息', { crfCols: 2 }, [
-        item('title', '', '请依据身份证及病历如实填写', { showStyle: 'color: #099dad' }),
+        item('title', '', '请依据身份证及病历如实填写', { showStyle: 'color: #007587' }),
         // Typed once in the patient dialog: a new 人口学资料 starts with them (patientField).
         item('radio', 'sex', '性别', {
           optionsValue: '1,2',
