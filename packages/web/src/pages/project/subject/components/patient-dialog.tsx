@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, App, Button, Col, DatePicker, Form, Input, Modal, Radio, Row, Select, Spin, TreeSelect } from 'antd';
+import { Alert, App, Button, Col, Form, Input, Modal, Radio, Row, Select, Spin, TreeSelect } from 'antd';
+import { KeyboardDatePicker } from '../../../../components/keyboard-date-picker';
 import type { Rule } from 'antd/es/form';
 import dayjs from 'dayjs';
 import { ageFromBirth, buildTree, MSG, todayString } from '@ecrf/core';
@@ -330,7 +331,7 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                     rules={[coreRule('birth')]}
                     extra={maskedExtra('birth')}
                   >
-                    <DatePicker
+                    <KeyboardDatePicker
                       style={{ width: '100%' }}
                       {...maskedProps('birth', T.common.selectPlaceholder)}
                       disabledDate={(date) => isBirthDisabled(date, today)}
