@@ -1,7 +1,7 @@
 import { Suspense, useEffect } from 'react';
 import { MedicineBoxOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
-import { Layout } from 'antd';
+import { Drawer, Grid, Layout } from 'antd';
 import { matchRoutes, useLocation, useMatches, type RouteObject } from 'react-router';
 import type { MenuNode } from '@ecrf/core';
 import { authApi } from '../api/auth.api';
@@ -41,7 +41,11 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
   const passwordChanged = useSession((s) => s.passwordChanged);
   const logout = useLogout();
   const collapse = useAppStore((s) => s.collapse);
+  const setCollapse = useAppStore((s) => s.setCollapse);
   const visit = useAppStore((s) => s.visit);
+  // Below a tablet's width the menu would leave the page a sliver: it becomes a drawer over the page,
+  // closed until the menu button opens it and closed again by choosing a page.
+  const phone = Grid.useBreakpoint().md === false;
 
   // The /redirect hop has no layout of its own: it shows the layout of the page it reloads.
   const layout: RouteLayout = meta?.transient
@@ -76,16 +80,32 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
     });
   }, [location.pathname, location.search, meta, visit]);
 
+  useEffect(() => {
+    if (phone) setCollapse(true);
+  }, [phone, location.pathname, setCollapse]);
+
   const menus = routers.data ?? NO_MENUS;
   // A visitor without a session (the public study home) gets the page alone, without the
   // menus, tabs and study tools that all need a signed-in user.
   const signedIn = Boolean(token);
   const hasSider = signedIn && layout !== 'crf';
-  const siderWidth = hasSider ? (collapse ? MENU_WIDTH_COLLAPSED : MENU_WIDTH_EXPANDED) : 0;
+  const siderWidth = hasSider && !phone ? (collapse ? MENU_WIDTH_COLLAPSED : MENU_WIDTH_EXPANDED) : 0;
+  const menu = (collapsed: boolean) => (
+    <>
+      <div className="app-sider-brand">
+        <MedicineBoxOutlined />
+      </div>
+      {layout === 'project' ? (
+        <ProjectLayoutMenu menus={menus} collapsed={collapsed} />
+      ) : (
+        <MainLayoutMenu menus={menus} collapsed={collapsed} />
+      )}
+    </>
+  );
 
   return (
     <Layout className="app-shell" style={{ minHeight: '100vh' }}>
-      {hasSider && (
+      {hasSider && !phone && (
         <Layout.Sider
           className="app-sider"
           width={MENU_WIDTH_EXPANDED}
@@ -94,15 +114,21 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
           trigger={null}
           style={{ position: 'fixed', insetBlock: 0, left: 0, overflow: 'auto', zIndex: 30 }}
         >
-          <div className="app-sider-brand">
-            <MedicineBoxOutlined />
-          </div>
-          {layout === 'project' ? (
-            <ProjectLayoutMenu menus={menus} collapsed={collapse} />
-          ) : (
-            <MainLayoutMenu menus={menus} collapsed={collapse} />
-          )}
+          {menu(collapse)}
         </Layout.Sider>
+      )}
+      {hasSider && phone && (
+        <Drawer
+          className="app-sider-drawer"
+          placement="left"
+          open={!collapse}
+          onClose={() => setCollapse(true)}
+          closable={false}
+          size={MENU_WIDTH_EXPANDED}
+          styles={{ body: { padding: 0 } }}
+        >
+          <nav aria-label="菜单">{menu(false)}</nav>
+        </Drawer>
       )}
       <Layout style={{ marginLeft: siderWidth, transition: 'margin-left 0.2s' }}>
         <TopBar layout={layout} siderWidth={siderWidth} />
