@@ -18,6 +18,7 @@ import { users } from '../packages/server/src/db/schema/index.js';
 import { seed } from '../packages/server/src/db/seed.js';
 import { createTokenService } from '../packages/server/src/modules/auth/token.service.js';
 import { createRealtime } from '../packages/server/src/modules/realtime/realtime.hub.js';
+import { createOutbox } from '../packages/server/src/modules/events/outbox.js';
 import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
 import { memoryStore } from '../packages/server/src/shared/kv.js';
 
@@ -89,6 +90,7 @@ async function run(kind: string, database: Database) {
     fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
     clock,
     realtime: createRealtime(),
+    events: createOutbox({ db: database.db, listen: database.listen }),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;

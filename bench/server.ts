@@ -11,6 +11,7 @@ import { users, userRoles } from '../packages/server/src/db/schema/index.js';
 import { seed } from '../packages/server/src/db/seed.js';
 import { createTokenService } from '../packages/server/src/modules/auth/token.service.js';
 import { createRealtime } from '../packages/server/src/modules/realtime/realtime.hub.js';
+import { createOutbox } from '../packages/server/src/modules/events/outbox.js';
 import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
 import { memoryStore } from '../packages/server/src/shared/kv.js';
 
@@ -30,6 +31,7 @@ const app = await buildApp({
   fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
   clock,
   realtime: createRealtime(),
+  events: createOutbox({ db: database.db }),
 });
 await app.ready();
 

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { TokenService } from './modules/auth/token.service.js';
 import type { RealtimeHubs } from './modules/realtime/realtime.hub.js';
+import type { EventOutbox } from './shared/domain-events.js';
 import type { JobQueue } from './modules/jobs/job-queue.js';
 import type { FieldCrypto } from './shared/field-crypto.js';
 import type { KeyValueStore } from './shared/kv.js';
@@ -19,4 +20,9 @@ export interface AppContext {
   readonly jobs: JobQueue;
   /** Pushes to the browsers: `toUser`, `toStudy` (hubs served by the app, modules/realtime). */
   readonly realtime: RealtimeHubs;
+  /**
+   * Domain events: services call `events.record(tx, …)` inside their transaction; subscribers are
+   * registered when the app is built and run after commit (modules/events/outbox.ts).
+   */
+  readonly events: EventOutbox;
 }

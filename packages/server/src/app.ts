@@ -89,6 +89,10 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
     ...(ctx.config.apiDocs === 'public' ? {} : { uiHooks: { onRequest: requireAdministrator(ctx) } }),
   });
 
+  // Reactions to committed changes run after commit, on one app server (modules/events/outbox.ts).
+  app.addHook('onReady', () => ctx.events.start(app.log.child({ module: 'events' })));
+  app.addHook('onClose', () => ctx.events.stop());
+
   installAuth(app, ctx);
   installStudyGuard(app, ctx);
   installOperationLog(app, ctx);

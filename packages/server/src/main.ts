@@ -10,6 +10,7 @@ import { createTokenService } from './modules/auth/token.service.js';
 import { createJobQueue } from './modules/jobs/create-job-queue.js';
 import { startScheduler } from './modules/jobs/jobs.install.js';
 import { createRealtime } from './modules/realtime/realtime.hub.js';
+import { createOutbox } from './modules/events/outbox.js';
 import { databaseStore, redisStore } from './shared/kv.js';
 import { createFieldCrypto, loadDataKey } from './shared/field-crypto.js';
 import { loadSigningSecret } from './shared/secret.js';
@@ -47,6 +48,7 @@ async function main() {
     clock,
     jobs: createJobQueue({ db: database.db, dataDir: config.dataDir, redisUrl: config.redisUrl, clock }),
     realtime: createRealtime({ redisUrl: config.redisUrl }),
+    events: createOutbox({ db: database.db, listen: database.listen }),
   };
   const app = await buildApp(ctx, { logger: { level: config.logLevel }, serveWeb: true });
 

@@ -37,6 +37,12 @@ export interface Database {
   migrate(): Promise<void>;
   /** Owner rights, for start-up maintenance and for tests that act as a database console would. */
   asOwner<T>(work: (owner: Db) => Promise<T>): Promise<T>;
+  /**
+   * LISTEN on a channel on a connection of its own, calling `onNotify` for each notification (and
+   * after a lost connection is re-established, since notifications sent meanwhile are gone).
+   * PostgreSQL only: PGlite is one process, where a local wake-up is enough. Answers the unlisten.
+   */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -105,16 +111,34 @@ export function deferToCommit(tx: Db, work: () => Promise<void>): boolean {
   return true;
 }
 
+const afterCommitHooks = new WeakMap<object, Array<() => void>>();
+
+/**
+ * Runs `work` once the transaction `tx` has committed (never when it rolls back); `work` must not
+ * throw. Outside a transaction opened by `db.transaction` (`tx` is the pool: its statements have
+ * committed already) it runs at once.
+ */
+export function afterCommit(tx: Db, work: () => void): void {
+  const hooks = afterCommitHooks.get(tx);
+  if (hooks) hooks.push(work);
+  else work();
+}
+
 function withCommitHooks(db: Db): Db {
   const transaction = db.transaction.bind(db);
-  db.transaction = ((work, config) =>
-    transaction(async (tx) => {
+  db.transaction = (async (work, config) => {
+    const committed: Array<() => void> = [];
+    const result = await transaction(async (tx) => {
       const hooks: Array<() => Promise<void>> = [];
       commitHooks.set(tx, hooks);
+      afterCommitHooks.set(tx, committed);
       const result = await work(tx);
       for (let hook = hooks.shift(); hook; hook = hooks.shift()) await hook();
       return result;
-    }, config)) as Db['transaction'];
+    }, config);
+    for (const hook of committed) hook();
+    return result;
+  }) as Db['transaction'];
   return db;
 }
 
@@ -162,6 +186,9 @@ function pool(config: pg.PoolConfig) {
  * is part of the start-up packet, so a connection that cannot make it fails instead of running
  * with the owner's rights.
  */
+/** The advisory lock that serialises migrations between app servers starting together. */
+const MIGRATION_LOCK = 42_000;
+
 export function wrapPostgres(url: string, appUrl?: string, appRole = APP_ROLE): Database {
   if (!ROLE_NAME.test(appRole)) throw new Error(`Invalid database role name: ${appRole}`);
   const appPool = pool(
@@ -175,19 +202,84 @@ export function wrapPostgres(url: string, appUrl?: string, appRole = APP_ROLE): 
     ownerDb ??= withCommitHooks(drizzlePg(ownerPool, { schema }) as unknown as Db);
     return work(ownerDb);
   };
+  const listenConfig: pg.ClientConfig = appUrl
+    ? { connectionString: appUrl }
+    : { connectionString: url, options: `-c role=${appRole}` };
   return {
     db,
     kind: 'postgres',
     migrate: () =>
-      asOwner(async (owner) => {
-        await migratePg(owner as never, { migrationsFolder: MIGRATIONS_DIR });
-        await grantAppRole(owner, appRole);
+      asOwner(async () => {
+        // Several app servers may start at once: the first migrates and grants while the others wait on this
+        // lock, then find nothing left to do (concurrent GRANTs on one table fail with "tuple concurrently
+        // updated"). A session lock on a connection of its own, since the migrator opens its own transaction.
+        const client = await ownerPool!.connect();
+        try {
+          await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+          const owner = withCommitHooks(drizzlePg(client, { schema }) as unknown as Db);
+          await migratePg(owner as never, { migrationsFolder: MIGRATIONS_DIR });
+          await grantAppRole(owner, appRole);
+        } finally {
+          await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+          client.release();
+        }
       }),
     asOwner,
+    listen: (channel, onNotify) => listenPostgres(listenConfig, channel, onNotify),
     close: async () => {
       await appPool.end();
       await ownerPool?.end();
     },
+  };
+}
+
+const RELISTEN_MS = 5_000;
+
+/**
+ * A dedicated connection (a pooled one would hand the LISTEN to whoever borrows it next) that
+ * comes back after the server drops it; until then the caller's own polling covers the gap.
+ */
+async function listenPostgres(
+  config: pg.ClientConfig,
+  channel: string,
+  onNotify: () => void,
+): Promise<() => Promise<void>> {
+  if (!ROLE_NAME.test(channel)) throw new Error(`Invalid channel name: ${channel}`);
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client(config);
+    next.on('notification', () => onNotify());
+    next.on('error', (err) => {
+      console.warn(`PostgreSQL LISTEN connection lost: ${err.message}`);
+      void next.end().catch(() => undefined);
+      if (client === next) client = undefined;
+      if (!stopped) retry = setTimeout(() => void connect().catch(() => undefined), RELISTEN_MS);
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${channel}`);
+    } catch (err) {
+      void next.end().catch(() => undefined);
+      if (!stopped) retry = setTimeout(() => void connect().catch(() => undefined), RELISTEN_MS);
+      throw err;
+    }
+    if (stopped) {
+      await next.end();
+      return;
+    }
+    client = next;
+    onNotify();
+  };
+  await connect().catch((err: unknown) =>
+    console.warn(`PostgreSQL LISTEN ${channel} failed, retrying: ${(err as Error).message}`),
+  );
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end();
+    client = undefined;
   };
 }
 

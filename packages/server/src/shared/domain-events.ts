@@ -73,4 +73,23 @@ export interface DomainEvents {
    * after the change committed, on exactly one app server.
    */
   subscribe(subscriber: string, types: readonly DomainEventType[], handler: DomainEventHandler): void;
+  /**
+   * Resolves once every event recorded so far (and committed) has been delivered to every subscriber
+   * of this process, whichever app server delivered it; rejects after a while with what is pending.
+   * For tests and for tools that must see the reactions before they go on.
+   */
+  drain(): Promise<void>;
+}
+
+/** Where the dispatcher reports: pino's shape (Fastify's logger), ids only. */
+export interface EventLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** The events of the application context: the contract plus the dispatcher's life (started and stopped by the app). */
+export interface EventOutbox extends DomainEvents {
+  start(log: EventLog): Promise<void>;
+  stop(): Promise<void>;
 }

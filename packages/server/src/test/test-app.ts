@@ -5,6 +5,7 @@ import type { AppContext } from '../app-context.js';
 import { loadConfig, type Config } from '../config.js';
 import { users } from '../db/schema/index.js';
 import { createTokenService } from '../modules/auth/token.service.js';
+import { createOutbox, type OutboxOptions } from '../modules/events/outbox.js';
 import { createJobQueue, type JobQueueSetup } from '../modules/jobs/create-job-queue.js';
 import { createRealtime, isolatedRealtimeKey } from '../modules/realtime/realtime.hub.js';
 import { createFieldCrypto } from '../shared/field-crypto.js';
@@ -36,6 +37,8 @@ export interface TestAppOptions {
   jobs?: Partial<JobQueueSetup>;
   /** The realtime Redis channel prefix: apps given the same one reach each other's sockets (with config.redisUrl). */
   realtimeKey?: string;
+  /** Outbox timings (retry backoff, poll) for the tests of delivery itself. */
+  events?: Omit<OutboxOptions, 'db' | 'listen'>;
 }
 
 export async function createTestApp(options: TestAppOptions = {}) {
@@ -67,6 +70,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
       ...options.jobs,
     }),
     realtime: createRealtime({ redisUrl: config.redisUrl, key: options.realtimeKey ?? isolatedRealtimeKey() }),
+    events: createOutbox({ db: database.db, listen: database.listen, ...options.events }),
   };
   if (!options.keepAdminMustChange) {
     await database.db.update(users).set({ setPasswordMust: false }).where(eq(users.userName, ADMIN));

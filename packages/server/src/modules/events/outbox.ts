@@ -1,0 +1,301 @@
+import { and, count, eq, inArray, isNull, lte, max, sql } from 'drizzle-orm';
+import { afterCommit, queryRows, type Database, type Db } from '../../db/client.js';
+import { outboxDeliveries, outboxEvents } from '../../db/schema/index.js';
+import type {
+  DomainEvent,
+  DomainEventHandler,
+  DomainEventType,
+  EventLog,
+  EventOutbox,
+} from '../../shared/domain-events.js';
+
+/** The NOTIFY channel that wakes the dispatchers of every app server on one PostgreSQL database. */
+export const OUTBOX_CHANNEL = 'edc_outbox';
+const SUBSCRIBER_NAME = /^[a-z][a-z0-9_.-]{0,49}$/;
+
+export interface OutboxOptions {
+  db: Db;
+  /** PostgreSQL's LISTEN (Database.listen); without it (PGlite) only local commits and the poll wake the dispatcher. */
+  listen?: Database['listen'];
+  /** The safety net: how often the dispatcher looks for due work nobody woke it for. */
+  pollMs?: number;
+  /** How long a claimed delivery is held before another server may take it over (its claimer died). */
+  leaseMs?: number;
+  /** First retry after a failure; doubled on each further failure up to retryMaxMs. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Delivered events are kept this long after they occurred, then pruned. */
+  retentionMs?: number;
+  pruneEveryMs?: number;
+  batchSize?: number;
+  /** drain() gives up (rejects with what is pending) after this long. */
+  drainTimeoutMs?: number;
+}
+
+const DEFAULTS = {
+  pollMs: 10_000,
+  leaseMs: 120_000,
+  retryBaseMs: 1_000,
+  retryMaxMs: 10 * 60_000,
+  retentionMs: 7 * 24 * 3600_000,
+  pruneEveryMs: 3600_000,
+  batchSize: 100,
+  drainTimeoutMs: 30_000,
+};
+
+interface Subscriber {
+  readonly name: string;
+  readonly types: ReadonlySet<DomainEventType>;
+  readonly handler: DomainEventHandler;
+}
+
+interface Claimed {
+  study_id: number | string;
+  event_id: number | string;
+  attempts: number | string;
+  payload: DomainEvent;
+  occurred_at: Date | string;
+}
+
+const silent: EventLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** What a failure is, without its message: messages of database errors can quote the data. */
+function errorKind(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return (typeof code === 'string' ? `${err.name} ${code}` : err.name).slice(0, 200);
+  }
+  return typeof err;
+}
+
+/**
+ * Domain events through a transactional outbox. `record` inserts the event and one delivery row per
+ * local subscriber of its type with the caller's transaction, NOTIFYs the other app servers (on
+ * commit, by PostgreSQL's rules) and wakes this server's dispatcher once the transaction commits.
+ * The dispatcher claims due deliveries (FOR UPDATE SKIP LOCKED, then a lease), runs the handler,
+ * marks the row delivered or schedules a retry with backoff. Subscribers are registered when the
+ * app is built, before it records anything; every app server runs the same code and so the same
+ * subscribers (docs/decisions.md, "Domain events through a transactional outbox").
+ */
+export function createOutbox(options: OutboxOptions): EventOutbox {
+  const { db, listen } = options;
+  const opts = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+  const subscribers = new Map<string, Subscriber>();
+  let log: EventLog = silent;
+  let started = false;
+  let stopping = false;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let poll: NodeJS.Timeout | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+  let lastPrune = 0;
+
+  function subscribersOf(type: DomainEventType) {
+    return [...subscribers.values()].filter((s) => s.types.has(type)).map((s) => s.name);
+  }
+
+  async function record(tx: Db, event: DomainEvent) {
+    const [row] = await tx
+      .insert(outboxEvents)
+      .values({ studyId: event.studyId, type: event.type, payload: event })
+      .returning({ id: outboxEvents.id });
+    const names = subscribersOf(event.type);
+    if (names.length > 0) {
+      await tx
+        .insert(outboxDeliveries)
+        .values(names.map((subscriber) => ({ studyId: event.studyId, eventId: row!.id, subscriber })));
+    }
+    // PostgreSQL delivers a NOTIFY only when (and if) the transaction commits.
+    if (listen) await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, '')`);
+    afterCommit(tx, wake);
+  }
+
+  function subscribe(name: string, types: readonly DomainEventType[], handler: DomainEventHandler) {
+    if (!SUBSCRIBER_NAME.test(name)) throw new Error(`Invalid subscriber name: ${name}`);
+    // One handler per name: an app built again on the same context replaces its own subscribers.
+    subscribers.set(name, { name, types: new Set(types), handler });
+  }
+
+  async function claim(subscriber: string): Promise<Claimed[]> {
+    const rows = await queryRows<Claimed>(
+      db,
+      sql`update outbox_deliveries d
+        set attempts = d.attempts + 1,
+          next_attempt_at = now() + ${opts.leaseMs} * interval '1 millisecond'
+        from (
+          select study_id, event_id from outbox_deliveries
+          where subscriber = ${subscriber} and delivered_at is null and next_attempt_at <= now()
+          order by event_id
+          limit ${opts.batchSize}
+          for update skip locked
+        ) due, outbox_events e
+        where d.subscriber = ${subscriber} and d.study_id = due.study_id and d.event_id = due.event_id
+          and e.study_id = d.study_id and e.id = d.event_id
+        returning d.study_id, d.event_id, d.attempts, e.payload, e.occurred_at`,
+    );
+    return rows.sort((a, b) => Number(a.event_id) - Number(b.event_id));
+  }
+
+  async function deliver(subscriber: Subscriber, row: Claimed) {
+    const eventId = Number(row.event_id);
+    const studyId = Number(row.study_id);
+    const attempts = Number(row.attempts);
+    const key = and(
+      eq(outboxDeliveries.studyId, studyId),
+      eq(outboxDeliveries.eventId, eventId),
+      eq(outboxDeliveries.subscriber, subscriber.name),
+    );
+    try {
+      await subscriber.handler({ id: eventId, occurredAt: new Date(row.occurred_at), event: row.payload });
+    } catch (err) {
+      const delayMs = Math.min(opts.retryBaseMs * 2 ** Math.min(attempts - 1, 30), opts.retryMaxMs);
+      const failure = { subscriber: subscriber.name, eventId, type: row.payload.type, studyId, attempts };
+      log.warn({ ...failure, error: errorKind(err), retryInMs: delayMs }, 'domain event handler failed; will retry');
+      await db
+        .update(outboxDeliveries)
+        .set({
+          nextAttemptAt: sql`now() + ${delayMs} * interval '1 millisecond'`,
+          lastError: errorKind(err),
+        })
+        .where(key);
+      return;
+    }
+    await db
+      .update(outboxDeliveries)
+      .set({ deliveredAt: sql`now()`, lastError: null })
+      .where(key);
+  }
+
+  async function runSubscriber(subscriber: Subscriber) {
+    while (!stopping) {
+      const claimed = await claim(subscriber.name);
+      for (const row of claimed) {
+        // A claim is leased: a row not handled before stopping is taken up again when the lease ends.
+        if (stopping) return;
+        await deliver(subscriber, row);
+      }
+      if (claimed.length < opts.batchSize) return;
+    }
+  }
+
+  /** Wakes the dispatcher again when the earliest retry (or another server's lease) is due. */
+  async function scheduleRetry() {
+    const names = [...subscribers.keys()];
+    if (names.length === 0 || stopping) return;
+    const [next] = await queryRows<{ ms: number | string | null }>(
+      db,
+      sql`select extract(epoch from min(next_attempt_at) - now()) * 1000 as ms
+        from outbox_deliveries where delivered_at is null and subscriber in ${names}`,
+    );
+    clearTimeout(retryTimer);
+    if (next?.ms === null || next?.ms === undefined) return;
+    const ms = Math.max(0, Number(next.ms));
+    if (ms < opts.pollMs) retryTimer = setTimeout(wake, ms + 5).unref();
+  }
+
+  async function prune() {
+    for (;;) {
+      const deleted = await queryRows<{ id: number }>(
+        db,
+        sql`delete from outbox_events where (study_id, id) in (
+          select e.study_id, e.id from outbox_events e
+          where e.occurred_at < now() - ${opts.retentionMs} * interval '1 millisecond'
+            and not exists (
+              select 1 from outbox_deliveries d
+              where d.study_id = e.study_id and d.event_id = e.id and d.delivered_at is null)
+          limit 1000)
+        returning id`,
+      );
+      if (deleted.length > 0) log.info({ pruned: deleted.length }, 'delivered domain events pruned');
+      if (deleted.length < 1000) return;
+    }
+  }
+
+  async function pass() {
+    await Promise.all([...subscribers.values()].map(runSubscriber));
+    if (Date.now() - lastPrune >= opts.pruneEveryMs) {
+      lastPrune = Date.now();
+      await prune();
+    }
+    await scheduleRetry();
+  }
+
+  function wake() {
+    if (!started || stopping) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await pass();
+        } catch (err) {
+          log.error({ error: errorKind(err) }, 'domain event dispatch failed; the poll tries again');
+        }
+      } while (again && !stopping);
+    })().finally(() => {
+      running = null;
+    });
+  }
+
+  async function start(logger: EventLog) {
+    if (started) return;
+    log = logger;
+    started = true;
+    stopping = false;
+    if (listen) unlisten = await listen(OUTBOX_CHANNEL, wake);
+    poll = setInterval(wake, opts.pollMs).unref();
+    wake();
+  }
+
+  async function stop() {
+    if (!started) return;
+    stopping = true;
+    clearInterval(poll);
+    clearTimeout(retryTimer);
+    await unlisten?.();
+    unlisten = undefined;
+    await running;
+    started = false;
+  }
+
+  async function pending(names: string[], upTo: number) {
+    const [row] = await db
+      .select({ n: count() })
+      .from(outboxDeliveries)
+      .where(
+        and(
+          inArray(outboxDeliveries.subscriber, names),
+          isNull(outboxDeliveries.deliveredAt),
+          lte(outboxDeliveries.eventId, upTo),
+        ),
+      );
+    return Number(row?.n ?? 0);
+  }
+
+  async function drain() {
+    const names = [...subscribers.keys()];
+    if (names.length === 0) return;
+    if (!started || stopping) throw new Error('The domain event dispatcher is not running');
+    const [last] = await db
+      .select({ upTo: max(outboxDeliveries.eventId) })
+      .from(outboxDeliveries)
+      .where(inArray(outboxDeliveries.subscriber, names));
+    const upTo = Number(last?.upTo ?? 0);
+    const deadline = Date.now() + opts.drainTimeoutMs;
+    for (;;) {
+      const left = await pending(names, upTo);
+      if (left === 0) return;
+      if (Date.now() > deadline) throw new Error(`Domain events: ${left} deliveries still pending`);
+      wake();
+      await running;
+      // Still pending: a retry's backoff, or a delivery another server has claimed. Look again shortly.
+      if ((await pending(names, upTo)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  return { record, subscribe, drain, start, stop };
+}
