@@ -76,7 +76,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['packages/server/src/modules/**/*.service.ts'],
+    // http/ may import services, never the other way round: what a service needs that is not about a request
+    // (AppError, CurrentUser, PageRequest, StudyAccess, FileStorage) is in src/shared/.
+    files: ['packages/server/src/modules/**/*.service.ts', 'packages/server/src/shared/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -84,9 +86,8 @@ export default tseslint.config(
           patterns: [
             {
               group: ['**/http/*', '**/http/**'],
-              // The request's plain data shapes (CurrentUser, PageRequest) may be named; nothing may be called.
-              allowTypeImports: true,
-              message: 'Services do not depend on the HTTP layer: AppError and study access rules are in src/shared/.',
+              message:
+                'Services and shared code do not depend on the HTTP layer: AppError, CurrentUser, PageRequest and study access are in src/shared/.',
             },
           ],
         },

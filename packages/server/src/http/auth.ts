@@ -4,18 +4,10 @@ import { hasAnyPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { sessions, users } from '../db/schema/index.js';
 import { permissionsOf } from '../modules/auth/permission.service.js';
+import type { CurrentUser } from '../shared/current-user.js';
 import { AppError } from './app-error.js';
 
-export interface CurrentUser {
-  userId: number;
-  userName: string;
-  name: string;
-  deptId: number | null;
-  sessionId: string;
-  admin: boolean;
-  permissions: string[];
-  setPasswordMust: boolean;
-}
+export type { CurrentUser };
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -10,8 +10,8 @@ import {
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { auditEvents } from '../../db/schema/index.js';
-import type { CurrentUser } from '../../http/auth.js';
-import type { PageRequest } from '../../http/paging.js';
+import type { CurrentUser } from '../../shared/current-user.js';
+import type { PageRequest } from '../../shared/paging.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { appendChained } from './audit-chain.js';
 import { readableAuditRows } from './audit-text.service.js';

@@ -4,7 +4,7 @@ import { buildTree, type MenuNode } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { menus, sessions, spentRefreshTokens, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import type { CurrentUser } from '../../http/auth.js';
+import type { CurrentUser } from '../../shared/current-user.js';
 import { hashPassword, verifyPassword } from '../../shared/password.js';
 import { userProfile } from '../system/user.service.js';
 import { checkCaptcha } from './captcha.service.js';

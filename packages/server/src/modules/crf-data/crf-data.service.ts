@@ -32,7 +32,7 @@ import {
   type SdvMark,
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import type { CurrentUser } from '../../http/auth.js';
+import type { CurrentUser } from '../../shared/current-user.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { activeDoubtsOf, syncSystemQueries, systemFindings } from '../doubt/doubt.service.js';
 import { audit } from '../audit/audit.service.js';

@@ -12,8 +12,8 @@ import {
   subjects,
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import type { CurrentUser } from '../../http/auth.js';
-import type { PageRequest } from '../../http/paging.js';
+import type { CurrentUser } from '../../shared/current-user.js';
+import type { PageRequest } from '../../shared/paging.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';

@@ -8,7 +8,7 @@ import { fileTypeFromFile } from 'file-type';
 import type { AppContext } from '../../app-context.js';
 import { auditEvents, crfDataRecords, storedFiles } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import type { CurrentUser } from '../../http/auth.js';
+import type { CurrentUser } from '../../shared/current-user.js';
 import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 
 /** forms §5: video under 500 MB; the same bound for every file. */

@@ -2,7 +2,7 @@ import { and, count, desc, eq, gte, ilike, lte } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { operLogs } from '../../db/schema/index.js';
-import type { PageRequest } from '../../http/paging.js';
+import type { PageRequest } from '../../shared/paging.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const TARGET_KEY = /^(id|[a-zA-Z]*Id|[a-zA-Z]*Ids)$/;

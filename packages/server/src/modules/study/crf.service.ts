@@ -22,8 +22,8 @@ import {
   users,
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import type { CurrentUser } from '../../http/auth.js';
-import type { PageRequest } from '../../http/paging.js';
+import type { CurrentUser } from '../../shared/current-user.js';
+import type { PageRequest } from '../../shared/paging.js';
 import { audit, type AuditEntry } from '../audit/audit.service.js';
 import type { CrfImportPool, UploadedFile } from './crf-import.pool.js';
 import { readForm, type ReadForm } from './crf-definition-facts.js';

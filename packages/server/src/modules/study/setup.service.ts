@@ -3,7 +3,7 @@ import { buildTree, type AuditAction } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { crfStageCrfs, crfStages, crfs, studies, studyDiseases } from '../../db/schema/index.js';
 import type { Tx } from '../../db/client.js';
-import type { CurrentUser } from '../../http/auth.js';
+import type { CurrentUser } from '../../shared/current-user.js';
 import { AppError } from '../../shared/app-error.js';
 import { canonicalJson } from '../audit/audit-chain.js';
 import { audit, auditRowChanges, type RowChange } from '../audit/audit.service.js';

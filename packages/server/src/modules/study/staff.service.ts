@@ -4,8 +4,8 @@ import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
 import { crfs, departments, studyPersonnel, studyRoles, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import type { CurrentUser } from '../../http/auth.js';
-import type { PageRequest } from '../../http/paging.js';
+import type { CurrentUser } from '../../shared/current-user.js';
+import type { PageRequest } from '../../shared/paging.js';
 import { canonicalJson } from '../audit/audit-chain.js';
 import { audit, auditRowChanges, type RowChange } from '../audit/audit.service.js';
 

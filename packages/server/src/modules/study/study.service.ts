@@ -17,8 +17,8 @@ import {
   type SignConfig,
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import type { CurrentUser } from '../../http/auth.js';
-import type { PageRequest } from '../../http/paging.js';
+import type { CurrentUser } from '../../shared/current-user.js';
+import type { PageRequest } from '../../shared/paging.js';
 import { canonicalJson } from '../audit/audit-chain.js';
 import { audit } from '../audit/audit.service.js';
 

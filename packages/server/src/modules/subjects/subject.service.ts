@@ -36,8 +36,8 @@ import {
   users,
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import type { CurrentUser } from '../../http/auth.js';
-import type { PageRequest } from '../../http/paging.js';
+import type { CurrentUser } from '../../shared/current-user.js';
+import type { PageRequest } from '../../shared/paging.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { verifyPassword } from '../../shared/password.js';
 import { getSerialNumber, nextSerialNumber } from '../study/study.service.js';

@@ -1,7 +1,7 @@
 import { count, desc, eq } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import { notices, sysConfigs } from '../../db/schema/index.js';
-import type { PageRequest } from '../../http/paging.js';
+import type { PageRequest } from '../../shared/paging.js';
 
 /** The fields of one configuration key (SystemTitle, Version, …). */
 export async function listConfigFields(ctx: AppContext, configKey: string) {

@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
 import { menus, roleMenus, roles, userRoles } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import type { PageRequest } from '../../http/paging.js';
+import type { PageRequest } from '../../shared/paging.js';
 import { ensureAnAdministratorRemains } from './user.service.js';
 
 export interface RoleInput {

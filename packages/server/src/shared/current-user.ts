@@ -1,0 +1,11 @@
+/** The signed-in caller as the services see it: who they are and what their system roles grant. */
+export interface CurrentUser {
+  userId: number;
+  userName: string;
+  name: string;
+  deptId: number | null;
+  sessionId: string;
+  admin: boolean;
+  permissions: string[];
+  setPasswordMust: boolean;
+}
