@@ -4,6 +4,7 @@ import { App as AntApp } from 'antd';
 import { RouterProvider } from 'react-router/dom';
 import { MESSAGE_SECONDS, setNavigator, setNotifier } from './api/request';
 import { AntProviders } from './components/ant-providers';
+import { RealtimeBridge } from './realtime/realtime-bridge';
 import { createAppRouter } from './router';
 
 type AppRouter = ReturnType<typeof createAppRouter>;
@@ -36,6 +37,7 @@ export function App() {
     <AntProviders>
       <RequestBridge router={router} />
       <QueryClientProvider client={queryClient}>
+        <RealtimeBridge />
         <RouterProvider router={router} />
       </QueryClientProvider>
     </AntProviders>

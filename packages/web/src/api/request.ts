@@ -95,23 +95,24 @@ instance.interceptors.request.use((config) => {
 
 /**
  * Session over: one 登录超时 message, storage cleared, back to the root (the guard then sends
- * the visitor to /login). Only the first of several failing parallel calls announces it.
+ * the visitor to /login) or to `to` (a refused realtime connection goes to /login, platform §2).
+ * Only the first of several failing parallel calls announces it.
  */
-function expireSession(): ApiError {
+export function expireSession(to = '/'): ApiError {
   const session = useSession.getState();
   const hadSession = session.token !== null;
   session.clear();
   if (hadSession) {
     notifier.error(MSG.loginTimeout);
-    navigateTo('/');
+    navigateTo(to);
   }
   return new ApiError(401, MSG.loginTimeout, 401);
 }
 
 let refreshing: Promise<void> | null = null;
 
-/** One refresh in flight at a time: parallel 401s wait for the same new token. */
-function refreshTokens(): Promise<void> {
+/** One refresh in flight at a time: parallel 401s (and a refused realtime handshake) wait for the same new token. */
+export function refreshTokens(): Promise<void> {
   refreshing ??= (async () => {
     const session = useSession.getState();
     // Another tab of this browser may have rotated the pair already. Presenting the rotated

@@ -21,6 +21,7 @@ import { T } from '../locales/zh-CN';
 import type { RouteLayout } from '../router-guard';
 import { useAppStore } from '../stores/app.store';
 import { useSession } from '../stores/session.store';
+import { SpeechSwitch } from '../realtime/speech-switch';
 import { HEADER_HEIGHT } from '../theme';
 import { UNBUILT_ROUTE_NAMES } from '../router';
 import { CrfTopBarLeadSlot, CrfTopBarSlot } from './crf-layout';
@@ -61,11 +62,11 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
 
   // The follow-up and calendar counters arrive with the study features; until then the
   // notification dot counts the queries waiting for this user (open ones to answer, replied ones to close).
+  // The count is pushed by the realtime hub when it changes (realtime/realtime-bridge.tsx): no polling.
   const doubtsWaiting = useQuery({
     queryKey: queryKeys.doubt.count(studyId),
     queryFn: () => doubtApi.count(Number(studyId)).then((res) => res.data.waiting),
     enabled: layout === 'project' && Boolean(studyId) && Boolean(token),
-    refetchInterval: 60_000,
   }).data;
   const calendarCount = 0;
   const followCount = doubtsWaiting ?? 0;
@@ -106,6 +107,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
       <Button type="text" block icon={<QuestionCircleOutlined aria-hidden />} onClick={() => open('help')}>
         {T.shell.help}
       </Button>
+      <SpeechSwitch />
       <Button type="text" block danger icon={<LogoutOutlined aria-hidden />} onClick={logout}>
         {T.shell.logout}
       </Button>

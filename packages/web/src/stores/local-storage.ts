@@ -12,6 +12,9 @@ export interface StoredUser {
   home?: string | null;
 }
 
+/** Keys of personal preferences: kept when the session's storage is cleared. */
+export const PREFERENCE_PREFIX = 'edc.pref.';
+
 export const STORAGE_KEYS = {
   token: 'token',
   refreshToken: 'refreshToken',
@@ -57,10 +60,20 @@ export const storage = {
   setSetPasswordMust: (must: boolean): void => write(STORAGE_KEYS.setPasswordMust, must ? 'true' : null),
   getStudyName: (): string | null => read(STORAGE_KEYS.studyName),
   setStudyName: (name: string | null): void => write(STORAGE_KEYS.studyName, name),
-  /** Log out and session expiry clear all of local storage (platform §2, §8), not only our keys. */
+  /**
+   * Log out and session expiry clear all of local storage (platform §2, §8), not only our keys, except a
+   * user's personal preferences (语音播报), which hold no session or clinical data.
+   */
   clear: (): void => {
     try {
+      const kept: [string, string][] = [];
+      for (let i = 0; i < window.localStorage.length; i += 1) {
+        const key = window.localStorage.key(i);
+        const value = key?.startsWith(PREFERENCE_PREFIX) ? window.localStorage.getItem(key) : null;
+        if (key && value !== null) kept.push([key, value]);
+      }
       window.localStorage.clear();
+      for (const [key, value] of kept) window.localStorage.setItem(key, value);
     } catch {
       // Storage can be unavailable (private mode); there is nothing left to clear then.
     }

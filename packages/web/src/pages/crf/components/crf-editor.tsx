@@ -37,6 +37,7 @@ import {
   type FormValues,
 } from '../save-flow';
 import { useUnsavedGuard } from '../use-unsaved-guard';
+import { useRecordSavedElsewhere } from '../../../realtime/use-record-saved-elsewhere';
 import { ConflictDialog, DraftDialog, ReasonDialog } from './save-dialogs';
 
 const t = T.crfPage;
@@ -123,6 +124,7 @@ export function CrfEditor({
     state: detail.crfDataRecord?.state ?? null,
     base: loaded,
   });
+  useRecordSavedElsewhere(() => saved.current.id, onReload);
   const latest = useRef<FormValues>(loaded);
   const editSeq = useRef(0);
   const dirtyRef = useRef(false);

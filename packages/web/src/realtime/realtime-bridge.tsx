@@ -1,0 +1,128 @@
+import { useEffect, useRef } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { App } from 'antd';
+import { io } from 'socket.io-client';
+import { REALTIME_PATH, type CountsPush, type NoticePush } from '@ecrf/core';
+import { expireSession, MESSAGE_SECONDS, refreshTokens } from '../api/request';
+import { queryKeys } from '../api/query-keys';
+import { T } from '../locales/zh-CN';
+import { useAppStore } from '../stores/app.store';
+import { useSession } from '../stores/session.store';
+import { createRealtimeClient, type OpenSocket, type RealtimeClient } from './realtime-client';
+import { dispatchPush } from './realtime-events';
+import { browserSpeaker, type Speaker } from './speech';
+import { useSpeechSetting } from './speech-setting';
+
+const t = T.realtime;
+
+/** Every hub on the API's origin, websocket only (no sticky sessions needed behind a load balancer). */
+export const openHubSocket: OpenSocket = (hub, auth) =>
+  io(`${import.meta.env.VITE_API_BASE ?? ''}/${hub}`, {
+    path: REALTIME_PATH,
+    transports: ['websocket'],
+    autoConnect: false,
+    // The manager retries itself, after a fixed 5 s (RT-02).
+    reconnection: false,
+    auth,
+  });
+
+/** A refused realtime connection (401) that cannot be renewed: the session ends and the browser goes to /login (RT-03). */
+export function endRealtimeSession(): void {
+  expireSession('/login');
+}
+
+/** Renews the access token through the REST refresh after a refused handshake. */
+export async function renewForRealtime(): Promise<boolean> {
+  if (!useSession.getState().refreshToken) return false;
+  try {
+    await refreshTokens();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function noticeTitle(notice: NoticePush): string {
+  return notice.kind === 'query.opened' ? t.queryOpened : t.queryAnswered;
+}
+
+/**
+ * Connects the signed-in user to the realtime hubs and turns pushes into what the user sees: live top-bar
+ * counts, notices (shown, and spoken when 语音播报 is on), and events for the pages that listen for them.
+ */
+export function RealtimeBridge() {
+  const token = useSession((s) => s.token);
+  const mustChangePassword = useSession((s) => s.setPasswordMust);
+  const userId = useSession((s) => s.user?.userId ?? null);
+  const studyId = useAppStore((s) => s.studyId);
+  const queryClient = useQueryClient();
+  const { notification } = App.useApp();
+  const client = useRef<RealtimeClient | null>(null);
+  const speaker = useRef<Speaker | null | undefined>(undefined);
+  const seen = useRef(new Set<number>());
+  const signedIn = Boolean(token) && !mustChangePassword;
+
+  useEffect(() => {
+    if (!signedIn || userId === null) return;
+    const onCounts = (push: CountsPush) => {
+      queryClient.setQueriesData(
+        {
+          queryKey: queryKeys.doubt.counts(),
+          predicate: (query) => String(query.queryKey[2]) === String(push.studyId),
+        },
+        push.doubts,
+      );
+    };
+    const onNotice = (push: NoticePush) => {
+      // Delivery is at least once: a notice comes back with the same event id at most once more.
+      if (seen.current.has(push.eventId)) return;
+      seen.current.add(push.eventId);
+      if (seen.current.size > 200) seen.current = new Set([...seen.current].slice(-100));
+      const title = noticeTitle(push);
+      notification.info({
+        key: `notice-${push.eventId}`,
+        title,
+        description: push.crfTitle,
+        duration: MESSAGE_SECONDS,
+        placement: 'topRight',
+      });
+      if (useSpeechSetting.getState().isOn(userId)) {
+        speaker.current ??= browserSpeaker();
+        speaker.current?.say(t.spoken(title, push.crfTitle));
+      }
+      void queryClient.invalidateQueries({ queryKey: queryKeys.doubt.lists() });
+    };
+    const realtime = createRealtimeClient({
+      openSocket: openHubSocket,
+      getToken: () => useSession.getState().token,
+      renew: renewForRealtime,
+      onSessionEnded: () => {
+        queryClient.clear();
+        endRealtimeSession();
+      },
+      onConnected: (hub) => {
+        // Counts may have changed while the connection was down.
+        if (hub === 'personsignalhub') void queryClient.invalidateQueries({ queryKey: queryKeys.doubt.counts() });
+      },
+      onPush: (event, payload) => {
+        if (event === 'counts') onCounts(payload as CountsPush);
+        else if (event === 'notice') onNotice(payload as NoticePush);
+        dispatchPush(event, payload);
+      },
+    });
+    client.current = realtime;
+    realtime.watchStudy(Number(useAppStore.getState().studyId) || null);
+    realtime.start();
+    return () => {
+      realtime.stop();
+      client.current = null;
+      speaker.current?.stop();
+    };
+  }, [signedIn, userId, queryClient, notification]);
+
+  useEffect(() => {
+    client.current?.watchStudy(Number(studyId) || null);
+  }, [studyId]);
+
+  return null;
+}
