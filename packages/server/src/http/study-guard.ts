@@ -3,7 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { DEFAULT_TIME_ZONE, hasPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { studies, studyPersonnel, studyRoles } from '../db/schema/index.js';
-import type { StudyAccess } from '../shared/study-access.js';
+import { hasStudyPermission, type StudyAccess } from '../shared/study-access.js';
 import { AppError } from './app-error.js';
 
 export { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../shared/study-access.js';
@@ -21,6 +21,12 @@ declare module 'fastify' {
     study?: (request: FastifyRequest) => number | null | undefined | Promise<number | null | undefined>;
     /** The refusal text for non-members (the QR call says 您未参与该项目). */
     studyDeniedMsg?: string;
+    /**
+     * The study permission the route needs (a key of the caller's study role, e.g. `btn:business.subject.add`),
+     * checked here once membership is known. Rules that depend on the record (which CRF it belongs to) stay
+     * in the service.
+     */
+    studyPermission?: string;
   }
 }
 
@@ -67,6 +73,8 @@ export function installStudyGuard(app: FastifyInstance, ctx: AppContext): void {
     if (studyId === undefined || !Number.isInteger(studyId)) throw denied();
     const access = await studyAccessOf(ctx, user.userId, user.permissions, studyId);
     if (!access) throw denied();
+    const needed = request.routeOptions.config.studyPermission;
+    if (needed && !hasStudyPermission(access, needed)) throw AppError.forbidden();
     request.studyAccess = access;
   });
 }

@@ -9,7 +9,8 @@ import {
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import { auditEvents } from '../../db/schema/index.js';
+import { auditEvents, crfDataRecords } from '../../db/schema/index.js';
+import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
@@ -108,8 +109,18 @@ const eventColumns = {
   createTime: auditEvents.createdAt,
 };
 
-/** A record's trail (or one item's), newest first, in words. */
+async function crfOfDataRecord(ctx: AppContext, crfDataRecordId: number) {
+  const [row] = await ctx.db
+    .select({ crfId: crfDataRecords.crfId })
+    .from(crfDataRecords)
+    .where(eq(crfDataRecords.id, crfDataRecordId));
+  if (!row) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
+  return row.crfId;
+}
+
+/** A record's trail (or one item's), newest first, in words: for whoever may view the record's CRF. */
 export async function recordHistory(ctx: AppContext, access: StudyAccess, crfDataRecordId: number, itemName?: string) {
+  if (!canViewCrf(access, await crfOfDataRecord(ctx, crfDataRecordId))) throw AppError.forbidden();
   const rows = await ctx.db
     .select(eventColumns)
     .from(auditEvents)
@@ -187,8 +198,9 @@ export async function auditEvent(ctx: AppContext, id: number) {
 /** One audit row in words, for a caller who may view its CRF (403 otherwise). */
 export async function readableEvent(ctx: AppContext, access: StudyAccess, id: number) {
   const event = await auditEvent(ctx, id);
-  if (!event || event.studyId !== access.studyId || !canViewCrf(access, event.crfId)) return undefined;
+  if (!event || event.studyId !== access.studyId || !canViewCrf(access, event.crfId)) throw AppError.forbidden();
   const [row] = await readableAuditRows(ctx.db, access.studyId, [forCaller(access, event)]);
+  if (!row) throw AppError.forbidden();
   return row;
 }
 
@@ -293,4 +305,33 @@ export async function exportStudyAudit(
     if (batch.length < EXPORT_BATCH) break;
   }
   return `\uFEFF${lines.join('\r\n')}\r\n`;
+}
+
+export interface AuditExportScope {
+  subjectRecordId?: number;
+  crfDataRecordId?: number;
+  itemName?: string;
+}
+
+/**
+ * The CSV file of one audit view, under that view's rule: a record's (or item's) trail for whoever
+ * may view its CRF, a patient's for the study's members, the whole study's for monitors (and
+ * study:manage holders) only.
+ */
+export async function exportAudit(ctx: AppContext, access: StudyAccess, scope: AuditExportScope) {
+  const { subjectRecordId, crfDataRecordId, itemName } = scope;
+  if (crfDataRecordId) {
+    // What the record's history drawer shows, under the same rule.
+    if (!canViewCrf(access, await crfOfDataRecord(ctx, crfDataRecordId))) throw AppError.forbidden();
+  } else if (!subjectRecordId && !hasStudyPermission(access, buttonKey('business.crf.sdv'))) {
+    // The whole study's trail in one file is the monitors' (and study:manage holders').
+    throw AppError.forbidden();
+  }
+  const csv = await exportStudyAudit(ctx, access, access.studyId, { subjectRecordId, crfDataRecordId, itemName });
+  const suffix = crfDataRecordId ? `-记录${crfDataRecordId}` : subjectRecordId ? `-受试者${subjectRecordId}` : '';
+  return {
+    fileName: `稽查轨迹-${access.studyId}${suffix}.csv`,
+    type: 'text/csv; charset=utf-8',
+    data: Buffer.from(csv),
+  };
 }

@@ -595,15 +595,6 @@ export async function studyOfDataRecord(ctx: AppContext, crfDataRecordId: number
   return row?.studyId;
 }
 
-export async function dataRecordCrf(ctx: AppContext, crfDataRecordId: number) {
-  const [row] = await ctx.db
-    .select({ crfId: crfDataRecords.crfId })
-    .from(crfDataRecords)
-    .where(eq(crfDataRecords.id, crfDataRecordId));
-  if (!row) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
-  return row.crfId;
-}
-
 /** Source data verification marks, by item or for the whole form; audited, and cleared by a later change. */
 export async function setSdv(
   ctx: AppContext,

@@ -40,7 +40,7 @@ export function doubtRoutes(app: App, ctx: AppContext) {
           doubtId: idSchema.nullish(),
         }),
       },
-      config: { study: ofOpen, module, action: '发起' },
+      config: { study: ofOpen, module, action: '发起', studyPermission: 'btn:study.doubt.open' },
     },
     async (request) =>
       ok(
@@ -56,7 +56,12 @@ export function doubtRoutes(app: App, ctx: AppContext) {
         summary: '回复质疑',
         body: z.object({ doubtId: idSchema, content: z.string().max(1000).default('') }),
       },
-      config: { study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId), module, action: '回复' },
+      config: {
+        study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId),
+        module,
+        action: '回复',
+        studyPermission: 'btn:study.doubt.reply',
+      },
     },
     async (request) => {
       await doubtService.replyDoubt(
@@ -77,7 +82,12 @@ export function doubtRoutes(app: App, ctx: AppContext) {
         summary: '关闭质疑',
         body: z.object({ doubtId: idSchema, content: z.string().max(1000).default('') }),
       },
-      config: { study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId), module, action: '关闭' },
+      config: {
+        study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId),
+        module,
+        action: '关闭',
+        studyPermission: 'btn:study.doubt.close',
+      },
     },
     async (request) => {
       await doubtService.closeDoubt(

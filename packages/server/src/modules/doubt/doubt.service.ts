@@ -39,10 +39,6 @@ export const DOUBT_MSG = {
 const notFound = () => AppError.notFound('doubt.not_found', '质疑不存在');
 const nameOf = (user: CurrentUser) => `${user.name}(${user.userName})`;
 
-function requireButton(access: StudyAccess, code: string) {
-  if (!hasStudyPermission(access, `btn:${code}`)) throw AppError.forbidden();
-}
-
 async function requireDoubtsOn(db: Db, studyId: number) {
   const [study] = await db.select({ doubt: studies.doubt }).from(studies).where(eq(studies.studyId, studyId));
   if (study?.doubt !== '1') throw AppError.badRequest('doubt.disabled', DOUBT_MSG.disabled);
@@ -110,7 +106,6 @@ export interface OpenInput {
 
 /** A monitor raises a query on one item of a saved record, or re-opens a replied one. */
 export async function openDoubt(ctx: AppContext, user: CurrentUser, access: StudyAccess, input: OpenInput) {
-  requireButton(access, 'study.doubt.open');
   const content = input.doubtDescription?.trim();
   if (!content) throw AppError.badRequest('doubt.content_required', DOUBT_MSG.contentRequired);
   await requireDoubtsOn(ctx.db, access.studyId);
@@ -229,7 +224,6 @@ export async function replyDoubt(
   doubtId: number,
   content: string,
 ) {
-  requireButton(access, 'study.doubt.reply');
   if (!content?.trim()) throw AppError.badRequest('doubt.reply_required', DOUBT_MSG.replyRequired);
   const now = ctx.clock();
   await ctx.db.transaction(async (tx) => {
@@ -272,7 +266,6 @@ export async function closeDoubt(
   doubtId: number,
   reason: string,
 ) {
-  requireButton(access, 'study.doubt.close');
   if (!reason?.trim()) throw AppError.badRequest('doubt.close_required', DOUBT_MSG.closeRequired);
   const now = ctx.clock();
   await ctx.db.transaction(async (tx) => {

@@ -26,10 +26,12 @@ export function fileRoutes(app: App, ctx: AppContext) {
       config: { study: (r) => files.studyOfFile(ctx, q<{ fileKey: string }>(r).fileKey) },
     },
     async (request, reply) => {
-      if (!(await files.mayReadFile(ctx, requireUser(request), requireStudy(request), request.query.fileKey))) {
-        throw AppError.forbidden();
-      }
-      const { row, stream } = await files.openFile(ctx, request.query.fileKey);
+      const { row, stream } = await files.readFile(
+        ctx,
+        requireUser(request),
+        requireStudy(request),
+        request.query.fileKey,
+      );
       return reply
         .headers(files.servingHeaders(row.contentType, row.fileName))
         .header('content-length', row.size)

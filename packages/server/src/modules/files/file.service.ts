@@ -148,6 +148,12 @@ export async function studyOfFile(ctx: AppContext, fileKey: string) {
   return row?.studyId;
 }
 
+/** A stored file for a caller who may read it (403 otherwise), with its row and a stream of its bytes. */
+export async function readFile(ctx: AppContext, user: CurrentUser, access: StudyAccess, fileKey: string) {
+  if (!(await mayReadFile(ctx, user, access, fileKey))) throw AppError.forbidden();
+  return openFile(ctx, fileKey);
+}
+
 export async function openFile(ctx: AppContext, fileKey: string) {
   const [row] = await ctx.db.select().from(storedFiles).where(eq(storedFiles.fileKey, fileKey));
   if (!row) throw AppError.notFound('file.not_found', '文件不存在');

@@ -68,11 +68,7 @@ export function printRoutes(app: App, ctx: AppContext) {
       },
       config: { study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId) },
     },
-    async (request, reply) => {
-      const access = requireStudy(request);
-      if (!access.all && !access.permissions.includes(`crf:${request.query.crfId}:view`)) throw AppError.forbidden();
-      return sendFile(reply, await print.printWord(ctx, access, request.query), true);
-    },
+    async (request, reply) => sendFile(reply, await print.printWord(ctx, requireStudy(request), request.query), true),
   );
 
   void app.register(async (scope) => {
@@ -100,8 +96,10 @@ export function printRoutes(app: App, ctx: AppContext) {
           if (!file) throw AppError.badRequest('file.missing', '请选择要上传的文件');
           if (!isStorableText(file.filename)) throw malformedInput('text');
           const data = await file.toBuffer();
-          await print.saveTemplate(ctx, requireStudy(request).studyId, request.query.crfId, file.filename, data);
-          return ok(await print.templateInfo(ctx, request.query.crfId), '上传成功');
+          return ok(
+            await print.saveTemplate(ctx, requireStudy(request).studyId, request.query.crfId, file.filename, data),
+            '上传成功',
+          );
         },
       });
     }

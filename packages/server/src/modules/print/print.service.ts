@@ -19,7 +19,7 @@ import {
 import type { AppContext } from '../../app-context.js';
 import { crfDataRecords, crfVersions, crfs, printTemplates } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import type { StudyAccess } from '../../shared/study-access.js';
+import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { nodesOf } from '../crf-data/crf-definitions.js';
 import { getSubjectByRecord } from '../subjects/subject.service.js';
@@ -60,6 +60,7 @@ export async function saveTemplate(ctx: AppContext, studyId: number, crfId: numb
       target: printTemplates.crfId,
       set: { fileName, content: data.toString('base64'), enabled: true, updatedAt: ctx.clock() },
     });
+  return templateInfo(ctx, crfId);
 }
 
 export async function deleteTemplate(ctx: AppContext, crfId: number) {
@@ -111,6 +112,8 @@ export async function printWord(
   access: StudyAccess,
   input: { subjectRecordId: number; crfId: number; crfDataRecordId?: number; format?: 'docx' | 'pdf' },
 ) {
+  // The printed form shows the record's values: only for whoever may view its CRF.
+  if (!canViewCrf(access, input.crfId)) throw AppError.forbidden();
   const [template] = await ctx.db.select().from(printTemplates).where(eq(printTemplates.crfId, input.crfId));
   if (!template) throw AppError.notFound('print.no_template', '该表单没有打印模板');
   const [record] = await ctx.db

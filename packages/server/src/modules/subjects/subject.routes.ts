@@ -70,7 +70,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
     '/api/business/subject',
     {
       schema: { tags: subjectTags, summary: '添加患者', body: z.object({ studyId: idSchema, ...subjectFields }) },
-      config: { study: fromBody, module: '患者管理', action: '新增' },
+      config: { study: fromBody, module: '患者管理', action: '新增', studyPermission: 'btn:business.subject.add' },
     },
     async (request) =>
       ok(
@@ -97,6 +97,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         study: (r) => subjectsService.studyOfSubject(ctx, b<{ id: number }>(r).id),
         module: '患者管理',
         action: '修改',
+        studyPermission: 'btn:business.subject.edit',
       },
     },
     async (request) =>
@@ -151,6 +152,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
         module: '患者管理',
         action: '签名',
+        studyPermission: 'btn:business.crf.sign',
       },
     },
     async (request) =>
@@ -237,6 +239,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
         module: '患者管理',
         action: '修改状态',
+        studyPermission: 'btn:business.subject.edit',
       },
     },
     async (request) => {
@@ -266,6 +269,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId),
         module: '患者管理',
         action: '删除',
+        studyPermission: 'btn:business.subject.remove',
       },
     },
     async (request) => {
@@ -291,6 +295,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
         module: '患者管理',
         action: '恢复',
+        studyPermission: 'btn:business.subject.remove',
       },
     },
     async (request) => {

@@ -77,10 +77,6 @@ export function seesIdentifiers(access: StudyAccess): boolean {
   return hasStudyPermission(access, IDENTIFIERS_PERMISSION);
 }
 
-export function requireStudyPermission(access: StudyAccess, key: string) {
-  if (!hasStudyPermission(access, key)) throw AppError.forbidden();
-}
-
 /** Today in the study's zone (ages, birth-date limits): never the server's own zone. */
 function today(ctx: AppContext, access: Pick<StudyAccess, 'timeZone'> | null) {
   return todayString(ctx.clock(), access?.timeZone ?? DEFAULT_TIME_ZONE);
@@ -252,7 +248,6 @@ export async function createSubject(
   studyId: number,
   input: SubjectInput,
 ) {
-  requireStudyPermission(access, 'btn:business.subject.add');
   const subjectId = await ctx.db.transaction(async (tx) => {
     const { study, diseases, baseConfig } = await studyOf(tx, studyId);
     fieldErrors(
@@ -331,7 +326,6 @@ export async function updateSubject(
   subjectId: number,
   input: SubjectPatch,
 ) {
-  requireStudyPermission(access, 'btn:business.subject.edit');
   await ctx.db.transaction(async (tx) => {
     const [existing] = await tx
       .select()
@@ -603,7 +597,6 @@ export async function setRecordState(
   state: number,
   reason?: string,
 ) {
-  requireStudyPermission(access, 'btn:business.subject.edit');
   if (state === 2 && !reason?.trim()) throw AppError.badRequest('subject_record.reason_required', '请填写退出原因');
   await ctx.db.transaction(async (tx) => {
     const [record] = await tx
@@ -640,7 +633,6 @@ export async function deleteRecord(
   reason: string,
   restore = false,
 ) {
-  requireStudyPermission(access, 'btn:business.subject.remove');
   await ctx.db.transaction(async (tx) => {
     const [record] = await tx.select().from(subjectRecords).where(eq(subjectRecords.id, subjectRecordId)).for('update');
     if (!record || Boolean(record.deletedAt) === !restore) throw notFound();
@@ -689,7 +681,6 @@ export async function signRecord(
   password: string,
   meaning?: string,
 ) {
-  requireStudyPermission(access, 'btn:business.crf.sign');
   const [account] = await ctx.db
     .select({ passwordHash: users.passwordHash })
     .from(users)
