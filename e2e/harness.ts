@@ -53,6 +53,8 @@ export async function startPlatform(options: { timeZone?: string } = {}): Promis
       PORT: String(port),
       HOST: '127.0.0.1',
       EDC_CAPTCHA: 'off',
+      // The counting job kind and its start route (modules/jobs/test-jobs.ts), for the 任务 drawer's test.
+      EDC_TEST_JOBS: '1',
       EDC_ADMIN_PASSWORD: INITIAL_PASSWORD,
       LOG_LEVEL: 'warn',
     },

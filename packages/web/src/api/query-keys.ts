@@ -26,6 +26,7 @@ const SUBJECT = ['subject'] as const;
 const SUBJECT_RECORD = ['subject-record'] as const;
 const DOUBT = ['doubt'] as const;
 const OPERLOG = ['operlog'] as const;
+const JOBS = ['jobs'] as const;
 const CRF_RECORD = ['crf-record'] as const;
 
 /** The version segment of a CRF definition key: a number, or the newest. */
@@ -176,5 +177,10 @@ export const queryKeys = {
     all: () => OPERLOG,
     /** One study's log, or (`'all'`) the whole log for a system administrator. */
     list: (studyId: number | 'all') => [...OPERLOG, 'list', studyId] as const,
+  },
+  /** The signed-in user's background jobs (the 任务 drawer); a realtime push will refresh this key. */
+  jobs: {
+    all: () => JOBS,
+    list: (paging: object) => [...JOBS, 'list', paging] as const,
   },
 } as const;

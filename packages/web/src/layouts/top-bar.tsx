@@ -26,6 +26,7 @@ import { HEADER_HEIGHT } from '../theme';
 import { UNBUILT_ROUTE_NAMES } from '../router';
 import { CrfTopBarLeadSlot, CrfTopBarSlot } from './crf-layout';
 import { HelpDialog } from './help-dialog';
+import { JobsButton } from './jobs-drawer';
 import { NoticeBell } from './notice-bell';
 import { ProfileDialog } from './profile-dialog';
 import { StudyQrDialog } from './study-qr-dialog';
@@ -169,6 +170,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
               )}
             </>
           )}
+          {showPersonal && <JobsButton />}
           {showPersonal && <NoticeBell />}
           {showPersonal && (
             <Popover

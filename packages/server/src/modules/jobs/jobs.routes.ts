@@ -81,7 +81,9 @@ export function jobsRoutes(app: App, ctx: AppContext) {
       if (job.state !== 'queued' && job.state !== 'running') {
         throw AppError.conflict('job.finished', '任务已结束，无法取消');
       }
-      return ok(shown((await ctx.jobs.cancel(job.jobId)) ?? job), '已取消');
+      const now = (await ctx.jobs.cancel(job.jobId)) ?? job;
+      // A running job stops at its handler's next safe point: the answer says so until it has.
+      return ok(shown(now), now.state === 'cancelled' ? '已取消' : '正在取消');
     },
   );
 

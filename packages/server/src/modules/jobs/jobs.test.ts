@@ -284,6 +284,10 @@ describe('job routes: only the owner sees, cancels and downloads a job (JOB-05)'
         downloadStatus,
         cancelStatus,
       ]);
+      if (cancelStatus === 200) {
+        // Running: asked to stop, it stops at its handler's next safe point.
+        expect(cancelled.json()).toMatchObject({ msg: '正在取消', data: { state: 'running', cancelRequested: true } });
+      }
       if (downloadStatus === 200) {
         expect(file.body).toBe('id\n1\n');
         expect(file.headers['content-disposition']).toBe(

@@ -1,0 +1,32 @@
+import type { Page } from '@ecrf/core';
+import { http } from './request';
+
+export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+/** A background job as its owner sees it (GET /api/system/jobs/…). */
+export interface Job {
+  jobId: string;
+  kind: string;
+  studyId: number | null;
+  state: JobState;
+  /** 0–100. */
+  progress: number;
+  message: string | null;
+  error: string | null;
+  cancelRequested: boolean;
+  resultFile: { fileName: string; contentType: string; size: number } | null;
+  createTime: string;
+  startTime: string | null;
+  finishTime: string | null;
+}
+
+export const JOBS_PATH = '/api/system/jobs';
+
+export const jobsApi = {
+  list: (params: { pageNum: number; pageSize: number }) => http.get<Page<Job>>(`${JOBS_PATH}/list`, { params }),
+  cancel: (jobId: string) => http.post<Job>(`${JOBS_PATH}/${jobId}/cancel`),
+  download: (jobId: string) => http.download(`${JOBS_PATH}/${jobId}/result`),
+};
+
+/** Whether a job may still change: the list is polled while one is. */
+export const isActive = (job: Pick<Job, 'state'>) => job.state === 'queued' || job.state === 'running';

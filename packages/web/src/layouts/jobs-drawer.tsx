@@ -1,0 +1,172 @@
+import { useState } from 'react';
+import { UnorderedListOutlined } from '@ant-design/icons';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Badge, Button, Drawer, Empty, Grid, List, Progress, Space, Tag, Tooltip, Typography, message } from 'antd';
+import { isActive, jobsApi, type Job, type JobState } from '../api/jobs.api';
+import { queryKeys } from '../api/query-keys';
+import { T } from '../locales/zh-CN';
+import { fileNameFromDisposition, saveBlob } from '../pages/study/crf/download';
+import { formatDate } from '../utils/format-date';
+
+/** How often the list is read again while a job is queued or running (a realtime push replaces this later). */
+export const JOBS_POLL_MS = 3_000;
+const PAGE_SIZE = 10;
+
+const STATE_COLOUR: Record<JobState, string> = {
+  queued: 'default',
+  running: 'processing',
+  done: 'success',
+  failed: 'error',
+  cancelled: 'warning',
+};
+
+export function jobKindLabel(kind: string): string {
+  return (T.jobs.kinds as Record<string, string>)[kind] ?? kind;
+}
+
+function progressStatus(job: Job): 'active' | 'success' | 'exception' | 'normal' {
+  if (job.state === 'running') return 'active';
+  if (job.state === 'done') return 'success';
+  if (job.state === 'failed') return 'exception';
+  return 'normal';
+}
+
+/**
+ * 任务 in the top bar: the signed-in user's background jobs in a drawer, newest first, with their progress.
+ * The list is one query (queryKeys.jobs.list), read again every few seconds while any job may still change.
+ */
+export function JobsButton() {
+  const [open, setOpen] = useState(false);
+  const [pageNum, setPageNum] = useState(1);
+  const phone = Grid.useBreakpoint().sm === false;
+  const queryClient = useQueryClient();
+  const paging = { pageNum, pageSize: PAGE_SIZE };
+  const jobs = useQuery({
+    queryKey: queryKeys.jobs.list(paging),
+    queryFn: () => jobsApi.list(paging).then((res) => res.data),
+    refetchInterval: (query) => (query.state.data?.list.some(isActive) ? JOBS_POLL_MS : false),
+    // Opening the drawer always shows the list as it stands now.
+    refetchOnMount: true,
+  });
+  const list = jobs.data?.list ?? [];
+  const active = list.filter(isActive).length;
+
+  const cancel = useMutation({
+    mutationFn: (jobId: string) => jobsApi.cancel(jobId),
+    onSuccess: (res) => {
+      void message.success(res.msg);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.jobs.all() });
+    },
+  });
+
+  const download = async (job: Job) => {
+    try {
+      const res = await jobsApi.download(job.jobId);
+      saveBlob(
+        res.data,
+        fileNameFromDisposition(
+          res.headers['content-disposition'] as string | undefined,
+          job.resultFile?.fileName ?? '',
+        ),
+      );
+    } catch {
+      // The request wrapper has shown the server's message.
+    }
+  };
+
+  const openDrawer = () => {
+    setOpen(true);
+    void jobs.refetch();
+  };
+
+  return (
+    <>
+      <Tooltip title={active > 0 ? T.jobs.running(active) : T.jobs.title}>
+        <Badge count={active} size="small" offset={[-4, 4]}>
+          <Button
+            type="text"
+            aria-label={T.jobs.title}
+            icon={<UnorderedListOutlined aria-hidden />}
+            onClick={openDrawer}
+          />
+        </Badge>
+      </Tooltip>
+      <Drawer
+        title={T.jobs.title}
+        open={open}
+        onClose={() => setOpen(false)}
+        size={phone ? '100%' : 440}
+        className="jobs-drawer"
+      >
+        {list.length === 0 && !jobs.isLoading ? (
+          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={T.jobs.empty} />
+        ) : (
+          <List
+            loading={jobs.isLoading}
+            dataSource={list}
+            rowKey="jobId"
+            pagination={
+              (jobs.data?.total ?? 0) > PAGE_SIZE
+                ? {
+                    current: pageNum,
+                    pageSize: PAGE_SIZE,
+                    total: jobs.data?.total ?? 0,
+                    size: 'small',
+                    onChange: setPageNum,
+                  }
+                : false
+            }
+            renderItem={(job) => (
+              <List.Item
+                key={job.jobId}
+                className="jobs-drawer-item"
+                data-job-id={job.jobId}
+                actions={[
+                  isActive(job) && (
+                    <Button
+                      key="cancel"
+                      size="small"
+                      disabled={job.cancelRequested}
+                      loading={cancel.isPending && cancel.variables === job.jobId}
+                      onClick={() => cancel.mutate(job.jobId)}
+                    >
+                      {T.jobs.cancel}
+                    </Button>
+                  ),
+                  job.resultFile && (
+                    <Button key="download" size="small" type="primary" onClick={() => void download(job)}>
+                      {T.jobs.download}
+                    </Button>
+                  ),
+                ].filter(Boolean)}
+              >
+                <div style={{ width: '100%' }}>
+                  <Space wrap size={8} style={{ width: '100%', justifyContent: 'space-between' }}>
+                    <Typography.Text strong>{jobKindLabel(job.kind)}</Typography.Text>
+                    <Tag color={STATE_COLOUR[job.state]}>
+                      {job.cancelRequested && job.state === 'running' ? T.jobs.cancelling : T.jobs.states[job.state]}
+                    </Tag>
+                  </Space>
+                  <Progress
+                    percent={job.progress}
+                    status={progressStatus(job)}
+                    size="small"
+                    aria-label={`${jobKindLabel(job.kind)} ${T.jobs.progress}`}
+                  />
+                  {(job.error ?? job.message) && (
+                    <Typography.Text type={job.error ? 'danger' : 'secondary'} className="jobs-drawer-message">
+                      {job.error ?? job.message}
+                    </Typography.Text>
+                  )}
+                  <div>
+                    <Typography.Text type="secondary">{formatDate(job.createTime)}</Typography.Text>
+                  </div>
+                </div>
+              </List.Item>
+            )}
+          />
+        )}
+      </Drawer>
+    </>
+  );
+}
