@@ -21,9 +21,7 @@ export interface SeedResult {
 
 /** Adds what is missing and never overwrites what an administrator changed. Safe to run at every start. */
 export async function seed(db: Db, opts: { adminPassword?: string; version: string }): Promise<SeedResult> {
-  const existing = new Map(
-    (await db.select({ code: menus.code, menuId: menus.menuId }).from(menus)).map((m) => [m.code, m.menuId]),
-  );
+  let existing = new Map<string, number>();
 
   async function addMenus(tx: Db, nodes: SeedMenu[], parentId: number, level: 0 | 1) {
     for (const [index, node] of nodes.entries()) {
@@ -54,6 +52,10 @@ export async function seed(db: Db, opts: { adminPassword?: string; version: stri
   return db.transaction(async (tx) => {
     // One seeder at a time when several app servers start against one PostgreSQL.
     await tx.execute(sql`select pg_advisory_xact_lock(42001)`);
+    // Read under the lock: a seeder that read before another one committed would add every menu again.
+    existing = new Map(
+      (await tx.select({ code: menus.code, menuId: menus.menuId }).from(menus)).map((m) => [m.code, m.menuId]),
+    );
     await addMenus(tx, MAIN_MENUS, 0, 0);
     await addMenus(tx, PROJECT_MENUS, 0, 1);
 

@@ -9,7 +9,7 @@ import { createOutbox, type OutboxOptions } from '../modules/events/outbox.js';
 import { createJobQueue, type JobQueueSetup } from '../modules/jobs/create-job-queue.js';
 import { createRealtime, isolatedRealtimeKey } from '../modules/realtime/realtime.hub.js';
 import { createFieldCrypto } from '../shared/field-crypto.js';
-import { databaseStore } from '../shared/kv.js';
+import { databaseStore, type KeyValueStore } from '../shared/kv.js';
 import type { Database } from '../db/client.js';
 import { TEST_ADMIN_PASSWORD, openTestDatabase } from './test-db.js';
 
@@ -31,6 +31,8 @@ export interface TestAppOptions {
   /** Keep the seeded administrator's must-change-password flag (off by default). */
   keepAdminMustChange?: boolean;
   config?: Partial<Config>;
+  /** The shared-state store (default: in the database, as in production without REDIS_URL); closed by close(). */
+  kv?: KeyValueStore;
   /** An open database to build this app on (a second app server, a restart); left open by close(). */
   database?: Database;
   /** Job queue settings (BullMQ with config.redisUrl, its queue name, timings). */
@@ -54,7 +56,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     config,
     db: database.db,
     // The production default without REDIS_URL, so counters are tested where they really live.
-    kv: databaseStore(database.db, () => clock().getTime()),
+    kv: options.kv ?? databaseStore(database.db, () => clock().getTime()),
     tokens: createTokenService(
       new TextEncoder().encode('test-secret-test-secret-test-secret!'),
       config.accessTokenSeconds,
