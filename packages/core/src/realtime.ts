@@ -61,10 +61,14 @@ export interface RecordSavedPush {
 /** A background job's progress, for the job's owner. */
 export interface JobProgressPush {
   jobId: string;
+  /** What kind of job (the task drawer names it). */
+  kind: string;
+  /** queued, running, done, failed or cancelled. */
+  state: string;
   /** 0–100. */
   progress: number;
-  message?: string | null;
-  state?: string;
+  /** What the job is doing, written for the owner; never a clinical value. */
+  message: string | null;
 }
 
 /** Events sent to one user's room, by name. */

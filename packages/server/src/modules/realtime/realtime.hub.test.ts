@@ -185,7 +185,7 @@ describe('realtime hubs', () => {
     expect(await toMonitor).toEqual({ studyId, doubts: 3 });
   });
 
-  it('a query raised pushes the new count and a 新质疑 notice to the nurse, the count alone to the monitor who raised it', async () => {
+  it('a query raised pushes the new count and a 新质疑 notice to the nurse, the count alone to the monitor who raised it; her answer notifies the monitor', async () => {
     const vitals = crfIds['生命体征']!;
     const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
       studyId,
@@ -201,6 +201,7 @@ describe('realtime hubs', () => {
       values: { sbp: 130, dbp: 80, hr: 70 },
     });
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    await t.ctx.events.drain();
     const nurseSocket = await connected(socketOf(base, 'personsignalhub', { token: nurse }));
     const monitorSocket = await connected(socketOf(base, 'personsignalhub', { token: monitor }));
     const monitorNotices: unknown[] = [];
@@ -215,30 +216,98 @@ describe('realtime hubs', () => {
       doubtDescription: '请核实',
     });
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+    const queryId = opened.body.data.doubtId as number;
     const waiting = (await t.call(nurse, 'GET', `/api/business/doubts/count?studyId=${studyId}`)).body.data.waiting;
-    const event = {
-      type: 'query.opened' as const,
-      studyId,
-      subjectId: enrolled.body.data.subjectId ?? 0,
-      crfId: vitals,
-      queryId: opened.body.data.doubtId as number,
-      by: monitorId,
-    };
-    await pushQueryEvent(t.ctx, { id: 4242, occurredAt: new Date(), event });
-
-    expect(await nurseCounts).toEqual({ studyId, doubts: waiting });
     expect(waiting).toBeGreaterThan(0);
+    expect(await nurseCounts).toEqual({ studyId, doubts: waiting });
     expect(await nurseNotice).toEqual({
-      eventId: 4242,
+      eventId: expect.any(Number),
       kind: 'query.opened',
       studyId,
-      subjectId: event.subjectId,
+      subjectId: expect.any(Number),
       crfId: vitals,
-      queryId: event.queryId,
+      queryId,
       crfTitle: '生命体征',
     });
     expect(await monitorCounts).toEqual({ studyId, doubts: expect.any(Number) });
+    await t.ctx.events.drain();
     expect(monitorNotices).toEqual([]);
+
+    const answered = next(monitorSocket, 'notice');
+    const replied = await t.call(nurse, 'PUT', '/api/business/doubt/reply', { doubtId: queryId, content: '已核实' });
+    expect(replied.status, JSON.stringify(replied.body)).toBe(200);
+    expect(await answered).toMatchObject({ kind: 'query.answered', queryId, crfTitle: '生命体征' });
+  });
+
+  it('a repeated delivery of one event pushes the same eventId again, so the client can show the notice once', async () => {
+    const nurseSocket = await connected(socketOf(base, 'personsignalhub', { token: nurse }));
+    const notices: { eventId: number }[] = [];
+    nurseSocket.on('notice', (n: { eventId: number }) => notices.push(n));
+    const event = {
+      type: 'query.opened' as const,
+      studyId,
+      subjectId: 1,
+      crfId: crfIds['生命体征']!,
+      queryId: 1,
+      by: monitorId,
+    };
+    const counts = next(nurseSocket, 'counts');
+    await pushQueryEvent(t.ctx, { id: 4242, occurredAt: new Date(), event });
+    await counts;
+    const second = next(nurseSocket, 'notice');
+    await pushQueryEvent(t.ctx, { id: 4242, occurredAt: new Date(), event });
+    await second;
+    expect(notices.map((n) => n.eventId)).toEqual([4242, 4242]);
+  });
+
+  it('a save by someone else reaches the nurse watching the study, with who saved', async () => {
+    const vitals = crfIds['生命体征']!;
+    const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
+      studyId,
+      subjectName: '保存推送',
+      gender: 0,
+      diseaseCode: 'LSS',
+    });
+    const watching = await connected(socketOf(base, 'eventhub', { token: nurse }));
+    expect(await join(watching, studyId)).toEqual({ ok: true });
+    const pushed = next(watching, 'record.saved');
+    const saved = await t.call(admin, 'PUT', '/api/v3/business/crf', {
+      subjectRecordId: enrolled.body.data.subjectRecordId,
+      crfId: vitals,
+      version: 0,
+      values: { sbp: 120, dbp: 70, hr: 60 },
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    expect(await pushed).toEqual({
+      studyId,
+      subjectId: expect.any(Number),
+      crfId: vitals,
+      recordId: saved.body.data.crfDataRecordId,
+      by: 1,
+    });
+  });
+
+  it("a job's progress reaches its owner on toolsignalhub", async () => {
+    t.ctx.jobs.handle('realtime.test', async (_job, tools) => {
+      await tools.progress(50, '一半');
+    });
+    const socket = await connected(socketOf(base, 'toolsignalhub', { token: nurse }));
+    const seen: { state: string; progress: number; message: string | null }[] = [];
+    const half = new Promise<void>((resolve) =>
+      socket.on('job.progress', (p: { state: string; progress: number; message: string | null }) => {
+        seen.push(p);
+        if (p.progress === 50) resolve();
+      }),
+    );
+    const job = await t.ctx.jobs.enqueue('realtime.test', {}, { ownerId: nurseId, studyId });
+    await half;
+    expect(seen.find((p) => p.progress === 50)).toEqual({
+      jobId: job.jobId,
+      kind: 'realtime.test',
+      state: 'running',
+      progress: 50,
+      message: '一半',
+    });
   });
 });
 
@@ -267,8 +336,9 @@ describe('realtime across app servers', () => {
       const adminOnTwo = (await two.login()).token;
       const socket = await connected(socketOf(url, 'toolsignalhub', { token: adminOnTwo }));
       const progress = next(socket, 'job.progress');
-      one.ctx.realtime.toUser(1, 'job.progress', { jobId: 'j-1', progress: 40, message: null });
-      expect(await progress).toEqual({ jobId: 'j-1', progress: 40, message: null });
+      const push = { jobId: 'j-1', kind: 'export', state: 'running', progress: 40, message: null };
+      one.ctx.realtime.toUser(1, 'job.progress', push);
+      expect(await progress).toEqual(push);
       socket.disconnect();
     } finally {
       await one.close();
