@@ -190,6 +190,34 @@ for (const impl of implementations) {
         await second.close();
       }
     });
+
+    it.skipIf(impl.redis)(
+      'JOB-04 a job whose process died while running (its claim ran out) is taken again by the next app',
+      async () => {
+        const next = await createTestApp(appOptions(t.database));
+        try {
+          // As a killed process leaves it: running, claimed by a process that renews nothing any more.
+          const jobId = crypto.randomUUID();
+          await t.db.insert(jobs).values({
+            jobId,
+            kind: 'test.crashed',
+            ownerId,
+            payload: {},
+            state: 'running',
+            attempts: 1,
+            lockedBy: 'dead-host:1:000000',
+            lockedUntil: new Date(t.clock().getTime() - 1),
+            createdAt: t.clock(),
+            startedAt: t.clock(),
+          });
+          next.ctx.jobs.handle('test.crashed', async (job) => ({ attempt: job.attempt }));
+          const done = await until(next.ctx.jobs, jobId, (j) => j.state === 'done', 'finished after the crash');
+          expect(done).toMatchObject({ attempts: 2, result: { attempt: 2 } });
+        } finally {
+          await next.close();
+        }
+      },
+    );
   });
 }
 
@@ -307,6 +335,22 @@ describe('job routes: only the owner sees, cancels and downloads a job (JOB-05)'
     expect(unknown.status).toBe(404);
     const malformed = await t.call(owner, 'GET', '/api/system/jobs/not-a-uuid');
     expect(malformed.status).toBe(400);
+  });
+
+  it('the OpenAPI document lists the job paths (from the same zod schemas)', async () => {
+    const doc = await t.app.inject({
+      method: 'GET',
+      url: '/api/docs/json',
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(Object.keys(doc.json().paths)).toEqual(
+      expect.arrayContaining([
+        '/api/system/jobs/list',
+        '/api/system/jobs/{jobId}',
+        '/api/system/jobs/{jobId}/cancel',
+        '/api/system/jobs/{jobId}/result',
+      ]),
+    );
   });
 
   it('the test-only job kind and its route exist only with EDC_TEST_JOBS=1', async () => {
