@@ -21,6 +21,7 @@ import { createTokenService } from '../packages/server/src/modules/auth/token.se
 import { createRealtime } from '../packages/server/src/modules/realtime/realtime.hub.js';
 import { createOutbox } from '../packages/server/src/modules/events/outbox.js';
 import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
+import { localFileStorage } from '../packages/server/src/shared/file-storage.js';
 import { memoryStore } from '../packages/server/src/shared/kv.js';
 
 const LEVELS = [1, 16, 64];
@@ -51,6 +52,7 @@ async function run(kind: string, database: Database) {
     kv: memoryStore(),
     tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
     fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
+    files: localFileStorage(config.dataDir),
     clock,
     realtime: createRealtime(),
     events: createOutbox({ db: database.db, listen: database.listen }),

@@ -13,6 +13,7 @@ import { createTokenService } from '../packages/server/src/modules/auth/token.se
 import { createRealtime } from '../packages/server/src/modules/realtime/realtime.hub.js';
 import { createOutbox } from '../packages/server/src/modules/events/outbox.js';
 import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
+import { localFileStorage } from '../packages/server/src/shared/file-storage.js';
 import { memoryStore } from '../packages/server/src/shared/kv.js';
 
 const config = {
@@ -29,6 +30,7 @@ const app = await buildApp({
   kv: memoryStore(),
   tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
   fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
+  files: localFileStorage(config.dataDir),
   clock,
   realtime: createRealtime(),
   events: createOutbox({ db: database.db }),

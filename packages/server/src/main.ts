@@ -13,6 +13,7 @@ import { createRealtime } from './modules/realtime/realtime.hub.js';
 import { createOutbox } from './modules/events/outbox.js';
 import { databaseStore, redisStore } from './shared/kv.js';
 import { createFieldCrypto, loadDataKey } from './shared/field-crypto.js';
+import { localFileStorage } from './shared/file-storage.js';
 import { loadSigningSecret } from './shared/secret.js';
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -45,6 +46,7 @@ async function main() {
     kv: config.redisUrl ? redisStore(config.redisUrl) : databaseStore(database.db),
     tokens: createTokenService(loadSigningSecret(config.dataDir, config.jwtSecret), config.accessTokenSeconds, clock),
     fieldCrypto: createFieldCrypto(loadDataKey(config.dataDir, config.dataKey)),
+    files: localFileStorage(config.dataDir),
     clock,
     jobs: createJobQueue({ db: database.db, dataDir: config.dataDir, redisUrl: config.redisUrl, clock }),
     realtime: createRealtime({ redisUrl: config.redisUrl }),

@@ -9,6 +9,7 @@ import { createOutbox, type OutboxOptions } from '../modules/events/outbox.js';
 import { createJobQueue, type JobQueueSetup } from '../modules/jobs/create-job-queue.js';
 import { createRealtime, isolatedRealtimeKey } from '../modules/realtime/realtime.hub.js';
 import { createFieldCrypto } from '../shared/field-crypto.js';
+import { localFileStorage } from '../shared/file-storage.js';
 import { databaseStore, type KeyValueStore } from '../shared/kv.js';
 import type { Database } from '../db/client.js';
 import { TEST_ADMIN_PASSWORD, openTestDatabase } from './test-db.js';
@@ -63,6 +64,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
       clock,
     ),
     fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
+    files: localFileStorage(config.dataDir),
     clock,
     jobs: createJobQueue({
       db: database.db,

@@ -1,10 +1,7 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
-import { fileTypeFromFile } from 'file-type';
+import { fileTypeFromStream } from 'file-type';
 import type { AppContext } from '../../app-context.js';
 import { auditEvents, crfDataRecords, storedFiles } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
@@ -68,34 +65,43 @@ export function servingHeaders(contentType: string, fileName: string): Record<st
   };
 }
 
-export function filesDir(ctx: AppContext) {
-  return path.join(ctx.config.dataDir, 'files');
-}
+/** Where an upload's bytes are kept in the file storage (DATA_DIR/files/ab/ab12… on the local disk). */
+export const storageKeyOf = (fileKey: string) => `files/${fileKey.slice(0, 2)}/${fileKey}`;
 
-function pathOf(ctx: AppContext, fileKey: string) {
-  return path.join(filesDir(ctx), fileKey.slice(0, 2), fileKey);
-}
-
-/** Text files have no signature: accept them only when they look like text (no NUL byte). */
-async function looksLikeText(file: string) {
-  const handle = await fs.promises.open(file, 'r');
+/** Text files have no signature: accept them only when they look like text (no NUL byte in the first 4 KB). */
+async function looksLikeText(ctx: AppContext, key: string) {
+  const stream = await ctx.files.get(key);
+  if (!stream) return false;
+  let head = Buffer.alloc(0);
   try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
-    return !buffer.subarray(0, bytesRead).includes(0);
+    for await (const chunk of stream) {
+      head = Buffer.concat([head, chunk as Buffer]);
+      if (head.length >= 4096) break;
+    }
   } finally {
-    await handle.close();
+    stream.destroy();
+  }
+  return !head.subarray(0, 4096).includes(0);
+}
+
+async function detectedType(ctx: AppContext, key: string) {
+  const stream = await ctx.files.get(key);
+  if (!stream) return undefined;
+  try {
+    return (await fileTypeFromStream(stream))?.mime as string | undefined;
+  } finally {
+    stream.destroy();
   }
 }
 
 /**
- * Streams an upload to disk while hashing it, then decides its type by its bytes, not its name:
- * anything that is not an image, video, PDF, DICOM, office document or plain text is refused.
+ * Streams an upload into the file storage while hashing it, then decides its type by its bytes, not
+ * its name: anything that is not an image, video, PDF, DICOM, office document or plain text is
+ * refused and removed again.
  */
 export async function receiveFile(ctx: AppContext, stream: Readable & { truncated?: boolean }, fileName: string) {
   const fileKey = crypto.randomBytes(16).toString('hex');
-  const target = pathOf(ctx, fileKey);
-  await fs.promises.mkdir(path.dirname(target), { recursive: true });
-  const temp = `${target}.part`;
+  const key = storageKeyOf(fileKey);
   const hash = crypto.createHash('sha256');
   let size = 0;
   const meter = new Transform({
@@ -106,23 +112,23 @@ export async function receiveFile(ctx: AppContext, stream: Readable & { truncate
     },
   });
   try {
-    await pipeline(stream, meter, fs.createWriteStream(temp, { mode: 0o600 }));
+    // A failing upload stream fails the write (pipe alone would leave the storage waiting).
+    stream.once('error', (err) => meter.destroy(err));
+    await ctx.files.put(key, stream.pipe(meter));
     if (stream.truncated || size > MAX_UPLOAD_BYTES) {
       throw AppError.badRequest('file.too_large', '上传文件大小不能超过500MB!');
     }
     if (size === 0) throw AppError.badRequest('file.empty', '文件为空');
-    const detected = await fileTypeFromFile(temp);
-    let contentType = detected?.mime as string | undefined;
-    if (!contentType && TEXT_EXTENSIONS.test(fileName) && (await looksLikeText(temp))) {
+    let contentType = await detectedType(ctx, key);
+    if (!contentType && TEXT_EXTENSIONS.test(fileName) && (await looksLikeText(ctx, key))) {
       contentType = 'text/plain; charset=utf-8';
     }
     if (!contentType || (!ALLOWED.has(contentType) && !contentType.startsWith('text/plain'))) {
       throw AppError.badRequest('file.type_refused', '不支持的文件类型');
     }
-    await fs.promises.rename(temp, target);
     return { fileKey, size, sha256: hash.digest('hex'), contentType };
   } catch (err) {
-    await fs.promises.rm(temp, { force: true });
+    await ctx.files.delete(key);
     throw err;
   }
 }
@@ -157,9 +163,9 @@ export async function readFile(ctx: AppContext, user: CurrentUser, access: Study
 export async function openFile(ctx: AppContext, fileKey: string) {
   const [row] = await ctx.db.select().from(storedFiles).where(eq(storedFiles.fileKey, fileKey));
   if (!row) throw AppError.notFound('file.not_found', '文件不存在');
-  const file = pathOf(ctx, fileKey);
-  if (!fs.existsSync(file)) throw AppError.notFound('file.not_found', '文件不存在');
-  return { row, stream: fs.createReadStream(file) };
+  const stream = await ctx.files.get(storageKeyOf(fileKey));
+  if (!stream) throw AppError.notFound('file.not_found', '文件不存在');
+  return { row, stream };
 }
 
 /**
