@@ -119,6 +119,10 @@ export const crfDataRecords = pgTable(
   (t) => [
     index('crf_data_records_subject').on(t.subjectRecordId, t.crfId),
     index('crf_data_records_study').on(t.studyId),
+    // Retrieval (search.service.ts): a condition on a form reads that form's live records of one study.
+    index('crf_data_records_search')
+      .on(t.studyId, t.crfId, t.subjectRecordId)
+      .where(sql`${t.deletedAt} is null`),
     uniqueIndex('crf_data_records_single_live')
       .on(t.subjectRecordId, t.crfId)
       .where(sql`${t.singleForm} and ${t.deletedAt} is null`),

@@ -5,3 +5,4 @@ export * from './doubt.js';
 export * from './security.js';
 export * from './events.js';
 export * from './jobs.js';
+export * from './search.js';
