@@ -9,3 +9,4 @@ export * from './study.js';
 export * from './subject.js';
 export * from './audit.js';
 export * from './realtime.js';
+export * from './search.js';
