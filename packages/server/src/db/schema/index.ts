@@ -6,3 +6,4 @@ export * from './security.js';
 export * from './events.js';
 export * from './jobs.js';
 export * from './search.js';
+export * from './api-tokens.js';
