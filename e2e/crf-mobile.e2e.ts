@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onTestFailed } from 'vitest';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
-import { ADMIN, INITIAL_PASSWORD, launchBrowser, screenshot, startPlatform, type Platform } from './harness.js';
+import {
+  ADMIN,
+  INITIAL_PASSWORD,
+  expectAccessible,
+  launchBrowser,
+  screenshot,
+  startPlatform,
+  type Platform,
+} from './harness.js';
 
 /**
  * The CRF page on the screens nurses use on the ward: a phone (390×844) and a portrait tablet
@@ -370,5 +378,25 @@ describe('CRF page at desktop sizes', () => {
       await screenshot(page, `crf-desktop-${width}`);
       await page.context().close();
     }
+  });
+});
+
+describe('the side menu on a phone', () => {
+  it('at 390×844 the side menu is a drawer, closed until 展开菜单 opens it; choosing a page closes it', async () => {
+    const page = await open(PHONE);
+    expect(await page.locator('.app-sider').count()).toBe(0);
+    await expectNoSideways(page);
+    await page.locator('.top-bar').getByRole('button', { name: '展开菜单' }).tap();
+    const drawer = page.locator('.app-sider-drawer .ant-drawer-content-wrapper');
+    await drawer.waitFor();
+    await settled(page);
+    await screenshot(page, 'side-menu-phone-open');
+    await expectAccessible(page, 'side-menu-phone-open');
+    await drawer.getByRole('menuitem', { name: '系统管理' }).tap();
+    await drawer.getByRole('menuitem', { name: '用户管理' }).tap();
+    await page.waitForURL('**/sys/user');
+    await drawer.waitFor({ state: 'hidden' });
+    await page.locator('.top-bar').getByRole('button', { name: '展开菜单' }).waitFor();
+    await page.context().close();
   });
 });

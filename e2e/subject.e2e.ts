@@ -126,6 +126,15 @@ describe('subjects', () => {
     await dialog.getByLabel('出生日期').fill('1960-03-15');
     await page.keyboard.press('Enter');
     await expect.poll(() => dialog.getByLabel('年龄').inputValue()).toMatch(/^\d{2}$/);
+    // The calendar by keyboard: ↓ enters it on the date, → moves a day, ← back, Enter takes it.
+    await dialog.getByLabel('出生日期').click();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => dialog.getByLabel('出生日期').inputValue()).toBe('1960-03-16');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => dialog.getByLabel('出生日期').inputValue()).toBe('1960-03-15');
+    await page.locator('.ant-picker-dropdown:visible').waitFor({ state: 'hidden' });
     await dialog.getByLabel('手机号').fill('12345');
     await dialog.getByText('请输入11位手机号码').waitFor();
     await dialog.getByLabel('手机号').fill('13912345678');
@@ -157,13 +166,14 @@ describe('subjects', () => {
       }
       if (width !== 1440) await screenshot(page, `subject-list-${width}`);
     }
+    // On a phone the side menu folds away into a drawer by itself, and is beside the page again when wider.
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByRole('button', { name: '收起菜单' }).click();
+    await page.getByRole('button', { name: '展开菜单' }).waitFor();
     await page.locator('.subject-card', { hasText: 'LSS-0001' }).waitFor();
     await expect.poll(() => cutTableCells(page)).toEqual([]);
     await screenshot(page, 'subject-list-390');
-    await page.getByRole('button', { name: '展开菜单' }).click();
     await page.setViewportSize({ width: 1440, height: 900 });
+    await page.getByRole('button', { name: '收起菜单' }).waitFor();
 
     // 录入 opens the patient's casebook on the CRF page; back on the list the patient is still there.
     await row.getByRole('button', { name: '录入' }).click();

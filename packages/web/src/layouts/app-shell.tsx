@@ -1,4 +1,4 @@
-import { Suspense, useEffect } from 'react';
+import { Suspense, useEffect, useRef } from 'react';
 import { MedicineBoxOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { Drawer, Grid, Layout } from 'antd';
@@ -80,8 +80,12 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
     });
   }, [location.pathname, location.search, meta, visit]);
 
+  const wasPhone = useRef(false);
   useEffect(() => {
     if (phone) setCollapse(true);
+    // Back at a wider screen (a tablet turned), the menu is beside the page again.
+    else if (wasPhone.current) setCollapse(false);
+    wasPhone.current = phone;
   }, [phone, location.pathname, setCollapse]);
 
   const menus = routers.data ?? NO_MENUS;
@@ -119,7 +123,8 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
       )}
       {hasSider && phone && (
         <Drawer
-          className="app-sider-drawer"
+          rootClassName="app-sider-drawer"
+          aria-label="菜单"
           placement="left"
           open={!collapse}
           onClose={() => setCollapse(true)}
@@ -127,7 +132,7 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
           size={MENU_WIDTH_EXPANDED}
           styles={{ body: { padding: 0 } }}
         >
-          <nav aria-label="菜单">{menu(false)}</nav>
+          <nav>{menu(false)}</nav>
         </Drawer>
       )}
       <Layout style={{ marginLeft: siderWidth, transition: 'margin-left 0.2s' }}>
