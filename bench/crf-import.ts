@@ -12,6 +12,7 @@ import pg from 'pg';
 import type { CrfDefinition } from '@ecrf/core';
 import { exportExcel } from '@ecrf/core/interop';
 import { buildApp } from '../packages/server/src/app.js';
+import { createJobQueue } from '../packages/server/src/modules/jobs/create-job-queue.js';
 import { loadConfig } from '../packages/server/src/config.js';
 import { wrapPglite, wrapPostgres, type Database } from '../packages/server/src/db/client.js';
 import { users } from '../packages/server/src/db/schema/index.js';
@@ -90,6 +91,7 @@ async function run(kind: string, database: Database) {
     tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
     fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
     files: localFileStorage('/tmp/edc-bench'),
+    jobs: createJobQueue({ db: database.db, files: localFileStorage('/tmp/edc-bench'), redisUrl: undefined, clock }),
     clock,
     realtime: createRealtime(),
     events: createOutbox({ db: database.db, listen: database.listen }),

@@ -12,6 +12,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../packages/server/src/app.js';
+import { createJobQueue } from '../packages/server/src/modules/jobs/create-job-queue.js';
 import { loadConfig } from '../packages/server/src/config.js';
 import { openDurablePglite, wrapPglite, wrapPostgres, type Database } from '../packages/server/src/db/client.js';
 import { seedDemoStudy } from '../packages/server/src/db/demo-study.js';
@@ -53,6 +54,7 @@ async function run(kind: string, database: Database) {
     tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
     fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
     files: localFileStorage(config.dataDir),
+    jobs: createJobQueue({ db: database.db, files: localFileStorage(config.dataDir), redisUrl: undefined, clock }),
     clock,
     realtime: createRealtime(),
     events: createOutbox({ db: database.db, listen: database.listen }),

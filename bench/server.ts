@@ -5,6 +5,7 @@
  */
 import { PGlite } from '@electric-sql/pglite';
 import { buildApp } from '../packages/server/src/app.js';
+import { createJobQueue } from '../packages/server/src/modules/jobs/create-job-queue.js';
 import { loadConfig } from '../packages/server/src/config.js';
 import { wrapPglite } from '../packages/server/src/db/client.js';
 import { users, userRoles } from '../packages/server/src/db/schema/index.js';
@@ -31,6 +32,7 @@ const app = await buildApp({
   tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
   fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
   files: localFileStorage(config.dataDir),
+  jobs: createJobQueue({ db: database.db, files: localFileStorage(config.dataDir), redisUrl: undefined, clock }),
   clock,
   realtime: createRealtime(),
   events: createOutbox({ db: database.db }),

@@ -40,15 +40,16 @@ async function main() {
   if (config.demoStudy) await seedDemoStudy(database.db);
 
   const clock = () => new Date();
+  const files = localFileStorage(config.dataDir);
   const ctx: AppContext = {
     config,
     db: database.db,
     kv: config.redisUrl ? redisStore(config.redisUrl) : databaseStore(database.db),
     tokens: createTokenService(loadSigningSecret(config.dataDir, config.jwtSecret), config.accessTokenSeconds, clock),
     fieldCrypto: createFieldCrypto(loadDataKey(config.dataDir, config.dataKey)),
-    files: localFileStorage(config.dataDir),
+    files,
     clock,
-    jobs: createJobQueue({ db: database.db, dataDir: config.dataDir, redisUrl: config.redisUrl, clock }),
+    jobs: createJobQueue({ db: database.db, files, redisUrl: config.redisUrl, clock }),
     realtime: createRealtime({ redisUrl: config.redisUrl }),
     events: createOutbox({ db: database.db, listen: database.listen }),
   };

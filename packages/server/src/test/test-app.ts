@@ -53,6 +53,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     loginRateLimitPerMinute: 10_000,
     ...options.config,
   };
+  const files = localFileStorage(config.dataDir);
   const ctx: AppContext = {
     config,
     db: database.db,
@@ -64,11 +65,11 @@ export async function createTestApp(options: TestAppOptions = {}) {
       clock,
     ),
     fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
-    files: localFileStorage(config.dataDir),
+    files,
     clock,
     jobs: createJobQueue({
       db: database.db,
-      dataDir: config.dataDir,
+      files,
       redisUrl: config.redisUrl,
       clock,
       ...options.jobs,

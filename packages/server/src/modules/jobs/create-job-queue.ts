@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import type { FileStorage } from '../../shared/file-storage.js';
 import { createBullQueue } from './bullmq-queue.js';
 import type { JobCoreDeps } from './job-core.js';
 import { jobFiles } from './job-files.js';
@@ -7,7 +8,8 @@ import { createLocalQueue } from './local-queue.js';
 
 export interface JobQueueSetup {
   db: Db;
-  dataDir: string;
+  /** Where result files are kept: the context's file storage. */
+  files: FileStorage;
   redisUrl: string | undefined;
   clock: () => Date;
   log?: JobCoreDeps['log'];
@@ -27,7 +29,7 @@ export function createJobQueue(setup: JobQueueSetup): JobQueue {
   let log = setup.log ?? silent;
   const deps = {
     db: setup.db,
-    files: jobFiles(setup.dataDir),
+    files: jobFiles(setup.files),
     clock: setup.clock,
     log: ((level, fields, msg) => log(level, fields, msg)) satisfies JobCoreDeps['log'],
     heartbeatMs: setup.heartbeatMs,

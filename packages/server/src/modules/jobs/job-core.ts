@@ -177,7 +177,7 @@ export function createJobCore(deps: JobCoreDeps) {
       const row = await get(jobId);
       const view = row && toView(row);
       if (!view?.resultFile) return null;
-      const stream = files.open(jobId);
+      const stream = await files.open(jobId);
       return stream ? { ...view.resultFile, stream } : null;
     },
 

@@ -23,7 +23,7 @@ export function startScheduler(app: App, ctx: AppContext) {
   const log = app.log.child({ module: 'scheduler' });
   const scheduler = createScheduler(
     { db: ctx.db, clock: ctx.clock, log: (level, fields, msg) => log[level](fields, msg) },
-    scheduledTasks(ctx.db, jobFiles(ctx.config.dataDir)),
+    scheduledTasks(ctx.db, jobFiles(ctx.files)),
   );
   scheduler.start();
   return scheduler;

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { and, eq, isNotNull, lt, lte } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { appliedRequests, jobs, kvEntries, sessions } from '../../db/schema/index.js';
@@ -64,20 +63,7 @@ export function jobResultCleanup(db: Db, files: JobFiles): ScheduledTask {
           .set({ resultFileName: null, resultContentType: null, resultSize: null })
           .where(eq(jobs.jobId, jobId));
       }
-      // Files of no job (a crash between writing and recording) after a day.
-      const strays = await files.strays(
-        async (jobId) => {
-          if (!/^[0-9a-f-]{36}$/.test(jobId)) return false;
-          const [row] = await db
-            .select({ jobId: jobs.jobId })
-            .from(jobs)
-            .where(and(eq(jobs.jobId, jobId), isNotNull(jobs.resultFileName)));
-          return Boolean(row);
-        },
-        new Date(now.getTime() - DAY),
-      );
-      for (const file of strays) await fs.promises.rm(file, { force: true });
-      return `${expired.length} expired result files and ${strays.length} stray files deleted`;
+      return `${expired.length} expired result files deleted`;
     },
   };
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { wrapPostgres, type Database } from '../../db/client.js';
 import { appliedRequests, jobs, kvEntries, scheduledRuns, sessions } from '../../db/schema/index.js';
 import { databaseUrlFor, openTestDatabase } from '../../test/test-db.js';
+import { localFileStorage } from '../../shared/file-storage.js';
 import { jobFiles } from './job-files.js';
 import { scheduledTasks } from './scheduled-tasks.js';
 import { createScheduler, periodOf, type ScheduledTask } from './scheduler.js';
@@ -142,7 +143,8 @@ describe('scheduler: a recurring task runs once per period across app servers', 
         createdAt,
       });
       await db.insert(appliedRequests).values([applied('test-old', ago(31)), applied('test-recent', ago(29))]);
-      const files = jobFiles(dataDir);
+      const files = jobFiles(localFileStorage(dataDir));
+      const filesDir = path.join(dataDir, 'job-results');
       const job = (jobId: string, finishedAt: Date) => ({
         jobId,
         kind: 'test.file',
@@ -159,9 +161,6 @@ describe('scheduler: a recurring task runs once per period across app servers', 
       await db.insert(jobs).values([job(oldJob, ago(8)), job(newJob, ago(6))]);
       await files.write(oldJob, Buffer.from('x'));
       await files.write(newJob, Buffer.from('x'));
-      const stray = crypto.randomUUID();
-      await files.write(stray, Buffer.from('x'));
-      fs.utimesSync(path.join(files.dir, stray), ago(2), ago(2));
 
       const scheduler = createScheduler({ db, clock: () => now, log: silent }, scheduledTasks(db, files));
       const ran = await scheduler.tick();
@@ -182,11 +181,10 @@ describe('scheduler: a recurring task runs once per period across app servers', 
       const [kept] = await db.select().from(jobs).where(eq(jobs.jobId, newJob));
       expect(expired).toMatchObject({ state: 'done', resultFileName: null });
       expect(kept).toMatchObject({ resultFileName: 'r.csv' });
-      expect(fs.existsSync(path.join(files.dir, oldJob))).toBe(false);
-      expect(fs.existsSync(path.join(files.dir, newJob))).toBe(true);
-      expect(fs.existsSync(path.join(files.dir, stray))).toBe(false);
+      expect(fs.existsSync(path.join(filesDir, oldJob))).toBe(false);
+      expect(fs.existsSync(path.join(filesDir, newJob))).toBe(true);
       const [run] = await db.select().from(scheduledRuns).where(eq(scheduledRuns.task, 'cleanup.job-results'));
-      expect(run?.outcome).toBe('1 expired result files and 1 stray files deleted');
+      expect(run?.outcome).toBe('1 expired result files deleted');
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
