@@ -23,7 +23,9 @@ export interface Job {
 export const JOBS_PATH = '/api/system/jobs';
 
 export const jobsApi = {
-  list: (params: { pageNum: number; pageSize: number }) => http.get<Page<Job>>(`${JOBS_PATH}/list`, { params }),
+  /** Read in the background (polling): a failed read keeps the last list rather than raising a message each time. */
+  list: (params: { pageNum: number; pageSize: number }) =>
+    http.get<Page<Job>>(`${JOBS_PATH}/list`, { params, silent: true }),
   cancel: (jobId: string) => http.post<Job>(`${JOBS_PATH}/${jobId}/cancel`),
   download: (jobId: string) => http.download(`${JOBS_PATH}/${jobId}/result`),
 };

@@ -5,6 +5,7 @@ import { Badge, Button, Drawer, Empty, Grid, List, Progress, Space, Tag, Tooltip
 import { isActive, jobsApi, type Job, type JobState } from '../api/jobs.api';
 import { queryKeys } from '../api/query-keys';
 import { T } from '../locales/zh-CN';
+import { useSession } from '../stores/session.store';
 import { fileNameFromDisposition, saveBlob } from '../pages/study/crf/download';
 import { formatDate } from '../utils/format-date';
 
@@ -40,10 +41,14 @@ export function JobsButton() {
   const [pageNum, setPageNum] = useState(1);
   const phone = Grid.useBreakpoint().sm === false;
   const queryClient = useQueryClient();
+  const token = useSession((s) => s.token);
+  // Until a forced password change is done the server answers nothing else.
+  const mustChangePassword = useSession((s) => s.setPasswordMust);
   const paging = { pageNum, pageSize: PAGE_SIZE };
   const jobs = useQuery({
     queryKey: queryKeys.jobs.list(paging),
     queryFn: () => jobsApi.list(paging).then((res) => res.data),
+    enabled: Boolean(token) && !mustChangePassword,
     refetchInterval: (query) => (query.state.data?.list.some(isActive) ? JOBS_POLL_MS : false),
     // Opening the drawer always shows the list as it stands now.
     refetchOnMount: true,
