@@ -300,8 +300,8 @@ export function createJobCore(deps: JobCoreDeps) {
         active.delete(row.jobId);
       }
 
+      // The result file stays: the next run replaces it, and after a lost claim it may be the new owner's.
       async function requeue(why: string): Promise<Outcome> {
-        await files.remove(row.jobId).catch(() => undefined);
         if (why === 'shutdown') await finish('queued', { message: null });
         deps.log('info', { jobId: row.jobId, kind: row.kind, why }, 'job put back in the queue');
         return 'requeued';

@@ -146,6 +146,22 @@ for (const impl of implementations) {
       expect((await t.ctx.jobs.get(second.jobId))?.state).toBe('cancelled');
     });
 
+    it('JOB-02 a cancel written through another app server reaches the running job at its next heartbeat', async () => {
+      const other = await createTestApp(appOptions(t.database));
+      try {
+        t.ctx.jobs.handle('test.far', async (_job, { signal }) => {
+          await waitForAbort(signal);
+        });
+        const job = await t.ctx.jobs.enqueue('test.far', {}, { ownerId });
+        await until(t.ctx.jobs, job.jobId, (j) => j.state === 'running', 'started');
+        const asked = await other.ctx.jobs.cancel(job.jobId);
+        expect(asked).toMatchObject({ state: 'running', cancelRequested: true });
+        await until(t.ctx.jobs, job.jobId, (j) => j.state === 'cancelled', 'was cancelled');
+      } finally {
+        await other.close();
+      }
+    });
+
     it('JOB-03 a failed job keeps the message written for its owner, and no value from any other error', async () => {
       t.ctx.jobs.handle<{ words: boolean }>('test.fail', async (job) => {
         if (job.payload.words) throw new JobFailure('导出失败：所选表单已被删除');
