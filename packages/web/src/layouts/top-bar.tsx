@@ -71,6 +71,8 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
   }).data;
   const calendarCount = 0;
   const followCount = doubtsWaiting ?? 0;
+  // Until the follow-up pages exist the bell shows only for waiting queries and opens the query list.
+  const followBuilt = !UNBUILT_ROUTE_NAMES.includes('project.follow.record');
 
   useEffect(() => {
     const onScroll = () => setFixed(isBarFixed(window.scrollY));
@@ -156,14 +158,17 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
                   </Badge>
                 </Tooltip>
               )}
-              {!UNBUILT_ROUTE_NAMES.includes('project.follow.record') && (
+              {(followBuilt || followCount > 0) && (
                 <Tooltip title={followCount > 0 ? T.shell.followWithDoubts(followCount) : T.shell.follow}>
                   <Badge dot={followCount > 0} offset={[-6, 6]}>
                     <Button
                       type="text"
-                      aria-label={T.shell.follow}
+                      className="top-bar-follow"
+                      aria-label={followCount > 0 ? T.shell.followWithDoubts(followCount) : T.shell.follow}
                       icon={<BellOutlined aria-hidden />}
-                      onClick={() => void navigate(`/project/${studyId}/follow/record`)}
+                      onClick={() =>
+                        void navigate(`/project/${studyId}/${followBuilt ? 'follow/record' : 'doubtList'}`)
+                      }
                     />
                   </Badge>
                 </Tooltip>

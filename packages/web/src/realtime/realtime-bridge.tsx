@@ -72,6 +72,11 @@ export function RealtimeBridge() {
         },
         push.doubts,
       );
+      // The study home's figures count the same queries.
+      void queryClient.invalidateQueries({
+        queryKey: queryKeys.studyIndex.all(),
+        predicate: (query) => String(query.queryKey[1]) === String(push.studyId),
+      });
     };
     const onNotice = (push: NoticePush) => {
       // Delivery is at least once: a notice comes back with the same event id at most once more.
@@ -84,7 +89,8 @@ export function RealtimeBridge() {
         title,
         description: push.crfTitle,
         duration: MESSAGE_SECONDS,
-        placement: 'topRight',
+        // Below the top bar's buttons, so the red dot it announces stays in sight.
+        placement: 'bottomRight',
       });
       if (useSpeechSetting.getState().isOn(userId)) {
         speaker.current ??= browserSpeaker();

@@ -124,7 +124,7 @@ export function CrfEditor({
     state: detail.crfDataRecord?.state ?? null,
     base: loaded,
   });
-  useRecordSavedElsewhere(() => saved.current.id, onReload);
+  useRecordSavedElsewhere(studyId, () => saved.current.id, onReload);
   const latest = useRef<FormValues>(loaded);
   const editSeq = useRef(0);
   const dirtyRef = useRef(false);
