@@ -43,6 +43,8 @@ describe('audit action names', () => {
     ['doubt.open', '发起质疑'],
     ['doubt.reply', '回复质疑'],
     ['doubt.close', '关闭质疑'],
+    ['doubt.system_open', '系统发起质疑'],
+    ['doubt.system_close', '系统关闭质疑'],
     ['subject.sign', '签名'],
     ['sdv.verify', 'SDV'],
     ['sdv.unverify', '取消SDV'],
@@ -163,6 +165,12 @@ describe('describeAuditRow: the trail in words', () => {
       oldText: '',
       newText: '请核实',
     });
+    expect(
+      describeAuditRow(
+        { action: 'doubt.system_open', itemName: 'sbp', oldValue: null, newValue: '收缩压高于参考范围，请核实' },
+        { nodes },
+      ),
+    ).toEqual({ actionName: '系统发起质疑', itemTitle: '收缩压', oldText: '', newText: '收缩压高于参考范围，请核实' });
     expect(
       describeAuditRow({ action: 'sdv.verify', itemName: '__form__', oldValue: null, newValue: null }, { nodes })
         .itemTitle,

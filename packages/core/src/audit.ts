@@ -26,6 +26,8 @@ export const AUDIT_ACTION_NAMES = {
   'doubt.reply': '回复质疑',
   'doubt.reopen': '重新开启质疑',
   'doubt.close': '关闭质疑',
+  'doubt.system_open': '系统发起质疑',
+  'doubt.system_close': '系统关闭质疑',
   'study.create': '创建项目',
   'study.config': '修改项目设置',
   'study.delete': '删除项目',
@@ -38,6 +40,8 @@ export const AUDIT_ACTION_NAMES = {
   'study.personnel.add': '添加项目人员',
   'study.personnel.update': '修改项目人员',
   'study.personnel.remove': '移除项目人员',
+  'api_token.create': '创建API令牌',
+  'api_token.revoke': '撤销API令牌',
   'study.crf.upload': '上传CRF',
   'study.crf.delete': '删除CRF',
   'study.stage.create': '新增阶段',
@@ -184,6 +188,8 @@ export function describeAuditRow(row: AuditRowFacts, ctx: AuditTextContext = {})
     case 'doubt.reply':
     case 'doubt.reopen':
     case 'doubt.close':
+    case 'doubt.system_open':
+    case 'doubt.system_close':
       return out(title(row.itemName), textOf(row.oldValue), textOf(row.newValue));
     case 'subject.create': {
       const fields = (row.newValue ?? {}) as Record<string, unknown>;

@@ -31,6 +31,7 @@ import { roleRoutes } from './modules/system/role.routes.js';
 import { userRoutes } from './modules/system/user.routes.js';
 import { crfDataRoutes } from './modules/crf-data/crf-data.routes.js';
 import { doubtRoutes } from './modules/doubt/doubt.routes.js';
+import { subscribeSystemQueries } from './modules/doubt/system-queries.subscriber.js';
 import { fileRoutes } from './modules/files/file.routes.js';
 import { homeRoutes } from './modules/home/home.routes.js';
 import { printRoutes } from './modules/print/print.routes.js';
@@ -92,6 +93,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   // Reactions to committed changes run after commit, on one app server (modules/events/outbox.ts).
   app.addHook('onReady', () => ctx.events.start(app.log.child({ module: 'events' })));
   app.addHook('onClose', () => ctx.events.stop());
+  subscribeSystemQueries(ctx);
 
   installAuth(app, ctx);
   installStudyGuard(app, ctx);

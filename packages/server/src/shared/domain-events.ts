@@ -7,7 +7,10 @@ import type { Db } from '../db/client.js';
  * between commit and delivery loses nothing (delivery is at least once: subscribers are idempotent).
  *
  * Events carry ids and who acted, never clinical values or identifiers: a subscriber that needs the
- * data reads it under its own rules.
+ * data reads it under its own rules. `subjectId` is the patient (subjects.id).
+ *
+ * A save of a form records one event: `record.submitted` when that save submitted the form (its first
+ * submission), `record.saved` for every other save, so a subscriber of both hears of each save once.
  */
 export type DomainEvent =
   | { type: 'subject.enrolled'; studyId: number; subjectId: number; by: number }
@@ -63,11 +66,20 @@ export interface DeliveredEvent {
   readonly event: DomainEvent;
 }
 
+/** A recorded event's key in the outbox (what `record` answers). */
+export interface RecordedEvent {
+  readonly studyId: number;
+  readonly id: number;
+}
+
 export type DomainEventHandler = (delivered: DeliveredEvent) => Promise<void>;
 
 export interface DomainEvents {
-  /** Writes the event into the outbox with the caller's transaction (`tx`), so it commits or rolls back with the change. */
-  record(tx: Db, event: DomainEvent): Promise<void>;
+  /**
+   * Writes the event into the outbox with the caller's transaction (`tx`), so it commits or rolls back
+   * with the change. Answers the event's key (for `delivered`).
+   */
+  record(tx: Db, event: DomainEvent): Promise<RecordedEvent>;
   /**
    * Registers a named subscriber for some event types. Each subscriber sees each event at least once,
    * after the change committed, on exactly one app server.
@@ -79,6 +91,12 @@ export interface DomainEvents {
    * For tests and for tools that must see the reactions before they go on.
    */
   drain(): Promise<void>;
+  /**
+   * Waits, at most `timeoutMs`, until the committed event `recorded` has been delivered to `subscriber`
+   * (by any app server): true when it has, false on time-out (it is still delivered later). For an
+   * answer that should show a reaction to the caller's own change when it comes promptly.
+   */
+  delivered(recorded: RecordedEvent, subscriber: string, timeoutMs: number): Promise<boolean>;
 }
 
 /** Where the dispatcher reports: pino's shape (Fastify's logger), ids only. */

@@ -38,6 +38,18 @@ export interface AuditEntry {
  * lock is its last. A change whose audit rows cannot be written does not commit.
  */
 export async function audit(tx: Db, user: CurrentUser, at: Date, entries: AuditEntry[]) {
+  await appendAudit(tx, { userId: user.userId, userName: `${user.name}(${user.userName})` }, at, entries);
+}
+
+/** Who the trail names for what the system did on its own (system queries raised and closed by the edit checks). */
+export const SYSTEM_ACTOR = { userId: 0, userName: '系统' } as const;
+
+/** Audit rows of the system's own acts, in the caller's transaction like every other audit row. */
+export async function auditSystem(tx: Db, at: Date, entries: AuditEntry[]) {
+  await appendAudit(tx, SYSTEM_ACTOR, at, entries);
+}
+
+async function appendAudit(tx: Db, actor: { userId: number; userName: string }, at: Date, entries: AuditEntry[]) {
   if (entries.length === 0) return;
   await appendChained(
     tx,
@@ -52,8 +64,8 @@ export async function audit(tx: Db, user: CurrentUser, at: Date, entries: AuditE
       oldValue: e.oldValue === undefined ? null : e.oldValue,
       newValue: e.newValue === undefined ? null : e.newValue,
       reason: e.reason ?? null,
-      userId: user.userId,
-      userName: `${user.name}(${user.userName})`,
+      userId: actor.userId,
+      userName: actor.userName,
       createdAt: at,
     })),
   );

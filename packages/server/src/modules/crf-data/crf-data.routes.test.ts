@@ -116,7 +116,8 @@ describe('save and submit', () => {
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
     expect(submitted.body.data).toMatchObject({ state: 2, version: 2 });
     expect(submitted.body.data.warnings[0].message).toBe('收缩压≥180 mmHg，请核实');
-    // The ≥180 warning became a system query, so the form shows 存在质疑 (9).
+    // The ≥180 warning became a system query (raised by its subscriber after commit), so the form shows 存在质疑 (9).
+    await t.ctx.events.drain();
     const menu = (await t.call(admin, 'GET', `/api/business/crf/menu/${subject.subjectRecordId}`)).body.data;
     expect(menu[0].childrens[1].state).toBe(9);
   });
@@ -140,8 +141,16 @@ describe('save and submit', () => {
     });
     expect(changed.body.data).toMatchObject({ state: 2, version: 3 });
     expect(changed.body.data.changedItems.sort()).toEqual(['hr', 'sbp']);
-    const history = (await t.call(admin, 'GET', `/api/business/crf/audit?crfDataRecordId=${recordId}&itemName=sbp`))
-      .body.data;
+    await t.ctx.events.drain();
+    const trail = (await t.call(admin, 'GET', `/api/business/crf/audit?crfDataRecordId=${recordId}&itemName=sbp`)).body
+      .data;
+    // 150 no longer raises the ≥180 check: the system closed its query, in the item's history too.
+    expect(trail[0]).toMatchObject({
+      action: 'doubt.system_close',
+      userName: '系统',
+      reason: '数据已修正，系统自动关闭',
+    });
+    const history = trail.filter((row: { action: string }) => row.action === 'item.update');
     expect(history[0]).toMatchObject({
       action: 'item.update',
       oldValue: 190,

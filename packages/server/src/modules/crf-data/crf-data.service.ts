@@ -34,7 +34,9 @@ import {
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
-import { activeDoubtsOf, syncSystemQueries, systemFindings } from '../doubt/doubt.service.js';
+import { activeDoubtsOf } from '../doubt/doubt.service.js';
+import { SYSTEM_QUERIES } from '../doubt/system-queries.subscriber.js';
+import type { RecordedEvent } from '../../shared/domain-events.js';
 import { audit } from '../audit/audit.service.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { definitionOf, nodesOf } from './crf-definitions.js';
@@ -361,7 +363,29 @@ export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyA
   }
 }
 
+/**
+ * How long a save's answer waits for its system queries (raised after commit by their subscriber),
+ * so that the page, which refetches the form and its menu on the answer, shows them. Past this the
+ * answer goes without them: the save is safe, the queries follow, the next refetch shows them.
+ */
+const SYSTEM_QUERY_WAIT_MS = 3_000;
+
 async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput, timeZone: string) {
+  let published: RecordedEvent | undefined;
+  const result = await writeSave(ctx, user, input, timeZone, (recorded) => {
+    published = recorded;
+  });
+  if (published) await ctx.events.delivered(published, SYSTEM_QUERIES, SYSTEM_QUERY_WAIT_MS);
+  return result;
+}
+
+async function writeSave(
+  ctx: AppContext,
+  user: CurrentUser,
+  input: SaveInput,
+  timeZone: string,
+  published: (recorded: RecordedEvent) => void,
+) {
   const now = ctx.clock();
   return ctx.db.transaction(async (tx) => {
     const record = await liveRecord(tx, input.subjectRecordId);
@@ -520,13 +544,16 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput, t
     if (changed.length > 0) {
       await invalidateSignatures(tx, user, now, record.studyId, record.id, `表单“${crf.title}”的数据在签名后被修改`);
     }
-    await syncSystemQueries(
-      tx,
-      user,
-      now,
-      { id, studyId: record.studyId, subjectRecordId: record.id, crfId: input.crfId, values: after },
-      systemFindings(definition, evaluated),
-      state === FORM_STATE.submitted,
+    // Reactions (system queries, realtime pushes) run after commit, as subscribers of this event.
+    published(
+      await ctx.events.record(tx, {
+        type: input.submit && !wasSubmitted ? 'record.submitted' : 'record.saved',
+        studyId: record.studyId,
+        subjectId: record.subjectId,
+        crfId: input.crfId,
+        recordId: id,
+        by: user.userId,
+      }),
     );
     return {
       crfDataRecordId: id,

@@ -270,9 +270,12 @@ describe('system queries', () => {
       submit: true,
     });
     const rid = first.body.data.crfDataRecordId;
-    const system = async () =>
-      (await t.call(admin, 'GET', `/api/business/doubts?studyId=${studyId}&crfDataRecordId=${rid}&doubtType=0`)).body
-        .data.list;
+    // System queries are raised and closed by their outbox subscriber once the save has committed.
+    const system = async () => {
+      await t.ctx.events.drain();
+      return (await t.call(admin, 'GET', `/api/business/doubts?studyId=${studyId}&crfDataRecordId=${rid}&doubtType=0`))
+        .body.data.list;
+    };
     const raised = await system();
     expect(
       raised.map((d: { itemName: string; doubtDescription: string }) => `${d.itemName}:${d.doubtDescription}`).sort(),

@@ -15,7 +15,8 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
-import { audit } from '../audit/audit.service.js';
+import { audit, auditSystem } from '../audit/audit.service.js';
+import type { DomainEvent } from '../../shared/domain-events.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 import { doubtReader } from './doubt-text.js';
 
@@ -57,6 +58,33 @@ function valueAt(
       : null;
   }
   return values[itemName] ?? null;
+}
+
+/** The patient (subjects.id) of a casebook, for the events about its queries. */
+async function subjectOf(db: Db, subjectRecordId: number) {
+  const [row] = await db
+    .select({ subjectId: subjectRecords.subjectId })
+    .from(subjectRecords)
+    .where(eq(subjectRecords.id, subjectRecordId));
+  return row!.subjectId;
+}
+
+/** A query event, after the change to the query is written, in its transaction. */
+async function recordQueryEvent(
+  ctx: AppContext,
+  tx: Db,
+  type: 'query.opened' | 'query.answered' | 'query.closed',
+  doubt: { id: number; studyId: number; subjectRecordId: number; crfId: number },
+  by: number,
+) {
+  await ctx.events.record(tx, {
+    type,
+    studyId: doubt.studyId,
+    subjectId: await subjectOf(tx, doubt.subjectRecordId),
+    crfId: doubt.crfId,
+    queryId: doubt.id,
+    by,
+  });
 }
 
 export async function studyOfDoubt(ctx: AppContext, doubtId: number) {
@@ -144,6 +172,7 @@ export async function openDoubt(ctx: AppContext, user: CurrentUser, access: Stud
           newValue: content,
         },
       ]);
+      await recordQueryEvent(ctx, tx, 'query.opened', doubt, user.userId);
       return { doubtId: doubt.id };
     }
     if (!input.crfDataRecordId) throw AppError.badRequest('doubt.save_first', DOUBT_MSG.saveFirst);
@@ -213,6 +242,7 @@ export async function openDoubt(ctx: AppContext, user: CurrentUser, access: Stud
         newValue: content,
       },
     ]);
+    await recordQueryEvent(ctx, tx, 'query.opened', { ...record, id: row!.id }, user.userId);
     return { doubtId: row!.id };
   });
 }
@@ -256,6 +286,7 @@ export async function replyDoubt(
         newValue: content.trim(),
       },
     ]);
+    await recordQueryEvent(ctx, tx, 'query.answered', doubt, user.userId);
   });
 }
 
@@ -297,6 +328,7 @@ export async function closeDoubt(
         reason: reason.trim(),
       },
     ]);
+    await recordQueryEvent(ctx, tx, 'query.closed', doubt, user.userId);
   });
 }
 
@@ -525,13 +557,25 @@ const keyOf = (f: Finding) => `${f.groupName ?? ''}|${f.groupIndex ?? ''}|${f.it
 /**
  * System queries (doubtType 0): raised from the engine's warnings when a record is submitted, never
  * twice for the same check while it is unresolved, and closed by the system once a later save no
- * longer raises the warning (the value was corrected).
+ * longer raises the warning (the value was corrected). Run by the system-query subscriber after the
+ * save committed (system-queries.subscriber.ts), on the record as it is then; each query raised or
+ * closed is audited as the system's act (doubt.system_open, doubt.system_close) and published.
  */
 export async function syncSystemQueries(
+  ctx: AppContext,
   tx: Db,
-  user: CurrentUser,
   now: Date,
-  record: { id: number; studyId: number; subjectRecordId: number; crfId: number; values: Record<string, unknown> },
+  record: {
+    id: number;
+    studyId: number;
+    subjectId: number;
+    subjectRecordId: number;
+    crfId: number;
+    crfVersion: number;
+    values: Record<string, unknown>;
+  },
+  /** The user whose save set this off: the query rows' creator, as before; the trail names 系统. */
+  triggeredBy: number,
   findings: Finding[],
   raise: boolean,
 ) {
@@ -548,7 +592,22 @@ export async function syncSystemQueries(
       ),
     );
   const current = new Map(findings.map((f) => [keyOf(f), f]));
-  const system = { userId: user.userId, userName: SYSTEM_NAME };
+  const system = { userId: triggeredBy, userName: SYSTEM_NAME };
+  const base = {
+    studyId: record.studyId,
+    subjectRecordId: record.subjectRecordId,
+    crfDataRecordId: record.id,
+    crfId: record.crfId,
+    crfVersion: record.crfVersion,
+  };
+  const event = (type: 'query.opened' | 'query.closed', queryId: number): DomainEvent => ({
+    type,
+    studyId: record.studyId,
+    subjectId: record.subjectId,
+    crfId: record.crfId,
+    queryId,
+    by: null,
+  });
   for (const doubt of active) {
     if (doubt.checkKey && !current.has(doubt.checkKey)) {
       await tx
@@ -565,6 +624,10 @@ export async function syncSystemQueries(
         system,
         now,
       );
+      await auditSystem(tx, now, [
+        { ...base, action: 'doubt.system_close', itemName: doubt.itemName, reason: DOUBT_MSG.autoClosed },
+      ]);
+      await ctx.events.record(tx, event('query.closed', doubt.id));
     }
   }
   if (!raise) return;
@@ -587,12 +650,16 @@ export async function syncSystemQueries(
         optionType: OPTION.open,
         doubtType: DOUBT_TYPE.system,
         checkKey: key,
-        createdBy: user.userId,
+        createdBy: triggeredBy,
         userName: SYSTEM_NAME,
         createdAt: now,
         updatedAt: now,
       })
       .returning({ id: doubts.id });
     await addMessage(tx, row!.id, record.studyId, 'open', finding.message, itemValue, system, now);
+    await auditSystem(tx, now, [
+      { ...base, action: 'doubt.system_open', itemName: finding.itemName, newValue: finding.message },
+    ]);
+    await ctx.events.record(tx, event('query.opened', row!.id));
   }
 }

@@ -7,6 +7,7 @@ import type {
   DomainEventType,
   EventLog,
   EventOutbox,
+  RecordedEvent,
 } from '../../shared/domain-events.js';
 
 /** The NOTIFY channel that wakes the dispatchers of every app server on one PostgreSQL database. */
@@ -109,6 +110,7 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     // PostgreSQL delivers a NOTIFY only when (and if) the transaction commits.
     if (listen) await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, '')`);
     afterCommit(tx, wake);
+    return { studyId: event.studyId, id: row!.id };
   }
 
   function subscribe(name: string, types: readonly DomainEventType[], handler: DomainEventHandler) {
@@ -297,5 +299,25 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     }
   }
 
-  return { record, subscribe, drain, start, stop };
+  async function delivered(recorded: RecordedEvent, subscriber: string, timeoutMs: number) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const [row] = await db
+        .select({ deliveredAt: outboxDeliveries.deliveredAt })
+        .from(outboxDeliveries)
+        .where(
+          and(
+            eq(outboxDeliveries.studyId, recorded.studyId),
+            eq(outboxDeliveries.eventId, recorded.id),
+            eq(outboxDeliveries.subscriber, subscriber),
+          ),
+        );
+      if (!row || row.deliveredAt) return true;
+      if (Date.now() >= deadline) return false;
+      // This server's pass is under way after the commit woke it; another server's shows in the row.
+      await Promise.race([running, new Promise((resolve) => setTimeout(resolve, 10))]);
+    }
+  }
+
+  return { record, subscribe, drain, delivered, start, stop };
 }

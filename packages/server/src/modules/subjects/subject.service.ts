@@ -309,6 +309,12 @@ export async function createSubject(
         ),
       },
     ]);
+    await ctx.events.record(tx, {
+      type: 'subject.enrolled',
+      studyId,
+      subjectId: subject!.id,
+      by: user.userId,
+    });
     return subject!.id;
   });
   return getSubject(ctx, subjectId, access);
