@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/test-app.js';
+import { queryRows } from './client.js';
 
 /**
  * The claim docs/deployment.md makes: a network of hospitals can outgrow one database by distributing the
@@ -29,10 +30,12 @@ export const STUDY_SCOPED = [
   'signatures',
   'stored_files',
   'print_templates',
+  'search_templates',
   'doubts',
   'doubt_messages',
   'outbox_events',
   'outbox_deliveries',
+  'api_tokens',
 ] as const;
 
 /** Reference tables: small, read by every study, replicated to every node. */
@@ -75,24 +78,21 @@ let keys: Key[];
 
 beforeAll(async () => {
   t = await createTestApp();
-  const tableRows = await t.db.execute<{ table: string }>(
+  const tableRows = await queryRows<{ table: string }>(
+    t.db,
     sql`select c.relname as table from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = 'public' and c.relkind in ('r', 'p') order by 1`,
   );
-  tables = tableRows.rows.map((r) => r.table);
-  const columnRows = await t.db.execute<{ table: string; nullable: string }>(
+  tables = tableRows.map((r) => r.table);
+  const columnRows = await queryRows<{ table: string; nullable: string }>(
+    t.db,
     sql`select table_name as table, is_nullable as nullable from information_schema.columns
         where table_schema = 'public' and column_name = 'study_id'`,
   );
-  studyIdColumns = new Map(columnRows.rows.map((r) => [r.table, { nullable: r.nullable === 'YES' }]));
+  studyIdColumns = new Map(columnRows.map((r) => [r.table, { nullable: r.nullable === 'YES' }]));
   // Primary keys, unique constraints and unique indexes alike: Citus holds all three to the same rule.
-  const keyRows = await t.db.execute<{
-    table: string;
-    key: string;
-    primary: boolean;
-    partial: boolean;
-    columns: string;
-  }>(
+  const keyRows = await queryRows<{ table: string; key: string; primary: boolean; partial: boolean; columns: string }>(
+    t.db,
     sql`select t.relname as table, i.relname as key, x.indisprimary as primary, x.indpred is not null as partial,
           (select string_agg(a.attname, ',' order by k.ord) from unnest(x.indkey::int2[]) with ordinality as k(attnum, ord)
              join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum) as columns
@@ -102,7 +102,7 @@ beforeAll(async () => {
         join pg_namespace n on n.oid = t.relnamespace
         where n.nspname = 'public' and x.indisunique`,
   );
-  keys = keyRows.rows.map((r) => ({ ...r, columns: (r.columns ?? '').split(',') }));
+  keys = keyRows.map((r) => ({ ...r, columns: (r.columns ?? '').split(',') }));
 });
 afterAll(() => t.close());
 
