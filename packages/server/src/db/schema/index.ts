@@ -7,3 +7,4 @@ export * from './events.js';
 export * from './jobs.js';
 export * from './search.js';
 export * from './api-tokens.js';
+export * from './exports.js';
