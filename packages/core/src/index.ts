@@ -10,3 +10,4 @@ export * from './subject.js';
 export * from './audit.js';
 export * from './realtime.js';
 export * from './search.js';
+export * from './export.js';

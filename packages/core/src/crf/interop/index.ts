@@ -8,3 +8,4 @@ export * from './redcap-export.js';
 export * from './excel.js';
 export * from './odm.js';
 export * from './import-limits.js';
+export * from './odm-clinical.js';

@@ -87,10 +87,47 @@ export interface OdmExportOptions {
   studyName?: string;
   /** Creation time written into the file; the caller's clock. */
   now?: Date;
+  /**
+   * Study events (our stages) for a file that carries ClinicalData: a Protocol and one StudyEventDef each, with
+   * FormRefs to the forms (by index into the definitions). The definition export leaves them out.
+   */
+  events?: ReadonlyArray<{ oid: string; name: string; formIndexes: readonly number[] }>;
+  /** Indexes of forms that repeat (several records per patient): their FormDef says Repeating="Yes". */
+  repeatingForms?: ReadonlySet<number>;
+}
+
+/** Where one item's values go in ODM ClinicalData: its ItemOID inside its ItemGroupOID. */
+export interface OdmItemPlace {
+  itemOid: string;
+  groupOid: string;
+  /** The group repeats (a list group's or table's rows): one ItemGroupData per row, keyed by the row number. */
+  repeating: boolean;
+}
+
+/** The OIDs the metadata gave each form and item, so ClinicalData can be written against it. */
+export interface OdmFormLayout {
+  formOid: string;
+  /** By item name: every value item, and the items of list-group and table rows. */
+  items: Map<string, OdmItemPlace>;
+  /** A row group (list group or table) by its name: the group's OID, its items by name. */
+  rowGroups: Map<string, { groupOid: string; items: Map<string, string> }>;
 }
 
 /** ODM 1.3.2 XML of the forms' metadata. */
 export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExportOptions = {}): string {
+  const { head } = odmMetadata(definitions, options);
+  return `${head}\n</ODM>`;
+}
+
+/**
+ * The ODM document up to and including </Study> (ClinicalData, which follows Study inside ODM, and the closing
+ * </ODM> are the caller's), with the OIDs given to each definition's form and items, in definition order.
+ */
+export function odmMetadata(
+  definitions: readonly CrfDefinition[],
+  options: OdmExportOptions = {},
+): { head: string; studyOid: string; metaDataVersionOid: string; layouts: OdmFormLayout[] } {
+  const layouts: OdmFormLayout[] = [];
   const studyName = options.studyName ?? 'EDC Study';
   const formDefs: string[] = [];
   const groupDefs: string[] = [];
@@ -118,14 +155,25 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
     const oids = new Map<CrfNode, string>();
     const oidOfName = new Map<string, string>();
     let unnamed = 0;
-    const assign = (node: CrfNode) => {
+    const layout: OdmFormLayout = { formOid: '', items: new Map(), rowGroups: new Map() };
+    layouts.push(layout);
+    const assign = (node: CrfNode, groupOid: string, row: { items: Map<string, string> } | null) => {
       const prefix = canHaveChildren(node.type) ? 'IG' : 'I';
       const oid = unique(`${prefix}.${formKey}.${oidPart(node.name || `N${(unnamed += 1)}`)}`);
       oids.set(node, oid);
       if (node.name && !oidOfName.has(node.name)) oidOfName.set(node.name, oid);
-      node.children.forEach(assign);
+      if (!canHaveChildren(node.type) && node.name) {
+        if (row) row.items.set(node.name, oid);
+        else if (!layout.items.has(node.name)) layout.items.set(node.name, { itemOid: oid, groupOid, repeating: false });
+      }
+      let childRow = row;
+      if (isRowType(node.type) && node.name && !row) {
+        childRow = { items: new Map() };
+        layout.rowGroups.set(node.name, { groupOid: oid, items: childRow.items });
+      }
+      node.children.forEach((child) => assign(child, canHaveChildren(node.type) ? oid : groupOid, childRow));
     };
-    definition.children.forEach(assign);
+    definition.children.forEach((child) => assign(child, mainOid, null));
     const oidOf = (name: string) => oidOfName.get(name);
 
     /**
@@ -262,11 +310,12 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
         `<ItemGroupDef${attrs({ OID: mainOid, Name: definition.title, Repeating: 'No', 'ecrf:CrfType': 'root' })}>${mainItems.join('')}</ItemGroupDef>`,
       );
     }
+    layout.formOid = unique(`F.${formKey}`);
     formDefs.push(
       `<FormDef${attrs({
-        OID: unique(`F.${formKey}`),
+        OID: layout.formOid,
         Name: definition.title,
-        Repeating: 'No',
+        Repeating: options.repeatingForms?.has(formIndex) ? 'Yes' : 'No',
         'ecrf:CrfId': definition.id,
         'ecrf:CrfOption': JSON.stringify(definition.option),
         'ecrf:CrfRules': definition.crfRules ? JSON.stringify(definition.crfRules) : undefined,
@@ -279,14 +328,29 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
     units.size > 0
       ? `<BasicDefinitions>${[...units].map(([oid, u]) => `<MeasurementUnit OID="${escAttr(oid)}" Name="${escAttr(u)}"><Symbol>${translated(u)}</Symbol></MeasurementUnit>`).join('')}</BasicDefinitions>`
       : '';
-  return [
+  const studyOid = options.studyOid ?? 'S.ECRF';
+  const events = options.events ?? [];
+  const head = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<ODM xmlns="${ODM_NS}" xmlns:ecrf="${ECRF_NS}" ODMVersion="1.3.2" FileType="Snapshot" FileOID="ECRF.${esc(created)}" CreationDateTime="${escAttr(created)}">`,
-    `<Study OID="${escAttr(options.studyOid ?? 'S.ECRF')}">`,
+    `<Study OID="${escAttr(studyOid)}">`,
     `<GlobalVariables><StudyName>${esc(studyName)}</StudyName><StudyDescription>${esc(studyName)}</StudyDescription><ProtocolName>${esc(studyName)}</ProtocolName></GlobalVariables>`,
     basic,
     `<MetaDataVersion OID="MDV.1" Name="${escAttr(studyName)}">`,
-    // The schema's order: forms, groups, items, code lists, then conditions and methods.
+    // The schema's order: protocol, study events, forms, groups, items, code lists, then conditions and methods.
+    ...(events.length > 0
+      ? [
+          `<Protocol>${events.map((e, i) => `<StudyEventRef StudyEventOID="${escAttr(e.oid)}" OrderNumber="${i + 1}" Mandatory="No"/>`).join('')}</Protocol>`,
+          ...events.map(
+            (e) =>
+              `<StudyEventDef${attrs({ OID: e.oid, Name: e.name, Repeating: 'No', Type: 'Scheduled' })}>${e.formIndexes
+                .map((i) => layouts[i])
+                .filter((l): l is OdmFormLayout => l !== undefined)
+                .map((l, order) => `<FormRef FormOID="${escAttr(l.formOid)}" OrderNumber="${order + 1}" Mandatory="No"/>`)
+                .join('')}</StudyEventDef>`,
+          ),
+        ]
+      : []),
     ...formDefs,
     ...groupDefs,
     ...itemDefs,
@@ -295,8 +359,8 @@ export function exportOdm(definitions: readonly CrfDefinition[], options: OdmExp
     ...methodDefs,
     '</MetaDataVersion>',
     '</Study>',
-    '</ODM>',
   ].join('\n');
+  return { head, studyOid, metaDataVersionOid: 'MDV.1', layouts };
 }
 
 const ARRAYS = new Set([

@@ -1,0 +1,256 @@
+import { z } from 'zod';
+import {
+  isChoiceType,
+  isContainerType,
+  isRowType,
+  isValueType,
+  type CrfDefinition,
+  type CrfNode,
+} from './crf/crf-definition.schema.js';
+import { additionKey } from './crf/evaluate-form.js';
+import { isEmptyValue } from './crf/field-rules.js';
+import { choicesOf, unitsOf, type Choice } from './crf/options.js';
+import { valueText } from './crf/record-values.js';
+import { readChoiceList } from './crf/value-shapes.js';
+import { rowIdSchema } from './ids.js';
+import { FORM_STATE_FILTERS, searchConditionsSchema } from './search.js';
+
+/**
+ * Data export (导出, platform §7 Search): the formats, the request both the 导出 dialog and the server read,
+ * and the variables a form becomes in the tabular formats. One plan for Excel, CSV wide, SPSS and Stata/R, so
+ * a variable has the same name and coding in every file of a study.
+ */
+
+export const EXPORT_FORMATS = [
+  { code: 'excel', label: 'Excel（每个表单一个工作表）', ext: 'xlsx' },
+  { code: 'csvWide', label: 'CSV 宽表（每位患者/阶段/重复记录一行）', ext: 'csv' },
+  { code: 'csvLong', label: 'CSV 长表（每个变量值一行）', ext: 'csv' },
+  { code: 'spss', label: 'SPSS（.sps 语法 + 数据，zip）', ext: 'zip' },
+  { code: 'stata', label: 'Stata / R（CSV + 标签文件，zip）', ext: 'zip' },
+  { code: 'odm', label: 'CDISC ODM 1.3.2（含元数据）', ext: 'xml' },
+  { code: 'redcap', label: 'REDCap 导入格式 CSV', ext: 'csv' },
+] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number]['code'];
+const FORMAT_CODES = EXPORT_FORMATS.map((f) => f.code) as [ExportFormat, ...ExportFormat[]];
+
+/**
+ * Which records go out, by the retrieval's form states: a record is exported when it is in any chosen state.
+ * 未填 adds, in the per-form layouts (Excel sheets, wide rows), an empty row for a patient without a record.
+ */
+export const EXPORT_STATES = FORM_STATE_FILTERS;
+export type ExportState = (typeof EXPORT_STATES)[number]['code'];
+const STATE_CODES = EXPORT_STATES.map((s) => s.code) as [ExportState, ...ExportState[]];
+
+/** Date shifting: a per-patient offset drawn from ±N days (never 0), N at most this. */
+export const MAX_DATE_SHIFT_DAYS = 365;
+
+export const exportOptionsSchema = z.object({
+  format: z.enum(FORMAT_CODES),
+  /** The forms to export; empty: every form the caller may view. */
+  crfIds: z.array(rowIdSchema).max(1000).default([]),
+  /** Only forms of these stages; empty: every stage. */
+  stageIds: z.array(rowIdSchema).max(1000).default([]),
+  states: z.array(z.enum(STATE_CODES)).min(1, '请至少选择一种表单状态').default(['saved', 'submitted']),
+  /** Choice labels (true) or codes (false) in Excel, CSV and REDCap files. */
+  labels: z.boolean().default(false),
+  /** Patient name, birth date, mobile and ID number: only with 查看患者身份信息, and only when asked. */
+  identifiers: z.boolean().default(false),
+  /** De-identified export: every date of a patient moved by one random offset within ±N days. */
+  dateShiftDays: z.number().int().min(1).max(MAX_DATE_SHIFT_DAYS).nullable().default(null),
+});
+export type ExportOptions = z.infer<typeof exportOptionsSchema>;
+
+/** POST /api/v3/business/search/export: the whole study (every live patient) with options. */
+export const exportV3BodySchema = exportOptionsSchema.extend({ studyId: rowIdSchema });
+/**
+ * POST /api/v2/business/search/export: the patients of a search, by its conditions (the retrieval's model) or
+ * by the list of patients (subject record ids) the search answered; one of the two.
+ */
+export const exportV2BodySchema = exportOptionsSchema.extend({
+  studyId: rowIdSchema,
+  conditions: searchConditionsSchema.optional(),
+  subjectRecordIds: z.array(rowIdSchema).min(1).max(100_000).optional(),
+});
+export type ExportV2Body = z.infer<typeof exportV2BodySchema>;
+export type ExportV3Body = z.infer<typeof exportV3BodySchema>;
+
+/** What a form value becomes in a tabular export. */
+export type ExportVariableKind = 'number' | 'date' | 'datetime' | 'partialDate' | 'text' | 'choice' | 'check';
+
+export interface ExportVariable {
+  /** A name SPSS, Stata and R accept: letters, digits, underscore, a letter first, at most 32 characters. */
+  name: string;
+  /** The CRF item it comes from. */
+  item: string;
+  title: string;
+  kind: ExportVariableKind;
+  /** The item's choices (choice), or the one choice a check variable stands for. */
+  choices: Choice[];
+  unit: string;
+  node: CrfNode;
+}
+
+/** A variable name the statistics packages accept, from an item name (Chinese or odd characters replaced). */
+export function statName(raw: string): string {
+  let name = raw.replace(/[^A-Za-z0-9_]/g, '_').replace(/_+$/g, '');
+  if (!/^[A-Za-z]/.test(name)) name = `v${name}`;
+  return name.slice(0, 32);
+}
+
+/** Makes names unique (case-insensitively, as SPSS and Stata compare them) by numbering repeats. */
+export function uniqueNames(names: readonly string[]): string[] {
+  const used = new Set<string>();
+  return names.map((name) => {
+    let out = name;
+    for (let n = 2; used.has(out.toLowerCase()); n += 1) {
+      const suffix = `_${n}`;
+      out = `${name.slice(0, 32 - suffix.length)}${suffix}`;
+    }
+    used.add(out.toLowerCase());
+    return out;
+  });
+}
+
+function kindOf(node: CrfNode): ExportVariableKind {
+  switch (node.type) {
+    case 'int':
+    case 'real':
+    case 'number':
+    case 'slider':
+      return 'number';
+    case 'date':
+      return 'date';
+    case 'datetime':
+      return 'datetime';
+    case 'partialDate':
+      return 'partialDate';
+    case 'radio':
+    case 'select':
+      return 'choice';
+    default: {
+      const validate = node.option.validate?.type;
+      if ((node.type === 'input' || node.type === 'text') && (validate === 'int' || validate === 'float')) {
+        return 'number';
+      }
+      return 'text';
+    }
+  }
+}
+
+/**
+ * A form's variables in form order: containers looked into; a multiple choice (checkbox, multi-select) is one
+ * 0/1 variable per option, named `<item>___<code>` as REDCap and statisticians do; a list group or table is
+ * one text variable holding its rows (their values one per row go to CSV long and ODM). Names are unique in
+ * the form; the caller makes them unique across forms.
+ */
+export function exportVariables(definition: CrfDefinition): ExportVariable[] {
+  const out: Omit<ExportVariable, 'name'>[] = [];
+  const raw: string[] = [];
+  const seen = new Set<string>();
+  const walk = (nodes: readonly CrfNode[]) => {
+    for (const node of nodes) {
+      if (isContainerType(node.type)) {
+        walk(node.children);
+        continue;
+      }
+      if (!isValueType(node.type) || !node.name || seen.has(node.name)) continue;
+      seen.add(node.name);
+      const title = node.title || node.option.title || node.name;
+      const unit = unitsOf(node.option)[0] ?? '';
+      if (node.type === 'checkbox' || node.type === 'multiSelect') {
+        for (const choice of choicesOf(node.option)) {
+          raw.push(`${statName(node.name)}___${choice.value.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`);
+          out.push({ item: node.name, title: `${title}：${choice.text}`, kind: 'check', choices: [choice], unit, node });
+        }
+        continue;
+      }
+      raw.push(statName(node.name));
+      const kind = isRowType(node.type) ? 'text' : kindOf(node);
+      out.push({ item: node.name, title, kind, choices: kind === 'choice' ? choicesOf(node.option) : [], unit, node });
+    }
+  };
+  walk(definition.children);
+  const names = uniqueNames(raw.map((n) => n.slice(0, 32)));
+  return out.map((v, i) => ({ ...v, name: names[i]! }));
+}
+
+/** Codes that are all whole numbers can be numeric variables with value labels in SPSS and Stata. */
+export const numericCodes = (choices: readonly Choice[]) =>
+  choices.length > 0 && choices.every((c) => /^-?\d{1,9}$/.test(c.value));
+
+const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})(.*)$/;
+
+/**
+ * A stored date or date-time moved by `days`: the date part shifts, the time of day stays. A date with an
+ * unknown or missing part (2020-UK-UK, 2020-05) cannot be shifted without keeping its true year or month, so
+ * it is withheld (null) in a shifted export.
+ */
+export function shiftDate(text: string, days: number): string | null {
+  const m = FULL_DATE.exec(text.trim());
+  if (!m) return null;
+  const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (Number.isNaN(t)) return null;
+  const d = new Date(t + days * 86_400_000);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}${m[4]}`;
+}
+
+export interface CellOptions {
+  labels: boolean;
+  /** The patient's date offset in days, or null when dates are not shifted. */
+  shiftDays: number | null;
+}
+
+/**
+ * One variable's cell from a record's values: codes or labels, a check variable 1/0 (已选/未选 with labels),
+ * numbers as numbers, dates shifted when asked, the rest as the text the CRF page shows. Empty: null.
+ */
+export function exportCell(
+  variable: ExportVariable,
+  values: Readonly<Record<string, unknown>>,
+  options: CellOptions,
+): string | number | null {
+  const value = values[variable.item];
+  switch (variable.kind) {
+    case 'check': {
+      const chosen = readChoiceList(value).includes(variable.choices[0]!.value);
+      return options.labels ? (chosen ? '已选' : '未选') : chosen ? 1 : 0;
+    }
+    case 'choice': {
+      if (isEmptyValue(value)) return null;
+      const code = String(value);
+      const addition = values[additionKey(variable.item)];
+      const label = variable.choices.find((c) => c.value === code)?.text ?? code;
+      const text = options.labels ? label : code;
+      return typeof addition === 'string' && addition && options.labels ? `${text}（${addition}）` : text;
+    }
+    case 'number': {
+      if (isEmptyValue(value)) return null;
+      const n = typeof value === 'number' ? value : Number(String(value).trim());
+      return Number.isFinite(n) && String(value).trim() !== '' ? n : String(value);
+    }
+    case 'date':
+    case 'datetime':
+    case 'partialDate':
+      if (isEmptyValue(value)) return null;
+      return options.shiftDays === null ? String(value) : shiftDate(String(value), options.shiftDays);
+    case 'text': {
+      if (isEmptyValue(value)) return null;
+      const text = valueText(variable.node, value, values);
+      return text === '' ? null : text;
+    }
+  }
+}
+
+/** A random whole number of days in ±max, never 0 (a zero offset would leave that patient's dates true). */
+export function randomShiftDays(max: number, random: () => number = Math.random): number {
+  const magnitude = 1 + Math.floor(random() * max);
+  return random() < 0.5 ? -magnitude : magnitude;
+}
+
+/** The file name of an export: study, format and time, with what a file system cannot hold replaced. */
+export function exportFileName(studyName: string, format: ExportFormat, stamp: string): string {
+  const ext = EXPORT_FORMATS.find((f) => f.code === format)!.ext;
+  const safe = studyName.replace(/[\\/:*?"<>|\s]+/g, '_').slice(0, 60) || 'study';
+  return `${safe}_数据导出_${stamp}.${ext}`;
+}
