@@ -35,6 +35,8 @@ import { subscribeSystemQueries } from './modules/doubt/system-queries.subscribe
 import { fileRoutes } from './modules/files/file.routes.js';
 import { homeRoutes } from './modules/home/home.routes.js';
 import { printRoutes } from './modules/print/print.routes.js';
+import { apiTokenRoutes } from './modules/redcap/api-token.routes.js';
+import { redcapRoutes } from './modules/redcap/redcap.routes.js';
 import { crfRoutes } from './modules/study/crf.routes.js';
 import { setupRoutes } from './modules/study/setup.routes.js';
 import { staffRoutes } from './modules/study/staff.routes.js';
@@ -118,6 +120,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   printRoutes(app, ctx);
   homeRoutes(app, ctx);
   doubtRoutes(app, ctx);
+  apiTokenRoutes(app, ctx);
+  redcapRoutes(app, ctx);
   installJobs(app, ctx);
 
   const webDist = ctx.config.webDist;

@@ -24,8 +24,11 @@ declare module 'fastify' {
   }
 }
 
-/** `/api/docs` checks its own access (public or administrators, by EDC_API_DOCS). */
-const PUBLIC_PREFIXES = ['/api/ignore/', '/api/docs'];
+/**
+ * `/api/docs` checks its own access (public or administrators, by EDC_API_DOCS); `/api/redcap` takes
+ * its API token from the body, as REDCap's clients send it, and checks it itself.
+ */
+const PUBLIC_PREFIXES = ['/api/ignore/', '/api/docs', '/api/redcap'];
 
 function needsToken(url: string): boolean {
   return url.startsWith('/api/') && !PUBLIC_PREFIXES.some((prefix) => url.startsWith(prefix));

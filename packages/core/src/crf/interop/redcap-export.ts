@@ -4,6 +4,7 @@ import { KNOWN_OPTION_KEYS } from '../crf-definition.schema.js';
 import { choicesOf, isOn, toNumber, unitsOf } from '../options.js';
 import { parseConverterRule } from '../value-converter.js';
 import { parseTriggers, type Trigger } from '../visibility.js';
+import { additionKey } from '../evaluate-form.js';
 import type { ImportIssue } from './import-result.js';
 import {
   REDCAP_COLUMNS,
@@ -34,6 +35,34 @@ export interface RedcapExport {
   csv: string;
   /** What was renamed to fit REDCap, approximated, converted or dropped, per form and item. */
   issues: ImportIssue[];
+  /** The same rows as objects, in order (the REDCap API's metadata export writes them with its own keys). */
+  rows: Array<Omit<RedcapField, 'row'>>;
+  /** Where each REDCap variable's value is kept in ours, by variable (descriptive fields have no `item`). */
+  sources: Map<string, RedcapFieldSource>;
+  /** Every REDCap form written, in order: one per definition, then one per list group or table of it. */
+  forms: RedcapFormSource[];
+}
+
+/** A REDCap form and what it stands for: a definition (by index), or one of its list groups or tables. */
+export interface RedcapFormSource {
+  form: string;
+  definition: number;
+  /** The list group or table (its name) whose rows are this form's repeating instances; null for the form itself. */
+  rows: string | null;
+}
+
+/** A REDCap variable and where its value lives: `item` is the key in a record's values (or in a row of `rows`). */
+export interface RedcapFieldSource extends RedcapFormSource {
+  variable: string;
+  item: string | null;
+}
+
+export interface RedcapExportOptions {
+  /**
+   * Always write this variable first as the record ID (a text field of the first form) instead of
+   * choosing the first field when it fits: the API's records are keyed by our patient code, not by an item.
+   */
+  recordId?: string;
 }
 
 // Every cell quoted, as REDCap writes its own dictionaries: labels hold commas, quotes and line breaks.
@@ -77,6 +106,8 @@ const RECOGNITION = ['identifyId', 'identifyType', 'identifyIndex'] as const;
 
 interface FormPlan {
   definition: CrfDefinition;
+  /** The definition's index in the export. */
+  index: number;
   /** The REDCap form name. */
   form: string;
   /** Our title, for the issues. */
@@ -93,8 +124,11 @@ interface FormPlan {
  * become branching logic and calculations; whatever REDCap cannot hold is converted where it can be and
  * otherwise reported in `issues`, never dropped silently.
  */
-export function exportRedcapDictionary(definitions: readonly CrfDefinition[]): RedcapExport {
-  return new DictionaryWriter().write(definitions);
+export function exportRedcapDictionary(
+  definitions: readonly CrfDefinition[],
+  options: RedcapExportOptions = {},
+): RedcapExport {
+  return new DictionaryWriter(options).write(definitions);
 }
 
 class DictionaryWriter {
@@ -103,20 +137,31 @@ class DictionaryWriter {
   private readonly usedVariables = new Set<string>();
   private readonly usedForms = new Set<string>();
   private readonly usedMatrices = new Set<string>();
+  private readonly sources = new Map<string, RedcapFieldSource>();
+  private readonly forms: RedcapFormSource[] = [];
+
+  constructor(private readonly options: RedcapExportOptions) {
+    // Reserved before any item is named, so an item called record_id is renamed instead.
+    if (options.recordId) this.usedVariables.add(options.recordId);
+  }
 
   write(definitions: readonly CrfDefinition[]): RedcapExport {
     const plans: FormPlan[] = definitions.map((definition, i) => ({
       definition,
+      index: i,
       form: this.formName(definition, i),
       title: definition.title,
       nodes: definition.children,
     }));
+    for (const plan of plans) this.forms.push({ form: plan.form, definition: plan.index, rows: null });
     for (const plan of plans) this.writeForm(plan);
-    this.ensureRecordId(plans[0]);
+    if (this.options.recordId && plans[0]) {
+      this.rows.unshift(emptyRow(this.options.recordId, plans[0].form, 'text', 'Record ID'));
+    } else this.ensureRecordId(plans[0]);
     const csv = [csvRow(REDCAP_COLUMNS), ...this.rows.map((row) => csvRow(REDCAP_FIELD_KEYS.map((k) => row[k])))].join(
       '\r\n',
     );
-    return { csv: `${csv}\r\n`, issues: this.issues };
+    return { csv: `${csv}\r\n`, issues: this.issues, rows: this.rows, sources: this.sources, forms: this.forms };
   }
 
   private warn(form: string, field: string | undefined, message: string) {
@@ -170,6 +215,7 @@ class DictionaryWriter {
           if (inRows) continue;
           subforms.push({
             definition: plan.definition,
+            index: plan.index,
             form: this.unique(`${form}_${legalName(node.name, 'rows')}`.slice(0, 100), this.usedForms),
             title,
             nodes: [node],
@@ -181,8 +227,18 @@ class DictionaryWriter {
     };
     assign(plan.nodes, false);
     // Names assigned for this form; the rows below and the sub-forms read them.
-    const context = new FormContext(form, title, names, items, columns, false, (message, field) =>
-      this.warn(title, field, message),
+    const source = (origin: RedcapFormSource) => (variable: string, item: string | null) => {
+      this.sources.set(variable, { ...origin, variable, item });
+    };
+    const context = new FormContext(
+      form,
+      title,
+      names,
+      items,
+      columns,
+      false,
+      (message, field) => this.warn(title, field, message),
+      source({ form, definition: plan.index, rows: null }),
     );
     const rules = new Map((plan.definition.crfRules ?? []).map((r) => [r.target, r.formula]));
     const walker = new FormWalker(context, rules, this.rows, this.usedVariables, this.usedMatrices);
@@ -202,8 +258,10 @@ class DictionaryWriter {
         rows.name,
         `${rows.type === 'table' ? '表格' : '列表组'}“${rows.title}”导出为单独的表单 ${sub.form}：REDCap 的重复数据在数据字典之外设置，请在 REDCap 中把它设为重复表单（Repeating instrument）`,
       );
+      const origin = { form: sub.form, definition: plan.index, rows: rows.name };
+      this.forms.push(origin);
       const subWalker = new FormWalker(
-        context.forForm(sub.form),
+        context.forForm(sub.form, source(origin)),
         rules,
         this.rows,
         this.usedVariables,
@@ -297,11 +355,13 @@ class FormContext {
     private readonly columns: ReadonlySet<string>,
     private readonly inRows: boolean,
     readonly warn: (message: string, field?: string) => void,
+    /** Notes where a written variable's value is kept. */
+    readonly source: (variable: string, item: string | null) => void,
   ) {}
 
   /** The context of a list group's own form, where its columns are plain fields. */
-  forForm(form: string): FormContext {
-    const context = new FormContext(form, this.title, this.names, this.items, this.columns, true, this.warn);
+  forForm(form: string, source: (variable: string, item: string | null) => void): FormContext {
+    const context = new FormContext(form, this.title, this.names, this.items, this.columns, true, this.warn, source);
     for (const [name, kind] of this.kinds) context.kinds.set(name, kind);
     return context;
   }
@@ -684,6 +744,7 @@ class FormWalker {
     // Logic: the item's own conditions under its containers'.
     use('showIf', 'trig', 'tindex', 'trigex');
     this.pending.push({ row, node, scope, logic: true });
+    ctx.source(variable, row.type === 'descriptive' ? null : node.name || null);
 
     // The supplementary text box of a choice item, its own field in REDCap.
     use('addition', 'additionIndex');
@@ -841,6 +902,7 @@ class FormWalker {
     const ctx = this.ctx;
     const variable = uniqueName(legalName(`${row.variable}_addition`, `${row.variable}_other`), this.usedVariables);
     const extra = emptyRow(variable, ctx.form, 'text', html(node.option.addition || '请注明'));
+    ctx.source(variable, additionKey(node.name));
     const choices = choicesOf(node.option);
     const indexes = String(node.option.additionIndex ?? '')
       .split(',')

@@ -71,7 +71,7 @@ export function parseRedcapCsv(text: string): { fields: RedcapField[]; issues: I
     message: `CSV 格式错误：${e.message}`,
   }));
   const [header, ...rows] = parsed.data;
-  if (!header || header.length < 12 || !/variable/i.test(header[0] ?? '')) {
+  if (!header || header.length < 12 || !/variable|field_name/i.test(header[0] ?? '')) {
     issues.push({
       severity: 'error',
       row: 1,

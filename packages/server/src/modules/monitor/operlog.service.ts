@@ -16,6 +16,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The envelope's code and message of the answer, read before it is sent. */
     answered?: { code: number | null; msg: string | null };
+    /**
+     * What a route without the envelope tells the log itself (the REDCap API: its content and action,
+     * counts and its error text; never values or the token).
+     */
+    operDetail?: { action?: string; target?: string; error?: string };
   }
 }
 
@@ -85,9 +90,10 @@ async function record(ctx: AppContext, request: FastifyRequest, reply: FastifyRe
   const path = request.url.split('?')[0]!;
   const answered = request.answered ?? { code: null, msg: null };
   const failed = reply.statusCode >= 400 || (answered.code !== null && answered.code !== 200);
+  const detail = request.operDetail;
   await ctx.db.insert(operLogs).values({
     title: safeText(config.module ?? fallbackTitle(path), 50)!,
-    businessType: safeText(config.action ?? request.method, 20)!,
+    businessType: safeText(detail?.action ?? config.action ?? request.method, 20)!,
     method: safeText(`${request.method} ${request.routeOptions.url ?? path}`, 200)!,
     requestMethod: request.method,
     operUserId: user?.userId ?? null,
@@ -95,11 +101,14 @@ async function record(ctx: AppContext, request: FastifyRequest, reply: FastifyRe
     operUrl: safeText(path, 500)!,
     operIp: safeText(request.ip, 64),
     studyId: request.studyAccess?.studyId ?? null,
-    target: targetOf(request.params, request.query, body),
+    target:
+      detail?.target !== undefined
+        ? safeText(detail.target, MAX_TARGET)
+        : targetOf(request.params, request.query, body),
     resultCode: answered.code,
     status: failed ? 1 : 0,
     httpStatus: reply.statusCode,
-    errorMsg: failed ? safeText(answered.msg, 500) : null,
+    errorMsg: failed ? safeText(detail?.error ?? answered.msg, 500) : null,
     costTime: Math.round(reply.elapsedTime),
     requestId: safeText(String(request.id), 64),
     operTime: ctx.clock(),
