@@ -128,7 +128,7 @@ const itemNameSchema = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[\p{L}\p{N}_.\-]+$/u, '变量名无效');
+  .regex(/^[\p{L}\p{N}_.-]+$/u, '变量名无效');
 
 export const patientConditionSchema = z.object({
   kind: z.literal('patient'),

@@ -36,7 +36,6 @@ export const STUDY_SCOPED = [
   'outbox_events',
   'outbox_deliveries',
   'api_tokens',
-  'api_tokens',
   'export_logs',
 ] as const;
 
