@@ -31,10 +31,13 @@ import { roleRoutes } from './modules/system/role.routes.js';
 import { userRoutes } from './modules/system/user.routes.js';
 import { crfDataRoutes } from './modules/crf-data/crf-data.routes.js';
 import { doubtRoutes } from './modules/doubt/doubt.routes.js';
+import { subscribeSystemQueries } from './modules/doubt/system-queries.subscriber.js';
 import { fileRoutes } from './modules/files/file.routes.js';
 import { homeRoutes } from './modules/home/home.routes.js';
 import { printRoutes } from './modules/print/print.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
+import { apiTokenRoutes } from './modules/redcap/api-token.routes.js';
+import { redcapRoutes } from './modules/redcap/redcap.routes.js';
 import { crfRoutes } from './modules/study/crf.routes.js';
 import { setupRoutes } from './modules/study/setup.routes.js';
 import { staffRoutes } from './modules/study/staff.routes.js';
@@ -93,6 +96,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   // Reactions to committed changes run after commit, on one app server (modules/events/outbox.ts).
   app.addHook('onReady', () => ctx.events.start(app.log.child({ module: 'events' })));
   app.addHook('onClose', () => ctx.events.stop());
+  subscribeSystemQueries(ctx);
 
   installAuth(app, ctx);
   installStudyGuard(app, ctx);
@@ -118,6 +122,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   homeRoutes(app, ctx);
   doubtRoutes(app, ctx);
   searchRoutes(app, ctx);
+  apiTokenRoutes(app, ctx);
+  redcapRoutes(app, ctx);
   installJobs(app, ctx);
 
   const webDist = ctx.config.webDist;
