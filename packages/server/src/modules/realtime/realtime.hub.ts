@@ -65,11 +65,19 @@ export interface Realtime {
   watchers(studyId: number): Promise<number[]>;
 }
 
-export interface RealtimeHubs extends Realtime {
-  /** Serves the hubs on the API's HTTP server (same port, path /socket.io). */
-  attach(server: HttpServer, deps: RealtimeDeps): void;
+/** The hubs as served on one HTTP server. */
+export interface AttachedHubs {
   /** Ends this server's sockets (before the HTTP server closes, so it is not held open by them). */
   disconnectLocal(): void;
+  close(): Promise<void>;
+}
+
+export interface RealtimeHubs extends Realtime {
+  /**
+   * Serves the hubs on the API's HTTP server (same port, path /socket.io). Tests build more than one app on
+   * one context: each gets its own attachment, and pushes reach the sockets of all of them.
+   */
+  attach(server: HttpServer, deps: RealtimeDeps): AttachedHubs;
   close(): Promise<void>;
 }
 
@@ -109,13 +117,19 @@ function expiryOf(token: string): number | null {
 const MAX_TIMER_MS = 2_147_483_647;
 
 export function createRealtime(options: RealtimeOptions = {}): RealtimeHubs {
-  let io: Server | null = null;
-  let redis: { pub: Redis; sub: Redis } | null = null;
-  const expiryTimers = new Set<NodeJS.Timeout>();
+  interface Attachment extends AttachedHubs {
+    io: Server;
+  }
+  const attached: Attachment[] = [];
 
-  const hub = (name: RealtimeHub): Namespace | null => io?.of(`/${name}`) ?? null;
+  /**
+   * Where a push is sent from: with Redis one server's adapter reaches every server (these included);
+   * in memory, each attachment holds its own sockets.
+   */
+  const senders = (name: RealtimeHub): Namespace[] =>
+    (options.redisUrl ? attached.slice(0, 1) : attached).map((a) => a.io.of(`/${name}`));
 
-  function serve(nsp: Namespace, deps: RealtimeDeps) {
+  function serve(nsp: Namespace, deps: RealtimeDeps, expiryTimers: Set<NodeJS.Timeout>) {
     nsp.use((socket, next) => {
       const token = tokenOf(socket);
       if (!token) return next(refusal(401, LOGIN_TIMEOUT));
@@ -207,15 +221,15 @@ export function createRealtime(options: RealtimeOptions = {}): RealtimeHubs {
 
   return {
     attach(server, deps) {
-      if (io) throw new Error('realtime hubs already attached');
-      io = new Server(server, {
+      const io = new Server(server, {
         path: REALTIME_PATH,
         serveClient: false,
         // Clients only ever send a study id; nothing large comes in.
         maxHttpBufferSize: 16 * 1024,
       });
+      let redis: { pub: Redis; sub: Redis } | null = null;
       if (options.redisUrl) {
-        const pub = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
+        const pub = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
         const sub = pub.duplicate();
         for (const client of [pub, sub]) {
           client.on('error', (err: Error) => deps.log.warn({ err: err.message }, 'realtime redis error'));
@@ -223,46 +237,53 @@ export function createRealtime(options: RealtimeOptions = {}): RealtimeHubs {
         redis = { pub, sub };
         io.adapter(createAdapter(pub, sub, { key: options.key ?? 'edc-realtime' }));
       }
-      for (const name of REALTIME_HUBS) serve(io.of(`/${name}`), deps);
+      const expiryTimers = new Set<NodeJS.Timeout>();
+      for (const name of REALTIME_HUBS) serve(io.of(`/${name}`), deps, expiryTimers);
+
+      const attachment: Attachment = {
+        io,
+        disconnectLocal() {
+          for (const name of REALTIME_HUBS) io.of(`/${name}`).local.disconnectSockets(true);
+        },
+        async close() {
+          const index = attached.indexOf(attachment);
+          if (index < 0) return;
+          attached.splice(index, 1);
+          for (const timer of expiryTimers) clearTimeout(timer);
+          expiryTimers.clear();
+          attachment.disconnectLocal();
+          io.engine.close();
+          await Promise.allSettled(REALTIME_HUBS.map(async (name) => io.of(`/${name}`).adapter.close()));
+          if (redis) await Promise.allSettled([redis.pub.quit(), redis.sub.quit()]);
+        },
+      };
+      attached.push(attachment);
+      return attachment;
     },
 
     toUser(userId, event, payload) {
-      hub(HUB_OF_EVENT[event])?.to(userRoom(userId)).emit(event, payload);
+      for (const nsp of senders(HUB_OF_EVENT[event])) nsp.to(userRoom(userId)).emit(event, payload);
     },
 
     toStudy(studyId, event, payload, only) {
-      const nsp = hub(HUB_OF_EVENT[event]);
-      if (!nsp) return;
-      if (only) nsp.to(formRoom(studyId, only.crfId)).to(formRoom(studyId, '*')).emit(event, payload);
-      else nsp.to(studyRoom(studyId)).emit(event, payload);
+      for (const nsp of senders(HUB_OF_EVENT[event])) {
+        if (only) nsp.to(formRoom(studyId, only.crfId)).to(formRoom(studyId, '*')).emit(event, payload);
+        else nsp.to(studyRoom(studyId)).emit(event, payload);
+      }
     },
 
     async watchers(studyId) {
-      const nsp = hub('eventhub');
-      if (!nsp) return [];
-      const sockets = await nsp.in(studyRoom(studyId)).fetchSockets();
-      return [...new Set(sockets.map((s) => (s.data as SocketData).userId))];
-    },
-
-    disconnectLocal() {
-      if (!io) return;
-      for (const name of REALTIME_HUBS) io.of(`/${name}`).local.disconnectSockets(true);
+      const ids = new Set<number>();
+      for (const nsp of senders('eventhub')) {
+        for (const socket of await nsp.in(studyRoom(studyId)).fetchSockets()) {
+          ids.add((socket.data as SocketData).userId);
+        }
+      }
+      return [...ids];
     },
 
     async close() {
-      for (const timer of expiryTimers) clearTimeout(timer);
-      expiryTimers.clear();
-      if (io) {
-        this.disconnectLocal();
-        io.engine.close();
-        await Promise.allSettled(REALTIME_HUBS.map(async (name) => io?.of(`/${name}`).adapter.close()));
-        io = null;
-      }
-      if (redis) {
-        const { pub, sub } = redis;
-        redis = null;
-        await Promise.allSettled([pub.quit(), sub.quit()]);
-      }
+      await Promise.all([...attached].map((a) => a.close()));
     },
   };
 }
