@@ -38,6 +38,8 @@ export const queryKeys = {
     routers: () => ROUTERS,
     info: () => USER_INFO,
     captcha: () => CAPTCHA,
+    /** The caller's REDCap API tokens (and the studies they may be made for). */
+    apiTokens: () => [...USER_INFO, 'api-tokens'] as const,
   },
   sysConfig: {
     all: () => SYSCONFIG,

@@ -397,6 +397,31 @@ export const T = {
     remark: '备注',
   },
 
+  apiToken: {
+    tab: 'API令牌',
+    basicTab: '基本信息',
+    intro:
+      '用于 REDCap 兼容接口（POST /api/redcap）：每个项目一个令牌，权限与您在网页上的相同。令牌等同于您的账号，请勿泄露；不再使用时请撤销。',
+    study: '项目',
+    chooseStudy: '请选择项目',
+    noStudy: '没有可查看数据的项目',
+    create: '创建令牌',
+    shownOnce: '令牌只显示这一次，请立即复制并妥善保存，关闭后无法再次查看',
+    copy: '复制',
+    copied: '已复制',
+    empty: '暂无API令牌',
+    createTime: '创建时间',
+    lastUsedTime: '最近使用',
+    neverUsed: '未使用',
+    state: '状态',
+    active: '有效',
+    revoked: '已撤销',
+    actions: '操作',
+    revoke: '撤销',
+    cancel: '取消',
+    revokeConfirm: '撤销后使用该令牌的程序将无法再访问，确定撤销？',
+  },
+
   password: {
     title: '修改密码',
     oldPassword: '原始密码',
