@@ -343,6 +343,8 @@ describe('results and paging', () => {
     ]);
     const second = await t.call(admin, 'POST', '/api/business/search/v2', { ...body, pageNum: 2 });
     expect(second.body.data.list).toHaveLength(1);
+    const beyond = await t.call(admin, 'POST', '/api/business/search/v2', { ...body, pageNum: 3 });
+    expect(beyond.body.data).toMatchObject({ total: 3, list: [] });
     const rows = [...first.body.data.list, ...second.body.data.list] as Array<{
       subjectRecordId: number;
       identificationCode: string;

@@ -441,11 +441,6 @@ export interface SearchRequest {
 export async function search(ctx: AppContext, access: StudyAccess, request: SearchRequest, page: PageRequest) {
   const { c, where, columns } = await compile(ctx, access, request.conditions, request.columns);
   const scope = and(eq(subjectRecords.studyId, access.studyId), isNull(subjectRecords.deletedAt), where);
-  const [{ total }] = (await ctx.db
-    .select({ total: count() })
-    .from(subjectRecords)
-    .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
-    .where(scope)) as [{ total: number }];
   const rows = await ctx.db
     .select({
       subjectRecordId: subjectRecords.id,
@@ -460,6 +455,8 @@ export async function search(ctx: AppContext, access: StudyAccess, request: Sear
       state: subjectRecords.state,
       createTime: subjects.createdAt,
       age: sql<string | null>`${patientText(c, 'age')}`,
+      // The count in the same pass as the page: the conditions are evaluated once, not twice.
+      total: sql<number>`count(*) over ()`,
     })
     .from(subjectRecords)
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
@@ -467,6 +464,20 @@ export async function search(ctx: AppContext, access: StudyAccess, request: Sear
     .orderBy(desc(subjects.createdAt), desc(subjects.id))
     .limit(page.limit)
     .offset(page.offset);
+  const total =
+    rows.length > 0
+      ? Number(rows[0]!.total)
+      : page.offset === 0
+        ? 0
+        : Number(
+            (
+              await ctx.db
+                .select({ n: count() })
+                .from(subjectRecords)
+                .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+                .where(scope)
+            )[0]!.n,
+          );
 
   const itemCrfIds = [...new Set(columns.flatMap((col) => (col.column.kind === 'item' ? [col.column.crfId] : [])))];
   const records =
@@ -515,7 +526,7 @@ export async function search(ctx: AppContext, access: StudyAccess, request: Sear
     };
   });
   return {
-    total: Number(total),
+    total,
     pageNum: page.pageNum,
     pageSize: page.pageSize,
     columns: columns.map(({ key, title, crfTitle, unit, repeatable }) => ({ key, title, crfTitle, unit, repeatable })),
