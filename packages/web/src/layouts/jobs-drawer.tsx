@@ -8,9 +8,14 @@ import { T } from '../locales/zh-CN';
 import { useSession } from '../stores/session.store';
 import { fileNameFromDisposition, saveBlob } from '../pages/study/crf/download';
 import { formatDate } from '../utils/format-date';
+import { useRealtimeEvent } from '../realtime/realtime-events';
 
-/** How often the list is read again while a job is queued or running (a realtime push replaces this later). */
-export const JOBS_POLL_MS = 3_000;
+/**
+ * Progress arrives as a push (toolsignalhub job.progress); while a job may still change the list is also read
+ * again at this slower pace, for a push lost while the connection was being re-made.
+ */
+export const JOBS_POLL_MS = 15_000;
+const FINISHED: readonly string[] = ['done', 'failed', 'cancelled'];
 const PAGE_SIZE = 10;
 
 const STATE_COLOUR: Record<JobState, string> = {
@@ -34,7 +39,7 @@ function progressStatus(job: Job): 'active' | 'success' | 'exception' | 'normal'
 
 /**
  * 任务 in the top bar: the signed-in user's background jobs in a drawer, newest first, with their progress.
- * The list is one query (queryKeys.jobs.list), read again every few seconds while any job may still change.
+ * The list is one query (queryKeys.jobs.list), kept current by the jobs' progress pushes.
  */
 export function JobsButton() {
   const [open, setOpen] = useState(false);
@@ -52,6 +57,27 @@ export function JobsButton() {
     refetchInterval: (query) => (query.state.data?.list.some(isActive) ? JOBS_POLL_MS : false),
     // Opening the drawer always shows the list as it stands now.
     refetchOnMount: true,
+  });
+  useRealtimeEvent('job.progress', (push) => {
+    queryClient.setQueriesData<{ list: Job[]; total: number }>({ queryKey: queryKeys.jobs.all() }, (page) =>
+      page
+        ? {
+            ...page,
+            list: page.list.map((job) =>
+              job.jobId === push.jobId
+                ? { ...job, state: push.state as JobState, progress: push.progress, message: push.message }
+                : job,
+            ),
+          }
+        : page,
+    );
+    // A new job, or a finished one whose result file and times the push does not carry.
+    const known = queryClient
+      .getQueriesData<{ list: Job[] }>({ queryKey: queryKeys.jobs.all() })
+      .some(([, page]) => page?.list.some((job) => job.jobId === push.jobId));
+    if (!known || FINISHED.includes(push.state)) {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.jobs.all() });
+    }
   });
   const list = jobs.data?.list ?? [];
   const active = list.filter(isActive).length;
