@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import {
-  isChoiceType,
   isContainerType,
   isRowType,
   isValueType,
@@ -112,29 +111,13 @@ export function uniqueNames(names: readonly string[]): string[] {
 }
 
 function kindOf(node: CrfNode): ExportVariableKind {
-  switch (node.type) {
-    case 'int':
-    case 'real':
-    case 'number':
-    case 'slider':
-      return 'number';
-    case 'date':
-      return 'date';
-    case 'datetime':
-      return 'datetime';
-    case 'partialDate':
-      return 'partialDate';
-    case 'radio':
-    case 'select':
-      return 'choice';
-    default: {
-      const validate = node.option.validate?.type;
-      if ((node.type === 'input' || node.type === 'text') && (validate === 'int' || validate === 'float')) {
-        return 'number';
-      }
-      return 'text';
-    }
-  }
+  const { type } = node;
+  if (type === 'int' || type === 'real' || type === 'number' || type === 'slider') return 'number';
+  if (type === 'date' || type === 'datetime' || type === 'partialDate') return type;
+  if (type === 'radio' || type === 'select') return 'choice';
+  const validate = node.option.validate?.type;
+  if ((type === 'input' || type === 'text') && (validate === 'int' || validate === 'float')) return 'number';
+  return 'text';
 }
 
 /**
@@ -160,7 +143,14 @@ export function exportVariables(definition: CrfDefinition): ExportVariable[] {
       if (node.type === 'checkbox' || node.type === 'multiSelect') {
         for (const choice of choicesOf(node.option)) {
           raw.push(`${statName(node.name)}___${choice.value.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`);
-          out.push({ item: node.name, title: `${title}：${choice.text}`, kind: 'check', choices: [choice], unit, node });
+          out.push({
+            item: node.name,
+            title: `${title}：${choice.text}`,
+            kind: 'check',
+            choices: [choice],
+            unit,
+            node,
+          });
         }
         continue;
       }

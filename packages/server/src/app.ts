@@ -30,7 +30,9 @@ import { menuRoutes } from './modules/system/menu.routes.js';
 import { roleRoutes } from './modules/system/role.routes.js';
 import { userRoutes } from './modules/system/user.routes.js';
 import { crfDataRoutes } from './modules/crf-data/crf-data.routes.js';
+import { dataImportRoutes } from './modules/data-import/data-import.routes.js';
 import { doubtRoutes } from './modules/doubt/doubt.routes.js';
+import { exportRoutes } from './modules/export/export.routes.js';
 import { subscribeSystemQueries } from './modules/doubt/system-queries.subscriber.js';
 import { fileRoutes } from './modules/files/file.routes.js';
 import { homeRoutes } from './modules/home/home.routes.js';
@@ -124,6 +126,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   searchRoutes(app, ctx);
   apiTokenRoutes(app, ctx);
   redcapRoutes(app, ctx);
+  dataImportRoutes(app, ctx);
+  exportRoutes(app, ctx);
   installJobs(app, ctx);
 
   const webDist = ctx.config.webDist;

@@ -164,7 +164,9 @@ export function odmMetadata(
       if (node.name && !oidOfName.has(node.name)) oidOfName.set(node.name, oid);
       if (!canHaveChildren(node.type) && node.name) {
         if (row) row.items.set(node.name, oid);
-        else if (!layout.items.has(node.name)) layout.items.set(node.name, { itemOid: oid, groupOid, repeating: false });
+        else if (!layout.items.has(node.name)) {
+          layout.items.set(node.name, { itemOid: oid, groupOid, repeating: false });
+        }
       }
       let childRow = row;
       if (isRowType(node.type) && node.name && !row) {
@@ -346,7 +348,9 @@ export function odmMetadata(
               `<StudyEventDef${attrs({ OID: e.oid, Name: e.name, Repeating: 'No', Type: 'Scheduled' })}>${e.formIndexes
                 .map((i) => layouts[i])
                 .filter((l): l is OdmFormLayout => l !== undefined)
-                .map((l, order) => `<FormRef FormOID="${escAttr(l.formOid)}" OrderNumber="${order + 1}" Mandatory="No"/>`)
+                .map(
+                  (l, order) => `<FormRef FormOID="${escAttr(l.formOid)}" OrderNumber="${order + 1}" Mandatory="No"/>`,
+                )
                 .join('')}</StudyEventDef>`,
           ),
         ]

@@ -1,0 +1,357 @@
+import crypto from 'node:crypto';
+import { and, asc, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
+import {
+  exportVariables,
+  shiftDate,
+  uniqueNames,
+  type CrfDefinition,
+  type ExportOptions,
+  type ExportState,
+  type ExportVariable,
+  type SearchConditions,
+} from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import {
+  crfDataRecords,
+  crfStageCrfs,
+  crfStages,
+  crfs,
+  doubts,
+  signatures,
+  studyDiseases,
+  subjectRecords,
+  subjects,
+} from '../../db/schema/index.js';
+import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
+import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
+
+/** Patients read per statement: a batch and its records are all the export holds in memory at once. */
+export const PATIENT_BATCH = 500;
+/** The form-level SDV mark kept in a record's `sdv` (crf-data.service.ts). */
+const FORM_SDV_KEY = '__form__';
+/** Queries: 1 is closed (doubt.service.ts). */
+const DOUBT_CLOSED = 1;
+
+export interface PlanStage {
+  stageId: number;
+  name: string;
+}
+
+export interface PlanForm {
+  crfId: number;
+  title: string;
+  /** The current version's definition: variables, titles and choices come from it. */
+  definition: CrfDefinition;
+  /** Unique across the export (a name used by two forms is numbered in the later one). */
+  variables: ExportVariable[];
+  /** The form's first stage in the study's order: the stage column of its rows (records carry no stage). */
+  stage: PlanStage | null;
+  /** The form repeats (repeat 0 in a stage): its records are instances 1, 2, … */
+  repeating: boolean;
+}
+
+/** Patient columns: always the code and the clinical fields; identifiers only when asked and allowed. */
+export interface PatientColumn {
+  name: string;
+  title: string;
+  identifier: boolean;
+  date: boolean;
+}
+
+export const PATIENT_COLUMNS: readonly PatientColumn[] = [
+  { name: 'subject_code', title: '编号', identifier: false, date: false },
+  { name: 'subject_name', title: '姓名', identifier: true, date: false },
+  { name: 'birth', title: '出生日期', identifier: true, date: true },
+  { name: 'mobile', title: '手机号', identifier: true, date: false },
+  { name: 'id_number', title: '身份证号', identifier: true, date: false },
+  { name: 'gender', title: '性别', identifier: false, date: false },
+  { name: 'disease', title: '病种', identifier: false, date: false },
+  { name: 'subject_state', title: '患者状态', identifier: false, date: false },
+  { name: 'enrolled', title: '入组日期', identifier: false, date: true },
+];
+export const GENDER_LABELS: Record<string, string> = { '1': '男', '0': '女' };
+export const SUBJECT_STATE_LABELS: Record<string, string> = { '0': '在组', '1': '完成', '2': '退出' };
+export const RECORD_STATE_LABELS: Record<string, string> = { '1': '已保存', '2': '已提交' };
+
+export interface ExportPlan {
+  studyId: number;
+  forms: PlanForm[];
+  stages: PlanStage[];
+  patientColumns: PatientColumn[];
+  /** disease code → name, for labels. */
+  diseases: Map<string, string>;
+  options: ExportOptions;
+  timeZone: string;
+}
+
+/**
+ * What an export holds for this caller: the chosen forms the caller may view (the CRF page's rule; a form not
+ * viewable is left out, never exported), narrowed to the chosen stages, with variables unique across forms.
+ */
+export async function exportPlan(ctx: AppContext, access: StudyAccess, options: ExportOptions): Promise<ExportPlan> {
+  const studyId = access.studyId;
+  const forms = await ctx.db
+    .select({ id: crfs.id, title: crfs.title, version: crfs.currentVersion })
+    .from(crfs)
+    .where(eq(crfs.studyId, studyId))
+    .orderBy(asc(crfs.id));
+  const stages = await ctx.db
+    .select({ stageId: crfStages.id, name: crfStages.name })
+    .from(crfStages)
+    .where(eq(crfStages.studyId, studyId))
+    .orderBy(asc(crfStages.orderNum), asc(crfStages.id));
+  const links = await ctx.db
+    .select({ stageId: crfStageCrfs.stageId, crfId: crfStageCrfs.crfId, repeat: crfStageCrfs.repeat })
+    .from(crfStageCrfs)
+    .where(eq(crfStageCrfs.studyId, studyId));
+  const chosen = forms.filter(
+    (f) =>
+      canViewCrf(access, f.id) &&
+      (options.crfIds.length === 0 || options.crfIds.includes(f.id)) &&
+      (options.stageIds.length === 0 || links.some((l) => l.crfId === f.id && options.stageIds.includes(l.stageId))),
+  );
+  const definitions = await definitionsOf(
+    ctx.db,
+    chosen.map((f) => ({ crfId: f.id, version: f.version })),
+  );
+  const planForms: PlanForm[] = [];
+  for (const f of chosen) {
+    const definition = definitions.get(versionKey(f.id, f.version));
+    if (!definition) continue;
+    const mine = links.filter((l) => l.crfId === f.id);
+    planForms.push({
+      crfId: f.id,
+      title: f.title,
+      definition,
+      variables: exportVariables(definition),
+      stage: stages.find((s) => mine.some((l) => l.stageId === s.stageId)) ?? null,
+      repeating: mine.some((l) => l.repeat !== 1),
+    });
+  }
+  const patientColumns = PATIENT_COLUMNS.filter((c) => options.identifiers || !c.identifier);
+  // One name space for the wide layouts: patient columns, the row keys, then every form's variables.
+  const reserved = [...patientColumns.map((c) => c.name), 'stage', 'crf', 'instance', 'record_state'];
+  const names = uniqueNames([...reserved, ...planForms.flatMap((f) => f.variables.map((v) => v.name))]).slice(
+    reserved.length,
+  );
+  let i = 0;
+  for (const form of planForms) form.variables = form.variables.map((v) => ({ ...v, name: names[i++]! }));
+  const diseases = await ctx.db
+    .select({ code: studyDiseases.diseaseCode, name: studyDiseases.diseaseName })
+    .from(studyDiseases)
+    .where(eq(studyDiseases.studyId, studyId));
+  return {
+    studyId,
+    forms: planForms,
+    stages,
+    patientColumns,
+    diseases: new Map(diseases.map((d) => [d.code, d.name])),
+    options,
+    timeZone: access.timeZone,
+  };
+}
+
+export interface ExportPatient {
+  subjectRecordId: number;
+  code: string;
+  /** Patient column values by PatientColumn.name (dates shifted, identifiers only when in the plan). */
+  fields: Record<string, string | null>;
+  /** The date offset of this patient in this export (null: not shifted). Never written to a file. */
+  shiftDays: number | null;
+}
+
+export interface ExportRecord {
+  id: number;
+  subjectRecordId: number;
+  crfId: number;
+  /** 1, 2, … among the patient's live records of the form, in the order they were created. */
+  instance: number;
+  state: number;
+  values: Record<string, unknown>;
+}
+
+export interface PatientBatch {
+  patients: ExportPatient[];
+  /** The batch's exported records, by patient then form then creation. */
+  records: ExportRecord[];
+}
+
+/**
+ * Which patients: the whole study (v3); the patients of a search, by its conditions (v2, resolved by the
+ * retrieval's own search when the job runs); or a fixed list of subject record ids (v2).
+ */
+export type PatientScope =
+  { kind: 'study' } | { kind: 'search'; conditions: SearchConditions } | { kind: 'list'; subjectRecordIds: number[] };
+/** A scope ready to read: a search resolved to its patients. */
+export type ResolvedScope = Exclude<PatientScope, { kind: 'search' }>;
+
+/**
+ * A per-export, per-patient date offset: HMAC of the patient's id under a key drawn for this export and never
+ * kept, so the offsets are consistent within the file and unrelated between exports.
+ */
+export function dateShifter(maxDays: number | null): (subjectRecordId: number) => number | null {
+  if (maxDays === null) return () => null;
+  const key = crypto.randomBytes(32);
+  return (id) => {
+    const n = crypto.createHmac('sha256', key).update(String(id)).digest().readUInt32BE(0);
+    const magnitude = 1 + (n % maxDays);
+    return n & 0x80000000 ? -magnitude : magnitude;
+  };
+}
+
+export async function countPatients(ctx: AppContext, studyId: number, scope: ResolvedScope): Promise<number> {
+  const [row] = await ctx.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(subjectRecords)
+    .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+    .where(
+      and(
+        eq(subjectRecords.studyId, studyId),
+        isNull(subjectRecords.deletedAt),
+        isNull(subjects.deletedAt),
+        scope.kind === 'list' ? inArray(subjectRecords.id, scope.subjectRecordIds) : undefined,
+      ),
+    );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The patients in key order (subject record id), PATIENT_BATCH at a time, each batch with its records of the
+ * given forms that are in one of the chosen states. Keyset reads: memory is one batch whatever the study size.
+ */
+export async function* patientBatches(
+  ctx: AppContext,
+  plan: ExportPlan,
+  scope: ResolvedScope,
+  crfIds: readonly number[],
+  shift: (subjectRecordId: number) => number | null,
+  decrypt: (stored: string) => string,
+): AsyncGenerator<PatientBatch> {
+  const states = new Set<ExportState>(plan.options.states);
+  const listed = scope.kind === 'list' ? [...new Set(scope.subjectRecordIds)].sort((a, b) => a - b) : null;
+  let after = 0;
+  let listAt = 0;
+  for (;;) {
+    let ids: number[] | null = null;
+    if (listed) {
+      ids = listed.slice(listAt, listAt + PATIENT_BATCH);
+      listAt += PATIENT_BATCH;
+      if (ids.length === 0) return;
+    }
+    const rows = await ctx.db
+      .select({
+        subjectRecordId: subjectRecords.id,
+        state: subjectRecords.state,
+        code: subjects.identificationCode,
+        name: subjects.subjectName,
+        gender: subjects.gender,
+        birth: subjects.birth,
+        mobile: subjects.mobile,
+        idNumberEnc: subjects.idNumberEnc,
+        diseaseCode: subjects.diseaseCode,
+        createdAt: subjects.createdAt,
+      })
+      .from(subjectRecords)
+      .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+      .where(
+        and(
+          eq(subjectRecords.studyId, plan.studyId),
+          isNull(subjectRecords.deletedAt),
+          isNull(subjects.deletedAt),
+          ids ? inArray(subjectRecords.id, ids) : gt(subjectRecords.id, after),
+        ),
+      )
+      .orderBy(asc(subjectRecords.id))
+      .limit(PATIENT_BATCH);
+    if (rows.length === 0) {
+      if (listed) continue;
+      return;
+    }
+    after = rows[rows.length - 1]!.subjectRecordId;
+    const patients = rows.map((r): ExportPatient => {
+      const shiftDays = shift(r.subjectRecordId);
+      const enrolled = r.createdAt.toLocaleDateString('sv-SE', { timeZone: plan.timeZone });
+      const fields: Record<string, string | null> = {
+        subject_code: r.code,
+        gender: String(r.gender),
+        disease: r.diseaseCode,
+        subject_state: String(r.state),
+        enrolled: shiftDays === null ? enrolled : shiftDate(enrolled, shiftDays),
+      };
+      if (plan.options.identifiers) {
+        fields.subject_name = r.name;
+        fields.birth = r.birth;
+        fields.mobile = r.mobile;
+        fields.id_number = r.idNumberEnc ? decrypt(r.idNumberEnc) : null;
+      }
+      return { subjectRecordId: r.subjectRecordId, code: r.code, fields, shiftDays };
+    });
+    const patientIds = patients.map((p) => p.subjectRecordId);
+    const records: ExportRecord[] = [];
+    if (crfIds.length > 0) {
+      const found = await ctx.db
+        .select({
+          id: crfDataRecords.id,
+          subjectRecordId: crfDataRecords.subjectRecordId,
+          crfId: crfDataRecords.crfId,
+          state: crfDataRecords.state,
+          values: crfDataRecords.values,
+          formSdv: sql<boolean>`(${crfDataRecords.sdv} -> ${FORM_SDV_KEY}::text) is not null`,
+        })
+        .from(crfDataRecords)
+        .where(
+          and(
+            eq(crfDataRecords.studyId, plan.studyId),
+            inArray(crfDataRecords.subjectRecordId, patientIds),
+            inArray(crfDataRecords.crfId, [...crfIds]),
+            isNull(crfDataRecords.deletedAt),
+          ),
+        )
+        .orderBy(asc(crfDataRecords.subjectRecordId), asc(crfDataRecords.crfId), asc(crfDataRecords.id));
+      const signed = states.has('signed') ? await signedPatients(ctx, plan.studyId, patientIds) : new Set<number>();
+      const doubted = states.has('doubt') ? await doubtedRecords(ctx, plan.studyId, patientIds) : new Set<number>();
+      let key = '';
+      let instance = 0;
+      for (const r of found) {
+        const k = `${r.subjectRecordId}:${r.crfId}`;
+        instance = k === key ? instance + 1 : 1;
+        key = k;
+        const inState =
+          (states.has('saved') && r.state !== 2) ||
+          (states.has('submitted') && r.state === 2) ||
+          (states.has('sdv') && r.formSdv) ||
+          (states.has('signed') && signed.has(r.subjectRecordId)) ||
+          (states.has('doubt') && doubted.has(r.id));
+        if (!inState) continue;
+        records.push({
+          id: r.id,
+          subjectRecordId: r.subjectRecordId,
+          crfId: r.crfId,
+          instance,
+          state: r.state,
+          values: r.values,
+        });
+      }
+    }
+    yield { patients, records };
+    if (!listed && rows.length < PATIENT_BATCH) return;
+  }
+}
+
+async function signedPatients(ctx: AppContext, studyId: number, ids: number[]) {
+  const rows = await ctx.db
+    .select({ id: signatures.subjectRecordId })
+    .from(signatures)
+    .where(
+      and(eq(signatures.studyId, studyId), inArray(signatures.subjectRecordId, ids), isNull(signatures.invalidatedAt)),
+    );
+  return new Set(rows.map((r) => r.id));
+}
+
+async function doubtedRecords(ctx: AppContext, studyId: number, ids: number[]) {
+  const rows = await ctx.db
+    .select({ id: doubts.crfDataRecordId })
+    .from(doubts)
+    .where(and(eq(doubts.studyId, studyId), inArray(doubts.subjectRecordId, ids), ne(doubts.optionType, DOUBT_CLOSED)));
+  return new Set(rows.map((r) => r.id));
+}
