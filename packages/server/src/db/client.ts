@@ -115,13 +115,26 @@ const afterCommitHooks = new WeakMap<object, Array<() => void>>();
 
 /**
  * Runs `work` once the transaction `tx` has committed (never when it rolls back); `work` must not
- * throw. Outside a transaction opened by `db.transaction` (`tx` is the pool: its statements have
- * committed already) it runs at once.
+ * throw. In a nested transaction (a savepoint) it waits for the outermost commit (a savepoint
+ * rolled back leaves it queued: only idempotent work such as a wake-up belongs here). Outside a
+ * transaction opened by `db.transaction` (`tx` is the pool: its statements have committed already)
+ * it runs at once.
  */
 export function afterCommit(tx: Db, work: () => void): void {
   const hooks = afterCommitHooks.get(tx);
   if (hooks) hooks.push(work);
   else work();
+}
+
+/** Nested transactions (savepoints) of `tx` queue their after-commit work on the outermost one. */
+function shareAfterCommit(tx: Db, committed: Array<() => void>) {
+  afterCommitHooks.set(tx, committed);
+  const nested = tx.transaction.bind(tx);
+  tx.transaction = ((work, config) =>
+    nested((inner) => {
+      shareAfterCommit(inner, committed);
+      return work(inner);
+    }, config)) as Db['transaction'];
 }
 
 function withCommitHooks(db: Db): Db {
@@ -131,7 +144,7 @@ function withCommitHooks(db: Db): Db {
     const result = await transaction(async (tx) => {
       const hooks: Array<() => Promise<void>> = [];
       commitHooks.set(tx, hooks);
-      afterCommitHooks.set(tx, committed);
+      shareAfterCommit(tx, committed);
       const result = await work(tx);
       for (let hook = hooks.shift(); hook; hook = hooks.shift()) await hook();
       return result;

@@ -76,6 +76,26 @@ describe('domain events through the outbox', () => {
     expect(stored.map((r) => r.payload)).toEqual([enrolled(102)]);
   });
 
+  it('an event recorded in a savepoint is delivered right after the outer transaction commits (no poll needed); one in a savepoint rolled back is not', async () => {
+    const t = await open({ events: { pollMs: 3_600_000 } });
+    const { seen, handler } = collector();
+    t.ctx.events.subscribe('test.nested', ['subject.enrolled'], handler);
+    await t.db.transaction(async (tx) => {
+      await tx.transaction((inner) => t.ctx.events.record(inner, enrolled(201)));
+      await expect(
+        tx.transaction(async (inner) => {
+          await t.ctx.events.record(inner, enrolled(202));
+          throw new Error('this part failed');
+        }),
+      ).rejects.toThrow('this part failed');
+    });
+    // No drain: only the wake-up on commit can deliver it before the hourly poll.
+    await until(async () => seen.length === 1, 'the delivery woken by the commit');
+    expect(seen.map((d) => d.event)).toEqual([enrolled(201)]);
+    await t.ctx.events.drain();
+    expect(seen).toHaveLength(1);
+  });
+
   it('an event committed while no dispatcher ran (the process died between commit and publish) is delivered by a fresh app on the same database', async () => {
     const t = await open();
     const before = collector();
