@@ -8,3 +8,4 @@ export * from './jobs.js';
 export * from './search.js';
 export * from './api-tokens.js';
 export * from './exports.js';
+export * from './calendar.js';
