@@ -11,3 +11,4 @@ export * from './audit.js';
 export * from './realtime.js';
 export * from './search.js';
 export * from './export.js';
+export * from './data-import.js';

@@ -51,6 +51,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST: z.string().optional(),
   EDC_API_DOCS: z.enum(['public', 'admin']).default('admin'),
+  EDC_IMAGE_URL_HOSTS: z.string().optional(),
 });
 
 export interface Config {
@@ -75,6 +76,8 @@ export interface Config {
   readonly webDist: string;
   /** `/api/docs` open to anyone, or only to a signed-in system administrator (the default). */
   readonly apiDocs: 'public' | 'admin';
+  /** Hosts (name or name:port) the image-URL import may fetch from; empty: only this platform's own files. */
+  readonly imageUrlHosts: readonly string[];
   /** Short-lived access token; the refresh token keeps a working day going. */
   readonly accessTokenSeconds: number;
   readonly refreshTokenSeconds: number;
@@ -110,6 +113,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
     apiDocs: e.EDC_API_DOCS,
+    imageUrlHosts: Object.freeze(
+      (e.EDC_IMAGE_URL_HOSTS ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
     webDist: path.resolve(e.WEB_DIST ?? new URL('../../web/dist', import.meta.url).pathname),
     accessTokenSeconds: 30 * 60,
     refreshTokenSeconds: 7 * 24 * 60 * 60,

@@ -1,0 +1,279 @@
+import { z } from 'zod';
+import {
+  isChoiceType,
+  isContainerType,
+  isRowType,
+  isValueType,
+  type CrfDefinition,
+  type CrfNode,
+} from './crf/crf-definition.schema.js';
+import { choicesOf, unitsOf, type Choice } from './crf/options.js';
+import { dateFormatOf } from './crf/partial-date.js';
+import { writeCheckbox, writeMultiSelect } from './crf/value-shapes.js';
+
+/**
+ * Data import (导入, platform §7 Studies → Import): an Excel workbook, one sheet per CRF, brought into the
+ * casebooks through the same save as the form page. What is pure lives here: the columns a form offers, how a
+ * header names an item, how a cell becomes a stored value, and the shapes of the preview both server and page read.
+ */
+
+/** Every imported value's audit reason starts with this (the file's SHA-256 follows). */
+export const DATA_IMPORT_REASON = '数据导入';
+
+/** `submitType`: 0 saves (a submitted form stays submitted), 1 submits every form the file touches. */
+export const IMPORT_SUBMIT_TYPES = [
+  { code: 0, label: '保存' },
+  { code: 1, label: '提交' },
+] as const;
+
+/** `mode`: `patient` imports every patient whose rows are all valid (按患者导入); `file` all or nothing (整体导入). */
+export const IMPORT_MODES = [
+  { code: 'patient', label: '按患者导入' },
+  { code: 'file', label: '整体导入' },
+] as const;
+export type ImportMode = (typeof IMPORT_MODES)[number]['code'];
+
+export const DATA_IMPORT_LIMITS = {
+  /** Bytes of one workbook. */
+  fileBytes: 20 * 1024 * 1024,
+  /** Data rows of one workbook, all sheets together. */
+  rows: 50_000,
+  /** Columns of one sheet. */
+  columns: 1_000,
+  sheets: 210,
+  /** Seconds the workbook may take to read before it is given up. */
+  parseSeconds: 120,
+  /** Above this many data rows the import (not the preview) runs as a background job. */
+  jobRows: 500,
+} as const;
+
+/** The header of the patient code column: the template writes the first, a reader accepts any. */
+export const CODE_COLUMNS = ['identificationCode', '编号', '患者编号', '研究编号'] as const;
+/** The header of a repeatable form's record number (1 = its first record). */
+export const INSTANCE_COLUMNS = ['instance', '序号', '记录序号'] as const;
+export const DICTIONARY_SHEET = '数据字典';
+export const README_SHEET = '说明';
+
+/** Why an item has no column: shown in the dictionary and as the message of a column naming it. */
+export type NotImportable = 'calc' | 'file' | 'rows';
+
+export interface ImportColumn {
+  name: string;
+  title: string;
+  node: CrfNode;
+  choices: Choice[];
+  unit: string;
+  /** Set when the item cannot be imported from a sheet. */
+  notImportable?: NotImportable;
+}
+
+const FILE_TYPES = new Set(['imageUpload', 'videoUpload', 'fileUpload']);
+
+/** A form's value items in form order (containers looked into; list-group columns stay inside their row item). */
+export function importColumns(definition: CrfDefinition): ImportColumn[] {
+  const out: ImportColumn[] = [];
+  const seen = new Set<string>();
+  const walk = (nodes: readonly CrfNode[]) => {
+    for (const node of nodes) {
+      if (isContainerType(node.type)) {
+        walk(node.children);
+        continue;
+      }
+      if (!isValueType(node.type) || !node.name || seen.has(node.name)) continue;
+      seen.add(node.name);
+      const notImportable: NotImportable | undefined = isRowType(node.type)
+        ? 'rows'
+        : FILE_TYPES.has(node.type)
+          ? 'file'
+          : node.option.calc
+            ? 'calc'
+            : undefined;
+      out.push({
+        name: node.name,
+        title: (node.title || node.option.title || node.name).trim(),
+        node,
+        choices: isChoiceType(node.type) ? choicesOf(node.option) : [],
+        unit: unitsOf(node.option)[0] ?? '',
+        ...(notImportable && { notImportable }),
+      });
+    }
+  };
+  walk(definition.children);
+  return out;
+}
+
+export const NOT_IMPORTABLE_TEXT: Record<NotImportable, string> = {
+  calc: '计算项由系统计算，不能导入',
+  file: '文件和图片不能通过表格导入（图片请使用图片URL导入）',
+  rows: '列表（多行）题目不能通过表格导入',
+};
+
+export type HeaderMeaning =
+  { kind: 'code' } | { kind: 'instance' } | { kind: 'item'; column: ImportColumn } | { kind: 'error'; message: string };
+
+/**
+ * What a header names. A variable name wins over a title: a header that is one item's name and another's
+ * title is the first item. A title shared by several items names none (the user is asked for the variable
+ * name). Headers are compared trimmed; names case-sensitively, as the engine compares them.
+ */
+export function headerMeaning(columns: readonly ImportColumn[], header: string): HeaderMeaning {
+  const text = header.trim();
+  if ((CODE_COLUMNS as readonly string[]).includes(text)) return { kind: 'code' };
+  if ((INSTANCE_COLUMNS as readonly string[]).includes(text)) return { kind: 'instance' };
+  const byName = columns.find((c) => c.name === text);
+  const column = byName ?? pickTitle(columns, text);
+  if (typeof column === 'string') return { kind: 'error', message: column };
+  if (!column) return { kind: 'error', message: '表单中没有此变量名或标题' };
+  if (column.notImportable) return { kind: 'error', message: NOT_IMPORTABLE_TEXT[column.notImportable] };
+  return { kind: 'item', column };
+}
+
+function pickTitle(columns: readonly ImportColumn[], title: string): ImportColumn | string | undefined {
+  const matches = columns.filter((c) => c.title === title);
+  if (matches.length > 1) return `标题对应多个题目（${matches.map((m) => m.name).join('、')}），请使用变量名`;
+  return matches[0];
+}
+
+/** A cell as the workbook reader hands it over: dates already as text (YYYY-MM-DD or YYYY-MM-DD HH:mm:ss). */
+export type ImportCell = string | number | boolean | null;
+
+const SPLIT = /[,，;；|]/;
+
+function choiceCode(choices: readonly Choice[], text: string): string {
+  if (choices.some((c) => c.value === text)) return text;
+  return choices.find((c) => c.text.trim() === text)?.value ?? text;
+}
+
+/** A Chinese spreadsheet's 2026/1/5 or 2026.1.5 as 2026-01-05; a time part kept; other shapes left to the engine. */
+function isoDate(text: string): string {
+  const m = /^(\d{4})[/.](\d{1,2})[/.](\d{1,2})(.*)$/.exec(text);
+  return m ? `${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}${m[4]}` : text;
+}
+
+/**
+ * The stored value of one cell, or undefined for a blank cell (a blank cell changes nothing). Choices accept
+ * the option code or, failing that, its label; several choices are separated by , ; or |. Values are
+ * converted, not judged: the engine judges them (option exists, number, range, date format) like on the page.
+ */
+export function cellValue(column: ImportColumn, cell: ImportCell): unknown {
+  if (cell === null) return undefined;
+  const text = (typeof cell === 'number' ? String(cell) : typeof cell === 'boolean' ? (cell ? '1' : '0') : cell).trim();
+  if (text === '') return undefined;
+  const { node } = column;
+  if (node.type === 'radio' || node.type === 'select') return choiceCode(column.choices, text);
+  if (node.type === 'checkbox' || node.type === 'multiSelect') {
+    const codes = text
+      .split(SPLIT)
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .map((part) => choiceCode(column.choices, part));
+    return node.type === 'checkbox' ? writeCheckbox(codes) : writeMultiSelect(codes);
+  }
+  if (node.type === 'slider') {
+    const n = Number(text);
+    return Number.isFinite(n) ? n : text;
+  }
+  if (node.type === 'date' || node.type === 'datetime' || node.type === 'partialDate') {
+    const iso = isoDate(text);
+    const format = dateFormatOf(node);
+    // A date cell read from Excel carries a time of 00:00:00 the form's format may not have.
+    if (/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/.test(iso) && iso.length > format.length) {
+      const cut = iso.slice(0, format.length);
+      if (/^[0: ]*$/.test(iso.slice(format.length)) || format.length > 10) return cut;
+    }
+    return iso;
+  }
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// What the server answers (preview and import) and the page shows.
+
+export interface ImportIssue {
+  sheet: string;
+  /** The workbook's row number (1-based, as Excel shows it); null for a sheet-wide problem. */
+  row: number | null;
+  /** The column's header as written in the sheet, or the item's title when its column is absent. */
+  column: string | null;
+  message: string;
+}
+
+export interface ImportItemChange {
+  item: string;
+  title: string;
+  column: string;
+  old: string;
+  new: string;
+}
+
+export interface ImportRowPlan {
+  sheet: string;
+  row: number;
+  identificationCode: string;
+  crfTitle: string;
+  /** create: a new record; update: values change; unchanged: nothing to write. */
+  action: 'create' | 'update' | 'unchanged';
+  /** The form is submitted (or will be): changes to it carry the reason 数据导入. */
+  submitted: boolean;
+  changes: ImportItemChange[];
+  errors: ImportIssue[];
+}
+
+export interface ImportSummary {
+  rows: number;
+  patients: number;
+  creates: number;
+  updates: number;
+  unchanged: number;
+  errors: number;
+  /** Patients whose rows are all valid: what 按患者导入 would write. */
+  validPatients: number;
+}
+
+export interface ImportPreview {
+  fileName: string;
+  sha256: string;
+  summary: ImportSummary;
+  /** Errors not tied to one row (unknown sheets and columns, forms the user may not edit). */
+  sheetErrors: ImportIssue[];
+  /** Per row, at most PREVIEW_ROW_LIMIT rows (rows with errors first); `truncated` says more exist. */
+  rows: ImportRowPlan[];
+  truncated: boolean;
+}
+
+export interface ImportResult {
+  sha256: string;
+  mode: ImportMode;
+  submitType: number;
+  /** Patients whose forms were written. */
+  importedPatients: number;
+  skippedPatients: number;
+  createdRecords: number;
+  updatedRecords: number;
+  values: number;
+  errors: ImportIssue[];
+}
+
+export const PREVIEW_ROW_LIMIT = 2_000;
+
+/** The image items attach call (SRCH-07). */
+export const imageUrlEntrySchema = z
+  .object({
+    identificationCode: z.string().trim().min(1).max(50).optional(),
+    subjectRecordId: z.number().int().positive().optional(),
+    /** The CRF's id or title. */
+    crf: z.union([z.number().int().positive(), z.string().trim().min(1).max(200)]),
+    /** A repeatable form's record number (1 = its first); single forms leave it out. */
+    instance: z.number().int().positive().max(10_000).optional(),
+    item: z.string().trim().min(1).max(200),
+    url: z.string().trim().min(1).max(2_000),
+    remarks: z.string().max(180).optional(),
+  })
+  .refine((e) => e.identificationCode !== undefined || e.subjectRecordId !== undefined, {
+    message: '请填写患者编号或 subjectRecordId',
+  });
+export const imageUrlsBodySchema = z.object({
+  studyId: z.number().int().positive(),
+  items: z.array(imageUrlEntrySchema).min(1).max(200),
+});
+export type ImageUrlsBody = z.infer<typeof imageUrlsBodySchema>;

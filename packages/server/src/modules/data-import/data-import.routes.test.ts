@@ -1,0 +1,421 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { and, count, eq, like } from 'drizzle-orm';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crfKey } from '@ecrf/core';
+import { auditEvents, crfDataRecords, storedFiles } from '../../db/schema/index.js';
+import { openDemoStudy } from '../../test/demo.js';
+import { multipart } from '../../test/multipart.js';
+import { addStudyMember } from '../../test/study-member.js';
+import { createTestApp, type TestApp } from '../../test/test-app.js';
+
+let t: TestApp;
+let admin: string;
+let studyId: number;
+let crfIds: Record<string, number>;
+const codes: string[] = [];
+const recordIds: number[] = [];
+let imageServer: http.Server;
+let imageHost: string;
+
+// A 1×1 PNG: what the image checks read by its bytes.
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+type Cell = string | number | Date | null;
+async function workbook(sheets: Record<string, Cell[][]>): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  for (const [name, rows] of Object.entries(sheets)) {
+    const ws = wb.addWorksheet(name);
+    for (const row of rows) ws.addRow(row);
+  }
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+async function importFile(
+  file: Buffer,
+  query: Record<string, string>,
+  token = admin,
+): Promise<{ status: number; body: any }> {
+  const body = multipart({}, [{ fileName: '导入.xlsx', data: file }]);
+  const qs = new URLSearchParams({ studyId: String(studyId), submitType: '0', ...query }).toString();
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/business/import/multi_crf_sheet/multi_thread?${qs}`,
+    headers: { ...body.headers, authorization: `Bearer ${token}` },
+    payload: body.payload,
+  });
+  return { status: res.statusCode, body: res.json() };
+}
+
+async function counts() {
+  const [records] = await t.db.select({ n: count() }).from(crfDataRecords).where(eq(crfDataRecords.studyId, studyId));
+  const [trail] = await t.db.select({ n: count() }).from(auditEvents).where(eq(auditEvents.studyId, studyId));
+  return { records: records!.n, audit: trail!.n };
+}
+
+async function valuesOf(subjectRecordId: number, crf: string) {
+  return t.db
+    .select()
+    .from(crfDataRecords)
+    .where(and(eq(crfDataRecords.subjectRecordId, subjectRecordId), eq(crfDataRecords.crfId, crfIds[crf]!)));
+}
+
+const sha = (data: Buffer) => crypto.createHash('sha256').update(data).digest('hex');
+
+beforeAll(async () => {
+  imageServer = http.createServer((req, res) => {
+    if (req.url === '/ok.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+    if (req.url === '/text.png') return res.writeHead(200, { 'content-type': 'image/png' }).end('not an image at all');
+    if (req.url === '/big.png') {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.write(PNG);
+      return res.end(Buffer.alloc(21 * 1024 * 1024));
+    }
+    if (req.url === '/away') return res.writeHead(302, { location: 'http://example.org/x.png' }).end();
+    if (req.url === '/loop') return res.writeHead(302, { location: 'http://127.0.0.1/x.png' }).end();
+    if (req.url === '/same') return res.writeHead(302, { location: '/ok.png' }).end();
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => imageServer.listen(0, '127.0.0.1', resolve));
+  imageHost = `localhost:${(imageServer.address() as AddressInfo).port}`;
+  t = await createTestApp({ config: { dataDir: `/tmp/edc-import-test-${process.pid}`, imageUrlHosts: [imageHost] } });
+  ({ admin, studyId, crfIds } = await openDemoStudy(t));
+  for (const name of ['导入甲', '导入乙']) {
+    const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
+      studyId,
+      subjectName: name,
+      gender: 1,
+      birth: '1960-05-01',
+      diseaseCode: 'LSS',
+    });
+    expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200);
+    codes.push(enrolled.body.data.identificationCode);
+    recordIds.push(enrolled.body.data.subjectRecordId);
+  }
+  const saved = await t.call(admin, 'PUT', '/api/v3/business/crf', {
+    subjectRecordId: recordIds[0],
+    crfId: crfIds['人口学资料'],
+    version: 0,
+    values: { sex: '1', birth: '1960-05-01', weight: '65', height: '170' },
+  });
+  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+});
+afterAll(async () => {
+  await t.close();
+  imageServer.close();
+});
+
+describe('template', () => {
+  it('SRCH-06: the template has a sheet per editable CRF with names and titles, and a data dictionary', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/business/import/template?studyId=${studyId}`,
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-disposition']).toContain('attachment');
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+    const demo = wb.getWorksheet('人口学资料')!;
+    expect(demo.getRow(1).values).toEqual(expect.arrayContaining(['identificationCode', 'sex', 'weight']));
+    expect(demo.getRow(1).values).not.toContain('bmi');
+    expect(demo.getRow(2).values).toEqual(expect.arrayContaining(['编号', '性别', '体重（kg）']));
+    expect(wb.getWorksheet('术后随访')!.getRow(1).values).toContain('instance');
+    const dict = wb.getWorksheet('数据字典')!;
+    const sexRow = dict.getSheetValues().find((r) => Array.isArray(r) && r[2] === 'sex') as unknown[];
+    expect(sexRow[5]).toBe('1=男；2=女');
+  });
+});
+
+describe('dry run', () => {
+  it('SRCH-06: lists creations, changes and every error with sheet, row and column, and writes nothing', async () => {
+    const file = await workbook({
+      人口学资料: [
+        ['编号', '体重', 'height', 'sex', 'birth'],
+        [codes[0]!, 70, null, null, null],
+        [codes[1]!, 'abc', 300, '9', '05/01/1960'],
+        ['NOPE-1', 60, null, null, null],
+      ],
+      术后随访: [
+        ['编号', '序号', 'fu_date', 'odi'],
+        [codes[0]!, 1, new Date(Date.UTC(2026, 0, 5)), 30],
+        [codes[0]!, 3, '2026-02-01', 20],
+      ],
+    });
+    const before = await counts();
+    const res = await importFile(file, { dryRun: 'true' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const preview = res.body.data;
+    expect(preview.sha256).toBe(sha(file));
+    expect(preview.sheetErrors).toEqual([]);
+    const rowOf = (sheet: string, row: number) =>
+      preview.rows.find((r: { sheet: string; row: number }) => r.sheet === sheet && r.row === row);
+    expect(rowOf('人口学资料', 2)).toMatchObject({
+      action: 'update',
+      errors: [],
+      // The calculated BMI changes with the weight: the preview shows it too.
+      changes: expect.arrayContaining([
+        expect.objectContaining({ item: 'weight', column: '体重', old: '65 kg', new: '70 kg' }),
+        expect.objectContaining({ item: 'bmi', old: '22.5', new: '24.2' }),
+      ]),
+    });
+    const bad = rowOf('人口学资料', 3);
+    const columns = bad.errors.map((e: { column: string }) => e.column).sort();
+    expect(columns).toEqual(['birth', 'height', 'sex', '体重'].sort());
+    expect(bad.errors.find((e: { column: string }) => e.column === 'sex').message).toBe('选项不存在');
+    expect(rowOf('人口学资料', 4).errors[0]).toMatchObject({ column: '编号', message: '本项目中没有此患者编号' });
+    expect(rowOf('术后随访', 2)).toMatchObject({ action: 'create', errors: [] });
+    expect(rowOf('术后随访', 2).changes.map((c: { new: string }) => c.new)).toEqual(['2026-01-05', '30 %']);
+    expect(rowOf('术后随访', 3).errors[0].message).toContain('下一条新记录为 2');
+    expect(preview.summary).toMatchObject({ creates: 1, updates: 1, validPatients: 0 });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('SRCH-06: unknown columns and ambiguous sheets are sheet errors; submit checks required items', async () => {
+    const file = await workbook({
+      生命体征: [
+        ['编号', 'hr', '不存在的列'],
+        [codes[0]!, 70, 1],
+      ],
+      人口学资料: [
+        ['编号', 'bmi'],
+        [codes[0]!, 20],
+      ],
+      不存在的表单: [['编号'], [codes[0]!]],
+    });
+    const res = await importFile(file, { dryRun: 'true', submitType: '1' });
+    const messages = res.body.data.sheetErrors.map((e: { column: string | null; message: string }) => [
+      e.column,
+      e.message,
+    ]);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        ['不存在的列', '表单中没有此变量名或标题'],
+        ['bmi', '计算项由系统计算，不能导入'],
+        [null, '工作表名称不是本项目的CRF标题'],
+      ]),
+    );
+    const required = await importFile(
+      await workbook({
+        生命体征: [
+          ['编号', 'hr'],
+          [codes[0]!, 70],
+        ],
+      }),
+      {
+        dryRun: 'true',
+        submitType: '1',
+      },
+    );
+    const errors = required.body.data.rows[0].errors.map((e: { column: string }) => e.column);
+    expect(errors).toEqual(expect.arrayContaining(['收缩压', '舒张压']));
+  });
+});
+
+describe('import', () => {
+  it('SRCH-06: per patient, one bad row leaves that patient untouched and imports the others, audited with 数据导入 and the file hash', async () => {
+    const file = await workbook({
+      人口学资料: [
+        ['identificationCode', 'weight'],
+        ['编号', '体重'],
+        [codes[0]!, 72],
+        [codes[1]!, 'abc'],
+      ],
+      生命体征: [
+        ['编号', 'sbp', 'dbp'],
+        [codes[1]!, 120, 80],
+      ],
+    });
+    const res = await importFile(file, { mode: 'patient' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.result).toMatchObject({ importedPatients: 1, skippedPatients: 1, updatedRecords: 1 });
+    expect((await valuesOf(recordIds[0]!, '人口学资料'))[0]!.values.weight).toBe('72');
+    expect(await valuesOf(recordIds[1]!, '生命体征')).toHaveLength(0);
+    const trail = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.subjectRecordId, recordIds[0]!), eq(auditEvents.itemName, 'weight')));
+    expect(trail.at(-1)).toMatchObject({
+      oldValue: 65,
+      newValue: 72,
+      reason: `数据导入（文件SHA-256：${sha(file)}）`,
+    });
+  });
+
+  it('SRCH-06: the whole file is all or nothing: one bad row and nothing is written', async () => {
+    const file = await workbook({
+      人口学资料: [
+        ['编号', 'weight'],
+        [codes[0]!, 80],
+        [codes[1]!, 999],
+      ],
+    });
+    const before = await counts();
+    const res = await importFile(file, { mode: 'file' });
+    expect(res.status).toBe(200);
+    expect(res.body.data.result).toMatchObject({ importedPatients: 0, skippedPatients: 2 });
+    expect(res.body.data.result.errors[0]).toMatchObject({ sheet: '人口学资料', row: 3, column: 'weight' });
+    expect(await counts()).toEqual(before);
+    const fixed = await workbook({
+      人口学资料: [
+        ['编号', 'weight'],
+        [codes[0]!, 80],
+        [codes[1]!, 66],
+      ],
+    });
+    const again = await importFile(fixed, { mode: 'file' });
+    expect(again.body.data.result).toMatchObject({ importedPatients: 2, createdRecords: 1, updatedRecords: 1 });
+  });
+
+  it('SRCH-06: submitType 1 submits; a submitted form changes with the reason 数据导入 and stays submitted', async () => {
+    const file = await workbook({
+      生命体征: [
+        ['编号', 'sbp', 'dbp', 'hr'],
+        [codes[0]!, 130, 80, 70],
+      ],
+    });
+    const res = await importFile(file, { submitType: '1' });
+    expect(res.body.data.result).toMatchObject({ importedPatients: 1, createdRecords: 1 });
+    const [record] = await valuesOf(recordIds[0]!, '生命体征');
+    expect(record!.state).toBe(2);
+    const change = await workbook({
+      生命体征: [
+        ['编号', 'hr'],
+        [codes[0]!, 75],
+      ],
+    });
+    const preview = await importFile(change, { dryRun: 'true' });
+    expect(preview.body.data.rows[0]).toMatchObject({ submitted: true, action: 'update' });
+    const changed = await importFile(change, {});
+    expect(changed.body.data.result.updatedRecords).toBe(1);
+    const [after] = await valuesOf(recordIds[0]!, '生命体征');
+    expect(after).toMatchObject({ state: 2, values: expect.objectContaining({ hr: '75' }) });
+    const [row] = await t.db
+      .select()
+      .from(auditEvents)
+      .where(
+        and(
+          eq(auditEvents.crfDataRecordId, record!.id),
+          eq(auditEvents.itemName, 'hr'),
+          like(auditEvents.reason, '数据导入%'),
+        ),
+      )
+      .orderBy(auditEvents.id);
+    expect(row).toBeDefined();
+    // Leaving a required item of a submitted form invalid is refused, as on the form page.
+    const broken = await importFile(
+      await workbook({
+        生命体征: [
+          ['编号', 'sbp'],
+          [codes[0]!, 40],
+        ],
+      }),
+      {},
+    );
+    expect(broken.body.data.result.importedPatients).toBe(0);
+  });
+
+  it("SRCH-06: a form the user may not edit is refused; another study's patient is unknown here; a non-member gets 403", async () => {
+    const member = await addStudyMember(t, admin, studyId, '13300000061', {
+      permissions: [crfKey(crfIds['生命体征']!, 'view'), crfKey(crfIds['生命体征']!, 'save')],
+    });
+    const file = await workbook({
+      人口学资料: [
+        ['编号', 'weight'],
+        [codes[0]!, 90],
+      ],
+    });
+    const refused = await importFile(file, { dryRun: 'true' }, member);
+    expect(refused.body.data.sheetErrors[0]).toMatchObject({ sheet: '人口学资料', message: '您没有编辑此表单的权限' });
+    const before = await counts();
+    expect((await importFile(file, {}, member)).body.data.result.importedPatients).toBe(0);
+    expect(await counts()).toEqual(before);
+
+    const other = await t.call(admin, 'POST', '/api/business/study', {
+      studyName: '导入另一项目',
+      studyCode: 'IMP-OTHER',
+    });
+    const otherId = other.body.data.id as number;
+    const stranger = await addStudyMember(t, admin, otherId, '13300000062', { permissions: [] });
+    expect((await importFile(file, { dryRun: 'true' }, stranger)).status).toBe(403);
+    const otherPatient = await t.call(admin, 'POST', '/api/business/subject', {
+      studyId: otherId,
+      subjectName: '别处',
+      gender: 2,
+      birth: '1970-01-01',
+    });
+    const otherCode = otherPatient.body.data?.identificationCode ?? 'OTHER-CODE';
+    const foreign = await importFile(
+      await workbook({
+        生命体征: [
+          ['编号', 'hr'],
+          [otherCode, 70],
+        ],
+      }),
+      { dryRun: 'true' },
+    );
+    expect(foreign.body.data.rows[0].errors[0].message).toBe('本项目中没有此患者编号');
+  });
+});
+
+describe('image_urls', () => {
+  const imageCrf = '影像学检查';
+  const imageItem = 'xray';
+  const send = (url: string) =>
+    t.call(admin, 'POST', '/api/business/import/image_urls', {
+      studyId,
+      items: [{ identificationCode: codes[0], crf: imageCrf, item: imageItem, url }],
+    });
+
+  it('SRCH-07: refuses other hosts and private, loopback and link-local literals before any request', async () => {
+    for (const [url, message] of [
+      ['http://example.org/a.png', '该主机不在允许的图片来源列表中'],
+      ['http://127.0.0.1/a.png', '不允许访问内网或本机地址'],
+      ['http://10.1.2.3/a.png', '不允许访问内网或本机地址'],
+      ['http://169.254.169.254/latest/meta-data', '不允许访问内网或本机地址'],
+      ['http://[::1]/a.png', '不允许访问内网或本机地址'],
+      ['file:///etc/passwd', '只支持 http 和 https 地址'],
+    ] as const) {
+      const res = await send(url);
+      expect(res.status, url).toBe(400);
+      expect(res.body.data.errors[0].message, url).toBe(message);
+    }
+  });
+
+  it('SRCH-07: refuses redirects to other hosts, non-images by their bytes and oversized images', async () => {
+    const before = await t.db.select({ n: count() }).from(storedFiles);
+    for (const [path, message] of [
+      ['/away', 'URL 重定向到其他主机，已拒绝'],
+      ['/loop', 'URL 重定向到其他主机，已拒绝'],
+      ['/text.png', '地址返回的内容不是图片'],
+      ['/big.png', '图片超过20MB'],
+    ] as const) {
+      const res = await send(`http://${imageHost}${path}`);
+      expect(res.status, path).toBe(400);
+      expect(res.body.data.errors[0].message, path).toBe(message);
+    }
+    expect(await t.db.select({ n: count() }).from(storedFiles)).toEqual(before);
+  });
+
+  it("SRCH-07: an allowed host (after a same-host redirect) and this platform's own file URL are attached and audited", async () => {
+    const res = await send(`http://${imageHost}/same`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const fileKey = res.body.data[0].fileKey as string;
+    const [file] = await t.db.select().from(storedFiles).where(eq(storedFiles.fileKey, fileKey));
+    expect(file).toMatchObject({ contentType: 'image/png', sha256: sha(PNG), studyId });
+    const own = await send(`/api/v1/fileupload/downfile?fileKey=${fileKey}`);
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    const [record] = await valuesOf(recordIds[0]!, imageCrf);
+    expect(String(record!.values[imageItem])).toContain(fileKey);
+    const trail = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.crfDataRecordId, record!.id), eq(auditEvents.itemName, imageItem)));
+    expect(trail.at(-1)!.reason).toContain(`数据导入（图片URL，SHA-256：${sha(PNG)}`);
+  });
+});

@@ -1,0 +1,704 @@
+import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import ExcelJS from 'exceljs';
+import {
+  blockingErrors,
+  changedItemNames,
+  CODE_COLUMNS,
+  DATA_IMPORT_REASON,
+  DICTIONARY_SHEET,
+  evaluateForm,
+  FORM_STATE,
+  genderFromPatient,
+  headerMeaning,
+  importColumns,
+  INSTANCE_COLUMNS,
+  NOT_IMPORTABLE_TEXT,
+  PREVIEW_ROW_LIMIT,
+  README_SHEET,
+  cellValue,
+  dateFormatOf,
+  isDateType,
+  valueText,
+  type CrfDefinition,
+  type ImportColumn,
+  type ImportIssue,
+  type ImportItemChange,
+  type ImportMode,
+  type ImportPreview,
+  type ImportResult,
+  type ImportRowPlan,
+} from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import type { Db } from '../../db/client.js';
+import { crfDataRecords, crfStageCrfs, crfs, studies, subjectRecords, subjects, users } from '../../db/schema/index.js';
+import { AppError } from '../../shared/app-error.js';
+import type { CurrentUser } from '../../shared/current-user.js';
+import type { StudyAccess } from '../../shared/study-access.js';
+import { can, saveCrf } from '../crf-data/crf-data.service.js';
+import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
+import { otherFormValues } from '../crf-data/linked-values.service.js';
+import { JobFailure, type JobInfo, type JobTools } from '../jobs/job-queue.js';
+import type { ReadSheet, WorkbookPool } from './data-import.pool.js';
+
+/** The audit reason of every value a file brings in: 数据导入 and the file's SHA-256 (which file, provably). */
+export const importReason = (sha256: string) => `${DATA_IMPORT_REASON}（文件SHA-256：${sha256}）`;
+
+/** An Excel sheet name for a CRF title: at most 31 characters, none of []:*?/\. */
+export const sheetNameOf = (title: string) => title.replace(/[[\]:*?/\\]/g, '_').slice(0, 31);
+
+interface Form {
+  crfId: number;
+  title: string;
+  currentVersion: number;
+  repeatable: boolean;
+}
+
+interface StoredRecord {
+  id: number;
+  subjectRecordId: number;
+  crfId: number;
+  crfVersion: number;
+  state: number;
+  version: number;
+  values: Record<string, unknown>;
+}
+
+/** One record the file writes: a patient's form (a repeatable form's record by its number). */
+export interface Target {
+  sheet: string;
+  row: number;
+  code: string;
+  subjectRecordId: number;
+  form: Form;
+  existing: StoredRecord | null;
+  /** The stored values with the file's cells over them: what the save is given. */
+  values: Record<string, unknown>;
+  changed: string[];
+  submits: boolean;
+  errors: ImportIssue[];
+  plan: ImportRowPlan;
+}
+
+export interface ImportPlan {
+  sheetErrors: ImportIssue[];
+  /** Rows that name no patient of the study (or are otherwise refused before any form is looked at). */
+  rowErrors: ImportRowPlan[];
+  targets: Target[];
+}
+
+export interface PlanOptions {
+  submit: boolean;
+}
+
+const chunk = <T>(list: readonly T[], size: number) =>
+  Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, i * size + size));
+
+/** Lets other requests run between pieces of a long plan on this thread. */
+const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function studyForms(db: Db, studyId: number): Promise<Form[]> {
+  const rows = await db
+    .select({ crfId: crfs.id, title: crfs.title, currentVersion: crfs.currentVersion })
+    .from(crfs)
+    .where(eq(crfs.studyId, studyId))
+    .orderBy(asc(crfs.id));
+  const links = await db
+    .select({ crfId: crfStageCrfs.crfId, repeat: crfStageCrfs.repeat })
+    .from(crfStageCrfs)
+    .where(eq(crfStageCrfs.studyId, studyId));
+  return rows.map((r) => ({ ...r, repeatable: links.some((l) => l.crfId === r.crfId && l.repeat !== 1) }));
+}
+
+function textOf(column: ImportColumn | undefined, value: unknown, values: Record<string, unknown>): string {
+  return valueText(column?.node, value, values);
+}
+
+/**
+ * What a workbook would do, judged before anything is written: per sheet and row the patient, the form and
+ * each item's old and new value, and every error. Values are judged by the engine exactly as the save
+ * judges them (evaluateForm, then blockingErrors with the submit rules for a form that is or will be
+ * submitted); the save judges them again when the import writes, and its verdict is final.
+ */
+export async function planImport(
+  ctx: AppContext,
+  access: StudyAccess,
+  sheets: ReadSheet[],
+  options: PlanOptions,
+): Promise<ImportPlan> {
+  const forms = await studyForms(ctx.db, access.studyId);
+  const byName = new Map<string, Form>();
+  for (const f of forms) byName.set(sheetNameOf(f.title), f);
+  for (const f of forms) byName.set(f.title, f);
+  const sheetErrors: ImportIssue[] = [];
+  const action = options.submit ? 'submit' : 'save';
+
+  interface SheetPlan {
+    sheet: ReadSheet;
+    form: Form;
+    definition: CrfDefinition;
+    codeAt: number;
+    instanceAt: number;
+    items: Array<{ at: number; header: string; column: ImportColumn }>;
+  }
+  const plans: SheetPlan[] = [];
+  for (const sheet of sheets) {
+    if (sheet.name === DICTIONARY_SHEET || sheet.name === README_SHEET) continue;
+    const issue = (message: string, column: string | null = null) =>
+      sheetErrors.push({ sheet: sheet.name, row: null, column, message });
+    const form = byName.get(sheet.name.trim());
+    if (!form) {
+      if (sheet.rows.length > 0) issue('工作表名称不是本项目的CRF标题');
+      continue;
+    }
+    if (!can(access, form.crfId, action)) {
+      issue(options.submit ? '您没有提交此表单的权限' : '您没有编辑此表单的权限');
+      continue;
+    }
+    const definition = await definitionOf(ctx.db, form.crfId, form.currentVersion);
+    const columns = importColumns(definition);
+    let codeAt = -1;
+    let instanceAt = -1;
+    const items: SheetPlan['items'] = [];
+    const seen = new Map<string, string>();
+    sheet.header.forEach((header, at) => {
+      if (header === '') return;
+      const meaning = headerMeaning(columns, header);
+      if (meaning.kind === 'code') codeAt = at;
+      else if (meaning.kind === 'instance') instanceAt = at;
+      else if (meaning.kind === 'error') issue(meaning.message, header);
+      else if (seen.has(meaning.column.name)) {
+        issue(`与列“${seen.get(meaning.column.name)}”是同一题目`, header);
+      } else {
+        seen.set(meaning.column.name, header);
+        items.push({ at, header, column: meaning.column });
+      }
+    });
+    if (codeAt < 0) issue(`缺少患者编号列（${CODE_COLUMNS.slice(0, 2).join(' 或 ')}）`);
+    if (form.repeatable && instanceAt < 0) {
+      issue(`重复表单需要记录序号列（${INSTANCE_COLUMNS.slice(0, 2).join(' 或 ')}）`);
+    }
+    plans.push({ sheet, form, definition, codeAt, instanceAt, items });
+  }
+
+  // The template's second row holds the titles: skipped when its code cell is a code column's title.
+  const dataRows = (p: SheetPlan) =>
+    p.sheet.rows.filter(
+      (r) => !(r.row === 2 && (CODE_COLUMNS as readonly string[]).includes(String(r.cells[p.codeAt] ?? '').trim())),
+    );
+  const codeOf = (p: SheetPlan, cells: readonly unknown[]) =>
+    p.codeAt < 0 ? '' : String(cells[p.codeAt] ?? '').trim();
+
+  // Patients: only live patients of this study (every member sees all of a study's patients).
+  const codes = [...new Set(plans.flatMap((p) => dataRows(p).map((r) => codeOf(p, r.cells))))].filter(Boolean);
+  const patients = new Map<string, { subjectRecordId: number; gender: number }>();
+  for (const part of chunk(codes, 5_000)) {
+    const found = await ctx.db
+      .select({ code: subjects.identificationCode, subjectRecordId: subjectRecords.id, gender: subjects.gender })
+      .from(subjects)
+      .innerJoin(subjectRecords, and(eq(subjectRecords.subjectId, subjects.id), isNull(subjectRecords.deletedAt)))
+      .where(
+        and(
+          eq(subjects.studyId, access.studyId),
+          isNull(subjects.deletedAt),
+          inArray(subjects.identificationCode, part),
+        ),
+      );
+    for (const p of found) patients.set(p.code, { subjectRecordId: p.subjectRecordId, gender: p.gender });
+  }
+  const records = new Map<string, StoredRecord[]>();
+  const crfIds = [...new Set(plans.map((p) => p.form.crfId))];
+  const recordIds = [...new Set([...patients.values()].map((p) => p.subjectRecordId))];
+  for (const part of chunk(recordIds, 5_000)) {
+    if (crfIds.length === 0) break;
+    const rows = await ctx.db
+      .select({
+        id: crfDataRecords.id,
+        subjectRecordId: crfDataRecords.subjectRecordId,
+        crfId: crfDataRecords.crfId,
+        crfVersion: crfDataRecords.crfVersion,
+        state: crfDataRecords.state,
+        version: crfDataRecords.version,
+        values: crfDataRecords.values,
+      })
+      .from(crfDataRecords)
+      .where(
+        and(
+          eq(crfDataRecords.studyId, access.studyId),
+          inArray(crfDataRecords.subjectRecordId, part),
+          inArray(crfDataRecords.crfId, crfIds),
+          isNull(crfDataRecords.deletedAt),
+        ),
+      )
+      .orderBy(asc(crfDataRecords.id));
+    for (const r of rows) {
+      const key = `${r.subjectRecordId}:${r.crfId}`;
+      records.set(key, [...(records.get(key) ?? []), r]);
+    }
+  }
+
+  const rowErrors: ImportRowPlan[] = [];
+  const targets: Target[] = [];
+  const taken = new Map<string, number>();
+  const newInstances = new Map<string, number>();
+  const now = ctx.clock();
+  let done = 0;
+  for (const p of plans) {
+    const broken = sheetErrors.some((e) => e.sheet === p.sheet.name);
+    for (const { row, cells } of dataRows(p)) {
+      if (++done % 100 === 0) await breathe();
+      const code = codeOf(p, cells);
+      const plan: ImportRowPlan = {
+        sheet: p.sheet.name,
+        row,
+        identificationCode: code,
+        crfTitle: p.form.title,
+        action: 'unchanged',
+        submitted: false,
+        changes: [],
+        errors: [],
+      };
+      const fail = (message: string, column: string | null = null) =>
+        plan.errors.push({ sheet: p.sheet.name, row, column, message });
+      const patient = patients.get(code);
+      if (broken) continue;
+      if (!code) fail('患者编号为空', p.sheet.header[p.codeAt] ?? null);
+      else if (!patient) fail('本项目中没有此患者编号', p.sheet.header[p.codeAt] ?? null);
+      if (!patient) {
+        rowErrors.push(plan);
+        continue;
+      }
+      const stored = records.get(`${patient.subjectRecordId}:${p.form.crfId}`) ?? [];
+      let existing: StoredRecord | null = stored[0] ?? null;
+      let instance = 1;
+      if (p.form.repeatable) {
+        const header = p.sheet.header[p.instanceAt] ?? null;
+        const raw = cells[p.instanceAt];
+        instance = Number(typeof raw === 'string' ? raw.trim() : raw);
+        if (!Number.isInteger(instance) || instance < 1) {
+          fail('记录序号应为正整数', header);
+          rowErrors.push(plan);
+          continue;
+        }
+        existing = stored[instance - 1] ?? null;
+        const formKey = `${patient.subjectRecordId}:${p.form.crfId}`;
+        if (!existing) {
+          const next = stored.length + (newInstances.get(formKey) ?? 0) + 1;
+          if (instance !== next) {
+            fail(`记录序号应连续，下一条新记录为 ${next}`, header);
+            rowErrors.push(plan);
+            continue;
+          }
+          newInstances.set(formKey, next - stored.length);
+        }
+      }
+      const targetKey = `${patient.subjectRecordId}:${p.form.crfId}:${instance}`;
+      const first = taken.get(targetKey);
+      if (first !== undefined) {
+        fail(`与第${first}行是同一患者的同一表单记录`);
+        rowErrors.push(plan);
+        continue;
+      }
+      taken.set(targetKey, row);
+
+      const definition = existing ? await definitionOf(ctx.db, p.form.crfId, existing.crfVersion) : p.definition;
+      const nodes = nodesOf(definition);
+      const before = existing?.values ?? {};
+      const values: Record<string, unknown> = { ...before };
+      const columnOfItem = new Map<string, string>();
+      const columns = new Map<string, ImportColumn>();
+      for (const { at, header, column } of p.items) {
+        const node = nodes.get(column.name);
+        const value = cellValue(node ? { ...column, node } : column, (cells[at] ?? null) as never);
+        if (value === undefined) continue;
+        if (!node) {
+          fail('此患者的记录使用的CRF版本中没有此题目', header);
+          continue;
+        }
+        values[column.name] = value;
+        columnOfItem.set(column.name, header);
+        columns.set(column.name, { ...column, node });
+      }
+      const complete = options.submit || existing?.state === FORM_STATE.submitted;
+      const forms = await otherFormValues(ctx.db, access.studyId, patient.subjectRecordId, definition);
+      const evaluated = evaluateForm(definition, values, {
+        now,
+        timeZone: access.timeZone,
+        gender: genderFromPatient(patient.gender),
+        forms,
+      });
+      for (const issue of blockingErrors(evaluated, complete)) {
+        const item = issue.container ?? issue.item;
+        const title = nodes.get(item)?.title ?? item;
+        const where = issue.container ? `（第${(issue.row ?? 0) + 1}行）` : '';
+        fail(`${issue.message}${where}`, columnOfItem.get(item) ?? title);
+      }
+      const after = evaluated.values as Record<string, unknown>;
+      const changed = changedItemNames(before, after);
+      const submits = options.submit && existing?.state !== FORM_STATE.submitted;
+      plan.submitted = complete;
+      plan.action = !existing ? 'create' : changed.length > 0 || submits ? 'update' : 'unchanged';
+      plan.changes = changed.map((item): ImportItemChange => ({
+        item,
+        title: nodes.get(item)?.title ?? item,
+        column: columnOfItem.get(item) ?? '',
+        old: textOf(columns.get(item), before[item], before),
+        new: textOf(columns.get(item), after[item], after),
+      }));
+      targets.push({
+        sheet: p.sheet.name,
+        row,
+        code,
+        subjectRecordId: patient.subjectRecordId,
+        form: p.form,
+        existing,
+        values,
+        changed,
+        submits,
+        errors: plan.errors,
+        plan,
+      });
+    }
+  }
+  return { sheetErrors, rowErrors, targets };
+}
+
+/** The preview's answer: counts, sheet errors and the rows (those with errors first, at most PREVIEW_ROW_LIMIT). */
+export function previewOf(plan: ImportPlan, fileName: string, sha256: string): ImportPreview {
+  const all = [...plan.rowErrors, ...plan.targets.map((t) => t.plan)];
+  const byPatient = patientsOf(plan);
+  const rows = [...all.filter((r) => r.errors.length > 0), ...all.filter((r) => r.errors.length === 0)].sort(
+    (a, b) => Number(b.errors.length > 0) - Number(a.errors.length > 0),
+  );
+  return {
+    fileName,
+    sha256,
+    summary: {
+      rows: all.length,
+      patients: new Set(all.map((r) => r.identificationCode)).size,
+      creates: all.filter((r) => r.errors.length === 0 && r.action === 'create').length,
+      updates: all.filter((r) => r.errors.length === 0 && r.action === 'update').length,
+      unchanged: all.filter((r) => r.errors.length === 0 && r.action === 'unchanged').length,
+      errors: plan.sheetErrors.length + all.reduce((n, r) => n + r.errors.length, 0),
+      validPatients: plan.sheetErrors.length > 0 ? 0 : [...byPatient.values()].filter((p) => p.valid).length,
+    },
+    sheetErrors: plan.sheetErrors,
+    rows: rows.slice(0, PREVIEW_ROW_LIMIT),
+    truncated: rows.length > PREVIEW_ROW_LIMIT,
+  };
+}
+
+function patientsOf(plan: ImportPlan) {
+  const out = new Map<string, { valid: boolean; targets: Target[] }>();
+  for (const r of plan.rowErrors) out.set(r.identificationCode, { valid: false, targets: [] });
+  for (const t of plan.targets) {
+    const p = out.get(t.code) ?? { valid: true, targets: [] };
+    p.targets.push(t);
+    if (t.errors.length > 0) p.valid = false;
+    out.set(t.code, p);
+  }
+  return out;
+}
+
+export const planErrors = (plan: ImportPlan): ImportIssue[] => [
+  ...plan.sheetErrors,
+  ...plan.rowErrors.flatMap((r) => r.errors),
+  ...plan.targets.flatMap((t) => t.errors),
+];
+
+export interface ImportRunOptions {
+  mode: ImportMode;
+  submitType: 0 | 1;
+  sha256: string;
+  /** Called after each patient (done, total); a job reports it as progress. */
+  progress?: (done: number, total: number) => Promise<void>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Writes a plan through the form page's save (saveCrf): the engine judges every record again, the reason
+ * rules for submitted forms hold (the reason is 数据导入 with the file's hash), each changed value gets its
+ * audit row, verification marks and signatures are voided and the domain events are recorded. `file`: one
+ * transaction, nothing written unless every row is valid. `patient`: one transaction per patient; a patient
+ * with any error is left untouched and the others are imported. A sheet-wide error (unknown sheet or column,
+ * a form the user may not edit) stops both: the file itself needs fixing.
+ */
+export async function applyPlan(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  plan: ImportPlan,
+  options: ImportRunOptions,
+): Promise<ImportResult> {
+  const errors = planErrors(plan);
+  const byPatient = patientsOf(plan);
+  const result: ImportResult = {
+    sha256: options.sha256,
+    mode: options.mode,
+    submitType: options.submitType,
+    importedPatients: 0,
+    skippedPatients: 0,
+    createdRecords: 0,
+    updatedRecords: 0,
+    values: 0,
+    errors,
+  };
+  if (plan.sheetErrors.length > 0 || (options.mode === 'file' && errors.length > 0)) {
+    result.skippedPatients = byPatient.size;
+    return result;
+  }
+  const reason = importReason(options.sha256);
+  // The saves' events commit with the import's transaction: nothing to wait for before going on.
+  const events = Object.assign(Object.create(ctx.events) as AppContext['events'], {
+    delivered: () => Promise.resolve(false),
+  });
+  const write = async (tx: Db, targets: Target[]) => {
+    const txCtx: AppContext = { ...ctx, db: tx, events };
+    let created = 0;
+    let updated = 0;
+    let values = 0;
+    for (const t of targets) {
+      if (t.changed.length === 0 && !t.submits && t.existing) continue;
+      try {
+        const saved = await saveCrf(txCtx, user, access, {
+          subjectRecordId: t.subjectRecordId,
+          crfId: t.form.crfId,
+          crfDataRecordId: t.existing?.id ?? null,
+          version: t.existing?.version ?? 0,
+          values: t.values,
+          submit: options.submitType === 1,
+          reason,
+        });
+        values += 'changedItems' in saved ? saved.changedItems.length : 0;
+      } catch (err) {
+        if (err instanceof AppError) throw new TargetRefused(t, err);
+        throw err;
+      }
+      if (t.existing) updated += 1;
+      else created += 1;
+    }
+    return { created, updated, values };
+  };
+  const add = (n: { created: number; updated: number; values: number }, patients: number) => {
+    result.createdRecords += n.created;
+    result.updatedRecords += n.updated;
+    result.values += n.values;
+    result.importedPatients += patients;
+  };
+  const refusal = (err: TargetRefused): ImportIssue => {
+    const issues = (err.cause.data as { errors?: Array<{ itemName: string; message: string }> } | null)?.errors ?? [];
+    const detail = issues.map((i) => `${i.itemName}：${i.message}`).join('；');
+    return {
+      sheet: err.target.sheet,
+      row: err.target.row,
+      column: null,
+      message: `${err.cause.message}${detail ? `（${detail}）` : ''}`,
+    };
+  };
+
+  if (options.mode === 'file') {
+    try {
+      const n = await ctx.db.transaction((tx) => write(tx, plan.targets));
+      add(n, byPatient.size);
+    } catch (err) {
+      if (!(err instanceof TargetRefused)) throw err;
+      result.errors.push(refusal(err));
+      result.skippedPatients = byPatient.size;
+    }
+    await options.progress?.(1, 1);
+    return result;
+  }
+  const patients = [...byPatient.values()];
+  let done = 0;
+  for (const p of patients) {
+    if (options.signal?.aborted) break;
+    if (!p.valid) result.skippedPatients += 1;
+    else {
+      try {
+        add(await ctx.db.transaction((tx) => write(tx, p.targets)), 1);
+      } catch (err) {
+        if (!(err instanceof TargetRefused)) throw err;
+        result.errors.push(refusal(err));
+        result.skippedPatients += 1;
+      }
+    }
+    done += 1;
+    if (done % 20 === 0 || done === patients.length) await options.progress?.(done, patients.length);
+  }
+  return result;
+}
+
+/** A save refused by the save service while the import wrote: rolls its patient (or the file) back. */
+class TargetRefused extends Error {
+  constructor(
+    readonly target: Target,
+    override readonly cause: AppError,
+  ) {
+    super(cause.message);
+  }
+}
+
+/** The CRFs the user may fill in through an import: the ones they may save. */
+export async function editableForms(ctx: AppContext, access: StudyAccess) {
+  const forms = await studyForms(ctx.db, access.studyId);
+  return forms.filter((f) => can(access, f.crfId, 'save'));
+}
+
+function typeText(column: ImportColumn): string {
+  const { node } = column;
+  if (isDateType(node.type)) return `日期（${dateFormatOf(node)}）`;
+  const names: Record<string, string> = {
+    radio: '单选',
+    select: '下拉单选',
+    checkbox: '多选（多个代码用逗号分隔）',
+    multiSelect: '下拉多选（多个代码用逗号分隔）',
+    int: '整数',
+    real: '数字',
+    number: '数字',
+    slider: '数字（滑块）',
+    time: '时间',
+    textarea: '文本',
+    input: '文本',
+    text: '文本',
+  };
+  return names[node.type] ?? node.type;
+}
+
+/**
+ * The template workbook: a 说明 sheet, one sheet per CRF the user may edit (row 1 the variable names a reader
+ * matches first, row 2 their titles, skipped on import; a repeatable form's record number after the code),
+ * and a 数据字典 sheet with every item's type, option codes and labels and unit.
+ */
+export async function templateWorkbook(ctx: AppContext, access: StudyAccess): Promise<Buffer> {
+  const forms = await editableForms(ctx, access);
+  const wb = new ExcelJS.Workbook();
+  wb.creator = 'EDC';
+  const readme = wb.addWorksheet(README_SHEET);
+  readme.getColumn(1).width = 110;
+  for (const line of [
+    '数据导入模板',
+    '每个工作表对应一个CRF（工作表名称为CRF标题）；第1行为变量名，第2行为题目标题（导入时跳过），从第3行起每行为一位患者的一条表单记录。',
+    '列标题可以写变量名或题目标题：同一文字既是某题的变量名又是另一题的标题时按变量名匹配；多个题目标题相同时须写变量名。',
+    '编号列填写患者在本项目中的编号；可重复表单的“序号”列填写该患者此表单的第几条记录（新记录接在已有记录之后）。',
+    '单选、多选可填写选项代码或选项标签（多个用逗号分隔）；日期按数据字典中的格式填写，也可使用 Excel 日期单元格。',
+    '空白单元格不修改已有数据；计算项、图片与文件、列表题目不能通过表格导入。',
+    '导入前请先“预览”：系统列出将新增或修改的数据和全部错误，确认后再导入。每个导入的值都记录稽查轨迹（原因：数据导入，并附文件的SHA-256）。',
+    `本模板的数据表：${forms.length}个（${DICTIONARY_SHEET}工作表列出每个题目的类型、选项和单位）。`,
+  ]) {
+    readme.addRow([line]);
+  }
+  readme.getRow(1).font = { bold: true, size: 14 };
+  const dictionary: Array<(string | number)[]> = [];
+  const used = new Set<string>([README_SHEET, DICTIONARY_SHEET]);
+  for (const form of forms) {
+    const definition = await definitionOf(ctx.db, form.crfId, form.currentVersion);
+    const columns = importColumns(definition);
+    let name = sheetNameOf(form.title);
+    for (let n = 2; used.has(name); n += 1) name = `${sheetNameOf(form.title).slice(0, 28)}_${n}`;
+    used.add(name);
+    const sheet = wb.addWorksheet(name);
+    const importable = columns.filter((c) => !c.notImportable);
+    const meta = form.repeatable ? [CODE_COLUMNS[0], INSTANCE_COLUMNS[0]] : [CODE_COLUMNS[0]];
+    const metaTitles = form.repeatable ? [CODE_COLUMNS[1], INSTANCE_COLUMNS[1]] : [CODE_COLUMNS[1]];
+    sheet.addRow([...meta, ...importable.map((c) => c.name)]);
+    sheet.addRow([...metaTitles, ...importable.map((c) => (c.unit ? `${c.title}（${c.unit}）` : c.title))]);
+    sheet.getRow(1).font = { bold: true };
+    sheet.getRow(2).font = { italic: true, color: { argb: 'FF666666' } };
+    sheet.views = [{ state: 'frozen', xSplit: meta.length, ySplit: 2 }];
+    sheet.columns.forEach((c) => {
+      c.width = 16;
+    });
+    for (const c of columns) {
+      dictionary.push([
+        form.title,
+        c.name,
+        c.title,
+        typeText(c),
+        c.choices.map((o) => `${o.value}=${o.text}`).join('；'),
+        c.unit,
+        c.notImportable ? NOT_IMPORTABLE_TEXT[c.notImportable] : c.node.option.required ? '必填（提交时）' : '',
+      ]);
+    }
+  }
+  const dict = wb.addWorksheet(DICTIONARY_SHEET);
+  dict.addRow(['表单', '变量名', '标题', '类型', '选项（代码=标签）', '单位', '说明']);
+  dict.getRow(1).font = { bold: true };
+  for (const row of dictionary) dict.addRow(row);
+  [24, 20, 28, 26, 50, 10, 40].forEach((w, i) => {
+    dict.getColumn(i + 1).width = w;
+  });
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+export const IMPORT_JOB_KIND = 'data.import';
+
+/** A job's payload: ids and options only (the workbook waits in the file storage under data-imports/). */
+export interface ImportJobPayload {
+  studyId: number;
+  fileKey: string;
+  fileName: string;
+  sha256: string;
+  mode: ImportMode;
+  submitType: 0 | 1;
+  /** The owner's system permissions when asked (study:manage decides access like for a request). */
+  systemPermissions: string[];
+}
+
+export const importFileKey = (fileKey: string) => `data-imports/${fileKey}`;
+
+export async function studyNameOf(ctx: AppContext, studyId: number) {
+  const [study] = await ctx.db.select({ name: studies.studyName }).from(studies).where(eq(studies.studyId, studyId));
+  return study?.name ?? '项目';
+}
+
+/**
+ * The import job: re-runnable, as every handler must be. A re-run plans the file again against the data as it
+ * now stands, so what a first run wrote reads as unchanged and is not written twice.
+ */
+export async function runImportJob(
+  ctx: AppContext,
+  pool: WorkbookPool,
+  job: JobInfo<ImportJobPayload>,
+  tools: JobTools,
+  accessOf: (userId: number, systemPermissions: string[], studyId: number) => Promise<StudyAccess | null>,
+): Promise<ImportResult> {
+  const p = job.payload;
+  const key = importFileKey(p.fileKey);
+  const stream = await ctx.files.get(key);
+  if (!stream) throw new JobFailure('导入文件已不存在，请重新上传');
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  try {
+    const access = await accessOf(job.ownerId, p.systemPermissions, p.studyId);
+    if (!access) throw new JobFailure('您已不是该项目成员，无法导入');
+    const [owner] = await ctx.db.select().from(users).where(eq(users.userId, job.ownerId));
+    if (!owner) throw new JobFailure('用户不存在');
+    const user: CurrentUser = {
+      userId: owner.userId,
+      userName: owner.userName,
+      name: owner.name,
+      deptId: owner.deptId,
+      sessionId: '',
+      admin: false,
+      permissions: p.systemPermissions,
+      setPasswordMust: false,
+    };
+    await tools.progress(2, '正在读取文件');
+    const sheets = await pool.read(Buffer.concat(chunks));
+    await tools.progress(5, '正在检查数据');
+    const plan = await planImport(ctx, access, sheets, { submit: p.submitType === 1 });
+    await tools.progress(20, '正在导入');
+    return await applyPlan(ctx, user, access, plan, {
+      mode: p.mode,
+      submitType: p.submitType,
+      sha256: p.sha256,
+      signal: tools.signal,
+      progress: (done, total) => tools.progress(20 + Math.floor((done / total) * 79), `正在导入 ${done}/${total}`),
+    });
+  } catch (err) {
+    if (err instanceof AppError) throw new JobFailure(err.message);
+    throw err;
+  } finally {
+    // A stop for shutdown runs the job again: its file must stay until the job has ended.
+    if (!tools.signal.aborted) await ctx.files.delete(key);
+  }
+}

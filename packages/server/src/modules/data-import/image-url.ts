@@ -1,0 +1,165 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
+import { FILE_DOWNLOAD_PATH } from '@ecrf/core';
+
+/** The largest image fetched from a URL; the page's own uploads allow more, a picture needs no more. */
+export const IMAGE_URL_MAX_BYTES = 20 * 1024 * 1024;
+const TIMEOUT_MS = 15_000;
+const MAX_REDIRECTS = 3;
+
+export class UrlRefused extends Error {}
+
+/** Where a URL points, as far as it is judged before any request. */
+export type UrlTarget = { kind: 'own'; fileKey: string } | { kind: 'remote'; url: URL };
+
+/** 127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, 100.64/10, 0/8, multicast and reserved; IPv6 loopback, ULA, link-local. */
+export function isPrivateAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return isPrivateAddress(mapped[1]!);
+  if (net.isIPv4(address)) {
+    const [a, b] = address.split('.').map(Number) as [number, number];
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      a >= 224
+    );
+  }
+  if (net.isIPv6(address)) {
+    const lower = address.toLowerCase();
+    return lower === '::' || lower === '::1' || /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || /^ff/.test(lower);
+  }
+  return false;
+}
+
+/** Link-local (169.254/16, fe80::/10): cloud metadata services live there; refused even for a listed name. */
+const isLinkLocal = (address: string) =>
+  /^169\.254\./.test(address) || /^::ffff:169\.254\./i.test(address) || /^fe[89ab]/i.test(address);
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+
+/**
+ * Judges a URL before anything is fetched (no server-side request to a host nobody chose):
+ * - this platform's own file address (`/api/v1/fileupload/downfile?fileKey=…`, relative or on the host the
+ *   request came to) is not fetched at all: the stored file is used;
+ * - otherwise only http(s) to a host on the configured allow-list (EDC_IMAGE_URL_HOSTS); an IP literal in a
+ *   private, loopback or link-local range is refused even when listed.
+ */
+export function judgeUrl(raw: string, ownHost: string, allowed: readonly string[]): UrlTarget {
+  let url: URL;
+  try {
+    url = new URL(raw, `http://${ownHost}`);
+  } catch {
+    throw new UrlRefused('不是有效的URL');
+  }
+  const relative = raw.startsWith('/') && !raw.startsWith('//');
+  if ((relative || url.host.toLowerCase() === ownHost.toLowerCase()) && url.pathname === FILE_DOWNLOAD_PATH) {
+    const fileKey = url.searchParams.get('fileKey') ?? '';
+    if (!/^[0-9a-f]{32}$/.test(fileKey)) throw new UrlRefused('不是本平台的文件地址');
+    return { kind: 'own', fileKey };
+  }
+  if (relative) throw new UrlRefused('不是本平台的文件地址');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlRefused('只支持 http 和 https 地址');
+  if (url.username || url.password) throw new UrlRefused('URL 不能包含用户名或密码');
+  const host = hostOf(url);
+  if (net.isIP(host) && isPrivateAddress(host)) throw new UrlRefused('不允许访问内网或本机地址');
+  if (!allowed.some((h) => h.toLowerCase() === host || h.toLowerCase() === url.host.toLowerCase())) {
+    throw new UrlRefused('该主机不在允许的图片来源列表中');
+  }
+  return { kind: 'remote', url };
+}
+
+/** The address a listed name resolves to is checked on the connection itself (no second lookup to rebind). */
+const guardedLookup: net.LookupFunction = (hostname, options, callback) => {
+  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '', 0);
+    const list = addresses as dns.LookupAddress[];
+    if (list.some((a) => isLinkLocal(a.address))) {
+      return callback(Object.assign(new Error('link-local address refused'), { code: 'EDC_REFUSED' }), '', 0);
+    }
+    if ((options as { all?: boolean }).all) return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+    return callback(null, list[0]!.address, list[0]!.family);
+  });
+};
+
+/**
+ * Fetches an allowed URL: no redirect to another host (a redirect on the same host is followed, at most
+ * three), at most IMAGE_URL_MAX_BYTES (counted, not trusted from content-length), within 15 s. Answers a
+ * stream of the body; the caller stores it and decides its type by its bytes.
+ */
+export async function fetchAllowed(
+  url: URL,
+  maxBytes = IMAGE_URL_MAX_BYTES,
+): Promise<Readable & { truncated?: boolean }> {
+  let current = url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
+    const response = await get(current);
+    const status = response.statusCode ?? 0;
+    if (status >= 300 && status < 400 && response.headers.location) {
+      response.resume();
+      const next = new URL(response.headers.location, current);
+      if (next.host.toLowerCase() !== current.host.toLowerCase() || next.protocol !== current.protocol) {
+        throw new UrlRefused('URL 重定向到其他主机，已拒绝');
+      }
+      current = next;
+      continue;
+    }
+    if (status !== 200) {
+      response.resume();
+      throw new UrlRefused(`图片地址返回状态 ${status}`);
+    }
+    const type = String(response.headers['content-type'] ?? '').toLowerCase();
+    if (type && !type.startsWith('image/') && !type.startsWith('application/octet-stream')) {
+      response.resume();
+      throw new UrlRefused('地址返回的内容不是图片');
+    }
+    if (Number(response.headers['content-length'] ?? 0) > maxBytes) {
+      response.destroy();
+      throw new UrlRefused(`图片超过${Math.round(maxBytes / 1024 / 1024)}MB`);
+    }
+    const out = new PassThrough() as PassThrough & { truncated?: boolean };
+    let size = 0;
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        out.truncated = true;
+        response.destroy();
+        out.end();
+        return;
+      }
+      out.write(chunk);
+    });
+    response.on('end', () => out.end());
+    response.on('error', (err) => out.destroy(err));
+    return out;
+  }
+  throw new UrlRefused('URL 重定向次数过多');
+}
+
+function get(url: URL): Promise<http.IncomingMessage> {
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.get(
+      url,
+      { lookup: guardedLookup, timeout: TIMEOUT_MS, headers: { accept: 'image/*' } },
+      resolve,
+    );
+    request.on('timeout', () => request.destroy(new UrlRefused('图片地址响应超时')));
+    request.on('error', (err) =>
+      reject(
+        err instanceof UrlRefused
+          ? err
+          : (err as { code?: string }).code === 'EDC_REFUSED'
+            ? new UrlRefused('不允许访问内网或本机地址')
+            : new UrlRefused('无法读取图片地址'),
+      ),
+    );
+  });
+}
