@@ -32,6 +32,7 @@ import { userRoutes } from './modules/system/user.routes.js';
 import { crfDataRoutes } from './modules/crf-data/crf-data.routes.js';
 import { dataImportRoutes } from './modules/data-import/data-import.routes.js';
 import { doubtRoutes } from './modules/doubt/doubt.routes.js';
+import { exportRoutes } from './modules/export/export.routes.js';
 import { subscribeSystemQueries } from './modules/doubt/system-queries.subscriber.js';
 import { fileRoutes } from './modules/files/file.routes.js';
 import { homeRoutes } from './modules/home/home.routes.js';
@@ -126,6 +127,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   apiTokenRoutes(app, ctx);
   redcapRoutes(app, ctx);
   dataImportRoutes(app, ctx);
+  exportRoutes(app, ctx);
   installJobs(app, ctx);
 
   const webDist = ctx.config.webDist;
