@@ -12,3 +12,4 @@ export * from './realtime.js';
 export * from './search.js';
 export * from './export.js';
 export * from './data-import.js';
+export * from './follow/index.js';

@@ -19,6 +19,9 @@ export const STUDY_BUTTONS = [
   ['study.doubt.reply', '回复质疑'],
   ['study.doubt.close', '关闭质疑'],
   ['project.subject.dicom', '影像'],
+  // Follow-up (forms §4): editing plans reschedules patients, so it is apart from handling visits.
+  ['business.follow.plan', '管理随访计划'],
+  ['business.follow.record', '处理随访记录'],
 ] as const;
 
 export type StudyButton = (typeof STUDY_BUTTONS)[number][0];
