@@ -9,3 +9,4 @@ export * from './search.js';
 export * from './api-tokens.js';
 export * from './exports.js';
 export * from './calendar.js';
+export * from './follow.js';
