@@ -30,6 +30,7 @@ const CrfDetail = lazy(() => import('./pages/crf/detail'));
 const ProjectDoubtList = lazy(() => import('./pages/project/doubt-list'));
 const ProjectHome = lazy(() => import('./pages/project/home'));
 const ProjectSubject = lazy(() => import('./pages/project/subject'));
+const ProjectRetrieval = lazy(() => import('./pages/project/retrieval'));
 
 export interface AppRoute extends RouteMeta {
   path: string;
@@ -96,7 +97,7 @@ export const appRoutes: AppRoute[] = [
     name: 'project.retrieval',
     title: r.projectRetrieval,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectRetrieval,
   },
   {
     path: '/project/:id/randomization',

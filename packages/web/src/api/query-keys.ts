@@ -28,6 +28,7 @@ const DOUBT = ['doubt'] as const;
 const OPERLOG = ['operlog'] as const;
 const JOBS = ['jobs'] as const;
 const CRF_RECORD = ['crf-record'] as const;
+const SEARCH = ['search'] as const;
 
 /** The version segment of a CRF definition key: a number, or the newest. */
 export type CrfVersionKey = number | 'latest';
@@ -179,6 +180,14 @@ export const queryKeys = {
     all: () => OPERLOG,
     /** One study's log, or (`'all'`) the whole log for a system administrator. */
     list: (studyId: number | 'all') => [...OPERLOG, 'list', studyId] as const,
+  },
+  /** Data retrieval (检索): the builder's dictionary, result pages and saved templates, per study. */
+  search: {
+    all: () => SEARCH,
+    dics: (studyId: number) => [...SEARCH, 'dics', studyId] as const,
+    results: (studyId: number) => [...SEARCH, 'results', studyId] as const,
+    templates: (studyId: number) => [...SEARCH, 'templates', studyId] as const,
+    exportCrfs: (studyId: number) => [...SEARCH, 'export-crfs', studyId] as const,
   },
   /** The signed-in user's background jobs (the 任务 drawer); a realtime push will refresh this key. */
   jobs: {

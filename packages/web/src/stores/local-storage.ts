@@ -74,6 +74,8 @@ export const storage = {
       }
       window.localStorage.clear();
       for (const [key, value] of kept) window.localStorage.setItem(key, value);
+      // The tab's session state (the 数据检索 page keeps its search there) holds conditions and values: gone too.
+      window.sessionStorage.clear();
     } catch {
       // Storage can be unavailable (private mode); there is nothing left to clear then.
     }
