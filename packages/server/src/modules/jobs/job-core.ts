@@ -110,7 +110,8 @@ export function createJobCore(deps: JobCoreDeps) {
     leaseMs,
 
     handle(kind: string, handler: JobHandler<any, any>) {
-      if (handlers.has(kind)) throw new Error(`job kind ${kind} has a handler already`);
+      // An app built again on the same context (tests, a rebuilt server) registers its routes' handlers again:
+      // the newest registration runs the kind.
       handlers.set(kind, handler);
     },
 
