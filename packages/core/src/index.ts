@@ -9,6 +9,7 @@ export * from './study.js';
 export * from './subject.js';
 export * from './audit.js';
 export * from './realtime.js';
+export * from './calendar.js';
 export * from './search.js';
 export * from './export.js';
 export * from './data-import.js';

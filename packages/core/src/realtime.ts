@@ -31,12 +31,20 @@ export interface RealtimeRefusal {
 /** The top bar's counts for one study, for one user (pushed to that user whenever they may have changed). */
 export interface CountsPush {
   studyId: number;
-  /** Queries waiting for the user: open ones to answer, replied ones to close (GET /api/business/doubts/count). */
-  doubts: number;
+  /**
+   * Each count is present only when the push concerns it; the client leaves the others as they are.
+   * Queries waiting for the user: open ones to answer, replied ones to close (GET /api/business/doubts/count).
+   */
+  doubts?: number;
+  /** The user's own calendar events today, in the study's time zone (GET /api/business/events/count). */
+  events?: number;
 }
 
 /** A short notice for one user: shown, and spoken when the user turned speech on. */
-export interface NoticePush {
+export type NoticePush = QueryNoticePush | CalendarReminderPush;
+
+/** A query was raised or answered. */
+export interface QueryNoticePush {
   /** The domain event's id: a notice delivered twice (delivery is at least once) is shown once. */
   eventId: number;
   kind: 'query.opened' | 'query.answered';
@@ -46,6 +54,20 @@ export interface NoticePush {
   queryId: number;
   /** The form's title (a definition's name, not a clinical value). */
   crfTitle: string;
+}
+
+/**
+ * A calendar event's reminder is due (once per event and reminder time). Carries no title: the title is the
+ * owner's own text and may name a patient, so the client reads it through GET /api/business/events/{id}.
+ */
+export interface CalendarReminderPush {
+  kind: 'calendar.reminder';
+  /** The calendar event's id (with the kind, what a notice delivered twice is recognised by). */
+  eventId: number;
+  studyId: number;
+  /** When the event starts (ISO 8601). */
+  startTime: string;
+  allDay: boolean;
 }
 
 /** Someone saved a form record: the CRF page holding it offers to reload. Sent to the form's readers. */

@@ -36,6 +36,7 @@ import { exportRoutes } from './modules/export/export.routes.js';
 import { subscribeSystemQueries } from './modules/doubt/system-queries.subscriber.js';
 import { fileRoutes } from './modules/files/file.routes.js';
 import { homeRoutes } from './modules/home/home.routes.js';
+import { calendarRoutes } from './modules/calendar/calendar.routes.js';
 import { printRoutes } from './modules/print/print.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { apiTokenRoutes } from './modules/redcap/api-token.routes.js';
@@ -122,6 +123,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   fileRoutes(app, ctx);
   printRoutes(app, ctx);
   homeRoutes(app, ctx);
+  calendarRoutes(app, ctx);
   doubtRoutes(app, ctx);
   searchRoutes(app, ctx);
   apiTokenRoutes(app, ctx);

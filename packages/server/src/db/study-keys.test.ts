@@ -37,6 +37,7 @@ export const STUDY_SCOPED = [
   'outbox_deliveries',
   'api_tokens',
   'export_logs',
+  'calendar_events',
 ] as const;
 
 /** Reference tables: small, read by every study, replicated to every node. */

@@ -29,6 +29,7 @@ const OPERLOG = ['operlog'] as const;
 const JOBS = ['jobs'] as const;
 const CRF_RECORD = ['crf-record'] as const;
 const SEARCH = ['search'] as const;
+const CALENDAR = ['calendar'] as const;
 
 /** The version segment of a CRF definition key: a number, or the newest. */
 export type CrfVersionKey = number | 'latest';
@@ -188,6 +189,15 @@ export const queryKeys = {
     results: (studyId: number) => [...SEARCH, 'results', studyId] as const,
     templates: (studyId: number) => [...SEARCH, 'templates', studyId] as const,
     exportCrfs: (studyId: number) => [...SEARCH, 'export-crfs', studyId] as const,
+  },
+  /** The signed-in user's own calendar events per study, and the top bar's count of today's (pushed). */
+  calendar: {
+    all: () => CALENDAR,
+    lists: () => [...CALENDAR, 'list'] as const,
+    list: (studyId: number, range: { startDate: string; endDate: string }) =>
+      [...CALENDAR, 'list', studyId, range] as const,
+    counts: () => [...CALENDAR, 'count'] as const,
+    count: (studyId: number | string | null) => [...CALENDAR, 'count', studyId] as const,
   },
   /** The signed-in user's background jobs (the 任务 drawer); a realtime push will refresh this key. */
   jobs: {

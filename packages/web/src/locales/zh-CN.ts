@@ -352,6 +352,7 @@ export const T = {
     collapseMenu: '收起菜单',
     qrCode: '项目二维码',
     calendar: '日历',
+    calendarWithEvents: (n: number) => `日历 · 今日日程 ${n} 个`,
     follow: '随访提醒',
     followWithDoubts: (n: number) => `随访提醒 · 待处理质疑 ${n} 条`,
     profile: '个人信息',
@@ -933,9 +934,49 @@ export const T = {
     unavailable: '无法读取项目统计数据',
   },
 
+  calendar: {
+    title: '日历',
+    month: '月',
+    week: '周',
+    day: '日',
+    today: '今天',
+    prev: '上一页',
+    next: '下一页',
+    add: '新增日程',
+    edit: '编辑日程',
+    view: '日程',
+    delete: '删除',
+    deleteConfirm: '确定删除该日程吗？',
+    deleted: '删除成功',
+    saved: '保存成功',
+    fieldTitle: '标题',
+    fieldAllDay: '全天',
+    fieldTime: '时间',
+    fieldDate: '日期',
+    fieldNote: '备注',
+    fieldRemind: '提醒',
+    remindNone: '不提醒',
+    remindAt: (minutes: number) =>
+      minutes === 0
+        ? '开始时'
+        : minutes % 1440 === 0
+          ? `提前${minutes / 1440}天`
+          : minutes % 60 === 0
+            ? `提前${minutes / 60}小时`
+            : `提前${minutes}分钟`,
+    titleRequired: '请输入标题',
+    timeRequired: '请选择时间',
+    dateRequired: '请选择日期',
+    noEvents: '暂无日程',
+    allDay: '全天',
+    visits: '随访',
+    more: (n: number) => `还有${n}项`,
+    eventsOf: (day: string) => `${day} 的日程`,
+  },
   realtime: {
     queryOpened: '新质疑',
     queryAnswered: '质疑已回复',
+    calendarReminder: '日程提醒',
     /** What is spoken: the notice's title and the form's title. */
     spoken: (title: string, crfTitle: string) => (crfTitle ? `${title}，${crfTitle}` : title),
     savedElsewhere: '已被他人修改',

@@ -2,7 +2,9 @@ import { useEffect, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { App } from 'antd';
 import { io } from 'socket.io-client';
-import { REALTIME_PATH, type CountsPush, type NoticePush } from '@ecrf/core';
+import { REALTIME_PATH, type CalendarReminderPush, type CountsPush, type NoticePush } from '@ecrf/core';
+import dayjs from 'dayjs';
+import { eventsApi } from '../api/events.api';
 import { expireSession, MESSAGE_SECONDS, refreshTokens } from '../api/request';
 import { queryKeys } from '../api/query-keys';
 import { T } from '../locales/zh-CN';
@@ -43,7 +45,19 @@ export async function renewForRealtime(): Promise<boolean> {
 }
 
 export function noticeTitle(notice: NoticePush): string {
+  if (notice.kind === 'calendar.reminder') return t.calendarReminder;
   return notice.kind === 'query.opened' ? t.queryOpened : t.queryAnswered;
+}
+
+/** A reminder's line: the event's start and its title, read under the user's own rights (the push carries no title). */
+async function reminderText(push: CalendarReminderPush): Promise<string> {
+  const when = push.allDay ? dayjs(push.startTime).format('YYYY-MM-DD') : dayjs(push.startTime).format('MM-DD HH:mm');
+  try {
+    const event = await eventsApi.get(push.studyId, push.eventId, true);
+    return `${when} ${event.data.title}`;
+  } catch {
+    return when;
+  }
 }
 
 /**
@@ -59,12 +73,24 @@ export function RealtimeBridge() {
   const { notification } = App.useApp();
   const client = useRef<RealtimeClient | null>(null);
   const speaker = useRef<Speaker | null | undefined>(undefined);
-  const seen = useRef(new Set<number>());
+  const seen = useRef(new Set<number | string>());
   const signedIn = Boolean(token) && !mustChangePassword;
 
   useEffect(() => {
     if (!signedIn || userId === null) return;
     const onCounts = (push: CountsPush) => {
+      // A push carries the counts it concerns; the others stay as they are.
+      if (push.events !== undefined) {
+        queryClient.setQueriesData(
+          {
+            queryKey: queryKeys.calendar.counts(),
+            predicate: (query) => String(query.queryKey[2]) === String(push.studyId),
+          },
+          push.events,
+        );
+        void queryClient.invalidateQueries({ queryKey: queryKeys.calendar.lists() });
+      }
+      if (push.doubts === undefined) return;
       queryClient.setQueriesData(
         {
           queryKey: queryKeys.doubt.counts(),
@@ -78,10 +104,32 @@ export function RealtimeBridge() {
         predicate: (query) => String(query.queryKey[1]) === String(push.studyId),
       });
     };
+    const say = (title: string, text: string) => {
+      if (useSpeechSetting.getState().isOn(userId)) {
+        speaker.current ??= browserSpeaker();
+        speaker.current?.say(t.spoken(title, text));
+      }
+    };
+    const onReminder = async (push: CalendarReminderPush) => {
+      const text = await reminderText(push);
+      notification.info({
+        key: `calendar-${push.eventId}-${push.startTime}`,
+        title: t.calendarReminder,
+        description: text,
+        duration: 0,
+        placement: 'bottomRight',
+      });
+      say(t.calendarReminder, text);
+    };
     const onNotice = (push: NoticePush) => {
       // Delivery is at least once: a notice comes back with the same event id at most once more.
-      if (seen.current.has(push.eventId)) return;
-      seen.current.add(push.eventId);
+      const key = push.kind === 'calendar.reminder' ? `calendar:${push.eventId}:${push.startTime}` : push.eventId;
+      if (seen.current.has(key)) return;
+      seen.current.add(key);
+      if (push.kind === 'calendar.reminder') {
+        void onReminder(push);
+        return;
+      }
       if (seen.current.size > 200) seen.current = new Set([...seen.current].slice(-100));
       const title = noticeTitle(push);
       notification.info({
@@ -92,10 +140,7 @@ export function RealtimeBridge() {
         // Below the top bar's buttons, so the red dot it announces stays in sight.
         placement: 'bottomRight',
       });
-      if (useSpeechSetting.getState().isOn(userId)) {
-        speaker.current ??= browserSpeaker();
-        speaker.current?.say(t.spoken(title, push.crfTitle));
-      }
+      say(title, push.crfTitle);
       void queryClient.invalidateQueries({ queryKey: queryKeys.doubt.lists() });
     };
     const realtime = createRealtimeClient({
@@ -108,7 +153,10 @@ export function RealtimeBridge() {
       },
       onConnected: (hub) => {
         // Counts may have changed while the connection was down.
-        if (hub === 'personsignalhub') void queryClient.invalidateQueries({ queryKey: queryKeys.doubt.counts() });
+        if (hub === 'personsignalhub') {
+          void queryClient.invalidateQueries({ queryKey: queryKeys.doubt.counts() });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.calendar.counts() });
+        }
       },
       onPush: (event, payload) => {
         if (event === 'counts') onCounts(payload as CountsPush);

@@ -229,14 +229,15 @@ export async function* patientBatches(
 ): AsyncGenerator<PatientBatch> {
   const states = new Set<ExportState>(plan.options.states);
   const listed = scope.kind === 'list' ? [...new Set(scope.subjectRecordIds)].sort((a, b) => a - b) : null;
-  let after = 0;
-  let listAt = 0;
-  for (;;) {
+  interface Cursor {
+    after: number;
+    listAt: number;
+  }
+  const read = async (cursor: Cursor): Promise<{ batch: PatientBatch; next: Cursor | null } | null> => {
     let ids: number[] | null = null;
     if (listed) {
-      ids = listed.slice(listAt, listAt + PATIENT_BATCH);
-      listAt += PATIENT_BATCH;
-      if (ids.length === 0) return;
+      ids = listed.slice(cursor.listAt, cursor.listAt + PATIENT_BATCH);
+      if (ids.length === 0) return null;
     }
     const rows = await ctx.db
       .select({
@@ -258,16 +259,17 @@ export async function* patientBatches(
           eq(subjectRecords.studyId, plan.studyId),
           isNull(subjectRecords.deletedAt),
           isNull(subjects.deletedAt),
-          ids ? inArray(subjectRecords.id, ids) : gt(subjectRecords.id, after),
+          ids ? inArray(subjectRecords.id, ids) : gt(subjectRecords.id, cursor.after),
         ),
       )
       .orderBy(asc(subjectRecords.id))
       .limit(PATIENT_BATCH);
-    if (rows.length === 0) {
-      if (listed) continue;
-      return;
-    }
-    after = rows[rows.length - 1]!.subjectRecordId;
+    const next: Cursor | null = listed
+      ? { after: 0, listAt: cursor.listAt + PATIENT_BATCH }
+      : rows.length < PATIENT_BATCH
+        ? null
+        : { after: rows[rows.length - 1]!.subjectRecordId, listAt: 0 };
+    if (rows.length === 0) return listed ? { batch: { patients: [], records: [] }, next } : null;
     const patients = rows.map((r): ExportPatient => {
       const shiftDays = shift(r.subjectRecordId);
       const enrolled = r.createdAt.toLocaleDateString('sv-SE', { timeZone: plan.timeZone });
@@ -333,8 +335,17 @@ export async function* patientBatches(
         });
       }
     }
-    yield { patients, records };
-    if (!listed && rows.length < PATIENT_BATCH) return;
+    return { batch: { patients, records }, next };
+  };
+  // The next batch is read while the caller writes this one, so the database and the writer work at once.
+  let pending: ReturnType<typeof read> | null = read({ after: 0, listAt: 0 });
+  while (pending) {
+    const got: Awaited<ReturnType<typeof read>> = await pending;
+    if (!got) return;
+    pending = got.next ? read(got.next) : null;
+    // A caller that stops early (a cancel) leaves the read ahead unawaited: its failure is nobody's to report.
+    pending?.catch(() => undefined);
+    yield got.batch;
   }
 }
 

@@ -326,6 +326,8 @@ export const LONG_HEADER = [
   'value',
 ];
 
+const DATE_TYPES = new Set<CrfNode['type']>(['date', 'datetime', 'partialDate']);
+
 function itemValue(
   node: CrfNode,
   value: unknown,
@@ -361,7 +363,19 @@ async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
         (n) =>
           n.type !== 'section' && n.type !== 'group' && n.type !== 'card' && n.type !== 'title' && n.type !== 'link',
       );
-      return [f.crfId, nodes.filter((n) => !nodes.some((p) => isRowType(p.type) && p.children.includes(n)))];
+      return [
+        f.crfId,
+        nodes
+          .filter((n) => !nodes.some((p) => isRowType(p.type) && p.children.includes(n)))
+          .map((node) => ({
+            node,
+            // The item's columns, quoted once; null where a number is not written as stored (a choice, a date).
+            named:
+              isChoiceType(node.type) || isRowType(node.type) || DATE_TYPES.has(node.type)
+                ? null
+                : `,${csvField(node.name)},${csvField(node.title || node.name)},,`,
+          })),
+      ];
     }),
   );
   let rows = 0;
@@ -384,8 +398,14 @@ async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
         const state = labels ? (RECORD_STATE_LABELS[String(record.state)] ?? record.state) : record.state;
         const lead = csvLine([code, stageName(form), form.crfId, form.title, record.instance, state]).slice(0, -2);
         let chunk = '';
-        for (const node of itemsOf.get(form.crfId)!) {
+        for (const { node, named } of itemsOf.get(form.crfId)!) {
           const value = record.values[node.name];
+          // The common case first: a number as stored needs neither checks nor quoting.
+          if (typeof value === 'number' && named) {
+            chunk += `${lead}${named}${value}\r\n`;
+            rows += 1;
+            continue;
+          }
           if (isRowType(node.type)) {
             readRows(value).forEach((row, i) => {
               for (const child of node.children) {
@@ -400,7 +420,7 @@ async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
           }
           const v = itemValue(node, value, record.values, labels, patient.shiftDays);
           if (v === null) continue;
-          chunk += `${lead},${csvField(node.name)},${csvField(node.title || node.name)},,${csvField(v)}\r\n`;
+          chunk += `${lead}${named ?? `,${csvField(node.name)},${csvField(node.title || node.name)},,`}${csvField(v)}\r\n`;
           rows += 1;
         }
         await sink.write(chunk);

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app-context.js';
 import type { App } from '../../http/types.js';
+import { calendarRemindersTask } from '../calendar/calendar.service.js';
 import { jobFiles } from './job-files.js';
 import { jobsRoutes } from './jobs.routes.js';
 import { scheduledTasks } from './scheduled-tasks.js';
@@ -23,7 +24,7 @@ export function startScheduler(app: App, ctx: AppContext) {
   const log = app.log.child({ module: 'scheduler' });
   const scheduler = createScheduler(
     { db: ctx.db, clock: ctx.clock, log: (level, fields, msg) => log[level](fields, msg) },
-    scheduledTasks(ctx.db, jobFiles(ctx.files)),
+    [...scheduledTasks(ctx.db, jobFiles(ctx.files)), calendarRemindersTask(ctx)],
   );
   scheduler.start();
   return scheduler;

@@ -7,8 +7,12 @@ import { workerName } from './job-core.js';
 export interface ScheduledTask {
   /** Stable name, the first half of the claim's key. */
   name: string;
-  /** `hour` or `day` (UTC): the second half of the claim's key. */
-  every: 'hour' | 'day';
+  /**
+   * `hour` or `day` (UTC): the second half of the claim's key. `tick`: every tick (a minute) on every app
+   * server, with no claim of the period: for tasks that claim their own rows (a calendar reminder is sent by
+   * the server whose update sets its sent time), where a claim a minute would only fill scheduled_runs.
+   */
+  every: 'hour' | 'day' | 'tick';
   /** Does the work and says what it did in words for an administrator (counts, never values). */
   run(now: Date): Promise<string>;
 }
@@ -20,7 +24,7 @@ export interface SchedulerDeps {
 }
 
 /** The period a moment falls in, as the claim's key: `2026-11-23` or `2026-11-23T08`. */
-export function periodOf(every: ScheduledTask['every'], now: Date): string {
+export function periodOf(every: Exclude<ScheduledTask['every'], 'tick'>, now: Date): string {
   const iso = now.toISOString();
   return every === 'day' ? iso.slice(0, 10) : iso.slice(0, 13);
 }
@@ -40,7 +44,19 @@ export function createScheduler(deps: SchedulerDeps, tasks: readonly ScheduledTa
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<unknown> | null = null;
 
+  async function runTick(task: ScheduledTask, now: Date): Promise<'ran'> {
+    try {
+      const outcome = await task.run(now);
+      // Said only when it did something: a line a minute per server would bury the log.
+      if (outcome) deps.log('info', { task: task.name, outcome }, 'scheduled task ran');
+    } catch (err) {
+      deps.log('error', { task: task.name, err: (err as Error)?.name }, 'scheduled task failed');
+    }
+    return 'ran';
+  }
+
   async function runTask(task: ScheduledTask, now: Date): Promise<'ran' | 'skipped'> {
+    if (task.every === 'tick') return runTick(task, now);
     const period = periodOf(task.every, now);
     const [claim] = await deps.db
       .insert(scheduledRuns)

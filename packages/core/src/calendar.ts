@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/**
+ * The calendar (日历, platform §1, §2): each user's own events within a study, with an optional reminder.
+ * Events are private to their owner: no one else reads them, whatever their role.
+ */
+
+export const CALENDAR_TITLE_MAX = 60;
+export const CALENDAR_NOTE_MAX = 500;
+/** A reminder at most a week before the event. */
+export const CALENDAR_REMIND_MAX_MINUTES = 7 * 24 * 60;
+/** The reminder choices the page offers (minutes before the start). */
+export const CALENDAR_REMIND_CHOICES = [0, 5, 15, 30, 60, 120, 1440] as const;
+/** A list asks for at most this many days at a time (a month view with its leading and trailing weeks fits). */
+export const CALENDAR_RANGE_MAX_DAYS = 62;
+
+const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, '日期格式应为YYYY-MM-DD');
+const instant = z.string().datetime({ offset: true, message: '时间格式不正确' });
+
+/**
+ * An event as created or changed. A timed event has `startTime`/`endTime` as instants with an offset; an
+ * all-day event has `startDate`/`endDate` (inclusive), read as days in the study's time zone.
+ */
+export const calendarEventInput = z
+  .object({
+    title: z.string().trim().min(1, '请输入标题').max(CALENDAR_TITLE_MAX, `标题不能超过${CALENDAR_TITLE_MAX}个字符`),
+    allDay: z.boolean().default(false),
+    startTime: instant.optional(),
+    endTime: instant.optional(),
+    startDate: dateOnly.optional(),
+    endDate: dateOnly.optional(),
+    subjectId: z.number().int().positive().nullable().optional(),
+    note: z.string().max(CALENDAR_NOTE_MAX, `备注不能超过${CALENDAR_NOTE_MAX}个字符`).nullable().optional(),
+    /** Minutes before the start; null or absent: no reminder. */
+    remindBefore: z.number().int().min(0).max(CALENDAR_REMIND_MAX_MINUTES).nullable().optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.allDay) {
+      if (!v.startDate) ctx.addIssue({ code: 'custom', path: ['startDate'], message: '请选择开始日期' });
+      if (v.startDate && v.endDate && v.endDate < v.startDate)
+        ctx.addIssue({ code: 'custom', path: ['endDate'], message: '结束日期不能早于开始日期' });
+    } else {
+      if (!v.startTime) ctx.addIssue({ code: 'custom', path: ['startTime'], message: '请选择开始时间' });
+      if (!v.endTime) ctx.addIssue({ code: 'custom', path: ['endTime'], message: '请选择结束时间' });
+      if (v.startTime && v.endTime && Date.parse(v.endTime) < Date.parse(v.startTime))
+        ctx.addIssue({ code: 'custom', path: ['endTime'], message: '结束时间不能早于开始时间' });
+    }
+  });
+export type CalendarEventInput = z.infer<typeof calendarEventInput>;
+
+/** An event as the API answers it. `startTime`/`endTime` are instants (ISO 8601, UTC); an all-day event also has its dates. */
+export interface CalendarEventView {
+  id: number;
+  studyId: number;
+  title: string;
+  allDay: boolean;
+  startTime: string;
+  /** Exclusive end: for an all-day event the start of the day after `endDate`. */
+  endTime: string;
+  startDate: string | null;
+  endDate: string | null;
+  subjectId: number | null;
+  note: string | null;
+  remindBefore: number | null;
+  createTime: string;
+  updateTime: string;
+}
+
+/** When the reminder of an event falls: its start less the minutes before, or null without a reminder. */
+export function reminderAt(start: Date, remindBefore: number | null | undefined): Date | null {
+  if (remindBefore === null || remindBefore === undefined) return null;
+  return new Date(start.getTime() - remindBefore * 60_000);
+}
