@@ -37,13 +37,15 @@ export const calendarEventInput = z
   .superRefine((v, ctx) => {
     if (v.allDay) {
       if (!v.startDate) ctx.addIssue({ code: 'custom', path: ['startDate'], message: '请选择开始日期' });
-      if (v.startDate && v.endDate && v.endDate < v.startDate)
+      if (v.startDate && v.endDate && v.endDate < v.startDate) {
         ctx.addIssue({ code: 'custom', path: ['endDate'], message: '结束日期不能早于开始日期' });
+      }
     } else {
       if (!v.startTime) ctx.addIssue({ code: 'custom', path: ['startTime'], message: '请选择开始时间' });
       if (!v.endTime) ctx.addIssue({ code: 'custom', path: ['endTime'], message: '请选择结束时间' });
-      if (v.startTime && v.endTime && Date.parse(v.endTime) < Date.parse(v.startTime))
+      if (v.startTime && v.endTime && Date.parse(v.endTime) < Date.parse(v.startTime)) {
         ctx.addIssue({ code: 'custom', path: ['endTime'], message: '结束时间不能早于开始时间' });
+      }
     }
   });
 export type CalendarEventInput = z.infer<typeof calendarEventInput>;
