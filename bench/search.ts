@@ -1,6 +1,6 @@
 /**
  * Data retrieval (POST /api/business/search/v2) on a study of 10,000 patients × 50 forms (the last 5
- * repeatable, two records each: 550,000 form records), through the whole stack (auth, study guard,
+ * repeatable, two records each: about 505,000 form records), through the whole stack (auth, study guard,
  * dictionary, compiled SQL, count and one page with three columns). Typical searches: one item equals,
  * a range on a number, two groups joined by 或, a form state. Prints p50/p95 per search on embedded PGlite
  * and, when DATABASE_URL or TEST_DATABASE_URL names a PostgreSQL server, there too (in a scratch database
