@@ -52,6 +52,17 @@ export const AUDIT_ACTION_NAMES = {
   'study.stage.crf.add': '阶段添加表单',
   'study.stage.crf.update': '修改阶段表单',
   'study.stage.crf.remove': '阶段移除表单',
+  'follow.plan.create': '新增随访计划',
+  'follow.plan.update': '修改随访计划',
+  'follow.plan.delete': '删除随访计划',
+  'follow.schedule': '生成随访',
+  'follow.reschedule': '随访改期',
+  'follow.date': '修改计划日期',
+  'follow.lost': '标记失访',
+  'follow.delete': '删除随访',
+  'follow.restore': '恢复随访',
+  'follow.custom': '添加随访',
+  'follow.complete': '随访完成',
 } as const satisfies Record<string, string>;
 
 export type AuditAction = keyof typeof AUDIT_ACTION_NAMES;

@@ -35,6 +35,8 @@ import { doubtRoutes } from './modules/doubt/doubt.routes.js';
 import { exportRoutes } from './modules/export/export.routes.js';
 import { subscribeSystemQueries } from './modules/doubt/system-queries.subscriber.js';
 import { fileRoutes } from './modules/files/file.routes.js';
+import { followRoutes } from './modules/follow/follow.routes.js';
+import { subscribeFollowUp } from './modules/follow/follow.service.js';
 import { homeRoutes } from './modules/home/home.routes.js';
 import { calendarRoutes } from './modules/calendar/calendar.routes.js';
 import { printRoutes } from './modules/print/print.routes.js';
@@ -100,6 +102,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   app.addHook('onReady', () => ctx.events.start(app.log.child({ module: 'events' })));
   app.addHook('onClose', () => ctx.events.stop());
   subscribeSystemQueries(ctx);
+  subscribeFollowUp(ctx);
 
   installAuth(app, ctx);
   installStudyGuard(app, ctx);
@@ -125,6 +128,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   homeRoutes(app, ctx);
   calendarRoutes(app, ctx);
   doubtRoutes(app, ctx);
+  followRoutes(app, ctx);
   searchRoutes(app, ctx);
   apiTokenRoutes(app, ctx);
   redcapRoutes(app, ctx);

@@ -37,6 +37,10 @@ export const STUDY_SCOPED = [
   'outbox_deliveries',
   'api_tokens',
   'export_logs',
+  'follow_plans',
+  'follow_plan_visits',
+  'follow_records',
+  'follow_record_crfs',
   'calendar_events',
 ] as const;
 

@@ -44,6 +44,8 @@ const saveBody = z.object({
   submit: formFlag.optional(),
   reason: z.string().max(500).nullish(),
   requestId: z.string().max(64).nullish(),
+  /** The follow-up visit form this save fills (follow.routes.ts): tied to the record in the same transaction. */
+  followRecordCrfId: idTextSchema.nullish(),
 });
 
 export function crfDataRoutes(app: App, ctx: AppContext) {

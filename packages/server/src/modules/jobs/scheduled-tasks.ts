@@ -2,6 +2,7 @@ import { and, eq, isNotNull, lt, lte } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { appliedRequests, jobs, kvEntries, sessions } from '../../db/schema/index.js';
 import type { JobFiles } from './job-files.js';
+import { refreshStates } from '../follow/follow.service.js';
 import { scheduledRunsCleanup, type ScheduledTask } from './scheduler.js';
 
 const DAY = 86_400_000;
@@ -68,6 +69,22 @@ export function jobResultCleanup(db: Db, files: JobFiles): ScheduledTask {
   };
 }
 
+/**
+ * Follow-up visit states (未到期 → 待随访 → 已超窗) move with the date in each study's own zone. The claim periods
+ * are UTC days, and a study's midnight falls inside one (Shanghai's at 16:00 UTC), so the task runs every hour:
+ * a visit turns overdue within the hour after local midnight, not up to a day later. It recomputes from the
+ * dates, so a missed hour or day is caught up by the next run.
+ */
+export function followStates(db: Db): ScheduledTask {
+  return {
+    name: 'follow.states',
+    every: 'hour',
+    async run(now) {
+      return `${await refreshStates(db, now)} follow-up visit states changed`;
+    },
+  };
+}
+
 /** Every recurring task of the server, in the order a tick runs them. */
 export function scheduledTasks(db: Db, files: JobFiles): ScheduledTask[] {
   return [
@@ -75,7 +92,6 @@ export function scheduledTasks(db: Db, files: JobFiles): ScheduledTask[] {
     expiredEntriesCleanup(db),
     jobResultCleanup(db, files),
     scheduledRunsCleanup(db),
-    // The daily follow-up states task (every: 'day') joins here with the follow-up module: it recomputes
-    // due / overdue visits of every study in the study's own zone and must, like these, catch up on days missed.
+    followStates(db),
   ];
 }

@@ -1,0 +1,313 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { FOLLOW_STATE_CODES, isDateString } from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import { requireUser } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { idSchema, idTextSchema } from '../../http/ids.js';
+import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { requireStudy } from '../../http/study-guard.js';
+import type { App } from '../../http/types.js';
+import { fromBody, fromParam, fromQuery } from '../study/study.routes.js';
+import * as subjectsService from '../subjects/subject.service.js';
+import * as follow from './follow.service.js';
+
+const tags = ['随访'];
+const module = '随访管理';
+const id = idTextSchema;
+const PLAN = 'btn:business.follow.plan';
+const RECORD = 'btn:business.follow.record';
+
+const date = z.string().refine(isDateString, '日期格式应为 yyyy-MM-dd');
+const reason = (msg: string) => z.string({ error: msg }).trim().min(1, msg).max(500);
+const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
+
+const planVisit = z
+  .object({
+    id: idSchema.nullish(),
+    visitName: z.string().trim().min(1, '请输入访视名称').max(50),
+    offset: z.number().int().min(0, '偏移不能为负数').max(3650),
+    unit: z.enum(['day', 'week', 'month']),
+    windowBefore: z.number().int().min(0).max(365).default(0),
+    windowAfter: z.number().int().min(0).max(365).default(0),
+    repeatEvery: z.number().int().min(1).max(120).nullish(),
+    repeatUntil: z.number().int().min(1).max(3650).nullish(),
+    responsibleUserId: idSchema.nullish(),
+    crfIds: z.array(idSchema).min(1, '请选择随访表单').max(50),
+  })
+  .refine((v) => !v.repeatEvery || (v.repeatUntil ?? 0) >= v.offset, {
+    message: '重复截止必须不早于首次访视',
+    path: ['repeatUntil'],
+  });
+
+const planBody = z.object({
+  studyId: idSchema,
+  planName: z.string().trim().min(1, '请输入计划名称').max(100),
+  diseaseCode: z.string().max(50).nullish(),
+  remark: z.string().max(500).nullish(),
+  visits: z.array(planVisit).min(1, '请添加访视').max(100),
+});
+
+const csv = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean) : v), z.array(item).max(20));
+
+export function followRoutes(app: App, ctx: AppContext) {
+  const ofPlan = (v: number | undefined) => (v === undefined ? undefined : follow.studyOfPlan(ctx, v));
+  const ofRecord = (v: number | undefined) => (v === undefined ? undefined : follow.studyOfFollowRecord(ctx, v));
+  const ofSubjectRecord = (v: number | undefined) =>
+    v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v);
+  const body = <T>(r: FastifyRequest) => (r.body ?? {}) as Partial<T>;
+  const query = <T>(r: FastifyRequest) => r.query as Partial<T>;
+
+  // ---- plans (随访计划)
+  app.get(
+    '/api/business/follows',
+    {
+      schema: {
+        tags,
+        summary: '随访计划列表（分页）',
+        querystring: z.object({ studyId: id, planName: z.string().max(100).optional(), ...pagingQuery }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) =>
+      ok(await follow.listPlans(ctx, request.query.studyId, pageRequest(request.query), request.query.planName)),
+  );
+  app.get(
+    '/api/business/follow/crfs',
+    {
+      schema: { tags, summary: '可选的随访表单', querystring: z.object({ studyId: id }) },
+      config: { study: fromQuery },
+    },
+    async (request) => ok(await follow.followCrfs(ctx, request.query.studyId)),
+  );
+  app.get(
+    '/api/business/follow/records',
+    {
+      schema: {
+        tags,
+        summary: '随访记录（分页；按状态、日期范围、负责人、患者筛选）',
+        querystring: z.object({
+          studyId: id,
+          state: csv(
+            z.coerce
+              .number()
+              .int()
+              .refine((n) => FOLLOW_STATE_CODES.includes(n as never)),
+          ).optional(),
+          startDate: date.optional(),
+          endDate: date.optional(),
+          responsibleUserId: id.optional(),
+          subjectId: id.optional(),
+          subjectRecordId: id.optional(),
+          planId: id.optional(),
+          keyword: z.string().max(50).optional(),
+          ...pagingQuery,
+        }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) => {
+      const { pageNum: _p, pageNo: _n, page: _g, pageSize: _s, ...filter } = request.query;
+      return ok(await follow.listRecords(ctx, requireStudy(request), filter, pageRequest(request.query)));
+    },
+  );
+  app.get(
+    '/api/business/follow/:id',
+    {
+      schema: { tags, summary: '随访计划详情', params: z.object({ id }) },
+      config: { study: (r) => ofPlan(fromParam(r)) },
+    },
+    async (request) => ok(await follow.getPlan(ctx, request.params.id)),
+  );
+  app.post(
+    '/api/business/follow',
+    {
+      schema: { tags, summary: '新增随访计划（已入组患者随即排期）', body: planBody },
+      config: { study: fromBody, module, action: '新增计划', studyPermission: PLAN },
+    },
+    async (request) => ok(await follow.createPlan(ctx, requireUser(request), request.body), '新增成功'),
+  );
+  app.put(
+    '/api/business/follow',
+    {
+      schema: {
+        tags,
+        summary: '修改随访计划；reschedule 为真时已入组患者的未完成访视按新计划重排（已完成的不动）',
+        body: planBody.extend({ id: idSchema, reschedule: z.boolean().default(false) }),
+      },
+      config: {
+        study: async (r) => {
+          const b = body<{ id: number; studyId: number }>(r);
+          const planStudy = await ofPlan(b.id);
+          return planStudy !== undefined && planStudy === b.studyId ? planStudy : undefined;
+        },
+        module,
+        action: '修改计划',
+        studyPermission: PLAN,
+      },
+    },
+    async (request) => ok(await follow.updatePlan(ctx, requireUser(request), request.body), '修改成功'),
+  );
+  app.delete(
+    '/api/business/follow/:id',
+    {
+      schema: {
+        tags,
+        summary: '删除随访计划（有未完成随访时需 removePending=true 确认一并删除）',
+        params: z.object({ id }),
+        querystring: z.object({ removePending: flag.optional() }),
+      },
+      config: { study: (r) => ofPlan(fromParam(r)), module, action: '删除计划', studyPermission: PLAN },
+    },
+    async (request) =>
+      ok(
+        await follow.deletePlan(ctx, requireUser(request), request.params.id, request.query.removePending === true),
+        '删除成功',
+      ),
+  );
+
+  // ---- patient visits (随访记录)
+  app.put(
+    '/api/business/follow/record/status',
+    {
+      schema: {
+        tags,
+        summary: '标记失访（lost）或恢复（restore），需填写原因',
+        body: z.object({
+          followRecordId: idSchema,
+          action: z.enum(['lost', 'restore']),
+          reason: reason('请填写原因'),
+        }),
+      },
+      config: {
+        study: (r) => ofRecord(body<{ followRecordId: number }>(r).followRecordId),
+        module,
+        action: '随访状态',
+        studyPermission: RECORD,
+      },
+    },
+    async (request) => ok(await follow.setRecordStatus(ctx, requireUser(request), request.body), '操作成功'),
+  );
+  app.get(
+    '/api/business/subject/follows',
+    {
+      schema: { tags, summary: '患者的随访（全部状态）', querystring: z.object({ subjectRecordId: id }) },
+      config: { study: (r) => ofSubjectRecord(query<{ subjectRecordId: number }>(r).subjectRecordId) },
+    },
+    async (request) => ok(await follow.subjectFollows(ctx, requireStudy(request), request.query.subjectRecordId)),
+  );
+  app.post(
+    '/api/business/subject/follow',
+    {
+      schema: { tags, summary: '按随访计划为患者生成/重排随访', body: z.object({ subjectRecordId: idSchema }) },
+      config: {
+        study: (r) => ofSubjectRecord(body<{ subjectRecordId: number }>(r).subjectRecordId),
+        module,
+        action: '生成随访',
+        studyPermission: RECORD,
+      },
+    },
+    async (request) =>
+      ok(await follow.scheduleSubjectNow(ctx, requireUser(request), request.body.subjectRecordId), '操作成功'),
+  );
+  app.put(
+    '/api/business/subject/follow/record',
+    {
+      schema: {
+        tags,
+        summary: '修改计划日期（窗口随之移动），需填写原因',
+        body: z.object({ followRecordId: idSchema, plannedDate: date, reason: reason('请填写修改原因') }),
+      },
+      config: {
+        study: (r) => ofRecord(body<{ followRecordId: number }>(r).followRecordId),
+        module,
+        action: '修改计划日期',
+        studyPermission: RECORD,
+      },
+    },
+    async (request) => ok(await follow.changePlannedDate(ctx, requireUser(request), request.body), '修改成功'),
+  );
+  app.delete(
+    '/api/business/subject/follow/record',
+    {
+      schema: {
+        tags,
+        summary: '删除随访（可恢复），需填写原因',
+        querystring: z.object({ followRecordId: id, reason: reason('请填写删除原因') }),
+      },
+      config: {
+        study: (r) => ofRecord(query<{ followRecordId: number }>(r).followRecordId),
+        module,
+        action: '删除随访',
+        studyPermission: RECORD,
+      },
+    },
+    async (request) => {
+      await follow.deleteRecord(ctx, requireUser(request), request.query.followRecordId, request.query.reason);
+      return ok(null, '删除成功');
+    },
+  );
+  app.put(
+    '/api/business/subject/follow/custom',
+    {
+      schema: {
+        tags,
+        summary: '添加计划外随访及其表单',
+        body: z.object({
+          subjectRecordId: idSchema,
+          visitName: z.string().trim().min(1, '请输入访视名称').max(50),
+          plannedDate: date,
+          windowBefore: z.number().int().min(0).max(365).default(0),
+          windowAfter: z.number().int().min(0).max(365).default(0),
+          crfIds: z.array(idSchema).min(1, '请选择随访表单').max(50),
+          responsibleUserId: idSchema.nullish(),
+        }),
+      },
+      config: {
+        study: (r) => ofSubjectRecord(body<{ subjectRecordId: number }>(r).subjectRecordId),
+        module,
+        action: '添加随访',
+        studyPermission: RECORD,
+      },
+    },
+    async (request) => ok(await follow.addCustomVisit(ctx, requireUser(request), request.body), '添加成功'),
+  );
+  app.get(
+    '/api/business/subject/follow/crfs',
+    {
+      schema: { tags, summary: '随访的表单', querystring: z.object({ followRecordId: id }) },
+      config: { study: (r) => ofRecord(query<{ followRecordId: number }>(r).followRecordId) },
+    },
+    async (request) => ok(await follow.recordCrfs(ctx, request.query.followRecordId)),
+  );
+  app.get(
+    '/api/business/subject/follow/crf',
+    {
+      schema: {
+        tags,
+        summary: '随访的一张表单（按随访与表单）',
+        querystring: z.object({ followRecordId: id, crfId: id }),
+      },
+      config: { study: (r) => ofRecord(query<{ followRecordId: number }>(r).followRecordId) },
+    },
+    async (request) => ok(await follow.recordCrf(ctx, request.query)),
+  );
+  app.get(
+    '/api/v2/business/subject/follow/crf',
+    {
+      schema: {
+        tags,
+        summary: '随访的一张表单（按 followRecordCrfId）',
+        querystring: z.object({ followRecordCrfId: id }),
+      },
+      config: {
+        study: (r) => {
+          const v = query<{ followRecordCrfId: number }>(r).followRecordCrfId;
+          return v === undefined ? undefined : follow.studyOfFollowRecordCrf(ctx, v);
+        },
+      },
+    },
+    async (request) => ok(await follow.recordCrf(ctx, request.query)),
+  );
+}
