@@ -189,6 +189,8 @@ export const queryKeys = {
     results: (studyId: number) => [...SEARCH, 'results', studyId] as const,
     templates: (studyId: number) => [...SEARCH, 'templates', studyId] as const,
     exportCrfs: (studyId: number) => [...SEARCH, 'export-crfs', studyId] as const,
+    /** The study's export log (导出记录), per page. */
+    exportLog: (studyId: number, paging: object) => [...SEARCH, 'export-log', studyId, paging] as const,
   },
   /** The signed-in user's own calendar events per study, and the top bar's count of today's (pushed). */
   calendar: {

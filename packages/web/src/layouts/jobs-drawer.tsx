@@ -5,6 +5,7 @@ import { Badge, Button, Drawer, Empty, Grid, List, Progress, Space, Tag, Tooltip
 import { isActive, jobsApi, type Job, type JobState } from '../api/jobs.api';
 import { queryKeys } from '../api/query-keys';
 import { T } from '../locales/zh-CN';
+import { useJobsDrawer } from '../stores/jobs-drawer.store';
 import { useSession } from '../stores/session.store';
 import { fileNameFromDisposition, saveBlob } from '../pages/study/crf/download';
 import { formatDate } from '../utils/format-date';
@@ -42,7 +43,10 @@ function progressStatus(job: Job): 'active' | 'success' | 'exception' | 'normal'
  * The list is one query (queryKeys.jobs.list), kept current by the jobs' progress pushes.
  */
 export function JobsButton() {
-  const [open, setOpen] = useState(false);
+  // In a store, so a page that starts a job (the 导出 dialog) can open the drawer on its progress.
+  const open = useJobsDrawer((s) => s.open);
+  const showDrawer = useJobsDrawer((s) => s.show);
+  const hideDrawer = useJobsDrawer((s) => s.hide);
   const [pageNum, setPageNum] = useState(1);
   const phone = Grid.useBreakpoint().sm === false;
   const queryClient = useQueryClient();
@@ -106,7 +110,7 @@ export function JobsButton() {
   };
 
   const openDrawer = () => {
-    setOpen(true);
+    showDrawer();
     void jobs.refetch();
   };
 
@@ -122,13 +126,7 @@ export function JobsButton() {
           />
         </Badge>
       </Tooltip>
-      <Drawer
-        title={T.jobs.title}
-        open={open}
-        onClose={() => setOpen(false)}
-        size={phone ? '100%' : 440}
-        className="jobs-drawer"
-      >
+      <Drawer title={T.jobs.title} open={open} onClose={hideDrawer} size={phone ? '100%' : 440} className="jobs-drawer">
         {list.length === 0 && !jobs.isLoading ? (
           <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={T.jobs.empty} />
         ) : (

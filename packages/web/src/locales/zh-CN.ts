@@ -377,7 +377,7 @@ export const T = {
     progress: '进度',
     states: { queued: '排队中', running: '进行中', done: '已完成', failed: '失败', cancelled: '已取消' },
     /** What each kind of job is called; a kind missing here shows its code. */
-    kinds: { 'test.count': '测试任务', 'data.import': '数据导入' },
+    kinds: { 'test.count': '测试任务', 'data.import': '数据导入', 'data.export': '数据导出' },
   },
 
   tabs: {
@@ -1067,5 +1067,44 @@ export const T = {
     incomplete: '请完成每个条件的字段、运算符和值',
     /** Where the export engineer adds 导出 (the current search's patients). */
     exportSlot: '导出',
+  },
+
+  dataExport: {
+    button: '导出',
+    title: '导出数据',
+    scope: '导出范围',
+    scopeSearch: (n: number | null) => (n === null ? '检索结果中的患者' : `检索结果中的患者（${n} 人）`),
+    scopeStudy: '整个项目',
+    needSearch: '请先检索，再导出检索结果；或选择导出整个项目',
+    format: '格式',
+    values: '选项值',
+    codes: '编码',
+    labels: '标签',
+    identifiers: '包含患者身份信息（姓名、出生日期、手机号、身份证号）',
+    noIdentifierPermission: '您没有“查看患者身份信息”权限，导出不含身份信息',
+    dateShift: '日期偏移（去标识化：每位患者的日期随机移动同一天数）',
+    dateShiftDays: '最多偏移天数',
+    forms: '表单',
+    allForms: '全部可查看的表单',
+    stages: '阶段',
+    allStages: '全部阶段',
+    states: '表单状态',
+    submit: '开始导出',
+    started: '已开始导出，可在“任务”中查看进度并下载',
+    log: '导出记录',
+    logTitle: '导出记录',
+    logEmpty: '暂无导出记录',
+    columns: {
+      time: '导出时间',
+      user: '导出人',
+      format: '格式',
+      scope: '范围',
+      patients: '患者数',
+      rows: '行数',
+      state: '状态',
+      hash: 'SHA-256',
+    },
+    scopes: { study: '整个项目', search: '检索结果', list: '所选患者' } as Record<string, string>,
+    states_: { running: '进行中', done: '已完成', failed: '失败', cancelled: '已取消' } as Record<string, string>,
   },
 } as const;

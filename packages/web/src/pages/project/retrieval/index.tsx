@@ -42,6 +42,7 @@ import {
   type DraftGroup,
   type DraftRow,
 } from './search-draft';
+import { ExportButton } from './components/export-dialog';
 import './retrieval.css';
 
 const t = T.retrieval;
@@ -401,8 +402,12 @@ export default function RetrievalPage() {
           <Button icon={<SaveOutlined aria-hidden />} onClick={openSave} disabled={!dics}>
             {t.saveTemplate}
           </Button>
-          {/* Export slot: the 导出 button of the data export goes here, exporting `submitted` (the current search). */}
-          <span className="retrieval-export-slot" data-slot="retrieval-export" />
+          <ExportButton
+            studyId={studyId}
+            conditions={submitted?.conditions ?? null}
+            total={submitted ? total : null}
+            seesIdentifiers={Boolean(dics?.patientFields.some((f) => f.field === 'subjectName'))}
+          />
         </Space>
       </div>
 
