@@ -39,7 +39,6 @@ import { SYSTEM_QUERIES } from '../doubt/system-queries.subscriber.js';
 import type { RecordedEvent } from '../../shared/domain-events.js';
 import { audit } from '../audit/audit.service.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
-import { linkFollowForm } from '../follow/follow-forms.js';
 import { definitionOf, nodesOf } from './crf-definitions.js';
 import { otherFormValues, prefillFromPatient } from './linked-values.service.js';
 import { getSubjectByRecord, invalidateSignatures, listSignatures } from '../subjects/subject.service.js';
@@ -53,7 +52,6 @@ export interface SaveInput {
   submit?: boolean;
   reason?: string | null;
   requestId?: string | null;
-  followRecordCrfId?: number | null;
 }
 
 export { FORM_STATE };
@@ -377,7 +375,10 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput, t
   const result = await writeSave(ctx, user, input, timeZone, (recorded) => {
     published = recorded;
   });
-  if (published) await ctx.events.delivered(published, SYSTEM_QUERIES, SYSTEM_QUERY_WAIT_MS);
+  // Only a submitted form has system queries to raise or close: a draft's save (most saves) answers at once.
+  if (published && result.state === FORM_STATE.submitted) {
+    await ctx.events.delivered(published, SYSTEM_QUERIES, SYSTEM_QUERY_WAIT_MS);
+  }
   return result;
 }
 
@@ -546,16 +547,7 @@ async function writeSave(
     if (changed.length > 0) {
       await invalidateSignatures(tx, user, now, record.studyId, record.id, `表单“${crf.title}”的数据在签名后被修改`);
     }
-    if (input.followRecordCrfId) {
-      await linkFollowForm(tx, {
-        studyId: record.studyId,
-        subjectRecordId: record.id,
-        crfId: input.crfId,
-        followRecordCrfId: input.followRecordCrfId,
-        crfDataRecordId: id,
-      });
-    }
-    // Reactions (system queries, realtime pushes, follow-up) run after commit, as subscribers of this event.
+    // Reactions (system queries, realtime pushes) run after commit, as subscribers of this event.
     published(
       await ctx.events.record(tx, {
         type: input.submit && !wasSubmitted ? 'record.submitted' : 'record.saved',
