@@ -39,6 +39,7 @@ import { SYSTEM_QUERIES } from '../doubt/system-queries.subscriber.js';
 import type { RecordedEvent } from '../../shared/domain-events.js';
 import { audit } from '../audit/audit.service.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
+import { linkFollowForm } from '../follow/follow-forms.js';
 import { definitionOf, nodesOf } from './crf-definitions.js';
 import { otherFormValues, prefillFromPatient } from './linked-values.service.js';
 import { getSubjectByRecord, invalidateSignatures, listSignatures } from '../subjects/subject.service.js';
@@ -52,6 +53,7 @@ export interface SaveInput {
   submit?: boolean;
   reason?: string | null;
   requestId?: string | null;
+  followRecordCrfId?: number | null;
 }
 
 export { FORM_STATE };
@@ -547,7 +549,16 @@ async function writeSave(
     if (changed.length > 0) {
       await invalidateSignatures(tx, user, now, record.studyId, record.id, `表单“${crf.title}”的数据在签名后被修改`);
     }
-    // Reactions (system queries, realtime pushes) run after commit, as subscribers of this event.
+    if (input.followRecordCrfId) {
+      await linkFollowForm(tx, {
+        studyId: record.studyId,
+        subjectRecordId: record.id,
+        crfId: input.crfId,
+        followRecordCrfId: input.followRecordCrfId,
+        crfDataRecordId: id,
+      });
+    }
+    // Reactions (system queries, realtime pushes, follow-up) run after commit, as subscribers of this event.
     published(
       await ctx.events.record(tx, {
         type: input.submit && !wasSubmitted ? 'record.submitted' : 'record.saved',
