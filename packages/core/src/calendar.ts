@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { todayString, wallClock, wallMillis } from './crf/date-time.js';
 
 /**
  * The calendar (日历, platform §1, §2): each user's own events within a study, with an optional reminder.
@@ -72,4 +73,31 @@ export interface CalendarEventView {
 export function reminderAt(start: Date, remindBefore: number | null | undefined): Date | null {
   if (remindBefore === null || remindBefore === undefined) return null;
   return new Date(start.getTime() - remindBefore * 60_000);
+}
+
+/**
+ * The instant at which a zone's wall clock reads `date` `time` (YYYY-MM-DD, HH:mm). In a daylight-saving gap the
+ * time that does not exist is read as the instant just after the gap; in an overlap, the earlier of the two.
+ */
+export function instantOfWallClock(date: string, time: string, timeZone: string): Date {
+  const [y, mo, d] = date.split('-').map(Number) as [number, number, number];
+  const [h, mi] = time.split(':').map(Number) as [number, number];
+  const target = Date.UTC(y, mo - 1, d, h, mi, 0);
+  const offsetAt = (at: number) => wallMillis(wallClock(new Date(at), timeZone)) - at;
+  let at = target - offsetAt(target);
+  // A second pass settles instants near an offset change.
+  at = target - offsetAt(at);
+  return new Date(at);
+}
+
+/** The days (YYYY-MM-DD, in the zone) an event covers: an all-day event its dates; a timed one the days it touches. */
+export function eventDays(
+  event: Pick<CalendarEventView, 'allDay' | 'startTime' | 'endTime' | 'startDate' | 'endDate'>,
+  timeZone: string,
+): { first: string; last: string } {
+  if (event.allDay && event.startDate) return { first: event.startDate, last: event.endDate ?? event.startDate };
+  const start = Date.parse(event.startTime);
+  // The end is exclusive: an event ending at midnight does not touch the next day.
+  const end = Math.max(start, Date.parse(event.endTime) - 1);
+  return { first: todayString(new Date(start), timeZone), last: todayString(new Date(end), timeZone) };
 }

@@ -31,6 +31,7 @@ const ProjectDoubtList = lazy(() => import('./pages/project/doubt-list'));
 const ProjectHome = lazy(() => import('./pages/project/home'));
 const ProjectSubject = lazy(() => import('./pages/project/subject'));
 const ProjectRetrieval = lazy(() => import('./pages/project/retrieval'));
+const ProjectCalendar = lazy(() => import('./pages/project/calendar'));
 
 export interface AppRoute extends RouteMeta {
   path: string;
@@ -90,7 +91,7 @@ export const appRoutes: AppRoute[] = [
     name: 'project.calendar',
     title: r.projectCalendar,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectCalendar,
   },
   {
     path: '/project/:id/retrieval',

@@ -15,6 +15,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Avatar, Badge, Button, Popover, Tooltip } from 'antd';
 import { useNavigate } from 'react-router';
 import { doubtApi } from '../api/doubt.api';
+import { eventsApi } from '../api/events.api';
 import { ChangePasswordDialog } from '../components/change-password-dialog';
 import { useProductTitle } from '../hooks/use-product-title';
 import { T } from '../locales/zh-CN';
@@ -69,7 +70,16 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
     queryFn: () => doubtApi.count(Number(studyId)).then((res) => res.data.waiting),
     enabled: layout === 'project' && Boolean(studyId) && Boolean(token),
   }).data;
-  const calendarCount = 0;
+  const calendarBuilt = !UNBUILT_ROUTE_NAMES.includes('project.calendar');
+  // Today's own events (SHELL-22): pushed on personsignalhub `counts` when the user changes one; the day turning
+  // over is no event anyone pushes, so the count is also read again every 10 minutes.
+  const calendarCount =
+    useQuery({
+      queryKey: queryKeys.calendar.count(studyId),
+      queryFn: () => eventsApi.count(Number(studyId)).then((res) => res.data.today),
+      enabled: calendarBuilt && layout === 'project' && Boolean(studyId) && Boolean(token),
+      refetchInterval: 10 * 60_000,
+    }).data ?? 0;
   const followCount = doubtsWaiting ?? 0;
   // Until the follow-up pages exist the bell shows only for waiting queries and opens the query list.
   const followBuilt = !UNBUILT_ROUTE_NAMES.includes('project.follow.record');
@@ -146,12 +156,13 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
                   onClick={() => open('qr')}
                 />
               </Tooltip>
-              {!UNBUILT_ROUTE_NAMES.includes('project.calendar') && (
-                <Tooltip title={T.shell.calendar}>
+              {calendarBuilt && (
+                <Tooltip title={calendarCount > 0 ? T.shell.calendarWithEvents(calendarCount) : T.shell.calendar}>
                   <Badge dot={calendarCount > 0} offset={[-6, 6]}>
                     <Button
                       type="text"
-                      aria-label={T.shell.calendar}
+                      className="top-bar-calendar"
+                      aria-label={calendarCount > 0 ? T.shell.calendarWithEvents(calendarCount) : T.shell.calendar}
                       icon={<CalendarOutlined aria-hidden />}
                       onClick={() => void navigate(`/project/${studyId}/calendar`)}
                     />
