@@ -511,6 +511,9 @@ export async function applyPlan(
   let done = 0;
   for (const p of patients) {
     if (options.signal?.aborted) break;
+    // Between patients other requests get the (single, on PGlite) connection: the next transaction would
+    // otherwise take it again before their queries are queued.
+    await breathe();
     if (!p.valid) result.skippedPatients += 1;
     else {
       try {

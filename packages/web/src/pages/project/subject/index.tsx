@@ -1,7 +1,7 @@
 import { useCallback, useMemo, useState } from 'react';
 import { useMutation, useQueries, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { App, DatePicker, Form, Input, Result, Select, Spin, Switch, Tooltip } from 'antd';
-import { DownloadOutlined, PlusOutlined } from '@ant-design/icons';
+import { DownloadOutlined, PlusOutlined, UploadOutlined } from '@ant-design/icons';
 import type { Dayjs } from 'dayjs';
 import { DEFAULT_BASE_CONFIG, MSG } from '@ecrf/core';
 import { useNavigate } from 'react-router';
@@ -23,6 +23,7 @@ import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
 import { saveDownload } from '../../study/crf/download';
 import { StudyAuthButton } from '../components/study-auth-button';
+import { ImportDialog } from './components/import-dialog';
 import { SUBJECT_BUTTONS } from '../study-access';
 import { usePageReturn } from '../use-page-return';
 import { useProjectStudy } from '../use-project-study';
@@ -131,6 +132,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
     [model.data],
   );
   const [exporting, setExporting] = useState(false);
+  const [importing, setImporting] = useState(false);
   const exportAudit = async () => {
     setExporting(true);
     try {
@@ -283,6 +285,10 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
             </StudyAuthButton>
           </span>
         </Tooltip>
+        {/* Any member may open it: the server refuses the forms the user may not edit, sheet by sheet. */}
+        <StudyAuthButton allowed icon={<UploadOutlined aria-hidden />} onClick={() => setImporting(true)}>
+          {T.dataImport.open}
+        </StudyAuthButton>
         <label className="project-toolbar-switch">
           <Switch size="small" checked={showDeleted} onChange={setShowDeleted} aria-label={T.subject.showDeleted} />
           <span>{T.subject.showDeleted}</span>
@@ -308,6 +314,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
         onClose={() => setPatient(null)}
       />
       <StateDialog record={stateRecord} onClose={() => setStateRecord(null)} />
+      {importing && <ImportDialog studyId={studyId} open onClose={() => setImporting(false)} />}
       <ReasonDialog
         open={Boolean(removeRecord)}
         danger
