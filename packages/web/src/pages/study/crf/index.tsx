@@ -31,6 +31,7 @@ import {
   type UploadOutcome,
 } from './upload-outcome';
 import '../study.css';
+import { dataImportApi } from '../../../api/data-import.api';
 import { queryKeys } from '../../../api/query-keys';
 
 /** The files the upload accepts (docs/api.md): native JSON, the Excel template, a REDCap dictionary, CDISC ODM. */
@@ -120,6 +121,15 @@ function StudyCrfs({ study }: { study: Study }) {
     try {
       const response = await crfApi.export(crf.id, format, version);
       saveDownload(response, `${crf.title}${version ? `_v${version}` : ''}.${EXPORT_EXTENSIONS[format]}`);
+    } catch {
+      // The request wrapper has shown why.
+    }
+  };
+
+  /** The data import template (one sheet per CRF the user may edit), also offered in the patient list's 导入. */
+  const downloadDataTemplate = async () => {
+    try {
+      saveDownload(await dataImportApi.template(study.id), `数据导入模板-${study.id}.xlsx`);
     } catch {
       // The request wrapper has shown why.
     }
@@ -231,6 +241,9 @@ function StudyCrfs({ study }: { study: Study }) {
             </Auth>
             <Button icon={<DownloadOutlined aria-hidden />} onClick={() => void downloadTemplate()}>
               {T.studyCrf.template}
+            </Button>
+            <Button icon={<DownloadOutlined aria-hidden />} onClick={() => void downloadDataTemplate()}>
+              {T.dataImport.template}
             </Button>
             <span className="study-section-hint" style={{ margin: 0 }}>
               {T.studyCrf.uploadHint}
