@@ -12,6 +12,9 @@ export function homeRoutes(app: App, ctx: AppContext) {
       schema: { tags: ['项目首页'], summary: '项目首页统计', querystring: studyIdQuery },
       config: { study: fromQuery },
     },
-    async (request) => ok(await studyIndex(ctx, request.query.studyId, requireStudy(request).timeZone)),
+    async (request) => {
+      const access = requireStudy(request);
+      return ok(await studyIndex(ctx, request.query.studyId, access.timeZone, access));
+    },
   );
 }

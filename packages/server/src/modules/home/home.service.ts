@@ -1,9 +1,36 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
+import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 
-/** The study home's figures (GET /api/business/index): subjects, form progress, enrolment by month (in the study's zone). */
-export async function studyIndex(ctx: AppContext, studyId: number, timeZone: string) {
+/** The dashboard's time axes: the last 12 months of enrolment and the last 12 weeks of queries. */
+export const DASHBOARD_MONTHS = 12;
+export const DASHBOARD_WEEKS = 12;
+
+/** Only the forms (and their queries) of CRFs the caller may view count: the per-CRF view rule of the lists. */
+function viewableCrfs(column: SQL, access: Pick<StudyAccess, 'all' | 'permissions'> | null): SQL {
+  if (!access) return sql`true`;
+  const viewable = viewableCrfIds(access as StudyAccess);
+  if (viewable === null) return sql`true`;
+  if (viewable.length === 0) return sql`false`;
+  return sql`${column} in (${sql.join(
+    viewable.map((id) => sql`${id}`),
+    sql`, `,
+  )})`;
+}
+
+/**
+ * The study home's figures (GET /api/business/index): subjects, form progress, enrolment by month (in the
+ * study's zone), and the dashboard's series: cumulative enrolment, forms by state per CRF, queries opened and
+ * closed per week. Form and query figures count only the CRFs the caller may view.
+ */
+export async function studyIndex(
+  ctx: AppContext,
+  studyId: number,
+  timeZone: string,
+  access: Pick<StudyAccess, 'all' | 'permissions'> | null = null,
+) {
+  const formRule = viewableCrfs(sql.raw('crf_id'), access);
   const [subjectsRow] = await queryRows<{
     total: number;
     active: number;
@@ -23,20 +50,55 @@ export async function studyIndex(ctx: AppContext, studyId: number, timeZone: str
   const [formsRow] = await queryRows<{ incomplete: number; submitted: number }>(
     ctx.db,
     sql`select count(*) filter (where state = 1)::int as incomplete, count(*) filter (where state = 2)::int as submitted
-        from crf_data_records where study_id = ${studyId} and deleted_at is null`,
+        from crf_data_records where study_id = ${studyId} and deleted_at is null and ${formRule}`,
   );
   const [doubtRow] = await queryRows<{ open: number; replied: number; closed: number; records: number }>(
     ctx.db,
     sql`select count(*) filter (where option_type = 0)::int as open, count(*) filter (where option_type = 2)::int as replied,
           count(*) filter (where option_type = 1)::int as closed,
           count(distinct crf_data_record_id) filter (where option_type <> 1)::int as records
-        from doubts where study_id = ${studyId}`,
+        from doubts where study_id = ${studyId} and ${formRule}`,
   );
   const enrolment = await queryRows<{ month: string; count: number }>(
     ctx.db,
     sql`select to_char(s.created_at at time zone ${timeZone}, 'YYYY-MM') as month, count(*)::int as count
         from subjects s where s.study_id = ${studyId} and s.deleted_at is null
         group by 1 order by 1 desc limit 12`,
+  );
+  // Every month's running total, of which the last twelve are shown: patients enrolled before the axis count too.
+  const cumulative = await queryRows<{ month: string; total: number }>(
+    ctx.db,
+    sql`select month, (sum(n) over (order by month))::int as total from (
+          select to_char(s.created_at at time zone ${timeZone}, 'YYYY-MM') as month, count(*) as n
+          from subjects s where s.study_id = ${studyId} and s.deleted_at is null group by 1
+        ) m order by month desc limit ${DASHBOARD_MONTHS}`,
+  );
+  const byCrf = await queryRows<{ crf_id: number; title: string; incomplete: number; submitted: number }>(
+    ctx.db,
+    sql`select c.id as crf_id, c.title,
+          count(r.id) filter (where r.state = 1)::int as incomplete,
+          count(r.id) filter (where r.state = 2)::int as submitted
+        from crfs c
+        left join crf_data_records r on r.crf_id = c.id and r.study_id = c.study_id and r.deleted_at is null
+        where c.study_id = ${studyId} and ${viewableCrfs(sql.raw('c.id'), access)}
+        group by c.id, c.title order by c.id`,
+  );
+  // Weeks start on Monday in the study's zone; the axis ends with the current week.
+  const weekly = await queryRows<{ week: string; opened: number; closed: number }>(
+    ctx.db,
+    sql`with weeks as (
+          select generate_series(
+            date_trunc('week', (${ctx.clock().toISOString()}::timestamptz at time zone ${timeZone})) - ${`${DASHBOARD_WEEKS - 1} weeks`}::interval,
+            date_trunc('week', (${ctx.clock().toISOString()}::timestamptz at time zone ${timeZone})),
+            interval '1 week') as week
+        ), q as (
+          select created_at, closed_at from doubts where study_id = ${studyId} and ${formRule}
+        )
+        select to_char(w.week, 'YYYY-MM-DD') as week,
+          (select count(*) from q where date_trunc('week', q.created_at at time zone ${timeZone}) = w.week)::int as opened,
+          (select count(*) from q where q.closed_at is not null
+             and date_trunc('week', q.closed_at at time zone ${timeZone}) = w.week)::int as closed
+        from weeks w order by w.week`,
   );
   return {
     subjects: {
@@ -57,5 +119,16 @@ export async function studyIndex(ctx: AppContext, studyId: number, timeZone: str
       closed: Number(doubtRow?.closed ?? 0),
     },
     enrolment: enrolment.reverse().map((e) => ({ month: e.month, count: Number(e.count) })),
+    /** Patients enrolled up to the end of each month (months with enrolment; the chart fills the gaps). */
+    enrolmentCumulative: cumulative.reverse().map((e) => ({ month: e.month, total: Number(e.total) })),
+    /** No enrolment target is stored with a study yet: null, and the chart draws no target line. */
+    enrolmentTarget: null as number | null,
+    formsByCrf: byCrf.map((c) => ({
+      crfId: Number(c.crf_id),
+      title: c.title,
+      incomplete: Number(c.incomplete),
+      submitted: Number(c.submitted),
+    })),
+    queriesWeekly: weekly.map((w) => ({ week: w.week, opened: Number(w.opened), closed: Number(w.closed) })),
   };
 }
