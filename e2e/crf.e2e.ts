@@ -145,15 +145,22 @@ async function settled(page: Page) {
 }
 
 /**
- * Looks at a project page at a width: below 992 px the side menu is folded first, as a person on a
- * phone or tablet does (the shell does not fold it by itself).
+ * Looks at a project page at a width. Below 768 px the shell turns the side menu into a closed drawer by
+ * itself; from 768 to 992 px the menu is folded first, as a person on a tablet does; wider, it is open.
  */
 async function atWidth(page: Page, width: number) {
   await page.setViewportSize({ width, height: 900 });
-  const fold = page.getByRole('button', { name: '收起菜单' });
-  const unfold = page.getByRole('button', { name: '展开菜单' });
-  if (width < 992 && (await fold.count()) > 0) await fold.click();
-  if (width >= 992 && (await unfold.count()) > 0) await unfold.click();
+  if (width < 768) {
+    await page.locator('.app-sider').waitFor({ state: 'detached' });
+  } else {
+    await page.locator('.app-sider').waitFor();
+    const fold = page.getByRole('button', { name: '收起菜单' });
+    const unfold = page.getByRole('button', { name: '展开菜单' });
+    await fold.or(unfold).waitFor();
+    if (width < 992 && (await fold.count()) > 0) await fold.click();
+    if (width >= 992 && (await unfold.count()) > 0) await unfold.click();
+    await (width < 992 ? unfold : fold).waitFor();
+  }
   await settled(page);
 }
 
