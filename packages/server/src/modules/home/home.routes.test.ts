@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crfKey } from '@ecrf/core';
-import { crfDataRecords, doubts, users } from '../../db/schema/index.js';
+import { crfDataRecords, doubts, followRecords, subjectRecords, users } from '../../db/schema/index.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
@@ -14,6 +14,14 @@ interface Dashboard {
   enrolmentTarget: number | null;
   formsByCrf: { crfId: number; title: string; incomplete: number; submitted: number }[];
   queriesWeekly: { week: string; opened: number; closed: number }[];
+  followCompliance: {
+    visitName: string;
+    onTime: number;
+    late: number;
+    overdue: number;
+    lost: number;
+    pending: number;
+  }[];
 }
 
 describe('study dashboard figures (GET /api/business/index)', () => {
@@ -97,6 +105,37 @@ describe('study dashboard figures (GET /api/business/index)', () => {
     expect(data.queriesWeekly.at(-1)).toEqual({ week: '2026-11-16', opened: 2, closed: 2 });
     expect(data.queriesWeekly.at(-2)).toEqual({ week: '2026-11-09', opened: 1, closed: 0 });
     expect(data.queriesWeekly[0]!.week).toBe('2026-08-31');
+  });
+
+  it('follow-up compliance per visit: on time, late, missed, lost and not yet judged; custom and deleted visits apart', async () => {
+    const [record] = await t.db.select().from(subjectRecords).where(eq(subjectRecords.studyId, studyId)).limit(1);
+    const visit = (visitName: string, state: number, occurrence: number, custom = false) => ({
+      studyId,
+      subjectId: record!.subjectId,
+      subjectRecordId: record!.id,
+      visitName,
+      occurrence,
+      plannedDate: '2026-10-01',
+      state,
+      custom,
+    });
+    await t.db
+      .insert(followRecords)
+      .values([
+        visit('术后1月', 3, 1),
+        visit('术后1月', 3, 2),
+        visit('术后1月', 4, 3),
+        visit('术后1月', 2, 4),
+        visit('术后1月', 5, 5),
+        visit('术后1月', 6, 6),
+        visit('术后3月', 1, 7),
+        visit('电话随访', 3, 8, true),
+      ]);
+    const { data } = await home(admin);
+    expect(data.followCompliance).toEqual([
+      { visitName: '术后1月', onTime: 2, late: 1, overdue: 1, lost: 1, pending: 0 },
+      { visitName: '术后3月', onTime: 0, late: 0, overdue: 0, lost: 0, pending: 1 },
+    ]);
   });
 
   it('form and query figures follow the per-CRF view rule', async () => {

@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { FOLLOW_STATES as F } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
 import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
@@ -100,6 +101,28 @@ export async function studyIndex(
              and date_trunc('week', q.closed_at at time zone ${timeZone}) = w.week)::int as closed
         from weeks w order by w.week`,
   );
+  // Follow-up compliance per planned visit (custom visits apart): done in the window, done late, missed
+  // (window passed, not done) and lost; visits not yet due or still inside their window are not judged yet.
+  const compliance = await queryRows<{
+    visit: string;
+    on_time: number;
+    late: number;
+    overdue: number;
+    lost: number;
+    pending: number;
+  }>(
+    ctx.db,
+    sql`select coalesce(pv.visit_name, r.visit_name) as visit,
+          count(*) filter (where r.state = ${F.DONE})::int as on_time,
+          count(*) filter (where r.state = ${F.DONE_LATE})::int as late,
+          count(*) filter (where r.state = ${F.OVERDUE})::int as overdue,
+          count(*) filter (where r.state = ${F.LOST})::int as lost,
+          count(*) filter (where r.state in (${F.NOT_DUE}, ${F.DUE}))::int as pending
+        from follow_records r
+        left join follow_plan_visits pv on pv.id = r.plan_visit_id
+        where r.study_id = ${studyId} and r.state <> ${F.DELETED} and not r.custom
+        group by 1 order by min(pv.plan_id), min(pv.sort), 1`,
+  );
   return {
     subjects: {
       total: Number(subjectsRow?.total ?? 0),
@@ -128,6 +151,14 @@ export async function studyIndex(
       title: c.title,
       incomplete: Number(c.incomplete),
       submitted: Number(c.submitted),
+    })),
+    followCompliance: compliance.map((c) => ({
+      visitName: c.visit,
+      onTime: Number(c.on_time),
+      late: Number(c.late),
+      overdue: Number(c.overdue),
+      lost: Number(c.lost),
+      pending: Number(c.pending),
     })),
     queriesWeekly: weekly.map((w) => ({ week: w.week, opened: Number(w.opened), closed: Number(w.closed) })),
   };
