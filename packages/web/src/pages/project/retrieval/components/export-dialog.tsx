@@ -187,7 +187,17 @@ export function ExportButton({ studyId, conditions, total, seesIdentifiers }: Ex
               optionFilterProp="label"
             />
           </Form.Item>
-          <Form.Item name="states" label={t.states} rules={[{ required: true, type: 'array', min: 1 }]}>
+          <Form.Item
+            name="states"
+            label={t.states}
+            // A validator rather than `required`: antd would put aria-required on the checkbox group's div.
+            rules={[
+              {
+                validator: (_, v: ExportState[] | undefined) =>
+                  v && v.length > 0 ? Promise.resolve() : Promise.reject(new Error(t.statesRequired)),
+              },
+            ]}
+          >
             <Checkbox.Group options={EXPORT_STATES.map((s) => ({ value: s.code, label: s.label }))} />
           </Form.Item>
         </Form>
