@@ -38,6 +38,8 @@ export interface CountsPush {
   doubts?: number;
   /** The user's own calendar events today, in the study's time zone (GET /api/business/events/count). */
   events?: number;
+  /** Follow-up visits 待随访 or 已超窗 the user is responsible for (pushed by the follow-up module when they change). */
+  visits?: number;
 }
 
 /** A short notice for one user: shown, and spoken when the user turned speech on. */

@@ -27,3 +27,39 @@ export const eventsApi = {
     http.put<CalendarEvent>(`${BASE}/${id}`, { studyId, ...event }),
   remove: (studyId: number, id: number) => http.delete<null>(`${BASE}/${id}`, { params: { studyId } }),
 };
+
+/** A patient's follow-up visit as the calendar shows it (GET /api/business/follow/records, the follow-up module). */
+export interface CalendarVisit {
+  followRecordId: number;
+  subjectRecordId: number;
+  identificationCode: string;
+  visitName: string;
+  plannedDate: string;
+  windowStart: string;
+  windowEnd: string;
+  state: number;
+  stateName: string;
+  responsibleUserId: number | null;
+}
+
+/** Visit states the calendar shows: every one but 已删除 (6). */
+const SHOWN_VISIT_STATES = '0,1,2,3,4,5';
+/** 待随访 and 已超窗: the top bar's follow dot. */
+const WAITING_VISIT_STATES = '1,2';
+
+export const calendarVisitsApi = {
+  /** The study's visits planned in a range of days; read quietly (a member without follow-up rights sees none). */
+  list: (studyId: number, range: EventRange) =>
+    http.get<Page<CalendarVisit>>('/api/business/follow/records', {
+      params: { studyId, ...range, state: SHOWN_VISIT_STATES, pageNum: 1, pageSize: 1000 },
+      silent: true,
+    }),
+  /** How many visits 待随访 or 已超窗 the user is responsible for (the list's total). */
+  waitingFor: (studyId: number, userId: number) =>
+    http
+      .get<Page<CalendarVisit>>('/api/business/follow/records', {
+        params: { studyId, state: WAITING_VISIT_STATES, responsibleUserId: userId, pageNum: 1, pageSize: 1 },
+        silent: true,
+      })
+      .then((res) => res.data.total),
+};

@@ -200,6 +200,12 @@ export const queryKeys = {
       [...CALENDAR, 'list', studyId, range] as const,
     counts: () => [...CALENDAR, 'count'] as const,
     count: (studyId: number | string | null) => [...CALENDAR, 'count', studyId] as const,
+    /** The study's follow-up visits planned in a range (shown on the calendar). */
+    visits: (studyId: number | null, range: { startDate: string; endDate: string }) =>
+      [...CALENDAR, 'visits', studyId, range] as const,
+    /** The top bar's follow dot: visits 待随访 or 已超窗 the user is responsible for, per study. */
+    visitCounts: () => [...CALENDAR, 'visit-count'] as const,
+    visitCount: (studyId: number | string | null) => [...CALENDAR, 'visit-count', studyId] as const,
   },
   /** The signed-in user's background jobs (the 任务 drawer); a realtime push will refresh this key. */
   jobs: {

@@ -120,6 +120,23 @@ export interface StudyIndex {
   forms: { notStarted?: number; incomplete: number; submitted: number; doubt: number };
   doubts: { open: number; replied: number; closed: number };
   enrolment: Array<{ month: string; count: number }>;
+  /** Patients enrolled up to the end of each month with enrolment (the last twelve such months). */
+  enrolmentCumulative?: Array<{ month: string; total: number }>;
+  /** The study's enrolment target; null while none is stored. */
+  enrolmentTarget?: number | null;
+  /** Forms by state per CRF the caller may view. */
+  formsByCrf?: Array<{ crfId: number; title: string; incomplete: number; submitted: number }>;
+  /** Queries raised and closed per week (Monday first, the study's zone), the last twelve weeks. */
+  queriesWeekly?: Array<{ week: string; opened: number; closed: number }>;
+  /** Per planned visit: patients done on time, late, missed (window passed), lost, not yet judged. */
+  followCompliance?: Array<{
+    visitName: string;
+    onTime: number;
+    late: number;
+    overdue: number;
+    lost: number;
+    pending: number;
+  }>;
 }
 
 interface Paging {

@@ -15,7 +15,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Avatar, Badge, Button, Popover, Tooltip } from 'antd';
 import { useNavigate } from 'react-router';
 import { doubtApi } from '../api/doubt.api';
-import { eventsApi } from '../api/events.api';
+import { calendarVisitsApi, eventsApi } from '../api/events.api';
 import { ChangePasswordDialog } from '../components/change-password-dialog';
 import { useProductTitle } from '../hooks/use-product-title';
 import { T } from '../locales/zh-CN';
@@ -80,9 +80,23 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
       enabled: calendarBuilt && layout === 'project' && Boolean(studyId) && Boolean(token),
       refetchInterval: 10 * 60_000,
     }).data ?? 0;
-  const followCount = doubtsWaiting ?? 0;
   // Until the follow-up pages exist the bell shows only for waiting queries and opens the query list.
   const followBuilt = !UNBUILT_ROUTE_NAMES.includes('project.follow.record');
+  // Visits 待随访 or 已超窗 the user is responsible for; visit states move with the day, so read again every 10 minutes.
+  const visitsWaiting =
+    useQuery({
+      queryKey: queryKeys.calendar.visitCount(studyId),
+      queryFn: () => calendarVisitsApi.waitingFor(Number(studyId), user!.userId),
+      enabled: followBuilt && layout === 'project' && Boolean(studyId) && Boolean(token) && Boolean(user),
+      refetchInterval: 10 * 60_000,
+    }).data ?? 0;
+  const followCount = (doubtsWaiting ?? 0) + visitsWaiting;
+  const followLabel =
+    visitsWaiting > 0
+      ? T.shell.followWithVisits(visitsWaiting, doubtsWaiting ?? 0)
+      : followCount > 0
+        ? T.shell.followWithDoubts(followCount)
+        : T.shell.follow;
 
   useEffect(() => {
     const onScroll = () => setFixed(isBarFixed(window.scrollY));
@@ -170,12 +184,12 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
                 </Tooltip>
               )}
               {(followBuilt || followCount > 0) && (
-                <Tooltip title={followCount > 0 ? T.shell.followWithDoubts(followCount) : T.shell.follow}>
+                <Tooltip title={followLabel}>
                   <Badge dot={followCount > 0} offset={[-6, 6]}>
                     <Button
                       type="text"
                       className="top-bar-follow"
-                      aria-label={followCount > 0 ? T.shell.followWithDoubts(followCount) : T.shell.follow}
+                      aria-label={followLabel}
                       icon={<BellOutlined aria-hidden />}
                       onClick={() =>
                         void navigate(`/project/${studyId}/${followBuilt ? 'follow/record' : 'doubtList'}`)

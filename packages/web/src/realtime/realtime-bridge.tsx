@@ -90,6 +90,15 @@ export function RealtimeBridge() {
         );
         void queryClient.invalidateQueries({ queryKey: queryKeys.calendar.lists() });
       }
+      if (push.visits !== undefined) {
+        queryClient.setQueriesData(
+          {
+            queryKey: queryKeys.calendar.visitCounts(),
+            predicate: (query) => String(query.queryKey[2]) === String(push.studyId),
+          },
+          push.visits,
+        );
+      }
       if (push.doubts === undefined) return;
       queryClient.setQueriesData(
         {
@@ -156,6 +165,7 @@ export function RealtimeBridge() {
         if (hub === 'personsignalhub') {
           void queryClient.invalidateQueries({ queryKey: queryKeys.doubt.counts() });
           void queryClient.invalidateQueries({ queryKey: queryKeys.calendar.counts() });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.calendar.visitCounts() });
         }
       },
       onPush: (event, payload) => {

@@ -1,10 +1,11 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Button, Calendar, Empty, Result, Segmented, Spin } from 'antd';
+import { Button, Calendar, Result, Segmented, Spin } from 'antd';
 import { LeftOutlined, PlusOutlined, RightOutlined } from '@ant-design/icons';
 import dayjs, { type Dayjs } from 'dayjs';
 import { MSG, nowString, todayString } from '@ecrf/core';
-import { eventsApi, type CalendarEvent } from '../../../api/events.api';
+import { calendarVisitsApi, eventsApi, type CalendarEvent, type CalendarVisit } from '../../../api/events.api';
+import { useNavigate } from 'react-router';
 import { queryKeys } from '../../../api/query-keys';
 import { T } from '../../../locales/zh-CN';
 import { displayTimeZone } from '../../../utils/format-date';
@@ -46,10 +47,38 @@ function EventItem({
   );
 }
 
+function VisitItem({ visit }: { visit: CalendarVisit }) {
+  const navigate = useNavigate();
+  return (
+    <button
+      type="button"
+      className={`calendar-visit calendar-visit-${visit.state}`}
+      title={`${visit.stateName} · ${C.window} ${visit.windowStart} ~ ${visit.windowEnd}`}
+      onClick={(e) => {
+        e.stopPropagation();
+        void navigate(`/crf/${visit.subjectRecordId}`);
+      }}
+    >
+      <span className="calendar-event-time">{C.visits}</span>
+      <span className="calendar-event-title">
+        {visit.identificationCode} {visit.visitName} · {visit.stateName}
+      </span>
+    </button>
+  );
+}
+
+/** The visits of each day, by planned date. */
+function visitsByDay(visits: readonly CalendarVisit[]): Map<string, CalendarVisit[]> {
+  const byDay = new Map<string, CalendarVisit[]>();
+  for (const visit of visits) byDay.set(visit.plannedDate, [...(byDay.get(visit.plannedDate) ?? []), visit]);
+  return byDay;
+}
+
 /** The week and day views: one column per day, its events in order, 新增日程 on each day. */
 function Agenda({
   days,
   byDay,
+  visits,
   today,
   zone,
   onAdd,
@@ -57,6 +86,7 @@ function Agenda({
 }: {
   days: string[];
   byDay: Map<string, CalendarEvent[]>;
+  visits: Map<string, CalendarVisit[]>;
   today: string;
   zone: string;
   onAdd: (day: string) => void;
@@ -66,6 +96,7 @@ function Agenda({
     <div className="calendar-agenda" style={{ gridTemplateColumns: `repeat(${days.length}, minmax(0, 1fr))` }}>
       {days.map((day) => {
         const events = byDay.get(day) ?? [];
+        const dayVisits = visits.get(day) ?? [];
         const d = dayjs(day);
         return (
           <section key={day} className={`calendar-agenda-day${day === today ? ' is-today' : ''}`} aria-label={day}>
@@ -81,10 +112,17 @@ function Agenda({
                 onClick={() => onAdd(day)}
               />
             </header>
-            {events.length === 0 ? (
+            {events.length === 0 && dayVisits.length === 0 ? (
               <div className="calendar-agenda-empty">{C.noEvents}</div>
             ) : (
-              events.map((e) => <EventItem key={e.id} event={e} zone={zone} onOpen={onOpen} />)
+              <>
+                {events.map((e) => (
+                  <EventItem key={e.id} event={e} zone={zone} onOpen={onOpen} />
+                ))}
+                {dayVisits.map((v) => (
+                  <VisitItem key={`v${v.followRecordId}`} visit={v} />
+                ))}
+              </>
             )}
           </section>
         );
@@ -108,6 +146,14 @@ export default function CalendarPage() {
     enabled: studyId !== null,
     queryFn: () => eventsApi.list(studyId!, range).then((res) => res.data.list),
   });
+  // The patients' follow-up visits planned in the range (the follow-up module); none when the user may not read them.
+  const visits = useQuery({
+    queryKey: queryKeys.calendar.visits(studyId, range),
+    enabled: studyId !== null,
+    queryFn: () => calendarVisitsApi.list(studyId!, range).then((res) => res.data.list),
+    retry: false,
+  });
+  const visitDays = useMemo(() => visitsByDay(visits.data ?? []), [visits.data]);
   const days = useMemo(() => visibleDays(view, focus), [view, focus]);
   const byDay = useMemo(() => eventsByDay(events.data ?? [], days, zone), [events.data, days, zone]);
 
@@ -175,6 +221,9 @@ export default function CalendarPage() {
               if (info.type !== 'date') return info.originNode;
               const day = date.format('YYYY-MM-DD');
               const list = byDay.get(day) ?? [];
+              const dayVisits = visitDays.get(day) ?? [];
+              const room = Math.max(0, MONTH_CELL_EVENTS - list.length);
+              const hidden = Math.max(0, list.length - MONTH_CELL_EVENTS) + Math.max(0, dayVisits.length - room);
               return (
                 <div
                   className={`calendar-cell${day === today ? ' is-today' : ''}${date.month() !== focus.month() ? ' is-other-month' : ''}`}
@@ -185,7 +234,10 @@ export default function CalendarPage() {
                     {list.slice(0, MONTH_CELL_EVENTS).map((e) => (
                       <EventItem key={e.id} event={e} zone={zone} onOpen={openEvent} />
                     ))}
-                    {list.length > MONTH_CELL_EVENTS && (
+                    {dayVisits.slice(0, room).map((v) => (
+                      <VisitItem key={`v${v.followRecordId}`} visit={v} />
+                    ))}
+                    {hidden > 0 && (
                       <button
                         type="button"
                         className="calendar-more"
@@ -195,7 +247,7 @@ export default function CalendarPage() {
                           setView('day');
                         }}
                       >
-                        {C.more(list.length - MONTH_CELL_EVENTS)}
+                        {C.more(hidden)}
                       </button>
                     )}
                   </div>
@@ -204,10 +256,15 @@ export default function CalendarPage() {
             }}
           />
         ) : (
-          <Agenda days={days} byDay={byDay} today={today} zone={zone} onAdd={openNew} onOpen={openEvent} />
-        )}
-        {view !== 'month' && events.data && events.data.length === 0 && (
-          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={C.noEvents} />
+          <Agenda
+            days={days}
+            byDay={byDay}
+            visits={visitDays}
+            today={today}
+            zone={zone}
+            onAdd={openNew}
+            onOpen={openEvent}
+          />
         )}
       </Spin>
       <EventDialog studyId={studyId} zone={zone} target={dialog} onClose={() => setDialog(null)} />

@@ -25,3 +25,23 @@ function monthsBetween(from: string, to: string): number {
   const [ty, tm] = to.split('-').map(Number) as [number, number];
   return ty * 12 + tm - (fy * 12 + fm);
 }
+
+/**
+ * Patients enrolled up to the end of each month of the axis. The server names the running total of months
+ * with enrolment only; a month without any carries the total of the month before it.
+ */
+export function cumulativeSeries(
+  cumulative: ReadonlyArray<{ month: string; total: number }>,
+  months: ReadonlyArray<string>,
+): Array<{ month: string; total: number }> {
+  const known = [...cumulative].sort((a, b) => a.month.localeCompare(b.month));
+  let i = 0;
+  let total = 0;
+  return months.map((month) => {
+    while (i < known.length && known[i]!.month <= month) {
+      total = known[i]!.total;
+      i += 1;
+    }
+    return { month, total };
+  });
+}

@@ -12,13 +12,14 @@ import { useAppStore } from '../../../stores/app.store';
 import { useSession } from '../../../stores/session.store';
 import { LOGIN_PATH } from '../../../router-guard';
 import { useProjectStudy } from '../use-project-study';
-import { enrolmentSeries } from './enrolment-series';
+import { cumulativeSeries, enrolmentSeries } from './enrolment-series';
 import '../project.css';
 import { displayTimeZone } from '../../../utils/format-date';
 import { queryKeys } from '../../../api/query-keys';
 
 // echarts arrives with the chart, after the figures: a visitor without a session never loads it.
 const EnrolmentChart = lazy(() => import('./components/enrolment-chart'));
+const DashboardCharts = lazy(() => import('./components/dashboard-charts'));
 
 const H = T.projectHome;
 
@@ -58,6 +59,20 @@ function Figures({ index }: { index: StudyIndex }) {
           </Suspense>
         )}
       </div>
+      {index.queriesWeekly && (
+        <Suspense fallback={<Spin style={{ display: 'block', margin: '96px auto' }} />}>
+          <DashboardCharts
+            cumulative={cumulativeSeries(
+              index.enrolmentCumulative ?? [],
+              series.map((s) => s.month),
+            )}
+            target={index.enrolmentTarget ?? null}
+            forms={index.formsByCrf ?? []}
+            weeks={index.queriesWeekly}
+            compliance={index.followCompliance ?? []}
+          />
+        </Suspense>
+      )}
     </>
   );
 }
