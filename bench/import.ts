@@ -178,6 +178,8 @@ const post = async (query: string) => {
 console.log(
   `import: ${ROWS} rows × ${ITEMS} items (${(workbook.length / 1024 / 1024).toFixed(1)} MB workbook), ${databaseUrl ? `PostgreSQL (${databaseUrl.host})` : 'PGlite on disk'}`,
 );
+// The same reads with nothing else running: what the list costs by itself at this many patients.
+await measured('idle (baseline)', () => new Promise((resolve) => setTimeout(resolve, 5_000)));
 const preview = await measured('preview (dry run)', () => post('submitType=0&dryRun=true'));
 if (preview.code !== 200) throw new Error(`preview failed: ${preview.msg}`);
 console.log(`    ${JSON.stringify(preview.data.summary)}`);

@@ -159,7 +159,7 @@ describe('data import from the patient list', () => {
     await dialog().getByRole('button', { name: '确认导入' }).click();
     await dialog().getByText('已导入 2 位患者').waitFor();
     await screenshot(page, 'import-done');
-    expect(await weightOf(b.subjectRecordId)).toBe(72);
+    expect(await weightOf(b.subjectRecordId)).toBe('72');
 
     await page.goto(`/crf/${b.subjectRecordId}`);
     await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
