@@ -32,6 +32,8 @@ const ProjectHome = lazy(() => import('./pages/project/home'));
 const ProjectSubject = lazy(() => import('./pages/project/subject'));
 const ProjectRetrieval = lazy(() => import('./pages/project/retrieval'));
 const ProjectCalendar = lazy(() => import('./pages/project/calendar'));
+const ProjectFollowRecord = lazy(() => import('./pages/project/follow/record'));
+const ProjectFollowPlan = lazy(() => import('./pages/project/follow/plan'));
 
 export interface AppRoute extends RouteMeta {
   path: string;
@@ -77,14 +79,14 @@ export const appRoutes: AppRoute[] = [
     name: 'project.follow.record',
     title: r.projectFollowRecord,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectFollowRecord,
   },
   {
     path: '/project/:id/follow/plan',
     name: 'project.follow.plan',
     title: r.projectFollowPlan,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectFollowPlan,
   },
   {
     path: '/project/:id/calendar',

@@ -122,6 +122,8 @@ export interface CrfSaveBody {
   reason: string | null;
   /** One per user action: a retried call answers the first result again. */
   requestId: string;
+  /** The follow-up visit form (随访) this save fills: the server ties the record to it. */
+  followRecordCrfId?: number;
 }
 
 /** A per-item message of the engine as the server returns it. */

@@ -30,6 +30,7 @@ const JOBS = ['jobs'] as const;
 const CRF_RECORD = ['crf-record'] as const;
 const SEARCH = ['search'] as const;
 const CALENDAR = ['calendar'] as const;
+const FOLLOW = ['follow'] as const;
 
 /** The version segment of a CRF definition key: a number, or the newest. */
 export type CrfVersionKey = number | 'latest';
@@ -206,6 +207,15 @@ export const queryKeys = {
     /** The top bar's follow dot: visits 待随访 or 已超窗 the user is responsible for, per study. */
     visitCounts: () => [...CALENDAR, 'visit-count'] as const,
     visitCount: (studyId: number | string | null) => [...CALENDAR, 'visit-count', studyId] as const,
+  },
+  /** Follow-up plans and patient visits of a study; any change of one may move the other (rescheduling). */
+  follow: {
+    all: () => FOLLOW,
+    plans: (studyId: number) => [...FOLLOW, 'plans', studyId] as const,
+    plan: (id: number | null) => [...FOLLOW, 'plan', id] as const,
+    crfs: (studyId: number) => [...FOLLOW, 'crfs', studyId] as const,
+    records: (studyId: number) => [...FOLLOW, 'records', studyId] as const,
+    subject: (subjectRecordId: number) => [...FOLLOW, 'subject', subjectRecordId] as const,
   },
   /** The signed-in user's background jobs (the 任务 drawer); a realtime push will refresh this key. */
   jobs: {

@@ -256,6 +256,9 @@ export function CrfEditor({
       reason,
       requestId: newRequestId(),
     });
+    // Opened from 随访记录 · 填写: the first save of the form is tied to its follow-up visit on the server.
+    const followRecordCrfId = Number(new URLSearchParams(window.location.search).get('followRecordCrfId'));
+    if (Number.isInteger(followRecordCrfId) && followRecordCrfId > 0) body.followRecordCrfId = followRecordCrfId;
     setSaving(submit ? 'submit' : 'save');
     const slow = setTimeout(() => setRetrying(true), 4000);
     try {
