@@ -1220,4 +1220,5 @@ export const T = {
     customVisit: '计划外',
     newPlannedDate: '新计划日期',
     chooseForm: '选择要填写的表单',
-  },} as const;
+  },
+} as const;
