@@ -126,7 +126,6 @@ export function EventDialog({
       open={target !== null}
       title={editing ? C.edit : C.add}
       onCancel={onClose}
-      destroyOnHidden
       forceRender
       footer={[
         editing && (
