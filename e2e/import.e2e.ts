@@ -163,8 +163,9 @@ describe('data import from the patient list', () => {
 
     await page.goto(`/crf/${b.subjectRecordId}`);
     await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
-    await page.locator('.crf-item-row[data-item="weight"]').getByLabel('体重').waitFor();
-    expect(await page.locator('.crf-item-row[data-item="weight"]').getByLabel('体重').inputValue()).toBe('72');
+    const weight = page.locator('.crf-editor-form').getByLabel('体重', { exact: true });
+    await weight.waitFor();
+    expect(await weight.inputValue()).toBe('72');
     await page.locator('.crf-item-row[data-item="weight"]').getByRole('button', { name: '修改历史 体重' }).click();
     const drawer = page.locator('.ant-drawer', { hasText: '修改历史 · 体重' });
     await drawer.getByText('数据导入', { exact: false }).first().waitFor();

@@ -192,7 +192,8 @@ export function ImportDialog({ studyId, open, onClose }: { studyId: number; open
         setPreview(null);
         void queryClient.invalidateQueries({ queryKey: queryKeys.subjectRecord.all() });
       }
-      void message.info(res.msg);
+      if (res.data.result && res.data.result.importedPatients === 0) void message.warning(res.msg);
+      else void message.info(res.msg);
     } finally {
       setBusy(false);
     }
