@@ -208,6 +208,12 @@ describe('follow-up', () => {
     await settle(page);
     await confirm.getByRole('button', { name: '提交', exact: true }).click();
     await page.locator('.ant-message-notice', { hasText: '提交成功' }).last().waitFor();
+    // The sidebar lists the patient's visits with their states under the forms.
+    const visits = page.locator('.crf-follow');
+    await visits.getByText('术后6月').waitFor();
+    await visits.getByText('失访').waitFor();
+    await screenshot(page, 'follow-crf-sidebar');
+    await expectAccessible(page, 'follow-crf-sidebar');
     await page.goto(`/project/${studyId}/follow/record`);
     await expect
       .poll(

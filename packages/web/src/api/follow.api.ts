@@ -123,8 +123,9 @@ export const followApi = {
     http.get<Page<FollowRecord>>('/api/business/follow/records', { params }),
   setStatus: (body: { followRecordId: number; action: 'lost' | 'restore'; reason: string }) =>
     http.put<{ followRecordId: number }>('/api/business/follow/record/status', body),
-  subjectFollows: (subjectRecordId: number) =>
-    http.get<FollowRecord[]>('/api/business/subject/follows', { params: { subjectRecordId } }),
+  /** `quiet` for the CRF page's sidebar: a refusal there shows no message, the visits simply do not appear. */
+  subjectFollows: (subjectRecordId: number, quiet = false) =>
+    http.get<FollowRecord[]>('/api/business/subject/follows', { params: { subjectRecordId }, silent: quiet }),
   schedule: (subjectRecordId: number) =>
     http.post<{ changed: boolean }>('/api/business/subject/follow', { subjectRecordId }),
   changeDate: (body: { followRecordId: number; plannedDate: string; reason: string }) =>

@@ -16,6 +16,7 @@ import { FORM_STATE, type CrfMenuNode, type CrfPatient } from '../../../api/crf.
 import { useCrfLayout, useSiderPlacement } from '../../../layouts/crf-layout';
 import { T } from '../../../locales/zh-CN';
 import { formStateMeta, isRepeatable, menuForms, stageKeys } from '../crf-menu';
+import { CrfFollowVisits } from './crf-follow-visits';
 import { PatientInfoDialog, PatientQrDialog } from './patient-dialogs';
 import { QrImage } from './qr-image';
 
@@ -226,6 +227,7 @@ export function CrfSidebar({
               />
             )}
           </div>
+          <CrfFollowVisits subjectRecordId={subjectRecordId} />
         </>
       )}
       <PatientInfoDialog
