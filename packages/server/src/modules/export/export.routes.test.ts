@@ -6,13 +6,13 @@ import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buttonKey, crfKey, type CrfDefinition } from '@ecrf/core';
 import { importExcel, importOdm, importRedcapDictionary, readOdmClinicalData } from '@ecrf/core/interop';
-import { crfStages, exportLogs } from '../../db/schema/index.js';
+import { crfDataRecords, crfStages, exportLogs } from '../../db/schema/index.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import type { JobView } from '../jobs/job-queue.js';
 import { readCsv } from '../redcap/redcap-csv.js';
-import { exportRecords, loadProject, selectFields } from '../redcap/redcap.service.js';
+import { exportRecords, importRecords, loadProject, selectFields } from '../redcap/redcap.service.js';
 import { waitForJob } from './export.service.js';
 
 /**
@@ -267,7 +267,7 @@ describe('formats, each read back by a parser of its format', () => {
     expect(values.find((v) => v.subjectKey === code.A && v.itemOid.endsWith('.comorbid'))!.value).toBe('htn,dm');
   });
 
-  it('SRCH-02: the REDCap CSV is the REDCap API mapping itself: read by its CSV reader, the same columns and rows as a flat record export', async () => {
+  it('SRCH-02: the REDCap CSV is the REDCap API mapping itself: read by its CSV reader, the same columns and rows as a flat record export, and a changed row imports back through the REDCap import', async () => {
     const csv = (await exportFile({ format: 'redcap' })).file.toString('utf8');
     const rows = readCsv(csv);
     const header = csv.split(/\r?\n/)[0]!.split(',');
@@ -284,12 +284,45 @@ describe('formats, each read back by a parser of its format', () => {
       all: true,
       timeZone: 'Asia/Shanghai',
     };
-    const user = (await t.call(admin, 'GET', '/api/system/user/profile')).body.data;
-    const project = await loadProject(t.ctx, { tokenId: 0, user: { ...user, permissions: ['*:*:*'] }, access });
+    const { user: signedIn } = await t.login();
+    const user = {
+      userId: signedIn.userId,
+      userName: '13800000000',
+      name: '系统管理员',
+      deptId: null,
+      sessionId: '',
+      admin: true,
+      permissions: ['*:*:*'],
+      setPasswordMust: false,
+    };
+    const caller = { tokenId: 0, user, access };
+    const project = await loadProject(t.ctx, caller);
     const api = await exportRecords(t.ctx, project, selectFields(project, [], []), { records: [], label: false });
     expect(header).toEqual(api.columns.filter((c) => header.includes(c)));
     expect(rows).toEqual(api.rows.map((r) => Object.fromEntries(header.map((h) => [h, r[h] ?? '']))));
     expect(rows.find((r) => r.record_id === code.A && r.sbp)!.sbp).toBe('150');
+
+    // A REDCap user's round trip: the file's row changed and imported back through the REDCap import.
+    const bRow = rows.find((r) => r.record_id === code.B && r.sbp === '120')!;
+    const imported = await importRecords(t.ctx, caller, project, [{ ...bRow, sbp: '125' }], {
+      overwrite: false,
+      reason: null,
+    });
+    expect(imported).toBe(1);
+    const [vitals] = await t.db
+      .select({ id: crfDataRecords.id, values: crfDataRecords.values, version: crfDataRecords.version })
+      .from(crfDataRecords)
+      .where(and(eq(crfDataRecords.subjectRecordId, P.B), eq(crfDataRecords.crfId, crfIds['生命体征']!)));
+    expect(Number(vitals!.values.sbp)).toBe(125);
+    // Back as it was, for the other tests.
+    const back = await t.call(admin, 'PUT', '/api/v3/business/crf', {
+      subjectRecordId: P.B,
+      crfId: crfIds['生命体征'],
+      crfDataRecordId: vitals!.id,
+      version: vitals!.version,
+      values: { sbp: 120, dbp: 70 },
+    });
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
   });
 });
 
