@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
@@ -22,6 +25,8 @@ let page: Page;
 let token = '';
 let studyId = 0;
 let code = '';
+/** The server's clock runs ahead by the milliseconds in this file (EDC_TEST_CLOCK_FILE). */
+const clockFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'edc-clock-')), 'offset');
 
 interface Envelope<T> {
   code: number;
@@ -54,7 +59,8 @@ function shanghaiDate(days: number): string {
 }
 
 beforeAll(async () => {
-  platform = await startPlatform();
+  fs.writeFileSync(clockFile, '0');
+  platform = await startPlatform({ clockFile });
   browser = await launchBrowser();
   const first = await login(INITIAL_PASSWORD);
   token = first.token;
@@ -89,6 +95,24 @@ const notice = (text: string) => page.locator('.ant-message-notice', { hasText: 
 const row = (text: string): Locator => page.locator('.ant-table-tbody tr', { hasText: text });
 
 /** Picks an option of a multiple select, then closes its list by clicking the heading beside it. */
+async function signIn() {
+  await page.goto('/login');
+  await page.getByPlaceholder('请输入手机号').fill(ADMIN);
+  await page.getByPlaceholder('请输入密码').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: '登 录' }).click();
+  await page.waitForURL('**/studyList');
+}
+
+/** Shows the visits of one patient on 随访记录 (searched by code). */
+async function searchPatient(patientCode: string) {
+  await page.goto(`/project/${studyId}/follow/record`);
+  await page.getByLabel('患者编号/姓名').fill(patientCode);
+  await page.getByRole('button', { name: /搜\s*索/ }).click();
+  await expect
+    .poll(() => page.locator('.ant-table-tbody tr.ant-table-row', { hasNotText: patientCode }).count())
+    .toBe(0);
+}
+
 async function pickOption(field: Locator, option: string, heading: Locator) {
   await field.click();
   await settle(page);
@@ -101,11 +125,7 @@ describe('follow-up', () => {
   it('FOLLOW-02/FOLLOW-11: 随访计划 is in the menu; a plan with three visits is configured in its dialog', async () => {
     // One page for the whole file: the tests go on where the previous one left off.
     page = await newPage(browser, platform.baseUrl);
-    await page.goto('/login');
-    await page.getByPlaceholder('请输入手机号').fill(ADMIN);
-    await page.getByPlaceholder('请输入密码').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: '登 录' }).click();
-    await page.waitForURL('**/studyList');
+    await signIn();
     await page.goto(`/project/${studyId}/home`);
     await page.locator('.app-sider').getByText('随访管理', { exact: true }).click();
     await page.locator('.app-sider').getByText('随访计划', { exact: true }).click();
@@ -212,6 +232,8 @@ describe('follow-up', () => {
     const visits = page.locator('.crf-follow');
     await visits.getByText('术后6月').waitFor();
     await visits.getByText('失访').waitFor();
+    // The record list has just appeared: let its fade-in end, or a button is measured mid-transition.
+    await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))));
     await screenshot(page, 'follow-crf-sidebar');
     await expectAccessible(page, 'follow-crf-sidebar');
     await page.goto(`/project/${studyId}/follow/record`);
@@ -225,5 +247,44 @@ describe('follow-up', () => {
       )
       .toBe(1);
     await screenshot(page, 'follow-record-done');
+  });
+
+  it('FOLLOW-08: days pass on the server clock: the second visit of a patient operated on 80 days ago turns 已超窗', async () => {
+    const patient = await api<{ subjectRecordId: number; identificationCode: string }>(
+      'POST',
+      '/api/business/subject',
+      {
+        studyId,
+        subjectName: '第二位患者',
+        gender: 0,
+        diseaseCode: 'LSS',
+      },
+    );
+    const crfs = await api<Array<{ id: number; title: string }>>('GET', `/api/system/crf/list?studyId=${studyId}`);
+    await api('PUT', '/api/v3/business/crf', {
+      subjectRecordId: patient.subjectRecordId,
+      crfId: crfs.find((c) => c.title === '手术记录')!.id,
+      version: 0,
+      values: { op_at: `${shanghaiDate(-80)} 09:00:00` },
+    });
+    await expect
+      .poll(
+        async () => {
+          await searchPatient(patient.identificationCode);
+          return row('术后3月').getByText('未到期').count();
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(1);
+    // Twenty days later the 3-month visit (window 7 days each side of day 91 or 92) has passed.
+    fs.writeFileSync(clockFile, String(20 * 86_400_000));
+    // The sessions of the old day are long over: sign in again, as a person would the next morning.
+    await signIn();
+    await searchPatient(patient.identificationCode);
+    await row('术后3月').getByText('已超窗').waitFor();
+    await row('术后1月').getByText('已超窗').waitFor();
+    await row('术后6月').getByText('未到期').waitFor();
+    await screenshot(page, 'follow-record-days-later');
+    await expectAccessible(page, 'follow-record-days-later');
   });
 });

@@ -34,7 +34,7 @@ export interface Platform {
  * The real server, built web app included, on an empty data directory of its own. It runs in UTC unless told
  * otherwise, while browsers default to Asia/Shanghai: every page is tested with the two zones apart.
  */
-export async function startPlatform(options: { timeZone?: string } = {}): Promise<Platform> {
+export async function startPlatform(options: { timeZone?: string; clockFile?: string } = {}): Promise<Platform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-e2e-'));
   // The server serves its own copy of the built app: a build started meanwhile (another run in the same
   // checkout) replaces the hashed chunks, and the pages still open would fail to load their next route.
@@ -55,6 +55,8 @@ export async function startPlatform(options: { timeZone?: string } = {}): Promis
       EDC_CAPTCHA: 'off',
       // The counting job kind and its start route (modules/jobs/test-jobs.ts), for the 任务 drawer's test.
       EDC_TEST_JOBS: '1',
+      // The server's clock runs ahead by the milliseconds written in this file (shared/test-clock.ts).
+      ...(options.clockFile ? { EDC_TEST_CLOCK_FILE: options.clockFile } : {}),
       EDC_ADMIN_PASSWORD: INITIAL_PASSWORD,
       LOG_LEVEL: 'warn',
     },

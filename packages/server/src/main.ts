@@ -15,6 +15,7 @@ import { databaseStore, redisStore } from './shared/kv.js';
 import { createFieldCrypto, loadDataKey } from './shared/field-crypto.js';
 import { localFileStorage } from './shared/file-storage.js';
 import { loadSigningSecret } from './shared/secret.js';
+import { serverClock } from './shared/test-clock.js';
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -39,7 +40,7 @@ async function main() {
   const seeded = await seed(database.db, { adminPassword: config.adminPassword, version });
   if (config.demoStudy) await seedDemoStudy(database.db);
 
-  const clock = () => new Date();
+  const clock = serverClock();
   const files = localFileStorage(config.dataDir);
   const ctx: AppContext = {
     config,

@@ -25,14 +25,18 @@ export const FOLLOW_STATE_NAMES: Record<FollowState, string> = {
   6: '已删除',
 };
 
-/** antd tag colours per state, so every page paints a state alike. */
+/**
+ * antd tag colours per state, so every page paints a state alike. Solid dark shades (white text, contrast ≥ 4.5:1
+ * for WCAG AA) rather than antd's light status presets, whose yellow, green and blue text on a pale ground do not
+ * reach it.
+ */
 export const FOLLOW_STATE_COLORS: Record<FollowState, string> = {
   0: 'default',
-  1: 'processing',
-  2: 'error',
-  3: 'success',
-  4: 'warning',
-  5: 'magenta',
+  1: '#0958d9',
+  2: '#cf1322',
+  3: '#237804',
+  4: '#ad4e00',
+  5: '#9e1068',
   6: 'default',
 };
 
