@@ -166,8 +166,9 @@ describe('realtime', () => {
     await nursePage.goto(`/project/${studyId}/home`);
     await nursePage.locator('.top-bar').waitFor();
     await hub;
-    // Nothing waits for the nurse yet: no bell, no dot.
-    expect(await nursePage.locator('.top-bar .top-bar-follow').count()).toBe(0);
+    // Nothing waits for the nurse yet: the bell (there since the follow-up pages exist) has no dot.
+    await nursePage.locator('.top-bar .top-bar-follow[aria-label="随访提醒"]').waitFor();
+    expect(await nursePage.locator('.top-bar .ant-badge:has(.top-bar-follow) .ant-badge-dot').count()).toBe(0);
     await nursePage.evaluate(() => {
       (window as unknown as { sameDocument: boolean }).sameDocument = true;
     });
@@ -204,8 +205,10 @@ describe('realtime', () => {
 
     // The bell leads to the query list, where the query waits.
     await notice.waitFor({ state: 'detached', timeout: 15_000 });
+    // The bell opens 随访记录 (SHELL-25) now that the follow-up pages exist; the query waits in the query list.
     await bell.click();
-    await nursePage.waitForURL(`**/project/${studyId}/doubtList`);
+    await nursePage.waitForURL(`**/project/${studyId}/follow/record`);
+    await nursePage.goto(`/project/${studyId}/doubtList`);
     await nursePage.getByText('心率与原始病历不符，请核实').first().waitFor();
     await monitorPage.context().close();
     await nursePage.context().close();
