@@ -15,7 +15,7 @@ const PLAN = 'btn:business.follow.plan';
 
 /** 随访计划 (FOLLOW-01, FOLLOW-08..11): the study's plans; a dialog edits a plan and its ordered visits. */
 export default function FollowPlanPage() {
-  const { studyId, can } = useProjectStudy();
+  const { studyId, study, can } = useProjectStudy();
   const { modal } = App.useApp();
   const [dialog, setDialog] = useState<PlanDialogState | null>(null);
   const remove = useListMutation({
@@ -94,7 +94,7 @@ export default function FollowPlanPage() {
           </StudyAuthButton>
         }
       />
-      <PlanDialog studyId={studyId} state={dialog} onClose={() => setDialog(null)} />
+      <PlanDialog studyId={studyId} diseases={study?.diseases ?? []} state={dialog} onClose={() => setDialog(null)} />
     </div>
   );
 }

@@ -15,6 +15,7 @@ export type PlanDialogState = { mode: 'add' } | { mode: 'edit'; id: number };
 
 interface Values {
   planName: string;
+  diseaseCode?: string | null;
   remark?: string;
   visits: FollowPlanVisit[];
 }
@@ -32,10 +33,13 @@ const NEW_VISIT: FollowPlanVisit = {
 /** 新增计划 / 编辑计划: the plan and its ordered visits; an edit asks whether enrolled patients are rescheduled. */
 export function PlanDialog({
   studyId,
+  diseases,
   state,
   onClose,
 }: {
   studyId: number;
+  /** The study's diseases: a plan may be for one of them (multi-disease studies), or for every patient. */
+  diseases: ReadonlyArray<{ diseaseName: string; diseaseCode: string }>;
   state: PlanDialogState | null;
   onClose: () => void;
 }) {
@@ -60,9 +64,15 @@ export function PlanDialog({
 
   useEffect(() => {
     if (!state) return;
-    if (state.mode === 'add') form.setFieldsValue({ planName: '', remark: '', visits: [{ ...NEW_VISIT }] });
-    else if (plan.data) {
-      form.setFieldsValue({ planName: plan.data.planName, remark: plan.data.remark, visits: plan.data.visits });
+    if (state.mode === 'add') {
+      form.setFieldsValue({ planName: '', diseaseCode: null, remark: '', visits: [{ ...NEW_VISIT }] });
+    } else if (plan.data) {
+      form.setFieldsValue({
+        planName: plan.data.planName,
+        diseaseCode: plan.data.diseaseCode,
+        remark: plan.data.remark,
+        visits: plan.data.visits,
+      });
     }
   }, [state, plan.data, form]);
 
@@ -77,6 +87,7 @@ export function PlanDialog({
     const body: FollowPlanBody = {
       studyId,
       planName: values.planName,
+      diseaseCode: values.diseaseCode ?? null,
       remark: values.remark ?? '',
       visits: values.visits.map((v) => ({
         id: v.id ?? null,
@@ -122,6 +133,15 @@ export function PlanDialog({
         <Form.Item label={t.planName} name="planName" rules={[{ required: true, whitespace: true, max: 100 }]}>
           <Input maxLength={100} />
         </Form.Item>
+        {diseases.length > 1 && (
+          <Form.Item label={t.disease} name="diseaseCode">
+            <Select
+              allowClear
+              placeholder={t.allDiseases}
+              options={diseases.map((d) => ({ value: d.diseaseCode, label: d.diseaseName }))}
+            />
+          </Form.Item>
+        )}
         <Form.Item label={t.remark} name="remark">
           <Input.TextArea maxLength={500} autoSize={{ minRows: 1, maxRows: 3 }} />
         </Form.Item>
