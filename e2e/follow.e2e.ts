@@ -133,6 +133,8 @@ describe('follow-up', () => {
     await page.locator('.page-title:visible', { hasText: '随访计划' }).waitFor();
     await page.getByRole('button', { name: '新增计划' }).click();
     const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('计划名称').waitFor();
+    await settle(page);
     await dialog.getByLabel('计划名称').fill('术后随访计划');
     const visits: Array<[string, string]> = [
       ['术后1月', '1'],
@@ -202,6 +204,8 @@ describe('follow-up', () => {
     await row('术后6月').getByRole('button', { name: '失访' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByText('标记失访').waitFor();
+    // A click while the dialog still zooms in can miss on a loaded machine.
+    await settle(page);
     await dialog.getByRole('button', { name: '确定' }).click();
     await dialog.getByText('请填写原因').waitFor();
     await dialog.getByLabel('原因').fill('电话无法联系，家属告知已迁居外地');
@@ -232,6 +236,8 @@ describe('follow-up', () => {
     const visits = page.locator('.crf-follow');
     await visits.getByText('术后6月').waitFor();
     await visits.getByText('失访').waitFor();
+    // The form menu's refetch after the submit brings the visit's new state with it.
+    await visits.getByText('超窗完成').waitFor();
     // The record list has just appeared: let its fade-in end, or a button is measured mid-transition.
     await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))));
     await screenshot(page, 'follow-crf-sidebar');

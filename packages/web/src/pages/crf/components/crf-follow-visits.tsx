@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Tag } from 'antd';
 import { useNavigate } from 'react-router';
@@ -10,12 +11,17 @@ import { T } from '../../../locales/zh-CN';
  * The patient's follow-up visits beside the forms (issue 14): name, planned date and state; a visit's first form
  * opens on this page for that visit. Deleted visits are left out; nothing shows for a patient without visits.
  */
-export function CrfFollowVisits({ subjectRecordId }: { subjectRecordId: number }) {
+export function CrfFollowVisits({ subjectRecordId, menu }: { subjectRecordId: number; menu: unknown }) {
   const navigate = useNavigate();
   const visits = useQuery({
     queryKey: queryKeys.follow.subject(subjectRecordId),
     queryFn: () => followApi.subjectFollows(subjectRecordId, true).then((res) => res.data),
   });
+  // A save refetches the form menu; a submitted visit form may have completed its visit meanwhile.
+  const { refetch } = visits;
+  useEffect(() => {
+    if (menu) void refetch();
+  }, [menu, refetch]);
   const shown = (visits.data ?? []).filter((v) => v.state !== FOLLOW_STATES.DELETED);
   if (shown.length === 0) return null;
   return (

@@ -227,7 +227,7 @@ export function CrfSidebar({
               />
             )}
           </div>
-          <CrfFollowVisits subjectRecordId={subjectRecordId} />
+          <CrfFollowVisits subjectRecordId={subjectRecordId} menu={menu} />
         </>
       )}
       <PatientInfoDialog
