@@ -475,8 +475,12 @@ async function triggerDateOf(
 
 /** The trigger's form: saves of it may move the trigger date. */
 export async function triggerCrfOf(db: Db, studyId: number): Promise<number | null> {
-  const { followTriggers } = await studyZone(db, studyId);
-  const t = followTriggers[0];
+  const [study] = await db
+    .select({ followTriggers: studies.followTriggers })
+    .from(studies)
+    .where(eq(studies.studyId, studyId));
+  // A study gone by the time an event is delivered has no trigger.
+  const t = study?.followTriggers[0];
   return t?.enabled && t.crfId && t.itemName ? t.crfId : null;
 }
 
@@ -510,7 +514,6 @@ export async function scheduleSubject(
   now: Date,
   onlyPlanId?: number,
 ): Promise<boolean> {
-  const study = await studyZone(tx, studyId);
   const [subject] = await tx
     .select({
       subjectId: subjects.id,
@@ -528,7 +531,9 @@ export async function scheduleSubject(
         isNull(subjectRecords.deletedAt),
       ),
     );
+  // A patient (or study) gone by the time the event is delivered has nothing left to schedule.
   if (!subject) return false;
+  const study = await studyZone(tx, studyId);
   const base = await triggerDateOf(tx, study, subject);
   if (!base) return false;
   const today = todayString(now, study.timeZone);
