@@ -42,8 +42,6 @@ export const AUDIT_ACTION_NAMES = {
   'study.personnel.remove': '移除项目人员',
   'api_token.create': '创建API令牌',
   'api_token.revoke': '撤销API令牌',
-  'api_token.create': '创建API令牌',
-  'api_token.revoke': '撤销API令牌',
   'study.crf.upload': '上传CRF',
   'study.crf.delete': '删除CRF',
   'study.stage.create': '新增阶段',
