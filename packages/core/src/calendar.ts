@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rowIdSchema } from './ids.js';
 import { todayString, wallClock, wallMillis } from './crf/date-time.js';
 
 /**
@@ -30,7 +31,7 @@ export const calendarEventInput = z
     endTime: instant.optional(),
     startDate: dateOnly.optional(),
     endDate: dateOnly.optional(),
-    subjectId: z.number().int().positive().nullable().optional(),
+    subjectId: rowIdSchema.nullable().optional(),
     note: z.string().max(CALENDAR_NOTE_MAX, `备注不能超过${CALENDAR_NOTE_MAX}个字符`).nullable().optional(),
     /** Minutes before the start; null or absent: no reminder. */
     remindBefore: z.number().int().min(0).max(CALENDAR_REMIND_MAX_MINUTES).nullable().optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rowIdSchema } from './ids.js';
 import {
   isChoiceType,
   isContainerType,
@@ -260,9 +261,9 @@ export const PREVIEW_ROW_LIMIT = 2_000;
 export const imageUrlEntrySchema = z
   .object({
     identificationCode: z.string().trim().min(1).max(50).optional(),
-    subjectRecordId: z.number().int().positive().optional(),
+    subjectRecordId: rowIdSchema.optional(),
     /** The CRF's id or title. */
-    crf: z.union([z.number().int().positive(), z.string().trim().min(1).max(200)]),
+    crf: z.union([rowIdSchema, z.string().trim().min(1).max(200)]),
     /** A repeatable form's record number (1 = its first); single forms leave it out. */
     instance: z.number().int().positive().max(10_000).optional(),
     item: z.string().trim().min(1).max(200),
@@ -273,7 +274,7 @@ export const imageUrlEntrySchema = z
     message: '请填写患者编号或 subjectRecordId',
   });
 export const imageUrlsBodySchema = z.object({
-  studyId: z.number().int().positive(),
+  studyId: rowIdSchema,
   items: z.array(imageUrlEntrySchema).min(1).max(200),
 });
 export type ImageUrlsBody = z.infer<typeof imageUrlsBodySchema>;

@@ -68,7 +68,7 @@ export const exportV3BodySchema = exportOptionsSchema.extend({ studyId: rowIdSch
 export const exportV2BodySchema = exportOptionsSchema.extend({
   studyId: rowIdSchema,
   conditions: searchConditionsSchema.optional(),
-  subjectRecordIds: z.array(rowIdSchema).min(1).max(100_000).optional(),
+  subjectRecordIds: z.array(rowIdSchema).min(1).max(10_000).optional(),
 });
 export type ExportV2Body = z.infer<typeof exportV2BodySchema>;
 export type ExportV3Body = z.infer<typeof exportV3BodySchema>;

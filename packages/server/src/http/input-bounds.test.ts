@@ -150,6 +150,7 @@ describe('issue 9: bad input gets 4xx before any handler', () => {
       'submit',
       'reason',
       'requestId',
+      'followRecordCrfId',
     ]);
     expect(schema.required).toEqual(expect.arrayContaining(['subjectRecordId', 'crfId', 'values']));
   });

@@ -3,7 +3,7 @@ import { calendarEventInput } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idTextSchema } from '../../http/ids.js';
+import { idSchema, idTextSchema } from '../../http/ids.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
@@ -15,7 +15,7 @@ const module = '日历';
 const BASE = '/api/business/events';
 const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, '日期格式应为YYYY-MM-DD');
 const idParams = z.object({ id: idTextSchema });
-const eventBody = z.intersection(z.object({ studyId: z.number().int().positive() }), calendarEventInput);
+const eventBody = z.intersection(z.object({ studyId: idSchema }), calendarEventInput);
 
 /**
  * The caller's own calendar events in a study (日历): every call needs membership of the study (the study

@@ -42,6 +42,8 @@ const importQuery = z.object({
   submitType: z.coerce
     .number()
     .int()
+    .min(0)
+    .max(1)
     .pipe(z.union([z.literal(0), z.literal(1)])),
   dryRun: flag,
   mode: z.enum(['patient', 'file']).default('patient'),

@@ -93,6 +93,8 @@ export function followRoutes(app: App, ctx: AppContext) {
             z.coerce
               .number()
               .int()
+              .min(0)
+              .max(99)
               .refine((n) => FOLLOW_STATE_CODES.includes(n as never)),
           ).optional(),
           startDate: date.optional(),
