@@ -21,6 +21,8 @@ interface BullData {
  * in-process queue. Cancels are written to the record: a waiting job is removed from Redis and, should it be
  * picked up anyway, skipped; a running one learns of it at its next heartbeat on whichever server runs it.
  */
+const UNKNOWN_KIND_DELAY_MS = 500;
+
 export function createBullQueue(options: BullQueueOptions): JobQueue {
   const core = createJobCore(options);
   const name = options.queueName ?? 'edc-jobs';
@@ -34,6 +36,12 @@ export function createBullQueue(options: BullQueueOptions): JobQueue {
   const running = new Set<Promise<unknown>>();
 
   async function runBullJob(job: Job<BullData>, token?: string) {
+    // A kind this server has no handler for (not registered yet while the app starts, or a server of another
+    // version) is left for a server that has one, instead of failing as unknown.
+    if (!core.handlers.has(job.name)) {
+      await job.moveToDelayed(Date.now() + UNKNOWN_KIND_DELAY_MS, token);
+      throw new DelayedError();
+    }
     const row = await core.claim(job.data.jobId, worker);
     // Cancelled (or gone) before it started: nothing to run.
     if (!row) return;
