@@ -355,7 +355,7 @@ describe('subjects', () => {
     await expect.poll(() => figure(page, '患者总数')).toBe('1');
     expect(await figure(page, '退出')).toBe('1');
     expect(await figure(page, '本月入组')).toBe('1');
-    await page.locator('.home-chart canvas').waitFor();
+    await page.locator('.home-chart canvas').first().waitFor();
     await screenshot(page, 'subject-study-home');
     await expectAccessible(page, 'project-home-figures');
     await page.context().close();
