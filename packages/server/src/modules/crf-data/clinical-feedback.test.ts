@@ -346,7 +346,11 @@ describe('calculations that read another form of the same patient', () => {
     };
     const withoutReferences = await statements(plain.id);
     const withReferences = await statements(linked.id);
-    expect(withReferences.n - withoutReferences.n).toBe(2);
+    // One read in the save and one in its system-query subscriber (2). Reading per reference would cost 2 × 3;
+    // a delivery retried inside the window (at least once) can add a read, never take one away.
+    const extra = withReferences.n - withoutReferences.n;
+    expect(extra).toBeGreaterThanOrEqual(2);
+    expect(extra).toBeLessThan(6);
     const [stored] = await t.db.select().from(crfDataRecords).where(eq(crfDataRecords.id, withReferences.id));
     expect(stored!.values.y).toBe('551');
   });
