@@ -1,4 +1,5 @@
-import { index, integer, pgTable, serial, timestamp, unique, varchar } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { index, integer, pgTable, serial, timestamp, unique, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
 import { studies } from './study.js';
 import { users } from './system.js';
 
@@ -29,5 +30,9 @@ export const apiTokens = pgTable(
     // The call names no study: found by hash alone (not unique across studies here, so distributable by study).
     index('api_tokens_hash').on(t.tokenHash),
     index('api_tokens_user').on(t.userId, t.studyId),
+    // One live token per user and study.
+    uniqueIndex('api_tokens_one_live')
+      .on(t.studyId, t.userId)
+      .where(sql`revoked_at is null`),
   ],
 );

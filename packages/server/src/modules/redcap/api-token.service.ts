@@ -66,16 +66,13 @@ export async function createToken(ctx: AppContext, accessOf: AccessLoader, user:
   const token = crypto.randomBytes(16).toString('hex').toUpperCase();
   const now = ctx.clock();
   const id = await ctx.db.transaction(async (tx) => {
-    const [live] = await tx
-      .select({ id: apiTokens.id })
-      .from(apiTokens)
-      .where(and(eq(apiTokens.userId, user.userId), eq(apiTokens.studyId, studyId), isNull(apiTokens.revokedAt)))
-      .for('update');
-    if (live) throw AppError.conflict('api_token.exists', '您在该项目已有有效的API令牌，请先撤销');
+    // One live token per user and study: the partial unique index api_tokens_one_live decides.
     const [row] = await tx
       .insert(apiTokens)
       .values({ studyId, userId: user.userId, tokenHash: hashApiToken(token), createdAt: now })
+      .onConflictDoNothing()
       .returning({ id: apiTokens.id });
+    if (!row) throw AppError.conflict('api_token.exists', '您在该项目已有有效的API令牌，请先撤销');
     // Who created which token, never the token itself.
     await audit(tx, user, now, [{ studyId, action: 'api_token.create', newValue: { tokenId: row!.id } }]);
     return row!.id;

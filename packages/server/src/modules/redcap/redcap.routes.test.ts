@@ -309,6 +309,13 @@ describe('REDCap API: who may call, and errors', () => {
     expect(await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'api_token.revoke'))).toHaveLength(1);
   });
 
+  it('one live token per user and study, kept by a unique index: of two creations at once one is refused 409', async () => {
+    const answers = await Promise.all([createToken(admin), createToken(admin)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expect(answers.find((a) => a.status === 409)!.body.msg).toBe('您在该项目已有有效的API令牌，请先撤销');
+    expect((await createToken(admin)).status).toBe(409);
+  });
+
   it('every call is in the operation log with its content and counts, never the token or values', async () => {
     await t.app.flushOperLogs();
     const logs = await t.db.select().from(operLogs).where(eq(operLogs.operUrl, '/api/redcap'));

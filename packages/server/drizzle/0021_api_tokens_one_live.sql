@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "api_tokens_one_live" ON "api_tokens" USING btree ("study_id","user_id") WHERE revoked_at is null;
