@@ -22,6 +22,13 @@ export const STUDY_BUTTONS = [
   // Follow-up (forms §4): editing plans reschedules patients, so it is apart from handling visits.
   ['business.follow.plan', '管理随访计划'],
   ['business.follow.record', '处理随访记录'],
+  // Randomization (platform §4): who configures, who randomizes, who may see arms while the study
+  // is blinded, and the two unblinding powers, each apart so a blinded nurse can still randomize.
+  ['business.randomization.config', '配置随机化'],
+  ['business.randomization.subject', '随机入组'],
+  ['business.randomization.unblinded', '查看随机分组'],
+  ['business.randomization.emergency', '紧急揭盲'],
+  ['business.randomization.unblindAll', '全部揭盲'],
 ] as const;
 
 export type StudyButton = (typeof STUDY_BUTTONS)[number][0];
