@@ -14,3 +14,4 @@ export * from './search.js';
 export * from './export.js';
 export * from './data-import.js';
 export * from './follow/index.js';
+export * from './randomization/index.js';
