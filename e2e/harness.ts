@@ -127,11 +127,17 @@ export async function newPage(browser: Browser, baseUrl: string, options: { time
  * Waits until no antd popup, dialog or submenu is still opening. A click that lands while a dropdown or
  * submenu is mid-animation can miss on a loaded machine: wait for this state, never for a fixed time.
  */
+/**
+ * Waits until no antd/rc-motion animation is running: an item clicked while its popup is still in
+ * its prepare/start phase, or already leaving, may not act, so the click must wait for this.
+ */
 export async function settle(page: Page) {
-  await page.waitForFunction(
-    () =>
-      !document.querySelector('[class*="-appear-active"], [class*="-enter-active"], .ant-zoom-appear, .ant-zoom-enter'),
-  );
+  await page.waitForFunction(() => {
+    const motion = /-(appear|enter|leave)(-(prepare|start|active))?$/;
+    return ![...document.querySelectorAll('[class*="-appear"], [class*="-enter"], [class*="-leave"]')].some((el) =>
+      [...el.classList].some((name) => name.startsWith('ant-') && motion.test(name)),
+    );
+  });
 }
 
 export async function screenshot(page: Page, name: string) {

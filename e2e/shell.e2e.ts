@@ -223,13 +223,16 @@ describe('shell and system administration', () => {
 
     await page.locator('.tab-strip').getByText('菜单管理', { exact: true }).click({ button: 'right' });
     await settle(page);
-    await page.getByRole('menuitem', { name: '关闭', exact: true }).click();
+    await page
+      .locator('.ant-dropdown:not(.ant-dropdown-hidden)')
+      .getByRole('menuitem', { name: '关闭', exact: true })
+      .click();
     await page.waitForURL('**/sys/user');
     expect(await tabs.allInnerTexts()).toEqual(['项目列表', '用户管理']);
 
     await page.locator('.tab-strip').getByText('用户管理', { exact: true }).click({ button: 'right' });
     await settle(page);
-    await page.getByRole('menuitem', { name: '关闭所有' }).click();
+    await page.locator('.ant-dropdown:not(.ant-dropdown-hidden)').getByRole('menuitem', { name: '关闭所有' }).click();
     await page.waitForURL('**/studyList');
     expect(await tabs.allInnerTexts()).toEqual(['项目列表']);
     await page.context().close();
