@@ -10,3 +10,4 @@ export * from './api-tokens.js';
 export * from './exports.js';
 export * from './calendar.js';
 export * from './follow.js';
+export * from './randomization.js';
