@@ -58,6 +58,9 @@ export const studies = pgTable(
     baseConfig: jsonb('base_config').$type<BaseConfigField[]>().notNull().default([]),
     /** IANA zone the study's staff work in: "today", date defaults and every shown time are in it. */
     timeZone: varchar('time_zone', { length: 64 }).notNull().default('Asia/Shanghai'),
+    /** 入组目标: how many patients the study means to enrol (null: none set), optionally by a date (YYYY-MM-DD). */
+    enrolmentTarget: integer('enrolment_target'),
+    enrolmentTargetDate: varchar('enrolment_target_date', { length: 10 }),
     createdBy: integer('created_by').references(() => users.userId),
     // Studies are closed, not erased; a deleted study keeps its rows for the audit trail.
     deletedAt: timestamp('deleted_at', { withTimezone: true }),

@@ -1,0 +1,2 @@
+ALTER TABLE "studies" ADD COLUMN "enrolment_target" integer;--> statement-breakpoint
+ALTER TABLE "studies" ADD COLUMN "enrolment_target_date" varchar(10);
