@@ -27,8 +27,8 @@ export interface MinimizationResult {
   arm: string;
   /** Imbalance score per arm code had the patient been given that arm (lower is better). */
   scores: Record<string, number>;
-  /** minimum: the single minimizing arm won its draw with p; random: another arm was drawn
-   *  with 1 − p (or all scores were equal); tie: several arms shared the minimum and one was drawn. */
+  /** minimum: the single minimizing arm, drawn with probability p; tie: several arms (or all)
+   *  shared the minimum and one of them was drawn; random: a non-minimizing arm, drawn with 1 − p. */
   chosenBy: 'minimum' | 'random' | 'tie';
 }
 
