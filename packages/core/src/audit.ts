@@ -61,6 +61,12 @@ export const AUDIT_ACTION_NAMES = {
   'follow.restore': '恢复随访',
   'follow.custom': '添加随访',
   'follow.complete': '随访完成',
+  'randomization.config': '保存随机化配置',
+  'randomization.assign': '随机入组',
+  'randomization.unblind': '紧急揭盲',
+  'randomization.unblind_all': '全部揭盲',
+  'randomization.export': '导出随机分配表',
+  'randomization.export_results': '导出随机结果',
 } as const satisfies Record<string, string>;
 
 export type AuditAction = keyof typeof AUDIT_ACTION_NAMES;

@@ -72,6 +72,17 @@ export interface CalendarReminderPush {
   allDay: boolean;
 }
 
+/**
+ * A patient was emergency-unblinded (issue 15): sent at once to the study's managers (staff whose role may unblind
+ * all). Carries no arm and no identifier: the client reads the patient through the API under its own permissions.
+ */
+export interface UnblindingPush {
+  /** The unblinding record's id (what a notice delivered twice is recognised by). */
+  eventId: number;
+  studyId: number;
+  subjectId: number;
+}
+
 /** Someone saved a form record: the CRF page holding it offers to reload. Sent to the form's readers. */
 export interface RecordSavedPush {
   studyId: number;
@@ -100,6 +111,7 @@ export interface UserPushes {
   counts: CountsPush;
   notice: NoticePush;
   'job.progress': JobProgressPush;
+  'randomization.unblinded': UnblindingPush;
 }
 
 /** Events sent to one study's room (or the readers of one form in it), by name. */
@@ -112,6 +124,7 @@ export const HUB_OF_EVENT: { readonly [E in keyof UserPushes | keyof StudyPushes
   counts: 'personsignalhub',
   notice: 'personsignalhub',
   'job.progress': 'toolsignalhub',
+  'randomization.unblinded': 'personsignalhub',
   'record.saved': 'eventhub',
 };
 
