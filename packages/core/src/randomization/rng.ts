@@ -81,15 +81,12 @@ export function sha256Hex(text: string): string {
 /** Seeds are 32 lowercase hex chars (128 bits), as newSeed gives and as recorded with a list. */
 export const SEED_PATTERN = /^[0-9a-f]{32}$/;
 
-/** xoshiro128** seeded from SHA-256 of the seed text; see the module comment. */
-export function createRng(seed: string): Rng {
-  const digest = sha256Hex(seed);
-  const s = new Uint32Array(4);
-  for (let i = 0; i < 4; i++) s[i] = parseInt(digest.slice(i * 8, i * 8 + 8), 16);
-  // An all-zero state would stick at zero; SHA-256 giving 128 zero bits will not happen, but be total.
-  if ((s[0]! | s[1]! | s[2]! | s[3]!) === 0) s[0] = 1;
-
-  const next = (): number => {
+/**
+ * xoshiro128** (Blackman & Vigna, https://prng.di.unimi.it/xoshiro128starstar.c) over a 4-word
+ * state that it advances in place; each call gives the next unsigned 32-bit output.
+ */
+export function xoshiro128StarStar(s: Uint32Array): () => number {
+  return () => {
     const s0 = s[0]!;
     const s1 = s[1]!;
     const x = Math.imul(s1, 5);
@@ -104,6 +101,17 @@ export function createRng(seed: string): Rng {
     s[3] = (s3 << 11) | (s3 >>> 21);
     return result;
   };
+}
+
+/** xoshiro128** seeded from SHA-256 of the seed text; see the module comment. */
+export function createRng(seed: string): Rng {
+  const digest = sha256Hex(seed);
+  const s = new Uint32Array(4);
+  for (let i = 0; i < 4; i++) s[i] = parseInt(digest.slice(i * 8, i * 8 + 8), 16);
+  // An all-zero state would stick at zero; SHA-256 giving 128 zero bits will not happen, but be total.
+  if ((s[0]! | s[1]! | s[2]! | s[3]!) === 0) s[0] = 1;
+
+  const next = xoshiro128StarStar(s);
 
   return {
     nextInt(maxExclusive: number): number {
