@@ -11,6 +11,7 @@ import type { App } from '../../http/types.js';
 import { fromBody, fromParam, fromQuery } from '../study/study.routes.js';
 import * as subjectsService from '../subjects/subject.service.js';
 import * as follow from './follow.service.js';
+import { followOverview } from './follow-overview.js';
 
 const tags = ['随访'];
 const module = '随访管理';
@@ -113,6 +114,20 @@ export function followRoutes(app: App, ctx: AppContext) {
       const { pageNum: _p, pageNo: _n, page: _g, pageSize: _s, ...filter } = request.query;
       return ok(await follow.listRecords(ctx, requireStudy(request), filter, pageRequest(request.query)));
     },
+  );
+  app.get(
+    '/api/business/follow/overview',
+    {
+      schema: {
+        tags,
+        summary: '随访概览（本周随访、待随访、已超窗、各访视完成率、各负责人）',
+        querystring: z.object({ studyId: id }),
+      },
+      // The overview counts what the record list lists: the same rule (study staff; names masked without
+      // 查看患者身份信息).
+      config: { study: fromQuery },
+    },
+    async (request) => ok(await followOverview(ctx, requireStudy(request))),
   );
   app.get(
     '/api/business/follow/:id',

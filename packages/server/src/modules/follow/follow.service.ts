@@ -36,6 +36,7 @@ import type { PageRequest } from '../../shared/paging.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { audit, auditSystem, type AuditEntry } from '../audit/audit.service.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
+import { pushVisitCounts, type VisitChanges } from './follow-push.js';
 
 /** The outbox subscriber that schedules visits and marks them done (events in shared/domain-events.ts). */
 export const FOLLOW_SCHEDULER = 'follow.schedule';
@@ -255,6 +256,7 @@ export async function createPlan(ctx: AppContext, user: CurrentUser, input: Plan
     await scheduleStudy(ctx, tx, { kind: 'user', user }, input.studyId, now, plan!.id);
     return plan!.id;
   });
+  await pushVisitCounts(ctx, input.studyId);
   return { id: planId };
 }
 
@@ -305,7 +307,7 @@ export async function updatePlan(
   if (plan.studyId !== input.studyId) throw AppError.notFound('follow.plan_not_found', '随访计划不存在');
   await checkPlanInput(ctx.db, input);
   const now = ctx.clock();
-  return ctx.db.transaction(async (tx) => {
+  const result = await ctx.db.transaction(async (tx) => {
     const before = await liveVisitsOf(tx, plan.id);
     const keep = new Set(input.visits.flatMap((v) => (v.id ? [v.id] : [])));
     for (const id of keep) {
@@ -377,6 +379,8 @@ export async function updatePlan(
       : 0;
     return { id: plan.id, rescheduledPatients: changed };
   });
+  await pushVisitCounts(ctx, plan.studyId);
+  return result;
 }
 
 async function pendingCount(db: Db, planId: number) {
@@ -423,6 +427,7 @@ export async function deletePlan(ctx: AppContext, user: CurrentUser, planId: num
       },
     ]);
   });
+  await pushVisitCounts(ctx, plan.studyId);
   return { removedPending: pending };
 }
 
@@ -686,23 +691,39 @@ export function subscribeFollowUp(ctx: AppContext): void {
     ['subject.enrolled', 'record.saved', 'record.submitted'],
     async ({ event, occurredAt }) => {
       if (event.type === 'subject.enrolled') {
-        await ctx.db.transaction((tx) =>
+        const changed = await ctx.db.transaction((tx) =>
           scheduleSubject(tx, { kind: 'system' }, event.studyId, event.subjectId, ctx.clock()),
         );
+        if (changed) await pushVisitCounts(ctx, event.studyId);
         return;
       }
       if (event.type !== 'record.saved' && event.type !== 'record.submitted') return;
+      let changed = false;
       if ((await triggerCrfOf(ctx.db, event.studyId)) === event.crfId) {
-        await ctx.db.transaction((tx) =>
-          scheduleSubject(tx, { kind: 'system' }, event.studyId, event.subjectId, ctx.clock()),
+        changed = Boolean(
+          await ctx.db.transaction((tx) =>
+            scheduleSubject(tx, { kind: 'system' }, event.studyId, event.subjectId, ctx.clock()),
+          ),
         );
       }
-      if (event.type === 'record.submitted') await completeVisitsOf(ctx, event.studyId, event.recordId, occurredAt);
+      if (event.type === 'record.submitted') {
+        const done = await completeVisitsOf(ctx, event.studyId, event.recordId, occurredAt);
+        if (done.length) await pushVisitCounts(ctx, event.studyId, done);
+      }
+      // A rescheduled patient's visits may enter or leave anyone's window.
+      if (changed) await pushVisitCounts(ctx, event.studyId);
     },
   );
 }
 
-async function completeVisitsOf(ctx: AppContext, studyId: number, crfDataRecordId: number, occurredAt: Date) {
+/** Completes the visits a submitted form finishes; answers the people responsible for them. */
+async function completeVisitsOf(
+  ctx: AppContext,
+  studyId: number,
+  crfDataRecordId: number,
+  occurredAt: Date,
+): Promise<number[]> {
+  const responsible = new Set<number>();
   await ctx.db.transaction(async (tx) => {
     const links = await tx
       .select({ followRecordId: followRecordCrfs.followRecordId })
@@ -736,6 +757,7 @@ async function completeVisitsOf(ctx: AppContext, studyId: number, crfDataRecordI
           updatedAt: ctx.clock(),
         })
         .where(eq(followRecords.id, followRecordId));
+      if (visit.responsibleUserId !== null) responsible.add(visit.responsibleUserId);
       await auditSystem(tx, ctx.clock(), [
         {
           studyId,
@@ -748,6 +770,7 @@ async function completeVisitsOf(ctx: AppContext, studyId: number, crfDataRecordI
       ]);
     }
   });
+  return [...responsible];
 }
 
 /**
@@ -755,7 +778,7 @@ async function completeVisitsOf(ctx: AppContext, studyId: number, crfDataRecordI
  * arithmetic in SQL over pending rows only (done, lost and deleted visits never change by time), so running
  * it again, late or twice, gives the same rows: it catches up on any day missed.
  */
-export async function refreshStates(db: Db, now: Date, studyId?: number): Promise<number> {
+export async function refreshStates(db: Db, now: Date, studyId?: number, changes?: VisitChanges): Promise<number> {
   const list = await db
     .select({ studyId: studies.studyId, timeZone: studies.timeZone })
     .from(studies)
@@ -778,10 +801,27 @@ export async function refreshStates(db: Db, now: Date, studyId?: number): Promis
           ne(followRecords.state, computed),
         ),
       )
-      .returning({ id: followRecords.id });
+      .returning({ id: followRecords.id, responsibleUserId: followRecords.responsibleUserId });
     changed += rows.length;
+    for (const { responsibleUserId } of rows) {
+      if (responsibleUserId === null || !changes) continue;
+      let users = changes.get(s.studyId);
+      if (!users) changes.set(s.studyId, (users = new Set()));
+      users.add(responsibleUserId);
+    }
   }
   return changed;
+}
+
+/**
+ * Refreshes a study's states before a read; whoever's visits the day moved hears their new count at once
+ * (the hourly task would tell them within the hour).
+ */
+export async function refreshAndPush(ctx: AppContext, studyId: number): Promise<void> {
+  const changes: VisitChanges = new Map();
+  if (await refreshStates(ctx.db, ctx.clock(), studyId, changes)) {
+    for (const [id, users] of changes) await pushVisitCounts(ctx, id, users);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -884,7 +924,7 @@ function recordQuery(db: Db) {
 }
 
 export async function listRecords(ctx: AppContext, access: StudyAccess, filter: RecordFilter, page: PageRequest) {
-  await refreshStates(ctx.db, ctx.clock(), filter.studyId);
+  await refreshAndPush(ctx, filter.studyId);
   const keyword = filter.keyword?.trim().replace(/[\\%_]/g, '\\$&');
   const conditions: (SQL | undefined)[] = [
     eq(followRecords.studyId, filter.studyId),
@@ -924,7 +964,7 @@ export async function subjectFollows(ctx: AppContext, access: StudyAccess, subje
     .from(subjectRecords)
     .where(eq(subjectRecords.id, subjectRecordId));
   if (!rec) throw AppError.notFound('subject.not_found', '患者不存在');
-  await refreshStates(ctx.db, ctx.clock(), rec.studyId);
+  await refreshAndPush(ctx, rec.studyId);
   const rows = await recordQuery(ctx.db)
     .where(eq(followRecords.subjectRecordId, subjectRecordId))
     .orderBy(asc(followRecords.plannedDate), asc(followRecords.id));
@@ -960,7 +1000,7 @@ export async function setRecordStatus(
   input: { followRecordId: number; action: 'lost' | 'restore'; reason: string },
 ) {
   const now = ctx.clock();
-  return ctx.db.transaction(async (tx) => {
+  const result = await ctx.db.transaction(async (tx) => {
     const row = await lockedRecord(tx, input.followRecordId);
     const { timeZone } = await studyZone(tx, row.studyId);
     const today = todayString(now, timeZone);
@@ -987,8 +1027,18 @@ export async function setRecordStatus(
         },
       ]);
     }
-    return { followRecordId: row.id };
+    return { followRecordId: row.id, studyId: row.studyId, responsibleUserId: row.responsibleUserId };
   });
+  return afterVisitChange(ctx, result);
+}
+
+/** After a person changed one visit: its responsible person hears their new count. */
+async function afterVisitChange(
+  ctx: AppContext,
+  change: { followRecordId: number; studyId: number; responsibleUserId: number | null },
+) {
+  if (change.responsibleUserId !== null) await pushVisitCounts(ctx, change.studyId, [change.responsibleUserId]);
+  return { followRecordId: change.followRecordId };
 }
 
 /** Moves a visit's planned date (the window moves with it); a person's date is kept by later rescheduling. */
@@ -998,11 +1048,12 @@ export async function changePlannedDate(
   input: { followRecordId: number; plannedDate: string; reason: string },
 ) {
   const now = ctx.clock();
-  return ctx.db.transaction(async (tx) => {
+  const result = await ctx.db.transaction(async (tx) => {
     const row = await lockedRecord(tx, input.followRecordId);
+    const change = { followRecordId: row.id, studyId: row.studyId, responsibleUserId: row.responsibleUserId };
     if (row.completedOn) throw AppError.badRequest('follow.done', '已完成的随访不能修改计划日期');
     if (row.mark) throw AppError.badRequest('follow.marked', '该随访已失访或已删除');
-    if (row.plannedDate === input.plannedDate) return { followRecordId: row.id };
+    if (row.plannedDate === input.plannedDate) return change;
     const { timeZone } = await studyZone(tx, row.studyId);
     const state = stateOf({ ...row, plannedDate: input.plannedDate }, todayString(now, timeZone));
     await tx
@@ -1020,18 +1071,21 @@ export async function changePlannedDate(
         reason: input.reason,
       },
     ]);
-    return { followRecordId: row.id };
+    return change;
   });
+  return afterVisitChange(ctx, result);
 }
 
 export async function deleteRecord(ctx: AppContext, user: CurrentUser, followRecordId: number, reason: string) {
   const now = ctx.clock();
-  await ctx.db.transaction(async (tx) => {
+  const change = await ctx.db.transaction(async (tx) => {
     const row = await lockedRecord(tx, followRecordId);
     if (row.mark === 'deleted') throw AppError.badRequest('follow.marked', '该随访已删除');
     if (row.completedOn) throw AppError.badRequest('follow.done', '已完成的随访不能删除');
     await markRecords(tx, { kind: 'user', user }, now, [row], 'deleted', reason, 'follow.delete');
+    return { followRecordId: row.id, studyId: row.studyId, responsibleUserId: row.responsibleUserId };
   });
+  await afterVisitChange(ctx, change);
 }
 
 /** An unplanned visit (添加随访) with its forms, dated by a person. */
@@ -1049,7 +1103,7 @@ export async function addCustomVisit(
   },
 ) {
   const now = ctx.clock();
-  return ctx.db.transaction(async (tx) => {
+  const result = await ctx.db.transaction(async (tx) => {
     const [rec] = await tx
       .select({ studyId: subjectRecords.studyId, subjectId: subjectRecords.subjectId })
       .from(subjectRecords)
@@ -1110,8 +1164,9 @@ export async function addCustomVisit(
         },
       },
     ]);
-    return { followRecordId: row!.id };
+    return { followRecordId: row!.id, studyId: rec.studyId, responsibleUserId: row!.responsibleUserId };
   });
+  return afterVisitChange(ctx, result);
 }
 
 /** POST /api/business/subject/follow: (re)generates one patient's schedule now, as the trigger would. */
@@ -1124,6 +1179,7 @@ export async function scheduleSubjectNow(ctx: AppContext, user: CurrentUser, sub
   const changed = await ctx.db.transaction((tx) =>
     scheduleSubject(tx, { kind: 'user', user }, rec.studyId, rec.subjectId, ctx.clock()),
   );
+  if (changed) await pushVisitCounts(ctx, rec.studyId);
   return { changed };
 }
 

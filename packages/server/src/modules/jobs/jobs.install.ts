@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import type { App } from '../../http/types.js';
 import { calendarRemindersTask } from '../calendar/calendar.service.js';
+import { pushVisitChanges } from '../follow/follow-push.js';
 import { jobFiles } from './job-files.js';
 import { jobsRoutes } from './jobs.routes.js';
 import { scheduledTasks } from './scheduled-tasks.js';
@@ -24,7 +25,10 @@ export function startScheduler(app: App, ctx: AppContext) {
   const log = app.log.child({ module: 'scheduler' });
   const scheduler = createScheduler(
     { db: ctx.db, clock: ctx.clock, log: (level, fields, msg) => log[level](fields, msg) },
-    [...scheduledTasks(ctx.db, jobFiles(ctx.files)), calendarRemindersTask(ctx)],
+    [
+      ...scheduledTasks(ctx.db, jobFiles(ctx.files), (changes) => pushVisitChanges(ctx, changes)),
+      calendarRemindersTask(ctx),
+    ],
   );
   scheduler.start();
   return scheduler;

@@ -2,6 +2,7 @@ import { and, eq, isNotNull, lt, lte } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { appliedRequests, jobs, kvEntries, sessions } from '../../db/schema/index.js';
 import type { JobFiles } from './job-files.js';
+import type { VisitChanges } from '../follow/follow-push.js';
 import { refreshStates } from '../follow/follow.service.js';
 import { scheduledRunsCleanup, type ScheduledTask } from './scheduler.js';
 
@@ -75,23 +76,31 @@ export function jobResultCleanup(db: Db, files: JobFiles): ScheduledTask {
  * a visit turns overdue within the hour after local midnight, not up to a day later. It recomputes from the
  * dates, so a missed hour or day is caught up by the next run.
  */
-export function followStates(db: Db): ScheduledTask {
+export function followStates(db: Db, pushCounts?: (changes: VisitChanges) => Promise<void>): ScheduledTask {
   return {
     name: 'follow.states',
     every: 'hour',
     async run(now) {
-      return `${await refreshStates(db, now)} follow-up visit states changed`;
+      const changes: VisitChanges = new Map();
+      const changed = await refreshStates(db, now, undefined, changes);
+      // The people responsible for the visits that moved see their top-bar count change (SHELL-22).
+      if (pushCounts) await pushCounts(changes);
+      return `${changed} follow-up visit states changed`;
     },
   };
 }
 
 /** Every recurring task of the server, in the order a tick runs them. */
-export function scheduledTasks(db: Db, files: JobFiles): ScheduledTask[] {
+export function scheduledTasks(
+  db: Db,
+  files: JobFiles,
+  pushVisitCounts?: (changes: VisitChanges) => Promise<void>,
+): ScheduledTask[] {
   return [
     expiredSessionsCleanup(db),
     expiredEntriesCleanup(db),
     jobResultCleanup(db, files),
     scheduledRunsCleanup(db),
-    followStates(db),
+    followStates(db, pushVisitCounts),
   ];
 }
