@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crfKey } from '@ecrf/core';
+import { buttonKey, crfKey } from '@ecrf/core';
 import { auditEvents, menus } from '../db/schema/index.js';
 import { multipart } from '../test/multipart.js';
 import { createTestApp, type TestApp } from '../test/test-app.js';
@@ -195,5 +195,101 @@ describe('the operation log × studies', () => {
     }>;
     expect(whole.some((e) => e.studyId === otherId)).toBe(true);
     expect(whole.some((e) => e.studyId === null)).toBe(true);
+  });
+});
+
+/**
+ * The read routes added with retrieval, export, follow-up, the calendar and the dashboard follow the
+ * same rule: a member reads the forms their role may view, identifiers only with 查看患者身份信息, and
+ * somebody outside the study reads nothing.
+ */
+describe('retrieval, export, follow-up, calendar and dashboard reads × study roles', () => {
+  let outsider: string;
+  beforeAll(async () => {
+    // Staff of another study, with every permission there.
+    const other = await t.call(admin, 'POST', '/api/business/study', { studyName: '外院研究', studyCode: 'OUTSIDE' });
+    expect(other.status, JSON.stringify(other.body)).toBe(200);
+    outsider = await addStudyMember(t, admin, other.body.data.id as number, '13200000009', {
+      permissions: [buttonKey('business.follow.record'), buttonKey('business.subject.identifiers')],
+    });
+  });
+
+  const search = (token: string, crfId: number, itemName: string) =>
+    t.call(token, 'POST', '/api/business/search/v2', {
+      studyId,
+      conditions: { join: 'and', groups: [] },
+      columns: [
+        { kind: 'patient', field: 'identificationCode' },
+        { kind: 'item', crfId, itemName },
+      ],
+      pageNum: 1,
+      pageSize: 10,
+    });
+
+  it('SRCH-02: the search dictionary, exportable forms and results hold only the forms a role may view', async () => {
+    const vitals = crfIds['生命体征']!;
+    const imaging = crfIds['影像学检查']!;
+    for (const [who, expected] of [
+      [tokens.empty, []],
+      [tokens.vitals, ['生命体征']],
+    ] as const) {
+      const dics = (await get(who, `/api/business/search/dics?studyId=${studyId}`)).body.data;
+      expect(dics.crfs.map((c: { title: string }) => c.title)).toEqual(expected);
+      const exportable = (await get(who, `/api/business/search/export/crfs?studyId=${studyId}`)).body.data;
+      expect(exportable.map((c: { title: string }) => c.title)).toEqual(expected);
+      expect((await search(who, imaging, 'xray')).status).toBe(403);
+    }
+    expect((await search(tokens.empty, vitals, 'hr')).status).toBe(403);
+    const found = await search(tokens.vitals, vitals, 'hr');
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    const rows = found.body.data.list as Array<{ cells: Record<string, string> }>;
+    const mine = rows.find((r) => r.cells[`c${vitals}.hr`] === '71 次/分');
+    expect(mine).toBeDefined();
+    expect(JSON.stringify(rows)).not.toContain('钱八');
+    // Without 查看患者身份信息 a name column is refused, not answered masked.
+    const named = await t.call(tokens.vitals, 'POST', '/api/business/search/v2', {
+      studyId,
+      conditions: { join: 'and', groups: [] },
+      columns: [{ kind: 'patient', field: 'subjectName' }],
+    });
+    expect(named.status).toBe(403);
+  });
+
+  it('the dashboard counts only viewable forms; the export log lists only the reader’s own exports', async () => {
+    const figures = (await get(tokens.vitals, `/api/business/index?studyId=${studyId}`)).body.data as {
+      formsByCrf: Array<{ crfId: number }>;
+    };
+    expect(figures.formsByCrf.map((f) => f.crfId)).toEqual([crfIds['生命体征']]);
+    const emptyFigures = (await get(tokens.empty, `/api/business/index?studyId=${studyId}`)).body.data as {
+      formsByCrf: unknown[];
+    };
+    expect(emptyFigures.formsByCrf).toEqual([]);
+    const log = await get(tokens.vitals, `/api/business/search/export/log?studyId=${studyId}`);
+    expect(log.status).toBe(200);
+    expect(log.body.data.total).toBe(0);
+  });
+
+  it('follow-up reads need membership only (docs/follow-up.md); somebody outside the study reads none of these routes', async () => {
+    const records = await get(tokens.vitals, `/api/business/follow/records?studyId=${studyId}`);
+    expect(records.status).toBe(200);
+    // A patient's visits are the casebook's sidebar: every member who opens the casebook reads them.
+    expect((await get(tokens.vitals, `/api/business/subject/follows?subjectRecordId=${subjectRecordId}`)).status).toBe(
+      200,
+    );
+    for (const url of [
+      `/api/business/search/dics?studyId=${studyId}`,
+      `/api/business/search/export/crfs?studyId=${studyId}`,
+      `/api/business/search/all_templates?studyId=${studyId}`,
+      `/api/business/search/export/log?studyId=${studyId}`,
+      `/api/business/index?studyId=${studyId}`,
+      `/api/business/follows?studyId=${studyId}`,
+      `/api/business/follow/records?studyId=${studyId}`,
+      `/api/business/subject/follows?subjectRecordId=${subjectRecordId}`,
+      `/api/business/events?studyId=${studyId}&start=2026-11-01&end=2026-11-30`,
+    ]) {
+      const r = await get(outsider, url);
+      expect(r.status, url + JSON.stringify(r.body)).toBe(403);
+    }
+    expect((await search(outsider, crfIds['生命体征']!, 'hr')).status).toBe(403);
   });
 });
