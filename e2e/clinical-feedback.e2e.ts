@@ -10,10 +10,8 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
+import { ADMIN_PASSWORD, DEMO_STUDY, callApi, loginApi, signInAs, prepareAdmin } from './api.js';
 import { closeMore, openMore } from './tables.js';
-
-const ADMIN_PASSWORD = 'Admin@2024';
-const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
 
 let platform: Platform;
 let browser: Browser;
@@ -21,48 +19,16 @@ let token: string;
 let studyId: number;
 let subjectRecordId: number;
 
-interface Envelope<T> {
-  code: number;
-  msg: string;
-  data: T;
-}
+const api = <T>(method: string, path: string, token: string | null, body?: unknown) =>
+  callApi<T>(platform.baseUrl, method, path, token, body);
 
-async function api<T>(method: string, path: string, auth: string | null, body?: unknown): Promise<T> {
-  const res = await fetch(`${platform.baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const envelope = (await res.json()) as Envelope<T>;
-  if (envelope.code !== 200) throw new Error(`${method} ${path}: ${envelope.code} ${envelope.msg}`);
-  return envelope.data;
-}
-
-const login = (password: string) =>
-  api<{ token: string; user: { userId: number } }>('POST', '/api/ignore/sys/login', null, {
-    username: ADMIN,
-    password,
-    code: '',
-    uuid: '',
-  });
+const login = (password: string) => loginApi(platform.baseUrl, ADMIN, password);
 
 beforeAll(async () => {
   const running = process.env.E2E_BASE_URL;
   platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
   browser = await launchBrowser();
-  const first = await login(INITIAL_PASSWORD);
-  await api('PUT', '/api/system/user/password', first.token, {
-    userId: first.user.userId,
-    oldPassword: INITIAL_PASSWORD,
-    newPassword: ADMIN_PASSWORD,
-  });
-  token = (await login(ADMIN_PASSWORD)).token;
-  const studies = await api<{ list: Array<{ id: number; studyName: string }> }>(
-    'GET',
-    '/api/business/study/list?pageNum=1&pageSize=50',
-    token,
-  );
-  studyId = studies.list.find((s) => s.studyName === DEMO_STUDY)!.id;
+  ({ token, studyId } = await prepareAdmin(platform.baseUrl));
 });
 
 afterAll(async () => {
@@ -70,13 +36,7 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-async function signIn(page: Page) {
-  await page.goto('/login');
-  await page.getByPlaceholder('请输入手机号').fill(ADMIN);
-  await page.getByPlaceholder('请输入密码').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: '登 录' }).click();
-  await page.waitForURL('**/studyList');
-}
+const signIn = (page: Page) => signInAs(page);
 
 const form = (page: Page) => page.locator('.crf-editor-form');
 

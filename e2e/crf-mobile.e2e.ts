@@ -10,14 +10,12 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
+import { ADMIN_PASSWORD, DEMO_STUDY, callApi, loginApi, prepareAdmin } from './api.js';
 
 /**
  * The CRF page on the screens nurses use on the ward: a phone (390×844) and a portrait tablet
  * (820×1180), both touch; and the list of refused items at desktop sizes.
  */
-
-const ADMIN_PASSWORD = 'Admin@2024';
-const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
 
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
 const TABLET: BrowserContextOptions = { viewport: { width: 820, height: 1180 }, hasTouch: true, isMobile: true };
@@ -33,31 +31,10 @@ let platform: Platform;
 let browser: Browser;
 let studyId: number;
 
-interface Envelope<T> {
-  code: number;
-  msg: string;
-  data: T;
-}
+const api = <T>(method: string, path: string, token: string | null, body?: unknown) =>
+  callApi<T>(platform.baseUrl, method, path, token, body);
 
-async function api<T>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
-  const res = await fetch(`${platform.baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const envelope = (await res.json()) as Envelope<T>;
-  if (envelope.code !== 200) throw new Error(`${method} ${path}: ${envelope.code} ${envelope.msg}`);
-  return envelope.data;
-}
-
-async function login(password: string) {
-  return api<{ token: string; user: { userId: number } }>('POST', '/api/ignore/sys/login', null, {
-    username: ADMIN,
-    password,
-    code: '',
-    uuid: '',
-  });
-}
+const login = (password: string) => loginApi(platform.baseUrl, ADMIN, password);
 
 /** Each test works on a patient of its own, enrolled through the API. */
 async function enrol(name: string): Promise<number> {
@@ -76,19 +53,9 @@ beforeAll(async () => {
   const running = process.env.E2E_BASE_URL;
   platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
   browser = await launchBrowser();
-  const first = await login(INITIAL_PASSWORD);
-  await api('PUT', '/api/system/user/password', first.token, {
-    userId: first.user.userId,
-    oldPassword: INITIAL_PASSWORD,
-    newPassword: ADMIN_PASSWORD,
-  });
-  const { token } = await login(ADMIN_PASSWORD);
-  const studies = await api<{ list: Array<{ id: number; studyName: string }> }>(
-    'GET',
-    '/api/business/study/list?pageNum=1&pageSize=50',
-    token,
-  );
-  studyId = studies.list.find((s) => s.studyName === DEMO_STUDY)!.id;
+  const prepared = await prepareAdmin(platform.baseUrl);
+  const { token } = prepared;
+  studyId = prepared.studyId;
 });
 
 afterAll(async () => {

@@ -11,10 +11,8 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
+import { ADMIN_PASSWORD, DEMO_STUDY, callApi, loginApi, signInAs, prepareAdmin } from './api.js';
 import { cutTableCells, pickMore } from './tables.js';
-
-const ADMIN_PASSWORD = 'Admin@2024';
-const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
 
 /** A 4×4 grey PNG: the server checks an upload's type by its content. */
 const PNG = Buffer.from(
@@ -31,31 +29,10 @@ let studyId: number;
 let subjectRecordId: number;
 let identificationCode: string;
 
-interface Envelope<T> {
-  code: number;
-  msg: string;
-  data: T;
-}
+const api = <T>(method: string, path: string, token: string | null, body?: unknown) =>
+  callApi<T>(platform.baseUrl, method, path, token, body);
 
-async function api<T>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
-  const res = await fetch(`${platform.baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const envelope = (await res.json()) as Envelope<T>;
-  if (envelope.code !== 200) throw new Error(`${method} ${path}: ${envelope.code} ${envelope.msg}`);
-  return envelope.data;
-}
-
-async function login(password: string) {
-  return api<{ token: string; user: { userId: number } }>('POST', '/api/ignore/sys/login', null, {
-    username: ADMIN,
-    password,
-    code: '',
-    uuid: '',
-  });
-}
+const login = (password: string) => loginApi(platform.baseUrl, ADMIN, password);
 
 beforeAll(async () => {
   const running = process.env.E2E_BASE_URL;
@@ -64,19 +41,9 @@ beforeAll(async () => {
 
   // The administrator's first sign-in must replace the initial password; the patient is enrolled
   // through the API so that this suite tests the casebook, not the patient list.
-  const first = await login(INITIAL_PASSWORD);
-  await api('PUT', '/api/system/user/password', first.token, {
-    userId: first.user.userId,
-    oldPassword: INITIAL_PASSWORD,
-    newPassword: ADMIN_PASSWORD,
-  });
-  const { token } = await login(ADMIN_PASSWORD);
-  const studies = await api<{ list: Array<{ id: number; studyName: string }> }>(
-    'GET',
-    '/api/business/study/list?pageNum=1&pageSize=50',
-    token,
-  );
-  studyId = studies.list.find((s) => s.studyName === DEMO_STUDY)!.id;
+  const prepared = await prepareAdmin(platform.baseUrl);
+  const { token } = prepared;
+  studyId = prepared.studyId;
   const patient = await api<{ subjectRecordId: number; identificationCode: string }>(
     'POST',
     '/api/business/subject',
@@ -98,13 +65,7 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-async function signIn(page: Page) {
-  await page.goto('/login');
-  await page.getByPlaceholder('请输入手机号').fill(ADMIN);
-  await page.getByPlaceholder('请输入密码').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: '登 录' }).click();
-  await page.waitForURL('**/studyList');
-}
+const signIn = (page: Page) => signInAs(page);
 
 const form = (page: Page) => page.locator('.crf-editor-form');
 const menuForm = (page: Page, title: string) => page.locator('.crf-menu-form', { hasText: title });

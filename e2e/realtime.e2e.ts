@@ -11,9 +11,8 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
+import { ADMIN_PASSWORD, DEMO_STUDY, callApi, loginApi } from './api.js';
 
-const ADMIN_PASSWORD = 'Admin@2024';
-const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
 const MONITOR = { userName: '13700000011', name: '李监查', password: 'Monitor@2024' };
 const NURSE = { userName: '13700000012', name: '王护士', password: 'Nurse@2024' };
 
@@ -24,25 +23,10 @@ let studyId: number;
 let subjectRecordId: number;
 let vitalsId: number;
 
-interface Envelope<T> {
-  code: number;
-  msg: string;
-  data: T;
-}
+const api = <T>(method: string, path: string, token: string | null, body?: unknown) =>
+  callApi<T>(platform.baseUrl, method, path, token, body);
 
-async function api<T>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
-  const res = await fetch(`${platform.baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const envelope = (await res.json()) as Envelope<T>;
-  if (envelope.code !== 200) throw new Error(`${method} ${path}: ${envelope.code} ${envelope.msg}`);
-  return envelope.data;
-}
-
-const login = (username: string, password: string) =>
-  api<{ token: string; user: { userId: number } }>('POST', '/api/ignore/sys/login', null, { username, password });
+const login = (username: string, password: string) => loginApi(platform.baseUrl, username, password);
 
 /** A study member with only the study role's rights; the first sign-in's password change is done here by API. */
 async function member(person: typeof MONITOR, permissions: string[]) {

@@ -9,44 +9,23 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
+import { ADMIN_PASSWORD, DEMO_STUDY, callApi, loginApi, signInAs, prepareAdmin } from './api.js';
 
 /**
  * One time zone: the server runs in Asia/Shanghai and the browser in New York here (the other files run the
  * server in UTC and the browser in Shanghai). Every shown time and every "today" is the study's, whatever
  * either machine's zone.
  */
-const ADMIN_PASSWORD = 'Admin@2024';
-const DEMO_STUDY = '腰椎管狭窄症手术登记研究（示例）';
 
 let platform: Platform;
 let browser: Browser;
 let token: string;
 let studyId: number;
 
-interface Envelope<T> {
-  code: number;
-  msg: string;
-  data: T;
-}
+const api = <T>(method: string, path: string, token: string | null, body?: unknown) =>
+  callApi<T>(platform.baseUrl, method, path, token, body);
 
-async function api<T>(method: string, path: string, auth: string | null, body?: unknown): Promise<T> {
-  const res = await fetch(`${platform.baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const envelope = (await res.json()) as Envelope<T>;
-  if (envelope.code !== 200) throw new Error(`${method} ${path}: ${envelope.code} ${envelope.msg}`);
-  return envelope.data;
-}
-
-const login = (password: string) =>
-  api<{ token: string; user: { userId: number } }>('POST', '/api/ignore/sys/login', null, {
-    username: ADMIN,
-    password,
-    code: '',
-    uuid: '',
-  });
+const login = (password: string) => loginApi(platform.baseUrl, ADMIN, password);
 
 /** The wall clock of an instant in a zone, as the product shows it. */
 function wallClock(instant: Date, timeZone: string): string {
@@ -70,19 +49,7 @@ function wallClock(instant: Date, timeZone: string): string {
 beforeAll(async () => {
   platform = await startPlatform({ timeZone: 'Asia/Shanghai' });
   browser = await launchBrowser();
-  const first = await login(INITIAL_PASSWORD);
-  await api('PUT', '/api/system/user/password', first.token, {
-    userId: first.user.userId,
-    oldPassword: INITIAL_PASSWORD,
-    newPassword: ADMIN_PASSWORD,
-  });
-  token = (await login(ADMIN_PASSWORD)).token;
-  const studies = await api<{ list: Array<{ id: number; studyName: string }> }>(
-    'GET',
-    '/api/business/study/list?pageNum=1&pageSize=50',
-    token,
-  );
-  studyId = studies.list.find((s) => s.studyName === DEMO_STUDY)!.id;
+  ({ token, studyId } = await prepareAdmin(platform.baseUrl));
 });
 
 afterAll(async () => {
@@ -90,13 +57,7 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-async function signIn(page: Page) {
-  await page.goto('/login');
-  await page.getByPlaceholder('请输入手机号').fill(ADMIN);
-  await page.getByPlaceholder('请输入密码').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: '登 录' }).click();
-  await page.waitForURL('**/studyList');
-}
+const signIn = (page: Page) => signInAs(page);
 
 describe('one time zone', () => {
   it("DATE-10: 入组时间 shows in the study zone, not the browser's, and follows a change of the study zone", async () => {

@@ -64,10 +64,22 @@ export interface CalendarEventView {
   startDate: string | null;
   endDate: string | null;
   subjectId: number | null;
+  /**
+   * The patient the event is about (while the patient is in the study): the code, and the name masked unless the
+   * caller may see identifiers; `subjectRecordId` opens the casebook.
+   */
+  subject?: CalendarEventSubject | null;
   note: string | null;
   remindBefore: number | null;
   createTime: string;
   updateTime: string;
+}
+
+export interface CalendarEventSubject {
+  subjectId: number;
+  subjectRecordId: number;
+  identificationCode: string;
+  subjectName: string;
 }
 
 /** When the reminder of an event falls: its start less the minutes before, or null without a reminder. */

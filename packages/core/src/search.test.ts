@@ -6,6 +6,8 @@ import {
   patientFieldOperators,
   SEARCH_OPERATORS,
   searchConditionsSchema,
+  searchableItems,
+  searchItemPath,
   searchKindOf,
   searchTemplateBodySchema,
   type SearchKind,
@@ -39,7 +41,8 @@ describe('retrieval operators and kinds', () => {
     ['textarea', {}, 'text'],
     ['date', {}, 'date'],
     ['partialDate', {}, 'date'],
-    ['imageUpload', {}, null],
+    ['imageUpload', {}, 'file'],
+    ['fileUpload', {}, 'file'],
     ['listGroup', {}, null],
     ['section', {}, null],
   ] as const)('SRCH-03: a %s item %j searches as %s', (type, option, kind) => {
@@ -62,6 +65,10 @@ describe('retrieval operators and kinds', () => {
     ['choice', 'in', ['1', '9'], '选项不存在'],
     ['multiChoice', 'contains', ['1', '2'], null],
     ['multiChoice', 'gt', ['1'], '该字段不支持“大于”'],
+    ['file', 'contains', ['处方'], null],
+    ['file', 'contains', ['a', 'b'], '请输入一个值'],
+    ['file', 'eq', ['x'], '该字段不支持“等于”'],
+    ['file', 'notEmpty', [], null],
   ];
   it.each(cases)('SRCH-03: %s %s %j → %s', (kind, operator, values, issue) => {
     expect(conditionIssue(kind, operator as never, values, OPERATORS_BY_KIND[kind], ['1', '2'])).toBe(issue);
@@ -80,5 +87,37 @@ describe('retrieval operators and kinds', () => {
     });
     expect(injected.success).toBe(false);
     expect(searchTemplateBodySchema.safeParse({ name: ' ', conditions: {}, columns: [] }).success).toBe(false);
+  });
+});
+
+describe('searchable items', () => {
+  const node = (type: string, name: string, title: string, children: unknown[] = []) => ({
+    type,
+    name,
+    title,
+    option: {},
+    children,
+  });
+  it('SRCH-03: list-group and table columns are items with their group (containers inside a row looked into); the group itself is not', () => {
+    const definition = {
+      children: [
+        node('section', 's', '基本', [node('int', 'hr', '心率'), node('imageUpload', 'xray', '片子')]),
+        node('listGroup', 'meds', '用药记录', [
+          node('input', 'med_name', '药物名称'),
+          node('group', 'g', '组', [node('real', 'med_dose', '剂量')]),
+        ]),
+        node('table', 'labs', '检验', [node('date', 'lab_at', '时间')]),
+        node('title', '', '说明'),
+      ],
+    } as never;
+    const items = searchableItems(definition);
+    expect(items.map((i) => [i.node.name, i.kind, i.group?.name ?? null, searchItemPath(i)])).toEqual([
+      ['hr', 'number', null, '心率'],
+      ['xray', 'file', null, '片子'],
+      ['med_name', 'text', 'meds', '用药记录 › 药物名称'],
+      ['med_dose', 'number', 'meds', '用药记录 › 剂量'],
+      ['lab_at', 'date', 'labs', '检验 › 时间'],
+    ]);
+    expect(operatorLabel('file', 'contains')).toBe('文件名包含');
   });
 });

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { type CrfNode, isChoiceType, isDateType, isNumericType, isValueType } from './crf/crf-definition.schema.js';
+import {
+  type CrfDefinition,
+  type CrfNode,
+  isChoiceType,
+  isDateType,
+  isNumericType,
+  isRowType,
+  isValueType,
+} from './crf/crf-definition.schema.js';
 import { MAX_ROW_ID } from './ids.js';
 
 /**
@@ -25,9 +33,10 @@ const OPERATOR_CODES = SEARCH_OPERATORS.map((o) => o.code) as [SearchOperator, .
 
 /**
  * What a searchable value is, whatever item type holds it. Dates compare by their YYYY-MM-DD part, so
- * 大于/小于/介于 on a date are date ranges (after, before, between, both ends included).
+ * 大于/小于/介于 on a date are date ranges (after, before, between, both ends included). `file`: an upload
+ * (image, video, file), searched by whether it holds a file and by the files' names.
  */
-export const SEARCH_KINDS = ['text', 'number', 'date', 'choice', 'multiChoice'] as const;
+export const SEARCH_KINDS = ['text', 'number', 'date', 'choice', 'multiChoice', 'file'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 
 export const OPERATORS_BY_KIND: Readonly<Record<SearchKind, readonly SearchOperator[]>> = {
@@ -38,6 +47,8 @@ export const OPERATORS_BY_KIND: Readonly<Record<SearchKind, readonly SearchOpera
   choice: ['eq', 'ne', 'in', 'empty', 'notEmpty'],
   // 包含: every chosen option is ticked; 属于: at least one of them is.
   multiChoice: ['contains', 'in', 'empty', 'notEmpty'],
+  // 包含: a file whose name (as uploaded) contains the text.
+  file: ['contains', 'empty', 'notEmpty'],
 };
 
 /** Extra words the builder shows for an operator of a kind (a date's 大于 is 晚于). */
@@ -47,18 +58,19 @@ export function operatorLabel(kind: SearchKind, operator: SearchOperator): strin
     if (operator === 'lt') return '早于';
     if (operator === 'between') return '介于（日期范围）';
   }
+  if (kind === 'file' && operator === 'contains') return '文件名包含';
   return SEARCH_OPERATORS.find((o) => o.code === operator)!.label;
 }
 
 /**
- * The search kind of a CRF item, or null when it cannot be searched (containers, titles, uploads, and
- * list-group or table rows, whose columns are not offered yet). A text input validated as an integer or a
- * decimal is a number.
+ * The search kind of a CRF item, or null when it cannot be searched itself (containers, titles, and the list
+ * group or table as a whole: its columns are searched, row by row). A text input validated as an integer or a
+ * decimal is a number; an upload is a file.
  */
 export function searchKindOf(node: Pick<CrfNode, 'type' | 'option'>): SearchKind | null {
   const { type } = node;
   if (!isValueType(type) || type === 'listGroup' || type === 'table') return null;
-  if (type === 'imageUpload' || type === 'videoUpload' || type === 'fileUpload') return null;
+  if (type === 'imageUpload' || type === 'videoUpload' || type === 'fileUpload') return 'file';
   if (type === 'checkbox' || type === 'multiSelect') return 'multiChoice';
   if (isChoiceType(type)) return 'choice';
   if (isNumericType(type)) return 'number';
@@ -66,6 +78,48 @@ export function searchKindOf(node: Pick<CrfNode, 'type' | 'option'>): SearchKind
   const validate = node.option.validate?.type;
   if ((type === 'input' || type === 'text') && (validate === 'int' || validate === 'float')) return 'number';
   return 'text';
+}
+
+/** A searchable item of a form: its node, its kind, and the list group or table whose rows hold it (or null). */
+export interface SearchableItem {
+  node: CrfNode;
+  kind: SearchKind;
+  group: CrfNode | null;
+}
+
+/** Between a list group's (or table's) title and its column's title where the builder shows an item. */
+export const SEARCH_PATH_SEPARATOR = ' › ';
+/** The values of a list group's rows in one result cell, in row order (a repeatable form's records: ；). */
+export const SEARCH_ROW_SEPARATOR = '; ';
+
+const nodeTitle = (node: CrfNode) => node.title || node.option.title || node.name;
+
+/**
+ * The searchable items of a definition in form order, each name once: sections, groups and cards looked into,
+ * and the columns of list groups and tables (with the containers inside a row) with their group. Row types do
+ * not nest (the engine refuses it), so an item has at most one group.
+ */
+export function searchableItems(definition: Pick<CrfDefinition, 'children'>): SearchableItem[] {
+  const out: SearchableItem[] = [];
+  const seen = new Set<string>();
+  const walk = (nodes: readonly CrfNode[], group: CrfNode | null) => {
+    for (const node of nodes) {
+      const kind = searchKindOf(node);
+      if (node.name && kind && !seen.has(node.name)) {
+        seen.add(node.name);
+        out.push({ node, kind, group });
+      }
+      walk(node.children ?? [], isRowType(node.type) ? node : group);
+    }
+  };
+  walk(definition.children, null);
+  return out;
+}
+
+/** How the builder names an item: its title, after its list group's or table's title (用药记录 › 药物名称). */
+export function searchItemPath(item: Pick<SearchableItem, 'node' | 'group'>): string {
+  const title = nodeTitle(item.node);
+  return item.group ? `${nodeTitle(item.group)}${SEARCH_PATH_SEPARATOR}${title}` : title;
 }
 
 /**
@@ -229,7 +283,7 @@ export function conditionIssue(
   if (arity === 1 && values.length !== 1) return '请输入一个值';
   if (arity === 2 && values.length !== 2) return '请输入范围的两端';
   if (arity === 'many' && values.length === 0) return '请选择或输入值';
-  if (kind === 'text' && values.length !== 1) return '请输入一个值';
+  if ((kind === 'text' || kind === 'file') && values.length !== 1) return '请输入一个值';
   if (values.some((v) => v.trim() === '')) return '请输入值';
   if (kind === 'number' && values.some((v) => !NUMBER.test(v.trim()))) return '请输入数字';
   if (kind === 'date' && values.some((v) => !validDate(v.trim()))) return '请输入日期（YYYY-MM-DD）';

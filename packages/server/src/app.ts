@@ -40,6 +40,7 @@ import { subscribeFollowUp } from './modules/follow/follow.service.js';
 import { homeRoutes } from './modules/home/home.routes.js';
 import { calendarRoutes } from './modules/calendar/calendar.routes.js';
 import { printRoutes } from './modules/print/print.routes.js';
+import { randomizationRoutes } from './modules/randomization/randomization.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { apiTokenRoutes } from './modules/redcap/api-token.routes.js';
 import { redcapRoutes } from './modules/redcap/redcap.routes.js';
@@ -134,6 +135,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   redcapRoutes(app, ctx);
   dataImportRoutes(app, ctx);
   exportRoutes(app, ctx);
+  randomizationRoutes(app, ctx);
   installJobs(app, ctx);
 
   const webDist = ctx.config.webDist;

@@ -1,6 +1,16 @@
 import type { RandomizationConfig } from './config.js';
 import type { MinimizationCounts, MinimizationResult, Rng } from './types.js';
 
+// Reused buffers: the simulation calls this millions of times and fresh arrays per call cost more
+// than the arithmetic. Safe because the function is synchronous and never re-entered.
+const scratch = {
+  adj: [] as number[],
+  weights: [] as number[],
+  ratios: [] as number[],
+  values: [] as number[],
+  x: [] as number[],
+};
+
 /** Scores closer than this are equal: ratio-adjusted counts are fractions and sums carry rounding. */
 const EPS = 1e-9;
 
@@ -24,61 +34,101 @@ export function minimizationAssign(
 ): MinimizationResult {
   const arms = config.arms;
   const k = arms.length;
-  const variance = config.minimization?.imbalance === 'variance';
-  const p = config.minimization?.p ?? 0.8;
-  const levelCounts = config.factors.map((f) => {
-    const level = patientLevels[f.key];
-    if (level === undefined || !f.levels.some((l) => l.code === level)) {
-      throw new Error(`因素“${f.label}”的水平无效：${level ?? '未填写'}`);
+  const nf = config.factors.length;
+  const adj = scratch.adj;
+  const weights = scratch.weights;
+  adj.length = nf * k;
+  weights.length = nf;
+  for (let f = 0; f < nf; f++) {
+    const factor = config.factors[f]!;
+    const level = patientLevels[factor.key];
+    let known = false;
+    for (const l of factor.levels) if (l.code === level) known = true;
+    if (level === undefined || !known) {
+      throw new Error(`因素“${factor.label}”的水平无效：${level ?? '未填写'}`);
     }
-    const byArm = counts[f.key]?.[level];
-    return { weight: f.weight, n: arms.map((a) => byArm?.[a.code] ?? 0) };
-  });
-
+    weights[f] = factor.weight;
+    const byArm = counts[factor.key]?.[level];
+    for (let b = 0; b < k; b++) adj[f * k + b] = (byArm?.[arms[b]!.code] ?? 0) / arms[b]!.ratio;
+  }
+  const ratios = scratch.ratios;
+  ratios.length = k;
+  for (let b = 0; b < k; b++) ratios[b] = arms[b]!.ratio;
+  const values = scratch.values;
+  minimizationScores(adj, weights, ratios, config.minimization?.imbalance === 'variance', values);
+  const { index, chosenBy } = chooseMinimizing(values, config.minimization?.p ?? 0.8, rng);
   const scores: Record<string, number> = {};
-  const values: number[] = [];
-  const x = new Array<number>(k);
+  for (let b = 0; b < k; b++) scores[arms[b]!.code] = values[b]!;
+  return { arm: arms[index]!.code, scores, chosenBy };
+}
+
+/**
+ * The scores G(a) for every arm, from the ratio-adjusted counts at the patient's levels
+ * (`adj[f·K + b] = n_{f,l_f,b} / r_b`), the factor weights and the arm ratios; written to `out`.
+ * Shared by minimizationAssign and the simulation.
+ */
+export function minimizationScores(
+  adj: ArrayLike<number>,
+  weights: ArrayLike<number>,
+  ratios: ArrayLike<number>,
+  variance: boolean,
+  out: number[],
+): void {
+  const k = ratios.length;
+  const nf = weights.length;
+  const x = scratch.x;
+  x.length = k;
+  out.length = k;
   for (let a = 0; a < k; a++) {
     let g = 0;
-    for (const { weight, n } of levelCounts) {
-      for (let b = 0; b < k; b++) x[b] = (n[b]! + (b === a ? 1 : 0)) / arms[b]!.ratio;
-      g += weight * imbalance(x, variance);
+    for (let f = 0; f < nf; f++) {
+      for (let b = 0; b < k; b++) x[b] = adj[f * k + b]!;
+      x[a] = x[a]! + 1 / ratios[a]!;
+      g += weights[f]! * imbalance(x, variance);
     }
-    scores[arms[a]!.code] = g;
-    values.push(g);
+    out[a] = g;
   }
+}
 
-  const best = Math.min(...values);
+/**
+ * The Pocock–Simon draw: arms within EPS of the smallest score share probability p, the others
+ * share 1 − p; all equal means a uniform draw. Draws: one nextFloat() unless all tie, then one nextInt().
+ */
+export function chooseMinimizing(
+  values: ArrayLike<number>,
+  p: number,
+  rng: Rng,
+): { index: number; chosenBy: MinimizationResult['chosenBy'] } {
+  const k = values.length;
+  let best = Infinity;
+  for (let a = 0; a < k; a++) if (values[a]! < best) best = values[a]!;
   const minima: number[] = [];
   const others: number[] = [];
-  values.forEach((v, i) => (v - best <= EPS ? minima : others).push(i));
-  if (others.length === 0) {
-    return { arm: arms[rng.nextInt(k)]!.code, scores, chosenBy: 'tie' };
-  }
+  for (let a = 0; a < k; a++) (values[a]! - best <= EPS ? minima : others).push(a);
+  if (others.length === 0) return { index: rng.nextInt(k), chosenBy: 'tie' };
   if (rng.nextFloat() < p) {
-    const i = minima[rng.nextInt(minima.length)]!;
-    return { arm: arms[i]!.code, scores, chosenBy: minima.length > 1 ? 'tie' : 'minimum' };
+    return { index: minima[rng.nextInt(minima.length)]!, chosenBy: minima.length > 1 ? 'tie' : 'minimum' };
   }
-  const i = others[rng.nextInt(others.length)]!;
-  return { arm: arms[i]!.code, scores, chosenBy: 'random' };
+  return { index: others[rng.nextInt(others.length)]!, chosenBy: 'random' };
 }
 
 /** Range (max − min) or population variance of the values. */
-export function imbalance(x: readonly number[], variance = false): number {
+export function imbalance(x: ArrayLike<number>, variance = false): number {
   if (!variance) {
     let lo = Infinity;
     let hi = -Infinity;
-    for (const v of x) {
+    for (let i = 0; i < x.length; i++) {
+      const v = x[i]!;
       if (v < lo) lo = v;
       if (v > hi) hi = v;
     }
     return hi - lo;
   }
   let mean = 0;
-  for (const v of x) mean += v;
+  for (let i = 0; i < x.length; i++) mean += x[i]!;
   mean /= x.length;
   let s = 0;
-  for (const v of x) s += (v - mean) ** 2;
+  for (let i = 0; i < x.length; i++) s += (x[i]! - mean) ** 2;
   return s / x.length;
 }
 

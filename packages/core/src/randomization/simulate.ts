@@ -1,16 +1,17 @@
 import { isBlockMethod, ratioSum, type RandomizationConfig } from './config.js';
 import { blockStream, simpleAssign } from './allocation.js';
-import { minimizationAssign } from './minimization.js';
+import { chooseMinimizing, minimizationScores } from './minimization.js';
 import { createRng, deriveSeed } from './rng.js';
 import { stratumKey } from './strata.js';
-import type { MinimizationCounts, SimulationOptions, SimulationResult } from './types.js';
+import type { SimulationOptions, SimulationResult } from './types.js';
 
 /** Keeps a simulation within one request (a few seconds on one core). */
 export const SIMULATION_MAX_WORK = 2_000_000;
 
 /**
  * Runs the configured method `runs` times on `patients` simulated patients, with the same
- * allocation functions the server uses (blockStream, simpleAssign, minimizationAssign).
+ * allocation functions the server uses (blockStream, simpleAssign, and the scoring and draw
+ * inside minimizationAssign: minimizationScores, chooseMinimizing).
  * Run r uses deriveSeed(seed, 'run:' + r): patients' levels come from
  * deriveSeed(runSeed, 'patients'), block lists from runSeed per stratum, simple and minimization
  * draws from deriveSeed(runSeed, 'allocation'). Same seed, same result.
@@ -67,33 +68,58 @@ export function simulateRandomization(config: RandomizationConfig, options: Simu
     }
   }
   let guessed = 0;
+  const weights = factors.map((f) => f.weight);
+  const variance = config.minimization?.imbalance === 'variance';
+  const p = config.minimization?.p ?? 0.8;
+  const adjBuf = new Array<number>(factors.length * k).fill(0);
+  const scoreBuf: number[] = [];
+  const levelIdx = new Array<number>(factors.length).fill(0);
+
+  // Level indices are mixed-radix digits of a cell number: the stratum (or, for minimization,
+  // the joint cell) of a patient without building strings on the hot path.
+  const nLevels = factors.map((f) => f.levels.length);
+  const levelOffset: number[] = [];
+  factors.reduce((off, f, fi) => ((levelOffset[fi] = off), off + f.levels.length), 0);
+  const totalLevels = nLevels.reduce((a, b) => a + b, 0);
+  const cellKey = (cell: number): string => {
+    const levels: Record<string, string> = {};
+    let c = cell;
+    for (let fi = factors.length - 1; fi >= 0; fi--) {
+      levels[factors[fi]!.key] = factors[fi]!.levels[c % nLevels[fi]!]!.code;
+      c = Math.floor(c / nLevels[fi]!);
+    }
+    return config.method === 'stratified_block'
+      ? stratumKey(config, levels)
+      : factors.map((f) => `${f.key}=${levels[f.key]}`).join('|');
+  };
 
   for (let r = 0; r < runs; r++) {
     const runSeed = deriveSeed(seed, `run:${r}`);
     const patientRng = createRng(deriveSeed(runSeed, 'patients'));
     const allocRng = createRng(deriveSeed(runSeed, 'allocation'));
     const totals = new Array<number>(k).fill(0);
-    const byStratum = new Map<string, { n: number[]; next: () => string[]; queue: string[] }>();
-    const byLevel = new Map<string, number[]>();
-    const counts: MinimizationCounts = {};
+    const byCell = new Map<number, { n: number[]; next: () => string[]; queue: string[]; pos: number }>();
+    const byLevel = new Int32Array(totalLevels * k);
 
     for (let i = 0; i < patients; i++) {
-      const levels: Record<string, string> = {};
-      factors.forEach((f, fi) => {
+      let cell = 0;
+      for (let fi = 0; fi < factors.length; fi++) {
         const u = patientRng.nextFloat();
         const cdf = cdfs[fi]!;
-        let li = cdf.findIndex((c) => u < c);
-        if (li < 0) li = cdf.length - 1;
-        levels[f.key] = f.levels[li]!.code;
-      });
-      const key =
-        config.method === 'stratified_block'
-          ? stratumKey(config, levels)
-          : factors.map((f) => `${f.key}=${levels[f.key]}`).join('|');
-      let st = byStratum.get(key);
+        let li = 0;
+        while (li < cdf.length - 1 && u >= cdf[li]!) li++;
+        cell = cell * nLevels[fi]! + li;
+        levelIdx[fi] = li;
+      }
+      let st = byCell.get(cell);
       if (!st) {
-        st = { n: new Array<number>(k).fill(0), next: block ? blockStream(config, runSeed, key) : () => [], queue: [] };
-        byStratum.set(key, st);
+        st = {
+          n: new Array<number>(k).fill(0),
+          next: block ? blockStream(config, runSeed, cellKey(cell)) : () => [],
+          queue: [],
+          pos: 0,
+        };
+        byCell.set(cell, st);
       }
 
       let arm: string;
@@ -108,28 +134,28 @@ export function simulateRandomization(config: RandomizationConfig, options: Simu
             ties = 1;
           } else if (Math.abs(v - best) <= 1e-12) ties++;
         }
-        if (st.queue.length === 0) st.queue = st.next();
-        arm = st.queue.shift()!;
+        if (st.pos >= st.queue.length) {
+          st.queue = st.next();
+          st.pos = 0;
+        }
+        arm = st.queue[st.pos++]!;
         const ai = armIndex.get(arm)!;
         if (Math.abs(st.n[ai]! / ratios[ai]! - best) <= 1e-12) guessed += 1 / ties;
       } else if (config.method === 'minimization') {
-        arm = minimizationAssign(config, counts, levels, allocRng).arm;
-        for (const f of factors) {
-          const byArm = ((counts[f.key] ??= {})[levels[f.key]!] ??= {});
-          byArm[arm] = (byArm[arm] ?? 0) + 1;
+        // What minimizationAssign does, on index arrays instead of the counts record.
+        for (let fi = 0; fi < factors.length; fi++) {
+          const base = (levelOffset[fi]! + levelIdx[fi]!) * k;
+          for (let b = 0; b < k; b++) adjBuf[fi * k + b] = byLevel[base + b]! / ratios[b]!;
         }
+        minimizationScores(adjBuf, weights, ratios, variance, scoreBuf);
+        arm = arms[chooseMinimizing(scoreBuf, p, allocRng).index]!.code;
       } else {
         arm = simpleAssign(config, allocRng);
       }
       const ai = armIndex.get(arm)!;
       totals[ai]!++;
       st.n[ai]!++;
-      for (const f of factors) {
-        const lk = `${f.key}\u0000${levels[f.key]}`;
-        let n = byLevel.get(lk);
-        if (!n) byLevel.set(lk, (n = new Array<number>(k).fill(0)));
-        n[ai]!++;
-      }
+      for (let fi = 0; fi < factors.length; fi++) byLevel[(levelOffset[fi]! + levelIdx[fi]!) * k + ai]!++;
     }
 
     totals.forEach((t, b) => {
@@ -139,7 +165,8 @@ export function simulateRandomization(config: RandomizationConfig, options: Simu
       a.max = Math.max(a.max, t);
     });
     overall.push(adj(totals));
-    for (const [key, st] of byStratum) {
+    for (const [cell, st] of byCell) {
+      const key = cellKey(cell);
       const s = strata.get(key) ?? { patients: 0, imbSum: 0, imbMax: 0 };
       const imb = adj(st.n);
       s.patients += st.n.reduce((x, y) => x + y, 0);
@@ -147,11 +174,15 @@ export function simulateRandomization(config: RandomizationConfig, options: Simu
       s.imbMax = Math.max(s.imbMax, imb);
       strata.set(key, s);
     }
-    for (const [lk, s] of levelStats) {
-      const imb = adj(byLevel.get(lk) ?? new Array<number>(k).fill(0));
-      s.imbSum += imb;
-      s.imbMax = Math.max(s.imbMax, imb);
-    }
+    factors.forEach((f, fi) => {
+      f.levels.forEach((l, li) => {
+        const s = levelStats.get(`${f.key}\u0000${l.code}`)!;
+        const base = (levelOffset[fi]! + li) * k;
+        const imb = adj(Array.from(byLevel.subarray(base, base + k)));
+        s.imbSum += imb;
+        s.imbMax = Math.max(s.imbMax, imb);
+      });
+    });
   }
 
   const sorted = [...overall].sort((a, b) => a - b);

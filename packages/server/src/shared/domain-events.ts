@@ -80,6 +80,8 @@ export interface DomainEvents {
    * with the change. Answers the event's key (for `delivered`).
    */
   record(tx: Db, event: DomainEvent): Promise<RecordedEvent>;
+  /** `record` for several events in one go (a few statements whatever their number), answered in their order. */
+  recordMany(tx: Db, events: readonly DomainEvent[]): Promise<RecordedEvent[]>;
   /**
    * Registers a named subscriber for some event types. Each subscriber sees each event at least once,
    * after the change committed, on exactly one app server.

@@ -73,6 +73,9 @@ const jsonParam = (value: unknown) => (value === undefined || value === null ? n
 
 const pending = new WeakMap<object, ChainedContent[]>();
 
+/** Audit rows per insert statement. */
+const CHAIN_CHUNK = 2_000;
+
 /**
  * Appends rows to their studies' chains in the caller's transaction. Inside `db.transaction` the
  * rows are queued and written when the transaction's own work is done, all of them together: the
@@ -104,21 +107,25 @@ async function writeChained(tx: Db, rows: readonly ChainedContent[]): Promise<vo
   for (const studyId of [...byStudy.keys()].sort((a, b) => a - b)) {
     const studyRows = byStudy.get(studyId)!;
     let prev = await lockHead(tx, studyId);
-    const values = studyRows.map((row) => {
-      const hash = rowHash(row, prev);
-      const tuple = sql`(${row.studyId}::int, ${row.subjectRecordId}::int, ${row.crfDataRecordId}::int, ${row.crfId}::int, ${row.crfVersion}::int,
+    // A statement takes at most 65,535 parameters (15 a row): a large batch (an import) goes in pieces.
+    for (let at = 0; at < studyRows.length; at += CHAIN_CHUNK) {
+      const part = studyRows.slice(at, at + CHAIN_CHUNK);
+      const values = part.map((row) => {
+        const hash = rowHash(row, prev);
+        const tuple = sql`(${row.studyId}::int, ${row.subjectRecordId}::int, ${row.crfDataRecordId}::int, ${row.crfId}::int, ${row.crfVersion}::int,
         ${row.action}::varchar, ${row.itemName}::varchar, ${jsonParam(stored(row.oldValue))}::jsonb, ${jsonParam(stored(row.newValue))}::jsonb,
         ${row.reason}::text, ${row.userId}::int, ${row.userName}::varchar, ${row.createdAt.toISOString()}::timestamptz, ${prev}::varchar, ${hash}::varchar)`;
-      prev = hash;
-      return tuple;
-    });
-    await tx.execute(sql`with appended as (
+        prev = hash;
+        return tuple;
+      });
+      await tx.execute(sql`with appended as (
         insert into audit_events (study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
           old_value, new_value, reason, user_id, user_name, created_at, prev_hash, hash)
         values ${sql.join(values, sql`, `)}
         returning id)
-      update audit_chain_heads set hash = ${prev}, last_id = (select max(id) from appended), row_count = row_count + ${studyRows.length}
+      update audit_chain_heads set hash = ${prev}, last_id = (select max(id) from appended), row_count = row_count + ${part.length}
       where study_id = ${studyId}`);
+    }
   }
 }
 

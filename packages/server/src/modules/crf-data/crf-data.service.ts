@@ -37,7 +37,7 @@ import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.
 import { activeDoubtsOf } from '../doubt/doubt.service.js';
 import { SYSTEM_QUERIES } from '../doubt/system-queries.subscriber.js';
 import type { RecordedEvent } from '../../shared/domain-events.js';
-import { audit } from '../audit/audit.service.js';
+import { audit, type AuditEntry } from '../audit/audit.service.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { linkFollowForm } from '../follow/follow-forms.js';
 import { definitionOf, nodesOf } from './crf-definitions.js';
@@ -99,7 +99,7 @@ async function filesOf(
 }
 
 /** Whether a form is single (repeat 1) in the study's stages; a form in no stage counts as single. */
-async function isRepeatable(db: Db, crfId: number) {
+export async function isRepeatable(db: Db, crfId: number) {
   const links = await db
     .select({ repeat: crfStageCrfs.repeat })
     .from(crfStageCrfs)
@@ -420,37 +420,12 @@ async function writeSave(
       .from(subjects)
       .where(eq(subjects.id, record.subjectId));
     const forms = await otherFormValues(tx, record.studyId, record.id, definition);
-    const evaluated = evaluateForm(definition, input.values, {
-      now,
-      timeZone,
-      gender: genderFromPatient(subject?.gender),
-      forms,
-    });
-    // A submitted form stays complete: saving it again is held to the submit rules (required row cells too).
-    const blocking = blockingErrors(evaluated, Boolean(input.submit) || existing?.state === FORM_STATE.submitted);
-    if (blocking.length > 0) {
-      const onlyRequired = blocking.every((e) => isMissingRequired(evaluated, e));
-      throw AppError.badRequest('crf.invalid', onlyRequired ? MSG.fillRequired : '表单数据有误', {
-        errors: blocking.map(issueOut),
-      });
-    }
-
-    const before = existing?.values ?? {};
-    const after = evaluated.values as Record<string, unknown>;
-    const changed = changedItemNames(before, after);
-    const wasSubmitted = existing?.state === FORM_STATE.submitted;
-    const reason = input.reason?.trim() || null;
-    if (reasonRequired(existing?.state, changed) && !reason) {
-      throw AppError.badRequest('crf.reason_required', '修改已提交的数据需要填写修改原因', { changedItems: changed });
-    }
-    const state = input.submit || wasSubmitted ? FORM_STATE.submitted : FORM_STATE.incomplete;
-    const sdv: Record<string, SdvMark> = { ...(existing?.sdv ?? {}) };
-    const cleared = changed.filter((k) => sdv[k]);
-    for (const k of cleared) delete sdv[k];
-    if (changed.length > 0 && sdv[FORM_SDV_KEY]) {
-      delete sdv[FORM_SDV_KEY];
-      cleared.push(FORM_SDV_KEY);
-    }
+    const { after, changed, state, sdv, cleared, wasSubmitted, reason, warnings } = judgeSave(
+      definition,
+      input.values,
+      existing,
+      { submit: Boolean(input.submit), reason: input.reason, now, timeZone, gender: subject?.gender, forms },
+    );
 
     let id: number;
     let version: number;
@@ -533,19 +508,17 @@ async function writeSave(
       crfId: input.crfId,
       crfVersion,
     };
-    await audit(tx, user, now, [
-      ...(existing ? [] : [{ ...base, action: 'crf.create' as const }]),
-      ...changed.map((itemName) => ({
-        ...base,
-        action: 'item.update' as const,
-        itemName,
-        oldValue: before[itemName] ?? null,
-        newValue: after[itemName] ?? null,
-        reason,
-      })),
-      ...cleared.map((itemName) => ({ ...base, action: 'sdv.clear' as const, itemName, reason: '数据修改后核查失效' })),
-      ...(input.submit && !wasSubmitted ? [{ ...base, action: 'crf.submit' as const }] : []),
-    ]);
+    await audit(
+      tx,
+      user,
+      now,
+      saveAuditEntries(
+        base,
+        existing,
+        { before: existing?.values ?? {}, after, changed, cleared, reason },
+        Boolean(input.submit) && !wasSubmitted,
+      ),
+    );
     if (changed.length > 0) {
       await invalidateSignatures(tx, user, now, record.studyId, record.id, `表单“${crf.title}”的数据在签名后被修改`);
     }
@@ -574,13 +547,102 @@ async function writeSave(
       version,
       state,
       errors: [],
-      warnings: evaluated.warnings.map(issueOut),
+      warnings: warnings.map(issueOut),
       changedItems: changed,
     };
   });
 }
 
-function stale(current: typeof crfDataRecords.$inferSelect, mine: Record<string, unknown>) {
+/** What a save judges before it writes: the engine's verdict on the values and what follows from it. */
+export interface SaveJudgement {
+  after: Record<string, unknown>;
+  changed: string[];
+  state: number;
+  sdv: Record<string, SdvMark>;
+  /** Verification marks the change voids (items, and the form's own mark when anything changed). */
+  cleared: string[];
+  wasSubmitted: boolean;
+  reason: string | null;
+  warnings: FormIssue[];
+}
+
+/**
+ * The save's rules on one record, pure: the engine evaluates the values (now, the study's zone, the patient's
+ * sex, the other forms' values), a form that is or will be submitted is held to the submit rules, a change to
+ * submitted data needs a reason, and changed items lose their verification marks. Throws the save's own
+ * refusals (crf.invalid, crf.reason_required). The form page's save and the import's set-based writer both
+ * judge through here, so an imported record is held to exactly the page's rules.
+ */
+export function judgeSave(
+  definition: CrfDefinition,
+  values: Record<string, unknown>,
+  existing: { state: number; values: Record<string, unknown>; sdv: Record<string, SdvMark> | null } | undefined,
+  opts: {
+    submit: boolean;
+    reason?: string | null;
+    now: Date;
+    timeZone: string;
+    gender: number | null | undefined;
+    forms: Record<string, Record<string, unknown>>;
+  },
+): SaveJudgement {
+  const evaluated = evaluateForm(definition, values, {
+    now: opts.now,
+    timeZone: opts.timeZone,
+    gender: genderFromPatient(opts.gender),
+    forms: opts.forms,
+  });
+  // A submitted form stays complete: saving it again is held to the submit rules (required row cells too).
+  const blocking = blockingErrors(evaluated, opts.submit || existing?.state === FORM_STATE.submitted);
+  if (blocking.length > 0) {
+    const onlyRequired = blocking.every((e) => isMissingRequired(evaluated, e));
+    throw AppError.badRequest('crf.invalid', onlyRequired ? MSG.fillRequired : '表单数据有误', {
+      errors: blocking.map(issueOut),
+    });
+  }
+  const before = existing?.values ?? {};
+  const after = evaluated.values as Record<string, unknown>;
+  const changed = changedItemNames(before, after);
+  const wasSubmitted = existing?.state === FORM_STATE.submitted;
+  const reason = opts.reason?.trim() || null;
+  if (reasonRequired(existing?.state, changed) && !reason) {
+    throw AppError.badRequest('crf.reason_required', '修改已提交的数据需要填写修改原因', { changedItems: changed });
+  }
+  const state = opts.submit || wasSubmitted ? FORM_STATE.submitted : FORM_STATE.incomplete;
+  const sdv: Record<string, SdvMark> = { ...(existing?.sdv ?? {}) };
+  const cleared = changed.filter((k) => sdv[k]);
+  for (const k of cleared) delete sdv[k];
+  if (changed.length > 0 && sdv[FORM_SDV_KEY]) {
+    delete sdv[FORM_SDV_KEY];
+    cleared.push(FORM_SDV_KEY);
+  }
+  return { after, changed, state, sdv, cleared, wasSubmitted, reason, warnings: evaluated.warnings };
+}
+
+/** A save's audit rows: the record's creation, each changed item, each voided verification mark, the submission. */
+export function saveAuditEntries(
+  base: { studyId: number; subjectRecordId: number; crfDataRecordId: number; crfId: number; crfVersion: number },
+  existing: unknown,
+  j: Pick<SaveJudgement, 'after' | 'changed' | 'cleared' | 'reason'> & { before: Record<string, unknown> },
+  submits: boolean,
+): AuditEntry[] {
+  return [
+    ...(existing ? [] : [{ ...base, action: 'crf.create' as const }]),
+    ...j.changed.map((itemName) => ({
+      ...base,
+      action: 'item.update' as const,
+      itemName,
+      oldValue: j.before[itemName] ?? null,
+      newValue: j.after[itemName] ?? null,
+      reason: j.reason,
+    })),
+    ...j.cleared.map((itemName) => ({ ...base, action: 'sdv.clear' as const, itemName, reason: '数据修改后核查失效' })),
+    ...(submits ? [{ ...base, action: 'crf.submit' as const }] : []),
+  ];
+}
+
+/** The save's refusal when the record changed since it was read (the answer carries the current record). */
+export function stale(current: typeof crfDataRecords.$inferSelect, mine: Record<string, unknown>) {
   const changedItems = changedItemNames(current.values, mine);
   return new AppError(409, 'crf.stale_version', '数据已被他人修改，请刷新后重试', {
     current: {

@@ -26,31 +26,53 @@ export async function otherFormValues(
   definition: CrfDefinition,
   viewable: (crfId: number) => boolean = () => true,
 ): Promise<OtherFormValues> {
+  const byPatient = await otherFormValuesOf(db, studyId, [subjectRecordId], definition, viewable);
+  return byPatient.get(subjectRecordId) ?? {};
+}
+
+/**
+ * `otherFormValues` for several patients in one statement (none when the definition has no reference): an
+ * import judges a batch of patients' records of one form together. Patients without any named form are absent.
+ */
+export async function otherFormValuesOf(
+  db: Db,
+  studyId: number,
+  subjectRecordIds: readonly number[],
+  definition: CrfDefinition,
+  viewable: (crfId: number) => boolean = () => true,
+): Promise<Map<number, OtherFormValues>> {
+  const out = new Map<number, OtherFormValues>();
   const references = formReferencesOf(definition);
-  if (references.length === 0) return {};
+  if (references.length === 0 || subjectRecordIds.length === 0) return out;
   const titles = [...new Set(references.map((r) => r.form))];
   const rows = await db
-    .selectDistinctOn([crfs.title], { crfId: crfs.id, title: crfs.title, values: crfDataRecords.values })
+    .selectDistinctOn([crfDataRecords.subjectRecordId, crfs.title], {
+      subjectRecordId: crfDataRecords.subjectRecordId,
+      crfId: crfs.id,
+      title: crfs.title,
+      values: crfDataRecords.values,
+    })
     .from(crfDataRecords)
     .innerJoin(crfs, eq(crfs.id, crfDataRecords.crfId))
     .where(
       and(
         eq(crfDataRecords.studyId, studyId),
-        eq(crfDataRecords.subjectRecordId, subjectRecordId),
+        inArray(crfDataRecords.subjectRecordId, [...subjectRecordIds]),
         isNull(crfDataRecords.deletedAt),
         eq(crfs.studyId, studyId),
         inArray(crfs.title, titles),
       ),
     )
-    .orderBy(crfs.title, desc(crfDataRecords.id));
-  const out: OtherFormValues = {};
+    .orderBy(crfDataRecords.subjectRecordId, crfs.title, desc(crfDataRecords.id));
   for (const row of rows) {
     if (!viewable(row.crfId)) continue;
     const values: Record<string, unknown> = {};
     for (const { form, item } of references) {
       if (form === row.title && Object.hasOwn(row.values, item)) values[item] = row.values[item];
     }
-    out[row.title] = values;
+    const patient = out.get(row.subjectRecordId) ?? {};
+    patient[row.title] = values;
+    out.set(row.subjectRecordId, patient);
   }
   return out;
 }

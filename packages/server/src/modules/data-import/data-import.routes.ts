@@ -162,7 +162,7 @@ export function dataImportRoutes(app: App, ctx: AppContext) {
             '已开始导入，请在任务列表中查看进度',
           );
         }
-        const plan = await planImport(ctx, access, sheets, { submit: submitType === 1 });
+        const plan = await planImport(ctx, access, sheets, { submit: submitType === 1, details: false });
         const result = await applyPlan(ctx, user, access, plan, { mode, submitType, sha256 });
         return ok({ job: null, result }, result.importedPatients > 0 ? '导入完成' : '没有导入任何数据');
       },

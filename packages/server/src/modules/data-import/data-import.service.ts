@@ -34,11 +34,12 @@ import { crfDataRecords, crfStageCrfs, crfs, studies, subjectRecords, subjects, 
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
-import { can, saveCrf } from '../crf-data/crf-data.service.js';
+import { can } from '../crf-data/crf-data.service.js';
 import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
 import { otherFormValues } from '../crf-data/linked-values.service.js';
 import { JobFailure, type JobInfo, type JobTools } from '../jobs/job-queue.js';
 import type { ReadSheet, WorkbookPool } from './data-import.pool.js';
+import { BatchRefused, writePatients, type Refusal, type WriteCounts } from './data-import.writer.js';
 
 /** The audit reason of every value a file brings in: 数据导入 and the file's SHA-256 (which file, provably). */
 export const importReason = (sha256: string) => `${DATA_IMPORT_REASON}（文件SHA-256：${sha256}）`;
@@ -88,6 +89,11 @@ export interface ImportPlan {
 
 export interface PlanOptions {
   submit: boolean;
+  /**
+   * Whether each row's changes are spelled out (old and new text per item) for the preview. The import itself
+   * only needs which items change; leaving the texts out saves a good share of its planning time and memory.
+   */
+  details?: boolean;
 }
 
 const chunk = <T>(list: readonly T[], size: number) =>
@@ -95,6 +101,17 @@ const chunk = <T>(list: readonly T[], size: number) =>
 
 /** Lets other requests run between pieces of a long plan on this thread. */
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A long loop on the event loop gives way after SLICE_MS of work (rather than every n rows, whatever they cost). */
+const SLICE_MS = 8;
+function timeSlices() {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < SLICE_MS) return;
+    await breathe();
+    since = performance.now();
+  };
+}
 
 async function studyForms(db: Db, studyId: number): Promise<Form[]> {
   const rows = await db
@@ -241,11 +258,11 @@ export async function planImport(
   const taken = new Map<string, number>();
   const newInstances = new Map<string, number>();
   const now = ctx.clock();
-  let done = 0;
+  const slice = timeSlices();
   for (const p of plans) {
     const broken = sheetErrors.some((e) => e.sheet === p.sheet.name);
     for (const { row, cells } of dataRows(p)) {
-      if (++done % 100 === 0) await breathe();
+      await slice();
       const code = codeOf(p, cells);
       const plan: ImportRowPlan = {
         sheet: p.sheet.name,
@@ -337,7 +354,7 @@ export async function planImport(
       const submits = options.submit && existing?.state !== FORM_STATE.submitted;
       plan.submitted = complete;
       plan.action = !existing ? 'create' : changed.length > 0 || submits ? 'update' : 'unchanged';
-      plan.changes = changed.map((item): ImportItemChange => ({
+      plan.changes = (options.details === false ? [] : changed).map((item): ImportItemChange => ({
         item,
         title: nodes.get(item)?.title ?? item,
         column: columnOfItem.get(item) ?? '',
@@ -409,18 +426,47 @@ export interface ImportRunOptions {
   mode: ImportMode;
   submitType: 0 | 1;
   sha256: string;
-  /** Called after each patient (done, total); a job reports it as progress. */
+  /** Called after each batch of patients (done, total); a job reports it as progress. */
   progress?: (done: number, total: number) => Promise<void>;
   signal?: AbortSignal;
 }
 
 /**
- * Writes a plan through the form page's save (saveCrf): the engine judges every record again, the reason
- * rules for submitted forms hold (the reason is 数据导入 with the file's hash), each changed value gets its
- * audit row, verification marks and signatures are voided and the domain events are recorded. `file`: one
- * transaction, nothing written unless every row is valid. `patient`: one transaction per patient; a patient
- * with any error is left untouched and the others are imported. A sheet-wide error (unknown sheet or column,
- * a form the user may not edit) stops both: the file itself needs fixing.
+ * How many patients one transaction writes: at most BATCH_PATIENTS, and no more than about BATCH_VALUES audit
+ * rows (a wide form makes smaller batches). A batch is a few statements whatever its size; its judging,
+ * hashing and statement building run on the event loop, so a batch is kept to a few tens of milliseconds of
+ * work and other requests are served between batches.
+ */
+export const IMPORT_BATCH = { patients: 100, values: 1_500 };
+
+function batchesOf<T extends { targets: Target[] }>(patients: readonly T[], limits = IMPORT_BATCH): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let weight = 0;
+  for (const p of patients) {
+    const w = p.targets.reduce((n, t) => n + t.changed.length + 2, 0);
+    if (current.length > 0 && (current.length >= limits.patients || weight + w > limits.values)) {
+      out.push(current);
+      current = [];
+      weight = 0;
+    }
+    current.push(p);
+    weight += w;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+/**
+ * Writes a plan with the form page's rules (crf-data.service `judgeSave`): the engine judges every record
+ * again at write time and its verdict is final, the reason rules for submitted forms hold (the reason is
+ * 数据导入 with the file's hash), each changed value gets its audit row, verification marks and signatures are
+ * voided and the domain events are recorded. Records are written set-based, a batch of patients per
+ * statement (data-import.writer.ts). `file`: one transaction, nothing written unless every row is valid.
+ * `patient`: one transaction per batch of patients, and still all or nothing per patient: a patient with any
+ * error in the plan is left out, and a patient the save refuses at write time (a record changed or deleted
+ * since the file was planned) rolls the batch back, which is then written again without that patient. A
+ * sheet-wide error (unknown sheet or column, a form the user may not edit) stops both: the file needs fixing.
  */
 export async function applyPlan(
   ctx: AppContext,
@@ -447,97 +493,85 @@ export async function applyPlan(
     return result;
   }
   const reason = importReason(options.sha256);
-  // The saves' events commit with the import's transaction: nothing to wait for before going on.
-  const events = Object.assign(Object.create(ctx.events) as AppContext['events'], {
-    delivered: () => Promise.resolve(false),
-  });
-  const write = async (tx: Db, targets: Target[]) => {
-    const txCtx: AppContext = { ...ctx, db: tx, events };
-    let created = 0;
-    let updated = 0;
-    let values = 0;
-    for (const t of targets) {
-      if (t.changed.length === 0 && !t.submits && t.existing) continue;
-      try {
-        const saved = await saveCrf(txCtx, user, access, {
-          subjectRecordId: t.subjectRecordId,
-          crfId: t.form.crfId,
-          crfDataRecordId: t.existing?.id ?? null,
-          version: t.existing?.version ?? 0,
-          values: t.values,
-          submit: options.submitType === 1,
-          reason,
-        });
-        values += 'changedItems' in saved ? saved.changedItems.length : 0;
-      } catch (err) {
-        if (err instanceof AppError) throw new TargetRefused(t, err);
-        throw err;
-      }
-      if (t.existing) updated += 1;
-      else created += 1;
-    }
-    return { created, updated, values };
-  };
-  const add = (n: { created: number; updated: number; values: number }, patients: number) => {
+  const submit = options.submitType === 1;
+  // Records the plan found nothing to change in are not written (and not audited).
+  const writes = (targets: readonly Target[]) =>
+    targets.filter((t) => t.changed.length > 0 || t.submits || !t.existing);
+  const write = (tx: Db, patients: ReadonlyArray<{ targets: Target[] }>) =>
+    writePatients(
+      tx,
+      ctx,
+      user,
+      access,
+      patients.map((p) => writes(p.targets)),
+      { submit, reason, now: ctx.clock() },
+    );
+  const add = (n: WriteCounts, patients: number) => {
     result.createdRecords += n.created;
     result.updatedRecords += n.updated;
     result.values += n.values;
     result.importedPatients += patients;
   };
-  const refusal = (err: TargetRefused): ImportIssue => {
-    const issues = (err.cause.data as { errors?: Array<{ itemName: string; message: string }> } | null)?.errors ?? [];
+  const refusal = ({ target, cause }: Refusal): ImportIssue => {
+    const issues = (cause.data as { errors?: Array<{ itemName: string; message: string }> } | null)?.errors ?? [];
     const detail = issues.map((i) => `${i.itemName}：${i.message}`).join('；');
+    const row = target as Target;
     return {
-      sheet: err.target.sheet,
-      row: err.target.row,
+      sheet: row.sheet,
+      row: row.row,
       column: null,
-      message: `${err.cause.message}${detail ? `（${detail}）` : ''}`,
+      message: `${cause.message}${detail ? `（${detail}）` : ''}`,
     };
   };
 
+  const valid = [...byPatient.values()].filter((p) => p.valid);
+  const batches = batchesOf(valid);
   if (options.mode === 'file') {
     try {
-      const n = await ctx.db.transaction((tx) => write(tx, plan.targets));
+      const n = await ctx.db.transaction(async (tx) => {
+        const sum: WriteCounts = { created: 0, updated: 0, values: 0 };
+        for (const batch of batches) {
+          await breathe();
+          const part = await write(tx, batch);
+          sum.created += part.created;
+          sum.updated += part.updated;
+          sum.values += part.values;
+        }
+        return sum;
+      });
       add(n, byPatient.size);
     } catch (err) {
-      if (!(err instanceof TargetRefused)) throw err;
-      result.errors.push(refusal(err));
+      if (!(err instanceof BatchRefused)) throw err;
+      result.errors.push(...err.refusals.map(refusal));
       result.skippedPatients = byPatient.size;
     }
     await options.progress?.(1, 1);
     return result;
   }
-  const patients = [...byPatient.values()];
-  let done = 0;
-  for (const p of patients) {
+  result.skippedPatients = byPatient.size - valid.length;
+  let done = byPatient.size - valid.length;
+  for (const batch of batches) {
     if (options.signal?.aborted) break;
-    // Between patients other requests get the (single, on PGlite) connection: the next transaction would
-    // otherwise take it again before their queries are queued.
-    await breathe();
-    if (!p.valid) result.skippedPatients += 1;
-    else {
+    let members = batch;
+    while (members.length > 0) {
+      // Between transactions other requests get the (single, on PGlite) connection: the next transaction
+      // would otherwise take it again before their queries are queued.
+      await breathe();
       try {
-        add(await ctx.db.transaction((tx) => write(tx, p.targets)), 1);
+        add(await ctx.db.transaction((tx) => write(tx, members)), members.length);
+        break;
       } catch (err) {
-        if (!(err instanceof TargetRefused)) throw err;
-        result.errors.push(refusal(err));
-        result.skippedPatients += 1;
+        if (!(err instanceof BatchRefused)) throw err;
+        const refused = new Set(err.refusals.map((r) => r.target.subjectRecordId));
+        result.errors.push(...err.refusals.map(refusal));
+        result.skippedPatients += refused.size;
+        members = members.filter((p) => !refused.has(p.targets[0]!.subjectRecordId));
       }
     }
-    done += 1;
-    if (done % 20 === 0 || done === patients.length) await options.progress?.(done, patients.length);
+    done += batch.length;
+    await options.progress?.(done, byPatient.size);
   }
   return result;
-}
-
-/** A save refused by the save service while the import wrote: rolls its patient (or the file) back. */
-class TargetRefused extends Error {
-  constructor(
-    readonly target: Target,
-    override readonly cause: AppError,
-  ) {
-    super(cause.message);
-  }
 }
 
 /** The CRFs the user may fill in through an import: the ones they may save. */
@@ -688,7 +722,7 @@ export async function runImportJob(
     await tools.progress(2, '正在读取文件');
     const sheets = await pool.read(Buffer.concat(chunks));
     await tools.progress(5, '正在检查数据');
-    const plan = await planImport(ctx, access, sheets, { submit: p.submitType === 1 });
+    const plan = await planImport(ctx, access, sheets, { submit: p.submitType === 1, details: false });
     await tools.progress(20, '正在导入');
     return await applyPlan(ctx, user, access, plan, {
       mode: p.mode,

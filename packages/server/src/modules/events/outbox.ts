@@ -13,6 +13,11 @@ import type {
 /** The NOTIFY channel that wakes the dispatchers of every app server on one PostgreSQL database. */
 export const OUTBOX_CHANNEL = 'edc_outbox';
 const SUBSCRIBER_NAME = /^[a-z][a-z0-9_.-]{0,49}$/;
+/** Events per insert in recordMany (each delivery row is 3 parameters; PostgreSQL takes at most 65,535). */
+const RECORD_CHUNK = 2_000;
+/** Handled deliveries are marked delivered in one statement per this many, or per this long. */
+const MARK_EVERY = 50;
+const MARK_WITHIN_MS = 200;
 
 export interface OutboxOptions {
   db: Db;
@@ -113,6 +118,31 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     return { studyId: event.studyId, id: row!.id };
   }
 
+  /** `record` for many events at once: one insert of the events, one of their deliveries, one NOTIFY. */
+  async function recordMany(tx: Db, events: readonly DomainEvent[]): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    for (let at = 0; at < events.length; at += RECORD_CHUNK) {
+      const part = events.slice(at, at + RECORD_CHUNK);
+      const rows = await tx
+        .insert(outboxEvents)
+        .values(part.map((event) => ({ studyId: event.studyId, type: event.type, payload: event })))
+        .returning({ id: outboxEvents.id });
+      // The serial hands out ids in the order of the VALUES list: the nth smallest id is the nth event.
+      const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+      const recorded = part.map((event, i) => ({ studyId: event.studyId, id: ids[i]!, type: event.type }));
+      const deliveries = recorded.flatMap((r) =>
+        subscribersOf(r.type).map((subscriber) => ({ studyId: r.studyId, eventId: r.id, subscriber })),
+      );
+      if (deliveries.length > 0) await tx.insert(outboxDeliveries).values(deliveries);
+      out.push(...recorded.map(({ studyId, id }) => ({ studyId, id })));
+    }
+    if (out.length > 0) {
+      if (listen) await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, '')`);
+      afterCommit(tx, wake);
+    }
+    return out;
+  }
+
   function subscribe(name: string, types: readonly DomainEventType[], handler: DomainEventHandler) {
     if (!SUBSCRIBER_NAME.test(name)) throw new Error(`Invalid subscriber name: ${name}`);
     // One handler per name: an app built again on the same context replaces its own subscribers.
@@ -139,6 +169,15 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     return rows.sort((a, b) => Number(a.event_id) - Number(b.event_id));
   }
 
+  /** Marks deliveries done, one statement for several (a bulk change, such as an import, records thousands). */
+  async function markDelivered(subscriber: string, rows: ReadonlyArray<{ studyId: number; eventId: number }>) {
+    if (rows.length === 0) return;
+    const keys = rows.map((r) => sql`(${r.studyId}::int, ${r.eventId}::bigint)`);
+    await db.execute(sql`update outbox_deliveries set delivered_at = now(), last_error = null
+      where subscriber = ${subscriber} and (study_id, event_id) in (${sql.join(keys, sql`, `)})`);
+  }
+
+  /** Answers the delivery's key when the handler succeeded (to be marked delivered), null when it failed. */
   async function deliver(subscriber: Subscriber, row: Claimed) {
     const eventId = Number(row.event_id);
     const studyId = Number(row.study_id);
@@ -161,23 +200,32 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
           lastError: errorKind(err),
         })
         .where(key);
-      return;
+      return null;
     }
-    await db
-      .update(outboxDeliveries)
-      .set({ deliveredAt: sql`now()`, lastError: null })
-      .where(key);
+    return { studyId, eventId };
   }
 
   async function runSubscriber(subscriber: Subscriber) {
     while (!stopping) {
       const claimed = await claim(subscriber.name);
+      // Handled deliveries are marked together, a few at a time and at once when the claim runs dry (a lone
+      // save's event is marked as soon as it is handled, so `delivered` answers without delay).
+      let done: Array<{ studyId: number; eventId: number }> = [];
+      let since = Date.now();
       for (const row of claimed) {
-        // A claim is leased: a row not handled before stopping is taken up again when the lease ends.
-        if (stopping) return;
-        await deliver(subscriber, row);
+        // A claim is leased: a row not handled before stopping is taken up again when the lease ends (and one
+        // handled but not yet marked is handled again: delivery is at least once, handlers are idempotent).
+        if (stopping) break;
+        const key = await deliver(subscriber, row);
+        if (key) done.push(key);
+        if (done.length >= MARK_EVERY || Date.now() - since >= MARK_WITHIN_MS) {
+          await markDelivered(subscriber.name, done);
+          done = [];
+          since = Date.now();
+        }
       }
-      if (claimed.length < opts.batchSize) return;
+      await markDelivered(subscriber.name, done);
+      if (stopping || claimed.length < opts.batchSize) return;
     }
   }
 
@@ -319,5 +367,5 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     }
   }
 
-  return { record, subscribe, drain, delivered, start, stop };
+  return { record, recordMany, subscribe, drain, delivered, start, stop };
 }

@@ -123,6 +123,10 @@ export async function studyIndex(
         where r.study_id = ${studyId} and r.state <> ${F.DELETED} and not r.custom
         group by 1 order by min(pv.plan_id), min(pv.sort), 1`,
   );
+  const [target] = await queryRows<{ enrolment_target: number | null; enrolment_target_date: string | null }>(
+    ctx.db,
+    sql`select enrolment_target, enrolment_target_date from studies where study_id = ${studyId}`,
+  );
   return {
     subjects: {
       total: Number(subjectsRow?.total ?? 0),
@@ -144,8 +148,10 @@ export async function studyIndex(
     enrolment: enrolment.reverse().map((e) => ({ month: e.month, count: Number(e.count) })),
     /** Patients enrolled up to the end of each month (months with enrolment; the chart fills the gaps). */
     enrolmentCumulative: cumulative.reverse().map((e) => ({ month: e.month, total: Number(e.total) })),
-    /** No enrolment target is stored with a study yet: null, and the chart draws no target line. */
-    enrolmentTarget: null as number | null,
+    /** The study's 入组目标 (项目设置): null when none is set, and the chart draws no target line. */
+    enrolmentTarget: target?.enrolment_target === null || !target ? null : Number(target.enrolment_target),
+    /** The date the target is to be reached by (YYYY-MM-DD), or null. */
+    enrolmentTargetDate: target?.enrolment_target_date ?? null,
     formsByCrf: byCrf.map((c) => ({
       crfId: Number(c.crf_id),
       title: c.title,

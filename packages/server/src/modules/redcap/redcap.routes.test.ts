@@ -1,7 +1,16 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { XMLParser } from 'fast-xml-parser';
 import { importRedcapDictionary, exportRedcapDictionary } from '@ecrf/core/interop';
-import { apiTokens, auditEvents, crfVersions, operLogs, studyPersonnel, users } from '../../db/schema/index.js';
+import {
+  apiTokens,
+  auditEvents,
+  crfVersions,
+  operLogs,
+  storedFiles,
+  studyPersonnel,
+  users,
+} from '../../db/schema/index.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
@@ -28,6 +37,40 @@ async function redcap(params: Record<string, string | string[]>) {
     payload: form.toString(),
   });
   return { status: res.statusCode, type: String(res.headers['content-type']), text: res.body, json: () => res.json() };
+}
+
+/** A multipart call as REDCap's clients send a file: the parameters first, then the part named `file`. */
+async function redcapMultipart(params: Record<string, string>, file?: { name: string; bytes: Buffer }) {
+  const boundary = '----redcap-test-boundary';
+  const parts: Buffer[] = [];
+  for (const [key, value] of Object.entries(params)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${value}\r\n`));
+  }
+  if (file) {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\n` +
+          'Content-Type: application/octet-stream\r\n\r\n',
+      ),
+      file.bytes,
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/redcap',
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    payload: Buffer.concat(parts),
+  });
+  return { status: res.statusCode, headers: res.headers, text: res.body, raw: res.rawPayload };
+}
+
+/** An independent XML parser reads the API's XML back: every element as text, rows always a list. */
+function parseXml(xml: string, rowTag = 'item') {
+  return new XMLParser({ parseTagValue: false, ignoreDeclaration: true, isArray: (name) => name === rowTag }).parse(
+    xml,
+  ) as Record<string, unknown>;
 }
 
 type Row = Record<string, string>;
@@ -238,6 +281,277 @@ describe('REDCap API: metadata and project', () => {
   });
 });
 
+describe('REDCap API: XML', () => {
+  it('records flat as <records><item>, read back by an XML parser, changed and imported as XML', async () => {
+    const res = await redcap({ token, content: 'record', format: 'xml', records: [code] });
+    expect(res.status, res.text).toBe(200);
+    expect(res.type).toContain('text/xml');
+    expect(res.text.startsWith('<?xml version="1.0" encoding="UTF-8" ?>')).toBe(true);
+    const items = (parseXml(res.text).records as { item: Row[] }).item;
+    expect(items).toEqual(await exportJson({ records: [code] }));
+    const baseline = items.find((r) => r.sex === '1')!;
+    const body = Object.entries({ ...baseline, weight: '73.5', history_note: 'a < b & "c"' })
+      .map(([k, v]) => `<${k}>${v.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</${k}>`)
+      .join('');
+    const data = `<?xml version="1.0" encoding="UTF-8" ?>\n<records>\n<item>${body}</item>\n</records>`;
+    const imported = await redcap({ token, content: 'record', action: 'import', format: 'xml', data });
+    expect(imported.status, imported.text).toBe(200);
+    expect(parseXml(imported.text)).toEqual({ count: '1' });
+    const again = (await exportJson({ records: [code] })).find((r) => r.sex === '1')!;
+    expect(again).toMatchObject({ weight: '73.5', history_note: 'a < b & "c"' });
+    const trail = await t.db.select().from(auditEvents).where(eq(auditEvents.itemName, 'history_note'));
+    expect(trail.at(-1)).toMatchObject({ reason: 'API导入' });
+    const ids = await redcap({ token, content: 'record', action: 'import', format: 'xml', data, returnContent: 'ids' });
+    expect(parseXml(ids.text, 'id')).toEqual({ ids: { id: [code] } });
+  });
+
+  it('EAV as XML, and the other contents in REDCap shapes', async () => {
+    const eav = await redcap({ token, content: 'record', format: 'xml', type: 'eav', records: [code] });
+    const rows = (parseXml(eav.text).records as { item: Row[] }).item;
+    expect(rows).toContainEqual(expect.objectContaining({ record: code, field_name: 'comorbid', value: 'htn' }));
+    expect(rows).toEqual(await exportJson({ type: 'eav', records: [code] }));
+    const metadata = parseXml((await redcap({ token, content: 'metadata', format: 'xml' })).text);
+    expect((metadata.records as { item: Row[] }).item[0]).toMatchObject({
+      field_name: 'record_id',
+      field_type: 'text',
+    });
+    const instruments = parseXml((await redcap({ token, content: 'instrument', format: 'xml' })).text, 'Instrument');
+    expect((instruments.Instruments as { Instrument: Row[] }).Instrument).toContainEqual(
+      expect.objectContaining({ instrument_label: '术后随访' }),
+    );
+    const project = parseXml((await redcap({ token, content: 'project', format: 'xml' })).text);
+    expect(project.project).toMatchObject({ project_id: String(studyId), is_longitudinal: '1' });
+    const names = parseXml((await redcap({ token, content: 'exportFieldNames', format: 'xml' })).text, 'field');
+    expect((names.fields as { field: Row[] }).field).toContainEqual({
+      original_field_name: 'comorbid',
+      choice_value: 'htn',
+      export_field_name: 'comorbid___htn',
+    });
+  });
+
+  it('refuses XML that is not well-formed or declares a document type, answering in XML', async () => {
+    const bad = await redcap({ token, content: 'record', action: 'import', format: 'xml', data: '<records><item>' });
+    expect(bad.status).toBe(400);
+    expect((parseXml(bad.text).hash as Row).error).toContain('XML');
+    const doctype = await redcap({
+      token,
+      content: 'record',
+      action: 'import',
+      format: 'xml',
+      data: '<!DOCTYPE r [<!ENTITY a "x">]><records><item><record_id>&a;</record_id></item></records>',
+    });
+    expect(doctype.status).toBe(400);
+    expect((parseXml(doctype.text).hash as Row).error).toContain('DOCTYPE');
+  });
+});
+
+describe('REDCap API: EAV import', () => {
+  it('an EAV export, changed and imported as EAV: the same values as a flat import, checkboxes by code', async () => {
+    const eav = await exportJson({ type: 'eav', records: [code] });
+    const changed = eav.map((r) => (r.field_name === 'height' ? { ...r, value: '172' } : r));
+    const event = eav.find((r) => r.field_name === 'comorbid')!.redcap_event_name;
+    changed.push({
+      record: code,
+      redcap_event_name: event!,
+      redcap_repeat_instrument: '',
+      redcap_repeat_instance: '',
+      field_name: 'comorbid',
+      value: 'op',
+    });
+    const imported = await redcap({
+      token,
+      content: 'record',
+      action: 'import',
+      type: 'eav',
+      data: JSON.stringify(changed),
+    });
+    expect(imported.status, imported.text).toBe(200);
+    expect(imported.json()).toEqual({ count: 1 });
+    const flat = (await exportJson({ records: [code] })).find((r) => r.sex === '1')!;
+    expect(flat).toMatchObject({ height: '172', comorbid___op: '1', comorbid___htn: '1' });
+    const trail = await t.db.select().from(auditEvents).where(eq(auditEvents.itemName, 'height'));
+    expect(trail.at(-1)).toMatchObject({ newValue: 172, reason: 'API导入' });
+    // The whole EAV export again: nothing changes, no audit row.
+    const before = (await t.db.select().from(auditEvents)).length;
+    const same = await redcap({
+      token,
+      content: 'record',
+      action: 'import',
+      type: 'eav',
+      format: 'csv',
+      data: (await redcap({ token, content: 'record', type: 'eav', format: 'csv', records: [code] })).text,
+    });
+    expect(same.status, same.text).toBe(200);
+    expect((await t.db.select().from(auditEvents)).length).toBe(before);
+  });
+
+  it('EAV rows name a checkbox by field and code, or by its export column with 1/0; a wrong code is refused', async () => {
+    const event = (await exportJson({ type: 'eav', records: [code] })).find(
+      (r) => r.field_name === 'comorbid',
+    )!.redcap_event_name!;
+    const row = (field_name: string, value: string) => ({ record: code, redcap_event_name: event, field_name, value });
+    const off = await redcap({
+      token,
+      content: 'record',
+      action: 'import',
+      type: 'eav',
+      data: JSON.stringify([row('comorbid___op', '0')]),
+    });
+    expect(off.status, off.text).toBe(200);
+    expect((await exportJson({ records: [code] })).find((r) => r.sex === '1')!.comorbid___op).toBe('0');
+    const wrong = await redcap({
+      token,
+      content: 'record',
+      action: 'import',
+      type: 'eav',
+      data: JSON.stringify([row('comorbid', 'nope')]),
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.json().error).toContain('nope');
+  });
+});
+
+describe('REDCap API: filterLogic', () => {
+  let other: string;
+  beforeAll(async () => {
+    const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
+      studyId,
+      subjectName: '钱七',
+      gender: 0,
+      birth: '1970-03-02',
+      diseaseCode: 'LSS',
+    });
+    expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200);
+    other = enrolled.body.data.identificationCode;
+    const saved = await t.call(admin, 'PUT', '/api/v3/business/crf', {
+      subjectRecordId: enrolled.body.data.subjectRecordId,
+      crfId: crfIds['人口学资料'],
+      version: 0,
+      values: { sex: '2', birth: '1970-03-02', weight: '50', height: '160', comorbid: ['dm'] },
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+  });
+
+  const selected = async (filterLogic: string, extra: Record<string, string | string[]> = {}) =>
+    [...new Set((await exportJson({ filterLogic, ...extra })).map((r) => r.record_id))].sort();
+
+  it('selects records by REDCap logic: comparisons, and/or, checkbox codes, blanks', async () => {
+    expect(await selected("[weight] > 60 and [sex] = '1'")).toEqual([code]);
+    expect(await selected("[sex] = '2' or [weight] < 55")).toEqual([other]);
+    expect(await selected('[comorbid(dm)] = 1')).toEqual([code, other].sort());
+    expect(await selected("[comorbid(htn)] = '1' and [comorbid(dm)] = '0'")).toEqual([]);
+    expect(await selected("[history_note] <> ''")).toEqual([code]);
+    // REDCap's reading of a blank number: no comparison holds.
+    expect(await selected('[hb] < 1000')).toEqual([]);
+    const csv = await redcap({ token, content: 'record', format: 'csv', filterLogic: "[sex] = '2'" });
+    expect(readCsv(csv.text).map((r) => r.record_id)).toEqual([other]);
+  });
+
+  it('on a repeating form, the rows whose instance matches', async () => {
+    const rows = await exportJson({ filterLogic: '[odi] > 25' });
+    expect(rows.map((r) => [r.record_id, r.redcap_repeat_instance, r.odi])).toEqual([[code, '1', '30']]);
+  });
+
+  it('refuses logic it cannot translate, with the reason, REDCap-style', async () => {
+    for (const logic of [
+      '[event_1_arm_1][weight] > 60',
+      "[user-name] = 'x'",
+      'foo([weight]) > 1',
+      '[no_such] = 1',
+      '[weight] >',
+    ]) {
+      const res = await redcap({ token, content: 'record', filterLogic: logic });
+      expect(res.status, logic).toBe(400);
+      expect(res.json().error, logic).toContain('filterLogic');
+    }
+  });
+});
+
+describe('REDCap API: file fields', () => {
+  const report = Buffer.from('化验单 2026-01-05\nHb 135 g/L\n');
+  const fileParams = (action: string, extra: Record<string, string> = {}, key = token) => ({
+    token: key,
+    content: 'file',
+    action,
+    record: code,
+    field: 'lab_report',
+    ...extra,
+  });
+
+  it('imports a file into a record field, exports it with its name, deletes it: each change audited', async () => {
+    const imported = await redcapMultipart(fileParams('import'), { name: 'report.txt', bytes: report });
+    expect(imported.status, imported.text).toBe(200);
+    const [stored] = await t.db.select().from(storedFiles).where(eq(storedFiles.fileName, 'report.txt'));
+    expect(stored).toMatchObject({ studyId, size: report.length });
+    const flat = (await exportJson({ records: [code], fields: ['lab_report'] })).find((r) => r.lab_report);
+    expect(flat!.lab_report).toBe('[document]');
+    const trail = await t.db.select().from(auditEvents).where(eq(auditEvents.itemName, 'lab_report'));
+    expect(trail.at(-1)).toMatchObject({ action: 'item.update', newValue: stored!.fileKey, reason: 'API导入' });
+
+    const exported = await redcapMultipart(fileParams('export'));
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.raw.equals(report)).toBe(true);
+    expect(String(exported.headers['content-type'])).toContain('name="report.txt"');
+    // The form-encoded call exports it too.
+    const plain = await redcap(fileParams('export'));
+    expect(plain.status).toBe(200);
+
+    const deleted = await redcap(fileParams('delete'));
+    expect(deleted.status, deleted.text).toBe(200);
+    const after = await t.db.select().from(auditEvents).where(eq(auditEvents.itemName, 'lab_report'));
+    expect(after.length).toBe(trail.length + 1);
+    expect(after.at(-1)).toMatchObject({ oldValue: stored!.fileKey, reason: 'API导入' });
+    const gone = await redcap(fileParams('export'));
+    expect(gone.status).toBe(400);
+    expect(gone.json().error).toContain('没有文件');
+  });
+
+  it('refuses what is not a single-file field, a file of a refused type, and a file with no parameters before it', async () => {
+    expect((await redcap(fileParams('export', { field: 'weight' }))).json().error).toContain('不是文件字段');
+    expect((await redcap(fileParams('export', { field: 'xray' }))).status).toBe(400);
+    const before = (await t.db.select().from(storedFiles)).length;
+    const exe = await redcapMultipart(fileParams('import'), {
+      name: 'x.exe',
+      bytes: Buffer.from('MZ\u0090\u0000\u0003'),
+    });
+    expect(exe.status).toBe(400);
+    const noFile = await redcapMultipart(fileParams('import'));
+    expect(noFile.status).toBe(400);
+    expect((await t.db.select().from(storedFiles)).length).toBe(before);
+  });
+
+  it('a member who may only view the form reads its file but may not change it; one without view sees no field', async () => {
+    await redcapMultipart(fileParams('import'), { name: 'again.txt', bytes: report });
+    const viewer = await addStudyMember(t, admin, studyId, '13700000003', {
+      permissions: [`crf:${crfIds['实验室检查']}:view`],
+    });
+    const viewerToken = (await createToken(viewer)).body.data.token as string;
+    expect((await redcap(fileParams('export', {}, viewerToken))).status).toBe(200);
+    const before = (await t.db.select().from(storedFiles)).length;
+    const refused = await redcapMultipart(fileParams('import', {}, viewerToken), { name: 'x.txt', bytes: report });
+    expect(refused.status).toBe(403);
+    expect((await redcap(fileParams('delete', {}, viewerToken))).status).toBe(403);
+    expect((await t.db.select().from(storedFiles)).length).toBe(before);
+
+    const outsider = await addStudyMember(t, admin, studyId, '13700000004', {
+      permissions: [`crf:${crfIds['生命体征']}:view`],
+    });
+    const outsiderToken = (await createToken(outsider)).body.data.token as string;
+    const hidden = await redcap(fileParams('export', {}, outsiderToken));
+    expect(hidden.status).toBe(400);
+    expect(hidden.json().error).toContain('不存在或无权查看');
+    // Nor its values any other way: XML, EAV, filterLogic.
+    const xml = await redcap({ token: outsiderToken, content: 'record', format: 'xml' });
+    expect(xml.text).not.toContain('<weight>');
+    expect(xml.text).not.toContain('<lab_report>');
+    const eav = await exportJson({ type: 'eav' }, outsiderToken);
+    expect(eav.some((r) => r.field_name === 'weight' || r.field_name === 'lab_report')).toBe(false);
+    expect(eav.some((r) => r.field_name === 'sbp')).toBe(true);
+    const probe = await redcap({ token: outsiderToken, content: 'record', filterLogic: '[weight] > 60' });
+    expect(probe.status).toBe(400);
+  });
+});
+
 describe('REDCap API: who may call, and errors', () => {
   it('refuses bad parameters with REDCap-style errors', async () => {
     const none = await redcap({ content: 'record' });
@@ -247,7 +561,12 @@ describe('REDCap API: who may call, and errors', () => {
     const bad = await redcap({ token, content: 'nonsense' });
     expect(bad.status).toBe(400);
     expect(bad.json().error).toContain('content');
-    expect((await redcap({ token, content: 'record', format: 'xml' })).json().error).toContain('xml');
+    const xmlError = await redcap({ token, content: 'nonsense', format: 'xml' });
+    expect(xmlError.type).toContain('xml');
+    expect(parseXml(xmlError.text)).toEqual({ hash: { error: expect.stringContaining('content') } });
+    expect((await redcap({ token, content: 'nonsense', format: 'xml', returnFormat: 'json' })).json()).toHaveProperty(
+      'error',
+    );
     expect((await redcap({ token, content: 'metadata', action: 'import' })).status).toBe(400);
     expect((await redcap({ token, content: 'record', fields: ['no_such_field'] })).status).toBe(400);
     const csvError = await redcap({ token, content: 'nonsense', returnFormat: 'csv' });

@@ -1,28 +1,45 @@
-import multipart from '@fastify/multipart';
+import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  readRedcapXml,
+  RedcapXmlError,
+  writeRedcapXml,
+  writeRedcapXmlValue,
+  type RedcapXmlShape,
+} from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
+import { isStorableText } from '../../http/input-bounds.js';
 import { studyAccessOf } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import { MAX_UPLOAD_BYTES, receiveFile, servingHeaders, storageKeyOf } from '../files/file.service.js';
 import { ApiRefusal, resolveApiToken } from './api-token.service.js';
 import { readCsv, writeCsv } from './redcap-csv.js';
 import * as redcap from './redcap.service.js';
 
 type Params = Record<string, unknown>;
+type Format = 'json' | 'csv' | 'xml';
 
-const CONTENTS = ['record', 'metadata', 'instrument', 'project', 'exportFieldNames', 'version'] as const;
+const CONTENTS = ['record', 'metadata', 'instrument', 'project', 'exportFieldNames', 'version', 'file'] as const;
+const FORMATS = ['json', 'csv', 'xml'] as const;
+/** A multipart call's parameters, read part by part (the file is streamed, never held in memory). */
+const multipartParams = new WeakMap<FastifyRequest, Params>();
+const paramsOf = (request: FastifyRequest): Params =>
+  multipartParams.get(request) ?? ((request.body && typeof request.body === 'object' ? request.body : {}) as Params);
 /** An API call's body: REDCap clients send imports of thousands of rows. */
 const BODY_LIMIT = 20 * 1024 * 1024;
 
 /** application/x-www-form-urlencoded into REDCap's parameters: a repeated name (`fields[]`) becomes a list. */
 function parseForm(text: string): Params {
   const out: Record<string, string | string[]> = {};
-  for (const [key, value] of new URLSearchParams(text)) {
-    const known = out[key];
-    if (known === undefined) out[key] = value;
-    else out[key] = Array.isArray(known) ? [...known, value] : [known, value];
-  }
+  for (const [key, value] of new URLSearchParams(text)) addParam(out, key, value);
   return out;
+}
+
+function addParam(out: Record<string, string | string[]>, key: string, value: string) {
+  const known = out[key];
+  if (known === undefined) out[key] = value;
+  else out[key] = Array.isArray(known) ? [...known, value] : [known, value];
 }
 
 const text = (params: Params, name: string): string => {
@@ -59,7 +76,19 @@ function choice<T extends string>(params: Params, name: string, allowed: readonl
   return v as T;
 }
 
-function send(reply: FastifyReply, format: 'json' | 'csv', body: unknown, columns?: readonly string[]) {
+function send(
+  reply: FastifyReply,
+  format: Format,
+  body: unknown,
+  columns?: readonly string[],
+  shape: RedcapXmlShape = 'records',
+) {
+  if (format === 'xml') {
+    const rows = (Array.isArray(body) ? body : [body]) as Array<Record<string, string>>;
+    return reply
+      .type('text/xml; charset=utf-8')
+      .send(writeRedcapXml(shape, shape === 'project' ? rows[0]! : rows, columns));
+  }
   if (format === 'csv') {
     const rows = (Array.isArray(body) ? body : [body]) as Array<Record<string, unknown>>;
     const header = columns ?? Object.keys(rows[0] ?? {});
@@ -69,12 +98,33 @@ function send(reply: FastifyReply, format: 'json' | 'csv', body: unknown, column
   return reply.type('application/json; charset=utf-8').send(JSON.stringify(body));
 }
 
-/** Errors as REDCap answers them: `{"error": "…"}` (or the text alone for returnFormat=csv) with its status. */
+/**
+ * How errors are written: `returnFormat`, else as REDCap picks it, the `format` of the call (json when
+ * neither names one we write).
+ */
+function errorFormat(params: Params): Format {
+  for (const name of ['returnFormat', 'format']) {
+    const v = text(params, name);
+    if ((FORMATS as readonly string[]).includes(v)) return v as Format;
+  }
+  return 'json';
+}
+
+/**
+ * Errors as REDCap answers them with their status: `{"error": "…"}`, the text alone for csv,
+ * `<hash><error>…</error></hash>` for xml.
+ */
 function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
-  const params = (request.body ?? {}) as Params;
+  const format = errorFormat(paramsOf(request));
   request.operDetail = { ...request.operDetail, error: message };
-  if (text(params, 'returnFormat') === 'csv') {
+  if (format === 'csv') {
     return reply.status(status).type('text/plain; charset=utf-8').send(message);
+  }
+  if (format === 'xml') {
+    return reply
+      .status(status)
+      .type('text/xml; charset=utf-8')
+      .send(writeRedcapXml('error', { error: message }));
   }
   return reply
     .status(status)
@@ -94,8 +144,7 @@ export function redcapRoutes(app: App, ctx: AppContext) {
       (_request, body, done) => done(null, parseForm(body as string)),
     );
     await scope.register(multipart, {
-      attachFieldsToBody: 'keyValues',
-      limits: { fieldSize: BODY_LIMIT, fields: 10_000, files: 0 },
+      limits: { fieldSize: BODY_LIMIT, fields: 10_000, files: 1, fileSize: MAX_UPLOAD_BYTES },
     });
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       if (error instanceof ApiRefusal) return sendError(request, reply, error.status, error.message);
@@ -133,119 +182,229 @@ export function redcapRoutes(app: App, ctx: AppContext) {
         },
       },
       async (request, reply) => {
-        const params = (request.body && typeof request.body === 'object' ? request.body : {}) as Params;
-        const content = text(params, 'content');
-        const action = text(params, 'action') || 'export';
-        request.operDetail = {
-          action: `${content || '?'}.${action}`.slice(0, 20),
-          target: `content=${content} action=${action}`,
-        };
-        const caller = await resolveApiToken(
-          ctx,
-          (userId, permissions, studyId) => studyAccessOf(ctx, userId, permissions, studyId),
-          text(params, 'token'),
-        );
-        // Who called, in which study: the operation log names them.
-        request.currentUser = caller.user;
-        request.studyAccess = caller.access;
-        if (!(CONTENTS as readonly string[]).includes(content)) {
-          throw new ApiRefusal(
-            400,
-            `参数 content 的值${content ? ` ${content} ` : ''}无效，支持：${CONTENTS.join('、')}`,
-          );
-        }
-        if (text(params, 'format') === 'xml') throw new ApiRefusal(400, '不支持 format=xml，请使用 json 或 csv');
-        const format = choice(params, 'format', ['json', 'csv'] as const, 'json');
-        choice(params, 'returnFormat', ['json', 'csv'] as const, 'json');
-        choice(params, 'action', ['export', 'import'] as const, 'export');
-        if (action === 'import' && content !== 'record') {
-          throw new ApiRefusal(400, `content=${content} 不支持导入，只有 record 可以导入`);
-        }
-        const type = choice(params, 'type', ['flat', 'eav'] as const, 'flat');
-        const rawOrLabel = choice(params, 'rawOrLabel', ['raw', 'label'] as const, 'raw');
-        const overwrite = choice(params, 'overwriteBehavior', ['normal', 'overwrite'] as const, 'normal');
-        const done = (target: string) => {
-          request.operDetail = { ...request.operDetail, target: `content=${content} action=${action} ${target}` };
-        };
-
-        if (content === 'version') {
-          done('');
-          return reply.type('text/plain; charset=utf-8').send(redcap.REDCAP_VERSION);
-        }
-        const project = await redcap.loadProject(ctx, caller);
-        switch (content) {
-          case 'project':
-            done('');
-            return send(reply, format, redcap.projectInfoOf(project));
-          case 'instrument': {
-            const instruments = redcap.instrumentsOf(project);
-            done(`count=${instruments.length}`);
-            return send(reply, format, instruments, ['instrument_name', 'instrument_label']);
-          }
-          case 'exportFieldNames': {
-            const only = text(params, 'field') || null;
-            if (only && !project.byVariable.has(only)) throw new ApiRefusal(400, `字段 ${only} 不存在或无权查看`);
-            const names = redcap.exportFieldNamesOf(project, only);
-            done(`count=${names.length}`);
-            return send(reply, format, names, ['original_field_name', 'choice_value', 'export_field_name']);
-          }
-          case 'metadata': {
-            const selected = redcap.selectFields(project, list(params, 'fields'), list(params, 'forms'));
-            const rows = redcap.metadataOf(project, selected);
-            done(`count=${rows.length}`);
-            return send(reply, format, rows, redcap.METADATA_KEYS);
-          }
-          case 'record':
-            break;
-        }
-        if (action === 'import') {
-          if (type !== 'flat') throw new ApiRefusal(400, '导入只支持 type=flat');
-          const data = text(params, 'data');
-          let rows: Array<Record<string, string>>;
-          if (format === 'csv') rows = readCsv(data);
-          else {
-            let parsed: unknown;
-            try {
-              parsed = JSON.parse(data);
-            } catch {
-              throw new ApiRefusal(400, '参数 data 不是有效的 JSON');
+        let upload: Upload | null = null;
+        try {
+          let params: Params;
+          if (request.isMultipart()) {
+            const fields: Record<string, string | string[]> = {};
+            multipartParams.set(request, fields);
+            for await (const part of request.parts()) {
+              if (part.type === 'file') {
+                if (part.fieldname !== 'file' || upload) {
+                  part.file.resume();
+                  throw new ApiRefusal(400, '只能上传一个文件，参数名为 file');
+                }
+                upload = await receiveUpload(ctx, fields, part);
+              } else addParam(fields, part.fieldname, typeof part.value === 'string' ? part.value : '');
             }
-            if (!Array.isArray(parsed) || parsed.some((r) => !r || typeof r !== 'object' || Array.isArray(r))) {
-              throw new ApiRefusal(400, '参数 data 应为记录对象的 JSON 数组');
-            }
-            rows = parsed as Array<Record<string, string>>;
-          }
-          const count = await redcap.importRecords(ctx, caller, project, rows, {
-            overwrite: overwrite === 'overwrite',
-            reason: text(params, 'reason') || null,
-          });
-          done(`records=${count} rows=${rows.length}`);
-          const returnContent = text(params, 'returnContent');
-          if (returnContent === 'ids') {
-            const ids = [...new Set(rows.map((r) => String(r[redcap.RECORD_ID]).trim()))];
-            return send(reply, format, format === 'csv' ? ids.map((id) => ({ id })) : ids, ['id']);
-          }
-          return send(reply, format, format === 'csv' ? { count } : { count }, ['count']);
+            params = fields;
+          } else params = paramsOf(request);
+          const answer = await handle(ctx, request, reply, params, upload);
+          upload = null;
+          return answer;
+        } finally {
+          // An upload the call did not take (it failed before the file's save) leaves nothing behind.
+          if (upload) await ctx.files.delete(storageKeyOf(upload.stored.fileKey));
         }
-        const selected = redcap.selectFields(project, list(params, 'fields'), list(params, 'forms'));
-        const exported = await redcap.exportRecords(ctx, project, selected, {
-          records: list(params, 'records'),
-          label: rawOrLabel === 'label',
-        });
-        done(`records=${exported.records} rows=${exported.rows.length}`);
-        if (type === 'eav') {
-          const eav = redcap.toEav(project, exported.columns, exported.rows);
-          const columns = [
-            'record',
-            ...(project.longitudinal ? ['redcap_event_name'] : []),
-            ...(project.repeating ? ['redcap_repeat_instrument', 'redcap_repeat_instance'] : []),
-            'field_name',
-            'value',
-          ];
-          return send(reply, format, eav, columns);
-        }
-        return send(reply, format, exported.rows, exported.columns);
       },
     );
   });
+}
+
+interface Upload {
+  stored: Awaited<ReturnType<typeof receiveFile>>;
+  fileName: string;
+}
+
+const fileAddress = (params: Params): redcap.FileAddress => ({
+  record: text(params, 'record'),
+  field: text(params, 'field'),
+  event: text(params, 'event'),
+  instance: text(params, 'repeat_instance'),
+});
+
+/**
+ * The file of `content=file&action=import`, streamed into the file storage only after the token, the
+ * record, the field and the caller's permission to change its form are checked: the parameters must come
+ * before the file in the body (as REDCap's clients send them).
+ */
+async function receiveUpload(ctx: AppContext, params: Params, part: MultipartFile): Promise<Upload> {
+  if (text(params, 'content') !== 'file' || text(params, 'action') !== 'import') {
+    part.file.resume();
+    throw new ApiRefusal(400, '只有 content=file&action=import 可以上传文件，且参数须在文件之前');
+  }
+  const caller = await resolveApiToken(
+    ctx,
+    (userId, permissions, studyId) => studyAccessOf(ctx, userId, permissions, studyId),
+    text(params, 'token'),
+  );
+  const project = await redcap.loadProject(ctx, caller);
+  try {
+    await redcap.locateFile(ctx, caller, project, fileAddress(params), 'import');
+  } catch (err) {
+    part.file.resume();
+    throw err;
+  }
+  if (!part.filename || !isStorableText(part.filename)) {
+    part.file.resume();
+    throw new ApiRefusal(400, '文件名无效');
+  }
+  return { stored: await receiveFile(ctx, part.file, part.filename), fileName: part.filename };
+}
+
+async function handle(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  params: Params,
+  upload: Upload | null,
+) {
+  const content = text(params, 'content');
+  const action = text(params, 'action') || 'export';
+  request.operDetail = {
+    action: `${content || '?'}.${action}`.slice(0, 20),
+    target: `content=${content} action=${action}`,
+  };
+  const caller = await resolveApiToken(
+    ctx,
+    (userId, permissions, studyId) => studyAccessOf(ctx, userId, permissions, studyId),
+    text(params, 'token'),
+  );
+  // Who called, in which study: the operation log names them.
+  request.currentUser = caller.user;
+  request.studyAccess = caller.access;
+  if (!(CONTENTS as readonly string[]).includes(content)) {
+    throw new ApiRefusal(400, `参数 content 的值${content ? ` ${content} ` : ''}无效，支持：${CONTENTS.join('、')}`);
+  }
+  const format = choice(params, 'format', FORMATS, 'json');
+  choice(params, 'returnFormat', FORMATS, 'json');
+  choice(params, 'action', ['export', 'import', 'delete'] as const, 'export');
+  if (action === 'import' && content !== 'record' && content !== 'file') {
+    throw new ApiRefusal(400, `content=${content} 不支持导入，只有 record 和 file 可以导入`);
+  }
+  if (action === 'delete' && content !== 'file') {
+    throw new ApiRefusal(400, `content=${content} 不支持删除，只有 file 可以删除`);
+  }
+  const type = choice(params, 'type', ['flat', 'eav'] as const, 'flat');
+  const rawOrLabel = choice(params, 'rawOrLabel', ['raw', 'label'] as const, 'raw');
+  const overwrite = choice(params, 'overwriteBehavior', ['normal', 'overwrite'] as const, 'normal');
+  const done = (target: string) => {
+    request.operDetail = { ...request.operDetail, target: `content=${content} action=${action} ${target}` };
+  };
+
+  if (content === 'version') {
+    done('');
+    return reply.type('text/plain; charset=utf-8').send(redcap.REDCAP_VERSION);
+  }
+  const project = await redcap.loadProject(ctx, caller);
+  switch (content) {
+    case 'project':
+      done('');
+      return send(reply, format, redcap.projectInfoOf(project), undefined, 'project');
+    case 'instrument': {
+      const instruments = redcap.instrumentsOf(project);
+      done(`count=${instruments.length}`);
+      return send(reply, format, instruments, ['instrument_name', 'instrument_label'], 'instruments');
+    }
+    case 'file': {
+      const address = fileAddress(params);
+      done('count=1');
+      if (action === 'export') {
+        const { row, stream } = await redcap.exportFile(ctx, caller, project, address);
+        // REDCap names the file in the content type (`; name="…"`), which its clients read.
+        const name = encodeURIComponent(row.fileName).replace(/%20/g, ' ');
+        return reply
+          .headers(servingHeaders(row.contentType, row.fileName))
+          .header('content-type', `${row.contentType}; name="${name}"`)
+          .header('content-length', row.size)
+          .send(stream);
+      }
+      if (action === 'delete') {
+        await redcap.deleteFile(ctx, caller, project, address, text(params, 'reason') || null);
+        return reply.type('text/plain; charset=utf-8').send('');
+      }
+      if (!upload) throw new ApiRefusal(400, '缺少要上传的文件（multipart 参数 file）');
+      await redcap.importFile(ctx, caller, project, address, upload, text(params, 'reason') || null);
+      return reply.type('text/plain; charset=utf-8').send('');
+    }
+    case 'exportFieldNames': {
+      const only = text(params, 'field') || null;
+      if (only && !project.byVariable.has(only)) throw new ApiRefusal(400, `字段 ${only} 不存在或无权查看`);
+      const names = redcap.exportFieldNamesOf(project, only);
+      done(`count=${names.length}`);
+      return send(reply, format, names, ['original_field_name', 'choice_value', 'export_field_name'], 'fieldNames');
+    }
+    case 'metadata': {
+      const selected = redcap.selectFields(project, list(params, 'fields'), list(params, 'forms'));
+      const rows = redcap.metadataOf(project, selected);
+      done(`count=${rows.length}`);
+      return send(reply, format, rows, redcap.METADATA_KEYS, 'metadata');
+    }
+    case 'record':
+      break;
+  }
+  if (action === 'import') {
+    const data = text(params, 'data');
+    let rows: Array<Record<string, string>>;
+    if (format === 'csv') rows = readCsv(data);
+    else if (format === 'xml') {
+      try {
+        rows = readRedcapXml(data);
+      } catch (err) {
+        if (err instanceof RedcapXmlError) throw new ApiRefusal(400, `参数 data：${err.message}`);
+        throw err;
+      }
+    } else {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        throw new ApiRefusal(400, '参数 data 不是有效的 JSON');
+      }
+      if (!Array.isArray(parsed) || parsed.some((r) => !r || typeof r !== 'object' || Array.isArray(r))) {
+        throw new ApiRefusal(400, '参数 data 应为记录对象的 JSON 数组');
+      }
+      rows = parsed as Array<Record<string, string>>;
+    }
+    if (type === 'eav') rows = redcap.fromEav(project, rows);
+    const count = await redcap.importRecords(ctx, caller, project, rows, {
+      overwrite: overwrite === 'overwrite',
+      reason: text(params, 'reason') || null,
+    });
+    done(`records=${count} rows=${rows.length}`);
+    const returnContent = text(params, 'returnContent');
+    if (returnContent === 'ids') {
+      const ids = [...new Set(rows.map((r) => String(r[redcap.RECORD_ID]).trim()))];
+      if (format === 'json') return send(reply, format, ids);
+      return send(
+        reply,
+        format,
+        ids.map((id) => ({ id })),
+        ['id'],
+        'ids',
+      );
+    }
+    if (format === 'xml') return reply.type('text/xml; charset=utf-8').send(writeRedcapXmlValue('count', count));
+    return send(reply, format, { count }, ['count']);
+  }
+  const selected = redcap.selectFields(project, list(params, 'fields'), list(params, 'forms'));
+  const logic = text(params, 'filterLogic');
+  const exported = await redcap.exportRecords(ctx, project, selected, {
+    records: list(params, 'records'),
+    label: rawOrLabel === 'label',
+    filter: logic ? redcap.compileFilter(project, logic, ctx.clock(), caller.access.timeZone) : null,
+  });
+  done(`records=${exported.records} rows=${exported.rows.length}`);
+  if (type === 'eav') {
+    const eav = redcap.toEav(project, exported.columns, exported.rows);
+    const columns = [
+      'record',
+      ...(project.longitudinal ? ['redcap_event_name'] : []),
+      ...(project.repeating ? ['redcap_repeat_instrument', 'redcap_repeat_instance'] : []),
+      'field_name',
+      'value',
+    ];
+    return send(reply, format, eav, columns);
+  }
+  return send(reply, format, exported.rows, exported.columns);
 }

@@ -2,13 +2,26 @@ import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import {
   changedItemNames,
   choicesOf,
+  compileExpression,
+  ExpressionError,
   FORM_STATE,
   isEmptyValue,
+  nowString,
   readChoiceList,
+  recordEnv,
+  storedFileKey,
+  todayString,
+  truthy,
+  type CompiledExpression,
   type CrfDefinition,
   type CrfNode,
 } from '@ecrf/core';
-import { exportRedcapDictionary, type RedcapFieldSource, type RedcapFormSource } from '@ecrf/core/interop';
+import {
+  exportRedcapDictionary,
+  translateRedcapLogic,
+  type RedcapFieldSource,
+  type RedcapFormSource,
+} from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import {
@@ -22,6 +35,7 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import { can, saveCrf } from '../crf-data/crf-data.service.js';
+import { openFile, recordFile, storageKeyOf, type receiveFile } from '../files/file.service.js';
 import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 import { ApiRefusal, type ApiCaller } from './api-token.service.js';
@@ -326,6 +340,51 @@ function valueText(field: Field, value: unknown, label: boolean): string {
 export interface RecordQuery {
   records: string[];
   label: boolean;
+  /** filterLogic, compiled (compileFilter): only the rows where it holds. */
+  filter?: RecordFilter | null;
+}
+
+export interface RecordFilter {
+  compiled: CompiledExpression;
+  today: string;
+  now: string;
+}
+
+const NUMBER_TYPES = new Set<CrfNode['type']>(['int', 'real', 'number', 'slider']);
+
+/**
+ * filterLogic in REDCap's logic syntax, through the dictionary importer's translator into our expression
+ * language: the same reading of blanks as REDCap's. Fields are those the caller may see (a hidden one is
+ * "not found"); logic that cannot be translated (other events' fields, smart variables, functions we do
+ * not have) is refused with the reason, never evaluated loosely.
+ */
+export function compileFilter(project: Project, logic: string, now: Date, timeZone: string): RecordFilter {
+  const known = (variable: string) => {
+    if (variable === RECORD_ID) return true;
+    const field = project.byVariable.get(variable);
+    if (!field?.source.item) return undefined;
+    const validation = field.row.validation;
+    return (field.node && NUMBER_TYPES.has(field.node.type)) || /^(integer|number)/.test(validation)
+      ? ('number' as const)
+      : true;
+  };
+  const translated = translateRedcapLogic(logic, known);
+  if (!translated.ok) throw new ApiRefusal(400, `参数 filterLogic 无法执行：${translated.reason}`);
+  try {
+    return {
+      compiled: compileExpression(translated.expression),
+      today: todayString(now, timeZone),
+      now: nowString(now, timeZone),
+    };
+  } catch (err) {
+    if (err instanceof ExpressionError) throw new ApiRefusal(400, `参数 filterLogic 无法执行：${err.message}`);
+    throw err;
+  }
+}
+
+/** A value as filterLogic reads it: a checkbox as its list of codes (for [field(code)]), else as stored. */
+function filterValue(field: Field, value: unknown): unknown {
+  return field.codes ? readChoiceList(value) : value;
 }
 
 type Row = Record<string, string>;
@@ -382,8 +441,27 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
   const status = (state: number) =>
     state === FORM_STATE.submitted ? (query.label ? 'Complete' : '2') : query.label ? 'Incomplete' : '0';
   const out: Row[] = [];
+  let kept = 0;
   for (const subject of subjectRows) {
     const mine = data.filter((d) => d.subjectRecordId === subject.recordId);
+    // What filterLogic reads: the patient's single forms (each field has one event here) and, on a
+    // repeating row, that instance's own values.
+    const scopes = new Map<Row, Record<string, unknown>>();
+    const base: Record<string, unknown> = { [RECORD_ID]: subject.code };
+    if (query.filter) {
+      for (const f of project.fields) {
+        if (!f.source.item || f.instrument.rows || f.instrument.repeating) continue;
+        const record = mine.find((d) => d.crfId === f.instrument.crfId);
+        if (record) base[f.row.variable] = filterValue(f, record.values[f.source.item]);
+      }
+    }
+    const scoped = (instrument: Instrument, values: Record<string, unknown>) => {
+      const scope = { ...base };
+      for (const f of project.fields) {
+        if (f.instrument === instrument && f.source.item) scope[f.row.variable] = filterValue(f, values[f.source.item]);
+      }
+      return scope;
+    };
     const blank = (): Row => {
       const row: Row = Object.fromEntries(columns.map((c) => [c, '']));
       row[RECORD_ID] = subject.code;
@@ -405,6 +483,7 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
           row[REPEAT_INSTRUMENT] = instrument.form;
           row[REPEAT_INSTANCE] = String(i + 1);
           put(row, instrument, values ?? {});
+          if (query.filter) scopes.set(row, scoped(instrument, values ?? {}));
           repeatRows.push(row);
         });
       } else if (instrument.repeating) {
@@ -417,6 +496,7 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
           if (columns.includes(completeColumn(instrument.form))) {
             row[completeColumn(instrument.form)] = status(record.state);
           }
+          if (query.filter) scopes.set(row, scoped(instrument, record.values));
           repeatRows.push(row);
         });
       } else if (records[0]) {
@@ -439,9 +519,19 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
         ])
       : [...eventRows.values(), ...repeatRows];
     // A patient with nothing entered yet still exists as a record.
-    out.push(...(ordered.length > 0 ? ordered : [blank()]));
+    const all = ordered.length > 0 ? ordered : [blank()];
+    const filter = query.filter;
+    const rows = filter
+      ? all.filter((row) =>
+          truthy(
+            filter.compiled.evaluate(recordEnv(scopes.get(row) ?? base, { today: filter.today, now: filter.now })),
+          ),
+        )
+      : all;
+    if (rows.length > 0) kept += 1;
+    out.push(...rows);
   }
-  return { columns, rows: out, records: subjectRows.length };
+  return { columns, rows: out, records: kept };
 }
 
 /** The EAV shape: one row per non-blank value (a checkbox: one per chosen code). */
@@ -617,17 +707,22 @@ export async function importRecords(
     }
   });
 
-  await ctx.db.transaction(async (tx) => {
-    // Inside one transaction the saves' events commit with it: nothing to wait for before the answer.
-    const events = Object.assign(Object.create(ctx.events) as AppContext['events'], {
-      delivered: () => Promise.resolve(false),
-    });
-    const txCtx: AppContext = { ...ctx, db: tx as unknown as Db, events };
+  await inTransaction(ctx, async (txCtx) => {
     for (const target of targets.values()) {
       await applyTarget(txCtx, caller, target, recordOf.get(target.code)!, options);
     }
   });
   return codes.length;
+}
+
+/** All of an API call's saves in one transaction, whose events commit with it: nothing to wait for before the answer. */
+function inTransaction<T>(ctx: AppContext, work: (txCtx: AppContext) => Promise<T>): Promise<T> {
+  return ctx.db.transaction(async (tx) => {
+    const events = Object.assign(Object.create(ctx.events) as AppContext['events'], {
+      delivered: () => Promise.resolve(false),
+    });
+    return work({ ...ctx, db: tx as unknown as Db, events });
+  });
 }
 
 async function applyTarget(
@@ -684,19 +779,48 @@ async function applyTarget(
     values[target.rows] = list;
   } else patch(values);
   if (changedItemNames(before, values).length === 0) return;
-  if (!can(caller.access, target.crfId, 'save')) {
-    throw new ApiRefusal(403, `您没有修改表单 ${target.instrument.form} 的权限`);
+  await saveThroughApi(ctx, caller, {
+    subjectRecordId,
+    crfId: target.crfId,
+    form: target.instrument.form,
+    existing,
+    values,
+    where,
+    reason: options.reason,
+  });
+}
+
+/**
+ * One form changed by an API call, through the form page's save: its permission, the engine's verdict,
+ * an audit row per changed value with reason API导入, and for a submitted form the caller's own reason.
+ */
+async function saveThroughApi(
+  ctx: AppContext,
+  caller: ApiCaller,
+  change: {
+    subjectRecordId: number;
+    crfId: number;
+    form: string;
+    existing: { id: number; version: number; state: number } | undefined;
+    values: Record<string, unknown>;
+    where: string;
+    reason: string | null;
+  },
+) {
+  const { existing, where } = change;
+  if (!can(caller.access, change.crfId, 'save')) {
+    throw new ApiRefusal(403, `您没有修改表单 ${change.form} 的权限`);
   }
   const submitted = existing?.state === FORM_STATE.submitted;
   // A submitted form changes only with a reason from the person, as on the form page; a fixed text is not one.
-  const reason = submitted ? (options.reason ? `${API_IMPORT_REASON}：${options.reason}` : null) : API_IMPORT_REASON;
+  const reason = submitted ? (change.reason ? `${API_IMPORT_REASON}：${change.reason}` : null) : API_IMPORT_REASON;
   try {
     await saveCrf(ctx, caller.user, caller.access, {
-      subjectRecordId,
-      crfId: target.crfId,
+      subjectRecordId: change.subjectRecordId,
+      crfId: change.crfId,
       crfDataRecordId: existing?.id ?? null,
       version: existing?.version ?? 0,
-      values,
+      values: change.values,
       reason,
     });
   } catch (err) {
@@ -710,4 +834,207 @@ async function applyTarget(
     }
     throw err;
   }
+}
+
+/**
+ * EAV rows (`record`, `field_name`, `value`, with `redcap_event_name` and `redcap_repeat_*` where the
+ * project has them) into the flat rows the import reads: one row per record, event and instance. A
+ * checkbox is named by its field with the chosen code as the value (as the EAV export writes it), or by
+ * its export column `field___code` with 1 or 0, like a flat column.
+ */
+export function fromEav(project: Project, input: Row[]): Row[] {
+  const rows = new Map<string, Row>();
+  input.forEach((item, index) => {
+    const line = index + 1;
+    const record = String(item.record ?? '').trim();
+    const fieldName = String(item.field_name ?? '').trim();
+    const value = item.value === null || item.value === undefined ? '' : String(item.value);
+    if (!record) throw refuse(`第${line}行：EAV 数据缺少 record`);
+    if (!fieldName) throw refuse(`第${line}行：EAV 数据缺少 field_name`);
+    const event = String(item[EVENT] ?? '').trim();
+    const repeat = String(item[REPEAT_INSTRUMENT] ?? '').trim();
+    const instance = repeat ? String(item[REPEAT_INSTANCE] ?? '').trim() : '';
+    const key = [record, event, repeat, instance].join('\u0000');
+    let row = rows.get(key);
+    if (!row) {
+      row = { [RECORD_ID]: record };
+      if (event) row[EVENT] = event;
+      if (repeat) Object.assign(row, { [REPEAT_INSTRUMENT]: repeat, [REPEAT_INSTANCE]: instance });
+      rows.set(key, row);
+    }
+    if (fieldName === RECORD_ID) return;
+    const field = project.byVariable.get(fieldName);
+    if (field?.codes) {
+      if (value === '') return;
+      const code = field.codes.find((c) => c.code === value);
+      if (!code) throw refuse(`第${line}行：${value} 不是复选框 ${fieldName} 的选项代码`);
+      row[code.column] = '1';
+      return;
+    }
+    if (Object.hasOwn(row, fieldName) && row[fieldName] !== value) {
+      throw refuse(`第${line}行：记录 ${record} 的字段 ${fieldName} 出现了两个不同的值`);
+    }
+    row[fieldName] = value;
+  });
+  return [...rows.values()];
+}
+
+/** Where a file lives in REDCap's terms: record, field, and the event and repeat instance when there are any. */
+export interface FileAddress {
+  record: string;
+  field: string;
+  event: string;
+  instance: string;
+}
+
+interface FileSlot {
+  field: Field;
+  item: string;
+  subjectRecordId: number;
+  existing: typeof crfDataRecords.$inferSelect | undefined;
+  where: string;
+}
+
+/**
+ * A file field of one record, for the caller: the field must be a visible file item (one file, as REDCap's
+ * file field holds one; image and video items hold lists), the record an enrolled patient, the instance one
+ * that exists (a new repeat instance only for an import). `mode` is what the caller is about to do.
+ */
+export async function locateFile(
+  ctx: AppContext,
+  caller: ApiCaller,
+  project: Project,
+  address: FileAddress,
+  mode: 'export' | 'import' | 'delete',
+): Promise<FileSlot> {
+  if (!address.record) throw refuse('缺少参数 record');
+  if (!address.field) throw refuse('缺少参数 field');
+  const field = project.byVariable.get(address.field);
+  if (!field?.node || !field.source.item) throw refuse(`字段 ${address.field} 不存在或无权查看`);
+  if (!FILE_TYPES.has(field.node.type)) throw refuse(`字段 ${address.field} 不是文件字段`);
+  if (field.node.type !== 'fileUpload') {
+    throw refuse(`字段 ${address.field} 是图片或视频字段（可含多个文件），API 只能读写单个文件的文件字段`);
+  }
+  const instrument = field.instrument;
+  if (instrument.rows) throw refuse(`字段 ${address.field} 在列表组中，API 不能读写列表组中的文件`);
+  if (address.event && address.event !== instrument.event) {
+    throw refuse(`字段 ${address.field} 不在事件 ${address.event} 中`);
+  }
+  if (mode !== 'export' && !can(caller.access, instrument.crfId, 'save')) {
+    throw new ApiRefusal(403, `您没有修改表单 ${instrument.form} 的权限`);
+  }
+  let index = 0;
+  if (instrument.repeating) {
+    const n = address.instance === '' ? 1 : Number(address.instance);
+    if (!Number.isInteger(n) || n < 1 || n > 100_000) throw refuse('参数 repeat_instance 应为正整数');
+    index = n - 1;
+  }
+  const [subject] = await ctx.db
+    .select({ recordId: subjectRecords.id })
+    .from(subjects)
+    .innerJoin(subjectRecords, and(eq(subjectRecords.subjectId, subjects.id), isNull(subjectRecords.deletedAt)))
+    .where(
+      and(
+        eq(subjects.studyId, project.studyId),
+        isNull(subjects.deletedAt),
+        eq(subjects.identificationCode, address.record),
+      ),
+    );
+  if (!subject) throw refuse(`记录 ${address.record} 不存在`);
+  const records = await ctx.db
+    .select()
+    .from(crfDataRecords)
+    .where(
+      and(
+        eq(crfDataRecords.subjectRecordId, subject.recordId),
+        eq(crfDataRecords.crfId, instrument.crfId),
+        isNull(crfDataRecords.deletedAt),
+      ),
+    )
+    .orderBy(asc(crfDataRecords.id));
+  const existing = records[index];
+  const where = `记录 ${address.record} 字段 ${address.field}${instrument.repeating ? ` 实例 ${index + 1}` : ''}`;
+  if (!existing && (mode !== 'import' || index !== records.length)) {
+    throw refuse(
+      mode === 'import' ? `${where}：实例编号应连续，下一个新实例为 ${records.length + 1}` : `${where}：没有文件`,
+    );
+  }
+  return { field, item: field.source.item, subjectRecordId: subject.recordId, existing, where };
+}
+
+const fileKeyIn = (slot: FileSlot) => {
+  const value = slot.existing?.values[slot.item];
+  if (typeof value !== 'string' || !value.trim()) return null;
+  const key = storedFileKey(value.trim());
+  return key !== null && /^[0-9a-f]{32}$/.test(key) ? key : null;
+};
+
+/** content=file action=export: the file a field of a record holds, with its original name. */
+export async function exportFile(ctx: AppContext, caller: ApiCaller, project: Project, address: FileAddress) {
+  const slot = await locateFile(ctx, caller, project, address, 'export');
+  const key = fileKeyIn(slot);
+  if (!key) throw refuse(`${slot.where}：没有文件`);
+  const file = await openFile(ctx, key);
+  if (file.row.studyId !== project.studyId) throw refuse(`${slot.where}：没有文件`);
+  return file;
+}
+
+type Received = Awaited<ReturnType<typeof receiveFile>>;
+
+/**
+ * content=file action=import: an upload already received into the file storage (receiveFile, which
+ * decided its type by its bytes) becomes the field's value through the form page's save. If the save is
+ * refused, the bytes are removed again; a replaced file stays stored, as the audit trail refers to it.
+ */
+export async function importFile(
+  ctx: AppContext,
+  caller: ApiCaller,
+  project: Project,
+  address: FileAddress,
+  upload: { stored: Received; fileName: string },
+  reason: string | null,
+) {
+  try {
+    await inTransaction(ctx, async (txCtx) => {
+      const slot = await locateFile(txCtx, caller, project, address, 'import');
+      await recordFile(txCtx, caller.user, project.studyId, upload.stored, upload.fileName);
+      await saveThroughApi(txCtx, caller, {
+        subjectRecordId: slot.subjectRecordId,
+        crfId: slot.field.instrument.crfId,
+        form: slot.field.instrument.form,
+        existing: slot.existing,
+        values: { ...(slot.existing?.values ?? {}), [slot.item]: upload.stored.fileKey },
+        where: slot.where,
+        reason,
+      });
+    });
+  } catch (err) {
+    await ctx.files.delete(storageKeyOf(upload.stored.fileKey));
+    throw err;
+  }
+}
+
+/** content=file action=delete: the field is emptied through the form page's save (the stored file stays, for the audit trail). */
+export async function deleteFile(
+  ctx: AppContext,
+  caller: ApiCaller,
+  project: Project,
+  address: FileAddress,
+  reason: string | null,
+) {
+  await inTransaction(ctx, async (txCtx) => {
+    const slot = await locateFile(txCtx, caller, project, address, 'delete');
+    if (!fileKeyIn(slot) && isEmptyValue(slot.existing?.values[slot.item])) throw refuse(`${slot.where}：没有文件`);
+    const values = { ...slot.existing!.values };
+    delete values[slot.item];
+    await saveThroughApi(txCtx, caller, {
+      subjectRecordId: slot.subjectRecordId,
+      crfId: slot.field.instrument.crfId,
+      form: slot.field.instrument.form,
+      existing: slot.existing,
+      values,
+      where: slot.where,
+      reason,
+    });
+  });
 }

@@ -1,7 +1,7 @@
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buttonKey, crfKey, type SearchCondition } from '@ecrf/core';
-import { crfStages, searchTemplates, subjects } from '../../db/schema/index.js';
+import { crfStages, searchTemplates, storedFiles, subjects } from '../../db/schema/index.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
@@ -13,6 +13,14 @@ import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/tes
  *   A 男 1958, SBP 150 submitted and verified, signed; 汉族, 高血压+糖尿病; two follow-ups (ODI 30 and 50)
  *   B 女 1990, SBP 120 saved, with an open query (A has a system query: SBP above the reference range); 回族, 骨质疏松; one follow-up (ODI 20)
  *   C 男 1975, no vitals; nothing but 人口学资料 with 汉族
+ * and, for list groups, tables, uploads and units (the form 术后用药 is added to the demo as a repeatable form of the
+ * stage 术后随访, its list group 用药记录 holding medicines):
+ *   A 术后用药 record 1: 塞来昔布 200 mg 口服 非甾体 from 2026-04-02 (药盒照片 药盒-塞来昔布.jpg), 甲钴胺 0.5 mg 口服
+ *     神经营养 (no start date); record 2: 曲马多 0.1 g (= 100 mg) 口服 阿片类 (处方 曲马多处方.pdf).
+ *     其他检验 (a table): 血钾 4.1 at 2026-01-10, 血钠 140. Hb 140 g/L. 正侧位片 腰椎正侧位.png (its key)
+ *   B 术后用药: 塞来昔布 100 mg 口服 非甾体 from 2026-06-01, 帕瑞昔布 40 mg 静脉 非甾体.
+ *     其他检验: 血钾 3.2. Hb 11.8 g/dL (= 118 g/L). 正侧位片 B正位片.png (the download address); 化验单 a URL
+ *   C none of these
  */
 let t: TestApp;
 let admin: string;
@@ -21,6 +29,49 @@ const crfIds: Record<string, number> = {};
 const stageIds: Record<string, number> = {};
 const P: Record<'A' | 'B' | 'C', number> = { A: 0, B: 0, C: 0 };
 const ID_NUMBER = '11010519491231002X';
+const FILE = { box: 'a'.repeat(32), rx: 'b'.repeat(32), xrayA: 'c'.repeat(32), xrayB: 'd'.repeat(32) };
+const FILE_NAMES: Record<keyof typeof FILE, string> = {
+  box: '药盒-塞来昔布.jpg',
+  rx: '曲马多处方.pdf',
+  xrayA: '腰椎正侧位.png',
+  xrayB: 'B正位片.png',
+};
+const image = (dialogImgUrl: string) => [{ uploadTime: '2026-04-02 10:00:00', remarks: '', dialogImgUrl }];
+
+/** 术后用药: a repeatable form whose list group 用药记录 has a column of every searchable kind. */
+const MEDICATION = {
+  title: '术后用药',
+  option: {},
+  children: [
+    {
+      name: 'meds',
+      title: '用药记录',
+      type: 'listGroup',
+      option: {},
+      children: [
+        { name: 'med_name', title: '药物名称', type: 'input', option: {}, children: [] },
+        { name: 'med_dose', title: '剂量', type: 'real', option: { units: 'mg,g' }, children: [] },
+        {
+          name: 'med_route',
+          title: '给药途径',
+          type: 'radio',
+          option: { optionsValue: 'oral,iv', optionsText: '口服,静脉' },
+          children: [],
+        },
+        {
+          name: 'med_class',
+          title: '药物类别',
+          type: 'checkbox',
+          option: { optionsValue: 'nsaid,opioid,neuro', optionsText: '非甾体抗炎药,阿片类,神经营养' },
+          children: [],
+        },
+        { name: 'med_start', title: '开始日期', type: 'date', option: {}, children: [] },
+        { name: 'med_box', title: '药盒照片', type: 'imageUpload', option: {}, children: [] },
+        { name: 'med_rx', title: '处方', type: 'fileUpload', option: {}, children: [] },
+      ],
+    },
+  ],
+};
 
 async function enrol(subjectName: string, gender: number, birth: string, extra: object = {}) {
   const res = await t.call(admin, 'POST', '/api/business/subject', {
@@ -54,6 +105,25 @@ beforeAll(async () => {
   ({ admin, studyId } = demo);
   Object.assign(crfIds, demo.crfIds);
   for (const s of await t.db.select().from(crfStages).where(eq(crfStages.studyId, studyId))) stageIds[s.name] = s.id;
+  const medication = await t.call(admin, 'POST', '/api/system/crf', { studyId, definition: MEDICATION });
+  expect(medication.status, JSON.stringify(medication.body)).toBe(200);
+  crfIds['术后用药'] = medication.body.data.crfs[0].id as number;
+  const placed = await t.call(admin, 'POST', '/api/business/crf_menu/crf_stage/crf/import', {
+    crfStageId: stageIds['术后随访'],
+    crfIds: [crfIds['术后用药']],
+    repeat: 0,
+  });
+  expect(placed.status, JSON.stringify(placed.body)).toBe(200);
+  await t.db.insert(storedFiles).values(
+    (Object.keys(FILE) as Array<keyof typeof FILE>).map((k) => ({
+      fileKey: FILE[k],
+      studyId,
+      fileName: FILE_NAMES[k],
+      contentType: 'application/octet-stream',
+      size: 1,
+      sha256: '0'.repeat(64),
+    })),
+  );
 
   P.A = await enrol('张三', 1, '1958-03-02', { idNumber: ID_NUMBER });
   P.B = await enrol('李四', 0, '1990-07-15');
@@ -70,10 +140,59 @@ beforeAll(async () => {
   });
   await save(P.B, '人口学资料', { ethnic: 'hui', comorbid: ['op'], history_note: '无' });
   await save(P.C, '人口学资料', { ethnic: 'han' });
-  await save(P.A, '实验室检查', { lab_date: '2026-01-10', hb: 140 });
-  await save(P.B, '实验室检查', { lab_date: '2026-03-05', hb: 118 });
-  await save(P.A, '影像学检查', { img_date: '2026-01-11', instability: '1' });
-  await save(P.B, '影像学检查', { img_date: '2026-03-06', instability: '0' });
+  await save(P.A, '实验室检查', {
+    lab_date: '2026-01-10',
+    hb: 140,
+    other_labs: [
+      { lab_item: '血钾', lab_value: 4.1, lab_unit: 'mmol/L', lab_at: '2026-01-10 08:00:00' },
+      { lab_item: '血钠', lab_value: 140 },
+    ],
+  });
+  // Entered in the unit selector's second unit: 11.8 g/dL is 118 g/L.
+  await save(P.B, '实验室检查', {
+    lab_date: '2026-03-05',
+    hb: 11.8,
+    hb_unit: 'g/dL',
+    other_labs: [{ lab_item: '血钾', lab_value: 3.2 }],
+    lab_report: 'https://lis.example.org/reports/lab-2026.pdf',
+  });
+  await save(P.A, '影像学检查', { img_date: '2026-01-11', instability: '1', xray: image(FILE.xrayA) });
+  await save(P.B, '影像学检查', {
+    img_date: '2026-03-06',
+    instability: '0',
+    xray: image(`/api/v1/fileupload/downfile?fileKey=${FILE.xrayB}`),
+  });
+  await save(P.A, '术后用药', {
+    meds: [
+      {
+        med_name: '塞来昔布',
+        med_dose: 200,
+        med_route: 'oral',
+        med_class: ['nsaid'],
+        med_start: '2026-04-02',
+        med_box: image(FILE.box),
+      },
+      { med_name: '甲钴胺', med_dose: 0.5, med_dose_unit: 'mg', med_route: 'oral', med_class: ['neuro'] },
+    ],
+  });
+  await save(P.A, '术后用药', {
+    meds: [
+      {
+        med_name: '曲马多',
+        med_dose: 0.1,
+        med_dose_unit: 'g',
+        med_route: 'oral',
+        med_class: ['opioid'],
+        med_rx: FILE.rx,
+      },
+    ],
+  });
+  await save(P.B, '术后用药', {
+    meds: [
+      { med_name: '塞来昔布', med_dose: 100, med_route: 'oral', med_class: ['nsaid'], med_start: '2026-06-01' },
+      { med_name: '帕瑞昔布', med_dose: 40, med_route: 'iv', med_class: ['nsaid'] },
+    ],
+  });
   await save(P.A, '术后随访', { fu_date: '2026-04-01', odi: 30 });
   await save(P.A, '术后随访', { fu_date: '2026-07-01', odi: 50 });
   await save(P.B, '术后随访', { fu_date: '2026-06-01', odi: 20 });
@@ -168,12 +287,47 @@ describe('the dictionary', () => {
     });
     const followUp = dics.crfs.find((c: { title: string }) => c.title === '术后随访');
     expect(followUp.repeatable).toBe(true);
-    // Uploads and list-group/table rows are not searchable.
+    // A list group or table is searched by its columns (the group itself is no item); uploads by their files.
     const names = dics.crfs.flatMap((c: { items: Array<{ name: string }> }) => c.items.map((i) => i.name));
-    expect(names).not.toContain('xray');
     expect(names).not.toContain('implants');
-    expect(names).not.toContain('lab_item');
+    expect(names).not.toContain('other_labs');
+    expect(names).toEqual(expect.arrayContaining(['implant_name', 'lab_item', 'xray', 'med_name']));
     expect(dics.operatorsByKind.date.map((o: { label: string }) => o.label)).toContain('介于（日期范围）');
+    expect(dics.operatorsByKind.file.map((o: { label: string }) => o.label)).toEqual(['文件名包含', '为空', '不为空']);
+    expect(dics.rowSeparator).toBe('; ');
+  });
+
+  it('SRCH-04: list-group and table columns come with their group and its path; uploads are files; a second unit is listed', async () => {
+    const dics = (await t.call(admin, 'GET', `/api/business/search/dics?studyId=${studyId}`)).body.data;
+    const items = (title: string) =>
+      dics.crfs.find((c: { title: string }) => c.title === title).items as Array<Record<string, unknown>>;
+    const medication = items('术后用药');
+    expect(medication.map((i) => i.path)).toEqual([
+      '用药记录 › 药物名称',
+      '用药记录 › 剂量',
+      '用药记录 › 给药途径',
+      '用药记录 › 药物类别',
+      '用药记录 › 开始日期',
+      '用药记录 › 药盒照片',
+      '用药记录 › 处方',
+    ]);
+    expect(medication.map((i) => i.kind)).toEqual(['text', 'number', 'choice', 'multiChoice', 'date', 'file', 'file']);
+    expect(medication[0]).toMatchObject({
+      name: 'med_name',
+      title: '药物名称',
+      group: { name: 'meds', title: '用药记录', type: 'listGroup' },
+    });
+    expect(medication[1]).toMatchObject({ unit: 'mg', units: ['mg', 'g'] });
+    expect(medication[5]).toMatchObject({ type: 'imageUpload', operators: ['contains', 'empty', 'notEmpty'] });
+    const labs = items('实验室检查');
+    expect(labs.find((i) => i.name === 'lab_value')).toMatchObject({
+      path: '其他检验 › 结果',
+      kind: 'number',
+      group: { name: 'other_labs', title: '其他检验', type: 'table' },
+    });
+    expect(labs.find((i) => i.name === 'hb')).toMatchObject({ path: '血红蛋白', group: null, units: ['g/L', 'g/dL'] });
+    expect(labs.find((i) => i.name === 'lab_report')).toMatchObject({ kind: 'file', type: 'fileUpload' });
+    expect(items('手术记录').find((i) => i.name === 'implant_qty')).toMatchObject({ path: '植入物 › 数量' });
   });
 
   it('SRCH-04: export/crfs lists the forms with their stages', async () => {
@@ -186,6 +340,7 @@ describe('the dictionary', () => {
       '影像学检查',
       '手术记录',
       '术后随访',
+      '术后用药',
     ]);
   });
 });
@@ -317,6 +472,206 @@ describe('groups, repeatable records, stages and form states', () => {
   });
 });
 
+describe('list groups, tables, uploads and units', () => {
+  const med = (itemName: string, operator: string, values: string[] = []) =>
+    item('术后用药', itemName, operator, values);
+  const lab = (itemName: string, operator: string, values: string[] = []) =>
+    item('实验室检查', itemName, operator, values);
+
+  it.each([
+    // text column (list group), any row of any record
+    ['list text 等于', () => med('med_name', 'eq', ['塞来昔布']), 'AB'],
+    ['list text 等于 (a row of the second record)', () => med('med_name', 'eq', ['曲马多']), 'A'],
+    ['list text 不等于', () => med('med_name', 'ne', ['塞来昔布']), 'AB'],
+    ['list text 包含', () => med('med_name', 'contains', ['瑞昔']), 'B'],
+    ['list text 为空 (no row holds a value)', () => med('med_name', 'empty'), 'C'],
+    ['list text 不为空', () => med('med_name', 'notEmpty'), 'AB'],
+    // number column with a second unit: compared in the main unit (mg); 0.1 g is 100 mg
+    ['list number 大于', () => med('med_dose', 'gt', ['150']), 'A'],
+    ['list number 小于', () => med('med_dose', 'lt', ['50']), 'AB'],
+    ['list number 等于 (0.1 g = 100 mg)', () => med('med_dose', 'eq', ['100']), 'AB'],
+    ['list number 不等于', () => med('med_dose', 'ne', ['100']), 'AB'],
+    ['list number 介于 (0.1 g = 100 mg)', () => med('med_dose', 'between', ['90', '110']), 'AB'],
+    ['list number 介于 (a value in g is not compared as mg)', () => med('med_dose', 'between', ['0.05', '0.2']), ''],
+    ['list number 为空', () => med('med_dose', 'empty'), 'C'],
+    // single choice column
+    ['list choice 等于', () => med('med_route', 'eq', ['iv']), 'B'],
+    ['list choice 不等于', () => med('med_route', 'ne', ['oral']), 'B'],
+    ['list choice 属于', () => med('med_route', 'in', ['iv']), 'B'],
+    ['list choice 不为空', () => med('med_route', 'notEmpty'), 'AB'],
+    // multiple choice column
+    ['list checkbox 包含', () => med('med_class', 'contains', ['nsaid']), 'AB'],
+    ['list checkbox 属于', () => med('med_class', 'in', ['opioid', 'neuro']), 'A'],
+    ['list checkbox 为空', () => med('med_class', 'empty'), 'C'],
+    // date column
+    ['list date 晚于', () => med('med_start', 'gt', ['2026-05-01']), 'B'],
+    ['list date 早于', () => med('med_start', 'lt', ['2026-05-01']), 'A'],
+    ['list date 等于', () => med('med_start', 'eq', ['2026-04-02']), 'A'],
+    ['list date 介于', () => med('med_start', 'between', ['2026-04-01', '2026-04-30']), 'A'],
+    ['list date 不为空', () => med('med_start', 'notEmpty'), 'AB'],
+    // image and file columns
+    ['list image 不为空', () => med('med_box', 'notEmpty'), 'A'],
+    ['list image 为空', () => med('med_box', 'empty'), 'BC'],
+    ['list image 文件名包含', () => med('med_box', 'contains', ['塞来昔布']), 'A'],
+    ['list image 文件名包含 (no such file)', () => med('med_box', 'contains', ['曲马多']), ''],
+    ['list file 文件名包含', () => med('med_rx', 'contains', ['处方']), 'A'],
+    ['list file 文件名包含 % literally', () => med('med_rx', 'contains', ['%']), ''],
+    ['list file 不为空', () => med('med_rx', 'notEmpty'), 'A'],
+    // table columns
+    ['table text 等于', () => lab('lab_item', 'eq', ['血钾']), 'AB'],
+    ['table number 小于', () => lab('lab_value', 'lt', ['3.5']), 'B'],
+    ['table number 大于', () => lab('lab_value', 'gt', ['100']), 'A'],
+    ['table date-time 晚于', () => lab('lab_at', 'gt', ['2026-01-01']), 'A'],
+    ['table text 为空', () => lab('lab_unit', 'empty'), 'BC'],
+    // uploads of the form itself: an image by its key and by the download address, a file by a URL
+    ['image 不为空', () => item('影像学检查', 'xray', 'notEmpty'), 'AB'],
+    ['image 为空', () => item('影像学检查', 'xray', 'empty'), 'C'],
+    ['image 文件名包含 (a stored key)', () => item('影像学检查', 'xray', 'contains', ['正侧位']), 'A'],
+    ['image 文件名包含 (the download address)', () => item('影像学检查', 'xray', 'contains', ['b正位']), 'B'],
+    ['file 文件名包含 (the last part of a URL)', () => lab('lab_report', 'contains', ['LAB-2026']), 'B'],
+    ['file 为空', () => lab('lab_report', 'empty'), 'AC'],
+    // a second unit on an item of the form: 11.8 g/dL is 118 g/L
+    ['unit: 大于 in the main unit', () => lab('hb', 'gt', ['100']), 'AB'],
+    ['unit: 介于 in the main unit', () => lab('hb', 'between', ['110', '125']), 'B'],
+    ['unit: 等于 in the main unit', () => lab('hb', 'eq', ['118']), 'B'],
+    ['unit: 小于 (a g/dL value is not read as g/L)', () => lab('hb', 'lt', ['20']), ''],
+  ])('SRCH-03: %s', async (_name, condition, expected) => {
+    expect(await found(condition())).toBe(expected);
+  });
+
+  /** The letters of the patients a search of groups finds. */
+  async function foundGroups(groups: Parameters<typeof run>[1], join = 'and') {
+    const res = await t.call(admin, 'POST', '/api/business/search/v2', {
+      studyId,
+      conditions: { join, groups },
+      columns: [],
+      pageSize: 100,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const ids = (res.body.data.list as Array<{ subjectRecordId: number }>).map((r) => r.subjectRecordId);
+    return (Object.keys(P) as Array<keyof typeof P>).filter((k) => ids.includes(P[k])).join('');
+  }
+
+  it('SRCH-03: conditions on one list group joined by 且 in one condition group hold in the same row; in two groups, or joined by 或, each in any row', async () => {
+    const celecoxib = med('med_name', 'eq', ['塞来昔布']);
+    const iv = med('med_route', 'eq', ['iv']);
+    // B has 塞来昔布 (口服) and 帕瑞昔布 (静脉): no one row is both.
+    expect(await foundGroups([{ join: 'and', conditions: [celecoxib, iv] }])).toBe('');
+    expect(await foundGroups([{ conditions: [celecoxib] }, { conditions: [iv] }], 'and')).toBe('B');
+    expect(await foundGroups([{ join: 'or', conditions: [celecoxib, iv] }])).toBe('AB');
+    expect(await foundGroups([{ join: 'and', conditions: [celecoxib, med('med_dose', 'gt', ['150'])] }])).toBe('A');
+    expect(
+      await foundGroups([
+        { join: 'and', conditions: [med('med_name', 'contains', ['昔布']), iv, med('med_dose', 'lt', ['50'])] },
+      ]),
+    ).toBe('B');
+    // A patient condition in the same group does not break the row bundle.
+    expect(await foundGroups([{ join: 'and', conditions: [patient('gender', 'eq', ['0']), celecoxib, iv] }])).toBe('');
+  });
+
+  it('SRCH-03: the same row is a row of one record: a repeatable form’s rows of two records never pair up', async () => {
+    // A: 曲马多 (100 mg) in record 2, 200 mg (塞来昔布) in record 1.
+    expect(
+      await foundGroups([
+        { join: 'and', conditions: [med('med_name', 'eq', ['曲马多']), med('med_dose', 'gt', ['150'])] },
+      ]),
+    ).toBe('');
+    expect(
+      await foundGroups([
+        { join: 'and', conditions: [med('med_name', 'eq', ['曲马多']), med('med_dose', 'eq', ['100'])] },
+      ]),
+    ).toBe('A');
+    expect(
+      await foundGroups([
+        { join: 'and', conditions: [med('med_name', 'eq', ['曲马多']), med('med_rx', 'contains', ['曲马多'])] },
+      ]),
+    ).toBe('A');
+  });
+
+  it('SRCH-03: in a same-row group 为空 is judged on that row; 为空 alone (or with only other 为空) means no row holds a value', async () => {
+    expect(
+      await foundGroups([{ join: 'and', conditions: [med('med_name', 'eq', ['甲钴胺']), med('med_start', 'empty')] }]),
+    ).toBe('A');
+    expect(
+      await foundGroups([
+        { join: 'and', conditions: [med('med_name', 'eq', ['塞来昔布']), med('med_start', 'empty')] },
+      ]),
+    ).toBe('');
+    expect(await foundGroups([{ join: 'and', conditions: [med('med_box', 'empty'), med('med_rx', 'empty')] }])).toBe(
+      'BC',
+    );
+  });
+
+  it('SRCH-03: tables: two conditions on one table in one group match within a row', async () => {
+    const potassium = lab('lab_item', 'eq', ['血钾']);
+    const high = lab('lab_value', 'gt', ['100']);
+    // A: 血钾 4.1 and 血钠 140 in two rows.
+    expect(await foundGroups([{ join: 'and', conditions: [potassium, high] }])).toBe('');
+    expect(await foundGroups([{ conditions: [potassium] }, { conditions: [high] }], 'and')).toBe('A');
+    expect(await foundGroups([{ join: 'and', conditions: [lab('lab_item', 'eq', ['血钠']), high] }])).toBe('A');
+  });
+
+  it('SRCH-03: a value that does not fit a column is refused with the column’s path', async () => {
+    const bad = await run(admin, [{ conditions: [med('med_dose', 'gt', ['多'])] }]);
+    expect(bad.status).toBe(400);
+    expect(bad.body.msg).toBe('用药记录 › 剂量：请输入数字');
+    const op = await run(admin, [{ conditions: [med('med_box', 'eq', ['x'])] }]);
+    expect(op.body.msg).toBe('用药记录 › 药盒照片：该字段不支持“等于”');
+    const group = await run(admin, [{ conditions: [med('meds', 'notEmpty')] }]);
+    expect(group.status).toBe(400);
+    expect(group.body.msg).toBe('表单“术后用药”中没有可检索的变量 meds');
+  });
+
+  it('SRCH-03: result columns of list-group columns join the rows by “; ” and the records by “；”; uploads read as file names; a value shows its own unit', async () => {
+    const res = await run(admin, [], {
+      columns: [
+        { kind: 'item', crfId: crfIds['术后用药'], itemName: 'med_name' },
+        { kind: 'item', crfId: crfIds['术后用药'], itemName: 'med_dose' },
+        { kind: 'item', crfId: crfIds['术后用药'], itemName: 'med_class' },
+        { kind: 'item', crfId: crfIds['术后用药'], itemName: 'med_box' },
+        { kind: 'item', crfId: crfIds['实验室检查'], itemName: 'lab_item' },
+        { kind: 'item', crfId: crfIds['实验室检查'], itemName: 'hb' },
+        { kind: 'item', crfId: crfIds['影像学检查'], itemName: 'xray' },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.columns.map((c: { title: string }) => c.title)).toEqual([
+      '用药记录 › 药物名称',
+      '用药记录 › 剂量',
+      '用药记录 › 药物类别',
+      '用药记录 › 药盒照片',
+      '其他检验 › 检验项目',
+      '血红蛋白',
+      '正侧位片',
+    ]);
+    const cells = (k: keyof typeof P) =>
+      Object.values(
+        (res.body.data.list as Array<{ subjectRecordId: number; cells: Record<string, string> }>).find(
+          (r) => r.subjectRecordId === P[k],
+        )!.cells,
+      );
+    expect(cells('A')).toEqual([
+      '塞来昔布; 甲钴胺；曲马多',
+      '200 mg; 0.5 mg；0.1 g',
+      '非甾体抗炎药; 神经营养；阿片类',
+      '药盒-塞来昔布.jpg',
+      '血钾; 血钠',
+      '140 g/L',
+      '腰椎正侧位.png',
+    ]);
+    expect(cells('B')).toEqual([
+      '塞来昔布; 帕瑞昔布',
+      '100 mg; 40 mg',
+      '非甾体抗炎药; 非甾体抗炎药',
+      '',
+      '血钾',
+      '11.8 g/dL',
+      'B正位片.png',
+    ]);
+    expect(cells('C')).toEqual(['', '', '', '', '', '', '']);
+  });
+});
+
 describe('results and paging', () => {
   it('SRCH-03: pages of the chosen columns with the count; a repeatable form shows every record, joined by ；', async () => {
     const body = {
@@ -392,6 +747,37 @@ describe('permissions', () => {
     const state = await run(vitalsOnly, [{ conditions: [formState('人口学资料', 'submitted')] }]);
     expect(state.status).toBe(403);
     expect(await found(item('生命体征', 'sbp', 'gt', ['130']), vitalsOnly)).toBe('A');
+  });
+
+  it('SRCH-02: list-group and table columns and uploads of a form the member may not view are neither offered nor searched nor shown', async () => {
+    const medsOnly = await addStudyMember(t, admin, studyId, '13300000004', {
+      permissions: [crfKey(crfIds['术后用药']!, 'view')],
+    });
+    const dics = (await t.call(medsOnly, 'GET', `/api/business/search/dics?studyId=${studyId}`)).body.data;
+    const names = dics.crfs.flatMap((c: { items: Array<{ name: string }> }) => c.items.map((i) => i.name));
+    expect(names).toContain('med_name');
+    for (const hidden of ['lab_item', 'lab_value', 'implant_name', 'xray', 'lab_report'])
+      expect(names).not.toContain(hidden);
+    const vitalsNames = (
+      await t.call(vitalsOnly, 'GET', `/api/business/search/dics?studyId=${studyId}`)
+    ).body.data.crfs.flatMap((c: { items: Array<{ name: string }> }) => c.items.map((i) => i.name));
+    expect(vitalsNames).not.toContain('med_name');
+
+    for (const [token, condition] of [
+      [medsOnly, item('实验室检查', 'lab_item', 'eq', ['血钾'])],
+      [medsOnly, item('影像学检查', 'xray', 'notEmpty')],
+      [vitalsOnly, item('术后用药', 'med_name', 'eq', ['塞来昔布'])],
+    ] as const) {
+      const res = await run(token, [{ conditions: [condition] }]);
+      expect(res.status, JSON.stringify(condition)).toBe(403);
+      expect(res.body.msg).toBe('无权检索或显示该表单的数据（没有该表单的查看权限）');
+    }
+    const column = await run(vitalsOnly, [], {
+      columns: [{ kind: 'item', crfId: crfIds['术后用药'], itemName: 'med_name' }],
+    });
+    expect(column.status).toBe(403);
+    expect(JSON.stringify(column.body)).not.toContain('塞来昔布');
+    expect(await found(item('术后用药', 'med_route', 'eq', ['iv']), medsOnly)).toBe('B');
   });
 
   it('SRCH-02: without the identifier permission no names, birth dates, mobiles or ID numbers in dics, conditions or results', async () => {

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, inArray, isNull, or, sql, type SQL } from 'd
 import {
   choicesOf,
   conditionIssue,
+  FILE_DOWNLOAD_PATH,
   FORM_STATE_FILTERS,
   FORM_STATE_OPERATORS,
   maskIdentifier,
@@ -11,16 +12,24 @@ import {
   PATIENT_FIXED_OPTIONS,
   PATIENT_SEARCH_FIELDS,
   patientFieldOperators,
+  readRows,
+  roundConverted,
   SEARCH_JOINS,
   SEARCH_OPERATORS,
+  SEARCH_PATH_SEPARATOR,
+  SEARCH_ROW_SEPARATOR,
+  searchableItems,
   searchColumnKey,
-  searchKindOf,
+  searchItemPath,
   todayString,
+  toNumber,
+  unitFactor,
+  unitKey,
   unitsOf,
   valueText,
-  type CrfDefinition,
   type CrfNode,
   type PatientSearchField,
+  type SearchableItem,
   type SearchColumn,
   type SearchCondition,
   type SearchConditions,
@@ -37,6 +46,7 @@ import {
   doubts,
   searchTemplates,
   signatures,
+  storedFiles,
   studyDiseases,
   subjectRecords,
   subjects,
@@ -46,6 +56,7 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
+import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
@@ -63,11 +74,18 @@ export interface DictOption {
 export interface DictItem {
   name: string;
   title: string;
+  /** How the builder shows it: the title, after its list group's or table's title (`用药记录 › 药物名称`). */
+  path: string;
   type: string;
   kind: SearchKind;
   options: DictOption[];
+  /** The unit a condition's number is in: the item's first (main) unit. */
   unit: string;
+  /** Every unit of a unit selector, the main one first: values kept in another are converted to the main one. */
+  units: string[];
   operators: SearchOperator[];
+  /** The list group or table whose rows hold the item; null for a value of the form itself. */
+  group: { name: string; title: string; type: string } | null;
 }
 export interface DictCrf {
   crfId: number;
@@ -89,7 +107,7 @@ interface Dictionary {
   crfs: DictCrf[];
   /** Every form of the study, viewable or not: tells "not yours" from "no such form". */
   studyCrfIds: Set<number>;
-  nodes: Map<number, Map<string, CrfNode>>;
+  nodes: Map<number, Map<string, SearchableItem>>;
 }
 
 const invalid = (msg: string) => AppError.badRequest('search.invalid', msg);
@@ -97,24 +115,6 @@ const forbiddenCrf = () =>
   AppError.forbidden('search.crf_forbidden', '无权检索或显示该表单的数据（没有该表单的查看权限）');
 const forbiddenIdentifier = () =>
   AppError.forbidden('search.identifier_forbidden', '无权按患者身份信息检索或显示（需要“查看患者身份信息”权限）');
-
-/** Searchable items of a definition in form order: containers looked into, list-group and table rows not. */
-function searchableNodes(definition: CrfDefinition): CrfNode[] {
-  const out: CrfNode[] = [];
-  const seen = new Set<string>();
-  const walk = (nodes: readonly CrfNode[]) => {
-    for (const node of nodes) {
-      if (node.type === 'listGroup' || node.type === 'table') continue;
-      if (node.name && !seen.has(node.name) && searchKindOf(node)) {
-        seen.add(node.name);
-        out.push(node);
-      }
-      walk(node.children ?? []);
-    }
-  };
-  walk(definition.children);
-  return out;
-}
 
 /**
  * What the caller may search in a study: the patient fields (identifiers only with 查看患者身份信息) and, of
@@ -147,29 +147,35 @@ async function dictionary(ctx: AppContext, access: StudyAccess): Promise<Diction
     .where(eq(studyDiseases.studyId, studyId))
     .orderBy(asc(studyDiseases.id));
 
-  const nodes = new Map<number, Map<string, CrfNode>>();
+  const nodes = new Map<number, Map<string, SearchableItem>>();
   const dictCrfs: DictCrf[] = [];
   for (const form of visible) {
     const definition = definitions.get(versionKey(form.id, form.version));
     if (!definition) continue;
     const mine = links.filter((l) => l.crfId === form.id);
-    const items = searchableNodes(definition);
-    nodes.set(form.id, new Map(items.map((n) => [n.name, n])));
+    const items = searchableItems(definition);
+    nodes.set(form.id, new Map(items.map((i) => [i.node.name, i])));
     dictCrfs.push({
       crfId: form.id,
       title: form.title,
       repeatable: mine.some((l) => l.repeat !== 1),
       stages: stages.filter((s) => mine.some((l) => l.stageId === s.id)).map((s) => ({ stageId: s.id, name: s.name })),
-      items: items.map((node) => {
-        const kind = searchKindOf(node)!;
+      items: items.map((found): DictItem => {
+        const { node, kind, group } = found;
+        const units = unitsOf(node.option);
         return {
           name: node.name,
           title: node.title || node.option.title || node.name,
+          path: searchItemPath(found),
           type: node.type,
           kind,
           options: kind === 'choice' || kind === 'multiChoice' ? choicesOf(node.option).map(toOption) : [],
-          unit: unitsOf(node.option)[0] ?? '',
+          unit: units[0] ?? '',
+          units,
           operators: [...OPERATORS_BY_KIND[kind]],
+          group: group
+            ? { name: group.name, title: group.title || group.option.title || group.name, type: group.type }
+            : null,
         };
       }),
     });
@@ -205,6 +211,8 @@ export async function searchDics(ctx: AppContext, access: StudyAccess) {
     formStateOperators: FORM_STATE_OPERATORS.map((code) => ({ code, label: operatorLabel('choice', code) })),
     joins: SEARCH_JOINS,
     recordSeparator: RECORD_SEPARATOR,
+    rowSeparator: SEARCH_ROW_SEPARATOR,
+    pathSeparator: SEARCH_PATH_SEPARATOR,
   };
 }
 
@@ -239,16 +247,23 @@ const asDate = (text: SQL) => sql`(case when ${text} ~ '^[0-9]{4}-[0-9]{2}-[0-9]
 const filled = (text: SQL) => sql`coalesce(${text}, '') not in ('', '[]', 'null')`;
 
 /**
- * A comparison on one value (`text` is the stored text; `list` the chosen options of a multiple choice).
+ * A comparison on one value: `text` the stored text, `list` the chosen options of a multiple choice, `number` the
+ * value as a number in the item's main unit (default: the text read as a number).
  * 不等于 matches only filled values that differ: "empty" is asked with 为空.
  */
-function comparison(kind: SearchKind, op: SearchOperator, text: SQL, values: string[], list?: SQL): SQL {
+function comparison(
+  kind: SearchKind,
+  op: SearchOperator,
+  operand: { text: SQL; list?: SQL; number?: SQL },
+  values: string[],
+): SQL {
+  const { text, list } = operand;
   const v = values.map((x) => x.trim());
   if (kind === 'multiChoice' && (op === 'contains' || op === 'in')) {
     return op === 'contains' ? sql`${list!} @> ${textArray(v)}` : sql`${list!} && ${textArray(v)}`;
   }
   if (kind === 'number' || kind === 'date') {
-    const left = kind === 'number' ? asNumber(text) : asDate(text);
+    const left = kind === 'number' ? (operand.number ?? asNumber(text)) : asDate(text);
     const p = (x: string) => (kind === 'number' ? sql`${x}::numeric` : sql`${x}::text`);
     if (op === 'between') return sql`${left} between ${p(v[0]!)} and ${p(v[1]!)}`;
     const operator = ORDERED[op];
@@ -333,10 +348,10 @@ function compileCondition(c: CompileContext, condition: SearchCondition): SQL {
       // Matched by the keyed hash of the normalised number: the clear number is never stored or compared.
       return sql`${text} = ${c.ctx.fieldCrypto.hash(normalizeIdNumber(condition.values[0]!))}::text`;
     }
-    return comparison(field.kind, condition.operator, text, condition.values);
+    return comparison(field.kind, condition.operator, { text }, condition.values);
   }
-  const crf = crfOf(c, condition.crfId, condition.stageId);
   if (condition.kind === 'formState') {
+    const crf = crfOf(c, condition.crfId, condition.stageId);
     const state = condition.values[0]!;
     const r = crfDataRecords;
     let match: SQL;
@@ -362,25 +377,197 @@ function compileCondition(c: CompileContext, condition: SearchCondition): SQL {
     }
     return condition.operator === 'ne' ? sql`not (${match})` : match;
   }
+  return compileItem(c, itemOf(c, condition));
+}
+
+type ItemCondition = Extract<SearchCondition, { kind: 'item' }>;
+
+/** An item condition checked against the caller's dictionary: its form, its item (and list group), its values. */
+interface ItemRef {
+  condition: ItemCondition;
+  crf: DictCrf;
+  item: DictItem;
+  found: SearchableItem;
+}
+
+function itemOf(c: CompileContext, condition: ItemCondition): ItemRef {
+  const crf = crfOf(c, condition.crfId, condition.stageId);
   const item = crf.items.find((i) => i.name === condition.itemName);
-  if (!item) throw invalid(`表单“${crf.title}”中没有可检索的变量 ${condition.itemName}`);
+  const found = c.dict.nodes.get(crf.crfId)?.get(condition.itemName);
+  if (!item || !found) throw invalid(`表单“${crf.title}”中没有可检索的变量 ${condition.itemName}`);
   const options = item.options.length > 0 ? item.options.map((o) => o.value) : undefined;
   const issue = conditionIssue(item.kind, condition.operator, condition.values, item.operators, options);
-  if (issue) throw invalid(`${item.title}：${issue}`);
-  const raw = sql`(${crfDataRecords.values} -> ${item.name}::text)`;
-  const text = sql`(${crfDataRecords.values} ->> ${item.name}::text)`;
-  const list = sql`(case when jsonb_typeof(${raw}) = 'array' then array(select jsonb_array_elements_text(${raw})) else string_to_array(${text}, ',') end)`;
-  // A patient matches when any live record of the form matches; 为空 is "no record holds a value".
-  if (condition.operator === 'empty') return sql`not (${hasRecord(c, crf.crfId, filled(text))})`;
-  if (condition.operator === 'notEmpty') return hasRecord(c, crf.crfId, filled(text));
-  return hasRecord(c, crf.crfId, comparison(item.kind, condition.operator, text, condition.values, list));
+  if (issue) throw invalid(`${item.path}：${issue}`);
+  return { condition, crf, item, found };
+}
+
+/**
+ * One item's value in a jsonb object (`source`): a record's `values`, or one row of a list group or table (whose
+ * unit and addition are kept in the row beside the value, as in a record).
+ */
+interface ValueSql {
+  source: SQL;
+  node: CrfNode;
+  raw: SQL;
+  text: SQL;
+}
+
+function valueIn(source: SQL, node: CrfNode): ValueSql {
+  return {
+    source,
+    node,
+    raw: sql`(${source} -> ${node.name}::text)`,
+    text: sql`(${source} ->> ${node.name}::text)`,
+  };
+}
+
+/** The chosen options of a multiple choice: a checkbox's array, or a multi-select's comma text. */
+const choiceList = (v: ValueSql) =>
+  sql`(case when jsonb_typeof(${v.raw}) = 'array' then array(select jsonb_array_elements_text(${v.raw})) else string_to_array(${v.text}, ',') end)`;
+
+/**
+ * A number in the item's main (first) unit. An item with a unit selector keeps the unit chosen beside the value
+ * (`<name>_unit`, absent or empty for the main unit) and the value as entered in it, so a value in another unit is
+ * converted by core's factor (units.ts, with the item's molarMass between mass and substance concentrations).
+ * A unit with no known conversion to the main one, or a unit the current definition does not list, gives null:
+ * such a value matches no comparison (only 为空/不为空), rather than being compared in the wrong unit.
+ */
+function numberOf(v: ValueSql): SQL {
+  const n = asNumber(v.text);
+  const units = unitsOf(v.node.option);
+  if (units.length < 2) return n;
+  const main = units[0]!;
+  const molarMass = toNumber(v.node.option.molarMass);
+  const chosen = sql`coalesce(${v.source} ->> ${unitKey(v.node.name)}::text, '')`;
+  const branches = units.slice(1).map((unit) => {
+    const factor = unitFactor(unit, main, molarMass);
+    return factor === null
+      ? sql`when ${unit}::text then null`
+      : sql`when ${unit}::text then ${n} * ${String(roundConverted(factor))}::numeric`;
+  });
+  return sql`(case ${chosen} when '' then ${n} when ${main}::text then ${n} ${sql.join(branches, sql` `)} else null end)`;
+}
+
+/** The download call's address names a stored file in its `fileKey` (core storedFileKey). */
+const DOWNLOAD_KEY_PATTERN = `${FILE_DOWNLOAD_PATH}[?](?:[^#]*&)?fileKey=([^&#]*)`;
+
+/**
+ * The file references of an upload's value, as a FROM item `file_refs(ref)` of the non-empty references: a file
+ * item's text, or the entries of an image or video list (value-shapes.ts: stored as JSON text of entry objects,
+ * read leniently as an array, or plain URLs). Stored values are the engine's canonical shapes, written by
+ * JSON.stringify, so the JSON text cast cannot fail.
+ */
+function fileRefs(v: ValueSql): SQL {
+  if (v.node.type === 'fileUpload') {
+    return sql`(select btrim(${v.text}) as ref) as file_refs`;
+  }
+  const urlKey = v.node.type === 'imageUpload' ? 'dialogImgUrl' : 'dialogVideoUrl';
+  const text = sql`(${v.raw} #>> '{}')`;
+  const entries = sql`(case jsonb_typeof(${v.raw}) when 'array' then ${v.raw} when 'string' then (case when ${text} ~ '^[[:space:]]*[[]' then ${text}::jsonb when btrim(${text}) <> '' then jsonb_build_array(${v.raw}) else '[]'::jsonb end) else '[]'::jsonb end)`;
+  return sql`(select (case jsonb_typeof(media.e) when 'string' then media.e #>> '{}' else coalesce(media.e ->> ${urlKey}::text, media.e ->> 'url') end) as ref from jsonb_array_elements(${entries}) as media(e)) as file_refs`;
+}
+
+/**
+ * A reference's file name as the casebook shows it (core fileLabel): a stored file's name as uploaded (a key, or
+ * the download call's address), else the last part of the address (not URL-decoded).
+ */
+function fileName(c: CompileContext, ref: SQL): SQL {
+  const key = sql`(case when ${ref} !~ '/' then ${ref} else substring(${ref} from ${DOWNLOAD_KEY_PATTERN}::text) end)`;
+  const label = sql`(case when ${ref} !~ '/' then ${ref} else regexp_replace(split_part(${ref}, '?', 1), '^.*/', '') end)`;
+  return sql`coalesce((select ${storedFiles.fileName} from ${storedFiles} where ${storedFiles.studyId} = ${c.access.studyId} and ${storedFiles.fileKey} = ${key}), ${label})`;
+}
+
+/** Whether the value holds something: a file for an upload, any text otherwise. */
+function filledOf(v: ValueSql, kind: SearchKind): SQL {
+  if (kind === 'file') return sql`exists (select 1 from ${fileRefs(v)} where coalesce(file_refs.ref, '') <> '')`;
+  return filled(v.text);
+}
+
+/** One condition on one value (of a record, or of a row): 为空 and 不为空 included, judged on this value only. */
+function predicate(c: CompileContext, ref: ItemRef, v: ValueSql): SQL {
+  const { operator, values } = ref.condition;
+  const kind = ref.item.kind;
+  if (operator === 'empty') return sql`not (${filledOf(v, kind)})`;
+  if (operator === 'notEmpty') return filledOf(v, kind);
+  if (kind === 'file') {
+    const pattern = `%${likeEscape(values[0]!.trim())}%`;
+    return sql`exists (select 1 from ${fileRefs(v)} where coalesce(file_refs.ref, '') <> '' and ${fileName(c, sql`file_refs.ref`)} ilike ${pattern}::text)`;
+  }
+  const number = kind === 'number' ? numberOf(v) : undefined;
+  return comparison(kind, operator, { text: v.text, list: choiceList(v), number }, values);
+}
+
+/** A row of a list group or table, inside `rowExists`. */
+const ROW = sql`search_row.v`;
+
+/** `exists` a row of the record's list group (or table) `group` for which `where` holds. */
+function rowExists(group: CrfNode, where: SQL): SQL {
+  const rows = sql`(${crfDataRecords.values} -> ${group.name}::text)`;
+  return sql`exists (select 1 from jsonb_array_elements(case when jsonb_typeof(${rows}) = 'array' then ${rows} else '[]'::jsonb end) as search_row(v) where jsonb_typeof(search_row.v) = 'object' and ${where})`;
+}
+
+/**
+ * An item condition on its own. A patient matches when any live record of the form (and, for a list-group or table
+ * column, any row of it) matches; 为空 is the exact complement of 不为空: no record (no row) holds a value.
+ */
+function compileItem(c: CompileContext, ref: ItemRef): SQL {
+  const { crf, found, condition } = ref;
+  const group = found.group;
+  const v = valueIn(group ? ROW : sql`${crfDataRecords.values}`, found.node);
+  const within = (where: SQL) => hasRecord(c, crf.crfId, group ? rowExists(group, where) : where);
+  if (condition.operator === 'empty') return sql`not (${within(filledOf(v, ref.item.kind))})`;
+  if (condition.operator === 'notEmpty') return within(filledOf(v, ref.item.kind));
+  return within(predicate(c, ref, v));
+}
+
+/**
+ * Conditions on columns of one list group (or table) joined by 且 in one condition group: they must hold in the
+ * same row (of one record). Within that row, 为空 means this row's cell is empty.
+ */
+function compileSameRow(c: CompileContext, refs: readonly ItemRef[]): SQL {
+  const group = refs[0]!.found.group!;
+  const where = and(...refs.map((ref) => predicate(c, ref, valueIn(ROW, ref.found.node))))!;
+  return hasRecord(c, refs[0]!.crf.crfId, rowExists(group, where));
+}
+
+/**
+ * One condition group. Joined by 且, the conditions on columns of the same list group or table of the same form are
+ * judged together on each row (compileSameRow) when at least one of them is not 为空 (a row to look at); the others,
+ * and every condition of a group joined by 或, are judged on their own.
+ */
+function compileGroup(c: CompileContext, group: SearchConditions['groups'][number]): SQL {
+  if (group.join === 'or') return or(...group.conditions.map((cond) => compileCondition(c, cond)))!;
+  const slots: Array<SQL | ItemRef[]> = [];
+  const bundles = new Map<string, ItemRef[]>();
+  for (const condition of group.conditions) {
+    if (condition.kind !== 'item') {
+      slots.push(compileCondition(c, condition));
+      continue;
+    }
+    const ref = itemOf(c, condition);
+    if (!ref.found.group) {
+      slots.push(compileItem(c, ref));
+      continue;
+    }
+    const key = `${ref.crf.crfId}:${ref.found.group.name}`;
+    let bundle = bundles.get(key);
+    if (!bundle) {
+      bundle = [];
+      bundles.set(key, bundle);
+      slots.push(bundle);
+    }
+    bundle.push(ref);
+  }
+  const parts = slots.flatMap((slot) => {
+    if (!Array.isArray(slot)) return [slot];
+    const anchored = slot.some((ref) => ref.condition.operator !== 'empty');
+    return slot.length > 1 && anchored ? [compileSameRow(c, slot)] : slot.map((ref) => compileItem(c, ref));
+  });
+  return and(...parts)!;
 }
 
 function compileConditions(c: CompileContext, conditions: SearchConditions): SQL | undefined {
-  const groups = conditions.groups.map((g) => {
-    const parts = g.conditions.map((cond) => compileCondition(c, cond));
-    return g.join === 'or' ? or(...parts)! : and(...parts)!;
-  });
+  const groups = conditions.groups.map((g) => compileGroup(c, g));
   if (groups.length === 0) return undefined;
   return conditions.join === 'or' ? or(...groups) : and(...groups);
 }
@@ -408,7 +595,7 @@ function resolveColumns(c: CompileContext, columns: readonly SearchColumn[]): Re
     const crf = crfOf(c, column.crfId);
     const item = crf.items.find((i) => i.name === column.itemName);
     if (!item) throw invalid(`表单“${crf.title}”中没有可显示的变量 ${column.itemName}`);
-    out.push({ key, title: item.title, column, crfTitle: crf.title, unit: item.unit, repeatable: crf.repeatable });
+    out.push({ key, title: item.path, column, crfTitle: crf.title, unit: item.unit, repeatable: crf.repeatable });
   }
   return out;
 }
@@ -503,6 +690,25 @@ export async function search(ctx: AppContext, access: StudyAccess, request: Sear
           .orderBy(asc(crfDataRecords.id))
       : [];
 
+  // The values of each item column, per record: a list-group or table column's rows in row order.
+  const itemValues = (column: SearchColumn, values: Record<string, unknown>) => {
+    if (column.kind !== 'item') return [];
+    const found = c.dict.nodes.get(column.crfId)?.get(column.itemName);
+    if (!found?.group) return [{ value: values[column.itemName], beside: values }];
+    return readRows(values[found.group.name]).map((row) => ({ value: row[column.itemName], beside: row }));
+  };
+  // Uploads read as their files' names (as uploaded), as in the casebook: one statement for the page.
+  const fileKeys = columns.flatMap((col) => {
+    if (col.column.kind !== 'item') return [];
+    const { crfId, itemName } = col.column;
+    const found = c.dict.nodes.get(crfId)?.get(itemName);
+    if (found?.kind !== 'file') return [];
+    return records
+      .filter((r) => r.crfId === crfId)
+      .flatMap((r) => itemValues(col.column, r.values).flatMap((v) => fileKeysOf(found.node, v.value)));
+  });
+  const fileNames = fileKeys.length > 0 ? await fileNamesOf(ctx.db, access.studyId, fileKeys) : undefined;
+
   const list = rows.map((row) => {
     const cells: Record<string, string> = {};
     for (const col of columns) {
@@ -511,10 +717,15 @@ export async function search(ctx: AppContext, access: StudyAccess, request: Sear
         continue;
       }
       const { crfId, itemName } = col.column;
-      const node = c.dict.nodes.get(crfId)?.get(itemName);
+      const node = c.dict.nodes.get(crfId)?.get(itemName)?.node;
       cells[col.key] = records
         .filter((r) => r.subjectRecordId === row.subjectRecordId && r.crfId === crfId)
-        .map((r) => valueText(node, r.values[itemName], r.values))
+        .map((r) =>
+          itemValues(col.column, r.values)
+            .map((v) => valueText(node, v.value, v.beside, { fileNames }))
+            .filter((text) => text !== '')
+            .join(SEARCH_ROW_SEPARATOR),
+        )
         .filter((text) => text !== '')
         .join(RECORD_SEPARATOR);
     }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { DEFAULT_BASE_CONFIG, hasPermission, isTimeZone } from '@ecrf/core';
+import { DEFAULT_BASE_CONFIG, hasPermission, isDateString, isTimeZone } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
@@ -55,6 +55,15 @@ const studyUpdate = z.object({
   signConfig: z.object({ enabled: z.boolean(), meaning: z.string().max(200) }).optional(),
   followTrigger: followTrigger.optional(),
   baseConfig: z.array(baseConfigField).max(20).optional(),
+  /** 入组目标: patients to enrol (null clears it), optionally by a date. */
+  enrolmentTarget: z
+    .number()
+    .int()
+    .min(1, '入组目标至少为1例')
+    .max(1_000_000, '入组目标不可超过1000000例')
+    .nullable()
+    .optional(),
+  enrolmentTargetDate: z.string().refine(isDateString, '日期格式应为 yyyy-MM-dd').nullable().optional(),
   /** Why the settings change: kept on the change's audit rows. */
   reason: z.string().trim().max(500).optional(),
 });

@@ -35,6 +35,9 @@ export interface StudyInput {
   signConfig?: SignConfig;
   followTrigger?: FollowTrigger;
   baseConfig?: BaseConfigField[];
+  /** 入组目标: patients to enrol (null clears it) and optionally the date to reach it by (YYYY-MM-DD). */
+  enrolmentTarget?: number | null;
+  enrolmentTargetDate?: string | null;
   diseases?: Array<{ diseaseName: string; diseaseCode: string }>;
 }
 
@@ -67,6 +70,8 @@ const AUDITED_SETTINGS = [
   'followTriggers',
   'baseConfig',
   'timeZone',
+  'enrolmentTarget',
+  'enrolmentTargetDate',
 ] as const satisfies ReadonlyArray<keyof StudyRow>;
 
 /**
@@ -156,6 +161,8 @@ async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) 
       status: s.status,
       doubt: s.doubt as '0' | '1',
       timeZone: s.timeZone,
+      enrolmentTarget: s.enrolmentTarget,
+      enrolmentTargetDate: s.enrolmentTargetDate,
       multiDisease: s.multiDisease,
       enableSerialNumber: s.enableSerialNumber,
       serialNumber: { prefix: s.serialPrefix, digits: s.serialDigits, scope: s.serialScope as 'study' | 'site' },
@@ -322,6 +329,10 @@ export async function updateStudy(
         ...(input.status !== undefined && { status: input.status }),
         ...(input.doubt !== undefined && { doubt: input.doubt }),
         ...(input.timeZone !== undefined && { timeZone: input.timeZone }),
+        ...(input.enrolmentTarget !== undefined && { enrolmentTarget: input.enrolmentTarget }),
+        ...(input.enrolmentTargetDate !== undefined && { enrolmentTargetDate: input.enrolmentTargetDate }),
+        // A date without a target means nothing: clearing the target clears its date.
+        ...(input.enrolmentTarget === null && { enrolmentTargetDate: null }),
         ...(input.multiDisease !== undefined && { multiDisease: input.multiDisease }),
         ...(input.displayCrfColumn !== undefined && { displayCrfColumn: input.displayCrfColumn }),
         ...(input.signConfig !== undefined && { signConfig: input.signConfig }),

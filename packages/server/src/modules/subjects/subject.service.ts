@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { and, count, desc, eq, gte, ilike, inArray, isNotNull, isNull, lte, ne } from 'drizzle-orm';
+import { and, count, desc, eq, gte, ilike, inArray, isNotNull, isNull, lte, ne, sql } from 'drizzle-orm';
 import {
   ageFromBirth,
   buttonKey,
@@ -175,6 +175,9 @@ const subjectColumns = {
   creater: users.name,
   createTime: subjects.createdAt,
   deletedAt: subjectRecords.deletedAt,
+  // 已紧急揭盲 (issue 15): shown in the patient list and the CRF header; set once, never cleared.
+  emergencyUnblinded: sql<boolean>`exists (select 1 from randomizations r where r.study_id = ${subjects.studyId}
+    and r.subject_id = ${subjects.id} and r.emergency_unblinded_at is not null)`.mapWith(Boolean),
 };
 
 type SubjectRow = {

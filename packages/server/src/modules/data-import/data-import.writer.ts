@@ -1,0 +1,318 @@
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { formReferencesOf } from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import type { Db } from '../../db/client.js';
+import { crfDataRecords, crfStageCrfs, crfs, subjectRecords, subjects } from '../../db/schema/index.js';
+import { AppError } from '../../shared/app-error.js';
+import type { CurrentUser } from '../../shared/current-user.js';
+import type { DomainEvent } from '../../shared/domain-events.js';
+import type { StudyAccess } from '../../shared/study-access.js';
+import { audit, type AuditEntry } from '../audit/audit.service.js';
+import { can, judgeSave, saveAuditEntries, stale, type SaveJudgement } from '../crf-data/crf-data.service.js';
+import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
+import { otherFormValuesOf } from '../crf-data/linked-values.service.js';
+
+/** What the writer needs of a planned record (data-import.service's Target). */
+export interface WriteTarget {
+  sheet: string;
+  row: number;
+  subjectRecordId: number;
+  form: { crfId: number };
+  existing: { id: number; version: number } | null;
+  values: Record<string, unknown>;
+}
+
+export interface WriteCounts {
+  created: number;
+  updated: number;
+  values: number;
+}
+
+export interface Refusal {
+  target: WriteTarget;
+  cause: AppError;
+}
+
+/**
+ * Records of some patients the save refused while the import wrote (the engine's verdict at write time, a
+ * record changed or deleted since the file was planned, a patient deleted). Thrown out of the transaction so
+ * that it rolls back: the caller imports the batch again without these patients (per patient) or gives up
+ * (whole file).
+ */
+export class BatchRefused extends Error {
+  constructor(readonly refusals: Refusal[]) {
+    super(refusals[0]?.cause.message ?? 'refused');
+  }
+}
+
+type Stored = typeof crfDataRecords.$inferSelect;
+
+/** Parameters of one update row; PostgreSQL takes at most 65,535 parameters a statement. */
+const UPDATE_CHUNK = 1_000;
+
+/**
+ * Writes some patients' records in the caller's transaction, set-based: the rules of the form page's save
+ * (crf-data.service `judgeSave`, `saveAuditEntries`, `stale`) applied to many records in a few statements
+ * instead of ~20 statements per record. `patients` holds each patient's records in the file's order; the
+ * k-th records of all patients make one wave, judged against the data as the earlier waves left it (a form
+ * referring to another form the same file changes sees the new values, as it would record by record), then
+ * written: one insert of the new records, one update of the changed ones, one statement voiding signatures,
+ * the events in one insert, and the audit rows queued for the transaction's end (one chain lock, a few
+ * inserts). Any refusal is collected for the whole wave and thrown as BatchRefused.
+ */
+export async function writePatients(
+  tx: Db,
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  patients: ReadonlyArray<readonly WriteTarget[]>,
+  options: { submit: boolean; reason: string; now: Date },
+): Promise<WriteCounts> {
+  const counts: WriteCounts = { created: 0, updated: 0, values: 0 };
+  const studyId = access.studyId;
+  const now = options.now;
+  const all = patients.flat();
+  if (all.length === 0) return counts;
+  const refusals: Refusal[] = [];
+  const refuse = (target: WriteTarget, cause: AppError) => refusals.push({ target, cause });
+
+  const action = options.submit ? 'submit' : 'save';
+  const recordIds = [...new Set(all.map((t) => t.subjectRecordId))];
+  const crfIds = [...new Set(all.map((t) => t.form.crfId))];
+  const live = new Map(
+    (
+      await tx
+        .select({ id: subjectRecords.id, subjectId: subjectRecords.subjectId, gender: subjects.gender })
+        .from(subjectRecords)
+        .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+        .where(
+          and(
+            eq(subjectRecords.studyId, studyId),
+            inArray(subjectRecords.id, recordIds),
+            isNull(subjectRecords.deletedAt),
+          ),
+        )
+    ).map((r) => [r.id, r] as const),
+  );
+  const forms = new Map(
+    (
+      await tx
+        .select({ id: crfs.id, title: crfs.title, currentVersion: crfs.currentVersion })
+        .from(crfs)
+        .where(and(eq(crfs.studyId, studyId), inArray(crfs.id, crfIds)))
+    ).map((c) => [c.id, c] as const),
+  );
+  const links = await tx
+    .select({ crfId: crfStageCrfs.crfId, repeat: crfStageCrfs.repeat })
+    .from(crfStageCrfs)
+    .where(inArray(crfStageCrfs.crfId, crfIds));
+  const singleForm = (crfId: number) => !links.some((l) => l.crfId === crfId && l.repeat !== 1);
+
+  const waves = Math.max(...patients.map((p) => p.length));
+  for (let k = 0; k < waves; k += 1) {
+    const wave = patients.flatMap((p) => (p[k] ? [p[k]] : []));
+    const ready: WriteTarget[] = [];
+    for (const t of wave) {
+      if (!can(access, t.form.crfId, action)) refuse(t, AppError.forbidden());
+      else if (!live.has(t.subjectRecordId)) refuse(t, AppError.notFound('subject.not_found', '患者不存在'));
+      else if (!forms.has(t.form.crfId)) refuse(t, AppError.notFound('crf.not_found', 'CRF不存在'));
+      else ready.push(t);
+    }
+    // The records the wave changes, locked (in id order) and checked against the version the plan read.
+    const updating = ready.filter((t) => t.existing);
+    const locked = new Map<number, Stored>();
+    if (updating.length > 0) {
+      const rows = await tx
+        .select()
+        .from(crfDataRecords)
+        .where(
+          and(
+            eq(crfDataRecords.studyId, studyId),
+            inArray(
+              crfDataRecords.id,
+              updating.map((t) => t.existing!.id),
+            ),
+            isNull(crfDataRecords.deletedAt),
+          ),
+        )
+        .orderBy(asc(crfDataRecords.id))
+        .for('update');
+      for (const r of rows) locked.set(r.id, r);
+    }
+    const judged: Array<{ t: WriteTarget; existing: Stored | undefined; crfVersion: number; j: SaveJudgement }> = [];
+    const wanted = ready.map((t) => {
+      const existing = t.existing ? locked.get(t.existing.id) : undefined;
+      return { crfId: t.form.crfId, version: existing?.crfVersion ?? forms.get(t.form.crfId)!.currentVersion };
+    });
+    const definitions = await definitionsOf(tx, wanted);
+    // Other forms' values for the definitions that refer to any: one read per form of the wave.
+    const others = new Map<string, Map<number, Record<string, Record<string, unknown>>>>();
+    for (const key of new Set(wanted.map((w) => versionKey(w.crfId, w.version)))) {
+      const definition = definitions.get(key);
+      if (!definition || formReferencesOf(definition).length === 0) continue;
+      const ids = ready.filter((_, i) => versionKey(wanted[i]!.crfId, wanted[i]!.version) === key);
+      others.set(
+        key,
+        await otherFormValuesOf(tx, studyId, [...new Set(ids.map((t) => t.subjectRecordId))], definition),
+      );
+    }
+    ready.forEach((t, i) => {
+      const existing = t.existing ? locked.get(t.existing.id) : undefined;
+      if (
+        t.existing &&
+        (!existing || existing.subjectRecordId !== t.subjectRecordId || existing.crfId !== t.form.crfId)
+      ) {
+        return refuse(t, AppError.notFound('crf_data.not_found', '表单记录不存在'));
+      }
+      if (existing && existing.version !== t.existing!.version) return refuse(t, stale(existing, t.values));
+      const key = versionKey(wanted[i]!.crfId, wanted[i]!.version);
+      const definition = definitions.get(key);
+      if (!definition) return refuse(t, AppError.notFound('crf.version_not_found', 'CRF版本不存在'));
+      try {
+        const j = judgeSave(definition, t.values, existing, {
+          submit: options.submit,
+          reason: options.reason,
+          now,
+          timeZone: access.timeZone,
+          gender: live.get(t.subjectRecordId)!.gender,
+          forms: others.get(key)?.get(t.subjectRecordId) ?? {},
+        });
+        judged.push({ t, existing, crfVersion: wanted[i]!.version, j });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        refuse(t, err);
+      }
+    });
+    if (refusals.length > 0) throw new BatchRefused(refusals);
+
+    // New records: one insert. A single form's record another save created meanwhile is a conflict (theirs stands).
+    const creating = judged.filter((x) => !x.existing);
+    const ids = new Map<WriteTarget, number>();
+    if (creating.length > 0) {
+      const inserted = await tx
+        .insert(crfDataRecords)
+        .values(
+          creating.map(({ t, crfVersion, j }) => ({
+            studyId,
+            subjectRecordId: t.subjectRecordId,
+            crfId: t.form.crfId,
+            crfVersion,
+            state: j.state,
+            version: 1,
+            values: j.after,
+            singleForm: singleForm(t.form.crfId),
+            createdBy: user.userId,
+            updatedBy: user.userId,
+            createdAt: now,
+            updatedAt: now,
+            submittedAt: options.submit ? now : null,
+          })),
+        )
+        .onConflictDoNothing()
+        .returning({
+          id: crfDataRecords.id,
+          subjectRecordId: crfDataRecords.subjectRecordId,
+          crfId: crfDataRecords.crfId,
+        });
+      // A wave holds one record per patient: patient and form name the inserted row.
+      const byKey = new Map(inserted.map((r) => [`${r.subjectRecordId}:${r.crfId}`, r.id] as const));
+      for (const { t } of creating) {
+        const id = byKey.get(`${t.subjectRecordId}:${t.form.crfId}`);
+        if (id !== undefined) {
+          ids.set(t, id);
+          continue;
+        }
+        const [winner] = await tx
+          .select()
+          .from(crfDataRecords)
+          .where(
+            and(
+              eq(crfDataRecords.subjectRecordId, t.subjectRecordId),
+              eq(crfDataRecords.crfId, t.form.crfId),
+              eq(crfDataRecords.singleForm, true),
+              isNull(crfDataRecords.deletedAt),
+            ),
+          );
+        refuse(t, winner ? stale(winner, t.values) : AppError.notFound('crf_data.not_found', '表单记录不存在'));
+      }
+      if (refusals.length > 0) throw new BatchRefused(refusals);
+    }
+
+    // Changed records: one update from a VALUES list.
+    const updates = judged.filter((x) => x.existing);
+    for (let at = 0; at < updates.length; at += UPDATE_CHUNK) {
+      const rows = updates.slice(at, at + UPDATE_CHUNK).map(({ existing, j }) => {
+        const submits = options.submit && !j.wasSubmitted;
+        return sql`(${existing!.id}::int, ${JSON.stringify(j.after)}::jsonb, ${j.state}::int, ${existing!.version + 1}::int, ${JSON.stringify(j.sdv)}::jsonb, ${submits}::boolean)`;
+      });
+      await tx.execute(sql`update crf_data_records as r
+        set "values" = v.vals, state = v.state, version = v.version, sdv = v.sdv, updated_by = ${user.userId},
+          updated_at = ${now.toISOString()}::timestamptz,
+          submitted_at = case when v.submits then ${now.toISOString()}::timestamptz else r.submitted_at end
+        from (values ${sql.join(rows, sql`, `)}) as v(id, vals, state, version, sdv, submits)
+        where r.id = v.id and r.study_id = ${studyId}`);
+    }
+    for (const { t, existing } of updates) ids.set(t, existing!.id);
+
+    const entries: AuditEntry[] = [];
+    const events: DomainEvent[] = [];
+    const voiding = new Map<number, string>();
+    for (const { t, existing, crfVersion, j } of judged) {
+      const id = ids.get(t)!;
+      const submits = options.submit && !j.wasSubmitted;
+      const base = {
+        studyId,
+        subjectRecordId: t.subjectRecordId,
+        crfDataRecordId: id,
+        crfId: t.form.crfId,
+        crfVersion,
+      };
+      entries.push(...saveAuditEntries(base, existing, { ...j, before: existing?.values ?? {} }, submits));
+      if (j.changed.length > 0 && !voiding.has(t.subjectRecordId)) {
+        voiding.set(t.subjectRecordId, `表单“${forms.get(t.form.crfId)!.title}”的数据在签名后被修改`);
+      }
+      events.push({
+        type: submits ? 'record.submitted' : 'record.saved',
+        studyId,
+        subjectId: live.get(t.subjectRecordId)!.subjectId,
+        crfId: t.form.crfId,
+        recordId: id,
+        by: user.userId,
+      });
+      if (existing) counts.updated += 1;
+      else counts.created += 1;
+      counts.values += j.changed.length;
+    }
+    await audit(tx, user, now, entries);
+    // Signatures of the patients whose data changed are void, as after a save on the form page.
+    if (voiding.size > 0) {
+      const rows = [...voiding].map(([subjectRecordId, why]) => sql`(${subjectRecordId}::int, ${why}::varchar)`);
+      const voided = (await tx.execute(sql`update signatures as s
+          set invalidated_at = ${now.toISOString()}::timestamptz, invalidated_reason = v.why
+          from (values ${sql.join(rows, sql`, `)}) as v(subject_record_id, why)
+          where s.study_id = ${studyId} and s.subject_record_id = v.subject_record_id and s.invalidated_at is null
+          returning s.id, s.subject_record_id`)) as unknown as {
+        rows: Array<{ id: number; subject_record_id: number }>;
+      };
+      const bySubject = new Map<number, number[]>();
+      for (const r of voided.rows) {
+        const id = Number(r.subject_record_id);
+        bySubject.set(id, [...(bySubject.get(id) ?? []), Number(r.id)]);
+      }
+      await audit(
+        tx,
+        user,
+        now,
+        [...bySubject].map(([subjectRecordId, signatureIds]) => ({
+          studyId,
+          subjectRecordId,
+          action: 'subject.sign_invalidated' as const,
+          reason: voiding.get(subjectRecordId)!,
+          oldValue: signatureIds.sort((a, b) => a - b),
+        })),
+      );
+    }
+    await ctx.events.recordMany(tx, events);
+  }
+  return counts;
+}

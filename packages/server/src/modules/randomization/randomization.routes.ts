@@ -1,0 +1,229 @@
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import { requireUser } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { idSchema, idTextSchema } from '../../http/ids.js';
+import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { sendFile } from '../../http/send-file.js';
+import { requireStudy } from '../../http/study-guard.js';
+import type { App } from '../../http/types.js';
+import { fromBody, fromQuery } from '../study/study.routes.js';
+import * as rand from './randomization.service.js';
+
+const tags = ['随机化'];
+const module = '随机化';
+const P = rand.RANDOMIZATION_PERMISSIONS;
+const id = idTextSchema;
+const password = z.string({ error: '请输入密码' }).min(1, '请输入密码').max(100);
+const reason = (msg: string) => z.string({ error: msg }).trim().min(1, msg).max(500);
+
+export function randomizationRoutes(app: App, ctx: AppContext) {
+  // ---- configuration (随机列表)
+  app.post(
+    '/api/business/randomization',
+    {
+      schema: {
+        tags,
+        summary:
+          '保存随机化配置（新版本）：服务器抽取种子并预先生成各分层的随机分配表，或使用上传的 CSV 分配表；已有患者随机后须填写原因',
+        body: z.object({
+          studyId: idSchema,
+          // The @ecrf/core RandomizationConfig, checked by the service with the core schema and its cross-field rules.
+          config: z.record(z.string(), z.unknown()),
+          listCsv: z.string().max(5_000_000).nullish(),
+          reason: z.string().trim().max(500).nullish(),
+        }),
+      },
+      config: { study: fromBody, module, action: '保存随机化配置', studyPermission: P.config },
+    },
+    async (request) => ok(await rand.saveConfig(ctx, requireUser(request), request.body), '保存成功'),
+  );
+  app.get(
+    '/api/business/randomization/config',
+    {
+      schema: { tags, summary: '当前随机化配置及其版本', querystring: z.object({ studyId: id }) },
+      config: { study: fromQuery },
+    },
+    async (request) => ok(await rand.getConfig(ctx, requireStudy(request))),
+  );
+  app.get(
+    '/api/business/randomization/list/config',
+    {
+      schema: {
+        tags,
+        summary: '随机分配表（分页；仅限可查看随机分组的角色）',
+        querystring: z.object({
+          studyId: id,
+          stratum: z.string().max(400).optional(),
+          version: z.coerce.number().int().min(1).max(100_000).optional(),
+          ...pagingQuery,
+        }),
+      },
+      config: { study: fromQuery, studyPermission: P.unblinded },
+    },
+    async (request) =>
+      ok(
+        await rand.listSlots(
+          ctx,
+          request.query.studyId,
+          { stratum: request.query.stratum, version: request.query.version },
+          pageRequest(request.query),
+        ),
+      ),
+  );
+  app.get(
+    '/api/business/randomization/factor/depts',
+    {
+      schema: {
+        tags,
+        summary: '可作为分层因素的中心（项目人员与患者所属机构）',
+        querystring: z.object({ studyId: id }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) => ok(await rand.factorDepts(ctx, request.query.studyId)),
+  );
+
+  // ---- randomizing
+  app.post(
+    '/api/business/randomization/subject',
+    {
+      schema: {
+        tags,
+        summary: '患者随机入组（不可撤销）：返回随机号、时间和分组（盲法下无权查看分组者只得到药物编号）',
+        body: z.object({ studyId: idSchema, subjectId: idSchema }),
+      },
+      config: { study: fromBody, module, action: '随机入组', studyPermission: P.subject },
+    },
+    async (request) =>
+      ok(await rand.randomize(ctx, requireUser(request), requireStudy(request), request.body), '随机成功'),
+  );
+  app.get(
+    '/api/business/randomization/subject',
+    {
+      schema: {
+        tags,
+        summary: '患者的随机结果（未随机时为 null）',
+        querystring: z.object({ studyId: id, subjectId: id }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) =>
+      ok(await rand.getSubjectRandomization(ctx, requireUser(request), requireStudy(request), request.query.subjectId)),
+  );
+  app.get(
+    '/api/business/randomization/randomly_selected',
+    {
+      schema: {
+        tags,
+        summary: '随机结果：已随机的患者（分页）',
+        querystring: z.object({
+          studyId: id,
+          arm: z.string().max(20).optional(),
+          keyword: z.string().max(50).optional(),
+          ...pagingQuery,
+        }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) =>
+      ok(
+        await rand.listSelected(
+          ctx,
+          requireUser(request),
+          requireStudy(request),
+          { arm: request.query.arm, keyword: request.query.keyword },
+          pageRequest(request.query),
+        ),
+      ),
+  );
+  app.get(
+    '/api/business/randomization/result',
+    {
+      schema: { tags, summary: '随机统计：各组、各分层、各因素水平的例数', querystring: z.object({ studyId: id }) },
+      config: { study: fromQuery },
+    },
+    async (request) => ok(await rand.results(ctx, requireStudy(request))),
+  );
+
+  // ---- unblinding
+  app.put(
+    '/api/business/randomization/unblind',
+    {
+      schema: {
+        tags,
+        summary: '紧急揭盲一名患者：须再次输入密码并填写原因；分组只告知操作者，患者永久标记为已紧急揭盲',
+        body: z.object({
+          studyId: idSchema,
+          subjectId: idSchema,
+          password,
+          reason: reason('请填写揭盲原因'),
+        }),
+      },
+      config: { study: fromBody, module, action: '紧急揭盲', studyPermission: P.emergency },
+    },
+    async (request) => ok(await rand.emergencyUnblind(ctx, requireUser(request), request.body), '揭盲成功'),
+  );
+  app.put(
+    '/api/business/randomization/unblind/all',
+    {
+      schema: {
+        tags,
+        summary: '全部揭盲（研究结束）：须再次输入密码并输入项目名称确认；此后所有项目成员可见分组',
+        body: z.object({
+          studyId: idSchema,
+          password,
+          confirmText: z.string({ error: '请输入项目名称确认' }).min(1, '请输入项目名称确认').max(100),
+          reason: z.string().trim().max(500).nullish(),
+        }),
+      },
+      config: { study: fromBody, module, action: '全部揭盲', studyPermission: P.unblindAll },
+    },
+    async (request) => ok(await rand.unblindAll(ctx, requireUser(request), request.body), '揭盲成功'),
+  );
+
+  // ---- exports (file downloads, audited)
+  app.post(
+    '/api/business/randomization/export',
+    {
+      schema: {
+        tags,
+        summary: '导出随机分配表（Excel；仅限可查看随机分组的角色）',
+        body: z.object({ studyId: idSchema }),
+      },
+      config: { study: fromBody, module, action: '导出随机分配表', studyPermission: P.unblinded },
+    },
+    async (request, reply) => sendFile(reply, await rand.exportList(ctx, requireUser(request), request.body.studyId)),
+  );
+  app.post(
+    '/api/business/randomization/export/randomly_selected',
+    {
+      schema: { tags, summary: '导出随机结果（Excel；分组按当前用户可见）', body: z.object({ studyId: idSchema }) },
+      config: { study: fromBody, module, action: '导出随机结果' },
+    },
+    async (request, reply) =>
+      sendFile(reply, await rand.exportSelected(ctx, requireUser(request), requireStudy(request))),
+  );
+
+  // ---- simulation (our addition: before go-live)
+  app.post(
+    '/api/business/randomization/simulate',
+    {
+      schema: {
+        tags,
+        summary: '随机化模拟：以独立种子在模拟患者上多次运行所配置（或给定）的方法，返回各组、分层、因素水平的不均衡',
+        body: z.object({
+          studyId: idSchema,
+          config: z.record(z.string(), z.unknown()).nullish(),
+          patients: z.number().int().min(1).max(5000),
+          runs: z.number().int().min(1).max(1000),
+          distributions: z
+            .record(z.string().max(30), z.record(z.string().max(20), z.number().min(0).max(1)))
+            .optional(),
+        }),
+      },
+      config: { study: fromBody, module, action: '随机化模拟', studyPermission: P.config },
+    },
+    async (request) => ok(await rand.simulate(ctx, request.body)),
+  );
+}
