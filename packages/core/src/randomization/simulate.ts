@@ -81,16 +81,22 @@ export function simulateRandomization(config: RandomizationConfig, options: Simu
   const levelOffset: number[] = [];
   factors.reduce((off, f, fi) => ((levelOffset[fi] = off), off + f.levels.length), 0);
   const totalLevels = nLevels.reduce((a, b) => a + b, 0);
+  const cellKeys = new Map<number, string>();
   const cellKey = (cell: number): string => {
+    const cached = cellKeys.get(cell);
+    if (cached !== undefined) return cached;
     const levels: Record<string, string> = {};
     let c = cell;
     for (let fi = factors.length - 1; fi >= 0; fi--) {
       levels[factors[fi]!.key] = factors[fi]!.levels[c % nLevels[fi]!]!.code;
       c = Math.floor(c / nLevels[fi]!);
     }
-    return config.method === 'stratified_block'
-      ? stratumKey(config, levels)
-      : factors.map((f) => `${f.key}=${levels[f.key]}`).join('|');
+    const key =
+      config.method === 'stratified_block'
+        ? stratumKey(config, levels)
+        : factors.map((f) => `${f.key}=${levels[f.key]}`).join('|');
+    cellKeys.set(cell, key);
+    return key;
   };
 
   for (let r = 0; r < runs; r++) {
