@@ -10,7 +10,7 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
-import { ADMIN_PASSWORD, DEMO_STUDY, callApi, loginApi, signInAs, prepareAdmin } from './api.js';
+import { ADMIN_PASSWORD, callApi, loginApi, signInAs, prepareAdmin } from './api.js';
 import { closeMore, openMore } from './tables.js';
 
 let platform: Platform;
@@ -21,8 +21,6 @@ let subjectRecordId: number;
 
 const api = <T>(method: string, path: string, token: string | null, body?: unknown) =>
   callApi<T>(platform.baseUrl, method, path, token, body);
-
-const login = (password: string) => loginApi(platform.baseUrl, ADMIN, password);
 
 beforeAll(async () => {
   const running = process.env.E2E_BASE_URL;

@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onTestFailed } from 'vitest';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
-import {
-  ADMIN,
-  INITIAL_PASSWORD,
-  expectAccessible,
-  launchBrowser,
-  screenshot,
-  startPlatform,
-  type Platform,
-} from './harness.js';
-import { ADMIN_PASSWORD, DEMO_STUDY, callApi, loginApi, prepareAdmin } from './api.js';
+import { ADMIN, expectAccessible, launchBrowser, screenshot, startPlatform, type Platform } from './harness.js';
+import { ADMIN_PASSWORD, callApi, loginApi, prepareAdmin } from './api.js';
 
 /**
  * The CRF page on the screens nurses use on the ward: a phone (390×844) and a portrait tablet
@@ -53,9 +45,7 @@ beforeAll(async () => {
   const running = process.env.E2E_BASE_URL;
   platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
   browser = await launchBrowser();
-  const prepared = await prepareAdmin(platform.baseUrl);
-  const { token } = prepared;
-  studyId = prepared.studyId;
+  studyId = (await prepareAdmin(platform.baseUrl)).studyId;
 });
 
 afterAll(async () => {

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
   ADMIN,
-  INITIAL_PASSWORD,
   expectAccessible,
   launchBrowser,
   newPage,
@@ -11,7 +10,7 @@ import {
   startPlatform,
   type Platform,
 } from './harness.js';
-import { ADMIN_PASSWORD, DEMO_STUDY, callApi, loginApi, signInAs, prepareAdmin } from './api.js';
+import { ADMIN_PASSWORD, callApi, loginApi, signInAs, prepareAdmin } from './api.js';
 import { cutTableCells, pickMore } from './tables.js';
 
 /** A 4×4 grey PNG: the server checks an upload's type by its content. */

@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import {
-  ADMIN,
-  INITIAL_PASSWORD,
-  launchBrowser,
-  newPage,
-  screenshot,
-  startPlatform,
-  type Platform,
-} from './harness.js';
-import { ADMIN_PASSWORD, DEMO_STUDY, callApi, loginApi, signInAs, prepareAdmin } from './api.js';
+import { ADMIN, launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
+import { callApi, loginApi, signInAs, prepareAdmin } from './api.js';
 
 /**
  * One time zone: the server runs in Asia/Shanghai and the browser in New York here (the other files run the
@@ -24,8 +16,6 @@ let studyId: number;
 
 const api = <T>(method: string, path: string, token: string | null, body?: unknown) =>
   callApi<T>(platform.baseUrl, method, path, token, body);
-
-const login = (password: string) => loginApi(platform.baseUrl, ADMIN, password);
 
 /** The wall clock of an instant in a zone, as the product shows it. */
 function wallClock(instant: Date, timeZone: string): string {

@@ -74,7 +74,7 @@ const jsonParam = (value: unknown) => (value === undefined || value === null ? n
 const pending = new WeakMap<object, ChainedContent[]>();
 
 /** Audit rows per insert statement. */
-const CHAIN_CHUNK = 2_000;
+const CHAIN_CHUNK = 500;
 
 /**
  * Appends rows to their studies' chains in the caller's transaction. Inside `db.transaction` the
@@ -107,8 +107,10 @@ async function writeChained(tx: Db, rows: readonly ChainedContent[]): Promise<vo
   for (const studyId of [...byStudy.keys()].sort((a, b) => a - b)) {
     const studyRows = byStudy.get(studyId)!;
     let prev = await lockHead(tx, studyId);
-    // A statement takes at most 65,535 parameters (15 a row): a large batch (an import) goes in pieces.
+    // A statement takes at most 65,535 parameters (15 a row): a large batch (an import) goes in pieces, and
+    // between pieces other requests get the event loop (hashing a piece takes a few milliseconds).
     for (let at = 0; at < studyRows.length; at += CHAIN_CHUNK) {
+      if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const part = studyRows.slice(at, at + CHAIN_CHUNK);
       const values = part.map((row) => {
         const hash = rowHash(row, prev);

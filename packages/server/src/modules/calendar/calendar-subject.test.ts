@@ -41,10 +41,12 @@ describe('a calendar event about a patient (日历 · 患者)', () => {
     const other = await t.call(admin, 'POST', '/api/business/study', {
       studyName: '日历外项目',
       studyCode: 'CAL-SUBJ',
+      diseases: [{ diseaseName: '腰椎管狭窄', diseaseCode: 'LSS' }],
     });
     const otherStudyId = other.body.data.id ?? other.body.data.studyId;
     const foreign = await t.call(admin, 'POST', '/api/business/subject', {
       studyId: otherStudyId,
+      identificationCode: 'X-001',
       subjectName: '赵外人',
       gender: 0,
       diseaseCode: 'LSS',

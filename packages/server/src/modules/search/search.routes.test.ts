@@ -756,8 +756,9 @@ describe('permissions', () => {
     const dics = (await t.call(medsOnly, 'GET', `/api/business/search/dics?studyId=${studyId}`)).body.data;
     const names = dics.crfs.flatMap((c: { items: Array<{ name: string }> }) => c.items.map((i) => i.name));
     expect(names).toContain('med_name');
-    for (const hidden of ['lab_item', 'lab_value', 'implant_name', 'xray', 'lab_report'])
+    for (const hidden of ['lab_item', 'lab_value', 'implant_name', 'xray', 'lab_report']) {
       expect(names).not.toContain(hidden);
+    }
     const vitalsNames = (
       await t.call(vitalsOnly, 'GET', `/api/business/search/dics?studyId=${studyId}`)
     ).body.data.crfs.flatMap((c: { items: Array<{ name: string }> }) => c.items.map((i) => i.name));
