@@ -64,7 +64,6 @@ const INSERT_BATCH = 1000;
 const KIT_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 const KIT_LENGTH = 10;
 
-type ConfigRow = typeof randomizationConfigs.$inferSelect;
 type RandomizationRow = typeof randomizations.$inferSelect;
 type StateRow = typeof randomizationStudies.$inferSelect;
 
@@ -159,8 +158,9 @@ async function checkReferences(db: Db, studyId: number, config: RandomizationCon
     .select({ id: crfs.id })
     .from(crfs)
     .where(and(eq(crfs.studyId, studyId), inArray(crfs.id, [...crfIds])));
-  if (found.length !== crfIds.size)
+  if (found.length !== crfIds.size) {
     throw AppError.badRequest('randomization.crf_missing', '随机化配置引用的表单不存在');
+  }
 }
 
 /** The lists of a new version: generated from the seed per stratum (block methods), uploaded, or none. */
@@ -170,16 +170,18 @@ function listsOf(config: RandomizationConfig, seed: string, listCsv: string | nu
       throw AppError.badRequest('randomization.list_not_used', '最小化随机不使用随机分配表');
     }
     const parsed = parseUploadedList(listCsv, config);
-    if (!parsed.ok)
+    if (!parsed.ok) {
       throw AppError.badRequest('randomization.list_invalid', parsed.errors[0]!, { errors: parsed.errors });
+    }
     const total = Object.values(parsed.lists).reduce((n, l) => n + l.length, 0);
     if (total > MAX_LIST_SLOTS) {
       throw AppError.badRequest('randomization.list_too_large', `随机分配表过大，不能超过 ${MAX_LIST_SLOTS} 行`);
     }
     return { source: 'uploaded' as const, lists: parsed.lists };
   }
-  if (!isBlockMethod(config.method))
+  if (!isBlockMethod(config.method)) {
     return { source: 'none' as const, lists: { '': [] } as Record<string, AllocationSlot[]> };
+  }
   const strata = allStrata(config);
   if (strata.length * config.listLength > MAX_LIST_SLOTS) {
     throw AppError.badRequest(
@@ -194,8 +196,9 @@ function listsOf(config: RandomizationConfig, seed: string, listCsv: string | nu
 
 export async function saveConfig(ctx: AppContext, user: CurrentUser, input: SaveConfigInput) {
   const parsed = parseRandomizationConfig(input.config);
-  if (!parsed.ok)
+  if (!parsed.ok) {
     throw AppError.badRequest('randomization.config_invalid', parsed.errors[0]!, { errors: parsed.errors });
+  }
   const config = parsed.config;
   const { studyId } = input;
   await checkReferences(ctx.db, studyId, config);
@@ -1118,8 +1121,9 @@ export async function simulate(ctx: AppContext, input: SimulateInput) {
   let config: RandomizationConfig;
   if (input.config !== undefined && input.config !== null) {
     const parsed = parseRandomizationConfig(input.config);
-    if (!parsed.ok)
+    if (!parsed.ok) {
       throw AppError.badRequest('randomization.config_invalid', parsed.errors[0]!, { errors: parsed.errors });
+    }
     config = parsed.config;
   } else {
     config = (await requireCurrent(ctx.db, input.studyId)).config;
