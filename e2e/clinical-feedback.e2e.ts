@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import {
-  ADMIN,
-  INITIAL_PASSWORD,
-  launchBrowser,
-  newPage,
-  screenshot,
-  settle,
-  startPlatform,
-  type Platform,
-} from './harness.js';
-import { ADMIN_PASSWORD, callApi, loginApi, signInAs, prepareAdmin } from './api.js';
+import { ADMIN, launchBrowser, newPage, screenshot, settle, startPlatform, type Platform } from './harness.js';
+import { callApi, prepareAdmin, signInAs } from './api.js';
 import { closeMore, openMore } from './tables.js';
 
 let platform: Platform;

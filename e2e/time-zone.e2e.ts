@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { ADMIN, launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
-import { callApi, loginApi, signInAs, prepareAdmin } from './api.js';
+import { launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
+import { callApi, prepareAdmin, signInAs } from './api.js';
 
 /**
  * One time zone: the server runs in Asia/Shanghai and the browser in New York here (the other files run the
