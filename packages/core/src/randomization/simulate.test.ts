@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { addToCounts, minimizationAssign } from './minimization.js';
+import { createRng, deriveSeed } from './rng.js';
 import { simulateRandomization } from './simulate.js';
+import type { MinimizationCounts } from './types.js';
 import { AGE, SEX, SITE, armsFor, config } from './test-fixtures.js';
 
 describe('simulation', () => {
@@ -61,5 +64,35 @@ describe('simulation', () => {
       '模拟规模过大：患者数 × 模拟次数不能超过 2000000',
     );
     expect(() => simulateRandomization(stratified, { patients: 0, runs: 1, seed: 'x' })).toThrow(RangeError);
+  });
+});
+
+describe('simulation uses the production allocation', () => {
+  it('a minimization run gives the same arms as minimizationAssign fed the same patients and seeds', () => {
+    const c = config({
+      method: 'minimization',
+      arms: armsFor([2, 1, 1]),
+      blockSizes: [],
+      factors: [SEX, SITE],
+      minimization: { imbalance: 'variance', p: 0.7 },
+    });
+    const seed = 'same-code';
+    const r = simulateRandomization(c, { patients: 97, runs: 1, seed });
+    const runSeed = deriveSeed(seed, 'run:0');
+    const patients = createRng(deriveSeed(runSeed, 'patients'));
+    const rng = createRng(deriveSeed(runSeed, 'allocation'));
+    let counts: MinimizationCounts = {};
+    const totals: Record<string, number> = {};
+    for (let i = 0; i < 97; i++) {
+      // Uniform levels: the simulation draws one nextFloat per factor.
+      const levels = {
+        sex: SEX.levels[Math.floor(patients.nextFloat() * 2)]!.code,
+        site: SITE.levels[Math.floor(patients.nextFloat() * 3)]!.code,
+      };
+      const { arm } = minimizationAssign(c, counts, levels, rng);
+      counts = addToCounts(counts, levels, arm);
+      totals[arm] = (totals[arm] ?? 0) + 1;
+    }
+    expect(Object.fromEntries(r.arms.map((a) => [a.code, a.mean]))).toEqual(totals);
   });
 });
