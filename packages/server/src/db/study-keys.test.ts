@@ -42,6 +42,12 @@ export const STUDY_SCOPED = [
   'follow_records',
   'follow_record_crfs',
   'calendar_events',
+  'randomization_studies',
+  'randomization_configs',
+  'randomization_strata',
+  'randomization_slots',
+  'randomizations',
+  'randomization_unblindings',
 ] as const;
 
 /** Reference tables: small, read by every study, replicated to every node. */

@@ -160,6 +160,46 @@ describe('read routes × study roles', () => {
   });
 });
 
+describe('randomization read routes × study roles', () => {
+  it('RAND-04: members read the configuration, sites, results and randomized patients; the allocation list needs the unblinded key', async () => {
+    const saved = await t.call(admin, 'POST', '/api/business/randomization', {
+      studyId,
+      config: {
+        method: 'block',
+        arms: [
+          { code: 'A', label: '试验组', ratio: 1 },
+          { code: 'B', label: '对照组', ratio: 1 },
+        ],
+        blinded: true,
+        blockSizes: [4],
+        listLength: 20,
+      },
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const unblinded = await member('13200000005', ['btn:business.randomization.unblinded']);
+    const routes = [
+      `/api/business/randomization/config?studyId=${studyId}`,
+      `/api/business/randomization/factor/depts?studyId=${studyId}`,
+      `/api/business/randomization/result?studyId=${studyId}`,
+      `/api/business/randomization/randomly_selected?studyId=${studyId}`,
+    ];
+    for (const url of routes) {
+      expect((await get(tokens.empty, url)).status, url).toBe(200);
+      expect((await get(unblinded, url)).status, url).toBe(200);
+    }
+    const list = `/api/business/randomization/list/config?studyId=${studyId}`;
+    expect((await get(tokens.empty, list)).status).toBe(403);
+    expect((await get(tokens.vitals, list)).status).toBe(403);
+    expect((await get(unblinded, list)).body.data.total).toBe(20);
+    expect((await get(admin, list)).status).toBe(200);
+    // A blinded member sees no arm in any of them.
+    const blind = (await get(tokens.empty, `/api/business/randomization/result?studyId=${studyId}`)).body.data;
+    expect(blind).toMatchObject({ armsVisible: false, arms: null });
+    const config = (await get(tokens.empty, `/api/business/randomization/config?studyId=${studyId}`)).body.data;
+    expect(config.config.blockSizes).toBeUndefined();
+  });
+});
+
 describe('the operation log × studies', () => {
   it("SYS-25: a study's staff read that study's operations only; the whole log is the administrators'", async () => {
     const [operlogMenu] = await t.db
