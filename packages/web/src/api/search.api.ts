@@ -27,11 +27,17 @@ export interface SearchPatientField {
 export interface SearchItem {
   name: string;
   title: string;
+  /** The title after its list group's or table's title (`用药记录 › 药物名称`); the title for a form's own item. */
+  path: string;
   type: string;
   kind: SearchKind;
   options: SearchOption[];
+  /** The unit conditions are written in (the first); `units` all of a unit selector's, converted to the first. */
   unit: string;
+  units: string[];
   operators: SearchOperator[];
+  /** The list group or table whose rows hold the item; null for a value of the form itself. */
+  group: { name: string; title: string; type: string } | null;
 }
 
 export interface SearchStage {
@@ -53,6 +59,8 @@ export interface SearchDics {
   crfs: SearchCrf[];
   formStates: Array<{ code: FormStateFilter; label: string }>;
   recordSeparator: string;
+  /** Between the rows of a list group in one result cell. */
+  rowSeparator: string;
 }
 
 export interface SearchRow {

@@ -11,7 +11,9 @@ const DATE_TYPES = new Set(['date', 'datetime', 'partialDate']);
  * The REDCap flat CSV through the REDCap API's own mapping (modules/redcap: the same dictionary, variable names,
  * events, repeating instruments and `field___code` columns as `content=record&type=flat`), fed one batch of
  * patients at a time, so a file made here and an API export of the same data are the same and re-import alike.
- * Identifier items go out only when asked (and allowed); dates are shifted like the other formats.
+ * Identifier items go out only when asked (and allowed); dates are shifted like the other formats; the forms, stages
+ * and states chosen narrow it as they do the other formats (a patient without a record in a chosen state stays a
+ * row of its own, as the REDCap API answers a record with nothing entered).
  */
 export function redcapWriter(ctx: AppContext, user: CurrentUser, access: StudyAccess) {
   return async (wctx: WriteContext, sink: TextSink): Promise<number> => {
@@ -28,12 +30,18 @@ export function redcapWriter(ctx: AppContext, user: CurrentUser, access: StudyAc
     let header: string[] | null = null;
     let rows = 0;
     let done = 0;
-    for await (const batch of wctx.batches([])) {
+    // The batches carry the records of the exported forms that are in a chosen state (export-source.ts): only
+    // those go out, through the REDCap mapping, which reads the patients' records itself.
+    for await (const batch of wctx.batches(plan.forms.map((f) => f.crfId))) {
       if (wctx.signal.aborted) break;
       const codes = batch.patients.map((p) => p.code);
       if (codes.length === 0) continue;
       const shiftOf = new Map(batch.patients.map((p) => [p.code, p.shiftDays]));
-      const out = await exportRecords(ctx, project, selected, { records: codes, label: plan.options.labels });
+      const out = await exportRecords(ctx, project, selected, {
+        records: codes,
+        label: plan.options.labels,
+        recordIds: new Set(batch.records.map((r) => r.id)),
+      });
       if (!header) {
         header = out.columns;
         await sink.write(csvLine(header));

@@ -398,6 +398,32 @@ describe('options', () => {
     expect(rows.find((r) => r['编号'] === code.C)!['表单状态']).toBe('未填');
   });
 
+  it('SRCH-02: the REDCap CSV keeps to the chosen forms and states: only records in a chosen state go out, each patient still a row, instances numbered as among all records', async () => {
+    const read = async (body: object) =>
+      readCsv((await exportFile({ format: 'redcap', ...body })).file.toString('utf8'));
+    // Only A's vitals are submitted; everything else is saved.
+    const submitted = await read({ states: ['submitted'] });
+    expect(submitted.filter((r) => r.sbp).map((r) => [r.record_id, r.sbp])).toEqual([[code.A, '150']]);
+    expect(submitted.some((r) => r.ethnic || r.odi || r.fu_date || r.lab_date)).toBe(false);
+    expect(new Set(submitted.map((r) => r.record_id))).toEqual(new Set([code.A, code.B, code.C]));
+
+    const saved = await read({ states: ['saved'] });
+    expect(saved.filter((r) => r.sbp).map((r) => [r.record_id, r.sbp])).toEqual([[code.B, '120']]);
+    expect(saved.filter((r) => r.odi).map((r) => [r.record_id, r.redcap_repeat_instance, r.odi])).toEqual([
+      [code.A, '1', '30'],
+      [code.A, '2', '50'],
+      [code.B, '1', '20'],
+    ]);
+    expect(saved.find((r) => r.record_id === code.C && r.ethnic)!.ethnic).toBe('han');
+
+    // Both states: the whole study, as before; with a form chosen, that form's columns only.
+    const both = await read({ states: ['saved', 'submitted'] });
+    expect(both.filter((r) => r.sbp).map((r) => r.sbp)).toEqual(['150', '120']);
+    const vitals = await read({ crfIds: [crfIds['生命体征']], states: ['saved'] });
+    expect(vitals.filter((r) => r.sbp).map((r) => [r.record_id, r.sbp])).toEqual([[code.B, '120']]);
+    expect(Object.keys(vitals[0]!)).not.toContain('ethnic');
+  });
+
   it('SRCH-05: v2 exports the patients of the current search: by its conditions or by the listed patients', async () => {
     const listed = parseCsv((await exportFile({ format: 'csvWide', subjectRecordIds: [P.B] }, admin, 'v2')).file);
     expect([...new Set(listed.data.map((r) => r.subject_code))]).toEqual([code.B]);

@@ -342,6 +342,11 @@ export interface RecordQuery {
   label: boolean;
   /** filterLogic, compiled (compileFilter): only the rows where it holds. */
   filter?: RecordFilter | null;
+  /**
+   * When given, only these form records (crf_data_records ids) go out: the data export's state filter. A repeating
+   * form's instance numbers stay those among all the patient's live records, so a re-import finds the same ones.
+   */
+  recordIds?: ReadonlySet<number>;
 }
 
 export interface RecordFilter {
@@ -469,12 +474,13 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
     };
     const eventRows = new Map<string, Row>();
     const repeatRows: Row[] = [];
+    const chosen = (record: { id: number }) => !query.recordIds || query.recordIds.has(record.id);
     for (const instrument of project.instruments) {
       if (!wanted(instrument)) continue;
       const records = mine.filter((d) => d.crfId === instrument.crfId);
       const event = instrument.event ?? '';
       if (instrument.rows) {
-        const parent = records[0];
+        const parent = records[0] && chosen(records[0]) ? records[0] : undefined;
         const list = parent?.values[instrument.rows];
         const rows = Array.isArray(list) ? (list as Array<Record<string, unknown>>) : [];
         rows.forEach((values, i) => {
@@ -488,6 +494,7 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
         });
       } else if (instrument.repeating) {
         records.forEach((record, i) => {
+          if (!chosen(record)) return;
           const row = blank();
           if (project.longitudinal) row[EVENT] = event;
           row[REPEAT_INSTRUMENT] = instrument.form;
@@ -499,7 +506,7 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
           if (query.filter) scopes.set(row, scoped(instrument, record.values));
           repeatRows.push(row);
         });
-      } else if (records[0]) {
+      } else if (records[0] && chosen(records[0])) {
         let row = eventRows.get(event);
         if (!row) {
           row = blank();

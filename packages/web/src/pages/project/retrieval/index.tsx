@@ -36,6 +36,7 @@ import {
   fromConditions,
   newGroup,
   newRow,
+  sameRowGroups,
   toColumn,
   toConditions,
   type Draft,
@@ -68,8 +69,9 @@ function fieldTree(dics: SearchDics) {
       selectable: false,
       children: [
         { title: `${t.formStates}（${crf.title}）`, value: `s:${crf.crfId}` },
+        // A list group's or table's column is named by its path: 用药记录 › 药物名称.
         ...crf.items.map((item) => ({
-          title: item.unit ? `${item.title}（${item.unit}）` : item.title,
+          title: item.unit ? `${item.path}（${item.unit}）` : item.path,
           value: `i:${crf.crfId}:${item.name}`,
         })),
       ],
@@ -282,6 +284,7 @@ export default function RetrievalPage() {
         <InputNumber
           aria-label={arity === 2 ? `${label} ${placeholder}` : label}
           placeholder={placeholder}
+          suffix={info.unit || undefined}
           value={row.values[i] === undefined || row.values[i] === '' ? null : Number(row.values[i])}
           onChange={(v) => {
             const next = [...row.values];
@@ -290,14 +293,24 @@ export default function RetrievalPage() {
           }}
         />
       );
-      return arity === 2 ? (
+      const inputs =
+        arity === 2 ? (
+          <Space size={4}>
+            {num(0, t.valueFrom)}
+            <span aria-hidden>~</span>
+            {num(1, t.valueTo)}
+          </Space>
+        ) : (
+          num(0, t.valuePlaceholder)
+        );
+      // Values entered in another unit of the item's unit selector are converted to the first unit.
+      return info.units.length > 1 ? (
         <Space size={4}>
-          {num(0, t.valueFrom)}
-          <span aria-hidden>~</span>
-          {num(1, t.valueTo)}
+          {inputs}
+          <span className="retrieval-unit-hint">{t.unitHint(info.unit, info.units.slice(1))}</span>
         </Space>
       ) : (
-        num(0, t.valuePlaceholder)
+        inputs
       );
     }
     return (
@@ -455,6 +468,12 @@ export default function RetrievalPage() {
               }
             >
               {group.rows.map((row, ri) => conditionRow(group, row, ri))}
+              {dics &&
+                sameRowGroups(dics, group).map((title) => (
+                  <p key={title} className="retrieval-hint retrieval-same-row">
+                    {t.sameRowHint(title)}
+                  </p>
+                ))}
               <Button
                 type="dashed"
                 size="small"
@@ -510,6 +529,9 @@ export default function RetrievalPage() {
               submitted.columns.some(
                 (c) => c.kind === 'item' && dics.crfs.find((f) => f.crfId === c.crfId)?.repeatable,
               ) && <p className="retrieval-hint">{t.repeatHint(dics.recordSeparator)}</p>}
+            {dics && submitted.columns.some((c) => c.kind === 'item' && fieldInfo(dics, columnValue(c))?.group) && (
+              <p className="retrieval-hint">{t.rowHint(dics.rowSeparator)}</p>
+            )}
             <PagedTable<SearchRow>
               rowKey="subjectRecordId"
               size="middle"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchDics } from '../../../api/search.api';
-import { columnValue, fromConditions, toColumn, toConditions, type Draft } from './search-draft';
+import { columnValue, fromConditions, sameRowGroups, toColumn, toConditions, type Draft } from './search-draft';
 
 const dics: SearchDics = {
   patientFields: [
@@ -25,17 +25,53 @@ const dics: SearchDics = {
         {
           name: 'sbp',
           title: '收缩压',
+          path: '收缩压',
           type: 'int',
           kind: 'number',
           options: [],
           unit: 'mmHg',
+          units: ['mmHg'],
           operators: ['eq', 'ne', 'gt', 'lt', 'between', 'empty', 'notEmpty'],
+          group: null,
+        },
+      ],
+    },
+    {
+      crfId: 7,
+      title: '术后用药',
+      repeatable: true,
+      stages: [],
+      items: [
+        {
+          name: 'med_name',
+          title: '药物名称',
+          path: '用药记录 › 药物名称',
+          type: 'input',
+          kind: 'text',
+          options: [],
+          unit: '',
+          units: [],
+          operators: ['eq', 'ne', 'contains', 'empty', 'notEmpty'],
+          group: { name: 'meds', title: '用药记录', type: 'listGroup' },
+        },
+        {
+          name: 'med_dose',
+          title: '剂量',
+          path: '用药记录 › 剂量',
+          type: 'real',
+          kind: 'number',
+          options: [],
+          unit: 'mg',
+          units: ['mg', 'g'],
+          operators: ['eq', 'ne', 'gt', 'lt', 'between', 'empty', 'notEmpty'],
+          group: { name: 'meds', title: '用药记录', type: 'listGroup' },
         },
       ],
     },
   ],
   formStates: [{ code: 'submitted', label: '已提交' }],
   recordSeparator: '；',
+  rowSeparator: '; ',
 };
 
 const draft = (rows: Draft['groups'][number]['rows'], join: Draft['join'] = 'or'): Draft => ({
@@ -91,5 +127,19 @@ describe('the retrieval builder', () => {
     ] as const) {
       expect(toColumn(columnValue(column))).toEqual(column);
     }
+  });
+
+  it('SRCH-03: a list-group column is named by its path; two of one group joined by 且 are flagged as one row', () => {
+    expect(toConditions(dics, draft([{ key: 1, field: 'i:7:med_dose', operator: 'gt', values: ['x'] }]))).toBe(
+      '用药记录 › 剂量：请输入数字',
+    );
+    const rows = [
+      { key: 1, field: 'i:7:med_name', operator: 'eq' as const, values: ['塞来昔布'] },
+      { key: 2, field: 'i:7:med_dose', operator: 'gt' as const, values: ['100'] },
+      { key: 3, field: 'i:5:sbp', operator: 'gt' as const, values: ['140'] },
+    ];
+    expect(sameRowGroups(dics, { key: 1, join: 'and', rows })).toEqual(['用药记录']);
+    expect(sameRowGroups(dics, { key: 1, join: 'or', rows })).toEqual([]);
+    expect(sameRowGroups(dics, { key: 1, join: 'and', rows: rows.slice(1) })).toEqual([]);
   });
 });

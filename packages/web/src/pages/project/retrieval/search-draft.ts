@@ -45,6 +45,11 @@ export interface FieldInfo {
   operators: readonly SearchOperator[];
   options: SearchOption[];
   stages: Array<{ stageId: number; name: string }>;
+  /** The unit a number is written in, and every unit of its unit selector (the others are converted to it). */
+  unit: string;
+  units: string[];
+  /** The list group or table (by form and name) whose rows hold the item. */
+  group: { crfId: number; name: string; title: string } | null;
 }
 
 /** What the dictionary says about a field value of the picker; null when the caller may no longer search it. */
@@ -53,7 +58,18 @@ export function fieldInfo(dics: SearchDics, field: string | undefined): FieldInf
   const [type, a, b] = field.split(':');
   if (type === 'p') {
     const f = dics.patientFields.find((x) => x.field === a);
-    return f ? { kind: f.kind, title: f.title, operators: f.operators, options: f.options, stages: [] } : null;
+    return f
+      ? {
+          kind: f.kind,
+          title: f.title,
+          operators: f.operators,
+          options: f.options,
+          stages: [],
+          unit: '',
+          units: [],
+          group: null,
+        }
+      : null;
   }
   const crf = dics.crfs.find((c) => c.crfId === Number(a));
   if (!crf) return null;
@@ -64,12 +80,41 @@ export function fieldInfo(dics: SearchDics, field: string | undefined): FieldInf
       operators: FORM_STATE_OPERATORS,
       options: dics.formStates.map((s) => ({ value: s.code, label: s.label })),
       stages: crf.stages,
+      unit: '',
+      units: [],
+      group: null,
     };
   }
   const item = crf.items.find((i) => i.name === b);
   return item
-    ? { kind: item.kind, title: item.title, operators: item.operators, options: item.options, stages: crf.stages }
+    ? {
+        kind: item.kind,
+        title: item.path,
+        operators: item.operators,
+        options: item.options,
+        stages: crf.stages,
+        unit: item.unit,
+        units: item.units,
+        group: item.group ? { crfId: crf.crfId, name: item.group.name, title: item.group.title } : null,
+      }
     : null;
+}
+
+/**
+ * The list groups (and tables) of which a condition group holds two or more conditions joined by 且: the server
+ * judges those on one row (docs/data-export.md), and the builder says so under the group.
+ */
+export function sameRowGroups(dics: SearchDics, group: DraftGroup): string[] {
+  if (group.join !== 'and') return [];
+  const counts = new Map<string, { title: string; n: number }>();
+  for (const row of group.rows) {
+    const info = fieldInfo(dics, row.field);
+    if (!info?.group) continue;
+    const key = `${info.group.crfId}:${info.group.name}`;
+    const seen = counts.get(key) ?? { title: info.group.title, n: 0 };
+    counts.set(key, { ...seen, n: seen.n + 1 });
+  }
+  return [...counts.values()].filter((c) => c.n > 1).map((c) => c.title);
 }
 
 export const arityOf = (operator: SearchOperator | undefined) =>
