@@ -93,6 +93,19 @@ beforeAll(async () => {
     await save('生命体征', { sbp, dbp: 80, hr: 72 });
     await save('人口学资料', { ethnic });
   }
+  // 植入物 (a list group of 手术记录): 张建国 six pedicle screws and a cage, 李秀英 four screws.
+  const surgery = (name: string, implants: object[]) =>
+    api('PUT', '/api/v3/business/crf', token, {
+      subjectRecordId: records[name],
+      crfId: crfId('手术记录'),
+      version: 0,
+      values: { implants },
+    });
+  await surgery('张建国', [
+    { implant_name: '椎弓根螺钉', implant_qty: 6 },
+    { implant_name: '椎间融合器', implant_qty: 1 },
+  ]);
+  await surgery('李秀英', [{ implant_name: '椎弓根螺钉', implant_qty: 4 }]);
 });
 
 afterAll(async () => {
@@ -232,6 +245,57 @@ describe('数据检索', () => {
     await page.getByRole('button', { name: '删除模板' }).waitFor();
     await screenshot(page, 'retrieval-template-loaded');
     await expectAccessible(page, 'retrieval-template-loaded');
+    expect(await cutTableCells(page)).toEqual([]);
+  });
+
+  it('SRCH-03: a condition on a list-group column (植入物 › 名称) finds the patients with such a row; two on the group hold in one row, and the column lists every row', async () => {
+    await page
+      .getByRole('button', { name: '重 置' })
+      .or(page.getByRole('button', { name: '重置' }))
+      .first()
+      .click();
+    const first = group(0).locator('.retrieval-row').nth(0);
+    await pickField(first, '植入物', '植入物 › 名称');
+    await pickOption(first.locator('.retrieval-operator'), '包含');
+    await first.getByLabel('植入物 › 名称 值').fill('椎弓根');
+
+    // Alone: both patients with a pedicle screw row.
+    const search = () =>
+      page
+        .getByRole('button', { name: '检 索' })
+        .or(page.getByRole('button', { name: '检索' }))
+        .first()
+        .click();
+    await search();
+    await page.locator('.retrieval-count', { hasText: '共检索到 2 位患者' }).waitFor();
+
+    // 且 数量 大于 4 in the same group: the same row, so 李秀英's four screws do not count.
+    await group(0).getByRole('button', { name: '添加条件' }).click();
+    const second = group(0).locator('.retrieval-row').nth(1);
+    await pickField(second, '数量', '植入物 › 数量');
+    await pickOption(second.locator('.retrieval-operator'), '大于');
+    await second.getByLabel('植入物 › 数量 值').fill('4');
+    await group(0)
+      .locator('.retrieval-same-row', { hasText: '“植入物”的多个条件以“且”连接时，须在同一行中同时满足' })
+      .waitFor();
+
+    await page.locator('.retrieval-columns-picker').click();
+    await page.keyboard.type('植入物');
+    const column = openDropdown()
+      .locator('.ant-select-tree-node-content-wrapper', { hasText: '植入物 › 名称' })
+      .first();
+    await column.waitFor();
+    await settle(page);
+    await column.click();
+    await page.keyboard.press('Escape');
+
+    await search();
+    await page.locator('.retrieval-count', { hasText: '共检索到 1 位患者' }).waitFor();
+    expect(await resultCodes()).toEqual([codes['张建国']]);
+    await page.locator('.retrieval-results tr.ant-table-row').getByText('椎弓根螺钉; 椎间融合器').waitFor();
+    await page.locator('.retrieval-hint', { hasText: '列表组（表格）的多行按行顺序以“;”连接' }).waitFor();
+    await screenshot(page, 'retrieval-list-group');
+    await expectAccessible(page, 'retrieval-list-group');
     expect(await cutTableCells(page)).toEqual([]);
   });
 });
