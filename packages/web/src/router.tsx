@@ -32,6 +32,7 @@ const ProjectHome = lazy(() => import('./pages/project/home'));
 const ProjectSubject = lazy(() => import('./pages/project/subject'));
 const ProjectRetrieval = lazy(() => import('./pages/project/retrieval'));
 const ProjectCalendar = lazy(() => import('./pages/project/calendar'));
+const ProjectFollowOverview = lazy(() => import('./pages/project/follow/overview'));
 const ProjectFollowRecord = lazy(() => import('./pages/project/follow/record'));
 const ProjectFollowPlan = lazy(() => import('./pages/project/follow/plan'));
 
@@ -72,7 +73,7 @@ export const appRoutes: AppRoute[] = [
     name: 'project.follow',
     title: r.projectFollow,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectFollowOverview,
   },
   {
     path: '/project/:id/follow/record',

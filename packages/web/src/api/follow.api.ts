@@ -103,8 +103,75 @@ export interface CustomVisitBody {
   responsibleUserId?: number | null;
 }
 
+/** Counts of judged visits: on time, late, missed (window passed, not done) and lost, with their rates (0..1). */
+export interface FollowJudged {
+  onTime: number;
+  late: number;
+  missed: number;
+  lost: number;
+  judged: number;
+  /** Null while no visit is judged. */
+  onTimeRate: number | null;
+  completionRate: number | null;
+}
+
+export interface FollowOverviewVisit extends FollowJudged {
+  planId: number | null;
+  planVisitId: number | null;
+  planName: string;
+  visitName: string;
+  /** The study's unplanned visits, counted together. */
+  custom: boolean;
+  total: number;
+  pending: number;
+}
+
+export interface FollowOverviewPerson {
+  userId: number | null;
+  name: string;
+  weekPending: number;
+  due: number;
+  overdue: number;
+  done: number;
+  lost: number;
+  total: number;
+}
+
+/** GET /api/business/follow/overview (随访概览). */
+export interface FollowOverview extends FollowJudged {
+  today: string;
+  weekStart: string;
+  weekEnd: string;
+  thisWeek: { total: number; pending: number; done: number };
+  notDue: number;
+  due: number;
+  overdue: number;
+  visits: FollowOverviewVisit[];
+  responsible: FollowOverviewPerson[];
+  weekVisits: Array<
+    Pick<
+      FollowRecord,
+      | 'followRecordId'
+      | 'subjectId'
+      | 'subjectRecordId'
+      | 'identificationCode'
+      | 'subjectName'
+      | 'visitName'
+      | 'custom'
+      | 'plannedDate'
+      | 'windowStart'
+      | 'windowEnd'
+      | 'state'
+      | 'stateName'
+      | 'responsibleUserId'
+      | 'responsibleName'
+    >
+  >;
+}
+
 /** forms §7 Follow-up: every call of the plans and the patients' visits. */
 export const followApi = {
+  overview: (studyId: number) => http.get<FollowOverview>('/api/business/follow/overview', { params: { studyId } }),
   plans: (params: Paging & { studyId: number; planName?: string }) =>
     http.get<Page<FollowPlanRow>>('/api/business/follows', { params }),
   plan: (id: number) => http.get<FollowPlan>(`/api/business/follow/${id}`),

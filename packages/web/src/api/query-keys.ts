@@ -215,6 +215,8 @@ export const queryKeys = {
     plan: (id: number | null) => [...FOLLOW, 'plan', id] as const,
     crfs: (studyId: number) => [...FOLLOW, 'crfs', studyId] as const,
     records: (studyId: number) => [...FOLLOW, 'records', studyId] as const,
+    /** 随访概览's figures (refreshed with any visit change, pushed or made here). */
+    overview: (studyId: number) => [...FOLLOW, 'overview', studyId] as const,
     subject: (subjectRecordId: number) => [...FOLLOW, 'subject', subjectRecordId] as const,
   },
   /** The signed-in user's background jobs (the 任务 drawer); a realtime push will refresh this key. */

@@ -68,6 +68,9 @@ export interface Study {
   doubt: '0' | '1';
   /** IANA zone: "today", date defaults and shown times are in it. */
   timeZone: string;
+  /** 入组目标: patients to enrol, and the date to reach it by (null: none). */
+  enrolmentTarget?: number | null;
+  enrolmentTargetDate?: string | null;
   multiDisease: boolean;
   enableSerialNumber: boolean;
   serialNumber: SerialNumberPattern;
@@ -92,6 +95,8 @@ export interface StudyBody {
   status?: number;
   doubt?: '0' | '1';
   timeZone?: string;
+  enrolmentTarget?: number | null;
+  enrolmentTargetDate?: string | null;
   diseases?: Array<{ diseaseName: string; diseaseCode: string }>;
   displayCrfColumn?: string[];
   signConfig?: SignConfig;

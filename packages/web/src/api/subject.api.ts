@@ -124,6 +124,8 @@ export interface StudyIndex {
   enrolmentCumulative?: Array<{ month: string; total: number }>;
   /** The study's enrolment target; null while none is stored. */
   enrolmentTarget?: number | null;
+  /** The date the target is to be reached by (YYYY-MM-DD), or null. */
+  enrolmentTargetDate?: string | null;
   /** Forms by state per CRF the caller may view. */
   formsByCrf?: Array<{ crfId: number; title: string; incomplete: number; submitted: number }>;
   /** Queries raised and closed per week (Monday first, the study's zone), the last twelve weeks. */

@@ -34,6 +34,9 @@ import { StudyQrDialog } from './study-qr-dialog';
 import { useLogout } from './use-logout';
 import { queryKeys } from '../api/query-keys';
 
+/** The follow dot's count is pushed; it is read again this often only in case a push was missed. */
+export const VISIT_COUNT_SAFETY_POLL_MS = 30 * 60_000;
+
 /** platform §2: the bar sticks to the top once the content has scrolled this far. */
 export const FIX_AFTER_SCROLL = 75;
 
@@ -82,13 +85,15 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
     }).data ?? 0;
   // Until the follow-up pages exist the bell shows only for waiting queries and opens the query list.
   const followBuilt = !UNBUILT_ROUTE_NAMES.includes('project.follow.record');
-  // Visits 待随访 or 已超窗 the user is responsible for; visit states move with the day, so read again every 10 minutes.
+  // Visits 待随访 or 已超窗 the user is responsible for: pushed on personsignalhub `counts` whenever a visit of theirs
+  // changes state (the hourly state task, a submission, 失访, a date change, rescheduling). A slow poll stays as
+  // the safety net for a push lost while the connection was down.
   const visitsWaiting =
     useQuery({
       queryKey: queryKeys.calendar.visitCount(studyId),
       queryFn: () => calendarVisitsApi.waitingFor(Number(studyId), user!.userId),
       enabled: followBuilt && layout === 'project' && Boolean(studyId) && Boolean(token) && Boolean(user),
-      refetchInterval: 10 * 60_000,
+      refetchInterval: VISIT_COUNT_SAFETY_POLL_MS,
     }).data ?? 0;
   const followCount = (doubtsWaiting ?? 0) + visitsWaiting;
   const followLabel =

@@ -1,10 +1,17 @@
 import { useEffect, useRef } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { App } from 'antd';
 import { io } from 'socket.io-client';
-import { REALTIME_PATH, type CalendarReminderPush, type CountsPush, type NoticePush } from '@ecrf/core';
+import {
+  REALTIME_PATH,
+  type CalendarReminderPush,
+  type CountsPush,
+  type NoticePush,
+  type UnblindingPush,
+} from '@ecrf/core';
 import dayjs from 'dayjs';
 import { eventsApi } from '../api/events.api';
+import { randomizationApi } from '../api/randomization.api';
 import { expireSession, MESSAGE_SECONDS, refreshTokens } from '../api/request';
 import { queryKeys } from '../api/query-keys';
 import { T } from '../locales/zh-CN';
@@ -61,6 +68,48 @@ async function reminderText(push: CalendarReminderPush): Promise<string> {
 }
 
 /**
+ * A `counts` push: the top bar's counts it carries replace the cached ones, and what they summarise reads again
+ * (the calendar's events, the follow-up pages, the study home's query figures).
+ */
+export function applyCountsPush(queryClient: QueryClient, push: CountsPush): void {
+  // A push carries the counts it concerns; the others stay as they are.
+  if (push.events !== undefined) {
+    queryClient.setQueriesData(
+      {
+        queryKey: queryKeys.calendar.counts(),
+        predicate: (query) => String(query.queryKey[2]) === String(push.studyId),
+      },
+      push.events,
+    );
+    void queryClient.invalidateQueries({ queryKey: queryKeys.calendar.lists() });
+  }
+  if (push.visits !== undefined) {
+    queryClient.setQueriesData(
+      {
+        queryKey: queryKeys.calendar.visitCounts(),
+        predicate: (query) => String(query.queryKey[2]) === String(push.studyId),
+      },
+      push.visits,
+    );
+    // A visit changed state: 随访概览 and 随访记录, when open, read again (under the reader's own rights).
+    void queryClient.invalidateQueries({ queryKey: queryKeys.follow.all() });
+  }
+  if (push.doubts === undefined) return;
+  queryClient.setQueriesData(
+    {
+      queryKey: queryKeys.doubt.counts(),
+      predicate: (query) => String(query.queryKey[2]) === String(push.studyId),
+    },
+    push.doubts,
+  );
+  // The study home's figures count the same queries.
+  void queryClient.invalidateQueries({
+    queryKey: queryKeys.studyIndex.all(),
+    predicate: (query) => String(query.queryKey[1]) === String(push.studyId),
+  });
+}
+
+/**
  * Connects the signed-in user to the realtime hubs and turns pushes into what the user sees: live top-bar
  * counts, notices (shown, and spoken when 语音播报 is on), and events for the pages that listen for them.
  */
@@ -78,41 +127,7 @@ export function RealtimeBridge() {
 
   useEffect(() => {
     if (!signedIn || userId === null) return;
-    const onCounts = (push: CountsPush) => {
-      // A push carries the counts it concerns; the others stay as they are.
-      if (push.events !== undefined) {
-        queryClient.setQueriesData(
-          {
-            queryKey: queryKeys.calendar.counts(),
-            predicate: (query) => String(query.queryKey[2]) === String(push.studyId),
-          },
-          push.events,
-        );
-        void queryClient.invalidateQueries({ queryKey: queryKeys.calendar.lists() });
-      }
-      if (push.visits !== undefined) {
-        queryClient.setQueriesData(
-          {
-            queryKey: queryKeys.calendar.visitCounts(),
-            predicate: (query) => String(query.queryKey[2]) === String(push.studyId),
-          },
-          push.visits,
-        );
-      }
-      if (push.doubts === undefined) return;
-      queryClient.setQueriesData(
-        {
-          queryKey: queryKeys.doubt.counts(),
-          predicate: (query) => String(query.queryKey[2]) === String(push.studyId),
-        },
-        push.doubts,
-      );
-      // The study home's figures count the same queries.
-      void queryClient.invalidateQueries({
-        queryKey: queryKeys.studyIndex.all(),
-        predicate: (query) => String(query.queryKey[1]) === String(push.studyId),
-      });
-    };
+    const onCounts = (push: CountsPush) => applyCountsPush(queryClient, push);
     const say = (title: string, text: string) => {
       if (useSpeechSetting.getState().isOn(userId)) {
         speaker.current ??= browserSpeaker();
@@ -152,6 +167,26 @@ export function RealtimeBridge() {
       say(title, push.crfTitle);
       void queryClient.invalidateQueries({ queryKey: queryKeys.doubt.lists() });
     };
+    // Emergency unblinding (issue 15): the study's managers are told at once. The push carries ids only; the
+    // randomization number is read under the manager's own rights.
+    const onUnblinded = async (push: UnblindingPush) => {
+      const key = `unblind:${push.eventId}`;
+      if (seen.current.has(key)) return;
+      seen.current.add(key);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.randomization.all() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.subjectRecord.lists() });
+      let who = String(push.subjectId);
+      try {
+        const result = await randomizationApi.subject(push.studyId, push.subjectId, true);
+        if (result.data) who = result.data.randomizationNo;
+      } catch {
+        // The notice still goes out, naming the patient by id.
+      }
+      const title = T.randomization.unblindedNoticeTitle;
+      const text = T.randomization.unblindedNotice(who);
+      notification.warning({ key, title, description: text, duration: 0, placement: 'bottomRight' });
+      say(title, text);
+    };
     const realtime = createRealtimeClient({
       openSocket: openHubSocket,
       getToken: () => useSession.getState().token,
@@ -171,6 +206,7 @@ export function RealtimeBridge() {
       onPush: (event, payload) => {
         if (event === 'counts') onCounts(payload as CountsPush);
         else if (event === 'notice') onNotice(payload as NoticePush);
+        else if (event === 'randomization.unblinded') void onUnblinded(payload as UnblindingPush);
         dispatchPush(event, payload);
       },
     });

@@ -85,16 +85,25 @@ interface SearchFormProps {
   /** The form's name (its fields' ids start with it). */
   name: string;
   fields: readonly ResolvedSearchField[];
+  /** The fields' first values (the list opened filtered). */
+  initialValues?: Record<string, unknown>;
   onSearch: (values: Record<string, unknown>) => void;
   onReset: () => void;
 }
 
 /** The filter row above a list: one control per searchable column, then 搜索 and 重置. */
-export function SearchForm({ name, fields, onSearch, onReset }: SearchFormProps) {
+export function SearchForm({ name, fields, initialValues, onSearch, onReset }: SearchFormProps) {
   const [form] = Form.useForm();
   if (fields.length === 0) return null;
   return (
-    <Form form={form} name={name} layout="inline" className="page-filters" onFinish={onSearch}>
+    <Form
+      form={form}
+      name={name}
+      layout="inline"
+      className="page-filters"
+      initialValues={initialValues}
+      onFinish={onSearch}
+    >
       {fields.map((field) => (
         <Form.Item key={field.name} label={field.label} name={field.name}>
           <Control field={field} />

@@ -21,6 +21,8 @@ interface TablePageBase<T extends object, F extends object> {
   toolbar?: ReactNode;
   /** Turns the search form's values into the filters sent to the server (trimmed, empty ones left out by default). */
   toFilters?: (values: Record<string, unknown>) => F;
+  /** The search form's first values (a page opened filtered from a link); read once, when the page opens. */
+  initialValues?: Record<string, unknown>;
   /** The 序号 column of platform §9 (on by default; a tree has none). */
   showIndex?: boolean;
   table?: PassedTableProps<T>;
@@ -66,8 +68,10 @@ export type TablePageProps<T extends object, F extends object> =
  * the actions fixed at the right. Paging follows platform §9 through PagedTable.
  */
 export function TablePage<T extends object, F extends object = Record<string, unknown>>(props: TablePageProps<T, F>) {
-  const { name, columns, rowKey, toolbar, toFilters, table } = props;
-  const [filters, setFilters] = useState<F>({} as F);
+  const { name, columns, rowKey, toolbar, toFilters, table, initialValues } = props;
+  const [filters, setFilters] = useState<F>(() =>
+    initialValues ? ((toFilters ?? defaultFilters)(initialValues) as F) : ({} as F),
+  );
   const [container, available] = useContainerWidth();
 
   const whole = 'fetchAll' in props && props.fetchAll ? props : null;
@@ -98,6 +102,7 @@ export function TablePage<T extends object, F extends object = Record<string, un
     <SearchForm
       name={name}
       fields={fields}
+      initialValues={initialValues}
       onSearch={(values) => setFilters((toFilters ?? defaultFilters)(values) as F)}
       onReset={() => setFilters({} as F)}
     />

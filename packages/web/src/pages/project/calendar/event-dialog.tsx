@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Button, DatePicker, Form, Input, Modal, Popconfirm, Select, Switch } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
+import { Link } from 'react-router';
 import {
   CALENDAR_NOTE_MAX,
   CALENDAR_REMIND_CHOICES,
@@ -13,6 +14,7 @@ import {
 import { eventsApi, type CalendarEvent } from '../../../api/events.api';
 import { queryKeys } from '../../../api/query-keys';
 import { T } from '../../../locales/zh-CN';
+import { PatientSelect } from './patient-select';
 
 const C = T.calendar;
 const NO_REMINDER = -1;
@@ -24,6 +26,7 @@ interface FormValues {
   dates?: [Dayjs, Dayjs];
   remindBefore: number;
   note?: string;
+  subjectId?: number | null;
 }
 
 /** What the dialog opens on: a new event on a day, or an existing one. */
@@ -41,6 +44,7 @@ function initialValues(target: Exclude<EventDialogTarget, null>, zone: string): 
       times: [day.hour(9), day.hour(10)],
       dates: [day, day],
       remindBefore: 15,
+      subjectId: null,
     };
   }
   const e = target.event;
@@ -52,6 +56,7 @@ function initialValues(target: Exclude<EventDialogTarget, null>, zone: string): 
     dates: e.allDay ? [dayjs(e.startDate), dayjs(e.endDate ?? e.startDate)] : [start, start],
     remindBefore: e.remindBefore ?? NO_REMINDER,
     note: e.note ?? undefined,
+    subjectId: e.subjectId,
   };
 }
 
@@ -60,6 +65,7 @@ function toInput(values: FormValues, zone: string): CalendarEventInput {
     title: values.title.trim(),
     note: values.note?.trim() || null,
     remindBefore: values.remindBefore === NO_REMINDER ? null : values.remindBefore,
+    subjectId: values.subjectId ?? null,
   };
   if (values.allDay) {
     const [from, to] = values.dates!;
@@ -86,6 +92,7 @@ export function EventDialog({
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const allDay = Form.useWatch('allDay', form);
+  const subjectId = Form.useWatch('subjectId', form);
   const editing = target?.kind === 'edit' ? target.event : null;
 
   useEffect(() => {
@@ -173,6 +180,19 @@ export function EventDialog({
             />
           </Form.Item>
         )}
+        <Form.Item
+          name="subjectId"
+          label={C.fieldPatient}
+          extra={
+            editing?.subject && editing.subject.subjectId === subjectId ? (
+              <Link to={`/crf/${editing.subject.subjectRecordId}`} onClick={onClose}>
+                {C.openCasebook}
+              </Link>
+            ) : undefined
+          }
+        >
+          <PatientSelect studyId={studyId} current={editing?.subject ?? null} />
+        </Form.Item>
         <Form.Item name="remindBefore" label={C.fieldRemind}>
           <Select options={remindOptions} />
         </Form.Item>

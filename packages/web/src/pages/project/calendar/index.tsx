@@ -43,6 +43,7 @@ function EventItem({
     >
       <span className="calendar-event-time">{timeLabel(event, zone)}</span>
       <span className="calendar-event-title">{event.title}</span>
+      {event.subject && <span className="calendar-event-patient">{event.subject.identificationCode}</span>}
     </button>
   );
 }

@@ -67,6 +67,7 @@ function Figures({ index }: { index: StudyIndex }) {
               series.map((s) => s.month),
             )}
             target={index.enrolmentTarget ?? null}
+            targetDate={index.enrolmentTargetDate ?? null}
             forms={index.formsByCrf ?? []}
             weeks={index.queriesWeekly}
             compliance={index.followCompliance ?? []}

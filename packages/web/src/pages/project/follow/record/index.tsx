@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { App, Modal, Tag } from 'antd';
 import type { Dayjs } from 'dayjs';
-import { useNavigate } from 'react-router';
+import { useLocation, useNavigate } from 'react-router';
 import {
   FOLLOW_STATE_CODES,
   FOLLOW_STATE_COLORS,
@@ -17,6 +17,7 @@ import { actionsColumn, TablePage, type PageColumn } from '../../../../component
 import { T } from '../../../../locales/zh-CN';
 import { useProjectStudy } from '../../use-project-study';
 import { RecordDialog, type RecordDialogState } from './components/record-dialogs';
+import { searchValuesOf } from './record-url';
 
 const t = T.follow;
 const RECORD = 'btn:business.follow.record';
@@ -48,6 +49,7 @@ function toFilters(values: Record<string, unknown>): FollowRecordFilter {
 export default function FollowRecordPage() {
   const { studyId, can } = useProjectStudy();
   const navigate = useNavigate();
+  const { search } = useLocation();
   const { modal } = App.useApp();
   const [dialog, setDialog] = useState<RecordDialogState | null>(null);
   const staff = useQuery({
@@ -184,6 +186,9 @@ export default function FollowRecordPage() {
     <div className="page-card">
       <h2 className="page-title">{t.recordTitle}</h2>
       <TablePage<FollowRecord, FollowRecordFilter>
+        // Opened again from another count of 随访概览: the list starts over with that count's filter.
+        key={search}
+        initialValues={searchValuesOf(search)}
         name="follow-record-filter"
         rowKey="followRecordId"
         columns={columns}

@@ -58,13 +58,15 @@ function EChart({ option, label, height = 300 }: { option: ChartOption; label: s
   return <div ref={element} className="home-chart" style={{ height }} role="img" aria-label={label} />;
 }
 
-/** 累计入组: patients enrolled up to each month, against the study's target when one is set. */
+/** 累计入组: patients enrolled up to each month, against the study's target (and its date) when one is set. */
 export function CumulativeEnrolmentChart({
   series,
   target,
+  targetDate = null,
 }: {
   series: ReadonlyArray<{ month: string; total: number }>;
   target: number | null;
+  targetDate?: string | null;
 }) {
   const option: ChartOption = {
     grid: { left: 48, right: 24, top: 32, bottom: 28 },
@@ -84,7 +86,10 @@ export function CumulativeEnrolmentChart({
               markLine: {
                 symbol: 'none',
                 lineStyle: { type: 'dashed', color: OPENED_COLOR },
-                label: { formatter: `${H.target} ${target}` },
+                label: {
+                  formatter: targetDate ? H.targetBy(target, targetDate) : `${H.target} ${target}`,
+                  position: 'insideEndTop',
+                },
                 data: [{ yAxis: target }],
               },
             }
@@ -194,12 +199,14 @@ export function FollowComplianceChart({ visits }: { visits: ReadonlyArray<Compli
 export default function DashboardCharts({
   cumulative,
   target,
+  targetDate = null,
   forms,
   weeks,
   compliance,
 }: {
   cumulative: ReadonlyArray<{ month: string; total: number }>;
   target: number | null;
+  targetDate?: string | null;
   forms: ReadonlyArray<{ title: string; incomplete: number; submitted: number }>;
   weeks: ReadonlyArray<{ week: string; opened: number; closed: number }>;
   compliance: ReadonlyArray<Compliance>;
@@ -208,7 +215,7 @@ export default function DashboardCharts({
     <div className="home-charts">
       <div className="home-chart-card">
         <h3 className="home-chart-title">{H.cumulative}</h3>
-        <CumulativeEnrolmentChart series={cumulative} target={target} />
+        <CumulativeEnrolmentChart series={cumulative} target={target} targetDate={targetDate} />
         {target === null && <p className="home-chart-note">{H.noTarget}</p>}
       </div>
       <div className="home-chart-card">

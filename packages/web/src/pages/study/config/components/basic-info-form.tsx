@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Col, Form, Input, Radio, Row, Select } from 'antd';
+import { App, Col, DatePicker, Form, Input, InputNumber, Radio, Row, Select, Space } from 'antd';
+import dayjs, { type Dayjs } from 'dayjs';
 import { MSG } from '@ecrf/core';
 import { studyApi, type Study, type StudyBody } from '../../../../api/study.api';
 import { AuthButton } from '../../../../components/permission';
@@ -8,11 +9,14 @@ import { T } from '../../../../locales/zh-CN';
 import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
 import { queryKeys } from '../../../../api/query-keys';
 
-type BasicFields = Pick<StudyBody, 'studyName' | 'studyCode' | 'description' | 'principal' | 'status' | 'timeZone'>;
+type BasicFields = Pick<
+  StudyBody,
+  'studyName' | 'studyCode' | 'description' | 'principal' | 'status' | 'timeZone' | 'enrolmentTarget'
+> & { enrolmentTargetDate?: Dayjs | null };
 
 const ZONE_OPTIONS = T.studyConfig.timeZones.map(([value, label]) => ({ value, label }));
 
-/** 基本信息: name, code, principal, status, time zone and description. */
+/** 基本信息: name, code, principal, status, time zone, enrolment target and description. */
 export function BasicInfoForm({ study }: { study: Study }) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
@@ -20,13 +24,25 @@ export function BasicInfoForm({ study }: { study: Study }) {
 
   useEffect(() => {
     const { studyName, studyCode, description, principal, status, timeZone } = study;
-    form.setFieldsValue({ studyName, studyCode, description, principal, status, timeZone });
+    form.setFieldsValue({
+      studyName,
+      studyCode,
+      description,
+      principal,
+      status,
+      timeZone,
+      enrolmentTarget: study.enrolmentTarget ?? null,
+      enrolmentTargetDate: study.enrolmentTargetDate ? dayjs(study.enrolmentTargetDate) : null,
+    });
   }, [study, form]);
 
   const save = useMutation({
-    mutationFn: (values: BasicFields) =>
+    mutationFn: ({ enrolmentTargetDate, ...values }: BasicFields) =>
       studyApi.update({
         ...values,
+        // An empty field clears the target (and the server clears its date with it).
+        enrolmentTarget: values.enrolmentTarget ?? null,
+        enrolmentTargetDate: enrolmentTargetDate ? enrolmentTargetDate.format('YYYY-MM-DD') : null,
         id: study.id,
         studyName: values.studyName?.trim(),
         studyCode: values.studyCode?.trim(),
@@ -89,6 +105,28 @@ export function BasicInfoForm({ study }: { study: Study }) {
                   : [...ZONE_OPTIONS, { value: study.timeZone, label: study.timeZone }]
               }
             />
+          </Form.Item>
+        </Col>
+        <Col span={24}>
+          <Form.Item label={T.studyConfig.enrolmentTarget} extra={T.studyConfig.enrolmentTargetHint}>
+            <Space wrap>
+              <Form.Item name="enrolmentTarget" noStyle>
+                <InputNumber
+                  min={1}
+                  max={1_000_000}
+                  precision={0}
+                  addonAfter={T.studyConfig.enrolmentTargetUnit}
+                  aria-label={T.studyConfig.enrolmentTarget}
+                  style={{ width: 160 }}
+                />
+              </Form.Item>
+              <Form.Item name="enrolmentTargetDate" noStyle>
+                <DatePicker
+                  placeholder={T.studyConfig.enrolmentTargetDate}
+                  aria-label={T.studyConfig.enrolmentTargetDate}
+                />
+              </Form.Item>
+            </Space>
           </Form.Item>
         </Col>
         <Col span={24}>
