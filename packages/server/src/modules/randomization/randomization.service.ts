@@ -1043,13 +1043,16 @@ export async function exportList(ctx: AppContext, user: CurrentUser, studyId: nu
   const data = await workbook([
     {
       name: '随机分配表',
-      header: ['分层', '序号', '区组', '区组长度', '分组代码', '分组', '药物编号', '随机号', '已使用'],
+      // The first five columns are what parseUploadedList and verifyAllocationList read (分层 is the stratum key,
+      // 分组 the arm code): saved as CSV, the sheet is checked against the seed as docs/randomization.md shows.
+      header: ['分层', '序号', '区组', '区组长度', '分组', '分层名称', '分组名称', '药物编号', '随机号', '已使用'],
       rows: list.map((s) => [
-        s.stratumLabel,
+        s.stratum,
         s.slot,
         s.block,
         s.blockSize,
         s.arm,
+        s.stratumLabel,
         s.armLabel,
         s.kitCode,
         s.randomizationNo ?? '',
@@ -1065,6 +1068,7 @@ export async function exportList(ctx: AppContext, user: CurrentUser, studyId: nu
         ['来源', row.listSource],
         ['种子', row.listSource === 'generated' ? row.seed : ''],
         ['分组', config.arms.map((a) => `${a.code}=${a.label}(${a.ratio})`).join('; ')],
+        ['配置JSON', JSON.stringify(config)],
       ],
     },
   ]);

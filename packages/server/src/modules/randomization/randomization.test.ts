@@ -1,7 +1,13 @@
 import ExcelJS from 'exceljs';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buttonKey, generateBlockList, type RandomizationConfig } from '@ecrf/core';
+import {
+  buttonKey,
+  generateBlockList,
+  parseUploadedList,
+  verifyAllocationList,
+  type RandomizationConfig,
+} from '@ecrf/core';
 import {
   auditEvents,
   randomizationConfigs,
@@ -348,8 +354,26 @@ describe('randomization: calls × roles', () => {
     expect(file.statusCode).toBe(200);
     expect(file.headers['content-disposition']).toContain('attachment');
     const list = (await readXlsx(file.rawPayload)).getWorksheet('随机分配表')!;
-    expect(list.getRow(1).getCell(5).value).toBe('分组代码');
     expect(list.rowCount).toBe(1 + 200);
+    // Saved as CSV, the sheet is what the core's upload reader and verifyAllocationList take: the auditor's check.
+    const csv = list
+      .getSheetValues()
+      .slice(1)
+      .map((r) => (r as unknown[]).slice(1).join(','))
+      .join('\n');
+    const [row] = await t.db
+      .select()
+      .from(randomizationConfigs)
+      .where(eq(randomizationConfigs.studyId, studyId))
+      .orderBy(desc(randomizationConfigs.version));
+    const config = row!.config as RandomizationConfig;
+    const parsed = parseUploadedList(csv, config);
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) {
+      for (const [stratum, slots] of Object.entries(parsed.lists)) {
+        expect(verifyAllocationList(config, row!.seed, stratum, slots)).toBeNull();
+      }
+    }
 
     const results = await t.app.inject({
       method: 'POST',
@@ -405,13 +429,17 @@ describe('randomization: calls × roles', () => {
   });
 });
 
-describe('randomization: concurrency', () => {
+describe('randomization: concurrency, uploaded lists, minimization', () => {
   let t: TestApp;
+  let admin: string;
+  let studyId: number;
+  beforeAll(async () => {
+    t = await createTestApp();
+    ({ admin, studyId } = await openDemoStudy(t));
+  });
   afterAll(() => t.close());
 
   it('RAND-05: 64 simultaneous randomizations in one stratum take slots 1..64, each once, in number order', async () => {
-    t = await createTestApp();
-    const { admin, studyId } = await openDemoStudy(t);
     const saved = await t.call(admin, 'POST', BASE, { studyId, config: stratified() });
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     const subjects: number[] = [];
@@ -437,4 +465,63 @@ describe('randomization: concurrency', () => {
       .where(and(eq(randomizationStrata.studyId, studyId), eq(randomizationStrata.stratum, 'site=S1')));
     expect(counter!.used).toBe(64);
   }, 120_000);
+
+  it('RAND-03: an uploaded allocation table (CSV) is used in order until it runs out', async () => {
+    const config = { ...stratified(), method: 'block', factors: [], blockSizes: [4] };
+    const bad = await t.call(admin, 'POST', BASE, {
+      studyId,
+      config,
+      reason: '改用上传的分配表',
+      listCsv: 'slot,arm\n1,C',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.msg).toBe('第 2 行：分组“C”不存在');
+    const saved = await t.call(admin, 'POST', BASE, {
+      studyId,
+      config,
+      reason: '改用上传的分配表',
+      listCsv: 'slot,arm\n1,B\n2,B\n3,A\n4,A\n',
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    expect(saved.body.data).toMatchObject({ listSource: 'uploaded', slots: 4 });
+    const arms: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const p = await enrol(t, admin, studyId, `上传${i}`);
+      const res = await t.call(admin, 'POST', `${BASE}/subject`, { studyId, subjectId: p.id });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      arms.push(res.body.data.arm);
+    }
+    expect(arms).toEqual(['B', 'B', 'A', 'A']);
+    const late = await enrol(t, admin, studyId, '上传5');
+    const refused = await t.call(admin, 'POST', `${BASE}/subject`, { studyId, subjectId: late.id });
+    expect(refused.status).toBe(409);
+    expect(refused.body.msg).toBe('该分层的随机分配表已用完，请联系统计师追加');
+  });
+
+  it("RAND-05: minimization records each arm's imbalance score and how the arm was chosen; the blinded trail holds only their hash", async () => {
+    const config = {
+      ...stratified(),
+      method: 'minimization',
+      blockSizes: [],
+      minimization: { imbalance: 'range', p: 0.8 },
+    };
+    const saved = await t.call(admin, 'POST', BASE, { studyId, config, reason: '改为最小化随机' });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    expect(saved.body.data).toMatchObject({ listSource: 'none' });
+    const p = await enrol(t, admin, studyId, '最小化');
+    const res = await t.call(admin, 'POST', `${BASE}/subject`, { studyId, subjectId: p.id });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({ stratum: '', randomizationNo: 'R0069' });
+    const [row] = await t.db.select().from(randomizations).where(eq(randomizations.subjectId, p.id));
+    expect(Object.keys(row!.scores!).sort()).toEqual(['A', 'B']);
+    expect(['minimum', 'random', 'tie']).toContain(row!.chosenBy);
+    expect(row!.slot).toBe(1);
+    const trail = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.studyId, studyId), eq(auditEvents.subjectRecordId, p.subjectRecordId)));
+    const assign = trail.find((e) => e.action === 'randomization.assign')!;
+    expect(assign.newValue).not.toHaveProperty('scores');
+    expect(assign.newValue).toHaveProperty('allocationSha256');
+  });
 });
