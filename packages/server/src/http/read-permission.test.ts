@@ -312,6 +312,8 @@ describe('retrieval, export, follow-up, calendar and dashboard reads × study ro
   it('follow-up reads need membership only (docs/follow-up.md); somebody outside the study reads none of these routes', async () => {
     const records = await get(tokens.vitals, `/api/business/follow/records?studyId=${studyId}`);
     expect(records.status).toBe(200);
+    // 随访概览 counts what the record list lists: the same rule.
+    expect((await get(tokens.vitals, `/api/business/follow/overview?studyId=${studyId}`)).status).toBe(200);
     // A patient's visits are the casebook's sidebar: every member who opens the casebook reads them.
     expect((await get(tokens.vitals, `/api/business/subject/follows?subjectRecordId=${subjectRecordId}`)).status).toBe(
       200,
@@ -324,6 +326,7 @@ describe('retrieval, export, follow-up, calendar and dashboard reads × study ro
       `/api/business/index?studyId=${studyId}`,
       `/api/business/follows?studyId=${studyId}`,
       `/api/business/follow/records?studyId=${studyId}`,
+      `/api/business/follow/overview?studyId=${studyId}`,
       `/api/business/subject/follows?subjectRecordId=${subjectRecordId}`,
       `/api/business/events?studyId=${studyId}&start=2026-11-01&end=2026-11-30`,
     ]) {
