@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { exportRecords, loadProject, RECORD_ID, selectFields } from '../redcap/redcap.service.js';
-import { csvLine, type TextSink, type WriteContext } from './export-writers.js';
+import { csvLine, ExportCancelled, type TextSink, type WriteContext } from './export-writers.js';
 
 const DATE_TYPES = new Set(['date', 'datetime', 'partialDate']);
 
@@ -33,7 +33,8 @@ export function redcapWriter(ctx: AppContext, user: CurrentUser, access: StudyAc
     // The batches carry the records of the exported forms that are in a chosen state (export-source.ts): only
     // those go out, through the REDCap mapping, which reads the patients' records itself.
     for await (const batch of wctx.batches(plan.forms.map((f) => f.crfId))) {
-      if (wctx.signal.aborted) break;
+      // A cancel stops here, as in the other writers: the half-written file is never kept as a result.
+      if (wctx.signal.aborted) throw new ExportCancelled();
       const codes = batch.patients.map((p) => p.code);
       if (codes.length === 0) continue;
       const shiftOf = new Map(batch.patients.map((p) => [p.code, p.shiftDays]));

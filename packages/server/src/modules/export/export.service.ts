@@ -234,6 +234,8 @@ export async function runExport(
     };
     await tools.progress(0, '正在准备导出');
     const written = await writeExport(payload.options.format, wctx);
+    // Cancelled while the last batch was written: the file is not kept, nor logged as an export.
+    if (tools.signal.aborted) throw new ExportCancelled();
     const stat = await fs.promises.stat(written.path);
     const sha256 = await fileHash(written.path);
     const stamp = now.toLocaleString('sv-SE', { timeZone: access.timeZone }).replace(/[-: ]/g, '').slice(0, 14);
