@@ -97,8 +97,10 @@ describe('route table', () => {
   });
 
   it('SHELL-18: pages not built yet are in no menu, though their menu nodes are seeded', () => {
-    expect(UNBUILT_ROUTE_NAMES).toEqual(expect.arrayContaining(['project.follow', 'project.randomization']));
+    expect(UNBUILT_ROUTE_NAMES).toEqual(expect.arrayContaining(['project.weChat', 'project.medical']));
     expect(UNBUILT_ROUTE_NAMES).not.toContain('project.subject');
+    expect(UNBUILT_ROUTE_NAMES).not.toContain('project.randomization');
+    expect(UNBUILT_ROUTE_NAMES).not.toContain('project.randomlySelected');
     expect(UNBUILT_ROUTE_NAMES).not.toContain('project.calendar');
     const node = (menuId: number, code: string, parentId = 0, type: 'M' | 'C' = 'C'): MenuNode =>
       ({
@@ -113,9 +115,9 @@ describe('route table', () => {
       }) as MenuNode;
     const menus = [
       node(1, 'project.subject'),
-      node(2, 'project.followGroup', 0, 'M'),
-      node(3, 'project.follow', 2),
-      node(4, 'project.randomization'),
+      node(2, 'project.wechatGroup', 0, 'M'),
+      node(3, 'project.wechat.disease', 2),
+      node(4, 'project.weChat'),
     ];
     const entries = menuEntries(menus, 1, [...PROJECT_MENU_HIDDEN_CODES, ...UNBUILT_ROUTE_NAMES]);
     expect(entries.map((e) => e.code)).toEqual(['project.subject']);

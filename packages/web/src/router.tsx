@@ -35,6 +35,8 @@ const ProjectCalendar = lazy(() => import('./pages/project/calendar'));
 const ProjectFollowOverview = lazy(() => import('./pages/project/follow/overview'));
 const ProjectFollowRecord = lazy(() => import('./pages/project/follow/record'));
 const ProjectFollowPlan = lazy(() => import('./pages/project/follow/plan'));
+const ProjectRandomization = lazy(() => import('./pages/project/randomization'));
+const ProjectRandomlySelected = lazy(() => import('./pages/project/randomly-selected'));
 
 export interface AppRoute extends RouteMeta {
   path: string;
@@ -108,14 +110,14 @@ export const appRoutes: AppRoute[] = [
     name: 'project.randomization',
     title: r.projectRandomization,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectRandomization,
   },
   {
     path: '/project/:id/randomlySelected',
     name: 'project.randomlySelected',
     title: r.projectRandomlySelected,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectRandomlySelected,
   },
   {
     path: '/project/:id/doubtList',

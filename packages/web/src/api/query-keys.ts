@@ -31,6 +31,7 @@ const CRF_RECORD = ['crf-record'] as const;
 const SEARCH = ['search'] as const;
 const CALENDAR = ['calendar'] as const;
 const FOLLOW = ['follow'] as const;
+const RANDOMIZATION = ['randomization'] as const;
 
 /** The version segment of a CRF definition key: a number, or the newest. */
 export type CrfVersionKey = number | 'latest';
@@ -218,6 +219,16 @@ export const queryKeys = {
     /** 随访概览's figures (refreshed with any visit change, pushed or made here). */
     overview: (studyId: number) => [...FOLLOW, 'overview', studyId] as const,
     subject: (subjectRecordId: number) => [...FOLLOW, 'subject', subjectRecordId] as const,
+  },
+  /** Randomization of a study (随机列表, 随机结果 and the patients' results); a randomization or an unblinding changes them all. */
+  randomization: {
+    all: () => RANDOMIZATION,
+    config: (studyId: number) => [...RANDOMIZATION, 'config', studyId] as const,
+    depts: (studyId: number) => [...RANDOMIZATION, 'depts', studyId] as const,
+    result: (studyId: number) => [...RANDOMIZATION, 'result', studyId] as const,
+    list: (studyId: number) => [...RANDOMIZATION, 'list', studyId] as const,
+    selected: (studyId: number) => [...RANDOMIZATION, 'selected', studyId] as const,
+    subject: (studyId: number, subjectId: number) => [...RANDOMIZATION, 'subject', studyId, subjectId] as const,
   },
   /** The signed-in user's background jobs (the 任务 drawer); a realtime push will refresh this key. */
   jobs: {

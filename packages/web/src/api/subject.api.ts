@@ -34,6 +34,8 @@ export interface Subject {
   creater: string | null;
   createTime: string;
   itemDatas: Array<{ itemName: string; itemValue: unknown; units: string }>;
+  /** 已紧急揭盲 (issue 15): the patient's arm was disclosed in an emergency; set once, never cleared. */
+  emergencyUnblinded?: boolean;
 }
 
 export interface CrfStates {

@@ -42,7 +42,7 @@ export interface RealtimeClientDeps {
 const PUSHES_BY_HUB: Record<RealtimeHub, readonly PushName[]> = {
   eventhub: ['record.saved'],
   toolsignalhub: ['job.progress'],
-  personsignalhub: ['counts', 'notice'],
+  personsignalhub: ['counts', 'notice', 'randomization.unblinded'],
 };
 
 function isUnauthorized(error: unknown): boolean {

@@ -17,6 +17,7 @@ import { useCrfLayout, useSiderPlacement } from '../../../layouts/crf-layout';
 import { T } from '../../../locales/zh-CN';
 import { formStateMeta, isRepeatable, menuForms, stageKeys } from '../crf-menu';
 import { CrfFollowVisits } from './crf-follow-visits';
+import { PatientRandomization } from '../../project/randomization/components/patient-randomization';
 import { PatientInfoDialog, PatientQrDialog } from './patient-dialogs';
 import { QrImage } from './qr-image';
 
@@ -207,6 +208,14 @@ export function CrfSidebar({
             </button>
             {qrThumb}
           </div>
+          {patient && (
+            <PatientRandomization
+              studyId={patient.studyId}
+              subjectId={patient.id}
+              identificationCode={patient.identificationCode}
+              subjectName={patient.subjectName}
+            />
+          )}
           <div className="crf-menu">
             {menuLoading && !menu ? (
               <Spin />

@@ -37,6 +37,9 @@ import { STATE_OPTIONS } from './subject-state';
 import '../project.css';
 import { FilterButtons } from '../../../components/filter-buttons';
 import { queryKeys } from '../../../api/query-keys';
+import { randomizationApi } from '../../../api/randomization.api';
+import { RandomizeDialog, type RandomizeTarget } from '../randomization/components/randomize-dialog';
+import { RAND_BUTTONS } from '../randomization/rand-access';
 
 /** The whole study's audit trail in one file is the monitors' (the SDV button), as the server decides. */
 const AUDIT_EXPORT_BUTTON = 'business.crf.sdv';
@@ -84,6 +87,14 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
   const [removeRecord, setRemoveRecord] = useState<SubjectRecordRow | null>(null);
   const [restoreRecord, setRestoreRecord] = useState<SubjectRecordRow | null>(null);
   const [operatesRecord, setOperatesRecord] = useState<SubjectRecordRow | null>(null);
+  const [randomizeTarget, setRandomizeTarget] = useState<RandomizeTarget | null>(null);
+  // 随机 is offered once the study's randomization is configured (issue 15).
+  const randomization = useQuery({
+    queryKey: queryKeys.randomization.config(studyId),
+    queryFn: () => randomizationApi.config(studyId).then((res) => res.data),
+  });
+  const randomizes = Boolean(randomization.data?.configured);
+  const canRandomize = can(RAND_BUTTONS.subject);
 
   usePageReturn(
     useCallback(
@@ -201,6 +212,18 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
             onClick: (row) => setPatient({ mode: 'edit', subjectId: row.id }),
           },
           { key: 'state', label: T.subject.changeState, allowed: canEdit, onClick: (row) => setStateRecord(row) },
+          {
+            key: 'randomize',
+            label: T.randomization.randomize,
+            allowed: canRandomize,
+            hidden: () => !randomizes,
+            onClick: (row) =>
+              setRandomizeTarget({
+                subjectId: row.id,
+                identificationCode: row.identificationCode,
+                subjectName: row.subjectName,
+              }),
+          },
           { key: 'operates', label: T.subject.operates, onClick: (row) => setOperatesRecord(row) },
           // Asks for a reason in its own dialog.
           {
@@ -221,7 +244,19 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
       showDeleted,
       actions: rowActions,
     };
-  }, [recordColumns.data, diseases, crfItems, definitions, fieldLabels, showDeleted, canEdit, canRemove, navigate]);
+  }, [
+    recordColumns.data,
+    diseases,
+    crfItems,
+    definitions,
+    fieldLabels,
+    showDeleted,
+    canEdit,
+    canRemove,
+    canRandomize,
+    randomizes,
+    navigate,
+  ]);
   const [container, available] = useContainerWidth();
   const layout = subjectLayout(available, layoutInput);
   const pageColumns = subjectColumns(layout, layoutInput);
@@ -337,6 +372,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
         onClose={() => setRestoreRecord(null)}
       />
       <OperatesDrawer record={operatesRecord} onClose={() => setOperatesRecord(null)} />
+      <RandomizeDialog studyId={studyId} target={randomizeTarget} onClose={() => setRandomizeTarget(null)} />
     </>
   );
 }

@@ -9,6 +9,7 @@ import {
 } from '../../../components/table-page';
 import { T } from '../../../locales/zh-CN';
 import { formatDate } from '../../../utils/format-date';
+import { UnblindedMark } from '../randomization/components/randomization-result';
 import { StateTag } from './subject-state';
 
 /**
@@ -100,6 +101,7 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
       <span>
         {baseValue('subjectName', row)} {stateOf(row, showDeleted)}
       </span>
+      {row.emergencyUnblinded && <UnblindedMark />}
     </div>
   );
   const enrolCell = (row: SubjectRecordRow) => (
@@ -212,7 +214,18 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
     title: column.title,
     key: `base:${column.key}`,
     width: BASE_WIDTHS[column.key] ?? column.width,
-    render: (_: unknown, row) => baseValue(column.key, row),
+    render: (_: unknown, row) =>
+      column.key === 'subjectName' && row.emergencyUnblinded ? (
+        <>
+          {baseValue(column.key, row)} <UnblindedMark />
+        </>
+      ) : (
+        baseValue(column.key, row)
+      ),
+    text: (row) =>
+      column.key === 'subjectName' && row.emergencyUnblinded
+        ? `${baseValue(column.key, row)} ${T.randomization.emergencyMark}`
+        : baseValue(column.key, row),
   });
   return [
     // Who the patient is, where they stand and how far their forms are come first.
