@@ -51,6 +51,23 @@ const definition = (title: string): CrfDefinition => ({
       option: { optionsValue: 'a,b,c', optionsText: 'A,B,C' },
       children: [],
     },
+    {
+      name: 'meds',
+      title: '用药',
+      type: 'listGroup',
+      option: {},
+      children: [
+        { name: 'r_name', title: '药物', type: 'input', option: {}, children: [] },
+        { name: 'r_dose', title: '剂量', type: 'real', option: { units: 'mg,g' }, children: [] },
+        {
+          name: 'r_route',
+          title: '途径',
+          type: 'radio',
+          option: { optionsValue: '1,2', optionsText: '口服,静脉' },
+          children: [],
+        },
+      ],
+    },
   ],
 });
 
@@ -68,7 +85,7 @@ async function seedStudy(database: Database) {
     const [crf] = await db.insert(crfs).values({ studyId, title }).returning({ id: crfs.id });
     await db
       .insert(crfVersions)
-      .values({ crfId: crf!.id, studyId, version: 1, definition: definition(title), source: 'json', itemCount: 6 });
+      .values({ crfId: crf!.id, studyId, version: 1, definition: definition(title), source: 'json', itemCount: 9 });
     await db
       .insert(crfStageCrfs)
       .values({ stageId: stage!.id, crfId: crf!.id, studyId, repeat: i > FORMS - REPEATABLE ? 0 : 1, orderNum: i });
@@ -88,7 +105,12 @@ async function seedStudy(database: Database) {
       'd1', to_char(date '2024-01-01' + floor(random() * 700)::int, 'YYYY-MM-DD'),
       'c1', (1 + floor(random() * 3))::int::text,
       't1', 'note ' || floor(random() * 1000),
-      'm1', jsonb_build_array('a', case when random() < 0.5 then 'b' else 'c' end))`;
+      'm1', jsonb_build_array('a', case when random() < 0.5 then 'b' else 'c' end),
+      'meds', jsonb_build_array(
+        jsonb_build_object('r_name', 'drug ' || floor(random() * 20), 'r_dose', floor(random() * 300)::int::text,
+                           'r_route', (1 + floor(random() * 2))::int::text),
+        jsonb_build_object('r_name', 'drug ' || floor(random() * 20), 'r_dose', round(random()::numeric * 0.3, 2)::text,
+                           'r_dose_unit', 'g', 'r_route', (1 + floor(random() * 2))::int::text)))`;
   // Nine in ten patients have each single form; repeatable forms have two records.
   await db.execute(sql`
     insert into crf_data_records (study_id, subject_record_id, crf_id, crf_version, state, values, single_form)
@@ -180,11 +202,22 @@ async function run(label: string, database: Database) {
       [{ join: 'and', conditions: [item(48, 'n1', 'gt', ['170'])] }],
       'and',
     ],
+    [
+      'a list-group column, any row (B09 剂量 > 280 mg)',
+      [{ join: 'and', conditions: [item(9, 'r_dose', 'gt', ['280'])] }],
+      'and',
+    ],
+    [
+      'two list-group columns in one row (B47)',
+      [{ join: 'and', conditions: [item(47, 'r_name', 'eq', ['drug 3']), item(47, 'r_route', 'eq', ['2'])] }],
+      'and',
+    ],
   ];
   const columns = [
     { kind: 'patient', field: 'identificationCode' },
     { kind: 'item', crfId: crfIds[11], itemName: 'n1' },
     { kind: 'item', crfId: crfIds[47], itemName: 'd1' },
+    { kind: 'item', crfId: crfIds[8], itemName: 'r_name' },
   ];
   for (const [name, groups, join] of searches) {
     const once = async () => {
