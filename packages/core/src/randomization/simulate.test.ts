@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addToCounts, minimizationAssign } from './minimization.js';
 import { createRng, deriveSeed } from './rng.js';
-import { simulateRandomization } from './simulate.js';
+import { simulateRandomization, simulationSteps } from './simulate.js';
 import type { MinimizationCounts } from './types.js';
 import { AGE, SEX, SITE, armsFor, config } from './test-fixtures.js';
 
@@ -12,6 +12,18 @@ describe('simulation', () => {
     const a = simulateRandomization(stratified, { patients: 60, runs: 30, seed: 'abc' });
     expect(simulateRandomization(stratified, { patients: 60, runs: 30, seed: 'abc' })).toEqual(a);
     expect(simulateRandomization(stratified, { patients: 60, runs: 30, seed: 'abd' })).not.toEqual(a);
+  });
+
+  it('run step by step it yields once per run and ends with the same result', () => {
+    const steps = simulationSteps(stratified, { patients: 60, runs: 30, seed: 'abc' });
+    const yielded: number[] = [];
+    let step = steps.next();
+    while (!step.done) {
+      yielded.push(step.value);
+      step = steps.next();
+    }
+    expect(yielded).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(step.value).toEqual(simulateRandomization(stratified, { patients: 60, runs: 30, seed: 'abc' }));
   });
 
   it('reports arms, strata, factor levels and predictability of a stratified block design', () => {

@@ -22,6 +22,21 @@ export const SIMULATION_MAX_WORK = 2_000_000;
  * under-represented in the current block); ties count as a fractional correct guess.
  */
 export function simulateRandomization(config: RandomizationConfig, options: SimulationOptions): SimulationResult {
+  const steps = simulationSteps(config, options);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+/**
+ * The same simulation, one run per step (each step yields the runs done so far), so that a server can
+ * run a large simulation in slices and answer other requests between them instead of holding its
+ * event loop for seconds.
+ */
+export function* simulationSteps(
+  config: RandomizationConfig,
+  options: SimulationOptions,
+): Generator<number, SimulationResult, void> {
   const { patients, runs, seed } = options;
   if (!Number.isInteger(patients) || patients < 1 || !Number.isInteger(runs) || runs < 1) {
     throw new RangeError('模拟患者数和模拟次数必须是正整数');
@@ -189,6 +204,7 @@ export function simulateRandomization(config: RandomizationConfig, options: Simu
         s.imbMax = Math.max(s.imbMax, imb);
       });
     });
+    yield r + 1;
   }
 
   const sorted = [...overall].sort((a, b) => a - b);

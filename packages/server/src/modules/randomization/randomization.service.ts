@@ -15,7 +15,7 @@ import {
   resolveFactorLevel,
   sha256Hex,
   simpleAssign,
-  simulateRandomization,
+  simulationSteps,
   stratumKey,
   type AllocationSlot,
   type MinimizationCounts,
@@ -1138,13 +1138,26 @@ export async function simulate(ctx: AppContext, input: SimulateInput) {
       `模拟规模过大：患者数 × 次数不能超过 ${MAX_SIMULATED_ASSIGNMENTS}`,
     );
   }
-  return simulateRandomization(config, {
+  const steps = simulationSteps(config, {
     patients: input.patients,
     runs: input.runs,
     ...(input.distributions ? { distributions: input.distributions } : {}),
     seed: newSeed(),
   });
+  // A large simulation takes seconds: it runs in slices so that other requests are answered between them.
+  let sliceStart = performance.now();
+  let step = steps.next();
+  while (!step.done) {
+    if (performance.now() - sliceStart > SIMULATION_SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+    step = steps.next();
+  }
+  return step.value;
 }
+
+const SIMULATION_SLICE_MS = 15;
 
 /** A simulation runs in the request: bounded so it answers within seconds on two cores. */
 export const MAX_SIMULATED_ASSIGNMENTS = 500_000;

@@ -21,6 +21,7 @@ import {
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
+import { simulate } from './randomization.service.js';
 
 const BASE = '/api/business/randomization';
 const key = (k: string) => buttonKey(`business.randomization.${k}`);
@@ -397,6 +398,33 @@ describe('randomization: calls × roles', () => {
     expect(res.body.data).toMatchObject({ patients: 40, runs: 20, method: 'stratified_block' });
     expect((await post(who.nurse, '/simulate', { studyId, patients: 40, runs: 20 })).status).toBe(403);
     expect((await post(who.configurer, '/simulate', { studyId, patients: 5000, runs: 1000 })).status).toBe(400);
+  });
+
+  it('a large simulation runs in slices: the event loop serves other work before it ends', async () => {
+    // Given its configuration the service starts computing at once; without slices it would finish
+    // before the callback queued right after the call could run.
+    let otherWorkRan = false;
+    const simulation = simulate(t.ctx, {
+      studyId,
+      config: {
+        method: 'block',
+        arms: [
+          { code: 'A', label: 'A', ratio: 1 },
+          { code: 'B', label: 'B', ratio: 1 },
+        ],
+        blinded: true,
+        blockSizes: [4],
+        listLength: 100,
+      },
+      patients: 500,
+      runs: 1000,
+    }).then((result) => ({ result, otherWorkRanBefore: otherWorkRan }));
+    setImmediate(() => {
+      otherWorkRan = true;
+    });
+    const { result, otherWorkRanBefore } = await simulation;
+    expect(result.runs).toBe(1000);
+    expect(otherWorkRanBefore).toBe(true);
   });
 
   it('RAND-06: unblinding all needs the study-manager permission, the password and the study name typed; then every member sees arms', async () => {
