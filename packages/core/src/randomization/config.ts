@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { rowIdSchema } from '../ids.js';
+
+/** Numeric bands of a factor level: far beyond any clinical value, finite so a band is storable. */
+const BAND_LIMIT = 1e9;
 
 /**
  * Randomization configuration (issue 15): arms and ratio, the method, block sizes, strata or
@@ -29,8 +33,8 @@ export const randomizationFactorLevelSchema = z.object({
   /** Option codes of the item, or department ids as text, that fall in this level. */
   values: z.array(z.string()).max(200).optional(),
   /** Numeric band on the item's value: min inclusive, max exclusive; either may be open. */
-  min: z.number().optional(),
-  max: z.number().optional(),
+  min: z.number().min(-BAND_LIMIT).max(BAND_LIMIT).optional(),
+  max: z.number().min(-BAND_LIMIT).max(BAND_LIMIT).optional(),
 });
 export type RandomizationFactorLevel = z.infer<typeof randomizationFactorLevelSchema>;
 
@@ -43,7 +47,7 @@ export const randomizationFactorSchema = z.object({
     .regex(/^[A-Za-z0-9_]+$/),
   label: z.string().trim().min(1).max(50),
   source: z.enum(['dept', 'item']),
-  crfId: z.number().int().positive().optional(),
+  crfId: rowIdSchema.optional(),
   itemName: z.string().min(1).max(100).optional(),
   weight: z.number().positive().max(100).default(1),
   levels: z.array(randomizationFactorLevelSchema).min(2).max(20),
@@ -52,12 +56,12 @@ export type RandomizationFactor = z.infer<typeof randomizationFactorSchema>;
 
 export const randomizationEligibilitySchema = z.object({
   /** CRFs that must be submitted before randomization (e.g. 入选标准). */
-  crfIds: z.array(z.number().int().positive()).max(50).default([]),
+  crfIds: z.array(rowIdSchema).max(50).default([]),
   /** Item values required: the item's value must be one of `values`. */
   items: z
     .array(
       z.object({
-        crfId: z.number().int().positive(),
+        crfId: rowIdSchema,
         itemName: z.string().min(1).max(100),
         values: z.array(z.string()).min(1).max(100),
       }),
