@@ -66,6 +66,71 @@ describe('save and submit', () => {
     expect(detail.initialValues.vs_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
   });
 
+  it('CRF-17: the detail holds crf (option with identify fields and cols), subject, subjectRecord, subjectState, crfDataRecord, crfDataRecords and crfDoubts', async () => {
+    const body = multipart({ studyId: String(studyId) }, [
+      {
+        fileName: 'ocr.json',
+        data: JSON.stringify({
+          title: '化验单识别',
+          option: { cols: 2, identifyId: 3, identifyType: 1, identifyIndex: 0 },
+          children: [{ name: 'wbc', title: '白细胞', type: 'input', option: {}, children: [] }],
+        }),
+      },
+    ]);
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/api/system/crf',
+      headers: { ...body.headers, authorization: `Bearer ${admin}` },
+      payload: body.payload,
+    });
+    expect(uploaded.statusCode, uploaded.body).toBe(200);
+    const list = (await t.call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).body.data;
+    const crfId = list.find((c: { title: string }) => c.title === '化验单识别').id as number;
+    const saved = await save({ subjectRecordId: subject.subjectRecordId, crfId, version: 0, values: { wbc: '6.1' } });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const crfDataRecordId = saved.body.data.crfDataRecordId as number;
+    const opened = await t.call(admin, 'POST', '/api/business/doubt/open', {
+      crfDataRecordId,
+      itemName: 'wbc',
+      doubtDescription: '请核实',
+    });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+
+    const detail = (
+      await t.call(
+        admin,
+        'GET',
+        `/api/v3/business/crf/${subject.subjectRecordId}?crfId=${crfId}&crfDataRecordId=${crfDataRecordId}`,
+      )
+    ).body.data;
+    expect(detail.crf).toMatchObject({
+      id: crfId,
+      title: '化验单识别',
+      option: { cols: 2, identifyId: 3, identifyType: 1, identifyIndex: 0 },
+    });
+    expect(detail.subject).toMatchObject({
+      id: expect.any(Number),
+      studyId,
+      subjectName: '周八',
+      identificationCode: expect.any(String),
+      qrCode: expect.any(String),
+      openId: null,
+    });
+    expect(detail.subjectRecord).toMatchObject({ id: subject.subjectRecordId, creater: expect.any(String) });
+    expect(detail.subjectRecord.creater).not.toBe('');
+    expect(detail.subjectState).toMatchObject({ crfId, subjectRecordId: subject.subjectRecordId });
+    expect(detail.crfDataRecord).toMatchObject({ id: crfDataRecordId });
+    expect(detail.crfDataRecords).toEqual([expect.objectContaining({ crfDataRecordId })]);
+    expect(detail.crfDoubts).toEqual([
+      expect.objectContaining({
+        itemName: 'wbc',
+        groupName: null,
+        groupIndex: null,
+        doubtId: opened.body.data.doubtId,
+      }),
+    ]);
+  });
+
   let recordId: number;
   it('CRF-22/CRF-27: save keeps a partial form; type and range errors are refused; submit needs every required item', async () => {
     const partial = await save({
@@ -393,9 +458,9 @@ describe('permissions and isolation of data', () => {
 });
 
 describe('overview and home', () => {
-  it('the overview holds every viewable form with its records; the home counts subjects and forms', async () => {
+  it('PRINT-09/PRINT-10: the overview holds the menu with childrens and every viewable form (title, option, items with type, option and children, values by record); crfId and crfDataRecordId narrow it; the home counts subjects and forms', async () => {
     const subject = await enrol({ subjectName: '冯二' });
-    await save({
+    const saved = await save({
       subjectRecordId: subject.subjectRecordId,
       crfId: crfIds['生命体征']!,
       version: 0,
@@ -403,8 +468,32 @@ describe('overview and home', () => {
     });
     const overview = (await t.call(admin, 'GET', `/api/v3/business/overview/${subject.subjectRecordId}`)).body.data;
     expect(overview.subject.subjectName).toBe('冯二');
-    expect(overview.crfs).toHaveLength(6);
-    expect(Number(overview.crfs.find((c: { title: string }) => c.title === '生命体征').records[0].values.hr)).toBe(66);
+    expect(overview.menu.map((s: { title: string }) => s.title)).toEqual(['基线', '手术', '术后随访']);
+    expect(overview.menu[0].childrens.length).toBeGreaterThan(0);
+    const titles = overview.crfs.map((c: { title: string }) => c.title);
+    for (const title of ['人口学资料', '生命体征', '实验室检查', '影像学检查', '手术记录', '术后随访']) {
+      expect(titles).toContain(title);
+    }
+    const vitals = overview.crfs.find((c: { title: string }) => c.title === '生命体征');
+    expect(vitals.option).toEqual(expect.any(Object));
+    expect(vitals.definition.children[0]).toMatchObject({
+      type: expect.any(String),
+      option: expect.any(Object),
+      children: expect.any(Array),
+    });
+    expect(Number(vitals.records[0].values.hr)).toBe(66);
+
+    const one = (
+      await t.call(
+        admin,
+        'GET',
+        `/api/v3/business/overview/${subject.subjectRecordId}?crfId=${crfIds['生命体征']}&crfDataRecordId=${saved.body.data.crfDataRecordId}`,
+      )
+    ).body.data;
+    expect(one.crfs.map((c: { title: string }) => c.title)).toEqual(['生命体征']);
+    expect(one.crfs[0].records.map((r: { crfDataRecordId: number }) => r.crfDataRecordId)).toEqual([
+      saved.body.data.crfDataRecordId,
+    ]);
     const home = (await t.call(admin, 'GET', `/api/business/index?studyId=${studyId}`)).body.data;
     expect(home.subjects.total).toBeGreaterThan(3);
     expect(home.forms.incomplete).toBeGreaterThan(0);

@@ -37,7 +37,7 @@ async function enrol(extra: object = {}) {
 const save = (body: object, token = admin) => t.call(token, 'PUT', '/api/v3/business/crf', body);
 
 describe('print', () => {
-  it('prints a Word template filled with a record’s values', async () => {
+  it('PRINT-15: GET, POST, PUT and DELETE /api/v1/business/crf/print/temp with crfId; printing fills the Word template with a record’s values', async () => {
     const PizZip = (await import('pizzip')).default;
     const zip = new PizZip();
     zip.file(
@@ -65,6 +65,9 @@ describe('print', () => {
     expect((await t.call(admin, 'GET', `/api/v1/business/crf/print/is_temp?crfId=${demographics}`)).body.data).toBe(
       true,
     );
+    expect(
+      (await t.call(admin, 'GET', `/api/v1/business/crf/print/temp?crfId=${demographics}`)).body.data,
+    ).toMatchObject({ crfId: demographics, fileName: '人口学资料.docx' });
     const subject = await enrol({ subjectName: '陈三' });
     await save({
       subjectRecordId: subject.subjectRecordId,
@@ -93,9 +96,21 @@ describe('print', () => {
         })
       ).statusCode,
     ).toBe(400);
+    const replacement = multipart({}, [{ fileName: '人口学资料-v2.docx', data: docx }]);
+    const replaced = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v1/business/crf/print/temp?crfId=${demographics}`,
+      headers: { ...replacement.headers, authorization: `Bearer ${admin}` },
+      payload: replacement.payload,
+    });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    expect(
+      (await t.call(admin, 'GET', `/api/v1/business/crf/print/temp?crfId=${demographics}`)).body.data,
+    ).toMatchObject({ fileName: '人口学资料-v2.docx' });
     expect((await t.call(admin, 'DELETE', `/api/v1/business/crf/print/temp?crfId=${demographics}`)).status).toBe(200);
     expect((await t.call(admin, 'GET', `/api/v1/business/crf/print/is_temp?crfId=${demographics}`)).body.data).toBe(
       false,
     );
+    expect((await t.call(admin, 'GET', `/api/v1/business/crf/print/temp?crfId=${demographics}`)).body.data).toBeNull();
   });
 });

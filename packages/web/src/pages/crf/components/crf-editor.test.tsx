@@ -72,6 +72,7 @@ function detailOf(
 }
 
 const SUBMITTED = { id: 41, version: 3, state: 2, values: { sbp: '120', dbp: '80' } };
+const dirtyChanges = vi.fn<(dirty: boolean) => void>();
 
 function Host({ detail, onSaved, onReload }: { detail: CrfRecordDetail; onSaved: () => void; onReload: () => void }) {
   const bypass = useRef(false);
@@ -83,6 +84,7 @@ function Host({ detail, onSaved, onReload }: { detail: CrfRecordDetail; onSaved:
       detail={detail}
       onSaved={onSaved}
       onReload={onReload}
+      onDirtyChange={dirtyChanges}
       bypassGuardRef={bypass}
     />
   );
@@ -145,6 +147,19 @@ describe('CRF editor: saving', () => {
     // The saved values leave no draft behind.
     expect(window.localStorage.getItem(draftKey(null, 7, 3, null))).toBeNull();
     expect(window.localStorage.getItem(draftKey(null, 7, 3, 50))).toBeNull();
+  });
+
+  it('QRY-20: the unsaved flag (changeSaveStatus) is raised by a change and lowered by the save', async () => {
+    api.save.mockResolvedValue(ok({ crfDataRecordId: 50, version: 1, state: 1, errors: [], warnings: [] }, '保存成功'));
+    renderEditor(detailOf(null));
+    expect(dirtyChanges).toHaveBeenLastCalledWith(false);
+    type('收缩压', '120');
+    await waitFor(() => expect(dirtyChanges).toHaveBeenLastCalledWith(true));
+    expect(screen.getByText('有未保存的修改')).toBeTruthy();
+    click('保存');
+    await screen.findByText('保存成功');
+    await waitFor(() => expect(dirtyChanges).toHaveBeenLastCalledWith(false));
+    expect(screen.queryByText('有未保存的修改')).toBeNull();
   });
 
   it('CRF-27: changing a submitted form asks for 修改原因 (required) before anything is sent', async () => {

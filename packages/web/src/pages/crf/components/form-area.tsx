@@ -318,13 +318,15 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
     : [];
 
   let body;
-  if (detailQuery.isError && !detail) {
+  // CRF-19: a failed detail load, or a failed record list the page waits on to pick a record, ends the spinner.
+  const listFailed = waitingForChoice && dataList.isError;
+  if ((detailQuery.isError && !detail) || listFailed) {
     body = (
       <Result
         status="warning"
         title={t.loadFailed}
         extra={
-          <Button type="primary" onClick={() => void detailQuery.refetch()}>
+          <Button type="primary" onClick={() => void (listFailed ? dataList.refetch() : detailQuery.refetch())}>
             {t.retry}
           </Button>
         }
