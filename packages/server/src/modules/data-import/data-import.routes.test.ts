@@ -189,6 +189,7 @@ describe('dry run', () => {
       不存在的表单: [['编号'], [codes[0]!]],
     });
     const res = await importFile(file, { dryRun: 'true', submitType: '1' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
     const messages = res.body.data.sheetErrors.map((e: { column: string | null; message: string }) => [
       e.column,
       e.message,
