@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { queryKeys } from '../../../api/query-keys';
-import { FullscreenExitOutlined, FullscreenOutlined, PrinterOutlined } from '@ant-design/icons';
+import { FullscreenExitOutlined, FullscreenOutlined, PrinterOutlined, WarningOutlined } from '@ant-design/icons';
 import { Anchor, Button, Descriptions, Empty, Image, Modal, Segmented, Space, Spin, Switch, Table } from 'antd';
 import {
   evaluateForm,
@@ -80,7 +80,9 @@ function StoredImage({ value, alt }: { value: string; alt: string }) {
         url = URL.createObjectURL(res.data);
         if (live) setSrc(url);
       })
-      .catch(() => {
+      .catch((error: unknown) => {
+        // UPL-19: logged as platform §8 asks, and shown in place (decisions.md): a missing source image must not pass unnoticed.
+        console.error(t.imageLoadFailed, fileKey, error);
         if (live) setFailed(true);
       });
     return () => {
@@ -88,7 +90,13 @@ function StoredImage({ value, alt }: { value: string; alt: string }) {
       if (url) URL.revokeObjectURL(url);
     };
   }, [fileKey]);
-  if (failed) return <span className="crf-overview-image-failed">{t.imageLoadFailed}</span>;
+  if (failed) {
+    return (
+      <span className="crf-overview-image-failed" role="alert">
+        <WarningOutlined /> {t.imageLoadFailed}
+      </span>
+    );
+  }
   if (!src) return <Spin size="small" />;
   return <Image src={src} width={72} height={72} alt={alt} className="crf-overview-thumb" />;
 }
