@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type * as AxeCore from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { onTestFailed } from 'vitest';
+import { serverArgs } from './server-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 export const ADMIN = '13800000000';
@@ -41,7 +42,7 @@ export async function startPlatform(options: { timeZone?: string; clockFile?: st
   const webDist = path.join(dataDir, 'web');
   fs.cpSync(path.join(ROOT, 'packages', 'web', 'dist'), webDist, { recursive: true });
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, serverArgs(), {
     cwd: ROOT,
     env: {
       ...process.env,

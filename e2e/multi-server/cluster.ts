@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { serverArgs } from '../server-command.js';
 
 /**
  * The production layout of docs/deployment.md in miniature: two app server processes (the real
@@ -68,7 +69,7 @@ export interface AppServer {
 
 function startServer(name: string, env: Record<string, string>): Promise<AppServer> {
   return freePort().then((port) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
+    const child = spawn(process.execPath, serverArgs(), {
       cwd: ROOT,
       env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],

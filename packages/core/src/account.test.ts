@@ -50,7 +50,7 @@ describe('password length', () => {
 describe('user record', () => {
   const valid = { userName: '13812345678', password: 'abcdef', name: '张三', deptId: 1, roleIds: [1] };
 
-  it('SYS-20..SYS-23: name, department and roles are required; remark at most 60', () => {
+  it('SYS-20/SYS-21/SYS-22/SYS-23: name, department and roles are required; remark at most 60', () => {
     expect(userCreateSchema.safeParse(valid).success).toBe(true);
     expect(firstMessage(userCreateSchema.safeParse({ ...valid, name: ' ' }))).toBe(MSG.nameRequired);
     expect(firstMessage(userCreateSchema.safeParse({ ...valid, deptId: undefined }))).toBe(MSG.deptRequired);

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DataKeyError, parseDataKey } from './shared/field-crypto.js';
+import { REPOSITORY_ROOT } from './server-paths.js';
 
 const onOff = z.enum(['on', 'off']);
 
@@ -10,7 +10,7 @@ const onOff = z.enum(['on', 'off']);
  * directory is anchored here, where the README says `./data` is; an explicit relative DATA_DIR still means the
  * caller's working directory, as any path given on a command line does.
  */
-export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export { REPOSITORY_ROOT };
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(8080),
@@ -119,7 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .map((h) => h.trim().toLowerCase())
         .filter(Boolean),
     ),
-    webDist: path.resolve(e.WEB_DIST ?? new URL('../../web/dist', import.meta.url).pathname),
+    webDist: path.resolve(e.WEB_DIST ?? path.join(REPOSITORY_ROOT, 'packages', 'web', 'dist')),
     accessTokenSeconds: 30 * 60,
     refreshTokenSeconds: 7 * 24 * 60 * 60,
     loginRateLimitPerMinute: 30,

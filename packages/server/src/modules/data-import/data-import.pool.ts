@@ -1,6 +1,7 @@
 import { Piscina } from 'piscina';
 import { DATA_IMPORT_LIMITS } from '@ecrf/core';
 import { AppError } from '../../shared/app-error.js';
+import { workerEntry } from '../../server-paths.js';
 import type { WorkbookOutcome, WorkbookTask, ReadSheet } from './data-import.worker.js';
 
 export type { ReadSheet };
@@ -11,7 +12,7 @@ export interface WorkbookPool {
   close(): Promise<void>;
 }
 
-const WORKER = new URL('./data-import.worker.mjs', import.meta.url).href;
+const WORKER = workerEntry('data-import.worker.js', new URL('./data-import.worker.mjs', import.meta.url));
 
 const tooLarge = (message: string) => AppError.badRequest('import.too_large', message);
 

@@ -2,8 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import archiver from 'archiver';
-import ExcelJS from 'exceljs';
 import {
   exportCell,
   isChoiceType,
@@ -143,6 +141,8 @@ async function writeExcel(ctx: WriteContext): Promise<WrittenFile> {
   const labels = plan.options.labels;
   const file = path.join(ctx.dir, 'export.xlsx');
   const out = fs.createWriteStream(file);
+  // Loaded on the first Excel export rather than at start (≈ 13 MB, 0.6 s).
+  const { default: ExcelJS } = await import('exceljs');
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const names = sheetNames(plan.forms);
   const unfilled = plan.options.states.includes('notFilled');
@@ -632,6 +632,7 @@ export function rScript(vars: readonly StatVariable[]): string {
 
 async function zipFiles(target: string, files: Array<{ name: string; path: string }>) {
   const out = fs.createWriteStream(target);
+  const { default: archiver } = await import('archiver');
   const zip = archiver('zip', { zlib: { level: 6 } });
   const done = finished(out);
   zip.pipe(out);

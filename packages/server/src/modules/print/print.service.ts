@@ -3,8 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import Docxtemplater from 'docxtemplater';
-import PizZip from 'pizzip';
 import { and, eq, isNull } from 'drizzle-orm';
 import {
   choicesOf,
@@ -42,8 +40,18 @@ export async function templateInfo(ctx: AppContext, crfId: number) {
   return row ?? null;
 }
 
+/** docxtemplater and pizzip load on the first template or print, not at the server's start. */
+async function wordLibraries() {
+  const [{ default: Docxtemplater }, { default: PizZip }] = await Promise.all([
+    import('docxtemplater'),
+    import('pizzip'),
+  ]);
+  return { Docxtemplater, PizZip };
+}
+
 /** Refuses a file that is not a Word document whose tags docxtemplater can parse. */
-function checkTemplate(data: Buffer) {
+async function checkTemplate(data: Buffer) {
+  const { Docxtemplater, PizZip } = await wordLibraries();
   try {
     new Docxtemplater(new PizZip(data), { paragraphLoop: true, linebreaks: true });
   } catch {
@@ -52,7 +60,7 @@ function checkTemplate(data: Buffer) {
 }
 
 export async function saveTemplate(ctx: AppContext, studyId: number, crfId: number, fileName: string, data: Buffer) {
-  checkTemplate(data);
+  await checkTemplate(data);
   await ctx.db
     .insert(printTemplates)
     .values({ crfId, studyId, fileName, content: data.toString('base64'), updatedAt: ctx.clock() })
@@ -143,6 +151,7 @@ export async function printWord(
     access.studyId,
     Object.entries(values).flatMap(([name, value]) => fileKeysOf(nodes.get(name), value)),
   );
+  const { Docxtemplater, PizZip } = await wordLibraries();
   const doc = new Docxtemplater(new PizZip(Buffer.from(template.content, 'base64')), {
     paragraphLoop: true,
     linebreaks: true,

@@ -1,6 +1,7 @@
 import { Piscina } from 'piscina';
 import { CRF_IMPORT_LIMITS, importLimitMessages, type CrfImportLimits } from '@ecrf/core/interop';
 import { AppError } from '../../shared/app-error.js';
+import { workerEntry } from '../../server-paths.js';
 import type { CrfImportOutcome, CrfImportTask } from './crf-import.worker.js';
 
 export interface UploadedFile {
@@ -24,7 +25,7 @@ export interface CrfImportPoolOptions {
   heapMb?: number;
 }
 
-const WORKER = new URL('./crf-import.worker.mjs', import.meta.url).href;
+const WORKER = workerEntry('crf-import.worker.js', new URL('./crf-import.worker.mjs', import.meta.url));
 
 function tooLarge(message: string) {
   return AppError.badRequest('crf.too_large', message);

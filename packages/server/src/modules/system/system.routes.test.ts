@@ -150,7 +150,7 @@ describe('users', () => {
     });
   });
 
-  it('SYS-16..SYS-23: validates every user field on the server with the spec messages and field paths', async () => {
+  it('SYS-16/SYS-17/SYS-18/SYS-19/SYS-20/SYS-21/SYS-22/SYS-23: validates every user field on the server with the spec messages and field paths', async () => {
     const post = (body: object) => t.call(admin, 'POST', '/api/system/user', { ...valid, ...body });
     const cases: Array<[object, string, string]> = [
       [{ userName: '' }, 'userName', MSG.userNameRequired],
@@ -169,6 +169,10 @@ describe('users', () => {
       expect(res.body.msg).toBe(message);
       expect(res.body.data.errors).toContainEqual({ path, message });
     }
+    // The spec's own words (platform §5) for password, department and roles.
+    expect((await post({ password: '' })).body.msg).toBe('请输入密码');
+    expect((await post({ deptId: undefined })).body.msg).toBe('请选择所属机构');
+    expect((await post({ roleIds: [] })).body.msg).toBe('请选择所属职位');
     expect((await post({ password: 'x'.repeat(19), userName: '13600000099', remark: '备'.repeat(60) })).status).toBe(
       200,
     );
@@ -274,6 +278,28 @@ describe('roles and permissions', () => {
       409,
     );
     expect((await t.call(admin, 'POST', '/api/system/role', { roleName: 'x', roleKey: '9bad' })).status).toBe(400);
+  });
+
+  it('SYS-01: the administrator manages the department tree, users, roles, menus and permissions; a user without them manages none', async () => {
+    const depts = (await t.call(admin, 'GET', '/api/system/dept/list')).body.data;
+    expect(depts[0]).toMatchObject({ deptName: '根机构', parentId: 0 });
+    expect((await t.call(admin, 'GET', '/api/system/users')).body.data.total).toBeGreaterThan(0);
+    const roles = (await t.call(admin, 'GET', '/api/system/role/list')).body.data;
+    expect(JSON.stringify(roles)).toContain('超级管理员');
+    const menuTree = (await t.call(admin, 'GET', '/api/system/menu/list')).body.data;
+    expect(JSON.stringify(menuTree)).toContain('"sys.user"');
+    const clerk = await userWithMenus('13500000011', ['study']);
+    for (const [method, url, body] of [
+      ['GET', '/api/system/dept/list', undefined],
+      ['POST', '/api/system/dept', { parentId: 1, deptName: '越权二' }],
+      ['GET', '/api/system/users', undefined],
+      ['GET', '/api/system/role/list', undefined],
+      ['POST', '/api/system/role', { roleName: '越权', roleKey: 'overreach', menuIds: [] }],
+      ['GET', '/api/system/menu/list', undefined],
+      ['POST', '/api/system/menu', { parentId: 0, type: 'M', code: 'overreach', title: '越权', level: 0 }],
+    ] as const) {
+      expect((await t.call(clerk.token, method, url, body)).status, `${method} ${url}`).toBe(403);
+    }
   });
 
   it('SYS-02/SHELL-17: a user sees only the granted menus and gets 403 from every API it lacks, even called directly', async () => {

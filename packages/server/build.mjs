@@ -1,0 +1,48 @@
+// Compiles the server into dist/ (docs/decisions.md, "The server runs compiled JavaScript"): our own code and
+// @ecrf/core bundled into one ES module per entry, every package from node_modules left to Node to load. Each
+// entry sits directly in dist/, at the same depth below packages/server as src/main.ts, so paths taken from
+// import.meta.url (the package folder, the repository root, the built web app) mean the same in both.
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import process from 'node:process';
+import { build } from 'esbuild';
+
+const here = import.meta.dirname;
+const outdir = path.join(here, 'dist');
+
+/** Bare imports stay imports, except our own workspace packages, which are TypeScript sources to compile. */
+const externalPackages = {
+  name: 'external-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@ecrf/') || path.isAbsolute(args.path)) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+rmSync(outdir, { recursive: true, force: true });
+const started = Date.now();
+await build({
+  absWorkingDir: here,
+  entryPoints: {
+    main: 'src/main.ts',
+    'audit-verify': 'src/audit-verify.ts',
+    // Worker threads (piscina): loaded by file name from the pools (see their WORKER constants).
+    'crf-import.worker': 'src/modules/study/crf-import.worker.ts',
+    'data-import.worker': 'src/modules/data-import/data-import.worker.ts',
+  },
+  outdir,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  // Stack traces and the logs keep readable function names.
+  keepNames: true,
+  plugins: [externalPackages],
+  logLevel: 'warning',
+});
+process.stdout.write(
+  `server compiled into ${path.relative(process.cwd(), outdir) || '.'} in ${Date.now() - started} ms\n`,
+);
