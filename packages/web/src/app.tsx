@@ -1,11 +1,23 @@
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App as AntApp } from 'antd';
 import { RouterProvider } from 'react-router/dom';
 import { MESSAGE_SECONDS, setNavigator, setNotifier } from './api/request';
 import { AntProviders } from './components/ant-providers';
-import { RealtimeBridge } from './realtime/realtime-bridge';
 import { createAppRouter } from './router';
+import { useSession } from './stores/session.store';
+
+// The realtime client (socket.io) loads once someone is signed in: the sign-in page does without it.
+const RealtimeBridge = lazy(() => import('./realtime/realtime-bridge').then((m) => ({ default: m.RealtimeBridge })));
+
+function SignedInRealtime() {
+  const signedIn = useSession((s) => Boolean(s.token) && !s.setPasswordMust);
+  return signedIn ? (
+    <Suspense fallback={null}>
+      <RealtimeBridge />
+    </Suspense>
+  ) : null;
+}
 
 type AppRouter = ReturnType<typeof createAppRouter>;
 
@@ -37,7 +49,7 @@ export function App() {
     <AntProviders>
       <RequestBridge router={router} />
       <QueryClientProvider client={queryClient}>
-        <RealtimeBridge />
+        <SignedInRealtime />
         <RouterProvider router={router} />
       </QueryClientProvider>
     </AntProviders>

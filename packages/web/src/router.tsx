@@ -4,10 +4,11 @@ import NProgress from 'nprogress';
 import { T } from './locales/zh-CN';
 import type { RouteMeta } from './router-guard';
 import RootLayout from './layouts/root-layout';
-import AppShell from './layouts/app-shell';
 
 type Page = LazyExoticComponent<ComponentType>;
 
+// The signed-in shell (sider, top bar, tabs) loads after sign-in, not with the sign-in page (bench/first-page.ts).
+const AppShell = lazy(() => import('./layouts/app-shell'));
 const Login = lazy(() => import('./pages/login'));
 const StudyList = lazy(() => import('./pages/study-list'));
 const UnderConstruction = lazy(() => import('./pages/under-construction'));
