@@ -33,7 +33,7 @@ export default function RandomlySelectedPage() {
     enabled: studyId !== null && Boolean(study),
   });
 
-  if (studyId === null || query.isError) {
+  if (studyId === null || query.isError || config.isError) {
     return (
       <div className="page-card">
         <Result status="warning" title={MSG.forbidden} />
@@ -77,7 +77,9 @@ export default function RandomlySelectedPage() {
     {
       title: t.armOrCode,
       key: 'arm',
-      width: 180,
+      width: 230,
+      // The mark wraps below the code rather than hiding under an ellipsis.
+      ellipsis: false,
       render: (_: unknown, row) => (
         <span className="rand-code">
           {armText(row)}
