@@ -1,15 +1,13 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import dayjs from 'dayjs';
-import 'dayjs/locale/zh-cn';
 import NProgress from 'nprogress';
 import 'nprogress/nprogress.css';
 import './styles/global.css';
 import { App } from './app';
+import { setUpLocale } from './locale-setup';
 import { watchRootFontSize } from './theme';
 
-// antd's pickers show English weekdays until the dayjs locale is switched once at start.
-dayjs.locale('zh-cn');
+setUpLocale();
 // nprogress's own bar carries role="bar", no ARIA role: the bar is decoration (the page shows its own loading).
 NProgress.configure({
   showSpinner: false,

@@ -82,4 +82,10 @@ describe('user dialog', () => {
     const failure = await screen.findByText('用户名已存在');
     expect(failure.closest('.ant-message-error')).toBeTruthy();
   });
+
+  it('THEME-10: a drop-down reads its options unpaged (pageNum 1, pageSize 999999) and offers them all', async () => {
+    open({ mode: 'add' });
+    await screen.findByRole('dialog', { name: '新增用户' });
+    await waitFor(() => expect(api.role.list).toHaveBeenCalledWith({ pageNum: 1, pageSize: 999999 }));
+  });
 });
