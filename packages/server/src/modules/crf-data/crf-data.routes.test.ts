@@ -66,6 +66,52 @@ describe('save and submit', () => {
     expect(detail.initialValues.vs_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
   });
 
+  it('CRF-09: a form goes 0 (no record) → 1 (saved) → 2 (submitted, and still 2 when edited with a reason) → 9 (open query) → 2 when closed', async () => {
+    const patient = await enrol({ subjectName: '钱九' });
+    const vitals = crfIds['生命体征']!;
+    const state = async () =>
+      (await t.call(admin, 'GET', `/api/business/crf/menu/${patient.subjectRecordId}`)).body.data[0].childrens.find(
+        (f: { crfId: number }) => f.crfId === vitals,
+      ).state as number;
+    expect(await state()).toBe(0);
+    const saved = await save({
+      subjectRecordId: patient.subjectRecordId,
+      crfId: vitals,
+      version: 0,
+      values: { sbp: 130 },
+    });
+    const crfDataRecordId = saved.body.data.crfDataRecordId as number;
+    expect(await state()).toBe(1);
+    const submitted = await save({
+      subjectRecordId: patient.subjectRecordId,
+      crfId: vitals,
+      crfDataRecordId,
+      version: 1,
+      values: { sbp: 130, dbp: 80, hr: 70 },
+      submit: true,
+    });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
+    expect(await state()).toBe(2);
+    const edited = await save({
+      subjectRecordId: patient.subjectRecordId,
+      crfId: vitals,
+      crfDataRecordId,
+      version: 2,
+      values: { sbp: 132, dbp: 80, hr: 70 },
+      reason: '抄录错误',
+    });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect(await state()).toBe(2);
+    const opened = await t.call(admin, 'POST', '/api/business/doubt/open', {
+      crfDataRecordId,
+      itemName: 'hr',
+      doubtDescription: '请核实心率',
+    });
+    expect(await state()).toBe(9);
+    await t.call(admin, 'PUT', '/api/business/doubt/close', { doubtId: opened.body.data.doubtId, content: '已核实' });
+    expect(await state()).toBe(2);
+  });
+
   it('CRF-17: the detail holds crf (option with identify fields and cols), subject, subjectRecord, subjectState, crfDataRecord, crfDataRecords and crfDoubts', async () => {
     const body = multipart({ studyId: String(studyId) }, [
       {

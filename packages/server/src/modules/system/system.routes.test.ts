@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MSG } from '@ecrf/core';
-import { departments, menus, roleMenus, userRoles, users } from '../../db/schema/index.js';
+import { departments, menus, roleMenus, roles, userRoles, users } from '../../db/schema/index.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 
 let t: TestApp;
@@ -251,6 +251,56 @@ describe('users', () => {
 });
 
 describe('roles and permissions', () => {
+  it('SYS-27: the seeded role is 超级管理员 (admin); sites add their own, with unique names and keys', async () => {
+    const seeded = await t.db.select().from(roles).orderBy(roles.roleId);
+    expect(seeded[0]).toMatchObject({ roleId: 1, roleName: '超级管理员', roleKey: 'admin' });
+    expect((await t.call(admin, 'POST', '/api/system/role', { roleName: '随访护士', roleKey: 'follownurse' })).status).toBe(
+      200,
+    );
+    const sameName = await t.call(admin, 'POST', '/api/system/role', { roleName: '随访护士', roleKey: 'follownurse2' });
+    expect(sameName.status).toBe(409);
+    expect(sameName.body.msg).toBe('角色名称“随访护士”已存在');
+    const sameKey = await t.call(admin, 'POST', '/api/system/role', { roleName: '随访护士二', roleKey: 'follownurse' });
+    expect(sameKey.status).toBe(409);
+    expect(sameKey.body.msg).toBe('权限字符“follownurse”已存在');
+  });
+
+  it('SYS-28: a role in use or the administrator role cannot be deleted; a role’s menu list is replaced as a whole', async () => {
+    const role = await t.call(admin, 'POST', '/api/system/role', {
+      roleName: '监查员',
+      roleKey: 'monitor',
+      menuIds: [await menuIdOf('sys'), await menuIdOf('sys.user')],
+    });
+    const roleId = role.body.data.roleId as number;
+    await t.call(admin, 'POST', '/api/system/user', {
+      userName: '13500000012',
+      password: 'Passw0rd',
+      name: '监查员甲',
+      deptId: 1,
+      roleIds: [roleId],
+    });
+    const inUse = await t.call(admin, 'DELETE', `/api/system/role?roleId=${roleId}`);
+    expect(inUse.status).toBe(409);
+    expect(inUse.body.msg).toBe('角色已分配用户，不能删除');
+    const adminRole = await t.call(admin, 'DELETE', '/api/system/role?roleId=1');
+    expect(adminRole.status).toBe(409);
+    expect(adminRole.body.msg).toBe('管理员角色不允许删除');
+
+    const replacement = [await menuIdOf('sys'), await menuIdOf('sys.role')];
+    expect(
+      (
+        await t.call(admin, 'PUT', '/api/system/role', {
+          roleId,
+          roleName: '监查员',
+          roleKey: 'monitor',
+          menuIds: replacement,
+        })
+      ).status,
+    ).toBe(200);
+    const stored = await t.db.select().from(roleMenus).where(eq(roleMenus.roleId, roleId));
+    expect(stored.map((r) => r.menuId).sort((a, b) => a - b)).toEqual([...replacement].sort((a, b) => a - b));
+  });
+
   it('SYS-05/SYS-06: creates a role with menus; the role reads back with its menu ids', async () => {
     const menuIds = [await menuIdOf('sys'), await menuIdOf('sys.user')];
     const created = await t.call(admin, 'POST', '/api/system/role', {
