@@ -329,4 +329,23 @@ describe('system queries', () => {
     expect(home.doubts.open).toBeGreaterThan(0);
     expect(home.doubts.closed).toBeGreaterThan(0);
   });
+
+  it('QRY-24: on the wire a query state is only 0 open, 2 replied or 1 closed, its type only 0 system or 1 user; other codes are refused', async () => {
+    const all = (await t.call(admin, 'GET', `/api/business/doubts?studyId=${studyId}&pageSize=100`)).body.data;
+    expect(all.list.length).toBeGreaterThan(0);
+    for (const d of all.list as Array<{ optionType: number; doubtType: number }>) {
+      expect([0, 1, 2]).toContain(d.optionType);
+      expect([0, 1]).toContain(d.doubtType);
+    }
+    for (const code of [0, 1, 2]) {
+      const list = (
+        await t.call(admin, 'GET', `/api/business/doubts?studyId=${studyId}&optionType=${code}&pageSize=100`)
+      ).body.data.list as Array<{ optionType: number }>;
+      expect(list.every((d) => d.optionType === code)).toBe(true);
+    }
+    for (const query of ['optionType=3', 'optionType=-1', 'optionType=9', 'doubtType=2']) {
+      const res = await t.call(admin, 'GET', `/api/business/doubts?studyId=${studyId}&${query}`);
+      expect(res.status, query).toBe(400);
+    }
+  });
 });

@@ -225,6 +225,49 @@ describe('patients', () => {
       'subject.restore',
     );
   });
+  it('SUBJ-29: in the patient area a patient carries crfStates.doubt (open and replied queries); its queries are the query entity, listed by subjectRecordId', async () => {
+    const patient = await enrol({ subjectName: '吴十' });
+    const vitals = crfIds['生命体征']!;
+    const saved = await save({
+      subjectRecordId: patient.subjectRecordId,
+      crfId: vitals,
+      version: 0,
+      values: { hr: 70 },
+    });
+    const crfDataRecordId = saved.body.data.crfDataRecordId as number;
+    const open = async (itemName: string) =>
+      (
+        await t.call(admin, 'POST', '/api/business/doubt/open', {
+          crfDataRecordId,
+          itemName,
+          doubtDescription: '请核实',
+        })
+      ).body.data.doubtId as number;
+    await open('hr');
+    const closed = await open('sbp');
+    await t.call(admin, 'PUT', '/api/business/doubt/close', { doubtId: closed, content: '已核实' });
+    const row = (
+      await t.call(admin, 'POST', '/api/v3/business/subjectRecord/list', {
+        studyId,
+        pageNum: 1,
+        pageSize: 10,
+        subjectName: '吴十',
+      })
+    ).body.data.list[0];
+    expect(row.crfStates.doubt).toBe(1);
+    const queries = (
+      await t.call(admin, 'GET', `/api/business/doubts?studyId=${studyId}&subjectRecordId=${patient.subjectRecordId}`)
+    ).body.data;
+    expect(queries.total).toBe(2);
+    expect(queries.list[0]).toMatchObject({
+      doubtId: expect.any(Number),
+      crfDataRecordId,
+      itemName: expect.any(String),
+      doubtDescription: '请核实',
+      optionType: expect.any(Number),
+      doubtType: 1,
+    });
+  });
 });
 
 describe('signatures', () => {
