@@ -96,6 +96,17 @@ describe('route table', () => {
     for (const [pathname, name] of cases) expect(metaAt(pathname)?.name).toBe(name);
   });
 
+  it('STUDY-05: the ECRF settings route is /study/crfStage/set/{stageId}?studyId={studyId}, the stage id optional', () => {
+    const at = (url: string) => matchRoutes(buildRoutes(), url)?.at(-1);
+    const full = at('/study/crfStage/set/8?studyId=3');
+    expect((full?.route.handle as RouteMeta | undefined)?.name).toBe('study.crfStage.set');
+    expect(full?.params).toMatchObject({ id: '8' });
+    // Without a stage the page offers a stage picker.
+    expect(at('/study/crfStage/set')?.params.id).toBeUndefined();
+    expect(metaAt('/study/crfStage/set')?.name).toBe('study.crfStage.set');
+    expect(metaAt('/study/crfStage/set/8/9')?.name).toBe('notFound');
+  });
+
   it('SHELL-18: pages not built yet are in no menu, though their menu nodes are seeded', () => {
     expect(UNBUILT_ROUTE_NAMES).toEqual(expect.arrayContaining(['project.weChat', 'project.medical']));
     expect(UNBUILT_ROUTE_NAMES).not.toContain('project.subject');
