@@ -17,3 +17,4 @@ export * from './evaluate-form.js';
 export * from './linter.js';
 export * from './example-crf.js';
 export * from './record-values.js';
+export * from './group-info.js';
