@@ -2,7 +2,7 @@
 // @ecrf/core bundled into one ES module per entry, every package from node_modules left to Node to load. Each
 // entry sits directly in dist/, at the same depth below packages/server as src/main.ts, so paths taken from
 // import.meta.url (the package folder, the repository root, the built web app) mean the same in both.
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { build } from 'esbuild';
@@ -21,9 +21,8 @@ const externalPackages = {
   },
 };
 
-rmSync(outdir, { recursive: true, force: true });
 const started = Date.now();
-await build({
+const result = await build({
   absWorkingDir: here,
   entryPoints: {
     main: 'src/main.ts',
@@ -42,7 +41,14 @@ await build({
   keepNames: true,
   plugins: [externalPackages],
   logLevel: 'warning',
+  metafile: true,
 });
+// Files are replaced in place and only leftovers of removed entries deleted afterwards: a server starting during a
+// build (another checkout's tests) never finds dist/ empty.
+const written = new Set(Object.keys(result.metafile.outputs).map((file) => path.resolve(here, file)));
+for (const file of readdirSync(outdir)) {
+  if (!written.has(path.join(outdir, file))) rmSync(path.join(outdir, file), { recursive: true, force: true });
+}
 process.stdout.write(
   `server compiled into ${path.relative(process.cwd(), outdir) || '.'} in ${Date.now() - started} ms\n`,
 );
