@@ -1324,7 +1324,7 @@ export const T = {
     predictability: '可预测性',
     predictabilityValue: (p: string, base: string) => `${p}（随机猜测 ${base}）`,
     notBlock: '非区组设计，不适用',
-    predictableWarning: '下一分配的可预测性明显高于随机猜测：可考虑使用多个区组长度',
+    predictableWarning: '下一分配的可预测性明显高于随机猜测：可考虑使用更大或更多的区组长度',
     expectedSeries: '期望例数',
     meanSeries: '均值',
     minSeries: '最小值',

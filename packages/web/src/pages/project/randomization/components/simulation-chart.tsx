@@ -10,7 +10,7 @@ import {
   type TooltipComponentOption,
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
-import type { SimulationResult } from '@ecrf/core';
+import type { RandomizationFactor, SimulationResult } from '@ecrf/core';
 import { T } from '../../../../locales/zh-CN';
 import { PRIMARY_COLOR } from '../../../../theme';
 
@@ -60,11 +60,33 @@ function imbalanceOption(categories: string[], mean: number[], max: number[]): C
   };
 }
 
+/** Strata and levels are keyed by codes (site=S1|age=O); a person reads their labels. */
+function labelsOf(factors: readonly RandomizationFactor[]) {
+  const levelLabel = (factor: string, level: string) =>
+    factors.find((f) => f.key === factor)?.levels.find((l) => l.code === level)?.label ?? `${factor}=${level}`;
+  const factorLabel = (factor: string) => factors.find((f) => f.key === factor)?.label ?? factor;
+  const stratumLabel = (key: string) =>
+    key
+      .split('|')
+      .map((part) => {
+        const [factor = '', level = ''] = part.split('=');
+        return levelLabel(factor, level);
+      })
+      .join(' / ');
+  return { levelLabel, factorLabel, stratumLabel };
+}
+
 /**
  * The simulation's charts: patients per arm against the expected number, the overall imbalance's distribution over
  * the runs, and the imbalance per stratum and per factor level.
  */
-export default function SimulationCharts({ result }: { result: SimulationResult }) {
+export default function SimulationCharts({
+  result,
+  factors,
+}: {
+  result: SimulationResult;
+  factors: readonly RandomizationFactor[];
+}) {
   const arms = useMemo<ChartOption>(
     () => ({
       grid: { left: 48, right: 16, top: 32, bottom: 28 },
@@ -107,25 +129,23 @@ export default function SimulationCharts({ result }: { result: SimulationResult 
     }),
     [result],
   );
-  const strata = result.strata.filter((s) => s.stratum !== '');
-  const strataOption = useMemo(
-    () =>
-      imbalanceOption(
-        strata.map((s) => s.stratum),
-        strata.map((s) => s.imbalanceMean),
-        strata.map((s) => s.imbalanceMax),
-      ),
-    [strata],
-  );
-  const levels = useMemo(
-    () =>
-      imbalanceOption(
-        result.factorLevels.map((l) => `${l.factor}=${l.level}`),
-        result.factorLevels.map((l) => l.imbalanceMean),
-        result.factorLevels.map((l) => l.imbalanceMax),
-      ),
-    [result],
-  );
+  const strata = useMemo(() => result.strata.filter((s) => s.stratum !== ''), [result]);
+  const strataOption = useMemo(() => {
+    const { stratumLabel } = labelsOf(factors);
+    return imbalanceOption(
+      strata.map((s) => stratumLabel(s.stratum)),
+      strata.map((s) => s.imbalanceMean),
+      strata.map((s) => s.imbalanceMax),
+    );
+  }, [strata, factors]);
+  const levels = useMemo(() => {
+    const { factorLabel, levelLabel } = labelsOf(factors);
+    return imbalanceOption(
+      result.factorLevels.map((l) => `${factorLabel(l.factor)}·${levelLabel(l.factor, l.level)}`),
+      result.factorLevels.map((l) => l.imbalanceMean),
+      result.factorLevels.map((l) => l.imbalanceMax),
+    );
+  }, [result, factors]);
   return (
     <div className="rand-charts">
       <section>

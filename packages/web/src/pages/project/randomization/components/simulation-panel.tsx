@@ -105,7 +105,7 @@ export function SimulationPanel({ studyId, factors }: { studyId: number; factors
             ]}
           />
           <Suspense fallback={<Spin style={{ display: 'block', margin: '48px auto' }} />}>
-            <SimulationCharts result={result} />
+            <SimulationCharts result={result} factors={factors} />
           </Suspense>
         </>
       )}
