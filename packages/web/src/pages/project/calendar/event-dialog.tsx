@@ -95,9 +95,11 @@ export function EventDialog({
   const subjectId = Form.useWatch('subjectId', form);
   const editing = target?.kind === 'edit' ? target.event : null;
 
+  // The dialog's content is made anew at each opening (destroyOnHidden): it starts from the event or the day.
   useEffect(() => {
-    if (target) form.setFieldsValue(initialValues(target, zone));
-    else form.resetFields();
+    if (!target) return;
+    form.resetFields();
+    form.setFieldsValue(initialValues(target, zone));
   }, [target, zone, form]);
 
   const refresh = () => {
@@ -133,7 +135,9 @@ export function EventDialog({
       open={target !== null}
       title={editing ? C.edit : C.add}
       onCancel={onClose}
-      forceRender
+      // Closed, the dialog is taken out of the page: kept hidden, a button's loading icon still leaving when the
+      // dialog hid kept its unfinished animation into the next opening.
+      destroyOnHidden
       footer={[
         editing && (
           <Popconfirm

@@ -24,9 +24,16 @@ export function percent(rate: number | null): string {
   return rate === null ? '—' : `${Math.round(rate * 1000) / 10}%`;
 }
 
-function RateBar({ rate }: { rate: number | null }) {
+function RateBar({ rate, label }: { rate: number | null; label: string }) {
   if (rate === null) return <Typography.Text type="secondary">—</Typography.Text>;
-  return <Progress percent={Math.round(rate * 1000) / 10} size="small" style={{ margin: 0, minWidth: 96 }} />;
+  return (
+    <Progress
+      percent={Math.round(rate * 1000) / 10}
+      size="small"
+      style={{ margin: 0, minWidth: 96 }}
+      aria-label={label}
+    />
+  );
 }
 
 /** A count that opens 随访记录 filtered to what it counts (a zero stays plain text). */
@@ -85,12 +92,17 @@ function OverviewBody({ o, link }: { o: FollowOverview; link: (f: Parameters<typ
     { title: t.late, dataIndex: 'late', align: 'right', width: 90 },
     { title: t.missed, dataIndex: 'missed', align: 'right', width: 80 },
     { title: t.lost, dataIndex: 'lost', align: 'right', width: 70 },
-    { title: t.onTimeRate, dataIndex: 'onTimeRate', width: 150, render: (r: number | null) => <RateBar rate={r} /> },
+    {
+      title: t.onTimeRate,
+      dataIndex: 'onTimeRate',
+      width: 150,
+      render: (r: number | null, row) => <RateBar rate={r} label={`${row.visitName} ${t.onTimeRate}`} />,
+    },
     {
       title: t.completionRate,
       dataIndex: 'completionRate',
       width: 150,
-      render: (r: number | null) => <RateBar rate={r} />,
+      render: (r: number | null, row) => <RateBar rate={r} label={`${row.visitName} ${t.completionRate}`} />,
     },
   ];
   const personColumns: ColumnsType<FollowOverviewPerson> = [
