@@ -102,7 +102,7 @@ const ok = <T,>(data: T) => ({ code: 200, msg: '', data });
 
 interface PageOptions {
   menu?: CrfMenuNode[];
-  patient?: typeof PATIENT;
+  patient?: Omit<typeof PATIENT, 'openId'> & { openId: string | null };
   doubtFlag?: string;
   /** Changes the detail each form answers. */
   edit?: (detail: CrfRecordDetail) => CrfRecordDetail;
@@ -156,7 +156,7 @@ function topBar(): HTMLElement {
 const withButtons = (menu: CrfMenuNode[], codes: string[]): CrfMenuNode[] =>
   menu.map((stage) => ({
     ...stage,
-    childrens: stage.childrens?.map((form) => ({ ...form, btns: codes.map((code) => ({ code, name: code })) })),
+    childrens: stage.childrens?.map((form) => ({ ...form, btns: codes.map((code) => ({ code, title: code })) })),
   }));
 
 afterEach(() => {
