@@ -18,6 +18,9 @@ let platform: Platform;
 let browser: Browser;
 let page: Page;
 let studyId: number;
+let adminToken = '';
+/** The enrolled patient's code and casebook. */
+let patient: { identificationCode: string; subjectRecordId: number };
 const consoleErrors: string[] = [];
 
 async function api<T>(method: string, url: string, body?: unknown, token = ''): Promise<T> {
@@ -50,10 +53,11 @@ beforeAll(async () => {
   await api('PUT', '/api/system/user/password', { oldPassword: INITIAL_PASSWORD, newPassword: PASSWORD }, first.token);
   const token = (await api<{ token: string }>('POST', '/api/ignore/sys/login', { username: ADMIN, password: PASSWORD }))
     .token;
+  adminToken = token;
   studyId = (await api<{ list: Array<{ id: number }> }>('GET', '/api/business/study/list', undefined, token)).list[0]!
     .id;
   // One patient, so the dashboard's enrolment charts have a figure to draw.
-  await api(
+  patient = await api(
     'POST',
     '/api/business/subject',
     { studyId, subjectName: '孙八', gender: 1, birth: '1960-05-01', diseaseCode: 'LSS' },
@@ -140,7 +144,14 @@ describe('日历 and the study dashboard', () => {
     await page.locator('.top-bar .ant-badge:has(.top-bar-calendar) .ant-badge-dot').waitFor({ state: 'detached' });
   });
 
-  it('the study home draws its dashboard charts (canvas), with no console errors', async () => {
+  it('the study home draws its dashboard charts (canvas), with the enrolment target, and no console errors', async () => {
+    // 项目设置 · 入组目标 (saved as the settings page saves it): the cumulative chart draws its line.
+    await api(
+      'PUT',
+      '/api/business/study',
+      { id: studyId, enrolmentTarget: 3, enrolmentTargetDate: '2027-06-30' },
+      adminToken,
+    );
     await page.locator('.ant-menu').getByText('项目首页', { exact: true }).click();
     await page.waitForURL(`**/project/${studyId}/home`);
     const charts = page.locator('.home-charts');
@@ -150,7 +161,43 @@ describe('日历 and the study dashboard', () => {
       await page.getByRole('img', { name }).locator('canvas').waitFor();
     }
     await expectAccessible(page, 'study-dashboard');
+    expect(await page.getByText('项目未设置入组目标').count()).toBe(0);
     await screenshot(page, 'study-dashboard');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('FOLLOW-16: an event about a patient: picked by code in 新增日程, shown on the day, its dialog opens the casebook', async () => {
+    await page.locator('.ant-menu').getByText('日历', { exact: true }).click();
+    await page.waitForURL(`**/project/${studyId}/calendar`);
+    await todayCell().click();
+    const dialog = page.getByRole('dialog', { name: '新增日程' });
+    await dialog.waitFor();
+    await settle(page);
+    await dialog.getByLabel('标题').fill('复诊提醒');
+    const picker = dialog.getByLabel('患者', { exact: true });
+    await picker.click();
+    await picker.fill(patient.identificationCode);
+    // The name is shown as the patient list shows it to this user (the administrator sees it whole).
+    const option = page.locator('.ant-select-dropdown:visible .ant-select-item-option', {
+      hasText: patient.identificationCode,
+    });
+    await option.first().waitFor();
+    expect(await option.first().textContent()).toContain('孙八');
+    await option.first().click();
+    await dialog.getByRole('button', { name: /确\s*定/ }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const event = todayCell().locator('.calendar-event', { hasText: '复诊提醒' });
+    await event.locator('.calendar-event-patient', { hasText: patient.identificationCode }).waitFor();
+    await event.click();
+    const edit = page.getByRole('dialog', { name: '编辑日程' });
+    await edit.waitFor();
+    await settle(page);
+    // The event's patient is shown in its picker with code and name.
+    await edit.getByText(`${patient.identificationCode} 孙八`).first().waitFor();
+    await expectAccessible(page, 'calendar-event-patient');
+    await screenshot(page, 'calendar-event-patient');
+    await edit.getByRole('link', { name: '打开病历' }).click();
+    await page.waitForURL(`**/crf/${patient.subjectRecordId}`);
     expect(consoleErrors).toEqual([]);
   });
 });

@@ -293,4 +293,27 @@ describe('follow-up', () => {
     await screenshot(page, 'follow-record-days-later');
     await expectAccessible(page, 'follow-record-days-later');
   });
+
+  it('FOLLOW-02: 随访概览 is in the menu: this week, waiting and overdue visits, completion per visit and per person; a count opens 随访记录 filtered', async () => {
+    await page.locator('.app-sider').getByText('随访概览', { exact: true }).click();
+    await page.waitForURL(/\/follow$/);
+    await page.locator('.page-title:visible', { hasText: '随访概览' }).waitFor();
+    // The first patient: 术后1月 超窗完成, 术后3月 已超窗, 术后6月 失访; the second: 术后1月 and 术后3月 已超窗.
+    const overdue = page.getByRole('group', { name: '已超窗' });
+    await overdue.locator('.ant-statistic-content-value', { hasText: '3' }).waitFor();
+    const third = page.locator('.ant-table-tbody tr', { hasText: '术后3月' }).first();
+    await third.waitFor();
+    // 术后3月: two visits, both missed: a completion rate of 0%.
+    expect(await third.locator('td').allInnerTexts()).toEqual(
+      expect.arrayContaining(['术后随访计划', '术后3月', '2', '0%']),
+    );
+    await page.getByRole('group', { name: '完成率', exact: true }).waitFor();
+    await settle(page);
+    await screenshot(page, 'follow-overview');
+    await expectAccessible(page, 'follow-overview');
+    await overdue.getByRole('link', { name: '查看随访记录' }).click();
+    await page.waitForURL(/\/follow\/record\?state=2$/);
+    await expect.poll(() => page.locator('.ant-table-tbody tr.ant-table-row').count(), { timeout: 10_000 }).toBe(3);
+    expect(await page.locator('.ant-table-tbody tr.ant-table-row', { hasNotText: '已超窗' }).count()).toBe(0);
+  });
 });
