@@ -99,6 +99,12 @@ export interface DomainEvents {
    * answer that should show a reaction to the caller's own change when it comes promptly.
    */
   delivered(recorded: RecordedEvent, subscriber: string, timeoutMs: number): Promise<boolean>;
+  /**
+   * Waits, at most `timeoutMs`, until the committed event `recorded` has been delivered to every subscriber: true
+   * when it has. A bulk writer (the data import) waits for its previous batch's reactions before it writes the next,
+   * so that it never runs far ahead of them.
+   */
+  settled(recorded: RecordedEvent, timeoutMs: number): Promise<boolean>;
 }
 
 /** Where the dispatcher reports: pino's shape (Fastify's logger), ids only. */

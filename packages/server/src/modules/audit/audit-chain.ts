@@ -74,7 +74,7 @@ const jsonParam = (value: unknown) => (value === undefined || value === null ? n
 const pending = new WeakMap<object, ChainedContent[]>();
 
 /** Audit rows per insert statement (a normal save writes a handful; an import thousands). */
-const CHAIN_CHUNK = 500;
+const CHAIN_CHUNK = 250;
 
 /**
  * Appends rows to their studies' chains in the caller's transaction. Inside `db.transaction` the

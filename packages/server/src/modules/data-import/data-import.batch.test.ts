@@ -1,7 +1,14 @@
-import { and, count, eq, inArray } from 'drizzle-orm';
+import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportCell } from '@ecrf/core';
-import { auditEvents, crfDataRecords, outboxEvents, subjectRecords, users } from '../../db/schema/index.js';
+import {
+  auditEvents,
+  crfDataRecords,
+  outboxDeliveries,
+  outboxEvents,
+  subjectRecords,
+  users,
+} from '../../db/schema/index.js';
 import { studyAccessOf } from '../../http/study-guard.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
@@ -168,6 +175,17 @@ describe('batched import', () => {
     expect(signatures.body.data[0]).toMatchObject({ valid: false });
     const [after] = await t.db.select({ n: count() }).from(outboxEvents);
     expect(after!.n - events!.n).toBe(5);
+    // The import waits for a batch's reactions before it writes the next: when it ends, only the last batch's
+    // events (the fifth patient's) may still be owed to a subscriber.
+    const owed = await t.db
+      .select({ recordId: sql<number>`(${outboxEvents.payload} ->> 'recordId')::int` })
+      .from(outboxDeliveries)
+      .innerJoin(
+        outboxEvents,
+        and(eq(outboxEvents.studyId, outboxDeliveries.studyId), eq(outboxEvents.id, outboxDeliveries.eventId)),
+      )
+      .where(and(eq(outboxDeliveries.studyId, studyId), isNull(outboxDeliveries.deliveredAt)));
+    expect(owed.every((o) => o.recordId === records[4]!.id)).toBe(true);
     expect((await verifyAuditChains(t.db)).ok).toBe(true);
   });
 

@@ -28,6 +28,7 @@ import {
   type ImportRowPlan,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
+import type { RecordedEvent } from '../../shared/domain-events.js';
 import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfStageCrfs, crfs, studies, subjectRecords, subjects, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
@@ -38,7 +39,7 @@ import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
 import { otherFormValuesOf, type OtherFormValues } from '../crf-data/linked-values.service.js';
 import { JobFailure, type JobInfo, type JobTools } from '../jobs/job-queue.js';
 import type { ReadSheet, WorkbookPool } from './data-import.pool.js';
-import { BatchRefused, writePatients, type Refusal, type WriteCounts } from './data-import.writer.js';
+import { BatchRefused, timeSlices, writePatients, type Refusal, type WriteCounts } from './data-import.writer.js';
 
 /** The audit reason of every value a file brings in: 数据导入 and the file's SHA-256 (which file, provably). */
 export const importReason = (sha256: string) => `${DATA_IMPORT_REASON}（文件SHA-256：${sha256}）`;
@@ -100,17 +101,6 @@ const chunk = <T>(list: readonly T[], size: number) =>
 
 /** Lets other requests run between pieces of a long plan on this thread. */
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** A long loop on the event loop gives way after SLICE_MS of work (rather than every n rows, whatever they cost). */
-const SLICE_MS = 8;
-function timeSlices() {
-  let since = performance.now();
-  return async () => {
-    if (performance.now() - since < SLICE_MS) return;
-    await breathe();
-    since = performance.now();
-  };
-}
 
 async function studyForms(db: Db, studyId: number): Promise<Form[]> {
   const rows = await db
@@ -455,6 +445,9 @@ export interface ImportRunOptions {
  */
 export const IMPORT_BATCH = { patients: 100, values: 1_500 };
 
+/** How long the import waits for a batch's reactions before it goes on regardless (a subscriber may be failing). */
+const REACTIONS_WAIT_MS = 10_000;
+
 function batchesOf<T extends { targets: Target[] }>(patients: readonly T[], limits = IMPORT_BATCH): T[][] {
   const out: T[][] = [];
   let current: T[] = [];
@@ -566,15 +559,22 @@ export async function applyPlan(
   }
   result.skippedPatients = byPatient.size - valid.length;
   let done = byPatient.size - valid.length;
+  let reactions: RecordedEvent | undefined;
   for (const batch of batches) {
     if (options.signal?.aborted) break;
+    // The previous batch's reactions (system queries, follow-up, realtime: a transaction and an engine run per
+    // record, after commit) first: the import never runs more than a batch ahead of them, so that it and they do
+    // not pile up on the server's cores together and other requests keep being served promptly.
+    if (reactions) await ctx.events.settled(reactions, REACTIONS_WAIT_MS);
     let members = batch;
     while (members.length > 0) {
       // Between transactions other requests get the (single, on PGlite) connection: the next transaction
       // would otherwise take it again before their queries are queued.
       await breathe();
       try {
-        add(await ctx.db.transaction((tx) => write(tx, members)), members.length);
+        const n = await ctx.db.transaction((tx) => write(tx, members));
+        add(n, members.length);
+        reactions = n.lastEvent;
         break;
       } catch (err) {
         if (!(err instanceof BatchRefused)) throw err;

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfStageCrfs, crfs, subjectRecords, subjects } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
-import type { DomainEvent } from '../../shared/domain-events.js';
+import type { DomainEvent, RecordedEvent } from '../../shared/domain-events.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { audit, type AuditEntry } from '../audit/audit.service.js';
 import { can, judgeSave, saveAuditEntries, stale, type SaveJudgement } from '../crf-data/crf-data.service.js';
@@ -26,6 +26,8 @@ export interface WriteCounts {
   created: number;
   updated: number;
   values: number;
+  /** The last domain event recorded (its reactions come after those of the others). */
+  lastEvent?: RecordedEvent;
 }
 
 export interface Refusal {
@@ -47,7 +49,17 @@ export class BatchRefused extends Error {
 
 type Stored = typeof crfDataRecords.$inferSelect;
 
-/** Parameters of one update row; PostgreSQL takes at most 65,535 parameters a statement. */
+/** Gives the event loop to other requests after `sliceMs` of work in a long loop (and answers at once before). */
+export function timeSlices(sliceMs = 8) {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < sliceMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
+
+/** Rows per update statement (6 parameters a row; PostgreSQL takes at most 65,535 a statement). */
 const UPDATE_CHUNK = 1_000;
 
 /**
@@ -75,6 +87,7 @@ export async function writePatients(
   if (all.length === 0) return counts;
   const refusals: Refusal[] = [];
   const refuse = (target: WriteTarget, cause: AppError) => refusals.push({ target, cause });
+  const slice = timeSlices();
 
   const action = options.submit ? 'submit' : 'save';
   const recordIds = [...new Set(all.map((t) => t.subjectRecordId))];
@@ -156,18 +169,27 @@ export async function writePatients(
         await otherFormValuesOf(tx, studyId, [...new Set(ids.map((t) => t.subjectRecordId))], definition),
       );
     }
-    ready.forEach((t, i) => {
+    for (const [i, t] of ready.entries()) {
+      // The engine runs for each record of the wave: other requests get the event loop every few milliseconds.
+      await slice();
       const existing = t.existing ? locked.get(t.existing.id) : undefined;
       if (
         t.existing &&
         (!existing || existing.subjectRecordId !== t.subjectRecordId || existing.crfId !== t.form.crfId)
       ) {
-        return refuse(t, AppError.notFound('crf_data.not_found', '表单记录不存在'));
+        refuse(t, AppError.notFound('crf_data.not_found', '表单记录不存在'));
+        continue;
       }
-      if (existing && existing.version !== t.existing!.version) return refuse(t, stale(existing, t.values));
+      if (existing && existing.version !== t.existing!.version) {
+        refuse(t, stale(existing, t.values));
+        continue;
+      }
       const key = versionKey(wanted[i]!.crfId, wanted[i]!.version);
       const definition = definitions.get(key);
-      if (!definition) return refuse(t, AppError.notFound('crf.version_not_found', 'CRF版本不存在'));
+      if (!definition) {
+        refuse(t, AppError.notFound('crf.version_not_found', 'CRF版本不存在'));
+        continue;
+      }
       try {
         const j = judgeSave(definition, t.values, existing, {
           submit: options.submit,
@@ -182,7 +204,7 @@ export async function writePatients(
         if (!(err instanceof AppError)) throw err;
         refuse(t, err);
       }
-    });
+    }
     if (refusals.length > 0) throw new BatchRefused(refusals);
 
     // New records: one insert. A single form's record another save created meanwhile is a conflict (theirs stands).
@@ -312,7 +334,7 @@ export async function writePatients(
         })),
       );
     }
-    await ctx.events.recordMany(tx, events);
+    counts.lastEvent = (await ctx.events.recordMany(tx, events)).at(-1) ?? counts.lastEvent;
   }
   return counts;
 }

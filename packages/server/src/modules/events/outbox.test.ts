@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { outboxDeliveries, outboxEvents } from '../../db/schema/index.js';
 import type { DeliveredEvent, DomainEvent, EventLog } from '../../shared/domain-events.js';
@@ -94,6 +94,43 @@ describe('domain events through the outbox', () => {
     expect(seen.map((d) => d.event)).toEqual([enrolled(201)]);
     await t.ctx.events.drain();
     expect(seen).toHaveLength(1);
+  });
+
+  it('recordMany records many events in their order with a few statements; each is delivered once, and settled waits for every subscriber', async () => {
+    const t = await open();
+    const first = collector();
+    const second = collector();
+    t.ctx.events.subscribe('test.many.one', ['record.saved'], first.handler);
+    t.ctx.events.subscribe('test.many.two', ['record.saved', 'subject.enrolled'], second.handler);
+    const events = Array.from({ length: 120 }, (_, i) => (i % 3 === 0 ? enrolled(i) : saved(i)));
+    const recorded = await t.db.transaction((tx) => t.ctx.events.recordMany(tx, events));
+    expect(recorded).toHaveLength(120);
+    expect(recorded.map((r) => r.id)).toEqual([...recorded.map((r) => r.id)].sort((a, b) => a - b));
+    const stored = await t.db
+      .select()
+      .from(outboxEvents)
+      .where(
+        inArray(
+          outboxEvents.id,
+          recorded.map((r) => r.id),
+        ),
+      );
+    for (const [i, r] of recorded.entries()) {
+      expect(stored.find((e) => e.id === r.id)!.payload).toEqual(events[i]);
+    }
+    expect(await t.ctx.events.settled(recorded.at(-1)!, 10_000)).toBe(true);
+    const undelivered = await t.db
+      .select()
+      .from(outboxDeliveries)
+      .where(
+        and(
+          inArray(outboxDeliveries.subscriber, ['test.many.one', 'test.many.two']),
+          isNull(outboxDeliveries.deliveredAt),
+        ),
+      );
+    expect(undelivered).toEqual([]);
+    expect(first.seen.map((d) => d.event)).toEqual(events.filter((e) => e.type === 'record.saved'));
+    expect(second.seen.map((d) => d.event)).toEqual(events);
   });
 
   it('an event committed while no dispatcher ran (the process died between commit and publish) is delivered by a fresh app on the same database', async () => {

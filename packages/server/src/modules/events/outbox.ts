@@ -216,6 +216,9 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
         // A claim is leased: a row not handled before stopping is taken up again when the lease ends (and one
         // handled but not yet marked is handled again: delivery is at least once, handlers are idempotent).
         if (stopping) break;
+        // Back to the event loop between deliveries: on the embedded database every statement resolves as a
+        // microtask, so a claim of 100 deliveries would otherwise run as one task and hold every other request.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         const key = await deliver(subscriber, row);
         if (key) done.push(key);
         if (done.length >= MARK_EVERY || Date.now() - since >= MARK_WITHIN_MS) {
@@ -347,6 +350,27 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     }
   }
 
+  async function settled(recorded: RecordedEvent, timeoutMs: number) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const [row] = await db
+        .select({ n: count() })
+        .from(outboxDeliveries)
+        .where(
+          and(
+            eq(outboxDeliveries.studyId, recorded.studyId),
+            eq(outboxDeliveries.eventId, recorded.id),
+            isNull(outboxDeliveries.deliveredAt),
+          ),
+        );
+      if (Number(row?.n ?? 0) === 0) return true;
+      if (Date.now() >= deadline) return false;
+      // This server's pass, when one is under way; else (another server delivers, or a retry waits) look again soon.
+      if (running) await running;
+      else await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
   async function delivered(recorded: RecordedEvent, subscriber: string, timeoutMs: number) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -367,5 +391,5 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     }
   }
 
-  return { record, recordMany, subscribe, drain, delivered, start, stop };
+  return { record, recordMany, subscribe, drain, delivered, settled, start, stop };
 }
