@@ -238,6 +238,120 @@ describe('shell and system administration', () => {
     await page.context().close();
   });
 
+  it('SHELL-05/SHELL-06/SHELL-07/SHELL-21/SHELL-23/SHELL-24/SHELL-25: the top bar and navigation', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    const pageErrors: string[] = [];
+    const consoleErrors: string[] = [];
+    const visited: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) visited.push(new URL(frame.url()).pathname);
+    });
+    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    await page.waitForURL('**/studyList');
+    const api = <T>(url: string) =>
+      page.evaluate(
+        async (path) =>
+          (await (
+            await fetch(path, { headers: { Authorization: `Bearer ${localStorage.getItem('token') ?? ''}` } })
+          ).json()) as T,
+        url,
+      );
+
+    // SHELL-21: the product title outside a study.
+    const config = await api<{ data: Array<{ fieldName: string; fieldValue: string }> }>(
+      '/api/v1/base/sysconfig/getbasesysconfiglist?key=systemtitle',
+    );
+    const productTitle = config.data.find((f) => f.fieldName === 'SystemTitle')!.fieldValue;
+    await expect.poll(() => page.locator('.top-bar-title').textContent()).toBe(productTitle);
+
+    // SHELL-23: the user popover.
+    await page.locator('.top-bar-user').click();
+    const popover = page.locator('.user-popover');
+    await popover.waitFor();
+    expect(await popover.locator('.user-popover-name').textContent()).toBe('系统管理员');
+    expect(await popover.locator('.user-popover-remark').textContent()).toBe('平台初始管理员');
+    for (const name of ['个人信息', '修改密码', '帮助与反馈', '退出登录']) {
+      await popover.getByRole('button', { name }).waitFor();
+    }
+    await page.locator('.top-bar-user').click();
+    await popover.waitFor({ state: 'hidden' });
+
+    // SHELL-07: the progress bar starts on a navigation.
+    await page.evaluate(() => {
+      const w = window as unknown as { progressSeen: boolean };
+      w.progressSeen = false;
+      new MutationObserver(() => {
+        if (document.getElementById('nprogress')) w.progressSeen = true;
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    // A short window, so that the user list scrolls.
+    await page.setViewportSize({ width: 1440, height: 360 });
+    await openMenu(page, '系统管理', '用户管理');
+    expect(await page.evaluate(() => (window as unknown as { progressSeen: boolean }).progressSeen)).toBe(true);
+
+    // SHELL-05: going again to the page already shown raises nothing.
+    await page.locator('.app-sider').getByText('用户管理', { exact: true }).click();
+    await page.locator('.tab-strip').getByText('用户管理', { exact: true }).click();
+    await settle(page);
+    await page.waitForURL('**/sys/user');
+
+    // SHELL-24: the bar is fixed from 75 px of scrolling on.
+    await page.getByRole('row').nth(2).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight)).toBeGreaterThan(100);
+    await page.evaluate(() => window.scrollTo(0, 74));
+    await page.waitForFunction(() => window.scrollY === 74);
+    await settle(page);
+    expect(await page.locator('.top-bar').getAttribute('class')).not.toContain('top-bar-fixed');
+    await page.evaluate(() => window.scrollTo(0, 75));
+    await page.locator('.top-bar.top-bar-fixed').waitFor();
+    expect(await page.locator('.top-bar').evaluate((el) => getComputedStyle(el).position)).toBe('fixed');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.locator('.top-bar:not(.top-bar-fixed)').waitFor();
+
+    // SHELL-06: a navigation starts the next page at the top.
+    await page.evaluate(() => window.scrollTo(0, 100));
+    await page.waitForFunction(() => window.scrollY === 100);
+    const organization = page.locator('.app-sider').getByText('机构管理', { exact: true });
+    if (!(await organization.isVisible())) {
+      await page.locator('.app-sider').getByText('系统管理', { exact: true }).click();
+    }
+    await organization.click();
+    await page.waitForURL('**/sys/organization');
+    await page.waitForFunction(() => window.scrollY === 0);
+
+    // SHELL-21 and SHELL-25 inside a study: its name, then 日历, 随访提醒 and 退出登录 (to /).
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.locator('.tab-strip').getByText('项目列表', { exact: true }).click();
+    await page.waitForURL('**/studyList');
+    await page
+      .getByRole('link', { name: /^进入项目/ })
+      .first()
+      .click();
+    await page.waitForURL(/\/project\/\d+\//);
+    const studyId = /\/project\/(\d+)\//.exec(page.url())![1]!;
+    const studies = await api<{ data: { list: Array<{ id: number; studyName: string }> } }>(
+      '/api/business/study/list?pageNum=1&pageSize=100',
+    );
+    const studyName = studies.data.list.find((study) => String(study.id) === studyId)!.studyName;
+    await expect.poll(() => page.locator('.top-bar-title').textContent()).toBe(studyName);
+    await page.locator('.top-bar-calendar').click();
+    await page.waitForURL(`**/project/${studyId}/calendar`);
+    await page.locator('.top-bar-follow').click();
+    await page.waitForURL(`**/project/${studyId}/follow/record`);
+    await page.locator('.top-bar-user').click();
+    await page.locator('.user-popover').getByRole('button', { name: '退出登录' }).click();
+    await page.waitForURL('**/login');
+    expect(visited).toContain('/');
+
+    expect(pageErrors).toEqual([]);
+    expect(consoleErrors.filter((text) => /navigat|duplicate/i.test(text))).toEqual([]);
+    await page.context().close();
+  });
+
   it('SYS-25: the operation log shows what the administrator did, with user, method and outcome', async () => {
     const page = await newPage(browser, platform.baseUrl);
     await signIn(page, ADMIN, ADMIN_PASSWORD);
