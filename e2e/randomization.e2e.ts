@@ -135,6 +135,8 @@ describe('randomization', () => {
     await notice(page, '保存成功：第 1 版，已生成 400 个分配');
     await page.locator('.rand-summary', { hasText: '分层区组随机' }).waitFor();
     await page.locator('.rand-summary', { hasText: '第二中心' }).waitFor();
+    // The save button's click wave ends only while the button is in sight: let it end before the tab changes.
+    await settle(page);
   });
 
   it('simulates the configuration before go-live: the imbalance charts and the predictability appear', async () => {
@@ -142,7 +144,8 @@ describe('randomization', () => {
     const panel = page.locator('.rand-sim');
     await panel.getByLabel('模拟患者数').fill('60');
     await panel.getByLabel('模拟次数').fill('100');
-    await panel.getByRole('button', { name: '开始模拟' }).click();
+    // Submitted from the keyboard: the button's click wave never ends while it turns into a loading button.
+    await panel.getByLabel('模拟次数').press('Enter');
     await panel.locator('[role="img"][aria-label="各组例数"] canvas').waitFor();
     await panel.locator('[role="img"][aria-label="各分层不平衡"] canvas').waitFor();
     expect(await panel.locator('.rand-sim-summary').textContent()).toMatch(/可预测性\d+\.\d%（随机猜测 50\.0%）/);
@@ -178,6 +181,8 @@ describe('randomization', () => {
       await settle(nurse);
       await nurse.getByRole('menuitem', { name: '随机', exact: true }).click();
       const d = nurse.getByRole('dialog');
+      await d.getByRole('button', { name: '确认随机' }).waitFor();
+      await settle(nurse);
       await d.getByRole('button', { name: '确认随机' }).click();
       await d.getByText('随机成功').waitFor();
       expect(await d.textContent()).not.toMatch(/试验组|对照组/);
