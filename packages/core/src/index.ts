@@ -15,3 +15,4 @@ export * from './export.js';
 export * from './data-import.js';
 export * from './follow/index.js';
 export * from './randomization/index.js';
+export * from './spine/index.js';
