@@ -1,5 +1,7 @@
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
-import { Redis } from 'ioredis';
+import type * as IORedis from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadCommonJs } from './load-common-js.js';
 import type { Db } from '../db/client.js';
 import { kvEntries } from '../db/schema/index.js';
 
@@ -62,6 +64,7 @@ export function memoryStore(now: () => number = Date.now): KeyValueStore {
 
 /** `prefix` keeps installations (or test runs) sharing one Redis apart. */
 export function redisStore(url: string, prefix = 'edc:'): KeyValueStore {
+  const { Redis } = loadCommonJs('ioredis') as typeof IORedis;
   const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
   return {
     redis: { client: redis, prefix },

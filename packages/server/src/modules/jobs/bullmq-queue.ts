@@ -1,5 +1,7 @@
-import { DelayedError, Queue, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
+import type * as Bull from 'bullmq';
+import type { Job, Worker } from 'bullmq';
+import type * as IORedis from 'ioredis';
+import { loadCommonJs } from '../../shared/load-common-js.js';
 import { createJobCore, workerName, type JobCoreDeps, toView } from './job-core.js';
 import type { JobQueue } from './job-queue.js';
 import { CLOSE_WAIT_MS, settleWithin } from './local-queue.js';
@@ -24,6 +26,9 @@ interface BullData {
 const UNKNOWN_KIND_DELAY_MS = 500;
 
 export function createBullQueue(options: BullQueueOptions): JobQueue {
+  // Loaded here, with REDIS_URL set, not at every start (shared/kv.ts).
+  const { DelayedError, Queue, Worker } = loadCommonJs('bullmq') as typeof Bull;
+  const { Redis } = loadCommonJs('ioredis') as typeof IORedis;
   const core = createJobCore(options);
   const name = options.queueName ?? 'edc-jobs';
   const worker = workerName();

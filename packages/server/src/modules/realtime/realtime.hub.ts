@@ -1,9 +1,11 @@
 import crypto from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
-import { createAdapter } from '@socket.io/redis-adapter';
 import type { FastifyBaseLogger } from 'fastify';
-import { Redis } from 'ioredis';
+import type * as RedisAdapter from '@socket.io/redis-adapter';
+import type * as IORedis from 'ioredis';
+import type { Redis } from 'ioredis';
 import { Server, type Namespace, type Socket } from 'socket.io';
+import { loadCommonJs } from '../../shared/load-common-js.js';
 import {
   HUB_OF_EVENT,
   REALTIME_HUBS,
@@ -229,6 +231,9 @@ export function createRealtime(options: RealtimeOptions = {}): RealtimeHubs {
       });
       let redis: { pub: Redis; sub: Redis } | null = null;
       if (options.redisUrl) {
+        // Loaded only with Redis configured (shared/kv.ts).
+        const { createAdapter } = loadCommonJs('@socket.io/redis-adapter') as typeof RedisAdapter;
+        const { Redis } = loadCommonJs('ioredis') as typeof IORedis;
         const pub = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
         const sub = pub.duplicate();
         for (const client of [pub, sub]) {
