@@ -312,6 +312,8 @@ describe('roundAngle (SPA-10: recognition angles to 2 decimals)', () => {
     expect(roundAngle(12.345)).toBe(12.35);
     expect(roundAngle(1.005)).toBe(1.01);
     expect(roundAngle(39.99999)).toBe(40);
+    // Binary noise on a decimal half is not allowed to round it down.
+    expect(roundAngle(12.344999999999999)).toBe(12.35);
     expect(roundAngle(0)).toBe(0);
     expect(roundAngle(Number.NaN)).toBeNaN();
   });

@@ -1,4 +1,4 @@
-import { roundNumber } from '../crf/value-converter.js';
+import { roundMeasurement } from './round.js';
 
 /**
  * Cobb angles from vertebra corner landmarks, as the AASCE 2019 challenge (MICCAI, "Accurate Automated Spinal
@@ -60,7 +60,7 @@ export function landmarkUnits(landmarks: readonly number[]): LandmarkUnits {
 
 /** The 2-decimal display of a recognition angle (SPA-10); NaN stays NaN. */
 export function roundAngle(angle: number): number {
-  return Number.isFinite(angle) ? roundNumber(angle, 2, 'R') : angle;
+  return roundMeasurement(angle, 2);
 }
 
 /** MATLAB's roundn(x, -8): half away from zero. */

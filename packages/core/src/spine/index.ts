@@ -1,1 +1,5 @@
 export * from './cobb.js';
+export * from './measure.js';
+export * from './diagnosis.js';
+export * from './schema.js';
+export * from './round.js';
