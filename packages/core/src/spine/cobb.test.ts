@@ -116,6 +116,26 @@ describe('cobbAngles: hand-built spines', () => {
     expect(r.tl.idxs).toEqual([0, 2]);
   });
 
+  it('the worked example of docs/spine-tools.md', () => {
+    const corners = [
+      [110, 100, 210, 92, 110, 160, 210, 152],
+      [100, 200, 200, 210, 100, 260, 200, 270],
+      [130, 300, 230, 300, 130, 360, 230, 360],
+      [140, 400, 240, 380, 140, 460, 240, 440],
+      [120, 500, 220, 490, 120, 560, 220, 550],
+    ].flatMap((v) => [0, 2, 4, 6].map((i) => [v[i]!, v[i + 1]!] as const));
+    const lm = [...corners.map((p) => p[0]), ...corners.map((p) => p[1])];
+    const r = cobbAngles(lm, 1000, 1200);
+    expect([r.curveType, r.rule]).toEqual(['S', 'S-upper']);
+    expect([r.pt, r.mt, r.tl].map((a) => [roundAngle(a.angle), a.idxs])).toEqual([
+      [17.02, [1, 3]],
+      [10.28, [0, 1]],
+      [5.6, [3, 4]],
+    ]);
+    const lower = cobbAngles(lm, 1000, 700);
+    expect([lower.rule, lower.mt.angle, lower.tl]).toEqual(['S-lower', r.mt.angle, { angle: 0, idxs: [0, 0] }]);
+  });
+
   it('a tie goes to the first pair in index order', () => {
     // 20° differences for (2,7), (2,14), (7,9) and (9,14).
     const tilts = Array.from({ length: 17 }, () => 0);
