@@ -254,9 +254,9 @@ describe('roles and permissions', () => {
   it('SYS-27: the seeded role is 超级管理员 (admin); sites add their own, with unique names and keys', async () => {
     const seeded = await t.db.select().from(roles).orderBy(roles.roleId);
     expect(seeded[0]).toMatchObject({ roleId: 1, roleName: '超级管理员', roleKey: 'admin' });
-    expect((await t.call(admin, 'POST', '/api/system/role', { roleName: '随访护士', roleKey: 'follownurse' })).status).toBe(
-      200,
-    );
+    expect(
+      (await t.call(admin, 'POST', '/api/system/role', { roleName: '随访护士', roleKey: 'follownurse' })).status,
+    ).toBe(200);
     const sameName = await t.call(admin, 'POST', '/api/system/role', { roleName: '随访护士', roleKey: 'follownurse2' });
     expect(sameName.status).toBe(409);
     expect(sameName.body.msg).toBe('角色名称“随访护士”已存在');
