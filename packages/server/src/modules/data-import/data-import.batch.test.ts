@@ -106,7 +106,8 @@ afterEach(() => {
 
 describe('batched import', () => {
   it('SRCH-06: patients written several per transaction get the save’s audit rows, events and voided signatures', async () => {
-    IMPORT_BATCH.patients = 2;
+    // Batches of two, whatever they take (the size would otherwise follow their duration).
+    Object.assign(IMPORT_BATCH, { patients: 2, first: 2, targetMs: 3_600_000 });
     const patients = [];
     for (const name of ['批甲', '批乙', '批丙', '批丁', '批戊']) patients.push(await enrol(name));
     const signed = await t.call(admin, 'PUT', '/api/v1/business/subject/sign', {
@@ -272,7 +273,7 @@ describe('batched import', () => {
     });
 
     it('SRCH-06: a patient deleted after the plan is refused; the batch is written without it', async () => {
-      IMPORT_BATCH.patients = 3;
+      Object.assign(IMPORT_BATCH, { patients: 3, first: 3, targetMs: 3_600_000 });
       const patients = [];
       for (const name of ['删甲', '删乙', '删丙']) patients.push(await enrol(name));
       const plan = await planImport(

@@ -438,32 +438,40 @@ export interface ImportRunOptions {
 }
 
 /**
- * How many patients one transaction writes: at most BATCH_PATIENTS, and no more than about BATCH_VALUES audit
- * rows (a wide form makes smaller batches). A batch is a few statements whatever its size; its judging,
- * hashing and statement building run on the event loop, so a batch is kept to a few tens of milliseconds of
- * work and other requests are served between batches.
+ * How many patients one transaction writes. The size adapts to how long the last batch took, aiming at
+ * `targetMs` a batch (on the embedded database a transaction holds the only connection, so its length is what
+ * another request may wait; on PostgreSQL a short transaction holds its record locks briefly), between 1 and
+ * `patients`, and never more than about `values` audit rows (a wide form makes smaller batches). It starts at
+ * `first`. Any size is a few statements.
  */
-export const IMPORT_BATCH = { patients: 100, values: 1_500 };
+export const IMPORT_BATCH = { patients: 100, values: 1_500, targetMs: 50, first: 10 };
 
 /** How long the import waits for a batch's reactions before it goes on regardless (a subscriber may be failing). */
 const REACTIONS_WAIT_MS = 10_000;
 
-function batchesOf<T extends { targets: Target[] }>(patients: readonly T[], limits = IMPORT_BATCH): T[][] {
-  const out: T[][] = [];
-  let current: T[] = [];
-  let weight = 0;
-  for (const p of patients) {
-    const w = p.targets.reduce((n, t) => n + t.changed.length + 2, 0);
-    if (current.length > 0 && (current.length >= limits.patients || weight + w > limits.values)) {
-      out.push(current);
-      current = [];
-      weight = 0;
-    }
-    current.push(p);
-    weight += w;
-  }
-  if (current.length > 0) out.push(current);
-  return out;
+/** Hands out the next batch of patients: `size` of them, fewer when their audit rows would pass `limits.values`. */
+function batcher<T extends { targets: Target[] }>(patients: readonly T[], limits = IMPORT_BATCH) {
+  let at = 0;
+  let size = Math.max(1, Math.min(limits.first, limits.patients));
+  return {
+    next(): T[] {
+      const batch: T[] = [];
+      let weight = 0;
+      while (at < patients.length && batch.length < size) {
+        const w = patients[at]!.targets.reduce((n, t) => n + t.changed.length + 2, 0);
+        if (batch.length > 0 && weight + w > limits.values) break;
+        batch.push(patients[at]!);
+        weight += w;
+        at += 1;
+      }
+      return batch;
+    },
+    /** The last batch of `count` patients took `ms`: the next one is sized for `targetMs` (at most doubling). */
+    took(count: number, ms: number) {
+      const ideal = Math.round((count * limits.targetMs) / Math.max(ms, 1));
+      size = Math.max(1, Math.min(limits.patients, count * 2, ideal));
+    },
+  };
 }
 
 /**
@@ -534,14 +542,16 @@ export async function applyPlan(
   };
 
   const valid = [...byPatient.values()].filter((p) => p.valid);
-  const batches = batchesOf(valid);
+  const batches = batcher(valid);
   if (options.mode === 'file') {
     try {
       const n = await ctx.db.transaction(async (tx) => {
         const sum: WriteCounts = { created: 0, updated: 0, values: 0 };
-        for (const batch of batches) {
+        for (let batch = batches.next(); batch.length > 0; batch = batches.next()) {
           await breathe();
+          const started = performance.now();
           const part = await write(tx, batch);
+          batches.took(batch.length, performance.now() - started);
           sum.created += part.created;
           sum.updated += part.updated;
           sum.values += part.values;
@@ -560,7 +570,7 @@ export async function applyPlan(
   result.skippedPatients = byPatient.size - valid.length;
   let done = byPatient.size - valid.length;
   let reactions: RecordedEvent | undefined;
-  for (const batch of batches) {
+  for (let batch = batches.next(); batch.length > 0; batch = batches.next()) {
     if (options.signal?.aborted) break;
     // The previous batch's reactions (system queries, follow-up, realtime: a transaction and an engine run per
     // record, after commit) first: the import never runs more than a batch ahead of them, so that it and they do
@@ -572,7 +582,9 @@ export async function applyPlan(
       // would otherwise take it again before their queries are queued.
       await breathe();
       try {
+        const started = performance.now();
         const n = await ctx.db.transaction((tx) => write(tx, members));
+        batches.took(members.length, performance.now() - started);
         add(n, members.length);
         reactions = n.lastEvent;
         break;

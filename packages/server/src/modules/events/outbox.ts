@@ -169,12 +169,21 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     return rows.sort((a, b) => Number(a.event_id) - Number(b.event_id));
   }
 
-  /** Marks deliveries done, one statement for several (a bulk change, such as an import, records thousands). */
+  /**
+   * Marks deliveries done, one statement per study for several (a bulk change, such as an import, records
+   * thousands): `event_id = any(…)` keeps to the primary key's index, whatever the planner knows of the table.
+   */
   async function markDelivered(subscriber: string, rows: ReadonlyArray<{ studyId: number; eventId: number }>) {
-    if (rows.length === 0) return;
-    const keys = rows.map((r) => sql`(${r.studyId}::int, ${r.eventId}::bigint)`);
-    await db.execute(sql`update outbox_deliveries set delivered_at = now(), last_error = null
-      where subscriber = ${subscriber} and (study_id, event_id) in (${sql.join(keys, sql`, `)})`);
+    const byStudy = new Map<number, number[]>();
+    for (const r of rows) {
+      const ids = byStudy.get(r.studyId);
+      if (ids) ids.push(r.eventId);
+      else byStudy.set(r.studyId, [r.eventId]);
+    }
+    for (const [studyId, eventIds] of byStudy) {
+      await db.execute(sql`update outbox_deliveries set delivered_at = now(), last_error = null
+        where study_id = ${studyId} and event_id = any(${sql.param(eventIds)}::bigint[]) and subscriber = ${subscriber}`);
+    }
   }
 
   /** Answers the delivery's key when the handler succeeded (to be marked delivered), null when it failed. */
