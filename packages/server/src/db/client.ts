@@ -55,6 +55,12 @@ export interface Database {
  */
 export async function grantAppRole(owner: Db, role = APP_ROLE): Promise<void> {
   if (!ROLE_NAME.test(role)) throw new Error(`Invalid database role name: ${role}`);
+  // One transaction: between the GRANT on all tables and the REVOKE on the append-only ones another app
+  // server's start-up check (assertAppRoleConfined) would otherwise see the role able to rewrite the audit trail.
+  await owner.transaction(async (tx) => grantInTransaction(tx as unknown as Db, role));
+}
+
+async function grantInTransaction(owner: Db, role: string): Promise<void> {
   await owner.execute(
     sql.raw(`DO $$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${role}') THEN
