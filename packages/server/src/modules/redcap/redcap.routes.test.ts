@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
 import { importRedcapDictionary, exportRedcapDictionary } from '@ecrf/core/interop';
@@ -235,7 +235,11 @@ describe('REDCap API: records', () => {
     expect(refused.json().error).toContain('reason');
     const accepted = await redcap({ token, content: 'record', action: 'import', data, reason: '病历核对后更正' });
     expect(accepted.status, accepted.text).toBe(200);
-    const rows = await t.db.select().from(auditEvents).where(eq(auditEvents.itemName, 'hr'));
+    const rows = await t.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.itemName, 'hr'))
+      .orderBy(asc(auditEvents.id));
     expect(rows.at(-1)).toMatchObject({ newValue: 75, reason: 'API导入：病历核对后更正' });
   });
 
@@ -299,7 +303,11 @@ describe('REDCap API: XML', () => {
     expect(parseXml(imported.text)).toEqual({ count: '1' });
     const again = (await exportJson({ records: [code] })).find((r) => r.sex === '1')!;
     expect(again).toMatchObject({ weight: '73.5', history_note: 'a < b & "c"' });
-    const trail = await t.db.select().from(auditEvents).where(eq(auditEvents.itemName, 'history_note'));
+    const trail = await t.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.itemName, 'history_note'))
+      .orderBy(asc(auditEvents.id));
     expect(trail.at(-1)).toMatchObject({ reason: 'API导入' });
     const ids = await redcap({ token, content: 'record', action: 'import', format: 'xml', data, returnContent: 'ids' });
     expect(parseXml(ids.text, 'id')).toEqual({ ids: { id: [code] } });
@@ -369,7 +377,11 @@ describe('REDCap API: EAV import', () => {
     expect(imported.json()).toEqual({ count: 1 });
     const flat = (await exportJson({ records: [code] })).find((r) => r.sex === '1')!;
     expect(flat).toMatchObject({ height: '172', comorbid___op: '1', comorbid___htn: '1' });
-    const trail = await t.db.select().from(auditEvents).where(eq(auditEvents.itemName, 'height'));
+    const trail = await t.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.itemName, 'height'))
+      .orderBy(asc(auditEvents.id));
     expect(trail.at(-1)).toMatchObject({ newValue: 172, reason: 'API导入' });
     // The whole EAV export again: nothing changes, no audit row.
     const before = (await t.db.select().from(auditEvents)).length;
@@ -485,7 +497,11 @@ describe('REDCap API: file fields', () => {
     expect(stored).toMatchObject({ studyId, size: report.length });
     const flat = (await exportJson({ records: [code], fields: ['lab_report'] })).find((r) => r.lab_report);
     expect(flat!.lab_report).toBe('[document]');
-    const trail = await t.db.select().from(auditEvents).where(eq(auditEvents.itemName, 'lab_report'));
+    const trail = await t.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.itemName, 'lab_report'))
+      .orderBy(asc(auditEvents.id));
     expect(trail.at(-1)).toMatchObject({ action: 'item.update', newValue: stored!.fileKey, reason: 'API导入' });
 
     const exported = await redcapMultipart(fileParams('export'));
@@ -498,7 +514,11 @@ describe('REDCap API: file fields', () => {
 
     const deleted = await redcap(fileParams('delete'));
     expect(deleted.status, deleted.text).toBe(200);
-    const after = await t.db.select().from(auditEvents).where(eq(auditEvents.itemName, 'lab_report'));
+    const after = await t.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.itemName, 'lab_report'))
+      .orderBy(asc(auditEvents.id));
     expect(after.length).toBe(trail.length + 1);
     expect(after.at(-1)).toMatchObject({ oldValue: stored!.fileKey, reason: 'API导入' });
     const gone = await redcap(fileParams('export'));
