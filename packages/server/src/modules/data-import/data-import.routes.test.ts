@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { and, count, eq, like } from 'drizzle-orm';
+import { and, asc, count, eq, like } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crfKey } from '@ecrf/core';
@@ -240,7 +240,8 @@ describe('import', () => {
     const trail = await t.db
       .select()
       .from(auditEvents)
-      .where(and(eq(auditEvents.subjectRecordId, recordIds[0]!), eq(auditEvents.itemName, 'weight')));
+      .where(and(eq(auditEvents.subjectRecordId, recordIds[0]!), eq(auditEvents.itemName, 'weight')))
+      .orderBy(asc(auditEvents.id));
     expect(trail.at(-1)).toMatchObject({
       oldValue: 65,
       newValue: 72,
@@ -416,7 +417,8 @@ describe('image_urls', () => {
     const trail = await t.db
       .select()
       .from(auditEvents)
-      .where(and(eq(auditEvents.crfDataRecordId, record!.id), eq(auditEvents.itemName, imageItem)));
+      .where(and(eq(auditEvents.crfDataRecordId, record!.id), eq(auditEvents.itemName, imageItem)))
+      .orderBy(asc(auditEvents.id));
     expect(trail.at(-1)!.reason).toContain(`数据导入（图片URL，SHA-256：${sha(PNG)}`);
   });
 });

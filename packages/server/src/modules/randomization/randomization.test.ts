@@ -265,7 +265,8 @@ describe('randomization: calls × roles', () => {
     const trail = await t.db
       .select()
       .from(auditEvents)
-      .where(and(eq(auditEvents.studyId, studyId), eq(auditEvents.action, 'randomization.config')));
+      .where(and(eq(auditEvents.studyId, studyId), eq(auditEvents.action, 'randomization.config')))
+      .orderBy(asc(auditEvents.id));
     expect(trail.at(-1)!.reason).toBe('新增中心');
     const config = (await get(who.nurse, `/config?studyId=${studyId}`)).body.data;
     expect(config).toMatchObject({ locked: true, randomizedCount: 1, version: 3 });

@@ -178,7 +178,8 @@ describe('REDCap API: records', () => {
     const trail = await t.db
       .select()
       .from(auditEvents)
-      .where(and(eq(auditEvents.action, 'item.update'), eq(auditEvents.itemName, 'weight')));
+      .where(and(eq(auditEvents.action, 'item.update'), eq(auditEvents.itemName, 'weight')))
+      .orderBy(asc(auditEvents.id));
     expect(trail.at(-1)).toMatchObject({ oldValue: 65, newValue: 72, reason: 'API导入' });
     // Importing the same rows again changes nothing and writes no audit row.
     const before = (await t.db.select().from(auditEvents)).length;
