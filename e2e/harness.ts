@@ -125,12 +125,9 @@ export async function newPage(browser: Browser, baseUrl: string, options: { time
 }
 
 /**
- * Waits until no antd popup, dialog or submenu is still opening. A click that lands while a dropdown or
- * submenu is mid-animation can miss on a loaded machine: wait for this state, never for a fixed time.
- */
-/**
- * Waits until no antd/rc-motion animation is running: an item clicked while its popup is still in
- * its prepare/start phase, or already leaving, may not act, so the click must wait for this.
+ * Waits until no antd/rc-motion animation is running: a click that lands while a popup, dialog or submenu
+ * is still in its prepare/start phase, or already leaving, can miss on a loaded machine, so the click must
+ * wait for this state, never for a fixed time.
  */
 export async function settle(page: Page) {
   await page.waitForFunction(() => {

@@ -161,6 +161,7 @@ describe('randomization', () => {
     await nurse.locator('.crf-randomization').getByRole('button', { name: '随机' }).click();
     const dialog = nurse.getByRole('dialog');
     await dialog.getByText('随机结果不可更改').waitFor();
+    await settle(nurse);
     await dialog.getByRole('button', { name: '确认随机' }).click();
     await dialog.getByText('随机成功').waitFor();
     const first = (await dialog.textContent()) ?? '';
@@ -226,6 +227,8 @@ describe('randomization', () => {
     const row = nurse.locator('.ant-table-tbody tr', { hasText: patients[0]!.identificationCode });
     await row.getByText('紧急揭盲').click();
     const dialog = nurse.getByRole('dialog');
+    await dialog.getByRole('button', { name: '确认揭盲' }).waitFor();
+    await settle(nurse);
     await dialog.getByRole('button', { name: '确认揭盲' }).click();
     await dialog.getByText('请填写揭盲原因').waitFor();
     await dialog.getByLabel('揭盲原因').fill('严重不良事件，需要知道用药以便抢救');
@@ -273,6 +276,8 @@ describe('randomization', () => {
     expect(results.suggestedFilename()).toBe('随机结果.xlsx');
     await page.getByRole('button', { name: '全部揭盲' }).click();
     const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(/请输入项目名称/).waitFor();
+    await settle(page);
     await dialog.getByLabel(/请输入项目名称/).fill('不是项目名称');
     await dialog.getByLabel('登录密码').fill('x');
     await dialog.getByRole('button', { name: '确认全部揭盲' }).click();
