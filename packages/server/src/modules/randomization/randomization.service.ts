@@ -649,7 +649,14 @@ export async function randomize(ctx: AppContext, user: CurrentUser, access: Stud
             slot,
             kitCode,
             factorLevels: levels,
-            factorValues: values,
+            // Every member reads this trail, whatever forms they may view: a value taken from a form is named by
+            // its form and item (its own trail holds the value), only a site is written out.
+            factorValues: Object.fromEntries(
+              cfg.factors.map((f) => [
+                f.key,
+                f.source === 'dept' ? values[f.key] : { crfId: f.crfId ?? null, itemName: f.itemName ?? null },
+              ]),
+            ),
             ...(cfg.blinded ? { allocationSha256: sha256Hex(JSON.stringify(allocation)) } : { arm, scores, chosenBy }),
           },
         },

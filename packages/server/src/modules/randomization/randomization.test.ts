@@ -462,9 +462,12 @@ describe('randomization: concurrency, uploaded lists, minimization', () => {
   let t: TestApp;
   let admin: string;
   let studyId: number;
+  let demographics: number;
   beforeAll(async () => {
     t = await createTestApp();
-    ({ admin, studyId } = await openDemoStudy(t));
+    let crfIds: Record<string, number>;
+    ({ admin, studyId, crfIds } = await openDemoStudy(t));
+    demographics = crfIds['人口学资料']!;
   });
   afterAll(() => t.close());
 
@@ -528,8 +531,21 @@ describe('randomization: concurrency, uploaded lists, minimization', () => {
   });
 
   it("RAND-05: minimization records each arm's imbalance score and how the arm was chosen; the blinded trail holds only their hash", async () => {
+    const sex = {
+      key: 'sex',
+      label: '性别',
+      source: 'item',
+      crfId: demographics,
+      itemName: 'sex',
+      weight: 1,
+      levels: [
+        { code: 'M', label: '男', values: ['1'] },
+        { code: 'F', label: '女', values: ['2'] },
+      ],
+    };
     const config = {
       ...stratified(),
+      factors: [...stratified().factors, sex],
       method: 'minimization',
       blockSizes: [],
       minimization: { imbalance: 'range', p: 0.8 },
@@ -538,6 +554,13 @@ describe('randomization: concurrency, uploaded lists, minimization', () => {
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     expect(saved.body.data).toMatchObject({ listSource: 'none' });
     const p = await enrol(t, admin, studyId, '最小化');
+    const form = await t.call(admin, 'PUT', '/api/v3/business/crf', {
+      subjectRecordId: p.subjectRecordId,
+      crfId: demographics,
+      version: 0,
+      values: { sex: '2', birth: '1960-01-01' },
+    });
+    expect(form.status, JSON.stringify(form.body)).toBe(200);
     const res = await t.call(admin, 'POST', `${BASE}/subject`, { studyId, subjectId: p.id });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data).toMatchObject({ stratum: '', randomizationNo: 'R0069' });
@@ -552,5 +575,10 @@ describe('randomization: concurrency, uploaded lists, minimization', () => {
     const assign = trail.find((e) => e.action === 'randomization.assign')!;
     expect(assign.newValue).not.toHaveProperty('scores');
     expect(assign.newValue).toHaveProperty('allocationSha256');
+    // Every member reads this row: a form's value is named by form and item, never written out; a site is.
+    expect(assign.newValue).toMatchObject({
+      factorLevels: { site: 'S1', sex: 'F' },
+      factorValues: { site: '1', sex: { crfId: demographics, itemName: 'sex' } },
+    });
   });
 });
