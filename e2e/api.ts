@@ -75,3 +75,60 @@ export async function signInAs(
   if (landing) await page.waitForURL(landing);
   else await page.locator('.top-bar').waitFor();
 }
+
+export interface Person {
+  userName: string;
+  name: string;
+  password: string;
+}
+
+/**
+ * Makes `person` staff of a study with only the given study-role permissions (a system role with no menus), and
+ * does the first sign-in's password change by API, so the browser signs in with `person.password`.
+ */
+export async function addStudyMember(
+  baseUrl: string,
+  adminToken: string,
+  studyId: number,
+  person: Person,
+  permissions: string[],
+): Promise<void> {
+  const api = <T>(method: string, path: string, token: string, body?: unknown) =>
+    callApi<T>(baseUrl, method, path, token, body);
+  const initial = 'Start@2024';
+  const user = await api<{ userId: number }>('POST', '/api/system/user', adminToken, {
+    userName: person.userName,
+    password: initial,
+    name: person.name,
+    deptId: 1,
+    roleIds: [1],
+  });
+  const role = await api<{ roleId: number }>('POST', '/api/system/role', adminToken, {
+    roleName: person.name,
+    roleKey: `member${person.userName}`,
+    menuIds: [],
+  });
+  await api('PUT', '/api/system/user', adminToken, {
+    userId: user.userId,
+    userName: person.userName,
+    name: person.name,
+    deptId: 1,
+    roleIds: [role.roleId],
+  });
+  const studyRole = await api<{ id: number }>('POST', '/api/system/studyRole', adminToken, {
+    studyId,
+    roleName: person.name,
+    permissions,
+  });
+  await api('POST', '/api/business/study_personnel', adminToken, {
+    studyId,
+    userIds: [user.userId],
+    studyRoleId: studyRole.id,
+  });
+  const first = await loginApi(baseUrl, person.userName, initial);
+  await api('PUT', '/api/system/user/password', first.token, {
+    userId: first.user.userId,
+    oldPassword: initial,
+    newPassword: person.password,
+  });
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { callApi, loginApi, prepareAdmin, signInAs } from './api.js';
+import { addStudyMember, callApi, prepareAdmin, signInAs } from './api.js';
 import {
   expectAccessible,
   launchBrowser,
@@ -33,44 +33,8 @@ const rand = (k: string) => `btn:business.randomization.${k}`;
 const api = <T>(method: string, path: string, token: string | null, body?: unknown) =>
   callApi<T>(platform.baseUrl, method, path, token, body);
 
-/** A study member with only the study role's rights; the first sign-in's password change is done here by API. */
-async function member(person: typeof NURSE, permissions: string[]) {
-  const user = await api<{ userId: number }>('POST', '/api/system/user', admin, {
-    userName: person.userName,
-    password: 'Start@2024',
-    name: person.name,
-    deptId: 1,
-    roleIds: [1],
-  });
-  const role = await api<{ roleId: number }>('POST', '/api/system/role', admin, {
-    roleName: person.name,
-    roleKey: `rd${person.userName}`,
-    menuIds: [],
-  });
-  await api('PUT', '/api/system/user', admin, {
-    userId: user.userId,
-    userName: person.userName,
-    name: person.name,
-    deptId: 1,
-    roleIds: [role.roleId],
-  });
-  const studyRole = await api<{ id: number }>('POST', '/api/system/studyRole', admin, {
-    studyId,
-    roleName: person.name,
-    permissions,
-  });
-  await api('POST', '/api/business/study_personnel', admin, {
-    studyId,
-    userIds: [user.userId],
-    studyRoleId: studyRole.id,
-  });
-  const first = await loginApi(platform.baseUrl, person.userName, 'Start@2024');
-  await api('PUT', '/api/system/user/password', first.token, {
-    userId: first.user.userId,
-    oldPassword: 'Start@2024',
-    newPassword: person.password,
-  });
-}
+const member = (person: typeof NURSE, permissions: string[]) =>
+  addStudyMember(platform.baseUrl, admin, studyId, person, permissions);
 
 beforeAll(async () => {
   platform = await startPlatform();
