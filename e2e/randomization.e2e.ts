@@ -113,6 +113,17 @@ describe('randomization', () => {
     await panel.locator('[role="img"][aria-label="各组例数"] canvas').waitFor();
     await panel.locator('[role="img"][aria-label="各分层不平衡"] canvas').waitFor();
     expect(await panel.locator('.rand-sim-summary').textContent()).toMatch(/可预测性\d+\.\d%（随机猜测 50\.0%）/);
+    // With the study's own patients' sites (two of the three at the first site), the first site's stratum gets about
+    // twice the simulated patients of the second.
+    const simulated = page.waitForResponse((r) => r.url().includes('/randomization/simulate') && r.ok());
+    await panel.getByLabel('留空的因素按本项目现有患者的分布').check();
+    await panel.getByLabel('模拟次数').press('Enter');
+    const observed = (await (await simulated).json()) as {
+      data: { strata: Array<{ stratum: string; patientsMean: number }> };
+    };
+    const mean = (stratum: string) => observed.data.strata.find((st) => st.stratum === stratum)?.patientsMean ?? 0;
+    expect(mean('site=S1')).toBeGreaterThan(mean('site=S2') * 1.5);
+    expect(mean('site=S2')).toBeGreaterThan(0);
     await screenshot(page, 'randomization-simulation');
     await expectAccessible(page, 'randomization-simulation');
   });

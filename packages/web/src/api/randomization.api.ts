@@ -103,6 +103,8 @@ export interface SimulateBody {
   patients: number;
   runs: number;
   distributions?: Record<string, Record<string, number>>;
+  /** Level shares from the study's own patients where `distributions` gives none. */
+  fromPatients?: boolean;
 }
 
 const BASE = '/api/business/randomization';

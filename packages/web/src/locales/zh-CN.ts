@@ -1318,6 +1318,7 @@ export const T = {
     simRuns: '模拟次数',
     simulate: '开始模拟',
     sharesHint: '各因素水平的患者比例（%），留空为均等',
+    sharesFromPatients: '留空的因素按本项目现有患者的分布',
     simOverallMean: '总体不平衡均值',
     simOverallP95: '总体不平衡 P95',
     simOverallMax: '总体不平衡最大值',

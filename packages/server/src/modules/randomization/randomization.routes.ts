@@ -220,6 +220,8 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
           distributions: z
             .record(z.string().max(30), z.record(z.string().max(20), z.number().min(0).max(1)))
             .optional(),
+          /** Factor level shares from the study's own patients, where `distributions` gives none. */
+          fromPatients: z.boolean().optional(),
         }),
       },
       config: { study: fromBody, module, action: '随机化模拟', studyPermission: P.config },

@@ -1125,6 +1125,65 @@ export interface SimulateInput {
   patients: number;
   runs: number;
   distributions?: Record<string, Record<string, number>> | undefined;
+  /** Take each factor's level shares from the study's own patients (where not given in `distributions`). */
+  fromPatients?: boolean | undefined;
+}
+
+/**
+ * Each factor's level shares among the study's patients whose level can be told (their site, or the newest live
+ * record of the factor's form): what a simulation uses when asked to follow the study's own patients. A factor no
+ * patient has a level for is left out (the simulation then takes its levels as equally likely).
+ */
+export async function observedDistributions(db: Db, studyId: number, config: RandomizationConfig) {
+  const patients = await db
+    .select({ subjectRecordId: subjectRecords.id, deptId: subjects.deptId })
+    .from(subjects)
+    .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
+    .where(and(eq(subjects.studyId, studyId), isNull(subjects.deletedAt), isNull(subjectRecords.deletedAt)));
+  const crfIds = [...new Set(config.factors.flatMap((f) => (f.source === 'item' && f.crfId ? [f.crfId] : [])))];
+  const records =
+    crfIds.length === 0
+      ? []
+      : ((await db
+          .select({
+            subjectRecordId: crfDataRecords.subjectRecordId,
+            crfId: crfDataRecords.crfId,
+            state: crfDataRecords.state,
+            values: crfDataRecords.values,
+          })
+          .from(crfDataRecords)
+          .where(
+            and(
+              eq(crfDataRecords.studyId, studyId),
+              inArray(crfDataRecords.crfId, crfIds),
+              isNull(crfDataRecords.deletedAt),
+            ),
+          )
+          .orderBy(desc(crfDataRecords.updatedAt), desc(crfDataRecords.id))) as Array<
+          RecordValues & { subjectRecordId: number }
+        >);
+  const bySubject = new Map<number, RecordValues[]>();
+  for (const record of records) {
+    const list = bySubject.get(record.subjectRecordId) ?? [];
+    list.push(record);
+    bySubject.set(record.subjectRecordId, list);
+  }
+  const shares: Record<string, Record<string, number>> = {};
+  for (const factor of config.factors) {
+    const counts = new Map<string, number>();
+    for (const patient of patients) {
+      const raw =
+        factor.source === 'dept'
+          ? patient.deptId
+          : itemValue(bySubject.get(patient.subjectRecordId) ?? [], factor.crfId ?? 0, factor.itemName ?? '');
+      const level = resolveFactorLevel(factor, valueTexts(raw)[0] ?? null);
+      if (level !== null) counts.set(level, (counts.get(level) ?? 0) + 1);
+    }
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    if (total === 0) continue;
+    shares[factor.key] = Object.fromEntries(factor.levels.map((l) => [l.code, (counts.get(l.code) ?? 0) / total]));
+  }
+  return shares;
 }
 
 /** Before go-live: the configured (or given) method on simulated patients, with a seed of its own. */
@@ -1145,10 +1204,13 @@ export async function simulate(ctx: AppContext, input: SimulateInput) {
       `模拟规模过大：患者数 × 次数不能超过 ${MAX_SIMULATED_ASSIGNMENTS}`,
     );
   }
+  const distributions = input.fromPatients
+    ? { ...(await observedDistributions(ctx.db, input.studyId, config)), ...input.distributions }
+    : input.distributions;
   const steps = simulationSteps(config, {
     patients: input.patients,
     runs: input.runs,
-    ...(input.distributions ? { distributions: input.distributions } : {}),
+    ...(distributions ? { distributions } : {}),
     seed: newSeed(),
   });
   // A large simulation takes seconds: it runs in slices so that other requests are answered between them.

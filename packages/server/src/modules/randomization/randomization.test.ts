@@ -401,6 +401,22 @@ describe('randomization: calls × roles', () => {
     expect((await post(who.configurer, '/simulate', { studyId, patients: 5000, runs: 1000 })).status).toBe(400);
   });
 
+  it("a simulation can follow the study's own patients: every patient here is at the first site", async () => {
+    const even = await post(who.configurer, '/simulate', { studyId, patients: 40, runs: 20 });
+    const strata = (res: typeof even) =>
+      Object.fromEntries(
+        (res.body.data.strata as Array<{ stratum: string; patientsMean: number }>).map((s) => [
+          s.stratum,
+          s.patientsMean,
+        ]),
+      );
+    expect(strata(even)['site=S2']).toBeGreaterThan(0);
+    const observed = await post(who.configurer, '/simulate', { studyId, patients: 40, runs: 20, fromPatients: true });
+    expect(observed.status, JSON.stringify(observed.body)).toBe(200);
+    expect(strata(observed)).toMatchObject({ 'site=S1': 40 });
+    expect(strata(observed)['site=S2'] ?? 0).toBe(0);
+  });
+
   it('a large simulation runs in slices: the event loop serves other work before it ends', async () => {
     // Given its configuration the service starts computing at once; without slices it would finish
     // before the callback queued right after the call could run.

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { Alert, Button, Descriptions, Form, InputNumber, Space, Spin, Table } from 'antd';
+import { Alert, Button, Checkbox, Descriptions, Form, InputNumber, Space, Spin, Table } from 'antd';
 import type { RandomizationFactor, SimulationResult } from '@ecrf/core';
 import { randomizationApi } from '../../../../api/randomization.api';
 import { T } from '../../../../locales/zh-CN';
@@ -16,6 +16,7 @@ interface SimValues {
   patients: number;
   runs: number;
   shares?: Record<string, Record<string, number | null>>;
+  fromPatients?: boolean;
 }
 
 /**
@@ -33,6 +34,7 @@ export function SimulationPanel({ studyId, factors }: { studyId: number; factors
         patients: values.patients,
         runs: values.runs,
         ...(distributions ? { distributions } : {}),
+        ...(values.fromPatients ? { fromPatients: true } : {}),
       });
     },
     onSuccess: (res) => setResult(res.data),
@@ -61,6 +63,9 @@ export function SimulationPanel({ studyId, factors }: { studyId: number; factors
         {factors.length > 0 && (
           <div className="rand-sim-shares">
             <p className="rand-muted">{t.sharesHint}</p>
+            <Form.Item name="fromPatients" valuePropName="checked" className="rand-share-observed">
+              <Checkbox>{t.sharesFromPatients}</Checkbox>
+            </Form.Item>
             {factors.map((f) => (
               <Space key={f.key} wrap className="rand-share-row">
                 <span className="rand-share-factor">{f.label}</span>
