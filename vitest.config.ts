@@ -29,6 +29,7 @@ export default defineConfig({
           root: 'packages/web',
           include: ['src/**/*.test.{ts,tsx}'],
           environment: 'happy-dom',
+          setupFiles: ['src/test/setup.ts'],
           // Rendering antd pages on a loaded two-core CI machine takes seconds; vitest's 5 s default flaked.
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -125,15 +125,19 @@ export async function newPage(browser: Browser, baseUrl: string, options: { time
 }
 
 /**
- * Waits until no antd/rc-motion animation is running: a click that lands while a popup, dialog or submenu
- * is still in its prepare/start phase, or already leaving, can miss on a loaded machine, so the click must
- * wait for this state, never for a fixed time.
+ * Waits until no antd/rc-motion element is still appearing (prepare, start or active phase): a click that lands
+ * while a popup, dialog or submenu appears can miss on a loaded machine, so the click must wait for this state,
+ * never for a fixed time. Leaving elements are not waited for: one may keep its leave class for good (a select's
+ * dropdown closed while its page re-renders), and nobody clicks into what is closing.
  */
 export async function settle(page: Page) {
   await page.waitForFunction(() => {
-    const motion = /-(appear|enter|leave)(-(prepare|start|active))?$/;
-    return ![...document.querySelectorAll('[class*="-appear"], [class*="-enter"], [class*="-leave"]')].some((el) =>
-      [...el.classList].some((name) => name.startsWith('ant-') && motion.test(name)),
+    const motion = /-(appear|enter)(-(prepare|start|active))?$/;
+    // Only rendered elements count: one that ended hidden (display: none) may keep its last motion class.
+    return ![...document.querySelectorAll('[class*="-appear"], [class*="-enter"]')].some(
+      (el) =>
+        el.getClientRects().length > 0 &&
+        [...el.classList].some((name) => name.startsWith('ant-') && motion.test(name)),
     );
   });
 }
