@@ -131,10 +131,9 @@ describe('data import from the patient list', () => {
     await preview.waitFor();
     const bad = preview.locator('tr', { hasText: b.identificationCode });
     await bad.getByText('列“weight”').waitFor();
-    expect(await bad.locator('td').first().textContent()).toBe('4');
-    expect(await preview.locator('tr', { hasText: a.identificationCode }).textContent()).toContain(
-      '体重：（空） → 68 kg',
-    );
+    // The preview's rows render after the error cell: wait for each, never read them at once.
+    await expect.poll(() => bad.locator('td').first().textContent()).toBe('4');
+    await preview.locator('tr', { hasText: a.identificationCode }).getByText('体重：（空） → 68 kg').waitFor();
     await screenshot(page, 'import-preview-error');
     await expectAccessible(page, 'import-preview-error');
     await dialog().getByRole('radio', { name: '整体导入' }).check();
