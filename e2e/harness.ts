@@ -191,6 +191,12 @@ interface AxeFinding {
  */
 export async function expectAccessible(page: Page, name: string) {
   await settle(page);
+  // Colours are measured once CSS transitions end: a button still fading to its colour measures as too pale.
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity),
+  );
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   const findings = await page.evaluate(async (exceptions) => {
     const axe = (window as unknown as { axe: typeof AxeCore }).axe;
