@@ -11,3 +11,6 @@ export * from './exports.js';
 export * from './calendar.js';
 export * from './follow.js';
 export * from './randomization.js';
+export * from './consult.js';
+export * from './notice.js';
+export * from './content.js';

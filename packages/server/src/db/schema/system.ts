@@ -177,5 +177,11 @@ export const notices = pgTable('notices', {
   title: varchar('title', { length: 100 }).notNull(),
   content: text('content').notNull().default(''),
   status: smallint('status').notNull().default(0),
+  /** Who sees it: 'all' users, the users of one system role, or the staff of one study (docs/content.md). */
+  targetType: varchar('target_type', { length: 10 }).notNull().default('all'),
+  targetRoleId: integer('target_role_id'),
+  /** Not named study_id: notices are a reference table, not distributed by study. */
+  targetStudyId: integer('target_study_id'),
+  createdBy: integer('created_by'),
   ...timestamps,
 });
