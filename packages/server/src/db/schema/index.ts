@@ -13,4 +13,3 @@ export * from './follow.js';
 export * from './randomization.js';
 export * from './consult.js';
 export * from './notice.js';
-export * from './content.js';
