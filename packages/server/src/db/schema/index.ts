@@ -13,3 +13,4 @@ export * from './follow.js';
 export * from './randomization.js';
 export * from './consult.js';
 export * from './notice.js';
+export * from './content.js';
