@@ -67,6 +67,10 @@ export const AUDIT_ACTION_NAMES = {
   'randomization.unblind_all': '全部揭盲',
   'randomization.export': '导出随机分配表',
   'randomization.export_results': '导出随机结果',
+  'medical.create': '新增病历资料',
+  'medical.update': '修改病历资料',
+  'medical.delete': '删除病历资料',
+  'medical.crf': '关联源文件',
 } as const satisfies Record<string, string>;
 
 export type AuditAction = keyof typeof AUDIT_ACTION_NAMES;

@@ -29,6 +29,13 @@ export const STUDY_BUTTONS = [
   ['business.randomization.unblinded', '查看随机分组'],
   ['business.randomization.emergency', '紧急揭盲'],
   ['business.randomization.unblindAll', '全部揭盲'],
+  // Content for patients (platform §1): articles, doctors and sites are edited apart from the casebook;
+  // medical records are clinical (a patient's documents) and need their own view and edit keys.
+  ['project.knowledge.manage', '管理知识库'],
+  ['project.expert.manage', '管理医生'],
+  ['project.department.manage', '管理项目介绍'],
+  ['project.medical.view', '查看病历资料'],
+  ['project.medical.edit', '编辑病历资料'],
 ] as const;
 
 export type StudyButton = (typeof STUDY_BUTTONS)[number][0];
