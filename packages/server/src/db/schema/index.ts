@@ -14,3 +14,4 @@ export * from './randomization.js';
 export * from './consult.js';
 export * from './notice.js';
 export * from './content.js';
+export * from './patient-portal.js';
