@@ -48,6 +48,9 @@ export const STUDY_SCOPED = [
   'randomization_slots',
   'randomizations',
   'randomization_unblindings',
+  'experts',
+  'hospitals',
+  'medical_records',
 ] as const;
 
 /** Reference tables: small, read by every study, replicated to every node. */
@@ -60,6 +63,8 @@ export const REFERENCE = [
   'role_menus',
   'sys_configs',
   'notices',
+  'knowledge_types',
+  'content_images',
 ] as const;
 
 /**
@@ -73,6 +78,8 @@ export const COORDINATOR_LOCAL: Record<string, string> = {
   oper_logs: 'the installation-wide operation log; study_id is optional (system pages have none)',
   jobs: "the installation's job queue, claimed by every app server across studies; study_id is optional",
   scheduled_runs: 'one claim per recurring task and period, installation-wide',
+  knowledge_articles:
+    'patient education content, platform-wide or of one study; study_id is optional and only filters, never joined with clinical rows',
 };
 
 interface Key {
