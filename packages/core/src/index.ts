@@ -16,3 +16,4 @@ export * from './data-import.js';
 export * from './follow/index.js';
 export * from './randomization/index.js';
 export * from './spine/index.js';
+export * from './recognition/index.js';

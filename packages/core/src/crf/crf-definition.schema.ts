@@ -145,6 +145,11 @@ export const itemOptionSchema = z
     identifyId: numberLikeSchema.optional(),
     identifyType: numberLikeSchema.optional(),
     identifyIndex: numberLikeSchema.optional(),
+    /**
+     * Extension: other names or codes a recognised lab-report row may carry for this item (智能识别), as a list or
+     * one comma-separated string: ['白细胞', 'WBC'] (docs/crf-format.md, docs/recognition.md).
+     */
+    aliases: z.union([z.array(z.string()), z.string()]).optional(),
     // Link target
     url: z.string().optional(),
     // Extensions (docs/crf-format.md)

@@ -1,0 +1,3 @@
+export * from './analytes.js';
+export * from './lab-report.js';
+export * from './mapping.js';

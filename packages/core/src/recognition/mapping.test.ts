@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import type { CrfDefinition } from '../crf/crf-definition.schema.js';
+import { matchRecognised, recognisedEntries, recognitionAnswer } from './mapping.js';
+import type { LabRow } from './lab-report.js';
+
+const row = (name: string, code: string, value: string): LabRow => ({
+  name,
+  code,
+  value,
+  unit: '',
+  referenceRange: '',
+  flag: '',
+  confidence: 0.987,
+});
+
+describe('recognition answer and data set', () => {
+  it('RECOG-09: identify type 1 answers data.data.ret and yields word_name → word', () => {
+    const data = recognitionAnswer(1, [row('白细胞计数', 'WBC', '6.52'), row('血红蛋白', 'HGB', '98')], {
+      fileKey: 'f',
+      recognitionId: 1,
+    });
+    expect(data).toMatchObject({ data: { ret: [{ word_name: '白细胞计数', word: '6.52', probability: 0.99 }, {}] } });
+    expect(recognisedEntries(1, data).map((e) => [e.name, e.value])).toEqual([
+      ['白细胞计数', '6.52'],
+      ['血红蛋白', '98'],
+    ]);
+    // The other shape is not read for type 1, nor the data-set shape for other types.
+    expect(recognisedEntries(1, { items: [{ projectName: 'a', result: '1' }] })).toEqual([]);
+    expect(recognisedEntries(2, data)).toEqual([]);
+  });
+
+  it('RECOG-10: other types answer data.items with projectName and projectCode', () => {
+    const data = recognitionAnswer(2, [row('*白细胞计数', 'WBC', '6.52')], { fileKey: 'f', recognitionId: 1 });
+    expect(data).toMatchObject({ items: [{ projectName: '*白细胞计数', projectCode: 'WBC', result: '6.52' }] });
+  });
+
+  it('RECOG-10: a leading * is stripped and a duplicate project name gets its code appended', () => {
+    const entries = recognisedEntries(3, {
+      items: [
+        { projectName: '*白细胞', projectCode: 'WBC', result: '12.1' },
+        { projectName: '白细胞', projectCode: 'LEU', result: '阴性' },
+        { projectName: '**葡萄糖', projectCode: 'GLU', result: '5.1' },
+        { projectName: '白细胞', projectCode: 'LEU', result: '1+' },
+        { projectName: '', projectCode: 'X', result: '1' },
+        'not an item',
+      ],
+    });
+    expect(entries.map((e) => [e.name, e.code, e.value])).toEqual([
+      ['白细胞', 'WBC', '12.1'],
+      ['白细胞LEU', 'LEU', '阴性'],
+      ['葡萄糖', 'GLU', '5.1'],
+    ]);
+  });
+
+  it('answers nothing for a missing or malformed body', () => {
+    expect(recognisedEntries(1, null)).toEqual([]);
+    expect(recognisedEntries(1, { data: { ret: 'x' } })).toEqual([]);
+    expect(recognisedEntries(2, { items: {} })).toEqual([]);
+  });
+});
+
+describe('matching recognised values to form items', () => {
+  const form: CrfDefinition = {
+    title: '血常规',
+    option: { identifyType: 2 },
+    children: [
+      {
+        name: 's1',
+        title: '血常规',
+        type: 'section',
+        option: {},
+        children: [
+          { name: 'wbc', title: '白细胞计数', type: 'real', option: {}, children: [] },
+          { name: 'hb', title: '血红蛋白(HGB)', type: 'int', option: {}, children: [] },
+          { name: 'plt', title: '血小板', type: 'real', option: { aliases: 'PLT计数, 血小板总数' }, children: [] },
+          { name: 'neut', title: '中性粒细胞', type: 'real', option: { aliases: ['NEUT%'] }, children: [] },
+          { name: 'crp', title: 'CRP', type: 'real', option: {}, children: [] },
+          {
+            name: 'pro',
+            title: '尿蛋白',
+            type: 'radio',
+            option: { optionsValue: '0,1', optionsText: '阴性,阳性' },
+            children: [],
+          },
+          { name: 'leu', title: '尿白细胞', type: 'input', option: { aliases: ['白细胞计数LEU'] }, children: [] },
+          { name: 'rbc', title: '红细胞计数', type: 'real', option: { hidden: 1 }, children: [] },
+          {
+            name: 'rows',
+            title: '其他',
+            type: 'listGroup',
+            option: {},
+            children: [{ name: 'glu', title: '葡萄糖', type: 'real', option: {}, children: [] }],
+          },
+        ],
+      },
+    ],
+  };
+
+  it('RECOG-01: fills items by title, alias, code and known analyte, once each, values fitted to the item', () => {
+    const entries = recognisedEntries(2, {
+      items: [
+        { projectName: '*白细胞计数', projectCode: 'WBC', result: '6.52' },
+        { projectName: '血红蛋白', projectCode: 'HGB', result: '98' },
+        { projectName: '血小板总数', projectCode: '', result: '356' },
+        { projectName: '中性粒细胞百分比', projectCode: 'NEUT%', result: '72.1' },
+        { projectName: '超敏C反应蛋白', projectCode: '', result: '<0.5' },
+        { projectName: '蛋白质', projectCode: 'PRO', result: '阴性' },
+        { projectName: '白细胞计数', projectCode: 'LEU', result: '1+' },
+        { projectName: '红细胞计数', projectCode: 'RBC', result: '4.1' },
+        { projectName: '葡萄糖', projectCode: 'GLU', result: '5.1' },
+      ],
+    });
+    const { filled, unmatched } = matchRecognised(form, entries);
+    const got = Object.fromEntries(filled.map((f) => [f.itemName, [f.value, f.matchedBy]]));
+    expect(got).toEqual({
+      wbc: ['6.52', 'name'],
+      hb: ['98', 'name'],
+      plt: ['356', 'alias'],
+      neut: ['72.1', 'alias'],
+      crp: ['0.5', 'analyte'],
+      pro: ['0', 'code'],
+      leu: ['1+', 'alias'],
+    });
+    // A hidden item and a list group's column are not filled.
+    expect(unmatched.map((e) => e.name)).toEqual(['红细胞计数', '葡萄糖']);
+  });
+
+  it('leaves out a value that does not fit the item', () => {
+    const { filled } = matchRecognised(form.children, [
+      { name: '白细胞计数', code: '', value: '阴性', unit: '', referenceRange: '', flag: '' },
+      { name: '血红蛋白', code: '', value: '98.5', unit: '', referenceRange: '', flag: '' },
+      { name: '尿蛋白', code: '', value: '2+', unit: '', referenceRange: '', flag: '' },
+    ]);
+    expect(filled).toEqual([]);
+  });
+});
