@@ -33,6 +33,8 @@ export const ITEM_TYPES = [
   'videoUpload',
   'fileUpload',
   'card',
+  /** Spine manual measurement (forms §3, §4): the value is the JSON of spineManualDataSchema. */
+  'spineMeasure',
 ] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
 

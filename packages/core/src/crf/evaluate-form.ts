@@ -6,6 +6,7 @@ import { DEFAULT_TIME_ZONE, nowString, todayString } from './date-time.js';
 import { toValue, truthy, type ExpressionEnv, type FormReference, type Value } from './expression/index.js';
 import { isEmptyValue, validateField } from './field-rules.js';
 import { sliderRange } from './layout.js';
+import { spineMeasureError } from '../spine/item-value.js';
 import { choicesOf, isOn, unitsOf } from './options.js';
 import {
   dateDirectionError,
@@ -438,6 +439,10 @@ function validateItem(run: Run, info: NodeInfo, value: unknown): string | null {
     return null;
   }
   if (node.type === 'time') return isValidTime(String(value), timeFormatOf(node)) ? null : fail(CRF_MSG.timeInvalid);
+  if (node.type === 'spineMeasure') {
+    const error = spineMeasureError(value);
+    return error === null ? null : fail(error);
+  }
   if (node.type === 'slider') {
     const { min, max } = sliderRange(node.option);
     const n = typeof value === 'number' ? value : Number.NaN;

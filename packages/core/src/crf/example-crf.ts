@@ -78,6 +78,7 @@ export function exampleCrf(): CrfDefinition {
         item('imageUpload', 'ecg', '心电图'),
         item('videoUpload', 'gait', '步态视频'),
         item('fileUpload', 'report', '检查报告'),
+        item('spineMeasure', 'spine_manual', '脊柱手动测量'),
         item('card', 'sign', '签名', {}, [item('date', 'sign_date', '签名日期', { defaultValue: 'now' })]),
       ]),
     ],

@@ -135,6 +135,8 @@ export function normalizeValue(node: CrfNode, raw: unknown): unknown {
     case 'table':
     case 'listGroup':
       return readRows(raw).map((row) => normalizeRow(node, row));
+    case 'spineMeasure':
+      return writeSpineMeasure(raw);
     case 'slider': {
       const n = typeof raw === 'number' ? raw : Number(asText(raw).trim());
       return asText(raw).trim() === '' || !Number.isFinite(n) ? undefined : n;
@@ -160,6 +162,15 @@ export function normalizeValue(node: CrfNode, raw: unknown): unknown {
     case 'fileUpload':
       return typeof raw === 'object' ? JSON.stringify(raw) : asText(raw);
   }
+}
+
+/**
+ * A spine measurement value (forms §3) is kept as the JSON text of the measurement data; an object is written as
+ * JSON, an empty text is no value. The engine checks the shape against spineManualDataSchema.
+ */
+function writeSpineMeasure(raw: unknown): string | undefined {
+  if (typeof raw === 'string') return raw.trim() === '' ? undefined : raw;
+  return typeof raw === 'object' ? JSON.stringify(raw) : asText(raw);
 }
 
 function normalizeRow(node: CrfNode, row: RowValues): RowValues {

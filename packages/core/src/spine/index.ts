@@ -3,3 +3,4 @@ export * from './measure.js';
 export * from './diagnosis.js';
 export * from './schema.js';
 export * from './round.js';
+export * from './item-value.js';

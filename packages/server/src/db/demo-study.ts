@@ -186,6 +186,7 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
           optionsText: 'L1/2,L2/3,L3/4,L4/5,L5/S1',
         }),
         item('imageUpload', 'xray', '正侧位片'),
+        item('spineMeasure', 'spine_manual', '脊柱矢状面手动测量', { cols: 2 }),
         item('link', '', '在影像系统中查看', { url: '/pacs/oviyam2/viewer.html' }),
       ]),
     ],

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { crfDefinitionSchema, type CrfDefinition } from '../crf/crf-definition.schema.js';
+import { evaluateForm } from '../crf/evaluate-form.js';
+import { normalizeValue } from '../crf/value-shapes.js';
+import { item } from '../crf/test/fixtures.js';
+import { readSpineMeasure, spineMeasureError, SPINE_VALUE_INVALID } from './item-value.js';
+
+const seg = (x1: number, y1: number, x2: number, y2: number) => ({ start: { x: x1, y: y1 }, end: { x: x2, y: y2 } });
+
+const definition: CrfDefinition = crfDefinitionSchema.parse({
+  title: '影像学检查',
+  option: {},
+  children: [item('spineMeasure', 'spine_manual', '脊柱手动测量')],
+});
+const context = { now: new Date(Date.UTC(2026, 10, 27, 2, 0, 0)) };
+
+const tk = {
+  imgUrl: 'abc123',
+  TK: { lines: [seg(0, 0, 100, 0), seg(0, 0, 100, 50)], angle: 27, diagnosis: '胸椎后凸正常' },
+};
+
+describe('spineMeasure item type', () => {
+  it('SPM-01, SPM-02: a CRF item holds the manual measurement data as JSON, checked by the core schema', () => {
+    const state = evaluateForm(definition, { spine_manual: tk }, context);
+    expect(state.errors).toEqual([]);
+    const stored = state.values.spine_manual;
+    expect(typeof stored).toBe('string');
+    const read = readSpineMeasure(stored);
+    expect(read?.imgUrl).toBe('abc123');
+    expect(read?.TK?.angle).toBe(27);
+    expect(read?.TK?.lines[0]).toMatchObject({ handles: [], lineCode: null, linelength: null });
+    expect(normalizeValue(definition.children[0]!, '')).toBeUndefined();
+  });
+
+  it('SPM-07, SPM-03: a save is refused for a third line on an angle tool or an uncoded ISH line', () => {
+    const third = { ...tk, TK: { ...tk.TK, lines: [...tk.TK.lines, seg(1, 1, 5, 9)] } };
+    expect(spineMeasureError(third)).toBe('线段条数已达上限');
+    const state = evaluateForm(definition, { spine_manual: JSON.stringify(third) }, context);
+    expect(state.errors.map((e) => e.message)).toEqual(['线段条数已达上限']);
+    expect(spineMeasureError({ imgUrl: 'x', ISH: { lines: [seg(0, 0, 1, 1)] } })).toBe(
+      '线段编号应为 a、b、c、d 且不重复',
+    );
+  });
+
+  it('SPM-02: text that is not the measurement data is refused with 脊柱测量数据格式有误', () => {
+    expect(spineMeasureError('{not json')).toBe(SPINE_VALUE_INVALID);
+    expect(spineMeasureError({ TK: {} })).toBe(SPINE_VALUE_INVALID);
+    expect(spineMeasureError({ imgUrl: 'x', SVA: { unit: 'ft' } })).toBe(SPINE_VALUE_INVALID);
+    expect(readSpineMeasure('{not json')).toBeNull();
+    const state = evaluateForm(definition, { spine_manual: '{not json' }, context);
+    expect(state.errors.map((e) => e.message)).toEqual([SPINE_VALUE_INVALID]);
+  });
+});
