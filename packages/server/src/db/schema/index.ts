@@ -15,3 +15,4 @@ export * from './consult.js';
 export * from './notice.js';
 export * from './content.js';
 export * from './patient-portal.js';
+export * from './recognition.js';
