@@ -3,6 +3,7 @@ import { compileExpression, ExpressionError, type CompiledExpression, type FormR
 import { itemRule, type FieldRule } from './field-rules.js';
 import { choicesOf, indexList } from './options.js';
 import { parseTriggers, type Trigger } from './visibility.js';
+import { spineCobbRules } from '../spine/cobb-item.js';
 
 /** A problem found while compiling a definition; the linter reports these with the node path. */
 export interface DefinitionIssue {
@@ -107,6 +108,10 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
   (definition.crfRules ?? []).forEach((rule, i) =>
     rulesByTarget.set(rule.target, { formula: rule.formula, path: `crfRules[${i}].formula` }),
   );
+  // The items a spineCobb item names are calculated from its result (docs/spine-tools.md).
+  for (const rule of spineCobbRules(definition.children)) {
+    if (!rulesByTarget.has(rule.target)) rulesByTarget.set(rule.target, rule);
+  }
 
   const visit = (node: CrfNode, path: string, parent: NodeInfo | null, rowOwner: NodeInfo | null) => {
     const name = node.name || undefined;

@@ -33,6 +33,8 @@ export const ITEM_TYPES = [
   'videoUpload',
   'fileUpload',
   'card',
+  /** Extension: the automatic Cobb angle tool (docs/spine-tools.md); its value is the recognition result JSON. */
+  'spineCobb',
   /** Spine manual measurement (forms §3, §4): the value is the JSON of spineManualDataSchema. */
   'spineMeasure',
 ] as const;
@@ -161,6 +163,11 @@ export const itemOptionSchema = z
     identifier: flagSchema.optional(),
     /** Extension: the patient field a new form is prefilled from (PATIENT_FIELDS in patient-prefill.ts). */
     patientField: z.string().optional(),
+    /** Extension (spineCobb): ordinary items that receive the rounded pt/mt/tl angles and the curve type. */
+    ptItem: z.string().optional(),
+    mtItem: z.string().optional(),
+    tlItem: z.string().optional(),
+    curveTypeItem: z.string().optional(),
   })
   .loose();
 export type ItemOption = z.infer<typeof itemOptionSchema>;

@@ -6,6 +6,7 @@ import { DEFAULT_TIME_ZONE, nowString, todayString } from './date-time.js';
 import { toValue, truthy, type ExpressionEnv, type FormReference, type Value } from './expression/index.js';
 import { isEmptyValue, validateField } from './field-rules.js';
 import { sliderRange } from './layout.js';
+import { spineCobbError } from '../spine/cobb-item.js';
 import { spineMeasureError } from '../spine/item-value.js';
 import { choicesOf, isOn, unitsOf } from './options.js';
 import {
@@ -437,6 +438,10 @@ function validateItem(run: Run, info: NodeInfo, value: unknown): string | null {
     if (direction === 'future') return fail(CRF_MSG.dateInFuture);
     if (direction === 'past') return fail(CRF_MSG.dateInPast);
     return null;
+  }
+  if (node.type === 'spineCobb') {
+    const error = spineCobbError(value);
+    return error === null ? null : fail(error);
   }
   if (node.type === 'time') return isValidTime(String(value), timeFormatOf(node)) ? null : fail(CRF_MSG.timeInvalid);
   if (node.type === 'spineMeasure') {

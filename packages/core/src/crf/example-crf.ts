@@ -78,6 +78,8 @@ export function exampleCrf(): CrfDefinition {
         item('imageUpload', 'ecg', '心电图'),
         item('videoUpload', 'gait', '步态视频'),
         item('fileUpload', 'report', '检查报告'),
+        item('spineCobb', 'spine_cobb', '脊柱Cobb角自动测量', { ptItem: 'cobb_main' }),
+        item('real', 'cobb_main', '主弯Cobb角', { units: '°' }),
         item('spineMeasure', 'spine_manual', '脊柱手动测量'),
         item('card', 'sign', '签名', {}, [item('date', 'sign_date', '签名日期', { defaultValue: 'now' })]),
       ]),

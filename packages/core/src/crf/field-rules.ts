@@ -166,6 +166,7 @@ export function itemRule(node: CrfNode): FieldRule {
     !choice &&
     !isDateType(type) &&
     !isRowType(type) &&
+    type !== 'spineCobb' &&
     !['slider', 'time', 'imageUpload', 'videoUpload', 'fileUpload', 'spineMeasure'].includes(type);
   const fieldType: FieldType =
     option.validate?.type ?? (type === 'int' ? 'int' : type === 'real' || type === 'number' ? 'float' : 'string');

@@ -13,7 +13,7 @@ const errorsOf = (input: unknown) => lintDefinition(input).errors.map(formatIssu
 
 describe('definition linter', () => {
   it('WID-01/WID-02: accepts every item type of forms §3 and returns the parsed definition', () => {
-    expect(ITEM_TYPES).toHaveLength(26);
+    expect(ITEM_TYPES).toHaveLength(27);
     const result = lintDefinition(crf(sex));
     expect(result.ok).toBe(true);
     expect(result.definition?.children[0]?.name).toBe('sex');

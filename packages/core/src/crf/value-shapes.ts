@@ -1,4 +1,5 @@
 import type { CrfNode } from './crf-definition.schema.js';
+import { writeSpineCobb } from '../spine/cobb-item.js';
 
 /**
  * Stored value shapes of forms §3, read leniently and written one canonical way:
@@ -132,6 +133,8 @@ export function normalizeValue(node: CrfNode, raw: unknown): unknown {
       return writeMediaList(readMediaList('image', raw));
     case 'videoUpload':
       return writeMediaList(readMediaList('video', raw));
+    case 'spineCobb':
+      return writeSpineCobb(raw);
     case 'table':
     case 'listGroup':
       return readRows(raw).map((row) => normalizeRow(node, row));

@@ -3,4 +3,5 @@ export * from './measure.js';
 export * from './diagnosis.js';
 export * from './schema.js';
 export * from './round.js';
+export * from './cobb-item.js';
 export * from './item-value.js';

@@ -47,6 +47,7 @@ export const TYPE_LABELS: Record<ItemType, string> = {
   videoUpload: '视频上传',
   fileUpload: '文件上传',
   card: '卡片',
+  spineCobb: '脊柱自动测量',
   spineMeasure: '脊柱手动测量',
 };
 const TYPE_ALIASES: Record<string, ItemType> = {

@@ -77,6 +77,7 @@ function dataTypeOf(node: CrfNode): string {
     case 'imageUpload':
     case 'videoUpload':
     case 'fileUpload':
+    case 'spineCobb':
     case 'spineMeasure':
     case 'card':
       return 'text';
