@@ -58,6 +58,9 @@ export interface CrfFormProps {
   onItemOpen?: (itemName: string) => void;
   /** What the items' own controls show (an open query, a verified value), by item name. */
   itemMarks?: Readonly<Record<string, ItemMark>>;
+  /** Items filled by recognition and not yet confirmed or changed: each shows a 识别 tag that confirms it. */
+  recognised?: ReadonlySet<string>;
+  onConfirmRecognised?: (itemName: string) => void;
   className?: string;
 }
 
@@ -105,6 +108,8 @@ function CrfFormBody({
   onEvaluate,
   onItemOpen,
   itemMarks,
+  recognised,
+  onConfirmRecognised,
   className,
 }: CrfFormProps) {
   const [openedAt] = useState(() => new Date());
@@ -117,13 +122,20 @@ function CrfFormBody({
     operate: context?.operate,
     forms: context?.forms,
   };
-  const input = { definition, values, context: evaluation, errors, showAllErrors, marks: itemMarks };
+  const input = { definition, values, context: evaluation, errors, showAllErrors, marks: itemMarks, recognised };
   const [store] = useState(
-    () => new CrfStore(input, `crf${prefix.replace(/[^\w-]/g, '')}-`, { onChange, onUpload, onEvaluate, onItemOpen }),
+    () =>
+      new CrfStore(input, `crf${prefix.replace(/[^\w-]/g, '')}-`, {
+        onChange,
+        onUpload,
+        onEvaluate,
+        onItemOpen,
+        onConfirmRecognised,
+      }),
   );
 
   useLayoutEffect(() => {
-    store.setHandlers({ onChange, onUpload, onEvaluate, onItemOpen });
+    store.setHandlers({ onChange, onUpload, onEvaluate, onItemOpen, onConfirmRecognised });
   });
   useLayoutEffect(() => {
     store.sync(input);

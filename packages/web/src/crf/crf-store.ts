@@ -34,6 +34,8 @@ export interface StoreHandlers {
   onEvaluate?: ((state: FormState) => void) | undefined;
   /** Opens the page's panel of one item (history, SDV, queries); given, each item shows its own control for it. */
   onItemOpen?: ((itemName: string) => void) | undefined;
+  /** The nurse confirms a value filled by recognition (its 识别 tag). */
+  onConfirmRecognised?: ((itemName: string) => void) | undefined;
 }
 
 /** What the page marks on an item's own control: an open query, or a verified (SDV) value. */
@@ -47,7 +49,11 @@ export interface StoreInput {
   showAllErrors?: boolean | undefined;
   /** Marks on the items' own controls, by item name (see StoreHandlers.onItemOpen). */
   marks?: Readonly<Record<string, ItemMark>> | undefined;
+  /** Items whose value recognition filled and the nurse has not confirmed or changed yet: tagged 识别. */
+  recognised?: ReadonlySet<string> | undefined;
 }
+
+const NONE_RECOGNISED: ReadonlySet<string> = new Set();
 
 /** The key of a cell in a list group or table, for touched flags and server messages. */
 export const cellKey = (container: string, row: number, child: string) => `${container}[${row}].${child}`;
@@ -138,6 +144,7 @@ export class CrfStore {
   private handlers: StoreHandlers = {};
   private marks: Readonly<Record<string, ItemMark>> = {};
   private marksInput = '';
+  private recognised: ReadonlySet<string> = NONE_RECOGNISED;
   private listeners = new Set<() => void>();
 
   constructor(input: StoreInput, idPrefix: string, handlers: StoreHandlers = {}) {
@@ -149,6 +156,7 @@ export class CrfStore {
     this.errorsInput = signature(this.server);
     this.lastInput = input.values;
     this.setMarks(input.marks);
+    this.recognised = input.recognised ?? NONE_RECOGNISED;
     this.load(input.definition, input.values);
   }
 
@@ -177,6 +185,14 @@ export class CrfStore {
 
   markOf(name: string): ItemMark | undefined {
     return this.marks[name];
+  }
+
+  isRecognised(name: string): boolean {
+    return this.recognised.has(name);
+  }
+
+  confirmRecognised(name: string) {
+    this.handlers.onConfirmRecognised?.(name);
   }
 
   /** Answers whether the marks changed. */
@@ -239,6 +255,11 @@ export class CrfStore {
       changed = true;
     }
     if (this.setMarks(input.marks)) changed = true;
+    const recognised = input.recognised ?? NONE_RECOGNISED;
+    if (recognised !== this.recognised) {
+      this.recognised = recognised;
+      changed = true;
+    }
     if ((input.showAllErrors === true) !== this.showAll) {
       this.showAll = input.showAllErrors === true;
       changed = true;

@@ -19,6 +19,9 @@ export const CRF_T = {
     `参考范围：${min ?? ''}${min !== null && max !== null ? ' ~ ' : min !== null ? ' 以上' : ''}${max ?? ''}${min === null && max !== null ? ' 以下' : ''}${unit ? ` ${unit}` : ''}`,
   unit: '单位',
   calculated: '自动计算',
+  recognised: '识别',
+  recognisedTip: '由智能识别填入，请核对；核对无误点击确认',
+  recognisedConfirm: (title: string) => `确认识别结果 ${title}`,
   numberRange: (min: number | null, max: number | null) =>
     min !== null && max !== null ? `${min} ~ ${max}` : min !== null ? `≥ ${min}` : `≤ ${max ?? ''}`,
 

@@ -1,7 +1,7 @@
 import { memo, type ReactNode } from 'react';
 import { Input, Select, Space, Tooltip } from 'antd';
 import { isEmptyValue, referenceRange, unitsOf, type CrfNode, type ItemState } from '@ecrf/core';
-import { useCrfStore } from './crf-store';
+import { useCrfStore, useStoreSlice } from './crf-store';
 import { CRF_T } from './crf-texts';
 import { ItemOpenButton } from './item-open-button';
 import { sameItemState } from './item-state';
@@ -66,6 +66,7 @@ function FieldViewInner(props: FieldViewProps) {
     itemName,
   } = props;
   const store = useCrfStore();
+  const recognised = useStoreSlice(store, (s) => (itemName ? s.isRecognised(itemName) : false));
   useRenderProbe(id);
   const title = titleOf(node);
   const own = showErrors || !isEmptyValue(state.value);
@@ -147,6 +148,18 @@ function FieldViewInner(props: FieldViewProps) {
             {title}
           </label>
           {store.isCalculated(node) && <span className="crf-calculated">{CRF_T.calculated}</span>}
+          {recognised && itemName && (
+            <Tooltip title={CRF_T.recognisedTip}>
+              <button
+                type="button"
+                className="crf-recognised"
+                aria-label={CRF_T.recognisedConfirm(title)}
+                onClick={() => store.confirmRecognised(itemName)}
+              >
+                {CRF_T.recognised}
+              </button>
+            </Tooltip>
+          )}
           {itemName && <ItemOpenButton name={itemName} title={title} />}
         </div>
       )}

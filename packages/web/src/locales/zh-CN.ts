@@ -238,7 +238,6 @@ export const T = {
       `${message}：${titles.join('、')}${total > titles.length ? ` 等 ${total} 项` : ''}`,
 
     identifyTitle: '智能识别',
-    identifyUnavailable: '识别服务尚未接入，暂不能从图片或高拍仪识别数据。请手工录入。',
 
     signTitle: '电子签名',
     signCurrent: '当前签名',
@@ -271,6 +270,35 @@ export const T = {
   },
 
   /** Data queries (forms §4 "Queries", QRY-*). */
+  /** 智能识别 and the document camera (forms §4, §5, §8; docs/recognition.md). */
+  recognition: {
+    title: '智能识别',
+    template: '模板类型',
+    pickTemplate: '请选择模板类型',
+    mode: '识别方式',
+    modeFile: '图片识别',
+    modeCamera: '高拍仪识别',
+    fileDrop: '点击或拖拽图片到此处',
+    fileHint: '支持 JPG、PNG 图片或 PDF（识别第一页）',
+    filePreview: '待识别图片',
+    wrongType: '请上传JPG/PNG/PDF 格式!',
+    noFile: '请先选择图片',
+    openCamera: '打开摄像头',
+    closeCamera: '关闭摄像头',
+    capture: '拍照',
+    retake: '重新拍照',
+    liveView: '高拍仪画面',
+    cameraClosed: '摄像头未打开',
+    photo: '拍摄的照片',
+    noPhotoYet: '尚未拍照',
+    recognise: '识别',
+    cameraNotOpen: '请先打开摄像头',
+    noPhoto: '请先拍摄照片',
+    cameraCallFailed: '接口获取失败',
+    success: '识别成功，请仔细核对数据！',
+    failed: '识别失败',
+    nothingMatched: '识别完成，但报告中没有与本表单题目对应的项目',
+  },
   doubt: {
     startTitle: '发起质疑',
     historyTitle: '质疑记录',

@@ -37,6 +37,7 @@ import {
   type FormValues,
 } from '../save-flow';
 import { useUnsavedGuard } from '../use-unsaved-guard';
+import { afterEdit } from '../recognition/identify-templates';
 import { useRecordSavedElsewhere } from '../../../realtime/use-record-saved-elsewhere';
 import { ConflictDialog, DraftDialog, ReasonDialog } from './save-dialogs';
 
@@ -74,6 +75,11 @@ export interface CrfEditorProps {
   onItemOpen?: ((itemName: string) => void) | undefined;
   /** What those controls show: an open query, a verified value. */
   itemMarks?: Readonly<Record<string, ItemMark>>;
+  /**
+   * Set by the editor: fills recognised values into the open form, unsaved, each tagged 识别 until the nurse
+   * confirms or changes it (RECOG-01; the values are saved only by her own 保存 or 提交).
+   */
+  fillRef?: React.RefObject<((values: Readonly<Record<string, unknown>>) => void) | null>;
 }
 
 async function saveWithRetry(body: CrfSaveBody): Promise<ApiResult<CrfSaveResult>> {
@@ -107,6 +113,7 @@ export function CrfEditor({
   bypassGuardRef,
   onItemOpen,
   itemMarks,
+  fillRef,
 }: CrfEditorProps) {
   const { message, modal } = App.useApp();
   const userId = useSession((s) => s.user?.userId ?? null);
@@ -155,6 +162,7 @@ export function CrfEditor({
   });
   const [recordState, setRecordState] = useState<number | null>(detail.crfDataRecord?.state ?? null);
   const [savedAt, setSavedAt] = useState<string | null>(null);
+  const [recognised, setRecognised] = useState<ReadonlySet<string>>(() => new Set());
 
   const editable = detail.permissions.save || detail.permissions.submit;
   const context = useMemo(
@@ -203,7 +211,8 @@ export function CrfEditor({
   };
 
   const onChange = useCallback(
-    (values: Record<string, unknown>) => {
+    (values: Record<string, unknown>, changedName: string) => {
+      setRecognised((marked) => afterEdit(marked, changedName));
       latest.current = values;
       editSeq.current += 1;
       if (!dirtyRef.current) {
@@ -272,6 +281,8 @@ export function CrfEditor({
       setShowAllErrors(false);
       setErrorList(null);
       setSavedAt(new Date().toISOString());
+      // Saving what recognition filled is the nurse's confirmation of it.
+      setRecognised(new Set());
       if (editSeq.current === seq) {
         markDirty(false);
         writeDraft(window.localStorage, oldKey, null);
@@ -366,6 +377,24 @@ export function CrfEditor({
     proceed(submit);
   };
 
+  // ---- recognition ----------------------------------------------------------------------------
+  useEffect(() => {
+    if (!fillRef) return;
+    fillRef.current = (patch) => {
+      const values = { ...latest.current, ...patch };
+      latest.current = values;
+      editSeq.current += 1;
+      setFormValues(values);
+      setRecognised((marked) => new Set([...marked, ...Object.keys(patch)]));
+      markDirty(true);
+      flushDraft();
+    };
+    return () => {
+      fillRef.current = null;
+    };
+  });
+  const confirmRecognised = useCallback((name: string) => setRecognised((marked) => afterEdit(marked, name)), []);
+
   // ---- drafts offered back --------------------------------------------------------------------
   const restoreDraft = () => {
     if (!draftOffer) return;
@@ -446,6 +475,8 @@ export function CrfEditor({
         onUpload={editable ? onUpload : undefined}
         onItemOpen={onItemOpen}
         itemMarks={itemMarks}
+        recognised={recognised}
+        onConfirmRecognised={confirmRecognised}
         className="crf-editor-form"
       />
       {editable && (

@@ -17,13 +17,16 @@ import { T } from '../../../locales/zh-CN';
 import { isRepeatable } from '../crf-menu';
 import { formItems, formatLooseValue, formatValue, itemTitle, nodesByName, type FormItem } from '../crf-values';
 import { locateItem } from '../locate-item';
+import { recognitionApi } from '../../../api/recognition.api';
+import { identifyTemplates } from '../recognition/identify-templates';
+import { RecognitionDialog } from '../recognition/recognition-dialog';
+import type { RecognitionOutcome } from '../recognition/recognise-flow';
 import { dicomViewerUrl, printCrf, printInHiddenFrame, saveBlob } from '../print';
 import { CrfEditor } from './crf-editor';
 import { CRF_BUTTONS, CrfToolbar } from './crf-toolbar';
 import { DoubtDialog, type DoubtDialogMode } from './doubt-dialog';
 import { DoubtPicker, type PickedItem } from './doubt-picker';
 import { HistoryDrawer, type HistoryTarget } from './history-drawer';
-import { IdentifyDialog } from './identify-dialog';
 import { ItemPanel, ItemSheet } from './item-panel';
 import { OverviewDialog, type OverviewScope } from './overview-dialog';
 import { RecordTable } from './record-table';
@@ -130,6 +133,9 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   const [itemsOpen, setItemsOpen] = useState(false);
   const [sheetItem, setSheetItem] = useState<string | null>(null);
   const pendingLocate = useRef<FormItem | null>(null);
+  const fillRef = useRef<((values: Readonly<Record<string, unknown>>) => void) | null>(null);
+  /** Recognitions made on a record not saved yet: linked to it once its first save gave it an id (SDV). */
+  const pendingRecognitions = useRef<number[]>([]);
 
   const refreshAll = useCallback(async () => {
     await Promise.all([
@@ -146,9 +152,15 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         setAdopted(result.crfDataRecordId);
         setRecord(result.crfDataRecordId, true);
       }
+      if (created) {
+        const studyOf = patient?.studyId ?? 0;
+        for (const recognitionId of pendingRecognitions.current.splice(0)) {
+          void recognitionApi.linkRecord(studyOf, recognitionId, result.crfDataRecordId).catch(() => undefined);
+        }
+      }
       void refreshAll();
     },
-    [repeatable, setRecord, refreshAll],
+    [repeatable, setRecord, refreshAll, patient?.studyId],
   );
 
   const reload = useCallback(() => {
@@ -302,6 +314,19 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
     [detail, permissions],
   );
   const canEdit = Boolean(permissions && (permissions.save || permissions.submit));
+  const crfOption = detail?.crf.option;
+  const crfTitle = detail?.crf.title;
+  const templates = useMemo(
+    () => (definition && crfOption ? identifyTemplates(definition, crfOption, crfTitle ?? '') : []),
+    [definition, crfOption, crfTitle],
+  );
+  const onRecognised = useCallback(
+    (outcome: RecognitionOutcome) => {
+      if (outcome.recognitionId !== null && recordId === null) pendingRecognitions.current.push(outcome.recognitionId);
+      if (outcome.filled.length > 0) fillRef.current?.(outcome.values);
+    },
+    [recordId],
+  );
 
   const sdvMarks = detail?.crfDataRecord?.sdv;
   const openDoubts = detail?.crfDoubts;
@@ -360,6 +385,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
             bypassGuardRef={bypassGuardRef}
             onItemOpen={screen.panelOnDemand ? openSheet : undefined}
             itemMarks={itemMarks}
+            fillRef={fillRef}
           />
         </div>
         {!screen.panelOnDemand && (
@@ -387,7 +413,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
     <div className="crf-form-area">
       <CrfToolbar
         formOpen={Boolean(detail)}
-        showIdentify={Boolean(detail?.crf.option.identifyType)}
+        showIdentify={templates.length > 0}
         showDoubt={doubtOn && can(CRF_BUTTONS.doubt)}
         showDicom={can(CRF_BUTTONS.dicom)}
         showSdv={Boolean(permissions?.sdv)}
@@ -402,7 +428,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
             'noopener',
           )
         }
-        onIdentify={() => setDialog('identify')}
+        onIdentify={() => (canEdit ? setDialog('identify') : void message.warning(t.readOnly))}
         onDoubt={openDoubtPicker}
         onOverview={() => setDialog('overview')}
         onSign={() => setDialog('sign')}
@@ -518,7 +544,16 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         canSign={Boolean(detail?.permissions.sign)}
         onClose={() => setDialog(null)}
       />
-      <IdentifyDialog open={dialog === 'identify'} onClose={() => setDialog(null)} />
+      <RecognitionDialog
+        open={dialog === 'identify'}
+        templates={templates}
+        studyId={studyId}
+        crfId={crfId}
+        subjectRecordId={subjectRecordId}
+        crfDataRecordId={recordId}
+        onRecognised={onRecognised}
+        onClose={() => setDialog(null)}
+      />
     </div>
   );
 }

@@ -1,0 +1,41 @@
+import { http } from './request';
+
+/** The calls of recognition (docs/recognition.md "The calls"). */
+export interface RecognitionTemp {
+  tempId: string;
+  expiresIn: number;
+}
+
+export interface RecognitionResult {
+  fileKey: string;
+  recognitionId: number;
+  [key: string]: unknown;
+}
+
+export interface RecognitionJob {
+  jobId: string;
+  state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+  result?: unknown;
+}
+
+export const RECOGNITION_PATH = '/imgrec/api/ignore/business/image/recognition/common';
+
+export const recognitionApi = {
+  /** A single-use tempId for an uploaded file, tied to the record it fills (SDV). */
+  temp: (
+    studyId: number,
+    body: { fileKey: string; crfId: number; subjectRecordId: number; crfDataRecordId?: number | undefined },
+  ) => http.post<RecognitionTemp>('/api/v1/imgrec/temp', body, { params: { studyId }, silent: true }),
+  /** RECOG-06/RECOG-07: the spec's call; its path carries "ignore", so no token is sent (platform §7). */
+  recognise: (body: { url: string; type: number; index: number; tempId: string }) =>
+    http.post<RecognitionResult>(RECOGNITION_PATH, body, { silent: true }),
+  /** The recognition's job, when the call answered 202 before it finished. */
+  job: (jobId: string) => http.get<RecognitionJob>(`/api/system/jobs/${jobId}`, { silent: true }),
+  /** Links a recognition made on an unsaved record to the record its first save created. */
+  linkRecord: (studyId: number, recognitionId: number, crfDataRecordId: number) =>
+    http.put<unknown>(
+      `/api/v1/imgrec/${recognitionId}/record`,
+      { crfDataRecordId },
+      { params: { studyId }, silent: true },
+    ),
+};
