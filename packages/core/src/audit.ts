@@ -71,6 +71,10 @@ export const AUDIT_ACTION_NAMES = {
   'medical.update': '修改病历资料',
   'medical.delete': '删除病历资料',
   'medical.crf': '关联源文件',
+  'patient.settings': '修改患者端设置',
+  'patient.bind_code': '发放绑定码',
+  'patient.bind': '患者绑定',
+  'patient.unbind': '解除绑定',
 } as const satisfies Record<string, string>;
 
 export type AuditAction = keyof typeof AUDIT_ACTION_NAMES;

@@ -41,6 +41,7 @@ import { homeRoutes } from './modules/home/home.routes.js';
 import { calendarRoutes } from './modules/calendar/calendar.routes.js';
 import { printRoutes } from './modules/print/print.routes.js';
 import { randomizationRoutes } from './modules/randomization/randomization.routes.js';
+import { patientPortalRoutes } from './modules/patient-portal/patient-portal.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { apiTokenRoutes } from './modules/redcap/api-token.routes.js';
 import { redcapRoutes } from './modules/redcap/redcap.routes.js';
@@ -136,6 +137,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   dataImportRoutes(app, ctx);
   exportRoutes(app, ctx);
   randomizationRoutes(app, ctx);
+  patientPortalRoutes(app, ctx);
   installJobs(app, ctx);
 
   const webDist = ctx.config.webDist;

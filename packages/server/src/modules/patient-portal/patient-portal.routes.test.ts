@@ -1,0 +1,329 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents, crfDataRecords, patientBindCodes, patientSessions, subjects } from '../../db/schema/index.js';
+import { openDemoStudy } from '../../test/demo.js';
+import { addStudyMember } from '../../test/study-member.js';
+import { createTestApp, type TestApp } from '../../test/test-app.js';
+import { BIND_CODE_TTL_MS, BIND_FAILURE_LIMIT } from './patient-portal.service.js';
+
+const HOUR = 60 * 60 * 1000;
+
+describe('patient side: binding, patient sessions and patient-reported forms', () => {
+  let t: TestApp;
+  let admin: string;
+  let studyId: number;
+  let otherStudyId: number;
+  let crfIds: Record<string, number>;
+  let nurse: string;
+  let viewer: string;
+  const patients: Record<string, { id: number; subjectRecordId: number; identificationCode: string }> = {};
+
+  async function patientCall(token: string | null, method: string, url: string, payload?: unknown) {
+    const res = await t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: token ? { 'x-patient-token': token } : {},
+      ...(payload !== undefined ? { payload: payload as object } : {}),
+    });
+    return { status: res.statusCode, body: res.json() as { code: number; msg: string; data: any } };
+  }
+
+  async function enrol(name: string) {
+    const res = await t.call(admin, 'POST', '/api/business/subject', {
+      studyId,
+      subjectName: name,
+      gender: 1,
+      birth: '1958-03-02',
+      diseaseCode: 'LSS',
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.data as { id: number; subjectRecordId: number; identificationCode: string };
+  }
+
+  async function issue(subjectId: number, token = nurse, study = studyId) {
+    return t.call(token, 'POST', '/api/business/wechat/bind-code', { studyId: study, subjectId });
+  }
+
+  async function bindWith(code: string, study = studyId) {
+    return patientCall(null, 'POST', '/api/ignore/patient/bind', { studyId: study, code });
+  }
+
+  async function boundPatient(subjectId: number) {
+    const code = (await issue(subjectId)).body.data.code as string;
+    const bound = await bindWith(code);
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    return bound.body.data.token as string;
+  }
+
+  const vitals = () => crfIds['生命体征']!;
+  const demographics = () => crfIds['人口学资料']!;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ({ admin, studyId, crfIds } = await openDemoStudy(t));
+    nurse = await addStudyMember(t, admin, studyId, '13900000301', {
+      permissions: ['btn:business.subject.edit', `crf:${crfIds['生命体征']}:view`],
+    });
+    viewer = await addStudyMember(t, admin, studyId, '13900000302', { permissions: [] });
+    const other = await t.call(admin, 'POST', '/api/business/study', {
+      studyName: '另一项研究',
+      studyCode: 'OTHERPP',
+      diseases: [{ diseaseName: '腰椎管狭窄', diseaseCode: 'LSS' }],
+    });
+    expect(other.status, JSON.stringify(other.body)).toBe(200);
+    otherStudyId = other.body.data.id as number;
+    patients.a = await enrol('张三');
+    patients.b = await enrol('李四');
+    const saved = await t.call(admin, 'PUT', '/api/business/wechat/settings', {
+      studyId,
+      bindEnabled: true,
+      appId: '',
+      welcome: '欢迎参加本研究',
+      proCrfIds: [vitals()],
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('KNOW-03: binds a patient with a one-time code: hashed at rest, openId on the patient, a patient session, audited', async () => {
+    const issued = await issue(patients.a!.id);
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    const code = issued.body.data.code as string;
+    expect(code).toMatch(/^[A-Z2-9]{8}$/);
+    const [row] = await t.db.select().from(patientBindCodes).where(eq(patientBindCodes.subjectId, patients.a!.id));
+    expect(row!.codeHash).toHaveLength(64);
+    expect(row!.codeHash).not.toContain(code);
+
+    // Typed in lower case with a space, as a patient may.
+    const bound = await bindWith(`${code.slice(0, 4).toLowerCase()} ${code.slice(4)}`);
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    expect(bound.body.data.token).toMatch(new RegExp(`^${studyId}\\.`));
+    const [subject] = await t.db.select().from(subjects).where(eq(subjects.id, patients.a!.id));
+    expect(subject!.openId).toMatch(/^dev_[0-9a-f]{28}$/);
+    const [session] = await t.db.select().from(patientSessions).where(eq(patientSessions.subjectId, patients.a!.id));
+    expect(session!.tokenHash).not.toContain(bound.body.data.token.split('.')[1]);
+
+    const trail = await t.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.subjectRecordId, patients.a!.subjectRecordId))
+      .orderBy(asc(auditEvents.id));
+    expect(trail.map((e) => e.action)).toEqual(expect.arrayContaining(['patient.bind_code', 'patient.bind']));
+    expect(trail.find((e) => e.action === 'patient.bind')!.userName).toBe(
+      `患者填写(${patients.a!.identificationCode})`,
+    );
+
+    const home = await patientCall(bound.body.data.token, 'GET', '/api/ignore/patient/home');
+    expect(home.body.data).toMatchObject({
+      identificationCode: patients.a!.identificationCode,
+      subjectName: '张*',
+      welcome: '欢迎参加本研究',
+    });
+
+    const list = await t.call(nurse, 'GET', `/api/business/wechat/users?studyId=${studyId}&bound=true`);
+    expect(list.body.data.list.map((p: { subjectId: number }) => p.subjectId)).toEqual([patients.a!.id]);
+    // The nurse has no identifiers permission: names masked.
+    expect(list.body.data.list[0].subjectName).toBe('张*');
+  });
+
+  it('KNOW-03: a code binds once; an expired code, a revoked code and a code of another study are refused alike', async () => {
+    const first = (await issue(patients.b!.id)).body.data.code as string;
+    // A second code revokes the first.
+    const second = (await issue(patients.b!.id)).body.data.code as string;
+    const revoked = await bindWith(first);
+    expect(revoked.status).toBe(400);
+    expect(revoked.body.msg).toBe('绑定码无效或已过期');
+
+    const wrongStudy = await bindWith(second, otherStudyId);
+    expect(wrongStudy.status).toBe(400);
+    expect(wrongStudy.body.msg).toBe('绑定码无效或已过期');
+
+    t.clock.advance(BIND_CODE_TTL_MS + HOUR);
+    // Staff access tokens are short-lived too: sign in again on the later day.
+    admin = (await t.login()).token;
+    nurse = (await t.login('13900000301', 'Passw0rd')).token;
+    viewer = (await t.login('13900000302', 'Passw0rd')).token;
+    const expired = await bindWith(second);
+    expect(expired.status).toBe(400);
+    expect(expired.body.msg).toBe('绑定码无效或已过期');
+
+    const fresh = (await issue(patients.b!.id)).body.data.code as string;
+    expect((await bindWith(fresh)).status).toBe(200);
+    const reused = await bindWith(fresh);
+    expect(reused.status).toBe(400);
+    expect(reused.body.msg).toBe('绑定码无效或已过期');
+    // One live code per patient, by the partial unique index.
+    const live = await t.db
+      .select()
+      .from(patientBindCodes)
+      .where(and(eq(patientBindCodes.subjectId, patients.b!.id)));
+    expect(live.filter((c) => !c.usedAt && !c.revokedAt)).toHaveLength(0);
+  });
+
+  it('KNOW-03: staff without 编辑患者 cannot issue codes or unbind; non-staff and other studies are refused', async () => {
+    expect((await issue(patients.a!.id, viewer)).status).toBe(403);
+    expect(
+      (await t.call(viewer, 'POST', '/api/business/wechat/unbind', { studyId, subjectId: patients.a!.id })).status,
+    ).toBe(403);
+    expect((await t.call(viewer, 'GET', `/api/business/wechat/users?studyId=${studyId}`)).status).toBe(200);
+    // A patient of this study named under another study is not found there.
+    expect((await issue(patients.a!.id, admin, otherStudyId)).status).toBe(404);
+    // Only study:config changes the settings.
+    expect(
+      (
+        await t.call(nurse, 'PUT', '/api/business/wechat/settings', {
+          studyId,
+          bindEnabled: true,
+          proCrfIds: [],
+        })
+      ).status,
+    ).toBe(403);
+  });
+
+  it('KNOW-03: wrong codes from one address are limited', async () => {
+    const t2 = await createTestApp();
+    try {
+      const { studyId: s2 } = await openDemoStudy(t2);
+      const tries = [];
+      for (let i = 0; i < BIND_FAILURE_LIMIT + 1; i += 1) {
+        const res = await t2.app.inject({
+          method: 'POST',
+          url: '/api/ignore/patient/bind',
+          payload: { studyId: s2, code: `WRONG${i}` },
+        });
+        tries.push(res.statusCode);
+      }
+      expect(tries.slice(0, BIND_FAILURE_LIMIT).every((s) => s === 400)).toBe(true);
+      expect(tries[BIND_FAILURE_LIMIT]).toBe(429);
+    } finally {
+      await t2.close();
+    }
+  });
+
+  it('KNOW-03: a patient reads and writes only their own assigned forms (permission matrix)', async () => {
+    const a = await boundPatient(patients.a!.id);
+    const b = await boundPatient(patients.b!.id);
+    const forms = await patientCall(a, 'GET', '/api/ignore/patient/forms');
+    expect(forms.body.data).toEqual([expect.objectContaining({ crfId: vitals(), title: '生命体征', state: 0 })]);
+
+    const cases: Array<[string, string | null, string, string, unknown, number]> = [
+      ['no token', null, 'GET', '/api/ignore/patient/forms', undefined, 401],
+      ['a forged token', `${studyId}.${'x'.repeat(43)}`, 'GET', '/api/ignore/patient/forms', undefined, 401],
+      ['a staff token', nurse, 'GET', '/api/ignore/patient/forms', undefined, 401],
+      ['an assigned form', a, 'GET', `/api/ignore/patient/forms/${vitals()}`, undefined, 200],
+      ['a form not patient-reported', a, 'GET', `/api/ignore/patient/forms/${demographics()}`, undefined, 403],
+      ['a form of no study', a, 'GET', '/api/ignore/patient/forms/999999', undefined, 403],
+      [
+        'saving a form not patient-reported',
+        a,
+        'POST',
+        `/api/ignore/patient/forms/${demographics()}`,
+        { values: {}, submit: false },
+        403,
+      ],
+    ];
+    for (const [what, token, method, url, body, status] of cases) {
+      expect((await patientCall(token, method, url, body)).status, what).toBe(status);
+    }
+    // A patient token opens no staff route.
+    const staff = await t.app.inject({
+      method: 'GET',
+      url: `/api/business/wechat/users?studyId=${studyId}`,
+      headers: { authorization: `Bearer ${a}` },
+    });
+    expect(staff.statusCode).toBe(401);
+
+    // Patient A saves; patient B's form stays empty: the record is the session's, never named by the request.
+    const saved = await patientCall(a, 'POST', `/api/ignore/patient/forms/${vitals()}`, {
+      values: { sbp: 128, dbp: 82 },
+      submit: false,
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const bForm = await patientCall(b, 'GET', `/api/ignore/patient/forms/${vitals()}`);
+    expect(bForm.body.data.record).toBeNull();
+    const aForm = await patientCall(a, 'GET', `/api/ignore/patient/forms/${vitals()}`);
+    expect(aForm.body.data.record.values).toMatchObject({ sbp: '128', dbp: '82' });
+    const [row] = await t.db
+      .select()
+      .from(crfDataRecords)
+      .where(eq(crfDataRecords.id, saved.body.data.crfDataRecordId as number));
+    expect(row!.subjectRecordId).toBe(patients.a!.subjectRecordId);
+
+    // Unbinding ends the patient's session at once.
+    const unbound = await t.call(nurse, 'POST', '/api/business/wechat/unbind', { studyId, subjectId: patients.b!.id });
+    expect(unbound.status, JSON.stringify(unbound.body)).toBe(200);
+    expect((await patientCall(b, 'GET', '/api/ignore/patient/forms')).status).toBe(401);
+    const [subjectB] = await t.db.select().from(subjects).where(eq(subjects.id, patients.b!.id));
+    expect(subjectB!.openId).toBeNull();
+  });
+
+  it('KNOW-03: a patient-reported save goes through the form rules and is audited with the patient as author (患者填写)', async () => {
+    const a = await boundPatient(patients.a!.id);
+    const form = (await patientCall(a, 'GET', `/api/ignore/patient/forms/${vitals()}`)).body.data;
+    const record = form.record as { crfDataRecordId: number; version: number };
+
+    // The engine on the server: the check 收缩压应大于舒张压 refuses, as on the staff page.
+    const refused = await patientCall(a, 'POST', `/api/ignore/patient/forms/${vitals()}`, {
+      values: { sbp: 80, dbp: 90 },
+      submit: true,
+      crfDataRecordId: record.crfDataRecordId,
+      version: record.version,
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body.data)).toContain('收缩压应大于舒张压');
+
+    // A stale version is refused.
+    const stale = await patientCall(a, 'POST', `/api/ignore/patient/forms/${vitals()}`, {
+      values: { sbp: 130, dbp: 80 },
+      submit: true,
+      crfDataRecordId: record.crfDataRecordId,
+      version: record.version + 5,
+    });
+    expect(stale.status).toBe(409);
+
+    const submitted = await patientCall(a, 'POST', `/api/ignore/patient/forms/${vitals()}`, {
+      values: { sbp: 130, dbp: 80 },
+      submit: true,
+      crfDataRecordId: record.crfDataRecordId,
+      version: record.version,
+    });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
+    expect(submitted.body.data.state).toBe(2);
+
+    // Submitted: closed to the patient.
+    const again = await patientCall(a, 'POST', `/api/ignore/patient/forms/${vitals()}`, {
+      values: { sbp: 131, dbp: 80 },
+      submit: true,
+      crfDataRecordId: record.crfDataRecordId,
+      version: submitted.body.data.version,
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.msg).toBe('表单已提交，不能再修改');
+
+    // Staff read the values and the trail: the patient is the author.
+    const trail = await t.call(nurse, 'GET', `/api/business/crf/audit?crfDataRecordId=${record.crfDataRecordId}`);
+    expect(trail.status, JSON.stringify(trail.body)).toBe(200);
+    const rows = await t.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.crfDataRecordId, record.crfDataRecordId))
+      .orderBy(asc(auditEvents.id));
+    const sbp = rows.filter((r) => r.itemName === 'sbp');
+    expect(sbp.map((r) => [r.oldValue, r.newValue])).toEqual([
+      [null, 128],
+      [128, 130],
+    ]);
+    expect(rows.every((r) => r.userName === `患者填写(${patients.a!.identificationCode})`)).toBe(true);
+    expect(rows.map((r) => r.action)).toEqual(expect.arrayContaining(['crf.create', 'item.update', 'crf.submit']));
+    expect(JSON.stringify(trail.body.data)).toContain('患者填写');
+    const detail = await t.call(
+      nurse,
+      'GET',
+      `/api/v3/business/crf/${patients.a!.subjectRecordId}?crfId=${vitals()}&crfDataRecordId=${record.crfDataRecordId}`,
+    );
+    expect(detail.status, JSON.stringify(detail.body)).toBe(200);
+    expect(detail.body.data.crfDataRecord.values).toMatchObject({ sbp: '130', dbp: '80' });
+  });
+});
