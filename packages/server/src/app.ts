@@ -50,6 +50,10 @@ import { setupRoutes } from './modules/study/setup.routes.js';
 import { staffRoutes } from './modules/study/staff.routes.js';
 import { studyRoutes } from './modules/study/study.routes.js';
 import { subjectRoutes } from './modules/subjects/subject.routes.js';
+import { expertRoutes } from './modules/expert/expert.routes.js';
+import { hospitalRoutes } from './modules/hospital/hospital.routes.js';
+import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
+import { medicalRoutes } from './modules/medical/medical.routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -137,6 +141,10 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   dataImportRoutes(app, ctx);
   exportRoutes(app, ctx);
   randomizationRoutes(app, ctx);
+  knowledgeRoutes(app, ctx);
+  expertRoutes(app, ctx);
+  hospitalRoutes(app, ctx);
+  medicalRoutes(app, ctx);
   patientPortalRoutes(app, ctx);
   installJobs(app, ctx);
 

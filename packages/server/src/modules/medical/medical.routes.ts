@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import { requireUser } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { idSchema, idTextSchema } from '../../http/ids.js';
+import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { requireStudy } from '../../http/study-guard.js';
+import type { App } from '../../http/types.js';
+import { servingHeaders } from '../files/file.service.js';
+import { fromBody, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import * as medical from './medical.service.js';
+
+const tags = ['病历管理'];
+const module = '病历管理';
+const idParams = z.object({ id: idTextSchema });
+const fileKey = z.string().regex(/^[0-9a-f]{32}$/, '文件不存在');
+const reason = z.string().trim().min(1, '请输入修改原因').max(200, '原因不能超过200个字符');
+const medicalFields = {
+  studyId: idSchema,
+  subjectId: idSchema,
+  title: z.string().trim().min(1, '请输入标题').max(60, '标题不能超过60个字符'),
+  category: z.enum(medical.MEDICAL_CATEGORIES, { error: '请选择类别' }),
+  visitDate: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, '日期格式应为YYYY-MM-DD')
+    .nullish(),
+  hospital: z.string().trim().max(60, '医院不能超过60个字符').nullish(),
+  note: z.string().max(20_000, '记录内容过长').nullish(),
+  files: z
+    .array(z.object({ fileKey, fileName: z.string().min(1).max(255) }))
+    .max(50, '文件不能超过50个')
+    .default([]),
+};
+const listQuery = studyIdQuery.extend({
+  subjectId: idTextSchema.optional(),
+  crfDataRecordId: idTextSchema.optional(),
+  keyword: z.string().max(50).optional(),
+  ...pagingQuery,
+});
+
+/**
+ * Medical records (病历管理, platform §7: medicals, PUT /api/v1/medical/crf). Clinical data: reading needs
+ * 查看病历资料, changes 编辑病历资料, each change audited on the patient's casebook with the reason for an edit
+ * or a deletion; patients' names are masked as in every list for a caller without 查看患者身份信息.
+ *
+ * GET    /api/v1/medicals?studyId&subjectId&crfDataRecordId&keyword&pageNum&pageSize
+ * GET    /api/v1/medical/{id}?studyId
+ * POST   /api/v1/medical            { studyId, subjectId, title, category, visitDate, hospital, note, files }
+ * PUT    /api/v1/medical/crf        { studyId, id, crfDataRecordId | null, reason? }
+ * PUT    /api/v1/medical/{id}       { …fields, reason }
+ * DELETE /api/v1/medical/{id}?studyId&reason
+ * GET    /api/v1/medical/{id}/file?studyId&fileKey
+ */
+export function medicalRoutes(app: App, ctx: AppContext) {
+  const view = { study: fromQuery, studyPermission: medical.MEDICAL_VIEW };
+  app.get(
+    '/api/v1/medicals',
+    { schema: { tags, summary: '病历资料（分页）', querystring: listQuery }, config: view },
+    async (request) => {
+      const q = request.query;
+      return ok(
+        await medical.listMedicals(
+          ctx,
+          requireStudy(request),
+          { subjectId: q.subjectId, crfDataRecordId: q.crfDataRecordId, keyword: q.keyword },
+          pageRequest(q),
+        ),
+      );
+    },
+  );
+  app.get(
+    '/api/v1/medical/:id',
+    { schema: { tags, summary: '病历资料详情', params: idParams, querystring: studyIdQuery }, config: view },
+    async (request) => ok(await medical.getMedical(ctx, requireStudy(request), request.params.id)),
+  );
+  app.get(
+    '/api/v1/medical/:id/file',
+    {
+      schema: { tags, summary: '病历资料文件', params: idParams, querystring: studyIdQuery.extend({ fileKey }) },
+      config: view,
+    },
+    async (request, reply) => {
+      const { row, stream } = await medical.medicalFile(
+        ctx,
+        requireStudy(request),
+        request.params.id,
+        request.query.fileKey,
+      );
+      return reply
+        .headers(servingHeaders(row.contentType, row.fileName))
+        .header('content-length', row.size)
+        .send(stream);
+    },
+  );
+  app.post(
+    '/api/v1/medical',
+    {
+      schema: { tags, summary: '新增病历资料', body: z.object(medicalFields) },
+      config: { study: fromBody, studyPermission: medical.MEDICAL_EDIT, module, action: '新增病历资料' },
+    },
+    async (request) =>
+      ok(await medical.createMedical(ctx, requireUser(request), requireStudy(request), request.body), '新增成功'),
+  );
+  app.put(
+    '/api/v1/medical/crf',
+    {
+      schema: {
+        tags,
+        summary: '关联表单记录（源文件）',
+        body: z.object({
+          studyId: idSchema,
+          id: idSchema,
+          crfDataRecordId: idSchema.nullable(),
+          reason: z.string().trim().max(200, '原因不能超过200个字符').nullish(),
+        }),
+      },
+      config: { study: fromBody, studyPermission: medical.MEDICAL_EDIT, module, action: '关联源文件' },
+    },
+    async (request) => {
+      const b = request.body;
+      return ok(
+        await medical.linkCrf(
+          ctx,
+          requireUser(request),
+          requireStudy(request),
+          b.id,
+          b.crfDataRecordId,
+          b.reason?.trim() ? b.reason.trim() : null,
+        ),
+        '操作成功',
+      );
+    },
+  );
+  app.put(
+    '/api/v1/medical/:id',
+    {
+      schema: { tags, summary: '修改病历资料', params: idParams, body: z.object({ ...medicalFields, reason }) },
+      config: { study: fromBody, studyPermission: medical.MEDICAL_EDIT, module, action: '修改病历资料' },
+    },
+    async (request) => {
+      const { reason: why, ...input } = request.body;
+      return ok(
+        await medical.updateMedical(ctx, requireUser(request), requireStudy(request), request.params.id, input, why),
+        '修改成功',
+      );
+    },
+  );
+  app.delete(
+    '/api/v1/medical/:id',
+    {
+      schema: { tags, summary: '删除病历资料', params: idParams, querystring: studyIdQuery.extend({ reason }) },
+      config: { study: fromQuery, studyPermission: medical.MEDICAL_EDIT, module, action: '删除病历资料' },
+    },
+    async (request) => {
+      await medical.deleteMedical(
+        ctx,
+        requireUser(request),
+        requireStudy(request),
+        request.params.id,
+        request.query.reason,
+      );
+      return ok(null, '删除成功');
+    },
+  );
+}
