@@ -16,6 +16,8 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().min(1).optional(),
+  /** An ONNX model of spine landmarks (docs/spine-tools.md); unset: the Cobb tool is semi-automatic. */
+  SPINE_MODEL: z.string().min(1).optional(),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
@@ -52,12 +54,19 @@ const envSchema = z.object({
   WEB_DIST: z.string().optional(),
   EDC_API_DOCS: z.enum(['public', 'admin']).default('admin'),
   EDC_IMAGE_URL_HOSTS: z.string().optional(),
+  S3_ENDPOINT: z.string().url('must be a URL (http:// or https://)').optional(),
+  S3_BUCKET: z.string().min(3).max(63).optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
 });
 
 export interface Config {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
+  /** The spine landmark model (ONNX file), if installed. */
+  readonly spineModel?: string | undefined;
   readonly databaseUrl: string | undefined;
   /** The application's own login (a member of edc_app); unset: the owner's connections switch to edc_app. */
   readonly databaseAppUrl: string | undefined;
@@ -78,6 +87,11 @@ export interface Config {
   readonly apiDocs: 'public' | 'admin';
   /** Hosts (name or name:port) the image-URL import may fetch from; empty: only this platform's own files. */
   readonly imageUrlHosts: readonly string[];
+  /**
+   * The S3-compatible object store of the external network mode (forms §7); unset: uploads stay on the
+   * local disk under DATA_DIR (the internal mode).
+   */
+  readonly s3: S3Config | undefined;
   /** Short-lived access token; the refresh token keeps a working day going. */
   readonly accessTokenSeconds: number;
   readonly refreshTokenSeconds: number;
@@ -86,7 +100,33 @@ export interface Config {
   readonly captchaRateLimitPerMinute: number;
 }
 
+export interface S3Config {
+  readonly endpoint: string | undefined;
+  readonly bucket: string;
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly region: string;
+}
+
 export class ConfigError extends Error {}
+
+/** All of bucket and keys, or none: half a configuration would silently keep files on one server's disk. */
+function s3Of(e: z.infer<typeof envSchema>): S3Config | undefined {
+  const given = [e.S3_BUCKET, e.S3_ACCESS_KEY_ID, e.S3_SECRET_ACCESS_KEY].filter((v) => v !== undefined).length;
+  if (given === 0 && e.S3_ENDPOINT === undefined) return undefined;
+  if (given < 3 || !e.S3_BUCKET || !e.S3_ACCESS_KEY_ID || !e.S3_SECRET_ACCESS_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  S3: set S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY together (and S3_ENDPOINT for a store other than AWS)',
+    );
+  }
+  return Object.freeze({
+    endpoint: e.S3_ENDPOINT,
+    bucket: e.S3_BUCKET,
+    accessKeyId: e.S3_ACCESS_KEY_ID,
+    secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+    region: e.S3_REGION,
+  });
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable (`DATABASE_URL=`) means unset, as in most deployment tools.
@@ -101,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     dataDir: e.DATA_DIR === undefined ? path.join(REPOSITORY_ROOT, 'data') : path.resolve(e.DATA_DIR),
+    spineModel: e.SPINE_MODEL === undefined ? undefined : path.resolve(e.SPINE_MODEL),
     databaseUrl: e.DATABASE_URL,
     databaseAppUrl: e.DATABASE_APP_URL,
     databaseAppRole: e.DATABASE_APP_ROLE,
@@ -119,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .map((h) => h.trim().toLowerCase())
         .filter(Boolean),
     ),
+    s3: s3Of(e),
     webDist: path.resolve(e.WEB_DIST ?? path.join(REPOSITORY_ROOT, 'packages', 'web', 'dist')),
     accessTokenSeconds: 30 * 60,
     refreshTokenSeconds: 7 * 24 * 60 * 60,

@@ -14,6 +14,7 @@ import { createOutbox } from './modules/events/outbox.js';
 import { databaseStore, redisStore } from './shared/kv.js';
 import { createFieldCrypto, loadDataKey } from './shared/field-crypto.js';
 import { localFileStorage } from './shared/file-storage.js';
+import { s3FileStorage } from './shared/s3-storage.js';
 import { loadSigningSecret } from './shared/secret.js';
 import { serverClock } from './shared/test-clock.js';
 
@@ -41,7 +42,8 @@ async function main() {
   if (config.demoStudy) await seedDemoStudy(database.db);
 
   const clock = serverClock();
-  const files = localFileStorage(config.dataDir);
+  // External network mode with an object store configured (docs/object-storage.md), else the local disk.
+  const files = config.s3 ? s3FileStorage(config.s3) : localFileStorage(config.dataDir);
   const ctx: AppContext = {
     config,
     db: database.db,

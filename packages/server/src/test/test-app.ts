@@ -10,6 +10,7 @@ import { createJobQueue, type JobQueueSetup } from '../modules/jobs/create-job-q
 import { createRealtime, isolatedRealtimeKey } from '../modules/realtime/realtime.hub.js';
 import { createFieldCrypto } from '../shared/field-crypto.js';
 import { localFileStorage } from '../shared/file-storage.js';
+import { s3FileStorage } from '../shared/s3-storage.js';
 import { databaseStore, type KeyValueStore } from '../shared/kv.js';
 import type { Database } from '../db/client.js';
 import { TEST_ADMIN_PASSWORD, openTestDatabase } from './test-db.js';
@@ -53,7 +54,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     loginRateLimitPerMinute: 10_000,
     ...options.config,
   };
-  const files = localFileStorage(config.dataDir);
+  const files = config.s3 ? s3FileStorage(config.s3) : localFileStorage(config.dataDir);
   const ctx: AppContext = {
     config,
     db: database.db,

@@ -11,6 +11,13 @@ import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { fromQuery, studyIdQuery } from '../study/study.routes.js';
 import * as files from './file.service.js';
+import * as objects from './object-upload.service.js';
+
+const uploadTokenQuery = studyIdQuery.extend({
+  type: z.enum(['1', '2', '3']).transform((v) => Number(v) as objects.UploadKind),
+  fileName: z.string().min(1).max(255).refine(isStorableText, '文件名不合法'),
+  size: z.coerce.number().int().min(0).optional(),
+});
 
 export function fileRoutes(app: App, ctx: AppContext) {
   const q = <T>(r: FastifyRequest) => r.query as T;
@@ -36,6 +43,60 @@ export function fileRoutes(app: App, ctx: AppContext) {
         .headers(files.servingHeaders(row.contentType, row.fileName))
         .header('content-length', row.size)
         .send(stream);
+    },
+  );
+
+  // UPL-11: the spec's token call (its path names the provider the spec's client used); any S3-compatible store.
+  app.get(
+    '/api/v1/qiniu/upload/token',
+    {
+      schema: {
+        tags: ['文件'],
+        summary: '对象存储上传凭证（外网模式）；未配置对象存储时答复内网模式',
+        querystring: uploadTokenQuery,
+      },
+      config: { study: fromQuery },
+    },
+    async (request) => {
+      const { type, fileName, size } = request.query;
+      const { studyId } = requireStudy(request);
+      return ok(await objects.issueUploadToken(ctx, requireUser(request), studyId, { kind: type, fileName, size }));
+    },
+  );
+
+  app.post(
+    '/api/v1/qiniu/upload/confirm',
+    {
+      schema: {
+        tags: ['文件'],
+        summary: '登记已上传到对象存储的文件（校验、哈希、归属项目）',
+        querystring: studyIdQuery,
+        body: z.object({ key: z.string().min(1).max(300) }),
+      },
+      config: { study: fromQuery, module: '文件', action: '上传' },
+    },
+    async (request) => {
+      const { studyId } = requireStudy(request);
+      return ok(await objects.confirmUpload(ctx, requireUser(request), studyId, request.body.key), '上传成功');
+    },
+  );
+
+  // Under the file cookie's path: an <img> or <video> showing `domain + key` is signed in.
+  app.get(
+    '/api/v1/fileupload/object/*',
+    {
+      schema: {
+        tags: ['文件'],
+        summary: '读取对象存储中的文件（仅限该项目人员，转到短时有效地址）',
+        params: z.object({ '*': z.string().min(1).max(300) }),
+      },
+      config: {
+        study: (r) => files.studyOfFile(ctx, objects.objectFileKey((r.params as { '*': string })['*'])),
+      },
+    },
+    async (request, reply) => {
+      const url = await objects.objectReadUrl(ctx, requireUser(request), requireStudy(request), request.params['*']);
+      return reply.header('cache-control', 'no-store').redirect(url, 302);
     },
   );
 

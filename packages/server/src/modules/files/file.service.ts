@@ -69,7 +69,7 @@ export function servingHeaders(contentType: string, fileName: string): Record<st
 export const storageKeyOf = (fileKey: string) => `files/${fileKey.slice(0, 2)}/${fileKey}`;
 
 /** Text files have no signature: accept them only when they look like text (no NUL byte in the first 4 KB). */
-async function looksLikeText(ctx: AppContext, key: string) {
+export async function looksLikeText(ctx: AppContext, key: string) {
   const stream = await ctx.files.get(key);
   if (!stream) return false;
   let head = Buffer.alloc(0);
@@ -84,7 +84,7 @@ async function looksLikeText(ctx: AppContext, key: string) {
   return !head.subarray(0, 4096).includes(0);
 }
 
-async function detectedType(ctx: AppContext, key: string) {
+export async function detectedType(ctx: AppContext, key: string) {
   const stream = await ctx.files.get(key);
   if (!stream) return undefined;
   try {
@@ -93,6 +93,9 @@ async function detectedType(ctx: AppContext, key: string) {
     stream.destroy();
   }
 }
+
+export const isAllowedType = (contentType: string | undefined): contentType is string =>
+  contentType !== undefined && (ALLOWED.has(contentType) || contentType.startsWith('text/plain'));
 
 /**
  * Streams an upload into the file storage while hashing it, then decides its type by its bytes, not
@@ -123,9 +126,7 @@ export async function receiveFile(ctx: AppContext, stream: Readable & { truncate
     if (!contentType && TEXT_EXTENSIONS.test(fileName) && (await looksLikeText(ctx, key))) {
       contentType = 'text/plain; charset=utf-8';
     }
-    if (!contentType || (!ALLOWED.has(contentType) && !contentType.startsWith('text/plain'))) {
-      throw AppError.badRequest('file.type_refused', '不支持的文件类型');
-    }
+    if (!isAllowedType(contentType)) throw AppError.badRequest('file.type_refused', '不支持的文件类型');
     return { fileKey, size, sha256: hash.digest('hex'), contentType };
   } catch (err) {
     await ctx.files.delete(key);
@@ -160,9 +161,14 @@ export async function readFile(ctx: AppContext, user: CurrentUser, access: Study
   return openFile(ctx, fileKey);
 }
 
-export async function openFile(ctx: AppContext, fileKey: string) {
+export async function openFileRow(ctx: AppContext, fileKey: string) {
   const [row] = await ctx.db.select().from(storedFiles).where(eq(storedFiles.fileKey, fileKey));
   if (!row) throw AppError.notFound('file.not_found', '文件不存在');
+  return row;
+}
+
+export async function openFile(ctx: AppContext, fileKey: string) {
+  const row = await openFileRow(ctx, fileKey);
   const stream = await ctx.files.get(storageKeyOf(fileKey));
   if (!stream) throw AppError.notFound('file.not_found', '文件不存在');
   return { row, stream };
@@ -178,6 +184,8 @@ export async function mayReadFile(
   user: CurrentUser,
   access: StudyAccess,
   fileKey: string,
+  /** What a value holding the file contains: its key, or an object store key (external mode, LIKE-escaped). */
+  needle: string = fileKey,
 ): Promise<boolean> {
   if (access.all) return true;
   const [file] = await ctx.db
@@ -188,7 +196,7 @@ export async function mayReadFile(
   if (file.createdBy === user.userId) return true;
   const viewable = viewableCrfIds(access) ?? [];
   if (viewable.length === 0) return false;
-  // The key is 32 hex characters (checked by the route), so it is safe inside a LIKE pattern.
+  // A key is 32 hex characters (checked by the route), so it is safe inside a LIKE pattern; object keys come escaped.
   const [holder] = await ctx.db
     .select({ id: crfDataRecords.id })
     .from(crfDataRecords)
@@ -197,7 +205,7 @@ export async function mayReadFile(
         eq(crfDataRecords.studyId, access.studyId),
         inArray(crfDataRecords.crfId, viewable),
         isNull(crfDataRecords.deletedAt),
-        sql`${crfDataRecords.values}::text like ${`%${fileKey}%`}`,
+        sql`${crfDataRecords.values}::text like ${`%${needle}%`}`,
       ),
     )
     .limit(1);
@@ -212,8 +220,8 @@ export async function mayReadFile(
         eq(auditEvents.studyId, access.studyId),
         inArray(auditEvents.crfId, viewable),
         or(
-          sql`${auditEvents.oldValue}::text like ${`%${fileKey}%`}`,
-          sql`${auditEvents.newValue}::text like ${`%${fileKey}%`}`,
+          sql`${auditEvents.oldValue}::text like ${`%${needle}%`}`,
+          sql`${auditEvents.newValue}::text like ${`%${needle}%`}`,
         ),
       ),
     )
