@@ -75,6 +75,9 @@ export const AUDIT_ACTION_NAMES = {
   'patient.bind_code': '发放绑定码',
   'patient.bind': '患者绑定',
   'patient.unbind': '解除绑定',
+  'consult.ask': '新增咨询',
+  'consult.answer': '回复咨询',
+  'consult.close': '关闭咨询',
 } as const satisfies Record<string, string>;
 
 export type AuditAction = keyof typeof AUDIT_ACTION_NAMES;

@@ -17,3 +17,4 @@ export * from './follow/index.js';
 export * from './randomization/index.js';
 export * from './spine/index.js';
 export * from './recognition/index.js';
+export * from './consult.js';

@@ -106,12 +106,41 @@ export interface JobProgressPush {
   message: string | null;
 }
 
+/**
+ * An administrator published or changed a notice (通知公告) the user is a reader of: the bell reads the list again.
+ * Carries the id only; the title and text are read through GET /api/system/notice/list.
+ */
+export interface SysNoticePush {
+  noticeId: number;
+  /** 'published' for a new notice (shown to the user), 'changed' for an edit or removal (the list refreshes). */
+  change: 'published' | 'changed';
+}
+
+/** A consultation (在线咨询) of a study the user answers for was asked, answered or closed. Ids only. */
+export interface ConsultPush {
+  studyId: number;
+  consultId: number;
+  kind: 'consult.asked' | 'consult.answered' | 'consult.closed';
+}
+
+/** Another client changed these data scopes (POST /api/v1/base/other/addsysdatachangeinfo): read them again. */
+export interface DataChangedPush {
+  /** The study the scopes belong to; null for platform-wide scopes. */
+  studyId: number | null;
+  scopes: string[];
+  /** The user who changed them (the client ignores its own changes). */
+  by: number;
+}
+
 /** Events sent to one user's room, by name. */
 export interface UserPushes {
   counts: CountsPush;
   notice: NoticePush;
   'job.progress': JobProgressPush;
   'randomization.unblinded': UnblindingPush;
+  'sys.notice': SysNoticePush;
+  consult: ConsultPush;
+  'data.changed': DataChangedPush;
 }
 
 /** Events sent to one study's room (or the readers of one form in it), by name. */
@@ -125,6 +154,9 @@ export const HUB_OF_EVENT: { readonly [E in keyof UserPushes | keyof StudyPushes
   notice: 'personsignalhub',
   'job.progress': 'toolsignalhub',
   'randomization.unblinded': 'personsignalhub',
+  'sys.notice': 'personsignalhub',
+  consult: 'personsignalhub',
+  'data.changed': 'eventhub',
   'record.saved': 'eventhub',
 };
 

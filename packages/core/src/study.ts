@@ -29,6 +29,8 @@ export const STUDY_BUTTONS = [
   ['business.randomization.unblinded', '查看随机分组'],
   ['business.randomization.emergency', '紧急揭盲'],
   ['business.randomization.unblindAll', '全部揭盲'],
+  // 在线咨询: any member reads the study's questions; answering and closing them speaks for the study.
+  ['business.consult.reply', '回复咨询'],
   // Content for patients (platform §1): articles, doctors and sites are edited apart from the casebook;
   // medical records are clinical (a patient's documents) and need their own view and edit keys.
   ['project.knowledge.manage', '管理知识库'],

@@ -18,6 +18,7 @@ import { installInputBounds } from './http/input-bounds.js';
 import { withRequestLogRules } from './http/request-log.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installStudyGuard } from './http/study-guard.js';
+import { advisoryRoutes } from './modules/advisory/advisory.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { operLogRoutes } from './modules/monitor/operlog.routes.js';
@@ -25,6 +26,8 @@ import { installOperationLog } from './modules/monitor/operlog.service.js';
 import { installJobs } from './modules/jobs/jobs.install.js';
 import { installRealtime } from './modules/realtime/realtime.install.js';
 import { configRoutes } from './modules/system/config.routes.js';
+import { noticeRoutes } from './modules/system/notice.routes.js';
+import { globalSearchRoutes } from './modules/global-search/global-search.routes.js';
 import { deptRoutes } from './modules/system/dept.routes.js';
 import { menuRoutes } from './modules/system/menu.routes.js';
 import { roleRoutes } from './modules/system/role.routes.js';
@@ -117,6 +120,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
 
   authRoutes(app, ctx);
   configRoutes(app, ctx);
+  noticeRoutes(app, ctx);
+  globalSearchRoutes(app, ctx);
   deptRoutes(app, ctx);
   userRoutes(app, ctx);
   roleRoutes(app, ctx);
@@ -146,6 +151,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   hospitalRoutes(app, ctx);
   medicalRoutes(app, ctx);
   patientPortalRoutes(app, ctx);
+  advisoryRoutes(app, ctx);
   installJobs(app, ctx);
 
   const webDist = ctx.config.webDist;

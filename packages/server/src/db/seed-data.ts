@@ -165,6 +165,19 @@ export const MAIN_MENUS: SeedMenu[] = [
           ['sys:menu:remove', '删除菜单'],
         ]),
       },
+      {
+        code: 'sys.notice',
+        type: 'C',
+        title: '通知公告',
+        path: '/sys/notice',
+        icon: 'NotificationOutlined',
+        perms: 'sys:notice:notice',
+        children: buttons([
+          ['sys:notice:add', '发布公告'],
+          ['sys:notice:edit', '修改公告'],
+          ['sys:notice:remove', '删除公告'],
+        ]),
+      },
     ],
   },
 ];

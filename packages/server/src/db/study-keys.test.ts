@@ -53,6 +53,7 @@ export const STUDY_SCOPED = [
   'patient_disease_notes',
   'patient_bind_codes',
   'patient_sessions',
+  'consultations',
   'experts',
   'hospitals',
   'medical_records',
@@ -83,6 +84,8 @@ export const COORDINATOR_LOCAL: Record<string, string> = {
   oper_logs: 'the installation-wide operation log; study_id is optional (system pages have none)',
   jobs: "the installation's job queue, claimed by every app server across studies; study_id is optional",
   scheduled_runs: 'one claim per recurring task and period, installation-wide',
+  notice_reads: "each user's read marks of installation-wide notices",
+  data_change_infos: 'announcements of changed data scopes (addsysdatachangeinfo); study_id is optional',
   knowledge_articles:
     'patient education content, platform-wide or of one study; study_id is optional and only filters, never joined with clinical rows',
 };

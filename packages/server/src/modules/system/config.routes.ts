@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { ok } from '../../http/envelope.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
-import { listConfigFields, listNotices } from './config.service.js';
+import { listConfigFields } from './config.service.js';
 
 export function configRoutes(app: App, ctx: AppContext) {
   app.get(
@@ -17,14 +16,5 @@ export function configRoutes(app: App, ctx: AppContext) {
       config: { allowWhilePasswordMustChange: true },
     },
     async (request) => ok(await listConfigFields(ctx, request.query.key)),
-  );
-
-  app.get(
-    '/api/system/notice/list',
-    {
-      schema: { tags: ['通知公告'], querystring: z.object({ ...pagingQuery }) },
-      config: { allowWhilePasswordMustChange: true },
-    },
-    async (request) => ok(await listNotices(ctx, pageRequest(request.query))),
   );
 }

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { consultAnswerInput, consultQuestionInput, type ConsultState } from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import { requireUser } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { idSchema, idTextSchema } from '../../http/ids.js';
+import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { requireStudy } from '../../http/study-guard.js';
+import type { App } from '../../http/types.js';
+import { fromBody, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import * as advisory from './advisory.service.js';
+
+const tags = ['在线咨询'];
+const module = '在线咨询';
+const BASE = '/api/v1/advisory/manager';
+const idParams = z.object({ id: idTextSchema });
+
+/**
+ * 在线咨询 (platform §2 /project/consult, §7 advisory/manager/list): patients' questions about a study, answered by
+ * its staff. Every call needs membership of the study; answering, closing and entering a question on a patient's
+ * behalf need 回复咨询 (btn:business.consult.reply).
+ *
+ * GET /api/v1/advisory/manager/list?studyId&state&keyword&subjectId&pageNum&pageSize   paged, waiting first
+ * GET /api/v1/advisory/manager/{id}?studyId
+ * POST /api/v1/advisory/manager              { studyId, subjectId, title, question }   on a patient's behalf
+ * PUT /api/v1/advisory/manager/{id}/answer   { studyId, answer }
+ * PUT /api/v1/advisory/manager/{id}/close    { studyId }
+ */
+export function advisoryRoutes(app: App, ctx: AppContext) {
+  app.get(
+    `${BASE}/list`,
+    {
+      schema: {
+        tags,
+        summary: '咨询列表（分页）',
+        querystring: studyIdQuery.extend({
+          state: z.coerce.number().int().min(0).max(2).optional(),
+          keyword: z.string().max(50).optional(),
+          subjectId: idTextSchema.optional(),
+          ...pagingQuery,
+        }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) => {
+      const q = request.query;
+      return ok(
+        await advisory.listConsults(
+          ctx,
+          requireStudy(request),
+          { state: q.state as ConsultState | undefined, keyword: q.keyword, subjectId: q.subjectId },
+          pageRequest(q),
+        ),
+      );
+    },
+  );
+
+  app.get(
+    `${BASE}/:id`,
+    {
+      schema: { tags, summary: '咨询详情', params: idParams, querystring: studyIdQuery },
+      config: { study: fromQuery },
+    },
+    async (request) => ok(await advisory.getConsult(ctx, requireStudy(request), request.params.id)),
+  );
+
+  app.post(
+    BASE,
+    {
+      schema: {
+        tags,
+        summary: '代患者提交咨询',
+        body: consultQuestionInput.extend({ studyId: idSchema, subjectId: idSchema }),
+      },
+      config: { study: fromBody, studyPermission: advisory.CONSULT_REPLY, module, action: '新增咨询' },
+    },
+    async (request) =>
+      ok(await advisory.askOnBehalf(ctx, requireUser(request), requireStudy(request), request.body), '新增成功'),
+  );
+
+  app.put(
+    `${BASE}/:id/answer`,
+    {
+      schema: { tags, summary: '回复咨询', params: idParams, body: consultAnswerInput.extend({ studyId: idSchema }) },
+      config: { study: fromBody, studyPermission: advisory.CONSULT_REPLY, module, action: '回复咨询' },
+    },
+    async (request) =>
+      ok(
+        await advisory.answerConsult(
+          ctx,
+          requireUser(request),
+          requireStudy(request),
+          request.params.id,
+          request.body.answer,
+        ),
+        '回复成功',
+      ),
+  );
+
+  app.put(
+    `${BASE}/:id/close`,
+    {
+      schema: { tags, summary: '关闭咨询', params: idParams, body: z.object({ studyId: idSchema }) },
+      config: { study: fromBody, studyPermission: advisory.CONSULT_REPLY, module, action: '关闭咨询' },
+    },
+    async (request) =>
+      ok(await advisory.closeConsult(ctx, requireUser(request), requireStudy(request), request.params.id), '关闭成功'),
+  );
+}
