@@ -45,13 +45,17 @@ export async function matrixCallers(t: TestApp, admin: string, studyId: number, 
   return tokens;
 }
 
-/** One call as a caller (anonymous sends no authorization header). */
+/** One call as a caller (anonymous sends no authorization header); a file answer has a null body. */
 export async function callAs(t: TestApp, token: string, method: string, url: string, payload?: unknown) {
-  if (token) return t.call(token, method, url, payload);
   const res = await t.app.inject({
     method: method as 'GET',
     url,
+    ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
     ...(payload !== undefined ? { payload: payload as object } : {}),
   });
-  return { status: res.statusCode, body: res.json() as { code: number; msg: string; data: any } };
+  const json = (res.headers['content-type'] ?? '').toString().startsWith('application/json');
+  return {
+    status: res.statusCode,
+    body: (json ? res.json() : null) as { code: number; msg: string; data: any },
+  };
 }
