@@ -114,6 +114,11 @@ describe('medical records (/project/medical: medicals, PUT /api/v1/medical/crf)'
     const id = (
       await t.call(who.withKey, 'POST', '/api/v1/medical', record({ title: '入院记录', category: '入院记录' }))
     ).body.data.id;
+    const linkable = await t.call(who.withKey, 'GET', `/api/v1/medical/crfs?studyId=${studyId}&subjectId=${subjectId}`);
+    expect(linkable.body.data).toEqual([expect.objectContaining({ crfDataRecordId: recordId, crfTitle: '生命体征' })]);
+    expect(
+      (await t.call(viewer, 'GET', `/api/v1/medical/crfs?studyId=${studyId}&subjectId=${subjectId}`)).body.data,
+    ).toEqual([]);
     const other = await t.call(who.withKey, 'PUT', '/api/v1/medical/crf', {
       studyId,
       id,

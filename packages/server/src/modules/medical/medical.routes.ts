@@ -69,6 +69,18 @@ export function medicalRoutes(app: App, ctx: AppContext) {
     },
   );
   app.get(
+    '/api/v1/medical/crfs',
+    {
+      schema: {
+        tags,
+        summary: '患者可关联的表单记录',
+        querystring: studyIdQuery.extend({ subjectId: idTextSchema }),
+      },
+      config: view,
+    },
+    async (request) => ok(await medical.linkableRecords(ctx, requireStudy(request), request.query.subjectId)),
+  );
+  app.get(
     '/api/v1/medical/:id',
     { schema: { tags, summary: '病历资料详情', params: idParams, querystring: studyIdQuery }, config: view },
     async (request) => ok(await medical.getMedical(ctx, requireStudy(request), request.params.id)),

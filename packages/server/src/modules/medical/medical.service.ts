@@ -318,6 +318,31 @@ export async function linkCrf(
   return getMedical(ctx, access, id);
 }
 
+/** The patient's live CRF records the caller may view: what a medical record can be the source document of. */
+export async function linkableRecords(ctx: AppContext, access: StudyAccess, subjectId: number) {
+  const subjectRecordId = await casebookOf(ctx.db, access.studyId, subjectId);
+  const rows = await ctx.db
+    .select({
+      crfDataRecordId: crfDataRecords.id,
+      crfId: crfDataRecords.crfId,
+      crfTitle: crfs.title,
+      createdAt: crfDataRecords.createdAt,
+    })
+    .from(crfDataRecords)
+    .innerJoin(crfs, eq(crfs.id, crfDataRecords.crfId))
+    .where(
+      and(
+        eq(crfDataRecords.studyId, access.studyId),
+        eq(crfDataRecords.subjectRecordId, subjectRecordId),
+        isNull(crfDataRecords.deletedAt),
+      ),
+    )
+    .orderBy(crfDataRecords.crfId, crfDataRecords.id);
+  return rows
+    .filter((r) => canViewCrf(access, r.crfId))
+    .map((r) => ({ ...r, createdAt: undefined, createTime: r.createdAt.toISOString() }));
+}
+
 /** One file of a live medical record, for a caller with 查看病历资料 (the route checks the key). */
 export async function medicalFile(ctx: AppContext, access: StudyAccess, id: number, fileKey: string) {
   const row = await liveRow(ctx.db, access.studyId, id);
