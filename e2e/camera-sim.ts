@@ -100,7 +100,7 @@ function drawReport(ctx: SKRSContext2D, width: number, height: number) {
 let photoCache: { key: string; jpeg: Buffer } | null = null;
 
 /** The captured photo: the report at the size asked for (within 3300 × 2400), as JPEG of the quality asked for. */
-function photo(width: number, height: number, quality: number): Buffer {
+export function sampleReportJpeg(width: number, height: number, quality: number): Buffer {
   const key = `${width}x${height}@${quality}`;
   if (photoCache?.key === key) return photoCache.jpeg;
   const canvas = createCanvas(width, height);
@@ -236,7 +236,7 @@ export async function startCameraSim(
           const width = bounded(body.width, MAX_WIDTH, MAX_WIDTH);
           const height = bounded(body.height, MAX_HEIGHT, MAX_HEIGHT);
           const quality = bounded(body.quality, 100, 100);
-          return send(res, { code: 0, photoBase64: photo(width, height, quality).toString('base64') });
+          return send(res, { code: 0, photoBase64: sampleReportJpeg(width, height, quality).toString('base64') });
         }
         default:
           res.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify({ code: 404 }));

@@ -75,7 +75,9 @@ describe('security headers', () => {
       expect(res.headers['content-type']).toMatch(/text\/html/);
       expectStrictHeaders(res.headers);
       expect(directives(res.headers).get('style-src')).toBe("'self' 'unsafe-inline'");
-      expect(directives(res.headers).get('img-src')).toBe("'self' data: blob:");
+      // RECOG-16: the document camera's local service (calls and live view) is the one source outside our origin.
+      expect(directives(res.headers).get('img-src')).toBe("'self' data: blob: http://127.0.0.1:* http://localhost:*");
+      expect(directives(res.headers).get('connect-src')).toBe("'self' http://127.0.0.1:* http://localhost:*");
     }
   });
 

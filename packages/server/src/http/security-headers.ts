@@ -8,17 +8,23 @@ import type { Config } from '../config.js';
  * elements at run time. Images and frames allow blob: for files fetched with the session and
  * shown or printed from memory (CRF overview images, the hidden print frame); data: images
  * for the captcha.
+ *
+ * The document camera's service (forms §7) runs on the user's own machine (port 38088 by default, another
+ * port where the site's service uses one): the page calls it and shows its live view, so loopback
+ * addresses are allowed for connections and images, and nothing else outside our origin.
  */
+export const CAMERA_SERVICE_SOURCES = ['http://127.0.0.1:*', 'http://localhost:*'];
+
 export function contentSecurityPolicy(tls: boolean) {
   return {
     defaultSrc: ["'self'"],
     scriptSrc: ["'self'"],
     scriptSrcAttr: ["'none'"],
     styleSrc: ["'self'", "'unsafe-inline'"],
-    imgSrc: ["'self'", 'data:', 'blob:'],
+    imgSrc: ["'self'", 'data:', 'blob:', ...CAMERA_SERVICE_SOURCES],
     mediaSrc: ["'self'", 'blob:'],
     fontSrc: ["'self'", 'data:'],
-    connectSrc: ["'self'"],
+    connectSrc: ["'self'", ...CAMERA_SERVICE_SOURCES],
     frameSrc: ["'self'", 'blob:'],
     workerSrc: ["'self'", 'blob:'],
     objectSrc: ["'none'"],
