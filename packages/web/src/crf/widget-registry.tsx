@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { CardWidget } from './widgets/card-widget';
 import { CheckboxWidget } from './widgets/checkbox-widget';
 import { DateWidget } from './widgets/date-widget';
@@ -25,6 +25,11 @@ import { TimeWidget } from './widgets/time-widget';
 import { TitleWidget } from './widgets/title-widget';
 import { VideoUploadWidget } from './widgets/video-upload-widget';
 import type { BlockProps, ControlProps } from './widgets/widget-types';
+
+// The canvas (konva) loads only with a form that has a spine measurement item.
+const SpineMeasureWidget = lazy(() =>
+  import('../components/spine/measure/spine-measure-widget').then((m) => ({ default: m.SpineMeasureWidget })),
+);
 
 /** The control of a value item (forms §3), or null for blocks. A switch, so widgets may render nodes in turn. */
 export function renderControl(props: ControlProps): ReactNode | null {
@@ -65,6 +70,12 @@ export function renderControl(props: ControlProps): ReactNode | null {
       return <VideoUploadWidget {...props} />;
     case 'fileUpload':
       return <FileUploadWidget {...props} />;
+    case 'spineMeasure':
+      return (
+        <Suspense fallback={null}>
+          <SpineMeasureWidget {...props} />
+        </Suspense>
+      );
     case 'section':
     case 'title':
     case 'group':
@@ -111,6 +122,7 @@ export function renderBlock(props: BlockProps): ReactNode | null {
     case 'imageUpload':
     case 'videoUpload':
     case 'fileUpload':
+    case 'spineMeasure':
       return null;
   }
 }
