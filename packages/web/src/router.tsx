@@ -38,6 +38,10 @@ const ProjectFollowRecord = lazy(() => import('./pages/project/follow/record'));
 const ProjectFollowPlan = lazy(() => import('./pages/project/follow/plan'));
 const ProjectRandomization = lazy(() => import('./pages/project/randomization'));
 const ProjectRandomlySelected = lazy(() => import('./pages/project/randomly-selected'));
+const ProjectWeChat = lazy(() => import('./pages/project/wechat'));
+const ProjectWechatDisease = lazy(() => import('./pages/project/wechat/disease'));
+const ProjectWxUser = lazy(() => import('./pages/project/wxuser'));
+const Meil = lazy(() => import('./pages/patient/meil'));
 
 export interface AppRoute extends RouteMeta {
   path: string;
@@ -52,7 +56,9 @@ const r = T.route;
  */
 export const appRoutes: AppRoute[] = [
   { path: '/login', name: 'login', title: r.login, noAuth: true, layout: 'blank', page: Login },
-  { path: '/meil', name: 'meil', title: r.meil, noAuth: true, layout: 'blank', page: UnderConstruction },
+  // The patient side on the phone (docs/patient-portal.md): /meil, /meil/bind and /meil/form/{crfId}, all
+  // under the one public, hidden route of the spec.
+  { path: '/meil/*', name: 'meil', title: r.meil, noAuth: true, layout: 'blank', page: Meil },
   { path: '/studyList', name: 'studyList', title: r.studyList, keepAlive: true, layout: 'main', page: StudyList },
 
   {
@@ -132,14 +138,14 @@ export const appRoutes: AppRoute[] = [
     name: 'project.weChat',
     title: r.projectWeChat,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectWeChat,
   },
   {
     path: '/project/:id/wechat/disease',
     name: 'project.wechat.disease',
     title: r.projectWechatDisease,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectWechatDisease,
   },
   {
     path: '/project/expert',
@@ -167,7 +173,7 @@ export const appRoutes: AppRoute[] = [
     name: 'project.wxuser',
     title: r.projectWxuser,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectWxUser,
   },
   {
     path: '/project/medical',

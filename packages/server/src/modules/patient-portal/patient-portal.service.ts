@@ -86,7 +86,7 @@ async function proCrfIds(db: Db, studyId: number): Promise<number[]> {
 }
 
 /** Where a patient binds: the mobile page the study's QR code opens. */
-export const bindPath = (studyId: number) => `/m/bind?studyId=${studyId}`;
+export const bindPath = (studyId: number) => `/meil/bind?studyId=${studyId}`;
 
 // ---------------------------------------------------------------------------------------------------
 // Staff side

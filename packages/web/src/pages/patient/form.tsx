@@ -1,0 +1,101 @@
+import { useMemo, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from 'react-router';
+import { Alert, Button, Spin, message } from 'antd';
+import { CrfForm } from '../../crf';
+import { PatientApiError, patientApi } from './patient.api';
+import { PT } from './texts';
+import './patient.css';
+
+/**
+ * /meil/form/{crfId}: a patient fills one assigned form with the same renderer and engine as staff; the server
+ * judges the save with the staff save's rules. A submitted form is shown read-only.
+ */
+export default function PatientFormPage({ crfId }: { crfId: number }) {
+  const id = crfId;
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const [values, setValues] = useState<Record<string, unknown> | null>(null);
+  const [showAll, setShowAll] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const form = useQuery({
+    queryKey: ['patient', 'form', id],
+    enabled: Number.isInteger(id) && id > 0,
+    queryFn: () => patientApi.form(id),
+    retry: false,
+  });
+  const [openedAt] = useState(() => new Date());
+  const context = useMemo(
+    () => ({ now: openedAt, timeZone: form.data?.timeZone, forms: form.data?.formValues }),
+    [openedAt, form.data],
+  );
+
+  if (form.isError) {
+    return (
+      <main className="patient-page">
+        <Alert type="error" showIcon title={form.error.message} />
+        <Link to="/meil">{PT.back}</Link>
+      </main>
+    );
+  }
+  if (!form.data) {
+    return (
+      <main className="patient-page">
+        <Spin />
+      </main>
+    );
+  }
+  const data = form.data;
+  const current = values ?? data.record?.values ?? data.initialValues ?? {};
+
+  const save = async (submit: boolean) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await patientApi.save(id, {
+        values: current,
+        submit,
+        ...(data.record && { crfDataRecordId: data.record.crfDataRecordId, version: data.record.version }),
+      });
+      void message.success(submit ? PT.submitted : PT.saved);
+      await client.invalidateQueries({ queryKey: ['patient'] });
+      setValues(null);
+      if (submit) void navigate('/meil');
+    } catch (err) {
+      if (submit) setShowAll(true);
+      setError(err instanceof PatientApiError ? err.message : '系统异常');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="patient-page">
+      <Link to="/meil">{PT.back}</Link>
+      <h1>{data.crf.title}</h1>
+      {!data.editable && <Alert type="info" showIcon title={PT.readOnly} style={{ marginBottom: 12 }} />}
+      <div className="patient-card">
+        <CrfForm
+          definition={data.crf.definition}
+          values={current}
+          readOnly={!data.editable}
+          context={context}
+          showAllErrors={showAll}
+          onChange={(next) => setValues(next)}
+        />
+      </div>
+      {error && <Alert type="error" showIcon title={error} role="alert" />}
+      {data.editable && (
+        <div className="patient-actions">
+          <Button size="large" loading={busy} onClick={() => void save(false)}>
+            {PT.save}
+          </Button>
+          <Button type="primary" size="large" loading={busy} onClick={() => void save(true)}>
+            {PT.submit}
+          </Button>
+        </div>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,80 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useNavigate } from 'react-router';
+import { Alert, Button, Spin, Tag } from 'antd';
+import { PatientApiError, patientApi, patientToken } from './patient.api';
+import { PT } from './texts';
+import './patient.css';
+
+const STATE_COLOR = ['orange', 'blue', 'green'] as const;
+
+/** /meil (with a patient session): the bound patient's home: the study, their code, the disease education and the forms to fill. */
+export default function PatientHomePage() {
+  const navigate = useNavigate();
+  const token = patientToken.get();
+  const home = useQuery({
+    queryKey: ['patient', 'home'],
+    enabled: Boolean(token),
+    queryFn: () => patientApi.home(),
+    retry: false,
+  });
+
+  if (!token || (home.error instanceof PatientApiError && home.error.status === 401)) {
+    return (
+      <main className="patient-page">
+        <h1>{PT.homeTitle}</h1>
+        <Alert type="info" showIcon title={home.error instanceof PatientApiError ? home.error.message : PT.notBound} />
+      </main>
+    );
+  }
+  if (!home.data) {
+    return (
+      <main className="patient-page">
+        {home.isError ? <Alert type="error" showIcon title={home.error.message} /> : <Spin />}
+      </main>
+    );
+  }
+  const data = home.data;
+  return (
+    <main className="patient-page">
+      <h1>{data.studyName}</h1>
+      <div className="patient-card">
+        <div>
+          {PT.myCode}：<strong>{data.identificationCode}</strong> {data.subjectName}
+        </div>
+        {data.welcome && <p className="patient-note">{data.welcome}</p>}
+      </div>
+      {data.disease && (
+        <div className="patient-card">
+          <h2>{data.disease.title}</h2>
+          <div className="patient-note">{data.disease.content}</div>
+        </div>
+      )}
+      <h2>{PT.forms}</h2>
+      {data.forms.length === 0 && <p className="patient-muted">{PT.noForms}</p>}
+      <nav aria-label={PT.forms}>
+        {data.forms.map((form) => (
+          <Link key={form.crfId} to={`/meil/form/${form.crfId}`} className="patient-form-link">
+            <span>{form.title}</span>
+            <Tag color={STATE_COLOR[form.state]}>{PT.states[form.state]}</Tag>
+          </Link>
+        ))}
+      </nav>
+      <Link to="/m/knowledge" className="patient-form-link">
+        <span>{PT.knowledge}</span>
+      </Link>
+      <Button
+        size="large"
+        block
+        className="patient-touch"
+        onClick={() => {
+          void patientApi.logout().finally(() => {
+            patientToken.clear();
+            void navigate('/meil', { replace: true });
+          });
+        }}
+      >
+        {PT.logout}
+      </Button>
+    </main>
+  );
+}
