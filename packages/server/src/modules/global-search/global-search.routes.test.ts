@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { dataChangeInfos } from '../../db/schema/index.js';
+import { dataChangeInfos, experts, knowledgeArticles, knowledgeTypes } from '../../db/schema/index.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
@@ -162,6 +162,25 @@ describe('全局搜索 searchall and addsysdatachangeinfo', () => {
       unregisterSearchSource('test-extra');
     }
     expect(searchSources()).toHaveLength(before);
+  });
+
+  it('SHELL-33: published knowledge articles (platform-wide or of the caller’s studies) and the study’s experts join the answer', async () => {
+    const [type] = await t.db.insert(knowledgeTypes).values({ name: '术后康复' }).returning();
+    await t.db.insert(knowledgeArticles).values([
+      { typeId: type!.id, title: '腰椎术后康复操', content: '<p>a</p>', status: 'published' },
+      { typeId: type!.id, studyId, title: '腰椎术后饮食', content: '<p>b</p>', status: 'published' },
+      { typeId: type!.id, studyId, title: '腰椎术后草稿', content: '<p>c</p>', status: 'draft' },
+      { typeId: type!.id, studyId: otherStudyId, title: '腰椎术后外项目', content: '<p>d</p>', status: 'published' },
+    ]);
+    await t.db.insert(experts).values([
+      { studyId, name: '周医生', title: '主任医师' },
+      { studyId: otherStudyId, name: '周外医生' },
+    ]);
+    const groups = await search(maskedMember, '腰椎术后');
+    expect(hitsOf(groups, 'knowledge').map((h) => h.title)).toEqual(['腰椎术后康复操', '腰椎术后饮食']);
+    expect(groups.find((g) => g.type === 'knowledge')!.label).toBe('知识库');
+    const doctors = hitsOf(await search(maskedMember, '周'), 'expert');
+    expect(doctors).toEqual([expect.objectContaining({ title: '周医生', path: '/project/expert' })]);
   });
 
   it('SHELL-32: records changed scopes and tells the study’s staff through the hub; platform scopes reach every user', async () => {

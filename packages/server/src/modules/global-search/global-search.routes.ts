@@ -7,6 +7,8 @@ import { idSchema } from '../../http/ids.js';
 import type { App } from '../../http/types.js';
 import { addDataChange } from './data-change.service.js';
 import { searchAll } from './global-search.service.js';
+// Knowledge articles and experts join the search (a source registers itself on import).
+import './content-sources.js';
 
 const tags = ['全局'];
 
