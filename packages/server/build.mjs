@@ -30,6 +30,7 @@ const result = await build({
     // Worker threads (piscina): loaded by file name from the pools (see their WORKER constants).
     'crf-import.worker': 'src/modules/study/crf-import.worker.ts',
     'data-import.worker': 'src/modules/data-import/data-import.worker.ts',
+    'recognition.worker': 'src/modules/recognition/recognition.worker.ts',
   },
   outdir,
   bundle: true,

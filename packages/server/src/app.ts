@@ -44,6 +44,7 @@ import { homeRoutes } from './modules/home/home.routes.js';
 import { calendarRoutes } from './modules/calendar/calendar.routes.js';
 import { printRoutes } from './modules/print/print.routes.js';
 import { randomizationRoutes } from './modules/randomization/randomization.routes.js';
+import { recognitionRoutes } from './modules/recognition/recognition.routes.js';
 import { patientPortalRoutes } from './modules/patient-portal/patient-portal.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { apiTokenRoutes } from './modules/redcap/api-token.routes.js';
@@ -146,6 +147,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   dataImportRoutes(app, ctx);
   exportRoutes(app, ctx);
   randomizationRoutes(app, ctx);
+  recognitionRoutes(app, ctx);
   knowledgeRoutes(app, ctx);
   expertRoutes(app, ctx);
   hospitalRoutes(app, ctx);

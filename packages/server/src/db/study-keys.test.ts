@@ -57,6 +57,7 @@ export const STUDY_SCOPED = [
   'experts',
   'hospitals',
   'medical_records',
+  'recognitions',
 ] as const;
 
 /** Reference tables: small, read by every study, replicated to every node. */

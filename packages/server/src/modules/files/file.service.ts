@@ -7,6 +7,7 @@ import { auditEvents, crfDataRecords, storedFiles } from '../../db/schema/index.
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
+import { isViewableSource } from '../recognition/recognition-sources.js';
 
 /** forms §5: video under 500 MB; the same bound for every file. */
 export const MAX_UPLOAD_BYTES = 500 * 1024 * 1024;
@@ -226,5 +227,7 @@ export async function mayReadFile(
       ),
     )
     .limit(1);
-  return Boolean(trail);
+  if (trail) return true;
+  // The source image of a recognised form (智能识别), for SDV: whoever may view the form may open it.
+  return isViewableSource(ctx, access, fileKey);
 }

@@ -1,0 +1,291 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crfKey, matchRecognised, recognisedEntries, type CrfDefinition } from '@ecrf/core';
+import { jobs, recognitions } from '../../db/schema/index.js';
+import { openDemoStudy } from '../../test/demo.js';
+import { multipart } from '../../test/multipart.js';
+import { addStudyMember } from '../../test/study-member.js';
+import { createTestApp, type TestApp } from '../../test/test-app.js';
+import { waitForJob } from '../export/export.service.js';
+import { RECOGNITION_PATH } from './recognition.routes.js';
+import { recognise } from './recognition.service.js';
+import { drawReport, reportFontsInstalled, type ReportRow } from './report-image.js';
+
+/**
+ * Recognition (docs/recognition.md) through the HTTP API against the real database: the tempId's rules on the
+ * public path, the OCR job on a lab report drawn here with known values, the spec's answer shapes, and the
+ * source image kept with the record (SDV).
+ */
+const REPORT: ReportRow[] = [
+  { name: '白细胞计数', code: 'WBC', value: '6.52', unit: '10^9/L', range: '3.5-9.5', flag: '' },
+  { name: '红细胞计数', code: 'RBC', value: '3.80', unit: '10^12/L', range: '4.3-5.8', flag: '↓' },
+  { name: '血红蛋白', code: 'HGB', value: '98', unit: 'g/L', range: '130-175', flag: '↓' },
+  { name: '*血小板计数', code: 'PLT', value: '356', unit: '10^9/L', range: '125-350', flag: '↑' },
+  { name: '中性粒细胞百分比', code: 'NEUT%', value: '72.1', unit: '%', range: '40-75', flag: '' },
+];
+
+let t: TestApp;
+let admin: string;
+let studyId: number;
+let labCrfId: number;
+let subjectRecordId: number;
+let reportKey: string;
+let blankKey: string;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-recognition-test-'));
+
+async function upload(token: string, fileName: string, data: Buffer, study = studyId) {
+  const form = multipart({}, [{ fileName, data }]);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/common/file/upload?studyId=${study}`,
+    headers: { ...form.headers, authorization: `Bearer ${token}` },
+    payload: form.payload,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().data.fileKey as string;
+}
+
+const temp = (token: string, body: object, study = studyId) =>
+  t.call(token, 'POST', `/api/v1/imgrec/temp?studyId=${study}`, body);
+
+async function tempId(token: string, body: object) {
+  const res = await temp(token, body);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data.tempId as string;
+}
+
+/** The public call as the spec's client makes it: no token (the path carries `ignore`). */
+async function recognition(body: object, token?: string) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: RECOGNITION_PATH,
+    payload: body,
+    ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+  });
+  return { status: res.statusCode, body: res.json() as { code: number; msg: string; data: any } };
+}
+
+const REFUSED = { code: 403, msg: '识别失败', data: null };
+
+/** A blank white PNG: no text in it. */
+function blankPng(): Buffer {
+  return drawReport([], { title: '' });
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ config: { dataDir } });
+  const demo = await openDemoStudy(t);
+  ({ admin, studyId } = demo);
+  labCrfId = demo.crfIds['实验室检查']!;
+  const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
+    studyId,
+    subjectName: '张三',
+    gender: 0,
+    birth: '1970-03-02',
+    diseaseCode: 'LSS',
+    mobile: '13800000009',
+  });
+  expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200);
+  subjectRecordId = enrolled.body.data.subjectRecordId;
+  reportKey = await upload(admin, '血常规.png', drawReport(REPORT));
+  blankKey = await upload(admin, 'blank.png', blankPng());
+});
+afterAll(async () => {
+  await t.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the tempId', () => {
+  it('RECOG-06: is issued to a member for an uploaded image, single use, bound to user, study and file; only its hash is kept', async () => {
+    const res = await temp(admin, { fileKey: blankKey });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ tempId: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expiresIn: 600 });
+    const [row] = await t.db.select().from(recognitions).where(eq(recognitions.fileKey, blankKey));
+    expect(row).toMatchObject({ studyId, fileKey: blankKey, usedAt: null, state: 'issued' });
+    expect(row!.tempIdHash).not.toContain(res.body.data.tempId);
+    expect(JSON.stringify(row)).not.toContain(res.body.data.tempId);
+  });
+
+  it('is refused for a file of another study, a file the caller may not read, a non-image, and a non-member', async () => {
+    expect((await temp(admin, { fileKey: '0'.repeat(32) })).status).toBe(403);
+    // A member whose study role grants no form may not read another user's upload.
+    const plain = await addStudyMember(t, admin, studyId, '13900000101', { permissions: [] });
+    expect((await temp(plain, { fileKey: reportKey })).status).toBe(403);
+    const textKey = await upload(admin, 'notes.txt', Buffer.from('白细胞 6.5\n'));
+    expect(await temp(admin, { fileKey: textKey })).toMatchObject({ status: 400, body: { msg: '不支持的文件类型' } });
+    const created = await t.call(admin, 'POST', '/api/business/study', { name: '另一项目', studyCode: 'OTHER-1' });
+    const otherStudy = created.body.data?.id ?? created.body.data?.studyId;
+    if (otherStudy) expect((await temp(plain, { fileKey: reportKey }, otherStudy)).status).toBe(403);
+    expect((await temp(admin, { fileKey: 'not-a-key' })).status).toBe(400);
+  });
+
+  it('RECOG-07: the public call is refused alike without a tempId, with an unknown one, or naming another file', async () => {
+    expect(await recognition({ url: blankKey, type: 2, index: 0 })).toEqual({ status: 403, body: REFUSED });
+    expect(await recognition({ url: blankKey, type: 2, index: 0, tempId: 'x'.repeat(43) })).toEqual({
+      status: 403,
+      body: REFUSED,
+    });
+    const id = await tempId(admin, { fileKey: blankKey });
+    expect(await recognition({ url: reportKey, type: 2, index: 0, tempId: id })).toEqual({
+      status: 403,
+      body: REFUSED,
+    });
+    expect(await recognition({ type: 2, index: 0, tempId: id })).toEqual({ status: 403, body: REFUSED });
+    // Refusals do not spend it: the right file still goes through (nothing read in a blank image: 识别失败).
+    expect(await recognition({ url: blankKey, type: 2, index: 0, tempId: id })).toMatchObject({
+      status: 422,
+      body: { code: 422, msg: '识别失败', data: null },
+    });
+  });
+
+  it('RECOG-06: a tempId is spent once: a second call is refused', async () => {
+    const id = await tempId(admin, { fileKey: blankKey });
+    const url = `/api/v1/fileupload/downfile?fileKey=${blankKey}`;
+    expect((await recognition({ url, type: 2, index: 0, tempId: id })).status).toBe(422);
+    expect(await recognition({ url, type: 2, index: 0, tempId: id })).toEqual({ status: 403, body: REFUSED });
+  });
+
+  it('an expired tempId is refused', async () => {
+    const id = await tempId(admin, { fileKey: blankKey });
+    t.clock.advance(601_000);
+    expect(await recognition({ url: blankKey, type: 2, index: 0, tempId: id })).toEqual({ status: 403, body: REFUSED });
+    // The access token aged with the clock: sign in again for the tests after this one.
+    admin = (await t.login()).token;
+  });
+
+  it("another user's token sent with a tempId is refused", async () => {
+    const other = await addStudyMember(t, admin, studyId, '13900000102', {
+      permissions: [crfKey(labCrfId, 'view'), crfKey(labCrfId, 'save')],
+    });
+    const id = await tempId(admin, { fileKey: blankKey });
+    expect(await recognition({ url: blankKey, type: 2, index: 0, tempId: id }, other)).toEqual({
+      status: 403,
+      body: REFUSED,
+    });
+    // Its own user's token is fine.
+    expect((await recognition({ url: blankKey, type: 2, index: 0, tempId: id }, admin)).status).toBe(422);
+  });
+
+  it('a malformed type is a validation error', async () => {
+    const res = await recognition({ url: blankKey, type: 'abc', index: 0, tempId: 'x'.repeat(43) });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe.skipIf(!reportFontsInstalled())('recognising a lab report drawn with known values', () => {
+  let recognitionId: number;
+
+  it('RECOG-10: other types answer data.items with projectName and projectCode, read by a recognition job', async () => {
+    const id = await tempId(admin, { fileKey: reportKey, crfId: labCrfId, subjectRecordId });
+    const res = await recognition({ url: reportKey, type: 2, index: 0, tempId: id });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.msg).toBe('识别成功');
+    const items = res.body.data.items as Array<Record<string, unknown>>;
+    expect(items.map((i) => [i.projectName, i.projectCode, i.result, i.unit, i.referenceRange, i.flag])).toEqual(
+      REPORT.map((r) => [r.name, r.code, r.value, r.unit, r.range, r.flag]),
+    );
+    expect(res.body.data.fileKey).toBe(reportKey);
+    recognitionId = res.body.data.recognitionId;
+    // The job ran on the queue; its record holds a count, the values stay in the study's recognition row.
+    const [row] = await t.db.select().from(recognitions).where(eq(recognitions.id, recognitionId));
+    expect(row).toMatchObject({ state: 'done', type: 2, index: 0, subjectRecordId, crfId: labCrfId });
+    const [job] = await t.db.select().from(jobs).where(eq(jobs.jobId, row!.jobId!));
+    expect(job).toMatchObject({ kind: 'recognition', state: 'done', ownerId: expect.any(Number), studyId });
+    expect(job!.result).toMatchObject({ recognitionId, rows: REPORT.length });
+    expect(JSON.stringify(job)).not.toContain('356');
+
+    // RECOG-10, RECOG-01: the web's mapping strips the * and fills the demo lab form's items.
+    const entries = recognisedEntries(2, res.body.data);
+    expect(entries.map((e) => e.name)).toContain('血小板计数');
+    const crf = await t.call(admin, 'GET', `/api/system/crf/${labCrfId}`);
+    const definition = (crf.body.data.definition ?? crf.body.data) as CrfDefinition;
+    const { filled } = matchRecognised(definition, entries);
+    expect(Object.fromEntries(filled.map((f) => [f.itemName, f.value]))).toMatchObject({ hb: '98', wbc: '6.52' });
+  });
+
+  it('RECOG-09: identify type 1 answers data.data.ret', async () => {
+    const id = await tempId(admin, { fileKey: reportKey });
+    const res = await recognition({ url: reportKey, type: 1, index: 2, tempId: id });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.items).toBeUndefined();
+    expect(res.body.data.data.ret.map((r: { word_name: string; word: string }) => [r.word_name, r.word])).toEqual(
+      REPORT.map((r) => [r.name, r.value]),
+    );
+    expect(recognisedEntries(1, res.body.data).map((e) => e.value)).toEqual(REPORT.map((r) => r.value));
+  });
+
+  it('keeps the source image linked to the record for SDV: listed for viewers of the form, openable by them', async () => {
+    const list = await t.call(
+      admin,
+      'GET',
+      `/api/v1/imgrec/sources?studyId=${studyId}&subjectRecordId=${subjectRecordId}`,
+    );
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual([
+      expect.objectContaining({ recognitionId, fileKey: reportKey, fileName: '血常规.png', crfId: labCrfId }),
+    ]);
+    const monitor = await addStudyMember(t, admin, studyId, '13900000103', {
+      permissions: [crfKey(labCrfId, 'view')],
+    });
+    const seen = await t.call(
+      monitor,
+      'GET',
+      `/api/v1/imgrec/sources?studyId=${studyId}&subjectRecordId=${subjectRecordId}`,
+    );
+    expect(seen.body.data.map((s: { fileKey: string }) => s.fileKey)).toEqual([reportKey]);
+    const opened = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/fileupload/downfile?fileKey=${reportKey}`,
+      headers: { authorization: `Bearer ${monitor}` },
+    });
+    expect(opened.statusCode).toBe(200);
+    const blind = await addStudyMember(t, admin, studyId, '13900000104', { permissions: [] });
+    const none = await t.call(
+      blind,
+      'GET',
+      `/api/v1/imgrec/sources?studyId=${studyId}&subjectRecordId=${subjectRecordId}`,
+    );
+    expect(none.body.data).toEqual([]);
+    const closed = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/fileupload/downfile?fileKey=${reportKey}`,
+      headers: { authorization: `Bearer ${blind}` },
+    });
+    expect(closed.statusCode).toBe(403);
+
+    // Linking to the record its first save created (the recognition's own user only).
+    const saved = await t.call(admin, 'PUT', '/api/v3/business/crf', {
+      subjectRecordId,
+      crfId: labCrfId,
+      version: 0,
+      values: { hb: 98, wbc: 6.52 },
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const crfDataRecordId = saved.body.data.crfDataRecordId ?? saved.body.data.id;
+    expect(
+      (await t.call(monitor, 'PUT', `/api/v1/imgrec/${recognitionId}/record?studyId=${studyId}`, { crfDataRecordId }))
+        .status,
+    ).toBe(404);
+    const linked = await t.call(admin, 'PUT', `/api/v1/imgrec/${recognitionId}/record?studyId=${studyId}`, {
+      crfDataRecordId,
+    });
+    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+    const [row] = await t.db.select().from(recognitions).where(eq(recognitions.id, recognitionId));
+    expect(row!.crfDataRecordId).toBe(crfDataRecordId);
+  });
+
+  it('answers 202 with the job when the wait bound passes first; the owner reads the result afterwards', async () => {
+    const id = await tempId(admin, { fileKey: reportKey });
+    const outcome = await recognise(t.ctx, { url: reportKey, type: 2, index: 0, tempId: id }, null, 0);
+    expect(outcome.kind).toBe('pending');
+    if (outcome.kind !== 'pending') return;
+    const ended = await waitForJob(t.ctx, outcome.jobId, 120_000);
+    expect(ended?.state).toBe('done');
+    const res = await t.call(admin, 'GET', `/api/v1/imgrec/${outcome.recognitionId}?studyId=${studyId}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.items).toHaveLength(REPORT.length);
+  });
+});

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import { loadCurrentUser, requireUser } from '../../http/auth.js';
+import { ok } from '../../http/envelope.js';
+import { idSchema, idTextSchema } from '../../http/ids.js';
+import { requireStudy } from '../../http/study-guard.js';
+import type { App } from '../../http/types.js';
+import { AppError } from '../../shared/app-error.js';
+import { fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { ocrPool } from './ocr.pool.js';
+import * as service from './recognition.service.js';
+
+/** forms §7, platform §7: the spec's recognition path. It carries `ignore`, so the spec's client sends no token. */
+export const RECOGNITION_PATH = '/imgrec/api/ignore/business/image/recognition/common';
+const tags = ['智能识别'];
+
+const smallInt = z.coerce.number({ error: '参数格式不正确' }).int('参数格式不正确').min(0).max(9999);
+
+/**
+ * Intelligent recognition (智能识别) of lab reports (docs/recognition.md): a signed-in member registers an
+ * uploaded image for a tempId; the public call spends it and answers what the OCR job read, in the spec's shape.
+ */
+export function recognitionRoutes(app: App, ctx: AppContext) {
+  ctx.jobs.handle<{ recognitionId: number; studyId: number }>(service.RECOGNITION_JOB_KIND, (job, tools) =>
+    service.runRecognitionJob(ctx, job, tools),
+  );
+  app.addHook('onClose', async () => ocrPool().close());
+
+  app.post(
+    '/api/v1/imgrec/temp',
+    {
+      schema: {
+        tags,
+        summary: '为已上传的图片申请识别凭证 tempId（一次有效，10 分钟内）',
+        querystring: studyIdQuery,
+        body: z.object({
+          fileKey: z.string().regex(/^[0-9a-f]{32}$/, '文件不存在'),
+          crfId: idSchema.optional(),
+          subjectRecordId: idSchema.optional(),
+          crfDataRecordId: idSchema.optional(),
+        }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) => ok(await service.issueTempId(ctx, requireUser(request), requireStudy(request), request.body)),
+  );
+
+  app.post(
+    RECOGNITION_PATH,
+    {
+      schema: {
+        tags,
+        summary: '识别化验单图片（凭 tempId，无需令牌）',
+        security: [],
+        body: z.object({
+          url: z.string().max(2000).optional(),
+          type: smallInt,
+          index: smallInt.nullish().transform((v) => v ?? 0),
+          tempId: z.string().max(200).optional(),
+        }),
+      },
+      // Each call starts an OCR job: a bound per address, beside the tempId a caller must hold.
+      config: { rateLimit: { max: 60, timeWindow: 60_000 } },
+    },
+    async (request, reply) => {
+      const header = request.headers.authorization;
+      const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : '';
+      const caller = token ? await loadCurrentUser(ctx, token) : null;
+      const outcome = await service.recognise(ctx, request.body, caller?.userId ?? null);
+      if (outcome.kind === 'done') return ok(outcome.data, '识别成功');
+      if (outcome.kind === 'pending') {
+        return reply.code(202).send({
+          code: 202,
+          msg: '识别仍在进行，请稍后查看',
+          data: { jobId: outcome.jobId, recognitionId: outcome.recognitionId },
+        });
+      }
+      if (outcome.unavailable) throw new AppError(503, 'recognition.unavailable', service.MSG_UNAVAILABLE);
+      throw new AppError(422, 'recognition.failed', service.MSG_FAILED);
+    },
+  );
+
+  app.get(
+    '/api/v1/imgrec/sources',
+    {
+      schema: {
+        tags,
+        summary: '患者表单的识别原图（SDV 核对）',
+        querystring: studyIdQuery.extend({ subjectRecordId: idTextSchema, crfId: idTextSchema.optional() }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) => ok(await service.listSources(ctx, requireStudy(request), request.query)),
+  );
+
+  app.get(
+    '/api/v1/imgrec/:recognitionId',
+    {
+      schema: {
+        tags,
+        summary: '本人的一次识别结果（识别超过等待时间后查看）',
+        params: z.object({ recognitionId: idTextSchema }),
+        querystring: studyIdQuery,
+      },
+      config: { study: fromQuery },
+    },
+    async (request) =>
+      ok(
+        await service.ownRecognition(ctx, requireUser(request), requireStudy(request), request.params.recognitionId),
+        '识别成功',
+      ),
+  );
+
+  app.put(
+    '/api/v1/imgrec/:recognitionId/record',
+    {
+      schema: {
+        tags,
+        summary: '把未保存表单上的识别关联到首次保存生成的记录',
+        params: z.object({ recognitionId: idTextSchema }),
+        querystring: studyIdQuery,
+        body: z.object({ crfDataRecordId: idSchema }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) =>
+      ok(
+        await service.linkRecord(
+          ctx,
+          requireUser(request),
+          requireStudy(request),
+          request.params.recognitionId,
+          request.body.crfDataRecordId,
+        ),
+      ),
+  );
+}
