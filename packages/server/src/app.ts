@@ -54,6 +54,7 @@ import { setupRoutes } from './modules/study/setup.routes.js';
 import { staffRoutes } from './modules/study/staff.routes.js';
 import { studyRoutes } from './modules/study/study.routes.js';
 import { subjectRoutes } from './modules/subjects/subject.routes.js';
+import { spineRoutes } from './modules/spine/spine.routes.js';
 import { expertRoutes } from './modules/expert/expert.routes.js';
 import { hospitalRoutes } from './modules/hospital/hospital.routes.js';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
@@ -147,6 +148,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   dataImportRoutes(app, ctx);
   exportRoutes(app, ctx);
   randomizationRoutes(app, ctx);
+  spineRoutes(app, ctx);
   recognitionRoutes(app, ctx);
   knowledgeRoutes(app, ctx);
   expertRoutes(app, ctx);

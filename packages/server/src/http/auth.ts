@@ -31,7 +31,9 @@ declare module 'fastify' {
 const PUBLIC_PREFIXES = ['/api/ignore/', '/api/docs', '/api/redcap'];
 
 function needsToken(url: string): boolean {
-  return url.startsWith('/api/') && !PUBLIC_PREFIXES.some((prefix) => url.startsWith(prefix));
+  // The spine recognition call keeps the spec's address outside /api (forms §7).
+  const api = url.startsWith('/api/') || url.startsWith('/spine_cobb/');
+  return api && !PUBLIC_PREFIXES.some((prefix) => url.startsWith(prefix));
 }
 
 /** Images and files shown with <img src> or a link can't carry a header: file downloads also read this cookie. */
