@@ -312,12 +312,16 @@ export const crfRecordApi = {
       silent: true,
     }),
   /** UPL-13/UPL-14: internal-network upload, multipart file + studyId. */
-  upload: (studyId: number, file: File) => {
+  upload: (studyId: number, file: File, onProgress?: (percent: number) => void) => {
     const form = new FormData();
     form.append('studyId', String(studyId));
     form.append('file', file);
     return http
-      .post<UploadedFile>('/api/common/file/upload', form, { params: { studyId }, silent: true })
+      .post<UploadedFile>('/api/common/file/upload', form, {
+        params: { studyId },
+        silent: true,
+        onUploadProgress: (e) => onProgress?.(e.total ? Math.min(100, Math.floor((e.loaded * 100) / e.total)) : 0),
+      })
       .then((res) => {
         rememberFileNames({ [res.data.fileKey]: res.data.fileName });
         return res;

@@ -18,7 +18,12 @@ export interface UploadResult {
   url?: string;
   fileKey?: string;
 }
-export type UploadHandler = (file: File, kind: UploadKind) => Promise<UploadResult>;
+/** `onProgress` hears the percentage sent (forms §7: uploads report their progress). */
+export type UploadHandler = (
+  file: File,
+  kind: UploadKind,
+  onProgress?: (percent: number) => void,
+) => Promise<UploadResult>;
 
 /**
  * Server-side messages to show under items: the engine's issue list as the server returns it, or a
@@ -318,9 +323,9 @@ export class CrfStore {
     this.notify();
   }
 
-  upload(file: File, kind: UploadKind): Promise<UploadResult> {
+  upload(file: File, kind: UploadKind, onProgress?: (percent: number) => void): Promise<UploadResult> {
     const handler = this.handlers.onUpload;
-    return handler ? handler(file, kind) : Promise.reject(new Error('no upload handler'));
+    return handler ? handler(file, kind, onProgress) : Promise.reject(new Error('no upload handler'));
   }
 
   get canUpload(): boolean {

@@ -34,7 +34,7 @@ describe('image and video uploads (forms §2, §4)', () => {
     fireEvent.click(screen.getByText('上传图片'));
     expect(modal().textContent).toContain('添加图片');
     await chooseFile(image());
-    expect(onUpload).toHaveBeenCalledWith(expect.any(File), 'image');
+    expect(onUpload).toHaveBeenCalledWith(expect.any(File), 'image', expect.any(Function));
     await waitFor(() =>
       expect(modal().querySelector('img')?.getAttribute('src')).toBe('https://oss.example/images/1717/ecg.png'),
     );
@@ -138,7 +138,7 @@ describe('image and video uploads (forms §2, §4)', () => {
     const ok = new File(['x'], 'gait.mp4', { type: 'video/mp4' });
     Object.defineProperty(ok, 'size', { value: 500 * 1024 * 1024 - 1 });
     await chooseFile(ok);
-    expect(onUpload).toHaveBeenCalledWith(ok, 'video');
+    expect(onUpload).toHaveBeenCalledWith(ok, 'video', expect.any(Function));
     await waitFor(() => expect(modal().querySelector('video')).toBeTruthy());
     fireEvent.click(button('确定'));
     const [entry] = JSON.parse(harness.last().gait as string) as Array<Record<string, string>>;
@@ -228,7 +228,7 @@ describe('file upload', () => {
     await act(async () => {
       fireEvent.change(input, { target: { files: [new File(['%PDF'], 'r.pdf', { type: 'application/pdf' })] } });
     });
-    expect(onUpload).toHaveBeenCalledWith(expect.any(File), 'file');
+    expect(onUpload).toHaveBeenCalledWith(expect.any(File), 'file', expect.any(Function));
     expect(harness.last().a).toBe('k9');
     fireEvent.click(screen.getByRole('button', { name: '删除' }));
     const confirm = await waitFor(() => document.querySelector('.ant-modal-confirm') as HTMLElement);

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Upload } from 'antd';
+import { Button, Progress, Upload } from 'antd';
 import { DeleteOutlined, PaperClipOutlined, UploadOutlined } from '@ant-design/icons';
 import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
@@ -19,13 +19,15 @@ export function FileUploadWidget({ id, value, disabled, onChange, onBlur, ariaLa
   const ui = useCrfUi();
   const canUpload = useStoreSlice(store, (s) => s.canUpload);
   const [uploading, setUploading] = useState(false);
+  const [percent, setPercent] = useState(0);
   const names = useFileNames();
   const text = asText(value);
 
   const upload = async (file: File) => {
     setUploading(true);
+    setPercent(0);
     try {
-      const result = await store.upload(file, 'file');
+      const result = await store.upload(file, 'file', setPercent);
       const stored = result.url ?? result.fileKey ?? '';
       if (!stored) throw new Error(CRF_T.uploadFailed);
       onChange(stored);
@@ -64,6 +66,9 @@ export function FileUploadWidget({ id, value, disabled, onChange, onBlur, ariaLa
         </span>
       )}
       {!disabled && picker}
+      {uploading && (
+        <Progress percent={percent} size="small" className="crf-file-progress" aria-label={CRF_T.uploading} />
+      )}
       {text && !disabled && (
         <Button
           type="text"

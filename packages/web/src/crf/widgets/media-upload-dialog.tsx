@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Image, Input, Modal, Upload } from 'antd';
+import { Button, Image, Input, Modal, Progress, Upload } from 'antd';
 import { CameraOutlined, UploadOutlined, VideoCameraOutlined } from '@ant-design/icons';
 import {
   UPLOAD_REMARKS_MAX,
@@ -46,6 +46,7 @@ export function MediaUploadDialog<K extends MediaKind>({
   const [time, setTime] = useState(() => timeOf(kind, entry));
   const [remarks, setRemarks] = useState(entry?.remarks ?? '');
   const [uploading, setUploading] = useState(false);
+  const [percent, setPercent] = useState(0);
   const touch = useTouchScreen();
   const image = kind === 'image';
   const editing = entry !== null;
@@ -63,8 +64,9 @@ export function MediaUploadDialog<K extends MediaKind>({
       return;
     }
     setUploading(true);
+    setPercent(0);
     try {
-      const result = await store.upload(file, kind);
+      const result = await store.upload(file, kind, setPercent);
       const stored = result.url ?? result.fileKey ?? '';
       if (!stored) throw new Error(CRF_T.uploadFailed);
       setUrl(stored);
@@ -139,6 +141,8 @@ export function MediaUploadDialog<K extends MediaKind>({
           </Upload>
           {uploading && <span className="crf-muted">{CRF_T.uploading}</span>}
         </div>
+        {/* forms §7: the upload reports its progress (straight to the object store, or to this server). */}
+        {uploading && <Progress percent={percent} size="small" aria-label={CRF_T.uploading} />}
         {url && (
           <div className="crf-upload-preview">
             {image ? (

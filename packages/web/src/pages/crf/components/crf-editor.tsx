@@ -38,6 +38,7 @@ import {
 } from '../save-flow';
 import { useUnsavedGuard } from '../use-unsaved-guard';
 import { afterEdit } from '../recognition/identify-templates';
+import { uploadToStorage } from '../../../api/object-upload.api';
 import { useRecordSavedElsewhere } from '../../../realtime/use-record-saved-elsewhere';
 import { ConflictDialog, DraftDialog, ReasonDialog } from './save-dialogs';
 
@@ -225,13 +226,11 @@ export function CrfEditor({
     [flushDraft],
   );
 
-  // UPL-13: the file goes to the server; the stored value is its key (CONV-09). A failure rejects
-  // with the server's message, which the upload widget shows (UPL-16).
+  // UPL-10, UPL-12, UPL-13: straight to the object store when the installation has one (the value is
+  // domain + key), else to this server (the value is its key, CONV-09). A failure rejects with the
+  // server's message, which the upload widget shows (UPL-16).
   const onUpload: UploadHandler = useCallback(
-    async (file) => {
-      const res = await crfRecordApi.upload(studyId, file);
-      return { fileKey: res.data.fileKey };
-    },
+    (file, kind, onProgress) => uploadToStorage(studyId, file, kind, onProgress),
     [studyId],
   );
 
