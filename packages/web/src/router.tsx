@@ -42,6 +42,12 @@ const ProjectWeChat = lazy(() => import('./pages/project/wechat'));
 const ProjectWechatDisease = lazy(() => import('./pages/project/wechat/disease'));
 const ProjectWxUser = lazy(() => import('./pages/project/wxuser'));
 const Meil = lazy(() => import('./pages/patient/meil'));
+const ProjectKnowledge = lazy(() => import('./pages/project/knowledge'));
+const ProjectExpert = lazy(() => import('./pages/project/expert'));
+const ProjectDepartment = lazy(() => import('./pages/project/department'));
+const ProjectMedical = lazy(() => import('./pages/project/medical'));
+const MobileKnowledgeList = lazy(() => import('./pages/m/knowledge/list'));
+const MobileKnowledgeDetail = lazy(() => import('./pages/m/knowledge/detail'));
 
 export interface AppRoute extends RouteMeta {
   path: string;
@@ -59,6 +65,23 @@ export const appRoutes: AppRoute[] = [
   // The patient side on the phone (docs/patient-portal.md): /meil, /meil/bind and /meil/form/{crfId}, all
   // under the one public, hidden route of the spec.
   { path: '/meil/*', name: 'meil', title: r.meil, noAuth: true, layout: 'blank', page: Meil },
+  // Published knowledge articles for patients, public (docs/content.md).
+  {
+    path: '/m/knowledge',
+    name: 'm.knowledge',
+    title: '健康知识',
+    noAuth: true,
+    layout: 'blank',
+    page: MobileKnowledgeList,
+  },
+  {
+    path: '/m/knowledge/:id',
+    name: 'm.knowledge.detail',
+    title: '健康知识',
+    noAuth: true,
+    layout: 'blank',
+    page: MobileKnowledgeDetail,
+  },
   { path: '/studyList', name: 'studyList', title: r.studyList, keepAlive: true, layout: 'main', page: StudyList },
 
   {
@@ -152,14 +175,14 @@ export const appRoutes: AppRoute[] = [
     name: 'project.expert',
     title: r.projectExpert,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectExpert,
   },
   {
     path: '/project/department',
     name: 'project.department',
     title: r.projectDepartment,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectDepartment,
   },
   {
     path: '/project/consult',
@@ -180,7 +203,15 @@ export const appRoutes: AppRoute[] = [
     name: 'project.medical',
     title: r.projectMedical,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectMedical,
+  },
+  // The spec names the knowledge calls but no staff page: 知识库 sits beside the other content pages (docs/content.md).
+  {
+    path: '/project/knowledge',
+    name: 'project.knowledge',
+    title: '知识库',
+    layout: 'project',
+    page: ProjectKnowledge,
   },
 
   {

@@ -231,6 +231,7 @@ export const PROJECT_MENUS: SeedMenu[] = [
   page('project.consult', '在线咨询', '/project/consult', 'CommentOutlined'),
   page('project.wxuser', '公众号用户', '/project/wxuser', 'UserSwitchOutlined'),
   page('project.medical', '病历管理', '/project/medical', 'FileSearchOutlined'),
+  page('project.knowledge', '知识库', '/project/knowledge', 'FileTextOutlined'),
   page('project.biology', '生物样本', '/project/:id/biology', 'ExperimentOutlined'),
   page('project.crfUpload', 'CRF上传', '/project/:id/crfUpload', 'UploadOutlined'),
 ];

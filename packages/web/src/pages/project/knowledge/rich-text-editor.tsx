@@ -1,0 +1,85 @@
+import { EditorContent, useEditor, useEditorState } from '@tiptap/react';
+import StarterKit from '@tiptap/starter-kit';
+import Image from '@tiptap/extension-image';
+import { Button, Space, Tooltip, Upload } from 'antd';
+import {
+  BoldOutlined,
+  ItalicOutlined,
+  OrderedListOutlined,
+  PictureOutlined,
+  RedoOutlined,
+  UndoOutlined,
+  UnorderedListOutlined,
+} from '@ant-design/icons';
+import { CT } from './texts';
+import './content.css';
+
+interface Props {
+  value?: string;
+  onChange?: (html: string) => void;
+  /** Stores a picture and answers its public URL (the content-image path). */
+  uploadImage: (file: File) => Promise<string>;
+}
+
+/**
+ * The article editor (Tiptap on ProseMirror): what it writes is only a proposal; the server sanitises the
+ * HTML with its allow-list on every save (packages/server/src/modules/knowledge/sanitize.ts).
+ */
+export function RichTextEditor({ value, onChange, uploadImage }: Props) {
+  const editor = useEditor({
+    extensions: [StarterKit.configure({ link: { openOnClick: false } }), Image],
+    content: value ?? '',
+    editorProps: { attributes: { class: 'rich-text-content', 'aria-label': CT.content, role: 'textbox' } },
+    onUpdate: ({ editor: e }) => onChange?.(e.isEmpty ? '' : e.getHTML()),
+  });
+  const state = useEditorState({
+    editor,
+    selector: ({ editor: e }) => ({
+      bold: e?.isActive('bold') ?? false,
+      italic: e?.isActive('italic') ?? false,
+      h2: e?.isActive('heading', { level: 2 }) ?? false,
+      bullet: e?.isActive('bulletList') ?? false,
+      ordered: e?.isActive('orderedList') ?? false,
+      quote: e?.isActive('blockquote') ?? false,
+    }),
+  });
+  const chain = () => editor.chain().focus();
+  const tool = (label: string, icon: React.ReactNode, active: boolean, run: () => void) => (
+    <Tooltip title={label}>
+      <Button aria-label={label} size="small" type={active ? 'primary' : 'text'} icon={icon} onClick={run} />
+    </Tooltip>
+  );
+  return (
+    <div className="rich-text">
+      <Space size={2} wrap className="rich-text-toolbar">
+        {tool(CT.bold, <BoldOutlined />, state?.bold ?? false, () => chain().toggleBold().run())}
+        {tool(CT.italic, <ItalicOutlined />, state?.italic ?? false, () => chain().toggleItalic().run())}
+        {tool(CT.heading, <span className="rich-text-h">H2</span>, state?.h2 ?? false, () =>
+          chain().toggleHeading({ level: 2 }).run(),
+        )}
+        {tool(CT.bulletList, <UnorderedListOutlined />, state?.bullet ?? false, () => chain().toggleBulletList().run())}
+        {tool(CT.orderedList, <OrderedListOutlined />, state?.ordered ?? false, () =>
+          chain().toggleOrderedList().run(),
+        )}
+        {tool(CT.quote, <span className="rich-text-h">❝</span>, state?.quote ?? false, () =>
+          chain().toggleBlockquote().run(),
+        )}
+        <Upload
+          accept="image/png,image/jpeg,image/gif,image/webp"
+          showUploadList={false}
+          beforeUpload={(file) => {
+            void uploadImage(file).then((src) => chain().setImage({ src, alt: file.name }).run());
+            return false;
+          }}
+        >
+          <Tooltip title={CT.image}>
+            <Button aria-label={CT.image} size="small" type="text" icon={<PictureOutlined />} />
+          </Tooltip>
+        </Upload>
+        {tool(CT.undo, <UndoOutlined />, false, () => chain().undo().run())}
+        {tool(CT.redo, <RedoOutlined />, false, () => chain().redo().run())}
+      </Space>
+      <EditorContent editor={editor} />
+    </div>
+  );
+}
