@@ -18,6 +18,8 @@ const SysOrganization = lazy(() => import('./pages/sys/organization'));
 const SysUser = lazy(() => import('./pages/sys/user'));
 const SysRole = lazy(() => import('./pages/sys/role'));
 const SysMenu = lazy(() => import('./pages/sys/menu'));
+const SysNotice = lazy(() => import('./pages/sys/notice'));
+const ProjectConsult = lazy(() => import('./pages/project/consult'));
 const StudyOperation = lazy(() => import('./pages/study/operation'));
 const StudyManage = lazy(() => import('./pages/study/list'));
 const StudyConfig = lazy(() => import('./pages/study/config'));
@@ -189,7 +191,7 @@ export const appRoutes: AppRoute[] = [
     name: 'project.consult',
     title: r.projectConsult,
     layout: 'project',
-    page: UnderConstruction,
+    page: ProjectConsult,
   },
   {
     path: '/project/wxuser',
@@ -248,6 +250,7 @@ export const appRoutes: AppRoute[] = [
   { path: '/sys/role', name: 'sys.role', title: r.sysRole, keepAlive: true, layout: 'main', page: SysRole },
   { path: '/sys/menu', name: 'sys.menu', title: r.sysMenu, keepAlive: true, layout: 'main', page: SysMenu },
   { path: '/sys/user', name: 'sys.user', title: r.sysUser, keepAlive: true, layout: 'main', page: SysUser },
+  { path: '/sys/notice', name: 'sys.notice', title: '通知公告', keepAlive: true, layout: 'main', page: SysNotice },
 
   // Both CRF pages take one id after /crf in the spec; the detail page gets its own segment
   // so the two patterns stay distinguishable.

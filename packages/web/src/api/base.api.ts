@@ -10,6 +10,8 @@ export interface Notice {
   title: string;
   content: string;
   createTime: string;
+  /** The signed-in user's own read mark. */
+  read: boolean;
 }
 
 export const baseApi = {
@@ -19,6 +21,9 @@ export const baseApi = {
       params: { pageNum: 1, pageSize: 10 },
       silent: true,
     }),
+  /** Marks the given notices (or all of the caller's) read; answers how many stay unread. */
+  markNoticesRead: (noticeIds?: number[]) =>
+    http.put<{ unread: number }>('/api/system/notice/read', noticeIds ? { noticeIds } : {}, { silent: true }),
   /** System config (SystemTitle, Version); quiet because the shell falls back to the default title. */
   sysConfig: () =>
     http.get<SysConfigEntry[]>('/api/v1/base/sysconfig/getbasesysconfiglist', {

@@ -29,6 +29,8 @@ import { CrfTopBarLeadSlot, CrfTopBarSlot } from './crf-layout';
 import { HelpDialog } from './help-dialog';
 import { JobsButton } from './jobs-drawer';
 import { NoticeBell } from './notice-bell';
+import { GlobalSearchBox } from './global-search-box';
+import { DataSync } from './data-sync';
 import { ProfileDialog } from './profile-dialog';
 import { StudyQrDialog } from './study-qr-dialog';
 import { useLogout } from './use-logout';
@@ -205,6 +207,8 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
               )}
             </>
           )}
+          {showPersonal && <GlobalSearchBox />}
+          {showPersonal && <DataSync />}
           {showPersonal && <JobsButton />}
           {showPersonal && <NoticeBell />}
           {showPersonal && (

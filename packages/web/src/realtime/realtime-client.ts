@@ -40,9 +40,9 @@ export interface RealtimeClientDeps {
 }
 
 const PUSHES_BY_HUB: Record<RealtimeHub, readonly PushName[]> = {
-  eventhub: ['record.saved'],
+  eventhub: ['record.saved', 'data.changed'],
   toolsignalhub: ['job.progress'],
-  personsignalhub: ['counts', 'notice', 'randomization.unblinded'],
+  personsignalhub: ['counts', 'notice', 'randomization.unblinded', 'sys.notice', 'consult'],
 };
 
 function isUnauthorized(error: unknown): boolean {

@@ -1,0 +1,22 @@
+import type { ConsultState, ConsultView, Page } from '@ecrf/core';
+import { http } from '../../../api/request';
+
+/** 在线咨询 calls (docs/content.md, Consultation). */
+export const consultApi = {
+  /** KNOW-05: advisory/manager/list, paged, waiting questions first. */
+  list: (params: {
+    studyId: number;
+    pageNum: number;
+    pageSize: number;
+    state?: ConsultState | undefined;
+    keyword?: string | undefined;
+  }) => http.get<Page<ConsultView>>('/api/v1/advisory/manager/list', { params }),
+  get: (studyId: number, id: number) =>
+    http.get<ConsultView>(`/api/v1/advisory/manager/${id}`, { params: { studyId } }),
+  /** A question entered by staff on a patient's behalf. */
+  add: (body: { studyId: number; subjectId: number; title: string; question: string }) =>
+    http.post<ConsultView>('/api/v1/advisory/manager', body),
+  answer: (studyId: number, id: number, answer: string) =>
+    http.put<ConsultView>(`/api/v1/advisory/manager/${id}/answer`, { studyId, answer }),
+  close: (studyId: number, id: number) => http.put<ConsultView>(`/api/v1/advisory/manager/${id}/close`, { studyId }),
+};
