@@ -24,6 +24,7 @@ import {
 const IMAGES = Number(process.env.BENCH_RECOGNITION_IMAGES ?? 12);
 const SEED = Number(process.env.BENCH_RECOGNITION_SEED ?? 17);
 const ENGINE = process.env.BENCH_OCR === 'tesseract' ? 'tesseract' : 'paddle';
+const VERBOSE = process.env.BENCH_RECOGNITION_VERBOSE === '1';
 const KINDS = ['血常规', '生化', '尿常规'] as const;
 const FIELDS = ['name', 'code', 'value', 'unit', 'range', 'flag'] as const;
 
@@ -133,11 +134,18 @@ function score(into: Score, expected: readonly ReportRow[], got: readonly LabRow
     const at = got.findIndex(
       (g, i) => !used.has(i) && (g.name === row.name || (row.code !== '' && g.code === row.code)),
     );
-    if (at < 0) continue;
+    if (at < 0) {
+      if (VERBOSE) console.log(`    ${row.name}: not found`);
+      continue;
+    }
     used.add(at);
     const want = fieldsOf(row);
     const read = fieldsRead(got[at]!);
-    for (const f of FIELDS) if (want[f] === read[f]) into.correct += 1;
+    for (const f of FIELDS) {
+      if (want[f] === read[f]) into.correct += 1;
+      else if (VERBOSE)
+        console.log(`    ${row.name} ${f}: printed ${JSON.stringify(want[f])}, read ${JSON.stringify(read[f])}`);
+    }
     if (want.value === read.value) into.values.correct += 1;
   }
 }

@@ -52,13 +52,21 @@ const CJK_RE = /[\u3400-\u9fff]/;
 
 /** Full-width forms, the many dashes and tildes of ranges, the multiplication sign of 10^9/L. */
 export function normaliseReportText(text: string): string {
-  return text
-    .normalize('NFKC')
-    .replace(/[－—–―~～〜]+/g, '-')
-    .replace(/-{2,}/g, '-')
-    .replace(/[×xX*]\s*10\s*[\^]?\s*(\d+)/g, '10^$1')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    text
+      .normalize('NFKC')
+      .replace(/[－—–―~～〜]+/g, '-')
+      .replace(/-{2,}/g, '-')
+      .replace(/[×xX*]\s*10\s*[\^]?\s*(\d+)/g, '10^$1')
+      // 10^9/L with the caret read as a dash or a quote.
+      .replace(/(^|\s)10\s*[-^'`·]\s*(\d{1,2})\s*\/\s*L(?=\s|$)/g, '$110^$2/L')
+      // A unit read against its value: 72.1% , 92.3fL.
+      .replace(/(^|\s)([<>≤≥]?\d+(?:\.\d+)?)(%|fL|fl|pg|g\/L|U\/L|mmol\/L|μmol\/L)(?=\s|$)/g, '$1$2 $3')
+      // A stray full stop or comma after a cell.
+      .replace(/(\d)[.,。，](?=\s|$)/g, '$1')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 function isUnit(token: string): boolean {
@@ -81,6 +89,14 @@ function splitValueFlag(token: string): { value: string; flag?: LabFlag } | unde
   return undefined;
 }
 
+/** Whether the flag follows from the value and the range (both numeric). */
+function computable(value: string, range: string): boolean {
+  return (
+    new RegExp(`^${NUMBER}$`).test(value) &&
+    (new RegExp(`^${NUMBER}-${NUMBER}$`).test(range) || new RegExp(`^[<>≤≥]${NUMBER}$`).test(range))
+  );
+}
+
 /** The flag a numeric value earns against a numeric range, when no flag was printed or read. */
 export function flagAgainstRange(value: string, range: string): LabFlag {
   const v = Number(value.replace(/^[<>≤≥]/, ''));
@@ -98,6 +114,10 @@ export function flagAgainstRange(value: string, range: string): LabFlag {
   }
   return '';
 }
+
+/** A code with the characters OCR confuses made the same (0/O, 1/I/l, 5/S, 8/B). */
+const lookAlike = (code: string) =>
+  code.toUpperCase().replace(/0/g, 'O').replace(/[1L]/g, 'I').replace(/5/g, 'S').replace(/8/g, 'B');
 
 /** Splits a name token with its code written against it: 白细胞计数(WBC), 白细胞计数WBC. */
 function splitNameCode(token: string): { name: string; code: string } {
@@ -174,15 +194,26 @@ export function parseLabRow(text: string, confidence = 1): LabRow | undefined {
 
   const printedName = name;
   const star = printedName.startsWith('*') ? '*' : '';
-  const bare = correctedName(printedName.replace(/^\*+/, ''));
-  if (!code) code = knownAnalyte(bare)?.code ?? '';
+  let bare = correctedName(printedName.replace(/^\*+/, ''));
+  // A short name misread by one character (肌干 for 肌酐) when the printed code names a known analyte.
+  const byCode = code ? knownAnalyte(code) : undefined;
+  if (byCode && !knownAnalyte(bare) && [...bare].length <= 3) {
+    const fix = byCode.names.find(
+      (n) => n.length === bare.length && [...n].filter((c, i) => c !== [...bare][i]).length <= 1,
+    );
+    if (fix) bare = fix;
+  }
+  const known = knownAnalyte(bare)?.code;
+  // A code the OCR misread by a look-alike character (MON0% for MONO%) is the known analyte's code.
+  if (!code || (known && code !== known && lookAlike(code) === lookAlike(known))) code = known ?? code;
   return {
     name: star + bare,
     code,
     value,
-    unit,
+    unit: unit.replace(/^[μµ]u/, 'μ').replace(/^u(mol|g)\//, 'μ$1/'),
     referenceRange: range,
-    flag: flag ?? flagAgainstRange(value, range),
+    // A flag computed from a numeric value and range beats one read: an `L` of a unit split by the OCR reads as 低.
+    flag: computable(value, range) ? flagAgainstRange(value, range) : (flag ?? ''),
     confidence,
   };
 }
