@@ -26,6 +26,11 @@ import { TitleWidget } from './widgets/title-widget';
 import { VideoUploadWidget } from './widgets/video-upload-widget';
 import type { BlockProps, ControlProps } from './widgets/widget-types';
 
+// The automatic Cobb angle tool's canvas (konva) loads only with a form that has one.
+const SpineCobbWidget = lazy(() =>
+  import('../components/spine/cobb/spine-cobb-widget').then((m) => ({ default: m.SpineCobbWidget })),
+);
+
 // The canvas (konva) loads only with a form that has a spine measurement item.
 const SpineMeasureWidget = lazy(() =>
   import('../components/spine/measure/spine-measure-widget').then((m) => ({ default: m.SpineMeasureWidget })),
@@ -70,6 +75,12 @@ export function renderControl(props: ControlProps): ReactNode | null {
       return <VideoUploadWidget {...props} />;
     case 'fileUpload':
       return <FileUploadWidget {...props} />;
+    case 'spineCobb':
+      return (
+        <Suspense fallback={null}>
+          <SpineCobbWidget {...props} />
+        </Suspense>
+      );
     case 'spineMeasure':
       return (
         <Suspense fallback={null}>
@@ -123,6 +134,7 @@ export function renderBlock(props: BlockProps): ReactNode | null {
     case 'videoUpload':
     case 'fileUpload':
     case 'spineMeasure':
+    case 'spineCobb':
       return null;
   }
 }
