@@ -142,9 +142,11 @@ function score(into: Score, expected: readonly ReportRow[], got: readonly LabRow
     const want = fieldsOf(row);
     const read = fieldsRead(got[at]!);
     for (const f of FIELDS) {
-      if (want[f] === read[f]) into.correct += 1;
-      else if (VERBOSE)
+      if (want[f] === read[f]) {
+        into.correct += 1;
+      } else if (VERBOSE) {
         console.log(`    ${row.name} ${f}: printed ${JSON.stringify(want[f])}, read ${JSON.stringify(read[f])}`);
+      }
     }
     if (want.value === read.value) into.values.correct += 1;
   }
