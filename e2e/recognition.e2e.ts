@@ -3,7 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, newPage, screenshot, settle, startPlatform, type Platform } from './harness.js';
+import {
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  screenshot,
+  settle,
+  startPlatform,
+  type Platform,
+} from './harness.js';
 import { callApi, prepareAdmin, signInAs } from './api.js';
 import { sampleReportJpeg, startCameraSim, type CameraSim } from './camera-sim.js';
 
@@ -153,6 +161,7 @@ describe('recognition and the document camera', () => {
     expect(sim.lastGrab).toMatchObject({ width: 3300, height: 2400, quality: 100 });
     await settle(page);
     await screenshot(page, 'recognition-camera');
+    await expectAccessible(page, 'recognition-dialog');
 
     const recognition = page.waitForRequest('**/imgrec/api/ignore/business/image/recognition/common**');
     await dialog.getByRole('button', { name: '识别', exact: true }).click();
@@ -180,6 +189,7 @@ describe('recognition and the document camera', () => {
     expect(await tags.count()).toBeGreaterThanOrEqual(3);
     await page.locator('.crf-editor-actions').getByText('未保存').waitFor();
     await screenshot(page, 'recognition-filled');
+    await expectAccessible(page, 'recognition-filled');
 
     // Confirming one value and correcting another removes their marks; the rest stay marked.
     const marked = await tags.count();
@@ -208,6 +218,15 @@ describe('recognition and the document camera', () => {
         return sources.map((s) => s.crfDataRecordId);
       })
       .toEqual([detail.crfDataRecord.id]);
+    // A monitor checks the values against the image they were read from (SDV).
+    await page.getByRole('button', { name: /识别原图（1）/ }).click();
+    const sources = page.getByRole('dialog', { name: '识别原图' });
+    await sources.getByRole('img', { name: /识别原图 高拍仪-\d{14}\.jpg/ }).waitFor();
+    await page.waitForFunction(
+      () => ((document.querySelector('.recognition-source img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0,
+    );
+    await settle(page);
+    await screenshot(page, 'recognition-sources');
     await page.close();
   });
 

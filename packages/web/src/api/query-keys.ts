@@ -171,6 +171,9 @@ export const queryKeys = {
     detail: (subjectRecordId: number, crfId: number, record: number | 'new' | 'auto') =>
       [...CRF_RECORD, 'detail', subjectRecordId, crfId, record] as const,
     dataList: (subjectRecordId: number, crfId: number) => [...CRF_RECORD, 'data-list', subjectRecordId, crfId] as const,
+    /** The recognition source images of a form of a casebook (SDV). */
+    recognitionSources: (subjectRecordId: number, crfId: number) =>
+      [...CRF_RECORD, 'recognition-sources', subjectRecordId, crfId] as const,
     audits: () => [...CRF_RECORD, 'audit'] as const,
     audit: (crfDataRecordId: number | undefined, itemName: string | null) =>
       [...CRF_RECORD, 'audit', crfDataRecordId, itemName] as const,

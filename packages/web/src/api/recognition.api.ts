@@ -18,6 +18,21 @@ export interface RecognitionJob {
   result?: unknown;
 }
 
+/** A recognition's source image linked to a patient's form (SDV). */
+export interface RecognitionSource {
+  recognitionId: number;
+  fileKey: string;
+  fileName: string;
+  crfId: number | null;
+  subjectRecordId: number | null;
+  crfDataRecordId: number | null;
+  type: number;
+  index: number;
+  createdBy: number;
+  createdByName: string;
+  createdAt: string;
+}
+
 export const RECOGNITION_PATH = '/imgrec/api/ignore/business/image/recognition/common';
 
 export const recognitionApi = {
@@ -31,6 +46,12 @@ export const recognitionApi = {
     http.post<RecognitionResult>(RECOGNITION_PATH, body, { silent: true }),
   /** The recognition's job, when the call answered 202 before it finished. */
   job: (jobId: string) => http.get<RecognitionJob>(`/api/system/jobs/${jobId}`, { silent: true }),
+  /** The source images recognised into a patient's form, for a monitor to check the values against (SDV). */
+  sources: (studyId: number, subjectRecordId: number, crfId: number) =>
+    http.get<RecognitionSource[]>('/api/v1/imgrec/sources', {
+      params: { studyId, subjectRecordId, crfId },
+      silent: true,
+    }),
   /** Links a recognition made on an unsaved record to the record its first save created. */
   linkRecord: (studyId: number, recognitionId: number, crfDataRecordId: number) =>
     http.put<unknown>(

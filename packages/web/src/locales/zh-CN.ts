@@ -298,6 +298,10 @@ export const T = {
     success: '识别成功，请仔细核对数据！',
     failed: '识别失败',
     nothingMatched: '识别完成，但报告中没有与本表单题目对应的项目',
+    sources: '识别原图',
+    sourcesButton: (n: number) => `识别原图（${n}）`,
+    sourceCaption: (who: string, when: string, file: string) => `${file} · ${who} 于 ${when} 识别`,
+    sourceFailed: '原图加载失败',
   },
   doubt: {
     startTitle: '发起质疑',

@@ -20,6 +20,7 @@ import { locateItem } from '../locate-item';
 import { recognitionApi } from '../../../api/recognition.api';
 import { identifyTemplates } from '../recognition/identify-templates';
 import { RecognitionDialog } from '../recognition/recognition-dialog';
+import { RecognitionSources } from '../recognition/recognition-sources';
 import type { RecognitionOutcome } from '../recognition/recognise-flow';
 import { dicomViewerUrl, printCrf, printInHiddenFrame, saveBlob } from '../print';
 import { CrfEditor } from './crf-editor';
@@ -155,12 +156,19 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       if (created) {
         const studyOf = patient?.studyId ?? 0;
         for (const recognitionId of pendingRecognitions.current.splice(0)) {
-          void recognitionApi.linkRecord(studyOf, recognitionId, result.crfDataRecordId).catch(() => undefined);
+          void recognitionApi
+            .linkRecord(studyOf, recognitionId, result.crfDataRecordId)
+            .then(() =>
+              queryClient.invalidateQueries({
+                queryKey: queryKeys.crfRecord.recognitionSources(subjectRecordId, crfId),
+              }),
+            )
+            .catch(() => undefined);
         }
       }
       void refreshAll();
     },
-    [repeatable, setRecord, refreshAll, patient?.studyId],
+    [repeatable, setRecord, refreshAll, patient?.studyId, queryClient, subjectRecordId, crfId],
   );
 
   const reload = useCallback(() => {
@@ -324,8 +332,9 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
     (outcome: RecognitionOutcome) => {
       if (outcome.recognitionId !== null && recordId === null) pendingRecognitions.current.push(outcome.recognitionId);
       if (outcome.filled.length > 0) fillRef.current?.(outcome.values);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.recognitionSources(subjectRecordId, crfId) });
     },
-    [recordId],
+    [recordId, queryClient, subjectRecordId, crfId],
   );
 
   const sdvMarks = detail?.crfDataRecord?.sdv;
@@ -372,6 +381,12 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
             {repeatable && <UnorderedListOutlined className="crf-form-title-repeat" aria-label={t.repeatable} />}
             <span className="crf-form-version">v{detail.crf.version}</span>
           </h2>
+          <RecognitionSources
+            studyId={studyId}
+            subjectRecordId={subjectRecordId}
+            crfId={crfId}
+            crfDataRecordId={recordId}
+          />
           <CrfEditor
             key={session.epoch}
             subjectRecordId={subjectRecordId}

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { CrfDefinition, CrfNode } from '@ecrf/core';
 import { afterEdit, fillFromAnswer, identifyTemplates } from './identify-templates';
 
-const item = (name: string, title: string, type = 'real', option: Record<string, unknown> = {}): CrfNode => ({
+const item = (
+  name: string,
+  title: string,
+  type: CrfNode['type'] = 'real',
+  option: CrfNode['option'] = {},
+): CrfNode => ({
   id: name,
   name,
   title,
