@@ -22,7 +22,10 @@ import { identifyTemplates } from '../recognition/identify-templates';
 import { RecognitionDialog } from '../recognition/recognition-dialog';
 import { RecognitionSources } from '../recognition/recognition-sources';
 import type { RecognitionOutcome } from '../recognition/recognise-flow';
-import { dicomViewerUrl, printCrf, printInHiddenFrame, saveBlob } from '../print';
+import { printCrf, printInHiddenFrame, saveBlob } from '../print';
+import { ImagingViewer } from '../../../components/imaging/imaging-viewer';
+import { externalViewerUrl, recordFiles } from '../../../components/imaging/record-files';
+import { useFileNames } from '../../../stores/file-names.store';
 import { CrfEditor } from './crf-editor';
 import { CRF_BUTTONS, CrfToolbar } from './crf-toolbar';
 import { DoubtDialog, type DoubtDialogMode } from './doubt-dialog';
@@ -127,6 +130,8 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   const [history, setHistory] = useState<HistoryTarget | null>(null);
   const [doubtMode, setDoubtMode] = useState<DoubtDialogMode | null>(null);
   const [picking, setPicking] = useState(false);
+  const [viewerOpen, setViewerOpen] = useState(false);
+  const fileNames = useFileNames();
   const [dialog, setDialog] = useState<'overview' | 'preview' | 'sign' | 'identify' | null>(null);
   const [printing, setPrinting] = useState(false);
   const [unsaved, setUnsaved] = useState(false);
@@ -436,13 +441,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         signatureInvalid={detail?.signature ? !detail.signature.valid : false}
         printing={printing}
         onPrint={() => void print()}
-        onDicom={() =>
-          window.open(
-            dicomViewerUrl(patient?.identificationCode ?? detail?.subject.identificationCode ?? ''),
-            '_blank',
-            'noopener',
-          )
-        }
+        onDicom={() => setViewerOpen(true)}
         onIdentify={() => (canEdit ? setDialog('identify') : void message.warning(t.readOnly))}
         onDoubt={openDoubtPicker}
         onOverview={() => setDialog('overview')}
@@ -541,6 +540,15 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         describe={describeDoubt}
         onChanged={() => void refreshAll()}
         onClose={() => setDoubtMode(null)}
+      />
+      <ImagingViewer
+        open={viewerOpen}
+        onClose={() => setViewerOpen(false)}
+        files={viewerOpen && definition ? recordFiles(definition.children, savedValues, fileNames) : []}
+        externalUrl={externalViewerUrl(
+          import.meta.env.VITE_DICOM_VIEWER_URL,
+          patient?.identificationCode ?? detail?.subject.identificationCode ?? '',
+        )}
       />
       <OverviewDialog
         open={dialog === 'overview' || dialog === 'preview'}
