@@ -70,6 +70,29 @@ async function recognition(body: object, token?: string) {
 
 const REFUSED = { code: 403, msg: '识别失败', data: null };
 
+/** A one-page PDF with lines of text in Helvetica (a standard font: nothing embedded). */
+function pdfReport(lines: string[]): Buffer {
+  const content = `BT /F1 28 Tf 60 760 Td 40 TL\n${lines.map((l) => `(${l}) Tj T*`).join('\n')}\nET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  out += offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
 /** A blank white PNG: no text in it. */
 function blankPng(): Buffer {
   return drawReport([], { title: '' });
@@ -287,5 +310,31 @@ describe.skipIf(!reportFontsInstalled())('recognising a lab report drawn with kn
     const res = await t.call(admin, 'GET', `/api/v1/imgrec/${outcome.recognitionId}?studyId=${studyId}`);
     expect(res.status).toBe(200);
     expect(res.body.data.items).toHaveLength(REPORT.length);
+  });
+});
+
+describe('recognising a PDF report', () => {
+  it("RECOG-03: reads a PDF's first page", async () => {
+    const pdfKey = await upload(
+      admin,
+      'report.pdf',
+      pdfReport(['LAB REPORT', 'WBC  6.52  10^9/L  3.5-9.5', 'HGB  98  g/L  130-175', 'PLT  356  10^9/L  125-350']),
+    );
+    const id = await tempId(admin, { fileKey: pdfKey });
+    const res = await recognition({ url: pdfKey, type: 2, index: 0, tempId: id });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(
+      res.body.data.items.map((i: Record<string, string>) => [
+        i.projectCode,
+        i.result,
+        i.unit,
+        i.referenceRange,
+        i.flag,
+      ]),
+    ).toEqual([
+      ['WBC', '6.52', '10^9/L', '3.5-9.5', ''],
+      ['HGB', '98', 'g/L', '130-175', '↓'],
+      ['PLT', '356', '10^9/L', '125-350', '↑'],
+    ]);
   });
 });

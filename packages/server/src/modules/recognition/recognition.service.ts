@@ -19,8 +19,16 @@ export const RECOGNITION_WAIT_MS = 60_000;
 /** forms §9 asks for at most 3300 × 2400 at quality 100: a JPEG of that is far below this. */
 export const MAX_IMAGE_BYTES = 30 * 1024 * 1024;
 
-/** Types the OCR reads; a PDF page is turned into an image in the browser before upload. */
-const READABLE = new Set(['image/jpeg', 'image/png', 'image/bmp', 'image/webp', 'image/tiff', 'image/gif']);
+/** Types the OCR reads; of a PDF, the first page. */
+const READABLE = new Set([
+  'image/jpeg',
+  'image/png',
+  'image/bmp',
+  'image/webp',
+  'image/tiff',
+  'image/gif',
+  'application/pdf',
+]);
 
 export const MSG_FAILED = '识别失败';
 export const MSG_UNAVAILABLE = '识别服务未安装';

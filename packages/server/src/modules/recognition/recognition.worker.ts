@@ -80,8 +80,40 @@ export async function skewOf(image: sharp.Sharp): Promise<number> {
   return Math.round(best * 10) / 10;
 }
 
-/** The image levelled, bounded in size, as PNG for the OCR. */
-async function prepared(data: Uint8Array): Promise<Buffer> {
+const isPdf = (data: Uint8Array) =>
+  data.length > 5 && data[0] === 0x25 && data[1] === 0x50 && data[2] === 0x44 && data[3] === 0x46; // %PDF
+
+/** The first page of a PDF drawn as a PNG whose longest side is MAX_SIDE (pdf.js on @napi-rs/canvas). */
+async function firstPdfPage(data: Uint8Array): Promise<Buffer> {
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const assets = new URL('./', import.meta.resolve('pdfjs-dist/package.json'));
+  const doc = await pdfjs.getDocument({
+    data: new Uint8Array(data),
+    isEvalSupported: false,
+    // Fonts and character maps from the package itself, never fetched.
+    standardFontDataUrl: new URL('standard_fonts/', assets).pathname,
+    cMapUrl: new URL('cmaps/', assets).pathname,
+    cMapPacked: true,
+  }).promise;
+  try {
+    const page = await doc.getPage(1);
+    const base = page.getViewport({ scale: 1 });
+    const viewport = page.getViewport({ scale: MAX_SIDE / Math.max(base.width, base.height) });
+    const factory = doc.canvasFactory as {
+      create(w: number, h: number): { canvas: { toBuffer(type: 'image/png'): Buffer }; context: unknown };
+    };
+    const { canvas, context } = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
+    await page.render({ canvasContext: context, viewport, canvas } as unknown as Parameters<typeof page.render>[0])
+      .promise;
+    return canvas.toBuffer('image/png');
+  } finally {
+    await doc.destroy();
+  }
+}
+
+/** The image (or a PDF's first page) levelled, bounded in size, as PNG for the OCR. */
+export async function prepared(input: Uint8Array): Promise<Buffer> {
+  const data = isPdf(input) ? await firstPdfPage(input) : input;
   const image = sharp(data, { limitInputPixels: 40_000_000 }).rotate().flatten({ background: '#ffffff' });
   const skew = await skewOf(image);
   let out = image.resize({ width: MAX_SIDE, height: MAX_SIDE, fit: 'inside', withoutEnlargement: true });
