@@ -35,7 +35,9 @@ export interface Platform {
  * The real server, built web app included, on an empty data directory of its own. It runs in UTC unless told
  * otherwise, while browsers default to Asia/Shanghai: every page is tested with the two zones apart.
  */
-export async function startPlatform(options: { timeZone?: string; clockFile?: string } = {}): Promise<Platform> {
+export async function startPlatform(
+  options: { timeZone?: string; clockFile?: string; env?: Record<string, string> } = {},
+): Promise<Platform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-e2e-'));
   // The server serves its own copy of the built app: a build started meanwhile (another run in the same
   // checkout) replaces the hashed chunks, and the pages still open would fail to load their next route.
@@ -60,6 +62,8 @@ export async function startPlatform(options: { timeZone?: string; clockFile?: st
       ...(options.clockFile ? { EDC_TEST_CLOCK_FILE: options.clockFile } : {}),
       EDC_ADMIN_PASSWORD: INITIAL_PASSWORD,
       LOG_LEVEL: 'warn',
+      // A test's own settings (the object store of the external network mode).
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
 import type { Config } from '../config.js';
+import { objectStoreOrigin } from '../shared/s3-storage.js';
 
 /**
  * The policy every answer carries. Scripts come only from our own files (the Vite build has no
@@ -12,19 +13,23 @@ import type { Config } from '../config.js';
  * The document camera's service (forms §7) runs on the user's own machine (port 38088 by default, another
  * port where the site's service uses one): the page calls it and shows its live view, so loopback
  * addresses are allowed for connections and images, and nothing else outside our origin.
+ *
+ * In the external network mode (docs/object-storage.md) the browser posts files to the object store and shows
+ * them from it (this server's read path answers with a short-lived address there): its origin is allowed for
+ * connections, images and media.
  */
 export const CAMERA_SERVICE_SOURCES = ['http://127.0.0.1:*', 'http://localhost:*'];
 
-export function contentSecurityPolicy(tls: boolean) {
+export function contentSecurityPolicy(tls: boolean, objectStore: readonly string[] = []) {
   return {
     defaultSrc: ["'self'"],
     scriptSrc: ["'self'"],
     scriptSrcAttr: ["'none'"],
     styleSrc: ["'self'", "'unsafe-inline'"],
-    imgSrc: ["'self'", 'data:', 'blob:', ...CAMERA_SERVICE_SOURCES],
-    mediaSrc: ["'self'", 'blob:'],
+    imgSrc: ["'self'", 'data:', 'blob:', ...CAMERA_SERVICE_SOURCES, ...objectStore],
+    mediaSrc: ["'self'", 'blob:', ...objectStore],
     fontSrc: ["'self'", 'data:'],
-    connectSrc: ["'self'", ...CAMERA_SERVICE_SOURCES],
+    connectSrc: ["'self'", ...CAMERA_SERVICE_SOURCES, ...objectStore],
     frameSrc: ["'self'", 'blob:'],
     workerSrc: ["'self'", 'blob:'],
     objectSrc: ["'none'"],
@@ -40,7 +45,10 @@ export async function installSecurityHeaders(app: FastifyInstance, config: Confi
   // TRUST_PROXY=true is how a deployment says a TLS-terminating proxy stands in front.
   const tls = config.trustProxy;
   await app.register(helmet, {
-    contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(tls) },
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: contentSecurityPolicy(tls, config.s3 ? [objectStoreOrigin(config.s3)] : []),
+    },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'same-origin' },
     strictTransportSecurity: tls ? { maxAge: 365 * 24 * 60 * 60, includeSubDomains: true } : false,

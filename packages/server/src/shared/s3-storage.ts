@@ -12,6 +12,13 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../config.js';
 import type { DirectUploads, FileStorage } from './file-storage.js';
 
+/** Where browsers reach the store: the endpoint's origin, or AWS's virtual-hosted address of the bucket. */
+export function objectStoreOrigin(config: S3Config): string {
+  return config.endpoint
+    ? new URL(config.endpoint).origin
+    : `https://${config.bucket}.s3.${config.region}.amazonaws.com`;
+}
+
 const missing = (err: unknown) =>
   err instanceof S3ServiceException &&
   (err.$metadata.httpStatusCode === 404 || err.name === 'NoSuchKey' || err.name === 'NotFound');

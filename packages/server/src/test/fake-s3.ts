@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
 import type { S3Config } from '../config.js';
 
 /**
@@ -8,6 +9,10 @@ import type { S3Config } from '../config.js';
  * PUT, GET, HEAD and DELETE of objects, and the browser form POST with its policy checked as S3 checks it
  * (SigV4 signature of the policy, expiry, exact and starts-with conditions, content-length-range). Header
  * and query signatures of the SDK's own calls are not verified: the tests are about the form post.
+ *
+ * Browser tests run it as a process of its own (`node --import tsx packages/server/src/test/fake-s3.ts HOST`
+ * prints its settings as one JSON line) and steer it through `POST /__fake/hold`, `POST /__fake/release` and
+ * `GET /__fake/state`.
  */
 export interface FakeS3 {
   readonly url: string;
@@ -15,6 +20,8 @@ export interface FakeS3 {
   readonly objects: Map<string, { body: Buffer; contentType: string }>;
   /** Every form post answered, with its status: what a browser upload did. */
   readonly posts: Array<{ key: string; status: number }>;
+  /** Holds the answers to form posts (the bytes are received) until the returned function is called. */
+  holdPosts(): () => void;
   close(): Promise<void>;
 }
 
@@ -62,8 +69,9 @@ function checkPolicy(fields: Map<string, string>, file: Buffer, bucket: string):
     expiration: string;
     conditions: Array<Record<string, string> | [string, string | number, string | number]>;
   };
-  if (Date.parse(doc.expiration) < Date.now())
+  if (Date.parse(doc.expiration) < Date.now()) {
     return [403, 'AccessDenied: Invalid according to Policy: Policy expired'];
+  }
   const covered = new Set(['policy', 'x-amz-signature', 'file']);
   const value = (name: string) => (name.toLowerCase() === 'bucket' ? bucket : fields.get(name.toLowerCase()));
   for (const condition of doc.conditions) {
@@ -101,6 +109,25 @@ export async function startFakeS3(options: { bucket?: string; host?: string } = 
   const bucket = options.bucket ?? 'edc-test';
   const objects = new Map<string, { body: Buffer; contentType: string }>();
   const posts: FakeS3['posts'] = [];
+  let held: Promise<void> = Promise.resolve();
+  let releaseHeld: (() => void) | null = null;
+  const holdPosts = () => {
+    let release = () => {};
+    held = new Promise<void>((resolve) => (release = resolve));
+    releaseHeld = () => {
+      release();
+      held = Promise.resolve();
+      releaseHeld = null;
+    };
+    return releaseHeld;
+  };
+  const control = (command: string, res: http.ServerResponse) => {
+    if (command === 'hold') holdPosts();
+    else if (command === 'release') releaseHeld?.();
+    else if (command !== 'state') return void res.writeHead(404).end();
+    const state = { objects: [...objects.keys()], posts };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(state));
+  };
   const server = http.createServer((req, res) => {
     // The browser posts from the app's origin: the store must allow it (a bucket CORS rule in production).
     res.setHeader('access-control-allow-origin', req.headers.origin ?? '*');
@@ -119,6 +146,7 @@ export async function startFakeS3(options: { bucket?: string; host?: string } = 
       const key = rest.map(decodeURIComponent).join('/');
       const body = Buffer.concat(chunks);
       if (req.method === 'OPTIONS') return void res.writeHead(204).end();
+      if (url.pathname.startsWith('/__fake/')) return control(url.pathname.slice('/__fake/'.length), res);
       if (bucketName !== bucket) return fail(404, 'NoSuchBucket');
       if (req.method === 'POST' && !key) {
         const form = parseMultipart(body, req.headers['content-type'] ?? '');
@@ -127,8 +155,11 @@ export async function startFakeS3(options: { bucket?: string; host?: string } = 
         const refused = checkPolicy(form.fields, form.file, bucket);
         posts.push({ key: target, status: refused ? refused[0] : 204 });
         if (refused) return fail(refused[0], refused[1]);
-        objects.set(target, { body: form.file, contentType: form.fields.get('content-type') ?? 'binary/octet-stream' });
-        return void res.writeHead(204).end();
+        const stored = { body: form.file, contentType: form.fields.get('content-type') ?? 'binary/octet-stream' };
+        return void held.then(() => {
+          objects.set(target, stored);
+          res.writeHead(204).end();
+        });
       }
       const object = objects.get(key);
       switch (req.method ?? '') {
@@ -174,10 +205,17 @@ export async function startFakeS3(options: { bucket?: string; host?: string } = 
     config: { endpoint: url, bucket, accessKeyId: ACCESS, secretAccessKey: SECRET, region: REGION },
     objects,
     posts,
+    holdPosts,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const fake = await startFakeS3({ host: process.argv[2] ?? '127.0.0.1' });
+  console.log(JSON.stringify(fake.config));
+  process.once('SIGTERM', () => void fake.close().then(() => process.exit(0)));
 }

@@ -111,6 +111,12 @@ describe('the upload token (external network mode)', () => {
     expect(answer.networkMode).toBe('external');
     expect(typeof answer.uploadToken).toBe('string');
     expect(answer.domain).toBe('/api/v1/fileupload/object/');
+    // The pages may post to the store and show files from it, and from nowhere else.
+    const csp = String(
+      (await tokenCall(t, member, { studyId, type: 1, fileName: 'b.png' })).headers['content-security-policy'],
+    );
+    expect(csp).toMatch(new RegExp(`connect-src [^;]*${s3.url.replace(/[.:/]/g, '\\$&')}`));
+    expect(csp).toMatch(new RegExp(`img-src [^;]*${s3.url.replace(/[.:/]/g, '\\$&')}`));
   });
 
   it('UPL-12: keys are type-plural/timestamp/filename, one per token even for one name in one millisecond', async () => {
