@@ -12,7 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import { parseLabReport, type LabRow, type OcrLine } from '../packages/core/src/index.js';
-import readText from '../packages/server/src/modules/recognition/recognition.worker.js';
+import readText, { prepared } from '../packages/server/src/modules/recognition/recognition.worker.js';
 import {
   drawReport,
   randomReport,
@@ -62,7 +62,8 @@ async function tesseractReader(): Promise<Reader> {
   const worker = await tesseract.createWorker(['chi_sim', 'eng'], 1, { langPath, gzip: true, cacheMethod: 'none' });
   process.once('beforeExit', () => void worker.terminate());
   return async (image) => {
-    const { data } = await worker.recognize(image, {}, { blocks: true });
+    // The same levelling as the recognition job's.
+    const { data } = await worker.recognize(await prepared(image), {}, { blocks: true });
     const lines: OcrLine[] = [];
     const visit = (node: unknown) => {
       if (!node || typeof node !== 'object') return;
