@@ -1,8 +1,17 @@
 /**
- * CRF save throughput and latency through the whole stack (HTTP, auth, isolation guard, engine
- * re-evaluation, optimistic version, audit rows) at 1, 16 and 64 concurrent clients, on embedded
- * PGlite and on PostgreSQL when one answers, beside the raw database doing the same writes
- * (record update + audit row in one transaction). Prints figures; no thresholds.
+ * A CRF save through the whole stack (HTTP, session, study membership, engine re-evaluation, optimistic
+ * version, audit chain, outbox event) beside the same writes done directly, on the embedded default (PGlite
+ * on disk, fsync on) and on PostgreSQL when one answers. Each figure is printed next to its goal (issue
+ * "Performance"); the app and the raw writes alternate level by level in one run, so a busy machine slows both.
+ *
+ * - Throughput at 1, 16 and 64 clients, each client saving its own patient's form as a study nurse (a study
+ *   member, not the administrator), and the raw writes: each client its own record, one transaction updating
+ *   the record and writing the save's audit rows (one per changed item) with the study's chain head and the
+ *   outbox event, through the same pool.
+ * - Statements per save, counted at the driver: those a save's request makes (sequential saves, so nothing
+ *   else runs), and those its after-commit reactions make (the outbox's subscribers).
+ * - An open-loop load at half the highest measured rate: requests leave on a schedule whatever the answers
+ *   do, and latency runs from the scheduled time (no coordinated omission).
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -24,22 +33,87 @@ import { createOutbox } from '../packages/server/src/modules/events/outbox.js';
 import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
 import { localFileStorage } from '../packages/server/src/shared/file-storage.js';
 import { memoryStore } from '../packages/server/src/shared/kv.js';
+import { CRF_ACTIONS, crfKey } from '../packages/core/src/index.js';
 
-const LEVELS = [1, 16, 64];
-const SAVES_PER_LEVEL = 320;
+const LEVELS = (process.env.BENCH_LEVELS ?? '1,16,64').split(',').map(Number);
+/** `pglite` or `postgres` runs one of the two only. */
+const ONLY = process.env.BENCH_ONLY;
+const SAVES_PER_LEVEL = Number(process.env.BENCH_SAVES ?? 640);
+const OPEN_LOOP_SECONDS = Number(process.env.BENCH_OPEN_SECONDS ?? 10);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PASSWORD = 'Bench@123';
+
+/** Statements sent through the drivers, counted where they leave the process. */
+const statements = { count: 0, trace: null as string[] | null };
+const traced = (text: unknown) => {
+  const sqlText = typeof text === 'string' ? text : (text as { text?: string } | null)?.text;
+  statements.trace?.push(String(sqlText).replace(/\s+/g, ' ').slice(0, 140));
+};
+const pgQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  statements.count++;
+  traced(args[0]);
+  return (pgQuery as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof pg.Client.prototype.query;
+
+/** PGlite has no client class to hook: its instance and its transactions' handles are counted instead. */
+function countPglite(client: PGlite): PGlite {
+  const count = <T extends { query: PGlite['query']; exec: PGlite['exec'] }>(target: T): T => {
+    const query = target.query.bind(target);
+    const exec = target.exec.bind(target);
+    target.query = ((...args: Parameters<PGlite['query']>) => (statements.count++, traced(args[0]), query(...args))) as T['query'];
+    target.exec = ((...args: Parameters<PGlite['exec']>) => (statements.count++, traced(args[0]), exec(...args))) as T['exec'];
+    return target;
+  };
+  count(client);
+  const transaction = client.transaction.bind(client);
+  client.transaction = ((work: (tx: never) => Promise<unknown>) => {
+    statements.count += 2; // BEGIN and COMMIT (or ROLLBACK), which PGlite sends itself
+    return transaction((tx) => work(count(tx) as never));
+  }) as PGlite['transaction'];
+  return client;
+}
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-const report = (label: string, samples: number[], seconds: number) => {
-  const s = [...samples].sort((a, b) => a - b);
-  console.log(
-    `  ${label.padEnd(34)} ${(samples.length / seconds).toFixed(0).padStart(6)} saves/s   p50 ${percentile(s, 0.5).toFixed(1)} ms   p99 ${percentile(s, 0.99).toFixed(1)} ms`,
-  );
-};
 
-async function run(kind: string, database: Database) {
+interface Figures {
+  rate: number;
+  p50: number;
+  p99: number;
+}
+const figures = (samples: number[], seconds: number): Figures => {
+  const s = [...samples].sort((a, b) => a - b);
+  return { rate: samples.length / seconds, p50: percentile(s, 0.5), p99: percentile(s, 0.99) };
+};
+const show = (f: Figures) =>
+  `${f.rate.toFixed(0).padStart(5)} saves/s  p50 ${f.p50.toFixed(1).padStart(5)} ms  p99 ${f.p99.toFixed(1).padStart(6)} ms`;
+const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+
+async function closedLoop(clients: number, total: number, once: (client: number, n: number) => Promise<void>) {
+  const samples: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let n = next++; n < total; n = next++) {
+        const t0 = performance.now();
+        await once(client, n);
+        samples.push(performance.now() - t0);
+      }
+    }),
+  );
+  return figures(samples, (performance.now() - started) / 1000);
+}
+
+export interface SaveRun {
+  kind: string;
+  app: Map<number, Figures>;
+  raw: Map<number, Figures>;
+}
+
+async function run(kind: string, database: Database): Promise<SaveRun> {
   await database.migrate();
-  await seed(database.db, { adminPassword: 'Bench@123', version: 'bench' });
+  await seed(database.db, { adminPassword: PASSWORD, version: 'bench' });
   await seedDemoStudy(database.db);
   await database.db.update(users).set({ setPasswordMust: false });
   const clock = () => new Date();
@@ -47,6 +121,7 @@ async function run(kind: string, database: Database) {
     ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: '/tmp/edc-bench' }),
     loginRateLimitPerMinute: 1_000_000,
   };
+  const events = createOutbox({ db: database.db, listen: database.listen });
   const app = await buildApp({
     config,
     db: database.db,
@@ -57,96 +132,185 @@ async function run(kind: string, database: Database) {
     jobs: createJobQueue({ db: database.db, files: localFileStorage(config.dataDir), redisUrl: undefined, clock }),
     clock,
     realtime: createRealtime(),
-    events: createOutbox({ db: database.db, listen: database.listen }),
+    events,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
-  const call = async (token: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(base + path, {
+  const call = async (token: string | null, method: string, url: string, body?: unknown) => {
+    const res = await fetch(base + url, {
       method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: { ...(token && { authorization: `Bearer ${token}` }), 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return (await res.json()) as { code: number; data: any };
+    const envelope = (await res.json()) as { code: number; msg: string; data: any };
+    if (envelope.code !== 200) throw new Error(`${method} ${url}: ${envelope.code} ${envelope.msg}`);
+    return envelope.data;
   };
-  const login = await (
-    await fetch(`${base}/api/ignore/sys/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: '13800000000', password: 'Bench@123' }),
-    })
-  ).json();
-  const token = login.data.token as string;
-  const studyId = (await call(token, 'GET', '/api/business/study/list')).data.list[0].id as number;
-  const crfId = (await call(token, 'GET', `/api/system/crf/list?studyId=${studyId}`)).data.find(
+  const login = (username: string) => call(null, 'POST', '/api/ignore/sys/login', { username, password: PASSWORD });
+  const admin = (await login('13800000000')).token as string;
+  const studyId = (await call(admin, 'GET', '/api/business/study/list')).list[0].id as number;
+  const crfId = (await call(admin, 'GET', `/api/system/crf/list?studyId=${studyId}`)).find(
     (c: { title: string }) => c.title === '生命体征',
   ).id as number;
 
-  console.log(`${kind}`);
-  for (const clients of LEVELS) {
-    const records: Array<{ subjectRecordId: number; crfDataRecordId?: number; version: number }> = [];
-    for (let i = 0; i < clients; i++) {
-      const subject = await call(token, 'POST', '/api/business/subject', {
+  // A study nurse: a member whose study role may save this form, nothing more.
+  const nurse = await call(admin, 'POST', '/api/system/user', {
+    userName: '13900000001',
+    password: PASSWORD,
+    name: '压测护士',
+    deptId: 1,
+    roleIds: [1],
+  });
+  const studyRole = await call(admin, 'POST', '/api/system/studyRole', {
+    studyId,
+    roleName: '压测录入',
+    permissions: CRF_ACTIONS.map(([action]) => crfKey(crfId, action)),
+  });
+  await call(admin, 'POST', '/api/business/study_personnel', {
+    studyId,
+    userIds: [nurse.userId],
+    studyRoleId: studyRole.id,
+  });
+  await database.db.update(users).set({ setPasswordMust: false });
+  const token = (await login('13900000001')).token as string;
+
+  const patients = async (count: number, tag: string) => {
+    const out: Array<{ subjectRecordId: number; crfDataRecordId?: number; version: number }> = [];
+    for (let i = 0; i < count; i++) {
+      const subject = await call(admin, 'POST', '/api/business/subject', {
         studyId,
-        subjectName: `压测${clients}-${i}`,
+        subjectName: `压测${tag}-${i}`,
         gender: 1,
         diseaseCode: 'LSS',
       });
-      records.push({ subjectRecordId: subject.data.subjectRecordId, version: 0 });
+      out.push({ subjectRecordId: subject.subjectRecordId, version: 0 });
     }
-    const samples: number[] = [];
-    let remaining = SAVES_PER_LEVEL;
-    const started = performance.now();
-    await Promise.all(
-      records.map(async (record) => {
-        while (remaining-- > 0) {
-          const t0 = performance.now();
-          const res = await call(token, 'PUT', '/api/v3/business/crf', {
-            subjectRecordId: record.subjectRecordId,
-            crfId,
-            crfDataRecordId: record.crfDataRecordId,
-            version: record.version,
-            values: { sbp: 120 + (samples.length % 40), dbp: 80, hr: 60 + (samples.length % 30), temp: 36.5 },
-          });
-          if (res.code !== 200) throw new Error(JSON.stringify(res));
-          record.crfDataRecordId = res.data.crfDataRecordId;
-          record.version = res.data.version;
-          samples.push(performance.now() - t0);
-        }
-      }),
-    );
-    report(`API save, ${clients} client(s)`, samples, (performance.now() - started) / 1000);
-  }
-  await app.close();
+    return out;
+  };
+  let tick = 0;
+  const save = async (record: { subjectRecordId: number; crfDataRecordId?: number; version: number }) => {
+    tick++;
+    const data = await call(token, 'PUT', '/api/v3/business/crf', {
+      subjectRecordId: record.subjectRecordId,
+      crfId,
+      crfDataRecordId: record.crfDataRecordId,
+      version: record.version,
+      requestId: `bench-${process.pid}-${tick}`,
+      // Two items change on every save (two audit rows), as a nurse correcting a reading would.
+      values: { sbp: 100 + (tick % 60), dbp: 80, hr: 50 + (tick % 50), temp: 36.5 },
+    });
+    record.crfDataRecordId = data.crfDataRecordId;
+    record.version = data.version;
+  };
+  const settle = () => events.drain();
 
-  // The same writes straight to the database: the ceiling the API stands against.
-  const [{ id }] = (
-    (await database.db.execute(sql`select id from crf_data_records limit 1`)) as unknown as {
-      rows: Array<{ id: number }>;
-    }
-  ).rows;
+  // Statements per save: sequential, after a first save has created the record and warmed the caches.
+  const [counted] = await patients(1, 'count');
+  await save(counted!);
+  await save(counted!);
+  await settle();
+  // The dispatcher waits meanwhile, so that its deliveries are counted apart, as the reactions.
+  const SEQUENTIAL = 50;
+  await events.stop();
+  const before = statements.count;
+  for (let i = 0; i < SEQUENTIAL; i++) await save(counted!);
+  const inRequest = (statements.count - before) / SEQUENTIAL;
+  if (process.env.BENCH_TRACE) {
+    statements.trace = [];
+    await save(counted!);
+    console.log(`  one save's statements:\n    ${statements.trace.join('\n    ')}`);
+    statements.trace = null;
+  }
+  const beforeReactions = statements.count;
+  await events.start(app.log.child({ module: 'events' }));
+  await settle();
+  const reactions = (statements.count - beforeReactions) / SEQUENTIAL;
+
+  // The raw writes: what a save must write, straight through the same pool.
+  const rawRow = async () => {
+    const [row] = (
+      (await database.db.execute(sql`insert into crf_data_records (study_id, subject_record_id, crf_id, crf_version, state, version, values, single_form, created_by, updated_by)
+          select ${studyId}, id, ${crfId}, 1, 1, 1, '{}'::jsonb, false, 1, 1 from subject_records where study_id = ${studyId} limit 1
+          returning id`)) as unknown as { rows: Array<{ id: number }> }
+    ).rows;
+    return row!.id;
+  };
+  const rawSave = async (id: number, n: number) => {
+    await database.db.transaction(async (tx) => {
+      await tx.execute(
+        sql`update crf_data_records set values = ${JSON.stringify({ sbp: String(100 + (n % 60)), dbp: '80', hr: String(50 + (n % 50)) })}::jsonb,
+            version = version + 1, updated_at = now() where id = ${id}`,
+      );
+      await tx.execute(sql`insert into outbox_events (study_id, type, payload) values (${studyId}, 'record.saved', '{}'::jsonb)`);
+      const head = (
+        (await tx.execute(
+          sql`update audit_chain_heads set row_count = row_count + 2 where study_id = ${studyId} returning hash`,
+        )) as unknown as { rows: Array<{ hash: string | null }> }
+      ).rows[0];
+      await tx.execute(sql`insert into audit_events (study_id, crf_data_record_id, action, item_name, old_value, new_value, user_id, user_name, prev_hash, hash)
+        values (${studyId}, ${id}, 'item.update', 'sbp', '"120"'::jsonb, '"121"'::jsonb, 1, 'bench', ${head?.hash ?? null}, 'x'),
+               (${studyId}, ${id}, 'item.update', 'hr', '"70"'::jsonb, '"71"'::jsonb, 1, 'bench', 'x', 'x')`);
+    });
+  };
+
+  const result: SaveRun = { kind, app: new Map(), raw: new Map() };
+  console.log(`${kind}`);
   for (const clients of LEVELS) {
-    const samples: number[] = [];
-    let remaining = SAVES_PER_LEVEL;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: clients }, async () => {
-        while (remaining-- > 0) {
-          const t0 = performance.now();
-          await database.db.transaction(async (tx) => {
-            await tx.execute(
-              sql`update crf_data_records set values = ${JSON.stringify({ sbp: '121', hr: '70' })}::jsonb, version = version + 1 where id = ${id}`,
-            );
-            await tx.execute(sql`insert into audit_events (study_id, crf_data_record_id, action, item_name, old_value, new_value, user_id, user_name)
-              values (1, ${id}, 'item.update', 'sbp', '"120"'::jsonb, '"121"'::jsonb, 1, 'bench')`);
-          });
-          samples.push(performance.now() - t0);
-        }
+    const records = await patients(clients, String(clients));
+    for (const r of records) await save(r); // the form's first save creates it
+    await settle();
+    const appFigures = await closedLoop(clients, SAVES_PER_LEVEL, (c) => save(records[c]!));
+    await settle();
+    const rows = await Promise.all(Array.from({ length: clients }, rawRow));
+    const rawFigures = await closedLoop(clients, SAVES_PER_LEVEL, (c, n) => rawSave(rows[c]!, n));
+    result.app.set(clients, appFigures);
+    result.raw.set(clients, rawFigures);
+    const ratio = appFigures.rate / rawFigures.rate;
+    console.log(`  ${String(clients).padStart(2)} client(s)  app ${show(appFigures)}`);
+    console.log(
+      `              raw ${show(rawFigures)}   app/raw ${ratio.toFixed(2)}${clients > 1 ? ` (goal ≥ 0.5: ${verdict(ratio >= 0.5)})` : ''}`,
+    );
+  }
+  console.log(
+    `  statements per save: ${inRequest.toFixed(1)} in the request (goal ≤ 6: ${verdict(inRequest <= 6)}), ${reactions.toFixed(1)} after commit (reactions)`,
+  );
+
+  // Open loop at half the highest rate measured above.
+  const rate = Math.max(...[...result.app.values()].map((f) => f.rate)) / 2;
+  const records = await patients(128, 'open');
+  for (const r of records) await save(r);
+  await settle();
+  const free = [...records];
+  const latencies: number[] = [];
+  let dropped = 0;
+  const total = Math.round(rate * OPEN_LOOP_SECONDS);
+  const interval = 1000 / rate;
+  const start = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + i * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const record = free.shift();
+    if (!record) {
+      dropped++;
+      continue;
+    }
+    inFlight.push(
+      save(record).then(() => {
+        latencies.push(performance.now() - due);
+        free.push(record);
       }),
     );
-    report(`raw DB write, ${clients} client(s)`, samples, (performance.now() - started) / 1000);
   }
+  await Promise.all(inFlight);
+  const open = figures(latencies, OPEN_LOOP_SECONDS);
+  console.log(
+    `  open loop at ${rate.toFixed(0)} saves/s offered: p50 ${open.p50.toFixed(1)} ms  p99 ${open.p99.toFixed(1)} ms (goal < 50: ${verdict(open.p99 < 50)})${dropped ? `, ${dropped} not sent (all 128 patients busy)` : ''}`,
+  );
+  await app.close();
   await database.close();
+  return result;
 }
 
 async function postgresAnswers(): Promise<boolean> {
@@ -158,25 +322,29 @@ async function postgresAnswers(): Promise<boolean> {
   });
 }
 
-await run('PGlite (embedded, in memory)', wrapPglite(await PGlite.create()));
-// What a deployment runs: on disk, fsync on (the default since durability became required), and the old fsync-off setting for comparison.
-const diskDir = (name: string) => {
-  const dir = path.join(os.tmpdir(), `edc-bench-${name}-${process.pid}`);
-  fs.rmSync(dir, { recursive: true, force: true });
-  return dir;
-};
-await run('PGlite (on disk, fsync on: default)', wrapPglite(await openDurablePglite(diskDir('durable'))));
-await run('PGlite (on disk, fsync off: before)', wrapPglite(await PGlite.create(diskDir('fast'))));
-if (await postgresAnswers()) {
+const dir = path.join(os.tmpdir(), `edc-bench-save-${process.pid}`);
+fs.rmSync(dir, { recursive: true, force: true });
+const embedded =
+  ONLY === 'postgres'
+    ? null
+    : await run('PGlite (embedded default: on disk, fsync on)', wrapPglite(countPglite(await openDurablePglite(dir))));
+fs.rmSync(dir, { recursive: true, force: true });
+if (ONLY === 'pglite') {
+  // the embedded database alone
+} else if (await postgresAnswers()) {
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
   await admin.query('drop database if exists edc_bench with (force)');
   await admin.query('create database edc_bench');
   const url = new URL(PG_URL);
   url.pathname = '/edc_bench';
-  await run(`PostgreSQL (${url.host})`, wrapPostgres(url.toString()));
+  const server = await run(`PostgreSQL (${url.host})`, wrapPostgres(url.toString()));
   await admin.query('drop database if exists edc_bench with (force)');
   await admin.end();
+  if (embedded) {
+    const ratio = embedded.app.get(1)!.rate / server.app.get(1)!.rate;
+    console.log(`embedded/PostgreSQL at 1 client: ${ratio.toFixed(2)} (goal ≥ 0.7: ${verdict(ratio >= 0.7)})`);
+  }
 } else {
   console.log('PostgreSQL: not reachable, skipped');
 }

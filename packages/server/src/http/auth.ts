@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { hasAnyPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
-import { sessions, users } from '../db/schema/index.js';
+import { authGeneration, sessions, users } from '../db/schema/index.js';
+import { cachedAtGeneration } from '../shared/auth-cache.js';
 import { permissionsOf } from '../modules/auth/permission.service.js';
 import type { CurrentUser } from '../shared/current-user.js';
 import { AppError } from './app-error.js';
@@ -67,8 +68,14 @@ export function fileCookieHeader(token: string | null, maxAgeSeconds: number, se
 export async function loadCurrentUser(ctx: AppContext, token: string): Promise<CurrentUser | null> {
   const claims = await ctx.tokens.verifyAccess(token);
   if (!claims) return null;
+  // One statement per request: the session as it is now (never cached) and the auth generation, under
+  // which the user's permissions and study memberships are cached (shared/auth-cache.ts).
   const [row] = await ctx.db
     .select({
+      generation:
+        sql<number>`(select ${authGeneration.generation} from ${authGeneration} where ${authGeneration.id} = 1)`.mapWith(
+          Number,
+        ),
       userId: users.userId,
       userName: users.userName,
       name: users.name,
@@ -84,8 +91,11 @@ export async function loadCurrentUser(ctx: AppContext, token: string): Promise<C
     .limit(1);
   // A revoked session, an expired one or a disabled user ends every token at once.
   if (!row || row.revokedAt || row.expiresAt <= ctx.clock() || row.status !== 0) return null;
-  const { admin, permissions } = await permissionsOf(ctx.db, row.userId);
+  const { admin, permissions } = await cachedAtGeneration(ctx, row.generation ?? 0, `user:${row.userId}`, () =>
+    permissionsOf(ctx.db, row.userId),
+  );
   return {
+    authGeneration: row.generation ?? 0,
     userId: row.userId,
     userName: row.userName,
     name: row.name,

@@ -3,6 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { DEFAULT_TIME_ZONE, hasPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { studies, studyPersonnel, studyRoles } from '../db/schema/index.js';
+import { cachedAtGeneration } from '../shared/auth-cache.js';
 import { hasStudyPermission, type StudyAccess } from '../shared/study-access.js';
 import { AppError } from './app-error.js';
 
@@ -71,7 +72,12 @@ export function installStudyGuard(app: FastifyInstance, ctx: AppContext): void {
     if (studyId === null) return;
     const denied = () => AppError.forbidden('study.not_member', request.routeOptions.config.studyDeniedMsg);
     if (studyId === undefined || !Number.isInteger(studyId)) throw denied();
-    const access = await studyAccessOf(ctx, user.userId, user.permissions, studyId);
+    const access =
+      user.authGeneration === undefined
+        ? await studyAccessOf(ctx, user.userId, user.permissions, studyId)
+        : await cachedAtGeneration(ctx, user.authGeneration, `study:${user.userId}:${studyId}`, () =>
+            studyAccessOf(ctx, user.userId, user.permissions, studyId),
+          );
     if (!access) throw denied();
     const needed = request.routeOptions.config.studyPermission;
     if (needed && !hasStudyPermission(access, needed)) throw AppError.forbidden();

@@ -8,4 +8,6 @@ export interface CurrentUser {
   admin: boolean;
   permissions: string[];
   setPasswordMust: boolean;
+  /** The auth generation read with the session (shared/auth-cache.ts); absent for callers built outside a request. */
+  authGeneration?: number;
 }

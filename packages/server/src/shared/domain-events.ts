@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 
 /**
@@ -80,6 +81,12 @@ export interface DomainEvents {
    * with the change. Answers the event's key (for `delivered`).
    */
   record(tx: Db, event: DomainEvent): Promise<RecordedEvent>;
+  /**
+   * `record` folded into the caller's own statement (a save writes its record, its event and its chain head in
+   * one): `ctes` go into the caller's WITH list, `eventId` is a scalar expression of the event's id for its
+   * SELECT list, and `recorded` is called with that id once the statement ran.
+   */
+  recordIn(event: DomainEvent): EventRecording;
   /** `record` for several events in one go (a few statements whatever their number), answered in their order. */
   recordMany(tx: Db, events: readonly DomainEvent[]): Promise<RecordedEvent[]>;
   /**
@@ -105,6 +112,12 @@ export interface DomainEvents {
    * so that it never runs far ahead of them.
    */
   settled(recorded: RecordedEvent, timeoutMs: number): Promise<boolean>;
+}
+
+export interface EventRecording {
+  readonly ctes: SQL;
+  readonly eventId: SQL;
+  recorded(tx: Db, id: number | string): RecordedEvent;
 }
 
 /** Where the dispatcher reports: pino's shape (Fastify's logger), ids only. */

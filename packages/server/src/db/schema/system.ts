@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   index,
@@ -131,6 +132,17 @@ export const sessions = pgTable(
   },
   (t) => [index('sessions_user').on(t.userId), uniqueIndex('sessions_refresh').on(t.refreshHash)],
 );
+
+/**
+ * One row: a number that grows whenever who may do what could have changed (users, roles, menus, study staff and
+ * roles, studies; triggers of migration 0028). A request reads it with its session, and the permissions and study
+ * memberships computed for a user are kept per generation (http/auth-cache.ts), so a change takes effect on the
+ * next request on every app server, without a notification to wait for.
+ */
+export const authGeneration = pgTable('auth_generation', {
+  id: smallint('id').primaryKey().default(1),
+  generation: bigint('generation', { mode: 'number' }).notNull().default(0),
+});
 
 export const operLogs = pgTable(
   'oper_logs',

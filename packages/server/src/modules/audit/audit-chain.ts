@@ -109,69 +109,93 @@ async function writeChained(tx: Db, rows: readonly ChainedContent[]): Promise<vo
   }
   // One order for every transaction that touches several studies: no deadlock between them.
   for (const studyId of [...byStudy.keys()].sort((a, b) => a - b)) {
-    const studyRows = byStudy.get(studyId)!;
-    let prev = await lockHead(tx, studyId);
-    // A large batch (an import's) goes in pieces of CHAIN_CHUNK rows; between pieces other requests get the
-    // event loop (hashing a piece takes a few milliseconds).
-    for (let at = 0; at < studyRows.length; at += CHAIN_CHUNK) {
-      if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      const part = studyRows.slice(at, at + CHAIN_CHUNK);
-      // One array parameter per column (unnest) rather than 15 parameters per row: the statement's size and
-      // its parsing no longer grow with the rows, which matters for an import's thousands of rows.
-      const columns = {
-        study: [] as number[],
-        subject: [] as Array<number | null>,
-        record: [] as Array<number | null>,
-        crf: [] as Array<number | null>,
-        version: [] as Array<number | null>,
-        action: [] as string[],
-        item: [] as Array<string | null>,
-        old: [] as Array<string | null>,
-        new: [] as Array<string | null>,
-        reason: [] as Array<string | null>,
-        user: [] as number[],
-        userName: [] as string[],
-        at: [] as string[],
-        prev: [] as Array<string | null>,
-        hash: [] as string[],
-      };
-      for (const row of part) {
-        const hash = rowHash(row, prev);
-        columns.study.push(row.studyId);
-        columns.subject.push(row.subjectRecordId);
-        columns.record.push(row.crfDataRecordId);
-        columns.crf.push(row.crfId);
-        columns.version.push(row.crfVersion);
-        columns.action.push(row.action);
-        columns.item.push(row.itemName);
-        columns.old.push(jsonParam(stored(row.oldValue)));
-        columns.new.push(jsonParam(stored(row.newValue)));
-        columns.reason.push(row.reason);
-        columns.user.push(row.userId);
-        columns.userName.push(row.userName);
-        columns.at.push(row.createdAt.toISOString());
-        columns.prev.push(prev);
-        columns.hash.push(hash);
-        prev = hash;
-      }
-      const p = (values: unknown[]) => sql.param(values);
-      // WITH ORDINALITY … ORDER BY: the ids follow the chain's order, as the verifier reads it.
-      await tx.execute(sql`with appended as (
-        insert into audit_events (study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
-          old_value, new_value, reason, user_id, user_name, created_at, prev_hash, hash)
-        select study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
-          old_value, new_value, reason, user_id, user_name, created_at, prev_hash, hash
-        from unnest(${p(columns.study)}::int[], ${p(columns.subject)}::int[], ${p(columns.record)}::int[],
-          ${p(columns.crf)}::int[], ${p(columns.version)}::int[], ${p(columns.action)}::varchar[], ${p(columns.item)}::varchar[],
-          ${p(columns.old)}::jsonb[], ${p(columns.new)}::jsonb[], ${p(columns.reason)}::text[], ${p(columns.user)}::int[],
-          ${p(columns.userName)}::varchar[], ${p(columns.at)}::timestamptz[], ${p(columns.prev)}::varchar[], ${p(columns.hash)}::varchar[])
-          with ordinality as u(study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
-            old_value, new_value, reason, user_id, user_name, created_at, prev_hash, hash, n)
-        order by n
-        returning id)
-      update audit_chain_heads set hash = ${prev}, last_id = (select max(id) from appended), row_count = row_count + ${part.length}
-      where study_id = ${studyId}`);
+    await insertChained(tx, studyId, await lockHead(tx, studyId), byStudy.get(studyId)!);
+  }
+}
+
+/**
+ * The head lock as a part of the caller's own statement (the save's single write): a WITH entry named
+ * `chain_head` whose `hash` is the head to pass to `appendChainedAfter`. The caller's statement must be its
+ * transaction's last lock but the chain's, as `lockHead` is.
+ */
+export function chainHeadCte(studyId: number): SQL {
+  return sql`chain_head as (insert into ${auditChainHeads} (study_id) values (${studyId})
+    on conflict (study_id) do update set study_id = excluded.study_id returning hash)`;
+}
+
+/** Appends one study's rows after the head the caller locked with `chainHeadCte` in this transaction. */
+export async function appendChainedAfter(
+  tx: Db,
+  studyId: number,
+  head: string | null,
+  rows: readonly ChainedContent[],
+): Promise<void> {
+  const snapshot = rows.map((row) => ({ ...row, oldValue: stored(row.oldValue), newValue: stored(row.newValue) }));
+  await insertChained(tx, studyId, head, snapshot);
+}
+
+async function insertChained(tx: Db, studyId: number, head: string | null, studyRows: readonly ChainedContent[]) {
+  let prev = head;
+  // A large batch (an import's) goes in pieces of CHAIN_CHUNK rows; between pieces other requests get the
+  // event loop (hashing a piece takes a few milliseconds).
+  for (let at = 0; at < studyRows.length; at += CHAIN_CHUNK) {
+    if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const part = studyRows.slice(at, at + CHAIN_CHUNK);
+    // One array parameter per column (unnest) rather than 15 parameters per row: the statement's size and
+    // its parsing no longer grow with the rows, which matters for an import's thousands of rows.
+    const columns = {
+      study: [] as number[],
+      subject: [] as Array<number | null>,
+      record: [] as Array<number | null>,
+      crf: [] as Array<number | null>,
+      version: [] as Array<number | null>,
+      action: [] as string[],
+      item: [] as Array<string | null>,
+      old: [] as Array<string | null>,
+      new: [] as Array<string | null>,
+      reason: [] as Array<string | null>,
+      user: [] as number[],
+      userName: [] as string[],
+      at: [] as string[],
+      prev: [] as Array<string | null>,
+      hash: [] as string[],
+    };
+    for (const row of part) {
+      const hash = rowHash(row, prev);
+      columns.study.push(row.studyId);
+      columns.subject.push(row.subjectRecordId);
+      columns.record.push(row.crfDataRecordId);
+      columns.crf.push(row.crfId);
+      columns.version.push(row.crfVersion);
+      columns.action.push(row.action);
+      columns.item.push(row.itemName);
+      columns.old.push(jsonParam(stored(row.oldValue)));
+      columns.new.push(jsonParam(stored(row.newValue)));
+      columns.reason.push(row.reason);
+      columns.user.push(row.userId);
+      columns.userName.push(row.userName);
+      columns.at.push(row.createdAt.toISOString());
+      columns.prev.push(prev);
+      columns.hash.push(hash);
+      prev = hash;
     }
+    const p = (values: unknown[]) => sql.param(values);
+    // WITH ORDINALITY … ORDER BY: the ids follow the chain's order, as the verifier reads it.
+    await tx.execute(sql`with appended as (
+      insert into audit_events (study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
+        old_value, new_value, reason, user_id, user_name, created_at, prev_hash, hash)
+      select study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
+        old_value, new_value, reason, user_id, user_name, created_at, prev_hash, hash
+      from unnest(${p(columns.study)}::int[], ${p(columns.subject)}::int[], ${p(columns.record)}::int[],
+        ${p(columns.crf)}::int[], ${p(columns.version)}::int[], ${p(columns.action)}::varchar[], ${p(columns.item)}::varchar[],
+        ${p(columns.old)}::jsonb[], ${p(columns.new)}::jsonb[], ${p(columns.reason)}::text[], ${p(columns.user)}::int[],
+        ${p(columns.userName)}::varchar[], ${p(columns.at)}::timestamptz[], ${p(columns.prev)}::varchar[], ${p(columns.hash)}::varchar[])
+        with ordinality as u(study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
+          old_value, new_value, reason, user_id, user_name, created_at, prev_hash, hash, n)
+      order by n
+      returning id)
+    update audit_chain_heads set hash = ${prev}, last_id = (select max(id) from appended), row_count = row_count + ${part.length}
+    where study_id = ${studyId}`);
   }
 }
 

@@ -14,7 +14,7 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
-import { appendChained } from './audit-chain.js';
+import { appendChained, type ChainedContent } from './audit-chain.js';
 import { readableAuditRows } from './audit-text.service.js';
 
 export interface AuditEntry {
@@ -38,7 +38,7 @@ export interface AuditEntry {
  * lock is its last. A change whose audit rows cannot be written does not commit.
  */
 export async function audit(tx: Db, user: CurrentUser, at: Date, entries: AuditEntry[]) {
-  await appendAudit(tx, { userId: user.userId, userName: `${user.name}(${user.userName})` }, at, entries);
+  await appendAudit(tx, actorOf(user), at, entries);
 }
 
 /** Who the trail names for what the system did on its own (system queries raised and closed by the edit checks). */
@@ -49,26 +49,35 @@ export async function auditSystem(tx: Db, at: Date, entries: AuditEntry[]) {
   await appendAudit(tx, SYSTEM_ACTOR, at, entries);
 }
 
+/** Who the trail names for a signed-in user's acts. */
+export const actorOf = (user: CurrentUser) => ({ userId: user.userId, userName: `${user.name}(${user.userName})` });
+
 async function appendAudit(tx: Db, actor: { userId: number; userName: string }, at: Date, entries: AuditEntry[]) {
   if (entries.length === 0) return;
-  await appendChained(
-    tx,
-    entries.map((e) => ({
-      studyId: e.studyId,
-      subjectRecordId: e.subjectRecordId ?? null,
-      crfDataRecordId: e.crfDataRecordId ?? null,
-      crfId: e.crfId ?? null,
-      crfVersion: e.crfVersion ?? null,
-      action: e.action,
-      itemName: e.itemName ?? null,
-      oldValue: e.oldValue === undefined ? null : e.oldValue,
-      newValue: e.newValue === undefined ? null : e.newValue,
-      reason: e.reason ?? null,
-      userId: actor.userId,
-      userName: actor.userName,
-      createdAt: at,
-    })),
-  );
+  await appendChained(tx, chainedContent(actor, at, entries));
+}
+
+/** Audit entries as the chain stores them. */
+export function chainedContent(
+  actor: { userId: number; userName: string },
+  at: Date,
+  entries: readonly AuditEntry[],
+): ChainedContent[] {
+  return entries.map((e) => ({
+    studyId: e.studyId,
+    subjectRecordId: e.subjectRecordId ?? null,
+    crfDataRecordId: e.crfDataRecordId ?? null,
+    crfId: e.crfId ?? null,
+    crfVersion: e.crfVersion ?? null,
+    action: e.action,
+    itemName: e.itemName ?? null,
+    oldValue: e.oldValue === undefined ? null : e.oldValue,
+    newValue: e.newValue === undefined ? null : e.newValue,
+    reason: e.reason ?? null,
+    userId: actor.userId,
+    userName: actor.userName,
+    createdAt: at,
+  }));
 }
 
 /** One row's change, as a set-up operation sees it: absent before (added) or after (removed). */

@@ -9,6 +9,7 @@ import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 import { MALFORMED_MSG, parseBoundedJson } from '../../http/input-bounds.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import { operLogInTransaction } from '../monitor/operlog.service.js';
 import { fromParam } from '../study/study.routes.js';
 import * as subjectsService from '../subjects/subject.service.js';
 import * as crfData from './crf-data.service.js';
@@ -191,9 +192,19 @@ export function crfDataRoutes(app: App, ctx: AppContext) {
           action: '保存表单',
         },
       },
-      async (request) => {
-        const result = await crfData.saveCrf(ctx, requireUser(request), requireStudy(request), request.body);
-        return ok(result, request.body.submit ? '提交成功' : '保存成功');
+      async (request, reply) => {
+        const msg = request.body.submit ? '提交成功' : '保存成功';
+        const operLog = operLogInTransaction(ctx, request, reply, msg);
+        const result = await crfData.saveCrf(
+          ctx,
+          requireUser(request),
+          requireStudy(request),
+          request.body,
+          operLog.cte,
+        );
+        // An answer repeated from an earlier attempt wrote nothing: its row comes from the hook, as a failure's does.
+        if (!('repeated' in result)) operLog.written();
+        return ok(result, msg);
       },
     );
   });

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import {
   blockingErrors,
   changedItemNames,
@@ -19,13 +19,14 @@ import {
   type FormIssue,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
-import type { Db } from '../../db/client.js';
+import { queryRows, type Db } from '../../db/client.js';
 import {
   appliedRequests,
   crfDataRecords,
   crfStageCrfs,
   crfStages,
   crfs,
+  signatures,
   subjectRecords,
   subjects,
   users,
@@ -37,7 +38,8 @@ import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.
 import { activeDoubtsOf } from '../doubt/doubt.service.js';
 import { SYSTEM_QUERIES } from '../doubt/system-queries.subscriber.js';
 import type { RecordedEvent } from '../../shared/domain-events.js';
-import { audit, type AuditEntry } from '../audit/audit.service.js';
+import { actorOf, audit, chainedContent, type AuditEntry } from '../audit/audit.service.js';
+import { appendChainedAfter, chainHeadCte } from '../audit/audit-chain.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { linkFollowForm } from '../follow/follow-forms.js';
 import { definitionOf, nodesOf } from './crf-definitions.js';
@@ -350,12 +352,19 @@ async function appliedAnswer(db: Db, userId: number, input: SaveInput) {
  * unique index, and a request id is applied once by a primary key. A concurrent writer that loses
  * either race gets the winner's answer (same request id) or the 409 conflict with the winner's values.
  */
-export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyAccess, input: SaveInput) {
+export async function saveCrf(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  input: SaveInput,
+  /** A WITH entry to write with the save (the request's operation-log row): it commits with the save or not at all. */
+  alsoWrite?: SQL,
+) {
   requireCrf(access, input.crfId, input.submit ? 'submit' : 'save');
-  const applied = await appliedAnswer(ctx.db, user.userId, input);
-  if (applied) return applied;
+  // A request id already applied is found by the transaction itself (its version no longer matches, or its
+  // claim conflicts), never by a read before it: a retry costs its refusal, a first try costs nothing.
   try {
-    return await applySave(ctx, user, input, access.timeZone);
+    return await applySave(ctx, user, input, access.timeZone, alsoWrite);
   } catch (err) {
     if (input.requestId && (err instanceof RequestAlreadyApplied || (err instanceof AppError && err.status === 409))) {
       const winner = await appliedAnswer(ctx.db, user.userId, input);
@@ -372,9 +381,9 @@ export async function saveCrf(ctx: AppContext, user: CurrentUser, access: StudyA
  */
 const SYSTEM_QUERY_WAIT_MS = 3_000;
 
-async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput, timeZone: string) {
+async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput, timeZone: string, alsoWrite?: SQL) {
   let published: RecordedEvent | undefined;
-  const result = await writeSave(ctx, user, input, timeZone, (recorded) => {
+  const result = await writeSave(ctx, user, input, timeZone, alsoWrite, (recorded) => {
     published = recorded;
   });
   // Only a submitted form has system queries to raise or close: a draft's save (most saves) answers at once.
@@ -384,173 +393,304 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput, t
   return result;
 }
 
+/**
+ * What a save judges, read in one statement: the live casebook, its patient's sex, the form in the casebook's
+ * study and, for a form saved before, its record, locked until the save commits. When that finds nothing, the
+ * reads one by one say what is missing, in the order the refusals have always come.
+ */
+async function readForSave(tx: Db, input: SaveInput) {
+  const base = tx
+    .select({
+      record: { id: subjectRecords.id, studyId: subjectRecords.studyId, subjectId: subjectRecords.subjectId },
+      gender: subjects.gender,
+      crf: { title: crfs.title, currentVersion: crfs.currentVersion },
+      ...(input.crfDataRecordId ? { existing: crfDataRecords } : {}),
+    })
+    .from(subjectRecords)
+    .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+    .innerJoin(crfs, and(eq(crfs.id, input.crfId), eq(crfs.studyId, subjectRecords.studyId)));
+  const found = input.crfDataRecordId
+    ? await base
+        .innerJoin(
+          crfDataRecords,
+          and(
+            eq(crfDataRecords.id, input.crfDataRecordId),
+            eq(crfDataRecords.subjectRecordId, subjectRecords.id),
+            eq(crfDataRecords.crfId, input.crfId),
+            isNull(crfDataRecords.deletedAt),
+          ),
+        )
+        .where(and(eq(subjectRecords.id, input.subjectRecordId), isNull(subjectRecords.deletedAt)))
+        .for('update', { of: crfDataRecords })
+    : await base.where(and(eq(subjectRecords.id, input.subjectRecordId), isNull(subjectRecords.deletedAt)));
+  const [row] = found as Array<{
+    record: { id: number; studyId: number; subjectId: number };
+    gender: number | null;
+    crf: { title: string; currentVersion: number };
+    existing?: typeof crfDataRecords.$inferSelect;
+  }>;
+  if (!row) {
+    const record = await liveRecord(tx, input.subjectRecordId);
+    await crfOfStudy(tx, record.studyId, input.crfId);
+    throw AppError.notFound('crf_data.not_found', '表单记录不存在');
+  }
+  return row;
+}
+
 async function writeSave(
   ctx: AppContext,
   user: CurrentUser,
   input: SaveInput,
   timeZone: string,
+  alsoWrite: SQL | undefined,
   published: (recorded: RecordedEvent) => void,
 ) {
   const now = ctx.clock();
   return ctx.db.transaction(async (tx) => {
-    const record = await liveRecord(tx, input.subjectRecordId);
-    const crf = await crfOfStudy(tx, record.studyId, input.crfId);
-    let existing: typeof crfDataRecords.$inferSelect | undefined;
-    if (input.crfDataRecordId) {
-      [existing] = await tx
-        .select()
-        .from(crfDataRecords)
-        .where(
-          and(
-            eq(crfDataRecords.id, input.crfDataRecordId),
-            eq(crfDataRecords.subjectRecordId, input.subjectRecordId),
-            eq(crfDataRecords.crfId, input.crfId),
-            isNull(crfDataRecords.deletedAt),
-          ),
-        )
-        .for('update');
-      if (!existing) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
-    }
+    const { record, gender, crf, existing } = await readForSave(tx, input);
     if (existing && input.version !== existing.version) throw stale(existing, input.values);
 
     const crfVersion = existing?.crfVersion ?? crf.currentVersion;
     const definition = await definitionOf(tx, input.crfId, crfVersion);
-    const [subject] = await tx
-      .select({ gender: subjects.gender })
-      .from(subjects)
-      .where(eq(subjects.id, record.subjectId));
     const forms = await otherFormValues(tx, record.studyId, record.id, definition);
-    const { after, changed, state, sdv, cleared, wasSubmitted, reason, warnings } = judgeSave(
-      definition,
-      input.values,
-      existing,
-      { submit: Boolean(input.submit), reason: input.reason, now, timeZone, gender: subject?.gender, forms },
-    );
-
-    let id: number;
-    let version: number;
-    if (existing) {
-      id = existing.id;
-      version = existing.version + 1;
-      await tx
-        .update(crfDataRecords)
-        .set({
-          values: after,
-          state,
-          version,
-          sdv,
-          updatedBy: user.userId,
-          updatedAt: now,
-          ...(input.submit && !wasSubmitted && { submittedAt: now }),
-        })
-        .where(eq(crfDataRecords.id, id));
-    } else {
-      version = 1;
-      const singleForm = !(await isRepeatable(tx, input.crfId));
-      const [row] = await tx
-        .insert(crfDataRecords)
-        .values({
-          studyId: record.studyId,
-          subjectRecordId: record.id,
-          crfId: input.crfId,
-          crfVersion,
-          state,
-          version,
-          values: after,
-          singleForm,
-          createdBy: user.userId,
-          updatedBy: user.userId,
-          createdAt: now,
-          updatedAt: now,
-          submittedAt: input.submit ? now : null,
-        })
-        .onConflictDoNothing()
-        .returning({ id: crfDataRecords.id });
-      if (!row) {
-        // Another first save of this single form committed while this one ran: theirs stands.
-        const [winner] = await tx
-          .select()
-          .from(crfDataRecords)
-          .where(
-            and(
-              eq(crfDataRecords.subjectRecordId, record.id),
-              eq(crfDataRecords.crfId, input.crfId),
-              eq(crfDataRecords.singleForm, true),
-              isNull(crfDataRecords.deletedAt),
-            ),
-          );
-        throw stale(winner!, input.values);
-      }
-      id = row.id;
-    }
-    if (input.requestId) {
-      const [claimed] = await tx
-        .insert(appliedRequests)
-        .values({
-          userId: user.userId,
-          requestId: input.requestId,
-          studyId: record.studyId,
-          subjectRecordId: record.id,
-          crfId: input.crfId,
-          crfDataRecordId: id,
-          version,
-          state,
-          createdAt: now,
-        })
-        .onConflictDoNothing()
-        .returning({ requestId: appliedRequests.requestId });
-      if (!claimed) throw new RequestAlreadyApplied();
-    }
-    const base = {
-      studyId: record.studyId,
-      subjectRecordId: record.id,
-      crfDataRecordId: id,
-      crfId: input.crfId,
-      crfVersion,
-    };
-    await audit(
-      tx,
-      user,
+    const judged = judgeSave(definition, input.values, existing, {
+      submit: Boolean(input.submit),
+      reason: input.reason,
       now,
-      saveAuditEntries(
-        base,
-        existing,
-        { before: existing?.values ?? {}, after, changed, cleared, reason },
-        Boolean(input.submit) && !wasSubmitted,
-      ),
-    );
-    if (changed.length > 0) {
-      await invalidateSignatures(tx, user, now, record.studyId, record.id, `表单“${crf.title}”的数据在签名后被修改`);
-    }
-    if (input.followRecordCrfId) {
-      await linkFollowForm(tx, {
-        studyId: record.studyId,
-        subjectRecordId: record.id,
-        crfId: input.crfId,
-        followRecordCrfId: input.followRecordCrfId,
-        crfDataRecordId: id,
-      });
-    }
-    // Reactions (system queries, realtime pushes, follow-up) run after commit, as subscribers of this event.
-    published(
-      await ctx.events.record(tx, {
-        type: input.submit && !wasSubmitted ? 'record.submitted' : 'record.saved',
-        studyId: record.studyId,
-        subjectId: record.subjectId,
-        crfId: input.crfId,
-        recordId: id,
-        by: user.userId,
-      }),
-    );
+      timeZone,
+      gender,
+      forms,
+    });
+    const write = { ctx, tx, user, input, now, record, crf, crfVersion, judged, alsoWrite };
+    const { id, version } = existing
+      ? await updateRecord(write, existing, published)
+      : await insertRecord(write, published);
     return {
       crfDataRecordId: id,
       version,
-      state,
+      state: judged.state,
       errors: [],
-      warnings: warnings.map(issueOut),
-      changedItems: changed,
+      warnings: judged.warnings.map(issueOut),
+      changedItems: judged.changed,
     };
   });
+}
+
+interface SaveWrite {
+  ctx: AppContext;
+  tx: Db;
+  user: CurrentUser;
+  input: SaveInput;
+  now: Date;
+  record: { id: number; studyId: number; subjectId: number };
+  crf: { title: string };
+  crfVersion: number;
+  judged: SaveJudgement;
+  alsoWrite: SQL | undefined;
+}
+
+const signatureVoidReason = (crfTitle: string) => `表单“${crfTitle}”的数据在签名后被修改`;
+
+const savedEvent = (w: SaveWrite, recordId: number) =>
+  ({
+    type: w.input.submit && !w.judged.wasSubmitted ? 'record.submitted' : 'record.saved',
+    studyId: w.record.studyId,
+    subjectId: w.record.subjectId,
+    crfId: w.input.crfId,
+    recordId,
+    by: w.user.userId,
+  }) as const;
+
+/**
+ * A form saved before, written in one statement: the record at its new version, the voided signatures (when
+ * values changed), the request's claim, the domain event and its deliveries, and the audit chain's head lock,
+ * taken last as everywhere (audit-chain.ts); then the audit rows after that head. With the read before it, a
+ * save is four statements inside its transaction (BEGIN and COMMIT included).
+ */
+async function updateRecord(
+  w: SaveWrite,
+  existing: typeof crfDataRecords.$inferSelect,
+  published: (r: RecordedEvent) => void,
+) {
+  const { tx, user, input, now, record, judged } = w;
+  const id = existing.id;
+  const version = existing.version + 1;
+  const submitsNow = Boolean(input.submit) && !judged.wasSubmitted;
+  if (input.followRecordCrfId) {
+    await linkFollowForm(tx, {
+      studyId: record.studyId,
+      subjectRecordId: record.id,
+      crfId: input.crfId,
+      followRecordCrfId: input.followRecordCrfId,
+      crfDataRecordId: id,
+    });
+  }
+  const base = {
+    studyId: record.studyId,
+    subjectRecordId: record.id,
+    crfDataRecordId: id,
+    crfId: input.crfId,
+    crfVersion: w.crfVersion,
+  };
+  const entries = saveAuditEntries(
+    base,
+    existing,
+    {
+      before: existing.values,
+      after: judged.after,
+      changed: judged.changed,
+      cleared: judged.cleared,
+      reason: judged.reason,
+    },
+    submitsNow,
+  );
+  const why = signatureVoidReason(w.crf.title);
+  const event = w.ctx.events.recordIn(savedEvent(w, id));
+  const parts: SQL[] = [
+    sql`updated as (update ${crfDataRecords} set values = ${JSON.stringify(judged.after)}::jsonb, state = ${judged.state},
+      version = ${version}, sdv = ${JSON.stringify(judged.sdv)}::jsonb, updated_by = ${user.userId},
+      updated_at = ${now.toISOString()}::timestamptz
+      ${submitsNow ? sql`, submitted_at = ${now.toISOString()}::timestamptz` : sql``}
+      where id = ${id} returning id)`,
+  ];
+  if (judged.changed.length > 0) {
+    parts.push(sql`voided as (update ${signatures} set invalidated_at = ${now.toISOString()}::timestamptz,
+      invalidated_reason = ${why} where subject_record_id = ${record.id} and invalidated_at is null returning id)`);
+  }
+  if (input.requestId) {
+    parts.push(sql`claimed as (insert into ${appliedRequests} (user_id, request_id, study_id, subject_record_id, crf_id,
+      crf_data_record_id, version, state, created_at)
+      values (${user.userId}, ${input.requestId}, ${record.studyId}, ${record.id}, ${input.crfId}, ${id}, ${version},
+        ${judged.state}, ${now.toISOString()}::timestamptz)
+      on conflict do nothing returning request_id)`);
+  }
+  parts.push(event.ctes);
+  if (w.alsoWrite) parts.push(w.alsoWrite);
+  // Signatures voided add a row of their own: the head is needed whenever anything is audited.
+  const audits = entries.length > 0 || judged.changed.length > 0;
+  if (audits) parts.push(chainHeadCte(record.studyId));
+  const [out] = await queryRows<{
+    event_id: number | string;
+    voided: number[] | null;
+    claimed: number | string;
+    head: string | null;
+  }>(
+    tx,
+    sql`with ${sql.join(parts, sql`, `)} select ${event.eventId} as event_id,
+      ${judged.changed.length > 0 ? sql`(select array_agg(id order by id) from voided)` : sql`null::int[]`} as voided,
+      ${input.requestId ? sql`(select count(*) from claimed)` : sql`1`} as claimed,
+      ${audits ? sql`(select hash from chain_head)` : sql`null::varchar`} as head`,
+  );
+  if (Number(out!.claimed) === 0) throw new RequestAlreadyApplied();
+  const voided = out!.voided ?? [];
+  if (voided.length > 0) {
+    entries.push({
+      studyId: record.studyId,
+      subjectRecordId: record.id,
+      action: 'subject.sign_invalidated',
+      reason: why,
+      oldValue: voided,
+    });
+  }
+  if (entries.length > 0) {
+    await appendChainedAfter(tx, record.studyId, out!.head, chainedContent(actorOf(user), now, entries));
+  }
+  published(event.recorded(tx, out!.event_id));
+  return { id, version };
+}
+
+/** A form's first save: the record is created (a single form's second live record is refused by its unique index). */
+async function insertRecord(w: SaveWrite, published: (r: RecordedEvent) => void) {
+  const { tx, user, input, now, record, judged } = w;
+  const version = 1;
+  const singleForm = !(await isRepeatable(tx, input.crfId));
+  const [row] = await tx
+    .insert(crfDataRecords)
+    .values({
+      studyId: record.studyId,
+      subjectRecordId: record.id,
+      crfId: input.crfId,
+      crfVersion: w.crfVersion,
+      state: judged.state,
+      version,
+      values: judged.after,
+      singleForm,
+      createdBy: user.userId,
+      updatedBy: user.userId,
+      createdAt: now,
+      updatedAt: now,
+      submittedAt: input.submit ? now : null,
+    })
+    .onConflictDoNothing()
+    .returning({ id: crfDataRecords.id });
+  if (!row) {
+    // Another first save of this single form committed while this one ran: theirs stands.
+    const [winner] = await tx
+      .select()
+      .from(crfDataRecords)
+      .where(
+        and(
+          eq(crfDataRecords.subjectRecordId, record.id),
+          eq(crfDataRecords.crfId, input.crfId),
+          eq(crfDataRecords.singleForm, true),
+          isNull(crfDataRecords.deletedAt),
+        ),
+      );
+    throw stale(winner!, input.values);
+  }
+  const id = row.id;
+  if (input.requestId) {
+    const [claimed] = await tx
+      .insert(appliedRequests)
+      .values({
+        userId: user.userId,
+        requestId: input.requestId,
+        studyId: record.studyId,
+        subjectRecordId: record.id,
+        crfId: input.crfId,
+        crfDataRecordId: id,
+        version,
+        state: judged.state,
+        createdAt: now,
+      })
+      .onConflictDoNothing()
+      .returning({ requestId: appliedRequests.requestId });
+    if (!claimed) throw new RequestAlreadyApplied();
+  }
+  const base = {
+    studyId: record.studyId,
+    subjectRecordId: record.id,
+    crfDataRecordId: id,
+    crfId: input.crfId,
+    crfVersion: w.crfVersion,
+  };
+  await audit(
+    tx,
+    user,
+    now,
+    saveAuditEntries(
+      base,
+      undefined,
+      { before: {}, after: judged.after, changed: judged.changed, cleared: judged.cleared, reason: judged.reason },
+      Boolean(input.submit),
+    ),
+  );
+  if (judged.changed.length > 0) {
+    await invalidateSignatures(tx, user, now, record.studyId, record.id, signatureVoidReason(w.crf.title));
+  }
+  if (input.followRecordCrfId) {
+    await linkFollowForm(tx, {
+      studyId: record.studyId,
+      subjectRecordId: record.id,
+      crfId: input.crfId,
+      followRecordCrfId: input.followRecordCrfId,
+      crfDataRecordId: id,
+    });
+  }
+  if (w.alsoWrite) await tx.execute(sql`with ${w.alsoWrite} select 1`);
+  // Reactions (system queries, realtime pushes, follow-up) run after commit, as subscribers of this event.
+  published(await w.ctx.events.record(tx, savedEvent(w, id)));
+  return { id, version };
 }
 
 /** What a save judges before it writes: the engine's verdict on the values and what follows from it. */

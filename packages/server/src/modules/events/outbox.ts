@@ -7,6 +7,7 @@ import type {
   DomainEventType,
   EventLog,
   EventOutbox,
+  EventRecording,
   RecordedEvent,
 } from '../../shared/domain-events.js';
 
@@ -101,21 +102,37 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     return [...subscribers.values()].filter((s) => s.types.has(type)).map((s) => s.name);
   }
 
-  async function record(tx: Db, event: DomainEvent) {
-    const [row] = await tx
-      .insert(outboxEvents)
-      .values({ studyId: event.studyId, type: event.type, payload: event })
-      .returning({ id: outboxEvents.id });
+  function recordIn(event: DomainEvent): EventRecording {
     const names = subscribersOf(event.type);
-    if (names.length > 0) {
-      await tx
-        .insert(outboxDeliveries)
-        .values(names.map((subscriber) => ({ studyId: event.studyId, eventId: row!.id, subscriber })));
-    }
-    // PostgreSQL delivers a NOTIFY only when (and if) the transaction commits.
-    if (listen) await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, '')`);
-    afterCommit(tx, wake);
-    return { studyId: event.studyId, id: row!.id };
+    const inserted = sql`recorded_event as (insert into ${outboxEvents} (study_id, type, payload)
+      values (${event.studyId}, ${event.type}, ${JSON.stringify(event)}::jsonb) returning id)`;
+    const deliveries =
+      names.length > 0
+        ? sql`, recorded_deliveries as (insert into ${outboxDeliveries} (study_id, event_id, subscriber)
+            select ${event.studyId}, recorded_event.id, subscriber
+            from recorded_event, unnest(${sql.param(names)}::varchar[]) as subscriber)`
+        : sql``;
+    return {
+      ctes: sql`${inserted}${deliveries}`,
+      // PostgreSQL delivers a NOTIFY only when (and if) the transaction commits.
+      eventId: listen
+        ? sql`(select id from recorded_event cross join lateral (select pg_notify(${OUTBOX_CHANNEL}, '')) as notified)`
+        : sql`(select id from recorded_event)`,
+      recorded(tx, id) {
+        afterCommit(tx, wake);
+        return { studyId: event.studyId, id: Number(id) };
+      },
+    };
+  }
+
+  /** The event, its deliveries and the NOTIFY in one statement. */
+  async function record(tx: Db, event: DomainEvent) {
+    const recording = recordIn(event);
+    const [row] = await queryRows<{ id: number | string }>(
+      tx,
+      sql`with ${recording.ctes} select ${recording.eventId} as id`,
+    );
+    return recording.recorded(tx, row!.id);
   }
 
   /** `record` for many events at once: one insert of the events, one of their deliveries, one NOTIFY. */
@@ -400,5 +417,5 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     }
   }
 
-  return { record, recordMany, subscribe, drain, delivered, settled, start, stop };
+  return { record, recordIn, recordMany, subscribe, drain, delivered, settled, start, stop };
 }

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, ilike, lte } from 'drizzle-orm';
+import { and, count, desc, eq, gte, ilike, lte, sql, type SQL } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { operLogs } from '../../db/schema/index.js';
@@ -21,6 +21,8 @@ declare module 'fastify' {
      * counts and its error text; never values or the token).
      */
     operDetail?: { action?: string; target?: string; error?: string };
+    /** The row was written with the request's own transaction (operLogInTransaction). */
+    operLogged?: boolean;
   }
 }
 
@@ -82,7 +84,13 @@ function isLogged(request: FastifyRequest): boolean {
   return WRITE_METHODS.has(request.method) && request.url.startsWith('/api/') && !request.routeOptions.config?.readOnly;
 }
 
-async function record(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
+/** A request's row: who, what, when, where from and the outcome (`statusCode`, the envelope's code and message). */
+function operLogRow(
+  ctx: AppContext,
+  request: FastifyRequest,
+  outcome: { statusCode: number; elapsedTime: number },
+): typeof operLogs.$inferInsert {
+  const reply = outcome;
   const config = request.routeOptions.config ?? {};
   const user = request.currentUser;
   const body = request.body as Record<string, unknown> | undefined;
@@ -91,7 +99,7 @@ async function record(ctx: AppContext, request: FastifyRequest, reply: FastifyRe
   const answered = request.answered ?? { code: null, msg: null };
   const failed = reply.statusCode >= 400 || (answered.code !== null && answered.code !== 200);
   const detail = request.operDetail;
-  await ctx.db.insert(operLogs).values({
+  return {
     title: safeText(config.module ?? fallbackTitle(path), 50)!,
     businessType: safeText(detail?.action ?? config.action ?? request.method, 20)!,
     method: safeText(`${request.method} ${request.routeOptions.url ?? path}`, 200)!,
@@ -112,7 +120,34 @@ async function record(ctx: AppContext, request: FastifyRequest, reply: FastifyRe
     costTime: Math.round(reply.elapsedTime),
     requestId: safeText(String(request.id), 64),
     operTime: ctx.clock(),
-  });
+  };
+}
+
+async function record(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
+  await ctx.db.insert(operLogs).values(operLogRow(ctx, request, reply));
+}
+
+/**
+ * The row of a request whose change commits in one transaction (the form save), as a part of that transaction's
+ * own statement (`with …, oper_logged as (…)`): the change and its trace commit together, and the answer costs
+ * no statement of its own. The route calls `written` once the transaction committed; a request that fails
+ * instead gets its row from the hook below, as every other request does.
+ */
+export function operLogInTransaction(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  msg: string,
+): { cte: SQL; written(): void } {
+  request.answered = { code: 200, msg };
+  const row = operLogRow(ctx, request, { statusCode: 200, elapsedTime: reply.elapsedTime });
+  return {
+    // An embedded query comes in parentheses of its own.
+    cte: sql`oper_logged as ${ctx.db.insert(operLogs).values(row)}`,
+    written: () => {
+      request.operLogged = true;
+    },
+  };
 }
 
 /**
@@ -124,7 +159,7 @@ export function installOperationLog(app: FastifyInstance, ctx: AppContext) {
   app.decorate('flushOperLogs', async () => {});
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!isLogged(request)) return payload;
+    if (!isLogged(request) || request.operLogged) return payload;
     request.answered = envelopeOf(payload);
     try {
       await record(ctx, request, reply);

@@ -40,6 +40,7 @@ import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { verifyPassword } from '../../shared/password.js';
+import { cachedRecordStudy } from '../../shared/auth-cache.js';
 import { getSerialNumber, nextSerialNumber } from '../study/study.service.js';
 import { audit } from '../audit/audit.service.js';
 
@@ -236,11 +237,13 @@ export async function studyOfSubject(ctx: AppContext, subjectId: number) {
 }
 
 export async function studyOfRecord(ctx: AppContext, subjectRecordId: number) {
-  const [row] = await ctx.db
-    .select({ studyId: subjectRecords.studyId })
-    .from(subjectRecords)
-    .where(eq(subjectRecords.id, subjectRecordId));
-  return row?.studyId;
+  return cachedRecordStudy(ctx, subjectRecordId, async () => {
+    const [row] = await ctx.db
+      .select({ studyId: subjectRecords.studyId })
+      .from(subjectRecords)
+      .where(eq(subjectRecords.id, subjectRecordId));
+    return row?.studyId;
+  });
 }
 
 /** Enrols a patient: subject, casebook (subject record), serial number and audit row in one transaction. */
