@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, newPage, screenshot, settle, startPlatform, type Platform } from './harness.js';
+import {
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  screenshot,
+  settle,
+  startPlatform,
+  type Platform,
+} from './harness.js';
 import { ADMIN_PASSWORD, addStudyMember, callApi, prepareAdmin, signInAs } from './api.js';
 
 const NURSE = { userName: '13700000051', name: '陈护士', password: 'Nurse@2024' };
@@ -89,6 +97,7 @@ describe('notices, consultation and global search', () => {
     await adminPage.locator('.ant-message-notice', { hasText: '发布成功' }).waitFor();
     await adminPage.locator('.ant-table-row', { hasText: '随访系统升级通知' }).waitFor();
     await screenshot(adminPage, 'notice-admin');
+    await expectAccessible(adminPage, 'notice-admin');
     await adminPage.context().close();
 
     // The nurse's page, untouched since: the announcement and the red dot arrive by push.
@@ -119,6 +128,7 @@ describe('notices, consultation and global search', () => {
     await nursePage.locator('.ant-message-notice', { hasText: '回复成功' }).waitFor();
     await row.getByText('已回复').waitFor();
     await screenshot(nursePage, 'consult-list');
+    await expectAccessible(nursePage, 'consult-list');
     await row.getByRole('button', { name: '查看' }).click();
     const detail = nursePage.getByRole('dialog', { name: '咨询详情' });
     await detail.getByText('术后三个月内避免弯腰搬重物，捡东西请屈膝下蹲。').waitFor();
@@ -127,6 +137,20 @@ describe('notices, consultation and global search', () => {
     await screenshot(nursePage, 'consult-detail');
     await detail.getByRole('button', { name: /^取\s?消$/ }).click();
     await detail.waitFor({ state: 'hidden' });
+
+    // A question she hears on the telephone is entered for the patient.
+    await nursePage.getByRole('button', { name: '代患者提问' }).click();
+    const add = nursePage.getByRole('dialog', { name: '代患者提问' });
+    await settle(nursePage);
+    await add.getByLabel('患者').click();
+    await nursePage.locator('.ant-select-dropdown:visible').getByText(`${code} 孙晓燕`).click();
+    await add.getByLabel('咨询标题').fill('复查需要空腹吗');
+    await add.getByLabel('咨询内容').fill('下周复查抽血是否需要空腹？');
+    await add.getByRole('button', { name: /^确\s?定$/ }).click();
+    await nursePage.locator('.ant-message-notice', { hasText: '新增成功' }).waitFor();
+    const added = nursePage.locator('.ant-table-row', { hasText: '复查需要空腹吗' });
+    await added.getByText('待回复').waitFor();
+    await added.getByText('工作人员代提').waitFor();
   });
 
   it('SHELL-33: the top-bar search finds the patient by code and opens her casebook', async () => {
