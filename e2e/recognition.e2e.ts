@@ -21,6 +21,29 @@ const BLANK_PNG = Buffer.from(
   'base64',
 );
 
+/** A one-page PDF report in Helvetica (nothing embedded): the analytes by their codes. */
+function pdfReport(lines: string[]): Buffer {
+  const content = `BT /F1 28 Tf 60 760 Td 40 TL\n${lines.map((l) => `(${l}) Tj T*`).join('\n')}\nET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  out += offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
 const item = (name: string, title: string, type: string) => ({ name, title, type, option: {}, children: [] });
 
 /** A form with one identify type: the sample report's four analytes and a remark. */
@@ -78,6 +101,10 @@ beforeAll(async () => {
   files = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-recognition-'));
   fs.writeFileSync(path.join(files, '血常规报告.jpg'), sampleReportJpeg(1650, 1200, 95));
   fs.writeFileSync(path.join(files, '空白.png'), BLANK_PNG);
+  fs.writeFileSync(
+    path.join(files, '复查报告.pdf'),
+    pdfReport(['LAB REPORT', 'WBC  7.25  10^9/L  3.5-9.5', 'HGB  121  g/L  130-175 L']),
+  );
 
   const prepared = await prepareAdmin(platform.baseUrl);
   token = prepared.token;
@@ -256,6 +283,22 @@ describe('recognition and the document camera', () => {
     await messageText(page, '识别失败').waitFor({ timeout: 90_000 });
     // A failure leaves the dialog open to try another image.
     await expect.poll(() => dialog.isVisible()).toBe(true);
+    await page.close();
+  });
+
+  it('RECOG-03: an image file may be a PDF report: its first page is recognised and filled, unsaved', async () => {
+    const page = await cameraPage();
+    await openForm(page, bloodCrfId, BLOOD_FORM.title);
+    const dialog = await openDialog(page);
+    await dialog.locator('input[type="file"]').setInputFiles(path.join(files, '复查报告.pdf'));
+    await dialog.getByText('复查报告.pdf').waitFor();
+    await dialog.getByRole('button', { name: '识别', exact: true }).click();
+    await messageText(page, '识别成功，请仔细核对数据！').waitFor({ timeout: 90_000 });
+    await dialog.waitFor({ state: 'hidden' });
+    await expect.poll(() => field(page, '白细胞计数').inputValue()).toBe('7.25');
+    expect(await field(page, '血红蛋白').inputValue()).toBe('121');
+    await page.getByRole('button', { name: '确认识别结果 血红蛋白' }).waitFor();
+    await page.locator('.crf-editor-actions').getByText('未保存').waitFor();
     await page.close();
   });
 
