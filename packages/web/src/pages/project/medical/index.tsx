@@ -108,7 +108,7 @@ export default function MedicalPage() {
         rowKey="id"
         loading={list.isFetching}
         dataSource={list.data?.list ?? []}
-        scroll={{ x: 1200 }}
+        scroll={{ x: 1000 }}
         pagination={{
           current: pageNum,
           pageSize: PAGE_SIZE,
@@ -117,15 +117,15 @@ export default function MedicalPage() {
           showSizeChanger: false,
         }}
         columns={[
-          { title: CT.code, dataIndex: 'identificationCode', width: 110 },
-          { title: CT.patientName, dataIndex: 'subjectName', width: 100 },
+          { title: CT.code, dataIndex: 'identificationCode', width: 100 },
+          { title: CT.patientName, dataIndex: 'subjectName', width: 90 },
           { title: CT.medicalName, dataIndex: 'title', ellipsis: true },
-          { title: CT.category, dataIndex: 'category', width: 100 },
+          { title: CT.category, dataIndex: 'category', width: 90 },
           { title: CT.visitDate, dataIndex: 'visitDate', width: 110 },
           {
             title: CT.files,
             dataIndex: 'files',
-            width: 200,
+            width: 160,
             render: (files: MedicalFile[], row) => (
               <Space direction="vertical" size={0}>
                 {files.map((f) => (
@@ -139,14 +139,14 @@ export default function MedicalPage() {
           {
             title: CT.sourceOf,
             dataIndex: 'crfDataRecordId',
-            width: 150,
+            width: 120,
             render: (id: number | null, row) =>
               id === null ? <Tag>{CT.unlinked}</Tag> : <Tag color="blue">{row.crfTitle ?? `#${id}`}</Tag>,
           },
           {
             title: CT.actions,
             key: 'actions',
-            width: 230,
+            width: 220,
             fixed: 'right',
             render: (_: unknown, row) => (
               <Space size={0}>
