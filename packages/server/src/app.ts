@@ -19,6 +19,7 @@ import { withRequestLogRules } from './http/request-log.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installStudyGuard } from './http/study-guard.js';
 import { advisoryRoutes } from './modules/advisory/advisory.routes.js';
+import { advisoryPatientRoutes } from './modules/advisory/advisory-patient.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { operLogRoutes } from './modules/monitor/operlog.routes.js';
@@ -156,6 +157,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   medicalRoutes(app, ctx);
   patientPortalRoutes(app, ctx);
   advisoryRoutes(app, ctx);
+  advisoryPatientRoutes(app, ctx);
   installJobs(app, ctx);
 
   const webDist = ctx.config.webDist;

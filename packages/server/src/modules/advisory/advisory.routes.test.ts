@@ -225,3 +225,77 @@ describe('在线咨询 (/api/v1/advisory/manager)', () => {
     expect(JSON.stringify(logs)).not.toContain('洗澡');
   });
 });
+
+describe('在线咨询 on the patient side (/api/ignore/patient/consult)', () => {
+  let t: TestApp;
+  let admin: string;
+  let studyId: number;
+  let replier: string;
+
+  const patientCall = async (token: string | null, method: string, url: string, payload?: unknown) => {
+    const res = await t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: token ? { 'x-patient-token': token } : {},
+      ...(payload !== undefined ? { payload: payload as object } : {}),
+    });
+    return { status: res.statusCode, body: res.json() as { code: number; msg: string; data: any } };
+  };
+
+  async function boundPatient(name: string) {
+    const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
+      studyId,
+      subjectName: name,
+      gender: 0,
+      diseaseCode: 'LSS',
+    });
+    const subjectId = enrolled.body.data.id as number;
+    const code = (await t.call(admin, 'POST', '/api/business/wechat/bind-code', { studyId, subjectId })).body.data
+      .code as string;
+    const bound = await patientCall(null, 'POST', '/api/ignore/patient/bind', { studyId, code });
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    return { subjectId, token: bound.body.data.token as string };
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ({ admin, studyId } = await openDemoStudy(t));
+    replier = await addStudyMember(t, admin, studyId, '13900000311', {
+      permissions: ['btn:business.consult.reply'],
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('KNOW-05: a bound patient asks, staff see it as 患者提交 and answer, and the patient reads only their own answers', async () => {
+    const first = await boundPatient('钱一');
+    const second = await boundPatient('钱二');
+    const asked = await patientCall(first.token, 'POST', '/api/ignore/patient/consult', {
+      title: '能否开车',
+      question: '术后一个月能开车吗？',
+    });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    const id = asked.body.data.id as number;
+    const staffView = await t.call(replier, 'GET', `/api/v1/advisory/manager/${id}?studyId=${studyId}`);
+    expect(staffView.body.data).toMatchObject({ subjectId: first.subjectId, source: 'patient', state: 0 });
+    await t.call(replier, 'PUT', `/api/v1/advisory/manager/${id}/answer`, { studyId, answer: '术后六周后可以' });
+    const mine = await patientCall(first.token, 'GET', '/api/ignore/patient/consult');
+    expect(mine.body.data).toEqual([expect.objectContaining({ id, state: 1, answer: '术后六周后可以' })]);
+    const theirs = await patientCall(second.token, 'GET', '/api/ignore/patient/consult');
+    expect(theirs.body.data).toEqual([]);
+    const [trail] = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.studyId, studyId), eq(auditEvents.action, 'consult.ask')));
+    expect(trail).toMatchObject({ userId: 0, userName: `患者(subject:${first.subjectId})` });
+  });
+
+  it('KNOW-05: without a patient session the calls answer 401; an empty question is refused', async () => {
+    expect((await patientCall(null, 'GET', '/api/ignore/patient/consult')).status).toBe(401);
+    expect((await patientCall('1.forgedforgedforgedforged', 'GET', '/api/ignore/patient/consult')).status).toBe(401);
+    const { token } = await boundPatient('钱三');
+    const empty = await patientCall(token, 'POST', '/api/ignore/patient/consult', { title: '标题', question: ' ' });
+    expect(empty.status).toBe(400);
+  });
+});
