@@ -4,6 +4,7 @@ import { itemRule, type FieldRule } from './field-rules.js';
 import { choicesOf, indexList } from './options.js';
 import { parseTriggers, type Trigger } from './visibility.js';
 import { spineCobbRules } from '../spine/cobb-item.js';
+import { spineMeasureRules } from '../spine/item-value.js';
 
 /** A problem found while compiling a definition; the linter reports these with the node path. */
 export interface DefinitionIssue {
@@ -110,6 +111,9 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
   );
   // The items a spineCobb item names are calculated from its result (docs/spine-tools.md).
   for (const rule of spineCobbRules(definition.children)) {
+    if (!rulesByTarget.has(rule.target)) rulesByTarget.set(rule.target, rule);
+  }
+  for (const rule of spineMeasureRules(definition.children)) {
     if (!rulesByTarget.has(rule.target)) rulesByTarget.set(rule.target, rule);
   }
 

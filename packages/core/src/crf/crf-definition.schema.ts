@@ -168,6 +168,8 @@ export const itemOptionSchema = z
     mtItem: z.string().optional(),
     tlItem: z.string().optional(),
     curveTypeItem: z.string().optional(),
+    /** Extension (spineMeasure): measure ("TK") or its diagnosis ("TK.diagnosis") → the ordinary item receiving it. */
+    measureItems: z.record(z.string(), z.string()).optional(),
   })
   .loose();
 export type ItemOption = z.infer<typeof itemOptionSchema>;

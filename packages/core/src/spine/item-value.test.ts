@@ -3,7 +3,8 @@ import { crfDefinitionSchema, type CrfDefinition } from '../crf/crf-definition.s
 import { evaluateForm } from '../crf/evaluate-form.js';
 import { normalizeValue } from '../crf/value-shapes.js';
 import { item } from '../crf/test/fixtures.js';
-import { readSpineMeasure, spineMeasureError, SPINE_VALUE_INVALID } from './item-value.js';
+import { lintDefinition } from '../crf/linter.js';
+import { readSpineMeasure, spineMeasureError, spineMeasureTargetValue, SPINE_VALUE_INVALID } from './item-value.js';
 
 const seg = (x1: number, y1: number, x2: number, y2: number) => ({ start: { x: x1, y: y1 }, end: { x: x2, y: y2 } });
 
@@ -49,5 +50,40 @@ describe('spineMeasure item type', () => {
     expect(readSpineMeasure('{not json')).toBeNull();
     const state = evaluateForm(definition, { spine_manual: '{not json' }, context);
     expect(state.errors.map((e) => e.message)).toEqual([SPINE_VALUE_INVALID]);
+  });
+
+  it('SPM-01: measureItems name ordinary items that are calculated from the measurement (number and diagnosis)', () => {
+    const withTargets: CrfDefinition = crfDefinitionSchema.parse({
+      title: '影像学检查',
+      option: {},
+      children: [
+        item('spineMeasure', 'spine_manual', '脊柱手动测量', {
+          measureItems: { TK: 'tk_angle', 'TK.diagnosis': 'tk_dx', SVA: 'sva', ISH: 'ish_ratio' },
+        }),
+        item('int', 'tk_angle', '胸椎后凸角', { validate: { min: 0, max: 25 } }),
+        item('text', 'tk_dx', '胸椎后凸诊断'),
+        item('real', 'sva', 'SVA'),
+        item('real', 'ish_ratio', 'ISH 滑脱比值'),
+      ],
+    });
+    expect(lintDefinition(withTargets).errors).toEqual([]);
+    const value = {
+      ...tk,
+      SVA: { lines: [{ ...seg(0, 0, 0, 300), linelength: 6.5 }], unit: 'cm', diagnosis: '矢状面中度失衡' },
+      ISH: {
+        lines: (['a', 'b', 'c', 'd'] as const).map((code, i) => ({
+          ...seg(0, 0, i === 3 ? 100 : 10, 0),
+          lineCode: code,
+        })),
+      },
+    };
+    const state = evaluateForm(withTargets, { spine_manual: JSON.stringify(value) }, context);
+    expect(state.values).toMatchObject({ tk_angle: '27', tk_dx: '胸椎后凸正常', sva: '6.5', ish_ratio: '0.1' });
+    expect(state.items.tk_angle?.calculated).toBe(true);
+    // The targets are range-checked like any item: 27 is above the max of 25.
+    expect(state.errors.map((e) => e.item)).toContain('tk_angle');
+    expect(spineMeasureTargetValue(JSON.stringify(value), 'LL')).toBeNull();
+    expect(spineMeasureTargetValue(JSON.stringify(value), 'TK.symptom')).toBeNull();
+    expect(spineMeasureTargetValue('', 'TK')).toBeNull();
   });
 });

@@ -1,3 +1,6 @@
+import type { CrfNode } from '../crf/crf-definition.schema.js';
+import { SPINE_MEASURES, SPINE_MEASURE_DEFINITIONS, slipRatio, type SpineMeasure } from './measure.js';
+import { roundMeasurement } from './round.js';
 import { spineManualDataSchema, type SpineManualData } from './schema.js';
 
 /** The message of a spine measurement value that does not hold the measurement data of forms §3 (ours). */
@@ -35,4 +38,52 @@ export function spineMeasureError(raw: unknown): string | null {
   if (parsed.success) return null;
   const custom = parsed.error.issues.find((issue) => issue.code === 'custom');
   return custom?.message ?? SPINE_VALUE_INVALID;
+}
+
+/**
+ * What an ordinary item named in a `spineMeasure` item's `measureItems` receives (docs/spine-tools.md): for
+ * `"TK"` etc. the measure's number (angle tools the integer angle, SVA its line's length in its unit, ISH and CVH
+ * the slip ratio to 2 decimals), for `"TK.diagnosis"` the diagnosis text; null when there is none.
+ */
+export function spineMeasureTargetValue(raw: unknown, key: string): number | string | null {
+  const data = readSpineMeasure(raw);
+  const [name, field] = key.split('.');
+  if (!data || !(SPINE_MEASURES as readonly string[]).includes(name ?? '')) return null;
+  const measure = data[name as SpineMeasure];
+  if (!measure) return null;
+  if (field === 'diagnosis') return measure.diagnosis || null;
+  if (field !== undefined) return null;
+  const def = SPINE_MEASURE_DEFINITIONS[name as SpineMeasure];
+  if (def.kind === 'angle') return measure.angle;
+  if (def.lineCodes) {
+    const ratio = slipRatio(measure.lines);
+    return ratio === null ? null : roundMeasurement(ratio, 2);
+  }
+  return measure.lines[0]?.linelength ?? null;
+}
+
+/**
+ * The calculations a definition's `spineMeasure` items imply through `measureItems` (`{ "TK": "tk_angle",
+ * "TK.diagnosis": "tk_dx" }`): target item → `spineMeasure(item, "TK")`, run like crfRules, so the targets are
+ * calculated, read-only, saved, searched, exported and range-checked as ordinary items.
+ */
+export function spineMeasureRules(nodes: readonly CrfNode[]): Array<{ target: string; formula: string; path: string }> {
+  const out: Array<{ target: string; formula: string; path: string }> = [];
+  const visit = (node: CrfNode, path: string) => {
+    const targets = node.option.measureItems;
+    if (node.type === 'spineMeasure' && node.name && targets) {
+      for (const [key, target] of Object.entries(targets)) {
+        if (typeof target === 'string' && target.trim() !== '' && /^[A-Z]+(\.diagnosis)?$/.test(key)) {
+          out.push({
+            target: target.trim(),
+            formula: `spineMeasure(${node.name}, "${key}")`,
+            path: `${path}.option.measureItems.${key}`,
+          });
+        }
+      }
+    }
+    node.children.forEach((child, i) => visit(child, `${path}.children[${i}]`));
+  };
+  nodes.forEach((node, i) => visit(node, `children[${i}]`));
+  return out;
 }

@@ -1,6 +1,7 @@
 import { formatDateParts, fullYearsBetween, parseDateTime, wallMillis, type DateTimeParts } from '../date-time.js';
 import { roundNumber } from '../value-converter.js';
 import { spineCobbTargetValue } from '../../spine/cobb-item.js';
+import { spineMeasureTargetValue } from '../../spine/item-value.js';
 import type { Value } from './ast.js';
 
 /** What a running expression may see: item values by name, the clock, and the patient's other forms. Nothing else. */
@@ -183,6 +184,8 @@ export const FUNCTIONS: ReadonlyMap<string, FunctionSpec> = new Map<string, Func
   ['number', { min: 1, max: 1, fn: ([x]) => toNum(x!) }],
   // A spineCobb item's angle (pt, mt, tl; 2 decimals) or curve_type: the calculation of the items it names.
   ['spinecobb', { min: 2, max: 2, fn: ([value, key]) => spineCobbTargetValue(value, String(key)) }],
+  // A spineMeasure item's number ("TK") or diagnosis ("TK.diagnosis"): the calculation of the items it names.
+  ['spinemeasure', { min: 2, max: 2, fn: ([value, key]) => spineMeasureTargetValue(value, String(key)) }],
   [
     'bmi',
     {
