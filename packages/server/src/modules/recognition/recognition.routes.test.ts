@@ -69,6 +69,8 @@ async function recognition(body: object, token?: string) {
 }
 
 const REFUSED = { code: 403, msg: '识别失败', data: null };
+/** A test that runs the OCR: a loaded two-core machine reads a report in up to half a minute. */
+const OCR_TIMEOUT = 180_000;
 
 /** A one-page PDF with lines of text in Helvetica (a standard font: nothing embedded). */
 function pdfReport(lines: string[]): Buffer {
@@ -145,31 +147,39 @@ describe('the tempId', () => {
     expect((await temp(admin, { fileKey: 'not-a-key' })).status).toBe(400);
   });
 
-  it('RECOG-07: the public call is refused alike without a tempId, with an unknown one, or naming another file', async () => {
-    expect(await recognition({ url: blankKey, type: 2, index: 0 })).toEqual({ status: 403, body: REFUSED });
-    expect(await recognition({ url: blankKey, type: 2, index: 0, tempId: 'x'.repeat(43) })).toEqual({
-      status: 403,
-      body: REFUSED,
-    });
-    const id = await tempId(admin, { fileKey: blankKey });
-    expect(await recognition({ url: reportKey, type: 2, index: 0, tempId: id })).toEqual({
-      status: 403,
-      body: REFUSED,
-    });
-    expect(await recognition({ type: 2, index: 0, tempId: id })).toEqual({ status: 403, body: REFUSED });
-    // Refusals do not spend it: the right file still goes through (nothing read in a blank image: 识别失败).
-    expect(await recognition({ url: blankKey, type: 2, index: 0, tempId: id })).toMatchObject({
-      status: 422,
-      body: { code: 422, msg: '识别失败', data: null },
-    });
-  });
+  it(
+    'RECOG-07: the public call is refused alike without a tempId, with an unknown one, or naming another file',
+    async () => {
+      expect(await recognition({ url: blankKey, type: 2, index: 0 })).toEqual({ status: 403, body: REFUSED });
+      expect(await recognition({ url: blankKey, type: 2, index: 0, tempId: 'x'.repeat(43) })).toEqual({
+        status: 403,
+        body: REFUSED,
+      });
+      const id = await tempId(admin, { fileKey: blankKey });
+      expect(await recognition({ url: reportKey, type: 2, index: 0, tempId: id })).toEqual({
+        status: 403,
+        body: REFUSED,
+      });
+      expect(await recognition({ type: 2, index: 0, tempId: id })).toEqual({ status: 403, body: REFUSED });
+      // Refusals do not spend it: the right file still goes through (nothing read in a blank image: 识别失败).
+      expect(await recognition({ url: blankKey, type: 2, index: 0, tempId: id })).toMatchObject({
+        status: 422,
+        body: { code: 422, msg: '识别失败', data: null },
+      });
+    },
+    OCR_TIMEOUT,
+  );
 
-  it('RECOG-06: a tempId is spent once: a second call is refused', async () => {
-    const id = await tempId(admin, { fileKey: blankKey });
-    const url = `/api/v1/fileupload/downfile?fileKey=${blankKey}`;
-    expect((await recognition({ url, type: 2, index: 0, tempId: id })).status).toBe(422);
-    expect(await recognition({ url, type: 2, index: 0, tempId: id })).toEqual({ status: 403, body: REFUSED });
-  });
+  it(
+    'RECOG-06: a tempId is spent once: a second call is refused',
+    async () => {
+      const id = await tempId(admin, { fileKey: blankKey });
+      const url = `/api/v1/fileupload/downfile?fileKey=${blankKey}`;
+      expect((await recognition({ url, type: 2, index: 0, tempId: id })).status).toBe(422);
+      expect(await recognition({ url, type: 2, index: 0, tempId: id })).toEqual({ status: 403, body: REFUSED });
+    },
+    OCR_TIMEOUT,
+  );
 
   it('an expired tempId is refused', async () => {
     const id = await tempId(admin, { fileKey: blankKey });
@@ -179,18 +189,22 @@ describe('the tempId', () => {
     admin = (await t.login()).token;
   });
 
-  it("another user's token sent with a tempId is refused", async () => {
-    const other = await addStudyMember(t, admin, studyId, '13900000102', {
-      permissions: [crfKey(labCrfId, 'view'), crfKey(labCrfId, 'save')],
-    });
-    const id = await tempId(admin, { fileKey: blankKey });
-    expect(await recognition({ url: blankKey, type: 2, index: 0, tempId: id }, other)).toEqual({
-      status: 403,
-      body: REFUSED,
-    });
-    // Its own user's token is fine.
-    expect((await recognition({ url: blankKey, type: 2, index: 0, tempId: id }, admin)).status).toBe(422);
-  });
+  it(
+    "another user's token sent with a tempId is refused",
+    async () => {
+      const other = await addStudyMember(t, admin, studyId, '13900000102', {
+        permissions: [crfKey(labCrfId, 'view'), crfKey(labCrfId, 'save')],
+      });
+      const id = await tempId(admin, { fileKey: blankKey });
+      expect(await recognition({ url: blankKey, type: 2, index: 0, tempId: id }, other)).toEqual({
+        status: 403,
+        body: REFUSED,
+      });
+      // Its own user's token is fine.
+      expect((await recognition({ url: blankKey, type: 2, index: 0, tempId: id }, admin)).status).toBe(422);
+    },
+    OCR_TIMEOUT,
+  );
 
   it('a malformed type is a validation error', async () => {
     const res = await recognition({ url: blankKey, type: 'abc', index: 0, tempId: 'x'.repeat(43) });
@@ -201,44 +215,52 @@ describe('the tempId', () => {
 describe.skipIf(!reportFontsInstalled())('recognising a lab report drawn with known values', () => {
   let recognitionId: number;
 
-  it('RECOG-10: other types answer data.items with projectName and projectCode, read by a recognition job', async () => {
-    const id = await tempId(admin, { fileKey: reportKey, crfId: labCrfId, subjectRecordId });
-    const res = await recognition({ url: reportKey, type: 2, index: 0, tempId: id });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.msg).toBe('识别成功');
-    const items = res.body.data.items as Array<Record<string, unknown>>;
-    expect(items.map((i) => [i.projectName, i.projectCode, i.result, i.unit, i.referenceRange, i.flag])).toEqual(
-      REPORT.map((r) => [r.name, r.code, r.value, r.unit, r.range, r.flag]),
-    );
-    expect(res.body.data.fileKey).toBe(reportKey);
-    recognitionId = res.body.data.recognitionId;
-    // The job ran on the queue; its record holds a count, the values stay in the study's recognition row.
-    const [row] = await t.db.select().from(recognitions).where(eq(recognitions.id, recognitionId));
-    expect(row).toMatchObject({ state: 'done', type: 2, index: 0, subjectRecordId, crfId: labCrfId });
-    const [job] = await t.db.select().from(jobs).where(eq(jobs.jobId, row!.jobId!));
-    expect(job).toMatchObject({ kind: 'recognition', state: 'done', ownerId: expect.any(Number), studyId });
-    expect(job!.result).toMatchObject({ recognitionId, rows: REPORT.length });
-    expect(JSON.stringify(job)).not.toContain('356');
+  it(
+    'RECOG-10: other types answer data.items with projectName and projectCode, read by a recognition job',
+    async () => {
+      const id = await tempId(admin, { fileKey: reportKey, crfId: labCrfId, subjectRecordId });
+      const res = await recognition({ url: reportKey, type: 2, index: 0, tempId: id });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.msg).toBe('识别成功');
+      const items = res.body.data.items as Array<Record<string, unknown>>;
+      expect(items.map((i) => [i.projectName, i.projectCode, i.result, i.unit, i.referenceRange, i.flag])).toEqual(
+        REPORT.map((r) => [r.name, r.code, r.value, r.unit, r.range, r.flag]),
+      );
+      expect(res.body.data.fileKey).toBe(reportKey);
+      recognitionId = res.body.data.recognitionId;
+      // The job ran on the queue; its record holds a count, the values stay in the study's recognition row.
+      const [row] = await t.db.select().from(recognitions).where(eq(recognitions.id, recognitionId));
+      expect(row).toMatchObject({ state: 'done', type: 2, index: 0, subjectRecordId, crfId: labCrfId });
+      const [job] = await t.db.select().from(jobs).where(eq(jobs.jobId, row!.jobId!));
+      expect(job).toMatchObject({ kind: 'recognition', state: 'done', ownerId: expect.any(Number), studyId });
+      expect(job!.result).toMatchObject({ recognitionId, rows: REPORT.length });
+      expect(JSON.stringify(job)).not.toContain('356');
 
-    // RECOG-10, RECOG-01: the web's mapping strips the * and fills the demo lab form's items.
-    const entries = recognisedEntries(2, res.body.data);
-    expect(entries.map((e) => e.name)).toContain('血小板计数');
-    const crf = await t.call(admin, 'GET', `/api/system/crf/${labCrfId}`);
-    const definition = (crf.body.data.definition ?? crf.body.data) as CrfDefinition;
-    const { filled } = matchRecognised(definition, entries);
-    expect(Object.fromEntries(filled.map((f) => [f.itemName, f.value]))).toMatchObject({ hb: '98', wbc: '6.52' });
-  });
+      // RECOG-10, RECOG-01: the web's mapping strips the * and fills the demo lab form's items.
+      const entries = recognisedEntries(2, res.body.data);
+      expect(entries.map((e) => e.name)).toContain('血小板计数');
+      const crf = await t.call(admin, 'GET', `/api/system/crf/${labCrfId}`);
+      const definition = (crf.body.data.definition ?? crf.body.data) as CrfDefinition;
+      const { filled } = matchRecognised(definition, entries);
+      expect(Object.fromEntries(filled.map((f) => [f.itemName, f.value]))).toMatchObject({ hb: '98', wbc: '6.52' });
+    },
+    OCR_TIMEOUT,
+  );
 
-  it('RECOG-09: identify type 1 answers data.data.ret', async () => {
-    const id = await tempId(admin, { fileKey: reportKey });
-    const res = await recognition({ url: reportKey, type: 1, index: 2, tempId: id });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data.items).toBeUndefined();
-    expect(res.body.data.data.ret.map((r: { word_name: string; word: string }) => [r.word_name, r.word])).toEqual(
-      REPORT.map((r) => [r.name, r.value]),
-    );
-    expect(recognisedEntries(1, res.body.data).map((e) => e.value)).toEqual(REPORT.map((r) => r.value));
-  });
+  it(
+    'RECOG-09: identify type 1 answers data.data.ret',
+    async () => {
+      const id = await tempId(admin, { fileKey: reportKey });
+      const res = await recognition({ url: reportKey, type: 1, index: 2, tempId: id });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data.items).toBeUndefined();
+      expect(res.body.data.data.ret.map((r: { word_name: string; word: string }) => [r.word_name, r.word])).toEqual(
+        REPORT.map((r) => [r.name, r.value]),
+      );
+      expect(recognisedEntries(1, res.body.data).map((e) => e.value)).toEqual(REPORT.map((r) => r.value));
+    },
+    OCR_TIMEOUT,
+  );
 
   it('keeps the source image linked to the record for SDV: listed for viewers of the form, openable by them', async () => {
     const list = await t.call(
@@ -300,41 +322,49 @@ describe.skipIf(!reportFontsInstalled())('recognising a lab report drawn with kn
     expect(row!.crfDataRecordId).toBe(crfDataRecordId);
   });
 
-  it('answers 202 with the job when the wait bound passes first; the owner reads the result afterwards', async () => {
-    const id = await tempId(admin, { fileKey: reportKey });
-    const outcome = await recognise(t.ctx, { url: reportKey, type: 2, index: 0, tempId: id }, null, 0);
-    expect(outcome.kind).toBe('pending');
-    if (outcome.kind !== 'pending') return;
-    const ended = await waitForJob(t.ctx, outcome.jobId, 120_000);
-    expect(ended?.state).toBe('done');
-    const res = await t.call(admin, 'GET', `/api/v1/imgrec/${outcome.recognitionId}?studyId=${studyId}`);
-    expect(res.status).toBe(200);
-    expect(res.body.data.items).toHaveLength(REPORT.length);
-  });
+  it(
+    'answers 202 with the job when the wait bound passes first; the owner reads the result afterwards',
+    async () => {
+      const id = await tempId(admin, { fileKey: reportKey });
+      const outcome = await recognise(t.ctx, { url: reportKey, type: 2, index: 0, tempId: id }, null, 0);
+      expect(outcome.kind).toBe('pending');
+      if (outcome.kind !== 'pending') return;
+      const ended = await waitForJob(t.ctx, outcome.jobId, 120_000);
+      expect(ended?.state).toBe('done');
+      const res = await t.call(admin, 'GET', `/api/v1/imgrec/${outcome.recognitionId}?studyId=${studyId}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data.items).toHaveLength(REPORT.length);
+    },
+    OCR_TIMEOUT,
+  );
 });
 
 describe('recognising a PDF report', () => {
-  it("RECOG-03: reads a PDF's first page", async () => {
-    const pdfKey = await upload(
-      admin,
-      'report.pdf',
-      pdfReport(['LAB REPORT', 'WBC  6.52  10^9/L  3.5-9.5', 'HGB  98  g/L  130-175', 'PLT  356  10^9/L  125-350']),
-    );
-    const id = await tempId(admin, { fileKey: pdfKey });
-    const res = await recognition({ url: pdfKey, type: 2, index: 0, tempId: id });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(
-      res.body.data.items.map((i: Record<string, string>) => [
-        i.projectCode,
-        i.result,
-        i.unit,
-        i.referenceRange,
-        i.flag,
-      ]),
-    ).toEqual([
-      ['WBC', '6.52', '10^9/L', '3.5-9.5', ''],
-      ['HGB', '98', 'g/L', '130-175', '↓'],
-      ['PLT', '356', '10^9/L', '125-350', '↑'],
-    ]);
-  });
+  it(
+    "RECOG-03: reads a PDF's first page",
+    async () => {
+      const pdfKey = await upload(
+        admin,
+        'report.pdf',
+        pdfReport(['LAB REPORT', 'WBC  6.52  10^9/L  3.5-9.5', 'HGB  98  g/L  130-175', 'PLT  356  10^9/L  125-350']),
+      );
+      const id = await tempId(admin, { fileKey: pdfKey });
+      const res = await recognition({ url: pdfKey, type: 2, index: 0, tempId: id });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(
+        res.body.data.items.map((i: Record<string, string>) => [
+          i.projectCode,
+          i.result,
+          i.unit,
+          i.referenceRange,
+          i.flag,
+        ]),
+      ).toEqual([
+        ['WBC', '6.52', '10^9/L', '3.5-9.5', ''],
+        ['HGB', '98', 'g/L', '130-175', '↓'],
+        ['PLT', '356', '10^9/L', '125-350', '↑'],
+      ]);
+    },
+    OCR_TIMEOUT,
+  );
 });
