@@ -82,7 +82,7 @@ describe('the spineCobb item value', () => {
     const pt = spineCobbTargetValue(value, 'pt') as number;
     expect(Math.round(pt * 100) / 100).toBe(pt);
     expect(spineCobbTargetValue(value, 'curve_type')).toMatch(/^[CS]$/);
-    expect(spineCobbTargetValue('', 'pt')).toBeNull();
+    expect(spineCobbTargetValue('', 'pt')).toBe('');
     expect(spineCobbTargetValue(value, 'other')).toBeNull();
   });
 
@@ -105,8 +105,15 @@ describe('the spineCobb item value', () => {
     expect(cobb.pt.angle).toBeGreaterThan(40);
     expect(state.errors.map((e) => e.item)).toEqual(['cobb_pt']);
     // Cleared: the targets empty with it.
-    const cleared = evaluateForm(definition, { cobb_pt: '17' }, { now: new Date('2026-01-01T00:00:00Z') });
+    const cleared = evaluateForm(
+      definition,
+      { cobb_pt: '17', cobb_mt: '5', curve: 'S' },
+      { now: new Date('2026-01-01T00:00:00Z') },
+    );
     expect(cleared.values.xray).toBeUndefined();
+    expect(
+      [cleared.values.cobb_pt, cleared.values.cobb_mt, cleared.values.curve].every((v) => v === undefined || v === ''),
+    ).toBe(true);
   });
 
   it('SPA-04: the engine refuses a forged result on the item itself', () => {

@@ -69,10 +69,13 @@ export function spineCobbError(raw: unknown): string | null {
   return null;
 }
 
-/** What a target item receives: an angle rounded to 2 decimals, or the curve type; null when there is none. */
+/**
+ * What a target item receives: an angle rounded to 2 decimals, or the curve type. Empty text when there is no
+ * result, so that clearing the X-ray clears the items too (a calculation answering null would keep them).
+ */
 export function spineCobbTargetValue(raw: unknown, key: string): number | string | null {
   const value = readSpineCobb(raw);
-  if (value === null) return null;
+  if (value === null) return '';
   if (key === 'curve_type') return value.curve_type;
   if (key !== 'pt' && key !== 'mt' && key !== 'tl') return null;
   const angle = value.angles[key].angle;
