@@ -1,6 +1,13 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, crfDataRecords, patientBindCodes, patientSessions, subjects } from '../../db/schema/index.js';
+import {
+  auditEvents,
+  crfDataRecords,
+  followRecordCrfs,
+  patientBindCodes,
+  patientSessions,
+  subjects,
+} from '../../db/schema/index.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
@@ -325,5 +332,48 @@ describe('patient side: binding, patient sessions and patient-reported forms', (
     );
     expect(detail.status, JSON.stringify(detail.body)).toBe(200);
     expect(detail.body.data.crfDataRecord.values).toMatchObject({ sbp: '130', dbp: '80' });
+  });
+  it('KNOW-03: a patient-reported form named by a due follow-up visit is filled for that visit: a new record, linked to the visit', async () => {
+    const followUp = crfIds['术后随访']!;
+    const saved = await t.call(admin, 'PUT', '/api/business/wechat/settings', {
+      studyId,
+      bindEnabled: true,
+      proCrfIds: [vitals(), followUp],
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Shanghai' }).format(t.clock());
+    const a = await boundPatient(patients.a!.id);
+    // Before any visit: the form is the patient's, on no visit.
+    const before = (await patientCall(a, 'GET', '/api/ignore/patient/forms')).body.data;
+    expect(before.find((f: { crfId: number }) => f.crfId === followUp)).toMatchObject({ visitName: null, state: 0 });
+
+    const visit = await t.call(admin, 'PUT', '/api/business/subject/follow/custom', {
+      subjectRecordId: patients.a!.subjectRecordId,
+      visitName: '居家随访',
+      plannedDate: today,
+      windowBefore: 0,
+      windowAfter: 7,
+      crfIds: [followUp],
+    });
+    expect(visit.status, JSON.stringify(visit.body)).toBe(200);
+    const listed = (await patientCall(a, 'GET', '/api/ignore/patient/forms')).body.data;
+    expect(listed.find((f: { crfId: number }) => f.crfId === followUp)).toMatchObject({
+      visitName: '居家随访',
+      state: 0,
+    });
+    const form = (await patientCall(a, 'GET', `/api/ignore/patient/forms/${followUp}`)).body.data;
+    expect(form.visit).toMatchObject({ visitName: '居家随访', plannedDate: today });
+    expect(form.record).toBeNull();
+
+    const submitted = await patientCall(a, 'POST', `/api/ignore/patient/forms/${followUp}`, {
+      values: { fu_date: today },
+      submit: true,
+    });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
+    const [slot] = await t.db.select().from(followRecordCrfs).where(eq(followRecordCrfs.crfId, followUp));
+    expect(slot!.crfDataRecordId).toBe(submitted.body.data.crfDataRecordId);
+    // The visit's slot is filled: no open visit, the submitted record shown.
+    const after = (await patientCall(a, 'GET', '/api/ignore/patient/forms')).body.data;
+    expect(after.find((f: { crfId: number }) => f.crfId === followUp)).toMatchObject({ visitName: null, state: 2 });
   });
 });

@@ -1,11 +1,13 @@
 import crypto from 'node:crypto';
 import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
-import { FORM_STATE, genderFromPatient, initialValues, maskName } from '@ecrf/core';
+import { FOLLOW_STATES, FORM_STATE, genderFromPatient, initialValues, maskName } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import {
   crfDataRecords,
   crfs,
+  followRecordCrfs,
+  followRecords,
   patientBindCodes,
   patientDiseaseNotes,
   patientPortalSettings,
@@ -26,6 +28,7 @@ import { definitionOf } from '../crf-data/crf-definitions.js';
 import { isRepeatable, judgeSave, saveAuditEntries, stale } from '../crf-data/crf-data.service.js';
 import { otherFormValues } from '../crf-data/linked-values.service.js';
 import { SYSTEM_QUERIES } from '../doubt/system-queries.subscriber.js';
+import { linkFollowForm } from '../follow/follow-forms.js';
 import { IDENTIFIERS_PERMISSION, invalidateSignatures } from '../subjects/subject.service.js';
 import { devIdentityProvider, type PatientIdentityProvider } from './patient-identity.js';
 
@@ -566,7 +569,62 @@ async function latestRecord(db: Db, subjectRecordId: number, crfId: number) {
 const patientState = (record: { state: number } | undefined) =>
   !record ? 0 : record.state === FORM_STATE.submitted ? 2 : 1;
 
-/** The forms assigned to the patient: the study's patient-reported CRFs, each with the patient's progress. */
+/**
+ * The patient's open follow-up slot for a form: a due or overdue visit (待随访, 已超窗) naming the form with no
+ * record yet, the earliest first. A patient-reported form filled while one is open is filled for that visit.
+ */
+async function openVisitSlot(db: Db, patient: PatientSession, crfId: number) {
+  const [slot] = await db
+    .select({
+      followRecordCrfId: followRecordCrfs.id,
+      visitName: followRecords.visitName,
+      plannedDate: followRecords.plannedDate,
+    })
+    .from(followRecordCrfs)
+    .innerJoin(followRecords, eq(followRecords.id, followRecordCrfs.followRecordId))
+    .where(
+      and(
+        eq(followRecordCrfs.studyId, patient.studyId),
+        eq(followRecords.subjectRecordId, patient.subjectRecordId),
+        eq(followRecordCrfs.crfId, crfId),
+        isNull(followRecordCrfs.crfDataRecordId),
+        inArray(followRecords.state, [FOLLOW_STATES.DUE, FOLLOW_STATES.OVERDUE]),
+      ),
+    )
+    .orderBy(asc(followRecords.plannedDate), asc(followRecords.id))
+    .limit(1);
+  return slot ?? null;
+}
+
+type DataRecord = typeof crfDataRecords.$inferSelect;
+
+/**
+ * The record a patient works on for a form. Without an open visit: the newest record. With one: the newest
+ * record while it is an unsubmitted draft of no other visit; otherwise a new record for the visit when the
+ * form repeats (a single form keeps its one record).
+ */
+async function workingRecord(
+  db: Db,
+  patient: PatientSession,
+  crfId: number,
+  slot: { followRecordCrfId: number } | null,
+): Promise<DataRecord | undefined> {
+  const latest = await latestRecord(db, patient.subjectRecordId, crfId);
+  if (!slot || !latest) return latest;
+  if (latest.state !== FORM_STATE.submitted) {
+    const [linked] = await db
+      .select({ id: followRecordCrfs.id })
+      .from(followRecordCrfs)
+      .where(and(eq(followRecordCrfs.studyId, patient.studyId), eq(followRecordCrfs.crfDataRecordId, latest.id)));
+    if (!linked) return latest;
+  }
+  return (await isRepeatable(db, crfId)) ? undefined : latest;
+}
+
+/**
+ * The forms assigned to the patient: the study's patient-reported CRFs, each with the patient's progress on the
+ * record they work on and the follow-up visit it is for, when one is open.
+ */
 export async function patientForms(ctx: AppContext, patient: PatientSession) {
   const rows = await ctx.db
     .select({ crfId: crfs.id, title: crfs.title })
@@ -576,8 +634,14 @@ export async function patientForms(ctx: AppContext, patient: PatientSession) {
     .orderBy(asc(crfs.id));
   const out = [];
   for (const row of rows) {
-    const record = await latestRecord(ctx.db, patient.subjectRecordId, row.crfId);
-    out.push({ ...row, state: patientState(record), updateTime: record?.updatedAt ?? null });
+    const slot = await openVisitSlot(ctx.db, patient, row.crfId);
+    const record = await workingRecord(ctx.db, patient, row.crfId, slot);
+    out.push({
+      ...row,
+      state: patientState(record),
+      updateTime: record?.updatedAt ?? null,
+      visitName: slot?.visitName ?? null,
+    });
   }
   return out;
 }
@@ -596,11 +660,13 @@ async function requireAssigned(db: Db, patient: PatientSession, crfId: number) {
 /** One assigned form: its definition, the patient's values and what they may still do. */
 export async function patientForm(ctx: AppContext, patient: PatientSession, crfId: number) {
   const crf = await requireAssigned(ctx.db, patient, crfId);
-  const record = await latestRecord(ctx.db, patient.subjectRecordId, crfId);
+  const slot = await openVisitSlot(ctx.db, patient, crfId);
+  const record = await workingRecord(ctx.db, patient, crfId, slot);
   const definition = await definitionOf(ctx.db, crfId, record?.crfVersion ?? crf.currentVersion);
   const pro = new Set(await proCrfIds(ctx.db, patient.studyId));
   return {
     crf: { id: crf.crfId, title: crf.title, definition },
+    visit: slot ? { visitName: slot.visitName, plannedDate: slot.plannedDate } : null,
     record: record ? { crfDataRecordId: record.id, version: record.version, values: record.values } : null,
     state: patientState(record),
     editable: record?.state !== FORM_STATE.submitted,
@@ -635,19 +701,11 @@ export async function savePatientForm(
   const result = await ctx.db.transaction(async (tx) => {
     const crf = await requireAssigned(tx, patient, crfId);
     const now = ctx.clock();
-    const [existing] = await tx
-      .select()
-      .from(crfDataRecords)
-      .where(
-        and(
-          eq(crfDataRecords.subjectRecordId, patient.subjectRecordId),
-          eq(crfDataRecords.crfId, crfId),
-          isNull(crfDataRecords.deletedAt),
-        ),
-      )
-      .orderBy(desc(crfDataRecords.id))
-      .limit(1)
-      .for('update');
+    const slot = await openVisitSlot(tx, patient, crfId);
+    const working = await workingRecord(tx, patient, crfId, slot);
+    const [existing] = working
+      ? await tx.select().from(crfDataRecords).where(eq(crfDataRecords.id, working.id)).for('update')
+      : [];
     if (existing?.state === FORM_STATE.submitted) {
       throw AppError.conflict('patient.form_submitted', '表单已提交，不能再修改');
     }
@@ -708,6 +766,15 @@ export async function savePatientForm(
         .returning({ id: crfDataRecords.id });
       if (!row) throw AppError.conflict('crf.stale_version', '数据已被他人修改，请刷新后重试');
       id = row.id;
+    }
+    if (slot) {
+      await linkFollowForm(tx, {
+        studyId: patient.studyId,
+        subjectRecordId: patient.subjectRecordId,
+        crfId,
+        followRecordCrfId: slot.followRecordCrfId,
+        crfDataRecordId: id,
+      });
     }
     const base = {
       studyId: patient.studyId,

@@ -74,6 +74,11 @@ export default function PatientFormPage({ crfId }: { crfId: number }) {
     <main className="patient-page">
       <Link to="/meil">{PT.back}</Link>
       <h1>{data.crf.title}</h1>
+      {data.visit && (
+        <p className="patient-muted">
+          {PT.visit}：{data.visit.visitName}（{data.visit.plannedDate}）
+        </p>
+      )}
       {!data.editable && <Alert type="info" showIcon title={PT.readOnly} style={{ marginBottom: 12 }} />}
       <div className="patient-card">
         <CrfForm

@@ -54,7 +54,10 @@ export default function PatientHomePage() {
       <nav aria-label={PT.forms}>
         {data.forms.map((form) => (
           <Link key={form.crfId} to={`/meil/form/${form.crfId}`} className="patient-form-link">
-            <span>{form.title}</span>
+            <span>
+              {form.title}
+              {form.visitName && <span className="patient-visit">{form.visitName}</span>}
+            </span>
             <Tag color={STATE_COLOR[form.state]}>{PT.states[form.state]}</Tag>
           </Link>
         ))}

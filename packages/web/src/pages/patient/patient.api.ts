@@ -43,6 +43,8 @@ export interface PatientFormItem {
   /** 0 待填写, 1 填写中, 2 已提交 */
   state: 0 | 1 | 2;
   updateTime: string | null;
+  /** The follow-up visit the form is due for, when one is open. */
+  visitName: string | null;
 }
 
 export interface PatientHome {
@@ -57,6 +59,7 @@ export interface PatientHome {
 
 export interface PatientForm {
   crf: { id: number; title: string; definition: CrfDefinition };
+  visit: { visitName: string; plannedDate: string } | null;
   record: { crfDataRecordId: number; version: number; values: Record<string, unknown> } | null;
   state: 0 | 1 | 2;
   editable: boolean;

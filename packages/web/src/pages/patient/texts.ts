@@ -22,6 +22,7 @@ export const PT = {
   saved: '保存成功',
   submitted: '提交成功',
   back: '返回',
+  visit: '随访',
   readOnly: '表单已提交，如需修改请联系研究团队。',
   meilTitle: '患者入口',
   meilBinding: '正在为您绑定……',
