@@ -445,6 +445,8 @@ export async function listRecords(
 ) {
   const where = and(
     eq(subjectRecords.studyId, studyId),
+    // Said of the patient too, so that the list's order comes from subjects_study_newest.
+    eq(subjects.studyId, studyId),
     filter.deleted ? isNotNull(subjectRecords.deletedAt) : isNull(subjectRecords.deletedAt),
     filter.identificationCode ? ilike(subjects.identificationCode, `%${filter.identificationCode}%`) : undefined,
     filter.subjectName ? ilike(subjects.subjectName, `%${filter.subjectName}%`) : undefined,
