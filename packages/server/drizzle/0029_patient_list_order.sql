@@ -1,1 +1,1 @@
-CREATE INDEX "subjects_study_newest" ON "subjects" USING btree ("study_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);
+CREATE INDEX "subjects_study_newest" ON "subjects" USING btree ("study_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);

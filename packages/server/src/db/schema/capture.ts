@@ -54,7 +54,7 @@ export const subjects = pgTable(
       .where(sql`${t.deletedAt} is null and ${t.idNumberHash} is not null`),
     index('subjects_study').on(t.studyId),
     // The patient list's order: its first page reads ten index entries, whatever the study's size.
-    index('subjects_study_newest').on(t.studyId, t.createdAt.desc(), t.id.desc()),
+    index('subjects_study_newest').on(t.studyId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     unique('subjects_study_key').on(t.studyId, t.id),
   ],
 );
