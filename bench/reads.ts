@@ -1,0 +1,187 @@
+/**
+ * Reads as a study grows: the patient list's first page, the study home's figures and a search, at 1,000 and then
+ * 10,000 patients (each with a 生命体征 record), through the whole stack as a study nurse. Prints p95 at both
+ * sizes and their ratio next to the goal (≤ 1.2×: a page costs what the page shows, not what the study holds).
+ * Runs on the embedded default and on PostgreSQL when one answers. Patients beyond the first are written by SQL
+ * (the same rows the enrolment writes, without the identifiers) so that seeding takes seconds.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { sql } from 'drizzle-orm';
+import { buildApp } from '../packages/server/src/app.js';
+import { createJobQueue } from '../packages/server/src/modules/jobs/create-job-queue.js';
+import { loadConfig } from '../packages/server/src/config.js';
+import { openDurablePglite, wrapPglite, wrapPostgres, type Database } from '../packages/server/src/db/client.js';
+import { seedDemoStudy } from '../packages/server/src/db/demo-study.js';
+import { users } from '../packages/server/src/db/schema/index.js';
+import { seed } from '../packages/server/src/db/seed.js';
+import { createTokenService } from '../packages/server/src/modules/auth/token.service.js';
+import { createRealtime } from '../packages/server/src/modules/realtime/realtime.hub.js';
+import { createOutbox } from '../packages/server/src/modules/events/outbox.js';
+import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
+import { localFileStorage } from '../packages/server/src/shared/file-storage.js';
+import { memoryStore } from '../packages/server/src/shared/kv.js';
+
+const SIZES = [1_000, 10_000];
+const RUNS = Number(process.env.BENCH_RUNS ?? 60);
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PASSWORD = 'Bench@123';
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+
+async function run(kind: string, database: Database) {
+  await database.migrate();
+  await seed(database.db, { adminPassword: PASSWORD, version: 'bench' });
+  await seedDemoStudy(database.db);
+  await database.db.update(users).set({ setPasswordMust: false });
+  const clock = () => new Date();
+  const config = { ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: '/tmp/edc-bench' }), loginRateLimitPerMinute: 1e6 };
+  const app = await buildApp({
+    config,
+    db: database.db,
+    kv: memoryStore(),
+    tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
+    fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
+    files: localFileStorage(config.dataDir),
+    jobs: createJobQueue({ db: database.db, files: localFileStorage(config.dataDir), redisUrl: undefined, clock }),
+    clock,
+    realtime: createRealtime(),
+    events: createOutbox({ db: database.db, listen: database.listen }),
+  });
+  await app.ready();
+  const call = async (token: string | null, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => {
+    const res = await app.inject({
+      method,
+      url,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      ...(payload && { payload }),
+    });
+    const body = res.json() as { code: number; msg: string; data: any };
+    if (body.code !== 200) throw new Error(`${method} ${url}: ${body.code} ${body.msg}`);
+    return body.data;
+  };
+  const token = (await call(null, 'POST', '/api/ignore/sys/login', { username: '13800000000', password: PASSWORD }))
+    .token as string;
+  const studyId = (await call(token, 'GET', '/api/business/study/list')).list[0].id as number;
+  const crfId = (await call(token, 'GET', `/api/system/crf/list?studyId=${studyId}`)).find(
+    (c: { title: string }) => c.title === '生命体征',
+  ).id as number;
+
+  // One patient through the API; the rest copied from it by SQL.
+  const first = await call(token, 'POST', '/api/business/subject', {
+    studyId,
+    subjectName: '读取甲',
+    gender: 1,
+    diseaseCode: 'LSS',
+  });
+  await call(token, 'PUT', '/api/v3/business/crf', {
+    subjectRecordId: first.subjectRecordId,
+    crfId,
+    version: 0,
+    values: { sbp: 120, dbp: 80, hr: 70, temp: 36.5 },
+  });
+  let have = 1;
+  const grow = async (to: number) => {
+    await database.db.execute(sql`
+      with made as (
+        insert into subjects (study_id, identification_code, subject_name, gender, birth, disease_code, qr_code, dept_id,
+          created_by, created_at, updated_at)
+        select s.study_id, 'R' || lpad(g::text, 6, '0'), '读取' || g, g % 2, s.birth, s.disease_code, md5('qr' || g), s.dept_id,
+          s.created_by, now() - make_interval(mins => ${to}::int - g), now()
+        from subjects s, generate_series(${have + 1}::int, ${to}::int) g
+        where s.id = (select subject_id from subject_records where id = ${first.subjectRecordId})
+        returning id, study_id, created_by, created_at),
+      records as (
+        insert into subject_records (study_id, subject_id, state, created_by, created_at, updated_at)
+        select study_id, id, 0, created_by, created_at, created_at from made
+        returning id, study_id, created_by, created_at)
+      insert into crf_data_records (study_id, subject_record_id, crf_id, crf_version, state, version, values, single_form,
+        created_by, updated_by, created_at, updated_at)
+      select r.study_id, r.id, d.crf_id, d.crf_version, d.state, 1,
+        jsonb_set(d.values, '{sbp}', to_jsonb((100 + r.id % 60)::text)), true, r.created_by, r.created_by, r.created_at, r.created_at
+      from records r, crf_data_records d where d.subject_record_id = ${first.subjectRecordId}`);
+    have = to;
+    await database.db.execute(sql`analyze`);
+  };
+
+  const reads: Array<[string, () => Promise<unknown>]> = [
+    [
+      'patient list, page 1',
+      () => call(token, 'POST', '/api/v3/business/subjectRecord/list', { studyId, pageNum: 1, pageSize: 10 }),
+    ],
+    ['study home figures', () => call(token, 'GET', `/api/business/index?studyId=${studyId}`)],
+    [
+      'search: 收缩压 > 139, page 1',
+      () =>
+        call(token, 'POST', '/api/business/search/v2', {
+          studyId,
+          conditions: {
+            join: 'and',
+            groups: [
+              { join: 'and', conditions: [{ kind: 'item', crfId, itemName: 'sbp', operator: 'gt', values: ['139'] }] },
+            ],
+          },
+          columns: [
+            { kind: 'patient', field: 'identificationCode' },
+            { kind: 'item', crfId, itemName: 'sbp' },
+          ],
+          pageNum: 1,
+          pageSize: 10,
+        }),
+    ],
+  ];
+  const p95 = new Map<string, number[]>();
+  for (const size of SIZES) {
+    await grow(size);
+    for (const [name, read] of reads) {
+      for (let i = 0; i < 5; i++) await read();
+      const samples: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const t0 = performance.now();
+        await read();
+        samples.push(performance.now() - t0);
+      }
+      samples.sort((a, b) => a - b);
+      p95.set(name, [...(p95.get(name) ?? []), percentile(samples, 0.95)]);
+    }
+  }
+  console.log(kind);
+  for (const [name, [small, large]] of p95) {
+    const ratio = large! / small!;
+    console.log(
+      `  ${name.padEnd(30)} p95 ${small!.toFixed(1).padStart(6)} ms at 1,000   ${large!.toFixed(1).padStart(6)} ms at 10,000   ×${ratio.toFixed(2)} (goal ≤ 1.2: ${ratio <= 1.2 ? 'met' : 'NOT met'})`,
+    );
+  }
+  await app.close();
+  await database.close();
+}
+
+async function postgresAnswers(): Promise<boolean> {
+  const url = new URL(PG_URL);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(url.port || 5432), url.hostname);
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+const dir = path.join(os.tmpdir(), `edc-bench-reads-${process.pid}`);
+fs.rmSync(dir, { recursive: true, force: true });
+if (process.env.BENCH_ONLY !== 'postgres') {
+  await run('PGlite (embedded default: on disk, fsync on)', wrapPglite(await openDurablePglite(dir)));
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+if (process.env.BENCH_ONLY !== 'pglite' && (await postgresAnswers())) {
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query('drop database if exists edc_bench_reads with (force)');
+  await admin.query('create database edc_bench_reads');
+  const url = new URL(PG_URL);
+  url.pathname = '/edc_bench_reads';
+  await run(`PostgreSQL (${url.host})`, wrapPostgres(url.toString()));
+  await admin.query('drop database if exists edc_bench_reads with (force)');
+  await admin.end();
+}
