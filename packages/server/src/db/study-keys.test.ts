@@ -85,6 +85,8 @@ export const COORDINATOR_LOCAL: Record<string, string> = {
   oper_logs: 'the installation-wide operation log; study_id is optional (system pages have none)',
   jobs: "the installation's job queue, claimed by every app server across studies; study_id is optional",
   scheduled_runs: 'one claim per recurring task and period, installation-wide',
+  auth_generation:
+    'one counter raised by triggers when users, roles, menus or study staff change: the key of the cached permissions',
   notice_reads: "each user's read marks of installation-wide notices",
   data_change_infos: 'announcements of changed data scopes (addsysdatachangeinfo); study_id is optional',
   knowledge_articles:
