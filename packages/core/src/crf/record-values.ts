@@ -5,6 +5,7 @@ import { isEmptyValue } from './field-rules.js';
 import { choicesOf, unitsOf } from './options.js';
 import { displayDate } from './partial-date.js';
 import { FILE_DOWNLOAD_PATH, fileReference, readChoiceList, readMediaList, readRows } from './value-shapes.js';
+import { spineMeasureText } from '../spine/item-value.js';
 
 /**
  * One rule for "did this value change", shared by the server (audit, reason for change, SDV and
@@ -194,6 +195,7 @@ export function valueText(
   if (node.type === 'fileUpload' && options.fileNames && typeof value === 'string') {
     return fileLabel(value.trim(), options.fileNames);
   }
+  if (node.type === 'spineMeasure') return spineMeasureText(value);
   if (isRowType(node.type)) {
     return readRows(value)
       .map((row, index) => {

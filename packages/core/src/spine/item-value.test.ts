@@ -4,6 +4,7 @@ import { evaluateForm } from '../crf/evaluate-form.js';
 import { normalizeValue } from '../crf/value-shapes.js';
 import { item } from '../crf/test/fixtures.js';
 import { lintDefinition } from '../crf/linter.js';
+import { valueText } from '../crf/record-values.js';
 import { readSpineMeasure, spineMeasureError, spineMeasureTargetValue, SPINE_VALUE_INVALID } from './item-value.js';
 
 const seg = (x1: number, y1: number, x2: number, y2: number) => ({ start: { x: x1, y: y1 }, end: { x: x2, y: y2 } });
@@ -85,5 +86,15 @@ describe('spineMeasure item type', () => {
     expect(spineMeasureTargetValue(JSON.stringify(value), 'LL')).toBeNull();
     expect(spineMeasureTargetValue(JSON.stringify(value), 'TK.symptom')).toBeNull();
     expect(spineMeasureTargetValue('', 'TK')).toBeNull();
+  });
+
+  it('SPM-02: print, overview, audit and exports read the measurement as numbers and diagnoses, not JSON', () => {
+    const value = JSON.stringify({
+      ...tk,
+      SVA: { lines: [{ ...seg(0, 0, 0, 300), linelength: 4 }], unit: 'cm', diagnosis: '矢状面轻度失衡' },
+      PI: { lines: [seg(0, 0, 10, 0)] },
+    });
+    expect(valueText(definition.children[0], value)).toBe('SVA 4 cm（矢状面轻度失衡）；TK 27°（胸椎后凸正常）；PI —');
+    expect(valueText(definition.children[0], '{bad')).toBe('{bad');
   });
 });

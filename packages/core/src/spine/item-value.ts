@@ -87,3 +87,23 @@ export function spineMeasureRules(nodes: readonly CrfNode[]): Array<{ target: st
   nodes.forEach((node, i) => visit(node, `children[${i}]`));
   return out;
 }
+
+/**
+ * A spine measurement as a person reads it (print, overview, audit, exports): per measure drawn, its number and
+ * diagnosis, e.g. `TK 30°（胸椎后凸正常）；SVA 4 cm（矢状面轻度失衡）`. An unreadable value reads as it is stored.
+ */
+export function spineMeasureText(raw: unknown): string {
+  const data = readSpineMeasure(raw);
+  if (!data) return typeof raw === 'string' ? raw : JSON.stringify(raw);
+  const parts: string[] = [];
+  for (const name of SPINE_MEASURES) {
+    const measure = data[name];
+    if (!measure) continue;
+    const value = spineMeasureTargetValue(data, name);
+    const def = SPINE_MEASURE_DEFINITIONS[name];
+    const unit = def.kind === 'angle' ? '°' : def.lineCodes || measure.unit === 'none' ? '' : ` ${measure.unit}`;
+    const number = value === null ? '—' : `${value}${unit}`;
+    parts.push(measure.diagnosis ? `${name} ${number}（${measure.diagnosis}）` : `${name} ${number}`);
+  }
+  return parts.join('；');
+}
