@@ -376,4 +376,69 @@ describe('patient side: binding, patient sessions and patient-reported forms', (
     const after = (await patientCall(a, 'GET', '/api/ignore/patient/forms')).body.data;
     expect(after.find((f: { crfId: number }) => f.crfId === followUp)).toMatchObject({ visitName: null, state: 2 });
   });
+  it('KNOW-03: 公众号病种 keeps one education text per study disease; settings changes are audited; a closed study refuses binding', async () => {
+    const notes = await t.call(nurse, 'GET', `/api/business/wechat/disease?studyId=${studyId}`);
+    expect(notes.status).toBe(200);
+    expect(notes.body.data.map((d: { diseaseCode: string }) => d.diseaseCode)).toContain('LSS');
+    expect(
+      (
+        await t.call(nurse, 'PUT', '/api/business/wechat/disease', {
+          studyId,
+          diseaseCode: 'LSS',
+          title: 'x',
+          content: '',
+        })
+      ).status,
+    ).toBe(403);
+    const unknown = await t.call(admin, 'PUT', '/api/business/wechat/disease', {
+      studyId,
+      diseaseCode: 'NOPE',
+      title: '须知',
+      content: '',
+    });
+    expect(unknown.status).toBe(404);
+    for (const title of ['术后须知', '术后康复须知']) {
+      const saved = await t.call(admin, 'PUT', '/api/business/wechat/disease', {
+        studyId,
+        diseaseCode: 'LSS',
+        title,
+        content: '三个月内避免弯腰搬重物。',
+      });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    }
+    const lss = (await t.call(admin, 'GET', `/api/business/wechat/disease?studyId=${studyId}`)).body.data.filter(
+      (d: { diseaseCode: string }) => d.diseaseCode === 'LSS',
+    );
+    expect(lss).toEqual([expect.objectContaining({ title: '术后康复须知', content: '三个月内避免弯腰搬重物。' })]);
+    const a = await boundPatient(patients.a!.id);
+    expect((await patientCall(a, 'GET', '/api/ignore/patient/home')).body.data.disease).toEqual({
+      title: '术后康复须知',
+      content: '三个月内避免弯腰搬重物。',
+    });
+
+    const badAppId = await t.call(admin, 'PUT', '/api/business/wechat/settings', {
+      studyId,
+      bindEnabled: false,
+      appId: 'not-an-app-id',
+      proCrfIds: [],
+    });
+    expect(badAppId.status).toBe(400);
+    const closed = await t.call(admin, 'PUT', '/api/business/wechat/settings', {
+      studyId,
+      bindEnabled: false,
+      appId: 'wx0123456789abcdef',
+      proCrfIds: [vitals()],
+    });
+    expect(closed.status, JSON.stringify(closed.body)).toBe(200);
+    const audited = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.studyId, studyId), eq(auditEvents.action, 'patient.settings')))
+      .orderBy(asc(auditEvents.id));
+    expect(audited.at(-1)!.newValue).toMatchObject({ bindEnabled: false, appId: 'wx0123456789abcdef' });
+    expect((await issue(patients.b!.id)).status).toBe(403);
+    expect((await patientCall(null, 'GET', `/api/ignore/patient/study/${studyId}`)).body.data).toMatchObject({
+      bindEnabled: false,
+    });
+  });
 });
