@@ -144,7 +144,7 @@ describe('在线咨询 (/api/v1/advisory/manager)', () => {
     expect(mine.find((c) => c.id === id)).toMatchObject({ state: 2, answer: '术后3个月复查' });
   });
 
-  it('KNOW-05: the list is paged, filters by state and keyword (title, question, patient code), waiting first', async () => {
+  it('KNOW-05, HTTP-08: the list is paged, filters by state and keyword (title, question, patient code), waiting first', async () => {
     for (let i = 1; i <= 11; i += 1) {
       await askAsPatient(t.ctx, { studyId, subjectId }, { title: `分页${i}`, question: '问题' });
     }
