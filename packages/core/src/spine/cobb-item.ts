@@ -134,7 +134,7 @@ export const SPINE_VERTEBRA_NAMES = [
  * the image (normalised landmarks, x values then y values), widening from T1 to L5, for the user to move onto
  * the X-ray. Every angle of it is 0.
  */
-export function defaultSpineTemplate(count = SPINE_VERTEBRA_NAMES.length): number[] {
+export function defaultSpineTemplate(count: number = SPINE_VERTEBRA_NAMES.length): number[] {
   const xs: number[] = [];
   const ys: number[] = [];
   const top = 0.12;
