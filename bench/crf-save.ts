@@ -14,34 +14,21 @@
  *   do, and latency runs from the scheduled time (no coordinated omission).
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
-import { buildApp } from '../packages/server/src/app.js';
-import { createJobQueue } from '../packages/server/src/modules/jobs/create-job-queue.js';
-import { loadConfig } from '../packages/server/src/config.js';
-import { openDurablePglite, wrapPglite, wrapPostgres, type Database } from '../packages/server/src/db/client.js';
-import { seedDemoStudy } from '../packages/server/src/db/demo-study.js';
+import { openDurablePglite, wrapPglite, type Database } from '../packages/server/src/db/client.js';
 import { users } from '../packages/server/src/db/schema/index.js';
-import { seed } from '../packages/server/src/db/seed.js';
-import { createTokenService } from '../packages/server/src/modules/auth/token.service.js';
-import { createRealtime } from '../packages/server/src/modules/realtime/realtime.hub.js';
-import { createOutbox } from '../packages/server/src/modules/events/outbox.js';
-import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
-import { localFileStorage } from '../packages/server/src/shared/file-storage.js';
-import { memoryStore } from '../packages/server/src/shared/kv.js';
 import { CRF_ACTIONS, crfKey } from '../packages/core/src/index.js';
+import { BENCH_PASSWORD as PASSWORD, benchApp, onScratchPostgres } from './harness.js';
 
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,16,64').split(',').map(Number);
 /** `pglite` or `postgres` runs one of the two only. */
 const ONLY = process.env.BENCH_ONLY;
 const SAVES_PER_LEVEL = Number(process.env.BENCH_SAVES ?? 640);
 const OPEN_LOOP_SECONDS = Number(process.env.BENCH_OPEN_SECONDS ?? 10);
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const PASSWORD = 'Bench@123';
 
 /** Statements sent through the drivers, counted where they leave the process. */
 const statements = { count: 0, trace: null as string[] | null };
@@ -61,8 +48,16 @@ function countPglite(client: PGlite): PGlite {
   const count = <T extends { query: PGlite['query']; exec: PGlite['exec'] }>(target: T): T => {
     const query = target.query.bind(target);
     const exec = target.exec.bind(target);
-    target.query = ((...args: Parameters<PGlite['query']>) => (statements.count++, traced(args[0]), query(...args))) as T['query'];
-    target.exec = ((...args: Parameters<PGlite['exec']>) => (statements.count++, traced(args[0]), exec(...args))) as T['exec'];
+    target.query = ((...args: Parameters<PGlite['query']>) => (
+      statements.count++,
+      traced(args[0]),
+      query(...args)
+    )) as T['query'];
+    target.exec = ((...args: Parameters<PGlite['exec']>) => (
+      statements.count++,
+      traced(args[0]),
+      exec(...args)
+    )) as T['exec'];
     return target;
   };
   count(client);
@@ -112,30 +107,9 @@ export interface SaveRun {
 }
 
 async function run(kind: string, database: Database): Promise<SaveRun> {
-  await database.migrate();
-  await seed(database.db, { adminPassword: PASSWORD, version: 'bench' });
-  await seedDemoStudy(database.db);
-  await database.db.update(users).set({ setPasswordMust: false });
-  const clock = () => new Date();
-  const config = {
-    ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: '/tmp/edc-bench' }),
-    loginRateLimitPerMinute: 1_000_000,
-  };
-  const events = createOutbox({ db: database.db, listen: database.listen });
-  const app = await buildApp({
-    config,
-    db: database.db,
-    kv: memoryStore(),
-    tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
-    fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
-    files: localFileStorage(config.dataDir),
-    jobs: createJobQueue({ db: database.db, files: localFileStorage(config.dataDir), redisUrl: undefined, clock }),
-    clock,
-    realtime: createRealtime(),
-    events,
-  });
+  const { app, events } = await benchApp(database);
   await app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const call = async (token: string | null, method: string, url: string, body?: unknown) => {
     const res = await fetch(base + url, {
       method,
@@ -229,7 +203,8 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
   // The raw writes: what a save must write, straight through the same pool.
   const rawRow = async () => {
     const [row] = (
-      (await database.db.execute(sql`insert into crf_data_records (study_id, subject_record_id, crf_id, crf_version, state, version, values, single_form, created_by, updated_by)
+      (await database.db
+        .execute(sql`insert into crf_data_records (study_id, subject_record_id, crf_id, crf_version, state, version, values, single_form, created_by, updated_by)
           select ${studyId}, id, ${crfId}, 1, 1, 1, '{}'::jsonb, false, 1, 1 from subject_records where study_id = ${studyId} limit 1
           returning id`)) as unknown as { rows: Array<{ id: number }> }
     ).rows;
@@ -241,7 +216,9 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
         sql`update crf_data_records set values = ${JSON.stringify({ sbp: String(100 + (n % 60)), dbp: '80', hr: String(50 + (n % 50)) })}::jsonb,
             version = version + 1, updated_at = now() where id = ${id}`,
       );
-      await tx.execute(sql`insert into outbox_events (study_id, type, payload) values (${studyId}, 'record.saved', '{}'::jsonb)`);
+      await tx.execute(
+        sql`insert into outbox_events (study_id, type, payload) values (${studyId}, 'record.saved', '{}'::jsonb)`,
+      );
       const head = (
         (await tx.execute(
           sql`update audit_chain_heads set row_count = row_count + 2 where study_id = ${studyId} returning hash`,
@@ -313,15 +290,6 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
   return result;
 }
 
-async function postgresAnswers(): Promise<boolean> {
-  const url = new URL(PG_URL);
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(url.port || 5432), url.hostname);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
-
 const dir = path.join(os.tmpdir(), `edc-bench-save-${process.pid}`);
 fs.rmSync(dir, { recursive: true, force: true });
 const embedded =
@@ -329,22 +297,11 @@ const embedded =
     ? null
     : await run('PGlite (embedded default: on disk, fsync on)', wrapPglite(countPglite(await openDurablePglite(dir))));
 fs.rmSync(dir, { recursive: true, force: true });
-if (ONLY === 'pglite') {
-  // the embedded database alone
-} else if (await postgresAnswers()) {
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query('drop database if exists edc_bench with (force)');
-  await admin.query('create database edc_bench');
-  const url = new URL(PG_URL);
-  url.pathname = '/edc_bench';
-  const server = await run(`PostgreSQL (${url.host})`, wrapPostgres(url.toString()));
-  await admin.query('drop database if exists edc_bench with (force)');
-  await admin.end();
-  if (embedded) {
-    const ratio = embedded.app.get(1)!.rate / server.app.get(1)!.rate;
-    console.log(`embedded/PostgreSQL at 1 client: ${ratio.toFixed(2)} (goal ≥ 0.7: ${verdict(ratio >= 0.7)})`);
-  }
-} else {
-  console.log('PostgreSQL: not reachable, skipped');
+const server =
+  ONLY === 'pglite'
+    ? null
+    : await onScratchPostgres('edc_bench', (database, host) => run(`PostgreSQL (${host})`, database));
+if (embedded && server) {
+  const ratio = embedded.app.get(1)!.rate / server.app.get(1)!.rate;
+  console.log(`embedded/PostgreSQL at 1 client: ${ratio.toFixed(2)} (goal ≥ 0.7: ${verdict(ratio >= 0.7)})`);
 }

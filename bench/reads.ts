@@ -6,51 +6,19 @@
  * (the same rows the enrolment writes, without the identifiers) so that seeding takes seconds.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
-import { buildApp } from '../packages/server/src/app.js';
-import { createJobQueue } from '../packages/server/src/modules/jobs/create-job-queue.js';
-import { loadConfig } from '../packages/server/src/config.js';
-import { openDurablePglite, wrapPglite, wrapPostgres, type Database } from '../packages/server/src/db/client.js';
-import { seedDemoStudy } from '../packages/server/src/db/demo-study.js';
-import { users } from '../packages/server/src/db/schema/index.js';
-import { seed } from '../packages/server/src/db/seed.js';
-import { createTokenService } from '../packages/server/src/modules/auth/token.service.js';
-import { createRealtime } from '../packages/server/src/modules/realtime/realtime.hub.js';
-import { createOutbox } from '../packages/server/src/modules/events/outbox.js';
-import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
-import { localFileStorage } from '../packages/server/src/shared/file-storage.js';
-import { memoryStore } from '../packages/server/src/shared/kv.js';
+import { openDurablePglite, wrapPglite, type Database } from '../packages/server/src/db/client.js';
+import { BENCH_PASSWORD as PASSWORD, benchApp, onScratchPostgres } from './harness.js';
 
 const SIZES = [1_000, 10_000];
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const PASSWORD = 'Bench@123';
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 
 async function run(kind: string, database: Database) {
-  await database.migrate();
-  await seed(database.db, { adminPassword: PASSWORD, version: 'bench' });
-  await seedDemoStudy(database.db);
-  await database.db.update(users).set({ setPasswordMust: false });
-  const clock = () => new Date();
-  const config = { ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: '/tmp/edc-bench' }), loginRateLimitPerMinute: 1e6 };
-  const app = await buildApp({
-    config,
-    db: database.db,
-    kv: memoryStore(),
-    tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
-    fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
-    files: localFileStorage(config.dataDir),
-    jobs: createJobQueue({ db: database.db, files: localFileStorage(config.dataDir), redisUrl: undefined, clock }),
-    clock,
-    realtime: createRealtime(),
-    events: createOutbox({ db: database.db, listen: database.listen }),
-  });
+  const { app } = await benchApp(database);
   await app.ready();
   const call = async (token: string | null, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => {
     const res = await app.inject({
@@ -159,29 +127,12 @@ async function run(kind: string, database: Database) {
   await database.close();
 }
 
-async function postgresAnswers(): Promise<boolean> {
-  const url = new URL(PG_URL);
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(url.port || 5432), url.hostname);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
-
 const dir = path.join(os.tmpdir(), `edc-bench-reads-${process.pid}`);
 fs.rmSync(dir, { recursive: true, force: true });
 if (process.env.BENCH_ONLY !== 'postgres') {
   await run('PGlite (embedded default: on disk, fsync on)', wrapPglite(await openDurablePglite(dir)));
   fs.rmSync(dir, { recursive: true, force: true });
 }
-if (process.env.BENCH_ONLY !== 'pglite' && (await postgresAnswers())) {
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query('drop database if exists edc_bench_reads with (force)');
-  await admin.query('create database edc_bench_reads');
-  const url = new URL(PG_URL);
-  url.pathname = '/edc_bench_reads';
-  await run(`PostgreSQL (${url.host})`, wrapPostgres(url.toString()));
-  await admin.query('drop database if exists edc_bench_reads with (force)');
-  await admin.end();
+if (process.env.BENCH_ONLY !== 'pglite') {
+  await onScratchPostgres('edc_bench_reads', (database, host) => run(`PostgreSQL (${host})`, database));
 }
