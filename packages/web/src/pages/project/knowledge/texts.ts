@@ -41,7 +41,7 @@ export const CT = {
   preview: '患者端预览',
   bold: '加粗',
   italic: '斜体',
-  heading: '标题',
+  heading: '二级标题',
   bulletList: '无序列表',
   orderedList: '有序列表',
   quote: '引用',
