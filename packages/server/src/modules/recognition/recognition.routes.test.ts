@@ -148,8 +148,9 @@ describe('the tempId', () => {
   });
 
   it(
-    'RECOG-07: the public call is refused alike without a tempId, with an unknown one, or naming another file',
+    'RECOG-08: the call is POST /imgrec/api/ignore/business/image/recognition/common (decided: the path the spec names); RECOG-07: the public call is refused alike without a tempId, with an unknown one, or naming another file',
     async () => {
+      expect(RECOGNITION_PATH).toBe('/imgrec/api/ignore/business/image/recognition/common');
       expect(await recognition({ url: blankKey, type: 2, index: 0 })).toEqual({ status: 403, body: REFUSED });
       expect(await recognition({ url: blankKey, type: 2, index: 0, tempId: 'x'.repeat(43) })).toEqual({
         status: 403,
