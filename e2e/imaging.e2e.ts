@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
+import { expectAccessible, launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
 import { callApi, prepareAdmin, signInAs } from './api.js';
 
 let platform: Platform;
@@ -182,6 +182,7 @@ describe('imaging viewer', () => {
     await viewer(page).getByRole('button', { name: '放大' }).click();
     await viewer(page).locator('.viewer-zoom', { hasText: '1172%' }).waitFor();
     await screenshot(page, 'imaging-viewer-dicom');
+    await expectAccessible(page, 'imaging-viewer');
     fs.rmSync(dir, { recursive: true, force: true });
     await page.close();
   });

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, newPage, screenshot, settle, startPlatform, type Platform } from './harness.js';
+import {
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  screenshot,
+  settle,
+  startPlatform,
+  type Platform,
+} from './harness.js';
 import { callApi, prepareAdmin, signInAs } from './api.js';
 
 let platform: Platform;
@@ -170,6 +178,7 @@ describe('spine manual measurement', () => {
     await expect.poll(() => text(page, 'spm-length').textContent()).toBe('40 mm');
     await expect.poll(() => text(page, 'spm-diagnosis').textContent()).toBe('矢状面轻度失衡');
     await screenshot(page, 'spine-measure-sva');
+    await expectAccessible(page, 'spine-measure');
 
     await page.locator('.crf-editor-actions').getByRole('button', { name: '保存' }).click();
     await messageText(page, '保存成功').waitFor();
