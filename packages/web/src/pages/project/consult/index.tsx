@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Descriptions, Form, Input, Modal, Popconfirm, Select, Space, Table, Tag, message } from 'antd';
+import { Button, Descriptions, Form, Input, Modal, Popconfirm, Select, Space, Tag, message } from 'antd';
 import {
   buttonKey,
   CONSULT_STATES,
@@ -10,6 +10,7 @@ import {
   type ConsultView,
 } from '@ecrf/core';
 import { studyApi } from '../../../api/study.api';
+import { PagedTable } from '../../../components/paged-table';
 import { subjectRecordApi } from '../../../api/subject.api';
 import { useRealtimeEvent } from '../../../realtime/realtime-events';
 import { useAppStore } from '../../../stores/app.store';
@@ -19,7 +20,6 @@ import { canInStudy } from '../study-access';
 import { consultApi } from './consult.api';
 import { CONSULT } from './texts';
 
-const PAGE_SIZE = 10;
 const STATE_COLORS: Record<ConsultState, string> = { 0: 'orange', 1: 'green', 2: 'default' };
 
 /**
@@ -35,7 +35,6 @@ export default function ConsultPage() {
   const [state, setState] = useState<ConsultState | ''>('');
   const [keyword, setKeyword] = useState('');
   const [search, setSearch] = useState('');
-  const [pageNum, setPageNum] = useState(1);
   const [open, setOpen] = useState<{ mode: 'view' | 'reply'; row: ConsultView } | null>(null);
   const [adding, setAdding] = useState(false);
   const client = useQueryClient();
@@ -48,21 +47,6 @@ export default function ConsultPage() {
     queryFn: () => studyApi.get(chosen!).then((res) => res.data),
   });
   const mayReply = canInStudy({ permissions, myRole: study.data?.myRole }, buttonKey('business.consult.reply'));
-  const list = useQuery({
-    queryKey: ['consult', 'list', chosen, state, search, pageNum],
-    enabled: chosen !== null,
-    placeholderData: keepPreviousData,
-    queryFn: () =>
-      consultApi
-        .list({
-          studyId: chosen!,
-          pageNum,
-          pageSize: PAGE_SIZE,
-          state: state === '' ? undefined : state,
-          keyword: search || undefined,
-        })
-        .then((res) => res.data),
-  });
   const refresh = () => client.invalidateQueries({ queryKey: ['consult', 'list', chosen] });
   useRealtimeEvent('consult', (push) => {
     if (push.studyId === chosen) void refresh();
@@ -87,20 +71,14 @@ export default function ConsultPage() {
           value={chosen ?? undefined}
           loading={studies.isLoading}
           options={(studies.data?.list ?? []).map((s) => ({ value: s.id, label: s.studyName }))}
-          onChange={(value: number) => {
-            setStudyId(value);
-            setPageNum(1);
-          }}
+          onChange={(value: number) => setStudyId(value)}
         />
         <Select
           aria-label={CONSULT.state}
           style={{ width: 120 }}
           value={state}
           options={[{ value: '', label: CONSULT.all }, ...CONSULT_STATES.map(([value, label]) => ({ value, label }))]}
-          onChange={(value: ConsultState | '') => {
-            setState(value);
-            setPageNum(1);
-          }}
+          onChange={(value: ConsultState | '') => setState(value)}
         />
         <Input
           aria-label={CONSULT.keyword}
@@ -109,86 +87,81 @@ export default function ConsultPage() {
           value={keyword}
           allowClear
           onChange={(e) => setKeyword(e.target.value)}
-          onPressEnter={() => {
-            setSearch(keyword.trim());
-            setPageNum(1);
-          }}
+          onPressEnter={() => setSearch(keyword.trim())}
         />
-        <Button
-          type="primary"
-          onClick={() => {
-            setSearch(keyword.trim());
-            setPageNum(1);
-          }}
-        >
+        <Button type="primary" onClick={() => setSearch(keyword.trim())}>
           {CONSULT.search}
         </Button>
         <Button disabled={!mayReply || chosen === null} onClick={() => setAdding(true)}>
           {CONSULT.add}
         </Button>
       </Space>
-      <Table<ConsultView>
-        rowKey="id"
-        loading={list.isFetching}
-        dataSource={list.data?.list ?? []}
-        pagination={{
-          current: pageNum,
-          pageSize: PAGE_SIZE,
-          total: list.data?.total ?? 0,
-          onChange: setPageNum,
-          showSizeChanger: false,
-          showTotal: (total) => `共 ${total} 条`,
-        }}
-        scroll={{ x: 1000 }}
-        columns={[
-          { title: CONSULT.code, dataIndex: 'identificationCode', width: 120 },
-          { title: CONSULT.name, dataIndex: 'subjectName', width: 100 },
-          { title: CONSULT.consultTitle, dataIndex: 'title', ellipsis: true },
-          {
-            title: CONSULT.state,
-            dataIndex: 'state',
-            width: 90,
-            render: (value: ConsultState, row) => <Tag color={STATE_COLORS[value]}>{row.stateName}</Tag>,
-          },
-          {
-            title: CONSULT.source,
-            dataIndex: 'source',
-            width: 120,
-            render: (value: ConsultView['source']) => (value === 'patient' ? CONSULT.fromPatient : CONSULT.fromStaff),
-          },
-          {
-            title: CONSULT.createTime,
-            dataIndex: 'createTime',
-            width: 170,
-            render: (value: string) => formatDate(value),
-          },
-          {
-            title: CONSULT.actions,
-            key: 'actions',
-            width: 200,
-            fixed: 'right',
-            render: (_: unknown, row) => (
-              <Space size={0}>
-                <Button type="link" onClick={() => setOpen({ mode: 'view', row })}>
-                  {CONSULT.view}
-                </Button>
-                {row.state !== 2 && (
-                  <Button type="link" disabled={!mayReply} onClick={() => setOpen({ mode: 'reply', row })}>
-                    {CONSULT.reply}
+      {chosen !== null && (
+        <PagedTable<ConsultView>
+          rowKey="id"
+          queryKey={['consult', 'list', chosen]}
+          filters={{ chosen, state, search }}
+          fetchPage={(paging) =>
+            consultApi
+              .list({
+                studyId: chosen,
+                ...paging,
+                state: state === '' ? undefined : state,
+                keyword: search || undefined,
+              })
+              .then((res) => res.data)
+          }
+          scroll={{ x: 1000 }}
+          columns={[
+            { title: CONSULT.code, dataIndex: 'identificationCode', width: 120 },
+            { title: CONSULT.name, dataIndex: 'subjectName', width: 100 },
+            { title: CONSULT.consultTitle, dataIndex: 'title', width: 240, ellipsis: true },
+            {
+              title: CONSULT.state,
+              dataIndex: 'state',
+              width: 90,
+              render: (value: ConsultState, row) => <Tag color={STATE_COLORS[value]}>{row.stateName}</Tag>,
+            },
+            {
+              title: CONSULT.source,
+              dataIndex: 'source',
+              width: 120,
+              render: (value: ConsultView['source']) => (value === 'patient' ? CONSULT.fromPatient : CONSULT.fromStaff),
+            },
+            {
+              title: CONSULT.createTime,
+              dataIndex: 'createTime',
+              width: 170,
+              render: (value: string) => formatDate(value),
+            },
+            {
+              title: CONSULT.actions,
+              key: 'actions',
+              width: 200,
+              fixed: 'right',
+              render: (_: unknown, row) => (
+                <Space size={0}>
+                  <Button type="link" onClick={() => setOpen({ mode: 'view', row })}>
+                    {CONSULT.view}
                   </Button>
-                )}
-                {row.state !== 2 && (
-                  <Popconfirm title={CONSULT.closeConfirm} onConfirm={() => close.mutate(row)} disabled={!mayReply}>
-                    <Button type="link" danger disabled={!mayReply}>
-                      {CONSULT.close}
+                  {row.state !== 2 && (
+                    <Button type="link" disabled={!mayReply} onClick={() => setOpen({ mode: 'reply', row })}>
+                      {CONSULT.reply}
                     </Button>
-                  </Popconfirm>
-                )}
-              </Space>
-            ),
-          },
-        ]}
-      />
+                  )}
+                  {row.state !== 2 && (
+                    <Popconfirm title={CONSULT.closeConfirm} onConfirm={() => close.mutate(row)} disabled={!mayReply}>
+                      <Button type="link" danger disabled={!mayReply}>
+                        {CONSULT.close}
+                      </Button>
+                    </Popconfirm>
+                  )}
+                </Space>
+              ),
+            },
+          ]}
+        />
+      )}
       {open && chosen !== null && (
         <ConsultDialog
           studyId={chosen}

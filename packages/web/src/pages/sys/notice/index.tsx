@@ -1,17 +1,17 @@
 import { useState } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Form, Input, Modal, Popconfirm, Radio, Select, Space, Table, message } from 'antd';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, Form, Input, Modal, Popconfirm, Radio, Select, Space, message } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
 import { NOTICE_TARGETS, type NoticeTarget } from '@ecrf/core';
 import { queryKeys } from '../../../api/query-keys';
 import { studyApi } from '../../../api/study.api';
 import { roleApi } from '../../../api/system.api';
+import { PagedTable } from '../../../components/paged-table';
 import { AuthButton, useAccess } from '../../../components/permission';
 import { formatDate } from '../../../utils/format-date';
 import { noticeAdminApi, type NoticeAdminRow, type NoticeBody } from './notice.api';
 import { NOTICE } from './texts';
 
-const PAGE_SIZE = 10;
 const LIST = ['notices', 'manage'] as const;
 
 /**
@@ -21,17 +21,10 @@ const LIST = ['notices', 'manage'] as const;
 export default function NoticePage() {
   const [title, setTitle] = useState('');
   const [search, setSearch] = useState('');
-  const [pageNum, setPageNum] = useState(1);
   const [editing, setEditing] = useState<NoticeAdminRow | 'new' | null>(null);
   const client = useQueryClient();
   const { can } = useAccess();
 
-  const list = useQuery({
-    queryKey: [...LIST, search, pageNum],
-    placeholderData: keepPreviousData,
-    queryFn: () =>
-      noticeAdminApi.list({ pageNum, pageSize: PAGE_SIZE, title: search || undefined }).then((res) => res.data),
-  });
   const refresh = () => {
     void client.invalidateQueries({ queryKey: LIST });
     // The administrator may be a reader too: the bell reads again.
@@ -59,39 +52,23 @@ export default function NoticePage() {
           value={title}
           allowClear
           onChange={(e) => setTitle(e.target.value)}
-          onPressEnter={() => {
-            setSearch(title.trim());
-            setPageNum(1);
-          }}
+          onPressEnter={() => setSearch(title.trim())}
         />
-        <Button
-          type="primary"
-          onClick={() => {
-            setSearch(title.trim());
-            setPageNum(1);
-          }}
-        >
+        <Button type="primary" onClick={() => setSearch(title.trim())}>
           {NOTICE.search}
         </Button>
         <AuthButton code="sys:notice:add" icon={<PlusOutlined />} onClick={() => setEditing('new')}>
           {NOTICE.add}
         </AuthButton>
       </Space>
-      <Table<NoticeAdminRow>
+      <PagedTable<NoticeAdminRow>
         rowKey="noticeId"
-        loading={list.isFetching}
-        dataSource={list.data?.list ?? []}
-        pagination={{
-          current: pageNum,
-          pageSize: PAGE_SIZE,
-          total: list.data?.total ?? 0,
-          onChange: setPageNum,
-          showSizeChanger: false,
-          showTotal: (total) => `共 ${total} 条`,
-        }}
+        queryKey={LIST}
+        filters={{ search }}
+        fetchPage={(paging) => noticeAdminApi.list({ ...paging, title: search || undefined }).then((res) => res.data)}
         columns={[
           { title: NOTICE.columnTitle, dataIndex: 'title', width: 220 },
-          { title: NOTICE.content, dataIndex: 'content', ellipsis: true },
+          { title: NOTICE.content, dataIndex: 'content', width: 320, ellipsis: true },
           { title: NOTICE.target, key: 'target', width: 200, render: (_: unknown, row) => targetText(row) },
           { title: NOTICE.readCount, dataIndex: 'readCount', width: 100 },
           {
@@ -104,6 +81,7 @@ export default function NoticePage() {
             title: NOTICE.actions,
             key: 'actions',
             width: 150,
+            fixed: 'right',
             render: (_: unknown, row) => (
               <Space size={0}>
                 <Button type="link" disabled={!can('sys:notice:edit')} onClick={() => setEditing(row)}>
