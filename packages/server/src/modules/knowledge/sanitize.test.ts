@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentImageKeys, sanitizeArticleHtml } from './sanitize.js';
+import { articleText, contentImageKeys, sanitizeArticleHtml } from './sanitize.js';
 
 /**
  * Vectors from the OWASP XSS Filter Evasion Cheat Sheet (and the HTML5 Security Cheatsheet's commonly cited
@@ -159,5 +159,7 @@ describe('article HTML sanitiser (allow-list, on the server)', () => {
     );
     expect(out).toContain('<img src="/api/ignore/content/image/0123456789abcdef0123456789abcdef" alt="图" />');
     expect(contentImageKeys(out)).toEqual(['0123456789abcdef0123456789abcdef']);
+    // The summary's plain text keeps blocks apart.
+    expect(articleText('<p>先侧身坐起</p><ul><li>再站立</li><li>再行走</li></ul>')).toBe('先侧身坐起 再站立 再行走');
   });
 });

@@ -81,5 +81,7 @@ export function contentImageKeys(html: string): string[] {
 
 /** Plain text of an article (search, summaries). */
 export function articleText(html: string): string {
-  return sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} }).replace(/\s+/g, ' ').trim();
+  // A space where a block ends, so paragraphs and list items don't run together in a summary.
+  const spaced = html.replace(/<\/(p|li|h[1-4]|blockquote|pre)>|<br\s*\/?>/gi, '$& ');
+  return sanitizeHtml(spaced, { allowedTags: [], allowedAttributes: {} }).replace(/\s+/g, ' ').trim();
 }
