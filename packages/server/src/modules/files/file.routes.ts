@@ -17,6 +17,8 @@ const uploadTokenQuery = studyIdQuery.extend({
   type: z.enum(['1', '2', '3']).transform((v) => Number(v) as objects.UploadKind),
   fileName: z.string().min(1).max(255).refine(isStorableText, '文件名不合法'),
   size: z.coerce.number().int().min(0).optional(),
+  /** UPL-17: the object key of a video just confirmed; the token is for its first frame beside it. */
+  thumbnailOf: z.string().min(1).max(280).optional(),
 });
 
 export function fileRoutes(app: App, ctx: AppContext) {
@@ -28,17 +30,18 @@ export function fileRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: ['文件'],
         summary: '下载文件（仅限该项目人员）',
-        querystring: z.object({ fileKey: z.string().regex(/^[0-9a-f]{32}$/, '文件不存在') }),
+        // UPL-17: `<video key>_thumbnail.jpg` is the video's first frame, read under the video's rule.
+        querystring: z.object({ fileKey: z.string().regex(/^[0-9a-f]{32}(_thumbnail\.jpg)?$/, '文件不存在') }),
       },
-      config: { study: (r) => files.studyOfFile(ctx, q<{ fileKey: string }>(r).fileKey) },
+      config: { study: (r) => files.studyOfFile(ctx, q<{ fileKey: string }>(r).fileKey.slice(0, 32)) },
     },
     async (request, reply) => {
-      const { row, stream } = await files.readFile(
-        ctx,
-        requireUser(request),
-        requireStudy(request),
-        request.query.fileKey,
-      );
+      const { fileKey } = request.query;
+      const user = requireUser(request);
+      const { row, stream } =
+        fileKey.length > 32
+          ? await files.readThumbnail(ctx, user, requireStudy(request), fileKey.slice(0, 32))
+          : await files.readFile(ctx, user, requireStudy(request), fileKey);
       return reply
         .headers(files.servingHeaders(row.contentType, row.fileName))
         .header('content-length', row.size)
@@ -58,9 +61,11 @@ export function fileRoutes(app: App, ctx: AppContext) {
       config: { study: fromQuery },
     },
     async (request) => {
-      const { type, fileName, size } = request.query;
+      const { type, fileName, size, thumbnailOf } = request.query;
       const { studyId } = requireStudy(request);
-      return ok(await objects.issueUploadToken(ctx, requireUser(request), studyId, { kind: type, fileName, size }));
+      return ok(
+        await objects.issueUploadToken(ctx, requireUser(request), studyId, { kind: type, fileName, size, thumbnailOf }),
+      );
     },
   );
 
@@ -111,7 +116,13 @@ export function fileRoutes(app: App, ctx: AppContext) {
           tags: ['文件'],
           summary: '上传文件（表单中的图片、视频、文件）',
           consumes: ['multipart/form-data'],
-          querystring: studyIdQuery,
+          // UPL-17: the first frame of a video just uploaded (its key), kept as `<video key>_thumbnail.jpg`.
+          querystring: studyIdQuery.extend({
+            thumbnailOf: z
+              .string()
+              .regex(/^[0-9a-f]{32}$/)
+              .optional(),
+          }),
         },
         // The study is named in the address, not in the body: the membership guard runs before
         // a single byte of the upload is read, so a non-member's file never touches the disk.
@@ -120,6 +131,11 @@ export function fileRoutes(app: App, ctx: AppContext) {
       async (request) => {
         const user = requireUser(request);
         const { studyId } = requireStudy(request);
+        const { thumbnailOf } = request.query;
+        const thumbnailKey = thumbnailOf === undefined ? undefined : files.thumbnailFileKey(thumbnailOf);
+        if (thumbnailOf !== undefined && thumbnailKey !== undefined) {
+          await files.checkThumbnailTarget(ctx, user, studyId, thumbnailOf, thumbnailKey);
+        }
         let stored: Awaited<ReturnType<typeof files.receiveFile>> | undefined;
         let fileName = '';
         for await (const part of request.parts()) {
@@ -127,10 +143,14 @@ export function fileRoutes(app: App, ctx: AppContext) {
             // Refused before a byte is stored: the name could not be written to the database.
             if (!isStorableText(part.filename)) throw malformedInput('text');
             fileName = part.filename;
-            stored = await files.receiveFile(ctx, part.file, part.filename);
+            stored = await files.receiveFile(ctx, part.file, part.filename, thumbnailKey);
           }
         }
         if (!stored) throw AppError.badRequest('file.missing', '请选择要上传的文件');
+        if (thumbnailKey !== undefined && stored.contentType !== 'image/jpeg') {
+          await ctx.files.delete(files.storageKeyOf(stored.fileKey));
+          throw AppError.badRequest('file.type_refused', '不支持的文件类型');
+        }
         return ok(await files.recordFile(ctx, user, studyId, stored, fileName), '上传成功');
       },
     );

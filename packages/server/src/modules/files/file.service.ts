@@ -103,8 +103,14 @@ export const isAllowedType = (contentType: string | undefined): contentType is s
  * its name: anything that is not an image, video, PDF, DICOM, office document or plain text is
  * refused and removed again.
  */
-export async function receiveFile(ctx: AppContext, stream: Readable & { truncated?: boolean }, fileName: string) {
-  const fileKey = crypto.randomBytes(16).toString('hex');
+export async function receiveFile(
+  ctx: AppContext,
+  stream: Readable & { truncated?: boolean },
+  fileName: string,
+  /** A video's first frame (UPL-17) is kept under a key derived from the video's; any other file gets a random one. */
+  fixedKey?: string,
+) {
+  const fileKey = fixedKey ?? crypto.randomBytes(16).toString('hex');
   const key = storageKeyOf(fileKey);
   const hash = crypto.createHash('sha256');
   let size = 0;
@@ -146,6 +152,57 @@ export async function recordFile(
     .insert(storedFiles)
     .values({ ...file, studyId, fileName: fileName.slice(0, 255), createdBy: user.userId, createdAt: ctx.clock() });
   return { fileKey: file.fileKey, filePath: file.fileKey, fileName, size: file.size, contentType: file.contentType };
+}
+
+/**
+ * UPL-17 (forms §7): a video's thumbnail is named by the video's value plus this suffix. In the internal mode
+ * the download call takes `<video key>_thumbnail.jpg`; in the external mode the object key is the video's plus
+ * the suffix. The browser draws the first frame and uploads it right after the video (no ffmpeg on the server).
+ */
+export const THUMBNAIL_SUFFIX = '_thumbnail.jpg';
+
+/** The stored_files key of an internal video's thumbnail: derived, so the read path needs no link table. */
+export const thumbnailFileKey = (videoFileKey: string) =>
+  crypto.createHash('sha256').update(`thumbnail:${videoFileKey}`).digest('hex').slice(0, 32);
+
+/**
+ * Only the video's uploader adds its thumbnail, once, in the video's study, right after the upload: nobody can
+ * put a picture of their own in front of someone else's video.
+ */
+export async function checkThumbnailTarget(
+  ctx: AppContext,
+  user: CurrentUser,
+  studyId: number,
+  videoFileKey: string,
+  thumbnailKey: string,
+) {
+  const rows = await ctx.db
+    .select({
+      fileKey: storedFiles.fileKey,
+      studyId: storedFiles.studyId,
+      createdBy: storedFiles.createdBy,
+      contentType: storedFiles.contentType,
+    })
+    .from(storedFiles)
+    .where(inArray(storedFiles.fileKey, [videoFileKey, thumbnailKey]));
+  const video = rows.find((r) => r.fileKey === videoFileKey);
+  if (
+    !video ||
+    video.studyId !== studyId ||
+    video.createdBy !== user.userId ||
+    !video.contentType.startsWith('video/')
+  ) {
+    throw AppError.notFound('file.not_found', '文件不存在');
+  }
+  if (rows.some((r) => r.fileKey === thumbnailKey)) {
+    throw AppError.conflict('file.thumbnail_exists', '缩略图已存在');
+  }
+}
+
+/** A video's thumbnail, read under the video's rule (the same viewers; UPL-17). */
+export async function readThumbnail(ctx: AppContext, user: CurrentUser, access: StudyAccess, videoFileKey: string) {
+  if (!(await mayReadFile(ctx, user, access, videoFileKey))) throw AppError.forbidden();
+  return openFile(ctx, thumbnailFileKey(videoFileKey));
 }
 
 export async function studyOfFile(ctx: AppContext, fileKey: string) {

@@ -3,8 +3,12 @@ import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
+import { and, eq, inArray } from 'drizzle-orm';
+import { storedFiles } from '../../db/schema/index.js';
 import {
   MAX_UPLOAD_BYTES,
+  THUMBNAIL_SUFFIX,
+  checkThumbnailTarget,
   detectedType,
   isAllowedType,
   looksLikeText,
@@ -77,7 +81,7 @@ export async function issueUploadToken(
   ctx: AppContext,
   user: CurrentUser,
   studyId: number,
-  input: { kind: UploadKind; fileName: string; size?: number },
+  input: { kind: UploadKind; fileName: string; size?: number; thumbnailOf?: string | undefined },
 ): Promise<UploadTokenAnswer> {
   const direct = ctx.files.direct;
   // Without an object store the internal mode is the installation's mode: the browser uploads to this server.
@@ -85,22 +89,35 @@ export async function issueUploadToken(
   if (input.size !== undefined && input.size > maxBytesOf(input.kind)) {
     throw AppError.badRequest('file.too_large', '上传文件大小不能超过500MB!');
   }
-  const { plural, typePrefix } = UPLOAD_KINDS[input.kind];
-  const name = objectName(input.fileName);
-  // forms §7: type-plural/timestamp/filename. Two uploads of one name in one millisecond get the next one.
-  let stamp = ctx.clock().getTime();
-  let key = `${plural}/${stamp}/${name}`;
-  while ((await ctx.kv.incr(`object-key:${key}`, PENDING_MS)) !== 1) {
-    stamp += 1;
+  let key: string;
+  let kind = input.kind;
+  if (input.thumbnailOf !== undefined) {
+    // UPL-17: a video's first frame sits beside it, under the video's key plus _thumbnail.jpg.
+    kind = 1;
+    key = `${input.thumbnailOf}${THUMBNAIL_SUFFIX}`;
+    await checkThumbnailTarget(ctx, user, studyId, objectFileKey(input.thumbnailOf), objectFileKey(key));
+    if ((await ctx.kv.incr(`object-key:${key}`, PENDING_MS)) !== 1) {
+      throw AppError.conflict('file.thumbnail_exists', '缩略图已存在');
+    }
+  } else {
+    const { plural } = UPLOAD_KINDS[input.kind];
+    const name = objectName(input.fileName);
+    // forms §7: type-plural/timestamp/filename. Two uploads of one name in one millisecond get the next one.
+    let stamp = ctx.clock().getTime();
     key = `${plural}/${stamp}/${name}`;
+    while ((await ctx.kv.incr(`object-key:${key}`, PENDING_MS)) !== 1) {
+      stamp += 1;
+      key = `${plural}/${stamp}/${name}`;
+    }
   }
+  const { typePrefix } = UPLOAD_KINDS[kind];
   const post = await direct.presignPost({
     key,
-    maxBytes: maxBytesOf(input.kind),
+    maxBytes: maxBytesOf(kind),
     contentTypePrefix: typePrefix,
     expiresSeconds: TOKEN_SECONDS,
   });
-  const pending: Pending = { userId: user.userId, studyId, fileName: input.fileName, kind: input.kind };
+  const pending: Pending = { userId: user.userId, studyId, fileName: input.fileName, kind };
   await ctx.kv.set(pendingKey(key), JSON.stringify(pending), PENDING_MS);
   return {
     networkMode: 'external',
@@ -158,7 +175,10 @@ export async function objectReadUrl(ctx: AppContext, user: CurrentUser, access: 
   const direct = ctx.files.direct;
   if (!direct) throw AppError.notFound('file.not_found', '文件不存在');
   const fileKey = objectFileKey(key);
-  if (!(await mayReadFile(ctx, user, access, fileKey, likeLiteral(key)))) throw AppError.forbidden();
+  const readable =
+    (await mayReadFile(ctx, user, access, fileKey, likeLiteral(key))) ||
+    (await mayReadAsThumbnail(ctx, user, access, key));
+  if (!readable) throw AppError.forbidden();
   const row = await openFileRow(ctx, fileKey);
   const headers = servingHeaders(row.contentType, row.fileName);
   return direct.presignGet(
@@ -166,4 +186,26 @@ export async function objectReadUrl(ctx: AppContext, user: CurrentUser, access: 
     { contentType: row.contentType, contentDisposition: headers['content-disposition'] ?? 'attachment' },
     READ_SECONDS,
   );
+}
+
+/**
+ * UPL-17: a thumbnail is read under its video's rule. Only when the video exists and both were uploaded by one
+ * person (the token call lets nobody else add it), so an image merely named `…_thumbnail.jpg` gains nothing.
+ */
+async function mayReadAsThumbnail(ctx: AppContext, user: CurrentUser, access: StudyAccess, key: string) {
+  if (!key.endsWith(THUMBNAIL_SUFFIX)) return false;
+  const videoKey = key.slice(0, -THUMBNAIL_SUFFIX.length);
+  const videoFileKey = objectFileKey(videoKey);
+  const rows = await ctx.db
+    .select({ fileKey: storedFiles.fileKey, createdBy: storedFiles.createdBy, contentType: storedFiles.contentType })
+    .from(storedFiles)
+    .where(
+      and(eq(storedFiles.studyId, access.studyId), inArray(storedFiles.fileKey, [videoFileKey, objectFileKey(key)])),
+    );
+  const video = rows.find((r) => r.fileKey === videoFileKey);
+  const thumbnail = rows.find((r) => r.fileKey !== videoFileKey);
+  if (!video || !thumbnail || video.createdBy !== thumbnail.createdBy || !video.contentType.startsWith('video/')) {
+    return false;
+  }
+  return mayReadFile(ctx, user, access, videoFileKey, likeLiteral(videoKey));
 }
