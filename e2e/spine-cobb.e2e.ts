@@ -80,7 +80,7 @@ async function drag(page: Page, from: { x: number; y: number }, dy: number) {
 }
 
 describe('spine automatic Cobb angle', () => {
-  it('SPA-01, SPA-02, SPA-03, SPA-05, SPA-06, SPA-09, SPA-10: upload an X-ray, correct two landmarks, see the angles change, save and reload', async () => {
+  it('SPA-01, SPA-02, SPA-03, SPA-05, SPA-06, SPA-07, SPA-08, SPA-09, SPA-10: upload an X-ray, correct two landmarks, see the angles change, save and reload', async () => {
     const page = await newPage(browser, platform.baseUrl);
     await page.setViewportSize({ width: 1600, height: 1200 });
     await signInAs(page);
@@ -126,6 +126,15 @@ describe('spine automatic Cobb angle', () => {
     const ptText = (await angle(page, 'pt').textContent())!;
     const mtText = (await angle(page, 'mt').textContent())!;
     await screenshot(page, 'spine-cobb-corrected');
+    // SPA-09: pt orange, mt magenta, tl lime.
+    const colours = await page
+      .locator('.spc-angle-key')
+      .evaluateAll((els) => els.map((el) => [el.textContent, getComputedStyle(el).backgroundColor]));
+    expect(colours).toEqual([
+      ['PT', 'rgb(255, 165, 0)'],
+      ['MT', 'rgb(255, 0, 255)'],
+      ['TL', 'rgb(0, 255, 0)'],
+    ]);
 
     await page.locator('.crf-editor-actions').getByRole('button', { name: '保存' }).click();
     await messageText(page, '保存成功').waitFor();
@@ -138,6 +147,20 @@ describe('spine automatic Cobb angle', () => {
     await expect.poll(() => angle(page, 'mt').textContent()).toBe(mtText);
     await expect.poll(() => page.locator('input[id$="cobb_pt"]').inputValue()).toBe(String(Number.parseFloat(ptText)));
     await screenshot(page, 'spine-cobb-reloaded');
+
+    // SPA-07: one wheel step over the canvas zooms in by 10%; 复位 returns to 100%.
+    const stageBox = (await page.locator('.spc-stage .konvajs-content').boundingBox())!;
+    await page.mouse.move(stageBox.x + stageBox.width / 2, stageBox.y + 200);
+    await page.mouse.wheel(0, -100);
+    await expect.poll(() => page.getByTestId('spc-zoom').textContent()).toBe('110%');
+    await page.locator('.spc').getByRole('button', { name: '复位' }).click();
+    await expect.poll(() => page.getByTestId('spc-zoom').textContent()).toBe('100%');
+    // SPA-08: the detection scale slider runs from 1 to 4.
+    const slider = page.locator('.spc-slider [role=slider]');
+    expect([await slider.getAttribute('aria-valuemin'), await slider.getAttribute('aria-valuemax')]).toEqual([
+      '1',
+      '4',
+    ]);
 
     // SPA-02: clearing the value returns to the upload area.
     await page.locator('.spc').getByRole('button', { name: '清除' }).click();
