@@ -178,6 +178,14 @@ describe('imaging viewer', () => {
     await clickCanvas(page, 510, 300);
     await viewer(page).getByTestId('viewer-distance').filter({ hasText: '距离：20.00 mm' }).waitFor();
 
+    // The frame as shown (its window) saved as a PNG, e.g. for the spine measurement, which takes JPG/PNG/BMP.
+    const download = page.waitForEvent('download');
+    await viewer(page).getByRole('button', { name: '导出PNG' }).click();
+    const saved = await download;
+    expect(saved.suggestedFilename()).toBe('lumbar-dx-2.png');
+    const exported = fs.readFileSync((await saved.path())!);
+    expect(exported.subarray(1, 4).toString('latin1')).toBe('PNG');
+
     // Zoom keeps the measurement on the image.
     await viewer(page).getByRole('button', { name: '放大' }).click();
     await viewer(page).locator('.viewer-zoom', { hasText: '1172%' }).waitFor();

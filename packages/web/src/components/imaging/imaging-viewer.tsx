@@ -8,6 +8,7 @@ import {
   ZoomInOutlined,
   ZoomOutOutlined,
   ExpandOutlined,
+  DownloadOutlined,
 } from '@ant-design/icons';
 import { http } from '../../api/request';
 import {
@@ -56,6 +57,24 @@ async function loadFile(file: ViewerFile): Promise<Loaded> {
   if (looksLikeDicom(bytes) || /\.dcm$/i.test(file.name)) return { kind: 'dicom', image: parseDicomImage(bytes) };
   const bitmap = await loadPicture(bytes);
   return { kind: 'picture', bitmap, width: bitmap.naturalWidth, height: bitmap.naturalHeight };
+}
+
+/** The name of the PNG a DICOM frame is exported as: the file's name, the frame of several, .png. */
+export function pngName(name: string, frame: number | null): string {
+  const base = name.replace(/\.[^.]*$/, '') || 'image';
+  return `${base}${frame !== null ? `-${frame}` : ''}.png`;
+}
+
+/** Saves the exported frame (with its window) for the spine tools or a report: the PNG goes to the user's disk. */
+function savePng(blob: Blob, name: string) {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 export interface ImagingViewerProps {
@@ -275,6 +294,16 @@ function ViewerPane({ file }: { file: ViewerFile }) {
           onClick={() => setView(zoomAt(view, 1 / 1.25, centre))}
         />
         <Button icon={<ExpandOutlined />} aria-label={VIEWER_T.fit} onClick={() => setView(fitView(size, CANVAS))} />
+        {dicom && source instanceof HTMLCanvasElement && (
+          <Button
+            icon={<DownloadOutlined />}
+            onClick={() =>
+              source.toBlob((blob) => blob && savePng(blob, pngName(file.name, dicom.frames > 1 ? frame + 1 : null)))
+            }
+          >
+            {VIEWER_T.exportPng}
+          </Button>
+        )}
         <span className="viewer-zoom">{Math.round(view.zoom * 100)}%</span>
       </Space>
       {dicom && win && (

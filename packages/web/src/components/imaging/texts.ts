@@ -11,6 +11,7 @@ export const VIEWER_T = {
   zoomIn: '放大',
   zoomOut: '缩小',
   fit: '适应窗口',
+  exportPng: '导出PNG',
   windowWidth: '窗宽',
   windowCenter: '窗位',
   resetWindow: '重置窗宽窗位',
