@@ -312,13 +312,19 @@ export const crfRecordApi = {
       silent: true,
     }),
   /** UPL-13/UPL-14: internal-network upload, multipart file + studyId. */
-  upload: (studyId: number, file: File, onProgress?: (percent: number) => void) => {
+  upload: (
+    studyId: number,
+    file: File,
+    onProgress?: (percent: number) => void,
+    /** UPL-17: the key of the video this picture is the first frame of. */
+    thumbnailOf?: string,
+  ) => {
     const form = new FormData();
     form.append('studyId', String(studyId));
     form.append('file', file);
     return http
       .post<UploadedFile>('/api/common/file/upload', form, {
-        params: { studyId },
+        params: thumbnailOf === undefined ? { studyId } : { studyId, thumbnailOf },
         silent: true,
         onUploadProgress: (e) => onProgress?.(e.total ? Math.min(100, Math.floor((e.loaded * 100) / e.total)) : 0),
       })

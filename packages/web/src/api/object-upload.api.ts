@@ -2,6 +2,24 @@ import axios from 'axios';
 import { crfRecordApi } from './crf.api';
 import { http } from './request';
 
+/** Where external values are read: `domain + key` (the token call's domain). */
+export const OBJECT_DOMAIN = '/api/v1/fileupload/object/';
+/** UPL-17 (forms §7): a video's first frame is stored under the video's value plus this suffix. */
+export const THUMBNAIL_SUFFIX = '_thumbnail.jpg';
+
+/**
+ * UPL-17: the value of a video's thumbnail, derived from the video's stored value: an internal key (read through
+ * the download call as `<key>_thumbnail.jpg`) or an object of this platform's store (`domain + key` plus the
+ * suffix). Any other address (an allow-listed import) has none, so no request goes to a foreign host.
+ */
+export function thumbnailValue(videoValue: string): string | null {
+  if (/^[0-9a-f]{32}$/.test(videoValue)) return `${videoValue}${THUMBNAIL_SUFFIX}`;
+  if (videoValue.startsWith(OBJECT_DOMAIN) && videoValue.length > OBJECT_DOMAIN.length) {
+    return `${videoValue}${THUMBNAIL_SUFFIX}`;
+  }
+  return null;
+}
+
 /** The token call's `type` (1 as the spec's client sends for images; 2 videos, 3 any other file). */
 export const UPLOAD_TYPE = { image: 1, video: 2, file: 3 } as const;
 
@@ -34,14 +52,23 @@ export async function uploadToStorage(
   file: File,
   kind: keyof typeof UPLOAD_TYPE,
   onProgress?: (percent: number) => void,
+  /** UPL-17: the stored value of the video this JPEG is the first frame of (a key, or domain + key). */
+  thumbnailOf?: string,
 ): Promise<ObjectUploadResult> {
+  const objectKey = thumbnailOf?.startsWith(OBJECT_DOMAIN) ? thumbnailOf.slice(OBJECT_DOMAIN.length) : undefined;
   const token = await http.get<UploadTokenAnswer>('/api/v1/qiniu/upload/token', {
-    params: { studyId, type: UPLOAD_TYPE[kind], fileName: file.name, size: file.size },
+    params: {
+      studyId,
+      type: UPLOAD_TYPE[kind],
+      fileName: file.name,
+      size: file.size,
+      ...(objectKey === undefined ? {} : { thumbnailOf: objectKey }),
+    },
     silent: true,
   });
   const answer = token.data;
   if (answer.networkMode === 'internal') {
-    const res = await crfRecordApi.upload(studyId, file, onProgress);
+    const res = await crfRecordApi.upload(studyId, file, onProgress, objectKey === undefined ? thumbnailOf : undefined);
     return { fileKey: res.data.fileKey };
   }
   const { url, fields } = readUploadToken(answer.uploadToken);

@@ -23,6 +23,8 @@ export type UploadHandler = (
   file: File,
   kind: UploadKind,
   onProgress?: (percent: number) => void,
+  /** UPL-17: the stored value of the video this picture is the first frame of. */
+  thumbnailOf?: string,
 ) => Promise<UploadResult>;
 
 /**
@@ -323,9 +325,15 @@ export class CrfStore {
     this.notify();
   }
 
-  upload(file: File, kind: UploadKind, onProgress?: (percent: number) => void): Promise<UploadResult> {
+  upload(
+    file: File,
+    kind: UploadKind,
+    onProgress?: (percent: number) => void,
+    thumbnailOf?: string,
+  ): Promise<UploadResult> {
     const handler = this.handlers.onUpload;
-    return handler ? handler(file, kind, onProgress) : Promise.reject(new Error('no upload handler'));
+    if (!handler) return Promise.reject(new Error('no upload handler'));
+    return thumbnailOf === undefined ? handler(file, kind, onProgress) : handler(file, kind, onProgress, thumbnailOf);
   }
 
   get canUpload(): boolean {

@@ -1,4 +1,5 @@
 import { FILE_DOWNLOAD_PATH, fileLabel, fileReference } from '@ecrf/core';
+import { thumbnailValue } from '../api/object-upload.api';
 
 /** forms §5, §9: a video must be under 500 MB. */
 export const VIDEO_MAX_BYTES = 500 * 1024 * 1024;
@@ -7,6 +8,12 @@ export const isVideoTooLarge = (file: { size: number }) => file.size >= VIDEO_MA
 
 /** Where a stored file value can be fetched: a URL as it is, a key (no slash) through the download call (forms §3, §7). */
 export const fileUrl = (value: string) => fileReference(value).url;
+
+/** UPL-17: where a video's first frame is read, or null when the value can have none. */
+export function thumbnailUrl(videoValue: string): string | null {
+  const value = thumbnailValue(videoValue);
+  return value === null ? null : fileUrl(value);
+}
 
 /** A file's name to show: its original name when known, else the last path segment of a URL, or the key itself. */
 export function fileName(value: string, names?: ReadonlyMap<string, string>): string {

@@ -14,6 +14,7 @@ import { CRF_T } from '../crf-texts';
 import { useCrfUi } from '../crf-ui';
 import { useTouchScreen } from '../touch';
 import { IMAGE_PLACEHOLDER, fileUrl, isVideoTooLarge } from '../upload-rules';
+import { firstFrameJpeg } from '../video-thumbnail';
 
 export interface MediaUploadDialogProps<K extends MediaKind> {
   kind: K;
@@ -69,6 +70,14 @@ export function MediaUploadDialog<K extends MediaKind>({
       const result = await store.upload(file, kind, setPercent);
       const stored = result.url ?? result.fileKey ?? '';
       if (!stored) throw new Error(CRF_T.uploadFailed);
+      if (!image) {
+        // UPL-17: the first frame goes up right after the video, as `<name>_thumbnail.jpg` beside it, without
+        // holding the dialog. A browser that cannot draw it, or a refused upload, leaves the video without one:
+        // the widget then shows the video itself.
+        void firstFrameJpeg(file).then((frame) =>
+          frame ? store.upload(frame, 'image', undefined, stored).catch(() => undefined) : undefined,
+        );
+      }
       setUrl(stored);
       setTime(nowString(new Date(), store.context.timeZone));
     } catch (error) {

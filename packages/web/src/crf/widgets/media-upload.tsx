@@ -15,7 +15,7 @@ import { useCrfStore, useStoreSlice } from '../crf-store';
 import { CRF_T } from '../crf-texts';
 import { confirmRemoveFile, useCrfUi } from '../crf-ui';
 import { useFileNames } from '../../stores/file-names.store';
-import { IMAGE_PLACEHOLDER, fileName, fileUrl } from '../upload-rules';
+import { IMAGE_PLACEHOLDER, fileName, fileUrl, thumbnailUrl } from '../upload-rules';
 import { MediaUploadDialog } from './media-upload-dialog';
 import type { ControlProps } from './widget-types';
 
@@ -76,7 +76,7 @@ export function MediaUpload<K extends MediaKind>({
                   aria-label={`${CRF_T.play}${label}`}
                   onClick={() => setPlaying(fileUrl(url))}
                 >
-                  <video src={fileUrl(url)} preload="metadata" muted className="crf-video-thumb" />
+                  <VideoThumb value={url} />
                   <PlayCircleFilled className="crf-video-icon" />
                 </button>
               )}
@@ -142,4 +142,17 @@ export function MediaUpload<K extends MediaKind>({
       )}
     </div>
   );
+}
+
+/**
+ * UPL-17: a video's tile shows its first frame (`<value>_thumbnail.jpg`) instead of loading the video; a video
+ * without one (uploaded before, by a browser that could not draw it, or from an outside address) shows the video.
+ */
+function VideoThumb({ value }: { value: string }) {
+  const thumb = thumbnailUrl(value);
+  const [failed, setFailed] = useState(false);
+  if (thumb !== null && !failed) {
+    return <img src={thumb} alt="" className="crf-video-thumb" onError={() => setFailed(true)} />;
+  }
+  return <video src={fileUrl(value)} preload="metadata" muted className="crf-video-thumb" />;
 }

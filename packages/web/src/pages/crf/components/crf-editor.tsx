@@ -230,7 +230,7 @@ export function CrfEditor({
   // domain + key), else to this server (the value is its key, CONV-09). A failure rejects with the
   // server's message, which the upload widget shows (UPL-16).
   const onUpload: UploadHandler = useCallback(
-    (file, kind, onProgress) => uploadToStorage(studyId, file, kind, onProgress),
+    (file, kind, onProgress, thumbnailOf) => uploadToStorage(studyId, file, kind, onProgress, thumbnailOf),
     [studyId],
   );
 
