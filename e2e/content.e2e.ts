@@ -32,6 +32,7 @@ beforeAll(async () => {
   await addStudyMember(platform.baseUrl, admin, studyId, EDITOR, [
     'btn:project.knowledge.manage',
     'btn:project.expert.manage',
+    'btn:project.department.manage',
     'btn:project.medical.view',
     'btn:project.medical.edit',
     'btn:business.subject.identifiers',
@@ -188,5 +189,32 @@ describe('content for staff and patients', () => {
     await row.locator('.ant-tag', { hasText: '生命体征' }).waitFor();
     await screenshot(page, 'medical-list');
     await expectAccessible(page, 'medical-list');
+  });
+
+  it('KNOW-02/KNOW-07: the nurse introduces a study site on 项目介绍 and corrects its address', async () => {
+    const page = await nursePage();
+    await page.goto('/project/department');
+    await page.getByRole('heading', { name: '项目介绍' }).waitFor();
+    await page.getByText('暂无医院，请新增').waitFor();
+    await page.getByRole('button', { name: '新增医院' }).click();
+    const dialog = page.getByRole('dialog', { name: '新增医院' });
+    await settle(page);
+    await dialog.getByLabel('医院名称').fill('第一人民医院');
+    await dialog.getByLabel('地址').fill('人民路1号');
+    await dialog.getByLabel('联系人').fill('王护士');
+    await dialog.getByLabel('联系电话').fill('010-12345678');
+    await dialog.getByLabel('介绍').fill('三级甲等综合医院，脊柱外科为省级重点专科。');
+    await dialog.getByRole('button', { name: /^确\s?定$/ }).click();
+    await page.locator('.ant-message-notice', { hasText: '保存成功' }).waitFor();
+    const card = page.locator('.hospital-card', { hasText: '第一人民医院' });
+    await card.getByText('人民路1号').waitFor();
+    await card.getByRole('button', { name: '编辑' }).click();
+    const edit = page.getByRole('dialog', { name: '编辑医院' });
+    await settle(page);
+    await edit.getByLabel('地址').fill('人民路2号');
+    await edit.getByRole('button', { name: /^确\s?定$/ }).click();
+    await card.getByText('人民路2号').waitFor();
+    await screenshot(page, 'department');
+    await expectAccessible(page, 'department');
   });
 });
