@@ -255,6 +255,58 @@ describe('confirming an object uploaded straight to the store', () => {
   });
 });
 
+describe('video thumbnails (external network mode)', () => {
+  // An ISO base media header with the mp42 brand (video/mp4 by its bytes), and a JPEG's first bytes.
+  const MP4 = Buffer.concat([Buffer.from('0000001866747970', 'hex'), Buffer.from('mp42'), Buffer.alloc(256)]);
+  const JPEG = Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), Buffer.alloc(128)]);
+
+  it('UPL-17: the first frame goes beside the video as <video key>_thumbnail.jpg and is read under the video’s rule', async () => {
+    const nurse = await addStudyMember(t, admin, studyId, '13300000271', { permissions: [] });
+    const other = await addStudyMember(t, admin, studyId, '13300000272', { permissions: [] });
+    const video = await issue(nurse, '步态.mp4', 2);
+    expect(await post(video, MP4, 'video/mp4')).toBe(204);
+    expect((await confirm(nurse, video.key)).statusCode).toBe(200);
+
+    // Nobody else adds a picture in front of this video.
+    const refused = await tokenCall(t, other, { studyId, type: 1, fileName: 'x.jpg', thumbnailOf: video.key });
+    expect(refused.statusCode).toBe(404);
+    const res = await tokenCall(t, nurse, {
+      studyId,
+      type: 1,
+      fileName: '步态.mp4_thumbnail.jpg',
+      thumbnailOf: video.key,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const thumb = res.json().data as TokenAnswer;
+    expect(thumb.key).toBe(`${video.key}_thumbnail.jpg`);
+    expect(await post(thumb, JPEG, 'image/jpeg')).toBe(204);
+    const confirmed = await confirm(nurse, thumb.key);
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    expect(confirmed.json().data.url).toBe(`/api/v1/fileupload/object/${video.key}_thumbnail.jpg`);
+    // Once per video.
+    expect(
+      (await tokenCall(t, nurse, { studyId, type: 1, fileName: 'again.jpg', thumbnailOf: video.key })).statusCode,
+    ).toBe(409);
+
+    const read = (token: string, key: string) =>
+      t.app.inject({
+        url: encodeURI(`/api/v1/fileupload/object/${key}`),
+        headers: { authorization: `Bearer ${token}` },
+      });
+    for (const [token, status] of [
+      [nurse, 302],
+      [admin, 302],
+      [other, 403],
+    ] as const) {
+      expect((await read(token, video.key)).statusCode).toBe(status);
+      expect((await read(token, thumb.key)).statusCode).toBe(status);
+    }
+    const served = await fetch(String((await read(nurse, thumb.key)).headers.location));
+    expect(served.headers.get('content-type')).toBe('image/jpeg');
+    expect(Buffer.from(await served.arrayBuffer()).equals(JPEG)).toBe(true);
+  });
+});
+
 describe('without an object store', () => {
   it('S3 settings are taken together or not at all; none configured is the internal mode', () => {
     expect(loadConfig({}).s3).toBeUndefined();
