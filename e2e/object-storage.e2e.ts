@@ -151,4 +151,59 @@ describe('uploads in the external network mode (an S3-compatible object store co
     await imagesLoaded(page, '.crf-media-thumb img');
     await page.context().close();
   });
+
+  it('UPL-17: a video uploaded through the widget gets its first frame beside it as <video key>_thumbnail.jpg, shown as the tile', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signInAs(page);
+    await page.goto(`/crf/${subjectRecordId}`);
+    await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
+    // A short WebM recorded by the browser itself from a painted canvas (no video fixture in the repository).
+    const webm = await page.evaluate(async () => {
+      const canvas = document.createElement('canvas');
+      canvas.width = 160;
+      canvas.height = 120;
+      const g = canvas.getContext('2d')!;
+      const recorder = new MediaRecorder(canvas.captureStream(25), { mimeType: 'video/webm' });
+      const chunks: Blob[] = [];
+      recorder.ondataavailable = (e) => chunks.push(e.data);
+      const stopped = new Promise((r) => (recorder.onstop = r));
+      recorder.start();
+      for (let i = 0; i < 20; i++) {
+        g.fillStyle = i % 2 ? '#1677ff' : '#52c41a';
+        g.fillRect(0, 0, 160, 120);
+        await new Promise((r) => requestAnimationFrame(r));
+      }
+      recorder.stop();
+      await stopped;
+      const bytes = new Uint8Array(await new Blob(chunks).arrayBuffer());
+      let text = '';
+      for (const b of bytes) text += String.fromCharCode(b);
+      return btoa(text);
+    });
+    await page.locator('.crf-menu-form', { hasText: '术后随访' }).first().click();
+    await page.locator('.crf-form-title', { hasText: '术后随访' }).waitFor();
+    await form(page).getByRole('group', { name: '步态视频' }).getByRole('button', { name: '上传视频' }).click();
+    const dialog = page.getByRole('dialog', { name: '添加视频' });
+    await dialog
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'gait.webm', mimeType: 'video/webm', buffer: Buffer.from(webm, 'base64') });
+    await dialog.locator('.crf-upload-preview video').waitFor();
+    const videoUrl = await dialog.locator('.crf-upload-preview video').getAttribute('src');
+    expect(videoUrl).toMatch(/^\/api\/v1\/fileupload\/object\/videos\/\d{13}\/gait\.webm$/);
+    const videoKey = videoUrl!.slice('/api/v1/fileupload/object/'.length);
+    // The first frame follows the video to the store, beside it.
+    await expect
+      .poll(async () => ((await control('state')).posts as { key: string }[]).map((p) => p.key))
+      .toContain(`${videoKey}_thumbnail.jpg`);
+    await dialog.getByRole('button', { name: '确定' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    // The tile shows the picture, not the video.
+    await imagesLoaded(page, '.crf-media-thumb img');
+    expect(await form(page).locator('.crf-media-thumb img').first().getAttribute('src')).toBe(
+      `${videoUrl}_thumbnail.jpg`,
+    );
+    expect(await form(page).locator('.crf-media-thumb video').count()).toBe(0);
+    await screenshot(page, 'object-storage-video-thumbnail');
+    await page.context().close();
+  });
 });
