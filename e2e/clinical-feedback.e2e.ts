@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { ADMIN, launchBrowser, newPage, screenshot, settle, startPlatform, type Platform } from './harness.js';
+import { ADMIN, launchBrowser, newPage, screenshot, settle, platformUnderTest, type Platform } from './harness.js';
 import { callApi, prepareAdmin, signInAs } from './api.js';
 import { closeMore, openMore } from './tables.js';
 
@@ -14,8 +14,7 @@ const api = <T>(method: string, path: string, token: string | null, body?: unkno
   callApi<T>(platform.baseUrl, method, path, token, body);
 
 beforeAll(async () => {
-  const running = process.env.E2E_BASE_URL;
-  platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
+  platform = await platformUnderTest();
   browser = await launchBrowser();
   ({ token, studyId } = await prepareAdmin(platform.baseUrl));
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onTestFailed } from 'vitest';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
-import { ADMIN, expectAccessible, launchBrowser, screenshot, startPlatform, type Platform } from './harness.js';
+import { ADMIN, expectAccessible, launchBrowser, screenshot, platformUnderTest, type Platform } from './harness.js';
 import { ADMIN_PASSWORD, callApi, loginApi, prepareAdmin } from './api.js';
 
 /**
@@ -42,8 +42,7 @@ async function enrol(name: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  const running = process.env.E2E_BASE_URL;
-  platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
+  platform = await platformUnderTest();
   browser = await launchBrowser();
   studyId = (await prepareAdmin(platform.baseUrl)).studyId;
 });

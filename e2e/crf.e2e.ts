@@ -7,7 +7,7 @@ import {
   launchBrowser,
   newPage,
   screenshot,
-  startPlatform,
+  platformUnderTest,
   type Platform,
 } from './harness.js';
 import { ADMIN_PASSWORD, callApi, loginApi, signInAs, prepareAdmin } from './api.js';
@@ -34,8 +34,7 @@ const api = <T>(method: string, path: string, token: string | null, body?: unkno
 const login = (password: string) => loginApi(platform.baseUrl, ADMIN, password);
 
 beforeAll(async () => {
-  const running = process.env.E2E_BASE_URL;
-  platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
+  platform = await platformUnderTest();
   browser = await launchBrowser();
 
   // The administrator's first sign-in must replace the initial password; the patient is enrolled

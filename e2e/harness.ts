@@ -31,6 +31,13 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
+/** The platform a test file runs against: its own (startPlatform), or the one E2E_BASE_URL names (already running on an
+ * empty data directory, and not stopped by the test). */
+export async function platformUnderTest(): Promise<Platform> {
+  const running = process.env.E2E_BASE_URL;
+  return running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : startPlatform();
+}
+
 /**
  * The real server, built web app included, on an empty data directory of its own. It runs in UTC unless told
  * otherwise, while browsers default to Asia/Shanghai: every page is tested with the two zones apart.

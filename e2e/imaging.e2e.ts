@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { expectAccessible, launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
+import { expectAccessible, launchBrowser, newPage, screenshot, platformUnderTest, type Platform } from './harness.js';
 import { callApi, prepareAdmin, signInAs } from './api.js';
 
 let platform: Platform;
@@ -11,8 +11,7 @@ let browser: Browser;
 let subjectRecordId: number;
 
 beforeAll(async () => {
-  const running = process.env.E2E_BASE_URL;
-  platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
+  platform = await platformUnderTest();
   browser = await launchBrowser();
   const { token, studyId } = await prepareAdmin(platform.baseUrl);
   const patient = await callApi<{ subjectRecordId: number }>(platform.baseUrl, 'POST', '/api/business/subject', token, {

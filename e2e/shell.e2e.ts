@@ -8,7 +8,7 @@ import {
   newPage,
   screenshot,
   settle,
-  startPlatform,
+  platformUnderTest,
   type Platform,
 } from './harness.js';
 import { closeMore, cutTableCells, openMore } from './tables.js';
@@ -20,10 +20,7 @@ let platform: Platform;
 let browser: Browser;
 
 beforeAll(async () => {
-  // E2E_BASE_URL points the suite at a platform already running on an empty data directory
-  // (for example the web dev server in front of a fresh API server) instead of starting one.
-  const running = process.env.E2E_BASE_URL;
-  platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
+  platform = await platformUnderTest();
   browser = await launchBrowser();
 });
 

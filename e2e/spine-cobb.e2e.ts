@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { cobbAngles, defaultSpineTemplate } from '@ecrf/core';
-import { launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
+import { launchBrowser, newPage, screenshot, platformUnderTest, type Platform } from './harness.js';
 import { callApi, prepareAdmin, signInAs } from './api.js';
 
 let platform: Platform;
@@ -9,8 +9,7 @@ let browser: Browser;
 let subjectRecordId: number;
 
 beforeAll(async () => {
-  const running = process.env.E2E_BASE_URL;
-  platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
+  platform = await platformUnderTest();
   browser = await launchBrowser();
   const { token, studyId } = await prepareAdmin(platform.baseUrl);
   const patient = await callApi<{ subjectRecordId: number }>(platform.baseUrl, 'POST', '/api/business/subject', token, {

@@ -6,7 +6,7 @@ import {
   newPage,
   screenshot,
   settle,
-  startPlatform,
+  platformUnderTest,
   type Platform,
 } from './harness.js';
 import { callApi, prepareAdmin, signInAs } from './api.js';
@@ -16,8 +16,7 @@ let browser: Browser;
 let subjectRecordId: number;
 
 beforeAll(async () => {
-  const running = process.env.E2E_BASE_URL;
-  platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
+  platform = await platformUnderTest();
   browser = await launchBrowser();
   const { token, studyId } = await prepareAdmin(platform.baseUrl);
   const patient = await callApi<{ subjectRecordId: number }>(platform.baseUrl, 'POST', '/api/business/subject', token, {

@@ -13,7 +13,7 @@ import {
   newPage,
   screenshot,
   settle,
-  startPlatform,
+  platformUnderTest,
   type Platform,
 } from './harness.js';
 import { cutTableCells, openMore, pickMore } from './tables.js';
@@ -51,9 +51,7 @@ const BROKEN_JSON = JSON.stringify({
 });
 
 beforeAll(async () => {
-  // E2E_BASE_URL points the suite at a platform already running on an empty data directory.
-  const running = process.env.E2E_BASE_URL;
-  platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
+  platform = await platformUnderTest();
   browser = await launchBrowser();
   files = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-study-files-'));
   fs.writeFileSync(path.join(files, 'screening_dictionary.csv'), REDCAP);

@@ -7,7 +7,7 @@ import {
   launchBrowser,
   newPage,
   screenshot,
-  startPlatform,
+  platformUnderTest,
   type Platform,
 } from './harness.js';
 import { cutTableCells, pickMore } from './tables.js';
@@ -20,9 +20,7 @@ let browser: Browser;
 let homePath = '';
 
 beforeAll(async () => {
-  // E2E_BASE_URL points the suite at a platform already running on an empty data directory.
-  const running = process.env.E2E_BASE_URL;
-  platform = running ? { baseUrl: running, dataDir: '', stop: async () => undefined } : await startPlatform();
+  platform = await platformUnderTest();
   browser = await launchBrowser();
 });
 
