@@ -545,6 +545,8 @@ class FormWalker {
       case 'imageUpload':
       case 'videoUpload':
       case 'fileUpload':
+      case 'spineCobb':
+      case 'spineMeasure':
         this.item(node, inner);
     }
   }
@@ -645,6 +647,12 @@ class FormWalker {
       }
       case 'textarea':
         row.type = 'notes';
+        break;
+      case 'spineCobb':
+      case 'spineMeasure':
+        // The measurement's result (JSON) is kept; REDCap has no canvas to draw or correct it on.
+        row.type = 'notes';
+        warn('脊柱测量导出为 REDCap 的多行文本字段，内容为测量结果（JSON），不能在 REDCap 中绘制或修正');
         break;
       case 'fileUpload':
         row.type = 'file';
