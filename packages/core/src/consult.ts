@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rowIdSchema } from './ids.js';
 
 /** 在线咨询 states (issue 19): a question waits for staff, is answered, or is closed (with or without an answer). */
 export const CONSULT_STATES = [
@@ -59,8 +60,8 @@ export const noticeInput = z
     title: z.string().trim().min(1, '请输入公告标题').max(100, '标题不可超过100字'),
     content: z.string().trim().max(2000, '内容不可超过2000字').default(''),
     targetType: z.enum(['all', 'role', 'study']).default('all'),
-    targetRoleId: z.number().int().positive().nullish(),
-    targetStudyId: z.number().int().positive().nullish(),
+    targetRoleId: rowIdSchema.nullish(),
+    targetStudyId: rowIdSchema.nullish(),
   })
   .superRefine((v, ctx) => {
     if (v.targetType === 'role' && !v.targetRoleId) {

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { MAX_ROW_ID } from '../../http/ids.js';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
@@ -16,7 +17,8 @@ import * as objects from './object-upload.service.js';
 const uploadTokenQuery = studyIdQuery.extend({
   type: z.enum(['1', '2', '3']).transform((v) => Number(v) as objects.UploadKind),
   fileName: z.string().min(1).max(255).refine(isStorableText, '文件名不合法'),
-  size: z.coerce.number().int().min(0).optional(),
+  // Bytes: bounded by the integer column the confirmed size goes to (and far above any allowed upload).
+  size: z.coerce.number().int().min(0).max(MAX_ROW_ID).optional(),
   /** UPL-17: the object key of a video just confirmed; the token is for its first frame beside it. */
   thumbnailOf: z.string().min(1).max(280).optional(),
 });

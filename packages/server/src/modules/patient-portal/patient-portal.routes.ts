@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
+import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
@@ -197,7 +197,7 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
           values,
           submit: z.boolean().default(false),
           crfDataRecordId: idSchema.nullish(),
-          version: z.number().int().min(1).nullish(),
+          version: z.number().int().min(1).max(MAX_ROW_ID).nullish(),
         }),
       },
       config: { module, action: '患者填写' },

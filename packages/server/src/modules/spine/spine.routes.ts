@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { idTextSchema } from '../../http/ids.js';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
@@ -16,7 +17,7 @@ const MAX_XRAY_BYTES = 50 * 1024 * 1024;
 
 const predictionQuery = z
   .object({
-    studyId: z.coerce.number().int().positive().optional(),
+    studyId: idTextSchema.optional(),
     fileKey: z
       .string()
       .regex(/^[0-9a-f]{32}$/, '文件不存在')
