@@ -107,7 +107,7 @@ async function clickCanvas(page: Page, x: number, y: number) {
 }
 
 describe('imaging viewer', () => {
-  it("影像 opens the in-app viewer: the record's X-ray, then a DICOM file with window/level, frames and a distance in mm", async () => {
+  it("影像 opens the in-app viewer: the record's X-ray, then a DICOM file with window/level, frames and a distance in mm, sent to the spine measurement", async () => {
     const page = await newPage(browser, platform.baseUrl);
     await page.setViewportSize({ width: 1600, height: 1000 });
     await signInAs(page);
@@ -190,6 +190,23 @@ describe('imaging viewer', () => {
     await viewer(page).locator('.viewer-zoom', { hasText: '1172%' }).waitFor();
     await screenshot(page, 'imaging-viewer-dicom');
     await expectAccessible(page, 'imaging-viewer');
+
+    // 发送到脊柱测量: the frame as shown goes through the form's upload into the spine measurement item (the form
+    // has two spine items, so the item is picked), the viewer closes and the widget shows the film to measure.
+    await viewer(page).getByRole('button', { name: '发送到脊柱测量' }).click();
+    await page.getByRole('menuitem', { name: '脊柱矢状面手动测量' }).click();
+    await viewer(page).waitFor({ state: 'hidden' });
+    // 64 × 64 fitted into the 500 × 800 canvas: y 150 to 650. Frame 2 ramps top to bottom (the old film was flat grey).
+    const filmGrey = (y: number) =>
+      page
+        .locator('.spm-stage canvas')
+        .first()
+        .evaluate((canvas: HTMLCanvasElement, at) => {
+          const ratio = canvas.width / 500;
+          return canvas.getContext('2d')!.getImageData(250 * ratio, at * ratio, 1, 1).data[0]!;
+        }, y);
+    await expect.poll(async () => (await filmGrey(620)) - (await filmGrey(180))).toBeGreaterThan(150);
+    await screenshot(page, 'imaging-viewer-sent-to-spine');
     fs.rmSync(dir, { recursive: true, force: true });
     await page.close();
   });

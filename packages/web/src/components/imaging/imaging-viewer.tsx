@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Alert, Button, Empty, InputNumber, List, Modal, Segmented, Space, Spin, Upload } from 'antd';
+import { Alert, Button, Dropdown, Empty, InputNumber, List, Modal, Segmented, Space, Spin, Upload } from 'antd';
 import {
   ExportOutlined,
   FolderOpenOutlined,
@@ -9,6 +9,7 @@ import {
   ZoomOutOutlined,
   ExpandOutlined,
   DownloadOutlined,
+  SendOutlined,
 } from '@ant-design/icons';
 import { http } from '../../api/request';
 import {
@@ -83,6 +84,15 @@ export interface ImagingViewerProps {
   files: ViewerFile[];
   /** The site's external viewer for this patient, when one is configured. */
   externalUrl?: string | null;
+  /** The open form's spine items (spineCobb, spineMeasure) a DICOM frame can be sent to. */
+  spineItems?: SpineTarget[];
+  /** Receives the frame as shown, as a PNG file, for the spine item picked. */
+  onSendToSpine?: (item: string, image: File) => void;
+}
+
+export interface SpineTarget {
+  name: string;
+  title: string;
 }
 
 /**
@@ -90,7 +100,14 @@ export interface ImagingViewerProps {
  * DICOM decoded with dicom-parser and drawn on a canvas, window/level, zoom, pan, frames, and distances in mm from
  * the pixel spacing.
  */
-export function ImagingViewer({ open, onClose, files, externalUrl }: ImagingViewerProps) {
+export function ImagingViewer({
+  open,
+  onClose,
+  files,
+  externalUrl,
+  spineItems = [],
+  onSendToSpine,
+}: ImagingViewerProps) {
   const [localFiles, setLocalFiles] = useState<ViewerFile[]>([]);
   const all = useMemo(() => [...files, ...localFiles], [files, localFiles]);
   const [selected, setSelected] = useState<string | null>(null);
@@ -142,13 +159,28 @@ export function ImagingViewer({ open, onClose, files, externalUrl }: ImagingView
             </Button>
           </Upload>
         </div>
-        {current ? <ViewerPane key={current.key} file={current} /> : <div className="viewer-pane" />}
+        {current ? (
+          <ViewerPane
+            key={current.key}
+            file={current}
+            spineItems={onSendToSpine ? spineItems : []}
+            onSendToSpine={onSendToSpine}
+          />
+        ) : (
+          <div className="viewer-pane" />
+        )}
       </div>
     </Modal>
   );
 }
 
-function ViewerPane({ file }: { file: ViewerFile }) {
+interface ViewerPaneProps {
+  file: ViewerFile;
+  spineItems: SpineTarget[];
+  onSendToSpine: ((item: string, image: File) => void) | undefined;
+}
+
+function ViewerPane({ file, spineItems, onSendToSpine }: ViewerPaneProps) {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [frame, setFrame] = useState(0);
@@ -304,6 +336,17 @@ function ViewerPane({ file }: { file: ViewerFile }) {
             {VIEWER_T.exportPng}
           </Button>
         )}
+        {dicom && source instanceof HTMLCanvasElement && onSendToSpine && spineItems.length > 0 && (
+          <SendToSpine
+            items={spineItems}
+            onPick={(item) =>
+              source.toBlob((blob) => {
+                const name = pngName(file.name, dicom.frames > 1 ? frame + 1 : null);
+                if (blob) onSendToSpine(item, new File([blob], name, { type: 'image/png' }));
+              }, 'image/png')
+            }
+          />
+        )}
         <span className="viewer-zoom">{Math.round(view.zoom * 100)}%</span>
       </Space>
       {dicom && win && (
@@ -406,5 +449,24 @@ function ViewerPane({ file }: { file: ViewerFile }) {
         )}
       </div>
     </div>
+  );
+}
+
+/** 发送到脊柱测量: one spine item takes the frame directly; with several the user picks the item. */
+function SendToSpine({ items, onPick }: { items: SpineTarget[]; onPick: (item: string) => void }) {
+  if (items.length === 1) {
+    return (
+      <Button icon={<SendOutlined />} onClick={() => onPick(items[0]!.name)}>
+        {VIEWER_T.sendToSpine}
+      </Button>
+    );
+  }
+  return (
+    <Dropdown
+      trigger={['click']}
+      menu={{ items: items.map((i) => ({ key: i.name, label: i.title })), onClick: ({ key }) => onPick(key) }}
+    >
+      <Button icon={<SendOutlined />}>{VIEWER_T.sendToSpine}</Button>
+    </Dropdown>
   );
 }

@@ -12,6 +12,8 @@ export const VIEWER_T = {
   zoomOut: '缩小',
   fit: '适应窗口',
   exportPng: '导出PNG',
+  sendToSpine: '发送到脊柱测量',
+  spineItemHidden: '该脊柱测量项目当前未显示，无法接收影像',
   windowWidth: '窗宽',
   windowCenter: '窗位',
   resetWindow: '重置窗宽窗位',

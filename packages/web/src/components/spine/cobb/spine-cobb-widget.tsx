@@ -35,6 +35,7 @@ import {
   vertebraCount,
   wheelZoom,
 } from './cobb-state';
+import { useSpineImageReceiver } from '../send-image';
 import { COBB_T } from './texts';
 import './spine-cobb.css';
 
@@ -64,7 +65,7 @@ function useImageElement(src: string | null): HTMLImageElement | null {
  * Corners are dragged (semi-automatic mode), vertebrae added or removed, and the angles recomputed by core on
  * every move. The value is the result JSON with full precision; clearing it returns to the upload area.
  */
-export function SpineCobbWidget({ id, value, disabled, onChange, onBlur, labelId }: ControlProps) {
+export function SpineCobbWidget({ node, id, value, disabled, onChange, onBlur, labelId }: ControlProps) {
   const store = useCrfStore();
   const ui = useCrfUi();
   const canUpload = useStoreSlice(store, (s) => s.canUpload);
@@ -116,6 +117,10 @@ export function SpineCobbWidget({ id, value, disabled, onChange, onBlur, labelId
       setBusy(false);
     }
   };
+  // A frame sent from the imaging viewer is recognised like a file chosen here.
+  useSpineImageReceiver(node.name, (file) => {
+    if (!disabled) void upload(file);
+  });
 
   if (!current) {
     return (

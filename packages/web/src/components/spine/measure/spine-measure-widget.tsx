@@ -35,6 +35,7 @@ import {
   writeDocument,
   type MeasureDocument,
 } from './measure-state';
+import { useSpineImageReceiver } from '../send-image';
 import { SPM_T } from './texts';
 import './spine-measure.css';
 
@@ -67,7 +68,7 @@ function useImageElement(src: string | null): HTMLImageElement | null {
  * by two clicks, handles dragged, the angle, lengths and the diagnosis of core's bands recomputed on every edit.
  * The value is the JSON of the manual measurement data; the server checks it on save.
  */
-export function SpineMeasureWidget({ id, value, disabled, onChange, onBlur, labelId }: ControlProps) {
+export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur, labelId }: ControlProps) {
   const store = useCrfStore();
   const ui = useCrfUi();
   const canUpload = useStoreSlice(store, (s) => s.canUpload);
@@ -109,6 +110,10 @@ export function SpineMeasureWidget({ id, value, disabled, onChange, onBlur, labe
       setUploading(false);
     }
   };
+  // A frame sent from the imaging viewer replaces the film, like a file chosen here.
+  useSpineImageReceiver(node.name, (file) => {
+    if (!disabled) void upload(file);
+  });
 
   if (!doc) {
     if (disabled) return <span className="crf-muted">{SPM_T.empty}</span>;

@@ -25,6 +25,8 @@ import type { RecognitionOutcome } from '../recognition/recognise-flow';
 import { printCrf, printInHiddenFrame, saveBlob } from '../print';
 import { ImagingViewer } from '../../../components/imaging/imaging-viewer';
 import { externalViewerUrl, recordFiles } from '../../../components/imaging/record-files';
+import { VIEWER_T } from '../../../components/imaging/texts';
+import { sendSpineImage } from '../../../components/spine/send-image';
 import { useFileNames } from '../../../stores/file-names.store';
 import { CrfEditor } from './crf-editor';
 import { CRF_BUTTONS, CrfToolbar } from './crf-toolbar';
@@ -545,6 +547,18 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         open={viewerOpen}
         onClose={() => setViewerOpen(false)}
         files={viewerOpen && definition ? recordFiles(definition.children, savedValues, fileNames) : []}
+        spineItems={allItems
+          .filter((i) => i.node.type === 'spineCobb' || i.node.type === 'spineMeasure')
+          .map((i) => ({ name: i.name, title: i.title }))}
+        onSendToSpine={
+          canEdit
+            ? (item, image) => {
+                // The widget takes the frame as if chosen in its upload area: stored, then shown ready to measure.
+                if (sendSpineImage(item, image)) setViewerOpen(false);
+                else void message.warning(VIEWER_T.spineItemHidden);
+              }
+            : undefined
+        }
         externalUrl={externalViewerUrl(
           import.meta.env.VITE_DICOM_VIEWER_URL,
           patient?.identificationCode ?? detail?.subject.identificationCode ?? '',
