@@ -62,6 +62,9 @@ export default function PatientHomePage() {
           </Link>
         ))}
       </nav>
+      <Link to="/meil/consult" className="patient-form-link">
+        <span>{PT.consult}</span>
+      </Link>
       <Link to="/m/knowledge" className="patient-form-link">
         <span>{PT.knowledge}</span>
       </Link>

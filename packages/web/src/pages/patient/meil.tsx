@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Alert, Spin } from 'antd';
 import PatientBindPage from './bind';
+import PatientConsultPage from './consult';
 import PatientFormPage from './form';
 import PatientHomePage from './home';
 import { bindAndKeep, PatientApiError, patientToken } from './patient.api';
@@ -11,12 +12,13 @@ import './patient.css';
 /**
  * /meil (platform §2: the public, hidden route) is the patient side on the phone, all of it under the one
  * route the spec leaves without authorization: /meil the entry and home, /meil/bind?studyId=… the page the
- * study's QR code opens, /meil/form/{crfId} one assigned form (docs/patient-portal.md).
+ * study's QR code opens, /meil/form/{crfId} one assigned form, /meil/consult 在线咨询 (docs/patient-portal.md).
  */
 export default function MeilPage() {
   const rest = useParams()['*'] ?? '';
   const form = /^form\/(\d{1,9})$/.exec(rest);
   if (rest === 'bind') return <PatientBindPage />;
+  if (rest === 'consult') return <PatientConsultPage />;
   if (form) return <PatientFormPage key={form[1]} crfId={Number(form[1])} />;
   return <MeilEntry />;
 }

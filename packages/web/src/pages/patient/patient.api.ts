@@ -68,6 +68,17 @@ export interface PatientForm {
   timeZone: string;
 }
 
+/** One of the patient's own questions (docs/content.md, Consultation): 0 待回复, 1 已回复, 2 已关闭. */
+export interface PatientConsult {
+  id: number;
+  title: string;
+  question: string;
+  state: 0 | 1 | 2;
+  answer: string | null;
+  answeredAt: string | null;
+  createdAt: string;
+}
+
 const BASE = '/api/ignore/patient';
 
 export const patientApi = {
@@ -82,6 +93,8 @@ export const patientApi = {
     body: { values: Record<string, unknown>; submit: boolean; crfDataRecordId?: number; version?: number },
   ) => call<{ crfDataRecordId: number; version: number; state: number }>('POST', `${BASE}/forms/${crfId}`, body),
   logout: () => call<null>('POST', `${BASE}/logout`),
+  consults: () => call<PatientConsult[]>('GET', `${BASE}/consult`),
+  ask: (body: { title: string; question: string }) => call<{ id: number }>('POST', `${BASE}/consult`, body),
 };
 
 /** Binds with a code and keeps the patient session; answers nothing, throws PatientApiError when refused. */

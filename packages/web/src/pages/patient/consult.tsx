@@ -1,0 +1,144 @@
+import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { Alert, Button, Input, Spin, Tag, message } from 'antd';
+import dayjs from 'dayjs';
+import { CONSULT_TEXT_MAX, CONSULT_TITLE_MAX, consultQuestionInput } from '@ecrf/core';
+import { PatientApiError, patientApi, patientToken } from './patient.api';
+import { PT } from './texts';
+import './patient.css';
+
+const STATE_COLOR = ['orange', 'green', 'default'] as const;
+
+const when = (value: string | null) => (value ? dayjs(value).format('YYYY-MM-DD HH:mm') : '');
+
+/**
+ * /meil/consult: 在线咨询 on the phone (docs/content.md, Consultation): the patient asks the study a question and
+ * reads their own questions with their state and the study's answer. The form checks what the server checks
+ * (the shared `consultQuestionInput`), so a refusal is shown before the call.
+ */
+export default function PatientConsultPage() {
+  const client = useQueryClient();
+  const token = patientToken.get();
+  const [title, setTitle] = useState('');
+  const [question, setQuestion] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const list = useQuery({
+    queryKey: ['patient', 'consult'],
+    enabled: Boolean(token),
+    queryFn: () => patientApi.consults(),
+    retry: false,
+  });
+
+  if (!token || (list.error instanceof PatientApiError && list.error.status === 401)) {
+    return (
+      <main className="patient-page">
+        <h1>{PT.consult}</h1>
+        <Alert type="info" showIcon title={list.error instanceof PatientApiError ? list.error.message : PT.notBound} />
+      </main>
+    );
+  }
+
+  const submit = async () => {
+    const parsed = consultQuestionInput.safeParse({ title, question });
+    if (!parsed.success) {
+      setError(parsed.error.issues[0]?.message ?? '系统异常');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await patientApi.ask(parsed.data);
+      void message.success(PT.asked);
+      setTitle('');
+      setQuestion('');
+      await client.invalidateQueries({ queryKey: ['patient', 'consult'] });
+    } catch (err) {
+      setError(err instanceof PatientApiError ? err.message : '系统异常');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="patient-page">
+      <Link to="/meil">{PT.back}</Link>
+      <h1>{PT.consult}</h1>
+      <section className="patient-card" aria-labelledby="patient-ask">
+        <h2 id="patient-ask" style={{ marginTop: 0 }}>
+          {PT.ask}
+        </h2>
+        <p className="patient-muted">{PT.consultHint}</p>
+        <form
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            void submit();
+          }}
+        >
+          <label htmlFor="consult-title">{PT.consultTitle}</label>
+          <Input
+            id="consult-title"
+            size="large"
+            className="patient-field"
+            value={title}
+            maxLength={CONSULT_TITLE_MAX}
+            placeholder={PT.consultTitlePlaceholder}
+            onChange={(e) => setTitle(e.target.value)}
+          />
+          <label htmlFor="consult-question">{PT.consultQuestion}</label>
+          <Input.TextArea
+            id="consult-question"
+            className="patient-field"
+            value={question}
+            maxLength={CONSULT_TEXT_MAX}
+            showCount
+            autoSize={{ minRows: 4, maxRows: 10 }}
+            style={{ marginBottom: 30 }}
+            placeholder={PT.consultQuestionPlaceholder}
+            onChange={(e) => setQuestion(e.target.value)}
+          />
+          {error && <Alert type="error" showIcon title={error} role="alert" style={{ marginBottom: 12 }} />}
+          <Button type="primary" size="large" block htmlType="submit" loading={busy}>
+            {PT.askSubmit}
+          </Button>
+        </form>
+      </section>
+
+      <h2>{PT.myConsults}</h2>
+      {list.isError && <Alert type="error" showIcon title={list.error.message} />}
+      {!list.data && !list.isError && <Spin />}
+      {list.data?.length === 0 && <p className="patient-muted">{PT.noConsults}</p>}
+      <ul className="patient-consults" aria-label={PT.myConsults}>
+        {list.data?.map((item) => (
+          <li key={item.id} className="patient-card" aria-label={item.title}>
+            <div className="patient-consult-head">
+              <strong>{item.title}</strong>
+              <Tag color={STATE_COLOR[item.state]}>{PT.consultStates[item.state]}</Tag>
+            </div>
+            <p className="patient-muted patient-small">
+              {PT.askedAt} {when(item.createdAt)}
+            </p>
+            <p className="patient-note">{item.question}</p>
+            {item.answer && (
+              <div className="patient-answer">
+                <div className="patient-small">
+                  <strong>{PT.answer}</strong>
+                  {item.answeredAt && (
+                    <span className="patient-muted">
+                      {' '}
+                      {PT.answeredAt} {when(item.answeredAt)}
+                    </span>
+                  )}
+                </div>
+                <div className="patient-note">{item.answer}</div>
+              </div>
+            )}
+            {item.state === 2 && <p className="patient-muted patient-small">{PT.closedNote}</p>}
+          </li>
+        ))}
+      </ul>
+    </main>
+  );
+}
