@@ -243,6 +243,26 @@ export const storedFiles = pgTable(
   (t) => [index('stored_files_study').on(t.studyId), unique('stored_files_study_key').on(t.studyId, t.fileKey)],
 );
 
+/**
+ * Object keys handed out with an upload token (external network mode, docs/object-storage.md) and not confirmed
+ * yet: a browser may have posted bytes under the key without ever calling confirm. The row goes on confirm; what
+ * is left a day after its token is removed from the store by the cleanup task (files/object-upload.service.ts).
+ */
+export const objectUploads = pgTable(
+  'object_uploads',
+  {
+    objectKey: varchar('object_key', { length: 300 }).primaryKey(),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.userId),
+    issuedAt: timestamp('issued_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('object_uploads_issued').on(t.issuedAt)],
+);
+
 export const printTemplates = pgTable(
   'print_templates',
   {
