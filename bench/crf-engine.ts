@@ -4,69 +4,15 @@
  * as a full re-evaluation and as the incremental one the renderer uses. Prints figures; no
  * thresholds here: compare runs over time. A frame at 60 Hz is 16.7 ms.
  */
-import {
-  evaluateForm,
-  lintDefinition,
-  type CrfDefinition,
-  type CrfNode,
-  type EvaluationContext,
-  type FormState,
-} from '../packages/core/src/index.js';
+import { evaluateForm, lintDefinition, type EvaluationContext, type FormState } from '../packages/core/src/index.js';
+import { PER_SECTION, SECTIONS, generateForm, generatedValues } from './crf-form-500.js';
 
-const SECTIONS = 10;
-const PER_SECTION = 50;
-
-function generate(): CrfDefinition {
-  const sections: CrfNode[] = [];
-  let calc = 0;
-  let showIf = 0;
-  let checks = 0;
-  for (let s = 0; s < SECTIONS; s += 1) {
-    const children: CrfNode[] = [];
-    for (let i = 0; i < PER_SECTION; i += 1) {
-      const n = s * PER_SECTION + i;
-      const name = `q${n}`;
-      const option: CrfNode['option'] = {};
-      let type: CrfNode['type'] = 'real';
-      if (i % 10 === 0) {
-        type = 'radio';
-        option.optionsValue = '1,2,3';
-        option.optionsText = '是,否,不详';
-      } else if (i % 10 === 5) {
-        type = 'date';
-        option.showStyle = 'pastTime';
-      } else if (i % 10 === 9) {
-        type = 'input';
-        option.validate = { max: 50 };
-      } else {
-        option.validate = { min: 0, max: 1000, precision: 2 };
-        option.required = 1;
-      }
-      if (type === 'real' && i % 10 === 3 && calc < 40) {
-        option.calc = `round(q${n - 2} * 2 + q${n - 1} / 3, 2)`;
-        option.readOnly = 1;
-        calc += 1;
-      } else if (type === 'real' && i % 10 === 7 && showIf < 40) {
-        option.showIf = `q${n - 1} > 10 and q${n - 6} != 3`;
-        showIf += 1;
-      } else if (type === 'real' && i % 10 === 8 && checks < 20 && s % 2 === 0) {
-        option.checks = [
-          { expression: `q${n} >= q${n - 7}`, message: '应不小于前值', severity: i % 20 === 8 ? 'warning' : 'error' },
-        ];
-        checks += 1;
-      } else if (type === 'real' && i % 10 === 4) {
-        option.trig = `q${n - 4}`;
-        option.tindex = '0';
-      }
-      children.push({ name, title: `题目${n}`, type, option, children: [] });
-    }
-    sections.push({ name: `s${s}`, title: `第${s + 1}部分`, type: 'section', option: {}, children });
-  }
-  const counts = { calc, showIf, checks };
+function generate() {
+  const { definition, counts } = generateForm();
   console.log(
     `generated: ${SECTIONS * PER_SECTION} items, ${counts.calc} calc, ${counts.showIf} showIf, ${counts.checks} checks`,
   );
-  return { title: '性能测试表单', option: {}, children: sections };
+  return definition;
 }
 
 function stats(samples: number[]) {
@@ -85,11 +31,7 @@ if (!lint.ok) {
 const definition = lint.definition!;
 const context: EvaluationContext = { now: new Date(), gender: 'female' };
 
-const values: Record<string, unknown> = {};
-for (let n = 0; n < SECTIONS * PER_SECTION; n += 1) {
-  const i = n % PER_SECTION;
-  values[`q${n}`] = i % 10 === 0 ? '1' : i % 10 === 5 ? '2020-01-01' : i % 10 === 9 ? '备注' : String((n * 7) % 100);
-}
+const values = generatedValues();
 const t2 = performance.now();
 let state: FormState = evaluateForm(definition, values, context);
 const t3 = performance.now();
