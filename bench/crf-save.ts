@@ -199,6 +199,13 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
   await events.start(app.log.child({ module: 'events' }));
   await settle();
   const reactions = (statements.count - beforeReactions) / SEQUENTIAL;
+  if (process.env.BENCH_TRACE) {
+    await save(counted!);
+    statements.trace = [];
+    await settle();
+    console.log(`  one save's reactions (and the drain's own look-ups):\n    ${statements.trace.join('\n    ')}`);
+    statements.trace = null;
+  }
 
   // The raw writes: what a save must write, straight through the same pool.
   const rawRow = async () => {

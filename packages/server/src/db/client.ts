@@ -39,11 +39,11 @@ export interface Database {
   /** Owner rights, for start-up maintenance and for tests that act as a database console would. */
   asOwner<T>(work: (owner: Db) => Promise<T>): Promise<T>;
   /**
-   * LISTEN on a channel on a connection of its own, calling `onNotify` for each notification (and
-   * after a lost connection is re-established, since notifications sent meanwhile are gone).
+   * LISTEN on a channel on a connection of its own, calling `onNotify` with each notification's payload (and
+   * with null after a lost connection is re-established, since notifications sent meanwhile are gone).
    * PostgreSQL only: PGlite is one process, where a local wake-up is enough. Answers the unlisten.
    */
-  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen?(channel: string, onNotify: (payload: string | null) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -262,7 +262,7 @@ const RELISTEN_MS = 5_000;
 async function listenPostgres(
   config: pg.ClientConfig,
   channel: string,
-  onNotify: () => void,
+  onNotify: (payload: string | null) => void,
 ): Promise<() => Promise<void>> {
   if (!ROLE_NAME.test(channel)) throw new Error(`Invalid channel name: ${channel}`);
   let client: pg.Client | undefined;
@@ -270,7 +270,7 @@ async function listenPostgres(
   let retry: NodeJS.Timeout | undefined;
   const connect = async (): Promise<void> => {
     const next = new pg.Client(config);
-    next.on('notification', () => onNotify());
+    next.on('notification', (message) => onNotify(message.payload ?? null));
     next.on('error', (err) => {
       console.warn(`PostgreSQL LISTEN connection lost: ${err.message}`);
       void next.end().catch(() => undefined);
@@ -290,7 +290,7 @@ async function listenPostgres(
       return;
     }
     client = next;
-    onNotify();
+    onNotify(null);
   };
   await connect().catch((err: unknown) =>
     console.warn(`PostgreSQL LISTEN ${channel} failed, retrying: ${(err as Error).message}`),

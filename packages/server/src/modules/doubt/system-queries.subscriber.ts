@@ -1,11 +1,12 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { evaluateForm, FORM_STATE, genderFromPatient } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
+import { queryRows } from '../../db/client.js';
 import { crfDataRecords, studies, subjectRecords, subjects } from '../../db/schema/index.js';
 import type { DomainEvent } from '../../shared/domain-events.js';
 import { definitionOf } from '../crf-data/crf-definitions.js';
 import { otherFormValues } from '../crf-data/linked-values.service.js';
-import { syncSystemQueries, systemFindings } from './doubt.service.js';
+import { DOUBT_TYPE, OPTION, syncSystemQueries, systemFindings } from './doubt.service.js';
 
 /** The outbox subscriber that raises and closes system queries after a form is saved or submitted. */
 export const SYSTEM_QUERIES = 'doubt.system-queries';
@@ -28,6 +29,7 @@ export function subscribeSystemQueries(ctx: AppContext): void {
  * save and with a delivery of another event of the same record on another app server.
  */
 export async function reconcileSystemQueries(ctx: AppContext, event: RecordEvent): Promise<void> {
+  if (!(await mayHaveSystemQueries(ctx, event))) return;
   await ctx.db.transaction(async (tx) => {
     const [record] = await tx
       .select()
@@ -71,4 +73,22 @@ export async function reconcileSystemQueries(ctx: AppContext, event: RecordEvent
       record.state === FORM_STATE.submitted,
     );
   });
+}
+
+/**
+ * Whether reconciling can change anything, in one statement and no transaction: system queries are raised only
+ * on a submitted form, so a draft without an open system query (most saves: a form being filled in) has none to
+ * raise or close. A form submitted or a query raised after this look is reconciled by that change's own event.
+ */
+async function mayHaveSystemQueries(ctx: AppContext, event: RecordEvent): Promise<boolean> {
+  const [probe] = await queryRows<{ state: number; open: boolean }>(
+    ctx.db,
+    sql`select r.state, exists (
+        select 1 from doubts d
+        where d.crf_data_record_id = r.id and d.doubt_type = ${DOUBT_TYPE.system} and d.option_type <> ${OPTION.closed}
+      ) as open
+      from crf_data_records r join studies s on s.study_id = r.study_id
+      where r.id = ${event.recordId} and r.study_id = ${event.studyId} and r.deleted_at is null and s.doubt = '1'`,
+  );
+  return probe !== undefined && (Number(probe.state) === FORM_STATE.submitted || probe.open);
 }

@@ -1,6 +1,13 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, doubtMessages, doubts, outboxDeliveries, outboxEvents } from '../../db/schema/index.js';
+import {
+  auditEvents,
+  crfDataRecords,
+  doubtMessages,
+  doubts,
+  outboxDeliveries,
+  outboxEvents,
+} from '../../db/schema/index.js';
 import type { DeliveredEvent } from '../../shared/domain-events.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
@@ -176,6 +183,49 @@ describe('system queries through the outbox subscriber', () => {
       ).length,
     ).toBe(before.messages);
     expect((await systemAudit(rid)).length).toBe(before.audit);
+  });
+
+  it('QRY-05: a draft never submitted raises no system query (its delivery is done without reconciling); a draft that still has open system queries closes those its correction resolves', async () => {
+    const { subjectRecordId } = await enrol('系统草稿');
+    const draft = await save({ subjectRecordId, crfId: vitals, version: 0, values: { sbp: 190, dbp: 80, hr: 72 } });
+    expect(draft.status, JSON.stringify(draft.body)).toBe(200);
+    const rid = draft.body.data.crfDataRecordId as number;
+    await t.ctx.events.drain();
+    expect(await t.db.select().from(doubts).where(eq(doubts.crfDataRecordId, rid))).toEqual([]);
+    const owed = await t.db
+      .select({ deliveredAt: outboxDeliveries.deliveredAt })
+      .from(outboxDeliveries)
+      .where(and(eq(outboxDeliveries.subscriber, SYSTEM_QUERIES), eq(outboxDeliveries.studyId, studyId)));
+    expect(owed.every((d) => d.deliveredAt !== null)).toBe(true);
+
+    const submitted = await save({
+      subjectRecordId,
+      crfId: vitals,
+      crfDataRecordId: rid,
+      version: 1,
+      values: { sbp: 190, dbp: 80, hr: 72 },
+      submit: true,
+    });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
+    await t.ctx.events.drain();
+    expect((await t.db.select().from(doubts).where(eq(doubts.crfDataRecordId, rid))).map((d) => d.optionType)).toEqual([
+      0, 0,
+    ]);
+    // The form back in draft (as a console would put it) with its queries open: a correction still closes them.
+    await t.db.update(crfDataRecords).set({ state: 1 }).where(eq(crfDataRecords.id, rid));
+    const corrected = await save({
+      subjectRecordId,
+      crfId: vitals,
+      crfDataRecordId: rid,
+      version: 2,
+      values: { sbp: 135, dbp: 80, hr: 72 },
+      reason: '更正血压',
+    });
+    expect(corrected.status, JSON.stringify(corrected.body)).toBe(200);
+    await t.ctx.events.drain();
+    expect((await t.db.select().from(doubts).where(eq(doubts.crfDataRecordId, rid))).map((d) => d.optionType)).toEqual([
+      1, 1,
+    ]);
   });
 
   it('services publish their events inside their transactions, with ids only: subject enrolled, record submitted and saved, query opened, answered and closed by a person and by the system', async () => {

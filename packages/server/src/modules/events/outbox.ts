@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, count, eq, inArray, isNull, lte, max, sql } from 'drizzle-orm';
 import { afterCommit, queryRows, type Database, type Db } from '../../db/client.js';
 import { outboxDeliveries, outboxEvents } from '../../db/schema/index.js';
@@ -57,6 +58,7 @@ interface Subscriber {
 }
 
 interface Claimed {
+  subscriber: string;
   study_id: number | string;
   event_id: number | string;
   attempts: number | string;
@@ -97,6 +99,10 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
   let retryTimer: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
   let lastPrune = 0;
+  // A failed delivery waits for its backoff: only then does a pass look up when to wake next.
+  let retriesOwed = true;
+  /** This dispatcher's own NOTIFYs: its commit has already woken it, so the echo is ignored. */
+  const instance = randomUUID();
 
   function subscribersOf(type: DomainEventType) {
     return [...subscribers.values()].filter((s) => s.types.has(type)).map((s) => s.name);
@@ -116,7 +122,7 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
       ctes: sql`${inserted}${deliveries}`,
       // PostgreSQL delivers a NOTIFY only when (and if) the transaction commits.
       eventId: listen
-        ? sql`(select id from recorded_event cross join lateral (select pg_notify(${OUTBOX_CHANNEL}, '')) as notified)`
+        ? sql`(select id from recorded_event cross join lateral (select pg_notify(${OUTBOX_CHANNEL}, ${instance})) as notified)`
         : sql`(select id from recorded_event)`,
       recorded(tx, id) {
         afterCommit(tx, wake);
@@ -154,7 +160,7 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
       out.push(...recorded.map(({ studyId, id }) => ({ studyId, id })));
     }
     if (out.length > 0) {
-      if (listen) await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, '')`);
+      if (listen) await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, ${instance})`);
       afterCommit(tx, wake);
     }
     return out;
@@ -166,40 +172,46 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     subscribers.set(name, { name, types: new Set(types), handler });
   }
 
-  async function claim(subscriber: string): Promise<Claimed[]> {
+  /** Due deliveries of every subscriber, in one statement: a save's event owes several of them. */
+  async function claim(names: readonly string[]): Promise<Claimed[]> {
     const rows = await queryRows<Claimed>(
       db,
       sql`update outbox_deliveries d
         set attempts = d.attempts + 1,
           next_attempt_at = now() + ${opts.leaseMs} * interval '1 millisecond'
         from (
-          select study_id, event_id from outbox_deliveries
-          where subscriber = ${subscriber} and delivered_at is null and next_attempt_at <= now()
+          select study_id, event_id, subscriber from outbox_deliveries
+          where subscriber = any(${sql.param(names)}::varchar[]) and delivered_at is null and next_attempt_at <= now()
           order by event_id
           limit ${opts.batchSize}
           for update skip locked
         ) due, outbox_events e
-        where d.subscriber = ${subscriber} and d.study_id = due.study_id and d.event_id = due.event_id
+        where d.subscriber = due.subscriber and d.study_id = due.study_id and d.event_id = due.event_id
           and e.study_id = d.study_id and e.id = d.event_id
-        returning d.study_id, d.event_id, d.attempts, e.payload, e.occurred_at`,
+        returning d.subscriber, d.study_id, d.event_id, d.attempts, e.payload, e.occurred_at`,
     );
     return rows.sort((a, b) => Number(a.event_id) - Number(b.event_id));
   }
 
   /**
-   * Marks deliveries done, one statement per study for several (a bulk change, such as an import, records
-   * thousands): `event_id = any(…)` keeps to the primary key's index, whatever the planner knows of the table.
+   * Marks deliveries done, one statement per study (a bulk change, such as an import, records thousands):
+   * `event_id = any(…)` keeps to the primary key's index, whatever the planner knows of the table; the pairs
+   * then pick each subscriber's own deliveries.
    */
-  async function markDelivered(subscriber: string, rows: ReadonlyArray<{ studyId: number; eventId: number }>) {
-    const byStudy = new Map<number, number[]>();
+  async function markDelivered(rows: ReadonlyArray<{ studyId: number; eventId: number; subscriber: string }>) {
+    const byStudy = new Map<number, Array<{ eventId: number; subscriber: string }>>();
     for (const r of rows) {
-      const ids = byStudy.get(r.studyId);
-      if (ids) ids.push(r.eventId);
-      else byStudy.set(r.studyId, [r.eventId]);
+      const done = byStudy.get(r.studyId);
+      if (done) done.push(r);
+      else byStudy.set(r.studyId, [r]);
     }
-    for (const [studyId, eventIds] of byStudy) {
-      await db.execute(sql`update outbox_deliveries set delivered_at = now(), last_error = null
-        where study_id = ${studyId} and event_id = any(${sql.param(eventIds)}::bigint[]) and subscriber = ${subscriber}`);
+    for (const [studyId, done] of byStudy) {
+      const eventIds = [...new Set(done.map((d) => d.eventId))];
+      await db.execute(sql`update outbox_deliveries d set delivered_at = now(), last_error = null
+        from unnest(${sql.param(done.map((d) => d.eventId))}::bigint[], ${sql.param(done.map((d) => d.subscriber))}::varchar[])
+          as handled(event_id, subscriber)
+        where d.study_id = ${studyId} and d.event_id = any(${sql.param(eventIds)}::bigint[])
+          and d.event_id = handled.event_id and d.subscriber = handled.subscriber`);
     }
   }
 
@@ -217,6 +229,7 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
       await subscriber.handler({ id: eventId, occurredAt: new Date(row.occurred_at), event: row.payload });
     } catch (err) {
       const delayMs = Math.min(opts.retryBaseMs * 2 ** Math.min(attempts - 1, 30), opts.retryMaxMs);
+      retriesOwed = true;
       const failure = { subscriber: subscriber.name, eventId, type: row.payload.type, studyId, attempts };
       log.warn({ ...failure, error: errorKind(err), retryInMs: delayMs }, 'domain event handler failed; will retry');
       await db
@@ -228,40 +241,66 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
         .where(key);
       return null;
     }
-    return { studyId, eventId };
+    return { studyId, eventId, subscriber: subscriber.name };
   }
 
-  async function runSubscriber(subscriber: Subscriber) {
+  /**
+   * Claims the due deliveries of all subscribers together and hands each subscriber its own, in event order;
+   * subscribers run side by side, so a slow one does not hold the others. Handled deliveries are marked
+   * together, a few at a time and at once when the claim is done (a lone save's event is marked as soon as its
+   * subscribers have handled it, so `delivered` answers without delay).
+   */
+  async function deliverDue() {
+    const names = [...subscribers.keys()];
     while (!stopping) {
-      const claimed = await claim(subscriber.name);
-      // Handled deliveries are marked together, a few at a time and at once when the claim runs dry (a lone
-      // save's event is marked as soon as it is handled, so `delivered` answers without delay).
-      let done: Array<{ studyId: number; eventId: number }> = [];
-      let since = Date.now();
+      const claimed = await claim(names);
+      const bySubscriber = new Map<string, Claimed[]>();
       for (const row of claimed) {
-        // A claim is leased: a row not handled before stopping is taken up again when the lease ends (and one
-        // handled but not yet marked is handled again: delivery is at least once, handlers are idempotent).
-        if (stopping) break;
-        // Back to the event loop between deliveries: on the embedded database every statement resolves as a
-        // microtask, so a claim of 100 deliveries would otherwise run as one task and hold every other request.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        const key = await deliver(subscriber, row);
-        if (key) done.push(key);
-        if (done.length >= MARK_EVERY || Date.now() - since >= MARK_WITHIN_MS) {
-          await markDelivered(subscriber.name, done);
-          done = [];
-          since = Date.now();
-        }
+        const rows = bySubscriber.get(row.subscriber);
+        if (rows) rows.push(row);
+        else bySubscriber.set(row.subscriber, [row]);
       }
-      await markDelivered(subscriber.name, done);
+      let done: Array<{ studyId: number; eventId: number; subscriber: string }> = [];
+      let since = Date.now();
+      let marking = Promise.resolve();
+      const flush = () => {
+        const handled = done;
+        done = [];
+        since = Date.now();
+        marking = marking.then(() => markDelivered(handled));
+        return marking;
+      };
+      await Promise.all(
+        [...bySubscriber].map(async ([name, rows]) => {
+          const subscriber = subscribers.get(name);
+          if (!subscriber) return; // unknown here: its lease ends and a server that has it takes it up
+          for (const row of rows) {
+            // A claim is leased: a row not handled before stopping is taken up again when the lease ends (and
+            // one handled but not yet marked is handled again: delivery is at least once, handlers are
+            // idempotent).
+            if (stopping) return;
+            // Back to the event loop between deliveries: on the embedded database every statement resolves as
+            // a microtask, so a claim of 100 deliveries would otherwise run as one task and hold every request.
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            const key = await deliver(subscriber, row);
+            if (key) done.push(key);
+            if (done.length >= MARK_EVERY || Date.now() - since >= MARK_WITHIN_MS) await flush();
+          }
+        }),
+      );
+      await flush();
       if (stopping || claimed.length < opts.batchSize) return;
     }
   }
 
-  /** Wakes the dispatcher again when the earliest retry (or another server's lease) is due. */
+  /**
+   * Wakes the dispatcher again when the earliest retry (or another server's lease) is due. Only while retries
+   * are owed: a pass with nothing failed costs no look-up, and the poll finds another server's lapsed lease.
+   */
   async function scheduleRetry() {
     const names = [...subscribers.keys()];
-    if (names.length === 0 || stopping) return;
+    if (names.length === 0 || stopping || !retriesOwed) return;
+    retriesOwed = false;
     const [next] = await queryRows<{ ms: number | string | null }>(
       db,
       sql`select extract(epoch from min(next_attempt_at) - now()) * 1000 as ms
@@ -270,7 +309,11 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     clearTimeout(retryTimer);
     if (next?.ms === null || next?.ms === undefined) return;
     const ms = Math.max(0, Number(next.ms));
-    if (ms < opts.pollMs) retryTimer = setTimeout(wake, ms + 5).unref();
+    if (ms < opts.pollMs) {
+      retryTimer = setTimeout(wake, ms + 5).unref();
+      // That pass looks again: another retry may fall due after this one.
+      retriesOwed = true;
+    }
   }
 
   async function prune() {
@@ -292,7 +335,7 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
   }
 
   async function pass() {
-    await Promise.all([...subscribers.values()].map(runSubscriber));
+    if (subscribers.size > 0) await deliverDue();
     if (Date.now() - lastPrune >= opts.pruneEveryMs) {
       lastPrune = Date.now();
       await prune();
@@ -325,7 +368,8 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     log = logger;
     started = true;
     stopping = false;
-    if (listen) unlisten = await listen(OUTBOX_CHANNEL, wake);
+    retriesOwed = true;
+    if (listen) unlisten = await listen(OUTBOX_CHANNEL, (from) => from !== instance && wake());
     poll = setInterval(wake, opts.pollMs).unref();
     wake();
   }
