@@ -20,6 +20,11 @@ export const recognitions = pgTable(
       .references(() => users.userId),
     /** The source image (stored_files.file_key of the same study). */
     fileKey: varchar('file_key', { length: 64 }).notNull(),
+    /**
+     * Where the image is when it is an object of the external mode (its file key derives from this key), as the
+     * public call's url named it; null for a file kept at its file key's place.
+     */
+    objectKey: varchar('object_key', { length: 300 }),
     /** SHA-256 (hex) of the tempId: 256 random bits, so no slow hash is needed. */
     tempIdHash: varchar('temp_id_hash', { length: 64 }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),

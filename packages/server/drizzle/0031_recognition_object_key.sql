@@ -1,0 +1,1 @@
+ALTER TABLE "recognitions" ADD COLUMN "object_key" varchar(300);
