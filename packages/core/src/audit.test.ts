@@ -126,6 +126,22 @@ describe('describeAuditRow: the trail in words', () => {
     expect(valueText(nodes.get('xray'), JSON.stringify([{ dialogImgUrl: KEY_A }]))).toBe('1 张图片');
   });
 
+  it('UPL-12: an object address (external mode) is named when the names hold the address, else by its last segment', () => {
+    const address = '/api/v1/fileupload/object/images/1795334400000/胸片_正位.png';
+    expect(fileLabel(address)).toBe('胸片_正位.png');
+    expect(fileLabel(address, new Map([[address, '胸片 正位.png']]))).toBe('胸片 正位.png');
+    expect(
+      valueText(
+        nodes.get('xray'),
+        JSON.stringify([{ dialogImgUrl: address }]),
+        {},
+        {
+          fileNames: new Map([[address, '胸片 正位.png']]),
+        },
+      ),
+    ).toBe('胸片 正位.png');
+  });
+
   it('finds the files a value refers to, inside rows too', () => {
     expect(fileValuesOf(nodes.get('meds'), [{ rx: KEY_B }, { drug: 'x' }])).toEqual([KEY_B]);
     expect(fileValuesOf(nodes.get('xray'), JSON.stringify([{ dialogImgUrl: KEY_A }]))).toEqual([KEY_A]);

@@ -124,10 +124,16 @@ export function storedFileKey(value: string): string | null {
   return new URLSearchParams(query).get('fileKey');
 }
 
-/** A stored file reference (a key or a URL) as a name: the original name of a key when known. */
+/**
+ * A stored file reference (a key or a URL) as a name: the original name of a key when known. An address the key
+ * cannot be read from here (an object store address of the external mode, whose key the server derives) is named
+ * when `fileNames` holds the address itself.
+ */
 export function fileLabel(value: string, fileNames?: ReadonlyMap<string, string>): string {
   const key = storedFileKey(value);
   if (key !== null) return fileNames?.get(key) ?? key;
+  const named = fileNames?.get(value);
+  if (named !== undefined) return named;
   const last = value.split('?')[0]!.split('/').filter(Boolean).pop() ?? value;
   try {
     return decodeURIComponent(last);

@@ -170,6 +170,8 @@ export interface CrfDataRow {
 export interface FileLink {
   fileKey: string;
   fileName: string;
+  /** An object of the external mode (object storage): read at this address, not through the download call. */
+  url?: string;
 }
 
 /**

@@ -14,14 +14,15 @@ export interface WordedAuditRow {
   newFiles?: FileLink[];
 }
 
-const fileHref = (fileKey: string) => `${FILE_DOWNLOAD_PATH}?fileKey=${encodeURIComponent(fileKey)}`;
+/** An object of the external mode is read at its own address; any other file through the download call. */
+const fileHref = (file: FileLink) => file.url ?? `${FILE_DOWNLOAD_PATH}?fileKey=${encodeURIComponent(file.fileKey)}`;
 
 /** Files under the names they were uploaded with, opened through the download call (its view rule applies). */
 export function FileLinks({ files }: { files: readonly FileLink[] }) {
   return (
     <span className="audit-files">
       {files.map((file) => (
-        <a key={file.fileKey} href={fileHref(file.fileKey)} target="_blank" rel="noreferrer">
+        <a key={file.fileKey} href={fileHref(file)} target="_blank" rel="noreferrer">
           <PaperClipOutlined aria-hidden /> {file.fileName}
         </a>
       ))}

@@ -1,12 +1,5 @@
 import { and, asc, eq, inArray, like, or } from 'drizzle-orm';
-import {
-  DEFAULT_BASE_CONFIG,
-  describeAuditRow,
-  fileValuesOf,
-  storedFileKey,
-  type AuditRowText,
-  type CrfNode,
-} from '@ecrf/core';
+import { DEFAULT_BASE_CONFIG, describeAuditRow, fileValuesOf, type AuditRowText, type CrfNode } from '@ecrf/core';
 import type { Db } from '../../db/client.js';
 import {
   auditEvents,
@@ -19,6 +12,7 @@ import {
   subjects,
 } from '../../db/schema/index.js';
 import { definitionsOf, nodesOf, versionKey } from '../crf-data/crf-definitions.js';
+import { storedFileOf, type StoredFileRef } from '../files/stored-value.js';
 
 /** An audit row as the trail reads it from the table. */
 export interface RawAuditRow {
@@ -36,10 +30,14 @@ export interface RawAuditRow {
   createTime: Date;
 }
 
-/** A stored file a value refers to: its key (for the download call) and the name it was uploaded with. */
+/**
+ * A stored file a value refers to: its key and the name it was uploaded with. An object of the external mode
+ * carries its address (`url`): it is read there, not through the download call.
+ */
 export interface FileLink {
   fileKey: string;
   fileName: string;
+  url?: string;
 }
 
 export type ReadableAuditRow<T extends RawAuditRow> = T &
@@ -51,25 +49,49 @@ export type ReadableAuditRow<T extends RawAuditRow> = T &
     identificationCode?: string | null;
   };
 
-const FILE_KEY = /^[0-9a-f]{32}$/;
-
-/** The stored-file keys among an upload item's file references (URLs are not ours to name). */
-export function fileKeysOf(node: CrfNode | undefined, value: unknown): string[] {
-  return fileValuesOf(node, value).flatMap((v) => {
-    const key = storedFileKey(v);
-    return key !== null && FILE_KEY.test(key) ? [key] : [];
+/** The stored files among an upload item's file references, with the reference as written (other URLs are not ours). */
+export function fileRefsOf(node: CrfNode | undefined, value: unknown): Array<StoredFileRef & { raw: string }> {
+  return fileValuesOf(node, value).flatMap((raw) => {
+    const ref = storedFileOf(raw);
+    return ref ? [{ ...ref, raw }] : [];
   });
 }
 
-/** Original names of the study's stored files, in one statement. */
+/** What core's fileLabel looks a stored file's name up by: the file key, or an object address as the value holds it. */
+const nameKeyOf = (ref: StoredFileRef & { raw: string }) => (ref.objectKey === null ? ref.fileKey : ref.raw);
+
+/** The name keys (fileLabel's) of an upload item's stored files: keys, and object addresses (files/stored-value.ts). */
+export function fileKeysOf(node: CrfNode | undefined, value: unknown): string[] {
+  return fileRefsOf(node, value).map(nameKeyOf);
+}
+
+/** Original names of the study's stored files by their name keys (fileKeysOf), in one statement. */
 export async function fileNamesOf(db: Db, studyId: number, keys: Iterable<string>): Promise<Map<string, string>> {
-  const list = [...new Set(keys)];
-  if (list.length === 0) return new Map();
+  const wanted = [...new Set(keys)].flatMap((key) => {
+    const ref = storedFileOf(key);
+    return ref ? [[key, ref.fileKey] as const] : [];
+  });
+  if (wanted.length === 0) return new Map();
   const rows = await db
     .select({ fileKey: storedFiles.fileKey, fileName: storedFiles.fileName })
     .from(storedFiles)
-    .where(and(eq(storedFiles.studyId, studyId), inArray(storedFiles.fileKey, list)));
-  return new Map(rows.map((r) => [r.fileKey, r.fileName]));
+    .where(
+      and(
+        eq(storedFiles.studyId, studyId),
+        inArray(storedFiles.fileKey, [...new Set(wanted.map(([, fileKey]) => fileKey))]),
+      ),
+    );
+  const byKey = new Map(rows.map((r) => [r.fileKey, r.fileName]));
+  return new Map(wanted.flatMap(([key, fileKey]) => (byKey.has(fileKey) ? [[key, byKey.get(fileKey)!] as const] : [])));
+}
+
+/** An upload item's stored files as links under their original names (names from fileNamesOf). */
+export function fileLinksOf(node: CrfNode | undefined, value: unknown, fileNames: ReadonlyMap<string, string>) {
+  return fileRefsOf(node, value).map((ref): FileLink => {
+    const fileName = fileNames.get(nameKeyOf(ref));
+    if (ref.objectKey === null) return { fileKey: ref.fileKey, fileName: fileName ?? ref.fileKey };
+    return { fileKey: ref.fileKey, fileName: fileName ?? ref.objectKey.split('/').pop()!, url: ref.value };
+  });
 }
 
 const SIDE_SUFFIXES = ['_unit', '_addition'] as const;
@@ -214,8 +236,7 @@ export async function readableAuditRows<T extends RawAuditRow>(
   const fileNames = await fileNamesOf(db, studyId, keys);
   const patient = rows.some((r) => r.action.startsWith('subject.')) ? await patientWordsOf(db, studyId) : undefined;
   const codes = options.subjectCodes ? await subjectCodesOf(db, rows) : undefined;
-  const links = (node: CrfNode | undefined, value: unknown) =>
-    fileKeysOf(node, value).map((fileKey) => ({ fileKey, fileName: fileNames.get(fileKey) ?? fileKey }));
+  const links = (node: CrfNode | undefined, value: unknown) => fileLinksOf(node, value, fileNames);
   return rows.map((row) => {
     const nodes = forms.nodesOfRow(row);
     const node = row.action === 'item.update' && row.itemName ? nodes?.get(row.itemName) : undefined;

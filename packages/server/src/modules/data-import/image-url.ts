@@ -4,6 +4,8 @@ import https from 'node:https';
 import net from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
 import { FILE_DOWNLOAD_PATH } from '@ecrf/core';
+import { OBJECT_DOMAIN } from '../files/object-upload.service.js';
+import { storedFileOf, type StoredFileRef } from '../files/stored-value.js';
 
 /** The largest image fetched from a URL; the page's own uploads allow more, a picture needs no more. */
 export const IMAGE_URL_MAX_BYTES = 20 * 1024 * 1024;
@@ -12,8 +14,8 @@ const MAX_REDIRECTS = 3;
 
 export class UrlRefused extends Error {}
 
-/** Where a URL points, as far as it is judged before any request. */
-export type UrlTarget = { kind: 'own'; fileKey: string } | { kind: 'remote'; url: URL };
+/** Where a URL points, as far as it is judged before any request: a stored file of this platform (its place), or a host. */
+export type UrlTarget = { kind: 'own'; file: StoredFileRef } | { kind: 'remote'; url: URL };
 
 /** 127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, 100.64/10, 0/8, multicast and reserved; IPv6 loopback, ULA, link-local. */
 export function isPrivateAddress(address: string): boolean {
@@ -47,8 +49,9 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 
 /**
  * Judges a URL before anything is fetched (no server-side request to a host nobody chose):
- * - this platform's own file address (`/api/v1/fileupload/downfile?fileKey=…`, relative or on the host the
- *   request came to) is not fetched at all: the stored file is used;
+ * - this platform's own file address (`/api/v1/fileupload/downfile?fileKey=…`, or an object address
+ *   `/api/v1/fileupload/object/<key>` of the external mode; relative or on the host the request came to) is not
+ *   fetched at all: the stored file is used;
  * - otherwise only http(s) to a host on the configured allow-list (EDC_IMAGE_URL_HOSTS); an IP literal in a
  *   private, loopback or link-local range is refused even when listed.
  */
@@ -60,10 +63,12 @@ export function judgeUrl(raw: string, ownHost: string, allowed: readonly string[
     throw new UrlRefused('不是有效的URL');
   }
   const relative = raw.startsWith('/') && !raw.startsWith('//');
-  if ((relative || url.host.toLowerCase() === ownHost.toLowerCase()) && url.pathname === FILE_DOWNLOAD_PATH) {
-    const fileKey = url.searchParams.get('fileKey') ?? '';
-    if (!/^[0-9a-f]{32}$/.test(fileKey)) throw new UrlRefused('不是本平台的文件地址');
-    return { kind: 'own', fileKey };
+  const ownPath = url.pathname === FILE_DOWNLOAD_PATH || url.pathname.startsWith(OBJECT_DOMAIN);
+  if ((relative || url.host.toLowerCase() === ownHost.toLowerCase()) && ownPath) {
+    // The download call's address or an object address (external mode): the stored file is used, not fetched.
+    const file = storedFileOf(`${url.pathname}${url.search}`);
+    if (!file) throw new UrlRefused('不是本平台的文件地址');
+    return { kind: 'own', file };
   }
   if (relative) throw new UrlRefused('不是本平台的文件地址');
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlRefused('只支持 http 和 https 地址');

@@ -32,6 +32,8 @@ interface Entry {
 interface Stored {
   entry: Entry;
   fileKey: string;
+  /** What the image item holds: the file key, or the object address of a file in the object store. */
+  value: string;
   sha256: string;
   fresh: boolean;
 }
@@ -135,13 +137,14 @@ export async function attachImageUrls(
   try {
     for (const entry of entries) {
       if (entry.target.kind === 'own') {
+        const own = entry.target.file;
         const [file] = await ctx.db
           .select()
           .from(storedFiles)
-          .where(and(eq(storedFiles.fileKey, entry.target.fileKey), eq(storedFiles.studyId, access.studyId)));
+          .where(and(eq(storedFiles.fileKey, own.fileKey), eq(storedFiles.studyId, access.studyId)));
         if (!file) errors.push({ index: entry.index, message: '文件不存在或不属于本项目' });
         else if (!file.contentType.startsWith('image/')) errors.push({ index: entry.index, message: '文件不是图片' });
-        else stored.push({ entry, fileKey: file.fileKey, sha256: file.sha256, fresh: false });
+        else stored.push({ entry, fileKey: file.fileKey, value: own.value, sha256: file.sha256, fresh: false });
         continue;
       }
       try {
@@ -153,7 +156,7 @@ export async function attachImageUrls(
           continue;
         }
         await recordFile(ctx, user, access.studyId, file, entry.fileName);
-        stored.push({ entry, fileKey: file.fileKey, sha256: file.sha256, fresh: true });
+        stored.push({ entry, fileKey: file.fileKey, value: file.fileKey, sha256: file.sha256, fresh: true });
       } catch (err) {
         if (err instanceof UrlRefused) errors.push({ index: entry.index, message: err.message });
         else if (err instanceof AppError && err.code === 'file.too_large') {
@@ -217,7 +220,7 @@ async function saveImages(ctx: AppContext, user: CurrentUser, access: StudyAcces
       const values: Record<string, unknown> = { ...(existing?.values ?? {}) };
       for (const s of list) {
         const images = readMediaList('image', values[s.entry.item]);
-        const entry: ImageEntry = { uploadTime, remarks: s.entry.remarks, dialogImgUrl: s.fileKey };
+        const entry: ImageEntry = { uploadTime, remarks: s.entry.remarks, dialogImgUrl: s.value };
         values[s.entry.item] = writeMediaList([...images, entry]);
       }
       try {

@@ -2,7 +2,13 @@ import { asc, eq, inArray } from 'drizzle-orm';
 import { itemTitle, readRows, unitOf, valueText, type CrfNode } from '@ecrf/core';
 import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfStageCrfs, crfStages } from '../../db/schema/index.js';
-import { fileKeysOf, fileNamesOf, sideValuesOverTime, type FileLink } from '../audit/audit-text.service.js';
+import {
+  fileKeysOf,
+  fileLinksOf,
+  fileNamesOf,
+  sideValuesOverTime,
+  type FileLink,
+} from '../audit/audit-text.service.js';
 import { definitionsOf, nodesOf, versionKey } from '../crf-data/crf-definitions.js';
 
 /** What a query names: its form, record, item (or a row's cell) and when it was raised. */
@@ -119,10 +125,7 @@ export async function doubtReader(
       itemUnit: unitOf(node, besideOf(d, d.createdAt)),
       stageName: (stagesOf.get(d.crfId) ?? []).join('、'),
       crfVersion: recordById.get(d.crfDataRecordId)?.crfVersion ?? null,
-      itemFiles: fileKeysOf(node, d.itemValue).map((fileKey) => ({
-        fileKey,
-        fileName: fileNames.get(fileKey) ?? fileKey,
-      })),
+      itemFiles: fileLinksOf(node, d.itemValue, fileNames),
     };
   };
   return { words, text };

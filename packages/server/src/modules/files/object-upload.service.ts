@@ -3,8 +3,9 @@ import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
-import { and, eq, inArray } from 'drizzle-orm';
-import { storedFiles } from '../../db/schema/index.js';
+import { and, asc, eq, inArray, lt } from 'drizzle-orm';
+import { objectUploads, storedFiles } from '../../db/schema/index.js';
+import type { ScheduledTask } from '../jobs/scheduler.js';
 import {
   MAX_UPLOAD_BYTES,
   THUMBNAIL_SUFFIX,
@@ -118,6 +119,12 @@ export async function issueUploadToken(
     expiresSeconds: TOKEN_SECONDS,
   });
   const pending: Pending = { userId: user.userId, studyId, fileName: input.fileName, kind };
+  // Kept until the confirm: bytes posted under a key never confirmed are removed by the cleanup task.
+  const issuedAt = ctx.clock();
+  await ctx.db
+    .insert(objectUploads)
+    .values({ objectKey: key, studyId, userId: user.userId, issuedAt })
+    .onConflictDoUpdate({ target: objectUploads.objectKey, set: { studyId, userId: user.userId, issuedAt } });
   await ctx.kv.set(pendingKey(key), JSON.stringify(pending), PENDING_MS);
   return {
     networkMode: 'external',
@@ -162,12 +169,66 @@ export async function confirmUpload(ctx: AppContext, user: CurrentUser, studyId:
     }
     const file = { fileKey: objectFileKey(key), size, sha256: hash.digest('hex'), contentType };
     const recorded = await recordFile(ctx, user, studyId, file, pending.fileName);
+    await ctx.db.delete(objectUploads).where(eq(objectUploads.objectKey, key));
     const url = `${OBJECT_DOMAIN}${key}`;
     return { ...recorded, filePath: url, url, key, sha256: file.sha256 };
   } catch (err) {
     await ctx.files.delete(key);
+    await ctx.db.delete(objectUploads).where(eq(objectUploads.objectKey, key));
     throw err;
   }
+}
+
+/**
+ * An upload token's key not confirmed this long after the token is given up (docs/object-storage.md): well past
+ * the 6 hours a token's upload may still be confirmed, so no confirm can race the removal.
+ */
+export const UNCONFIRMED_OBJECT_RETENTION_HOURS = 24;
+/** Keys looked at per run; the task runs every hour and catches up on what is left. */
+const CLEANUP_BATCH = 1000;
+
+/**
+ * Removes from the object store what was posted under a token's key and never confirmed (the browser closed, the
+ * confirm refused the network, a script used the token and stopped): no stored_files row, no study rule reads it,
+ * so only the bytes would stay. A key whose file was recorded after all (a confirm whose last step failed) is kept.
+ */
+export function unconfirmedObjectsCleanup(ctx: AppContext): ScheduledTask {
+  return {
+    name: 'cleanup.unconfirmed-objects',
+    every: 'hour',
+    async run(now) {
+      const before = new Date(now.getTime() - UNCONFIRMED_OBJECT_RETENTION_HOURS * 3_600_000);
+      const stale = await ctx.db
+        .select({ objectKey: objectUploads.objectKey })
+        .from(objectUploads)
+        .where(lt(objectUploads.issuedAt, before))
+        .orderBy(asc(objectUploads.issuedAt))
+        .limit(CLEANUP_BATCH);
+      const recorded = new Set(
+        (
+          await ctx.db
+            .select({ fileKey: storedFiles.fileKey })
+            .from(storedFiles)
+            .where(
+              inArray(
+                storedFiles.fileKey,
+                stale.map((s) => objectFileKey(s.objectKey)),
+              ),
+            )
+        ).map((r) => r.fileKey),
+      );
+      let removed = 0;
+      for (const { objectKey } of stale) {
+        // Without an object store (S3_* removed since) there is nothing to remove: the rows go all the same.
+        if (ctx.files.direct && !recorded.has(objectFileKey(objectKey)) && (await ctx.files.exists(objectKey))) {
+          await ctx.files.delete(objectKey);
+          removed += 1;
+        }
+        await ctx.db.delete(objectUploads).where(eq(objectUploads.objectKey, objectKey));
+      }
+      return `${removed} unconfirmed uploads removed from the object store, ${stale.length} upload keys given up`;
+    },
+  };
 }
 
 /** A short-lived address of a stored object for a caller who may read it (403 otherwise). */

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import type { App } from '../../http/types.js';
 import { calendarRemindersTask } from '../calendar/calendar.service.js';
+import { unconfirmedObjectsCleanup } from '../files/object-upload.service.js';
 import { pushVisitChanges } from '../follow/follow-push.js';
 import { jobFiles } from './job-files.js';
 import { jobsRoutes } from './jobs.routes.js';
@@ -28,6 +29,7 @@ export function startScheduler(app: App, ctx: AppContext) {
     [
       ...scheduledTasks(ctx.db, jobFiles(ctx.files), (changes) => pushVisitChanges(ctx, changes)),
       calendarRemindersTask(ctx),
+      unconfirmedObjectsCleanup(ctx),
     ],
   );
   scheduler.start();

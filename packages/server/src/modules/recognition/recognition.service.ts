@@ -8,6 +8,8 @@ import type { CurrentUser } from '../../shared/current-user.js';
 import { canViewCrf, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { waitForJob } from '../export/export.service.js';
 import { mayReadFile, storageKeyOf } from '../files/file.service.js';
+import { OBJECT_DOMAIN, objectFileKey } from '../files/object-upload.service.js';
+import { openStoredFile, storedFileOf, type StoredFileRef } from '../files/stored-value.js';
 import { JobFailure, type JobInfo, type JobTools } from '../jobs/job-queue.js';
 import { OcrUnavailable, ocrPool, type OcrPool } from './ocr.pool.js';
 
@@ -38,14 +40,15 @@ export const refused = () => new AppError(403, 'recognition.refused', MSG_FAILED
 
 const hashOf = (tempId: string) => crypto.createHash('sha256').update(tempId).digest('hex');
 
-/** The file key a recognition call's url names: the key itself, or a URL of this platform that carries it. */
-export function fileKeyOfUrl(url: string): string | undefined {
-  const trimmed = url.trim();
-  if (/^[0-9a-f]{32}$/.test(trimmed)) return trimmed;
-  const query = /[?&]fileKey=([0-9a-f]{32})(?:&|#|$)/.exec(trimmed);
-  if (query) return query[1];
-  const path = /\/([0-9a-f]{32})(?:[?#]|$)/.exec(trimmed);
-  return path?.[1];
+/**
+ * The stored file a recognition call's url names (files/stored-value.ts): the key itself, the download call's
+ * address, an object address of the external mode; or a URL of this platform whose last segment is the key.
+ */
+export function fileOfUrl(url: string): StoredFileRef | undefined {
+  const stored = storedFileOf(url);
+  if (stored) return stored;
+  const path = /\/([0-9a-f]{32})(?:[?#]|$)/.exec(url.trim());
+  return path ? (storedFileOf(path[1]) ?? undefined) : undefined;
 }
 
 export interface TempIdRequest {
@@ -147,13 +150,15 @@ export async function recognise(
   | { kind: 'failed'; message: string; unavailable: boolean }
 > {
   const tempId = call.tempId?.trim() ?? '';
-  const fileKey = call.url ? fileKeyOfUrl(call.url) : undefined;
-  if (!/^[A-Za-z0-9_-]{20,100}$/.test(tempId) || !fileKey) throw refused();
+  const file = call.url ? fileOfUrl(call.url) : undefined;
+  if (!/^[A-Za-z0-9_-]{20,100}$/.test(tempId) || !file) throw refused();
+  const { fileKey } = file;
   const now = ctx.clock();
   // One statement decides and spends: two calls racing with the same tempId cannot both pass.
   const [row] = await ctx.db
     .update(recognitions)
-    .set({ usedAt: now, type: call.type, index: call.index, state: 'running' })
+    // An object's place is kept on the row: its file key (the tempId's) derives from the object key.
+    .set({ usedAt: now, type: call.type, index: call.index, state: 'running', objectKey: file.objectKey })
     .where(
       and(
         eq(recognitions.tempIdHash, hashOf(tempId)),
@@ -182,9 +187,15 @@ export async function recognise(
   return { kind: 'failed', message: ended.error ?? MSG_FAILED, unavailable: ended.error === MSG_UNAVAILABLE };
 }
 
-async function imageBytes(ctx: AppContext, fileKey: string): Promise<Buffer> {
-  const stream = await ctx.files.get(storageKeyOf(fileKey));
-  if (!stream) throw new JobFailure(MSG_FAILED);
+/** The image's bytes, at most MAX_IMAGE_BYTES, from where its stored value put them (openStoredFile). */
+export async function imageBytes(ctx: AppContext, file: StoredFileRef): Promise<Buffer> {
+  let stream;
+  try {
+    ({ stream } = await openStoredFile(ctx, file));
+  } catch (err) {
+    if (err instanceof AppError) throw new JobFailure(MSG_FAILED);
+    throw err;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
@@ -196,6 +207,15 @@ async function imageBytes(ctx: AppContext, fileKey: string): Promise<Buffer> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/** Where a recognition's image is: the object the call's url named (its file key derives from it), else the key's place. */
+export function imageOf(row: { fileKey: string; objectKey: string | null }): StoredFileRef {
+  const { fileKey, objectKey } = row;
+  if (objectKey !== null && objectFileKey(objectKey) === fileKey) {
+    return { fileKey, storageKey: objectKey, objectKey, value: `${OBJECT_DOMAIN}${objectKey}` };
+  }
+  return { fileKey, storageKey: storageKeyOf(fileKey), objectKey: null, value: fileKey };
 }
 
 /**
@@ -226,7 +246,7 @@ export async function runRecognitionJob(
   let rows: LabRow[];
   let seconds: number;
   try {
-    const read = await pool.read(await imageBytes(ctx, row.fileKey), tools.signal);
+    const read = await pool.read(await imageBytes(ctx, imageOf(row)), tools.signal);
     rows = parseLabReport(read.lines);
     seconds = read.seconds;
   } catch (err) {

@@ -9,7 +9,6 @@ import {
   nowString,
   readChoiceList,
   recordEnv,
-  storedFileKey,
   todayString,
   truthy,
   type CompiledExpression,
@@ -35,7 +34,8 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import { can, saveCrf } from '../crf-data/crf-data.service.js';
-import { openFile, recordFile, storageKeyOf, type receiveFile } from '../files/file.service.js';
+import { recordFile, storageKeyOf, type receiveFile } from '../files/file.service.js';
+import { openStoredFile, storedFileOf } from '../files/stored-value.js';
 import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 import { ApiRefusal, type ApiCaller } from './api-token.service.js';
@@ -969,20 +969,19 @@ export async function locateFile(
   return { field, item: field.source.item, subjectRecordId: subject.recordId, existing, where };
 }
 
-const fileKeyIn = (slot: FileSlot) => {
-  const value = slot.existing?.values[slot.item];
-  if (typeof value !== 'string' || !value.trim()) return null;
-  const key = storedFileKey(value.trim());
-  return key !== null && /^[0-9a-f]{32}$/.test(key) ? key : null;
-};
+/** The stored file a field holds: a key or the download call's address, or an object address (external mode). */
+const fileIn = (slot: FileSlot) => storedFileOf(slot.existing?.values[slot.item]);
 
 /** content=file action=export: the file a field of a record holds, with its original name. */
 export async function exportFile(ctx: AppContext, caller: ApiCaller, project: Project, address: FileAddress) {
   const slot = await locateFile(ctx, caller, project, address, 'export');
-  const key = fileKeyIn(slot);
-  if (!key) throw refuse(`${slot.where}：没有文件`);
-  const file = await openFile(ctx, key);
-  if (file.row.studyId !== project.studyId) throw refuse(`${slot.where}：没有文件`);
+  const ref = fileIn(slot);
+  if (!ref) throw refuse(`${slot.where}：没有文件`);
+  const file = await openStoredFile(ctx, ref);
+  if (file.row.studyId !== project.studyId) {
+    file.stream.destroy();
+    throw refuse(`${slot.where}：没有文件`);
+  }
   return file;
 }
 
@@ -1031,7 +1030,7 @@ export async function deleteFile(
 ) {
   await inTransaction(ctx, async (txCtx) => {
     const slot = await locateFile(txCtx, caller, project, address, 'delete');
-    if (!fileKeyIn(slot) && isEmptyValue(slot.existing?.values[slot.item])) throw refuse(`${slot.where}：没有文件`);
+    if (!fileIn(slot) && isEmptyValue(slot.existing?.values[slot.item])) throw refuse(`${slot.where}：没有文件`);
     const values = { ...slot.existing!.values };
     delete values[slot.item];
     await saveThroughApi(txCtx, caller, {

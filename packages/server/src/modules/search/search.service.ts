@@ -57,6 +57,7 @@ import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
+import { OBJECT_DOMAIN } from '../files/object-upload.service.js';
 import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
@@ -468,11 +469,14 @@ function fileRefs(v: ValueSql): SQL {
 }
 
 /**
- * A reference's file name as the casebook shows it (core fileLabel): a stored file's name as uploaded (a key, or
- * the download call's address), else the last part of the address (not URL-decoded).
+ * A reference's file name as the casebook shows it (core fileLabel): a stored file's name as uploaded (a key, the
+ * download call's address, or an object address), else the last part of the address (not URL-decoded).
  */
 function fileName(c: CompileContext, ref: SQL): SQL {
-  const key = sql`(case when ${ref} !~ '/' then ${ref} else substring(${ref} from ${DOWNLOAD_KEY_PATTERN}::text) end)`;
+  // An object address (external mode) names the stored file whose key derives from its object key (objectFileKey).
+  const objectKey = sql`substr(${ref}, ${OBJECT_DOMAIN.length + 1}::int)`;
+  const objectFile = sql`left(encode(sha256(convert_to('object:' || ${objectKey}, 'UTF8')), 'hex'), 32)`;
+  const key = sql`(case when ${ref} !~ '/' then ${ref} when left(${ref}, ${OBJECT_DOMAIN.length}::int) = ${OBJECT_DOMAIN}::text then ${objectFile} else substring(${ref} from ${DOWNLOAD_KEY_PATTERN}::text) end)`;
   const label = sql`(case when ${ref} !~ '/' then ${ref} else regexp_replace(split_part(${ref}, '?', 1), '^.*/', '') end)`;
   return sql`coalesce((select ${storedFiles.fileName} from ${storedFiles} where ${storedFiles.studyId} = ${c.access.studyId} and ${storedFiles.fileKey} = ${key}), ${label})`;
 }
