@@ -82,6 +82,15 @@ END $$`),
   ]) {
     await owner.execute(sql.raw(statement));
   }
+  // ANALYZE and VACUUM (db/maintenance.ts), where the server has the privilege (PostgreSQL 17+: the embedded
+  // database, which has no autovacuum). It changes no row and reads none the role could not read already.
+  await owner.execute(
+    sql.raw(`DO $$ BEGIN
+  IF current_setting('server_version_num')::int >= 170000 THEN
+    EXECUTE 'GRANT MAINTAIN ON ALL TABLES IN SCHEMA public TO ${role}';
+  END IF;
+END $$`),
+  );
 }
 
 /**

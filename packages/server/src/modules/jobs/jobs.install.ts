@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app-context.js';
+import { embeddedMaintenance } from '../../db/maintenance.js';
 import type { App } from '../../http/types.js';
 import { calendarRemindersTask } from '../calendar/calendar.service.js';
 import { unconfirmedObjectsCleanup } from '../files/object-upload.service.js';
@@ -30,6 +31,7 @@ export function startScheduler(app: App, ctx: AppContext) {
       ...scheduledTasks(ctx.db, jobFiles(ctx.files), (changes) => pushVisitChanges(ctx, changes)),
       calendarRemindersTask(ctx),
       unconfirmedObjectsCleanup(ctx),
+      embeddedMaintenance(ctx.db),
     ],
   );
   scheduler.start();
