@@ -23,6 +23,8 @@ export interface RecognitionSource {
   recognitionId: number;
   fileKey: string;
   fileName: string;
+  /** An image in the object store (external mode): read at this address, not through the download call. */
+  url?: string;
   crfId: number | null;
   subjectRecordId: number | null;
   crfDataRecordId: number | null;

@@ -375,7 +375,11 @@ describe('recognition of an image in the object store', () => {
         drawReport([{ name: '血红蛋白', code: 'HGB', value: '98', unit: 'g/L', range: '130-175', flag: '↓' }]),
         'image/png',
       );
-      const temp = await t.call(admin, 'POST', `/api/v1/imgrec/temp?studyId=${studyId}`, { fileKey: report.fileKey });
+      const temp = await t.call(admin, 'POST', `/api/v1/imgrec/temp?studyId=${studyId}`, {
+        fileKey: report.fileKey,
+        crfId: crfIds['实验室检查'],
+        subjectRecordId: subject.subjectRecordId,
+      });
       expect(temp.status, JSON.stringify(temp.body)).toBe(200);
       const res = await t.app.inject({
         method: 'POST',
@@ -385,6 +389,17 @@ describe('recognition of an image in the object store', () => {
       expect(res.statusCode, res.body).toBe(200);
       const items = res.json().data.items as Array<{ projectCode: string; result: string }>;
       expect(items.map((i) => [i.projectCode, i.result])).toEqual([['HGB', '98']]);
+      // The source image (SDV) is listed with its object address, which viewers of the form open.
+      const sources = await t.call(
+        admin,
+        'GET',
+        `/api/v1/imgrec/sources?studyId=${studyId}&subjectRecordId=${subject.subjectRecordId}`,
+      );
+      expect(sources.body.data).toEqual([
+        expect.objectContaining({ fileKey: report.fileKey, fileName: '血常规.png', url: report.url }),
+      ]);
+      const read = await t.app.inject({ url: encodeURI(report.url), headers: { authorization: `Bearer ${admin}` } });
+      expect(read.statusCode).toBe(302);
     },
     180_000,
   );

@@ -323,6 +323,7 @@ export async function listSources(
     .select({
       recognitionId: recognitions.id,
       fileKey: recognitions.fileKey,
+      objectKey: recognitions.objectKey,
       fileName: storedFiles.fileName,
       crfId: recognitions.crfId,
       subjectRecordId: recognitions.subjectRecordId,
@@ -349,5 +350,8 @@ export async function listSources(
       ),
     )
     .orderBy(desc(recognitions.createdAt), desc(recognitions.id));
-  return rows;
+  // An object of the external mode is read at its address (the object read path applies the same viewers' rule).
+  return rows.map(({ objectKey, ...row }) =>
+    objectKey === null ? row : { ...row, url: `${OBJECT_DOMAIN}${objectKey}` },
+  );
 }

@@ -10,8 +10,27 @@ import { formatDate } from '../../../utils/format-date';
 
 const t = T.recognition;
 
-/** A source image, fetched with the session (the download call needs the token) and shown from memory. */
+/**
+ * A source in the object store (external mode): shown from its address, whose read path (under the file cookie)
+ * checks the viewer and answers with a short-lived address on the store.
+ */
+function ObjectSource({ source, url }: { source: RecognitionSource; url: string }) {
+  return /\.pdf$/i.test(source.fileName) ? (
+    <a href={url} target="_blank" rel="noreferrer">
+      {source.fileName}
+    </a>
+  ) : (
+    <img src={url} alt={`${t.sources} ${source.fileName}`} />
+  );
+}
+
+/** A source image: from the object store at its address, else through the download call. */
 function SourceImage({ source }: { source: RecognitionSource }) {
+  return source.url ? <ObjectSource source={source} url={source.url} /> : <DownloadedSource source={source} />;
+}
+
+/** A source image, fetched with the session (the download call needs the token) and shown from memory. */
+function DownloadedSource({ source }: { source: RecognitionSource }) {
   const [src, setSrc] = useState<{ url: string; pdf: boolean } | null>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
