@@ -48,11 +48,6 @@ export async function studyIndex(
         from subject_records r join subjects s on s.id = r.subject_id
         where r.study_id = ${studyId} and r.deleted_at is null`,
   );
-  const [formsRow] = await queryRows<{ incomplete: number; submitted: number }>(
-    ctx.db,
-    sql`select count(*) filter (where state = 1)::int as incomplete, count(*) filter (where state = 2)::int as submitted
-        from crf_data_records where study_id = ${studyId} and deleted_at is null and ${formRule}`,
-  );
   const [doubtRow] = await queryRows<{ open: number; replied: number; closed: number; records: number }>(
     ctx.db,
     sql`select count(*) filter (where option_type = 0)::int as open, count(*) filter (where option_type = 2)::int as replied,
@@ -60,16 +55,11 @@ export async function studyIndex(
           count(distinct crf_data_record_id) filter (where option_type <> 1)::int as records
         from doubts where study_id = ${studyId} and ${formRule}`,
   );
-  const enrolment = await queryRows<{ month: string; count: number }>(
+  // Each month's enrolment and running total in one pass, of which the last twelve are shown: patients enrolled
+  // before the axis count in the total.
+  const months = await queryRows<{ month: string; count: number; total: number }>(
     ctx.db,
-    sql`select to_char(s.created_at at time zone ${timeZone}, 'YYYY-MM') as month, count(*)::int as count
-        from subjects s where s.study_id = ${studyId} and s.deleted_at is null
-        group by 1 order by 1 desc limit 12`,
-  );
-  // Every month's running total, of which the last twelve are shown: patients enrolled before the axis count too.
-  const cumulative = await queryRows<{ month: string; total: number }>(
-    ctx.db,
-    sql`select month, (sum(n) over (order by month))::int as total from (
+    sql`select month, n::int as count, (sum(n) over (order by month))::int as total from (
           select to_char(s.created_at at time zone ${timeZone}, 'YYYY-MM') as month, count(*) as n
           from subjects s where s.study_id = ${studyId} and s.deleted_at is null group by 1
         ) m order by month desc limit ${DASHBOARD_MONTHS}`,
@@ -84,7 +74,9 @@ export async function studyIndex(
         where c.study_id = ${studyId} and ${viewableCrfs(sql.raw('c.id'), access)}
         group by c.id, c.title order by c.id`,
   );
-  // Weeks start on Monday in the study's zone; the axis ends with the current week.
+  // Weeks start on Monday in the study's zone; the axis ends with the current week. Only queries opened or closed
+  // since a day before its first Monday can fall on it (a zone is at most 14 hours off UTC).
+  const weeksFrom = new Date(ctx.clock().getTime() - (DASHBOARD_WEEKS * 7 + 8) * 86_400_000).toISOString();
   const weekly = await queryRows<{ week: string; opened: number; closed: number }>(
     ctx.db,
     sql`with weeks as (
@@ -93,13 +85,17 @@ export async function studyIndex(
             date_trunc('week', (${ctx.clock().toISOString()}::timestamptz at time zone ${timeZone})),
             interval '1 week') as week
         ), q as (
-          select created_at, closed_at from doubts where study_id = ${studyId} and ${formRule}
+          select date_trunc('week', created_at at time zone ${timeZone}) as opened_week,
+            date_trunc('week', closed_at at time zone ${timeZone}) as closed_week
+          from doubts
+          where study_id = ${studyId} and ${formRule}
+            and (created_at >= ${weeksFrom}::timestamptz or closed_at >= ${weeksFrom}::timestamptz)
         )
         select to_char(w.week, 'YYYY-MM-DD') as week,
-          (select count(*) from q where date_trunc('week', q.created_at at time zone ${timeZone}) = w.week)::int as opened,
-          (select count(*) from q where q.closed_at is not null
-             and date_trunc('week', q.closed_at at time zone ${timeZone}) = w.week)::int as closed
-        from weeks w order by w.week`,
+          count(*) filter (where q.opened_week = w.week)::int as opened,
+          count(*) filter (where q.closed_week = w.week)::int as closed
+        from weeks w left join q on q.opened_week = w.week or q.closed_week = w.week
+        group by w.week order by w.week`,
   );
   // Follow-up compliance per planned visit (custom visits apart): done in the window, done late, missed
   // (window passed, not done) and lost; visits not yet due or still inside their window are not judged yet.
@@ -135,9 +131,10 @@ export async function studyIndex(
       withdrawn: Number(subjectsRow?.withdrawn ?? 0),
       thisMonth: Number(subjectsRow?.this_month ?? 0),
     },
+    // Every record of the study belongs to one of its CRFs: the totals are the per-CRF counts summed.
     forms: {
-      incomplete: Number(formsRow?.incomplete ?? 0),
-      submitted: Number(formsRow?.submitted ?? 0),
+      incomplete: byCrf.reduce((sum, c) => sum + Number(c.incomplete), 0),
+      submitted: byCrf.reduce((sum, c) => sum + Number(c.submitted), 0),
       doubt: Number(doubtRow?.records ?? 0),
     },
     doubts: {
@@ -145,9 +142,9 @@ export async function studyIndex(
       replied: Number(doubtRow?.replied ?? 0),
       closed: Number(doubtRow?.closed ?? 0),
     },
-    enrolment: enrolment.reverse().map((e) => ({ month: e.month, count: Number(e.count) })),
+    enrolment: [...months].reverse().map((e) => ({ month: e.month, count: Number(e.count) })),
     /** Patients enrolled up to the end of each month (months with enrolment; the chart fills the gaps). */
-    enrolmentCumulative: cumulative.reverse().map((e) => ({ month: e.month, total: Number(e.total) })),
+    enrolmentCumulative: [...months].reverse().map((e) => ({ month: e.month, total: Number(e.total) })),
     /** The study's 入组目标 (项目设置): null when none is set, and the chart draws no target line. */
     enrolmentTarget: target?.enrolment_target === null || !target ? null : Number(target.enrolment_target),
     /** The date the target is to be reached by (YYYY-MM-DD), or null. */
