@@ -29,6 +29,7 @@ export const STUDY_SCOPED = [
   'audit_chain_heads',
   'signatures',
   'stored_files',
+  'object_uploads',
   'print_templates',
   'search_templates',
   'doubts',

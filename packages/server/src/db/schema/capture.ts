@@ -260,7 +260,7 @@ export const objectUploads = pgTable(
       .references(() => users.userId),
     issuedAt: timestamp('issued_at', { withTimezone: true }).notNull(),
   },
-  (t) => [index('object_uploads_issued').on(t.issuedAt)],
+  (t) => [index('object_uploads_issued').on(t.issuedAt), unique('object_uploads_study_key').on(t.studyId, t.objectKey)],
 );
 
 export const printTemplates = pgTable(

@@ -1,0 +1,1 @@
+ALTER TABLE "object_uploads" ADD CONSTRAINT "object_uploads_study_key" UNIQUE("study_id","object_key");
