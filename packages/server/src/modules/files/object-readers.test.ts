@@ -1,6 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crfDataRecords, jobs, objectUploads, recognitions, scheduledRuns } from '../../db/schema/index.js';
+import {
+  crfDataRecords,
+  jobs,
+  objectUploads,
+  recognitions,
+  scheduledRuns,
+  storedFiles,
+} from '../../db/schema/index.js';
 import { startFakeS3, type FakeS3 } from '../../test/fake-s3.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { multipart } from '../../test/multipart.js';
@@ -448,5 +455,67 @@ describe('uploads never confirmed', () => {
       headers: { authorization: `Bearer ${admin2}` },
     });
     expect(read.statusCode).toBe(302);
+  });
+});
+
+describe('an object address on a server without an object store', () => {
+  let internal: TestApp | undefined;
+  afterAll(async () => {
+    await internal?.close();
+  });
+
+  it('UPL-12: a reader answers that the file is not here (S3_* removed since the upload), never a server error', async () => {
+    internal = await createTestApp({ config: { s3: undefined } });
+    const demo = await openDemoStudy(internal);
+    const enrolled = await internal.call(demo.admin, 'POST', '/api/business/subject', {
+      studyId: demo.studyId,
+      subjectName: '孙八',
+      gender: 1,
+      birth: '1965-02-01',
+      diseaseCode: 'LSS',
+    });
+    expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200);
+    const key = 'files/1795334400000/化验单.pdf';
+    // The row the confirm wrote while the store was configured.
+    await internal.db.insert(storedFiles).values({
+      fileKey: objectFileKey(key),
+      studyId: demo.studyId,
+      fileName: '化验单 原件.pdf',
+      contentType: 'application/pdf',
+      size: PDF.length,
+      sha256: '0'.repeat(64),
+      createdBy: null,
+      createdAt: new Date(),
+    });
+    const saved = await internal.call(demo.admin, 'PUT', '/api/v3/business/crf', {
+      subjectRecordId: enrolled.body.data.subjectRecordId,
+      crfId: demo.crfIds['实验室检查'],
+      version: 0,
+      values: { lab_report: `/api/v1/fileupload/object/${key}` },
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const created = await internal.call(demo.admin, 'POST', '/api/system/user/profile/apiToken', {
+      studyId: demo.studyId,
+    });
+    const exported = await internal.app.inject({
+      method: 'POST',
+      url: '/api/redcap',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        token: created.body.data.token,
+        content: 'file',
+        action: 'export',
+        record: enrolled.body.data.identificationCode,
+        field: 'lab_report',
+      }).toString(),
+    });
+    expect(exported.statusCode, exported.body).toBe(404);
+    // Its name is still known to the audit trail.
+    const trail = await internal.call(
+      demo.admin,
+      'GET',
+      `/api/business/crf/audit?crfDataRecordId=${saved.body.data.crfDataRecordId}&itemName=lab_report`,
+    );
+    expect(trail.body.data[0].newText).toBe('化验单 原件.pdf');
   });
 });
