@@ -8,7 +8,8 @@
  *
  * BENCH_RECOGNITION_IMAGES (default 12) sets the number of images; BENCH_RECOGNITION_SEED (default 17) the seed.
  * BENCH_OCR=tesseract runs tesseract.js instead (not a dependency: TESSERACT_JS_DIR names a folder where
- * tesseract.js is installed and TESSDATA_DIR one holding chi_sim and eng traineddata), for the comparison.
+ * tesseract.js is installed and TESSDATA_DIR one holding chi_sim and eng traineddata), for the comparison;
+ * BENCH_OCR=tesseract-cli runs Debian's tesseract-ocr with tesseract-ocr-chi-sim (`tesseract` on the PATH).
  */
 import { createRequire } from 'node:module';
 import { parseLabReport, type LabRow, type OcrLine } from '../packages/core/src/index.js';
@@ -23,7 +24,17 @@ import {
 
 const IMAGES = Number(process.env.BENCH_RECOGNITION_IMAGES ?? 12);
 const SEED = Number(process.env.BENCH_RECOGNITION_SEED ?? 17);
-const ENGINE = process.env.BENCH_OCR === 'tesseract' ? 'tesseract' : 'paddle';
+const ENGINE =
+  process.env.BENCH_OCR === 'tesseract'
+    ? 'tesseract'
+    : process.env.BENCH_OCR === 'tesseract-cli'
+      ? 'tesseract-cli'
+      : 'paddle';
+const ENGINE_NAMES = {
+  paddle: 'PaddleOCR PP-OCRv4, onnxruntime-node',
+  tesseract: 'tesseract.js 7, chi_sim+eng',
+  'tesseract-cli': "Debian's tesseract-ocr 5 CLI, chi_sim+eng",
+} as const;
 const VERBOSE = process.env.BENCH_RECOGNITION_VERBOSE === '1';
 const KINDS = ['血常规', '生化', '尿常规'] as const;
 const FIELDS = ['name', 'code', 'value', 'unit', 'range', 'flag'] as const;
@@ -88,6 +99,46 @@ async function tesseractReader(): Promise<Reader> {
       for (const child of [...(n.paragraphs ?? []), ...(n.lines ?? [])]) visit(child);
     };
     for (const block of (data.blocks as unknown[]) ?? []) visit(block);
+    return parseLabReport(lines);
+  };
+}
+
+/**
+ * Debian's tesseract-ocr with tesseract-ocr-chi-sim (BENCH_OCR=tesseract-cli): the same levelled image through the
+ * command line, its words (TSV: level 5) with their boxes and confidences read as the recognition job reads lines.
+ */
+async function tesseractCliReader(): Promise<Reader> {
+  const { execFile } = await import('node:child_process');
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'edc-tesseract-'));
+  process.once('beforeExit', () => rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+  return async (image) => {
+    const file = join(dir, `${n++}.png`);
+    writeFileSync(file, await prepared(image));
+    const tsv = await new Promise<string>((resolve, reject) =>
+      execFile('tesseract', [file, 'stdout', '-l', 'chi_sim+eng', 'tsv'], { maxBuffer: 64 << 20 }, (err, out) =>
+        err ? reject(err) : resolve(out),
+      ),
+    );
+    const lines: OcrLine[] = [];
+    for (const row of tsv.split('\n').slice(1)) {
+      const c = row.split('\t');
+      if (c[0] !== '5' || !c[11]?.trim()) continue;
+      const [x0, y0, w, h] = [c[6], c[7], c[8], c[9]].map(Number) as [number, number, number, number];
+      lines.push({
+        text: c[11].replace(/(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])/g, ''),
+        confidence: Number(c[10]) / 100,
+        box: [
+          [x0, y0],
+          [x0 + w, y0],
+          [x0 + w, y0 + h],
+          [x0, y0 + h],
+        ],
+      });
+    }
     return parseLabReport(lines);
   };
 }
@@ -164,7 +215,12 @@ async function main() {
     console.log('recognition bench: skipped (the CJK fonts of Debian fonts-noto-cjk are not installed)');
     return;
   }
-  const read = ENGINE === 'tesseract' ? await tesseractReader() : await paddleReader();
+  const read =
+    ENGINE === 'tesseract'
+      ? await tesseractReader()
+      : ENGINE === 'tesseract-cli'
+        ? await tesseractCliReader()
+        : await paddleReader();
   const random = seededRandom(SEED);
   // Load the engine once outside the timings.
   await read(drawReport([], { title: '预热' }));
@@ -190,9 +246,7 @@ async function main() {
     const seconds = (performance.now() - started) / 1000;
     score(photo ? scores.photo : scores.clean, rows, got, seconds);
   }
-  console.log(
-    `recognition bench (${ENGINE === 'tesseract' ? 'tesseract.js 7, chi_sim+eng' : 'PaddleOCR PP-OCRv4, onnxruntime-node'}), ${IMAGES} generated reports, seed ${SEED}`,
-  );
+  console.log(`recognition bench (${ENGINE_NAMES[ENGINE]}), ${IMAGES} generated reports, seed ${SEED}`);
   const all = emptyScore();
   for (const [name, s] of Object.entries(scores)) {
     for (const k of ['printed', 'answered', 'correct'] as const) all[k] += s[k];
