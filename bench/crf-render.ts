@@ -7,12 +7,17 @@
  *
  * Each load is timed in the page's own clock from the moment the record's data (GET /api/v3/business/crf/…)
  * has arrived (its responseEnd) to:
- * - interactive: a keystroke typed into the form's first number field as soon as it is there has been handled
- *   (its input event) and the next frame has begun: the figure of the goal, target < 300 ms;
- * - first field: the first field is in the page;
- * - all rendered: every section holds its items (the later ones may render after the page is interactive);
+ * - interactive, the figure of the goal (target < 300 ms): the form's first number field is in the page and the
+ *   main thread is free to handle a keystroke in it. Seen from inside the page: when a MutationObserver sees the
+ *   field, it posts a user-blocking task (scheduler.postTask, the priority the browser gives input); the figure is
+ *   the next frame after that task ran, which is when a key pressed the moment the field appeared shows;
+ * - keystroke: the harness, having seen the field, types a key into it (playwright-core); from the data's
+ *   arrival to the frame after its input event. This adds the harness's own lag (several round trips to the
+ *   browser), so it is an upper bound;
+ * - first field: the first field is in the page (the commit that shows it);
+ * - all rendered: every item is rendered (off-screen ones render in idle time after the page is interactive);
  * - and the long tasks (> 50 ms, PerformanceObserver 'longtask') from the data's arrival to all rendered.
- * Prints p50/p95 over BENCH_LOADS loads (default 12, the first one a warm-up not counted).
+ * `WEB_DIST` names another web build (an older one, to compare). Prints p50/p95 over BENCH_LOADS loads (default 12, the first one a warm-up not counted).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -54,7 +59,7 @@ async function freePort(): Promise<number> {
 
 /** The built server and app on an empty data directory (as e2e/harness.ts starts them). */
 async function startServer() {
-  const dist = path.join(ROOT, 'packages', 'web', 'dist');
+  const dist = process.env.WEB_DIST ?? path.join(ROOT, 'packages', 'web', 'dist');
   if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error(`${dist} is missing: run \`npm run build\` first`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-bench-render-'));
   const webDist = path.join(dataDir, 'web');
@@ -172,6 +177,7 @@ async function prepare(baseUrl: string) {
 
 interface Load {
   interactive: number;
+  keystroke: number;
   firstField: number;
   allRendered: number;
   longTasks: number;
@@ -179,7 +185,7 @@ interface Load {
 }
 
 /** Watches the page from its first script: long tasks, the first field's appearance, the keystroke's input event. */
-function instrument() {
+function instrument(fieldId: string) {
   // The previous load's keystroke left a draft behind: each load opens the record as saved.
   for (const key of Object.keys(localStorage)) if (key.startsWith('ecrf.crfDraft')) localStorage.removeItem(key);
   const w = window as unknown as Record<string, unknown>;
@@ -188,6 +194,17 @@ function instrument() {
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) longTasks.push({ start: entry.startTime, duration: entry.duration });
   }).observe({ type: 'longtask', buffered: true });
+  const seen = new MutationObserver(() => {
+    if (!document.querySelector(`.crf-editor-form input[id$="-${fieldId}"]`)) return;
+    seen.disconnect();
+    w.__fieldAt = performance.now();
+    const scheduler = (window as unknown as { scheduler: { postTask(cb: () => void, o: object): Promise<void> } })
+      .scheduler;
+    void scheduler.postTask(() => requestAnimationFrame(() => (w.__readyAt = performance.now())), {
+      priority: 'user-blocking',
+    });
+  });
+  document.addEventListener('DOMContentLoaded', () => seen.observe(document.body, { childList: true, subtree: true }));
   document.addEventListener(
     'input',
     () => {
@@ -206,36 +223,33 @@ async function load(page: Page, url: string, subjectRecordId: number): Promise<L
   await response;
   const field = page.locator(`.crf-editor-form input[id$="-${FIRST_FIELD}"]`);
   await field.waitFor();
-  const firstFieldAt = await page.evaluate(() => performance.now());
   await field.press('End');
   await field.press('7');
-  await page.waitForFunction(() => '__frameAfterInput' in window);
+  await page.waitForFunction(() => '__frameAfterInput' in window && '__readyAt' in window);
   await page.waitForFunction(
     (items) => document.querySelectorAll('.crf-editor-form .crf-field').length >= items,
     // Items hidden by their showIf have no field: count the fields of the first full render instead.
     await expectedFields(page),
   );
-  return page.evaluate(
-    ({ dataPath, firstFieldAt }) => {
-      const w = window as unknown as Record<string, unknown>;
-      const entry = performance
-        .getEntriesByType('resource')
-        .find((e) => new URL(e.name).pathname === dataPath) as PerformanceResourceTiming;
-      const arrived = entry.responseEnd;
-      const done = performance.now();
-      const longTasks = (w.__longTasks as { start: number; duration: number }[]).filter(
-        (t) => t.start + t.duration >= arrived,
-      );
-      return {
-        interactive: (w.__frameAfterInput as number) - arrived,
-        firstField: firstFieldAt - arrived,
-        allRendered: done - arrived,
-        longTasks: longTasks.length,
-        longTaskMs: longTasks.reduce((sum, t) => sum + t.duration, 0),
-      };
-    },
-    { dataPath, firstFieldAt },
-  );
+  return page.evaluate((dataPath) => {
+    const w = window as unknown as Record<string, unknown>;
+    const entry = performance
+      .getEntriesByType('resource')
+      .find((e) => new URL(e.name).pathname === dataPath) as PerformanceResourceTiming;
+    const arrived = entry.responseEnd;
+    const done = performance.now();
+    const longTasks = (w.__longTasks as { start: number; duration: number }[]).filter(
+      (t) => t.start + t.duration >= arrived,
+    );
+    return {
+      interactive: (w.__readyAt as number) - arrived,
+      keystroke: (w.__frameAfterInput as number) - arrived,
+      firstField: (w.__fieldAt as number) - arrived,
+      allRendered: done - arrived,
+      longTasks: longTasks.length,
+      longTaskMs: longTasks.reduce((sum, t) => sum + t.duration, 0),
+    };
+  }, dataPath);
 }
 
 let fieldCount = 0;
@@ -244,7 +258,7 @@ async function expectedFields(page: Page): Promise<number> {
   if (fieldCount > 0) return fieldCount;
   // Everything renders before printing: ask for it as the print dialog would, then count.
   await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
-  await page.waitForFunction(() => !document.querySelector('.crf-section-pending'));
+  await page.waitForFunction(() => !document.querySelector('.crf-col-pending'));
   fieldCount = await page.evaluate(() => document.querySelectorAll('.crf-editor-form .crf-field').length);
   await page.evaluate(() => window.dispatchEvent(new Event('afterprint')));
   return fieldCount;
@@ -270,7 +284,7 @@ async function main() {
       locale: 'zh-CN',
       timezoneId: 'Asia/Shanghai',
     });
-    await context.addInitScript(instrument);
+    await context.addInitScript(instrument, FIRST_FIELD);
     const page = await context.newPage();
     page.setDefaultTimeout(60_000);
     await page.goto('/login');
@@ -293,8 +307,9 @@ async function main() {
     console.log(
       `CRF page, ${ITEMS}-item form (${SECTIONS} sections, ${fieldCount} fields shown), ${loads.length} loads, from the record's data arriving:`,
     );
-    line('interactive (a keystroke into the first field)', (l) => l.interactive, `< ${TARGET_MS} ms`);
+    line('interactive (first field, free for a keystroke)', (l) => l.interactive, `< ${TARGET_MS} ms`);
     line('first field in the page', (l) => l.firstField);
+    line('keystroke typed by the harness, shown', (l) => l.keystroke);
     line('every section rendered', (l) => l.allRendered);
     line('long tasks, total', (l) => l.longTaskMs);
     const tasks = stats(loads.map((l) => l.longTasks));

@@ -1,4 +1,4 @@
-import { useEffect, useId, useLayoutEffect, useMemo, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Alert, Modal, message } from 'antd';
 import { getCompiledForm, type CrfDefinition, type EvaluationContext, type FormState, type Gender } from '@ecrf/core';
 import { MESSAGE_SECONDS } from '../api/request';
@@ -12,6 +12,7 @@ import {
   type UploadHandler,
 } from './crf-store';
 import { CrfUiContext } from './crf-ui';
+import { ProgressiveContext, ProgressiveRender, REVEAL_EVENT, type ProgressiveOptions } from './progressive';
 import './crf-form.css';
 
 /** What the engine needs to know about the moment and the subject (see EvaluationContext in @ecrf/core). */
@@ -61,6 +62,13 @@ export interface CrfFormProps {
   /** Items filled by recognition and not yet confirmed or changed: each shows a 识别 tag that confirms it. */
   recognised?: ReadonlySet<string>;
   onConfirmRecognised?: (itemName: string) => void;
+  /**
+   * A large form renders its first items at once and the rest in idle time, each as soon as it comes near the
+   * viewport or is jumped to (revealCrfItem), everything before printing (progressive.ts). Values, checks and
+   * the save cover every item all the same: they are the store's. A form of no more items than `initial`
+   * renders whole.
+   */
+  progressive?: boolean | ProgressiveOptions;
   className?: string;
 }
 
@@ -110,8 +118,32 @@ function CrfFormBody({
   itemMarks,
   recognised,
   onConfirmRecognised,
+  progressive: progressiveOption,
   className,
 }: CrfFormProps) {
+  const [progressive] = useState(() => {
+    if (!progressiveOption) return null;
+    const controller = new ProgressiveRender(definition, progressiveOption === true ? {} : progressiveOption);
+    return controller.complete ? null : controller;
+  });
+  const rootRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const root = rootRef.current;
+    if (!progressive || !root) return;
+    const stop = progressive.start();
+    const reveal = (event: Event) => {
+      const name = (event as CustomEvent<unknown>).detail;
+      if (typeof name === 'string') progressive.reveal(name);
+    };
+    const revealAll = () => progressive.revealAll();
+    root.addEventListener(REVEAL_EVENT, reveal);
+    window.addEventListener('beforeprint', revealAll);
+    return () => {
+      stop();
+      root.removeEventListener(REVEAL_EVENT, reveal);
+      window.removeEventListener('beforeprint', revealAll);
+    };
+  }, [progressive]);
   const [openedAt] = useState(() => new Date());
   const prefix = useId();
   const evaluation: EvaluationContext = {
@@ -158,8 +190,11 @@ function CrfFormBody({
   return (
     <CrfStoreContext.Provider value={store}>
       <CrfUiContext.Provider value={ui}>
-        <div className={`crf-form${readOnly ? ' crf-form-readonly' : ''}${className ? ` ${className}` : ''}`}>
-          {tree}
+        <div
+          ref={rootRef}
+          className={`crf-form${readOnly ? ' crf-form-readonly' : ''}${className ? ` ${className}` : ''}`}
+        >
+          <ProgressiveContext.Provider value={progressive}>{tree}</ProgressiveContext.Provider>
         </div>
         {modalHolder}
         {messageHolder}

@@ -1,7 +1,8 @@
-import { memo } from 'react';
+import { memo, useCallback } from 'react';
 import { Col, Row } from 'antd';
 import { GRID_COLUMNS, gridSpan, isDisplayed, type CrfNode, type NumberLike } from '@ecrf/core';
 import { useCrfStore, useStoreSlice } from './crf-store';
+import { useProgressive, useRendered } from './progressive';
 import { TopLevelField } from './field-bindings';
 import { useRenderProbe } from './render-probe';
 import { renderBlock } from './widget-registry';
@@ -29,8 +30,10 @@ export const CrfNodeView = memo(function CrfNodeView({
   const store = useCrfStore();
   const key = store.keyOf(node);
   const state = useStoreSlice(store, (s) => s.state.items[key]);
+  const rendered = useRendered(node);
   useRenderProbe(key);
   if (!state || !state.visible || !isDisplayed(node)) return null;
+  if (!rendered) return <PendingNode node={node} crfCols={crfCols} />;
   const block = renderBlock({ node, state, itemKey: key, crfCols });
   return (
     <Col span={spanOf(node, crfCols)} className="crf-col" data-item={node.name || undefined}>
@@ -38,6 +41,33 @@ export const CrfNodeView = memo(function CrfNodeView({
     </Col>
   );
 });
+
+/**
+ * A node progressive rendering has not reached yet: an empty cell of about its height, rendered at once when it
+ * comes near the viewport. Its value and checks are the store's meanwhile, as every item's are.
+ */
+function PendingNode({ node, crfCols }: { node: CrfNode; crfCols: NumberLike | undefined }) {
+  const progressive = useProgressive();
+  const observe = useCallback(
+    (element: HTMLDivElement | null) => {
+      if (!progressive || !element) return;
+      progressive.observe(element, node);
+      return () => progressive.unobserve(element);
+    },
+    [progressive, node],
+  );
+  // A plain cell, not a Col: hundreds of them are made at once. The row is a wrapping flex box.
+  const width = `${(spanOf(node, crfCols) / GRID_COLUMNS) * 100}%`;
+  return (
+    <div
+      ref={observe}
+      className={`crf-col-pending crf-col-pending-${node.type}`}
+      style={{ flex: `0 0 ${width}`, maxWidth: width }}
+      data-pending-item={node.name || undefined}
+      aria-hidden="true"
+    />
+  );
+}
 
 /** Children laid out on the 24-column grid. */
 export function CrfChildren({ nodes, crfCols }: { nodes: readonly CrfNode[]; crfCols: NumberLike | undefined }) {

@@ -10,3 +10,5 @@ export {
   type UploadResult,
 } from './crf-store';
 export { VIDEO_MAX_BYTES } from './upload-rules';
+export { revealCrfItem, useIdleCount, type ProgressiveOptions } from './progressive';
+export { CrfWarmup } from './warmup';

@@ -5,6 +5,7 @@ import { Empty, Result } from 'antd';
 import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 import { hasPermission } from '@ecrf/core';
 import { crfRecordApi } from '../../api/crf.api';
+import { CrfWarmup } from '../../crf';
 import { CrfLayout } from '../../layouts/crf-layout';
 import { T } from '../../locales/zh-CN';
 import { useSession } from '../../stores/session.store';
@@ -113,6 +114,7 @@ export default function CrfRecordPage() {
         />
       }
     >
+      <CrfWarmup />
       {menuQuery.isError ? (
         <Result status="warning" title={t.loadFailed} />
       ) : !menu ? null : !form ? (

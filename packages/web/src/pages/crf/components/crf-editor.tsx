@@ -476,6 +476,8 @@ export function CrfEditor({
         itemMarks={itemMarks}
         recognised={recognised}
         onConfirmRecognised={confirmRecognised}
+        // A 500-item form is interactive before its last sections are rendered (docs/performance.md).
+        progressive
         className="crf-editor-form"
       />
       {editable && (

@@ -1,4 +1,4 @@
-import { memo } from 'react';
+import { memo, useLayoutEffect, useMemo, useRef } from 'react';
 import {
   CheckCircleFilled,
   ExclamationCircleFilled,
@@ -9,7 +9,11 @@ import { Badge, Button, Checkbox, Dropdown, Tooltip } from 'antd';
 import { FORM_SDV_KEY, type CrfDoubtMark, type SdvMark } from '../../../api/crf.api';
 import { T } from '../../../locales/zh-CN';
 import { formatDate } from '../../../utils/format-date';
+import { useIdleCount } from '../../../crf';
 import type { FormItem } from '../crf-values';
+
+/** Rows of the item list rendered with the page; the rest come in idle time. */
+const ROWS_AT_ONCE = 40;
 
 const t = T.crfPage;
 
@@ -59,6 +63,35 @@ export const ItemPanel = memo(function ItemPanel({
   onLocate,
 }: ItemPanelProps) {
   const formMark = sdv[FORM_SDV_KEY];
+  // The rows keep their props while the list grows: the handlers are reached through a ref.
+  const handlers = useRef({ onHistory, onDoubts, onSdv, onLocate });
+  useLayoutEffect(() => {
+    handlers.current = { onHistory, onDoubts, onSdv, onLocate };
+  });
+  const actions = useMemo<RowActions>(
+    () => ({
+      history: (item) => handlers.current.onHistory(item),
+      doubts: (item, marks) => handlers.current.onDoubts(item, marks),
+      sdv: (itemNames, verified) => handlers.current.onSdv(itemNames, verified),
+      locate: (item) => handlers.current.onLocate(item),
+    }),
+    [],
+  );
+  const doubtsByItem = useMemo(() => {
+    const byItem = new Map<string, CrfDoubtMark[]>();
+    const add = (name: string, doubt: CrfDoubtMark) => {
+      const list = byItem.get(name);
+      if (list) list.push(doubt);
+      else byItem.set(name, [doubt]);
+    };
+    for (const doubt of doubts) {
+      add(doubt.itemName, doubt);
+      if (doubt.groupName && doubt.groupName !== doubt.itemName) add(doubt.groupName, doubt);
+    }
+    return byItem;
+  }, [doubts]);
+  // A 500-item form's list: the first rows at once, the others in idle time (the form comes first).
+  const shownRows = useIdleCount(items.length, ROWS_AT_ONCE);
   return (
     <div className="crf-item-panel">
       <div className="crf-item-panel-head">
@@ -98,84 +131,120 @@ export const ItemPanel = memo(function ItemPanel({
         </div>
       )}
       <ul className="crf-item-list">
-        {items.map((item) => {
-          const mark = sdv[item.name];
-          const mine = doubts.filter((d) => d.itemName === item.name || d.groupName === item.name);
-          return (
-            <li key={item.name} className="crf-item-row" data-item={item.name}>
-              {sdvMode && (
-                <Checkbox
-                  aria-label={`${t.sdvItem} ${item.title}`}
-                  checked={Boolean(mark)}
-                  disabled={!canSdv || recordId === null || sdvBusy}
-                  onChange={(event) => onSdv([item.name], event.target.checked)}
-                />
-              )}
-              <button
-                type="button"
-                className="crf-item-title"
-                title={[...item.path, item.title].join(' / ')}
-                onClick={() => onLocate(item)}
-              >
-                {item.title}
-              </button>
-              <span className="crf-item-markers">
-                {mark && !sdvMode && <SdvMarkIcon mark={mark} />}
-                {mine.length === 1 && (
-                  <Tooltip title={t.doubtMarker(1)}>
-                    <button
-                      type="button"
-                      className="crf-doubt-marker"
-                      aria-label={`${T.doubt.historyTitle} ${item.title}`}
-                      onClick={() => onDoubts(item, mine)}
-                    >
-                      <ExclamationCircleFilled />
-                    </button>
-                  </Tooltip>
-                )}
-                {mine.length > 1 && (
-                  // Several queries on one item (a check and a range, or a row's cells): the user picks one.
-                  <Dropdown
-                    trigger={['click']}
-                    menu={{
-                      items: mine.map((d, index) => ({
-                        key: String(d.doubtId),
-                        label: `${T.doubt.types[d.doubtType] ?? ''}${T.doubt.historyTitle} ${index + 1}${d.groupName ? ` · ${T.doubt.groupRow('', d.groupIndex ?? 0).trim()}` : ''}`,
-                      })),
-                      onClick: ({ key }) =>
-                        onDoubts(
-                          item,
-                          mine.filter((d) => String(d.doubtId) === key),
-                        ),
-                    }}
-                  >
-                    <button
-                      type="button"
-                      className="crf-doubt-marker"
-                      aria-label={`${T.doubt.historyTitle} ${item.title}`}
-                    >
-                      <Badge count={mine.length} size="small" offset={[4, -2]}>
-                        <ExclamationCircleFilled />
-                      </Badge>
-                    </button>
-                  </Dropdown>
-                )}
-                <Tooltip title={t.history}>
-                  <Button
-                    size="small"
-                    type="text"
-                    aria-label={`${t.history} ${item.title}`}
-                    icon={<HistoryOutlined />}
-                    disabled={recordId === null}
-                    onClick={() => onHistory(item)}
-                  />
-                </Tooltip>
-              </span>
-            </li>
-          );
-        })}
+        {items.slice(0, shownRows).map((item) => (
+          <ItemRow
+            key={item.name}
+            item={item}
+            mark={sdv[item.name]}
+            mine={doubtsByItem.get(item.name) ?? NO_DOUBTS}
+            recordId={recordId}
+            sdvMode={sdvMode}
+            canSdv={canSdv}
+            sdvBusy={sdvBusy}
+            actions={actions}
+          />
+        ))}
       </ul>
     </div>
+  );
+});
+
+const NO_DOUBTS: CrfDoubtMark[] = [];
+
+interface RowActions {
+  history: (item: FormItem) => void;
+  doubts: (item: FormItem, doubts: CrfDoubtMark[]) => void;
+  sdv: (itemNames: string[], verified: boolean) => void;
+  locate: (item: FormItem) => void;
+}
+
+/** One item of the list, with its markers and history button. */
+const ItemRow = memo(function ItemRow({
+  item,
+  mark,
+  mine,
+  recordId,
+  sdvMode,
+  canSdv,
+  sdvBusy,
+  actions,
+}: {
+  item: FormItem;
+  mark: SdvMark | undefined;
+  mine: CrfDoubtMark[];
+  recordId: number | null;
+  sdvMode: boolean;
+  canSdv: boolean;
+  sdvBusy: boolean;
+  actions: RowActions;
+}) {
+  return (
+    <li className="crf-item-row" data-item={item.name}>
+      {sdvMode && (
+        <Checkbox
+          aria-label={`${t.sdvItem} ${item.title}`}
+          checked={Boolean(mark)}
+          disabled={!canSdv || recordId === null || sdvBusy}
+          onChange={(event) => actions.sdv([item.name], event.target.checked)}
+        />
+      )}
+      <button
+        type="button"
+        className="crf-item-title"
+        title={[...item.path, item.title].join(' / ')}
+        onClick={() => actions.locate(item)}
+      >
+        {item.title}
+      </button>
+      <span className="crf-item-markers">
+        {mark && !sdvMode && <SdvMarkIcon mark={mark} />}
+        {mine.length === 1 && (
+          <Tooltip title={t.doubtMarker(1)}>
+            <button
+              type="button"
+              className="crf-doubt-marker"
+              aria-label={`${T.doubt.historyTitle} ${item.title}`}
+              onClick={() => actions.doubts(item, mine)}
+            >
+              <ExclamationCircleFilled />
+            </button>
+          </Tooltip>
+        )}
+        {mine.length > 1 && (
+          // Several queries on one item (a check and a range, or a row's cells): the user picks one.
+          <Dropdown
+            trigger={['click']}
+            menu={{
+              items: mine.map((d, index) => ({
+                key: String(d.doubtId),
+                label: `${T.doubt.types[d.doubtType] ?? ''}${T.doubt.historyTitle} ${index + 1}${d.groupName ? ` · ${T.doubt.groupRow('', d.groupIndex ?? 0).trim()}` : ''}`,
+              })),
+              onClick: ({ key }) =>
+                actions.doubts(
+                  item,
+                  mine.filter((d) => String(d.doubtId) === key),
+                ),
+            }}
+          >
+            <button type="button" className="crf-doubt-marker" aria-label={`${T.doubt.historyTitle} ${item.title}`}>
+              <Badge count={mine.length} size="small" offset={[4, -2]}>
+                <ExclamationCircleFilled />
+              </Badge>
+            </button>
+          </Dropdown>
+        )}
+        <Tooltip title={t.history}>
+          <Button
+            size="small"
+            type="text"
+            aria-label={`${t.history} ${item.title}`}
+            icon={<HistoryOutlined />}
+            disabled={recordId === null}
+            onClick={() => actions.history(item)}
+          />
+        </Tooltip>
+      </span>
+    </li>
   );
 });
 
