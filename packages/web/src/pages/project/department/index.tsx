@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Descriptions, Empty, Form, Input, Modal, Select, Space, Typography, message } from 'antd';
-import { PlusOutlined } from '@ant-design/icons';
+import { Button, Card, Descriptions, Empty, Form, Input, Modal, Space, Typography, message } from 'antd';
+import { ContentToolbar } from '../content-list';
 import { hospitalApi, type Hospital } from '../knowledge/content.api';
 import { CT } from '../knowledge/texts';
 import { useContentStudy } from '../knowledge/use-content-study';
@@ -12,7 +12,8 @@ type HospitalForm = Omit<Hospital, 'id' | 'sort'>;
 
 /** 项目介绍 (/project/department): the study's sites with introduction, address and contact; changes need 管理项目介绍. */
 export default function DepartmentPage() {
-  const { studyId, setStudyId, options, loading, can } = useContentStudy();
+  const study = useContentStudy();
+  const { studyId, can } = study;
   const [editing, setEditing] = useState<Hospital | 'new' | null>(null);
   const client = useQueryClient();
   const mayEdit = can(MANAGE);
@@ -24,25 +25,7 @@ export default function DepartmentPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{CT.departmentTitle}</h2>
-      <Space wrap style={{ marginBottom: 16 }}>
-        <Select
-          aria-label={CT.study}
-          placeholder={CT.studyPlaceholder}
-          style={{ width: 260 }}
-          value={studyId ?? undefined}
-          loading={loading}
-          options={options}
-          onChange={(v: number) => setStudyId(v)}
-        />
-        <Button
-          type="primary"
-          icon={<PlusOutlined />}
-          disabled={!mayEdit || studyId === null}
-          onClick={() => setEditing('new')}
-        >
-          {CT.hospitalAdd}
-        </Button>
-      </Space>
+      <ContentToolbar study={study} addText={CT.hospitalAdd} mayAdd={mayEdit} onAdd={() => setEditing('new')} />
       {list.data && list.data.length === 0 && <Empty description={CT.noHospital} />}
       {(list.data ?? []).map((h) => (
         <Card

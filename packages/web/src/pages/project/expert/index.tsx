@@ -1,100 +1,43 @@
 import { useState } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Form, Input, Modal, Popconfirm, Select, Space, Table, Upload, message } from 'antd';
-import { PlusOutlined, UploadOutlined } from '@ant-design/icons';
+import { useMutation } from '@tanstack/react-query';
+import { Button, Form, Input, Modal, Popconfirm, Space, Table, Upload, message } from 'antd';
+import { UploadOutlined } from '@ant-design/icons';
+import { ContentToolbar, useContentList } from '../content-list';
 import { expertApi, knowledgeApi, type Expert } from '../knowledge/content.api';
 import { CT } from '../knowledge/texts';
 import { useContentStudy } from '../knowledge/use-content-study';
 import '../knowledge/content.css';
 
-const PAGE_SIZE = 10;
 const MANAGE = 'project.expert.manage';
 
 type ExpertForm = Omit<Expert, 'id' | 'photoKey' | 'photoUrl' | 'sort'>;
 
 /** 医生管理 (/project/expert): the study's doctors shown to its patients; changes need 管理医生. */
 export default function ExpertPage() {
-  const { studyId, setStudyId, options, loading, can } = useContentStudy();
-  const [keyword, setKeyword] = useState('');
-  const [search, setSearch] = useState('');
-  const [pageNum, setPageNum] = useState(1);
+  const study = useContentStudy();
+  const { studyId, can } = study;
   const [editing, setEditing] = useState<Expert | 'new' | null>(null);
-  const client = useQueryClient();
   const mayEdit = can(MANAGE);
-  const list = useQuery({
-    queryKey: ['expert', 'list', studyId, search, pageNum],
-    enabled: studyId !== null,
-    placeholderData: keepPreviousData,
-    queryFn: () =>
-      expertApi
-        .list({ studyId: studyId!, pageNum, pageSize: PAGE_SIZE, keyword: search || undefined })
-        .then((r) => r.data),
+  const content = useContentList<Expert>({
+    study,
+    key: 'expert',
+    fetch: expertApi.list,
+    remove: (id, row) => expertApi.remove(id, row.id),
   });
-  const refresh = () => client.invalidateQueries({ queryKey: ['expert', 'list'] });
-  const remove = useMutation({
-    mutationFn: (row: Expert) => expertApi.remove(studyId!, row.id),
-    onSuccess: () => {
-      void message.success(CT.removed);
-      void refresh();
-    },
-  });
+  const { remove, refresh } = content;
   return (
     <div className="page-card">
       <h2 className="page-title">{CT.expertTitle}</h2>
-      <Space wrap style={{ marginBottom: 16 }}>
-        <Select
-          aria-label={CT.study}
-          placeholder={CT.studyPlaceholder}
-          style={{ width: 260 }}
-          value={studyId ?? undefined}
-          loading={loading}
-          options={options}
-          onChange={(v: number) => {
-            setStudyId(v);
-            setPageNum(1);
-          }}
-        />
-        <Input
-          aria-label={CT.keyword}
-          placeholder={CT.keyword}
-          allowClear
-          style={{ width: 200 }}
-          value={keyword}
-          onChange={(e) => setKeyword(e.target.value)}
-          onPressEnter={() => {
-            setSearch(keyword.trim());
-            setPageNum(1);
-          }}
-        />
-        <Button
-          onClick={() => {
-            setSearch(keyword.trim());
-            setPageNum(1);
-          }}
-        >
-          {CT.search}
-        </Button>
-        <Button
-          type="primary"
-          icon={<PlusOutlined />}
-          disabled={!mayEdit || studyId === null}
-          onClick={() => setEditing('new')}
-        >
-          {CT.expertAdd}
-        </Button>
-      </Space>
+      <ContentToolbar
+        study={study}
+        list={content}
+        addText={CT.expertAdd}
+        mayAdd={mayEdit}
+        onAdd={() => setEditing('new')}
+      />
       <Table<Expert>
-        rowKey="id"
-        loading={list.isFetching}
-        dataSource={list.data?.list ?? []}
+        {...content.table}
         scroll={{ x: 1000 }}
-        pagination={{
-          current: pageNum,
-          pageSize: PAGE_SIZE,
-          total: list.data?.total ?? 0,
-          onChange: setPageNum,
-          showSizeChanger: false,
-        }}
         columns={[
           {
             title: CT.photo,

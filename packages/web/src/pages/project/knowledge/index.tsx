@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { Button, Checkbox, Form, Input, Modal, Popconfirm, Select, Space, Table, Tag, Upload, message } from 'antd';
-import { PlusOutlined, UploadOutlined } from '@ant-design/icons';
+import { UploadOutlined } from '@ant-design/icons';
 import { hasPermission } from '@ecrf/core';
 import { formatDate } from '../../../utils/format-date';
+import { ContentToolbar, useContentList } from '../content-list';
 import { STUDY_MANAGE } from '../study-access';
 import { knowledgeApi, type Article, type ArticleStatus } from './content.api';
 import { RichTextEditor } from './rich-text-editor';
@@ -11,7 +12,6 @@ import { CT } from './texts';
 import { useContentStudy } from './use-content-study';
 import './content.css';
 
-const PAGE_SIZE = 10;
 const MANAGE = 'project.knowledge.manage';
 
 interface FormValues {
@@ -27,35 +27,23 @@ interface FormValues {
  * write articles in the rich-text editor and publish them to the patients' reading page (/m/knowledge).
  */
 export default function KnowledgePage() {
-  const { studyId, setStudyId, options, loading, can, permissions } = useContentStudy();
+  const study = useContentStudy();
+  const { studyId, can, permissions } = study;
   const [typeId, setTypeId] = useState<number | undefined>();
   const [status, setStatus] = useState<ArticleStatus | undefined>();
-  const [keyword, setKeyword] = useState('');
-  const [search, setSearch] = useState('');
-  const [pageNum, setPageNum] = useState(1);
   const [editing, setEditing] = useState<Article | 'new' | null>(null);
-  const client = useQueryClient();
   const mayEdit = can(MANAGE);
   const platformEditor = hasPermission(permissions, STUDY_MANAGE);
 
   const types = useQuery({ queryKey: ['knowledge', 'types'], queryFn: () => knowledgeApi.types().then((r) => r.data) });
-  const list = useQuery({
-    queryKey: ['knowledge', 'list', studyId, typeId, status, search, pageNum],
-    enabled: studyId !== null,
-    placeholderData: keepPreviousData,
-    queryFn: () =>
-      knowledgeApi
-        .list({ studyId: studyId!, pageNum, pageSize: PAGE_SIZE, typeId, status, keyword: search || undefined })
-        .then((r) => r.data),
+  const content = useContentList<Article>({
+    study,
+    key: 'knowledge',
+    filters: [typeId, status],
+    fetch: ({ keyword, ...page }) => knowledgeApi.list({ ...page, typeId, status, keyword }),
+    remove: (id, row) => knowledgeApi.remove(id, row.id),
   });
-  const refresh = () => client.invalidateQueries({ queryKey: ['knowledge', 'list'] });
-  const remove = useMutation({
-    mutationFn: (row: Article) => knowledgeApi.remove(studyId!, row.id),
-    onSuccess: () => {
-      void message.success(CT.removed);
-      void refresh();
-    },
-  });
+  const { remove, refresh } = content;
   const open = async (row: Article) => {
     const full = await knowledgeApi.get(studyId!, row.id);
     setEditing(full.data);
@@ -65,19 +53,14 @@ export default function KnowledgePage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{CT.knowledgeTitle}</h2>
-      <Space wrap style={{ marginBottom: 16 }}>
-        <Select
-          aria-label={CT.study}
-          placeholder={CT.studyPlaceholder}
-          style={{ width: 260 }}
-          value={studyId ?? undefined}
-          loading={loading}
-          options={options}
-          onChange={(v: number) => {
-            setStudyId(v);
-            setPageNum(1);
-          }}
-        />
+      <ContentToolbar
+        study={study}
+        list={content}
+        keywordWidth={180}
+        addText={CT.articleAdd}
+        mayAdd={mayEdit}
+        onAdd={() => setEditing('new')}
+      >
         <Select
           aria-label={CT.type}
           style={{ width: 140 }}
@@ -88,7 +71,7 @@ export default function KnowledgePage() {
           ]}
           onChange={(v: number) => {
             setTypeId(v || undefined);
-            setPageNum(1);
+            content.firstPage();
           }}
         />
         <Select
@@ -102,50 +85,13 @@ export default function KnowledgePage() {
           ]}
           onChange={(v: ArticleStatus | '') => {
             setStatus(v || undefined);
-            setPageNum(1);
+            content.firstPage();
           }}
         />
-        <Input
-          aria-label={CT.keyword}
-          placeholder={CT.keyword}
-          allowClear
-          style={{ width: 180 }}
-          value={keyword}
-          onChange={(e) => setKeyword(e.target.value)}
-          onPressEnter={() => {
-            setSearch(keyword.trim());
-            setPageNum(1);
-          }}
-        />
-        <Button
-          onClick={() => {
-            setSearch(keyword.trim());
-            setPageNum(1);
-          }}
-        >
-          {CT.search}
-        </Button>
-        <Button
-          type="primary"
-          icon={<PlusOutlined />}
-          disabled={!mayEdit || studyId === null}
-          onClick={() => setEditing('new')}
-        >
-          {CT.articleAdd}
-        </Button>
-      </Space>
+      </ContentToolbar>
       <Table<Article>
-        rowKey="id"
-        loading={list.isFetching}
-        dataSource={list.data?.list ?? []}
+        {...content.table}
         scroll={{ x: 900 }}
-        pagination={{
-          current: pageNum,
-          pageSize: PAGE_SIZE,
-          total: list.data?.total ?? 0,
-          onChange: setPageNum,
-          showSizeChanger: false,
-        }}
         columns={[
           {
             title: CT.cover,

@@ -1,16 +1,16 @@
 import { useState } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { Button, DatePicker, Form, Input, Modal, Select, Space, Table, Tag, Upload, message } from 'antd';
-import { LinkOutlined, PlusOutlined, UploadOutlined } from '@ant-design/icons';
+import { LinkOutlined, UploadOutlined } from '@ant-design/icons';
 import dayjs, { type Dayjs } from 'dayjs';
 import { crfRecordApi } from '../../../api/crf.api';
 import { subjectRecordApi } from '../../../api/subject.api';
+import { ContentToolbar, useContentList } from '../content-list';
 import { medicalApi, type MedicalFile, type MedicalRecord } from '../knowledge/content.api';
 import { CT } from '../knowledge/texts';
 import { useContentStudy } from '../knowledge/use-content-study';
 import '../knowledge/content.css';
 
-const PAGE_SIZE = 10;
 const VIEW = 'project.medical.view';
 const EDIT = 'project.medical.edit';
 
@@ -30,26 +30,15 @@ interface MedicalForm {
  * deletion asks for its reason (audit trail).
  */
 export default function MedicalPage() {
-  const { studyId, setStudyId, options, loading, can } = useContentStudy();
-  const [keyword, setKeyword] = useState('');
-  const [search, setSearch] = useState('');
-  const [pageNum, setPageNum] = useState(1);
+  const study = useContentStudy();
+  const { studyId, can } = study;
   const [editing, setEditing] = useState<MedicalRecord | 'new' | null>(null);
   const [linking, setLinking] = useState<MedicalRecord | null>(null);
   const [removing, setRemoving] = useState<MedicalRecord | null>(null);
-  const client = useQueryClient();
   const mayView = can(VIEW);
   const mayEdit = can(EDIT);
-  const list = useQuery({
-    queryKey: ['medical', 'list', studyId, search, pageNum],
-    enabled: studyId !== null && mayView,
-    placeholderData: keepPreviousData,
-    queryFn: () =>
-      medicalApi
-        .list({ studyId: studyId!, pageNum, pageSize: PAGE_SIZE, keyword: search || undefined })
-        .then((r) => r.data),
-  });
-  const refresh = () => client.invalidateQueries({ queryKey: ['medical', 'list'] });
+  const content = useContentList<MedicalRecord>({ study, key: 'medical', enabled: mayView, fetch: medicalApi.list });
+  const { refresh } = content;
   const openFile = async (row: MedicalRecord, file: MedicalFile) => {
     const res = await medicalApi.file(studyId!, row.id, file.fileKey);
     const url = URL.createObjectURL(res.data);
@@ -62,60 +51,16 @@ export default function MedicalPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{CT.medicalTitle}</h2>
-      <Space wrap style={{ marginBottom: 16 }}>
-        <Select
-          aria-label={CT.study}
-          placeholder={CT.studyPlaceholder}
-          style={{ width: 260 }}
-          value={studyId ?? undefined}
-          loading={loading}
-          options={options}
-          onChange={(v: number) => {
-            setStudyId(v);
-            setPageNum(1);
-          }}
-        />
-        <Input
-          aria-label={CT.keyword}
-          placeholder={CT.keyword}
-          allowClear
-          style={{ width: 200 }}
-          value={keyword}
-          onChange={(e) => setKeyword(e.target.value)}
-          onPressEnter={() => {
-            setSearch(keyword.trim());
-            setPageNum(1);
-          }}
-        />
-        <Button
-          onClick={() => {
-            setSearch(keyword.trim());
-            setPageNum(1);
-          }}
-        >
-          {CT.search}
-        </Button>
-        <Button
-          type="primary"
-          icon={<PlusOutlined />}
-          disabled={!mayEdit || studyId === null}
-          onClick={() => setEditing('new')}
-        >
-          {CT.medicalAdd}
-        </Button>
-      </Space>
+      <ContentToolbar
+        study={study}
+        list={content}
+        addText={CT.medicalAdd}
+        mayAdd={mayEdit}
+        onAdd={() => setEditing('new')}
+      />
       <Table<MedicalRecord>
-        rowKey="id"
-        loading={list.isFetching}
-        dataSource={list.data?.list ?? []}
+        {...content.table}
         scroll={{ x: 1000 }}
-        pagination={{
-          current: pageNum,
-          pageSize: PAGE_SIZE,
-          total: list.data?.total ?? 0,
-          onChange: setPageNum,
-          showSizeChanger: false,
-        }}
         columns={[
           { title: CT.code, dataIndex: 'identificationCode', width: 100 },
           { title: CT.patientName, dataIndex: 'subjectName', width: 90 },
