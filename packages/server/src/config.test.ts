@@ -55,6 +55,13 @@ describe('configuration', () => {
     });
   });
 
+  it('sizes the pool of PostgreSQL connections by DATABASE_POOL_SIZE (default 10; 1 to 500)', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '40' }).databasePoolSize).toBe(40);
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(/DATABASE_POOL_SIZE/);
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: 'many' })).toThrow(/DATABASE_POOL_SIZE/);
+  });
+
   it('stops with a message naming every bad variable', () => {
     const bad = () =>
       loadConfig({ PORT: 'eighty', EDC_CAPTCHA: 'maybe', DATABASE_URL: 'mysql://x', EDC_ADMIN_PASSWORD: '123' });

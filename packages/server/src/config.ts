@@ -26,6 +26,8 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
     .optional(),
+  /** Connections of one app server to PostgreSQL (docs/deployment.md); unused by the embedded database. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1, 'must be 1 to 500').max(500, 'must be 1 to 500').default(10),
   DATABASE_APP_ROLE: z
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case PostgreSQL identifier')
@@ -72,6 +74,8 @@ export interface Config {
   readonly databaseAppUrl: string | undefined;
   /** The role the application's queries run as on PostgreSQL; one per installation on a shared server. */
   readonly databaseAppRole: string;
+  /** The application's connections to PostgreSQL per app server (DATABASE_POOL_SIZE, default 10). */
+  readonly databasePoolSize: number;
   readonly redisUrl: string | undefined;
   readonly adminPassword: string | undefined;
   readonly captchaEnabled: boolean;
@@ -145,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     databaseAppUrl: e.DATABASE_APP_URL,
     databaseAppRole: e.DATABASE_APP_ROLE,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     redisUrl: e.REDIS_URL,
     adminPassword: e.EDC_ADMIN_PASSWORD,
     captchaEnabled: e.EDC_CAPTCHA === 'on',

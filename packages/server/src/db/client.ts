@@ -218,10 +218,12 @@ function pool(config: pg.PoolConfig) {
 /** The advisory lock that serialises migrations between app servers starting together. */
 const MIGRATION_LOCK = 42_000;
 
-export function wrapPostgres(url: string, appUrl?: string, appRole = APP_ROLE): Database {
+export function wrapPostgres(url: string, appUrl?: string, appRole = APP_ROLE, poolSize = 10): Database {
   if (!ROLE_NAME.test(appRole)) throw new Error(`Invalid database role name: ${appRole}`);
   const appPool = pool(
-    appUrl ? { connectionString: appUrl, max: 10 } : { connectionString: url, max: 10, options: `-c role=${appRole}` },
+    appUrl
+      ? { connectionString: appUrl, max: poolSize }
+      : { connectionString: url, max: poolSize, options: `-c role=${appRole}` },
   );
   const db = withCommitHooks(drizzlePg(appPool, { schema }) as unknown as Db);
   let ownerPool: pg.Pool | undefined;
@@ -403,9 +405,12 @@ export async function openDatabase(opts: {
   databaseUrl?: string;
   databaseAppUrl?: string;
   databaseAppRole?: string;
+  databasePoolSize?: number;
   dataDir: string;
 }): Promise<Database> {
-  if (opts.databaseUrl) return wrapPostgres(opts.databaseUrl, opts.databaseAppUrl, opts.databaseAppRole);
+  if (opts.databaseUrl) {
+    return wrapPostgres(opts.databaseUrl, opts.databaseAppUrl, opts.databaseAppRole, opts.databasePoolSize);
+  }
   const dir = path.join(opts.dataDir, 'pgdata');
   fs.mkdirSync(dir, { recursive: true });
   const release = claimDataDir(opts.dataDir);
