@@ -17,7 +17,8 @@
  * - first field: the first field is in the page (the commit that shows it);
  * - all rendered: every item is rendered (off-screen ones render in idle time after the page is interactive);
  * - and the long tasks (> 50 ms, PerformanceObserver 'longtask') from the data's arrival to all rendered.
- * `WEB_DIST` names another web build (an older one, to compare). Prints p50/p95 over BENCH_LOADS loads (default 12, the first one a warm-up not counted).
+ * `WEB_DIST` names another web build (an older one, to compare); `BENCH_SCREENSHOT=<file.png>` saves the page as the last
+ * load left it. Prints p50/p95 over BENCH_LOADS loads (default 12, the first one a warm-up not counted).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -298,6 +299,8 @@ async function main() {
       const figures = await load(page, url, subjectRecordId);
       if (i > 0) loads.push(figures);
     }
+    // BENCH_SCREENSHOT=<file.png>: the page as the last load left it, to look at.
+    if (process.env.BENCH_SCREENSHOT) await page.screenshot({ path: process.env.BENCH_SCREENSHOT });
     const line = (label: string, pick: (l: Load) => number, target?: string) => {
       const s = stats(loads.map(pick));
       console.log(
