@@ -48,21 +48,24 @@ export function objectKeyOf(value: string): string | null {
   return key;
 }
 
+/** A file of the object store (external mode), by its object key. */
+export function objectFile(objectKey: string): StoredFileRef {
+  return { fileKey: objectFileKey(objectKey), storageKey: objectKey, objectKey, value: `${OBJECT_DOMAIN}${objectKey}` };
+}
+
+/** A file the server stored itself (internal mode), by its key. */
+export function internalFile(fileKey: string): StoredFileRef {
+  return { fileKey, storageKey: storageKeyOf(fileKey), objectKey: null, value: fileKey };
+}
+
 /** The file a stored value (or an address of this platform) names, or null when it names none of ours. */
 export function storedFileOf(value: unknown): StoredFileRef | null {
   if (typeof value !== 'string' || !value.trim()) return null;
   const objectKey = objectKeyOf(value);
-  if (objectKey !== null) {
-    return {
-      fileKey: objectFileKey(objectKey),
-      storageKey: objectKey,
-      objectKey,
-      value: `${OBJECT_DOMAIN}${objectKey}`,
-    };
-  }
+  if (objectKey !== null) return objectFile(objectKey);
   const fileKey = storedFileKey(value.trim());
   if (fileKey === null || !FILE_KEY.test(fileKey)) return null;
-  return { fileKey, storageKey: storageKeyOf(fileKey), objectKey: null, value: fileKey };
+  return internalFile(fileKey);
 }
 
 /**

@@ -7,9 +7,9 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { canViewCrf, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { waitForJob } from '../export/export.service.js';
-import { mayReadFile, storageKeyOf } from '../files/file.service.js';
+import { mayReadFile } from '../files/file.service.js';
 import { OBJECT_DOMAIN, objectFileKey } from '../files/object-upload.service.js';
-import { openStoredFile, storedFileOf, type StoredFileRef } from '../files/stored-value.js';
+import { internalFile, objectFile, openStoredFile, storedFileOf, type StoredFileRef } from '../files/stored-value.js';
 import { JobFailure, type JobInfo, type JobTools } from '../jobs/job-queue.js';
 import { OcrUnavailable, ocrPool, type OcrPool } from './ocr.pool.js';
 
@@ -212,10 +212,7 @@ export async function imageBytes(ctx: AppContext, file: StoredFileRef): Promise<
 /** Where a recognition's image is: the object the call's url named (its file key derives from it), else the key's place. */
 export function imageOf(row: { fileKey: string; objectKey: string | null }): StoredFileRef {
   const { fileKey, objectKey } = row;
-  if (objectKey !== null && objectFileKey(objectKey) === fileKey) {
-    return { fileKey, storageKey: objectKey, objectKey, value: `${OBJECT_DOMAIN}${objectKey}` };
-  }
-  return { fileKey, storageKey: storageKeyOf(fileKey), objectKey: null, value: fileKey };
+  return objectKey !== null && objectFileKey(objectKey) === fileKey ? objectFile(objectKey) : internalFile(fileKey);
 }
 
 /**
