@@ -22,12 +22,12 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { evaluateForm, lintDefinition } from '../packages/core/src/index.js';
 import { PER_SECTION, SECTIONS, generateForm, generatedValues } from './crf-form-500.js';
+import { freePort } from './free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const LOADS = Number(process.env.BENCH_LOADS ?? 12);
@@ -45,17 +45,6 @@ function serverArgs(): string[] {
   return fs.existsSync(compiled)
     ? ['--enable-source-maps', compiled]
     : ['--import', 'tsx', 'packages/server/src/main.ts'];
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /** The built server and app on an empty data directory (as e2e/harness.ts starts them). */

@@ -10,10 +10,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from './free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -26,17 +26,6 @@ const COMMANDS: Record<Mode, string[]> = {
   compiled: [COMPILED],
   source: ['--import', 'tsx', 'packages/server/src/main.ts'],
 };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /** Resident memory of a process and every descendant (tsx runs esbuild as child processes), from /proc. */
 function treeRss(rootPid: number): { mb: number; processes: number } {
