@@ -30,6 +30,8 @@ export const STUDY_SCOPED = [
   'signatures',
   'stored_files',
   'object_uploads',
+  'study_figures',
+  'study_figure_changes',
   'print_templates',
   'search_templates',
   'doubts',

@@ -52,6 +52,9 @@ export const doubts = pgTable(
     index('doubts_record').on(t.crfDataRecordId, t.itemName),
     index('doubts_study').on(t.studyId, t.optionType),
     index('doubts_subject').on(t.subjectRecordId),
+    // The study home's weekly series reads the queries opened or closed in the last 12 weeks only.
+    index('doubts_study_opened').on(t.studyId, t.createdAt),
+    index('doubts_study_closed').on(t.studyId, t.closedAt),
     unique('doubts_study_key').on(t.studyId, t.id),
   ],
 );

@@ -16,3 +16,4 @@ export * from './notice.js';
 export * from './content.js';
 export * from './patient-portal.js';
 export * from './recognition.js';
+export * from './figures.js';

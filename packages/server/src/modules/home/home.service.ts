@@ -1,8 +1,10 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { FOLLOW_STATES as F } from '@ecrf/core';
+import { FOLLOW_STATES as F, FORM_STATE } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
 import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
+import { OPTION } from '../doubt/doubt.service.js';
+import { readStudyFigures, STUDY_FIGURE, type StudyFigure } from './study-figures.js';
 
 /** The dashboard's time axes: the last 12 months of enrolment and the last 12 weeks of queries. */
 export const DASHBOARD_MONTHS = 12;
@@ -31,48 +33,47 @@ export async function studyIndex(
   timeZone: string,
   access: Pick<StudyAccess, 'all' | 'permissions'> | null = null,
 ) {
+  const viewable = access ? viewableCrfIds(access as StudyAccess) : null;
+  const mayView = (crfId: number) => viewable === null || viewable.includes(crfId);
   const formRule = viewableCrfs(sql.raw('crf_id'), access);
-  const [subjectsRow] = await queryRows<{
-    total: number;
-    active: number;
-    completed: number;
-    withdrawn: number;
-    this_month: number;
-  }>(
+  const figures = await readStudyFigures(ctx.db, studyId);
+  const of = (figure: number) => figures.filter((f) => f.figure === figure);
+  const sum = (rows: StudyFigure[]) => rows.reduce((total, f) => total + f.count, 0);
+
+  const casebooks = of(STUDY_FIGURE.CASEBOOKS);
+  const casebooksIn = (state: number) => sum(casebooks.filter((f) => f.state === state));
+  // Each month's enrolment and its running total, of which the last twelve are shown: patients enrolled before
+  // the axis count in the total.
+  let enrolled = 0;
+  const months = of(STUDY_FIGURE.ENROLMENT)
+    .sort((a, b) => a.label.localeCompare(b.label))
+    .map((f) => ({ month: f.label, count: f.count, total: (enrolled += f.count) }))
+    .slice(-DASHBOARD_MONTHS);
+  const thisMonth = monthIn(ctx.clock(), timeZone);
+  const queries = of(STUDY_FIGURE.QUERIES).filter((f) => mayView(f.ref));
+  const queriesIn = (state: number) => sum(queries.filter((f) => f.state === state));
+
+  const crfList = await queryRows<{ crf_id: number; title: string }>(
     ctx.db,
-    sql`select count(*)::int as total,
-          count(*) filter (where r.state = 0)::int as active,
-          count(*) filter (where r.state = 1)::int as completed,
-          count(*) filter (where r.state = 2)::int as withdrawn,
-          count(*) filter (where s.created_at >= date_trunc('month', now() at time zone ${timeZone}) at time zone ${timeZone})::int as this_month
-        from subject_records r join subjects s on s.id = r.subject_id
-        where r.study_id = ${studyId} and r.deleted_at is null`,
+    sql`select c.id as crf_id, c.title from crfs c
+        where c.study_id = ${studyId} and ${viewableCrfs(sql.raw('c.id'), access)} order by c.id`,
   );
-  const [doubtRow] = await queryRows<{ open: number; replied: number; closed: number; records: number }>(
+  const forms = of(STUDY_FIGURE.FORMS);
+  const byCrf = crfList.map((c) => {
+    const ofCrf = forms.filter((f) => f.ref === Number(c.crf_id));
+    return {
+      crfId: Number(c.crf_id),
+      title: c.title,
+      incomplete: sum(ofCrf.filter((f) => f.state === FORM_STATE.incomplete)),
+      submitted: sum(ofCrf.filter((f) => f.state === FORM_STATE.submitted)),
+    };
+  });
+  // Forms with a query still open or replied: read from the open queries only (an index on their state), so
+  // it grows with the work outstanding, not with the study.
+  const [withQueries] = await queryRows<{ records: number }>(
     ctx.db,
-    sql`select count(*) filter (where option_type = 0)::int as open, count(*) filter (where option_type = 2)::int as replied,
-          count(*) filter (where option_type = 1)::int as closed,
-          count(distinct crf_data_record_id) filter (where option_type <> 1)::int as records
-        from doubts where study_id = ${studyId} and ${formRule}`,
-  );
-  // Each month's enrolment and running total in one pass, of which the last twelve are shown: patients enrolled
-  // before the axis count in the total.
-  const months = await queryRows<{ month: string; count: number; total: number }>(
-    ctx.db,
-    sql`select month, n::int as count, (sum(n) over (order by month))::int as total from (
-          select to_char(s.created_at at time zone ${timeZone}, 'YYYY-MM') as month, count(*) as n
-          from subjects s where s.study_id = ${studyId} and s.deleted_at is null group by 1
-        ) m order by month desc limit ${DASHBOARD_MONTHS}`,
-  );
-  const byCrf = await queryRows<{ crf_id: number; title: string; incomplete: number; submitted: number }>(
-    ctx.db,
-    sql`select c.id as crf_id, c.title,
-          count(r.id) filter (where r.state = 1)::int as incomplete,
-          count(r.id) filter (where r.state = 2)::int as submitted
-        from crfs c
-        left join crf_data_records r on r.crf_id = c.id and r.study_id = c.study_id and r.deleted_at is null
-        where c.study_id = ${studyId} and ${viewableCrfs(sql.raw('c.id'), access)}
-        group by c.id, c.title order by c.id`,
+    sql`select count(distinct crf_data_record_id)::int as records from doubts
+        where study_id = ${studyId} and option_type in (${OPTION.open}, ${OPTION.replied}) and ${formRule}`,
   );
   // Weeks start on Monday in the study's zone; the axis ends with the current week. Only queries opened or closed
   // since a day before its first Monday can fall on it (a zone is at most 14 hours off UTC).
@@ -97,72 +98,71 @@ export async function studyIndex(
         from weeks w left join q on q.opened_week = w.week or q.closed_week = w.week
         group by w.week order by w.week`,
   );
-  // Follow-up compliance per planned visit (custom visits apart): done in the window, done late, missed
-  // (window passed, not done) and lost; visits not yet due or still inside their window are not judged yet.
-  const compliance = await queryRows<{
-    visit: string;
-    on_time: number;
-    late: number;
-    overdue: number;
-    lost: number;
-    pending: number;
-  }>(
-    ctx.db,
-    sql`select coalesce(pv.visit_name, r.visit_name) as visit,
-          count(*) filter (where r.state = ${F.DONE})::int as on_time,
-          count(*) filter (where r.state = ${F.DONE_LATE})::int as late,
-          count(*) filter (where r.state = ${F.OVERDUE})::int as overdue,
-          count(*) filter (where r.state = ${F.LOST})::int as lost,
-          count(*) filter (where r.state in (${F.NOT_DUE}, ${F.DUE}))::int as pending
-        from follow_records r
-        left join follow_plan_visits pv on pv.id = r.plan_visit_id
-        where r.study_id = ${studyId} and r.state <> ${F.DELETED} and not r.custom
-        group by 1 order by min(pv.plan_id), min(pv.sort), 1`,
-  );
   const [target] = await queryRows<{ enrolment_target: number | null; enrolment_target_date: string | null }>(
     ctx.db,
     sql`select enrolment_target, enrolment_target_date from studies where study_id = ${studyId}`,
   );
   return {
     subjects: {
-      total: Number(subjectsRow?.total ?? 0),
-      active: Number(subjectsRow?.active ?? 0),
-      completed: Number(subjectsRow?.completed ?? 0),
-      withdrawn: Number(subjectsRow?.withdrawn ?? 0),
-      thisMonth: Number(subjectsRow?.this_month ?? 0),
+      total: sum(casebooks),
+      active: casebooksIn(0),
+      completed: casebooksIn(1),
+      withdrawn: casebooksIn(2),
+      thisMonth: months.find((m) => m.month === thisMonth)?.count ?? 0,
     },
     // Every record of the study belongs to one of its CRFs: the totals are the per-CRF counts summed.
     forms: {
-      incomplete: byCrf.reduce((sum, c) => sum + Number(c.incomplete), 0),
-      submitted: byCrf.reduce((sum, c) => sum + Number(c.submitted), 0),
-      doubt: Number(doubtRow?.records ?? 0),
+      incomplete: byCrf.reduce((total, c) => total + c.incomplete, 0),
+      submitted: byCrf.reduce((total, c) => total + c.submitted, 0),
+      doubt: Number(withQueries?.records ?? 0),
     },
-    doubts: {
-      open: Number(doubtRow?.open ?? 0),
-      replied: Number(doubtRow?.replied ?? 0),
-      closed: Number(doubtRow?.closed ?? 0),
-    },
-    enrolment: [...months].reverse().map((e) => ({ month: e.month, count: Number(e.count) })),
+    doubts: { open: queriesIn(OPTION.open), replied: queriesIn(OPTION.replied), closed: queriesIn(OPTION.closed) },
+    enrolment: months.map((e) => ({ month: e.month, count: e.count })),
     /** Patients enrolled up to the end of each month (months with enrolment; the chart fills the gaps). */
-    enrolmentCumulative: [...months].reverse().map((e) => ({ month: e.month, total: Number(e.total) })),
+    enrolmentCumulative: months.map((e) => ({ month: e.month, total: e.total })),
     /** The study's 入组目标 (项目设置): null when none is set, and the chart draws no target line. */
     enrolmentTarget: target?.enrolment_target === null || !target ? null : Number(target.enrolment_target),
     /** The date the target is to be reached by (YYYY-MM-DD), or null. */
     enrolmentTargetDate: target?.enrolment_target_date ?? null,
-    formsByCrf: byCrf.map((c) => ({
-      crfId: Number(c.crf_id),
-      title: c.title,
-      incomplete: Number(c.incomplete),
-      submitted: Number(c.submitted),
-    })),
-    followCompliance: compliance.map((c) => ({
-      visitName: c.visit,
-      onTime: Number(c.on_time),
-      late: Number(c.late),
-      overdue: Number(c.overdue),
-      lost: Number(c.lost),
-      pending: Number(c.pending),
-    })),
+    formsByCrf: byCrf,
+    followCompliance: followCompliance(of(STUDY_FIGURE.VISITS)),
     queriesWeekly: weekly.map((w) => ({ week: w.week, opened: Number(w.opened), closed: Number(w.closed) })),
   };
+}
+
+/** `YYYY-MM` of an instant in a zone. */
+function monthIn(at: Date, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit' }).formatToParts(at);
+  return `${parts.find((p) => p.type === 'year')!.value}-${parts.find((p) => p.type === 'month')!.value}`;
+}
+
+/**
+ * Follow-up compliance per planned visit (custom visits apart), by the visit's current name: done in the window,
+ * done late, missed (window passed, not done) and lost; visits not yet due or still inside their window are not
+ * judged yet. In the plans' order.
+ */
+function followCompliance(visits: StudyFigure[]) {
+  const byName = new Map<string, { planId: number; sort: number; counts: Map<number, number> }>();
+  for (const v of visits) {
+    if (v.state === F.DELETED) continue;
+    const name = v.visitName ?? v.label;
+    const entry = byName.get(name) ?? { planId: Infinity, sort: Infinity, counts: new Map<number, number>() };
+    entry.planId = Math.min(entry.planId, v.planId ?? Infinity);
+    entry.sort = Math.min(entry.sort, v.sort ?? Infinity);
+    entry.counts.set(v.state, (entry.counts.get(v.state) ?? 0) + v.count);
+    byName.set(name, entry);
+  }
+  return [...byName.entries()]
+    .sort(([a, x], [b, y]) => x.planId - y.planId || x.sort - y.sort || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([visitName, { counts }]) => {
+      const n = (state: number) => counts.get(state) ?? 0;
+      return {
+        visitName,
+        onTime: n(F.DONE),
+        late: n(F.DONE_LATE),
+        overdue: n(F.OVERDUE),
+        lost: n(F.LOST),
+        pending: n(F.NOT_DUE) + n(F.DUE),
+      };
+    });
 }

@@ -4,6 +4,7 @@ import type { App } from '../../http/types.js';
 import { calendarRemindersTask } from '../calendar/calendar.service.js';
 import { unconfirmedObjectsCleanup } from '../files/object-upload.service.js';
 import { pushVisitChanges } from '../follow/follow-push.js';
+import { studyFiguresFold } from '../home/study-figures.js';
 import { jobFiles } from './job-files.js';
 import { jobsRoutes } from './jobs.routes.js';
 import { scheduledTasks } from './scheduled-tasks.js';
@@ -32,6 +33,7 @@ export function startScheduler(app: App, ctx: AppContext) {
       calendarRemindersTask(ctx),
       unconfirmedObjectsCleanup(ctx),
       embeddedMaintenance(ctx.db),
+      studyFiguresFold(ctx.db),
     ],
   );
   scheduler.start();

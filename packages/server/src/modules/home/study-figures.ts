@@ -1,0 +1,109 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
+import type { ScheduledTask } from '../jobs/scheduler.js';
+
+/**
+ * What `study_figures` counts (migration 0033 keeps the codes in its triggers): the study home's figures as
+ * counts kept per study, so that the home page costs the same at 100 patients and at 100,000
+ * (docs/decisions.md "Study home figures as counters").
+ */
+export const STUDY_FIGURE = {
+  /** Casebooks (subject_records) by state; ref 0. */
+  CASEBOOKS: 1,
+  /** Forms (crf_data_records) by CRF (ref) and state. */
+  FORMS: 2,
+  /** Queries (doubts) by CRF (ref) and option_type. */
+  QUERIES: 3,
+  /** Planned visits (follow_records, custom ones apart) by planned visit (ref), visit name (label) and state. */
+  VISITS: 4,
+  /** Patients enrolled (subjects) by month in the study's zone (label `YYYY-MM`). */
+  ENROLMENT: 5,
+} as const;
+
+export interface StudyFigure {
+  figure: number;
+  ref: number;
+  label: string;
+  state: number;
+  count: number;
+  /** For VISITS: the planned visit's current name, plan and place in it (null for a visit no longer planned). */
+  visitName: string | null;
+  planId: number | null;
+  sort: number | null;
+}
+
+/**
+ * A study's figures: each count is its folded row plus the deltas appended since the last fold, read in one
+ * statement, so in one snapshot.
+ */
+export async function readStudyFigures(db: Db, studyId: number): Promise<StudyFigure[]> {
+  const rows = await queryRows<{
+    figure: number;
+    ref: number;
+    label: string;
+    state: number;
+    count: number;
+    visit_name: string | null;
+    plan_id: number | null;
+    sort: number | null;
+  }>(
+    db,
+    sql`select f.figure, f.ref, f.label, f.state, f.count, pv.visit_name, pv.plan_id, pv.sort
+        from (
+          select figure, ref, label, state, sum(n)::int as count from (
+            select figure, ref, label, state, count as n from study_figures where study_id = ${studyId}
+            union all
+            select figure, ref, label, state, delta from study_figure_changes where study_id = ${studyId}
+          ) c group by 1, 2, 3, 4 having sum(n) <> 0
+        ) f
+        left join follow_plan_visits pv on f.figure = ${STUDY_FIGURE.VISITS} and pv.id = f.ref`,
+  );
+  return rows.map((r) => ({
+    figure: Number(r.figure),
+    ref: Number(r.ref),
+    label: r.label,
+    state: Number(r.state),
+    count: Number(r.count),
+    visitName: r.visit_name,
+    planId: r.plan_id === null ? null : Number(r.plan_id),
+    sort: r.sort === null ? null : Number(r.sort),
+  }));
+}
+
+/** Deltas folded per run at most; the rest wait for the next minute. */
+const FOLD_BATCH = 20_000;
+
+/**
+ * Folds the appended deltas into the counts. Safe on several app servers at once: each delta is deleted, and so
+ * folded, by one of them; the counts are upserted in key order, so two folds never wait for each other in a
+ * circle. Clinical writes only append deltas and never wait for this.
+ */
+export async function foldStudyFigures(db: Db): Promise<string> {
+  const [folded] = await queryRows<{ deltas: number }>(
+    db,
+    sql`with moved as (
+          delete from study_figure_changes where (study_id, id) in (
+            select study_id, id from study_figure_changes order by id limit ${FOLD_BATCH})
+          returning study_id, figure, ref, label, state, delta
+        ), upserted as (
+          insert into study_figures as f (study_id, figure, ref, label, state, count)
+          select study_id, figure, ref, label, state, sum(delta) from moved
+          group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+          on conflict (study_id, figure, ref, label, state) do update set count = f.count + excluded.count
+        )
+        select count(*)::int as deltas from moved`,
+  );
+  await db.execute(sql`delete from study_figures where count = 0`);
+  const deltas = Number(folded?.deltas ?? 0);
+  return deltas > 0 ? `${deltas} figure changes folded` : '';
+}
+
+/** Each minute on every app server (the fold is safe to run side by side). */
+export function studyFiguresFold(db: Db): ScheduledTask {
+  return { name: 'home.fold-figures', every: 'tick', run: () => foldStudyFigures(db) };
+}
+
+/** Counts a study's figures (or every study's) again from the rows: for a repair, and for tests to compare. */
+export async function recountStudyFigures(db: Db, studyId: number | null): Promise<void> {
+  await db.execute(sql`select recount_study_figures(${studyId}::int)`);
+}
