@@ -23,11 +23,32 @@ describe('study home figures kept as counts', () => {
     expect(res.status).toBe(200);
     return res.body.data as Record<string, unknown>;
   };
-  /** The home figures from the kept counts must equal those counted again from the rows. */
+  /** The patient list's total: from the kept count when unfiltered or filtered by state only. */
+  const listTotal = async (filter: object = {}) => {
+    const res = await t.call(admin, 'POST', '/api/v3/business/subjectRecord/list', {
+      studyId,
+      pageNum: 1,
+      pageSize: 2,
+      ...filter,
+    });
+    expect(res.status).toBe(200);
+    return res.body.data.total as number;
+  };
+  const listTotals = async () => ({
+    all: await listTotal(),
+    active: await listTotal({ state: 0 }),
+    withdrawn: await listTotal({ state: 2 }),
+    deleted: await listTotal({ deleted: true }),
+  });
+  /** The home figures and list totals from the kept counts must equal those counted again from the rows. */
   const expectCountsKept = async () => {
     const kept = await home();
+    const totals = await listTotals();
     await recountStudyFigures(t.db, studyId);
     expect(kept).toEqual(await home());
+    expect(totals).toEqual(await listTotals());
+    const subjects = kept.subjects as { total: number; active: number; withdrawn: number };
+    expect(totals).toMatchObject({ all: subjects.total, active: subjects.active, withdrawn: subjects.withdrawn });
     return kept;
   };
   const enrol = async () => {
@@ -63,7 +84,7 @@ describe('study home figures kept as counts', () => {
     await t?.close();
   });
 
-  it('STUDY-09: enrolment, saves, submits, state changes, queries, deletion and restore keep the counts', async () => {
+  it('STUDY-09/SUBJ-01: enrolment, saves, submits, state changes, queries, deletion and restore keep the counts', async () => {
     const a = await enrol();
     const b = await enrol();
     const c = await enrol();
@@ -113,6 +134,7 @@ describe('study home figures kept as counts', () => {
     expect(removed.status).toBe(200);
     kept = await expectCountsKept();
     expect(kept.subjects).toMatchObject({ total: 2 });
+    expect(await listTotal({ deleted: true })).toBe(1);
     await t.call(admin, 'PUT', '/api/business/subjectRecord/restore', { subjectRecordId: a, reason: '误删' });
     expect((await expectCountsKept()).subjects).toMatchObject({ total: 3 });
   });

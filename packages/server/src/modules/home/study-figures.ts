@@ -70,6 +70,22 @@ export async function readStudyFigures(db: Db, studyId: number): Promise<StudyFi
   }));
 }
 
+/** The study's casebooks not deleted, in one state or all: the patient list's total when it is not filtered. */
+export async function casebookCount(db: Db, studyId: number, state?: number): Promise<number> {
+  const inState = state === undefined ? sql`true` : sql`state = ${state}`;
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`select coalesce(sum(n), 0)::int as n from (
+          select count as n from study_figures
+          where study_id = ${studyId} and figure = ${STUDY_FIGURE.CASEBOOKS} and ${inState}
+          union all
+          select delta from study_figure_changes
+          where study_id = ${studyId} and figure = ${STUDY_FIGURE.CASEBOOKS} and ${inState}
+        ) c`,
+  );
+  return Number(row?.n ?? 0);
+}
+
 /** Deltas folded per run at most; the rest wait for the next minute. */
 const FOLD_BATCH = 20_000;
 

@@ -43,6 +43,7 @@ import { verifyPassword } from '../../shared/password.js';
 import { cachedRecordStudy } from '../../shared/auth-cache.js';
 import { getSerialNumber, nextSerialNumber } from '../study/study.service.js';
 import { audit } from '../audit/audit.service.js';
+import { casebookCount } from '../home/study-figures.js';
 
 export interface SubjectInput {
   identificationCode?: string | null;
@@ -435,6 +436,20 @@ export interface RecordFilter {
   deleted?: boolean;
 }
 
+/** The filters that narrow the list beyond a state (the compile-time check fails when one is added above). */
+const NARROWING_FILTERS = [
+  'identificationCode',
+  'subjectName',
+  'diseaseCode',
+  'beginDate',
+  'endDate',
+  'deleted',
+] as const satisfies ReadonlyArray<Exclude<keyof RecordFilter, 'state'>>;
+type EveryFilterNamed =
+  Exclude<keyof RecordFilter, 'state' | (typeof NARROWING_FILTERS)[number]> extends never ? true : never;
+const everyFilterNamed: EveryFilterNamed = true;
+void everyFilterNamed;
+
 /** The patient list: casebooks with their form progress and the study's extra CRF columns. */
 export async function listRecords(
   ctx: AppContext,
@@ -455,11 +470,18 @@ export async function listRecords(
     filter.beginDate ? gte(subjects.createdAt, new Date(`${filter.beginDate}T00:00:00+08:00`)) : undefined,
     filter.endDate ? lte(subjects.createdAt, new Date(`${filter.endDate}T23:59:59.999+08:00`)) : undefined,
   );
-  const [{ total }] = (await ctx.db
-    .select({ total: count() })
-    .from(subjectRecords)
-    .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
-    .where(where)) as [{ total: number }];
+  // Unfiltered (the list as it opens, or by state only), the total is the study's kept count of casebooks, which
+  // costs the same at any study size; a filter by name, code, disease or date counts the matches.
+  const unfiltered = NARROWING_FILTERS.every((name) => !filter[name]);
+  const total = unfiltered
+    ? await casebookCount(ctx.db, studyId, filter.state)
+    : (
+        (await ctx.db
+          .select({ total: count() })
+          .from(subjectRecords)
+          .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+          .where(where)) as [{ total: number }]
+      )[0].total;
   const rows = await subjectQuery(ctx.db)
     .where(where)
     .orderBy(desc(subjects.createdAt), desc(subjects.id))
