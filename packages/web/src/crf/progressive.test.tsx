@@ -34,12 +34,16 @@ describe('progressive rendering of a large form', () => {
       { q1: '甲', q119: '1' },
       { progressive: OPTIONS, className: 'crf-editor-form' },
     );
-    // The first render: the first 10 items, a placeholder for each of the others, every section's frame.
+    // The first render: the first 10 items, one placeholder per section for the run of its others (30, 40 and
+    // 40 items, 76 px and a 4 px gap each), every section's frame.
     expect(field('q0')).toBeTruthy();
     expect(field('q9')).toBeTruthy();
     expect(field('q10')).toBeNull();
     expect(field('q110')).toBeNull();
-    expect(pending()).toBe(110);
+    expect(pending()).toBe(3);
+    const runs = [...document.querySelectorAll<HTMLElement>('.crf-col-pending')];
+    expect(runs.map((run) => run.dataset.pendingItems)).toEqual(['30', '40', '40']);
+    expect(runs.map((run) => run.style.height)).toEqual(['2396px', '3196px', '3196px']);
     expect(document.querySelectorAll('.crf-section')).toHaveLength(3);
     // The engine's verdict is the store's: a required item not rendered yet is missing all the same.
     const missing = harness.state()!.errors.map((issue) => issue.item);
@@ -79,6 +83,66 @@ describe('progressive rendering of a large form', () => {
     expect(found).toBe(true);
     expect(document.activeElement).toBe(field('q70'));
     expect(scrolled).toHaveBeenCalled();
+  });
+
+  it('a placeholder near the viewport renders the items estimated to lie there; the rest of its run stays one', () => {
+    const observers: StubObserver[] = [];
+    class StubObserver {
+      targets = new Set<Element>();
+      constructor(readonly callback: (entries: Partial<IntersectionObserverEntry>[]) => void) {
+        observers.push(this);
+      }
+      observe(target: Element) {
+        this.targets.add(target);
+      }
+      unobserve(target: Element) {
+        this.targets.delete(target);
+      }
+      disconnect() {
+        this.targets.clear();
+      }
+    }
+    vi.stubGlobal('IntersectionObserver', StubObserver);
+    try {
+      renderCrf(largeForm(), {}, { progressive: OPTIONS, className: 'crf-editor-form' });
+      const run = document.querySelectorAll('.crf-col-pending')[1]!;
+      expect(run.getAttribute('data-pending-items')).toBe('40');
+      expect(observers).toHaveLength(1);
+      expect(observers[0]!.targets.has(run)).toBe(true);
+      // The second section's run (q40…q79, an estimated 80 px each) scrolled 800 px above the viewport's top, the
+      // viewport with its margin 400 px tall: its items 10 to 15 lie there.
+      act(() =>
+        observers[0]!.callback([
+          {
+            target: run,
+            isIntersecting: true,
+            boundingClientRect: { top: -800 } as DOMRectReadOnly,
+            rootBounds: { top: 0, bottom: 400 } as DOMRectReadOnly,
+          },
+        ]),
+      );
+      for (let n = 50; n <= 55; n += 1) expect(field(`q${n}`)).toBeTruthy();
+      expect(field('q49')).toBeNull();
+      expect(field('q56')).toBeNull();
+      const runs = [...document.querySelectorAll('.crf-col-pending')];
+      expect(runs.map((r) => r.getAttribute('data-pending-items'))).toEqual(['30', '10', '24', '40']);
+      // What is left of the run is observed afresh.
+      expect(runs.every((r) => observers[0]!.targets.has(r))).toBe(true);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it("a placeholder's height counts only the items shown, and follows their visibility", () => {
+    const items = Array.from({ length: 13 }, (_, n) =>
+      item('int', `q${n}`, `题目${n}`, n === 11 ? { showIf: 'q0 > 5' } : {}),
+    );
+    renderCrf(form([item('section', 's', '部分', {}, items)]), { q0: '1' }, { progressive: OPTIONS });
+    const run = () => document.querySelector<HTMLElement>('.crf-col-pending')!;
+    expect(run().dataset.pendingItems).toBe('3');
+    expect(run().style.height).toBe('156px');
+    fireEvent.change(field('q0')!, { target: { value: '9' } });
+    expect(run().style.height).toBe('236px');
   });
 
   it('printing renders everything first', () => {

@@ -5,11 +5,13 @@ import type { CrfDefinition, CrfNode } from '@ecrf/core';
 /**
  * Progressive rendering of a large form (docs/decisions.md "CRF page: progressive rendering"). The form's
  * units — its items and blocks, the containers (sections, cards, plain groups) being opened up — get an order;
- * the first `initial` units render at once, a placeholder of about an item's height stands for each of the
- * others, and the rest render in order in idle time, a few per task, so a keystroke waits for one small chunk
- * at most. A placeholder that comes near the viewport renders at once, an item jumped to (revealCrfItem) renders
- * synchronously, and printing renders everything first. Only what is in the DOM is progressive: the engine's
- * state (values, visibility, required checks, messages, the save) lives in the store and covers every item.
+ * the first `initial` units render at once, and the rest render in order in idle time, a few per task, so a
+ * keystroke waits for one small chunk at most. Meanwhile each run of consecutive units not rendered yet in a
+ * container is one placeholder, as tall as its items are estimated to be (crf-node.tsx, PendingRun). The units
+ * of a placeholder that comes near the viewport render at once (those it estimates to lie there), an item jumped
+ * to (revealCrfItem) renders synchronously, and printing renders everything first. Only what is in the DOM is
+ * progressive: the engine's state (values, visibility, required checks, messages, the save) lives in the store
+ * and covers every item.
  */
 export interface ProgressiveOptions {
   /** Units rendered with the form's first render: enough to fill a screen. */
@@ -43,6 +45,13 @@ const idle: Idle =
         return () => clearTimeout(id);
       };
 
+/** A unit of a run placeholder: its place in the order and its estimated box, from the placeholder's top. */
+export interface PendingSlot {
+  at: number;
+  top: number;
+  height: number;
+}
+
 export class ProgressiveRender {
   /** Each unit's place in the order. */
   private order = new WeakMap<CrfNode, number>();
@@ -56,7 +65,7 @@ export class ProgressiveRender {
   private listeners = new Set<() => void>();
   private cancel: (() => void) | null = null;
   private observer: IntersectionObserver | null = null;
-  private observed = new Map<Element, number>();
+  private observed = new Map<Element, readonly PendingSlot[]>();
 
   constructor(definition: CrfDefinition, options: ProgressiveOptions = {}) {
     let count = 0;
@@ -98,6 +107,21 @@ export class ProgressiveRender {
     return at === undefined || at < this.upTo || this.extra.has(at);
   }
 
+  /** A unit's place in the order (undefined for a container or anything inside a unit). */
+  unitOf(node: CrfNode): number | undefined {
+    return this.order.get(node);
+  }
+
+  /**
+   * Which of a container's children wait for their turn: one character per child, `p` for a unit not rendered
+   * yet, `r` for anything else. A string, so that a container renders again only when its own children change.
+   */
+  pattern(nodes: readonly CrfNode[]): string {
+    let text = '';
+    for (const node of nodes) text += this.isRendered(node) ? 'r' : 'p';
+    return text;
+  }
+
   /** Starts rendering the rest in idle time; answers the stop. */
   start(): () => void {
     this.schedule();
@@ -131,12 +155,14 @@ export class ProgressiveRender {
     this.flush();
   }
 
-  /** A placeholder's element: rendered as soon as it comes near the viewport. */
-  observe(element: Element | null, node: CrfNode) {
-    const at = this.order.get(node);
-    if (!element || at === undefined || typeof IntersectionObserver === 'undefined') return;
+  /**
+   * A run placeholder's element and its units' estimated boxes: when it comes near the viewport, the units
+   * estimated to lie in the viewport (with its margin) render at once.
+   */
+  observe(element: Element, slots: readonly PendingSlot[]) {
+    if (slots.length === 0 || typeof IntersectionObserver === 'undefined') return;
     this.observer ??= new IntersectionObserver((entries) => this.intersected(entries), { rootMargin: NEAR_VIEWPORT });
-    this.observed.set(element, at);
+    this.observed.set(element, slots);
     this.observer.observe(element);
   }
 
@@ -149,11 +175,22 @@ export class ProgressiveRender {
     let added = false;
     for (const entry of entries) {
       if (!entry.isIntersecting) continue;
-      const at = this.observed.get(entry.target);
-      if (at === undefined || at < this.upTo || this.extra.has(at)) continue;
-      this.extra.add(at);
-      added = true;
+      const slots = this.observed.get(entry.target);
+      if (!slots) continue;
+      // The part of the placeholder inside the viewport and its margin, from the placeholder's top.
+      const box = entry.boundingClientRect;
+      const from = entry.rootBounds ? entry.rootBounds.top - box.top : 0;
+      const to = entry.rootBounds ? entry.rootBounds.bottom - box.top : Infinity;
+      let picked = slots.filter((slot) => slot.top <= to && slot.top + slot.height >= from);
+      // Estimates are estimates: at least the unit nearest to that part (the placeholder is there).
+      if (picked.length === 0) picked = [slots.find((slot) => slot.top >= from) ?? slots[slots.length - 1]!];
+      for (const { at } of picked) {
+        if (at < this.upTo || this.extra.has(at)) continue;
+        this.extra.add(at);
+        added = true;
+      }
     }
+    // The rest of a run is a new placeholder, observed afresh: it renders in turn if it is still near.
     if (added) this.flush();
   }
 
@@ -183,10 +220,10 @@ export class ProgressiveRender {
 
 export const ProgressiveContext = createContext<ProgressiveRender | null>(null);
 
-/** Whether a node renders now (always, outside a progressive form). */
-export function useRendered(node: CrfNode): boolean {
+/** `ProgressiveRender.pattern` of a container's children ('' outside a progressive form: everything renders). */
+export function usePendingPattern(nodes: readonly CrfNode[]): string {
   const progressive = useContext(ProgressiveContext);
-  return useSyncExternalStore(progressive?.subscribe ?? noSubscription, () => progressive?.isRendered(node) ?? true);
+  return useSyncExternalStore(progressive?.subscribe ?? noSubscription, () => progressive?.pattern(nodes) ?? '');
 }
 
 const noSubscription = () => () => undefined;
