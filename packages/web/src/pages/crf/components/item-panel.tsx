@@ -1,4 +1,4 @@
-import { memo, useLayoutEffect, useMemo, useRef } from 'react';
+import { memo, useDeferredValue, useLayoutEffect, useMemo, useRef } from 'react';
 import {
   CheckCircleFilled,
   ExclamationCircleFilled,
@@ -90,7 +90,10 @@ export const ItemPanel = memo(function ItemPanel({
     }
     return byItem;
   }, [doubts]);
-  // A 500-item form's list: the first rows at once, the others in idle time (the form comes first).
+  // A 500-item form's list: the first rows in a render of their own right after the form's first one (false on
+  // the first render, then true in a transition: the form's first fields are painted without waiting for the
+  // rows' buttons and tooltips), the others in idle time.
+  const rowsReady = useDeferredValue(true, false);
   const shownRows = useIdleCount(items.length, ROWS_AT_ONCE);
   return (
     <div className="crf-item-panel">
@@ -131,7 +134,7 @@ export const ItemPanel = memo(function ItemPanel({
         </div>
       )}
       <ul className="crf-item-list">
-        {items.slice(0, shownRows).map((item) => (
+        {items.slice(0, rowsReady ? shownRows : 0).map((item) => (
           <ItemRow
             key={item.name}
             item={item}
