@@ -13,8 +13,8 @@ import { createRealtime } from './modules/realtime/realtime.hub.js';
 import { createOutbox } from './modules/events/outbox.js';
 import { databaseStore, redisStore } from './shared/kv.js';
 import { createFieldCrypto, loadDataKey } from './shared/field-crypto.js';
-import { localFileStorage } from './shared/file-storage.js';
 import { s3FileStorage } from './shared/s3-storage.js';
+import { localFileStorage } from './shared/file-storage.js';
 import { loadSigningSecret } from './shared/secret.js';
 import { serverClock } from './shared/test-clock.js';
 
@@ -43,7 +43,7 @@ async function main() {
 
   const clock = serverClock();
   // External network mode with an object store configured (docs/object-storage.md), else the local disk.
-  const files = config.s3 ? s3FileStorage(config.s3) : localFileStorage(config.dataDir);
+  const files = config.s3 ? await s3FileStorage(config.s3) : localFileStorage(config.dataDir);
   const ctx: AppContext = {
     config,
     db: database.db,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
 import type { Config } from '../config.js';
-import { objectStoreOrigin } from '../shared/s3-storage.js';
+import { objectStoreOrigin } from '../shared/object-store-origin.js';
 
 /**
  * The policy every answer carries. Scripts come only from our own files (the Vite build has no

@@ -54,7 +54,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     loginRateLimitPerMinute: 10_000,
     ...options.config,
   };
-  const files = config.s3 ? s3FileStorage(config.s3) : localFileStorage(config.dataDir);
+  const files = config.s3 ? await s3FileStorage(config.s3) : localFileStorage(config.dataDir);
   const ctx: AppContext = {
     config,
     db: database.db,

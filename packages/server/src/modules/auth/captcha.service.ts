@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import svgCaptcha from 'svg-captcha';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../shared/app-error.js';
 
@@ -8,6 +7,7 @@ const key = (uuid: string) => `captcha:${uuid}`;
 
 export async function issueCaptcha(ctx: AppContext) {
   if (!ctx.config.captchaEnabled) return { captchaEnabled: false, uuid: '', img: '' };
+  const { default: svgCaptcha } = await import('svg-captcha');
   const captcha = svgCaptcha.create({ size: 4, noise: 2, ignoreChars: '0oO1iIlL', width: 120, height: 40 });
   const uuid = crypto.randomUUID();
   await ctx.kv.set(key(uuid), captcha.text.toLowerCase(), CAPTCHA_TTL_MS);

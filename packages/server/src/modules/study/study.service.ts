@@ -1,5 +1,4 @@
 import { and, count, desc, eq, ilike, inArray, isNull, sql } from 'drizzle-orm';
-import QRCode from 'qrcode';
 import { allStudyPermissionKeys, DEFAULT_BASE_CONFIG, formatSerialNumber, STUDY_ADMIN_ROLE } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
@@ -372,6 +371,7 @@ export async function getSignConfig(ctx: AppContext, studyId: number) {
 export async function studyQrCode(ctx: AppContext, studyId: number, origin: string) {
   const study = await studyRow(ctx, studyId);
   const content = `${origin}/project/${study.studyId}/home`;
+  const { default: QRCode } = await import('qrcode');
   const qrCode = await QRCode.toDataURL(content, { width: 180, margin: 2 });
   return { qrCode, content };
 }
