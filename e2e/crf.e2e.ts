@@ -180,6 +180,8 @@ describe('CRF page', () => {
     await page.locator('.crf-form-title', { hasText: '人口学资料' }).waitFor();
 
     expect(await form(page).getByLabel('每日包数').count()).toBe(0);
+    // The item list's rows come right after the form's first render: wait for a shown item's row first.
+    await page.locator('.crf-item-row[data-item="smoke"]').waitFor();
     expect(await page.locator('.crf-item-row[data-item="packs"]').count()).toBe(0);
     await form(page).getByRole('radio', { name: '目前吸烟' }).check();
     await form(page).getByLabel('每日包数').waitFor();
