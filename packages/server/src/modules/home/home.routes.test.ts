@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crfKey } from '@ecrf/core';
-import { crfDataRecords, doubts, followRecords, subjectRecords, users } from '../../db/schema/index.js';
+import { crfDataRecords, doubts, users } from '../../db/schema/index.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
+import { insertVisits } from '../../test/follow-visits.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 
 interface Dashboard {
@@ -108,29 +109,16 @@ describe('study dashboard figures (GET /api/business/index)', () => {
   });
 
   it('follow-up compliance per visit: on time, late, missed, lost and not yet judged; custom and deleted visits apart', async () => {
-    const [record] = await t.db.select().from(subjectRecords).where(eq(subjectRecords.studyId, studyId)).limit(1);
-    const visit = (visitName: string, state: number, occurrence: number, custom = false) => ({
-      studyId,
-      subjectId: record!.subjectId,
-      subjectRecordId: record!.id,
-      visitName,
-      occurrence,
-      plannedDate: '2026-10-01',
-      state,
-      custom,
-    });
-    await t.db
-      .insert(followRecords)
-      .values([
-        visit('术后1月', 3, 1),
-        visit('术后1月', 3, 2),
-        visit('术后1月', 4, 3),
-        visit('术后1月', 2, 4),
-        visit('术后1月', 5, 5),
-        visit('术后1月', 6, 6),
-        visit('术后3月', 1, 7),
-        visit('电话随访', 3, 8, true),
-      ]);
+    await insertVisits(t, studyId, [
+      ['术后1月', 3, 1],
+      ['术后1月', 3, 2],
+      ['术后1月', 4, 3],
+      ['术后1月', 2, 4],
+      ['术后1月', 5, 5],
+      ['术后1月', 6, 6],
+      ['术后3月', 1, 7],
+      ['电话随访', 3, 8, true],
+    ]);
     const { data } = await home(admin);
     expect(data.followCompliance).toEqual([
       { visitName: '术后1月', onTime: 2, late: 1, overdue: 1, lost: 1, pending: 0 },

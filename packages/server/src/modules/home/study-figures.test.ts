@@ -1,8 +1,9 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../db/client.js';
-import { followRecords, studies, subjectRecords } from '../../db/schema/index.js';
+import { studies } from '../../db/schema/index.js';
 import { openDemoStudy } from '../../test/demo.js';
+import { insertVisits } from '../../test/follow-visits.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import { foldStudyFigures, recountStudyFigures } from './study-figures.js';
 
@@ -148,20 +149,12 @@ describe('study home figures kept as counts', () => {
 
     // One statement over many rows (an import's batch, a repair): counted per statement.
     await t.db.execute(sql`update subject_records set state = 1 where study_id = ${studyId} and state = 0`);
-    const [anyRecord] = await t.db.select().from(subjectRecords).where(eq(subjectRecords.studyId, studyId)).limit(1);
-    const visit = (visitName: string, state: number, occurrence: number, custom = false) => ({
-      studyId,
-      subjectId: anyRecord!.subjectId,
-      subjectRecordId: anyRecord!.id,
-      visitName,
-      occurrence,
-      plannedDate: '2026-10-01',
-      state,
-      custom,
-    });
-    await t.db
-      .insert(followRecords)
-      .values([visit('术后1月', 3, 1), visit('术后1月', 4, 2), visit('术后3月', 1, 3), visit('电话', 3, 4, true)]);
+    await insertVisits(t, studyId, [
+      ['术后1月', 3, 1],
+      ['术后1月', 4, 2],
+      ['术后3月', 1, 3],
+      ['电话', 3, 4, true],
+    ]);
     await t.db.execute(sql`update follow_records set state = 5 where study_id = ${studyId} and occurrence = 3`);
     const kept = await expectCountsKept();
     expect(kept.subjects).toMatchObject({ active: 0, completed: 10, withdrawn: 1 });
