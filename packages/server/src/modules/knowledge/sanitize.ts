@@ -1,11 +1,10 @@
-import { createRequire } from 'node:module';
 import type sanitizeHtmlModule from 'sanitize-html';
+import { loadCommonJs } from '../../shared/load-common-js.js';
 
 /** sanitize-html and its parsers (≈ 0.1 s of a start) load on the first article written, not at start-up. */
-const require = createRequire(import.meta.url);
 let loaded: typeof sanitizeHtmlModule | undefined;
 const sanitizeHtml = (html: string, options: sanitizeHtmlModule.IOptions) =>
-  (loaded ??= require('sanitize-html') as typeof sanitizeHtmlModule)(html, options);
+  (loaded ??= loadCommonJs('sanitize-html') as typeof sanitizeHtmlModule)(html, options);
 
 /** Where the pictures of patient-facing content are served (public; knowledge/content-image routes). */
 export const CONTENT_IMAGE_PATH = '/api/ignore/content/image/';
