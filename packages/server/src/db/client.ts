@@ -29,6 +29,15 @@ export const APP_ROLE = 'edc_app';
 export const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** Tables the application role may only read and append to. */
 export const APPEND_ONLY_TABLES = ['audit_events'] as const;
+/** The rights the grants give the application role, and take back on the append-only tables. */
+const TABLE_RIGHTS = ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] as const;
+const APPEND_ONLY_REVOKED = ['UPDATE', 'DELETE', 'TRUNCATE'] as const;
+const SEQUENCE_RIGHTS = ['USAGE', 'SELECT'] as const;
+const sqlArray = (values: readonly string[]) =>
+  sql`array[${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )}]::text[]`;
 
 export interface Database {
   /** The application's handle: queries run as APP_ROLE once the database is migrated. */
@@ -83,17 +92,17 @@ export async function isMigratedAndGranted(owner: Db, role = APP_ROLE): Promise<
           and has_schema_privilege(${role}, 'public', 'USAGE')
           and not exists (
             select from pg_tables t, unnest(
-              case when t.tablename in (${appendOnly}) then array['SELECT', 'INSERT']
-                else array['SELECT', 'INSERT', 'UPDATE', 'DELETE'] end
+              case when t.tablename in (${appendOnly}) then ${sqlArray(TABLE_RIGHTS.filter((r) => !(APPEND_ONLY_REVOKED as readonly string[]).includes(r)))}
+                else ${sqlArray(TABLE_RIGHTS)} end
               || case when current_setting('server_version_num')::int >= 170000 then array['MAINTAIN']
                 else array[]::text[] end) p
             where t.schemaname = 'public' and not has_table_privilege(${role}, format('public.%I', t.tablename), p))
           and not exists (
-            select from pg_tables t, unnest(array['UPDATE', 'DELETE', 'TRUNCATE']) p
+            select from pg_tables t, unnest(${sqlArray(APPEND_ONLY_REVOKED)}) p
             where t.schemaname = 'public' and t.tablename in (${appendOnly})
               and has_table_privilege(${role}, format('public.%I', t.tablename), p))
           and not exists (
-            select from pg_sequences q, unnest(array['USAGE', 'SELECT']) p
+            select from pg_sequences q, unnest(${sqlArray(SEQUENCE_RIGHTS)}) p
             where q.schemaname = 'public' and not has_sequence_privilege(${role}, format('public.%I', q.sequencename), p))
           as current`,
     );
@@ -119,9 +128,9 @@ END $$`),
   );
   for (const statement of [
     `GRANT USAGE ON SCHEMA public TO ${role}`,
-    `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`,
-    `GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${role}`,
-    ...APPEND_ONLY_TABLES.map((table) => `REVOKE UPDATE, DELETE, TRUNCATE ON ${table} FROM ${role}`),
+    `GRANT ${TABLE_RIGHTS.join(', ')} ON ALL TABLES IN SCHEMA public TO ${role}`,
+    `GRANT ${SEQUENCE_RIGHTS.join(', ')} ON ALL SEQUENCES IN SCHEMA public TO ${role}`,
+    ...APPEND_ONLY_TABLES.map((table) => `REVOKE ${APPEND_ONLY_REVOKED.join(', ')} ON ${table} FROM ${role}`),
   ]) {
     await owner.execute(sql.raw(statement));
   }
