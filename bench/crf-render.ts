@@ -27,7 +27,7 @@ import path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { evaluateForm, lintDefinition } from '../packages/core/src/index.js';
 import { PER_SECTION, SECTIONS, generateForm, generatedValues } from './crf-form-500.js';
-import { freePort } from './free-port.js';
+import { freePort } from '../e2e/free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const LOADS = Number(process.env.BENCH_LOADS ?? 12);

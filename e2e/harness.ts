@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -8,22 +7,12 @@ import type * as AxeCore from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { onTestFailed } from 'vitest';
 import { serverArgs } from './server-command.js';
+import { freePort } from './free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 export const ADMIN = '13800000000';
 export const INITIAL_PASSWORD = 'Start@123';
 export const ARTIFACTS = path.join(ROOT, 'e2e', '.artifacts');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 export interface Platform {
   baseUrl: string;

@@ -1,6 +1,6 @@
 import net from 'node:net';
 
-/** A TCP port on loopback that nothing listens on now, for a server a bench starts. */
+/** A TCP port on loopback that nothing listens on now, for a server a test or a bench starts. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
