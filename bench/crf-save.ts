@@ -12,6 +12,9 @@
  *   else runs), and those its after-commit reactions make (the outbox's subscribers).
  * - An open-loop load at half the highest measured rate: requests leave on a schedule whatever the answers
  *   do, and latency runs from the scheduled time (no coordinated omission).
+ *
+ * The timed saves leave from a worker thread (save-load.ts), as a browser's would from elsewhere: the app's
+ * event loop serves them and does not also pay for the HTTP client.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +26,7 @@ import { openDurablePglite, wrapPglite, type Database } from '../packages/server
 import { users } from '../packages/server/src/db/schema/index.js';
 import { CRF_ACTIONS, crfKey } from '../packages/core/src/index.js';
 import { BENCH_PASSWORD as PASSWORD, benchApp, onScratchPostgres } from './harness.js';
+import { closedLoop, runSaves, saver, type Figures, type SaveTarget } from './save-load.js';
 
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,16,64').split(',').map(Number);
 /** `pglite` or `postgres` runs one of the two only. */
@@ -69,36 +73,9 @@ function countPglite(client: PGlite): PGlite {
   return client;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-
-interface Figures {
-  rate: number;
-  p50: number;
-  p99: number;
-}
-const figures = (samples: number[], seconds: number): Figures => {
-  const s = [...samples].sort((a, b) => a - b);
-  return { rate: samples.length / seconds, p50: percentile(s, 0.5), p99: percentile(s, 0.99) };
-};
 const show = (f: Figures) =>
   `${f.rate.toFixed(0).padStart(5)} saves/s  p50 ${f.p50.toFixed(1).padStart(5)} ms  p99 ${f.p99.toFixed(1).padStart(6)} ms`;
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
-
-async function closedLoop(clients: number, total: number, once: (client: number, n: number) => Promise<void>) {
-  const samples: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async (_, client) => {
-      for (let n = next++; n < total; n = next++) {
-        const t0 = performance.now();
-        await once(client, n);
-        samples.push(performance.now() - t0);
-      }
-    }),
-  );
-  return figures(samples, (performance.now() - started) / 1000);
-}
 
 export interface SaveRun {
   kind: string;
@@ -149,7 +126,7 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
   const token = (await login('13900000001')).token as string;
 
   const patients = async (count: number, tag: string) => {
-    const out: Array<{ subjectRecordId: number; crfDataRecordId?: number; version: number }> = [];
+    const out: SaveTarget[] = [];
     for (let i = 0; i < count; i++) {
       const subject = await call(admin, 'POST', '/api/business/subject', {
         studyId,
@@ -161,21 +138,8 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
     }
     return out;
   };
-  let tick = 0;
-  const save = async (record: { subjectRecordId: number; crfDataRecordId?: number; version: number }) => {
-    tick++;
-    const data = await call(token, 'PUT', '/api/v3/business/crf', {
-      subjectRecordId: record.subjectRecordId,
-      crfId,
-      crfDataRecordId: record.crfDataRecordId,
-      version: record.version,
-      requestId: `bench-${process.pid}-${tick}`,
-      // Two items change on every save (two audit rows), as a nurse correcting a reading would.
-      values: { sbp: 100 + (tick % 60), dbp: 80, hr: 50 + (tick % 50), temp: 36.5 },
-    });
-    record.crfDataRecordId = data.crfDataRecordId;
-    record.version = data.version;
-  };
+  // Sequential and setup saves from here; the timed loops send theirs from a worker thread (save-load.ts).
+  const save = saver(base, token, crfId, `main${process.pid}`);
   const settle = () => events.drain();
 
   // Statements per save: sequential, after a first save has created the record and warmed the caches.
@@ -243,7 +207,9 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
     const records = await patients(clients, String(clients));
     for (const r of records) await save(r); // the form's first save creates it
     await settle();
-    const appFigures = await closedLoop(clients, SAVES_PER_LEVEL, (c) => save(records[c]!));
+    const appFigures = (
+      await runSaves({ base, token, crfId, records, plan: { mode: 'closed', clients, total: SAVES_PER_LEVEL } })
+    ).figures;
     await settle();
     const rows = await Promise.all(Array.from({ length: clients }, rawRow));
     const rawFigures = await closedLoop(clients, SAVES_PER_LEVEL, (c, n) => rawSave(rows[c]!, n));
@@ -264,31 +230,13 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
   const records = await patients(128, 'open');
   for (const r of records) await save(r);
   await settle();
-  const free = [...records];
-  const latencies: number[] = [];
-  let dropped = 0;
-  const total = Math.round(rate * OPEN_LOOP_SECONDS);
-  const interval = 1000 / rate;
-  const start = performance.now();
-  const inFlight: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = start + i * interval;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const record = free.shift();
-    if (!record) {
-      dropped++;
-      continue;
-    }
-    inFlight.push(
-      save(record).then(() => {
-        latencies.push(performance.now() - due);
-        free.push(record);
-      }),
-    );
-  }
-  await Promise.all(inFlight);
-  const open = figures(latencies, OPEN_LOOP_SECONDS);
+  const { figures: open, dropped } = await runSaves({
+    base,
+    token,
+    crfId,
+    records,
+    plan: { mode: 'open', rate, seconds: OPEN_LOOP_SECONDS },
+  });
   console.log(
     `  open loop at ${rate.toFixed(0)} saves/s offered: p50 ${open.p50.toFixed(1)} ms  p99 ${open.p99.toFixed(1)} ms (goal < 50: ${verdict(open.p99 < 50)})${dropped ? `, ${dropped} not sent (all 128 patients busy)` : ''}`,
   );
