@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { hasAnyPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
+import { reusableSelect } from '../db/reusable-query.js';
 import { authGeneration, sessions, users } from '../db/schema/index.js';
 import { cachedAtGeneration } from '../shared/auth-cache.js';
 import { permissionsOf } from '../modules/auth/permission.service.js';
@@ -65,12 +66,8 @@ export function fileCookieHeader(token: string | null, maxAgeSeconds: number, se
   return `${FILE_COOKIE}=${value}; Path=${FILE_COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=${age}${secure ? '; Secure' : ''}`;
 }
 
-export async function loadCurrentUser(ctx: AppContext, token: string): Promise<CurrentUser | null> {
-  const claims = await ctx.tokens.verifyAccess(token);
-  if (!claims) return null;
-  // One statement per request: the session as it is now (never cached) and the auth generation, under
-  // which the user's permissions and study memberships are cached (shared/auth-cache.ts).
-  const [row] = await ctx.db
+const readSession = reusableSelect('auth_read_session', (db) =>
+  db
     .select({
       generation:
         sql<number>`(select ${authGeneration.generation} from ${authGeneration} where ${authGeneration.id} = 1)`.mapWith(
@@ -87,8 +84,22 @@ export async function loadCurrentUser(ctx: AppContext, token: string): Promise<C
     })
     .from(sessions)
     .innerJoin(users, eq(users.userId, sessions.userId))
-    .where(and(eq(sessions.sessionId, claims.sessionId), eq(users.userId, claims.userId), isNull(users.deletedAt)))
-    .limit(1);
+    .where(
+      and(
+        eq(sessions.sessionId, sql.placeholder('sessionId')),
+        eq(users.userId, sql.placeholder('userId')),
+        isNull(users.deletedAt),
+      ),
+    )
+    .limit(1),
+);
+
+export async function loadCurrentUser(ctx: AppContext, token: string): Promise<CurrentUser | null> {
+  const claims = await ctx.tokens.verifyAccess(token);
+  if (!claims) return null;
+  // One statement per request: the session as it is now (never cached) and the auth generation, under
+  // which the user's permissions and study memberships are cached (shared/auth-cache.ts).
+  const [row] = await readSession(ctx.db, { sessionId: claims.sessionId, userId: claims.userId });
   // A revoked session, an expired one or a disabled user ends every token at once.
   if (!row || row.revokedAt || row.expiresAt <= ctx.clock() || row.status !== 0) return null;
   const { admin, permissions } = await cachedAtGeneration(ctx, row.generation ?? 0, `user:${row.userId}`, () =>

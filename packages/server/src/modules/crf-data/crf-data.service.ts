@@ -20,6 +20,7 @@ import {
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { queryRows, type Db } from '../../db/client.js';
+import { reusableSelect } from '../../db/reusable-query.js';
 import {
   appliedRequests,
   crfDataRecords,
@@ -398,31 +399,53 @@ async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput, t
  * study and, for a form saved before, its record, locked until the save commits. When that finds nothing, the
  * reads one by one say what is missing, in the order the refusals have always come.
  */
-async function readForSave(tx: Db, input: SaveInput) {
-  const base = tx
+/** The casebook, its patient's sex and the form, for a form's first save. */
+const readForFirstSave = reusableSelect('crf_save_read_first', (db) =>
+  db
     .select({
       record: { id: subjectRecords.id, studyId: subjectRecords.studyId, subjectId: subjectRecords.subjectId },
       gender: subjects.gender,
       crf: { title: crfs.title, currentVersion: crfs.currentVersion },
-      ...(input.crfDataRecordId ? { existing: crfDataRecords } : {}),
     })
     .from(subjectRecords)
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
-    .innerJoin(crfs, and(eq(crfs.id, input.crfId), eq(crfs.studyId, subjectRecords.studyId)));
+    .innerJoin(crfs, and(eq(crfs.id, sql.placeholder('crfId')), eq(crfs.studyId, subjectRecords.studyId)))
+    .where(and(eq(subjectRecords.id, sql.placeholder('subjectRecordId')), isNull(subjectRecords.deletedAt))),
+);
+
+/** The same and the form's record, locked until the save commits. */
+const readForLaterSave = reusableSelect('crf_save_read', (db) =>
+  db
+    .select({
+      record: { id: subjectRecords.id, studyId: subjectRecords.studyId, subjectId: subjectRecords.subjectId },
+      gender: subjects.gender,
+      crf: { title: crfs.title, currentVersion: crfs.currentVersion },
+      existing: crfDataRecords,
+    })
+    .from(subjectRecords)
+    .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+    .innerJoin(crfs, and(eq(crfs.id, sql.placeholder('crfId')), eq(crfs.studyId, subjectRecords.studyId)))
+    .innerJoin(
+      crfDataRecords,
+      and(
+        eq(crfDataRecords.id, sql.placeholder('crfDataRecordId')),
+        eq(crfDataRecords.subjectRecordId, subjectRecords.id),
+        eq(crfDataRecords.crfId, sql.placeholder('crfId')),
+        isNull(crfDataRecords.deletedAt),
+      ),
+    )
+    .where(and(eq(subjectRecords.id, sql.placeholder('subjectRecordId')), isNull(subjectRecords.deletedAt)))
+    .for('update', { of: crfDataRecords }),
+);
+
+async function readForSave(tx: Db, input: SaveInput) {
   const found = input.crfDataRecordId
-    ? await base
-        .innerJoin(
-          crfDataRecords,
-          and(
-            eq(crfDataRecords.id, input.crfDataRecordId),
-            eq(crfDataRecords.subjectRecordId, subjectRecords.id),
-            eq(crfDataRecords.crfId, input.crfId),
-            isNull(crfDataRecords.deletedAt),
-          ),
-        )
-        .where(and(eq(subjectRecords.id, input.subjectRecordId), isNull(subjectRecords.deletedAt)))
-        .for('update', { of: crfDataRecords })
-    : await base.where(and(eq(subjectRecords.id, input.subjectRecordId), isNull(subjectRecords.deletedAt)));
+    ? await readForLaterSave(tx, {
+        subjectRecordId: input.subjectRecordId,
+        crfId: input.crfId,
+        crfDataRecordId: input.crfDataRecordId,
+      })
+    : await readForFirstSave(tx, { subjectRecordId: input.subjectRecordId, crfId: input.crfId });
   const [row] = found as Array<{
     record: { id: number; studyId: number; subjectId: number };
     gender: number | null;
