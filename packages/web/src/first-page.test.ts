@@ -57,4 +57,16 @@ describe('first page', () => {
       ).toEqual([]);
     },
   );
+
+  // The strings are split by area (locales/<area>.zh-CN.ts); the first page carries only zh-CN.ts's T
+  // (product title, route titles, login form), each other area arrives with the lazy chunk that uses it.
+  it.each(['./main.tsx', './pages/login/index.tsx'])('%s reaches no string table but locales/zh-CN.ts', (start) => {
+    const { files } = staticClosure(start);
+    expect([...files].filter((file) => file.includes('/locales/'))).toEqual(['./locales/zh-CN.ts']);
+  });
+
+  it('locales/zh-CN.ts imports nothing, so neither the audit action names of @ecrf/core nor another area', () => {
+    expect([...sources['./locales/zh-CN.ts'].matchAll(STATIC_IMPORT)]).toEqual([]);
+    expect(sources['./locales/zh-CN.ts']).not.toMatch(/AUDIT_ACTION_NAMES|\bimport\(/);
+  });
 });

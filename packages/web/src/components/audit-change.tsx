@@ -2,7 +2,7 @@ import { PaperClipOutlined } from '@ant-design/icons';
 import { Tag } from 'antd';
 import { FILE_DOWNLOAD_PATH } from '@ecrf/core';
 import type { FileLink } from '../api/crf.api';
-import { T } from '../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../locales/crf-page.zh-CN';
 import './audit-change.css';
 
 /** What an audit row says, as the server worded it (core's describeAuditRow). */
@@ -39,7 +39,7 @@ function Side({ text, files, className }: { text: string; files?: FileLink[]; cl
     );
   }
   // An empty side is not a value: it is shown as （空）, never struck through.
-  if (!text) return <span className="crf-history-empty">{T.crfPage.empty}</span>;
+  if (!text) return <span className="crf-history-empty">{CRF_PAGE_TEXT.empty}</span>;
   return <span className={className}>{text}</span>;
 }
 
@@ -80,7 +80,7 @@ export function AuditCard({
       </div>
       {row.reason && (
         <div className="audit-card-reason">
-          {T.crfPage.historyReason}：{row.reason}
+          {CRF_PAGE_TEXT.historyReason}：{row.reason}
         </div>
       )}
     </div>

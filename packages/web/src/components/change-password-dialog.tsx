@@ -2,7 +2,9 @@ import { useEffect, useState } from 'react';
 import { Alert, App, Button, Form, Input, Modal } from 'antd';
 import { authApi } from '../api/auth.api';
 import { ApiError } from '../api/request';
-import { T } from '../locales/zh-CN';
+import { COMMON_TEXT } from '../locales/common.zh-CN';
+import { PASSWORD_TEXT } from '../locales/password.zh-CN';
+import { SHELL_TEXT } from '../locales/shell.zh-CN';
 import { asValidator, confirmPasswordError, newPasswordError, oldPasswordError } from './change-password-rules';
 
 /**
@@ -79,23 +81,23 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess, o
     must ? (
       onLogout && (
         <Button key="logout" onClick={onLogout}>
-          {T.shell.logout}
+          {SHELL_TEXT.logout}
         </Button>
       )
     ) : (
       <Button key="cancel" onClick={onClose}>
-        {T.common.cancel}
+        {COMMON_TEXT.cancel}
       </Button>
     ),
     <Button key="ok" type="primary" loading={saving} onClick={() => void submit()}>
-      {T.common.ok}
+      {COMMON_TEXT.ok}
     </Button>,
   ];
 
   return (
     <Modal
       open={open}
-      title={T.password.title}
+      title={PASSWORD_TEXT.title}
       onCancel={must ? undefined : onClose}
       closable={!must}
       keyboard={!must}
@@ -104,7 +106,7 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess, o
       destroyOnHidden
       width={520}
     >
-      {must && <Alert type="info" showIcon title={T.password.mustChangeHint} style={{ marginBottom: 16 }} />}
+      {must && <Alert type="info" showIcon title={PASSWORD_TEXT.mustChangeHint} style={{ marginBottom: 16 }} />}
       <Form
         form={form}
         name={`password-${mode}`}
@@ -114,15 +116,20 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess, o
         onFinish={() => void submit()}
       >
         {!reset && (
-          <Form.Item label={T.password.oldPassword} name="oldPassword" required rules={[asValidator(oldPasswordError)]}>
-            <Input.Password placeholder={T.password.oldPassword} autoComplete="current-password" />
+          <Form.Item
+            label={PASSWORD_TEXT.oldPassword}
+            name="oldPassword"
+            required
+            rules={[asValidator(oldPasswordError)]}
+          >
+            <Input.Password placeholder={PASSWORD_TEXT.oldPassword} autoComplete="current-password" />
           </Form.Item>
         )}
-        <Form.Item label={T.password.userName}>
-          <Input value={target?.userName ?? ''} readOnly variant="filled" aria-label={T.password.userName} />
+        <Form.Item label={PASSWORD_TEXT.userName}>
+          <Input value={target?.userName ?? ''} readOnly variant="filled" aria-label={PASSWORD_TEXT.userName} />
         </Form.Item>
         <Form.Item
-          label={T.password.newPassword}
+          label={PASSWORD_TEXT.newPassword}
           name="newPassword"
           required
           dependencies={reset ? [] : ['oldPassword']}
@@ -133,10 +140,10 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess, o
               ),
           ]}
         >
-          <Input.Password placeholder={T.password.newPassword} autoComplete="new-password" />
+          <Input.Password placeholder={PASSWORD_TEXT.newPassword} autoComplete="new-password" />
         </Form.Item>
         <Form.Item
-          label={T.password.confirmPassword}
+          label={PASSWORD_TEXT.confirmPassword}
           name="confirmPassword"
           required
           dependencies={['newPassword']}
@@ -145,7 +152,7 @@ export function ChangePasswordDialog({ open, mode, target, onClose, onSuccess, o
               asValidator((value) => confirmPasswordError(value, getFieldValue('newPassword') as string)),
           ]}
         >
-          <Input.Password placeholder={T.password.confirmPassword} autoComplete="new-password" />
+          <Input.Password placeholder={PASSWORD_TEXT.confirmPassword} autoComplete="new-password" />
         </Form.Item>
         <button type="submit" hidden />
       </Form>

@@ -1,6 +1,6 @@
 import { Button, Form, Space, type FormInstance } from 'antd';
 import { ReloadOutlined, SearchOutlined } from '@ant-design/icons';
-import { T } from '../locales/zh-CN';
+import { COMMON_TEXT } from '../locales/common.zh-CN';
 
 /** The 搜索 / 重置 pair closing every list page's filter form; 重置 clears the form and the applied filters. */
 export function FilterButtons({ form, onReset }: { form: FormInstance; onReset: () => void }) {
@@ -8,7 +8,7 @@ export function FilterButtons({ form, onReset }: { form: FormInstance; onReset: 
     <Form.Item>
       <Space>
         <Button type="primary" htmlType="submit" icon={<SearchOutlined aria-hidden />}>
-          {T.common.search}
+          {COMMON_TEXT.search}
         </Button>
         <Button
           icon={<ReloadOutlined aria-hidden />}
@@ -17,7 +17,7 @@ export function FilterButtons({ form, onReset }: { form: FormInstance; onReset: 
             onReset();
           }}
         >
-          {T.common.reset}
+          {COMMON_TEXT.reset}
         </Button>
       </Space>
     </Form.Item>

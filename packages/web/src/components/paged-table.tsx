@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState, type Key } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Pagination, Select, Table, type TableColumnsType, type TableProps } from 'antd';
 import { DEFAULT_PAGE_NUM, DEFAULT_PAGE_SIZE, PAGE_SIZE_OPTIONS, rowIndex, type Page } from '@ecrf/core';
-import { T } from '../locales/zh-CN';
+import { COMMON_TEXT } from '../locales/common.zh-CN';
 import { scrollTo } from '../utils/scroll-to';
 
 export interface Paging {
@@ -72,7 +72,7 @@ export function PagedTable<T extends object>({
     if (!showIndex) return columns;
     return [
       {
-        title: T.common.index,
+        title: COMMON_TEXT.index,
         key: '__index',
         width: INDEX_COLUMN_WIDTH,
         align: 'center',
@@ -101,12 +101,12 @@ export function PagedTable<T extends object>({
         pagination={false}
       />
       <div className="paged-table-bar">
-        <span className="paged-table-total">{T.common.total(total)}</span>
+        <span className="paged-table-total">{COMMON_TEXT.total(total)}</span>
         <Select
           aria-label="每页条数"
           value={paging.pageSize}
           style={{ width: 110 }}
-          options={PAGE_SIZE_OPTIONS.map((size) => ({ value: size, label: T.common.pageSize(size) }))}
+          options={PAGE_SIZE_OPTIONS.map((size) => ({ value: size, label: COMMON_TEXT.pageSize(size) }))}
           onChange={(size: number) => changePage(DEFAULT_PAGE_NUM, size)}
         />
         <Pagination

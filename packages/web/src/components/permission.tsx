@@ -2,7 +2,7 @@ import { useMemo, type ReactNode } from 'react';
 import { Button, Popconfirm, Switch, Tooltip, type ButtonProps, type SwitchProps } from 'antd';
 import { MSG } from '@ecrf/core';
 import { createAccess } from '../access';
-import { T } from '../locales/zh-CN';
+import { COMMON_TEXT } from '../locales/common.zh-CN';
 import { useSession } from '../stores/session.store';
 
 export function useAccess(): { can: (code: string) => boolean } {
@@ -63,13 +63,13 @@ export function AuthRemoveButton({
       code={code}
       fallback={
         <AuthButton code={code} type="link" size="small" danger>
-          {T.common.remove}
+          {COMMON_TEXT.remove}
         </AuthButton>
       }
     >
       <Popconfirm title={title} onConfirm={() => onConfirm().catch(() => undefined)}>
         <Button type="link" size="small" danger>
-          {T.common.remove}
+          {COMMON_TEXT.remove}
         </Button>
       </Popconfirm>
     </Auth>

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import { apiTokenApi, type ApiTokenRow, type CreatedApiToken } from '../api/api-token.api';
 import { queryKeys } from '../api/query-keys';
-import { T } from '../locales/zh-CN';
+import { API_TOKEN_TEXT } from '../locales/api-token.zh-CN';
 import { formatDate } from '../utils/format-date';
 
 /**
@@ -42,18 +42,18 @@ export function ApiTokensPanel() {
   return (
     <Space direction="vertical" size="middle" style={{ width: '100%' }}>
       <Typography.Paragraph type="secondary" style={{ marginBottom: 0 }}>
-        {T.apiToken.intro}
+        {API_TOKEN_TEXT.intro}
       </Typography.Paragraph>
       <Space wrap>
         <Select
-          aria-label={T.apiToken.study}
-          placeholder={T.apiToken.chooseStudy}
+          aria-label={API_TOKEN_TEXT.study}
+          placeholder={API_TOKEN_TEXT.chooseStudy}
           style={{ width: 280 }}
           value={studyId}
           onChange={setStudyId}
           loading={studies.isLoading}
           options={(studies.data ?? []).map((s) => ({ value: s.studyId, label: s.studyName }))}
-          notFoundContent={T.apiToken.noStudy}
+          notFoundContent={API_TOKEN_TEXT.noStudy}
         />
         <Button
           type="primary"
@@ -61,16 +61,19 @@ export function ApiTokensPanel() {
           loading={create.isPending}
           onClick={() => studyId !== undefined && create.mutate(studyId)}
         >
-          {T.apiToken.create}
+          {API_TOKEN_TEXT.create}
         </Button>
       </Space>
       {created && (
         <Alert
           type="warning"
           showIcon
-          message={T.apiToken.shownOnce}
+          message={API_TOKEN_TEXT.shownOnce}
           description={
-            <Typography.Text code copyable={{ text: created.token, tooltips: [T.apiToken.copy, T.apiToken.copied] }}>
+            <Typography.Text
+              code
+              copyable={{ text: created.token, tooltips: [API_TOKEN_TEXT.copy, API_TOKEN_TEXT.copied] }}
+            >
               <span data-testid="new-api-token">{created.token}</span>
             </Typography.Text>
           }
@@ -84,34 +87,34 @@ export function ApiTokensPanel() {
         pagination={false}
         loading={tokens.isLoading}
         dataSource={tokens.data ?? []}
-        locale={{ emptyText: T.apiToken.empty }}
+        locale={{ emptyText: API_TOKEN_TEXT.empty }}
         columns={[
-          { title: T.apiToken.study, dataIndex: 'studyName' },
-          { title: T.apiToken.createTime, dataIndex: 'createTime', render: (v: string) => formatDate(v) },
+          { title: API_TOKEN_TEXT.study, dataIndex: 'studyName' },
+          { title: API_TOKEN_TEXT.createTime, dataIndex: 'createTime', render: (v: string) => formatDate(v) },
           {
-            title: T.apiToken.lastUsedTime,
+            title: API_TOKEN_TEXT.lastUsedTime,
             dataIndex: 'lastUsedTime',
-            render: (v: string | null) => (v ? formatDate(v) : T.apiToken.neverUsed),
+            render: (v: string | null) => (v ? formatDate(v) : API_TOKEN_TEXT.neverUsed),
           },
           {
-            title: T.apiToken.state,
+            title: API_TOKEN_TEXT.state,
             dataIndex: 'revokeTime',
             render: (v: string | null) =>
-              v ? <Tag>{T.apiToken.revoked}</Tag> : <Tag color="green">{T.apiToken.active}</Tag>,
+              v ? <Tag>{API_TOKEN_TEXT.revoked}</Tag> : <Tag color="green">{API_TOKEN_TEXT.active}</Tag>,
           },
           {
-            title: T.apiToken.actions,
+            title: API_TOKEN_TEXT.actions,
             key: 'actions',
             render: (_, row) =>
               row.revokeTime ? null : (
                 <Popconfirm
-                  title={T.apiToken.revokeConfirm}
-                  okText={T.apiToken.revoke}
-                  cancelText={T.apiToken.cancel}
+                  title={API_TOKEN_TEXT.revokeConfirm}
+                  okText={API_TOKEN_TEXT.revoke}
+                  cancelText={API_TOKEN_TEXT.cancel}
                   onConfirm={() => revoke.mutateAsync(row.id)}
                 >
                   <Button type="link" danger size="small">
-                    {T.apiToken.revoke}
+                    {API_TOKEN_TEXT.revoke}
                   </Button>
                 </Popconfirm>
               ),

@@ -3,7 +3,7 @@ import { createPortal } from 'react-dom';
 import { Button, Drawer, Grid } from 'antd';
 import { UnorderedListOutlined } from '@ant-design/icons';
 import { create } from 'zustand';
-import { T } from '../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../locales/crf-page.zh-CN';
 import { MENU_WIDTH_COLLAPSED, MENU_WIDTH_EXPANDED } from '../stores/app.store';
 import './crf-layout.css';
 
@@ -118,7 +118,7 @@ export function CrfLayout({ sidebar, children }: { sidebar: ReactNode; children:
             aria-expanded={drawerOpen}
             onClick={() => setDrawerOpen(true)}
           >
-            {T.crfPage.formTree}
+            {CRF_PAGE_TEXT.formTree}
           </Button>,
           leadSlot,
         )}
@@ -127,7 +127,7 @@ export function CrfLayout({ sidebar, children }: { sidebar: ReactNode; children:
           open={drawerOpen}
           placement="left"
           size={MENU_WIDTH_EXPANDED}
-          title={T.crfPage.formTree}
+          title={CRF_PAGE_TEXT.formTree}
           onClose={() => setDrawerOpen(false)}
           rootClassName="crf-tree-drawer"
           styles={{ body: { padding: 0 } }}

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Badge, Button, Drawer, Empty, Grid, List, Progress, Space, Tag, Tooltip, Typography, message } from 'antd';
 import { isActive, jobsApi, type Job, type JobState } from '../api/jobs.api';
 import { queryKeys } from '../api/query-keys';
-import { T } from '../locales/zh-CN';
+import { JOBS_TEXT } from '../locales/jobs.zh-CN';
 import { useJobsDrawer } from '../stores/jobs-drawer.store';
 import { useSession } from '../stores/session.store';
 import { fileNameFromDisposition, saveBlob } from '../pages/study/crf/download';
@@ -28,7 +28,7 @@ const STATE_COLOUR: Record<JobState, string> = {
 };
 
 export function jobKindLabel(kind: string): string {
-  return (T.jobs.kinds as Record<string, string>)[kind] ?? kind;
+  return (JOBS_TEXT.kinds as Record<string, string>)[kind] ?? kind;
 }
 
 function progressStatus(job: Job): 'active' | 'success' | 'exception' | 'normal' {
@@ -116,19 +116,25 @@ export function JobsButton() {
 
   return (
     <>
-      <Tooltip title={active > 0 ? T.jobs.running(active) : T.jobs.title}>
+      <Tooltip title={active > 0 ? JOBS_TEXT.running(active) : JOBS_TEXT.title}>
         <Badge count={active} size="small" offset={[-4, 4]}>
           <Button
             type="text"
-            aria-label={T.jobs.title}
+            aria-label={JOBS_TEXT.title}
             icon={<UnorderedListOutlined aria-hidden />}
             onClick={openDrawer}
           />
         </Badge>
       </Tooltip>
-      <Drawer title={T.jobs.title} open={open} onClose={hideDrawer} size={phone ? '100%' : 440} className="jobs-drawer">
+      <Drawer
+        title={JOBS_TEXT.title}
+        open={open}
+        onClose={hideDrawer}
+        size={phone ? '100%' : 440}
+        className="jobs-drawer"
+      >
         {list.length === 0 && !jobs.isLoading ? (
-          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={T.jobs.empty} />
+          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={JOBS_TEXT.empty} />
         ) : (
           <List
             loading={jobs.isLoading}
@@ -159,12 +165,12 @@ export function JobsButton() {
                       loading={cancel.isPending && cancel.variables === job.jobId}
                       onClick={() => cancel.mutate(job.jobId)}
                     >
-                      {T.jobs.cancel}
+                      {JOBS_TEXT.cancel}
                     </Button>
                   ),
                   job.resultFile && (
                     <Button key="download" size="small" type="primary" onClick={() => void download(job)}>
-                      {T.jobs.download}
+                      {JOBS_TEXT.download}
                     </Button>
                   ),
                 ].filter(Boolean)}
@@ -173,14 +179,16 @@ export function JobsButton() {
                   <Space wrap size={8} style={{ width: '100%', justifyContent: 'space-between' }}>
                     <Typography.Text strong>{jobKindLabel(job.kind)}</Typography.Text>
                     <Tag color={STATE_COLOUR[job.state]}>
-                      {job.cancelRequested && job.state === 'running' ? T.jobs.cancelling : T.jobs.states[job.state]}
+                      {job.cancelRequested && job.state === 'running'
+                        ? JOBS_TEXT.cancelling
+                        : JOBS_TEXT.states[job.state]}
                     </Tag>
                   </Space>
                   <Progress
                     percent={job.progress}
                     status={progressStatus(job)}
                     size="small"
-                    aria-label={`${jobKindLabel(job.kind)} ${T.jobs.progress}`}
+                    aria-label={`${jobKindLabel(job.kind)} ${JOBS_TEXT.progress}`}
                   />
                   {(job.error ?? job.message) && (
                     <Typography.Text type={job.error ? 'danger' : 'secondary'} className="jobs-drawer-message">

@@ -4,7 +4,7 @@ import { App, Badge, Button, Empty, List, Popover } from 'antd';
 import { NotificationOutlined } from '@ant-design/icons';
 import { baseApi } from '../api/base.api';
 import { MESSAGE_SECONDS } from '../api/request';
-import { T } from '../locales/zh-CN';
+import { SHELL_TEXT } from '../locales/shell.zh-CN';
 import { useRealtimeEvent } from '../realtime/realtime-events';
 import { formatDate } from '../utils/format-date';
 import { queryKeys } from '../api/query-keys';
@@ -57,7 +57,7 @@ export function NoticeBell() {
   const content = (
     <div className="notice-popover">
       {list.length === 0 ? (
-        <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={T.shell.noNotices} />
+        <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={SHELL_TEXT.noNotices} />
       ) : (
         <List
           size="small"
@@ -81,7 +81,7 @@ export function NoticeBell() {
   return (
     <Popover
       content={content}
-      title={T.shell.notices}
+      title={SHELL_TEXT.notices}
       trigger="click"
       placement="bottomRight"
       open={open}
@@ -91,7 +91,7 @@ export function NoticeBell() {
         <Button
           type="text"
           className="top-bar-notices"
-          aria-label={T.shell.notices}
+          aria-label={SHELL_TEXT.notices}
           icon={<NotificationOutlined aria-hidden />}
         />
       </Badge>

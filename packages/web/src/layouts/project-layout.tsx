@@ -3,7 +3,7 @@ import { ArrowLeftOutlined } from '@ant-design/icons';
 import { Tooltip } from 'antd';
 import { PROJECT_MENU_HIDDEN_CODES, type MenuNode } from '@ecrf/core';
 import { useNavigate } from 'react-router';
-import { T } from '../locales/zh-CN';
+import { SHELL_TEXT } from '../locales/shell.zh-CN';
 import { useAppStore } from '../stores/app.store';
 import { DEFAULT_HOME_PATH } from '../router-guard';
 import { UNBUILT_ROUTE_NAMES } from '../router';
@@ -29,21 +29,21 @@ export function ProjectLayoutMenu({ menus, collapsed }: { menus: readonly MenuNo
     <a
       href={DEFAULT_HOME_PATH}
       className="project-back-link"
-      aria-label={T.shell.backToStudyList}
+      aria-label={SHELL_TEXT.backToStudyList}
       onClick={(event) => {
         event.preventDefault();
         back();
       }}
     >
       <ArrowLeftOutlined />
-      {!collapsed && <span>{T.shell.backToStudyList}</span>}
+      {!collapsed && <span>{SHELL_TEXT.backToStudyList}</span>}
     </a>
   );
 
   return (
     <>
       {collapsed ? (
-        <Tooltip title={T.shell.backToStudyList} placement="right">
+        <Tooltip title={SHELL_TEXT.backToStudyList} placement="right">
           {link}
         </Tooltip>
       ) : (

@@ -3,7 +3,7 @@ import { App, Button, Modal, Spin, Typography } from 'antd';
 import { MSG } from '@ecrf/core';
 import type { ApiResult } from '../api/request';
 import { studyApi, type StudyQr } from '../api/study.api';
-import { T } from '../locales/zh-CN';
+import { SHELL_TEXT } from '../locales/shell.zh-CN';
 import { queryKeys } from '../api/query-keys';
 
 /** platform §2 (STUDY-27): the QR image is shown 180 px square; the server draws it with a margin of 2 modules. */
@@ -11,7 +11,7 @@ export const QR_SIZE = 180;
 
 /** STUDY-28: the download is named after the study plus 二维码.png. */
 export function qrFileName(studyName: string | null | undefined): string {
-  return `${(studyName ?? '').trim()}${T.shell.qrFileSuffix}`;
+  return `${(studyName ?? '').trim()}${SHELL_TEXT.qrFileSuffix}`;
 }
 
 /**
@@ -71,23 +71,23 @@ export function StudyQrDialog({ open, studyId, studyName, onClose }: StudyQrDial
       saveDataUrl(image, qrFileName(studyName));
     } catch (error) {
       // platform §8 (STUDY-30): a failed QR download is logged, nothing is shown.
-      console.error(T.shell.qrDownloadFailed, error);
+      console.error(SHELL_TEXT.qrDownloadFailed, error);
     }
   };
 
   let body;
   if (isError) body = <Typography.Text type="secondary">{MSG.notInStudy}</Typography.Text>;
   else if (isLoading || !image) body = <Spin />;
-  else body = <img src={image} width={QR_SIZE} height={QR_SIZE} alt={T.shell.qrCode} style={{ display: 'block' }} />;
+  else body = <img src={image} width={QR_SIZE} height={QR_SIZE} alt={SHELL_TEXT.qrCode} style={{ display: 'block' }} />;
 
   return (
     <Modal
       open={open}
-      title={T.shell.qrCode}
+      title={SHELL_TEXT.qrCode}
       onCancel={onClose}
       footer={
         <Button type="primary" disabled={!image} onClick={download}>
-          {T.shell.qrDownload}
+          {SHELL_TEXT.qrDownload}
         </Button>
       }
       width={320}

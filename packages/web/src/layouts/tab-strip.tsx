@@ -1,6 +1,6 @@
 import { Dropdown, Tabs, type MenuProps } from 'antd';
 import { useLocation, useNavigate } from 'react-router';
-import { T } from '../locales/zh-CN';
+import { TABS_TEXT } from '../locales/tabs.zh-CN';
 import {
   closeAllViews,
   closeOtherViews,
@@ -47,10 +47,10 @@ export function TabStrip() {
 
   const menuFor = (view: VisitedView): MenuProps => ({
     items: [
-      { key: 'refresh', label: T.tabs.refresh },
-      { key: 'close', label: T.tabs.close, disabled: Boolean(view.affix) },
-      { key: 'closeOthers', label: T.tabs.closeOthers },
-      { key: 'closeAll', label: T.tabs.closeAll },
+      { key: 'refresh', label: TABS_TEXT.refresh },
+      { key: 'close', label: TABS_TEXT.close, disabled: Boolean(view.affix) },
+      { key: 'closeOthers', label: TABS_TEXT.closeOthers },
+      { key: 'closeAll', label: TABS_TEXT.closeAll },
     ],
     onClick: ({ key, domEvent }) => {
       domEvent.stopPropagation();

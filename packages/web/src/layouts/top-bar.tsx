@@ -18,7 +18,7 @@ import { doubtApi } from '../api/doubt.api';
 import { calendarVisitsApi, eventsApi } from '../api/events.api';
 import { ChangePasswordDialog } from '../components/change-password-dialog';
 import { useProductTitle } from '../hooks/use-product-title';
-import { T } from '../locales/zh-CN';
+import { SHELL_TEXT } from '../locales/shell.zh-CN';
 import type { RouteLayout } from '../router-guard';
 import { useAppStore } from '../stores/app.store';
 import { useSession } from '../stores/session.store';
@@ -100,10 +100,10 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
   const followCount = (doubtsWaiting ?? 0) + visitsWaiting;
   const followLabel =
     visitsWaiting > 0
-      ? T.shell.followWithVisits(visitsWaiting, doubtsWaiting ?? 0)
+      ? SHELL_TEXT.followWithVisits(visitsWaiting, doubtsWaiting ?? 0)
       : followCount > 0
-        ? T.shell.followWithDoubts(followCount)
-        : T.shell.follow;
+        ? SHELL_TEXT.followWithDoubts(followCount)
+        : SHELL_TEXT.follow;
 
   useEffect(() => {
     const onScroll = () => setFixed(isBarFixed(window.scrollY));
@@ -133,17 +133,17 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
         {user?.remark && <div className="user-popover-remark">{user.remark}</div>}
       </div>
       <Button type="text" block icon={<UserOutlined aria-hidden />} onClick={() => open('profile')}>
-        {T.shell.profile}
+        {SHELL_TEXT.profile}
       </Button>
       <Button type="text" block icon={<KeyOutlined aria-hidden />} onClick={() => open('password')}>
-        {T.shell.changePassword}
+        {SHELL_TEXT.changePassword}
       </Button>
       <Button type="text" block icon={<QuestionCircleOutlined aria-hidden />} onClick={() => open('help')}>
-        {T.shell.help}
+        {SHELL_TEXT.help}
       </Button>
       <SpeechSwitch />
       <Button type="text" block danger icon={<LogoutOutlined aria-hidden />} onClick={logout}>
-        {T.shell.logout}
+        {SHELL_TEXT.logout}
       </Button>
     </div>
   );
@@ -158,7 +158,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
         {layout !== 'crf' && token && (
           <Button
             type="text"
-            aria-label={collapse ? T.shell.expandMenu : T.shell.collapseMenu}
+            aria-label={collapse ? SHELL_TEXT.expandMenu : SHELL_TEXT.collapseMenu}
             icon={collapse ? <MenuUnfoldOutlined /> : <MenuFoldOutlined />}
             onClick={toggleCollapse}
           />
@@ -169,21 +169,23 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
           {layout === 'crf' && token && <CrfTopBarSlot />}
           {isProject && studyId && token && (
             <>
-              <Tooltip title={T.shell.qrCode}>
+              <Tooltip title={SHELL_TEXT.qrCode}>
                 <Button
                   type="text"
-                  aria-label={T.shell.qrCode}
+                  aria-label={SHELL_TEXT.qrCode}
                   icon={<QrcodeOutlined aria-hidden />}
                   onClick={() => open('qr')}
                 />
               </Tooltip>
               {calendarBuilt && (
-                <Tooltip title={calendarCount > 0 ? T.shell.calendarWithEvents(calendarCount) : T.shell.calendar}>
+                <Tooltip title={calendarCount > 0 ? SHELL_TEXT.calendarWithEvents(calendarCount) : SHELL_TEXT.calendar}>
                   <Badge dot={calendarCount > 0} offset={[-6, 6]}>
                     <Button
                       type="text"
                       className="top-bar-calendar"
-                      aria-label={calendarCount > 0 ? T.shell.calendarWithEvents(calendarCount) : T.shell.calendar}
+                      aria-label={
+                        calendarCount > 0 ? SHELL_TEXT.calendarWithEvents(calendarCount) : SHELL_TEXT.calendar
+                      }
                       icon={<CalendarOutlined aria-hidden />}
                       onClick={() => void navigate(`/project/${studyId}/calendar`)}
                     />

@@ -14,7 +14,8 @@ import { eventsApi } from '../api/events.api';
 import { randomizationApi } from '../api/randomization.api';
 import { expireSession, MESSAGE_SECONDS, refreshTokens } from '../api/request';
 import { queryKeys } from '../api/query-keys';
-import { T } from '../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../locales/randomization.zh-CN';
+import { REALTIME_TEXT } from '../locales/realtime.zh-CN';
 import { useAppStore } from '../stores/app.store';
 import { useSession } from '../stores/session.store';
 import { createRealtimeClient, type OpenSocket, type RealtimeClient } from './realtime-client';
@@ -22,7 +23,7 @@ import { dispatchPush } from './realtime-events';
 import { browserSpeaker, type Speaker } from './speech';
 import { useSpeechSetting } from './speech-setting';
 
-const t = T.realtime;
+const t = REALTIME_TEXT;
 
 /** Every hub on the API's origin, websocket only (no sticky sessions needed behind a load balancer). */
 export const openHubSocket: OpenSocket = (hub, auth) =>
@@ -182,8 +183,8 @@ export function RealtimeBridge() {
       } catch {
         // The notice still goes out, naming the patient by id.
       }
-      const title = T.randomization.unblindedNoticeTitle;
-      const text = T.randomization.unblindedNotice(who);
+      const title = RANDOMIZATION_TEXT.unblindedNoticeTitle;
+      const text = RANDOMIZATION_TEXT.unblindedNotice(who);
       notification.warning({ key, title, description: text, duration: 0, placement: 'bottomRight' });
       say(title, text);
     };

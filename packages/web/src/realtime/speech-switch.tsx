@@ -1,6 +1,6 @@
 import { SoundOutlined } from '@ant-design/icons';
 import { Switch } from 'antd';
-import { T } from '../locales/zh-CN';
+import { REALTIME_TEXT } from '../locales/realtime.zh-CN';
 import { useSession } from '../stores/session.store';
 import { browserSpeaker } from './speech';
 import { useSpeechSetting } from './speech-setting';
@@ -17,8 +17,8 @@ export function SpeechSwitch() {
       style={{ display: 'flex', alignItems: 'center', gap: 8, padding: '4px 15px', cursor: 'pointer' }}
     >
       <SoundOutlined aria-hidden />
-      <span style={{ flex: 1 }}>{T.realtime.speech}</span>
-      <Switch size="small" checked={on} aria-label={T.realtime.speech} onChange={(next) => set(userId, next)} />
+      <span style={{ flex: 1 }}>{REALTIME_TEXT.speech}</span>
+      <Switch size="small" checked={on} aria-label={REALTIME_TEXT.speech} onChange={(next) => set(userId, next)} />
     </label>
   );
 }

@@ -1,7 +1,8 @@
 import { useEffect } from 'react';
 import { App, Button } from 'antd';
 import { MESSAGE_SECONDS } from '../api/request';
-import { T } from '../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../locales/crf-page.zh-CN';
+import { REALTIME_TEXT } from '../locales/realtime.zh-CN';
 import { useAppStore } from '../stores/app.store';
 import { useSession } from '../stores/session.store';
 import { useRealtimeEvent } from './realtime-events';
@@ -24,8 +25,8 @@ export function useRecordSavedElsewhere(studyId: number, recordId: () => number 
     const key = `record-saved-${id}`;
     notification.warning({
       key,
-      title: T.realtime.savedElsewhere,
-      description: T.realtime.savedElsewhereHint,
+      title: REALTIME_TEXT.savedElsewhere,
+      description: REALTIME_TEXT.savedElsewhereHint,
       duration: MESSAGE_SECONDS,
       placement: 'bottomRight',
       actions: (
@@ -37,7 +38,7 @@ export function useRecordSavedElsewhere(studyId: number, recordId: () => number 
             onReload();
           }}
         >
-          {T.crfPage.refresh}
+          {CRF_PAGE_TEXT.refresh}
         </Button>
       ),
     });

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { TableColumnType, TreeSelectProps } from 'antd';
-import { T } from '../../locales/zh-CN';
+import { COMMON_TEXT } from '../../locales/common.zh-CN';
 import { DATE_FORMAT, formatDate } from '../../utils/format-date';
 import { INDEX_COLUMN_WIDTH } from '../paged-table';
 import { EllipsisText } from './ellipsis-text';
@@ -194,5 +194,5 @@ export function actionsColumn<T>(
   inline = INLINE_ACTIONS,
   vertical = false,
 ): ActionsColumn<T> {
-  return { kind: 'actions', title: T.common.actions, actions, inline, vertical };
+  return { kind: 'actions', title: COMMON_TEXT.actions, actions, inline, vertical };
 }

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { App, Button, Dropdown, Popconfirm, Space, Tooltip, type MenuProps } from 'antd';
 import { DownOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
-import { T } from '../../locales/zh-CN';
+import { COMMON_TEXT } from '../../locales/common.zh-CN';
 import { useAccess } from '../permission';
 
 /** One thing a person can do with a row: a link in the row, or an entry of its 更多 menu. */
@@ -72,9 +72,9 @@ export function rowActionsWidth<T>(
       ? ICON_ONLY_BUTTON
       : textWidth(action.label) + BUTTON_CHROME + (action.icon ? ICON : 0) + (action.choices ? DROP_ICON : 0),
   );
-  if (more.length > 0) widths.push(textWidth(T.common.more) + BUTTON_CHROME + DROP_ICON);
+  if (more.length > 0) widths.push(textWidth(COMMON_TEXT.more) + BUTTON_CHROME + DROP_ICON);
   const links = vertical ? Math.max(0, ...widths) : widths.reduce((sum, width) => sum + width, 0);
-  return Math.max(links + CELL_CHROME, textWidth(T.common.actions) + CELL_CHROME);
+  return Math.max(links + CELL_CHROME, textWidth(COMMON_TEXT.actions) + CELL_CHROME);
 }
 
 function Denied({ children }: { children: ReactNode }) {
@@ -114,8 +114,8 @@ export function RowActions<T>({ row, actions, inline = INLINE_ACTIONS, vertical 
     modal.confirm({
       title: ask.title,
       content: ask.description,
-      okText: T.common.ok,
-      cancelText: T.common.cancel,
+      okText: COMMON_TEXT.ok,
+      cancelText: COMMON_TEXT.cancel,
       okButtonProps: { danger: action.danger },
       // The request wrapper has shown why a refused change failed; the dialog closes either way.
       onOk: () => Promise.resolve(action.onClick(row)).catch(() => undefined),
@@ -224,7 +224,7 @@ export function RowActions<T>({ row, actions, inline = INLINE_ACTIONS, vertical 
           }}
         >
           <Button type="link" size="small">
-            {T.common.more}
+            {COMMON_TEXT.more}
             {dropIcon}
           </Button>
         </Dropdown>

@@ -1,5 +1,5 @@
 import { DatePicker, Form, Input, Select, TreeSelect } from 'antd';
-import { T } from '../../locales/zh-CN';
+import { COMMON_TEXT } from '../../locales/common.zh-CN';
 import { FilterButtons } from '../filter-buttons';
 import { isActions, type PageColumn, type SearchField, type SearchType } from './columns';
 
@@ -45,7 +45,7 @@ function Control({ field, ...bound }: { field: ResolvedSearchField }) {
           {...bound}
           allowClear
           options={field.options as { value: string | number; label: string }[]}
-          placeholder={(field.placeholder as string) ?? T.common.selectPlaceholder}
+          placeholder={(field.placeholder as string) ?? COMMON_TEXT.selectPlaceholder}
           style={style}
         />
       );
@@ -56,7 +56,7 @@ function Control({ field, ...bound }: { field: ResolvedSearchField }) {
           allowClear
           treeData={field.treeData}
           treeDefaultExpandAll
-          placeholder={(field.placeholder as string) ?? T.common.selectPlaceholder}
+          placeholder={(field.placeholder as string) ?? COMMON_TEXT.selectPlaceholder}
           style={style}
         />
       );

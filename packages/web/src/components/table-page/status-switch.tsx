@@ -1,6 +1,6 @@
 import { Switch, Tooltip } from 'antd';
 import { MSG } from '@ecrf/core';
-import { T } from '../../locales/zh-CN';
+import { COMMON_TEXT } from '../../locales/common.zh-CN';
 import { useAccess } from '../permission';
 
 interface StatusSwitchProps {
@@ -25,9 +25,9 @@ export function StatusSwitch({ name, checked, code, allowed, disabled, loading, 
   const permitted = (code === undefined || can(code)) && allowed !== false;
   const control = (
     <Switch
-      aria-label={T.common.enableOf(name)}
-      checkedChildren={T.common.statusNormal}
-      unCheckedChildren={T.common.statusDisabled}
+      aria-label={COMMON_TEXT.enableOf(name)}
+      checkedChildren={COMMON_TEXT.statusNormal}
+      unCheckedChildren={COMMON_TEXT.statusDisabled}
       checked={checked}
       loading={loading}
       disabled={!permitted || disabled}

@@ -1,5 +1,5 @@
 import { FORM_STATE, type CrfMenuNode } from '../../api/crf.api';
-import { T } from '../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../locales/crf-page.zh-CN';
 
 export interface FormStateMeta {
   code: number;
@@ -12,23 +12,28 @@ export interface FormStateMeta {
 const STATE_META: Record<number, FormStateMeta> = {
   [FORM_STATE.notStarted]: {
     code: 0,
-    label: T.crfPage.state.notStarted,
-    tip: T.crfPage.state.notStartedTip,
+    label: CRF_PAGE_TEXT.state.notStarted,
+    tip: CRF_PAGE_TEXT.state.notStartedTip,
     color: '#bfbfbf',
   },
   [FORM_STATE.incomplete]: {
     code: 1,
-    label: T.crfPage.state.incomplete,
-    tip: T.crfPage.state.incompleteTip,
+    label: CRF_PAGE_TEXT.state.incomplete,
+    tip: CRF_PAGE_TEXT.state.incompleteTip,
     color: '#faad14',
   },
   [FORM_STATE.submitted]: {
     code: 2,
-    label: T.crfPage.state.submitted,
-    tip: T.crfPage.state.submittedTip,
+    label: CRF_PAGE_TEXT.state.submitted,
+    tip: CRF_PAGE_TEXT.state.submittedTip,
     color: '#52c41a',
   },
-  [FORM_STATE.doubt]: { code: 9, label: T.crfPage.state.doubt, tip: T.crfPage.state.doubtTip, color: '#f5222d' },
+  [FORM_STATE.doubt]: {
+    code: 9,
+    label: CRF_PAGE_TEXT.state.doubt,
+    tip: CRF_PAGE_TEXT.state.doubtTip,
+    color: '#f5222d',
+  },
 };
 
 /** CRF-08: what a form's state code means on the menu; an unknown code reads as not started. */

@@ -6,11 +6,12 @@ import { useParams } from 'react-router';
 import { initialValues } from '@ecrf/core';
 import { crfApi } from '../../api/study.api';
 import { CrfForm } from '../../crf';
-import { T } from '../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../locales/crf-page.zh-CN';
+import { NOT_FOUND_TEXT } from '../../locales/not-found.zh-CN';
 import { formatDate, displayTimeZone } from '../../utils/format-date';
 import './crf.css';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 /**
  * crf.detail (CRF-01): one CRF as its definition lays it out, read-only, in any of its versions —
@@ -32,7 +33,7 @@ export default function CrfDetailPage() {
     [crf, openedAt],
   );
 
-  if (!valid) return <Result status="404" title={T.notFound.subTitle} />;
+  if (!valid) return <Result status="404" title={NOT_FOUND_TEXT.subTitle} />;
   if (query.isError) return <Result status="warning" title={t.loadFailed} />;
   if (!crf) return <Spin />;
 

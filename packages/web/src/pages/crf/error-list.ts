@@ -1,7 +1,7 @@
 import { itemTitle, type CrfNode } from '@ecrf/core';
 import type { ItemIssue } from '../../api/crf.api';
 import { cellKey } from '../../crf';
-import { T } from '../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../locales/crf-page.zh-CN';
 
 /** One item a refused save names: what the nurse reads in the list and where the form is scrolled to. */
 export interface ErrorListEntry {
@@ -45,7 +45,7 @@ export function buildErrorList(
         key,
         itemName: top,
         title: inRow
-          ? `${itemTitle(nodes, issue.groupName!)} · ${T.crfPage.errorRow(issue.groupIndex! + 1)} · ${itemTitle(nodes, issue.itemName)}`
+          ? `${itemTitle(nodes, issue.groupName!)} · ${CRF_PAGE_TEXT.errorRow(issue.groupIndex! + 1)} · ${itemTitle(nodes, issue.itemName)}`
           : itemTitle(nodes, issue.itemName),
         messages: [],
         rank: rank < 0 ? Number.MAX_SAFE_INTEGER : rank,
@@ -68,5 +68,5 @@ export const MESSAGE_TITLES = 3;
 export function errorMessage(message: string, entries: readonly ErrorListEntry[]): string {
   if (entries.length === 0) return message;
   const titles = [...new Set(entries.map((e) => e.title))];
-  return T.crfPage.errorMessage(message, titles.slice(0, MESSAGE_TITLES), titles.length);
+  return CRF_PAGE_TEXT.errorMessage(message, titles.slice(0, MESSAGE_TITLES), titles.length);
 }

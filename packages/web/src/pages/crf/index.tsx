@@ -7,14 +7,15 @@ import { hasPermission } from '@ecrf/core';
 import { crfRecordApi } from '../../api/crf.api';
 import { CrfWarmup } from '../../crf';
 import { CrfLayout } from '../../layouts/crf-layout';
-import { T } from '../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../locales/crf-page.zh-CN';
+import { NOT_FOUND_TEXT } from '../../locales/not-found.zh-CN';
 import { useSession } from '../../stores/session.store';
 import { CrfSidebar } from './components/crf-sidebar';
 import { FormArea, type RecordParam } from './components/form-area';
 import { findForm, initialForm, menuButtons } from './crf-menu';
 import './crf.css';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 function parseRecord(raw: string | null): RecordParam {
   if (raw === 'new') return 'new';
@@ -96,7 +97,7 @@ export default function CrfRecordPage() {
     else void navigate('/studyList');
   };
 
-  if (!valid) return <Result status="404" title={T.notFound.subTitle} />;
+  if (!valid) return <Result status="404" title={NOT_FOUND_TEXT.subTitle} />;
 
   return (
     <CrfLayout

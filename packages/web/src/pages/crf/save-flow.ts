@@ -2,7 +2,7 @@ import { changedItemNames, MSG, reasonRequired, sameValue } from '@ecrf/core';
 import { type CrfDataRecord, type CrfSaveBody, type ItemIssue, type StaleRecord } from '../../api/crf.api';
 import { ApiError } from '../../api/request';
 import { cellKey } from '../../crf';
-import { T } from '../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../locales/crf-page.zh-CN';
 
 /**
  * The pure parts of saving a form: the body, what changed, when a reason is needed, what a refusal
@@ -56,7 +56,7 @@ export function needsReason(
 
 /** The reason box's rule: something other than blanks. */
 export function reasonError(reason: string | null | undefined): string | null {
-  return reason && reason.trim() ? null : T.crfPage.reasonRequired;
+  return reason && reason.trim() ? null : CRF_PAGE_TEXT.reasonRequired;
 }
 
 export type SaveFailure =

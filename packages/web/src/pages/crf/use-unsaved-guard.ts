@@ -1,9 +1,9 @@
 import { useEffect, useRef, type RefObject } from 'react';
 import { App } from 'antd';
 import { useBlocker } from 'react-router';
-import { T } from '../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../locales/crf-page.zh-CN';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 /**
  * Asks before unsaved changes are left behind: another page, another form or record of this page

@@ -1,6 +1,6 @@
 import { Button, Result } from 'antd';
 import { useNavigate } from 'react-router';
-import { T } from '../../locales/zh-CN';
+import { NOT_FOUND_TEXT } from '../../locales/not-found.zh-CN';
 
 export default function NotFoundPage() {
   const navigate = useNavigate();
@@ -8,11 +8,11 @@ export default function NotFoundPage() {
     <div className="page-card">
       <Result
         status="404"
-        title={T.notFound.title}
-        subTitle={T.notFound.subTitle}
+        title={NOT_FOUND_TEXT.title}
+        subTitle={NOT_FOUND_TEXT.subTitle}
         extra={
           <Button type="primary" onClick={() => void navigate('/')}>
-            {T.notFound.back}
+            {NOT_FOUND_TEXT.back}
           </Button>
         }
       />

@@ -4,7 +4,8 @@ import { Card, Empty, Input, Pagination, Select, Spin, Tag } from 'antd';
 import { DEFAULT_PAGE_NUM, DEFAULT_PAGE_SIZE, PAGE_SIZE_OPTIONS } from '@ecrf/core';
 import { useNavigate } from 'react-router';
 import { studyApi, type Study } from '../../api/study.api';
-import { T } from '../../locales/zh-CN';
+import { COMMON_TEXT } from '../../locales/common.zh-CN';
+import { STUDY_LIST_TEXT } from '../../locales/study-list.zh-CN';
 import { useAppStore } from '../../stores/app.store';
 import { useSession } from '../../stores/session.store';
 import { formatDate } from '../../utils/format-date';
@@ -50,12 +51,12 @@ export default function StudyListPage() {
   return (
     <div className="page-card">
       <div className="study-page-head">
-        <h2 className="page-title">{T.studyList.title}</h2>
+        <h2 className="page-title">{STUDY_LIST_TEXT.title}</h2>
         <Input.Search
           allowClear
-          aria-label={T.studyList.name}
-          placeholder={T.studyList.searchPlaceholder}
-          enterButton={T.common.search}
+          aria-label={STUDY_LIST_TEXT.name}
+          placeholder={STUDY_LIST_TEXT.searchPlaceholder}
+          enterButton={COMMON_TEXT.search}
           style={{ width: 320 }}
           onSearch={(value) => {
             setKeyword(value.trim());
@@ -66,7 +67,7 @@ export default function StudyListPage() {
       {isLoading ? (
         <Spin style={{ display: 'block', margin: '64px auto' }} />
       ) : list.length === 0 ? (
-        <Empty style={{ margin: '48px 0' }} description={keyword ? T.common.empty : T.studyList.emptyHint} />
+        <Empty style={{ margin: '48px 0' }} description={keyword ? COMMON_TEXT.empty : STUDY_LIST_TEXT.emptyHint} />
       ) : (
         <Spin spinning={isFetching}>
           <div className="study-cards">
@@ -83,7 +84,7 @@ export default function StudyListPage() {
                 }}
               >
                 {/* The card's own text is its name (what is seen is what speech input can say), led by 进入项目. */}
-                <span className="sr-only">{T.studyList.enter} </span>
+                <span className="sr-only">{STUDY_LIST_TEXT.enter} </span>
                 <div style={{ display: 'flex', alignItems: 'center', gap: 8 }}>
                   <span className="study-card-name" title={study.studyName}>
                     {study.studyName}
@@ -92,29 +93,29 @@ export default function StudyListPage() {
                 </div>
                 <div className="study-card-meta" style={{ display: 'flex', gap: 16 }}>
                   <span>
-                    {T.studyList.code}：{study.studyCode || '—'}
+                    {STUDY_LIST_TEXT.code}：{study.studyCode || '—'}
                   </span>
                   {study.principal && (
                     <span>
-                      {T.studyList.principal}：{study.principal}
+                      {STUDY_LIST_TEXT.principal}：{study.principal}
                     </span>
                   )}
                 </div>
                 <div className="study-card-meta">
-                  {T.studyList.myRole}：{study.myRole ? <Tag color="cyan">{study.myRole.roleName}</Tag> : '—'}
+                  {STUDY_LIST_TEXT.myRole}：{study.myRole ? <Tag color="cyan">{study.myRole.roleName}</Tag> : '—'}
                 </div>
                 <div className="study-card-stats">
                   <span className="study-card-stat">
                     <strong>{study.subjectCount ?? 0}</strong>
-                    <span className="study-card-meta">{T.studyList.subjects}</span>
+                    <span className="study-card-meta">{STUDY_LIST_TEXT.subjects}</span>
                   </span>
                   <span className="study-card-stat">
                     <strong>{study.memberCount ?? 0}</strong>
-                    <span className="study-card-meta">{T.studyList.members}</span>
+                    <span className="study-card-meta">{STUDY_LIST_TEXT.members}</span>
                   </span>
                   <span className="study-card-stat" style={{ marginLeft: 'auto', justifyContent: 'flex-end' }}>
                     <span className="study-card-meta">{formatDate(study.createTime, 'YYYY-MM-DD')}</span>
-                    <span className="study-card-meta">{T.common.createTime}</span>
+                    <span className="study-card-meta">{COMMON_TEXT.createTime}</span>
                   </span>
                 </div>
               </Card>
@@ -124,12 +125,12 @@ export default function StudyListPage() {
       )}
       {total > 0 && (
         <div className="paged-table-bar">
-          <span className="paged-table-total">{T.common.total(total)}</span>
+          <span className="paged-table-total">{COMMON_TEXT.total(total)}</span>
           <Select
             aria-label="每页条数"
             value={paging.pageSize}
             style={{ width: 110 }}
-            options={PAGE_SIZE_OPTIONS.map((size) => ({ value: size, label: T.common.pageSize(size) }))}
+            options={PAGE_SIZE_OPTIONS.map((size) => ({ value: size, label: COMMON_TEXT.pageSize(size) }))}
             onChange={(size: number) => changePage(DEFAULT_PAGE_NUM, size)}
           />
           <Pagination

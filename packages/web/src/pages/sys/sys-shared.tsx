@@ -4,18 +4,18 @@ import { Tag } from 'antd';
 import { buildTree, STATUS } from '@ecrf/core';
 import { queryKeys } from '../../api/query-keys';
 import { deptApi, type Dept } from '../../api/system.api';
-import { T } from '../../locales/zh-CN';
+import { COMMON_TEXT } from '../../locales/common.zh-CN';
 
 export const STATUS_OPTIONS = [
-  { value: STATUS.normal, label: T.common.statusNormal },
-  { value: STATUS.disabled, label: T.common.statusDisabled },
+  { value: STATUS.normal, label: COMMON_TEXT.statusNormal },
+  { value: STATUS.disabled, label: COMMON_TEXT.statusDisabled },
 ];
 
 export function StatusTag({ status }: { status: number }) {
   return status === STATUS.normal ? (
-    <Tag color="success">{T.common.statusNormal}</Tag>
+    <Tag color="success">{COMMON_TEXT.statusNormal}</Tag>
   ) : (
-    <Tag color="default">{T.common.statusDisabled}</Tag>
+    <Tag color="default">{COMMON_TEXT.statusDisabled}</Tag>
   );
 }
 

@@ -1,6 +1,6 @@
 import { Result } from 'antd';
 import { useMatches } from 'react-router';
-import { T } from '../../locales/zh-CN';
+import { CONSTRUCTION_TEXT } from '../../locales/construction.zh-CN';
 import type { RouteMeta } from '../../router-guard';
 
 /** The honest placeholder for routes whose feature a later issue builds. */
@@ -9,7 +9,7 @@ export default function UnderConstructionPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{meta?.title}</h2>
-      <Result status="info" title={T.construction.title} />
+      <Result status="info" title={CONSTRUCTION_TEXT.title} />
     </div>
   );
 }

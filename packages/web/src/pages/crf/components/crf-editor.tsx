@@ -13,7 +13,8 @@ import {
 } from '../../../api/crf.api';
 import type { ApiResult } from '../../../api/request';
 import { CrfForm, type ItemMark, type UploadHandler } from '../../../crf';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { useSession } from '../../../stores/session.store';
 import { setDisplayTimeZone, formatDate } from '../../../utils/format-date';
 import { formItems, itemTitle, nodesByName } from '../crf-values';
@@ -42,7 +43,7 @@ import { uploadToStorage } from '../../../api/object-upload.api';
 import { useRecordSavedElsewhere } from '../../../realtime/use-record-saved-elsewhere';
 import { ConflictDialog, DraftDialog, ReasonDialog } from './save-dialogs';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 /** How long typing may pause before the draft is written (and it is always written on leaving). */
 const DRAFT_DELAY_MS = 300;
@@ -364,7 +365,7 @@ export function CrfEditor({
         title: t.submitConfirmTitle,
         content: t.submitConfirmContent,
         okText: t.submit,
-        cancelText: T.common.cancel,
+        cancelText: COMMON_TEXT.cancel,
         // The closing dialog must not take the focus back from a refusal's first item: it is given
         // back by hand only when the nurse cancels.
         focusable: { focusTriggerAfterClose: false },

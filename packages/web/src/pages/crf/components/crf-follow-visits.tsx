@@ -5,7 +5,7 @@ import { useNavigate } from 'react-router';
 import { FOLLOW_STATE_COLORS, FOLLOW_STATE_NAMES, FOLLOW_STATES, type FollowState } from '@ecrf/core';
 import { followApi, followCrfUrl } from '../../../api/follow.api';
 import { queryKeys } from '../../../api/query-keys';
-import { T } from '../../../locales/zh-CN';
+import { FOLLOW_TEXT } from '../../../locales/follow.zh-CN';
 
 /**
  * The patient's follow-up visits beside the forms (issue 14): name, planned date and state; a visit's first form
@@ -25,8 +25,8 @@ export function CrfFollowVisits({ subjectRecordId, menu }: { subjectRecordId: nu
   const shown = (visits.data ?? []).filter((v) => v.state !== FOLLOW_STATES.DELETED);
   if (shown.length === 0) return null;
   return (
-    <section className="crf-follow" aria-label={T.follow.recordTitle}>
-      <h3 className="crf-follow-title">{T.follow.recordTitle}</h3>
+    <section className="crf-follow" aria-label={FOLLOW_TEXT.recordTitle}>
+      <h3 className="crf-follow-title">{FOLLOW_TEXT.recordTitle}</h3>
       <ul className="crf-follow-list">
         {shown.map((v) => {
           const form = v.crfs[0];

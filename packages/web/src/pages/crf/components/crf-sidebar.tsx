@@ -14,14 +14,14 @@ import {
 import { Button, Spin, Tooltip, Tree, type TreeDataNode } from 'antd';
 import { FORM_STATE, type CrfMenuNode, type CrfPatient } from '../../../api/crf.api';
 import { useCrfLayout, useSiderPlacement } from '../../../layouts/crf-layout';
-import { T } from '../../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { formStateMeta, isRepeatable, menuForms, stageKeys } from '../crf-menu';
 import { CrfFollowVisits } from './crf-follow-visits';
 import { PatientRandomization } from '../../project/randomization/components/patient-randomization';
 import { PatientInfoDialog, PatientQrDialog } from './patient-dialogs';
 import { QrImage } from './qr-image';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 /** CRF-07/CRF-08: one icon per state, its meaning in the tooltip. */
 export function FormStateIcon({ state }: { state: number | undefined }) {

@@ -13,9 +13,9 @@ import {
 } from '@ant-design/icons';
 import { Badge, Button, Dropdown, Tooltip, type MenuProps } from 'antd';
 import { CrfTopBarActions } from '../../../layouts/crf-layout';
-import { T } from '../../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 /** The study buttons the CRF page's bar is guarded by (forms §6). */
 export const CRF_BUTTONS = {

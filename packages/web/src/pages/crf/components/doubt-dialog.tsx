@@ -4,11 +4,12 @@ import { queryKeys } from '../../../api/query-keys';
 import { Alert, App, Button, Descriptions, Empty, Form, Input, Modal, Space, Spin, Tag, Timeline } from 'antd';
 import { ApiError } from '../../../api/request';
 import { DOUBT_STATE, DOUBT_TYPE, doubtApi, type Doubt, type DoubtDetail } from '../../../api/doubt.api';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { DOUBT_TEXT } from '../../../locales/doubt.zh-CN';
 import './doubt-dialog.css';
 import { formatDate } from '../../../utils/format-date';
 
-const t = T.doubt;
+const t = DOUBT_TEXT;
 
 /** QRY-13: the history is read again every minute while the dialog is open. */
 export const DOUBT_REFRESH_MS = 60_000;
@@ -73,7 +74,7 @@ const REQUIRED: Record<Action, string> = {
   reopen: t.contentRequired,
 };
 
-const messageOf = (error: unknown) => (error instanceof ApiError ? error.message : T.common.loadFailed);
+const messageOf = (error: unknown) => (error instanceof ApiError ? error.message : COMMON_TEXT.loadFailed);
 
 /**
  * The data-query dialog (forms §2, §4): start mode raises a query on one item of a saved record;
@@ -201,7 +202,7 @@ export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, 
     );
     footer = [
       <Button key="cancel" onClick={onClose}>
-        {T.common.cancel}
+        {COMMON_TEXT.cancel}
       </Button>,
       <Button
         key="ok"
@@ -323,7 +324,7 @@ export function DoubtDialog({ mode, can, readOnly = false, describe, onChanged, 
       </>
     );
     // Dismissing the dialog is 取消 (or ×) only: no button beside the actions reads 关闭.
-    footer = <Button onClick={onClose}>{T.common.cancel}</Button>;
+    footer = <Button onClick={onClose}>{COMMON_TEXT.cancel}</Button>;
   }
 
   return (

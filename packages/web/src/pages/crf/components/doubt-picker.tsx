@@ -1,10 +1,12 @@
 import { useMemo, useState } from 'react';
 import { Form, Modal, Select } from 'antd';
 import { readRows } from '@ecrf/core';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
+import { DOUBT_TEXT } from '../../../locales/doubt.zh-CN';
 import type { FormItem } from '../crf-values';
 
-const t = T.doubt;
+const t = DOUBT_TEXT;
 
 export interface PickedItem {
   item: FormItem;
@@ -49,8 +51,8 @@ export function DoubtPicker({
       title={t.pickTitle}
       onCancel={onCancel}
       onOk={confirm}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       destroyOnHidden
       afterClose={() => {
         setName(undefined);
@@ -69,7 +71,7 @@ export function DoubtPicker({
           <Select
             aria-label={t.pickItem}
             showSearch={{ optionFilterProp: 'label' }}
-            placeholder={T.common.selectPlaceholder}
+            placeholder={COMMON_TEXT.selectPlaceholder}
             value={name}
             options={items.map((i) => ({
               value: i.name,
@@ -89,8 +91,8 @@ export function DoubtPicker({
               <Select
                 aria-label={t.pickRow}
                 value={row}
-                placeholder={T.common.selectPlaceholder}
-                options={rows.map((_r, index) => ({ value: index, label: T.crfPage.row(index + 1) }))}
+                placeholder={COMMON_TEXT.selectPlaceholder}
+                options={rows.map((_r, index) => ({ value: index, label: CRF_PAGE_TEXT.row(index + 1) }))}
                 onChange={(value: number) => setRow(value)}
               />
             </Form.Item>
@@ -103,7 +105,7 @@ export function DoubtPicker({
               <Select
                 aria-label={t.pickColumn}
                 value={column}
-                placeholder={T.common.selectPlaceholder}
+                placeholder={COMMON_TEXT.selectPlaceholder}
                 options={item!.columns.map((c) => ({ value: c.name, label: c.title || c.name }))}
                 onChange={(value: string) => setColumn(value)}
               />

@@ -13,7 +13,8 @@ import {
 } from '../../../api/crf.api';
 import type { ItemMark } from '../../../crf';
 import { useCrfScreen } from '../../../layouts/crf-layout';
-import { T } from '../../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
+import { DOUBT_TEXT } from '../../../locales/doubt.zh-CN';
 import { isRepeatable } from '../crf-menu';
 import { formItems, formatLooseValue, formatValue, itemTitle, nodesByName, type FormItem } from '../crf-values';
 import { locateItem } from '../locate-item';
@@ -38,7 +39,7 @@ import { OverviewDialog, type OverviewScope } from './overview-dialog';
 import { RecordTable } from './record-table';
 import { SignDialog } from './sign-dialog';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 /** The address's record: a saved record's id, "new" for one not saved yet, or none chosen. */
 export type RecordParam = number | 'new' | null;
@@ -211,7 +212,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   const openDoubtPicker = () => {
     // QRY-07/QRY-20: queries are raised on the saved record, so unsaved values are saved first.
     if (!recordId || unsaved) {
-      void message.warning(T.doubt.saveFirst);
+      void message.warning(DOUBT_TEXT.saveFirst);
       return;
     }
     setPicking(true);
@@ -226,7 +227,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         : d.itemName === item.name && !d.groupName,
     );
     if (existing && existing.doubtType === 1) {
-      void message.info(T.doubt.pickHasOpen);
+      void message.info(DOUBT_TEXT.pickHasOpen);
       setDoubtMode({ kind: 'history', doubtId: existing.doubtId });
       return;
     }
@@ -238,7 +239,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       target: {
         crfDataRecordId: recordId,
         itemName: column ? column.name : item.name,
-        itemTitle: column ? `${T.doubt.groupRow(item.title, column.index)} · ${column.title}` : item.title,
+        itemTitle: column ? `${DOUBT_TEXT.groupRow(item.title, column.index)} · ${column.title}` : item.title,
         groupName: column ? item.name : null,
         groupIndex: column ? column.index : null,
         value: column

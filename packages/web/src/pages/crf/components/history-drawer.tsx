@@ -6,11 +6,11 @@ import { Button, Drawer, Empty, Grid, Spin, Table, Tag } from 'antd';
 import type { CrfNode } from '@ecrf/core';
 import { crfRecordApi, type CrfAuditRow } from '../../../api/crf.api';
 import { AuditChange } from '../../../components/audit-change';
-import { T } from '../../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { saveDownload } from '../../study/crf/download';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 export interface HistoryTarget {
   crfDataRecordId: number;

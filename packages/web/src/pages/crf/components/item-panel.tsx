@@ -7,7 +7,8 @@ import {
 } from '@ant-design/icons';
 import { Badge, Button, Checkbox, Dropdown, Tooltip } from 'antd';
 import { FORM_SDV_KEY, type CrfDoubtMark, type SdvMark } from '../../../api/crf.api';
-import { T } from '../../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
+import { DOUBT_TEXT } from '../../../locales/doubt.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { useIdleCount } from '../../../crf';
 import type { FormItem } from '../crf-values';
@@ -15,7 +16,7 @@ import type { FormItem } from '../crf-values';
 /** Rows of the item list rendered with the page; the rest come in idle time. */
 const ROWS_AT_ONCE = 40;
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 export interface ItemPanelProps {
   items: FormItem[];
@@ -206,7 +207,7 @@ const ItemRow = memo(function ItemRow({
             <button
               type="button"
               className="crf-doubt-marker"
-              aria-label={`${T.doubt.historyTitle} ${item.title}`}
+              aria-label={`${DOUBT_TEXT.historyTitle} ${item.title}`}
               onClick={() => actions.doubts(item, mine)}
             >
               <ExclamationCircleFilled />
@@ -220,7 +221,7 @@ const ItemRow = memo(function ItemRow({
             menu={{
               items: mine.map((d, index) => ({
                 key: String(d.doubtId),
-                label: `${T.doubt.types[d.doubtType] ?? ''}${T.doubt.historyTitle} ${index + 1}${d.groupName ? ` · ${T.doubt.groupRow('', d.groupIndex ?? 0).trim()}` : ''}`,
+                label: `${DOUBT_TEXT.types[d.doubtType] ?? ''}${DOUBT_TEXT.historyTitle} ${index + 1}${d.groupName ? ` · ${DOUBT_TEXT.groupRow('', d.groupIndex ?? 0).trim()}` : ''}`,
               })),
               onClick: ({ key }) =>
                 actions.doubts(
@@ -229,7 +230,7 @@ const ItemRow = memo(function ItemRow({
                 ),
             }}
           >
-            <button type="button" className="crf-doubt-marker" aria-label={`${T.doubt.historyTitle} ${item.title}`}>
+            <button type="button" className="crf-doubt-marker" aria-label={`${DOUBT_TEXT.historyTitle} ${item.title}`}>
               <Badge count={mine.length} size="small" offset={[4, -2]}>
                 <ExclamationCircleFilled />
               </Badge>
@@ -321,7 +322,7 @@ export function ItemSheet({
           icon={<ExclamationCircleFilled />}
           onClick={() => onDoubts(item, [d])}
         >
-          {`${T.doubt.types[d.doubtType] ?? ''}${T.doubt.historyTitle}${doubts.length > 1 ? ` ${index + 1}` : ''}${d.groupName ? ` · ${T.doubt.groupRow('', d.groupIndex ?? 0).trim()}` : ''}`}
+          {`${DOUBT_TEXT.types[d.doubtType] ?? ''}${DOUBT_TEXT.historyTitle}${doubts.length > 1 ? ` ${index + 1}` : ''}${d.groupName ? ` · ${DOUBT_TEXT.groupRow('', d.groupIndex ?? 0).trim()}` : ''}`}
         </Button>
       ))}
       {recordId === null && <div className="crf-muted">{t.sdvNeedsRecord}</div>}

@@ -15,12 +15,13 @@ import {
   type FormState,
 } from '@ecrf/core';
 import { crfRecordApi, type OverviewForm } from '../../../api/crf.api';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { useFileNames } from '../../../stores/file-names.store';
 import { formatValue } from '../crf-values';
 import { displayTimeZone } from '../../../utils/format-date';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 export type OverviewScope = { kind: 'all' } | { kind: 'print'; crfId: number; crfDataRecordId: number | null };
 
@@ -142,7 +143,7 @@ function ItemValue({
         rowKey={(_row, index) => String(index)}
         dataSource={rows}
         columns={[
-          { title: T.common.index, key: '#', width: 56, render: (_v: unknown, _r, i) => i + 1 },
+          { title: COMMON_TEXT.index, key: '#', width: 56, render: (_v: unknown, _r, i) => i + 1 },
           ...columns.map((c) => ({
             title: c.title || c.name,
             key: c.name,
@@ -275,7 +276,7 @@ export function OverviewDialog({
       destroyOnHidden
       footer={[
         <Button key="cancel" onClick={onClose}>
-          {T.common.cancel}
+          {COMMON_TEXT.cancel}
         </Button>,
         ...(limited
           ? [

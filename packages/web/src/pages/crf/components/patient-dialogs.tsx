@@ -2,11 +2,11 @@ import { useQuery } from '@tanstack/react-query';
 import { queryKeys } from '../../../api/query-keys';
 import { Descriptions, Modal, Spin } from 'antd';
 import { crfRecordApi, type CrfPatient } from '../../../api/crf.api';
-import { T } from '../../../locales/zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { formatDate, DATE_FORMAT } from '../../../utils/format-date';
 import { QrImage } from './qr-image';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 /** CRF-04: the patient's details, read-only, as the server holds them now. */
 export function PatientInfoDialog({

@@ -2,12 +2,13 @@ import { useState } from 'react';
 import { DeleteOutlined, FolderOpenOutlined, PlusOutlined } from '@ant-design/icons';
 import { App, Button, Form, Input, Modal, Table, Tag } from 'antd';
 import type { CrfDataRow } from '../../../api/crf.api';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { formStateMeta } from '../crf-menu';
 import { FormStateIcon } from './crf-sidebar';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 export interface RecordTableProps {
   rows: CrfDataRow[];
@@ -139,7 +140,12 @@ export function RecordTable({
           locale={{ emptyText: t.noRecords }}
           footer={creating ? () => <Tag color="blue">{t.newRecordTag}</Tag> : undefined}
           columns={[
-            { title: T.common.index, key: 'no', width: 70, render: (_: unknown, _row, index) => t.recordNo(index + 1) },
+            {
+              title: COMMON_TEXT.index,
+              key: 'no',
+              width: 70,
+              render: (_: unknown, _row, index) => t.recordNo(index + 1),
+            },
             {
               title: t.recordState,
               dataIndex: 'state',
@@ -154,7 +160,7 @@ export function RecordTable({
             { title: t.recordCreater, dataIndex: 'creater', width: 120 },
             { title: t.recordUpdated, dataIndex: 'updateTime', width: 170, render: (v: string) => formatDate(v) },
             {
-              title: T.common.actions,
+              title: COMMON_TEXT.actions,
               key: 'actions',
               width: 150,
               render: (_: unknown, row) => (
@@ -173,8 +179,8 @@ export function RecordTable({
         onCancel={() => setRemoving(null)}
         onOk={() => void confirmRemove()}
         okButtonProps={{ danger: true, loading: busy }}
-        okText={T.common.ok}
-        cancelText={T.common.cancel}
+        okText={COMMON_TEXT.ok}
+        cancelText={COMMON_TEXT.cancel}
         destroyOnHidden
       >
         <p className="crf-dialog-hint">{t.removeHint}</p>

@@ -2,12 +2,13 @@ import { useState } from 'react';
 import { Alert, Button, Form, Input, Modal, Table, Tag, Typography } from 'antd';
 import type { CrfNode } from '@ecrf/core';
 import type { StaleRecord } from '../../../api/crf.api';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { formatValue, itemTitle } from '../crf-values';
 import { reasonError, type DraftReview, type FormValues } from '../save-flow';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 /** A submitted form changed: the reason for the change (修改原因) is asked before sending. */
 export function ReasonDialog({
@@ -35,8 +36,8 @@ export function ReasonDialog({
       title={t.reasonTitle}
       onCancel={onCancel}
       onOk={confirm}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       destroyOnHidden
       mask={{ closable: false }}
       afterClose={() => {
@@ -115,7 +116,7 @@ export function ConflictDialog({
       mask={{ closable: false }}
       footer={[
         <Button key="cancel" onClick={onCancel}>
-          {T.common.cancel}
+          {COMMON_TEXT.cancel}
         </Button>,
         <Button key="refresh" type="primary" onClick={onRefresh}>
           {t.refresh}

@@ -4,10 +4,11 @@ import { queryKeys } from '../../../api/query-keys';
 import { Alert, App, Descriptions, Form, Input, List, Modal, Tag } from 'antd';
 import { crfRecordApi } from '../../../api/crf.api';
 import { ApiError } from '../../../api/request';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 
-const t = T.crfPage;
+const t = CRF_PAGE_TEXT;
 
 /**
  * The investigator's electronic signature over the casebook (SUBJ-23): the password is entered
@@ -57,7 +58,7 @@ export function SignDialog({
       await queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.signatures(subjectRecordId) });
       await queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.detailsOf(subjectRecordId) });
     } catch (failure) {
-      setError(failure instanceof ApiError ? failure.message : T.common.loadFailed);
+      setError(failure instanceof ApiError ? failure.message : COMMON_TEXT.loadFailed);
     } finally {
       setBusy(false);
     }
@@ -69,8 +70,8 @@ export function SignDialog({
       title={t.signTitle}
       onCancel={onClose}
       onOk={canSign ? () => void sign() : onClose}
-      okText={canSign ? t.sign : T.common.close}
-      cancelText={T.common.cancel}
+      okText={canSign ? t.sign : COMMON_TEXT.close}
+      cancelText={COMMON_TEXT.cancel}
       okButtonProps={{ loading: busy }}
       destroyOnHidden
       afterClose={() => {

@@ -3,13 +3,14 @@ import { App, Button, Modal, Radio, Select, Space, Upload } from 'antd';
 import { CameraOutlined, InboxOutlined, PoweroffOutlined, VideoCameraOutlined } from '@ant-design/icons';
 import { crfRecordApi } from '../../../api/crf.api';
 import { recognitionApi } from '../../../api/recognition.api';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { RECOGNITION_TEXT } from '../../../locales/recognition.zh-CN';
 import { CameraClient, CameraError, cameraBase, photoFile } from './camera-client';
 import type { IdentifyTemplate } from './identify-templates';
 import { RecognitionFailure, RECOGNITION_FAILED, recogniseImage, type RecognitionOutcome } from './recognise-flow';
 import './recognition.css';
 
-const t = T.recognition;
+const t = RECOGNITION_TEXT;
 
 /** forms §9: identify mode 1 is an image file, 2 the document camera. */
 type IdentifyMode = 1 | 2;
@@ -190,7 +191,7 @@ export function RecognitionDialog(props: RecognitionDialogProps) {
         onClose();
       }}
       okText={t.recognise}
-      cancelText={T.common.cancel}
+      cancelText={COMMON_TEXT.cancel}
       okButtonProps={{ loading: busy }}
       onOk={() => void recognise()}
       destroyOnHidden

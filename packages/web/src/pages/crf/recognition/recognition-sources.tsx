@@ -5,10 +5,10 @@ import { FileImageOutlined, WarningOutlined } from '@ant-design/icons';
 import { crfRecordApi } from '../../../api/crf.api';
 import { queryKeys } from '../../../api/query-keys';
 import { recognitionApi, type RecognitionSource } from '../../../api/recognition.api';
-import { T } from '../../../locales/zh-CN';
+import { RECOGNITION_TEXT } from '../../../locales/recognition.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 
-const t = T.recognition;
+const t = RECOGNITION_TEXT;
 
 /**
  * A source in the object store (external mode): shown from its address, whose read path (under the file cookie)

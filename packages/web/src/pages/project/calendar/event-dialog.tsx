@@ -13,10 +13,11 @@ import {
 } from '@ecrf/core';
 import { eventsApi, type CalendarEvent } from '../../../api/events.api';
 import { queryKeys } from '../../../api/query-keys';
-import { T } from '../../../locales/zh-CN';
+import { CALENDAR_TEXT } from '../../../locales/calendar.zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
 import { PatientSelect } from './patient-select';
 
-const C = T.calendar;
+const C = CALENDAR_TEXT;
 const NO_REMINDER = -1;
 
 interface FormValues {
@@ -143,8 +144,8 @@ export function EventDialog({
           <Popconfirm
             key="delete"
             title={C.deleteConfirm}
-            okText={T.common.ok}
-            cancelText={T.common.cancel}
+            okText={COMMON_TEXT.ok}
+            cancelText={COMMON_TEXT.cancel}
             onConfirm={() => remove.mutate(editing.id)}
           >
             <Button danger loading={remove.isPending} style={{ float: 'left' }}>
@@ -153,10 +154,10 @@ export function EventDialog({
           </Popconfirm>
         ),
         <Button key="cancel" onClick={onClose}>
-          {T.common.cancel}
+          {COMMON_TEXT.cancel}
         </Button>,
         <Button key="ok" type="primary" loading={save.isPending} onClick={() => form.submit()}>
-          {T.common.ok}
+          {COMMON_TEXT.ok}
         </Button>,
       ]}
     >

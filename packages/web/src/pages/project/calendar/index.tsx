@@ -7,14 +7,14 @@ import { MSG, nowString, todayString } from '@ecrf/core';
 import { calendarVisitsApi, eventsApi, type CalendarEvent, type CalendarVisit } from '../../../api/events.api';
 import { useNavigate } from 'react-router';
 import { queryKeys } from '../../../api/query-keys';
-import { T } from '../../../locales/zh-CN';
+import { CALENDAR_TEXT } from '../../../locales/calendar.zh-CN';
 import { displayTimeZone } from '../../../utils/format-date';
 import { useProjectStudy } from '../use-project-study';
 import { eventsByDay, rangeOf, step, visibleDays, type CalendarView } from './calendar-range';
 import { EventDialog, type EventDialogTarget } from './event-dialog';
 import './calendar.css';
 
-const C = T.calendar;
+const C = CALENDAR_TEXT;
 /** A month cell shows this many events; the rest are counted (and shown in the day view). */
 const MONTH_CELL_EVENTS = 3;
 

@@ -4,9 +4,9 @@ import { Select } from 'antd';
 import type { CalendarEventSubject } from '@ecrf/core';
 import { queryKeys } from '../../../api/query-keys';
 import { subjectRecordApi } from '../../../api/subject.api';
-import { T } from '../../../locales/zh-CN';
+import { CALENDAR_TEXT } from '../../../locales/calendar.zh-CN';
 
-const C = T.calendar;
+const C = CALENDAR_TEXT;
 /** How many patients the picker offers at once; typing narrows them by code. */
 export const PATIENT_OPTIONS_MAX = 20;
 

@@ -8,7 +8,8 @@ import { DOUBT_STATE, DOUBT_TYPE, doubtApi, type Doubt, type DoubtFilter } from 
 import { FileLinks } from '../../../components/audit-change';
 import { INDEX_COLUMN_WIDTH, PagedTable } from '../../../components/paged-table';
 import { useContainerWidth } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { DOUBT_TEXT } from '../../../locales/doubt.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { DoubtDialog, DoubtStateTag, DoubtTypeTag, type DoubtDialogMode } from '../../crf/components/doubt-dialog';
 import { useProjectStudy } from '../use-project-study';
@@ -16,7 +17,7 @@ import { locateUrl, toDoubtFilter, type DoubtFilterValues } from './doubt-filter
 import { FilterButtons } from '../../../components/filter-buttons';
 import './doubt-list.css';
 
-const t = T.doubt;
+const t = DOUBT_TEXT;
 
 type Layout = 'wide' | 'medium' | 'narrow';
 /** 质疑内容 takes the room left, never less than this. */
@@ -73,7 +74,7 @@ export default function DoubtListPage() {
     </Space>
   );
   const actions = (layout: Layout): TableColumnsType<Doubt>[number] => ({
-    title: T.common.actions,
+    title: COMMON_TEXT.actions,
     key: 'actions',
     fixed: 'right',
     width: layout === 'narrow' ? 84 : 140,
@@ -190,10 +191,20 @@ export default function DoubtListPage() {
           <Input allowClear placeholder={t.code} style={{ width: 140 }} />
         </Form.Item>
         <Form.Item label={t.status} name="optionType">
-          <Select allowClear options={STATE_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 110 }} />
+          <Select
+            allowClear
+            options={STATE_OPTIONS}
+            placeholder={COMMON_TEXT.selectPlaceholder}
+            style={{ width: 110 }}
+          />
         </Form.Item>
         <Form.Item label={t.type} name="doubtType">
-          <Select allowClear options={TYPE_OPTIONS} placeholder={T.common.selectPlaceholder} style={{ width: 100 }} />
+          <Select
+            allowClear
+            options={TYPE_OPTIONS}
+            placeholder={COMMON_TEXT.selectPlaceholder}
+            style={{ width: 100 }}
+          />
         </Form.Item>
         <Form.Item label={t.user} name="userName">
           <Input allowClear placeholder={t.user} style={{ width: 140 }} />

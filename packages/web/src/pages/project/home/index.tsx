@@ -7,7 +7,7 @@ import { useNavigate } from 'react-router';
 import { ApiError } from '../../../api/request';
 import { studyHomeApi, type StudyIndex } from '../../../api/subject.api';
 import type { Study } from '../../../api/study.api';
-import { T } from '../../../locales/zh-CN';
+import { PROJECT_HOME_TEXT } from '../../../locales/project-home.zh-CN';
 import { useAppStore } from '../../../stores/app.store';
 import { useSession } from '../../../stores/session.store';
 import { LOGIN_PATH } from '../../../router-guard';
@@ -21,7 +21,7 @@ import { queryKeys } from '../../../api/query-keys';
 const EnrolmentChart = lazy(() => import('./components/enrolment-chart'));
 const DashboardCharts = lazy(() => import('./components/dashboard-charts'));
 
-const H = T.projectHome;
+const H = PROJECT_HOME_TEXT;
 
 function Figure({ label, value }: { label: string; value: number }) {
   return (

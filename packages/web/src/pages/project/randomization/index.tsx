@@ -5,7 +5,7 @@ import { DownloadOutlined } from '@ant-design/icons';
 import { MSG, RANDOMIZATION_METHOD_LABELS } from '@ecrf/core';
 import { queryKeys } from '../../../api/query-keys';
 import { randomizationApi, type RandomizationConfigView } from '../../../api/randomization.api';
-import { T } from '../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../locales/randomization.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { saveDownload } from '../../study/crf/download';
 import { useProjectStudy } from '../use-project-study';
@@ -16,7 +16,7 @@ import { UsageTable } from './components/usage-table';
 import { RAND_BUTTONS } from './rand-access';
 import './randomization.css';
 
-const t = T.randomization;
+const t = RANDOMIZATION_TEXT;
 
 /** The version in force as a reader sees it (block sizes and list length only for configurers and unblinded roles). */
 function ConfigSummary({ view }: { view: RandomizationConfigView }) {

@@ -6,7 +6,7 @@ import { MSG } from '@ecrf/core';
 import { queryKeys } from '../../../api/query-keys';
 import { randomizationApi, type SelectedRow } from '../../../api/randomization.api';
 import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../locales/randomization.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { saveDownload } from '../../study/crf/download';
 import { StudyAuthButton } from '../components/study-auth-button';
@@ -16,7 +16,7 @@ import { RAND_BUTTONS } from '../randomization/rand-access';
 import { useProjectStudy } from '../use-project-study';
 import '../randomization/randomization.css';
 
-const t = T.randomization;
+const t = RANDOMIZATION_TEXT;
 
 /**
  * 随机结果 (RAND-01): the randomized patients with their numbers, time, stratum and arm (or blinded code) as the

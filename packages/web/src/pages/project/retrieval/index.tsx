@@ -26,7 +26,8 @@ import { ApiError } from '../../../api/request';
 import { searchApi, type SearchDics, type SearchRow } from '../../../api/search.api';
 import { PagedTable } from '../../../components/paged-table';
 import { EllipsisText } from '../../../components/table-page/ellipsis-text';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { RETRIEVAL_TEXT } from '../../../locales/retrieval.zh-CN';
 import { useProjectStudy } from '../use-project-study';
 import {
   arityOf,
@@ -46,7 +47,7 @@ import {
 import { ExportButton } from './components/export-dialog';
 import './retrieval.css';
 
-const t = T.retrieval;
+const t = RETRIEVAL_TEXT;
 const DATE = 'YYYY-MM-DD';
 const JOIN_OPTIONS = SEARCH_JOINS.map((j) => ({ value: j.code, label: j.label }));
 const DEFAULT_COLUMNS: SearchColumn[] = [
@@ -235,7 +236,7 @@ export default function RetrievalPage() {
       };
     }),
     {
-      title: T.common.actions,
+      title: COMMON_TEXT.actions,
       key: 'actions',
       fixed: 'right',
       width: 110,
@@ -256,7 +257,7 @@ export default function RetrievalPage() {
           aria-label={label}
           className="retrieval-value"
           mode={many ? 'multiple' : undefined}
-          placeholder={T.common.selectPlaceholder}
+          placeholder={COMMON_TEXT.selectPlaceholder}
           options={info.options}
           value={many ? row.values : row.values[0]}
           onChange={(v: string | string[] | undefined) => set(v === undefined ? [] : Array.isArray(v) ? v : [v])}
@@ -565,7 +566,7 @@ export default function RetrievalPage() {
       <Modal
         open={saving}
         title={t.saveTemplate}
-        okText={T.common.save}
+        okText={COMMON_TEXT.save}
         confirmLoading={saveTemplate.isPending}
         onCancel={() => setSaving(false)}
         onOk={() => void templateForm.submit()}

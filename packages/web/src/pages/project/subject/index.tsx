@@ -18,7 +18,11 @@ import {
 } from '../../../api/subject.api';
 import { PagedTable } from '../../../components/paged-table';
 import { tableWidth, toTableColumns, useContainerWidth, type RowAction } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { DATA_IMPORT_TEXT } from '../../../locales/data-import.zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../locales/randomization.zh-CN';
+import { SEX_TEXT } from '../../../locales/sex.zh-CN';
+import { SUBJECT_TEXT } from '../../../locales/subject.zh-CN';
 import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
 import { saveDownload } from '../../study/crf/download';
@@ -138,7 +142,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
       ...Object.fromEntries(
         (model.data?.baseConfig ?? []).map((f) => [f.name, f.header || DEFAULT_FIELD_LABELS[f.name]]),
       ),
-      deptId: T.subject.dept,
+      deptId: SUBJECT_TEXT.dept,
     }),
     [model.data],
   );
@@ -180,7 +184,9 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
     const baseValue = (key: string, row: SubjectRecordRow): string => {
       const value = (row as unknown as Record<string, unknown>)[key];
       if (value === null || value === undefined || value === '') return '';
-      if (key === 'gender') return value === GENDER.male ? T.sex.male : value === GENDER.female ? T.sex.female : '';
+      if (key === 'gender') {
+        return value === GENDER.male ? SEX_TEXT.male : value === GENDER.female ? SEX_TEXT.female : '';
+      }
       if (key === 'diseaseCode') return diseases.find((d) => d.diseaseCode === value)?.diseaseName ?? String(value);
       // A masked birth date (1960-**-**, no identifiers permission) is shown as the server sent it.
       if (key === 'birth') return String(value).includes('*') ? String(value) : formatDate(String(value), 'YYYY-MM-DD');
@@ -198,23 +204,31 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
     };
     const rowActions: RowAction<SubjectRecordRow>[] = showDeleted
       ? [
-          { key: 'view', label: T.subject.view, onClick: (row) => setPatient({ mode: 'crflook', subjectId: row.id }) },
-          { key: 'operates', label: T.subject.operates, onClick: (row) => setOperatesRecord(row) },
-          { key: 'restore', label: T.subject.restore, allowed: canRemove, onClick: (row) => setRestoreRecord(row) },
+          {
+            key: 'view',
+            label: SUBJECT_TEXT.view,
+            onClick: (row) => setPatient({ mode: 'crflook', subjectId: row.id }),
+          },
+          { key: 'operates', label: SUBJECT_TEXT.operates, onClick: (row) => setOperatesRecord(row) },
+          { key: 'restore', label: SUBJECT_TEXT.restore, allowed: canRemove, onClick: (row) => setRestoreRecord(row) },
         ]
       : [
-          { key: 'enter', label: T.subject.enter, onClick: (row) => void navigate(`/crf/${row.subjectRecordId}`) },
-          { key: 'view', label: T.subject.view, onClick: (row) => setPatient({ mode: 'crflook', subjectId: row.id }) },
+          { key: 'enter', label: SUBJECT_TEXT.enter, onClick: (row) => void navigate(`/crf/${row.subjectRecordId}`) },
+          {
+            key: 'view',
+            label: SUBJECT_TEXT.view,
+            onClick: (row) => setPatient({ mode: 'crflook', subjectId: row.id }),
+          },
           {
             key: 'edit',
-            label: T.subject.edit,
+            label: SUBJECT_TEXT.edit,
             allowed: canEdit,
             onClick: (row) => setPatient({ mode: 'edit', subjectId: row.id }),
           },
-          { key: 'state', label: T.subject.changeState, allowed: canEdit, onClick: (row) => setStateRecord(row) },
+          { key: 'state', label: SUBJECT_TEXT.changeState, allowed: canEdit, onClick: (row) => setStateRecord(row) },
           {
             key: 'randomize',
-            label: T.randomization.randomize,
+            label: RANDOMIZATION_TEXT.randomize,
             allowed: canRandomize,
             hidden: () => !randomizes,
             onClick: (row) =>
@@ -224,11 +238,11 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
                 subjectName: row.subjectName,
               }),
           },
-          { key: 'operates', label: T.subject.operates, onClick: (row) => setOperatesRecord(row) },
+          { key: 'operates', label: SUBJECT_TEXT.operates, onClick: (row) => setOperatesRecord(row) },
           // Asks for a reason in its own dialog.
           {
             key: 'remove',
-            label: T.subject.remove,
+            label: SUBJECT_TEXT.remove,
             allowed: canRemove,
             danger: true,
             onClick: (row) => setRemoveRecord(row),
@@ -282,18 +296,23 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
         <Form.Item label={fieldLabels.diseaseCode} name="diseaseCode">
           <Select
             allowClear
-            placeholder={T.common.selectPlaceholder}
+            placeholder={COMMON_TEXT.selectPlaceholder}
             style={{ width: 160 }}
             options={diseases.map((d) => ({ value: d.diseaseCode, label: d.diseaseName }))}
           />
         </Form.Item>
-        <Form.Item label={T.subject.state} name="state">
-          <Select allowClear placeholder={T.common.selectPlaceholder} style={{ width: 110 }} options={STATE_OPTIONS} />
+        <Form.Item label={SUBJECT_TEXT.state} name="state">
+          <Select
+            allowClear
+            placeholder={COMMON_TEXT.selectPlaceholder}
+            style={{ width: 110 }}
+            options={STATE_OPTIONS}
+          />
         </Form.Item>
-        <Form.Item label={T.subject.enrolDate} name="enrolDate">
+        <Form.Item label={SUBJECT_TEXT.enrolDate} name="enrolDate">
           <DatePicker.RangePicker
             allowEmpty={[true, true]}
-            placeholder={[T.subject.beginDate, T.subject.endDate]}
+            placeholder={[SUBJECT_TEXT.beginDate, SUBJECT_TEXT.endDate]}
             style={{ width: 250 }}
           />
         </Form.Item>
@@ -306,9 +325,9 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
           icon={<PlusOutlined aria-hidden />}
           onClick={() => setPatient({ mode: 'add' })}
         >
-          {T.subject.add}
+          {SUBJECT_TEXT.add}
         </StudyAuthButton>
-        <Tooltip title={T.subject.exportAuditHint}>
+        <Tooltip title={SUBJECT_TEXT.exportAuditHint}>
           <span>
             <StudyAuthButton
               allowed={can(AUDIT_EXPORT_BUTTON)}
@@ -316,17 +335,17 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
               loading={exporting}
               onClick={() => void exportAudit()}
             >
-              {T.subject.exportAudit}
+              {SUBJECT_TEXT.exportAudit}
             </StudyAuthButton>
           </span>
         </Tooltip>
         {/* Any member may open it: the server refuses the forms the user may not edit, sheet by sheet. */}
         <StudyAuthButton allowed icon={<UploadOutlined aria-hidden />} onClick={() => setImporting(true)}>
-          {T.dataImport.open}
+          {DATA_IMPORT_TEXT.open}
         </StudyAuthButton>
         <label className="project-toolbar-switch">
-          <Switch size="small" checked={showDeleted} onChange={setShowDeleted} aria-label={T.subject.showDeleted} />
-          <span>{T.subject.showDeleted}</span>
+          <Switch size="small" checked={showDeleted} onChange={setShowDeleted} aria-label={SUBJECT_TEXT.showDeleted} />
+          <span>{SUBJECT_TEXT.showDeleted}</span>
         </label>
       </div>
       <div ref={container}>
@@ -353,20 +372,20 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
       <ReasonDialog
         open={Boolean(removeRecord)}
         danger
-        title={removeRecord ? T.subject.removeTitle(removeRecord.subjectName) : ''}
-        hint={T.subject.removeHint}
-        label={T.subject.removeReason}
-        requiredMessage={T.subject.removeReasonRequired}
+        title={removeRecord ? SUBJECT_TEXT.removeTitle(removeRecord.subjectName) : ''}
+        hint={SUBJECT_TEXT.removeHint}
+        label={SUBJECT_TEXT.removeReason}
+        requiredMessage={SUBJECT_TEXT.removeReasonRequired}
         pending={remove.isPending}
         onSubmit={(reason) => remove.mutate({ record: removeRecord!, reason })}
         onClose={() => setRemoveRecord(null)}
       />
       <ReasonDialog
         open={Boolean(restoreRecord)}
-        title={restoreRecord ? T.subject.restoreTitle(restoreRecord.subjectName) : ''}
-        hint={T.subject.restoreHint}
-        label={T.subject.restoreReason}
-        requiredMessage={T.subject.restoreReasonRequired}
+        title={restoreRecord ? SUBJECT_TEXT.restoreTitle(restoreRecord.subjectName) : ''}
+        hint={SUBJECT_TEXT.restoreHint}
+        label={SUBJECT_TEXT.restoreReason}
+        requiredMessage={SUBJECT_TEXT.restoreReasonRequired}
         pending={restore.isPending}
         onSubmit={(reason) => restore.mutate({ record: restoreRecord!, reason })}
         onClose={() => setRestoreRecord(null)}
@@ -388,7 +407,7 @@ export default function SubjectListPage() {
 
   return (
     <div className="page-card">
-      <h2 className="page-title">{T.subject.title}</h2>
+      <h2 className="page-title">{SUBJECT_TEXT.title}</h2>
       {body}
     </div>
   );

@@ -7,7 +7,8 @@ import {
   type PageColumn,
   type RowAction,
 } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../locales/randomization.zh-CN';
+import { SUBJECT_TEXT } from '../../../locales/subject.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { UnblindedMark } from '../randomization/components/randomization-result';
 import { StateTag } from './subject-state';
@@ -51,19 +52,23 @@ export interface SubjectColumnsInput {
 }
 
 function stateOf(row: SubjectRecordRow, showDeleted: boolean) {
-  return showDeleted ? <Tag color="red">{T.subject.deletedTag}</Tag> : <StateTag state={row.state as SubjectState} />;
+  return showDeleted ? (
+    <Tag color="red">{SUBJECT_TEXT.deletedTag}</Tag>
+  ) : (
+    <StateTag state={row.state as SubjectState} />
+  );
 }
 
 function progressOf(row: SubjectRecordRow, width: number) {
   const { submitted, total } = row.crfStates ?? { submitted: 0, total: 0 };
   return (
-    <Tooltip title={T.subject.progressTip(submitted, total)}>
+    <Tooltip title={SUBJECT_TEXT.progressTip(submitted, total)}>
       <Progress
         size="small"
         percent={total > 0 ? Math.round((submitted / total) * 100) : 0}
         format={() => `${submitted}/${total}`}
         style={{ width, margin: 0 }}
-        aria-label={T.subject.progressTip(submitted, total)}
+        aria-label={SUBJECT_TEXT.progressTip(submitted, total)}
       />
     </Tooltip>
   );
@@ -93,7 +98,7 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
   // 年龄 reads as a number alone; in a list of values it carries its unit.
   const fieldText = (key: string, row: SubjectRecordRow) => {
     const text = baseValue(key, row);
-    return key === 'age' && text !== '' ? `${text}${T.subject.ageUnit}` : text;
+    return key === 'age' && text !== '' ? `${text}${SUBJECT_TEXT.ageUnit}` : text;
   };
   const patientCell = (row: SubjectRecordRow) => (
     <div className="subject-who">
@@ -107,7 +112,7 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
   const enrolCell = (row: SubjectRecordRow) => (
     <>
       <div>{formatDate(row.createTime)}</div>
-      <div className="subject-sub" title={T.subject.creater}>
+      <div className="subject-sub" title={SUBJECT_TEXT.creater}>
         {row.creater}
       </div>
     </>
@@ -130,7 +135,7 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
   if (layout === 'card') {
     return [
       {
-        title: T.subject.title,
+        title: SUBJECT_TEXT.title,
         key: 'card',
         ellipsis: false,
         minWidth: 180,
@@ -157,14 +162,14 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
   if (layout === 'compact') {
     const compact: PageColumn<SubjectRecordRow>[] = [
       {
-        title: T.subject.patient,
+        title: SUBJECT_TEXT.patient,
         key: 'who',
         width: 130,
         ellipsis: false,
         render: (_: unknown, row) => patientCell(row),
       },
       {
-        title: T.subject.progress,
+        title: SUBJECT_TEXT.progress,
         key: 'progress',
         width: 110,
         ellipsis: false,
@@ -173,7 +178,7 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
     ];
     if (otherBase.length > 0) {
       compact.push({
-        title: T.subject.baseInfo,
+        title: SUBJECT_TEXT.baseInfo,
         key: 'base',
         minWidth: 170,
         ellipsis: false,
@@ -190,7 +195,7 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
     }
     if (crf.length > 0) {
       compact.push({
-        title: T.subject.crfValues,
+        title: SUBJECT_TEXT.crfValues,
         key: 'crf',
         minWidth: 150,
         ellipsis: false,
@@ -199,7 +204,7 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
     }
     compact.push(
       {
-        title: `${T.subject.createTime} / ${T.subject.creater}`,
+        title: `${SUBJECT_TEXT.createTime} / ${SUBJECT_TEXT.creater}`,
         key: 'enrol',
         width: 160,
         ellipsis: false,
@@ -224,21 +229,21 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
       ),
     text: (row) =>
       column.key === 'subjectName' && row.emergencyUnblinded
-        ? `${baseValue(column.key, row)} ${T.randomization.emergencyMark}`
+        ? `${baseValue(column.key, row)} ${RANDOMIZATION_TEXT.emergencyMark}`
         : baseValue(column.key, row),
   });
   return [
     // Who the patient is, where they stand and how far their forms are come first.
     ...leading.map(baseColumn),
     {
-      title: T.subject.state,
+      title: SUBJECT_TEXT.state,
       dataIndex: 'state',
       kind: 'status',
       width: 64,
       render: (_: unknown, row) => stateOf(row, showDeleted),
     },
     {
-      title: T.subject.progress,
+      title: SUBJECT_TEXT.progress,
       key: 'progress',
       kind: 'status',
       width: 100,
@@ -251,8 +256,8 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
       width: CRF_COLUMN_WIDTH,
       render: (_: unknown, row) => crfValue(column, row),
     })),
-    { title: T.subject.creater, dataIndex: 'creater', width: 84 },
-    { title: T.subject.createTime, dataIndex: 'createTime', kind: 'datetime', width: 150 },
+    { title: SUBJECT_TEXT.creater, dataIndex: 'creater', width: 84 },
+    { title: SUBJECT_TEXT.createTime, dataIndex: 'createTime', kind: 'datetime', width: 150 },
     actionsColumn(actions),
   ];
 }

@@ -1,6 +1,6 @@
 import { Tag } from 'antd';
 import { SUBJECT_STATE, type SubjectState } from '../../../api/subject.api';
-import { T } from '../../../locales/zh-CN';
+import { SUBJECT_TEXT } from '../../../locales/subject.zh-CN';
 
 export const STATE_VALUES: readonly SubjectState[] = [
   SUBJECT_STATE.active,
@@ -9,7 +9,7 @@ export const STATE_VALUES: readonly SubjectState[] = [
 ];
 
 export function stateLabel(state: unknown): string {
-  return typeof state === 'number' ? (T.subject.states[state] ?? String(state)) : '';
+  return typeof state === 'number' ? (SUBJECT_TEXT.states[state] ?? String(state)) : '';
 }
 
 export const STATE_OPTIONS = STATE_VALUES.map((value) => ({ value, label: stateLabel(value) }));

@@ -5,7 +5,7 @@ import { ArrowLeftOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import { useNavigate, useParams } from 'react-router';
 import { studyApi, type Study } from '../../../api/study.api';
-import { T } from '../../../locales/zh-CN';
+import { STUDY_TEXT } from '../../../locales/study.zh-CN';
 import { queryKeys } from '../../../api/query-keys';
 
 /** The study of a /study/:id/… page. */
@@ -40,9 +40,9 @@ export function StudyRoutePage({ page, children }: { page: string; children: (st
         icon={<ArrowLeftOutlined aria-hidden />}
         onClick={() => void navigate('/study/list')}
       >
-        {T.study.backToManage}
+        {STUDY_TEXT.backToManage}
       </Button>
-      <h2 className="page-title">{query.data ? T.study.titleOf(query.data.studyName, page) : page}</h2>
+      <h2 className="page-title">{query.data ? STUDY_TEXT.titleOf(query.data.studyName, page) : page}</h2>
       {body}
     </div>
   );

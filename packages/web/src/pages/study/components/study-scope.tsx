@@ -4,7 +4,7 @@ import { Empty, Select, Spin } from 'antd';
 import { useSearchParams } from 'react-router';
 import { queryKeys } from '../../../api/query-keys';
 import { studyApi, type Study } from '../../../api/study.api';
-import { T } from '../../../locales/zh-CN';
+import { STUDY_TEXT } from '../../../locales/study.zh-CN';
 
 /** The studies the user may set up (all of them for 项目维护 holders), for pickers. */
 export function useMyStudies() {
@@ -59,8 +59,8 @@ export function StudyScope({ title, extra, children }: StudyScopeProps) {
 
   let body: ReactNode;
   if (studies.isLoading) body = <Spin style={{ display: 'block', margin: '48px auto' }} />;
-  else if (list.length === 0) body = <Empty description={T.study.noStudies} />;
-  else if (!study) body = <Empty description={T.study.pickFirst} />;
+  else if (list.length === 0) body = <Empty description={STUDY_TEXT.noStudies} />;
+  else if (!study) body = <Empty description={STUDY_TEXT.pickFirst} />;
   else body = children(study);
 
   return (
@@ -70,12 +70,12 @@ export function StudyScope({ title, extra, children }: StudyScopeProps) {
         <div className="study-page-head-extra">
           {extra}
           <label className="study-picker">
-            <span>{T.study.picker}</span>
+            <span>{STUDY_TEXT.picker}</span>
             <Select
-              aria-label={T.study.picker}
+              aria-label={STUDY_TEXT.picker}
               showSearch={{ optionFilterProp: 'label' }}
               value={study?.id}
-              placeholder={T.study.pickerPlaceholder}
+              placeholder={STUDY_TEXT.pickerPlaceholder}
               loading={studies.isLoading}
               style={{ width: 280 }}
               options={list.map((item) => ({ value: item.id, label: item.studyName }))}

@@ -1,6 +1,6 @@
 import { DEFAULT_BASE_CONFIG } from '@ecrf/core';
 import { BASE_FIELD_NAMES, type BaseConfigField, type BaseFieldName } from '../../../api/study.api';
-import { T } from '../../../locales/zh-CN';
+import { STUDY_CONFIG_TEXT } from '../../../locales/study-config.zh-CN';
 
 /** A patient is known by its code and name: these two are always shown and always required. */
 export const LOCKED_FIELDS: ReadonlySet<BaseFieldName> = new Set(['identificationCode', 'subjectName']);
@@ -17,7 +17,7 @@ const REQUIRED_BY_DEFAULT: ReadonlySet<BaseFieldName> = new Set([
 export function defaultField(name: BaseFieldName): BaseConfigField {
   // The ID number is off unless a study turns it on (PIPL: collect only what the study needs).
   const display = DEFAULT_BASE_CONFIG.find((f) => f.name === name)?.display ?? true;
-  return { name, header: T.studyConfig.fieldLabels[name], display, required: REQUIRED_BY_DEFAULT.has(name) };
+  return { name, header: STUDY_CONFIG_TEXT.fieldLabels[name], display, required: REQUIRED_BY_DEFAULT.has(name) };
 }
 
 /** One field's rules applied: locked fields on, computed ones optional, a hidden field never required. */

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Spin, Tabs } from 'antd';
 import { studyApi, type Study } from '../../../api/study.api';
-import { T } from '../../../locales/zh-CN';
+import { STUDY_CONFIG_TEXT } from '../../../locales/study-config.zh-CN';
 import { StudyScope } from '../components/study-scope';
 import { BasicInfoForm } from './components/basic-info-form';
 import { DiseasePanel } from './components/disease-panel';
@@ -21,10 +21,10 @@ function StudyConfig({ picked }: { picked: Study }) {
   return (
     <Tabs
       items={[
-        { key: 'basic', label: T.studyConfig.tabBasic, children: <BasicInfoForm study={study} /> },
-        { key: 'disease', label: T.studyConfig.tabDisease, children: <DiseasePanel studyId={study.id} /> },
-        { key: 'patient', label: T.studyConfig.tabPatient, children: <PatientPanel study={study} /> },
-        { key: 'features', label: T.studyConfig.tabFeatures, children: <FeaturesPanel study={study} /> },
+        { key: 'basic', label: STUDY_CONFIG_TEXT.tabBasic, children: <BasicInfoForm study={study} /> },
+        { key: 'disease', label: STUDY_CONFIG_TEXT.tabDisease, children: <DiseasePanel studyId={study.id} /> },
+        { key: 'patient', label: STUDY_CONFIG_TEXT.tabPatient, children: <PatientPanel study={study} /> },
+        { key: 'features', label: STUDY_CONFIG_TEXT.tabFeatures, children: <FeaturesPanel study={study} /> },
       ]}
     />
   );
@@ -33,6 +33,6 @@ function StudyConfig({ picked }: { picked: Study }) {
 /** 项目配置 (STUDY-02, STUDY-06, STUDY-10..13, STUDY-23..26): one study's settings. */
 export default function StudyConfigPage() {
   return (
-    <StudyScope title={T.studyConfig.title}>{(study) => <StudyConfig key={study.id} picked={study} />}</StudyScope>
+    <StudyScope title={STUDY_CONFIG_TEXT.title}>{(study) => <StudyConfig key={study.id} picked={study} />}</StudyScope>
   );
 }

@@ -18,7 +18,8 @@ import { MSG } from '@ecrf/core';
 import { useNavigate, useParams } from 'react-router';
 import { stageApi, type CrfStage, type StageCrf } from '../../../api/study.api';
 import { Auth, AuthButton, useAccess } from '../../../components/permission';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { CRF_STAGE_TEXT } from '../../../locales/crf-stage.zh-CN';
 import { StudyScope } from '../components/study-scope';
 import { useStageTree } from '../crf-stage/use-stage-tree';
 import { ImportCrfsDialog, REPEAT_OPTIONS, type ImportTarget } from '../crf-stage/components/import-crfs-dialog';
@@ -67,15 +68,15 @@ function StageSettings({ stage }: { stage: CrfStage }) {
   });
 
   const columns: TableColumnsType<StageCrf> = [
-    { title: T.crfStage.forms, dataIndex: 'title' },
+    { title: CRF_STAGE_TEXT.forms, dataIndex: 'title' },
     {
-      title: T.crfStage.repeat,
+      title: CRF_STAGE_TEXT.repeat,
       dataIndex: 'repeat',
       width: 220,
       render: (repeat: 0 | 1, crf) =>
         can(PERM) ? (
           <Radio.Group
-            aria-label={`${T.crfStage.repeat} ${crf.title}`}
+            aria-label={`${CRF_STAGE_TEXT.repeat} ${crf.title}`}
             optionType="button"
             buttonStyle="solid"
             size="small"
@@ -88,9 +89,9 @@ function StageSettings({ stage }: { stage: CrfStage }) {
           <RepeatTag repeat={repeat} />
         ),
     },
-    { title: T.crfStage.orderNum, dataIndex: 'orderNum', width: 70, align: 'center' },
+    { title: CRF_STAGE_TEXT.orderNum, dataIndex: 'orderNum', width: 70, align: 'center' },
     {
-      title: T.common.actions,
+      title: COMMON_TEXT.actions,
       key: 'actions',
       width: 180,
       render: (_: unknown, crf, index) => (
@@ -99,7 +100,7 @@ function StageSettings({ stage }: { stage: CrfStage }) {
             code={PERM}
             type="link"
             size="small"
-            aria-label={`${T.crfStage.moveUp} ${crf.title}`}
+            aria-label={`${CRF_STAGE_TEXT.moveUp} ${crf.title}`}
             icon={<ArrowUpOutlined aria-hidden />}
             disabled={index === 0 || move.isPending}
             onClick={() => move.mutate({ crfId: crf.crfId, delta: -1 })}
@@ -108,7 +109,7 @@ function StageSettings({ stage }: { stage: CrfStage }) {
             code={PERM}
             type="link"
             size="small"
-            aria-label={`${T.crfStage.moveDown} ${crf.title}`}
+            aria-label={`${CRF_STAGE_TEXT.moveDown} ${crf.title}`}
             icon={<ArrowDownOutlined aria-hidden />}
             disabled={index === crfs.length - 1 || move.isPending}
             onClick={() => move.mutate({ crfId: crf.crfId, delta: 1 })}
@@ -117,16 +118,16 @@ function StageSettings({ stage }: { stage: CrfStage }) {
             code={PERM}
             fallback={
               <AuthButton code={PERM} type="link" size="small" danger>
-                {T.crfStage.removeCrf}
+                {CRF_STAGE_TEXT.removeCrf}
               </AuthButton>
             }
           >
             <Popconfirm
-              title={T.crfStage.confirmRemoveCrf(crf.title)}
+              title={CRF_STAGE_TEXT.confirmRemoveCrf(crf.title)}
               onConfirm={() => removeCrf.mutateAsync(crf.crfId).catch(() => undefined)}
             >
               <Button type="link" size="small" danger>
-                {T.crfStage.removeCrf}
+                {CRF_STAGE_TEXT.removeCrf}
               </Button>
             </Popconfirm>
           </Auth>
@@ -144,10 +145,10 @@ function StageSettings({ stage }: { stage: CrfStage }) {
           icon={<ImportOutlined aria-hidden />}
           onClick={() => setImporting({ stageId: stage.id, stageName: stage.name, present: crfs })}
         >
-          {T.crfStage.importForms}
+          {CRF_STAGE_TEXT.importForms}
         </AuthButton>
         <span className="study-section-hint" style={{ margin: 0 }}>
-          {T.crfStage.repeatHint}
+          {CRF_STAGE_TEXT.repeatHint}
         </span>
       </div>
       <Table<StageCrf>
@@ -156,7 +157,7 @@ function StageSettings({ stage }: { stage: CrfStage }) {
         dataSource={crfs}
         loading={crfsQuery.isFetching}
         pagination={false}
-        locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={T.crfStage.noForms} /> }}
+        locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={CRF_STAGE_TEXT.noForms} /> }}
       />
       <ImportCrfsDialog studyId={stage.studyId} target={importing} onClose={() => setImporting(null)} />
     </>
@@ -167,17 +168,17 @@ function StageSettings({ stage }: { stage: CrfStage }) {
 function StagePicker({ studyId }: { studyId: number }) {
   const navigate = useNavigate();
   const { tree, isLoading } = useStageTree(studyId);
-  if (!isLoading && tree.length === 0) return <Empty description={T.crfStage.empty} />;
+  if (!isLoading && tree.length === 0) return <Empty description={CRF_STAGE_TEXT.empty} />;
   return (
     <Space>
-      <span>{T.crfStage.pickStage}</span>
+      <span>{CRF_STAGE_TEXT.pickStage}</span>
       <TreeSelect
-        aria-label={T.crfStage.pickStage}
+        aria-label={CRF_STAGE_TEXT.pickStage}
         style={{ width: 320 }}
         loading={isLoading}
         treeDefaultExpandAll
         treeData={stageOptions(tree)}
-        placeholder={T.crfStage.pickStagePlaceholder}
+        placeholder={CRF_STAGE_TEXT.pickStagePlaceholder}
         onChange={(id: number) => void navigate(`/study/crfStage/set/${id}?studyId=${studyId}`)}
       />
     </Space>
@@ -198,7 +199,7 @@ export default function CrfStageSetPage() {
   });
 
   if (!hasId) {
-    return <StudyScope title={T.crfStage.setTitle}>{(study) => <StagePicker studyId={study.id} />}</StudyScope>;
+    return <StudyScope title={CRF_STAGE_TEXT.setTitle}>{(study) => <StagePicker studyId={study.id} />}</StudyScope>;
   }
 
   const back = () => void navigate(stage.data ? `/study/crfStage?studyId=${stage.data.studyId}` : '/study/crfStage');
@@ -216,9 +217,11 @@ export default function CrfStageSetPage() {
         icon={<ArrowLeftOutlined aria-hidden />}
         onClick={back}
       >
-        {T.crfStage.backToStages}
+        {CRF_STAGE_TEXT.backToStages}
       </Button>
-      <h2 className="page-title">{stage.data ? `${T.crfStage.setTitle} · ${stage.data.name}` : T.crfStage.setTitle}</h2>
+      <h2 className="page-title">
+        {stage.data ? `${CRF_STAGE_TEXT.setTitle} · ${stage.data.name}` : CRF_STAGE_TEXT.setTitle}
+      </h2>
       {body}
     </div>
   );

@@ -7,7 +7,8 @@ import { useNavigate } from 'react-router';
 import { stageApi, type CrfStage, type StageCrf, type Study } from '../../../api/study.api';
 import { AuthButton, useAccess } from '../../../components/permission';
 import { actionsColumn, tableWidth, toTableColumns, type PageColumn } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { CRF_STAGE_TEXT } from '../../../locales/crf-stage.zh-CN';
 import { StudyScope } from '../components/study-scope';
 import { ImportCrfsDialog, type ImportTarget } from './components/import-crfs-dialog';
 import { StageDialog, type StageDialogState } from './components/stage-dialog';
@@ -21,28 +22,28 @@ const PERM = 'study:crfStage';
 function StageForms({ stage, onRemove }: { stage: CrfStage; onRemove: (crf: StageCrf) => void }) {
   const { can } = useAccess();
   const { modal } = App.useApp();
-  if (stage.crfs.length === 0) return <span className="study-section-hint">{T.crfStage.noForms}</span>;
+  if (stage.crfs.length === 0) return <span className="study-section-hint">{CRF_STAGE_TEXT.noForms}</span>;
   return (
     <Space size={[4, 4]} wrap>
       {stage.crfs.map((crf) => (
         <Tag
           key={crf.crfId}
           closable={can(PERM)}
-          closeIcon={<span aria-label={`${T.crfStage.removeCrf} ${crf.title}`}>×</span>}
+          closeIcon={<span aria-label={`${CRF_STAGE_TEXT.removeCrf} ${crf.title}`}>×</span>}
           onClose={(event) => {
             // The tag stays until the removal is confirmed and the tree reloads.
             event.preventDefault();
             modal.confirm({
-              title: T.crfStage.confirmRemoveCrf(crf.title),
-              okText: T.common.ok,
-              cancelText: T.common.cancel,
+              title: CRF_STAGE_TEXT.confirmRemoveCrf(crf.title),
+              okText: COMMON_TEXT.ok,
+              cancelText: COMMON_TEXT.cancel,
               onOk: () => onRemove(crf),
             });
           }}
         >
           {crf.title}
           <span style={{ marginLeft: 4, color: crf.repeat === 1 ? '#0958d9' : '#531dab' }}>
-            （{crf.repeat === 1 ? T.crfStage.repeatSingle : T.crfStage.repeatMulti}）
+            （{crf.repeat === 1 ? CRF_STAGE_TEXT.repeatSingle : CRF_STAGE_TEXT.repeatMulti}）
           </span>
         </Tag>
       ))}
@@ -85,7 +86,7 @@ function CrfStages({ study }: { study: Study }) {
   const moveButton = (stage: CrfStage, delta: -1 | 1) => {
     const siblings = siblingsOf(tree, stage.id);
     const index = siblings.findIndex((s) => s.id === stage.id);
-    const label = delta < 0 ? T.crfStage.moveUp : T.crfStage.moveDown;
+    const label = delta < 0 ? CRF_STAGE_TEXT.moveUp : CRF_STAGE_TEXT.moveDown;
     return (
       <Tooltip title={label}>
         <AuthButton
@@ -103,9 +104,9 @@ function CrfStages({ study }: { study: Study }) {
 
   const pageColumns: PageColumn<CrfStage>[] = [
     // The tree's indentation and expander sit in this column.
-    { title: T.crfStage.name, dataIndex: 'name', minWidth: 200 },
+    { title: CRF_STAGE_TEXT.name, dataIndex: 'name', minWidth: 200 },
     {
-      title: T.crfStage.orderNum,
+      title: CRF_STAGE_TEXT.orderNum,
       dataIndex: 'orderNum',
       kind: 'status',
       width: 110,
@@ -118,7 +119,7 @@ function CrfStages({ study }: { study: Study }) {
       ),
     },
     {
-      title: T.crfStage.forms,
+      title: CRF_STAGE_TEXT.forms,
       key: 'crfs',
       minWidth: 240,
       ellipsis: false,
@@ -132,28 +133,31 @@ function CrfStages({ study }: { study: Study }) {
     actionsColumn<CrfStage>([
       {
         key: 'import',
-        label: T.crfStage.importForms,
+        label: CRF_STAGE_TEXT.importForms,
         code: PERM,
         onClick: (stage) => setImporting({ stageId: stage.id, stageName: stage.name, present: stage.crfs }),
       },
       {
         key: 'settings',
-        label: T.crfStage.settings,
+        label: CRF_STAGE_TEXT.settings,
         onClick: (stage) => void navigate(`/study/crfStage/set/${stage.id}?studyId=${study.id}`),
       },
       {
         key: 'addChild',
-        label: T.crfStage.addChild,
+        label: CRF_STAGE_TEXT.addChild,
         code: PERM,
         onClick: (stage) => setDialog({ mode: 'add', parent: stage, orderNum: nextOrderNum(stage.children ?? []) }),
       },
-      { key: 'edit', label: T.common.edit, code: PERM, onClick: (stage) => setDialog({ mode: 'edit', stage }) },
+      { key: 'edit', label: COMMON_TEXT.edit, code: PERM, onClick: (stage) => setDialog({ mode: 'edit', stage }) },
       {
         key: 'remove',
-        label: T.common.remove,
+        label: COMMON_TEXT.remove,
         code: PERM,
         danger: true,
-        confirm: (stage) => ({ title: T.crfStage.confirmRemove(stage.name), description: T.crfStage.removeHint }),
+        confirm: (stage) => ({
+          title: CRF_STAGE_TEXT.confirmRemove(stage.name),
+          description: CRF_STAGE_TEXT.removeHint,
+        }),
         onClick: (stage) => remove.mutateAsync(stage.id),
       },
     ]),
@@ -168,10 +172,10 @@ function CrfStages({ study }: { study: Study }) {
           icon={<PlusOutlined aria-hidden />}
           onClick={() => setDialog({ mode: 'add', parent: null, orderNum: nextOrderNum(tree) })}
         >
-          {T.crfStage.addTop}
+          {CRF_STAGE_TEXT.addTop}
         </AuthButton>
         <span className="study-section-hint" style={{ margin: 0, alignSelf: 'center' }}>
-          {T.crfStage.pageHint}
+          {CRF_STAGE_TEXT.pageHint}
         </span>
       </div>
       <Table<CrfStage>
@@ -193,7 +197,7 @@ function CrfStages({ study }: { study: Study }) {
               return next;
             }),
         }}
-        locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={T.crfStage.empty} /> }}
+        locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={CRF_STAGE_TEXT.empty} /> }}
       />
       <StageDialog studyId={study.id} state={dialog} onClose={() => setDialog(null)} />
       <ImportCrfsDialog studyId={study.id} target={importing} onClose={() => setImporting(null)} />
@@ -203,5 +207,5 @@ function CrfStages({ study }: { study: Study }) {
 
 /** ECRF阶段 (STUDY-03, STUDY-19..22): the study's visit phases and the forms in each. */
 export default function CrfStagePage() {
-  return <StudyScope title={T.crfStage.title}>{(study) => <CrfStages study={study} />}</StudyScope>;
+  return <StudyScope title={CRF_STAGE_TEXT.title}>{(study) => <CrfStages study={study} />}</StudyScope>;
 }

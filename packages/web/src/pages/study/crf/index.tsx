@@ -13,7 +13,9 @@ import {
 } from '../../../api/study.api';
 import { Auth, AuthButton } from '../../../components/permission';
 import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { DATA_IMPORT_TEXT } from '../../../locales/data-import.zh-CN';
+import { STUDY_CRF_TEXT } from '../../../locales/study-crf.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { StudyScope } from '../components/study-scope';
 import { CrfPreviewDialog, type CrfPreviewTarget } from './components/crf-preview-dialog';
@@ -40,7 +42,7 @@ export const CRF_FILE_TYPES = '.json,.xlsx,.csv,.xml';
 const EXPORT_EXTENSIONS: Record<CrfExportFormat, string> = { json: 'json', excel: 'xlsx', odm: 'xml', redcap: 'csv' };
 
 export function sourceLabel(source: string): string {
-  return T.studyCrf.sources[source?.toLowerCase()] ?? source ?? '';
+  return STUDY_CRF_TEXT.sources[source?.toLowerCase()] ?? source ?? '';
 }
 
 interface Filters {
@@ -78,8 +80,8 @@ function StudyCrfs({ study }: { study: Study }) {
     if (needsDialog(result)) {
       setOutcomes(result);
     } else {
-      const forms = result.flatMap((o) => o.crfs.map((crf) => T.studyCrf.importedForm(crf.title, crf.version)));
-      void message.success(`${T.studyCrf.imported}：${forms.join('、')}`);
+      const forms = result.flatMap((o) => o.crfs.map((crf) => STUDY_CRF_TEXT.importedForm(crf.title, crf.version)));
+      void message.success(`${STUDY_CRF_TEXT.imported}：${forms.join('、')}`);
     }
   };
 
@@ -137,7 +139,7 @@ function StudyCrfs({ study }: { study: Study }) {
 
   const downloadTemplate = async () => {
     try {
-      saveDownload(await crfApi.template(), T.studyCrf.templateFile);
+      saveDownload(await crfApi.template(), STUDY_CRF_TEXT.templateFile);
     } catch {
       // The request wrapper has shown why.
     }
@@ -145,11 +147,11 @@ function StudyCrfs({ study }: { study: Study }) {
 
   const columns: PageColumn<CrfRow>[] = [
     {
-      title: T.studyCrf.formTitle,
+      title: STUDY_CRF_TEXT.formTitle,
       dataIndex: 'title',
       minWidth: 160,
       text: (crf) => crf.title,
-      search: { label: T.studyCrf.searchTitle, width: 200 },
+      search: { label: STUDY_CRF_TEXT.searchTitle, width: 200 },
       render: (title: string, crf) => (
         <Button type="link" className="cell-link" onClick={() => setPreview({ crfId: crf.id, title })}>
           {title}
@@ -157,52 +159,57 @@ function StudyCrfs({ study }: { study: Study }) {
       ),
     },
     {
-      title: T.studyCrf.version,
+      title: STUDY_CRF_TEXT.version,
       dataIndex: 'version',
       kind: 'status',
       width: 80,
-      render: (version: number) => T.studyCrf.versionOf(version),
+      render: (version: number) => STUDY_CRF_TEXT.versionOf(version),
     },
-    { title: T.studyCrf.itemCount, dataIndex: 'itemCount', kind: 'number', width: 70 },
-    { title: T.studyCrf.source, dataIndex: 'source', width: 80, render: sourceLabel },
+    { title: STUDY_CRF_TEXT.itemCount, dataIndex: 'itemCount', kind: 'number', width: 70 },
+    { title: STUDY_CRF_TEXT.source, dataIndex: 'source', width: 80, render: sourceLabel },
     {
-      title: T.studyCrf.hasData,
+      title: STUDY_CRF_TEXT.hasData,
       dataIndex: 'hasData',
       kind: 'status',
       width: 80,
-      render: (hasData: boolean) => (hasData ? <Tag color="orange">{T.common.yes}</Tag> : <Tag>{T.common.no}</Tag>),
+      render: (hasData: boolean) =>
+        hasData ? <Tag color="orange">{COMMON_TEXT.yes}</Tag> : <Tag>{COMMON_TEXT.no}</Tag>,
     },
-    { title: T.studyCrf.creater, dataIndex: 'creater', width: 90, hideOrder: 1 },
+    { title: STUDY_CRF_TEXT.creater, dataIndex: 'creater', width: 90, hideOrder: 1 },
     {
-      title: T.studyCrf.updateTime,
+      title: STUDY_CRF_TEXT.updateTime,
       key: 'time',
       kind: 'datetime',
       render: (_: unknown, crf) => formatDate(crf.updateTime ?? crf.createTime),
     },
     actionsColumn<CrfRow>([
-      { key: 'preview', label: T.studyCrf.preview, onClick: (crf) => setPreview({ crfId: crf.id, title: crf.title }) },
+      {
+        key: 'preview',
+        label: STUDY_CRF_TEXT.preview,
+        onClick: (crf) => setPreview({ crfId: crf.id, title: crf.title }),
+      },
       {
         key: 'export',
-        label: T.studyCrf.export,
+        label: STUDY_CRF_TEXT.export,
         choices: [
-          { key: 'json', label: T.studyCrf.exportJson },
-          { key: 'excel', label: T.studyCrf.exportExcel },
-          { key: 'odm', label: T.studyCrf.exportOdm },
-          { key: 'redcap', label: T.studyCrf.exportRedcap },
+          { key: 'json', label: STUDY_CRF_TEXT.exportJson },
+          { key: 'excel', label: STUDY_CRF_TEXT.exportExcel },
+          { key: 'odm', label: STUDY_CRF_TEXT.exportOdm },
+          { key: 'redcap', label: STUDY_CRF_TEXT.exportRedcap },
         ],
         onClick: (crf, format) => void exportCrf(crf, format as CrfExportFormat),
       },
       {
         key: 'versions',
-        label: T.studyCrf.versions,
+        label: STUDY_CRF_TEXT.versions,
         onClick: (crf) => setVersions({ crfId: crf.id, title: crf.title }),
       },
       {
         key: 'remove',
-        label: T.common.remove,
+        label: COMMON_TEXT.remove,
         code: 'study:crf',
         danger: true,
-        confirm: (crf) => ({ title: T.studyCrf.confirmRemove(crf.title), description: T.studyCrf.removeHint }),
+        confirm: (crf) => ({ title: STUDY_CRF_TEXT.confirmRemove(crf.title), description: STUDY_CRF_TEXT.removeHint }),
         onClick: (crf) => remove.mutateAsync(crf.id),
       },
     ]),
@@ -210,7 +217,7 @@ function StudyCrfs({ study }: { study: Study }) {
 
   const uploadButton = (
     <AuthButton code="study:crf" type="primary" icon={<UploadOutlined aria-hidden />} loading={busy}>
-      {busy ? T.studyCrf.uploading : T.studyCrf.upload}
+      {busy ? STUDY_CRF_TEXT.uploading : STUDY_CRF_TEXT.upload}
     </AuthButton>
   );
 
@@ -240,13 +247,13 @@ function StudyCrfs({ study }: { study: Study }) {
               </Upload>
             </Auth>
             <Button icon={<DownloadOutlined aria-hidden />} onClick={() => void downloadTemplate()}>
-              {T.studyCrf.template}
+              {STUDY_CRF_TEXT.template}
             </Button>
             <Button icon={<DownloadOutlined aria-hidden />} onClick={() => void downloadDataTemplate()}>
-              {T.dataImport.template}
+              {DATA_IMPORT_TEXT.template}
             </Button>
             <span className="study-section-hint" style={{ margin: 0 }}>
-              {T.studyCrf.uploadHint}
+              {STUDY_CRF_TEXT.uploadHint}
             </span>
           </>
         }
@@ -279,5 +286,5 @@ function StudyCrfs({ study }: { study: Study }) {
 
 /** CRF管理 (STUDY-03, STUDY-17, STUDY-18): a study's CRF files, their versions, upload and export. */
 export default function StudyCrfPage() {
-  return <StudyScope title={T.studyCrf.title}>{(study) => <StudyCrfs study={study} />}</StudyScope>;
+  return <StudyScope title={STUDY_CRF_TEXT.title}>{(study) => <StudyCrfs study={study} />}</StudyScope>;
 }

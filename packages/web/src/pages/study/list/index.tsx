@@ -11,7 +11,9 @@ import {
   type PageColumn,
   type RowAction,
 } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { STUDY_TEXT } from '../../../locales/study.zh-CN';
+import { STUDY_MANAGE_TEXT } from '../../../locales/study-manage.zh-CN';
 import { STUDY_STATUS_OPTIONS, StudyStatusTag } from '../components/study-status-tag';
 import { StudyDialog, type StudyDialogState } from './components/study-dialog';
 import '../study.css';
@@ -23,11 +25,11 @@ interface Filters {
 
 /** Where each study's setup pages live (platform §2, STUDY-02..04). */
 const SETUP_PAGES: ReadonlyArray<{ key: string; label: string; to: (studyId: number) => string }> = [
-  { key: 'config', label: T.studyManage.config, to: (id) => `/study/config?studyId=${id}` },
-  { key: 'crf', label: T.studyManage.crf, to: (id) => `/study/crf?studyId=${id}` },
-  { key: 'crfStage', label: T.studyManage.crfStage, to: (id) => `/study/crfStage?studyId=${id}` },
-  { key: 'role', label: T.studyManage.role, to: (id) => `/study/${id}/role` },
-  { key: 'user', label: T.studyManage.user, to: (id) => `/study/${id}/user` },
+  { key: 'config', label: STUDY_MANAGE_TEXT.config, to: (id) => `/study/config?studyId=${id}` },
+  { key: 'crf', label: STUDY_MANAGE_TEXT.crf, to: (id) => `/study/crf?studyId=${id}` },
+  { key: 'crfStage', label: STUDY_MANAGE_TEXT.crfStage, to: (id) => `/study/crfStage?studyId=${id}` },
+  { key: 'role', label: STUDY_MANAGE_TEXT.role, to: (id) => `/study/${id}/role` },
+  { key: 'user', label: STUDY_MANAGE_TEXT.user, to: (id) => `/study/${id}/user` },
 ];
 
 /**
@@ -48,32 +50,37 @@ export default function StudyManagePage() {
     onClick: (study) => void navigate(page.to(study.id)),
   }));
   const columns: PageColumn<Study>[] = [
-    { title: T.study.name, dataIndex: 'studyName', minWidth: 160, search: { width: 200 } },
-    { title: T.study.code, dataIndex: 'studyCode', width: 120 },
-    { title: T.study.principal, dataIndex: 'principal', width: 90 },
+    { title: STUDY_TEXT.name, dataIndex: 'studyName', minWidth: 160, search: { width: 200 } },
+    { title: STUDY_TEXT.code, dataIndex: 'studyCode', width: 120 },
+    { title: STUDY_TEXT.principal, dataIndex: 'principal', width: 90 },
     {
-      title: T.study.status,
+      title: STUDY_TEXT.status,
       dataIndex: 'status',
       kind: 'status',
       width: 80,
       search: { options: STUDY_STATUS_OPTIONS, width: 120 },
       render: (status: number) => <StudyStatusTag status={status} />,
     },
-    { title: T.study.memberCount, dataIndex: 'memberCount', kind: 'number' },
-    { title: T.study.subjectCount, dataIndex: 'subjectCount', kind: 'number', width: 70 },
-    { title: T.study.creater, dataIndex: 'creater', width: 90, hideOrder: 1 },
-    { title: T.common.createTime, dataIndex: 'createTime', kind: 'datetime', hideOrder: 2 },
+    { title: STUDY_TEXT.memberCount, dataIndex: 'memberCount', kind: 'number' },
+    { title: STUDY_TEXT.subjectCount, dataIndex: 'subjectCount', kind: 'number', width: 70 },
+    { title: STUDY_TEXT.creater, dataIndex: 'creater', width: 90, hideOrder: 1 },
+    { title: COMMON_TEXT.createTime, dataIndex: 'createTime', kind: 'datetime', hideOrder: 2 },
     actionsColumn<Study>([
-      { key: 'edit', label: T.common.edit, code: 'study:edit', onClick: (study) => setDialog({ mode: 'edit', study }) },
+      {
+        key: 'edit',
+        label: COMMON_TEXT.edit,
+        code: 'study:edit',
+        onClick: (study) => setDialog({ mode: 'edit', study }),
+      },
       ...setup,
       {
         key: 'remove',
-        label: T.common.remove,
+        label: COMMON_TEXT.remove,
         code: 'study:remove',
         danger: true,
         confirm: (study) => ({
-          title: T.studyManage.confirmRemove(study.studyName),
-          description: T.studyManage.removeHint,
+          title: STUDY_MANAGE_TEXT.confirmRemove(study.studyName),
+          description: STUDY_MANAGE_TEXT.removeHint,
         }),
         onClick: (study) => remove.mutateAsync(study.id),
       },
@@ -82,7 +89,7 @@ export default function StudyManagePage() {
 
   return (
     <div className="page-card">
-      <h2 className="page-title">{T.studyManage.title}</h2>
+      <h2 className="page-title">{STUDY_MANAGE_TEXT.title}</h2>
       <TablePage<Study, Filters>
         name="study-filter"
         rowKey="id"
@@ -96,7 +103,7 @@ export default function StudyManagePage() {
             icon={<PlusOutlined aria-hidden />}
             onClick={() => setDialog({ mode: 'add' })}
           >
-            {T.common.add}
+            {COMMON_TEXT.add}
           </AuthButton>
         }
       />

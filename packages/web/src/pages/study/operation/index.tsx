@@ -6,7 +6,8 @@ import type { Dayjs } from 'dayjs';
 import { operLogApi, type OperLog, type OperLogQuery } from '../../../api/monitor.api';
 import { queryKeys } from '../../../api/query-keys';
 import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { OPERLOG_TEXT } from '../../../locales/operlog.zh-CN';
 import { compact } from '../../../utils/compact';
 import { DATE_TIME_FORMAT } from '../../../utils/format-date';
 import { OperLogDetailDialog } from './components/operlog-detail-dialog';
@@ -24,8 +25,8 @@ interface FilterValues {
 }
 
 const STATUS_OPTIONS = [
-  { value: 0, label: T.operlog.success },
-  { value: 1, label: T.operlog.failure },
+  { value: 0, label: OPERLOG_TEXT.success },
+  { value: 1, label: OPERLOG_TEXT.failure },
 ];
 
 function toFilters(values: FilterValues): Filters {
@@ -45,29 +46,39 @@ function OperationLog({ studyId }: { studyId: number | undefined }) {
 
   const columns: PageColumn<OperLog>[] = [
     // A narrower page leaves out 操作地址, 耗时 and 请求方式 in that order; 详情 shows them all.
-    { title: T.operlog.module, dataIndex: 'title', width: 120, search: { width: 160 } },
-    { title: T.operlog.businessType, dataIndex: 'businessType', kind: 'status', width: 72, render: businessTypeLabel },
-    { title: T.operlog.requestMethod, dataIndex: 'requestMethod', kind: 'status', width: 80, hideOrder: 3 },
-    { title: T.operlog.operName, dataIndex: 'operName', width: 180, search: { width: 160 } },
-    { title: T.operlog.operIp, dataIndex: 'operIp', width: 120, hideOrder: 1 },
-    { title: T.operlog.operUrl, dataIndex: 'operUrl', minWidth: 150 },
+    { title: OPERLOG_TEXT.module, dataIndex: 'title', width: 120, search: { width: 160 } },
     {
-      title: T.common.status,
+      title: OPERLOG_TEXT.businessType,
+      dataIndex: 'businessType',
+      kind: 'status',
+      width: 72,
+      render: businessTypeLabel,
+    },
+    { title: OPERLOG_TEXT.requestMethod, dataIndex: 'requestMethod', kind: 'status', width: 80, hideOrder: 3 },
+    { title: OPERLOG_TEXT.operName, dataIndex: 'operName', width: 180, search: { width: 160 } },
+    { title: OPERLOG_TEXT.operIp, dataIndex: 'operIp', width: 120, hideOrder: 1 },
+    { title: OPERLOG_TEXT.operUrl, dataIndex: 'operUrl', minWidth: 150 },
+    {
+      title: COMMON_TEXT.status,
       dataIndex: 'status',
       kind: 'status',
       width: 70,
       search: { options: STATUS_OPTIONS, width: 110 },
       render: (status: number) =>
-        status === 0 ? <Tag color="success">{T.operlog.success}</Tag> : <Tag color="error">{T.operlog.failure}</Tag>,
+        status === 0 ? (
+          <Tag color="success">{OPERLOG_TEXT.success}</Tag>
+        ) : (
+          <Tag color="error">{OPERLOG_TEXT.failure}</Tag>
+        ),
     },
     {
-      title: T.operlog.operTime,
+      title: OPERLOG_TEXT.operTime,
       dataIndex: 'operTime',
       kind: 'datetime',
-      search: { name: 'range', type: 'date-range', placeholder: [T.operlog.beginTime, T.operlog.endTime] },
+      search: { name: 'range', type: 'date-range', placeholder: [OPERLOG_TEXT.beginTime, OPERLOG_TEXT.endTime] },
     },
-    { title: T.operlog.costTime, dataIndex: 'costTime', kind: 'number', width: 90, align: 'right', hideOrder: 2 },
-    actionsColumn<OperLog>([{ key: 'detail', label: T.common.detail, onClick: (log) => setDetail(log) }]),
+    { title: OPERLOG_TEXT.costTime, dataIndex: 'costTime', kind: 'number', width: 90, align: 'right', hideOrder: 2 },
+    actionsColumn<OperLog>([{ key: 'detail', label: COMMON_TEXT.detail, onClick: (log) => setDetail(log) }]),
   ];
 
   return (
@@ -94,14 +105,14 @@ export default function OperationLogPage() {
   const [all, setAll] = useState(false);
   const extra = admin ? (
     <Checkbox checked={all} onChange={(e) => setAll(e.target.checked)}>
-      {T.operlog.allStudies}
+      {OPERLOG_TEXT.allStudies}
     </Checkbox>
   ) : null;
   if (all) {
     return (
       <div className="page-card">
         <div className="study-page-head">
-          <h2 className="page-title">{T.operlog.title}</h2>
+          <h2 className="page-title">{OPERLOG_TEXT.title}</h2>
           <div className="study-page-head-extra">{extra}</div>
         </div>
         <OperationLog studyId={undefined} />
@@ -109,7 +120,7 @@ export default function OperationLogPage() {
     );
   }
   return (
-    <StudyScope title={T.operlog.title} extra={extra}>
+    <StudyScope title={OPERLOG_TEXT.title} extra={extra}>
       {(study) => <OperationLog key={study.id} studyId={study.id} />}
     </StudyScope>
   );

@@ -5,7 +5,8 @@ import { queryKeys } from '../../../api/query-keys';
 import { studyRoleApi, type Study, type StudyRole } from '../../../api/study.api';
 import { AuthButton } from '../../../components/permission';
 import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { STUDY_ROLE_TEXT } from '../../../locales/study-role.zh-CN';
 import { StudyRoutePage } from '../components/study-header';
 import { StudyRoleDialog, type StudyRoleDialogState } from './components/study-role-dialog';
 import '../study.css';
@@ -23,25 +24,33 @@ function StudyRoles({ study }: { study: Study }) {
   });
 
   const columns: PageColumn<StudyRole>[] = [
-    { title: T.studyRole.name, dataIndex: 'roleName', width: 180 },
+    { title: STUDY_ROLE_TEXT.name, dataIndex: 'roleName', width: 180 },
     {
-      title: T.studyRole.permissions,
+      title: STUDY_ROLE_TEXT.permissions,
       dataIndex: 'permissions',
       kind: 'number',
       width: 90,
-      render: (permissions: string[]) => T.studyRole.permissionCount(permissions.length),
+      render: (permissions: string[]) => STUDY_ROLE_TEXT.permissionCount(permissions.length),
     },
-    { title: T.studyRole.memberCount, dataIndex: 'memberCount', kind: 'number' },
-    { title: T.common.remark, dataIndex: 'remark', minWidth: 160 },
-    { title: T.common.createTime, dataIndex: 'createTime', kind: 'datetime' },
+    { title: STUDY_ROLE_TEXT.memberCount, dataIndex: 'memberCount', kind: 'number' },
+    { title: COMMON_TEXT.remark, dataIndex: 'remark', minWidth: 160 },
+    { title: COMMON_TEXT.createTime, dataIndex: 'createTime', kind: 'datetime' },
     actionsColumn<StudyRole>([
-      { key: 'edit', label: T.common.edit, code: 'study:role', onClick: (role) => setDialog({ mode: 'edit', role }) },
+      {
+        key: 'edit',
+        label: COMMON_TEXT.edit,
+        code: 'study:role',
+        onClick: (role) => setDialog({ mode: 'edit', role }),
+      },
       {
         key: 'remove',
-        label: T.common.remove,
+        label: COMMON_TEXT.remove,
         code: 'study:role',
         danger: true,
-        confirm: (role) => ({ title: T.studyRole.confirmRemove(role.roleName), description: T.studyRole.removeHint }),
+        confirm: (role) => ({
+          title: STUDY_ROLE_TEXT.confirmRemove(role.roleName),
+          description: STUDY_ROLE_TEXT.removeHint,
+        }),
         onClick: (role) => remove.mutateAsync(role.id),
       },
     ]),
@@ -62,7 +71,7 @@ function StudyRoles({ study }: { study: Study }) {
             icon={<PlusOutlined aria-hidden />}
             onClick={() => setDialog({ mode: 'add' })}
           >
-            {T.common.add}
+            {COMMON_TEXT.add}
           </AuthButton>
         }
       />
@@ -73,5 +82,5 @@ function StudyRoles({ study }: { study: Study }) {
 
 /** 项目角色 (STUDY-04, STUDY-14, STUDY-15): the study's roles and what each may do. */
 export default function StudyRolePage() {
-  return <StudyRoutePage page={T.studyRole.title}>{(study) => <StudyRoles study={study} />}</StudyRoutePage>;
+  return <StudyRoutePage page={STUDY_ROLE_TEXT.title}>{(study) => <StudyRoles study={study} />}</StudyRoutePage>;
 }

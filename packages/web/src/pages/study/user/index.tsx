@@ -4,7 +4,7 @@ import { queryKeys } from '../../../api/query-keys';
 import { personnelApi, type Study, type StudyMember } from '../../../api/study.api';
 import { AuthButton } from '../../../components/permission';
 import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { STUDY_USER_TEXT } from '../../../locales/study-user.zh-CN';
 import { StudyRoutePage } from '../components/study-header';
 import { MemberDialog, type MemberDialogState } from './components/member-dialog';
 import '../study.css';
@@ -22,24 +22,27 @@ function StudyMembers({ study }: { study: Study }) {
   });
 
   const columns: PageColumn<StudyMember>[] = [
-    { title: T.studyUser.name, dataIndex: 'name', width: 120, search: { width: 200 } },
-    { title: T.studyUser.userName, dataIndex: 'userName', width: 120 },
-    { title: T.studyUser.site, dataIndex: 'deptName', minWidth: 160 },
-    { title: T.studyUser.role, dataIndex: 'roleName', width: 140 },
-    { title: T.studyUser.joinTime, dataIndex: 'createTime', kind: 'datetime' },
+    { title: STUDY_USER_TEXT.name, dataIndex: 'name', width: 120, search: { width: 200 } },
+    { title: STUDY_USER_TEXT.userName, dataIndex: 'userName', width: 120 },
+    { title: STUDY_USER_TEXT.site, dataIndex: 'deptName', minWidth: 160 },
+    { title: STUDY_USER_TEXT.role, dataIndex: 'roleName', width: 140 },
+    { title: STUDY_USER_TEXT.joinTime, dataIndex: 'createTime', kind: 'datetime' },
     actionsColumn<StudyMember>([
       {
         key: 'changeRole',
-        label: T.studyUser.changeRole,
+        label: STUDY_USER_TEXT.changeRole,
         code: 'study:user',
         onClick: (member) => setDialog({ mode: 'edit', member }),
       },
       {
         key: 'remove',
-        label: T.studyUser.remove,
+        label: STUDY_USER_TEXT.remove,
         code: 'study:user',
         danger: true,
-        confirm: (member) => ({ title: T.studyUser.confirmRemove(member.name), description: T.studyUser.removeHint }),
+        confirm: (member) => ({
+          title: STUDY_USER_TEXT.confirmRemove(member.name),
+          description: STUDY_USER_TEXT.removeHint,
+        }),
         onClick: (member) => remove.mutateAsync(member.id),
       },
     ]),
@@ -60,7 +63,7 @@ function StudyMembers({ study }: { study: Study }) {
             icon={<PlusOutlined aria-hidden />}
             onClick={() => setDialog({ mode: 'add' })}
           >
-            {T.studyUser.add}
+            {STUDY_USER_TEXT.add}
           </AuthButton>
         }
       />
@@ -71,5 +74,5 @@ function StudyMembers({ study }: { study: Study }) {
 
 /** 项目人员 (STUDY-04, STUDY-16): who works on the study, with which study role and at which site. */
 export default function StudyUserPage() {
-  return <StudyRoutePage page={T.studyUser.title}>{(study) => <StudyMembers study={study} />}</StudyRoutePage>;
+  return <StudyRoutePage page={STUDY_USER_TEXT.title}>{(study) => <StudyMembers study={study} />}</StudyRoutePage>;
 }

@@ -8,7 +8,8 @@ import { menuApi, type MenuRow } from '../../../api/system.api';
 import { AuthButton } from '../../../components/permission';
 import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../components/table-page';
 import { menuIcon } from '../../../layouts/menu-icon';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { MENU_TEXT } from '../../../locales/menu.zh-CN';
 import { STATUS_OPTIONS, StatusTag, withoutEmptyChildren } from '../sys-shared';
 import { MenuDialog, type MenuDialogState } from './components/menu-dialog';
 import { menuHidden, menuIconName, menuTitle } from './menu-row';
@@ -19,9 +20,9 @@ interface Filters {
 }
 
 const TYPE_LABEL: Record<MenuType, { text: string; color: string }> = {
-  M: { text: T.menu.typeM, color: 'blue' },
-  C: { text: T.menu.typeC, color: 'green' },
-  F: { text: T.menu.typeF, color: 'orange' },
+  M: { text: MENU_TEXT.typeM, color: 'blue' },
+  C: { text: MENU_TEXT.typeC, color: 'green' },
+  F: { text: MENU_TEXT.typeF, color: 'orange' },
 };
 
 /** The menu rows as their tree: main-layout entries first, then the project layout's, each in menu order. */
@@ -50,7 +51,7 @@ export default function MenuPage() {
   const columns: PageColumn<MenuRow>[] = [
     // The tree's indentation and expander sit in this column.
     {
-      title: T.menu.name,
+      title: MENU_TEXT.name,
       key: 'title',
       minWidth: 200,
       text: menuTitle,
@@ -58,7 +59,7 @@ export default function MenuPage() {
       search: { name: 'menuName', width: 200 },
     },
     {
-      title: T.menu.icon,
+      title: MENU_TEXT.icon,
       key: 'icon',
       kind: 'status',
       width: 60,
@@ -66,33 +67,33 @@ export default function MenuPage() {
       render: (_: unknown, row) => (row.type === 'F' ? null : menuIcon(menuIconName(row))),
     },
     {
-      title: T.menu.type,
+      title: MENU_TEXT.type,
       dataIndex: 'type',
       kind: 'status',
       width: 70,
       render: (type: MenuType) => <Tag color={TYPE_LABEL[type]?.color}>{TYPE_LABEL[type]?.text ?? type}</Tag>,
     },
-    { title: T.menu.code, dataIndex: 'code', width: 170 },
+    { title: MENU_TEXT.code, dataIndex: 'code', width: 170 },
     // Technical columns a narrower screen leaves to the edit dialog.
-    { title: T.menu.perms, dataIndex: 'perms', width: 160, hideOrder: 2 },
-    { title: T.menu.path, dataIndex: 'path', width: 160, hideOrder: 1 },
+    { title: MENU_TEXT.perms, dataIndex: 'perms', width: 160, hideOrder: 2 },
+    { title: MENU_TEXT.path, dataIndex: 'path', width: 160, hideOrder: 1 },
     {
-      title: T.menu.level,
+      title: MENU_TEXT.level,
       dataIndex: 'level',
       kind: 'status',
       width: 90,
-      render: (level: number) => (level === 1 ? T.menu.level1 : T.menu.level0),
+      render: (level: number) => (level === 1 ? MENU_TEXT.level1 : MENU_TEXT.level0),
     },
-    { title: T.menu.orderNum, dataIndex: 'orderNum', kind: 'number', width: 60 },
+    { title: MENU_TEXT.orderNum, dataIndex: 'orderNum', kind: 'number', width: 60 },
     {
-      title: T.menu.hidden,
+      title: MENU_TEXT.hidden,
       key: 'hidden',
       kind: 'status',
       width: 60,
-      render: (_: unknown, row) => (menuHidden(row) ? T.common.yes : T.common.no),
+      render: (_: unknown, row) => (menuHidden(row) ? COMMON_TEXT.yes : COMMON_TEXT.no),
     },
     {
-      title: T.common.status,
+      title: COMMON_TEXT.status,
       dataIndex: 'status',
       kind: 'status',
       width: 70,
@@ -102,23 +103,23 @@ export default function MenuPage() {
     actionsColumn<MenuRow>([
       {
         key: 'addChild',
-        label: T.menu.addChild,
+        label: MENU_TEXT.addChild,
         code: 'sys:menu:add',
         hidden: (row) => row.type === 'F',
         onClick: (row) => setDialog({ mode: 'add', parent: row }),
       },
       {
         key: 'edit',
-        label: T.common.edit,
+        label: COMMON_TEXT.edit,
         code: 'sys:menu:edit',
         onClick: (row) => setDialog({ mode: 'edit', menu: row }),
       },
       {
         key: 'remove',
-        label: T.common.remove,
+        label: COMMON_TEXT.remove,
         code: 'sys:menu:remove',
         danger: true,
-        confirm: () => ({ title: T.common.confirmRemove }),
+        confirm: () => ({ title: COMMON_TEXT.confirmRemove }),
         onClick: (row) => remove.mutateAsync(row.menuId),
       },
     ]),
@@ -126,7 +127,7 @@ export default function MenuPage() {
 
   return (
     <div className="page-card">
-      <h2 className="page-title">{T.menu.title}</h2>
+      <h2 className="page-title">{MENU_TEXT.title}</h2>
       <TablePage<MenuRow, Filters>
         name="menu-filter"
         rowKey="menuId"
@@ -142,7 +143,7 @@ export default function MenuPage() {
             icon={<PlusOutlined aria-hidden />}
             onClick={() => setDialog({ mode: 'add' })}
           >
-            {T.common.add}
+            {COMMON_TEXT.add}
           </AuthButton>
         }
       />

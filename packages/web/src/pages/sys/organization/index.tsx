@@ -5,7 +5,8 @@ import { queryKeys } from '../../../api/query-keys';
 import { deptApi, type Dept } from '../../../api/system.api';
 import { AuthButton } from '../../../components/permission';
 import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { DEPT_TEXT } from '../../../locales/dept.zh-CN';
 import { STATUS_OPTIONS, StatusTag, withoutEmptyChildren } from '../sys-shared';
 import { DeptDialog, type DeptDialogState } from './components/dept-dialog';
 
@@ -31,38 +32,43 @@ export default function OrganizationPage() {
 
   const columns: PageColumn<Dept>[] = [
     // The tree's indentation and expander sit in this column.
-    { title: T.dept.name, dataIndex: 'deptName', minWidth: 220, search: { label: T.dept.filterName, width: 200 } },
-    { title: T.dept.leader, dataIndex: 'leader', width: 110 },
-    { title: T.dept.phone, dataIndex: 'phone', width: 130 },
-    { title: T.dept.orderNum, dataIndex: 'orderNum', kind: 'number' },
     {
-      title: T.common.status,
+      title: DEPT_TEXT.name,
+      dataIndex: 'deptName',
+      minWidth: 220,
+      search: { label: DEPT_TEXT.filterName, width: 200 },
+    },
+    { title: DEPT_TEXT.leader, dataIndex: 'leader', width: 110 },
+    { title: DEPT_TEXT.phone, dataIndex: 'phone', width: 130 },
+    { title: DEPT_TEXT.orderNum, dataIndex: 'orderNum', kind: 'number' },
+    {
+      title: COMMON_TEXT.status,
       dataIndex: 'status',
       kind: 'status',
       width: 80,
       search: { options: STATUS_OPTIONS, width: 140 },
       render: (status: number) => <StatusTag status={status} />,
     },
-    { title: T.common.createTime, dataIndex: 'createTime', kind: 'datetime' },
+    { title: COMMON_TEXT.createTime, dataIndex: 'createTime', kind: 'datetime' },
     actionsColumn<Dept>([
       {
         key: 'addChild',
-        label: T.dept.addChild,
+        label: DEPT_TEXT.addChild,
         code: 'sys:dept:add',
         onClick: (dept) => setDialog({ mode: 'add', parentId: dept.deptId }),
       },
       {
         key: 'edit',
-        label: T.common.edit,
+        label: COMMON_TEXT.edit,
         code: 'sys:dept:edit',
         onClick: (dept) => setDialog({ mode: 'edit', dept }),
       },
       {
         key: 'remove',
-        label: T.common.remove,
+        label: COMMON_TEXT.remove,
         code: 'sys:dept:remove',
         danger: true,
-        confirm: () => ({ title: T.common.confirmRemove }),
+        confirm: () => ({ title: COMMON_TEXT.confirmRemove }),
         onClick: (dept) => remove.mutateAsync(dept.deptId),
       },
     ]),
@@ -70,7 +76,7 @@ export default function OrganizationPage() {
 
   return (
     <div className="page-card">
-      <h2 className="page-title">{T.dept.title}</h2>
+      <h2 className="page-title">{DEPT_TEXT.title}</h2>
       <TablePage<Dept, Filters>
         name="dept-filter"
         rowKey="deptId"
@@ -87,7 +93,7 @@ export default function OrganizationPage() {
             icon={<PlusOutlined aria-hidden />}
             onClick={() => setDialog({ mode: 'add' })}
           >
-            {T.common.add}
+            {COMMON_TEXT.add}
           </AuthButton>
         }
       />

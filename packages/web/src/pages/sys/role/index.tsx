@@ -11,7 +11,8 @@ import {
   useListMutation,
   type PageColumn,
 } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { ROLE_TEXT } from '../../../locales/role.zh-CN';
 import { STATUS_OPTIONS } from '../sys-shared';
 import { RoleDialog, type RoleDialogState } from './components/role-dialog';
 
@@ -32,11 +33,11 @@ export default function RolePage() {
   const remove = useListMutation({ mutationFn: (roleId: number) => roleApi.remove(roleId), invalidate });
 
   const columns: PageColumn<Role>[] = [
-    { title: T.role.name, dataIndex: 'roleName', minWidth: 160, search: { width: 200 } },
-    { title: T.role.key, dataIndex: 'roleKey', minWidth: 140 },
-    { title: T.role.sort, dataIndex: 'roleSort', kind: 'number' },
+    { title: ROLE_TEXT.name, dataIndex: 'roleName', minWidth: 160, search: { width: 200 } },
+    { title: ROLE_TEXT.key, dataIndex: 'roleKey', minWidth: 140 },
+    { title: ROLE_TEXT.sort, dataIndex: 'roleSort', kind: 'number' },
     {
-      title: T.common.status,
+      title: COMMON_TEXT.status,
       dataIndex: 'status',
       kind: 'status',
       width: 80,
@@ -53,20 +54,20 @@ export default function RolePage() {
         />
       ),
     },
-    { title: T.common.createTime, dataIndex: 'createTime', kind: 'datetime' },
+    { title: COMMON_TEXT.createTime, dataIndex: 'createTime', kind: 'datetime' },
     actionsColumn<Role>([
       {
         key: 'edit',
-        label: T.common.edit,
+        label: COMMON_TEXT.edit,
         code: 'sys:role:edit',
         onClick: (role) => setDialog({ mode: 'edit', roleId: role.roleId }),
       },
       {
         key: 'remove',
-        label: T.common.remove,
+        label: COMMON_TEXT.remove,
         code: 'sys:role:remove',
         danger: true,
-        confirm: (role) => ({ title: T.role.confirmRemove(role.roleName) }),
+        confirm: (role) => ({ title: ROLE_TEXT.confirmRemove(role.roleName) }),
         onClick: (role) => remove.mutateAsync(role.roleId),
       },
     ]),
@@ -74,7 +75,7 @@ export default function RolePage() {
 
   return (
     <div className="page-card">
-      <h2 className="page-title">{T.role.title}</h2>
+      <h2 className="page-title">{ROLE_TEXT.title}</h2>
       <TablePage<Role, Filters>
         name="role-filter"
         rowKey="roleId"
@@ -88,7 +89,7 @@ export default function RolePage() {
             icon={<PlusOutlined aria-hidden />}
             onClick={() => setDialog({ mode: 'add' })}
           >
-            {T.common.add}
+            {COMMON_TEXT.add}
           </AuthButton>
         }
       />

@@ -15,7 +15,8 @@ import {
   useListMutation,
   type PageColumn,
 } from '../../../components/table-page';
-import { T } from '../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { USER_TEXT } from '../../../locales/user.zh-CN';
 import { useSession } from '../../../stores/session.store';
 import { STATUS_OPTIONS, useDeptTree } from '../sys-shared';
 import { SetHomeDialog } from './components/set-home-dialog';
@@ -44,27 +45,27 @@ export default function UserPage() {
 
   const columns: PageColumn<SysUser>[] = [
     {
-      title: T.user.userName,
+      title: USER_TEXT.userName,
       dataIndex: 'userName',
       width: 110,
-      search: { label: T.user.mobileFilter, width: 160 },
+      search: { label: USER_TEXT.mobileFilter, width: 160 },
       searchOrder: 1.5,
     },
-    { title: T.user.name, dataIndex: 'name', width: 110, search: { width: 160 } },
+    { title: USER_TEXT.name, dataIndex: 'name', width: 110, search: { width: 160 } },
     {
-      title: T.user.dept,
+      title: USER_TEXT.dept,
       dataIndex: 'deptName',
       width: 110,
       search: { name: 'deptId', type: 'tree-select', treeData },
     },
     {
-      title: T.user.rolesColumn,
+      title: USER_TEXT.rolesColumn,
       dataIndex: 'roleNames',
       minWidth: 110,
       render: (names: string[] | undefined) => (names ?? []).join('、'),
     },
     {
-      title: T.common.status,
+      title: COMMON_TEXT.status,
       dataIndex: 'status',
       kind: 'status',
       width: 80,
@@ -82,28 +83,28 @@ export default function UserPage() {
         />
       ),
     },
-    { title: T.common.createTime, dataIndex: 'createTime', kind: 'datetime' },
+    { title: COMMON_TEXT.createTime, dataIndex: 'createTime', kind: 'datetime' },
     actionsColumn<SysUser>([
-      { key: 'view', label: T.common.view, onClick: (user) => setDialog({ mode: 'view', userId: user.userId }) },
+      { key: 'view', label: COMMON_TEXT.view, onClick: (user) => setDialog({ mode: 'view', userId: user.userId }) },
       {
         key: 'edit',
-        label: T.common.edit,
+        label: COMMON_TEXT.edit,
         code: 'sys:user:edit',
         onClick: (user) => setDialog({ mode: 'edit', userId: user.userId }),
       },
       {
         key: 'resetPwd',
-        label: T.user.resetPassword,
+        label: USER_TEXT.resetPassword,
         code: 'sys:user:resetPwd',
         onClick: (user) => setResetTarget({ userId: user.userId, userName: user.userName }),
       },
       {
         key: 'remove',
-        label: T.common.remove,
+        label: COMMON_TEXT.remove,
         code: 'sys:user:remove',
         danger: true,
         hidden: (user) => user.userId === selfId,
-        confirm: (user) => ({ title: T.user.confirmRemove(user.name) }),
+        confirm: (user) => ({ title: USER_TEXT.confirmRemove(user.name) }),
         onClick: (user) => remove.mutateAsync(user.userId),
       },
     ]),
@@ -111,7 +112,7 @@ export default function UserPage() {
 
   return (
     <div className="page-card">
-      <h2 className="page-title">{T.user.title}</h2>
+      <h2 className="page-title">{USER_TEXT.title}</h2>
       <TablePage<SysUser, Filters>
         name="user-filter"
         rowKey="userId"
@@ -127,14 +128,16 @@ export default function UserPage() {
               icon={<PlusOutlined aria-hidden />}
               onClick={() => setDialog({ mode: 'add' })}
             >
-              {T.common.add}
+              {COMMON_TEXT.add}
             </AuthButton>
             <AuthButton
               code="sys:user:edit"
               icon={<HomeOutlined aria-hidden />}
-              onClick={() => (selected.length > 0 ? setHomeOpen(true) : void message.warning(T.user.selectUsersFirst))}
+              onClick={() =>
+                selected.length > 0 ? setHomeOpen(true) : void message.warning(USER_TEXT.selectUsersFirst)
+              }
             >
-              {T.user.setHome}
+              {USER_TEXT.setHome}
             </AuthButton>
           </>
         }

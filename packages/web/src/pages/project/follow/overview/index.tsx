@@ -11,13 +11,14 @@ import {
   type FollowOverviewVisit,
 } from '../../../../api/follow.api';
 import { queryKeys } from '../../../../api/query-keys';
-import { T } from '../../../../locales/zh-CN';
+import { FOLLOW_TEXT } from '../../../../locales/follow.zh-CN';
+import { FOLLOW_OVERVIEW_TEXT } from '../../../../locales/follow-overview.zh-CN';
 import { useProjectStudy } from '../../use-project-study';
 import { FollowStateTag } from '../record';
 import { recordsLink } from '../record/record-url';
 import './overview.css';
 
-const t = T.followOverview;
+const t = FOLLOW_OVERVIEW_TEXT;
 
 /** A rate (0..1) as a whole percentage, or a dash while nothing is judged. */
 export function percent(rate: number | null): string {
@@ -144,21 +145,21 @@ function OverviewBody({ o, link }: { o: FollowOverview; link: (f: Parameters<typ
   ];
   const weekColumns: ColumnsType<FollowOverview['weekVisits'][number]> = [
     {
-      title: T.follow.code,
+      title: FOLLOW_TEXT.code,
       dataIndex: 'identificationCode',
       render: (code: string, row) => <Link to={`/crf/${row.subjectRecordId}`}>{code}</Link>,
     },
-    { title: T.follow.patientName, dataIndex: 'subjectName' },
-    { title: T.follow.visitName, dataIndex: 'visitName' },
-    { title: T.follow.plannedDate, dataIndex: 'plannedDate', width: 110 },
+    { title: FOLLOW_TEXT.patientName, dataIndex: 'subjectName' },
+    { title: FOLLOW_TEXT.visitName, dataIndex: 'visitName' },
+    { title: FOLLOW_TEXT.plannedDate, dataIndex: 'plannedDate', width: 110 },
     {
-      title: T.follow.window,
+      title: FOLLOW_TEXT.window,
       key: 'window',
       width: 200,
       render: (_: unknown, row) => `${row.windowStart} ~ ${row.windowEnd}`,
     },
-    { title: T.follow.state, dataIndex: 'state', width: 100, render: (s: number) => <FollowStateTag state={s} /> },
-    { title: T.follow.responsible, dataIndex: 'responsibleName' },
+    { title: FOLLOW_TEXT.state, dataIndex: 'state', width: 100, render: (s: number) => <FollowStateTag state={s} /> },
+    { title: FOLLOW_TEXT.responsible, dataIndex: 'responsibleName' },
   ];
 
   return (

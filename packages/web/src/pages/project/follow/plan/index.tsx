@@ -5,12 +5,13 @@ import { followApi, type FollowPlanRow } from '../../../../api/follow.api';
 import { queryKeys } from '../../../../api/query-keys';
 import { ApiError } from '../../../../api/request';
 import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../../components/table-page';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { FOLLOW_TEXT } from '../../../../locales/follow.zh-CN';
 import { StudyAuthButton } from '../../components/study-auth-button';
 import { useProjectStudy } from '../../use-project-study';
 import { PlanDialog, type PlanDialogState } from './components/plan-dialog';
 
-const t = T.follow;
+const t = FOLLOW_TEXT;
 const PLAN = 'btn:business.follow.plan';
 
 /** 随访计划 (FOLLOW-01, FOLLOW-08..11): the study's plans; a dialog edits a plan and its ordered visits. */
@@ -59,13 +60,13 @@ export default function FollowPlanPage() {
     actionsColumn<FollowPlanRow>([
       {
         key: 'edit',
-        label: T.common.edit,
+        label: COMMON_TEXT.edit,
         allowed: mayEdit,
         onClick: (row) => setDialog({ mode: 'edit', id: row.id }),
       },
       {
         key: 'remove',
-        label: T.common.remove,
+        label: COMMON_TEXT.remove,
         allowed: mayEdit,
         danger: true,
         confirm: (row) => ({ title: t.confirmRemovePlan(row.planName) }),

@@ -14,12 +14,12 @@ import { followApi, followCrfUrl, type FollowRecord, type FollowRecordFilter } f
 import { queryKeys } from '../../../../api/query-keys';
 import { personnelApi } from '../../../../api/study.api';
 import { actionsColumn, TablePage, type PageColumn } from '../../../../components/table-page';
-import { T } from '../../../../locales/zh-CN';
+import { FOLLOW_TEXT } from '../../../../locales/follow.zh-CN';
 import { useProjectStudy } from '../../use-project-study';
 import { RecordDialog, type RecordDialogState } from './components/record-dialogs';
 import { searchValuesOf } from './record-url';
 
-const t = T.follow;
+const t = FOLLOW_TEXT;
 const RECORD = 'btn:business.follow.record';
 const STATE_OPTIONS = FOLLOW_STATE_CODES.map((value) => ({ value, label: FOLLOW_STATE_NAMES[value] }));
 const pending = (row: FollowRecord) =>

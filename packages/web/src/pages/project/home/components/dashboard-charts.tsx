@@ -12,7 +12,7 @@ import {
   type TooltipComponentOption,
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
-import { T } from '../../../../locales/zh-CN';
+import { PROJECT_HOME_TEXT } from '../../../../locales/project-home.zh-CN';
 import { PRIMARY_COLOR } from '../../../../theme';
 
 // Only what these charts draw is bundled, and only on the study home (this module is loaded lazily).
@@ -27,7 +27,7 @@ type ChartOption = echarts.ComposeOption<
   | TooltipComponentOption
 >;
 
-const H = T.projectHome;
+const H = PROJECT_HOME_TEXT;
 const SUBMITTED_COLOR = '#2f9e44';
 const INCOMPLETE_COLOR = '#f59f00';
 const OPENED_COLOR = '#e03131';

@@ -8,7 +8,7 @@ import {
   type TooltipComponentOption,
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
-import { T } from '../../../../locales/zh-CN';
+import { PROJECT_HOME_TEXT } from '../../../../locales/project-home.zh-CN';
 import { PRIMARY_COLOR } from '../../../../theme';
 
 // Only what this chart draws is bundled: the full echarts build is several times larger.
@@ -43,7 +43,7 @@ export default function EnrolmentChart({ series }: { series: ReadonlyArray<{ mon
       yAxis: { type: 'value', minInterval: 1 },
       series: [
         {
-          name: T.projectHome.enrolmentSeries,
+          name: PROJECT_HOME_TEXT.enrolmentSeries,
           type: 'bar',
           data: series.map((e) => e.count),
           barMaxWidth: 28,
@@ -55,5 +55,5 @@ export default function EnrolmentChart({ series }: { series: ReadonlyArray<{ mon
     chart.current?.setOption(option, true);
   }, [series]);
 
-  return <div ref={element} className="home-chart" role="img" aria-label={T.projectHome.enrolment} />;
+  return <div ref={element} className="home-chart" role="img" aria-label={PROJECT_HOME_TEXT.enrolment} />;
 }

@@ -2,9 +2,9 @@ import { Tag } from 'antd';
 import { queryKeys } from '../../../../api/query-keys';
 import { randomizationApi, type AllocationSlotRow } from '../../../../api/randomization.api';
 import { TablePage, type PageColumn } from '../../../../components/table-page';
-import { T } from '../../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../../locales/randomization.zh-CN';
 
-const t = T.randomization;
+const t = RANDOMIZATION_TEXT;
 
 /** 随机分配表 (unblinded roles only, as the server allows): the list of the version in force with its use, paged. */
 export function AllocationList({

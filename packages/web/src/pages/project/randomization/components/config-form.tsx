@@ -22,10 +22,10 @@ import { RANDOMIZATION_METHOD_LABELS, RANDOMIZATION_METHODS } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { randomizationApi, type RandomizationConfigView } from '../../../../api/randomization.api';
 import { crfApi } from '../../../../api/study.api';
-import { T } from '../../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../../locales/randomization.zh-CN';
 import { checkForm, fromConfig, strataCount, toConfig, type ConfigFormValues } from '../config-form';
 
-const t = T.randomization;
+const t = RANDOMIZATION_TEXT;
 const METHOD_OPTIONS = RANDOMIZATION_METHODS.map((m) => ({ value: m, label: RANDOMIZATION_METHOD_LABELS[m] }));
 
 /** One factor: its source (site or a CRF item), its levels and (minimization) its weight. */

@@ -4,14 +4,14 @@ import { Button } from 'antd';
 import { queryKeys } from '../../../../api/query-keys';
 import { randomizationApi } from '../../../../api/randomization.api';
 import { studyApi } from '../../../../api/study.api';
-import { T } from '../../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../../locales/randomization.zh-CN';
 import { useSession } from '../../../../stores/session.store';
 import { canInStudy } from '../../study-access';
 import { RAND_BUTTONS } from '../rand-access';
 import { armText, UnblindedMark } from './randomization-result';
 import { RandomizeDialog } from './randomize-dialog';
 
-const t = T.randomization;
+const t = RANDOMIZATION_TEXT;
 
 /**
  * The casebook header's randomization (issue 15): the number and the arm or blinded code once randomized (with

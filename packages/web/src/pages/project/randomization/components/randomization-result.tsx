@@ -1,9 +1,9 @@
 import { Descriptions, Tag } from 'antd';
 import type { SubjectRandomization } from '../../../../api/randomization.api';
-import { T } from '../../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../../locales/randomization.zh-CN';
 import { formatDate } from '../../../../utils/format-date';
 
-const t = T.randomization;
+const t = RANDOMIZATION_TEXT;
 
 /** 已紧急揭盲: the permanent mark of a patient whose arm was disclosed in an emergency. */
 export function UnblindedMark() {

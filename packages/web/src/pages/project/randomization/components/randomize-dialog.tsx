@@ -3,11 +3,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Modal, Spin } from 'antd';
 import { queryKeys } from '../../../../api/query-keys';
 import { randomizationApi, type SubjectRandomization } from '../../../../api/randomization.api';
-import { T } from '../../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../../locales/randomization.zh-CN';
 import { RandomizationResultView } from './randomization-result';
 import '../randomization.css';
 
-const t = T.randomization;
+const t = RANDOMIZATION_TEXT;
 
 export interface RandomizeTarget {
   subjectId: number;

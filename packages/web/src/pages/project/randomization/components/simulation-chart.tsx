@@ -11,7 +11,7 @@ import {
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import type { RandomizationFactor, SimulationResult } from '@ecrf/core';
-import { T } from '../../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../../locales/randomization.zh-CN';
 import { PRIMARY_COLOR } from '../../../../theme';
 
 // Only the bar chart is bundled, and only with the simulation panel (this module is loaded lazily).
@@ -21,7 +21,7 @@ type ChartOption = echarts.ComposeOption<
   BarSeriesOption | GridComponentOption | LegendComponentOption | TooltipComponentOption
 >;
 
-const t = T.randomization;
+const t = RANDOMIZATION_TEXT;
 
 function EChart({ option, label, height }: { option: ChartOption; label: string; height: number }) {
   const element = useRef<HTMLDivElement>(null);

@@ -3,13 +3,13 @@ import { useMutation } from '@tanstack/react-query';
 import { Alert, Button, Checkbox, Descriptions, Form, InputNumber, Space, Spin, Table } from 'antd';
 import type { RandomizationFactor, SimulationResult } from '@ecrf/core';
 import { randomizationApi } from '../../../../api/randomization.api';
-import { T } from '../../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../../locales/randomization.zh-CN';
 import { toDistributions } from '../config-form';
 
 // echarts arrives with the first simulation's result, not with the page.
 const SimulationCharts = lazy(() => import('./simulation-chart'));
 
-const t = T.randomization;
+const t = RANDOMIZATION_TEXT;
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 
 interface SimValues {

@@ -3,10 +3,10 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Form, Input, Modal } from 'antd';
 import { queryKeys } from '../../../../api/query-keys';
 import { randomizationApi, type SelectedRow, type SubjectRandomization } from '../../../../api/randomization.api';
-import { T } from '../../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../../locales/randomization.zh-CN';
 import { RandomizationResultView } from './randomization-result';
 
-const t = T.randomization;
+const t = RANDOMIZATION_TEXT;
 
 /**
  * 紧急揭盲 (RAND-06): the user's password again and a required reason; the arm is then shown to this user only,

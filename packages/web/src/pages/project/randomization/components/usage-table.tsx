@@ -1,8 +1,8 @@
 import { Table, Tag } from 'antd';
 import type { RandomizationResult } from '../../../../api/randomization.api';
-import { T } from '../../../../locales/zh-CN';
+import { RANDOMIZATION_TEXT } from '../../../../locales/randomization.zh-CN';
 
-const t = T.randomization;
+const t = RANDOMIZATION_TEXT;
 
 /** 分层使用: per stratum the list's size and the slots used (and, for those who may see arms, per arm). */
 export function UsageTable({ result }: { result: RandomizationResult }) {

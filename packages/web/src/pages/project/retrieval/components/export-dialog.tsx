@@ -13,11 +13,11 @@ import {
 import { exportApi, type ExportLogRow } from '../../../../api/export.api';
 import { queryKeys } from '../../../../api/query-keys';
 import { searchApi } from '../../../../api/search.api';
-import { T } from '../../../../locales/zh-CN';
+import { DATA_EXPORT_TEXT } from '../../../../locales/data-export.zh-CN';
 import { useJobsDrawer } from '../../../../stores/jobs-drawer.store';
 import { formatDate } from '../../../../utils/format-date';
 
-const t = T.dataExport;
+const t = DATA_EXPORT_TEXT;
 
 interface ExportForm {
   scope: 'search' | 'study';

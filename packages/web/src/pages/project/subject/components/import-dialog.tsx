@@ -13,10 +13,10 @@ import {
 } from '@ecrf/core';
 import { dataImportApi } from '../../../../api/data-import.api';
 import { queryKeys } from '../../../../api/query-keys';
-import { T } from '../../../../locales/zh-CN';
+import { DATA_IMPORT_TEXT } from '../../../../locales/data-import.zh-CN';
 import { saveDownload } from '../../../study/crf/download';
 
-const L = T.dataImport;
+const L = DATA_IMPORT_TEXT;
 
 function IssueText({ issue }: { issue: ImportIssue }) {
   return (

@@ -5,7 +5,7 @@ import { crfRecordApi } from '../../../../api/crf.api';
 import { subjectRecordApi, type AuditEvent, type SubjectRecordRow } from '../../../../api/subject.api';
 import { AuditCard, AuditChange } from '../../../../components/audit-change';
 import { PagedTable } from '../../../../components/paged-table';
-import { T } from '../../../../locales/zh-CN';
+import { SUBJECT_TEXT } from '../../../../locales/subject.zh-CN';
 import { formatDate } from '../../../../utils/format-date';
 import { saveDownload } from '../../../study/crf/download';
 import { operateItem } from '../operate-labels';
@@ -36,7 +36,7 @@ export function OperatesDrawer({ record, onClose }: { record: SubjectRecordRow |
       cards
         ? [
             {
-              title: T.subject.operates,
+              title: SUBJECT_TEXT.operates,
               key: 'card',
               render: (_: unknown, event) => (
                 <AuditCard row={{ ...event, time: formatDate(event.createTime), item: operateItem(event) }} />
@@ -45,32 +45,32 @@ export function OperatesDrawer({ record, onClose }: { record: SubjectRecordRow |
           ]
         : [
             {
-              title: T.subject.operateTime,
+              title: SUBJECT_TEXT.operateTime,
               dataIndex: 'createTime',
               width: 160,
               render: (value: string) => formatDate(value),
             },
-            { title: T.subject.operateUser, dataIndex: 'userName', width: 150 },
+            { title: SUBJECT_TEXT.operateUser, dataIndex: 'userName', width: 150 },
             {
-              title: T.subject.operateAction,
+              title: SUBJECT_TEXT.operateAction,
               dataIndex: 'actionName',
               width: 110,
               render: (name: string, event) => <Tag color={ACTION_COLORS[event.action] ?? 'default'}>{name}</Tag>,
             },
             {
-              title: T.subject.operateItem,
+              title: SUBJECT_TEXT.operateItem,
               key: 'item',
               width: 160,
               render: (_: unknown, event) => operateItem(event) || '—',
             },
             {
-              title: T.subject.operateChange,
+              title: SUBJECT_TEXT.operateChange,
               key: 'change',
               width: 280,
               render: (_: unknown, event) => <AuditChange row={event} />,
             },
             {
-              title: T.subject.operateReason,
+              title: SUBJECT_TEXT.operateReason,
               dataIndex: 'reason',
               width: 150,
               render: (reason: string | null) => reason || '—',
@@ -91,7 +91,7 @@ export function OperatesDrawer({ record, onClose }: { record: SubjectRecordRow |
   return (
     <Drawer
       open={Boolean(record)}
-      title={record ? T.subject.operatesTitle(record.subjectName, record.identificationCode) : ''}
+      title={record ? SUBJECT_TEXT.operatesTitle(record.subjectName, record.identificationCode) : ''}
       size={screens.xl === false ? '100%' : 1120}
       onClose={onClose}
       destroyOnHidden
@@ -103,7 +103,7 @@ export function OperatesDrawer({ record, onClose }: { record: SubjectRecordRow |
             loading={exporting}
             onClick={() => void exportCsv(record.subjectRecordId, record.identificationCode)}
           >
-            {T.subject.operatesExport}
+            {SUBJECT_TEXT.operatesExport}
           </Button>
         )
       }

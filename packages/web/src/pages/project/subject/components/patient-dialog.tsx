@@ -7,7 +7,9 @@ import dayjs from 'dayjs';
 import { ageFromBirth, buildTree, MSG, todayString } from '@ecrf/core';
 import { GENDER, subjectApi, type Subject, type SubjectFormModel } from '../../../../api/subject.api';
 import { personnelApi, type SiteRow } from '../../../../api/study.api';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { SEX_TEXT } from '../../../../locales/sex.zh-CN';
+import { SUBJECT_TEXT } from '../../../../locales/subject.zh-CN';
 import {
   isBirthDisabled,
   maskedFields,
@@ -40,14 +42,14 @@ interface PatientDialogProps {
 }
 
 const TITLES: Record<PatientDialogMode, string> = {
-  add: T.subject.addTitle,
-  edit: T.subject.editTitle,
-  crflook: T.subject.viewTitle,
+  add: SUBJECT_TEXT.addTitle,
+  edit: SUBJECT_TEXT.editTitle,
+  crflook: SUBJECT_TEXT.viewTitle,
 };
 
 const GENDER_OPTIONS = [
-  { value: GENDER.male, label: T.sex.male },
-  { value: GENDER.female, label: T.sex.female },
+  { value: GENDER.male, label: SEX_TEXT.male },
+  { value: GENDER.female, label: SEX_TEXT.female },
 ];
 
 interface SiteNode {
@@ -186,7 +188,7 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
   /** Placeholder and hint of a field that came masked. */
   const maskedProps = (name: IdentifierField, fallback: string) =>
     masked.has(name) ? { placeholder: String(subject.data?.[name] ?? '') } : { placeholder: fallback };
-  const maskedExtra = (name: IdentifierField) => (masked.has(name) && !viewing ? T.subject.maskedHint : undefined);
+  const maskedExtra = (name: IdentifierField) => (masked.has(name) && !viewing ? SUBJECT_TEXT.maskedHint : undefined);
   const field = (name: PatientField) =>
     formModel ? patientFieldView(formModel, mode, name) : { label: '', shown: false, required: false };
 
@@ -239,11 +241,11 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
 
   const footer = [
     <Button key="cancel" onClick={onClose}>
-      {T.common.cancel}
+      {COMMON_TEXT.cancel}
     </Button>,
     viewing && canEdit ? (
       <Button key="edit" onClick={() => setMode('edit')}>
-        {T.subject.edit}
+        {SUBJECT_TEXT.edit}
       </Button>
     ) : null,
     <Button
@@ -253,7 +255,7 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
       disabled={loading}
       onClick={() => (viewing ? onClose() : void submit())}
     >
-      {T.common.ok}
+      {COMMON_TEXT.ok}
     </Button>,
   ];
 
@@ -274,7 +276,7 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
             type="info"
             showIcon
             style={{ marginBottom: 16 }}
-            title={T.subject.serialNote(formModel.serialPreview)}
+            title={SUBJECT_TEXT.serialNote(formModel.serialPreview)}
           />
         )}
         <Form
@@ -295,7 +297,7 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                     name="identificationCode"
                     required={code.required}
                     rules={codeLocked ? [] : [coreRule('identificationCode'), takenRule]}
-                    extra={formModel.enableSerialNumber && mode === 'edit' ? T.subject.codeLocked : undefined}
+                    extra={formModel.enableSerialNumber && mode === 'edit' ? SUBJECT_TEXT.codeLocked : undefined}
                   >
                     <Input
                       maxLength={50}
@@ -333,7 +335,7 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                   >
                     <KeyboardDatePicker
                       style={{ width: '100%' }}
-                      {...maskedProps('birth', T.common.selectPlaceholder)}
+                      {...maskedProps('birth', COMMON_TEXT.selectPlaceholder)}
                       disabledDate={(date) => isBirthDisabled(date, today)}
                     />
                   </Form.Item>
@@ -347,7 +349,7 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                       readOnly
                       disabled
                       value={age === null ? '' : String(age)}
-                      suffix={T.subject.ageUnit}
+                      suffix={SUBJECT_TEXT.ageUnit}
                     />
                   </Form.Item>
                 </Col>
@@ -386,7 +388,7 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                   rules={[coreRule('diseaseCode')]}
                 >
                   <Select
-                    placeholder={T.common.selectPlaceholder}
+                    placeholder={COMMON_TEXT.selectPlaceholder}
                     options={formModel.diseases.map((d) => ({ value: d.diseaseCode, label: d.diseaseName }))}
                   />
                 </Form.Item>
@@ -394,15 +396,15 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
               {siteTree.length > 0 ? (
                 <Col span={12}>
                   <Form.Item
-                    label={T.subject.dept}
+                    label={SUBJECT_TEXT.dept}
                     name="deptId"
-                    extra={mode === 'add' ? T.subject.deptHint : undefined}
+                    extra={mode === 'add' ? SUBJECT_TEXT.deptHint : undefined}
                   >
                     <TreeSelect
                       allowClear
                       treeDefaultExpandAll
                       treeData={siteTree}
-                      placeholder={T.common.selectPlaceholder}
+                      placeholder={COMMON_TEXT.selectPlaceholder}
                     />
                   </Form.Item>
                 </Col>
@@ -410,8 +412,8 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                 mode !== 'add' &&
                 subject.data?.deptName && (
                   <Col span={12}>
-                    <Form.Item label={T.subject.dept}>
-                      <Input aria-label={T.subject.dept} disabled value={subject.data.deptName} />
+                    <Form.Item label={SUBJECT_TEXT.dept}>
+                      <Input aria-label={SUBJECT_TEXT.dept} disabled value={subject.data.deptName} />
                     </Form.Item>
                   </Col>
                 )

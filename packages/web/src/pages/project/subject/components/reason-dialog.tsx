@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { Alert, Form, Input, Modal } from 'antd';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { SUBJECT_TEXT } from '../../../../locales/subject.zh-CN';
 
 export interface ReasonDialogProps {
   open: boolean;
@@ -43,8 +44,8 @@ export function ReasonDialog({
       title={title}
       onCancel={onClose}
       onOk={() => void submit()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       okButtonProps={{ danger }}
       confirmLoading={pending}
       destroyOnHidden
@@ -53,7 +54,7 @@ export function ReasonDialog({
       <Alert type={danger ? 'warning' : 'info'} showIcon title={hint} style={{ marginBottom: 16 }} />
       <Form form={form} name="reason-dialog" layout="vertical">
         <Form.Item label={label} name="reason" rules={[{ required: true, whitespace: true, message: requiredMessage }]}>
-          <Input.TextArea rows={3} maxLength={500} showCount placeholder={T.subject.reasonPlaceholder} />
+          <Input.TextArea rows={3} maxLength={500} showCount placeholder={SUBJECT_TEXT.reasonPlaceholder} />
         </Form.Item>
       </Form>
     </Modal>

@@ -3,7 +3,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Form, Input, Modal, Radio } from 'antd';
 import { MSG } from '@ecrf/core';
 import { SUBJECT_STATE, subjectRecordApi, type SubjectRecordRow, type SubjectState } from '../../../../api/subject.api';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { SUBJECT_TEXT } from '../../../../locales/subject.zh-CN';
 import { STATE_OPTIONS } from '../subject-state';
 import { queryKeys } from '../../../../api/query-keys';
 
@@ -50,21 +51,21 @@ export function StateDialog({ record, onClose }: { record: SubjectRecordRow | nu
   return (
     <Modal
       open={Boolean(record)}
-      title={record ? T.subject.stateTitle(record.subjectName) : ''}
+      title={record ? SUBJECT_TEXT.stateTitle(record.subjectName) : ''}
       onCancel={onClose}
       onOk={() => void submit()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       destroyOnHidden
       mask={{ closable: false }}
     >
       <Form form={form} name="state-dialog" layout="vertical">
-        <Form.Item label={T.subject.newState} name="state" required>
+        <Form.Item label={SUBJECT_TEXT.newState} name="state" required>
           <Radio.Group optionType="button" buttonStyle="solid" options={STATE_OPTIONS} />
         </Form.Item>
         <Form.Item
-          label={withdrawing ? T.subject.withdrawReason : T.subject.reason}
+          label={withdrawing ? SUBJECT_TEXT.withdrawReason : SUBJECT_TEXT.reason}
           name="reason"
           required={withdrawing}
           dependencies={['state']}
@@ -73,13 +74,13 @@ export function StateDialog({ record, onClose }: { record: SubjectRecordRow | nu
             ({ getFieldValue }) => ({
               validator: async (_rule, value: string | undefined) => {
                 if (getFieldValue('state') === SUBJECT_STATE.withdrawn && !value?.trim()) {
-                  throw new Error(T.subject.withdrawReasonRequired);
+                  throw new Error(SUBJECT_TEXT.withdrawReasonRequired);
                 }
               },
             }),
           ]}
         >
-          <Input.TextArea rows={3} maxLength={500} showCount placeholder={T.subject.reasonPlaceholder} />
+          <Input.TextArea rows={3} maxLength={500} showCount placeholder={SUBJECT_TEXT.reasonPlaceholder} />
         </Form.Item>
       </Form>
     </Modal>

@@ -5,7 +5,9 @@ import dayjs, { type Dayjs } from 'dayjs';
 import { MSG } from '@ecrf/core';
 import { studyApi, type Study, type StudyBody } from '../../../../api/study.api';
 import { AuthButton } from '../../../../components/permission';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { STUDY_TEXT } from '../../../../locales/study.zh-CN';
+import { STUDY_CONFIG_TEXT } from '../../../../locales/study-config.zh-CN';
 import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
 import { queryKeys } from '../../../../api/query-keys';
 
@@ -14,7 +16,7 @@ type BasicFields = Pick<
   'studyName' | 'studyCode' | 'description' | 'principal' | 'status' | 'timeZone' | 'enrolmentTarget'
 > & { enrolmentTargetDate?: Dayjs | null };
 
-const ZONE_OPTIONS = T.studyConfig.timeZones.map(([value, label]) => ({ value, label }));
+const ZONE_OPTIONS = STUDY_CONFIG_TEXT.timeZones.map(([value, label]) => ({ value, label }));
 
 /** 基本信息: name, code, principal, status, time zone, enrolment target and description. */
 export function BasicInfoForm({ study }: { study: Study }) {
@@ -65,37 +67,37 @@ export function BasicInfoForm({ study }: { study: Study }) {
       <Row gutter={16}>
         <Col span={24}>
           <Form.Item
-            label={T.study.name}
+            label={STUDY_TEXT.name}
             name="studyName"
-            rules={[{ required: true, whitespace: true, message: T.study.nameRequired }]}
+            rules={[{ required: true, whitespace: true, message: STUDY_TEXT.nameRequired }]}
           >
             <Input maxLength={100} />
           </Form.Item>
         </Col>
         <Col span={12}>
           <Form.Item
-            label={T.study.code}
+            label={STUDY_TEXT.code}
             name="studyCode"
             rules={[
-              { required: true, whitespace: true, message: T.study.codeRequired },
-              { pattern: STUDY_CODE_PATTERN, message: T.study.codePattern },
+              { required: true, whitespace: true, message: STUDY_TEXT.codeRequired },
+              { pattern: STUDY_CODE_PATTERN, message: STUDY_TEXT.codePattern },
             ]}
           >
             <Input maxLength={50} />
           </Form.Item>
         </Col>
         <Col span={12}>
-          <Form.Item label={T.study.principal} name="principal">
+          <Form.Item label={STUDY_TEXT.principal} name="principal">
             <Input maxLength={50} />
           </Form.Item>
         </Col>
         <Col span={24}>
-          <Form.Item label={T.study.status} name="status">
+          <Form.Item label={STUDY_TEXT.status} name="status">
             <Radio.Group options={STUDY_STATUS_OPTIONS} />
           </Form.Item>
         </Col>
         <Col span={24}>
-          <Form.Item label={T.studyConfig.timeZone} name="timeZone" extra={T.studyConfig.timeZoneHint}>
+          <Form.Item label={STUDY_CONFIG_TEXT.timeZone} name="timeZone" extra={STUDY_CONFIG_TEXT.timeZoneHint}>
             <Select
               showSearch
               style={{ maxWidth: 360 }}
@@ -108,36 +110,36 @@ export function BasicInfoForm({ study }: { study: Study }) {
           </Form.Item>
         </Col>
         <Col span={24}>
-          <Form.Item label={T.studyConfig.enrolmentTarget} extra={T.studyConfig.enrolmentTargetHint}>
+          <Form.Item label={STUDY_CONFIG_TEXT.enrolmentTarget} extra={STUDY_CONFIG_TEXT.enrolmentTargetHint}>
             <Space wrap>
               <Form.Item name="enrolmentTarget" noStyle>
                 <InputNumber
                   min={1}
                   max={1_000_000}
                   precision={0}
-                  addonAfter={T.studyConfig.enrolmentTargetUnit}
-                  aria-label={T.studyConfig.enrolmentTarget}
+                  addonAfter={STUDY_CONFIG_TEXT.enrolmentTargetUnit}
+                  aria-label={STUDY_CONFIG_TEXT.enrolmentTarget}
                   style={{ width: 160 }}
                 />
               </Form.Item>
               <Form.Item name="enrolmentTargetDate" noStyle>
                 <DatePicker
-                  placeholder={T.studyConfig.enrolmentTargetDate}
-                  aria-label={T.studyConfig.enrolmentTargetDate}
+                  placeholder={STUDY_CONFIG_TEXT.enrolmentTargetDate}
+                  aria-label={STUDY_CONFIG_TEXT.enrolmentTargetDate}
                 />
               </Form.Item>
             </Space>
           </Form.Item>
         </Col>
         <Col span={24}>
-          <Form.Item label={T.study.description} name="description">
+          <Form.Item label={STUDY_TEXT.description} name="description">
             <Input.TextArea maxLength={500} showCount rows={4} />
           </Form.Item>
         </Col>
         <Col span={24}>
           <Form.Item label=" " colon={false}>
             <AuthButton code="study:config" type="primary" htmlType="submit" loading={save.isPending}>
-              {T.common.save}
+              {COMMON_TEXT.save}
             </AuthButton>
           </Form.Item>
         </Col>

@@ -19,7 +19,8 @@ import { PlusOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import { crfApi, diseaseApi, type CrfOption, type Disease } from '../../../../api/study.api';
 import { Auth, AuthButton, AuthSwitch } from '../../../../components/permission';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { STUDY_CONFIG_TEXT } from '../../../../locales/study-config.zh-CN';
 import { Section } from './section';
 import { useOpenCount } from '../../components/use-open-count';
 import { queryKeys } from '../../../../api/query-keys';
@@ -69,11 +70,11 @@ function DiseaseDialogBody({
   return (
     <Modal
       open={Boolean(state)}
-      title={state?.mode === 'edit' ? T.studyConfig.editDisease : T.studyConfig.addDisease}
+      title={state?.mode === 'edit' ? STUDY_CONFIG_TEXT.editDisease : STUDY_CONFIG_TEXT.addDisease}
       onCancel={onClose}
       onOk={() => void submit()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       width={480}
       destroyOnHidden
@@ -90,18 +91,18 @@ function DiseaseDialogBody({
         wrapperCol={{ flex: 1 }}
       >
         <Form.Item
-          label={T.studyConfig.diseaseName}
+          label={STUDY_CONFIG_TEXT.diseaseName}
           name="diseaseName"
-          rules={[{ required: true, whitespace: true, message: T.studyConfig.diseaseNameRequired }]}
+          rules={[{ required: true, whitespace: true, message: STUDY_CONFIG_TEXT.diseaseNameRequired }]}
         >
-          <Input maxLength={50} placeholder={T.studyConfig.diseaseName} />
+          <Input maxLength={50} placeholder={STUDY_CONFIG_TEXT.diseaseName} />
         </Form.Item>
         <Form.Item
-          label={T.studyConfig.diseaseCode}
+          label={STUDY_CONFIG_TEXT.diseaseCode}
           name="diseaseCode"
-          rules={[{ required: true, whitespace: true, message: T.studyConfig.diseaseCodeRequired }]}
+          rules={[{ required: true, whitespace: true, message: STUDY_CONFIG_TEXT.diseaseCodeRequired }]}
         >
-          <Input maxLength={30} placeholder={T.studyConfig.diseaseCode} />
+          <Input maxLength={30} placeholder={STUDY_CONFIG_TEXT.diseaseCode} />
         </Form.Item>
       </Form>
     </Modal>
@@ -146,11 +147,11 @@ function DiseaseCrfsDialog({
   return (
     <Modal
       open={Boolean(disease)}
-      title={T.studyConfig.setCrfsTitle(disease?.diseaseName ?? '')}
+      title={STUDY_CONFIG_TEXT.setCrfsTitle(disease?.diseaseName ?? '')}
       onCancel={onClose}
       onOk={() => save.mutate()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       width={520}
       destroyOnHidden
@@ -198,12 +199,12 @@ export function DiseasePanel({ studyId }: { studyId: number }) {
   const remove = useMutation({ mutationFn: (id: number) => diseaseApi.remove(id), onSuccess: done });
 
   const columns: TableColumnsType<Disease> = [
-    { title: T.studyConfig.diseaseName, dataIndex: 'diseaseName', width: 200 },
-    { title: T.studyConfig.diseaseCode, dataIndex: 'diseaseCode', width: 140 },
+    { title: STUDY_CONFIG_TEXT.diseaseName, dataIndex: 'diseaseName', width: 200 },
+    { title: STUDY_CONFIG_TEXT.diseaseCode, dataIndex: 'diseaseCode', width: 140 },
     ...(multi
       ? [
           {
-            title: T.studyConfig.diseaseCrfs,
+            title: STUDY_CONFIG_TEXT.diseaseCrfs,
             key: 'crfs',
             render: (_: unknown, disease: Disease) =>
               disease.crfVO?.length ? (
@@ -213,39 +214,39 @@ export function DiseasePanel({ studyId }: { studyId: number }) {
                   ))}
                 </Space>
               ) : (
-                <span className="study-section-hint">{T.studyConfig.noCrfs}</span>
+                <span className="study-section-hint">{STUDY_CONFIG_TEXT.noCrfs}</span>
               ),
           },
         ]
       : []),
     {
-      title: T.common.actions,
+      title: COMMON_TEXT.actions,
       key: 'actions',
       width: multi ? 220 : 140,
       render: (_: unknown, disease) => (
         <Space size={0}>
           {multi && (
             <AuthButton code={PERM} type="link" size="small" onClick={() => setCrfTarget(disease)}>
-              {T.studyConfig.setCrfs}
+              {STUDY_CONFIG_TEXT.setCrfs}
             </AuthButton>
           )}
           <AuthButton code={PERM} type="link" size="small" onClick={() => setDialog({ mode: 'edit', disease })}>
-            {T.common.edit}
+            {COMMON_TEXT.edit}
           </AuthButton>
           <Auth
             code={PERM}
             fallback={
               <AuthButton code={PERM} type="link" size="small" danger>
-                {T.common.remove}
+                {COMMON_TEXT.remove}
               </AuthButton>
             }
           >
             <Popconfirm
-              title={T.studyConfig.confirmRemoveDisease(disease.diseaseName)}
+              title={STUDY_CONFIG_TEXT.confirmRemoveDisease(disease.diseaseName)}
               onConfirm={() => remove.mutateAsync(disease.id).catch(() => undefined)}
             >
               <Button type="link" size="small" danger>
-                {T.common.remove}
+                {COMMON_TEXT.remove}
               </Button>
             </Popconfirm>
           </Auth>
@@ -256,17 +257,17 @@ export function DiseasePanel({ studyId }: { studyId: number }) {
 
   return (
     <>
-      <Section title={T.studyConfig.multiDisease} hint={T.studyConfig.multiDiseaseHint}>
+      <Section title={STUDY_CONFIG_TEXT.multiDisease} hint={STUDY_CONFIG_TEXT.multiDiseaseHint}>
         <AuthSwitch
           code={PERM}
-          aria-label={T.studyConfig.multiDisease}
+          aria-label={STUDY_CONFIG_TEXT.multiDisease}
           checked={multi}
           loading={setMulti.isPending || diseases.isLoading}
           onChange={(on) => setMulti.mutate(on)}
         />
       </Section>
       <Section
-        title={T.studyConfig.tabDisease}
+        title={STUDY_CONFIG_TEXT.tabDisease}
         extra={
           <AuthButton
             code={PERM}
@@ -274,7 +275,7 @@ export function DiseasePanel({ studyId }: { studyId: number }) {
             icon={<PlusOutlined aria-hidden />}
             onClick={() => setDialog({ mode: 'add' })}
           >
-            {T.studyConfig.addDisease}
+            {STUDY_CONFIG_TEXT.addDisease}
           </AuthButton>
         }
       >

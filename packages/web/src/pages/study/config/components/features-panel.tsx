@@ -11,7 +11,8 @@ import {
   type Study,
 } from '../../../../api/study.api';
 import { AuthButton, AuthSwitch, useAccess } from '../../../../components/permission';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { STUDY_CONFIG_TEXT } from '../../../../locales/study-config.zh-CN';
 import { STUDY_CODE_PATTERN } from '../../components/study-status-tag';
 import { dateItems } from '../../crf-items';
 import { Section } from './section';
@@ -37,10 +38,10 @@ function DoubtSwitch({ study }: { study: Study }) {
   });
   const on = String(doubt.data ?? study.doubt) === '1';
   return (
-    <Section title={T.studyConfig.doubt} hint={T.studyConfig.doubtHint}>
+    <Section title={STUDY_CONFIG_TEXT.doubt} hint={STUDY_CONFIG_TEXT.doubtHint}>
       <AuthSwitch
         code={PERM}
-        aria-label={T.studyConfig.doubt}
+        aria-label={STUDY_CONFIG_TEXT.doubt}
         checked={on}
         loading={doubt.isLoading || save.isPending}
         onChange={(next) => save.mutate(next)}
@@ -76,7 +77,7 @@ function SignSection({ study }: { study: Study }) {
   });
 
   return (
-    <Section title={T.studyConfig.sign}>
+    <Section title={STUDY_CONFIG_TEXT.sign}>
       <Spin spinning={sign.isLoading}>
         <Form
           form={form}
@@ -86,19 +87,19 @@ function SignSection({ study }: { study: Study }) {
           style={{ maxWidth: 720 }}
           onFinish={(values) => save.mutate(values)}
         >
-          <Form.Item label={T.studyConfig.signEnabled} name="enabled" valuePropName="checked">
-            <Switch aria-label={T.studyConfig.signEnabled} />
+          <Form.Item label={STUDY_CONFIG_TEXT.signEnabled} name="enabled" valuePropName="checked">
+            <Switch aria-label={STUDY_CONFIG_TEXT.signEnabled} />
           </Form.Item>
           <Form.Item
-            label={T.studyConfig.signMeaning}
+            label={STUDY_CONFIG_TEXT.signMeaning}
             name="meaning"
-            rules={[{ required: Boolean(enabled), whitespace: true, message: T.studyConfig.signMeaningRequired }]}
+            rules={[{ required: Boolean(enabled), whitespace: true, message: STUDY_CONFIG_TEXT.signMeaningRequired }]}
           >
-            <Input.TextArea rows={2} maxLength={200} showCount placeholder={T.studyConfig.signMeaningPlaceholder} />
+            <Input.TextArea rows={2} maxLength={200} showCount placeholder={STUDY_CONFIG_TEXT.signMeaningPlaceholder} />
           </Form.Item>
           <Form.Item label=" " colon={false}>
             <AuthButton code={PERM} type="primary" htmlType="submit" loading={save.isPending}>
-              {T.common.save}
+              {COMMON_TEXT.save}
             </AuthButton>
           </Form.Item>
         </Form>
@@ -151,7 +152,7 @@ function SerialNumberSection({ study }: { study: Study }) {
   });
 
   return (
-    <Section title={T.studyConfig.serial} hint={T.studyConfig.serialHint}>
+    <Section title={STUDY_CONFIG_TEXT.serial} hint={STUDY_CONFIG_TEXT.serialHint}>
       <Spin spinning={serial.isLoading}>
         <Form
           form={form}
@@ -161,42 +162,42 @@ function SerialNumberSection({ study }: { study: Study }) {
           style={{ maxWidth: 720 }}
           onFinish={(values) => save.mutate(values)}
         >
-          <Form.Item label={T.studyConfig.serialEnabled} name="enabled" valuePropName="checked">
-            <Switch aria-label={T.studyConfig.serialEnabled} />
+          <Form.Item label={STUDY_CONFIG_TEXT.serialEnabled} name="enabled" valuePropName="checked">
+            <Switch aria-label={STUDY_CONFIG_TEXT.serialEnabled} />
           </Form.Item>
           <Form.Item
-            label={T.studyConfig.prefix}
+            label={STUDY_CONFIG_TEXT.prefix}
             name="prefix"
-            rules={[{ pattern: STUDY_CODE_PATTERN, message: T.studyConfig.prefixPattern }]}
+            rules={[{ pattern: STUDY_CODE_PATTERN, message: STUDY_CONFIG_TEXT.prefixPattern }]}
           >
             <Input maxLength={20} disabled={!enabled} style={{ width: 200 }} placeholder="BJ-" />
           </Form.Item>
           <Form.Item
-            label={T.studyConfig.digits}
+            label={STUDY_CONFIG_TEXT.digits}
             name="digits"
-            rules={[{ required: Boolean(enabled), message: T.studyConfig.digitsRequired }]}
+            rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.digitsRequired }]}
           >
             <InputNumber min={1} max={10} precision={0} disabled={!enabled} style={{ width: 120 }} />
           </Form.Item>
-          <Form.Item label={T.studyConfig.scope} name="scope">
+          <Form.Item label={STUDY_CONFIG_TEXT.scope} name="scope">
             <Radio.Group
               disabled={!enabled}
               options={[
-                { value: 'study', label: T.studyConfig.scopeStudy },
-                { value: 'site', label: T.studyConfig.scopeSite },
+                { value: 'study', label: STUDY_CONFIG_TEXT.scopeStudy },
+                { value: 'site', label: STUDY_CONFIG_TEXT.scopeSite },
               ]}
             />
           </Form.Item>
           {serial.data?.enableSerialNumber && serial.data.preview && (
-            <Form.Item label={T.studyConfig.preview}>
-              <Typography.Text code aria-label={T.studyConfig.preview}>
+            <Form.Item label={STUDY_CONFIG_TEXT.preview}>
+              <Typography.Text code aria-label={STUDY_CONFIG_TEXT.preview}>
                 {serial.data.preview}
               </Typography.Text>
             </Form.Item>
           )}
           <Form.Item label=" " colon={false}>
             <AuthButton code={PERM} type="primary" htmlType="submit" loading={save.isPending}>
-              {T.common.save}
+              {COMMON_TEXT.save}
             </AuthButton>
           </Form.Item>
         </Form>
@@ -250,7 +251,7 @@ function FollowTriggerSection({ study }: { study: Study }) {
   });
 
   return (
-    <Section title={T.studyConfig.follow} hint={T.studyConfig.followHint}>
+    <Section title={STUDY_CONFIG_TEXT.follow} hint={STUDY_CONFIG_TEXT.followHint}>
       <Spin spinning={trigger.isLoading}>
         <Form
           form={form}
@@ -260,39 +261,39 @@ function FollowTriggerSection({ study }: { study: Study }) {
           style={{ maxWidth: 720 }}
           onFinish={(values) => save.mutate(values)}
         >
-          <Form.Item label={T.studyConfig.followEnabled} name="enabled" valuePropName="checked">
-            <Switch aria-label={T.studyConfig.followEnabled} disabled={!can(PERM)} />
+          <Form.Item label={STUDY_CONFIG_TEXT.followEnabled} name="enabled" valuePropName="checked">
+            <Switch aria-label={STUDY_CONFIG_TEXT.followEnabled} disabled={!can(PERM)} />
           </Form.Item>
           <Form.Item
-            label={T.studyConfig.followCrf}
+            label={STUDY_CONFIG_TEXT.followCrf}
             name="crfId"
-            rules={[{ required: Boolean(enabled), message: T.studyConfig.followCrfRequired }]}
+            rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.followCrfRequired }]}
           >
             <Select
               allowClear
               disabled={!enabled}
               loading={crfs.isLoading}
               style={{ width: 320 }}
-              placeholder={T.common.selectPlaceholder}
+              placeholder={COMMON_TEXT.selectPlaceholder}
               options={(crfs.data ?? []).map((crf) => ({ value: crf.id, label: crf.title }))}
               onChange={() => form.setFieldValue('itemName', null)}
             />
           </Form.Item>
           <Form.Item
-            label={T.studyConfig.followItem}
+            label={STUDY_CONFIG_TEXT.followItem}
             name="itemName"
-            rules={[{ required: Boolean(enabled), message: T.studyConfig.followItemRequired }]}
+            rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.followItemRequired }]}
           >
             <Select
               allowClear
               disabled={!enabled || typeof crfId !== 'number'}
               loading={detail.isLoading && typeof crfId === 'number'}
               style={{ width: 320 }}
-              placeholder={T.common.selectPlaceholder}
+              placeholder={COMMON_TEXT.selectPlaceholder}
               options={items.map((item) => ({ value: item.name, label: `${item.title}（${item.name}）` }))}
             />
           </Form.Item>
-          <Form.Item label={T.studyConfig.offsetDays}>
+          <Form.Item label={STUDY_CONFIG_TEXT.offsetDays}>
             <Space>
               <Form.Item name="offsetDays" noStyle>
                 <InputNumber
@@ -301,15 +302,15 @@ function FollowTriggerSection({ study }: { study: Study }) {
                   precision={0}
                   disabled={!enabled}
                   style={{ width: 120 }}
-                  aria-label={T.studyConfig.offsetDays}
+                  aria-label={STUDY_CONFIG_TEXT.offsetDays}
                 />
               </Form.Item>
-              <span>{T.studyConfig.days}</span>
+              <span>{STUDY_CONFIG_TEXT.days}</span>
             </Space>
           </Form.Item>
           <Form.Item label=" " colon={false}>
             <AuthButton code={PERM} type="primary" htmlType="submit" loading={save.isPending}>
-              {T.common.save}
+              {COMMON_TEXT.save}
             </AuthButton>
           </Form.Item>
         </Form>

@@ -4,7 +4,8 @@ import { App, Checkbox, Input, Select, Table, type TableColumnsType } from 'antd
 import { MSG } from '@ecrf/core';
 import { crfApi, studyApi, type BaseConfigField, type CrfDetail, type Study } from '../../../../api/study.api';
 import { AuthButton, useAccess } from '../../../../components/permission';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { STUDY_CONFIG_TEXT } from '../../../../locales/study-config.zh-CN';
 import { displayColumnOptions } from '../../crf-items';
 import { COMPUTED_FIELDS, LOCKED_FIELDS, normalizeBaseConfig, settleField } from '../base-config';
 import { Section } from './section';
@@ -42,7 +43,10 @@ function BaseConfigTable({ study }: { study: Study }) {
     mutationFn: () =>
       studyApi.update({
         id: study.id,
-        baseConfig: rows.map((row) => ({ ...row, header: row.header.trim() || T.studyConfig.fieldLabels[row.name] })),
+        baseConfig: rows.map((row) => ({
+          ...row,
+          header: row.header.trim() || STUDY_CONFIG_TEXT.fieldLabels[row.name],
+        })),
       }),
     onSuccess: (res) => {
       void message.success(res.msg || MSG.ok);
@@ -51,14 +55,19 @@ function BaseConfigTable({ study }: { study: Study }) {
   });
 
   const columns: TableColumnsType<BaseConfigField> = [
-    { title: T.studyConfig.fieldName, dataIndex: 'name', width: 200, render: (name: string) => <code>{name}</code> },
     {
-      title: T.studyConfig.header,
+      title: STUDY_CONFIG_TEXT.fieldName,
+      dataIndex: 'name',
+      width: 200,
+      render: (name: string) => <code>{name}</code>,
+    },
+    {
+      title: STUDY_CONFIG_TEXT.header,
       dataIndex: 'header',
       width: 240,
       render: (header: string, row) => (
         <Input
-          aria-label={`${T.studyConfig.header} ${row.name}`}
+          aria-label={`${STUDY_CONFIG_TEXT.header} ${row.name}`}
           value={header}
           maxLength={20}
           disabled={readOnly}
@@ -67,13 +76,13 @@ function BaseConfigTable({ study }: { study: Study }) {
       ),
     },
     {
-      title: T.studyConfig.display,
+      title: STUDY_CONFIG_TEXT.display,
       dataIndex: 'display',
       width: 90,
       align: 'center',
       render: (display: boolean, row) => (
         <Checkbox
-          aria-label={`${T.studyConfig.display} ${row.name}`}
+          aria-label={`${STUDY_CONFIG_TEXT.display} ${row.name}`}
           checked={display}
           disabled={readOnly || LOCKED_FIELDS.has(row.name)}
           onChange={(event) => change(row.name, { display: event.target.checked })}
@@ -81,13 +90,13 @@ function BaseConfigTable({ study }: { study: Study }) {
       ),
     },
     {
-      title: T.studyConfig.required,
+      title: STUDY_CONFIG_TEXT.required,
       dataIndex: 'required',
       width: 90,
       align: 'center',
       render: (required: boolean, row) => (
         <Checkbox
-          aria-label={`${T.studyConfig.required} ${row.name}`}
+          aria-label={`${STUDY_CONFIG_TEXT.required} ${row.name}`}
           checked={required}
           disabled={readOnly || LOCKED_FIELDS.has(row.name) || COMPUTED_FIELDS.has(row.name) || !row.display}
           onChange={(event) => change(row.name, { required: event.target.checked })}
@@ -98,8 +107,8 @@ function BaseConfigTable({ study }: { study: Study }) {
 
   return (
     <Section
-      title={T.studyConfig.baseConfig}
-      hint={T.studyConfig.baseConfigHint}
+      title={STUDY_CONFIG_TEXT.baseConfig}
+      hint={STUDY_CONFIG_TEXT.baseConfigHint}
       extra={
         <AuthButton
           code={PERM}
@@ -108,7 +117,7 @@ function BaseConfigTable({ study }: { study: Study }) {
           disabled={!edited}
           onClick={() => save.mutate()}
         >
-          {T.common.save}
+          {COMMON_TEXT.save}
         </AuthButton>
       }
     >
@@ -163,8 +172,8 @@ function DisplayColumns({ study }: { study: Study }) {
 
   return (
     <Section
-      title={T.studyConfig.displayColumns}
-      hint={T.studyConfig.displayColumnsHint}
+      title={STUDY_CONFIG_TEXT.displayColumns}
+      hint={STUDY_CONFIG_TEXT.displayColumnsHint}
       extra={
         <AuthButton
           code={PERM}
@@ -173,19 +182,19 @@ function DisplayColumns({ study }: { study: Study }) {
           disabled={picked === null}
           onClick={() => save.mutate()}
         >
-          {T.common.save}
+          {COMMON_TEXT.save}
         </AuthButton>
       }
     >
       <Select
         mode="multiple"
         allowClear
-        aria-label={T.studyConfig.displayColumns}
+        aria-label={STUDY_CONFIG_TEXT.displayColumns}
         style={{ width: '100%', maxWidth: 720 }}
         loading={loading}
         value={value}
         options={options}
-        placeholder={T.studyConfig.displayColumnsPlaceholder}
+        placeholder={STUDY_CONFIG_TEXT.displayColumnsPlaceholder}
         showSearch={{ optionFilterProp: 'label' }}
         onChange={(next: string[]) => setPicked(next)}
       />

@@ -2,7 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Form, Modal, Radio, Select, Typography } from 'antd';
 import { MSG } from '@ecrf/core';
 import { crfApi, stageApi, type StageCrf } from '../../../../api/study.api';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { CRF_STAGE_TEXT } from '../../../../locales/crf-stage.zh-CN';
 import { useOpenCount } from '../../components/use-open-count';
 import { queryKeys } from '../../../../api/query-keys';
 
@@ -19,8 +20,8 @@ interface ImportFields {
 }
 
 export const REPEAT_OPTIONS = [
-  { value: 1, label: T.crfStage.repeatSingle },
-  { value: 0, label: T.crfStage.repeatMulti },
+  { value: 1, label: CRF_STAGE_TEXT.repeatSingle },
+  { value: 0, label: CRF_STAGE_TEXT.repeatMulti },
 ];
 
 /** 导入表单: places chosen CRFs of the study in a stage, as single (1) or repeatable (0) forms. */
@@ -65,11 +66,11 @@ function ImportCrfsDialogBody({
   return (
     <Modal
       open={Boolean(target)}
-      title={T.crfStage.importTitle(target?.stageName ?? '')}
+      title={CRF_STAGE_TEXT.importTitle(target?.stageName ?? '')}
       onCancel={onClose}
       onOk={() => void submit()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       width={560}
       destroyOnHidden
@@ -82,25 +83,25 @@ function ImportCrfsDialogBody({
         wrapperCol={{ flex: 1 }}
       >
         <Form.Item
-          label={T.crfStage.pickCrfs}
+          label={CRF_STAGE_TEXT.pickCrfs}
           name="crfIds"
-          rules={[{ required: true, message: T.crfStage.pickCrfsRequired }]}
+          rules={[{ required: true, message: CRF_STAGE_TEXT.pickCrfsRequired }]}
         >
           <Select
             mode="multiple"
             allowClear
             loading={crfs.isLoading}
-            placeholder={T.common.selectPlaceholder}
+            placeholder={COMMON_TEXT.selectPlaceholder}
             options={options}
             showSearch={{ optionFilterProp: 'label' }}
-            notFoundContent={crfs.isLoading ? undefined : T.crfStage.allImported}
+            notFoundContent={crfs.isLoading ? undefined : CRF_STAGE_TEXT.allImported}
           />
         </Form.Item>
-        <Form.Item label={T.crfStage.repeat} name="repeat">
+        <Form.Item label={CRF_STAGE_TEXT.repeat} name="repeat">
           <Radio.Group options={REPEAT_OPTIONS} />
         </Form.Item>
       </Form>
-      <Typography.Text type="secondary">{T.crfStage.repeatHint}</Typography.Text>
+      <Typography.Text type="secondary">{CRF_STAGE_TEXT.repeatHint}</Typography.Text>
     </Modal>
   );
 }

@@ -2,7 +2,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Form, Input, InputNumber, Modal } from 'antd';
 import { MSG } from '@ecrf/core';
 import { stageApi, type CrfStage } from '../../../../api/study.api';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { CRF_STAGE_TEXT } from '../../../../locales/crf-stage.zh-CN';
 import { useOpenCount } from '../../components/use-open-count';
 import { queryKeys } from '../../../../api/query-keys';
 
@@ -53,8 +54,10 @@ function StageDialogBody({
     if (values) save.mutate(values);
   };
 
-  let title: string = T.crfStage.editTitle;
-  if (state?.mode === 'add') title = state.parent ? T.crfStage.addChildTitle(state.parent.name) : T.crfStage.addTitle;
+  let title: string = CRF_STAGE_TEXT.editTitle;
+  if (state?.mode === 'add') {
+    title = state.parent ? CRF_STAGE_TEXT.addChildTitle(state.parent.name) : CRF_STAGE_TEXT.addTitle;
+  }
 
   return (
     <Modal
@@ -62,8 +65,8 @@ function StageDialogBody({
       title={title}
       onCancel={onClose}
       onOk={() => void submit()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       width={480}
       destroyOnHidden
@@ -80,13 +83,13 @@ function StageDialogBody({
         wrapperCol={{ flex: 1 }}
       >
         <Form.Item
-          label={T.crfStage.name}
+          label={CRF_STAGE_TEXT.name}
           name="name"
-          rules={[{ required: true, whitespace: true, message: T.crfStage.nameRequired }]}
+          rules={[{ required: true, whitespace: true, message: CRF_STAGE_TEXT.nameRequired }]}
         >
-          <Input maxLength={50} placeholder={T.crfStage.name} />
+          <Input maxLength={50} placeholder={CRF_STAGE_TEXT.name} />
         </Form.Item>
-        <Form.Item label={T.crfStage.orderNum} name="orderNum">
+        <Form.Item label={CRF_STAGE_TEXT.orderNum} name="orderNum">
           <InputNumber min={0} precision={0} style={{ width: '100%' }} />
         </Form.Item>
       </Form>

@@ -1,7 +1,7 @@
 import { useMemo, type ReactNode } from 'react';
 import { Tag, Tree, type TreeDataNode } from 'antd';
 import { isOn, type CrfDefinition, type CrfNode } from '@ecrf/core';
-import { T } from '../../../../locales/zh-CN';
+import { STUDY_CRF_TEXT } from '../../../../locales/study-crf.zh-CN';
 
 export interface OutlineNode {
   key: string;
@@ -21,7 +21,7 @@ export function crfOutline(definition: Pick<CrfDefinition, 'children'>): Outline
         key,
         title: node.title || node.option?.title || node.name,
         name: node.name,
-        typeLabel: T.studyCrf.typeLabels[node.type] ?? node.type,
+        typeLabel: STUDY_CRF_TEXT.typeLabels[node.type] ?? node.type,
         required: isOn(node.option?.required),
         children: convert(node.children, `${key}-`),
       };

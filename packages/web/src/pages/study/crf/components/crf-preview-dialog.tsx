@@ -4,7 +4,7 @@ import { Modal, Segmented, Select, Space, Spin, Switch, Typography } from 'antd'
 import { initialValues, type CrfDefinition } from '@ecrf/core';
 import { crfApi } from '../../../../api/study.api';
 import { CrfForm } from '../../../../crf';
-import { T } from '../../../../locales/zh-CN';
+import { STUDY_CRF_TEXT } from '../../../../locales/study-crf.zh-CN';
 import { CrfOutline } from './crf-outline';
 import { queryKeys } from '../../../../api/query-keys';
 
@@ -29,15 +29,15 @@ function FormPreview({ definition }: { definition: CrfDefinition }) {
       <Space style={{ marginBottom: 12 }}>
         <Switch
           size="small"
-          aria-label={T.studyCrf.tryOut}
+          aria-label={STUDY_CRF_TEXT.tryOut}
           checked={trying}
           onChange={(on) => {
             setTrying(on);
             setValues(start);
           }}
         />
-        <span>{T.studyCrf.tryOut}</span>
-        <Typography.Text type="secondary">{T.studyCrf.tryOutHint}</Typography.Text>
+        <span>{STUDY_CRF_TEXT.tryOut}</span>
+        <Typography.Text type="secondary">{STUDY_CRF_TEXT.tryOutHint}</Typography.Text>
       </Space>
       <div className="crf-preview-form">
         <CrfForm definition={definition} values={values} readOnly={!trying} onChange={(next) => setValues(next)} />
@@ -68,7 +68,7 @@ export function CrfPreviewDialog({ target, onClose }: { target: CrfPreviewTarget
   return (
     <Modal
       open={Boolean(target)}
-      title={T.studyCrf.previewTitle(target?.title ?? '')}
+      title={STUDY_CRF_TEXT.previewTitle(target?.title ?? '')}
       onCancel={onClose}
       footer={null}
       width="80%"
@@ -80,17 +80,20 @@ export function CrfPreviewDialog({ target, onClose }: { target: CrfPreviewTarget
           value={view}
           onChange={setView}
           options={[
-            { value: 'form', label: T.studyCrf.viewForm },
-            { value: 'outline', label: T.studyCrf.viewOutline },
+            { value: 'form', label: STUDY_CRF_TEXT.viewForm },
+            { value: 'outline', label: STUDY_CRF_TEXT.viewOutline },
           ]}
         />
         <span>
-          {T.studyCrf.version}
+          {STUDY_CRF_TEXT.version}
           <Select
-            aria-label={T.studyCrf.version}
+            aria-label={STUDY_CRF_TEXT.version}
             value={data?.version}
             style={{ width: 140, marginLeft: 8 }}
-            options={(data?.versions ?? []).map((v) => ({ value: v.version, label: T.studyCrf.versionOf(v.version) }))}
+            options={(data?.versions ?? []).map((v) => ({
+              value: v.version,
+              label: STUDY_CRF_TEXT.versionOf(v.version),
+            }))}
             onChange={(value: number) => setPicked(value)}
           />
         </span>

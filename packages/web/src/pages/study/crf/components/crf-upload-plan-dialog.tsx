@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Alert, Modal, Radio, Table, Tag, type TableColumnsType } from 'antd';
 import type { CrfExistingChoice, CrfPlannedForm } from '../../../../api/study.api';
-import { T } from '../../../../locales/zh-CN';
+import { STUDY_CRF_TEXT } from '../../../../locales/study-crf.zh-CN';
 import { allChosen, type PlannedFile } from '../upload-outcome';
 
 interface Row extends CrfPlannedForm {
@@ -28,10 +28,10 @@ export function CrfUploadPlanDialog({
     f.plan.map((p, i) => ({ ...p, key: `${f.file.name}:${i}`, fileName: f.file.name })),
   );
   const columns: TableColumnsType<Row> = [
-    { title: T.studyCrf.planFile, dataIndex: 'fileName', width: 180, ellipsis: true },
-    { title: T.studyCrf.planForm, dataIndex: 'title', width: 200 },
+    { title: STUDY_CRF_TEXT.planFile, dataIndex: 'fileName', width: 180, ellipsis: true },
+    { title: STUDY_CRF_TEXT.planForm, dataIndex: 'title', width: 200 },
     {
-      title: T.studyCrf.planAction,
+      title: STUDY_CRF_TEXT.planAction,
       key: 'action',
       render: (_, row) =>
         row.existing ? (
@@ -43,15 +43,15 @@ export function CrfUploadPlanDialog({
               options={[
                 {
                   value: 'version',
-                  label: T.studyCrf.planVersion(row.existing.currentVersion, row.existing.currentVersion + 1),
+                  label: STUDY_CRF_TEXT.planVersion(row.existing.currentVersion, row.existing.currentVersion + 1),
                 },
-                { value: 'new', label: T.studyCrf.planAsNew },
+                { value: 'new', label: STUDY_CRF_TEXT.planAsNew },
               ]}
             />
-            {row.existing.hasData && <Tag color="warning">{T.studyCrf.planHasData}</Tag>}
+            {row.existing.hasData && <Tag color="warning">{STUDY_CRF_TEXT.planHasData}</Tag>}
           </div>
         ) : (
-          <Tag color="success">{T.studyCrf.planCreate}</Tag>
+          <Tag color="success">{STUDY_CRF_TEXT.planCreate}</Tag>
         ),
     },
   ];
@@ -59,18 +59,18 @@ export function CrfUploadPlanDialog({
   return (
     <Modal
       open={files !== null}
-      title={T.studyCrf.planTitle}
+      title={STUDY_CRF_TEXT.planTitle}
       width={820}
-      okText={T.studyCrf.planConfirm}
+      okText={STUDY_CRF_TEXT.planConfirm}
       okButtonProps={{ disabled: !ready }}
       onOk={() => onConfirm(choices)}
       onCancel={onCancel}
       afterClose={() => setChoices({})}
       destroyOnHidden
     >
-      <Alert type="warning" showIcon title={T.studyCrf.planHint} style={{ marginBottom: 12 }} />
+      <Alert type="warning" showIcon title={STUDY_CRF_TEXT.planHint} style={{ marginBottom: 12 }} />
       <Table<Row> size="small" rowKey="key" columns={columns} dataSource={rows} pagination={false} />
-      {!ready && <div className="study-section-hint">{T.studyCrf.planChoose}</div>}
+      {!ready && <div className="study-section-hint">{STUDY_CRF_TEXT.planChoose}</div>}
     </Modal>
   );
 }

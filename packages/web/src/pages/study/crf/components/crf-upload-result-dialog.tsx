@@ -1,11 +1,17 @@
 import { Alert, Modal, Table, Tag, Typography, type TableColumnsType } from 'antd';
 import type { CrfIssue } from '../../../../api/study.api';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { STUDY_CRF_TEXT } from '../../../../locales/study-crf.zh-CN';
 import type { UploadOutcome } from '../upload-outcome';
 
 const issueColumns: TableColumnsType<CrfIssue & { index: number }> = [
-  { title: T.studyCrf.issuePath, dataIndex: 'path', width: 220, render: (path: string) => <code>{path || '—'}</code> },
-  { title: T.studyCrf.issueMessage, dataIndex: 'message' },
+  {
+    title: STUDY_CRF_TEXT.issuePath,
+    dataIndex: 'path',
+    width: 220,
+    render: (path: string) => <code>{path || '—'}</code>,
+  },
+  { title: STUDY_CRF_TEXT.issueMessage, dataIndex: 'message' },
 ];
 
 function Issues({ label, issues, type }: { label: string; issues: CrfIssue[]; type: 'error' | 'warning' }) {
@@ -32,30 +38,30 @@ function Outcome({ outcome }: { outcome: UploadOutcome }) {
     <div style={{ marginBottom: 16 }}>
       <div style={{ display: 'flex', alignItems: 'center', gap: 8, marginBottom: 6 }}>
         {outcome.ok ? (
-          <Tag color="success">{T.studyCrf.imported}</Tag>
+          <Tag color="success">{STUDY_CRF_TEXT.imported}</Tag>
         ) : (
-          <Tag color="error">{T.studyCrf.notImported}</Tag>
+          <Tag color="error">{STUDY_CRF_TEXT.notImported}</Tag>
         )}
         <Typography.Text strong>{outcome.fileName}</Typography.Text>
       </div>
       {outcome.ok && outcome.crfs.length > 0 && (
         <Typography.Paragraph style={{ marginBottom: 4 }}>
-          {outcome.crfs.map((crf) => T.studyCrf.importedForm(crf.title, crf.version)).join('、')}
+          {outcome.crfs.map((crf) => STUDY_CRF_TEXT.importedForm(crf.title, crf.version)).join('、')}
         </Typography.Paragraph>
       )}
       {!outcome.ok && (
         <Alert
           type="error"
           showIcon
-          title={outcome.message || T.studyCrf.refused}
-          description={outcome.errors.length > 0 ? T.studyCrf.errorsHint : undefined}
+          title={outcome.message || STUDY_CRF_TEXT.refused}
+          description={outcome.errors.length > 0 ? STUDY_CRF_TEXT.errorsHint : undefined}
         />
       )}
-      <Issues label={T.studyCrf.errors} issues={outcome.errors} type="error" />
-      <Issues label={T.studyCrf.warnings} issues={outcome.warnings} type="warning" />
+      <Issues label={STUDY_CRF_TEXT.errors} issues={outcome.errors} type="error" />
+      <Issues label={STUDY_CRF_TEXT.warnings} issues={outcome.warnings} type="warning" />
       {outcome.notes.length > 0 && (
         <div style={{ marginTop: 8 }}>
-          <Typography.Text strong>{T.studyCrf.notes}</Typography.Text>
+          <Typography.Text strong>{STUDY_CRF_TEXT.notes}</Typography.Text>
           <ul style={{ margin: '4px 0 0', paddingInlineStart: 20 }}>
             {outcome.notes.map((note, index) => (
               <li key={index}>{note}</li>
@@ -78,10 +84,10 @@ export function CrfUploadResultDialog({
   return (
     <Modal
       open={Boolean(outcomes)}
-      title={T.studyCrf.resultTitle}
+      title={STUDY_CRF_TEXT.resultTitle}
       onCancel={onClose}
       onOk={onClose}
-      okText={T.common.ok}
+      okText={COMMON_TEXT.ok}
       cancelButtonProps={{ style: { display: 'none' } }}
       width={840}
       destroyOnHidden

@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { Button, Modal, Space, Table, type TableColumnsType } from 'antd';
 import { crfApi, type CrfVersion } from '../../../../api/study.api';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { STUDY_CRF_TEXT } from '../../../../locales/study-crf.zh-CN';
 import { formatDate } from '../../../../utils/format-date';
 import { queryKeys } from '../../../../api/query-keys';
 
@@ -28,21 +29,31 @@ export function CrfVersionsDialog({ target, sourceLabel, onPreview, onExport, on
   const versions = [...(detail.data?.versions ?? [])].sort((a, b) => b.version - a.version);
 
   const columns: TableColumnsType<CrfVersion> = [
-    { title: T.studyCrf.version, dataIndex: 'version', width: 100, render: (v: number) => T.studyCrf.versionOf(v) },
-    { title: T.studyCrf.source, dataIndex: 'source', width: 100, render: sourceLabel },
-    { title: T.studyCrf.creater, dataIndex: 'creater', width: 120 },
-    { title: T.common.createTime, dataIndex: 'createTime', width: 180, render: (value: string) => formatDate(value) },
     {
-      title: T.common.actions,
+      title: STUDY_CRF_TEXT.version,
+      dataIndex: 'version',
+      width: 100,
+      render: (v: number) => STUDY_CRF_TEXT.versionOf(v),
+    },
+    { title: STUDY_CRF_TEXT.source, dataIndex: 'source', width: 100, render: sourceLabel },
+    { title: STUDY_CRF_TEXT.creater, dataIndex: 'creater', width: 120 },
+    {
+      title: COMMON_TEXT.createTime,
+      dataIndex: 'createTime',
+      width: 180,
+      render: (value: string) => formatDate(value),
+    },
+    {
+      title: COMMON_TEXT.actions,
       key: 'actions',
       width: 150,
       render: (_: unknown, row) => (
         <Space size={0}>
           <Button type="link" size="small" onClick={() => onPreview(row.version)}>
-            {T.studyCrf.preview}
+            {STUDY_CRF_TEXT.preview}
           </Button>
           <Button type="link" size="small" onClick={() => onExport(row.version)}>
-            {T.studyCrf.exportJson}
+            {STUDY_CRF_TEXT.exportJson}
           </Button>
         </Space>
       ),
@@ -52,7 +63,7 @@ export function CrfVersionsDialog({ target, sourceLabel, onPreview, onExport, on
   return (
     <Modal
       open={Boolean(target)}
-      title={T.studyCrf.versionsTitle(target?.title ?? '')}
+      title={STUDY_CRF_TEXT.versionsTitle(target?.title ?? '')}
       onCancel={onClose}
       footer={null}
       width={760}

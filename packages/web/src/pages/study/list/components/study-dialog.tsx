@@ -2,7 +2,9 @@ import { Col, Form, Input, Modal, Radio, Row, Typography } from 'antd';
 import { queryKeys } from '../../../../api/query-keys';
 import { STUDY_STATUS, studyApi, type Study, type StudyBody } from '../../../../api/study.api';
 import { useSaveMutation } from '../../../../components/table-page';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { STUDY_TEXT } from '../../../../locales/study.zh-CN';
+import { STUDY_MANAGE_TEXT } from '../../../../locales/study-manage.zh-CN';
 import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
 import { useOpenCount } from '../../components/use-open-count';
 
@@ -43,11 +45,11 @@ function StudyDialogBody({ state, onClose }: { state: StudyDialogState | null; o
   return (
     <Modal
       open={Boolean(state)}
-      title={editing ? T.studyManage.editTitle : T.studyManage.addTitle}
+      title={editing ? STUDY_MANAGE_TEXT.editTitle : STUDY_MANAGE_TEXT.addTitle}
       onCancel={onClose}
       onOk={() => void submit()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       width={640}
       destroyOnHidden
@@ -72,45 +74,45 @@ function StudyDialogBody({ state, onClose }: { state: StudyDialogState | null; o
         <Row gutter={16}>
           <Col span={24}>
             <Form.Item
-              label={T.study.name}
+              label={STUDY_TEXT.name}
               name="studyName"
-              rules={[{ required: true, whitespace: true, message: T.study.nameRequired }]}
+              rules={[{ required: true, whitespace: true, message: STUDY_TEXT.nameRequired }]}
             >
-              <Input maxLength={100} placeholder={T.study.name} />
+              <Input maxLength={100} placeholder={STUDY_TEXT.name} />
             </Form.Item>
           </Col>
           <Col span={12}>
             <Form.Item
-              label={T.study.code}
+              label={STUDY_TEXT.code}
               name="studyCode"
               rules={[
-                { required: true, whitespace: true, message: T.study.codeRequired },
-                { pattern: STUDY_CODE_PATTERN, message: T.study.codePattern },
+                { required: true, whitespace: true, message: STUDY_TEXT.codeRequired },
+                { pattern: STUDY_CODE_PATTERN, message: STUDY_TEXT.codePattern },
               ]}
             >
-              <Input maxLength={50} placeholder={T.study.code} />
+              <Input maxLength={50} placeholder={STUDY_TEXT.code} />
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item label={T.study.principal} name="principal">
-              <Input maxLength={50} placeholder={T.study.principal} />
+            <Form.Item label={STUDY_TEXT.principal} name="principal">
+              <Input maxLength={50} placeholder={STUDY_TEXT.principal} />
             </Form.Item>
           </Col>
           {editing && (
             <Col span={24}>
-              <Form.Item label={T.study.status} name="status">
+              <Form.Item label={STUDY_TEXT.status} name="status">
                 <Radio.Group options={STUDY_STATUS_OPTIONS} />
               </Form.Item>
             </Col>
           )}
           <Col span={24}>
-            <Form.Item label={T.study.description} name="description">
-              <Input.TextArea maxLength={500} showCount rows={3} placeholder={T.study.description} />
+            <Form.Item label={STUDY_TEXT.description} name="description">
+              <Input.TextArea maxLength={500} showCount rows={3} placeholder={STUDY_TEXT.description} />
             </Form.Item>
           </Col>
         </Row>
       </Form>
-      {!editing && <Typography.Text type="secondary">{T.studyManage.creatorNote}</Typography.Text>}
+      {!editing && <Typography.Text type="secondary">{STUDY_MANAGE_TEXT.creatorNote}</Typography.Text>}
     </Modal>
   );
 }

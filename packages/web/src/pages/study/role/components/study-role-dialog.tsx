@@ -5,7 +5,8 @@ import { MSG, REMARK_MAX } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { studyRoleApi, type PermissionNode, type StudyRole } from '../../../../api/study.api';
 import { useSaveMutation } from '../../../../components/table-page';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { STUDY_ROLE_TEXT } from '../../../../locales/study-role.zh-CN';
 import { checkedFromPermissions, permissionsFromChecked } from '../permission-tree';
 import { useOpenCount } from '../../components/use-open-count';
 
@@ -71,11 +72,11 @@ function StudyRoleDialogBody({
   return (
     <Modal
       open={Boolean(state)}
-      title={role ? T.studyRole.editTitle : T.studyRole.addTitle}
+      title={role ? STUDY_ROLE_TEXT.editTitle : STUDY_ROLE_TEXT.addTitle}
       onCancel={onClose}
       onOk={() => void submit()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       width={720}
       destroyOnHidden
@@ -89,13 +90,13 @@ function StudyRoleDialogBody({
           wrapperCol={{ flex: 1 }}
         >
           <Form.Item
-            label={T.studyRole.name}
+            label={STUDY_ROLE_TEXT.name}
             name="roleName"
-            rules={[{ required: true, whitespace: true, message: T.studyRole.nameRequired }]}
+            rules={[{ required: true, whitespace: true, message: STUDY_ROLE_TEXT.nameRequired }]}
           >
-            <Input maxLength={30} placeholder={T.studyRole.name} />
+            <Input maxLength={30} placeholder={STUDY_ROLE_TEXT.name} />
           </Form.Item>
-          <Form.Item label={T.studyRole.permissions}>
+          <Form.Item label={STUDY_ROLE_TEXT.permissions}>
             <div style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 360, overflow: 'auto' }}>
               <Tree
                 checkable
@@ -108,8 +109,8 @@ function StudyRoleDialogBody({
               />
             </div>
           </Form.Item>
-          <Form.Item label={T.common.remark} name="remark" rules={[{ max: REMARK_MAX, message: MSG.remarkTooLong }]}>
-            <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={T.common.remark} />
+          <Form.Item label={COMMON_TEXT.remark} name="remark" rules={[{ max: REMARK_MAX, message: MSG.remarkTooLong }]}>
+            <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={COMMON_TEXT.remark} />
           </Form.Item>
         </Form>
       </Spin>

@@ -5,7 +5,8 @@ import { buildTree } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { personnelApi, studyRoleApi, type SiteRow, type StudyMember } from '../../../../api/study.api';
 import { useSaveMutation } from '../../../../components/table-page';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { STUDY_USER_TEXT } from '../../../../locales/study-user.zh-CN';
 import { useOpenCount } from '../../components/use-open-count';
 
 export interface MemberDialogState {
@@ -96,11 +97,11 @@ function MemberDialogBody({
   return (
     <Modal
       open={open}
-      title={member ? T.studyUser.editTitle(member.name) : T.studyUser.addTitle}
+      title={member ? STUDY_USER_TEXT.editTitle(member.name) : STUDY_USER_TEXT.addTitle}
       onCancel={onClose}
       onOk={() => void submit()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       width={600}
       destroyOnHidden
@@ -114,16 +115,16 @@ function MemberDialogBody({
       >
         {!member && (
           <Form.Item
-            label={T.studyUser.users}
+            label={STUDY_USER_TEXT.users}
             name="userIds"
-            rules={[{ required: true, message: T.studyUser.usersRequired }]}
+            rules={[{ required: true, message: STUDY_USER_TEXT.usersRequired }]}
           >
             <Select
               mode="multiple"
               allowClear
               loading={candidates.isLoading}
-              placeholder={T.studyUser.usersPlaceholder}
-              notFoundContent={candidates.isLoading ? undefined : T.studyUser.noCandidates}
+              placeholder={STUDY_USER_TEXT.usersPlaceholder}
+              notFoundContent={candidates.isLoading ? undefined : STUDY_USER_TEXT.noCandidates}
               showSearch={{ optionFilterProp: 'label' }}
               options={(candidates.data ?? []).map((user) => ({
                 value: user.userId,
@@ -133,19 +134,24 @@ function MemberDialogBody({
           </Form.Item>
         )}
         <Form.Item
-          label={T.studyUser.role}
+          label={STUDY_USER_TEXT.role}
           name="studyRoleId"
-          rules={[{ required: true, message: T.studyUser.roleRequired }]}
+          rules={[{ required: true, message: STUDY_USER_TEXT.roleRequired }]}
         >
           <Select
             loading={roles.isLoading}
-            placeholder={T.common.selectPlaceholder}
+            placeholder={COMMON_TEXT.selectPlaceholder}
             options={(roles.data ?? []).map((role) => ({ value: role.id, label: role.roleName }))}
           />
         </Form.Item>
         {siteTree.length > 0 && (
-          <Form.Item label={T.studyUser.site} name="deptId" extra={T.studyUser.siteHint}>
-            <TreeSelect allowClear treeDefaultExpandAll treeData={siteTree} placeholder={T.common.selectPlaceholder} />
+          <Form.Item label={STUDY_USER_TEXT.site} name="deptId" extra={STUDY_USER_TEXT.siteHint}>
+            <TreeSelect
+              allowClear
+              treeDefaultExpandAll
+              treeData={siteTree}
+              placeholder={COMMON_TEXT.selectPlaceholder}
+            />
           </Form.Item>
         )}
       </Form>

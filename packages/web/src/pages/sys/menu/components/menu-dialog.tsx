@@ -4,7 +4,8 @@ import { STATUS, type MenuType } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { menuApi, type MenuBody, type MenuRow } from '../../../../api/system.api';
 import { useSaveMutation } from '../../../../components/table-page';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { MENU_TEXT } from '../../../../locales/menu.zh-CN';
 import { STATUS_OPTIONS, type TreeSelectNode } from '../../sys-shared';
 import { menuHidden, menuIconName, menuTitle } from '../menu-row';
 
@@ -17,19 +18,19 @@ export interface MenuDialogState {
 const ROOT_PARENT = 0;
 
 export const MENU_TYPE_OPTIONS: { value: MenuType; label: string }[] = [
-  { value: 'M', label: T.menu.typeM },
-  { value: 'C', label: T.menu.typeC },
-  { value: 'F', label: T.menu.typeF },
+  { value: 'M', label: MENU_TEXT.typeM },
+  { value: 'C', label: MENU_TEXT.typeC },
+  { value: 'F', label: MENU_TEXT.typeF },
 ];
 
 export const LEVEL_OPTIONS = [
-  { value: 0, label: T.menu.level0 },
-  { value: 1, label: T.menu.level1 },
+  { value: 0, label: MENU_TEXT.level0 },
+  { value: 1, label: MENU_TEXT.level1 },
 ];
 
 const HIDDEN_OPTIONS = [
-  { value: false, label: T.common.no },
-  { value: true, label: T.common.yes },
+  { value: false, label: COMMON_TEXT.no },
+  { value: true, label: COMMON_TEXT.yes },
 ];
 
 function parentOptions(tree: readonly MenuRow[], disabledId?: number, disabled = false): TreeSelectNode[] {
@@ -59,7 +60,7 @@ export function MenuDialog({ state, tree, onClose }: MenuDialogProps) {
   const type = Form.useWatch('type', form);
   const editingId = state?.mode === 'edit' ? state.menu?.menuId : undefined;
   const treeData = useMemo(
-    () => [{ value: ROOT_PARENT, title: T.menu.parentRoot, children: parentOptions(tree, editingId) }],
+    () => [{ value: ROOT_PARENT, title: MENU_TEXT.parentRoot, children: parentOptions(tree, editingId) }],
     [tree, editingId],
   );
 
@@ -115,11 +116,11 @@ export function MenuDialog({ state, tree, onClose }: MenuDialogProps) {
   return (
     <Modal
       open={Boolean(state)}
-      title={state?.mode === 'edit' ? T.menu.editTitle : T.menu.addTitle}
+      title={state?.mode === 'edit' ? MENU_TEXT.editTitle : MENU_TEXT.addTitle}
       onCancel={onClose}
       onOk={() => void submit()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       width={720}
       destroyOnHidden
@@ -127,75 +128,75 @@ export function MenuDialog({ state, tree, onClose }: MenuDialogProps) {
       <Form form={form} name="menu-dialog" labelCol={{ flex: '96px' }} wrapperCol={{ flex: 1 }} labelWrap>
         <Row gutter={16}>
           <Col span={24}>
-            <Form.Item label={T.menu.parent} name="parentId">
+            <Form.Item label={MENU_TEXT.parent} name="parentId">
               <TreeSelect
                 treeData={treeData}
                 treeDefaultExpandedKeys={[ROOT_PARENT]}
-                placeholder={T.common.selectPlaceholder}
+                placeholder={COMMON_TEXT.selectPlaceholder}
               />
             </Form.Item>
           </Col>
           <Col span={24}>
-            <Form.Item label={T.menu.type} name="type">
+            <Form.Item label={MENU_TEXT.type} name="type">
               <Radio.Group options={MENU_TYPE_OPTIONS} />
             </Form.Item>
           </Col>
           <Col span={12}>
             <Form.Item
-              label={T.menu.name}
+              label={MENU_TEXT.name}
               name="title"
-              rules={[{ required: true, whitespace: true, message: T.menu.nameRequired }]}
+              rules={[{ required: true, whitespace: true, message: MENU_TEXT.nameRequired }]}
             >
-              <Input maxLength={50} placeholder={T.menu.name} />
+              <Input maxLength={50} placeholder={MENU_TEXT.name} />
             </Form.Item>
           </Col>
           <Col span={12}>
             <Form.Item
-              label={T.menu.code}
+              label={MENU_TEXT.code}
               name="code"
-              rules={[{ required: true, whitespace: true, message: T.menu.codeRequired }]}
+              rules={[{ required: true, whitespace: true, message: MENU_TEXT.codeRequired }]}
             >
               <Input maxLength={100} placeholder={isButton ? 'sys:user:add' : 'sys.user'} />
             </Form.Item>
           </Col>
           {!isButton && (
             <Col span={12}>
-              <Form.Item label={T.menu.icon} name="icon">
-                <Input maxLength={50} placeholder={T.menu.icon} />
+              <Form.Item label={MENU_TEXT.icon} name="icon">
+                <Input maxLength={50} placeholder={MENU_TEXT.icon} />
               </Form.Item>
             </Col>
           )}
           <Col span={12}>
-            <Form.Item label={T.menu.perms} name="perms">
+            <Form.Item label={MENU_TEXT.perms} name="perms">
               <Input maxLength={100} placeholder="sys:org:user" />
             </Form.Item>
           </Col>
           {!isButton && (
             <Col span={12}>
-              <Form.Item label={T.menu.path} name="path">
+              <Form.Item label={MENU_TEXT.path} name="path">
                 <Input maxLength={200} placeholder="/sys/user" />
               </Form.Item>
             </Col>
           )}
           <Col span={12}>
-            <Form.Item label={T.menu.level} name="level">
+            <Form.Item label={MENU_TEXT.level} name="level">
               <Radio.Group options={LEVEL_OPTIONS} />
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item label={T.menu.orderNum} name="orderNum">
+            <Form.Item label={MENU_TEXT.orderNum} name="orderNum">
               <InputNumber min={0} style={{ width: '100%' }} />
             </Form.Item>
           </Col>
           {!isButton && (
             <Col span={12}>
-              <Form.Item label={T.menu.hidden} name="hidden">
+              <Form.Item label={MENU_TEXT.hidden} name="hidden">
                 <Radio.Group options={HIDDEN_OPTIONS} />
               </Form.Item>
             </Col>
           )}
           <Col span={12}>
-            <Form.Item label={T.common.status} name="status">
+            <Form.Item label={COMMON_TEXT.status} name="status">
               <Radio.Group options={STATUS_OPTIONS} />
             </Form.Item>
           </Col>

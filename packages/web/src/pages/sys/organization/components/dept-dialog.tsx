@@ -4,7 +4,8 @@ import { STATUS } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { deptApi, type Dept, type DeptBody } from '../../../../api/system.api';
 import { useSaveMutation } from '../../../../components/table-page';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { DEPT_TEXT } from '../../../../locales/dept.zh-CN';
 import { STATUS_OPTIONS, useDeptTree } from '../../sys-shared';
 
 export interface DeptDialogState {
@@ -48,11 +49,11 @@ export function DeptDialog({ state, onClose }: { state: DeptDialogState | null; 
   return (
     <Modal
       open={Boolean(state)}
-      title={state?.mode === 'edit' ? T.dept.editTitle : T.dept.addTitle}
+      title={state?.mode === 'edit' ? DEPT_TEXT.editTitle : DEPT_TEXT.addTitle}
       onCancel={onClose}
       onOk={() => void submit()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       width={640}
       destroyOnHidden
@@ -60,40 +61,40 @@ export function DeptDialog({ state, onClose }: { state: DeptDialogState | null; 
       <Form form={form} name="dept-dialog" labelCol={{ flex: '96px' }} wrapperCol={{ flex: 1 }} labelWrap>
         <Row gutter={16}>
           <Col span={24}>
-            <Form.Item label={T.dept.parent} name="parentId">
+            <Form.Item label={DEPT_TEXT.parent} name="parentId">
               <TreeSelect
-                treeData={[{ value: ROOT_PARENT, title: T.dept.parentRoot, children: treeData }]}
+                treeData={[{ value: ROOT_PARENT, title: DEPT_TEXT.parentRoot, children: treeData }]}
                 treeDefaultExpandAll
-                placeholder={T.common.selectPlaceholder}
+                placeholder={COMMON_TEXT.selectPlaceholder}
               />
             </Form.Item>
           </Col>
           <Col span={12}>
             <Form.Item
-              label={T.dept.name}
+              label={DEPT_TEXT.name}
               name="deptName"
-              rules={[{ required: true, whitespace: true, message: T.dept.nameRequired }]}
+              rules={[{ required: true, whitespace: true, message: DEPT_TEXT.nameRequired }]}
             >
-              <Input maxLength={30} placeholder={T.dept.name} />
+              <Input maxLength={30} placeholder={DEPT_TEXT.name} />
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item label={T.dept.orderNum} name="orderNum">
+            <Form.Item label={DEPT_TEXT.orderNum} name="orderNum">
               <InputNumber min={0} style={{ width: '100%' }} />
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item label={T.dept.leader} name="leader">
-              <Input maxLength={20} placeholder={T.dept.leader} />
+            <Form.Item label={DEPT_TEXT.leader} name="leader">
+              <Input maxLength={20} placeholder={DEPT_TEXT.leader} />
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item label={T.dept.phone} name="phone">
-              <Input maxLength={20} placeholder={T.dept.phone} />
+            <Form.Item label={DEPT_TEXT.phone} name="phone">
+              <Input maxLength={20} placeholder={DEPT_TEXT.phone} />
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item label={T.common.status} name="status">
+            <Form.Item label={COMMON_TEXT.status} name="status">
               <Radio.Group options={STATUS_OPTIONS} />
             </Form.Item>
           </Col>

@@ -5,7 +5,8 @@ import { MSG, REMARK_MAX, STATUS } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { menuApi, roleApi, type RoleBody, type TreeOption } from '../../../../api/system.api';
 import { useSaveMutation } from '../../../../components/table-page';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { ROLE_TEXT } from '../../../../locales/role.zh-CN';
 import { STATUS_OPTIONS } from '../../sys-shared';
 import { checkStateFromLeaves, menuIdsOf, type CheckState } from '../menu-check';
 
@@ -91,11 +92,11 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
   return (
     <Modal
       open={Boolean(state)}
-      title={state?.mode === 'edit' ? T.role.editTitle : T.role.addTitle}
+      title={state?.mode === 'edit' ? ROLE_TEXT.editTitle : ROLE_TEXT.addTitle}
       onCancel={onClose}
       onOk={() => void submit()}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       width={720}
       destroyOnHidden
@@ -105,34 +106,34 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
           <Row gutter={16}>
             <Col span={12}>
               <Form.Item
-                label={T.role.name}
+                label={ROLE_TEXT.name}
                 name="roleName"
-                rules={[{ required: true, whitespace: true, message: T.role.nameRequired }]}
+                rules={[{ required: true, whitespace: true, message: ROLE_TEXT.nameRequired }]}
               >
-                <Input maxLength={30} placeholder={T.role.name} />
+                <Input maxLength={30} placeholder={ROLE_TEXT.name} />
               </Form.Item>
             </Col>
             <Col span={12}>
               <Form.Item
-                label={T.role.key}
+                label={ROLE_TEXT.key}
                 name="roleKey"
-                rules={[{ required: true, whitespace: true, message: T.role.keyRequired }]}
+                rules={[{ required: true, whitespace: true, message: ROLE_TEXT.keyRequired }]}
               >
-                <Input maxLength={100} placeholder={T.role.key} />
+                <Input maxLength={100} placeholder={ROLE_TEXT.key} />
               </Form.Item>
             </Col>
             <Col span={12}>
-              <Form.Item label={T.role.sort} name="roleSort">
+              <Form.Item label={ROLE_TEXT.sort} name="roleSort">
                 <InputNumber min={0} style={{ width: '100%' }} />
               </Form.Item>
             </Col>
             <Col span={12}>
-              <Form.Item label={T.common.status} name="status">
+              <Form.Item label={COMMON_TEXT.status} name="status">
                 <Radio.Group options={STATUS_OPTIONS} />
               </Form.Item>
             </Col>
             <Col span={24}>
-              <Form.Item label={T.role.menus}>
+              <Form.Item label={ROLE_TEXT.menus}>
                 <div
                   style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 320, overflow: 'auto' }}
                 >
@@ -153,11 +154,11 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
             </Col>
             <Col span={24}>
               <Form.Item
-                label={T.common.remark}
+                label={COMMON_TEXT.remark}
                 name="remark"
                 rules={[{ max: REMARK_MAX, message: MSG.remarkTooLong }]}
               >
-                <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={T.common.remark} />
+                <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={COMMON_TEXT.remark} />
               </Form.Item>
             </Col>
           </Row>

@@ -3,7 +3,8 @@ import { App, Form, Modal, Select } from 'antd';
 import { MSG } from '@ecrf/core';
 import { userApi } from '../../../../api/system.api';
 import { appRoutes } from '../../../../router';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { USER_TEXT } from '../../../../locales/user.zh-CN';
 
 /** Pages a user can start on: main-layout routes without parameters. */
 const HOME_OPTIONS = appRoutes
@@ -30,19 +31,19 @@ export function SetHomeDialog({ userIds, open, onClose }: Props) {
 
   return (
     <Modal
-      title={T.user.setHome}
+      title={USER_TEXT.setHome}
       open={open}
       destroyOnHidden
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       confirmLoading={save.isPending}
       onCancel={() => onClose(false)}
       onOk={() => form.submit()}
     >
-      <p>{T.user.setHomeHint(userIds.length)}</p>
+      <p>{USER_TEXT.setHomeHint(userIds.length)}</p>
       <Form form={form} name="set-home" layout="vertical" onFinish={(values) => save.mutate(values.perm)}>
-        <Form.Item label={T.user.homePage} name="perm" rules={[{ required: true, message: T.user.homeRequired }]}>
-          <Select options={HOME_OPTIONS} placeholder={T.common.selectPlaceholder} />
+        <Form.Item label={USER_TEXT.homePage} name="perm" rules={[{ required: true, message: USER_TEXT.homeRequired }]}>
+          <Select options={HOME_OPTIONS} placeholder={COMMON_TEXT.selectPlaceholder} />
         </Form.Item>
       </Form>
     </Modal>

@@ -15,7 +15,9 @@ import { queryKeys } from '../../../../api/query-keys';
 import { ApiError } from '../../../../api/request';
 import { roleApi, userApi, type UserBody } from '../../../../api/system.api';
 import { useSaveMutation } from '../../../../components/table-page';
-import { T } from '../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { SEX_TEXT } from '../../../../locales/sex.zh-CN';
+import { USER_TEXT } from '../../../../locales/user.zh-CN';
 import { zodRule } from '../../../../utils/zod-rule';
 import { STATUS_OPTIONS, useDeptTree } from '../../sys-shared';
 
@@ -27,14 +29,14 @@ export interface UserDialogState {
 }
 
 const TITLES: Record<UserDialogMode, string> = {
-  add: T.user.addTitle,
-  edit: T.user.editTitle,
-  view: T.user.viewTitle,
+  add: USER_TEXT.addTitle,
+  edit: USER_TEXT.editTitle,
+  view: USER_TEXT.viewTitle,
 };
 
 const SEX_OPTIONS = [
-  { value: SEX.male, label: T.sex.male },
-  { value: SEX.female, label: T.sex.female },
+  { value: SEX.male, label: SEX_TEXT.male },
+  { value: SEX.female, label: SEX_TEXT.female },
 ];
 
 /** The rules of @ecrf/core's user schema, so the dialog and the server agree word for word. */
@@ -44,7 +46,7 @@ const rules = {
   name: [zodRule(userCreateSchema.shape.name)],
   deptId: [zodRule(userCreateSchema.shape.deptId)],
   roleIds: [zodRule(userCreateSchema.shape.roleIds)],
-  email: [{ type: 'email' as const, message: T.user.emailInvalid }],
+  email: [{ type: 'email' as const, message: USER_TEXT.emailInvalid }],
   remark: [{ max: REMARK_MAX, message: MSG.remarkTooLong }],
 };
 
@@ -130,11 +132,11 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
       destroyOnHidden
       footer={[
         <Button key="cancel" onClick={onClose}>
-          {viewing ? T.common.close : T.common.cancel}
+          {viewing ? COMMON_TEXT.close : COMMON_TEXT.cancel}
         </Button>,
         viewing ? null : (
           <Button key="ok" type="primary" loading={save.isPending} onClick={() => void submit()}>
-            {T.common.ok}
+            {COMMON_TEXT.ok}
           </Button>
         ),
       ]}
@@ -151,62 +153,62 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
         >
           <Row gutter={16}>
             <Col span={12}>
-              <Form.Item label={T.user.userName} name="userName" required rules={rules.userName}>
-                <Input maxLength={11} placeholder={T.user.userName} />
+              <Form.Item label={USER_TEXT.userName} name="userName" required rules={rules.userName}>
+                <Input maxLength={11} placeholder={USER_TEXT.userName} />
               </Form.Item>
             </Col>
             {mode === 'add' && (
               <Col span={12}>
-                <Form.Item label={T.user.password} name="password" required rules={rules.password}>
-                  <Input.Password placeholder={T.user.password} autoComplete="new-password" />
+                <Form.Item label={USER_TEXT.password} name="password" required rules={rules.password}>
+                  <Input.Password placeholder={USER_TEXT.password} autoComplete="new-password" />
                 </Form.Item>
               </Col>
             )}
             <Col span={12}>
-              <Form.Item label={T.user.name} name="name" required rules={rules.name}>
-                <Input maxLength={30} placeholder={T.user.name} />
+              <Form.Item label={USER_TEXT.name} name="name" required rules={rules.name}>
+                <Input maxLength={30} placeholder={USER_TEXT.name} />
               </Form.Item>
             </Col>
             <Col span={12}>
-              <Form.Item label={T.user.sex} name="sex">
+              <Form.Item label={USER_TEXT.sex} name="sex">
                 <Radio.Group options={SEX_OPTIONS} />
               </Form.Item>
             </Col>
             <Col span={12}>
-              <Form.Item label={T.user.email} name="email" rules={rules.email}>
-                <Input maxLength={50} placeholder={T.user.email} />
+              <Form.Item label={USER_TEXT.email} name="email" rules={rules.email}>
+                <Input maxLength={50} placeholder={USER_TEXT.email} />
               </Form.Item>
             </Col>
             <Col span={12}>
-              <Form.Item label={T.user.dept} name="deptId" required rules={rules.deptId}>
+              <Form.Item label={USER_TEXT.dept} name="deptId" required rules={rules.deptId}>
                 <TreeSelect
                   treeData={treeData}
                   treeDefaultExpandAll
                   allowClear
-                  placeholder={T.common.selectPlaceholder}
+                  placeholder={COMMON_TEXT.selectPlaceholder}
                 />
               </Form.Item>
             </Col>
             <Col span={12}>
-              <Form.Item label={T.user.roles} name="roleIds" required rules={rules.roleIds}>
+              <Form.Item label={USER_TEXT.roles} name="roleIds" required rules={rules.roleIds}>
                 <Select
                   mode="multiple"
                   allowClear
                   loading={roles.isLoading}
-                  placeholder={T.common.selectPlaceholder}
+                  placeholder={COMMON_TEXT.selectPlaceholder}
                   options={(roles.data ?? []).map((role) => ({ value: role.roleId, label: role.roleName }))}
                   optionFilterProp="label"
                 />
               </Form.Item>
             </Col>
             <Col span={12}>
-              <Form.Item label={T.common.status} name="status">
+              <Form.Item label={COMMON_TEXT.status} name="status">
                 <Radio.Group options={STATUS_OPTIONS} />
               </Form.Item>
             </Col>
             <Col span={24}>
-              <Form.Item label={T.user.remark} name="remark" rules={rules.remark}>
-                <Input.TextArea maxLength={REMARK_MAX} showCount rows={3} placeholder={T.user.remark} />
+              <Form.Item label={USER_TEXT.remark} name="remark" rules={rules.remark}>
+                <Input.TextArea maxLength={REMARK_MAX} showCount rows={3} placeholder={USER_TEXT.remark} />
               </Form.Item>
             </Col>
           </Row>

@@ -7,9 +7,10 @@ import { followApi, type FollowPlanBody, type FollowPlanVisit } from '../../../.
 import { queryKeys } from '../../../../../api/query-keys';
 import { personnelApi } from '../../../../../api/study.api';
 import { useListMutation } from '../../../../../components/table-page';
-import { T } from '../../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../../locales/common.zh-CN';
+import { FOLLOW_TEXT } from '../../../../../locales/follow.zh-CN';
 
-const t = T.follow;
+const t = FOLLOW_TEXT;
 
 export type PlanDialogState = { mode: 'add' } | { mode: 'edit'; id: number };
 
@@ -126,8 +127,8 @@ export function PlanDialog({
       onOk={() => void submit()}
       confirmLoading={save.isPending}
       destroyOnHidden
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
     >
       <Form form={form} name="follow-plan" layout="vertical" preserve={false}>
         <Form.Item label={t.planName} name="planName" rules={[{ required: true, whitespace: true, max: 100 }]}>
@@ -199,7 +200,7 @@ export function PlanDialog({
                     <Form.Item
                       label={t.crfs}
                       name={[field.name, 'crfIds']}
-                      rules={[{ required: true, message: T.common.selectPlaceholder + t.crfs }]}
+                      rules={[{ required: true, message: COMMON_TEXT.selectPlaceholder + t.crfs }]}
                     >
                       <Select mode="multiple" options={crfOptions} style={{ width: 360 }} loading={crfs.isFetching} />
                     </Form.Item>

@@ -5,9 +5,10 @@ import type { Dayjs } from 'dayjs';
 import { followApi, type FollowRecord } from '../../../../../api/follow.api';
 import { queryKeys } from '../../../../../api/query-keys';
 import { useListMutation } from '../../../../../components/table-page';
-import { T } from '../../../../../locales/zh-CN';
+import { COMMON_TEXT } from '../../../../../locales/common.zh-CN';
+import { FOLLOW_TEXT } from '../../../../../locales/follow.zh-CN';
 
-const t = T.follow;
+const t = FOLLOW_TEXT;
 
 export type RecordDialogState =
   | { kind: 'lost' | 'restore' | 'remove'; row: FollowRecord }
@@ -85,8 +86,8 @@ export function RecordDialog({
       onCancel={onClose}
       onOk={() => void form.validateFields().then((values) => act.mutate(values))}
       confirmLoading={act.isPending}
-      okText={T.common.ok}
-      cancelText={T.common.cancel}
+      okText={COMMON_TEXT.ok}
+      cancelText={COMMON_TEXT.cancel}
       destroyOnHidden
     >
       <Form form={form} name={`follow-record-${state.kind}`} layout="vertical">

@@ -1,0 +1,1 @@
+export const SEX_TEXT = { male: '男', female: '女' } as const;
