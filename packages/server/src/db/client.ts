@@ -9,10 +9,12 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { SERVER_ROOT } from '../server-paths.js';
-import * as schema from './schema/index.js';
 
-export type Schema = typeof schema;
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/**
+ * Drizzle is given no schema: its relational query API (`db.query.*`), which nothing here uses, would build a
+ * query builder for every table on every transaction (its constructor was 1% of the app's CPU under save load).
+ */
+export type Db = PgDatabase<PgQueryResultHKT>;
 /** A transaction handle is a Db too, so service functions take either. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
@@ -224,7 +226,7 @@ function withCommitHooks(db: Db): Db {
 }
 
 export function wrapPglite(client: PGlite): Database {
-  const db = withCommitHooks(drizzlePglite(client, { schema }) as unknown as Db);
+  const db = withCommitHooks(drizzlePglite(client) as unknown as Db);
   const becomeApp = `SELECT set_config('role', '${APP_ROLE}', false) FROM pg_roles WHERE rolname = '${APP_ROLE}'`;
   // PGlite is single-user: the one connection drops to the application role (when a migrated
   // database already has it). PGlite runs queries in call order, so this precedes any other.
@@ -278,12 +280,12 @@ export function wrapPostgres(url: string, appUrl?: string, appRole = APP_ROLE, p
       ? { connectionString: appUrl, max: poolSize }
       : { connectionString: url, max: poolSize, options: `-c role=${appRole}` },
   );
-  const db = withCommitHooks(drizzlePg(appPool, { schema }) as unknown as Db);
+  const db = withCommitHooks(drizzlePg(appPool) as unknown as Db);
   let ownerPool: pg.Pool | undefined;
   let ownerDb: Db | undefined;
   const asOwner = async <T>(work: (owner: Db) => Promise<T>) => {
     ownerPool ??= pool({ connectionString: url, max: 2 });
-    ownerDb ??= withCommitHooks(drizzlePg(ownerPool, { schema }) as unknown as Db);
+    ownerDb ??= withCommitHooks(drizzlePg(ownerPool) as unknown as Db);
     return work(ownerDb);
   };
   const listenConfig: pg.ClientConfig = appUrl
@@ -300,7 +302,7 @@ export function wrapPostgres(url: string, appUrl?: string, appRole = APP_ROLE, p
         const client = await ownerPool!.connect();
         try {
           await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-          const owner = withCommitHooks(drizzlePg(client, { schema }) as unknown as Db);
+          const owner = withCommitHooks(drizzlePg(client) as unknown as Db);
           if (await isMigratedAndGranted(owner, appRole)) return;
           await migratePg(owner as never, { migrationsFolder: MIGRATIONS_DIR });
           await grantAppRole(owner, appRole);
