@@ -235,7 +235,8 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
   );
 
   // Open loop at half the highest rate measured above.
-  const rate = Math.max(...[...result.app.values()].map((f) => f.rate)) / 2;
+  // BENCH_OPEN_RATE fixes the offered rate, to compare two builds at the same load.
+  const rate = Number(process.env.BENCH_OPEN_RATE) || Math.max(...[...result.app.values()].map((f) => f.rate)) / 2;
   const records = await patients(128, 'open');
   for (const r of records) await save(r);
   await settle();
