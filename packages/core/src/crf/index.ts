@@ -1,4 +1,5 @@
 export * from './crf-definition.schema.js';
+export * from './item-type-labels.js';
 export * from './options.js';
 export * from './date-time.js';
 export * from './value-converter.js';

@@ -13,6 +13,7 @@ import {
   type ItemType,
 } from '../crf-definition.schema.js';
 import { exampleCrf } from '../example-crf.js';
+import { ITEM_TYPE_LABELS } from '../item-type-labels.js';
 import { finishImport, type ImportIssue, type ImportResult } from './import-result.js';
 
 /**
@@ -21,35 +22,6 @@ import { finishImport, type ImportIssue, type ImportResult } from './import-resu
  * form's id, title and form-level options; a sheet 说明 explains the columns. Export and import
  * round-trip: every option has a column, and anything else rides in the 其他选项 JSON column.
  */
-export const TYPE_LABELS: Record<ItemType, string> = {
-  section: '分区',
-  title: '标题',
-  group: '分组',
-  listGroup: '列表组',
-  link: '链接',
-  checkbox: '多选',
-  radio: '单选',
-  select: '下拉单选',
-  multiSelect: '下拉多选',
-  slider: '滑块',
-  table: '表格',
-  input: '单行文本',
-  textarea: '多行文本',
-  int: '整数',
-  real: '小数',
-  text: '文本',
-  number: '数字',
-  date: '日期',
-  datetime: '日期时间',
-  partialDate: '下拉日期',
-  time: '时间',
-  imageUpload: '图片上传',
-  videoUpload: '视频上传',
-  fileUpload: '文件上传',
-  card: '卡片',
-  spineCobb: '脊柱自动测量',
-  spineMeasure: '脊柱手动测量',
-};
 const TYPE_ALIASES: Record<string, ItemType> = {
   复选框: 'checkbox',
   单选框: 'radio',
@@ -76,7 +48,7 @@ export const EXCEL_COLUMNS: readonly Column[] = [
   {
     key: 'type',
     label: '类型',
-    help: `题目类型：${ITEM_TYPES.map((t) => TYPE_LABELS[t]).join('、')}（也可写英文代码）`,
+    help: `题目类型：${ITEM_TYPES.map((t) => ITEM_TYPE_LABELS[t]).join('、')}（也可写英文代码）`,
     width: 10,
   },
   { key: 'optionsValue', label: '选项值', help: '选项值，英文逗号分隔，如 1,2', width: 14 },
@@ -226,7 +198,7 @@ function addFormSheet(workbook: ExcelJS.Workbook, name: string, definition: CrfD
   const sheet = workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = EXCEL_COLUMNS.map((c) => ({ header: header(c), key: c.key, width: c.width ?? 10 }));
   sheet.getRow(1).font = { bold: true };
-  const typeList = `"${ITEM_TYPES.map((t) => TYPE_LABELS[t]).join(',')}"`;
+  const typeList = `"${ITEM_TYPES.map((t) => ITEM_TYPE_LABELS[t]).join(',')}"`;
   const typeColumn = EXCEL_COLUMNS.findIndex((c) => c.key === 'type') + 1;
   const rows = definition ? flatten(definition.children, 1) : [];
   for (const { node, depth } of rows) sheet.addRow(nodeRow(node, depth));
@@ -244,7 +216,7 @@ function nodeRow(node: CrfNode, depth: number): Record<string, CellValue> {
     depth,
     name: node.name,
     title: node.title,
-    type: TYPE_LABELS[node.type],
+    type: ITEM_TYPE_LABELS[node.type],
     id: node.id,
   };
   const rest: Record<string, unknown> = {};
@@ -333,7 +305,7 @@ function columnKey(text: string): string | null {
 function typeOf(text: string): ItemType | null {
   const t = text.trim();
   if ((ITEM_TYPES as readonly string[]).includes(t)) return t as ItemType;
-  const byLabel = ITEM_TYPES.find((type) => TYPE_LABELS[type] === t);
+  const byLabel = ITEM_TYPES.find((type) => ITEM_TYPE_LABELS[type] === t);
   return byLabel ?? TYPE_ALIASES[t] ?? null;
 }
 

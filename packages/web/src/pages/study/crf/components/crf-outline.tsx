@@ -1,7 +1,6 @@
 import { useMemo, type ReactNode } from 'react';
 import { Tag, Tree, type TreeDataNode } from 'antd';
-import { isOn, type CrfDefinition, type CrfNode } from '@ecrf/core';
-import { STUDY_CRF_TEXT } from '../../../../locales/study-crf.zh-CN';
+import { ITEM_TYPE_LABELS, isOn, type CrfDefinition, type CrfNode } from '@ecrf/core';
 
 export interface OutlineNode {
   key: string;
@@ -21,7 +20,7 @@ export function crfOutline(definition: Pick<CrfDefinition, 'children'>): Outline
         key,
         title: node.title || node.option?.title || node.name,
         name: node.name,
-        typeLabel: STUDY_CRF_TEXT.typeLabels[node.type] ?? node.type,
+        typeLabel: ITEM_TYPE_LABELS[node.type] ?? node.type,
         required: isOn(node.option?.required),
         children: convert(node.children, `${key}-`),
       };
