@@ -128,6 +128,8 @@ describe('follow-up', () => {
     await signIn();
     await page.goto(`/project/${studyId}/home`);
     await page.locator('.app-sider').getByText('随访管理', { exact: true }).click();
+    // The group slides open; a click while its items still move can land on the item beside it.
+    await settle(page);
     await page.locator('.app-sider').getByText('随访计划', { exact: true }).click();
     await page.waitForURL(/\/follow\/plan$/);
     await page.locator('.page-title:visible', { hasText: '随访计划' }).waitFor();
