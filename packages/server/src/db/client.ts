@@ -449,9 +449,12 @@ function syncToHost(client: PGlite): boolean {
   return true;
 }
 
-/** Opens (creating when new) an embedded database in `dir` whose commits reach the disk. */
-export async function openDurablePglite(dir: string): Promise<PGlite> {
-  const client = await PGlite.create(dir, { startParams: DURABLE_PGLITE_PARAMS });
+/**
+ * Opens (creating when new) an embedded database in `dir` whose commits reach the disk; a new one may start as a
+ * copy of a dumped data directory (tests start from the migrated template).
+ */
+export async function openDurablePglite(dir: string, loadDataDir?: Blob): Promise<PGlite> {
+  const client = await PGlite.create(dir, { startParams: DURABLE_PGLITE_PARAMS, ...(loadDataDir && { loadDataDir }) });
   if (!syncToHost(client)) console.warn('PGlite file system layer not recognised: commits may not be synced to disk');
   return client;
 }

@@ -29,4 +29,37 @@ describe('embedded database durability', () => {
       await reopened.close();
     }
   });
+
+  it('a statement that turns synchronous_commit off for itself is not synced, and the next synced commit carries it to the disk', async () => {
+    const client = await openDurablePglite(dir);
+    try {
+      await client.exec('create table marks (id int primary key, done boolean not null default false)');
+      await client.query('insert into marks (id) values (1), (2)');
+      const before = hostSyncs.count;
+      for (let i = 0; i < 5; i++) {
+        await client.query(
+          `update marks set done = true from (select set_config('synchronous_commit', 'off', true)) as async_commit where id = 1`,
+        );
+      }
+      expect(hostSyncs.count - before).toBe(0);
+      await client.query('update marks set done = true where id = 2');
+      expect(hostSyncs.count - before).toBeGreaterThanOrEqual(1);
+      // Only that statement's own transaction: the session's setting is untouched.
+      expect(
+        (await client.query<{ synchronous_commit: string }>('show synchronous_commit')).rows[0]!.synchronous_commit,
+      ).toBe('on');
+    } finally {
+      await client.close();
+    }
+    const reopened = await openDurablePglite(dir);
+    try {
+      const rows = (await reopened.query<{ id: number; done: boolean }>('select id, done from marks order by id')).rows;
+      expect(rows).toEqual([
+        { id: 1, done: true },
+        { id: 2, done: true },
+      ]);
+    } finally {
+      await reopened.close();
+    }
+  });
 });

@@ -1,5 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { and, eq, inArray, isNull } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { hostSyncs, openDurablePglite, wrapPglite } from '../../db/client.js';
 import { outboxDeliveries, outboxEvents } from '../../db/schema/index.js';
 import type { DeliveredEvent, DomainEvent, EventLog } from '../../shared/domain-events.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
@@ -132,6 +136,55 @@ describe('domain events through the outbox', () => {
     expect(first.seen.map((d) => d.event)).toEqual(events.filter((e) => e.type === 'record.saved'));
     expect(second.seen.map((d) => d.event)).toEqual(events);
   });
+
+  // The embedded database's own case: on PostgreSQL (TEST_DATABASE_URL) the run has no embedded template.
+  it.skipIf(Boolean(process.env.TEST_DATABASE_URL))(
+    'on the embedded database on disk, delivering a committed event syncs nothing more: claims and marks are bookkeeping that the next synced commit carries',
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-outbox-'));
+      const client = await openDurablePglite(dir, new Blob([fs.readFileSync(inject('pgliteTemplate'))]));
+      const database = wrapPglite(client);
+      try {
+        const t = await open({ database });
+        const { seen, handler } = collector();
+        t.ctx.events.subscribe('test.unsynced', ['record.saved'], handler);
+        await t.ctx.events.stop();
+        await t.db.transaction((tx) => t.ctx.events.record(tx, saved(8)));
+
+        const restarted = await open({ database });
+        restarted.ctx.events.subscribe('test.unsynced', ['record.saved'], handler);
+        const before = hostSyncs.count;
+        await restarted.ctx.events.drain();
+        expect(seen.map((d) => d.event)).toEqual([saved(8)]);
+        const [delivered] = await t.db
+          .select()
+          .from(outboxDeliveries)
+          .where(eq(outboxDeliveries.subscriber, 'test.unsynced'));
+        expect(delivered!.deliveredAt).not.toBeNull();
+        expect(hostSyncs.count - before).toBe(0);
+
+        // The next clinical commit is synced, and with it the bookkeeping before it: both are there after a reopen.
+        await restarted.ctx.events.stop();
+        await t.db.transaction((tx) => t.ctx.events.record(tx, saved(9)));
+        expect(hostSyncs.count - before).toBeGreaterThanOrEqual(1);
+      } finally {
+        for (const t of opened.splice(0).reverse()) await t.close();
+        await database.close();
+      }
+      const reopened = wrapPglite(await openDurablePglite(dir));
+      try {
+        const rows = await reopened.db
+          .select({ eventId: outboxDeliveries.eventId, deliveredAt: outboxDeliveries.deliveredAt })
+          .from(outboxDeliveries)
+          .where(eq(outboxDeliveries.subscriber, 'test.unsynced'));
+        expect(rows).toHaveLength(2);
+        expect(rows.filter((r) => r.deliveredAt !== null)).toHaveLength(1);
+      } finally {
+        await reopened.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('an event committed while no dispatcher ran (the process died between commit and publish) is delivered by a fresh app on the same database', async () => {
     const t = await open();
