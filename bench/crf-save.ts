@@ -22,7 +22,7 @@ import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
-import { openDurablePglite, wrapPglite, type Database } from '../packages/server/src/db/client.js';
+import { hostSyncs, openDurablePglite, wrapPglite, type Database } from '../packages/server/src/db/client.js';
 import { users } from '../packages/server/src/db/schema/index.js';
 import { CRF_ACTIONS, crfKey } from '../packages/core/src/index.js';
 import { BENCH_PASSWORD as PASSWORD, benchApp, onScratchPostgres } from './harness.js';
@@ -153,10 +153,12 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
   await settle();
   await events.stop();
   const before = statements.count;
+  const syncsBefore = hostSyncs.count;
   const cpuBefore = process.cpuUsage();
   for (let i = 0; i < SEQUENTIAL; i++) await save(counted!);
   const cpu = process.cpuUsage(cpuBefore);
   const inRequest = (statements.count - before) / SEQUENTIAL;
+  const syncsInRequest = (hostSyncs.count - syncsBefore) / SEQUENTIAL;
   // Whole process (the server, its HTTP client here, garbage collection), so an upper bound of the app's own.
   const cpuPerSave = (cpu.user + cpu.system) / 1000 / SEQUENTIAL;
   if (process.env.BENCH_TRACE) {
@@ -166,9 +168,11 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
     statements.trace = null;
   }
   const beforeReactions = statements.count;
+  const syncsBeforeReactions = hostSyncs.count;
   await events.start(app.log.child({ module: 'events' }));
   await settle();
   const reactions = (statements.count - beforeReactions) / SEQUENTIAL;
+  const syncsInReactions = (hostSyncs.count - syncsBeforeReactions) / SEQUENTIAL;
   if (process.env.BENCH_TRACE) {
     await save(counted!);
     statements.trace = [];
@@ -230,6 +234,12 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
   console.log(
     `  statements per save: ${inRequest.toFixed(2)} in the request (goal ≤ 6: ${verdict(inRequest < 6.05)}; a fraction above 6 is the job queue's own polling in the window), ${reactions.toFixed(2)} after commit (reactions)`,
   );
+  // Only the embedded database's syncs are seen here (PostgreSQL syncs in its own processes).
+  if (syncsInRequest + syncsInReactions > 0) {
+    console.log(
+      `  disk syncs per save: ${syncsInRequest.toFixed(2)} in the request, ${syncsInReactions.toFixed(2)} after commit (reactions)`,
+    );
+  }
   console.log(
     `  process CPU per sequential save, before its reactions: ${cpuPerSave.toFixed(2)} ms (server and its HTTP client)`,
   );
