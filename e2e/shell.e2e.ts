@@ -315,6 +315,8 @@ describe('shell and system administration', () => {
     const organization = page.locator('.app-sider').getByText('机构管理', { exact: true });
     if (!(await organization.isVisible())) {
       await page.locator('.app-sider').getByText('系统管理', { exact: true }).click();
+      // The group slides open; a click while its items still move can land on the item beside it.
+      await settle(page);
     }
     await organization.click();
     await page.waitForURL('**/sys/organization');
