@@ -93,13 +93,23 @@ describe('content for staff and patients', () => {
     await dialog.getByLabel('标题', { exact: true }).fill('腰椎术后如何下床活动');
     const editor = dialog.locator('.rich-text-content');
     await editor.click();
+    // A toolbar button leaves the caret in the text, so typing goes on at once, as a person's would.
+    const focused = () => editor.evaluate((el) => el === document.activeElement);
     await page.keyboard.type('术后第一天在护士指导下');
-    await dialog.getByRole('button', { name: '加粗' }).click();
+    // Pressed and not yet released, the button has not taken the focus.
+    const bold = (await dialog.getByRole('button', { name: '加粗' }).boundingBox())!;
+    await page.mouse.move(bold.x + bold.width / 2, bold.y + bold.height / 2);
+    await page.mouse.down();
+    expect(await focused()).toBe(true);
+    await page.mouse.up();
+    await dialog.locator('.ant-btn-primary[aria-label="加粗"]').waitFor();
     await page.keyboard.type('佩戴腰围');
     await dialog.getByRole('button', { name: '加粗' }).click();
+    expect(await focused()).toBe(true);
     await page.keyboard.type('后下床。');
     await page.keyboard.press('Enter');
     await dialog.getByRole('button', { name: '无序列表' }).click();
+    expect(await focused()).toBe(true);
     await page.keyboard.type('先侧身坐起');
     await page.keyboard.press('Enter');
     await page.keyboard.type('再扶床站立');

@@ -46,7 +46,16 @@ export function RichTextEditor({ value, onChange, uploadImage }: Props) {
   const chain = () => editor.chain().focus();
   const tool = (label: string, icon: React.ReactNode, active: boolean, run: () => void) => (
     <Tooltip title={label}>
-      <Button aria-label={label} size="small" type={active ? 'primary' : 'text'} icon={icon} onClick={run} />
+      <Button
+        aria-label={label}
+        size="small"
+        type={active ? 'primary' : 'text'}
+        icon={icon}
+        // A press keeps the focus and the caret in the text: otherwise the button takes them and the editor only
+        // gets them back a frame later, and keys typed at once land in the wrong place.
+        onMouseDown={(event) => event.preventDefault()}
+        onClick={run}
+      />
     </Tooltip>
   );
   return (
