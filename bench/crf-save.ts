@@ -34,6 +34,23 @@ const ONLY = process.env.BENCH_ONLY;
 const SAVES_PER_LEVEL = Number(process.env.BENCH_SAVES ?? 640);
 const OPEN_LOOP_SECONDS = Number(process.env.BENCH_OPEN_SECONDS ?? 10);
 
+/**
+ * BENCH_FSYNC_MS makes each of the embedded database's disk syncs last at least that long, as on a slower disk
+ * than this machine's (a laptop's SSD takes 1–5 ms, a spinning disk 10 or more): the sync blocks the process, as
+ * the real one does.
+ */
+const FSYNC_MS = Number(process.env.BENCH_FSYNC_MS ?? 0);
+if (FSYNC_MS > 0) {
+  const fsyncSync = fs.fsyncSync;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  fs.fsyncSync = (fd: number) => {
+    const started = performance.now();
+    fsyncSync(fd);
+    const left = FSYNC_MS - (performance.now() - started);
+    if (left > 0) Atomics.wait(pause, 0, 0, left);
+  };
+}
+
 /** Statements sent through the drivers, counted where they leave the process. */
 const statements = { count: 0, trace: null as string[] | null };
 const traced = (text: unknown) => {
@@ -250,6 +267,7 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
   const records = await patients(128, 'open');
   for (const r of records) await save(r);
   await settle();
+  const syncsBeforeOpen = hostSyncs.count;
   const { figures: open, dropped } = await runSaves({
     base,
     token,
@@ -260,6 +278,12 @@ async function run(kind: string, database: Database): Promise<SaveRun> {
   console.log(
     `  open loop at ${rate.toFixed(0)} saves/s offered: p50 ${open.p50.toFixed(1)} ms  p99 ${open.p99.toFixed(1)} ms (goal < 50: ${verdict(open.p99 < 50)})${dropped ? `, ${dropped} not sent (all 128 patients busy)` : ''}`,
   );
+  const openSyncs = hostSyncs.count - syncsBeforeOpen;
+  if (openSyncs > 0) {
+    console.log(
+      `  disk syncs in the open loop, reactions included: ${(openSyncs / (rate * OPEN_LOOP_SECONDS)).toFixed(2)} per save`,
+    );
+  }
   await app.close();
   await database.close();
   return result;

@@ -119,6 +119,8 @@ describe('system queries through the outbox subscriber', () => {
       submit: true,
     });
     const rid = first.body.data.crfDataRecordId as number;
+    // The queries are raised before the correction comes (a correction made first leaves nothing to raise).
+    await t.ctx.events.drain();
     const corrected = await save({
       subjectRecordId,
       crfId: vitals,

@@ -133,7 +133,7 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
         ? sql`(select id from recorded_event cross join lateral (select pg_notify(${OUTBOX_CHANNEL}, ${instance})) as notified)`
         : sql`(select id from recorded_event)`,
       recorded(tx, id) {
-        afterCommit(tx, wake);
+        afterCommit(tx, wakeAfterReply);
         return { studyId: event.studyId, id: Number(id) };
       },
     };
@@ -169,7 +169,7 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
     }
     if (out.length > 0) {
       if (listen) await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, ${instance})`);
-      afterCommit(tx, wake);
+      afterCommit(tx, wakeAfterReply);
     }
     return out;
   }
@@ -349,6 +349,14 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
       await prune();
     }
     await scheduleRetry();
+  }
+
+  /**
+   * After a commit, the dispatcher starts once the committing request has had its turn: the request's reply goes
+   * out first, and on the embedded database the claim does not run ahead of it in the one connection.
+   */
+  function wakeAfterReply() {
+    setImmediate(wake);
   }
 
   function wake() {
