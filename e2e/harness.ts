@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type * as AxeCore from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { onTestFailed } from 'vitest';
+import { afterEach } from 'vitest';
 import { serverArgs } from './server-command.js';
 import { freePort } from './free-port.js';
 
@@ -13,6 +13,11 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 export const ADMIN = '13800000000';
 export const INITIAL_PASSWORD = 'Start@123';
 export const ARTIFACTS = path.join(ROOT, 'e2e', '.artifacts');
+
+/** What a failed test's report shows of the pages and servers it ran against (see reportFailure). */
+const openPages = new Set<Page>();
+const serverOutputs = new Set<() => string>();
+const FAILURES_LOG = path.join(ARTIFACTS, 'failures.log');
 
 export interface Platform {
   baseUrl: string;
@@ -66,6 +71,8 @@ export async function startPlatform(
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const outputOf = () => output;
+  serverOutputs.add(outputOf);
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -83,6 +90,7 @@ export async function startPlatform(
     baseUrl,
     dataDir,
     async stop() {
+      serverOutputs.delete(outputOf);
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -115,14 +123,50 @@ export async function newPage(browser: Browser, baseUrl: string, options: { time
   });
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
-  // A wait that runs out says only what it waited for; the page as it stood shows why (CI keeps .artifacts).
-  onTestFailed(async ({ task }) => {
-    if (!page.isClosed()) {
-      await screenshot(page, `failed-${task.name.slice(0, 60).replace(/[^\w\u4e00-\u9fff-]+/g, '_')}`);
-    }
-  });
+  openPages.add(page);
+  page.once('close', () => openPages.delete(page));
   return page;
 }
+
+/**
+ * A wait that runs out says only what it waited for; the page as it stood shows why. After any failed test, each
+ * open page's screenshot goes to .artifacts, and failures.log gets its address, the messages, alerts and dialogs
+ * it showed, and the tail of the server's log (warnings and errors): `.ci/run` prints that file at its end, where
+ * the record of a CI run keeps it.
+ */
+afterEach(async ({ task }) => {
+  if (task.result?.state !== 'fail') return;
+  const name = task.name.slice(0, 60).replace(/[^\w\u4e00-\u9fff-]+/g, '_');
+  const lines = [`## ${task.file?.name ?? ''} > ${task.name}`];
+  for (const page of openPages) {
+    if (page.isClosed()) continue;
+    await screenshot(page, `failed-${name}`).catch(() => undefined);
+    const shown = await page
+      .evaluate(() =>
+        [
+          ...document.querySelectorAll(
+            '.ant-message-notice-content, .ant-notification-notice, .ant-alert, .ant-form-item-explain-error, .ant-modal-content',
+          ),
+        ]
+          .filter((el) => el.getClientRects().length > 0)
+          .map((el) => `${el.className.split(' ')[0]}: ${(el.textContent ?? '').replace(/\s+/g, ' ').slice(0, 400)}`),
+      )
+      .catch((error: unknown) => [`(page not readable: ${String(error)})`]);
+    lines.push(`page ${page.url()}`, ...shown.map((text) => `  ${text}`));
+  }
+  for (const output of serverOutputs) {
+    lines.push(
+      'server log (tail):',
+      ...output()
+        .trimEnd()
+        .split('\n')
+        .slice(-10)
+        .map((line) => `  ${line.slice(0, 300)}`),
+    );
+  }
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  fs.appendFileSync(FAILURES_LOG, `${lines.join('\n')}\n`);
+});
 
 /**
  * Waits until no antd/rc-motion element is still appearing (prepare, start or active phase): a click that lands
