@@ -93,6 +93,17 @@ export interface RecordSavedPush {
   by: number;
 }
 
+/**
+ * A query on a form of a patient was raised (by a person or by the system after a submit), answered or closed: the
+ * form's state and its item markers changed, so a CRF page showing that patient reads its menu and the form again.
+ * Ids only, to the readers of the form.
+ */
+export interface RecordQueriesPush {
+  studyId: number;
+  subjectId: number;
+  crfId: number;
+}
+
 /** A background job's progress, for the job's owner. */
 export interface JobProgressPush {
   jobId: string;
@@ -146,6 +157,7 @@ export interface UserPushes {
 /** Events sent to one study's room (or the readers of one form in it), by name. */
 export interface StudyPushes {
   'record.saved': RecordSavedPush;
+  'record.queries': RecordQueriesPush;
 }
 
 /** Which hub carries which event: personal signals, study events, tool and job signals. */
@@ -158,6 +170,7 @@ export const HUB_OF_EVENT: { readonly [E in keyof UserPushes | keyof StudyPushes
   consult: 'personsignalhub',
   'data.changed': 'eventhub',
   'record.saved': 'eventhub',
+  'record.queries': 'eventhub',
 };
 
 /** What the client sends to watch one study (answered through the acknowledgement). */

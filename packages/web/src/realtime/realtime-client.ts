@@ -40,7 +40,7 @@ export interface RealtimeClientDeps {
 }
 
 const PUSHES_BY_HUB: Record<RealtimeHub, readonly PushName[]> = {
-  eventhub: ['record.saved', 'data.changed'],
+  eventhub: ['record.saved', 'record.queries', 'data.changed'],
   toolsignalhub: ['job.progress'],
   personsignalhub: ['counts', 'notice', 'randomization.unblinded', 'sys.notice', 'consult'],
 };

@@ -160,6 +160,27 @@ describe('realtime hubs', () => {
     expect(seenByBlind).toEqual([otherForm]);
   });
 
+  it('QRY-05: a query raised on a form (the system’s after a submit, too) reaches the form’s readers as record.queries, so their CRF page reads the form’s state again', async () => {
+    const vitals = crfIds['生命体征']!;
+    const reader = await connected(socketOf(base, 'eventhub', { token: nurse }));
+    const blind = await connected(socketOf(base, 'eventhub', { token: clerk }));
+    expect(await join(reader, studyId)).toEqual({ ok: true });
+    expect(await join(blind, studyId)).toEqual({ ok: true });
+    const seenByBlind: unknown[] = [];
+    blind.on('record.queries', (p: unknown) => seenByBlind.push(p));
+
+    const received = next(reader, 'record.queries');
+    const event = { type: 'query.opened' as const, studyId, subjectId: 5, crfId: vitals, queryId: 77, by: null };
+    await pushQueryEvent(t.ctx, { id: 4343, occurredAt: new Date(), event });
+    expect(await received).toEqual({ studyId, subjectId: 5, crfId: vitals });
+
+    // The clerk may not read 生命体征: a push it may read (study-wide) is the first it gets.
+    const studyWide = next(blind, 'record.queries');
+    t.ctx.realtime.toStudy(studyId, 'record.queries', { studyId, subjectId: 5, crfId: vitals });
+    expect(await studyWide).toEqual({ studyId, subjectId: 5, crfId: vitals });
+    expect(seenByBlind).toHaveLength(1);
+  });
+
   it('a member removed from the study is refused the room at the next join', async () => {
     const member = await addStudyMember(t, admin, studyId, '13500000005', { permissions: ['btn:study.doubt.reply'] });
     const socket = await connected(socketOf(base, 'eventhub', { token: member }));

@@ -34,13 +34,16 @@ async function concernedUsers(ctx: AppContext, studyId: number): Promise<number[
 }
 
 /**
- * A query was raised, answered or closed: everyone whose top-bar count it may change gets their new count
+ * A query was raised, answered or closed: the CRF pages showing the form hear of it (`record.queries`), everyone
+ * whose top-bar count it may change gets their new count
  * (computed as GET /api/business/doubts/count computes it), and the people it now waits for get a notice —
  * a new query goes to those who answer queries, an answer to those who close them, never to the one who acted.
  */
 export async function pushQueryEvent(ctx: AppContext, delivered: DeliveredEvent): Promise<void> {
   const event = delivered.event as QueryEvent;
   const { studyId, crfId } = event;
+  // The form's state and markers changed: the CRF pages showing it read them again (the readers of the form only).
+  ctx.realtime.toStudy(studyId, 'record.queries', { studyId, subjectId: event.subjectId, crfId }, { crfId });
   const [crf] = await ctx.db.select({ title: crfs.title }).from(crfs).where(eq(crfs.id, crfId));
   for (const userId of await concernedUsers(ctx, studyId)) {
     const { permissions } = await permissionsOf(ctx.db, userId);

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { queryKeys } from '../../api/query-keys';
 import { Empty, Result } from 'antd';
 import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
@@ -9,6 +9,7 @@ import { CrfWarmup } from '../../crf';
 import { CrfLayout } from '../../layouts/crf-layout';
 import { CRF_PAGE_TEXT } from '../../locales/crf-page.zh-CN';
 import { NOT_FOUND_TEXT } from '../../locales/not-found.zh-CN';
+import { useRealtimeEvent } from '../../realtime/realtime-events';
 import { useSession } from '../../stores/session.store';
 import { CrfSidebar } from './components/crf-sidebar';
 import { FormArea, type RecordParam } from './components/form-area';
@@ -54,6 +55,15 @@ export default function CrfRecordPage() {
     queryKey: queryKeys.crfRecord.doubtFlag(studyId),
     queryFn: () => crfRecordApi.studyDoubtFlag(studyId!).then((res) => res.data),
     enabled: studyId !== null,
+  });
+
+  // A query raised, answered or closed on one of this patient's forms, by someone else or by the system after a
+  // submit (after the save's answer): the form's state in the menu and its item markers are read again.
+  const queryClient = useQueryClient();
+  useRealtimeEvent('record.queries', (push) => {
+    if (!patient || push.subjectId !== patient.id) return;
+    void queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.menu(subjectRecordId) });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.formDetails(subjectRecordId, push.crfId) });
   });
 
   const menu = menuQuery.data;
