@@ -64,29 +64,34 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   return (pgQuery as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof pg.Client.prototype.query;
 
-/** PGlite has no client class to hook: its instance and its transactions' handles are counted instead. */
+/**
+ * PGlite has no client class to hook: its protocol calls are counted instead, one statement per Sync (each query,
+ * each BEGIN and COMMIT, and a named statement's bind and execute end in one), traced by the text a Parse or simple
+ * Query carries, or the name a Bind gives.
+ */
 function countPglite(client: PGlite): PGlite {
-  const count = <T extends { query: PGlite['query']; exec: PGlite['exec'] }>(target: T): T => {
-    const query = target.query.bind(target);
-    const exec = target.exec.bind(target);
-    target.query = ((...args: Parameters<PGlite['query']>) => (
-      statements.count++,
-      traced(args[0]),
-      query(...args)
-    )) as T['query'];
-    target.exec = ((...args: Parameters<PGlite['exec']>) => (
-      statements.count++,
-      traced(args[0]),
-      exec(...args)
-    )) as T['exec'];
-    return target;
+  const stream = client.execProtocolStream.bind(client);
+  const cstrings = (message: Uint8Array, count: number) => {
+    const out: string[] = [];
+    let at = 5;
+    for (let i = 0; i < count; i++) {
+      const end = message.indexOf(0, at);
+      out.push(Buffer.from(message.subarray(at, end)).toString('utf8'));
+      at = end + 1;
+    }
+    return out;
   };
-  count(client);
-  const transaction = client.transaction.bind(client);
-  client.transaction = ((work: (tx: never) => Promise<unknown>) => {
-    statements.count += 2; // BEGIN and COMMIT (or ROLLBACK), which PGlite sends itself
-    return transaction((tx) => work(count(tx) as never));
-  }) as PGlite['transaction'];
+  client.execProtocolStream = ((message: Uint8Array, options?: Parameters<PGlite['execProtocolStream']>[1]) => {
+    const kind = String.fromCharCode(message[0]!);
+    if (kind === 'S') statements.count++;
+    if (statements.trace) {
+      if (kind === 'Q') traced(cstrings(message, 1)[0]);
+      if (kind === 'P') traced(cstrings(message, 2)[1]);
+      const [, named] = kind === 'B' ? cstrings(message, 2) : [];
+      if (named) traced(`(named statement ${named})`);
+    }
+    return stream(message, options);
+  }) as PGlite['execProtocolStream'];
   return client;
 }
 

@@ -9,6 +9,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { SERVER_ROOT } from '../server-paths.js';
+import { namedStatementOf, queryNamed } from './pglite-named.js';
 
 /**
  * Drizzle is given no schema: its relational query API (`db.query.*`), which nothing here uses, would build a
@@ -245,30 +246,35 @@ const asText = (value: string) => value;
 /**
  * PGlite merges a query's own `parsers` into a copy of all its 300-odd parsers for every query: ≈ 80 µs each, 8% of
  * the CPU of a save (a profile of bench/crf-save.ts). The client reads drizzle's text types as text itself instead,
- * and a query whose parsers only say so is sent without them: the same values, read without the copy.
+ * and a query whose parsers only say so is sent without them: the same values, read without the copy. A statement
+ * text marked with `runAsNamedStatement` (the hot path's selects built once) runs as a named prepared statement.
  */
-function readTextTypesOnce(client: PGlite) {
+function adaptQueries(client: PGlite) {
   for (const oid of TEXT_READ_TYPES) client.parsers[oid] = asText;
   const withoutCopy = (options?: QueryOptions) =>
     options?.parsers && Object.keys(options.parsers).every((oid) => TEXT_READ_TYPES.has(Number(oid)))
       ? { ...options, parsers: undefined }
       : options;
-  const onQueries = (target: Pick<PGlite, 'query'> | Transaction) => {
+  const onQueries = (target: Pick<PGlite, 'query'> | Transaction, inTransaction: boolean) => {
     const query = target.query.bind(target) as PGlite['query'];
-    target.query = ((text: string, params?: unknown[], options?: QueryOptions) =>
-      query(text, params, withoutCopy(options))) as PGlite['query'];
+    target.query = ((text: string, params?: unknown[], options?: QueryOptions) => {
+      const name = namedStatementOf(text);
+      return name
+        ? queryNamed(client, name, text, params ?? [], withoutCopy(options), inTransaction)
+        : query(text, params, withoutCopy(options));
+    }) as PGlite['query'];
   };
-  onQueries(client);
+  onQueries(client, false);
   const transaction = client.transaction.bind(client);
   client.transaction = (work) =>
     transaction((tx) => {
-      onQueries(tx);
+      onQueries(tx, true);
       return work(tx);
     });
 }
 
 export function wrapPglite(client: PGlite): Database {
-  readTextTypesOnce(client);
+  adaptQueries(client);
   const db = withCommitHooks(drizzlePglite(client) as unknown as Db);
   const becomeApp = `SELECT set_config('role', '${APP_ROLE}', false) FROM pg_roles WHERE rolname = '${APP_ROLE}'`;
   // PGlite is single-user: the one connection drops to the application role (when a migrated

@@ -3,6 +3,7 @@ import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { deferToCommit, queryRows } from '../../db/client.js';
 import { auditChainHeads, auditEvents } from '../../db/schema/index.js';
+import { queryRowsNamed } from '../../db/reusable-query.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
 
 export { canonicalJson };
@@ -181,7 +182,10 @@ async function insertChained(tx: Db, studyId: number, head: string | null, study
     }
     const p = (values: unknown[]) => sql.param(values);
     // WITH ORDINALITY … ORDER BY: the ids follow the chain's order, as the verifier reads it.
-    await tx.execute(sql`with appended as (
+    await queryRowsNamed(
+      tx,
+      'audit_append',
+      sql`with appended as (
       insert into audit_events (study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
         old_value, new_value, reason, user_id, user_name, created_at, prev_hash, hash)
       select study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
@@ -195,7 +199,8 @@ async function insertChained(tx: Db, studyId: number, head: string | null, study
       order by n
       returning id)
     update audit_chain_heads set hash = ${prev}, last_id = (select max(id) from appended), row_count = row_count + ${part.length}
-    where study_id = ${studyId}`);
+    where study_id = ${studyId}`,
+    );
   }
 }
 

@@ -19,8 +19,8 @@ import {
   type FormIssue,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
-import { queryRows, type Db } from '../../db/client.js';
-import { reusableSelect } from '../../db/reusable-query.js';
+import type { Db } from '../../db/client.js';
+import { queryRowsNamed, reusableSelect } from '../../db/reusable-query.js';
 import {
   appliedRequests,
   crfDataRecords,
@@ -592,13 +592,14 @@ async function updateRecord(
   // Signatures voided add a row of their own: the head is needed whenever anything is audited.
   const audits = entries.length > 0 || judged.changed.length > 0;
   if (audits) parts.push(chainHeadCte(record.studyId));
-  const [out] = await queryRows<{
+  const [out] = await queryRowsNamed<{
     event_id: number | string;
     voided: number[] | null;
     claimed: number | string;
     head: string | null;
   }>(
     tx,
+    'crf_save_write',
     sql`with ${sql.join(parts, sql`, `)} select ${event.eventId} as event_id,
       ${judged.changed.length > 0 ? sql`(select array_agg(id order by id) from voided)` : sql`null::int[]`} as voided,
       ${input.requestId ? sql`(select count(*) from claimed)` : sql`1`} as claimed,
