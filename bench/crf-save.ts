@@ -305,7 +305,9 @@ const server =
   ONLY === 'pglite'
     ? null
     : await onScratchPostgres('edc_bench', (database, host) => run(`PostgreSQL (${host})`, database));
-if (embedded && server) {
-  const ratio = embedded.app.get(1)!.rate / server.app.get(1)!.rate;
+const embeddedOne = embedded?.app.get(1);
+const serverOne = server?.app.get(1);
+if (embeddedOne && serverOne) {
+  const ratio = embeddedOne.rate / serverOne.rate;
   console.log(`embedded/PostgreSQL at 1 client: ${ratio.toFixed(2)} (goal ≥ 0.7: ${verdict(ratio >= 0.7)})`);
 }
