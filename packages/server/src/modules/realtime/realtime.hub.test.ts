@@ -136,14 +136,20 @@ describe('realtime hubs', () => {
     expect(await t.ctx.realtime.watchers(studyId)).toHaveLength(2);
   });
 
-  it('a form save reaches the watchers who may read the form, not staff without that form nor another study', async () => {
-    const vitals = crfIds['生命体征']!;
+  /** The nurse (who may read 生命体征) and the clerk (who may not) watching the study; what the clerk gets of `event`. */
+  async function readerAndBlind(event: 'record.saved' | 'record.queries') {
     const reader = await connected(socketOf(base, 'eventhub', { token: nurse }));
     const blind = await connected(socketOf(base, 'eventhub', { token: clerk }));
     expect(await join(reader, studyId)).toEqual({ ok: true });
     expect(await join(blind, studyId)).toEqual({ ok: true });
     const seenByBlind: unknown[] = [];
-    blind.on('record.saved', (p: unknown) => seenByBlind.push(p));
+    blind.on(event, (p: unknown) => seenByBlind.push(p));
+    return { reader, blind, seenByBlind };
+  }
+
+  it('a form save reaches the watchers who may read the form, not staff without that form nor another study', async () => {
+    const vitals = crfIds['生命体征']!;
+    const { reader, blind, seenByBlind } = await readerAndBlind('record.saved');
 
     const event = { studyId, subjectId: 5, crfId: vitals, recordId: 9, by: monitorId };
     const received = next(reader, 'record.saved');
@@ -162,12 +168,7 @@ describe('realtime hubs', () => {
 
   it('QRY-05: a query raised on a form (the system’s after a submit, too) reaches the form’s readers as record.queries, so their CRF page reads the form’s state again', async () => {
     const vitals = crfIds['生命体征']!;
-    const reader = await connected(socketOf(base, 'eventhub', { token: nurse }));
-    const blind = await connected(socketOf(base, 'eventhub', { token: clerk }));
-    expect(await join(reader, studyId)).toEqual({ ok: true });
-    expect(await join(blind, studyId)).toEqual({ ok: true });
-    const seenByBlind: unknown[] = [];
-    blind.on('record.queries', (p: unknown) => seenByBlind.push(p));
+    const { reader, blind, seenByBlind } = await readerAndBlind('record.queries');
 
     const received = next(reader, 'record.queries');
     const event = { type: 'query.opened' as const, studyId, subjectId: 5, crfId: vitals, queryId: 77, by: null };
