@@ -6,7 +6,7 @@ import {
   type SelectedFieldsOrdered,
 } from 'drizzle-orm/pg-core';
 import type { Db } from './client.js';
-import { runAsNamedStatement } from './pglite-named.js';
+import { namedStatementOf, runAsNamedStatement } from './pglite-named.js';
 
 /** What a built select keeps: its text with numbered parameters (placeholders among them), its fields, joins. */
 interface Built {
@@ -61,8 +61,7 @@ export function reusableSelect<Row, Values extends Record<string, unknown>>(
 }
 
 const dialect = new PgDialect();
-/** The name each distinct text of a kind was given, and how many texts each kind has named. */
-const shapeNames = new Map<string, string>();
+/** How many texts each kind has named (the names themselves are kept by `runAsNamedStatement`). */
 const shapesNamed = new Map<string, number>();
 /** Past this many distinct texts a kind's further texts run unnamed (see `queryRowsNamed`). */
 export const NAMED_SHAPES_PER_KIND = 16;
@@ -76,13 +75,12 @@ export const NAMED_SHAPES_PER_KIND = 16;
  */
 export async function queryRowsNamed<T>(db: Db, kind: string, statement: SQL): Promise<T[]> {
   const query = dialect.sqlToQuery(statement);
-  let name = shapeNames.get(query.sql);
+  let name = namedStatementOf(query.sql);
   if (name === undefined) {
     const named = shapesNamed.get(kind) ?? 0;
     if (named < NAMED_SHAPES_PER_KIND) {
       name = `${kind}_${named + 1}`;
       shapesNamed.set(kind, named + 1);
-      shapeNames.set(query.sql, name);
       runAsNamedStatement(query.sql, name);
     }
   }
