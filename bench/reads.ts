@@ -10,12 +10,25 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDurablePglite, wrapPglite, type Database } from '../packages/server/src/db/client.js';
+import { NUMBER_TEXT_PATTERN } from '../packages/server/src/modules/search/search.service.js';
 import { BENCH_PASSWORD as PASSWORD, benchApp, onScratchPostgres } from './harness.js';
 
 const SIZES = [1_000, 10_000];
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+
+/** RUNS timings of `work` after five warm-up calls, in ascending order. */
+async function sampled(work: () => Promise<unknown>) {
+  for (let i = 0; i < 5; i++) await work();
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    await work();
+    samples.push(performance.now() - t0);
+  }
+  return samples.sort((a, b) => a - b);
+}
 
 async function run(kind: string, database: Database) {
   const { app } = await benchApp(database);
@@ -107,22 +120,11 @@ async function run(kind: string, database: Database) {
   // Where the search's time goes, in SQL alone: the conditions evaluated on every record (what the product does),
   // then a prototype of the typed index of item values (a table built here, not in the product) and the exact
   // count alone over that index. It shows whether such an index would keep the search flat as the study grows.
-  const timeSql = async (text: string) => {
-    const query = sql.raw(text);
-    for (let i = 0; i < 5; i++) await database.db.execute(query);
-    const samples: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const t0 = performance.now();
-      await database.db.execute(query);
-      samples.push(performance.now() - t0);
-    }
-    return samples.sort((a, b) => a - b);
-  };
   const searchSql = async (size: number) => {
     for (const statement of [
       'drop table if exists bench_item_values',
       `create table bench_item_values as select r.study_id, r.crf_id, r.subject_record_id, e.key as item_name,
-         case when e.value ~ '^ *-?[0-9]+([.][0-9]+)? *$' then trim(e.value)::numeric end as num
+         case when e.value ~ '${NUMBER_TEXT_PATTERN}' then trim(e.value)::numeric end as num
          from crf_data_records r, jsonb_each_text(r.values) e where r.deleted_at is null`,
       'create index on bench_item_values (study_id, crf_id, item_name, num) include (subject_record_id)',
       'analyze bench_item_values',
@@ -136,7 +138,7 @@ async function run(kind: string, database: Database) {
        order by s.created_at desc, s.id desc limit 10`;
     const scanned = `select r.subject_record_id from crf_data_records r where r.study_id = ${studyId}
       and r.crf_id = ${crfId} and r.deleted_at is null
-      and (case when (r.values ->> 'sbp') ~ '^ *-?[0-9]+([.][0-9]+)? *$' then trim(r.values ->> 'sbp')::numeric end) > 139`;
+      and (case when (r.values ->> 'sbp') ~ '${NUMBER_TEXT_PATTERN}' then trim(r.values ->> 'sbp')::numeric end) > 139`;
     const indexed = `select v.subject_record_id from bench_item_values v where v.study_id = ${studyId}
       and v.crf_id = ${crfId} and v.item_name = 'sbp' and v.num > 139`;
     for (const [name, text] of [
@@ -147,7 +149,7 @@ async function run(kind: string, database: Database) {
         `select count(*) from subject_records sr where sr.study_id = ${studyId} and sr.deleted_at is null and sr.id in (${indexed})`,
       ],
     ]) {
-      const samples = await timeSql(text!);
+      const samples = await sampled(() => database.db.execute(sql.raw(text!)));
       console.log(
         `  ${size}: search SQL, ${name}: p50 ${percentile(samples, 0.5).toFixed(2)} ms, p95 ${percentile(samples, 0.95).toFixed(2)} ms`,
       );
@@ -157,14 +159,7 @@ async function run(kind: string, database: Database) {
   for (const size of SIZES) {
     await grow(size);
     for (const [name, read] of reads) {
-      for (let i = 0; i < 5; i++) await read();
-      const samples: number[] = [];
-      for (let i = 0; i < RUNS; i++) {
-        const t0 = performance.now();
-        await read();
-        samples.push(performance.now() - t0);
-      }
-      samples.sort((a, b) => a - b);
+      const samples = await sampled(read);
       p95.set(name, [...(p95.get(name) ?? []), percentile(samples, 0.95)]);
       console.log(
         `  ${size}: ${name} p50 ${percentile(samples, 0.5).toFixed(1)} ms, p95 ${percentile(samples, 0.95).toFixed(1)} ms, max ${samples.at(-1)!.toFixed(1)} ms`,

@@ -241,8 +241,11 @@ const textParams = (values: readonly string[]) =>
   );
 const textArray = (values: readonly string[]) => sql`array[${textParams(values)}]::text[]`;
 
-/** A stored text as a number when it reads as one, else null (a cast that cannot fail). */
-const asNumber = (text: SQL) => sql`(case when ${text} ~ '^ *-?[0-9]+([.][0-9]+)? *$' then trim(${text})::numeric end)`;
+/** What a stored text must look like to be read as a number: the cast after it then cannot fail. */
+export const NUMBER_TEXT_PATTERN = '^ *-?[0-9]+([.][0-9]+)? *$';
+/** A stored text as a number when it reads as one, else null. The pattern is a constant, kept in the SQL text. */
+const asNumber = (text: SQL) =>
+  sql`(case when ${text} ~ ${sql.raw(`'${NUMBER_TEXT_PATTERN}'`)} then trim(${text})::numeric end)`;
 /** A stored text as its YYYY-MM-DD part when it starts with a full date (partial dates never compare). */
 const asDate = (text: SQL) => sql`(case when ${text} ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}' then left(${text}, 10) end)`;
 const filled = (text: SQL) => sql`coalesce(${text}, '') not in ('', '[]', 'null')`;
