@@ -86,4 +86,15 @@ describe('history drawer (操作记录 of a form)', () => {
     fireEvent.click(screen.getByRole('button', { name: /导出/ }));
     await waitFor(() => expect(api.exportAudit).toHaveBeenCalledWith({ crfDataRecordId: 41 }));
   });
+
+  it('the trail scrolls in a region named by the drawer title that the keyboard can reach', async () => {
+    api.audit.mockResolvedValue({ code: 200, msg: '', data: [row({ newValue: 13.5, newText: '13.5 g/dL' })] });
+    renderWithProviders(
+      <HistoryDrawer target={{ crfDataRecordId: 41, itemName: 'hb', title: '血红蛋白' }} onClose={() => undefined} />,
+    );
+    await screen.findByText('13.5 g/dL', { exact: false });
+    const trail = screen.getByRole('region', { name: '修改历史 · 血红蛋白' });
+    expect(trail.tabIndex).toBe(0);
+    expect(within(trail).getByRole('table')).toBeTruthy();
+  });
 });

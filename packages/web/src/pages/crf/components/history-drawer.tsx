@@ -6,6 +6,7 @@ import { Button, Drawer, Empty, Grid, Spin, Table, Tag } from 'antd';
 import type { CrfNode } from '@ecrf/core';
 import { crfRecordApi, type CrfAuditRow } from '../../../api/crf.api';
 import { AuditChange } from '../../../components/audit-change';
+import { ScrollRegion } from '../../../components/scroll-region';
 import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { saveDownload } from '../../study/crf/download';
@@ -58,10 +59,11 @@ export function HistoryDrawer({
       setExporting(false);
     }
   };
+  const title = target ? (target.itemName ? t.historyOf(target.title) : t.formHistory) : '';
   return (
     <Drawer
       open={target !== null}
-      title={target ? (target.itemName ? t.historyOf(target.title) : t.formHistory) : ''}
+      title={title}
       extra={
         <Button
           size="small"
@@ -77,68 +79,74 @@ export function HistoryDrawer({
       size={cards ? '100%' : target?.itemName ? 'min(880px, 100vw)' : 'min(1080px, 100vw)'}
       onClose={onClose}
       destroyOnHidden
+      // The region inside scrolls instead, so that a keyboard can reach and scroll a trail with nothing to click.
+      styles={{ body: { padding: 0, overflow: 'hidden' } }}
     >
-      {rows.length === 0 && !query.isFetching ? (
-        <Empty description={t.historyEmpty} />
-      ) : cards ? (
-        <Spin spinning={query.isFetching}>
-          <ul className="crf-history-cards">
-            {rows.map((row) => (
-              <li key={row.id} className="crf-history-card">
-                <div className="crf-history-card-head">
-                  <Tag>{row.actionName}</Tag>
-                  <span>{row.userName}</span>
-                  <span className="crf-history-card-time">{formatDate(row.createTime)}</span>
-                </div>
-                {!target?.itemName && row.itemTitle && <div className="crf-history-card-item">{row.itemTitle}</div>}
-                <div>
-                  <AuditChange row={row} />
-                </div>
-                {row.reason && (
-                  <div className="crf-history-card-reason">
-                    {t.historyReason}：{row.reason}
+      <ScrollRegion className="crf-history-scroll" label={title}>
+        {rows.length === 0 && !query.isFetching ? (
+          <Empty description={t.historyEmpty} />
+        ) : cards ? (
+          <Spin spinning={query.isFetching}>
+            <ul className="crf-history-cards">
+              {rows.map((row) => (
+                <li key={row.id} className="crf-history-card">
+                  <div className="crf-history-card-head">
+                    <Tag>{row.actionName}</Tag>
+                    <span>{row.userName}</span>
+                    <span className="crf-history-card-time">{formatDate(row.createTime)}</span>
                   </div>
-                )}
-              </li>
-            ))}
-          </ul>
-        </Spin>
-      ) : (
-        <Table<CrfAuditRow>
-          size="small"
-          rowKey="id"
-          loading={query.isFetching}
-          pagination={false}
-          dataSource={rows}
-          className="crf-history-table"
-          columns={[
-            { title: t.historyTime, dataIndex: 'createTime', width: 160, render: (v: string) => formatDate(v) },
-            { title: t.historyUser, dataIndex: 'userName', width: 140 },
-            {
-              title: t.historyAction,
-              dataIndex: 'actionName',
-              width: 104,
-              render: (name: string) => <Tag>{name}</Tag>,
-            },
-            ...(target?.itemName
-              ? []
-              : [
-                  {
-                    title: t.historyItem,
-                    dataIndex: 'itemTitle',
-                    width: 140,
-                  },
-                ]),
-            {
-              title: t.historyChange,
-              key: 'change',
-              render: (_: unknown, row: CrfAuditRow) => <AuditChange row={row} />,
-            },
-            { title: t.historyReason, dataIndex: 'reason', width: 140 },
-            { title: t.historyVersion, dataIndex: 'crfVersion', width: 76, align: 'center' },
-          ]}
-        />
-      )}
+                  {!target?.itemName && row.itemTitle && <div className="crf-history-card-item">{row.itemTitle}</div>}
+                  <div>
+                    <AuditChange row={row} />
+                  </div>
+                  {row.reason && (
+                    <div className="crf-history-card-reason">
+                      {t.historyReason}：{row.reason}
+                    </div>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </Spin>
+        ) : (
+          <Table<CrfAuditRow>
+            size="small"
+            rowKey="id"
+            loading={query.isFetching}
+            pagination={false}
+            dataSource={rows}
+            className="crf-history-table"
+            // The declared widths hold, so a long reason (an import's file SHA-256) wraps instead of widening the table.
+            tableLayout="fixed"
+            columns={[
+              { title: t.historyTime, dataIndex: 'createTime', width: 160, render: (v: string) => formatDate(v) },
+              { title: t.historyUser, dataIndex: 'userName', width: 140 },
+              {
+                title: t.historyAction,
+                dataIndex: 'actionName',
+                width: 104,
+                render: (name: string) => <Tag>{name}</Tag>,
+              },
+              ...(target?.itemName
+                ? []
+                : [
+                    {
+                      title: t.historyItem,
+                      dataIndex: 'itemTitle',
+                      width: 140,
+                    },
+                  ]),
+              {
+                title: t.historyChange,
+                key: 'change',
+                render: (_: unknown, row: CrfAuditRow) => <AuditChange row={row} />,
+              },
+              { title: t.historyReason, dataIndex: 'reason', width: 140 },
+              { title: t.historyVersion, dataIndex: 'crfVersion', width: 76, align: 'center' },
+            ]}
+          />
+        )}
+      </ScrollRegion>
     </Drawer>
   );
 }

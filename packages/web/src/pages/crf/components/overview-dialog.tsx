@@ -20,6 +20,7 @@ import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { useFileNames } from '../../../stores/file-names.store';
 import { formatValue } from '../crf-values';
 import { displayTimeZone } from '../../../utils/format-date';
+import { ScrollRegion } from '../../../components/scroll-region';
 
 const t = CRF_PAGE_TEXT;
 
@@ -313,13 +314,10 @@ export function OverviewDialog({
         </Space>
       </div>
       <div className="crf-overview-body">
-        <div
+        <ScrollRegion
           className="crf-overview-content crf-overview-print"
           ref={scroller}
-          // A scrolling region a keyboard can reach and scroll.
-          tabIndex={0}
-          role="region"
-          aria-label={t.overviewTitle}
+          label={t.overviewTitle}
           style={{ maxHeight: full ? 'calc(100vh - 190px)' : '65vh' }}
         >
           {!data ? (
@@ -358,7 +356,7 @@ export function OverviewDialog({
               )}
             </>
           )}
-        </div>
+        </ScrollRegion>
         {anchors.length > 1 && (
           <Anchor
             className="crf-overview-anchor"
