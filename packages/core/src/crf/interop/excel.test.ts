@@ -35,6 +35,22 @@ describe('Excel workbook', () => {
     expect(result.definitions).toEqual([baselineCrf(), { ...second, id: 7 }]);
   });
 
+  it('a title Excel refuses as a sheet name (a quote left at an end once spaces go) exports and round-trips', async () => {
+    const quoted: CrfDefinition[] = ["' '基", "基' '", "''", ' 表单 '].map((title, i) => ({
+      id: `f${i}`,
+      title,
+      option: {},
+      children: [item('input', `q${i}`, '基')],
+    }));
+    const bytes = await exportExcel(quoted);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+    expect(workbook.worksheets.map((w) => w.name)).toEqual(expect.arrayContaining(['基', '基(2)', '表单', '表单(2)']));
+    const result = await importExcel(bytes);
+    expect(result.issues).toEqual([]);
+    expect(result.definitions).toEqual(quoted);
+  });
+
   it('the English title (titleEn) has its own column and round-trips', async () => {
     const bilingual: CrfDefinition = {
       id: 'vs',

@@ -153,8 +153,8 @@ function sheetName(title: string, used: Set<string>): string {
     title
       .replace(/[:\\/?*[\]]/g, '_')
       .slice(0, 26)
-      .replace(/^'+|'+$/g, '')
-      .trim() || '表单';
+      // Quotes and spaces together: trimming after the quotes could uncover another quote (`' '基` → `'基`).
+      .replace(/^[\s']+|[\s']+$/g, '') || '表单';
   const taken = (name: string) => used.has(name.toLowerCase()) || name === FORMS_SHEET || name === HELP_SHEET;
   let name = base;
   for (let i = 2; taken(name); i += 1) name = `${base}(${i})`;
