@@ -13,6 +13,7 @@ export * from './calendar.js';
 export * from './search.js';
 export * from './export.js';
 export * from './data-import.js';
+export * from './excel-sheet-names.js';
 export * from './follow/index.js';
 export * from './randomization/index.js';
 export * from './spine/index.js';

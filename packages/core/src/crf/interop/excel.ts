@@ -12,6 +12,7 @@ import {
   type ItemOption,
   type ItemType,
 } from '../crf-definition.schema.js';
+import { excelSheetNames } from '../../excel-sheet-names.js';
 import { exampleCrf } from '../example-crf.js';
 import { ITEM_TYPE_LABELS } from '../item-type-labels.js';
 import { finishImport, type ImportIssue, type ImportResult } from './import-result.js';
@@ -144,24 +145,6 @@ function cellValue(cell: ExcelJS.Cell): CellValue {
   return String(v);
 }
 
-/**
- * A worksheet name for a form (the title itself is kept in 表单列表): Excel refuses : \ / ? * [ ], an
- * apostrophe at either end, more than 31 characters, and two names differing only in case.
- */
-function sheetName(title: string, used: Set<string>): string {
-  const base =
-    title
-      .replace(/[:\\/?*[\]]/g, '_')
-      .slice(0, 26)
-      // Quotes and spaces together: trimming after the quotes could uncover another quote (`' '基` → `'基`).
-      .replace(/^[\s']+|[\s']+$/g, '') || '表单';
-  const taken = (name: string) => used.has(name.toLowerCase()) || name === FORMS_SHEET || name === HELP_SHEET;
-  let name = base;
-  for (let i = 2; taken(name); i += 1) name = `${base}(${i})`;
-  used.add(name.toLowerCase());
-  return name;
-}
-
 function formatChecks(checks: readonly CrossCheck[]): string {
   return checks.map((c) => `${c.severity === 'warning' ? '警告: ' : ''}${c.expression} => ${c.message}`).join('\n');
 }
@@ -257,8 +240,11 @@ export async function exportExcel(definitions: readonly CrfDefinition[]): Promis
   const forms = workbook.addWorksheet(FORMS_SHEET);
   forms.columns = FORM_COLUMNS.map((c) => ({ header: header(c), key: c.key, width: c.key === 'title' ? 24 : 16 }));
   forms.getRow(1).font = { bold: true };
-  const used = new Set<string>();
-  const names = definitions.map((d) => sheetName(d.title, used));
+  // The title itself is kept in 表单列表; the sheet's name is only what Excel accepts of it.
+  const names = excelSheetNames(
+    definitions.map((d) => d.title),
+    { reserved: [FORMS_SHEET, HELP_SHEET] },
+  );
   definitions.forEach((definition, i) => {
     forms.addRow({
       sheet: names[i],

@@ -18,6 +18,7 @@ import {
   dateFormatOf,
   isDateType,
   valueText,
+  excelSheetNames,
   type CrfDefinition,
   type ImportColumn,
   type ImportIssue,
@@ -44,8 +45,17 @@ import { BatchRefused, timeSlices, writePatients, type Refusal, type WriteCounts
 /** The audit reason of every value a file brings in: 数据导入 and the file's SHA-256 (which file, provably). */
 export const importReason = (sha256: string) => `${DATA_IMPORT_REASON}（文件SHA-256：${sha256}）`;
 
-/** An Excel sheet name for a CRF title: at most 31 characters, none of []:*?/\. */
-export const sheetNameOf = (title: string) => title.replace(/[[\]:*?/\\]/g, '_').slice(0, 31);
+/**
+ * Each CRF's sheet name, computed over all the study's forms in their order, so that the template (which holds
+ * only the forms the user may edit) and the reading of a workbook give one form the same name.
+ */
+function sheetNamesOf(forms: readonly Form[]): Map<number, string> {
+  const names = excelSheetNames(
+    forms.map((f) => f.title),
+    { reserved: [README_SHEET, DICTIONARY_SHEET] },
+  );
+  return new Map(forms.map((f, i) => [f.crfId, names[i]!]));
+}
 
 interface Form {
   crfId: number;
@@ -133,8 +143,10 @@ export async function planImport(
 ): Promise<ImportPlan> {
   const forms = await studyForms(ctx.db, access.studyId);
   const byName = new Map<string, Form>();
-  for (const f of forms) byName.set(sheetNameOf(f.title), f);
-  for (const f of forms) byName.set(f.title, f);
+  const names = sheetNamesOf(forms);
+  for (const f of forms) byName.set(names.get(f.crfId)!, f);
+  // A sheet named by the whole title (typed by hand) is read too, unless that is another form's sheet name.
+  for (const f of forms) if (!byName.has(f.title)) byName.set(f.title, f);
   const sheetErrors: ImportIssue[] = [];
   const action = options.submit ? 'submit' : 'save';
 
@@ -655,14 +667,11 @@ export async function templateWorkbook(ctx: AppContext, access: StudyAccess): Pr
   }
   readme.getRow(1).font = { bold: true, size: 14 };
   const dictionary: Array<(string | number)[]> = [];
-  const used = new Set<string>([README_SHEET, DICTIONARY_SHEET]);
+  const names = sheetNamesOf(await studyForms(ctx.db, access.studyId));
   for (const form of forms) {
     const definition = await definitionOf(ctx.db, form.crfId, form.currentVersion);
     const columns = importColumns(definition);
-    let name = sheetNameOf(form.title);
-    for (let n = 2; used.has(name); n += 1) name = `${sheetNameOf(form.title).slice(0, 28)}_${n}`;
-    used.add(name);
-    const sheet = wb.addWorksheet(name);
+    const sheet = wb.addWorksheet(names.get(form.crfId)!);
     const importable = columns.filter((c) => !c.notImportable);
     const meta = form.repeatable ? [CODE_COLUMNS[0], INSTANCE_COLUMNS[0]] : [CODE_COLUMNS[0]];
     const metaTitles = form.repeatable ? [CODE_COLUMNS[1], INSTANCE_COLUMNS[1]] : [CODE_COLUMNS[1]];

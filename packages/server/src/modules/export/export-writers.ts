@@ -3,6 +3,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import {
+  excelSheetNames,
   exportCell,
   isChoiceType,
   isEmptyValue,
@@ -126,14 +127,10 @@ const stageName = (form: PlanForm) => form.stage?.name ?? '';
 // dictionary last.
 
 function sheetNames(forms: readonly PlanForm[]): string[] {
-  const used = new Set<string>(['数据字典']);
-  return forms.map((f) => {
-    const base = f.title.replace(/[[\]:*?/\\]/g, '_').slice(0, 28) || `表单${f.crfId}`;
-    let name = base;
-    for (let n = 2; used.has(name.toLowerCase()); n += 1) name = `${base.slice(0, 27)}_${n}`;
-    used.add(name.toLowerCase());
-    return name;
-  });
+  return excelSheetNames(
+    forms.map((f) => f.title),
+    { reserved: ['数据字典'], fallback: (index) => `表单${forms[index]!.crfId}` },
+  );
 }
 
 async function writeExcel(ctx: WriteContext): Promise<WrittenFile> {
