@@ -145,7 +145,7 @@ afterEach(async ({ task }) => {
       .evaluate(() =>
         [
           ...document.querySelectorAll(
-            '.ant-message-notice-content, .ant-notification-notice, .ant-alert, .ant-form-item-explain-error, .ant-modal-content',
+            '.ant-message-notice-content, .ant-notification-notice, .ant-alert, .ant-form-item-explain-error, .ant-modal-container',
           ),
         ]
           .filter((el) => el.getClientRects().length > 0)

@@ -121,6 +121,8 @@ describe('shell and system administration', () => {
     await openMenu(page, '系统管理', '机构管理');
     await page.getByRole('row').filter({ hasText: '根机构' }).getByRole('button', { name: '新增下级' }).click();
     await page.getByRole('dialog').getByLabel('机构名称').fill('心内科');
+    // A click while the dialog still zooms in can land beside the button on a loaded machine.
+    await settle(page);
     await page.getByRole('dialog').getByRole('button', { name: '确定' }).click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     await page.getByRole('row').filter({ hasText: '心内科' }).first().waitFor();
@@ -129,6 +131,8 @@ describe('shell and system administration', () => {
     await openMenu(page, '系统管理', '角色管理');
     await page.getByRole('button', { name: '新增', exact: true }).click();
     const roleDialog = page.getByRole('dialog');
+    await roleDialog.waitFor();
+    await settle(page);
     await roleDialog.getByLabel('角色名称').fill('研究护士');
     await roleDialog.getByLabel('权限字符').fill('nurse');
     await roleDialog.getByText('项目列表', { exact: true }).click();

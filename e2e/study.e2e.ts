@@ -175,6 +175,9 @@ describe('studies and their setup', () => {
     await openMenu(page, '项目管理', '项目维护');
     await page.getByRole('button', { name: '新增', exact: true }).click();
     const dialog = page.getByRole('dialog');
+    // A click while the dialog still zooms in can land beside the button on a loaded machine.
+    await dialog.waitFor();
+    await settle(page);
     await dialog.getByRole('button', { name: '确定' }).click();
     await dialog.getByText('请输入项目名称').waitFor();
     await dialog.getByLabel('项目名称').fill(STUDY);
@@ -358,6 +361,7 @@ describe('studies and their setup', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('病种名称').fill('青少年特发性脊柱侧弯');
     await dialog.getByLabel('病种编码').fill('AIS');
+    await settle(page);
     await dialog.getByRole('button', { name: '确定' }).click();
     await page.getByRole('row').filter({ hasText: 'AIS' }).waitFor();
 
