@@ -14,3 +14,21 @@ export async function openDemoStudy(
   }
   return { admin, studyId, crfIds };
 }
+
+/** Enrols a patient of the demo study's disease through the API, as the patient dialog does. */
+export async function enrolDemoPatient(
+  t: TestApp,
+  token: string,
+  studyId: number,
+  patient: { subjectName: string; gender?: number; birth?: string },
+): Promise<{ identificationCode: string; subjectRecordId: number }> {
+  const res = await t.call(token, 'POST', '/api/business/subject', {
+    studyId,
+    gender: 1,
+    birth: '1960-05-01',
+    diseaseCode: 'LSS',
+    ...patient,
+  });
+  if (res.status !== 200) throw new Error(`enrolment refused: ${JSON.stringify(res.body)}`);
+  return { identificationCode: res.body.data.identificationCode, subjectRecordId: res.body.data.subjectRecordId };
+}

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crfDataRecords } from '../../db/schema/index.js';
-import { openDemoStudy } from '../../test/demo.js';
+import { enrolDemoPatient, openDemoStudy } from '../../test/demo.js';
 import { multipart } from '../../test/multipart.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import { waitForJob } from '../export/export.service.js';
@@ -47,16 +47,7 @@ beforeAll(async () => {
   uploaded.first = await upload(`${LONG}甲`);
   uploaded.second = await upload(`${LONG}乙`);
   uploaded.quoted = await upload("' '影像'");
-  const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
-    studyId,
-    subjectName: '表名',
-    gender: 1,
-    birth: '1960-05-01',
-    diseaseCode: 'LSS',
-  });
-  expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200);
-  code = enrolled.body.data.identificationCode;
-  subjectRecordId = enrolled.body.data.subjectRecordId;
+  ({ identificationCode: code, subjectRecordId } = await enrolDemoPatient(t, admin, studyId, { subjectName: '表名' }));
 });
 afterAll(() => t.close());
 

@@ -11,7 +11,7 @@ import {
   studyPersonnel,
   users,
 } from '../../db/schema/index.js';
-import { openDemoStudy } from '../../test/demo.js';
+import { enrolDemoPatient, openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import { readCsv } from './redcap-csv.js';
@@ -87,16 +87,9 @@ async function createToken(bearer: string, study = studyId) {
 beforeAll(async () => {
   t = await createTestApp({ config: { dataDir: `/tmp/edc-redcap-test-${process.pid}` } });
   ({ admin, studyId, crfIds } = await openDemoStudy(t));
-  const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
-    studyId,
-    subjectName: '赵六',
-    gender: 1,
-    birth: '1960-05-01',
-    diseaseCode: 'LSS',
-  });
-  expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200);
-  code = enrolled.body.data.identificationCode;
-  const subjectRecordId = enrolled.body.data.subjectRecordId as number;
+  const enrolled = await enrolDemoPatient(t, admin, studyId, { subjectName: '赵六' });
+  code = enrolled.identificationCode;
+  const subjectRecordId = enrolled.subjectRecordId;
   const save = async (crf: string, values: object, extra: object = {}) => {
     const res = await t.call(admin, 'PUT', '/api/v3/business/crf', {
       subjectRecordId,
@@ -427,17 +420,10 @@ describe('REDCap API: EAV import', () => {
 describe('REDCap API: filterLogic', () => {
   let other: string;
   beforeAll(async () => {
-    const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
-      studyId,
-      subjectName: '钱七',
-      gender: 0,
-      birth: '1970-03-02',
-      diseaseCode: 'LSS',
-    });
-    expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200);
-    other = enrolled.body.data.identificationCode;
+    const enrolled = await enrolDemoPatient(t, admin, studyId, { subjectName: '钱七', gender: 0, birth: '1970-03-02' });
+    other = enrolled.identificationCode;
     const saved = await t.call(admin, 'PUT', '/api/v3/business/crf', {
-      subjectRecordId: enrolled.body.data.subjectRecordId,
+      subjectRecordId: enrolled.subjectRecordId,
       crfId: crfIds['人口学资料'],
       version: 0,
       values: { sex: '2', birth: '1970-03-02', weight: '50', height: '160', comorbid: ['dm'] },
