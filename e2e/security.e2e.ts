@@ -6,6 +6,7 @@ import {
   launchBrowser,
   newPage,
   screenshot,
+  settle,
   startPlatform,
   type Platform,
 } from './harness.js';
@@ -74,6 +75,8 @@ describe('the built app under its Content-Security-Policy', () => {
     await dialog.getByLabel('原始密码').fill(INITIAL_PASSWORD);
     await dialog.getByLabel('新密码').fill(ADMIN_PASSWORD);
     await dialog.getByLabel('确认密码').fill(ADMIN_PASSWORD);
+    // A click while the dialog still zooms in can land beside the button on a loaded machine.
+    await settle(page);
     await dialog.getByRole('button', { name: '确定' }).click();
     await dialog.waitFor({ state: 'detached' });
 

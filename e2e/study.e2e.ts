@@ -396,6 +396,8 @@ describe('studies and their setup', () => {
 
     await page.getByRole('button', { name: '新增', exact: true }).click();
     const roleDialog = page.getByRole('dialog');
+    await roleDialog.waitFor();
+    await settle(page);
     await roleDialog.getByLabel('角色名称').fill('数据录入员');
     await roleDialog.getByText('保存表单', { exact: true }).click();
     await roleDialog.getByText('随访访视', { exact: true }).click();
