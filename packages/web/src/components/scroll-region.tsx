@@ -19,14 +19,7 @@ export function ScrollRegion({
   children: ReactNode;
 }) {
   return (
-    <div
-      ref={ref}
-      className={className ? `scroll-region ${className}` : 'scroll-region'}
-      tabIndex={0}
-      role="region"
-      aria-label={label}
-      style={style}
-    >
+    <div ref={ref} className={className} tabIndex={0} role="region" aria-label={label} style={style}>
       {children}
     </div>
   );

@@ -614,12 +614,6 @@ export async function applyPlan(
   return result;
 }
 
-/** The CRFs the user may fill in through an import: the ones they may save. */
-export async function editableForms(ctx: AppContext, access: StudyAccess) {
-  const forms = await studyForms(ctx.db, access.studyId);
-  return forms.filter((f) => can(access, f.crfId, 'save'));
-}
-
 function typeText(column: ImportColumn): string {
   const { node } = column;
   if (isDateType(node.type)) return `日期（${dateFormatOf(node)}）`;
@@ -646,7 +640,10 @@ function typeText(column: ImportColumn): string {
  * and a 数据字典 sheet with every item's type, option codes and labels and unit.
  */
 export async function templateWorkbook(ctx: AppContext, access: StudyAccess): Promise<Buffer> {
-  const forms = await editableForms(ctx, access);
+  const allForms = await studyForms(ctx.db, access.studyId);
+  // Names over all the study's forms, as the reading computes them; sheets only for the ones the user may save.
+  const names = sheetNamesOf(allForms);
+  const forms = allForms.filter((f) => can(access, f.crfId, 'save'));
   // exceljs loads on the first template rather than at start (≈ 13 MB, 0.6 s).
   const { default: ExcelJS } = await import('exceljs');
   const wb = new ExcelJS.Workbook();
@@ -667,7 +664,6 @@ export async function templateWorkbook(ctx: AppContext, access: StudyAccess): Pr
   }
   readme.getRow(1).font = { bold: true, size: 14 };
   const dictionary: Array<(string | number)[]> = [];
-  const names = sheetNamesOf(await studyForms(ctx.db, access.studyId));
   for (const form of forms) {
     const definition = await definitionOf(ctx.db, form.crfId, form.currentVersion);
     const columns = importColumns(definition);
