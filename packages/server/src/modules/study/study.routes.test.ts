@@ -288,7 +288,39 @@ describe('studies', () => {
           offsetDays: 1,
         })
       ).body.msg,
-    ).toBe('随访触发表单不存在');
+    ).toBe('随访触发表单不属于该项目');
+  });
+
+  it("the study settings' follow trigger refuses another study's form (400, nothing saved)", async () => {
+    const studyId = await createStudy(admin, 'FT02');
+    const otherStudy = await createStudy(admin, 'FT03');
+    const foreign = await t.call(admin, 'POST', '/api/system/crf', {
+      studyId: otherStudy,
+      definition: simpleCrf('外院表单'),
+    });
+    const foreignCrfId = foreign.body.data.crfs[0].id as number;
+    const trigger = { enabled: true, crfId: foreignCrfId, itemName: 'visit_date', offsetDays: 30 };
+    for (const crfId of [foreignCrfId, 99999]) {
+      const res = await t.call(admin, 'PUT', '/api/business/study', {
+        id: studyId,
+        followTrigger: { ...trigger, crfId },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 400, msg: '随访触发表单不属于该项目', data: null });
+    }
+    expect(
+      (await t.call(admin, 'GET', `/api/v2/business/study/follow_trigger?studyId=${studyId}`)).body.data.triggers,
+    ).toEqual([]);
+    const own = await t.call(admin, 'POST', '/api/system/crf', { studyId, definition: simpleCrf('手术记录') });
+    const ownCrfId = own.body.data.crfs[0].id as number;
+    const saved = await t.call(admin, 'PUT', '/api/business/study', {
+      id: studyId,
+      followTrigger: { ...trigger, crfId: ownCrfId },
+    });
+    expect(saved.status).toBe(200);
+    expect(
+      (await t.call(admin, 'GET', `/api/v2/business/study/follow_trigger?studyId=${studyId}`)).body.data.triggers,
+    ).toEqual([{ ...trigger, crfId: ownCrfId }]);
   });
 
   it('STUDY-07: deletes a study (kept in the database as deleted) with its permission', async () => {

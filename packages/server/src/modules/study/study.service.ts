@@ -320,6 +320,7 @@ export async function updateStudy(
     studyId,
     async (tx) => {
       if (input.studyCode) await checkCodeFree(tx, input.studyCode, studyId);
+      if (input.followTrigger) await checkTriggerCrfs(tx, studyId, [input.followTrigger]);
       return {
         ...(input.studyName !== undefined && { studyName: input.studyName }),
         ...(input.studyCode !== undefined && { studyCode: input.studyCode }),
@@ -437,14 +438,22 @@ export async function setFollowTriggers(
   triggers: FollowTrigger[],
 ) {
   await changeStudy(ctx, user, studyId, async (tx) => {
-    for (const trigger of triggers) {
-      if (trigger.crfId === null) continue;
-      const [crf] = await tx
-        .select({ id: crfs.id })
-        .from(crfs)
-        .where(and(eq(crfs.id, trigger.crfId), eq(crfs.studyId, studyId)));
-      if (!crf) throw AppError.badRequest('study.trigger_crf_missing', '随访触发表单不存在');
-    }
+    await checkTriggerCrfs(tx, studyId, triggers);
     return { followTriggers: triggers };
   });
+}
+
+/**
+ * A trigger names one of the study's own forms: another study's form id would make this study's
+ * follow-up plans fire on (and reveal the timing of) data it does not own. One message for an id
+ * that exists elsewhere and one that exists nowhere, so the answer tells nothing about other studies.
+ */
+async function checkTriggerCrfs(tx: Tx, studyId: number, triggers: FollowTrigger[]) {
+  const ids = [...new Set(triggers.flatMap((t) => (t.crfId === null ? [] : [t.crfId])))];
+  if (ids.length === 0) return;
+  const found = await tx
+    .select({ id: crfs.id })
+    .from(crfs)
+    .where(and(eq(crfs.studyId, studyId), inArray(crfs.id, ids)));
+  if (found.length !== ids.length) throw AppError.badRequest('study.trigger_crf_missing', '随访触发表单不属于该项目');
 }
