@@ -6,3 +6,4 @@ export * from './allocation.js';
 export * from './minimization.js';
 export * from './simulate.js';
 export * from './verify.js';
+export * from './commitment.js';

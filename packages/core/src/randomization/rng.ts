@@ -27,7 +27,13 @@ const K = new Uint32Array([
 
 /** SHA-256 (FIPS 180-4) of a UTF-8 string, synchronous and dependency-free, as 64 hex chars. */
 export function sha256Hex(text: string): string {
-  const msg = new TextEncoder().encode(text);
+  return toHex(sha256Bytes(new TextEncoder().encode(text)));
+}
+
+const toHex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** SHA-256 (FIPS 180-4) of bytes: the 32-byte digest. */
+export function sha256Bytes(msg: Uint8Array): Uint8Array {
   const bitLen = msg.length * 8;
   const padded = new Uint8Array(((msg.length + 9 + 63) >> 6) << 6);
   padded.set(msg);
@@ -75,7 +81,33 @@ export function sha256Hex(text: string): string {
     h[6] = (h[6]! + g) >>> 0;
     h[7] = (h[7]! + hh) >>> 0;
   }
-  return Array.from(h, (x) => x.toString(16).padStart(8, '0')).join('');
+  const digest = new Uint8Array(32);
+  const out = new DataView(digest.buffer);
+  for (let i = 0; i < 8; i++) out.setUint32(i * 4, h[i]!);
+  return digest;
+}
+
+/**
+ * HMAC-SHA-256 (RFC 2104) of a UTF-8 message under a UTF-8 key, as 64 hex chars: what
+ * `printf '%s' MESSAGE | openssl dgst -sha256 -hmac KEY` prints.
+ */
+export function hmacSha256Hex(key: string, message: string): string {
+  const encoder = new TextEncoder();
+  let k = encoder.encode(key);
+  if (k.length > 64) k = sha256Bytes(k);
+  const block = (pad: number) => {
+    const b = new Uint8Array(64).fill(pad);
+    for (let i = 0; i < k.length; i++) b[i] = k[i]! ^ pad;
+    return b;
+  };
+  const concat = (a: Uint8Array, b: Uint8Array) => {
+    const c = new Uint8Array(a.length + b.length);
+    c.set(a);
+    c.set(b, a.length);
+    return c;
+  };
+  const inner = sha256Bytes(concat(block(0x36), encoder.encode(message)));
+  return toHex(sha256Bytes(concat(block(0x5c), inner)));
 }
 
 /** Seeds are 32 lowercase hex chars (128 bits), as newSeed gives and as recorded with a list. */

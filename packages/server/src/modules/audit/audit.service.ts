@@ -16,6 +16,7 @@ import type { PageRequest } from '../../shared/paging.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { appendChained, type ChainedContent } from './audit-chain.js';
 import { readableAuditRows } from './audit-text.service.js';
+import { withoutLegacyAllocationHash } from './blinded-rows.js';
 
 export interface AuditEntry {
   studyId: number;
@@ -179,8 +180,9 @@ const maskFields = (value: unknown) =>
  */
 export function forCaller<T extends { action: string; itemName: string | null; oldValue: unknown; newValue: unknown }>(
   access: StudyAccess,
-  row: T,
+  given: T,
 ): T {
+  const row = withoutLegacyAllocationHash(access, given);
   if (!row.action.startsWith('subject.') || hasStudyPermission(access, buttonKey('business.subject.identifiers'))) {
     return row;
   }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { and, asc, count, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import {
+  allocationCommitment,
   allStrata,
   buttonKey,
   createRng,
@@ -633,16 +634,18 @@ export async function randomize(ctx: AppContext, user: CurrentUser, access: Stud
         })
         .returning();
       // Audited like clinical data. While blinded the arm (and the scores, which reveal it) stay out of a
-      // trail every member reads: a SHA-256 over them is recorded instead, checkable after unblinding.
-      const allocation = { arm, scores, chosenBy, kitCode };
+      // trail every member reads: an HMAC under the version's still secret seed is recorded instead (a plain
+      // hash over a few arm codes is inverted by trying each), checkable once 全部揭盲 discloses the seed.
+      const randomizationNo = formatRandomizationNo(locked.lastNumber);
+      const allocationHmac = allocationCommitment(configRow.seed, { randomizationNo, kitCode, arm, scores, chosenBy });
       await audit(tx, user, at, [
         {
           studyId,
           subjectRecordId: subject.subjectRecordId,
           action: 'randomization.assign',
-          itemName: formatRandomizationNo(locked.lastNumber),
+          itemName: randomizationNo,
           newValue: {
-            randomizationNo: formatRandomizationNo(locked.lastNumber),
+            randomizationNo,
             version: configRow.version,
             method: cfg.method,
             stratum,
@@ -657,7 +660,7 @@ export async function randomize(ctx: AppContext, user: CurrentUser, access: Stud
                 f.source === 'dept' ? values[f.key] : { crfId: f.crfId ?? null, itemName: f.itemName ?? null },
               ]),
             ),
-            ...(cfg.blinded ? { allocationSha256: sha256Hex(JSON.stringify(allocation)) } : { arm, scores, chosenBy }),
+            ...(cfg.blinded ? { allocationHmac } : { arm, scores, chosenBy }),
           },
         },
       ]);
@@ -965,6 +968,24 @@ export async function emergencyUnblind(ctx: AppContext, user: CurrentUser, input
   };
 }
 
+/** Every assignment as its blinded audit row committed to it, in number order. */
+async function disclosedAllocations(db: Db, studyId: number) {
+  const rows = await db
+    .select({
+      randomizationNo: randomizations.randomizationNo,
+      version: randomizationConfigs.version,
+      kitCode: randomizations.kitCode,
+      arm: randomizations.arm,
+      scores: randomizations.scores,
+      chosenBy: randomizations.chosenBy,
+    })
+    .from(randomizations)
+    .innerJoin(randomizationConfigs, eq(randomizationConfigs.id, randomizations.configId))
+    .where(eq(randomizations.studyId, studyId))
+    .orderBy(asc(randomizations.randomizationNo));
+  return rows.map((r) => ({ ...r, randomizationNo: formatRandomizationNo(r.randomizationNo) }));
+}
+
 export interface UnblindAllInput {
   studyId: number;
   password: string;
@@ -1001,10 +1022,13 @@ export async function unblindAll(ctx: AppContext, user: CurrentUser, input: Unbl
     const seeds = await tx
       .select({ version: randomizationConfigs.version, seed: randomizationConfigs.seed })
       .from(randomizationConfigs)
-      .where(eq(randomizationConfigs.studyId, input.studyId));
-    // Now the seeds may be disclosed: the trail holds them, so the commitments written with each version can be checked.
+      .where(eq(randomizationConfigs.studyId, input.studyId))
+      .orderBy(asc(randomizationConfigs.version));
+    const allocations = await disclosedAllocations(tx, input.studyId);
+    // Now the seeds and what each blinded row committed to may be disclosed: with them in the trail anyone checks
+    // each version's seedSha256 and each assignment's allocationHmac (docs/randomization.md).
     await audit(tx, user, at, [
-      { studyId: input.studyId, action: 'randomization.unblind_all', newValue: { seeds }, reason },
+      { studyId: input.studyId, action: 'randomization.unblind_all', newValue: { seeds, allocations }, reason },
     ]);
     return { unblindTime: at };
   });

@@ -252,7 +252,7 @@ describe('randomization: calls × roles', () => {
     expect(trail).toMatchObject({ subjectRecordId: p.subjectRecordId, itemName: 'R0001' });
     expect(trail!.newValue).toMatchObject({ slot: 1, stratum: 'site=S1', factorLevels: { site: 'S1' } });
     expect(trail!.newValue).not.toHaveProperty('arm');
-    expect((trail!.newValue as { allocationSha256: string }).allocationSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect((trail!.newValue as { allocationHmac: string }).allocationHmac).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('RAND-03: after the first randomization the configuration is locked: a new version needs a reason, audited', async () => {
@@ -590,7 +590,7 @@ describe('randomization: concurrency, uploaded lists, minimization', () => {
       .where(and(eq(auditEvents.studyId, studyId), eq(auditEvents.subjectRecordId, p.subjectRecordId)));
     const assign = trail.find((e) => e.action === 'randomization.assign')!;
     expect(assign.newValue).not.toHaveProperty('scores');
-    expect(assign.newValue).toHaveProperty('allocationSha256');
+    expect(assign.newValue).toHaveProperty('allocationHmac');
     // Every member reads this row: a form's value is named by form and item, never written out; a site is.
     expect(assign.newValue).toMatchObject({
       factorLevels: { site: 'S1', sex: 'F' },
