@@ -1219,6 +1219,8 @@ export async function simulate(ctx: AppContext, input: SimulateInput) {
       throw AppError.badRequest('randomization.config_invalid', parsed.errors[0]!, { errors: parsed.errors });
     }
     config = parsed.config;
+    // A factor read from another study's form would simulate (and, with fromPatients, count) outside the study.
+    await checkReferences(ctx.db, input.studyId, config);
   } else {
     config = (await requireCurrent(ctx.db, input.studyId)).config;
   }
