@@ -148,6 +148,11 @@ export const appliedRequests = pgTable(
     crfDataRecordId: integer('crf_data_record_id').notNull(),
     version: integer('version').notNull(),
     state: smallint('state').notNull(),
+    /**
+     * SHA-256 (hex) of what the save asked for (saveRequestHash): the same id sent with other values is refused
+     * (409) instead of answered with the first save's result. Null on claims from before migration 0035.
+     */
+    requestHash: varchar('request_hash', { length: 64 }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -46,6 +46,7 @@ import { linkFollowForm } from '../follow/follow-forms.js';
 import { definitionOf, nodesOf } from './crf-definitions.js';
 import { otherFormValues, prefillFromPatient } from './linked-values.service.js';
 import { getSubjectByRecord, invalidateSignatures, listSignatures } from '../subjects/subject.service.js';
+import { checkSameRequest, saveRequestHash } from './save-request.js';
 
 export interface SaveInput {
   subjectRecordId: number;
@@ -333,6 +334,7 @@ async function appliedAnswer(db: Db, userId: number, input: SaveInput) {
   if (row.subjectRecordId !== input.subjectRecordId || row.crfId !== input.crfId) {
     throw AppError.badRequest('crf.request_reused', 'requestId 已用于其他表单');
   }
+  checkSameRequest(row.requestHash, input);
   return {
     crfDataRecordId: row.crfDataRecordId,
     version: row.version,
@@ -582,9 +584,9 @@ async function updateRecord(
   }
   if (input.requestId) {
     parts.push(sql`claimed as (insert into ${appliedRequests} (user_id, request_id, study_id, subject_record_id, crf_id,
-      crf_data_record_id, version, state, created_at)
+      crf_data_record_id, version, state, request_hash, created_at)
       values (${user.userId}, ${input.requestId}, ${record.studyId}, ${record.id}, ${input.crfId}, ${id}, ${version},
-        ${judged.state}, ${now.toISOString()}::timestamptz)
+        ${judged.state}, ${saveRequestHash(input)}, ${now.toISOString()}::timestamptz)
       on conflict do nothing returning request_id)`);
   }
   parts.push(event.ctes);
@@ -675,6 +677,7 @@ async function insertRecord(w: SaveWrite, published: (r: RecordedEvent) => void)
         crfDataRecordId: id,
         version,
         state: judged.state,
+        requestHash: saveRequestHash(input),
         createdAt: now,
       })
       .onConflictDoNothing()

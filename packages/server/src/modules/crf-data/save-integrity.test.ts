@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, crfDataRecords } from '../../db/schema/index.js';
+import { appliedRequests, auditEvents, crfDataRecords } from '../../db/schema/index.js';
 import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
 import { openDemoStudy } from '../../test/demo.js';
 
@@ -142,6 +142,74 @@ describe('saving a form: "only one" rules are constraints', () => {
     expect(new Set(updates.map((a) => a.body.data.version))).toEqual(new Set([2]));
     const [stored] = await liveRecords(subjectRecordId, crfId);
     expect(stored!.version).toBe(2);
+  });
+
+  it('a request id sent again with other values is refused (409) and saves nothing; sent again as it was, it gets the first answer', async () => {
+    const { subjectRecordId } = await enrol();
+    const crfId = crfIds['生命体征']!;
+    const first = {
+      subjectRecordId,
+      crfId,
+      version: 0,
+      values: { hr: 70 },
+      requestId: 'c1a2b3d4-0000-4000-8000-000000000001',
+    };
+    const saved = await save(first);
+    expect(saved.status).toBe(200);
+    const crfDataRecordId = saved.body.data.crfDataRecordId as number;
+    const [claim] = await t.db.select().from(appliedRequests).where(eq(appliedRequests.requestId, first.requestId));
+    expect(claim!.requestHash).toMatch(/^[0-9a-f]{64}$/);
+
+    const auditRows = async () =>
+      (await t.db.select().from(auditEvents).where(eq(auditEvents.crfDataRecordId, crfDataRecordId))).length;
+    const rowsBefore = await auditRows();
+    // The first save's claim (insert path) and a later save's claim (update path) both hold the body's hash.
+    for (const changed of [
+      { ...first, values: { hr: 99 } },
+      { ...first, reason: '复测' },
+      { ...first, crfDataRecordId, version: 1, values: { hr: 99 } },
+    ]) {
+      const refused = await save(changed);
+      expect(refused.status, JSON.stringify(changed)).toBe(409);
+      expect(refused.body).toEqual({ code: 409, msg: 'requestId 已用于内容不同的保存，本次内容未保存', data: null });
+    }
+    const [kept] = await liveRecords(subjectRecordId, crfId);
+    expect(kept).toMatchObject({ id: crfDataRecordId, version: 1, values: { hr: '70' } });
+    expect(await auditRows()).toBe(rowsBefore);
+
+    // The same body, its keys in another order, is the same request.
+    const again = await save({ values: { hr: 70 }, version: 0, crfId, requestId: first.requestId, subjectRecordId });
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ crfDataRecordId, version: 1, repeated: true });
+
+    const update = {
+      subjectRecordId,
+      crfId,
+      crfDataRecordId,
+      version: 1,
+      values: { hr: 72 },
+      requestId: 'c1a2b3d4-0000-4000-8000-000000000002',
+    };
+    expect((await save(update)).status).toBe(200);
+    expect((await save({ ...update, values: { hr: 73 } })).status).toBe(409);
+    expect((await save(update)).body.data).toMatchObject({ crfDataRecordId, version: 2, repeated: true });
+    expect((await liveRecords(subjectRecordId, crfId))[0]!.values).toEqual({ hr: '72' });
+  });
+
+  it('one request id sent at once with different values is applied once; the others are refused (409)', async () => {
+    const { subjectRecordId } = await enrol();
+    const crfId = crfIds['术后随访']!;
+    const requestId = 'c1a2b3d4-0000-4000-8000-000000000003';
+    const answers = await Promise.all(
+      ['甲', '乙', '丙'].map((note) =>
+        save({ subjectRecordId, crfId, version: 0, values: { fu_note: note }, requestId }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
+    const records = await liveRecords(subjectRecordId, crfId);
+    expect(records).toHaveLength(1);
+    const winner = answers.find((a) => a.status === 200)!;
+    expect(records[0]!.id).toBe(winner.body.data.crfDataRecordId);
   });
 
   it('a request id used for another form is refused', async () => {

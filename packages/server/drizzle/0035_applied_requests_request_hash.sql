@@ -1,0 +1,1 @@
+ALTER TABLE "applied_requests" ADD COLUMN "request_hash" varchar(64);
