@@ -126,6 +126,7 @@ export function installAuth(app: FastifyInstance, ctx: AppContext): void {
     const token = bearer(request);
     const user = token ? await loadCurrentUser(ctx, token) : null;
     if (!user) throw AppError.unauthorized();
+    user.ip = request.ip;
     request.currentUser = user;
   });
 

@@ -9,26 +9,11 @@ import { hashPassword, verifyPassword } from '../../shared/password.js';
 import { userProfile } from '../system/user.service.js';
 import { checkCaptcha } from './captcha.service.js';
 import { grantedMenuIds, rolesOf } from './permission.service.js';
+import { attemptPassword, reauthenticate } from './password-attempts.service.js';
 import { revokeSessionsOf } from './session.service.js';
 import { hashRefreshToken, newRefreshToken } from './token.service.js';
 
-export const MAX_FAILED_LOGINS = 5;
-export const LOCK_MS = 15 * 60 * 1000;
-/** Failures a person may make in a row (a typo, caps lock) before each next try has to wait. */
-export const FREE_FAILURES = 1;
-/**
- * Counters are kept per user name AND address: an anonymous caller elsewhere can use up only
- * its own attempts, never lock the administrator out of every other address.
- */
-const pair = (userName: string, ip: string) => `${userName}|${ip}`;
-const failKey = (userName: string, ip: string) => `login:fail:${pair(userName, ip)}`;
-const lockKey = (userName: string, ip: string) => `login:lock:${pair(userName, ip)}`;
-const waitKey = (userName: string, ip: string) => `login:wait:${pair(userName, ip)}`;
-
-/** The wait after the nth failure: 0 for the first, then 2, 4, 8 … seconds. */
-export function slowdownMs(failures: number): number {
-  return failures <= FREE_FAILURES ? 0 : 1000 * 2 ** (failures - FREE_FAILURES);
-}
+export { FREE_FAILURES, LOCK_MS, MAX_FAILED_LOGINS, slowdownMs } from './password-attempts.service.js';
 
 export interface LoginInput {
   username: string;
@@ -40,10 +25,6 @@ export interface LoginInput {
 export interface ClientInfo {
   ip: string;
   userAgent: string | undefined;
-}
-
-function minutesLeft(unlockAt: number, now: Date) {
-  return Math.max(1, Math.ceil((unlockAt - now.getTime()) / 60000));
 }
 
 async function openSession(ctx: AppContext, userId: number, client: ClientInfo) {
@@ -65,48 +46,22 @@ async function openSession(ctx: AppContext, userId: number, client: ClientInfo) 
 export async function login(ctx: AppContext, input: LoginInput, client: ClientInfo) {
   await checkCaptcha(ctx, input.uuid, input.code);
   const userName = input.username.trim();
-  const now = ctx.clock();
-
-  const lockedUntil = await ctx.kv.get(lockKey(userName, client.ip));
-  if (lockedUntil) {
-    throw new AppError(
-      423,
-      'auth.locked',
-      `密码错误次数过多，账号已锁定，请${minutesLeft(Number(lockedUntil), now)}分钟后再试`,
-    );
-  }
-
-  // Slowed down, not yet locked: refused before the password is even checked, so the wait
-  // bounds the guessing rate and does not count as another failure.
-  const waitUntil = Number(await ctx.kv.get(waitKey(userName, client.ip)));
-  if (waitUntil > now.getTime()) {
-    throw new AppError(429, 'auth.slow_down', '请求过于频繁，请稍后再试', {
-      retryAfter: Math.ceil((waitUntil - now.getTime()) / 1000),
-    });
-  }
-
   const [user] = await ctx.db
     .select({ userId: users.userId, passwordHash: users.passwordHash, status: users.status })
     .from(users)
     .where(and(eq(users.userName, userName), isNull(users.deletedAt)));
-  // Verify against a throwaway hash for unknown names so timing doesn't reveal which names exist.
-  const passwordOk = await verifyPassword(user?.passwordHash ?? (await dummyHash()), input.password);
-  if (!user || !passwordOk) {
-    const failures = await ctx.kv.incr(failKey(userName, client.ip), LOCK_MS);
-    if (failures >= MAX_FAILED_LOGINS) {
-      await ctx.kv.set(lockKey(userName, client.ip), String(now.getTime() + LOCK_MS), LOCK_MS);
-      await ctx.kv.del(failKey(userName, client.ip));
-      await ctx.kv.del(waitKey(userName, client.ip));
-      throw new AppError(423, 'auth.locked', '密码错误次数过多，账号已锁定，请15分钟后再试');
-    }
-    const wait = slowdownMs(failures);
-    if (wait > 0) await ctx.kv.set(waitKey(userName, client.ip), String(now.getTime() + wait), wait);
-    throw AppError.badRequest('auth.bad_credentials', `用户名或密码错误，还可尝试${MAX_FAILED_LOGINS - failures}次`);
+  const outcome = await attemptPassword(ctx, { userName, ip: client.ip }, async () => {
+    // Verify against a throwaway hash for unknown names so timing doesn't reveal which names exist.
+    const passwordOk = await verifyPassword(user?.passwordHash ?? (await dummyHash()), input.password);
+    return user !== undefined && passwordOk;
+  });
+  if (!outcome.ok) {
+    throw AppError.badRequest('auth.bad_credentials', `用户名或密码错误，还可尝试${outcome.attemptsLeft}次`);
   }
+  // Never undefined here: an unknown name is never a right password.
+  if (!user) throw AppError.unauthorized();
   if (user.status !== 0) throw new AppError(403, 'auth.disabled', '账号已停用，请联系管理员');
 
-  await ctx.kv.del(failKey(userName, client.ip));
-  await ctx.kv.del(waitKey(userName, client.ip));
   const tokens = await openSession(ctx, user.userId, client);
   const profile = await userProfile(ctx, user.userId);
   return { ...tokens, setPasswordMust: profile.setPasswordMust, user: profile };
@@ -227,13 +182,9 @@ export async function changePassword(
   if (input.userId !== undefined && input.userId !== user.userId) {
     throw AppError.forbidden('auth.not_own_password', '只能修改本人密码');
   }
-  const [row] = await ctx.db
-    .select({ passwordHash: users.passwordHash })
-    .from(users)
-    .where(eq(users.userId, user.userId));
-  if (!row || !(await verifyPassword(row.passwordHash, input.oldPassword))) {
-    throw AppError.badRequest('auth.old_password_wrong', '原始密码错误');
-  }
+  await reauthenticate(ctx, user, input.oldPassword, () =>
+    AppError.badRequest('auth.old_password_wrong', '原始密码错误'),
+  );
   const passwordHash = await hashPassword(input.newPassword);
   await ctx.db.transaction(async (tx) => {
     await tx

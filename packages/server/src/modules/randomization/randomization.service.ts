@@ -44,9 +44,9 @@ import {
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
-import { verifyPassword } from '../../shared/password.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
+import { reauthenticate } from '../auth/password-attempts.service.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
 /** The study permissions of randomization (core STUDY_BUTTONS). */
@@ -882,11 +882,11 @@ export async function results(ctx: AppContext, access: StudyAccess) {
 // ---------------------------------------------------------------------------------------------------------------
 // Unblinding
 
-async function checkPassword(db: Db, userId: number, password: string) {
-  const [account] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.userId, userId));
-  if (!account || !(await verifyPassword(account.passwordHash, password))) {
-    throw AppError.badRequest('randomization.password_wrong', '密码错误，揭盲未完成');
-  }
+/** The password typed again, counted with sign-in's failures (a stolen session cannot guess through it). */
+async function checkPassword(ctx: AppContext, user: CurrentUser, password: string) {
+  await reauthenticate(ctx, user, password, () =>
+    AppError.badRequest('randomization.password_wrong', '密码错误，揭盲未完成'),
+  );
 }
 
 /** Staff to tell at once of an emergency unblinding: those holding the study-manager power to unblind all. */
@@ -912,7 +912,7 @@ export interface UnblindInput {
 }
 
 export async function emergencyUnblind(ctx: AppContext, user: CurrentUser, input: UnblindInput) {
-  await checkPassword(ctx.db, user.userId, input.password);
+  await checkPassword(ctx, user, input.password);
   const at = ctx.clock();
   const { studyId, subjectId } = input;
   const result = await ctx.db.transaction(async (tx) => {
@@ -994,7 +994,7 @@ export interface UnblindAllInput {
 }
 
 export async function unblindAll(ctx: AppContext, user: CurrentUser, input: UnblindAllInput) {
-  await checkPassword(ctx.db, user.userId, input.password);
+  await checkPassword(ctx, user, input.password);
   const [study] = await ctx.db
     .select({ studyName: studies.studyName })
     .from(studies)

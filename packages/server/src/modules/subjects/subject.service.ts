@@ -39,10 +39,10 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
-import { verifyPassword } from '../../shared/password.js';
 import { cachedRecordStudy } from '../../shared/auth-cache.js';
 import { getSerialNumber, nextSerialNumber } from '../study/study.service.js';
 import { audit } from '../audit/audit.service.js';
+import { reauthenticate } from '../auth/password-attempts.service.js';
 import { casebookCount } from '../home/study-figures.js';
 
 export interface SubjectInput {
@@ -715,13 +715,7 @@ export async function signRecord(
   password: string,
   meaning?: string,
 ) {
-  const [account] = await ctx.db
-    .select({ passwordHash: users.passwordHash })
-    .from(users)
-    .where(eq(users.userId, user.userId));
-  if (!account || !(await verifyPassword(account.passwordHash, password))) {
-    throw AppError.badRequest('sign.password_wrong', '密码错误，签名未完成');
-  }
+  await reauthenticate(ctx, user, password, () => AppError.badRequest('sign.password_wrong', '密码错误，签名未完成'));
   const [study] = await ctx.db
     .select({ signConfig: studies.signConfig })
     .from(studies)
