@@ -130,9 +130,10 @@ describe('patient side', () => {
     // The patient binds on the phone through the page the study's QR code opens.
     const patient = await phone();
     await patient.goto(`/meil/bind?studyId=${studyId}`);
-    await patient.getByText('腰椎管狭窄症手术登记研究（示例）').waitFor();
     await patient.getByLabel('绑定码').fill(code.toLowerCase());
     await patient.getByRole('button', { name: /绑\s*定/ }).tap();
+    // The study's name is told once the code has bound (the bind page names no study).
+    await patient.getByRole('heading', { name: '腰椎管狭窄症手术登记研究（示例）' }).waitFor();
     await patient.getByText('术后康复须知').waitFor();
     await patient.getByText('感谢您参加本研究，请按时填写表单。').waitFor();
     const formLink = patient.getByRole('link', { name: /生命体征/ });

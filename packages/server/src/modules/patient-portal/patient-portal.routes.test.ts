@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auditEvents,
@@ -8,10 +8,16 @@ import {
   patientSessions,
   subjects,
 } from '../../db/schema/index.js';
-import { openDemoStudy } from '../../test/demo.js';
+import { enrolDemoPatient, openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
-import { BIND_CODE_TTL_MS, BIND_FAILURE_LIMIT } from './patient-portal.service.js';
+import {
+  BIND_ADDRESS_FAILURE_LIMIT,
+  BIND_CODE_FAILURE_LIMIT,
+  BIND_FAILURE_WINDOW_MS,
+  BIND_PATIENT_FAILURE_LIMIT,
+} from './bind-limits.js';
+import { BIND_CODE_TTL_MS } from './patient-portal.service.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -189,21 +195,61 @@ describe('patient side: binding, patient sessions and patient-reported forms', (
     ).toBe(403);
   });
 
-  it('KNOW-03: wrong codes from one address are limited', async () => {
+  it('KNOW-03: wrong codes are limited per address (a high ceiling), per code and per patient; the right code from an address with ten wrong ones still binds', async () => {
     const t2 = await createTestApp();
     try {
-      const { studyId: s2 } = await openDemoStudy(t2);
-      const tries = [];
-      for (let i = 0; i < BIND_FAILURE_LIMIT + 1; i += 1) {
+      const demo = await openDemoStudy(t2);
+      const s2 = demo.studyId;
+      const enrolled = await Promise.all(
+        ['王五', '赵六'].map((subjectName) => enrolDemoPatient(t2, demo.admin, s2, { subjectName })),
+      );
+      const subjectIds = await Promise.all(
+        enrolled.map(
+          async (p) =>
+            (await t2.db.select().from(subjects).where(eq(subjects.identificationCode, p.identificationCode)))[0]!.id,
+        ),
+      );
+      const issue2 = async (subjectId: number) =>
+        (await t2.call(demo.admin, 'POST', '/api/business/wechat/bind-code', { studyId: s2, subjectId })).body.data
+          .code as string;
+      const bind2 = async (code: string, remoteAddress = '203.0.113.7') => {
         const res = await t2.app.inject({
           method: 'POST',
           url: '/api/ignore/patient/bind',
-          payload: { studyId: s2, code: `WRONG${i}` },
+          remoteAddress,
+          payload: { studyId: s2, code },
         });
-        tries.push(res.statusCode);
+        return { status: res.statusCode, body: res.json() as { msg: string } };
+      };
+
+      // A clinic behind one address: ten patients mistype, the eleventh binds.
+      for (let i = 0; i < 10; i += 1) expect((await bind2(`TYPO${i}AB`)).status).toBe(400);
+      expect((await bind2(await issue2(subjectIds[0]!))).status).toBe(200);
+
+      // Per code: the same wrong code is refused after its limit; other codes from the address go on.
+      for (let i = 0; i < BIND_CODE_FAILURE_LIMIT; i += 1) {
+        expect((await bind2('SAMETYPO', '203.0.113.8')).status).toBe(400);
       }
-      expect(tries.slice(0, BIND_FAILURE_LIMIT).every((s) => s === 400)).toBe(true);
-      expect(tries[BIND_FAILURE_LIMIT]).toBe(429);
+      expect((await bind2('SAMETYPO', '198.51.100.1')).body.msg).toBe('尝试次数过多，请稍后再试');
+      expect((await bind2('OTHERTYP', '203.0.113.8')).status).toBe(400);
+
+      // Per patient: the patient's old codes tried in turn pause that patient's binding, the live code too.
+      const stale: string[] = [];
+      for (let i = 0; i < BIND_PATIENT_FAILURE_LIMIT; i += 1) stale.push(await issue2(subjectIds[1]!));
+      const live = await issue2(subjectIds[1]!);
+      for (const old of stale) expect((await bind2(old, '192.0.2.1')).status).toBe(400);
+      expect((await bind2(live, '192.0.2.2')).status).toBe(429);
+      t2.clock.advance(BIND_FAILURE_WINDOW_MS + 1000);
+      expect((await bind2(live, '192.0.2.2')).status).toBe(200);
+
+      // Per address: the ceiling stops guessing from one place, the right code included.
+      const tries: number[] = [];
+      for (let i = 0; i < BIND_ADDRESS_FAILURE_LIMIT + 1; i += 1) {
+        tries.push((await bind2(`GUESS${i}`, '198.51.100.9')).status);
+      }
+      expect(tries.slice(0, BIND_ADDRESS_FAILURE_LIMIT).every((s) => s === 400)).toBe(true);
+      expect(tries[BIND_ADDRESS_FAILURE_LIMIT]).toBe(429);
+      expect((await bind2(await issue2(subjectIds[0]!), '198.51.100.9')).status).toBe(429);
     } finally {
       await t2.close();
     }
@@ -411,6 +457,7 @@ describe('patient side: binding, patient sessions and patient-reported forms', (
     );
     expect(lss).toEqual([expect.objectContaining({ title: '术后康复须知', content: '三个月内避免弯腰搬重物。' })]);
     const a = await boundPatient(patients.a!.id);
+    const issuedBeforeClosing = (await issue(patients.b!.id)).body.data.code as string;
     expect((await patientCall(a, 'GET', '/api/ignore/patient/home')).body.data.disease).toEqual({
       title: '术后康复须知',
       content: '三个月内避免弯腰搬重物。',
@@ -437,8 +484,45 @@ describe('patient side: binding, patient sessions and patient-reported forms', (
       .orderBy(asc(auditEvents.id));
     expect(audited.at(-1)!.newValue).toMatchObject({ bindEnabled: false, appId: 'wx0123456789abcdef' });
     expect((await issue(patients.b!.id)).status).toBe(403);
-    expect((await patientCall(null, 'GET', `/api/ignore/patient/study/${studyId}`)).body.data).toMatchObject({
-      bindEnabled: false,
+    // Closed binding is told only to a live code of the study, which stays unspent; a wrong code hears what it
+    // hears in any study.
+    const closedToCode = await bindWith(issuedBeforeClosing);
+    expect(closedToCode.body).toEqual({ code: 403, msg: '该项目未开放患者绑定', data: null });
+    expect((await bindWith('WRONGONE')).body.msg).toBe('绑定码无效或已过期');
+    const unspent = await t.db
+      .select()
+      .from(patientBindCodes)
+      .where(
+        and(
+          eq(patientBindCodes.subjectId, patients.b!.id),
+          isNull(patientBindCodes.usedAt),
+          isNull(patientBindCodes.revokedAt),
+        ),
+      );
+    expect(unspent).toHaveLength(1);
+  });
+
+  it("the public side tells no study's name by its id: only binding with a live code of the study answers it", async () => {
+    for (const id of [studyId, otherStudyId, 999999]) {
+      const byId = await patientCall(null, 'GET', `/api/ignore/patient/study/${id}`);
+      expect(byId.status).toBe(404);
+      expect(JSON.stringify(byId.body)).not.toMatch(/腰椎管狭窄症|另一项研究/);
+    }
+    // A wrong code answers alike for the demo study, another study and no study at all.
+    const answers = await Promise.all(
+      [studyId, otherStudyId, 999999].map(async (id) => (await bindWith('ABCDEFGH', id)).body),
+    );
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(answers[0]).toEqual({ code: 400, msg: '绑定码无效或已过期', data: null });
+    const reopened = await t.call(admin, 'PUT', '/api/business/wechat/settings', {
+      studyId,
+      bindEnabled: true,
+      proCrfIds: [vitals()],
     });
+    expect(reopened.status, JSON.stringify(reopened.body)).toBe(200);
+    const code = (await issue(patients.a!.id)).body.data.code as string;
+    const bound = await bindWith(code);
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    expect(bound.body.data.studyName).toBe('腰椎管狭窄症手术登记研究（示例）');
   });
 });

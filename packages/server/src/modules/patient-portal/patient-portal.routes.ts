@@ -39,8 +39,8 @@ const patientOf = (ctx: AppContext, request: FastifyRequest) => {
  * PUT  /api/business/wechat/disease                     (study:config)
  *
  * Patients (public prefix, `X-Patient-Token`):
- * GET  /api/ignore/patient/study/{studyId}   the binding page's study name
- * POST /api/ignore/patient/bind              {studyId, code} → {token, expiresAt}
+ * POST /api/ignore/patient/bind              {studyId, code} → {token, expiresAt, studyName}
+ *      (no route tells a study's name or state by its id alone: only a live code of the study does)
  * GET  /api/ignore/patient/home, /forms, /forms/{crfId}; POST /forms/{crfId}; POST /logout
  */
 export function patientPortalRoutes(app: App, ctx: AppContext) {
@@ -150,12 +150,6 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
   );
 
   // ----- patients -----
-
-  app.get(
-    `${PATIENT}/study/:studyId`,
-    { schema: { tags, summary: '绑定页的项目', params: z.object({ studyId: idTextSchema }) } },
-    async (request) => ok(await portal.publicStudy(ctx, request.params.studyId)),
-  );
 
   app.post(
     `${PATIENT}/bind`,

@@ -31,14 +31,12 @@ import { SYSTEM_QUERIES } from '../doubt/system-queries.subscriber.js';
 import { linkFollowForm } from '../follow/follow-forms.js';
 import { IDENTIFIERS_PERMISSION, invalidateSignatures } from '../subjects/subject.service.js';
 import { devIdentityProvider, type PatientIdentityProvider } from './patient-identity.js';
+import { bindLimits, codeOwner } from './bind-limits.js';
 
 /** A binding code is good for a day: long enough to reach a patient by text message, short enough to go stale. */
 export const BIND_CODE_TTL_MS = 24 * 60 * 60 * 1000;
 /** A patient session lasts a week; binding again (a new code from staff) opens a new one. */
 export const PATIENT_SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-/** Wrong codes from one address within the window before binding is refused for the rest of it. */
-export const BIND_FAILURE_LIMIT = 10;
-const BIND_FAILURE_WINDOW_MS = 15 * 60 * 1000;
 /** No 0/O, 1/I/L: read aloud or copied from a text message without mistakes. */
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 8;
@@ -379,34 +377,32 @@ export async function saveDiseaseNote(
 // ---------------------------------------------------------------------------------------------------
 // Patient side
 
-/** What the binding page shows before a code is entered: the study's name and whether binding is open. */
-export async function publicStudy(ctx: AppContext, studyId: number) {
-  const [study] = await ctx.db
-    .select({ studyName: studies.studyName })
-    .from(studies)
-    .where(and(eq(studies.studyId, studyId), isNull(studies.deletedAt)));
-  if (!study) throw AppError.notFound('study.not_found', '项目不存在');
-  const settings = await settingsRow(ctx.db, studyId);
-  return { studyId, studyName: study.studyName, bindEnabled: settings.bindEnabled };
-}
-
 const BIND_REFUSED = '绑定码无效或已过期';
 
 /**
  * Binds the account on the phone to the patient the code was issued for: the code is spent (once, by
  * a conditional update), the provider names the account, the openId goes on the patient and a patient
- * session opens. Wrong, spent, expired, revoked codes and codes of another study all answer alike.
+ * session opens. Wrong, spent, expired, revoked codes and codes of another study all answer alike, and
+ * nothing about the study (its name, whether it exists, whether binding is open) is told before a live code
+ * of it is shown: an unauthenticated caller learns only what the code proves. Failures are limited per
+ * address, code and patient (bind-limits.ts).
  */
 export async function bind(
   ctx: AppContext,
   input: { studyId: number; code: string; authCode?: string | null },
   client: string,
 ) {
-  const failures = `patient-bind:${client}`;
-  if (Number((await ctx.kv.get(failures)) ?? 0) >= BIND_FAILURE_LIMIT) {
-    throw new AppError(429, 'patient.bind_locked', '尝试次数过多，请稍后再试');
-  }
+  const codeHash = sha256(normaliseCode(input.code));
+  const limits = bindLimits(ctx.kv, input.studyId, codeHash, client);
+  await limits.checkRequest();
   const now = ctx.clock();
+  const owner = await codeOwner(ctx.db, input.studyId, codeHash, now);
+  if (owner) await limits.checkPatient(owner.subjectId);
+  const refuse = async () => {
+    await limits.failed(owner?.subjectId ?? null);
+    return AppError.badRequest('patient.code_invalid', BIND_REFUSED);
+  };
+  if (!owner?.live) throw await refuse();
   const settings = await settingsRow(ctx.db, input.studyId);
   if (!settings.bindEnabled) throw AppError.forbidden('patient.bind_disabled', '该项目未开放患者绑定');
   const openId = await provider.identify({ studyId: input.studyId, appId: settings.appId, authCode: input.authCode });
@@ -420,7 +416,7 @@ export async function bind(
       .where(
         and(
           eq(patientBindCodes.studyId, input.studyId),
-          eq(patientBindCodes.codeHash, sha256(normaliseCode(input.code))),
+          eq(patientBindCodes.codeHash, codeHash),
           isNull(patientBindCodes.usedAt),
           isNull(patientBindCodes.revokedAt),
           gt(patientBindCodes.expiresAt, now),
@@ -459,13 +455,14 @@ export async function bind(
         newValue: openId,
       },
     ]);
-    return subject;
+    const [study] = await tx
+      .select({ studyName: studies.studyName })
+      .from(studies)
+      .where(eq(studies.studyId, input.studyId));
+    return { studyName: study!.studyName };
   });
-  if (!bound) {
-    await ctx.kv.incr(failures, BIND_FAILURE_WINDOW_MS);
-    throw AppError.badRequest('patient.code_invalid', BIND_REFUSED);
-  }
-  return { token, expiresAt };
+  if (!bound) throw await refuse();
+  return { token, expiresAt, studyName: bound.studyName };
 }
 
 export interface PatientSession {

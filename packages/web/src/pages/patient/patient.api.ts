@@ -82,10 +82,9 @@ export interface PatientConsult {
 const BASE = '/api/ignore/patient';
 
 export const patientApi = {
-  study: (studyId: number) =>
-    call<{ studyId: number; studyName: string; bindEnabled: boolean }>('GET', `${BASE}/study/${studyId}`),
+  /** The study's name comes with the binding: no public call tells it by the study's id alone. */
   bind: (studyId: number, code: string) =>
-    call<{ token: string; expiresAt: string }>('POST', `${BASE}/bind`, { studyId, code }),
+    call<{ token: string; expiresAt: string; studyName: string }>('POST', `${BASE}/bind`, { studyId, code }),
   home: () => call<PatientHome>('GET', `${BASE}/home`),
   form: (crfId: number) => call<PatientForm>('GET', `${BASE}/forms/${crfId}`),
   save: (

@@ -6,7 +6,6 @@ export const PT = {
   codePlaceholder: '请输入8位绑定码',
   codeRequired: '请输入绑定码',
   bind: '绑定',
-  bindClosed: '该项目未开放患者绑定',
   noStudy: '请扫描研究团队提供的二维码打开本页面',
   homeTitle: '我的研究',
   myCode: '研究编号',
