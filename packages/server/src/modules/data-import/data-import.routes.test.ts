@@ -1,15 +1,17 @@
 import crypto from 'node:crypto';
+import type dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { and, asc, count, eq, like } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { crfKey } from '@ecrf/core';
 import { auditEvents, crfDataRecords, storedFiles } from '../../db/schema/index.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { multipart } from '../../test/multipart.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
+import { imageUrlNetwork, isRefusedAddress } from './public-address.js';
 
 let t: TestApp;
 let admin: string;
@@ -18,7 +20,12 @@ let crfIds: Record<string, number>;
 const codes: string[] = [];
 const recordIds: number[] = [];
 let imageServer: http.Server;
+/** A listed name standing for a public image server (resolved to the test server by servePublicly). */
 let imageHost: string;
+/** The same server listed by a name real DNS resolves to loopback. */
+let loopbackHost: string;
+/** What the image server was asked for: `host path`. */
+const requested: string[] = [];
 
 // A 1×1 PNG: what the image checks read by its bytes.
 const PNG = Buffer.from(
@@ -69,6 +76,7 @@ const sha = (data: Buffer) => crypto.createHash('sha256').update(data).digest('h
 
 beforeAll(async () => {
   imageServer = http.createServer((req, res) => {
+    requested.push(`${req.headers.host} ${req.url}`);
     if (req.url === '/ok.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
     if (req.url === '/text.png') return res.writeHead(200, { 'content-type': 'image/png' }).end('not an image at all');
     if (req.url === '/big.png') {
@@ -82,8 +90,12 @@ beforeAll(async () => {
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => imageServer.listen(0, '127.0.0.1', resolve));
-  imageHost = `localhost:${(imageServer.address() as AddressInfo).port}`;
-  t = await createTestApp({ config: { dataDir: `/tmp/edc-import-test-${process.pid}`, imageUrlHosts: [imageHost] } });
+  const port = (imageServer.address() as AddressInfo).port;
+  imageHost = `images.test:${port}`;
+  loopbackHost = `localhost:${port}`;
+  t = await createTestApp({
+    config: { dataDir: `/tmp/edc-import-test-${process.pid}`, imageUrlHosts: [imageHost, loopbackHost] },
+  });
   ({ admin, studyId, crfIds } = await openDemoStudy(t));
   for (const name of ['导入甲', '导入乙']) {
     const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
@@ -373,6 +385,20 @@ describe('image_urls', () => {
       studyId,
       items: [{ identificationCode: codes[0], crf: imageCrf, item: imageItem, url }],
     });
+  /**
+   * images.test stands for a public server: its DNS answers (the test server's loopback address unless given)
+   * and, for this test only, 127.0.0.1 counts as a public address; every other address is judged as in production.
+   */
+  const servePublicly = (answers: () => dns.LookupAddress[] = () => [{ address: '127.0.0.1', family: 4 }]) => {
+    vi.spyOn(imageUrlNetwork, 'resolve').mockImplementation(async (name) => {
+      if (name === 'images.test') return answers();
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+    });
+    vi.spyOn(imageUrlNetwork, 'refuses').mockImplementation((a) => a !== '127.0.0.1' && isRefusedAddress(a));
+  };
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
 
   it('SRCH-07: refuses other hosts and private, loopback and link-local literals before any request', async () => {
     for (const [url, message] of [
@@ -390,6 +416,7 @@ describe('image_urls', () => {
   });
 
   it('SRCH-07: refuses redirects to other hosts, non-images by their bytes and oversized images', async () => {
+    servePublicly();
     const before = await t.db.select({ n: count() }).from(storedFiles);
     for (const [path, message] of [
       ['/away', 'URL 重定向到其他主机，已拒绝'],
@@ -405,6 +432,7 @@ describe('image_urls', () => {
   });
 
   it("SRCH-07: an allowed host (after a same-host redirect) and this platform's own file URL are attached and audited", async () => {
+    servePublicly();
     const res = await send(`http://${imageHost}/same`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const fileKey = res.body.data[0].fileKey as string;
@@ -420,5 +448,49 @@ describe('image_urls', () => {
       .where(and(eq(auditEvents.crfDataRecordId, record!.id), eq(auditEvents.itemName, imageItem)))
       .orderBy(asc(auditEvents.id));
     expect(trail.at(-1)!.reason).toContain(`数据导入（图片URL，SHA-256：${sha(PNG)}`);
+  });
+
+  it('SRCH-07: a listed name that resolves to loopback, a private, link-local or unique-local address (IPv4, IPv6, IPv4-mapped) is refused, and nothing is requested', async () => {
+    const before = requested.length;
+    // Real DNS: localhost is loopback.
+    const viaDns = await send(`http://${loopbackHost}/ok.png`);
+    expect(viaDns.status).toBe(400);
+    expect(viaDns.body.data.errors[0].message).toBe('不允许访问内网或本机地址');
+    for (const answers of [
+      ['10.0.0.5'],
+      ['172.20.1.1'],
+      ['192.168.1.20'],
+      ['169.254.169.254'],
+      ['::1'],
+      ['fd12:3456::1'],
+      ['fe80::1'],
+      ['::ffff:127.0.0.1'],
+      ['::ffff:a00:5'],
+      // One private answer among public ones is enough: the connection could be made to any of them.
+      ['203.0.113.9', '192.168.1.20'],
+    ]) {
+      vi.spyOn(imageUrlNetwork, 'resolve').mockResolvedValue(
+        answers.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
+      const res = await send(`http://${imageHost}/ok.png`);
+      expect(res.status, answers.join()).toBe(400);
+      expect(res.body.data.errors[0].message, answers.join()).toBe('不允许访问内网或本机地址');
+    }
+    expect(requested.slice(before)).toEqual([]);
+  });
+
+  it('SRCH-07: a name is resolved once per fetch and every connection, a redirect’s too, goes to the address checked (no DNS rebinding)', async () => {
+    let lookups = 0;
+    servePublicly(() => {
+      lookups += 1;
+      // A rebinding name: public to the check, private to any later lookup.
+      return [{ address: lookups === 1 ? '127.0.0.1' : '10.0.0.1', family: 4 }];
+    });
+    const before = requested.length;
+    const res = await send(`http://${imageHost}/same`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(lookups).toBe(1);
+    // Both requests reached the checked address under the URL's own name.
+    expect(requested.slice(before)).toEqual([`${imageHost} /same`, `${imageHost} /ok.png`]);
   });
 });

@@ -1,4 +1,4 @@
-import dns from 'node:dns';
+import type dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
@@ -6,6 +6,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { FILE_DOWNLOAD_PATH } from '@ecrf/core';
 import { OBJECT_DOMAIN } from '../files/object-upload.service.js';
 import { storedFileOf, type StoredFileRef } from '../files/stored-value.js';
+import { AddressRefused, isRefusedAddress, pinnedLookup, resolvePublic } from './public-address.js';
 
 /** The largest image fetched from a URL; the page's own uploads allow more, a picture needs no more. */
 export const IMAGE_URL_MAX_BYTES = 20 * 1024 * 1024;
@@ -17,34 +18,6 @@ export class UrlRefused extends Error {}
 /** Where a URL points, as far as it is judged before any request: a stored file of this platform (its place), or a host. */
 export type UrlTarget = { kind: 'own'; file: StoredFileRef } | { kind: 'remote'; url: URL };
 
-/** 127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, 100.64/10, 0/8, multicast and reserved; IPv6 loopback, ULA, link-local. */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isPrivateAddress(mapped[1]!);
-  if (net.isIPv4(address)) {
-    const [a, b] = address.split('.').map(Number) as [number, number];
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      a >= 224
-    );
-  }
-  if (net.isIPv6(address)) {
-    const lower = address.toLowerCase();
-    return lower === '::' || lower === '::1' || /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || /^ff/.test(lower);
-  }
-  return false;
-}
-
-/** Link-local (169.254/16, fe80::/10): cloud metadata services live there; refused even for a listed name. */
-const isLinkLocal = (address: string) =>
-  /^169\.254\./.test(address) || /^::ffff:169\.254\./i.test(address) || /^fe[89ab]/i.test(address);
-
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 
 /**
@@ -53,7 +26,8 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
  *   `/api/v1/fileupload/object/<key>` of the external mode; relative or on the host the request came to) is not
  *   fetched at all: the stored file is used;
  * - otherwise only http(s) to a host on the configured allow-list (EDC_IMAGE_URL_HOSTS); an IP literal in a
- *   private, loopback or link-local range is refused even when listed.
+ *   private, loopback or link-local range is refused even when listed (and a listed name resolving to one is
+ *   refused when fetched: fetchAllowed).
  */
 export function judgeUrl(raw: string, ownHost: string, allowed: readonly string[]): UrlTarget {
   let url: URL;
@@ -74,38 +48,36 @@ export function judgeUrl(raw: string, ownHost: string, allowed: readonly string[
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlRefused('只支持 http 和 https 地址');
   if (url.username || url.password) throw new UrlRefused('URL 不能包含用户名或密码');
   const host = hostOf(url);
-  if (net.isIP(host) && isPrivateAddress(host)) throw new UrlRefused('不允许访问内网或本机地址');
+  if (net.isIP(host) && isRefusedAddress(host)) throw new UrlRefused('不允许访问内网或本机地址');
   if (!allowed.some((h) => h.toLowerCase() === host || h.toLowerCase() === url.host.toLowerCase())) {
     throw new UrlRefused('该主机不在允许的图片来源列表中');
   }
   return { kind: 'remote', url };
 }
 
-/** The address a listed name resolves to is checked on the connection itself (no second lookup to rebind). */
-const guardedLookup: net.LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '', 0);
-    const list = addresses as dns.LookupAddress[];
-    if (list.some((a) => isLinkLocal(a.address))) {
-      return callback(Object.assign(new Error('link-local address refused'), { code: 'EDC_REFUSED' }), '', 0);
-    }
-    if ((options as { all?: boolean }).all) return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-    return callback(null, list[0]!.address, list[0]!.family);
-  });
-};
+/** The host resolved once, to a public address (loopback, private, link-local, unique-local and the like refused). */
+async function publicAddressOf(url: URL): Promise<dns.LookupAddress> {
+  try {
+    return await resolvePublic(hostOf(url));
+  } catch (err) {
+    throw new UrlRefused(err instanceof AddressRefused ? '不允许访问内网或本机地址' : '无法读取图片地址');
+  }
+}
 
 /**
- * Fetches an allowed URL: no redirect to another host (a redirect on the same host is followed, at most
- * three), at most IMAGE_URL_MAX_BYTES (counted, not trusted from content-length), within 15 s. Answers a
- * stream of the body; the caller stores it and decides its type by its bytes.
+ * Fetches an allowed URL: its host resolved once and every address checked (publicAddressOf), every connection
+ * made to that address (a redirect is followed only on the same host, so with no second lookup for a rebinding
+ * name to answer differently), at most three redirects, at most IMAGE_URL_MAX_BYTES (counted, not trusted from
+ * content-length), within 15 s. Answers a stream of the body; the caller stores it and decides its type by its bytes.
  */
 export async function fetchAllowed(
   url: URL,
   maxBytes = IMAGE_URL_MAX_BYTES,
 ): Promise<Readable & { truncated?: boolean }> {
   let current = url;
+  const address = await publicAddressOf(url);
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    const response = await get(current);
+    const response = await get(current, address);
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400 && response.headers.location) {
       response.resume();
@@ -148,23 +120,14 @@ export async function fetchAllowed(
   throw new UrlRefused('URL 重定向次数过多');
 }
 
-function get(url: URL): Promise<http.IncomingMessage> {
+function get(url: URL, address: dns.LookupAddress): Promise<http.IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
+  // An agent of its own: no pooled socket of another fetch, and its lookup answers the checked address only
+  // (TLS still verifies the certificate against the URL's name).
+  const agent = new client.Agent({ keepAlive: false, lookup: pinnedLookup(address) });
   return new Promise((resolve, reject) => {
-    const request = client.get(
-      url,
-      { lookup: guardedLookup, timeout: TIMEOUT_MS, headers: { accept: 'image/*' } },
-      resolve,
-    );
+    const request = client.get(url, { agent, timeout: TIMEOUT_MS, headers: { accept: 'image/*' } }, resolve);
     request.on('timeout', () => request.destroy(new UrlRefused('图片地址响应超时')));
-    request.on('error', (err) =>
-      reject(
-        err instanceof UrlRefused
-          ? err
-          : (err as { code?: string }).code === 'EDC_REFUSED'
-            ? new UrlRefused('不允许访问内网或本机地址')
-            : new UrlRefused('无法读取图片地址'),
-      ),
-    );
+    request.on('error', (err) => reject(err instanceof UrlRefused ? err : new UrlRefused('无法读取图片地址')));
   });
 }
