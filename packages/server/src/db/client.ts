@@ -9,6 +9,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { SERVER_ROOT } from '../server-paths.js';
+import { claimDataDir } from './data-dir-lock.js';
 import { namedStatementOf, queryNamed } from './pglite-named.js';
 
 /**
@@ -420,40 +421,6 @@ async function listenPostgres(
 }
 
 /**
- * Two processes on one PGlite directory corrupt it (it has no postmaster to arbitrate), so the
- * directory is claimed by a lock file naming the holder; a lock left by a dead process is taken over.
- */
-function claimDataDir(dir: string): () => void {
-  const file = path.join(dir, 'edc.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(file, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(fs.readFileSync(file, 'utf8'));
-      if (holder && holder !== process.pid && isAlive(holder)) {
-        throw new Error(
-          `The embedded database in ${dir} is in use by process ${holder}; stop it first (or, for the audit check, call GET /api/monitor/audit/verify).`,
-          { cause: err },
-        );
-      }
-      fs.rmSync(file, { force: true });
-    }
-  }
-  throw new Error(`Cannot claim ${dir}`);
-}
-
-function isAlive(pid: number) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
  * Durability of the embedded database. Out of the box PGlite starts PostgreSQL with `-F` (fsync
  * off), and even with fsync on, its file system layer (Emscripten's NODEFS) answers fsync without
  * telling the operating system and ignores fdatasync. A save acknowledged and audited would then
@@ -521,7 +488,7 @@ export async function openDatabase(opts: {
   }
   const dir = path.join(opts.dataDir, 'pgdata');
   fs.mkdirSync(dir, { recursive: true });
-  const release = claimDataDir(opts.dataDir);
+  const release = await claimDataDir(opts.dataDir);
   try {
     const database = wrapPglite(await openDurablePglite(dir));
     return {
