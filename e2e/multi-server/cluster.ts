@@ -140,9 +140,20 @@ export async function startCluster(): Promise<Cluster> {
   const url = new URL(POSTGRES_URL);
   url.pathname = `/${database}`;
   const databaseUrl = url.toString();
+  // The two-login set-up of docs/deployment.md: the owner migrates, the servers' queries use a login of their own,
+  // a member of the application role (created here if no server has created it yet on this PostgreSQL server).
+  const appLogin = `${database}_web`;
+  const appPassword = crypto.randomBytes(12).toString('hex');
+  await admin.query(`do $$ begin create role edc_app nologin;
+    exception when duplicate_object or unique_violation then null; end $$`);
+  await admin.query(`create role ${appLogin} login password '${appPassword}' in role edc_app`);
+  const appUrl = new URL(databaseUrl);
+  appUrl.username = appLogin;
+  appUrl.password = appPassword;
   const dataDir = path.join(dir, 'data');
   const env = {
     DATABASE_URL: databaseUrl,
+    DATABASE_APP_URL: appUrl.toString(),
     REDIS_URL,
     // Shared by every app server: one signing secret, one data key, one file store.
     DATA_DIR: dataDir,
@@ -202,6 +213,7 @@ export async function startCluster(): Promise<Cluster> {
     await Promise.all([...servers.map((s) => s.exited), nginxExited]);
     await db.end().catch(() => undefined);
     await admin.query(`drop database if exists ${database} with (force)`);
+    await admin.query(`drop role if exists ${appLogin}`);
     await admin.end();
     fs.rmSync(dir, { recursive: true, force: true });
   };

@@ -32,6 +32,8 @@ const envSchema = z.object({
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case PostgreSQL identifier')
     .default('edc_app'),
+  /** Lets the application's PostgreSQL login be a superuser or able to become the owner (docs/deployment.md). */
+  EDC_ALLOW_OWNER_LOGIN: z.enum(['true', 'false']).default('false'),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
@@ -74,6 +76,11 @@ export interface Config {
   readonly databaseAppUrl: string | undefined;
   /** The role the application's queries run as on PostgreSQL; one per installation on a shared server. */
   readonly databaseAppRole: string;
+  /**
+   * Start even when the application's PostgreSQL login is a superuser or can SET ROLE to the owner (its
+   * connections could then leave the application role and rewrite the audit trail); off by default.
+   */
+  readonly allowOwnerLogin: boolean;
   /** The application's connections to PostgreSQL per app server (DATABASE_POOL_SIZE, default 10). */
   readonly databasePoolSize: number;
   readonly redisUrl: string | undefined;
@@ -149,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     databaseAppUrl: e.DATABASE_APP_URL,
     databaseAppRole: e.DATABASE_APP_ROLE,
+    allowOwnerLogin: e.EDC_ALLOW_OWNER_LOGIN === 'true',
     databasePoolSize: e.DATABASE_POOL_SIZE,
     redisUrl: e.REDIS_URL,
     adminPassword: e.EDC_ADMIN_PASSWORD,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { buildApp } from './app.js';
 import type { AppContext } from './app-context.js';
 import { ConfigError, loadConfig } from './config.js';
-import { assertAppRoleConfined, openDatabase } from './db/client.js';
+import { assertAppConnectionsConfined, openDatabase } from './db/client.js';
 import { seedDemoStudy } from './db/demo-study.js';
 import { seed } from './db/seed.js';
 import { sealUnchainedRows } from './modules/audit/audit-chain.js';
@@ -37,7 +37,7 @@ async function main() {
   await database.migrate();
   const sealed = await database.asOwner(sealUnchainedRows);
   if (sealed > 0) console.log(`Audit trail: ${sealed} rows written before the hash chain existed are now chained.`);
-  await assertAppRoleConfined(database.db);
+  await assertAppConnectionsConfined(database, { allowOwnerLogin: config.allowOwnerLogin });
   const seeded = await seed(database.db, { adminPassword: config.adminPassword, version });
   if (config.demoStudy) await seedDemoStudy(database.db);
 

@@ -167,6 +167,64 @@ export async function assertAppRoleConfined(db: Db): Promise<void> {
   }
 }
 
+/**
+ * Refuses to run the application on a PostgreSQL login that could leave the application role: a superuser, a
+ * login that may SET ROLE to (or inherits) the owner, a table owner or a role allowed to rewrite audit rows, or,
+ * before PostgreSQL 16, one with CREATEROLE (which could grant itself any of those). Without DATABASE_APP_URL the
+ * application's connections log in as the owner and only switch to the application role, so one `RESET ROLE`
+ * from an injected statement would give the owner's rights back. `allowOwnerLogin` (EDC_ALLOW_OWNER_LOGIN=true)
+ * accepts such a login with a warning. Not applied to the embedded database: one process, one superuser, and the
+ * database is a directory the process owns (docs/decisions.md, "The application's own PostgreSQL login").
+ */
+export async function assertAppLoginConfined(
+  database: Database,
+  opts: { allowOwnerLogin: boolean; warn?: (message: string) => void },
+): Promise<void> {
+  if (database.kind !== 'postgres') return;
+  const [owner] = await database.asOwner((db) => queryRows<{ role: string }>(db, sql`select current_user as role`));
+  const [row] = await queryRows<{ login: string; superuser: boolean; createsRoles: boolean; reaches: string }>(
+    database.db,
+    sql`with login as (select oid, rolname, rolsuper, rolcreaterole from pg_roles where rolname = session_user),
+      strong as (
+        select r.oid, r.rolname from pg_roles r
+        where r.rolsuper or r.rolname = ${owner?.role ?? ''}
+          or exists (select from pg_class c join pg_namespace n on n.oid = c.relnamespace
+                     where n.nspname = 'public' and c.relowner = r.oid)
+          or has_table_privilege(r.oid, 'public.audit_events', 'UPDATE, DELETE, TRUNCATE'))
+      select l.rolname as login, l.rolsuper as superuser,
+        l.rolcreaterole and current_setting('server_version_num')::int < 160000 as "createsRoles",
+        coalesce((select string_agg(s.rolname, ', ' order by s.rolname) from strong s
+                  where pg_has_role(l.oid, s.oid, 'MEMBER')), '') as reaches
+      from login l`,
+  );
+  if (!row) throw new Error('The application database login is not in pg_roles.');
+  const reason = row.superuser
+    ? 'is a superuser'
+    : row.reaches
+      ? `can SET ROLE to ${row.reaches} (the owner, a table owner, a superuser or a role that may rewrite audit rows)`
+      : row.createsRoles
+        ? 'has CREATEROLE, so it can grant itself the owner role'
+        : undefined;
+  if (!reason) return;
+  const risk = `The application's database login "${row.login}" ${reason}: its connections can leave the application role and rewrite the audit trail.`;
+  if (opts.allowOwnerLogin) {
+    (opts.warn ?? console.warn)(`${risk} Running anyway because EDC_ALLOW_OWNER_LOGIN=true.`);
+    return;
+  }
+  throw new Error(
+    `${risk} Give the application a login of its own that is a member of the application role only (DATABASE_APP_URL, docs/deployment.md "Database roles"), or set EDC_ALLOW_OWNER_LOGIN=true to run so anyway.`,
+  );
+}
+
+/** The start-up checks of the application's connections (main.ts): its role, then on PostgreSQL its login. */
+export async function assertAppConnectionsConfined(
+  database: Database,
+  opts: { allowOwnerLogin: boolean; warn?: (message: string) => void },
+): Promise<void> {
+  await assertAppRoleConfined(database.db);
+  await assertAppLoginConfined(database, opts);
+}
+
 const commitHooks = new WeakMap<object, Array<() => Promise<void>>>();
 
 /**

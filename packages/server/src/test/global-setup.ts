@@ -4,15 +4,17 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { wrapPglite, wrapPostgres } from '../db/client.js';
+import { APP_ROLE, wrapPglite, wrapPostgres } from '../db/client.js';
 import { seed } from '../db/seed.js';
-import { TEST_ADMIN_PASSWORD, databaseUrlFor, newRunName } from './test-db.js';
+import { TEST_ADMIN_PASSWORD, appLoginFor, databaseUrlFor, newRunName, type AppLogin } from './test-db.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate: string;
     /** On PostgreSQL: this run's template database, also the prefix of every test file's copy. */
     postgresTemplate: string;
+    /** On PostgreSQL: this run's application login (a member of the application role only). */
+    postgresAppLogin: AppLogin;
   }
 }
 
@@ -28,8 +30,12 @@ export default async function setup(project: TestProject) {
     await database.migrate();
     await seed(database.db, { adminPassword: TEST_ADMIN_PASSWORD, version: 'test' });
     await database.close();
+    // The migration created the application role; the test apps log in as a member of it, as production should.
+    const login = appLoginFor(template);
+    await admin.query(`create role ${login.user} login password '${login.password}' in role ${APP_ROLE}`);
     project.provide('pgliteTemplate', '');
     project.provide('postgresTemplate', template);
+    project.provide('postgresAppLogin', login);
     return async () => {
       // The copies of test files that crashed before closing go too; the prefix is this run's alone.
       const { rows } = await admin.query<{ datname: string }>(
@@ -37,11 +43,13 @@ export default async function setup(project: TestProject) {
         [template, `${template}\\_%`],
       );
       for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`);
+      await admin.query(`drop role if exists ${login.user}`);
       await admin.end();
     };
   }
 
   project.provide('postgresTemplate', '');
+  project.provide('postgresAppLogin', { user: '', password: '' });
   const client = await PGlite.create();
   const database = wrapPglite(client);
   await database.migrate();

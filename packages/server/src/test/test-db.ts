@@ -22,7 +22,29 @@ export function databaseUrlFor(serverUrl: string, database: string): string {
   return url.toString();
 }
 
-/** A fresh, migrated and seeded database of its own for one test file. */
+/** The application's own PostgreSQL login of a test run: a member of the application role and nothing else. */
+export interface AppLogin {
+  user: string;
+  password: string;
+}
+
+/** The run's application login, named after the run (roles are shared by every database of the server). */
+export function appLoginFor(runName: string): AppLogin {
+  return { user: `${runName}_web`, password: crypto.randomBytes(12).toString('hex') };
+}
+
+export function appUrlFor(serverUrl: string, database: string, login: AppLogin): string {
+  const url = new URL(databaseUrlFor(serverUrl, database));
+  url.username = login.user;
+  url.password = login.password;
+  return url.toString();
+}
+
+/**
+ * A fresh, migrated and seeded database of its own for one test file. On PostgreSQL the application connects
+ * with the run's own login and the owner's connections serve migrations only: the two-login set-up
+ * docs/deployment.md gives production.
+ */
 export async function openTestDatabase(pgliteTemplate: string): Promise<Database> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (serverUrl) {
@@ -31,7 +53,10 @@ export async function openTestDatabase(pgliteTemplate: string): Promise<Database
     const admin = new pg.Client({ connectionString: serverUrl });
     await admin.connect();
     await admin.query(`create database ${name} template ${template}`);
-    const database = wrapPostgres(databaseUrlFor(serverUrl, name));
+    const database = wrapPostgres(
+      databaseUrlFor(serverUrl, name),
+      appUrlFor(serverUrl, name, inject('postgresAppLogin')),
+    );
     return {
       ...database,
       close: async () => {

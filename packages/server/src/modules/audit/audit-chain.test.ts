@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../config.js';
 import { APP_ROLE, assertAppRoleConfined, queryRows, wrapPostgres } from '../../db/client.js';
 import { auditChainHeads, auditEvents, users } from '../../db/schema/index.js';
@@ -79,9 +79,10 @@ async function restore(rows: Awaited<ReturnType<typeof chainRows>>) {
 }
 
 describe('the application runs as a database role that cannot rewrite the audit trail', () => {
-  it(`the app's queries run as ${APP_ROLE}: not a superuser, owner of no table, no UPDATE or DELETE on audit_events`, async () => {
+  it(`the app's queries run as ${APP_ROLE} (on PostgreSQL as the application's own login, a member of it): not a superuser, owner of no table, no UPDATE or DELETE on audit_events`, async () => {
     const [me] = await queryRows<{
       role: string;
+      appRights: boolean;
       superuser: boolean;
       owned: number;
       canUpdate: boolean;
@@ -90,6 +91,7 @@ describe('the application runs as a database role that cannot rewrite the audit 
     }>(
       t.db,
       sql`select current_user as role,
+        pg_has_role(current_user, ${sql.raw(`'${APP_ROLE}'`)}, 'USAGE') as "appRights",
         (select rolsuper from pg_roles where rolname = current_user) as superuser,
         (select count(*)::int from pg_class c join pg_namespace n on n.oid = c.relnamespace
            where n.nspname = 'public' and pg_has_role(current_user, c.relowner, 'USAGE')) as owned,
@@ -98,7 +100,9 @@ describe('the application runs as a database role that cannot rewrite the audit 
         has_table_privilege('audit_events', 'INSERT') as "canInsert"`,
     );
     expect(me).toEqual({
-      role: APP_ROLE,
+      // The test apps on PostgreSQL log in as the run's application login, as docs/deployment.md sets one up.
+      role: process.env.TEST_DATABASE_URL ? inject('postgresAppLogin').user : APP_ROLE,
+      appRights: true,
       superuser: false,
       owned: 0,
       canUpdate: false,
