@@ -93,7 +93,7 @@ export function sha256Bytes(msg: Uint8Array): Uint8Array {
  */
 export function hmacSha256Hex(key: string, message: string): string {
   const encoder = new TextEncoder();
-  let k = encoder.encode(key);
+  let k: Uint8Array = encoder.encode(key);
   if (k.length > 64) k = sha256Bytes(k);
   const block = (pad: number) => {
     const b = new Uint8Array(64).fill(pad);
