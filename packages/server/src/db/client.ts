@@ -171,8 +171,8 @@ export async function assertAppRoleConfined(db: Db): Promise<void> {
  * Refuses to run the application on a PostgreSQL login that could leave the application role: a superuser, a
  * login that may SET ROLE to (or inherits) the owner, a table owner or a role allowed to rewrite audit rows, or,
  * before PostgreSQL 16, one with CREATEROLE (which could grant itself any of those). Without DATABASE_APP_URL the
- * application's connections log in as the owner and only switch to the application role, so one `RESET ROLE`
- * from an injected statement would give the owner's rights back. `allowOwnerLogin` (EDC_ALLOW_OWNER_LOGIN=true)
+ * application's connections log in as the owner and only switch to the application role, so one injected
+ * `SET ROLE` to the owner would give its rights back. `allowOwnerLogin` (EDC_ALLOW_OWNER_LOGIN=true)
  * accepts such a login with a warning. Not applied to the embedded database: one process, one superuser, and the
  * database is a directory the process owns (docs/decisions.md, "The application's own PostgreSQL login").
  */
