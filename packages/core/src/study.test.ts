@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allStudyPermissionKeys, formatSerialNumber, STUDY_BUTTONS } from './study.js';
+import { allStudyPermissionKeys, formatSerialNumber, fullRoleKeys, roleHolds, STUDY_BUTTONS } from './study.js';
 
 describe('study permissions and serial numbers', () => {
   it('lists every button key and six actions per CRF', () => {
@@ -7,6 +7,17 @@ describe('study permissions and serial numbers', () => {
     expect(keys).toContain('btn:business.crf.save');
     expect(keys).toContain('crf:9:sdv');
     expect(keys).toHaveLength(STUDY_BUTTONS.length + 12);
+  });
+
+  it('回复咨询 includes 查看咨询, and a full role need not store what it holds through another key', () => {
+    expect(roleHolds(['btn:business.consult.reply'], 'btn:business.consult.view')).toBe(true);
+    expect(roleHolds(['btn:business.consult.view'], 'btn:business.consult.reply')).toBe(false);
+    expect(roleHolds([], 'btn:business.consult.view')).toBe(false);
+    expect(roleHolds(['crf:4:view'], 'crf:4:view')).toBe(true);
+    const full = fullRoleKeys([4]);
+    expect(full).not.toContain('btn:business.consult.view');
+    expect(full).toContain('btn:business.consult.reply');
+    expect(full).toHaveLength(allStudyPermissionKeys([4]).length - 1);
   });
 
   it('pads the counter and keeps a longer one whole', () => {

@@ -29,7 +29,9 @@ export const STUDY_BUTTONS = [
   ['business.randomization.unblinded', '查看随机分组'],
   ['business.randomization.emergency', '紧急揭盲'],
   ['business.randomization.unblindAll', '全部揭盲'],
-  // 在线咨询: any member reads the study's questions; answering and closing them speaks for the study.
+  // 在线咨询: a patient's question is their health information, read with its own key; answering and
+  // closing speak for the study (and show the question, so 回复咨询 includes 查看咨询: STUDY_KEYS_IMPLIED).
+  ['business.consult.view', '查看咨询'],
   ['business.consult.reply', '回复咨询'],
   // Content for patients (platform §1): articles, doctors and sites are edited apart from the casebook;
   // medical records are clinical (a patient's documents) and need their own view and edit keys.
@@ -62,6 +64,29 @@ export function allStudyPermissionKeys(crfIds: readonly number[]): string[] {
     ...STUDY_BUTTONS.map(([code]) => buttonKey(code)),
     ...crfIds.flatMap((id) => CRF_ACTIONS.map(([action]) => crfKey(id, action))),
   ];
+}
+
+/**
+ * Keys a role holds through another key it holds. Answering a question shows it (the answer call answers
+ * the whole question), so 回复咨询 includes 查看咨询; and roles saved before 查看咨询 existed (every 项目管理员
+ * holds 回复咨询 since migration 0024) keep reading questions without their stored keys being rewritten.
+ */
+export const STUDY_KEYS_IMPLIED: Readonly<Record<string, string>> = {
+  [buttonKey('business.consult.view')]: buttonKey('business.consult.reply'),
+};
+
+/** Does a study role with these stored keys hold `key`, itself or through the key that includes it? */
+export function roleHolds(keys: readonly string[], key: string): boolean {
+  if (keys.includes(key)) return true;
+  return Object.hasOwn(STUDY_KEYS_IMPLIED, key) && keys.includes(STUDY_KEYS_IMPLIED[key]!);
+}
+
+/**
+ * What a role must store to hold every key for the given CRFs (the 项目管理员 test): every key but those it
+ * holds through another, so a role saved before such a key was added still counts as full.
+ */
+export function fullRoleKeys(crfIds: readonly number[]): string[] {
+  return allStudyPermissionKeys(crfIds).filter((key) => !Object.hasOwn(STUDY_KEYS_IMPLIED, key));
 }
 
 /** The study-role name created with every study, holding every permission. */

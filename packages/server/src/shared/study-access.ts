@@ -1,4 +1,4 @@
-import { crfIdsWith, crfKey } from '@ecrf/core';
+import { crfIdsWith, crfKey, roleHolds } from '@ecrf/core';
 
 /** What the caller may do in the study a request names. */
 export interface StudyAccess {
@@ -13,9 +13,9 @@ export interface StudyAccess {
   timeZone: string;
 }
 
-/** A study-level button or CRF permission of the caller's study role. */
+/** A study-level button or CRF permission of the caller's study role (held itself or through a key including it). */
 export function hasStudyPermission(access: StudyAccess, key: string): boolean {
-  return access.all || access.permissions.includes(key);
+  return access.all || roleHolds(access.permissions, key);
 }
 
 /** The CRFs whose values the caller may read in this study; `null` means all of them. */

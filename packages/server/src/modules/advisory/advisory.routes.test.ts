@@ -43,7 +43,7 @@ describe('在线咨询 (/api/v1/advisory/manager)', () => {
       permissions: ['btn:business.consult.reply', 'btn:business.subject.identifiers'],
     });
     replierId = (await t.call(replier, 'GET', '/api/sys/login/getInfo')).body.data.user.userId;
-    reader = await addStudyMember(t, admin, studyId, '13900000302', { permissions: [] });
+    reader = await addStudyMember(t, admin, studyId, '13900000302', { permissions: ['btn:business.consult.view'] });
     const other = await t.call(admin, 'POST', '/api/business/study', {
       studyName: '咨询外项目',
       studyCode: 'CONSULT-X',
@@ -169,7 +169,7 @@ describe('在线咨询 (/api/v1/advisory/manager)', () => {
     expect(wild.body.data.total).toBe(0);
   });
 
-  it('KNOW-05: permissions — a member without 回复咨询 reads but may not answer, close or enter; a non-member and an anonymous caller are refused', async () => {
+  it('KNOW-05: permissions — a member with 查看咨询 and without 回复咨询 reads but may not answer, close or enter; a non-member and an anonymous caller are refused', async () => {
     const [row] = await t.db.select().from(consultations).where(eq(consultations.studyId, studyId)).limit(1);
     const id = row!.id;
     for (const [method, url, body] of [

@@ -17,8 +17,9 @@ const idParams = z.object({ id: idTextSchema });
 
 /**
  * 在线咨询 (platform §2 /project/consult, §7 advisory/manager/list): patients' questions about a study, answered by
- * its staff. Every call needs membership of the study; answering, closing and entering a question on a patient's
- * behalf need 回复咨询 (btn:business.consult.reply).
+ * its staff. Every call needs membership of the study; the list and a question need 查看咨询
+ * (btn:business.consult.view), answering, closing and entering a question on a patient's behalf 回复咨询
+ * (btn:business.consult.reply), which includes 查看咨询.
  *
  * GET /api/v1/advisory/manager/list?studyId&state&keyword&subjectId&pageNum&pageSize   paged, waiting first
  * GET /api/v1/advisory/manager/{id}?studyId
@@ -40,7 +41,7 @@ export function advisoryRoutes(app: App, ctx: AppContext) {
           ...pagingQuery,
         }),
       },
-      config: { study: fromQuery },
+      config: { study: fromQuery, studyPermission: advisory.CONSULT_VIEW },
     },
     async (request) => {
       const q = request.query;
@@ -59,7 +60,7 @@ export function advisoryRoutes(app: App, ctx: AppContext) {
     `${BASE}/:id`,
     {
       schema: { tags, summary: '咨询详情', params: idParams, querystring: studyIdQuery },
-      config: { study: fromQuery },
+      config: { study: fromQuery, studyPermission: advisory.CONSULT_VIEW },
     },
     async (request) => ok(await advisory.getConsult(ctx, requireStudy(request), request.params.id)),
   );

@@ -18,7 +18,9 @@ import type { StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
-/** The study permission of the people who answer, close and enter questions (core STUDY_BUTTONS). */
+/** Reading the study's questions (a question is the patient's health information; core STUDY_BUTTONS). */
+export const CONSULT_VIEW = buttonKey('business.consult.view');
+/** The study permission of the people who answer, close and enter questions; it includes CONSULT_VIEW. */
 export const CONSULT_REPLY = buttonKey('business.consult.reply');
 
 const WAITING: ConsultState = 0;
@@ -84,7 +86,7 @@ async function selectViews(ctx: AppContext, access: StudyAccess, where: SQL | un
   }));
 }
 
-/** advisory/manager/list (KNOW-05): the study's questions, paged, waiting ones first. Every member reads it. */
+/** advisory/manager/list (KNOW-05): the study's questions, paged, waiting ones first, for holders of 查看咨询. */
 export async function listConsults(ctx: AppContext, access: StudyAccess, filter: ConsultFilter, page: PageRequest) {
   const keyword = filter.keyword?.trim();
   const like = keyword ? `%${escapeLike(keyword)}%` : null;

@@ -1,5 +1,13 @@
 import { and, asc, count, desc, eq, ilike, inArray, isNull, ne, notInArray, sql } from 'drizzle-orm';
-import { allStudyPermissionKeys, CRF_ACTIONS, crfKey, STUDY_BUTTONS, buttonKey, type AuditAction } from '@ecrf/core';
+import {
+  allStudyPermissionKeys,
+  CRF_ACTIONS,
+  crfKey,
+  fullRoleKeys,
+  STUDY_BUTTONS,
+  buttonKey,
+  type AuditAction,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
 import { crfs, departments, studyPersonnel, studyRoles, users } from '../../db/schema/index.js';
@@ -194,7 +202,7 @@ export async function grantNewCrfsToFullRoles(
   previousCrfIds: readonly number[],
 ) {
   if (newCrfIds.length === 0) return;
-  const full = JSON.stringify(allStudyPermissionKeys(previousCrfIds));
+  const full = JSON.stringify(fullRoleKeys(previousCrfIds));
   const added = JSON.stringify(newCrfIds.flatMap((id) => CRF_ACTIONS.map(([action]) => crfKey(id, action))));
   await tx.execute(sql`
     update study_roles set permissions = permissions || coalesce(
@@ -337,7 +345,7 @@ export async function studyOfMember(ctx: AppContext, id: number) {
 /** A study must keep someone who can still manage it: a member holding every study permission. */
 async function ensureFullMemberRemains(tx: Tx, studyId: number) {
   const crfIds = (await tx.select({ id: crfs.id }).from(crfs).where(eq(crfs.studyId, studyId))).map((c) => c.id);
-  const full = allStudyPermissionKeys(crfIds);
+  const full = fullRoleKeys(crfIds);
   const held = await tx
     .select({ permissions: studyRoles.permissions })
     .from(studyPersonnel)

@@ -9,6 +9,18 @@ describe('study access', () => {
     ['the same key written in full', { permissions: [], myRole: nurse }, 'btn:business.subject.add', true],
     ['a CRF action key', { permissions: [], myRole: nurse }, 'crf:3:save', true],
     ['a button the role lacks', { permissions: [], myRole: nurse }, 'business.subject.remove', false],
+    [
+      '回复咨询 includes 查看咨询',
+      { permissions: [], myRole: { permissions: ['btn:business.consult.reply'] } },
+      'business.consult.view',
+      true,
+    ],
+    [
+      '查看咨询 does not include 回复咨询',
+      { permissions: [], myRole: { permissions: ['btn:business.consult.view'] } },
+      'business.consult.reply',
+      false,
+    ],
     ['no role in the study', { permissions: ['sys:user:add'], myRole: null }, 'business.subject.add', false],
     ['study:manage without a role', { permissions: ['study:manage'], myRole: null }, 'business.subject.remove', true],
     ['the administrator *:*:*', { permissions: ['*:*:*'], myRole: undefined }, 'crf:9:submit', true],

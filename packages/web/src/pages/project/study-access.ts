@@ -1,4 +1,4 @@
-import { buttonKey, hasPermission } from '@ecrf/core';
+import { buttonKey, hasPermission, roleHolds } from '@ecrf/core';
 
 /** The system permission of 项目维护: its holders may reach and do everything in every study. */
 export const STUDY_MANAGE = 'study:manage';
@@ -19,12 +19,13 @@ export interface StudyAccessSource {
 
 /**
  * May the caller use a study button or CRF action? A `study:manage` holder (or the
- * administrator's *:*:*) may do everything; anyone else needs the key in their study role.
+ * administrator's *:*:*) may do everything; anyone else needs the key in their study role (itself or
+ * through a key including it: 回复咨询 includes 查看咨询).
  * `code` is a button code (`business.subject.add`) or a full key (`btn:…`, `crf:<id>:<action>`).
  * The server checks the same rule; this only decides what the page offers.
  */
 export function canInStudy(source: StudyAccessSource, code: string): boolean {
   if (hasPermission(source.permissions, STUDY_MANAGE)) return true;
   const key = code.startsWith('btn:') || code.startsWith('crf:') ? code : buttonKey(code);
-  return source.myRole?.permissions.includes(key) ?? false;
+  return roleHolds(source.myRole?.permissions ?? [], key);
 }

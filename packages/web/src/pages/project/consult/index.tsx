@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Descriptions, Form, Input, Modal, Popconfirm, Select, Space, Tag, message } from 'antd';
+import { Alert, Button, Descriptions, Form, Input, Modal, Popconfirm, Select, Space, Tag, message } from 'antd';
 import {
   buttonKey,
   CONSULT_STATES,
@@ -23,8 +23,9 @@ import { CONSULT } from './texts';
 const STATE_COLORS: Record<ConsultState, string> = { 0: 'orange', 1: 'green', 2: 'default' };
 
 /**
- * 在线咨询 (/project/consult): the questions patients asked about a study, waiting ones first. Every member reads
- * them; 回复咨询 answers, closes and enters a question on a patient's behalf. The route has no study id: the study
+ * 在线咨询 (/project/consult): the questions patients asked about a study, waiting ones first. 查看咨询 reads
+ * them (a question is the patient's health information); 回复咨询, which includes it, answers, closes and enters a
+ * question on a patient's behalf. The route has no study id: the study
  * is picked here, the one last opened first. The list reads again when a question is asked, answered or closed
  * elsewhere (personsignalhub `consult`).
  */
@@ -46,6 +47,7 @@ export default function ConsultPage() {
     enabled: chosen !== null,
     queryFn: () => studyApi.get(chosen!).then((res) => res.data),
   });
+  const mayView = canInStudy({ permissions, myRole: study.data?.myRole }, buttonKey('business.consult.view'));
   const mayReply = canInStudy({ permissions, myRole: study.data?.myRole }, buttonKey('business.consult.reply'));
   const refresh = () => client.invalidateQueries({ queryKey: ['consult', 'list', chosen] });
   useRealtimeEvent('consult', (push) => {
@@ -96,7 +98,8 @@ export default function ConsultPage() {
           {CONSULT.add}
         </Button>
       </Space>
-      {chosen !== null && (
+      {chosen !== null && study.isSuccess && !mayView && <Alert type="info" showIcon title={CONSULT.noView} />}
+      {chosen !== null && mayView && (
         <PagedTable<ConsultView>
           rowKey="id"
           queryKey={['consult', 'list', chosen]}

@@ -37,6 +37,7 @@ export const CONSULT = {
   questionRequired: '请输入咨询内容',
   subjectRequired: '请选择患者',
   noAnswer: '暂无回复',
+  noView: '您没有“查看咨询”权限，请联系项目管理员',
   asked: '收到新的咨询',
   replied: '回复成功',
   closed: '关闭成功',
