@@ -8,6 +8,7 @@ export * from './crf/index.js';
 export * from './study.js';
 export * from './subject.js';
 export * from './audit.js';
+export * from './audit-read.js';
 export * from './realtime.js';
 export * from './calendar.js';
 export * from './search.js';

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, or } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt } from 'drizzle-orm';
 import {
   buttonKey,
   maskIdentifier,
@@ -13,8 +13,10 @@ import { auditEvents, crfDataRecords } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
-import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
+import { canViewCrf, hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { appendChained, type ChainedContent } from './audit-chain.js';
+// visibleTo: the rows the caller reads, by what each records and by its CRF (one rule for every view).
+import { mayReadAuditRow, readableAuditRowsOf as visibleTo } from './audit-read.js';
 import { readableAuditRows } from './audit-text.service.js';
 import { withoutLegacyAllocationHash } from './blinded-rows.js';
 
@@ -151,19 +153,11 @@ export async function recordHistory(ctx: AppContext, access: StudyAccess, crfDat
         eq(auditEvents.studyId, access.studyId),
         eq(auditEvents.crfDataRecordId, crfDataRecordId),
         itemName ? eq(auditEvents.itemName, itemName) : undefined,
+        visibleTo(access),
       ),
     )
     .orderBy(desc(auditEvents.id));
   return readableAuditRows(ctx.db, access.studyId, rows);
-}
-
-/** Patient-level rows (no CRF) and the rows of the CRFs the caller may view (the form page's rule). */
-function visibleTo(access: StudyAccess) {
-  const viewable = viewableCrfIds(access);
-  if (viewable === null) return undefined;
-  return viewable.length > 0
-    ? or(isNull(auditEvents.crfId), inArray(auditEvents.crfId, viewable))
-    : isNull(auditEvents.crfId);
 }
 
 const IDENTIFIERS = new Set<string>(SUBJECT_IDENTIFIER_FIELDS);
@@ -218,10 +212,10 @@ export async function auditEvent(ctx: AppContext, id: number) {
   return row;
 }
 
-/** One audit row in words, for a caller who may view its CRF (403 otherwise). */
+/** One audit row in words, for a caller who may read it: its CRF and what it records (403 otherwise). */
 export async function readableEvent(ctx: AppContext, access: StudyAccess, id: number) {
   const event = await auditEvent(ctx, id);
-  if (!event || event.studyId !== access.studyId || !canViewCrf(access, event.crfId)) throw AppError.forbidden();
+  if (!event || event.studyId !== access.studyId || !mayReadAuditRow(access, event)) throw AppError.forbidden();
   const [row] = await readableAuditRows(ctx.db, access.studyId, [forCaller(access, event)]);
   if (!row) throw AppError.forbidden();
   return row;

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { AUDIT_ACTION_NAMES, type AuditAction } from './audit.js';
+import { AUDIT_READ_BUTTON, auditReadKey, unreadableAuditActions } from './audit-read.js';
+
+describe('who reads an audit row (AUDIT_READ_BUTTON)', () => {
+  it('names a reading rule for every action the trail can hold, and no other', () => {
+    expect(Object.keys(AUDIT_READ_BUTTON).sort()).toEqual(Object.keys(AUDIT_ACTION_NAMES).sort());
+  });
+
+  it.each([
+    ['medical.create', 'btn:project.medical.view'],
+    ['medical.update', 'btn:project.medical.view'],
+    ['medical.delete', 'btn:project.medical.view'],
+    ['medical.crf', 'btn:project.medical.view'],
+    ['consult.ask', 'btn:business.consult.view'],
+    ['consult.answer', 'btn:business.consult.view'],
+    ['consult.close', 'btn:business.consult.view'],
+    ['subject.create', null],
+    ['item.update', null],
+    ['study.role.update', null],
+    ['randomization.assign', null],
+    // A code this version does not write (an older or newer server's) is read as before: by its CRF only.
+    ['legacy.code', null],
+  ])('%s needs %s', (action, key) => {
+    expect(auditReadKey(action)).toBe(key);
+  });
+
+  it('hides the actions of the keys a caller lacks, and nothing from a caller holding them all', () => {
+    const medicalOnly = unreadableAuditActions((key) => key === 'btn:project.medical.view');
+    expect(medicalOnly.sort()).toEqual(['consult.answer', 'consult.ask', 'consult.close']);
+    const none = unreadableAuditActions(() => false);
+    expect(none.filter((a: AuditAction) => !a.startsWith('medical.') && !a.startsWith('consult.'))).toEqual([]);
+    expect(none).toHaveLength(7);
+    expect(unreadableAuditActions(() => true)).toEqual([]);
+  });
+});
