@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { PrivateNetworksError, parsePrivateNetworks } from './modules/data-import/public-address.js';
 import { DataKeyError, parseDataKey } from './shared/field-crypto.js';
 import { REPOSITORY_ROOT } from './server-paths.js';
 
@@ -58,6 +59,19 @@ const envSchema = z.object({
   WEB_DIST: z.string().optional(),
   EDC_API_DOCS: z.enum(['public', 'admin']).default('admin'),
   EDC_IMAGE_URL_HOSTS: z.string().optional(),
+  /** CIDR ranges of the intranet an allow-listed image host may resolve to (docs/deployment.md); unset: none. */
+  EDC_IMAGE_URL_PRIVATE_NETWORKS: z
+    .string()
+    .transform((value, check) => {
+      try {
+        return parsePrivateNetworks(value);
+      } catch (err) {
+        if (!(err instanceof PrivateNetworksError)) throw err;
+        check.addIssue({ code: 'custom', message: err.message });
+        return z.NEVER;
+      }
+    })
+    .optional(),
   S3_ENDPOINT: z.string().url('must be a URL (http:// or https://)').optional(),
   S3_BUCKET: z.string().min(3).max(63).optional(),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
@@ -98,6 +112,11 @@ export interface Config {
   readonly apiDocs: 'public' | 'admin';
   /** Hosts (name or name:port) the image-URL import may fetch from; empty: only this platform's own files. */
   readonly imageUrlHosts: readonly string[];
+  /**
+   * Private ranges (`address/prefix`) a listed image host may resolve to: a hospital's intranet, an explicit opt-in;
+   * empty: public addresses only. Loopback, link-local, unspecified and multicast are never allowed.
+   */
+  readonly imageUrlPrivateNetworks: readonly string[];
   /**
    * The S3-compatible object store of the external network mode (forms §7); unset: uploads stay on the
    * local disk under DATA_DIR (the internal mode).
@@ -173,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .map((h) => h.trim().toLowerCase())
         .filter(Boolean),
     ),
+    imageUrlPrivateNetworks: Object.freeze(e.EDC_IMAGE_URL_PRIVATE_NETWORKS ?? []),
     s3: s3Of(e),
     webDist: path.resolve(e.WEB_DIST ?? path.join(REPOSITORY_ROOT, 'packages', 'web', 'dist')),
     accessTokenSeconds: 30 * 60,

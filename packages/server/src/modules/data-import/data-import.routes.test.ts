@@ -11,7 +11,7 @@ import { openDemoStudy } from '../../test/demo.js';
 import { multipart } from '../../test/multipart.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
-import { imageUrlNetwork, isRefusedAddress } from './public-address.js';
+import { imageUrlNetwork, isRefusedAddress, pinnedLookup } from './public-address.js';
 
 let t: TestApp;
 let admin: string;
@@ -94,7 +94,12 @@ beforeAll(async () => {
   imageHost = `images.test:${port}`;
   loopbackHost = `localhost:${port}`;
   t = await createTestApp({
-    config: { dataDir: `/tmp/edc-import-test-${process.pid}`, imageUrlHosts: [imageHost, loopbackHost] },
+    config: {
+      dataDir: `/tmp/edc-import-test-${process.pid}`,
+      imageUrlHosts: [imageHost, loopbackHost],
+      // A hospital intranet opted in (EDC_IMAGE_URL_PRIVATE_NETWORKS); other private addresses stay refused.
+      imageUrlPrivateNetworks: ['10.20.0.0/16', 'fd00:12::/32'],
+    },
   });
   ({ admin, studyId, crfIds } = await openDemoStudy(t));
   for (const name of ['导入甲', '导入乙']) {
@@ -394,7 +399,9 @@ describe('image_urls', () => {
       if (name === 'images.test') return answers();
       throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
     });
-    vi.spyOn(imageUrlNetwork, 'refuses').mockImplementation((a) => a !== '127.0.0.1' && isRefusedAddress(a));
+    vi.spyOn(imageUrlNetwork, 'refuses').mockImplementation(
+      (a, ranges) => a !== '127.0.0.1' && isRefusedAddress(a, ranges),
+    );
   };
   afterEach(() => {
     vi.restoreAllMocks();
@@ -476,6 +483,35 @@ describe('image_urls', () => {
       expect(res.status, answers.join()).toBe(400);
       expect(res.body.data.errors[0].message, answers.join()).toBe('不允许访问内网或本机地址');
     }
+    expect(requested.slice(before)).toEqual([]);
+  });
+
+  it('SRCH-07: a listed name on an address inside a configured private range (EDC_IMAGE_URL_PRIVATE_NETWORKS) is fetched, connected to that address only; one outside the ranges is refused', async () => {
+    // images.test answers an intranet address; the test's network carries a connection to it to the test server.
+    const pinned: string[] = [];
+    vi.spyOn(imageUrlNetwork, 'pin').mockImplementation((address) => {
+      pinned.push(address.address);
+      return pinnedLookup({ address: '127.0.0.1', family: 4 });
+    });
+    for (const address of ['10.20.0.7', 'fd00:12::7', '::ffff:10.20.0.7']) {
+      vi.spyOn(imageUrlNetwork, 'resolve').mockResolvedValue([{ address, family: address.includes(':') ? 6 : 4 }]);
+      const before = requested.length;
+      const res = await send(`http://${imageHost}/same`);
+      expect(res.status, `${address}: ${JSON.stringify(res.body)}`).toBe(200);
+      // Both requests of the fetch (a same-host redirect) were pinned to the checked intranet address.
+      expect(pinned.splice(0), address).toEqual([address, address]);
+      expect(requested.slice(before), address).toEqual([`${imageHost} /same`, `${imageHost} /ok.png`]);
+      const [file] = await t.db.select().from(storedFiles).where(eq(storedFiles.fileKey, res.body.data[0].fileKey));
+      expect(file, address).toMatchObject({ contentType: 'image/png', sha256: sha(PNG), studyId });
+    }
+    const before = requested.length;
+    for (const address of ['10.21.0.7', 'fd00:13::7', '192.168.1.20']) {
+      vi.spyOn(imageUrlNetwork, 'resolve').mockResolvedValue([{ address, family: address.includes(':') ? 6 : 4 }]);
+      const res = await send(`http://${imageHost}/ok.png`);
+      expect(res.status, address).toBe(400);
+      expect(res.body.data.errors[0].message, address).toBe('不允许访问内网或本机地址');
+    }
+    expect(pinned).toEqual([]);
     expect(requested.slice(before)).toEqual([]);
   });
 

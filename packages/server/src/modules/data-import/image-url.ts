@@ -6,7 +6,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { FILE_DOWNLOAD_PATH } from '@ecrf/core';
 import { OBJECT_DOMAIN } from '../files/object-upload.service.js';
 import { storedFileOf, type StoredFileRef } from '../files/stored-value.js';
-import { AddressRefused, isRefusedAddress, pinnedLookup, resolvePublic } from './public-address.js';
+import { AddressRefused, imageUrlNetwork, isRefusedAddress, resolvePublic } from './public-address.js';
 
 /** The largest image fetched from a URL; the page's own uploads allow more, a picture needs no more. */
 export const IMAGE_URL_MAX_BYTES = 20 * 1024 * 1024;
@@ -27,9 +27,15 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
  *   fetched at all: the stored file is used;
  * - otherwise only http(s) to a host on the configured allow-list (EDC_IMAGE_URL_HOSTS); an IP literal in a
  *   private, loopback or link-local range is refused even when listed (and a listed name resolving to one is
- *   refused when fetched: fetchAllowed).
+ *   refused when fetched: fetchAllowed), except a private one inside privateNetworks
+ *   (EDC_IMAGE_URL_PRIVATE_NETWORKS; loopback and link-local never).
  */
-export function judgeUrl(raw: string, ownHost: string, allowed: readonly string[]): UrlTarget {
+export function judgeUrl(
+  raw: string,
+  ownHost: string,
+  allowed: readonly string[],
+  privateNetworks: readonly string[] = [],
+): UrlTarget {
   let url: URL;
   try {
     url = new URL(raw, `http://${ownHost}`);
@@ -48,17 +54,20 @@ export function judgeUrl(raw: string, ownHost: string, allowed: readonly string[
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlRefused('只支持 http 和 https 地址');
   if (url.username || url.password) throw new UrlRefused('URL 不能包含用户名或密码');
   const host = hostOf(url);
-  if (net.isIP(host) && isRefusedAddress(host)) throw new UrlRefused('不允许访问内网或本机地址');
+  if (net.isIP(host) && isRefusedAddress(host, privateNetworks)) throw new UrlRefused('不允许访问内网或本机地址');
   if (!allowed.some((h) => h.toLowerCase() === host || h.toLowerCase() === url.host.toLowerCase())) {
     throw new UrlRefused('该主机不在允许的图片来源列表中');
   }
   return { kind: 'remote', url };
 }
 
-/** The host resolved once, to a public address (loopback, private, link-local, unique-local and the like refused). */
-async function publicAddressOf(url: URL): Promise<dns.LookupAddress> {
+/**
+ * The host resolved once, to a public address (loopback, private, link-local, unique-local and the like refused), or
+ * a private one inside privateNetworks.
+ */
+async function publicAddressOf(url: URL, privateNetworks: readonly string[]): Promise<dns.LookupAddress> {
   try {
-    return await resolvePublic(hostOf(url));
+    return await resolvePublic(hostOf(url), privateNetworks);
   } catch (err) {
     throw new UrlRefused(err instanceof AddressRefused ? '不允许访问内网或本机地址' : '无法读取图片地址');
   }
@@ -69,13 +78,15 @@ async function publicAddressOf(url: URL): Promise<dns.LookupAddress> {
  * made to that address (a redirect is followed only on the same host, so with no second lookup for a rebinding
  * name to answer differently), at most three redirects, at most IMAGE_URL_MAX_BYTES (counted, not trusted from
  * content-length), within 15 s. Answers a stream of the body; the caller stores it and decides its type by its bytes.
+ * privateNetworks: the ranges of EDC_IMAGE_URL_PRIVATE_NETWORKS, where a listed host may also be.
  */
 export async function fetchAllowed(
   url: URL,
+  privateNetworks: readonly string[] = [],
   maxBytes = IMAGE_URL_MAX_BYTES,
 ): Promise<Readable & { truncated?: boolean }> {
   let current = url;
-  const address = await publicAddressOf(url);
+  const address = await publicAddressOf(url, privateNetworks);
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
     const response = await get(current, address);
     const status = response.statusCode ?? 0;
@@ -124,7 +135,7 @@ function get(url: URL, address: dns.LookupAddress): Promise<http.IncomingMessage
   const client = url.protocol === 'https:' ? https : http;
   // An agent of its own: no pooled socket of another fetch, and its lookup answers the checked address only
   // (TLS still verifies the certificate against the URL's name).
-  const agent = new client.Agent({ keepAlive: false, lookup: pinnedLookup(address) });
+  const agent = new client.Agent({ keepAlive: false, lookup: imageUrlNetwork.pin(address) });
   return new Promise((resolve, reject) => {
     const request = client.get(url, { agent, timeout: TIMEOUT_MS, headers: { accept: 'image/*' } }, resolve);
     request.on('timeout', () => request.destroy(new UrlRefused('图片地址响应超时')));

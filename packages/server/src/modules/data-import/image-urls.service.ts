@@ -107,7 +107,7 @@ export async function attachImageUrls(
       continue;
     }
     try {
-      const target = judgeUrl(item.url, ownHost, ctx.config.imageUrlHosts);
+      const target = judgeUrl(item.url, ownHost, ctx.config.imageUrlHosts, ctx.config.imageUrlPrivateNetworks);
       const fileName =
         target.kind === 'remote' ? decodeURIComponent(target.url.pathname.split('/').pop() || 'image') : '';
       entries.push({
@@ -148,7 +148,7 @@ export async function attachImageUrls(
         continue;
       }
       try {
-        const body = await fetchAllowed(entry.target.url);
+        const body = await fetchAllowed(entry.target.url, ctx.config.imageUrlPrivateNetworks);
         const file = await receiveFile(ctx, body, entry.fileName);
         if (!file.contentType.startsWith('image/')) {
           await ctx.files.delete(storageKeyOf(file.fileKey));
