@@ -10,8 +10,11 @@ import { multipart } from '../../test/multipart.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import { waitForJob } from '../export/export.service.js';
+import { JobFailure, type JobInfo, type JobTools } from '../jobs/job-queue.js';
+import { createOcrPool, ocrPool } from './ocr.pool.js';
+import { pdfContentBomb, pdfImageBomb, peakMemory, pngBomb } from './recognition-bombs.js';
 import { RECOGNITION_PATH } from './recognition.routes.js';
-import { recognise } from './recognition.service.js';
+import { MSG_REFUSED, MSG_TOO_MANY, recognise, runRecognitionJob, TEMP_IDS_PER_WINDOW } from './recognition.service.js';
 import { drawReport, reportFontsInstalled, type ReportRow } from './report-image.js';
 
 /**
@@ -368,4 +371,103 @@ describe('recognising a PDF report', () => {
     },
     OCR_TIMEOUT,
   );
+});
+
+describe('bounds on what one member can make the server do', () => {
+  it(
+    "a 1.5 KB PDF whose image claims 20 000 × 20 000 pixels and a 110 KB PNG claiming 30 000 × 30 000 fail their jobs at once with 图片尺寸过大，请缩小后重试, the server's memory flat",
+    async () => {
+      for (const [fileName, bomb] of [
+        ['炸弹.pdf', await pdfImageBomb(20_000)],
+        ['炸弹.png', await pngBomb(30_000)],
+      ] as const) {
+        const key = await upload(admin, fileName, bomb);
+        const id = await tempId(admin, { fileKey: key });
+        const started = performance.now();
+        const measured = await peakMemory(
+          () => ocrPool().processId(),
+          () => recognition({ url: key, type: 2, index: 0, tempId: id }),
+        );
+        const seconds = (performance.now() - started) / 1000;
+        console.log(
+          `${fileName} (${bomb.length} B): answered in ${seconds.toFixed(1)} s; server ${measured.server.before} → ${measured.server.peak} MB, OCR process peak ${measured.ocr.peak} MB`,
+        );
+        expect(measured.outcome).toEqual({
+          status: 'fulfilled',
+          value: { status: 422, body: { code: 422, msg: '图片尺寸过大，请缩小后重试', data: null } },
+        });
+        // Before the bounds the PDF took the server to 4.5 GB for 24 s; now nothing of it is decoded, and the
+        // OCR runs in its own process anyway.
+        expect(measured.server.peak - measured.server.before).toBeLessThan(150);
+        expect(seconds).toBeLessThan(30);
+        const [row] = await t.db.select().from(recognitions).where(eq(recognitions.fileKey, key));
+        expect(row).toMatchObject({ state: 'failed' });
+        const [job] = await t.db.select().from(jobs).where(eq(jobs.jobId, row!.jobId!));
+        expect(job).toMatchObject({ state: 'failed', error: MSG_REFUSED['too-large'] });
+      }
+    },
+    OCR_TIMEOUT,
+  );
+
+  it(
+    'a runaway job (3.7 KB of PDF inflating to 2 GB) is stopped by the time bound: its OCR process killed, the job failed with 识别超时，请缩小图片后重试',
+    async () => {
+      const key = await upload(admin, '内容炸弹.pdf', await pdfContentBomb());
+      await tempId(admin, { fileKey: key });
+      const [row] = await t.db.select().from(recognitions).where(eq(recognitions.fileKey, key));
+      const pool = createOcrPool({ timeoutMs: 2000 });
+      const job = { payload: { recognitionId: row!.id, studyId } } as JobInfo<{
+        recognitionId: number;
+        studyId: number;
+      }>;
+      const tools = { progress: async () => undefined, signal: new AbortController().signal } as unknown as JobTools;
+      try {
+        const started = performance.now();
+        const failed = await runRecognitionJob(t.ctx, job, tools, pool).catch((err: unknown) => err);
+        expect(failed).toBeInstanceOf(JobFailure);
+        expect((failed as JobFailure).message).toBe('识别超时，请缩小图片后重试');
+        expect(performance.now() - started).toBeLessThan(15_000);
+        expect(pool.processId()).toBeUndefined();
+        const [after] = await t.db.select().from(recognitions).where(eq(recognitions.id, row!.id));
+        expect(after).toMatchObject({ state: 'failed', rows: null });
+      } finally {
+        await pool.close();
+      }
+    },
+    OCR_TIMEOUT,
+  );
+
+  it('a member is issued 30 tempIds in 10 minutes: the 31st is 429 识别请求过于频繁，请稍后再试, other users go on, the next window issues again', async () => {
+    expect(TEMP_IDS_PER_WINDOW).toBe(30);
+    const member = await addStudyMember(t, admin, studyId, '13900000105', {
+      permissions: [crfKey(labCrfId, 'view'), crfKey(labCrfId, 'save')],
+    });
+    const key = await upload(member, 'mine.png', blankPng());
+    const userId = (await t.call(member, 'GET', '/api/sys/login/getInfo')).body.data.user.userId as number;
+    // Start from the beginning of a window, so all 31 calls fall in one.
+    const now = t.clock().getTime();
+    t.clock.advance(600_000 - (now % 600_000));
+    for (let i = 0; i < TEMP_IDS_PER_WINDOW; i++) {
+      expect((await temp(member, { fileKey: key })).status).toBe(200);
+    }
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/imgrec/temp?studyId=${studyId}`,
+      headers: { authorization: `Bearer ${member}` },
+      payload: { fileKey: key },
+    });
+    expect(res.statusCode).toBe(429);
+    expect(res.json()).toEqual({ code: 429, msg: MSG_TOO_MANY, data: { retryAfter: 600 } });
+    expect(MSG_TOO_MANY).toBe('识别请求过于频繁，请稍后再试');
+    expect(res.headers['retry-after']).toBe('600');
+    // Nothing was issued for the refused request.
+    const issued = await t.db.select().from(recognitions).where(eq(recognitions.userId, userId));
+    expect(issued).toHaveLength(TEMP_IDS_PER_WINDOW);
+    // The count is the member's own.
+    expect((await temp(admin, { fileKey: blankKey })).status).toBe(200);
+    t.clock.advance(599_000);
+    expect(await temp(member, { fileKey: key })).toMatchObject({ status: 429, body: { data: { retryAfter: 1 } } });
+    t.clock.advance(1_000);
+    expect((await temp(member, { fileKey: key })).status).toBe(200);
+  });
 });

@@ -31,7 +31,7 @@ export function recognitionRoutes(app: App, ctx: AppContext) {
     {
       schema: {
         tags,
-        summary: '为已上传的图片申请识别凭证 tempId（一次有效，10 分钟内）',
+        summary: '为已上传的图片申请识别凭证 tempId（一次有效，10 分钟内；每人每 10 分钟 30 个）',
         querystring: studyIdQuery,
         body: z.object({
           fileKey: z.string().regex(/^[0-9a-f]{32}$/, '文件不存在'),
@@ -42,7 +42,17 @@ export function recognitionRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromQuery },
     },
-    async (request) => ok(await service.issueTempId(ctx, requireUser(request), requireStudy(request), request.body)),
+    async (request, reply) => {
+      const issued = await service
+        .issueTempId(ctx, requireUser(request), requireStudy(request), request.body)
+        .catch((err: unknown) => {
+          const retryAfter =
+            err instanceof AppError ? (err.data as { retryAfter?: number } | null)?.retryAfter : undefined;
+          if (retryAfter) reply.header('retry-after', String(retryAfter));
+          throw err;
+        });
+      return ok(issued);
+    },
   );
 
   app.post(
@@ -76,7 +86,8 @@ export function recognitionRoutes(app: App, ctx: AppContext) {
         });
       }
       if (outcome.unavailable) throw new AppError(503, 'recognition.unavailable', service.MSG_UNAVAILABLE);
-      throw new AppError(422, 'recognition.failed', service.MSG_FAILED);
+      // 识别失败, or why the image was refused or stopped (too large, too slow, too much memory).
+      throw new AppError(422, 'recognition.failed', outcome.message);
     },
   );
 

@@ -11,7 +11,7 @@ import { mayReadFile } from '../files/file.service.js';
 import { OBJECT_DOMAIN, objectFileKey } from '../files/object-upload.service.js';
 import { internalFile, objectFile, openStoredFile, storedFileOf, type StoredFileRef } from '../files/stored-value.js';
 import { JobFailure, type JobInfo, type JobTools } from '../jobs/job-queue.js';
-import { OcrUnavailable, ocrPool, type OcrPool } from './ocr.pool.js';
+import { OcrRefused, OcrUnavailable, ocrPool, type OcrPool } from './ocr.pool.js';
 
 export const RECOGNITION_JOB_KIND = 'recognition';
 /** How long a tempId may be spent (seconds). */
@@ -34,6 +34,21 @@ const READABLE = new Set([
 
 export const MSG_FAILED = '识别失败';
 export const MSG_UNAVAILABLE = '识别服务未安装';
+export const MSG_TOO_MANY = '识别请求过于频繁，请稍后再试';
+/** Why the OCR refused or stopped an image (OcrRefused): told to the caller, unlike other failures (识别失败). */
+export const MSG_REFUSED = {
+  'too-large': '图片尺寸过大，请缩小后重试',
+  timeout: '识别超时，请缩小图片后重试',
+  memory: '识别占用内存过多，请缩小图片后重试',
+} as const satisfies Record<OcrRefused['reason'], string>;
+const TOLD = new Set<string>([MSG_UNAVAILABLE, ...Object.values(MSG_REFUSED)]);
+
+/**
+ * tempIds one user may be issued per window (the tempId's own lifetime): each is an OCR job of 2–12 s on the one
+ * OCR process, so 30 in 10 minutes lets a nurse enter a report every 20 s and no member hold the OCR for long.
+ */
+export const TEMP_IDS_PER_WINDOW = 30;
+const TEMP_ID_WINDOW_MS = TEMP_ID_SECONDS * 1000;
 
 /** Every refusal of the public call: one answer, whatever the reason, so the path reveals nothing. */
 export const refused = () => new AppError(403, 'recognition.refused', MSG_FAILED);
@@ -91,10 +106,27 @@ async function checkRecordLink(ctx: AppContext, access: StudyAccess, req: Omit<T
 }
 
 /**
+ * Counts a request for a tempId against the user's window (fixed windows, so the wait is known), in the shared
+ * store: the database by default, Redis with REDIS_URL, so every app server counts the same requests. Refused
+ * requests count too: each one reads the database.
+ */
+async function countTempId(ctx: AppContext, user: CurrentUser) {
+  const now = ctx.clock().getTime();
+  const window = Math.floor(now / TEMP_ID_WINDOW_MS);
+  const count = await ctx.kv.incr(`recognition-temp:${user.userId}:${window}`, TEMP_ID_WINDOW_MS);
+  if (count > TEMP_IDS_PER_WINDOW) {
+    throw new AppError(429, 'recognition.too_many', MSG_TOO_MANY, {
+      retryAfter: Math.ceil(((window + 1) * TEMP_ID_WINDOW_MS - now) / 1000),
+    });
+  }
+}
+
+/**
  * Issues a tempId for an uploaded image the caller may read in this study: single use, short-lived, bound to the
  * user, the study and the file. Only its hash is stored.
  */
 export async function issueTempId(ctx: AppContext, user: CurrentUser, access: StudyAccess, req: TempIdRequest) {
+  await countTempId(ctx, user);
   const [file] = await ctx.db
     .select({ contentType: storedFiles.contentType, size: storedFiles.size })
     .from(storedFiles)
@@ -184,7 +216,8 @@ export async function recognise(
   }
   const [after] = await ctx.db.select().from(recognitions).where(eq(recognitions.id, row.id));
   if (ended.state === 'done' && after?.state === 'done') return { kind: 'done', data: answerOf(after) };
-  return { kind: 'failed', message: ended.error ?? MSG_FAILED, unavailable: ended.error === MSG_UNAVAILABLE };
+  const error = ended.error ?? MSG_FAILED;
+  return { kind: 'failed', message: TOLD.has(error) ? error : MSG_FAILED, unavailable: error === MSG_UNAVAILABLE };
 }
 
 /** The image's bytes, at most MAX_IMAGE_BYTES, from where its stored value put them (openStoredFile). */
@@ -248,7 +281,13 @@ export async function runRecognitionJob(
     seconds = read.seconds;
   } catch (err) {
     if (tools.signal.aborted) throw err;
-    throw await fail(err instanceof OcrUnavailable ? MSG_UNAVAILABLE : MSG_FAILED);
+    throw await fail(
+      err instanceof OcrUnavailable
+        ? MSG_UNAVAILABLE
+        : err instanceof OcrRefused
+          ? MSG_REFUSED[err.reason]
+          : MSG_FAILED,
+    );
   }
   if (rows.length === 0) throw await fail(MSG_FAILED);
   await ctx.db

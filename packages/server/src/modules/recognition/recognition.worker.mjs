@@ -1,5 +1,5 @@
-// The worker thread's entry: the server runs from TypeScript sources, so the worker registers the same
-// TypeScript loader before it loads the task module.
+// The OCR process's entry (ocr.pool.ts forks it): the server runs from TypeScript sources, so the process
+// registers the same TypeScript loader before it loads the task module. The bench imports it in process.
 import { register } from 'tsx/esm/api';
 
 register();
