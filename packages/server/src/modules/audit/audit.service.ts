@@ -18,7 +18,7 @@ import { appendChained, type ChainedContent } from './audit-chain.js';
 // visibleTo: the rows the caller reads, by what each records and by its CRF (one rule for every view).
 import { mayReadAuditRow, readableAuditRowsOf as visibleTo } from './audit-read.js';
 import { readableAuditRows } from './audit-text.service.js';
-import { withoutLegacyAllocationHash } from './blinded-rows.js';
+import { redactForCaller } from './row-redaction.js';
 
 export interface AuditEntry {
   studyId: number;
@@ -176,7 +176,7 @@ export function forCaller<T extends { action: string; itemName: string | null; o
   access: StudyAccess,
   given: T,
 ): T {
-  const row = withoutLegacyAllocationHash(access, given);
+  const row = redactForCaller(access, given);
   if (!row.action.startsWith('subject.') || hasStudyPermission(access, buttonKey('business.subject.identifiers'))) {
     return row;
   }

@@ -100,7 +100,7 @@ describe('patient side: binding, patient sessions and patient-reported forms', (
     await t?.close();
   });
 
-  it('KNOW-03: binds a patient with a one-time code: hashed at rest, openId on the patient, a patient session, audited', async () => {
+  it('KNOW-03: binds a patient with a one-time code: hashed at rest, openId on the patient (cut in the trail without 查看患者身份信息), a patient session, audited', async () => {
     const issued = await issue(patients.a!.id);
     expect(issued.status, JSON.stringify(issued.body)).toBe(200);
     const code = issued.body.data.code as string;
@@ -134,6 +134,18 @@ describe('patient side: binding, patient sessions and patient-reported forms', (
       subjectName: '张*',
       welcome: '欢迎参加本研究',
     });
+
+    // The binding's trail row holds the openId; a member without 查看患者身份信息 reads it cut, as the list shows it.
+    const operates = await t.call(
+      viewer,
+      'GET',
+      `/api/business/subjectRecord/operates?subjectRecordId=${patients.a!.subjectRecordId}&pageNum=1&pageSize=50`,
+    );
+    const bindRow = operates.body.data.list.find((e: { action: string }) => e.action === 'patient.bind');
+    expect(bindRow.newValue).toBe(`${subject!.openId!.slice(0, 8)}…`);
+    expect(JSON.stringify(operates.body)).not.toContain(subject!.openId!);
+    const asAdmin = await t.call(admin, 'GET', `/api/business/subjectRecord/operate?id=${bindRow.id}`);
+    expect(asAdmin.body.data.newValue).toBe(subject!.openId);
 
     const list = await t.call(nurse, 'GET', `/api/business/wechat/users?studyId=${studyId}&bound=true`);
     expect(list.body.data.list.map((p: { subjectId: number }) => p.subjectId)).toEqual([patients.a!.id]);

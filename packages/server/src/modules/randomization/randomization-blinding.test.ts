@@ -204,6 +204,23 @@ describe('randomization: blinding holds in the trail every member reads', () => 
     }
   });
 
+  it("RAND-04: a configuration's trail row tells the list length only to roles that may see the block sizes", async () => {
+    const [configRow] = await t.db
+      .select({ id: auditEvents.id })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.studyId, studyId), eq(auditEvents.action, 'randomization.config')))
+      .orderBy(asc(auditEvents.id));
+    const asMember = await t.call(emptyRole, 'GET', `/api/business/subjectRecord/operate?id=${configRow!.id}`);
+    expect(asMember.status).toBe(200);
+    expect(asMember.body.data.newValue).not.toHaveProperty('slots');
+    expect(asMember.body.data.newValue).toHaveProperty('seedSha256');
+    const configurer = await addStudyMember(t, admin, studyId, '13400000003', {
+      permissions: [buttonKey('business.randomization.config')],
+    });
+    const asConfigurer = await t.call(configurer, 'GET', `/api/business/subjectRecord/operate?id=${configRow!.id}`);
+    expect(asConfigurer.body.data.newValue.slots).toBe(40);
+  });
+
   it("RAND-06: after 全部揭盲 an auditor checks every version's seed and every assignment's commitment from the study's trail CSV", async () => {
     const [{ studyName }] = (await t.db
       .select({ studyName: studies.studyName })
