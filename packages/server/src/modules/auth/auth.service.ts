@@ -134,10 +134,12 @@ async function revokeFamilyOfSpent(ctx: AppContext, refreshHash: string) {
     .update(sessions)
     .set({ revokedAt: ctx.clock() })
     .where(and(eq(sessions.sessionId, spent.sessionId), isNull(sessions.revokedAt)));
+  ctx.realtime.endSession(spent.sessionId);
 }
 
 export async function logout(ctx: AppContext, user: CurrentUser) {
   await ctx.db.update(sessions).set({ revokedAt: ctx.clock() }).where(eq(sessions.sessionId, user.sessionId));
+  ctx.realtime.endSession(user.sessionId);
 }
 
 export async function getInfo(ctx: AppContext, user: CurrentUser) {
@@ -194,6 +196,7 @@ export async function changePassword(
     // Other devices signed in with the old password are signed out.
     await revokeSessionsOf({ ...ctx, db: tx }, user.userId, user.sessionId);
   });
+  ctx.realtime.endSessions(user.userId, user.sessionId);
 }
 
 export async function resetPassword(ctx: AppContext, input: { userId: number; newPassword: string }) {
@@ -207,4 +210,5 @@ export async function resetPassword(ctx: AppContext, input: { userId: number; ne
     if (updated.length === 0) throw AppError.notFound('user.not_found', '用户不存在');
     await revokeSessionsOf({ ...ctx, db: tx }, input.userId);
   });
+  ctx.realtime.endSessions(input.userId);
 }

@@ -113,6 +113,7 @@ export async function attemptPassword(
     if (inSession) {
       await ctx.kv.del(sessionFailKey(sessionUserId));
       await revokeSessionsOf(ctx, sessionUserId);
+      ctx.realtime.endSessions(sessionUserId);
     }
     throw lockedError(LOCK_MS / 60000);
   }

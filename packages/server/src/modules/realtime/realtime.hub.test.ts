@@ -124,6 +124,38 @@ describe('realtime hubs', () => {
     }
   });
 
+  it('RT-03: the sockets of a revoked session close at once (signed out elsewhere by a password change, signed out, disabled), those of the session kept stay', async () => {
+    await addStudyMember(t, admin, studyId, '13500000006', { permissions: [] });
+    const kept = await t.login('13500000006', 'Passw0rd');
+    const stolen = await t.login('13500000006', 'Passw0rd');
+    const stolenSockets = await Promise.all(
+      REALTIME_HUBS.map((hub) => connected(socketOf(base, hub, { token: stolen.token }))),
+    );
+    const keptSocket = await connected(socketOf(base, 'eventhub', { token: kept.token }));
+    const closed = stolenSockets.map((socket) => next<string>(socket, 'disconnect'));
+    const changed = await t.call(kept.token, 'PUT', '/api/system/user/password', {
+      oldPassword: 'Passw0rd',
+      newPassword: 'N3wPassword',
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(await Promise.all(closed)).toEqual(REALTIME_HUBS.map(() => 'io server disconnect'));
+    // A round trip on the kept socket after the others closed: it is still served.
+    expect(keptSocket.connected).toBe(true);
+    expect(await join(keptSocket, studyId)).toEqual({ ok: true });
+
+    const keptClosed = next<string>(keptSocket, 'disconnect');
+    await t.call(kept.token, 'POST', '/api/sys/logout', { refreshToken: kept.refreshToken });
+    expect(await keptClosed).toBe('io server disconnect');
+
+    const later = await t.login('13500000006', 'N3wPassword');
+    const laterSocket = await connected(socketOf(base, 'personsignalhub', { token: later.token }));
+    const laterClosed = next<string>(laterSocket, 'disconnect');
+    const userId = (await t.call(later.token, 'GET', '/api/sys/login/getInfo')).body.data.user.userId as number;
+    const disabled = await t.call(admin, 'PUT', '/api/system/user/status', { userId, status: 1 });
+    expect(disabled.status, JSON.stringify(disabled.body)).toBe(200);
+    expect(await laterClosed).toBe('io server disconnect');
+  });
+
   it('the study room takes staff and study:manage holders, and refuses a user of another study and a bad id', async () => {
     const mine = await connected(socketOf(base, 'eventhub', { token: nurse }));
     expect(await join(mine, studyId)).toEqual({ ok: true });

@@ -65,6 +65,13 @@ export interface Realtime {
   ): void;
   /** The users with a socket watching the study, on any app server. */
   watchers(studyId: number): Promise<number[]>;
+  /**
+   * Closes the user's sockets, on every app server, but those opened in the session kept: called once revoked
+   * sessions are committed, so a stolen token's socket stops receiving pushes at once instead of at its expiry.
+   */
+  endSessions(userId: number, except?: string): void;
+  /** Closes the sockets opened in one session (signed out, or its refresh token family revoked as stolen). */
+  endSession(sessionId: string): void;
 }
 
 /** The hubs as served on one HTTP server. */
@@ -89,6 +96,7 @@ const NOT_MEMBER = '您未参与该项目';
 const userRoom = (userId: number) => `user:${userId}`;
 const studyRoom = (studyId: number) => `study:${studyId}`;
 const formRoom = (studyId: number, crfId: number | '*') => `study:${studyId}:crf:${crfId}`;
+const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 
 function refusal(status: 401 | 403, msg: string): Error {
   const data: RealtimeRefusal = { status, code: status, msg };
@@ -103,16 +111,19 @@ function tokenOf(socket: Socket): string | null {
   return typeof query === 'string' && query ? query : null;
 }
 
+/** The claims of an (already verified) access token. */
+function claimsOf(token: string): { exp?: unknown; sid?: unknown } {
+  try {
+    return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as object;
+  } catch {
+    return {};
+  }
+}
+
 /** When the (already verified) access token stops being valid. */
 function expiryOf(token: string): number | null {
-  try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
-      exp?: unknown;
-    };
-    return typeof payload.exp === 'number' ? payload.exp * 1000 : null;
-  } catch {
-    return null;
-  }
+  const { exp } = claimsOf(token);
+  return typeof exp === 'number' ? exp * 1000 : null;
 }
 
 /** Node timers take at most 2^31-1 ms. */
@@ -152,12 +163,13 @@ export function createRealtime(options: RealtimeOptions = {}): RealtimeHubs {
 
     nsp.on('connection', (socket: Socket) => {
       const data = socket.data as SocketData;
-      void socket.join(userRoom(data.userId));
+      const token = tokenOf(socket) ?? '';
+      const { sid } = claimsOf(token);
+      void socket.join(typeof sid === 'string' ? [userRoom(data.userId), sessionRoom(sid)] : userRoom(data.userId));
       deps.log.debug({ userId: data.userId, hub: nsp.name }, 'realtime connected');
 
       // A socket lives no longer than the token it was opened with: the client reconnects with a fresh one,
       // and a revoked session or disabled user is refused then.
-      const token = tokenOf(socket) ?? '';
       const expiresAt = expiryOf(token);
       let timer: NodeJS.Timeout | null = null;
       if (expiresAt !== null) {
@@ -274,6 +286,21 @@ export function createRealtime(options: RealtimeOptions = {}): RealtimeHubs {
       for (const nsp of senders(HUB_OF_EVENT[event])) {
         if (only) nsp.to(formRoom(studyId, only.crfId)).to(formRoom(studyId, '*')).emit(event, payload);
         else nsp.to(studyRoom(studyId)).emit(event, payload);
+      }
+    },
+
+    endSessions(userId, except) {
+      for (const name of REALTIME_HUBS) {
+        for (const nsp of senders(name)) {
+          const sockets = nsp.in(userRoom(userId));
+          (except ? sockets.except(sessionRoom(except)) : sockets).disconnectSockets(true);
+        }
+      }
+    },
+
+    endSession(sessionId) {
+      for (const name of REALTIME_HUBS) {
+        for (const nsp of senders(name)) nsp.in(sessionRoom(sessionId)).disconnectSockets(true);
       }
     },
 

@@ -191,6 +191,7 @@ export async function setUserStatus(ctx: AppContext, actor: CurrentUser, userId:
     if (status !== 0) await revokeSessionsOf({ ...ctx, db: tx }, userId);
     await ensureAnAdministratorRemains(tx);
   });
+  if (status !== 0) ctx.realtime.endSessions(userId);
 }
 
 export async function deleteUser(ctx: AppContext, actor: CurrentUser, userId: number) {
@@ -205,6 +206,7 @@ export async function deleteUser(ctx: AppContext, actor: CurrentUser, userId: nu
     await revokeSessionsOf({ ...ctx, db: tx }, userId);
     await ensureAnAdministratorRemains(tx);
   });
+  ctx.realtime.endSessions(userId);
 }
 
 export async function setHome(ctx: AppContext, perm: string, userIds: number[]) {
