@@ -75,6 +75,17 @@ describe('recognising an image', () => {
     expect(await failureOf(recogniseImage(missing.deps, template!, file))).toBe('识别服务未安装');
   });
 
+  it('RECOG-12: a refusal the person can act on is 识别失败 with its reason (an image too large, too many requests)', async () => {
+    const tooLarge = deps({ recognise: () => Promise.reject(new ApiError(422, '图片尺寸过大，请缩小后重试', 422)) });
+    expect(await failureOf(recogniseImage(tooLarge.deps, template!, file))).toBe(
+      '识别失败：图片尺寸过大，请缩小后重试',
+    );
+    const tooMany = deps({ temp: () => Promise.reject(new ApiError(429, '识别请求过于频繁，请稍后再试', 429)) });
+    expect(await failureOf(recogniseImage(tooMany.deps, template!, file))).toBe(
+      '识别失败：识别请求过于频繁，请稍后再试',
+    );
+  });
+
   it('RECOG-06: an answer of 202 is followed through its job until the job is done', async () => {
     const states = ['running', 'done'];
     const slow = deps({

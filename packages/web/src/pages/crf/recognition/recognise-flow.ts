@@ -30,15 +30,27 @@ export class RecognitionFailure extends Error {
 const ACCEPTED = 202;
 /** 503: the OCR engine is not installed on this server; its message says so, which helps more than 识别失败. */
 const NOT_INSTALLED = 503;
+/**
+ * 422 (an image too large to read safely, a time or memory bound hit) and 429 (too many requests) carry what the
+ * person can do about it: shown after 识别失败 so the failure reads as the spec says and the way out is given.
+ */
+const WITH_REASON = new Set([422, 429]);
+
+function failureText(error: ApiError): string {
+  if (error.code === NOT_INSTALLED && error.message) return error.message;
+  if (WITH_REASON.has(error.code) && error.message && error.message !== RECOGNITION_FAILED) {
+    return `${RECOGNITION_FAILED}：${error.message}`;
+  }
+  return RECOGNITION_FAILED;
+}
 
 async function answerOf(deps: RecogniseDeps, body: Parameters<RecogniseDeps['recognise']>[0]): Promise<unknown> {
   try {
     return await deps.recognise(body);
   } catch (error) {
     if (!(error instanceof ApiError)) throw new RecognitionFailure(RECOGNITION_FAILED);
-    if (error.code === NOT_INSTALLED && error.message) throw new RecognitionFailure(error.message);
     const jobId = (error.data as { jobId?: unknown } | null)?.jobId;
-    if (error.code !== ACCEPTED || typeof jobId !== 'string') throw new RecognitionFailure(RECOGNITION_FAILED);
+    if (error.code !== ACCEPTED || typeof jobId !== 'string') throw new RecognitionFailure(failureText(error));
     for (;;) {
       const job = await deps.job(jobId).catch(() => null);
       if (!job) throw new RecognitionFailure(RECOGNITION_FAILED);
@@ -65,7 +77,13 @@ export async function recogniseImage(
     fileKey = (await deps.upload(file)).fileKey;
     tempId = (await deps.temp(fileKey)).tempId;
   } catch (error) {
-    throw new RecognitionFailure(error instanceof ApiError && error.message ? error.message : RECOGNITION_FAILED);
+    throw new RecognitionFailure(
+      error instanceof ApiError && error.message
+        ? WITH_REASON.has(error.code)
+          ? failureText(error)
+          : error.message
+        : RECOGNITION_FAILED,
+    );
   }
   const data = await answerOf(deps, { url: fileKey, type: template.type, index: template.index, tempId });
   const fill = fillFromAnswer(template, data);
