@@ -27,7 +27,8 @@ const result = await build({
   entryPoints: {
     main: 'src/main.ts',
     'audit-verify': 'src/audit-verify.ts',
-    // Worker threads (piscina): loaded by file name from the pools (see their WORKER constants).
+    // Workers loaded by file name from their pools (see their WORKER constants): piscina threads for the imports, a
+    // child process for recognition (ocr.pool.ts, so a runaway image is killed with all its memory).
     'crf-import.worker': 'src/modules/study/crf-import.worker.ts',
     'data-import.worker': 'src/modules/data-import/data-import.worker.ts',
     'recognition.worker': 'src/modules/recognition/recognition.worker.ts',
