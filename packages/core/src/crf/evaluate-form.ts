@@ -5,6 +5,7 @@ import { CRF_MSG } from './crf-messages.js';
 import { DEFAULT_TIME_ZONE, nowString, todayString } from './date-time.js';
 import { toValue, truthy, type ExpressionEnv, type FormReference, type Value } from './expression/index.js';
 import { isEmptyValue, validateField } from './field-rules.js';
+import { isIdentifierMask } from './identifier-mask.js';
 import { sliderRange } from './layout.js';
 import { spineCobbError } from '../spine/cobb-item.js';
 import { spineMeasureError } from '../spine/item-value.js';
@@ -295,6 +296,8 @@ function evaluateUnit(run: Run, unit: Unit) {
   const rowsIn = visible ? readRows(name ? run.input[name] : undefined) : [];
   const rowsOut: RowValues[] = [];
   state.rows = rowsIn.map((rowIn) => {
+    // A row holding an identifier its reader may not see is kept as it is: the save knows it by how it was shown.
+    const masked = Object.values(rowIn).some(isIdentifierMask);
     const rowOut: RowValues = {};
     const rowStates: Record<string, ItemState> = {};
     const rowEnv: ExpressionEnv = {
@@ -317,6 +320,7 @@ function evaluateUnit(run: Run, unit: Unit) {
       const memberVisible = parentShown && isVisible(member, rowEnv, rowLookup);
       const childName = member.node.name;
       const memberState = evaluateItem(run, member, memberVisible, rowIn, rowEnv);
+      if (masked) memberState.readOnly = true;
       rowStates[member.key] = memberState;
       if (childName && memberState.value !== undefined) rowOut[childName] = memberState.value;
       if (childName && memberState.additionVisible && Object.hasOwn(rowIn, additionKey(childName))) {
@@ -388,7 +392,11 @@ function evaluateItem(
   const state = baseState(run, info, visible);
   const node = info.node;
   if (!visible || !isValueType(node.type)) return state;
-  let value = normalizeValue(node, node.name ? source[node.name] : undefined);
+  const raw = node.name ? source[node.name] : undefined;
+  // An identifier its reader may not see (identifier-items.ts): kept as its mask, unchecked and read-only. The
+  // save puts the stored value back in its place; the mask itself is never stored.
+  if (isIdentifierMask(raw)) return { ...state, value: raw, readOnly: true };
+  let value = normalizeValue(node, raw);
   if (info.calc) {
     // forms §5: a result that is NaN or undefined is ignored, leaving the stored value.
     const result = calculatedValue(info, info.calc.evaluate(env));

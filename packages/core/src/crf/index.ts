@@ -18,4 +18,6 @@ export * from './evaluate-form.js';
 export * from './linter.js';
 export * from './example-crf.js';
 export * from './record-values.js';
+export * from './identifier-mask.js';
+export * from './identifier-items.js';
 export * from './group-info.js';

@@ -2,6 +2,7 @@ import type { CrfNode, CrfDefinition } from './crf-definition.schema.js';
 import { isChoiceType, isDateType, isRowType, isValueType } from './crf-definition.schema.js';
 import { additionKey, unitKey } from './evaluate-form.js';
 import { isEmptyValue } from './field-rules.js';
+import { IDENTIFIER_MASK, isIdentifierMask } from './identifier-mask.js';
 import { choicesOf, unitsOf } from './options.js';
 import { displayDate } from './partial-date.js';
 import { FILE_DOWNLOAD_PATH, fileReference, readChoiceList, readMediaList, readRows } from './value-shapes.js';
@@ -175,6 +176,8 @@ export function valueText(
   options: ValueTextOptions = {},
 ): string {
   if (isEmptyValue(value)) return '';
+  // A masked identifier reads as its mask, without the addition text or unit kept beside it.
+  if (isIdentifierMask(value)) return IDENTIFIER_MASK;
   if (!node) return typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (isChoiceType(node.type)) {
     const choices = choicesOf(node.option);

@@ -910,6 +910,8 @@ class FormWalker {
     const ctx = this.ctx;
     const variable = uniqueName(legalName(`${row.variable}_addition`, `${row.variable}_other`), this.usedVariables);
     const extra = emptyRow(variable, ctx.form, 'text', html(node.option.addition || '请注明'));
+    // The text typed beside an identifier is as identifying as the item.
+    if (isOn(node.option.identifier)) extra.identifier = 'y';
     ctx.source(variable, additionKey(node.name));
     const choices = choicesOf(node.option);
     const indexes = String(node.option.additionIndex ?? '')
