@@ -1,5 +1,13 @@
 import { and, asc, eq, inArray, like, or } from 'drizzle-orm';
-import { DEFAULT_BASE_CONFIG, describeAuditRow, fileValuesOf, type AuditRowText, type CrfNode } from '@ecrf/core';
+import {
+  DEFAULT_BASE_CONFIG,
+  describeAuditRow,
+  fileValuesOf,
+  identifierItemsOf,
+  maskIdentifierAuditRow,
+  type AuditRowText,
+  type CrfNode,
+} from '@ecrf/core';
 import type { Db } from '../../db/client.js';
 import {
   auditEvents,
@@ -165,9 +173,13 @@ async function formsOf(db: Db, rows: ReadonlyArray<RawAuditRow>) {
         (row.crfDataRecordId === null ? undefined : recordVersion.get(row.crfDataRecordId)) ??
         formById.get(row.crfId)?.currentVersion ??
         null);
+  // The current version too: an item it flags as an identifier is masked in rows written under older ones.
+  const currentOf = (row: RawAuditRow) => (row.crfId === null ? undefined : formById.get(row.crfId)?.currentVersion);
   const wanted = rows.flatMap((row) => {
     const version = versionOf(row);
-    return row.crfId === null || version === null ? [] : [{ crfId: row.crfId, version }];
+    return row.crfId === null || version === null
+      ? []
+      : [version, currentOf(row) ?? version].map((v) => ({ crfId: row.crfId!, version: v }));
   });
   const definitions = await definitionsOf(db, wanted);
   const nodesOfRow = (row: RawAuditRow) => {
@@ -176,9 +188,16 @@ async function formsOf(db: Db, rows: ReadonlyArray<RawAuditRow>) {
     const definition = definitions.get(versionKey(row.crfId, version));
     return definition ? nodesOf(definition) : undefined;
   };
+  const identifiersOfRow = (row: RawAuditRow) => {
+    const version = versionOf(row);
+    if (row.crfId === null || version === null) return identifierItemsOf();
+    const own = [version, currentOf(row) ?? version].flatMap((v) => definitions.get(versionKey(row.crfId!, v)) ?? []);
+    return identifierItemsOf(...own);
+  };
   return {
     titleOf: (crfId: number | null) => (crfId === null ? null : (formById.get(crfId)?.title ?? null)),
     nodesOfRow,
+    identifiersOfRow,
   };
 }
 
@@ -214,10 +233,13 @@ export async function readableAuditRows<T extends RawAuditRow>(
   db: Db,
   studyId: number,
   rows: readonly T[],
-  options: { subjectCodes?: boolean } = {},
+  /** `identifiers` false: a reader without 查看患者身份信息 reads identifier items masked (core identifier-items). */
+  options: { subjectCodes?: boolean; identifiers?: boolean } = {},
 ): Promise<Array<ReadableAuditRow<T>>> {
   if (rows.length === 0) return [];
   const forms = await formsOf(db, rows);
+  // Masked before any value is put into words or file names.
+  if (options.identifiers === false) rows = rows.map((row) => maskIdentifierAuditRow(forms.identifiersOfRow(row), row));
   const side = await sideValuesOverTime(
     db,
     rows.flatMap((r) => (r.action === 'item.update' && r.crfDataRecordId !== null ? [r.crfDataRecordId] : [])),

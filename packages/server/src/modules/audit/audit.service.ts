@@ -157,10 +157,13 @@ export async function recordHistory(ctx: AppContext, access: StudyAccess, crfDat
       ),
     )
     .orderBy(desc(auditEvents.id));
-  return readableAuditRows(ctx.db, access.studyId, rows);
+  return readableAuditRows(ctx.db, access.studyId, rows, { identifiers: seesIdentifierItems(access) });
 }
 
 const IDENTIFIERS = new Set<string>(SUBJECT_IDENTIFIER_FIELDS);
+/** Whether the caller reads identifier items (and the patient's identifiers) in clear. */
+const seesIdentifierItems = (access: StudyAccess) =>
+  hasStudyPermission(access, buttonKey('business.subject.identifiers'));
 const maskField = (field: string, value: unknown) =>
   IDENTIFIERS.has(field) && typeof value === 'string' ? maskIdentifier(field as SubjectIdentifierField, value) : value;
 const maskFields = (value: unknown) =>
@@ -200,6 +203,7 @@ export async function subjectHistory(ctx: AppContext, access: StudyAccess, subje
     ctx.db,
     access.studyId,
     list.map((row) => forCaller(access, row)),
+    { identifiers: seesIdentifierItems(access) },
   );
   return { list: readable, total: Number(total) };
 }
@@ -216,7 +220,9 @@ export async function auditEvent(ctx: AppContext, id: number) {
 export async function readableEvent(ctx: AppContext, access: StudyAccess, id: number) {
   const event = await auditEvent(ctx, id);
   if (!event || event.studyId !== access.studyId || !mayReadAuditRow(access, event)) throw AppError.forbidden();
-  const [row] = await readableAuditRows(ctx.db, access.studyId, [forCaller(access, event)]);
+  const [row] = await readableAuditRows(ctx.db, access.studyId, [forCaller(access, event)], {
+    identifiers: seesIdentifierItems(access),
+  });
   if (!row) throw AppError.forbidden();
   return row;
 }
@@ -290,7 +296,7 @@ export async function exportStudyAudit(
       ctx.db,
       studyId,
       batch.map((row) => forCaller(access, row)),
-      { subjectCodes: true },
+      { subjectCodes: true, identifiers: seesIdentifierItems(access) },
     );
     for (const r of rows) {
       lines.push(

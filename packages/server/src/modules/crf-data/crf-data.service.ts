@@ -15,8 +15,10 @@ import {
   recordSummary,
   STUDY_BUTTONS,
   type CrfAction,
+  identifierItemsOf,
   type CrfDefinition,
   type FormIssue,
+  type IdentifierItems,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
@@ -47,6 +49,8 @@ import { definitionOf, nodesOf } from './crf-definitions.js';
 import { otherFormValues, prefillFromPatient } from './linked-values.service.js';
 import { getSubjectByRecord, invalidateSignatures, listSignatures } from '../subjects/subject.service.js';
 import { checkSameRequest, saveRequestHash } from './save-request.js';
+import { conflictFor, formIdentifiers, identifiersForSave, valuesFor } from './identifier-values.js';
+import { seesIdentifiers } from '../subjects/subject.service.js';
 
 export interface SaveInput {
   subjectRecordId: number;
@@ -235,6 +239,9 @@ export async function crfDetail(
   if (crfDataRecordId && !current) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
   const version = current?.crfVersion ?? crf.currentVersion;
   const definition = await definitionOf(ctx.db, crfId, version);
+  // Identifier items read masked without 查看患者身份信息 (the files they name too).
+  const ids = await formIdentifiers(ctx.db, crfId, [version], crf.currentVersion);
+  const shown = current ? { ...current, values: valuesFor(access, ids, current.values) } : undefined;
   const subject = await getSubjectByRecord(ctx, subjectRecordId, access);
   const [creater] = await ctx.db
     .select({ name: users.name })
@@ -242,13 +249,13 @@ export async function crfDetail(
     .where(eq(users.userId, record.createdBy ?? 0));
   const signature = (await listSignatures(ctx, subjectRecordId))[0] ?? null;
   const active = (await activeDoubtsOf(ctx.db, subjectRecordId)).filter((d) => d.crfId === crfId);
-  const files = await filesOf(ctx.db, record.studyId, definition, current ? [current.values] : []);
+  const files = await filesOf(ctx.db, record.studyId, definition, shown ? [shown.values] : []);
   return {
     crf: { id: crf.id, title: crf.title, version, option: definition.option ?? {}, definition },
     subject,
     subjectRecord: { id: record.id, creater: creater?.name ?? '', state: record.state },
     subjectState: { crfId, subjectRecordId, state: formStateOf(rows, new Set(active.map((d) => d.crfDataRecordId))) },
-    crfDataRecord: current ? presentRecord(current) : null,
+    crfDataRecord: shown ? presentRecord(shown) : null,
     /** The original names of the files the record's values refer to, by file key. */
     files,
     crfDataRecords: rows.map((r) => ({ crfDataRecordId: r.id, state: r.state })),
@@ -273,8 +280,13 @@ export async function crfDetail(
           ...prefillFromPatient(definition, subject),
         },
     // What this form's form("标题", "item") calls read, from forms the caller may view.
-    formValues: await otherFormValues(ctx.db, record.studyId, subjectRecordId, definition, (id) =>
-      can(access, id, 'view'),
+    formValues: await otherFormValues(
+      ctx.db,
+      record.studyId,
+      subjectRecordId,
+      definition,
+      (id) => can(access, id, 'view'),
+      seesIdentifiers(access),
     ),
     repeat: repeatable ? 0 : 1,
     /** The study's zone: the page's "today", "now" and shown times. */
@@ -303,6 +315,7 @@ export async function dataList(ctx: AppContext, access: StudyAccess, subjectReco
   for (const version of new Set(rows.map(({ record }) => record.crfVersion))) {
     definitions.set(version, await definitionOf(ctx.db, crfId, version));
   }
+  const ids = await formIdentifiers(ctx.db, crfId, definitions.keys());
   return rows.map(({ record, creater }) => ({
     crfDataRecordId: record.id,
     state: record.state,
@@ -310,7 +323,7 @@ export async function dataList(ctx: AppContext, access: StudyAccess, subjectReco
     createTime: record.createdAt,
     updateTime: record.updatedAt,
     creater: creater ?? '',
-    summary: recordSummary(definitions.get(record.crfVersion)!, record.values),
+    summary: recordSummary(definitions.get(record.crfVersion)!, valuesFor(access, ids, record.values)),
   }));
 }
 
@@ -367,7 +380,7 @@ export async function saveCrf(
   // A request id already applied is found by the transaction itself (its version no longer matches, or its
   // claim conflicts), never by a read before it: a retry costs its refusal, a first try costs nothing.
   try {
-    return await applySave(ctx, user, input, access.timeZone, alsoWrite);
+    return await applySave(ctx, user, input, access, alsoWrite);
   } catch (err) {
     if (input.requestId && (err instanceof RequestAlreadyApplied || (err instanceof AppError && err.status === 409))) {
       const winner = await appliedAnswer(ctx.db, user.userId, input);
@@ -384,9 +397,9 @@ export async function saveCrf(
  */
 const SYSTEM_QUERY_WAIT_MS = 3_000;
 
-async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput, timeZone: string, alsoWrite?: SQL) {
+async function applySave(ctx: AppContext, user: CurrentUser, input: SaveInput, access: StudyAccess, alsoWrite?: SQL) {
   let published: RecordedEvent | undefined;
-  const result = await writeSave(ctx, user, input, timeZone, alsoWrite, (recorded) => {
+  const result = await writeSave(ctx, user, input, access, alsoWrite, (recorded) => {
     published = recorded;
   });
   // Only a submitted form has system queries to raise or close: a draft's save (most saves) answers at once.
@@ -466,14 +479,16 @@ async function writeSave(
   ctx: AppContext,
   user: CurrentUser,
   input: SaveInput,
-  timeZone: string,
+  access: StudyAccess,
   alsoWrite: SQL | undefined,
   published: (recorded: RecordedEvent) => void,
 ) {
   const now = ctx.clock();
   return ctx.db.transaction(async (tx) => {
     const { record, gender, crf, existing } = await readForSave(tx, input);
-    if (existing && input.version !== existing.version) throw stale(existing, input.values);
+    if (existing && input.version !== existing.version) {
+      throw await conflictFor(tx, access, stale(existing, input.values), existing);
+    }
 
     const crfVersion = existing?.crfVersion ?? crf.currentVersion;
     const definition = await definitionOf(tx, input.crfId, crfVersion);
@@ -482,11 +497,15 @@ async function writeSave(
       submit: Boolean(input.submit),
       reason: input.reason,
       now,
-      timeZone,
+      timeZone: access.timeZone,
       gender,
       forms,
+      identifiers: {
+        items: await formIdentifiers(tx, input.crfId, [crfVersion], crf.currentVersion),
+        mayChange: seesIdentifiers(access),
+      },
     });
-    const write = { ctx, tx, user, input, now, record, crf, crfVersion, judged, alsoWrite };
+    const write = { ctx, tx, user, input, access, now, record, crf, crfVersion, judged, alsoWrite };
     const { id, version } = existing
       ? await updateRecord(write, existing, published)
       : await insertRecord(write, published);
@@ -506,6 +525,7 @@ interface SaveWrite {
   tx: Db;
   user: CurrentUser;
   input: SaveInput;
+  access: StudyAccess;
   now: Date;
   record: { id: number; studyId: number; subjectId: number };
   crf: { title: string };
@@ -662,7 +682,7 @@ async function insertRecord(w: SaveWrite, published: (r: RecordedEvent) => void)
           isNull(crfDataRecords.deletedAt),
         ),
       );
-    throw stale(winner!, input.values);
+    throw await conflictFor(tx, w.access, stale(winner!, input.values), winner!);
   }
   const id = row.id;
   if (input.requestId) {
@@ -751,9 +771,20 @@ export function judgeSave(
     timeZone: string;
     gender: number | null | undefined;
     forms: Record<string, Record<string, unknown>>;
+    /**
+     * The form's identifier items (default: the definition's) and whether the saver may change stored ones (sees
+     * them: default true). Masks sent back are put back to the stored values either way (identifier-values.ts).
+     */
+    identifiers?: { items: IdentifierItems; mayChange: boolean };
   },
 ): SaveJudgement {
-  const evaluated = evaluateForm(definition, values, {
+  const sent = identifiersForSave(
+    opts.identifiers?.items ?? identifierItemsOf(definition),
+    values,
+    existing?.values ?? {},
+    opts.identifiers?.mayChange ?? true,
+  );
+  const evaluated = evaluateForm(definition, sent, {
     now: opts.now,
     timeZone: opts.timeZone,
     gender: genderFromPatient(opts.gender),
@@ -944,11 +975,18 @@ export async function overview(
     const mine = rows.filter((r) => r.crfId === form.id && (!crfDataRecordId || r.id === crfDataRecordId));
     const version = mine[0]?.crfVersion ?? form.currentVersion;
     const definition = await definitionOf(ctx.db, form.id, version);
+    const ids = await formIdentifiers(
+      ctx.db,
+      form.id,
+      mine.map((r) => r.crfVersion),
+      form.currentVersion,
+    );
+    const shown = mine.map((r) => ({ ...r, values: valuesFor(access, ids, r.values) }));
     const formFiles = await filesOf(
       ctx.db,
       record.studyId,
       definition,
-      mine.map((r) => r.values),
+      shown.map((r) => r.values),
     );
     Object.assign(files, formFiles);
     result.push({
@@ -956,7 +994,7 @@ export async function overview(
       title: form.title,
       option: definition.option ?? {},
       definition,
-      records: mine.map((r) => ({ crfDataRecordId: r.id, values: r.values, state: r.state })),
+      records: shown.map((r) => ({ crfDataRecordId: r.id, values: r.values, state: r.state })),
     });
   }
   return { subject, menu, crfs: result, files };

@@ -1,6 +1,8 @@
 import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
 import {
   formReferencesOf,
+  identifierItemsOf,
+  maskIdentifierItems,
   patientPrefill,
   SUBJECT_IDENTIFIER_FIELDS,
   type CrfDefinition,
@@ -8,6 +10,7 @@ import {
 } from '@ecrf/core';
 import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfs } from '../../db/schema/index.js';
+import { definitionsOf, versionKey } from './crf-definitions.js';
 
 /** Values of the patient's other forms, by form title, as `EvaluationContext.forms` takes them. */
 export type OtherFormValues = Record<string, Record<string, unknown>>;
@@ -17,7 +20,8 @@ export type OtherFormValues = Record<string, Record<string, unknown>>;
  * one created last) of each named form, only the named items. One statement whatever the number of
  * references, none when there is none; filtered by study as every clinical read is. `viewable`
  * leaves out forms the caller may not view (the browser's copy); the server's own evaluation of a
- * save reads them all, since its verdict is the one stored.
+ * save reads them all, since its verdict is the one stored. `identifiers` false (a caller without
+ * 查看患者身份信息) reads the other forms' identifier items masked, as on their own pages.
  */
 export async function otherFormValues(
   db: Db,
@@ -25,8 +29,9 @@ export async function otherFormValues(
   subjectRecordId: number,
   definition: CrfDefinition,
   viewable: (crfId: number) => boolean = () => true,
+  identifiers = true,
 ): Promise<OtherFormValues> {
-  const byPatient = await otherFormValuesOf(db, studyId, [subjectRecordId], definition, viewable);
+  const byPatient = await otherFormValuesOf(db, studyId, [subjectRecordId], definition, viewable, identifiers);
   return byPatient.get(subjectRecordId) ?? {};
 }
 
@@ -40,6 +45,7 @@ export async function otherFormValuesOf(
   subjectRecordIds: readonly number[],
   definition: CrfDefinition,
   viewable: (crfId: number) => boolean = () => true,
+  identifiers = true,
 ): Promise<Map<number, OtherFormValues>> {
   const out = new Map<number, OtherFormValues>();
   const references = formReferencesOf(definition);
@@ -51,6 +57,8 @@ export async function otherFormValuesOf(
       crfId: crfs.id,
       title: crfs.title,
       values: crfDataRecords.values,
+      version: crfDataRecords.crfVersion,
+      currentVersion: crfs.currentVersion,
     })
     .from(crfDataRecords)
     .innerJoin(crfs, eq(crfs.id, crfDataRecords.crfId))
@@ -64,8 +72,21 @@ export async function otherFormValuesOf(
       ),
     )
     .orderBy(crfDataRecords.subjectRecordId, crfs.title, desc(crfDataRecords.id));
+  const forms = identifiers
+    ? null
+    : await definitionsOf(
+        db,
+        rows.flatMap((r) => [
+          { crfId: r.crfId, version: r.version },
+          { crfId: r.crfId, version: r.currentVersion },
+        ]),
+      );
   for (const row of rows) {
     if (!viewable(row.crfId)) continue;
+    if (forms) {
+      const own = [row.version, row.currentVersion].flatMap((v) => forms.get(versionKey(row.crfId, v)) ?? []);
+      row.values = maskIdentifierItems(identifierItemsOf(...own), row.values);
+    }
     const values: Record<string, unknown> = {};
     for (const { form, item } of references) {
       if (form === row.title && Object.hasOwn(row.values, item)) values[item] = row.values[item];

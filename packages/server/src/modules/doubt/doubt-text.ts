@@ -1,7 +1,16 @@
 import { asc, eq, inArray } from 'drizzle-orm';
-import { itemTitle, readRows, unitOf, valueText, type CrfNode } from '@ecrf/core';
+import {
+  identifierItemsOf,
+  isIdentifierKey,
+  itemTitle,
+  maskedValue,
+  readRows,
+  unitOf,
+  valueText,
+  type CrfNode,
+} from '@ecrf/core';
 import type { Db } from '../../db/client.js';
-import { crfDataRecords, crfStageCrfs, crfStages } from '../../db/schema/index.js';
+import { crfDataRecords, crfStageCrfs, crfStages, crfs } from '../../db/schema/index.js';
 import {
   fileKeysOf,
   fileLinksOf,
@@ -43,6 +52,8 @@ export interface DoubtReader {
   words: (doubt: DoubtFacts) => DoubtWords;
   /** Any value of the query's item in words: read beside the record as it was at `at` (now, when absent). */
   text: (doubt: DoubtFacts, value: unknown, at?: Date) => string;
+  /** A value of the query's item as the reader may see it: masked when the item is an identifier they may not see. */
+  shown: (doubt: DoubtFacts, value: unknown) => unknown;
 }
 
 /**
@@ -55,6 +66,8 @@ export async function doubtReader(
   doubts: readonly DoubtFacts[],
   /** Other values of these queries' items that will be put into words (a thread's values), for their file names. */
   moreValues: ReadonlyArray<readonly [DoubtFacts, unknown]> = [],
+  /** False for a reader without 查看患者身份信息: a query on an identifier item shows its values masked. */
+  identifiers = true,
 ): Promise<DoubtReader> {
   const recordIds = [...new Set(doubts.map((d) => d.crfDataRecordId))];
   const records = recordIds.length
@@ -64,14 +77,28 @@ export async function doubtReader(
         .where(inArray(crfDataRecords.id, recordIds))
     : [];
   const recordById = new Map(records.map((r) => [r.id, r]));
+  const crfIds = [...new Set(doubts.map((d) => d.crfId))];
+  const currentVersions = new Map(
+    identifiers || crfIds.length === 0
+      ? []
+      : (await db.select({ id: crfs.id, version: crfs.currentVersion }).from(crfs).where(inArray(crfs.id, crfIds))).map(
+          (f) => [f.id, f.version],
+        ),
+  );
+  const versionsOf = (d: DoubtFacts) => {
+    const record = recordById.get(d.crfDataRecordId);
+    const current = currentVersions.get(d.crfId);
+    return [...(record ? [record.crfVersion] : []), ...(current === undefined ? [] : [current])];
+  };
   const definitions = await definitionsOf(
     db,
-    doubts.flatMap((d) => {
-      const record = recordById.get(d.crfDataRecordId);
-      return record ? [{ crfId: d.crfId, version: record.crfVersion }] : [];
-    }),
+    doubts.flatMap((d) => versionsOf(d).map((version) => ({ crfId: d.crfId, version }))),
   );
-  const crfIds = [...new Set(doubts.map((d) => d.crfId))];
+  const shown = (d: DoubtFacts, value: unknown) => {
+    if (identifiers) return value;
+    const ids = identifierItemsOf(...versionsOf(d).flatMap((v) => definitions.get(versionKey(d.crfId, v)) ?? []));
+    return isIdentifierKey(ids, d.itemName, d.groupName) ? maskedValue(value) : value;
+  };
   const stageRows = crfIds.length
     ? await db
         .select({ crfId: crfStageCrfs.crfId, name: crfStages.name })
@@ -108,12 +135,12 @@ export async function doubtReader(
   const keys = [
     ...doubts.flatMap((d) => [d.itemValue, currentOf(d)].map((v) => [d, v] as const)),
     ...moreValues,
-  ].flatMap(([d, value]) => fileKeysOf(nodeOf(d, nodesOfDoubt(d)), value));
+  ].flatMap(([d, value]) => fileKeysOf(nodeOf(d, nodesOfDoubt(d)), shown(d, value)));
   const fileNames = await fileNamesOf(db, studyId, keys);
 
   const text = (d: DoubtFacts, value: unknown, at?: Date) => {
     const nodes = nodesOfDoubt(d);
-    return valueText(nodeOf(d, nodes), value, besideOf(d, at), { fileNames });
+    return valueText(nodeOf(d, nodes), shown(d, value), besideOf(d, at), { fileNames });
   };
   const words = (d: DoubtFacts): DoubtWords => {
     const nodes = nodesOfDoubt(d);
@@ -125,8 +152,8 @@ export async function doubtReader(
       itemUnit: unitOf(node, besideOf(d, d.createdAt)),
       stageName: (stagesOf.get(d.crfId) ?? []).join('、'),
       crfVersion: recordById.get(d.crfDataRecordId)?.crfVersion ?? null,
-      itemFiles: fileLinksOf(node, d.itemValue, fileNames),
+      itemFiles: fileLinksOf(node, shown(d, d.itemValue), fileNames),
     };
   };
-  return { words, text };
+  return { words, text, shown };
 }

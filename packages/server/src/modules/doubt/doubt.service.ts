@@ -378,17 +378,19 @@ export async function getDoubt(ctx: AppContext, access: StudyAccess, doubtId: nu
     row.studyId,
     [row],
     messages.map((m) => [row, m.itemValue] as const),
+    seesIdentifiers(access),
   );
   return {
     ...present(row, { crfTitle: crf?.title }),
+    itemValue: reader.shown(row, row.itemValue),
     ...reader.words(row),
-    currentValue,
+    currentValue: reader.shown(row, currentValue),
     currentValueText: reader.text(row, currentValue),
     messages: messages.map((m) => ({
       id: m.id,
       kind: m.kind,
       content: m.content,
-      itemValue: m.itemValue,
+      itemValue: reader.shown(row, m.itemValue),
       itemValueText: reader.text(row, m.itemValue, m.createdAt),
       userName: m.userName,
       createDate: m.createdAt,
@@ -465,6 +467,8 @@ export async function listDoubts(
     ctx.db,
     studyId,
     rows.map((r) => r.doubt),
+    [],
+    clearNames,
   );
   return {
     list: rows.map((r) => ({
@@ -473,6 +477,7 @@ export async function listDoubts(
         subjectName: clearNames ? r.subjectName : maskName(r.subjectName),
         crfTitle: r.crfTitle,
       }),
+      itemValue: reader.shown(r.doubt, r.doubt.itemValue),
       ...reader.words(r.doubt),
     })),
     total: Number(total),

@@ -2,13 +2,17 @@ import crypto from 'node:crypto';
 import { and, asc, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
 import {
   exportVariables,
+  identifierItemsOf,
+  isIdentifierKey,
   shiftDate,
   uniqueNames,
   type CrfDefinition,
   type ExportOptions,
   type ExportState,
   type ExportVariable,
+  type IdentifierItems,
   type SearchConditions,
+  withoutIdentifierItems,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import {
@@ -48,6 +52,11 @@ export interface PlanForm {
   stage: PlanStage | null;
   /** The form repeats (repeat 0 in a stage): its records are instances 1, 2, … */
   repeating: boolean;
+  /**
+   * Its identifier items (current version): left out, columns and values, unless identifiers were asked for
+   * (which needs 查看患者身份信息), as the patient's own identifiers and the REDCap file's identifier fields are.
+   */
+  identifiers: IdentifierItems;
 }
 
 /** Patient columns: always the code and the clinical fields; identifiers only when asked and allowed. */
@@ -119,13 +128,17 @@ export async function exportPlan(ctx: AppContext, access: StudyAccess, options: 
     const definition = definitions.get(versionKey(f.id, f.version));
     if (!definition) continue;
     const mine = links.filter((l) => l.crfId === f.id);
+    const identifiers = identifierItemsOf(definition);
     planForms.push({
       crfId: f.id,
       title: f.title,
       definition,
-      variables: exportVariables(definition),
+      variables: exportVariables(definition).filter(
+        (v) => options.identifiers || !isIdentifierKey(identifiers, v.item),
+      ),
       stage: stages.find((s) => mine.some((l) => l.stageId === s.stageId)) ?? null,
       repeating: mine.some((l) => l.repeat !== 1),
+      identifiers,
     });
   }
   const patientColumns = PATIENT_COLUMNS.filter((c) => options.identifiers || !c.identifier);
@@ -228,6 +241,13 @@ export async function* patientBatches(
   decrypt: (stored: string) => string,
 ): AsyncGenerator<PatientBatch> {
   const states = new Set<ExportState>(plan.options.states);
+  // A record's identifiers: those of the plan's (current) version and of the version it was entered with.
+  const formById = new Map(plan.forms.map((f) => [f.crfId, f]));
+  const identifiersOf = async (r: { crfId: number; crfVersion: number }) => {
+    const form = formById.get(r.crfId);
+    const own = await definitionsOf(ctx.db, [{ crfId: r.crfId, version: r.crfVersion }]);
+    return identifierItemsOf(...[form?.definition, own.get(versionKey(r.crfId, r.crfVersion))].flatMap((d) => d ?? []));
+  };
   const listed = scope.kind === 'list' ? [...new Set(scope.subjectRecordIds)].sort((a, b) => a - b) : null;
   interface Cursor {
     after: number;
@@ -298,6 +318,7 @@ export async function* patientBatches(
           crfId: crfDataRecords.crfId,
           state: crfDataRecords.state,
           values: crfDataRecords.values,
+          crfVersion: crfDataRecords.crfVersion,
           formSdv: sql<boolean>`(${crfDataRecords.sdv} -> ${FORM_SDV_KEY}::text) is not null`,
         })
         .from(crfDataRecords)
@@ -331,7 +352,7 @@ export async function* patientBatches(
           crfId: r.crfId,
           instance,
           state: r.state,
-          values: r.values,
+          values: plan.options.identifiers ? r.values : withoutIdentifierItems(await identifiersOf(r), r.values),
         });
       }
     }

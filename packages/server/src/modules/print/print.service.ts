@@ -20,6 +20,7 @@ import { AppError } from '../../shared/app-error.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { nodesOf } from '../crf-data/crf-definitions.js';
+import { formIdentifiers, valuesFor } from '../crf-data/identifier-values.js';
 import { getSubjectByRecord } from '../subjects/subject.service.js';
 
 const run = promisify(execFile);
@@ -144,7 +145,9 @@ export async function printWord(
   // The printed form carries the patient's name as the caller may see it (masked without the identifiers permission).
   const subject = await getSubjectByRecord(ctx, input.subjectRecordId, access);
   const definition = def!.definition as CrfDefinition;
-  const values = record?.values ?? {};
+  // Identifier items print masked without 查看患者身份信息, as the form page shows them.
+  const ids = await formIdentifiers(ctx.db, input.crfId, [version], crf!.currentVersion);
+  const values = valuesFor(access, ids, record?.values ?? {});
   const nodes = nodesOf(definition);
   const fileNames = await fileNamesOf(
     ctx.db,

@@ -5,6 +5,7 @@ import {
   FILE_DOWNLOAD_PATH,
   FORM_STATE_FILTERS,
   FORM_STATE_OPERATORS,
+  isIdentifierItem,
   maskIdentifier,
   normalizeIdNumber,
   OPERATORS_BY_KIND,
@@ -150,6 +151,7 @@ async function dictionary(ctx: AppContext, access: StudyAccess): Promise<Diction
 
   const nodes = new Map<number, Map<string, SearchableItem>>();
   const dictCrfs: DictCrf[] = [];
+  const clear = seesIdentifiers(access);
   for (const form of visible) {
     const definition = definitions.get(versionKey(form.id, form.version));
     if (!definition) continue;
@@ -161,27 +163,29 @@ async function dictionary(ctx: AppContext, access: StudyAccess): Promise<Diction
       title: form.title,
       repeatable: mine.some((l) => l.repeat !== 1),
       stages: stages.filter((s) => mine.some((l) => l.stageId === s.id)).map((s) => ({ stageId: s.id, name: s.name })),
-      items: items.map((found): DictItem => {
-        const { node, kind, group } = found;
-        const units = unitsOf(node.option);
-        return {
-          name: node.name,
-          title: node.title || node.option.title || node.name,
-          path: searchItemPath(found),
-          type: node.type,
-          kind,
-          options: kind === 'choice' || kind === 'multiChoice' ? choicesOf(node.option).map(toOption) : [],
-          unit: units[0] ?? '',
-          units,
-          operators: [...OPERATORS_BY_KIND[kind]],
-          group: group
-            ? { name: group.name, title: group.title || group.option.title || group.name, type: group.type }
-            : null,
-        };
-      }),
+      // Identifier items are offered only with 查看患者身份信息 (a condition or column on one is a 403 without it).
+      items: items
+        .filter((found) => clear || !isIdentifierItem(found.node))
+        .map((found): DictItem => {
+          const { node, kind, group } = found;
+          const units = unitsOf(node.option);
+          return {
+            name: node.name,
+            title: node.title || node.option.title || node.name,
+            path: searchItemPath(found),
+            type: node.type,
+            kind,
+            options: kind === 'choice' || kind === 'multiChoice' ? choicesOf(node.option).map(toOption) : [],
+            unit: units[0] ?? '',
+            units,
+            operators: [...OPERATORS_BY_KIND[kind]],
+            group: group
+              ? { name: group.name, title: group.title || group.option.title || group.name, type: group.type }
+              : null,
+          };
+        }),
     });
   }
-  const clear = seesIdentifiers(access);
   const patientFields = PATIENT_SEARCH_FIELDS.filter((f) => clear || !f.identifier).map((f) => ({
     field: f.field,
     title: f.title,
@@ -394,10 +398,16 @@ interface ItemRef {
   found: SearchableItem;
 }
 
+/** An identifier item is searched and shown only with 查看患者身份信息, as the patient's own identifiers are. */
+function checkIdentifierItem(c: CompileContext, found: SearchableItem | undefined) {
+  if (found && isIdentifierItem(found.node) && !seesIdentifiers(c.access)) throw forbiddenIdentifier();
+}
+
 function itemOf(c: CompileContext, condition: ItemCondition): ItemRef {
   const crf = crfOf(c, condition.crfId, condition.stageId);
-  const item = crf.items.find((i) => i.name === condition.itemName);
   const found = c.dict.nodes.get(crf.crfId)?.get(condition.itemName);
+  checkIdentifierItem(c, found);
+  const item = crf.items.find((i) => i.name === condition.itemName);
   if (!item || !found) throw invalid(`表单“${crf.title}”中没有可检索的变量 ${condition.itemName}`);
   const options = item.options.length > 0 ? item.options.map((o) => o.value) : undefined;
   const issue = conditionIssue(item.kind, condition.operator, condition.values, item.operators, options);
@@ -600,6 +610,7 @@ function resolveColumns(c: CompileContext, columns: readonly SearchColumn[]): Re
       continue;
     }
     const crf = crfOf(c, column.crfId);
+    checkIdentifierItem(c, c.dict.nodes.get(crf.crfId)?.get(column.itemName));
     const item = crf.items.find((i) => i.name === column.itemName);
     if (!item) throw invalid(`表单“${crf.title}”中没有可显示的变量 ${column.itemName}`);
     out.push({ key, title: item.path, column, crfTitle: crf.title, unit: item.unit, repeatable: crf.repeatable });
