@@ -19,6 +19,7 @@ export const CRF_T = {
     `参考范围：${min ?? ''}${min !== null && max !== null ? ' ~ ' : min !== null ? ' 以上' : ''}${max ?? ''}${min === null && max !== null ? ' 以下' : ''}${unit ? ` ${unit}` : ''}`,
   unit: '单位',
   calculated: '自动计算',
+  identifierMasked: '身份标识已隐藏（需要“查看患者身份信息”权限）',
   recognised: '识别',
   recognisedTip: '由智能识别填入，请核对；核对无误点击确认',
   recognisedConfirm: (title: string) => `确认识别结果 ${title}`,

@@ -1,6 +1,14 @@
 import { memo, type ReactNode } from 'react';
 import { Input, Select, Space, Tooltip } from 'antd';
-import { isEmptyValue, referenceRange, unitsOf, type CrfNode, type ItemState } from '@ecrf/core';
+import {
+  IDENTIFIER_MASK,
+  isEmptyValue,
+  isIdentifierMask,
+  referenceRange,
+  unitsOf,
+  type CrfNode,
+  type ItemState,
+} from '@ecrf/core';
 import { useCrfStore, useStoreSlice } from './crf-store';
 import { CRF_T } from './crf-texts';
 import { ItemOpenButton } from './item-open-button';
@@ -77,17 +85,32 @@ function FieldViewInner(props: FieldViewProps) {
   const units = unitsOf(node.option);
   const chosenUnit = units.length > 1 ? asText(unit) || units[0]! : (units[0] ?? '');
 
-  const control = renderControl({
-    node,
-    id,
-    value: state.value,
-    disabled,
-    status,
-    onChange,
-    onBlur,
-    ariaLabel: layout === 'cell' ? title : undefined,
-    labelId: layout === 'field' ? `${id}-label` : undefined,
-  });
+  // An identifier the reader may not see (no 查看患者身份信息): its mask as read-only text, whatever the item's
+  // type, so nobody edits a mask; the engine keeps it read-only and the save keeps the stored value.
+  const control = isIdentifierMask(state.value) ? (
+    <Input
+      id={id}
+      className="crf-identifier-masked"
+      value={IDENTIFIER_MASK}
+      readOnly
+      disabled
+      title={CRF_T.identifierMasked}
+      aria-label={layout === 'cell' ? title : undefined}
+      aria-labelledby={layout === 'field' ? `${id}-label` : undefined}
+    />
+  ) : (
+    renderControl({
+      node,
+      id,
+      value: state.value,
+      disabled,
+      status,
+      onChange,
+      onBlur,
+      ariaLabel: layout === 'cell' ? title : undefined,
+      labelId: layout === 'field' ? `${id}-label` : undefined,
+    })
+  );
   if (control === null) return null;
 
   let body: ReactNode = control;
