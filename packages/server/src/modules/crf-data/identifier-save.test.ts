@@ -1,9 +1,11 @@
 import { and, eq } from 'drizzle-orm';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buttonKey, crfKey, IDENTIFIER_MASK, type CrfDefinition } from '@ecrf/core';
 import { auditEvents, crfDataRecords } from '../../db/schema/index.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { openDemoStudy } from '../../test/demo.js';
+import { multipart } from '../../test/multipart.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 
 /**
@@ -233,5 +235,49 @@ describe('saving a form whose identifiers the saver sees masked', () => {
     expect(late.status).toBe(409);
     expect(late.body.data.current.values).toEqual({ hospital_no: M, height: '175', family: [] });
     expect(JSON.stringify(late.body)).not.toContain('ZY-7');
+  });
+
+  it('data import: without the permission the preview shows identifier changes masked, and a stored one is not changed', async () => {
+    const { subjectRecordId, recordId } = await filled('吴一');
+    const empty = await enrol('吴二');
+    const code = async (id: number) =>
+      (await t.call(admin, 'GET', `/api/business/subject/${id}`)).body.data.identificationCode as string;
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('联系信息');
+    sheet.addRow(['编号', 'hospital_no', 'height']);
+    sheet.addRow([await code(subjectRecordId), 'ZY-IMPORTED', 180]);
+    sheet.addRow([await code(empty), 'ZY-FIRST', 160]);
+    const upload = async (token: string, dryRun: boolean) => {
+      const body = multipart({}, [{ fileName: '导入.xlsx', data: Buffer.from(await wb.xlsx.writeBuffer()) }]);
+      const qs = new URLSearchParams({ studyId: String(studyId), submitType: '0', dryRun: String(dryRun) });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/business/import/multi_crf_sheet/multi_thread?${qs}`,
+        headers: { ...body.headers, authorization: `Bearer ${token}` },
+        payload: body.payload,
+      });
+      return { status: res.statusCode, text: res.body, body: res.json() };
+    };
+    const preview = await upload(tokens.masked, true);
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.text).not.toContain('ZY-1');
+    const rows = preview.body.data.rows as Array<{
+      row: number;
+      errors: Array<{ message: string }>;
+      changes: unknown[];
+    }>;
+    const changed = rows.find((r) => r.row === 2)!;
+    expect(changed.errors.map((e) => e.message)).toEqual([
+      '无权修改已填写的身份标识字段（需要“查看患者身份信息”权限）',
+    ]);
+    expect(changed.changes).toEqual(
+      expect.arrayContaining([expect.objectContaining({ item: 'hospital_no', old: M, new: M })]),
+    );
+    expect(rows.find((r) => r.row === 3)!.errors).toEqual([]);
+    // The clear member's preview shows the values and no refusal.
+    const clear = await upload(tokens.clear, true);
+    expect(clear.text).toContain('ZY-1');
+    expect(clear.body.data.rows.find((r: { row: number }) => r.row === 2).errors).toEqual([]);
+    expect((await stored(recordId)).values.hospital_no).toBe('ZY-1');
   });
 });

@@ -17,6 +17,8 @@ import {
   cellValue,
   dateFormatOf,
   isDateType,
+  isEmptyValue,
+  maskIdentifierValue,
   valueText,
   excelSheetNames,
   type CrfDefinition,
@@ -38,6 +40,8 @@ import type { StudyAccess } from '../../shared/study-access.js';
 import { can } from '../crf-data/crf-data.service.js';
 import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
 import { otherFormValuesOf, type OtherFormValues } from '../crf-data/linked-values.service.js';
+import { formIdentifiers } from '../crf-data/identifier-values.js';
+import { seesIdentifiers } from '../subjects/subject.service.js';
 import { JobFailure, type JobInfo, type JobTools } from '../jobs/job-queue.js';
 import type { ReadSheet, WorkbookPool } from './data-import.pool.js';
 import { BatchRefused, timeSlices, writePatients, type Refusal, type WriteCounts } from './data-import.writer.js';
@@ -369,6 +373,17 @@ export async function planImport(
       }
       const after = evaluated.values as Record<string, unknown>;
       const changed = changedItemNames(before, after);
+      // PIPL: an importer without 查看患者身份信息 may fill an empty identifier item, not change a stored one, and
+      // the preview shows its values masked (the save's rule, identifier-values.ts).
+      const hidden = seesIdentifiers(access)
+        ? null
+        : await formIdentifiers(ctx.db, p.form.crfId, existing ? [existing.crfVersion] : []);
+      const shown = (item: string, value: unknown) => (hidden ? maskIdentifierValue(hidden, item, value) : value);
+      for (const item of hidden ? changed : []) {
+        if (hidden!.items.has(item) && !isEmptyValue(before[item])) {
+          fail('无权修改已填写的身份标识字段（需要“查看患者身份信息”权限）', columnOfItem.get(item) ?? item);
+        }
+      }
       const submits = options.submit && existing?.state !== FORM_STATE.submitted;
       plan.submitted = complete;
       plan.action = !existing ? 'create' : changed.length > 0 || submits ? 'update' : 'unchanged';
@@ -376,8 +391,8 @@ export async function planImport(
         item,
         title: nodes.get(item)?.title ?? item,
         column: columnOfItem.get(item) ?? '',
-        old: textOf(columns.get(item), before[item], before),
-        new: textOf(columns.get(item), after[item], after),
+        old: textOf(columns.get(item), shown(item, before[item]), before),
+        new: textOf(columns.get(item), shown(item, after[item]), after),
       }));
       targets.push({
         sheet: p.sheet.name,

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { formReferencesOf } from '@ecrf/core';
+import { formReferencesOf, identifierItemsOf } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfStageCrfs, crfs, subjectRecords, subjects } from '../../db/schema/index.js';
@@ -11,6 +11,7 @@ import { audit, type AuditEntry } from '../audit/audit.service.js';
 import { can, judgeSave, saveAuditEntries, stale, type SaveJudgement } from '../crf-data/crf-data.service.js';
 import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
 import { otherFormValuesOf } from '../crf-data/linked-values.service.js';
+import { seesIdentifiers } from '../subjects/subject.service.js';
 
 /** What the writer needs of a planned record (data-import.service's Target). */
 export interface WriteTarget {
@@ -198,6 +199,7 @@ export async function writePatients(
           timeZone: access.timeZone,
           gender: live.get(t.subjectRecordId)!.gender,
           forms: others.get(key)?.get(t.subjectRecordId) ?? {},
+          identifiers: { items: identifierItemsOf(definition), mayChange: seesIdentifiers(access) },
         });
         judged.push({ t, existing, crfVersion: wanted[i]!.version, j });
       } catch (err) {
