@@ -340,7 +340,16 @@ function evaluateUnit(run: Run, unit: Unit) {
   run.items[info.key] = state;
 }
 
+/** Whether an expression reads an identifier its reader may not see: it cannot be decided in the browser. */
+const readsMask = (names: readonly string[], env: ExpressionEnv) =>
+  names.some((name) => isIdentifierMask(env.get(name)));
+
 function isVisible(info: NodeInfo, env: ExpressionEnv, lookup: TriggerLookup): boolean {
+  // A condition on a masked identifier shows its item rather than hiding and clearing it; the server, which reads
+  // the stored value, decides when the form is saved.
+  const { trig, trigex } = info.triggers;
+  const triggers = [...(trig ? [trig.name] : []), ...trigex.map((t) => t.name)];
+  if (readsMask(triggers, env) || (info.showIf !== null && readsMask(info.showIf.dependencies, env))) return true;
   if (!isShownBySpecRules(info.node.option, lookup)) return false;
   // A showIf that cannot be decided yet (blank inputs) hides, as REDCap branching logic does.
   return info.showIf ? truthy(info.showIf.evaluate(env)) : true;
@@ -412,6 +421,8 @@ function evaluateItem(
   if (info.checks.length > 0 && message === null) {
     run.deferredChecks.push(() => {
       for (const { check, expression } of info.checks) {
+        // A check on a masked identifier is the server's to judge, with the stored value.
+        if (readsMask(expression.dependencies, env)) continue;
         const verdict = expression.evaluate(env);
         // An undecidable check (blank inputs) raises nothing until the data is there.
         if (verdict !== null && !truthy(verdict)) {

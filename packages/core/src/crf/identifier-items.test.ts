@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CrfDefinition } from './crf-definition.schema.js';
 import { evaluateForm } from './evaluate-form.js';
+import { lintDefinition } from './linter.js';
 import {
   holdsIdentifierMask,
   identifierItemsOf,
@@ -234,5 +235,40 @@ describe('the engine keeps a mask as it is', () => {
     expect(cells('family').every((cell) => cell.readOnly)).toBe(true);
     expect(cells('meds').some((cell) => cell.readOnly)).toBe(false);
     expect(state.values.family).toEqual(shown.family);
+  });
+
+  it('a condition or a check reading a mask cannot be decided here: the item shows (never hidden and cleared), the check waits', () => {
+    const gated: CrfDefinition = {
+      title: '联系信息',
+      option: {},
+      children: [
+        item('input', 'hospital_no', '住院号', { identifier: 1 }),
+        item('input', 'ward', '病区', { showIf: "hospital_no = 'ZY1'" }),
+        item('int', 'height', '身高', {
+          checks: [{ expression: "hospital_no <> ''", message: '请先填写住院号', severity: 'error' }],
+        }),
+      ],
+    };
+    const masked = evaluateForm(gated, { hospital_no: M, ward: '三病区', height: 170 }, { now: new Date() });
+    expect(masked.items.ward).toMatchObject({ visible: true, value: '三病区' });
+    expect(masked.errors).toEqual([]);
+    const clear = evaluateForm(gated, { hospital_no: 'ZY2', ward: '三病区', height: 170 }, { now: new Date() });
+    expect(clear.items.ward).toMatchObject({ visible: false });
+    expect(clear.values.ward).toBeUndefined();
+  });
+
+  it('the linter warns when a calculation reads an identifier and is not flagged itself', () => {
+    const derived: CrfDefinition = {
+      title: '联系信息',
+      option: {},
+      children: [
+        item('input', 'hospital_no', '住院号', { identifier: 1 }),
+        item('input', 'code', '编码', { calc: "concat('H', hospital_no)" }),
+        item('input', 'code2', '编码2', { calc: "concat('H', hospital_no)", identifier: 1 }),
+      ],
+    };
+    expect(lintDefinition(derived).warnings.map((w) => [w.name, w.message])).toEqual([
+      ['code', '计算读取身份标识字段 hospital_no：结果也可能识别患者，请同样标记 identifier'],
+    ]);
   });
 });

@@ -12,6 +12,7 @@ import {
   type CrfNode,
 } from './crf-definition.schema.js';
 import { compilePattern } from './field-rules.js';
+import { isIdentifierItem } from './identifier-mask.js';
 import { sliderRange } from './layout.js';
 import { choicesOf, indexList, splitList, toNumber, unitsOf } from './options.js';
 import { isDateFormat, isValidPartialDate, dateFormatOf } from './partial-date.js';
@@ -101,7 +102,24 @@ export function lintDefinition(input: unknown): LintResult {
     node.children.forEach((child, i) => walk(child, `${path}.children[${i}]`, rows));
   };
   definition.children.forEach((child, i) => walk(child, `children[${i}]`, false));
-  issues.push(...compileForm(definition).issues);
+  const compiled = compileForm(definition);
+  issues.push(...compiled.issues);
+  // A value calculated from an identifier can identify as well: masked only when flagged itself.
+  for (const info of compiled.nodes) {
+    if (!info.calc || isIdentifierItem(info.node)) continue;
+    const read = info.calc.dependencies.filter((dep) => {
+      const source = compiled.byName.get(dep)?.node;
+      return source !== undefined && isIdentifierItem(source);
+    });
+    if (read.length > 0) {
+      issues.push({
+        severity: 'warning',
+        path: `${info.path}.option.calc`,
+        name: info.node.name || undefined,
+        message: `计算读取身份标识字段 ${read.join('、')}：结果也可能识别患者，请同样标记 identifier`,
+      });
+    }
+  }
   const errors = issues.filter((i) => i.severity === 'error');
   const warnings = issues.filter((i) => i.severity === 'warning');
   return { ok: errors.length === 0, definition: errors.length === 0 ? definition : null, errors, warnings };
