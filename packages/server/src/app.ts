@@ -16,6 +16,7 @@ import { installAuth, requireAdministrator } from './http/auth.js';
 import { installErrorHandler, notFoundBody } from './http/error-handler.js';
 import { installInputBounds } from './http/input-bounds.js';
 import { withRequestLogRules } from './http/request-log.js';
+import { installRequestTimeouts, serverTimeoutOptions } from './http/request-timeouts.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installStudyGuard } from './http/study-guard.js';
 import { advisoryRoutes } from './modules/advisory/advisory.routes.js';
@@ -80,11 +81,14 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
     trustProxy: ctx.config.trustProxy,
     genReqId: () => crypto.randomUUID(),
     bodyLimit: 10 * 1024 * 1024,
+    // A client that stops sending is cut off, so slow or truncated bodies cannot hold sockets and handlers forever.
+    ...serverTimeoutOptions(ctx.config.httpTimeouts),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  installRequestTimeouts(app, ctx.config.httpTimeouts);
 
   installInputBounds(app);
   await installSecurityHeaders(app, ctx.config);

@@ -5,6 +5,13 @@ import { DataKeyError, parseDataKey } from './shared/field-crypto.js';
 import { REPOSITORY_ROOT } from './server-paths.js';
 
 const onOff = z.enum(['on', 'off']);
+const seconds = (fallback: number) =>
+  z.coerce
+    .number()
+    .int('must be whole seconds')
+    .min(1, 'must be 1 to 86400')
+    .max(86_400, 'must be 1 to 86400')
+    .default(fallback);
 
 /**
  * The folder with the root package.json. `npm start` runs the server from packages/server, so the default data
@@ -72,6 +79,11 @@ const envSchema = z.object({
       }
     })
     .optional(),
+  /** HTTP timeouts in seconds (docs/deployment.md): a request's headers, a whole ordinary request, an upload, an idle socket. */
+  HTTP_HEADERS_TIMEOUT: seconds(30),
+  HTTP_REQUEST_TIMEOUT: seconds(60),
+  HTTP_UPLOAD_TIMEOUT: seconds(1800),
+  HTTP_IDLE_TIMEOUT: seconds(300),
   S3_ENDPOINT: z.string().url('must be a URL (http:// or https://)').optional(),
   S3_BUCKET: z.string().min(3).max(63).optional(),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
@@ -122,6 +134,8 @@ export interface Config {
    * local disk under DATA_DIR (the internal mode).
    */
   readonly s3: S3Config | undefined;
+  /** How long a client may take to send a request (docs/deployment.md); bounds what a slow or stalled client holds. */
+  readonly httpTimeouts: HttpTimeouts;
   /** Short-lived access token; the refresh token keeps a working day going. */
   readonly accessTokenSeconds: number;
   readonly refreshTokenSeconds: number;
@@ -138,7 +152,31 @@ export interface S3Config {
   readonly region: string;
 }
 
+/** Milliseconds. */
+export interface HttpTimeouts {
+  /** From the first byte of a request to the end of its headers. */
+  readonly headersMs: number;
+  /** From the end of the headers to the last byte of the body, for an ordinary call. */
+  readonly requestMs: number;
+  /** The same for a multipart upload to a route that takes one (a 500 MB video on a slow ward link). */
+  readonly uploadMs: number;
+  /** A socket on which no byte moves either way. */
+  readonly idleMs: number;
+}
+
 export class ConfigError extends Error {}
+
+function httpTimeoutsOf(e: z.infer<typeof envSchema>): HttpTimeouts {
+  if (e.HTTP_UPLOAD_TIMEOUT < e.HTTP_REQUEST_TIMEOUT) {
+    throw new ConfigError('Invalid configuration:\n  HTTP_UPLOAD_TIMEOUT: must be at least HTTP_REQUEST_TIMEOUT');
+  }
+  return Object.freeze({
+    headersMs: e.HTTP_HEADERS_TIMEOUT * 1000,
+    requestMs: e.HTTP_REQUEST_TIMEOUT * 1000,
+    uploadMs: e.HTTP_UPLOAD_TIMEOUT * 1000,
+    idleMs: e.HTTP_IDLE_TIMEOUT * 1000,
+  });
+}
 
 /** All of bucket and keys, or none: half a configuration would silently keep files on one server's disk. */
 function s3Of(e: z.infer<typeof envSchema>): S3Config | undefined {
@@ -194,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     imageUrlPrivateNetworks: Object.freeze(e.EDC_IMAGE_URL_PRIVATE_NETWORKS ?? []),
     s3: s3Of(e),
+    httpTimeouts: httpTimeoutsOf(e),
     webDist: path.resolve(e.WEB_DIST ?? path.join(REPOSITORY_ROOT, 'packages', 'web', 'dist')),
     accessTokenSeconds: 30 * 60,
     refreshTokenSeconds: 7 * 24 * 60 * 60,

@@ -22,9 +22,17 @@ function validationErrors(error: FastifyError): FieldError[] {
 const MALFORMED_MULTIPART =
   /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|.* terminated early due to unexpected end of multipart data|Missing Content-Type-header\.|Unsupported Content-Type\.|The needle .*)$/;
 
-function isMalformedMultipart(error: FastifyError, request: FastifyRequest): boolean {
+/**
+ * A multipart body busboy could not read, or whose part stream ended before its boundary (a body cut short, a
+ * connection closed mid-upload): the client's doing, a 400.
+ */
+export function isMalformedMultipart(error: FastifyError, request: FastifyRequest): boolean {
   const type = String(request.headers['content-type'] ?? '').toLowerCase();
-  return error.statusCode === undefined && type.startsWith('multipart/') && MALFORMED_MULTIPART.test(error.message);
+  return (
+    error.statusCode === undefined &&
+    type.startsWith('multipart/') &&
+    (MALFORMED_MULTIPART.test(error.message) || error.code === 'ERR_STREAM_PREMATURE_CLOSE')
+  );
 }
 
 /**
@@ -41,6 +49,11 @@ const PG_INPUT_ERRORS: Record<string, { status: number; msg: string }> = {
   '22P05': { status: 400, msg: MALFORMED_MSG }, // untranslatable_character
   '23505': { status: 409, msg: '数据已存在或已被修改，请刷新后重试' }, // unique_violation
 };
+
+/** The 4xx for a value PostgreSQL refused (see PG_INPUT_ERRORS), or undefined. */
+export function pgInputError(error: unknown): { status: number; msg: string } | undefined {
+  return PG_INPUT_ERRORS[pgErrorCode(error) ?? ''];
+}
 
 function pgErrorCode(error: unknown): string | undefined {
   // drizzle wraps the driver's error (pg and PGlite both carry the SQLSTATE in `code`) in `cause`.
@@ -66,7 +79,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (isMalformedMultipart(error, request)) {
       return reply.status(400).send({ code: 400, msg: MALFORMED_MSG, data: null });
     }
-    const pg = PG_INPUT_ERRORS[pgErrorCode(error) ?? ''];
+    const pg = pgInputError(error);
     if (pg) {
       request.log.warn({ err: error }, 'database refused input the route schema let through');
       return reply.status(pg.status).send({ code: pg.status, msg: pg.msg, data: null });

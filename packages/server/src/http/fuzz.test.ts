@@ -1,7 +1,11 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { queryRows } from '../db/client.js';
 import { seedDemoStudy } from '../db/demo-study.js';
+import { listenOnLoopback, rawSend, requestBytes, uncaughtDuring, type RawCall } from '../test/raw-http.js';
 import { createTestApp, type TestApp } from '../test/test-app.js';
 import { MAX_ROW_ID } from './ids.js';
 import { MAX_BODY_DEPTH } from './input-bounds.js';
@@ -31,7 +35,7 @@ interface JsonSchema {
   default?: unknown;
 }
 interface Operation {
-  parameters?: Array<{ name: string; in: string; schema?: JsonSchema }>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: JsonSchema }>;
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
 }
 interface Route {
@@ -223,8 +227,12 @@ function multipartAttempts(route: Route, ids: Record<string, number>): Attempt[]
   ];
 }
 
-function attemptsFor(route: Route, ids: Record<string, number>): Attempt[] {
-  const params = route.op.parameters ?? [];
+/**
+ * A route's address with plausible path and query values, and how to build it with other values; `requiredOnly`
+ * leaves out optional query parameters (a request meant to pass validation).
+ */
+function addressOf(route: Route, ids: Record<string, number>, requiredOnly = false) {
+  const params = (route.op.parameters ?? []).filter((p) => !requiredOnly || p.in !== 'query' || p.required);
   const pathParams = params.filter((p) => p.in === 'path');
   const queryParams = params.filter((p) => p.in === 'query');
   const pathValues = Object.fromEntries(pathParams.map((p) => [p.name, String(sample(p.schema, p.name, ids))]));
@@ -236,7 +244,11 @@ function attemptsFor(route: Route, ids: Record<string, number>): Attempt[] {
       .join('&');
     return qs ? `${filled}?${qs}` : filled;
   };
-  const url = urlOf(pathValues, queryValues);
+  return { pathParams, queryParams, pathValues, queryValues, urlOf, url: urlOf(pathValues, queryValues) };
+}
+
+function attemptsFor(route: Route, ids: Record<string, number>): Attempt[] {
+  const { pathParams, queryParams, pathValues, queryValues, urlOf, url } = addressOf(route, ids);
   const out: Attempt[] = [];
   for (const p of pathParams) {
     for (const v of textVariants(p.schema)) {
@@ -319,7 +331,44 @@ const MULTIPART_ROUTES = new Set([
   'PUT /api/v3/business/crf',
   'POST /api/system/crf',
   'POST /api/system/crf/multi',
+  'POST /api/redcap',
+  'POST /api/business/import/multi_crf_sheet/multi_thread',
+  'POST /api/v1/content/image',
+  'POST /spine_cobb/v2/getprediction',
 ]);
+// Routes whose callers authenticate in the body (a REDCap API token): their 401 is an answer, not a lost session.
+const OWN_CREDENTIALS = new Set(['POST /api/redcap']);
+
+/** The demo study with one patient: the administrator's token, the patient's code; the ids requests name. */
+async function openFuzzStudy(t: TestApp, ids: Record<string, number>) {
+  await seedDemoStudy(t.db);
+  const token = (await t.login()).token;
+  const studies = await t.call(token, 'GET', '/api/business/study/list');
+  const studyId = studies.body.data.list[0].id as number;
+  const added = await t.call(token, 'POST', '/api/business/subject', {
+    studyId,
+    subjectName: '模糊测试',
+    gender: 1,
+    diseaseCode: 'LSS',
+  });
+  expect(added.status).toBe(200);
+  const records = await t.call(token, 'GET', `/api/v1/business/subjectRecord/list?studyId=${studyId}`);
+  const record = records.body.data.list[0];
+  const [crf] = await queryRows<{ id: number }>(
+    t.db,
+    sql`select id from crfs where study_id = ${studyId} order by id limit 1`,
+  );
+  Object.assign(ids, {
+    studyId,
+    id: studyId,
+    subjectRecordId: record.subjectRecordId ?? record.id,
+    subjectId: record.subjectId ?? 1,
+    crfId: crf!.id,
+  });
+  return { token, code: added.body.data.identificationCode as string };
+}
+
+const documentOf = (t: TestApp) => t.app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> };
 
 /** Row count and content hash of every table, so any change anywhere is seen. */
 async function tableChecksums(t: TestApp): Promise<Record<string, string>> {
@@ -346,34 +395,11 @@ describe('malformed input on every route (issue 9: bad input gets 4xx, never 500
 
   beforeAll(async () => {
     t = await createTestApp();
-    await seedDemoStudy(t.db);
-    token = (await t.login()).token;
-    const studies = await t.call(token, 'GET', '/api/business/study/list');
-    const studyId = studies.body.data.list[0].id as number;
-    const added = await t.call(token, 'POST', '/api/business/subject', {
-      studyId,
-      subjectName: '模糊测试',
-      gender: 1,
-      diseaseCode: 'LSS',
-    });
-    expect(added.status).toBe(200);
-    const records = await t.call(token, 'GET', `/api/v1/business/subjectRecord/list?studyId=${studyId}`);
-    const record = records.body.data.list[0];
-    const [crf] = await queryRows<{ id: number }>(
-      t.db,
-      sql`select id from crfs where study_id = ${studyId} order by id limit 1`,
-    );
-    Object.assign(ids, {
-      studyId,
-      id: studyId,
-      subjectRecordId: record.subjectRecordId ?? record.id,
-      subjectId: record.subjectId ?? 1,
-      crfId: crf!.id,
-    });
+    ({ token } = await openFuzzStudy(t, ids));
   });
   afterAll(() => t?.close());
 
-  const documented = () => t.app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> };
+  const documented = () => documentOf(t);
 
   it('bounds every integer a request takes to the integer column (ids < 2^31)', () => {
     const unbounded: string[] = [];
@@ -430,7 +456,11 @@ describe('malformed input on every route (issue 9: bad input gets 4xx, never 500
         });
         sent++;
         // A 401 outside sign-in means a variant ended the session: every later answer would be hollow.
-        if (res.statusCode >= 500 || (res.statusCode === 401 && !route.path.startsWith('/api/ignore/'))) {
+        const lostSession =
+          res.statusCode === 401 &&
+          !route.path.startsWith('/api/ignore/') &&
+          !OWN_CREDENTIALS.has(`${route.method} ${route.path}`);
+        if (res.statusCode >= 500 || lostSession) {
           failures.push(`${res.statusCode} ${route.method} ${route.path} — ${attempt.what}: ${res.body.slice(0, 160)}`);
         } else if (res.statusCode < 400 && attempt.method !== 'GET') {
           accepted.push(`${res.statusCode} ${route.method} ${route.path} — ${attempt.what}`);
@@ -443,4 +473,150 @@ describe('malformed input on every route (issue 9: bad input gets 4xx, never 500
     expect(failures).toEqual([]);
     expect(changed, `accepted writes:\n${accepted.join('\n')}`).toEqual([]);
   }, 600_000);
+});
+
+/**
+ * What app.inject cannot send: bodies cut before their closing boundary and bodies trickled in, over a real
+ * socket, several at once, to every route that takes an upload. Eight such bodies killed the embedded server (an
+ * error emitted on a stream nobody listened on) or, on PostgreSQL, left their requests waiting forever.
+ */
+describe('truncated and slow multipart bodies over a socket, to every upload route', () => {
+  const timeouts = { headersMs: 5_000, requestMs: 1_000, uploadMs: 1_500, idleMs: 10_000 };
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-fuzz-uploads-'));
+  const ids: Record<string, number> = {};
+  let t: TestApp;
+  let port: number;
+  let token: string;
+  let code: string;
+  let apiToken: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ config: { dataDir, httpTimeouts: timeouts } });
+    ({ token, code } = await openFuzzStudy(t, ids));
+    const created = await t.call(token, 'POST', '/api/system/user/profile/apiToken', { studyId: ids.studyId });
+    expect(created.status).toBe(200);
+    apiToken = created.body.data.token as string;
+    port = await listenOnLoopback(t.app);
+  });
+  afterAll(async () => {
+    await t?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Every route that reads a multipart body: documented as such, or read by hand. */
+  function uploadRoutes(): Route[] {
+    const routes: Route[] = [];
+    for (const [path, methods] of Object.entries(documentOf(t).paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const key = `${method.toUpperCase()} ${path}`;
+        if (op.requestBody?.content?.['multipart/form-data'] || MULTIPART_ROUTES.has(key)) {
+          routes.push({ method: method.toUpperCase(), path, op });
+        }
+      }
+    }
+    return routes;
+  }
+
+  /**
+   * The route's parameters (for the REDCap API those of a file import, so the file is streamed to storage), then a
+   * file part that never reaches its closing boundary.
+   */
+  function cutBody(route: Route): Buffer {
+    const b = 'cutboundary';
+    const fields: Record<string, string> =
+      route.path === '/api/redcap'
+        ? { token: apiToken, content: 'file', action: 'import', record: code, field: 'lab_report' }
+        : { studyId: String(ids.studyId) };
+    const file = route.path === '/spine_cobb/v2/getprediction' ? 'image' : 'file';
+    const text =
+      Object.entries(fields)
+        .map(([name, value]) => `--${b}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+        .join('') +
+      `--${b}\r\ncontent-disposition: form-data; name="${file}"; filename="a.png"\r\ncontent-type: image/png\r\n\r\n`;
+    return Buffer.concat([Buffer.from(text), PNG, Buffer.alloc(4096, 7)]);
+  }
+
+  const send = (route: Route, body: Buffer, contentLength: number, then: 'end' | 'stay' | 'trickle'): RawCall =>
+    rawSend(
+      port,
+      requestBytes(
+        route.method,
+        addressOf(route, ids, true).url,
+        { authorization: `Bearer ${token}`, 'content-type': 'multipart/form-data; boundary=cutboundary' },
+        body,
+        contentLength,
+      ),
+      then,
+    );
+
+  async function serves() {
+    const res = await fetch(`http://127.0.0.1:${port}/api/business/study/list`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(200);
+  }
+
+  /** Files under the upload directory, finished or partial: a cut upload leaves none. */
+  const filesOnDisk = () =>
+    fs.existsSync(path.join(dataDir, 'files'))
+      ? fs.readdirSync(path.join(dataDir, 'files'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
+      : [];
+  const storedRows = async () =>
+    (await queryRows<{ n: string }>(t.db, sql`select count(*)::text as n from stored_files`))[0]!.n;
+
+  it('eight cut bodies at once to each upload route are answered 4xx or closed, and the server lives and keeps nothing', async () => {
+    const routes = uploadRoutes();
+    expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(
+      expect.arrayContaining(['POST /api/common/file/upload', 'POST /api/redcap']),
+    );
+    const rowsBefore = await storedRows();
+    const failures: string[] = [];
+    const tally: Record<string, number> = {};
+    const { uncaught } = await uncaughtDuring(async () => {
+      for (const route of routes) {
+        const body = cutBody(route);
+        const calls = [
+          // The whole body as announced, but no closing boundary.
+          ...Array.from({ length: 8 }, () => send(route, body, body.length, 'stay')),
+          // Less than announced, then the client closes its side.
+          ...Array.from({ length: 8 }, () => send(route, body, body.length + 65_536, 'end')),
+        ];
+        for (const [i, exchange] of (await Promise.all(calls.map((c) => c.done))).entries()) {
+          const answer = exchange.status === null ? 'closed' : String(exchange.status);
+          tally[answer] = (tally[answer] ?? 0) + 1;
+          if (exchange.status !== null && (exchange.status < 400 || exchange.status >= 500)) {
+            failures.push(`${route.method} ${route.path} (${i < 8 ? 'no boundary' : 'cut'}): ${exchange.text}`);
+          }
+        }
+      }
+      await serves();
+    });
+    console.info(
+      `cut multipart bodies: ${routes.map((r) => `${r.method} ${r.path}`).join(', ')} × 16: ${JSON.stringify(tally)}`,
+    );
+    expect(uncaught.map(String)).toEqual([]);
+    expect(failures).toEqual([]);
+    expect(await storedRows()).toBe(rowsBefore);
+    // A connection closed by the client is answered at once; its handler removes what it stored just after.
+    await vi.waitFor(() => expect(filesOnDisk()).toEqual([]));
+  }, 120_000);
+
+  it('a multipart body trickled in to each upload route is cut at the upload timeout, and the server lives', async () => {
+    const routes = uploadRoutes();
+    const { result: exchanges, uncaught } = await uncaughtDuring(async () => {
+      const calls = routes.map((route) => send(route, cutBody(route), 10_000_000, 'trickle'));
+      const answers = await Promise.all(calls.map((c) => c.done));
+      await serves();
+      return answers;
+    });
+    const answers = Object.fromEntries(routes.map((r, i) => [`${r.method} ${r.path}`, exchanges[i]!.status]));
+    expect(uncaught.map(String)).toEqual([]);
+    // The streaming receivers were still reading when the time ran out.
+    expect(answers).toMatchObject({ 'POST /api/common/file/upload': 408, 'POST /api/redcap': 408 });
+    // Elsewhere the same, or a refusal (4xx) before the body was read; never a 5xx, never left open.
+    for (const [route, status] of Object.entries(answers)) {
+      expect(status === null || (status >= 400 && status < 500), `${route}: ${status}`).toBe(true);
+    }
+    await vi.waitFor(() => expect(filesOnDisk()).toEqual([]));
+  }, 60_000);
 });

@@ -66,13 +66,14 @@ export function localFileStorage(root: string): FileStorage {
       await fs.promises.mkdir(path.dirname(target), { recursive: true });
       // Written under a temporary name and renamed: a crash mid-write never leaves a half file under the key.
       const temp = `${target}.${crypto.randomBytes(4).toString('hex')}.part`;
+      const out = fs.createWriteStream(temp, { mode: 0o600 });
       try {
-        await pipeline(
-          Buffer.isBuffer(data) ? Readable.from([data]) : data,
-          fs.createWriteStream(temp, { mode: 0o600 }),
-        );
+        await pipeline(Buffer.isBuffer(data) ? Readable.from([data]) : data, out);
         await fs.promises.rename(temp, target);
       } catch (err) {
+        // A write stream failed before its file was open opens it still, then closes it: removed only after that,
+        // or a cut upload would leave its part file behind.
+        if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
         await fs.promises.rm(temp, { force: true });
         throw err;
       }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { fileTypeFromStream } from 'file-type';
 import type { AppContext } from '../../app-context.js';
@@ -122,9 +123,7 @@ export async function receiveFile(
     },
   });
   try {
-    // A failing upload stream fails the write (pipe alone would leave the storage waiting).
-    stream.once('error', (err) => meter.destroy(err));
-    await ctx.files.put(key, stream.pipe(meter));
+    await storeStream(ctx, key, stream, meter);
     if (stream.truncated || size > MAX_UPLOAD_BYTES) {
       throw AppError.badRequest('file.too_large', '上传文件大小不能超过500MB!');
     }
@@ -139,6 +138,25 @@ export async function receiveFile(
     await ctx.files.delete(key);
     throw err;
   }
+}
+
+/**
+ * One error path from the upload to the storage. `pipeline` listens on the upload from this call on, so an upload
+ * that fails now (a body cut short, a closed connection) or already failed while the caller was checking
+ * permissions rejects here and fails the write with it. Piping by hand heard neither: an error raised before the
+ * storage attached its own listener had none and ended the process, and an upload destroyed before it was piped
+ * never ended, so the write and its request waited forever.
+ */
+async function storeStream(ctx: AppContext, key: string, upload: Readable, meter: Transform): Promise<void> {
+  const received = pipeline(upload, meter);
+  const written = ctx.files.put(key, meter);
+  // A write that fails first (a full disk, the object store) stops the reading with its error, so `received`
+  // settles too, and with the cause.
+  written.catch((err: unknown) => meter.destroy(err instanceof Error ? err : new Error(String(err))));
+  const [read, write] = await Promise.allSettled([received, written]);
+  // When the upload failed, that is what went wrong (the client's doing); the write's failure only follows from it.
+  if (read.status === 'rejected') throw read.reason;
+  if (write.status === 'rejected') throw write.reason;
 }
 
 export async function recordFile(

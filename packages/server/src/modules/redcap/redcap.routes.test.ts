@@ -582,6 +582,58 @@ describe('REDCap API: who may call, and errors', () => {
     expect(get.statusCode).toBe(404);
   });
 
+  it('a multipart body with a bad boundary or cut short is a REDCap-style 400, never 500', async () => {
+    const post = (contentType: string, payload: string) =>
+      t.app.inject({ method: 'POST', url: '/api/redcap', headers: { 'content-type': contentType }, payload });
+    const fields = `--b\r\nContent-Disposition: form-data; name="token"\r\n\r\n${token}\r\n`;
+    const answers = [
+      await post('multipart/form-data', `${fields}--b--\r\n`),
+      await post('multipart/form-data; boundary=', `${fields}--b--\r\n`),
+      await post(`multipart/form-data; boundary=${'b'.repeat(300)}`, `${fields}--b--\r\n`),
+      await post('multipart/form-data; boundary=other', `${fields}--b--\r\n`),
+      // The parameters of a file import, then a file part that never reaches its closing boundary.
+      await post(
+        'multipart/form-data; boundary=b',
+        fields +
+          Object.entries({ content: 'file', action: 'import', record: code, field: 'lab_report' })
+            .map(([name, value]) => `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+            .join('') +
+          '--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nHb 135',
+      ),
+    ];
+    for (const res of answers) {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error).toMatch(/^请求内容格式不正确/);
+    }
+    // Asked for XML before the body broke: the error is XML.
+    const xml = await post(
+      'multipart/form-data; boundary=b',
+      `--b\r\nContent-Disposition: form-data; name="returnFormat"\r\n\r\nxml\r\n--b\r\nContent-Disposition: form-da`,
+    );
+    expect(xml.statusCode).toBe(400);
+    expect(parseXml(xml.body)).toEqual({ hash: { error: expect.stringMatching(/^请求内容格式不正确/) } });
+  });
+
+  it('a NUL in records[] or in any parameter is a REDCap-style 400 before any query, never 500', async () => {
+    const form = await redcap({ token, content: 'record', records: [code, 'a\u0000b'] });
+    expect(form.status, form.text).toBe(400);
+    expect(form.json().error).toBe('请求内容格式不正确：参数 records[1] 含有无法保存的字符');
+    const csv = await redcap({ token, content: 'record', records: ['a\u0000b'], returnFormat: 'csv' });
+    expect(csv.status).toBe(400);
+    expect(csv.text).toContain('records[0]');
+    expect((await redcap({ token, content: 'record', 'fields\u0000': 'x' })).status).toBe(400);
+    const multipart = await redcapMultipart({ token, content: 'record', 'records[]': 'a\u0000b' });
+    expect(multipart.status, multipart.text).toBe(400);
+    expect(JSON.parse(multipart.text).error).toContain('records[]');
+    // Escaped in the imported JSON: the NUL exists only after parsing, and is refused there.
+    const before = await exportJson({ records: [code] });
+    const data = JSON.stringify([{ ...before[0], weight: 'a\u0000b' }]);
+    const imported = await redcap({ token, content: 'record', action: 'import', data, reason: '更正' });
+    expect(imported.status, imported.text).toBe(400);
+    expect(imported.json().error).toContain('参数 data');
+    expect(await exportJson({ records: [code] })).toEqual(before);
+  });
+
   it('a member without view permission on a CRF does not see its fields; a token of one study reads only that study', async () => {
     const member = await addStudyMember(t, admin, studyId, '13700000001', {
       permissions: [`crf:${crfIds['生命体征']}:view`],

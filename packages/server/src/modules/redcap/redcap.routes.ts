@@ -9,7 +9,8 @@ import {
 } from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
-import { isStorableText } from '../../http/input-bounds.js';
+import { isMalformedMultipart, pgInputError } from '../../http/error-handler.js';
+import { MALFORMED_MSG, inputProblem, isStorableText } from '../../http/input-bounds.js';
 import { studyAccessOf } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { MAX_UPLOAD_BYTES, receiveFile, servingHeaders, storageKeyOf } from '../files/file.service.js';
@@ -36,7 +37,13 @@ function parseForm(text: string): Params {
   return out;
 }
 
+/**
+ * A parameter as it arrives: text no column can hold (NUL, a lone surrogate) is refused here, REDCap-style, before
+ * any query sees it (a NUL in `records[]` reached PostgreSQL and answered 500).
+ */
 function addParam(out: Record<string, string | string[]>, key: string, value: string) {
+  if (!isStorableText(key)) throw new ApiRefusal(400, `${MALFORMED_MSG}：参数名含有无法保存的字符`);
+  if (!isStorableText(value)) throw new ApiRefusal(400, `${MALFORMED_MSG}：参数 ${key} 含有无法保存的字符`);
   const known = out[key];
   if (known === undefined) out[key] = value;
   else out[key] = Array.isArray(known) ? [...known, value] : [known, value];
@@ -141,7 +148,13 @@ export function redcapRoutes(app: App, ctx: AppContext) {
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: BODY_LIMIT },
-      (_request, body, done) => done(null, parseForm(body as string)),
+      (_request, body, done) => {
+        try {
+          done(null, parseForm(body as string));
+        } catch (err) {
+          done(err as Error, undefined);
+        }
+      },
     );
     await scope.register(multipart, {
       limits: { fieldSize: BODY_LIMIT, fields: 10_000, files: 1, fileSize: MAX_UPLOAD_BYTES },
@@ -150,6 +163,15 @@ export function redcapRoutes(app: App, ctx: AppContext) {
       if (error instanceof ApiRefusal) return sendError(request, reply, error.status, error.message);
       if (error instanceof AppError && error.status < 500) {
         return sendError(request, reply, error.status, error.message);
+      }
+      // A body busboy cannot read (a bad boundary, a body cut short) is the caller's mistake, as on every other route.
+      if (isMalformedMultipart(error, request)) {
+        return sendError(request, reply, 400, `${MALFORMED_MSG}：multipart 内容不完整或 boundary 无效`);
+      }
+      const pg = pgInputError(error);
+      if (pg) {
+        request.log.warn({ err: error }, 'database refused input the REDCap API let through');
+        return sendError(request, reply, pg.status, pg.msg);
       }
       const status = error.statusCode ?? 500;
       if (status === 429) return sendError(request, reply, 429, '请求过于频繁，请稍后再试');
@@ -195,7 +217,11 @@ export function redcapRoutes(app: App, ctx: AppContext) {
                   throw new ApiRefusal(400, '只能上传一个文件，参数名为 file');
                 }
                 upload = await receiveUpload(ctx, fields, part);
-              } else addParam(fields, part.fieldname, typeof part.value === 'string' ? part.value : '');
+              } else {
+                // A part without a name (busboy leaves it undefined) is no parameter.
+                if (typeof part.fieldname !== 'string') throw new ApiRefusal(400, MALFORMED_MSG);
+                addParam(fields, part.fieldname, typeof part.value === 'string' ? part.value : '');
+              }
             }
             params = fields;
           } else params = paramsOf(request);
@@ -366,6 +392,7 @@ async function handle(
       }
       rows = parsed as Array<Record<string, string>>;
     }
+    if (inputProblem(rows)) throw new ApiRefusal(400, `${MALFORMED_MSG}：参数 data 含有无法保存的字符或嵌套过深`);
     if (type === 'eav') rows = redcap.fromEav(project, rows);
     const count = await redcap.importRecords(ctx, caller, project, rows, {
       overwrite: overwrite === 'overwrite',
