@@ -71,6 +71,27 @@ describe('which items are identifiers', () => {
     expect(isIdentifierKey(ids, 'height')).toBe(false);
   });
 
+  it("items holding one of the patient's identifiers (patientField subjectName, birth, mobile, idNumber) count too; gender and age do not", () => {
+    const demographics = {
+      children: [
+        item('input', 'name', '姓名', { patientField: 'subjectName' }),
+        item('date', 'birth', '出生日期', { patientField: 'birth' }),
+        item('input', 'phone', '手机号', { patientField: 'mobile' }),
+        item('input', 'id_no', '身份证号', { patientField: 'idNumber' }),
+        item('radio', 'sex', '性别', { patientField: 'gender', optionsValue: '1,2', optionsText: '男,女' }),
+        item('int', 'age', '年龄', { patientField: 'age' }),
+        item('input', 'code', '研究编号', { patientField: 'identificationCode' }),
+      ],
+    };
+    const found = identifierItemsOf(demographics);
+    expect([...found.items].filter((k) => !k.endsWith('_addition')).sort()).toEqual([
+      'birth',
+      'id_no',
+      'name',
+      'phone',
+    ]);
+  });
+
   it('several versions of a form together: flagged in any of them', () => {
     const later: CrfDefinition = { ...contacts, children: [item('input', 'height', '身高', { identifier: 1 })] };
     const both = identifierItemsOf(contacts, later);

@@ -21,6 +21,7 @@ let crfId: number;
 let subjectRecordId: number;
 let recordId: number;
 let doubtId: number;
+let demographicsCrfId: number;
 let trailRowId: number;
 const tokens = { masked: '', clear: '' };
 
@@ -67,6 +68,7 @@ beforeAll(async () => {
   t = await createTestApp();
   const demo = await openDemoStudy(t);
   ({ admin, studyId } = demo);
+  demographicsCrfId = demo.crfIds['人口学资料']!;
   const uploaded = await t.call(admin, 'POST', '/api/system/crf', { studyId, definition: CONTACTS });
   expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
   crfId = uploaded.body.data.crfs[0].id;
@@ -319,5 +321,33 @@ describe('identifier items × 查看患者身份信息', () => {
     });
     expect(clear.status).toBe(200);
     expect(JSON.stringify(clear.body.data.list)).toMatch(/ZY-SECRET-7301.*王秘密/);
+  });
+
+  it("a form item holding one of the patient's identifiers (人口学资料's 出生日期, patientField birth) is masked as the patient list masks it", async () => {
+    const patient = await t.call(admin, 'POST', '/api/business/subject', {
+      studyId,
+      subjectName: '周八',
+      gender: 1,
+      birth: '1958-03-17',
+      diseaseCode: 'LSS',
+    });
+    expect(patient.status, JSON.stringify(patient.body)).toBe(200);
+    const demographics = demographicsCrfId;
+    const saved = await t.call(admin, 'PUT', '/api/v3/business/crf', {
+      subjectRecordId: patient.body.data.subjectRecordId,
+      crfId: demographics,
+      version: 0,
+      values: { sex: '1', birth: '1958-03-17' },
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const url = `/api/v3/business/crf/${patient.body.data.subjectRecordId}?crfId=${demographics}`;
+    const masked = await answer(tokens.masked, 'GET', url);
+    expect(masked).not.toContain('1958-03-17');
+    expect(masked).toContain(IDENTIFIER_MASK);
+    // The age calculated from it is no identifier: it reads the same for both.
+    expect(JSON.parse(masked).data.crfDataRecord.values).toMatchObject({ sex: '1', birth: IDENTIFIER_MASK });
+    const clear = await answer(tokens.clear, 'GET', url);
+    expect(JSON.parse(clear).data.crfDataRecord.values).toMatchObject({ sex: '1', birth: '1958-03-17' });
+    expect(JSON.parse(clear).data.crfDataRecord.values.age).toBe(JSON.parse(masked).data.crfDataRecord.values.age);
   });
 });
