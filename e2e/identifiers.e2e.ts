@@ -41,6 +41,7 @@ beforeAll(async () => {
     values: { sex: '2', birth: '1957-09-23', height: 158 },
   });
   await addStudyMember(platform.baseUrl, admin, studyId, NURSE, [
+    'btn:business.crf.save',
     `crf:${demographics}:view`,
     `crf:${demographics}:save`,
   ]);
@@ -81,7 +82,7 @@ describe('identifiers on the CRF page', () => {
       `/api/v3/business/crf/${subjectRecordId}?crfId=${demographics}`,
       admin,
     );
-    expect(stored.crfDataRecord.values).toMatchObject({ birth: '1957-09-23', height: 159 });
+    expect(stored.crfDataRecord.values).toMatchObject({ birth: '1957-09-23', height: '159' });
     await page.close();
   });
 });
