@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buttonKey, crfKey, IDENTIFIER_MASK, type CrfDefinition } from '@ecrf/core';
 import { auditEvents } from '../db/schema/index.js';
 import { multipart } from '../test/multipart.js';
+import { wordTemplate } from '../test/word-template.js';
 import { createTestApp, type TestApp } from '../test/test-app.js';
 import { addStudyMember } from '../test/study-member.js';
 import { openDemoStudy } from '../test/demo.js';
@@ -46,24 +47,6 @@ const CONTACTS: CrfDefinition = {
   ],
 };
 
-async function docxTemplate() {
-  const PizZip = (await import('pizzip')).default;
-  const zip = new PizZip();
-  zip.file(
-    '[Content_Types].xml',
-    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-  );
-  zip.file(
-    '_rels/.rels',
-    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-  );
-  zip.file(
-    'word/document.xml',
-    '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>住院号：{hospital_no} 身高：{height} {#family}{who}（{rel}）{/family}</w:t></w:r></w:p></w:body></w:document>',
-  );
-  return zip.generate({ type: 'nodebuffer' });
-}
-
 beforeAll(async () => {
   t = await createTestApp();
   const demo = await openDemoStudy(t);
@@ -72,7 +55,12 @@ beforeAll(async () => {
   const uploaded = await t.call(admin, 'POST', '/api/system/crf', { studyId, definition: CONTACTS });
   expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
   crfId = uploaded.body.data.crfs[0].id;
-  const form = multipart({}, [{ fileName: '联系信息.docx', data: await docxTemplate() }]);
+  const form = multipart({}, [
+    {
+      fileName: '联系信息.docx',
+      data: await wordTemplate('住院号：{hospital_no} 身高：{height} {#family}{who}（{rel}）{/family}'),
+    },
+  ]);
   const template = await t.app.inject({
     method: 'POST',
     url: `/api/v1/business/crf/print/temp?crfId=${crfId}`,

@@ -12,6 +12,7 @@ import { startFakeS3, type FakeS3 } from '../../test/fake-s3.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { multipart } from '../../test/multipart.js';
 import { addStudyMember } from '../../test/study-member.js';
+import { wordTemplate } from '../../test/word-template.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import { createScheduler } from '../jobs/scheduler.js';
 import { RECOGNITION_PATH } from '../recognition/recognition.routes.js';
@@ -128,25 +129,6 @@ async function save(crf: string, values: object) {
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data.crfDataRecordId as number;
-}
-
-/** A Word template whose only paragraph names the tags given. */
-async function wordTemplate(text: string) {
-  const PizZip = (await import('pizzip')).default;
-  const zip = new PizZip();
-  zip.file(
-    '[Content_Types].xml',
-    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-  );
-  zip.file(
-    '_rels/.rels',
-    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-  );
-  zip.file(
-    'word/document.xml',
-    `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`,
-  );
-  return zip.generate({ type: 'nodebuffer' });
 }
 
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoStudy } from '../../db/demo-study.js';
 import { multipart } from '../../test/multipart.js';
+import { wordTemplate } from '../../test/word-template.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 
 let t: TestApp;
@@ -38,21 +39,7 @@ const save = (body: object, token = admin) => t.call(token, 'PUT', '/api/v3/busi
 
 describe('print', () => {
   it('PRINT-15: GET, POST, PUT and DELETE /api/v1/business/crf/print/temp with crfId; printing fills the Word template with a record’s values', async () => {
-    const PizZip = (await import('pizzip')).default;
-    const zip = new PizZip();
-    zip.file(
-      '[Content_Types].xml',
-      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-    );
-    zip.file(
-      '_rels/.rels',
-      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-    );
-    zip.file(
-      'word/document.xml',
-      '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>患者：{subjectName} 编号：{identificationCode} 性别：{sex} 体重：{weight}</w:t></w:r></w:p></w:body></w:document>',
-    );
-    const docx = zip.generate({ type: 'nodebuffer' });
+    const docx = await wordTemplate('患者：{subjectName} 编号：{identificationCode} 性别：{sex} 体重：{weight}');
     const demographics = crfIds['人口学资料']!;
     const form = multipart({}, [{ fileName: '人口学资料.docx', data: docx }]);
     const up = await t.app.inject({
@@ -81,6 +68,7 @@ describe('print', () => {
       headers: { authorization: `Bearer ${admin}` },
     });
     expect(printed.statusCode).toBe(200);
+    const PizZip = (await import('pizzip')).default;
     const text = new PizZip(printed.rawPayload).file('word/document.xml')!.asText();
     expect(text).toContain('患者：陈三');
     expect(text).toContain('性别：女');
