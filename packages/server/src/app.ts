@@ -17,6 +17,7 @@ import { installErrorHandler, notFoundBody } from './http/error-handler.js';
 import { installInputBounds } from './http/input-bounds.js';
 import { withRequestLogRules } from './http/request-log.js';
 import { installRequestTimeouts, serverTimeoutOptions } from './http/request-timeouts.js';
+import { installUploadSlots } from './http/upload-slots.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installStudyGuard } from './http/study-guard.js';
 import { advisoryRoutes } from './modules/advisory/advisory.routes.js';
@@ -122,6 +123,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
 
   installAuth(app, ctx);
   installStudyGuard(app, ctx);
+  installUploadSlots(app);
   installOperationLog(app, ctx);
   installRealtime(app, ctx);
 

@@ -4,7 +4,9 @@ import { multipart } from '../test/multipart.js';
 import { listenOnLoopback, rawSend, requestBytes } from '../test/raw-http.js';
 import { createTestApp, type TestApp } from '../test/test-app.js';
 import { seedDemoStudy } from '../db/demo-study.js';
+import { addStudyMember } from '../test/study-member.js';
 import { REQUEST_TIMEOUT_MSG, serverTimeoutOptions } from './request-timeouts.js';
+import { MAX_UPLOADS_PER_USER, UPLOADS_BUSY_MSG } from './upload-slots.js';
 
 /**
  * Slow-loris: a client that sends its request slowly, or stops, is cut off, so it holds no socket or handler for
@@ -36,13 +38,13 @@ async function serves() {
 }
 
 /** An upload's head and the first bytes of its file; the Content-Length promises far more. */
-function uploadStart() {
+function uploadStart(token = admin) {
   const form = multipart({}, [{ fileName: 'video.mp4', data: Buffer.alloc(64, 1) }]);
   const head = form.payload.subarray(0, form.payload.length - 40);
   return requestBytes(
     'POST',
     `/api/common/file/upload?studyId=${studyId}`,
-    { authorization: `Bearer ${admin}`, ...form.headers },
+    { authorization: `Bearer ${token}`, ...form.headers },
     head,
     1_000_000,
   );
@@ -128,6 +130,22 @@ describe('HTTP timeouts (slow or stalled clients)', () => {
     ).done;
     expect(cut.status).toBe(400);
     expect(JSON.parse(cut.body)).toEqual({ code: 400, msg: '请求内容格式不正确', data: null });
+    await serves();
+  });
+
+  it('a user has at most 16 uploads arriving at once: the next is 429 and closed, another member is not held up, a slot ends with its upload', async () => {
+    const held = Array.from({ length: MAX_UPLOADS_PER_USER }, () => rawSend(port, uploadStart(), 'trickle'));
+    // Each upload takes its slot as its handler starts; the 17th is refused once all 16 are in.
+    let refused = await rawSend(port, uploadStart(), 'trickle').done;
+    for (let i = 0; refused.status !== 429 && i < 50; i++) refused = await rawSend(port, uploadStart(), 'trickle').done;
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toEqual({ code: 429, msg: UPLOADS_BUSY_MSG, data: null });
+    const other = await addStudyMember(t, admin, studyId, '13600000071', { permissions: [] });
+    // Another member's upload is taken: it runs until the upload timeout cuts it (408), never 429.
+    expect((await rawSend(port, uploadStart(other), 'trickle').done).status).toBe(408);
+    // Each held upload ends (here at the upload timeout) and gives its slot back: the user uploads again.
+    expect((await Promise.all(held.map((c) => c.done))).map((r) => r.status)).toEqual(held.map(() => 408));
+    expect((await rawSend(port, uploadStart(), 'trickle').done).status).toBe(408);
     await serves();
   });
 });

@@ -62,7 +62,7 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
  * route's requests with isMultipart): the upload's longer limit. Anything else, including a multipart body to a
  * route that refuses it, has the ordinary one.
  */
-function isUpload(request: FastifyRequest): boolean {
+export function isUpload(request: FastifyRequest): boolean {
   const type = String(request.headers['content-type'] ?? '').toLowerCase();
   return (
     type.startsWith('multipart/form-data') && typeof (request as { isMultipart?: unknown }).isMultipart === 'function'
