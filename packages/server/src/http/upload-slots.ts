@@ -19,6 +19,9 @@ export function installUploadSlots(app: FastifyInstance): void {
     const raw = request.raw;
     // Only a request off the network has a body still to come (app.inject's has none, nor a socket).
     if (raw.complete || !(raw.socket instanceof Socket) || !isUpload(request)) return;
+    // Closed before its turn came (the client gave up while the request waited on the database): its 'close' has
+    // been emitted already and would never give a slot back.
+    if (raw.destroyed || raw.socket.destroyed) return;
     const user = request.currentUser;
     const key = user ? `user:${user.userId}` : `address:${request.ip}`;
     const held = arriving.get(key) ?? 0;

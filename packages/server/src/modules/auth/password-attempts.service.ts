@@ -95,7 +95,10 @@ export async function attemptPassword(
   const failures = Math.max(...counts);
   // Counted before the password is checked, so concurrent guesses cannot all slip in under the limit: an attempt
   // counted past it, or one that passed the lock check just before another attempt locked, is not checked at all.
-  if (failures > MAX_FAILED_LOGINS || (await lockedUntil(ctx, attempt)) > 0) throw lockedError(LOCK_MS / 60000);
+  // Past the limit: concurrent attempts interleave the two counts, so none of them may have met it exactly and
+  // checked the fifth password; the lock and the revocation are then applied here, the same way.
+  if (failures > MAX_FAILED_LOGINS) await lockOut(ctx, attempt, now);
+  if ((await lockedUntil(ctx, attempt)) > 0) throw lockedError(LOCK_MS / 60000);
 
   if (await isRight()) {
     await ctx.kv.del(failKey(userName, ip));
@@ -103,23 +106,27 @@ export async function attemptPassword(
     if (inSession) await ctx.kv.del(sessionFailKey(sessionUserId));
     return { ok: true };
   }
-  if (failures >= MAX_FAILED_LOGINS) {
-    // The lock first, then the counts go: an attempt counted in between finds the lock.
-    const unlockAt = String(now.getTime() + LOCK_MS);
-    await ctx.kv.set(lockKey(userName, ip), unlockAt, LOCK_MS);
-    if (inSession) await ctx.kv.set(sessionLockKey(sessionUserId), unlockAt, LOCK_MS);
-    await ctx.kv.del(failKey(userName, ip));
-    await ctx.kv.del(waitKey(userName, ip));
-    if (inSession) {
-      await ctx.kv.del(sessionFailKey(sessionUserId));
-      await revokeSessionsOf(ctx, sessionUserId);
-      ctx.realtime.endSessions(sessionUserId);
-    }
-    throw lockedError(LOCK_MS / 60000);
-  }
+  if (failures >= MAX_FAILED_LOGINS) await lockOut(ctx, attempt, now);
   const wait = slowdownMs(failures);
   if (wait > 0) await ctx.kv.set(waitKey(userName, ip), String(now.getTime() + wait), wait);
   return { ok: false, attemptsLeft: MAX_FAILED_LOGINS - failures };
+}
+
+/** The limit reached: locked for 15 minutes (423) and, for a re-entry, every session of the user revoked. */
+async function lockOut(ctx: AppContext, attempt: PasswordAttempt, now: Date): Promise<never> {
+  const { userName, ip, sessionUserId } = attempt;
+  // The lock first, then the counts go: an attempt counted in between finds the lock.
+  const unlockAt = String(now.getTime() + LOCK_MS);
+  await ctx.kv.set(lockKey(userName, ip), unlockAt, LOCK_MS);
+  if (sessionUserId !== undefined) await ctx.kv.set(sessionLockKey(sessionUserId), unlockAt, LOCK_MS);
+  await ctx.kv.del(failKey(userName, ip));
+  await ctx.kv.del(waitKey(userName, ip));
+  if (sessionUserId !== undefined) {
+    await ctx.kv.del(sessionFailKey(sessionUserId));
+    await revokeSessionsOf(ctx, sessionUserId);
+    ctx.realtime.endSessions(sessionUserId);
+  }
+  throw lockedError(LOCK_MS / 60000);
 }
 
 /**
