@@ -1,10 +1,11 @@
 import { and, desc, eq } from 'drizzle-orm';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buttonKey, crfKey, IDENTIFIER_MASK, type CrfDefinition } from '@ecrf/core';
+import { buttonKey, crfKey, IDENTIFIER_MASK } from '@ecrf/core';
 import { auditEvents } from '../db/schema/index.js';
 import { multipart } from '../test/multipart.js';
 import { wordTemplate } from '../test/word-template.js';
+import { CONTACTS } from '../test/identifier-form.js';
 import { createTestApp, type TestApp } from '../test/test-app.js';
 import { addStudyMember } from '../test/study-member.js';
 import { openDemoStudy } from '../test/demo.js';
@@ -28,25 +29,6 @@ const tokens = { masked: '', clear: '' };
 
 /** Every identifier value this patient's casebook held, current or past (a deleted record's included). */
 const SECRET = /ZY-|王秘密/;
-const CONTACTS: CrfDefinition = {
-  title: '联系信息',
-  option: {},
-  children: [
-    { name: 'hospital_no', title: '住院号', type: 'input', option: { identifier: 1 }, children: [] },
-    { name: 'height', title: '身高', type: 'int', option: { units: 'cm' }, children: [] },
-    {
-      name: 'family',
-      title: '家属',
-      type: 'listGroup',
-      option: {},
-      children: [
-        { name: 'who', title: '家属姓名', type: 'input', option: { identifier: 1 }, children: [] },
-        { name: 'rel', title: '关系', type: 'input', option: {}, children: [] },
-      ],
-    },
-  ],
-};
-
 beforeAll(async () => {
   t = await createTestApp();
   const demo = await openDemoStudy(t);

@@ -1,11 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buttonKey, crfKey, IDENTIFIER_MASK, type CrfDefinition } from '@ecrf/core';
+import { buttonKey, crfKey, IDENTIFIER_MASK } from '@ecrf/core';
 import { auditEvents, crfDataRecords } from '../../db/schema/index.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { multipart } from '../../test/multipart.js';
+import { CONTACTS } from '../../test/identifier-form.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 
 /**
@@ -20,25 +21,6 @@ let studyId: number;
 let crfId: number;
 const tokens = { masked: '', clear: '' };
 const M = IDENTIFIER_MASK;
-
-const CONTACTS: CrfDefinition = {
-  title: '联系信息',
-  option: {},
-  children: [
-    { name: 'hospital_no', title: '住院号', type: 'input', option: { identifier: 1 }, children: [] },
-    { name: 'height', title: '身高', type: 'int', option: {}, children: [] },
-    {
-      name: 'family',
-      title: '家属',
-      type: 'listGroup',
-      option: {},
-      children: [
-        { name: 'who', title: '家属姓名', type: 'input', option: { identifier: 1 }, children: [] },
-        { name: 'rel', title: '关系', type: 'input', option: {}, children: [] },
-      ],
-    },
-  ],
-};
 
 beforeAll(async () => {
   t = await createTestApp();
