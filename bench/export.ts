@@ -168,6 +168,8 @@ async function main() {
     permissions: [],
     all: true,
     timeZone: 'Asia/Shanghai',
+    siteIds: null,
+    ownSiteIds: [],
   };
   let patients = 0;
   for (const size of SIZES) {

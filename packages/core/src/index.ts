@@ -20,3 +20,4 @@ export * from './randomization/index.js';
 export * from './spine/index.js';
 export * from './recognition/index.js';
 export * from './consult.js';
+export * from './locks.js';

@@ -10,6 +10,10 @@ export const STUDY_BUTTONS = [
   ['business.subject.remove', '删除患者'],
   // PIPL: without it a member sees patients' names, ID numbers, mobiles and birth dates masked.
   ['business.subject.identifiers', '查看患者身份信息'],
+  // Multi-centre (docs/multi-centre.md): without it a member sees and touches only the patients of their own sites.
+  ['business.subject.allSites', '查看全部中心数据'],
+  // Form, casebook, site and study locks (数据库锁定): set and lifted with a reason, audited on the chain.
+  ['business.lock', '锁定/解锁'],
   ['business.crf.save', '保存表单'],
   ['business.crf.submit', '提交表单'],
   ['business.crf.sign', '电子签名'],

@@ -4,10 +4,11 @@ import { DEFAULT_TIME_ZONE, hasPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { studies, studyPersonnel, studyRoles } from '../db/schema/index.js';
 import { cachedAtGeneration } from '../shared/auth-cache.js';
-import { hasStudyPermission, type StudyAccess } from '../shared/study-access.js';
+import { siteScopedAccess } from '../shared/patient-site.js';
+import { hasStudyPermission, seesSite, type StudyAccess } from '../shared/study-access.js';
 import { AppError } from './app-error.js';
 
-export { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../shared/study-access.js';
+export { canViewCrf, hasStudyPermission, seesSite, viewableCrfIds, type StudyAccess } from '../shared/study-access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,6 +29,12 @@ declare module 'fastify' {
      * in the service.
      */
     studyPermission?: string;
+    /**
+     * Where this route names one patient: answers that patient's site (department), or undefined when there is
+     * no such patient (the service answers its own 404). A caller scoped to other sites is answered 404 here, as
+     * for a patient of another study. Lists filter by the caller's sites in their services.
+     */
+    site?: (request: FastifyRequest) => Promise<number | null | undefined>;
   }
 }
 
@@ -44,6 +51,8 @@ export async function studyAccessOf(
       timeZone: studies.timeZone,
       studyRoleId: studyPersonnel.studyRoleId,
       rolePermissions: studyRoles.permissions,
+      deptId: studyPersonnel.deptId,
+      siteIds: studyPersonnel.siteIds,
     })
     .from(studies)
     .leftJoin(studyPersonnel, and(eq(studyPersonnel.studyId, studies.studyId), eq(studyPersonnel.userId, userId)))
@@ -52,15 +61,20 @@ export async function studyAccessOf(
   const member = row?.studyRoleId != null;
   const all = hasPermission(permissions, STUDY_MANAGE);
   if (!member && !all) return null;
-  return {
+  return siteScopedAccess(ctx, {
     studyId,
     member,
     studyRoleId: row?.studyRoleId ?? null,
     permissions: row?.rolePermissions ?? [],
     all,
     timeZone: row?.timeZone ?? DEFAULT_TIME_ZONE,
-  };
+    deptId: row?.deptId ?? null,
+    siteIds: row?.siteIds ?? null,
+  });
 }
+
+/** A patient of another site is answered as one that does not exist. */
+export const notInScope = () => AppError.notFound('subject.not_found', '患者不存在');
 
 export function installStudyGuard(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('studyAccess', null);
@@ -81,6 +95,11 @@ export function installStudyGuard(app: FastifyInstance, ctx: AppContext): void {
     if (!access) throw denied();
     const needed = request.routeOptions.config.studyPermission;
     if (needed && !hasStudyPermission(access, needed)) throw AppError.forbidden();
+    const locateSite = request.routeOptions.config.site;
+    if (locateSite && access.siteIds !== null) {
+      const siteId = await locateSite(request);
+      if (siteId !== undefined && !seesSite(access, siteId)) throw notInScope();
+    }
     request.studyAccess = access;
   });
 }

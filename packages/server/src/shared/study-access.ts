@@ -11,6 +11,22 @@ export interface StudyAccess {
   all: boolean;
   /** The study's IANA zone: "today", date defaults and the engine's "now" are in it. */
   timeZone: string;
+  /**
+   * The sites (departments, sub-departments included) whose patients the caller sees and touches; `null` for
+   * every site (查看全部中心数据, or study:manage). docs/multi-centre.md.
+   */
+  siteIds: number[] | null;
+  /** The member's own sites as assigned (without sub-departments): where their new patients go. */
+  ownSiteIds: number[];
+}
+
+/** The study button that lifts a member's site scope. */
+export const ALL_SITES_KEY = 'btn:business.subject.allSites';
+
+/** May the caller see a patient of this site? A patient with no site is seen only by all-sites callers. */
+export function seesSite(access: Pick<StudyAccess, 'siteIds'>, siteId: number | null | undefined): boolean {
+  if (access.siteIds === null) return true;
+  return siteId !== null && siteId !== undefined && access.siteIds.includes(siteId);
 }
 
 /** A study-level button or CRF permission of the caller's study role (held itself or through a key including it). */

@@ -17,3 +17,4 @@ export * from './content.js';
 export * from './patient-portal.js';
 export * from './recognition.js';
 export * from './figures.js';
+export * from './locks.js';

@@ -117,6 +117,11 @@ export const studyPersonnel = pgTable(
       .notNull()
       .references(() => studyRoles.id),
     deptId: integer('dept_id').references(() => departments.deptId),
+    /**
+     * The member's sites (分中心, departments) when more than one: null or empty means the one site `deptId`.
+     * Without 查看全部中心数据 a member sees and touches only these sites' patients (their sub-departments included).
+     */
+    siteIds: integer('site_ids').array(),
     ...timestamps,
   },
   (t) => [uniqueIndex('study_personnel_member').on(t.studyId, t.userId), index('study_personnel_user').on(t.userId)],

@@ -283,6 +283,8 @@ describe('formats, each read back by a parser of its format', () => {
       permissions: [],
       all: true,
       timeZone: 'Asia/Shanghai',
+      siteIds: null,
+      ownSiteIds: [],
     };
     const { user: signedIn } = await t.login();
     const user = {

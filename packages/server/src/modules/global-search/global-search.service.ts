@@ -7,6 +7,7 @@ import {
   type GlobalSearchGroup,
   type GlobalSearchHit,
 } from '@ecrf/core';
+import { siteScopedAccess } from '../../shared/patient-site.js';
 import type { AppContext } from '../../app-context.js';
 import { crfs, studies, studyPersonnel, studyRoles, subjectRecords, subjects } from '../../db/schema/index.js';
 import type { CurrentUser } from '../../shared/current-user.js';
@@ -78,27 +79,28 @@ export async function searchableStudies(ctx: AppContext, user: CurrentUser): Pro
       timeZone: studies.timeZone,
       studyRoleId: studyPersonnel.studyRoleId,
       permissions: studyRoles.permissions,
+      deptId: studyPersonnel.deptId,
+      siteIds: studyPersonnel.siteIds,
     })
     .from(studies)
     .leftJoin(studyPersonnel, and(eq(studyPersonnel.studyId, studies.studyId), eq(studyPersonnel.userId, user.userId)))
     .leftJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
     .where(and(isNull(studies.deletedAt), all ? undefined : sql`${studyPersonnel.studyRoleId} is not null`));
-  return new Map(
-    rows.map((r) => [
-      r.studyId,
-      {
-        studyName: r.studyName,
-        access: {
-          studyId: r.studyId,
-          member: r.studyRoleId !== null,
-          studyRoleId: r.studyRoleId,
-          permissions: r.permissions ?? [],
-          all,
-          timeZone: r.timeZone,
-        },
-      },
-    ]),
-  );
+  const found = new Map<number, SearchStudy>();
+  for (const r of rows) {
+    const access = siteScopedAccess(ctx, {
+      studyId: r.studyId,
+      member: r.studyRoleId !== null,
+      studyRoleId: r.studyRoleId,
+      permissions: r.permissions ?? [],
+      all,
+      timeZone: r.timeZone,
+      deptId: r.deptId,
+      siteIds: r.siteIds,
+    });
+    found.set(r.studyId, { studyName: r.studyName, access: await access });
+  }
+  return found;
 }
 
 export async function searchAll(ctx: AppContext, user: CurrentUser, rawKey: string): Promise<GlobalSearchGroup[]> {
