@@ -4,7 +4,7 @@ import { DEFAULT_TIME_ZONE, hasPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { studies, studyPersonnel, studyRoles } from '../db/schema/index.js';
 import { cachedAtGeneration } from '../shared/auth-cache.js';
-import { siteScopedAccess } from '../shared/patient-site.js';
+import { PATIENT_ID_KEYS, siteScopedAccess } from '../shared/patient-site.js';
 import { hasStudyPermission, seesSite, type StudyAccess } from '../shared/study-access.js';
 import { AppError } from './app-error.js';
 
@@ -73,6 +73,40 @@ export async function studyAccessOf(
   });
 }
 
+/**
+ * Every patient a request names must be at one of the caller's sites: the ids under the keys that always name a
+ * patient's data (PATIENT_ID_KEYS), wherever the request carries them, and the one a route locates itself
+ * (`config.site`, for an `id` that means a patient's thing). A route added later that takes a `subjectRecordId`
+ * is scoped without a line of its own.
+ */
+async function checkPatientSites(ctx: AppContext, request: FastifyRequest, access: StudyAccess) {
+  const checks: Array<Promise<number | null | undefined>> = [];
+  for (const [key, value] of patientIdsOf(request)) checks.push(PATIENT_ID_KEYS[key]!(ctx.db, value));
+  const locateSite = request.routeOptions.config.site;
+  if (locateSite) checks.push(locateSite(request));
+  for (const siteId of await Promise.all(checks)) {
+    if (siteId !== undefined && !seesSite(access, siteId)) throw notInScope();
+  }
+}
+
+function patientIdsOf(request: FastifyRequest): Array<[string, number]> {
+  const found: Array<[string, number]> = [];
+  for (const source of [request.params, request.query, request.body]) {
+    if (!source || typeof source !== 'object' || Array.isArray(source)) continue;
+    for (const [key, raw] of Object.entries(source as Record<string, unknown>)) {
+      const singular = key.endsWith('Ids') ? key.slice(0, -1) : key;
+      if (!Object.hasOwn(PATIENT_ID_KEYS, singular)) continue;
+      // A multipart field arrives as { value }.
+      const given = raw && typeof raw === 'object' && 'value' in raw ? (raw as { value: unknown }).value : raw;
+      for (const one of Array.isArray(given) ? given : [given]) {
+        const id = Number(one);
+        if (Number.isSafeInteger(id) && id > 0) found.push([singular, id]);
+      }
+    }
+  }
+  return found;
+}
+
 /** A patient of another site is answered as one that does not exist. */
 export const notInScope = () => AppError.notFound('subject.not_found', '患者不存在');
 
@@ -95,11 +129,7 @@ export function installStudyGuard(app: FastifyInstance, ctx: AppContext): void {
     if (!access) throw denied();
     const needed = request.routeOptions.config.studyPermission;
     if (needed && !hasStudyPermission(access, needed)) throw AppError.forbidden();
-    const locateSite = request.routeOptions.config.site;
-    if (locateSite && access.siteIds !== null) {
-      const siteId = await locateSite(request);
-      if (siteId !== undefined && !seesSite(access, siteId)) throw notInScope();
-    }
+    if (access.siteIds !== null) await checkPatientSites(ctx, request, access);
     request.studyAccess = access;
   });
 }

@@ -143,6 +143,19 @@ export const siteOfMedicalRecord = (db: Db, medicalRecordId: number): Found =>
       .where(and(eq(medicalRecords.id, medicalRecordId))),
   );
 
+/**
+ * Request keys that always name one patient's data, with how to find that patient's site. The study guard checks
+ * each one a request carries (and its plural, `subjectRecordIds`), in params, query and body.
+ */
+export const PATIENT_ID_KEYS: Readonly<Record<string, (db: Db, id: number) => Found>> = {
+  subjectRecordId: siteOfRecord,
+  subjectId: siteOfSubject,
+  crfDataRecordId: siteOfDataRecord,
+  doubtId: siteOfDoubt,
+  followRecordId: siteOfFollowRecord,
+  followRecordCrfId: siteOfFollowRecordCrf,
+};
+
 /** The guard's locators, bound to the app: `config.site: sites.ofRecord((r) => r.query.subjectRecordId)`. */
 export function siteLocators(ctx: AppContext) {
   const bind =
