@@ -56,6 +56,8 @@ export interface MyStudyRole {
   studyRoleId: number;
   roleName: string;
   permissions: string[];
+  /** The member's own sites (分中心): where their new patients go. */
+  sites?: Array<{ deptId: number; deptName: string }>;
 }
 
 export interface Study {
@@ -147,6 +149,9 @@ export interface StudyMember {
   name: string;
   deptId: number | null;
   deptName: string | null;
+  /** The member's sites (分中心): their patients are the ones they see without 查看全部中心数据. */
+  siteIds: number[];
+  siteNames: string[];
   studyRoleId: number;
   roleName: string;
   createTime: string;
@@ -329,9 +334,9 @@ export const personnelApi = {
     http.get<Page<StudyMember>>('/api/business/study_personnel/list', { params }),
   uncommitted: (studyId: number, name?: string) =>
     http.get<CandidateUser[]>('/api/business/study_personnel/uncommitted', { params: { studyId, name } }),
-  add: (body: { studyId: number; userIds: number[]; studyRoleId: number; deptId?: number }) =>
+  add: (body: { studyId: number; userIds: number[]; studyRoleId: number; siteIds?: number[] }) =>
     http.post<null>('/api/business/study_personnel', body),
-  update: (body: { id: number; studyRoleId: number; deptId?: number }) =>
+  update: (body: { id: number; studyRoleId: number; siteIds?: number[] }) =>
     http.put<null>('/api/business/study_personnel', body),
   remove: (id: number) => http.delete<null>('/api/business/study_personnel', { params: { id } }),
   /**

@@ -3,7 +3,7 @@ export const STUDY_USER_TEXT = {
   name: '姓名',
   userName: '账号',
   site: '所属中心',
-  siteHint: '不选择时使用人员所在机构',
+  siteHint: '可选择多个中心；不选择时使用人员所在机构。没有“查看全部中心数据”权限的人员只能查看和录入所属中心的患者',
   role: '项目角色',
   roleRequired: '请选择项目角色',
   joinTime: '加入时间',

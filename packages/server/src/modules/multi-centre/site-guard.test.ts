@@ -43,3 +43,50 @@ describe('the study guard scopes every route naming a patient', () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe('a member’s sites', () => {
+  it('SUBJ-06: a member given two sites sees both sites’ patients and is told where new ones may go', async () => {
+    const list = await t.call(s.admin, 'GET', `/api/business/study_personnel/list?studyId=${s.studyId}&pageSize=50`);
+    const nurseA = list.body.data.list.find((m: { userId: number }) => m.userId === s.nurseA.userId);
+    const put = await t.call(s.admin, 'PUT', '/api/business/study_personnel', {
+      id: nurseA.id,
+      studyRoleId: nurseA.studyRoleId,
+      siteIds: [s.siteA, s.siteB],
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const after = await t.call(s.admin, 'GET', `/api/business/study_personnel/list?studyId=${s.studyId}&pageSize=50`);
+    const row = after.body.data.list.find((m: { userId: number }) => m.userId === s.nurseA.userId);
+    expect(row.siteIds).toEqual([s.siteA, s.siteB]);
+    expect(row.siteNames).toEqual(['甲中心', '乙中心']);
+    const other = await t.call(
+      s.nurseA.token,
+      'GET',
+      `/api/v3/business/crf/${s.patientB.subjectRecordId}?crfId=${Object.values(s.crfIds)[0]}`,
+    );
+    expect(other.status).toBe(200);
+    const study = await t.call(s.nurseA.token, 'GET', `/api/business/study/${s.studyId}`);
+    expect(study.body.data.myRole.sites).toEqual([
+      { deptId: s.siteA, deptName: '甲中心' },
+      { deptId: s.siteB, deptName: '乙中心' },
+    ]);
+    const unknown = await t.call(s.admin, 'PUT', '/api/business/study_personnel', {
+      id: nurseA.id,
+      studyRoleId: nurseA.studyRoleId,
+      siteIds: [999999],
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.msg).toBe('中心不存在');
+    // Back to one site: the other site's patient is out of reach again.
+    await t.call(s.admin, 'PUT', '/api/business/study_personnel', {
+      id: nurseA.id,
+      studyRoleId: nurseA.studyRoleId,
+      siteIds: [s.siteA],
+    });
+    const again = await t.call(
+      s.nurseA.token,
+      'GET',
+      `/api/v3/business/crf/${s.patientB.subjectRecordId}?crfId=${Object.values(s.crfIds)[0]}`,
+    );
+    expect(again.status).toBe(404);
+  });
+});

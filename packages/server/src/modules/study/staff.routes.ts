@@ -17,6 +17,8 @@ const roleFields = {
   permissions: z.array(z.string().max(100)).max(5000).default([]),
 };
 
+const siteIdsSchema = z.array(idSchema).max(50).optional();
+
 export function staffRoutes(app: App, ctx: AppContext) {
   const roleOfQuery = (request: { query: unknown }) => staff.studyOfRole(ctx, (request.query as { id: number }).id);
   const roleOfBody = (request: { body: unknown }) => staff.studyOfRole(ctx, (request.body as { id: number }).id);
@@ -104,6 +106,8 @@ export function staffRoutes(app: App, ctx: AppContext) {
           userIds: z.array(idSchema, { error: '请选择用户' }).min(1, '请选择用户').max(500),
           studyRoleId: z.number({ error: '请选择项目角色' }).int().positive().max(MAX_ROW_ID),
           deptId: idSchema.nullish(),
+          /** The member's sites (分中心); the first is their department. docs/multi-centre.md. */
+          siteIds: siteIdsSchema,
         }),
       },
       config: { study: fromBody, permission: 'study:user', module: '项目人员', action: '新增' },
@@ -119,7 +123,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: personnelTags,
         summary: '修改项目人员角色或中心',
-        body: z.object({ id: idSchema, studyRoleId: idSchema, deptId: idSchema.nullish() }),
+        body: z.object({ id: idSchema, studyRoleId: idSchema, deptId: idSchema.nullish(), siteIds: siteIdsSchema }),
       },
       config: { study: memberOfBody, permission: 'study:user', module: '项目人员', action: '修改' },
     },

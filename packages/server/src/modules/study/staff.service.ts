@@ -9,7 +9,7 @@ import {
   type AuditAction,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
-import type { Tx } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { crfs, departments, studyPersonnel, studyRoles, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
@@ -219,6 +219,7 @@ const memberColumns = {
   name: users.name,
   deptId: studyPersonnel.deptId,
   deptName: departments.deptName,
+  siteIds: studyPersonnel.siteIds,
   studyRoleId: studyPersonnel.studyRoleId,
   roleName: studyRoles.roleName,
   createTime: studyPersonnel.createdAt,
@@ -244,7 +245,40 @@ export async function listPersonnel(ctx: AppContext, studyId: number, filter: { 
     .orderBy(desc(studyPersonnel.createdAt), desc(studyPersonnel.id))
     .limit(page.limit)
     .offset(page.offset);
-  return { list, total: Number(total) };
+  const names = await departmentNames(
+    ctx.db,
+    list.flatMap((m) => memberSites(m)),
+  );
+  return {
+    list: list.map((m) => {
+      const siteIds = memberSites(m);
+      return { ...m, siteIds, siteNames: siteIds.map((id) => names.get(id) ?? String(id)) };
+    }),
+    total: Number(total),
+  };
+}
+
+/** A member's sites (docs/multi-centre.md): the list when set, else the one department. */
+export const memberSites = (m: { deptId: number | null; siteIds: number[] | null }): number[] =>
+  m.siteIds?.length ? m.siteIds : m.deptId !== null ? [m.deptId] : [];
+
+export async function departmentNames(db: Db | Tx, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ deptId: departments.deptId, deptName: departments.deptName })
+    .from(departments)
+    .where(inArray(departments.deptId, [...new Set(ids)]));
+  return new Map(rows.map((r) => [r.deptId, r.deptName]));
+}
+
+/** The sites a member is given: every one must exist; the first is their department. */
+async function sitesOf(tx: Tx, input: { deptId?: number | null; siteIds?: number[] }) {
+  if (input.siteIds === undefined) return undefined;
+  const ids = [...new Set(input.siteIds)];
+  if ((await departmentNames(tx, ids)).size !== ids.length) {
+    throw AppError.badRequest('study_personnel.site_missing', '中心不存在');
+  }
+  return { deptId: ids[0] ?? input.deptId ?? null, siteIds: ids.length > 1 ? ids : null };
 }
 
 export async function uncommittedUsers(ctx: AppContext, studyId: number, filter: { name?: string }) {
@@ -285,7 +319,12 @@ async function checkRoleOfStudy(tx: Tx, studyId: number, studyRoleId: number) {
 }
 
 type MemberRow = typeof studyPersonnel.$inferSelect;
-const memberView = (m: MemberRow) => ({ userId: m.userId, studyRoleId: m.studyRoleId, deptId: m.deptId });
+const memberView = (m: MemberRow) => ({
+  userId: m.userId,
+  studyRoleId: m.studyRoleId,
+  deptId: m.deptId,
+  ...(m.siteIds?.length ? { siteIds: m.siteIds } : {}),
+});
 
 function auditMembers(tx: Tx, user: CurrentUser, at: Date, action: AuditAction, changes: Array<RowChange<MemberRow>>) {
   return auditRowChanges(tx, user, at, action, changes, {
@@ -297,10 +336,11 @@ function auditMembers(tx: Tx, user: CurrentUser, at: Date, action: AuditAction, 
 export async function addPersonnel(
   ctx: AppContext,
   user: CurrentUser,
-  input: { studyId: number; userIds: number[]; studyRoleId: number; deptId?: number | null },
+  input: { studyId: number; userIds: number[]; studyRoleId: number; deptId?: number | null; siteIds?: number[] },
 ) {
   await ctx.db.transaction(async (tx) => {
     await checkRoleOfStudy(tx, input.studyId, input.studyRoleId);
+    const sites = await sitesOf(tx, input);
     const found = await tx
       .select({ userId: users.userId, deptId: users.deptId })
       .from(users)
@@ -320,7 +360,8 @@ export async function addPersonnel(
           studyId: input.studyId,
           userId: u.userId,
           studyRoleId: input.studyRoleId,
-          deptId: input.deptId ?? u.deptId,
+          deptId: sites?.deptId ?? input.deptId ?? u.deptId,
+          siteIds: sites?.siteIds ?? null,
         })),
       )
       .returning();
@@ -359,18 +400,20 @@ async function ensureFullMemberRemains(tx: Tx, studyId: number) {
 export async function updatePersonnel(
   ctx: AppContext,
   user: CurrentUser,
-  input: { id: number; studyRoleId: number; deptId?: number | null },
+  input: { id: number; studyRoleId: number; deptId?: number | null; siteIds?: number[] },
 ) {
   await ctx.db.transaction(async (tx) => {
     const [member] = await tx.select().from(studyPersonnel).where(eq(studyPersonnel.id, input.id));
     if (!member) throw AppError.notFound('study_personnel.not_found', '项目人员不存在');
     await checkRoleOfStudy(tx, member.studyId, input.studyRoleId);
+    const sites = await sitesOf(tx, input);
     const at = ctx.clock();
     const [after] = await tx
       .update(studyPersonnel)
       .set({
         studyRoleId: input.studyRoleId,
         ...(input.deptId !== undefined && { deptId: input.deptId }),
+        ...(sites && { deptId: sites.deptId, siteIds: sites.siteIds }),
         updatedAt: at,
       })
       .where(eq(studyPersonnel.id, input.id))

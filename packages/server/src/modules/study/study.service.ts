@@ -1,5 +1,12 @@
+import { departmentNames, memberSites } from './staff.service.js';
 import { and, count, desc, eq, ilike, inArray, isNull, sql } from 'drizzle-orm';
-import { allStudyPermissionKeys, DEFAULT_BASE_CONFIG, formatSerialNumber, STUDY_ADMIN_ROLE } from '@ecrf/core';
+import {
+  allStudyPermissionKeys,
+  DEFAULT_BASE_CONFIG,
+  formatSerialNumber,
+  STUDY_ADMIN_ROLE,
+  STUDY_STATUS_FINISHED,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
 import {
@@ -142,6 +149,8 @@ async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) 
             studyRoleId: studyRoles.id,
             roleName: studyRoles.roleName,
             permissions: studyRoles.permissions,
+            deptId: studyPersonnel.deptId,
+            siteIds: studyPersonnel.siteIds,
           })
           .from(studyPersonnel)
           .innerJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
@@ -149,6 +158,7 @@ async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) 
       : Promise.resolve([]),
   ]);
   const subjectCounts = await subjectCountsOf(ctx, ids);
+  const siteNames = await departmentNames(ctx.db, mine.flatMap(memberSites));
   return rows.map((s) => {
     const role = mine.find((m) => m.studyId === s.studyId);
     return {
@@ -176,7 +186,15 @@ async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) 
       subjectCount: subjectCounts.get(s.studyId) ?? 0,
       creater: creators.find((u) => u.userId === s.createdBy)?.name ?? '',
       createTime: s.createdAt,
-      myRole: role ? { studyRoleId: role.studyRoleId, roleName: role.roleName, permissions: role.permissions } : null,
+      myRole: role
+        ? {
+            studyRoleId: role.studyRoleId,
+            roleName: role.roleName,
+            permissions: role.permissions,
+            // The member's own sites: where their new patients go (a choice when several). docs/multi-centre.md.
+            sites: memberSites(role).map((deptId) => ({ deptId, deptName: siteNames.get(deptId) ?? '' })),
+          }
+        : null,
     };
   });
 }
@@ -308,6 +326,26 @@ export async function createStudy(ctx: AppContext, user: CurrentUser, input: Stu
   return getStudy(ctx, user, studyId);
 }
 
+export const REOPEN_REASON_MSG = '重新开启项目需要填写原因';
+
+/**
+ * A study set to 已结束 is frozen (lock-gate.ts) until reopened: reopening (1 → 0) needs a reason and is audited as
+ * study.reopen beside the status's own study.config row. Finishing it (0 → 1) needs none.
+ */
+async function reopenRule(tx: Tx, user: CurrentUser, at: Date, before: StudyRow, status: number, reason?: string) {
+  if (before.status !== STUDY_STATUS_FINISHED || status === STUDY_STATUS_FINISHED) return;
+  if (!reason?.trim()) throw AppError.badRequest('study.reopen_reason_required', REOPEN_REASON_MSG);
+  await audit(tx, user, at, [
+    {
+      studyId: before.studyId,
+      action: 'study.reopen',
+      oldValue: before.status,
+      newValue: status,
+      reason: reason.trim(),
+    },
+  ]);
+}
+
 export async function updateStudy(
   ctx: AppContext,
   user: CurrentUser,
@@ -318,7 +356,8 @@ export async function updateStudy(
     ctx,
     user,
     studyId,
-    async (tx) => {
+    async (tx, before) => {
+      if (input.status !== undefined) await reopenRule(tx, user, ctx.clock(), before, input.status, input.reason);
       if (input.studyCode) await checkCodeFree(tx, input.studyCode, studyId);
       if (input.followTrigger) await checkTriggerCrfs(tx, studyId, [input.followTrigger]);
       return {

@@ -8,6 +8,8 @@ export const SUBJECT_BUTTONS = {
   add: 'business.subject.add',
   edit: 'business.subject.edit',
   remove: 'business.subject.remove',
+  /** 查看全部中心数据: every site's patients, and moving a patient between sites. */
+  allSites: 'business.subject.allSites',
 } as const;
 
 export interface StudyAccessSource {

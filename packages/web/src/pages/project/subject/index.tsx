@@ -37,6 +37,7 @@ import { PatientDialog, type PatientDialogState } from './components/patient-dia
 import { OperatesDrawer } from './components/operates-drawer';
 import { ReasonDialog } from './components/reason-dialog';
 import { StateDialog } from './components/state-dialog';
+import { SiteMoveDialog, type SiteMoveTarget } from './components/site-move-dialog';
 import { STATE_OPTIONS } from './subject-state';
 import '../project.css';
 import { FilterButtons } from '../../../components/filter-buttons';
@@ -79,7 +80,9 @@ const DEFAULT_FIELD_LABELS: Record<string, string> = Object.fromEntries(
 
 type Can = (code: string) => boolean;
 
-function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
+type OwnSites = ReadonlyArray<{ deptId: number; deptName: string }>;
+
+function SubjectList({ studyId, can, ownSites }: { studyId: number; can: Can; ownSites: OwnSites }) {
   const { message } = App.useApp();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
@@ -92,6 +95,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
   const [restoreRecord, setRestoreRecord] = useState<SubjectRecordRow | null>(null);
   const [operatesRecord, setOperatesRecord] = useState<SubjectRecordRow | null>(null);
   const [randomizeTarget, setRandomizeTarget] = useState<RandomizeTarget | null>(null);
+  const [moveTarget, setMoveTarget] = useState<SiteMoveTarget | null>(null);
   // 随机 is offered once the study's randomization is configured (issue 15).
   const randomization = useQuery({
     queryKey: queryKeys.randomization.config(studyId),
@@ -110,6 +114,9 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
   const canAdd = can(SUBJECT_BUTTONS.add);
   const canEdit = can(SUBJECT_BUTTONS.edit);
   const canRemove = can(SUBJECT_BUTTONS.remove);
+  // 转移中心 is a manager's action: all sites and the patient edit button (docs/multi-centre.md).
+  const allSites = can(SUBJECT_BUTTONS.allSites);
+  const canMoveSite = allSites && canEdit;
 
   const model = useQuery({
     queryKey: queryKeys.subject.formModel(studyId),
@@ -227,6 +234,13 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
           },
           { key: 'state', label: SUBJECT_TEXT.changeState, allowed: canEdit, onClick: (row) => setStateRecord(row) },
           {
+            key: 'moveSite',
+            label: SUBJECT_TEXT.moveSite,
+            allowed: canMoveSite,
+            hidden: () => !canMoveSite,
+            onClick: (row) => setMoveTarget({ subjectId: row.id, subjectName: row.subjectName, deptId: row.deptId }),
+          },
+          {
             key: 'randomize',
             label: RANDOMIZATION_TEXT.randomize,
             allowed: canRandomize,
@@ -268,6 +282,7 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
     canEdit,
     canRemove,
     canRandomize,
+    canMoveSite,
     randomizes,
     navigate,
   ]);
@@ -365,8 +380,10 @@ function SubjectList({ studyId, can }: { studyId: number; can: Can }) {
         studyId={studyId}
         state={patient}
         canEdit={canEdit && !showDeleted}
+        sites={{ own: ownSites, all: allSites }}
         onClose={() => setPatient(null)}
       />
+      <SiteMoveDialog studyId={studyId} target={moveTarget} onClose={() => setMoveTarget(null)} />
       <StateDialog record={stateRecord} onClose={() => setStateRecord(null)} />
       {importing && <ImportDialog studyId={studyId} open onClose={() => setImporting(false)} />}
       <ReasonDialog
@@ -403,7 +420,7 @@ export default function SubjectListPage() {
   let body;
   if (studyId === null || query.isError) body = <Result status="warning" title={MSG.forbidden} />;
   else if (query.isLoading || !study) body = <Spin style={{ display: 'block', margin: '48px auto' }} />;
-  else body = <SubjectList studyId={studyId} can={can} />;
+  else body = <SubjectList studyId={studyId} can={can} ownSites={study.myRole?.sites ?? []} />;
 
   return (
     <div className="page-card">

@@ -24,7 +24,12 @@ function StudyMembers({ study }: { study: Study }) {
   const columns: PageColumn<StudyMember>[] = [
     { title: STUDY_USER_TEXT.name, dataIndex: 'name', width: 120, search: { width: 200 } },
     { title: STUDY_USER_TEXT.userName, dataIndex: 'userName', width: 120 },
-    { title: STUDY_USER_TEXT.site, dataIndex: 'deptName', minWidth: 160 },
+    {
+      title: STUDY_USER_TEXT.site,
+      dataIndex: 'siteNames',
+      minWidth: 160,
+      render: (_value, member) => (member.siteNames?.length ? member.siteNames.join('、') : (member.deptName ?? '')),
+    },
     { title: STUDY_USER_TEXT.role, dataIndex: 'roleName', width: 140 },
     { title: STUDY_USER_TEXT.joinTime, dataIndex: 'createTime', kind: 'datetime' },
     actionsColumn<StudyMember>([

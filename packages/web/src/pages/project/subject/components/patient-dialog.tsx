@@ -37,6 +37,11 @@ interface PatientDialogProps {
   state: PatientDialogState | null;
   /** May the caller edit patients (btn:business.subject.edit)? Decides the 编辑 button. */
   canEdit: boolean;
+  /**
+   * Where a new patient may go (docs/multi-centre.md): the caller's own sites, or any department for a member
+   * holding 查看全部中心数据 (then the department tree, when the caller may read it). Edits keep the site.
+   */
+  sites?: { own: ReadonlyArray<{ deptId: number; deptName: string }>; all: boolean };
   onClose: () => void;
   onSaved?: (subject: Subject) => void;
 }
@@ -92,7 +97,7 @@ function isOnlyCodeTaken(errorFields: ReadonlyArray<{ errors: string[] }>): bool
  * 添加患者 / 查看患者 / 编辑患者 (SUBJ-06..SUBJ-19): fields, labels and required flags from the
  * study's base config; the rules are @ecrf/core's, so the dialog and the server say the same.
  */
-export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: PatientDialogProps) {
+export function PatientDialog({ studyId, state, canEdit, sites: siteScope, onClose, onSaved }: PatientDialogProps) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<PatientFormValues>();
@@ -122,9 +127,10 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
         (res) => res.data,
       ),
   });
+  const ownSites = siteScope?.own ?? [];
   const sites = useQuery({
     queryKey: queryKeys.studyPersonnel.sites(),
-    enabled: open,
+    enabled: open && (siteScope?.all ?? true),
     retry: false,
     queryFn: () => personnelApi.sites().then((res) => res.data),
   });
@@ -140,7 +146,8 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
     takenCodes.current = new Set();
     form.resetFields();
     filledFor.current = null;
-  }, [state, form]);
+    if (state.mode === 'add' && ownSites[0]) form.setFieldValue('deptId', ownSites[0].deptId);
+  }, [state, form, ownSites]);
   useEffect(() => {
     if (!state || state.mode === 'add' || !subject.data || filledFor.current === state) return;
     filledFor.current = state;
@@ -393,13 +400,9 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                   />
                 </Form.Item>
               </Col>
-              {siteTree.length > 0 ? (
+              {mode === 'add' && (siteScope?.all ?? true) && siteTree.length > 0 ? (
                 <Col span={12}>
-                  <Form.Item
-                    label={SUBJECT_TEXT.dept}
-                    name="deptId"
-                    extra={mode === 'add' ? SUBJECT_TEXT.deptHint : undefined}
-                  >
+                  <Form.Item label={SUBJECT_TEXT.dept} name="deptId" extra={SUBJECT_TEXT.deptHint}>
                     <TreeSelect
                       allowClear
                       treeDefaultExpandAll
@@ -408,11 +411,28 @@ export function PatientDialog({ studyId, state, canEdit, onClose, onSaved }: Pat
                     />
                   </Form.Item>
                 </Col>
+              ) : mode === 'add' && ownSites.length > 0 ? (
+                <Col span={12}>
+                  <Form.Item
+                    label={SUBJECT_TEXT.dept}
+                    name="deptId"
+                    rules={[{ required: true, message: SUBJECT_TEXT.siteRequired }]}
+                    extra={ownSites.length > 1 ? SUBJECT_TEXT.siteChoiceHint : undefined}
+                  >
+                    <Select
+                      disabled={ownSites.length === 1}
+                      options={ownSites.map((site) => ({ value: site.deptId, label: site.deptName }))}
+                    />
+                  </Form.Item>
+                </Col>
               ) : (
                 mode !== 'add' &&
                 subject.data?.deptName && (
                   <Col span={12}>
-                    <Form.Item label={SUBJECT_TEXT.dept}>
+                    <Form.Item
+                      label={SUBJECT_TEXT.dept}
+                      extra={mode === 'edit' ? SUBJECT_TEXT.siteMoveHint : undefined}
+                    >
                       <Input aria-label={SUBJECT_TEXT.dept} disabled value={subject.data.deptName} />
                     </Form.Item>
                   </Col>

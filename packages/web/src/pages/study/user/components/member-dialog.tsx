@@ -17,7 +17,7 @@ export interface MemberDialogState {
 interface MemberFields {
   userIds?: number[];
   studyRoleId: number;
-  deptId?: number | null;
+  siteIds?: number[];
 }
 
 interface SiteNode {
@@ -80,10 +80,10 @@ function MemberDialogBody({
         studyId,
         userIds: values.userIds ?? [],
         studyRoleId: values.studyRoleId,
-        deptId: values.deptId ?? undefined,
+        siteIds: values.siteIds?.length ? values.siteIds : undefined,
       }),
     update: (values: MemberFields) =>
-      personnelApi.update({ id: member!.id, studyRoleId: values.studyRoleId, deptId: values.deptId ?? undefined }),
+      personnelApi.update({ id: member!.id, studyRoleId: values.studyRoleId, siteIds: values.siteIds ?? [] }),
     // The member count of the study and of its roles change with the staff.
     invalidate: [queryKeys.studyPersonnel.all(), queryKeys.studyRole.all(), queryKeys.study.all()],
     onSuccess: onClose,
@@ -108,7 +108,7 @@ function MemberDialogBody({
     >
       <Form
         form={form}
-        initialValues={member ? { studyRoleId: member.studyRoleId, deptId: member.deptId } : undefined}
+        initialValues={member ? { studyRoleId: member.studyRoleId, siteIds: member.siteIds } : undefined}
         name="study-member-dialog"
         labelCol={{ flex: '84px' }}
         wrapperCol={{ flex: 1 }}
@@ -145,8 +145,9 @@ function MemberDialogBody({
           />
         </Form.Item>
         {siteTree.length > 0 && (
-          <Form.Item label={STUDY_USER_TEXT.site} name="deptId" extra={STUDY_USER_TEXT.siteHint}>
+          <Form.Item label={STUDY_USER_TEXT.site} name="siteIds" extra={STUDY_USER_TEXT.siteHint}>
             <TreeSelect
+              multiple
               allowClear
               treeDefaultExpandAll
               treeData={siteTree}
