@@ -14,6 +14,7 @@ import { calendarEvents, subjectRecords, subjects } from '../../db/schema/index.
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
+import { inCallerSites } from '../../shared/patient-site.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import type { ScheduledTask } from '../jobs/scheduler.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
@@ -49,7 +50,8 @@ function view(row: EventRow): CalendarEventView {
 
 /**
  * Events with their patients (code, and the name masked for a caller without 查看患者身份信息, as in every list),
- * read in one query; a patient since removed from the study is left out.
+ * read in one query; a patient since removed from the study, or not at one of the caller's sites (分中心: the
+ * patient moved, or the owner's sites changed), is left out, its id too. The event itself stays the owner's.
  */
 async function views(ctx: AppContext, access: StudyAccess, rows: EventRow[]): Promise<CalendarEventView[]> {
   const ids = [...new Set(rows.flatMap((r) => (r.subjectId === null ? [] : [r.subjectId])))];
@@ -63,16 +65,23 @@ async function views(ctx: AppContext, access: StudyAccess, rows: EventRow[]): Pr
         })
         .from(subjects)
         .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
-        .where(and(inArray(subjects.id, ids), eq(subjects.studyId, access.studyId), isNull(subjects.deletedAt)))
+        .where(
+          and(
+            inArray(subjects.id, ids),
+            eq(subjects.studyId, access.studyId),
+            isNull(subjects.deletedAt),
+            inCallerSites(access, subjects.deptId),
+          ),
+        )
     : [];
   const clear = seesIdentifiers(access);
   const byId = new Map<number, CalendarEventSubject>(
     found.map((f) => [f.subjectId, { ...f, subjectName: clear ? f.subjectName : maskName(f.subjectName) }]),
   );
-  return rows.map((row) => ({
-    ...view(row),
-    subject: row.subjectId === null ? null : (byId.get(row.subjectId) ?? null),
-  }));
+  return rows.map((row) => {
+    const subject = row.subjectId === null ? null : (byId.get(row.subjectId) ?? null);
+    return { ...view(row), subjectId: subject ? row.subjectId : null, subject };
+  });
 }
 
 /** The start of a day (YYYY-MM-DD) in a zone, plus `plusDays` days: local midnight, daylight saving included. */

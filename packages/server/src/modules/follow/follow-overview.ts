@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { FOLLOW_STATE_NAMES, FOLLOW_STATES as F, maskName, type FollowState } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
+import { inCallerSites } from '../../shared/patient-site.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 import { refreshAndPush } from './follow.service.js';
@@ -17,16 +18,20 @@ const n = (v: unknown) => Number(v ?? 0);
 /**
  * 随访概览 (GET /api/business/follow/overview): this week's visits, the visits waiting and overdue, each planned
  * visit's completion (on time, late, missed, lost) and each responsible person's load. Counted in SQL over the
- * study's live patients and visits (已删除 apart); "today" and the week (Monday to Sunday) are the study zone's.
- * A visit is judged once its window has passed or it is done or lost: on-time and completion rates are shares of
- * the judged visits, so visits not yet due never lower them.
+ * study's live patients at the caller's sites and their visits (已删除 apart); "today" and the week (Monday to
+ * Sunday) are the study zone's. A visit is judged once its window has passed or it is done or lost: on-time and
+ * completion rates are shares of the judged visits, so visits not yet due never lower them.
  */
 export async function followOverview(ctx: AppContext, access: StudyAccess) {
   const { studyId, timeZone } = access;
   const now = ctx.clock();
   // The stored states are brought to the study's today first, as the record list does.
   await refreshAndPush(ctx, studyId);
-  const live = sql`r.study_id = ${studyId} and r.state <> ${F.DELETED} and s.deleted_at is null`;
+  // Every figure counts only the patients at the caller's sites (分中心), as the record list lists them.
+  const site = inCallerSites(access, sql`s.dept_id`);
+  const live = sql`r.study_id = ${studyId} and r.state <> ${F.DELETED} and s.deleted_at is null${
+    site ? sql` and ${site}` : sql``
+  }`;
   const week = sql`(select (${now.toISOString()}::timestamptz at time zone ${timeZone})::date as today,
       date_trunc('week', ${now.toISOString()}::timestamptz at time zone ${timeZone})::date as week_start)`;
   const inWeek = sql`r.planned_date::date between w.week_start and w.week_start + 6`;

@@ -33,8 +33,10 @@ import {
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
+import { inCallerSites } from '../../shared/patient-site.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { audit, auditSystem, type AuditEntry } from '../audit/audit.service.js';
+import { assertWritable, lockRefusals } from '../locks/lock-gate.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 import { pushVisitCounts, type VisitChanges } from './follow-push.js';
 
@@ -634,12 +636,17 @@ export async function scheduleSubject(
 /** Schedules every enrolled patient of a study (after a plan is created or changed with rescheduling). */
 async function scheduleStudy(ctx: AppContext, tx: Db, actor: Actor, studyId: number, now: Date, planId: number) {
   const patients = await tx
-    .select({ id: subjects.id })
+    .select({ id: subjects.id, subjectRecordId: subjectRecords.id })
     .from(subjects)
+    .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
     .where(and(eq(subjects.studyId, studyId), isNull(subjects.deletedAt)))
     .orderBy(asc(subjects.id));
+  // A locked patient's visits (every patient's in a locked or finished study) keep their dates.
+  const locked = await lockRefusals(tx, studyId, patients);
   let changed = 0;
-  for (const p of patients) if (await scheduleSubject(tx, actor, studyId, p.id, now, planId)) changed++;
+  for (const p of patients) {
+    if (!locked(p) && (await scheduleSubject(tx, actor, studyId, p.id, now, planId))) changed++;
+  }
   return changed;
 }
 
@@ -929,6 +936,8 @@ export async function listRecords(ctx: AppContext, access: StudyAccess, filter: 
   const conditions: (SQL | undefined)[] = [
     eq(followRecords.studyId, filter.studyId),
     isNull(subjects.deletedAt),
+    // Only the visits of patients at the caller's sites (分中心).
+    inCallerSites(access, subjects.deptId),
     filter.state?.length ? inArray(followRecords.state, filter.state) : ne(followRecords.state, FOLLOW_STATES.DELETED),
     filter.startDate ? gte(followRecords.plannedDate, filter.startDate) : undefined,
     filter.endDate ? lte(followRecords.plannedDate, filter.endDate) : undefined,
@@ -990,6 +999,8 @@ export async function studyOfFollowRecordCrf(ctx: AppContext, followRecordCrfId:
 async function lockedRecord(tx: Db, followRecordId: number) {
   const [row] = await tx.select().from(followRecords).where(eq(followRecords.id, followRecordId)).for('update');
   if (!row) throw AppError.notFound('follow.record_not_found', '随访记录不存在');
+  // Every change a person makes to one visit comes through here: a locked patient's visits stay as they are.
+  await assertWritable(tx, { studyId: row.studyId, subjectRecordId: row.subjectRecordId });
   return row;
 }
 
@@ -1109,6 +1120,7 @@ export async function addCustomVisit(
       .from(subjectRecords)
       .where(and(eq(subjectRecords.id, input.subjectRecordId), isNull(subjectRecords.deletedAt)));
     if (!rec) throw AppError.notFound('subject.not_found', '患者不存在');
+    await assertWritable(tx, { studyId: rec.studyId, subjectRecordId: input.subjectRecordId });
     await checkPlanInput(tx, {
       studyId: rec.studyId,
       planName: '',
@@ -1176,9 +1188,10 @@ export async function scheduleSubjectNow(ctx: AppContext, user: CurrentUser, sub
     .from(subjectRecords)
     .where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt)));
   if (!rec) throw AppError.notFound('subject.not_found', '患者不存在');
-  const changed = await ctx.db.transaction((tx) =>
-    scheduleSubject(tx, { kind: 'user', user }, rec.studyId, rec.subjectId, ctx.clock()),
-  );
+  const changed = await ctx.db.transaction(async (tx) => {
+    await assertWritable(tx, { studyId: rec.studyId, subjectRecordId });
+    return scheduleSubject(tx, { kind: 'user', user }, rec.studyId, rec.subjectId, ctx.clock());
+  });
   if (changed) await pushVisitCounts(ctx, rec.studyId);
   return { changed };
 }
