@@ -65,7 +65,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       ok(
         await rand.listSlots(
           ctx,
-          request.query.studyId,
+          requireStudy(request),
           { stratum: request.query.stratum, version: request.query.version },
           pageRequest(request.query),
         ),
@@ -193,7 +193,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromBody, module, action: '导出随机分配表', studyPermission: P.unblinded },
     },
-    async (request, reply) => sendFile(reply, await rand.exportList(ctx, requireUser(request), request.body.studyId)),
+    async (request, reply) => sendFile(reply, await rand.exportList(ctx, requireUser(request), requireStudy(request))),
   );
   app.post(
     '/api/business/randomization/export/randomly_selected',

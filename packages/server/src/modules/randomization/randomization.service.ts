@@ -44,8 +44,10 @@ import {
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
-import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
+import { inCallerSites, subjectInCallerSites } from '../../shared/patient-site.js';
+import { hasStudyPermission, seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
+import { assertWritable } from '../locks/lock-gate.js';
 import { reauthenticate } from '../auth/password-attempts.service.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
@@ -363,8 +365,18 @@ export interface ListFilter {
   version?: number | undefined;
 }
 
-/** The allocation list (unblinded roles only: the route's permission), with its use, paged. */
-export async function listSlots(ctx: AppContext, studyId: number, filter: ListFilter, page: PageRequest) {
+/**
+ * The allocation list (unblinded roles only: the route's permission), with its use, paged. The list is the study's
+ * (every slot and whether it is used, whatever the site: it is what the seed is checked against), but a used slot
+ * names its patient only to a caller who sees that patient's site (分中心).
+ */
+export async function listSlots(
+  ctx: AppContext,
+  access: Pick<StudyAccess, 'studyId' | 'siteIds'>,
+  filter: ListFilter,
+  page: PageRequest,
+) {
+  const { studyId } = access;
   const { state } = await current(ctx.db, studyId);
   const row = filter.version
     ? (
@@ -385,7 +397,12 @@ export async function listSlots(ctx: AppContext, studyId: number, filter: ListFi
     { total: number },
   ];
   const rows = await ctx.db
-    .select({ slot: randomizationSlots, no: randomizations.randomizationNo, subjectId: randomizations.subjectId })
+    .select({
+      slot: randomizationSlots,
+      no: randomizations.randomizationNo,
+      subjectId: randomizations.subjectId,
+      siteId: subjects.deptId,
+    })
     .from(randomizationSlots)
     .leftJoin(
       randomizations,
@@ -396,6 +413,7 @@ export async function listSlots(ctx: AppContext, studyId: number, filter: ListFi
         eq(randomizations.slot, randomizationSlots.slot),
       ),
     )
+    .leftJoin(subjects, eq(subjects.id, randomizations.subjectId))
     .where(where)
     .orderBy(asc(randomizationSlots.stratum), asc(randomizationSlots.slot))
     .limit(page.limit)
@@ -406,7 +424,7 @@ export async function listSlots(ctx: AppContext, studyId: number, filter: ListFi
     // The seed regenerates the list, which this caller may read anyway; an auditor verifies with it.
     seed: row.listSource === 'generated' ? row.seed : null,
     listSource: row.listSource,
-    list: rows.map(({ slot, no, subjectId }) => ({
+    list: rows.map(({ slot, no, subjectId, siteId }) => ({
       stratum: slot.stratum,
       stratumLabel: label(slot.stratum),
       slot: slot.slot,
@@ -417,7 +435,7 @@ export async function listSlots(ctx: AppContext, studyId: number, filter: ListFi
       kitCode: slot.kitCode,
       used: no !== null,
       randomizationNo: no === null ? null : formatRandomizationNo(no),
-      subjectId,
+      subjectId: subjectId !== null && seesSite(access, siteId) ? subjectId : null,
     })),
     total: Number(total),
   };
@@ -545,6 +563,7 @@ export async function randomize(ctx: AppContext, user: CurrentUser, access: Stud
   let state: StateRow;
   try {
     ({ row, config, state } = await ctx.db.transaction(async (tx) => {
+      await assertWritable(tx, { studyId, subjectRecordId: subject.subjectRecordId });
       // The study row's lock orders randomizations, configuration saves and unblinding: the number
       // comes from it, and the configuration read below cannot change until this commits.
       const [locked] = await tx
@@ -773,7 +792,10 @@ function selectedQuery(db: Db) {
     .leftJoin(users, eq(users.userId, randomizations.randomizedBy));
 }
 
-/** Randomized patients (随机结果), newest number first; arms and names as the caller may see them. */
+/**
+ * Randomized patients (随机结果), newest number first, those of the caller's sites only (分中心); arms and names as
+ * the caller may see them.
+ */
 export async function listSelected(
   ctx: AppContext,
   user: CurrentUser,
@@ -787,6 +809,7 @@ export async function listSelected(
   const keyword = filter.keyword?.replace(/[\\%_]/g, '\\$&');
   const where = and(
     eq(randomizations.studyId, access.studyId),
+    inCallerSites(access, subjects.deptId),
     arms && filter.arm ? eq(randomizations.arm, filter.arm) : undefined,
     keyword ? sql`${subjects.identificationCode} ilike ${`%${keyword}%`}` : undefined,
   );
@@ -823,7 +846,11 @@ export async function listSelected(
   };
 }
 
-/** Counts per arm, per stratum and per factor level (随机列表); arm counts only for those who may see arms. */
+/**
+ * Counts per arm, per stratum and per factor level (随机列表); arm counts only for those who may see arms. The
+ * counts are of the caller's sites' patients, as the list of results lists them (分中心); a stratum's size is the
+ * study's list.
+ */
 export async function results(ctx: AppContext, access: StudyAccess) {
   const { state, row, config } = await current(ctx.db, access.studyId);
   if (!row || !config) {
@@ -834,7 +861,7 @@ export async function results(ctx: AppContext, access: StudyAccess) {
   const all = await ctx.db
     .select({ arm: randomizations.arm, stratum: randomizations.stratum, levels: randomizations.factorLevels })
     .from(randomizations)
-    .where(eq(randomizations.studyId, access.studyId));
+    .where(and(eq(randomizations.studyId, access.studyId), subjectInCallerSites(access, randomizations.subjectId)));
   const strataRows = await ctx.db
     .select()
     .from(randomizationStrata)
@@ -1062,12 +1089,16 @@ async function workbook(sheets: Array<{ name: string; header: string[]; rows: un
   return Buffer.from(await book.xlsx.writeBuffer());
 }
 
-/** The allocation list of the version in force, every stratum (unblinded roles: the route's permission). */
-export async function exportList(ctx: AppContext, user: CurrentUser, studyId: number) {
+/**
+ * The allocation list of the version in force, every stratum (unblinded roles: the route's permission). It names
+ * no patient, so it is whole for a caller of any site.
+ */
+export async function exportList(ctx: AppContext, user: CurrentUser, access: StudyAccess) {
+  const { studyId } = access;
   const { row, config } = await requireCurrent(ctx.db, studyId);
   const { list } = await listSlots(
     ctx,
-    studyId,
+    access,
     {},
     { pageNum: 1, pageSize: MAX_LIST_SLOTS, limit: MAX_LIST_SLOTS, offset: 0 },
   );
