@@ -7,7 +7,8 @@ import { idSchema, idTextSchema } from '../../http/ids.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
-import { fromBody, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { siteLocators } from '../../shared/patient-site.js';
+import { fromBody, fromParam, fromQuery, studyIdQuery } from '../study/study.routes.js';
 import * as advisory from './advisory.service.js';
 
 const tags = ['在线咨询'];
@@ -28,6 +29,8 @@ const idParams = z.object({ id: idTextSchema });
  * PUT /api/v1/advisory/manager/{id}/close    { studyId }
  */
 export function advisoryRoutes(app: App, ctx: AppContext) {
+  // A question of a patient at another site answers 404 to a caller scoped to other sites (分中心).
+  const site = siteLocators(ctx).ofConsultation(fromParam);
   app.get(
     `${BASE}/list`,
     {
@@ -60,7 +63,7 @@ export function advisoryRoutes(app: App, ctx: AppContext) {
     `${BASE}/:id`,
     {
       schema: { tags, summary: '咨询详情', params: idParams, querystring: studyIdQuery },
-      config: { study: fromQuery, studyPermission: advisory.CONSULT_VIEW },
+      config: { study: fromQuery, studyPermission: advisory.CONSULT_VIEW, site },
     },
     async (request) => ok(await advisory.getConsult(ctx, requireStudy(request), request.params.id)),
   );
@@ -83,7 +86,7 @@ export function advisoryRoutes(app: App, ctx: AppContext) {
     `${BASE}/:id/answer`,
     {
       schema: { tags, summary: '回复咨询', params: idParams, body: consultAnswerInput.extend({ studyId: idSchema }) },
-      config: { study: fromBody, studyPermission: advisory.CONSULT_REPLY, module, action: '回复咨询' },
+      config: { study: fromBody, studyPermission: advisory.CONSULT_REPLY, module, action: '回复咨询', site },
     },
     async (request) =>
       ok(
@@ -102,7 +105,7 @@ export function advisoryRoutes(app: App, ctx: AppContext) {
     `${BASE}/:id/close`,
     {
       schema: { tags, summary: '关闭咨询', params: idParams, body: z.object({ studyId: idSchema }) },
-      config: { study: fromBody, studyPermission: advisory.CONSULT_REPLY, module, action: '关闭咨询' },
+      config: { study: fromBody, studyPermission: advisory.CONSULT_REPLY, module, action: '关闭咨询', site },
     },
     async (request) =>
       ok(await advisory.closeConsult(ctx, requireUser(request), requireStudy(request), request.params.id), '关闭成功'),

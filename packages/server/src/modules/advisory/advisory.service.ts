@@ -14,6 +14,7 @@ import { consultations, studyPersonnel, studyRoles, subjectRecords, subjects, us
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
+import { subjectInCallerSites } from '../../shared/patient-site.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
@@ -86,12 +87,18 @@ async function selectViews(ctx: AppContext, access: StudyAccess, where: SQL | un
   }));
 }
 
-/** advisory/manager/list (KNOW-05): the study's questions, paged, waiting ones first, for holders of 查看咨询. */
+/**
+ * advisory/manager/list (KNOW-05): the study's questions, paged, waiting ones first, for holders of 查看咨询: those
+ * of patients at the caller's sites (分中心) and those naming no patient.
+ */
 export async function listConsults(ctx: AppContext, access: StudyAccess, filter: ConsultFilter, page: PageRequest) {
   const keyword = filter.keyword?.trim();
   const like = keyword ? `%${escapeLike(keyword)}%` : null;
   const where = and(
     eq(consultations.studyId, access.studyId),
+    access.siteIds === null
+      ? undefined
+      : or(isNull(consultations.subjectId), subjectInCallerSites(access, consultations.subjectId)),
     filter.state === undefined ? undefined : eq(consultations.state, filter.state),
     filter.subjectId === undefined ? undefined : eq(consultations.subjectId, filter.subjectId),
     like

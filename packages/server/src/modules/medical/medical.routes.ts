@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
@@ -6,8 +7,9 @@ import { idSchema, idTextSchema } from '../../http/ids.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import { siteLocators } from '../../shared/patient-site.js';
 import { servingHeaders } from '../files/file.service.js';
-import { fromBody, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromBody, fromParam, fromQuery, studyIdQuery } from '../study/study.routes.js';
 import * as medical from './medical.service.js';
 
 const tags = ['病历管理'];
@@ -53,6 +55,10 @@ const listQuery = studyIdQuery.extend({
  */
 export function medicalRoutes(app: App, ctx: AppContext) {
   const view = { study: fromQuery, studyPermission: medical.MEDICAL_VIEW };
+  // A medical record of a patient at another site answers 404 to a caller scoped to other sites (分中心).
+  const sites = siteLocators(ctx);
+  const site = sites.ofMedicalRecord(fromParam);
+  const viewOne = { ...view, site };
   app.get(
     '/api/v1/medicals',
     { schema: { tags, summary: '病历资料（分页）', querystring: listQuery }, config: view },
@@ -82,14 +88,14 @@ export function medicalRoutes(app: App, ctx: AppContext) {
   );
   app.get(
     '/api/v1/medical/:id',
-    { schema: { tags, summary: '病历资料详情', params: idParams, querystring: studyIdQuery }, config: view },
+    { schema: { tags, summary: '病历资料详情', params: idParams, querystring: studyIdQuery }, config: viewOne },
     async (request) => ok(await medical.getMedical(ctx, requireStudy(request), request.params.id)),
   );
   app.get(
     '/api/v1/medical/:id/file',
     {
       schema: { tags, summary: '病历资料文件', params: idParams, querystring: studyIdQuery.extend({ fileKey }) },
-      config: view,
+      config: viewOne,
     },
     async (request, reply) => {
       const { row, stream } = await medical.medicalFile(
@@ -126,7 +132,13 @@ export function medicalRoutes(app: App, ctx: AppContext) {
           reason: z.string().trim().max(200, '原因不能超过200个字符').nullish(),
         }),
       },
-      config: { study: fromBody, studyPermission: medical.MEDICAL_EDIT, module, action: '关联源文件' },
+      config: {
+        study: fromBody,
+        studyPermission: medical.MEDICAL_EDIT,
+        module,
+        action: '关联源文件',
+        site: sites.ofMedicalRecord((r: FastifyRequest) => (r.body as { id?: number } | undefined)?.id),
+      },
     },
     async (request) => {
       const b = request.body;
@@ -147,7 +159,7 @@ export function medicalRoutes(app: App, ctx: AppContext) {
     '/api/v1/medical/:id',
     {
       schema: { tags, summary: '修改病历资料', params: idParams, body: z.object({ ...medicalFields, reason }) },
-      config: { study: fromBody, studyPermission: medical.MEDICAL_EDIT, module, action: '修改病历资料' },
+      config: { study: fromBody, studyPermission: medical.MEDICAL_EDIT, module, action: '修改病历资料', site },
     },
     async (request) => {
       const { reason: why, ...input } = request.body;
@@ -161,7 +173,7 @@ export function medicalRoutes(app: App, ctx: AppContext) {
     '/api/v1/medical/:id',
     {
       schema: { tags, summary: '删除病历资料', params: idParams, querystring: studyIdQuery.extend({ reason }) },
-      config: { study: fromQuery, studyPermission: medical.MEDICAL_EDIT, module, action: '删除病历资料' },
+      config: { study: fromQuery, studyPermission: medical.MEDICAL_EDIT, module, action: '删除病历资料', site },
     },
     async (request) => {
       await medical.deleteMedical(

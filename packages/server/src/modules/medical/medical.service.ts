@@ -6,8 +6,10 @@ import { crfDataRecords, crfs, medicalRecords, storedFiles, subjectRecords, subj
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
+import { subjectInCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
+import { assertWritable } from '../locks/lock-gate.js';
 import { openFile } from '../files/file.service.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
@@ -108,9 +110,14 @@ export interface MedicalFilter {
   keyword?: string;
 }
 
-/** Medical records of the study (病历管理), newest first; keyword over title, note and the patient's code. */
+/**
+ * Medical records of the study (病历管理) of patients at the caller's sites (分中心), newest first; keyword over
+ * title, note and the patient's code.
+ */
 export async function listMedicals(ctx: AppContext, access: StudyAccess, filter: MedicalFilter, page: PageRequest) {
   const parts: SQL[] = [eq(medicalRecords.studyId, access.studyId), isNull(medicalRecords.deletedAt)];
+  const site = subjectInCallerSites(access, medicalRecords.subjectId);
+  if (site) parts.push(site);
   if (filter.subjectId !== undefined) parts.push(eq(medicalRecords.subjectId, filter.subjectId));
   if (filter.crfDataRecordId !== undefined) parts.push(eq(medicalRecords.crfDataRecordId, filter.crfDataRecordId));
   const k = filter.keyword?.trim();
@@ -175,6 +182,7 @@ const fields = (input: MedicalInput) => ({
 export async function createMedical(ctx: AppContext, user: CurrentUser, access: StudyAccess, input: MedicalInput) {
   const id = await ctx.db.transaction(async (tx) => {
     const subjectRecordId = await casebookOf(tx, access.studyId, input.subjectId);
+    await assertWritable(tx, { studyId: access.studyId, subjectRecordId });
     await checkFiles(tx, access.studyId, input.files);
     const now = ctx.clock();
     const [row] = await tx
@@ -209,6 +217,7 @@ export async function updateMedical(
       throw AppError.badRequest('medical.subject_fixed', '病历资料所属患者不能修改');
     }
     const subjectRecordId = await casebookOf(tx, access.studyId, input.subjectId);
+    await assertWritable(tx, { studyId: access.studyId, subjectRecordId });
     await checkFiles(tx, access.studyId, input.files);
     const now = ctx.clock();
     const [after] = await tx
@@ -242,6 +251,7 @@ export async function deleteMedical(
   await ctx.db.transaction(async (tx) => {
     const before = await liveRow(tx, access.studyId, id);
     const subjectRecordId = await casebookOf(tx, access.studyId, before.subjectId);
+    await assertWritable(tx, { studyId: access.studyId, subjectRecordId });
     const now = ctx.clock();
     await tx
       .update(medicalRecords)
@@ -275,6 +285,7 @@ export async function linkCrf(
   await ctx.db.transaction(async (tx) => {
     const before = await liveRow(tx, access.studyId, id);
     const subjectRecordId = await casebookOf(tx, access.studyId, before.subjectId);
+    await assertWritable(tx, { studyId: access.studyId, subjectRecordId });
     let crfId: number | null = null;
     if (crfDataRecordId !== null) {
       const [record] = await tx
