@@ -22,8 +22,10 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { RecordedEvent } from '../../shared/domain-events.js';
 import type { PageRequest } from '../../shared/paging.js';
+import { inCallerSites } from '../../shared/patient-site.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
+import { assertWritable } from '../locks/lock-gate.js';
 import { definitionOf } from '../crf-data/crf-definitions.js';
 import { isRepeatable, judgeSave, saveAuditEntries, stale } from '../crf-data/crf-data.service.js';
 import { otherFormValues } from '../crf-data/linked-values.service.js';
@@ -166,7 +168,10 @@ export async function listPatients(
   page: PageRequest,
 ) {
   const clear = hasStudyPermission(access, IDENTIFIERS_PERMISSION);
+  // Only the patients at the caller's sites (分中心).
   const conditions = [eq(subjects.studyId, access.studyId), isNull(subjects.deletedAt)];
+  const site = inCallerSites(access, subjects.deptId);
+  if (site) conditions.push(site);
   if (filter.bound === true) conditions.push(isNotNull(subjects.openId));
   if (filter.bound === false) conditions.push(isNull(subjects.openId));
   if (filter.keyword) conditions.push(sql`${subjects.identificationCode} ilike ${`%${filter.keyword}%`}`);
@@ -703,6 +708,11 @@ export async function savePatientForm(
     const [existing] = working
       ? await tx.select().from(crfDataRecords).where(eq(crfDataRecords.id, working.id)).for('update')
       : [];
+    await assertWritable(tx, {
+      studyId: patient.studyId,
+      subjectRecordId: patient.subjectRecordId,
+      crfDataRecordId: existing?.id,
+    });
     if (existing?.state === FORM_STATE.submitted) {
       throw AppError.conflict('patient.form_submitted', '表单已提交，不能再修改');
     }

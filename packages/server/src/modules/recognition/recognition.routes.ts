@@ -21,6 +21,11 @@ const smallInt = z.coerce.number({ error: '参数格式不正确' }).int('参数
  * uploaded image for a tempId; the public call spends it and answers what the OCR job read, in the spec's shape.
  */
 export function recognitionRoutes(app: App, ctx: AppContext) {
+  // A recognition made on the form of a patient now at another site answers 404 to a scoped caller (分中心).
+  const site = async (r: { params: unknown }) => {
+    const id = Number((r.params as { recognitionId?: unknown }).recognitionId);
+    return Number.isSafeInteger(id) && id > 0 ? service.siteOfRecognition(ctx.db, id) : undefined;
+  };
   ctx.jobs.handle<{ recognitionId: number; studyId: number }>(service.RECOGNITION_JOB_KIND, (job, tools) =>
     service.runRecognitionJob(ctx, job, tools),
   );
@@ -113,7 +118,7 @@ export function recognitionRoutes(app: App, ctx: AppContext) {
         params: z.object({ recognitionId: idTextSchema }),
         querystring: studyIdQuery,
       },
-      config: { study: fromQuery },
+      config: { study: fromQuery, site },
     },
     async (request) =>
       ok(
@@ -132,7 +137,7 @@ export function recognitionRoutes(app: App, ctx: AppContext) {
         querystring: studyIdQuery,
         body: z.object({ crfDataRecordId: idSchema }),
       },
-      config: { study: fromQuery },
+      config: { study: fromQuery, site },
     },
     async (request) =>
       ok(

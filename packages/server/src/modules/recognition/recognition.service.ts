@@ -2,9 +2,11 @@ import crypto from 'node:crypto';
 import { and, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import { parseLabReport, recognitionAnswer, type LabRow, type RecognitionData } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
+import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfs, recognitions, storedFiles, subjectRecords, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { siteOfRecord } from '../../shared/patient-site.js';
 import { canViewCrf, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { waitForJob } from '../export/export.service.js';
 import { mayReadFile } from '../files/file.service.js';
@@ -295,6 +297,18 @@ export async function runRecognitionJob(
     .set({ state: 'done', rows, finishedAt: ctx.clock() })
     .where(eq(recognitions.id, row.id));
   return { recognitionId: row.id, rows: rows.length, seconds: Math.round(seconds * 100) / 100 };
+}
+
+/**
+ * The site of the patient a recognition was made for (the study guard's `config.site`, 分中心); undefined for a
+ * recognition not found or made on no patient's form (the service answers).
+ */
+export async function siteOfRecognition(db: Db, recognitionId: number): Promise<number | null | undefined> {
+  const [row] = await db
+    .select({ subjectRecordId: recognitions.subjectRecordId })
+    .from(recognitions)
+    .where(eq(recognitions.id, recognitionId));
+  return row?.subjectRecordId ? siteOfRecord(db, row.subjectRecordId) : undefined;
 }
 
 /** A finished recognition of the caller's own, by id (the 202 path's follow-up). */
