@@ -219,6 +219,22 @@ describe('describeAuditRow: the trail in words', () => {
     });
   });
 
+  it('a move to another site reads 中心 old → new by the departments’ names, else by their ids', () => {
+    const row = { action: 'subject.site', itemName: 'deptId', oldValue: 3, newValue: 4 };
+    const siteNames = new Map([
+      [3, '甲中心'],
+      [4, '乙中心'],
+    ]);
+    expect(describeAuditRow(row, { siteNames })).toEqual({
+      actionName: '转移中心',
+      itemTitle: '中心',
+      oldText: '甲中心',
+      newText: '乙中心',
+    });
+    expect(describeAuditRow(row)).toMatchObject({ itemTitle: '中心', oldText: '3', newText: '4' });
+    expect(describeAuditRow({ ...row, oldValue: null })).toMatchObject({ oldText: '', newText: '4' });
+  });
+
   it('set-up rows without a definition read as their fields', () => {
     expect(plainText({ doubt: '1', diseases: [{ diseaseName: 'A' }] })).toBe('doubt：1；diseases：diseaseName：A');
     expect(describeAuditRow({ action: 'study.config', itemName: 'doubt', oldValue: '0', newValue: '1' })).toEqual({

@@ -134,6 +134,8 @@ export interface AuditTextContext {
   fieldLabels?: Readonly<Record<string, string>>;
   /** Disease code → name. */
   diseaseNames?: ReadonlyMap<string, string>;
+  /** Department (site, 中心) id → name, for a patient's site; without it a site reads as its id. */
+  siteNames?: ReadonlyMap<number, string>;
 }
 
 export interface AuditRowFacts {
@@ -169,6 +171,7 @@ function fieldText(field: string | null, value: unknown, ctx: AuditTextContext):
   if (field === 'gender') return value === 1 ? '男' : value === 0 ? '女' : plainText(value);
   if (field === 'diseaseCode') return ctx.diseaseNames?.get(String(value)) ?? plainText(value);
   if (field === 'state') return SUBJECT_STATE_NAMES[Number(value)] ?? plainText(value);
+  if (field === 'deptId') return ctx.siteNames?.get(Number(value)) ?? plainText(value);
   return plainText(value);
 }
 
@@ -238,6 +241,8 @@ export function describeAuditRow(row: AuditRowFacts, ctx: AuditTextContext = {})
       );
     case 'subject.state':
       return out('状态', fieldText('state', row.oldValue, ctx), fieldText('state', row.newValue, ctx));
+    case 'subject.site':
+      return out('中心', fieldText('deptId', row.oldValue, ctx), fieldText('deptId', row.newValue, ctx));
     case 'subject.sign': {
       const meaning = (row.newValue as { meaning?: unknown } | null)?.meaning;
       return out('', '', typeof meaning === 'string' ? meaning : '');

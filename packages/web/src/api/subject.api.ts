@@ -160,6 +160,12 @@ export const subjectApi = {
   byRecord: (subjectRecordId: number) => http.get<Subject>(`/api/business/ducking/patientInfo/${subjectRecordId}`),
   add: (body: SubjectBody & { studyId: number }) => http.post<Subject>('/api/business/subject', body),
   update: (body: SubjectBody & { id: number }) => http.put<Subject>('/api/business/subject', body),
+  /**
+   * 转移中心: moves the patient to another site (department) with a reason (1–200 characters); for members
+   * holding 查看全部中心数据 and the patient edit permission. The edit itself keeps the patient's site.
+   */
+  moveSite: (body: { subjectId: number; deptId: number; reason: string }) =>
+    http.put<Subject>('/api/business/subject/site', body),
 };
 
 export const subjectRecordApi = {

@@ -13,6 +13,7 @@ import {
   auditEvents,
   crfDataRecords,
   crfs,
+  departments,
   storedFiles,
   studies,
   studyDiseases,
@@ -201,8 +202,8 @@ async function formsOf(db: Db, rows: ReadonlyArray<RawAuditRow>) {
   };
 }
 
-/** The study's patient field labels and disease names, for patient rows. */
-async function patientWordsOf(db: Db, studyId: number) {
+/** The study's patient field labels, disease names and the names of the sites (departments) the rows name. */
+async function patientWordsOf(db: Db, studyId: number, rows: ReadonlyArray<RawAuditRow>) {
   const [study] = await db.select({ baseConfig: studies.baseConfig }).from(studies).where(eq(studies.studyId, studyId));
   const diseases = await db
     .select({ code: studyDiseases.diseaseCode, name: studyDiseases.diseaseName })
@@ -210,7 +211,26 @@ async function patientWordsOf(db: Db, studyId: number) {
     .where(eq(studyDiseases.studyId, studyId));
   const fieldLabels: Record<string, string> = Object.fromEntries(DEFAULT_BASE_CONFIG.map((f) => [f.name, f.header]));
   for (const f of study?.baseConfig ?? []) if (f.header) fieldLabels[f.name] = f.header;
-  return { fieldLabels, diseaseNames: new Map(diseases.map((d) => [d.code, d.name])) };
+  const siteIds = [
+    ...new Set(
+      rows
+        .filter((r) => r.action === 'subject.site' || (r.action === 'subject.update' && r.itemName === 'deptId'))
+        .flatMap((r) => [r.oldValue, r.newValue])
+        .map(Number)
+        .filter((id) => Number.isSafeInteger(id) && id > 0),
+    ),
+  ];
+  const sites = siteIds.length
+    ? await db
+        .select({ deptId: departments.deptId, deptName: departments.deptName })
+        .from(departments)
+        .where(inArray(departments.deptId, siteIds))
+    : [];
+  return {
+    fieldLabels,
+    diseaseNames: new Map(diseases.map((d) => [d.code, d.name])),
+    siteNames: new Map(sites.map((d) => [d.deptId, d.deptName])),
+  };
 }
 
 async function subjectCodesOf(db: Db, rows: ReadonlyArray<RawAuditRow>) {
@@ -256,7 +276,9 @@ export async function readableAuditRows<T extends RawAuditRow>(
     }
   }
   const fileNames = await fileNamesOf(db, studyId, keys);
-  const patient = rows.some((r) => r.action.startsWith('subject.')) ? await patientWordsOf(db, studyId) : undefined;
+  const patient = rows.some((r) => r.action.startsWith('subject.'))
+    ? await patientWordsOf(db, studyId, rows)
+    : undefined;
   const codes = options.subjectCodes ? await subjectCodesOf(db, rows) : undefined;
   const links = (node: CrfNode | undefined, value: unknown) => fileLinksOf(node, value, fileNames);
   return rows.map((row) => {

@@ -5,8 +5,11 @@ import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { idSchema, idTextSchema } from '../../http/ids.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
-import { requireStudy } from '../../http/study-guard.js';
+import { hasStudyPermission, requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import { AppError } from '../../http/app-error.js';
+import { siteLocators } from '../../shared/patient-site.js';
+import { ALL_SITES_KEY } from '../../shared/study-access.js';
 import { fromBody, fromParam, fromQuery, studyIdQuery } from '../study/study.routes.js';
 import * as subjectsService from './subject.service.js';
 
@@ -44,6 +47,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
   const recordStudy = (v: number | undefined) => (v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v));
   const q = <T>(r: FastifyRequest) => r.query as T;
   const b = <T>(r: FastifyRequest) => r.body as T;
+  const sites = siteLocators(ctx);
 
   app.get(
     '/api/v2/business/subject/crf',
@@ -95,6 +99,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       },
       config: {
         study: (r) => subjectsService.studyOfSubject(ctx, b<{ id: number }>(r).id),
+        site: sites.ofSubject((r: FastifyRequest) => b<{ id: number }>(r).id),
         module: '患者管理',
         action: '修改',
         studyPermission: 'btn:business.subject.edit',
@@ -112,6 +117,46 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         '修改成功',
       ),
   );
+  app.put(
+    '/api/business/subject/site',
+    {
+      schema: {
+        tags: subjectTags,
+        summary: '转移中心（管理员）：患者转到另一中心，需填写原因',
+        body: z.object({
+          subjectId: idSchema,
+          deptId: idSchema,
+          reason: z
+            .string({ error: subjectsService.SITE_MOVE_MSG.reasonRequired })
+            .trim()
+            .min(1, subjectsService.SITE_MOVE_MSG.reasonRequired)
+            .max(200),
+        }),
+      },
+      config: {
+        study: (r) => subjectsService.studyOfSubject(ctx, b<{ subjectId: number }>(r).subjectId),
+        module: '患者管理',
+        action: '转移中心',
+        studyPermission: ALL_SITES_KEY,
+      },
+    },
+    async (request) => {
+      const access = requireStudy(request);
+      // A manager's act: seeing every site, and the patient edit's own permission.
+      if (!hasStudyPermission(access, 'btn:business.subject.edit')) throw AppError.forbidden();
+      return ok(
+        await subjectsService.moveSubjectSite(
+          ctx,
+          requireUser(request),
+          access,
+          request.body.subjectId,
+          request.body.deptId,
+          request.body.reason,
+        ),
+        '转移成功',
+      );
+    },
+  );
   app.get(
     '/api/business/subject/signatures',
     {
@@ -124,7 +169,10 @@ export function subjectRoutes(app: App, ctx: AppContext) {
     '/api/business/subject/:id',
     {
       schema: { tags: subjectTags, summary: '患者详情', params: z.object({ id }) },
-      config: { study: (r) => subjectsService.studyOfSubject(ctx, fromParam(r)!) },
+      config: {
+        study: (r) => subjectsService.studyOfSubject(ctx, fromParam(r)!),
+        site: sites.ofSubject(fromParam),
+      },
     },
     async (request) => ok(await subjectsService.getSubject(ctx, request.params.id, requireStudy(request))),
   );
@@ -132,7 +180,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
     '/api/business/ducking/patientInfo/:id',
     {
       schema: { tags: subjectTags, summary: '患者信息（按受试者记录）', params: z.object({ id }) },
-      config: { study: (r) => recordStudy(fromParam(r)) },
+      config: { study: (r) => recordStudy(fromParam(r)), site: sites.ofRecord(fromParam) },
     },
     async (request) => ok(await subjectsService.getSubjectByRecord(ctx, request.params.id, requireStudy(request))),
   );

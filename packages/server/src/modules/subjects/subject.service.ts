@@ -38,6 +38,7 @@ import {
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
+import { inCallerSites } from '../../shared/patient-site.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { cachedRecordStudy } from '../../shared/auth-cache.js';
 import { getSerialNumber, nextSerialNumber } from '../study/study.service.js';
@@ -247,6 +248,28 @@ export async function studyOfRecord(ctx: AppContext, subjectRecordId: number) {
   });
 }
 
+/**
+ * Where a new patient goes (docs/multi-centre.md): a site the enrolling member is assigned to, the first of them
+ * unless one is chosen; a member seeing every site may choose any department. A member with no site of their own
+ * enrols at their user department, as before sites existed.
+ */
+async function enrolmentSite(tx: Db, user: CurrentUser, access: StudyAccess, chosen: number | null | undefined) {
+  if (chosen === null || chosen === undefined) return access.ownSiteIds[0] ?? user.deptId;
+  if (access.siteIds === null) {
+    if (!(await departmentExists(tx, chosen))) throw AppError.badRequest('subject.site_unknown', '所选中心不存在');
+    return chosen;
+  }
+  if (!access.ownSiteIds.includes(chosen)) {
+    throw AppError.badRequest('subject.site_out_of_scope', '所选中心不在您的中心范围内');
+  }
+  return chosen;
+}
+
+async function departmentExists(db: Db, deptId: number) {
+  const [row] = await db.select({ deptId: departments.deptId }).from(departments).where(eq(departments.deptId, deptId));
+  return Boolean(row);
+}
+
 /** Enrols a patient: subject, casebook (subject record), serial number and audit row in one transaction. */
 export async function createSubject(
   ctx: AppContext,
@@ -265,7 +288,7 @@ export async function createSubject(
         diseaseCodes: diseases.map((d) => d.diseaseCode),
       }),
     );
-    const deptId = input.deptId ?? user.deptId;
+    const deptId = await enrolmentSite(tx, user, access, input.deptId);
     const code = study.enableSerialNumber
       ? await nextSerialNumber(tx, studyId, deptId)
       : input.identificationCode!.trim();
@@ -387,8 +410,12 @@ export async function updateSubject(
           : normalizeIdNumber(input.idNumber!)
         : stored.idNumber,
       diseaseCode: given('diseaseCode') ? input.diseaseCode! : stored.diseaseCode,
-      deptId: given('deptId') ? (input.deptId ?? existing.deptId) : existing.deptId,
+      // A patient changes site only through moveSubjectSite: audited with its reason, for managers only.
+      deptId: existing.deptId,
     };
+    if (input.deptId !== undefined && input.deptId !== null && input.deptId !== existing.deptId) {
+      throw AppError.badRequest('subject.site_move', '转移中心请使用“转移中心”操作');
+    }
     fieldErrors(
       subjectFieldErrors(next, {
         baseConfig,
@@ -426,6 +453,58 @@ export async function updateSubject(
   return getSubject(ctx, subjectId, access);
 }
 
+export const SITE_MOVE_MSG = {
+  reasonRequired: '请填写转移原因',
+  sameSite: '患者已在该中心',
+  unknownSite: '所选中心不存在',
+} as const;
+
+/**
+ * 转移中心: moves a patient to another site (department), with the reason, in one transaction and one audit row
+ * (subject.site, old and new department ids). A manager's act (the route asks for 查看全部中心数据 and the edit
+ * permission): the patient then belongs to the new site's members and leaves the old site's.
+ */
+export async function moveSubjectSite(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  subjectId: number,
+  deptId: number,
+  reason: string,
+) {
+  const why = reason.trim();
+  if (!why) throw AppError.badRequest('subject.site_reason_required', SITE_MOVE_MSG.reasonRequired);
+  await ctx.db.transaction(async (tx) => {
+    const [existing] = await tx
+      .select({ id: subjects.id, studyId: subjects.studyId, deptId: subjects.deptId })
+      .from(subjects)
+      .where(and(eq(subjects.id, subjectId), eq(subjects.studyId, access.studyId), isNull(subjects.deletedAt)))
+      .for('update');
+    if (!existing) throw notFound();
+    if (existing.deptId === deptId) throw AppError.badRequest('subject.site_same', SITE_MOVE_MSG.sameSite);
+    if (!(await departmentExists(tx, deptId))) {
+      throw AppError.badRequest('subject.site_unknown', SITE_MOVE_MSG.unknownSite);
+    }
+    const [record] = await tx
+      .select({ id: subjectRecords.id })
+      .from(subjectRecords)
+      .where(eq(subjectRecords.subjectId, subjectId));
+    await tx.update(subjects).set({ deptId, updatedAt: ctx.clock() }).where(eq(subjects.id, subjectId));
+    await audit(tx, user, ctx.clock(), [
+      {
+        studyId: existing.studyId,
+        subjectRecordId: record?.id ?? null,
+        action: 'subject.site',
+        itemName: 'deptId',
+        oldValue: existing.deptId,
+        newValue: deptId,
+        reason: why,
+      },
+    ]);
+  });
+  return getSubject(ctx, subjectId, access);
+}
+
 export interface RecordFilter {
   identificationCode?: string;
   subjectName?: string;
@@ -454,10 +533,12 @@ export async function listRecords(
   page: PageRequest,
   access: StudyAccess,
 ) {
+  const sites = inCallerSites(access, subjects.deptId);
   const where = and(
     eq(subjectRecords.studyId, studyId),
     // Said of the patient too, so that the list's order comes from subjects_study_newest.
     eq(subjects.studyId, studyId),
+    sites,
     filter.deleted ? isNotNull(subjectRecords.deletedAt) : isNull(subjectRecords.deletedAt),
     filter.identificationCode ? ilike(subjects.identificationCode, `%${filter.identificationCode}%`) : undefined,
     filter.subjectName ? ilike(subjects.subjectName, `%${filter.subjectName}%`) : undefined,
@@ -467,10 +548,11 @@ export async function listRecords(
     filter.endDate ? lte(subjects.createdAt, new Date(`${filter.endDate}T23:59:59.999+08:00`)) : undefined,
   );
   // Unfiltered (the list as it opens, or by state only), the total is the study's kept count of casebooks, which
-  // costs the same at any study size; a filter by name, code, disease or date counts the matches.
-  const unfiltered = (Object.keys(NARROWING_FILTERS) as (keyof typeof NARROWING_FILTERS)[]).every(
-    (name) => !filter[name],
-  );
+  // costs the same at any study size; a filter by name, code, disease or date counts the matches, and so does a
+  // caller seeing some sites only (the kept count is the whole study's).
+  const unfiltered =
+    sites === undefined &&
+    (Object.keys(NARROWING_FILTERS) as (keyof typeof NARROWING_FILTERS)[]).every((name) => !filter[name]);
   const total = unfiltered
     ? await casebookCount(ctx.db, studyId, filter.state)
     : (
