@@ -9,6 +9,7 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { sendFile } from '../../http/send-file.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import { siteOfRecord } from '../../shared/patient-site.js';
 import * as crfData from '../crf-data/crf-data.service.js';
 import * as subjectsService from '../subjects/subject.service.js';
 import { chainReportText, verifyAuditChains } from './audit-chain.js';
@@ -62,7 +63,14 @@ export function auditRoutes(app: App, ctx: AppContext) {
     '/api/business/subjectRecord/operate',
     {
       schema: { tags: subjectTags, summary: '一条操作记录', querystring: z.object({ id }) },
-      config: { study: async (r) => (await auditService.auditEvent(ctx, q<{ id: number }>(r).id))?.studyId },
+      config: {
+        study: async (r) => (await auditService.auditEvent(ctx, q<{ id: number }>(r).id))?.studyId,
+        // A row about another site's patient is answered as that patient is: 404.
+        site: async (r) => {
+          const event = await auditService.auditEvent(ctx, q<{ id: number }>(r).id);
+          return event?.subjectRecordId ? siteOfRecord(ctx.db, event.subjectRecordId) : undefined;
+        },
+      },
     },
     async (request) => ok(await auditService.readableEvent(ctx, requireStudy(request), request.query.id)),
   );

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull, or } from 'drizzle-orm';
 import {
   buttonKey,
   maskIdentifier,
@@ -13,6 +13,7 @@ import { auditEvents, crfDataRecords } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
+import { recordInCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { appendChained, type ChainedContent } from './audit-chain.js';
 // visibleTo: the rows the caller reads, by what each records and by its CRF (one rule for every view).
@@ -227,6 +228,12 @@ export async function readableEvent(ctx: AppContext, access: StudyAccess, id: nu
   return row;
 }
 
+/** Trail rows about a patient of one of the caller's sites, or about no patient (undefined for all sites). */
+function rowsOfCallerSites(access: StudyAccess) {
+  const sites = recordInCallerSites(access, auditEvents.subjectRecordId);
+  return sites && or(isNull(auditEvents.subjectRecordId), sites);
+}
+
 const csvCell = (v: unknown) => {
   const text = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
   // A cell starting with = + - @ (or a tab or return) is a formula to Excel: mark it as text (CSV
@@ -273,6 +280,9 @@ export async function exportStudyAudit(
   scope: { subjectRecordId?: number; crfDataRecordId?: number; itemName?: string } = {},
 ) {
   const lines = [CSV_HEADER.join(',')];
+  // The study's whole trail leaves out the rows about other sites' patients (set-up rows, about no patient, stay);
+  // a patient's or a record's was let through by the study guard already.
+  const sites = scope.subjectRecordId || scope.crfDataRecordId ? undefined : rowsOfCallerSites(access);
   let after = 0;
   for (;;) {
     const batch = await ctx.db
@@ -282,6 +292,7 @@ export async function exportStudyAudit(
         and(
           eq(auditEvents.studyId, studyId),
           visibleTo(access),
+          sites,
           scope.subjectRecordId ? eq(auditEvents.subjectRecordId, scope.subjectRecordId) : undefined,
           scope.crfDataRecordId ? eq(auditEvents.crfDataRecordId, scope.crfDataRecordId) : undefined,
           scope.itemName ? eq(auditEvents.itemName, scope.itemName) : undefined,

@@ -9,6 +9,7 @@ import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 import { MALFORMED_MSG, parseBoundedJson } from '../../http/input-bounds.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import { siteLocators } from '../../shared/patient-site.js';
 import { operLogInTransaction } from '../monitor/operlog.service.js';
 import { fromParam } from '../study/study.routes.js';
 import * as subjectsService from '../subjects/subject.service.js';
@@ -59,7 +60,8 @@ export function crfDataRoutes(app: App, ctx: AppContext) {
     '/api/business/crf/menu/:id',
     {
       schema: { tags: crfTags, summary: 'CRF菜单（阶段与表单状态）', params: z.object({ id }) },
-      config: { study: (r) => recordStudy(fromParam(r)) },
+      // `id` is a subject record's: the guard's automatic keys do not see it.
+      config: { study: (r) => recordStudy(fromParam(r)), site: siteLocators(ctx).ofRecord(fromParam) },
     },
     async (request) => ok(await crfData.crfMenu(ctx, requireStudy(request), request.params.id)),
   );

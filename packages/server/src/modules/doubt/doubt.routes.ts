@@ -6,6 +6,7 @@ import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import { siteLocators } from '../../shared/patient-site.js';
 import { fromQuery, studyIdQuery } from '../study/study.routes.js';
 import * as doubtService from './doubt.service.js';
 import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
@@ -148,7 +149,10 @@ export function doubtRoutes(app: App, ctx: AppContext) {
     '/api/business/doubt/:id',
     {
       schema: { tags, summary: '质疑详情与往来记录', params: z.object({ id }) },
-      config: { study: (r) => ofDoubt((r.params as { id: number }).id) },
+      config: {
+        study: (r) => ofDoubt((r.params as { id: number }).id),
+        site: siteLocators(ctx).ofDoubt((r: FastifyRequest) => (r.params as { id: number }).id),
+      },
     },
     async (request) => ok(await doubtService.getDoubt(ctx, requireStudy(request), request.params.id)),
   );

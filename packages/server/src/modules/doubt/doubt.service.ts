@@ -14,6 +14,7 @@ import {
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
+import { inCallerSites, recordInCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { audit, auditSystem } from '../audit/audit.service.js';
 import type { DomainEvent } from '../../shared/domain-events.js';
@@ -428,6 +429,7 @@ export async function listDoubts(
   const where = and(
     eq(doubts.studyId, studyId),
     viewableDoubts(access),
+    inCallerSites(access, subjects.deptId),
     filter.subjectRecordId ? eq(doubts.subjectRecordId, filter.subjectRecordId) : undefined,
     filter.crfId ? eq(doubts.crfId, filter.crfId) : undefined,
     filter.crfDataRecordId ? eq(doubts.crfDataRecordId, filter.crfDataRecordId) : undefined,
@@ -493,9 +495,14 @@ export async function waitingCount(ctx: AppContext, access: StudyAccess) {
   const [{ n }] = (await ctx.db
     .select({ n: count() })
     .from(doubts)
-    .where(and(eq(doubts.studyId, access.studyId), inArray(doubts.optionType, states), viewableDoubts(access)))) as [
-    { n: number },
-  ];
+    .where(
+      and(
+        eq(doubts.studyId, access.studyId),
+        inArray(doubts.optionType, states),
+        viewableDoubts(access),
+        recordInCallerSites(access, doubts.subjectRecordId),
+      ),
+    )) as [{ n: number }];
   return { waiting: Number(n) };
 }
 

@@ -7,6 +7,7 @@ import type { AppContext } from '../../app-context.js';
 import { auditEvents, crfDataRecords, storedFiles } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { recordInCallerSites } from '../../shared/patient-site.js';
 import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { isViewableSource } from '../recognition/recognition-sources.js';
 
@@ -219,7 +220,7 @@ export async function checkThumbnailTarget(
 
 /** A video's thumbnail, read under the video's rule (the same viewers; UPL-17). */
 export async function readThumbnail(ctx: AppContext, user: CurrentUser, access: StudyAccess, videoFileKey: string) {
-  if (!(await mayReadFile(ctx, user, access, videoFileKey))) throw AppError.forbidden();
+  if (!(await mayReadFile(ctx, user, access, videoFileKey))) throw await refusal(ctx, user, access, videoFileKey);
   return openFile(ctx, thumbnailFileKey(videoFileKey));
 }
 
@@ -233,8 +234,25 @@ export async function studyOfFile(ctx: AppContext, fileKey: string) {
 
 /** A stored file for a caller who may read it (403 otherwise), with its row and a stream of its bytes. */
 export async function readFile(ctx: AppContext, user: CurrentUser, access: StudyAccess, fileKey: string) {
-  if (!(await mayReadFile(ctx, user, access, fileKey))) throw AppError.forbidden();
+  if (!(await mayReadFile(ctx, user, access, fileKey))) throw await refusal(ctx, user, access, fileKey);
   return openFile(ctx, fileKey);
+}
+
+/**
+ * Why a file is refused: one the caller would read but for its patient's site is answered 404, as that patient is
+ * (docs/multi-centre.md); any other 403.
+ */
+export async function refusal(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  fileKey: string,
+  needle: string = fileKey,
+): Promise<AppError> {
+  if (access.siteIds !== null && (await mayReadFile(ctx, user, { ...access, siteIds: null }, fileKey, needle))) {
+    return AppError.notFound('file.not_found', '文件不存在');
+  }
+  return AppError.forbidden();
 }
 
 export async function openFileRow(ctx: AppContext, fileKey: string) {
@@ -253,7 +271,7 @@ export async function openFile(ctx: AppContext, fileKey: string) {
 /**
  * A file is read under the rule of the form that holds it: its uploader may read it (a form not
  * saved yet), and so may whoever may view a CRF whose live record, or whose audit trail, refers to
- * it. A member whose study role grants no form sees no file.
+ * it, of a patient at one of the caller's sites. A member whose study role grants no form sees no file.
  */
 export async function mayReadFile(
   ctx: AppContext,
@@ -281,6 +299,7 @@ export async function mayReadFile(
         eq(crfDataRecords.studyId, access.studyId),
         inArray(crfDataRecords.crfId, viewable),
         isNull(crfDataRecords.deletedAt),
+        recordInCallerSites(access, crfDataRecords.subjectRecordId),
         sql`${crfDataRecords.values}::text like ${`%${needle}%`}`,
       ),
     )
@@ -295,6 +314,7 @@ export async function mayReadFile(
       and(
         eq(auditEvents.studyId, access.studyId),
         inArray(auditEvents.crfId, viewable),
+        recordInCallerSites(access, auditEvents.subjectRecordId),
         or(
           sql`${auditEvents.oldValue}::text like ${`%${needle}%`}`,
           sql`${auditEvents.newValue}::text like ${`%${needle}%`}`,

@@ -16,6 +16,7 @@ import {
   mayReadFile,
   openFileRow,
   recordFile,
+  refusal,
   servingHeaders,
 } from './file.service.js';
 
@@ -239,7 +240,7 @@ export async function objectReadUrl(ctx: AppContext, user: CurrentUser, access: 
   const readable =
     (await mayReadFile(ctx, user, access, fileKey, likeLiteral(key))) ||
     (await mayReadAsThumbnail(ctx, user, access, key));
-  if (!readable) throw AppError.forbidden();
+  if (!readable) throw await refusal(ctx, user, access, fileKey, likeLiteral(key));
   const row = await openFileRow(ctx, fileKey);
   const headers = servingHeaders(row.contentType, row.fileName);
   return direct.presignGet(
