@@ -62,6 +62,7 @@ import { expertRoutes } from './modules/expert/expert.routes.js';
 import { hospitalRoutes } from './modules/hospital/hospital.routes.js';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
 import { medicalRoutes } from './modules/medical/medical.routes.js';
+import { lockRoutes } from './modules/locks/lock.routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -161,6 +162,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   expertRoutes(app, ctx);
   hospitalRoutes(app, ctx);
   medicalRoutes(app, ctx);
+  lockRoutes(app, ctx);
   patientPortalRoutes(app, ctx);
   advisoryRoutes(app, ctx);
   advisoryPatientRoutes(app, ctx);

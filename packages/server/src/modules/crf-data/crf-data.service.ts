@@ -45,6 +45,7 @@ import { actorOf, audit, chainedContent, type AuditEntry } from '../audit/audit.
 import { appendChainedAfter, chainHeadCte } from '../audit/audit-chain.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { linkFollowForm } from '../follow/follow-forms.js';
+import { assertWritable } from '../locks/lock-gate.js';
 import { definitionOf, nodesOf } from './crf-definitions.js';
 import { otherFormValues, prefillFromPatient } from './linked-values.service.js';
 import { getSubjectByRecord, invalidateSignatures, listSignatures } from '../subjects/subject.service.js';
@@ -486,6 +487,7 @@ async function writeSave(
   const now = ctx.clock();
   return ctx.db.transaction(async (tx) => {
     const { record, gender, crf, existing } = await readForSave(tx, input);
+    await assertWritable(tx, { studyId: record.studyId, subjectRecordId: record.id, crfDataRecordId: existing?.id });
     if (existing && input.version !== existing.version) {
       throw await conflictFor(tx, access, stale(existing, input.values), existing);
     }
@@ -869,6 +871,7 @@ export async function deleteData(
       .for('update');
     if (!row || row.studyId !== access.studyId) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
     requireCrf(access, row.crfId, 'save');
+    await assertWritable(tx, { studyId: row.studyId, subjectRecordId: row.subjectRecordId, crfDataRecordId: row.id });
     await tx
       .update(crfDataRecords)
       .set({ deletedAt: ctx.clock(), updatedBy: user.userId, updatedAt: ctx.clock() })
@@ -911,6 +914,7 @@ export async function setSdv(
       .for('update');
     if (!row || row.studyId !== access.studyId) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
     requireCrf(access, row.crfId, 'sdv');
+    await assertWritable(tx, { studyId: row.studyId, subjectRecordId: row.subjectRecordId, crfDataRecordId: row.id });
     const names = input.itemNames?.length
       ? input.itemNames
       : [...Object.keys(row.values).filter((k) => !isEmptyValue(row.values[k])), FORM_SDV_KEY];

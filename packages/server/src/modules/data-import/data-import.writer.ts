@@ -10,6 +10,7 @@ import type { StudyAccess } from '../../shared/study-access.js';
 import { audit, type AuditEntry } from '../audit/audit.service.js';
 import { can, judgeSave, saveAuditEntries, stale, type SaveJudgement } from '../crf-data/crf-data.service.js';
 import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
+import { lockRefusals } from '../locks/lock-gate.js';
 import { otherFormValuesOf } from '../crf-data/linked-values.service.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
@@ -122,12 +123,20 @@ export async function writePatients(
     .where(inArray(crfStageCrfs.crfId, crfIds));
   const singleForm = (crfId: number) => !links.some((l) => l.crfId === crfId && l.repeat !== 1);
 
+  // Locked patients (and every one in a locked or finished study) are refused, nothing of theirs written.
+  const lockOf = await lockRefusals(
+    tx,
+    studyId,
+    all.map((t) => ({ subjectRecordId: t.subjectRecordId, crfDataRecordId: t.existing?.id })),
+  );
   const waves = Math.max(...patients.map((p) => p.length));
   for (let k = 0; k < waves; k += 1) {
     const wave = patients.flatMap((p) => (p[k] ? [p[k]] : []));
     const ready: WriteTarget[] = [];
     for (const t of wave) {
-      if (!can(access, t.form.crfId, action)) refuse(t, AppError.forbidden());
+      const locked = lockOf({ subjectRecordId: t.subjectRecordId, crfDataRecordId: t.existing?.id });
+      if (locked) refuse(t, locked);
+      else if (!can(access, t.form.crfId, action)) refuse(t, AppError.forbidden());
       else if (!live.has(t.subjectRecordId)) refuse(t, AppError.notFound('subject.not_found', '患者不存在'));
       else if (!forms.has(t.form.crfId)) refuse(t, AppError.notFound('crf.not_found', 'CRF不存在'));
       else ready.push(t);

@@ -17,6 +17,7 @@ import type { PageRequest } from '../../shared/paging.js';
 import { inCallerSites, recordInCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { audit, auditSystem } from '../audit/audit.service.js';
+import { assertWritable } from '../locks/lock-gate.js';
 import type { DomainEvent } from '../../shared/domain-events.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 import { doubtReader } from './doubt-text.js';
@@ -143,6 +144,11 @@ export async function openDoubt(ctx: AppContext, user: CurrentUser, access: Stud
     if (input.doubtId) {
       const [doubt] = await tx.select().from(doubts).where(eq(doubts.id, input.doubtId)).for('update');
       if (!doubt || doubt.studyId !== access.studyId) throw notFound();
+      await assertWritable(tx, {
+        studyId: doubt.studyId,
+        subjectRecordId: doubt.subjectRecordId,
+        crfDataRecordId: doubt.crfDataRecordId,
+      });
       if (doubt.optionType !== OPTION.replied) {
         throw AppError.conflict('doubt.not_replied', '只有已回复的质疑可以重新开启');
       }
@@ -184,6 +190,11 @@ export async function openDoubt(ctx: AppContext, user: CurrentUser, access: Stud
     if (!record || record.studyId !== access.studyId) {
       throw AppError.badRequest('doubt.save_first', DOUBT_MSG.saveFirst);
     }
+    await assertWritable(tx, {
+      studyId: record.studyId,
+      subjectRecordId: record.subjectRecordId,
+      crfDataRecordId: record.id,
+    });
     if (!input.itemName) throw AppError.badRequest('doubt.item_required', '请选择质疑的题目');
     const [existing] = await tx
       .select({ id: doubts.id })
@@ -260,6 +271,11 @@ export async function replyDoubt(
   await ctx.db.transaction(async (tx) => {
     const [doubt] = await tx.select().from(doubts).where(eq(doubts.id, doubtId)).for('update');
     if (!doubt || doubt.studyId !== access.studyId) throw notFound();
+    await assertWritable(tx, {
+      studyId: doubt.studyId,
+      subjectRecordId: doubt.subjectRecordId,
+      crfDataRecordId: doubt.crfDataRecordId,
+    });
     if (doubt.optionType === OPTION.closed) throw AppError.conflict('doubt.closed', '质疑已关闭');
     const [record] = await tx
       .select({ values: crfDataRecords.values })
@@ -303,6 +319,11 @@ export async function closeDoubt(
   await ctx.db.transaction(async (tx) => {
     const [doubt] = await tx.select().from(doubts).where(eq(doubts.id, doubtId)).for('update');
     if (!doubt || doubt.studyId !== access.studyId) throw notFound();
+    await assertWritable(tx, {
+      studyId: doubt.studyId,
+      subjectRecordId: doubt.subjectRecordId,
+      crfDataRecordId: doubt.crfDataRecordId,
+    });
     if (doubt.optionType === OPTION.closed) throw AppError.conflict('doubt.closed', '质疑已关闭');
     await tx
       .update(doubts)

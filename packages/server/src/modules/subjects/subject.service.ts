@@ -42,6 +42,7 @@ import { inCallerSites } from '../../shared/patient-site.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { cachedRecordStudy } from '../../shared/auth-cache.js';
 import { getSerialNumber, nextSerialNumber } from '../study/study.service.js';
+import { assertWritable } from '../locks/lock-gate.js';
 import { audit } from '../audit/audit.service.js';
 import { reauthenticate } from '../auth/password-attempts.service.js';
 import { casebookCount } from '../home/study-figures.js';
@@ -289,6 +290,7 @@ export async function createSubject(
       }),
     );
     const deptId = await enrolmentSite(tx, user, access, input.deptId);
+    await assertWritable(tx, { studyId, siteId: deptId });
     const code = study.enableSerialNumber
       ? await nextSerialNumber(tx, studyId, deptId)
       : input.identificationCode!.trim();
@@ -373,6 +375,7 @@ export async function updateSubject(
       .select({ id: subjectRecords.id })
       .from(subjectRecords)
       .where(eq(subjectRecords.subjectId, subjectId));
+    await assertWritable(tx, { studyId: existing.studyId, subjectRecordId: record?.id, siteId: existing.deptId });
     const { study, diseases, baseConfig } = await studyOf(tx, existing.studyId);
     const stored = {
       identificationCode: existing.identificationCode,
@@ -489,6 +492,7 @@ export async function moveSubjectSite(
       .select({ id: subjectRecords.id })
       .from(subjectRecords)
       .where(eq(subjectRecords.subjectId, subjectId));
+    await assertWritable(tx, { studyId: existing.studyId, subjectRecordId: record?.id, siteId: deptId });
     await tx.update(subjects).set({ deptId, updatedAt: ctx.clock() }).where(eq(subjects.id, subjectId));
     await audit(tx, user, ctx.clock(), [
       {
@@ -721,6 +725,7 @@ export async function setRecordState(
       .where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt)))
       .for('update');
     if (!record) throw notFound();
+    await assertWritable(tx, { studyId: record.studyId, subjectRecordId });
     if (record.state === state) return;
     await tx
       .update(subjectRecords)
@@ -752,6 +757,7 @@ export async function deleteRecord(
   await ctx.db.transaction(async (tx) => {
     const [record] = await tx.select().from(subjectRecords).where(eq(subjectRecords.id, subjectRecordId)).for('update');
     if (!record || Boolean(record.deletedAt) === !restore) throw notFound();
+    await assertWritable(tx, { studyId: record.studyId, subjectRecordId, wholeCasebook: true });
     const deletedAt = restore ? null : ctx.clock();
     if (restore) {
       const [subject] = await tx.select().from(subjects).where(eq(subjects.id, record.subjectId));
@@ -809,6 +815,7 @@ export async function signRecord(
       .from(subjectRecords)
       .where(and(eq(subjectRecords.id, subjectRecordId), isNull(subjectRecords.deletedAt)));
     if (!record) throw notFound();
+    await assertWritable(tx, { studyId: record.studyId, subjectRecordId });
     const [row] = await tx
       .insert(signatures)
       .values({
