@@ -26,6 +26,7 @@ import {
   subjectRecords,
   subjects,
 } from '../../db/schema/index.js';
+import { inCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
 
@@ -91,6 +92,11 @@ export interface ExportPlan {
   diseases: Map<string, string>;
   options: ExportOptions;
   timeZone: string;
+  /**
+   * The sites whose patients the export holds (分中心): the caller's when the job runs, `null` for every site. Every
+   * format reads its patients through countPatients and patientBatches, which keep to them.
+   */
+  siteIds: number[] | null;
 }
 
 /**
@@ -161,6 +167,7 @@ export async function exportPlan(ctx: AppContext, access: StudyAccess, options: 
     diseases: new Map(diseases.map((d) => [d.code, d.name])),
     options,
     timeZone: access.timeZone,
+    siteIds: access.siteIds,
   };
 }
 
@@ -212,16 +219,17 @@ export function dateShifter(maxDays: number | null): (subjectRecordId: number) =
   };
 }
 
-export async function countPatients(ctx: AppContext, studyId: number, scope: ResolvedScope): Promise<number> {
+export async function countPatients(ctx: AppContext, plan: ExportPlan, scope: ResolvedScope): Promise<number> {
   const [row] = await ctx.db
     .select({ n: sql<number>`count(*)::int` })
     .from(subjectRecords)
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
     .where(
       and(
-        eq(subjectRecords.studyId, studyId),
+        eq(subjectRecords.studyId, plan.studyId),
         isNull(subjectRecords.deletedAt),
         isNull(subjects.deletedAt),
+        inCallerSites(plan, subjects.deptId),
         scope.kind === 'list' ? inArray(subjectRecords.id, scope.subjectRecordIds) : undefined,
       ),
     );
@@ -279,6 +287,7 @@ export async function* patientBatches(
           eq(subjectRecords.studyId, plan.studyId),
           isNull(subjectRecords.deletedAt),
           isNull(subjects.deletedAt),
+          inCallerSites(plan, subjects.deptId),
           ids ? inArray(subjectRecords.id, ids) : gt(subjectRecords.id, cursor.after),
         ),
       )

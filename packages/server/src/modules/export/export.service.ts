@@ -212,7 +212,7 @@ export async function runExport(
       .where(eq(studies.studyId, payload.studyId));
     const plan = await exportPlan(ctx, access, payload.options);
     const scope = payload.scope;
-    const total = await countPatients(ctx, payload.studyId, scope);
+    const total = await countPatients(ctx, plan, scope);
     const shift = dateShifter(payload.options.dateShiftDays);
     let last = -1;
     const now = ctx.clock();

@@ -57,6 +57,7 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
+import { inCallerSites } from '../../shared/patient-site.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { OBJECT_DOMAIN } from '../files/object-upload.service.js';
 import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
@@ -645,7 +646,13 @@ export interface SearchRequest {
  */
 export async function search(ctx: AppContext, access: StudyAccess, request: SearchRequest, page: PageRequest) {
   const { c, where, columns } = await compile(ctx, access, request.conditions, request.columns);
-  const scope = and(eq(subjectRecords.studyId, access.studyId), isNull(subjectRecords.deletedAt), where);
+  // Only the patients of the caller's sites (分中心): the count and every page, and so the v2 export's patients too.
+  const scope = and(
+    eq(subjectRecords.studyId, access.studyId),
+    isNull(subjectRecords.deletedAt),
+    inCallerSites(access, subjects.deptId),
+    where,
+  );
   const rows = await ctx.db
     .select({
       subjectRecordId: subjectRecords.id,
