@@ -36,7 +36,7 @@ import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfStageCrfs, crfs, studies, subjectRecords, subjects, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
-import type { StudyAccess } from '../../shared/study-access.js';
+import { seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { can } from '../crf-data/crf-data.service.js';
 import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
 import { otherFormValuesOf, type OtherFormValues } from '../crf-data/linked-values.service.js';
@@ -210,12 +210,19 @@ export async function planImport(
   const codeOf = (p: SheetPlan, cells: readonly unknown[]) =>
     p.codeAt < 0 ? '' : String(cells[p.codeAt] ?? '').trim();
 
-  // Patients: only live patients of this study (every member sees all of a study's patients).
+  // Patients: only live patients of this study, and of them only those at the caller's sites (分中心): a row naming
+  // another site's patient is refused with its own error, as a row naming no patient is.
   const codes = [...new Set(plans.flatMap((p) => dataRows(p).map((r) => codeOf(p, r.cells))))].filter(Boolean);
   const patients = new Map<string, { subjectRecordId: number; gender: number }>();
+  const otherSites = new Set<string>();
   for (const part of chunk(codes, 5_000)) {
     const found = await ctx.db
-      .select({ code: subjects.identificationCode, subjectRecordId: subjectRecords.id, gender: subjects.gender })
+      .select({
+        code: subjects.identificationCode,
+        subjectRecordId: subjectRecords.id,
+        gender: subjects.gender,
+        siteId: subjects.deptId,
+      })
       .from(subjects)
       .innerJoin(subjectRecords, and(eq(subjectRecords.subjectId, subjects.id), isNull(subjectRecords.deletedAt)))
       .where(
@@ -225,7 +232,10 @@ export async function planImport(
           inArray(subjects.identificationCode, part),
         ),
       );
-    for (const p of found) patients.set(p.code, { subjectRecordId: p.subjectRecordId, gender: p.gender });
+    for (const p of found) {
+      if (seesSite(access, p.siteId)) patients.set(p.code, { subjectRecordId: p.subjectRecordId, gender: p.gender });
+      else otherSites.add(p.code);
+    }
   }
   const records = new Map<string, StoredRecord[]>();
   const crfIds = [...new Set(plans.map((p) => p.form.crfId))];
@@ -301,6 +311,7 @@ export async function planImport(
       const patient = patients.get(code);
       if (broken) continue;
       if (!code) fail('患者编号为空', p.sheet.header[p.codeAt] ?? null);
+      else if (otherSites.has(code)) fail('患者不在您的中心范围内', p.sheet.header[p.codeAt] ?? null);
       else if (!patient) fail('本项目中没有此患者编号', p.sheet.header[p.codeAt] ?? null);
       if (!patient) {
         rowErrors.push(plan);

@@ -6,7 +6,7 @@ import { crfDataRecords, crfStageCrfs, crfs, subjectRecords, subjects } from '..
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { DomainEvent, RecordedEvent } from '../../shared/domain-events.js';
-import type { StudyAccess } from '../../shared/study-access.js';
+import { seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { audit, type AuditEntry } from '../audit/audit.service.js';
 import { can, judgeSave, saveAuditEntries, stale, type SaveJudgement } from '../crf-data/crf-data.service.js';
 import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
@@ -97,7 +97,12 @@ export async function writePatients(
   const live = new Map(
     (
       await tx
-        .select({ id: subjectRecords.id, subjectId: subjectRecords.subjectId, gender: subjects.gender })
+        .select({
+          id: subjectRecords.id,
+          subjectId: subjectRecords.subjectId,
+          gender: subjects.gender,
+          siteId: subjects.deptId,
+        })
         .from(subjectRecords)
         .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
         .where(
@@ -138,7 +143,10 @@ export async function writePatients(
       if (locked) refuse(t, locked);
       else if (!can(access, t.form.crfId, action)) refuse(t, AppError.forbidden());
       else if (!live.has(t.subjectRecordId)) refuse(t, AppError.notFound('subject.not_found', '患者不存在'));
-      else if (!forms.has(t.form.crfId)) refuse(t, AppError.notFound('crf.not_found', 'CRF不存在'));
+      // Planned against the caller's sites; a patient moved to another site since is refused as at planning.
+      else if (!seesSite(access, live.get(t.subjectRecordId)!.siteId)) {
+        refuse(t, AppError.forbidden('subject.other_site', '患者不在您的中心范围内'));
+      } else if (!forms.has(t.form.crfId)) refuse(t, AppError.notFound('crf.not_found', 'CRF不存在'));
       else ready.push(t);
     }
     // The records the wave changes, locked (in id order) and checked against the version the plan read.

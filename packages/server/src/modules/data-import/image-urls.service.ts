@@ -12,7 +12,7 @@ import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfStageCrfs, crfs, storedFiles, subjectRecords, subjects } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
-import type { StudyAccess } from '../../shared/study-access.js';
+import { seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { can, saveCrf } from '../crf-data/crf-data.service.js';
 import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
 import { receiveFile, recordFile, storageKeyOf } from '../files/file.service.js';
@@ -45,7 +45,7 @@ const refusal = (errors: Array<{ index: number; message: string }>) =>
 
 async function patientOf(db: Db, studyId: number, entry: ImageUrlsBody['items'][number]) {
   const [row] = await db
-    .select({ subjectRecordId: subjectRecords.id })
+    .select({ subjectRecordId: subjectRecords.id, siteId: subjects.deptId })
     .from(subjectRecords)
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
     .where(
@@ -58,7 +58,7 @@ async function patientOf(db: Db, studyId: number, entry: ImageUrlsBody['items'][
           : eq(subjects.identificationCode, entry.identificationCode!),
       ),
     );
-  return row?.subjectRecordId;
+  return row;
 }
 
 /**
@@ -79,11 +79,17 @@ export async function attachImageUrls(
   const entries: Entry[] = [];
   for (const [index, item] of body.items.entries()) {
     const fail = (message: string) => errors.push({ index, message });
-    const subjectRecordId = await patientOf(ctx.db, access.studyId, item);
-    if (!subjectRecordId) {
+    const patient = await patientOf(ctx.db, access.studyId, item);
+    if (!patient) {
       fail('本项目中没有此患者');
       continue;
     }
+    // An entry names its patient inside `items`, where the study guard does not look: the site is checked here.
+    if (!seesSite(access, patient.siteId)) {
+      fail('患者不在您的中心范围内');
+      continue;
+    }
+    const { subjectRecordId } = patient;
     const [crf] = await ctx.db
       .select({ id: crfs.id, currentVersion: crfs.currentVersion })
       .from(crfs)
