@@ -38,6 +38,8 @@ import { recordFile, storageKeyOf, type receiveFile } from '../files/file.servic
 import { openStoredFile, storedFileOf } from '../files/stored-value.js';
 import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
+import { inCallerSites } from '../../shared/patient-site.js';
+import { seesSite } from '../../shared/study-access.js';
 import { ApiRefusal, type ApiCaller } from './api-token.service.js';
 
 /** Our patient code is REDCap's record ID: the first field of every exported dictionary. */
@@ -83,6 +85,11 @@ export interface Project {
   /** Fields the caller may see (record_id first), in dictionary order. */
   fields: Field[];
   byVariable: Map<string, Field>;
+  /**
+   * The sites whose patients (records) the caller reads and writes: the token owner's, as the study guard reads
+   * them at each call (分中心); `null` for every site. A record of another site is not exported and not imported.
+   */
+  siteIds: number[] | null;
 }
 
 const legalName = (text: string) =>
@@ -187,6 +194,7 @@ export async function loadProject(ctx: AppContext, caller: ApiCaller): Promise<P
     instruments,
     fields,
     byVariable: new Map(fields.map((f) => [f.row.variable, f])),
+    siteIds: access.siteIds,
   };
 }
 
@@ -405,6 +413,8 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
       and(
         eq(subjects.studyId, project.studyId),
         isNull(subjects.deletedAt),
+        // Records of other sites are left out, as REDCap leaves out another data access group's records.
+        inCallerSites(project, subjects.deptId),
         query.records.length > 0 ? inArray(subjects.identificationCode, query.records) : undefined,
       ),
     )
@@ -617,7 +627,7 @@ export async function importRecords(
   const codes = [...new Set(input.map((r) => String(r[RECORD_ID] ?? '').trim()))];
   if (codes.includes('')) throw refuse(`有数据行的 ${RECORD_ID} 为空`);
   const found = await ctx.db
-    .select({ code: subjects.identificationCode, recordId: subjectRecords.id })
+    .select({ code: subjects.identificationCode, recordId: subjectRecords.id, siteId: subjects.deptId })
     .from(subjects)
     .innerJoin(subjectRecords, and(eq(subjectRecords.subjectId, subjects.id), isNull(subjectRecords.deletedAt)))
     .where(
@@ -627,6 +637,11 @@ export async function importRecords(
         inArray(subjects.identificationCode, codes),
       ),
     );
+  // Another site's patients are refused by name, nothing written (REDCap's answer to another group's records).
+  const otherSites = found.filter((s) => !seesSite(project, s.siteId)).map((s) => s.code);
+  if (otherSites.length > 0) {
+    throw new ApiRefusal(403, `以下记录（患者编号）不在您的中心范围内：${otherSites.join(', ')}`);
+  }
   const recordOf = new Map(found.map((s) => [s.code, s.recordId]));
   const missing = codes.filter((c) => !recordOf.has(c));
   if (missing.length > 0) throw refuse(`以下记录（患者编号）不存在，患者须在平台上入组：${missing.join(', ')}`);
@@ -937,7 +952,7 @@ export async function locateFile(
     index = n - 1;
   }
   const [subject] = await ctx.db
-    .select({ recordId: subjectRecords.id })
+    .select({ recordId: subjectRecords.id, siteId: subjects.deptId })
     .from(subjects)
     .innerJoin(subjectRecords, and(eq(subjectRecords.subjectId, subjects.id), isNull(subjectRecords.deletedAt)))
     .where(
@@ -947,7 +962,13 @@ export async function locateFile(
         eq(subjects.identificationCode, address.record),
       ),
     );
-  if (!subject) throw refuse(`记录 ${address.record} 不存在`);
+  // Another site's record: none to read; a change to it is refused by name, as a record import's is.
+  if (!subject || (mode === 'export' && !seesSite(project, subject.siteId))) {
+    throw refuse(`记录 ${address.record} 不存在`);
+  }
+  if (!seesSite(project, subject.siteId)) {
+    throw new ApiRefusal(403, `记录 ${address.record} 不在您的中心范围内`);
+  }
   const records = await ctx.db
     .select()
     .from(crfDataRecords)
