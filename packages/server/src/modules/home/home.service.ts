@@ -4,7 +4,8 @@ import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
 import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { OPTION } from '../doubt/doubt.service.js';
-import { readStudyFigures, STUDY_FIGURE, type StudyFigure } from './study-figures.js';
+import { recordInCallerSites } from '../../shared/patient-site.js';
+import { readSiteFigures, readStudyFigures, STUDY_FIGURE, type StudyFigure } from './study-figures.js';
 
 /** The dashboard's time axes: the last 12 months of enrolment and the last 12 weeks of queries. */
 export const DASHBOARD_MONTHS = 12;
@@ -26,17 +27,24 @@ function viewableCrfs(column: SQL, access: Pick<StudyAccess, 'all' | 'permission
  * The study home's figures (GET /api/business/index): subjects, form progress, enrolment by month (in the
  * study's zone), and the dashboard's series: cumulative enrolment, forms by state per CRF, queries opened and
  * closed per week. Form and query figures count only the CRFs the caller may view.
+ *
+ * A caller who sees only some sites (分中心) gets the figures of those sites' patients, counted live
+ * (readSiteFigures); the kept per-study counts hold every site's and cannot be cut by site, so only an all-sites
+ * caller reads them (the fast path, unchanged).
  */
 export async function studyIndex(
   ctx: AppContext,
   studyId: number,
   timeZone: string,
-  access: Pick<StudyAccess, 'all' | 'permissions'> | null = null,
+  access: (Pick<StudyAccess, 'all' | 'permissions'> & Partial<Pick<StudyAccess, 'siteIds'>>) | null = null,
 ) {
   const viewable = access ? viewableCrfIds(access as StudyAccess) : null;
   const mayView = (crfId: number) => viewable === null || viewable.includes(crfId);
-  const formRule = viewableCrfs(sql.raw('crf_id'), access);
-  const figures = await readStudyFigures(ctx.db, studyId);
+  const siteIds = access?.siteIds ?? null;
+  const inSites = recordInCallerSites({ siteIds }, sql.raw('subject_record_id')) ?? sql`true`;
+  const formRule = sql`${viewableCrfs(sql.raw('crf_id'), access)} and ${inSites}`;
+  const figures =
+    siteIds === null ? await readStudyFigures(ctx.db, studyId) : await readSiteFigures(ctx.db, studyId, siteIds);
   const of = (figure: number) => figures.filter((f) => f.figure === figure);
   const sum = (rows: StudyFigure[]) => rows.reduce((total, f) => total + f.count, 0);
 

@@ -70,6 +70,72 @@ export async function readStudyFigures(db: Db, studyId: number): Promise<StudyFi
   }));
 }
 
+/**
+ * A study's figures counted live over the patients of some sites (分中心): what readStudyFigures answers from the kept
+ * counts, for a caller who sees only these sites. The same rows counted as recount_study_figures counts them
+ * (migration 0033), each joined to its patient's site; its cost grows with the sites' patients, which is why the
+ * all-sites caller keeps reading the kept counts. No sites: no figures.
+ */
+export async function readSiteFigures(db: Db, studyId: number, siteIds: readonly number[]): Promise<StudyFigure[]> {
+  if (siteIds.length === 0) return [];
+  const sites = sql.join(
+    siteIds.map((id) => sql`${id}::int`),
+    sql`, `,
+  );
+  const rows = await queryRows<{
+    figure: number;
+    ref: number;
+    label: string;
+    state: number;
+    count: number;
+    visit_name: string | null;
+    plan_id: number | null;
+    sort: number | null;
+  }>(
+    db,
+    sql`with patients as (
+          select s.id as subject_id, s.created_at, s.deleted_at from subjects s
+          where s.study_id = ${studyId} and s.dept_id in (${sites})
+        ), casebooks as (
+          select sr.id, sr.state, sr.deleted_at from subject_records sr join patients p on p.subject_id = sr.subject_id
+          where sr.study_id = ${studyId}
+        )
+        select f.figure, f.ref, f.label, f.state, f.count, pv.visit_name, pv.plan_id, pv.sort
+        from (
+          select figure, ref, label, state, count(*)::int as count from (
+            select ${STUDY_FIGURE.CASEBOOKS}::smallint as figure, 0 as ref, '' as label, c.state::smallint as state
+              from casebooks c where c.deleted_at is null
+            union all
+            select ${STUDY_FIGURE.FORMS}::smallint, r.crf_id, '', r.state::smallint
+              from crf_data_records r join casebooks c on c.id = r.subject_record_id
+              where r.study_id = ${studyId} and r.deleted_at is null
+            union all
+            select ${STUDY_FIGURE.QUERIES}::smallint, d.crf_id, '', d.option_type::smallint
+              from doubts d join casebooks c on c.id = d.subject_record_id
+              where d.study_id = ${studyId}
+            union all
+            select ${STUDY_FIGURE.VISITS}::smallint, coalesce(v.plan_visit_id, 0), v.visit_name::text, v.state::smallint
+              from follow_records v join patients p on p.subject_id = v.subject_id
+              where v.study_id = ${studyId} and not v.custom
+            union all
+            select ${STUDY_FIGURE.ENROLMENT}::smallint, 0, study_figure_month(${studyId}::int, p.created_at), 0::smallint
+              from patients p where p.deleted_at is null
+          ) r group by 1, 2, 3, 4
+        ) f
+        left join follow_plan_visits pv on f.figure = ${STUDY_FIGURE.VISITS} and pv.id = f.ref`,
+  );
+  return rows.map((r) => ({
+    figure: Number(r.figure),
+    ref: Number(r.ref),
+    label: r.label,
+    state: Number(r.state),
+    count: Number(r.count),
+    visitName: r.visit_name,
+    planId: r.plan_id === null ? null : Number(r.plan_id),
+    sort: r.sort === null ? null : Number(r.sort),
+  }));
+}
+
 /** The study's casebooks not deleted, in one state or all: the patient list's total when it is not filtered. */
 export async function casebookCount(db: Db, studyId: number, state?: number): Promise<number> {
   const inState = state === undefined ? sql`true` : sql`state = ${state}`;
