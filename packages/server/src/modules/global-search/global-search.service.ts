@@ -7,7 +7,7 @@ import {
   type GlobalSearchGroup,
   type GlobalSearchHit,
 } from '@ecrf/core';
-import { siteScopedAccess } from '../../shared/patient-site.js';
+import { inCallerSites, siteScopedAccess } from '../../shared/patient-site.js';
 import type { AppContext } from '../../app-context.js';
 import { crfs, studies, studyPersonnel, studyRoles, subjectRecords, subjects } from '../../db/schema/index.js';
 import type { CurrentUser } from '../../shared/current-user.js';
@@ -157,20 +157,19 @@ registerSearchSource({
   async search(ctx, scope) {
     const clear: number[] = [];
     const masked: number[] = [];
-    for (const [studyId, s] of scope.studies) (seesIdentifiers(s.access) ? clear : masked).push(studyId);
     // A name is matched only where the caller may read it: elsewhere a hit would reveal it letter by letter.
+    const byCode = ilike(subjects.identificationCode, scope.like);
+    const byCodeOrName = or(byCode, ilike(subjects.subjectName, scope.like))!;
     const where: SQL[] = [];
-    if (clear.length) {
-      where.push(
-        and(
-          inArray(subjects.studyId, clear),
-          or(ilike(subjects.identificationCode, scope.like), ilike(subjects.subjectName, scope.like)),
-        )!,
-      );
+    for (const [studyId, s] of scope.studies) {
+      const match = seesIdentifiers(s.access) ? byCodeOrName : byCode;
+      // A study where the caller sees some sites only (分中心): its own condition, those sites' patients.
+      if (s.access.siteIds !== null) {
+        where.push(and(eq(subjects.studyId, studyId), inCallerSites(s.access, subjects.deptId), match)!);
+      } else (match === byCode ? masked : clear).push(studyId);
     }
-    if (masked.length) {
-      where.push(and(inArray(subjects.studyId, masked), ilike(subjects.identificationCode, scope.like))!);
-    }
+    if (clear.length) where.push(and(inArray(subjects.studyId, clear), byCodeOrName)!);
+    if (masked.length) where.push(and(inArray(subjects.studyId, masked), byCode)!);
     const rows = await ctx.db
       .select({
         subjectId: subjects.id,
