@@ -1,12 +1,14 @@
 import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REALTIME_HUBS, STUDY_JOIN, type RealtimeHub, type StudyJoinAnswer } from '@ecrf/core';
 import { seedDemoStudy } from '../../db/demo-study.js';
+import { subjectRecords } from '../../db/schema/index.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
-import { openDemoStudy } from '../../test/demo.js';
+import { enrolDemoPatient, openDemoStudy } from '../../test/demo.js';
 import { isolatedRealtimeKey } from './realtime.hub.js';
 import { pushQueryEvent, pushRecordSaved } from './realtime.subscribers.js';
 
@@ -62,6 +64,8 @@ let monitorId: number;
 let outsider: string;
 /** Staff whose study role may read no form. */
 let clerk: string;
+/** A patient (subjects.id) at a site the staff see: a push about a patient goes to those who see its site. */
+let patientId: number;
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -86,6 +90,12 @@ beforeAll(async () => {
   const me = async (token: string) => (await t.call(token, 'GET', '/api/sys/login/getInfo')).body.data.user.userId;
   nurseId = await me(nurse);
   monitorId = await me(monitor);
+  const enrolled = await enrolDemoPatient(t, admin, studyId, { subjectName: '推送患者' });
+  const [casebook] = await t.db
+    .select({ subjectId: subjectRecords.subjectId })
+    .from(subjectRecords)
+    .where(eq(subjectRecords.id, enrolled.subjectRecordId));
+  patientId = casebook!.subjectId;
 });
 
 afterAll(async () => {
@@ -183,7 +193,7 @@ describe('realtime hubs', () => {
     const vitals = crfIds['生命体征']!;
     const { reader, blind, seenByBlind } = await readerAndBlind('record.saved');
 
-    const event = { studyId, subjectId: 5, crfId: vitals, recordId: 9, by: monitorId };
+    const event = { studyId, subjectId: patientId, crfId: vitals, recordId: 9, by: monitorId };
     const received = next(reader, 'record.saved');
     await pushRecordSaved(t.ctx, { id: 1, occurredAt: new Date(), event: { type: 'record.saved', ...event } });
     expect(await received).toEqual(event);
@@ -203,14 +213,21 @@ describe('realtime hubs', () => {
     const { reader, blind, seenByBlind } = await readerAndBlind('record.queries');
 
     const received = next(reader, 'record.queries');
-    const event = { type: 'query.opened' as const, studyId, subjectId: 5, crfId: vitals, queryId: 77, by: null };
+    const event = {
+      type: 'query.opened' as const,
+      studyId,
+      subjectId: patientId,
+      crfId: vitals,
+      queryId: 77,
+      by: null,
+    };
     await pushQueryEvent(t.ctx, { id: 4343, occurredAt: new Date(), event });
-    expect(await received).toEqual({ studyId, subjectId: 5, crfId: vitals });
+    expect(await received).toEqual({ studyId, subjectId: patientId, crfId: vitals });
 
     // The clerk may not read 生命体征: a push it may read (study-wide) is the first it gets.
     const studyWide = next(blind, 'record.queries');
-    t.ctx.realtime.toStudy(studyId, 'record.queries', { studyId, subjectId: 5, crfId: vitals });
-    expect(await studyWide).toEqual({ studyId, subjectId: 5, crfId: vitals });
+    t.ctx.realtime.toStudy(studyId, 'record.queries', { studyId, subjectId: patientId, crfId: vitals });
+    expect(await studyWide).toEqual({ studyId, subjectId: patientId, crfId: vitals });
     expect(seenByBlind).toHaveLength(1);
   });
 
@@ -300,7 +317,7 @@ describe('realtime hubs', () => {
     const event = {
       type: 'query.opened' as const,
       studyId,
-      subjectId: 1,
+      subjectId: patientId,
       crfId: crfIds['生命体征']!,
       queryId: 1,
       by: monitorId,

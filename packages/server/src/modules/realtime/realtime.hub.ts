@@ -26,9 +26,13 @@ export interface RealtimeUser {
   setPasswordMust: boolean;
 }
 
-/** A study the caller may watch, and the forms whose readers they are (`null`: every form). */
+/**
+ * A study the caller may watch, the forms whose readers they are (`null`: every form) and the sites whose patients
+ * they see (`null`: every site; 分中心).
+ */
 export interface RealtimeStudyAccess {
   viewableCrfIds: number[] | null;
+  siteIds: number[] | null;
 }
 
 export interface RealtimeDeps {
@@ -56,12 +60,15 @@ export interface RealtimeOptions {
 /** What services use: send to one user, or to one study's watchers. */
 export interface Realtime {
   toUser<E extends keyof UserPushes>(userId: number, event: E, payload: UserPushes[E]): void;
-  /** With `crfId`, only to the watchers who may read that form. */
+  /**
+   * With `only`, a push about one patient's form: only to the watchers who may read that form and see that patient's
+   * site (`siteId` null: a patient with no site, seen by all-sites watchers only).
+   */
   toStudy<E extends keyof StudyPushes>(
     studyId: number,
     event: E,
     payload: StudyPushes[E],
-    only?: { crfId: number },
+    only?: { crfId: number; siteId: number | null },
   ): void;
   /** The users with a socket watching the study, on any app server. */
   watchers(studyId: number): Promise<number[]>;
@@ -95,7 +102,15 @@ const NOT_MEMBER = '您未参与该项目';
 
 const userRoom = (userId: number) => `user:${userId}`;
 const studyRoom = (studyId: number) => `study:${studyId}`;
+/** A form's readers who see every site. */
 const formRoom = (studyId: number, crfId: number | '*') => `study:${studyId}:crf:${crfId}`;
+/**
+ * A form's readers who see one site among others (分中心): a site-scoped watcher joins one of these per site and form,
+ * never a formRoom, so that a push about a patient reaches the form's readers at that patient's site only (Socket.IO
+ * sends to a union of rooms, never to an intersection, hence a room per pair).
+ */
+const siteFormRoom = (studyId: number, siteId: number, crfId: number | '*') =>
+  `study:${studyId}:site:${siteId}:crf:${crfId}`;
 const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 
 function refusal(status: 401 | 403, msg: string): Error {
@@ -211,8 +226,13 @@ export function createRealtime(options: RealtimeOptions = {}): RealtimeHubs {
             return;
           }
           const rooms = [studyRoom(studyId)];
-          if (access.viewableCrfIds === null) rooms.push(formRoom(studyId, '*'));
-          else for (const crfId of access.viewableCrfIds) rooms.push(formRoom(studyId, crfId));
+          const forms: Array<number | '*'> = access.viewableCrfIds ?? ['*'];
+          if (access.siteIds === null) for (const crfId of forms) rooms.push(formRoom(studyId, crfId));
+          else {
+            for (const siteId of access.siteIds) {
+              for (const crfId of forms) rooms.push(siteFormRoom(studyId, siteId, crfId));
+            }
+          }
           await socket.join(rooms);
           data.studyId = studyId;
           answer({ ok: true });
@@ -284,8 +304,13 @@ export function createRealtime(options: RealtimeOptions = {}): RealtimeHubs {
 
     toStudy(studyId, event, payload, only) {
       for (const nsp of senders(HUB_OF_EVENT[event])) {
-        if (only) nsp.to(formRoom(studyId, only.crfId)).to(formRoom(studyId, '*')).emit(event, payload);
-        else nsp.to(studyRoom(studyId)).emit(event, payload);
+        if (only) {
+          const rooms = [formRoom(studyId, only.crfId), formRoom(studyId, '*')];
+          if (only.siteId !== null) {
+            rooms.push(siteFormRoom(studyId, only.siteId, only.crfId), siteFormRoom(studyId, only.siteId, '*'));
+          }
+          nsp.to(rooms).emit(event, payload);
+        } else nsp.to(studyRoom(studyId)).emit(event, payload);
       }
     },
 

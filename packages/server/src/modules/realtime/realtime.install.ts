@@ -17,7 +17,7 @@ export function installRealtime(app: FastifyInstance, ctx: AppContext): void {
     authenticate: (token) => loadCurrentUser(ctx, token),
     studyAccess: async (user, studyId) => {
       const access = await studyAccessOf(ctx, user.userId, user.permissions, studyId);
-      return access ? { viewableCrfIds: viewableCrfIds(access) } : null;
+      return access ? { viewableCrfIds: viewableCrfIds(access), siteIds: access.siteIds } : null;
     },
     clock: ctx.clock,
     log: app.log,

@@ -4,7 +4,8 @@ import type { AppContext } from '../../app-context.js';
 import { crfs, studyPersonnel, users } from '../../db/schema/index.js';
 import { studyAccessOf } from '../../http/study-guard.js';
 import type { DeliveredEvent, DomainEvent, DomainEvents } from '../../shared/domain-events.js';
-import { canViewCrf, hasStudyPermission } from '../../shared/study-access.js';
+import { siteOfSubject } from '../../shared/patient-site.js';
+import { canViewCrf, hasStudyPermission, seesSite } from '../../shared/study-access.js';
 import { permissionsOf } from '../auth/permission.service.js';
 import { waitingCount } from '../doubt/doubt.service.js';
 
@@ -42,8 +43,11 @@ async function concernedUsers(ctx: AppContext, studyId: number): Promise<number[
 export async function pushQueryEvent(ctx: AppContext, delivered: DeliveredEvent): Promise<void> {
   const event = delivered.event as QueryEvent;
   const { studyId, crfId } = event;
-  // The form's state and markers changed: the CRF pages showing it read them again (the readers of the form only).
-  ctx.realtime.toStudy(studyId, 'record.queries', { studyId, subjectId: event.subjectId, crfId }, { crfId });
+  // The patient's site (分中心): a push about them goes only to those who see it (none known: all-sites callers only).
+  const siteId = (await siteOfSubject(ctx.db, event.subjectId)) ?? null;
+  // The form's state and markers changed: the CRF pages showing it read them again (the form's readers who see the
+  // patient only).
+  ctx.realtime.toStudy(studyId, 'record.queries', { studyId, subjectId: event.subjectId, crfId }, { crfId, siteId });
   const [crf] = await ctx.db.select({ title: crfs.title }).from(crfs).where(eq(crfs.id, crfId));
   for (const userId of await concernedUsers(ctx, studyId)) {
     const { permissions } = await permissionsOf(ctx.db, userId);
@@ -55,6 +59,8 @@ export async function pushQueryEvent(ctx: AppContext, delivered: DeliveredEvent)
     const { waiting } = await waitingCount(ctx, access);
     ctx.realtime.toUser(userId, 'counts', { studyId, doubts: waiting });
     if (userId === event.by || event.type === 'query.closed') continue;
+    // Their count is theirs to know; a notice naming another site's patient is not.
+    if (!seesSite(access, siteId)) continue;
     if ((event.type === 'query.opened' && answers) || (event.type === 'query.answered' && closes)) {
       const notice: NoticePush = {
         eventId: delivered.id,
@@ -73,6 +79,7 @@ export async function pushQueryEvent(ctx: AppContext, delivered: DeliveredEvent)
 /** A form record was saved or submitted: its readers watching the study hear of it (the CRF page offers to reload). */
 export async function pushRecordSaved(ctx: AppContext, delivered: DeliveredEvent): Promise<void> {
   const event = delivered.event as RecordEvent;
+  const siteId = (await siteOfSubject(ctx.db, event.subjectId)) ?? null;
   ctx.realtime.toStudy(
     event.studyId,
     'record.saved',
@@ -83,7 +90,7 @@ export async function pushRecordSaved(ctx: AppContext, delivered: DeliveredEvent
       recordId: event.recordId,
       by: event.by,
     },
-    { crfId: event.crfId },
+    { crfId: event.crfId, siteId },
   );
 }
 
