@@ -418,6 +418,13 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
     url: '/api/v1/medical/crf',
     body: { studyId: f.studyId, id: f.medicalId, crfDataRecordId: f.crfDataRecordId, reason: '关联' },
   })),
+  'PUT /api/business/lock': patient((f) => ({
+    url: '/api/business/lock',
+    body: { studyId: f.studyId, scope: 'subject', targetId: f.subjectRecordId, locked: false, reason: '解锁' },
+  })),
+  // The fixture locks site A's casebook with a reason naming it: only who sees site A reads that lock.
+  'GET /api/business/lock': list((f) => q(`/api/business/lock?studyId=${f.studyId}`)),
+  'GET /api/business/lock/history': list((f) => q(`/api/business/lock/history?studyId=${f.studyId}`)),
   'GET /api/business/wechat/settings': study,
   'PUT /api/business/wechat/settings': study,
   'GET /api/business/wechat/users': list((f) => q(`/api/business/wechat/users?studyId=${f.studyId}`)),

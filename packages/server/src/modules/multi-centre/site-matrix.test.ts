@@ -115,6 +115,13 @@ beforeAll(async () => {
       subjectId: f.subjectId,
     })
   ).id;
+  await must('PUT', '/api/business/lock', {
+    studyId: f.studyId,
+    scope: 'subject',
+    targetId: f.subjectRecordId,
+    locked: true,
+    reason: `${MARK}病例核查完毕`,
+  });
   const [row] = await t.db
     .select({ id: auditEvents.id })
     .from(auditEvents)
