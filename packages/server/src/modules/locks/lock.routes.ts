@@ -4,11 +4,12 @@ import { buttonKey, LOCK_SCOPES } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema } from '../../http/ids.js';
+import { idSchema, idTextSchema } from '../../http/ids.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { siteLocators } from '../../shared/patient-site.js';
 import { fromBody, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { lockState } from './lock-state.js';
 import * as locks from './lock.service.js';
 
 const tags = ['锁定'];
@@ -35,6 +36,7 @@ type LockBody = z.infer<typeof lockBody>;
  * PUT /api/business/lock            { studyId, scope, targetId?, locked, reason }
  * GET /api/business/lock?studyId    the live locks
  * GET /api/business/lock/history?studyId   every lock, lifted ones too
+ * GET /api/business/lock/state?studyId&subjectRecordId&crfDataRecordId   what holds one casebook or form now
  */
 export function lockRoutes(app: App, ctx: AppContext) {
   const sites = siteLocators(ctx);
@@ -69,6 +71,24 @@ export function lockRoutes(app: App, ctx: AppContext) {
     '/api/business/lock',
     { schema: { tags, summary: '当前锁定', querystring: studyIdQuery }, config: { study: fromQuery } },
     async (request) => ok(await locks.listLocks(ctx, requireStudy(request))),
+  );
+  app.get(
+    '/api/business/lock/state',
+    {
+      schema: {
+        tags,
+        summary: '病例或表单当前是否锁定（页面的🔒）',
+        querystring: studyIdQuery.extend({
+          subjectRecordId: idTextSchema.optional(),
+          crfDataRecordId: idTextSchema.optional(),
+        }),
+      },
+      config: { study: fromQuery },
+    },
+    async (request) => {
+      const { studyId, subjectRecordId, crfDataRecordId } = request.query;
+      return ok(await lockState(ctx, studyId, { subjectRecordId, crfDataRecordId }));
+    },
   );
   app.get(
     '/api/business/lock/history',

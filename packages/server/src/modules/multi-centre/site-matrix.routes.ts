@@ -424,6 +424,9 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
   })),
   // The fixture locks site A's casebook with a reason naming it: only who sees site A reads that lock.
   'GET /api/business/lock': list((f) => q(`/api/business/lock?studyId=${f.studyId}`)),
+  'GET /api/business/lock/state': patient((f) =>
+    q(`/api/business/lock/state?studyId=${f.studyId}&subjectRecordId=${f.subjectRecordId}`),
+  ),
   'GET /api/business/lock/history': list((f) => q(`/api/business/lock/history?studyId=${f.studyId}`)),
   'GET /api/business/wechat/settings': study,
   'PUT /api/business/wechat/settings': study,
