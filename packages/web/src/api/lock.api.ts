@@ -55,7 +55,19 @@ export interface LockRefusalData {
   };
 }
 
+/** What holds one casebook or form now (GET /api/business/lock/state): the page's 🔒. */
+export interface LockState {
+  locked: boolean;
+  /** The study is 已结束: frozen until reopened. */
+  frozen: boolean;
+  /** The words a refused save gets. */
+  message: string | null;
+  lock: LockRefusalData['lock'] | null;
+}
+
 export const lockApi = {
+  state: (params: { studyId: number; subjectRecordId: number; crfDataRecordId?: number }) =>
+    http.get<LockState>('/api/business/lock/state', { params }),
   /** Sets (locked: true) or lifts a lock; needs 锁定/解锁 and a reason. Answers the new lock's id when set. */
   change: (body: LockBody) => http.put<{ id: number } | null>('/api/business/lock', body),
   list: (studyId: number) => http.get<StudyLock[]>('/api/business/lock', { params: { studyId } }),

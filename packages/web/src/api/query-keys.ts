@@ -27,6 +27,7 @@ const SUBJECT_RECORD = ['subject-record'] as const;
 const DOUBT = ['doubt'] as const;
 const OPERLOG = ['operlog'] as const;
 const JOBS = ['jobs'] as const;
+const LOCKS = ['locks'] as const;
 const CRF_RECORD = ['crf-record'] as const;
 const SEARCH = ['search'] as const;
 const CALENDAR = ['calendar'] as const;
@@ -232,6 +233,14 @@ export const queryKeys = {
     list: (studyId: number) => [...RANDOMIZATION, 'list', studyId] as const,
     selected: (studyId: number) => [...RANDOMIZATION, 'selected', studyId] as const,
     subject: (studyId: number, subjectId: number) => [...RANDOMIZATION, 'subject', studyId, subjectId] as const,
+  },
+  /** A study's locks (数据库锁定): setting or lifting one changes every lock view of the study. */
+  lock: {
+    all: () => LOCKS,
+    list: (studyId: number) => [...LOCKS, 'list', studyId] as const,
+    history: (studyId: number) => [...LOCKS, 'history', studyId] as const,
+    state: (studyId: number, subjectRecordId: number, crfDataRecordId: number | null) =>
+      [...LOCKS, 'state', studyId, subjectRecordId, crfDataRecordId] as const,
   },
   /** The signed-in user's background jobs (the 任务 drawer); a realtime push will refresh this key. */
   jobs: {

@@ -24,6 +24,7 @@ export const CRF_BUTTONS = {
   save: 'business.crf.save',
   submit: 'business.crf.submit',
   sdv: 'business.crf.sdv',
+  lock: 'business.lock',
 } as const;
 
 export interface CrfToolbarProps {

@@ -31,6 +31,7 @@ import { sendSpineImage } from '../../../components/spine/send-image';
 import { useFileNames } from '../../../stores/file-names.store';
 import { CrfEditor } from './crf-editor';
 import { CRF_BUTTONS, CrfToolbar } from './crf-toolbar';
+import { LockBar, useRecordLock } from './lock-bar';
 import { DoubtDialog, type DoubtDialogMode } from './doubt-dialog';
 import { DoubtPicker, type PickedItem } from './doubt-picker';
 import { HistoryDrawer, type HistoryTarget } from './history-drawer';
@@ -313,17 +314,20 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   );
 
   const studyId = patient?.studyId ?? detail?.subject.studyId ?? 0;
+  const lockState = useRecordLock(studyId, subjectRecordId, recordId).data;
+  const locked = Boolean(lockState?.locked);
   // VIS-09: the form is editable with the study buttons business.crf.save or .submit, and the
-  // server further needs the form's own save or submit right; the page offers what both allow.
+  // server further needs the form's own save or submit right; the page offers what both allow. A lock
+  // (docs/multi-centre.md) leaves it read-only, as the server would refuse any change.
   const permissions = useMemo(
     () =>
       detail && {
         ...detail.permissions,
-        save: detail.permissions.save && can(CRF_BUTTONS.save),
-        submit: detail.permissions.submit && can(CRF_BUTTONS.submit),
-        sdv: detail.permissions.sdv && can(CRF_BUTTONS.sdv),
+        save: detail.permissions.save && can(CRF_BUTTONS.save) && !locked,
+        submit: detail.permissions.submit && can(CRF_BUTTONS.submit) && !locked,
+        sdv: detail.permissions.sdv && can(CRF_BUTTONS.sdv) && !locked,
       },
-    [detail, can],
+    [detail, can, locked],
   );
   const editorDetail = useMemo(
     () => (detail && permissions ? { ...detail, permissions } : null),
@@ -389,6 +393,13 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
             {repeatable && <UnorderedListOutlined className="crf-form-title-repeat" aria-label={t.repeatable} />}
             <span className="crf-form-version">v{detail.crf.version}</span>
           </h2>
+          <LockBar
+            studyId={studyId}
+            subjectRecordId={subjectRecordId}
+            crfDataRecordId={recordId}
+            canLock={can(CRF_BUTTONS.lock)}
+            state={lockState}
+          />
           <RecognitionSources
             studyId={studyId}
             subjectRecordId={subjectRecordId}

@@ -38,6 +38,7 @@ import { OperatesDrawer } from './components/operates-drawer';
 import { ReasonDialog } from './components/reason-dialog';
 import { StateDialog } from './components/state-dialog';
 import { SiteMoveDialog, type SiteMoveTarget } from './components/site-move-dialog';
+import { useRowLocks } from './use-row-locks';
 import { STATE_OPTIONS } from './subject-state';
 import '../project.css';
 import { FilterButtons } from '../../../components/filter-buttons';
@@ -117,6 +118,7 @@ function SubjectList({ studyId, can, ownSites }: { studyId: number; can: Can; ow
   // 转移中心 is a manager's action: all sites and the patient edit button (docs/multi-centre.md).
   const allSites = can(SUBJECT_BUTTONS.allSites);
   const canMoveSite = allSites && canEdit;
+  const lockOf = useRowLocks(studyId);
 
   const model = useQuery({
     queryKey: queryKeys.subject.formModel(studyId),
@@ -271,6 +273,7 @@ function SubjectList({ studyId, can, ownSites }: { studyId: number; can: Can; ow
       label: (key: string) => fieldLabels[key] ?? key,
       showDeleted,
       actions: rowActions,
+      lockOf,
     };
   }, [
     recordColumns.data,
@@ -285,6 +288,7 @@ function SubjectList({ studyId, can, ownSites }: { studyId: number; can: Can; ow
     canMoveSite,
     randomizes,
     navigate,
+    lockOf,
   ]);
   const [container, available] = useContainerWidth();
   const layout = subjectLayout(available, layoutInput);

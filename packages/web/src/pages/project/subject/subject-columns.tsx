@@ -49,6 +49,18 @@ export interface SubjectColumnsInput {
   label: (key: string) => string;
   showDeleted: boolean;
   actions: readonly RowAction<SubjectRecordRow>[];
+  /** The lock holding a row's casebook (its words), if any: shown as 🔒 beside the code. */
+  lockOf?: (row: SubjectRecordRow) => string | null;
+}
+
+function LockMark({ text }: { text: string }) {
+  return (
+    <Tooltip title={text}>
+      <span className="subject-lock" role="img" aria-label={text}>
+        🔒
+      </span>
+    </Tooltip>
+  );
 }
 
 function stateOf(row: SubjectRecordRow, showDeleted: boolean) {
@@ -90,7 +102,11 @@ function FieldList({ entries }: { entries: ReadonlyArray<{ key: string; label: s
 
 /** The list's columns for a layout. */
 export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput): PageColumn<SubjectRecordRow>[] {
-  const { columns, baseValue, crfTitle, crfValue, label, showDeleted, actions } = input;
+  const { columns, baseValue, crfTitle, crfValue, label, showDeleted, actions, lockOf } = input;
+  const lockMark = (row: SubjectRecordRow) => {
+    const text = lockOf?.(row);
+    return text ? <LockMark text={text} /> : null;
+  };
   const base = columns.filter((column) => column.source === 'base');
   const leading = base.filter((column) => LEADING_FIELDS.has(column.key));
   const otherBase = base.filter((column) => !LEADING_FIELDS.has(column.key));
@@ -102,7 +118,9 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
   };
   const patientCell = (row: SubjectRecordRow) => (
     <div className="subject-who">
-      <strong>{baseValue('identificationCode', row)}</strong>
+      <strong>
+        {baseValue('identificationCode', row)} {lockMark(row)}
+      </strong>
       <span>
         {baseValue('subjectName', row)} {stateOf(row, showDeleted)}
       </span>
@@ -223,6 +241,10 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
       column.key === 'subjectName' && row.emergencyUnblinded ? (
         <>
           {baseValue(column.key, row)} <UnblindedMark />
+        </>
+      ) : column.key === 'identificationCode' && lockOf?.(row) ? (
+        <>
+          {baseValue(column.key, row)} {lockMark(row)}
         </>
       ) : (
         baseValue(column.key, row)

@@ -6,7 +6,9 @@ import { StudyScope } from '../components/study-scope';
 import { BasicInfoForm } from './components/basic-info-form';
 import { DiseasePanel } from './components/disease-panel';
 import { FeaturesPanel } from './components/features-panel';
+import { LocksPanel } from './components/locks-panel';
 import { PatientPanel } from './components/patient-panel';
+import { LOCK_TEXT } from '../../../locales/lock.zh-CN';
 import '../study.css';
 import { queryKeys } from '../../../api/query-keys';
 
@@ -25,6 +27,7 @@ function StudyConfig({ picked }: { picked: Study }) {
         { key: 'disease', label: STUDY_CONFIG_TEXT.tabDisease, children: <DiseasePanel studyId={study.id} /> },
         { key: 'patient', label: STUDY_CONFIG_TEXT.tabPatient, children: <PatientPanel study={study} /> },
         { key: 'features', label: STUDY_CONFIG_TEXT.tabFeatures, children: <FeaturesPanel study={study} /> },
+        { key: 'locks', label: LOCK_TEXT.tab, children: <LocksPanel study={study} /> },
       ]}
     />
   );

@@ -52,6 +52,8 @@ const TITLES: Record<PatientDialogMode, string> = {
   crflook: SUBJECT_TEXT.viewTitle,
 };
 
+const NO_SITES: ReadonlyArray<{ deptId: number; deptName: string }> = [];
+
 const GENDER_OPTIONS = [
   { value: GENDER.male, label: SEX_TEXT.male },
   { value: GENDER.female, label: SEX_TEXT.female },
@@ -127,7 +129,7 @@ export function PatientDialog({ studyId, state, canEdit, sites: siteScope, onClo
         (res) => res.data,
       ),
   });
-  const ownSites = siteScope?.own ?? [];
+  const ownSites = siteScope?.own ?? NO_SITES;
   const sites = useQuery({
     queryKey: queryKeys.studyPersonnel.sites(),
     enabled: open && (siteScope?.all ?? true),
