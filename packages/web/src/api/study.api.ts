@@ -90,6 +90,8 @@ export interface Study {
 
 export interface StudyBody {
   id?: number;
+  /** Why a finished study (已结束) is set back to 进行中: required for that change, audited. */
+  reason?: string;
   studyName?: string;
   studyCode?: string;
   description?: string | null;

@@ -1,6 +1,9 @@
 export const STUDY_TEXT = {
   statusOngoing: '进行中',
   statusFinished: '已结束',
+  reopenReason: '开启原因',
+  reopenHint: '已结束的项目数据已冻结；重新开启后可以再次修改，并记入稽查轨迹。',
+  reopenReasonRequired: '重新开启项目需要填写原因',
   name: '项目名称',
   nameRequired: '请输入项目名称',
   code: '项目编号',

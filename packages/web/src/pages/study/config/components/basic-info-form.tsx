@@ -8,12 +8,13 @@ import { AuthButton } from '../../../../components/permission';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { STUDY_TEXT } from '../../../../locales/study.zh-CN';
 import { STUDY_CONFIG_TEXT } from '../../../../locales/study-config.zh-CN';
+import { ReopenReasonField } from '../../components/reopen-reason';
 import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
 import { queryKeys } from '../../../../api/query-keys';
 
 type BasicFields = Pick<
   StudyBody,
-  'studyName' | 'studyCode' | 'description' | 'principal' | 'status' | 'timeZone' | 'enrolmentTarget'
+  'studyName' | 'studyCode' | 'description' | 'principal' | 'status' | 'timeZone' | 'enrolmentTarget' | 'reason'
 > & { enrolmentTargetDate?: Dayjs | null };
 
 const ZONE_OPTIONS = STUDY_CONFIG_TEXT.timeZones.map(([value, label]) => ({ value, label }));
@@ -95,6 +96,7 @@ export function BasicInfoForm({ study }: { study: Study }) {
           <Form.Item label={STUDY_TEXT.status} name="status">
             <Radio.Group options={STUDY_STATUS_OPTIONS} />
           </Form.Item>
+          <ReopenReasonField storedStatus={study.status} />
         </Col>
         <Col span={24}>
           <Form.Item label={STUDY_CONFIG_TEXT.timeZone} name="timeZone" extra={STUDY_CONFIG_TEXT.timeZoneHint}>

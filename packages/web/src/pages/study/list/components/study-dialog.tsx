@@ -5,6 +5,7 @@ import { useSaveMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { STUDY_TEXT } from '../../../../locales/study.zh-CN';
 import { STUDY_MANAGE_TEXT } from '../../../../locales/study-manage.zh-CN';
+import { ReopenReasonField } from '../../components/reopen-reason';
 import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
 import { useOpenCount } from '../../components/use-open-count';
 
@@ -14,7 +15,7 @@ export interface StudyDialogState {
 }
 
 type StudyFields = Required<Pick<StudyBody, 'studyName' | 'studyCode'>> &
-  Pick<StudyBody, 'description' | 'principal' | 'status'>;
+  Pick<StudyBody, 'description' | 'principal' | 'status' | 'reason'>;
 
 /** 新增项目 / 修改项目: the study's identity; everything else is set on 项目配置. */
 function StudyDialogBody({ state, onClose }: { state: StudyDialogState | null; onClose: () => void }) {
@@ -103,6 +104,7 @@ function StudyDialogBody({ state, onClose }: { state: StudyDialogState | null; o
               <Form.Item label={STUDY_TEXT.status} name="status">
                 <Radio.Group options={STUDY_STATUS_OPTIONS} />
               </Form.Item>
+              <ReopenReasonField storedStatus={editing.status} />
             </Col>
           )}
           <Col span={24}>
