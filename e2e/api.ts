@@ -92,6 +92,8 @@ export async function addStudyMember(
   studyId: number,
   person: Person,
   permissions: string[],
+  /** The member's sites (分中心, departments); their own department when not given. */
+  siteIds?: number[],
 ): Promise<void> {
   const api = <T>(method: string, path: string, token: string, body?: unknown) =>
     callApi<T>(baseUrl, method, path, token, body);
@@ -124,6 +126,7 @@ export async function addStudyMember(
     studyId,
     userIds: [user.userId],
     studyRoleId: studyRole.id,
+    ...(siteIds && { siteIds }),
   });
   const first = await loginApi(baseUrl, person.userName, initial);
   await api('PUT', '/api/system/user/password', first.token, {
