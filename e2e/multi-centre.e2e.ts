@@ -83,7 +83,7 @@ describe('sites and locks in the browser', () => {
     await dialog.getByRole('button', { name: '确定' }).click();
     const bar = page.locator('.crf-lock-bar');
     await bar.waitFor();
-    expect(await bar.textContent()).toMatch(/🔒 该病例已锁定（.+ \d{4}-\d{2}-\d{2}），如需修改请先解锁/);
+    expect(await bar.textContent()).toMatch(/该病例已锁定（.+ \d{4}-\d{2}-\d{2}），如需修改请先解锁/);
     expect(await bar.textContent()).toContain('原因：SDV完成，病例核查完毕');
     const save = page.locator('.crf-editor-actions').getByRole('button', { name: '保存' });
     if ((await save.count()) > 0) expect(await save.isDisabled()).toBe(true);

@@ -1,7 +1,6 @@
 /** Locks (数据库锁定, docs/multi-centre.md): the 🔒 marks, the lock dialogs and the 数据锁定 tab. */
 export const LOCK_TEXT = {
   tab: '数据锁定',
-  mark: '🔒',
   reasonOf: (reason: string) => `原因：${reason}`,
   lockForm: '锁定表单',
   lockCasebook: '锁定病例',

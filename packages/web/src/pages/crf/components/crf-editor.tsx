@@ -59,6 +59,8 @@ interface Saved {
 }
 
 export interface CrfEditorProps {
+  /** A lock holds the form (the lock bar above says who, when and why): no "no right" notice. */
+  locked?: boolean;
   subjectRecordId: number;
   crfId: number;
   studyId: number;
@@ -104,6 +106,7 @@ async function saveWithRetry(body: CrfSaveBody): Promise<ApiResult<CrfSaveResult
  * unsaved flag is state.
  */
 export function CrfEditor({
+  locked,
   subjectRecordId,
   crfId,
   studyId,
@@ -414,7 +417,7 @@ export function CrfEditor({
 
   return (
     <div className="crf-editor">
-      {!editable && <Alert type="info" showIcon title={t.readOnly} className="crf-editor-alert" />}
+      {!editable && !locked && <Alert type="info" showIcon title={t.readOnly} className="crf-editor-alert" />}
       {errorList && errorList.entries.length > 0 && (
         <Alert
           type="error"

@@ -408,6 +408,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
           />
           <CrfEditor
             key={session.epoch}
+            locked={locked}
             subjectRecordId={subjectRecordId}
             crfId={crfId}
             studyId={studyId}

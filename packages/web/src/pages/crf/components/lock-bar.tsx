@@ -68,7 +68,7 @@ export function LockBar({
           type="warning"
           showIcon
           icon={<LockOutlined />}
-          title={`${LOCK_TEXT.mark} ${state.message ?? ''}`}
+          title={state.message ?? ''}
           description={lock?.reason ? LOCK_TEXT.reasonOf(lock.reason) : undefined}
           action={
             liftable ? (

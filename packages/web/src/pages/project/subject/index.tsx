@@ -1,7 +1,7 @@
 import { useCallback, useMemo, useState } from 'react';
 import { useMutation, useQueries, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { Alert, App, DatePicker, Form, Input, Result, Select, Spin, Switch, Tooltip } from 'antd';
-import { DownloadOutlined, PlusOutlined, UploadOutlined } from '@ant-design/icons';
+import { DownloadOutlined, LockOutlined, PlusOutlined, UploadOutlined } from '@ant-design/icons';
 import type { Dayjs } from 'dayjs';
 import { DEFAULT_BASE_CONFIG, MSG, STUDY_FROZEN_MSG, STUDY_STATUS_FINISHED } from '@ecrf/core';
 import { useNavigate } from 'react-router';
@@ -424,15 +424,22 @@ export default function SubjectListPage() {
   let body;
   if (studyId === null || query.isError) body = <Result status="warning" title={MSG.forbidden} />;
   else if (query.isLoading || !study) body = <Spin style={{ display: 'block', margin: '48px auto' }} />;
-  else
+  else {
     body = (
       <>
         {study.status === STUDY_STATUS_FINISHED && (
-          <Alert type="warning" showIcon title={`🔒 ${STUDY_FROZEN_MSG}`} style={{ marginBottom: 12 }} />
+          <Alert
+            type="warning"
+            showIcon
+            icon={<LockOutlined />}
+            title={STUDY_FROZEN_MSG}
+            style={{ marginBottom: 12 }}
+          />
         )}
         <SubjectList studyId={studyId} can={can} ownSites={study.myRole?.sites ?? []} />
       </>
     );
+  }
 
   return (
     <div className="page-card">

@@ -1,3 +1,4 @@
+import { LockOutlined } from '@ant-design/icons';
 import { Progress, Tag, Tooltip } from 'antd';
 import type { RecordColumn, SubjectRecordRow, SubjectState } from '../../../api/subject.api';
 import {
@@ -56,9 +57,7 @@ export interface SubjectColumnsInput {
 function LockMark({ text }: { text: string }) {
   return (
     <Tooltip title={text}>
-      <span className="subject-lock" role="img" aria-label={text}>
-        🔒
-      </span>
+      <LockOutlined className="subject-lock" role="img" aria-label={text} />
     </Tooltip>
   );
 }
