@@ -235,6 +235,35 @@ describe('describeAuditRow: the trail in words', () => {
     expect(describeAuditRow({ ...row, oldValue: null })).toMatchObject({ oldText: '', newText: '4' });
   });
 
+  it('a lock or its release reads by what was locked (a site by its name); a reopened study as 已结束 → 进行中', () => {
+    const lock = (scope: string, targetId: number) => ({
+      action: 'lock.set',
+      itemName: null,
+      oldValue: null,
+      newValue: { scope, targetId },
+    });
+    expect(describeAuditRow(lock('study', 0))).toEqual({
+      actionName: '锁定',
+      itemTitle: '数据库锁定',
+      oldText: '',
+      newText: '',
+    });
+    expect(describeAuditRow({ ...lock('record', 9), action: 'lock.release' })).toMatchObject({
+      actionName: '解锁',
+      itemTitle: '表单锁定',
+    });
+    expect(describeAuditRow(lock('site', 3), { siteNames: new Map([[3, '甲中心']]) })).toMatchObject({
+      itemTitle: '中心锁定',
+      newText: '甲中心',
+    });
+    expect(describeAuditRow({ action: 'study.reopen', itemName: null, oldValue: 1, newValue: 0 })).toEqual({
+      actionName: '重新开启项目',
+      itemTitle: '状态',
+      oldText: '已结束',
+      newText: '进行中',
+    });
+  });
+
   it('set-up rows without a definition read as their fields', () => {
     expect(plainText({ doubt: '1', diseases: [{ diseaseName: 'A' }] })).toBe('doubt：1；diseases：diseaseName：A');
     expect(describeAuditRow({ action: 'study.config', itemName: 'doubt', oldValue: '0', newValue: '1' })).toEqual({

@@ -1,6 +1,7 @@
 import type { CrfNode } from './crf/crf-definition.schema.js';
 import { isEmptyValue } from './crf/field-rules.js';
 import { itemTitle, valueText } from './crf/record-values.js';
+import { LOCK_SCOPE_NAMES, type LockScope } from './locks.js';
 
 /**
  * Every action code the server writes into the audit trail, with the name people read (the trail,
@@ -251,6 +252,18 @@ export function describeAuditRow(row: AuditRowFacts, ctx: AuditTextContext = {})
     case 'subject.delete':
     case 'subject.restore':
       return out('', '', '');
+    case 'lock.set':
+    case 'lock.release': {
+      // What was locked reads by its scope (数据库锁定…) and, for a site, the site's name; the reason is the row's own.
+      const { scope, targetId } = (row.newValue ?? {}) as { scope?: unknown; targetId?: unknown };
+      if (typeof scope !== 'string' || !Object.hasOwn(LOCK_SCOPE_NAMES, scope)) {
+        return out('', '', plainText(row.newValue));
+      }
+      const site = scope === 'site' ? fieldText('deptId', targetId, ctx) : '';
+      return out(LOCK_SCOPE_NAMES[scope as LockScope], '', site);
+    }
+    case 'study.reopen':
+      return out('状态', '已结束', '进行中');
     default:
       return out(row.itemName ?? '', plainText(row.oldValue), plainText(row.newValue));
   }

@@ -202,6 +202,11 @@ async function formsOf(db: Db, rows: ReadonlyArray<RawAuditRow>) {
   };
 }
 
+/** A site lock's row (中心锁定): it names its site by the department's name. */
+const isSiteLock = (r: RawAuditRow) =>
+  (r.action === 'lock.set' || r.action === 'lock.release') &&
+  (r.newValue as { scope?: unknown } | null)?.scope === 'site';
+
 /** The study's patient field labels, disease names and the names of the sites (departments) the rows name. */
 async function patientWordsOf(db: Db, studyId: number, rows: ReadonlyArray<RawAuditRow>) {
   const [study] = await db.select({ baseConfig: studies.baseConfig }).from(studies).where(eq(studies.studyId, studyId));
@@ -216,6 +221,7 @@ async function patientWordsOf(db: Db, studyId: number, rows: ReadonlyArray<RawAu
       rows
         .filter((r) => r.action === 'subject.site' || (r.action === 'subject.update' && r.itemName === 'deptId'))
         .flatMap((r) => [r.oldValue, r.newValue])
+        .concat(rows.filter(isSiteLock).map((r) => (r.newValue as { targetId?: unknown }).targetId))
         .map(Number)
         .filter((id) => Number.isSafeInteger(id) && id > 0),
     ),
@@ -276,7 +282,7 @@ export async function readableAuditRows<T extends RawAuditRow>(
     }
   }
   const fileNames = await fileNamesOf(db, studyId, keys);
-  const patient = rows.some((r) => r.action.startsWith('subject.'))
+  const patient = rows.some((r) => r.action.startsWith('subject.') || isSiteLock(r))
     ? await patientWordsOf(db, studyId, rows)
     : undefined;
   const codes = options.subjectCodes ? await subjectCodesOf(db, rows) : undefined;

@@ -131,6 +131,27 @@ describe('setting and lifting locks', () => {
     }
   });
 
+  it('the trail reads the locks in words: the scope, a site by its name, the reason', async () => {
+    const trail = await t.call(
+      s.admin,
+      'GET',
+      `/api/business/subjectRecord/operates?subjectRecordId=${s.patientA.subjectRecordId}&pageNum=1&pageSize=50`,
+    );
+    expect(trail.status).toBe(200);
+    const casebookLock = trail.body.data.list.find((r: { action: string }) => r.action === 'lock.set');
+    expect(casebookLock).toMatchObject({ actionName: '锁定', itemTitle: '病例锁定', reason: '病例核查完成' });
+    const csv = await t.app.inject({
+      method: 'GET',
+      url: `/api/business/audit/export?studyId=${s.studyId}`,
+      headers: { authorization: `Bearer ${s.admin}` },
+    });
+    expect(csv.statusCode).toBe(200);
+    const siteRow = csv.body.split('\r\n').find((line) => line.includes('乙中心关闭'))!;
+    expect(siteRow).toContain(',锁定,');
+    expect(siteRow).toContain('中心锁定');
+    expect(siteRow).toContain('乙中心');
+  });
+
   it('a target must be of the study: another study’s casebook, an unknown form record or department answer 404', async () => {
     const other = await t.call(s.admin, 'POST', '/api/business/study', {
       studyName: '另一项研究',
