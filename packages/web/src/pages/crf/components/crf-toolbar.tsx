@@ -49,6 +49,8 @@ export interface CrfToolbarProps {
   compact?: boolean;
   /** Given when the item panel is not beside the form: the bar offers 题目标记, which opens it. */
   onItems?: (() => void) | undefined;
+  /** A lock holds the casebook or form: its words; 签名 and 识别 are disabled with them (docs/multi-centre.md). */
+  lockedText?: string | undefined;
 }
 
 function BarButton({
@@ -107,7 +109,13 @@ export function CrfToolbar(props: CrfToolbarProps) {
       />
       {props.showDicom && <BarButton label={t.dicom} icon={<PictureOutlined />} onClick={props.onDicom} />}
       {props.showIdentify && (
-        <BarButton label={t.identify} icon={<CameraOutlined />} onClick={props.onIdentify} disabled={!props.formOpen} />
+        <BarButton
+          label={t.identify}
+          icon={<CameraOutlined />}
+          onClick={props.onIdentify}
+          disabled={!props.formOpen || Boolean(props.lockedText)}
+          tip={props.lockedText}
+        />
       )}
       {props.showDoubt && (
         <BarButton
@@ -120,7 +128,13 @@ export function CrfToolbar(props: CrfToolbarProps) {
       <BarButton label={t.overview} icon={<FileSearchOutlined />} onClick={props.onOverview} />
       {/* Everyone may see the signature state; only holders of the sign button may sign. */}
       <Badge dot={props.signatureInvalid} offset={[-8, 6]}>
-        <BarButton label={t.sign} icon={<EditOutlined />} onClick={props.onSign} />
+        <BarButton
+          label={t.sign}
+          icon={<EditOutlined />}
+          onClick={props.onSign}
+          disabled={Boolean(props.lockedText)}
+          tip={props.lockedText}
+        />
       </Badge>
       {props.showSdv && (
         <BarButton
@@ -162,9 +176,12 @@ function CompactToolbar(props: CrfToolbarProps) {
     </Badge>,
     <EditOutlined />,
     props.onSign,
+    Boolean(props.lockedText),
   );
   if (props.showDicom) add('dicom', t.dicom, <PictureOutlined />, props.onDicom);
-  if (props.showIdentify) add('identify', t.identify, <CameraOutlined />, props.onIdentify, !props.formOpen);
+  if (props.showIdentify) {
+    add('identify', t.identify, <CameraOutlined />, props.onIdentify, !props.formOpen || Boolean(props.lockedText));
+  }
   const items: MenuItem[] = entries.map(({ run: _run, ...item }) => item);
   return (
     <CrfTopBarActions>

@@ -447,6 +447,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   return (
     <div className="crf-form-area">
       <CrfToolbar
+        lockedText={locked ? (lockState?.message ?? undefined) : undefined}
         formOpen={Boolean(detail)}
         showIdentify={templates.length > 0}
         showDoubt={doubtOn && can(CRF_BUTTONS.doubt)}

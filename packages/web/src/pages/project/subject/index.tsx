@@ -232,14 +232,22 @@ function SubjectList({ studyId, can, ownSites }: { studyId: number; can: Can; ow
             key: 'edit',
             label: SUBJECT_TEXT.edit,
             allowed: canEdit,
+            disabled: (row) => Boolean(lockOf(row)),
             onClick: (row) => setPatient({ mode: 'edit', subjectId: row.id }),
           },
-          { key: 'state', label: SUBJECT_TEXT.changeState, allowed: canEdit, onClick: (row) => setStateRecord(row) },
+          {
+            key: 'state',
+            label: SUBJECT_TEXT.changeState,
+            allowed: canEdit,
+            disabled: (row) => Boolean(lockOf(row)),
+            onClick: (row) => setStateRecord(row),
+          },
           {
             key: 'moveSite',
             label: SUBJECT_TEXT.moveSite,
             allowed: canMoveSite,
             hidden: () => !canMoveSite,
+            disabled: (row) => Boolean(lockOf(row)),
             onClick: (row) => setMoveTarget({ subjectId: row.id, subjectName: row.subjectName, deptId: row.deptId }),
           },
           {
@@ -247,6 +255,7 @@ function SubjectList({ studyId, can, ownSites }: { studyId: number; can: Can; ow
             label: RANDOMIZATION_TEXT.randomize,
             allowed: canRandomize,
             hidden: () => !randomizes,
+            disabled: (row) => Boolean(lockOf(row)),
             onClick: (row) =>
               setRandomizeTarget({
                 subjectId: row.id,
@@ -261,6 +270,7 @@ function SubjectList({ studyId, can, ownSites }: { studyId: number; can: Can; ow
             label: SUBJECT_TEXT.remove,
             allowed: canRemove,
             danger: true,
+            disabled: (row) => Boolean(lockOf(row)),
             onClick: (row) => setRemoveRecord(row),
           },
         ];
