@@ -1,12 +1,21 @@
-import { eq, sql } from 'drizzle-orm';
-import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { STUDY_FROZEN_MSG } from '@ecrf/core';
-import { queryRows } from '../../db/client.js';
-import { crfDataRecords } from '../../db/schema/index.js';
-import { multipart } from '../../test/multipart.js';
 import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
 import { openTwoSiteStudy, type TwoSiteStudy } from '../../test/two-sites.js';
+import {
+  fingerprint,
+  fixture,
+  fixtureCount,
+  http,
+  importRows,
+  patientCall,
+  redcapImport,
+  useLockEnv,
+  version,
+  vitals,
+  type Fixture,
+  type Outcome,
+} from './lock-test-kit.js';
 
 /**
  * The lock × writer matrix (docs/multi-centre.md, locks): for each scope — the form record, the casebook, the
@@ -17,160 +26,6 @@ import { openTwoSiteStudy, type TwoSiteStudy } from '../../test/two-sites.js';
 let t: TestApp;
 let s: TwoSiteStudy;
 let apiToken: string;
-const vitals = () => s.crfIds['生命体征']!;
-
-/** One locked patient's world: the casebook, its form record, queries, a visit, a medical record, a portal session. */
-interface Fixture {
-  subjectId: number;
-  subjectRecordId: number;
-  code: string;
-  /** The 生命体征 record: what a form lock locks. */
-  recordId: number;
-  /** An open query to reply to, and one to close. */
-  replyDoubt: number;
-  closeDoubt: number;
-  visitId: number;
-  medicalId: number;
-  portalToken: string;
-  /** A deleted casebook at the same site, to restore. */
-  deletedRecordId: number;
-}
-
-type Outcome = { status: number; msg: string; ok: boolean };
-
-const http = async (token: string, method: string, url: string, body?: unknown): Promise<Outcome> => {
-  const res = await t.call(token, method, url, body);
-  return { status: res.status, msg: res.body.msg, ok: res.status === 200 };
-};
-
-async function patientCall(token: string, method: string, url: string, payload?: unknown): Promise<Outcome> {
-  const res = await t.app.inject({
-    method: method as 'POST',
-    url,
-    headers: { 'x-patient-token': token },
-    ...(payload !== undefined ? { payload: payload as object } : {}),
-  });
-  const body = res.json() as { msg: string };
-  return { status: res.statusCode, msg: body.msg, ok: res.statusCode === 200 };
-}
-
-async function version(recordId: number) {
-  const [row] = await t.db.select().from(crfDataRecords).where(eq(crfDataRecords.id, recordId));
-  return row!.version;
-}
-
-let counter = 0;
-async function enrol(name: string) {
-  const res = await t.call(s.admin, 'POST', '/api/business/subject', {
-    studyId: s.studyId,
-    subjectName: name,
-    gender: 1,
-    birth: '1960-05-01',
-    diseaseCode: 'LSS',
-    deptId: s.siteA,
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data as { id: number; subjectRecordId: number; identificationCode: string };
-}
-
-async function fixture(): Promise<Fixture> {
-  counter += 1;
-  const p = await enrol(`锁定患者${counter}`);
-  const saved = await t.call(s.admin, 'PUT', '/api/v3/business/crf', {
-    subjectRecordId: p.subjectRecordId,
-    crfId: vitals(),
-    version: 0,
-    values: { sbp: '130', dbp: '80', hr: '70' },
-  });
-  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-  const recordId = saved.body.data.crfDataRecordId as number;
-  const doubt = async (itemName: string) => {
-    const res = await t.call(s.admin, 'POST', '/api/business/doubt/open', {
-      crfDataRecordId: recordId,
-      itemName,
-      doubtDescription: '请核实',
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.data.doubtId as number;
-  };
-  const visit = await t.call(s.admin, 'PUT', '/api/business/subject/follow/custom', {
-    subjectRecordId: p.subjectRecordId,
-    visitName: '计划外随访',
-    plannedDate: '2026-12-01',
-    crfIds: [s.crfIds['术后随访']],
-  });
-  expect(visit.status, JSON.stringify(visit.body)).toBe(200);
-  const medical = await t.call(s.admin, 'POST', '/api/v1/medical', {
-    studyId: s.studyId,
-    subjectId: p.id,
-    title: '入院记录',
-    category: '入院记录',
-  });
-  expect(medical.status, JSON.stringify(medical.body)).toBe(200);
-  const code = await t.call(s.admin, 'POST', '/api/business/wechat/bind-code', { studyId: s.studyId, subjectId: p.id });
-  expect(code.status, JSON.stringify(code.body)).toBe(200);
-  const bound = await t.app.inject({
-    method: 'POST',
-    url: '/api/ignore/patient/bind',
-    payload: { studyId: s.studyId, code: code.body.data.code },
-  });
-  expect(bound.statusCode, bound.body).toBe(200);
-  const gone = await enrol(`已删除患者${counter}`);
-  const deleted = await t.call(
-    s.admin,
-    'DELETE',
-    `/api/business/subjectRecord?subjectRecordId=${gone.subjectRecordId}&reason=${encodeURIComponent('重复录入')}`,
-  );
-  expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
-  return {
-    subjectId: p.id,
-    subjectRecordId: p.subjectRecordId,
-    code: p.identificationCode,
-    recordId,
-    replyDoubt: await doubt('dbp'),
-    closeDoubt: await doubt('hr'),
-    visitId: visit.body.data.followRecordId,
-    medicalId: medical.body.data.id,
-    portalToken: (bound.json() as { data: { token: string } }).data.token,
-    deletedRecordId: gone.subjectRecordId,
-  };
-}
-
-async function importRows(f: Fixture, hr: number): Promise<Outcome> {
-  const wb = new ExcelJS.Workbook();
-  const ws = wb.addWorksheet('生命体征');
-  ws.addRow(['编号', 'hr']);
-  ws.addRow([f.code, hr]);
-  const file = Buffer.from(await wb.xlsx.writeBuffer());
-  const body = multipart({}, [{ fileName: '导入.xlsx', data: file }]);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/business/import/multi_crf_sheet/multi_thread?studyId=${s.studyId}&submitType=0&mode=patient`,
-    headers: { ...body.headers, authorization: `Bearer ${s.admin}` },
-    payload: body.payload,
-  });
-  const result = (res.json() as { data: { result: { importedPatients: number; errors: Array<{ message: string }> } } })
-    .data.result;
-  return { status: res.statusCode, msg: result.errors[0]?.message ?? '', ok: result.importedPatients === 1 };
-}
-
-async function redcapImport(f: Fixture, hr: string): Promise<Outcome> {
-  const form = new URLSearchParams({
-    token: apiToken,
-    content: 'record',
-    action: 'import',
-    format: 'json',
-    data: JSON.stringify([{ record_id: f.code, hr }]),
-  });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/redcap',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: form.toString(),
-  });
-  const ok = res.statusCode === 200;
-  return { status: res.statusCode, msg: ok ? '' : (res.json() as { error: string }).error, ok };
-}
 
 /**
  * What a lock covers: `record` writers change the locked form record (every scope refuses them), `patient` writers
@@ -326,7 +181,7 @@ const WRITERS: Writer[] = [
     run: async (_f, n) =>
       http(s.admin, 'POST', '/api/business/subject', {
         studyId: s.studyId,
-        subjectName: `新患者${counter}-${n}`,
+        subjectName: `新患者${fixtureCount()}-${n}`,
         gender: 0,
         birth: '1970-01-01',
         diseaseCode: 'LSS',
@@ -364,37 +219,6 @@ const WRITERS: Writer[] = [
       ),
   },
 ];
-
-const STUDY_TABLES = [
-  'audit_events',
-  'crf_data_records',
-  'subject_records',
-  'subjects',
-  'doubts',
-  'doubt_messages',
-  'follow_records',
-  'follow_record_crfs',
-  'medical_records',
-  'randomizations',
-  'randomization_studies',
-  'signatures',
-];
-
-/** Every row of the study's patient tables, hashed per table: "nothing was written" is "no hash changed". */
-async function fingerprint() {
-  const [row] = await queryRows<Record<string, string>>(
-    t.db,
-    sql`select ${sql.join(
-      STUDY_TABLES.map(
-        (table) =>
-          sql`(select md5(coalesce(string_agg(x::text, '|' order by x::text), '')) from ${sql.identifier(table)} x
-            where x.study_id = ${s.studyId}) as ${sql.identifier(table)}`,
-      ),
-      sql`, `,
-    )}`,
-  );
-  return row!;
-}
 
 interface Scope {
   name: string;
@@ -456,6 +280,7 @@ async function refusalText() {
 beforeAll(async () => {
   t = await createTestApp({ config: { dataDir: `/tmp/edc-lock-writers-test-${process.pid}` } });
   s = await openTwoSiteStudy(t);
+  useLockEnv({ t, s, apiToken: '' });
   const portal = await t.call(s.admin, 'PUT', '/api/business/wechat/settings', {
     studyId: s.studyId,
     bindEnabled: true,
@@ -481,6 +306,7 @@ beforeAll(async () => {
   const token = await t.call(s.admin, 'POST', '/api/system/user/profile/apiToken', { studyId: s.studyId });
   expect(token.status, JSON.stringify(token.body)).toBe(200);
   apiToken = token.body.data.token;
+  useLockEnv({ t, s, apiToken });
 });
 afterAll(() => t.close());
 
