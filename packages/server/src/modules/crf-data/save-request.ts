@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../shared/canonical-json.js';
 import { AppError } from '../../shared/app-error.js';
-import type { SaveInput } from './crf-data.service.js';
+import type { SaveInput } from './form-write.js';
 
 /**
  * What a save asks for, as SHA-256 (hex) over its canonical JSON: stored with the request id it is applied under,

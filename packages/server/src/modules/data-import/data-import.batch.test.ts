@@ -19,7 +19,7 @@ import { permissionsOf } from '../auth/permission.service.js';
 import { applyPlan, IMPORT_BATCH, importReason, planImport } from './data-import.service.js';
 
 /**
- * The import writes a batch of patients per transaction, set-based (data-import.writer.ts). These tests hold it
+ * The import writes a batch of patients per transaction, set-based (crf-data/form-write-batch.ts). These tests hold it
  * to the form save's effects (audit rows, events, signatures, the audit chain) and to all or nothing per
  * patient when the save refuses a patient at write time, in the middle of a batch.
  */

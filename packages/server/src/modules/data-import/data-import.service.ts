@@ -44,7 +44,13 @@ import { formIdentifiers } from '../crf-data/identifier-values.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 import { JobFailure, type JobInfo, type JobTools } from '../jobs/job-queue.js';
 import type { ReadSheet, WorkbookPool } from './data-import.pool.js';
-import { BatchRefused, timeSlices, writePatients, type Refusal, type WriteCounts } from './data-import.writer.js';
+import {
+  BatchRefused,
+  timeSlices,
+  writeFormBatch,
+  type Refusal,
+  type WriteCounts,
+} from '../crf-data/form-write-batch.js';
 
 /** The audit reason of every value a file brings in: 数据导入 and the file's SHA-256 (which file, provably). */
 export const importReason = (sha256: string) => `${DATA_IMPORT_REASON}（文件SHA-256：${sha256}）`;
@@ -513,11 +519,11 @@ function batcher<T extends { targets: Target[] }>(patients: readonly T[], limits
 }
 
 /**
- * Writes a plan with the form page's rules (crf-data.service `judgeSave`): the engine judges every record
+ * Writes a plan through the one write path (crf-data/form-write.ts, its batch): the engine judges every record
  * again at write time and its verdict is final, the reason rules for submitted forms hold (the reason is
  * 数据导入 with the file's hash), each changed value gets its audit row, verification marks and signatures are
  * voided and the domain events are recorded. Records are written set-based, a batch of patients per
- * statement (data-import.writer.ts). `file`: one transaction, nothing written unless every row is valid.
+ * statement (the one write path's batch, crf-data/form-write-batch.ts). `file`: one transaction, nothing written unless every row is valid.
  * `patient`: one transaction per batch of patients, and still all or nothing per patient: a patient with any
  * error in the plan is left out, and a patient the save refuses at write time (a record changed or deleted
  * since the file was planned) rolls the batch back, which is then written again without that patient. A
@@ -553,11 +559,10 @@ export async function applyPlan(
   const writes = (targets: readonly Target[]) =>
     targets.filter((t) => t.changed.length > 0 || t.submits || !t.existing);
   const write = (tx: Db, patients: ReadonlyArray<{ targets: Target[] }>) =>
-    writePatients(
+    writeFormBatch(
       tx,
       ctx,
-      user,
-      access,
+      { kind: 'staff', user, access },
       patients.map((p) => writes(p.targets)),
       { submit, reason, now: ctx.clock() },
     );

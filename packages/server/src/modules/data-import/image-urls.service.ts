@@ -13,7 +13,8 @@ import { crfDataRecords, crfStageCrfs, crfs, storedFiles, subjectRecords, subjec
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { seesSite, type StudyAccess } from '../../shared/study-access.js';
-import { can, saveCrf } from '../crf-data/crf-data.service.js';
+import { can } from '../crf-data/crf-data.service.js';
+import { saveForm } from '../crf-data/form-write.js';
 import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
 import { receiveFile, recordFile, storageKeyOf } from '../files/file.service.js';
 import { fetchAllowed, IMAGE_URL_MAX_BYTES, judgeUrl, UrlRefused, type UrlTarget } from './image-url.js';
@@ -230,15 +231,19 @@ async function saveImages(ctx: AppContext, user: CurrentUser, access: StudyAcces
         values[s.entry.item] = writeMediaList([...images, entry]);
       }
       try {
-        await saveCrf(txCtx, user, access, {
-          subjectRecordId,
-          crfId,
-          crfDataRecordId: existing?.id ?? null,
-          version: existing?.version ?? 0,
-          values,
-          submit: false,
-          reason: `${DATA_IMPORT_REASON}（图片URL，SHA-256：${list.map((s) => s.sha256).join('、')}）`,
-        });
+        await saveForm(
+          txCtx,
+          { kind: 'staff', user, access },
+          {
+            subjectRecordId,
+            crfId,
+            crfDataRecordId: existing?.id ?? null,
+            version: existing?.version ?? 0,
+            values,
+            submit: false,
+            reason: `${DATA_IMPORT_REASON}（图片URL，SHA-256：${list.map((s) => s.sha256).join('、')}）`,
+          },
+        );
       } catch (err) {
         if (err instanceof AppError && err.status < 500) {
           throw refusal(

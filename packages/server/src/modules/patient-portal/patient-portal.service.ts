@@ -20,18 +20,15 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
-import type { RecordedEvent } from '../../shared/domain-events.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { inCallerSites } from '../../shared/patient-site.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
-import { audit } from '../audit/audit.service.js';
-import { assertWritable } from '../locks/lock-gate.js';
+import { actorOf, audit } from '../audit/audit.service.js';
 import { definitionOf } from '../crf-data/crf-definitions.js';
-import { isRepeatable, judgeSave, saveAuditEntries, stale } from '../crf-data/crf-data.service.js';
+import { isRepeatable } from '../crf-data/crf-data.service.js';
+import { saveForm, type FormWriter } from '../crf-data/form-write.js';
 import { otherFormValues } from '../crf-data/linked-values.service.js';
-import { SYSTEM_QUERIES } from '../doubt/system-queries.subscriber.js';
-import { linkFollowForm } from '../follow/follow-forms.js';
-import { IDENTIFIERS_PERMISSION, invalidateSignatures } from '../subjects/subject.service.js';
+import { IDENTIFIERS_PERMISSION } from '../subjects/subject.service.js';
 import { devIdentityProvider, type PatientIdentityProvider } from './patient-identity.js';
 import { bindLimits, codeOwner } from './bind-limits.js';
 
@@ -44,7 +41,6 @@ const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 8;
 /** The trail's name for what a patient wrote (staff read 患者填写 beside the patient's study code). */
 export const PATIENT_AUTHOR = '患者填写';
-const SYSTEM_QUERY_WAIT_MS = 3_000;
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 export const normaliseCode = (code: string) => code.toUpperCase().replace(/[\s-]/g, '');
@@ -688,9 +684,11 @@ export async function patientForm(ctx: AppContext, patient: PatientSession, crfI
 }
 
 /**
- * A patient saves or submits an assigned form through the form save's own rules (judgeSave: the engine on
- * the server, submit rules, stale versions) and audit rows (saveAuditEntries), written with the patient as
- * author. A submitted form is closed to the patient: a correction is staff's, with a reason.
+ * A patient saves or submits an assigned form through the one write path (form-write.ts), as its author: the
+ * form page's rules (the engine on the server, submit rules, stale versions), audit rows, signatures and
+ * verification marks voided, the event. The portal only says which record: the one the patient works on (a new
+ * one for an open visit of a repeating form). A submitted form is closed to the patient: a correction is staff's,
+ * with a reason.
  */
 export async function savePatientForm(
   ctx: AppContext,
@@ -698,125 +696,31 @@ export async function savePatientForm(
   crfId: number,
   input: { values: Record<string, unknown>; submit: boolean; crfDataRecordId?: number | null; version?: number | null },
 ) {
-  const actor = patientActor(patient.identificationCode);
-  let published: RecordedEvent | undefined;
-  const result = await ctx.db.transaction(async (tx) => {
-    const crf = await requireAssigned(tx, patient, crfId);
-    const now = ctx.clock();
+  const writer: FormWriter = {
+    kind: 'patient',
+    subjectRecordId: patient.subjectRecordId,
+    author: actorOf(patientActor(patient.identificationCode)),
+    timeZone: patient.timeZone,
+  };
+  const written = await saveForm(ctx, writer, async (tx) => {
     const slot = await openVisitSlot(tx, patient, crfId);
     const working = await workingRecord(tx, patient, crfId, slot);
-    const [existing] = working
-      ? await tx.select().from(crfDataRecords).where(eq(crfDataRecords.id, working.id)).for('update')
-      : [];
-    await assertWritable(tx, {
-      studyId: patient.studyId,
+    return {
       subjectRecordId: patient.subjectRecordId,
-      crfDataRecordId: existing?.id,
-    });
-    if (existing?.state === FORM_STATE.submitted) {
-      throw AppError.conflict('patient.form_submitted', '表单已提交，不能再修改');
-    }
-    if (existing && (input.crfDataRecordId !== existing.id || input.version !== existing.version)) {
-      throw stale(existing, input.values);
-    }
-    if (!existing && input.crfDataRecordId) {
-      throw AppError.conflict('crf.stale_version', '数据已被他人修改，请刷新后重试');
-    }
-    const crfVersion = existing?.crfVersion ?? crf.currentVersion;
-    const definition = await definitionOf(tx, crfId, crfVersion);
-    const forms = await otherFormValues(tx, patient.studyId, patient.subjectRecordId, definition);
-    const j = judgeSave(definition, input.values, existing, {
+      crfId,
+      crfDataRecordId: working?.id ?? null,
+      version: input.version ?? null,
+      read: { crfDataRecordId: input.crfDataRecordId ?? null, version: input.version ?? null },
+      values: input.values,
       submit: input.submit,
       reason: null,
-      now,
-      timeZone: patient.timeZone,
-      gender: patient.gender,
-      forms,
-    });
-    let id: number;
-    let version: number;
-    if (existing) {
-      id = existing.id;
-      version = existing.version + 1;
-      await tx
-        .update(crfDataRecords)
-        .set({
-          values: j.after,
-          state: j.state,
-          version,
-          sdv: j.sdv,
-          updatedBy: null,
-          updatedAt: now,
-          ...(input.submit && { submittedAt: now }),
-        })
-        .where(eq(crfDataRecords.id, id));
-    } else {
-      version = 1;
-      const [row] = await tx
-        .insert(crfDataRecords)
-        .values({
-          studyId: patient.studyId,
-          subjectRecordId: patient.subjectRecordId,
-          crfId,
-          crfVersion,
-          state: j.state,
-          version,
-          values: j.after,
-          singleForm: !(await isRepeatable(tx, crfId)),
-          createdBy: null,
-          updatedBy: null,
-          createdAt: now,
-          updatedAt: now,
-          submittedAt: input.submit ? now : null,
-        })
-        .onConflictDoNothing()
-        .returning({ id: crfDataRecords.id });
-      if (!row) throw AppError.conflict('crf.stale_version', '数据已被他人修改，请刷新后重试');
-      id = row.id;
-    }
-    if (slot) {
-      await linkFollowForm(tx, {
-        studyId: patient.studyId,
-        subjectRecordId: patient.subjectRecordId,
-        crfId,
-        followRecordCrfId: slot.followRecordCrfId,
-        crfDataRecordId: id,
-      });
-    }
-    const base = {
-      studyId: patient.studyId,
-      subjectRecordId: patient.subjectRecordId,
-      crfDataRecordId: id,
-      crfId,
-      crfVersion,
+      followRecordCrfId: slot?.followRecordCrfId ?? null,
     };
-    await audit(
-      tx,
-      actor,
-      now,
-      saveAuditEntries(base, existing, { ...j, before: existing?.values ?? {} }, input.submit && !j.wasSubmitted),
-    );
-    if (j.changed.length > 0) {
-      await invalidateSignatures(
-        tx,
-        actor,
-        now,
-        patient.studyId,
-        patient.subjectRecordId,
-        `表单“${crf.title}”的数据在签名后被修改`,
-      );
-    }
-    published = await ctx.events.record(tx, {
-      type: input.submit ? 'record.submitted' : 'record.saved',
-      studyId: patient.studyId,
-      subjectId: patient.subjectId,
-      crfId,
-      recordId: id,
-      by: 0,
-    });
-    return { crfDataRecordId: id, version, state: patientState({ state: j.state }), changedItems: j.changed };
   });
-  // As the staff save does: a submitted form's system queries are raised before the answer.
-  if (published && input.submit) await ctx.events.delivered(published, SYSTEM_QUERIES, SYSTEM_QUERY_WAIT_MS);
-  return result;
+  return {
+    crfDataRecordId: written.crfDataRecordId,
+    version: written.version,
+    state: patientState({ state: written.state }),
+    changedItems: written.changedItems,
+  };
 }

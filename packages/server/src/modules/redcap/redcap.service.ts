@@ -33,7 +33,8 @@ import {
   subjects,
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import { can, saveCrf } from '../crf-data/crf-data.service.js';
+import { can } from '../crf-data/crf-data.service.js';
+import { saveForm } from '../crf-data/form-write.js';
 import { recordFile, storageKeyOf, type receiveFile } from '../files/file.service.js';
 import { openStoredFile, storedFileOf } from '../files/stored-value.js';
 import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
@@ -599,7 +600,7 @@ const refuse = (message: string) => new ApiRefusal(400, message);
 
 /**
  * Import records (flat rows, REDCap's shape) through the same save as the form page, all or nothing:
- * every changed form is saved by saveCrf in one transaction, so the engine validates it, the reason
+ * every changed form is saved through the one write path (form-write.ts) in one transaction, so the engine validates it, the reason
  * rules for submitted forms hold and each changed value gets its audit row (reason API导入).
  * Unchanged forms are left alone. Answers the number of records (patients) in the data.
  */
@@ -813,7 +814,7 @@ async function applyTarget(
 }
 
 /**
- * One form changed by an API call, through the form page's save: its permission, the engine's verdict,
+ * One form changed by an API call, through the one write path (form-write.ts) as the form page's save: its permission, the engine's verdict,
  * an audit row per changed value with reason API导入, and for a submitted form the caller's own reason.
  */
 async function saveThroughApi(
@@ -837,14 +838,18 @@ async function saveThroughApi(
   // A submitted form changes only with a reason from the person, as on the form page; a fixed text is not one.
   const reason = submitted ? (change.reason ? `${API_IMPORT_REASON}：${change.reason}` : null) : API_IMPORT_REASON;
   try {
-    await saveCrf(ctx, caller.user, caller.access, {
-      subjectRecordId: change.subjectRecordId,
-      crfId: change.crfId,
-      crfDataRecordId: existing?.id ?? null,
-      version: existing?.version ?? 0,
-      values: change.values,
-      reason,
-    });
+    await saveForm(
+      ctx,
+      { kind: 'staff', user: caller.user, access: caller.access },
+      {
+        subjectRecordId: change.subjectRecordId,
+        crfId: change.crfId,
+        crfDataRecordId: existing?.id ?? null,
+        version: existing?.version ?? 0,
+        values: change.values,
+        reason,
+      },
+    );
   } catch (err) {
     if (err instanceof AppError) {
       if (err.code === 'crf.reason_required') {

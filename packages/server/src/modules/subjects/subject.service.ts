@@ -851,24 +851,3 @@ export async function listSignatures(ctx: AppContext, subjectRecordId: number) {
     invalidatedReason: s.invalidatedReason,
   }));
 }
-
-/** A change to signed data voids the signatures over it; the voiding is audited with the change. */
-export async function invalidateSignatures(
-  tx: Db,
-  user: CurrentUser,
-  at: Date,
-  studyId: number,
-  subjectRecordId: number,
-  why: string,
-) {
-  const voided = await tx
-    .update(signatures)
-    .set({ invalidatedAt: at, invalidatedReason: why })
-    .where(and(eq(signatures.subjectRecordId, subjectRecordId), isNull(signatures.invalidatedAt)))
-    .returning({ id: signatures.id });
-  if (voided.length > 0) {
-    await audit(tx, user, at, [
-      { studyId, subjectRecordId, action: 'subject.sign_invalidated', reason: why, oldValue: voided.map((v) => v.id) },
-    ]);
-  }
-}

@@ -1,18 +1,32 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { formReferencesOf, identifierItemsOf } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
-import type { Db } from '../../db/client.js';
+import { queryRows, type Db } from '../../db/client.js';
 import { crfDataRecords, crfStageCrfs, crfs, subjectRecords, subjects } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
-import type { CurrentUser } from '../../shared/current-user.js';
 import type { DomainEvent, RecordedEvent } from '../../shared/domain-events.js';
-import { seesSite, type StudyAccess } from '../../shared/study-access.js';
-import { audit, type AuditEntry } from '../audit/audit.service.js';
-import { can, judgeSave, saveAuditEntries, stale, type SaveJudgement } from '../crf-data/crf-data.service.js';
-import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
+import { chainedContent, type AuditEntry } from '../audit/audit.service.js';
+import { appendChained } from '../audit/audit-chain.js';
 import { lockRefusals } from '../locks/lock-gate.js';
-import { otherFormValuesOf } from '../crf-data/linked-values.service.js';
-import { seesIdentifiers } from '../subjects/subject.service.js';
+import { definitionsOf, versionKey } from './crf-definitions.js';
+import {
+  judgeSave,
+  saveAuditEntries,
+  signatureVoidReason,
+  stale,
+  voidedSignatureEntries,
+  voidSignatures,
+  type SaveJudgement,
+} from './form-rules.js';
+import {
+  formRefusal,
+  formSavedEvent,
+  patientRefusal,
+  writerActor,
+  writerMayChangeIdentifiers,
+  type StaffWriter,
+} from './form-write.js';
+import { otherFormValuesOf } from './linked-values.service.js';
 
 /** What the writer needs of a planned record (data-import.service's Target). */
 export interface WriteTarget {
@@ -65,24 +79,25 @@ export function timeSlices(sliceMs = 8) {
 const UPDATE_CHUNK = 1_000;
 
 /**
- * Writes some patients' records in the caller's transaction, set-based: the rules of the form page's save
- * (crf-data.service `judgeSave`, `saveAuditEntries`, `stale`) applied to many records in a few statements
- * instead of ~20 statements per record. `patients` holds each patient's records in the file's order; the
+ * The one write path (form-write.ts) for many records, set-based, as the data import writes them: the same rules
+ * in the same order (who may write, locks, the record's version, judgeSave) and the same rows (the record, its
+ * audit rows, the signatures voided with their trail row, the event), in a few statements instead of ~20 per
+ * record. Its SQL is its own; its rules and rows are form-write's. `patients` holds each patient's records in the file's order; the
  * k-th records of all patients make one wave, judged against the data as the earlier waves left it (a form
  * referring to another form the same file changes sees the new values, as it would record by record), then
  * written: one insert of the new records, one update of the changed ones, one statement voiding signatures,
  * the events in one insert, and the audit rows queued for the transaction's end (one chain lock, a few
  * inserts). Any refusal is collected for the whole wave and thrown as BatchRefused.
  */
-export async function writePatients(
+export async function writeFormBatch(
   tx: Db,
   ctx: AppContext,
-  user: CurrentUser,
-  access: StudyAccess,
+  writer: StaffWriter,
   patients: ReadonlyArray<readonly WriteTarget[]>,
   options: { submit: boolean; reason: string; now: Date },
 ): Promise<WriteCounts> {
   const counts: WriteCounts = { created: 0, updated: 0, values: 0 };
+  const { user, access } = writer;
   const studyId = access.studyId;
   const now = options.now;
   const all = patients.flat();
@@ -91,7 +106,6 @@ export async function writePatients(
   const refuse = (target: WriteTarget, cause: AppError) => refusals.push({ target, cause });
   const slice = timeSlices();
 
-  const action = options.submit ? 'submit' : 'save';
   const recordIds = [...new Set(all.map((t) => t.subjectRecordId))];
   const crfIds = [...new Set(all.map((t) => t.form.crfId))];
   const live = new Map(
@@ -99,6 +113,7 @@ export async function writePatients(
       await tx
         .select({
           id: subjectRecords.id,
+          studyId: subjectRecords.studyId,
           subjectId: subjectRecords.subjectId,
           gender: subjects.gender,
           siteId: subjects.deptId,
@@ -139,14 +154,16 @@ export async function writePatients(
     const wave = patients.flatMap((p) => (p[k] ? [p[k]] : []));
     const ready: WriteTarget[] = [];
     for (const t of wave) {
-      const locked = lockOf({ subjectRecordId: t.subjectRecordId, crfDataRecordId: t.existing?.id });
-      if (locked) refuse(t, locked);
-      else if (!can(access, t.form.crfId, action)) refuse(t, AppError.forbidden());
-      else if (!live.has(t.subjectRecordId)) refuse(t, AppError.notFound('subject.not_found', '患者不存在'));
-      // Planned against the caller's sites; a patient moved to another site since is refused as at planning.
-      else if (!seesSite(access, live.get(t.subjectRecordId)!.siteId)) {
-        refuse(t, AppError.forbidden('subject.other_site', '患者不在您的中心范围内'));
-      } else if (!forms.has(t.form.crfId)) refuse(t, AppError.notFound('crf.not_found', 'CRF不存在'));
+      // In form-write's order: the form right, the casebook and form (404), the patient right (a patient moved to
+      // another site since the plan is refused as at planning), the locks.
+      const casebook = live.get(t.subjectRecordId);
+      const refusal =
+        formRefusal(writer, t.form.crfId, options.submit) ??
+        (!casebook ? AppError.notFound('subject.not_found', '患者不存在') : null) ??
+        (!forms.has(t.form.crfId) ? AppError.notFound('crf.not_found', 'CRF不存在') : null) ??
+        patientRefusal(writer, casebook!) ??
+        lockOf({ subjectRecordId: t.subjectRecordId, crfDataRecordId: t.existing?.id });
+      if (refusal) refuse(t, refusal);
       else ready.push(t);
     }
     // The records the wave changes, locked (in id order) and checked against the version the plan read.
@@ -175,7 +192,12 @@ export async function writePatients(
       const existing = t.existing ? locked.get(t.existing.id) : undefined;
       return { crfId: t.form.crfId, version: existing?.crfVersion ?? forms.get(t.form.crfId)!.currentVersion };
     });
-    const definitions = await definitionsOf(tx, wanted);
+    // The record's version and the form's current one: identifier items flagged in either (formIdentifiers).
+    const currents = [...new Set(wanted.map((w) => w.crfId))].map((crfId) => ({
+      crfId,
+      version: forms.get(crfId)!.currentVersion,
+    }));
+    const definitions = await definitionsOf(tx, [...wanted, ...currents]);
     // Other forms' values for the definitions that refer to any: one read per form of the wave.
     const others = new Map<string, Map<number, Record<string, Record<string, unknown>>>>();
     for (const key of new Set(wanted.map((w) => versionKey(w.crfId, w.version)))) {
@@ -216,7 +238,15 @@ export async function writePatients(
           timeZone: access.timeZone,
           gender: live.get(t.subjectRecordId)!.gender,
           forms: others.get(key)?.get(t.subjectRecordId) ?? {},
-          identifiers: { items: identifierItemsOf(definition), mayChange: seesIdentifiers(access) },
+          identifiers: {
+            items: identifierItemsOf(
+              definition,
+              ...[definitions.get(versionKey(t.form.crfId, forms.get(t.form.crfId)!.currentVersion))].flatMap((d) =>
+                d ? [d] : [],
+              ),
+            ),
+            mayChange: writerMayChangeIdentifiers(writer),
+          },
         });
         judged.push({ t, existing, crfVersion: wanted[i]!.version, j });
       } catch (err) {
@@ -310,49 +340,32 @@ export async function writePatients(
       };
       entries.push(...saveAuditEntries(base, existing, { ...j, before: existing?.values ?? {} }, submits));
       if (j.changed.length > 0 && !voiding.has(t.subjectRecordId)) {
-        voiding.set(t.subjectRecordId, `表单“${forms.get(t.form.crfId)!.title}”的数据在签名后被修改`);
+        voiding.set(t.subjectRecordId, signatureVoidReason(forms.get(t.form.crfId)!.title));
       }
-      events.push({
-        type: submits ? 'record.submitted' : 'record.saved',
-        studyId,
-        subjectId: live.get(t.subjectRecordId)!.subjectId,
-        crfId: t.form.crfId,
-        recordId: id,
-        by: user.userId,
-      });
+      events.push(
+        formSavedEvent({
+          writer,
+          studyId,
+          subjectId: live.get(t.subjectRecordId)!.subjectId,
+          crfId: t.form.crfId,
+          recordId: id,
+          submitsNow: submits,
+        }),
+      );
       if (existing) counts.updated += 1;
       else counts.created += 1;
       counts.values += j.changed.length;
     }
-    await audit(tx, user, now, entries);
     // Signatures of the patients whose data changed are void, as after a save on the form page.
     if (voiding.size > 0) {
-      const rows = [...voiding].map(([subjectRecordId, why]) => sql`(${subjectRecordId}::int, ${why}::varchar)`);
-      const voided = (await tx.execute(sql`update signatures as s
-          set invalidated_at = ${now.toISOString()}::timestamptz, invalidated_reason = v.why
-          from (values ${sql.join(rows, sql`, `)}) as v(subject_record_id, why)
-          where s.study_id = ${studyId} and s.subject_record_id = v.subject_record_id and s.invalidated_at is null
-          returning s.id, s.subject_record_id`)) as unknown as {
-        rows: Array<{ id: number; subject_record_id: number }>;
-      };
-      const bySubject = new Map<number, number[]>();
-      for (const r of voided.rows) {
-        const id = Number(r.subject_record_id);
-        bySubject.set(id, [...(bySubject.get(id) ?? []), Number(r.id)]);
-      }
-      await audit(
+      const casebooks = [...voiding].map(([subjectRecordId, why]) => ({ subjectRecordId, why }));
+      const voided = await queryRows<{ id: number; subject_record_id: number }>(
         tx,
-        user,
-        now,
-        [...bySubject].map(([subjectRecordId, signatureIds]) => ({
-          studyId,
-          subjectRecordId,
-          action: 'subject.sign_invalidated' as const,
-          reason: voiding.get(subjectRecordId)!,
-          oldValue: signatureIds.sort((a, b) => a - b),
-        })),
+        voidSignatures(studyId, casebooks, now),
       );
+      entries.push(...voidedSignatureEntries(studyId, casebooks, voided));
     }
+    await appendChained(tx, chainedContent(writerActor(writer), now, entries));
     counts.lastEvent = (await ctx.events.recordMany(tx, events)).at(-1) ?? counts.lastEvent;
   }
   return counts;
