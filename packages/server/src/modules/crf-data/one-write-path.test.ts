@@ -1,8 +1,11 @@
-import { and, asc, eq, gt, max, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, max, sql } from 'drizzle-orm';
+import { crfKey, MSG } from '@ecrf/core';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, crfDataRecords, outboxEvents, signatures } from '../../db/schema/index.js';
+import type { StudyAccess } from '../../shared/study-access.js';
 import { verifyAuditChains } from '../audit/audit-chain.js';
+import { saveForm, type FormWriter } from './form-write.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { multipart } from '../../test/multipart.js';
 import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
@@ -410,5 +413,91 @@ describe('one write path for form values', () => {
     expect(refusals[0]!.status).toBe(400);
     expect(refusals[1]!.status).toBe(423);
     expect(refusals[0]!.msg).toBe(refusals[1]!.msg);
+  });
+
+  it("CRF-27: who may write is the path's own rule, whoever calls it: a member needs the form's permission, the study and the patient's site; a patient only their own casebook and assigned forms; nothing is written", async () => {
+    const p = await freshPatient({ crfId: vitals(), values: BEFORE, verify: 'hr' });
+    const other = await freshPatient({ crfId: vitals() });
+    const record = (await recordOf(p))!;
+    const change = {
+      subjectRecordId: p.subjectRecordId,
+      crfId: vitals(),
+      crfDataRecordId: record.id,
+      version: record.version,
+      values: { ...record.values, hr: '75' },
+    };
+    const user = {
+      userId: 1,
+      userName: 'admin',
+      name: '管理员',
+      deptId: null,
+      sessionId: '',
+      admin: true,
+      permissions: [],
+      setPasswordMust: false,
+    };
+    const access = (over: Partial<StudyAccess>): StudyAccess => ({
+      studyId,
+      member: true,
+      studyRoleId: null,
+      permissions: [crfKey(vitals(), 'view'), crfKey(vitals(), 'save')],
+      all: false,
+      timeZone: 'Asia/Shanghai',
+      siteIds: null,
+      ownSiteIds: [],
+      ...over,
+    });
+    const patient = (of: Patient): FormWriter => ({
+      kind: 'patient',
+      subjectRecordId: of.subjectRecordId,
+      author: { userId: 0, userName: `患者填写(${of.code})` },
+      timeZone: 'Asia/Shanghai',
+    });
+    const rows = async () => (await t.db.select({ n: count() }).from(auditEvents))[0]!.n;
+    const before = await rows();
+    const refusals: Array<[string, FormWriter, typeof change, number, string]> = [
+      ['no save permission', { kind: 'staff', user, access: access({ permissions: [] }) }, change, 403, MSG.forbidden],
+      [
+        'submit without its permission',
+        { kind: 'staff', user, access: access({}) },
+        { ...change, submit: true } as typeof change,
+        403,
+        MSG.forbidden,
+      ],
+      [
+        'another study',
+        { kind: 'staff', user, access: access({ studyId: studyId + 1000 }) },
+        change,
+        404,
+        '患者不存在',
+      ],
+      [
+        "another site's patient",
+        { kind: 'staff', user, access: access({ siteIds: [987654] }) },
+        change,
+        403,
+        '患者不在您的中心范围内',
+      ],
+      ["another patient's casebook", patient(other), change, 403, '无权填写该表单'],
+      [
+        'a form not patient-reported',
+        patient(p),
+        { ...change, crfId: crfIds['人口学资料']!, crfDataRecordId: null },
+        403,
+        '无权填写该表单',
+      ],
+    ];
+    for (const [why, writer, asked, status, msg] of refusals) {
+      const refused = await saveForm(t.ctx, writer, asked).then(
+        () => null,
+        (err: { status: number; message: string }) => ({ status: err.status, msg: err.message }),
+      );
+      expect(refused, why).toEqual({ status, msg });
+    }
+    expect(await rows()).toBe(before);
+    expect((await recordOf(p))!.version).toBe(record.version);
+    // The same change by a writer who may: written.
+    const written = await saveForm(t.ctx, patient(p), change);
+    expect(written.changedItems).toEqual(['hr']);
   });
 });
