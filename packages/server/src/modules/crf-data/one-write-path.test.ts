@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, crfDataRecords, outboxEvents, signatures } from '../../db/schema/index.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { verifyAuditChains } from '../audit/audit-chain.js';
-import { saveForm, type FormWriter } from './form-write.js';
+import { saveForm, type FormChange, type FormWriter } from './form-write.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { multipart } from '../../test/multipart.js';
 import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
@@ -419,7 +419,7 @@ describe('one write path for form values', () => {
     const p = await freshPatient({ crfId: vitals(), values: BEFORE, verify: 'hr' });
     const other = await freshPatient({ crfId: vitals() });
     const record = (await recordOf(p))!;
-    const change = {
+    const change: FormChange = {
       subjectRecordId: p.subjectRecordId,
       crfId: vitals(),
       crfDataRecordId: record.id,
@@ -455,12 +455,12 @@ describe('one write path for form values', () => {
     });
     const rows = async () => (await t.db.select({ n: count() }).from(auditEvents))[0]!.n;
     const before = await rows();
-    const refusals: Array<[string, FormWriter, typeof change, number, string]> = [
+    const refusals: Array<[string, FormWriter, FormChange, number, string]> = [
       ['no save permission', { kind: 'staff', user, access: access({ permissions: [] }) }, change, 403, MSG.forbidden],
       [
         'submit without its permission',
         { kind: 'staff', user, access: access({}) },
-        { ...change, submit: true } as typeof change,
+        { ...change, submit: true },
         403,
         MSG.forbidden,
       ],
