@@ -61,6 +61,7 @@ export const STUDY_SCOPED = [
   'hospitals',
   'medical_records',
   'recognitions',
+  'study_locks',
 ] as const;
 
 /** Reference tables: small, read by every study, replicated to every node. */
