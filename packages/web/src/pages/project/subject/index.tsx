@@ -35,7 +35,7 @@ import { crfColumnItems, formatCrfValue } from './crf-columns';
 import { subjectColumns, subjectLayout } from './subject-columns';
 import { PatientDialog, type PatientDialogState } from './components/patient-dialog';
 import { OperatesDrawer } from './components/operates-drawer';
-import { ReasonDialog } from './components/reason-dialog';
+import { ReasonDialog } from '../../../components/reason-dialog';
 import { StateDialog } from './components/state-dialog';
 import { SiteMoveDialog, type SiteMoveTarget } from './components/site-move-dialog';
 import { useRowLocks } from './use-row-locks';

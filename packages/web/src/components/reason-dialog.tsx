@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { Alert, Form, Input, Modal } from 'antd';
-import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
-import { SUBJECT_TEXT } from '../../../../locales/subject.zh-CN';
+import { COMMON_TEXT } from '../locales/common.zh-CN';
+import { SUBJECT_TEXT } from '../locales/subject.zh-CN';
 
 export interface ReasonDialogProps {
   open: boolean;
@@ -15,7 +15,7 @@ export interface ReasonDialogProps {
   onClose: () => void;
 }
 
-/** Asks why before a change the audit trail must explain (删除, 恢复). */
+/** Asks why before a change the audit trail must explain (删除, 恢复, 锁定, 解锁). */
 export function ReasonDialog({
   open,
   title,
