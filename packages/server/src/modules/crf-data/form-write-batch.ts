@@ -81,13 +81,14 @@ const UPDATE_CHUNK = 1_000;
 /**
  * The one write path (form-write.ts) for many records, set-based, as the data import writes them: the same rules
  * in the same order (who may write, locks, the record's version, judgeSave) and the same rows (the record, its
- * audit rows, the signatures voided with their trail row, the event), in a few statements instead of ~20 per
- * record. Its SQL is its own; its rules and rows are form-write's. `patients` holds each patient's records in the file's order; the
- * k-th records of all patients make one wave, judged against the data as the earlier waves left it (a form
- * referring to another form the same file changes sees the new values, as it would record by record), then
- * written: one insert of the new records, one update of the changed ones, one statement voiding signatures,
- * the events in one insert, and the audit rows queued for the transaction's end (one chain lock, a few
- * inserts). Any refusal is collected for the whole wave and thrown as BatchRefused.
+ * audit rows, the signatures voided with their trail row, the event; one-write-path.test.ts compares them), in a
+ * few statements instead of ~20 per record. Its SQL is its own; its rules and rows are form-write's (form-rules.ts).
+ * `patients` holds each patient's records in the file's order; the k-th records of all patients make one wave,
+ * judged against the data as the earlier waves left it (a form referring to another form the same file changes sees
+ * the new values, as it would record by record), then written: one insert of the new records, one update of the
+ * changed ones, one statement voiding signatures, the events in one insert, and the audit rows queued for the
+ * transaction's end (one chain lock, a few inserts). Any refusal is collected for the whole wave and thrown as
+ * BatchRefused.
  */
 export async function writeFormBatch(
   tx: Db,

@@ -37,13 +37,13 @@ import { otherFormValues } from './linked-values.service.js';
 import { saveRequestHash } from './save-request.js';
 
 /**
- * The one write path for form values (docs/multi-centre.md, "One write path"). Every writer — the form page's save
- * and submit, patient-reported forms, the REDCap-compatible API, image URLs, and through form-write-batch.ts the
- * data import — translates its input into a FormChange and a FormWriter and calls here. In this order, inside the
- * caller's transaction: who may write (the writer's form right, then its right to this patient: study, site, own
- * casebook), the locks (lock-gate.ts), the record's own rules (stale version, a patient's submitted form), the
- * engine's judgement (judgeSave: values, submit and reason rules, SDV marks cleared), the record written, the
- * signatures over the casebook voided, the audit rows, the domain event and the follow-up visit's link.
+ * The one write path for form values. Every writer — the form page's save and submit, patient-reported forms, the
+ * REDCap-compatible API, image URLs, and through form-write-batch.ts the data import — translates its input into a
+ * FormChange and a FormWriter and calls here. In this order, inside the caller's transaction: who may write (the
+ * writer's form right, then its right to this patient: study, site, own casebook), the locks (lock-gate.ts), the
+ * record's own rules (stale version, a patient's submitted form), the engine's judgement (judgeSave: values, submit
+ * and reason rules, SDV marks cleared), the record written, the signatures over the casebook voided, the audit
+ * rows, the domain event and the follow-up visit's link.
  */
 
 /** Who the trail names: a signed-in user, a patient (患者填写 with their study code), or the system. */
@@ -361,8 +361,9 @@ interface Write {
 /**
  * The record written, then in one statement: the record's update (a form saved before), the voided signatures (when
  * values changed), the request's claim, the domain event and its deliveries, the operation-log row and the audit
- * chain's head lock, taken last as everywhere (audit-chain.ts); then the audit rows after that head. A form saved
- * before is four statements with the read (BEGIN and COMMIT included), a first save five and its record's insert.
+ * chain's head lock, taken last as everywhere (audit-chain.ts); then the audit rows after that head. Inside the
+ * transaction a form saved before is five statements (the read, the lock gate's two, this one, the audit rows); a
+ * first save adds its record's insert.
  */
 async function writeRecord(w: Write, existing: Stored | undefined) {
   const { tx, writer, change, now, record, judged } = w;
