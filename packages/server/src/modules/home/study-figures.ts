@@ -32,21 +32,35 @@ export interface StudyFigure {
   sort: number | null;
 }
 
+/** A figure row as the statements below answer it. */
+interface FigureRow {
+  figure: number;
+  ref: number;
+  label: string;
+  state: number;
+  count: number;
+  visit_name: string | null;
+  plan_id: number | null;
+  sort: number | null;
+}
+
+const figureOf = (r: FigureRow): StudyFigure => ({
+  figure: Number(r.figure),
+  ref: Number(r.ref),
+  label: r.label,
+  state: Number(r.state),
+  count: Number(r.count),
+  visitName: r.visit_name,
+  planId: r.plan_id === null ? null : Number(r.plan_id),
+  sort: r.sort === null ? null : Number(r.sort),
+});
+
 /**
  * A study's figures: each count is its folded row plus the deltas appended since the last fold, read in one
  * statement, so in one snapshot.
  */
 export async function readStudyFigures(db: Db, studyId: number): Promise<StudyFigure[]> {
-  const rows = await queryRows<{
-    figure: number;
-    ref: number;
-    label: string;
-    state: number;
-    count: number;
-    visit_name: string | null;
-    plan_id: number | null;
-    sort: number | null;
-  }>(
+  const rows = await queryRows<FigureRow>(
     db,
     sql`select f.figure, f.ref, f.label, f.state, f.count, pv.visit_name, pv.plan_id, pv.sort
         from (
@@ -58,16 +72,7 @@ export async function readStudyFigures(db: Db, studyId: number): Promise<StudyFi
         ) f
         left join follow_plan_visits pv on f.figure = ${STUDY_FIGURE.VISITS} and pv.id = f.ref`,
   );
-  return rows.map((r) => ({
-    figure: Number(r.figure),
-    ref: Number(r.ref),
-    label: r.label,
-    state: Number(r.state),
-    count: Number(r.count),
-    visitName: r.visit_name,
-    planId: r.plan_id === null ? null : Number(r.plan_id),
-    sort: r.sort === null ? null : Number(r.sort),
-  }));
+  return rows.map(figureOf);
 }
 
 /**
@@ -82,16 +87,7 @@ export async function readSiteFigures(db: Db, studyId: number, siteIds: readonly
     siteIds.map((id) => sql`${id}::int`),
     sql`, `,
   );
-  const rows = await queryRows<{
-    figure: number;
-    ref: number;
-    label: string;
-    state: number;
-    count: number;
-    visit_name: string | null;
-    plan_id: number | null;
-    sort: number | null;
-  }>(
+  const rows = await queryRows<FigureRow>(
     db,
     sql`with patients as (
           select s.id as subject_id, s.created_at, s.deleted_at from subjects s
@@ -124,16 +120,7 @@ export async function readSiteFigures(db: Db, studyId: number, siteIds: readonly
         ) f
         left join follow_plan_visits pv on f.figure = ${STUDY_FIGURE.VISITS} and pv.id = f.ref`,
   );
-  return rows.map((r) => ({
-    figure: Number(r.figure),
-    ref: Number(r.ref),
-    label: r.label,
-    state: Number(r.state),
-    count: Number(r.count),
-    visitName: r.visit_name,
-    planId: r.plan_id === null ? null : Number(r.plan_id),
-    sort: r.sort === null ? null : Number(r.sort),
-  }));
+  return rows.map(figureOf);
 }
 
 /** The study's casebooks not deleted, in one state or all: the patient list's total when it is not filtered. */
