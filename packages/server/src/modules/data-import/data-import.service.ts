@@ -1,3 +1,4 @@
+import { lockRefusals } from '../locks/lock-gate.js';
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import {
   blockingErrors,
@@ -424,6 +425,19 @@ export async function planImport(
         errors: plan.errors,
         plan,
       });
+    }
+  }
+  // Locked casebooks and forms, and a finished study (docs/multi-centre.md): the preview names the lock, in the words
+  // the write would refuse them with, so a dry run promises nothing the import cannot keep.
+  if (targets.length > 0) {
+    const lockOf = await lockRefusals(
+      ctx.db,
+      access.studyId,
+      targets.map((t) => ({ subjectRecordId: t.subjectRecordId, crfDataRecordId: t.existing?.id ?? null })),
+    );
+    for (const t of targets) {
+      const refusal = lockOf({ subjectRecordId: t.subjectRecordId, crfDataRecordId: t.existing?.id ?? null });
+      if (refusal) t.errors.push({ sheet: t.sheet, row: t.row, column: null, message: refusal.message });
     }
   }
   return { sheetErrors, rowErrors, targets };

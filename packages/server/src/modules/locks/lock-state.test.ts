@@ -1,4 +1,6 @@
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { multipart } from '../../test/multipart.js';
 import { enrolDemoPatient, openDemoStudy } from '../../test/demo.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 
@@ -54,6 +56,31 @@ describe('lock state', () => {
     });
     expect(save.status).toBe(423);
     expect(save.body.msg).toBe(casebook.message);
+    await lock('subject', subjectRecordId, false);
+  });
+
+  it('SRCH-06: the import preview names the lock of a locked casebook, as the import would refuse it', async () => {
+    const code = (await t.call(admin, 'GET', `/api/business/ducking/patientInfo/${subjectRecordId}`)).body.data
+      .identificationCode as string;
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('生命体征');
+    ws.addRow(['编号', 'hr']);
+    ws.addRow([code, 88]);
+    const body = multipart({}, [{ fileName: '导入.xlsx', data: Buffer.from(await wb.xlsx.writeBuffer()) }]);
+    const preview = async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/business/import/multi_crf_sheet/multi_thread?studyId=${studyId}&submitType=0&dryRun=true`,
+        headers: { ...body.headers, authorization: `Bearer ${admin}` },
+        payload: body.payload,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data as { rows: Array<{ errors: Array<{ message: string }> }> };
+    };
+    expect((await preview()).rows[0]!.errors).toEqual([]);
+    await lock('subject', subjectRecordId, true);
+    const message = (await state(`subjectRecordId=${subjectRecordId}`)).message;
+    expect((await preview()).rows[0]!.errors.map((e) => e.message)).toEqual([message]);
     await lock('subject', subjectRecordId, false);
   });
 
