@@ -1,3 +1,4 @@
+import { holdLocksExclusive } from '../locks/lock-gate.js';
 import { departmentNames, memberSites } from './staff.service.js';
 import { and, count, desc, eq, ilike, inArray, isNull, sql } from 'drizzle-orm';
 import {
@@ -358,6 +359,11 @@ export async function updateStudy(
     studyId,
     async (tx, before) => {
       if (input.status !== undefined) await reopenRule(tx, user, ctx.clock(), before, input.status, input.reason);
+      // Finishing freezes the study as a study lock does: it waits for writes already past the gate, and writes that
+      // come after it read the new status (lock-gate.ts).
+      if (input.status === STUDY_STATUS_FINISHED && before.status !== STUDY_STATUS_FINISHED) {
+        await holdLocksExclusive(tx, studyId);
+      }
       if (input.studyCode) await checkCodeFree(tx, input.studyCode, studyId);
       if (input.followTrigger) await checkTriggerCrfs(tx, studyId, [input.followTrigger]);
       return {
