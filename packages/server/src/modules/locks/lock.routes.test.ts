@@ -306,7 +306,7 @@ describe('a study lock and the audit chain', () => {
     });
     expect(history.length).toBeGreaterThan(5);
     const nurseHistory = await list(s.nurseA.token, `${LOCK}/history`);
-    expect(nurseHistory.some((l) => l.targetId === recordB)).toBe(false);
+    expect(nurseHistory.some((l) => l.scope === 'record' && l.targetId === recordB)).toBe(false);
     expect(nurseHistory.some((l) => l.scope === 'study')).toBe(true);
   });
 
