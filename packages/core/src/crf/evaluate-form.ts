@@ -9,7 +9,7 @@ import { isIdentifierMask } from './identifier-mask.js';
 import { sliderRange } from './layout.js';
 import { spineCobbError } from '../spine/cobb-item.js';
 import { spineMeasureError } from '../spine/item-value.js';
-import { choicesOf, isOn, unitsOf } from './options.js';
+import { choicesOf, isOn } from './options.js';
 import {
   dateDirectionError,
   dateFormatOf,
@@ -19,6 +19,7 @@ import {
   timeFormatOf,
 } from './partial-date.js';
 import { hasReferenceRange, rangeIndicator, type Gender } from './reference-range.js';
+import { selectedUnit } from './units.js';
 import { convertValue, formatCalculated, parseConverterRule } from './value-converter.js';
 import { normalizeValue, readChoiceList, readRows, type RowValues } from './value-shapes.js';
 import { chosenIndexes, isShownBySpecRules, type TriggerLookup } from './visibility.js';
@@ -99,13 +100,10 @@ export const additionKey = (name: string) => `${name}_addition`;
 /** The key under which the unit chosen in a unit selector is stored (items with several units). */
 export const unitKey = (name: string) => `${name}_unit`;
 
-/** The chosen unit of a visible item with several units, when it is one of them. */
+/** The unit chosen in an item's unit selector, when it may stand (units.ts, selectedUnit). */
 function chosenUnit(info: NodeInfo, input: Readonly<Record<string, unknown>>): string | undefined {
   const name = info.node.name;
-  if (!name) return undefined;
-  const units = unitsOf(info.node.option ?? {});
-  const chosen = input[unitKey(name)];
-  return units.length > 1 && typeof chosen === 'string' && units.includes(chosen) ? chosen : undefined;
+  return name ? selectedUnit(info.node.option ?? {}, input[unitKey(name)]) : undefined;
 }
 
 const compiledCache = new WeakMap<CrfDefinition, CompiledForm>();
@@ -216,7 +214,8 @@ function affectedUnits(compiled: CompiledForm, changed: readonly string[]): Set<
   const affected = new Set<Unit>();
   const queue: Unit[] = [];
   for (const name of changed) {
-    const unit = compiled.unitOfName.get(name) ?? compiled.unitOfName.get(name.replace(/_addition$/, ''));
+    // A changed addition text or unit choice is its item's change: the item keeps it and is judged with it again.
+    const unit = compiled.unitOfName.get(name) ?? compiled.unitOfName.get(name.replace(/_(addition|unit)$/, ''));
     if (unit && !affected.has(unit)) {
       affected.add(unit);
       queue.push(unit);

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ItemOption } from './crf-definition.schema.js';
+import type { CrfDefinition, ItemOption } from './crf-definition.schema.js';
+import { evaluateForm } from './evaluate-form.js';
 import { rangeIndicator, referenceRange } from './reference-range.js';
-import { convertQuantity, normalizeUnit, unitFactor, unitInfo } from './units.js';
+import { convertQuantity, itemUnit, normalizeUnit, selectedUnit, unitFactor, unitInfo } from './units.js';
 
 describe('clinical unit conversion', () => {
   it.each<[number, string, string, number | null]>([
@@ -163,6 +164,54 @@ describe('reference ranges in the chosen unit (VIS-05)', () => {
         }
         expect(rangeIndicator(converted, option, 'male', other)).toBe(inFirst);
       }),
+    );
+  });
+});
+
+describe('the unit an item is read in (WID-06, WID-07)', () => {
+  const several: ItemOption = { units: 'mmol/L,mg/dL' };
+
+  it('WID-07: a selector choice stands only when the item offers several units and it is one of them', () => {
+    expect(selectedUnit(several, 'mg/dL')).toBe('mg/dL');
+    expect(selectedUnit(several, 'furlongs')).toBeUndefined();
+    expect(selectedUnit(several, 'MG/DL')).toBeUndefined();
+    expect(selectedUnit(several, 5)).toBeUndefined();
+    expect(selectedUnit(several, undefined)).toBeUndefined();
+    expect(selectedUnit({ units: 'kg' }, 'kg')).toBeUndefined();
+    expect(selectedUnit({}, 'kg')).toBeUndefined();
+  });
+
+  it('WID-06/WID-07: the value reads in the chosen unit, else the first or only one, else none', () => {
+    expect(itemUnit(several, 'mg/dL')).toBe('mg/dL');
+    expect(itemUnit(several, undefined)).toBe('mmol/L');
+    expect(itemUnit(several, 'furlongs')).toBe('mmol/L');
+    expect(itemUnit({ units: 'kg' }, 'lb')).toBe('kg');
+    expect(itemUnit({}, undefined)).toBe('');
+  });
+
+  it('WID-07: a unit chosen after the first evaluation is kept and judged with, as a full evaluation would', () => {
+    const definition = {
+      title: '单位',
+      option: {},
+      children: [
+        {
+          name: 'hb',
+          title: '血红蛋白',
+          type: 'real',
+          option: { units: 'g/L,g/dL', refValueMaleMin: 130, refValueMaleMax: 175 },
+          children: [],
+        },
+      ],
+    } as unknown as CrfDefinition;
+    const context = { now: new Date('2026-11-22T00:00:00Z'), gender: 'male' as const };
+    const first = evaluateForm(definition, { hb: '13.5' }, context);
+    expect(first.items.hb!.range).toBe('low');
+    const input = { ...first.values, hb_unit: 'g/dL' };
+    const next = evaluateForm(definition, input, context, { previous: first, changed: ['hb_unit'] });
+    expect(next.values.hb_unit).toBe('g/dL');
+    expect(next.items.hb!.range).toBeNull();
+    expect(JSON.parse(JSON.stringify(next))).toEqual(
+      JSON.parse(JSON.stringify(evaluateForm(definition, input, context))),
     );
   });
 });

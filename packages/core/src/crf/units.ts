@@ -6,6 +6,9 @@
  * indicator rather than a wrong one.
  */
 
+import type { ItemOption } from './crf-definition.schema.js';
+import { unitsOf } from './options.js';
+
 /** What a unit measures. Substance and mass concentration meet only through a molar mass. */
 export type UnitDimension =
   | 'massConcentration'
@@ -133,4 +136,19 @@ export function unitFactor(from: string, to: string, molarMass?: number | null):
 export function convertQuantity(value: number, from: string, to: string, molarMass?: number | null): number | null {
   const factor = unitFactor(from, to, molarMass);
   return factor === null || !Number.isFinite(value) ? null : roundConverted(value * factor);
+}
+
+/**
+ * The unit chosen in an item's unit selector (stored beside its value as `<name>_unit`) when it may stand: the item
+ * offers several units (forms §3: several give a selector) and the choice is one of them. Anything else is not a
+ * choice: the engine drops it and the item reads in its first unit.
+ */
+export function selectedUnit(option: ItemOption, stored: unknown): string | undefined {
+  const units = unitsOf(option);
+  return units.length > 1 && typeof stored === 'string' && units.includes(stored) ? stored : undefined;
+}
+
+/** The unit an item's value is entered and judged in: its selector's choice, else its first (or only) unit; '' without units. */
+export function itemUnit(option: ItemOption, stored: unknown): string {
+  return selectedUnit(option, stored) ?? unitsOf(option)[0] ?? '';
 }
