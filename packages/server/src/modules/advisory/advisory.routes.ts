@@ -8,7 +8,7 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { siteLocators } from '../../shared/patient-site.js';
-import { fromBody, fromParam, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromBody, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import * as advisory from './advisory.service.js';
 
 const tags = ['在线咨询'];

@@ -11,7 +11,7 @@ import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { siteLocators } from '../../shared/patient-site.js';
 import { operLogInTransaction } from '../monitor/operlog.service.js';
-import { fromParam } from '../study/study.routes.js';
+import { fromParam } from '../../http/study-params.js';
 import * as subjectsService from '../subjects/subject.service.js';
 import * as crfData from './crf-data.service.js';
 

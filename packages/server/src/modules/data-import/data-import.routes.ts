@@ -13,7 +13,7 @@ import type { App } from '../../http/types.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import type { JobView } from '../jobs/job-queue.js';
-import { fromBody, fromQuery } from '../study/study.routes.js';
+import { fromBody, fromQuery } from '../../http/study-params.js';
 import { createWorkbookPool, type ReadSheet } from './data-import.pool.js';
 import {
   applyPlan,

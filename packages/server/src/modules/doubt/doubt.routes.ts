@@ -7,7 +7,7 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { siteLocators } from '../../shared/patient-site.js';
-import { fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromQuery, studyIdQuery } from '../../http/study-params.js';
 import * as doubtService from './doubt.service.js';
 import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 

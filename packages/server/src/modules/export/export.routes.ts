@@ -8,7 +8,7 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy, studyAccessOf } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import type { JobView } from '../jobs/job-queue.js';
-import { fromBody, fromQuery } from '../study/study.routes.js';
+import { fromBody, fromQuery } from '../../http/study-params.js';
 import { idTextSchema } from '../../http/ids.js';
 import * as exportService from './export.service.js';
 

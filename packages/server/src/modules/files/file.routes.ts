@@ -10,7 +10,7 @@ import { ok } from '../../http/envelope.js';
 import { isStorableText, malformedInput } from '../../http/input-bounds.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
-import { fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromQuery, studyIdQuery } from '../../http/study-params.js';
 import * as files from './file.service.js';
 import * as objects from './object-upload.service.js';
 

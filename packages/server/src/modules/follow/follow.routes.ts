@@ -8,7 +8,7 @@ import { idSchema, idTextSchema } from '../../http/ids.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
-import { fromBody, fromParam, fromQuery } from '../study/study.routes.js';
+import { fromBody, fromParam, fromQuery } from '../../http/study-params.js';
 import * as subjectsService from '../subjects/subject.service.js';
 import * as follow from './follow.service.js';
 import { followOverview } from './follow-overview.js';

@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import { ok } from '../../http/envelope.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
-import { fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromQuery, studyIdQuery } from '../../http/study-params.js';
 import { studyIndex } from './home.service.js';
 
 export function homeRoutes(app: App, ctx: AppContext) {

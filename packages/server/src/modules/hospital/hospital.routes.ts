@@ -4,7 +4,7 @@ import { ok } from '../../http/envelope.js';
 import { idSchema, idTextSchema } from '../../http/ids.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
-import { fromBody, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import * as hospital from './hospital.service.js';
 
 const tags = ['项目介绍'];

@@ -10,7 +10,7 @@ import { isStorableText, malformedInput } from '../../http/input-bounds.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
-import { fromBody, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import { MAX_UPLOAD_BYTES, servingHeaders } from '../files/file.service.js';
 import * as knowledge from './knowledge.service.js';
 

@@ -8,7 +8,7 @@ import { idSchema, idTextSchema } from '../../http/ids.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { siteLocators } from '../../shared/patient-site.js';
-import { fromBody, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import { lockState } from './lock-state.js';
 import * as locks from './lock.service.js';
 

@@ -9,7 +9,7 @@ import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { siteLocators } from '../../shared/patient-site.js';
 import { servingHeaders } from '../files/file.service.js';
-import { fromBody, fromParam, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromBody, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import * as medical from './medical.service.js';
 
 const tags = ['病历管理'];

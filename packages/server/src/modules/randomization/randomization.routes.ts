@@ -7,7 +7,7 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { sendFile } from '../../http/send-file.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
-import { fromBody, fromQuery } from '../study/study.routes.js';
+import { fromBody, fromQuery } from '../../http/study-params.js';
 import * as rand from './randomization.service.js';
 
 const tags = ['随机化'];

@@ -6,7 +6,7 @@ import { idSchema, idTextSchema } from '../../http/ids.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { AppError } from '../../shared/app-error.js';
-import { fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromQuery, studyIdQuery } from '../../http/study-params.js';
 import { ocrPool } from './ocr.pool.js';
 import * as service from './recognition.service.js';
 

@@ -7,7 +7,7 @@ import { idSchema, idTextSchema } from '../../http/ids.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
-import { fromBody, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import * as searchService from './search.service.js';
 
 const tags = ['数据检索'];

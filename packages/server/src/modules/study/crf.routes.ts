@@ -11,7 +11,7 @@ import type { App } from '../../http/types.js';
 import { CRF_IMPORT_LIMITS, importLimitMessages } from '@ecrf/core/interop';
 import * as crfService from './crf.service.js';
 import { createCrfImportPool, type UploadedFile } from './crf-import.pool.js';
-import { fromQuery, studyIdQuery } from './study.routes.js';
+import { fromQuery, studyIdQuery } from '../../http/study-params.js';
 import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['CRF管理'];

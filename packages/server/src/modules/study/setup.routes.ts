@@ -4,7 +4,7 @@ import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import * as setup from './setup.service.js';
-import { fromBody, fromParam, fromQuery, studyIdQuery } from './study.routes.js';
+import { fromBody, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const stageTags = ['ECRF阶段'];

@@ -5,7 +5,7 @@ import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import * as staff from './staff.service.js';
-import { fromBody, fromQuery, studyIdQuery } from './study.routes.js';
+import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const roleTags = ['项目角色'];

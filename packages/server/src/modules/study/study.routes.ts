@@ -6,6 +6,7 @@ import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { STUDY_MANAGE } from '../../http/study-guard.js';
+import { fromBody, fromBodyId, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import type { App } from '../../http/types.js';
 import * as studyService from './study.service.js';
 import { idSchema, idTextSchema } from '../../http/ids.js';
@@ -13,7 +14,6 @@ import { idSchema, idTextSchema } from '../../http/ids.js';
 const tags = ['项目'];
 const module = '项目管理';
 
-export const studyIdQuery = z.object({ studyId: idTextSchema });
 const idParam = z.object({ id: idTextSchema });
 const doubtFlag = z.enum(['0', '1']);
 const followTrigger = z.object({
@@ -67,11 +67,6 @@ const studyUpdate = z.object({
   /** Why the settings change: kept on the change's audit rows. */
   reason: z.string().trim().max(500).optional(),
 });
-
-export const fromParam = (request: FastifyRequest) => (request.params as { id?: number }).id;
-export const fromQuery = (request: FastifyRequest) => (request.query as { studyId?: number }).studyId;
-export const fromBody = (request: FastifyRequest) => (request.body as { studyId?: number } | undefined)?.studyId;
-const fromBodyId = (request: FastifyRequest) => (request.body as { id?: number } | undefined)?.id;
 
 function origin(request: FastifyRequest) {
   return `${request.protocol}://${request.host}`;

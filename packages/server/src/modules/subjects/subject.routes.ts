@@ -10,7 +10,7 @@ import type { App } from '../../http/types.js';
 import { AppError } from '../../http/app-error.js';
 import { siteLocators } from '../../shared/patient-site.js';
 import { ALL_SITES_KEY } from '../../shared/study-access.js';
-import { fromBody, fromParam, fromQuery, studyIdQuery } from '../study/study.routes.js';
+import { fromBody, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import * as subjectsService from './subject.service.js';
 
 const subjectTags = ['患者'];
