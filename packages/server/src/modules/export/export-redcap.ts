@@ -2,8 +2,9 @@ import { shiftDate } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
-import { exportRecords, loadProject, RECORD_ID, selectFields } from '../redcap/redcap.service.js';
-import { csvLine, ExportCancelled, type TextSink, type WriteContext } from './export-writers.js';
+import { loadProject, RECORD_ID, selectFields } from '../redcap/redcap-project.js';
+import { exportRecords } from '../redcap/redcap-records-export.js';
+import { csvLine, ExportCancelled, type TextSink, type WriteContext } from './export-writer-common.js';
 
 const DATE_TYPES = new Set(['date', 'datetime', 'partialDate']);
 

@@ -23,7 +23,8 @@ import {
   type ResolvedScope,
 } from './export-source.js';
 import { redcapWriter } from './export-redcap.js';
-import { ExportCancelled, writeExport, type WriteContext } from './export-writers.js';
+import { ExportCancelled, type WriteContext } from './export-writer-common.js';
+import { writeExport } from './export-writers.js';
 
 export const EXPORT_JOB_KIND = 'data.export';
 

@@ -1,0 +1,243 @@
+import path from 'node:path';
+import {
+  isChoiceType,
+  isEmptyValue,
+  isRowType,
+  nodesByName,
+  readChoiceList,
+  readRows,
+  shiftDate,
+  valueText,
+  type CrfNode,
+} from '@ecrf/core';
+import { RECORD_STATE_LABELS, type ExportPlan, type PatientBatch } from './export-source.js';
+import {
+  BOM,
+  cellOf,
+  checkCancel,
+  csvField,
+  csvLine,
+  patientCell,
+  patientCells,
+  stageName,
+  TextSink,
+  type Cell,
+  type WriteContext,
+  type WrittenFile,
+} from './export-writer-common.js';
+
+/** Sees every wide row as it is written (the statistics export measures its text columns). */
+export type WidthTracker = (row: Cell[]) => void;
+
+// ---------------------------------------------------------------------------------------------------------------
+// CSV wide: one row per patient and stage (the stage's single forms), one per record of a repeating form.
+
+interface WideWriter {
+  header: string[];
+  /** Called for each data row; answers nothing (the caller writes it). */
+  rows(batch: PatientBatch, labels: boolean): Generator<Cell[]>;
+}
+
+function wideLayout(plan: ExportPlan): WideWriter {
+  const offsets = new Map<number, number>();
+  let width = plan.patientColumns.length + 3;
+  for (const form of plan.forms) {
+    offsets.set(form.crfId, width);
+    width += form.variables.length;
+  }
+  const formOf = new Map(plan.forms.map((f) => [f.crfId, f]));
+  const stageOrder = new Map(plan.stages.map((s, i) => [s.stageId, i]));
+  const header = [
+    ...plan.patientColumns.map((c) => c.name),
+    'stage',
+    'crf',
+    'instance',
+    ...plan.forms.flatMap((f) => f.variables.map((v) => v.name)),
+  ];
+  function* rows(batch: PatientBatch, labels: boolean): Generator<Cell[]> {
+    let at = 0;
+    for (const patient of batch.patients) {
+      const head = patientCells(plan, patient, labels);
+      const stageRows = new Map<number, Cell[]>();
+      const repeats: Array<{ order: number; row: Cell[] }> = [];
+      const blank = (stage: string, crf: string | null, instance: number | null): Cell[] => {
+        const row: Cell[] = new Array<Cell>(width).fill(null);
+        head.forEach((c, i) => (row[i] = c));
+        row[head.length] = stage;
+        row[head.length + 1] = crf;
+        row[head.length + 2] = instance;
+        return row;
+      };
+      while (at < batch.records.length && batch.records[at]!.subjectRecordId === patient.subjectRecordId) {
+        const record = batch.records[at++]!;
+        const form = formOf.get(record.crfId)!;
+        const order = form.stage ? (stageOrder.get(form.stage.stageId) ?? 0) : Number.MAX_SAFE_INTEGER;
+        let row: Cell[];
+        if (form.repeating) {
+          row = blank(stageName(form), labels ? form.title : String(form.crfId), record.instance);
+          repeats.push({ order, row });
+        } else {
+          row = stageRows.get(order) ?? blank(stageName(form), null, null);
+          stageRows.set(order, row);
+        }
+        const offset = offsets.get(form.crfId)!;
+        form.variables.forEach((v, i) => (row[offset + i] = cellOf(v, record, patient, labels)));
+      }
+      const ordered = [...stageRows.entries(), ...repeats.map((r) => [r.order, r.row] as const)]
+        .sort((a, b) => a[0] - b[0])
+        .map(([, row]) => row);
+      if (ordered.length === 0) ordered.push(blank('', null, null));
+      yield* ordered;
+    }
+  }
+  return { header, rows };
+}
+
+export async function writeWideCsv(
+  ctx: WriteContext,
+  file: string,
+  bom: boolean,
+  labels: boolean,
+  track?: WidthTracker,
+) {
+  const layout = wideLayout(ctx.plan);
+  const sink = new TextSink(file);
+  await sink.write((bom ? BOM : '') + csvLine(layout.header));
+  let rows = 0;
+  let done = 0;
+  for await (const batch of ctx.batches(ctx.plan.forms.map((f) => f.crfId))) {
+    checkCancel(ctx.signal);
+    for (const row of layout.rows(batch, labels)) {
+      track?.(row);
+      await sink.write(csvLine(row));
+      rows += 1;
+    }
+    done += batch.patients.length;
+    await ctx.progress(done / Math.max(1, ctx.totalPatients), `正在导出 ${done}/${ctx.totalPatients} 位患者`);
+  }
+  await sink.close();
+  return { header: layout.header, rows };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// CSV long: one row per item value (a list group's or table's: one per row and column), patient fields first.
+
+export const LONG_HEADER = [
+  'subject_code',
+  'stage',
+  'crf_id',
+  'crf',
+  'instance',
+  'record_state',
+  'item',
+  'item_title',
+  'row',
+  'value',
+];
+
+const DATE_TYPES = new Set<CrfNode['type']>(['date', 'datetime', 'partialDate']);
+
+function itemValue(
+  node: CrfNode,
+  value: unknown,
+  values: Record<string, unknown>,
+  labels: boolean,
+  shift: number | null,
+) {
+  if (isEmptyValue(value)) return null;
+  if (node.type === 'date' || node.type === 'datetime' || node.type === 'partialDate') {
+    return shift === null ? String(value) : shiftDate(String(value), shift);
+  }
+  if (node.type === 'checkbox' || node.type === 'multiSelect') {
+    return labels ? valueText(node, value, values) : readChoiceList(value).join(',');
+  }
+  if ((node.type === 'radio' || node.type === 'select') && !labels) return String(value);
+  // Numbers and texts as stored (the CRF page's text adds units); uploads and the rest as the page shows them.
+  if (!isChoiceType(node.type) && (typeof value === 'string' || typeof value === 'number')) return String(value);
+  const text = valueText(node, value, values);
+  return text === '' ? null : text;
+}
+
+export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
+  const { plan } = ctx;
+  const labels = plan.options.labels;
+  const file = path.join(ctx.dir, 'export.csv');
+  const sink = new TextSink(file);
+  await sink.write(BOM + csvLine(LONG_HEADER));
+  const formOf = new Map(plan.forms.map((f) => [f.crfId, f]));
+  // Value items in form order (containers looked into), each with its node; rows of list groups by column.
+  const itemsOf = new Map(
+    plan.forms.map((f) => {
+      const nodes = [...nodesByName(f.definition).values()].filter(
+        (n) =>
+          n.type !== 'section' && n.type !== 'group' && n.type !== 'card' && n.type !== 'title' && n.type !== 'link',
+      );
+      return [
+        f.crfId,
+        nodes
+          .filter((n) => !nodes.some((p) => isRowType(p.type) && p.children.includes(n)))
+          .map((node) => ({
+            node,
+            // The item's columns, quoted once; null where a number is not written as stored (a choice, a date).
+            named:
+              isChoiceType(node.type) || isRowType(node.type) || DATE_TYPES.has(node.type)
+                ? null
+                : `,${csvField(node.name)},${csvField(node.title || node.name)},,`,
+          })),
+      ];
+    }),
+  );
+  let rows = 0;
+  let done = 0;
+  for await (const batch of ctx.batches(plan.forms.map((f) => f.crfId))) {
+    checkCancel(ctx.signal);
+    let at = 0;
+    for (const patient of batch.patients) {
+      const code = patient.code;
+      for (const c of plan.patientColumns) {
+        if (c.name === 'subject_code') continue;
+        const v = patientCell(plan, patient, c.name, labels);
+        if (v === null) continue;
+        await sink.write(csvLine([code, '', '', '患者信息', '', '', c.name, c.title, '', v]));
+        rows += 1;
+      }
+      while (at < batch.records.length && batch.records[at]!.subjectRecordId === patient.subjectRecordId) {
+        const record = batch.records[at++]!;
+        const form = formOf.get(record.crfId)!;
+        const state = labels ? (RECORD_STATE_LABELS[String(record.state)] ?? record.state) : record.state;
+        const lead = csvLine([code, stageName(form), form.crfId, form.title, record.instance, state]).slice(0, -2);
+        let chunk = '';
+        for (const { node, named } of itemsOf.get(form.crfId)!) {
+          const value = record.values[node.name];
+          // The common case first: a number as stored needs neither checks nor quoting.
+          if (typeof value === 'number' && named) {
+            chunk += `${lead}${named}${value}\r\n`;
+            rows += 1;
+            continue;
+          }
+          if (isRowType(node.type)) {
+            readRows(value).forEach((row, i) => {
+              for (const child of node.children) {
+                if (!child.name) continue;
+                const v = itemValue(child, row[child.name], row, labels, patient.shiftDays);
+                if (v === null) continue;
+                chunk += `${lead},${csvField(`${node.name}.${child.name}`)},${csvField(child.title || child.name)},${i + 1},${csvField(v)}\r\n`;
+                rows += 1;
+              }
+            });
+            continue;
+          }
+          const v = itemValue(node, value, record.values, labels, patient.shiftDays);
+          if (v === null) continue;
+          chunk += `${lead}${named ?? `,${csvField(node.name)},${csvField(node.title || node.name)},,`}${csvField(v)}\r\n`;
+          rows += 1;
+        }
+        await sink.write(chunk);
+      }
+    }
+    done += batch.patients.length;
+    await ctx.progress(done / Math.max(1, ctx.totalPatients), `正在导出 ${done}/${ctx.totalPatients} 位患者`);
+  }
+  await sink.close();
+  return { path: file, contentType: 'text/csv; charset=utf-8', rows };
+}

@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import { exportCell, type ExportVariable } from '@ecrf/core';
+import {
+  GENDER_LABELS,
+  SUBJECT_STATE_LABELS,
+  type ExportPatient,
+  type ExportPlan,
+  type ExportRecord,
+  type PatientBatch,
+  type PlanForm,
+} from './export-source.js';
+
+/** What a writer is given: the plan and a way to read the patients again, batch by batch, for some forms. */
+export interface WriteContext {
+  plan: ExportPlan;
+  studyName: string;
+  now: Date;
+  /** A fresh pass over the patients (key order) with their records of these forms. */
+  batches: (crfIds: readonly number[]) => AsyncGenerator<PatientBatch>;
+  totalPatients: number;
+  /** 0–1 of the work done; the caller turns it into the job's progress. */
+  progress: (fraction: number, message: string) => Promise<void>;
+  signal: AbortSignal;
+  /** A private temporary folder for intermediate files. */
+  dir: string;
+  /** Writes rows of the REDCap flat CSV (the REDCap module's own mapping), when that format is asked for. */
+  redcap?: (ctx: WriteContext, sink: TextSink) => Promise<number>;
+}
+
+export interface WrittenFile {
+  path: string;
+  contentType: string;
+  /** Data rows written: sheet or CSV rows, ItemData elements. */
+  rows: number;
+}
+
+export class ExportCancelled extends Error {}
+
+/** A text file written in large chunks, waiting for the disk when it falls behind (backpressure). */
+export class TextSink {
+  private buf = '';
+  private readonly stream: fs.WriteStream;
+  constructor(file: string) {
+    this.stream = fs.createWriteStream(file);
+  }
+  async write(text: string) {
+    this.buf += text;
+    if (this.buf.length >= 1 << 16) await this.flush();
+  }
+  private async flush() {
+    if (this.buf === '') return;
+    const ok = this.stream.write(this.buf);
+    this.buf = '';
+    if (!ok) await once(this.stream, 'drain');
+  }
+  async close() {
+    await this.flush();
+    this.stream.end();
+    await finished(this.stream);
+  }
+}
+
+export type Cell = string | number | null;
+
+export function csvField(value: Cell): string {
+  if (value === null) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+export const csvLine = (cells: readonly Cell[]) => `${cells.map(csvField).join(',')}\r\n`;
+export const BOM = '\uFEFF';
+
+export function checkCancel(signal: AbortSignal) {
+  if (signal.aborted) throw new ExportCancelled();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Patient columns and row keys
+
+export function patientCell(plan: ExportPlan, patient: ExportPatient, name: string, labels: boolean): Cell {
+  const value = patient.fields[name] ?? null;
+  if (value === null || !labels) return value;
+  if (name === 'gender') return GENDER_LABELS[value] ?? value;
+  if (name === 'subject_state') return SUBJECT_STATE_LABELS[value] ?? value;
+  if (name === 'disease') return plan.diseases.get(value) ?? value;
+  return value;
+}
+
+export const patientCells = (plan: ExportPlan, patient: ExportPatient, labels: boolean) =>
+  plan.patientColumns.map((c) => patientCell(plan, patient, c.name, labels));
+
+export const cellOf = (v: ExportVariable, record: ExportRecord, patient: ExportPatient, labels: boolean) =>
+  exportCell(v, record.values, { labels, shiftDays: patient.shiftDays });
+
+export const stageName = (form: PlanForm) => form.stage?.name ?? '';
