@@ -3,13 +3,11 @@ import {
   evaluateForm,
   getCompiledForm,
   readRows,
-  unitsOf,
   type CrfDefinition,
   type CrfNode,
   type EvaluationContext,
   type FormIssue,
   type FormState,
-  type RowValues,
 } from '@ecrf/core';
 
 export type UploadKind = 'image' | 'video' | 'file';
@@ -64,11 +62,6 @@ const NONE_RECOGNISED: ReadonlySet<string> = new Set();
 
 /** The key of a cell in a list group or table, for touched flags and server messages. */
 export const cellKey = (container: string, row: number, child: string) => `${container}[${row}].${child}`;
-/**
- * The unit chosen in a unit selector (forms §3: several units give a selector). The engine has no
- * place for it yet, so the renderer keeps it beside the value under `<name>_unit`.
- */
-export const unitKey = (name: string) => `${name}_unit`;
 
 const EMPTY_MESSAGES = new Map<string, readonly string[]>();
 
@@ -120,17 +113,11 @@ function shallowEqual(a: FormValues, b: FormValues): boolean {
   return keys.every((key) => Object.hasOwn(b, key) && Object.is(a[key], b[key]));
 }
 
-interface UnitChoice {
-  name: string;
-  key: string;
-  /** The list group or table holding this item, when it is a column. */
-  container: { name: string; key: string } | null;
-}
-
 /**
- * One form's working state outside React: the engine's verdict, the values, which items the user
- * has touched, and server messages. Components subscribe to the one slice they show
- * (useSyncExternalStore), so a keystroke re-renders only the items whose state changed.
+ * One form's working state outside React: the engine's verdict and values (a unit selector's choice among them,
+ * kept or dropped by the engine's rule), which items the user has touched, server messages, and the page's marks
+ * and recognition tags. Components subscribe to the one slice they show (useSyncExternalStore), so a keystroke
+ * re-renders only the items whose state changed.
  */
 export class CrfStore {
   definition!: CrfDefinition;
@@ -139,7 +126,6 @@ export class CrfStore {
   values!: FormValues;
   readonly idPrefix: string;
   private keys = new WeakMap<CrfNode, string>();
-  private unitChoices: UnitChoice[] = [];
   private calculatedKeys = new Set<string>();
   private touched = new Set<string>();
   private showAll: boolean;
@@ -174,7 +160,10 @@ export class CrfStore {
     };
   };
 
-  /** Keeps the parent's latest callbacks; subscribers hear of it only when uploading becomes possible or impossible. */
+  /**
+   * Keeps the parent's latest callbacks; subscribers hear of it only when uploading, or opening an item's own
+   * panel, becomes possible or impossible.
+   */
   setHandlers(handlers: StoreHandlers) {
     const could = this.canUpload;
     const couldOpen = this.canOpenItems;
@@ -275,7 +264,7 @@ export class CrfStore {
     if (evaluated) this.handlers.onEvaluate?.(this.state);
   }
 
-  /** A user's change to a top-level value (or a row container's whole row list). */
+  /** A user's change to a top-level value (its unit or addition text too, or a row container's whole row list). */
   setValue(name: string, value: unknown, touchedKey: string = name) {
     this.apply({ ...this.values, [name]: value }, [name]);
     this.touched.add(touchedKey);
@@ -343,19 +332,10 @@ export class CrfStore {
   private load(definition: CrfDefinition, values: FormValues) {
     this.definition = definition;
     this.keys = new WeakMap();
-    this.unitChoices = [];
     this.calculatedKeys = new Set();
     for (const info of getCompiledForm(definition).nodes) {
       this.keys.set(info.node, info.key);
       if (info.calc) this.calculatedKeys.add(info.key);
-      if (info.node.name && unitsOf(info.node.option).length > 1) {
-        const owner = info.rowOwner;
-        this.unitChoices.push({
-          name: info.node.name,
-          key: info.key,
-          container: owner ? { name: owner.node.name, key: owner.key } : null,
-        });
-      }
     }
     this.apply(values);
   }
@@ -366,35 +346,7 @@ export class CrfStore {
         ? evaluateForm(this.definition, input, this.context, { previous: this.state, changed })
         : evaluateForm(this.definition, input, this.context);
     this.state = next;
-    this.values = this.keepUnitChoices(input, next);
-  }
-
-  /** Unit choices of visible items survive evaluation (the engine drops keys it does not know). */
-  private keepUnitChoices(input: FormValues, next: FormState): FormValues {
-    if (this.unitChoices.length === 0) return next.values;
-    const out: Record<string, unknown> = { ...next.values };
-    const rowsCopied = new Set<string>();
-    for (const choice of this.unitChoices) {
-      const key = unitKey(choice.name);
-      if (!choice.container) {
-        if (next.items[choice.key]?.visible && input[key] !== undefined) out[key] = input[key];
-        continue;
-      }
-      const { name: container, key: containerKey } = choice.container;
-      const rowsIn = readRows(input[container]);
-      const states = next.items[containerKey]?.rows;
-      const rowsOut = out[container];
-      if (!states || !Array.isArray(rowsOut)) continue;
-      if (!rowsCopied.has(container)) {
-        out[container] = rowsOut.map((row: RowValues) => ({ ...row }));
-        rowsCopied.add(container);
-      }
-      (out[container] as RowValues[]).forEach((row, i) => {
-        const chosen = rowsIn[i]?.[key];
-        if (chosen !== undefined && states[i]?.[choice.key]?.visible) row[key] = chosen;
-      });
-    }
-    return out;
+    this.values = next.values;
   }
 
   private clearServer(key: string) {

@@ -1,6 +1,6 @@
 import { memo, useCallback } from 'react';
-import { additionKey, readRows, type CrfNode, type ItemState } from '@ecrf/core';
-import { cellKey, unitKey, useCrfStore, useStoreSlice } from './crf-store';
+import { additionKey, readRows, unitKey, type CrfNode, type ItemState } from '@ecrf/core';
+import { cellKey, useCrfStore, useStoreSlice } from './crf-store';
 import { FieldView } from './field-view';
 import { sameItemState } from './item-state';
 

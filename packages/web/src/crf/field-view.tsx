@@ -4,6 +4,7 @@ import {
   IDENTIFIER_MASK,
   isEmptyValue,
   isIdentifierMask,
+  itemUnit,
   referenceRange,
   unitsOf,
   type CrfNode,
@@ -83,7 +84,7 @@ function FieldViewInner(props: FieldViewProps) {
   const status = errors.length > 0 ? 'error' : warnings.length > 0 ? 'warning' : undefined;
   const disabled = state.readOnly;
   const units = unitsOf(node.option);
-  const chosenUnit = units.length > 1 ? asText(unit) || units[0]! : (units[0] ?? '');
+  const chosenUnit = itemUnit(node.option, unit);
 
   // An identifier the reader may not see (no 查看患者身份信息): its mask as read-only text, whatever the item's
   // type, so nobody edits a mask; the engine keeps it read-only and the save keeps the stored value.

@@ -2,7 +2,6 @@
 export { CrfForm, type CrfFormContext, type CrfFormProps } from './crf-form';
 export {
   cellKey,
-  unitKey,
   type ItemMark,
   type ServerErrors,
   type UploadHandler,
