@@ -12,7 +12,9 @@ import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import type { JobView } from '../jobs/job-queue.js';
 import { readCsv } from '../redcap/redcap-csv.js';
-import { exportRecords, importRecords, loadProject, selectFields } from '../redcap/redcap.service.js';
+import { loadProject, selectFields } from '../redcap/redcap-project.js';
+import { exportRecords } from '../redcap/redcap-records-export.js';
+import { importRecords } from '../redcap/redcap-records-import.js';
 import { waitForJob } from './export.service.js';
 
 /**

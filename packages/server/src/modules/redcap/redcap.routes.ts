@@ -16,7 +16,11 @@ import type { App } from '../../http/types.js';
 import { MAX_UPLOAD_BYTES, receiveFile, servingHeaders, storageKeyOf } from '../files/file.service.js';
 import { ApiRefusal, resolveApiToken } from './api-token.service.js';
 import { readCsv, writeCsv } from './redcap-csv.js';
-import * as redcap from './redcap.service.js';
+import { deleteFile, exportFile, importFile, locateFile, type FileAddress } from './redcap-files.js';
+import { exportFieldNamesOf, instrumentsOf, METADATA_KEYS, metadataOf, projectInfoOf } from './redcap-metadata.js';
+import { loadProject, RECORD_ID, REDCAP_VERSION, selectFields } from './redcap-project.js';
+import { compileFilter, exportRecords, toEav } from './redcap-records-export.js';
+import { fromEav, importRecords } from './redcap-records-import.js';
 
 type Params = Record<string, unknown>;
 type Format = 'json' | 'csv' | 'xml';
@@ -242,7 +246,7 @@ interface Upload {
   fileName: string;
 }
 
-const fileAddress = (params: Params): redcap.FileAddress => ({
+const fileAddress = (params: Params): FileAddress => ({
   record: text(params, 'record'),
   field: text(params, 'field'),
   event: text(params, 'event'),
@@ -264,9 +268,9 @@ async function receiveUpload(ctx: AppContext, params: Params, part: MultipartFil
     (userId, permissions, studyId) => studyAccessOf(ctx, userId, permissions, studyId),
     text(params, 'token'),
   );
-  const project = await redcap.loadProject(ctx, caller);
+  const project = await loadProject(ctx, caller);
   try {
-    await redcap.locateFile(ctx, caller, project, fileAddress(params), 'import');
+    await locateFile(ctx, caller, project, fileAddress(params), 'import');
   } catch (err) {
     part.file.resume();
     throw err;
@@ -320,15 +324,15 @@ async function handle(
 
   if (content === 'version') {
     done('');
-    return reply.type('text/plain; charset=utf-8').send(redcap.REDCAP_VERSION);
+    return reply.type('text/plain; charset=utf-8').send(REDCAP_VERSION);
   }
-  const project = await redcap.loadProject(ctx, caller);
+  const project = await loadProject(ctx, caller);
   switch (content) {
     case 'project':
       done('');
-      return send(reply, format, redcap.projectInfoOf(project), undefined, 'project');
+      return send(reply, format, projectInfoOf(project), undefined, 'project');
     case 'instrument': {
-      const instruments = redcap.instrumentsOf(project);
+      const instruments = instrumentsOf(project);
       done(`count=${instruments.length}`);
       return send(reply, format, instruments, ['instrument_name', 'instrument_label'], 'instruments');
     }
@@ -336,7 +340,7 @@ async function handle(
       const address = fileAddress(params);
       done('count=1');
       if (action === 'export') {
-        const { row, stream } = await redcap.exportFile(ctx, caller, project, address);
+        const { row, stream } = await exportFile(ctx, caller, project, address);
         // REDCap names the file in the content type (`; name="…"`), which its clients read.
         const name = encodeURIComponent(row.fileName).replace(/%20/g, ' ');
         return reply
@@ -346,25 +350,25 @@ async function handle(
           .send(stream);
       }
       if (action === 'delete') {
-        await redcap.deleteFile(ctx, caller, project, address, text(params, 'reason') || null);
+        await deleteFile(ctx, caller, project, address, text(params, 'reason') || null);
         return reply.type('text/plain; charset=utf-8').send('');
       }
       if (!upload) throw new ApiRefusal(400, '缺少要上传的文件（multipart 参数 file）');
-      await redcap.importFile(ctx, caller, project, address, upload, text(params, 'reason') || null);
+      await importFile(ctx, caller, project, address, upload, text(params, 'reason') || null);
       return reply.type('text/plain; charset=utf-8').send('');
     }
     case 'exportFieldNames': {
       const only = text(params, 'field') || null;
       if (only && !project.byVariable.has(only)) throw new ApiRefusal(400, `字段 ${only} 不存在或无权查看`);
-      const names = redcap.exportFieldNamesOf(project, only);
+      const names = exportFieldNamesOf(project, only);
       done(`count=${names.length}`);
       return send(reply, format, names, ['original_field_name', 'choice_value', 'export_field_name'], 'fieldNames');
     }
     case 'metadata': {
-      const selected = redcap.selectFields(project, list(params, 'fields'), list(params, 'forms'));
-      const rows = redcap.metadataOf(project, selected);
+      const selected = selectFields(project, list(params, 'fields'), list(params, 'forms'));
+      const rows = metadataOf(project, selected);
       done(`count=${rows.length}`);
-      return send(reply, format, rows, redcap.METADATA_KEYS, 'metadata');
+      return send(reply, format, rows, METADATA_KEYS, 'metadata');
     }
     case 'record':
       break;
@@ -393,15 +397,15 @@ async function handle(
       rows = parsed as Array<Record<string, string>>;
     }
     if (inputProblem(rows)) throw new ApiRefusal(400, `${MALFORMED_MSG}：参数 data 含有无法保存的字符或嵌套过深`);
-    if (type === 'eav') rows = redcap.fromEav(project, rows);
-    const count = await redcap.importRecords(ctx, caller, project, rows, {
+    if (type === 'eav') rows = fromEav(project, rows);
+    const count = await importRecords(ctx, caller, project, rows, {
       overwrite: overwrite === 'overwrite',
       reason: text(params, 'reason') || null,
     });
     done(`records=${count} rows=${rows.length}`);
     const returnContent = text(params, 'returnContent');
     if (returnContent === 'ids') {
-      const ids = [...new Set(rows.map((r) => String(r[redcap.RECORD_ID]).trim()))];
+      const ids = [...new Set(rows.map((r) => String(r[RECORD_ID]).trim()))];
       if (format === 'json') return send(reply, format, ids);
       return send(
         reply,
@@ -414,16 +418,16 @@ async function handle(
     if (format === 'xml') return reply.type('text/xml; charset=utf-8').send(writeRedcapXmlValue('count', count));
     return send(reply, format, { count }, ['count']);
   }
-  const selected = redcap.selectFields(project, list(params, 'fields'), list(params, 'forms'));
+  const selected = selectFields(project, list(params, 'fields'), list(params, 'forms'));
   const logic = text(params, 'filterLogic');
-  const exported = await redcap.exportRecords(ctx, project, selected, {
+  const exported = await exportRecords(ctx, project, selected, {
     records: list(params, 'records'),
     label: rawOrLabel === 'label',
-    filter: logic ? redcap.compileFilter(project, logic, ctx.clock(), caller.access.timeZone) : null,
+    filter: logic ? compileFilter(project, logic, ctx.clock(), caller.access.timeZone) : null,
   });
   done(`records=${exported.records} rows=${exported.rows.length}`);
   if (type === 'eav') {
-    const eav = redcap.toEav(project, exported.columns, exported.rows);
+    const eav = toEav(project, exported.columns, exported.rows);
     const columns = [
       'record',
       ...(project.longitudinal ? ['redcap_event_name'] : []),

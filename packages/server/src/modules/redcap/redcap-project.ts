@@ -1,0 +1,190 @@
+// The REDCap API's view of a study, shared by every content type: the project (instruments, fields, events) one
+// caller sees, the field selection of fields[]/forms[], and the names REDCap's columns go by.
+import { asc, eq } from 'drizzle-orm';
+import { choicesOf, type CrfDefinition, type CrfNode } from '@ecrf/core';
+import { exportRedcapDictionary, type RedcapFieldSource, type RedcapFormSource } from '@ecrf/core/interop';
+import type { AppContext } from '../../app-context.js';
+import { crfStageCrfs, crfStages, crfs, studies } from '../../db/schema/index.js';
+import { can } from '../crf-data/crf-data.service.js';
+import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
+import { seesIdentifiers } from '../subjects/subject.service.js';
+import { ApiRefusal, type ApiCaller } from './api-token.service.js';
+
+/** Our patient code is REDCap's record ID: the first field of every exported dictionary. */
+export const RECORD_ID = 'record_id';
+/** The REDCap version we answer `content=version` with: the API generation whose parameters we follow. */
+export const REDCAP_VERSION = '14.0.0';
+export const EVENT = 'redcap_event_name';
+export const REPEAT_INSTRUMENT = 'redcap_repeat_instrument';
+export const REPEAT_INSTANCE = 'redcap_repeat_instance';
+export const FILE_TYPES = new Set<CrfNode['type']>(['fileUpload', 'imageUpload', 'videoUpload']);
+
+type DictRow = ReturnType<typeof exportRedcapDictionary>['rows'][number];
+
+export interface Instrument extends RedcapFormSource {
+  crfId: number;
+  title: string;
+  /** The CRF repeats (repeat 0 in a stage): its records are instances. */
+  repeating: boolean;
+  event: string | null;
+  crf: CrfDefinition;
+}
+
+export interface Field {
+  row: DictRow;
+  source: RedcapFieldSource;
+  instrument: Instrument;
+  node: CrfNode | undefined;
+  /** Checkbox (and multi-select) fields export one column per choice. */
+  codes: Array<{ code: string; column: string; label: string }> | null;
+}
+
+export interface Project {
+  studyId: number;
+  title: string;
+  createdAt: Date;
+  longitudinal: boolean;
+  repeating: boolean;
+  events: Array<{ name: string; label: string }>;
+  /** Instruments the caller may view, in dictionary order. */
+  instruments: Instrument[];
+  /** Fields the caller may see (record_id first), in dictionary order. */
+  fields: Field[];
+  byVariable: Map<string, Field>;
+  /**
+   * The sites whose patients (records) the caller reads and writes: the token owner's, as the study guard reads
+   * them at each call (分中心); `null` for every site. A record of another site is not exported and not imported.
+   */
+  siteIds: number[] | null;
+}
+
+const legalName = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/_{2,}/g, '_')
+    .replace(/^_+|_+$/g, '');
+
+/** REDCap's checkbox export column: `<field>___<code>` with the code in lower case and other characters as `_`. */
+export const checkboxColumn = (variable: string, code: string) =>
+  `${variable}___${code.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`;
+
+/**
+ * The study as a REDCap project for one caller: the dictionary of every CRF's current version (written for
+ * all forms, so variable names never depend on who asks), cut to the forms the caller may view and, without
+ * the identifier permission, without items marked as identifiers.
+ */
+export async function loadProject(ctx: AppContext, caller: ApiCaller): Promise<Project> {
+  const { access } = caller;
+  const [study] = await ctx.db.select().from(studies).where(eq(studies.studyId, access.studyId));
+  if (!study) throw new ApiRefusal(403, '项目不存在');
+  const forms = await ctx.db.select().from(crfs).where(eq(crfs.studyId, access.studyId)).orderBy(asc(crfs.id));
+  const stages = await ctx.db
+    .select()
+    .from(crfStages)
+    .where(eq(crfStages.studyId, access.studyId))
+    .orderBy(asc(crfStages.orderNum), asc(crfStages.id));
+  const links = await ctx.db.select().from(crfStageCrfs).where(eq(crfStageCrfs.studyId, access.studyId));
+  const definitions = await Promise.all(forms.map((f) => definitionOf(ctx.db, f.id, f.currentVersion)));
+  const dictionary = exportRedcapDictionary(definitions, { recordId: RECORD_ID });
+
+  const usedEvents = new Set<string>();
+  const events = stages.map((s, i) => {
+    let base = legalName(s.name) || `event_${i + 1}`;
+    while (usedEvents.has(base)) base = `${base}_${i + 1}`;
+    usedEvents.add(base);
+    return { stageId: s.id, name: `${base}_arm_1`, label: s.name };
+  });
+  const longitudinal = events.length > 0;
+  const unscheduled = { name: 'unscheduled_arm_1', label: '未分阶段' };
+  const eventOf = (crfId: number) => {
+    if (!longitudinal) return null;
+    const stageIds = links.filter((l) => l.crfId === crfId).map((l) => l.stageId);
+    return events.find((e) => stageIds.includes(e.stageId))?.name ?? unscheduled.name;
+  };
+  const instruments: Instrument[] = dictionary.forms
+    .map((f) => {
+      const crf = forms[f.definition]!;
+      return {
+        ...f,
+        crfId: crf.id,
+        title: f.rows ? `${crf.title} ${f.rows}` : crf.title,
+        repeating: links.some((l) => l.crfId === crf.id && l.repeat !== 1),
+        event: eventOf(crf.id),
+        crf: definitions[f.definition]!,
+      };
+    })
+    .filter((i) => can(access, i.crfId, 'view'))
+    // A list group of a repeating form would be a repetition inside a repetition, which REDCap cannot hold.
+    .filter((i, _, all) => !i.rows || !all.find((p) => p.crfId === i.crfId && !p.rows)?.repeating);
+  const byForm = new Map(instruments.map((i) => [i.form, i]));
+  const identifiers = seesIdentifiers(access);
+  const fields: Field[] = [];
+  for (const row of dictionary.rows) {
+    if (row.variable === RECORD_ID) {
+      const first = instruments[0] ?? byForm.values().next().value;
+      if (first) {
+        fields.push({
+          row,
+          source: { ...first, variable: RECORD_ID, item: null },
+          instrument: first,
+          node: undefined,
+          codes: null,
+        });
+      }
+      continue;
+    }
+    const instrument = byForm.get(row.form);
+    const source = dictionary.sources.get(row.variable);
+    // Descriptive fields carry no value but belong to the dictionary (section headers sit on them).
+    if (!instrument || !source) continue;
+    if (row.identifier === 'y' && !identifiers) continue;
+    const node = nodesOf(instrument.crf).get(source.item ?? '');
+    const codes =
+      row.type === 'checkbox' && node
+        ? choicesOf(node.option).map((c) => ({
+            code: c.value,
+            column: checkboxColumn(row.variable, c.value),
+            label: c.text,
+          }))
+        : null;
+    fields.push({ row, source, instrument, node, codes });
+  }
+  return {
+    studyId: access.studyId,
+    title: study.studyName,
+    createdAt: study.createdAt,
+    longitudinal,
+    repeating: instruments.some((i) => i.repeating || i.rows !== null),
+    events: longitudinal ? [...events.map(({ name, label }) => ({ name, label })), unscheduled] : [],
+    instruments,
+    fields,
+    byVariable: new Map(fields.map((f) => [f.row.variable, f])),
+    siteIds: access.siteIds,
+  };
+}
+
+export type Selection = Set<Field>;
+
+/** fields[] and forms[] together (either names a field in), as REDCap reads them; unknown names are refused. */
+export function selectFields(project: Project, fieldNames: string[], formNames: string[]): Selection {
+  const badFields = fieldNames.filter((n) => !project.byVariable.has(n));
+  if (badFields.length > 0) throw new ApiRefusal(400, `参数 fields 中的字段不存在或无权查看：${badFields.join(', ')}`);
+  const known = new Set(project.instruments.map((i) => i.form));
+  const badForms = formNames.filter((n) => !known.has(n));
+  if (badForms.length > 0) throw new ApiRefusal(400, `参数 forms 中的表单不存在或无权查看：${badForms.join(', ')}`);
+  if (fieldNames.length === 0 && formNames.length === 0) return new Set(project.fields);
+  return new Set(
+    project.fields.filter(
+      (f) => f.row.variable === RECORD_ID || fieldNames.includes(f.row.variable) || formNames.includes(f.row.form),
+    ),
+  );
+}
+
+export const completeColumn = (form: string) => `${form}_complete`;
+
+/** A record row (flat: one column per field) or an EAV item, as the API reads and writes it. */
+export type Row = Record<string, string>;
+
+/** A request the API cannot carry out as asked: REDCap's 400 with the reason. */
+export const refuse = (message: string) => new ApiRefusal(400, message);

@@ -1,0 +1,287 @@
+// content=record action=import: flat (or EAV) rows into form values, all or nothing, through redcap-save.ts.
+import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import { changedItemNames, choicesOf, readChoiceList } from '@ecrf/core';
+import type { AppContext } from '../../app-context.js';
+import { crfDataRecords, subjectRecords, subjects } from '../../db/schema/index.js';
+import { nodesOf } from '../crf-data/crf-definitions.js';
+import { seesSite } from '../../shared/study-access.js';
+import { ApiRefusal, type ApiCaller } from './api-token.service.js';
+import {
+  completeColumn,
+  EVENT,
+  FILE_TYPES,
+  RECORD_ID,
+  refuse,
+  REPEAT_INSTANCE,
+  REPEAT_INSTRUMENT,
+  type Field,
+  type Instrument,
+  type Project,
+  type Row,
+} from './redcap-project.js';
+import { inTransaction, saveThroughApi } from './redcap-save.js';
+
+export interface ImportOptions {
+  overwrite: boolean;
+  /** The caller's reason for changing submitted forms (our addition to REDCap's parameters). */
+  reason: string | null;
+}
+
+interface Target {
+  code: string;
+  crfId: number;
+  instrument: Instrument;
+  /** Repeating form: the instance; list group: the row. */
+  instance: number | null;
+  rows: string | null;
+  set: Map<string, unknown>;
+  boxes: Map<string, Map<string, boolean>>;
+}
+
+/**
+ * Import records (flat rows, REDCap's shape) through the same save as the form page, all or nothing:
+ * every changed form is saved through the one write path (form-write.ts) in one transaction, so the engine validates it, the reason
+ * rules for submitted forms hold and each changed value gets its audit row (reason API导入).
+ * Unchanged forms are left alone. Answers the number of records (patients) in the data.
+ */
+export async function importRecords(
+  ctx: AppContext,
+  caller: ApiCaller,
+  project: Project,
+  input: Row[],
+  options: ImportOptions,
+): Promise<number> {
+  if (input.length === 0) throw refuse('没有要导入的数据（参数 data 为空）');
+  const checkboxColumns = new Map<string, { field: Field; code: string }>();
+  for (const f of project.fields) {
+    if (f.codes) for (const c of f.codes) checkboxColumns.set(c.column, { field: f, code: c.code });
+  }
+  const meta = new Set([RECORD_ID, EVENT, REPEAT_INSTRUMENT, REPEAT_INSTANCE]);
+  const completes = new Set(project.instruments.map((i) => completeColumn(i.form)));
+  const columns = new Set(input.flatMap((r) => Object.keys(r)));
+  if (!columns.has(RECORD_ID)) throw refuse(`数据缺少记录标识列 ${RECORD_ID}`);
+  const unknown = [...columns].filter(
+    (c) => !meta.has(c) && !completes.has(c) && !checkboxColumns.has(c) && !project.byVariable.get(c)?.source.item,
+  );
+  if (unknown.length > 0) throw refuse(`以下字段在项目中不存在或无权访问：${unknown.join(', ')}`);
+
+  const codes = [...new Set(input.map((r) => String(r[RECORD_ID] ?? '').trim()))];
+  if (codes.includes('')) throw refuse(`有数据行的 ${RECORD_ID} 为空`);
+  const found = await ctx.db
+    .select({ code: subjects.identificationCode, recordId: subjectRecords.id, siteId: subjects.deptId })
+    .from(subjects)
+    .innerJoin(subjectRecords, and(eq(subjectRecords.subjectId, subjects.id), isNull(subjectRecords.deletedAt)))
+    .where(
+      and(
+        eq(subjects.studyId, project.studyId),
+        isNull(subjects.deletedAt),
+        inArray(subjects.identificationCode, codes),
+      ),
+    );
+  // Another site's patients are refused by name, nothing written (REDCap's answer to another group's records).
+  const otherSites = found.filter((s) => !seesSite(project, s.siteId)).map((s) => s.code);
+  if (otherSites.length > 0) {
+    throw new ApiRefusal(403, `以下记录（患者编号）不在您的中心范围内：${otherSites.join(', ')}`);
+  }
+  const recordOf = new Map(found.map((s) => [s.code, s.recordId]));
+  const missing = codes.filter((c) => !recordOf.has(c));
+  if (missing.length > 0) throw refuse(`以下记录（患者编号）不存在，患者须在平台上入组：${missing.join(', ')}`);
+
+  const targets = new Map<string, Target>();
+  const targetOf = (code: string, instrument: Instrument, instance: number | null) => {
+    const key = `${code}\u0000${instrument.form}\u0000${instance ?? ''}`;
+    let t = targets.get(key);
+    if (!t) {
+      t = {
+        code,
+        crfId: instrument.crfId,
+        instrument,
+        instance,
+        rows: instrument.rows,
+        set: new Map(),
+        boxes: new Map(),
+      };
+      targets.set(key, t);
+    }
+    return t;
+  };
+  const byForm = new Map(project.instruments.map((i) => [i.form, i]));
+  input.forEach((row, index) => {
+    const line = index + 1;
+    const code = String(row[RECORD_ID]).trim();
+    const repeatName = String(row[REPEAT_INSTRUMENT] ?? '').trim();
+    let repeat: { instrument: Instrument; instance: number } | null = null;
+    if (repeatName) {
+      const instrument = byForm.get(repeatName);
+      if (!instrument || (!instrument.repeating && !instrument.rows)) {
+        throw refuse(`第${line}行：${REPEAT_INSTRUMENT} ${repeatName} 不是重复表单`);
+      }
+      const instance = Number(row[REPEAT_INSTANCE]);
+      if (!Number.isInteger(instance) || instance < 1) throw refuse(`第${line}行：${REPEAT_INSTANCE} 应为正整数`);
+      repeat = { instrument, instance };
+    }
+    const event = String(row[EVENT] ?? '').trim();
+    if (event && !project.events.some((e) => e.name === event)) throw refuse(`第${line}行：事件 ${event} 不存在`);
+    for (const [column, raw] of Object.entries(row)) {
+      if (meta.has(column) || completes.has(column)) continue;
+      const text = raw === null || raw === undefined ? '' : String(raw);
+      const box = checkboxColumns.get(column);
+      const field = box ? box.field : project.byVariable.get(column)!;
+      const instrument = field.instrument;
+      if (repeat ? instrument !== repeat.instrument : instrument.repeating || instrument.rows) {
+        if (text === '') continue;
+        throw refuse(
+          repeat
+            ? `第${line}行：字段 ${column} 不属于重复表单 ${repeat.instrument.form}`
+            : `第${line}行：字段 ${column} 属于重复表单 ${instrument.form}，请填写 ${REPEAT_INSTRUMENT} 和 ${REPEAT_INSTANCE}`,
+        );
+      }
+      // An addition text box has no node of its own: a plain text.
+      const node = field.node;
+      if (node?.option.calc) continue;
+      const target = targetOf(code, instrument, repeat?.instance ?? null);
+      const item = field.source.item!;
+      if (box) {
+        if (text === '') continue;
+        if (text !== '0' && text !== '1') throw refuse(`第${line}行：复选框 ${column} 只能是 0 或 1`);
+        const set = target.boxes.get(item) ?? new Map<string, boolean>();
+        set.set(box.code, text === '1');
+        target.boxes.set(item, set);
+        continue;
+      }
+      if (node && FILE_TYPES.has(node.type)) {
+        if (text === '' || text === '[document]') continue;
+        throw refuse(`第${line}行：文件字段 ${column} 不能通过 API 导入`);
+      }
+      if (text === '') {
+        if (options.overwrite) target.set.set(item, null);
+        continue;
+      }
+      if (node && (node.type === 'radio' || node.type === 'select')) {
+        if (!choicesOf(node.option).some((c) => c.value === text)) {
+          throw refuse(`第${line}行：${text} 不是字段 ${column} 的选项代码`);
+        }
+      }
+      if (node?.type === 'slider') {
+        const n = Number(text);
+        if (!Number.isFinite(n)) throw refuse(`第${line}行：字段 ${column} 应为数字`);
+        target.set.set(item, n);
+      } else target.set.set(item, text);
+    }
+  });
+
+  await inTransaction(ctx, async (txCtx) => {
+    for (const target of targets.values()) {
+      await applyTarget(txCtx, caller, target, recordOf.get(target.code)!, options);
+    }
+  });
+  return codes.length;
+}
+
+async function applyTarget(
+  ctx: AppContext,
+  caller: ApiCaller,
+  target: Target,
+  subjectRecordId: number,
+  options: ImportOptions,
+) {
+  const records = await ctx.db
+    .select()
+    .from(crfDataRecords)
+    .where(
+      and(
+        eq(crfDataRecords.subjectRecordId, subjectRecordId),
+        eq(crfDataRecords.crfId, target.crfId),
+        isNull(crfDataRecords.deletedAt),
+      ),
+    )
+    .orderBy(asc(crfDataRecords.id));
+  const where = `记录 ${target.code} 表单 ${target.instrument.form}${target.instance ? ` 实例 ${target.instance}` : ''}`;
+  let existing = records[0];
+  if (target.instrument.repeating && !target.rows) {
+    existing = records[target.instance! - 1];
+    if (!existing && target.instance! !== records.length + 1) {
+      throw refuse(`${where}：实例编号应连续，下一个新实例为 ${records.length + 1}`);
+    }
+  }
+  const before = existing?.values ?? {};
+  const values: Record<string, unknown> = { ...before };
+  const patch = (into: Record<string, unknown>) => {
+    for (const [item, value] of target.set) {
+      if (value === null) delete into[item];
+      else into[item] = value;
+    }
+    for (const [item, codes] of target.boxes) {
+      const node = nodesOf(target.instrument.crf).get(item);
+      const chosen = new Set(readChoiceList(into[item]));
+      for (const [code, on] of codes) {
+        if (on) chosen.add(code);
+        else chosen.delete(code);
+      }
+      const list = (node ? choicesOf(node.option).map((c) => c.value) : [...chosen]).filter((c) => chosen.has(c));
+      into[item] = node?.type === 'multiSelect' ? list.join(',') : list;
+    }
+  };
+  if (target.rows) {
+    const list = Array.isArray(before[target.rows]) ? [...(before[target.rows] as Array<Record<string, unknown>>)] : [];
+    const index = target.instance! - 1;
+    if (index > list.length) throw refuse(`${where}：行号应连续，下一个新行为 ${list.length + 1}`);
+    const row = { ...(list[index] ?? {}) };
+    patch(row);
+    list[index] = row;
+    values[target.rows] = list;
+  } else patch(values);
+  if (changedItemNames(before, values).length === 0) return;
+  await saveThroughApi(ctx, caller, {
+    subjectRecordId,
+    crfId: target.crfId,
+    form: target.instrument.form,
+    existing,
+    values,
+    where,
+    reason: options.reason,
+  });
+}
+
+/**
+ * EAV rows (`record`, `field_name`, `value`, with `redcap_event_name` and `redcap_repeat_*` where the
+ * project has them) into the flat rows the import reads: one row per record, event and instance. A
+ * checkbox is named by its field with the chosen code as the value (as the EAV export writes it), or by
+ * its export column `field___code` with 1 or 0, like a flat column.
+ */
+export function fromEav(project: Project, input: Row[]): Row[] {
+  const rows = new Map<string, Row>();
+  input.forEach((item, index) => {
+    const line = index + 1;
+    const record = String(item.record ?? '').trim();
+    const fieldName = String(item.field_name ?? '').trim();
+    const value = item.value === null || item.value === undefined ? '' : String(item.value);
+    if (!record) throw refuse(`第${line}行：EAV 数据缺少 record`);
+    if (!fieldName) throw refuse(`第${line}行：EAV 数据缺少 field_name`);
+    const event = String(item[EVENT] ?? '').trim();
+    const repeat = String(item[REPEAT_INSTRUMENT] ?? '').trim();
+    const instance = repeat ? String(item[REPEAT_INSTANCE] ?? '').trim() : '';
+    const key = [record, event, repeat, instance].join('\u0000');
+    let row = rows.get(key);
+    if (!row) {
+      row = { [RECORD_ID]: record };
+      if (event) row[EVENT] = event;
+      if (repeat) Object.assign(row, { [REPEAT_INSTRUMENT]: repeat, [REPEAT_INSTANCE]: instance });
+      rows.set(key, row);
+    }
+    if (fieldName === RECORD_ID) return;
+    const field = project.byVariable.get(fieldName);
+    if (field?.codes) {
+      if (value === '') return;
+      const code = field.codes.find((c) => c.code === value);
+      if (!code) throw refuse(`第${line}行：${value} 不是复选框 ${fieldName} 的选项代码`);
+      row[code.column] = '1';
+      return;
+    }
+    if (Object.hasOwn(row, fieldName) && row[fieldName] !== value) {
+      throw refuse(`第${line}行：记录 ${record} 的字段 ${fieldName} 出现了两个不同的值`);
+    }
+    row[fieldName] = value;
+  });
+  return [...rows.values()];
+}
