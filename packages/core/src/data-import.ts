@@ -3,14 +3,12 @@ import { rowIdSchema } from './ids.js';
 import {
   isChoiceType,
   isContainerType,
-  isRowType,
   isValueType,
   type CrfDefinition,
   type CrfNode,
 } from './crf/crf-definition.schema.js';
 import { choicesOf, unitsOf, type Choice } from './crf/options.js';
-import { dateFormatOf } from './crf/partial-date.js';
-import { writeCheckbox, writeMultiSelect } from './crf/value-shapes.js';
+import { itemTypeOf } from './crf/item-types/registry.js';
 
 /**
  * Data import (导入, platform §7 Studies → Import): an Excel workbook, one sheet per CRF, brought into the
@@ -68,8 +66,6 @@ export interface ImportColumn {
   notImportable?: NotImportable;
 }
 
-const FILE_TYPES = new Set(['imageUpload', 'videoUpload', 'fileUpload']);
-
 /** A form's value items in form order (containers looked into; list-group columns stay inside their row item). */
 export function importColumns(definition: CrfDefinition): ImportColumn[] {
   const out: ImportColumn[] = [];
@@ -82,13 +78,8 @@ export function importColumns(definition: CrfDefinition): ImportColumn[] {
       }
       if (!isValueType(node.type) || !node.name || seen.has(node.name)) continue;
       seen.add(node.name);
-      const notImportable: NotImportable | undefined = isRowType(node.type)
-        ? 'rows'
-        : FILE_TYPES.has(node.type)
-          ? 'file'
-          : node.option.calc
-            ? 'calc'
-            : undefined;
+      const notImportable: NotImportable | undefined =
+        itemTypeOf(node.type).notImportable ?? (node.option.calc ? 'calc' : undefined);
       out.push({
         name: node.name,
         title: (node.title || node.option.title || node.name).trim(),
@@ -138,19 +129,6 @@ function pickTitle(columns: readonly ImportColumn[], title: string): ImportColum
 /** A cell as the workbook reader hands it over: dates already as text (YYYY-MM-DD or YYYY-MM-DD HH:mm:ss). */
 export type ImportCell = string | number | boolean | null;
 
-const SPLIT = /[,，;；|]/;
-
-function choiceCode(choices: readonly Choice[], text: string): string {
-  if (choices.some((c) => c.value === text)) return text;
-  return choices.find((c) => c.text.trim() === text)?.value ?? text;
-}
-
-/** A Chinese spreadsheet's 2026/1/5 or 2026.1.5 as 2026-01-05; a time part kept; other shapes left to the engine. */
-function isoDate(text: string): string {
-  const m = /^(\d{4})[/.](\d{1,2})[/.](\d{1,2})(.*)$/.exec(text);
-  return m ? `${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}${m[4]}` : text;
-}
-
 /**
  * The stored value of one cell, or undefined for a blank cell (a blank cell changes nothing). Choices accept
  * the option code or, failing that, its label; several choices are separated by , ; or |. Values are
@@ -161,30 +139,8 @@ export function cellValue(column: ImportColumn, cell: ImportCell): unknown {
   const text = (typeof cell === 'number' ? String(cell) : typeof cell === 'boolean' ? (cell ? '1' : '0') : cell).trim();
   if (text === '') return undefined;
   const { node } = column;
-  if (node.type === 'radio' || node.type === 'select') return choiceCode(column.choices, text);
-  if (node.type === 'checkbox' || node.type === 'multiSelect') {
-    const codes = text
-      .split(SPLIT)
-      .map((part) => part.trim())
-      .filter(Boolean)
-      .map((part) => choiceCode(column.choices, part));
-    return node.type === 'checkbox' ? writeCheckbox(codes) : writeMultiSelect(codes);
-  }
-  if (node.type === 'slider') {
-    const n = Number(text);
-    return Number.isFinite(n) ? n : text;
-  }
-  if (node.type === 'date' || node.type === 'datetime' || node.type === 'partialDate') {
-    const iso = isoDate(text);
-    const format = dateFormatOf(node);
-    // A date cell read from Excel carries a time of 00:00:00 the form's format may not have.
-    if (/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/.test(iso) && iso.length > format.length) {
-      const cut = iso.slice(0, format.length);
-      if (/^[0: ]*$/.test(iso.slice(format.length)) || format.length > 10) return cut;
-    }
-    return iso;
-  }
-  return text;
+  const read = itemTypeOf(node.type).importCell;
+  return read ? read(text, node) : text;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

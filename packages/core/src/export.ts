@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import {
-  isContainerType,
-  isRowType,
-  isValueType,
-  type CrfDefinition,
-  type CrfNode,
-} from './crf/crf-definition.schema.js';
+import { isContainerType, isValueType, type CrfDefinition, type CrfNode } from './crf/crf-definition.schema.js';
 import { additionKey } from './crf/evaluate-form.js';
 import { isEmptyValue } from './crf/field-rules.js';
 import { choicesOf, unitsOf, type Choice } from './crf/options.js';
@@ -13,6 +7,7 @@ import { valueText } from './crf/record-values.js';
 import { readChoiceList } from './crf/value-shapes.js';
 import { rowIdSchema } from './ids.js';
 import { FORM_STATE_FILTERS, searchConditionsSchema } from './search.js';
+import { itemTypeOf } from './crf/item-types/registry.js';
 
 /**
  * Data export (导出, platform §7 Search): the formats, the request both the 导出 dialog and the server read,
@@ -110,16 +105,6 @@ export function uniqueNames(names: readonly string[]): string[] {
   });
 }
 
-function kindOf(node: CrfNode): ExportVariableKind {
-  const { type } = node;
-  if (type === 'int' || type === 'real' || type === 'number' || type === 'slider') return 'number';
-  if (type === 'date' || type === 'datetime' || type === 'partialDate') return type;
-  if (type === 'radio' || type === 'select') return 'choice';
-  const validate = node.option.validate?.type;
-  if ((type === 'input' || type === 'text') && (validate === 'int' || validate === 'float')) return 'number';
-  return 'text';
-}
-
 /**
  * A form's variables in form order: containers looked into; a multiple choice (checkbox, multi-select) is one
  * 0/1 variable per option, named `<item>___<code>` as REDCap and statisticians do; a list group or table is
@@ -140,7 +125,8 @@ export function exportVariables(definition: CrfDefinition): ExportVariable[] {
       seen.add(node.name);
       const title = node.title || node.option.title || node.name;
       const unit = unitsOf(node.option)[0] ?? '';
-      if (node.type === 'checkbox' || node.type === 'multiSelect') {
+      const kind = itemTypeOf(node.type).exportKind(node);
+      if (kind === 'perChoice') {
         for (const choice of choicesOf(node.option)) {
           raw.push(`${statName(node.name)}___${choice.value.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`);
           out.push({
@@ -155,7 +141,6 @@ export function exportVariables(definition: CrfDefinition): ExportVariable[] {
         continue;
       }
       raw.push(statName(node.name));
-      const kind = isRowType(node.type) ? 'text' : kindOf(node);
       out.push({ item: node.name, title, kind, choices: kind === 'choice' ? choicesOf(node.option) : [], unit, node });
     }
   };

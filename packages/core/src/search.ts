@@ -1,14 +1,7 @@
 import { z } from 'zod';
-import {
-  type CrfDefinition,
-  type CrfNode,
-  isChoiceType,
-  isDateType,
-  isNumericType,
-  isRowType,
-  isValueType,
-} from './crf/crf-definition.schema.js';
+import { type CrfDefinition, type CrfNode, isRowType } from './crf/crf-definition.schema.js';
 import { MAX_ROW_ID } from './ids.js';
+import { itemTypeOf } from './crf/item-types/registry.js';
 
 /**
  * Data retrieval (检索, platform §2 /project/{id}/retrieval, §7 Search): the condition model, the
@@ -68,16 +61,7 @@ export function operatorLabel(kind: SearchKind, operator: SearchOperator): strin
  * decimal is a number; an upload is a file.
  */
 export function searchKindOf(node: Pick<CrfNode, 'type' | 'option'>): SearchKind | null {
-  const { type } = node;
-  if (!isValueType(type) || type === 'listGroup' || type === 'table') return null;
-  if (type === 'imageUpload' || type === 'videoUpload' || type === 'fileUpload') return 'file';
-  if (type === 'checkbox' || type === 'multiSelect') return 'multiChoice';
-  if (isChoiceType(type)) return 'choice';
-  if (isNumericType(type)) return 'number';
-  if (isDateType(type)) return 'date';
-  const validate = node.option.validate?.type;
-  if ((type === 'input' || type === 'text') && (validate === 'int' || validate === 'float')) return 'number';
-  return 'text';
+  return itemTypeOf(node.type).searchKind(node);
 }
 
 /** A searchable item of a form: its node, its kind, and the list group or table whose rows hold it (or null). */

@@ -3,8 +3,7 @@ import { compileExpression, ExpressionError, type CompiledExpression, type FormR
 import { itemRule, type FieldRule } from './field-rules.js';
 import { choicesOf, indexList } from './options.js';
 import { parseTriggers, type Trigger } from './visibility.js';
-import { spineCobbRules } from '../spine/cobb-item.js';
-import { spineMeasureRules } from '../spine/item-value.js';
+import { impliedRules } from './item-types/registry.js';
 
 /** A problem found while compiling a definition; the linter reports these with the node path. */
 export interface DefinitionIssue {
@@ -109,11 +108,8 @@ export function compileForm(definition: CrfDefinition): CompiledForm {
   (definition.crfRules ?? []).forEach((rule, i) =>
     rulesByTarget.set(rule.target, { formula: rule.formula, path: `crfRules[${i}].formula` }),
   );
-  // The items a spineCobb item names are calculated from its result (docs/spine-tools.md).
-  for (const rule of spineCobbRules(definition.children)) {
-    if (!rulesByTarget.has(rule.target)) rulesByTarget.set(rule.target, rule);
-  }
-  for (const rule of spineMeasureRules(definition.children)) {
+  // The items an item type calculates (a spine tool fills the items its options name); crfRules win.
+  for (const rule of impliedRules(definition.children)) {
     if (!rulesByTarget.has(rule.target)) rulesByTarget.set(rule.target, rule);
   }
 

@@ -1,27 +1,17 @@
 import { hasAnyPermission } from '../access.js';
 import { compileForm, CrfDefinitionError, type CompiledForm, type NodeInfo, type Unit } from './compile-form.js';
-import { isChoiceType, isDateType, isRowType, isValueType, type CrfDefinition } from './crf-definition.schema.js';
+import { isChoiceType, isRowType, isValueType, type CrfDefinition } from './crf-definition.schema.js';
 import { CRF_MSG } from './crf-messages.js';
 import { DEFAULT_TIME_ZONE, nowString, todayString } from './date-time.js';
 import { toValue, truthy, type ExpressionEnv, type FormReference, type Value } from './expression/index.js';
 import { isEmptyValue, validateField } from './field-rules.js';
 import { isIdentifierMask } from './identifier-mask.js';
-import { sliderRange } from './layout.js';
-import { spineCobbError } from '../spine/cobb-item.js';
-import { spineMeasureError } from '../spine/item-value.js';
-import { choicesOf, isOn } from './options.js';
-import {
-  dateDirectionError,
-  dateFormatOf,
-  isValidTime,
-  nowForFormat,
-  parsePartialDate,
-  timeFormatOf,
-} from './partial-date.js';
+import { itemTypeOf } from './item-types/registry.js';
+import { isOn } from './options.js';
 import { hasReferenceRange, rangeIndicator, type Gender } from './reference-range.js';
 import { selectedUnit } from './units.js';
 import { convertValue, formatCalculated, parseConverterRule } from './value-converter.js';
-import { normalizeValue, readChoiceList, readRows, type RowValues } from './value-shapes.js';
+import { normalizeValue, readRows, type RowValues } from './value-shapes.js';
 import { chosenIndexes, isShownBySpecRules, type TriggerLookup } from './visibility.js';
 
 export interface EvaluationContext {
@@ -444,34 +434,8 @@ function validateItem(run: Run, info: NodeInfo, value: unknown): string | null {
   const { node, rule } = info;
   const base = validateField(value, rule);
   if (base !== null || isEmptyValue(value)) return base;
-  const fail = (message: string) => rule.errorMsg || message;
-  if (isChoiceType(node.type)) {
-    const allowed = new Set(choicesOf(node.option).map((c) => c.value));
-    return readChoiceList(value).every((v) => allowed.has(v)) ? null : fail(CRF_MSG.choiceInvalid);
-  }
-  if (isDateType(node.type)) {
-    const parsed = parsePartialDate(String(value), dateFormatOf(node), node.type !== 'datetime');
-    if (!parsed) return fail(CRF_MSG.dateInvalid);
-    const direction = dateDirectionError(parsed, node.option.showStyle, run.clock.today);
-    if (direction === 'future') return fail(CRF_MSG.dateInFuture);
-    if (direction === 'past') return fail(CRF_MSG.dateInPast);
-    return null;
-  }
-  if (node.type === 'spineCobb') {
-    const error = spineCobbError(value);
-    return error === null ? null : fail(error);
-  }
-  if (node.type === 'time') return isValidTime(String(value), timeFormatOf(node)) ? null : fail(CRF_MSG.timeInvalid);
-  if (node.type === 'spineMeasure') {
-    const error = spineMeasureError(value);
-    return error === null ? null : fail(error);
-  }
-  if (node.type === 'slider') {
-    const { min, max } = sliderRange(node.option);
-    const n = typeof value === 'number' ? value : Number.NaN;
-    return n >= min && n <= max ? null : fail(CRF_MSG.sliderOutOfRange(min, max));
-  }
-  return null;
+  const error = itemTypeOf(node.type).validate?.(value, node, { today: run.clock.today }) ?? null;
+  return error === null ? null : rule.errorMsg || error;
 }
 
 /** Whether an issue is a required item (or a required cell of a list-group or table row) left blank. */
@@ -515,10 +479,8 @@ export function initialValues(definition: CrfDefinition, context: EvaluationCont
       continue;
     }
     if (dv === 'now') {
-      if (isDateType(node.type)) out[node.name] = nowForFormat(dateFormatOf(node), context.now, context.timeZone);
-      else if (node.type === 'time') {
-        out[node.name] = nowString(context.now, context.timeZone).slice(11, 11 + timeFormatOf(node).length);
-      }
+      const now = itemTypeOf(node.type).now?.(node, context.now, context.timeZone ?? DEFAULT_TIME_ZONE);
+      if (now !== undefined) out[node.name] = now;
       continue;
     }
     out[node.name] = normalizeValue(node, node.type === 'checkbox' ? String(dv) : dv);

@@ -1,8 +1,9 @@
 import { isMobile } from '../account.js';
-import { isChoiceType, isDateType, isRowType, isValueType, type CrfNode } from './crf-definition.schema.js';
+import { isChoiceType, type CrfNode } from './crf-definition.schema.js';
 import { CRF_MSG } from './crf-messages.js';
 import { isDivisionCode } from './division-codes.js';
 import { hasChoices, isOn, toNumber } from './options.js';
+import { itemTypeOf } from './item-types/registry.js';
 
 /** The form-field helper of forms §5. */
 export type FieldType = 'string' | 'int' | 'float' | 'email' | 'phone' | 'idcard';
@@ -161,15 +162,9 @@ export function validateField(value: unknown, rule: FieldRule): string | null {
 export function itemRule(node: CrfNode): FieldRule {
   const { option, type } = node;
   const choice = isChoiceType(type) || hasChoices(option);
-  const bounded =
-    isValueType(type) &&
-    !choice &&
-    !isDateType(type) &&
-    !isRowType(type) &&
-    type !== 'spineCobb' &&
-    !['slider', 'time', 'imageUpload', 'videoUpload', 'fileUpload', 'spineMeasure'].includes(type);
-  const fieldType: FieldType =
-    option.validate?.type ?? (type === 'int' ? 'int' : type === 'real' || type === 'number' ? 'float' : 'string');
+  const typeBounds = itemTypeOf(type).bounded;
+  const bounded = typeBounds !== false && !choice;
+  const fieldType: FieldType = option.validate?.type ?? (typeBounds ? typeBounds.fieldType : 'string');
   const precision = toNumber(option.validate?.precision);
   return {
     required: isOn(option.required),

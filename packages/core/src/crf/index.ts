@@ -21,3 +21,4 @@ export * from './record-values.js';
 export * from './identifier-mask.js';
 export * from './identifier-items.js';
 export * from './group-info.js';
+export * from './item-types/index.js';

@@ -1,32 +1,7 @@
 import type { ItemType } from './crf-definition.schema.js';
+import { ITEM_TYPE_REGISTRY } from './item-types/registry.js';
 
 /** The Chinese name of each item type: the CRF outline in the browser, the Excel workbook's 题目类型 column. */
-export const ITEM_TYPE_LABELS: Record<ItemType, string> = {
-  section: '分区',
-  title: '标题',
-  group: '分组',
-  listGroup: '列表组',
-  link: '链接',
-  checkbox: '多选',
-  radio: '单选',
-  select: '下拉单选',
-  multiSelect: '下拉多选',
-  slider: '滑块',
-  table: '表格',
-  input: '单行文本',
-  textarea: '多行文本',
-  int: '整数',
-  real: '小数',
-  text: '文本',
-  number: '数字',
-  date: '日期',
-  datetime: '日期时间',
-  partialDate: '下拉日期',
-  time: '时间',
-  imageUpload: '图片上传',
-  videoUpload: '视频上传',
-  fileUpload: '文件上传',
-  card: '卡片',
-  spineCobb: '脊柱自动测量',
-  spineMeasure: '脊柱手动测量',
-};
+export const ITEM_TYPE_LABELS: Readonly<Record<ItemType, string>> = Object.fromEntries(
+  Object.values(ITEM_TYPE_REGISTRY).map((definition) => [definition.type, definition.label]),
+) as Record<ItemType, string>;

@@ -1,12 +1,12 @@
 import type { CrfNode, CrfDefinition } from './crf-definition.schema.js';
-import { isChoiceType, isDateType, isRowType, isValueType } from './crf-definition.schema.js';
-import { additionKey, unitKey } from './evaluate-form.js';
+import { isDateType, isRowType, isValueType } from './crf-definition.schema.js';
+import { unitKey } from './evaluate-form.js';
 import { isEmptyValue } from './field-rules.js';
 import { IDENTIFIER_MASK, isIdentifierMask } from './identifier-mask.js';
-import { choicesOf, unitsOf } from './options.js';
+import { unitsOf } from './options.js';
 import { displayDate } from './partial-date.js';
-import { FILE_DOWNLOAD_PATH, fileReference, readChoiceList, readMediaList, readRows } from './value-shapes.js';
-import { spineMeasureText } from '../spine/item-value.js';
+import { FILE_DOWNLOAD_PATH, fileReference, readMediaList, readRows } from './value-shapes.js';
+import { itemTypeOf } from './item-types/registry.js';
 
 /**
  * One rule for "did this value change", shared by the server (audit, reason for change, SDV and
@@ -99,15 +99,12 @@ export function itemTitle(nodes: ReadonlyMap<string, CrfNode>, name: string): st
   return name;
 }
 
-const rowLabel = (n: number) => `第 ${n} 行`;
-const UNIT_TYPES = new Set(['int', 'real', 'number', 'input', 'text', 'slider']);
-
 /**
  * The unit a value of this item is read in: the one chosen in its unit selector (kept beside it as
  * `<name>_unit` in `values`), else its only or first unit; '' for items that show no unit.
  */
 export function unitOf(node: CrfNode | undefined, values: Readonly<Record<string, unknown>> = {}): string {
-  if (!node || !UNIT_TYPES.has(node.type)) return '';
+  if (!node || !itemTypeOf(node.type).hasUnit) return '';
   const units = unitsOf(node.option);
   const chosen = values[unitKey(node.name)];
   return typeof chosen === 'string' && chosen ? chosen : (units[0] ?? '');
@@ -179,42 +176,12 @@ export function valueText(
   // A masked identifier reads as its mask, without the addition text or unit kept beside it.
   if (isIdentifierMask(value)) return IDENTIFIER_MASK;
   if (!node) return typeof value === 'object' ? JSON.stringify(value) : String(value);
-  if (isChoiceType(node.type)) {
-    const choices = choicesOf(node.option);
-    const text = readChoiceList(value)
-      .map((code) => choices.find((choice) => choice.value === code)?.text ?? code)
-      .join('、');
-    const addition = values[additionKey(node.name)];
-    return typeof addition === 'string' && addition ? `${text}（${addition}）` : text;
-  }
-  if (node.type === 'imageUpload' || node.type === 'videoUpload') {
-    const entries = readMediaList(node.type === 'imageUpload' ? 'image' : 'video', value);
-    if (options.fileNames) {
-      return entries
-        .map((entry) => {
-          const url = 'dialogImgUrl' in entry ? entry.dialogImgUrl : entry.dialogVideoUrl;
-          const name = fileLabel(url, options.fileNames);
-          return entry.remarks ? `${name}（${entry.remarks}）` : name;
-        })
-        .join('、');
-    }
-    const count = entries.length;
-    return count > 0 ? `${count} ${node.type === 'imageUpload' ? '张图片' : '个视频'}` : '';
-  }
-  if (node.type === 'fileUpload' && options.fileNames && typeof value === 'string') {
-    return fileLabel(value.trim(), options.fileNames);
-  }
-  if (node.type === 'spineMeasure') return spineMeasureText(value);
-  if (isRowType(node.type)) {
-    return readRows(value)
-      .map((row, index) => {
-        const cells = node.children
-          .filter((child) => child.name && !isEmptyValue(row[child.name]))
-          .map((child) => `${titleOf(child)}：${valueText(child, row[child.name], row, options)}`);
-        return `${rowLabel(index + 1)} ${cells.join('，')}`;
-      })
-      .join('；');
-  }
+  const typed = itemTypeOf(node.type).text?.(value, node, {
+    values,
+    fileNames: options.fileNames,
+    childText: (child, childValue, row) => valueText(child, childValue, row, options),
+  });
+  if (typed !== undefined) return typed;
   const unit = unitOf(node, values);
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   return unit ? `${text} ${unit}` : text;

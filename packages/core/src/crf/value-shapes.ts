@@ -1,5 +1,5 @@
 import type { CrfNode } from './crf-definition.schema.js';
-import { writeSpineCobb } from '../spine/cobb-item.js';
+import { itemTypeOf } from './item-types/registry.js';
 
 /**
  * Stored value shapes of forms §3, read leniently and written one canonical way:
@@ -20,8 +20,16 @@ function parseJson(text: string): unknown {
   }
 }
 
-const asText = (v: unknown): string =>
-  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+/** A scalar as text (numbers and flags as their decimal text); anything else is ''. */
+export function scalarText(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+}
+const asText = scalarText;
+
+/** The stored text of a value kept as text: an object as its JSON. */
+export function writeText(raw: unknown): string {
+  return typeof raw === 'object' ? JSON.stringify(raw) : asText(raw);
+}
 
 export function readChoiceList(raw: unknown): string[] {
   if (raw === undefined || raw === null) return [];
@@ -121,62 +129,14 @@ export function fileReference(value: string): FileReference {
   return { kind: 'key', key: value, url: `${FILE_DOWNLOAD_PATH}?fileKey=${encodeURIComponent(value)}` };
 }
 
-/** Any accepted stored shape of an item's value, in its canonical form. */
+/** Any accepted stored shape of an item's value, in its canonical form (its type's `normalize`). */
 export function normalizeValue(node: CrfNode, raw: unknown): unknown {
   if (raw === undefined || raw === null) return undefined;
-  switch (node.type) {
-    case 'checkbox':
-      return writeCheckbox(readChoiceList(raw));
-    case 'multiSelect':
-      return writeMultiSelect(readChoiceList(raw));
-    case 'imageUpload':
-      return writeMediaList(readMediaList('image', raw));
-    case 'videoUpload':
-      return writeMediaList(readMediaList('video', raw));
-    case 'spineCobb':
-      return writeSpineCobb(raw);
-    case 'table':
-    case 'listGroup':
-      return readRows(raw).map((row) => normalizeRow(node, row));
-    case 'spineMeasure':
-      return writeSpineMeasure(raw);
-    case 'slider': {
-      const n = typeof raw === 'number' ? raw : Number(asText(raw).trim());
-      return asText(raw).trim() === '' || !Number.isFinite(n) ? undefined : n;
-    }
-    case 'section':
-    case 'title':
-    case 'group':
-    case 'link':
-    case 'card':
-      return undefined;
-    case 'radio':
-    case 'select':
-    case 'input':
-    case 'textarea':
-    case 'int':
-    case 'real':
-    case 'text':
-    case 'number':
-    case 'date':
-    case 'datetime':
-    case 'partialDate':
-    case 'time':
-    case 'fileUpload':
-      return typeof raw === 'object' ? JSON.stringify(raw) : asText(raw);
-  }
+  return itemTypeOf(node.type).normalize(raw, node);
 }
 
-/**
- * A spine measurement value (forms §3) is kept as the JSON text of the measurement data; an object is written as
- * JSON, an empty text is no value. The engine checks the shape against spineManualDataSchema.
- */
-function writeSpineMeasure(raw: unknown): string | undefined {
-  if (typeof raw === 'string') return raw.trim() === '' ? undefined : raw;
-  return typeof raw === 'object' ? JSON.stringify(raw) : asText(raw);
-}
-
-function normalizeRow(node: CrfNode, row: RowValues): RowValues {
+/** A row of a list group or table: each child's value in its canonical form, keys that are not children left out. */
+export function normalizeRow(node: CrfNode, row: RowValues): RowValues {
   const out: RowValues = {};
   for (const child of node.children) {
     if (Object.hasOwn(row, child.name)) {

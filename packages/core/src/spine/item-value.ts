@@ -107,3 +107,16 @@ export function spineMeasureText(raw: unknown): string {
   }
   return parts.join('；');
 }
+
+/**
+ * A spine measurement value (forms §3) is kept as the JSON text of the measurement data; an object is written as
+ * JSON, an empty text is no value. The engine checks the shape against spineManualDataSchema.
+ */
+export function writeSpineMeasure(raw: unknown): string | undefined {
+  if (typeof raw === 'string') return raw.trim() === '' ? undefined : raw;
+  return typeof raw === 'object'
+    ? JSON.stringify(raw)
+    : typeof raw === 'number' || typeof raw === 'boolean'
+      ? String(raw)
+      : '';
+}

@@ -11,6 +11,7 @@ import {
   type ItemType,
 } from '../crf-definition.schema.js';
 import { choicesOf, isOn, toNumber, unitsOf } from '../options.js';
+import { itemTypeOf } from '../item-types/registry.js';
 import { finishImport, type ImportIssue, type ImportResult } from './import-result.js';
 import { ECRF_CONTEXT, exportCondition, exportMethod } from './odm-expression.js';
 import { applyOdmLogic, type PendingLogic } from './odm-logic.js';
@@ -44,45 +45,7 @@ const attrs = (pairs: Record<string, string | number | undefined>) =>
 const translated = (text: string, lang = LANG) => `<TranslatedText xml:lang="${lang}">${esc(text)}</TranslatedText>`;
 const filled = (s: unknown): s is string => typeof s === 'string' && s.trim() !== '';
 
-function dataTypeOf(node: CrfNode): string {
-  switch (node.type) {
-    case 'int':
-      return 'integer';
-    case 'real':
-    case 'number':
-    case 'slider':
-      return 'float';
-    case 'date':
-      return 'date';
-    case 'datetime':
-      return 'datetime';
-    case 'partialDate':
-      return 'partialDate';
-    case 'time':
-      return 'time';
-    case 'radio':
-    case 'select':
-      return choicesOf(node.option).every((c) => /^-?\d+$/.test(c.value)) ? 'integer' : 'text';
-    case 'section':
-    case 'title':
-    case 'group':
-    case 'listGroup':
-    case 'link':
-    case 'checkbox':
-    case 'multiSelect':
-    case 'table':
-    case 'input':
-    case 'textarea':
-    case 'text':
-    case 'imageUpload':
-    case 'videoUpload':
-    case 'fileUpload':
-    case 'spineCobb':
-    case 'spineMeasure':
-    case 'card':
-      return 'text';
-  }
-}
+const dataTypeOf = (node: CrfNode): string => itemTypeOf(node.type).odmDataType(node);
 
 export interface OdmExportOptions {
   studyOid?: string;

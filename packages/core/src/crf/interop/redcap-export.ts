@@ -5,6 +5,7 @@ import { choicesOf, isOn, toNumber, unitsOf } from '../options.js';
 import { parseConverterRule } from '../value-converter.js';
 import { parseTriggers, type Trigger } from '../visibility.js';
 import { additionKey } from '../evaluate-form.js';
+import { itemTypeOf } from '../item-types/registry.js';
 import type { ImportIssue } from './import-result.js';
 import {
   REDCAP_COLUMNS,
@@ -492,63 +493,36 @@ class FormWalker {
       hidden: scope.hidden || isOn(node.option.hidden),
       notDisplayed: scope.notDisplayed || isOn(node.option.notDisplayed),
     };
-    switch (node.type) {
-      case 'section': {
-        this.reportDropped(node, ['showIf', 'trig', 'tindex', 'trigex', 'hidden', 'notDisplayed', 'crfCols']);
-        if (!node.title.trim()) {
-          ctx.warn('分区没有标题，REDCap 的分区标题不能为空：其题目并入上一分区', node.name || undefined);
-        }
-        this.walk(node.children, {
-          ...inner,
-          conditions: [...scope.conditions, node],
-          section: node.title.trim() ? { node, title: node.title } : scope.section,
-        });
-        if (node.children.length === 0) ctx.warn(`分区“${node.title}”没有题目，REDCap 的分区标题附在字段上，未导出`);
-        return;
+    const { role } = itemTypeOf(node.type);
+    if (node.type === 'section') {
+      this.reportDropped(node, ['showIf', 'trig', 'tindex', 'trigex', 'hidden', 'notDisplayed', 'crfCols']);
+      if (!node.title.trim()) {
+        ctx.warn('分区没有标题，REDCap 的分区标题不能为空：其题目并入上一分区', node.name || undefined);
       }
-      case 'group':
-      case 'card': {
-        this.reportDropped(node, ['showIf', 'trig', 'tindex', 'trigex', 'hidden', 'notDisplayed', 'showStyle']);
-        const matrix = this.matrixName(node);
-        if (!matrix && node.title.trim()) {
-          ctx.warn(
-            `${node.type === 'card' ? '卡片' : '分组'}“${node.title}”在 REDCap 中没有对应，已展开为其中的题目（显示条件并入各题）`,
-            node.name || undefined,
-          );
-        }
-        const before = this.pending.length;
-        this.walk(node.children, { ...inner, conditions: [...scope.conditions, node] });
-        if (matrix) for (const p of this.pending.slice(before)) p.row.matrixGroup = matrix;
-        return;
-      }
-      case 'listGroup':
-      case 'table':
-        // Written by the exporter as a form of its own.
-        return;
-      case 'title':
-      case 'link':
-      case 'checkbox':
-      case 'radio':
-      case 'select':
-      case 'multiSelect':
-      case 'slider':
-      case 'input':
-      case 'textarea':
-      case 'int':
-      case 'real':
-      case 'text':
-      case 'number':
-      case 'date':
-      case 'datetime':
-      case 'partialDate':
-      case 'time':
-      case 'imageUpload':
-      case 'videoUpload':
-      case 'fileUpload':
-      case 'spineCobb':
-      case 'spineMeasure':
-        this.item(node, inner);
+      this.walk(node.children, {
+        ...inner,
+        conditions: [...scope.conditions, node],
+        section: node.title.trim() ? { node, title: node.title } : scope.section,
+      });
+      if (node.children.length === 0) ctx.warn(`分区“${node.title}”没有题目，REDCap 的分区标题附在字段上，未导出`);
+      return;
     }
+    if (role === 'container') {
+      this.reportDropped(node, ['showIf', 'trig', 'tindex', 'trigex', 'hidden', 'notDisplayed', 'showStyle']);
+      const matrix = this.matrixName(node);
+      if (!matrix && node.title.trim()) {
+        ctx.warn(
+          `${itemTypeOf(node.type).label}“${node.title}”在 REDCap 中没有对应，已展开为其中的题目（显示条件并入各题）`,
+          node.name || undefined,
+        );
+      }
+      const before = this.pending.length;
+      this.walk(node.children, { ...inner, conditions: [...scope.conditions, node] });
+      if (matrix) for (const p of this.pending.slice(before)) p.row.matrixGroup = matrix;
+      return;
+    }
+    // A list group or table is written by the exporter as a form of its own.
+    if (role !== 'rows') this.item(node, inner);
   }
 
   /** A group shown as a table whose items are radios (or checkboxes) with the same choices is a REDCap matrix. */
@@ -594,8 +568,9 @@ class FormWalker {
     const warn = (message: string) => ctx.warn(message, field);
     const tags: string[] = [];
 
-    // Type, choices and validation.
-    switch (node.type) {
+    // Type, choices and validation, by the shape the item type's registration gives.
+    const { redcap } = itemTypeOf(node.type);
+    switch (redcap.shape) {
       case 'title':
         row.type = 'descriptive';
         if (o.showStyle && o.showStyle.includes(':')) {
@@ -607,19 +582,16 @@ class FormWalker {
         row.type = 'descriptive';
         row.label = `<a href="${html(o.url ?? '').replace(/"/g, '&quot;')}" target="_blank">${row.label}</a>`;
         use('url');
-        warn('链接导出为 REDCap 的说明字段（descriptive），链接写在标签的 HTML 中');
         break;
-      case 'radio':
-      case 'select':
-      case 'checkbox':
-      case 'multiSelect': {
+      case 'choice': {
         use('optionsValue', 'optionsText');
         const same = (a: { optionsValue: string; optionsText: string }) =>
           o.optionsValue?.replace(/\s/g, '') === a.optionsValue && o.optionsText?.replace(/\s/g, '') === a.optionsText;
+        const single = itemTypeOf(node.type).exportKind(node) === 'choice';
         if (node.type === 'radio' && same(YES_NO)) row.type = 'yesno';
         else if (node.type === 'radio' && same(TRUE_FALSE)) row.type = 'truefalse';
         else {
-          row.type = node.type === 'radio' ? 'radio' : node.type === 'select' ? 'dropdown' : 'checkbox';
+          row.type = !single ? 'checkbox' : node.type === 'radio' ? 'radio' : 'dropdown';
           const bad = choicesOf(o).filter((c) => !/^[A-Za-z0-9_.-]+$/.test(c.value));
           if (bad.length > 0) {
             warn(
@@ -630,7 +602,6 @@ class FormWalker {
             .map((c) => `${c.value}, ${choiceLabel(c.text)}`)
             .join(' | ');
         }
-        if (node.type === 'multiSelect') warn('下拉多选导出为 REDCap 的复选框（checkbox），数据按选项分列');
         break;
       }
       case 'slider': {
@@ -645,28 +616,23 @@ class FormWalker {
         if (step !== null && step !== 1) warn(`REDCap 的滑块步长固定为 1，步长 ${step} 未导出`);
         break;
       }
-      case 'textarea':
+      case 'notes':
+        row.type = 'notes';
+        this.textValidation(node, row, tags, use);
+        break;
+      case 'text':
+        this.textValidation(node, row, tags, use);
+        break;
+      case 'json':
         row.type = 'notes';
         break;
-      case 'spineCobb':
-      case 'spineMeasure':
-        // The measurement's result (JSON) is kept; REDCap has no canvas to draw or correct it on.
-        row.type = 'notes';
-        warn('脊柱测量导出为 REDCap 的多行文本字段，内容为测量结果（JSON），不能在 REDCap 中绘制或修正');
-        break;
-      case 'fileUpload':
+      case 'file':
         row.type = 'file';
         break;
-      case 'imageUpload':
-      case 'videoUpload':
-        row.type = 'file';
-        warn(`${node.type === 'imageUpload' ? '图片' : '视频'}上传导出为 REDCap 的文件字段，只能上传一个文件`);
-        break;
-      case 'int':
+      case 'integer':
         row.validation = 'integer';
         break;
-      case 'real':
-      case 'number': {
+      case 'decimal': {
         use('validate');
         const precision = toNumber(o.validate?.precision);
         if (precision !== null && precision >= 1 && precision <= 4 && Number.isInteger(precision)) {
@@ -678,42 +644,28 @@ class FormWalker {
         break;
       }
       case 'date':
-      case 'partialDate': {
         use('itemType', 'format');
-        const datetime = o.itemType === 'datetime';
-        row.validation = datetime ? 'datetime_seconds_ymd' : 'date_ymd';
-        if (node.type === 'partialDate' || (o.format && !/^yyyy-MM-dd/.test(o.format))) {
-          warn(`REDCap 的日期不能部分未知（UK）${o.format ? `，格式 ${o.format} 未导出` : ''}：导出为完整日期`);
-        }
+        row.validation = o.itemType === 'datetime' ? 'datetime_seconds_ymd' : 'date_ymd';
         break;
-      }
       case 'datetime':
         use('format');
         row.validation = o.format === 'yyyy-MM-dd HH:mm' ? 'datetime_ymd' : 'datetime_seconds_ymd';
-        if (o.format && !/^yyyy-MM-dd HH:mm(:ss)?$/.test(o.format)) warn(`日期时间格式 ${o.format} 未导出`);
         break;
       case 'time':
         use('format');
         row.validation = o.format === 'Hour' ? 'time' : 'time_hh_mm_ss';
         break;
-      case 'input':
-      case 'text':
-      case 'section':
-      case 'group':
-      case 'card':
-      case 'listGroup':
-      case 'table':
+      case 'structure':
         break;
     }
-    if (node.type === 'input' || node.type === 'text' || node.type === 'textarea') {
-      this.textValidation(node, row, tags, use);
-    }
+    const typeWarning = redcap.warning?.(node);
+    if (typeWarning) warn(typeWarning);
 
     // Calculations: ours (calc, or a crfRule aimed at the item) become a REDCap calc field.
     const formula = o.calc ?? this.rules.get(node.name);
     use('calc');
     if (formula) this.calculation(node, formula, row, tags);
-    else if (o.format && (node.type === 'int' || node.type === 'real' || node.type === 'number')) {
+    else if (o.format && (redcap.shape === 'integer' || redcap.shape === 'decimal')) {
       ctx.warn(`转换规则 ${o.format} 在 REDCap 中没有对应，未导出`, field);
     }
     use('format');

@@ -1,0 +1,89 @@
+import type { ItemTypeDefinition } from './definition.js';
+import type { CrfNode } from '../crf-definition.schema.js';
+import { CRF_MSG } from '../crf-messages.js';
+import { nowString } from '../date-time.js';
+import {
+  dateDirectionError,
+  dateFormatOf,
+  isValidTime,
+  nowForFormat,
+  parsePartialDate,
+  timeFormatOf,
+} from '../partial-date.js';
+import { writeText } from '../value-shapes.js';
+
+/** A Chinese spreadsheet's 2026/1/5 or 2026.1.5 as 2026-01-05; a time part kept; other shapes left to the engine. */
+function isoDate(text: string): string {
+  const m = /^(\d{4})[/.](\d{1,2})[/.](\d{1,2})(.*)$/.exec(text);
+  return m ? `${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}${m[4]}` : text;
+}
+
+function dateCell(text: string, node: CrfNode): string {
+  const iso = isoDate(text);
+  const format = dateFormatOf(node);
+  // A date cell read from Excel carries a time of 00:00:00 the form's format may not have.
+  if (/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/.test(iso) && iso.length > format.length) {
+    const cut = iso.slice(0, format.length);
+    if (/^[0: ]*$/.test(iso.slice(format.length)) || format.length > 10) return cut;
+  }
+  return iso;
+}
+
+/** A date in the item's format, parts unknown (UK) only where it allows, not in a direction the item forbids. */
+function validateDate(value: unknown, node: CrfNode, today: string): string | null {
+  const parsed = parsePartialDate(String(value), dateFormatOf(node), node.type !== 'datetime');
+  if (!parsed) return CRF_MSG.dateInvalid;
+  const direction = dateDirectionError(parsed, node.option.showStyle, today);
+  if (direction === 'future') return CRF_MSG.dateInFuture;
+  if (direction === 'past') return CRF_MSG.dateInPast;
+  return null;
+}
+
+/** REDCap dates are whole dates in Y-M-D order: a date that may be partly unknown, or another format, is not kept. */
+function redcapDateWarning(node: CrfNode): string | null {
+  const format = node.option.format;
+  if (node.type !== 'partialDate' && !(format && !/^yyyy-MM-dd/.test(format))) return null;
+  return `REDCap 的日期不能部分未知（UK）${format ? `，格式 ${format} 未导出` : ''}：导出为完整日期`;
+}
+
+const dated = (type: 'date' | 'datetime' | 'partialDate', label: string): ItemTypeDefinition => ({
+  type,
+  label,
+  role: 'value',
+  normalize: (raw) => writeText(raw),
+  bounded: false,
+  validate: (value, node, { today }) => validateDate(value, node, today),
+  now: (node, now, timeZone) => nowForFormat(dateFormatOf(node), now, timeZone),
+  hasUnit: false,
+  searchKind: () => 'date',
+  exportKind: () => type,
+  importCell: dateCell,
+  odmDataType: () => type,
+  redcap:
+    type === 'datetime'
+      ? {
+          shape: 'datetime',
+          warning: ({ option: { format } }) =>
+            format && !/^yyyy-MM-dd HH:mm(:ss)?$/.test(format) ? `日期时间格式 ${format} 未导出` : null,
+        }
+      : { shape: 'date', warning: redcapDateWarning },
+});
+
+export const date = dated('date', '日期');
+export const datetime = dated('datetime', '日期时间');
+export const partialDate = dated('partialDate', '下拉日期');
+
+export const time: ItemTypeDefinition = {
+  type: 'time',
+  label: '时间',
+  role: 'value',
+  normalize: (raw) => writeText(raw),
+  bounded: false,
+  validate: (value, node) => (isValidTime(String(value), timeFormatOf(node)) ? null : CRF_MSG.timeInvalid),
+  now: (node, now, timeZone) => nowString(now, timeZone).slice(11, 11 + timeFormatOf(node).length),
+  hasUnit: false,
+  searchKind: () => 'text',
+  exportKind: () => 'text',
+  odmDataType: () => 'time',
+  redcap: { shape: 'time' },
+};
