@@ -51,7 +51,10 @@ export const queryKeys = {
     title: () => [...SYSCONFIG, 'systemtitle'] as const,
   },
   notices: {
+    /** The signed-in user's notices (the top bar's bell); a prefix of every notice key. */
     all: () => NOTICES,
+    /** 通知公告's list of every notice, paged on the server. */
+    manage: () => [...NOTICES, 'manage'] as const,
   },
   user: {
     all: () => USER,

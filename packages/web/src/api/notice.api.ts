@@ -1,5 +1,5 @@
 import type { NoticeTarget, Page } from '@ecrf/core';
-import { http } from '../../../api/request';
+import { http } from './request';
 
 /** A row of the administrators' notice list (通知公告管理). */
 export interface NoticeAdminRow {

@@ -1,8 +1,7 @@
 /** 通知公告管理 page texts (zh-CN). */
-export const NOTICE = {
+export const NOTICE_TEXT = {
   title: '通知公告',
   searchTitle: '公告标题',
-  search: '搜索',
   add: '发布公告',
   edit: '修改',
   remove: '删除',
@@ -12,7 +11,6 @@ export const NOTICE = {
   target: '接收范围',
   readCount: '已读人数',
   createTime: '发布时间',
-  actions: '操作',
   addTitle: '发布公告',
   editTitle: '修改公告',
   role: '角色',
