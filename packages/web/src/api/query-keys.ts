@@ -33,6 +33,7 @@ const SEARCH = ['search'] as const;
 const CALENDAR = ['calendar'] as const;
 const FOLLOW = ['follow'] as const;
 const RANDOMIZATION = ['randomization'] as const;
+const CONSULT = ['consult'] as const;
 
 /** The version segment of a CRF definition key: a number, or the newest. */
 export type CrfVersionKey = number | 'latest';
@@ -236,6 +237,14 @@ export const queryKeys = {
     list: (studyId: number) => [...RANDOMIZATION, 'list', studyId] as const,
     selected: (studyId: number) => [...RANDOMIZATION, 'selected', studyId] as const,
     subject: (studyId: number, subjectId: number) => [...RANDOMIZATION, 'subject', studyId, subjectId] as const,
+  },
+  /** 在线咨询: a study's questions from patients; a push (personsignalhub `consult`) reads a study's list again. */
+  consult: {
+    all: () => CONSULT,
+    lists: () => [...CONSULT, 'list'] as const,
+    list: (studyId: number) => [...CONSULT, 'list', studyId] as const,
+    /** The patients offered when staff enter a question for one, by the code typed. */
+    patients: (studyId: number, code: string) => [...CONSULT, 'patients', studyId, code] as const,
   },
   /** A study's locks (数据库锁定): setting or lifting one changes every lock view of the study. */
   lock: {

@@ -1,12 +1,11 @@
 /** 在线咨询 page texts (zh-CN). */
-export const CONSULT = {
+export const CONSULT_TEXT = {
   title: '在线咨询',
   study: '项目',
   studyPlaceholder: '请选择项目',
   state: '状态',
   all: '全部',
   keyword: '标题/内容/患者编号',
-  search: '搜索',
   add: '代患者提问',
   code: '患者编号',
   name: '患者姓名',
@@ -21,7 +20,6 @@ export const CONSULT = {
   answer: '回复内容',
   answeredBy: '回复人',
   answeredTime: '回复时间',
-  actions: '操作',
   view: '查看',
   reply: '回复',
   close: '关闭',

@@ -1,5 +1,5 @@
 import type { ConsultState, ConsultView, Page } from '@ecrf/core';
-import { http } from '../../../api/request';
+import { http } from './request';
 
 /** 在线咨询 calls (docs/content.md, Consultation). */
 export const consultApi = {
