@@ -42,7 +42,7 @@ import { exportRoutes } from './modules/export/export.routes.js';
 import { subscribeSystemQueries } from './modules/doubt/system-queries.subscriber.js';
 import { fileRoutes } from './modules/files/file.routes.js';
 import { followRoutes } from './modules/follow/follow.routes.js';
-import { subscribeFollowUp } from './modules/follow/follow.service.js';
+import { subscribeFollowUp } from './modules/follow/follow-events.service.js';
 import { homeRoutes } from './modules/home/home.routes.js';
 import { calendarRoutes } from './modules/calendar/calendar.routes.js';
 import { printRoutes } from './modules/print/print.routes.js';

@@ -5,7 +5,7 @@ import { queryRows } from '../../db/client.js';
 import { inCallerSites } from '../../shared/patient-site.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
-import { refreshAndPush } from './follow.service.js';
+import { refreshAndPush } from './follow-events.service.js';
 
 /** At most this many of the week's visits are listed by the overview (the counts are always whole). */
 export const OVERVIEW_WEEK_LIST_MAX = 100;

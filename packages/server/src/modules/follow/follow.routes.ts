@@ -10,7 +10,9 @@ import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { fromBody, fromParam, fromQuery } from '../../http/study-params.js';
 import * as subjectsService from '../subjects/subject.service.js';
-import * as follow from './follow.service.js';
+import * as follow from './follow-record.service.js';
+import * as plans from './follow-plan.service.js';
+import { scheduleSubjectNow } from './follow-schedule.service.js';
 import { followOverview } from './follow-overview.js';
 
 const tags = ['随访'];
@@ -53,7 +55,7 @@ const csv = <T extends z.ZodType>(item: T) =>
   z.preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean) : v), z.array(item).max(20));
 
 export function followRoutes(app: App, ctx: AppContext) {
-  const ofPlan = (v: number | undefined) => (v === undefined ? undefined : follow.studyOfPlan(ctx, v));
+  const ofPlan = (v: number | undefined) => (v === undefined ? undefined : plans.studyOfPlan(ctx, v));
   const ofRecord = (v: number | undefined) => (v === undefined ? undefined : follow.studyOfFollowRecord(ctx, v));
   const ofSubjectRecord = (v: number | undefined) =>
     v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v);
@@ -72,7 +74,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       config: { study: fromQuery },
     },
     async (request) =>
-      ok(await follow.listPlans(ctx, request.query.studyId, pageRequest(request.query), request.query.planName)),
+      ok(await plans.listPlans(ctx, request.query.studyId, pageRequest(request.query), request.query.planName)),
   );
   app.get(
     '/api/business/follow/crfs',
@@ -80,7 +82,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '可选的随访表单', querystring: z.object({ studyId: id }) },
       config: { study: fromQuery },
     },
-    async (request) => ok(await follow.followCrfs(ctx, request.query.studyId)),
+    async (request) => ok(await plans.followCrfs(ctx, request.query.studyId)),
   );
   app.get(
     '/api/business/follow/records',
@@ -135,7 +137,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '随访计划详情', params: z.object({ id }) },
       config: { study: (r) => ofPlan(fromParam(r)) },
     },
-    async (request) => ok(await follow.getPlan(ctx, request.params.id)),
+    async (request) => ok(await plans.getPlan(ctx, request.params.id)),
   );
   app.post(
     '/api/business/follow',
@@ -143,7 +145,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '新增随访计划（已入组患者随即排期）', body: planBody },
       config: { study: fromBody, module, action: '新增计划', studyPermission: PLAN },
     },
-    async (request) => ok(await follow.createPlan(ctx, requireUser(request), request.body), '新增成功'),
+    async (request) => ok(await plans.createPlan(ctx, requireUser(request), request.body), '新增成功'),
   );
   app.put(
     '/api/business/follow',
@@ -164,7 +166,7 @@ export function followRoutes(app: App, ctx: AppContext) {
         studyPermission: PLAN,
       },
     },
-    async (request) => ok(await follow.updatePlan(ctx, requireUser(request), request.body), '修改成功'),
+    async (request) => ok(await plans.updatePlan(ctx, requireUser(request), request.body), '修改成功'),
   );
   app.delete(
     '/api/business/follow/:id',
@@ -179,7 +181,7 @@ export function followRoutes(app: App, ctx: AppContext) {
     },
     async (request) =>
       ok(
-        await follow.deletePlan(ctx, requireUser(request), request.params.id, request.query.removePending === true),
+        await plans.deletePlan(ctx, requireUser(request), request.params.id, request.query.removePending === true),
         '删除成功',
       ),
   );
@@ -226,7 +228,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       },
     },
     async (request) =>
-      ok(await follow.scheduleSubjectNow(ctx, requireUser(request), request.body.subjectRecordId), '操作成功'),
+      ok(await scheduleSubjectNow(ctx, requireUser(request), request.body.subjectRecordId), '操作成功'),
   );
   app.put(
     '/api/business/subject/follow/record',

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { appliedRequests, jobs, kvEntries, sessions } from '../../db/schema/index.js';
 import type { JobFiles } from './job-files.js';
 import type { VisitChanges } from '../follow/follow-push.js';
-import { refreshStates } from '../follow/follow.service.js';
+import { refreshStates } from '../follow/follow-events.service.js';
 import { scheduledRunsCleanup, type ScheduledTask } from './scheduler.js';
 
 const DAY = 86_400_000;
