@@ -1,6 +1,7 @@
 import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import { message } from 'antd';
 import { MSG } from '@ecrf/core';
+import { MESSAGE_SECONDS } from '../utils/message-seconds';
 import { storage } from '../stores/local-storage';
 import { useSession } from '../stores/session.store';
 
@@ -40,8 +41,7 @@ export class ApiError extends Error {
   }
 }
 
-/** platform §8: all messages stay 5 seconds. */
-export const MESSAGE_SECONDS = 5;
+export { MESSAGE_SECONDS };
 
 export interface Notifier {
   error: (text: string) => void;

@@ -1,7 +1,7 @@
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Alert, Modal, message } from 'antd';
 import { getCompiledForm, type CrfDefinition, type EvaluationContext, type FormState, type Gender } from '@ecrf/core';
-import { MESSAGE_SECONDS } from '../api/request';
+import { MESSAGE_SECONDS } from '../utils/message-seconds';
 import { CrfChildren } from './crf-node';
 import {
   CrfStore,

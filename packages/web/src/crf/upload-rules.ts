@@ -1,5 +1,5 @@
 import { FILE_DOWNLOAD_PATH, fileLabel, fileReference } from '@ecrf/core';
-import { thumbnailValue } from '../api/object-upload.api';
+import { thumbnailValue } from '../utils/file-values';
 
 /** forms §5, §9: a video must be under 500 MB. */
 export const VIDEO_MAX_BYTES = 500 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, fireEvent, waitFor } from '@testing-library/react';
-import { thumbnailValue } from '../api/object-upload.api';
+import { thumbnailValue } from '../utils/file-values';
 import { form, item, renderCrf } from './test/crf-test-utils';
 import { thumbnailUrl } from './upload-rules';
 

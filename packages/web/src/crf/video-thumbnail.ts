@@ -1,4 +1,4 @@
-import { THUMBNAIL_SUFFIX } from '../api/object-upload.api';
+import { THUMBNAIL_SUFFIX } from '../utils/file-values';
 
 /** Where the first frame is taken: a hair past 0, since some encoders leave frame 0 black. */
 const FRAME_SECONDS = 0.1;
