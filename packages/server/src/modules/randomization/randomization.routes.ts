@@ -8,11 +8,21 @@ import { sendFile } from '../../http/send-file.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { fromBody, fromQuery } from '../../http/study-params.js';
-import * as rand from './randomization.service.js';
+import { randomize } from './randomization-assign.service.js';
+import { factorDepts, getConfig, listSlots, saveConfig, simulate } from './randomization-config.service.js';
+import {
+  exportList,
+  exportSelected,
+  getSubjectRandomization,
+  listSelected,
+  results,
+} from './randomization-results.service.js';
+import { RANDOMIZATION_PERMISSIONS } from './randomization-shared.js';
+import { emergencyUnblind, unblindAll } from './randomization-unblind.service.js';
 
 const tags = ['随机化'];
 const module = '随机化';
-const P = rand.RANDOMIZATION_PERMISSIONS;
+const P = RANDOMIZATION_PERMISSIONS;
 const id = idTextSchema;
 const password = z.string({ error: '请输入密码' }).min(1, '请输入密码').max(100);
 const reason = (msg: string) => z.string({ error: msg }).trim().min(1, msg).max(500);
@@ -36,7 +46,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromBody, module, action: '保存随机化配置', studyPermission: P.config },
     },
-    async (request) => ok(await rand.saveConfig(ctx, requireUser(request), request.body), '保存成功'),
+    async (request) => ok(await saveConfig(ctx, requireUser(request), request.body), '保存成功'),
   );
   app.get(
     '/api/business/randomization/config',
@@ -44,7 +54,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '当前随机化配置及其版本', querystring: z.object({ studyId: id }) },
       config: { study: fromQuery },
     },
-    async (request) => ok(await rand.getConfig(ctx, requireStudy(request))),
+    async (request) => ok(await getConfig(ctx, requireStudy(request))),
   );
   app.get(
     '/api/business/randomization/list/config',
@@ -63,7 +73,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
     },
     async (request) =>
       ok(
-        await rand.listSlots(
+        await listSlots(
           ctx,
           requireStudy(request),
           { stratum: request.query.stratum, version: request.query.version },
@@ -81,7 +91,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromQuery },
     },
-    async (request) => ok(await rand.factorDepts(ctx, request.query.studyId)),
+    async (request) => ok(await factorDepts(ctx, request.query.studyId)),
   );
 
   // ---- randomizing
@@ -95,8 +105,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromBody, module, action: '随机入组', studyPermission: P.subject },
     },
-    async (request) =>
-      ok(await rand.randomize(ctx, requireUser(request), requireStudy(request), request.body), '随机成功'),
+    async (request) => ok(await randomize(ctx, requireUser(request), requireStudy(request), request.body), '随机成功'),
   );
   app.get(
     '/api/business/randomization/subject',
@@ -109,7 +118,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       config: { study: fromQuery },
     },
     async (request) =>
-      ok(await rand.getSubjectRandomization(ctx, requireUser(request), requireStudy(request), request.query.subjectId)),
+      ok(await getSubjectRandomization(ctx, requireUser(request), requireStudy(request), request.query.subjectId)),
   );
   app.get(
     '/api/business/randomization/randomly_selected',
@@ -128,7 +137,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
     },
     async (request) =>
       ok(
-        await rand.listSelected(
+        await listSelected(
           ctx,
           requireUser(request),
           requireStudy(request),
@@ -143,7 +152,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '随机统计：各组、各分层、各因素水平的例数', querystring: z.object({ studyId: id }) },
       config: { study: fromQuery },
     },
-    async (request) => ok(await rand.results(ctx, requireStudy(request))),
+    async (request) => ok(await results(ctx, requireStudy(request))),
   );
 
   // ---- unblinding
@@ -162,7 +171,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromBody, module, action: '紧急揭盲', studyPermission: P.emergency },
     },
-    async (request) => ok(await rand.emergencyUnblind(ctx, requireUser(request), request.body), '揭盲成功'),
+    async (request) => ok(await emergencyUnblind(ctx, requireUser(request), request.body), '揭盲成功'),
   );
   app.put(
     '/api/business/randomization/unblind/all',
@@ -179,7 +188,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromBody, module, action: '全部揭盲', studyPermission: P.unblindAll },
     },
-    async (request) => ok(await rand.unblindAll(ctx, requireUser(request), request.body), '揭盲成功'),
+    async (request) => ok(await unblindAll(ctx, requireUser(request), request.body), '揭盲成功'),
   );
 
   // ---- exports (file downloads, audited)
@@ -193,7 +202,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromBody, module, action: '导出随机分配表', studyPermission: P.unblinded },
     },
-    async (request, reply) => sendFile(reply, await rand.exportList(ctx, requireUser(request), requireStudy(request))),
+    async (request, reply) => sendFile(reply, await exportList(ctx, requireUser(request), requireStudy(request))),
   );
   app.post(
     '/api/business/randomization/export/randomly_selected',
@@ -201,8 +210,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '导出随机结果（Excel；分组按当前用户可见）', body: z.object({ studyId: idSchema }) },
       config: { study: fromBody, module, action: '导出随机结果' },
     },
-    async (request, reply) =>
-      sendFile(reply, await rand.exportSelected(ctx, requireUser(request), requireStudy(request))),
+    async (request, reply) => sendFile(reply, await exportSelected(ctx, requireUser(request), requireStudy(request))),
   );
 
   // ---- simulation (our addition: before go-live)
@@ -226,6 +234,6 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromBody, module, action: '随机化模拟', studyPermission: P.config },
     },
-    async (request) => ok(await rand.simulate(ctx, request.body)),
+    async (request) => ok(await simulate(ctx, request.body)),
   );
 }

@@ -21,7 +21,7 @@ import {
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
-import { simulate } from './randomization.service.js';
+import { simulate } from './randomization-config.service.js';
 
 const BASE = '/api/business/randomization';
 const key = (k: string) => buttonKey(`business.randomization.${k}`);
