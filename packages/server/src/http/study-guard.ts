@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { and, eq, isNull } from 'drizzle-orm';
-import { DEFAULT_TIME_ZONE, hasPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
-import { studies, studyPersonnel, studyRoles } from '../db/schema/index.js';
 import { cachedAtGeneration } from '../shared/auth-cache.js';
-import { PATIENT_ID_KEYS, siteScopedAccess } from '../shared/patient-site.js';
+import { PATIENT_ID_KEYS } from '../shared/patient-site.js';
 import { hasStudyPermission, seesSite, type StudyAccess } from '../shared/study-access.js';
+import { studyAccessOf } from '../shared/study-access-of.js';
 import { AppError } from './app-error.js';
 
 export { canViewCrf, hasStudyPermission, seesSite, viewableCrfIds, type StudyAccess } from '../shared/study-access.js';
@@ -36,41 +34,6 @@ declare module 'fastify' {
      */
     site?: (request: FastifyRequest) => Promise<number | null | undefined>;
   }
-}
-
-export const STUDY_MANAGE = 'study:manage';
-
-export async function studyAccessOf(
-  ctx: AppContext,
-  userId: number,
-  permissions: string[],
-  studyId: number,
-): Promise<StudyAccess | null> {
-  const [row] = await ctx.db
-    .select({
-      timeZone: studies.timeZone,
-      studyRoleId: studyPersonnel.studyRoleId,
-      rolePermissions: studyRoles.permissions,
-      deptId: studyPersonnel.deptId,
-      siteIds: studyPersonnel.siteIds,
-    })
-    .from(studies)
-    .leftJoin(studyPersonnel, and(eq(studyPersonnel.studyId, studies.studyId), eq(studyPersonnel.userId, userId)))
-    .leftJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
-    .where(and(eq(studies.studyId, studyId), isNull(studies.deletedAt)));
-  const member = row?.studyRoleId != null;
-  const all = hasPermission(permissions, STUDY_MANAGE);
-  if (!member && !all) return null;
-  return siteScopedAccess(ctx, {
-    studyId,
-    member,
-    studyRoleId: row?.studyRoleId ?? null,
-    permissions: row?.rolePermissions ?? [],
-    all,
-    timeZone: row?.timeZone ?? DEFAULT_TIME_ZONE,
-    deptId: row?.deptId ?? null,
-    siteIds: row?.siteIds ?? null,
-  });
 }
 
 /**

@@ -20,6 +20,9 @@ export interface StudyAccess {
   ownSiteIds: number[];
 }
 
+/** The system permission (项目维护) that opens every study with every study permission, staff or not. */
+export const STUDY_MANAGE = 'study:manage';
+
 /** The study button that lifts a member's site scope. */
 export const ALL_SITES_KEY = 'btn:business.subject.allSites';
 

@@ -9,7 +9,7 @@ import {
   subjectRecords,
   users,
 } from '../../db/schema/index.js';
-import { studyAccessOf } from '../../http/study-guard.js';
+import { studyAccessOf } from '../../shared/study-access-of.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { openDemoStudy } from '../../test/demo.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportLogs } from '../../db/schema/index.js';
-import { studyAccessOf } from '../../http/study-guard.js';
+import { studyAccessOf } from '../../shared/study-access-of.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import type { JobTools } from '../jobs/job-queue.js';

@@ -11,7 +11,7 @@ import { inCallerSites, siteScopedAccess } from '../../shared/patient-site.js';
 import type { AppContext } from '../../app-context.js';
 import { crfs, studies, studyPersonnel, studyRoles, subjectRecords, subjects } from '../../db/schema/index.js';
 import type { CurrentUser } from '../../shared/current-user.js';
-import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
+import { hasStudyPermission, STUDY_MANAGE, type StudyAccess } from '../../shared/study-access.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
 /**
@@ -48,9 +48,6 @@ export interface SearchSource {
 }
 
 const sources = new Map<string, SearchSource>();
-
-/** The system permission that opens every study (http/study-guard.ts's rule). */
-const STUDY_MANAGE = 'study:manage';
 
 /** Adds (or replaces, by type) a source of the global search. */
 export function registerSearchSource(source: SearchSource): void {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { jobs } from '../../db/schema/index.js';
-import type { PageRequest } from '../../http/paging.js';
+import type { PageRequest } from '../../shared/paging.js';
 import { AppError } from '../../shared/app-error.js';
 import type { JobFiles } from './job-files.js';
 import {

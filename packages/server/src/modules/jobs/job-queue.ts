@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { PageRequest } from '../../http/paging.js';
+import type { PageRequest } from '../../shared/paging.js';
 
 export const JOB_STATES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
 export type JobState = (typeof JOB_STATES)[number];

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { loadCurrentUser } from '../../http/auth.js';
-import { studyAccessOf } from '../../http/study-guard.js';
+import { studyAccessOf } from '../../shared/study-access-of.js';
 import { viewableCrfIds } from '../../shared/study-access.js';
 import { subscribeRealtime } from './realtime.subscribers.js';
 

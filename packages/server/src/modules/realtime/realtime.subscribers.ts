@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { NoticePush } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { crfs, studyPersonnel, users } from '../../db/schema/index.js';
-import { studyAccessOf } from '../../http/study-guard.js';
+import { studyAccessOf } from '../../shared/study-access-of.js';
 import type { DeliveredEvent, DomainEvent, DomainEvents } from '../../shared/domain-events.js';
 import { siteOfSubject } from '../../shared/patient-site.js';
 import { canViewCrf, hasStudyPermission, seesSite } from '../../shared/study-access.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { studyAccessOf } from '../../http/study-guard.js';
+import { studyAccessOf } from '../../shared/study-access-of.js';
 import type { App } from '../../http/types.js';
 import { INVALID_ID_MSG } from '@ecrf/core';
 import { MAX_ROW_ID, idTextSchema } from '../../http/ids.js';

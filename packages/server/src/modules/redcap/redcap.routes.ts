@@ -11,7 +11,7 @@ import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { isMalformedMultipart, pgInputError } from '../../http/error-handler.js';
 import { MALFORMED_MSG, inputProblem, isStorableText } from '../../http/input-bounds.js';
-import { studyAccessOf } from '../../http/study-guard.js';
+import { studyAccessOf } from '../../shared/study-access-of.js';
 import type { App } from '../../http/types.js';
 import { MAX_UPLOAD_BYTES, receiveFile, servingHeaders, storageKeyOf } from '../files/file.service.js';
 import { ApiRefusal, resolveApiToken } from './api-token.service.js';

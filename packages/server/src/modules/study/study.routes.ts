@@ -5,7 +5,7 @@ import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
-import { STUDY_MANAGE } from '../../http/study-guard.js';
+import { STUDY_MANAGE } from '../../shared/study-access.js';
 import { fromBody, fromBodyId, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import type { App } from '../../http/types.js';
 import * as studyService from './study.service.js';
