@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { ok } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import { PATIENT_TOKEN_HEADER } from '../patient-portal/patient-portal.routes.js';
-import { patientOfToken } from '../patient-portal/patient-portal.service.js';
+import { patientOfToken } from '../patient-portal/patient-binding.service.js';
 import { askAsPatient, listForPatient } from './advisory.service.js';
 
 const tags = ['患者端'];

@@ -17,7 +17,7 @@ import {
   BIND_FAILURE_WINDOW_MS,
   BIND_PATIENT_FAILURE_LIMIT,
 } from './bind-limits.js';
-import { BIND_CODE_TTL_MS } from './patient-portal.service.js';
+import { BIND_CODE_TTL_MS } from './patient-binding.service.js';
 
 const HOUR = 60 * 60 * 1000;
 

@@ -8,6 +8,8 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
+import * as binding from './patient-binding.service.js';
+import * as forms from './patient-forms.service.js';
 import * as portal from './patient-portal.service.js';
 
 const tags = ['患者端'];
@@ -23,7 +25,7 @@ const values = z.record(z.string().max(200), z.unknown());
 
 const patientOf = (ctx: AppContext, request: FastifyRequest) => {
   const header = request.headers[PATIENT_TOKEN_HEADER];
-  return portal.patientOfToken(ctx, typeof header === 'string' ? header : undefined);
+  return binding.patientOfToken(ctx, typeof header === 'string' ? header : undefined);
 };
 
 /**
@@ -109,7 +111,7 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
       config: { study: fromBody, studyPermission: 'btn:business.subject.edit', module, action: '发放绑定码' },
     },
     async (request) =>
-      ok(await portal.issueBindCode(ctx, requireUser(request), requireStudy(request), request.body.subjectId)),
+      ok(await binding.issueBindCode(ctx, requireUser(request), requireStudy(request), request.body.subjectId)),
   );
 
   app.post(
@@ -119,7 +121,7 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
       config: { study: fromBody, studyPermission: 'btn:business.subject.edit', module, action: '解除绑定' },
     },
     async (request) => {
-      await portal.unbind(ctx, requireUser(request), requireStudy(request), request.body.subjectId);
+      await binding.unbind(ctx, requireUser(request), requireStudy(request), request.body.subjectId);
       return ok(null, '解绑成功');
     },
   );
@@ -165,19 +167,19 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
       },
       config: { module, action: '患者绑定' },
     },
-    async (request) => ok(await portal.bind(ctx, request.body, request.ip), '绑定成功'),
+    async (request) => ok(await binding.bind(ctx, request.body, request.ip), '绑定成功'),
   );
 
   app.get(`${PATIENT}/home`, { schema: { tags, summary: '患者首页' } }, async (request) =>
-    ok(await portal.patientHome(ctx, await patientOf(ctx, request))),
+    ok(await forms.patientHome(ctx, await patientOf(ctx, request))),
   );
 
   app.get(`${PATIENT}/forms`, { schema: { tags, summary: '我的表单' } }, async (request) =>
-    ok(await portal.patientForms(ctx, await patientOf(ctx, request))),
+    ok(await forms.patientForms(ctx, await patientOf(ctx, request))),
   );
 
   app.get(`${PATIENT}/forms/:crfId`, { schema: { tags, summary: '填写表单', params: crfParams } }, async (request) =>
-    ok(await portal.patientForm(ctx, await patientOf(ctx, request), request.params.crfId)),
+    ok(await forms.patientForm(ctx, await patientOf(ctx, request), request.params.crfId)),
   );
 
   app.post(
@@ -198,13 +200,13 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
     },
     async (request) => {
       const patient = await patientOf(ctx, request);
-      const saved = await portal.savePatientForm(ctx, patient, request.params.crfId, request.body);
+      const saved = await forms.savePatientForm(ctx, patient, request.params.crfId, request.body);
       return ok(saved, request.body.submit ? '提交成功' : '保存成功');
     },
   );
 
   app.post(`${PATIENT}/logout`, { schema: { tags, summary: '退出' } }, async (request) => {
-    await portal.logout(ctx, await patientOf(ctx, request));
+    await binding.logout(ctx, await patientOf(ctx, request));
     return ok(null);
   });
 }
