@@ -1,4 +1,6 @@
-import { lazy, Suspense, type ReactNode } from 'react';
+import type { ItemType } from '@ecrf/core';
+import type { ReactNode } from 'react';
+import { SPINE_WIDGETS } from '../components/spine/spine-widgets';
 import { CardWidget } from './widgets/card-widget';
 import { CheckboxWidget } from './widgets/checkbox-widget';
 import { DateWidget } from './widgets/date-widget';
@@ -24,117 +26,50 @@ import { TextareaWidget } from './widgets/textarea-widget';
 import { TimeWidget } from './widgets/time-widget';
 import { TitleWidget } from './widgets/title-widget';
 import { VideoUploadWidget } from './widgets/video-upload-widget';
-import type { BlockProps, ControlProps } from './widgets/widget-types';
+import type { BlockProps, ControlProps, WidgetRegistration } from './widgets/widget-types';
 
-// The automatic Cobb angle tool's canvas (konva) loads only with a form that has one.
-const SpineCobbWidget = lazy(() =>
-  import('../components/spine/cobb/spine-cobb-widget').then((m) => ({ default: m.SpineCobbWidget })),
-);
+/**
+ * The widget of every item type (what the type is and does: its core registration, @ecrf/core's itemTypeOf). A
+ * `Record` over ItemType: a type without a widget does not compile. Widgets render nodes in turn through
+ * renderControl/renderBlock; the widgets are function declarations, so this map may be built while they load.
+ */
+const WIDGETS: Readonly<Record<ItemType, WidgetRegistration>> = {
+  section: { block: SectionWidget },
+  title: { block: TitleWidget },
+  group: { block: GroupWidget },
+  card: { block: CardWidget },
+  link: { block: LinkWidget },
+  listGroup: { block: ListGroupWidget },
+  table: { block: TableWidget },
+  checkbox: { control: CheckboxWidget },
+  radio: { control: RadioWidget },
+  select: { control: SelectWidget },
+  multiSelect: { control: MultiSelectWidget },
+  slider: { control: SliderWidget },
+  input: { control: InputWidget },
+  textarea: { control: TextareaWidget },
+  int: { control: IntWidget },
+  real: { control: RealWidget },
+  text: { control: TextWidget },
+  number: { control: NumberWidget },
+  date: { control: DateWidget },
+  datetime: { control: DatetimeWidget },
+  partialDate: { control: PartialDateWidget },
+  time: { control: TimeWidget },
+  imageUpload: { control: ImageUploadWidget },
+  videoUpload: { control: VideoUploadWidget },
+  fileUpload: { control: FileUploadWidget },
+  ...SPINE_WIDGETS,
+};
 
-// The canvas (konva) loads only with a form that has a spine measurement item.
-const SpineMeasureWidget = lazy(() =>
-  import('../components/spine/measure/spine-measure-widget').then((m) => ({ default: m.SpineMeasureWidget })),
-);
-
-/** The control of a value item (forms §3), or null for blocks. A switch, so widgets may render nodes in turn. */
+/** The control of a value item (forms §3), or null for blocks. */
 export function renderControl(props: ControlProps): ReactNode | null {
-  switch (props.node.type) {
-    case 'checkbox':
-      return <CheckboxWidget {...props} />;
-    case 'radio':
-      return <RadioWidget {...props} />;
-    case 'select':
-      return <SelectWidget {...props} />;
-    case 'multiSelect':
-      return <MultiSelectWidget {...props} />;
-    case 'slider':
-      return <SliderWidget {...props} />;
-    case 'input':
-      return <InputWidget {...props} />;
-    case 'textarea':
-      return <TextareaWidget {...props} />;
-    case 'int':
-      return <IntWidget {...props} />;
-    case 'real':
-      return <RealWidget {...props} />;
-    case 'text':
-      return <TextWidget {...props} />;
-    case 'number':
-      return <NumberWidget {...props} />;
-    case 'date':
-      return <DateWidget {...props} />;
-    case 'datetime':
-      return <DatetimeWidget {...props} />;
-    case 'partialDate':
-      return <PartialDateWidget {...props} />;
-    case 'time':
-      return <TimeWidget {...props} />;
-    case 'imageUpload':
-      return <ImageUploadWidget {...props} />;
-    case 'videoUpload':
-      return <VideoUploadWidget {...props} />;
-    case 'fileUpload':
-      return <FileUploadWidget {...props} />;
-    case 'spineCobb':
-      return (
-        <Suspense fallback={null}>
-          <SpineCobbWidget {...props} />
-        </Suspense>
-      );
-    case 'spineMeasure':
-      return (
-        <Suspense fallback={null}>
-          <SpineMeasureWidget {...props} />
-        </Suspense>
-      );
-    case 'section':
-    case 'title':
-    case 'group':
-    case 'listGroup':
-    case 'link':
-    case 'table':
-    case 'card':
-      return null;
-  }
+  const Control = WIDGETS[props.node.type].control;
+  return Control ? <Control {...props} /> : null;
 }
 
 /** A block (container, rows, title, link) rendered for its node, or null for value items. */
 export function renderBlock(props: BlockProps): ReactNode | null {
-  switch (props.node.type) {
-    case 'section':
-      return <SectionWidget {...props} />;
-    case 'title':
-      return <TitleWidget {...props} />;
-    case 'group':
-      return <GroupWidget {...props} />;
-    case 'card':
-      return <CardWidget {...props} />;
-    case 'link':
-      return <LinkWidget {...props} />;
-    case 'listGroup':
-      return <ListGroupWidget {...props} />;
-    case 'table':
-      return <TableWidget {...props} />;
-    case 'checkbox':
-    case 'radio':
-    case 'select':
-    case 'multiSelect':
-    case 'slider':
-    case 'input':
-    case 'textarea':
-    case 'int':
-    case 'real':
-    case 'text':
-    case 'number':
-    case 'date':
-    case 'datetime':
-    case 'partialDate':
-    case 'time':
-    case 'imageUpload':
-    case 'videoUpload':
-    case 'fileUpload':
-    case 'spineMeasure':
-    case 'spineCobb':
-      return null;
-  }
+  const Block = WIDGETS[props.node.type].block;
+  return Block ? <Block {...props} /> : null;
 }

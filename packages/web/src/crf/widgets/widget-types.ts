@@ -1,3 +1,4 @@
+import type { ComponentType } from 'react';
 import type { CrfNode, ItemState, NumberLike } from '@ecrf/core';
 
 export type ControlStatus = 'error' | 'warning' | undefined;
@@ -27,3 +28,11 @@ export interface BlockProps {
   /** Items per row of the enclosing section (forms §9); children inherit it. */
   crfCols: NumberLike | undefined;
 }
+
+/**
+ * What draws an item type in the form: a control for a value item (beside its label), or a block for a container,
+ * rows, a title or a link (the whole line). One of the two, per type (crf/widget-registry.tsx).
+ */
+export type WidgetRegistration =
+  | { readonly control: ComponentType<ControlProps>; readonly block?: never }
+  | { readonly block: ComponentType<BlockProps>; readonly control?: never };
