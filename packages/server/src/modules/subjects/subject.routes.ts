@@ -11,6 +11,9 @@ import { AppError } from '../../http/app-error.js';
 import { siteLocators } from '../../shared/patient-site.js';
 import { ALL_SITES_KEY } from '../../shared/study-access.js';
 import { fromBody, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
+import { createSubject, isCodeTaken, subjectFormModel, updateSubject } from './subject-edit.service.js';
+import { listRecords, recordColumns } from './subject-list.service.js';
+import { deleteRecord, moveSubjectSite, setRecordState, signRecord, SITE_MOVE_MSG } from './subject-record.service.js';
 import * as subjectsService from './subject.service.js';
 
 const subjectTags = ['患者'];
@@ -55,7 +58,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       schema: { tags: subjectTags, summary: '患者表单模型（基础信息配置）', querystring: studyIdQuery },
       config: { study: fromQuery },
     },
-    async (request) => ok(await subjectsService.subjectFormModel(ctx, request.query.studyId)),
+    async (request) => ok(await subjectFormModel(ctx, request.query.studyId)),
   );
   app.get(
     '/api/business/subject/unique',
@@ -67,8 +70,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromQuery },
     },
-    async (request) =>
-      ok(await subjectsService.isCodeTaken(ctx.db, request.query.studyId, request.query.identificationCode)),
+    async (request) => ok(await isCodeTaken(ctx.db, request.query.studyId, request.query.identificationCode)),
   );
   app.post(
     '/api/business/subject',
@@ -78,13 +80,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
     },
     async (request) =>
       ok(
-        await subjectsService.createSubject(
-          ctx,
-          requireUser(request),
-          requireStudy(request),
-          request.body.studyId,
-          request.body,
-        ),
+        await createSubject(ctx, requireUser(request), requireStudy(request), request.body.studyId, request.body),
         '添加成功',
       ),
   );
@@ -107,13 +103,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
     },
     async (request) =>
       ok(
-        await subjectsService.updateSubject(
-          ctx,
-          requireUser(request),
-          requireStudy(request),
-          request.body.id,
-          request.body,
-        ),
+        await updateSubject(ctx, requireUser(request), requireStudy(request), request.body.id, request.body),
         '修改成功',
       ),
   );
@@ -127,9 +117,9 @@ export function subjectRoutes(app: App, ctx: AppContext) {
           subjectId: idSchema,
           deptId: idSchema,
           reason: z
-            .string({ error: subjectsService.SITE_MOVE_MSG.reasonRequired })
+            .string({ error: SITE_MOVE_MSG.reasonRequired })
             .trim()
-            .min(1, subjectsService.SITE_MOVE_MSG.reasonRequired)
+            .min(1, SITE_MOVE_MSG.reasonRequired)
             .max(200),
         }),
       },
@@ -145,7 +135,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       // A manager's act: seeing every site, and the patient edit's own permission.
       if (!hasStudyPermission(access, 'btn:business.subject.edit')) throw AppError.forbidden();
       return ok(
-        await subjectsService.moveSubjectSite(
+        await moveSubjectSite(
           ctx,
           requireUser(request),
           access,
@@ -205,7 +195,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
     },
     async (request) =>
       ok(
-        await subjectsService.signRecord(
+        await signRecord(
           ctx,
           requireUser(request),
           requireStudy(request),
@@ -228,15 +218,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       config: { study: fromBody, readOnly: true },
     },
     async (request) =>
-      ok(
-        await subjectsService.listRecords(
-          ctx,
-          request.body.studyId,
-          request.body,
-          pageRequest(request.body),
-          requireStudy(request),
-        ),
-      ),
+      ok(await listRecords(ctx, request.body.studyId, request.body, pageRequest(request.body), requireStudy(request))),
   );
   for (const version of ['v1', 'v2'] as const) {
     app.get(
@@ -251,7 +233,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       },
       async (request) =>
         ok(
-          await subjectsService.listRecords(
+          await listRecords(
             ctx,
             request.query.studyId,
             request.query,
@@ -268,7 +250,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         schema: { tags: subjectTags, summary: `患者列表列（${version}）`, querystring: studyIdQuery },
         config: { study: fromQuery },
       },
-      async (request) => ok(await subjectsService.recordColumns(ctx, request.query.studyId)),
+      async (request) => ok(await recordColumns(ctx, request.query.studyId)),
     );
   }
   app.put(
@@ -291,7 +273,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       },
     },
     async (request) => {
-      await subjectsService.setRecordState(
+      await setRecordState(
         ctx,
         requireUser(request),
         requireStudy(request),
@@ -321,7 +303,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       },
     },
     async (request) => {
-      await subjectsService.deleteRecord(
+      await deleteRecord(
         ctx,
         requireUser(request),
         requireStudy(request),
@@ -347,7 +329,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       },
     },
     async (request) => {
-      await subjectsService.deleteRecord(
+      await deleteRecord(
         ctx,
         requireUser(request),
         requireStudy(request),
