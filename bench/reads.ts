@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDurablePglite, wrapPglite, type Database } from '../packages/server/src/db/client.js';
-import { NUMBER_TEXT_PATTERN } from '../packages/server/src/modules/search/search.service.js';
+import { NUMBER_TEXT_PATTERN } from '../packages/server/src/modules/search/search-sql.js';
 import { BENCH_PASSWORD as PASSWORD, benchApp, onScratchPostgres } from './harness.js';
 
 const SIZES = [1_000, 10_000];

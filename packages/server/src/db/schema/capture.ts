@@ -121,7 +121,7 @@ export const crfDataRecords = pgTable(
   (t) => [
     index('crf_data_records_subject').on(t.subjectRecordId, t.crfId),
     index('crf_data_records_study').on(t.studyId),
-    // Retrieval (search.service.ts): a condition on a form reads that form's live records of one study.
+    // Retrieval (search-sql.ts): a condition on a form reads that form's live records of one study.
     index('crf_data_records_search')
       .on(t.studyId, t.crfId, t.subjectRecordId)
       .where(sql`${t.deletedAt} is null`),

@@ -8,7 +8,9 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
-import * as searchService from './search.service.js';
+import { exportableCrfs, searchDics } from './search-dictionary.js';
+import { createTemplate, deleteTemplate, listTemplates, studyOfTemplate } from './search-templates.js';
+import { search } from './search.service.js';
 
 const tags = ['数据检索'];
 const module = '数据检索';
@@ -29,7 +31,7 @@ export function searchRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromQuery },
     },
-    async (request) => ok(await searchService.searchDics(ctx, requireStudy(request))),
+    async (request) => ok(await searchDics(ctx, requireStudy(request))),
   );
 
   app.post(
@@ -49,7 +51,7 @@ export function searchRoutes(app: App, ctx: AppContext) {
     },
     async (request) =>
       ok(
-        await searchService.search(
+        await search(
           ctx,
           requireStudy(request),
           { conditions: request.body.conditions, columns: request.body.columns },
@@ -64,7 +66,7 @@ export function searchRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '可导出的表单（可查看的表单及其阶段）', querystring: studyIdQuery },
       config: { study: fromQuery },
     },
-    async (request) => ok(await searchService.exportableCrfs(ctx, requireStudy(request))),
+    async (request) => ok(await exportableCrfs(ctx, requireStudy(request))),
   );
 
   app.get(
@@ -73,7 +75,7 @@ export function searchRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '检索模板：我的和项目内共享的', querystring: studyIdQuery },
       config: { study: fromQuery },
     },
-    async (request) => ok(await searchService.listTemplates(ctx, requireUser(request), requireStudy(request))),
+    async (request) => ok(await listTemplates(ctx, requireUser(request), requireStudy(request))),
   );
 
   app.post(
@@ -87,10 +89,7 @@ export function searchRoutes(app: App, ctx: AppContext) {
       config: { study: fromBody, module, action: '保存模板' },
     },
     async (request) =>
-      ok(
-        await searchService.createTemplate(ctx, requireUser(request), requireStudy(request), request.body),
-        '保存成功',
-      ),
+      ok(await createTemplate(ctx, requireUser(request), requireStudy(request), request.body), '保存成功'),
   );
 
   app.delete(
@@ -98,13 +97,13 @@ export function searchRoutes(app: App, ctx: AppContext) {
     {
       schema: { tags, summary: '删除检索模板（创建人或项目管理员）', params: z.object({ id: idTextSchema }) },
       config: {
-        study: (r) => searchService.studyOfTemplate(ctx, (r.params as { id: number }).id),
+        study: (r) => studyOfTemplate(ctx, (r.params as { id: number }).id),
         module,
         action: '删除模板',
       },
     },
     async (request) => {
-      await searchService.deleteTemplate(ctx, requireUser(request), requireStudy(request), request.params.id);
+      await deleteTemplate(ctx, requireUser(request), requireStudy(request), request.params.id);
       return ok(null, '删除成功');
     },
   );
