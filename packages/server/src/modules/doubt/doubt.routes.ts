@@ -8,6 +8,7 @@ import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { siteLocators } from '../../shared/patient-site.js';
 import { fromQuery, studyIdQuery } from '../../http/study-params.js';
+import * as doubtActions from './doubt-actions.service.js';
 import * as doubtService from './doubt.service.js';
 import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
@@ -45,7 +46,7 @@ export function doubtRoutes(app: App, ctx: AppContext) {
     },
     async (request) =>
       ok(
-        await doubtService.openDoubt(ctx, requireUser(request), requireStudy(request), request.body),
+        await doubtActions.openDoubt(ctx, requireUser(request), requireStudy(request), request.body),
         doubtService.DOUBT_MSG.opened,
       ),
   );
@@ -65,7 +66,7 @@ export function doubtRoutes(app: App, ctx: AppContext) {
       },
     },
     async (request) => {
-      await doubtService.replyDoubt(
+      await doubtActions.replyDoubt(
         ctx,
         requireUser(request),
         requireStudy(request),
@@ -91,7 +92,7 @@ export function doubtRoutes(app: App, ctx: AppContext) {
       },
     },
     async (request) => {
-      await doubtService.closeDoubt(
+      await doubtActions.closeDoubt(
         ctx,
         requireUser(request),
         requireStudy(request),

@@ -6,7 +6,8 @@ import { crfDataRecords, studies, subjectRecords, subjects } from '../../db/sche
 import type { DomainEvent } from '../../shared/domain-events.js';
 import { definitionOf } from '../crf-data/crf-definitions.js';
 import { otherFormValues } from '../crf-data/linked-values.service.js';
-import { DOUBT_TYPE, OPTION, syncSystemQueries, systemFindings } from './doubt.service.js';
+import { DOUBT_TYPE, OPTION } from './doubt.service.js';
+import { syncSystemQueries, systemFindings } from './system-queries.service.js';
 
 /** The outbox subscriber that raises and closes system queries after a form is saved or submitted. */
 export const SYSTEM_QUERIES = 'doubt.system-queries';
