@@ -4,9 +4,14 @@ import type { AppContext } from './app-context.js';
 import { ConfigError, loadConfig } from './config.js';
 import { assertAppConnectionsConfined, openDatabase } from './db/client.js';
 import { seedDemoStudy } from './db/demo-study.js';
+import { embeddedMaintenance } from './db/maintenance.js';
 import { seed } from './db/seed.js';
 import { sealUnchainedRows } from './modules/audit/audit-chain.js';
 import { createTokenService } from './modules/auth/token.service.js';
+import { calendarRemindersTask } from './modules/calendar/calendar.service.js';
+import { unconfirmedObjectsCleanup } from './modules/files/object-upload.service.js';
+import { followStatesTask } from './modules/follow/follow-states.task.js';
+import { studyFiguresFold } from './modules/home/study-figures.js';
 import { createJobQueue } from './modules/jobs/create-job-queue.js';
 import { startScheduler } from './modules/jobs/jobs.install.js';
 import { createRealtime } from './modules/realtime/realtime.hub.js';
@@ -58,7 +63,14 @@ async function main() {
   };
   const app = await buildApp(ctx, { logger: { level: config.logLevel }, serveWeb: true });
 
-  const scheduler = startScheduler(app, ctx);
+  // Each module's recurring tasks, handed to the job module's scheduler after its own housekeeping.
+  const scheduler = startScheduler(app, ctx, [
+    followStatesTask(ctx),
+    calendarRemindersTask(ctx),
+    unconfirmedObjectsCleanup(ctx),
+    embeddedMaintenance(ctx.db),
+    studyFiguresFold(ctx.db),
+  ]);
 
   if (seeded.adminCreated) {
     const password = seeded.generatedAdminPassword

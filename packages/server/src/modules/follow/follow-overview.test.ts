@@ -5,7 +5,7 @@ import type { CountsPush } from '@ecrf/core';
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
-import { followStates } from '../jobs/scheduled-tasks.js';
+import { followStates } from './follow-states.task.js';
 import { pushVisitChanges } from './follow-push.js';
 
 const DAY = 86_400_000;

@@ -5,7 +5,7 @@ import { auditEvents, followRecords } from '../../db/schema/index.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
-import { followStates } from '../jobs/scheduled-tasks.js';
+import { followStates } from './follow-states.task.js';
 
 const DAY = 86_400_000;
 

@@ -1,14 +1,9 @@
 import type { AppContext } from '../../app-context.js';
-import { embeddedMaintenance } from '../../db/maintenance.js';
 import type { App } from '../../http/types.js';
-import { calendarRemindersTask } from '../calendar/calendar.service.js';
-import { unconfirmedObjectsCleanup } from '../files/object-upload.service.js';
-import { pushVisitChanges } from '../follow/follow-push.js';
-import { studyFiguresFold } from '../home/study-figures.js';
 import { jobFiles } from './job-files.js';
 import { jobsRoutes } from './jobs.routes.js';
 import { scheduledTasks } from './scheduled-tasks.js';
-import { createScheduler } from './scheduler.js';
+import { createScheduler, type ScheduledTask } from './scheduler.js';
 import { registerTestJobs, testJobsEnabled } from './test-jobs.js';
 
 /**
@@ -23,18 +18,16 @@ export function installJobs(app: App, ctx: AppContext) {
   app.addHook('onClose', () => ctx.jobs.close());
 }
 
-/** The recurring tasks (scheduled-tasks.ts), ticking every minute on every app server, each run once per period. */
-export function startScheduler(app: App, ctx: AppContext) {
+/**
+ * The recurring tasks, ticking every minute on every app server, each run once per period: this module's own
+ * housekeeping (scheduled-tasks.ts), then the other modules' tasks, which the composition root (main.ts) collects
+ * so this module imports none of them.
+ */
+export function startScheduler(app: App, ctx: AppContext, moduleTasks: readonly ScheduledTask[]) {
   const log = app.log.child({ module: 'scheduler' });
   const scheduler = createScheduler(
     { db: ctx.db, clock: ctx.clock, log: (level, fields, msg) => log[level](fields, msg) },
-    [
-      ...scheduledTasks(ctx.db, jobFiles(ctx.files), (changes) => pushVisitChanges(ctx, changes)),
-      calendarRemindersTask(ctx),
-      unconfirmedObjectsCleanup(ctx),
-      embeddedMaintenance(ctx.db),
-      studyFiguresFold(ctx.db),
-    ],
+    [...scheduledTasks(ctx.db, jobFiles(ctx.files)), ...moduleTasks],
   );
   scheduler.start();
   return scheduler;

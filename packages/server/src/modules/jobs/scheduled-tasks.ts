@@ -2,8 +2,6 @@ import { and, eq, isNotNull, lt, lte } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { appliedRequests, jobs, kvEntries, sessions } from '../../db/schema/index.js';
 import type { JobFiles } from './job-files.js';
-import type { VisitChanges } from '../follow/follow-push.js';
-import { refreshStates } from '../follow/follow-events.service.js';
 import { scheduledRunsCleanup, type ScheduledTask } from './scheduler.js';
 
 const DAY = 86_400_000;
@@ -71,36 +69,9 @@ export function jobResultCleanup(db: Db, files: JobFiles): ScheduledTask {
 }
 
 /**
- * Follow-up visit states (未到期 → 待随访 → 已超窗) move with the date in each study's own zone. The claim periods
- * are UTC days, and a study's midnight falls inside one (Shanghai's at 16:00 UTC), so the task runs every hour:
- * a visit turns overdue within the hour after local midnight, not up to a day later. It recomputes from the
- * dates, so a missed hour or day is caught up by the next run.
+ * The server's own housekeeping, in the order a tick runs it. The other modules' recurring tasks are theirs: the
+ * composition root (main.ts) collects them and hands them to startScheduler after these.
  */
-export function followStates(db: Db, pushCounts?: (changes: VisitChanges) => Promise<void>): ScheduledTask {
-  return {
-    name: 'follow.states',
-    every: 'hour',
-    async run(now) {
-      const changes: VisitChanges = new Map();
-      const changed = await refreshStates(db, now, undefined, changes);
-      // The people responsible for the visits that moved see their top-bar count change (SHELL-22).
-      if (pushCounts) await pushCounts(changes);
-      return `${changed} follow-up visit states changed`;
-    },
-  };
-}
-
-/** Every recurring task of the server, in the order a tick runs them. */
-export function scheduledTasks(
-  db: Db,
-  files: JobFiles,
-  pushVisitCounts?: (changes: VisitChanges) => Promise<void>,
-): ScheduledTask[] {
-  return [
-    expiredSessionsCleanup(db),
-    expiredEntriesCleanup(db),
-    jobResultCleanup(db, files),
-    scheduledRunsCleanup(db),
-    followStates(db, pushVisitCounts),
-  ];
+export function scheduledTasks(db: Db, files: JobFiles): ScheduledTask[] {
+  return [expiredSessionsCleanup(db), expiredEntriesCleanup(db), jobResultCleanup(db, files), scheduledRunsCleanup(db)];
 }
