@@ -1,7 +1,7 @@
 import type { CrfNode } from '../crf-definition.schema.js';
 import { choicesOf } from '../options.js';
 import { parseTriggers, type Trigger } from '../visibility.js';
-import { redcapFieldKind, type RedcapFieldKind } from './redcap.js';
+import { redcapFieldKind, type RedcapFieldKind } from './redcap-logic.js';
 import {
   allOf,
   anyOf,

@@ -1,6 +1,6 @@
 /** The rows of a REDCap data dictionary as the exporter writes them: names, cells, HTML labels. */
 import type { CrfNode } from '../crf-definition.schema.js';
-import type { RedcapField } from './redcap.js';
+import type { RedcapField } from './redcap-dictionary.js';
 
 export type Row = Omit<RedcapField, 'row'>;
 

@@ -1,7 +1,7 @@
 import type { CrfDefinition, CrfNode } from '../crf-definition.schema.js';
 import { isOn } from '../options.js';
 import type { ImportIssue } from './import-result.js';
-import { REDCAP_COLUMNS, REDCAP_FIELD_KEYS, type RedcapField } from './redcap.js';
+import { REDCAP_COLUMNS, REDCAP_FIELD_KEYS, type RedcapField } from './redcap-dictionary.js';
 import { FormContext } from './redcap-export-context.js';
 import {
   csvRow,
