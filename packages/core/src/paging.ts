@@ -6,6 +6,12 @@ export const LOAD_ALL_PAGE_SIZE = 999999;
 /** The server never answers more rows than this in one page, whatever is asked. */
 export const MAX_PAGE_SIZE = 5000;
 
+/** The page a list asks for (pageNum from 1). */
+export interface Paging {
+  pageNum: number;
+  pageSize: number;
+}
+
 export interface Page<T> {
   list: T[];
   total: number;

@@ -1,5 +1,5 @@
 import type { OffsetUnit, Page } from '@ecrf/core';
-import type { Paging } from '../components/paged-table';
+import type { Paging } from '@ecrf/core';
 import { http } from './request';
 
 /** One visit of a plan, as the plan dialog edits it. */

@@ -5,7 +5,7 @@ import type {
   RandomizationMethod,
   SimulationResult,
 } from '@ecrf/core';
-import type { Paging } from '../components/paged-table';
+import type { Paging } from '@ecrf/core';
 import { http } from './request';
 
 /** GET …/randomization/config: the version in force (block sizes and list length hidden from blinded roles). */

@@ -1,14 +1,11 @@
 import { useEffect, useMemo, useRef, useState, type Key } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Pagination, Select, Table, type TableColumnsType, type TableProps } from 'antd';
-import { DEFAULT_PAGE_NUM, DEFAULT_PAGE_SIZE, PAGE_SIZE_OPTIONS, rowIndex, type Page } from '@ecrf/core';
+import { DEFAULT_PAGE_NUM, DEFAULT_PAGE_SIZE, PAGE_SIZE_OPTIONS, rowIndex, type Page, type Paging } from '@ecrf/core';
 import { COMMON_TEXT } from '../locales/common.zh-CN';
 import { scrollTo } from '../utils/scroll-to';
 
-export interface Paging {
-  pageNum: number;
-  pageSize: number;
-}
+export type { Paging } from '@ecrf/core';
 
 /** platform §9: the index column is 100 wide. */
 export const INDEX_COLUMN_WIDTH = 100;

@@ -7,7 +7,7 @@ import { queryKeys } from '../api/query-keys';
 import { JOBS_TEXT } from '../locales/jobs.zh-CN';
 import { useJobsDrawer } from '../stores/jobs-drawer.store';
 import { useSession } from '../stores/session.store';
-import { fileNameFromDisposition, saveBlob } from '../pages/study/crf/download';
+import { fileNameFromDisposition, saveBlob } from '../utils/download';
 import { formatDate } from '../utils/format-date';
 import { useRealtimeEvent } from '../realtime/realtime-events';
 

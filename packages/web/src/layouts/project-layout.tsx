@@ -6,16 +6,15 @@ import { useNavigate } from 'react-router';
 import { SHELL_TEXT } from '../locales/shell.zh-CN';
 import { useAppStore } from '../stores/app.store';
 import { DEFAULT_HOME_PATH } from '../router-guard';
-import { UNBUILT_ROUTE_NAMES } from '../router';
 import { menuEntries } from './menu-tree';
 import { SideMenu } from './side-menu';
 
 /**
  * Side menu of the project layout: the level-1 entries without project.biology and
- * project.crfUpload (SHELL-18) and without the pages not built yet, under a back link to the study list (SHELL-20).
+ * project.crfUpload (SHELL-18), under a back link to the study list (SHELL-20).
  */
 export function ProjectLayoutMenu({ menus, collapsed }: { menus: readonly MenuNode[]; collapsed: boolean }) {
-  const entries = useMemo(() => menuEntries(menus, 1, [...PROJECT_MENU_HIDDEN_CODES, ...UNBUILT_ROUTE_NAMES]), [menus]);
+  const entries = useMemo(() => menuEntries(menus, 1, PROJECT_MENU_HIDDEN_CODES), [menus]);
   const studyId = useAppStore((s) => s.studyId);
   const leaveStudy = useAppStore((s) => s.leaveStudy);
   const navigate = useNavigate();

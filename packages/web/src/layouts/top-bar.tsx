@@ -24,7 +24,6 @@ import { useAppStore } from '../stores/app.store';
 import { useSession } from '../stores/session.store';
 import { SpeechSwitch } from '../realtime/speech-switch';
 import { HEADER_HEIGHT } from '../theme';
-import { UNBUILT_ROUTE_NAMES } from '../router';
 import { CrfTopBarLeadSlot, CrfTopBarSlot } from './crf-layout';
 import { HelpDialog } from './help-dialog';
 import { JobsButton } from './jobs-drawer';
@@ -67,26 +66,22 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
   const [dialog, setDialog] = useState<Dialog>(null);
   const [popoverOpen, setPopoverOpen] = useState(false);
 
-  // The follow-up and calendar counters arrive with the study features; until then the
-  // notification dot counts the queries waiting for this user (open ones to answer, replied ones to close).
-  // The count is pushed by the realtime hub when it changes (realtime/realtime-bridge.tsx): no polling.
+  // The bell's dot counts the queries waiting for this user (open ones to answer, replied ones to close) and the
+  // visits below. The query count is pushed by the realtime hub when it changes (realtime/realtime-bridge.tsx).
   const doubtsWaiting = useQuery({
     queryKey: queryKeys.doubt.count(studyId),
     queryFn: () => doubtApi.count(Number(studyId)).then((res) => res.data.waiting),
     enabled: layout === 'project' && Boolean(studyId) && Boolean(token),
   }).data;
-  const calendarBuilt = !UNBUILT_ROUTE_NAMES.includes('project.calendar');
   // Today's own events (SHELL-22): pushed on personsignalhub `counts` when the user changes one; the day turning
   // over is no event anyone pushes, so the count is also read again every 10 minutes.
   const calendarCount =
     useQuery({
       queryKey: queryKeys.calendar.count(studyId),
       queryFn: () => eventsApi.count(Number(studyId)).then((res) => res.data.today),
-      enabled: calendarBuilt && layout === 'project' && Boolean(studyId) && Boolean(token),
+      enabled: layout === 'project' && Boolean(studyId) && Boolean(token),
       refetchInterval: 10 * 60_000,
     }).data ?? 0;
-  // Until the follow-up pages exist the bell shows only for waiting queries and opens the query list.
-  const followBuilt = !UNBUILT_ROUTE_NAMES.includes('project.follow.record');
   // Visits 待随访 or 已超窗 the user is responsible for: pushed on personsignalhub `counts` whenever a visit of theirs
   // changes state (the hourly state task, a submission, 失访, a date change, rescheduling). A slow poll stays as
   // the safety net for a push lost while the connection was down.
@@ -94,7 +89,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
     useQuery({
       queryKey: queryKeys.calendar.visitCount(studyId),
       queryFn: () => calendarVisitsApi.waitingFor(Number(studyId), user!.userId),
-      enabled: followBuilt && layout === 'project' && Boolean(studyId) && Boolean(token) && Boolean(user),
+      enabled: layout === 'project' && Boolean(studyId) && Boolean(token) && Boolean(user),
       refetchInterval: VISIT_COUNT_SAFETY_POLL_MS,
     }).data ?? 0;
   const followCount = (doubtsWaiting ?? 0) + visitsWaiting;
@@ -177,36 +172,28 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
                   onClick={() => open('qr')}
                 />
               </Tooltip>
-              {calendarBuilt && (
-                <Tooltip title={calendarCount > 0 ? SHELL_TEXT.calendarWithEvents(calendarCount) : SHELL_TEXT.calendar}>
-                  <Badge dot={calendarCount > 0} offset={[-6, 6]}>
-                    <Button
-                      type="text"
-                      className="top-bar-calendar"
-                      aria-label={
-                        calendarCount > 0 ? SHELL_TEXT.calendarWithEvents(calendarCount) : SHELL_TEXT.calendar
-                      }
-                      icon={<CalendarOutlined aria-hidden />}
-                      onClick={() => void navigate(`/project/${studyId}/calendar`)}
-                    />
-                  </Badge>
-                </Tooltip>
-              )}
-              {(followBuilt || followCount > 0) && (
-                <Tooltip title={followLabel}>
-                  <Badge dot={followCount > 0} offset={[-6, 6]}>
-                    <Button
-                      type="text"
-                      className="top-bar-follow"
-                      aria-label={followLabel}
-                      icon={<BellOutlined aria-hidden />}
-                      onClick={() =>
-                        void navigate(`/project/${studyId}/${followBuilt ? 'follow/record' : 'doubtList'}`)
-                      }
-                    />
-                  </Badge>
-                </Tooltip>
-              )}
+              <Tooltip title={calendarCount > 0 ? SHELL_TEXT.calendarWithEvents(calendarCount) : SHELL_TEXT.calendar}>
+                <Badge dot={calendarCount > 0} offset={[-6, 6]}>
+                  <Button
+                    type="text"
+                    className="top-bar-calendar"
+                    aria-label={calendarCount > 0 ? SHELL_TEXT.calendarWithEvents(calendarCount) : SHELL_TEXT.calendar}
+                    icon={<CalendarOutlined aria-hidden />}
+                    onClick={() => void navigate(`/project/${studyId}/calendar`)}
+                  />
+                </Badge>
+              </Tooltip>
+              <Tooltip title={followLabel}>
+                <Badge dot={followCount > 0} offset={[-6, 6]}>
+                  <Button
+                    type="text"
+                    className="top-bar-follow"
+                    aria-label={followLabel}
+                    icon={<BellOutlined aria-hidden />}
+                    onClick={() => void navigate(`/project/${studyId}/follow/record`)}
+                  />
+                </Badge>
+              </Tooltip>
             </>
           )}
           {showPersonal && <GlobalSearchBox />}

@@ -9,7 +9,7 @@ import { AuditChange } from '../../../components/audit-change';
 import { ScrollRegion } from '../../../components/scroll-region';
 import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { formatDate } from '../../../utils/format-date';
-import { saveDownload } from '../../study/crf/download';
+import { saveDownload } from '../../../utils/download';
 
 const t = CRF_PAGE_TEXT;
 

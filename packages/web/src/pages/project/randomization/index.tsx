@@ -7,7 +7,7 @@ import { queryKeys } from '../../../api/query-keys';
 import { randomizationApi, type RandomizationConfigView } from '../../../api/randomization.api';
 import { RANDOMIZATION_TEXT } from '../../../locales/randomization.zh-CN';
 import { formatDate } from '../../../utils/format-date';
-import { saveDownload } from '../../study/crf/download';
+import { saveDownload } from '../../../utils/download';
 import { useProjectStudy } from '../use-project-study';
 import { AllocationList } from './components/allocation-list';
 import { ConfigForm } from './components/config-form';

@@ -8,7 +8,7 @@ import { randomizationApi, type SelectedRow } from '../../../api/randomization.a
 import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
 import { RANDOMIZATION_TEXT } from '../../../locales/randomization.zh-CN';
 import { formatDate } from '../../../utils/format-date';
-import { saveDownload } from '../../study/crf/download';
+import { saveDownload } from '../../../utils/download';
 import { StudyAuthButton } from '../components/study-auth-button';
 import { armText, UnblindedMark } from '../randomization/components/randomization-result';
 import { EmergencyDialog, UnblindAllDialog } from '../randomization/components/unblind-dialogs';

@@ -25,7 +25,7 @@ import { SEX_TEXT } from '../../../locales/sex.zh-CN';
 import { SUBJECT_TEXT } from '../../../locales/subject.zh-CN';
 import { compact } from '../../../utils/compact';
 import { formatDate } from '../../../utils/format-date';
-import { saveDownload } from '../../study/crf/download';
+import { saveDownload } from '../../../utils/download';
 import { StudyAuthButton } from '../components/study-auth-button';
 import { ImportDialog } from './components/import-dialog';
 import { SUBJECT_BUTTONS } from '../study-access';

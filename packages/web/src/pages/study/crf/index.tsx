@@ -22,7 +22,7 @@ import { CrfPreviewDialog, type CrfPreviewTarget } from './components/crf-previe
 import { CrfUploadPlanDialog } from './components/crf-upload-plan-dialog';
 import { CrfUploadResultDialog } from './components/crf-upload-result-dialog';
 import { CrfVersionsDialog, type CrfVersionsTarget } from './components/crf-versions-dialog';
-import { saveDownload } from './download';
+import { saveDownload } from '../../../utils/download';
 import {
   needsDialog,
   outcomeOfFailure,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../api/request';
-import { fileNameFromDisposition } from './download';
+import { fileNameFromDisposition } from '../../../utils/download';
 import {
   allChosen,
   needsDialog,

@@ -14,7 +14,7 @@ import {
 import { dataImportApi } from '../../../../api/data-import.api';
 import { queryKeys } from '../../../../api/query-keys';
 import { DATA_IMPORT_TEXT } from '../../../../locales/data-import.zh-CN';
-import { saveDownload } from '../../../study/crf/download';
+import { saveDownload } from '../../../../utils/download';
 
 const L = DATA_IMPORT_TEXT;
 

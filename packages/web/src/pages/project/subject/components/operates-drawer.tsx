@@ -7,7 +7,7 @@ import { AuditCard, AuditChange } from '../../../../components/audit-change';
 import { PagedTable } from '../../../../components/paged-table';
 import { SUBJECT_TEXT } from '../../../../locales/subject.zh-CN';
 import { formatDate } from '../../../../utils/format-date';
-import { saveDownload } from '../../../study/crf/download';
+import { saveDownload } from '../../../../utils/download';
 import { operateItem } from '../operate-labels';
 import { queryKeys } from '../../../../api/query-keys';
 
