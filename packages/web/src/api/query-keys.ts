@@ -34,6 +34,11 @@ const CALENDAR = ['calendar'] as const;
 const FOLLOW = ['follow'] as const;
 const RANDOMIZATION = ['randomization'] as const;
 const CONSULT = ['consult'] as const;
+const KNOWLEDGE = ['knowledge'] as const;
+const EXPERT = ['expert'] as const;
+const HOSPITAL = ['hospital'] as const;
+const MEDICAL = ['medical'] as const;
+const MOBILE_KNOWLEDGE = ['m', 'knowledge'] as const;
 
 /** The version segment of a CRF definition key: a number, or the newest. */
 export type CrfVersionKey = number | 'latest';
@@ -245,6 +250,39 @@ export const queryKeys = {
     list: (studyId: number) => [...CONSULT, 'list', studyId] as const,
     /** The patients offered when staff enter a question for one, by the code typed. */
     patients: (studyId: number, code: string) => [...CONSULT, 'patients', studyId, code] as const,
+  },
+  /** 知识库: the article types and a study's articles (the platform's included). */
+  knowledge: {
+    all: () => KNOWLEDGE,
+    types: () => [...KNOWLEDGE, 'types'] as const,
+    lists: () => [...KNOWLEDGE, 'list'] as const,
+    list: (studyId: number) => [...KNOWLEDGE, 'list', studyId] as const,
+  },
+  /** The published articles patients read on the phone (/m/knowledge, no sign-in). */
+  mobileKnowledge: {
+    all: () => MOBILE_KNOWLEDGE,
+    list: (studyId: number | undefined, keyword: string) => [...MOBILE_KNOWLEDGE, 'list', studyId, keyword] as const,
+    detail: (id: string | undefined) => [...MOBILE_KNOWLEDGE, 'detail', id] as const,
+  },
+  /** 医生管理: a study's doctors shown to its patients. */
+  expert: {
+    all: () => EXPERT,
+    list: (studyId: number) => [...EXPERT, 'list', studyId] as const,
+  },
+  /** 项目介绍: a study's sites. */
+  hospital: {
+    all: () => HOSPITAL,
+    list: (studyId: number | null) => [...HOSPITAL, 'list', studyId] as const,
+  },
+  /** 病历管理: a study's medical records, and what a record's dialogs offer. */
+  medical: {
+    all: () => MEDICAL,
+    lists: () => [...MEDICAL, 'list'] as const,
+    list: (studyId: number) => [...MEDICAL, 'list', studyId] as const,
+    /** The patients offered for a new record, by the code typed. */
+    patients: (studyId: number, code: string) => [...MEDICAL, 'patients', studyId, code] as const,
+    /** The patient's CRF records a medical record may be the source of. */
+    linkable: (studyId: number, subjectId: number) => [...MEDICAL, 'linkable', studyId, subjectId] as const,
   },
   /** A study's locks (数据库锁定): setting or lifting one changes every lock view of the study. */
   lock: {

@@ -24,6 +24,8 @@ export interface RowAction<T> {
   rowName?: (row: T) => string;
   /** Asks first: a popover on a link in the row, a dialog for an entry of 更多. */
   confirm?: (row: T) => { title: ReactNode; description?: ReactNode };
+  /** A page opened in a new tab (患者端预览): the link is a real link, for the browser's own link handling. */
+  href?: (row: T) => string;
   /** A choice to make first (导出 as JSON, Excel …): a drop-down on the link, a submenu in 更多. */
   choices?: ReadonlyArray<{ key: string; label: string }>;
   /** Runs the action; `choice` is the key of the choice made, for an action with choices. */
@@ -151,6 +153,8 @@ export function RowActions<T>({ row, actions, inline = INLINE_ACTIONS, vertical 
         danger={action.danger}
         icon={action.icon}
         aria-label={iconOnly ? `${action.label} ${action.rowName!(row)}` : undefined}
+        href={action.href?.(row)}
+        target={action.href ? '_blank' : undefined}
         disabled={!permitted(action) || action.disabled?.(row)}
         style={permitted(action) ? undefined : { pointerEvents: 'none' }}
         onClick={action.confirm ? undefined : () => void action.onClick(row)}

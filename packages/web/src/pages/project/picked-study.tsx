@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Select } from 'antd';
 import { queryKeys } from '../../api/query-keys';
@@ -48,10 +48,12 @@ interface StudyPickerProps {
   label: string;
   placeholder: string;
   width?: number;
+  /** What else the row holds (新增医院 on a page without a list). */
+  children?: ReactNode;
 }
 
 /** The row above such a page's list: the picker of the study the page works in. */
-export function StudyPicker({ study, label, placeholder, width = 280 }: StudyPickerProps) {
+export function StudyPicker({ study, label, placeholder, width = 280, children }: StudyPickerProps) {
   return (
     <div className="page-toolbar">
       <Select
@@ -63,6 +65,7 @@ export function StudyPicker({ study, label, placeholder, width = 280 }: StudyPic
         options={study.options}
         onChange={(value: number) => study.setStudyId(value)}
       />
+      {children}
     </div>
   );
 }

@@ -3,8 +3,9 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { Alert, Spin } from 'antd';
 import { LeftOutlined } from '@ant-design/icons';
 import { formatDate } from '../../../utils/format-date';
-import { knowledgeApi } from '../../project/knowledge/content.api';
-import { CT } from '../../project/knowledge/texts';
+import { knowledgeApi } from '../../../api/content.api';
+import { queryKeys } from '../../../api/query-keys';
+import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
 import '../../project/knowledge/content.css';
 import './mobile.css';
 
@@ -13,7 +14,7 @@ export default function MobileKnowledgeDetail() {
   const { id } = useParams();
   const [params] = useSearchParams();
   const article = useQuery({
-    queryKey: ['m', 'knowledge', 'detail', id],
+    queryKey: queryKeys.mobileKnowledge.detail(id),
     queryFn: () => knowledgeApi.publicGet(Number(id)).then((r) => r.data),
     retry: false,
   });
@@ -21,10 +22,10 @@ export default function MobileKnowledgeDetail() {
   return (
     <main className="m-page">
       <Link className="m-back" to={back}>
-        <LeftOutlined /> {CT.mobileBack}
+        <LeftOutlined /> {CONTENT_TEXT.mobileBack}
       </Link>
       {article.isLoading && <Spin className="m-spin" />}
-      {article.isError && <Alert type="warning" showIcon title={CT.mobileMissing} />}
+      {article.isError && <Alert type="warning" showIcon title={CONTENT_TEXT.mobileMissing} />}
       {article.data && (
         <article className="m-article">
           <h1>{article.data.title}</h1>

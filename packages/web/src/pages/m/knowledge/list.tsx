@@ -3,8 +3,9 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { Button, Empty, Input, Spin } from 'antd';
 import { formatDate } from '../../../utils/format-date';
-import { knowledgeApi } from '../../project/knowledge/content.api';
-import { CT } from '../../project/knowledge/texts';
+import { knowledgeApi } from '../../../api/content.api';
+import { queryKeys } from '../../../api/query-keys';
+import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
 import './mobile.css';
 
 const PAGE_SIZE = 10;
@@ -19,7 +20,7 @@ export default function MobileKnowledgeList() {
   const [keyword, setKeyword] = useState('');
   const [search, setSearch] = useState('');
   const pages = useInfiniteQuery({
-    queryKey: ['m', 'knowledge', studyId, search],
+    queryKey: queryKeys.mobileKnowledge.list(studyId, search),
     initialPageParam: 1,
     queryFn: ({ pageParam }) =>
       knowledgeApi
@@ -31,18 +32,18 @@ export default function MobileKnowledgeList() {
   const query = studyId ? `?studyId=${studyId}` : '';
   return (
     <main className="m-page">
-      <h1>{CT.mobileTitle}</h1>
+      <h1>{CONTENT_TEXT.mobileTitle}</h1>
       <Input.Search
         size="large"
-        aria-label={CT.keyword}
-        placeholder={CT.keyword}
-        enterButton={CT.search}
+        aria-label={CONTENT_TEXT.keyword}
+        placeholder={CONTENT_TEXT.keyword}
+        enterButton={CONTENT_TEXT.search}
         value={keyword}
         onChange={(e) => setKeyword(e.target.value)}
         onSearch={(v) => setSearch(v.trim())}
       />
       {pages.isLoading && <Spin className="m-spin" />}
-      {pages.isSuccess && articles.length === 0 && <Empty description={CT.mobileEmpty} />}
+      {pages.isSuccess && articles.length === 0 && <Empty description={CONTENT_TEXT.mobileEmpty} />}
       <ul className="m-list">
         {articles.map((a) => (
           <li key={a.id}>
@@ -61,7 +62,7 @@ export default function MobileKnowledgeList() {
       </ul>
       {pages.hasNextPage && (
         <Button block size="large" loading={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
-          {CT.mobileMore}
+          {CONTENT_TEXT.mobileMore}
         </Button>
       )}
     </main>

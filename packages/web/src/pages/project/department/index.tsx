@@ -1,32 +1,46 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Descriptions, Empty, Form, Input, Modal, Space, Typography, message } from 'antd';
-import { ContentToolbar } from '../content-list';
-import { hospitalApi, type Hospital } from '../knowledge/content.api';
-import { CT } from '../knowledge/texts';
-import { useContentStudy } from '../knowledge/use-content-study';
+import { App, Button, Card, Descriptions, Empty, Form, Input, Modal, Space, Typography } from 'antd';
+import { PlusOutlined } from '@ant-design/icons';
+import { hospitalApi, type Hospital } from '../../../api/content.api';
+import { queryKeys } from '../../../api/query-keys';
+import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
+import { StudyPicker, usePickedStudy } from '../picked-study';
 import '../knowledge/content.css';
 
 const MANAGE = 'project.department.manage';
 type HospitalForm = Omit<Hospital, 'id' | 'sort'>;
 
-/** 项目介绍 (/project/department): the study's sites with introduction, address and contact; changes need 管理项目介绍. */
+/**
+ * 项目介绍 (/project/department): the study's sites with introduction, address and contact; changes need 管理项目介绍.
+ * Not a table: each site is a card whose introduction runs to paragraphs, as its patients read it, and a study has
+ * a handful of sites, so there is nothing to page or search.
+ */
 export default function DepartmentPage() {
-  const study = useContentStudy();
+  const study = usePickedStudy();
   const { studyId, can } = study;
   const [editing, setEditing] = useState<Hospital | 'new' | null>(null);
   const client = useQueryClient();
   const mayEdit = can(MANAGE);
   const list = useQuery({
-    queryKey: ['hospital', 'list', studyId],
+    queryKey: queryKeys.hospital.list(studyId),
     enabled: studyId !== null,
     queryFn: () => hospitalApi.list(studyId!).then((r) => r.data),
   });
   return (
     <div className="page-card">
-      <h2 className="page-title">{CT.departmentTitle}</h2>
-      <ContentToolbar study={study} addText={CT.hospitalAdd} mayAdd={mayEdit} onAdd={() => setEditing('new')} />
-      {list.data && list.data.length === 0 && <Empty description={CT.noHospital} />}
+      <h2 className="page-title">{CONTENT_TEXT.departmentTitle}</h2>
+      <StudyPicker study={study} label={CONTENT_TEXT.study} placeholder={CONTENT_TEXT.studyPlaceholder} width={260}>
+        <Button
+          type="primary"
+          icon={<PlusOutlined />}
+          disabled={!mayEdit || studyId === null}
+          onClick={() => setEditing('new')}
+        >
+          {CONTENT_TEXT.hospitalAdd}
+        </Button>
+      </StudyPicker>
+      {list.data && list.data.length === 0 && <Empty description={CONTENT_TEXT.noHospital} />}
       {(list.data ?? []).map((h) => (
         <Card
           key={h.id}
@@ -34,14 +48,14 @@ export default function DepartmentPage() {
           title={h.name}
           extra={
             <Button type="link" disabled={!mayEdit} onClick={() => setEditing(h)}>
-              {CT.edit}
+              {CONTENT_TEXT.edit}
             </Button>
           }
         >
           <Descriptions column={{ xs: 1, md: 3 }} size="small">
-            <Descriptions.Item label={CT.address}>{h.address}</Descriptions.Item>
-            <Descriptions.Item label={CT.contact}>{h.contact}</Descriptions.Item>
-            <Descriptions.Item label={CT.phone}>{h.phone}</Descriptions.Item>
+            <Descriptions.Item label={CONTENT_TEXT.address}>{h.address}</Descriptions.Item>
+            <Descriptions.Item label={CONTENT_TEXT.contact}>{h.contact}</Descriptions.Item>
+            <Descriptions.Item label={CONTENT_TEXT.phone}>{h.phone}</Descriptions.Item>
           </Descriptions>
           {h.introduction && (
             <Typography.Paragraph style={{ whiteSpace: 'pre-wrap' }}>{h.introduction}</Typography.Paragraph>
@@ -54,7 +68,7 @@ export default function DepartmentPage() {
           hospital={editing === 'new' ? null : editing}
           onClose={(saved) => {
             setEditing(null);
-            if (saved) void client.invalidateQueries({ queryKey: ['hospital', 'list'] });
+            if (saved) void client.invalidateQueries({ queryKey: queryKeys.hospital.all() });
           }}
         />
       )}
@@ -64,6 +78,7 @@ export default function DepartmentPage() {
 
 function HospitalDialog(props: { studyId: number; hospital: Hospital | null; onClose: (saved: boolean) => void }) {
   const { studyId, hospital } = props;
+  const { message } = App.useApp();
   const [form] = Form.useForm<HospitalForm>();
   const save = useMutation({
     mutationFn: async () => {
@@ -72,7 +87,7 @@ function HospitalDialog(props: { studyId: number; hospital: Hospital | null; onC
       return hospital ? hospitalApi.edit(hospital.id, body) : hospitalApi.add(body);
     },
     onSuccess: () => {
-      void message.success(CT.saved);
+      void message.success(CONTENT_TEXT.saved);
       props.onClose(true);
     },
   });
@@ -80,9 +95,9 @@ function HospitalDialog(props: { studyId: number; hospital: Hospital | null; onC
     <Modal
       open
       width={640}
-      title={hospital ? CT.hospitalEdit : CT.hospitalAdd}
-      okText={CT.confirm}
-      cancelText={CT.cancel}
+      title={hospital ? CONTENT_TEXT.hospitalEdit : CONTENT_TEXT.hospitalAdd}
+      okText={CONTENT_TEXT.confirm}
+      cancelText={CONTENT_TEXT.cancel}
       confirmLoading={save.isPending}
       onOk={() => save.mutate()}
       onCancel={() => props.onClose(false)}
@@ -90,23 +105,23 @@ function HospitalDialog(props: { studyId: number; hospital: Hospital | null; onC
       <Form<HospitalForm> form={form} layout="vertical" initialValues={hospital ?? {}}>
         <Form.Item
           name="name"
-          label={CT.hospitalName}
-          rules={[{ required: true, whitespace: true, message: CT.hospitalNameRequired }]}
+          label={CONTENT_TEXT.hospitalName}
+          rules={[{ required: true, whitespace: true, message: CONTENT_TEXT.hospitalNameRequired }]}
         >
           <Input maxLength={60} />
         </Form.Item>
-        <Form.Item name="address" label={CT.address}>
+        <Form.Item name="address" label={CONTENT_TEXT.address}>
           <Input maxLength={200} />
         </Form.Item>
         <Space size={16} wrap>
-          <Form.Item name="contact" label={CT.contact}>
+          <Form.Item name="contact" label={CONTENT_TEXT.contact}>
             <Input maxLength={30} style={{ width: 200 }} />
           </Form.Item>
-          <Form.Item name="phone" label={CT.phone}>
+          <Form.Item name="phone" label={CONTENT_TEXT.phone}>
             <Input maxLength={30} style={{ width: 200 }} />
           </Form.Item>
         </Space>
-        <Form.Item name="introduction" label={CT.hospitalIntro}>
+        <Form.Item name="introduction" label={CONTENT_TEXT.hospitalIntro}>
           <Input.TextArea rows={5} maxLength={5000} />
         </Form.Item>
       </Form>

@@ -1,75 +1,97 @@
 import { useState } from 'react';
-import { useMutation } from '@tanstack/react-query';
-import { Button, Form, Input, Modal, Popconfirm, Space, Table, Upload, message } from 'antd';
-import { UploadOutlined } from '@ant-design/icons';
-import { ContentToolbar, useContentList } from '../content-list';
-import { expertApi, knowledgeApi, type Expert } from '../knowledge/content.api';
-import { CT } from '../knowledge/texts';
-import { useContentStudy } from '../knowledge/use-content-study';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { App, Button, Form, Input, Modal, Space, Upload } from 'antd';
+import { PlusOutlined, UploadOutlined } from '@ant-design/icons';
+import { expertApi, knowledgeApi, type Expert } from '../../../api/content.api';
+import { queryKeys } from '../../../api/query-keys';
+import type { Paging } from '../../../components/paged-table';
+import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
+import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
+import { StudyPicker, usePickedStudy } from '../picked-study';
 import '../knowledge/content.css';
 
 const MANAGE = 'project.expert.manage';
 
 type ExpertForm = Omit<Expert, 'id' | 'photoKey' | 'photoUrl' | 'sort'>;
 
+interface Filters {
+  keyword?: string;
+}
+
 /** 医生管理 (/project/expert): the study's doctors shown to its patients; changes need 管理医生. */
 export default function ExpertPage() {
-  const study = useContentStudy();
+  const study = usePickedStudy();
   const { studyId, can } = study;
   const [editing, setEditing] = useState<Expert | 'new' | null>(null);
+  const { message } = App.useApp();
+  const client = useQueryClient();
   const mayEdit = can(MANAGE);
-  const content = useContentList<Expert>({
-    study,
-    key: 'expert',
-    fetch: expertApi.list,
-    remove: (id, row) => expertApi.remove(id, row.id),
+  const refresh = () => client.invalidateQueries({ queryKey: queryKeys.expert.all() });
+  const remove = useMutation({
+    mutationFn: (row: Expert) => expertApi.remove(studyId!, row.id),
+    onSuccess: () => {
+      void message.success(CONTENT_TEXT.removed);
+      void refresh();
+    },
   });
-  const { remove, refresh } = content;
+
+  const columns: PageColumn<Expert>[] = [
+    {
+      title: CONTENT_TEXT.photo,
+      dataIndex: 'photoUrl',
+      width: 80,
+      ellipsis: false,
+      render: (url: string | null, row) => (url ? <img className="content-photo" src={url} alt={row.name} /> : null),
+    },
+    {
+      title: CONTENT_TEXT.name,
+      dataIndex: 'name',
+      width: 100,
+      search: { name: 'keyword', label: CONTENT_TEXT.keyword, width: 200 },
+    },
+    { title: CONTENT_TEXT.jobTitle, dataIndex: 'title', width: 110 },
+    { title: CONTENT_TEXT.hospital, dataIndex: 'hospital', width: 160 },
+    { title: CONTENT_TEXT.department, dataIndex: 'department', width: 110 },
+    { title: CONTENT_TEXT.specialty, dataIndex: 'specialty', minWidth: 160 },
+    actionsColumn<Expert>([
+      { key: 'edit', label: CONTENT_TEXT.edit, allowed: mayEdit, onClick: (row) => setEditing(row) },
+      {
+        key: 'remove',
+        label: CONTENT_TEXT.remove,
+        allowed: mayEdit,
+        danger: true,
+        confirm: () => ({ title: CONTENT_TEXT.removeConfirm }),
+        onClick: (row) => remove.mutateAsync(row),
+      },
+    ]),
+  ];
+
   return (
     <div className="page-card">
-      <h2 className="page-title">{CT.expertTitle}</h2>
-      <ContentToolbar
-        study={study}
-        list={content}
-        addText={CT.expertAdd}
-        mayAdd={mayEdit}
-        onAdd={() => setEditing('new')}
-      />
-      <Table<Expert>
-        {...content.table}
-        scroll={{ x: 1000 }}
-        columns={[
-          {
-            title: CT.photo,
-            dataIndex: 'photoUrl',
-            width: 80,
-            render: (url: string | null, row) =>
-              url ? <img className="content-photo" src={url} alt={row.name} /> : null,
-          },
-          { title: CT.name, dataIndex: 'name', width: 100 },
-          { title: CT.jobTitle, dataIndex: 'title', width: 110 },
-          { title: CT.hospital, dataIndex: 'hospital', width: 160, ellipsis: true },
-          { title: CT.department, dataIndex: 'department', width: 110 },
-          { title: CT.specialty, dataIndex: 'specialty', ellipsis: true },
-          {
-            title: CT.actions,
-            key: 'actions',
-            width: 150,
-            fixed: 'right',
-            render: (_: unknown, row) => (
-              <Space size={0}>
-                <Button type="link" disabled={!mayEdit} onClick={() => setEditing(row)}>
-                  {CT.edit}
-                </Button>
-                <Popconfirm title={CT.removeConfirm} disabled={!mayEdit} onConfirm={() => remove.mutate(row)}>
-                  <Button type="link" danger disabled={!mayEdit}>
-                    {CT.remove}
-                  </Button>
-                </Popconfirm>
-              </Space>
-            ),
-          },
-        ]}
+      <h2 className="page-title">{CONTENT_TEXT.expertTitle}</h2>
+      <StudyPicker study={study} label={CONTENT_TEXT.study} placeholder={CONTENT_TEXT.studyPlaceholder} width={260} />
+      <TablePage<Expert, Filters>
+        // Another study starts from its first page, unfiltered.
+        key={studyId}
+        name="expert-filter"
+        rowKey="id"
+        columns={columns}
+        {...(studyId === null
+          ? { rows: [] }
+          : {
+              queryKey: queryKeys.expert.list(studyId),
+              fetchPage: (query: Paging & Filters) => expertApi.list({ ...query, studyId }).then((res) => res.data),
+            })}
+        toolbar={
+          <Button
+            type="primary"
+            icon={<PlusOutlined />}
+            disabled={!mayEdit || studyId === null}
+            onClick={() => setEditing('new')}
+          >
+            {CONTENT_TEXT.expertAdd}
+          </Button>
+        }
       />
       {editing !== null && studyId !== null && (
         <ExpertDialog
@@ -87,6 +109,7 @@ export default function ExpertPage() {
 
 function ExpertDialog(props: { studyId: number; expert: Expert | null; onClose: (saved: boolean) => void }) {
   const { studyId, expert } = props;
+  const { message } = App.useApp();
   const [form] = Form.useForm<ExpertForm>();
   const [photo, setPhoto] = useState<{ key: string; url: string } | null>(
     expert?.photoKey ? { key: expert.photoKey, url: expert.photoUrl! } : null,
@@ -98,7 +121,7 @@ function ExpertDialog(props: { studyId: number; expert: Expert | null; onClose: 
       return expert ? expertApi.edit(expert.id, body) : expertApi.add(body);
     },
     onSuccess: () => {
-      void message.success(CT.saved);
+      void message.success(CONTENT_TEXT.saved);
       props.onClose(true);
     },
   });
@@ -106,20 +129,24 @@ function ExpertDialog(props: { studyId: number; expert: Expert | null; onClose: 
     <Modal
       open
       width={640}
-      title={expert ? CT.expertEdit : CT.expertAdd}
-      okText={CT.confirm}
-      cancelText={CT.cancel}
+      title={expert ? CONTENT_TEXT.expertEdit : CONTENT_TEXT.expertAdd}
+      okText={CONTENT_TEXT.confirm}
+      cancelText={CONTENT_TEXT.cancel}
       confirmLoading={save.isPending}
       onOk={() => save.mutate()}
       onCancel={() => props.onClose(false)}
     >
       <Form<ExpertForm> form={form} layout="vertical" initialValues={expert ?? {}}>
-        <Form.Item name="name" label={CT.name} rules={[{ required: true, whitespace: true, message: CT.nameRequired }]}>
+        <Form.Item
+          name="name"
+          label={CONTENT_TEXT.name}
+          rules={[{ required: true, whitespace: true, message: CONTENT_TEXT.nameRequired }]}
+        >
           <Input maxLength={30} />
         </Form.Item>
-        <Form.Item label={CT.photo}>
+        <Form.Item label={CONTENT_TEXT.photo}>
           <Space>
-            {photo && <img className="content-photo" src={photo.url} alt={CT.photo} />}
+            {photo && <img className="content-photo" src={photo.url} alt={CONTENT_TEXT.photo} />}
             <Upload
               accept="image/png,image/jpeg,image/gif,image/webp"
               showUploadList={false}
@@ -130,25 +157,25 @@ function ExpertDialog(props: { studyId: number; expert: Expert | null; onClose: 
                 return false;
               }}
             >
-              <Button icon={<UploadOutlined />}>{CT.upload}</Button>
+              <Button icon={<UploadOutlined />}>{CONTENT_TEXT.upload}</Button>
             </Upload>
           </Space>
         </Form.Item>
         <Space size={16} wrap>
-          <Form.Item name="title" label={CT.jobTitle}>
+          <Form.Item name="title" label={CONTENT_TEXT.jobTitle}>
             <Input maxLength={30} style={{ width: 170 }} />
           </Form.Item>
-          <Form.Item name="hospital" label={CT.hospital}>
+          <Form.Item name="hospital" label={CONTENT_TEXT.hospital}>
             <Input maxLength={60} style={{ width: 200 }} />
           </Form.Item>
-          <Form.Item name="department" label={CT.department}>
+          <Form.Item name="department" label={CONTENT_TEXT.department}>
             <Input maxLength={60} style={{ width: 170 }} />
           </Form.Item>
         </Space>
-        <Form.Item name="specialty" label={CT.specialty}>
+        <Form.Item name="specialty" label={CONTENT_TEXT.specialty}>
           <Input maxLength={200} />
         </Form.Item>
-        <Form.Item name="introduction" label={CT.introduction}>
+        <Form.Item name="introduction" label={CONTENT_TEXT.introduction}>
           <Input.TextArea rows={4} maxLength={5000} />
         </Form.Item>
       </Form>

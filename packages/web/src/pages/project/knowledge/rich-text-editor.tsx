@@ -11,7 +11,7 @@ import {
   UndoOutlined,
   UnorderedListOutlined,
 } from '@ant-design/icons';
-import { CT } from './texts';
+import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
 import './content.css';
 
 interface Props {
@@ -29,7 +29,7 @@ export function RichTextEditor({ value, onChange, uploadImage }: Props) {
   const editor = useEditor({
     extensions: [StarterKit.configure({ link: { openOnClick: false } }), Image],
     content: value ?? '',
-    editorProps: { attributes: { class: 'rich-text-content', 'aria-label': CT.content, role: 'textbox' } },
+    editorProps: { attributes: { class: 'rich-text-content', 'aria-label': CONTENT_TEXT.content, role: 'textbox' } },
     onUpdate: ({ editor: e }) => onChange?.(e.isEmpty ? '' : e.getHTML()),
   });
   const state = useEditorState({
@@ -61,16 +61,18 @@ export function RichTextEditor({ value, onChange, uploadImage }: Props) {
   return (
     <div className="rich-text">
       <Space size={2} wrap className="rich-text-toolbar">
-        {tool(CT.bold, <BoldOutlined />, state?.bold ?? false, () => chain().toggleBold().run())}
-        {tool(CT.italic, <ItalicOutlined />, state?.italic ?? false, () => chain().toggleItalic().run())}
-        {tool(CT.heading, <span className="rich-text-h">H2</span>, state?.h2 ?? false, () =>
+        {tool(CONTENT_TEXT.bold, <BoldOutlined />, state?.bold ?? false, () => chain().toggleBold().run())}
+        {tool(CONTENT_TEXT.italic, <ItalicOutlined />, state?.italic ?? false, () => chain().toggleItalic().run())}
+        {tool(CONTENT_TEXT.heading, <span className="rich-text-h">H2</span>, state?.h2 ?? false, () =>
           chain().toggleHeading({ level: 2 }).run(),
         )}
-        {tool(CT.bulletList, <UnorderedListOutlined />, state?.bullet ?? false, () => chain().toggleBulletList().run())}
-        {tool(CT.orderedList, <OrderedListOutlined />, state?.ordered ?? false, () =>
+        {tool(CONTENT_TEXT.bulletList, <UnorderedListOutlined />, state?.bullet ?? false, () =>
+          chain().toggleBulletList().run(),
+        )}
+        {tool(CONTENT_TEXT.orderedList, <OrderedListOutlined />, state?.ordered ?? false, () =>
           chain().toggleOrderedList().run(),
         )}
-        {tool(CT.quote, <span className="rich-text-h">❝</span>, state?.quote ?? false, () =>
+        {tool(CONTENT_TEXT.quote, <span className="rich-text-h">❝</span>, state?.quote ?? false, () =>
           chain().toggleBlockquote().run(),
         )}
         <Upload
@@ -81,12 +83,12 @@ export function RichTextEditor({ value, onChange, uploadImage }: Props) {
             return false;
           }}
         >
-          <Tooltip title={CT.image}>
-            <Button aria-label={CT.image} size="small" type="text" icon={<PictureOutlined />} />
+          <Tooltip title={CONTENT_TEXT.image}>
+            <Button aria-label={CONTENT_TEXT.image} size="small" type="text" icon={<PictureOutlined />} />
           </Tooltip>
         </Upload>
-        {tool(CT.undo, <UndoOutlined />, false, () => chain().undo().run())}
-        {tool(CT.redo, <RedoOutlined />, false, () => chain().redo().run())}
+        {tool(CONTENT_TEXT.undo, <UndoOutlined />, false, () => chain().undo().run())}
+        {tool(CONTENT_TEXT.redo, <RedoOutlined />, false, () => chain().redo().run())}
       </Space>
       <EditorContent editor={editor} />
     </div>

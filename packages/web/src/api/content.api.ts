@@ -1,5 +1,5 @@
 import type { Page } from '@ecrf/core';
-import { http } from '../../../api/request';
+import { http } from './request';
 
 /** Patient-facing content and medical records (docs/content.md): knowledge, experts, hospitals, medicals. */
 export type ArticleStatus = 'draft' | 'published';

@@ -1,5 +1,5 @@
 /** Texts of the content pages (the spec names the pages and calls only; docs/content.md). */
-export const CT = {
+export const CONTENT_TEXT = {
   study: '项目',
   studyPlaceholder: '请选择项目',
   keyword: '关键词',
@@ -8,7 +8,6 @@ export const CT = {
   edit: '编辑',
   remove: '删除',
   removeConfirm: '确定删除吗？',
-  actions: '操作',
   cancel: '取消',
   confirm: '确定',
   saved: '保存成功',
