@@ -16,7 +16,8 @@ import { openDemoStudy } from '../../test/demo.js';
 import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
 import { verifyAuditChains } from '../audit/audit-chain.js';
 import { permissionsOf } from '../auth/permission.service.js';
-import { applyPlan, IMPORT_BATCH, importReason, planImport } from './data-import.service.js';
+import { applyPlan, IMPORT_BATCH, importReason } from './data-import-run.service.js';
+import { planImport } from './data-import.service.js';
 
 /**
  * The import writes a batch of patients per transaction, set-based (crf-data/form-write-batch.ts). These tests hold it

@@ -20,13 +20,12 @@ import {
   applyPlan,
   IMPORT_JOB_KIND,
   importFileKey,
-  planImport,
-  previewOf,
   runImportJob,
   studyNameOf,
-  templateWorkbook,
   type ImportJobPayload,
-} from './data-import.service.js';
+} from './data-import-run.service.js';
+import { templateWorkbook } from './data-import-template.service.js';
+import { planImport, previewOf } from './data-import.service.js';
 import { attachImageUrls } from './image-urls.service.js';
 
 const tags = ['数据导入'];

@@ -1,10 +1,13 @@
+/**
+ * Reading a workbook against the study: the plan of what it would write (planImport) and the preview of it. The
+ * import run that writes a plan: data-import-run.service.ts; the template workbook: data-import-template.service.ts.
+ */
 import { lockRefusals } from '../locks/lock-gate.js';
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import {
   blockingErrors,
   changedItemNames,
   CODE_COLUMNS,
-  DATA_IMPORT_REASON,
   DICTIONARY_SHEET,
   evaluateForm,
   FORM_STATE,
@@ -12,12 +15,9 @@ import {
   headerMeaning,
   importColumns,
   INSTANCE_COLUMNS,
-  NOT_IMPORTABLE_TEXT,
   PREVIEW_ROW_LIMIT,
   README_SHEET,
   cellValue,
-  dateFormatOf,
-  isDateType,
   isEmptyValue,
   maskIdentifierValue,
   valueText,
@@ -26,41 +26,26 @@ import {
   type ImportColumn,
   type ImportIssue,
   type ImportItemChange,
-  type ImportMode,
   type ImportPreview,
-  type ImportResult,
   type ImportRowPlan,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
-import type { RecordedEvent } from '../../shared/domain-events.js';
 import type { Db } from '../../db/client.js';
-import { crfDataRecords, crfStageCrfs, crfs, studies, subjectRecords, subjects, users } from '../../db/schema/index.js';
-import { AppError } from '../../shared/app-error.js';
-import type { CurrentUser } from '../../shared/current-user.js';
+import { crfDataRecords, crfStageCrfs, crfs, subjectRecords, subjects } from '../../db/schema/index.js';
 import { seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { can } from '../crf-data/crf-data.service.js';
 import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
 import { otherFormValuesOf, type OtherFormValues } from '../crf-data/linked-values.service.js';
 import { formIdentifiers } from '../crf-data/identifier-values.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
-import { JobFailure, type JobInfo, type JobTools } from '../jobs/job-queue.js';
-import type { ReadSheet, WorkbookPool } from './data-import.pool.js';
-import {
-  BatchRefused,
-  timeSlices,
-  writeFormBatch,
-  type Refusal,
-  type WriteCounts,
-} from '../crf-data/form-write-batch.js';
-
-/** The audit reason of every value a file brings in: 数据导入 and the file's SHA-256 (which file, provably). */
-export const importReason = (sha256: string) => `${DATA_IMPORT_REASON}（文件SHA-256：${sha256}）`;
+import type { ReadSheet } from './data-import.pool.js';
+import { timeSlices } from '../crf-data/form-write-batch.js';
 
 /**
  * Each CRF's sheet name, computed over all the study's forms in their order, so that the template (which holds
  * only the forms the user may edit) and the reading of a workbook give one form the same name.
  */
-function sheetNamesOf(forms: readonly Form[]): Map<number, string> {
+export function sheetNamesOf(forms: readonly Form[]): Map<number, string> {
   const names = excelSheetNames(
     forms.map((f) => f.title),
     { reserved: [README_SHEET, DICTIONARY_SHEET] },
@@ -120,10 +105,7 @@ export interface PlanOptions {
 const chunk = <T>(list: readonly T[], size: number) =>
   Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, i * size + size));
 
-/** Lets other requests run between pieces of a long plan on this thread. */
-const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-async function studyForms(db: Db, studyId: number): Promise<Form[]> {
+export async function studyForms(db: Db, studyId: number): Promise<Form[]> {
   const rows = await db
     .select({ crfId: crfs.id, title: crfs.title, currentVersion: crfs.currentVersion })
     .from(crfs)
@@ -468,7 +450,7 @@ export function previewOf(plan: ImportPlan, fileName: string, sha256: string): I
   };
 }
 
-function patientsOf(plan: ImportPlan) {
+export function patientsOf(plan: ImportPlan) {
   const out = new Map<string, { valid: boolean; targets: Target[] }>();
   for (const r of plan.rowErrors) out.set(r.identificationCode, { valid: false, targets: [] });
   for (const t of plan.targets) {
@@ -485,337 +467,3 @@ export const planErrors = (plan: ImportPlan): ImportIssue[] => [
   ...plan.rowErrors.flatMap((r) => r.errors),
   ...plan.targets.flatMap((t) => t.errors),
 ];
-
-export interface ImportRunOptions {
-  mode: ImportMode;
-  submitType: 0 | 1;
-  sha256: string;
-  /** Called after each batch of patients (done, total); a job reports it as progress. */
-  progress?: (done: number, total: number) => Promise<void>;
-  signal?: AbortSignal;
-}
-
-/**
- * How many patients one transaction writes. The size adapts to how long the last batch took, aiming at
- * `targetMs` a batch (on the embedded database a transaction holds the only connection, so its length is what
- * another request may wait; on PostgreSQL a short transaction holds its record locks briefly), between 1 and
- * `patients`, and never more than about `values` audit rows (a wide form makes smaller batches). It starts at
- * `first`. Any size is a few statements.
- */
-export const IMPORT_BATCH = { patients: 100, values: 1_500, targetMs: 50, first: 10 };
-
-/** How long the import waits for a batch's reactions before it goes on regardless (a subscriber may be failing). */
-const REACTIONS_WAIT_MS = 10_000;
-
-/** Hands out the next batch of patients: `size` of them, fewer when their audit rows would pass `limits.values`. */
-function batcher<T extends { targets: Target[] }>(patients: readonly T[], limits = IMPORT_BATCH) {
-  let at = 0;
-  let size = Math.max(1, Math.min(limits.first, limits.patients));
-  return {
-    next(): T[] {
-      const batch: T[] = [];
-      let weight = 0;
-      while (at < patients.length && batch.length < size) {
-        const w = patients[at]!.targets.reduce((n, t) => n + t.changed.length + 2, 0);
-        if (batch.length > 0 && weight + w > limits.values) break;
-        batch.push(patients[at]!);
-        weight += w;
-        at += 1;
-      }
-      return batch;
-    },
-    /** The last batch of `count` patients took `ms`: the next one is sized for `targetMs` (at most doubling). */
-    took(count: number, ms: number) {
-      const ideal = Math.round((count * limits.targetMs) / Math.max(ms, 1));
-      size = Math.max(1, Math.min(limits.patients, count * 2, ideal));
-    },
-  };
-}
-
-/**
- * Writes a plan through the one write path (crf-data/form-write.ts, its batch): the engine judges every record
- * again at write time and its verdict is final, the reason rules for submitted forms hold (the reason is
- * 数据导入 with the file's hash), each changed value gets its audit row, verification marks and signatures are
- * voided and the domain events are recorded. Records are written set-based, a batch of patients per
- * statement (the one write path's batch, crf-data/form-write-batch.ts). `file`: one transaction, nothing written unless every row is valid.
- * `patient`: one transaction per batch of patients, and still all or nothing per patient: a patient with any
- * error in the plan is left out, and a patient the save refuses at write time (a record changed or deleted
- * since the file was planned) rolls the batch back, which is then written again without that patient. A
- * sheet-wide error (unknown sheet or column, a form the user may not edit) stops both: the file needs fixing.
- */
-export async function applyPlan(
-  ctx: AppContext,
-  user: CurrentUser,
-  access: StudyAccess,
-  plan: ImportPlan,
-  options: ImportRunOptions,
-): Promise<ImportResult> {
-  const errors = planErrors(plan);
-  const byPatient = patientsOf(plan);
-  const result: ImportResult = {
-    sha256: options.sha256,
-    mode: options.mode,
-    submitType: options.submitType,
-    importedPatients: 0,
-    skippedPatients: 0,
-    createdRecords: 0,
-    updatedRecords: 0,
-    values: 0,
-    errors,
-  };
-  if (plan.sheetErrors.length > 0 || (options.mode === 'file' && errors.length > 0)) {
-    result.skippedPatients = byPatient.size;
-    return result;
-  }
-  const reason = importReason(options.sha256);
-  const submit = options.submitType === 1;
-  // Records the plan found nothing to change in are not written (and not audited).
-  const writes = (targets: readonly Target[]) =>
-    targets.filter((t) => t.changed.length > 0 || t.submits || !t.existing);
-  const write = (tx: Db, patients: ReadonlyArray<{ targets: Target[] }>) =>
-    writeFormBatch(
-      tx,
-      ctx,
-      { kind: 'staff', user, access },
-      patients.map((p) => writes(p.targets)),
-      { submit, reason, now: ctx.clock() },
-    );
-  const add = (n: WriteCounts, patients: number) => {
-    result.createdRecords += n.created;
-    result.updatedRecords += n.updated;
-    result.values += n.values;
-    result.importedPatients += patients;
-  };
-  const refusal = ({ target, cause }: Refusal): ImportIssue => {
-    const issues = (cause.data as { errors?: Array<{ itemName: string; message: string }> } | null)?.errors ?? [];
-    const detail = issues.map((i) => `${i.itemName}：${i.message}`).join('；');
-    const row = target as Target;
-    return {
-      sheet: row.sheet,
-      row: row.row,
-      column: null,
-      message: `${cause.message}${detail ? `（${detail}）` : ''}`,
-    };
-  };
-
-  const valid = [...byPatient.values()].filter((p) => p.valid);
-  const batches = batcher(valid);
-  if (options.mode === 'file') {
-    try {
-      const n = await ctx.db.transaction(async (tx) => {
-        const sum: WriteCounts = { created: 0, updated: 0, values: 0 };
-        for (let batch = batches.next(); batch.length > 0; batch = batches.next()) {
-          await breathe();
-          const started = performance.now();
-          const part = await write(tx, batch);
-          batches.took(batch.length, performance.now() - started);
-          sum.created += part.created;
-          sum.updated += part.updated;
-          sum.values += part.values;
-        }
-        return sum;
-      });
-      add(n, byPatient.size);
-    } catch (err) {
-      if (!(err instanceof BatchRefused)) throw err;
-      result.errors.push(...err.refusals.map(refusal));
-      result.skippedPatients = byPatient.size;
-    }
-    await options.progress?.(1, 1);
-    return result;
-  }
-  result.skippedPatients = byPatient.size - valid.length;
-  let done = byPatient.size - valid.length;
-  let reactions: RecordedEvent | undefined;
-  for (let batch = batches.next(); batch.length > 0; batch = batches.next()) {
-    if (options.signal?.aborted) break;
-    // The previous batch's reactions (system queries, follow-up, realtime: a transaction and an engine run per
-    // record, after commit) first: the import never runs more than a batch ahead of them, so that it and they do
-    // not pile up on the server's cores together and other requests keep being served promptly.
-    if (reactions) await ctx.events.settled(reactions, REACTIONS_WAIT_MS);
-    let members = batch;
-    while (members.length > 0) {
-      // Between transactions other requests get the (single, on PGlite) connection: the next transaction
-      // would otherwise take it again before their queries are queued.
-      await breathe();
-      try {
-        const started = performance.now();
-        const n = await ctx.db.transaction((tx) => write(tx, members));
-        batches.took(members.length, performance.now() - started);
-        add(n, members.length);
-        reactions = n.lastEvent;
-        break;
-      } catch (err) {
-        if (!(err instanceof BatchRefused)) throw err;
-        const refused = new Set(err.refusals.map((r) => r.target.subjectRecordId));
-        result.errors.push(...err.refusals.map(refusal));
-        result.skippedPatients += refused.size;
-        members = members.filter((p) => !refused.has(p.targets[0]!.subjectRecordId));
-      }
-    }
-    done += batch.length;
-    await options.progress?.(done, byPatient.size);
-  }
-  return result;
-}
-
-function typeText(column: ImportColumn): string {
-  const { node } = column;
-  if (isDateType(node.type)) return `日期（${dateFormatOf(node)}）`;
-  const names: Record<string, string> = {
-    radio: '单选',
-    select: '下拉单选',
-    checkbox: '多选（多个代码用逗号分隔）',
-    multiSelect: '下拉多选（多个代码用逗号分隔）',
-    int: '整数',
-    real: '数字',
-    number: '数字',
-    slider: '数字（滑块）',
-    time: '时间',
-    textarea: '文本',
-    input: '文本',
-    text: '文本',
-  };
-  return names[node.type] ?? node.type;
-}
-
-/**
- * The template workbook: a 说明 sheet, one sheet per CRF the user may edit (row 1 the variable names a reader
- * matches first, row 2 their titles, skipped on import; a repeatable form's record number after the code),
- * and a 数据字典 sheet with every item's type, option codes and labels and unit.
- */
-export async function templateWorkbook(ctx: AppContext, access: StudyAccess): Promise<Buffer> {
-  const allForms = await studyForms(ctx.db, access.studyId);
-  // Names over all the study's forms, as the reading computes them; sheets only for the ones the user may save.
-  const names = sheetNamesOf(allForms);
-  const forms = allForms.filter((f) => can(access, f.crfId, 'save'));
-  // exceljs loads on the first template rather than at start (≈ 13 MB, 0.6 s).
-  const { default: ExcelJS } = await import('exceljs');
-  const wb = new ExcelJS.Workbook();
-  wb.creator = 'EDC';
-  const readme = wb.addWorksheet(README_SHEET);
-  readme.getColumn(1).width = 110;
-  for (const line of [
-    '数据导入模板',
-    '每个工作表对应一个CRF（工作表名称为CRF标题）；第1行为变量名，第2行为题目标题（导入时跳过），从第3行起每行为一位患者的一条表单记录。',
-    '列标题可以写变量名或题目标题：同一文字既是某题的变量名又是另一题的标题时按变量名匹配；多个题目标题相同时须写变量名。',
-    '编号列填写患者在本项目中的编号；可重复表单的“序号”列填写该患者此表单的第几条记录（新记录接在已有记录之后）。',
-    '单选、多选可填写选项代码或选项标签（多个用逗号分隔）；日期按数据字典中的格式填写，也可使用 Excel 日期单元格。',
-    '空白单元格不修改已有数据；计算项、图片与文件、列表题目不能通过表格导入。',
-    '导入前请先“预览”：系统列出将新增或修改的数据和全部错误，确认后再导入。每个导入的值都记录稽查轨迹（原因：数据导入，并附文件的SHA-256）。',
-    `本模板的数据表：${forms.length}个（${DICTIONARY_SHEET}工作表列出每个题目的类型、选项和单位）。`,
-  ]) {
-    readme.addRow([line]);
-  }
-  readme.getRow(1).font = { bold: true, size: 14 };
-  const dictionary: Array<(string | number)[]> = [];
-  for (const form of forms) {
-    const definition = await definitionOf(ctx.db, form.crfId, form.currentVersion);
-    const columns = importColumns(definition);
-    const sheet = wb.addWorksheet(names.get(form.crfId)!);
-    const importable = columns.filter((c) => !c.notImportable);
-    const meta = form.repeatable ? [CODE_COLUMNS[0], INSTANCE_COLUMNS[0]] : [CODE_COLUMNS[0]];
-    const metaTitles = form.repeatable ? [CODE_COLUMNS[1], INSTANCE_COLUMNS[1]] : [CODE_COLUMNS[1]];
-    sheet.addRow([...meta, ...importable.map((c) => c.name)]);
-    sheet.addRow([...metaTitles, ...importable.map((c) => (c.unit ? `${c.title}（${c.unit}）` : c.title))]);
-    sheet.getRow(1).font = { bold: true };
-    sheet.getRow(2).font = { italic: true, color: { argb: 'FF666666' } };
-    sheet.views = [{ state: 'frozen', xSplit: meta.length, ySplit: 2 }];
-    sheet.columns.forEach((c) => {
-      c.width = 16;
-    });
-    for (const c of columns) {
-      dictionary.push([
-        form.title,
-        c.name,
-        c.title,
-        typeText(c),
-        c.choices.map((o) => `${o.value}=${o.text}`).join('；'),
-        c.unit,
-        c.notImportable ? NOT_IMPORTABLE_TEXT[c.notImportable] : c.node.option.required ? '必填（提交时）' : '',
-      ]);
-    }
-  }
-  const dict = wb.addWorksheet(DICTIONARY_SHEET);
-  dict.addRow(['表单', '变量名', '标题', '类型', '选项（代码=标签）', '单位', '说明']);
-  dict.getRow(1).font = { bold: true };
-  for (const row of dictionary) dict.addRow(row);
-  [24, 20, 28, 26, 50, 10, 40].forEach((w, i) => {
-    dict.getColumn(i + 1).width = w;
-  });
-  return Buffer.from(await wb.xlsx.writeBuffer());
-}
-
-export const IMPORT_JOB_KIND = 'data.import';
-
-/** A job's payload: ids and options only (the workbook waits in the file storage under data-imports/). */
-export interface ImportJobPayload {
-  studyId: number;
-  fileKey: string;
-  fileName: string;
-  sha256: string;
-  mode: ImportMode;
-  submitType: 0 | 1;
-  /** The owner's system permissions when asked (study:manage decides access like for a request). */
-  systemPermissions: string[];
-}
-
-export const importFileKey = (fileKey: string) => `data-imports/${fileKey}`;
-
-export async function studyNameOf(ctx: AppContext, studyId: number) {
-  const [study] = await ctx.db.select({ name: studies.studyName }).from(studies).where(eq(studies.studyId, studyId));
-  return study?.name ?? '项目';
-}
-
-/**
- * The import job: re-runnable, as every handler must be. A re-run plans the file again against the data as it
- * now stands, so what a first run wrote reads as unchanged and is not written twice.
- */
-export async function runImportJob(
-  ctx: AppContext,
-  pool: WorkbookPool,
-  job: JobInfo<ImportJobPayload>,
-  tools: JobTools,
-  accessOf: (userId: number, systemPermissions: string[], studyId: number) => Promise<StudyAccess | null>,
-): Promise<ImportResult> {
-  const p = job.payload;
-  const key = importFileKey(p.fileKey);
-  const stream = await ctx.files.get(key);
-  if (!stream) throw new JobFailure('导入文件已不存在，请重新上传');
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  try {
-    const access = await accessOf(job.ownerId, p.systemPermissions, p.studyId);
-    if (!access) throw new JobFailure('您已不是该项目成员，无法导入');
-    const [owner] = await ctx.db.select().from(users).where(eq(users.userId, job.ownerId));
-    if (!owner) throw new JobFailure('用户不存在');
-    const user: CurrentUser = {
-      userId: owner.userId,
-      userName: owner.userName,
-      name: owner.name,
-      deptId: owner.deptId,
-      sessionId: '',
-      admin: false,
-      permissions: p.systemPermissions,
-      setPasswordMust: false,
-    };
-    await tools.progress(2, '正在读取文件');
-    const sheets = await pool.read(Buffer.concat(chunks));
-    await tools.progress(5, '正在检查数据');
-    const plan = await planImport(ctx, access, sheets, { submit: p.submitType === 1, details: false });
-    await tools.progress(20, '正在导入');
-    return await applyPlan(ctx, user, access, plan, {
-      mode: p.mode,
-      submitType: p.submitType,
-      sha256: p.sha256,
-      signal: tools.signal,
-      progress: (done, total) => tools.progress(20 + Math.floor((done / total) * 79), `正在导入 ${done}/${total}`),
-    });
-  } catch (err) {
-    if (err instanceof AppError) throw new JobFailure(err.message);
-    throw err;
-  } finally {
-    // A stop for shutdown runs the job again: its file must stay until the job has ended.
-    if (!tools.signal.aborted) await ctx.files.delete(key);
-  }
-}
