@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { openDurablePglite, wrapPglite, type Database } from '../packages/server/src/db/client.js';
+import { wrapPglite, type Database } from '../packages/server/src/db/client.js';
+import { openDurablePglite } from '../packages/server/src/db/pglite-engine.js';
 import { NUMBER_TEXT_PATTERN } from '../packages/server/src/modules/search/search-sql.js';
 import { BENCH_PASSWORD as PASSWORD, benchApp, onScratchPostgres } from './harness.js';
 

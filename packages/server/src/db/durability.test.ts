@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hostSyncs, openDurablePglite } from './client.js';
+import { hostSyncs, openDurablePglite } from './pglite-engine.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-durable-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
