@@ -39,6 +39,7 @@ const EXPERT = ['expert'] as const;
 const HOSPITAL = ['hospital'] as const;
 const MEDICAL = ['medical'] as const;
 const MOBILE_KNOWLEDGE = ['m', 'knowledge'] as const;
+const WECHAT = ['wechat'] as const;
 
 /** The version segment of a CRF definition key: a number, or the newest. */
 export type CrfVersionKey = number | 'latest';
@@ -283,6 +284,14 @@ export const queryKeys = {
     patients: (studyId: number, code: string) => [...MEDICAL, 'patients', studyId, code] as const,
     /** The patient's CRF records a medical record may be the source of. */
     linkable: (studyId: number, subjectId: number) => [...MEDICAL, 'linkable', studyId, subjectId] as const,
+  },
+  /** The patient side's staff pages: 公众号 (the binding settings), 公众号病种 and 公众号用户. */
+  wechat: {
+    all: () => WECHAT,
+    settings: (studyId: number | null) => [...WECHAT, 'settings', studyId] as const,
+    diseases: (studyId: number | null) => [...WECHAT, 'disease', studyId] as const,
+    /** The study's patients with their binding, paged on the server. */
+    users: (studyId: number) => [...WECHAT, 'users', studyId] as const,
   },
   /** A study's locks (数据库锁定): setting or lifting one changes every lock view of the study. */
   lock: {

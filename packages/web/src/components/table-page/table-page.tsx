@@ -50,10 +50,11 @@ interface LoadedWhole<T extends object, F extends object> extends TablePageBase<
   rows?: never;
 }
 
-/** Rows the page loaded itself, paged in the browser. */
+/** Rows the page loaded itself, paged in the browser, or shown entire when `paged` is false (a short fixed set). */
 interface GivenRows<T extends object, F extends object> extends TablePageBase<T, F> {
   rows: readonly T[];
   loading?: boolean;
+  paged?: boolean;
   fetchPage?: never;
   fetchAll?: never;
 }
@@ -83,7 +84,8 @@ export function TablePage<T extends object, F extends object = Record<string, un
   const select = whole?.select;
   const wholeRows = useMemo(() => (select ? select(loaded.data ?? []) : (loaded.data ?? [])), [select, loaded.data]);
 
-  const paged = !(whole && whole.paged === false);
+  const given = 'rows' in props && props.rows ? props : null;
+  const paged = (whole ?? given)?.paged !== false;
   const showIndex = props.showIndex ?? paged;
   const sizes = { index: showIndex, selection: Boolean(table?.rowSelection) };
   const shown = fitColumns(columns, available, sizes);
@@ -120,21 +122,21 @@ export function TablePage<T extends object, F extends object = Record<string, un
         fetchPage={(paging) => fetchPage({ ...paging, ...filters })}
       />
     );
-  } else if (whole && !paged) {
-    body = (
+  } else {
+    const rows = whole ? wholeRows : given!.rows;
+    const loading = whole ? loaded.isFetching : given!.loading;
+    body = paged ? (
+      <PagedTable<T> {...common} showIndex={showIndex} rows={rows} loading={loading} filters={filters} />
+    ) : (
       <Table<T>
         {...common}
         // A tree opens all its levels when it first has rows.
-        key={wholeRows.length > 0 ? 'loaded' : 'empty'}
-        dataSource={wholeRows}
-        loading={loaded.isFetching}
+        key={rows.length > 0 ? 'loaded' : 'empty'}
+        dataSource={rows}
+        loading={loading}
         pagination={false}
       />
     );
-  } else {
-    const rows = whole ? wholeRows : (props as GivenRows<T, F>).rows;
-    const loading = whole ? loaded.isFetching : (props as GivenRows<T, F>).loading;
-    body = <PagedTable<T> {...common} showIndex={showIndex} rows={rows} loading={loading} filters={filters} />;
   }
 
   return (

@@ -1,17 +1,19 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Form, Input, Modal, Result, Table, Typography, message } from 'antd';
+import { App, Form, Input, Modal, Result, Typography } from 'antd';
 import { hasPermission, MSG } from '@ecrf/core';
+import { queryKeys } from '../../../api/query-keys';
+import { wechatApi, type DiseaseNote } from '../../../api/wechat.api';
+import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
+import { WECHAT_TEXT } from '../../../locales/wechat.zh-CN';
 import { useSession } from '../../../stores/session.store';
-import { formatDate } from '../../../utils/format-date';
 import { useProjectStudyId } from '../use-project-study';
-import { wechatApi, type DiseaseNote } from './wechat.api';
-import { WX } from './texts';
 import './wechat.css';
 
 /**
  * 公众号病种 (/project/{id}/wechat/disease): disease education for the patient side. Each of the study's diseases
- * gets a title and a plain text that a bound patient of that disease reads on the mobile home page.
+ * gets a title and a plain text that a bound patient of that disease reads on the mobile home page. The study's
+ * diseases are few and fixed by its setup: one table, neither searched nor paged.
  */
 export default function WechatDiseasePage() {
   const studyId = useProjectStudyId();
@@ -19,11 +21,12 @@ export default function WechatDiseasePage() {
     useSession((s) => s.permissions),
     'study:config',
   );
+  const { message } = App.useApp();
   const client = useQueryClient();
   const [editing, setEditing] = useState<DiseaseNote | null>(null);
   const [form] = Form.useForm<{ title: string; content: string }>();
   const notes = useQuery({
-    queryKey: ['wechat', 'disease', studyId],
+    queryKey: queryKeys.wechat.diseases(studyId),
     enabled: studyId !== null,
     queryFn: () => wechatApi.diseases(studyId!).then((res) => res.data),
   });
@@ -31,9 +34,9 @@ export default function WechatDiseasePage() {
     mutationFn: (values: { title: string; content: string }) =>
       wechatApi.saveDisease({ studyId: studyId!, diseaseCode: editing!.diseaseCode, ...values }),
     onSuccess: (res) => {
-      client.setQueryData(['wechat', 'disease', studyId], res.data);
+      client.setQueryData(queryKeys.wechat.diseases(studyId), res.data);
       setEditing(null);
-      void message.success(WX.saved);
+      void message.success(WECHAT_TEXT.saved);
     },
   });
   if (studyId === null || notes.isError) {
@@ -43,51 +46,50 @@ export default function WechatDiseasePage() {
       </div>
     );
   }
+
+  const columns: PageColumn<DiseaseNote>[] = [
+    { title: WECHAT_TEXT.diseaseName, dataIndex: 'diseaseName', width: 160 },
+    { title: WECHAT_TEXT.diseaseCode, dataIndex: 'diseaseCode', width: 120 },
+    {
+      title: WECHAT_TEXT.noteTitle,
+      dataIndex: 'title',
+      minWidth: 200,
+      text: (row) => row.title,
+      render: (title: string) => title || <Typography.Text type="secondary">{WECHAT_TEXT.noteEmpty}</Typography.Text>,
+    },
+    {
+      title: WECHAT_TEXT.updateTime,
+      dataIndex: 'updateTime',
+      kind: 'datetime',
+    },
+    actionsColumn<DiseaseNote>([
+      {
+        key: 'edit',
+        label: WECHAT_TEXT.edit,
+        allowed: mayConfigure,
+        onClick: (row) => {
+          setEditing(row);
+          form.setFieldsValue({ title: row.title || row.diseaseName, content: row.content });
+        },
+      },
+    ]),
+  ];
+
   return (
     <div className="page-card">
-      <h2 className="page-title">{WX.disease}</h2>
-      <Typography.Paragraph type="secondary">{WX.diseaseHint}</Typography.Paragraph>
-      <Table<DiseaseNote>
+      <h2 className="page-title">{WECHAT_TEXT.disease}</h2>
+      <Typography.Paragraph type="secondary">{WECHAT_TEXT.diseaseHint}</Typography.Paragraph>
+      <TablePage<DiseaseNote>
+        name="wechat-disease"
         rowKey="diseaseCode"
+        columns={columns}
+        rows={notes.data ?? []}
         loading={notes.isLoading}
-        dataSource={notes.data ?? []}
-        pagination={false}
-        columns={[
-          { title: WX.diseaseName, dataIndex: 'diseaseName', width: 160 },
-          { title: WX.diseaseCode, dataIndex: 'diseaseCode', width: 120 },
-          {
-            title: WX.noteTitle,
-            dataIndex: 'title',
-            render: (title: string) => title || <Typography.Text type="secondary">{WX.noteEmpty}</Typography.Text>,
-          },
-          {
-            title: '更新时间',
-            dataIndex: 'updateTime',
-            width: 170,
-            render: (value: string | null) => (value ? formatDate(value) : ''),
-          },
-          {
-            title: WX.actions,
-            key: 'actions',
-            width: 90,
-            render: (_: unknown, row) => (
-              <Button
-                type="link"
-                disabled={!mayConfigure}
-                onClick={() => {
-                  setEditing(row);
-                  form.setFieldsValue({ title: row.title || row.diseaseName, content: row.content });
-                }}
-              >
-                {WX.edit}
-              </Button>
-            ),
-          },
-        ]}
+        paged={false}
       />
       <Modal
         open={editing !== null}
-        title={`${WX.editNote}：${editing?.diseaseName ?? ''}`}
+        title={`${WECHAT_TEXT.editNote}：${editing?.diseaseName ?? ''}`}
         onCancel={() => setEditing(null)}
         onOk={() => form.submit()}
         confirmLoading={save.isPending}
@@ -95,10 +97,14 @@ export default function WechatDiseasePage() {
         forceRender
       >
         <Form form={form} layout="vertical" onFinish={(values) => save.mutate(values)}>
-          <Form.Item name="title" label={WX.noteTitle} rules={[{ required: true, message: WX.titleRequired }]}>
+          <Form.Item
+            name="title"
+            label={WECHAT_TEXT.noteTitle}
+            rules={[{ required: true, message: WECHAT_TEXT.titleRequired }]}
+          >
             <Input maxLength={100} />
           </Form.Item>
-          <Form.Item name="content" label={WX.noteContent}>
+          <Form.Item name="content" label={WECHAT_TEXT.noteContent}>
             <Input.TextArea rows={8} maxLength={5000} showCount />
           </Form.Item>
         </Form>

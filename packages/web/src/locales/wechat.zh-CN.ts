@@ -1,11 +1,12 @@
 /** What the patient-side pages of staff say (docs/patient-portal.md; the spec gives none of these texts). */
-export const WX = {
+export const WECHAT_TEXT = {
   qrTitle: '患者绑定二维码',
   qrHint: '患者用手机扫码打开绑定页，输入工作人员发放的绑定码完成绑定。',
   qrAlt: '患者绑定二维码',
   settingsTitle: '绑定设置',
   bindEnabled: '开放患者绑定',
   appId: '公众号AppID',
+  appIdInvalid: 'AppID格式不正确',
   appIdHint: '接入微信公众号后填写（wx开头的18位）；未填写时使用开发用绑定方式。',
   welcome: '患者首页欢迎语',
   proCrfs: '患者填写表单',
@@ -19,6 +20,7 @@ export const WX = {
   noteTitle: '标题',
   noteContent: '内容',
   noteEmpty: '未设置',
+  updateTime: '更新时间',
   edit: '编辑',
   editNote: '编辑病种宣教',
   titleRequired: '请输入标题',
@@ -35,7 +37,6 @@ export const WX = {
   openId: '微信标识',
   boundAt: '绑定时间',
   codeLive: '绑定码有效至',
-  actions: '操作',
   issue: '发放绑定码',
   unbind: '解除绑定',
   unbindConfirm: '解除绑定后，该患者需重新获取绑定码才能填写表单。确定解除？',
@@ -47,5 +48,4 @@ export const WX = {
   copy: '复制',
   copied: '已复制',
   close: '关闭',
-  search: '查询',
 } as const;

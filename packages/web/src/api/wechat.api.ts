@@ -1,5 +1,5 @@
 import type { Page } from '@ecrf/core';
-import { http } from '../../../api/request';
+import { http } from './request';
 
 /** The patient side's staff calls (docs/patient-portal.md). */
 export interface PortalSettings {
