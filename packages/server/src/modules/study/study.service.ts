@@ -1,4 +1,4 @@
-// Kept whole (~500 lines): every function here reads the study row through studyRow or writes it through the audited changeStudy.
+// Kept whole (~500 lines): each function reads the study row (studyRow) or writes it through the audited changeStudy.
 import { holdLocksExclusive } from '../locks/lock-gate.js';
 import { departmentNames, memberSites } from './staff.service.js';
 import { and, count, desc, eq, ilike, inArray, isNull, sql } from 'drizzle-orm';
