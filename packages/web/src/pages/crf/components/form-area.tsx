@@ -1,49 +1,35 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { queryKeys } from '../../../api/query-keys';
-import { App, Button, Drawer, Result, Spin } from 'antd';
+import { useCallback, useMemo, useRef, useState } from 'react';
+import { App, Button, Result, Spin } from 'antd';
 import { UnorderedListOutlined } from '@ant-design/icons';
-import {
-  crfRecordApi,
-  type CrfDoubtMark,
-  type CrfMenuNode,
-  type CrfPatient,
-  type CrfRecordDetail,
-  type CrfSaveResult,
-} from '../../../api/crf.api';
+import { crfRecordApi, type CrfMenuNode, type CrfPatient, type CrfSaveResult } from '../../../api/crf.api';
 import type { ItemMark } from '../../../crf';
 import { useCrfScreen } from '../../../layouts/crf-layout';
 import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
-import { DOUBT_TEXT } from '../../../locales/doubt.zh-CN';
 import { isRepeatable } from '../crf-menu';
-import { formItems, formatLooseValue, formatValue, itemTitle, nodesByName, type FormItem } from '../crf-values';
-import { locateItem } from '../locate-item';
-import { recognitionApi } from '../../../api/recognition.api';
-import { identifyTemplates } from '../recognition/identify-templates';
+import { formItems, nodesByName, type FormItem } from '../crf-values';
 import { RecognitionDialog } from '../recognition/recognition-dialog';
 import { RecognitionSources } from '../recognition/recognition-sources';
-import type { RecognitionOutcome } from '../recognition/recognise-flow';
-import { printCrf, printInHiddenFrame, saveBlob } from '../print';
-import { ImagingViewer } from '../../../components/imaging/imaging-viewer';
-import { externalViewerUrl, recordFiles } from '../../../components/imaging/record-files';
-import { VIEWER_T } from '../../../components/imaging/texts';
-import { sendSpineImage } from '../../../components/spine/send-image';
-import { useFileNames } from '../../../stores/file-names.store';
+import { useFormRecognition } from '../recognition/use-form-recognition';
+import { useFormDoubts } from '../use-form-doubts';
+import { useFormRecord, type RecordParam } from '../use-form-record';
+import { usePrintCrf } from '../use-print-crf';
+import { useSdv } from '../use-sdv';
 import { CrfEditor } from './crf-editor';
 import { CRF_BUTTONS, CrfToolbar } from './crf-toolbar';
 import { LockBar, useRecordLock } from './lock-bar';
-import { DoubtDialog, type DoubtDialogMode } from './doubt-dialog';
-import { DoubtPicker, type PickedItem } from './doubt-picker';
+import { DoubtDialog } from './doubt-dialog';
+import { DoubtPicker } from './doubt-picker';
 import { HistoryDrawer, type HistoryTarget } from './history-drawer';
-import { ItemPanel, ItemSheet } from './item-panel';
+import { ItemDrawers, useItemDrawers } from './item-drawers';
+import { ItemPanel, type ItemPanelProps } from './item-panel';
 import { OverviewDialog, type OverviewScope } from './overview-dialog';
+import { RecordImaging } from './record-imaging';
 import { RecordTable } from './record-table';
 import { SignDialog } from './sign-dialog';
 
 const t = CRF_PAGE_TEXT;
 
-/** The address's record: a saved record's id, "new" for one not saved yet, or none chosen. */
-export type RecordParam = number | 'new' | null;
+export type { RecordParam };
 
 export interface FormAreaProps {
   subjectRecordId: number;
@@ -56,67 +42,17 @@ export interface FormAreaProps {
   doubtOn: boolean;
 }
 
-const detailKey = (subjectRecordId: number, crfId: number, record: RecordParam) =>
-  queryKeys.crfRecord.detail(subjectRecordId, crfId, record ?? 'auto');
-
-/** Whether a detail answers the record the address names. */
-function matches(detail: CrfRecordDetail, record: RecordParam): boolean {
-  if (typeof record === 'number') return detail.crfDataRecord?.id === record;
-  if (record === 'new') return detail.crfDataRecord === null;
-  return true;
-}
-
 /**
  * One form of the casebook: the repeatable form's records, the editor, the item markers and every
  * dialog of the form's top-bar buttons.
  */
 export function FormArea({ subjectRecordId, form, patient, recordParam, setRecord, can, doubtOn }: FormAreaProps) {
   const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const screen = useCrfScreen();
   const crfId = form.crfId!;
   const repeatable = isRepeatable(form);
-
-  const dataList = useQuery({
-    queryKey: queryKeys.crfRecord.dataList(subjectRecordId, crfId),
-    queryFn: () => crfRecordApi.dataList(subjectRecordId, crfId).then((res) => res.data),
-    enabled: repeatable,
-  });
-
-  // A repeatable form opened without a record opens its latest one, or a new one when it has none.
-  const waitingForChoice = repeatable && recordParam === null;
-  const rows = dataList.data;
-  useEffect(() => {
-    if (!waitingForChoice || !rows) return;
-    const last = rows.at(-1);
-    setRecord(last ? last.crfDataRecordId : 'new', true);
-  }, [waitingForChoice, rows, setRecord]);
-
-  const detailQuery = useQuery({
-    queryKey: detailKey(subjectRecordId, crfId, recordParam),
-    queryFn: () =>
-      crfRecordApi
-        .detail(subjectRecordId, crfId, typeof recordParam === 'number' ? recordParam : null)
-        .then((res) => res.data),
-    enabled: !waitingForChoice,
-    // A record opened again is read afresh: a nurse must never start typing into old values.
-    gcTime: 0,
-  });
-
-  // The editor lives as long as the user works on one record. A new record that receives its id
-  // from its first save keeps its editor (and whatever was typed meanwhile).
-  const [adopted, setAdopted] = useState<number | null>(null);
-  const [session, setSession] = useState<{ record: RecordParam; epoch: number }>({ record: recordParam, epoch: 0 });
-  if (session.record !== recordParam) {
-    const keep = typeof recordParam === 'number' && adopted === recordParam;
-    setSession({ record: recordParam, epoch: keep ? session.epoch : session.epoch + 1 });
-  }
-  const [mounted, setMounted] = useState<{ epoch: number; detail: CrfRecordDetail } | null>(null);
-  const fresh = detailQuery.data && matches(detailQuery.data, session.record) ? detailQuery.data : null;
-  if (fresh && (mounted?.epoch !== session.epoch || mounted.detail !== fresh)) {
-    setMounted({ epoch: session.epoch, detail: fresh });
-  }
-  const detail = mounted?.epoch === session.epoch ? mounted.detail : null;
+  const record = useFormRecord({ subjectRecordId, crfId, repeatable, recordParam, setRecord });
+  const { dataList, detailQuery, waitingForChoice, detail, refreshAll } = record;
 
   const definition = detail?.crf.definition;
   const allItems = useMemo(() => (definition ? formItems(definition) : []), [definition]);
@@ -127,190 +63,50 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   );
   const nodes = useMemo(() => (definition ? nodesByName(definition) : new Map()), [definition]);
   const recordId = detail?.crfDataRecord?.id ?? null;
+  const savedValues = detail?.crfDataRecord?.values ?? {};
 
   const bypassGuardRef = useRef(false);
-  const [sdvMode, setSdvMode] = useState(false);
-  const [sdvBusy, setSdvBusy] = useState(false);
   const [history, setHistory] = useState<HistoryTarget | null>(null);
-  const [doubtMode, setDoubtMode] = useState<DoubtDialogMode | null>(null);
-  const [picking, setPicking] = useState(false);
   const [viewerOpen, setViewerOpen] = useState(false);
-  const fileNames = useFileNames();
   const [dialog, setDialog] = useState<'overview' | 'preview' | 'sign' | 'identify' | null>(null);
-  const [printing, setPrinting] = useState(false);
   const [unsaved, setUnsaved] = useState(false);
-  // Without room beside the form, the item list is a drawer and each item opens its own sheet.
-  const [itemsOpen, setItemsOpen] = useState(false);
-  const [sheetItem, setSheetItem] = useState<string | null>(null);
-  const pendingLocate = useRef<FormItem | null>(null);
-  const fillRef = useRef<((values: Readonly<Record<string, unknown>>) => void) | null>(null);
-  /** Recognitions made on a record not saved yet: linked to it once its first save gave it an id (SDV). */
-  const pendingRecognitions = useRef<number[]>([]);
-
-  const refreshAll = useCallback(async () => {
-    await Promise.all([
-      queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.menu(subjectRecordId) }),
-      queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.formDetails(subjectRecordId, crfId) }),
-      queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.dataList(subjectRecordId, crfId) }),
-      queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.audits() }),
-    ]);
-  }, [queryClient, subjectRecordId, crfId]);
+  const doubts = useFormDoubts({ detail, recordId, savedValues, unsaved, nodes });
+  const sdv = useSdv(recordId, nodes, refreshAll);
+  const drawers = useItemDrawers(items);
+  const { printing, print } = usePrintCrf({
+    subjectRecordId,
+    crfId,
+    crfDataRecordId: recordId,
+    fileName: `${patient?.subjectName ?? ''}-${form.title}.docx`,
+    openPreview: () => setDialog('preview'),
+  });
+  const recognition = useFormRecognition({
+    subjectRecordId,
+    crfId,
+    studyId: patient?.studyId ?? 0,
+    recordId,
+    definition,
+    crfOption: detail?.crf.option,
+    crfTitle: detail?.crf.title,
+  });
+  const { adoptSaved } = record;
+  const { linkPending } = recognition;
 
   const onSaved = useCallback(
     (result: CrfSaveResult, created: boolean) => {
-      if (created && repeatable) {
-        setAdopted(result.crfDataRecordId);
-        setRecord(result.crfDataRecordId, true);
-      }
-      if (created) {
-        const studyOf = patient?.studyId ?? 0;
-        for (const recognitionId of pendingRecognitions.current.splice(0)) {
-          void recognitionApi
-            .linkRecord(studyOf, recognitionId, result.crfDataRecordId)
-            .then(() =>
-              queryClient.invalidateQueries({
-                queryKey: queryKeys.crfRecord.recognitionSources(subjectRecordId, crfId),
-              }),
-            )
-            .catch(() => undefined);
-        }
-      }
+      adoptSaved(result, created);
+      if (created) linkPending(result.crfDataRecordId);
       void refreshAll();
     },
-    [repeatable, setRecord, refreshAll, patient?.studyId, queryClient, subjectRecordId, crfId],
+    [adoptSaved, linkPending, refreshAll],
   );
 
-  const reload = useCallback(() => {
-    setSession((s) => ({ ...s, epoch: s.epoch + 1 }));
-    // Reset, not just invalidate: the new editor must start from what the server holds now.
-    void queryClient.resetQueries({ queryKey: queryKeys.crfRecord.formDetails(subjectRecordId, crfId) });
-    void queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.menu(subjectRecordId) });
-    void queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.dataList(subjectRecordId, crfId) });
-  }, [queryClient, subjectRecordId, crfId]);
-
-  // ---- top-bar actions --------------------------------------------------------------------------
-  const print = async () => {
-    setPrinting(true);
-    try {
-      const outcome = await printCrf(
-        { subjectRecordId, crfId, crfDataRecordId: recordId },
-        {
-          hasTemplate: (id) => crfRecordApi.hasPrintTemplate(id).then((res) => res.data),
-          document: (params, format) => crfRecordApi.printWord({ ...params, format }).then((res) => res.data),
-          openPreview: () => setDialog('preview'),
-          printFrame: (blob) => printInHiddenFrame(blob),
-          save: (blob) => saveBlob(blob, `${patient?.subjectName ?? ''}-${form.title}.docx`),
-        },
-      );
-      if (outcome === 'saved') void message.info(t.printWordDownloaded);
-    } catch {
-      // The request wrapper has shown why.
-    } finally {
-      setPrinting(false);
-    }
-  };
-
-  const openDoubtPicker = () => {
-    // QRY-07/QRY-20: queries are raised on the saved record, so unsaved values are saved first.
-    if (!recordId || unsaved) {
-      void message.warning(DOUBT_TEXT.saveFirst);
-      return;
-    }
-    setPicking(true);
-  };
-
-  const savedValues = detail?.crfDataRecord?.values ?? {};
-  const onPicked = ({ item, column }: PickedItem) => {
-    setPicking(false);
-    const existing = (detail?.crfDoubts ?? []).find((d) =>
-      column
-        ? d.groupName === item.name && d.groupIndex === column.index && d.itemName === column.name
-        : d.itemName === item.name && !d.groupName,
-    );
-    if (existing && existing.doubtType === 1) {
-      void message.info(DOUBT_TEXT.pickHasOpen);
-      setDoubtMode({ kind: 'history', doubtId: existing.doubtId });
-      return;
-    }
-    const rows = column ? (savedValues[item.name] as Array<Record<string, unknown>> | undefined) : undefined;
-    const row = column ? (rows?.[column.index] ?? {}) : savedValues;
-    const columnNode = column ? item.columns.find((c) => c.name === column.name) : undefined;
-    setDoubtMode({
-      kind: 'start',
-      target: {
-        crfDataRecordId: recordId,
-        itemName: column ? column.name : item.name,
-        itemTitle: column ? `${DOUBT_TEXT.groupRow(item.title, column.index)} · ${column.title}` : item.title,
-        groupName: column ? item.name : null,
-        groupIndex: column ? column.index : null,
-        value: column
-          ? formatValue(columnNode, row[column.name], row)
-          : formatValue(item.node, savedValues[item.name], savedValues),
-      },
-    });
-  };
-
-  const describeDoubt = useCallback(
-    (d: { itemName: string; groupName: string | null; groupIndex: number | null }) => ({
-      title: d.groupName
-        ? `${itemTitle(nodes, d.groupName)} · ${itemTitle(nodes, d.itemName)}`
-        : itemTitle(nodes, d.itemName),
-      format: (value: unknown) => formatLooseValue(nodes, d.itemName, value),
-    }),
-    [nodes],
-  );
-
-  const onDoubts = useCallback(
-    (_item: FormItem, doubts: CrfDoubtMark[]) => setDoubtMode({ kind: 'history', doubtId: doubts[0]!.doubtId }),
-    [],
-  );
   const onHistory = useCallback(
     (item: FormItem | null) => {
       if (!recordId) return;
       setHistory({ crfDataRecordId: recordId, itemName: item?.name, title: item?.title ?? form.title });
     },
     [recordId, form.title],
-  );
-  const onSdv = useCallback(
-    async (itemNames: string[] | undefined, verified: boolean) => {
-      if (!recordId) {
-        void message.warning(t.sdvNeedsRecord);
-        return;
-      }
-      setSdvBusy(true);
-      try {
-        await crfRecordApi.sdv({ crfDataRecordId: recordId, itemNames, verified });
-        await refreshAll();
-        // The tick is the monitor's statement that the value matches the source: say that it is recorded.
-        const titles = (itemNames ?? []).map((name) => itemTitle(nodes, name)).join('、');
-        void message.success(
-          itemNames
-            ? verified
-              ? t.sdvDone(titles)
-              : t.sdvUndone(titles)
-            : verified
-              ? t.sdvFormDoneMsg
-              : t.sdvFormUndoneMsg,
-        );
-      } catch {
-        // The request wrapper has shown why.
-      } finally {
-        setSdvBusy(false);
-      }
-    },
-    [recordId, refreshAll, message, nodes],
-  );
-  const onLocate = useCallback(
-    (item: FormItem) => {
-      // From the item drawer: the form is scrolled once the drawer has closed and given the focus back.
-      if (itemsOpen) {
-        pendingLocate.current = item;
-        setItemsOpen(false);
-        return;
-      }
-      locateItem(item.name, item.name);
-    },
-    [itemsOpen],
   );
 
   const studyId = patient?.studyId ?? detail?.subject.studyId ?? 0;
@@ -334,20 +130,6 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
     [detail, permissions],
   );
   const canEdit = Boolean(permissions && (permissions.save || permissions.submit));
-  const crfOption = detail?.crf.option;
-  const crfTitle = detail?.crf.title;
-  const templates = useMemo(
-    () => (definition && crfOption ? identifyTemplates(definition, crfOption, crfTitle ?? '') : []),
-    [definition, crfOption, crfTitle],
-  );
-  const onRecognised = useCallback(
-    (outcome: RecognitionOutcome) => {
-      if (outcome.recognitionId !== null && recordId === null) pendingRecognitions.current.push(outcome.recognitionId);
-      if (outcome.filled.length > 0) fillRef.current?.(outcome.values);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.crfRecord.recognitionSources(subjectRecordId, crfId) });
-    },
-    [recordId, queryClient, subjectRecordId, crfId],
-  );
 
   const sdvMarks = detail?.crfDataRecord?.sdv;
   const openDoubts = detail?.crfDoubts;
@@ -357,11 +139,22 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
     for (const d of openDoubts ?? []) marks[d.groupName ?? d.itemName] = 'doubt';
     return marks;
   }, [sdvMarks, openDoubts]);
-  const openSheet = useCallback((name: string) => setSheetItem(name), []);
-  const sheet = sheetItem ? items.find((item) => item.name === sheetItem) : undefined;
-  const sheetDoubts = sheet
-    ? (detail?.crfDoubts ?? []).filter((d) => d.itemName === sheet.name || d.groupName === sheet.name)
-    : [];
+  const panel: ItemPanelProps | null =
+    detail && permissions
+      ? {
+          items,
+          recordId,
+          sdv: detail.crfDataRecord?.sdv ?? {},
+          doubts: detail.crfDoubts,
+          sdvMode: sdv.sdvMode,
+          canSdv: permissions.sdv,
+          sdvBusy: sdv.sdvBusy,
+          onHistory,
+          onDoubts: doubts.onDoubts,
+          onSdv: (names, verified) => void sdv.onSdv(names, verified),
+          onLocate: drawers.onLocate,
+        }
+      : null;
 
   let body;
   // CRF-19: a failed detail load, or a failed record list the page waits on to pick a record, ends the spinner.
@@ -378,7 +171,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         }
       />
     );
-  } else if (!detail || !editorDetail || !permissions) {
+  } else if (!detail || !editorDetail || !permissions || !panel) {
     body = (
       <div className="crf-loading">
         <Spin />
@@ -407,7 +200,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
             crfDataRecordId={recordId}
           />
           <CrfEditor
-            key={session.epoch}
+            key={record.epoch}
             locked={locked}
             subjectRecordId={subjectRecordId}
             crfId={crfId}
@@ -416,28 +209,16 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
             onSaved={onSaved}
             onDirtyChange={setUnsaved}
             onVisibleChange={setVisible}
-            onReload={reload}
+            onReload={record.reload}
             bypassGuardRef={bypassGuardRef}
-            onItemOpen={screen.panelOnDemand ? openSheet : undefined}
+            onItemOpen={screen.panelOnDemand ? drawers.openSheet : undefined}
             itemMarks={itemMarks}
-            fillRef={fillRef}
+            fillRef={recognition.fillRef}
           />
         </div>
         {!screen.panelOnDemand && (
           <aside className="crf-side-card">
-            <ItemPanel
-              items={items}
-              recordId={recordId}
-              sdv={detail.crfDataRecord?.sdv ?? {}}
-              doubts={detail.crfDoubts}
-              sdvMode={sdvMode}
-              canSdv={permissions.sdv}
-              sdvBusy={sdvBusy}
-              onHistory={onHistory}
-              onDoubts={onDoubts}
-              onSdv={(names, verified) => void onSdv(names, verified)}
-              onLocate={onLocate}
-            />
+            <ItemPanel {...panel} />
           </aside>
         )}
       </div>
@@ -449,22 +230,22 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       <CrfToolbar
         lockedText={locked ? (lockState?.message ?? undefined) : undefined}
         formOpen={Boolean(detail)}
-        showIdentify={templates.length > 0}
+        showIdentify={recognition.templates.length > 0}
         showDoubt={doubtOn && can(CRF_BUTTONS.doubt)}
         showDicom={can(CRF_BUTTONS.dicom)}
         showSdv={Boolean(permissions?.sdv)}
-        sdvMode={sdvMode}
+        sdvMode={sdv.sdvMode}
         signatureInvalid={detail?.signature ? !detail.signature.valid : false}
         printing={printing}
         onPrint={() => void print()}
         onDicom={() => setViewerOpen(true)}
         onIdentify={() => (canEdit ? setDialog('identify') : void message.warning(t.readOnly))}
-        onDoubt={openDoubtPicker}
+        onDoubt={doubts.openDoubtPicker}
         onOverview={() => setDialog('overview')}
         onSign={() => setDialog('sign')}
-        onSdv={() => setSdvMode(!sdvMode)}
+        onSdv={() => sdv.setSdvMode(!sdv.sdvMode)}
         compact={screen.compact}
-        onItems={screen.panelOnDemand && detail ? () => setItemsOpen(true) : undefined}
+        onItems={screen.panelOnDemand && detail ? drawers.openItems : undefined}
       />
       {repeatable && (
         <RecordTable
@@ -486,97 +267,30 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       )}
       {body}
       <HistoryDrawer target={history} nodes={nodes} phone={screen.phone} onClose={() => setHistory(null)} />
-      {screen.panelOnDemand && detail && permissions && (
-        <>
-          <Drawer
-            open={itemsOpen}
-            placement="right"
-            size={screen.phone ? '100%' : 380}
-            title={t.itemsToggle}
-            onClose={() => setItemsOpen(false)}
-            afterOpenChange={(open) => {
-              if (open || !pendingLocate.current) return;
-              const item = pendingLocate.current;
-              pendingLocate.current = null;
-              locateItem(item.name, item.name);
-            }}
-            rootClassName="crf-items-drawer"
-            styles={{ body: { padding: 0 } }}
-          >
-            <ItemPanel
-              items={items}
-              recordId={recordId}
-              sdv={detail.crfDataRecord?.sdv ?? {}}
-              doubts={detail.crfDoubts}
-              sdvMode={sdvMode}
-              canSdv={permissions.sdv}
-              sdvBusy={sdvBusy}
-              onHistory={onHistory}
-              onDoubts={onDoubts}
-              onSdv={(names, verified) => void onSdv(names, verified)}
-              onLocate={onLocate}
-            />
-          </Drawer>
-          <Drawer
-            open={sheet !== undefined}
-            placement="bottom"
-            size="auto"
-            title={sheet ? t.itemPanelOf(sheet.title) : ''}
-            onClose={() => setSheetItem(null)}
-            rootClassName="crf-item-sheet-drawer"
-          >
-            {sheet && (
-              <ItemSheet
-                item={sheet}
-                recordId={recordId}
-                mark={detail.crfDataRecord?.sdv?.[sheet.name]}
-                doubts={sheetDoubts}
-                sdvMode={sdvMode}
-                canSdv={permissions.sdv}
-                sdvBusy={sdvBusy}
-                onHistory={onHistory}
-                onDoubts={onDoubts}
-                onSdv={(names, verified) => void onSdv(names, verified)}
-              />
-            )}
-          </Drawer>
-        </>
-      )}
+      {screen.panelOnDemand && panel && <ItemDrawers drawers={drawers} phone={screen.phone} panel={panel} />}
       <DoubtPicker
-        open={picking}
+        open={doubts.picking}
         items={items}
         values={savedValues}
-        onPick={onPicked}
-        onCancel={() => setPicking(false)}
+        onPick={doubts.onPicked}
+        onCancel={doubts.cancelPicking}
       />
       <DoubtDialog
-        mode={doubtMode}
+        mode={doubts.doubtMode}
         can={can}
         readOnly={!canEdit}
-        describe={describeDoubt}
+        describe={doubts.describeDoubt}
         onChanged={() => void refreshAll()}
-        onClose={() => setDoubtMode(null)}
+        onClose={doubts.closeDoubt}
       />
-      <ImagingViewer
+      <RecordImaging
         open={viewerOpen}
         onClose={() => setViewerOpen(false)}
-        files={viewerOpen && definition ? recordFiles(definition.children, savedValues, fileNames) : []}
-        spineItems={allItems
-          .filter((i) => i.node.type === 'spineCobb' || i.node.type === 'spineMeasure')
-          .map((i) => ({ name: i.name, title: i.title }))}
-        onSendToSpine={
-          canEdit
-            ? (item, image) => {
-                // The widget takes the frame as if chosen in its upload area: stored, then shown ready to measure.
-                if (sendSpineImage(item, image)) setViewerOpen(false);
-                else void message.warning(VIEWER_T.spineItemHidden);
-              }
-            : undefined
-        }
-        externalUrl={externalViewerUrl(
-          import.meta.env.VITE_DICOM_VIEWER_URL,
-          patient?.identificationCode ?? detail?.subject.identificationCode ?? '',
-        )}
+        definition={definition}
+        savedValues={savedValues}
+        allItems={allItems}
+        canEdit={canEdit}
+        identificationCode={patient?.identificationCode ?? detail?.subject.identificationCode ?? ''}
       />
       <OverviewDialog
         open={dialog === 'overview' || dialog === 'preview'}
@@ -597,12 +311,12 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       />
       <RecognitionDialog
         open={dialog === 'identify'}
-        templates={templates}
+        templates={recognition.templates}
         studyId={studyId}
         crfId={crfId}
         subjectRecordId={subjectRecordId}
         crfDataRecordId={recordId}
-        onRecognised={onRecognised}
+        onRecognised={recognition.onRecognised}
         onClose={() => setDialog(null)}
       />
     </div>
