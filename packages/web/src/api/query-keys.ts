@@ -40,6 +40,7 @@ const HOSPITAL = ['hospital'] as const;
 const MEDICAL = ['medical'] as const;
 const MOBILE_KNOWLEDGE = ['m', 'knowledge'] as const;
 const WECHAT = ['wechat'] as const;
+const PATIENT = ['patient'] as const;
 
 /** The version segment of a CRF definition key: a number, or the newest. */
 export type CrfVersionKey = number | 'latest';
@@ -292,6 +293,13 @@ export const queryKeys = {
     diseases: (studyId: number | null) => [...WECHAT, 'disease', studyId] as const,
     /** The study's patients with their binding, paged on the server. */
     users: (studyId: number) => [...WECHAT, 'users', studyId] as const,
+  },
+  /** The patient's own pages on the phone (/meil, a patient session): saving a form refreshes them all. */
+  patient: {
+    all: () => PATIENT,
+    home: () => [...PATIENT, 'home'] as const,
+    form: (crfId: number) => [...PATIENT, 'form', crfId] as const,
+    consults: () => [...PATIENT, 'consult'] as const,
   },
   /** A study's locks (数据库锁定): setting or lifting one changes every lock view of the study. */
   lock: {

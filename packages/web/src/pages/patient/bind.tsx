@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { Alert, Button, Input } from 'antd';
-import { bindAndKeep, PatientApiError } from './patient.api';
-import { PT } from './texts';
+import { MSG } from '@ecrf/core';
+import { bindAndKeep, PatientApiError } from '../../api/patient.api';
+import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
 import './patient.css';
 
 /**
@@ -21,7 +22,7 @@ export default function PatientBindPage() {
 
   const submit = async () => {
     if (!code.trim()) {
-      setError(PT.codeRequired);
+      setError(PATIENT_TEXT.codeRequired);
       return;
     }
     setBusy(true);
@@ -30,7 +31,7 @@ export default function PatientBindPage() {
       await bindAndKeep(studyId, code.trim());
       void navigate('/meil', { replace: true });
     } catch (err) {
-      setError(err instanceof PatientApiError ? err.message : '系统异常');
+      setError(err instanceof PatientApiError ? err.message : MSG.systemError);
     } finally {
       setBusy(false);
     }
@@ -38,9 +39,9 @@ export default function PatientBindPage() {
 
   return (
     <main className="patient-page">
-      <h1>{PT.bindTitle}</h1>
+      <h1>{PATIENT_TEXT.bindTitle}</h1>
       {!valid ? (
-        <Alert type="warning" showIcon title={PT.noStudy} />
+        <Alert type="warning" showIcon title={PATIENT_TEXT.noStudy} />
       ) : (
         <div className="patient-card">
           <form
@@ -49,8 +50,8 @@ export default function PatientBindPage() {
               void submit();
             }}
           >
-            <p className="patient-muted">{PT.bindHint}</p>
-            <label htmlFor="patient-code">{PT.codeLabel}</label>
+            <p className="patient-muted">{PATIENT_TEXT.bindHint}</p>
+            <label htmlFor="patient-code">{PATIENT_TEXT.codeLabel}</label>
             <Input
               id="patient-code"
               className="patient-code-input"
@@ -58,13 +59,13 @@ export default function PatientBindPage() {
               maxLength={20}
               autoComplete="one-time-code"
               autoCapitalize="characters"
-              placeholder={PT.codePlaceholder}
+              placeholder={PATIENT_TEXT.codePlaceholder}
               onChange={(e) => setCode(e.target.value)}
               style={{ margin: '8px 0 12px' }}
             />
             {error && <Alert type="error" showIcon title={error} style={{ marginBottom: 12 }} />}
             <Button type="primary" size="large" block htmlType="submit" loading={busy}>
-              {PT.bind}
+              {PATIENT_TEXT.bind}
             </Button>
           </form>
         </div>

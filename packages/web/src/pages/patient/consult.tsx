@@ -1,11 +1,12 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { Alert, Button, Input, Spin, Tag, message } from 'antd';
+import { Alert, App, Button, Input, Spin, Tag } from 'antd';
 import dayjs from 'dayjs';
-import { CONSULT_TEXT_MAX, CONSULT_TITLE_MAX, consultQuestionInput } from '@ecrf/core';
-import { PatientApiError, patientApi, patientToken } from './patient.api';
-import { PT } from './texts';
+import { CONSULT_TEXT_MAX, CONSULT_TITLE_MAX, consultQuestionInput, MSG } from '@ecrf/core';
+import { PatientApiError, patientApi, patientToken } from '../../api/patient.api';
+import { queryKeys } from '../../api/query-keys';
+import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
 import './patient.css';
 
 const STATE_COLOR = ['orange', 'green', 'default'] as const;
@@ -18,6 +19,7 @@ const when = (value: string | null) => (value ? dayjs(value).format('YYYY-MM-DD 
  * (the shared `consultQuestionInput`), so a refusal is shown before the call.
  */
 export default function PatientConsultPage() {
+  const { message } = App.useApp();
   const client = useQueryClient();
   const token = patientToken.get();
   const [title, setTitle] = useState('');
@@ -25,7 +27,7 @@ export default function PatientConsultPage() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const list = useQuery({
-    queryKey: ['patient', 'consult'],
+    queryKey: queryKeys.patient.consults(),
     enabled: Boolean(token),
     queryFn: () => patientApi.consults(),
     retry: false,
@@ -34,8 +36,12 @@ export default function PatientConsultPage() {
   if (!token || (list.error instanceof PatientApiError && list.error.status === 401)) {
     return (
       <main className="patient-page">
-        <h1>{PT.consult}</h1>
-        <Alert type="info" showIcon title={list.error instanceof PatientApiError ? list.error.message : PT.notBound} />
+        <h1>{PATIENT_TEXT.consult}</h1>
+        <Alert
+          type="info"
+          showIcon
+          title={list.error instanceof PatientApiError ? list.error.message : PATIENT_TEXT.notBound}
+        />
       </main>
     );
   }
@@ -43,19 +49,19 @@ export default function PatientConsultPage() {
   const submit = async () => {
     const parsed = consultQuestionInput.safeParse({ title, question });
     if (!parsed.success) {
-      setError(parsed.error.issues[0]?.message ?? '系统异常');
+      setError(parsed.error.issues[0]?.message ?? MSG.systemError);
       return;
     }
     setBusy(true);
     setError(null);
     try {
       await patientApi.ask(parsed.data);
-      void message.success(PT.asked);
+      void message.success(PATIENT_TEXT.asked);
       setTitle('');
       setQuestion('');
-      await client.invalidateQueries({ queryKey: ['patient', 'consult'] });
+      await client.invalidateQueries({ queryKey: queryKeys.patient.consults() });
     } catch (err) {
-      setError(err instanceof PatientApiError ? err.message : '系统异常');
+      setError(err instanceof PatientApiError ? err.message : MSG.systemError);
     } finally {
       setBusy(false);
     }
@@ -63,13 +69,13 @@ export default function PatientConsultPage() {
 
   return (
     <main className="patient-page">
-      <Link to="/meil">{PT.back}</Link>
-      <h1>{PT.consult}</h1>
+      <Link to="/meil">{PATIENT_TEXT.back}</Link>
+      <h1>{PATIENT_TEXT.consult}</h1>
       <section className="patient-card" aria-labelledby="patient-ask">
         <h2 id="patient-ask" style={{ marginTop: 0 }}>
-          {PT.ask}
+          {PATIENT_TEXT.ask}
         </h2>
-        <p className="patient-muted">{PT.consultHint}</p>
+        <p className="patient-muted">{PATIENT_TEXT.consultHint}</p>
         <form
           noValidate
           onSubmit={(e) => {
@@ -77,17 +83,17 @@ export default function PatientConsultPage() {
             void submit();
           }}
         >
-          <label htmlFor="consult-title">{PT.consultTitle}</label>
+          <label htmlFor="consult-title">{PATIENT_TEXT.consultTitle}</label>
           <Input
             id="consult-title"
             size="large"
             className="patient-field"
             value={title}
             maxLength={CONSULT_TITLE_MAX}
-            placeholder={PT.consultTitlePlaceholder}
+            placeholder={PATIENT_TEXT.consultTitlePlaceholder}
             onChange={(e) => setTitle(e.target.value)}
           />
-          <label htmlFor="consult-question">{PT.consultQuestion}</label>
+          <label htmlFor="consult-question">{PATIENT_TEXT.consultQuestion}</label>
           <Input.TextArea
             id="consult-question"
             className="patient-field"
@@ -96,46 +102,46 @@ export default function PatientConsultPage() {
             showCount
             autoSize={{ minRows: 4, maxRows: 10 }}
             style={{ marginBottom: 30 }}
-            placeholder={PT.consultQuestionPlaceholder}
+            placeholder={PATIENT_TEXT.consultQuestionPlaceholder}
             onChange={(e) => setQuestion(e.target.value)}
           />
           {error && <Alert type="error" showIcon title={error} role="alert" style={{ marginBottom: 12 }} />}
           <Button type="primary" size="large" block htmlType="submit" loading={busy}>
-            {PT.askSubmit}
+            {PATIENT_TEXT.askSubmit}
           </Button>
         </form>
       </section>
 
-      <h2>{PT.myConsults}</h2>
+      <h2>{PATIENT_TEXT.myConsults}</h2>
       {list.isError && <Alert type="error" showIcon title={list.error.message} />}
       {!list.data && !list.isError && <Spin />}
-      {list.data?.length === 0 && <p className="patient-muted">{PT.noConsults}</p>}
-      <ul className="patient-consults" aria-label={PT.myConsults}>
+      {list.data?.length === 0 && <p className="patient-muted">{PATIENT_TEXT.noConsults}</p>}
+      <ul className="patient-consults" aria-label={PATIENT_TEXT.myConsults}>
         {list.data?.map((item) => (
           <li key={item.id} className="patient-card" aria-label={item.title}>
             <div className="patient-consult-head">
               <strong>{item.title}</strong>
-              <Tag color={STATE_COLOR[item.state]}>{PT.consultStates[item.state]}</Tag>
+              <Tag color={STATE_COLOR[item.state]}>{PATIENT_TEXT.consultStates[item.state]}</Tag>
             </div>
             <p className="patient-muted patient-small">
-              {PT.askedAt} {when(item.createdAt)}
+              {PATIENT_TEXT.askedAt} {when(item.createdAt)}
             </p>
             <p className="patient-note">{item.question}</p>
             {item.answer && (
               <div className="patient-answer">
                 <div className="patient-small">
-                  <strong>{PT.answer}</strong>
+                  <strong>{PATIENT_TEXT.answer}</strong>
                   {item.answeredAt && (
                     <span className="patient-muted">
                       {' '}
-                      {PT.answeredAt} {when(item.answeredAt)}
+                      {PATIENT_TEXT.answeredAt} {when(item.answeredAt)}
                     </span>
                   )}
                 </div>
                 <div className="patient-note">{item.answer}</div>
               </div>
             )}
-            {item.state === 2 && <p className="patient-muted patient-small">{PT.closedNote}</p>}
+            {item.state === 2 && <p className="patient-muted patient-small">{PATIENT_TEXT.closedNote}</p>}
           </li>
         ))}
       </ul>

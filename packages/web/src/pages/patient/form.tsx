@@ -1,10 +1,12 @@
 import { useMemo, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
-import { Alert, Button, Spin, message } from 'antd';
+import { Alert, App, Button, Spin } from 'antd';
+import { MSG } from '@ecrf/core';
+import { PatientApiError, patientApi } from '../../api/patient.api';
+import { queryKeys } from '../../api/query-keys';
 import { CrfForm } from '../../crf';
-import { PatientApiError, patientApi } from './patient.api';
-import { PT } from './texts';
+import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
 import './patient.css';
 
 /**
@@ -14,13 +16,14 @@ import './patient.css';
 export default function PatientFormPage({ crfId }: { crfId: number }) {
   const id = crfId;
   const navigate = useNavigate();
+  const { message } = App.useApp();
   const client = useQueryClient();
   const [values, setValues] = useState<Record<string, unknown> | null>(null);
   const [showAll, setShowAll] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const form = useQuery({
-    queryKey: ['patient', 'form', id],
+    queryKey: queryKeys.patient.form(id),
     enabled: Number.isInteger(id) && id > 0,
     queryFn: () => patientApi.form(id),
     retry: false,
@@ -35,7 +38,7 @@ export default function PatientFormPage({ crfId }: { crfId: number }) {
     return (
       <main className="patient-page">
         <Alert type="error" showIcon title={form.error.message} />
-        <Link to="/meil">{PT.back}</Link>
+        <Link to="/meil">{PATIENT_TEXT.back}</Link>
       </main>
     );
   }
@@ -58,13 +61,13 @@ export default function PatientFormPage({ crfId }: { crfId: number }) {
         submit,
         ...(data.record && { crfDataRecordId: data.record.crfDataRecordId, version: data.record.version }),
       });
-      void message.success(submit ? PT.submitted : PT.saved);
-      await client.invalidateQueries({ queryKey: ['patient'] });
+      void message.success(submit ? PATIENT_TEXT.submitted : PATIENT_TEXT.saved);
+      await client.invalidateQueries({ queryKey: queryKeys.patient.all() });
       setValues(null);
       if (submit) void navigate('/meil');
     } catch (err) {
       if (submit) setShowAll(true);
-      setError(err instanceof PatientApiError ? err.message : '系统异常');
+      setError(err instanceof PatientApiError ? err.message : MSG.systemError);
     } finally {
       setBusy(false);
     }
@@ -72,14 +75,14 @@ export default function PatientFormPage({ crfId }: { crfId: number }) {
 
   return (
     <main className="patient-page">
-      <Link to="/meil">{PT.back}</Link>
+      <Link to="/meil">{PATIENT_TEXT.back}</Link>
       <h1>{data.crf.title}</h1>
       {data.visit && (
         <p className="patient-muted">
-          {PT.visit}：{data.visit.visitName}（{data.visit.plannedDate}）
+          {PATIENT_TEXT.visit}：{data.visit.visitName}（{data.visit.plannedDate}）
         </p>
       )}
-      {!data.editable && <Alert type="info" showIcon title={PT.readOnly} style={{ marginBottom: 12 }} />}
+      {!data.editable && <Alert type="info" showIcon title={PATIENT_TEXT.readOnly} style={{ marginBottom: 12 }} />}
       <div className="patient-card">
         <CrfForm
           definition={data.crf.definition}
@@ -94,10 +97,10 @@ export default function PatientFormPage({ crfId }: { crfId: number }) {
       {data.editable && (
         <div className="patient-actions">
           <Button size="large" loading={busy} onClick={() => void save(false)}>
-            {PT.save}
+            {PATIENT_TEXT.save}
           </Button>
           <Button type="primary" size="large" loading={busy} onClick={() => void save(true)}>
-            {PT.submit}
+            {PATIENT_TEXT.submit}
           </Button>
         </div>
       )}

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
 import { Alert, Button, Spin, Tag } from 'antd';
-import { PatientApiError, patientApi, patientToken } from './patient.api';
-import { PT } from './texts';
+import { queryKeys } from '../../api/query-keys';
+import { PatientApiError, patientApi, patientToken } from '../../api/patient.api';
+import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
 import './patient.css';
 
 const STATE_COLOR = ['orange', 'blue', 'green'] as const;
@@ -12,7 +13,7 @@ export default function PatientHomePage() {
   const navigate = useNavigate();
   const token = patientToken.get();
   const home = useQuery({
-    queryKey: ['patient', 'home'],
+    queryKey: queryKeys.patient.home(),
     enabled: Boolean(token),
     queryFn: () => patientApi.home(),
     retry: false,
@@ -21,8 +22,12 @@ export default function PatientHomePage() {
   if (!token || (home.error instanceof PatientApiError && home.error.status === 401)) {
     return (
       <main className="patient-page">
-        <h1>{PT.homeTitle}</h1>
-        <Alert type="info" showIcon title={home.error instanceof PatientApiError ? home.error.message : PT.notBound} />
+        <h1>{PATIENT_TEXT.homeTitle}</h1>
+        <Alert
+          type="info"
+          showIcon
+          title={home.error instanceof PatientApiError ? home.error.message : PATIENT_TEXT.notBound}
+        />
       </main>
     );
   }
@@ -39,7 +44,7 @@ export default function PatientHomePage() {
       <h1>{data.studyName}</h1>
       <div className="patient-card">
         <div>
-          {PT.myCode}：<strong>{data.identificationCode}</strong> {data.subjectName}
+          {PATIENT_TEXT.myCode}：<strong>{data.identificationCode}</strong> {data.subjectName}
         </div>
         {data.welcome && <p className="patient-note">{data.welcome}</p>}
       </div>
@@ -49,24 +54,24 @@ export default function PatientHomePage() {
           <div className="patient-note">{data.disease.content}</div>
         </div>
       )}
-      <h2>{PT.forms}</h2>
-      {data.forms.length === 0 && <p className="patient-muted">{PT.noForms}</p>}
-      <nav aria-label={PT.forms}>
+      <h2>{PATIENT_TEXT.forms}</h2>
+      {data.forms.length === 0 && <p className="patient-muted">{PATIENT_TEXT.noForms}</p>}
+      <nav aria-label={PATIENT_TEXT.forms}>
         {data.forms.map((form) => (
           <Link key={form.crfId} to={`/meil/form/${form.crfId}`} className="patient-form-link">
             <span>
               {form.title}
               {form.visitName && <span className="patient-visit">{form.visitName}</span>}
             </span>
-            <Tag color={STATE_COLOR[form.state]}>{PT.states[form.state]}</Tag>
+            <Tag color={STATE_COLOR[form.state]}>{PATIENT_TEXT.states[form.state]}</Tag>
           </Link>
         ))}
       </nav>
       <Link to="/meil/consult" className="patient-form-link">
-        <span>{PT.consult}</span>
+        <span>{PATIENT_TEXT.consult}</span>
       </Link>
       <Link to="/m/knowledge" className="patient-form-link">
-        <span>{PT.knowledge}</span>
+        <span>{PATIENT_TEXT.knowledge}</span>
       </Link>
       <Button
         size="large"
@@ -79,7 +84,7 @@ export default function PatientHomePage() {
           });
         }}
       >
-        {PT.logout}
+        {PATIENT_TEXT.logout}
       </Button>
     </main>
   );

@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Alert, Spin } from 'antd';
+import { MSG } from '@ecrf/core';
 import PatientBindPage from './bind';
 import PatientConsultPage from './consult';
 import PatientFormPage from './form';
 import PatientHomePage from './home';
-import { bindAndKeep, PatientApiError, patientToken } from './patient.api';
-import { PT } from './texts';
+import { bindAndKeep, PatientApiError, patientToken } from '../../api/patient.api';
+import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
 import './patient.css';
 
 /**
@@ -42,24 +43,24 @@ function MeilEntry() {
     if (!code || !Number.isInteger(studyId) || studyId <= 0) return;
     bindAndKeep(studyId, code)
       .then(() => navigate('/meil', { replace: true }))
-      .catch((err: unknown) => setError(err instanceof PatientApiError ? err.message : '系统异常'));
+      .catch((err: unknown) => setError(err instanceof PatientApiError ? err.message : MSG.systemError));
   }, [code, studyId, navigate]);
 
   if (!code && patientToken.get()) return <PatientHomePage />;
   return (
     <main className="patient-page">
-      <h1>{PT.meilTitle}</h1>
+      <h1>{PATIENT_TEXT.meilTitle}</h1>
       {error ? (
         <>
           <Alert type="error" showIcon title={error} style={{ marginBottom: 12 }} />
-          <Link to={`/meil/bind?studyId=${studyId}`}>{PT.retry}</Link>
+          <Link to={`/meil/bind?studyId=${studyId}`}>{PATIENT_TEXT.retry}</Link>
         </>
       ) : code ? (
-        <Spin tip={PT.meilBinding}>
+        <Spin tip={PATIENT_TEXT.meilBinding}>
           <div style={{ height: 80 }} />
         </Spin>
       ) : (
-        <Alert type="info" showIcon title={PT.meilNoCode} />
+        <Alert type="info" showIcon title={PATIENT_TEXT.meilNoCode} />
       )}
     </main>
   );

@@ -1,5 +1,5 @@
 /** What the patient's phone pages say (docs/patient-portal.md). */
-export const PT = {
+export const PATIENT_TEXT = {
   bindTitle: '患者绑定',
   bindHint: '请输入研究团队发给您的绑定码，绑定后即可在手机上填写研究表单。',
   codeLabel: '绑定码',

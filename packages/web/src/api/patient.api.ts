@@ -1,4 +1,4 @@
-import type { CrfDefinition } from '@ecrf/core';
+import { MSG, type CrfDefinition } from '@ecrf/core';
 
 /**
  * The patient pages' own calls: a patient session token (not a staff token) in the X-Patient-Token header,
@@ -32,7 +32,7 @@ async function call<T>(method: 'GET' | 'POST', url: string, body?: unknown): Pro
   const envelope = (await res.json().catch(() => null)) as { code?: number; msg?: string; data?: unknown } | null;
   if (!res.ok || !envelope || envelope.code !== 200) {
     if (res.status === 401) patientToken.clear();
-    throw new PatientApiError(res.status, envelope?.msg ?? '系统异常', envelope?.data ?? null);
+    throw new PatientApiError(res.status, envelope?.msg ?? MSG.systemError, envelope?.data ?? null);
   }
   return envelope.data as T;
 }
