@@ -41,6 +41,7 @@ const MEDICAL = ['medical'] as const;
 const MOBILE_KNOWLEDGE = ['m', 'knowledge'] as const;
 const WECHAT = ['wechat'] as const;
 const PATIENT = ['patient'] as const;
+const GLOBAL_SEARCH = ['globalSearch'] as const;
 
 /** The version segment of a CRF definition key: a number, or the newest. */
 export type CrfVersionKey = number | 'latest';
@@ -53,6 +54,8 @@ export const queryKeys = {
     captcha: () => CAPTCHA,
     /** The caller's REDCap API tokens (and the studies they may be made for). */
     apiTokens: () => [...USER_INFO, 'api-tokens'] as const,
+    /** The studies a token may be made for. */
+    apiTokenStudies: () => [...USER_INFO, 'api-tokens', 'studies'] as const,
   },
   sysConfig: {
     all: () => SYSCONFIG,
@@ -158,6 +161,8 @@ export const queryKeys = {
     lists: () => [...SUBJECT_RECORD, 'list'] as const,
     list: (studyId: number) => [...SUBJECT_RECORD, 'list', studyId] as const,
     columns: (studyId: number) => [...SUBJECT_RECORD, 'columns', studyId] as const,
+    /** The patients a picker offers for the code typed (a calendar event's patient), refreshed with the list. */
+    picker: (studyId: number, keyword: string) => [...SUBJECT_RECORD, 'list', studyId, 'picker', keyword] as const,
     operates: (subjectRecordId: number) => [...SUBJECT_RECORD, 'operates', subjectRecordId] as const,
   },
   doubt: {
@@ -234,6 +239,8 @@ export const queryKeys = {
     /** 随访概览's figures (refreshed with any visit change, pushed or made here). */
     overview: (studyId: number) => [...FOLLOW, 'overview', studyId] as const,
     subject: (subjectRecordId: number) => [...FOLLOW, 'subject', subjectRecordId] as const,
+    /** The study's staff, offered as the ones responsible for visits. */
+    staff: (studyId: number | null) => [...FOLLOW, 'staff', studyId] as const,
   },
   /** Randomization of a study (随机列表, 随机结果 and the patients' results); a randomization or an unblinding changes them all. */
   randomization: {
@@ -300,6 +307,11 @@ export const queryKeys = {
     home: () => [...PATIENT, 'home'] as const,
     form: (crfId: number) => [...PATIENT, 'form', crfId] as const,
     consults: () => [...PATIENT, 'consult'] as const,
+  },
+  /** The top bar's search (全局搜索), per text searched. */
+  globalSearch: {
+    all: () => GLOBAL_SEARCH,
+    hits: (text: string) => [...GLOBAL_SEARCH, text] as const,
   },
   /** A study's locks (数据库锁定): setting or lifting one changes every lock view of the study. */
   lock: {

@@ -19,7 +19,7 @@ export function ApiTokensPanel() {
     queryFn: () => apiTokenApi.list().then((res) => res.data),
   });
   const studies = useQuery({
-    queryKey: [...queryKeys.account.apiTokens(), 'studies'],
+    queryKey: queryKeys.account.apiTokenStudies(),
     queryFn: () => apiTokenApi.studies().then((res) => res.data),
   });
   const refresh = () => client.invalidateQueries({ queryKey: queryKeys.account.apiTokens() });

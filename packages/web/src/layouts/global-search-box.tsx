@@ -5,6 +5,7 @@ import { SearchOutlined } from '@ant-design/icons';
 import { SEARCH_KEY_MAX, type GlobalSearchGroup } from '@ecrf/core';
 import { useNavigate } from 'react-router';
 import { globalSearchApi } from '../api/global-search.api';
+import { queryKeys } from '../api/query-keys';
 
 export const GLOBAL_SEARCH_LABEL = '全局搜索';
 export const GLOBAL_SEARCH_PLACEHOLDER = '搜索项目、患者编号、CRF';
@@ -42,7 +43,7 @@ export function GlobalSearchBox() {
     return () => clearTimeout(timer);
   }, [text]);
   const result = useQuery({
-    queryKey: ['globalSearch', key],
+    queryKey: queryKeys.globalSearch.hits(key),
     enabled: key.length > 0,
     staleTime: 30_000,
     queryFn: () => globalSearchApi.search(key).then((res) => res.data),

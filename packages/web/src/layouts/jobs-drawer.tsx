@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { UnorderedListOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Badge, Button, Drawer, Empty, Grid, List, Progress, Space, Tag, Tooltip, Typography, message } from 'antd';
+import { App, Badge, Button, Drawer, Empty, Grid, List, Progress, Space, Tag, Tooltip, Typography } from 'antd';
 import { isActive, jobsApi, type Job, type JobState } from '../api/jobs.api';
 import { queryKeys } from '../api/query-keys';
 import { JOBS_TEXT } from '../locales/jobs.zh-CN';
@@ -49,6 +49,7 @@ export function JobsButton() {
   const hideDrawer = useJobsDrawer((s) => s.hide);
   const [pageNum, setPageNum] = useState(1);
   const phone = Grid.useBreakpoint().sm === false;
+  const { message } = App.useApp();
   const queryClient = useQueryClient();
   const token = useSession((s) => s.token);
   // Until a forced password change is done the server answers nothing else.

@@ -33,7 +33,7 @@ export function PatientSelect({
 }) {
   const [keyword, setKeyword] = useState('');
   const patients = useQuery({
-    queryKey: [...queryKeys.subjectRecord.list(studyId), 'picker', keyword],
+    queryKey: queryKeys.subjectRecord.picker(studyId, keyword),
     queryFn: () =>
       subjectRecordApi
         .list({

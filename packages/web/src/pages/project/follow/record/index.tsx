@@ -53,7 +53,7 @@ export default function FollowRecordPage() {
   const { modal } = App.useApp();
   const [dialog, setDialog] = useState<RecordDialogState | null>(null);
   const staff = useQuery({
-    queryKey: [...queryKeys.follow.all(), 'staff', studyId],
+    queryKey: queryKeys.follow.staff(studyId),
     queryFn: () => personnelApi.list({ studyId: studyId!, pageNum: 1, pageSize: 999999 }).then((res) => res.data.list),
     enabled: studyId !== null,
   });

@@ -58,7 +58,7 @@ export function PlanDialog({
     enabled: state !== null,
   });
   const staff = useQuery({
-    queryKey: [...queryKeys.follow.all(), 'staff', studyId],
+    queryKey: queryKeys.follow.staff(studyId),
     queryFn: () => personnelApi.list({ studyId, pageNum: 1, pageSize: 999999 }).then((res) => res.data.list),
     enabled: state !== null,
   });
