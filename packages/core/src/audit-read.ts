@@ -1,5 +1,5 @@
 import type { AuditAction } from './audit.js';
-import { buttonKey, type StudyButton } from './study.js';
+import { buttonKey, type StudyButton, type StudyButtonKey } from './study.js';
 
 const MEDICAL: StudyButton = 'project.medical.view';
 const CONSULT: StudyButton = 'business.consult.view';
@@ -93,13 +93,13 @@ export const AUDIT_READ_BUTTON = {
 } as const satisfies Record<AuditAction, StudyButton | null>;
 
 /** The study permission key reading a row of this action needs (beyond its CRF's view key), or null. */
-export function auditReadKey(action: string): string | null {
+export function auditReadKey(action: string): StudyButtonKey | null {
   const button = Object.hasOwn(AUDIT_READ_BUTTON, action) ? AUDIT_READ_BUTTON[action as AuditAction] : null;
   return button === null ? null : buttonKey(button);
 }
 
 /** The actions whose rows a caller may not read, given what the caller holds (for a `NOT IN` in the trail's SQL). */
-export function unreadableAuditActions(holds: (key: string) => boolean): AuditAction[] {
+export function unreadableAuditActions(holds: (key: StudyButtonKey) => boolean): AuditAction[] {
   return (Object.keys(AUDIT_READ_BUTTON) as AuditAction[]).filter((action) => {
     const key = auditReadKey(action);
     return key !== null && !holds(key);

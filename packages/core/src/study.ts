@@ -59,8 +59,19 @@ export const CRF_ACTIONS = [
 
 export type CrfAction = (typeof CRF_ACTIONS)[number][0];
 
-export const buttonKey = (code: string) => `btn:${code}`;
-export const crfKey = (crfId: number, action: CrfAction) => `crf:${crfId}:${action}`;
+/** A study role's key for a study button. */
+export type StudyButtonKey = `btn:${StudyButton}`;
+/** A study role's key for one action on one CRF. */
+export type CrfKey = `crf:${number}:${CrfAction}`;
+/**
+ * A key a study role holds: what the server's study guard (`config.studyPermission`, hasStudyPermission) and the
+ * web's canInStudy check. A misspelled button fails to compile there.
+ */
+export type StudyPermissionKey = StudyButtonKey | CrfKey;
+
+/** The key of a button code; typed by the code, so `buttonKey('business.lock')` is `'btn:business.lock'`. */
+export const buttonKey = <Code extends string>(code: Code) => `btn:${code}` as const;
+export const crfKey = (crfId: number, action: CrfAction): CrfKey => `crf:${crfId}:${action}`;
 
 /** Every key a study role can hold for the given CRFs: the study's administrator role holds them all. */
 export function allStudyPermissionKeys(crfIds: readonly number[]): string[] {

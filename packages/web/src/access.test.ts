@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { SystemPermission } from '@ecrf/core';
 import { canAccess, canEnterRoute, createAccess } from './access';
 
 describe('access', () => {
@@ -18,11 +19,12 @@ describe('access', () => {
 
   it('VIS-10: the administrator wildcard *:*:* grants every button', () => {
     const admin = createAccess({ buttonPermissions: ['*:*:*'], permissions: [] });
-    for (const code of ['sys:dept:add', 'sys:menu:remove', 'study.doubt.open']) expect(admin.can(code)).toBe(true);
+    const codes: SystemPermission[] = ['sys:dept:add', 'sys:menu:remove', 'study.doubt.open'];
+    for (const code of codes) expect(admin.can(code)).toBe(true);
   });
 
   it('VIS-10: table of codes against lists', () => {
-    const cases: Array<[string[], string[], string, boolean]> = [
+    const cases: Array<[string[], string[], SystemPermission, boolean]> = [
       [[], [], 'sys:role:add', false],
       [['sys:role:add'], [], 'sys:role:add', true],
       [[], ['sys:role:add'], 'sys:role:add', true],

@@ -1,4 +1,4 @@
-import { hasPermission } from '@ecrf/core';
+import { hasPermission, type SystemPermission } from '@ecrf/core';
 
 export { hasPermission };
 
@@ -12,7 +12,7 @@ export interface AccessSource {
  * platform §6: a guarded element shows when its code is in the stored list or in the user's
  * permissions; the administrator's *:*:* grants everything (core hasPermission).
  */
-export function canAccess(source: AccessSource, code: string): boolean {
+export function canAccess(source: AccessSource, code: SystemPermission): boolean {
   return hasPermission(source.buttonPermissions, code) || hasPermission(source.permissions, code);
 }
 
@@ -21,6 +21,6 @@ export function canEnterRoute(): boolean {
   return true;
 }
 
-export function createAccess(source: AccessSource): { can: (code: string) => boolean } {
+export function createAccess(source: AccessSource): { can: (code: SystemPermission) => boolean } {
   return { can: (code) => canAccess(source, code) };
 }

@@ -1,3 +1,5 @@
+import type { SystemPermission } from '@ecrf/core';
+
 /**
  * The menu tree seeded on first start: one node for every route of the spec's route table
  * (platform §2), with the button permissions the pages check (platform §6, forms §6).
@@ -7,14 +9,14 @@ export interface SeedMenu {
   code: string;
   type: 'M' | 'C' | 'F';
   title: string;
-  perms?: string;
+  perms?: SystemPermission;
   path?: string;
   icon?: string;
   hidden?: boolean;
   children?: SeedMenu[];
 }
 
-const buttons = (items: Array<[code: string, title: string]>): SeedMenu[] =>
+const buttons = (items: Array<[code: SystemPermission, title: string]>): SeedMenu[] =>
   items.map(([code, title]) => ({ code, type: 'F', title, perms: code }));
 
 export const MAIN_MENUS: SeedMenu[] = [
@@ -182,7 +184,13 @@ export const MAIN_MENUS: SeedMenu[] = [
   },
 ];
 
-const page = (code: string, title: string, path: string, icon: string, extra: Partial<SeedMenu> = {}): SeedMenu => ({
+const page = (
+  code: SystemPermission,
+  title: string,
+  path: string,
+  icon: string,
+  extra: Partial<SeedMenu> = {},
+): SeedMenu => ({
   code,
   type: 'C',
   title,

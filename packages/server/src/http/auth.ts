@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { hasAnyPermission } from '@ecrf/core';
+import { hasAnyPermission, type SystemPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { reusableSelect } from '../db/reusable-query.js';
 import { authGeneration, sessions, users } from '../db/schema/index.js';
@@ -17,7 +17,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /** Permission code(s) the caller must hold, any one of them (checked on the server, whatever the browser shows). */
-    permission?: string | readonly string[];
+    permission?: SystemPermission | readonly SystemPermission[];
     /** Operation-log module title and action, e.g. 用户管理 / 新增. */
     module?: string;
     action?: string;

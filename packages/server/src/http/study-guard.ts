@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { StudyPermissionKey } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { cachedAtGeneration } from '../shared/auth-cache.js';
 import { PATIENT_ID_KEYS } from '../shared/patient-site.js';
@@ -26,7 +27,7 @@ declare module 'fastify' {
      * checked here once membership is known. Rules that depend on the record (which CRF it belongs to) stay
      * in the service.
      */
-    studyPermission?: string;
+    studyPermission?: StudyPermissionKey;
     /**
      * Where this route names one patient: answers that patient's site (department), or undefined when there is
      * no such patient (the service answers its own 404). A caller scoped to other sites is answered 404 here, as

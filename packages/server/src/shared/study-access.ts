@@ -1,4 +1,6 @@
-import { crfIdsWith, crfKey, roleHolds } from '@ecrf/core';
+import { crfIdsWith, crfKey, roleHolds, type StudyPermissionKey } from '@ecrf/core';
+
+export { STUDY_MANAGE } from '@ecrf/core';
 
 /** What the caller may do in the study a request names. */
 export interface StudyAccess {
@@ -20,11 +22,8 @@ export interface StudyAccess {
   ownSiteIds: number[];
 }
 
-/** The system permission (项目维护) that opens every study with every study permission, staff or not. */
-export const STUDY_MANAGE = 'study:manage';
-
 /** The study button that lifts a member's site scope. */
-export const ALL_SITES_KEY = 'btn:business.subject.allSites';
+export const ALL_SITES_KEY = 'btn:business.subject.allSites' satisfies StudyPermissionKey;
 
 /** May the caller see a patient of this site? A patient with no site is seen only by all-sites callers. */
 export function seesSite(access: Pick<StudyAccess, 'siteIds'>, siteId: number | null | undefined): boolean {
@@ -33,7 +32,7 @@ export function seesSite(access: Pick<StudyAccess, 'siteIds'>, siteId: number | 
 }
 
 /** A study-level button or CRF permission of the caller's study role (held itself or through a key including it). */
-export function hasStudyPermission(access: StudyAccess, key: string): boolean {
+export function hasStudyPermission(access: StudyAccess, key: StudyPermissionKey): boolean {
   return access.all || roleHolds(access.permissions, key);
 }
 

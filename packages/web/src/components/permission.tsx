@@ -1,18 +1,26 @@
 import { useMemo, type ReactNode } from 'react';
 import { Button, Popconfirm, Switch, Tooltip, type ButtonProps, type SwitchProps } from 'antd';
-import { MSG } from '@ecrf/core';
+import { MSG, type SystemPermission } from '@ecrf/core';
 import { createAccess } from '../access';
 import { COMMON_TEXT } from '../locales/common.zh-CN';
 import { useSession } from '../stores/session.store';
 
-export function useAccess(): { can: (code: string) => boolean } {
+export function useAccess(): { can: (code: SystemPermission) => boolean } {
   const buttonPermissions = useSession((s) => s.buttonPermissions);
   const permissions = useSession((s) => s.permissions);
   return useMemo(() => createAccess({ buttonPermissions, permissions }), [buttonPermissions, permissions]);
 }
 
 /** Hides its children unless the user holds `code` (platform §6, first guard style). */
-export function Auth({ code, children, fallback = null }: { code: string; children: ReactNode; fallback?: ReactNode }) {
+export function Auth({
+  code,
+  children,
+  fallback = null,
+}: {
+  code: SystemPermission;
+  children: ReactNode;
+  fallback?: ReactNode;
+}) {
   return <>{useAccess().can(code) ? children : fallback}</>;
 }
 
@@ -26,7 +34,7 @@ function Denied({ children }: { children: ReactNode }) {
 }
 
 /** A button that stays visible but disabled, with 权限不足，请联系管理员, when denied (second style). */
-export function AuthButton({ code, ...props }: ButtonProps & { code: string }) {
+export function AuthButton({ code, ...props }: ButtonProps & { code: SystemPermission }) {
   if (useAccess().can(code)) return <Button {...props} />;
   return (
     <Denied>
@@ -36,7 +44,7 @@ export function AuthButton({ code, ...props }: ButtonProps & { code: string }) {
 }
 
 /** A status switch under the same rule as AuthButton. */
-export function AuthSwitch({ code, ...props }: SwitchProps & { code: string }) {
+export function AuthSwitch({ code, ...props }: SwitchProps & { code: SystemPermission }) {
   if (useAccess().can(code)) return <Switch {...props} />;
   return (
     <Denied>
@@ -54,7 +62,7 @@ export function AuthRemoveButton({
   title,
   onConfirm,
 }: {
-  code: string;
+  code: SystemPermission;
   title: ReactNode;
   onConfirm: () => Promise<unknown>;
 }) {

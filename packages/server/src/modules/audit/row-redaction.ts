@@ -1,4 +1,4 @@
-import { buttonKey } from '@ecrf/core';
+import { buttonKey, type StudyPermissionKey } from '@ecrf/core';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 
 const SEES_ARMS = [buttonKey('business.randomization.unblinded'), buttonKey('business.randomization.unblindAll')];
@@ -7,7 +7,8 @@ const SEES_IDENTIFIERS = buttonKey('business.subject.identifiers');
 
 type Row = { action: string; oldValue: unknown; newValue: unknown };
 
-const holdsAny = (access: StudyAccess, keys: readonly string[]) => keys.some((k) => hasStudyPermission(access, k));
+const holdsAny = (access: StudyAccess, keys: readonly StudyPermissionKey[]) =>
+  keys.some((k) => hasStudyPermission(access, k));
 
 function without(value: unknown, field: string): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value) || !(field in value)) return value;

@@ -285,7 +285,7 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
 export function mayUploadContent(user: CurrentUser, access: StudyAccess) {
   return (
     hasPermission(user.permissions, PLATFORM_CONTENT) ||
-    ['project.knowledge.manage', 'project.expert.manage', 'project.department.manage'].some((code) =>
+    (['project.knowledge.manage', 'project.expert.manage', 'project.department.manage'] as const).some((code) =>
       hasStudyPermission(access, buttonKey(code)),
     )
   );

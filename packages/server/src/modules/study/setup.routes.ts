@@ -15,8 +15,8 @@ const repeat = z.union([z.literal(0), z.literal(1)]);
 export function setupRoutes(app: App, ctx: AppContext) {
   const stageOf = (id: number | undefined) => (id === undefined ? undefined : setup.studyOfStage(ctx, id));
   const diseaseOf = (id: number | undefined) => (id === undefined ? undefined : setup.studyOfDisease(ctx, id));
-  const stageWrite = { permission: 'study:crfStage', module: 'ECRF阶段' };
-  const diseaseWrite = { permission: 'study:config', module: '病种' };
+  const stageWrite = { permission: 'study:crfStage', module: 'ECRF阶段' } as const;
+  const diseaseWrite = { permission: 'study:config', module: '病种' } as const;
 
   app.get(
     '/api/business/crf_menu/crf_stages',

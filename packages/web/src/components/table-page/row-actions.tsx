@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { App, Button, Dropdown, Popconfirm, Space, Tooltip, type MenuProps } from 'antd';
 import { DownOutlined } from '@ant-design/icons';
-import { MSG } from '@ecrf/core';
+import { MSG, type SystemPermission } from '@ecrf/core';
 import { COMMON_TEXT } from '../../locales/common.zh-CN';
 import { useAccess } from '../permission';
 
@@ -10,7 +10,7 @@ export interface RowAction<T> {
   key: string;
   label: string;
   /** A system permission (platform §6): without it the action stays visible, disabled, with 权限不足. */
-  code?: string;
+  code?: SystemPermission;
   /** A study permission the page has decided (the rule of StudyAuthButton). */
   allowed?: boolean;
   /** Not offered on this row at all (one's own account has no 删除). */

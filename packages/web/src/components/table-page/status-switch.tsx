@@ -1,5 +1,5 @@
 import { Switch, Tooltip } from 'antd';
-import { MSG } from '@ecrf/core';
+import { MSG, type SystemPermission } from '@ecrf/core';
 import { COMMON_TEXT } from '../../locales/common.zh-CN';
 import { useAccess } from '../permission';
 
@@ -8,7 +8,7 @@ interface StatusSwitchProps {
   name: string;
   checked: boolean;
   /** A system permission; without it the switch is shown disabled with 权限不足，请联系管理员. */
-  code?: string;
+  code?: SystemPermission;
   /** A study permission the page has decided. */
   allowed?: boolean;
   disabled?: boolean;

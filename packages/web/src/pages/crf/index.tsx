@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { queryKeys } from '../../api/query-keys';
 import { Empty, Result } from 'antd';
 import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
-import { hasPermission } from '@ecrf/core';
+import { hasPermission, STUDY_MANAGE, type StudyButton } from '@ecrf/core';
 import { crfRecordApi } from '../../api/crf.api';
 import { CrfWarmup } from '../../crf';
 import { CrfLayout } from '../../layouts/crf-layout';
@@ -80,7 +80,7 @@ export default function CrfRecordPage() {
   const buttons = useMemo(() => menuButtons(menu ?? []), [menu]);
   const can = useCallback(
     // forms §6: the study buttons come with the menu; 项目维护 holders and the administrator hold them all.
-    (code: string) => buttons.includes(code) || hasPermission(permissions, 'study:manage'),
+    (code: StudyButton) => buttons.includes(code) || hasPermission(permissions, STUDY_MANAGE),
     [buttons, permissions],
   );
 

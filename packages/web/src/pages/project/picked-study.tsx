@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import type { StudyButton, StudyPermissionKey } from '@ecrf/core';
 import { Select } from 'antd';
 import { queryKeys } from '../../api/query-keys';
 import { studyApi } from '../../api/study.api';
@@ -26,7 +27,7 @@ export function usePickedStudy() {
     enabled: studyId !== null,
     queryFn: () => studyApi.get(studyId!).then((res) => res.data),
   });
-  const can = (code: string) => canInStudy({ permissions, myRole: study.data?.myRole }, code);
+  const can = (code: StudyButton | StudyPermissionKey) => canInStudy({ permissions, myRole: study.data?.myRole }, code);
   const options = (studies.data ?? []).map((s) => ({ value: s.id, label: s.studyName }));
   return {
     studyId,

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { canInStudy } from './study-access';
+import type { StudyButton, StudyPermissionKey } from '@ecrf/core';
+import { canInStudy, type StudyAccessSource } from './study-access';
 
 const nurse = { permissions: ['btn:business.subject.add', 'crf:3:save'] };
 
 describe('study access', () => {
-  it.each([
+  it.each<[string, StudyAccessSource, StudyButton | StudyPermissionKey, boolean]>([
     ['a role holding the button key', { permissions: [], myRole: nurse }, 'business.subject.add', true],
     ['the same key written in full', { permissions: [], myRole: nurse }, 'btn:business.subject.add', true],
     ['a CRF action key', { permissions: [], myRole: nurse }, 'crf:3:save', true],

@@ -1,7 +1,14 @@
-import { buttonKey, hasPermission, roleHolds } from '@ecrf/core';
+import {
+  buttonKey,
+  hasPermission,
+  roleHolds,
+  STUDY_MANAGE,
+  type StudyButton,
+  type StudyPermissionKey,
+} from '@ecrf/core';
 
 /** The system permission of 项目维护: its holders may reach and do everything in every study. */
-export const STUDY_MANAGE = 'study:manage';
+export { STUDY_MANAGE };
 
 /** The study buttons of the patient list (keys `btn:<code>` of the caller's study role). */
 export const SUBJECT_BUTTONS = {
@@ -26,7 +33,7 @@ export interface StudyAccessSource {
  * `code` is a button code (`business.subject.add`) or a full key (`btn:…`, `crf:<id>:<action>`).
  * The server checks the same rule; this only decides what the page offers.
  */
-export function canInStudy(source: StudyAccessSource, code: string): boolean {
+export function canInStudy(source: StudyAccessSource, code: StudyButton | StudyPermissionKey): boolean {
   if (hasPermission(source.permissions, STUDY_MANAGE)) return true;
   const key = code.startsWith('btn:') || code.startsWith('crf:') ? code : buttonKey(code);
   return roleHolds(source.myRole?.permissions ?? [], key);

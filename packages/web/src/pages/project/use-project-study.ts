@@ -1,5 +1,6 @@
 import { useEffect, useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import type { StudyButton, StudyPermissionKey } from '@ecrf/core';
 import { useParams } from 'react-router';
 import { studyApi } from '../../api/study.api';
 import { useAppStore } from '../../stores/app.store';
@@ -42,7 +43,8 @@ export function useProjectStudy() {
 
   const can = useMemo(() => {
     const granted = [...permissions, ...buttonPermissions];
-    return (code: string) => canInStudy({ permissions: granted, myRole: study?.myRole }, code);
+    return (code: StudyButton | StudyPermissionKey) =>
+      canInStudy({ permissions: granted, myRole: study?.myRole }, code);
   }, [permissions, buttonPermissions, study?.myRole]);
 
   return { studyId, study, query, can };

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import type { StudyButton } from '@ecrf/core';
 import { queryKeys } from '../../../api/query-keys';
 import { Alert, App, Button, Descriptions, Empty, Form, Input, Modal, Space, Spin, Tag, Timeline } from 'antd';
 import { ApiError } from '../../../api/request';
@@ -36,7 +37,7 @@ export type DoubtDialogMode = { kind: 'start'; target: DoubtTarget } | { kind: '
 export interface DoubtDialogProps {
   mode: DoubtDialogMode | null;
   /** Study buttons the user holds (QRY-11): study.doubt.open, .reply, .close. */
-  can: (code: string) => boolean;
+  can: (code: StudyButton) => boolean;
   /** QRY-12: a read-only view hides the reply box. */
   readOnly?: boolean;
   /** Titles and value texts of the query's item, when the form's definition is known. */

@@ -1,6 +1,7 @@
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { App, Button, Result, Spin } from 'antd';
 import { UnorderedListOutlined } from '@ant-design/icons';
+import type { StudyButton } from '@ecrf/core';
 import { crfRecordApi, type CrfMenuNode, type CrfPatient, type CrfSaveResult } from '../../../api/crf.api';
 import type { ItemMark } from '../../../crf';
 import { useCrfScreen } from '../../../layouts/crf-layout';
@@ -38,7 +39,7 @@ export interface FormAreaProps {
   recordParam: RecordParam;
   /** Points the address at a record (replace: without a new history entry). */
   setRecord: (record: RecordParam, replace?: boolean) => void;
-  can: (code: string) => boolean;
+  can: (code: StudyButton) => boolean;
   doubtOn: boolean;
 }
 

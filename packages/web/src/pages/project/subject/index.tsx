@@ -3,7 +3,14 @@ import { useMutation, useQueries, useQuery, useQueryClient, type UseQueryResult 
 import { Alert, App, DatePicker, Form, Input, Result, Select, Spin, Switch, Tooltip } from 'antd';
 import { DownloadOutlined, LockOutlined, PlusOutlined, UploadOutlined } from '@ant-design/icons';
 import type { Dayjs } from 'dayjs';
-import { DEFAULT_BASE_CONFIG, MSG, STUDY_FROZEN_MSG, STUDY_STATUS_FINISHED } from '@ecrf/core';
+import {
+  DEFAULT_BASE_CONFIG,
+  MSG,
+  STUDY_FROZEN_MSG,
+  STUDY_STATUS_FINISHED,
+  type StudyButton,
+  type StudyPermissionKey,
+} from '@ecrf/core';
 import { useNavigate } from 'react-router';
 import { crfRecordApi } from '../../../api/crf.api';
 import { crfApi, type CrfDetail } from '../../../api/study.api';
@@ -79,7 +86,7 @@ const DEFAULT_FIELD_LABELS: Record<string, string> = Object.fromEntries(
   DEFAULT_BASE_CONFIG.map((f) => [f.name, f.header]),
 );
 
-type Can = (code: string) => boolean;
+type Can = (code: StudyButton | StudyPermissionKey) => boolean;
 
 type OwnSites = ReadonlyArray<{ deptId: number; deptName: string }>;
 
