@@ -5,7 +5,7 @@ import type { AppContext } from '../app-context.js';
 import { reusableSelect } from '../db/reusable-query.js';
 import { authGeneration, sessions, users } from '../db/schema/index.js';
 import { cachedAtGeneration } from '../shared/auth-cache.js';
-import { permissionsOf } from '../modules/auth/permission.service.js';
+import { permissionsOf } from '../shared/user-permissions.js';
 import type { CurrentUser } from '../shared/current-user.js';
 import { AppError } from './app-error.js';
 

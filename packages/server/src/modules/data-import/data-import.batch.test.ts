@@ -15,7 +15,7 @@ import type { StudyAccess } from '../../shared/study-access.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
 import { verifyAuditChains } from '../audit/audit-chain.js';
-import { permissionsOf } from '../auth/permission.service.js';
+import { permissionsOf } from '../../shared/user-permissions.js';
 import { applyPlan, IMPORT_BATCH, importReason } from './data-import-run.service.js';
 import { planImport } from './data-import.service.js';
 

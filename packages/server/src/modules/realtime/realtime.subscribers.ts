@@ -6,7 +6,7 @@ import { studyAccessOf } from '../../shared/study-access-of.js';
 import type { DeliveredEvent, DomainEvent, DomainEvents } from '../../shared/domain-events.js';
 import { siteOfSubject } from '../../shared/patient-site.js';
 import { canViewCrf, hasStudyPermission, seesSite } from '../../shared/study-access.js';
-import { permissionsOf } from '../auth/permission.service.js';
+import { permissionsOf } from '../../shared/user-permissions.js';
 import { waitingCount } from '../doubt/doubt.service.js';
 
 type QueryEvent = Extract<DomainEvent, { type: 'query.opened' | 'query.answered' | 'query.closed' }>;

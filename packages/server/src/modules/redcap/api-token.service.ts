@@ -7,7 +7,7 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
-import { permissionsOf } from '../auth/permission.service.js';
+import { permissionsOf } from '../../shared/user-permissions.js';
 
 /** REDCap's token shape: 32 hexadecimal characters (128 random bits), shown in upper case. */
 export const API_TOKEN_PATTERN = /^[0-9A-Fa-f]{32}$/;
