@@ -1,4 +1,3 @@
-import { useEffect, useRef } from 'react';
 import * as echarts from 'echarts/core';
 import { BarChart, LineChart, type BarSeriesOption, type LineSeriesOption } from 'echarts/charts';
 import {
@@ -13,6 +12,7 @@ import {
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import { PROJECT_HOME_TEXT } from '../../../../locales/project-home.zh-CN';
+import { EChart } from '../../../../components/echart';
 import { PRIMARY_COLOR } from '../../../../theme';
 
 // Only what these charts draw is bundled, and only on the study home (this module is loaded lazily).
@@ -32,30 +32,9 @@ const SUBMITTED_COLOR = '#2f9e44';
 const INCOMPLETE_COLOR = '#f59f00';
 const OPENED_COLOR = '#e03131';
 
-/** One chart: created once, given a new option when the figures change, resized with its box. */
-function EChart({ option, label, height = 300 }: { option: ChartOption; label: string; height?: number }) {
-  const element = useRef<HTMLDivElement>(null);
-  const chart = useRef<echarts.ECharts | null>(null);
-
-  useEffect(() => {
-    const node = element.current;
-    if (!node) return;
-    const instance = echarts.init(node, undefined, { renderer: 'canvas' });
-    chart.current = instance;
-    const observer = new ResizeObserver(() => instance.resize());
-    observer.observe(node);
-    return () => {
-      observer.disconnect();
-      instance.dispose();
-      chart.current = null;
-    };
-  }, []);
-
-  useEffect(() => {
-    chart.current?.setOption(option, true);
-  }, [option]);
-
-  return <div ref={element} className="home-chart" style={{ height }} role="img" aria-label={label} />;
+/** A chart of the study home: 300 high unless its rows need more. */
+function HomeChart({ option, label, height = 300 }: { option: ChartOption; label: string; height?: number }) {
+  return <EChart option={option} label={label} className="home-chart" height={height} />;
 }
 
 /** 累计入组: patients enrolled up to each month, against the study's target (and its date) when one is set. */
@@ -97,7 +76,7 @@ export function CumulativeEnrolmentChart({
       },
     ],
   };
-  return <EChart option={option} label={H.cumulative} />;
+  return <HomeChart option={option} label={H.cumulative} />;
 }
 
 /** 表单状态: each CRF's forms 未完成 and 已提交, stacked. */
@@ -131,7 +110,7 @@ export function FormsByStateChart({
       },
     ],
   };
-  return <EChart option={option} label={H.formsByState} height={Math.max(200, 48 + forms.length * 32)} />;
+  return <HomeChart option={option} label={H.formsByState} height={Math.max(200, 48 + forms.length * 32)} />;
 }
 
 /** 每周质疑: queries raised and closed in each week (Monday first). */
@@ -163,7 +142,7 @@ export function QueriesWeeklyChart({
       },
     ],
   };
-  return <EChart option={option} label={H.queriesWeekly} />;
+  return <HomeChart option={option} label={H.queriesWeekly} />;
 }
 
 type Compliance = { visitName: string; onTime: number; late: number; overdue: number; lost: number; pending: number };
@@ -192,7 +171,7 @@ export function FollowComplianceChart({ visits }: { visits: ReadonlyArray<Compli
       barMaxWidth: 28,
     })),
   };
-  return <EChart option={option} label={H.followCompliance} />;
+  return <HomeChart option={option} label={H.followCompliance} />;
 }
 
 /** The dashboard's charts below the monthly enrolment, each in its card. */

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useMemo } from 'react';
 import * as echarts from 'echarts/core';
 import { BarChart, type BarSeriesOption } from 'echarts/charts';
 import {
@@ -12,6 +12,7 @@ import {
 import { CanvasRenderer } from 'echarts/renderers';
 import type { RandomizationFactor, SimulationResult } from '@ecrf/core';
 import { RANDOMIZATION_TEXT } from '../../../../locales/randomization.zh-CN';
+import { EChart } from '../../../../components/echart';
 import { PRIMARY_COLOR } from '../../../../theme';
 
 // Only the bar chart is bundled, and only with the simulation panel (this module is loaded lazily).
@@ -22,28 +23,6 @@ type ChartOption = echarts.ComposeOption<
 >;
 
 const t = RANDOMIZATION_TEXT;
-
-function EChart({ option, label, height }: { option: ChartOption; label: string; height: number }) {
-  const element = useRef<HTMLDivElement>(null);
-  const chart = useRef<echarts.ECharts | null>(null);
-  useEffect(() => {
-    const node = element.current;
-    if (!node) return;
-    const instance = echarts.init(node, undefined, { renderer: 'canvas' });
-    chart.current = instance;
-    const observer = new ResizeObserver(() => instance.resize());
-    observer.observe(node);
-    return () => {
-      observer.disconnect();
-      instance.dispose();
-      chart.current = null;
-    };
-  }, []);
-  useEffect(() => {
-    chart.current?.setOption(option, true);
-  }, [option]);
-  return <div ref={element} className="rand-chart" style={{ height }} role="img" aria-label={label} />;
-}
 
 /** The bars of one imbalance view: mean and max per category (arm, stratum or factor level). */
 function imbalanceOption(categories: string[], mean: number[], max: number[]): ChartOption {
@@ -150,22 +129,22 @@ export default function SimulationCharts({
     <div className="rand-charts">
       <section>
         <h4>{t.chartArms}</h4>
-        <EChart option={arms} label={t.chartArms} height={240} />
+        <EChart className="rand-chart" option={arms} label={t.chartArms} height={240} />
       </section>
       <section>
         <h4>{t.chartOverall}</h4>
-        <EChart option={histogram} label={t.chartOverall} height={240} />
+        <EChart className="rand-chart" option={histogram} label={t.chartOverall} height={240} />
       </section>
       {strata.length > 0 && (
         <section>
           <h4>{t.chartStrata}</h4>
-          <EChart option={strataOption} label={t.chartStrata} height={260} />
+          <EChart className="rand-chart" option={strataOption} label={t.chartStrata} height={260} />
         </section>
       )}
       {result.factorLevels.length > 0 && (
         <section>
           <h4>{t.chartLevels}</h4>
-          <EChart option={levels} label={t.chartLevels} height={260} />
+          <EChart className="rand-chart" option={levels} label={t.chartLevels} height={260} />
         </section>
       )}
     </div>
