@@ -5,13 +5,20 @@ import { crfDataRecords, doubts, studies, subjectRecords } from '../../db/schema
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
-import { audit } from '../audit/audit.service.js';
+import { actorOf, audit } from '../audit/audit.service.js';
 import { assertWritable } from '../locks/lock-gate.js';
-import { addMessage, DOUBT_MSG, DOUBT_TYPE, notFound, OPTION, valueAt } from './doubt.service.js';
+import {
+  addMessage,
+  currentValueOf,
+  DOUBT_MSG,
+  DOUBT_TYPE,
+  insertOpenDoubt,
+  notFound,
+  OPTION,
+  valueAt,
+} from './doubt.service.js';
 
 // A user's query, step by step: a monitor raises (or re-opens) it, site staff answer it, the monitor closes it.
-
-const nameOf = (user: CurrentUser) => `${user.name}(${user.userName})`;
 
 async function requireDoubtsOn(db: Db, studyId: number) {
   const [study] = await db.select({ doubt: studies.doubt }).from(studies).where(eq(studies.studyId, studyId));
@@ -45,6 +52,37 @@ async function recordQueryEvent(
   });
 }
 
+type Doubt = typeof doubts.$inferSelect;
+
+/** A query of the caller's study, locked for a step on it, whose casebook and record still take changes. */
+async function lockedDoubt(tx: Db, access: StudyAccess, doubtId: number) {
+  const [doubt] = await tx.select().from(doubts).where(eq(doubts.id, doubtId)).for('update');
+  if (!doubt || doubt.studyId !== access.studyId) throw notFound();
+  await assertWritable(tx, {
+    studyId: doubt.studyId,
+    subjectRecordId: doubt.subjectRecordId,
+    crfDataRecordId: doubt.crfDataRecordId,
+  });
+  return doubt;
+}
+
+/** As lockedDoubt, for answering or closing: a closed query takes neither. */
+async function lockedUnclosedDoubt(tx: Db, access: StudyAccess, doubtId: number) {
+  const doubt = await lockedDoubt(tx, access, doubtId);
+  if (doubt.optionType === OPTION.closed) throw AppError.conflict('doubt.closed', '质疑已关闭');
+  return doubt;
+}
+
+/** What the audit row of a step on an existing query says about the query. */
+const auditedStep = (doubt: Doubt, action: 'doubt.reopen' | 'doubt.reply' | 'doubt.close') => ({
+  studyId: doubt.studyId,
+  subjectRecordId: doubt.subjectRecordId,
+  crfDataRecordId: doubt.crfDataRecordId,
+  crfId: doubt.crfId,
+  action,
+  itemName: doubt.itemName,
+});
+
 export interface OpenInput {
   crfDataRecordId?: number | null;
   itemName?: string;
@@ -63,43 +101,14 @@ export async function openDoubt(ctx: AppContext, user: CurrentUser, access: Stud
   const now = ctx.clock();
   return ctx.db.transaction(async (tx) => {
     if (input.doubtId) {
-      const [doubt] = await tx.select().from(doubts).where(eq(doubts.id, input.doubtId)).for('update');
-      if (!doubt || doubt.studyId !== access.studyId) throw notFound();
-      await assertWritable(tx, {
-        studyId: doubt.studyId,
-        subjectRecordId: doubt.subjectRecordId,
-        crfDataRecordId: doubt.crfDataRecordId,
-      });
+      const doubt = await lockedDoubt(tx, access, input.doubtId);
       if (doubt.optionType !== OPTION.replied) {
         throw AppError.conflict('doubt.not_replied', '只有已回复的质疑可以重新开启');
       }
-      const [record] = await tx
-        .select({ values: crfDataRecords.values })
-        .from(crfDataRecords)
-        .where(eq(crfDataRecords.id, doubt.crfDataRecordId));
-      const value = valueAt(record?.values ?? {}, doubt.itemName, doubt.groupName, doubt.groupIndex);
+      const value = await currentValueOf(tx, doubt);
       await tx.update(doubts).set({ optionType: OPTION.open, updatedAt: now }).where(eq(doubts.id, doubt.id));
-      await addMessage(
-        tx,
-        doubt.id,
-        doubt.studyId,
-        'reopen',
-        content,
-        value,
-        { userId: user.userId, userName: nameOf(user) },
-        now,
-      );
-      await audit(tx, user, now, [
-        {
-          studyId: doubt.studyId,
-          subjectRecordId: doubt.subjectRecordId,
-          crfDataRecordId: doubt.crfDataRecordId,
-          crfId: doubt.crfId,
-          action: 'doubt.reopen',
-          itemName: doubt.itemName,
-          newValue: content,
-        },
-      ]);
+      await addMessage(tx, doubt.id, doubt.studyId, 'reopen', content, value, actorOf(user), now);
+      await audit(tx, user, now, [{ ...auditedStep(doubt, 'doubt.reopen'), newValue: content }]);
       await recordQueryEvent(ctx, tx, 'query.opened', doubt, user.userId);
       return { doubtId: doubt.id };
     }
@@ -134,36 +143,22 @@ export async function openDoubt(ctx: AppContext, user: CurrentUser, access: Stud
       );
     if (existing) throw AppError.conflict('doubt.already_open', DOUBT_MSG.alreadyOpen);
     const itemValue = valueAt(record.values, input.itemName, input.groupName, input.groupIndex);
-    const [row] = await tx
-      .insert(doubts)
-      .values({
-        studyId: record.studyId,
-        subjectRecordId: record.subjectRecordId,
-        crfDataRecordId: record.id,
-        crfId: record.crfId,
+    const doubtId = await insertOpenDoubt(
+      tx,
+      record,
+      {
         itemName: input.itemName,
         groupName: input.groupName ?? null,
         groupIndex: input.groupIndex ?? null,
         itemValue,
         doubtDescription: content,
-        optionType: OPTION.open,
         doubtType: DOUBT_TYPE.user,
         createdBy: user.userId,
-        userName: nameOf(user),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning({ id: doubts.id });
-    await addMessage(
-      tx,
-      row!.id,
-      record.studyId,
-      'open',
-      content,
-      itemValue,
-      { userId: user.userId, userName: nameOf(user) },
+        userName: actorOf(user).userName,
+      },
       now,
     );
+    await addMessage(tx, doubtId, record.studyId, 'open', content, itemValue, actorOf(user), now);
     await audit(tx, user, now, [
       {
         studyId: record.studyId,
@@ -175,8 +170,8 @@ export async function openDoubt(ctx: AppContext, user: CurrentUser, access: Stud
         newValue: content,
       },
     ]);
-    await recordQueryEvent(ctx, tx, 'query.opened', { ...record, id: row!.id }, user.userId);
-    return { doubtId: row!.id };
+    await recordQueryEvent(ctx, tx, 'query.opened', { ...record, id: doubtId }, user.userId);
+    return { doubtId };
   });
 }
 
@@ -190,40 +185,11 @@ export async function replyDoubt(
   if (!content?.trim()) throw AppError.badRequest('doubt.reply_required', DOUBT_MSG.replyRequired);
   const now = ctx.clock();
   await ctx.db.transaction(async (tx) => {
-    const [doubt] = await tx.select().from(doubts).where(eq(doubts.id, doubtId)).for('update');
-    if (!doubt || doubt.studyId !== access.studyId) throw notFound();
-    await assertWritable(tx, {
-      studyId: doubt.studyId,
-      subjectRecordId: doubt.subjectRecordId,
-      crfDataRecordId: doubt.crfDataRecordId,
-    });
-    if (doubt.optionType === OPTION.closed) throw AppError.conflict('doubt.closed', '质疑已关闭');
-    const [record] = await tx
-      .select({ values: crfDataRecords.values })
-      .from(crfDataRecords)
-      .where(eq(crfDataRecords.id, doubt.crfDataRecordId));
+    const doubt = await lockedUnclosedDoubt(tx, access, doubtId);
+    const value = await currentValueOf(tx, doubt);
     await tx.update(doubts).set({ optionType: OPTION.replied, updatedAt: now }).where(eq(doubts.id, doubtId));
-    await addMessage(
-      tx,
-      doubtId,
-      doubt.studyId,
-      'reply',
-      content.trim(),
-      valueAt(record?.values ?? {}, doubt.itemName, doubt.groupName, doubt.groupIndex),
-      { userId: user.userId, userName: nameOf(user) },
-      now,
-    );
-    await audit(tx, user, now, [
-      {
-        studyId: doubt.studyId,
-        subjectRecordId: doubt.subjectRecordId,
-        crfDataRecordId: doubt.crfDataRecordId,
-        crfId: doubt.crfId,
-        action: 'doubt.reply',
-        itemName: doubt.itemName,
-        newValue: content.trim(),
-      },
-    ]);
+    await addMessage(tx, doubtId, doubt.studyId, 'reply', content.trim(), value, actorOf(user), now);
+    await audit(tx, user, now, [{ ...auditedStep(doubt, 'doubt.reply'), newValue: content.trim() }]);
     await recordQueryEvent(ctx, tx, 'query.answered', doubt, user.userId);
   });
 }
@@ -238,39 +204,13 @@ export async function closeDoubt(
   if (!reason?.trim()) throw AppError.badRequest('doubt.close_required', DOUBT_MSG.closeRequired);
   const now = ctx.clock();
   await ctx.db.transaction(async (tx) => {
-    const [doubt] = await tx.select().from(doubts).where(eq(doubts.id, doubtId)).for('update');
-    if (!doubt || doubt.studyId !== access.studyId) throw notFound();
-    await assertWritable(tx, {
-      studyId: doubt.studyId,
-      subjectRecordId: doubt.subjectRecordId,
-      crfDataRecordId: doubt.crfDataRecordId,
-    });
-    if (doubt.optionType === OPTION.closed) throw AppError.conflict('doubt.closed', '质疑已关闭');
+    const doubt = await lockedUnclosedDoubt(tx, access, doubtId);
     await tx
       .update(doubts)
       .set({ optionType: OPTION.closed, closedAt: now, updatedAt: now })
       .where(eq(doubts.id, doubtId));
-    await addMessage(
-      tx,
-      doubtId,
-      doubt.studyId,
-      'close',
-      reason.trim(),
-      null,
-      { userId: user.userId, userName: nameOf(user) },
-      now,
-    );
-    await audit(tx, user, now, [
-      {
-        studyId: doubt.studyId,
-        subjectRecordId: doubt.subjectRecordId,
-        crfDataRecordId: doubt.crfDataRecordId,
-        crfId: doubt.crfId,
-        action: 'doubt.close',
-        itemName: doubt.itemName,
-        reason: reason.trim(),
-      },
-    ]);
+    await addMessage(tx, doubtId, doubt.studyId, 'close', reason.trim(), null, actorOf(user), now);
+    await audit(tx, user, now, [{ ...auditedStep(doubt, 'doubt.close'), reason: reason.trim() }]);
     await recordQueryEvent(ctx, tx, 'query.closed', doubt, user.userId);
   });
 }

@@ -81,6 +81,51 @@ export async function addMessage(
   });
 }
 
+/** The value a query's item holds now in its record (null once the record or the item is gone). */
+export async function currentValueOf(
+  db: Db,
+  doubt: { crfDataRecordId: number; itemName: string; groupName: string | null; groupIndex: number | null },
+) {
+  const [record] = await db
+    .select({ values: crfDataRecords.values })
+    .from(crfDataRecords)
+    .where(eq(crfDataRecords.id, doubt.crfDataRecordId));
+  return valueAt(record?.values ?? {}, doubt.itemName, doubt.groupName, doubt.groupIndex);
+}
+
+/** Writes a new open query on one item of a saved record, a user's or the system's; returns its id. */
+export async function insertOpenDoubt(
+  db: Db,
+  record: { id: number; studyId: number; subjectRecordId: number; crfId: number },
+  query: {
+    itemName: string;
+    groupName: string | null;
+    groupIndex: number | null;
+    itemValue: unknown;
+    doubtDescription: string;
+    doubtType: (typeof DOUBT_TYPE)[keyof typeof DOUBT_TYPE];
+    checkKey?: string;
+    createdBy: number;
+    userName: string;
+  },
+  at: Date,
+) {
+  const [row] = await db
+    .insert(doubts)
+    .values({
+      studyId: record.studyId,
+      subjectRecordId: record.subjectRecordId,
+      crfDataRecordId: record.id,
+      crfId: record.crfId,
+      ...query,
+      optionType: OPTION.open,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning({ id: doubts.id });
+  return row!.id;
+}
+
 function present(
   row: typeof doubts.$inferSelect,
   extra: Partial<{ identificationCode: string; subjectName: string; crfTitle: string }> = {},
@@ -116,12 +161,8 @@ export async function getDoubt(ctx: AppContext, access: StudyAccess, doubtId: nu
     .from(doubtMessages)
     .where(eq(doubtMessages.doubtId, doubtId))
     .orderBy(doubtMessages.id);
-  const [record] = await ctx.db
-    .select({ values: crfDataRecords.values })
-    .from(crfDataRecords)
-    .where(eq(crfDataRecords.id, row.crfDataRecordId));
+  const currentValue = await currentValueOf(ctx.db, row);
   const [crf] = await ctx.db.select({ title: crfs.title }).from(crfs).where(eq(crfs.id, row.crfId));
-  const currentValue = valueAt(record?.values ?? {}, row.itemName, row.groupName, row.groupIndex);
   const reader = await doubtReader(
     ctx.db,
     row.studyId,

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import { doubts, studies } from '../../db/schema/index.js';
 import { auditSystem } from '../audit/audit.service.js';
 import type { DomainEvent } from '../../shared/domain-events.js';
-import { addMessage, DOUBT_MSG, DOUBT_TYPE, OPTION, valueAt } from './doubt.service.js';
+import { addMessage, DOUBT_MSG, DOUBT_TYPE, insertOpenDoubt, OPTION, valueAt } from './doubt.service.js';
 
 const SYSTEM_NAME = '系统';
 
@@ -133,31 +133,26 @@ export async function syncSystemQueries(
   for (const [key, finding] of current) {
     if (open.has(key)) continue;
     const itemValue = valueAt(record.values, finding.itemName, finding.groupName, finding.groupIndex);
-    const [row] = await tx
-      .insert(doubts)
-      .values({
-        studyId: record.studyId,
-        subjectRecordId: record.subjectRecordId,
-        crfDataRecordId: record.id,
-        crfId: record.crfId,
+    const doubtId = await insertOpenDoubt(
+      tx,
+      record,
+      {
         itemName: finding.itemName,
         groupName: finding.groupName,
         groupIndex: finding.groupIndex,
         itemValue,
         doubtDescription: finding.message,
-        optionType: OPTION.open,
         doubtType: DOUBT_TYPE.system,
         checkKey: key,
         createdBy: triggeredBy,
         userName: SYSTEM_NAME,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning({ id: doubts.id });
-    await addMessage(tx, row!.id, record.studyId, 'open', finding.message, itemValue, system, now);
+      },
+      now,
+    );
+    await addMessage(tx, doubtId, record.studyId, 'open', finding.message, itemValue, system, now);
     await auditSystem(tx, now, [
       { ...base, action: 'doubt.system_open', itemName: finding.itemName, newValue: finding.message },
     ]);
-    await ctx.events.record(tx, event('query.opened', row!.id));
+    await ctx.events.record(tx, event('query.opened', doubtId));
   }
 }
