@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MSG } from './messages.js';
 import { MAX_ROW_ID, rowIdSchema } from './ids.js';
+import type { MenuNode } from './menu.js';
 
 /** platform §9: password 6 to under 20 characters; remark at most 60. */
 export const PASSWORD_MIN = 6;
@@ -65,6 +66,9 @@ export const userCreateSchema = z.object({ ...userFields, password: passwordSche
 export const userUpdateSchema = z.object({ ...userFields, userId: rowIdSchema });
 export type UserCreate = z.infer<typeof userCreateSchema>;
 export type UserUpdate = z.infer<typeof userUpdateSchema>;
+/** What the user dialog sends (before the server's defaults). */
+export type UserCreateBody = z.input<typeof userCreateSchema>;
+export type UserUpdateBody = z.input<typeof userUpdateSchema>;
 
 export const passwordChangeSchema = z
   .object({
@@ -77,4 +81,78 @@ export const passwordChangeSchema = z
 export const passwordResetSchema = z.object({
   userId: rowIdSchema,
   newPassword: passwordSchema,
+});
+
+// ---- Signing in: the HTTP contract, requests as the server validates them and answers as the browser reads them ----
+
+export const loginBodySchema = z.object({
+  username: z.string({ error: '请输入用户名' }).min(1, '请输入用户名').max(50),
+  password: z.string({ error: '请输入密码' }).min(1, '请输入密码').max(100),
+  code: z.string().max(20).optional(),
+  uuid: z.string().max(64).optional(),
+});
+export type LoginBody = z.input<typeof loginBodySchema>;
+export const refreshBodySchema = z.object({ refreshToken: z.string().min(1).max(200) });
+export const logoutBodySchema = z.object({ refreshToken: z.string().max(200).optional() }).optional();
+
+/** Without a captcha (switched off) `uuid` and `img` are empty. */
+export const captchaSchema = z.strictObject({ captchaEnabled: z.boolean(), uuid: z.string(), img: z.string() });
+export type Captcha = z.infer<typeof captchaSchema>;
+
+/**
+ * A user as the user pages and the signed-in profile answer it (docs/api.md `user`). The profile (sign-in, getInfo)
+ * has no createTime, roleIds or roleNames; the user list and page have them all.
+ */
+export const sysUserSchema = z.object({
+  userId: z.number(),
+  userName: z.string(),
+  name: z.string(),
+  /** 0 男, 1 女 (SEX). */
+  sex: z.union([z.literal(0), z.literal(1)]).nullable(),
+  email: z.string().nullable(),
+  mobile: z.string().nullable(),
+  deptId: z.number().nullable(),
+  deptName: z.string().nullable().optional(),
+  remark: z.string().nullable(),
+  /** 0 正常, 1 停用 (STATUS). */
+  status: z.union([z.literal(0), z.literal(1)]),
+  home: z.string().nullable().optional(),
+  setPasswordMust: z.boolean().optional(),
+  roleIds: z.array(z.number()).optional(),
+  roleNames: z.array(z.string()).optional(),
+  createTime: z.string().optional(),
+});
+export type SysUser = z.infer<typeof sysUserSchema>;
+
+/** A new access token with its refresh token (sign-in and refresh). */
+export const tokenPairSchema = z.object({ token: z.string(), refreshToken: z.string(), expiresIn: z.number() });
+export type TokenPair = z.infer<typeof tokenPairSchema>;
+
+export const loginResultSchema = tokenPairSchema.extend({ setPasswordMust: z.boolean(), user: sysUserSchema });
+export type LoginResult = z.infer<typeof loginResultSchema>;
+
+/** GET /api/sys/login/getInfo: the user, their role keys and names, and every permission code they hold. */
+export const userInfoSchema = z.object({
+  user: sysUserSchema,
+  roles: z.array(z.string()),
+  roleNames: z.array(z.string()).optional(),
+  permissions: z.array(z.string()),
+});
+export type UserInfo = z.infer<typeof userInfoSchema>;
+
+/** A node of GET /api/sys/login/getRouters: the shell's menus the user may see, as a tree. */
+export const menuNodeSchema: z.ZodType<MenuNode> = z.object({
+  menuId: z.number(),
+  parentId: z.number(),
+  type: z.enum(['M', 'C', 'F']),
+  code: z.string(),
+  perms: z.string().nullable(),
+  path: z.string().nullable(),
+  level: z.union([z.literal(0), z.literal(1)]),
+  orderNum: z.number(),
+  status: z.number(),
+  meta: z.object({ title: z.string(), icon: z.string().nullable(), hidden: z.boolean() }),
+  get children() {
+    return z.array(menuNodeSchema);
+  },
 });

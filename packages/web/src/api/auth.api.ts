@@ -1,52 +1,8 @@
-import type { MenuNode } from '@ecrf/core';
+import type { Captcha, LoginBody, LoginResult, MenuNode, UserInfo } from '@ecrf/core';
 import { http } from './request';
 
-/** docs/api.md `user`. */
-export interface SysUser {
-  userId: number;
-  userName: string;
-  name: string;
-  sex: number | null;
-  email: string | null;
-  mobile: string | null;
-  deptId: number | null;
-  deptName?: string | null;
-  remark: string | null;
-  status: number;
-  home?: string | null;
-  setPasswordMust?: boolean;
-  roleIds?: number[];
-  roleNames?: string[];
-  createTime?: string;
-}
-
-export interface Captcha {
-  captchaEnabled: boolean;
-  uuid: string;
-  img: string;
-}
-
-export interface LoginBody {
-  username: string;
-  password: string;
-  code: string;
-  uuid: string;
-}
-
-export interface LoginResult {
-  token: string;
-  refreshToken: string;
-  expiresIn: number;
-  setPasswordMust: boolean;
-  user: SysUser;
-}
-
-export interface UserInfo {
-  user: SysUser;
-  roles: string[];
-  roleNames?: string[];
-  permissions: string[];
-}
+/** The shapes of these calls are core's contract (account.ts); named here as pages import them. */
+export type { Captcha, LoginBody, LoginResult, SysUser, UserInfo } from '@ecrf/core';
 
 export const authApi = {
   captcha: () => http.get<Captcha>('/api/ignore/common/captcha', { silent: true }),

@@ -1,5 +1,10 @@
-import { z } from 'zod';
-import { passwordChangeSchema, passwordResetSchema } from '@ecrf/core';
+import {
+  loginBodySchema,
+  logoutBodySchema,
+  passwordChangeSchema,
+  passwordResetSchema,
+  refreshBodySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { fileCookieHeader, requireUser } from '../../http/auth.js';
@@ -30,12 +35,7 @@ export function authRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '登录',
-        body: z.object({
-          username: z.string({ error: '请输入用户名' }).min(1, '请输入用户名').max(50),
-          password: z.string({ error: '请输入密码' }).min(1, '请输入密码').max(100),
-          code: z.string().max(20).optional(),
-          uuid: z.string().max(64).optional(),
-        }),
+        body: loginBodySchema,
       },
       config: {
         module: '登录',
@@ -63,7 +63,7 @@ export function authRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/ignore/sys/refresh',
     {
-      schema: { tags, summary: '刷新令牌', body: z.object({ refreshToken: z.string().min(1).max(200) }) },
+      schema: { tags, summary: '刷新令牌', body: refreshBodySchema },
       config: { rateLimit: { max: ctx.config.loginRateLimitPerMinute * 4, timeWindow: 60_000 } },
     },
     async (request, reply) => {
@@ -82,7 +82,7 @@ export function authRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '退出登录',
-        body: z.object({ refreshToken: z.string().max(200).optional() }).optional(),
+        body: logoutBodySchema,
       },
       config: { module: '登录', action: '退出', allowWhilePasswordMustChange: true },
     },
