@@ -12,3 +12,10 @@ export const rowIdSchema = z
   .int(INVALID_ID_MSG)
   .positive(INVALID_ID_MSG)
   .max(MAX_ROW_ID, INVALID_ID_MSG);
+
+/** A row id in a path, a query string or a form-data field, where it arrives as text. */
+export const rowIdTextSchema = z.coerce
+  .number({ error: INVALID_ID_MSG })
+  .int(INVALID_ID_MSG)
+  .positive(INVALID_ID_MSG)
+  .max(MAX_ROW_ID, INVALID_ID_MSG);

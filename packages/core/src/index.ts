@@ -21,3 +21,5 @@ export * from './spine/index.js';
 export * from './recognition/index.js';
 export * from './consult.js';
 export * from './locks.js';
+export * from './request-fields.js';
+export * from './system-contract.js';

@@ -1,5 +1,4 @@
-import { INVALID_ID_MSG, MAX_ROW_ID, rowIdSchema } from '@ecrf/core';
-import { z } from 'zod';
+import { MAX_ROW_ID, rowIdSchema, rowIdTextSchema } from '@ecrf/core';
 
 export { MAX_ROW_ID };
 
@@ -7,8 +6,4 @@ export { MAX_ROW_ID };
 export const idSchema = rowIdSchema;
 
 /** A row id in a path, a query string or a form-data field, where it arrives as text. */
-export const idTextSchema = z.coerce
-  .number({ error: INVALID_ID_MSG })
-  .int(INVALID_ID_MSG)
-  .positive(INVALID_ID_MSG)
-  .max(MAX_ROW_ID, INVALID_ID_MSG);
+export const idTextSchema = rowIdTextSchema;

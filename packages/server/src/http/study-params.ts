@@ -1,12 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { idTextSchema } from './ids.js';
+import { studyIdQuerySchema } from '@ecrf/core';
 
 /**
  * Where a route names its study, for the study guard (`config.study`, http/study-guard.ts), and the query
  * schema of the routes that name it as `?studyId=`. Shared by every module's routes.
  */
-export const studyIdQuery = z.object({ studyId: idTextSchema });
+export const studyIdQuery = studyIdQuerySchema;
 
 export const fromParam = (request: FastifyRequest) => (request.params as { id?: number }).id;
 export const fromQuery = (request: FastifyRequest) => (request.query as { studyId?: number }).studyId;

@@ -1,109 +1,42 @@
-import type { MenuType, Page } from '@ecrf/core';
-import type { SysUser } from './auth.api';
+import type {
+  Dept,
+  DeptCreateBody,
+  DeptUpdateBody,
+  MenuCreateBody,
+  MenuRow,
+  MenuUpdateBody,
+  Page,
+  Role,
+  RoleCreateBody,
+  RoleMenuTree,
+  RoleUpdateBody,
+  SysUser,
+  TreeOption,
+  UserCreateBody,
+  UserListFilter,
+  UserUpdateBody,
+} from '@ecrf/core';
 import { http } from './request';
 
-export interface Dept {
-  deptId: number;
-  parentId: number;
-  deptName: string;
-  orderNum: number | null;
-  leader: string | null;
-  phone: string | null;
-  status: number;
-  createTime?: string;
-  children?: Dept[];
-}
+/** The shapes of these calls are core's contract (system-contract.ts, account.ts); named here as pages import them. */
+export type { Dept, MenuRow, Role, TreeOption } from '@ecrf/core';
 
-export type DeptBody = Omit<Dept, 'deptId' | 'createTime' | 'children'> & { deptId?: number };
+/** What a dialog sends: a new row's fields, with the row's id when it edits one. */
+export type DeptBody = DeptCreateBody & Partial<Pick<DeptUpdateBody, 'deptId'>>;
+export type MenuBody = MenuCreateBody & Partial<Pick<MenuUpdateBody, 'menuId'>>;
+export type RoleBody = RoleCreateBody & Partial<Pick<RoleUpdateBody, 'roleId'>>;
 
-export interface Role {
-  roleId: number;
-  roleName: string;
-  roleKey: string;
-  roleSort: number | null;
-  status: number;
-  remark: string | null;
-  admin?: boolean;
-  createTime?: string;
-  menuIds?: number[];
-}
-
-export interface RoleBody {
-  roleId?: number;
-  roleName: string;
-  roleKey: string;
-  roleSort?: number | null;
-  status?: number;
-  remark?: string | null;
-  menuIds: number[];
-}
-
-export interface TreeOption {
-  id: number;
-  label: string;
-  children?: TreeOption[];
-}
-
-/** A row of GET /api/system/menu/list: node fields without children (docs/api.md). */
-export interface MenuRow {
-  menuId: number;
-  parentId: number;
-  type: MenuType;
-  code: string;
-  perms: string | null;
-  path: string | null;
-  level: 0 | 1;
-  orderNum: number | null;
-  status: number;
-  meta?: { title: string; icon: string | null; hidden: boolean };
-  title?: string;
-  icon?: string | null;
-  hidden?: boolean;
-  children?: MenuRow[];
-}
-
-export interface MenuBody {
-  menuId?: number;
-  parentId: number;
-  type: MenuType;
-  code: string;
-  perms?: string | null;
-  path?: string | null;
-  level: 0 | 1;
-  orderNum?: number | null;
-  status?: number;
-  title: string;
-  icon?: string | null;
-  hidden?: boolean;
-}
-
-export interface UserBody {
-  userId?: number;
-  userName: string;
-  password?: string;
-  name: string;
-  sex?: number | null;
-  email?: string | null;
-  mobile?: string | null;
-  deptId: number;
-  roleIds: number[];
-  remark?: string | null;
-  status?: number;
-}
-
-export interface UserQuery {
-  pageNum: number;
-  pageSize: number;
-  name?: string;
-  userName?: string;
-  deptId?: number;
-  status?: number;
-}
+/** The user dialog's fields: a new user's (with a password) or an edit's (with the user's id). */
+export type UserBody = Omit<UserCreateBody, 'password'> &
+  Partial<Pick<UserCreateBody, 'password'>> &
+  Partial<Pick<UserUpdateBody, 'userId'>>;
 
 export interface PageQuery {
   pageNum: number;
   pageSize: number;
 }
+
+export type UserQuery = PageQuery & UserListFilter;
 
 export const deptApi = {
   list: (params?: { deptName?: string; status?: number }) => http.get<Dept[]>('/api/system/dept/list', { params }),
@@ -117,8 +50,8 @@ export const roleApi = {
   list: (params: PageQuery & { roleName?: string; status?: number }) =>
     http.get<Page<Role>>('/api/system/role/list', { params }),
   get: (roleId: number) => http.get<Role>(`/api/system/role/${roleId}`),
-  add: (body: RoleBody) => http.post<Role>('/api/system/role', body),
-  update: (body: RoleBody) => http.put<Role>('/api/system/role', body),
+  add: (body: RoleBody) => http.post<{ roleId: number }>('/api/system/role', body),
+  update: (body: RoleBody) => http.put<null>('/api/system/role', body),
   remove: (roleId: number) => http.delete<null>('/api/system/role', { params: { roleId } }),
   changeStatus: (roleId: number, status: number) => http.put<null>('/api/system/role/status', { roleId, status }),
 };
@@ -127,8 +60,7 @@ export const menuApi = {
   list: (params?: { menuName?: string; status?: number }) => http.get<MenuRow[]>('/api/system/menu/list', { params }),
   get: (menuId: number) => http.get<MenuRow>(`/api/system/menu/${menuId}`),
   treeselect: () => http.get<TreeOption[]>('/api/system/menu/treeselect'),
-  roleMenuTreeselect: (roleId: number) =>
-    http.get<{ menus: TreeOption[]; checkedKeys: number[] }>(`/api/system/menu/roleMenuTreeselect/${roleId}`),
+  roleMenuTreeselect: (roleId: number) => http.get<RoleMenuTree>(`/api/system/menu/roleMenuTreeselect/${roleId}`),
   add: (body: MenuBody) => http.post<MenuRow>('/api/system/menu', body),
   update: (body: MenuBody) => http.put<MenuRow>('/api/system/menu', body),
   remove: (menuId: number) => http.delete<null>(`/api/system/menu/${menuId}`),
@@ -138,8 +70,8 @@ export const userApi = {
   list: (params: UserQuery) => http.get<Page<SysUser>>('/api/system/users', { params }),
   get: (userId: number) => http.get<SysUser>('/api/system/user', { params: { userId } }),
   /** The user dialog reports the outcome itself: the server text as success or as error (platform §8). */
-  add: (body: UserBody) => http.post<SysUser>('/api/system/user', body, { silent: true }),
-  update: (body: UserBody) => http.put<SysUser>('/api/system/user', body, { silent: true }),
+  add: (body: UserBody) => http.post<{ userId: number }>('/api/system/user', body, { silent: true }),
+  update: (body: UserBody) => http.put<null>('/api/system/user', body, { silent: true }),
   remove: (userId: number) => http.delete<null>('/api/system/user', { params: { userId } }),
   changeStatus: (userId: number, status: number) => http.put<null>('/api/system/user/status', { userId, status }),
   /** platform §7: the home route code in `perm`, the user ids as the body. */

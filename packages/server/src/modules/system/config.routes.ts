@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { sysConfigQuerySchema } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { ok } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
@@ -11,7 +11,7 @@ export function configRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: ['系统配置'],
         summary: '系统配置项（如 SystemTitle、Version）',
-        querystring: z.object({ key: z.string().trim().toLowerCase().default('systemtitle') }),
+        querystring: sysConfigQuerySchema,
       },
       config: { allowWhilePasswordMustChange: true },
     },

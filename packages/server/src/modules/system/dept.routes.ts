@@ -1,21 +1,12 @@
-import { z } from 'zod';
+import { deptCreateBodySchema, deptListQuerySchema, deptUpdateBodySchema, idParamSchema } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { ok } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import * as depts from './dept.service.js';
-import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['机构管理'];
 const module = '机构管理';
-const deptBody = z.object({
-  parentId: z.number().int().min(0).max(MAX_ROW_ID).default(0),
-  deptName: z.string({ error: '请输入机构名称' }).trim().min(1, '请输入机构名称').max(50, '机构名称不可超过50字符'),
-  orderNum: z.number().int().min(0).max(9999).default(0),
-  leader: z.string().trim().max(30).nullish(),
-  phone: z.string().trim().max(20).nullish(),
-  status: z.union([z.literal(0), z.literal(1)]).default(0),
-});
-const idParam = z.object({ id: idTextSchema });
+const idParam = idParamSchema;
 
 export function deptRoutes(app: App, ctx: AppContext) {
   app.get(
@@ -24,10 +15,7 @@ export function deptRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '机构列表（平铺，按 parentId 成树）',
-        querystring: z.object({
-          deptName: z.string().optional(),
-          status: z.coerce.number().int().min(0).max(1).optional(),
-        }),
+        querystring: deptListQuerySchema,
       },
       // The user page needs the tree for its department picker and filter.
       config: { permission: ['sys:org:organization', 'sys:org:user'] },
@@ -43,14 +31,14 @@ export function deptRoutes(app: App, ctx: AppContext) {
 
   app.post(
     '/api/system/dept',
-    { schema: { tags, body: deptBody }, config: { permission: 'sys:dept:add', module, action: '新增' } },
+    { schema: { tags, body: deptCreateBodySchema }, config: { permission: 'sys:dept:add', module, action: '新增' } },
     async (request) => ok(await depts.createDept(ctx, request.body), '新增成功'),
   );
 
   app.put(
     '/api/system/dept',
     {
-      schema: { tags, body: deptBody.extend({ deptId: idSchema }) },
+      schema: { tags, body: deptUpdateBodySchema },
       config: { permission: 'sys:dept:edit', module, action: '修改' },
     },
     async (request) => ok(await depts.updateDept(ctx, request.body.deptId, request.body), '修改成功'),

@@ -1,39 +1,26 @@
-import { z } from 'zod';
+import {
+  idParamSchema,
+  roleCreateBodySchema,
+  roleIdQuerySchema,
+  roleListQuerySchema,
+  roleStatusBodySchema,
+  roleUpdateBodySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { ok } from '../../http/envelope.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import * as rolesService from './role.service.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['角色管理'];
 const module = '角色管理';
-const status = z.union([z.literal(0), z.literal(1)]);
-const roleBody = z.object({
-  roleName: z.string({ error: '请输入角色名称' }).trim().min(1, '请输入角色名称').max(30, '角色名称不可超过30字符'),
-  roleKey: z
-    .string({ error: '请输入权限字符' })
-    .trim()
-    .min(1, '请输入权限字符')
-    .max(50)
-    .regex(/^[A-Za-z][\w:.-]*$/, '权限字符只能包含字母、数字和 _ : . -，且以字母开头'),
-  roleSort: z.number().int().min(0).max(9999).default(0),
-  status: status.default(0),
-  remark: z.string().max(200).nullish(),
-  menuIds: z.array(idSchema).max(2000).default([]),
-});
-
 export function roleRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/system/role/list',
     {
       schema: {
         tags,
-        querystring: z.object({
-          ...pagingQuery,
-          roleName: z.string().trim().optional(),
-          status: z.coerce.number().int().min(0).max(1).optional(),
-        }),
+        querystring: roleListQuerySchema,
       },
       // The user dialog loads roles for its multi-select, so user managers may read them too.
       config: { permission: ['sys:org:role', 'sys:org:user'] },
@@ -43,20 +30,20 @@ export function roleRoutes(app: App, ctx: AppContext) {
 
   app.get(
     '/api/system/role/:id',
-    { schema: { tags, params: z.object({ id: idTextSchema }) }, config: { permission: 'sys:org:role' } },
+    { schema: { tags, params: idParamSchema }, config: { permission: 'sys:org:role' } },
     async (request) => ok(await rolesService.getRole(ctx, request.params.id)),
   );
 
   app.post(
     '/api/system/role',
-    { schema: { tags, body: roleBody }, config: { permission: 'sys:role:add', module, action: '新增' } },
+    { schema: { tags, body: roleCreateBodySchema }, config: { permission: 'sys:role:add', module, action: '新增' } },
     async (request) => ok(await rolesService.createRole(ctx, request.body), '新增成功'),
   );
 
   app.put(
     '/api/system/role',
     {
-      schema: { tags, body: roleBody.extend({ roleId: idSchema }) },
+      schema: { tags, body: roleUpdateBodySchema },
       config: { permission: 'sys:role:edit', module, action: '修改' },
     },
     async (request) => {
@@ -68,7 +55,7 @@ export function roleRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/system/role',
     {
-      schema: { tags, querystring: z.object({ roleId: idTextSchema }) },
+      schema: { tags, querystring: roleIdQuerySchema },
       config: { permission: 'sys:role:remove', module, action: '删除' },
     },
     async (request) => {
@@ -80,7 +67,7 @@ export function roleRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/system/role/status',
     {
-      schema: { tags, body: z.object({ roleId: idSchema, status }) },
+      schema: { tags, body: roleStatusBodySchema },
       config: { permission: 'sys:role:edit', module, action: '修改状态' },
     },
     async (request) => {

@@ -1,17 +1,22 @@
-import { z } from 'zod';
-import { userCreateSchema, userUpdateSchema } from '@ecrf/core';
+import {
+  userCreateSchema,
+  userHomeBodySchema,
+  userHomeQuerySchema,
+  userIdQuerySchema,
+  userListQuerySchema,
+  userStatusBodySchema,
+  userUpdateSchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import * as usersService from './user.service.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['用户管理'];
 const module = '用户管理';
-const userIdQuery = z.object({ userId: idTextSchema });
-const status = z.union([z.literal(0), z.literal(1)]);
+const userIdQuery = userIdQuerySchema;
 
 export function userRoutes(app: App, ctx: AppContext) {
   app.get(
@@ -20,13 +25,7 @@ export function userRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '用户分页列表',
-        querystring: z.object({
-          ...pagingQuery,
-          name: z.string().trim().optional(),
-          userName: z.string().trim().optional(),
-          deptId: idTextSchema.optional(),
-          status: z.coerce.number().int().min(0).max(1).optional(),
-        }),
+        querystring: userListQuerySchema,
       },
       config: { permission: 'sys:org:user' },
     },
@@ -75,7 +74,7 @@ export function userRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/system/user/status',
     {
-      schema: { tags, summary: '启用或停用用户', body: z.object({ userId: idSchema, status }) },
+      schema: { tags, summary: '启用或停用用户', body: userStatusBodySchema },
       config: { permission: 'sys:user:edit', module, action: '修改状态' },
     },
     async (request) => {
@@ -90,8 +89,8 @@ export function userRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '设置用户首页',
-        querystring: z.object({ perm: z.string().trim().min(1, '请选择首页').max(100) }),
-        body: z.array(idSchema).max(1000),
+        querystring: userHomeQuerySchema,
+        body: userHomeBodySchema,
       },
       config: { permission: 'sys:user:edit', module, action: '设置首页' },
     },

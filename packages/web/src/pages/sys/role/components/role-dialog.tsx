@@ -76,7 +76,7 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
 
   const save = useSaveMutation({
     editing: roleId !== undefined,
-    create: (body: RoleBody) => roleApi.add(body),
+    create: (body: RoleBody): Promise<{ msg: string }> => roleApi.add(body),
     update: (body: RoleBody) => roleApi.update(body),
     invalidate: [queryKeys.role.all(), queryKeys.menu.roleTrees()],
     onSuccess: onClose,

@@ -95,7 +95,7 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
 
   const save = useSaveMutation({
     editing: mode === 'edit',
-    create: userApi.add,
+    create: (body: UserBody): Promise<{ msg: string }> => userApi.add(body),
     update: userApi.update,
     // SYS-15: code 200 shows the server's message as success, anything else as an error.
     invalidate: [queryKeys.user.all()],
