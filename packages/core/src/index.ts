@@ -23,3 +23,6 @@ export * from './consult.js';
 export * from './locks.js';
 export * from './request-fields.js';
 export * from './system-contract.js';
+export * from './study-contract.js';
+export * from './study-staff-contract.js';
+export * from './study-crf-contract.js';

@@ -1,18 +1,24 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import multipart, { type MultipartFile, type MultipartValue } from '@fastify/multipart';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import {
+  crfDeleteQuerySchema,
+  crfExistingChoicesSchema,
+  crfExportBodySchema,
+  crfListQuerySchema,
+  crfVersionQuerySchema,
+  idParamSchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import { CRF_IMPORT_LIMITS, importLimitMessages } from '@ecrf/core/interop';
 import * as crfService from './crf.service.js';
 import { createCrfImportPool, type UploadedFile } from './crf-import.pool.js';
 import { fromQuery, studyIdQuery } from '../../http/study-params.js';
-import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['CRF管理'];
 const module = 'CRF管理';
@@ -41,8 +47,6 @@ async function filesOf(request: FastifyRequest): Promise<UploadedFile[]> {
   return Promise.all(files.map(async (f) => ({ fileName: f.filename, data: await f.toBuffer() })));
 }
 
-const choiceSchema = z.record(z.string().max(200), z.enum(['version', 'new']));
-
 /**
  * The user's choices, from multipart fields (dryRun=1, onExisting as JSON text) or a JSON body:
  * `onExisting` maps a title the study already has to `version` (make its next version) or `new`.
@@ -58,7 +62,7 @@ function choicesOf(request: FastifyRequest): crfService.UploadChoices {
       throw AppError.badRequest('crf.choice_invalid', 'onExisting 应为 JSON：{"表单标题": "version" 或 "new"}');
     }
   }
-  const parsed = choiceSchema.optional().safeParse(onExisting);
+  const parsed = crfExistingChoicesSchema.optional().safeParse(onExisting);
   if (!parsed.success) {
     throw AppError.badRequest('crf.choice_invalid', 'onExisting 应为 JSON：{"表单标题": "version" 或 "new"}');
   }
@@ -82,7 +86,7 @@ export function crfRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: 'CRF分页列表',
-        querystring: studyIdQuery.extend({ ...pagingQuery, title: z.string().trim().optional() }),
+        querystring: crfListQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -107,8 +111,8 @@ export function crfRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: 'CRF定义（默认最新版本）',
-        params: z.object({ id: idTextSchema }),
-        querystring: z.object({ version: idTextSchema.max(MAX_ROW_ID).optional() }),
+        params: idParamSchema,
+        querystring: crfVersionQuerySchema,
       },
       config: { study: (request) => crfService.studyOfCrf(ctx, (request.params as { id: number }).id) },
     },
@@ -117,7 +121,7 @@ export function crfRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/system/crf',
     {
-      schema: { tags, summary: '删除CRF', querystring: studyIdQuery.extend({ crfId: idTextSchema }) },
+      schema: { tags, summary: '删除CRF', querystring: crfDeleteQuerySchema },
       config: { study: fromQuery, permission: 'study:crf', module, action: '删除' },
     },
     async (request) => {
@@ -131,11 +135,7 @@ export function crfRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '导出CRF（json / excel / odm / redcap 数据字典）',
-        body: z.object({
-          crfId: idSchema,
-          version: idSchema.optional(),
-          format: z.enum(['json', 'excel', 'odm', 'redcap']).default('json'),
-        }),
+        body: crfExportBodySchema,
       },
       config: { study: (request) => crfService.studyOfCrf(ctx, (request.body as { crfId: number }).crfId) },
     },

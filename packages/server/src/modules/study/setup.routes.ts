@@ -1,16 +1,26 @@
-import { z } from 'zod';
+import {
+  diseaseCreateBodySchema,
+  diseaseCrfsBodySchema,
+  diseaseCrfsQuerySchema,
+  diseaseUpdateBodySchema,
+  idParamSchema,
+  multiDiseaseBodySchema,
+  stageCreateBodySchema,
+  stageCrfImportBodySchema,
+  stageCrfRemoveQuerySchema,
+  stageCrfUpdateBodySchema,
+  stageUpdateBodySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import * as setup from './setup.service.js';
 import { fromBody, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
-import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const stageTags = ['ECRF阶段'];
 const diseaseTags = ['病种'];
-const idQuery = z.object({ id: idTextSchema });
-const repeat = z.union([z.literal(0), z.literal(1)]);
+const idQuery = idParamSchema;
 
 export function setupRoutes(app: App, ctx: AppContext) {
   const stageOf = (id: number | undefined) => (id === undefined ? undefined : setup.studyOfStage(ctx, id));
@@ -40,12 +50,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: stageTags,
         summary: '新增阶段',
-        body: z.object({
-          studyId: idSchema,
-          parentId: z.number().int().min(0).max(MAX_ROW_ID).default(0),
-          name: z.string({ error: '请输入阶段名称' }).trim().min(1, '请输入阶段名称').max(100),
-          orderNum: z.number().int().min(0).max(9999).optional(),
-        }),
+        body: stageCreateBodySchema,
       },
       config: { study: fromBody, ...stageWrite, action: '新增' },
     },
@@ -57,12 +62,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: stageTags,
         summary: '修改阶段',
-        body: z.object({
-          id: idSchema,
-          name: z.string({ error: '请输入阶段名称' }).trim().min(1, '请输入阶段名称').max(100),
-          orderNum: z.number().int().min(0).max(9999).optional(),
-          parentId: z.number().int().min(0).max(MAX_ROW_ID).optional(),
-        }),
+        body: stageUpdateBodySchema,
       },
       config: { study: (r) => stageOf((r.body as { id: number }).id), ...stageWrite, action: '修改' },
     },
@@ -93,11 +93,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: stageTags,
         summary: '把表单加入阶段',
-        body: z.object({
-          crfStageId: idSchema,
-          crfIds: z.array(idSchema).min(1, '请选择表单').max(200),
-          repeat: repeat.default(1),
-        }),
+        body: stageCrfImportBodySchema,
       },
       config: {
         study: (r) => stageOf((r.body as { crfStageId: number }).crfStageId),
@@ -116,12 +112,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: stageTags,
         summary: '修改阶段中的表单（单次/可重复、顺序）',
-        body: z.object({
-          crfStageId: idSchema,
-          crfId: idSchema,
-          repeat: repeat.optional(),
-          orderNum: z.number().int().min(0).max(9999).optional(),
-        }),
+        body: stageCrfUpdateBodySchema,
       },
       config: {
         study: (r) => stageOf((r.body as { crfStageId: number }).crfStageId),
@@ -140,7 +131,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: stageTags,
         summary: '从阶段移除表单',
-        querystring: z.object({ crfStageId: idTextSchema, crfId: idTextSchema }),
+        querystring: stageCrfRemoveQuerySchema,
       },
       config: {
         study: (r) => stageOf((r.query as { crfStageId: number }).crfStageId),
@@ -157,7 +148,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/study_disease/disease/crf/:id',
     {
-      schema: { tags: diseaseTags, summary: '病种使用的表单', params: z.object({ id: idTextSchema }) },
+      schema: { tags: diseaseTags, summary: '病种使用的表单', params: idParamSchema },
       config: { study: (r) => diseaseOf((r.params as { id: number }).id) },
     },
     async (request) => ok(await setup.diseaseCrfs(ctx, request.params.id)),
@@ -165,7 +156,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/study_disease/:id',
     {
-      schema: { tags: diseaseTags, summary: '项目病种（id 为项目）', params: z.object({ id: idTextSchema }) },
+      schema: { tags: diseaseTags, summary: '项目病种（id 为项目）', params: idParamSchema },
       config: { study: fromParam },
     },
     async (request) => ok(await setup.diseasesOf(ctx, request.params.id)),
@@ -176,7 +167,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: diseaseTags,
         summary: '多病种模式',
-        body: z.object({ studyId: idSchema, multiDisease: z.boolean() }),
+        body: multiDiseaseBodySchema,
       },
       config: { study: fromBody, ...diseaseWrite, action: '多病种模式' },
     },
@@ -185,14 +176,10 @@ export function setupRoutes(app: App, ctx: AppContext) {
       return ok(null, '操作成功');
     },
   );
-  const diseaseFields = {
-    diseaseName: z.string({ error: '请输入病种名称' }).trim().min(1, '请输入病种名称').max(100),
-    diseaseCode: z.string({ error: '请输入病种编码' }).trim().min(1, '请输入病种编码').max(50),
-  };
   app.post(
     '/api/business/study_disease/disease',
     {
-      schema: { tags: diseaseTags, summary: '新增病种', body: z.object({ studyId: idSchema, ...diseaseFields }) },
+      schema: { tags: diseaseTags, summary: '新增病种', body: diseaseCreateBodySchema },
       config: { study: fromBody, ...diseaseWrite, action: '新增' },
     },
     async (request) => ok(await setup.createDisease(ctx, requireUser(request), request.body), '新增成功'),
@@ -200,7 +187,7 @@ export function setupRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/business/study_disease/disease',
     {
-      schema: { tags: diseaseTags, summary: '修改病种', body: z.object({ id: idSchema, ...diseaseFields }) },
+      schema: { tags: diseaseTags, summary: '修改病种', body: diseaseUpdateBodySchema },
       config: { study: (r) => diseaseOf((r.body as { id: number }).id), ...diseaseWrite, action: '修改' },
     },
     async (request) => {
@@ -225,8 +212,8 @@ export function setupRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: diseaseTags,
         summary: '设置病种使用的表单',
-        querystring: z.object({ studyDiseaseId: idTextSchema }),
-        body: z.object({ crfVO: z.array(idSchema).max(500) }),
+        querystring: diseaseCrfsQuerySchema,
+        body: diseaseCrfsBodySchema,
       },
       config: {
         study: (r) => diseaseOf((r.query as { studyDiseaseId: number }).studyDiseaseId),

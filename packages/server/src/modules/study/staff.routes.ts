@@ -1,23 +1,23 @@
-import { z } from 'zod';
+import {
+  idParamSchema,
+  personnelAddBodySchema,
+  personnelCandidatesQuerySchema,
+  personnelListQuerySchema,
+  personnelUpdateBodySchema,
+  studyRoleCreateBodySchema,
+  studyRoleUpdateBodySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import * as staff from './staff.service.js';
 import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
-import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const roleTags = ['项目角色'];
 const personnelTags = ['项目人员'];
-const idQuery = z.object({ id: idTextSchema });
-const roleFields = {
-  roleName: z.string({ error: '请输入角色名称' }).trim().min(1, '请输入角色名称').max(50),
-  remark: z.string().max(200).nullish(),
-  permissions: z.array(z.string().max(100)).max(5000).default([]),
-};
-
-const siteIdsSchema = z.array(idSchema).max(50).optional();
+const idQuery = idParamSchema;
 
 export function staffRoutes(app: App, ctx: AppContext) {
   const roleOfQuery = (request: { query: unknown }) => staff.studyOfRole(ctx, (request.query as { id: number }).id);
@@ -43,7 +43,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/system/studyRole',
     {
-      schema: { tags: roleTags, summary: '新增项目角色', body: z.object({ studyId: idSchema, ...roleFields }) },
+      schema: { tags: roleTags, summary: '新增项目角色', body: studyRoleCreateBodySchema },
       config: { study: fromBody, permission: 'study:role', module: '项目角色', action: '新增' },
     },
     async (request) =>
@@ -52,7 +52,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/system/studyRole',
     {
-      schema: { tags: roleTags, summary: '修改项目角色', body: z.object({ id: idSchema, ...roleFields }) },
+      schema: { tags: roleTags, summary: '修改项目角色', body: studyRoleUpdateBodySchema },
       config: { study: roleOfBody, permission: 'study:role', module: '项目角色', action: '修改' },
     },
     async (request) =>
@@ -76,7 +76,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: personnelTags,
         summary: '项目人员',
-        querystring: studyIdQuery.extend({ ...pagingQuery, name: z.string().trim().optional() }),
+        querystring: personnelListQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -89,7 +89,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: personnelTags,
         summary: '尚未加入项目的用户',
-        querystring: studyIdQuery.extend({ name: z.string().trim().optional() }),
+        querystring: personnelCandidatesQuerySchema,
       },
       config: { study: fromQuery, permission: 'study:user' },
     },
@@ -101,14 +101,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: personnelTags,
         summary: '添加项目人员',
-        body: z.object({
-          studyId: idSchema,
-          userIds: z.array(idSchema, { error: '请选择用户' }).min(1, '请选择用户').max(500),
-          studyRoleId: z.number({ error: '请选择项目角色' }).int().positive().max(MAX_ROW_ID),
-          deptId: idSchema.nullish(),
-          /** The member's sites (分中心); the first is their department. docs/multi-centre.md. */
-          siteIds: siteIdsSchema,
-        }),
+        body: personnelAddBodySchema,
       },
       config: { study: fromBody, permission: 'study:user', module: '项目人员', action: '新增' },
     },
@@ -123,7 +116,7 @@ export function staffRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: personnelTags,
         summary: '修改项目人员角色或中心',
-        body: z.object({ id: idSchema, studyRoleId: idSchema, deptId: idSchema.nullish(), siteIds: siteIdsSchema }),
+        body: personnelUpdateBodySchema,
       },
       config: { study: memberOfBody, permission: 'study:user', module: '项目人员', action: '修改' },
     },

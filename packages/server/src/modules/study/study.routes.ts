@@ -1,72 +1,28 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { DEFAULT_BASE_CONFIG, hasPermission, isDateString, isTimeZone } from '@ecrf/core';
+import {
+  followTriggerBodySchema,
+  followTriggersBodySchema,
+  hasPermission,
+  idParamSchema as idParam,
+  serialNumberEnableBodySchema,
+  studyCreateBodySchema,
+  studyDoubtBodySchema,
+  studyIdBodySchema,
+  studyListQuerySchema,
+  studyManageListQuerySchema,
+  studyUpdateBodySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { STUDY_MANAGE } from '../../shared/study-access.js';
 import { fromBody, fromBodyId, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import type { App } from '../../http/types.js';
 import * as studyService from './study.service.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['项目'];
 const module = '项目管理';
-
-const idParam = z.object({ id: idTextSchema });
-const doubtFlag = z.enum(['0', '1']);
-const followTrigger = z.object({
-  enabled: z.boolean(),
-  crfId: idSchema.nullable(),
-  itemName: z.string().max(100).nullable(),
-  offsetDays: z.number().int().min(-3650).max(3650).default(0),
-});
-const baseConfigField = z.object({
-  name: z.enum(DEFAULT_BASE_CONFIG.map((f) => f.name) as [string, ...string[]]),
-  header: z.string().trim().min(1).max(20),
-  display: z.boolean(),
-  required: z.boolean(),
-});
-
-const studyFields = {
-  studyName: z.string({ error: '请输入项目名称' }).trim().min(1, '请输入项目名称').max(100, '项目名称不可超过100字符'),
-  studyCode: z
-    .string({ error: '请输入项目编号' })
-    .trim()
-    .min(1, '请输入项目编号')
-    .max(50)
-    .regex(/^[A-Za-z0-9_-]+$/, '项目编号只能包含字母、数字、_ 和 -'),
-  description: z.string().max(2000).optional(),
-  principal: z.string().trim().max(50).optional(),
-  status: z.union([z.literal(0), z.literal(1)]).optional(),
-  doubt: doubtFlag.optional(),
-  /** IANA zone of the study's staff; "today", date defaults and shown times are in it. */
-  timeZone: z.string().max(64).refine(isTimeZone, '时区无效，请选择列表中的时区').optional(),
-};
-
-const studyUpdate = z.object({
-  id: idSchema,
-  ...studyFields,
-  studyName: studyFields.studyName.optional(),
-  studyCode: studyFields.studyCode.optional(),
-  multiDisease: z.boolean().optional(),
-  displayCrfColumn: z.array(z.string().max(100)).max(50).optional(),
-  signConfig: z.object({ enabled: z.boolean(), meaning: z.string().max(200) }).optional(),
-  followTrigger: followTrigger.optional(),
-  baseConfig: z.array(baseConfigField).max(20).optional(),
-  /** 入组目标: patients to enrol (null clears it), optionally by a date. */
-  enrolmentTarget: z
-    .number()
-    .int()
-    .min(1, '入组目标至少为1例')
-    .max(1_000_000, '入组目标不可超过1000000例')
-    .nullable()
-    .optional(),
-  enrolmentTargetDate: z.string().refine(isDateString, '日期格式应为 yyyy-MM-dd').nullable().optional(),
-  /** Why the settings change: kept on the change's audit rows. */
-  reason: z.string().trim().max(500).optional(),
-});
 
 function origin(request: FastifyRequest) {
   return `${request.protocol}://${request.host}`;
@@ -79,7 +35,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '我参与的项目',
-        querystring: z.object({ ...pagingQuery, studyName: z.string().trim().optional() }),
+        querystring: studyListQuerySchema,
       },
     },
     async (request) => {
@@ -102,11 +58,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '全部项目（项目维护）',
-        querystring: z.object({
-          ...pagingQuery,
-          studyName: z.string().trim().optional(),
-          status: z.coerce.number().int().min(0).max(1).optional(),
-        }),
+        querystring: studyManageListQuerySchema,
       },
       config: { permission: STUDY_MANAGE },
     },
@@ -132,7 +84,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/business/study/doubt',
     {
-      schema: { tags, summary: '开启或关闭质疑', body: z.object({ studyId: idSchema, doubt: doubtFlag }) },
+      schema: { tags, summary: '开启或关闭质疑', body: studyDoubtBodySchema },
       config: { study: fromBody, permission: 'study:config', module, action: '质疑设置' },
     },
     async (request) => {
@@ -159,18 +111,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '新建项目',
-        body: z.object({
-          ...studyFields,
-          diseases: z
-            .array(
-              z.object({
-                diseaseName: z.string().trim().min(1).max(100),
-                diseaseCode: z.string().trim().min(1).max(50),
-              }),
-            )
-            .max(50)
-            .optional(),
-        }),
+        body: studyCreateBodySchema,
       },
       config: { permission: 'study:add', module, action: '新增' },
     },
@@ -180,7 +121,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/business/study',
     {
-      schema: { tags, summary: '修改项目（含配置）', body: studyUpdate },
+      schema: { tags, summary: '修改项目（含配置）', body: studyUpdateBodySchema },
       config: { study: fromBodyId, permission: ['study:config', 'study:edit'], module, action: '修改' },
     },
     async (request) =>
@@ -237,17 +178,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '按规则开启自动编号',
-        body: z.object({
-          studyId: idSchema,
-          prefix: z
-            .string()
-            .trim()
-            .max(20)
-            .regex(/^[A-Za-z0-9_-]*$/, '编号前缀只能包含字母、数字、_ 和 -')
-            .default(''),
-          digits: z.number().int().min(1).max(10).default(4),
-          scope: z.enum(['study', 'site']).default('study'),
-        }),
+        body: serialNumberEnableBodySchema,
       },
       config: { study: fromBody, permission: 'study:config', module, action: '开启自动编号' },
     },
@@ -263,7 +194,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/v2/business/study/serial_number/close',
     {
-      schema: { tags, summary: '关闭自动编号', body: z.object({ studyId: idSchema }) },
+      schema: { tags, summary: '关闭自动编号', body: studyIdBodySchema },
       config: { study: fromBody, permission: 'study:config', module, action: '关闭自动编号' },
     },
     async (request) =>
@@ -284,7 +215,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/v1/business/study/follow_trigger',
     {
-      schema: { tags, summary: '保存随访触发设置', body: followTrigger.extend({ studyId: idSchema }) },
+      schema: { tags, summary: '保存随访触发设置', body: followTriggerBodySchema },
       config: { study: fromBody, permission: 'study:config', module, action: '随访触发设置' },
     },
     async (request) => {
@@ -304,7 +235,7 @@ export function studyRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '保存随访触发设置（多个）',
-        body: z.object({ studyId: idSchema, triggers: z.array(followTrigger).max(20) }),
+        body: followTriggersBodySchema,
       },
       config: { study: fromBody, permission: 'study:config', module, action: '随访触发设置' },
     },

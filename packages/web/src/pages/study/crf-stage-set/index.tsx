@@ -16,7 +16,7 @@ import {
 import { ArrowDownOutlined, ArrowLeftOutlined, ArrowUpOutlined, ImportOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import { useNavigate, useParams } from 'react-router';
-import { stageApi, type CrfStage, type StageCrf } from '../../../api/study.api';
+import { stageApi, type CrfStageSummary, type StageCrf } from '../../../api/study.api';
 import { Auth, AuthButton, useAccess } from '../../../components/permission';
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
 import { CRF_STAGE_TEXT } from '../../../locales/crf-stage.zh-CN';
@@ -31,7 +31,7 @@ import { queryKeys } from '../../../api/query-keys';
 const PERM = 'study:crfStage';
 
 /** The forms of one stage: how each is filled in (single or repeatable), their order, import and removal. */
-function StageSettings({ stage }: { stage: CrfStage }) {
+function StageSettings({ stage }: { stage: CrfStageSummary }) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const { can } = useAccess();

@@ -48,7 +48,7 @@ function DiseaseDialogBody({
   const [form] = Form.useForm<DiseaseFields>();
 
   const save = useMutation({
-    mutationFn: (values: DiseaseFields) => {
+    mutationFn: (values: DiseaseFields): Promise<{ msg: string }> => {
       const body = { diseaseName: values.diseaseName.trim(), diseaseCode: values.diseaseCode.trim() };
       return state?.mode === 'edit'
         ? diseaseApi.update({ ...body, id: state.disease.id })
