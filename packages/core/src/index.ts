@@ -26,3 +26,4 @@ export * from './system-contract.js';
 export * from './study-contract.js';
 export * from './study-staff-contract.js';
 export * from './study-crf-contract.js';
+export * from './subject-contract.js';

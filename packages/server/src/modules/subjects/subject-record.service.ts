@@ -1,6 +1,6 @@
 /** Acts on a patient's casebook: moving it to another site, its state, deleting and restoring it, signing it. */
 import { and, eq, isNull } from 'drizzle-orm';
-import { MSG } from '@ecrf/core';
+import { MSG, SITE_MOVE_MSG } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { signatures, studies, subjectRecords, subjects } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
@@ -11,12 +11,6 @@ import { audit } from '../audit/audit.service.js';
 import { reauthenticate } from '../auth/password-attempts.service.js';
 import { departmentExists, isCodeTaken } from './subject-edit.service.js';
 import { getSubject, listSignatures, notFound } from './subject.service.js';
-
-export const SITE_MOVE_MSG = {
-  reasonRequired: '请填写转移原因',
-  sameSite: '患者已在该中心',
-  unknownSite: '所选中心不存在',
-} as const;
 
 /**
  * 转移中心: moves a patient to another site (department), with the reason, in one transaction and one audit row

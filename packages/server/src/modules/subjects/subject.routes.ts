@@ -1,10 +1,22 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import {
+  idParamSchema,
+  subjectCodeQuerySchema,
+  subjectCreateBodySchema,
+  subjectRecordDeleteQuerySchema,
+  subjectRecordIdQuerySchema,
+  subjectRecordListBodySchema,
+  subjectRecordListQuerySchema,
+  subjectRecordRestoreBodySchema,
+  subjectRecordStateBodySchema,
+  subjectSignBodySchema,
+  subjectSiteMoveBodySchema,
+  subjectUpdateBodySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { hasStudyPermission, requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { AppError } from '../../http/app-error.js';
@@ -13,38 +25,10 @@ import { ALL_SITES_KEY } from '../../shared/study-access.js';
 import { fromBody, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import { createSubject, isCodeTaken, subjectFormModel, updateSubject } from './subject-edit.service.js';
 import { listRecords, recordColumns } from './subject-list.service.js';
-import { deleteRecord, moveSubjectSite, setRecordState, signRecord, SITE_MOVE_MSG } from './subject-record.service.js';
+import { deleteRecord, moveSubjectSite, setRecordState, signRecord } from './subject-record.service.js';
 import * as subjectsService from './subject.service.js';
 
 const subjectTags = ['患者'];
-const id = idTextSchema;
-
-const subjectFields = {
-  identificationCode: z.string().trim().max(50).nullish(),
-  subjectName: z.string({ error: '请输入患者姓名' }).trim().min(1, '请输入患者姓名').max(50),
-  gender: z.union([z.literal(0), z.literal(1)], { error: '请选择患者性别' }),
-  birth: z.string().max(10).nullish(),
-  mobile: z.string().max(20).nullish(),
-  idNumber: z.string().max(30).nullish(),
-  diseaseCode: z.string({ error: '请选择病种' }).trim().min(1, '请选择病种').max(50),
-  deptId: idSchema.nullish(),
-};
-
-const recordFilter = {
-  identificationCode: z.string().trim().optional(),
-  subjectName: z.string().trim().optional(),
-  diseaseCode: z.string().trim().optional(),
-  state: z.coerce.number().int().min(0).max(2).optional(),
-  beginDate: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/)
-    .optional(),
-  endDate: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/)
-    .optional(),
-  deleted: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional(),
-};
 
 export function subjectRoutes(app: App, ctx: AppContext) {
   const recordStudy = (v: number | undefined) => (v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v));
@@ -66,7 +50,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: subjectTags,
         summary: '编号是否已存在',
-        querystring: studyIdQuery.extend({ identificationCode: z.string().trim().min(1) }),
+        querystring: subjectCodeQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -75,7 +59,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/business/subject',
     {
-      schema: { tags: subjectTags, summary: '添加患者', body: z.object({ studyId: idSchema, ...subjectFields }) },
+      schema: { tags: subjectTags, summary: '添加患者', body: subjectCreateBodySchema },
       config: { study: fromBody, module: '患者管理', action: '新增', studyPermission: 'btn:business.subject.add' },
     },
     async (request) =>
@@ -91,7 +75,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: subjectTags,
         summary: '编辑患者',
-        body: z.object({ id: idSchema, ...z.object(subjectFields).partial().shape }),
+        body: subjectUpdateBodySchema,
       },
       config: {
         study: (r) => subjectsService.studyOfSubject(ctx, b<{ id: number }>(r).id),
@@ -113,15 +97,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: subjectTags,
         summary: '转移中心（管理员）：患者转到另一中心，需填写原因',
-        body: z.object({
-          subjectId: idSchema,
-          deptId: idSchema,
-          reason: z
-            .string({ error: SITE_MOVE_MSG.reasonRequired })
-            .trim()
-            .min(1, SITE_MOVE_MSG.reasonRequired)
-            .max(200),
-        }),
+        body: subjectSiteMoveBodySchema,
       },
       config: {
         study: (r) => subjectsService.studyOfSubject(ctx, b<{ subjectId: number }>(r).subjectId),
@@ -150,7 +126,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/subject/signatures',
     {
-      schema: { tags: subjectTags, summary: '患者签名记录', querystring: z.object({ subjectRecordId: id }) },
+      schema: { tags: subjectTags, summary: '患者签名记录', querystring: subjectRecordIdQuerySchema },
       config: { study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId) },
     },
     async (request) => ok(await subjectsService.listSignatures(ctx, request.query.subjectRecordId)),
@@ -158,7 +134,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/subject/:id',
     {
-      schema: { tags: subjectTags, summary: '患者详情', params: z.object({ id }) },
+      schema: { tags: subjectTags, summary: '患者详情', params: idParamSchema },
       config: {
         study: (r) => subjectsService.studyOfSubject(ctx, fromParam(r)!),
         site: sites.ofSubject(fromParam),
@@ -169,7 +145,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/ducking/patientInfo/:id',
     {
-      schema: { tags: subjectTags, summary: '患者信息（按受试者记录）', params: z.object({ id }) },
+      schema: { tags: subjectTags, summary: '患者信息（按受试者记录）', params: idParamSchema },
       config: { study: (r) => recordStudy(fromParam(r)), site: sites.ofRecord(fromParam) },
     },
     async (request) => ok(await subjectsService.getSubjectByRecord(ctx, request.params.id, requireStudy(request))),
@@ -180,11 +156,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: subjectTags,
         summary: '研究者电子签名',
-        body: z.object({
-          subjectRecordId: idSchema,
-          password: z.string().min(1, '请输入密码').max(100),
-          meaning: z.string().max(200).optional(),
-        }),
+        body: subjectSignBodySchema,
       },
       config: {
         study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
@@ -213,7 +185,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: subjectTags,
         summary: '患者列表（v3）',
-        body: z.object({ studyId: idSchema, ...pagingQuery, ...recordFilter }),
+        body: subjectRecordListBodySchema,
       },
       config: { study: fromBody, readOnly: true },
     },
@@ -227,7 +199,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         schema: {
           tags: subjectTags,
           summary: `患者列表（${version}）`,
-          querystring: studyIdQuery.extend({ ...pagingQuery, ...recordFilter }),
+          querystring: subjectRecordListQuerySchema,
         },
         config: { study: fromQuery },
       },
@@ -259,11 +231,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: subjectTags,
         summary: '修改受试者状态（0 在组 1 完成 2 退出）',
-        body: z.object({
-          subjectRecordId: idSchema,
-          state: z.union([z.literal(0), z.literal(1), z.literal(2)]),
-          reason: z.string().max(500).optional(),
-        }),
+        body: subjectRecordStateBodySchema,
       },
       config: {
         study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
@@ -290,10 +258,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: subjectTags,
         summary: '删除患者（可恢复）',
-        querystring: z.object({
-          subjectRecordId: id,
-          reason: z.string({ error: '请填写删除原因' }).trim().min(1, '请填写删除原因').max(500),
-        }),
+        querystring: subjectRecordDeleteQuerySchema,
       },
       config: {
         study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId),
@@ -319,7 +284,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: subjectTags,
         summary: '恢复已删除的患者',
-        body: z.object({ subjectRecordId: idSchema, reason: z.string().trim().min(1, '请填写恢复原因').max(500) }),
+        body: subjectRecordRestoreBodySchema,
       },
       config: {
         study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),

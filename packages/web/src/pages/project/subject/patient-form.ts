@@ -124,7 +124,7 @@ export function toSubjectBody(
   const body: SubjectBody = {
     ...(code ? { identificationCode: code } : {}),
     subjectName: (fields.subjectName ?? '').trim(),
-    gender: fields.gender!,
+    gender: fields.gender as 0 | 1,
     birth: fields.birth || null,
     mobile: fields.mobile || null,
     idNumber: fields.idNumber ? fields.idNumber.toUpperCase() : null,
