@@ -27,3 +27,4 @@ export * from './study-contract.js';
 export * from './study-staff-contract.js';
 export * from './study-crf-contract.js';
 export * from './subject-contract.js';
+export * from './crf-record-contract.js';

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { auditExportQuerySchema, crfAuditQuerySchema } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
@@ -81,7 +82,7 @@ export function auditRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: crfTags,
         summary: '题目或表单的修改历史',
-        querystring: z.object({ crfDataRecordId: id, itemName: z.string().optional() }),
+        querystring: crfAuditQuerySchema,
       },
       config: { study: (r) => dataStudy(q<{ crfDataRecordId: number }>(r).crfDataRecordId) },
     },
@@ -102,14 +103,7 @@ export function auditRoutes(app: App, ctx: AppContext) {
         tags: crfTags,
         summary:
           '导出稽查轨迹（CSV）：整个项目（监查员），或一位患者、一条表单记录、一个题目的（与页面相同的查看权限）',
-        querystring: z
-          .object({
-            studyId: id.optional(),
-            subjectRecordId: id.optional(),
-            crfDataRecordId: id.optional(),
-            itemName: z.string().max(100).optional(),
-          })
-          .refine((v) => v.studyId || v.subjectRecordId || v.crfDataRecordId, { message: '请指定项目' }),
+        querystring: auditExportQuerySchema,
       },
       // The study of what is exported: of the record or patient when one is named, else the one given.
       config: {

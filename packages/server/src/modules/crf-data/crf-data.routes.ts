@@ -2,10 +2,19 @@ import type { FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import {
+  crfDataDeleteQuerySchema,
+  crfDataListQuerySchema,
+  crfDetailQuerySchema,
+  crfOverviewQuerySchema,
+  crfSaveBodySchema,
+  crfSdvBodySchema,
+  idParamSchema,
+  subjectRecordIdParamSchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 import { MALFORMED_MSG, parseBoundedJson } from '../../http/input-bounds.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
@@ -16,39 +25,22 @@ import * as subjectsService from '../subjects/subject.service.js';
 import * as crfData from './crf-data.service.js';
 
 const crfTags = ['CRF录入'];
-const id = idTextSchema;
-
-const formFlag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
 /** `values` is an object in a JSON body and JSON text in form data (CRF-22); both meet the body bounds. */
-const saveValues = z.preprocess(
-  (value, check) => {
-    if (typeof value !== 'string') return value;
-    const parsed = parseBoundedJson(value);
-    if (parsed.ok) return parsed.value;
-    check.addIssue({
-      code: 'custom',
-      message: parsed.problem === 'syntax' ? 'values 不是有效的 JSON' : MALFORMED_MSG,
-      input: value,
-    });
-    return z.NEVER;
-  },
-  z.record(z.string(), z.unknown()),
-);
+const saveValues = z.preprocess((value, check) => {
+  if (typeof value !== 'string') return value;
+  const parsed = parseBoundedJson(value);
+  if (parsed.ok) return parsed.value;
+  check.addIssue({
+    code: 'custom',
+    message: parsed.problem === 'syntax' ? 'values 不是有效的 JSON' : MALFORMED_MSG,
+    input: value,
+  });
+  return z.NEVER;
+}, crfSaveBodySchema.shape.values);
 
-/** The save body as the web client sends it (crf.api.ts CrfSaveBody), as JSON or as form-data text. */
-const saveBody = z.object({
-  subjectRecordId: idTextSchema,
-  crfId: idTextSchema,
-  crfDataRecordId: idTextSchema.nullish(),
-  version: z.coerce.number().int().min(0).max(MAX_ROW_ID).nullish(),
-  values: saveValues,
-  submit: formFlag.optional(),
-  reason: z.string().max(500).nullish(),
-  requestId: z.string().max(64).nullish(),
-  /** The follow-up visit form this save fills (follow.routes.ts): tied to the record in the same transaction. */
-  followRecordCrfId: idTextSchema.nullish(),
-});
+/** The save body of core's contract, its `values` also read from form-data text. */
+const saveBody = crfSaveBodySchema.extend({ values: saveValues });
 
 export function crfDataRoutes(app: App, ctx: AppContext) {
   const recordStudy = (v: number | undefined) => (v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v));
@@ -59,7 +51,7 @@ export function crfDataRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/crf/menu/:id',
     {
-      schema: { tags: crfTags, summary: 'CRF菜单（阶段与表单状态）', params: z.object({ id }) },
+      schema: { tags: crfTags, summary: 'CRF菜单（阶段与表单状态）', params: idParamSchema },
       // `id` is a subject record's: the guard's automatic keys do not see it.
       config: { study: (r) => recordStudy(fromParam(r)), site: siteLocators(ctx).ofRecord(fromParam) },
     },
@@ -71,8 +63,8 @@ export function crfDataRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: crfTags,
         summary: '表单详情',
-        params: z.object({ subjectRecordId: id }),
-        querystring: z.object({ crfId: id, crfDataRecordId: id.optional() }),
+        params: subjectRecordIdParamSchema,
+        querystring: crfDetailQuerySchema,
       },
       config: { study: (r) => recordStudy((r.params as { subjectRecordId: number }).subjectRecordId) },
     },
@@ -93,8 +85,8 @@ export function crfDataRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: crfTags,
         summary: '可重复表单的记录列表',
-        params: z.object({ subjectRecordId: id }),
-        querystring: z.object({ crfId: id }),
+        params: subjectRecordIdParamSchema,
+        querystring: crfDataListQuerySchema,
       },
       config: { study: (r) => recordStudy((r.params as { subjectRecordId: number }).subjectRecordId) },
     },
@@ -107,10 +99,7 @@ export function crfDataRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: crfTags,
         summary: '删除一条表单记录',
-        querystring: z.object({
-          crfDataRecordId: id,
-          reason: z.string({ error: '请填写删除原因' }).trim().min(1, '请填写删除原因').max(500),
-        }),
+        querystring: crfDataDeleteQuerySchema,
       },
       config: {
         study: (r) => dataStudy(q<{ crfDataRecordId: number }>(r).crfDataRecordId),
@@ -135,11 +124,7 @@ export function crfDataRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: crfTags,
         summary: 'SDV核查标记',
-        body: z.object({
-          crfDataRecordId: idSchema,
-          itemNames: z.array(z.string().max(100)).max(2000).optional(),
-          verified: z.boolean(),
-        }),
+        body: crfSdvBodySchema,
       },
       config: {
         study: (r) => dataStudy(b<{ crfDataRecordId: number }>(r).crfDataRecordId),
@@ -156,8 +141,8 @@ export function crfDataRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: crfTags,
         summary: 'CRF概览',
-        params: z.object({ subjectRecordId: id }),
-        querystring: z.object({ crfId: id.optional(), crfDataRecordId: id.optional() }),
+        params: subjectRecordIdParamSchema,
+        querystring: crfOverviewQuerySchema,
       },
       config: { study: (r) => recordStudy((r.params as { subjectRecordId: number }).subjectRecordId) },
     },

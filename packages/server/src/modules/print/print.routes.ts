@@ -1,11 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import { printTemplateQuerySchema, printWordQuerySchema } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { ok } from '../../http/envelope.js';
-import { idTextSchema } from '../../http/ids.js';
 import { isStorableText, malformedInput } from '../../http/input-bounds.js';
 import { sendFile } from '../../http/send-file.js';
 import { requireStudy } from '../../http/study-guard.js';
@@ -14,8 +13,6 @@ import { MAX_UPLOAD_BYTES } from '../files/file.service.js';
 import { studyOfCrf } from '../study/crf.service.js';
 import * as subjectsService from '../subjects/subject.service.js';
 import * as print from './print.service.js';
-
-const id = idTextSchema;
 
 export function printRoutes(app: App, ctx: AppContext) {
   const recordStudy = (v: number | undefined) => (v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v));
@@ -29,7 +26,7 @@ export function printRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/v1/business/crf/print/is_temp',
     {
-      schema: { tags: ['打印'], summary: '表单是否有打印模板', querystring: z.object({ crfId: id }) },
+      schema: { tags: ['打印'], summary: '表单是否有打印模板', querystring: printTemplateQuerySchema },
       config: { study: crfStudy },
     },
     async (request) => ok(await print.hasTemplate(ctx, request.query.crfId)),
@@ -37,7 +34,7 @@ export function printRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/v1/business/crf/print/temp',
     {
-      schema: { tags: ['打印'], summary: '打印模板信息', querystring: z.object({ crfId: id }) },
+      schema: { tags: ['打印'], summary: '打印模板信息', querystring: printTemplateQuerySchema },
       config: { study: crfStudy },
     },
     async (request) => ok(await print.templateInfo(ctx, request.query.crfId)),
@@ -45,7 +42,7 @@ export function printRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/v1/business/crf/print/temp',
     {
-      schema: { tags: ['打印'], summary: '删除打印模板', querystring: z.object({ crfId: id }) },
+      schema: { tags: ['打印'], summary: '删除打印模板', querystring: printTemplateQuerySchema },
       config: { study: crfStudy, permission: 'study:crf', module: '打印模板', action: '删除' },
     },
     async (request) => {
@@ -59,12 +56,7 @@ export function printRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: ['打印'],
         summary: '按模板生成打印文档',
-        querystring: z.object({
-          subjectRecordId: id,
-          crfId: id,
-          crfDataRecordId: id.optional(),
-          format: z.enum(['docx', 'pdf']).default('docx'),
-        }),
+        querystring: printWordQuerySchema,
       },
       config: { study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId) },
     },
@@ -82,7 +74,7 @@ export function printRoutes(app: App, ctx: AppContext) {
         schema: {
           tags: ['打印'],
           summary: method === 'POST' ? '上传打印模板（.docx）' : '替换打印模板',
-          querystring: z.object({ crfId: id }),
+          querystring: printTemplateQuerySchema,
           consumes: ['multipart/form-data'],
         },
         config: {
