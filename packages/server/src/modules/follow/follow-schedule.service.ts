@@ -24,6 +24,7 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { livePatientOfStudy } from '../../shared/live-patient.js';
 import type { AuditEntry } from '../audit/audit.service.js';
 import { assertWritable, lockRefusals } from '../locks/lock-gate.js';
 import { pushVisitCounts } from './follow-push.js';
@@ -137,14 +138,7 @@ export async function scheduleSubject(
     })
     .from(subjects)
     .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
-    .where(
-      and(
-        eq(subjects.id, subjectId),
-        eq(subjects.studyId, studyId),
-        isNull(subjects.deletedAt),
-        isNull(subjectRecords.deletedAt),
-      ),
-    );
+    .where(livePatientOfStudy(studyId, subjectId));
   // A patient (or study) gone by the time the event is delivered has nothing left to schedule.
   if (!subject) return false;
   const study = await studyZone(tx, studyId);

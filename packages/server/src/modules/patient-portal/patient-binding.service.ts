@@ -5,6 +5,7 @@ import type { Db } from '../../db/client.js';
 import { patientBindCodes, patientSessions, studies, subjectRecords, subjects } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { livePatientOfStudy } from '../../shared/live-patient.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
 import { bindLimits, codeOwner } from './bind-limits.js';
@@ -45,16 +46,38 @@ async function liveSubject(db: Db, studyId: number, subjectId: number) {
     })
     .from(subjects)
     .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
-    .where(
-      and(
-        eq(subjects.id, subjectId),
-        eq(subjects.studyId, studyId),
-        isNull(subjects.deletedAt),
-        isNull(subjectRecords.deletedAt),
-      ),
-    );
+    .where(livePatientOfStudy(studyId, subjectId));
   if (!row) throw AppError.notFound('subject.not_found', '患者不存在');
   return row;
+}
+
+/** Revokes the patient's binding codes not yet spent. */
+async function revokeUnusedCodes(db: Db, studyId: number, subjectId: number, now: Date) {
+  await db
+    .update(patientBindCodes)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        eq(patientBindCodes.studyId, studyId),
+        eq(patientBindCodes.subjectId, subjectId),
+        isNull(patientBindCodes.usedAt),
+        isNull(patientBindCodes.revokedAt),
+      ),
+    );
+}
+
+/** Ends the patient's open sessions. */
+async function endSessions(db: Db, studyId: number, subjectId: number, now: Date) {
+  await db
+    .update(patientSessions)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        eq(patientSessions.studyId, studyId),
+        eq(patientSessions.subjectId, subjectId),
+        isNull(patientSessions.revokedAt),
+      ),
+    );
 }
 
 /**
@@ -70,17 +93,7 @@ export async function issueBindCode(ctx: AppContext, user: CurrentUser, access: 
   const expiresAt = new Date(now.getTime() + BIND_CODE_TTL_MS);
   await ctx.db.transaction(async (tx) => {
     const subject = await liveSubject(tx, studyId, subjectId);
-    await tx
-      .update(patientBindCodes)
-      .set({ revokedAt: now })
-      .where(
-        and(
-          eq(patientBindCodes.studyId, studyId),
-          eq(patientBindCodes.subjectId, subjectId),
-          isNull(patientBindCodes.usedAt),
-          isNull(patientBindCodes.revokedAt),
-        ),
-      );
+    await revokeUnusedCodes(tx, studyId, subjectId, now);
     await tx.insert(patientBindCodes).values({
       studyId,
       subjectId,
@@ -103,27 +116,8 @@ export async function unbind(ctx: AppContext, user: CurrentUser, access: StudyAc
   await ctx.db.transaction(async (tx) => {
     const subject = await liveSubject(tx, studyId, subjectId);
     await tx.update(subjects).set({ openId: null, updatedAt: now }).where(eq(subjects.id, subjectId));
-    await tx
-      .update(patientSessions)
-      .set({ revokedAt: now })
-      .where(
-        and(
-          eq(patientSessions.studyId, studyId),
-          eq(patientSessions.subjectId, subjectId),
-          isNull(patientSessions.revokedAt),
-        ),
-      );
-    await tx
-      .update(patientBindCodes)
-      .set({ revokedAt: now })
-      .where(
-        and(
-          eq(patientBindCodes.studyId, studyId),
-          eq(patientBindCodes.subjectId, subjectId),
-          isNull(patientBindCodes.usedAt),
-          isNull(patientBindCodes.revokedAt),
-        ),
-      );
+    await endSessions(tx, studyId, subjectId, now);
+    await revokeUnusedCodes(tx, studyId, subjectId, now);
     await audit(tx, user, now, [
       {
         studyId,
@@ -194,16 +188,7 @@ export async function bind(
     const subject = await liveSubject(tx, input.studyId, spent.subjectId);
     await tx.update(subjects).set({ openId, updatedAt: now }).where(eq(subjects.id, subject.id));
     // One account per patient: a new binding ends the sessions of the account bound before.
-    await tx
-      .update(patientSessions)
-      .set({ revokedAt: now })
-      .where(
-        and(
-          eq(patientSessions.studyId, input.studyId),
-          eq(patientSessions.subjectId, subject.id),
-          isNull(patientSessions.revokedAt),
-        ),
-      );
+    await endSessions(tx, input.studyId, subject.id, now);
     await tx.insert(patientSessions).values({
       studyId: input.studyId,
       subjectId: subject.id,

@@ -24,6 +24,7 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { livePatientOfStudy } from '../../shared/live-patient.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
 import { assertWritable } from '../locks/lock-gate.js';
@@ -130,14 +131,7 @@ export async function randomize(ctx: AppContext, user: CurrentUser, access: Stud
     .select({ subjectRecordId: subjectRecords.id, deptId: subjects.deptId })
     .from(subjects)
     .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
-    .where(
-      and(
-        eq(subjects.id, subjectId),
-        eq(subjects.studyId, studyId),
-        isNull(subjects.deletedAt),
-        isNull(subjectRecords.deletedAt),
-      ),
-    );
+    .where(livePatientOfStudy(studyId, subjectId));
   if (!subject) throw AppError.notFound('subject.not_found', '患者不存在');
   const at = ctx.clock();
   let row: RandomizationRow;
