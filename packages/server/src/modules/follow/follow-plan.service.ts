@@ -186,6 +186,21 @@ export async function createPlan(ctx: AppContext, user: CurrentUser, input: Plan
   return { id: planId };
 }
 
+/** The columns of a plan visit its editor sets, as a new visit is written and an edited one updated. */
+function visitColumns(v: PlanVisitInput) {
+  return {
+    visitName: v.visitName.trim(),
+    offset: v.offset,
+    unit: v.unit,
+    windowBefore: v.windowBefore,
+    windowAfter: v.windowAfter,
+    repeatEvery: v.repeatEvery ?? null,
+    repeatUntil: v.repeatUntil ?? null,
+    responsibleUserId: v.responsibleUserId ?? null,
+    crfIds: v.crfIds,
+  };
+}
+
 async function insertVisits(
   tx: Db,
   studyId: number,
@@ -202,15 +217,7 @@ async function insertVisits(
         studyId,
         planId,
         sort: from + i,
-        visitName: v.visitName.trim(),
-        offset: v.offset,
-        unit: v.unit,
-        windowBefore: v.windowBefore,
-        windowAfter: v.windowAfter,
-        repeatEvery: v.repeatEvery ?? null,
-        repeatUntil: v.repeatUntil ?? null,
-        responsibleUserId: v.responsibleUserId ?? null,
-        crfIds: v.crfIds,
+        ...visitColumns(v),
         createdAt: now,
         updatedAt: now,
       })),
@@ -268,15 +275,7 @@ export async function updatePlan(
           .update(followPlanVisits)
           .set({
             sort,
-            visitName: v.visitName.trim(),
-            offset: v.offset,
-            unit: v.unit,
-            windowBefore: v.windowBefore,
-            windowAfter: v.windowAfter,
-            repeatEvery: v.repeatEvery ?? null,
-            repeatUntil: v.repeatUntil ?? null,
-            responsibleUserId: v.responsibleUserId ?? null,
-            crfIds: v.crfIds,
+            ...visitColumns(v),
             updatedAt: now,
           })
           .where(eq(followPlanVisits.id, v.id))

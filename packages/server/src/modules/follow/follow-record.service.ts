@@ -47,6 +47,24 @@ export interface RecordFilter {
   planId?: number;
 }
 
+/** The forms of the given visits, in the order they were attached, each with its form record's state (or null). */
+function formsOfVisits(db: Db, followRecordIds: number[]) {
+  return db
+    .select({
+      id: followRecordCrfs.id,
+      followRecordId: followRecordCrfs.followRecordId,
+      crfId: followRecordCrfs.crfId,
+      title: crfs.title,
+      crfDataRecordId: followRecordCrfs.crfDataRecordId,
+      state: crfDataRecords.state,
+    })
+    .from(followRecordCrfs)
+    .innerJoin(crfs, eq(crfs.id, followRecordCrfs.crfId))
+    .leftJoin(crfDataRecords, eq(crfDataRecords.id, followRecordCrfs.crfDataRecordId))
+    .where(inArray(followRecordCrfs.followRecordId, followRecordIds))
+    .orderBy(asc(followRecordCrfs.id));
+}
+
 async function presentRecords(
   ctx: AppContext,
   access: StudyAccess,
@@ -59,22 +77,7 @@ async function presentRecords(
   }[],
 ) {
   const ids = rows.map((r) => r.record.id);
-  const forms = ids.length
-    ? await ctx.db
-        .select({
-          id: followRecordCrfs.id,
-          followRecordId: followRecordCrfs.followRecordId,
-          crfId: followRecordCrfs.crfId,
-          title: crfs.title,
-          crfDataRecordId: followRecordCrfs.crfDataRecordId,
-          state: crfDataRecords.state,
-        })
-        .from(followRecordCrfs)
-        .innerJoin(crfs, eq(crfs.id, followRecordCrfs.crfId))
-        .leftJoin(crfDataRecords, eq(crfDataRecords.id, followRecordCrfs.crfDataRecordId))
-        .where(inArray(followRecordCrfs.followRecordId, ids))
-        .orderBy(asc(followRecordCrfs.id))
-    : [];
+  const forms = ids.length ? await formsOfVisits(ctx.db, ids) : [];
   const clear = seesIdentifiers(access);
   return rows.map(({ record: r, ...joined }) => {
     const { start, end } = windowOf(r);
@@ -386,21 +389,9 @@ export async function addCustomVisit(
 export async function recordCrfs(ctx: AppContext, followRecordId: number) {
   const [row] = await ctx.db.select().from(followRecords).where(eq(followRecords.id, followRecordId));
   if (!row) throw AppError.notFound('follow.record_not_found', '随访记录不存在');
-  const forms = await ctx.db
-    .select({
-      followRecordCrfId: followRecordCrfs.id,
-      crfId: followRecordCrfs.crfId,
-      title: crfs.title,
-      crfDataRecordId: followRecordCrfs.crfDataRecordId,
-      state: crfDataRecords.state,
-    })
-    .from(followRecordCrfs)
-    .innerJoin(crfs, eq(crfs.id, followRecordCrfs.crfId))
-    .leftJoin(crfDataRecords, eq(crfDataRecords.id, followRecordCrfs.crfDataRecordId))
-    .where(eq(followRecordCrfs.followRecordId, followRecordId))
-    .orderBy(asc(followRecordCrfs.id));
+  const forms = await formsOfVisits(ctx.db, [followRecordId]);
   return forms.map((f) => ({
-    followRecordCrfId: f.followRecordCrfId,
+    followRecordCrfId: f.id,
     followRecordId,
     subjectRecordId: row.subjectRecordId,
     crfId: f.crfId,
