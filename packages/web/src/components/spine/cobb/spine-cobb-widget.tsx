@@ -1,15 +1,9 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { Alert, Button, Slider, Space, Upload } from 'antd';
-import { DeleteOutlined, InboxOutlined, PlusOutlined } from '@ant-design/icons';
+import { useMemo, useRef, useState } from 'react';
+import { Alert, Button, Slider, Space } from 'antd';
+import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
 import { Circle, Group, Image as KonvaImage, Layer, Line, Rect, Stage, Text } from 'react-konva';
 import type Konva from 'konva';
-import {
-  checkMeasurementImage,
-  defaultSpineTemplate,
-  readSpineCobb,
-  spineCobbValue,
-  type SpineCobbValue,
-} from '@ecrf/core';
+import { defaultSpineTemplate, readSpineCobb, spineCobbValue, type SpineCobbValue } from '@ecrf/core';
 import { useCrfStore, useStoreSlice } from '../../../crf/crf-store';
 import { useCrfUi } from '../../../crf/crf-ui';
 import { fileUrl } from '../../../crf/upload-rules';
@@ -36,28 +30,13 @@ import {
   wheelZoom,
 } from './cobb-state';
 import { useSpineImageReceiver } from '../send-image';
+import { SpineUploadArea } from '../spine-upload-area';
+import { useImageElement } from '../use-image-element';
 import { COBB_T } from './texts';
 import './spine-cobb.css';
 
 const HANDLE_RADIUS = 9;
 const LINE_COLOUR = '#00e5ff';
-
-function useImageElement(src: string | null): HTMLImageElement | null {
-  const [loaded, setLoaded] = useState<{ src: string; image: HTMLImageElement } | null>(null);
-  useEffect(() => {
-    if (!src) return;
-    const image = new window.Image();
-    let live = true;
-    image.onload = () => {
-      if (live) setLoaded({ src, image });
-    };
-    image.src = src;
-    return () => {
-      live = false;
-    };
-  }, [src]);
-  return loaded && loaded.src === src ? loaded.image : null;
-}
 
 /**
  * 脊柱自动测量 (forms §3, §4, §9; SPA-01..SPA-10): before upload an upload area; after it the X-ray on the
@@ -124,25 +103,15 @@ export function SpineCobbWidget({ node, id, value, disabled, onChange, onBlur, l
 
   if (!current) {
     return (
-      <div className="spc-upload" id={id} aria-labelledby={labelId}>
-        <Upload.Dragger
-          accept=".jpg,.jpeg,.png,.bmp,image/jpeg,image/png,image/bmp"
-          showUploadList={false}
-          disabled={disabled || busy || !canUpload}
-          beforeUpload={(file) => {
-            const refused = checkMeasurementImage({ type: file.type, name: file.name });
-            if (refused) void ui.message.error(refused);
-            else void upload(file);
-            return Upload.LIST_IGNORE;
-          }}
-        >
-          <p className="ant-upload-drag-icon">
-            <InboxOutlined />
-          </p>
-          <p className="ant-upload-text">{busy ? COBB_T.recognising : COBB_T.uploadHint}</p>
-          <p className="ant-upload-hint">{COBB_T.uploadTypes}</p>
-        </Upload.Dragger>
-      </div>
+      <SpineUploadArea
+        className="spc-upload"
+        id={id}
+        labelId={labelId}
+        disabled={disabled || busy || !canUpload}
+        text={busy ? COBB_T.recognising : COBB_T.uploadHint}
+        hint={COBB_T.uploadTypes}
+        onFile={(file) => void upload(file)}
+      />
     );
   }
 

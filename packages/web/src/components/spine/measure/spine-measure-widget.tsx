@@ -1,6 +1,6 @@
-import { useEffect, useMemo, useState } from 'react';
-import { Button, InputNumber, Radio, Select, Space, Tooltip, Upload } from 'antd';
-import { DeleteOutlined, InboxOutlined } from '@ant-design/icons';
+import { useMemo, useState, type ReactNode } from 'react';
+import { Button, InputNumber, Radio, Select, Space, Tooltip } from 'antd';
+import { DeleteOutlined } from '@ant-design/icons';
 import { Circle, Image as KonvaImage, Layer, Line, Rect, Stage, Text } from 'react-konva';
 import type Konva from 'konva';
 import {
@@ -9,7 +9,6 @@ import {
   SPINE_MEASURE_DEFINITIONS,
   SPINE_UNITS,
   canDrawReference,
-  checkMeasurementImage,
   type SpineMeasure,
   type SpinePoint,
   type SpineUnit,
@@ -36,6 +35,8 @@ import {
   type MeasureDocument,
 } from './measure-state';
 import { useSpineImageReceiver } from '../send-image';
+import { SpineUploadArea } from '../spine-upload-area';
+import { useImageElement } from '../use-image-element';
 import { SPM_T } from './texts';
 import './spine-measure.css';
 
@@ -46,21 +47,24 @@ const PENDING_COLOUR = '#ff4081';
 
 type Mode = 'line' | 'reference' | null;
 
-function useImageElement(src: string | null): HTMLImageElement | null {
-  const [loaded, setLoaded] = useState<{ src: string; image: HTMLImageElement } | null>(null);
-  useEffect(() => {
-    if (!src) return;
-    const image = new window.Image();
-    let live = true;
-    image.onload = () => {
-      if (live) setLoaded({ src, image });
-    };
-    image.src = src;
-    return () => {
-      live = false;
-    };
-  }, [src]);
-  return loaded && loaded.src === src ? loaded.image : null;
+/** One drawn line of the measure in the list beside the film, with its delete button while the form is editable. */
+function LineRow({
+  deleteLabel,
+  onDelete,
+  children,
+}: {
+  deleteLabel: string;
+  onDelete: (() => void) | null;
+  children: ReactNode;
+}) {
+  return (
+    <li>
+      <span>{children}</span>
+      {onDelete && (
+        <Button type="text" size="small" danger icon={<DeleteOutlined />} aria-label={deleteLabel} onClick={onDelete} />
+      )}
+    </li>
+  );
 }
 
 /**
@@ -118,26 +122,15 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
   if (!doc) {
     if (disabled) return <span className="crf-muted">{SPM_T.empty}</span>;
     return (
-      <div className="spm-upload" id={id} aria-labelledby={labelId}>
-        <Upload.Dragger
-          accept=".jpg,.jpeg,.png,.bmp,image/jpeg,image/png,image/bmp"
-          showUploadList={false}
-          disabled={uploading || !canUpload}
-          beforeUpload={(file) => {
-            // SPM-04: JPEG, PNG or BMP only.
-            const refusal = checkMeasurementImage(file);
-            if (refusal) void ui.message.error(refusal);
-            else void upload(file);
-            return Upload.LIST_IGNORE;
-          }}
-        >
-          <p className="ant-upload-drag-icon">
-            <InboxOutlined />
-          </p>
-          <p className="ant-upload-text">{uploading ? SPM_T.uploading : SPM_T.uploadHint}</p>
-          <p className="ant-upload-hint">{SPM_T.uploadTypes}</p>
-        </Upload.Dragger>
-      </div>
+      <SpineUploadArea
+        className="spm-upload"
+        id={id}
+        labelId={labelId}
+        disabled={uploading || !canUpload}
+        text={uploading ? SPM_T.uploading : SPM_T.uploadHint}
+        hint={SPM_T.uploadTypes}
+        onFile={(file) => void upload(file)}
+      />
     );
   }
 
@@ -369,42 +362,25 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
         )}
         <ul className="spm-lines" aria-label={SPM_T.lines}>
           {data.referenceLine && (
-            <li>
-              <span>
-                {SPM_T.reference}
-                {result.data.referenceLine?.linelength != null
-                  ? `：${result.data.referenceLine.linelength}${unitLabel(data.unit)}`
-                  : ''}
-              </span>
-              {!disabled && (
-                <Button
-                  type="text"
-                  size="small"
-                  danger
-                  icon={<DeleteOutlined />}
-                  aria-label={SPM_T.deleteReference}
-                  onClick={() => commit(deleteLine(doc, tool, 'reference'))}
-                />
-              )}
-            </li>
+            <LineRow
+              deleteLabel={SPM_T.deleteReference}
+              onDelete={disabled ? null : () => commit(deleteLine(doc, tool, 'reference'))}
+            >
+              {SPM_T.reference}
+              {result.data.referenceLine?.linelength != null
+                ? `：${result.data.referenceLine.linelength}${unitLabel(data.unit)}`
+                : ''}
+            </LineRow>
           )}
           {result.data.lines.map((l, i) => (
-            <li key={i}>
-              <span>
-                {SPM_T.line(l.lineCode ?? String(i + 1))}
-                {def.kind === 'distance' ? `：${l.linelength}${unitLabel(data.unit)}` : ''}
-              </span>
-              {!disabled && (
-                <Button
-                  type="text"
-                  size="small"
-                  danger
-                  icon={<DeleteOutlined />}
-                  aria-label={SPM_T.deleteLine(l.lineCode ?? String(i + 1))}
-                  onClick={() => commit(deleteLine(doc, tool, i))}
-                />
-              )}
-            </li>
+            <LineRow
+              key={i}
+              deleteLabel={SPM_T.deleteLine(l.lineCode ?? String(i + 1))}
+              onDelete={disabled ? null : () => commit(deleteLine(doc, tool, i))}
+            >
+              {SPM_T.line(l.lineCode ?? String(i + 1))}
+              {def.kind === 'distance' ? `：${l.linelength}${unitLabel(data.unit)}` : ''}
+            </LineRow>
           ))}
         </ul>
         <dl className="spm-result" aria-label={SPM_T.result}>
