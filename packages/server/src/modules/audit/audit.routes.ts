@@ -11,8 +11,7 @@ import { sendFile } from '../../http/send-file.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { siteOfRecord } from '../../shared/patient-site.js';
-import * as crfData from '../crf-data/crf-data.service.js';
-import * as subjectsService from '../subjects/subject.service.js';
+import { studyOf } from '../../shared/study-of.js';
 import { chainReportText, verifyAuditChains } from './audit-chain.js';
 import * as auditService from './audit.service.js';
 
@@ -21,8 +20,8 @@ const crfTags = ['CRF录入'];
 const id = idTextSchema;
 
 export function auditRoutes(app: App, ctx: AppContext) {
-  const recordStudy = (v: number | undefined) => (v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v));
-  const dataStudy = (v: number | undefined) => (v === undefined ? undefined : crfData.studyOfDataRecord(ctx, v));
+  const recordStudy = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'subjectRecords', v));
+  const dataStudy = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'crfDataRecords', v));
   const q = <T>(r: FastifyRequest) => r.query as T;
 
   app.get(

@@ -21,7 +21,7 @@ import type { App } from '../../http/types.js';
 import { siteLocators } from '../../shared/patient-site.js';
 import { operLogInTransaction } from '../monitor/operlog.service.js';
 import { fromParam } from '../../http/study-params.js';
-import * as subjectsService from '../subjects/subject.service.js';
+import { studyOf } from '../../shared/study-of.js';
 import * as crfData from './crf-data.service.js';
 
 const crfTags = ['CRF录入'];
@@ -43,8 +43,8 @@ const saveValues = z.preprocess((value, check) => {
 const saveBody = crfSaveBodySchema.extend({ values: saveValues });
 
 export function crfDataRoutes(app: App, ctx: AppContext) {
-  const recordStudy = (v: number | undefined) => (v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v));
-  const dataStudy = (v: number | undefined) => (v === undefined ? undefined : crfData.studyOfDataRecord(ctx, v));
+  const recordStudy = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'subjectRecords', v));
+  const dataStudy = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'crfDataRecords', v));
   const q = <T>(r: FastifyRequest) => r.query as T;
   const b = <T>(r: FastifyRequest) => r.body as T;
 

@@ -378,14 +378,6 @@ export async function deleteData(
   });
 }
 
-export async function studyOfDataRecord(ctx: AppContext, crfDataRecordId: number) {
-  const [row] = await ctx.db
-    .select({ studyId: crfDataRecords.studyId })
-    .from(crfDataRecords)
-    .where(eq(crfDataRecords.id, crfDataRecordId));
-  return row?.studyId;
-}
-
 /** Source data verification marks, by item or for the whole form; audited, and cleared by a later change. */
 export async function setSdv(
   ctx: AppContext,

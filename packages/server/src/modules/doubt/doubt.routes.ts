@@ -6,6 +6,7 @@ import { ok } from '../../http/envelope.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import { studyOf } from '../../shared/study-of.js';
 import { siteLocators } from '../../shared/patient-site.js';
 import { fromQuery, studyIdQuery } from '../../http/study-params.js';
 import * as doubtActions from './doubt-actions.service.js';
@@ -17,12 +18,12 @@ const module = '质疑管理';
 const id = idTextSchema;
 
 export function doubtRoutes(app: App, ctx: AppContext) {
-  const ofDoubt = (doubtId: number | undefined) => (doubtId ? doubtService.studyOfDoubt(ctx, doubtId) : undefined);
+  const ofDoubt = (doubtId: number | undefined) => (doubtId ? studyOf(ctx, 'doubts', doubtId) : undefined);
   const ofOpen = (r: FastifyRequest) => {
     const body = r.body as { crfDataRecordId?: number; doubtId?: number } | undefined;
     if (body?.doubtId) return ofDoubt(body.doubtId);
     return body?.crfDataRecordId
-      ? doubtService.studyOfDataRecord(ctx, body.crfDataRecordId)
+      ? studyOf(ctx, 'crfDataRecords', body.crfDataRecordId)
       : (r.query as { studyId?: number }).studyId;
   };
 

@@ -46,19 +46,6 @@ export function valueAt(
   return values[itemName] ?? null;
 }
 
-export async function studyOfDoubt(ctx: AppContext, doubtId: number) {
-  const [row] = await ctx.db.select({ studyId: doubts.studyId }).from(doubts).where(eq(doubts.id, doubtId));
-  return row?.studyId;
-}
-
-export async function studyOfDataRecord(ctx: AppContext, crfDataRecordId: number) {
-  const [row] = await ctx.db
-    .select({ studyId: crfDataRecords.studyId })
-    .from(crfDataRecords)
-    .where(eq(crfDataRecords.id, crfDataRecordId));
-  return row?.studyId;
-}
-
 export async function addMessage(
   db: Db,
   doubtId: number,

@@ -10,6 +10,7 @@ import { ok } from '../../http/envelope.js';
 import { isStorableText, malformedInput } from '../../http/input-bounds.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import { studyOf } from '../../shared/study-of.js';
 import { fromQuery, studyIdQuery } from '../../http/study-params.js';
 import * as files from './file.service.js';
 import * as objects from './object-upload.service.js';
@@ -35,7 +36,7 @@ export function fileRoutes(app: App, ctx: AppContext) {
         // UPL-17: `<video key>_thumbnail.jpg` is the video's first frame, read under the video's rule.
         querystring: z.object({ fileKey: z.string().regex(/^[0-9a-f]{32}(_thumbnail\.jpg)?$/, '文件不存在') }),
       },
-      config: { study: (r) => files.studyOfFile(ctx, q<{ fileKey: string }>(r).fileKey.slice(0, 32)) },
+      config: { study: (r) => studyOf(ctx, 'storedFiles', q<{ fileKey: string }>(r).fileKey.slice(0, 32)) },
     },
     async (request, reply) => {
       const { fileKey } = request.query;
@@ -98,7 +99,7 @@ export function fileRoutes(app: App, ctx: AppContext) {
         params: z.object({ '*': z.string().min(1).max(300) }),
       },
       config: {
-        study: (r) => files.studyOfFile(ctx, objects.objectFileKey((r.params as { '*': string })['*'])),
+        study: (r) => studyOf(ctx, 'storedFiles', objects.objectFileKey((r.params as { '*': string })['*'])),
       },
     },
     async (request, reply) => {

@@ -224,14 +224,6 @@ export async function readThumbnail(ctx: AppContext, user: CurrentUser, access: 
   return openFile(ctx, thumbnailFileKey(videoFileKey));
 }
 
-export async function studyOfFile(ctx: AppContext, fileKey: string) {
-  const [row] = await ctx.db
-    .select({ studyId: storedFiles.studyId })
-    .from(storedFiles)
-    .where(eq(storedFiles.fileKey, fileKey));
-  return row?.studyId;
-}
-
 /** A stored file for a caller who may read it (403 otherwise), with its row and a stream of its bytes. */
 export async function readFile(ctx: AppContext, user: CurrentUser, access: StudyAccess, fileKey: string) {
   if (!(await mayReadFile(ctx, user, access, fileKey))) throw await refusal(ctx, user, access, fileKey);

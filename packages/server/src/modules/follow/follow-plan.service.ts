@@ -107,14 +107,6 @@ export async function listPlans(ctx: AppContext, studyId: number, page: PageRequ
   };
 }
 
-export async function studyOfPlan(ctx: AppContext, planId: number) {
-  const [row] = await ctx.db
-    .select({ studyId: followPlans.studyId })
-    .from(followPlans)
-    .where(eq(followPlans.id, planId));
-  return row?.studyId;
-}
-
 async function livePlan(db: Db, planId: number) {
   const [plan] = await db
     .select()

@@ -184,22 +184,6 @@ export async function subjectFollows(ctx: AppContext, access: StudyAccess, subje
   return presentRecords(ctx, access, rows);
 }
 
-export async function studyOfFollowRecord(ctx: AppContext, followRecordId: number) {
-  const [row] = await ctx.db
-    .select({ studyId: followRecords.studyId })
-    .from(followRecords)
-    .where(eq(followRecords.id, followRecordId));
-  return row?.studyId;
-}
-
-export async function studyOfFollowRecordCrf(ctx: AppContext, followRecordCrfId: number) {
-  const [row] = await ctx.db
-    .select({ studyId: followRecordCrfs.studyId })
-    .from(followRecordCrfs)
-    .where(eq(followRecordCrfs.id, followRecordCrfId));
-  return row?.studyId;
-}
-
 async function lockedRecord(tx: Db, followRecordId: number) {
   const [row] = await tx.select().from(followRecords).where(eq(followRecords.id, followRecordId)).for('update');
   if (!row) throw AppError.notFound('follow.record_not_found', '随访记录不存在');

@@ -9,7 +9,7 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { fromBody, fromParam, fromQuery } from '../../http/study-params.js';
-import * as subjectsService from '../subjects/subject.service.js';
+import { studyOf } from '../../shared/study-of.js';
 import * as follow from './follow-record.service.js';
 import * as plans from './follow-plan.service.js';
 import { scheduleSubjectNow } from './follow-schedule.service.js';
@@ -55,10 +55,9 @@ const csv = <T extends z.ZodType>(item: T) =>
   z.preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean) : v), z.array(item).max(20));
 
 export function followRoutes(app: App, ctx: AppContext) {
-  const ofPlan = (v: number | undefined) => (v === undefined ? undefined : plans.studyOfPlan(ctx, v));
-  const ofRecord = (v: number | undefined) => (v === undefined ? undefined : follow.studyOfFollowRecord(ctx, v));
-  const ofSubjectRecord = (v: number | undefined) =>
-    v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v);
+  const ofPlan = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'followPlans', v));
+  const ofRecord = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'followRecords', v));
+  const ofSubjectRecord = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'subjectRecords', v));
   const body = <T>(r: FastifyRequest) => (r.body ?? {}) as Partial<T>;
   const query = <T>(r: FastifyRequest) => r.query as Partial<T>;
 
@@ -323,7 +322,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       config: {
         study: (r) => {
           const v = query<{ followRecordCrfId: number }>(r).followRecordCrfId;
-          return v === undefined ? undefined : follow.studyOfFollowRecordCrf(ctx, v);
+          return v === undefined ? undefined : studyOf(ctx, 'followRecordCrfs', v);
         },
       },
     },

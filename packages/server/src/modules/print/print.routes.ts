@@ -10,18 +10,17 @@ import { sendFile } from '../../http/send-file.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { MAX_UPLOAD_BYTES } from '../files/file.service.js';
-import { studyOfCrf } from '../study/crf.service.js';
-import * as subjectsService from '../subjects/subject.service.js';
+import { studyOf } from '../../shared/study-of.js';
 import * as print from './print.service.js';
 
 export function printRoutes(app: App, ctx: AppContext) {
-  const recordStudy = (v: number | undefined) => (v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v));
+  const recordStudy = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'subjectRecords', v));
   const q = <T>(r: FastifyRequest) => r.query as T;
 
   const crfOfQuery = (r: FastifyRequest) => q<{ crfId: number }>(r).crfId;
   const crfStudy = async (r: FastifyRequest) => {
     const crfId = crfOfQuery(r);
-    return crfId ? studyOfCrf(ctx, crfId) : undefined;
+    return crfId ? studyOf(ctx, 'crfs', crfId) : undefined;
   };
   app.get(
     '/api/v1/business/crf/print/is_temp',

@@ -66,14 +66,6 @@ export async function createTemplate(
   return { id: row!.id };
 }
 
-export async function studyOfTemplate(ctx: AppContext, id: number) {
-  const [row] = await ctx.db
-    .select({ studyId: searchTemplates.studyId })
-    .from(searchTemplates)
-    .where(eq(searchTemplates.id, id));
-  return row?.studyId;
-}
-
 /** DELETE /api/business/search/template/{id}: the owner or a study manager. */
 export async function deleteTemplate(ctx: AppContext, user: CurrentUser, access: StudyAccess, id: number) {
   const [row] = await ctx.db

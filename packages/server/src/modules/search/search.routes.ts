@@ -7,9 +7,10 @@ import { idSchema, idTextSchema } from '../../http/ids.js';
 import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import { studyOf } from '../../shared/study-of.js';
 import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import { exportableCrfs, searchDics } from './search-dictionary.js';
-import { createTemplate, deleteTemplate, listTemplates, studyOfTemplate } from './search-templates.js';
+import { createTemplate, deleteTemplate, listTemplates } from './search-templates.js';
 import { search } from './search.service.js';
 
 const tags = ['数据检索'];
@@ -97,7 +98,7 @@ export function searchRoutes(app: App, ctx: AppContext) {
     {
       schema: { tags, summary: '删除检索模板（创建人或项目管理员）', params: z.object({ id: idTextSchema }) },
       config: {
-        study: (r) => studyOfTemplate(ctx, (r.params as { id: number }).id),
+        study: (r) => studyOf(ctx, 'searchTemplates', (r.params as { id: number }).id),
         module,
         action: '删除模板',
       },

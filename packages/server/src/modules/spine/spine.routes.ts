@@ -9,7 +9,7 @@ import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
-import * as files from '../files/file.service.js';
+import { studyOf } from '../../shared/study-of.js';
 import * as spine from './spine.service.js';
 
 /** X-rays are a few MB; 50 MB leaves room for a large uncompressed BMP. */
@@ -27,10 +27,10 @@ const predictionQuery = z
 type PredictionQuery = z.infer<typeof predictionQuery>;
 
 /** The study is the one named, or the one of the stored image: the membership guard runs before the body is read. */
-function studyOf(ctx: AppContext) {
+function predictionStudy(ctx: AppContext) {
   return (request: FastifyRequest) => {
     const q = request.query as PredictionQuery;
-    return q.fileKey !== undefined ? files.studyOfFile(ctx, q.fileKey) : q.studyId;
+    return q.fileKey !== undefined ? studyOf(ctx, 'storedFiles', q.fileKey) : q.studyId;
   };
 }
 
@@ -48,7 +48,7 @@ export function spineRoutes(app: App, ctx: AppContext) {
           consumes: ['multipart/form-data'],
           querystring: predictionQuery,
         },
-        config: { study: studyOf(ctx), module: '脊柱测量', action: '自动识别' },
+        config: { study: predictionStudy(ctx), module: '脊柱测量', action: '自动识别' },
       },
       async (request) => {
         const user = requireUser(request);

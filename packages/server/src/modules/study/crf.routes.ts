@@ -15,6 +15,7 @@ import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { pageRequest } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
+import { studyOf } from '../../shared/study-of.js';
 import { CRF_IMPORT_LIMITS, importLimitMessages } from '@ecrf/core/interop';
 import * as crfService from './crf.service.js';
 import { createCrfImportPool, type UploadedFile } from './crf-import.pool.js';
@@ -114,7 +115,7 @@ export function crfRoutes(app: App, ctx: AppContext) {
         params: idParamSchema,
         querystring: crfVersionQuerySchema,
       },
-      config: { study: (request) => crfService.studyOfCrf(ctx, (request.params as { id: number }).id) },
+      config: { study: (request) => studyOf(ctx, 'crfs', (request.params as { id: number }).id) },
     },
     async (request) => ok(await crfService.getCrf(ctx, request.params.id, request.query.version)),
   );
@@ -137,7 +138,7 @@ export function crfRoutes(app: App, ctx: AppContext) {
         summary: '导出CRF（json / excel / odm / redcap 数据字典）',
         body: crfExportBodySchema,
       },
-      config: { study: (request) => crfService.studyOfCrf(ctx, (request.body as { crfId: number }).crfId) },
+      config: { study: (request) => studyOf(ctx, 'crfs', (request.body as { crfId: number }).crfId) },
     },
     async (request, reply) =>
       sendFile(reply, await crfService.exportCrf(ctx, request.body.crfId, request.body.version, request.body.format)),

@@ -362,11 +362,6 @@ export async function allCrfs(ctx: AppContext, studyId: number) {
     .orderBy(asc(crfs.id));
 }
 
-export async function studyOfCrf(ctx: AppContext, crfId: number) {
-  const [row] = await ctx.db.select({ studyId: crfs.studyId }).from(crfs).where(eq(crfs.id, crfId));
-  return row?.studyId;
-}
-
 export async function getCrf(ctx: AppContext, crfId: number, version?: number) {
   const [crf] = await ctx.db.select().from(crfs).where(eq(crfs.id, crfId));
   if (!crf) throw notFound();

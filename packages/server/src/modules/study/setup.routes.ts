@@ -15,6 +15,7 @@ import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
+import { studyOf } from '../../shared/study-of.js';
 import * as setup from './setup.service.js';
 import { fromBody, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
 
@@ -23,8 +24,8 @@ const diseaseTags = ['病种'];
 const idQuery = idParamSchema;
 
 export function setupRoutes(app: App, ctx: AppContext) {
-  const stageOf = (id: number | undefined) => (id === undefined ? undefined : setup.studyOfStage(ctx, id));
-  const diseaseOf = (id: number | undefined) => (id === undefined ? undefined : setup.studyOfDisease(ctx, id));
+  const stageOf = (id: number | undefined) => (id === undefined ? undefined : studyOf(ctx, 'crfStages', id));
+  const diseaseOf = (id: number | undefined) => (id === undefined ? undefined : studyOf(ctx, 'studyDiseases', id));
   const stageWrite = { permission: 'study:crfStage', module: 'ECRF阶段' } as const;
   const diseaseWrite = { permission: 'study:config', module: '病种' } as const;
 

@@ -5,6 +5,7 @@ import { crfStageCrfs, crfStages, crfs, studies, studyDiseases } from '../../db/
 import type { Tx } from '../../db/client.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { AppError } from '../../shared/app-error.js';
+import { studyOf } from '../../shared/study-of.js';
 import { canonicalJson } from '../audit/audit-chain.js';
 import { audit, auditRowChanges, type RowChange } from '../audit/audit.service.js';
 import { changeStudy } from './study.service.js';
@@ -49,11 +50,6 @@ export async function stageTree(ctx: AppContext, studyId: number) {
     crfs: links.filter((l) => l.stageId === s.id).map(({ stageId: _s, ...l }) => l),
   }));
   return buildTree(nodes, (n) => n.id);
-}
-
-export async function studyOfStage(ctx: AppContext, id: number) {
-  const [row] = await ctx.db.select({ studyId: crfStages.studyId }).from(crfStages).where(eq(crfStages.id, id));
-  return row?.studyId;
 }
 
 export async function getStage(ctx: AppContext, id: number) {
@@ -312,14 +308,6 @@ async function auditDisease(tx: Tx, user: CurrentUser, at: Date, before: Disease
   ]);
 }
 
-export async function studyOfDisease(ctx: AppContext, id: number) {
-  const [row] = await ctx.db
-    .select({ studyId: studyDiseases.studyId })
-    .from(studyDiseases)
-    .where(eq(studyDiseases.id, id));
-  return row?.studyId;
-}
-
 async function checkDiseaseCode(ctx: AppContext, studyId: number, diseaseCode: string, selfId?: number) {
   const rows = await ctx.db
     .select({ id: studyDiseases.id })
@@ -349,7 +337,7 @@ export async function updateDisease(
   user: CurrentUser,
   input: { id: number; diseaseName: string; diseaseCode: string },
 ) {
-  const studyId = await studyOfDisease(ctx, input.id);
+  const studyId = await studyOf(ctx, 'studyDiseases', input.id);
   if (studyId === undefined) throw AppError.notFound('disease.not_found', '病种不存在');
   await checkDiseaseCode(ctx, studyId, input.diseaseCode, input.id);
   await changeDisease(ctx, user, input.id, { diseaseName: input.diseaseName, diseaseCode: input.diseaseCode });
@@ -388,7 +376,7 @@ export async function diseaseCrfs(ctx: AppContext, id: number) {
 }
 
 export async function setDiseaseCrfs(ctx: AppContext, user: CurrentUser, id: number, crfIds: number[]) {
-  const studyId = await studyOfDisease(ctx, id);
+  const studyId = await studyOf(ctx, 'studyDiseases', id);
   if (studyId === undefined) throw AppError.notFound('disease.not_found', '病种不存在');
   await checkCrfsOfStudy(ctx, studyId, crfIds);
   await changeDisease(ctx, user, id, { crfIds: [...new Set(crfIds)] });

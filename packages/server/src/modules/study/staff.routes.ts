@@ -12,6 +12,7 @@ import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { pageRequest } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
+import { studyOf } from '../../shared/study-of.js';
 import * as staff from './staff.service.js';
 import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
 
@@ -20,10 +21,12 @@ const personnelTags = ['项目人员'];
 const idQuery = idParamSchema;
 
 export function staffRoutes(app: App, ctx: AppContext) {
-  const roleOfQuery = (request: { query: unknown }) => staff.studyOfRole(ctx, (request.query as { id: number }).id);
-  const roleOfBody = (request: { body: unknown }) => staff.studyOfRole(ctx, (request.body as { id: number }).id);
-  const memberOfQuery = (request: { query: unknown }) => staff.studyOfMember(ctx, (request.query as { id: number }).id);
-  const memberOfBody = (request: { body: unknown }) => staff.studyOfMember(ctx, (request.body as { id: number }).id);
+  const roleOfQuery = (request: { query: unknown }) => studyOf(ctx, 'studyRoles', (request.query as { id: number }).id);
+  const roleOfBody = (request: { body: unknown }) => studyOf(ctx, 'studyRoles', (request.body as { id: number }).id);
+  const memberOfQuery = (request: { query: unknown }) =>
+    studyOf(ctx, 'studyPersonnel', (request.query as { id: number }).id);
+  const memberOfBody = (request: { body: unknown }) =>
+    studyOf(ctx, 'studyPersonnel', (request.body as { id: number }).id);
 
   app.get(
     '/api/system/studyRoles',

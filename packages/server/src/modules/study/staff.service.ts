@@ -85,11 +85,6 @@ export async function listStudyRoles(ctx: AppContext, studyId: number) {
   }));
 }
 
-export async function studyOfRole(ctx: AppContext, id: number) {
-  const [row] = await ctx.db.select({ studyId: studyRoles.studyId }).from(studyRoles).where(eq(studyRoles.id, id));
-  return row?.studyId;
-}
-
 export async function getStudyRole(ctx: AppContext, id: number) {
   const [row] = await ctx.db.select().from(studyRoles).where(eq(studyRoles.id, id));
   if (!row) throw roleNotFound();
@@ -373,14 +368,6 @@ export async function addPersonnel(
       added.map((after) => ({ before: null, after })),
     );
   });
-}
-
-export async function studyOfMember(ctx: AppContext, id: number) {
-  const [row] = await ctx.db
-    .select({ studyId: studyPersonnel.studyId })
-    .from(studyPersonnel)
-    .where(eq(studyPersonnel.id, id));
-  return row?.studyId;
 }
 
 /** A study must keep someone who can still manage it: a member holding every study permission. */

@@ -19,6 +19,7 @@ import { ok } from '../../http/envelope.js';
 import { pageRequest } from '../../http/paging.js';
 import { hasStudyPermission, requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
+import { studyOf } from '../../shared/study-of.js';
 import { AppError } from '../../http/app-error.js';
 import { siteLocators } from '../../shared/patient-site.js';
 import { ALL_SITES_KEY } from '../../shared/study-access.js';
@@ -31,7 +32,7 @@ import * as subjectsService from './subject.service.js';
 const subjectTags = ['患者'];
 
 export function subjectRoutes(app: App, ctx: AppContext) {
-  const recordStudy = (v: number | undefined) => (v === undefined ? undefined : subjectsService.studyOfRecord(ctx, v));
+  const recordStudy = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'subjectRecords', v));
   const q = <T>(r: FastifyRequest) => r.query as T;
   const b = <T>(r: FastifyRequest) => r.body as T;
   const sites = siteLocators(ctx);
@@ -78,7 +79,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         body: subjectUpdateBodySchema,
       },
       config: {
-        study: (r) => subjectsService.studyOfSubject(ctx, b<{ id: number }>(r).id),
+        study: (r) => studyOf(ctx, 'subjects', b<{ id: number }>(r).id),
         site: sites.ofSubject((r: FastifyRequest) => b<{ id: number }>(r).id),
         module: '患者管理',
         action: '修改',
@@ -100,7 +101,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         body: subjectSiteMoveBodySchema,
       },
       config: {
-        study: (r) => subjectsService.studyOfSubject(ctx, b<{ subjectId: number }>(r).subjectId),
+        study: (r) => studyOf(ctx, 'subjects', b<{ subjectId: number }>(r).subjectId),
         module: '患者管理',
         action: '转移中心',
         studyPermission: ALL_SITES_KEY,
@@ -136,7 +137,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
     {
       schema: { tags: subjectTags, summary: '患者详情', params: idParamSchema },
       config: {
-        study: (r) => subjectsService.studyOfSubject(ctx, fromParam(r)!),
+        study: (r) => studyOf(ctx, 'subjects', fromParam(r)!),
         site: sites.ofSubject(fromParam),
       },
     },

@@ -26,7 +26,6 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
-import { cachedRecordStudy } from '../../shared/auth-cache.js';
 
 export const notFound = () => AppError.notFound('subject.not_found', '患者不存在');
 
@@ -128,21 +127,6 @@ export async function getSubjectByRecord(ctx: AppContext, subjectRecordId: numbe
   const [row] = await subjectQuery(ctx.db).where(eq(subjectRecords.id, subjectRecordId));
   if (!row) throw notFound();
   return present(ctx, access, row);
-}
-
-export async function studyOfSubject(ctx: AppContext, subjectId: number) {
-  const [row] = await ctx.db.select({ studyId: subjects.studyId }).from(subjects).where(eq(subjects.id, subjectId));
-  return row?.studyId;
-}
-
-export async function studyOfRecord(ctx: AppContext, subjectRecordId: number) {
-  return cachedRecordStudy(ctx, subjectRecordId, async () => {
-    const [row] = await ctx.db
-      .select({ studyId: subjectRecords.studyId })
-      .from(subjectRecords)
-      .where(eq(subjectRecords.id, subjectRecordId));
-    return row?.studyId;
-  });
 }
 
 export async function listSignatures(ctx: AppContext, subjectRecordId: number) {
