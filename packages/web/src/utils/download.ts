@@ -19,6 +19,7 @@ export function fileNameFromDisposition(header: string | null | undefined, fallb
   return name || fallback;
 }
 
+/** Saves a blob under a file name through a passing link (a report, an exported image, a document to print). */
 export function saveBlob(blob: Blob, fileName: string, doc: Document = document): void {
   const url = URL.createObjectURL(blob);
   const link = doc.createElement('a');
@@ -27,8 +28,8 @@ export function saveBlob(blob: Blob, fileName: string, doc: Document = document)
   doc.body.appendChild(link);
   link.click();
   link.remove();
-  // Give the browser a moment to start the download before the URL is released.
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  // Give the browser time to start the download (a large file, a slow disk) before the URL is released.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /** Saves a blob answer of `http.download` under the name the server gave, or the fallback. */

@@ -26,6 +26,7 @@ import {
   type Point,
   type View,
 } from './dicom';
+import { saveBlob } from '../../utils/download';
 import type { ViewerFile } from './record-files';
 import { VIEWER_T } from './texts';
 import './imaging-viewer.css';
@@ -64,18 +65,6 @@ async function loadFile(file: ViewerFile): Promise<Loaded> {
 export function pngName(name: string, frame: number | null): string {
   const base = name.replace(/\.[^.]*$/, '') || 'image';
   return `${base}${frame !== null ? `-${frame}` : ''}.png`;
-}
-
-/** Saves the exported frame (with its window) for the spine tools or a report: the PNG goes to the user's disk. */
-function savePng(blob: Blob, name: string) {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 export interface ImagingViewerProps {
@@ -330,7 +319,7 @@ function ViewerPane({ file, spineItems, onSendToSpine }: ViewerPaneProps) {
           <Button
             icon={<DownloadOutlined />}
             onClick={() =>
-              source.toBlob((blob) => blob && savePng(blob, pngName(file.name, dicom.frames > 1 ? frame + 1 : null)))
+              source.toBlob((blob) => blob && saveBlob(blob, pngName(file.name, dicom.frames > 1 ? frame + 1 : null)))
             }
           >
             {VIEWER_T.exportPng}

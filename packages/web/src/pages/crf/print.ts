@@ -31,18 +31,6 @@ export function printInHiddenFrame(blob: Blob, doc: Document = document): HTMLIF
   return frame;
 }
 
-/** Saves a blob under a file name (the Word document when no PDF can be made). */
-export function saveBlob(blob: Blob, fileName: string, doc: Document = document): void {
-  const url = URL.createObjectURL(blob);
-  const link = doc.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  doc.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
 /** The viewer of the imaging (DICOM) button for a patient (CRF-16). */
 export function dicomViewerUrl(identificationCode: string): string {
   return `/pacs/oviyam2/viewer.html?patientID=${encodeURIComponent(identificationCode)}`;

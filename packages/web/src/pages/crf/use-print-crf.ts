@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { App } from 'antd';
 import { crfRecordApi } from '../../api/crf.api';
 import { CRF_PAGE_TEXT } from '../../locales/crf-page.zh-CN';
-import { printCrf, printInHiddenFrame, saveBlob } from './print';
+import { saveBlob } from '../../utils/download';
+import { printCrf, printInHiddenFrame } from './print';
 
 const t = CRF_PAGE_TEXT;
 
