@@ -15,19 +15,10 @@ import {
   withoutIdentifierItems,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
-import {
-  crfDataRecords,
-  crfStageCrfs,
-  crfStages,
-  crfs,
-  doubts,
-  signatures,
-  studyDiseases,
-  subjectRecords,
-  subjects,
-} from '../../db/schema/index.js';
+import { crfDataRecords, doubts, signatures, studyDiseases, subjectRecords, subjects } from '../../db/schema/index.js';
 import { inCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
+import { studyFormLayout } from '../../shared/study-forms.js';
 import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
 
 /** Patients read per statement: a batch and its records are all the export holds in memory at once. */
@@ -105,20 +96,7 @@ export interface ExportPlan {
  */
 export async function exportPlan(ctx: AppContext, access: StudyAccess, options: ExportOptions): Promise<ExportPlan> {
   const studyId = access.studyId;
-  const forms = await ctx.db
-    .select({ id: crfs.id, title: crfs.title, version: crfs.currentVersion })
-    .from(crfs)
-    .where(eq(crfs.studyId, studyId))
-    .orderBy(asc(crfs.id));
-  const stages = await ctx.db
-    .select({ stageId: crfStages.id, name: crfStages.name })
-    .from(crfStages)
-    .where(eq(crfStages.studyId, studyId))
-    .orderBy(asc(crfStages.orderNum), asc(crfStages.id));
-  const links = await ctx.db
-    .select({ stageId: crfStageCrfs.stageId, crfId: crfStageCrfs.crfId, repeat: crfStageCrfs.repeat })
-    .from(crfStageCrfs)
-    .where(eq(crfStageCrfs.studyId, studyId));
+  const { forms, stages, links } = await studyFormLayout(ctx.db, studyId);
   const chosen = forms.filter(
     (f) =>
       canViewCrf(access, f.id) &&

@@ -23,8 +23,9 @@ import {
   type SearchOperator,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
-import { crfStageCrfs, crfStages, crfs, studyDiseases } from '../../db/schema/index.js';
+import { studyDiseases } from '../../db/schema/index.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
+import { studyFormLayout } from '../../shared/study-forms.js';
 import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
@@ -80,25 +81,12 @@ export interface Dictionary {
  */
 export async function dictionary(ctx: AppContext, access: StudyAccess): Promise<Dictionary> {
   const studyId = access.studyId;
-  const forms = await ctx.db
-    .select({ id: crfs.id, title: crfs.title, version: crfs.currentVersion })
-    .from(crfs)
-    .where(eq(crfs.studyId, studyId))
-    .orderBy(asc(crfs.id));
+  const { forms, stages, links } = await studyFormLayout(ctx.db, studyId);
   const visible = forms.filter((f) => canViewCrf(access, f.id));
   const definitions = await definitionsOf(
     ctx.db,
     visible.map((f) => ({ crfId: f.id, version: f.version })),
   );
-  const stages = await ctx.db
-    .select({ id: crfStages.id, name: crfStages.name })
-    .from(crfStages)
-    .where(eq(crfStages.studyId, studyId))
-    .orderBy(asc(crfStages.orderNum), asc(crfStages.id));
-  const links = await ctx.db
-    .select({ stageId: crfStageCrfs.stageId, crfId: crfStageCrfs.crfId, repeat: crfStageCrfs.repeat })
-    .from(crfStageCrfs)
-    .where(eq(crfStageCrfs.studyId, studyId));
   const diseases = await ctx.db
     .select({ code: studyDiseases.diseaseCode, name: studyDiseases.diseaseName })
     .from(studyDiseases)
@@ -118,7 +106,7 @@ export async function dictionary(ctx: AppContext, access: StudyAccess): Promise<
       crfId: form.id,
       title: form.title,
       repeatable: mine.some((l) => l.repeat !== 1),
-      stages: stages.filter((s) => mine.some((l) => l.stageId === s.id)).map((s) => ({ stageId: s.id, name: s.name })),
+      stages: stages.filter((s) => mine.some((l) => l.stageId === s.stageId)),
       // Identifier items are offered only with 查看患者身份信息 (a condition or column on one is a 403 without it).
       items: items
         .filter((found) => clear || !isIdentifierItem(found.node))
