@@ -1,6 +1,6 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
-import type { ScheduledTask } from '../modules/jobs/scheduler.js';
+import type { ScheduledTask } from '../shared/scheduled-task.js';
 import { queryRows, type Db } from './client.js';
 
 /**

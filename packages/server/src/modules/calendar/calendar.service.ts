@@ -16,7 +16,7 @@ import type { CurrentUser } from '../../shared/current-user.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { inCallerSites } from '../../shared/patient-site.js';
 import type { StudyAccess } from '../../shared/study-access.js';
-import type { ScheduledTask } from '../jobs/scheduler.js';
+import type { ScheduledTask } from '../../shared/scheduled-task.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
 type EventRow = typeof calendarEvents.$inferSelect;

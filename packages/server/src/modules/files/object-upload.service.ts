@@ -5,7 +5,7 @@ import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { and, asc, eq, inArray, lt } from 'drizzle-orm';
 import { objectUploads, storedFiles } from '../../db/schema/index.js';
-import type { ScheduledTask } from '../jobs/scheduler.js';
+import type { ScheduledTask } from '../../shared/scheduled-task.js';
 import {
   MAX_UPLOAD_BYTES,
   THUMBNAIL_SUFFIX,

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import type { ScheduledTask } from '../jobs/scheduler.js';
+import type { ScheduledTask } from '../../shared/scheduled-task.js';
 import { refreshStates } from './follow-events.service.js';
 import { pushVisitChanges, type VisitChanges } from './follow-push.js';
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
-import type { ScheduledTask } from '../jobs/scheduler.js';
+import type { ScheduledTask } from '../../shared/scheduled-task.js';
 
 /**
  * What `study_figures` counts (migration 0033 keeps the codes in its triggers): the study home's figures as

@@ -2,20 +2,9 @@ import { and, eq, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { scheduledRuns } from '../../db/schema/index.js';
 import { workerName } from './job-core.js';
+import type { ScheduledTask } from '../../shared/scheduled-task.js';
 
-/** A recurring task: runs once per period, on whichever app server claims the period first. */
-export interface ScheduledTask {
-  /** Stable name, the first half of the claim's key. */
-  name: string;
-  /**
-   * `hour` or `day` (UTC): the second half of the claim's key. `tick`: every tick (a minute) on every app
-   * server, with no claim of the period: for tasks that claim their own rows (a calendar reminder is sent by
-   * the server whose update sets its sent time), where a claim a minute would only fill scheduled_runs.
-   */
-  every: 'hour' | 'day' | 'tick';
-  /** Does the work and says what it did in words for an administrator (counts, never values). */
-  run(now: Date): Promise<string>;
-}
+export type { ScheduledTask } from '../../shared/scheduled-task.js';
 
 export interface SchedulerDeps {
   db: Db;
