@@ -79,13 +79,6 @@ export function PagedTable<T extends object>({
     ];
   }, [columns, showIndex, paging]);
 
-  const changePage = (pageNum: number, pageSize: number) => {
-    setPaging((current) =>
-      pageSize !== current.pageSize ? { pageNum: DEFAULT_PAGE_NUM, pageSize } : { pageNum, pageSize },
-    );
-    void scrollTo(0);
-  };
-
   return (
     <div className="paged-table">
       <Table<T>
@@ -97,25 +90,49 @@ export function PagedTable<T extends object>({
         loading={loading ?? query.isFetching}
         pagination={false}
       />
-      <div className="paged-table-bar">
-        <span className="paged-table-total">{COMMON_TEXT.total(total)}</span>
-        <Select
-          aria-label="每页条数"
-          value={paging.pageSize}
-          style={{ width: 110 }}
-          options={PAGE_SIZE_OPTIONS.map((size) => ({ value: size, label: COMMON_TEXT.pageSize(size) }))}
-          onChange={(size: number) => changePage(DEFAULT_PAGE_NUM, size)}
-        />
-        <Pagination
-          current={paging.pageNum}
-          pageSize={paging.pageSize}
-          total={total}
-          showLessItems
-          showQuickJumper
-          showSizeChanger={false}
-          onChange={changePage}
-        />
-      </div>
+      <PagingBar paging={paging} total={total} onChange={setPaging} />
+    </div>
+  );
+}
+
+/**
+ * The paging bar of platform §9 under a list (a table, the study cards): total, page sizes, prev, at most 5 page
+ * buttons, next and jumper. Another page size starts again from page 1; a change scrolls back to the top.
+ */
+export function PagingBar({
+  paging,
+  total,
+  onChange,
+}: {
+  paging: Paging;
+  total: number;
+  onChange: (update: (current: Paging) => Paging) => void;
+}) {
+  const changePage = (pageNum: number, pageSize: number) => {
+    onChange((current) =>
+      pageSize !== current.pageSize ? { pageNum: DEFAULT_PAGE_NUM, pageSize } : { pageNum, pageSize },
+    );
+    void scrollTo(0);
+  };
+  return (
+    <div className="paged-table-bar">
+      <span className="paged-table-total">{COMMON_TEXT.total(total)}</span>
+      <Select
+        aria-label="每页条数"
+        value={paging.pageSize}
+        style={{ width: 110 }}
+        options={PAGE_SIZE_OPTIONS.map((size) => ({ value: size, label: COMMON_TEXT.pageSize(size) }))}
+        onChange={(size: number) => changePage(DEFAULT_PAGE_NUM, size)}
+      />
+      <Pagination
+        current={paging.pageNum}
+        pageSize={paging.pageSize}
+        total={total}
+        showLessItems
+        showQuickJumper
+        showSizeChanger={false}
+        onChange={changePage}
+      />
     </div>
   );
 }

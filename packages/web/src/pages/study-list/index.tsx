@@ -1,15 +1,15 @@
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Card, Empty, Input, Pagination, Select, Spin, Tag } from 'antd';
-import { DEFAULT_PAGE_NUM, DEFAULT_PAGE_SIZE, PAGE_SIZE_OPTIONS } from '@ecrf/core';
+import { Card, Empty, Input, Spin, Tag } from 'antd';
+import { DEFAULT_PAGE_NUM, DEFAULT_PAGE_SIZE } from '@ecrf/core';
 import { useNavigate } from 'react-router';
 import { studyApi, type Study } from '../../api/study.api';
+import { PagingBar } from '../../components/paged-table';
 import { COMMON_TEXT } from '../../locales/common.zh-CN';
 import { STUDY_LIST_TEXT } from '../../locales/study-list.zh-CN';
 import { useAppStore } from '../../stores/app.store';
 import { useSession } from '../../stores/session.store';
 import { formatDate } from '../../utils/format-date';
-import { scrollTo } from '../../utils/scroll-to';
 import { StudyStatusTag } from '../study/components/study-status-tag';
 import { openListParams } from './open-list-params';
 import '../study/study.css';
@@ -36,13 +36,6 @@ export default function StudyListPage() {
     setStudyName(study.studyName);
     setStudyId(String(study.id));
     void navigate(`/project/${study.id}/home`);
-  };
-
-  const changePage = (pageNum: number, pageSize: number) => {
-    setPaging((current) =>
-      pageSize !== current.pageSize ? { pageNum: DEFAULT_PAGE_NUM, pageSize } : { pageNum, pageSize },
-    );
-    void scrollTo(0);
   };
 
   const list = data?.list ?? [];
@@ -123,27 +116,7 @@ export default function StudyListPage() {
           </div>
         </Spin>
       )}
-      {total > 0 && (
-        <div className="paged-table-bar">
-          <span className="paged-table-total">{COMMON_TEXT.total(total)}</span>
-          <Select
-            aria-label="每页条数"
-            value={paging.pageSize}
-            style={{ width: 110 }}
-            options={PAGE_SIZE_OPTIONS.map((size) => ({ value: size, label: COMMON_TEXT.pageSize(size) }))}
-            onChange={(size: number) => changePage(DEFAULT_PAGE_NUM, size)}
-          />
-          <Pagination
-            current={paging.pageNum}
-            pageSize={paging.pageSize}
-            total={total}
-            showLessItems
-            showQuickJumper
-            showSizeChanger={false}
-            onChange={changePage}
-          />
-        </div>
-      )}
+      {total > 0 && <PagingBar paging={paging} total={total} onChange={setPaging} />}
     </div>
   );
 }
