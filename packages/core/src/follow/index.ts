@@ -1,2 +1,3 @@
 export * from './schedule.js';
 export * from './state.js';
+export * from './contract.js';

@@ -1,11 +1,26 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { FOLLOW_STATE_CODES, isDateString } from '@ecrf/core';
+import {
+  customVisitBodySchema,
+  followDateChangeBodySchema,
+  followPlanBodySchema,
+  followPlanDeleteQuerySchema,
+  followPlanListQuerySchema,
+  followPlanUpdateBodySchema,
+  followRecordCrfIdQuerySchema,
+  followRecordCrfQuerySchema,
+  followRecordDeleteQuerySchema,
+  followRecordIdQuerySchema,
+  followRecordQuerySchema,
+  followRecordStatusBodySchema,
+  followScheduleBodySchema,
+  idParamSchema,
+  studyIdQuerySchema,
+  subjectRecordIdQuerySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { fromBody, fromParam, fromQuery } from '../../http/study-params.js';
@@ -17,42 +32,8 @@ import { followOverview } from './follow-overview.js';
 
 const tags = ['随访'];
 const module = '随访管理';
-const id = idTextSchema;
 const PLAN = 'btn:business.follow.plan';
 const RECORD = 'btn:business.follow.record';
-
-const date = z.string().refine(isDateString, '日期格式应为 yyyy-MM-dd');
-const reason = (msg: string) => z.string({ error: msg }).trim().min(1, msg).max(500);
-const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
-
-const planVisit = z
-  .object({
-    id: idSchema.nullish(),
-    visitName: z.string().trim().min(1, '请输入访视名称').max(50),
-    offset: z.number().int().min(0, '偏移不能为负数').max(3650),
-    unit: z.enum(['day', 'week', 'month']),
-    windowBefore: z.number().int().min(0).max(365).default(0),
-    windowAfter: z.number().int().min(0).max(365).default(0),
-    repeatEvery: z.number().int().min(1).max(120).nullish(),
-    repeatUntil: z.number().int().min(1).max(3650).nullish(),
-    responsibleUserId: idSchema.nullish(),
-    crfIds: z.array(idSchema).min(1, '请选择随访表单').max(50),
-  })
-  .refine((v) => !v.repeatEvery || (v.repeatUntil ?? 0) >= v.offset, {
-    message: '重复截止必须不早于首次访视',
-    path: ['repeatUntil'],
-  });
-
-const planBody = z.object({
-  studyId: idSchema,
-  planName: z.string().trim().min(1, '请输入计划名称').max(100),
-  diseaseCode: z.string().max(50).nullish(),
-  remark: z.string().max(500).nullish(),
-  visits: z.array(planVisit).min(1, '请添加访视').max(100),
-});
-
-const csv = <T extends z.ZodType>(item: T) =>
-  z.preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean) : v), z.array(item).max(20));
 
 export function followRoutes(app: App, ctx: AppContext) {
   const ofPlan = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'followPlans', v));
@@ -68,7 +49,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '随访计划列表（分页）',
-        querystring: z.object({ studyId: id, planName: z.string().max(100).optional(), ...pagingQuery }),
+        querystring: followPlanListQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -78,7 +59,7 @@ export function followRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/follow/crfs',
     {
-      schema: { tags, summary: '可选的随访表单', querystring: z.object({ studyId: id }) },
+      schema: { tags, summary: '可选的随访表单', querystring: studyIdQuerySchema },
       config: { study: fromQuery },
     },
     async (request) => ok(await plans.followCrfs(ctx, request.query.studyId)),
@@ -89,25 +70,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '随访记录（分页；按状态、日期范围、负责人、患者筛选）',
-        querystring: z.object({
-          studyId: id,
-          state: csv(
-            z.coerce
-              .number()
-              .int()
-              .min(0)
-              .max(99)
-              .refine((n) => FOLLOW_STATE_CODES.includes(n as never)),
-          ).optional(),
-          startDate: date.optional(),
-          endDate: date.optional(),
-          responsibleUserId: id.optional(),
-          subjectId: id.optional(),
-          subjectRecordId: id.optional(),
-          planId: id.optional(),
-          keyword: z.string().max(50).optional(),
-          ...pagingQuery,
-        }),
+        querystring: followRecordQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -122,7 +85,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '随访概览（本周随访、待随访、已超窗、各访视完成率、各负责人）',
-        querystring: z.object({ studyId: id }),
+        querystring: studyIdQuerySchema,
       },
       // The overview counts what the record list lists: the same rule (study staff; names masked without
       // 查看患者身份信息).
@@ -133,7 +96,7 @@ export function followRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/follow/:id',
     {
-      schema: { tags, summary: '随访计划详情', params: z.object({ id }) },
+      schema: { tags, summary: '随访计划详情', params: idParamSchema },
       config: { study: (r) => ofPlan(fromParam(r)) },
     },
     async (request) => ok(await plans.getPlan(ctx, request.params.id)),
@@ -141,7 +104,7 @@ export function followRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/business/follow',
     {
-      schema: { tags, summary: '新增随访计划（已入组患者随即排期）', body: planBody },
+      schema: { tags, summary: '新增随访计划（已入组患者随即排期）', body: followPlanBodySchema },
       config: { study: fromBody, module, action: '新增计划', studyPermission: PLAN },
     },
     async (request) => ok(await plans.createPlan(ctx, requireUser(request), request.body), '新增成功'),
@@ -152,7 +115,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '修改随访计划；reschedule 为真时已入组患者的未完成访视按新计划重排（已完成的不动）',
-        body: planBody.extend({ id: idSchema, reschedule: z.boolean().default(false) }),
+        body: followPlanUpdateBodySchema,
       },
       config: {
         study: async (r) => {
@@ -173,8 +136,8 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '删除随访计划（有未完成随访时需 removePending=true 确认一并删除）',
-        params: z.object({ id }),
-        querystring: z.object({ removePending: flag.optional() }),
+        params: idParamSchema,
+        querystring: followPlanDeleteQuerySchema,
       },
       config: { study: (r) => ofPlan(fromParam(r)), module, action: '删除计划', studyPermission: PLAN },
     },
@@ -192,11 +155,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '标记失访（lost）或恢复（restore），需填写原因',
-        body: z.object({
-          followRecordId: idSchema,
-          action: z.enum(['lost', 'restore']),
-          reason: reason('请填写原因'),
-        }),
+        body: followRecordStatusBodySchema,
       },
       config: {
         study: (r) => ofRecord(body<{ followRecordId: number }>(r).followRecordId),
@@ -210,7 +169,7 @@ export function followRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/subject/follows',
     {
-      schema: { tags, summary: '患者的随访（全部状态）', querystring: z.object({ subjectRecordId: id }) },
+      schema: { tags, summary: '患者的随访（全部状态）', querystring: subjectRecordIdQuerySchema },
       config: { study: (r) => ofSubjectRecord(query<{ subjectRecordId: number }>(r).subjectRecordId) },
     },
     async (request) => ok(await follow.subjectFollows(ctx, requireStudy(request), request.query.subjectRecordId)),
@@ -218,7 +177,7 @@ export function followRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/business/subject/follow',
     {
-      schema: { tags, summary: '按随访计划为患者生成/重排随访', body: z.object({ subjectRecordId: idSchema }) },
+      schema: { tags, summary: '按随访计划为患者生成/重排随访', body: followScheduleBodySchema },
       config: {
         study: (r) => ofSubjectRecord(body<{ subjectRecordId: number }>(r).subjectRecordId),
         module,
@@ -235,7 +194,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '修改计划日期（窗口随之移动），需填写原因',
-        body: z.object({ followRecordId: idSchema, plannedDate: date, reason: reason('请填写修改原因') }),
+        body: followDateChangeBodySchema,
       },
       config: {
         study: (r) => ofRecord(body<{ followRecordId: number }>(r).followRecordId),
@@ -252,7 +211,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '删除随访（可恢复），需填写原因',
-        querystring: z.object({ followRecordId: id, reason: reason('请填写删除原因') }),
+        querystring: followRecordDeleteQuerySchema,
       },
       config: {
         study: (r) => ofRecord(query<{ followRecordId: number }>(r).followRecordId),
@@ -272,15 +231,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '添加计划外随访及其表单',
-        body: z.object({
-          subjectRecordId: idSchema,
-          visitName: z.string().trim().min(1, '请输入访视名称').max(50),
-          plannedDate: date,
-          windowBefore: z.number().int().min(0).max(365).default(0),
-          windowAfter: z.number().int().min(0).max(365).default(0),
-          crfIds: z.array(idSchema).min(1, '请选择随访表单').max(50),
-          responsibleUserId: idSchema.nullish(),
-        }),
+        body: customVisitBodySchema,
       },
       config: {
         study: (r) => ofSubjectRecord(body<{ subjectRecordId: number }>(r).subjectRecordId),
@@ -294,7 +245,7 @@ export function followRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/subject/follow/crfs',
     {
-      schema: { tags, summary: '随访的表单', querystring: z.object({ followRecordId: id }) },
+      schema: { tags, summary: '随访的表单', querystring: followRecordIdQuerySchema },
       config: { study: (r) => ofRecord(query<{ followRecordId: number }>(r).followRecordId) },
     },
     async (request) => ok(await follow.recordCrfs(ctx, request.query.followRecordId)),
@@ -305,7 +256,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '随访的一张表单（按随访与表单）',
-        querystring: z.object({ followRecordId: id, crfId: id }),
+        querystring: followRecordCrfQuerySchema,
       },
       config: { study: (r) => ofRecord(query<{ followRecordId: number }>(r).followRecordId) },
     },
@@ -317,7 +268,7 @@ export function followRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '随访的一张表单（按 followRecordCrfId）',
-        querystring: z.object({ followRecordCrfId: id }),
+        querystring: followRecordCrfIdQuerySchema,
       },
       config: {
         study: (r) => {
