@@ -20,7 +20,7 @@ import type { StudyAccess } from '../../shared/study-access.js';
 import { getSerialNumber, nextSerialNumber } from '../study/study.service.js';
 import { assertWritable } from '../locks/lock-gate.js';
 import { audit } from '../audit/audit.service.js';
-import { getSubject, notFound, studyOf, today } from './subject.service.js';
+import { getSubject, notFound, studySettingsOf, today } from './subject.service.js';
 
 export interface SubjectInput {
   identificationCode?: string | null;
@@ -50,7 +50,7 @@ const SUBJECT_FIELDS = [
 const AUDIT_MASKED = new Set<string>(['mobile', 'idNumber']);
 
 export async function subjectFormModel(ctx: AppContext, studyId: number) {
-  const { study, diseases, baseConfig } = await studyOf(ctx.db, studyId);
+  const { study, diseases, baseConfig } = await studySettingsOf(ctx.db, studyId);
   const serial = await getSerialNumber(ctx, studyId);
   return {
     baseConfig,
@@ -139,7 +139,7 @@ export async function createSubject(
   input: SubjectInput,
 ) {
   const subjectId = await ctx.db.transaction(async (tx) => {
-    const { study, diseases, baseConfig } = await studyOf(tx, studyId);
+    const { study, diseases, baseConfig } = await studySettingsOf(tx, studyId);
     fieldErrors(
       subjectFieldErrors(input, {
         baseConfig,
@@ -235,7 +235,7 @@ export async function updateSubject(
       .from(subjectRecords)
       .where(eq(subjectRecords.subjectId, subjectId));
     await assertWritable(tx, { studyId: existing.studyId, subjectRecordId: record?.id, siteId: existing.deptId });
-    const { study, diseases, baseConfig } = await studyOf(tx, existing.studyId);
+    const { study, diseases, baseConfig } = await studySettingsOf(tx, existing.studyId);
     const stored = {
       identificationCode: existing.identificationCode,
       subjectName: existing.subjectName,

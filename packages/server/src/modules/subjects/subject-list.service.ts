@@ -18,7 +18,7 @@ import type { PageRequest } from '../../shared/paging.js';
 import { inCallerSites } from '../../shared/patient-site.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { casebookCount } from '../home/study-figures.js';
-import { present, studyOf, subjectQuery } from './subject.service.js';
+import { present, studySettingsOf, subjectQuery } from './subject.service.js';
 
 export interface RecordFilter {
   identificationCode?: string;
@@ -200,7 +200,7 @@ async function itemTitles(db: Db, studyId: number) {
 }
 
 export async function recordColumns(ctx: AppContext, studyId: number) {
-  const { study, baseConfig } = await studyOf(ctx.db, studyId);
+  const { study, baseConfig } = await studySettingsOf(ctx.db, studyId);
   const titles = study.displayCrfColumn.length > 0 ? await itemTitles(ctx.db, studyId) : new Map<string, string>();
   return [
     ...baseConfig

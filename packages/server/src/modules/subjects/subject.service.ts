@@ -40,7 +40,8 @@ export function today(ctx: AppContext, access: Pick<StudyAccess, 'timeZone'> | n
   return todayString(ctx.clock(), access?.timeZone ?? DEFAULT_TIME_ZONE);
 }
 
-export async function studyOf(db: Db, studyId: number) {
+/** The study with its diseases and patient-field settings, as enrolling and listing patients read them. */
+export async function studySettingsOf(db: Db, studyId: number) {
   const [study] = await db
     .select()
     .from(studies)
