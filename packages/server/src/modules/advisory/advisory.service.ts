@@ -235,19 +235,64 @@ export async function listForPatient(ctx: AppContext, patient: { studyId: number
     .orderBy(desc(consultations.createdAt), desc(consultations.id));
 }
 
-async function lockedRow(tx: Db, studyId: number, id: number) {
+/** A question of the study, locked for answering or closing: a closed one takes neither. */
+async function lockedUnclosedRow(tx: Db, studyId: number, id: number) {
   const [row] = await tx
     .select()
     .from(consultations)
     .where(and(eq(consultations.studyId, studyId), eq(consultations.id, id)))
     .for('update');
   if (!row) throw notFound();
+  if (row.state === CLOSED) throw AppError.conflict('consult.closed', '咨询已关闭');
   return row;
 }
 
 async function recordOf(tx: Db, studyId: number, subjectId: number | null) {
   if (subjectId === null) return null;
   return (await patientOf(tx, studyId, subjectId))?.subjectRecordId ?? null;
+}
+
+/** A staff step on a question: what it sets, how the audit trail and the push name it. */
+interface StaffStep {
+  change: Partial<typeof consultations.$inferInsert>;
+  action: 'consult.answer' | 'consult.close';
+  oldValue: (before: typeof consultations.$inferSelect) => unknown;
+  newValue: unknown;
+  notice: ConsultPush['kind'];
+}
+
+/**
+ * Takes a staff step on a question not yet closed: the change and its audit row (on the casebook of the question's
+ * patient, if any) in one transaction, then the push to the answerers and the asker.
+ */
+async function takeStaffStep(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  id: number,
+  at: Date,
+  step: StaffStep,
+): Promise<ConsultView> {
+  const row = await ctx.db.transaction(async (tx) => {
+    const before = await lockedUnclosedRow(tx, access.studyId, id);
+    await tx
+      .update(consultations)
+      .set({ ...step.change, updatedAt: at })
+      .where(eq(consultations.id, id));
+    await audit(tx, user, at, [
+      {
+        studyId: access.studyId,
+        subjectRecordId: await recordOf(tx, access.studyId, before.subjectId),
+        action: step.action,
+        itemName: `咨询#${id}`,
+        oldValue: step.oldValue(before),
+        newValue: step.newValue,
+      },
+    ]);
+    return before;
+  });
+  await notify(ctx, { studyId: access.studyId, consultId: id, kind: step.notice }, [row.createdBy]);
+  return getConsult(ctx, access, id);
 }
 
 /** 回复: a waiting or answered question gets (a new) answer and is 已回复; a closed one is left as it is. */
@@ -259,27 +304,13 @@ export async function answerConsult(
   answer: string,
 ): Promise<ConsultView> {
   const at = ctx.clock();
-  const row = await ctx.db.transaction(async (tx) => {
-    const before = await lockedRow(tx, access.studyId, id);
-    if (before.state === CLOSED) throw AppError.conflict('consult.closed', '咨询已关闭');
-    await tx
-      .update(consultations)
-      .set({ answer, state: ANSWERED, answeredBy: user.userId, answeredAt: at, updatedAt: at })
-      .where(eq(consultations.id, id));
-    await audit(tx, user, at, [
-      {
-        studyId: access.studyId,
-        subjectRecordId: await recordOf(tx, access.studyId, before.subjectId),
-        action: 'consult.answer',
-        itemName: `咨询#${id}`,
-        oldValue: { state: CONSULT_STATE_LABEL[before.state as ConsultState], answer: before.answer },
-        newValue: { state: CONSULT_STATE_LABEL[ANSWERED], answer },
-      },
-    ]);
-    return before;
+  return takeStaffStep(ctx, user, access, id, at, {
+    change: { answer, state: ANSWERED, answeredBy: user.userId, answeredAt: at },
+    action: 'consult.answer',
+    oldValue: (before) => ({ state: CONSULT_STATE_LABEL[before.state as ConsultState], answer: before.answer }),
+    newValue: { state: CONSULT_STATE_LABEL[ANSWERED], answer },
+    notice: 'consult.answered',
   });
-  await notify(ctx, { studyId: access.studyId, consultId: id, kind: 'consult.answered' }, [row.createdBy]);
-  return getConsult(ctx, access, id);
 }
 
 /** 关闭: the question needs nothing more (answered, or not to be answered here). Closing twice is refused. */
@@ -290,25 +321,11 @@ export async function closeConsult(
   id: number,
 ): Promise<ConsultView> {
   const at = ctx.clock();
-  const row = await ctx.db.transaction(async (tx) => {
-    const before = await lockedRow(tx, access.studyId, id);
-    if (before.state === CLOSED) throw AppError.conflict('consult.closed', '咨询已关闭');
-    await tx
-      .update(consultations)
-      .set({ state: CLOSED, closedBy: user.userId, closedAt: at, updatedAt: at })
-      .where(eq(consultations.id, id));
-    await audit(tx, user, at, [
-      {
-        studyId: access.studyId,
-        subjectRecordId: await recordOf(tx, access.studyId, before.subjectId),
-        action: 'consult.close',
-        itemName: `咨询#${id}`,
-        oldValue: { state: CONSULT_STATE_LABEL[before.state as ConsultState] },
-        newValue: { state: CONSULT_STATE_LABEL[CLOSED] },
-      },
-    ]);
-    return before;
+  return takeStaffStep(ctx, user, access, id, at, {
+    change: { state: CLOSED, closedBy: user.userId, closedAt: at },
+    action: 'consult.close',
+    oldValue: (before) => ({ state: CONSULT_STATE_LABEL[before.state as ConsultState] }),
+    newValue: { state: CONSULT_STATE_LABEL[CLOSED] },
+    notice: 'consult.closed',
   });
-  await notify(ctx, { studyId: access.studyId, consultId: id, kind: 'consult.closed' }, [row.createdBy]);
-  return getConsult(ctx, access, id);
 }
