@@ -1,10 +1,11 @@
-import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Card, Descriptions, Empty, Form, Input, Modal, Space, Typography } from 'antd';
-import { PlusOutlined } from '@ant-design/icons';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, Card, Descriptions, Empty, Form, Input, Space, Typography } from 'antd';
 import { hospitalApi, type Hospital } from '../../../api/content.api';
 import { queryKeys } from '../../../api/query-keys';
 import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
+import { ContentSaveDialog } from '../components/content-dialogs';
+import { StudyAddButton } from '../components/picked-study-table';
+import { useDialogRow } from '../components/use-dialog-row';
 import { StudyPicker, usePickedStudy } from '../picked-study';
 import '../knowledge/content.css';
 
@@ -19,9 +20,11 @@ type HospitalForm = Omit<Hospital, 'id' | 'sort'>;
 export default function DepartmentPage() {
   const study = usePickedStudy();
   const { studyId, can } = study;
-  const [editing, setEditing] = useState<Hospital | 'new' | null>(null);
   const client = useQueryClient();
   const mayEdit = can(MANAGE);
+  const [editing, setEditing, closeEditing] = useDialogRow<Hospital | 'new'>(() =>
+    client.invalidateQueries({ queryKey: queryKeys.hospital.all() }),
+  );
   const list = useQuery({
     queryKey: queryKeys.hospital.list(studyId),
     enabled: studyId !== null,
@@ -31,14 +34,12 @@ export default function DepartmentPage() {
     <div className="page-card">
       <h2 className="page-title">{CONTENT_TEXT.departmentTitle}</h2>
       <StudyPicker study={study} label={CONTENT_TEXT.study} placeholder={CONTENT_TEXT.studyPlaceholder} width={260}>
-        <Button
-          type="primary"
-          icon={<PlusOutlined />}
-          disabled={!mayEdit || studyId === null}
+        <StudyAddButton
+          label={CONTENT_TEXT.hospitalAdd}
+          allowed={mayEdit}
+          studyId={studyId}
           onClick={() => setEditing('new')}
-        >
-          {CONTENT_TEXT.hospitalAdd}
-        </Button>
+        />
       </StudyPicker>
       {list.data && list.data.length === 0 && <Empty description={CONTENT_TEXT.noHospital} />}
       {(list.data ?? []).map((h) => (
@@ -63,14 +64,7 @@ export default function DepartmentPage() {
         </Card>
       ))}
       {editing !== null && studyId !== null && (
-        <HospitalDialog
-          studyId={studyId}
-          hospital={editing === 'new' ? null : editing}
-          onClose={(saved) => {
-            setEditing(null);
-            if (saved) void client.invalidateQueries({ queryKey: queryKeys.hospital.all() });
-          }}
-        />
+        <HospitalDialog studyId={studyId} hospital={editing === 'new' ? null : editing} onClose={closeEditing} />
       )}
     </div>
   );
@@ -78,29 +72,18 @@ export default function DepartmentPage() {
 
 function HospitalDialog(props: { studyId: number; hospital: Hospital | null; onClose: (saved: boolean) => void }) {
   const { studyId, hospital } = props;
-  const { message } = App.useApp();
   const [form] = Form.useForm<HospitalForm>();
-  const save = useMutation({
-    mutationFn: async () => {
-      const values = await form.validateFields();
-      const body = { ...values, studyId };
-      return hospital ? hospitalApi.edit(hospital.id, body) : hospitalApi.add(body);
-    },
-    onSuccess: () => {
-      void message.success(CONTENT_TEXT.saved);
-      props.onClose(true);
-    },
-  });
+  const save = async () => {
+    const values = await form.validateFields();
+    const body = { ...values, studyId };
+    return hospital ? hospitalApi.edit(hospital.id, body) : hospitalApi.add(body);
+  };
   return (
-    <Modal
-      open
+    <ContentSaveDialog
       width={640}
       title={hospital ? CONTENT_TEXT.hospitalEdit : CONTENT_TEXT.hospitalAdd}
-      okText={CONTENT_TEXT.confirm}
-      cancelText={CONTENT_TEXT.cancel}
-      confirmLoading={save.isPending}
-      onOk={() => save.mutate()}
-      onCancel={() => props.onClose(false)}
+      save={save}
+      onClose={props.onClose}
     >
       <Form<HospitalForm> form={form} layout="vertical" initialValues={hospital ?? {}}>
         <Form.Item
@@ -125,6 +108,6 @@ function HospitalDialog(props: { studyId: number; hospital: Hospital | null; onC
           <Input.TextArea rows={5} maxLength={5000} />
         </Form.Item>
       </Form>
-    </Modal>
+    </ContentSaveDialog>
   );
 }

@@ -1,12 +1,13 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Form, Input, Modal, Space, Upload } from 'antd';
-import { PlusOutlined, UploadOutlined } from '@ant-design/icons';
-import { expertApi, knowledgeApi, type Expert } from '../../../api/content.api';
+import { App, Form, Input, Space } from 'antd';
+import { expertApi, type Expert } from '../../../api/content.api';
 import { queryKeys } from '../../../api/query-keys';
-import type { Paging } from '../../../components/paged-table';
-import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
+import { actionsColumn, type PageColumn } from '../../../components/table-page';
 import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
+import { ContentImageField, ContentSaveDialog, type UploadedImage } from '../components/content-dialogs';
+import { PickedStudyTable, StudyAddButton } from '../components/picked-study-table';
+import { useDialogRow } from '../components/use-dialog-row';
 import { StudyPicker, usePickedStudy } from '../picked-study';
 import '../knowledge/content.css';
 
@@ -22,11 +23,11 @@ interface Filters {
 export default function ExpertPage() {
   const study = usePickedStudy();
   const { studyId, can } = study;
-  const [editing, setEditing] = useState<Expert | 'new' | null>(null);
   const { message } = App.useApp();
   const client = useQueryClient();
   const mayEdit = can(MANAGE);
   const refresh = () => client.invalidateQueries({ queryKey: queryKeys.expert.all() });
+  const [editing, setEditing, closeEditing] = useDialogRow<Expert | 'new'>(refresh);
   const remove = useMutation({
     mutationFn: (row: Expert) => expertApi.remove(studyId!, row.id),
     onSuccess: () => {
@@ -70,38 +71,24 @@ export default function ExpertPage() {
     <div className="page-card">
       <h2 className="page-title">{CONTENT_TEXT.expertTitle}</h2>
       <StudyPicker study={study} label={CONTENT_TEXT.study} placeholder={CONTENT_TEXT.studyPlaceholder} width={260} />
-      <TablePage<Expert, Filters>
-        // Another study starts from its first page, unfiltered.
-        key={studyId}
+      <PickedStudyTable<Expert, Filters>
+        studyId={studyId}
         name="expert-filter"
         rowKey="id"
         columns={columns}
-        {...(studyId === null
-          ? { rows: [] }
-          : {
-              queryKey: queryKeys.expert.list(studyId),
-              fetchPage: (query: Paging & Filters) => expertApi.list({ ...query, studyId }).then((res) => res.data),
-            })}
+        queryKey={(id) => queryKeys.expert.list(id)}
+        fetchPage={(query) => expertApi.list(query).then((res) => res.data)}
         toolbar={
-          <Button
-            type="primary"
-            icon={<PlusOutlined />}
-            disabled={!mayEdit || studyId === null}
+          <StudyAddButton
+            label={CONTENT_TEXT.expertAdd}
+            allowed={mayEdit}
+            studyId={studyId}
             onClick={() => setEditing('new')}
-          >
-            {CONTENT_TEXT.expertAdd}
-          </Button>
+          />
         }
       />
       {editing !== null && studyId !== null && (
-        <ExpertDialog
-          studyId={studyId}
-          expert={editing === 'new' ? null : editing}
-          onClose={(saved) => {
-            setEditing(null);
-            if (saved) void refresh();
-          }}
-        />
+        <ExpertDialog studyId={studyId} expert={editing === 'new' ? null : editing} onClose={closeEditing} />
       )}
     </div>
   );
@@ -109,32 +96,21 @@ export default function ExpertPage() {
 
 function ExpertDialog(props: { studyId: number; expert: Expert | null; onClose: (saved: boolean) => void }) {
   const { studyId, expert } = props;
-  const { message } = App.useApp();
   const [form] = Form.useForm<ExpertForm>();
-  const [photo, setPhoto] = useState<{ key: string; url: string } | null>(
+  const [photo, setPhoto] = useState<UploadedImage | null>(
     expert?.photoKey ? { key: expert.photoKey, url: expert.photoUrl! } : null,
   );
-  const save = useMutation({
-    mutationFn: async () => {
-      const values = await form.validateFields();
-      const body = { ...values, studyId, photoKey: photo?.key ?? null };
-      return expert ? expertApi.edit(expert.id, body) : expertApi.add(body);
-    },
-    onSuccess: () => {
-      void message.success(CONTENT_TEXT.saved);
-      props.onClose(true);
-    },
-  });
+  const save = async () => {
+    const values = await form.validateFields();
+    const body = { ...values, studyId, photoKey: photo?.key ?? null };
+    return expert ? expertApi.edit(expert.id, body) : expertApi.add(body);
+  };
   return (
-    <Modal
-      open
+    <ContentSaveDialog
       width={640}
       title={expert ? CONTENT_TEXT.expertEdit : CONTENT_TEXT.expertAdd}
-      okText={CONTENT_TEXT.confirm}
-      cancelText={CONTENT_TEXT.cancel}
-      confirmLoading={save.isPending}
-      onOk={() => save.mutate()}
-      onCancel={() => props.onClose(false)}
+      save={save}
+      onClose={props.onClose}
     >
       <Form<ExpertForm> form={form} layout="vertical" initialValues={expert ?? {}}>
         <Form.Item
@@ -144,23 +120,13 @@ function ExpertDialog(props: { studyId: number; expert: Expert | null; onClose: 
         >
           <Input maxLength={30} />
         </Form.Item>
-        <Form.Item label={CONTENT_TEXT.photo}>
-          <Space>
-            {photo && <img className="content-photo" src={photo.url} alt={CONTENT_TEXT.photo} />}
-            <Upload
-              accept="image/png,image/jpeg,image/gif,image/webp"
-              showUploadList={false}
-              beforeUpload={(file) => {
-                void knowledgeApi
-                  .uploadImage(studyId, file)
-                  .then((r) => setPhoto({ key: r.data.fileKey, url: r.data.url }));
-                return false;
-              }}
-            >
-              <Button icon={<UploadOutlined />}>{CONTENT_TEXT.upload}</Button>
-            </Upload>
-          </Space>
-        </Form.Item>
+        <ContentImageField
+          studyId={studyId}
+          label={CONTENT_TEXT.photo}
+          className="content-photo"
+          image={photo}
+          onChange={setPhoto}
+        />
         <Space size={16} wrap>
           <Form.Item name="title" label={CONTENT_TEXT.jobTitle}>
             <Input maxLength={30} style={{ width: 170 }} />
@@ -179,6 +145,6 @@ function ExpertDialog(props: { studyId: number; expert: Expert | null; onClose: 
           <Input.TextArea rows={4} maxLength={5000} />
         </Form.Item>
       </Form>
-    </Modal>
+    </ContentSaveDialog>
   );
 }

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { App, Button, Checkbox, Form, Input, Modal, Select, Space, Upload } from 'antd';
-import { UploadOutlined } from '@ant-design/icons';
+import { App, Button, Checkbox, Form, Input, Modal, Select, Space } from 'antd';
 import { knowledgeApi, type Article, type ArticleStatus } from '../../../api/content.api';
 import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
+import { ContentImageField, type UploadedImage } from '../components/content-dialogs';
 import { RichTextEditor } from './rich-text-editor';
 
 interface FormValues {
@@ -25,7 +25,7 @@ export function ArticleDialog(props: {
   const { studyId, article } = props;
   const { message } = App.useApp();
   const [form] = Form.useForm<FormValues>();
-  const [cover, setCover] = useState<{ key: string; url: string } | null>(
+  const [cover, setCover] = useState<UploadedImage | null>(
     article?.coverKey ? { key: article.coverKey, url: article.coverUrl! } : null,
   );
   const save = useMutation({
@@ -102,23 +102,13 @@ export function ArticleDialog(props: {
         <Form.Item name="summary" label={CONTENT_TEXT.summary}>
           <Input.TextArea rows={2} maxLength={200} />
         </Form.Item>
-        <Form.Item label={CONTENT_TEXT.cover}>
-          <Space>
-            {cover && <img className="content-cover" src={cover.url} alt={CONTENT_TEXT.cover} />}
-            <Upload
-              accept="image/png,image/jpeg,image/gif,image/webp"
-              showUploadList={false}
-              beforeUpload={(file) => {
-                void knowledgeApi
-                  .uploadImage(studyId, file)
-                  .then((r) => setCover({ key: r.data.fileKey, url: r.data.url }));
-                return false;
-              }}
-            >
-              <Button icon={<UploadOutlined />}>{CONTENT_TEXT.upload}</Button>
-            </Upload>
-          </Space>
-        </Form.Item>
+        <ContentImageField
+          studyId={studyId}
+          label={CONTENT_TEXT.cover}
+          className="content-cover"
+          image={cover}
+          onChange={setCover}
+        />
         <Form.Item
           name="content"
           label={CONTENT_TEXT.content}

@@ -1,13 +1,12 @@
-import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Tag } from 'antd';
-import { PlusOutlined } from '@ant-design/icons';
+import { App, Tag } from 'antd';
 import { hasPermission } from '@ecrf/core';
 import { knowledgeApi, type Article, type ArticleStatus } from '../../../api/content.api';
 import { queryKeys } from '../../../api/query-keys';
-import type { Paging } from '../../../components/paged-table';
-import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
+import { actionsColumn, type PageColumn } from '../../../components/table-page';
 import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
+import { PickedStudyTable, StudyAddButton } from '../components/picked-study-table';
+import { useDialogRow } from '../components/use-dialog-row';
 import { StudyPicker, usePickedStudy } from '../picked-study';
 import { STUDY_MANAGE } from '../study-access';
 import { ArticleDialog } from './article-dialog';
@@ -34,7 +33,6 @@ interface Filters {
 export default function KnowledgePage() {
   const study = usePickedStudy();
   const { studyId, can, permissions } = study;
-  const [editing, setEditing] = useState<Article | 'new' | null>(null);
   const { message } = App.useApp();
   const client = useQueryClient();
   const mayEdit = can(MANAGE);
@@ -45,6 +43,7 @@ export default function KnowledgePage() {
     queryFn: () => knowledgeApi.types().then((r) => r.data),
   });
   const refresh = () => client.invalidateQueries({ queryKey: queryKeys.knowledge.lists() });
+  const [editing, setEditing, closeEditing] = useDialogRow<Article | 'new'>(refresh);
   const remove = useMutation({
     mutationFn: (row: Article) => knowledgeApi.remove(studyId!, row.id),
     onSuccess: () => {
@@ -134,28 +133,21 @@ export default function KnowledgePage() {
     <div className="page-card">
       <h2 className="page-title">{CONTENT_TEXT.knowledgeTitle}</h2>
       <StudyPicker study={study} label={CONTENT_TEXT.study} placeholder={CONTENT_TEXT.studyPlaceholder} width={260} />
-      <TablePage<Article, Filters>
-        // Another study starts from its first page, unfiltered.
-        key={studyId}
+      <PickedStudyTable<Article, Filters>
+        studyId={studyId}
         name="knowledge-filter"
         rowKey="id"
         columns={columns}
         initialValues={{ typeId: '', status: '' }}
-        {...(studyId === null
-          ? { rows: [] }
-          : {
-              queryKey: queryKeys.knowledge.list(studyId),
-              fetchPage: (query: Paging & Filters) => knowledgeApi.list({ ...query, studyId }).then((res) => res.data),
-            })}
+        queryKey={(id) => queryKeys.knowledge.list(id)}
+        fetchPage={(query) => knowledgeApi.list(query).then((res) => res.data)}
         toolbar={
-          <Button
-            type="primary"
-            icon={<PlusOutlined />}
-            disabled={!mayEdit || studyId === null}
+          <StudyAddButton
+            label={CONTENT_TEXT.articleAdd}
+            allowed={mayEdit}
+            studyId={studyId}
             onClick={() => setEditing('new')}
-          >
-            {CONTENT_TEXT.articleAdd}
-          </Button>
+          />
         }
       />
       {editing !== null && studyId !== null && (
@@ -164,10 +156,7 @@ export default function KnowledgePage() {
           article={editing === 'new' ? null : editing}
           types={types.data ?? []}
           platformEditor={platformEditor}
-          onClose={(saved) => {
-            setEditing(null);
-            if (saved) void refresh();
-          }}
+          onClose={closeEditing}
         />
       )}
     </div>

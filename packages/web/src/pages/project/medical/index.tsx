@@ -1,12 +1,14 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { App, Button, Space, Tag } from 'antd';
-import { LinkOutlined, PlusOutlined } from '@ant-design/icons';
+import { LinkOutlined } from '@ant-design/icons';
 import { medicalApi, type MedicalFile, type MedicalRecord } from '../../../api/content.api';
 import { queryKeys } from '../../../api/query-keys';
-import type { Paging } from '../../../components/paged-table';
-import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
+import { actionsColumn, type PageColumn } from '../../../components/table-page';
 import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
+import { saveBlob } from '../../../utils/download';
+import { PickedStudyTable, StudyAddButton } from '../components/picked-study-table';
+import { useDialogRow } from '../components/use-dialog-row';
 import { StudyPicker, usePickedStudy } from '../picked-study';
 import { LinkDialog, MedicalDialog, ReasonDialog } from './medical-dialogs';
 import '../knowledge/content.css';
@@ -26,22 +28,17 @@ interface Filters {
 export default function MedicalPage() {
   const study = usePickedStudy();
   const { studyId, can } = study;
-  const [editing, setEditing] = useState<MedicalRecord | 'new' | null>(null);
-  const [linking, setLinking] = useState<MedicalRecord | null>(null);
   const [removing, setRemoving] = useState<MedicalRecord | null>(null);
   const { message } = App.useApp();
   const client = useQueryClient();
   const mayView = can(VIEW);
   const mayEdit = can(EDIT);
   const refresh = () => client.invalidateQueries({ queryKey: queryKeys.medical.lists() });
+  const [editing, setEditing, closeEditing] = useDialogRow<MedicalRecord | 'new'>(refresh);
+  const [linking, setLinking, closeLinking] = useDialogRow<MedicalRecord>(refresh);
   const openFile = async (row: MedicalRecord, file: MedicalFile) => {
     const res = await medicalApi.file(studyId!, row.id, file.fileKey);
-    const url = URL.createObjectURL(res.data);
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = file.fileName;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    saveBlob(res.data, file.fileName);
   };
 
   const columns: PageColumn<MedicalRecord>[] = [
@@ -95,50 +92,28 @@ export default function MedicalPage() {
     <div className="page-card">
       <h2 className="page-title">{CONTENT_TEXT.medicalTitle}</h2>
       <StudyPicker study={study} label={CONTENT_TEXT.study} placeholder={CONTENT_TEXT.studyPlaceholder} width={260} />
-      <TablePage<MedicalRecord, Filters>
-        // Another study starts from its first page, unfiltered.
-        key={studyId}
+      <PickedStudyTable<MedicalRecord, Filters>
+        studyId={studyId}
+        // Without 查看病历资料 the list is not asked for.
+        readable={mayView}
         name="medical-filter"
         rowKey="id"
         columns={columns}
-        // Without 查看病历资料 the list is not asked for.
-        {...(studyId === null || !mayView
-          ? { rows: [] }
-          : {
-              queryKey: queryKeys.medical.list(studyId),
-              fetchPage: (query: Paging & Filters) => medicalApi.list({ ...query, studyId }).then((res) => res.data),
-            })}
+        queryKey={(id) => queryKeys.medical.list(id)}
+        fetchPage={(query) => medicalApi.list(query).then((res) => res.data)}
         toolbar={
-          <Button
-            type="primary"
-            icon={<PlusOutlined />}
-            disabled={!mayEdit || studyId === null}
+          <StudyAddButton
+            label={CONTENT_TEXT.medicalAdd}
+            allowed={mayEdit}
+            studyId={studyId}
             onClick={() => setEditing('new')}
-          >
-            {CONTENT_TEXT.medicalAdd}
-          </Button>
+          />
         }
       />
       {editing !== null && studyId !== null && (
-        <MedicalDialog
-          studyId={studyId}
-          record={editing === 'new' ? null : editing}
-          onClose={(saved) => {
-            setEditing(null);
-            if (saved) void refresh();
-          }}
-        />
+        <MedicalDialog studyId={studyId} record={editing === 'new' ? null : editing} onClose={closeEditing} />
       )}
-      {linking !== null && studyId !== null && (
-        <LinkDialog
-          studyId={studyId}
-          record={linking}
-          onClose={(saved) => {
-            setLinking(null);
-            if (saved) void refresh();
-          }}
-        />
-      )}
+      {linking !== null && studyId !== null && <LinkDialog studyId={studyId} record={linking} onClose={closeLinking} />}
       {removing !== null && studyId !== null && (
         <ReasonDialog
           title={`${CONTENT_TEXT.remove}：${removing.title}`}

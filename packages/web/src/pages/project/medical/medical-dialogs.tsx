@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { App, Button, DatePicker, Form, Input, Modal, Select, Space, Upload } from 'antd';
+import { useQuery } from '@tanstack/react-query';
+import { Button, DatePicker, Form, Input, Modal, Select, Space, Upload } from 'antd';
 import { UploadOutlined } from '@ant-design/icons';
 import dayjs, { type Dayjs } from 'dayjs';
 import { medicalApi, type MedicalFile, type MedicalRecord } from '../../../api/content.api';
@@ -8,6 +8,7 @@ import { crfRecordApi } from '../../../api/crf.api';
 import { queryKeys } from '../../../api/query-keys';
 import { subjectRecordApi } from '../../../api/subject.api';
 import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
+import { ContentSaveDialog } from '../components/content-dialogs';
 
 interface MedicalForm {
   subjectId: number;
@@ -65,7 +66,6 @@ export function MedicalDialog(props: {
   onClose: (saved: boolean) => void;
 }) {
   const { studyId, record } = props;
-  const { message } = App.useApp();
   const [form] = Form.useForm<MedicalForm>();
   const [files, setFiles] = useState<MedicalFile[]>(record?.files ?? []);
   const [patientSearch, setPatientSearch] = useState('');
@@ -77,36 +77,26 @@ export function MedicalDialog(props: {
         .list({ studyId, pageNum: 1, pageSize: 20, ...(patientSearch && { identificationCode: patientSearch }) })
         .then((r) => r.data.list),
   });
-  const save = useMutation({
-    mutationFn: async () => {
-      const v = await form.validateFields();
-      const body = {
-        studyId,
-        subjectId: record?.subjectId ?? v.subjectId,
-        title: v.title,
-        category: v.category,
-        visitDate: v.visitDate ? v.visitDate.format('YYYY-MM-DD') : null,
-        hospital: v.hospital ?? null,
-        note: v.note ?? null,
-        files,
-      };
-      return record ? medicalApi.edit(record.id, { ...body, reason: v.reason!.trim() }) : medicalApi.add(body);
-    },
-    onSuccess: () => {
-      void message.success(CONTENT_TEXT.saved);
-      props.onClose(true);
-    },
-  });
+  const save = async () => {
+    const v = await form.validateFields();
+    const body = {
+      studyId,
+      subjectId: record?.subjectId ?? v.subjectId,
+      title: v.title,
+      category: v.category,
+      visitDate: v.visitDate ? v.visitDate.format('YYYY-MM-DD') : null,
+      hospital: v.hospital ?? null,
+      note: v.note ?? null,
+      files,
+    };
+    return record ? medicalApi.edit(record.id, { ...body, reason: v.reason!.trim() }) : medicalApi.add(body);
+  };
   return (
-    <Modal
-      open
+    <ContentSaveDialog
       width={680}
       title={record ? CONTENT_TEXT.medicalEdit : CONTENT_TEXT.medicalAdd}
-      okText={CONTENT_TEXT.confirm}
-      cancelText={CONTENT_TEXT.cancel}
-      confirmLoading={save.isPending}
-      onOk={() => save.mutate()}
-      onCancel={() => props.onClose(false)}
+      save={save}
+      onClose={props.onClose}
     >
       <Form<MedicalForm>
         form={form}
@@ -196,35 +186,24 @@ export function MedicalDialog(props: {
           </Form.Item>
         )}
       </Form>
-    </Modal>
+    </ContentSaveDialog>
   );
 }
 
 /** 关联表单记录: the patient's CRF record the medical record is the source document of (none unlinks). */
 export function LinkDialog(props: { studyId: number; record: MedicalRecord; onClose: (saved: boolean) => void }) {
   const { studyId, record } = props;
-  const { message } = App.useApp();
   const [chosen, setChosen] = useState<number | null>(record.crfDataRecordId);
   const records = useQuery({
     queryKey: queryKeys.medical.linkable(studyId, record.subjectId),
     queryFn: () => medicalApi.linkable(studyId, record.subjectId).then((r) => r.data),
   });
-  const save = useMutation({
-    mutationFn: () => medicalApi.linkCrf({ studyId, id: record.id, crfDataRecordId: chosen }),
-    onSuccess: () => {
-      void message.success(CONTENT_TEXT.linkedOk);
-      props.onClose(true);
-    },
-  });
   return (
-    <Modal
-      open
+    <ContentSaveDialog
       title={`${CONTENT_TEXT.linkTitle}：${record.title}`}
-      okText={CONTENT_TEXT.confirm}
-      cancelText={CONTENT_TEXT.cancel}
-      confirmLoading={save.isPending}
-      onOk={() => save.mutate()}
-      onCancel={() => props.onClose(false)}
+      save={() => medicalApi.linkCrf({ studyId, id: record.id, crfDataRecordId: chosen })}
+      savedText={CONTENT_TEXT.linkedOk}
+      onClose={props.onClose}
     >
       <Form layout="vertical">
         <Form.Item label={CONTENT_TEXT.crfRecord}>
@@ -242,6 +221,6 @@ export function LinkDialog(props: { studyId: number; record: MedicalRecord; onCl
           />
         </Form.Item>
       </Form>
-    </Modal>
+    </ContentSaveDialog>
   );
 }

@@ -4,11 +4,11 @@ import { App, Button, Modal, Tag, Typography } from 'antd';
 import { buttonKey } from '@ecrf/core';
 import { queryKeys } from '../../../api/query-keys';
 import { messageUrl, wechatApi, type BindCode, type WxUserRow } from '../../../api/wechat.api';
-import type { Paging } from '../../../components/paged-table';
-import { actionsColumn, TablePage, type PageColumn } from '../../../components/table-page';
+import { actionsColumn, type PageColumn } from '../../../components/table-page';
 import { WECHAT_TEXT } from '../../../locales/wechat.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { QrImage } from '../../crf/components/qr-image';
+import { PickedStudyTable } from '../components/picked-study-table';
 import { StudyPicker, usePickedStudy } from '../picked-study';
 import '../wechat/wechat.css';
 
@@ -96,20 +96,14 @@ export default function WxUserPage() {
     <div className="page-card">
       <h2 className="page-title">{WECHAT_TEXT.wxuserTitle}</h2>
       <StudyPicker study={study} label={WECHAT_TEXT.study} placeholder={WECHAT_TEXT.studyPlaceholder} />
-      <TablePage<WxUserRow, Filters>
-        // Another study starts from its first page, unfiltered.
-        key={chosen}
+      <PickedStudyTable<WxUserRow, Filters>
+        studyId={chosen}
         name="wxuser-filter"
         rowKey="subjectId"
         columns={columns}
         initialValues={{ bound: '' }}
-        {...(chosen === null
-          ? { rows: [] }
-          : {
-              queryKey: queryKeys.wechat.users(chosen),
-              fetchPage: (query: Paging & Filters) =>
-                wechatApi.users({ ...query, studyId: chosen }).then((res) => res.data),
-            })}
+        queryKey={(id) => queryKeys.wechat.users(id)}
+        fetchPage={(query) => wechatApi.users(query).then((res) => res.data)}
       />
       <Modal
         open={issued !== null}
