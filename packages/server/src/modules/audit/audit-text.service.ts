@@ -20,7 +20,7 @@ import {
   subjectRecords,
   subjects,
 } from '../../db/schema/index.js';
-import { definitionsOf, nodesOf, versionKey } from '../crf-data/crf-definitions.js';
+import { definitionsOf, nodesOf, versionKey } from '../study/crf-definitions.js';
 import { storedFileOf, type StoredFileRef } from '../files/stored-value.js';
 
 /** An audit row as the trail reads it from the table. */

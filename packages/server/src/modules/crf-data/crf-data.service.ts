@@ -29,7 +29,7 @@ import { activeDoubtsOf } from '../doubt/doubt.service.js';
 import { audit } from '../audit/audit.service.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { assertWritable } from '../locks/lock-gate.js';
-import { definitionOf, nodesOf } from './crf-definitions.js';
+import { definitionOf, nodesOf } from '../study/crf-definitions.js';
 import { FORM_SDV_KEY, issueOut } from './form-rules.js';
 import { crfOfStudy, liveRecord, RequestAlreadyApplied, saveForm, type SaveInput } from './form-write.js';
 import { otherFormValues, prefillFromPatient } from './linked-values.service.js';

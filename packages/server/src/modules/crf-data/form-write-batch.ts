@@ -8,7 +8,7 @@ import type { DomainEvent, RecordedEvent } from '../../shared/domain-events.js';
 import { chainedContent, type AuditEntry } from '../audit/audit.service.js';
 import { appendChained } from '../audit/audit-chain.js';
 import { lockRefusals } from '../locks/lock-gate.js';
-import { definitionsOf, versionKey } from './crf-definitions.js';
+import { definitionsOf, versionKey } from '../study/crf-definitions.js';
 import {
   judgeSave,
   saveAuditEntries,

@@ -22,7 +22,7 @@ import { SYSTEM_QUERIES } from '../doubt/system-queries.subscriber.js';
 import { linkFollowForm } from '../follow/follow-forms.js';
 import { assertWritable } from '../locks/lock-gate.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
-import { definitionOf } from './crf-definitions.js';
+import { definitionOf } from '../study/crf-definitions.js';
 import {
   judgeSave,
   saveAuditEntries,

@@ -12,7 +12,7 @@ import { crfs } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
-import { definitionsOf, versionKey } from './crf-definitions.js';
+import { definitionsOf, versionKey } from '../study/crf-definitions.js';
 
 /**
  * The server's side of core's identifier items (crf/identifier-items.ts): which items of a form are identifiers

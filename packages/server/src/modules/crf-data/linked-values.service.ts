@@ -10,7 +10,7 @@ import {
 } from '@ecrf/core';
 import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfs } from '../../db/schema/index.js';
-import { definitionsOf, versionKey } from './crf-definitions.js';
+import { definitionsOf, versionKey } from '../study/crf-definitions.js';
 
 /** Values of the patient's other forms, by form title, as `EvaluationContext.forms` takes them. */
 export type OtherFormValues = Record<string, Record<string, unknown>>;

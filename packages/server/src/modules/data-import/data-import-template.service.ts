@@ -13,7 +13,7 @@ import {
 import type { AppContext } from '../../app-context.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { can } from '../crf-data/crf-data.service.js';
-import { definitionOf } from '../crf-data/crf-definitions.js';
+import { definitionOf } from '../study/crf-definitions.js';
 import { sheetNamesOf, studyForms } from './data-import.service.js';
 
 function typeText(column: ImportColumn): string {

@@ -34,7 +34,7 @@ import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfStageCrfs, crfs, subjectRecords, subjects } from '../../db/schema/index.js';
 import { seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { can } from '../crf-data/crf-data.service.js';
-import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
+import { definitionOf, nodesOf } from '../study/crf-definitions.js';
 import { otherFormValuesOf, type OtherFormValues } from '../crf-data/linked-values.service.js';
 import { formIdentifiers } from '../crf-data/identifier-values.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';

@@ -15,7 +15,7 @@ import type { CurrentUser } from '../../shared/current-user.js';
 import { seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { can } from '../crf-data/crf-data.service.js';
 import { saveForm } from '../crf-data/form-write.js';
-import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
+import { definitionOf, nodesOf } from '../study/crf-definitions.js';
 import { receiveFile, recordFile, storageKeyOf } from '../files/file.service.js';
 import { fetchAllowed, IMAGE_URL_MAX_BYTES, judgeUrl, UrlRefused, type UrlTarget } from './image-url.js';
 

@@ -18,7 +18,7 @@ import {
   sideValuesOverTime,
   type FileLink,
 } from '../audit/audit-text.service.js';
-import { definitionsOf, nodesOf, versionKey } from '../crf-data/crf-definitions.js';
+import { definitionsOf, nodesOf, versionKey } from '../study/crf-definitions.js';
 
 /** What a query names: its form, record, item (or a row's cell) and when it was raised. */
 export interface DoubtFacts {

@@ -4,7 +4,7 @@ import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
 import { crfDataRecords, studies, subjectRecords, subjects } from '../../db/schema/index.js';
 import type { DomainEvent } from '../../shared/domain-events.js';
-import { definitionOf } from '../crf-data/crf-definitions.js';
+import { definitionOf } from '../study/crf-definitions.js';
 import { otherFormValues } from '../crf-data/linked-values.service.js';
 import { DOUBT_TYPE, OPTION } from './doubt.service.js';
 import { syncSystemQueries, systemFindings } from './system-queries.service.js';

@@ -19,7 +19,7 @@ import { crfDataRecords, doubts, signatures, studyDiseases, subjectRecords, subj
 import { inCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { studyFormLayout } from '../../shared/study-forms.js';
-import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
+import { definitionsOf, versionKey } from '../study/crf-definitions.js';
 
 /** Patients read per statement: a batch and its records are all the export holds in memory at once. */
 export const PATIENT_BATCH = 500;

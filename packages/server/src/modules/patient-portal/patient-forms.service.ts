@@ -13,7 +13,7 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import { actorOf } from '../audit/audit.service.js';
-import { definitionOf } from '../crf-data/crf-definitions.js';
+import { definitionOf } from '../study/crf-definitions.js';
 import { isRepeatable } from '../crf-data/crf-data.service.js';
 import { saveForm, type FormWriter } from '../crf-data/form-write.js';
 import { otherFormValues } from '../crf-data/linked-values.service.js';

@@ -19,7 +19,7 @@ import { crfDataRecords, crfVersions, crfs, printTemplates } from '../../db/sche
 import { AppError } from '../../shared/app-error.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
-import { nodesOf } from '../crf-data/crf-definitions.js';
+import { nodesOf } from '../study/crf-definitions.js';
 import { formIdentifiers, valuesFor } from '../crf-data/identifier-values.js';
 import { getSubjectByRecord } from '../subjects/subject.service.js';
 

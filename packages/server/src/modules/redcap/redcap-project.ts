@@ -6,7 +6,7 @@ import { exportRedcapDictionary, type RedcapFieldSource, type RedcapFormSource }
 import type { AppContext } from '../../app-context.js';
 import { crfStageCrfs, crfStages, crfs, studies } from '../../db/schema/index.js';
 import { can } from '../crf-data/crf-data.service.js';
-import { definitionOf, nodesOf } from '../crf-data/crf-definitions.js';
+import { definitionOf, nodesOf } from '../study/crf-definitions.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 import { ApiRefusal, type ApiCaller } from './api-token.service.js';
 

@@ -3,7 +3,7 @@ import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import { changedItemNames, choicesOf, readChoiceList } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { crfDataRecords, subjectRecords, subjects } from '../../db/schema/index.js';
-import { nodesOf } from '../crf-data/crf-definitions.js';
+import { nodesOf } from '../study/crf-definitions.js';
 import { seesSite } from '../../shared/study-access.js';
 import { ApiRefusal, type ApiCaller } from './api-token.service.js';
 import {

@@ -26,7 +26,7 @@ import type { AppContext } from '../../app-context.js';
 import { studyDiseases } from '../../db/schema/index.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { studyFormLayout } from '../../shared/study-forms.js';
-import { definitionsOf, versionKey } from '../crf-data/crf-definitions.js';
+import { definitionsOf, versionKey } from '../study/crf-definitions.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
 /** Several records of a repeatable form in one result cell, in record order. */
