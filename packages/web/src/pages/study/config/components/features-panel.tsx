@@ -1,7 +1,6 @@
-import { useEffect, useMemo } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Form, Input, InputNumber, Radio, Select, Space, Spin, Switch, Typography } from 'antd';
-import { MSG } from '@ecrf/core';
+import { useEffect, useMemo, type ReactNode } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Form, Input, InputNumber, Radio, Select, Space, Spin, Switch, Typography, type FormInstance } from 'antd';
 import {
   crfApi,
   studyApi,
@@ -11,6 +10,7 @@ import {
   type Study,
 } from '../../../../api/study.api';
 import { AuthButton, AuthSwitch, useAccess } from '../../../../components/permission';
+import { useListMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { STUDY_CONFIG_TEXT } from '../../../../locales/study-config.zh-CN';
 import { STUDY_CODE_PATTERN } from '../../components/study-status-tag';
@@ -20,21 +20,56 @@ import { queryKeys } from '../../../../api/query-keys';
 
 const PERM = 'study:config';
 
+/**
+ * The form of a setting below its section title: labels 110 wide, at most 720 across, and 保存 under the fields for
+ * those with 项目配置; the spinner covers it while the stored setting loads.
+ */
+function SettingsForm<V>({
+  form,
+  name,
+  loading,
+  saving,
+  onSave,
+  children,
+}: {
+  form: FormInstance<V>;
+  /** The form's name: its fields' ids start with it. */
+  name: string;
+  loading: boolean;
+  saving: boolean;
+  onSave: (values: V) => void;
+  children: ReactNode;
+}) {
+  return (
+    <Spin spinning={loading}>
+      <Form
+        form={form}
+        name={name}
+        labelCol={{ flex: '110px' }}
+        wrapperCol={{ flex: 1 }}
+        style={{ maxWidth: 720 }}
+        onFinish={onSave}
+      >
+        {children}
+        <Form.Item label=" " colon={false}>
+          <AuthButton code={PERM} type="primary" htmlType="submit" loading={saving}>
+            {COMMON_TEXT.save}
+          </AuthButton>
+        </Form.Item>
+      </Form>
+    </Spin>
+  );
+}
+
 /** 质疑功能: whether staff may raise data queries in this study (doubt '1'). */
 function DoubtSwitch({ study }: { study: Study }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const doubt = useQuery({
     queryKey: queryKeys.studyConfig.doubt(study.id),
     queryFn: () => studyApi.getDoubt(study.id).then((res) => res.data),
   });
-  const save = useMutation({
+  const save = useListMutation({
     mutationFn: (on: boolean) => studyApi.setDoubt(study.id, on ? '1' : '0'),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.studyConfig.doubt(study.id) });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
-    },
+    invalidate: [queryKeys.studyConfig.doubt(study.id), queryKeys.study.all()],
   });
   const on = String(doubt.data ?? study.doubt) === '1';
   return (
@@ -52,8 +87,6 @@ function DoubtSwitch({ study }: { study: Study }) {
 
 /** 电子签名: whether forms are signed, and the statement the signer confirms. */
 function SignSection({ study }: { study: Study }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<SignConfig>();
   const enabled = Form.useWatch('enabled', form);
   const sign = useQuery({
@@ -66,44 +99,32 @@ function SignSection({ study }: { study: Study }) {
     if (value) form.setFieldsValue({ enabled: value.enabled, meaning: value.meaning ?? '' });
   }, [sign.data, study.signConfig, form]);
 
-  const save = useMutation({
+  const save = useListMutation({
     mutationFn: (values: SignConfig) =>
       studyApi.update({ id: study.id, signConfig: { enabled: values.enabled, meaning: values.meaning?.trim() ?? '' } }),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.studyConfig.sign(study.id) });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
-    },
+    invalidate: [queryKeys.studyConfig.sign(study.id), queryKeys.study.all()],
   });
 
   return (
     <Section title={STUDY_CONFIG_TEXT.sign}>
-      <Spin spinning={sign.isLoading}>
-        <Form
-          form={form}
-          name="study-sign"
-          labelCol={{ flex: '110px' }}
-          wrapperCol={{ flex: 1 }}
-          style={{ maxWidth: 720 }}
-          onFinish={(values) => save.mutate(values)}
+      <SettingsForm
+        form={form}
+        name="study-sign"
+        loading={sign.isLoading}
+        saving={save.isPending}
+        onSave={(values) => save.mutate(values)}
+      >
+        <Form.Item label={STUDY_CONFIG_TEXT.signEnabled} name="enabled" valuePropName="checked">
+          <Switch aria-label={STUDY_CONFIG_TEXT.signEnabled} />
+        </Form.Item>
+        <Form.Item
+          label={STUDY_CONFIG_TEXT.signMeaning}
+          name="meaning"
+          rules={[{ required: Boolean(enabled), whitespace: true, message: STUDY_CONFIG_TEXT.signMeaningRequired }]}
         >
-          <Form.Item label={STUDY_CONFIG_TEXT.signEnabled} name="enabled" valuePropName="checked">
-            <Switch aria-label={STUDY_CONFIG_TEXT.signEnabled} />
-          </Form.Item>
-          <Form.Item
-            label={STUDY_CONFIG_TEXT.signMeaning}
-            name="meaning"
-            rules={[{ required: Boolean(enabled), whitespace: true, message: STUDY_CONFIG_TEXT.signMeaningRequired }]}
-          >
-            <Input.TextArea rows={2} maxLength={200} showCount placeholder={STUDY_CONFIG_TEXT.signMeaningPlaceholder} />
-          </Form.Item>
-          <Form.Item label=" " colon={false}>
-            <AuthButton code={PERM} type="primary" htmlType="submit" loading={save.isPending}>
-              {COMMON_TEXT.save}
-            </AuthButton>
-          </Form.Item>
-        </Form>
-      </Spin>
+          <Input.TextArea rows={2} maxLength={200} showCount placeholder={STUDY_CONFIG_TEXT.signMeaningPlaceholder} />
+        </Form.Item>
+      </SettingsForm>
     </Section>
   );
 }
@@ -114,8 +135,6 @@ interface SerialFields extends SerialNumberPattern {
 
 /** 自动编号: subject codes made by the server from a prefix and a running number (v2 calls). */
 function SerialNumberSection({ study }: { study: Study }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<SerialFields>();
   const enabled = Form.useWatch('enabled', form);
   const serial = useQuery({
@@ -134,7 +153,7 @@ function SerialNumberSection({ study }: { study: Study }) {
     });
   }, [serial.data, form]);
 
-  const save = useMutation({
+  const save = useListMutation({
     mutationFn: (values: SerialFields) =>
       values.enabled
         ? studyApi.enableSerialNumber({
@@ -144,72 +163,58 @@ function SerialNumberSection({ study }: { study: Study }) {
             scope: values.scope,
           })
         : studyApi.closeSerialNumber(study.id),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.studyConfig.serial(study.id) });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
-    },
+    invalidate: [queryKeys.studyConfig.serial(study.id), queryKeys.study.all()],
   });
 
   return (
     <Section title={STUDY_CONFIG_TEXT.serial} hint={STUDY_CONFIG_TEXT.serialHint}>
-      <Spin spinning={serial.isLoading}>
-        <Form
-          form={form}
-          name="study-serial"
-          labelCol={{ flex: '110px' }}
-          wrapperCol={{ flex: 1 }}
-          style={{ maxWidth: 720 }}
-          onFinish={(values) => save.mutate(values)}
+      <SettingsForm
+        form={form}
+        name="study-serial"
+        loading={serial.isLoading}
+        saving={save.isPending}
+        onSave={(values) => save.mutate(values)}
+      >
+        <Form.Item label={STUDY_CONFIG_TEXT.serialEnabled} name="enabled" valuePropName="checked">
+          <Switch aria-label={STUDY_CONFIG_TEXT.serialEnabled} />
+        </Form.Item>
+        <Form.Item
+          label={STUDY_CONFIG_TEXT.prefix}
+          name="prefix"
+          rules={[{ pattern: STUDY_CODE_PATTERN, message: STUDY_CONFIG_TEXT.prefixPattern }]}
         >
-          <Form.Item label={STUDY_CONFIG_TEXT.serialEnabled} name="enabled" valuePropName="checked">
-            <Switch aria-label={STUDY_CONFIG_TEXT.serialEnabled} />
+          <Input maxLength={20} disabled={!enabled} style={{ width: 200 }} placeholder="BJ-" />
+        </Form.Item>
+        <Form.Item
+          label={STUDY_CONFIG_TEXT.digits}
+          name="digits"
+          rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.digitsRequired }]}
+        >
+          <InputNumber min={1} max={10} precision={0} disabled={!enabled} style={{ width: 120 }} />
+        </Form.Item>
+        <Form.Item label={STUDY_CONFIG_TEXT.scope} name="scope">
+          <Radio.Group
+            disabled={!enabled}
+            options={[
+              { value: 'study', label: STUDY_CONFIG_TEXT.scopeStudy },
+              { value: 'site', label: STUDY_CONFIG_TEXT.scopeSite },
+            ]}
+          />
+        </Form.Item>
+        {serial.data?.enableSerialNumber && serial.data.preview && (
+          <Form.Item label={STUDY_CONFIG_TEXT.preview}>
+            <Typography.Text code aria-label={STUDY_CONFIG_TEXT.preview}>
+              {serial.data.preview}
+            </Typography.Text>
           </Form.Item>
-          <Form.Item
-            label={STUDY_CONFIG_TEXT.prefix}
-            name="prefix"
-            rules={[{ pattern: STUDY_CODE_PATTERN, message: STUDY_CONFIG_TEXT.prefixPattern }]}
-          >
-            <Input maxLength={20} disabled={!enabled} style={{ width: 200 }} placeholder="BJ-" />
-          </Form.Item>
-          <Form.Item
-            label={STUDY_CONFIG_TEXT.digits}
-            name="digits"
-            rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.digitsRequired }]}
-          >
-            <InputNumber min={1} max={10} precision={0} disabled={!enabled} style={{ width: 120 }} />
-          </Form.Item>
-          <Form.Item label={STUDY_CONFIG_TEXT.scope} name="scope">
-            <Radio.Group
-              disabled={!enabled}
-              options={[
-                { value: 'study', label: STUDY_CONFIG_TEXT.scopeStudy },
-                { value: 'site', label: STUDY_CONFIG_TEXT.scopeSite },
-              ]}
-            />
-          </Form.Item>
-          {serial.data?.enableSerialNumber && serial.data.preview && (
-            <Form.Item label={STUDY_CONFIG_TEXT.preview}>
-              <Typography.Text code aria-label={STUDY_CONFIG_TEXT.preview}>
-                {serial.data.preview}
-              </Typography.Text>
-            </Form.Item>
-          )}
-          <Form.Item label=" " colon={false}>
-            <AuthButton code={PERM} type="primary" htmlType="submit" loading={save.isPending}>
-              {COMMON_TEXT.save}
-            </AuthButton>
-          </Form.Item>
-        </Form>
-      </Spin>
+        )}
+      </SettingsForm>
     </Section>
   );
 }
 
 /** 随访触发: a follow-up planned a number of days after a date item of a form (v1 call). */
 function FollowTriggerSection({ study }: { study: Study }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const { can } = useAccess();
   const [form] = Form.useForm<FollowTrigger>();
   const enabled = Form.useWatch('enabled', form);
@@ -235,7 +240,7 @@ function FollowTriggerSection({ study }: { study: Study }) {
     form.setFieldsValue({ enabled: on, crfId: crf ?? null, itemName: itemName ?? null, offsetDays: offsetDays ?? 0 });
   }, [trigger.data, form]);
 
-  const save = useMutation({
+  const save = useListMutation({
     mutationFn: (values: FollowTrigger) =>
       studyApi.saveFollowTrigger({
         studyId: study.id,
@@ -244,77 +249,66 @@ function FollowTriggerSection({ study }: { study: Study }) {
         itemName: values.itemName ?? null,
         offsetDays: values.offsetDays ?? 0,
       }),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.studyConfig.follow(study.id) });
-    },
+    invalidate: [queryKeys.studyConfig.follow(study.id)],
   });
 
   return (
     <Section title={STUDY_CONFIG_TEXT.follow} hint={STUDY_CONFIG_TEXT.followHint}>
-      <Spin spinning={trigger.isLoading}>
-        <Form
-          form={form}
-          name="study-follow"
-          labelCol={{ flex: '110px' }}
-          wrapperCol={{ flex: 1 }}
-          style={{ maxWidth: 720 }}
-          onFinish={(values) => save.mutate(values)}
+      <SettingsForm
+        form={form}
+        name="study-follow"
+        loading={trigger.isLoading}
+        saving={save.isPending}
+        onSave={(values) => save.mutate(values)}
+      >
+        <Form.Item label={STUDY_CONFIG_TEXT.followEnabled} name="enabled" valuePropName="checked">
+          <Switch aria-label={STUDY_CONFIG_TEXT.followEnabled} disabled={!can(PERM)} />
+        </Form.Item>
+        <Form.Item
+          label={STUDY_CONFIG_TEXT.followCrf}
+          name="crfId"
+          rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.followCrfRequired }]}
         >
-          <Form.Item label={STUDY_CONFIG_TEXT.followEnabled} name="enabled" valuePropName="checked">
-            <Switch aria-label={STUDY_CONFIG_TEXT.followEnabled} disabled={!can(PERM)} />
-          </Form.Item>
-          <Form.Item
-            label={STUDY_CONFIG_TEXT.followCrf}
-            name="crfId"
-            rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.followCrfRequired }]}
-          >
-            <Select
-              allowClear
-              disabled={!enabled}
-              loading={crfs.isLoading}
-              style={{ width: 320 }}
-              placeholder={COMMON_TEXT.selectPlaceholder}
-              options={(crfs.data ?? []).map((crf) => ({ value: crf.id, label: crf.title }))}
-              onChange={() => form.setFieldValue('itemName', null)}
-            />
-          </Form.Item>
-          <Form.Item
-            label={STUDY_CONFIG_TEXT.followItem}
-            name="itemName"
-            rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.followItemRequired }]}
-          >
-            <Select
-              allowClear
-              disabled={!enabled || typeof crfId !== 'number'}
-              loading={detail.isLoading && typeof crfId === 'number'}
-              style={{ width: 320 }}
-              placeholder={COMMON_TEXT.selectPlaceholder}
-              options={items.map((item) => ({ value: item.name, label: `${item.title}（${item.name}）` }))}
-            />
-          </Form.Item>
-          <Form.Item label={STUDY_CONFIG_TEXT.offsetDays}>
-            <Space>
-              <Form.Item name="offsetDays" noStyle>
-                <InputNumber
-                  min={0}
-                  max={3650}
-                  precision={0}
-                  disabled={!enabled}
-                  style={{ width: 120 }}
-                  aria-label={STUDY_CONFIG_TEXT.offsetDays}
-                />
-              </Form.Item>
-              <span>{STUDY_CONFIG_TEXT.days}</span>
-            </Space>
-          </Form.Item>
-          <Form.Item label=" " colon={false}>
-            <AuthButton code={PERM} type="primary" htmlType="submit" loading={save.isPending}>
-              {COMMON_TEXT.save}
-            </AuthButton>
-          </Form.Item>
-        </Form>
-      </Spin>
+          <Select
+            allowClear
+            disabled={!enabled}
+            loading={crfs.isLoading}
+            style={{ width: 320 }}
+            placeholder={COMMON_TEXT.selectPlaceholder}
+            options={(crfs.data ?? []).map((crf) => ({ value: crf.id, label: crf.title }))}
+            onChange={() => form.setFieldValue('itemName', null)}
+          />
+        </Form.Item>
+        <Form.Item
+          label={STUDY_CONFIG_TEXT.followItem}
+          name="itemName"
+          rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.followItemRequired }]}
+        >
+          <Select
+            allowClear
+            disabled={!enabled || typeof crfId !== 'number'}
+            loading={detail.isLoading && typeof crfId === 'number'}
+            style={{ width: 320 }}
+            placeholder={COMMON_TEXT.selectPlaceholder}
+            options={items.map((item) => ({ value: item.name, label: `${item.title}（${item.name}）` }))}
+          />
+        </Form.Item>
+        <Form.Item label={STUDY_CONFIG_TEXT.offsetDays}>
+          <Space>
+            <Form.Item name="offsetDays" noStyle>
+              <InputNumber
+                min={0}
+                max={3650}
+                precision={0}
+                disabled={!enabled}
+                style={{ width: 120 }}
+                aria-label={STUDY_CONFIG_TEXT.offsetDays}
+              />
+            </Form.Item>
+            <span>{STUDY_CONFIG_TEXT.days}</span>
+          </Space>
+        </Form.Item>
+      </SettingsForm>
     </Section>
   );
 }
