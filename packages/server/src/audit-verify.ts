@@ -5,22 +5,13 @@
  * a lock point that does not hold, or a change to patient data recorded while the study was locked.
  * The embedded database can be checked only while the server is stopped (the API answers while it runs).
  */
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfigOrExit } from './config.js';
 import { openDatabase } from './db/client.js';
 import { chainReportText, verifyAuditChains } from './modules/audit/audit-chain.js';
 import { lockPoints, lockPointsOk, lockPointsText } from './modules/locks/lock-points.js';
 
 async function main() {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const database = await openDatabase(config);
   try {
     const report = await verifyAuditChains(database.db);

@@ -241,3 +241,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     captchaRateLimitPerMinute: 60,
   });
 }
+
+/**
+ * The configuration of a process started from the shell (the server, a maintenance command): an error in it is
+ * printed and the process exits with code 2.
+ */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+}

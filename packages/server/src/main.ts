@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { buildApp } from './app.js';
 import type { AppContext } from './app-context.js';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfigOrExit } from './config.js';
 import { assertAppConnectionsConfined, openDatabase } from './db/client.js';
 import { seedDemoStudy } from './db/demo-study.js';
 import { embeddedMaintenance } from './db/maintenance.js';
@@ -27,16 +27,7 @@ const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.
   .version;
 
 async function main() {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
 
   const database = await openDatabase(config);
   await database.migrate();
