@@ -1,10 +1,8 @@
-import { z } from 'zod';
-import { searchColumnsSchema, searchConditionsSchema, searchTemplateBodySchema } from '@ecrf/core';
+import { idParamSchema, searchBodySchema, searchTemplateSaveBodySchema } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { studyOf } from '../../shared/study-of.js';
@@ -41,12 +39,7 @@ export function searchRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '数据检索：按条件组检索患者，分页返回所选列',
-        body: z.object({
-          studyId: idSchema,
-          conditions: searchConditionsSchema.default({ join: 'and', groups: [] }),
-          columns: searchColumnsSchema,
-          ...pagingQuery,
-        }),
+        body: searchBodySchema,
       },
       config: { study: fromBody, readOnly: true },
     },
@@ -85,7 +78,7 @@ export function searchRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '保存检索模板',
-        body: searchTemplateBodySchema.extend({ studyId: idSchema }),
+        body: searchTemplateSaveBodySchema,
       },
       config: { study: fromBody, module, action: '保存模板' },
     },
@@ -96,7 +89,7 @@ export function searchRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/business/search/template/:id',
     {
-      schema: { tags, summary: '删除检索模板（创建人或项目管理员）', params: z.object({ id: idTextSchema }) },
+      schema: { tags, summary: '删除检索模板（创建人或项目管理员）', params: idParamSchema },
       config: {
         study: (r) => studyOf(ctx, 'searchTemplates', (r.params as { id: number }).id),
         module,
