@@ -70,6 +70,15 @@ export async function isRepeatable(db: Db, crfId: number) {
   return links.some((l) => l.repeat !== 1);
 }
 
+/** The condition naming the records of one form in one casebook that are not deleted. */
+export function liveRecordsOfForm(subjectRecordId: number, crfId: number) {
+  return and(
+    eq(crfDataRecords.subjectRecordId, subjectRecordId),
+    eq(crfDataRecords.crfId, crfId),
+    isNull(crfDataRecords.deletedAt),
+  );
+}
+
 interface MenuNode {
   id: string;
   title: string;
@@ -181,13 +190,7 @@ export async function crfDetail(
   const rows = await ctx.db
     .select()
     .from(crfDataRecords)
-    .where(
-      and(
-        eq(crfDataRecords.subjectRecordId, subjectRecordId),
-        eq(crfDataRecords.crfId, crfId),
-        isNull(crfDataRecords.deletedAt),
-      ),
-    )
+    .where(liveRecordsOfForm(subjectRecordId, crfId))
     .orderBy(asc(crfDataRecords.id));
   const repeatable = await isRepeatable(ctx.db, crfId);
   const current = crfDataRecordId ? rows.find((r) => r.id === crfDataRecordId) : repeatable ? undefined : rows[0];
@@ -258,13 +261,7 @@ export async function dataList(ctx: AppContext, access: StudyAccess, subjectReco
     .select({ record: crfDataRecords, creater: users.name })
     .from(crfDataRecords)
     .leftJoin(users, eq(users.userId, crfDataRecords.createdBy))
-    .where(
-      and(
-        eq(crfDataRecords.subjectRecordId, subjectRecordId),
-        eq(crfDataRecords.crfId, crfId),
-        isNull(crfDataRecords.deletedAt),
-      ),
-    )
+    .where(liveRecordsOfForm(subjectRecordId, crfId))
     .orderBy(asc(crfDataRecords.id));
   const definitions = new Map<number, CrfDefinition>();
   for (const version of new Set(rows.map(({ record }) => record.crfVersion))) {

@@ -9,11 +9,11 @@ import {
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import { crfDataRecords, crfStageCrfs, crfs, storedFiles, subjectRecords, subjects } from '../../db/schema/index.js';
+import { crfDataRecords, crfs, storedFiles, subjectRecords, subjects } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { seesSite, type StudyAccess } from '../../shared/study-access.js';
-import { can } from '../crf-data/crf-data.service.js';
+import { can, isRepeatable, liveRecordsOfForm } from '../crf-data/crf-data.service.js';
 import { saveForm } from '../crf-data/form-write.js';
 import { definitionOf, nodesOf } from '../study/crf-definitions.js';
 import { receiveFile, recordFile, storageKeyOf } from '../files/file.service.js';
@@ -202,19 +202,9 @@ async function saveImages(ctx: AppContext, user: CurrentUser, access: StudyAcces
       const records = await tx
         .select()
         .from(crfDataRecords)
-        .where(
-          and(
-            eq(crfDataRecords.subjectRecordId, subjectRecordId),
-            eq(crfDataRecords.crfId, crfId),
-            isNull(crfDataRecords.deletedAt),
-          ),
-        )
+        .where(liveRecordsOfForm(subjectRecordId, crfId))
         .orderBy(asc(crfDataRecords.id));
-      const links = await tx
-        .select({ repeat: crfStageCrfs.repeat })
-        .from(crfStageCrfs)
-        .where(eq(crfStageCrfs.crfId, crfId));
-      const repeatable = links.some((l) => l.repeat !== 1);
+      const repeatable = await isRepeatable(tx, crfId);
       if (repeatable && (!instance || instance > records.length + 1)) {
         throw refusal(
           list.map((s) => ({

@@ -14,7 +14,7 @@ import {
 import { AppError } from '../../shared/app-error.js';
 import { actorOf } from '../audit/audit.service.js';
 import { definitionOf } from '../study/crf-definitions.js';
-import { isRepeatable } from '../crf-data/crf-data.service.js';
+import { isRepeatable, liveRecordsOfForm } from '../crf-data/crf-data.service.js';
 import { saveForm, type FormWriter } from '../crf-data/form-write.js';
 import { otherFormValues } from '../crf-data/linked-values.service.js';
 import type { PatientSession } from './patient-binding.service.js';
@@ -50,13 +50,7 @@ async function latestRecord(db: Db, subjectRecordId: number, crfId: number) {
   const [row] = await db
     .select()
     .from(crfDataRecords)
-    .where(
-      and(
-        eq(crfDataRecords.subjectRecordId, subjectRecordId),
-        eq(crfDataRecords.crfId, crfId),
-        isNull(crfDataRecords.deletedAt),
-      ),
-    )
+    .where(liveRecordsOfForm(subjectRecordId, crfId))
     .orderBy(desc(crfDataRecords.id))
     .limit(1);
   return row;
