@@ -1,7 +1,7 @@
 // Kept whole (~500 lines): each function reads the study row (studyRow) or writes it through the audited changeStudy.
 import { holdLocksExclusive } from '../locks/lock-gate.js';
 import { departmentNames, memberSites } from './staff.service.js';
-import { and, count, desc, eq, ilike, inArray, isNull, sql } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import {
   allStudyPermissionKeys,
   DEFAULT_BASE_CONFIG,
@@ -210,6 +210,19 @@ async function subjectCountsOf(ctx: AppContext, ids: number[]): Promise<Map<numb
   return new Map(rows.map((r) => [r.studyId, Number(r.n)]));
 }
 
+/** One page of the live studies the condition picks, newest first, with the total they come to. */
+async function studyPage(ctx: AppContext, user: CurrentUser, where: SQL | undefined, page: PageRequest) {
+  const [{ total }] = (await ctx.db.select({ total: count() }).from(studies).where(where)) as [{ total: number }];
+  const rows = await ctx.db
+    .select()
+    .from(studies)
+    .where(where)
+    .orderBy(desc(studies.createdAt), desc(studies.studyId))
+    .limit(page.limit)
+    .offset(page.offset);
+  return { list: await present(ctx, rows, user), total: Number(total) };
+}
+
 export async function listMyStudies(
   ctx: AppContext,
   user: CurrentUser,
@@ -222,15 +235,7 @@ export async function listMyStudies(
     filter.studyName ? ilike(studies.studyName, `%${filter.studyName}%`) : undefined,
     all ? undefined : sql`${studies.studyId} in (select study_id from study_personnel where user_id = ${user.userId})`,
   );
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(studies).where(where)) as [{ total: number }];
-  const rows = await ctx.db
-    .select()
-    .from(studies)
-    .where(where)
-    .orderBy(desc(studies.createdAt), desc(studies.studyId))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list: await present(ctx, rows, user), total: Number(total) };
+  return studyPage(ctx, user, where, page);
 }
 
 export async function listAllStudies(
@@ -244,15 +249,7 @@ export async function listAllStudies(
     filter.studyName ? ilike(studies.studyName, `%${filter.studyName}%`) : undefined,
     filter.status !== undefined ? eq(studies.status, filter.status) : undefined,
   );
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(studies).where(where)) as [{ total: number }];
-  const rows = await ctx.db
-    .select()
-    .from(studies)
-    .where(where)
-    .orderBy(desc(studies.createdAt), desc(studies.studyId))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list: await present(ctx, rows, user), total: Number(total) };
+  return studyPage(ctx, user, where, page);
 }
 
 async function studyRow(ctx: AppContext, studyId: number) {
