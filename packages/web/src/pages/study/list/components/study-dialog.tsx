@@ -1,8 +1,8 @@
-import { Col, Form, Input, Modal, Radio, Row, Typography } from 'antd';
+import { Col, Form, Input, Radio, Row, Typography } from 'antd';
 import { queryKeys } from '../../../../api/query-keys';
 import { STUDY_STATUS, studyApi, type Study, type StudyBody } from '../../../../api/study.api';
+import { FormDialog } from '../../../../components/form-dialog';
 import { useSaveMutation } from '../../../../components/table-page';
-import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { STUDY_TEXT } from '../../../../locales/study.zh-CN';
 import { STUDY_MANAGE_TEXT } from '../../../../locales/study-manage.zh-CN';
 import { ReopenReasonField } from '../../components/reopen-reason';
@@ -30,9 +30,7 @@ function StudyDialogBody({ state, onClose }: { state: StudyDialogState | null; o
     onSuccess: onClose,
   });
 
-  const submit = async () => {
-    const values = await form.validateFields().catch(() => null);
-    if (!values) return;
+  const submit = (values: StudyFields) => {
     const body: StudyFields = {
       ...values,
       studyName: values.studyName.trim(),
@@ -44,78 +42,71 @@ function StudyDialogBody({ state, onClose }: { state: StudyDialogState | null; o
   };
 
   return (
-    <Modal
+    <FormDialog
       open={Boolean(state)}
       title={editing ? STUDY_MANAGE_TEXT.editTitle : STUDY_MANAGE_TEXT.addTitle}
-      onCancel={onClose}
-      onOk={() => void submit()}
-      okText={COMMON_TEXT.ok}
-      cancelText={COMMON_TEXT.cancel}
-      confirmLoading={save.isPending}
       width={640}
-      destroyOnHidden
+      form={form}
+      name="study-dialog"
+      labelWidth="84px"
+      initialValues={
+        editing
+          ? {
+              studyName: editing.studyName,
+              studyCode: editing.studyCode,
+              description: editing.description,
+              principal: editing.principal,
+              status: editing.status,
+            }
+          : { status: STUDY_STATUS.ongoing }
+      }
+      saving={save.isPending}
+      onSave={submit}
+      onClose={onClose}
+      note={!editing && <Typography.Text type="secondary">{STUDY_MANAGE_TEXT.creatorNote}</Typography.Text>}
     >
-      <Form
-        form={form}
-        initialValues={
-          editing
-            ? {
-                studyName: editing.studyName,
-                studyCode: editing.studyCode,
-                description: editing.description,
-                principal: editing.principal,
-                status: editing.status,
-              }
-            : { status: STUDY_STATUS.ongoing }
-        }
-        name="study-dialog"
-        labelCol={{ flex: '84px' }}
-        wrapperCol={{ flex: 1 }}
-      >
-        <Row gutter={16}>
+      <Row gutter={16}>
+        <Col span={24}>
+          <Form.Item
+            label={STUDY_TEXT.name}
+            name="studyName"
+            rules={[{ required: true, whitespace: true, message: STUDY_TEXT.nameRequired }]}
+          >
+            <Input maxLength={100} placeholder={STUDY_TEXT.name} />
+          </Form.Item>
+        </Col>
+        <Col span={12}>
+          <Form.Item
+            label={STUDY_TEXT.code}
+            name="studyCode"
+            rules={[
+              { required: true, whitespace: true, message: STUDY_TEXT.codeRequired },
+              { pattern: STUDY_CODE_PATTERN, message: STUDY_TEXT.codePattern },
+            ]}
+          >
+            <Input maxLength={50} placeholder={STUDY_TEXT.code} />
+          </Form.Item>
+        </Col>
+        <Col span={12}>
+          <Form.Item label={STUDY_TEXT.principal} name="principal">
+            <Input maxLength={50} placeholder={STUDY_TEXT.principal} />
+          </Form.Item>
+        </Col>
+        {editing && (
           <Col span={24}>
-            <Form.Item
-              label={STUDY_TEXT.name}
-              name="studyName"
-              rules={[{ required: true, whitespace: true, message: STUDY_TEXT.nameRequired }]}
-            >
-              <Input maxLength={100} placeholder={STUDY_TEXT.name} />
+            <Form.Item label={STUDY_TEXT.status} name="status">
+              <Radio.Group options={STUDY_STATUS_OPTIONS} />
             </Form.Item>
+            <ReopenReasonField storedStatus={editing.status} />
           </Col>
-          <Col span={12}>
-            <Form.Item
-              label={STUDY_TEXT.code}
-              name="studyCode"
-              rules={[
-                { required: true, whitespace: true, message: STUDY_TEXT.codeRequired },
-                { pattern: STUDY_CODE_PATTERN, message: STUDY_TEXT.codePattern },
-              ]}
-            >
-              <Input maxLength={50} placeholder={STUDY_TEXT.code} />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item label={STUDY_TEXT.principal} name="principal">
-              <Input maxLength={50} placeholder={STUDY_TEXT.principal} />
-            </Form.Item>
-          </Col>
-          {editing && (
-            <Col span={24}>
-              <Form.Item label={STUDY_TEXT.status} name="status">
-                <Radio.Group options={STUDY_STATUS_OPTIONS} />
-              </Form.Item>
-              <ReopenReasonField storedStatus={editing.status} />
-            </Col>
-          )}
-          <Col span={24}>
-            <Form.Item label={STUDY_TEXT.description} name="description">
-              <Input.TextArea maxLength={500} showCount rows={3} placeholder={STUDY_TEXT.description} />
-            </Form.Item>
-          </Col>
-        </Row>
-      </Form>
-      {!editing && <Typography.Text type="secondary">{STUDY_MANAGE_TEXT.creatorNote}</Typography.Text>}
-    </Modal>
+        )}
+        <Col span={24}>
+          <Form.Item label={STUDY_TEXT.description} name="description">
+            <Input.TextArea maxLength={500} showCount rows={3} placeholder={STUDY_TEXT.description} />
+          </Form.Item>
+        </Col>
+      </Row>
+    </FormDialog>
   );
 }
 

@@ -1,13 +1,14 @@
 import { useEffect, useMemo } from 'react';
-import { Col, Form, Input, InputNumber, Modal, Radio, Row, TreeSelect } from 'antd';
+import { Col, Form, Input, InputNumber, Radio, TreeSelect } from 'antd';
 import { STATUS, type MenuType } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { menuApi, type MenuBody, type MenuRow } from '../../../../api/system.api';
 import { useSaveMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { MENU_TEXT } from '../../../../locales/menu.zh-CN';
-import { STATUS_OPTIONS, type TreeSelectNode } from '../../sys-shared';
+import { type TreeSelectNode } from '../../sys-shared';
 import { menuHidden, menuIconName, menuTitle } from '../menu-row';
+import { StatusField, SysFormDialog } from '../../sys-form-dialog';
 
 export interface MenuDialogState {
   mode: 'add' | 'edit';
@@ -104,104 +105,88 @@ export function MenuDialog({ state, tree, onClose }: MenuDialogProps) {
     onSuccess: onClose,
   });
 
-  const submit = async () => {
-    // Failed rules are already shown under their fields.
-    const values = await form.validateFields().catch(() => null);
-    if (!values) return;
-    save.mutate({ ...values, parentId: values.parentId ?? ROOT_PARENT, menuId: editingId });
-  };
-
   const isButton = type === 'F';
 
   return (
-    <Modal
+    <SysFormDialog
       open={Boolean(state)}
       title={state?.mode === 'edit' ? MENU_TEXT.editTitle : MENU_TEXT.addTitle}
-      onCancel={onClose}
-      onOk={() => void submit()}
-      okText={COMMON_TEXT.ok}
-      cancelText={COMMON_TEXT.cancel}
-      confirmLoading={save.isPending}
       width={720}
-      destroyOnHidden
+      form={form}
+      name="menu-dialog"
+      saving={save.isPending}
+      onSave={(values) => save.mutate({ ...values, parentId: values.parentId ?? ROOT_PARENT, menuId: editingId })}
+      onClose={onClose}
     >
-      <Form form={form} name="menu-dialog" labelCol={{ flex: '96px' }} wrapperCol={{ flex: 1 }} labelWrap>
-        <Row gutter={16}>
-          <Col span={24}>
-            <Form.Item label={MENU_TEXT.parent} name="parentId">
-              <TreeSelect
-                treeData={treeData}
-                treeDefaultExpandedKeys={[ROOT_PARENT]}
-                placeholder={COMMON_TEXT.selectPlaceholder}
-              />
-            </Form.Item>
-          </Col>
-          <Col span={24}>
-            <Form.Item label={MENU_TEXT.type} name="type">
-              <Radio.Group options={MENU_TYPE_OPTIONS} />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item
-              label={MENU_TEXT.name}
-              name="title"
-              rules={[{ required: true, whitespace: true, message: MENU_TEXT.nameRequired }]}
-            >
-              <Input maxLength={50} placeholder={MENU_TEXT.name} />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item
-              label={MENU_TEXT.code}
-              name="code"
-              rules={[{ required: true, whitespace: true, message: MENU_TEXT.codeRequired }]}
-            >
-              <Input maxLength={100} placeholder={isButton ? 'sys:user:add' : 'sys.user'} />
-            </Form.Item>
-          </Col>
-          {!isButton && (
-            <Col span={12}>
-              <Form.Item label={MENU_TEXT.icon} name="icon">
-                <Input maxLength={50} placeholder={MENU_TEXT.icon} />
-              </Form.Item>
-            </Col>
-          )}
-          <Col span={12}>
-            <Form.Item label={MENU_TEXT.perms} name="perms">
-              <Input maxLength={100} placeholder="sys:org:user" />
-            </Form.Item>
-          </Col>
-          {!isButton && (
-            <Col span={12}>
-              <Form.Item label={MENU_TEXT.path} name="path">
-                <Input maxLength={200} placeholder="/sys/user" />
-              </Form.Item>
-            </Col>
-          )}
-          <Col span={12}>
-            <Form.Item label={MENU_TEXT.level} name="level">
-              <Radio.Group options={LEVEL_OPTIONS} />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item label={MENU_TEXT.orderNum} name="orderNum">
-              <InputNumber min={0} style={{ width: '100%' }} />
-            </Form.Item>
-          </Col>
-          {!isButton && (
-            <Col span={12}>
-              <Form.Item label={MENU_TEXT.hidden} name="hidden">
-                <Radio.Group options={HIDDEN_OPTIONS} />
-              </Form.Item>
-            </Col>
-          )}
-          <Col span={12}>
-            <Form.Item label={COMMON_TEXT.status} name="status">
-              <Radio.Group options={STATUS_OPTIONS} />
-            </Form.Item>
-          </Col>
-        </Row>
-      </Form>
-    </Modal>
+      <Col span={24}>
+        <Form.Item label={MENU_TEXT.parent} name="parentId">
+          <TreeSelect
+            treeData={treeData}
+            treeDefaultExpandedKeys={[ROOT_PARENT]}
+            placeholder={COMMON_TEXT.selectPlaceholder}
+          />
+        </Form.Item>
+      </Col>
+      <Col span={24}>
+        <Form.Item label={MENU_TEXT.type} name="type">
+          <Radio.Group options={MENU_TYPE_OPTIONS} />
+        </Form.Item>
+      </Col>
+      <Col span={12}>
+        <Form.Item
+          label={MENU_TEXT.name}
+          name="title"
+          rules={[{ required: true, whitespace: true, message: MENU_TEXT.nameRequired }]}
+        >
+          <Input maxLength={50} placeholder={MENU_TEXT.name} />
+        </Form.Item>
+      </Col>
+      <Col span={12}>
+        <Form.Item
+          label={MENU_TEXT.code}
+          name="code"
+          rules={[{ required: true, whitespace: true, message: MENU_TEXT.codeRequired }]}
+        >
+          <Input maxLength={100} placeholder={isButton ? 'sys:user:add' : 'sys.user'} />
+        </Form.Item>
+      </Col>
+      {!isButton && (
+        <Col span={12}>
+          <Form.Item label={MENU_TEXT.icon} name="icon">
+            <Input maxLength={50} placeholder={MENU_TEXT.icon} />
+          </Form.Item>
+        </Col>
+      )}
+      <Col span={12}>
+        <Form.Item label={MENU_TEXT.perms} name="perms">
+          <Input maxLength={100} placeholder="sys:org:user" />
+        </Form.Item>
+      </Col>
+      {!isButton && (
+        <Col span={12}>
+          <Form.Item label={MENU_TEXT.path} name="path">
+            <Input maxLength={200} placeholder="/sys/user" />
+          </Form.Item>
+        </Col>
+      )}
+      <Col span={12}>
+        <Form.Item label={MENU_TEXT.level} name="level">
+          <Radio.Group options={LEVEL_OPTIONS} />
+        </Form.Item>
+      </Col>
+      <Col span={12}>
+        <Form.Item label={MENU_TEXT.orderNum} name="orderNum">
+          <InputNumber min={0} style={{ width: '100%' }} />
+        </Form.Item>
+      </Col>
+      {!isButton && (
+        <Col span={12}>
+          <Form.Item label={MENU_TEXT.hidden} name="hidden">
+            <Radio.Group options={HIDDEN_OPTIONS} />
+          </Form.Item>
+        </Col>
+      )}
+      <StatusField />
+    </SysFormDialog>
   );
 }

@@ -1,12 +1,13 @@
 import { useEffect } from 'react';
-import { Col, Form, Input, InputNumber, Modal, Radio, Row, TreeSelect } from 'antd';
+import { Col, Form, Input, InputNumber, TreeSelect } from 'antd';
 import { STATUS } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { deptApi, type Dept, type DeptBody } from '../../../../api/system.api';
 import { useSaveMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { DEPT_TEXT } from '../../../../locales/dept.zh-CN';
-import { STATUS_OPTIONS, useDeptTree } from '../../sys-shared';
+import { useDeptTree } from '../../sys-shared';
+import { StatusField, SysFormDialog } from '../../sys-form-dialog';
 
 export interface DeptDialogState {
   mode: 'add' | 'edit';
@@ -39,67 +40,51 @@ export function DeptDialog({ state, onClose }: { state: DeptDialogState | null; 
     onSuccess: onClose,
   });
 
-  const submit = async () => {
-    // Failed rules are already shown under their fields.
-    const values = await form.validateFields().catch(() => null);
-    if (!values) return;
-    save.mutate({ ...values, parentId: values.parentId ?? ROOT_PARENT, deptId: editingId });
-  };
-
   return (
-    <Modal
+    <SysFormDialog
       open={Boolean(state)}
       title={state?.mode === 'edit' ? DEPT_TEXT.editTitle : DEPT_TEXT.addTitle}
-      onCancel={onClose}
-      onOk={() => void submit()}
-      okText={COMMON_TEXT.ok}
-      cancelText={COMMON_TEXT.cancel}
-      confirmLoading={save.isPending}
       width={640}
-      destroyOnHidden
+      form={form}
+      name="dept-dialog"
+      saving={save.isPending}
+      onSave={(values) => save.mutate({ ...values, parentId: values.parentId ?? ROOT_PARENT, deptId: editingId })}
+      onClose={onClose}
     >
-      <Form form={form} name="dept-dialog" labelCol={{ flex: '96px' }} wrapperCol={{ flex: 1 }} labelWrap>
-        <Row gutter={16}>
-          <Col span={24}>
-            <Form.Item label={DEPT_TEXT.parent} name="parentId">
-              <TreeSelect
-                treeData={[{ value: ROOT_PARENT, title: DEPT_TEXT.parentRoot, children: treeData }]}
-                treeDefaultExpandAll
-                placeholder={COMMON_TEXT.selectPlaceholder}
-              />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item
-              label={DEPT_TEXT.name}
-              name="deptName"
-              rules={[{ required: true, whitespace: true, message: DEPT_TEXT.nameRequired }]}
-            >
-              <Input maxLength={30} placeholder={DEPT_TEXT.name} />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item label={DEPT_TEXT.orderNum} name="orderNum">
-              <InputNumber min={0} style={{ width: '100%' }} />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item label={DEPT_TEXT.leader} name="leader">
-              <Input maxLength={20} placeholder={DEPT_TEXT.leader} />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item label={DEPT_TEXT.phone} name="phone">
-              <Input maxLength={20} placeholder={DEPT_TEXT.phone} />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item label={COMMON_TEXT.status} name="status">
-              <Radio.Group options={STATUS_OPTIONS} />
-            </Form.Item>
-          </Col>
-        </Row>
-      </Form>
-    </Modal>
+      <Col span={24}>
+        <Form.Item label={DEPT_TEXT.parent} name="parentId">
+          <TreeSelect
+            treeData={[{ value: ROOT_PARENT, title: DEPT_TEXT.parentRoot, children: treeData }]}
+            treeDefaultExpandAll
+            placeholder={COMMON_TEXT.selectPlaceholder}
+          />
+        </Form.Item>
+      </Col>
+      <Col span={12}>
+        <Form.Item
+          label={DEPT_TEXT.name}
+          name="deptName"
+          rules={[{ required: true, whitespace: true, message: DEPT_TEXT.nameRequired }]}
+        >
+          <Input maxLength={30} placeholder={DEPT_TEXT.name} />
+        </Form.Item>
+      </Col>
+      <Col span={12}>
+        <Form.Item label={DEPT_TEXT.orderNum} name="orderNum">
+          <InputNumber min={0} style={{ width: '100%' }} />
+        </Form.Item>
+      </Col>
+      <Col span={12}>
+        <Form.Item label={DEPT_TEXT.leader} name="leader">
+          <Input maxLength={20} placeholder={DEPT_TEXT.leader} />
+        </Form.Item>
+      </Col>
+      <Col span={12}>
+        <Form.Item label={DEPT_TEXT.phone} name="phone">
+          <Input maxLength={20} placeholder={DEPT_TEXT.phone} />
+        </Form.Item>
+      </Col>
+      <StatusField />
+    </SysFormDialog>
   );
 }

@@ -1,14 +1,14 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Col, Form, Input, InputNumber, Modal, Radio, Row, Spin, Tree, type TreeDataNode } from 'antd';
+import { Col, Form, Input, InputNumber, Tree, type TreeDataNode } from 'antd';
 import { MSG, REMARK_MAX, STATUS } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { menuApi, roleApi, type RoleBody, type TreeOption } from '../../../../api/system.api';
 import { useSaveMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { ROLE_TEXT } from '../../../../locales/role.zh-CN';
-import { STATUS_OPTIONS } from '../../sys-shared';
 import { checkStateFromLeaves, menuIdsOf, type CheckState } from '../menu-check';
+import { StatusField, SysFormDialog } from '../../sys-form-dialog';
 
 export interface RoleDialogState {
   mode: 'add' | 'edit';
@@ -82,88 +82,65 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
     onSuccess: onClose,
   });
 
-  const submit = async () => {
-    // Failed rules are already shown under their fields.
-    const values = await form.validateFields().catch(() => null);
-    if (!values) return;
-    save.mutate({ ...values, roleId, menuIds: menuIdsOf(check) });
-  };
-
   return (
-    <Modal
+    <SysFormDialog
       open={Boolean(state)}
       title={state?.mode === 'edit' ? ROLE_TEXT.editTitle : ROLE_TEXT.addTitle}
-      onCancel={onClose}
-      onOk={() => void submit()}
-      okText={COMMON_TEXT.ok}
-      cancelText={COMMON_TEXT.cancel}
-      confirmLoading={save.isPending}
       width={720}
-      destroyOnHidden
+      form={form}
+      name="role-dialog"
+      loading={menus.isLoading || role.isLoading}
+      saving={save.isPending}
+      onSave={(values) => save.mutate({ ...values, roleId, menuIds: menuIdsOf(check) })}
+      onClose={onClose}
     >
-      <Spin spinning={menus.isLoading || role.isLoading}>
-        <Form form={form} name="role-dialog" labelCol={{ flex: '96px' }} wrapperCol={{ flex: 1 }} labelWrap>
-          <Row gutter={16}>
-            <Col span={12}>
-              <Form.Item
-                label={ROLE_TEXT.name}
-                name="roleName"
-                rules={[{ required: true, whitespace: true, message: ROLE_TEXT.nameRequired }]}
-              >
-                <Input maxLength={30} placeholder={ROLE_TEXT.name} />
-              </Form.Item>
-            </Col>
-            <Col span={12}>
-              <Form.Item
-                label={ROLE_TEXT.key}
-                name="roleKey"
-                rules={[{ required: true, whitespace: true, message: ROLE_TEXT.keyRequired }]}
-              >
-                <Input maxLength={100} placeholder={ROLE_TEXT.key} />
-              </Form.Item>
-            </Col>
-            <Col span={12}>
-              <Form.Item label={ROLE_TEXT.sort} name="roleSort">
-                <InputNumber min={0} style={{ width: '100%' }} />
-              </Form.Item>
-            </Col>
-            <Col span={12}>
-              <Form.Item label={COMMON_TEXT.status} name="status">
-                <Radio.Group options={STATUS_OPTIONS} />
-              </Form.Item>
-            </Col>
-            <Col span={24}>
-              <Form.Item label={ROLE_TEXT.menus}>
-                <div
-                  style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 320, overflow: 'auto' }}
-                >
-                  <Tree
-                    checkable
-                    selectable={false}
-                    defaultExpandAll
-                    key={treeData.length}
-                    treeData={treeData}
-                    checkedKeys={check.checked}
-                    onCheck={(checked, info) => {
-                      const keys = (Array.isArray(checked) ? checked : checked.checked).map(Number);
-                      setEdited({ checked: keys, halfChecked: (info.halfCheckedKeys ?? []).map(Number) });
-                    }}
-                  />
-                </div>
-              </Form.Item>
-            </Col>
-            <Col span={24}>
-              <Form.Item
-                label={COMMON_TEXT.remark}
-                name="remark"
-                rules={[{ max: REMARK_MAX, message: MSG.remarkTooLong }]}
-              >
-                <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={COMMON_TEXT.remark} />
-              </Form.Item>
-            </Col>
-          </Row>
-        </Form>
-      </Spin>
-    </Modal>
+      <Col span={12}>
+        <Form.Item
+          label={ROLE_TEXT.name}
+          name="roleName"
+          rules={[{ required: true, whitespace: true, message: ROLE_TEXT.nameRequired }]}
+        >
+          <Input maxLength={30} placeholder={ROLE_TEXT.name} />
+        </Form.Item>
+      </Col>
+      <Col span={12}>
+        <Form.Item
+          label={ROLE_TEXT.key}
+          name="roleKey"
+          rules={[{ required: true, whitespace: true, message: ROLE_TEXT.keyRequired }]}
+        >
+          <Input maxLength={100} placeholder={ROLE_TEXT.key} />
+        </Form.Item>
+      </Col>
+      <Col span={12}>
+        <Form.Item label={ROLE_TEXT.sort} name="roleSort">
+          <InputNumber min={0} style={{ width: '100%' }} />
+        </Form.Item>
+      </Col>
+      <StatusField />
+      <Col span={24}>
+        <Form.Item label={ROLE_TEXT.menus}>
+          <div style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 320, overflow: 'auto' }}>
+            <Tree
+              checkable
+              selectable={false}
+              defaultExpandAll
+              key={treeData.length}
+              treeData={treeData}
+              checkedKeys={check.checked}
+              onCheck={(checked, info) => {
+                const keys = (Array.isArray(checked) ? checked : checked.checked).map(Number);
+                setEdited({ checked: keys, halfChecked: (info.halfCheckedKeys ?? []).map(Number) });
+              }}
+            />
+          </div>
+        </Form.Item>
+      </Col>
+      <Col span={24}>
+        <Form.Item label={COMMON_TEXT.remark} name="remark" rules={[{ max: REMARK_MAX, message: MSG.remarkTooLong }]}>
+          <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={COMMON_TEXT.remark} />
+        </Form.Item>
+      </Col>
+    </SysFormDialog>
   );
 }

@@ -19,7 +19,8 @@ import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { SEX_TEXT } from '../../../../locales/sex.zh-CN';
 import { USER_TEXT } from '../../../../locales/user.zh-CN';
 import { zodRule } from '../../../../utils/zod-rule';
-import { STATUS_OPTIONS, useDeptTree } from '../../sys-shared';
+import { useDeptTree } from '../../sys-shared';
+import { StatusField } from '../../sys-form-dialog';
 
 export type UserDialogMode = 'add' | 'edit' | 'view';
 
@@ -201,11 +202,7 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
                 />
               </Form.Item>
             </Col>
-            <Col span={12}>
-              <Form.Item label={COMMON_TEXT.status} name="status">
-                <Radio.Group options={STATUS_OPTIONS} />
-              </Form.Item>
-            </Col>
+            <StatusField />
             <Col span={24}>
               <Form.Item label={USER_TEXT.remark} name="remark" rules={rules.remark}>
                 <Input.TextArea maxLength={REMARK_MAX} showCount rows={3} placeholder={USER_TEXT.remark} />
