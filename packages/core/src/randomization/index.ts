@@ -7,3 +7,4 @@ export * from './minimization.js';
 export * from './simulate.js';
 export * from './verify.js';
 export * from './commitment.js';
+export * from './contract.js';

@@ -1,9 +1,19 @@
-import { z } from 'zod';
+import {
+  allocationListQuerySchema,
+  emergencyUnblindBodySchema,
+  randomizationExportBodySchema,
+  randomizationSaveBodySchema,
+  randomizationStudyQuerySchema,
+  randomizeBodySchema,
+  randomlySelectedQuerySchema,
+  simulateBodySchema,
+  subjectRandomizationQuerySchema,
+  unblindAllBodySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { sendFile } from '../../http/send-file.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
@@ -23,9 +33,6 @@ import { emergencyUnblind, unblindAll } from './randomization-unblind.service.js
 const tags = ['随机化'];
 const module = '随机化';
 const P = RANDOMIZATION_PERMISSIONS;
-const id = idTextSchema;
-const password = z.string({ error: '请输入密码' }).min(1, '请输入密码').max(100);
-const reason = (msg: string) => z.string({ error: msg }).trim().min(1, msg).max(500);
 
 export function randomizationRoutes(app: App, ctx: AppContext) {
   // ---- configuration (随机列表)
@@ -36,13 +43,8 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
         tags,
         summary:
           '保存随机化配置（新版本）：服务器抽取种子并预先生成各分层的随机分配表，或使用上传的 CSV 分配表；已有患者随机后须填写原因',
-        body: z.object({
-          studyId: idSchema,
-          // The @ecrf/core RandomizationConfig, checked by the service with the core schema and its cross-field rules.
-          config: z.record(z.string(), z.unknown()),
-          listCsv: z.string().max(5_000_000).nullish(),
-          reason: z.string().trim().max(500).nullish(),
-        }),
+        // The @ecrf/core RandomizationConfig, checked by the service with the core schema and its cross-field rules.
+        body: randomizationSaveBodySchema,
       },
       config: { study: fromBody, module, action: '保存随机化配置', studyPermission: P.config },
     },
@@ -51,7 +53,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/randomization/config',
     {
-      schema: { tags, summary: '当前随机化配置及其版本', querystring: z.object({ studyId: id }) },
+      schema: { tags, summary: '当前随机化配置及其版本', querystring: randomizationStudyQuerySchema },
       config: { study: fromQuery },
     },
     async (request) => ok(await getConfig(ctx, requireStudy(request))),
@@ -62,12 +64,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '随机分配表（分页；仅限可查看随机分组的角色）',
-        querystring: z.object({
-          studyId: id,
-          stratum: z.string().max(400).optional(),
-          version: z.coerce.number().int().min(1).max(100_000).optional(),
-          ...pagingQuery,
-        }),
+        querystring: allocationListQuerySchema,
       },
       config: { study: fromQuery, studyPermission: P.unblinded },
     },
@@ -87,7 +84,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '可作为分层因素的中心（项目人员与患者所属机构）',
-        querystring: z.object({ studyId: id }),
+        querystring: randomizationStudyQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -101,7 +98,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '患者随机入组（不可撤销）：返回随机号、时间和分组（盲法下无权查看分组者只得到药物编号）',
-        body: z.object({ studyId: idSchema, subjectId: idSchema }),
+        body: randomizeBodySchema,
       },
       config: { study: fromBody, module, action: '随机入组', studyPermission: P.subject },
     },
@@ -113,7 +110,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '患者的随机结果（未随机时为 null）',
-        querystring: z.object({ studyId: id, subjectId: id }),
+        querystring: subjectRandomizationQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -126,12 +123,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '随机结果：已随机的患者（分页）',
-        querystring: z.object({
-          studyId: id,
-          arm: z.string().max(20).optional(),
-          keyword: z.string().max(50).optional(),
-          ...pagingQuery,
-        }),
+        querystring: randomlySelectedQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -149,7 +141,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/randomization/result',
     {
-      schema: { tags, summary: '随机统计：各组、各分层、各因素水平的例数', querystring: z.object({ studyId: id }) },
+      schema: { tags, summary: '随机统计：各组、各分层、各因素水平的例数', querystring: randomizationStudyQuerySchema },
       config: { study: fromQuery },
     },
     async (request) => ok(await results(ctx, requireStudy(request))),
@@ -162,12 +154,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '紧急揭盲一名患者：须再次输入密码并填写原因；分组只告知操作者，患者永久标记为已紧急揭盲',
-        body: z.object({
-          studyId: idSchema,
-          subjectId: idSchema,
-          password,
-          reason: reason('请填写揭盲原因'),
-        }),
+        body: emergencyUnblindBodySchema,
       },
       config: { study: fromBody, module, action: '紧急揭盲', studyPermission: P.emergency },
     },
@@ -179,12 +166,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '全部揭盲（研究结束）：须再次输入密码并输入项目名称确认；此后所有项目成员可见分组',
-        body: z.object({
-          studyId: idSchema,
-          password,
-          confirmText: z.string({ error: '请输入项目名称确认' }).min(1, '请输入项目名称确认').max(100),
-          reason: z.string().trim().max(500).nullish(),
-        }),
+        body: unblindAllBodySchema,
       },
       config: { study: fromBody, module, action: '全部揭盲', studyPermission: P.unblindAll },
     },
@@ -198,7 +180,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '导出随机分配表（Excel；仅限可查看随机分组的角色）',
-        body: z.object({ studyId: idSchema }),
+        body: randomizationExportBodySchema,
       },
       config: { study: fromBody, module, action: '导出随机分配表', studyPermission: P.unblinded },
     },
@@ -207,7 +189,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/business/randomization/export/randomly_selected',
     {
-      schema: { tags, summary: '导出随机结果（Excel；分组按当前用户可见）', body: z.object({ studyId: idSchema }) },
+      schema: { tags, summary: '导出随机结果（Excel；分组按当前用户可见）', body: randomizationExportBodySchema },
       config: { study: fromBody, module, action: '导出随机结果' },
     },
     async (request, reply) => sendFile(reply, await exportSelected(ctx, requireUser(request), requireStudy(request))),
@@ -220,17 +202,7 @@ export function randomizationRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '随机化模拟：以独立种子在模拟患者上多次运行所配置（或给定）的方法，返回各组、分层、因素水平的不均衡',
-        body: z.object({
-          studyId: idSchema,
-          config: z.record(z.string(), z.unknown()).nullish(),
-          patients: z.number().int().min(1).max(5000),
-          runs: z.number().int().min(1).max(1000),
-          distributions: z
-            .record(z.string().max(30), z.record(z.string().max(20), z.number().min(0).max(1)))
-            .optional(),
-          /** Factor level shares from the study's own patients, where `distributions` gives none. */
-          fromPatients: z.boolean().optional(),
-        }),
+        body: simulateBodySchema,
       },
       config: { study: fromBody, module, action: '随机化模拟', studyPermission: P.config },
     },
