@@ -18,7 +18,9 @@ import {
 import { PlusOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import { crfApi, diseaseApi, type CrfOption, type Disease } from '../../../../api/study.api';
+import { FormDialog } from '../../../../components/form-dialog';
 import { Auth, AuthButton, AuthSwitch } from '../../../../components/permission';
+import { useListMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { STUDY_CONFIG_TEXT } from '../../../../locales/study-config.zh-CN';
 import { Section } from './section';
@@ -43,69 +45,51 @@ function DiseaseDialogBody({
   state: DiseaseDialogState | null;
   onClose: () => void;
 }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<DiseaseFields>();
 
-  const save = useMutation({
+  const save = useListMutation({
     mutationFn: (values: DiseaseFields): Promise<{ msg: string }> => {
       const body = { diseaseName: values.diseaseName.trim(), diseaseCode: values.diseaseCode.trim() };
       return state?.mode === 'edit'
         ? diseaseApi.update({ ...body, id: state.disease.id })
         : diseaseApi.add({ ...body, studyId });
     },
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.studyDisease.all() });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
-      onClose();
-    },
+    invalidate: [queryKeys.studyDisease.all(), queryKeys.study.all()],
+    onSuccess: onClose,
   });
 
-  const submit = async () => {
-    const values = await form.validateFields().catch(() => null);
-    if (values) save.mutate(values);
-  };
-
   return (
-    <Modal
+    <FormDialog
       open={Boolean(state)}
       title={state?.mode === 'edit' ? STUDY_CONFIG_TEXT.editDisease : STUDY_CONFIG_TEXT.addDisease}
-      onCancel={onClose}
-      onOk={() => void submit()}
-      okText={COMMON_TEXT.ok}
-      cancelText={COMMON_TEXT.cancel}
-      confirmLoading={save.isPending}
       width={480}
-      destroyOnHidden
+      form={form}
+      name="study-disease-dialog"
+      labelWidth="84px"
+      initialValues={
+        state?.mode === 'edit'
+          ? { diseaseName: state.disease.diseaseName, diseaseCode: state.disease.diseaseCode }
+          : undefined
+      }
+      saving={save.isPending}
+      onSave={(values) => save.mutate(values)}
+      onClose={onClose}
     >
-      <Form
-        form={form}
-        initialValues={
-          state?.mode === 'edit'
-            ? { diseaseName: state.disease.diseaseName, diseaseCode: state.disease.diseaseCode }
-            : undefined
-        }
-        name="study-disease-dialog"
-        labelCol={{ flex: '84px' }}
-        wrapperCol={{ flex: 1 }}
+      <Form.Item
+        label={STUDY_CONFIG_TEXT.diseaseName}
+        name="diseaseName"
+        rules={[{ required: true, whitespace: true, message: STUDY_CONFIG_TEXT.diseaseNameRequired }]}
       >
-        <Form.Item
-          label={STUDY_CONFIG_TEXT.diseaseName}
-          name="diseaseName"
-          rules={[{ required: true, whitespace: true, message: STUDY_CONFIG_TEXT.diseaseNameRequired }]}
-        >
-          <Input maxLength={50} placeholder={STUDY_CONFIG_TEXT.diseaseName} />
-        </Form.Item>
-        <Form.Item
-          label={STUDY_CONFIG_TEXT.diseaseCode}
-          name="diseaseCode"
-          rules={[{ required: true, whitespace: true, message: STUDY_CONFIG_TEXT.diseaseCodeRequired }]}
-        >
-          <Input maxLength={30} placeholder={STUDY_CONFIG_TEXT.diseaseCode} />
-        </Form.Item>
-      </Form>
-    </Modal>
+        <Input maxLength={50} placeholder={STUDY_CONFIG_TEXT.diseaseName} />
+      </Form.Item>
+      <Form.Item
+        label={STUDY_CONFIG_TEXT.diseaseCode}
+        name="diseaseCode"
+        rules={[{ required: true, whitespace: true, message: STUDY_CONFIG_TEXT.diseaseCodeRequired }]}
+      >
+        <Input maxLength={30} placeholder={STUDY_CONFIG_TEXT.diseaseCode} />
+      </Form.Item>
+    </FormDialog>
   );
 }
 

@@ -1,7 +1,8 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Form, Modal, Radio, Select, Typography } from 'antd';
-import { MSG } from '@ecrf/core';
+import { useQuery } from '@tanstack/react-query';
+import { Form, Radio, Select, Typography } from 'antd';
 import { crfApi, stageApi, type StageCrf } from '../../../../api/study.api';
+import { FormDialog } from '../../../../components/form-dialog';
+import { useListMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { CRF_STAGE_TEXT } from '../../../../locales/crf-stage.zh-CN';
 import { useOpenCount } from '../../components/use-open-count';
@@ -34,8 +35,6 @@ function ImportCrfsDialogBody({
   target: ImportTarget | null;
   onClose: () => void;
 }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<ImportFields>();
 
   const crfs = useQuery({
@@ -48,61 +47,46 @@ function ImportCrfsDialogBody({
     .filter((crf) => !present.has(crf.id))
     .map((crf) => ({ value: crf.id, label: crf.title }));
 
-  const save = useMutation({
+  const save = useListMutation({
     mutationFn: (values: ImportFields) =>
       stageApi.importCrfs({ crfStageId: target!.stageId, crfIds: values.crfIds, repeat: values.repeat }),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.crfStage.all() });
-      onClose();
-    },
+    invalidate: [queryKeys.crfStage.all()],
+    onSuccess: onClose,
   });
 
-  const submit = async () => {
-    const values = await form.validateFields().catch(() => null);
-    if (values) save.mutate(values);
-  };
-
   return (
-    <Modal
+    <FormDialog
       open={Boolean(target)}
       title={CRF_STAGE_TEXT.importTitle(target?.stageName ?? '')}
-      onCancel={onClose}
-      onOk={() => void submit()}
-      okText={COMMON_TEXT.ok}
-      cancelText={COMMON_TEXT.cancel}
-      confirmLoading={save.isPending}
       width={560}
-      destroyOnHidden
+      form={form}
+      name="crf-stage-import"
+      labelWidth="84px"
+      initialValues={{ repeat: 1 }}
+      saving={save.isPending}
+      onSave={(values) => save.mutate(values)}
+      onClose={onClose}
+      note={<Typography.Text type="secondary">{CRF_STAGE_TEXT.repeatHint}</Typography.Text>}
     >
-      <Form
-        form={form}
-        initialValues={{ repeat: 1 }}
-        name="crf-stage-import"
-        labelCol={{ flex: '84px' }}
-        wrapperCol={{ flex: 1 }}
+      <Form.Item
+        label={CRF_STAGE_TEXT.pickCrfs}
+        name="crfIds"
+        rules={[{ required: true, message: CRF_STAGE_TEXT.pickCrfsRequired }]}
       >
-        <Form.Item
-          label={CRF_STAGE_TEXT.pickCrfs}
-          name="crfIds"
-          rules={[{ required: true, message: CRF_STAGE_TEXT.pickCrfsRequired }]}
-        >
-          <Select
-            mode="multiple"
-            allowClear
-            loading={crfs.isLoading}
-            placeholder={COMMON_TEXT.selectPlaceholder}
-            options={options}
-            showSearch={{ optionFilterProp: 'label' }}
-            notFoundContent={crfs.isLoading ? undefined : CRF_STAGE_TEXT.allImported}
-          />
-        </Form.Item>
-        <Form.Item label={CRF_STAGE_TEXT.repeat} name="repeat">
-          <Radio.Group options={REPEAT_OPTIONS} />
-        </Form.Item>
-      </Form>
-      <Typography.Text type="secondary">{CRF_STAGE_TEXT.repeatHint}</Typography.Text>
-    </Modal>
+        <Select
+          mode="multiple"
+          allowClear
+          loading={crfs.isLoading}
+          placeholder={COMMON_TEXT.selectPlaceholder}
+          options={options}
+          showSearch={{ optionFilterProp: 'label' }}
+          notFoundContent={crfs.isLoading ? undefined : CRF_STAGE_TEXT.allImported}
+        />
+      </Form.Item>
+      <Form.Item label={CRF_STAGE_TEXT.repeat} name="repeat">
+        <Radio.Group options={REPEAT_OPTIONS} />
+      </Form.Item>
+    </FormDialog>
   );
 }
 

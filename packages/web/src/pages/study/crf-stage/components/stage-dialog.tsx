@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Form, Input, InputNumber, Modal } from 'antd';
-import { MSG } from '@ecrf/core';
+import { Form, Input, InputNumber } from 'antd';
 import { stageApi, type CrfStage } from '../../../../api/study.api';
-import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { FormDialog } from '../../../../components/form-dialog';
+import { useListMutation } from '../../../../components/table-page';
 import { CRF_STAGE_TEXT } from '../../../../locales/crf-stage.zh-CN';
 import { useOpenCount } from '../../components/use-open-count';
 import { queryKeys } from '../../../../api/query-keys';
@@ -25,11 +24,9 @@ function StageDialogBody({
   state: StageDialogState | null;
   onClose: () => void;
 }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<StageFields>();
 
-  const save = useMutation({
+  const save = useListMutation({
     mutationFn: (values: StageFields) => {
       const orderNum = values.orderNum ?? undefined;
       const name = values.name.trim();
@@ -42,17 +39,9 @@ function StageDialogBody({
             orderNum,
           });
     },
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.crfStage.all() });
-      onClose();
-    },
+    invalidate: [queryKeys.crfStage.all()],
+    onSuccess: onClose,
   });
-
-  const submit = async () => {
-    const values = await form.validateFields().catch(() => null);
-    if (values) save.mutate(values);
-  };
 
   let title: string = CRF_STAGE_TEXT.editTitle;
   if (state?.mode === 'add') {
@@ -60,40 +49,33 @@ function StageDialogBody({
   }
 
   return (
-    <Modal
+    <FormDialog
       open={Boolean(state)}
       title={title}
-      onCancel={onClose}
-      onOk={() => void submit()}
-      okText={COMMON_TEXT.ok}
-      cancelText={COMMON_TEXT.cancel}
-      confirmLoading={save.isPending}
       width={480}
-      destroyOnHidden
+      form={form}
+      name="crf-stage-dialog"
+      labelWidth="84px"
+      initialValues={
+        state?.mode === 'edit'
+          ? { name: state.stage.name, orderNum: state.stage.orderNum }
+          : { orderNum: state?.orderNum }
+      }
+      saving={save.isPending}
+      onSave={(values) => save.mutate(values)}
+      onClose={onClose}
     >
-      <Form
-        form={form}
-        initialValues={
-          state?.mode === 'edit'
-            ? { name: state.stage.name, orderNum: state.stage.orderNum }
-            : { orderNum: state?.orderNum }
-        }
-        name="crf-stage-dialog"
-        labelCol={{ flex: '84px' }}
-        wrapperCol={{ flex: 1 }}
+      <Form.Item
+        label={CRF_STAGE_TEXT.name}
+        name="name"
+        rules={[{ required: true, whitespace: true, message: CRF_STAGE_TEXT.nameRequired }]}
       >
-        <Form.Item
-          label={CRF_STAGE_TEXT.name}
-          name="name"
-          rules={[{ required: true, whitespace: true, message: CRF_STAGE_TEXT.nameRequired }]}
-        >
-          <Input maxLength={50} placeholder={CRF_STAGE_TEXT.name} />
-        </Form.Item>
-        <Form.Item label={CRF_STAGE_TEXT.orderNum} name="orderNum">
-          <InputNumber min={0} precision={0} style={{ width: '100%' }} />
-        </Form.Item>
-      </Form>
-    </Modal>
+        <Input maxLength={50} placeholder={CRF_STAGE_TEXT.name} />
+      </Form.Item>
+      <Form.Item label={CRF_STAGE_TEXT.orderNum} name="orderNum">
+        <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+      </Form.Item>
+    </FormDialog>
   );
 }
 

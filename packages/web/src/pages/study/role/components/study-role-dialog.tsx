@@ -1,9 +1,10 @@
 import { useMemo, useState, type Key } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Form, Input, Modal, Spin, Tree, type TreeDataNode } from 'antd';
+import { Form, Input, Tree, type TreeDataNode } from 'antd';
 import { MSG, REMARK_MAX } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { studyRoleApi, type PermissionNode, type StudyRole } from '../../../../api/study.api';
+import { FormDialog } from '../../../../components/form-dialog';
 import { useSaveMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { STUDY_ROLE_TEXT } from '../../../../locales/study-role.zh-CN';
@@ -63,58 +64,50 @@ function StudyRoleDialogBody({
     onSuccess: onClose,
   });
 
-  const submit = async () => {
-    const values = await form.validateFields().catch(() => null);
-    if (!values) return;
-    save.mutate({ ...values, roleName: values.roleName.trim(), permissions: permissionsFromChecked(nodes, checked) });
-  };
-
   return (
-    <Modal
+    <FormDialog
       open={Boolean(state)}
       title={role ? STUDY_ROLE_TEXT.editTitle : STUDY_ROLE_TEXT.addTitle}
-      onCancel={onClose}
-      onOk={() => void submit()}
-      okText={COMMON_TEXT.ok}
-      cancelText={COMMON_TEXT.cancel}
-      confirmLoading={save.isPending}
       width={720}
-      destroyOnHidden
+      form={form}
+      name="study-role-dialog"
+      labelWidth="84px"
+      initialValues={role ? { roleName: role.roleName, remark: role.remark } : undefined}
+      loading={tree.isLoading}
+      saving={save.isPending}
+      onSave={(values) =>
+        save.mutate({
+          ...values,
+          roleName: values.roleName.trim(),
+          permissions: permissionsFromChecked(nodes, checked),
+        })
+      }
+      onClose={onClose}
     >
-      <Spin spinning={tree.isLoading}>
-        <Form
-          form={form}
-          initialValues={role ? { roleName: role.roleName, remark: role.remark } : undefined}
-          name="study-role-dialog"
-          labelCol={{ flex: '84px' }}
-          wrapperCol={{ flex: 1 }}
-        >
-          <Form.Item
-            label={STUDY_ROLE_TEXT.name}
-            name="roleName"
-            rules={[{ required: true, whitespace: true, message: STUDY_ROLE_TEXT.nameRequired }]}
-          >
-            <Input maxLength={30} placeholder={STUDY_ROLE_TEXT.name} />
-          </Form.Item>
-          <Form.Item label={STUDY_ROLE_TEXT.permissions}>
-            <div style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 360, overflow: 'auto' }}>
-              <Tree
-                checkable
-                selectable={false}
-                defaultExpandAll
-                key={treeData.length}
-                treeData={treeData}
-                checkedKeys={checked}
-                onCheck={(keys) => setEdited(Array.isArray(keys) ? keys : keys.checked)}
-              />
-            </div>
-          </Form.Item>
-          <Form.Item label={COMMON_TEXT.remark} name="remark" rules={[{ max: REMARK_MAX, message: MSG.remarkTooLong }]}>
-            <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={COMMON_TEXT.remark} />
-          </Form.Item>
-        </Form>
-      </Spin>
-    </Modal>
+      <Form.Item
+        label={STUDY_ROLE_TEXT.name}
+        name="roleName"
+        rules={[{ required: true, whitespace: true, message: STUDY_ROLE_TEXT.nameRequired }]}
+      >
+        <Input maxLength={30} placeholder={STUDY_ROLE_TEXT.name} />
+      </Form.Item>
+      <Form.Item label={STUDY_ROLE_TEXT.permissions}>
+        <div style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 360, overflow: 'auto' }}>
+          <Tree
+            checkable
+            selectable={false}
+            defaultExpandAll
+            key={treeData.length}
+            treeData={treeData}
+            checkedKeys={checked}
+            onCheck={(keys) => setEdited(Array.isArray(keys) ? keys : keys.checked)}
+          />
+        </div>
+      </Form.Item>
+      <Form.Item label={COMMON_TEXT.remark} name="remark" rules={[{ max: REMARK_MAX, message: MSG.remarkTooLong }]}>
+        <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={COMMON_TEXT.remark} />
+      </Form.Item>
+    </FormDialog>
   );
 }
 

@@ -1,9 +1,10 @@
 import { useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Form, Modal, Select, TreeSelect } from 'antd';
+import { Form, Select, TreeSelect } from 'antd';
 import { buildTree } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { personnelApi, studyRoleApi, type SiteRow, type StudyMember } from '../../../../api/study.api';
+import { FormDialog } from '../../../../components/form-dialog';
 import { useSaveMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { STUDY_USER_TEXT } from '../../../../locales/study-user.zh-CN';
@@ -89,74 +90,62 @@ function MemberDialogBody({
     onSuccess: onClose,
   });
 
-  const submit = async () => {
-    const values = await form.validateFields().catch(() => null);
-    if (values) save.mutate(values);
-  };
-
   return (
-    <Modal
+    <FormDialog
       open={open}
       title={member ? STUDY_USER_TEXT.editTitle(member.name) : STUDY_USER_TEXT.addTitle}
-      onCancel={onClose}
-      onOk={() => void submit()}
-      okText={COMMON_TEXT.ok}
-      cancelText={COMMON_TEXT.cancel}
-      confirmLoading={save.isPending}
       width={600}
-      destroyOnHidden
+      form={form}
+      name="study-member-dialog"
+      labelWidth="84px"
+      initialValues={member ? { studyRoleId: member.studyRoleId, siteIds: member.siteIds } : undefined}
+      saving={save.isPending}
+      onSave={(values) => save.mutate(values)}
+      onClose={onClose}
     >
-      <Form
-        form={form}
-        initialValues={member ? { studyRoleId: member.studyRoleId, siteIds: member.siteIds } : undefined}
-        name="study-member-dialog"
-        labelCol={{ flex: '84px' }}
-        wrapperCol={{ flex: 1 }}
-      >
-        {!member && (
-          <Form.Item
-            label={STUDY_USER_TEXT.users}
-            name="userIds"
-            rules={[{ required: true, message: STUDY_USER_TEXT.usersRequired }]}
-          >
-            <Select
-              mode="multiple"
-              allowClear
-              loading={candidates.isLoading}
-              placeholder={STUDY_USER_TEXT.usersPlaceholder}
-              notFoundContent={candidates.isLoading ? undefined : STUDY_USER_TEXT.noCandidates}
-              showSearch={{ optionFilterProp: 'label' }}
-              options={(candidates.data ?? []).map((user) => ({
-                value: user.userId,
-                label: `${user.name}（${user.userName}）${user.deptName ? ` · ${user.deptName}` : ''}`,
-              }))}
-            />
-          </Form.Item>
-        )}
+      {!member && (
         <Form.Item
-          label={STUDY_USER_TEXT.role}
-          name="studyRoleId"
-          rules={[{ required: true, message: STUDY_USER_TEXT.roleRequired }]}
+          label={STUDY_USER_TEXT.users}
+          name="userIds"
+          rules={[{ required: true, message: STUDY_USER_TEXT.usersRequired }]}
         >
           <Select
-            loading={roles.isLoading}
-            placeholder={COMMON_TEXT.selectPlaceholder}
-            options={(roles.data ?? []).map((role) => ({ value: role.id, label: role.roleName }))}
+            mode="multiple"
+            allowClear
+            loading={candidates.isLoading}
+            placeholder={STUDY_USER_TEXT.usersPlaceholder}
+            notFoundContent={candidates.isLoading ? undefined : STUDY_USER_TEXT.noCandidates}
+            showSearch={{ optionFilterProp: 'label' }}
+            options={(candidates.data ?? []).map((user) => ({
+              value: user.userId,
+              label: `${user.name}（${user.userName}）${user.deptName ? ` · ${user.deptName}` : ''}`,
+            }))}
           />
         </Form.Item>
-        {siteTree.length > 0 && (
-          <Form.Item label={STUDY_USER_TEXT.site} name="siteIds" extra={STUDY_USER_TEXT.siteHint}>
-            <TreeSelect
-              multiple
-              allowClear
-              treeDefaultExpandAll
-              treeData={siteTree}
-              placeholder={COMMON_TEXT.selectPlaceholder}
-            />
-          </Form.Item>
-        )}
-      </Form>
-    </Modal>
+      )}
+      <Form.Item
+        label={STUDY_USER_TEXT.role}
+        name="studyRoleId"
+        rules={[{ required: true, message: STUDY_USER_TEXT.roleRequired }]}
+      >
+        <Select
+          loading={roles.isLoading}
+          placeholder={COMMON_TEXT.selectPlaceholder}
+          options={(roles.data ?? []).map((role) => ({ value: role.id, label: role.roleName }))}
+        />
+      </Form.Item>
+      {siteTree.length > 0 && (
+        <Form.Item label={STUDY_USER_TEXT.site} name="siteIds" extra={STUDY_USER_TEXT.siteHint}>
+          <TreeSelect
+            multiple
+            allowClear
+            treeDefaultExpandAll
+            treeData={siteTree}
+            placeholder={COMMON_TEXT.selectPlaceholder}
+          />
+        </Form.Item>
+      )}
+    </FormDialog>
   );
 }
 
