@@ -38,8 +38,8 @@ type MedicalRow = typeof medicalRecords.$inferSelect;
 const notFound = () => AppError.notFound('medical.not_found', '病历资料不存在');
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** What the audit trail keeps of a medical record: its fields, the files by key and name. */
-const audited = (row: Pick<MedicalRow, 'title' | 'category' | 'visitDate' | 'hospital' | 'note' | 'files'>) => ({
+/** A medical record's own fields, the files by key and name: what the audit trail keeps and the views show. */
+const recordFields = (row: Pick<MedicalRow, 'title' | 'category' | 'visitDate' | 'hospital' | 'note' | 'files'>) => ({
   title: row.title,
   category: row.category,
   visitDate: row.visitDate,
@@ -58,6 +58,20 @@ async function casebookOf(db: Db, studyId: number, subjectId: number) {
   if (!row) throw AppError.badRequest('medical.subject_not_found', '患者不存在');
   return row.subjectRecordId;
 }
+
+/** The casebook of the patient a change names, once the locks allow changes to it. */
+async function writableCasebookOf(tx: Db, studyId: number, subjectId: number) {
+  const subjectRecordId = await casebookOf(tx, studyId, subjectId);
+  await assertWritable(tx, { studyId, subjectRecordId });
+  return subjectRecordId;
+}
+
+/** What every audit row of a change to a medical record names: the patient's casebook and the record. */
+const auditedRecord = (studyId: number, subjectRecordId: number, id: number) => ({
+  studyId,
+  subjectRecordId,
+  itemName: `病历资料#${id}`,
+});
 
 async function views(ctx: AppContext, access: StudyAccess, rows: MedicalRow[]) {
   const subjectIds = [...new Set(rows.map((r) => r.subjectId))];
@@ -89,12 +103,7 @@ async function views(ctx: AppContext, access: StudyAccess, rows: MedicalRow[]) {
       subjectId: row.subjectId,
       identificationCode: person?.code ?? null,
       subjectName: person ? (clear ? person.name : maskName(person.name)) : null,
-      title: row.title,
-      category: row.category,
-      visitDate: row.visitDate,
-      hospital: row.hospital,
-      note: row.note,
-      files: row.files,
+      ...recordFields(row),
       crfDataRecordId: row.crfDataRecordId,
       crfId: crfVisible ? crf.crfId : null,
       crfTitle: crfVisible ? crf.title : null,
@@ -181,8 +190,7 @@ const fields = (input: MedicalInput) => ({
 
 export async function createMedical(ctx: AppContext, user: CurrentUser, access: StudyAccess, input: MedicalInput) {
   const id = await ctx.db.transaction(async (tx) => {
-    const subjectRecordId = await casebookOf(tx, access.studyId, input.subjectId);
-    await assertWritable(tx, { studyId: access.studyId, subjectRecordId });
+    const subjectRecordId = await writableCasebookOf(tx, access.studyId, input.subjectId);
     await checkFiles(tx, access.studyId, input.files);
     const now = ctx.clock();
     const [row] = await tx
@@ -191,11 +199,9 @@ export async function createMedical(ctx: AppContext, user: CurrentUser, access: 
       .returning();
     await audit(tx, user, now, [
       {
-        studyId: access.studyId,
-        subjectRecordId,
+        ...auditedRecord(access.studyId, subjectRecordId, row!.id),
         action: 'medical.create',
-        itemName: `病历资料#${row!.id}`,
-        newValue: audited(row!),
+        newValue: recordFields(row!),
       },
     ]);
     return row!.id;
@@ -216,8 +222,7 @@ export async function updateMedical(
     if (before.subjectId !== input.subjectId) {
       throw AppError.badRequest('medical.subject_fixed', '病历资料所属患者不能修改');
     }
-    const subjectRecordId = await casebookOf(tx, access.studyId, input.subjectId);
-    await assertWritable(tx, { studyId: access.studyId, subjectRecordId });
+    const subjectRecordId = await writableCasebookOf(tx, access.studyId, input.subjectId);
     await checkFiles(tx, access.studyId, input.files);
     const now = ctx.clock();
     const [after] = await tx
@@ -227,12 +232,10 @@ export async function updateMedical(
       .returning();
     await audit(tx, user, now, [
       {
-        studyId: access.studyId,
-        subjectRecordId,
+        ...auditedRecord(access.studyId, subjectRecordId, id),
         action: 'medical.update',
-        itemName: `病历资料#${id}`,
-        oldValue: audited(before),
-        newValue: audited(after!),
+        oldValue: recordFields(before),
+        newValue: recordFields(after!),
         reason,
       },
     ]);
@@ -250,8 +253,7 @@ export async function deleteMedical(
 ) {
   await ctx.db.transaction(async (tx) => {
     const before = await liveRow(tx, access.studyId, id);
-    const subjectRecordId = await casebookOf(tx, access.studyId, before.subjectId);
-    await assertWritable(tx, { studyId: access.studyId, subjectRecordId });
+    const subjectRecordId = await writableCasebookOf(tx, access.studyId, before.subjectId);
     const now = ctx.clock();
     await tx
       .update(medicalRecords)
@@ -259,11 +261,9 @@ export async function deleteMedical(
       .where(and(eq(medicalRecords.studyId, access.studyId), eq(medicalRecords.id, id)));
     await audit(tx, user, now, [
       {
-        studyId: access.studyId,
-        subjectRecordId,
+        ...auditedRecord(access.studyId, subjectRecordId, id),
         action: 'medical.delete',
-        itemName: `病历资料#${id}`,
-        oldValue: audited(before),
+        oldValue: recordFields(before),
         reason,
       },
     ]);
@@ -284,8 +284,7 @@ export async function linkCrf(
 ) {
   await ctx.db.transaction(async (tx) => {
     const before = await liveRow(tx, access.studyId, id);
-    const subjectRecordId = await casebookOf(tx, access.studyId, before.subjectId);
-    await assertWritable(tx, { studyId: access.studyId, subjectRecordId });
+    const subjectRecordId = await writableCasebookOf(tx, access.studyId, before.subjectId);
     let crfId: number | null = null;
     if (crfDataRecordId !== null) {
       const [record] = await tx
@@ -314,12 +313,10 @@ export async function linkCrf(
       .where(and(eq(medicalRecords.studyId, access.studyId), eq(medicalRecords.id, id)));
     await audit(tx, user, now, [
       {
-        studyId: access.studyId,
-        subjectRecordId,
+        ...auditedRecord(access.studyId, subjectRecordId, id),
         crfDataRecordId: crfDataRecordId ?? before.crfDataRecordId,
         crfId,
         action: 'medical.crf',
-        itemName: `病历资料#${id}`,
         oldValue: before.crfDataRecordId,
         newValue: crfDataRecordId,
         reason,
