@@ -1,5 +1,6 @@
 import { useMemo, type ReactNode } from 'react';
 import { Button, Popconfirm, Switch, Tooltip, type ButtonProps, type SwitchProps } from 'antd';
+import { PlusOutlined } from '@ant-design/icons';
 import { MSG, type SystemPermission } from '@ecrf/core';
 import { createAccess } from '../access';
 import { COMMON_TEXT } from '../locales/common.zh-CN';
@@ -40,6 +41,15 @@ export function AuthButton({ code, ...props }: ButtonProps & { code: SystemPermi
     <Denied>
       <Button {...props} disabled onClick={undefined} style={{ ...props.style, pointerEvents: 'none' }} />
     </Denied>
+  );
+}
+
+/** 新增 above a list: the primary button with the plus, under the same rule as AuthButton. */
+export function AuthAddButton({ code, onClick }: { code: SystemPermission; onClick: () => void }) {
+  return (
+    <AuthButton code={code} type="primary" icon={<PlusOutlined aria-hidden />} onClick={onClick}>
+      {COMMON_TEXT.add}
+    </AuthButton>
   );
 }
 

@@ -1,9 +1,8 @@
 import { useState } from 'react';
-import { PlusOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import { queryKeys } from '../../../api/query-keys';
 import { studyApi, type Study } from '../../../api/study.api';
-import { AuthButton } from '../../../components/permission';
+import { AuthAddButton } from '../../../components/permission';
 import {
   actionsColumn,
   TablePage,
@@ -96,16 +95,7 @@ export default function StudyManagePage() {
         columns={columns}
         queryKey={queryKeys.study.manage()}
         fetchPage={(query) => studyApi.manageList(query).then((res) => res.data)}
-        toolbar={
-          <AuthButton
-            code="study:add"
-            type="primary"
-            icon={<PlusOutlined aria-hidden />}
-            onClick={() => setDialog({ mode: 'add' })}
-          >
-            {COMMON_TEXT.add}
-          </AuthButton>
-        }
+        toolbar={<AuthAddButton code="study:add" onClick={() => setDialog({ mode: 'add' })} />}
       />
       <StudyDialog state={dialog} onClose={() => setDialog(null)} />
     </div>

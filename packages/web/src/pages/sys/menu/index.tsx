@@ -1,11 +1,10 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Tag } from 'antd';
-import { PlusOutlined } from '@ant-design/icons';
 import { buildTree, type MenuType } from '@ecrf/core';
 import { queryKeys } from '../../../api/query-keys';
 import { menuApi, type MenuRow } from '../../../api/system.api';
-import { AuthButton } from '../../../components/permission';
+import { AuthAddButton } from '../../../components/permission';
 import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../components/table-page';
 import { menuIcon } from '../../../layouts/menu-icon';
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
@@ -136,16 +135,7 @@ export default function MenuPage() {
         fetchAll={(filters) => menuApi.list(filters).then((res) => res.data)}
         select={toTree}
         paged={false}
-        toolbar={
-          <AuthButton
-            code="sys:menu:add"
-            type="primary"
-            icon={<PlusOutlined aria-hidden />}
-            onClick={() => setDialog({ mode: 'add' })}
-          >
-            {COMMON_TEXT.add}
-          </AuthButton>
-        }
+        toolbar={<AuthAddButton code="sys:menu:add" onClick={() => setDialog({ mode: 'add' })} />}
       />
       <MenuDialog state={dialog} tree={tree} onClose={() => setDialog(null)} />
     </div>

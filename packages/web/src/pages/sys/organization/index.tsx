@@ -1,9 +1,8 @@
 import { useState } from 'react';
-import { PlusOutlined } from '@ant-design/icons';
 import { buildTree } from '@ecrf/core';
 import { queryKeys } from '../../../api/query-keys';
 import { deptApi, type Dept } from '../../../api/system.api';
-import { AuthButton } from '../../../components/permission';
+import { AuthAddButton } from '../../../components/permission';
 import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../components/table-page';
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
 import { DEPT_TEXT } from '../../../locales/dept.zh-CN';
@@ -86,16 +85,7 @@ export default function OrganizationPage() {
         select={toTree}
         paged={false}
         table={{ expandable: { defaultExpandAllRows: true } }}
-        toolbar={
-          <AuthButton
-            code="sys:dept:add"
-            type="primary"
-            icon={<PlusOutlined aria-hidden />}
-            onClick={() => setDialog({ mode: 'add' })}
-          >
-            {COMMON_TEXT.add}
-          </AuthButton>
-        }
+        toolbar={<AuthAddButton code="sys:dept:add" onClick={() => setDialog({ mode: 'add' })} />}
       />
       <DeptDialog state={dialog} onClose={() => setDialog(null)} />
     </div>

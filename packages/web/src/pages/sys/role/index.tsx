@@ -1,9 +1,8 @@
 import { useState } from 'react';
-import { PlusOutlined } from '@ant-design/icons';
 import { STATUS } from '@ecrf/core';
 import { queryKeys } from '../../../api/query-keys';
 import { roleApi, type Role } from '../../../api/system.api';
-import { AuthButton } from '../../../components/permission';
+import { AuthAddButton } from '../../../components/permission';
 import {
   actionsColumn,
   StatusSwitch,
@@ -82,16 +81,7 @@ export default function RolePage() {
         columns={columns}
         queryKey={queryKeys.role.list()}
         fetchPage={(query) => roleApi.list(query).then((res) => res.data)}
-        toolbar={
-          <AuthButton
-            code="sys:role:add"
-            type="primary"
-            icon={<PlusOutlined aria-hidden />}
-            onClick={() => setDialog({ mode: 'add' })}
-          >
-            {COMMON_TEXT.add}
-          </AuthButton>
-        }
+        toolbar={<AuthAddButton code="sys:role:add" onClick={() => setDialog({ mode: 'add' })} />}
       />
       <RoleDialog state={dialog} onClose={() => setDialog(null)} />
     </div>

@@ -1,13 +1,13 @@
 import { useState, type Key } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { App } from 'antd';
-import { HomeOutlined, PlusOutlined } from '@ant-design/icons';
+import { HomeOutlined } from '@ant-design/icons';
 import { STATUS } from '@ecrf/core';
 import type { SysUser } from '../../../api/auth.api';
 import { queryKeys } from '../../../api/query-keys';
 import { userApi, type UserQuery } from '../../../api/system.api';
 import { ChangePasswordDialog, type PasswordTarget } from '../../../components/change-password-dialog';
-import { AuthButton } from '../../../components/permission';
+import { AuthAddButton, AuthButton } from '../../../components/permission';
 import {
   actionsColumn,
   StatusSwitch,
@@ -122,14 +122,7 @@ export default function UserPage() {
         table={{ rowSelection: { selectedRowKeys: selected, onChange: setSelected, preserveSelectedRowKeys: true } }}
         toolbar={
           <>
-            <AuthButton
-              code="sys:user:add"
-              type="primary"
-              icon={<PlusOutlined aria-hidden />}
-              onClick={() => setDialog({ mode: 'add' })}
-            >
-              {COMMON_TEXT.add}
-            </AuthButton>
+            <AuthAddButton code="sys:user:add" onClick={() => setDialog({ mode: 'add' })} />
             <AuthButton
               code="sys:user:edit"
               icon={<HomeOutlined aria-hidden />}
