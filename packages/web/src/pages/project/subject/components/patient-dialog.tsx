@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Button, Col, Form, Input, Modal, Radio, Row, Select, Spin, TreeSelect } from 'antd';
 import { KeyboardDatePicker } from '../../../../components/keyboard-date-picker';
@@ -211,6 +211,21 @@ export function PatientDialog({ studyId, state, canEdit, sites: siteScope, onClo
         if (broken) throw new Error(broken);
       },
     });
+  /** 出生日期, 手机号, 身份证号: shown, named and required as the study configures them, masked as the server sent them. */
+  const identifierItem = (name: Exclude<IdentifierField, 'subjectName'>, input: ReactNode) =>
+    field(name).shown && (
+      <Col span={12}>
+        <Form.Item
+          label={field(name).label}
+          name={name}
+          required={field(name).required}
+          rules={[coreRule(name)]}
+          extra={maskedExtra(name)}
+        >
+          {input}
+        </Form.Item>
+      </Col>
+    );
   const takenRule: Rule = {
     validator: async (_rule, value: string | undefined) => {
       if (mode === 'add' && value && takenCodes.current.has(value.trim())) throw new Error(MSG.codeTaken);
@@ -333,22 +348,13 @@ export function PatientDialog({ studyId, state, canEdit, sites: siteScope, onClo
                   <Radio.Group options={GENDER_OPTIONS} />
                 </Form.Item>
               </Col>
-              {field('birth').shown && (
-                <Col span={12}>
-                  <Form.Item
-                    label={field('birth').label}
-                    name="birth"
-                    required={field('birth').required}
-                    rules={[coreRule('birth')]}
-                    extra={maskedExtra('birth')}
-                  >
-                    <KeyboardDatePicker
-                      style={{ width: '100%' }}
-                      {...maskedProps('birth', COMMON_TEXT.selectPlaceholder)}
-                      disabledDate={(date) => isBirthDisabled(date, today)}
-                    />
-                  </Form.Item>
-                </Col>
+              {identifierItem(
+                'birth',
+                <KeyboardDatePicker
+                  style={{ width: '100%' }}
+                  {...maskedProps('birth', COMMON_TEXT.selectPlaceholder)}
+                  disabledDate={(date) => isBirthDisabled(date, today)}
+                />,
               )}
               {field('age').shown && (
                 <Col span={12}>
@@ -363,31 +369,13 @@ export function PatientDialog({ studyId, state, canEdit, sites: siteScope, onClo
                   </Form.Item>
                 </Col>
               )}
-              {field('mobile').shown && (
-                <Col span={12}>
-                  <Form.Item
-                    label={field('mobile').label}
-                    name="mobile"
-                    required={field('mobile').required}
-                    rules={[coreRule('mobile')]}
-                    extra={maskedExtra('mobile')}
-                  >
-                    <Input maxLength={11} inputMode="numeric" {...maskedProps('mobile', field('mobile').label)} />
-                  </Form.Item>
-                </Col>
+              {identifierItem(
+                'mobile',
+                <Input maxLength={11} inputMode="numeric" {...maskedProps('mobile', field('mobile').label)} />,
               )}
-              {field('idNumber').shown && (
-                <Col span={12}>
-                  <Form.Item
-                    label={field('idNumber').label}
-                    name="idNumber"
-                    required={field('idNumber').required}
-                    rules={[coreRule('idNumber')]}
-                    extra={maskedExtra('idNumber')}
-                  >
-                    <Input maxLength={18} {...maskedProps('idNumber', field('idNumber').label)} />
-                  </Form.Item>
-                </Col>
+              {identifierItem(
+                'idNumber',
+                <Input maxLength={18} {...maskedProps('idNumber', field('idNumber').label)} />,
               )}
               <Col span={12}>
                 <Form.Item
