@@ -13,15 +13,7 @@ import {
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import {
-  appliedRequests,
-  crfDataRecords,
-  crfStageCrfs,
-  crfStages,
-  crfs,
-  users,
-  type SdvMark,
-} from '../../db/schema/index.js';
+import { appliedRequests, crfDataRecords, crfStageCrfs, crfs, users, type SdvMark } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
@@ -30,6 +22,7 @@ import { audit } from '../audit/audit.service.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { assertWritable } from '../locks/lock-gate.js';
 import { definitionOf, nodesOf } from '../study/crf-definitions.js';
+import { stagesWithForms } from '../study/setup.service.js';
 import { FORM_SDV_KEY, issueOut } from './form-rules.js';
 import { crfOfStudy, liveRecord, RequestAlreadyApplied, saveForm, type SaveInput } from './form-write.js';
 import { otherFormValues, prefillFromPatient } from './linked-values.service.js';
@@ -94,23 +87,7 @@ interface MenuNode {
 /** The CRF sidebar: stages with the forms the caller may view, each with its state for this subject. */
 export async function crfMenu(ctx: AppContext, access: StudyAccess, subjectRecordId: number): Promise<MenuNode[]> {
   const record = await liveRecord(ctx.db, subjectRecordId);
-  const stages = await ctx.db
-    .select()
-    .from(crfStages)
-    .where(eq(crfStages.studyId, record.studyId))
-    .orderBy(asc(crfStages.orderNum), asc(crfStages.id));
-  const links = await ctx.db
-    .select({
-      stageId: crfStageCrfs.stageId,
-      crfId: crfStageCrfs.crfId,
-      repeat: crfStageCrfs.repeat,
-      orderNum: crfStageCrfs.orderNum,
-      title: crfs.title,
-    })
-    .from(crfStageCrfs)
-    .innerJoin(crfs, eq(crfs.id, crfStageCrfs.crfId))
-    .where(eq(crfStageCrfs.studyId, record.studyId))
-    .orderBy(asc(crfStageCrfs.orderNum), asc(crfStageCrfs.crfId));
+  const { stages, links } = await stagesWithForms(ctx.db, record.studyId);
   const doubtRecordIds = new Set((await activeDoubtsOf(ctx.db, subjectRecordId)).map((d) => d.crfDataRecordId));
   const data = await ctx.db
     .select({ id: crfDataRecords.id, crfId: crfDataRecords.crfId, state: crfDataRecords.state })

@@ -1,8 +1,8 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import { buildTree, type AuditAction } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { crfStageCrfs, crfStages, crfs, studies, studyDiseases } from '../../db/schema/index.js';
-import type { Tx } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { AppError } from '../../shared/app-error.js';
 import { studyOf } from '../../shared/study-of.js';
@@ -22,14 +22,9 @@ interface StageNode {
   children?: StageNode[];
 }
 
-/** The study's visit phases as an ordered tree, each with its forms: what the CRF sidebar shows. */
-export async function stageTree(ctx: AppContext, studyId: number) {
-  const stages = await ctx.db
-    .select()
-    .from(crfStages)
-    .where(eq(crfStages.studyId, studyId))
-    .orderBy(asc(crfStages.orderNum), asc(crfStages.id));
-  const links = await ctx.db
+/** Forms placed in phases, with their titles, in the sidebar's order; `where` picks a study's or one phase's. */
+function placedForms(db: Db, where: SQL) {
+  return db
     .select({
       stageId: crfStageCrfs.stageId,
       crfId: crfStageCrfs.crfId,
@@ -39,8 +34,24 @@ export async function stageTree(ctx: AppContext, studyId: number) {
     })
     .from(crfStageCrfs)
     .innerJoin(crfs, eq(crfs.id, crfStageCrfs.crfId))
-    .where(eq(crfStageCrfs.studyId, studyId))
+    .where(where)
     .orderBy(asc(crfStageCrfs.orderNum), asc(crfStageCrfs.crfId));
+}
+
+/** The study's visit phases in order and the forms each holds: what the CRF sidebar is built from. */
+export async function stagesWithForms(db: Db, studyId: number) {
+  const stages = await db
+    .select()
+    .from(crfStages)
+    .where(eq(crfStages.studyId, studyId))
+    .orderBy(asc(crfStages.orderNum), asc(crfStages.id));
+  const links = await placedForms(db, eq(crfStageCrfs.studyId, studyId));
+  return { stages, links };
+}
+
+/** The study's visit phases as an ordered tree, each with its forms: what the CRF sidebar shows. */
+export async function stageTree(ctx: AppContext, studyId: number) {
+  const { stages, links } = await stagesWithForms(ctx.db, studyId);
   const nodes: StageNode[] = stages.map((s) => ({
     id: s.id,
     parentId: s.parentId,
@@ -157,17 +168,8 @@ export async function deleteStage(ctx: AppContext, user: CurrentUser, id: number
 
 export async function stageCrfs(ctx: AppContext, id: number) {
   await getStage(ctx, id);
-  return ctx.db
-    .select({
-      crfId: crfStageCrfs.crfId,
-      title: crfs.title,
-      repeat: crfStageCrfs.repeat,
-      orderNum: crfStageCrfs.orderNum,
-    })
-    .from(crfStageCrfs)
-    .innerJoin(crfs, eq(crfs.id, crfStageCrfs.crfId))
-    .where(eq(crfStageCrfs.stageId, id))
-    .orderBy(asc(crfStageCrfs.orderNum), asc(crfStageCrfs.crfId));
+  const links = await placedForms(ctx.db, eq(crfStageCrfs.stageId, id));
+  return links.map(({ stageId: _s, ...l }) => l);
 }
 
 async function checkCrfsOfStudy(ctx: AppContext, studyId: number, crfIds: number[]) {
