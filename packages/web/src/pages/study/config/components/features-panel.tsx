@@ -21,43 +21,55 @@ import { queryKeys } from '../../../../api/query-keys';
 const PERM = 'study:config';
 
 /**
- * The form of a setting below its section title: labels 110 wide, at most 720 across, and 保存 under the fields for
- * those with 项目配置; the spinner covers it while the stored setting loads.
+ * A setting's section: its on/off switch first, then its fields, and 保存 under them for those with 项目配置
+ * (labels 110 wide, at most 720 across); the spinner covers the form while the stored setting loads.
  */
-function SettingsForm<V>({
+function SettingsSection<V>({
+  title,
+  hint,
   form,
   name,
   loading,
-  saving,
-  onSave,
+  save,
+  switchLabel,
+  switchDisabled,
   children,
 }: {
+  title: string;
+  hint?: string;
   form: FormInstance<V>;
   /** The form's name: its fields' ids start with it. */
   name: string;
   loading: boolean;
-  saving: boolean;
-  onSave: (values: V) => void;
+  save: { isPending: boolean; mutate: (values: V) => void };
+  /** The label of the `enabled` switch. */
+  switchLabel: string;
+  switchDisabled?: boolean;
   children: ReactNode;
 }) {
   return (
-    <Spin spinning={loading}>
-      <Form
-        form={form}
-        name={name}
-        labelCol={{ flex: '110px' }}
-        wrapperCol={{ flex: 1 }}
-        style={{ maxWidth: 720 }}
-        onFinish={onSave}
-      >
-        {children}
-        <Form.Item label=" " colon={false}>
-          <AuthButton code={PERM} type="primary" htmlType="submit" loading={saving}>
-            {COMMON_TEXT.save}
-          </AuthButton>
-        </Form.Item>
-      </Form>
-    </Spin>
+    <Section title={title} hint={hint}>
+      <Spin spinning={loading}>
+        <Form
+          form={form}
+          name={name}
+          labelCol={{ flex: '110px' }}
+          wrapperCol={{ flex: 1 }}
+          style={{ maxWidth: 720 }}
+          onFinish={(values) => save.mutate(values)}
+        >
+          <Form.Item label={switchLabel} name="enabled" valuePropName="checked">
+            <Switch aria-label={switchLabel} disabled={switchDisabled} />
+          </Form.Item>
+          {children}
+          <Form.Item label=" " colon={false}>
+            <AuthButton code={PERM} type="primary" htmlType="submit" loading={save.isPending}>
+              {COMMON_TEXT.save}
+            </AuthButton>
+          </Form.Item>
+        </Form>
+      </Spin>
+    </Section>
   );
 }
 
@@ -106,26 +118,22 @@ function SignSection({ study }: { study: Study }) {
   });
 
   return (
-    <Section title={STUDY_CONFIG_TEXT.sign}>
-      <SettingsForm
-        form={form}
-        name="study-sign"
-        loading={sign.isLoading}
-        saving={save.isPending}
-        onSave={(values) => save.mutate(values)}
+    <SettingsSection
+      title={STUDY_CONFIG_TEXT.sign}
+      form={form}
+      name="study-sign"
+      loading={sign.isLoading}
+      save={save}
+      switchLabel={STUDY_CONFIG_TEXT.signEnabled}
+    >
+      <Form.Item
+        label={STUDY_CONFIG_TEXT.signMeaning}
+        name="meaning"
+        rules={[{ required: Boolean(enabled), whitespace: true, message: STUDY_CONFIG_TEXT.signMeaningRequired }]}
       >
-        <Form.Item label={STUDY_CONFIG_TEXT.signEnabled} name="enabled" valuePropName="checked">
-          <Switch aria-label={STUDY_CONFIG_TEXT.signEnabled} />
-        </Form.Item>
-        <Form.Item
-          label={STUDY_CONFIG_TEXT.signMeaning}
-          name="meaning"
-          rules={[{ required: Boolean(enabled), whitespace: true, message: STUDY_CONFIG_TEXT.signMeaningRequired }]}
-        >
-          <Input.TextArea rows={2} maxLength={200} showCount placeholder={STUDY_CONFIG_TEXT.signMeaningPlaceholder} />
-        </Form.Item>
-      </SettingsForm>
-    </Section>
+        <Input.TextArea rows={2} maxLength={200} showCount placeholder={STUDY_CONFIG_TEXT.signMeaningPlaceholder} />
+      </Form.Item>
+    </SettingsSection>
   );
 }
 
@@ -167,49 +175,46 @@ function SerialNumberSection({ study }: { study: Study }) {
   });
 
   return (
-    <Section title={STUDY_CONFIG_TEXT.serial} hint={STUDY_CONFIG_TEXT.serialHint}>
-      <SettingsForm
-        form={form}
-        name="study-serial"
-        loading={serial.isLoading}
-        saving={save.isPending}
-        onSave={(values) => save.mutate(values)}
+    <SettingsSection
+      title={STUDY_CONFIG_TEXT.serial}
+      hint={STUDY_CONFIG_TEXT.serialHint}
+      form={form}
+      name="study-serial"
+      loading={serial.isLoading}
+      save={save}
+      switchLabel={STUDY_CONFIG_TEXT.serialEnabled}
+    >
+      <Form.Item
+        label={STUDY_CONFIG_TEXT.prefix}
+        name="prefix"
+        rules={[{ pattern: STUDY_CODE_PATTERN, message: STUDY_CONFIG_TEXT.prefixPattern }]}
       >
-        <Form.Item label={STUDY_CONFIG_TEXT.serialEnabled} name="enabled" valuePropName="checked">
-          <Switch aria-label={STUDY_CONFIG_TEXT.serialEnabled} />
+        <Input maxLength={20} disabled={!enabled} style={{ width: 200 }} placeholder="BJ-" />
+      </Form.Item>
+      <Form.Item
+        label={STUDY_CONFIG_TEXT.digits}
+        name="digits"
+        rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.digitsRequired }]}
+      >
+        <InputNumber min={1} max={10} precision={0} disabled={!enabled} style={{ width: 120 }} />
+      </Form.Item>
+      <Form.Item label={STUDY_CONFIG_TEXT.scope} name="scope">
+        <Radio.Group
+          disabled={!enabled}
+          options={[
+            { value: 'study', label: STUDY_CONFIG_TEXT.scopeStudy },
+            { value: 'site', label: STUDY_CONFIG_TEXT.scopeSite },
+          ]}
+        />
+      </Form.Item>
+      {serial.data?.enableSerialNumber && serial.data.preview && (
+        <Form.Item label={STUDY_CONFIG_TEXT.preview}>
+          <Typography.Text code aria-label={STUDY_CONFIG_TEXT.preview}>
+            {serial.data.preview}
+          </Typography.Text>
         </Form.Item>
-        <Form.Item
-          label={STUDY_CONFIG_TEXT.prefix}
-          name="prefix"
-          rules={[{ pattern: STUDY_CODE_PATTERN, message: STUDY_CONFIG_TEXT.prefixPattern }]}
-        >
-          <Input maxLength={20} disabled={!enabled} style={{ width: 200 }} placeholder="BJ-" />
-        </Form.Item>
-        <Form.Item
-          label={STUDY_CONFIG_TEXT.digits}
-          name="digits"
-          rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.digitsRequired }]}
-        >
-          <InputNumber min={1} max={10} precision={0} disabled={!enabled} style={{ width: 120 }} />
-        </Form.Item>
-        <Form.Item label={STUDY_CONFIG_TEXT.scope} name="scope">
-          <Radio.Group
-            disabled={!enabled}
-            options={[
-              { value: 'study', label: STUDY_CONFIG_TEXT.scopeStudy },
-              { value: 'site', label: STUDY_CONFIG_TEXT.scopeSite },
-            ]}
-          />
-        </Form.Item>
-        {serial.data?.enableSerialNumber && serial.data.preview && (
-          <Form.Item label={STUDY_CONFIG_TEXT.preview}>
-            <Typography.Text code aria-label={STUDY_CONFIG_TEXT.preview}>
-              {serial.data.preview}
-            </Typography.Text>
-          </Form.Item>
-        )}
-      </SettingsForm>
-    </Section>
+      )}
+    </SettingsSection>
   );
 }
 
@@ -253,63 +258,61 @@ function FollowTriggerSection({ study }: { study: Study }) {
   });
 
   return (
-    <Section title={STUDY_CONFIG_TEXT.follow} hint={STUDY_CONFIG_TEXT.followHint}>
-      <SettingsForm
-        form={form}
-        name="study-follow"
-        loading={trigger.isLoading}
-        saving={save.isPending}
-        onSave={(values) => save.mutate(values)}
+    <SettingsSection
+      title={STUDY_CONFIG_TEXT.follow}
+      hint={STUDY_CONFIG_TEXT.followHint}
+      form={form}
+      name="study-follow"
+      loading={trigger.isLoading}
+      save={save}
+      switchLabel={STUDY_CONFIG_TEXT.followEnabled}
+      switchDisabled={!can(PERM)}
+    >
+      <Form.Item
+        label={STUDY_CONFIG_TEXT.followCrf}
+        name="crfId"
+        rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.followCrfRequired }]}
       >
-        <Form.Item label={STUDY_CONFIG_TEXT.followEnabled} name="enabled" valuePropName="checked">
-          <Switch aria-label={STUDY_CONFIG_TEXT.followEnabled} disabled={!can(PERM)} />
-        </Form.Item>
-        <Form.Item
-          label={STUDY_CONFIG_TEXT.followCrf}
-          name="crfId"
-          rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.followCrfRequired }]}
-        >
-          <Select
-            allowClear
-            disabled={!enabled}
-            loading={crfs.isLoading}
-            style={{ width: 320 }}
-            placeholder={COMMON_TEXT.selectPlaceholder}
-            options={(crfs.data ?? []).map((crf) => ({ value: crf.id, label: crf.title }))}
-            onChange={() => form.setFieldValue('itemName', null)}
-          />
-        </Form.Item>
-        <Form.Item
-          label={STUDY_CONFIG_TEXT.followItem}
-          name="itemName"
-          rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.followItemRequired }]}
-        >
-          <Select
-            allowClear
-            disabled={!enabled || typeof crfId !== 'number'}
-            loading={detail.isLoading && typeof crfId === 'number'}
-            style={{ width: 320 }}
-            placeholder={COMMON_TEXT.selectPlaceholder}
-            options={items.map((item) => ({ value: item.name, label: `${item.title}（${item.name}）` }))}
-          />
-        </Form.Item>
-        <Form.Item label={STUDY_CONFIG_TEXT.offsetDays}>
-          <Space>
-            <Form.Item name="offsetDays" noStyle>
-              <InputNumber
-                min={0}
-                max={3650}
-                precision={0}
-                disabled={!enabled}
-                style={{ width: 120 }}
-                aria-label={STUDY_CONFIG_TEXT.offsetDays}
-              />
-            </Form.Item>
-            <span>{STUDY_CONFIG_TEXT.days}</span>
-          </Space>
-        </Form.Item>
-      </SettingsForm>
-    </Section>
+        <Select
+          allowClear
+          disabled={!enabled}
+          loading={crfs.isLoading}
+          style={{ width: 320 }}
+          placeholder={COMMON_TEXT.selectPlaceholder}
+          options={(crfs.data ?? []).map((crf) => ({ value: crf.id, label: crf.title }))}
+          onChange={() => form.setFieldValue('itemName', null)}
+        />
+      </Form.Item>
+      <Form.Item
+        label={STUDY_CONFIG_TEXT.followItem}
+        name="itemName"
+        rules={[{ required: Boolean(enabled), message: STUDY_CONFIG_TEXT.followItemRequired }]}
+      >
+        <Select
+          allowClear
+          disabled={!enabled || typeof crfId !== 'number'}
+          loading={detail.isLoading && typeof crfId === 'number'}
+          style={{ width: 320 }}
+          placeholder={COMMON_TEXT.selectPlaceholder}
+          options={items.map((item) => ({ value: item.name, label: `${item.title}（${item.name}）` }))}
+        />
+      </Form.Item>
+      <Form.Item label={STUDY_CONFIG_TEXT.offsetDays}>
+        <Space>
+          <Form.Item name="offsetDays" noStyle>
+            <InputNumber
+              min={0}
+              max={3650}
+              precision={0}
+              disabled={!enabled}
+              style={{ width: 120 }}
+              aria-label={STUDY_CONFIG_TEXT.offsetDays}
+            />
+          </Form.Item>
+          <span>{STUDY_CONFIG_TEXT.days}</span>
+        </Space>
+      </Form.Item>
+    </SettingsSection>
   );
 }
 
