@@ -29,3 +29,4 @@ export * from './study-staff-contract.js';
 export * from './study-crf-contract.js';
 export * from './subject-contract.js';
 export * from './crf-record-contract.js';
+export * from './doubt-contract.js';

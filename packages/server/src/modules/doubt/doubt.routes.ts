@@ -1,9 +1,15 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import {
+  doubtListQuerySchema,
+  doubtMessageBodySchema,
+  doubtOpenBodySchema,
+  doubtOpenQuerySchema,
+  idParamSchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { studyOf } from '../../shared/study-of.js';
@@ -11,11 +17,9 @@ import { siteLocators } from '../../shared/patient-site.js';
 import { fromQuery, studyIdQuery } from '../../http/study-params.js';
 import * as doubtActions from './doubt-actions.service.js';
 import * as doubtService from './doubt.service.js';
-import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
 
 const tags = ['质疑'];
 const module = '质疑管理';
-const id = idTextSchema;
 
 export function doubtRoutes(app: App, ctx: AppContext) {
   const ofDoubt = (doubtId: number | undefined) => (doubtId ? studyOf(ctx, 'doubts', doubtId) : undefined);
@@ -33,15 +37,8 @@ export function doubtRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '发起质疑（或以 doubtId 重新开启已回复的质疑）',
-        querystring: z.object({ studyId: id.optional() }),
-        body: z.object({
-          crfDataRecordId: idSchema.nullish(),
-          itemName: z.string().max(100).optional(),
-          groupName: z.string().max(100).nullish(),
-          groupIndex: z.number().int().min(0).max(MAX_ROW_ID).nullish(),
-          doubtDescription: z.string().max(1000),
-          doubtId: idSchema.nullish(),
-        }),
+        querystring: doubtOpenQuerySchema,
+        body: doubtOpenBodySchema,
       },
       config: { study: ofOpen, module, action: '发起', studyPermission: 'btn:study.doubt.open' },
     },
@@ -57,7 +54,7 @@ export function doubtRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '回复质疑',
-        body: z.object({ doubtId: idSchema, content: z.string().max(1000).default('') }),
+        body: doubtMessageBodySchema,
       },
       config: {
         study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId),
@@ -83,7 +80,7 @@ export function doubtRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '关闭质疑',
-        body: z.object({ doubtId: idSchema, content: z.string().max(1000).default('') }),
+        body: doubtMessageBodySchema,
       },
       config: {
         study: (r) => ofDoubt((r.body as { doubtId: number }).doubtId),
@@ -114,25 +111,7 @@ export function doubtRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '质疑列表',
-        querystring: studyIdQuery.extend({
-          ...pagingQuery,
-          subjectRecordId: id.optional(),
-          crfId: id.optional(),
-          crfDataRecordId: id.optional(),
-          itemName: z.string().optional(),
-          optionType: z.coerce.number().int().min(0).max(2).optional(),
-          doubtType: z.coerce.number().int().min(0).max(1).optional(),
-          userName: z.string().trim().optional(),
-          identificationCode: z.string().trim().optional(),
-          beginDate: z
-            .string()
-            .regex(/^\d{4}-\d{2}-\d{2}$/)
-            .optional(),
-          endDate: z
-            .string()
-            .regex(/^\d{4}-\d{2}-\d{2}$/)
-            .optional(),
-        }),
+        querystring: doubtListQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -150,7 +129,7 @@ export function doubtRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/doubt/:id',
     {
-      schema: { tags, summary: '质疑详情与往来记录', params: z.object({ id }) },
+      schema: { tags, summary: '质疑详情与往来记录', params: idParamSchema },
       config: {
         study: (r) => ofDoubt((r.params as { id: number }).id),
         site: siteLocators(ctx).ofDoubt((r: FastifyRequest) => (r.params as { id: number }).id),
