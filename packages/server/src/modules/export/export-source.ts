@@ -197,19 +197,23 @@ export function dateShifter(maxDays: number | null): (subjectRecordId: number) =
   };
 }
 
+/** The patients an export holds, on casebooks joined with their patients: live, of its study, at its sites. */
+function patientsOfPlan(plan: ExportPlan) {
+  return and(
+    eq(subjectRecords.studyId, plan.studyId),
+    isNull(subjectRecords.deletedAt),
+    isNull(subjects.deletedAt),
+    inCallerSites(plan, subjects.deptId),
+  );
+}
+
 export async function countPatients(ctx: AppContext, plan: ExportPlan, scope: ResolvedScope): Promise<number> {
   const [row] = await ctx.db
     .select({ n: sql<number>`count(*)::int` })
     .from(subjectRecords)
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
     .where(
-      and(
-        eq(subjectRecords.studyId, plan.studyId),
-        isNull(subjectRecords.deletedAt),
-        isNull(subjects.deletedAt),
-        inCallerSites(plan, subjects.deptId),
-        scope.kind === 'list' ? inArray(subjectRecords.id, scope.subjectRecordIds) : undefined,
-      ),
+      and(patientsOfPlan(plan), scope.kind === 'list' ? inArray(subjectRecords.id, scope.subjectRecordIds) : undefined),
     );
   return Number(row?.n ?? 0);
 }
@@ -260,15 +264,7 @@ export async function* patientBatches(
       })
       .from(subjectRecords)
       .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
-      .where(
-        and(
-          eq(subjectRecords.studyId, plan.studyId),
-          isNull(subjectRecords.deletedAt),
-          isNull(subjects.deletedAt),
-          inCallerSites(plan, subjects.deptId),
-          ids ? inArray(subjectRecords.id, ids) : gt(subjectRecords.id, cursor.after),
-        ),
-      )
+      .where(and(patientsOfPlan(plan), ids ? inArray(subjectRecords.id, ids) : gt(subjectRecords.id, cursor.after)))
       .orderBy(asc(subjectRecords.id))
       .limit(PATIENT_BATCH);
     const next: Cursor | null = listed
