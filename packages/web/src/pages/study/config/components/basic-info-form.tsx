@@ -1,15 +1,13 @@
 import { useEffect } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Col, DatePicker, Form, Input, InputNumber, Radio, Row, Select, Space } from 'antd';
+import { Col, DatePicker, Form, Input, InputNumber, Row, Select, Space } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
-import { MSG } from '@ecrf/core';
 import { studyApi, type Study, type StudyBody } from '../../../../api/study.api';
 import { AuthButton } from '../../../../components/permission';
+import { useListMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { STUDY_TEXT } from '../../../../locales/study.zh-CN';
 import { STUDY_CONFIG_TEXT } from '../../../../locales/study-config.zh-CN';
-import { ReopenReasonField } from '../../components/reopen-reason';
-import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
+import { StudyIdentityFields } from '../../components/study-identity-fields';
 import { queryKeys } from '../../../../api/query-keys';
 
 type BasicFields = Pick<
@@ -21,8 +19,6 @@ const ZONE_OPTIONS = STUDY_CONFIG_TEXT.timeZones.map(([value, label]) => ({ valu
 
 /** 基本信息: name, code, principal, status, time zone, enrolment target and description. */
 export function BasicInfoForm({ study }: { study: Study }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [form] = Form.useForm<BasicFields>();
 
   useEffect(() => {
@@ -39,7 +35,7 @@ export function BasicInfoForm({ study }: { study: Study }) {
     });
   }, [study, form]);
 
-  const save = useMutation({
+  const save = useListMutation({
     mutationFn: ({ enrolmentTargetDate, ...values }: BasicFields) =>
       studyApi.update({
         ...values,
@@ -50,10 +46,7 @@ export function BasicInfoForm({ study }: { study: Study }) {
         studyName: values.studyName?.trim(),
         studyCode: values.studyCode?.trim(),
       }),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
-    },
+    invalidate: [queryKeys.study.all()],
   });
 
   return (
@@ -66,38 +59,7 @@ export function BasicInfoForm({ study }: { study: Study }) {
       onFinish={(values) => save.mutate(values)}
     >
       <Row gutter={16}>
-        <Col span={24}>
-          <Form.Item
-            label={STUDY_TEXT.name}
-            name="studyName"
-            rules={[{ required: true, whitespace: true, message: STUDY_TEXT.nameRequired }]}
-          >
-            <Input maxLength={100} />
-          </Form.Item>
-        </Col>
-        <Col span={12}>
-          <Form.Item
-            label={STUDY_TEXT.code}
-            name="studyCode"
-            rules={[
-              { required: true, whitespace: true, message: STUDY_TEXT.codeRequired },
-              { pattern: STUDY_CODE_PATTERN, message: STUDY_TEXT.codePattern },
-            ]}
-          >
-            <Input maxLength={50} />
-          </Form.Item>
-        </Col>
-        <Col span={12}>
-          <Form.Item label={STUDY_TEXT.principal} name="principal">
-            <Input maxLength={50} />
-          </Form.Item>
-        </Col>
-        <Col span={24}>
-          <Form.Item label={STUDY_TEXT.status} name="status">
-            <Radio.Group options={STUDY_STATUS_OPTIONS} />
-          </Form.Item>
-          <ReopenReasonField storedStatus={study.status} />
-        </Col>
+        <StudyIdentityFields placeholders={false} storedStatus={study.status} />
         <Col span={24}>
           <Form.Item label={STUDY_CONFIG_TEXT.timeZone} name="timeZone" extra={STUDY_CONFIG_TEXT.timeZoneHint}>
             <Select

@@ -1,12 +1,11 @@
-import { Col, Form, Input, Radio, Row, Typography } from 'antd';
+import { Col, Form, Input, Row, Typography } from 'antd';
 import { queryKeys } from '../../../../api/query-keys';
 import { STUDY_STATUS, studyApi, type Study, type StudyBody } from '../../../../api/study.api';
 import { FormDialog } from '../../../../components/form-dialog';
 import { useSaveMutation } from '../../../../components/table-page';
 import { STUDY_TEXT } from '../../../../locales/study.zh-CN';
 import { STUDY_MANAGE_TEXT } from '../../../../locales/study-manage.zh-CN';
-import { ReopenReasonField } from '../../components/reopen-reason';
-import { STUDY_CODE_PATTERN, STUDY_STATUS_OPTIONS } from '../../components/study-status-tag';
+import { StudyIdentityFields } from '../../components/study-identity-fields';
 import { useOpenCount } from '../../components/use-open-count';
 
 export interface StudyDialogState {
@@ -66,40 +65,7 @@ function StudyDialogBody({ state, onClose }: { state: StudyDialogState | null; o
       note={!editing && <Typography.Text type="secondary">{STUDY_MANAGE_TEXT.creatorNote}</Typography.Text>}
     >
       <Row gutter={16}>
-        <Col span={24}>
-          <Form.Item
-            label={STUDY_TEXT.name}
-            name="studyName"
-            rules={[{ required: true, whitespace: true, message: STUDY_TEXT.nameRequired }]}
-          >
-            <Input maxLength={100} placeholder={STUDY_TEXT.name} />
-          </Form.Item>
-        </Col>
-        <Col span={12}>
-          <Form.Item
-            label={STUDY_TEXT.code}
-            name="studyCode"
-            rules={[
-              { required: true, whitespace: true, message: STUDY_TEXT.codeRequired },
-              { pattern: STUDY_CODE_PATTERN, message: STUDY_TEXT.codePattern },
-            ]}
-          >
-            <Input maxLength={50} placeholder={STUDY_TEXT.code} />
-          </Form.Item>
-        </Col>
-        <Col span={12}>
-          <Form.Item label={STUDY_TEXT.principal} name="principal">
-            <Input maxLength={50} placeholder={STUDY_TEXT.principal} />
-          </Form.Item>
-        </Col>
-        {editing && (
-          <Col span={24}>
-            <Form.Item label={STUDY_TEXT.status} name="status">
-              <Radio.Group options={STUDY_STATUS_OPTIONS} />
-            </Form.Item>
-            <ReopenReasonField storedStatus={editing.status} />
-          </Col>
-        )}
+        <StudyIdentityFields placeholders storedStatus={editing?.status} />
         <Col span={24}>
           <Form.Item label={STUDY_TEXT.description} name="description">
             <Input.TextArea maxLength={500} showCount rows={3} placeholder={STUDY_TEXT.description} />
