@@ -2,7 +2,7 @@ import type * as Bull from 'bullmq';
 import type { Job, Worker } from 'bullmq';
 import type * as IORedis from 'ioredis';
 import { loadCommonJs } from '../../shared/load-common-js.js';
-import { createJobCore, workerName, type JobCoreDeps, toView } from './job-core.js';
+import { coreReads, createJobCore, workerName, type JobCoreDeps, toView } from './job-core.js';
 import type { JobQueue } from './job-queue.js';
 import { CLOSE_WAIT_MS, settleWithin } from './local-queue.js';
 
@@ -73,6 +73,7 @@ export function createBullQueue(options: BullQueueOptions): JobQueue {
   }
 
   return {
+    ...coreReads(core),
     implementation: 'bullmq',
     handle(kind, handler) {
       core.handle(kind, handler);
@@ -83,23 +84,10 @@ export function createBullQueue(options: BullQueueOptions): JobQueue {
       await queue.add(kind, { jobId: row.jobId }, { jobId: row.jobId, removeOnComplete: true, removeOnFail: true });
       return toView(row);
     },
-    async get(jobId) {
-      const row = await core.get(jobId);
-      return row ? toView(row) : null;
-    },
-    list: (ownerId, page) => core.list(ownerId, page),
     async cancel(jobId) {
       const { row, wasQueued } = await core.cancel(jobId);
       if (wasQueued) await queue.remove(jobId).catch(() => 0);
       return row ? toView(row) : null;
-    },
-    openResult: (jobId) => core.openResult(jobId),
-    useLog() {
-      // The log is given by createJobQueue, which forwards to whatever useLog set there.
-    },
-    onProgress(listener) {
-      core.listeners.add(listener);
-      return () => core.listeners.delete(listener);
     },
     async close() {
       shutdown.abort('shutdown');

@@ -11,6 +11,7 @@ import {
   JobFailure,
   type JobHandler,
   type JobListener,
+  type JobQueue,
   type JobState,
   type JobView,
 } from './job-queue.js';
@@ -318,3 +319,22 @@ export function createJobCore(deps: JobCoreDeps) {
 }
 
 export type JobCore = ReturnType<typeof createJobCore>;
+
+/** The queue's methods that read or listen through the core alone: the same for the local and the BullMQ queue. */
+export function coreReads(core: JobCore): Pick<JobQueue, 'get' | 'list' | 'openResult' | 'useLog' | 'onProgress'> {
+  return {
+    async get(jobId) {
+      const row = await core.get(jobId);
+      return row ? toView(row) : null;
+    },
+    list: (ownerId, page) => core.list(ownerId, page),
+    openResult: (jobId) => core.openResult(jobId),
+    useLog() {
+      // The log is given by createJobQueue, which forwards to whatever useLog set there.
+    },
+    onProgress(listener) {
+      core.listeners.add(listener);
+      return () => core.listeners.delete(listener);
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import { jobs } from '../../db/schema/index.js';
-import { createJobCore, workerName, type JobCoreDeps, toView } from './job-core.js';
+import { coreReads, createJobCore, workerName, type JobCoreDeps, toView } from './job-core.js';
 import type { JobQueue } from './job-queue.js';
 
 /**
@@ -116,6 +116,7 @@ export function createLocalQueue(options: LocalQueueOptions): JobQueue {
   }
 
   return {
+    ...coreReads(core),
     implementation: 'local',
     handle(kind, handler) {
       core.handle(kind, handler);
@@ -131,22 +132,9 @@ export function createLocalQueue(options: LocalQueueOptions): JobQueue {
       pump();
       return toView(row);
     },
-    async get(jobId) {
-      const row = await core.get(jobId);
-      return row ? toView(row) : null;
-    },
-    list: (ownerId, page) => core.list(ownerId, page),
     async cancel(jobId) {
       const { row } = await core.cancel(jobId);
       return row ? toView(row) : null;
-    },
-    openResult: (jobId) => core.openResult(jobId),
-    useLog() {
-      // The log is given by createJobQueue, which forwards to whatever useLog set there.
-    },
-    onProgress(listener) {
-      core.listeners.add(listener);
-      return () => core.listeners.delete(listener);
     },
     async close() {
       if (timer) clearInterval(timer);
