@@ -40,26 +40,27 @@ interface MultiProps extends Omit<SingleProps, 'value' | 'onChange'> {
 
 const options = (choices: Choice[]) => choices.map((c) => ({ value: c.value, label: c.text }));
 
+/** The pop look's drop-down, searchable by the choices' texts, for one answer or several. */
+function popProps({ node, id, disabled, status, ariaLabel, onBlur }: Omit<SingleProps, 'value' | 'onChange'>) {
+  return {
+    id,
+    className: 'crf-select',
+    disabled,
+    status,
+    allowClear: true,
+    showSearch: { optionFilterProp: 'label' },
+    placeholder: disabled ? undefined : placeholderOf(node, CRF_T.selectPlaceholder),
+    options: options(choicesOf(node.option)),
+    'aria-label': ariaLabel,
+    onBlur,
+  };
+}
+
 export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLook }) {
-  const { node, id, value, disabled, status, onChange, onBlur, ariaLabel, labelId } = props;
+  const { node, id, value, disabled, onChange, onBlur, ariaLabel, labelId } = props;
   const choices = choicesOf(node.option);
   if (look === 'pop') {
-    return (
-      <Select
-        id={id}
-        className="crf-select"
-        value={value}
-        disabled={disabled}
-        status={status}
-        allowClear
-        showSearch={{ optionFilterProp: 'label' }}
-        placeholder={disabled ? undefined : placeholderOf(node, CRF_T.selectPlaceholder)}
-        options={options(choices)}
-        aria-label={ariaLabel}
-        onChange={(next: string | undefined) => onChange(next ?? '')}
-        onBlur={onBlur}
-      />
-    );
+    return <Select {...popProps(props)} value={value} onChange={(next: string | undefined) => onChange(next ?? '')} />;
   }
   // Radios cannot be unticked, so a chosen answer gets a clear link (and Delete clears from the
   // keyboard): a wrong click must be undoable. The link stays out of the Tab order of fast typists.
@@ -72,29 +73,9 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
         {CRF_T.clear}
       </Button>
     ) : null;
-  if (look === 'tag') {
-    return (
-      <div
-        className="crf-choice"
-        role="radiogroup"
-        aria-labelledby={labelId}
-        aria-label={ariaLabel}
-        onBlur={onBlur}
-        onKeyDown={onKeyDown}
-      >
-        <Radio.Group
-          id={id}
-          optionType="button"
-          buttonStyle="solid"
-          value={value}
-          disabled={disabled}
-          options={options(choices)}
-          onChange={(event) => onChange(String(event.target.value))}
-        />
-        {clear}
-      </div>
-    );
-  }
+  // Tags are solid buttons; a list stands the radios one under another.
+  const lookProps =
+    look === 'tag' ? { optionType: 'button' as const, buttonStyle: 'solid' as const } : { vertical: look === 'list' };
   return (
     <div
       className={`crf-choice${look === 'list' ? ' crf-choice-list' : ''}`}
@@ -106,9 +87,9 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
     >
       <Radio.Group
         id={id}
+        {...lookProps}
         value={value}
         disabled={disabled}
-        vertical={look === 'list'}
         options={options(choices)}
         onChange={(event) => onChange(String(event.target.value))}
       />
@@ -118,7 +99,7 @@ export function SingleChoice({ look, ...props }: SingleProps & { look: ChoiceLoo
 }
 
 export function MultiChoice({ look, ...props }: MultiProps & { look: ChoiceLook }) {
-  const { node, id, value, disabled, status, onChange, onBlur, ariaLabel, labelId } = props;
+  const { node, id, value, disabled, onChange, onBlur, ariaLabel, labelId } = props;
   const choices = choicesOf(node.option);
   // Emitted in the options' order whatever the order of clicks.
   const ordered = (chosen: readonly string[]) => {
@@ -129,19 +110,10 @@ export function MultiChoice({ look, ...props }: MultiProps & { look: ChoiceLook 
   if (look === 'pop') {
     return (
       <Select
-        id={id}
-        className="crf-select"
+        {...popProps(props)}
         mode="multiple"
         value={value}
-        disabled={disabled}
-        status={status}
-        allowClear
-        showSearch={{ optionFilterProp: 'label' }}
-        placeholder={disabled ? undefined : placeholderOf(node, CRF_T.selectPlaceholder)}
-        options={options(choices)}
-        aria-label={ariaLabel}
         onChange={(next: string[]) => onChange(ordered(next))}
-        onBlur={onBlur}
       />
     );
   }
