@@ -1,9 +1,9 @@
 import { useMemo, useState } from 'react';
-import { useMutation, useQueries, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
-import { App, Checkbox, Input, Select, Table, type TableColumnsType } from 'antd';
-import { MSG } from '@ecrf/core';
+import { useQueries, useQuery, type UseQueryResult } from '@tanstack/react-query';
+import { Checkbox, Input, Select, Table, type TableColumnsType } from 'antd';
 import { crfApi, studyApi, type BaseConfigField, type CrfDetail, type Study } from '../../../../api/study.api';
 import { AuthButton, useAccess } from '../../../../components/permission';
+import { useListMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { STUDY_CONFIG_TEXT } from '../../../../locales/study-config.zh-CN';
 import { displayColumnOptions } from '../../crf-items';
@@ -23,8 +23,6 @@ function combineDefinitions(results: ReadonlyArray<UseQueryResult<CrfDetail>>) {
 
 /** 患者基本信息: label, shown and required flags of the seven patient fields. */
 function BaseConfigTable({ study }: { study: Study }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const { can } = useAccess();
   const stored = useMemo(() => normalizeBaseConfig(study.baseConfig), [study.baseConfig]);
   const [edited, setEdited] = useState<BaseConfigField[] | null>(null);
@@ -39,7 +37,7 @@ function BaseConfigTable({ study }: { study: Study }) {
   const change = (name: BaseConfigField['name'], patch: Partial<BaseConfigField>) =>
     setEdited(rows.map((row) => (row.name === name ? settleField({ ...row, ...patch }) : row)));
 
-  const save = useMutation({
+  const save = useListMutation({
     mutationFn: () =>
       studyApi.update({
         id: study.id,
@@ -48,10 +46,27 @@ function BaseConfigTable({ study }: { study: Study }) {
           header: row.header.trim() || STUDY_CONFIG_TEXT.fieldLabels[row.name],
         })),
       }),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
-    },
+    invalidate: [queryKeys.study.all()],
+  });
+
+  /** 显示 or 必填: a field's flag as a checkbox, fixed for the fields `fixed` names. */
+  const flagColumn = (
+    flag: 'display' | 'required',
+    title: string,
+    fixed: (row: BaseConfigField) => boolean,
+  ): TableColumnsType<BaseConfigField>[number] => ({
+    title,
+    dataIndex: flag,
+    width: 90,
+    align: 'center',
+    render: (on: boolean, row: BaseConfigField) => (
+      <Checkbox
+        aria-label={`${title} ${row.name}`}
+        checked={on}
+        disabled={readOnly || fixed(row)}
+        onChange={(event) => change(row.name, { [flag]: event.target.checked })}
+      />
+    ),
   });
 
   const columns: TableColumnsType<BaseConfigField> = [
@@ -75,34 +90,12 @@ function BaseConfigTable({ study }: { study: Study }) {
         />
       ),
     },
-    {
-      title: STUDY_CONFIG_TEXT.display,
-      dataIndex: 'display',
-      width: 90,
-      align: 'center',
-      render: (display: boolean, row) => (
-        <Checkbox
-          aria-label={`${STUDY_CONFIG_TEXT.display} ${row.name}`}
-          checked={display}
-          disabled={readOnly || LOCKED_FIELDS.has(row.name)}
-          onChange={(event) => change(row.name, { display: event.target.checked })}
-        />
-      ),
-    },
-    {
-      title: STUDY_CONFIG_TEXT.required,
-      dataIndex: 'required',
-      width: 90,
-      align: 'center',
-      render: (required: boolean, row) => (
-        <Checkbox
-          aria-label={`${STUDY_CONFIG_TEXT.required} ${row.name}`}
-          checked={required}
-          disabled={readOnly || LOCKED_FIELDS.has(row.name) || COMPUTED_FIELDS.has(row.name) || !row.display}
-          onChange={(event) => change(row.name, { required: event.target.checked })}
-        />
-      ),
-    },
+    flagColumn('display', STUDY_CONFIG_TEXT.display, (row) => LOCKED_FIELDS.has(row.name)),
+    flagColumn(
+      'required',
+      STUDY_CONFIG_TEXT.required,
+      (row) => LOCKED_FIELDS.has(row.name) || COMPUTED_FIELDS.has(row.name) || !row.display,
+    ),
   ];
 
   return (
@@ -135,8 +128,6 @@ function BaseConfigTable({ study }: { study: Study }) {
 
 /** 患者列表显示列: CRF items shown as extra columns of the subject list. */
 function DisplayColumns({ study }: { study: Study }) {
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [picked, setPicked] = useState<string[] | null>(null);
   const [pickedFor, setPickedFor] = useState(study.displayCrfColumn);
   if (pickedFor !== study.displayCrfColumn) {
@@ -162,12 +153,9 @@ function DisplayColumns({ study }: { study: Study }) {
     [definitions.crfs, study.displayCrfColumn],
   );
 
-  const save = useMutation({
+  const save = useListMutation({
     mutationFn: () => studyApi.update({ id: study.id, displayCrfColumn: value }),
-    onSuccess: (res) => {
-      void message.success(res.msg || MSG.ok);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.study.all() });
-    },
+    invalidate: [queryKeys.study.all()],
   });
 
   return (
