@@ -1,4 +1,7 @@
+import { z } from 'zod';
 import { todayString } from './crf/date-time.js';
+import { rowIdSchema, rowIdTextSchema } from './ids.js';
+import { studyIdQuerySchema } from './request-fields.js';
 
 /**
  * Locks (数据库锁定, docs/multi-centre.md): one form record (表单锁定), one patient's casebook (病例锁定), a site
@@ -45,3 +48,100 @@ export const STUDY_STATUS_FINISHED = 1;
 
 /** Scopes that name a target, and which: a site is a department, a casebook a subject record, a form a data record. */
 export const lockNeedsTarget = (scope: LockScope) => scope !== 'study';
+
+/** The words of a lock change's refusals. */
+export const LOCK_MSG = {
+  reasonRequired: '请填写原因',
+  targetRequired: '请选择锁定对象',
+  already: '已锁定',
+  notLocked: '未锁定',
+  siteNotFound: '中心不存在',
+  subjectNotFound: '患者不存在',
+  recordNotFound: '表单记录不存在',
+} as const;
+
+// ---- The HTTP contract: requests as the server validates them, answers as the browser reads them ----
+
+/** PUT /api/business/lock: sets (locked: true) or lifts a lock, with a reason. */
+export const lockBodySchema = z.object({
+  studyId: rowIdSchema,
+  scope: z.enum(LOCK_SCOPES, { error: '锁定范围无效' }),
+  /** A department (site), a casebook (subject record) or a form record; none for the study. */
+  targetId: rowIdSchema.nullish(),
+  locked: z.boolean(),
+  reason: z
+    .string({ error: LOCK_MSG.reasonRequired })
+    .trim()
+    .min(1, LOCK_MSG.reasonRequired)
+    .max(500, '原因不能超过500个字符'),
+});
+export type LockBody = z.input<typeof lockBodySchema>;
+
+/** GET /api/business/lock/state: what holds one casebook or form now. */
+export const lockStateQuerySchema = studyIdQuerySchema.extend({
+  subjectRecordId: rowIdTextSchema.optional(),
+  crfDataRecordId: rowIdTextSchema.optional(),
+});
+
+const lockScopeSchema = z.enum(LOCK_SCOPES);
+
+/** A lock as GET /api/business/lock lists it (docs/multi-centre.md). */
+export const studyLockSchema = z.strictObject({
+  id: z.number(),
+  scope: lockScopeSchema,
+  /** 数据库锁定 / 中心锁定 / 病例锁定 / 表单锁定. */
+  scopeName: z.string(),
+  /** 0 for the study; a department (site), a casebook (subject record) or a form record. */
+  targetId: z.number(),
+  /** The site's name, the patient's code or the form's title ('' for the study). */
+  targetName: z.string(),
+  /** The casebook a casebook or form lock is on. */
+  subjectRecordId: z.number().nullable(),
+  identificationCode: z.string().nullable(),
+  /** The form of a form lock. */
+  crfId: z.number().nullable(),
+  lockedByName: z.string(),
+  /** ISO instant. */
+  lockedAt: z.string(),
+  reason: z.string(),
+  /** What a refused change says: 该病例已锁定（张三 2026-12-01），如需修改请先解锁. */
+  message: z.string(),
+});
+export type StudyLock = z.infer<typeof studyLockSchema>;
+
+/** A lock in the history, lifted or not. */
+export const studyLockHistorySchema = studyLockSchema.extend({
+  /** A study lock's audit chain head at the moment it was set. */
+  chainHead: z.string().nullable(),
+  unlockedByName: z.string().nullable(),
+  unlockedAt: z.string().nullable(),
+  unlockReason: z.string().nullable(),
+});
+export type StudyLockHistory = z.infer<typeof studyLockHistorySchema>;
+
+/** A new lock's id; lifting one answers null. */
+export const lockChangedSchema = z.strictObject({ id: z.number() }).nullable();
+
+/** The lock a refused change (423, code lock.locked) carries in its data, for the 🔒. */
+export const lockRefusalLockSchema = z.strictObject({
+  id: z.number(),
+  scope: lockScopeSchema,
+  scopeName: z.string(),
+  targetId: z.number(),
+  lockedByName: z.string(),
+  lockedAt: z.string(),
+  reason: z.string(),
+});
+export const lockRefusalDataSchema = z.strictObject({ lock: lockRefusalLockSchema });
+export type LockRefusalData = z.infer<typeof lockRefusalDataSchema>;
+
+/** What holds one casebook or form now (GET /api/business/lock/state): the page's 🔒. */
+export const lockStateSchema = z.strictObject({
+  locked: z.boolean(),
+  /** The study is 已结束: frozen until reopened. */
+  frozen: z.boolean(),
+  /** The words a refused save gets. */
+  message: z.string().nullable(),
+  lock: lockRefusalLockSchema.nullable(),
+});
+export type LockState = z.infer<typeof lockStateSchema>;

@@ -1,10 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { buttonKey, LOCK_SCOPES } from '@ecrf/core';
+import { buttonKey, lockBodySchema, lockStateQuerySchema, type LockBody } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { siteLocators } from '../../shared/patient-site.js';
@@ -14,20 +12,6 @@ import * as locks from './lock.service.js';
 
 const tags = ['锁定'];
 const module = '锁定';
-
-const lockBody = z.object({
-  studyId: idSchema,
-  scope: z.enum(LOCK_SCOPES, { error: '锁定范围无效' }),
-  /** A department (site), a casebook (subject record) or a form record; none for the study. */
-  targetId: idSchema.nullish(),
-  locked: z.boolean(),
-  reason: z
-    .string({ error: locks.LOCK_MSG.reasonRequired })
-    .trim()
-    .min(1, locks.LOCK_MSG.reasonRequired)
-    .max(500, '原因不能超过500个字符'),
-});
-type LockBody = z.infer<typeof lockBody>;
 
 /**
  * Locks (数据库锁定, docs/multi-centre.md): one form record, one casebook, a site or the whole study. Setting and
@@ -52,7 +36,7 @@ export function lockRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/business/lock',
     {
-      schema: { tags, summary: '锁定/解锁（表单、病例、中心、数据库）', body: lockBody },
+      schema: { tags, summary: '锁定/解锁（表单、病例、中心、数据库）', body: lockBodySchema },
       config: {
         study: fromBody,
         studyPermission: buttonKey('business.lock'),
@@ -78,10 +62,7 @@ export function lockRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '病例或表单当前是否锁定（页面的🔒）',
-        querystring: studyIdQuery.extend({
-          subjectRecordId: idTextSchema.optional(),
-          crfDataRecordId: idTextSchema.optional(),
-        }),
+        querystring: lockStateQuerySchema,
       },
       config: { study: fromQuery },
     },

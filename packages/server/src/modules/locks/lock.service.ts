@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { LOCK_SCOPE_NAMES, lockMessage, lockNeedsTarget, type LockScope } from '@ecrf/core';
+import { LOCK_MSG, LOCK_SCOPE_NAMES, lockMessage, lockNeedsTarget, type LockScope } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { deferToCommit, queryRows, type Db } from '../../db/client.js';
 import {
@@ -25,15 +25,8 @@ import { holdLocksExclusive } from './lock-gate.js';
  * study's hash chain, and the list of what is locked. The gate writers pass is lock-gate.ts.
  */
 
-export const LOCK_MSG = {
-  reasonRequired: '请填写原因',
-  targetRequired: '请选择锁定对象',
-  already: '已锁定',
-  notLocked: '未锁定',
-  siteNotFound: '中心不存在',
-  subjectNotFound: '患者不存在',
-  recordNotFound: '表单记录不存在',
-} as const;
+/** The refusals' words live in core (locks.ts), beside the request schema that uses one of them. */
+export { LOCK_MSG };
 
 export interface LockInput {
   scope: LockScope;
