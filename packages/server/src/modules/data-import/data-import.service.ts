@@ -31,8 +31,9 @@ import {
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import { crfDataRecords, crfStageCrfs, crfs, subjectRecords, subjects } from '../../db/schema/index.js';
+import { crfDataRecords, subjectRecords, subjects } from '../../db/schema/index.js';
 import { seesSite, type StudyAccess } from '../../shared/study-access.js';
+import { stageLinksOf, studyFormsOf } from '../../shared/study-forms.js';
 import { can } from '../crf-data/crf-data.service.js';
 import { definitionOf, nodesOf } from '../study/crf-definitions.js';
 import { otherFormValuesOf, type OtherFormValues } from '../crf-data/linked-values.service.js';
@@ -106,16 +107,14 @@ const chunk = <T>(list: readonly T[], size: number) =>
   Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, i * size + size));
 
 export async function studyForms(db: Db, studyId: number): Promise<Form[]> {
-  const rows = await db
-    .select({ crfId: crfs.id, title: crfs.title, currentVersion: crfs.currentVersion })
-    .from(crfs)
-    .where(eq(crfs.studyId, studyId))
-    .orderBy(asc(crfs.id));
-  const links = await db
-    .select({ crfId: crfStageCrfs.crfId, repeat: crfStageCrfs.repeat })
-    .from(crfStageCrfs)
-    .where(eq(crfStageCrfs.studyId, studyId));
-  return rows.map((r) => ({ ...r, repeatable: links.some((l) => l.crfId === r.crfId && l.repeat !== 1) }));
+  const forms = await studyFormsOf(db, studyId);
+  const links = await stageLinksOf(db, studyId);
+  return forms.map((f) => ({
+    crfId: f.id,
+    title: f.title,
+    currentVersion: f.version,
+    repeatable: links.some((l) => l.crfId === f.id && l.repeat !== 1),
+  }));
 }
 
 function textOf(column: ImportColumn | undefined, value: unknown, values: Record<string, unknown>): string {
