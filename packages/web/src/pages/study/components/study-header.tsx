@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { Button, Result, Spin } from 'antd';
 import { ArrowLeftOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
@@ -26,9 +26,42 @@ export function StudyRoutePage({ page, children }: { page: string; children: (st
   const navigate = useNavigate();
   const { studyId, query } = useStudyOfRoute();
 
+  return (
+    <BackLinkPage
+      query={query}
+      invalid={studyId === null}
+      backLabel={STUDY_TEXT.backToManage}
+      onBack={() => void navigate('/study/list')}
+      title={query.data ? STUDY_TEXT.titleOf(query.data.studyName, page) : page}
+    >
+      {children}
+    </BackLinkPage>
+  );
+}
+
+/**
+ * A setup page about one thing its route names (a study, a stage): a link back to where it was picked, its title,
+ * and its body once the thing has loaded; 权限不足 when the route names nothing readable.
+ */
+export function BackLinkPage<T>({
+  query,
+  invalid = false,
+  backLabel,
+  onBack,
+  title,
+  children,
+}: {
+  query: UseQueryResult<T>;
+  /** The route names no thing at all. */
+  invalid?: boolean;
+  backLabel: string;
+  onBack: () => void;
+  title: string;
+  children: (data: T) => ReactNode;
+}) {
   let body: ReactNode;
-  if (studyId === null || query.isError) body = <Result status="warning" title={MSG.forbidden} />;
-  else if (query.isLoading || !query.data) body = <Spin style={{ display: 'block', margin: '48px auto' }} />;
+  if (invalid || query.isError) body = <Result status="warning" title={MSG.forbidden} />;
+  else if (!query.data) body = <Spin style={{ display: 'block', margin: '48px auto' }} />;
   else body = children(query.data);
 
   return (
@@ -38,11 +71,11 @@ export function StudyRoutePage({ page, children }: { page: string; children: (st
         className="study-back-link"
         style={{ padding: 0 }}
         icon={<ArrowLeftOutlined aria-hidden />}
-        onClick={() => void navigate('/study/list')}
+        onClick={onBack}
       >
-        {STUDY_TEXT.backToManage}
+        {backLabel}
       </Button>
-      <h2 className="page-title">{query.data ? STUDY_TEXT.titleOf(query.data.studyName, page) : page}</h2>
+      <h2 className="page-title">{title}</h2>
       {body}
     </div>
   );

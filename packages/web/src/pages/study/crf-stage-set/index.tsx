@@ -1,25 +1,14 @@
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  App,
-  Button,
-  Empty,
-  Popconfirm,
-  Radio,
-  Result,
-  Space,
-  Spin,
-  Table,
-  TreeSelect,
-  type TableColumnsType,
-} from 'antd';
-import { ArrowDownOutlined, ArrowLeftOutlined, ArrowUpOutlined, ImportOutlined } from '@ant-design/icons';
+import { App, Button, Empty, Popconfirm, Radio, Space, Table, TreeSelect, type TableColumnsType } from 'antd';
+import { ArrowDownOutlined, ArrowUpOutlined, ImportOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import { useNavigate, useParams } from 'react-router';
 import { stageApi, type CrfStageSummary, type StageCrf } from '../../../api/study.api';
 import { Auth, AuthButton, useAccess } from '../../../components/permission';
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
 import { CRF_STAGE_TEXT } from '../../../locales/crf-stage.zh-CN';
+import { BackLinkPage } from '../components/study-header';
 import { StudyScope } from '../components/study-scope';
 import { useStageTree } from '../crf-stage/use-stage-tree';
 import { ImportCrfsDialog, REPEAT_OPTIONS, type ImportTarget } from '../crf-stage/components/import-crfs-dialog';
@@ -202,27 +191,14 @@ export default function CrfStageSetPage() {
     return <StudyScope title={CRF_STAGE_TEXT.setTitle}>{(study) => <StagePicker studyId={study.id} />}</StudyScope>;
   }
 
-  const back = () => void navigate(stage.data ? `/study/crfStage?studyId=${stage.data.studyId}` : '/study/crfStage');
-  let body;
-  if (stage.isError) body = <Result status="warning" title={MSG.forbidden} />;
-  else if (!stage.data) body = <Spin style={{ display: 'block', margin: '48px auto' }} />;
-  else body = <StageSettings stage={stage.data} />;
-
   return (
-    <div className="page-card">
-      <Button
-        type="link"
-        className="study-back-link"
-        style={{ padding: 0 }}
-        icon={<ArrowLeftOutlined aria-hidden />}
-        onClick={back}
-      >
-        {CRF_STAGE_TEXT.backToStages}
-      </Button>
-      <h2 className="page-title">
-        {stage.data ? `${CRF_STAGE_TEXT.setTitle} · ${stage.data.name}` : CRF_STAGE_TEXT.setTitle}
-      </h2>
-      {body}
-    </div>
+    <BackLinkPage
+      query={stage}
+      backLabel={CRF_STAGE_TEXT.backToStages}
+      onBack={() => void navigate(stage.data ? `/study/crfStage?studyId=${stage.data.studyId}` : '/study/crfStage')}
+      title={stage.data ? `${CRF_STAGE_TEXT.setTitle} · ${stage.data.name}` : CRF_STAGE_TEXT.setTitle}
+    >
+      {(data) => <StageSettings stage={data} />}
+    </BackLinkPage>
   );
 }
