@@ -122,6 +122,20 @@ async function replaceUserRoles(tx: Tx, userId: number, roleIds: number[]) {
   await tx.insert(userRoles).values([...new Set(roleIds)].map((roleId) => ({ userId, roleId })));
 }
 
+/** The columns of a user the administrator's form sets, as a user is created and edited. */
+function editableColumns(input: UserCreate | UserUpdate) {
+  return {
+    userName: input.userName,
+    name: input.name,
+    sex: input.sex ?? null,
+    email: input.email || null,
+    mobile: input.mobile || null,
+    deptId: input.deptId,
+    remark: input.remark ?? null,
+    status: input.status,
+  };
+}
+
 export async function createUser(ctx: AppContext, input: UserCreate) {
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction(async (tx) => {
@@ -130,15 +144,8 @@ export async function createUser(ctx: AppContext, input: UserCreate) {
     const [row] = await tx
       .insert(users)
       .values({
-        userName: input.userName,
+        ...editableColumns(input),
         passwordHash,
-        name: input.name,
-        sex: input.sex ?? null,
-        email: input.email || null,
-        mobile: input.mobile || null,
-        deptId: input.deptId,
-        remark: input.remark ?? null,
-        status: input.status,
         // An administrator chose this password, so the person must replace it (spec §2 must-change dialog).
         setPasswordMust: true,
       })
@@ -163,14 +170,7 @@ export async function updateUser(ctx: AppContext, actor: CurrentUser, input: Use
     await tx
       .update(users)
       .set({
-        userName: input.userName,
-        name: input.name,
-        sex: input.sex ?? null,
-        email: input.email || null,
-        mobile: input.mobile || null,
-        deptId: input.deptId,
-        remark: input.remark ?? null,
-        status: input.status,
+        ...editableColumns(input),
         updatedAt: ctx.clock(),
       })
       .where(eq(users.userId, input.userId));
