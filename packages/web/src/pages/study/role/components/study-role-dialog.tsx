@@ -1,9 +1,10 @@
 import { useMemo, useState, type Key } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Form, Input, Tree, type TreeDataNode } from 'antd';
+import { Form, Input, type TreeDataNode } from 'antd';
 import { MSG, REMARK_MAX } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { studyRoleApi, type PermissionNode, type StudyRole } from '../../../../api/study.api';
+import { CheckTree } from '../../../../components/check-tree';
 import { FormDialog } from '../../../../components/form-dialog';
 import { useSaveMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
@@ -92,17 +93,12 @@ function StudyRoleDialogBody({
         <Input maxLength={30} placeholder={STUDY_ROLE_TEXT.name} />
       </Form.Item>
       <Form.Item label={STUDY_ROLE_TEXT.permissions}>
-        <div style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 360, overflow: 'auto' }}>
-          <Tree
-            checkable
-            selectable={false}
-            defaultExpandAll
-            key={treeData.length}
-            treeData={treeData}
-            checkedKeys={checked}
-            onCheck={(keys) => setEdited(Array.isArray(keys) ? keys : keys.checked)}
-          />
-        </div>
+        <CheckTree
+          treeData={treeData}
+          checkedKeys={checked}
+          maxHeight={360}
+          onCheck={(keys) => setEdited(Array.isArray(keys) ? keys : keys.checked)}
+        />
       </Form.Item>
       <Form.Item label={COMMON_TEXT.remark} name="remark" rules={[{ max: REMARK_MAX, message: MSG.remarkTooLong }]}>
         <Input.TextArea maxLength={REMARK_MAX} showCount rows={2} placeholder={COMMON_TEXT.remark} />

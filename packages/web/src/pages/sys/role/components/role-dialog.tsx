@@ -1,9 +1,10 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Col, Form, Input, InputNumber, Tree, type TreeDataNode } from 'antd';
+import { Col, Form, Input, InputNumber, type TreeDataNode } from 'antd';
 import { MSG, REMARK_MAX, STATUS } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { menuApi, roleApi, type RoleBody, type TreeOption } from '../../../../api/system.api';
+import { CheckTree } from '../../../../components/check-tree';
 import { useSaveMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { ROLE_TEXT } from '../../../../locales/role.zh-CN';
@@ -120,20 +121,15 @@ export function RoleDialog({ state, onClose }: { state: RoleDialogState | null; 
       <StatusField />
       <Col span={24}>
         <Form.Item label={ROLE_TEXT.menus}>
-          <div style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 320, overflow: 'auto' }}>
-            <Tree
-              checkable
-              selectable={false}
-              defaultExpandAll
-              key={treeData.length}
-              treeData={treeData}
-              checkedKeys={check.checked}
-              onCheck={(checked, info) => {
-                const keys = (Array.isArray(checked) ? checked : checked.checked).map(Number);
-                setEdited({ checked: keys, halfChecked: (info.halfCheckedKeys ?? []).map(Number) });
-              }}
-            />
-          </div>
+          <CheckTree
+            treeData={treeData}
+            checkedKeys={check.checked}
+            maxHeight={320}
+            onCheck={(checked, info) => {
+              const keys = (Array.isArray(checked) ? checked : checked.checked).map(Number);
+              setEdited({ checked: keys, halfChecked: (info.halfCheckedKeys ?? []).map(Number) });
+            }}
+          />
         </Form.Item>
       </Col>
       <Col span={24}>
