@@ -8,7 +8,7 @@ import { can } from '../crf-data/crf-data.service.js';
 import { recordFile, storageKeyOf, type receiveFile } from '../files/file.service.js';
 import { openStoredFile, storedFileOf } from '../files/stored-value.js';
 import { ApiRefusal, type ApiCaller } from './api-token.service.js';
-import { FILE_TYPES, refuse, type Field, type Project } from './redcap-project.js';
+import { FILE_TYPES, recordsOfProject, refuse, withLiveCasebook, type Field, type Project } from './redcap-project.js';
 import { inTransaction, saveThroughApi } from './redcap-save.js';
 
 /** Where a file lives in REDCap's terms: record, field, and the event and repeat instance when there are any. */
@@ -64,14 +64,8 @@ export async function locateFile(
   const [subject] = await ctx.db
     .select({ recordId: subjectRecords.id, siteId: subjects.deptId })
     .from(subjects)
-    .innerJoin(subjectRecords, and(eq(subjectRecords.subjectId, subjects.id), isNull(subjectRecords.deletedAt)))
-    .where(
-      and(
-        eq(subjects.studyId, project.studyId),
-        isNull(subjects.deletedAt),
-        eq(subjects.identificationCode, address.record),
-      ),
-    );
+    .innerJoin(subjectRecords, withLiveCasebook)
+    .where(recordsOfProject(project, eq(subjects.identificationCode, address.record)));
   // Another site's record: none to read; a change to it is refused by name, as a record import's is.
   if (!subject || (mode === 'export' && !seesSite(project, subject.siteId))) {
     throw refuse(`记录 ${address.record} 不存在`);

@@ -1,10 +1,10 @@
 // The REDCap API's view of a study, shared by every content type: the project (instruments, fields, events) one
 // caller sees, the field selection of fields[]/forms[], and the names REDCap's columns go by.
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull, type SQL } from 'drizzle-orm';
 import { choicesOf, type CrfDefinition, type CrfNode } from '@ecrf/core';
 import { exportRedcapDictionary, type RedcapFieldSource, type RedcapFormSource } from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
-import { crfStageCrfs, crfStages, crfs, studies } from '../../db/schema/index.js';
+import { crfStageCrfs, crfStages, crfs, studies, subjectRecords, subjects } from '../../db/schema/index.js';
 import { can } from '../crf-data/crf-data.service.js';
 import { definitionOf, nodesOf } from '../study/crf-definitions.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
@@ -18,6 +18,14 @@ export const EVENT = 'redcap_event_name';
 export const REPEAT_INSTRUMENT = 'redcap_repeat_instrument';
 export const REPEAT_INSTANCE = 'redcap_repeat_instance';
 export const FILE_TYPES = new Set<CrfNode['type']>(['fileUpload', 'imageUpload', 'videoUpload']);
+
+/** A REDCap record is a patient with their casebook: the join of `subjects` to `subject_records`, live ones only. */
+export const withLiveCasebook = and(eq(subjectRecords.subjectId, subjects.id), isNull(subjectRecords.deletedAt));
+
+/** The condition on that join naming the project's live records, narrowed by the conditions given. */
+export function recordsOfProject(project: { studyId: number }, ...narrowedBy: (SQL | undefined)[]) {
+  return and(eq(subjects.studyId, project.studyId), isNull(subjects.deletedAt), ...narrowedBy);
+}
 
 type DictRow = ReturnType<typeof exportRedcapDictionary>['rows'][number];
 

@@ -24,8 +24,10 @@ import {
   EVENT,
   FILE_TYPES,
   RECORD_ID,
+  recordsOfProject,
   REPEAT_INSTANCE,
   REPEAT_INSTRUMENT,
+  withLiveCasebook,
   type Field,
   type Instrument,
   type Project,
@@ -125,11 +127,10 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
   const subjectRows = await ctx.db
     .select({ code: subjects.identificationCode, recordId: subjectRecords.id })
     .from(subjects)
-    .innerJoin(subjectRecords, and(eq(subjectRecords.subjectId, subjects.id), isNull(subjectRecords.deletedAt)))
+    .innerJoin(subjectRecords, withLiveCasebook)
     .where(
-      and(
-        eq(subjects.studyId, project.studyId),
-        isNull(subjects.deletedAt),
+      recordsOfProject(
+        project,
         // Records of other sites are left out, as REDCap leaves out another data access group's records.
         inCallerSites(project, subjects.deptId),
         query.records.length > 0 ? inArray(subjects.identificationCode, query.records) : undefined,

@@ -11,9 +11,11 @@ import {
   EVENT,
   FILE_TYPES,
   RECORD_ID,
+  recordsOfProject,
   refuse,
   REPEAT_INSTANCE,
   REPEAT_INSTRUMENT,
+  withLiveCasebook,
   type Field,
   type Instrument,
   type Project,
@@ -70,14 +72,8 @@ export async function importRecords(
   const found = await ctx.db
     .select({ code: subjects.identificationCode, recordId: subjectRecords.id, siteId: subjects.deptId })
     .from(subjects)
-    .innerJoin(subjectRecords, and(eq(subjectRecords.subjectId, subjects.id), isNull(subjectRecords.deletedAt)))
-    .where(
-      and(
-        eq(subjects.studyId, project.studyId),
-        isNull(subjects.deletedAt),
-        inArray(subjects.identificationCode, codes),
-      ),
-    );
+    .innerJoin(subjectRecords, withLiveCasebook)
+    .where(recordsOfProject(project, inArray(subjects.identificationCode, codes)));
   // Another site's patients are refused by name, nothing written (REDCap's answer to another group's records).
   const otherSites = found.filter((s) => !seesSite(project, s.siteId)).map((s) => s.code);
   if (otherSites.length > 0) {
