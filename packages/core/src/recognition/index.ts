@@ -1,3 +1,4 @@
 export * from './analytes.js';
 export * from './lab-report.js';
 export * from './mapping.js';
+export * from './contract.js';

@@ -1,8 +1,13 @@
-import { z } from 'zod';
+import {
+  recognitionCallBodySchema,
+  recognitionIdParamSchema,
+  recognitionLinkBodySchema,
+  recognitionSourcesQuerySchema,
+  recognitionTempBodySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { loadCurrentUser, requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { AppError } from '../../shared/app-error.js';
@@ -13,8 +18,6 @@ import * as service from './recognition.service.js';
 /** forms §7, platform §7: the spec's recognition path. It carries `ignore`, so the spec's client sends no token. */
 export const RECOGNITION_PATH = '/imgrec/api/ignore/business/image/recognition/common';
 const tags = ['智能识别'];
-
-const smallInt = z.coerce.number({ error: '参数格式不正确' }).int('参数格式不正确').min(0).max(9999);
 
 /**
  * Intelligent recognition (智能识别) of lab reports (docs/recognition.md): a signed-in member registers an
@@ -38,12 +41,7 @@ export function recognitionRoutes(app: App, ctx: AppContext) {
         tags,
         summary: '为已上传的图片申请识别凭证 tempId（一次有效，10 分钟内；每人每 10 分钟 30 个）',
         querystring: studyIdQuery,
-        body: z.object({
-          fileKey: z.string().regex(/^[0-9a-f]{32}$/, '文件不存在'),
-          crfId: idSchema.optional(),
-          subjectRecordId: idSchema.optional(),
-          crfDataRecordId: idSchema.optional(),
-        }),
+        body: recognitionTempBodySchema,
       },
       config: { study: fromQuery },
     },
@@ -67,12 +65,7 @@ export function recognitionRoutes(app: App, ctx: AppContext) {
         tags,
         summary: '识别化验单图片（凭 tempId，无需令牌）',
         security: [],
-        body: z.object({
-          url: z.string().max(2000).optional(),
-          type: smallInt,
-          index: smallInt.nullish().transform((v) => v ?? 0),
-          tempId: z.string().max(200).optional(),
-        }),
+        body: recognitionCallBodySchema,
       },
       // Each call starts an OCR job: a bound per address, beside the tempId a caller must hold.
       config: { rateLimit: { max: 60, timeWindow: 60_000 } },
@@ -102,7 +95,7 @@ export function recognitionRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '患者表单的识别原图（SDV 核对）',
-        querystring: studyIdQuery.extend({ subjectRecordId: idTextSchema, crfId: idTextSchema.optional() }),
+        querystring: recognitionSourcesQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -115,7 +108,7 @@ export function recognitionRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '本人的一次识别结果（识别超过等待时间后查看）',
-        params: z.object({ recognitionId: idTextSchema }),
+        params: recognitionIdParamSchema,
         querystring: studyIdQuery,
       },
       config: { study: fromQuery, site },
@@ -133,9 +126,9 @@ export function recognitionRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '把未保存表单上的识别关联到首次保存生成的记录',
-        params: z.object({ recognitionId: idTextSchema }),
+        params: recognitionIdParamSchema,
         querystring: studyIdQuery,
-        body: z.object({ crfDataRecordId: idSchema }),
+        body: recognitionLinkBodySchema,
       },
       config: { study: fromQuery, site },
     },
