@@ -25,7 +25,8 @@ export function Auth({
   return <>{useAccess().can(code) ? children : fallback}</>;
 }
 
-function Denied({ children }: { children: ReactNode }) {
+/** A control denied to the user (platform §6, second style), with 权限不足，请联系管理员 on hover. */
+export function Denied({ children }: { children: ReactNode }) {
   return (
     <Tooltip title={MSG.permissionTooltip}>
       {/* A disabled control fires no mouse events; the wrapper lets the tooltip still show. */}

@@ -3,7 +3,7 @@ import { App, Button, Dropdown, Popconfirm, Space, Tooltip, type MenuProps } fro
 import { DownOutlined } from '@ant-design/icons';
 import { MSG, type SystemPermission } from '@ecrf/core';
 import { COMMON_TEXT } from '../../locales/common.zh-CN';
-import { useAccess } from '../permission';
+import { Denied, useAccess } from '../permission';
 
 /** One thing a person can do with a row: a link in the row, or an entry of its 更多 menu. */
 export interface RowAction<T> {
@@ -77,15 +77,6 @@ export function rowActionsWidth<T>(
   if (more.length > 0) widths.push(textWidth(COMMON_TEXT.more) + BUTTON_CHROME + DROP_ICON);
   const links = vertical ? Math.max(0, ...widths) : widths.reduce((sum, width) => sum + width, 0);
   return Math.max(links + CELL_CHROME, textWidth(COMMON_TEXT.actions) + CELL_CHROME);
-}
-
-function Denied({ children }: { children: ReactNode }) {
-  return (
-    <Tooltip title={MSG.permissionTooltip}>
-      {/* A disabled control fires no mouse events; the wrapper lets the tooltip still show. */}
-      <span style={{ display: 'inline-block', cursor: 'not-allowed' }}>{children}</span>
-    </Tooltip>
-  );
 }
 
 interface RowActionsProps<T> {

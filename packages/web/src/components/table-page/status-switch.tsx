@@ -1,7 +1,7 @@
-import { Switch, Tooltip } from 'antd';
-import { MSG, type SystemPermission } from '@ecrf/core';
+import { Switch } from 'antd';
+import type { SystemPermission } from '@ecrf/core';
 import { COMMON_TEXT } from '../../locales/common.zh-CN';
-import { useAccess } from '../permission';
+import { Denied, useAccess } from '../permission';
 
 interface StatusSwitchProps {
   /** What the row is called: the switch is announced as 启用 <name>, on or off. */
@@ -36,9 +36,5 @@ export function StatusSwitch({ name, checked, code, allowed, disabled, loading, 
     />
   );
   if (permitted) return control;
-  return (
-    <Tooltip title={MSG.permissionTooltip}>
-      <span style={{ display: 'inline-block', cursor: 'not-allowed' }}>{control}</span>
-    </Tooltip>
-  );
+  return <Denied>{control}</Denied>;
 }

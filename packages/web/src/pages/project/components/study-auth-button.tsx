@@ -1,5 +1,5 @@
-import { Button, Tooltip, type ButtonProps } from 'antd';
-import { MSG } from '@ecrf/core';
+import { Button, type ButtonProps } from 'antd';
+import { Denied } from '../../../components/permission';
 
 /**
  * A button guarded by the caller's study role (platform §6, second guard style): shown but
@@ -9,11 +9,8 @@ import { MSG } from '@ecrf/core';
 export function StudyAuthButton({ allowed, ...props }: ButtonProps & { allowed: boolean }) {
   if (allowed) return <Button {...props} />;
   return (
-    <Tooltip title={MSG.permissionTooltip}>
-      {/* A disabled control fires no mouse events; the wrapper lets the tooltip still show. */}
-      <span style={{ display: 'inline-block', cursor: 'not-allowed' }}>
-        <Button {...props} disabled onClick={undefined} style={{ ...props.style, pointerEvents: 'none' }} />
-      </span>
-    </Tooltip>
+    <Denied>
+      <Button {...props} disabled onClick={undefined} style={{ ...props.style, pointerEvents: 'none' }} />
+    </Denied>
   );
 }
