@@ -8,6 +8,18 @@ import { RandomizationResultView } from './randomization-result';
 
 const t = RANDOMIZATION_TEXT;
 
+/** The user's password again, which unblinding asks for, and the server's refusal (a wrong one) under it. */
+function PasswordField({ error }: { error: Error | null }) {
+  return (
+    <>
+      <Form.Item name="password" label={t.password} rules={[{ required: true, message: t.passwordRequired }]}>
+        <Input.Password autoComplete="current-password" maxLength={100} />
+      </Form.Item>
+      {error && <Alert type="error" showIcon title={error.message} />}
+    </>
+  );
+}
+
 /**
  * 紧急揭盲 (RAND-06): the user's password again and a required reason; the arm is then shown to this user only,
  * and the patient is marked 已紧急揭盲 for everyone.
@@ -75,10 +87,7 @@ export function EmergencyDialog({
           >
             <Input.TextArea rows={3} maxLength={500} />
           </Form.Item>
-          <Form.Item name="password" label={t.password} rules={[{ required: true, message: t.passwordRequired }]}>
-            <Input.Password autoComplete="current-password" maxLength={100} />
-          </Form.Item>
-          {unblind.error && <Alert type="error" showIcon title={unblind.error.message} />}
+          <PasswordField error={unblind.error} />
         </Form>
       )}
     </Modal>
@@ -142,10 +151,7 @@ export function UnblindAllDialog({
         <Form.Item name="reason" label={t.unblindAllReason}>
           <Input maxLength={500} />
         </Form.Item>
-        <Form.Item name="password" label={t.password} rules={[{ required: true, message: t.passwordRequired }]}>
-          <Input.Password autoComplete="current-password" maxLength={100} />
-        </Form.Item>
-        {unblind.error && <Alert type="error" showIcon title={unblind.error.message} />}
+        <PasswordField error={unblind.error} />
       </Form>
     </Modal>
   );
