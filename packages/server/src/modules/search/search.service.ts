@@ -17,7 +17,7 @@ import type { PageRequest } from '../../shared/paging.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { inCallerSites } from '../../shared/patient-site.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
-import { seesIdentifiers } from '../subjects/subject.service.js';
+import { patientParticulars, seesIdentifiers } from '../subjects/subject.service.js';
 import { RECORD_SEPARATOR } from './search-dictionary.js';
 import { compile, patientText, type CompileContext } from './search-sql.js';
 
@@ -44,13 +44,7 @@ export async function search(ctx: AppContext, access: StudyAccess, request: Sear
     .select({
       subjectRecordId: subjectRecords.id,
       subjectId: subjects.id,
-      identificationCode: subjects.identificationCode,
-      subjectName: subjects.subjectName,
-      gender: subjects.gender,
-      birth: subjects.birth,
-      mobile: subjects.mobile,
-      idNumberEnc: subjects.idNumberEnc,
-      diseaseCode: subjects.diseaseCode,
+      ...patientParticulars,
       state: subjectRecords.state,
       createTime: subjects.createdAt,
       age: sql<string | null>`${patientText(c, 'age')}`,

@@ -56,10 +56,8 @@ export async function studySettingsOf(db: Db, studyId: number) {
   return { study, diseases, baseConfig };
 }
 
-const subjectColumns = {
-  id: subjects.id,
-  studyId: subjects.studyId,
-  subjectRecordId: subjectRecords.id,
+/** A patient's code, name and particulars as the patient list and the retrieval results read them. */
+export const patientParticulars = {
   identificationCode: subjects.identificationCode,
   subjectName: subjects.subjectName,
   gender: subjects.gender,
@@ -67,6 +65,13 @@ const subjectColumns = {
   mobile: subjects.mobile,
   idNumberEnc: subjects.idNumberEnc,
   diseaseCode: subjects.diseaseCode,
+};
+
+const subjectColumns = {
+  id: subjects.id,
+  studyId: subjects.studyId,
+  subjectRecordId: subjectRecords.id,
+  ...patientParticulars,
   openId: subjects.openId,
   qrCode: subjects.qrCode,
   deptId: subjects.deptId,
