@@ -71,10 +71,13 @@ export function AuthSwitch({ code, ...props }: SwitchProps & { code: SystemPermi
 export function AuthRemoveButton({
   code,
   title,
+  label = COMMON_TEXT.remove,
   onConfirm,
 }: {
   code: SystemPermission;
   title: ReactNode;
+  /** The link's words (删除 by default). */
+  label?: string;
   onConfirm: () => Promise<unknown>;
 }) {
   return (
@@ -82,13 +85,13 @@ export function AuthRemoveButton({
       code={code}
       fallback={
         <AuthButton code={code} type="link" size="small" danger>
-          {COMMON_TEXT.remove}
+          {label}
         </AuthButton>
       }
     >
       <Popconfirm title={title} onConfirm={() => onConfirm().catch(() => undefined)}>
         <Button type="link" size="small" danger>
-          {COMMON_TEXT.remove}
+          {label}
         </Button>
       </Popconfirm>
     </Auth>

@@ -1,11 +1,11 @@
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Empty, Popconfirm, Radio, Space, Table, TreeSelect, type TableColumnsType } from 'antd';
+import { App, Empty, Radio, Space, Table, TreeSelect, type TableColumnsType } from 'antd';
 import { ArrowDownOutlined, ArrowUpOutlined, ImportOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import { useNavigate, useParams } from 'react-router';
 import { stageApi, type CrfStageSummary, type StageCrf } from '../../../api/study.api';
-import { Auth, AuthButton, useAccess } from '../../../components/permission';
+import { AuthButton, AuthRemoveButton, useAccess } from '../../../components/permission';
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
 import { CRF_STAGE_TEXT } from '../../../locales/crf-stage.zh-CN';
 import { BackLinkPage } from '../components/study-header';
@@ -103,23 +103,12 @@ function StageSettings({ stage }: { stage: CrfStageSummary }) {
             disabled={index === crfs.length - 1 || move.isPending}
             onClick={() => move.mutate({ crfId: crf.crfId, delta: 1 })}
           />
-          <Auth
+          <AuthRemoveButton
             code={PERM}
-            fallback={
-              <AuthButton code={PERM} type="link" size="small" danger>
-                {CRF_STAGE_TEXT.removeCrf}
-              </AuthButton>
-            }
-          >
-            <Popconfirm
-              title={CRF_STAGE_TEXT.confirmRemoveCrf(crf.title)}
-              onConfirm={() => removeCrf.mutateAsync(crf.crfId).catch(() => undefined)}
-            >
-              <Button type="link" size="small" danger>
-                {CRF_STAGE_TEXT.removeCrf}
-              </Button>
-            </Popconfirm>
-          </Auth>
+            title={CRF_STAGE_TEXT.confirmRemoveCrf(crf.title)}
+            label={CRF_STAGE_TEXT.removeCrf}
+            onConfirm={() => removeCrf.mutateAsync(crf.crfId)}
+          />
         </Space>
       ),
     },

@@ -1,25 +1,11 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  App,
-  Button,
-  Checkbox,
-  Empty,
-  Form,
-  Input,
-  Modal,
-  Popconfirm,
-  Space,
-  Spin,
-  Table,
-  Tag,
-  type TableColumnsType,
-} from 'antd';
+import { App, Checkbox, Empty, Form, Input, Modal, Space, Spin, Table, Tag, type TableColumnsType } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
 import { crfApi, diseaseApi, type CrfOption, type Disease } from '../../../../api/study.api';
 import { FormDialog } from '../../../../components/form-dialog';
-import { Auth, AuthButton, AuthSwitch } from '../../../../components/permission';
+import { AuthButton, AuthRemoveButton, AuthSwitch } from '../../../../components/permission';
 import { useListMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { STUDY_CONFIG_TEXT } from '../../../../locales/study-config.zh-CN';
@@ -217,23 +203,11 @@ export function DiseasePanel({ studyId }: { studyId: number }) {
           <AuthButton code={PERM} type="link" size="small" onClick={() => setDialog({ mode: 'edit', disease })}>
             {COMMON_TEXT.edit}
           </AuthButton>
-          <Auth
+          <AuthRemoveButton
             code={PERM}
-            fallback={
-              <AuthButton code={PERM} type="link" size="small" danger>
-                {COMMON_TEXT.remove}
-              </AuthButton>
-            }
-          >
-            <Popconfirm
-              title={STUDY_CONFIG_TEXT.confirmRemoveDisease(disease.diseaseName)}
-              onConfirm={() => remove.mutateAsync(disease.id).catch(() => undefined)}
-            >
-              <Button type="link" size="small" danger>
-                {COMMON_TEXT.remove}
-              </Button>
-            </Popconfirm>
-          </Auth>
+            title={STUDY_CONFIG_TEXT.confirmRemoveDisease(disease.diseaseName)}
+            onConfirm={() => remove.mutateAsync(disease.id)}
+          />
         </Space>
       ),
     },
