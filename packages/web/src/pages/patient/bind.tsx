@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { Alert, Button, Input } from 'antd';
-import { MSG } from '@ecrf/core';
-import { bindAndKeep, PatientApiError } from '../../api/patient.api';
+import { bindAndKeep } from '../../api/patient.api';
 import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
+import { usePatientAction } from './patient-page';
 import './patient.css';
 
 /**
@@ -17,24 +17,17 @@ export default function PatientBindPage() {
   const studyId = Number(params.get('studyId'));
   const valid = Number.isInteger(studyId) && studyId > 0;
   const [code, setCode] = useState(params.get('code') ?? '');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = usePatientAction();
 
   const submit = async () => {
     if (!code.trim()) {
       setError(PATIENT_TEXT.codeRequired);
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await bindAndKeep(studyId, code.trim());
       void navigate('/meil', { replace: true });
-    } catch (err) {
-      setError(err instanceof PatientApiError ? err.message : MSG.systemError);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

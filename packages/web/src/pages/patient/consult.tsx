@@ -4,9 +4,10 @@ import { Link } from 'react-router';
 import { Alert, App, Button, Input, Spin, Tag } from 'antd';
 import dayjs from 'dayjs';
 import { CONSULT_TEXT_MAX, CONSULT_TITLE_MAX, consultQuestionInput, MSG } from '@ecrf/core';
-import { PatientApiError, patientApi, patientToken } from '../../api/patient.api';
+import { patientApi, patientToken } from '../../api/patient.api';
 import { queryKeys } from '../../api/query-keys';
 import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
+import { isSignedOut, SignedOutPage, usePatientAction } from './patient-page';
 import './patient.css';
 
 const STATE_COLOR = ['orange', 'green', 'default'] as const;
@@ -24,8 +25,7 @@ export default function PatientConsultPage() {
   const token = patientToken.get();
   const [title, setTitle] = useState('');
   const [question, setQuestion] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = usePatientAction();
   const list = useQuery({
     queryKey: queryKeys.patient.consults(),
     enabled: Boolean(token),
@@ -33,18 +33,7 @@ export default function PatientConsultPage() {
     retry: false,
   });
 
-  if (!token || (list.error instanceof PatientApiError && list.error.status === 401)) {
-    return (
-      <main className="patient-page">
-        <h1>{PATIENT_TEXT.consult}</h1>
-        <Alert
-          type="info"
-          showIcon
-          title={list.error instanceof PatientApiError ? list.error.message : PATIENT_TEXT.notBound}
-        />
-      </main>
-    );
-  }
+  if (isSignedOut(token, list.error)) return <SignedOutPage title={PATIENT_TEXT.consult} error={list.error} />;
 
   const submit = async () => {
     const parsed = consultQuestionInput.safeParse({ title, question });
@@ -52,19 +41,13 @@ export default function PatientConsultPage() {
       setError(parsed.error.issues[0]?.message ?? MSG.systemError);
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await patientApi.ask(parsed.data);
       void message.success(PATIENT_TEXT.asked);
       setTitle('');
       setQuestion('');
       await client.invalidateQueries({ queryKey: queryKeys.patient.consults() });
-    } catch (err) {
-      setError(err instanceof PatientApiError ? err.message : MSG.systemError);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -2,11 +2,11 @@ import { useMemo, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
 import { Alert, App, Button, Spin } from 'antd';
-import { MSG } from '@ecrf/core';
-import { PatientApiError, patientApi } from '../../api/patient.api';
+import { patientApi } from '../../api/patient.api';
 import { queryKeys } from '../../api/query-keys';
 import { CrfForm } from '../../crf';
 import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
+import { usePatientAction } from './patient-page';
 import './patient.css';
 
 /**
@@ -20,8 +20,7 @@ export default function PatientFormPage({ crfId }: { crfId: number }) {
   const client = useQueryClient();
   const [values, setValues] = useState<Record<string, unknown> | null>(null);
   const [showAll, setShowAll] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = usePatientAction();
   const form = useQuery({
     queryKey: queryKeys.patient.form(id),
     enabled: Number.isInteger(id) && id > 0,
@@ -52,26 +51,22 @@ export default function PatientFormPage({ crfId }: { crfId: number }) {
   const data = form.data;
   const current = values ?? data.record?.values ?? data.initialValues ?? {};
 
-  const save = async (submit: boolean) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await patientApi.save(id, {
-        values: current,
-        submit,
-        ...(data.record && { crfDataRecordId: data.record.crfDataRecordId, version: data.record.version }),
-      });
-      void message.success(submit ? PATIENT_TEXT.submitted : PATIENT_TEXT.saved);
-      await client.invalidateQueries({ queryKey: queryKeys.patient.all() });
-      setValues(null);
-      if (submit) void navigate('/meil');
-    } catch (err) {
-      if (submit) setShowAll(true);
-      setError(err instanceof PatientApiError ? err.message : MSG.systemError);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const save = (submit: boolean) =>
+    run(
+      async () => {
+        await patientApi.save(id, {
+          values: current,
+          submit,
+          ...(data.record && { crfDataRecordId: data.record.crfDataRecordId, version: data.record.version }),
+        });
+        void message.success(submit ? PATIENT_TEXT.submitted : PATIENT_TEXT.saved);
+        await client.invalidateQueries({ queryKey: queryKeys.patient.all() });
+        setValues(null);
+        if (submit) void navigate('/meil');
+      },
+      // A refused submission shows every item's error.
+      () => submit && setShowAll(true),
+    );
 
   return (
     <main className="patient-page">

@@ -2,8 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
 import { Alert, Button, Spin, Tag } from 'antd';
 import { queryKeys } from '../../api/query-keys';
-import { PatientApiError, patientApi, patientToken } from '../../api/patient.api';
+import { patientApi, patientToken } from '../../api/patient.api';
 import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
+import { isSignedOut, SignedOutPage } from './patient-page';
 import './patient.css';
 
 const STATE_COLOR = ['orange', 'blue', 'green'] as const;
@@ -19,18 +20,7 @@ export default function PatientHomePage() {
     retry: false,
   });
 
-  if (!token || (home.error instanceof PatientApiError && home.error.status === 401)) {
-    return (
-      <main className="patient-page">
-        <h1>{PATIENT_TEXT.homeTitle}</h1>
-        <Alert
-          type="info"
-          showIcon
-          title={home.error instanceof PatientApiError ? home.error.message : PATIENT_TEXT.notBound}
-        />
-      </main>
-    );
-  }
+  if (isSignedOut(token, home.error)) return <SignedOutPage title={PATIENT_TEXT.homeTitle} error={home.error} />;
   if (!home.data) {
     return (
       <main className="patient-page">
