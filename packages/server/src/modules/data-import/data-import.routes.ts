@@ -13,7 +13,7 @@ import { studyAccessOf } from '../../shared/study-access-of.js';
 import type { App } from '../../http/types.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
-import type { JobView } from '../jobs/job-queue.js';
+import { jobSummary } from '../jobs/job-queue.js';
 import { fromBody, fromQuery } from '../../http/study-params.js';
 import { createWorkbookPool, type ReadSheet } from './data-import.pool.js';
 import {
@@ -47,14 +47,6 @@ const importQuery = z.object({
     .pipe(z.union([z.literal(0), z.literal(1)])),
   dryRun: flag,
   mode: z.enum(['patient', 'file']).default('patient'),
-});
-
-const jobAnswer = (job: JobView) => ({
-  jobId: job.jobId,
-  kind: job.kind,
-  state: job.state,
-  progress: job.progress,
-  message: job.message,
 });
 
 const dataRows = (sheets: ReadSheet[]) => sheets.reduce((n, s) => n + s.rows.length, 0);
@@ -156,7 +148,7 @@ export function dataImportRoutes(app: App, ctx: AppContext) {
         if (dataRows(sheets) > DATA_IMPORT_LIMITS.jobRows) {
           return ok(
             {
-              job: jobAnswer(await enqueue(user, access, data, part.filename, sha256, mode, submitType)),
+              job: jobSummary(await enqueue(user, access, data, part.filename, sha256, mode, submitType)),
               result: null,
             },
             '已开始导入，请在任务列表中查看进度',

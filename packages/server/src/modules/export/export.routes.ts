@@ -8,7 +8,7 @@ import { pageRequest, pagingQuery } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import { studyAccessOf } from '../../shared/study-access-of.js';
 import type { App } from '../../http/types.js';
-import type { JobView } from '../jobs/job-queue.js';
+import { jobSummary, type JobView } from '../jobs/job-queue.js';
 import { fromBody, fromQuery } from '../../http/study-params.js';
 import { idTextSchema } from '../../http/ids.js';
 import * as exportService from './export.service.js';
@@ -19,14 +19,6 @@ const module = '数据导出';
 const WAIT_MS = 30_000;
 
 const waitQuery = z.object({ wait: z.enum(['true', 'false']).optional() });
-
-const jobAnswer = (job: JobView) => ({
-  jobId: job.jobId,
-  kind: job.kind,
-  state: job.state,
-  progress: job.progress,
-  message: job.message,
-});
 
 /**
  * The answer of an export POST: the job (the browser follows it in the 任务 drawer), or with `?wait=true` the
@@ -48,10 +40,10 @@ async function answer(ctx: AppContext, reply: FastifyReply, job: JobView, wait: 
           .send(file.stream);
       }
     }
-    if (ended?.state === 'failed') return ok(jobAnswer(ended), ended.error ?? '导出失败');
-    return ok(jobAnswer(ended ?? job), '导出仍在进行，请在任务列表中查看进度并下载');
+    if (ended?.state === 'failed') return ok(jobSummary(ended), ended.error ?? '导出失败');
+    return ok(jobSummary(ended ?? job), '导出仍在进行，请在任务列表中查看进度并下载');
   }
-  return ok(jobAnswer(job), '已开始导出，请在任务列表中查看进度并下载');
+  return ok(jobSummary(job), '已开始导出，请在任务列表中查看进度并下载');
 }
 
 /**

@@ -57,6 +57,15 @@ export type JobHandler<P = unknown, R = unknown> = (job: JobInfo<P>, tools: JobT
 
 export type JobListener = (job: JobView) => void;
 
+/** A job in short: what a request that started it answers, and what the progress push tells its owner. */
+export const jobSummary = (job: JobView) => ({
+  jobId: job.jobId,
+  kind: job.kind,
+  state: job.state,
+  progress: job.progress,
+  message: job.message,
+});
+
 export type JobLog = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) => void;
 
 /**

@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { loadCurrentUser } from '../../http/auth.js';
 import { studyAccessOf } from '../../shared/study-access-of.js';
 import { viewableCrfIds } from '../../shared/study-access.js';
+import { jobSummary } from '../jobs/job-queue.js';
 import { subscribeRealtime } from './realtime.subscribers.js';
 
 /** One set of subscribers per context, however many apps are built on it (tests build several). */
@@ -27,15 +28,7 @@ export function installRealtime(app: FastifyInstance, ctx: AppContext): void {
     // Query counts and notices, form saves: reactions to committed changes (delivered once, on one app server).
     subscribeRealtime(ctx, ctx.events);
     // A job's changes are seen by the process that made them; the push reaches the owner on any app server.
-    ctx.jobs.onProgress((job) =>
-      ctx.realtime.toUser(job.ownerId, 'job.progress', {
-        jobId: job.jobId,
-        kind: job.kind,
-        state: job.state,
-        progress: job.progress,
-        message: job.message,
-      }),
-    );
+    ctx.jobs.onProgress((job) => ctx.realtime.toUser(job.ownerId, 'job.progress', jobSummary(job)));
   }
   // Open websockets would hold the HTTP server's close: end this server's sockets first.
   app.addHook('preClose', async () => hubs.disconnectLocal());
