@@ -30,3 +30,4 @@ export * from './study-crf-contract.js';
 export * from './subject-contract.js';
 export * from './crf-record-contract.js';
 export * from './doubt-contract.js';
+export * from './jobs-contract.js';

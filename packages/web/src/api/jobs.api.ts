@@ -1,24 +1,8 @@
-import type { Page } from '@ecrf/core';
+import type { Job, Page } from '@ecrf/core';
 import { http } from './request';
 
-export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
-
-/** A background job as its owner sees it (GET /api/system/jobs/…). */
-export interface Job {
-  jobId: string;
-  kind: string;
-  studyId: number | null;
-  state: JobState;
-  /** 0–100. */
-  progress: number;
-  message: string | null;
-  error: string | null;
-  cancelRequested: boolean;
-  resultFile: { fileName: string; contentType: string; size: number } | null;
-  createTime: string;
-  startTime: string | null;
-  finishTime: string | null;
-}
+/** A background job as its owner sees it (GET /api/system/jobs/…): core's contract (jobs-contract.ts). */
+export type { Job, JobState } from '@ecrf/core';
 
 export const JOBS_PATH = '/api/system/jobs';
 

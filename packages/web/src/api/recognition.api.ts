@@ -1,4 +1,5 @@
 import type {
+  Job,
   RecognitionCallBody,
   RecognitionResult,
   RecognitionSource,
@@ -10,11 +11,8 @@ import { http } from './request';
 /** The calls of recognition (docs/recognition.md "The calls"): their shapes are core's contract (recognition/contract.ts). */
 export type { RecognitionResult, RecognitionSource, RecognitionTemp } from '@ecrf/core';
 
-export interface RecognitionJob {
-  jobId: string;
-  state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
-  result?: unknown;
-}
+/** The recognition's job, read while the call's 202 says it runs: its state and, once done, the answer. */
+export type RecognitionJob = Pick<Job, 'jobId' | 'state'> & Partial<Pick<Job, 'result'>>;
 
 export const RECOGNITION_PATH = '/imgrec/api/ignore/business/image/recognition/common';
 

@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
+import { JOB_STATES, type JobState } from '@ecrf/core';
 import type { PageRequest } from '../../shared/paging.js';
 
-export const JOB_STATES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
-export type JobState = (typeof JOB_STATES)[number];
+// The states are the browser's too (core's jobs contract).
+export { JOB_STATES, type JobState };
 
 /** A job as its owner sees it: the same answer whichever queue implementation runs it. */
 export interface JobView {

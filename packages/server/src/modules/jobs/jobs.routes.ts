@@ -1,17 +1,16 @@
 import { z } from 'zod';
+import { jobIdParamSchema, jobListQuerySchema } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import type { JobView } from './job-queue.js';
 import { TEST_JOB_KIND, testJobsEnabled } from './test-jobs.js';
 
 /** Where the job routes live: one user's own jobs, whatever study they belong to. */
 export const JOBS_PATH = '/api/system/jobs';
-
-const jobParams = z.object({ jobId: z.string().uuid() });
 
 /** 404 for anyone but the owner, administrators included: a job's existence is its owner's business. */
 function notFound() {
@@ -51,7 +50,7 @@ export function jobsRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: ['任务'],
         summary: '我的任务分页列表（新的在前）',
-        querystring: z.object({ ...pagingQuery }),
+        querystring: jobListQuerySchema,
       },
     },
     async (request) => {
@@ -62,7 +61,7 @@ export function jobsRoutes(app: App, ctx: AppContext) {
 
   app.get(
     `${JOBS_PATH}/:jobId`,
-    { schema: { tags: ['任务'], summary: '我的一个任务', params: jobParams } },
+    { schema: { tags: ['任务'], summary: '我的一个任务', params: jobIdParamSchema } },
     async (request) => ok(shown(await ownJob(requireUser(request).userId, request.params.jobId))),
   );
 
@@ -72,7 +71,7 @@ export function jobsRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: ['任务'],
         summary: '取消任务（排队中的不再开始；运行中的在下一个安全点停止）',
-        params: jobParams,
+        params: jobIdParamSchema,
       },
       config: { module: '任务' },
     },
@@ -89,7 +88,7 @@ export function jobsRoutes(app: App, ctx: AppContext) {
 
   app.get(
     `${JOBS_PATH}/:jobId/result`,
-    { schema: { tags: ['任务'], summary: '下载任务的结果文件（仅任务本人）', params: jobParams } },
+    { schema: { tags: ['任务'], summary: '下载任务的结果文件（仅任务本人）', params: jobIdParamSchema } },
     async (request, reply) => {
       const job = await ownJob(requireUser(request).userId, request.params.jobId);
       const file = job.resultFile ? await ctx.jobs.openResult(job.jobId) : null;
