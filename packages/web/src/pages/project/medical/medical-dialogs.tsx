@@ -6,9 +6,9 @@ import dayjs, { type Dayjs } from 'dayjs';
 import { medicalApi, type MedicalFile, type MedicalRecord } from '../../../api/content.api';
 import { crfRecordApi } from '../../../api/crf.api';
 import { queryKeys } from '../../../api/query-keys';
-import { subjectRecordApi } from '../../../api/subject.api';
 import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
 import { ContentSaveDialog } from '../components/content-dialogs';
+import { PatientSearchSelect } from '../components/patient-search-select';
 
 interface MedicalForm {
   subjectId: number;
@@ -68,15 +68,6 @@ export function MedicalDialog(props: {
   const { studyId, record } = props;
   const [form] = Form.useForm<MedicalForm>();
   const [files, setFiles] = useState<MedicalFile[]>(record?.files ?? []);
-  const [patientSearch, setPatientSearch] = useState('');
-  const patients = useQuery({
-    queryKey: queryKeys.medical.patients(studyId, patientSearch),
-    enabled: record === null,
-    queryFn: () =>
-      subjectRecordApi
-        .list({ studyId, pageNum: 1, pageSize: 20, ...(patientSearch && { identificationCode: patientSearch }) })
-        .then((r) => r.data.list),
-  });
   const save = async () => {
     const v = await form.validateFields();
     const body = {
@@ -122,16 +113,10 @@ export function MedicalDialog(props: {
             label={CONTENT_TEXT.patient}
             rules={[{ required: true, message: CONTENT_TEXT.patientRequired }]}
           >
-            <Select
-              showSearch
-              filterOption={false}
+            <PatientSearchSelect
+              studyId={studyId}
+              queryKey={(code) => queryKeys.medical.patients(studyId, code)}
               placeholder={CONTENT_TEXT.patientSearch}
-              onSearch={(v) => setPatientSearch(v.trim())}
-              loading={patients.isFetching}
-              options={(patients.data ?? []).map((p) => ({
-                value: p.id,
-                label: `${p.identificationCode} ${p.subjectName}`,
-              }))}
             />
           </Form.Item>
         )}

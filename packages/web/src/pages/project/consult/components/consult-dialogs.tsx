@@ -1,12 +1,11 @@
-import { useState } from 'react';
-import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
-import { App, Button, Descriptions, Form, Input, Modal, Select, Space } from 'antd';
+import { useMutation } from '@tanstack/react-query';
+import { App, Button, Descriptions, Form, Input, Modal, Space } from 'antd';
 import { CONSULT_TEXT_MAX, CONSULT_TITLE_MAX, type ConsultView } from '@ecrf/core';
 import { consultApi } from '../../../../api/consult.api';
 import { queryKeys } from '../../../../api/query-keys';
-import { subjectRecordApi } from '../../../../api/subject.api';
 import { CONSULT_TEXT } from '../../../../locales/consult.zh-CN';
 import { formatDate } from '../../../../utils/format-date';
+import { PatientSearchSelect } from '../../components/patient-search-select';
 
 /** 咨询详情 (查看), or 回复咨询 with the answer to write. */
 export function ConsultDialog(props: {
@@ -97,15 +96,6 @@ export function ConsultDialog(props: {
 export function AddDialog(props: { studyId: number; onClose: () => void; onDone: () => void }) {
   const { message } = App.useApp();
   const [form] = Form.useForm<{ subjectId: number; title: string; question: string }>();
-  const [code, setCode] = useState('');
-  const patients = useQuery({
-    queryKey: queryKeys.consult.patients(props.studyId, code),
-    placeholderData: keepPreviousData,
-    queryFn: () =>
-      subjectRecordApi
-        .list({ studyId: props.studyId, pageNum: 1, pageSize: 20, ...(code && { identificationCode: code }) })
-        .then((res) => res.data.list),
-  });
   const add = useMutation({
     mutationFn: (v: { subjectId: number; title: string; question: string }) =>
       consultApi.add({ studyId: props.studyId, ...v }),
@@ -130,16 +120,11 @@ export function AddDialog(props: { studyId: number; onClose: () => void; onDone:
           label={CONSULT_TEXT.subject}
           rules={[{ required: true, message: CONSULT_TEXT.subjectRequired }]}
         >
-          <Select
-            showSearch
-            filterOption={false}
+          <PatientSearchSelect
+            studyId={props.studyId}
+            queryKey={(code) => queryKeys.consult.patients(props.studyId, code)}
             placeholder={CONSULT_TEXT.subjectPlaceholder}
-            onSearch={(text) => setCode(text.trim())}
-            loading={patients.isFetching}
-            options={(patients.data ?? []).map((p) => ({
-              value: p.id,
-              label: `${p.identificationCode} ${p.subjectName}`,
-            }))}
+            keepPrevious
           />
         </Form.Item>
         <Form.Item
