@@ -36,6 +36,13 @@ export async function followOverview(ctx: AppContext, access: StudyAccess) {
       date_trunc('week', ${now.toISOString()}::timestamptz at time zone ${timeZone})::date as week_start)`;
   const inWeek = sql`r.planned_date::date between w.week_start and w.week_start + 6`;
   const pending = sql`r.state in (${F.NOT_DUE}, ${F.DUE}, ${F.OVERDUE})`;
+  // A group of visits' completion: planned visits per plan visit and custom visits alike.
+  const completion = sql`count(*)::int as total,
+          count(*) filter (where r.state in (${F.NOT_DUE}, ${F.DUE}))::int as pending,
+          count(*) filter (where r.state = ${F.DONE})::int as on_time,
+          count(*) filter (where r.state = ${F.DONE_LATE})::int as late,
+          count(*) filter (where r.state = ${F.OVERDUE})::int as missed,
+          count(*) filter (where r.state = ${F.LOST})::int as lost`;
 
   const [summary] = await queryRows<Record<string, number | string>>(
     ctx.db,
@@ -59,13 +66,7 @@ export async function followOverview(ctx: AppContext, access: StudyAccess) {
   const perVisit = await queryRows<Record<string, number | string | null>>(
     ctx.db,
     sql`select r.plan_id, r.plan_visit_id, max(p.plan_name) as plan_name,
-          coalesce(max(pv.visit_name), max(r.visit_name)) as visit_name,
-          count(*)::int as total,
-          count(*) filter (where r.state in (${F.NOT_DUE}, ${F.DUE}))::int as pending,
-          count(*) filter (where r.state = ${F.DONE})::int as on_time,
-          count(*) filter (where r.state = ${F.DONE_LATE})::int as late,
-          count(*) filter (where r.state = ${F.OVERDUE})::int as missed,
-          count(*) filter (where r.state = ${F.LOST})::int as lost
+          coalesce(max(pv.visit_name), max(r.visit_name)) as visit_name, ${completion}
         from follow_records r join subjects s on s.id = r.subject_id
         left join follow_plans p on p.id = r.plan_id
         left join follow_plan_visits pv on pv.id = r.plan_visit_id
@@ -75,12 +76,7 @@ export async function followOverview(ctx: AppContext, access: StudyAccess) {
   );
   const [custom] = await queryRows<Record<string, number>>(
     ctx.db,
-    sql`select count(*)::int as total,
-          count(*) filter (where r.state in (${F.NOT_DUE}, ${F.DUE}))::int as pending,
-          count(*) filter (where r.state = ${F.DONE})::int as on_time,
-          count(*) filter (where r.state = ${F.DONE_LATE})::int as late,
-          count(*) filter (where r.state = ${F.OVERDUE})::int as missed,
-          count(*) filter (where r.state = ${F.LOST})::int as lost
+    sql`select ${completion}
         from follow_records r join subjects s on s.id = r.subject_id
         where ${live} and r.custom`,
   );
