@@ -5,7 +5,6 @@ import { Circle, Group, Image as KonvaImage, Layer, Line, Rect, Stage, Text } fr
 import type Konva from 'konva';
 import { defaultSpineTemplate, readSpineCobb, spineCobbValue, type SpineCobbValue } from '@ecrf/core';
 import { useCrfStore, useStoreSlice } from '../../../crf/crf-store';
-import { useCrfUi } from '../../../crf/crf-ui';
 import { fileUrl } from '../../../crf/upload-rules';
 import type { ControlProps } from '../../../crf/widgets/widget-types';
 import { getPrediction } from './cobb.api';
@@ -29,8 +28,8 @@ import {
   vertebraCount,
   wheelZoom,
 } from './cobb-state';
-import { useSpineImageReceiver } from '../send-image';
 import { SpineUploadArea } from '../spine-upload-area';
+import { useFilmUpload } from '../use-film-upload';
 import { useImageElement } from '../use-image-element';
 import { COBB_T } from './texts';
 import './spine-cobb.css';
@@ -46,14 +45,12 @@ const LINE_COLOUR = '#00e5ff';
  */
 export function SpineCobbWidget({ node, id, value, disabled, onChange, onBlur, labelId }: ControlProps) {
   const store = useCrfStore();
-  const ui = useCrfUi();
   const canUpload = useStoreSlice(store, (s) => s.canUpload);
   const stored = useMemo(() => readSpineCobb(value), [value]);
   // While a corner is dragged the angles follow it here; the value is written when it is let go.
   const [draft, setDraft] = useState<SpineCobbValue | null>(null);
   const current = draft ?? stored;
   const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [zoom, setZoom] = useState(1);
   const [pan, setPan] = useState({ x: 0, y: 0 });
   const [detectionScale, setDetectionScale] = useState(1);
@@ -68,37 +65,27 @@ export function SpineCobbWidget({ node, id, value, disabled, onChange, onBlur, l
     onBlur();
   };
 
-  const upload = async (file: File) => {
-    setBusy(true);
-    try {
-      const result = await store.upload(file, 'image');
-      const key = result.fileKey ?? null;
-      if (!key) throw new Error(COBB_T.uploadFailed);
-      const answer = await getPrediction(key, file);
-      const prediction = answer.data;
-      const landmarks = prediction.model ? prediction.landmarks : defaultSpineTemplate();
-      setNotice(prediction.model ? null : answer.msg);
-      setZoom(1);
-      setPan({ x: 0, y: 0 });
-      setSelected(null);
-      emit(
-        spineCobbValue({
-          landmarks,
-          imgWidth: prediction.imgWidth,
-          imgHeight: prediction.imgHeight,
-          imgURL: prediction.imgURL,
-          detections: prediction.detections,
-        }),
-      );
-    } catch (error) {
-      void ui.message.error(error instanceof Error && error.message ? error.message : COBB_T.uploadFailed);
-    } finally {
-      setBusy(false);
-    }
-  };
   // A frame sent from the imaging viewer is recognised like a file chosen here.
-  useSpineImageReceiver(node.name, (file) => {
-    if (!disabled) void upload(file);
+  const { busy, upload } = useFilmUpload(node.name, disabled, COBB_T.uploadFailed, async (file) => {
+    const result = await store.upload(file, 'image');
+    const key = result.fileKey ?? null;
+    if (!key) throw new Error(COBB_T.uploadFailed);
+    const answer = await getPrediction(key, file);
+    const prediction = answer.data;
+    const landmarks = prediction.model ? prediction.landmarks : defaultSpineTemplate();
+    setNotice(prediction.model ? null : answer.msg);
+    setZoom(1);
+    setPan({ x: 0, y: 0 });
+    setSelected(null);
+    emit(
+      spineCobbValue({
+        landmarks,
+        imgWidth: prediction.imgWidth,
+        imgHeight: prediction.imgHeight,
+        imgURL: prediction.imgURL,
+        detections: prediction.detections,
+      }),
+    );
   });
 
   if (!current) {

@@ -34,8 +34,8 @@ import {
   writeDocument,
   type MeasureDocument,
 } from './measure-state';
-import { useSpineImageReceiver } from '../send-image';
 import { SpineUploadArea } from '../spine-upload-area';
+import { useFilmUpload } from '../use-film-upload';
 import { useImageElement } from '../use-image-element';
 import { SPM_T } from './texts';
 import './spine-measure.css';
@@ -88,7 +88,6 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
   const [mode, setMode] = useState<Mode>(null);
   const [pending, setPending] = useState<SpinePoint | null>(null);
   const [pointer, setPointer] = useState<SpinePoint | null>(null);
-  const [uploading, setUploading] = useState(false);
 
   const commit = (next: MeasureDocument | null) => {
     setDoc(next);
@@ -101,22 +100,12 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
   const image = useImageElement(doc?.imgUrl ? fileUrl(doc.imgUrl) : null);
   const placement = useMemo(() => (image ? fitImage(image, SPINE_MANUAL_CANVAS) : null), [image]);
 
-  const upload = async (file: File) => {
-    setUploading(true);
-    try {
-      const result = await store.upload(file, 'image');
-      const stored = result.url ?? result.fileKey ?? '';
-      if (!stored) throw new Error(SPM_T.uploadFailed);
-      commit({ imgUrl: stored, measures: {} });
-    } catch (error) {
-      void ui.message.error(error instanceof Error && error.message ? error.message : SPM_T.uploadFailed);
-    } finally {
-      setUploading(false);
-    }
-  };
   // A frame sent from the imaging viewer replaces the film, like a file chosen here.
-  useSpineImageReceiver(node.name, (file) => {
-    if (!disabled) void upload(file);
+  const { busy: uploading, upload } = useFilmUpload(node.name, disabled, SPM_T.uploadFailed, async (file) => {
+    const result = await store.upload(file, 'image');
+    const stored = result.url ?? result.fileKey ?? '';
+    if (!stored) throw new Error(SPM_T.uploadFailed);
+    commit({ imgUrl: stored, measures: {} });
   });
 
   if (!doc) {
