@@ -106,38 +106,26 @@ function OverviewBody({ o, link }: { o: FollowOverview; link: (f: Parameters<typ
       render: (r: number | null, row) => <RateBar rate={r} label={`${row.visitName} ${t.completionRate}`} />,
     },
   ];
+  /** A person's visits in one state, opening their records in it (those of nobody stay plain). */
+  const personCountColumn = (
+    key: 'due' | 'overdue',
+    title: string,
+    state: number,
+  ): ColumnsType<FollowOverviewPerson>[number] => ({
+    title,
+    dataIndex: key,
+    align: 'right',
+    render: (n: number, row: FollowOverviewPerson) =>
+      row.userId === null ? (
+        n
+      ) : (
+        <CountLink value={n} label={`${row.name} ${title}`} to={link({ state, responsibleUserId: row.userId })} />
+      ),
+  });
   const personColumns: ColumnsType<FollowOverviewPerson> = [
     { title: t.person, dataIndex: 'name', render: (name: string, row) => (row.userId === null ? t.nobody : name) },
-    {
-      title: t.due,
-      dataIndex: 'due',
-      align: 'right',
-      render: (n: number, row) =>
-        row.userId === null ? (
-          n
-        ) : (
-          <CountLink
-            value={n}
-            label={`${row.name} ${t.due}`}
-            to={link({ state: FOLLOW_STATES.DUE, responsibleUserId: row.userId })}
-          />
-        ),
-    },
-    {
-      title: t.overdue,
-      dataIndex: 'overdue',
-      align: 'right',
-      render: (n: number, row) =>
-        row.userId === null ? (
-          n
-        ) : (
-          <CountLink
-            value={n}
-            label={`${row.name} ${t.overdue}`}
-            to={link({ state: FOLLOW_STATES.OVERDUE, responsibleUserId: row.userId })}
-          />
-        ),
-    },
+    personCountColumn('due', t.due, FOLLOW_STATES.DUE),
+    personCountColumn('overdue', t.overdue, FOLLOW_STATES.OVERDUE),
     { title: t.weekPending, dataIndex: 'weekPending', align: 'right' },
     { title: t.done, dataIndex: 'done', align: 'right' },
     { title: t.lost, dataIndex: 'lost', align: 'right' },
