@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { rowIdSchema } from './ids.js';
+import { pagingQueryFields, studyIdQuerySchema } from './request-fields.js';
 import { todayString, wallClock, wallMillis } from './crf/date-time.js';
 
 /**
@@ -52,35 +53,53 @@ export const calendarEventInput = z
   });
 export type CalendarEventInput = z.infer<typeof calendarEventInput>;
 
-/** An event as the API answers it. `startTime`/`endTime` are instants (ISO 8601, UTC); an all-day event also has its dates. */
-export interface CalendarEventView {
-  id: number;
-  studyId: number;
-  title: string;
-  allDay: boolean;
-  startTime: string;
-  /** Exclusive end: for an all-day event the start of the day after `endDate`. */
-  endTime: string;
-  startDate: string | null;
-  endDate: string | null;
-  subjectId: number | null;
-  /**
-   * The patient the event is about (while the patient is in the study): the code, and the name masked unless the
-   * caller may see identifiers; `subjectRecordId` opens the casebook.
-   */
-  subject?: CalendarEventSubject | null;
-  note: string | null;
-  remindBefore: number | null;
-  createTime: string;
-  updateTime: string;
-}
+/**
+ * The patient an event is about (while the patient is in the study): the code, and the name masked unless the
+ * caller may see identifiers; `subjectRecordId` opens the casebook.
+ */
+export const calendarEventSubjectSchema = z.strictObject({
+  subjectId: z.number(),
+  subjectRecordId: z.number(),
+  identificationCode: z.string(),
+  subjectName: z.string(),
+});
+export type CalendarEventSubject = z.infer<typeof calendarEventSubjectSchema>;
 
-export interface CalendarEventSubject {
-  subjectId: number;
-  subjectRecordId: number;
-  identificationCode: string;
-  subjectName: string;
-}
+/** An event as the API answers it. `startTime`/`endTime` are instants (ISO 8601, UTC); an all-day event also has its dates. */
+export const calendarEventViewSchema = z.strictObject({
+  id: z.number(),
+  studyId: z.number(),
+  title: z.string(),
+  allDay: z.boolean(),
+  startTime: z.string(),
+  /** Exclusive end: for an all-day event the start of the day after `endDate`. */
+  endTime: z.string(),
+  startDate: z.string().nullable(),
+  endDate: z.string().nullable(),
+  subjectId: z.number().nullable(),
+  subject: calendarEventSubjectSchema.nullable().optional(),
+  note: z.string().nullable(),
+  remindBefore: z.number().nullable(),
+  createTime: z.string(),
+  updateTime: z.string(),
+});
+export type CalendarEventView = z.infer<typeof calendarEventViewSchema>;
+
+// ---- The HTTP contract of GET/POST/PUT/DELETE /api/business/events (the caller's own events in a study) ----
+
+/** The events of a range of days (YYYY-MM-DD, inclusive, in the study's zone), paged. */
+export const calendarEventListQuerySchema = studyIdQuerySchema.extend({
+  startDate: dateOnly.optional(),
+  endDate: dateOnly.optional(),
+  ...pagingQueryFields,
+});
+/** A day range of the calendar (YYYY-MM-DD, inclusive, in the study's zone). */
+export type CalendarRange = Required<Pick<z.output<typeof calendarEventListQuerySchema>, 'startDate' | 'endDate'>>;
+
+export const calendarEventBodySchema = z.intersection(z.object({ studyId: rowIdSchema }), calendarEventInput);
+
+/** The top bar's dot: how many events today. */
+export const calendarTodaySchema = z.strictObject({ today: z.number() });
 
 /** When the reminder of an event falls: its start less the minutes before, or null without a reminder. */
 export function reminderAt(start: Date, remindBefore: number | null | undefined): Date | null {

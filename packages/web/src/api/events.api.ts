@@ -1,13 +1,10 @@
-import type { CalendarEventInput, CalendarEventView, Page } from '@ecrf/core';
+import type { CalendarEventInput, CalendarEventView, CalendarRange, FollowRecord, Page } from '@ecrf/core';
 import { http } from './request';
 
 export type CalendarEvent = CalendarEventView;
 
 /** A day range of the calendar (YYYY-MM-DD, inclusive, in the study's zone). */
-export interface EventRange {
-  startDate: string;
-  endDate: string;
-}
+export type EventRange = CalendarRange;
 
 const BASE = '/api/business/events';
 
@@ -29,18 +26,19 @@ export const eventsApi = {
 };
 
 /** A patient's follow-up visit as the calendar shows it (GET /api/business/follow/records, the follow-up module). */
-export interface CalendarVisit {
-  followRecordId: number;
-  subjectRecordId: number;
-  identificationCode: string;
-  visitName: string;
-  plannedDate: string;
-  windowStart: string;
-  windowEnd: string;
-  state: number;
-  stateName: string;
-  responsibleUserId: number | null;
-}
+export type CalendarVisit = Pick<
+  FollowRecord,
+  | 'followRecordId'
+  | 'subjectRecordId'
+  | 'identificationCode'
+  | 'visitName'
+  | 'plannedDate'
+  | 'windowStart'
+  | 'windowEnd'
+  | 'state'
+  | 'stateName'
+  | 'responsibleUserId'
+>;
 
 /** Visit states the calendar shows: every one but 已删除 (6). */
 const SHOWN_VISIT_STATES = '0,1,2,3,4,5';

@@ -1,10 +1,8 @@
-import { z } from 'zod';
-import { calendarEventInput } from '@ecrf/core';
+import { calendarEventBodySchema, calendarEventListQuerySchema, idParamSchema } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
@@ -13,9 +11,6 @@ import * as calendar from './calendar.service.js';
 const tags = ['日历'];
 const module = '日历';
 const BASE = '/api/business/events';
-const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, '日期格式应为YYYY-MM-DD');
-const idParams = z.object({ id: idTextSchema });
-const eventBody = z.intersection(z.object({ studyId: idSchema }), calendarEventInput);
 
 /**
  * The caller's own calendar events in a study (日历): every call needs membership of the study (the study
@@ -35,11 +30,7 @@ export function calendarRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '我的日程（分页，可按日期范围）',
-        querystring: studyIdQuery.extend({
-          startDate: dateOnly.optional(),
-          endDate: dateOnly.optional(),
-          ...pagingQuery,
-        }),
+        querystring: calendarEventListQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -67,7 +58,7 @@ export function calendarRoutes(app: App, ctx: AppContext) {
   app.get(
     `${BASE}/:id`,
     {
-      schema: { tags, summary: '日程详情', params: idParams, querystring: studyIdQuery },
+      schema: { tags, summary: '日程详情', params: idParamSchema, querystring: studyIdQuery },
       config: { study: fromQuery },
     },
     async (request) => ok(await calendar.getEvent(ctx, requireUser(request), requireStudy(request), request.params.id)),
@@ -75,7 +66,10 @@ export function calendarRoutes(app: App, ctx: AppContext) {
 
   app.post(
     BASE,
-    { schema: { tags, summary: '新增日程', body: eventBody }, config: { study: fromBody, module, action: '新增日程' } },
+    {
+      schema: { tags, summary: '新增日程', body: calendarEventBodySchema },
+      config: { study: fromBody, module, action: '新增日程' },
+    },
     async (request) =>
       ok(await calendar.createEvent(ctx, requireUser(request), requireStudy(request), request.body), '新增成功'),
   );
@@ -83,7 +77,7 @@ export function calendarRoutes(app: App, ctx: AppContext) {
   app.put(
     `${BASE}/:id`,
     {
-      schema: { tags, summary: '修改日程', params: idParams, body: eventBody },
+      schema: { tags, summary: '修改日程', params: idParamSchema, body: calendarEventBodySchema },
       config: { study: fromBody, module, action: '修改日程' },
     },
     async (request) =>
@@ -96,7 +90,7 @@ export function calendarRoutes(app: App, ctx: AppContext) {
   app.delete(
     `${BASE}/:id`,
     {
-      schema: { tags, summary: '删除日程', params: idParams, querystring: studyIdQuery },
+      schema: { tags, summary: '删除日程', params: idParamSchema, querystring: studyIdQuery },
       config: { study: fromQuery, module, action: '删除日程' },
     },
     async (request) => {
