@@ -14,11 +14,12 @@ import { RECORD_STATE_LABELS, type ExportPlan, type PatientBatch } from './expor
 import {
   BOM,
   cellOf,
-  checkCancel,
   csvField,
   csvLine,
   patientCell,
   patientCells,
+  patientPass,
+  patientsWithRecords,
   stageName,
   TextSink,
   type Cell,
@@ -55,8 +56,7 @@ function wideLayout(plan: ExportPlan): WideWriter {
     ...plan.forms.flatMap((f) => f.variables.map((v) => v.name)),
   ];
   function* rows(batch: PatientBatch, labels: boolean): Generator<Cell[]> {
-    let at = 0;
-    for (const patient of batch.patients) {
+    for (const { patient, records } of patientsWithRecords(batch)) {
       const head = patientCells(plan, patient, labels);
       const stageRows = new Map<number, Cell[]>();
       const repeats: Array<{ order: number; row: Cell[] }> = [];
@@ -68,8 +68,7 @@ function wideLayout(plan: ExportPlan): WideWriter {
         row[head.length + 2] = instance;
         return row;
       };
-      while (at < batch.records.length && batch.records[at]!.subjectRecordId === patient.subjectRecordId) {
-        const record = batch.records[at++]!;
+      for (const record of records) {
         const form = formOf.get(record.crfId)!;
         const order = form.stage ? (stageOrder.get(form.stage.stageId) ?? 0) : Number.MAX_SAFE_INTEGER;
         let row: Cell[];
@@ -104,16 +103,12 @@ export async function writeWideCsv(
   const sink = new TextSink(file);
   await sink.write((bom ? BOM : '') + csvLine(layout.header));
   let rows = 0;
-  let done = 0;
-  for await (const batch of ctx.batches(ctx.plan.forms.map((f) => f.crfId))) {
-    checkCancel(ctx.signal);
+  for await (const batch of patientPass(ctx)) {
     for (const row of layout.rows(batch, labels)) {
       track?.(row);
       await sink.write(csvLine(row));
       rows += 1;
     }
-    done += batch.patients.length;
-    await ctx.progress(done / Math.max(1, ctx.totalPatients), `正在导出 ${done}/${ctx.totalPatients} 位患者`);
   }
   await sink.close();
   return { header: layout.header, rows };
@@ -188,11 +183,8 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
     }),
   );
   let rows = 0;
-  let done = 0;
-  for await (const batch of ctx.batches(plan.forms.map((f) => f.crfId))) {
-    checkCancel(ctx.signal);
-    let at = 0;
-    for (const patient of batch.patients) {
+  for await (const batch of patientPass(ctx)) {
+    for (const { patient, records } of patientsWithRecords(batch)) {
       const code = patient.code;
       for (const c of plan.patientColumns) {
         if (c.name === 'subject_code') continue;
@@ -201,8 +193,7 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
         await sink.write(csvLine([code, '', '', '患者信息', '', '', c.name, c.title, '', v]));
         rows += 1;
       }
-      while (at < batch.records.length && batch.records[at]!.subjectRecordId === patient.subjectRecordId) {
-        const record = batch.records[at++]!;
+      for (const record of records) {
         const form = formOf.get(record.crfId)!;
         const state = labels ? (RECORD_STATE_LABELS[String(record.state)] ?? record.state) : record.state;
         const lead = csvLine([code, stageName(form), form.crfId, form.title, record.instance, state]).slice(0, -2);
@@ -235,8 +226,6 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
         await sink.write(chunk);
       }
     }
-    done += batch.patients.length;
-    await ctx.progress(done / Math.max(1, ctx.totalPatients), `正在导出 ${done}/${ctx.totalPatients} 位患者`);
   }
   await sink.close();
   return { path: file, contentType: 'text/csv; charset=utf-8', rows };

@@ -7,6 +7,7 @@ import {
   cellOf,
   checkCancel,
   patientCells,
+  patientsWithRecords,
   stageName,
   type WriteContext,
   type WrittenFile,
@@ -48,13 +49,9 @@ export async function writeExcel(ctx: WriteContext): Promise<WrittenFile> {
       .commit();
     for await (const batch of ctx.batches([form.crfId])) {
       checkCancel(ctx.signal);
-      let at = 0;
-      for (const patient of batch.patients) {
+      for (const { patient, records } of patientsWithRecords(batch)) {
         const head = patientCells(plan, patient, labels);
-        let any = false;
-        while (at < batch.records.length && batch.records[at]!.subjectRecordId === patient.subjectRecordId) {
-          const record = batch.records[at++]!;
-          any = true;
+        for (const record of records) {
           sheet
             .addRow([
               ...head,
@@ -66,7 +63,7 @@ export async function writeExcel(ctx: WriteContext): Promise<WrittenFile> {
             .commit();
           rows += 1;
         }
-        if (!any && unfilled) {
+        if (records.length === 0 && unfilled) {
           sheet.addRow([...head, stageName(form), null, '未填']).commit();
           rows += 1;
         }

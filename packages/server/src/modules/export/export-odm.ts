@@ -10,7 +10,13 @@ import {
   type OdmItemGroupData,
 } from '@ecrf/core/interop';
 import type { PlanForm } from './export-source.js';
-import { checkCancel, TextSink, type WriteContext, type WrittenFile } from './export-writer-common.js';
+import {
+  patientPass,
+  patientsWithRecords,
+  TextSink,
+  type WriteContext,
+  type WrittenFile,
+} from './export-writer-common.js';
 
 // CDISC ODM 1.3.2: the forms' metadata (core's exporter, with the stages as study events), then ClinicalData one
 // SubjectData per patient. Values as stored: codes, ISO dates (shifted when asked), a multiple choice as codes
@@ -57,14 +63,10 @@ export async function writeOdm(ctx: WriteContext): Promise<WrittenFile> {
   const formIndex = new Map(plan.forms.map((f, i) => [f.crfId, i]));
   const nodes = new Map(plan.forms.map((f) => [f.crfId, nodesByName(f.definition)]));
   let rows = 0;
-  let done = 0;
-  for await (const batch of ctx.batches(plan.forms.map((f) => f.crfId))) {
-    checkCancel(ctx.signal);
-    let at = 0;
-    for (const patient of batch.patients) {
+  for await (const batch of patientPass(ctx)) {
+    for (const { patient, records } of patientsWithRecords(batch)) {
       const byEvent = new Map<string, OdmFormData[]>();
-      while (at < batch.records.length && batch.records[at]!.subjectRecordId === patient.subjectRecordId) {
-        const record = batch.records[at++]!;
+      for (const record of records) {
         const i = formIndex.get(record.crfId)!;
         const form = plan.forms[i]!;
         const layout = meta.layouts[i]!;
@@ -108,8 +110,6 @@ export async function writeOdm(ctx: WriteContext): Promise<WrittenFile> {
         .map((e) => ({ eventOid: e.oid, forms: byEvent.get(e.oid)! }));
       await sink.write(odmSubjectData(patient.code, eventData));
     }
-    done += batch.patients.length;
-    await ctx.progress(done / Math.max(1, ctx.totalPatients), `正在导出 ${done}/${ctx.totalPatients} 位患者`);
   }
   await sink.write(ODM_CLINICAL_DATA_CLOSE);
   await sink.close();

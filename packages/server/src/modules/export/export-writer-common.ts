@@ -76,6 +76,32 @@ export function checkCancel(signal: AbortSignal) {
   if (signal.aborted) throw new ExportCancelled();
 }
 
+/**
+ * A pass over the patients' batches with their records of every exported form, for a file of all of them: a
+ * cancel stops it, each batch done is progress.
+ */
+export async function* patientPass(ctx: WriteContext): AsyncGenerator<PatientBatch> {
+  let done = 0;
+  for await (const batch of ctx.batches(ctx.plan.forms.map((f) => f.crfId))) {
+    checkCancel(ctx.signal);
+    yield batch;
+    done += batch.patients.length;
+    await ctx.progress(done / Math.max(1, ctx.totalPatients), `正在导出 ${done}/${ctx.totalPatients} 位患者`);
+  }
+}
+
+/** Each patient of a batch with its records (a batch holds its records in patient order). */
+export function* patientsWithRecords(
+  batch: PatientBatch,
+): Generator<{ patient: ExportPatient; records: ExportRecord[] }> {
+  let at = 0;
+  for (const patient of batch.patients) {
+    const from = at;
+    while (at < batch.records.length && batch.records[at]!.subjectRecordId === patient.subjectRecordId) at += 1;
+    yield { patient, records: batch.records.slice(from, at) };
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Patient columns and row keys
 
