@@ -1,18 +1,11 @@
 import { useState } from 'react';
-import { STATUS } from '@ecrf/core';
 import { queryKeys } from '../../../api/query-keys';
 import { roleApi, type Role } from '../../../api/system.api';
 import { AuthAddButton } from '../../../components/permission';
-import {
-  actionsColumn,
-  StatusSwitch,
-  TablePage,
-  useListMutation,
-  type PageColumn,
-} from '../../../components/table-page';
+import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../components/table-page';
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
 import { ROLE_TEXT } from '../../../locales/role.zh-CN';
-import { STATUS_OPTIONS } from '../sys-shared';
+import { useStatusColumn } from '../status-column';
 import { RoleDialog, type RoleDialogState } from './components/role-dialog';
 
 interface Filters {
@@ -25,8 +18,11 @@ export default function RolePage() {
   const [dialog, setDialog] = useState<RoleDialogState | null>(null);
 
   const invalidate = [queryKeys.role.all()];
-  const changeStatus = useListMutation({
-    mutationFn: ({ roleId, status }: { roleId: number; status: number }) => roleApi.changeStatus(roleId, status),
+  const statusColumn = useStatusColumn<Role>({
+    code: 'sys:role:edit',
+    idOf: (role) => role.roleId,
+    nameOf: (role) => role.roleName,
+    changeStatus: roleApi.changeStatus,
     invalidate,
   });
   const remove = useListMutation({ mutationFn: (roleId: number) => roleApi.remove(roleId), invalidate });
@@ -35,24 +31,7 @@ export default function RolePage() {
     { title: ROLE_TEXT.name, dataIndex: 'roleName', minWidth: 160, search: { width: 200 } },
     { title: ROLE_TEXT.key, dataIndex: 'roleKey', minWidth: 140 },
     { title: ROLE_TEXT.sort, dataIndex: 'roleSort', kind: 'number' },
-    {
-      title: COMMON_TEXT.status,
-      dataIndex: 'status',
-      kind: 'status',
-      width: 80,
-      search: { options: STATUS_OPTIONS, width: 120 },
-      render: (status: number, role) => (
-        <StatusSwitch
-          code="sys:role:edit"
-          name={role.roleName}
-          checked={status === STATUS.normal}
-          loading={changeStatus.isPending && changeStatus.variables?.roleId === role.roleId}
-          onChange={(checked) =>
-            changeStatus.mutate({ roleId: role.roleId, status: checked ? STATUS.normal : STATUS.disabled })
-          }
-        />
-      ),
-    },
+    statusColumn,
     { title: COMMON_TEXT.createTime, dataIndex: 'createTime', kind: 'datetime' },
     actionsColumn<Role>([
       {

@@ -2,23 +2,17 @@ import { useState, type Key } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { App } from 'antd';
 import { HomeOutlined } from '@ant-design/icons';
-import { STATUS } from '@ecrf/core';
 import type { SysUser } from '../../../api/auth.api';
 import { queryKeys } from '../../../api/query-keys';
 import { userApi, type UserQuery } from '../../../api/system.api';
 import { ChangePasswordDialog, type PasswordTarget } from '../../../components/change-password-dialog';
 import { AuthAddButton, AuthButton } from '../../../components/permission';
-import {
-  actionsColumn,
-  StatusSwitch,
-  TablePage,
-  useListMutation,
-  type PageColumn,
-} from '../../../components/table-page';
+import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../components/table-page';
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
 import { USER_TEXT } from '../../../locales/user.zh-CN';
 import { useSession } from '../../../stores/session.store';
-import { STATUS_OPTIONS, useDeptTree } from '../sys-shared';
+import { useStatusColumn } from '../status-column';
+import { useDeptTree } from '../sys-shared';
 import { SetHomeDialog } from './components/set-home-dialog';
 import { UserDialog, type UserDialogState } from './components/user-dialog';
 
@@ -37,8 +31,12 @@ export default function UserPage() {
   const selfId = useSession((s) => s.user?.userId ?? null);
 
   const invalidate = [queryKeys.user.all()];
-  const changeStatus = useListMutation({
-    mutationFn: ({ userId, status }: { userId: number; status: number }) => userApi.changeStatus(userId, status),
+  const statusColumn = useStatusColumn<SysUser>({
+    code: 'sys:user:edit',
+    idOf: (user) => user.userId,
+    nameOf: (user) => user.name || user.userName,
+    fixed: (user) => user.userId === selfId,
+    changeStatus: userApi.changeStatus,
     invalidate,
   });
   const remove = useListMutation({ mutationFn: (userId: number) => userApi.remove(userId), invalidate });
@@ -64,25 +62,7 @@ export default function UserPage() {
       minWidth: 110,
       render: (names: string[] | undefined) => (names ?? []).join('、'),
     },
-    {
-      title: COMMON_TEXT.status,
-      dataIndex: 'status',
-      kind: 'status',
-      width: 80,
-      search: { options: STATUS_OPTIONS, width: 120 },
-      render: (status: number, user) => (
-        <StatusSwitch
-          code="sys:user:edit"
-          name={user.name || user.userName}
-          checked={status === STATUS.normal}
-          disabled={user.userId === selfId}
-          loading={changeStatus.isPending && changeStatus.variables?.userId === user.userId}
-          onChange={(checked) =>
-            changeStatus.mutate({ userId: user.userId, status: checked ? STATUS.normal : STATUS.disabled })
-          }
-        />
-      ),
-    },
+    statusColumn,
     { title: COMMON_TEXT.createTime, dataIndex: 'createTime', kind: 'datetime' },
     actionsColumn<SysUser>([
       { key: 'view', label: COMMON_TEXT.view, onClick: (user) => setDialog({ mode: 'view', userId: user.userId }) },
