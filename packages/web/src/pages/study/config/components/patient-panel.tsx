@@ -21,6 +21,15 @@ function combineDefinitions(results: ReadonlyArray<UseQueryResult<CrfDetail>>) {
   };
 }
 
+/** 保存 beside a section's title, for those with 项目配置, once something was changed. */
+function SaveButton({ saving, edited, onSave }: { saving: boolean; edited: boolean; onSave: () => void }) {
+  return (
+    <AuthButton code={PERM} type="primary" loading={saving} disabled={!edited} onClick={onSave}>
+      {COMMON_TEXT.save}
+    </AuthButton>
+  );
+}
+
 /** 患者基本信息: label, shown and required flags of the seven patient fields. */
 function BaseConfigTable({ study }: { study: Study }) {
   const { can } = useAccess();
@@ -102,17 +111,7 @@ function BaseConfigTable({ study }: { study: Study }) {
     <Section
       title={STUDY_CONFIG_TEXT.baseConfig}
       hint={STUDY_CONFIG_TEXT.baseConfigHint}
-      extra={
-        <AuthButton
-          code={PERM}
-          type="primary"
-          loading={save.isPending}
-          disabled={!edited}
-          onClick={() => save.mutate()}
-        >
-          {COMMON_TEXT.save}
-        </AuthButton>
-      }
+      extra={<SaveButton saving={save.isPending} edited={edited !== null} onSave={() => save.mutate()} />}
     >
       <Table<BaseConfigField>
         rowKey="name"
@@ -162,17 +161,7 @@ function DisplayColumns({ study }: { study: Study }) {
     <Section
       title={STUDY_CONFIG_TEXT.displayColumns}
       hint={STUDY_CONFIG_TEXT.displayColumnsHint}
-      extra={
-        <AuthButton
-          code={PERM}
-          type="primary"
-          loading={save.isPending}
-          disabled={picked === null}
-          onClick={() => save.mutate()}
-        >
-          {COMMON_TEXT.save}
-        </AuthButton>
-      }
+      extra={<SaveButton saving={save.isPending} edited={picked !== null} onSave={() => save.mutate()} />}
     >
       <Select
         mode="multiple"
