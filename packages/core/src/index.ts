@@ -31,3 +31,4 @@ export * from './subject-contract.js';
 export * from './crf-record-contract.js';
 export * from './doubt-contract.js';
 export * from './jobs-contract.js';
+export * from './monitor-contract.js';

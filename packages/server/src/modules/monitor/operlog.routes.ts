@@ -1,16 +1,11 @@
-import { z } from 'zod';
+import { operLogQuerySchema } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { ok } from '../../http/envelope.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import { listOperLogs } from './operlog.service.js';
 import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
-import { idTextSchema } from '../../http/ids.js';
-
-/** A date-only end bound means the whole of that day. */
-const endOfDay = (v: string) => (/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T23:59:59.999+08:00` : v);
-const startOfDay = (v: string) => (/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00+08:00` : v);
 
 /** The route names no study: the whole log, for system administrators only. */
 const WHOLE_LOG = null;
@@ -22,16 +17,7 @@ export function operLogRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: ['操作日志'],
         summary: '操作日志分页列表（带 studyId：该项目的记录，项目人员可见；不带：全部记录，仅系统管理员）',
-        querystring: z.object({
-          ...pagingQuery,
-          studyId: idTextSchema.optional(),
-          title: z.string().trim().optional(),
-          operName: z.string().trim().optional(),
-          businessType: z.string().trim().optional(),
-          status: z.coerce.number().int().min(0).max(1).optional(),
-          beginTime: z.string().transform(startOfDay).pipe(z.coerce.date()).optional(),
-          endTime: z.string().transform(endOfDay).pipe(z.coerce.date()).optional(),
-        }),
+        querystring: operLogQuerySchema,
       },
       config: {
         permission: 'monitor:operlog:list',
