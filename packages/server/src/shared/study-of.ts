@@ -1,22 +1,7 @@
 import { eq, getTableColumns } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { AppContext } from '../app-context.js';
-import {
-  crfDataRecords,
-  crfStages,
-  crfs,
-  doubts,
-  followPlans,
-  followRecordCrfs,
-  followRecords,
-  searchTemplates,
-  storedFiles,
-  studyDiseases,
-  studyPersonnel,
-  studyRoles,
-  subjectRecords,
-  subjects,
-} from '../db/schema/index.js';
+import * as schema from '../db/schema/index.js';
 import { cachedRecordStudy } from './auth-cache.js';
 
 /**
@@ -24,22 +9,26 @@ import { cachedRecordStudy } from './auth-cache.js';
  * are named here, not passed in, so that route files (which do not import the schema) can locate their study
  * for the study guard (`config.study`) by the table's name.
  */
-const STUDY_TABLES = {
-  crfDataRecords,
-  crfStages,
-  crfs,
-  doubts,
-  followPlans,
-  followRecordCrfs,
-  followRecords,
-  searchTemplates,
-  storedFiles,
-  studyDiseases,
-  studyPersonnel,
-  studyRoles,
-  subjectRecords,
-  subjects,
-};
+const STUDY_TABLE_NAMES = [
+  'crfDataRecords',
+  'crfStages',
+  'crfs',
+  'doubts',
+  'followPlans',
+  'followRecordCrfs',
+  'followRecords',
+  'searchTemplates',
+  'storedFiles',
+  'studyDiseases',
+  'studyPersonnel',
+  'studyRoles',
+  'subjectRecords',
+  'subjects',
+] as const;
+const STUDY_TABLES = Object.fromEntries(STUDY_TABLE_NAMES.map((name) => [name, schema[name]])) as Pick<
+  typeof schema,
+  (typeof STUDY_TABLE_NAMES)[number]
+>;
 
 export type StudyTable = keyof typeof STUDY_TABLES;
 
