@@ -5,7 +5,8 @@ import { isEmptyValue } from './crf/field-rules.js';
 import { choicesOf, unitsOf, type Choice } from './crf/options.js';
 import { valueText } from './crf/record-values.js';
 import { readChoiceList } from './crf/value-shapes.js';
-import { rowIdSchema } from './ids.js';
+import { rowIdSchema, rowIdTextSchema } from './ids.js';
+import { pagingQueryFields } from './request-fields.js';
 import { FORM_STATE_FILTERS, searchConditionsSchema } from './search.js';
 import { itemTypeOf } from './crf/item-types/registry.js';
 
@@ -67,6 +68,41 @@ export const exportV2BodySchema = exportOptionsSchema.extend({
 });
 export type ExportV2Body = z.infer<typeof exportV2BodySchema>;
 export type ExportV3Body = z.infer<typeof exportV3BodySchema>;
+
+/** `?wait=true`: a small export answers its file instead of its job (scripts, small studies). */
+export const exportWaitQuerySchema = z.object({ wait: z.enum(['true', 'false']).optional() });
+
+/** GET /api/business/search/export/log: the study's exports (a study manager's: everyone's), paged. */
+export const exportLogQuerySchema = z.object({ studyId: rowIdTextSchema, ...pagingQueryFields });
+
+/** An export as the log lists it: who asked for what (options and the patients' count, no values), and its file. */
+export const exportLogRowSchema = z.strictObject({
+  id: z.number(),
+  jobId: z.string(),
+  userId: z.number(),
+  userName: z.string(),
+  api: z.enum(['v2', 'v3']),
+  format: z.string(),
+  options: z.looseObject({
+    scope: z.looseObject({ kind: z.string(), patients: z.number().optional() }).optional(),
+  }),
+  state: z.string(),
+  patientCount: z.number().nullable(),
+  rowCount: z.number().nullable(),
+  fileName: z.string().nullable(),
+  fileSize: z.number().nullable(),
+  sha256: z.string().nullable(),
+  createTime: z.string(),
+  finishTime: z.string().nullable(),
+});
+export type ExportLogRow = z.infer<typeof exportLogRowSchema>;
+
+export const exportLogPageSchema = z.strictObject({
+  total: z.number(),
+  pageNum: z.number(),
+  pageSize: z.number(),
+  list: z.array(exportLogRowSchema),
+});
 
 /** What a form value becomes in a tabular export. */
 export type ExportVariableKind = 'number' | 'date' | 'datetime' | 'partialDate' | 'text' | 'choice' | 'check';

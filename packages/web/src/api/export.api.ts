@@ -1,27 +1,11 @@
-import type { ExportV2Body, ExportV3Body, Page } from '@ecrf/core';
-import type { Job } from './jobs.api';
+import type { ExportLogRow, ExportV2Body, ExportV3Body, Page, StartedJob } from '@ecrf/core';
 import { http } from './request';
 
 /** Data export (platform §7 Search): both calls start a background job; its file is downloaded from 任务. */
-export type ExportJob = Pick<Job, 'jobId' | 'kind' | 'state' | 'progress' | 'message'>;
+export type ExportJob = StartedJob;
 
-export interface ExportLogRow {
-  id: number;
-  jobId: string;
-  userId: number;
-  userName: string;
-  api: 'v2' | 'v3';
-  format: string;
-  options: { scope?: { kind: string; patients?: number } } & Record<string, unknown>;
-  state: string;
-  patientCount: number | null;
-  rowCount: number | null;
-  fileName: string | null;
-  fileSize: number | null;
-  sha256: string | null;
-  createTime: string;
-  finishTime: string | null;
-}
+/** An export as the log lists it: core's contract (export.ts). */
+export type { ExportLogRow } from '@ecrf/core';
 
 export const exportApi = {
   /** The patients of the current search. */

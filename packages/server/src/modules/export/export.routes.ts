@@ -1,24 +1,20 @@
-import { z } from 'zod';
-import { exportV2BodySchema, exportV3BodySchema } from '@ecrf/core';
+import { exportLogQuerySchema, exportV2BodySchema, exportV3BodySchema, exportWaitQuerySchema } from '@ecrf/core';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import { studyAccessOf } from '../../shared/study-access-of.js';
 import type { App } from '../../http/types.js';
 import { jobSummary, type JobView } from '../jobs/job-queue.js';
 import { fromBody, fromQuery } from '../../http/study-params.js';
-import { idTextSchema } from '../../http/ids.js';
 import * as exportService from './export.service.js';
 
 const tags = ['数据导出'];
 const module = '数据导出';
 /** `?wait=true`: how long the POST waits for a small export before answering the job instead of the file. */
 const WAIT_MS = 30_000;
-
-const waitQuery = z.object({ wait: z.enum(['true', 'false']).optional() });
 
 /**
  * The answer of an export POST: the job (the browser follows it in the 任务 drawer), or with `?wait=true` the
@@ -65,7 +61,7 @@ export function exportRoutes(app: App, ctx: AppContext) {
         tags,
         summary: '导出检索结果中的患者（后台任务；?wait=true 时小文件直接下载）',
         body: exportV2BodySchema,
-        querystring: waitQuery,
+        querystring: exportWaitQuerySchema,
       },
       config: { study: fromBody, module, action: '导出检索结果' },
     },
@@ -88,7 +84,7 @@ export function exportRoutes(app: App, ctx: AppContext) {
         tags,
         summary: '导出整个项目的数据（后台任务；?wait=true 时小文件直接下载）',
         body: exportV3BodySchema,
-        querystring: waitQuery,
+        querystring: exportWaitQuerySchema,
       },
       config: { study: fromBody, module, action: '导出项目数据' },
     },
@@ -110,7 +106,7 @@ export function exportRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '导出记录（项目管理员：全部；其他成员：本人的）',
-        querystring: z.object({ studyId: idTextSchema, ...pagingQuery }),
+        querystring: exportLogQuerySchema,
       },
       config: { study: fromQuery },
     },
