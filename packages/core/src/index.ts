@@ -32,3 +32,4 @@ export * from './crf-record-contract.js';
 export * from './doubt-contract.js';
 export * from './jobs-contract.js';
 export * from './monitor-contract.js';
+export * from './api-token-contract.js';

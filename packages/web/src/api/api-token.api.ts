@@ -1,28 +1,14 @@
+import type { ApiTokenRow, ApiTokenStudy, CreatedApiToken } from '@ecrf/core';
 import { http } from './request';
 
-/** One of the caller's REDCap API tokens (docs/redcap-api.md); the token itself is never listed. */
-export interface ApiTokenRow {
-  id: number;
-  studyId: number;
-  studyName: string;
-  createTime: string;
-  lastUsedTime: string | null;
-  revokeTime: string | null;
-}
-
-export interface CreatedApiToken {
-  id: number;
-  studyId: number;
-  /** Shown once: the server keeps only its hash. */
-  token: string;
-  createTime: string;
-}
+/** The caller's REDCap API tokens (docs/redcap-api.md): core's contract (api-token-contract.ts). */
+export type { ApiTokenRow, CreatedApiToken } from '@ecrf/core';
 
 const BASE = '/api/system/user/profile/apiToken';
 
 export const apiTokenApi = {
   list: () => http.get<ApiTokenRow[]>(BASE),
-  studies: () => http.get<Array<{ studyId: number; studyName: string }>>(`${BASE}/studies`),
+  studies: () => http.get<ApiTokenStudy[]>(`${BASE}/studies`),
   create: (studyId: number) => http.post<CreatedApiToken>(BASE, { studyId }),
   revoke: (id: number) => http.delete<null>(`${BASE}/${id}`),
 };

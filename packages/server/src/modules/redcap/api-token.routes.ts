@@ -1,11 +1,9 @@
-import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { studyAccessOf } from '../../shared/study-access-of.js';
 import type { App } from '../../http/types.js';
-import { INVALID_ID_MSG } from '@ecrf/core';
-import { MAX_ROW_ID, idTextSchema } from '../../http/ids.js';
+import { apiTokenCreateBodySchema, idParamSchema } from '@ecrf/core';
 import * as tokens from './api-token.service.js';
 
 const tags = ['个人中心'];
@@ -27,7 +25,7 @@ export function apiTokenRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '创建API令牌（令牌只在此次返回）',
-        body: z.object({ studyId: z.number({ error: '请选择项目' }).int().positive().max(MAX_ROW_ID, INVALID_ID_MSG) }),
+        body: apiTokenCreateBodySchema,
       },
       config: { module: '个人中心', action: '创建API令牌' },
     },
@@ -46,7 +44,7 @@ export function apiTokenRoutes(app: App, ctx: AppContext) {
   app.delete(
     `${BASE}/:id`,
     {
-      schema: { tags, summary: '撤销API令牌', params: z.object({ id: idTextSchema }) },
+      schema: { tags, summary: '撤销API令牌', params: idParamSchema },
       config: { module: '个人中心', action: '撤销API令牌' },
     },
     async (request) => {
