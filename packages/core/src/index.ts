@@ -33,3 +33,4 @@ export * from './doubt-contract.js';
 export * from './jobs-contract.js';
 export * from './monitor-contract.js';
 export * from './api-token-contract.js';
+export * from './file-contract.js';

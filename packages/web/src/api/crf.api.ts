@@ -12,6 +12,7 @@ import type {
   SdvMark,
   SignConfig,
   Signature,
+  UploadedFile,
 } from '@ecrf/core';
 import { http, type RequestOptions } from './request';
 import { rememberFileNames } from '../stores/file-names.store';
@@ -43,15 +44,8 @@ export type {
   Signature,
   SignatureState,
   StaleRecord,
+  UploadedFile,
 } from '@ecrf/core';
-
-export interface UploadedFile {
-  fileKey: string;
-  filePath: string;
-  fileName: string;
-  size: number;
-  contentType: string;
-}
 
 export const crfRecordApi = {
   /** CRF-20 */

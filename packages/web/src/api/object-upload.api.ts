@@ -1,4 +1,5 @@
 import axios from 'axios';
+import type { ConfirmedUpload, UploadTokenAnswer } from '@ecrf/core';
 import { crfRecordApi } from './crf.api';
 import { OBJECT_DOMAIN } from '../utils/file-values';
 import { http } from './request';
@@ -9,8 +10,8 @@ export { OBJECT_DOMAIN, THUMBNAIL_SUFFIX, thumbnailValue } from '../utils/file-v
 /** The token call's `type` (1 as the spec's client sends for images; 2 videos, 3 any other file). */
 export const UPLOAD_TYPE = { image: 1, video: 2, file: 3 } as const;
 
-export type UploadTokenAnswer =
-  { networkMode: 'internal' } | { networkMode: 'external'; uploadToken: string; domain: string; key: string };
+/** The token call's answer (UPL-11): core's file contract. */
+export type { UploadTokenAnswer } from '@ecrf/core';
 
 export interface ObjectUploadResult {
   url?: string;
@@ -71,7 +72,7 @@ export async function uploadToStorage(
     // The store answers in XML for machines; the widget shows 上传失败.
     throw new Error('');
   }
-  const confirmed = await http.post<{ url: string }>(
+  const confirmed = await http.post<ConfirmedUpload>(
     '/api/v1/qiniu/upload/confirm',
     { key: answer.key },
     { params: { studyId }, silent: true },

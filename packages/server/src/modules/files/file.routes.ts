@@ -1,8 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { MAX_ROW_ID } from '../../http/ids.js';
+import {
+  fileDownloadQuerySchema,
+  fileUploadQuerySchema,
+  objectFileParamsSchema,
+  uploadConfirmBodySchema,
+  uploadTokenQuerySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
@@ -15,13 +20,9 @@ import { fromQuery, studyIdQuery } from '../../http/study-params.js';
 import * as files from './file.service.js';
 import * as objects from './object-upload.service.js';
 
-const uploadTokenQuery = studyIdQuery.extend({
-  type: z.enum(['1', '2', '3']).transform((v) => Number(v) as objects.UploadKind),
-  fileName: z.string().min(1).max(255).refine(isStorableText, '文件名不合法'),
-  // Bytes: bounded by the integer column the confirmed size goes to (and far above any allowed upload).
-  size: z.coerce.number().int().min(0).max(MAX_ROW_ID).optional(),
-  /** UPL-17: the object key of a video just confirmed; the token is for its first frame beside it. */
-  thumbnailOf: z.string().min(1).max(280).optional(),
+/** Core's token query, with the file name held to what the database can store. */
+const uploadTokenQuery = uploadTokenQuerySchema.extend({
+  fileName: uploadTokenQuerySchema.shape.fileName.refine(isStorableText, '文件名不合法'),
 });
 
 export function fileRoutes(app: App, ctx: AppContext) {
@@ -34,7 +35,7 @@ export function fileRoutes(app: App, ctx: AppContext) {
         tags: ['文件'],
         summary: '下载文件（仅限该项目人员）',
         // UPL-17: `<video key>_thumbnail.jpg` is the video's first frame, read under the video's rule.
-        querystring: z.object({ fileKey: z.string().regex(/^[0-9a-f]{32}(_thumbnail\.jpg)?$/, '文件不存在') }),
+        querystring: fileDownloadQuerySchema,
       },
       config: { study: (r) => studyOf(ctx, 'storedFiles', q<{ fileKey: string }>(r).fileKey.slice(0, 32)) },
     },
@@ -79,7 +80,7 @@ export function fileRoutes(app: App, ctx: AppContext) {
         tags: ['文件'],
         summary: '登记已上传到对象存储的文件（校验、哈希、归属项目）',
         querystring: studyIdQuery,
-        body: z.object({ key: z.string().min(1).max(300) }),
+        body: uploadConfirmBodySchema,
       },
       config: { study: fromQuery, module: '文件', action: '上传' },
     },
@@ -96,7 +97,7 @@ export function fileRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: ['文件'],
         summary: '读取对象存储中的文件（仅限该项目人员，转到短时有效地址）',
-        params: z.object({ '*': z.string().min(1).max(300) }),
+        params: objectFileParamsSchema,
       },
       config: {
         study: (r) => studyOf(ctx, 'storedFiles', objects.objectFileKey((r.params as { '*': string })['*'])),
@@ -120,12 +121,7 @@ export function fileRoutes(app: App, ctx: AppContext) {
           summary: '上传文件（表单中的图片、视频、文件）',
           consumes: ['multipart/form-data'],
           // UPL-17: the first frame of a video just uploaded (its key), kept as `<video key>_thumbnail.jpg`.
-          querystring: studyIdQuery.extend({
-            thumbnailOf: z
-              .string()
-              .regex(/^[0-9a-f]{32}$/)
-              .optional(),
-          }),
+          querystring: fileUploadQuerySchema,
         },
         // The study is named in the address, not in the body: the membership guard runs before
         // a single byte of the upload is read, so a non-member's file never touches the disk.

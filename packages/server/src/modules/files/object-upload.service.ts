@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { UploadTokenAnswer } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
@@ -76,8 +77,8 @@ export function objectName(fileName: string): string {
 /** A key as it appears inside a LIKE pattern: its `_` (and any `%`, `\`) matched literally. */
 const likeLiteral = (key: string) => key.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-export type UploadTokenAnswer =
-  { networkMode: 'internal' } | { networkMode: 'external'; uploadToken: string; domain: string; key: string };
+/** The token call's answer (core's file contract). */
+export type { UploadTokenAnswer };
 
 export async function issueUploadToken(
   ctx: AppContext,
