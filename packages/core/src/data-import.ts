@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { rowIdSchema } from './ids.js';
+import { rowIdSchema, rowIdTextSchema } from './ids.js';
+import { startedJobSchema } from './jobs-contract.js';
 import {
   isChoiceType,
   isContainerType,
@@ -146,70 +147,105 @@ export function cellValue(column: ImportColumn, cell: ImportCell): unknown {
 // ---------------------------------------------------------------------------------------------------------------
 // What the server answers (preview and import) and the page shows.
 
-export interface ImportIssue {
-  sheet: string;
+export const importIssueSchema = z.strictObject({
+  sheet: z.string(),
   /** The workbook's row number (1-based, as Excel shows it); null for a sheet-wide problem. */
-  row: number | null;
+  row: z.number().nullable(),
   /** The column's header as written in the sheet, or the item's title when its column is absent. */
-  column: string | null;
-  message: string;
-}
+  column: z.string().nullable(),
+  message: z.string(),
+});
+export type ImportIssue = z.infer<typeof importIssueSchema>;
 
-export interface ImportItemChange {
-  item: string;
-  title: string;
-  column: string;
-  old: string;
-  new: string;
-}
+export const importItemChangeSchema = z.strictObject({
+  item: z.string(),
+  title: z.string(),
+  column: z.string(),
+  old: z.string(),
+  new: z.string(),
+});
+export type ImportItemChange = z.infer<typeof importItemChangeSchema>;
 
-export interface ImportRowPlan {
-  sheet: string;
-  row: number;
-  identificationCode: string;
-  crfTitle: string;
+export const importRowPlanSchema = z.strictObject({
+  sheet: z.string(),
+  row: z.number(),
+  identificationCode: z.string(),
+  crfTitle: z.string(),
   /** create: a new record; update: values change; unchanged: nothing to write. */
-  action: 'create' | 'update' | 'unchanged';
+  action: z.enum(['create', 'update', 'unchanged']),
   /** The form is submitted (or will be): changes to it carry the reason 数据导入. */
-  submitted: boolean;
-  changes: ImportItemChange[];
-  errors: ImportIssue[];
-}
+  submitted: z.boolean(),
+  changes: z.array(importItemChangeSchema),
+  errors: z.array(importIssueSchema),
+});
+export type ImportRowPlan = z.infer<typeof importRowPlanSchema>;
 
-export interface ImportSummary {
-  rows: number;
-  patients: number;
-  creates: number;
-  updates: number;
-  unchanged: number;
-  errors: number;
+export const importSummarySchema = z.strictObject({
+  rows: z.number(),
+  patients: z.number(),
+  creates: z.number(),
+  updates: z.number(),
+  unchanged: z.number(),
+  errors: z.number(),
   /** Patients whose rows are all valid: what 按患者导入 would write. */
-  validPatients: number;
-}
+  validPatients: z.number(),
+});
+export type ImportSummary = z.infer<typeof importSummarySchema>;
 
-export interface ImportPreview {
-  fileName: string;
-  sha256: string;
-  summary: ImportSummary;
+export const importPreviewSchema = z.strictObject({
+  fileName: z.string(),
+  sha256: z.string(),
+  summary: importSummarySchema,
   /** Errors not tied to one row (unknown sheets and columns, forms the user may not edit). */
-  sheetErrors: ImportIssue[];
+  sheetErrors: z.array(importIssueSchema),
   /** Per row, at most PREVIEW_ROW_LIMIT rows (rows with errors first); `truncated` says more exist. */
-  rows: ImportRowPlan[];
-  truncated: boolean;
-}
+  rows: z.array(importRowPlanSchema),
+  truncated: z.boolean(),
+});
+export type ImportPreview = z.infer<typeof importPreviewSchema>;
 
-export interface ImportResult {
-  sha256: string;
-  mode: ImportMode;
-  submitType: number;
+export const importResultSchema = z.strictObject({
+  sha256: z.string(),
+  mode: z.enum(IMPORT_MODES.map((m) => m.code) as [ImportMode, ...ImportMode[]]),
+  submitType: z.number(),
   /** Patients whose forms were written. */
-  importedPatients: number;
-  skippedPatients: number;
-  createdRecords: number;
-  updatedRecords: number;
-  values: number;
-  errors: ImportIssue[];
-}
+  importedPatients: z.number(),
+  skippedPatients: z.number(),
+  createdRecords: z.number(),
+  updatedRecords: z.number(),
+  values: z.number(),
+  errors: z.array(importIssueSchema),
+});
+export type ImportResult = z.infer<typeof importResultSchema>;
+
+/** An import's answer: its result, or the job it runs as when the file is large (see the 任务 drawer). */
+export const importAnswerSchema = z.strictObject({
+  job: startedJobSchema.nullable(),
+  result: importResultSchema.nullable(),
+});
+export type ImportAnswer = z.infer<typeof importAnswerSchema>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// What the server reads.
+
+const importFlagSchema = z
+  .enum(['true', 'false', '1', '0'])
+  .optional()
+  .transform((v) => v === 'true' || v === '1');
+
+/** The import's query: the study, save or submit, a preview (dryRun) or the import, and how errors are taken. */
+export const importQuerySchema = z.object({
+  studyId: rowIdTextSchema,
+  /** 0 保存, 1 提交. */
+  submitType: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1)
+    .pipe(z.union([z.literal(0), z.literal(1)])),
+  dryRun: importFlagSchema,
+  mode: z.enum(['patient', 'file']).default('patient'),
+});
 
 export const PREVIEW_ROW_LIMIT = 2_000;
 
@@ -234,3 +270,7 @@ export const imageUrlsBodySchema = z.object({
   items: z.array(imageUrlEntrySchema).min(1).max(200),
 });
 export type ImageUrlsBody = z.infer<typeof imageUrlsBodySchema>;
+
+/** What the image URL import stored: per entry (by its index) the file's key and hash. */
+export const imageUrlResultSchema = z.strictObject({ index: z.number(), fileKey: z.string(), sha256: z.string() });
+export type ImageUrlResult = z.infer<typeof imageUrlResultSchema>;

@@ -1,12 +1,9 @@
-import type { ImportMode, ImportPreview, ImportResult } from '@ecrf/core';
+import type { ImportAnswer, ImportMode, ImportPreview } from '@ecrf/core';
 import { http } from './request';
 import type { Job } from './jobs.api';
 
-export interface ImportAnswer {
-  /** Set when the file was large enough to run as a background job (see the 任务 drawer). */
-  job: Pick<Job, 'jobId' | 'kind' | 'state' | 'progress' | 'message'> | null;
-  result: ImportResult | null;
-}
+/** An import's answer: its result, or the job it runs as (core's contract, data-import.ts). */
+export type { ImportAnswer } from '@ecrf/core';
 
 const IMPORT_PATH = '/api/business/import/multi_crf_sheet/multi_thread';
 

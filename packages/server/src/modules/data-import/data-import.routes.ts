@@ -1,13 +1,18 @@
 import crypto from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { DATA_IMPORT_LIMITS, imageUrlsBodySchema, type ImportMode, type ImportResult } from '@ecrf/core';
+import {
+  DATA_IMPORT_LIMITS,
+  imageUrlsBodySchema,
+  importQuerySchema,
+  studyIdQuerySchema,
+  type ImportMode,
+  type ImportResult,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idTextSchema } from '../../http/ids.js';
 import { requireStudy } from '../../http/study-guard.js';
 import { studyAccessOf } from '../../shared/study-access-of.js';
 import type { App } from '../../http/types.js';
@@ -30,24 +35,6 @@ import { attachImageUrls } from './image-urls.service.js';
 
 const tags = ['数据导入'];
 const module = '数据导入';
-
-const flag = z
-  .enum(['true', 'false', '1', '0'])
-  .optional()
-  .transform((v) => v === 'true' || v === '1');
-
-const importQuery = z.object({
-  studyId: idTextSchema,
-  /** 0 保存, 1 提交. */
-  submitType: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(1)
-    .pipe(z.union([z.literal(0), z.literal(1)])),
-  dryRun: flag,
-  mode: z.enum(['patient', 'file']).default('patient'),
-});
 
 const dataRows = (sheets: ReadSheet[]) => sheets.reduce((n, s) => n + s.rows.length, 0);
 
@@ -72,7 +59,7 @@ export function dataImportRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '下载数据导入模板（每个可编辑的CRF一个工作表，另有数据字典）',
-        querystring: z.object({ studyId: idTextSchema }),
+        querystring: studyIdQuerySchema,
       },
       config: { study: fromQuery, module, action: '下载导入模板' },
     },
@@ -121,7 +108,7 @@ export function dataImportRoutes(app: App, ctx: AppContext) {
             '导入Excel数据（每个CRF一个工作表）。dryRun=true 只预览不写入；submitType 0 保存、1 提交；' +
             'mode=patient 按患者导入（有错误的患者不导入），mode=file 整体导入（有任何错误则不导入）',
           consumes: ['multipart/form-data'],
-          querystring: importQuery,
+          querystring: importQuerySchema,
         },
         // The study is in the address: the membership guard runs before a byte of the file is read.
         config: { study: fromQuery, module, action: '导入数据' },
