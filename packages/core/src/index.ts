@@ -34,3 +34,4 @@ export * from './jobs-contract.js';
 export * from './monitor-contract.js';
 export * from './api-token-contract.js';
 export * from './file-contract.js';
+export * from './shell-contract.js';

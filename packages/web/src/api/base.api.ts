@@ -1,23 +1,16 @@
+import type { MyNotice, MyNoticePage, SysConfigField } from '@ecrf/core';
 import { http } from './request';
 
-export interface SysConfigEntry {
-  fieldName: string;
-  fieldValue: string;
-}
+/** A field of the system settings (core's system contract). */
+export type SysConfigEntry = SysConfigField;
 
-export interface Notice {
-  noticeId: number;
-  title: string;
-  content: string;
-  createTime: string;
-  /** The signed-in user's own read mark. */
-  read: boolean;
-}
+/** A notice as its reader sees it, with their own read mark (core's shell contract). */
+export type Notice = MyNotice;
 
 export const baseApi = {
   /** Notices (SHELL-34); quiet: a missing list must not interrupt the user with a message. */
   notices: () =>
-    http.get<{ list: Notice[]; total: number }>('/api/system/notice/list', {
+    http.get<MyNoticePage>('/api/system/notice/list', {
       params: { pageNum: 1, pageSize: 10 },
       silent: true,
     }),
