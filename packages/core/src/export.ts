@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { isContainerType, isValueType, type CrfDefinition, type CrfNode } from './crf/crf-definition.schema.js';
-import { additionKey } from './crf/evaluate-form.js';
+import { additionKey, hasAddition } from './crf/evaluate-form.js';
 import { isEmptyValue } from './crf/field-rules.js';
 import { choicesOf, unitsOf, type Choice } from './crf/options.js';
-import { valueText } from './crf/record-values.js';
+import { additionTitle, valueText } from './crf/record-values.js';
 import { readChoiceList } from './crf/value-shapes.js';
 import { rowIdSchema, rowIdTextSchema } from './ids.js';
 import { pagingQueryFields } from './request-fields.js';
@@ -13,15 +13,22 @@ import { itemTypeOf } from './crf/item-types/registry.js';
 /**
  * Data export (导出, platform §7 Search): the formats, the request both the 导出 dialog and the server read,
  * and the variables a form becomes in the tabular formats. One plan for Excel, CSV wide, SPSS and Stata/R, so
- * a variable has the same name and coding in every file of a study.
+ * a variable has the same name and coding in every file of a study (save that Stata, which labels numbers
+ * only, numbers a choice coded as text 1, 2, … with its labels).
+ *
+ * For the statistics packages the default is their own data file, which keeps types, labels and multi-line
+ * text as they are: SPSS `.sav` and Stata `.dta` (R reads both with haven). The wide CSV zipped with SPSS
+ * syntax, or with a Stata do-file and an R script, stays as an option for those who run syntax.
  */
 
 export const EXPORT_FORMATS = [
   { code: 'excel', label: 'Excel（每个表单一个工作表）', ext: 'xlsx' },
   { code: 'csvWide', label: 'CSV 宽表（每位患者/阶段/重复记录一行）', ext: 'csv' },
   { code: 'csvLong', label: 'CSV 长表（每个变量值一行）', ext: 'csv' },
-  { code: 'spss', label: 'SPSS（.sps 语法 + 数据，zip）', ext: 'zip' },
-  { code: 'stata', label: 'Stata / R（CSV + 标签文件，zip）', ext: 'zip' },
+  { code: 'spss', label: 'SPSS 数据文件（.sav，含变量标签和值标签）', ext: 'sav' },
+  { code: 'stata', label: 'Stata 数据文件（.dta，含标签，R 可用 haven 读取）', ext: 'dta' },
+  { code: 'spssSyntax', label: 'SPSS 语法 + CSV（.sps + 数据，zip）', ext: 'zip' },
+  { code: 'stataSyntax', label: 'Stata / R 脚本 + CSV（.do、.R + 数据，zip）', ext: 'zip' },
   { code: 'odm', label: 'CDISC ODM 1.3.2（含元数据）', ext: 'xml' },
   { code: 'redcap', label: 'REDCap 导入格式 CSV', ext: 'csv' },
 ] as const;
@@ -143,9 +150,11 @@ export function uniqueNames(names: readonly string[]): string[] {
 
 /**
  * A form's variables in form order: containers looked into; a multiple choice (checkbox, multi-select) is one
- * 0/1 variable per option, named `<item>___<code>` as REDCap and statisticians do; a list group or table is
- * one text variable holding its rows (their values one per row go to CSV long and ODM). Names are unique in
- * the form; the caller makes them unique across forms.
+ * 0/1 variable per option, named `<item>___<code>` as REDCap and statisticians do; the text typed beside an
+ * option (其他（请注明）) is a text variable of its own right after its item, named after the key it is stored
+ * under (`<item>_addition`, as in the REDCap file); a list group or table is one text variable holding its rows
+ * (their values one per row go to CSV long and ODM). Names are unique in the form; the caller makes them
+ * unique across forms.
  */
 export function exportVariables(definition: CrfDefinition): ExportVariable[] {
   const out: Omit<ExportVariable, 'name'>[] = [];
@@ -174,10 +183,23 @@ export function exportVariables(definition: CrfDefinition): ExportVariable[] {
             node,
           });
         }
-        continue;
+      } else {
+        raw.push(statName(node.name));
+        out.push({
+          item: node.name,
+          title,
+          kind,
+          choices: kind === 'choice' ? choicesOf(node.option) : [],
+          unit,
+          node,
+        });
       }
-      raw.push(statName(node.name));
-      out.push({ item: node.name, title, kind, choices: kind === 'choice' ? choicesOf(node.option) : [], unit, node });
+      if (hasAddition(node)) {
+        const key = additionKey(node.name);
+        const specify: CrfNode = { name: key, title: additionTitle(node), type: 'input', option: {}, children: [] };
+        raw.push(statName(key));
+        out.push({ item: key, title: specify.title, kind: 'text', choices: [], unit: '', node: specify });
+      }
     }
   };
   walk(definition.children);
@@ -210,6 +232,8 @@ export interface CellOptions {
   labels: boolean;
   /** The patient's date offset in days, or null when dates are not shifted. */
   shiftDays: number | null;
+  /** Uploaded files' names by key (valueText's): an upload is written as its files' names, never their keys. */
+  fileNames?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -229,11 +253,9 @@ export function exportCell(
     }
     case 'choice': {
       if (isEmptyValue(value)) return null;
+      // The addition text is its own variable (exportVariables), never folded into the label.
       const code = String(value);
-      const addition = values[additionKey(variable.item)];
-      const label = variable.choices.find((c) => c.value === code)?.text ?? code;
-      const text = options.labels ? label : code;
-      return typeof addition === 'string' && addition && options.labels ? `${text}（${addition}）` : text;
+      return options.labels ? (variable.choices.find((c) => c.value === code)?.text ?? code) : code;
     }
     case 'number': {
       if (isEmptyValue(value)) return null;
@@ -247,7 +269,7 @@ export function exportCell(
       return options.shiftDays === null ? String(value) : shiftDate(String(value), options.shiftDays);
     case 'text': {
       if (isEmptyValue(value)) return null;
-      const text = valueText(variable.node, value, values);
+      const text = valueText(variable.node, value, values, { fileNames: options.fileNames });
       return text === '' ? null : text;
     }
   }

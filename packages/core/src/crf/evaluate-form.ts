@@ -87,6 +87,10 @@ export function isFormEditable(permissions: readonly string[]): boolean {
 /** The key under which a choice item's addition text is stored. */
 export const additionKey = (name: string) => `${name}_addition`;
 
+/** Whether an item has an addition text box (其他（请注明）): its text is a value of its own in every export. */
+export const hasAddition = (node: { name: string; option: { addition?: string | undefined } }) =>
+  node.option.addition !== undefined && node.name !== '';
+
 /** The key under which the unit chosen in a unit selector is stored (items with several units). */
 export const unitKey = (name: string) => `${name}_unit`;
 

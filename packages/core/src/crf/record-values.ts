@@ -84,13 +84,16 @@ export function nodesByName(definition: CrfDefinition): Map<string, CrfNode> {
   return out;
 }
 
+/** The title of the text typed beside a choice item's option (其他（请注明）), kept under additionKey. */
+export const additionTitle = (owner: CrfNode) => `${titleOf(owner)}（${owner.option.addition || '补充'}）`;
+
 /** An item's title; the unit and addition kept beside an item are titled after it. */
 export function itemTitle(nodes: ReadonlyMap<string, CrfNode>, name: string): string {
   const node = nodes.get(name);
   if (node) return titleOf(node);
   if (name.endsWith('_addition')) {
     const owner = nodes.get(name.slice(0, -'_addition'.length));
-    if (owner) return `${titleOf(owner)}（${owner.option.addition || '补充'}）`;
+    if (owner) return additionTitle(owner);
   }
   if (name.endsWith('_unit')) {
     const owner = nodes.get(name.slice(0, -'_unit'.length));
@@ -139,6 +142,10 @@ export function fileLabel(value: string, fileNames?: ReadonlyMap<string, string>
     return last;
   }
 }
+
+/** Items whose values are uploaded files (references to stored files, never to be shown as such). */
+export const isUploadItem = (node: Pick<CrfNode, 'type'>) =>
+  node.type === 'fileUpload' || node.type === 'imageUpload' || node.type === 'videoUpload';
 
 /** The file references (keys or URLs) an upload item's value holds, in order. */
 export function fileValuesOf(node: CrfNode | undefined, value: unknown): string[] {

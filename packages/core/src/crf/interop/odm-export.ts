@@ -1,4 +1,4 @@
-/** Our forms as ODM 1.3.2 metadata, with our own attributes for what ODM cannot say (see odm.ts). */
+/** Our forms as ODM 1.3.2 metadata, with Alias elements for what ODM cannot say (see odm.ts, odm-write.ts). */
 import {
   canHaveChildren,
   isChoiceType,
@@ -7,27 +7,29 @@ import {
   type CrfNode,
   type ItemOption,
 } from '../crf-definition.schema.js';
+import { additionKey, hasAddition } from '../evaluate-form.js';
 import { choicesOf, isOn, toNumber, unitsOf } from '../options.js';
+import { additionTitle, nodesByName } from '../record-values.js';
+import { additionCondition, showCondition } from '../trigger-expression.js';
 import { itemTypeOf } from '../item-types/registry.js';
 import { ECRF_CONTEXT, exportCondition, exportMethod } from './odm-expression.js';
+import { attrs, ecrfAliases, esc, escAttr, translated } from './odm-write.js';
 
 export const ODM_NS = 'http://www.cdisc.org/ns/odm/v1.3';
+/** The namespace earlier exports gave our attributes; files now carry Alias elements instead (odm-write.ts). */
 export const ECRF_NS = 'urn:ecrf:crf-definition:1';
-const LANG = 'zh-CN';
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-// Attribute values must keep their line breaks as character references, or parsers fold them to spaces.
-const escAttr = (s: string) => esc(s).replace(/\r/g, '&#13;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
 const oidPart = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_') || 'X';
-const attrs = (pairs: Record<string, string | number | undefined>) =>
-  Object.entries(pairs)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => ` ${k}="${escAttr(String(v))}"`)
-    .join('');
-const translated = (text: string, lang = LANG) => `<TranslatedText xml:lang="${lang}">${esc(text)}</TranslatedText>`;
 const filled = (s: unknown): s is string => typeof s === 'string' && s.trim() !== '';
 
 const dataTypeOf = (node: CrfNode): string => itemTypeOf(node.type).odmDataType(node);
+
+/**
+ * A multiple choice (checkbox, multi-select) is one boolean ItemDef per option, `<item>___<code>`, as REDCap
+ * writes it and as our tabular exports name their 0/1 columns: ODM 1.3.2 has no multi-valued item.
+ */
+export const isPerChoice = (node: CrfNode) =>
+  (node.type === 'checkbox' || node.type === 'multiSelect') && choicesOf(node.option).length > 0;
 
 export interface OdmExportOptions {
   studyOid?: string;
@@ -45,19 +47,22 @@ export interface OdmExportOptions {
 
 /** Where one item's values go in ODM ClinicalData: its ItemOID inside its ItemGroupOID. */
 export interface OdmItemPlace {
+  /** A multiple choice's OID is the stem its options' OIDs extend: our logic names the item by it. */
   itemOid: string;
   groupOid: string;
   /** The group repeats (a list group's or table's rows): one ItemGroupData per row, keyed by the row number. */
   repeating: boolean;
+  /** A multiple choice: the boolean item of each option, by code (1 chosen, 0 not). */
+  choiceOids?: ReadonlyMap<string, string>;
 }
 
 /** The OIDs the metadata gave each form and item, so ClinicalData can be written against it. */
 export interface OdmFormLayout {
   formOid: string;
-  /** By item name: every value item, and the items of list-group and table rows. */
+  /** By the key a record stores the value under: every value item, and the addition text beside a choice. */
   items: Map<string, OdmItemPlace>;
-  /** A row group (list group or table) by its name: the group's OID, its items by name. */
-  rowGroups: Map<string, { groupOid: string; items: Map<string, string> }>;
+  /** A row group (list group or table) by its name: the group's OID, its items by the key a row stores them under. */
+  rowGroups: Map<string, { groupOid: string; items: Map<string, OdmItemPlace> }>;
 }
 
 /** ODM 1.3.2 XML of the forms' metadata. */
@@ -92,58 +97,88 @@ export function odmMetadata(
     usedOids.add(oid);
     return oid;
   };
+  const condition = (oid: string, name: string, description: string, showWhen: string, oidOf: OidOf) => {
+    const expression = exportCondition(showWhen, oidOf);
+    if (expression === null) return undefined;
+    const conditionOid = unique(`COND.${oid}`);
+    conditionDefs.push(
+      `<ConditionDef${attrs({ OID: conditionOid, Name: name })}><Description>${translated(`${description}：${showWhen}`)}</Description><FormalExpression Context="${ECRF_CONTEXT}">${esc(expression)}</FormalExpression></ConditionDef>`,
+    );
+    return conditionOid;
+  };
 
   definitions.forEach((definition, formIndex) => {
     const formKey = oidPart(String(definition.id ?? `FORM${formIndex + 1}`));
     const groupRefs: string[] = [];
     const mainItems: string[] = [];
+    const nodeOfName = nodesByName(definition);
+    const nodeOf = (name: string) => nodeOfName.get(name);
     // Every node's OID first, so that logic may name an item placed after it.
     const mainOid = definition.children.some((c) => !canHaveChildren(c.type)) ? unique(`IG.${formKey}.MAIN`) : '';
     const oids = new Map<CrfNode, string>();
+    const choiceOids = new Map<CrfNode, Array<{ code: string; oid: string }>>();
+    const additionOids = new Map<CrfNode, string>();
     const oidOfName = new Map<string, string>();
     let unnamed = 0;
     const layout: OdmFormLayout = { formOid: '', items: new Map(), rowGroups: new Map() };
     layouts.push(layout);
-    const assign = (node: CrfNode, groupOid: string, row: { items: Map<string, string> } | null) => {
+    const assign = (node: CrfNode, groupOid: string, row: Map<string, OdmItemPlace> | null) => {
       const prefix = canHaveChildren(node.type) ? 'IG' : 'I';
       const oid = unique(`${prefix}.${formKey}.${oidPart(node.name || `N${(unnamed += 1)}`)}`);
       oids.set(node, oid);
       if (node.name && !oidOfName.has(node.name)) oidOfName.set(node.name, oid);
       if (!canHaveChildren(node.type) && node.name) {
-        if (row) row.items.set(node.name, oid);
-        else if (!layout.items.has(node.name)) {
-          layout.items.set(node.name, { itemOid: oid, groupOid, repeating: false });
+        const perChoice = isPerChoice(node)
+          ? choicesOf(node.option).map((c) => ({ code: c.value, oid: unique(`${oid}___${oidPart(c.value)}`) }))
+          : undefined;
+        if (perChoice) choiceOids.set(node, perChoice);
+        const places = row ?? layout.items;
+        const place: OdmItemPlace = { itemOid: oid, groupOid, repeating: row !== null };
+        if (perChoice) {
+          const byCode = new Map<string, string>();
+          for (const c of perChoice) if (!byCode.has(c.code)) byCode.set(c.code, c.oid);
+          place.choiceOids = byCode;
+        }
+        if (!places.has(node.name)) places.set(node.name, place);
+        if (hasAddition(node)) {
+          const additionOid = unique(`I.${formKey}.${oidPart(additionKey(node.name))}`);
+          additionOids.set(node, additionOid);
+          const key = additionKey(node.name);
+          if (!places.has(key)) places.set(key, { itemOid: additionOid, groupOid, repeating: row !== null });
         }
       }
       let childRow = row;
       if (isRowType(node.type) && node.name && !row) {
-        childRow = { items: new Map() };
-        layout.rowGroups.set(node.name, { groupOid: oid, items: childRow.items });
+        childRow = new Map();
+        layout.rowGroups.set(node.name, { groupOid: oid, items: childRow });
       }
       node.children.forEach((child) => assign(child, canHaveChildren(node.type) ? oid : groupOid, childRow));
     };
     definition.children.forEach((child) => assign(child, mainOid, null));
-    const oidOf = (name: string) => oidOfName.get(name);
+    const oidOf: OidOf = (name) => oidOfName.get(name);
 
     /**
-     * showIf and calc as a ConditionDef and a MethodDef, the English title as a TranslatedText: what
-     * ODM says is left out of our own option attribute.
+     * showIf with the native triggers, and calc, as a ConditionDef and a MethodDef, the English title as a
+     * TranslatedText: what ODM says is left out of our own options. Triggers stay in the options too (the
+     * importer takes them off the condition again, trigger-expression.ts), so a form comes back as it was.
      */
-    const standardParts = (node: CrfNode, oid: string) => {
+    const standardParts = (node: CrfNode, oid: string, perChoice = false) => {
       const option: ItemOption = { ...node.option };
       const ref: { MethodOID?: string; CollectionExceptionConditionOID?: string } = {};
       const label = node.name || oid;
-      if (filled(option.showIf)) {
-        const expression = exportCondition(option.showIf, oidOf);
-        if (expression !== null) {
-          ref.CollectionExceptionConditionOID = unique(`COND.${oid}`);
-          conditionDefs.push(
-            `<ConditionDef${attrs({ OID: ref.CollectionExceptionConditionOID, Name: `${label} 不采集条件` })}><Description>${translated(`不满足显示条件时不采集：${option.showIf}`)}</Description><FormalExpression Context="${ECRF_CONTEXT}">${esc(expression)}</FormalExpression></ConditionDef>`,
-          );
-          delete option.showIf;
-        }
+      const showWhen = showCondition(option, nodeOf);
+      if (showWhen !== null) {
+        ref.CollectionExceptionConditionOID = condition(
+          oid,
+          `${label} 不采集条件`,
+          '不满足显示条件时不采集',
+          showWhen,
+          oidOf,
+        );
+        if (ref.CollectionExceptionConditionOID !== undefined) delete option.showIf;
       }
-      if (filled(option.calc) && !canHaveChildren(node.type)) {
+      // A calculation cannot fill one boolean per option: a multiple choice keeps its calc in its options.
+      if (filled(option.calc) && !canHaveChildren(node.type) && !perChoice) {
         const expression = exportMethod(option.calc, oidOf);
         if (expression !== null) {
           ref.MethodOID = unique(`MT.${oid}`);
@@ -153,71 +188,102 @@ export function odmMetadata(
           delete option.calc;
         }
       }
-      const english = !canHaveChildren(node.type) && filled(option.titleEn) ? option.titleEn : undefined;
+      const english = !canHaveChildren(node.type) && !perChoice && filled(option.titleEn) ? option.titleEn : undefined;
       if (english !== undefined) delete option.titleEn;
       return { option, ref, english };
+    };
+
+    /** An ItemRef in a group; OrderNumbers run 1, 2, … and the node's place among its siblings is kept apart. */
+    const itemRef = (
+      groupItems: string[],
+      itemOid: string,
+      mandatory: boolean,
+      extra: Record<string, string | undefined>,
+    ) => {
+      groupItems.push(
+        `<ItemRef${attrs({ ItemOID: itemOid, Mandatory: mandatory ? 'Yes' : 'No', OrderNumber: groupItems.length + 1, ...extra })}/>`,
+      );
     };
 
     const itemDef = (node: CrfNode, order: number, groupItems: string[]) => {
       const oid = oids.get(node)!;
       const o = node.option;
-      const { option, ref, english } = standardParts(node, oid);
-      groupItems.push(
-        `<ItemRef${attrs({ ItemOID: oid, Mandatory: isOn(o.required) ? 'Yes' : 'No', OrderNumber: order + 1, ...ref })}/>`,
-      );
-      const dataType = dataTypeOf(node);
-      const precision = toNumber(o.validate?.precision);
-      const maxLength = dataType === 'text' ? toNumber(o.validate?.max) : null;
-      const question = translated(node.title || node.name) + (english === undefined ? '' : translated(english, 'en'));
-      const body: string[] = [`<Question>${question}</Question>`];
-      const unit = unitsOf(o)[0];
-      if (unit) {
-        const unitOid = `MU.${oidPart(unit)}.${units.size + 1}`;
-        if (![...units.values()].includes(unit)) units.set(unitOid, unit);
-        const known = [...units].find(([, u]) => u === unit)![0];
-        body.push(`<MeasurementUnitRef MeasurementUnitOID="${escAttr(known)}"/>`);
-      }
-      if (dataType === 'integer' || dataType === 'float') {
-        const min = toNumber(o.validate?.min);
-        const max = toNumber(o.validate?.max);
-        if (min !== null) {
-          body.push(
-            `<RangeCheck Comparator="GE" SoftHard="Hard"><CheckValue>${min}</CheckValue><ErrorMessage>${translated(`不能小于${min}`)}</ErrorMessage></RangeCheck>`,
+      const perChoice = choiceOids.get(node);
+      const { option, ref, english } = standardParts(node, oid, perChoice !== undefined);
+      const crfOrder = order === groupItems.length ? undefined : order;
+      const identity = {
+        CrfType: node.type,
+        CrfName: node.name,
+        CrfId: node.id,
+        CrfOption: JSON.stringify(option),
+      };
+      if (perChoice) {
+        const title = node.title || node.name;
+        choicesOf(o).forEach((choice, k) => {
+          const choiceOid = perChoice[k]!.oid;
+          itemRef(groupItems, choiceOid, isOn(o.required), ref);
+          const aliases =
+            k === 0
+              ? ecrfAliases({ ...identity, CrfTitle: node.title, CrfChoiceOf: oid, CrfOrder: crfOrder })
+              : ecrfAliases({ CrfChoiceOf: oid });
+          itemDefs.push(
+            `<ItemDef${attrs({ OID: choiceOid, Name: `${node.name}___${choice.value}`, DataType: 'boolean' })}><Question>${translated(`${title}：${choice.text}`)}</Question>${aliases}</ItemDef>`,
+          );
+        });
+      } else {
+        itemRef(groupItems, oid, isOn(o.required), ref);
+        const dataType = dataTypeOf(node);
+        const precision = toNumber(o.validate?.precision);
+        const maxLength = dataType === 'text' ? toNumber(o.validate?.max) : null;
+        const question = translated(node.title || node.name) + (english === undefined ? '' : translated(english, 'en'));
+        const body: string[] = [`<Question>${question}</Question>`];
+        const unit = unitsOf(o)[0];
+        if (unit) {
+          const unitOid = `MU.${oidPart(unit)}.${units.size + 1}`;
+          if (![...units.values()].includes(unit)) units.set(unitOid, unit);
+          const known = [...units].find(([, u]) => u === unit)![0];
+          body.push(`<MeasurementUnitRef MeasurementUnitOID="${escAttr(known)}"/>`);
+        }
+        if (dataType === 'integer' || dataType === 'float') body.push(...rangeChecks(o));
+        const choices = choicesOf(o);
+        if (choices.length > 0 && isChoiceType(node.type)) {
+          const clOid = unique(`CL.${formKey}.${oidPart(node.name)}`);
+          body.push(`<CodeListRef CodeListOID="${escAttr(clOid)}"/>`);
+          const clType = choices.every((c) => /^-?\d+$/.test(c.value)) ? 'integer' : 'text';
+          codeLists.push(
+            `<CodeList${attrs({ OID: clOid, Name: node.title || node.name, DataType: clType })}>${choices
+              .map(
+                (c) =>
+                  `<CodeListItem CodedValue="${escAttr(c.value)}"><Decode>${translated(c.text)}</Decode></CodeListItem>`,
+              )
+              .join('')}</CodeList>`,
           );
         }
-        if (max !== null) {
-          body.push(
-            `<RangeCheck Comparator="LE" SoftHard="Hard"><CheckValue>${max}</CheckValue><ErrorMessage>${translated(`不能大于${max}`)}</ErrorMessage></RangeCheck>`,
-          );
-        }
-      }
-      const choices = choicesOf(o);
-      if (choices.length > 0 && isChoiceType(node.type)) {
-        const clOid = unique(`CL.${formKey}.${oidPart(node.name)}`);
-        body.push(`<CodeListRef CodeListOID="${escAttr(clOid)}"/>`);
-        const clType = choices.every((c) => /^-?\d+$/.test(c.value)) ? 'integer' : 'text';
-        codeLists.push(
-          `<CodeList${attrs({ OID: clOid, Name: node.title || node.name, DataType: clType })}>${choices
-            .map(
-              (c) =>
-                `<CodeListItem CodedValue="${escAttr(c.value)}"><Decode>${translated(c.text)}</Decode></CodeListItem>`,
-            )
-            .join('')}</CodeList>`,
+        itemDefs.push(
+          `<ItemDef${attrs({
+            OID: oid,
+            Name: node.name || node.title,
+            DataType: dataType,
+            Length: maxLength !== null && maxLength > 0 ? Math.floor(maxLength) : undefined,
+            SignificantDigits: dataType === 'float' && precision !== null ? precision : undefined,
+          })}>${body.join('')}${ecrfAliases({ ...identity, CrfOrder: crfOrder })}</ItemDef>`,
         );
       }
-      itemDefs.push(
-        `<ItemDef${attrs({
-          OID: oid,
-          Name: node.name || node.title,
-          DataType: dataType,
-          Length: maxLength !== null && maxLength > 0 ? Math.floor(maxLength) : undefined,
-          SignificantDigits: dataType === 'float' && precision !== null ? precision : undefined,
-          'ecrf:CrfType': node.type,
-          'ecrf:CrfName': node.name,
-          'ecrf:CrfId': node.id,
-          'ecrf:CrfOption': JSON.stringify(option),
-        })}>${body.join('')}</ItemDef>`,
-      );
+      const additionOid = additionOids.get(node);
+      if (additionOid !== undefined) {
+        // The text typed beside an option (其他（请注明）): collected while one of its options is chosen.
+        const when = condition(
+          additionOid,
+          `${node.name} 附加项不采集条件`,
+          '未选中对应选项时不采集',
+          additionCondition(node),
+          oidOf,
+        );
+        itemRef(groupItems, additionOid, false, { CollectionExceptionConditionOID: when });
+        itemDefs.push(
+          `<ItemDef${attrs({ OID: additionOid, Name: additionKey(node.name), DataType: 'text' })}><Question>${translated(additionTitle(node))}</Question>${ecrfAliases({ CrfAdditionOf: node.name })}</ItemDef>`,
+        );
+      }
     };
 
     const groupDef = (node: CrfNode, order: number, parentOid: string | undefined) => {
@@ -233,17 +299,16 @@ export function odmMetadata(
         if (canHaveChildren(child.type)) groupDef(child, i, oid);
         else itemDef(child, i, items);
       });
-      groupDefs[placeholder] = `<ItemGroupDef${attrs({
-        OID: oid,
-        Name: node.title || node.name,
-        Repeating: isRowType(node.type) ? 'Yes' : 'No',
-        'ecrf:CrfType': node.type,
-        'ecrf:CrfName': node.name,
-        'ecrf:CrfId': node.id,
-        'ecrf:CrfOption': JSON.stringify(option),
-        'ecrf:CrfParent': parentOid,
-        'ecrf:CrfOrder': order,
-      })}>${items.join('')}</ItemGroupDef>`;
+      const aliases = ecrfAliases({
+        CrfType: node.type,
+        CrfName: node.name,
+        CrfId: node.id,
+        CrfOption: JSON.stringify(option),
+        CrfParent: parentOid,
+        CrfOrder: order,
+      });
+      groupDefs[placeholder] =
+        `<ItemGroupDef${attrs({ OID: oid, Name: node.title || node.name, Repeating: isRowType(node.type) ? 'Yes' : 'No' })}>${items.join('')}${aliases}</ItemGroupDef>`;
     };
 
     const mainIndex = groupDefs.length;
@@ -256,19 +321,21 @@ export function odmMetadata(
       groupDefs.splice(
         mainIndex,
         0,
-        `<ItemGroupDef${attrs({ OID: mainOid, Name: definition.title, Repeating: 'No', 'ecrf:CrfType': 'root' })}>${mainItems.join('')}</ItemGroupDef>`,
+        `<ItemGroupDef${attrs({ OID: mainOid, Name: definition.title, Repeating: 'No' })}>${mainItems.join('')}${ecrfAliases({ CrfType: 'root' })}</ItemGroupDef>`,
       );
     }
     layout.formOid = unique(`F.${formKey}`);
+    const formAliases = ecrfAliases({
+      CrfId: definition.id,
+      CrfOption: JSON.stringify(definition.option),
+      CrfRules: definition.crfRules ? JSON.stringify(definition.crfRules) : undefined,
+    });
     formDefs.push(
       `<FormDef${attrs({
         OID: layout.formOid,
         Name: definition.title,
         Repeating: options.repeatingForms?.has(formIndex) ? 'Yes' : 'No',
-        'ecrf:CrfId': definition.id,
-        'ecrf:CrfOption': JSON.stringify(definition.option),
-        'ecrf:CrfRules': definition.crfRules ? JSON.stringify(definition.crfRules) : undefined,
-      })}>${groupRefs.join('')}</FormDef>`,
+      })}>${groupRefs.join('')}${formAliases}</FormDef>`,
     );
   });
 
@@ -281,7 +348,7 @@ export function odmMetadata(
   const events = options.events ?? [];
   const head = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<ODM xmlns="${ODM_NS}" xmlns:ecrf="${ECRF_NS}" ODMVersion="1.3.2" FileType="Snapshot" FileOID="ECRF.${esc(created)}" CreationDateTime="${escAttr(created)}">`,
+    `<ODM xmlns="${ODM_NS}" ODMVersion="1.3.2" FileType="Snapshot" FileOID="ECRF.${esc(created)}" CreationDateTime="${escAttr(created)}">`,
     `<Study OID="${escAttr(studyOid)}">`,
     `<GlobalVariables><StudyName>${esc(studyName)}</StudyName><StudyDescription>${esc(studyName)}</StudyDescription><ProtocolName>${esc(studyName)}</ProtocolName></GlobalVariables>`,
     basic,
@@ -312,4 +379,24 @@ export function odmMetadata(
     '</Study>',
   ].join('\n');
   return { head, studyOid, metaDataVersionOid: 'MDV.1', layouts };
+}
+
+type OidOf = (name: string) => string | undefined;
+
+/** A number's bounds as hard RangeChecks. */
+function rangeChecks(o: ItemOption): string[] {
+  const out: string[] = [];
+  const min = toNumber(o.validate?.min);
+  const max = toNumber(o.validate?.max);
+  if (min !== null) {
+    out.push(
+      `<RangeCheck Comparator="GE" SoftHard="Hard"><CheckValue>${min}</CheckValue><ErrorMessage>${translated(`不能小于${min}`)}</ErrorMessage></RangeCheck>`,
+    );
+  }
+  if (max !== null) {
+    out.push(
+      `<RangeCheck Comparator="LE" SoftHard="Hard"><CheckValue>${max}</CheckValue><ErrorMessage>${translated(`不能大于${max}`)}</ErrorMessage></RangeCheck>`,
+    );
+  }
+  return out;
 }

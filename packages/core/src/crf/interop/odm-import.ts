@@ -15,7 +15,7 @@ import { toNumber } from '../options.js';
 import { finishImport, type ImportIssue, type ImportResult } from './import-result.js';
 import { applyOdmLogic, type PendingLogic } from './odm-logic.js';
 import { importRedcapOdm, isRedcapOdm } from './odm-redcap.js';
-import { attr, content, list, pickText, type XmlNode } from './odm-xml.js';
+import { attr, content, ecrfValue, list, pickText, type XmlNode } from './odm-xml.js';
 
 const ARRAYS = new Set([
   'Study',
@@ -35,9 +35,14 @@ const ARRAYS = new Set([
   'ConditionDef',
   'MethodDef',
   'FormalExpression',
+  'Alias',
 ]);
 
 const NAME = /^[\p{L}_][\p{L}\p{N}_]*$/u;
+
+/** Another system's option of a multiple choice: a boolean item named `<item>___<code>`. */
+const foreignChoice = (def: XmlNode) =>
+  attr(def, 'DataType') === 'boolean' && /^.+?___.+$/.test(attr(def, 'Name') ?? '');
 
 function parseJsonAttr<T>(value: string | undefined, fail: (message: string) => void): T | undefined {
   if (value === undefined) return undefined;
@@ -106,8 +111,20 @@ export function importOdm(xml: string): ImportResult {
   const codeLists = new Map(list(mdv, 'CodeList').map((c) => [attr(c, 'OID') ?? '', c]));
   const conditions = new Map(list(mdv, 'ConditionDef').map((c) => [attr(c, 'OID') ?? '', c]));
   const methods = new Map(list(mdv, 'MethodDef').map((m) => [attr(m, 'OID') ?? '', m]));
+  // A multiple choice written as one boolean item per option (ours, REDCap-style `<item>___<code>`): our logic
+  // names it by the stem its options' OIDs extend.
+  const stemOf = (oid: string, def: XmlNode) =>
+    ecrfValue(def, 'CrfChoiceOf') ??
+    (foreignChoice(def) && oid.includes('___') ? oid.slice(0, oid.lastIndexOf('___')) : undefined);
+  const stems = new Map<string, string>();
+  for (const [oid, def] of items) {
+    const stem = stemOf(oid, def);
+    if (stem !== undefined) stems.set(oid, stem);
+  }
   // Longest first, so that an OID that extends another reads whole.
-  const allOids = [...items.keys(), ...groups.keys()].filter((o) => o !== '').sort((a, b) => b.length - a.length);
+  const allOids = [...new Set([...items.keys(), ...groups.keys(), ...stems.values()])]
+    .filter((o) => o !== '')
+    .sort((a, b) => b.length - a.length);
   const unitSymbols = new Map(
     list((study as XmlNode).BasicDefinitions as XmlNode | undefined, 'MeasurementUnit').map((u) => [
       attr(u, 'OID') ?? '',
@@ -138,6 +155,10 @@ export function importOdm(xml: string): ImportResult {
       if (condition !== undefined || method !== undefined) logic.push({ node, field, group, condition, method });
     };
 
+    // The multiple choice being rebuilt from the per-option items of another system's file, in this group.
+    let assembling: CrfNode | null = null;
+
+    /** The node an ItemRef brings, or null when it brings none (a missing ItemDef, a part of another item). */
     const itemNode = (ref: XmlNode): CrfNode | null => {
       const oid = attr(ref, 'ItemOID') ?? '';
       const def = items.get(oid);
@@ -145,30 +166,82 @@ export function importOdm(xml: string): ImportResult {
         fail(oid, `ItemRef 引用的 ItemDef 不存在：${oid}`);
         return null;
       }
+      // The addition text beside a choice is its owner's (addition in its options).
+      if (ecrfValue(def, 'CrfAdditionOf') !== undefined) return null;
+      const crfType = ecrfValue(def, 'CrfType');
+      const stem = stems.get(oid);
+      const own = crfType !== undefined && (ITEM_TYPES as readonly string[]).includes(crfType);
+      if (stem !== undefined && !own) {
+        const owner = ecrfValue(def, 'CrfChoiceOf') === undefined ? foreignOption(def, ref, oid, stem) : null;
+        const name = owner?.name ?? nameOfOid.get(stem);
+        if (name !== undefined) nameOfOid.set(oid, name);
+        return owner?.node ?? null;
+      }
+      assembling = null;
       const question = pick(def.Question, true);
       const title = question.text || attr(def, 'Name') || oid;
-      const crfType = attr(def, 'CrfType');
       let node: CrfNode;
-      if (crfType && (ITEM_TYPES as readonly string[]).includes(crfType)) {
-        const option = parseJsonAttr<ItemOption>(attr(def, 'CrfOption'), (m) => fail(oid, m)) ?? {};
+      if (own) {
+        const option = parseJsonAttr<ItemOption>(ecrfValue(def, 'CrfOption'), (m) => fail(oid, m)) ?? {};
         node = {
-          name: attr(def, 'CrfName') ?? attr(def, 'Name') ?? '',
-          title,
+          name: ecrfValue(def, 'CrfName') ?? attr(def, 'Name') ?? '',
+          // One option's question is the item's title with the option's: the title is kept apart.
+          title: stem === undefined ? title : (ecrfValue(def, 'CrfTitle') ?? title),
           type: crfType as ItemType,
           option,
           children: [],
         };
-        const id = attr(def, 'CrfId');
+        const id = ecrfValue(def, 'CrfId');
         if (id !== undefined) node.id = id;
       } else node = standardItem(def, ref, title, oid);
-      if (question.english !== undefined) node.option.titleEn = question.english;
+      if (question.english !== undefined && stem === undefined) node.option.titleEn = question.english;
       if (node.name) {
         nameOfOid.set(oid, node.name);
+        if (stem !== undefined) nameOfOid.set(stem, node.name);
         const defName = attr(def, 'Name');
         if (defName !== undefined && !nameOfDefName.has(defName)) nameOfDefName.set(defName, node.name);
       }
       noteLogic(node, oid, ref, false);
       return node;
+    };
+
+    /**
+     * One option of another system's multiple choice (a boolean `<item>___<code>`): the first starts a checkbox,
+     * the next ones of the same item in the same group add their options to it.
+     */
+    const foreignOption = (def: XmlNode, ref: XmlNode, oid: string, stem: string) => {
+      const [, item = '', code = ''] = /^(.+?)___(.+)$/.exec(attr(def, 'Name') ?? '') ?? [];
+      const question = pick(def.Question).text;
+      const cut = question.lastIndexOf('：');
+      const label = (cut >= 0 ? question.slice(cut + 1) : code).replace(/,/g, '，');
+      const current: CrfNode | null = assembling;
+      if (current !== null && nameOfOid.get(stem) === current.name) {
+        current.option.optionsValue += `,${code.replace(/,/g, '，')}`;
+        current.option.optionsText += `,${label}`;
+        return { name: current.name, node: null };
+      }
+      let name = item;
+      if (!NAME.test(name) || usedNames.has(name)) {
+        name = stem
+          .replace(/^I\./, '')
+          .replace(/[^\p{L}\p{N}_]/gu, '_')
+          .replace(/^(\d)/, '_$1');
+        warn(oid, `多选题名称“${item}”不能用作题目名称，已改为 ${name}`);
+      }
+      usedNames.add(name);
+      const option: ItemOption = { optionsValue: code.replace(/,/g, '，'), optionsText: label };
+      if (attr(ref, 'Mandatory') === 'Yes') option.required = 1;
+      const node: CrfNode = {
+        name,
+        title: cut >= 0 ? question.slice(0, cut) : question || name,
+        type: 'checkbox',
+        option,
+        children: [],
+      };
+      assembling = node;
+      nameOfOid.set(stem, name);
+      noteLogic(node, oid, ref, false);
+      return { name, node };
     };
 
     const standardItem = (def: XmlNode, ref: XmlNode, title: string, oid: string): CrfNode => {
@@ -201,6 +274,7 @@ export function importOdm(xml: string): ImportResult {
           break;
         case 'partialDate':
         case 'partialDatetime':
+        case 'incompleteDate':
         case 'incompleteDatetime':
           type = 'partialDate';
           break;
@@ -298,13 +372,17 @@ export function importOdm(xml: string): ImportResult {
         fail(goid, `ItemGroupRef 引用的 ItemGroupDef 不存在：${goid}`);
         return;
       }
-      const crfType = attr(group, 'CrfType');
+      const crfType = ecrfValue(group, 'CrfType');
       const refs = list(group, 'ItemRef');
-      const positionOf = (ref: XmlNode, i: number) => toNumber(attr(ref, 'OrderNumber')) ?? i + 1;
+      assembling = null;
+      // Our place among the siblings when it differs from the ItemRef's order (odm-export.ts).
+      const positionOf = (ref: XmlNode, i: number) =>
+        toNumber(ecrfValue(items.get(attr(ref, 'ItemOID') ?? ''), 'CrfOrder') ?? '') ??
+        (toNumber(attr(ref, 'OrderNumber')) ?? i + 1) - 1;
       if (crfType === 'root') {
         refs.forEach((ref, i) => {
           const node = itemNode(ref);
-          if (node) place('', positionOf(ref, i) - 1, node);
+          if (node) place('', positionOf(ref, i), node);
         });
         return;
       }
@@ -313,16 +391,16 @@ export function importOdm(xml: string): ImportResult {
       let order = groupIndex * 1000;
       if (crfType && (ITEM_TYPES as readonly string[]).includes(crfType)) {
         node = {
-          name: attr(group, 'CrfName') ?? '',
+          name: ecrfValue(group, 'CrfName') ?? '',
           title: attr(group, 'Name') ?? '',
           type: crfType as ItemType,
-          option: parseJsonAttr<ItemOption>(attr(group, 'CrfOption'), (m) => fail(goid, m)) ?? {},
+          option: parseJsonAttr<ItemOption>(ecrfValue(group, 'CrfOption'), (m) => fail(goid, m)) ?? {},
           children: [],
         };
-        const id = attr(group, 'CrfId');
+        const id = ecrfValue(group, 'CrfId');
         if (id !== undefined) node.id = id;
-        parent = attr(group, 'CrfParent') ?? '';
-        order = toNumber(attr(group, 'CrfOrder')) ?? order;
+        parent = ecrfValue(group, 'CrfParent') ?? '';
+        order = toNumber(ecrfValue(group, 'CrfOrder') ?? '') ?? order;
       } else {
         const derived = goid
           .replace(/^IG\./, '')
@@ -342,7 +420,7 @@ export function importOdm(xml: string): ImportResult {
       place(parent, order, node);
       refs.forEach((ref, i) => {
         const child = itemNode(ref);
-        if (child) place(goid, positionOf(ref, i) - 1, child);
+        if (child) place(goid, positionOf(ref, i), child);
       });
     });
     for (const [goid, node] of groupNodes) {
@@ -353,12 +431,12 @@ export function importOdm(xml: string): ImportResult {
     }
     const definition: CrfDefinition = {
       title: attr(formDef, 'Name') ?? form,
-      option: parseJsonAttr<CrfDefinition['option']>(attr(formDef, 'CrfOption'), (m) => fail(undefined, m)) ?? {},
+      option: parseJsonAttr<CrfDefinition['option']>(ecrfValue(formDef, 'CrfOption'), (m) => fail(undefined, m)) ?? {},
       children: (childrenOf.get('') ?? []).sort((a, b) => a.order - b.order).map((p) => p.node),
     };
-    const id = attr(formDef, 'CrfId');
+    const id = ecrfValue(formDef, 'CrfId');
     definition.id = id ?? form;
-    const rules = parseJsonAttr<CrfDefinition['crfRules']>(attr(formDef, 'CrfRules'), (m) => fail(undefined, m));
+    const rules = parseJsonAttr<CrfDefinition['crfRules']>(ecrfValue(formDef, 'CrfRules'), (m) => fail(undefined, m));
     if (rules) definition.crfRules = rules;
 
     applyOdmLogic(definition, logic, { conditions, methods, oids: allOids, nameOfOid, nameOfDefName }, warn);

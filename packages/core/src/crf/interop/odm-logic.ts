@@ -2,6 +2,7 @@ import { formatIssue } from '../compile-form.js';
 import { isNumericType, type CrfDefinition, type CrfNode } from '../crf-definition.schema.js';
 import { lintDefinition } from '../linter.js';
 import { choicesOf } from '../options.js';
+import { showIfWithoutTriggers, triggerCondition } from '../trigger-expression.js';
 import { contextOf, importCondition, importMethod, type ItemResolver } from './odm-expression.js';
 import { attr, content, list, type XmlNode } from './odm-xml.js';
 
@@ -105,11 +106,15 @@ export function applyOdmLogic(
         warn(field, `显示条件 ConditionDef ${condition} 没有 FormalExpression，无法转换，${subject}将始终显示`);
       } else {
         const result = importCondition(expression.text, contextOf(expression.context), resolver);
-        if (result.ok) {
+        // Our own file: the item keeps its triggers in its options, and the condition repeats them.
+        const triggers = triggerCondition(node.option, (name) => nodeOfName.get(name));
+        const shown = result.ok ? showIfWithoutTriggers(result.expression, triggers) : undefined;
+        if (result.ok && shown !== undefined) {
           const own = node.option.showIf;
-          node.option.showIf = filled(own) ? `(${own}) and (${result.expression})` : result.expression;
+          const imported = shown ?? result.expression;
+          node.option.showIf = filled(own) ? `(${own}) and (${imported})` : imported;
           note(node, field, { showIf: { own } });
-        } else {
+        } else if (!result.ok) {
           warn(
             field,
             `显示条件 ConditionDef ${condition} 无法转换，${subject}将始终显示（${result.reason}）：${expression.text}`,

@@ -3,11 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { CrfDefinition, CrfNode } from '../crf-definition.schema.js';
 import { lintDefinition } from '../linter.js';
 import { ALL_VALUE_ITEM_TYPES, arbitraryForm } from '../test/arbitrary-form.js';
+import { withoutOurAliases } from '../test/odm-foreign.js';
 import { exportOdm, importOdm } from './odm.js';
 
 const NOW = new Date(Date.UTC(2024, 0, 1));
-/** What a reader that does not know our namespace sees. */
-const withoutOurAttributes = (xml: string) => xml.replace(/ ecrf:[A-Za-z]+="[^"]*"/g, '');
 
 const walk = (nodes: readonly CrfNode[]): CrfNode[] => nodes.flatMap((n) => [n, ...walk(n.children)]);
 
@@ -36,7 +35,7 @@ describe('ODM round trip (property)', () => {
   it('a reader that ignores our namespace still gets every showIf and calc from ConditionDef and MethodDef', () => {
     fc.assert(
       fc.property(arbitraryForm({ types: ALL_VALUE_ITEM_TYPES }), (definition: CrfDefinition) => {
-        const result = importOdm(withoutOurAttributes(exportOdm([definition], { now: NOW })));
+        const result = importOdm(withoutOurAliases(exportOdm([definition], { now: NOW })));
         expect(result.issues.filter((i) => i.severity === 'error')).toEqual([]);
         const imported = new Map(walk(result.definitions[0]!.children).map((n) => [n.name, n]));
         for (const node of walk(definition.children)) {

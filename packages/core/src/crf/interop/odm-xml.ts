@@ -9,6 +9,15 @@ export const attr = (node: XmlNode | undefined, name: string): string | undefine
 export const list = (node: XmlNode | undefined, name: string): XmlNode[] =>
   (node?.[name] as XmlNode[] | undefined) ?? [];
 
+/**
+ * One of our own keys on an ODM element (odm-write.ts): its `ecrf:<key>` Alias, or, in files of earlier
+ * versions, the attribute of our namespace (the parser drops the prefix).
+ */
+export function ecrfValue(node: XmlNode | undefined, key: string): string | undefined {
+  const alias = list(node, 'Alias').find((a) => attr(a, 'Context') === `ecrf:${key}`);
+  return alias ? (attr(alias, 'Name') ?? '') : attr(node, key);
+}
+
 /** The text content of an element that may also carry attributes. */
 export const content = (node: unknown): string =>
   node === undefined || node === null

@@ -46,6 +46,17 @@ function redcapDateWarning(node: CrfNode): string | null {
   return `REDCap 的日期不能部分未知（UK）${format ? `，格式 ${format} 未导出` : ''}：导出为完整日期`;
 }
 
+/**
+ * ODM's type for a date item, by its format: a time of day makes it a datetime, a format without the day a
+ * partialDate (year, or year and month). A 下拉日期 may leave any part unknown (UK): ODM's incomplete types.
+ */
+function odmDateType(node: CrfNode): string {
+  const format = dateFormatOf(node);
+  const time = format.length > 10;
+  if (node.type === 'partialDate') return time ? 'incompleteDatetime' : 'incompleteDate';
+  return time ? 'datetime' : format.length === 10 ? 'date' : 'partialDate';
+}
+
 const dated = (type: 'date' | 'datetime' | 'partialDate', label: string): ItemTypeDefinition => ({
   type,
   label,
@@ -58,7 +69,7 @@ const dated = (type: 'date' | 'datetime' | 'partialDate', label: string): ItemTy
   searchKind: () => 'date',
   exportKind: () => type,
   importCell: dateCell,
-  odmDataType: () => type,
+  odmDataType: odmDateType,
   redcap:
     type === 'datetime'
       ? {
