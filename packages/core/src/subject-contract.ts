@@ -49,6 +49,9 @@ export const subjectSiteMoveBodySchema = z.object({
 export type SubjectSiteMoveBody = z.input<typeof subjectSiteMoveBodySchema>;
 
 export const subjectRecordIdQuerySchema = z.object({ subjectRecordId: rowIdTextSchema });
+/** GET operates: a page of a casebook's audit trail. */
+export const subjectOperatesQuerySchema = z.object({ subjectRecordId: rowIdTextSchema, ...pagingQueryFields });
+export type SubjectOperatesQuery = z.output<typeof subjectOperatesQuerySchema>;
 
 export const subjectSignBodySchema = z.object({
   subjectRecordId: rowIdSchema,

@@ -87,6 +87,13 @@ export const userStatusBodySchema = z.object({ userId: rowIdSchema, status: stat
 export const userHomeQuerySchema = z.object({ perm: z.string().trim().min(1, '请选择首页').max(100) });
 export const userHomeBodySchema = z.array(rowIdSchema).max(1000);
 
+/** 通知公告管理's list: all notices, by title. */
+export const noticeManageListQuerySchema = z.object({
+  title: z.string().trim().max(100).optional(),
+  ...pagingQueryFields,
+});
+export type NoticeManageListQuery = z.output<typeof noticeManageListQuerySchema>;
+
 // ---- Responses ----
 
 /** One field of a system setting (SystemTitle, Version, …). */

@@ -1,4 +1,4 @@
-import type { MyNotice, MyNoticePage, SysConfigField } from '@ecrf/core';
+import type { MyNotice, MyNoticeListQuery, MyNoticePage, NoticeReadBody, SysConfigField } from '@ecrf/core';
 import { http } from './request';
 
 /** A field of the system settings (core's system contract). */
@@ -11,12 +11,14 @@ export const baseApi = {
   /** Notices (SHELL-34); quiet: a missing list must not interrupt the user with a message. */
   notices: () =>
     http.get<MyNoticePage>('/api/system/notice/list', {
-      params: { pageNum: 1, pageSize: 10 },
+      params: { pageNum: 1, pageSize: 10 } satisfies MyNoticeListQuery,
       silent: true,
     }),
   /** Marks the given notices (or all of the caller's) read; answers how many stay unread. */
-  markNoticesRead: (noticeIds?: number[]) =>
-    http.put<{ unread: number }>('/api/system/notice/read', noticeIds ? { noticeIds } : {}, { silent: true }),
+  markNoticesRead: (noticeIds?: NoticeReadBody['noticeIds']) => {
+    const body: NoticeReadBody = noticeIds ? { noticeIds } : {};
+    return http.put<{ unread: number }>('/api/system/notice/read', body, { silent: true });
+  },
   /** System config (SystemTitle, Version); quiet because the shell falls back to the default title. */
   sysConfig: () =>
     http.get<SysConfigEntry[]>('/api/v1/base/sysconfig/getbasesysconfiglist', {

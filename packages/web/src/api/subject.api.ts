@@ -5,6 +5,7 @@ import type {
   Subject,
   SubjectCreateBody,
   SubjectFormModel,
+  SubjectOperatesQuery,
   SubjectRecordFilter,
   SubjectRecordRow,
   SubjectRecordStateBody,
@@ -76,7 +77,7 @@ export const subjectRecordApi = {
     http.delete<null>('/api/business/subjectRecord', { params: { subjectRecordId, reason } }),
   restore: (subjectRecordId: number, reason: string) =>
     http.put<null>('/api/business/subjectRecord/restore', { subjectRecordId, reason }),
-  operates: (params: Paging & { subjectRecordId: number }) =>
+  operates: (params: SubjectOperatesQuery) =>
     http.get<Page<AuditEvent>>('/api/business/subjectRecord/operates', { params }),
   operate: (id: number) => http.get<AuditEvent>('/api/business/subjectRecord/operate', { params: { id } }),
 };

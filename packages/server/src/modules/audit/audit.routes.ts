@@ -1,12 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { auditExportQuerySchema, crfAuditQuerySchema } from '@ecrf/core';
+import { auditExportQuerySchema, crfAuditQuerySchema, idParamSchema, subjectOperatesQuerySchema } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idTextSchema } from '../../http/ids.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { sendFile } from '../../http/send-file.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
@@ -17,7 +15,6 @@ import * as auditService from './audit.service.js';
 
 const subjectTags = ['患者'];
 const crfTags = ['CRF录入'];
-const id = idTextSchema;
 
 export function auditRoutes(app: App, ctx: AppContext) {
   const recordStudy = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'subjectRecords', v));
@@ -45,7 +42,7 @@ export function auditRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: subjectTags,
         summary: '患者操作记录（稽查轨迹）',
-        querystring: z.object({ subjectRecordId: id, ...pagingQuery }),
+        querystring: subjectOperatesQuerySchema,
       },
       config: { study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId) },
     },
@@ -62,7 +59,7 @@ export function auditRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/subjectRecord/operate',
     {
-      schema: { tags: subjectTags, summary: '一条操作记录', querystring: z.object({ id }) },
+      schema: { tags: subjectTags, summary: '一条操作记录', querystring: idParamSchema },
       config: {
         study: async (r) => (await auditService.auditEvent(ctx, q<{ id: number }>(r).id))?.studyId,
         // A row about another site's patient is answered as that patient is: 404.

@@ -1,16 +1,19 @@
-import { z } from 'zod';
-import { noticeInput } from '@ecrf/core';
+import {
+  idParamSchema,
+  myNoticeListQuerySchema,
+  noticeInput,
+  noticeManageListQuerySchema,
+  noticeReadBodySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idTextSchema, idSchema } from '../../http/ids.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import type { App } from '../../http/types.js';
 import * as notice from './notice.service.js';
 
 const tags = ['通知公告'];
 const module = '通知公告';
-const idParam = z.object({ id: idTextSchema });
 
 /**
  * 通知公告. Readers (every signed-in user):
@@ -27,7 +30,7 @@ export function noticeRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/system/notice/list',
     {
-      schema: { tags, summary: '我的通知公告（分页）', querystring: z.object({ ...pagingQuery }) },
+      schema: { tags, summary: '我的通知公告（分页）', querystring: myNoticeListQuerySchema },
       config: { allowWhilePasswordMustChange: true },
     },
     async (request) => ok(await notice.listMyNotices(ctx, requireUser(request), pageRequest(request.query))),
@@ -45,7 +48,7 @@ export function noticeRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '标记公告已读（不传 noticeIds 则全部已读）',
-        body: z.object({ noticeIds: z.array(idSchema).max(100).optional() }),
+        body: noticeReadBodySchema,
       },
     },
     async (request) => ok(await notice.markRead(ctx, requireUser(request), request.body.noticeIds)),
@@ -57,7 +60,7 @@ export function noticeRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '公告管理列表（分页）',
-        querystring: z.object({ title: z.string().trim().max(100).optional(), ...pagingQuery }),
+        querystring: noticeManageListQuerySchema,
       },
       config: { permission: 'sys:notice:notice' },
     },
@@ -76,7 +79,7 @@ export function noticeRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/system/notice/:id',
     {
-      schema: { tags, summary: '修改公告', params: idParam, body: noticeInput },
+      schema: { tags, summary: '修改公告', params: idParamSchema, body: noticeInput },
       config: { permission: 'sys:notice:edit', module, action: '修改' },
     },
     async (request) => ok(await notice.updateNotice(ctx, request.params.id, request.body), '修改成功'),
@@ -85,7 +88,7 @@ export function noticeRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/system/notice/:id',
     {
-      schema: { tags, summary: '删除公告', params: idParam },
+      schema: { tags, summary: '删除公告', params: idParamSchema },
       config: { permission: 'sys:notice:remove', module, action: '删除' },
     },
     async (request) => {
