@@ -82,10 +82,12 @@ export const printWordQuerySchema = z.object({
 
 // ---- Responses ----
 
-const crfDefinitionValueSchema = z.custom<CrfDefinition>(
+/** A CRF's definition as an answer carries it, checked only as an object (its content is crf-definition.schema.ts's). */
+export const crfDefinitionValueSchema = z.custom<CrfDefinition>(
   (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
 );
-const formValuesSchema = z.record(z.string(), z.unknown());
+/** A record's values by item name. */
+export const formValuesSchema = z.record(z.string(), z.unknown());
 
 /** A node of the CRF menu (CRF-13): stages (type 0) hold forms (type 1). */
 export const crfMenuNodeSchema = z.strictObject({

@@ -35,3 +35,5 @@ export * from './monitor-contract.js';
 export * from './api-token-contract.js';
 export * from './file-contract.js';
 export * from './shell-contract.js';
+export * from './wechat-contract.js';
+export * from './patient-portal-contract.js';

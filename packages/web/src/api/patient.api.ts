@@ -1,9 +1,21 @@
-import { MSG, type CrfDefinition } from '@ecrf/core';
+import {
+  MSG,
+  type ConsultQuestionInput,
+  type PatientBindBody,
+  type PatientBindResult,
+  type PatientConsultAsked,
+  type PatientConsult,
+  type PatientForm,
+  type PatientFormSaveBody,
+  type PatientFormSaveResult,
+  type PatientHome,
+} from '@ecrf/core';
 
 /**
  * The patient pages' own calls: a patient session token (not a staff token) in the X-Patient-Token header,
  * against the public /api/ignore/patient routes (docs/patient-portal.md). Kept apart from the staff request
- * wrapper so a staff session and a patient session in one browser never mix.
+ * wrapper so a staff session and a patient session in one browser never mix. Requests and answers are core's
+ * contract (patient-portal-contract.ts).
  */
 const TOKEN_KEY = 'edc_patient_token';
 
@@ -37,63 +49,19 @@ async function call<T>(method: 'GET' | 'POST', url: string, body?: unknown): Pro
   return envelope.data as T;
 }
 
-export interface PatientFormItem {
-  crfId: number;
-  title: string;
-  /** 0 待填写, 1 填写中, 2 已提交 */
-  state: 0 | 1 | 2;
-  updateTime: string | null;
-  /** The follow-up visit the form is due for, when one is open. */
-  visitName: string | null;
-}
-
-export interface PatientHome {
-  studyId: number;
-  studyName: string;
-  identificationCode: string;
-  subjectName: string;
-  welcome: string;
-  disease: { title: string; content: string } | null;
-  forms: PatientFormItem[];
-}
-
-export interface PatientForm {
-  crf: { id: number; title: string; definition: CrfDefinition };
-  visit: { visitName: string; plannedDate: string } | null;
-  record: { crfDataRecordId: number; version: number; values: Record<string, unknown> } | null;
-  state: 0 | 1 | 2;
-  editable: boolean;
-  initialValues: Record<string, unknown> | null;
-  formValues: Record<string, Record<string, unknown>>;
-  timeZone: string;
-}
-
-/** One of the patient's own questions (docs/content.md, Consultation): 0 待回复, 1 已回复, 2 已关闭. */
-export interface PatientConsult {
-  id: number;
-  title: string;
-  question: string;
-  state: 0 | 1 | 2;
-  answer: string | null;
-  answeredAt: string | null;
-  createdAt: string;
-}
-
 const BASE = '/api/ignore/patient';
 
 export const patientApi = {
   /** The study's name comes with the binding: no public call tells it by the study's id alone. */
   bind: (studyId: number, code: string) =>
-    call<{ token: string; expiresAt: string; studyName: string }>('POST', `${BASE}/bind`, { studyId, code }),
+    call<PatientBindResult>('POST', `${BASE}/bind`, { studyId, code } satisfies PatientBindBody),
   home: () => call<PatientHome>('GET', `${BASE}/home`),
   form: (crfId: number) => call<PatientForm>('GET', `${BASE}/forms/${crfId}`),
-  save: (
-    crfId: number,
-    body: { values: Record<string, unknown>; submit: boolean; crfDataRecordId?: number; version?: number },
-  ) => call<{ crfDataRecordId: number; version: number; state: number }>('POST', `${BASE}/forms/${crfId}`, body),
+  save: (crfId: number, body: PatientFormSaveBody) =>
+    call<PatientFormSaveResult>('POST', `${BASE}/forms/${crfId}`, body),
   logout: () => call<null>('POST', `${BASE}/logout`),
   consults: () => call<PatientConsult[]>('GET', `${BASE}/consult`),
-  ask: (body: { title: string; question: string }) => call<{ id: number }>('POST', `${BASE}/consult`, body),
+  ask: (body: ConsultQuestionInput) => call<PatientConsultAsked>('POST', `${BASE}/consult`, body),
 };
 
 /** Binds with a code and keeps the patient session; answers nothing, throws PatientApiError when refused. */

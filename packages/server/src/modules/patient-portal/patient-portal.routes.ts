@@ -1,10 +1,17 @@
-import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
+import {
+  diseaseNoteBodySchema,
+  patientBindBodySchema,
+  patientFormParamsSchema,
+  patientFormSaveBodySchema,
+  portalSettingsBodySchema,
+  wechatSubjectBodySchema,
+  wxUserQuerySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { MAX_ROW_ID, idSchema, idTextSchema } from '../../http/ids.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
@@ -18,10 +25,6 @@ const STAFF = '/api/business/wechat';
 const PATIENT = '/api/ignore/patient';
 /** The patient's session token travels in its own header: never confused with a staff bearer token. */
 export const PATIENT_TOKEN_HEADER = 'x-patient-token';
-
-const subjectBody = z.object({ studyId: idSchema, subjectId: idSchema });
-const crfParams = z.object({ crfId: idTextSchema });
-const values = z.record(z.string().max(200), z.unknown());
 
 const patientOf = (ctx: AppContext, request: FastifyRequest) => {
   const header = request.headers[PATIENT_TOKEN_HEADER];
@@ -44,6 +47,8 @@ const patientOf = (ctx: AppContext, request: FastifyRequest) => {
  * POST /api/ignore/patient/bind              {studyId, code} → {token, expiresAt, studyName}
  *      (no route tells a study's name or state by its id alone: only a live code of the study does)
  * GET  /api/ignore/patient/home, /forms, /forms/{crfId}; POST /forms/{crfId}; POST /logout
+ *
+ * Requests and answers are core's contract: wechat-contract.ts (staff), patient-portal-contract.ts (patients).
  */
 export function patientPortalRoutes(app: App, ctx: AppContext) {
   app.get(
@@ -58,18 +63,7 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '保存患者端设置',
-        body: z.object({
-          studyId: idSchema,
-          bindEnabled: z.boolean(),
-          appId: z
-            .string()
-            .trim()
-            .max(40)
-            .regex(/^(wx[0-9a-f]{16})?$/, 'AppID格式不正确')
-            .nullish(),
-          welcome: z.string().max(500).nullish(),
-          proCrfIds: z.array(idSchema).max(200),
-        }),
+        body: portalSettingsBodySchema,
       },
       config: { study: fromBody, permission: 'study:config', module, action: '患者端设置' },
     },
@@ -83,11 +77,7 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '微信用户（患者绑定）',
-        querystring: studyIdQuery.extend({
-          bound: z.enum(['true', 'false']).optional(),
-          keyword: z.string().trim().max(50).optional(),
-          ...pagingQuery,
-        }),
+        querystring: wxUserQuerySchema,
       },
       config: { study: fromQuery },
     },
@@ -107,7 +97,7 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
   app.post(
     `${STAFF}/bind-code`,
     {
-      schema: { tags, summary: '发放绑定码', body: subjectBody },
+      schema: { tags, summary: '发放绑定码', body: wechatSubjectBodySchema },
       config: { study: fromBody, studyPermission: 'btn:business.subject.edit', module, action: '发放绑定码' },
     },
     async (request) =>
@@ -117,7 +107,7 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
   app.post(
     `${STAFF}/unbind`,
     {
-      schema: { tags, summary: '解除绑定', body: subjectBody },
+      schema: { tags, summary: '解除绑定', body: wechatSubjectBodySchema },
       config: { study: fromBody, studyPermission: 'btn:business.subject.edit', module, action: '解除绑定' },
     },
     async (request) => {
@@ -138,12 +128,7 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '保存病种宣教',
-        body: z.object({
-          studyId: idSchema,
-          diseaseCode: z.string().trim().min(1).max(50),
-          title: z.string().trim().min(1, '请输入标题').max(100),
-          content: z.string().max(5000),
-        }),
+        body: diseaseNoteBodySchema,
       },
       config: { study: fromBody, permission: 'study:config', module, action: '病种宣教' },
     },
@@ -159,11 +144,7 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '患者绑定',
-        body: z.object({
-          studyId: idSchema,
-          code: z.string().trim().min(1, '请输入绑定码').max(20),
-          authCode: z.string().max(200).nullish(),
-        }),
+        body: patientBindBodySchema,
       },
       config: { module, action: '患者绑定' },
     },
@@ -178,8 +159,10 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
     ok(await forms.patientForms(ctx, await patientOf(ctx, request))),
   );
 
-  app.get(`${PATIENT}/forms/:crfId`, { schema: { tags, summary: '填写表单', params: crfParams } }, async (request) =>
-    ok(await forms.patientForm(ctx, await patientOf(ctx, request), request.params.crfId)),
+  app.get(
+    `${PATIENT}/forms/:crfId`,
+    { schema: { tags, summary: '填写表单', params: patientFormParamsSchema } },
+    async (request) => ok(await forms.patientForm(ctx, await patientOf(ctx, request), request.params.crfId)),
   );
 
   app.post(
@@ -188,13 +171,8 @@ export function patientPortalRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '保存/提交表单（患者）',
-        params: crfParams,
-        body: z.object({
-          values,
-          submit: z.boolean().default(false),
-          crfDataRecordId: idSchema.nullish(),
-          version: z.number().int().min(1).max(MAX_ROW_ID).nullish(),
-        }),
+        params: patientFormParamsSchema,
+        body: patientFormSaveBodySchema,
       },
       config: { module, action: '患者填写' },
     },

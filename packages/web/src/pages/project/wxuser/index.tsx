@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Modal, Tag, Typography } from 'antd';
-import { buttonKey } from '@ecrf/core';
+import { buttonKey, type WxUserQuery } from '@ecrf/core';
 import { queryKeys } from '../../../api/query-keys';
 import { messageUrl, wechatApi, type BindCode, type WxUserRow } from '../../../api/wechat.api';
 import { actionsColumn, type PageColumn } from '../../../components/table-page';
@@ -18,10 +18,7 @@ const BOUND_OPTIONS = [
   { value: 'false', label: WECHAT_TEXT.unbound },
 ];
 
-interface Filters {
-  bound?: string;
-  keyword?: string;
-}
+type Filters = Pick<WxUserQuery, 'bound' | 'keyword'>;
 
 /**
  * 公众号用户 (/project/wxuser): the patients of a study with their binding to a messaging account. Staff with
