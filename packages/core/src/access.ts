@@ -81,10 +81,14 @@ export type SystemPermission = (typeof SYSTEM_PERMISSIONS)[number];
 /** 项目维护: its holders reach every study with every study permission, staff of it or not. */
 export const STUDY_MANAGE = 'study:manage' satisfies SystemPermission;
 
-export function hasPermission(granted: readonly string[], code: string): boolean {
+/**
+ * Does a held list (data: a user's permissions or stored buttons) grant `code`? Only the key asked about is
+ * typed, so a misspelt key fails to compile.
+ */
+export function hasPermission(granted: readonly string[], code: SystemPermission): boolean {
   return granted.includes(ALL_PERMISSIONS) || granted.includes(code);
 }
 
-export function hasAnyPermission(granted: readonly string[], codes: readonly string[]): boolean {
+export function hasAnyPermission(granted: readonly string[], codes: readonly SystemPermission[]): boolean {
   return codes.some((code) => hasPermission(granted, code));
 }

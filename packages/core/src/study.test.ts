@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { allStudyPermissionKeys, formatSerialNumber, fullRoleKeys, roleHolds, STUDY_BUTTONS } from './study.js';
+import {
+  allStudyPermissionKeys,
+  formatSerialNumber,
+  fullRoleKeys,
+  isStudyPermissionKey,
+  roleHolds,
+  STUDY_BUTTONS,
+} from './study.js';
 
 describe('study permissions and serial numbers', () => {
   it('lists every button key and six actions per CRF', () => {
@@ -18,6 +25,20 @@ describe('study permissions and serial numbers', () => {
     expect(full).not.toContain('btn:business.consult.view');
     expect(full).toContain('btn:business.consult.reply');
     expect(full).toHaveLength(allStudyPermissionKeys([4]).length - 1);
+  });
+
+  it('recognises the keys a study role can hold, and nothing else', () => {
+    expect(allStudyPermissionKeys([4]).every(isStudyPermissionKey)).toBe(true);
+    for (const other of [
+      'business.lock',
+      'btn:business.nothing',
+      'crf:4:erase',
+      'crf:x:view',
+      'crf:4:view:extra',
+      '',
+    ]) {
+      expect(isStudyPermissionKey(other)).toBe(false);
+    }
   });
 
   it('pads the counter and keeps a longer one whole', () => {

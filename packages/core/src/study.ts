@@ -70,8 +70,19 @@ export type CrfKey = `crf:${number}:${CrfAction}`;
 export type StudyPermissionKey = StudyButtonKey | CrfKey;
 
 /** The key of a button code; typed by the code, so `buttonKey('business.lock')` is `'btn:business.lock'`. */
-export const buttonKey = <Code extends string>(code: Code) => `btn:${code}` as const;
+export const buttonKey = <Code extends StudyButton>(code: Code) => `btn:${code}` as const;
 export const crfKey = (crfId: number, action: CrfAction): CrfKey => `crf:${crfId}:${action}`;
+
+const STUDY_BUTTON_KEYS: ReadonlySet<string> = new Set(STUDY_BUTTONS.map(([code]) => buttonKey(code)));
+const CRF_KEY_PATTERN = new RegExp(`^crf:\\d+:(?:${CRF_ACTIONS.map(([action]) => action).join('|')})$`);
+
+/**
+ * Is a string a key a study role can hold (a known button's, or a CRF action's)? Narrows data (a stored or
+ * submitted key) to StudyPermissionKey where it enters, and tells a full key from a bare button code.
+ */
+export function isStudyPermissionKey(value: string): value is StudyPermissionKey {
+  return STUDY_BUTTON_KEYS.has(value) || CRF_KEY_PATTERN.test(value);
+}
 
 /** Every key a study role can hold for the given CRFs: the study's administrator role holds them all. */
 export function allStudyPermissionKeys(crfIds: readonly number[]): string[] {
@@ -86,12 +97,12 @@ export function allStudyPermissionKeys(crfIds: readonly number[]): string[] {
  * the whole question), so 回复咨询 includes 查看咨询; and roles saved before 查看咨询 existed (every 项目管理员
  * holds 回复咨询 since migration 0024) keep reading questions without their stored keys being rewritten.
  */
-export const STUDY_KEYS_IMPLIED: Readonly<Record<string, string>> = {
+export const STUDY_KEYS_IMPLIED: Readonly<Partial<Record<StudyPermissionKey, StudyPermissionKey>>> = {
   [buttonKey('business.consult.view')]: buttonKey('business.consult.reply'),
 };
 
 /** Does a study role with these stored keys hold `key`, itself or through the key that includes it? */
-export function roleHolds(keys: readonly string[], key: string): boolean {
+export function roleHolds(keys: readonly string[], key: StudyPermissionKey): boolean {
   if (keys.includes(key)) return true;
   return Object.hasOwn(STUDY_KEYS_IMPLIED, key) && keys.includes(STUDY_KEYS_IMPLIED[key]!);
 }

@@ -35,9 +35,11 @@ async function member() {
   // The clock moves by lock periods between tests: a fresh administrator token each time.
   const admin = (await t.login()).token;
   await addStudyMember(t, admin, studyId, userName, {
-    permissions: ['crf.sign', 'randomization.emergency', 'randomization.unblindAll'].map((k) =>
-      buttonKey(`business.${k}`),
-    ),
+    permissions: [
+      buttonKey('business.crf.sign'),
+      buttonKey('business.randomization.emergency'),
+      buttonKey('business.randomization.unblindAll'),
+    ],
   });
   const [user] = await t.db.select({ userId: users.userId }).from(users).where(eq(users.userName, userName));
   return { userName, userId: user!.userId };

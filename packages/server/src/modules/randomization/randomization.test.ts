@@ -24,7 +24,8 @@ import { createTestApp, type TestApp } from '../../test/test-app.js';
 import { simulate } from './randomization-config.service.js';
 
 const BASE = '/api/business/randomization';
-const key = (k: string) => buttonKey(`business.randomization.${k}`);
+const key = (action: 'config' | 'subject' | 'unblinded' | 'emergency' | 'unblindAll') =>
+  buttonKey(`business.randomization.${action}`);
 
 /** Stratified permuted blocks of 4 and 6, 1:1, blinded, by site: site 1 (the administrator's) and another. */
 const stratified = (extra: Partial<RandomizationConfig> = {}) => ({

@@ -1,6 +1,7 @@
 import {
   buttonKey,
   hasPermission,
+  isStudyPermissionKey,
   roleHolds,
   STUDY_MANAGE,
   type StudyButton,
@@ -35,6 +36,6 @@ export interface StudyAccessSource {
  */
 export function canInStudy(source: StudyAccessSource, code: StudyButton | StudyPermissionKey): boolean {
   if (hasPermission(source.permissions, STUDY_MANAGE)) return true;
-  const key = code.startsWith('btn:') || code.startsWith('crf:') ? code : buttonKey(code);
+  const key = isStudyPermissionKey(code) ? code : buttonKey(code);
   return roleHolds(source.myRole?.permissions ?? [], key);
 }
