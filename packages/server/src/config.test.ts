@@ -62,6 +62,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_POOL_SIZE: 'many' })).toThrow(/DATABASE_POOL_SIZE/);
   });
 
+  it('limits REDCap API calls per address by REDCAP_API_RATE_LIMIT_PER_MINUTE (default 120)', () => {
+    expect(loadConfig({}).redcapApiRateLimitPerMinute).toBe(120);
+    expect(loadConfig({ REDCAP_API_RATE_LIMIT_PER_MINUTE: '600' }).redcapApiRateLimitPerMinute).toBe(600);
+    expect(() => loadConfig({ REDCAP_API_RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/REDCAP_API_RATE_LIMIT_PER_MINUTE/);
+  });
+
   it('stops with a message naming every bad variable', () => {
     const bad = () =>
       loadConfig({ PORT: 'eighty', EDC_CAPTCHA: 'maybe', DATABASE_URL: 'mysql://x', EDC_ADMIN_PASSWORD: '123' });

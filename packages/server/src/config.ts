@@ -89,6 +89,13 @@ const envSchema = z.object({
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   S3_REGION: z.string().min(1).default('us-east-1'),
+  /** Calls of the REDCap-compatible API one address may make per minute (docs/redcap-api.md). */
+  REDCAP_API_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int('must be 1 to 100000')
+    .min(1, 'must be 1 to 100000')
+    .max(100_000, 'must be 1 to 100000')
+    .default(120),
 });
 
 export interface Config {
@@ -142,6 +149,11 @@ export interface Config {
   readonly loginRateLimitPerMinute: number;
   /** Captcha images one address may fetch per minute. */
   readonly captchaRateLimitPerMinute: number;
+  /**
+   * REDCap API calls one address may make per minute (REDCAP_API_RATE_LIMIT_PER_MINUTE, default 120): a
+   * script's export loop or a PyCap session makes dozens of calls in seconds.
+   */
+  readonly redcapApiRateLimitPerMinute: number;
 }
 
 export interface S3Config {
@@ -239,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginRateLimitPerMinute: 30,
     // A ward behind one NAT address signs in together at a shift change.
     captchaRateLimitPerMinute: 60,
+    redcapApiRateLimitPerMinute: e.REDCAP_API_RATE_LIMIT_PER_MINUTE,
   });
 }
 

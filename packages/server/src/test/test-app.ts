@@ -52,6 +52,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     ...loadConfig({ DATA_DIR: '/tmp/edc-test-unused', EDC_CAPTCHA: options.captcha ? 'on' : 'off' }),
     // Tests sign in far more often than a person; the limit itself has its own test.
     loginRateLimitPerMinute: 10_000,
+    redcapApiRateLimitPerMinute: 10_000,
     ...options.config,
   };
   const files = config.s3 ? await s3FileStorage(config.s3) : localFileStorage(config.dataDir);
