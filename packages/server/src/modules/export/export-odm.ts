@@ -1,13 +1,13 @@
 import path from 'node:path';
-import { isEmptyValue, nodesByName, readChoiceList, readRows, shiftDate, type CrfNode } from '@ecrf/core';
+import { nodesByName } from '@ecrf/core';
 import {
   odmClinicalDataOpen,
   odmMetadata,
+  odmRecordGroups,
   odmSubjectData,
   ODM_CLINICAL_DATA_CLOSE,
   type OdmEventData,
   type OdmFormData,
-  type OdmItemGroupData,
 } from '@ecrf/core/interop';
 import type { PlanForm } from './export-source.js';
 import {
@@ -19,21 +19,10 @@ import {
 } from './export-writer-common.js';
 
 // CDISC ODM 1.3.2: the forms' metadata (core's exporter, with the stages as study events), then ClinicalData one
-// SubjectData per patient. Values as stored: codes, ISO dates (shifted when asked), a multiple choice as codes
-// joined by commas.
+// SubjectData per patient, each record's values as core writes them (odmRecordGroups: codes, ISO 8601 dates
+// shifted when asked, a multiple choice one 1/0 per option, the addition text its own item, uploads by name).
 
 const UNSCHEDULED_EVENT = 'SE.UNSCHEDULED';
-
-function odmValue(node: CrfNode | undefined, value: unknown, shift: number | null): string | null {
-  if (isEmptyValue(value)) return null;
-  if (node && (node.type === 'date' || node.type === 'datetime' || node.type === 'partialDate') && shift !== null) {
-    return shiftDate(String(value), shift);
-  }
-  if (node && (node.type === 'checkbox' || node.type === 'multiSelect')) return readChoiceList(value).join(',');
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
 
 export async function writeOdm(ctx: WriteContext): Promise<WrittenFile> {
   const { plan } = ctx;
@@ -69,36 +58,15 @@ export async function writeOdm(ctx: WriteContext): Promise<WrittenFile> {
       for (const record of records) {
         const i = formIndex.get(record.crfId)!;
         const form = plan.forms[i]!;
-        const layout = meta.layouts[i]!;
-        const formNodes = nodes.get(form.crfId)!;
-        const groups = new Map<string, OdmItemGroupData & { items: Array<{ itemOid: string; value: string }> }>();
-        for (const [name, place] of layout.items) {
-          const value = odmValue(formNodes.get(name), record.values[name], patient.shiftDays);
-          if (value === null) continue;
-          let group = groups.get(place.groupOid);
-          if (!group) groups.set(place.groupOid, (group = { groupOid: place.groupOid, items: [] }));
-          group.items.push({ itemOid: place.itemOid, value });
-          rows += 1;
-        }
-        const rowGroups: OdmItemGroupData[] = [];
-        for (const [name, rowGroup] of layout.rowGroups) {
-          const rowNode = formNodes.get(name);
-          readRows(record.values[name]).forEach((row, r) => {
-            const items: Array<{ itemOid: string; value: string }> = [];
-            for (const [child, itemOid] of rowGroup.items) {
-              const node = rowNode?.children.find((c) => c.name === child);
-              const value = odmValue(node, row[child], patient.shiftDays);
-              if (value === null) continue;
-              items.push({ itemOid, value });
-              rows += 1;
-            }
-            if (items.length > 0) rowGroups.push({ groupOid: rowGroup.groupOid, repeatKey: r + 1, items });
-          });
-        }
+        const groups = odmRecordGroups(meta.layouts[i]!, nodes.get(form.crfId)!, record.values, {
+          shiftDays: patient.shiftDays,
+          fileNames: record.fileNames,
+        });
+        rows += groups.reduce((n, g) => n + g.items.length, 0);
         const formData: OdmFormData = {
-          formOid: layout.formOid,
+          formOid: meta.layouts[i]!.formOid,
           repeatKey: form.repeating ? record.instance : undefined,
-          groups: [...groups.values(), ...rowGroups],
+          groups,
         };
         const key = eventOid(form);
         const list = byEvent.get(key) ?? [];

@@ -4,9 +4,12 @@ import {
   exportVariables,
   identifierItemsOf,
   isIdentifierKey,
+  isRowType,
+  isUploadItem,
   shiftDate,
   uniqueNames,
   type CrfDefinition,
+  type CrfNode,
   type ExportOptions,
   type ExportState,
   type ExportVariable,
@@ -15,6 +18,7 @@ import {
   withoutIdentifierItems,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
+import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { crfDataRecords, doubts, signatures, studyDiseases, subjectRecords, subjects } from '../../db/schema/index.js';
 import { inCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
@@ -27,6 +31,8 @@ export const PATIENT_BATCH = 500;
 const FORM_SDV_KEY = '__form__';
 /** Queries: 1 is closed (doubt.service.ts). */
 const DOUBT_CLOSED = 1;
+/** An upload whose stored file is not found: a file is never written as its storage key. */
+export const UNKNOWN_FILE_NAME = '（未知文件）';
 
 export interface PlanStage {
   stageId: number;
@@ -166,6 +172,8 @@ export interface ExportRecord {
   instance: number;
   state: number;
   values: Record<string, unknown>;
+  /** The original names of the files its uploads refer to, by key (valueText's fileNames; shared by the batch). */
+  fileNames: ReadonlyMap<string, string>;
 }
 
 export interface PatientBatch {
@@ -316,6 +324,7 @@ export async function* patientBatches(
         .orderBy(asc(crfDataRecords.subjectRecordId), asc(crfDataRecords.crfId), asc(crfDataRecords.id));
       const signed = states.has('signed') ? await signedPatients(ctx, plan.studyId, patientIds) : new Set<number>();
       const doubted = states.has('doubt') ? await doubtedRecords(ctx, plan.studyId, patientIds) : new Set<number>();
+      const fileNames = new Map<string, string>();
       let key = '';
       let instance = 0;
       for (const r of found) {
@@ -336,8 +345,10 @@ export async function* patientBatches(
           instance,
           state: r.state,
           values: plan.options.identifiers ? r.values : withoutIdentifierItems(await identifiersOf(r), r.values),
+          fileNames,
         });
       }
+      await nameFiles(ctx, plan, records, fileNames);
     }
     return { batch: { patients, records }, next };
   };
@@ -351,6 +362,35 @@ export async function* patientBatches(
     pending?.catch(() => undefined);
     yield got.batch;
   }
+}
+
+/** The forms' items that hold uploads: upload items, and list groups and tables with an upload column. */
+function uploadHolders(definition: CrfDefinition): CrfNode[] {
+  const out: CrfNode[] = [];
+  const walk = (nodes: readonly CrfNode[]) => {
+    for (const node of nodes) {
+      if (isUploadItem(node) || (isRowType(node.type) && node.children.some(isUploadItem))) out.push(node);
+      else walk(node.children);
+    }
+  };
+  walk(definition.children);
+  return out;
+}
+
+/** Fills `into` with the names of the records' uploaded files (one statement a batch); a file not found is named as such. */
+async function nameFiles(
+  ctx: AppContext,
+  plan: ExportPlan,
+  records: readonly ExportRecord[],
+  into: Map<string, string>,
+) {
+  const holders = new Map(plan.forms.map((f) => [f.crfId, uploadHolders(f.definition)]));
+  const keys = records.flatMap((r) =>
+    (holders.get(r.crfId) ?? []).flatMap((node) => fileKeysOf(node, r.values[node.name])),
+  );
+  if (keys.length === 0) return;
+  const found = await fileNamesOf(ctx.db, plan.studyId, keys);
+  for (const key of keys) into.set(key, found.get(key) ?? UNKNOWN_FILE_NAME);
 }
 
 async function signedPatients(ctx: AppContext, studyId: number, ids: number[]) {

@@ -118,6 +118,6 @@ export const patientCells = (plan: ExportPlan, patient: ExportPatient, labels: b
   plan.patientColumns.map((c) => patientCell(plan, patient, c.name, labels));
 
 export const cellOf = (v: ExportVariable, record: ExportRecord, patient: ExportPatient, labels: boolean) =>
-  exportCell(v, record.values, { labels, shiftDays: patient.shiftDays });
+  exportCell(v, record.values, { labels, shiftDays: patient.shiftDays, fileNames: record.fileNames });
 
 export const stageName = (form: PlanForm) => form.stage?.name ?? '';

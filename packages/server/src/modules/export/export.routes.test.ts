@@ -131,11 +131,13 @@ async function workbookOf(file: Buffer) {
   return wb;
 }
 
+/** A sheet's rows by the titles of its first header row (a form's sheet has the variable names as a second). */
 function sheetRows(sheet: ExcelJS.Worksheet): Array<Record<string, unknown>> {
   const header = (sheet.getRow(1).values as unknown[]).slice(1).map(String);
+  const headerRows = sheet.name === '数据字典' ? 1 : 2;
   const out: Array<Record<string, unknown>> = [];
   sheet.eachRow((row, n) => {
-    if (n === 1) return;
+    if (n <= headerRows) return;
     const values = (row.values as unknown[]).slice(1);
     out.push(Object.fromEntries(header.map((h, i) => [h, values[i] ?? null])));
   });
@@ -266,7 +268,15 @@ describe('formats, each read back by a parser of its format', () => {
       ['1', '30'],
       ['2', '50'],
     ]);
-    expect(values.find((v) => v.subjectKey === code.A && v.itemOid.endsWith('.comorbid'))!.value).toBe('htn,dm');
+    // A multiple choice is one 1/0 item per option.
+    const comorbid = values.filter((v) => v.subjectKey === code.A && v.itemOid.includes('.comorbid___'));
+    expect(comorbid.map((v) => [v.itemOid.split('___')[1], v.value])).toEqual([
+      ['htn', '1'],
+      ['dm', '1'],
+      ['chd', '0'],
+      ['op', '0'],
+      ['other', '0'],
+    ]);
   });
 
   it('SRCH-02: the REDCap CSV is the REDCap API mapping itself: read by its CSV reader, the same columns and rows as a flat record export, and a changed row imports back through the REDCap import', async () => {
