@@ -1,8 +1,12 @@
 import path from 'node:path';
 import {
+  additionKey,
+  additionTitle,
+  hasAddition,
   isChoiceType,
   isEmptyValue,
   isRowType,
+  isUploadItem,
   nodesByName,
   readChoiceList,
   readRows,
@@ -138,8 +142,11 @@ function itemValue(
   values: Record<string, unknown>,
   labels: boolean,
   shift: number | null,
+  fileNames: ReadonlyMap<string, string>,
 ) {
   if (isEmptyValue(value)) return null;
+  // An upload by its files' names, never their storage keys.
+  if (isUploadItem(node)) return valueText(node, value, values, { fileNames }) || null;
   if (node.type === 'date' || node.type === 'datetime' || node.type === 'partialDate') {
     return shift === null ? String(value) : shiftDate(String(value), shift);
   }
@@ -149,9 +156,16 @@ function itemValue(
   if ((node.type === 'radio' || node.type === 'select') && !labels) return String(value);
   // Numbers and texts as stored (the CRF page's text adds units); uploads and the rest as the page shows them.
   if (!isChoiceType(node.type) && (typeof value === 'string' || typeof value === 'number')) return String(value);
-  const text = valueText(node, value, values);
+  const text = valueText(node, value, values, { fileNames });
   return text === '' ? null : text;
 }
+
+/** The text typed beside a choice's option (其他（请注明）): a row of its own, item `<item>_addition`. */
+const additionText = (node: CrfNode, values: Record<string, unknown>) => {
+  if (!hasAddition(node)) return null;
+  const text = values[additionKey(node.name)];
+  return typeof text === 'string' && text !== '' ? text : null;
+};
 
 export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
   const { plan } = ctx;
@@ -175,9 +189,12 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
             node,
             // The item's columns, quoted once; null where a number is not written as stored (a choice, a date).
             named:
-              isChoiceType(node.type) || isRowType(node.type) || DATE_TYPES.has(node.type)
+              isChoiceType(node.type) || isRowType(node.type) || DATE_TYPES.has(node.type) || isUploadItem(node)
                 ? null
                 : `,${csvField(node.name)},${csvField(node.title || node.name)},,`,
+            addition: hasAddition(node)
+              ? `,${csvField(additionKey(node.name))},${csvField(additionTitle(node))},,`
+              : null,
           })),
       ];
     }),
@@ -198,10 +215,10 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
         const state = labels ? (RECORD_STATE_LABELS[String(record.state)] ?? record.state) : record.state;
         const lead = csvLine([code, stageName(form), form.crfId, form.title, record.instance, state]).slice(0, -2);
         let chunk = '';
-        for (const { node, named } of itemsOf.get(form.crfId)!) {
+        for (const { node, named, addition } of itemsOf.get(form.crfId)!) {
           const value = record.values[node.name];
           // The common case first: a number as stored needs neither checks nor quoting.
-          if (typeof value === 'number' && named) {
+          if (typeof value === 'number' && named && addition === null) {
             chunk += `${lead}${named}${value}\r\n`;
             rows += 1;
             continue;
@@ -210,17 +227,27 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
             readRows(value).forEach((row, i) => {
               for (const child of node.children) {
                 if (!child.name) continue;
-                const v = itemValue(child, row[child.name], row, labels, patient.shiftDays);
-                if (v === null) continue;
-                chunk += `${lead},${csvField(`${node.name}.${child.name}`)},${csvField(child.title || child.name)},${i + 1},${csvField(v)}\r\n`;
+                const v = itemValue(child, row[child.name], row, labels, patient.shiftDays, record.fileNames);
+                if (v !== null) {
+                  chunk += `${lead},${csvField(`${node.name}.${child.name}`)},${csvField(child.title || child.name)},${i + 1},${csvField(v)}\r\n`;
+                  rows += 1;
+                }
+                const extra = additionText(child, row);
+                if (extra === null) continue;
+                chunk += `${lead},${csvField(`${node.name}.${additionKey(child.name)}`)},${csvField(additionTitle(child))},${i + 1},${csvField(extra)}\r\n`;
                 rows += 1;
               }
             });
             continue;
           }
-          const v = itemValue(node, value, record.values, labels, patient.shiftDays);
-          if (v === null) continue;
-          chunk += `${lead}${named ?? `,${csvField(node.name)},${csvField(node.title || node.name)},,`}${csvField(v)}\r\n`;
+          const v = itemValue(node, value, record.values, labels, patient.shiftDays, record.fileNames);
+          if (v !== null) {
+            chunk += `${lead}${named ?? `,${csvField(node.name)},${csvField(node.title || node.name)},,`}${csvField(v)}\r\n`;
+            rows += 1;
+          }
+          const extra = addition === null ? null : additionText(node, record.values);
+          if (extra === null) continue;
+          chunk += `${lead}${addition}${csvField(extra)}\r\n`;
           rows += 1;
         }
         await sink.write(chunk);
