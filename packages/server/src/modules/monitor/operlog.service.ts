@@ -80,8 +80,15 @@ function fallbackTitle(path: string): string {
   return path.split('/').filter(Boolean).slice(1, 4).join('/') || path;
 }
 
+/** The API's paths: ours under /api/, and REDCap's address of the REDCap-compatible API (docs/redcap-api.md). */
+const LOGGED_PREFIXES = ['/api/', '/redcap/api/'];
+
 function isLogged(request: FastifyRequest): boolean {
-  return WRITE_METHODS.has(request.method) && request.url.startsWith('/api/') && !request.routeOptions.config?.readOnly;
+  return (
+    WRITE_METHODS.has(request.method) &&
+    LOGGED_PREFIXES.some((prefix) => request.url.startsWith(prefix)) &&
+    !request.routeOptions.config?.readOnly
+  );
 }
 
 /** A request's row: who, what, when, where from and the outcome (`statusCode`, the envelope's code and message). */

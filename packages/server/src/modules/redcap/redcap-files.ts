@@ -129,7 +129,8 @@ export async function importFile(
     await inTransaction(ctx, async (txCtx) => {
       const slot = await locateFile(txCtx, caller, project, address, 'import');
       await recordFile(txCtx, caller.user, project.studyId, upload.stored, upload.fileName);
-      await saveThroughApi(txCtx, caller, {
+      await saveThroughApi(txCtx, caller, project, {
+        record: address.record,
         subjectRecordId: slot.subjectRecordId,
         crfId: slot.field.instrument.crfId,
         form: slot.field.instrument.form,
@@ -158,7 +159,8 @@ export async function deleteFile(
     if (!fileIn(slot) && isEmptyValue(slot.existing?.values[slot.item])) throw refuse(`${slot.where}：没有文件`);
     const values = { ...slot.existing!.values };
     delete values[slot.item];
-    await saveThroughApi(txCtx, caller, {
+    await saveThroughApi(txCtx, caller, project, {
+      record: address.record,
       subjectRecordId: slot.subjectRecordId,
       crfId: slot.field.instrument.crfId,
       form: slot.field.instrument.form,

@@ -1,5 +1,5 @@
 // content=metadata, instrument, exportFieldNames and project: the project's description, no patient data.
-import { RECORD_ID, type Project, type Selection } from './redcap-project.js';
+import { completeColumn, RECORD_ID, type Project, type Selection } from './redcap-project.js';
 
 /** The API metadata export: the dictionary rows under REDCap's API keys. */
 export function metadataOf(project: Project, wanted: Selection) {
@@ -53,16 +53,24 @@ export function instrumentsOf(project: Project) {
   return project.instruments.map((i) => ({ instrument_name: i.form, instrument_label: i.title }));
 }
 
-/** exportFieldNames: one row per export column; a checkbox one per choice. */
+/**
+ * exportFieldNames: one row per export column, a checkbox one per choice, and each form's status
+ * `<form>_complete` after its fields, as REDCap lists them; `only` one field (or one status).
+ */
 export function exportFieldNamesOf(project: Project, only: string | null) {
   const out: Array<{ original_field_name: string; choice_value: string; export_field_name: string }> = [];
-  for (const f of project.fields) {
-    if ((only && f.row.variable !== only) || f.row.type === 'descriptive') continue;
-    if (f.codes) {
-      for (const c of f.codes) {
-        out.push({ original_field_name: f.row.variable, choice_value: c.code, export_field_name: c.column });
-      }
-    } else out.push({ original_field_name: f.row.variable, choice_value: '', export_field_name: f.row.variable });
+  const add = (name: string, code: string, column: string) => {
+    if (!only || name === only) out.push({ original_field_name: name, choice_value: code, export_field_name: column });
+  };
+  const recordId = project.fields.find((f) => f.row.variable === RECORD_ID);
+  if (recordId) add(RECORD_ID, '', RECORD_ID);
+  for (const instrument of project.instruments) {
+    for (const f of project.fields) {
+      if (f.instrument !== instrument || f === recordId || f.row.type === 'descriptive') continue;
+      if (f.codes) for (const c of f.codes) add(f.row.variable, c.code, c.column);
+      else add(f.row.variable, '', f.row.variable);
+    }
+    add(completeColumn(instrument.form), '', completeColumn(instrument.form));
   }
   return out;
 }

@@ -174,9 +174,20 @@ export async function loadProject(ctx: AppContext, caller: ApiCaller): Promise<P
 
 export type Selection = Set<Field>;
 
-/** fields[] and forms[] together (either names a field in), as REDCap reads them; unknown names are refused. */
+export const completeColumn = (form: string) => `${form}_complete`;
+
+/** The instrument whose status a `<form>_complete` name is, if it is one. */
+function statusOf(project: Project, name: string) {
+  return project.instruments.find((i) => completeColumn(i.form) === name);
+}
+
+/**
+ * fields[] and forms[] together (either names a field in), as REDCap reads them; unknown names are refused. A
+ * form's status `<form>_complete` is a field to REDCap (PyCap asks for every one): accepted, and exported when
+ * asked (selectCompletes).
+ */
 export function selectFields(project: Project, fieldNames: string[], formNames: string[]): Selection {
-  const badFields = fieldNames.filter((n) => !project.byVariable.has(n));
+  const badFields = fieldNames.filter((n) => !project.byVariable.has(n) && !statusOf(project, n));
   if (badFields.length > 0) throw new ApiRefusal(400, `参数 fields 中的字段不存在或无权查看：${badFields.join(', ')}`);
   const known = new Set(project.instruments.map((i) => i.form));
   const badForms = formNames.filter((n) => !known.has(n));
@@ -189,7 +200,19 @@ export function selectFields(project: Project, fieldNames: string[], formNames: 
   );
 }
 
-export const completeColumn = (form: string) => `${form}_complete`;
+/**
+ * The forms whose status column a records export writes, as REDCap decides it: all of them without fields[] and
+ * forms[], else those of forms[] and those whose `<form>_complete` is in fields[] (a field of a form alone does
+ * not bring its status).
+ */
+export function selectCompletes(project: Project, fieldNames: string[], formNames: string[]): Set<string> {
+  if (fieldNames.length === 0 && formNames.length === 0) return new Set(project.instruments.map((i) => i.form));
+  return new Set(
+    project.instruments
+      .filter((i) => formNames.includes(i.form) || fieldNames.includes(completeColumn(i.form)))
+      .map((i) => i.form),
+  );
+}
 
 /** A record row (flat: one column per field) or an EAV item, as the API reads and writes it. */
 export type Row = Record<string, string>;

@@ -35,20 +35,28 @@ import {
   type Selection,
 } from './redcap-project.js';
 
-/** The export columns of the selected fields in dictionary order, each main form's status after its fields. */
-function columnsOf(project: Project, selected: Selection): string[] {
+/**
+ * The export columns of the selected fields in dictionary order, each form's status after its fields when the
+ * form is among `completes` (REDCap writes a status column for every instrument, list groups' included).
+ */
+function columnsOf(project: Project, selected: Selection, completes: ReadonlySet<string>): string[] {
   const columns = [RECORD_ID];
   if (project.longitudinal) columns.push(EVENT);
   if (project.repeating) columns.push(REPEAT_INSTRUMENT, REPEAT_INSTANCE);
-  const lastOfForm = new Map<string, Field>();
-  for (const f of project.fields) if (selected.has(f) && f.source.item) lastOfForm.set(f.instrument.form, f);
-  for (const f of project.fields) {
-    if (!selected.has(f) || !f.source.item) continue;
-    if (f.codes) columns.push(...f.codes.map((c) => c.column));
-    else columns.push(f.row.variable);
-    if (lastOfForm.get(f.instrument.form) === f && !f.instrument.rows) columns.push(completeColumn(f.instrument.form));
+  for (const instrument of project.instruments) {
+    for (const f of project.fields) {
+      if (f.instrument !== instrument || !selected.has(f) || !f.source.item) continue;
+      if (f.codes) columns.push(...f.codes.map((c) => c.column));
+      else columns.push(f.row.variable);
+    }
+    if (completes.has(instrument.form)) columns.push(completeColumn(instrument.form));
   }
   return columns;
+}
+
+/** Without a choice, a form's status goes with its fields: the forms of which a field is selected. */
+function formsWithFields(project: Project, selected: Selection): Set<string> {
+  return new Set(project.fields.filter((f) => selected.has(f) && f.source.item).map((f) => f.instrument.form));
 }
 
 function choiceLabel(node: CrfNode | undefined, code: string): string {
@@ -76,6 +84,8 @@ export interface RecordQuery {
    * form's instance numbers stay those among all the patient's live records, so a re-import finds the same ones.
    */
   recordIds?: ReadonlySet<number>;
+  /** The forms whose status (`<form>_complete`) is exported (selectCompletes); default: those with a selected field. */
+  completes?: ReadonlySet<string>;
 }
 
 export interface RecordFilter {
@@ -123,7 +133,8 @@ function filterValue(field: Field, value: unknown): unknown {
 
 /** Export records (flat): one row per patient and event, one per repeating form record and list-group row. */
 export async function exportRecords(ctx: AppContext, project: Project, selected: Selection, query: RecordQuery) {
-  const columns = columnsOf(project, selected);
+  const completes = query.completes ?? formsWithFields(project, selected);
+  const columns = columnsOf(project, selected, completes);
   const subjectRows = await ctx.db
     .select({ code: subjects.identificationCode, recordId: subjectRecords.id })
     .from(subjects)
@@ -170,7 +181,7 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
       } else row[f.source.variable] = valueText(f, value, query.label);
     }
   };
-  const wanted = (instrument: Instrument) => fieldsOf(instrument).length > 0;
+  const wanted = (instrument: Instrument) => fieldsOf(instrument).length > 0 || completes.has(instrument.form);
   const status = (state: number) =>
     state === FORM_STATE.submitted ? (query.label ? 'Complete' : '2') : query.label ? 'Incomplete' : '0';
   const out: Row[] = [];
@@ -217,6 +228,8 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
           row[REPEAT_INSTRUMENT] = instrument.form;
           row[REPEAT_INSTANCE] = String(i + 1);
           put(row, instrument, values ?? {});
+          // A list group's rows have no status of their own: theirs is the form's.
+          if (completes.has(instrument.form)) row[completeColumn(instrument.form)] = status(parent!.state);
           if (query.filter) scopes.set(row, scoped(instrument, values ?? {}));
           repeatRows.push(row);
         });
@@ -228,9 +241,7 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
           row[REPEAT_INSTRUMENT] = instrument.form;
           row[REPEAT_INSTANCE] = String(i + 1);
           put(row, instrument, record.values);
-          if (columns.includes(completeColumn(instrument.form))) {
-            row[completeColumn(instrument.form)] = status(record.state);
-          }
+          if (completes.has(instrument.form)) row[completeColumn(instrument.form)] = status(record.state);
           if (query.filter) scopes.set(row, scoped(instrument, record.values));
           repeatRows.push(row);
         });
@@ -242,9 +253,7 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
           eventRows.set(event, row);
         }
         put(row, instrument, records[0].values);
-        if (columns.includes(completeColumn(instrument.form))) {
-          row[completeColumn(instrument.form)] = status(records[0].state);
-        }
+        if (completes.has(instrument.form)) row[completeColumn(instrument.form)] = status(records[0].state);
       }
     }
     const ordered = project.longitudinal

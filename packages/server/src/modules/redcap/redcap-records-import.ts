@@ -21,6 +21,7 @@ import {
   type Project,
   type Row,
 } from './redcap-project.js';
+import { ValueProblems, type ValueProblem } from './redcap-errors.js';
 import { inTransaction, saveThroughApi } from './redcap-save.js';
 
 export interface ImportOptions {
@@ -102,6 +103,8 @@ export async function importRecords(
     return t;
   };
   const byForm = new Map(project.instruments.map((i) => [i.form, i]));
+  // Refused values are gathered over all rows and reported together, as REDCap lists them.
+  const problems: ValueProblem[] = [];
   input.forEach((row, index) => {
     const line = index + 1;
     const code = String(row[RECORD_ID]).trim();
@@ -124,13 +127,15 @@ export async function importRecords(
       const box = checkboxColumns.get(column);
       const field = box ? box.field : project.byVariable.get(column)!;
       const instrument = field.instrument;
+      const problem = (message: string) => problems.push({ record: code, field: column, value: text, message });
       if (repeat ? instrument !== repeat.instrument : instrument.repeating || instrument.rows) {
         if (text === '') continue;
-        throw refuse(
+        problem(
           repeat
-            ? `第${line}行：字段 ${column} 不属于重复表单 ${repeat.instrument.form}`
-            : `第${line}行：字段 ${column} 属于重复表单 ${instrument.form}，请填写 ${REPEAT_INSTRUMENT} 和 ${REPEAT_INSTANCE}`,
+            ? `第${line}行：字段不属于重复表单 ${repeat.instrument.form}`
+            : `第${line}行：字段属于重复表单 ${instrument.form}，请填写 ${REPEAT_INSTRUMENT} 和 ${REPEAT_INSTANCE}`,
         );
+        continue;
       }
       // An addition text box has no node of its own: a plain text.
       const node = field.node;
@@ -139,15 +144,18 @@ export async function importRecords(
       const item = field.source.item!;
       if (box) {
         if (text === '') continue;
-        if (text !== '0' && text !== '1') throw refuse(`第${line}行：复选框 ${column} 只能是 0 或 1`);
+        if (text !== '0' && text !== '1') {
+          problem('复选框只能是 0 或 1');
+          continue;
+        }
         const set = target.boxes.get(item) ?? new Map<string, boolean>();
         set.set(box.code, text === '1');
         target.boxes.set(item, set);
         continue;
       }
       if (node && FILE_TYPES.has(node.type)) {
-        if (text === '' || text === '[document]') continue;
-        throw refuse(`第${line}行：文件字段 ${column} 不能通过 API 导入`);
+        if (text !== '' && text !== '[document]') problem('文件字段不能作为记录数据导入（请用 content=file）');
+        continue;
       }
       if (text === '') {
         if (options.overwrite) target.set.set(item, null);
@@ -155,21 +163,32 @@ export async function importRecords(
       }
       if (node && (node.type === 'radio' || node.type === 'select')) {
         if (!choicesOf(node.option).some((c) => c.value === text)) {
-          throw refuse(`第${line}行：${text} 不是字段 ${column} 的选项代码`);
+          problem('不是该字段的选项代码');
+          continue;
         }
       }
       if (node?.type === 'slider') {
         const n = Number(text);
-        if (!Number.isFinite(n)) throw refuse(`第${line}行：字段 ${column} 应为数字`);
-        target.set.set(item, n);
+        if (Number.isFinite(n)) target.set.set(item, n);
+        else problem('应为数字');
       } else target.set.set(item, text);
     }
   });
 
+  if (problems.length > 0) throw new ValueProblems(problems);
+
   await inTransaction(ctx, async (txCtx) => {
+    // Every form is judged by the engine before the answer, so all refused values are listed at once; any
+    // refusal rolls the whole call back (a form's save is a savepoint of its own).
     for (const target of targets.values()) {
-      await applyTarget(txCtx, caller, target, recordOf.get(target.code)!, options);
+      try {
+        await applyTarget(txCtx, caller, project, target, recordOf.get(target.code)!, options);
+      } catch (err) {
+        if (!(err instanceof ValueProblems)) throw err;
+        problems.push(...err.problems);
+      }
     }
+    if (problems.length > 0) throw new ValueProblems(problems);
   });
   return codes.length;
 }
@@ -177,6 +196,7 @@ export async function importRecords(
 async function applyTarget(
   ctx: AppContext,
   caller: ApiCaller,
+  project: Project,
   target: Target,
   subjectRecordId: number,
   options: ImportOptions,
@@ -228,7 +248,8 @@ async function applyTarget(
     values[target.rows] = list;
   } else patch(values);
   if (changedItemNames(before, values).length === 0) return;
-  await saveThroughApi(ctx, caller, {
+  await saveThroughApi(ctx, caller, project, {
+    record: target.code,
     subjectRecordId,
     crfId: target.crfId,
     form: target.instrument.form,

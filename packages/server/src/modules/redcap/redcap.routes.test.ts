@@ -36,7 +36,25 @@ async function redcap(params: Record<string, string | string[]>) {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     payload: form.toString(),
   });
-  return { status: res.statusCode, type: String(res.headers['content-type']), text: res.body, json: () => res.json() };
+  return answerOf(res);
+}
+
+/** An answer, and its REDCap error in whichever of REDCap's error formats it came. */
+function answerOf(res: { statusCode: number; headers: Record<string, unknown>; body: string; json: () => any }) {
+  const type = String(res.headers['content-type']);
+  return {
+    status: res.statusCode,
+    type,
+    headers: res.headers,
+    text: res.body,
+    json: () => res.json(),
+    error: (): string => {
+      if (type.includes('json')) return res.json().error;
+      if (type.includes('xml')) return (parseXml(res.body).hash as Row).error!;
+      expect(res.body.startsWith('ERROR: '), res.body).toBe(true);
+      return res.body.slice('ERROR: '.length);
+    },
+  };
 }
 
 /** A multipart call as REDCap's clients send a file: the parameters first, then the part named `file`. */
@@ -199,7 +217,8 @@ describe('REDCap API: records', () => {
     const data = `${header.join(',')}\n${line({ ...baseline, height: '171' })}\n`;
     const imported = await redcap({ token, content: 'record', action: 'import', format: 'csv', data });
     expect(imported.status, imported.text).toBe(200);
-    expect(imported.text).toBe('count\n1\n');
+    // The count alone, as REDCap answers an import in CSV.
+    expect(imported.text).toBe('1');
     expect((await exportJson({ records: [code] })).find((r) => r.sex === '1')!.height).toBe('171');
   });
 
@@ -217,7 +236,7 @@ describe('REDCap API: records', () => {
       ]),
     });
     expect(res.status).toBe(400);
-    expect(res.json().error).toContain('odi');
+    expect(res.error()).toContain('"odi","abc"');
     expect((await exportJson({ records: [code] })).find((r) => r.sex === '1')!.weight).toBe('72');
   });
 
@@ -226,7 +245,7 @@ describe('REDCap API: records', () => {
     const data = JSON.stringify([{ ...vitals, hr: '75' }]);
     const refused = await redcap({ token, content: 'record', action: 'import', data });
     expect(refused.status).toBe(400);
-    expect(refused.json().error).toContain('reason');
+    expect(refused.error()).toContain('reason');
     const accepted = await redcap({ token, content: 'record', action: 'import', data, reason: '病历核对后更正' });
     expect(accepted.status, accepted.text).toBe(200);
     const rows = await t.db
@@ -366,6 +385,7 @@ describe('REDCap API: EAV import', () => {
       action: 'import',
       type: 'eav',
       data: JSON.stringify(changed),
+      returnFormat: 'json',
     });
     expect(imported.status, imported.text).toBe(200);
     expect(imported.json()).toEqual({ count: 1 });
@@ -413,7 +433,7 @@ describe('REDCap API: EAV import', () => {
       data: JSON.stringify([row('comorbid', 'nope')]),
     });
     expect(wrong.status).toBe(400);
-    expect(wrong.json().error).toContain('nope');
+    expect(wrong.error()).toContain('nope');
   });
 });
 
@@ -461,7 +481,7 @@ describe('REDCap API: filterLogic', () => {
     ]) {
       const res = await redcap({ token, content: 'record', filterLogic: logic });
       expect(res.status, logic).toBe(400);
-      expect(res.json().error, logic).toContain('filterLogic');
+      expect(res.error(), logic).toContain('filterLogic');
     }
   });
 });
@@ -508,13 +528,16 @@ describe('REDCap API: file fields', () => {
       .orderBy(asc(auditEvents.id));
     expect(after.length).toBe(trail.length + 1);
     expect(after.at(-1)).toMatchObject({ oldValue: stored!.fileKey, reason: 'API导入' });
+    // A failed download is an error a client does not save as the file: no attachment, REDCap's XML error.
     const gone = await redcap(fileParams('export'));
     expect(gone.status).toBe(400);
-    expect(gone.json().error).toContain('没有文件');
+    expect(gone.type).toContain('text/xml');
+    expect(gone.headers['content-disposition']).toBeUndefined();
+    expect(gone.error()).toContain('没有文件');
   });
 
   it('refuses what is not a single-file field, a file of a refused type, and a file with no parameters before it', async () => {
-    expect((await redcap(fileParams('export', { field: 'weight' }))).json().error).toContain('不是文件字段');
+    expect((await redcap(fileParams('export', { field: 'weight' }))).error()).toContain('不是文件字段');
     expect((await redcap(fileParams('export', { field: 'xray' }))).status).toBe(400);
     const before = (await t.db.select().from(storedFiles)).length;
     const exe = await redcapMultipart(fileParams('import'), {
@@ -546,7 +569,7 @@ describe('REDCap API: file fields', () => {
     const outsiderToken = (await createToken(outsider)).body.data.token as string;
     const hidden = await redcap(fileParams('export', {}, outsiderToken));
     expect(hidden.status).toBe(400);
-    expect(hidden.json().error).toContain('不存在或无权查看');
+    expect(hidden.error()).toContain('不存在或无权查看');
     // Nor its values any other way: XML, EAV, filterLogic.
     const xml = await redcap({ token: outsiderToken, content: 'record', format: 'xml' });
     expect(xml.text).not.toContain('<weight>');
@@ -559,15 +582,157 @@ describe('REDCap API: file fields', () => {
   });
 });
 
+describe('REDCap API: as REDCap clients call it', () => {
+  const formsOf = async () =>
+    ((await redcap({ token, content: 'instrument', format: 'json' })).json() as Row[]).map((i) => i.instrument_name!);
+
+  it('a call with data is an import without action=import; metadata with data is refused, never exported', async () => {
+    const baseline = (await exportJson({ records: [code] })).find((r) => r.sex === '1')!;
+    const data = JSON.stringify([{ ...baseline, weight: '68' }]);
+    const imported = await redcap({ token, content: 'record', format: 'json', data });
+    expect(imported.status, imported.text).toBe(200);
+    expect(imported.json()).toEqual({ count: 1 });
+    expect((await exportJson({ records: [code] })).find((r) => r.sex === '1')!.weight).toBe('68');
+    const contradicting = await redcap({ token, content: 'record', action: 'export', format: 'json', data });
+    expect(contradicting.status).toBe(400);
+    expect(contradicting.error()).toContain('action=export');
+    const metadata = await redcap({ token, content: 'metadata', format: 'json', data: '[]' });
+    expect(metadata.status).toBe(400);
+    expect(metadata.error()).toContain('content=metadata');
+    expect((await redcap({ token, content: 'project', format: 'json', data: '{}' })).status).toBe(400);
+  });
+
+  it('an import answers in returnFormat (else format, else XML) with the count alone, ids or nothing', async () => {
+    const baseline = (await exportJson({ records: [code] })).find((r) => r.sex === '1')!;
+    const data = JSON.stringify([baseline]);
+    const call = (extra: Record<string, string>) =>
+      redcap({ token, content: 'record', format: 'json', data, overwriteBehavior: 'normal', ...extra });
+    expect((await call({ returnFormat: 'json' })).json()).toEqual({ count: 1 });
+    expect((await call({ returnFormat: 'csv' })).text).toBe('1');
+    expect((await call({ returnFormat: 'xml' })).text).toBe('<?xml version="1.0" encoding="UTF-8" ?><count>1</count>');
+    expect((await call({ returnFormat: 'json', returnContent: 'ids' })).json()).toEqual([code]);
+    const nothing = await call({ returnFormat: 'json', returnContent: 'nothing' });
+    expect([nothing.status, nothing.text]).toEqual([200, '']);
+    // What PyCap sends with every import is accepted; what we cannot carry out is refused, not ignored.
+    expect((await call({ dateFormat: 'YMD', forceAutoNumber: 'False' })).status).toBe(200);
+    expect((await call({ dateFormat: 'DMY' })).error()).toContain('dateFormat');
+    expect((await call({ forceAutoNumber: 'True' })).error()).toContain('forceAutoNumber');
+    expect((await call({ returnContent: 'auto_ids' })).error()).toContain('returnContent');
+  });
+
+  it('refused values are listed as REDCap lists them, one "record","field","value","message" line each', async () => {
+    const rows = await exportJson({ records: [code] });
+    const baseline = rows.find((r) => r.sex === '1')!;
+    const followUp = rows.find((r) => r.odi === '30')!;
+    const data = JSON.stringify([
+      { ...baseline, sex: '9', comorbid___htn: '2' },
+      { ...followUp, odi: 'abc' },
+    ]);
+    const res = await redcap({ token, content: 'record', format: 'json', returnFormat: 'csv', data });
+    expect(res.status).toBe(400);
+    const lines = res.error().split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^"${code}","sex","9","[^"]+"$`)));
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^"${code}","comorbid___htn","2","[^"]+"$`)));
+    // The engine's verdict comes the same way, once the values themselves pass.
+    const engine = await redcap({
+      token,
+      content: 'record',
+      format: 'json',
+      data: JSON.stringify([{ ...followUp, odi: 'abc' }]),
+    });
+    expect(engine.error()).toMatch(new RegExp(`^"${code}","odi","abc","[^"]+"$`));
+    expect((await exportJson({ records: [code] })).find((r) => r.odi === '30')).toBeDefined();
+  });
+
+  it('accepts <form>_complete in fields as REDCap does and exports the status only where REDCap would', async () => {
+    const forms = await formsOf();
+    const all = await exportJson({ records: [code] });
+    const columns = Object.keys(all[0]!);
+    // Every instrument has its status column in a full export, list groups' included.
+    for (const form of forms) expect(columns, form).toContain(`${form}_complete`);
+    const names = (await redcap({ token, content: 'exportFieldNames', format: 'json' })).json() as Row[];
+    for (const form of forms) {
+      expect(names).toContainEqual({
+        original_field_name: `${form}_complete`,
+        choice_value: '',
+        export_field_name: `${form}_complete`,
+      });
+    }
+    const formOfSex = (
+      (await redcap({ token, content: 'metadata', format: 'json', fields: ['sex'] })).json() as Row[]
+    ).find((f) => f.field_name === 'sex')!.form_name!;
+    // A field alone does not bring its form's status; asking for the status does, as PyCap always does.
+    const plain = await exportJson({ records: [code], fields: ['sex'] });
+    expect(Object.keys(plain[0]!)).not.toContain(`${formOfSex}_complete`);
+    const withStatus = await exportJson({ records: [code], fields: ['sex', `${formOfSex}_complete`] });
+    expect(withStatus.find((r) => r.sex === '1')).toMatchObject({ [`${formOfSex}_complete`]: '0' });
+    const statusOnly = await exportJson({ records: [code], fields: [`${formOfSex}_complete`, 'record_id'] });
+    expect(statusOnly.find((r) => r[`${formOfSex}_complete`] === '0')).toBeDefined();
+    expect(Object.keys(statusOnly[0]!)).not.toContain('sex');
+    const byForm = await exportJson({ records: [code], forms: [formOfSex] });
+    expect(Object.keys(byForm[0]!)).toContain(`${formOfSex}_complete`);
+    expect((await redcap({ token, content: 'record', format: 'json', fields: ['nope_complete'] })).status).toBe(400);
+  });
+
+  it('content=pdf and the other methods we do not offer answer a REDCap error, never a file', async () => {
+    for (const content of ['pdf', 'user', 'arm', 'event', 'report']) {
+      const res = await redcap({ token, content, action: 'export', returnFormat: 'json' });
+      expect(res.status, content).toBe(400);
+      expect(res.type, content).toContain('application/json');
+      expect(res.headers['content-disposition'], content).toBeUndefined();
+      expect(res.error(), content).toContain(`content=${content}`);
+    }
+  });
+
+  it("answers at REDCap's address /redcap/api/ too, the same calls", async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/redcap/api/',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ token, content: 'version' }).toString(),
+    });
+    expect([res.statusCode, res.body]).toEqual([200, '14.0.0']);
+    await t.app.flushOperLogs();
+    const logged = await t.db.select().from(operLogs).where(eq(operLogs.operUrl, '/redcap/api/'));
+    expect(logged).toEqual([expect.objectContaining({ businessType: 'version.export', httpStatus: 200 })]);
+  });
+
+  it('both addresses count against one limit per address (REDCAP_API_RATE_LIMIT_PER_MINUTE), then 429 as REDCap errors', async () => {
+    const limited = await createTestApp({ config: { redcapApiRateLimitPerMinute: 3 } });
+    try {
+      const statuses: number[] = [];
+      let last = '';
+      for (const url of ['/api/redcap', '/redcap/api/', '/api/redcap', '/redcap/api/']) {
+        const res = await limited.app.inject({
+          method: 'POST',
+          url,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: 'content=version',
+        });
+        statuses.push(res.statusCode);
+        last = res.body;
+      }
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      expect(last).toContain('<error>请求过于频繁，请稍后再试</error>');
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('REDCap API: who may call, and errors', () => {
   it('refuses bad parameters with REDCap-style errors', async () => {
     const none = await redcap({ content: 'record' });
     expect(none.status).toBe(401);
-    expect(none.json()).toHaveProperty('error');
+    // Without format or returnFormat an error is XML, REDCap's default, exactly as REDCap writes it.
+    expect(none.type).toContain('text/xml');
+    expect(none.text).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8" \?>\n<hash>\n {2}<error>[^<]+<\/error>\n<\/hash>$/,
+    );
     expect((await redcap({ token: '0'.repeat(32), content: 'record' })).status).toBe(401);
     const bad = await redcap({ token, content: 'nonsense' });
     expect(bad.status).toBe(400);
-    expect(bad.json().error).toContain('content');
+    expect(bad.error()).toContain('content');
     const xmlError = await redcap({ token, content: 'nonsense', format: 'xml' });
     expect(xmlError.type).toContain('xml');
     expect(parseXml(xmlError.text)).toEqual({ hash: { error: expect.stringContaining('content') } });
@@ -577,7 +742,7 @@ describe('REDCap API: who may call, and errors', () => {
     expect((await redcap({ token, content: 'metadata', action: 'import' })).status).toBe(400);
     expect((await redcap({ token, content: 'record', fields: ['no_such_field'] })).status).toBe(400);
     const csvError = await redcap({ token, content: 'nonsense', returnFormat: 'csv' });
-    expect(csvError.text).not.toContain('{');
+    expect(csvError.text).toMatch(/^ERROR: 不支持 content=nonsense/);
     const get = await t.app.inject({ method: 'GET', url: `/api/redcap?token=${token}&content=record` });
     expect(get.statusCode).toBe(404);
   });
@@ -603,7 +768,7 @@ describe('REDCap API: who may call, and errors', () => {
     ];
     for (const res of answers) {
       expect(res.statusCode, res.body).toBe(400);
-      expect(res.json().error).toMatch(/^请求内容格式不正确/);
+      expect(answerOf(res).error()).toMatch(/^请求内容格式不正确/);
     }
     // Asked for XML before the body broke: the error is XML.
     const xml = await post(
@@ -617,20 +782,20 @@ describe('REDCap API: who may call, and errors', () => {
   it('a NUL in records[] or in any parameter is a REDCap-style 400 before any query, never 500', async () => {
     const form = await redcap({ token, content: 'record', records: [code, 'a\u0000b'] });
     expect(form.status, form.text).toBe(400);
-    expect(form.json().error).toBe('请求内容格式不正确：参数 records[1] 含有无法保存的字符');
+    expect(form.error()).toBe('请求内容格式不正确：参数 records[1] 含有无法保存的字符');
     const csv = await redcap({ token, content: 'record', records: ['a\u0000b'], returnFormat: 'csv' });
     expect(csv.status).toBe(400);
     expect(csv.text).toContain('records[0]');
     expect((await redcap({ token, content: 'record', 'fields\u0000': 'x' })).status).toBe(400);
     const multipart = await redcapMultipart({ token, content: 'record', 'records[]': 'a\u0000b' });
     expect(multipart.status, multipart.text).toBe(400);
-    expect(JSON.parse(multipart.text).error).toContain('records[]');
+    expect((parseXml(multipart.text).hash as Row).error).toContain('records[]');
     // Escaped in the imported JSON: the NUL exists only after parsing, and is refused there.
     const before = await exportJson({ records: [code] });
     const data = JSON.stringify([{ ...before[0], weight: 'a\u0000b' }]);
     const imported = await redcap({ token, content: 'record', action: 'import', data, reason: '更正' });
     expect(imported.status, imported.text).toBe(400);
-    expect(imported.json().error).toContain('参数 data');
+    expect(imported.error()).toContain('参数 data');
     expect(await exportJson({ records: [code] })).toEqual(before);
   });
 
@@ -681,7 +846,7 @@ describe('REDCap API: who may call, and errors', () => {
     const list = (await t.call(admin, 'GET', '/api/system/user/profile/apiToken')).body.data as Array<{ id: number }>;
     const revoked = await t.call(admin, 'DELETE', `/api/system/user/profile/apiToken/${list[0]!.id}`);
     expect(revoked.status).toBe(200);
-    const refused = await redcap({ token, content: 'record' });
+    const refused = await redcap({ token, content: 'record', format: 'json' });
     expect(refused.status).toBe(401);
     expect(refused.json()).toHaveProperty('error');
     expect(await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'api_token.revoke'))).toHaveLength(1);
@@ -702,5 +867,8 @@ describe('REDCap API: who may call, and errors', () => {
     const all = JSON.stringify(logs);
     expect(all).not.toContain(token);
     expect(all).not.toContain('病历核对后更正');
+    // A refused value is named by its field, never written down.
+    expect(logs.some((l) => /个值不符合要求（字段：.*odi/.test(l.errorMsg ?? ''))).toBe(true);
+    expect(all).not.toContain('"abc"');
   });
 });

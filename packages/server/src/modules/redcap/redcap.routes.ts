@@ -1,38 +1,31 @@
 import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  readRedcapXml,
-  RedcapXmlError,
-  writeRedcapXml,
-  writeRedcapXmlValue,
-  type RedcapXmlShape,
-} from '@ecrf/core/interop';
+import { writeRedcapXml, type RedcapXmlShape } from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { isMalformedMultipart, pgInputError } from '../../http/error-handler.js';
-import { MALFORMED_MSG, inputProblem, isStorableText } from '../../http/input-bounds.js';
+import { MALFORMED_MSG, isStorableText } from '../../http/input-bounds.js';
 import { studyAccessOf } from '../../shared/study-access-of.js';
 import type { App } from '../../http/types.js';
 import { MAX_UPLOAD_BYTES, receiveFile, servingHeaders, storageKeyOf } from '../files/file.service.js';
 import { ApiRefusal, resolveApiToken } from './api-token.service.js';
-import { readCsv, writeCsv } from './redcap-csv.js';
+import { writeCsv } from './redcap-csv.js';
+import { FORMATS, sendError, ValueProblems, type Format } from './redcap-errors.js';
 import { deleteFile, exportFile, importFile, locateFile, type FileAddress } from './redcap-files.js';
 import { exportFieldNamesOf, instrumentsOf, METADATA_KEYS, metadataOf, projectInfoOf } from './redcap-metadata.js';
-import { loadProject, RECORD_ID, REDCAP_VERSION, selectFields } from './redcap-project.js';
+import { choice, hasParam, list, multipartParams, paramsOf, text, type Params } from './redcap-params.js';
+import { loadProject, REDCAP_VERSION, selectCompletes, selectFields } from './redcap-project.js';
 import { compileFilter, exportRecords, toEav } from './redcap-records-export.js';
-import { fromEav, importRecords } from './redcap-records-import.js';
-
-type Params = Record<string, unknown>;
-type Format = 'json' | 'csv' | 'xml';
+import { importCall } from './redcap-import.routes.js';
 
 const CONTENTS = ['record', 'metadata', 'instrument', 'project', 'exportFieldNames', 'version', 'file'] as const;
-const FORMATS = ['json', 'csv', 'xml'] as const;
-/** A multipart call's parameters, read part by part (the file is streamed, never held in memory). */
-const multipartParams = new WeakMap<FastifyRequest, Params>();
-const paramsOf = (request: FastifyRequest): Params =>
-  multipartParams.get(request) ?? ((request.body && typeof request.body === 'object' ? request.body : {}) as Params);
 /** An API call's body: REDCap clients send imports of thousands of rows. */
 const BODY_LIMIT = 20 * 1024 * 1024;
+/**
+ * Where the API answers: our own address, and REDCap's (`…/redcap/api/`), which PyCap insists on (its URL must
+ * end in `/api/`) and which REDCap's documentation teaches every script.
+ */
+const REDCAP_API_URLS = ['/api/redcap', '/redcap/api/'] as const;
 
 /** application/x-www-form-urlencoded into REDCap's parameters: a repeated name (`fields[]`) becomes a list. */
 function parseForm(text: string): Params {
@@ -53,38 +46,34 @@ function addParam(out: Record<string, string | string[]>, key: string, value: st
   else out[key] = Array.isArray(known) ? [...known, value] : [known, value];
 }
 
-const text = (params: Params, name: string): string => {
-  const v = params[name];
-  const first = Array.isArray(v) ? v[0] : v;
-  return typeof first === 'string' ? first.trim() : '';
-};
-
-/** REDCap's list parameters, however a client spells them: `fields[0]=a`, `fields[]=a`, `fields=a,b`. */
-function list(params: Params, name: string): string[] {
-  const out: string[] = [];
-  for (const [key, value] of Object.entries(params)) {
-    if (key !== name && !new RegExp(`^${name}\\[\\d*\\]$`).test(key)) continue;
-    for (const v of Array.isArray(value) ? value : [value]) {
-      if (typeof v === 'string') {
-        out.push(
-          ...v
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean),
-        );
-      }
-    }
+/** Every failure of a call, answered as REDCap's error (the platform's envelope means nothing to its clients). */
+function redcapErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ValueProblems) return sendError(request, reply, 400, error.message, error.logged);
+  if (error instanceof ApiRefusal) return sendError(request, reply, error.status, error.message);
+  if (error instanceof AppError && error.status < 500) {
+    return sendError(request, reply, error.status, error.message);
   }
-  return out;
-}
-
-function choice<T extends string>(params: Params, name: string, allowed: readonly T[], fallback: T): T {
-  const v = text(params, name);
-  if (v === '') return fallback;
-  if (!(allowed as readonly string[]).includes(v)) {
-    throw new ApiRefusal(400, `参数 ${name} 的值 ${v} 无效，可用：${allowed.join('、')}`);
+  // A body busboy cannot read (a bad boundary, a body cut short) is the caller's mistake, as on every other route.
+  if (isMalformedMultipart(error, request)) {
+    return sendError(request, reply, 400, `${MALFORMED_MSG}：multipart 内容不完整或 boundary 无效`);
   }
-  return v as T;
+  const pg = pgInputError(error);
+  if (pg) {
+    request.log.warn({ err: error }, 'database refused input the REDCap API let through');
+    return sendError(request, reply, pg.status, pg.msg);
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 429) return sendError(request, reply, 429, '请求过于频繁，请稍后再试');
+  if (status < 500) {
+    return sendError(
+      request,
+      reply,
+      status,
+      '请求格式不正确：请用表单编码（application/x-www-form-urlencoded）或 multipart 提交参数',
+    );
+  }
+  request.log.error({ err: error }, 'REDCap API call failed');
+  return sendError(request, reply, 500, '服务器内部错误');
 }
 
 function send(
@@ -110,42 +99,9 @@ function send(
 }
 
 /**
- * How errors are written: `returnFormat`, else as REDCap picks it, the `format` of the call (json when
- * neither names one we write).
- */
-function errorFormat(params: Params): Format {
-  for (const name of ['returnFormat', 'format']) {
-    const v = text(params, name);
-    if ((FORMATS as readonly string[]).includes(v)) return v as Format;
-  }
-  return 'json';
-}
-
-/**
- * Errors as REDCap answers them with their status: `{"error": "…"}`, the text alone for csv,
- * `<hash><error>…</error></hash>` for xml.
- */
-function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
-  const format = errorFormat(paramsOf(request));
-  request.operDetail = { ...request.operDetail, error: message };
-  if (format === 'csv') {
-    return reply.status(status).type('text/plain; charset=utf-8').send(message);
-  }
-  if (format === 'xml') {
-    return reply
-      .status(status)
-      .type('text/xml; charset=utf-8')
-      .send(writeRedcapXml('error', { error: message }));
-  }
-  return reply
-    .status(status)
-    .type('application/json; charset=utf-8')
-    .send(JSON.stringify({ error: message }));
-}
-
-/**
- * `POST /api/redcap`: REDCap's API for the parts that map (docs/redcap-api.md). The token in the body is
- * the only credential; the same permissions as on the web apply, and every call is in the operation log.
+ * `POST /api/redcap` (and `POST /redcap/api/`): REDCap's API for the parts that map (docs/redcap-api.md). The
+ * token in the body is the only credential; the same permissions as on the web apply, and every call is in the
+ * operation log.
  */
 export function redcapRoutes(app: App, ctx: AppContext) {
   void app.register(async (scope) => {
@@ -163,81 +119,58 @@ export function redcapRoutes(app: App, ctx: AppContext) {
     await scope.register(multipart, {
       limits: { fieldSize: BODY_LIMIT, fields: 10_000, files: 1, fileSize: MAX_UPLOAD_BYTES },
     });
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error instanceof ApiRefusal) return sendError(request, reply, error.status, error.message);
-      if (error instanceof AppError && error.status < 500) {
-        return sendError(request, reply, error.status, error.message);
-      }
-      // A body busboy cannot read (a bad boundary, a body cut short) is the caller's mistake, as on every other route.
-      if (isMalformedMultipart(error, request)) {
-        return sendError(request, reply, 400, `${MALFORMED_MSG}：multipart 内容不完整或 boundary 无效`);
-      }
-      const pg = pgInputError(error);
-      if (pg) {
-        request.log.warn({ err: error }, 'database refused input the REDCap API let through');
-        return sendError(request, reply, pg.status, pg.msg);
-      }
-      const status = error.statusCode ?? 500;
-      if (status === 429) return sendError(request, reply, 429, '请求过于频繁，请稍后再试');
-      if (status < 500) {
-        return sendError(
-          request,
-          reply,
-          status,
-          '请求格式不正确：请用表单编码（application/x-www-form-urlencoded）或 multipart 提交参数',
-        );
-      }
-      request.log.error({ err: error }, 'REDCap API call failed');
-      return sendError(request, reply, 500, '服务器内部错误');
-    });
+    scope.setErrorHandler(redcapErrorHandler);
+    // One count per address for both addresses: a client alternating them gets no more calls.
+    const rateLimit = scope.rateLimit({ max: ctx.config.redcapApiRateLimitPerMinute, timeWindow: 60_000 });
 
-    scope.post(
-      '/api/redcap',
-      {
-        bodyLimit: BODY_LIMIT,
-        schema: {
-          tags: ['REDCap API'],
-          summary: 'REDCap 兼容 API（表单编码，参数 token、content、format…）',
-          consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
-          security: [],
+    for (const url of REDCAP_API_URLS) {
+      scope.post(
+        url,
+        {
+          bodyLimit: BODY_LIMIT,
+          onRequest: rateLimit,
+          schema: {
+            tags: ['REDCap API'],
+            summary: 'REDCap 兼容 API（表单编码，参数 token、content、format…；也在 /redcap/api/）',
+            consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
+            security: [],
+            // REDCap's address is the same route under a second name: documented once.
+            hide: url !== REDCAP_API_URLS[0],
+          },
+          config: { module: 'REDCap API', action: '调用' },
         },
-        config: {
-          module: 'REDCap API',
-          action: '调用',
-          rateLimit: { max: ctx.config.loginRateLimitPerMinute * 4, timeWindow: 60_000 },
-        },
-      },
-      async (request, reply) => {
-        let upload: Upload | null = null;
-        try {
-          let params: Params;
-          if (request.isMultipart()) {
-            const fields: Record<string, string | string[]> = {};
-            multipartParams.set(request, fields);
-            for await (const part of request.parts()) {
-              if (part.type === 'file') {
-                if (part.fieldname !== 'file' || upload) {
-                  part.file.resume();
-                  throw new ApiRefusal(400, '只能上传一个文件，参数名为 file');
+        async (request, reply) => {
+          let upload: Upload | null = null;
+          try {
+            let params: Params;
+            if (request.isMultipart()) {
+              const fields: Record<string, string | string[]> = {};
+              multipartParams.set(request, fields);
+              for await (const part of request.parts()) {
+                if (part.type === 'file') {
+                  if (part.fieldname !== 'file' || upload) {
+                    part.file.resume();
+                    throw new ApiRefusal(400, '只能上传一个文件，参数名为 file');
+                  }
+                  upload = await receiveUpload(ctx, fields, part);
+                } else {
+                  // A part without a name (busboy leaves it undefined) is no parameter.
+                  if (typeof part.fieldname !== 'string') throw new ApiRefusal(400, MALFORMED_MSG);
+                  addParam(fields, part.fieldname, typeof part.value === 'string' ? part.value : '');
                 }
-                upload = await receiveUpload(ctx, fields, part);
-              } else {
-                // A part without a name (busboy leaves it undefined) is no parameter.
-                if (typeof part.fieldname !== 'string') throw new ApiRefusal(400, MALFORMED_MSG);
-                addParam(fields, part.fieldname, typeof part.value === 'string' ? part.value : '');
               }
-            }
-            params = fields;
-          } else params = paramsOf(request);
-          const answer = await handle(ctx, request, reply, params, upload);
-          upload = null;
-          return answer;
-        } finally {
-          // An upload the call did not take (it failed before the file's save) leaves nothing behind.
-          if (upload) await ctx.files.delete(storageKeyOf(upload.stored.fileKey));
-        }
-      },
-    );
+              params = fields;
+            } else params = paramsOf(request);
+            const answer = await handle(ctx, request, reply, params, upload);
+            upload = null;
+            return answer;
+          } finally {
+            // An upload the call did not take (it failed before the file's save) leaves nothing behind.
+            if (upload) await ctx.files.delete(storageKeyOf(upload.stored.fileKey));
+          }
+        },
+      );
+    }
   });
 }
 
@@ -282,6 +215,30 @@ async function receiveUpload(ctx: AppContext, params: Params, part: MultipartFil
   return { stored: await receiveFile(ctx, part.file, part.filename), fileName: part.filename };
 }
 
+/**
+ * What the call asks: REDCap reads a call that carries `data` as an import whatever its `action` (no client
+ * sends `action=import`), so `data` alone makes one; of the contents we answer only records are imported here.
+ */
+function actionOf(params: Params, content: string): 'export' | 'import' | 'delete' {
+  const action = choice(params, 'action', ['export', 'import', 'delete'] as const, 'export');
+  if (!hasParam(params, 'data')) {
+    if (action === 'import' && content !== 'record' && content !== 'file') {
+      throw new ApiRefusal(400, `content=${content} 不支持导入，只有 record 和 file 可以导入`);
+    }
+    return action;
+  }
+  if (content === 'metadata') {
+    throw new ApiRefusal(400, '不支持导入数据字典（content=metadata 带参数 data）：表单只能在平台上设计和修改');
+  }
+  if (content !== 'record') {
+    throw new ApiRefusal(400, `content=${content} 不支持导入（参数 data），只有 record 可以导入`);
+  }
+  if (text(params, 'action') !== '' && action !== 'import') {
+    throw new ApiRefusal(400, `参数 data 表示导入，不能与 action=${action} 同用`);
+  }
+  return 'import';
+}
+
 async function handle(
   ctx: AppContext,
   request: FastifyRequest,
@@ -290,10 +247,11 @@ async function handle(
   upload: Upload | null,
 ) {
   const content = text(params, 'content');
-  const action = text(params, 'action') || 'export';
+  const importing = hasParam(params, 'data');
+  const named = text(params, 'action') || (importing ? 'import' : 'export');
   request.operDetail = {
-    action: `${content || '?'}.${action}`.slice(0, 20),
-    target: `content=${content} action=${action}`,
+    action: `${content || '?'}.${named}`.slice(0, 20),
+    target: `content=${content} action=${named}`,
   };
   const caller = await resolveApiToken(
     ctx,
@@ -304,20 +262,19 @@ async function handle(
   request.currentUser = caller.user;
   request.studyAccess = caller.access;
   if (!(CONTENTS as readonly string[]).includes(content)) {
-    throw new ApiRefusal(400, `参数 content 的值${content ? ` ${content} ` : ''}无效，支持：${CONTENTS.join('、')}`);
+    throw new ApiRefusal(
+      400,
+      `${content ? `不支持 content=${content}` : '缺少参数 content'}，支持：${CONTENTS.join('、')}`,
+    );
   }
   const format = choice(params, 'format', FORMATS, 'json');
   choice(params, 'returnFormat', FORMATS, 'json');
-  choice(params, 'action', ['export', 'import', 'delete'] as const, 'export');
-  if (action === 'import' && content !== 'record' && content !== 'file') {
-    throw new ApiRefusal(400, `content=${content} 不支持导入，只有 record 和 file 可以导入`);
-  }
+  const action = actionOf(params, content);
   if (action === 'delete' && content !== 'file') {
     throw new ApiRefusal(400, `content=${content} 不支持删除，只有 file 可以删除`);
   }
   const type = choice(params, 'type', ['flat', 'eav'] as const, 'flat');
   const rawOrLabel = choice(params, 'rawOrLabel', ['raw', 'label'] as const, 'raw');
-  const overwrite = choice(params, 'overwriteBehavior', ['normal', 'overwrite'] as const, 'normal');
   const done = (target: string) => {
     request.operDetail = { ...request.operDetail, target: `content=${content} action=${action} ${target}` };
   };
@@ -359,8 +316,8 @@ async function handle(
     }
     case 'exportFieldNames': {
       const only = text(params, 'field') || null;
-      if (only && !project.byVariable.has(only)) throw new ApiRefusal(400, `字段 ${only} 不存在或无权查看`);
       const names = exportFieldNamesOf(project, only);
+      if (only && names.length === 0) throw new ApiRefusal(400, `字段 ${only} 不存在或无权查看`);
       done(`count=${names.length}`);
       return send(reply, format, names, ['original_field_name', 'choice_value', 'export_field_name'], 'fieldNames');
     }
@@ -374,56 +331,18 @@ async function handle(
       break;
   }
   if (action === 'import') {
-    const data = text(params, 'data');
-    let rows: Array<Record<string, string>>;
-    if (format === 'csv') rows = readCsv(data);
-    else if (format === 'xml') {
-      try {
-        rows = readRedcapXml(data);
-      } catch (err) {
-        if (err instanceof RedcapXmlError) throw new ApiRefusal(400, `参数 data：${err.message}`);
-        throw err;
-      }
-    } else {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        throw new ApiRefusal(400, '参数 data 不是有效的 JSON');
-      }
-      if (!Array.isArray(parsed) || parsed.some((r) => !r || typeof r !== 'object' || Array.isArray(r))) {
-        throw new ApiRefusal(400, '参数 data 应为记录对象的 JSON 数组');
-      }
-      rows = parsed as Array<Record<string, string>>;
-    }
-    if (inputProblem(rows)) throw new ApiRefusal(400, `${MALFORMED_MSG}：参数 data 含有无法保存的字符或嵌套过深`);
-    if (type === 'eav') rows = fromEav(project, rows);
-    const count = await importRecords(ctx, caller, project, rows, {
-      overwrite: overwrite === 'overwrite',
-      reason: text(params, 'reason') || null,
-    });
-    done(`records=${count} rows=${rows.length}`);
-    const returnContent = text(params, 'returnContent');
-    if (returnContent === 'ids') {
-      const ids = [...new Set(rows.map((r) => String(r[RECORD_ID]).trim()))];
-      if (format === 'json') return send(reply, format, ids);
-      return send(
-        reply,
-        format,
-        ids.map((id) => ({ id })),
-        ['id'],
-        'ids',
-      );
-    }
-    if (format === 'xml') return reply.type('text/xml; charset=utf-8').send(writeRedcapXmlValue('count', count));
-    return send(reply, format, { count }, ['count']);
+    const answer = await importCall(ctx, caller, project, params);
+    done(`records=${answer.records} rows=${answer.rows}`);
+    return reply.type(answer.contentType).send(answer.body);
   }
-  const selected = selectFields(project, list(params, 'fields'), list(params, 'forms'));
+  const fields = list(params, 'fields');
+  const forms = list(params, 'forms');
   const logic = text(params, 'filterLogic');
-  const exported = await exportRecords(ctx, project, selected, {
+  const exported = await exportRecords(ctx, project, selectFields(project, fields, forms), {
     records: list(params, 'records'),
     label: rawOrLabel === 'label',
     filter: logic ? compileFilter(project, logic, ctx.clock(), caller.access.timeZone) : null,
+    completes: selectCompletes(project, fields, forms),
   });
   done(`records=${exported.records} rows=${exported.rows.length}`);
   if (type === 'eav') {
