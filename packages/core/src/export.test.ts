@@ -47,7 +47,9 @@ describe('export variables and date shifting', () => {
           addition: '请注明',
           additionIndex: '2',
         }),
-        node('checkbox', 'history', '既往史', { optionsValue: '1,99', optionsText: '糖尿病,其他', addition: '' }),
+        node('checkbox', 'history', '既往史', { optionsValue: '1,99', optionsText: '糖尿病,其他', additionIndex: '1' }),
+        // Text for a box no option shows: there is no box, and no column.
+        node('radio', 'kind', '类型', { optionsValue: '1', optionsText: '甲', addition: '请注明' }),
         node('int', 'age', '年龄'),
       ],
     };
@@ -58,6 +60,7 @@ describe('export variables and date shifting', () => {
       ['history___1', 'history', 'check', '既往史：糖尿病'],
       ['history___99', 'history', 'check', '既往史：其他'],
       ['history_addition', 'history_addition', 'text', '既往史（补充）'],
+      ['kind', 'kind', 'choice', '类型'],
       ['age', 'age', 'number', '年龄'],
     ]);
     const values = { smoke: '9', smoke_addition: '水烟', history: ['99'], history_addition: '痛风' };

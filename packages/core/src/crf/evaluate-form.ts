@@ -1,13 +1,13 @@
 import { hasAnyPermission } from '../access.js';
 import { compileForm, CrfDefinitionError, type CompiledForm, type NodeInfo, type Unit } from './compile-form.js';
-import { isChoiceType, isRowType, isValueType, type CrfDefinition } from './crf-definition.schema.js';
+import { isChoiceType, isRowType, isValueType, type CrfDefinition, type CrfNode } from './crf-definition.schema.js';
 import { CRF_MSG } from './crf-messages.js';
 import { DEFAULT_TIME_ZONE, nowString, todayString } from './date-time.js';
 import { toValue, truthy, type ExpressionEnv, type FormReference, type Value } from './expression/index.js';
 import { isEmptyValue, validateField } from './field-rules.js';
 import { isIdentifierMask } from './identifier-mask.js';
 import { itemTypeOf } from './item-types/registry.js';
-import { isOn } from './options.js';
+import { indexList, isOn } from './options.js';
 import { hasReferenceRange, rangeIndicator, type Gender } from './reference-range.js';
 import { selectedUnit } from './units.js';
 import { convertValue, formatCalculated, parseConverterRule } from './value-converter.js';
@@ -87,9 +87,12 @@ export function isFormEditable(permissions: readonly string[]): boolean {
 /** The key under which a choice item's addition text is stored. */
 export const additionKey = (name: string) => `${name}_addition`;
 
-/** Whether an item has an addition text box (其他（请注明）): its text is a value of its own in every export. */
-export const hasAddition = (node: { name: string; option: { addition?: string | undefined } }) =>
-  node.option.addition !== undefined && node.name !== '';
+/**
+ * Whether a choice item has an addition text box (其他（请注明）): one of its options shows it, as the engine
+ * decides (additionVisible). Its text is a value of its own in every export.
+ */
+export const hasAddition = (node: Pick<CrfNode, 'name' | 'type' | 'option'>) =>
+  node.name !== '' && isChoiceType(node.type) && indexList(node.option.additionIndex).length > 0;
 
 /** The key under which the unit chosen in a unit selector is stored (items with several units). */
 export const unitKey = (name: string) => `${name}_unit`;
