@@ -15,6 +15,7 @@ export * from './patient-prefill.js';
 export * from './layout.js';
 export * from './compile-form.js';
 export * from './evaluate-form.js';
+export * from './dropped-values.js';
 export * from './linter.js';
 export * from './example-crf.js';
 export * from './record-values.js';

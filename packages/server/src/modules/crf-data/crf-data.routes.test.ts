@@ -330,20 +330,32 @@ describe('save and submit', () => {
     expect(res.json().data).toMatchObject({ state: 1, version: 1 });
   });
 
-  it('the engine decides: hidden items are cleared and calculations recomputed on the server', async () => {
+  it('the engine decides: a new value for a hidden item is refused, calculations are recomputed on the server', async () => {
     const demographics = crfIds['人口学资料']!;
-    const res = await save({
-      subjectRecordId: subject.subjectRecordId,
-      crfId: demographics,
-      version: 0,
-      values: { sex: '1', birth: '1958-03-02', height: 170, weight: 72.25, bmi: 99, smoke: '0', smoke_years: 30 },
-    });
+    const first = { subjectRecordId: subject.subjectRecordId, crfId: demographics, version: 0 };
+    const values = { sex: '1', birth: '1958-03-02', height: 170, weight: 72.25, bmi: 99 };
+    const hidden = await save({ ...first, values: { ...values, smoke: '0', smoke_years: 30 } });
+    expect(hidden.status).toBe(400);
+    expect(hidden.body.data.errors).toEqual([
+      expect.objectContaining({ itemName: 'smoke_years', message: expect.stringContaining('隐藏') }),
+    ]);
+    const res = await save({ ...first, values: { ...values, smoke: '1', smoke_years: 30 } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const detail = (await t.call(admin, 'GET', `/api/v3/business/crf/${subject.subjectRecordId}?crfId=${demographics}`))
-      .body.data;
-    expect(detail.crfDataRecord.values.bmi).not.toBe(99);
-    expect(Number(detail.crfDataRecord.values.bmi)).toBeCloseTo(25, 0);
-    expect(detail.crfDataRecord.values.smoke_years ?? null).toBeNull();
+    const read = async () =>
+      (await t.call(admin, 'GET', `/api/v3/business/crf/${subject.subjectRecordId}?crfId=${demographics}`)).body.data
+        .crfDataRecord;
+    const detail = await read();
+    expect(detail.values.bmi).not.toBe(99);
+    expect(Number(detail.values.bmi)).toBeCloseTo(25, 0);
+    // A stored value the writer's own change hides is cleared, as the form page clears it.
+    const changed = await save({
+      ...first,
+      crfDataRecordId: detail.crfDataRecordId,
+      version: detail.version,
+      values: { ...detail.values, smoke: '0' },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect((await read()).values.smoke_years ?? null).toBeNull();
   });
 
   it('CRF-24/CRF-25/CRF-26: a repeatable form holds several records; one is deleted with a reason and audited', async () => {

@@ -8,6 +8,7 @@ import {
   isMissingRequired,
   MSG,
   reasonRequired,
+  valuesDroppedByRules,
   type CrfDefinition,
   type FormIssue,
   type IdentifierItems,
@@ -85,8 +86,12 @@ export function judgeSave(
     gender: genderFromPatient(opts.gender),
     forms: opts.forms,
   });
-  // A submitted form stays complete: saving it again is held to the submit rules (required row cells too).
-  const blocking = blockingErrors(evaluated, opts.submit || existing?.state === FORM_STATE.submitted);
+  // A submitted form stays complete: saving it again is held to the submit rules (required row cells too). A new
+  // value the rules would not store (a hidden item's) is refused, never cleared unseen: whoever writes.
+  const blocking = [
+    ...blockingErrors(evaluated, opts.submit || existing?.state === FORM_STATE.submitted),
+    ...valuesDroppedByRules(definition, sent, existing?.values ?? {}, evaluated),
+  ];
   if (blocking.length > 0) {
     const onlyRequired = blocking.every((e) => isMissingRequired(evaluated, e));
     throw AppError.badRequest('crf.invalid', onlyRequired ? MSG.fillRequired : '表单数据有误', {

@@ -6,6 +6,7 @@ import { lockRefusals } from '../locks/lock-gate.js';
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import {
   blockingErrors,
+  valuesDroppedByRules,
   changedItemNames,
   CODE_COLUMNS,
   DICTIONARY_SHEET,
@@ -364,7 +365,12 @@ export async function planImport(
         gender: genderFromPatient(patient.gender),
         forms,
       });
-      for (const issue of blockingErrors(evaluated, complete)) {
+      // The save's rules, in the save's words (judgeSave): a cell for an item the row's answers hide is refused too.
+      const refused = [
+        ...blockingErrors(evaluated, complete),
+        ...valuesDroppedByRules(definition, values, before, evaluated),
+      ];
+      for (const issue of refused) {
         const item = issue.container ?? issue.item;
         const title = nodes.get(item)?.title ?? item;
         const where = issue.container ? `（第${(issue.row ?? 0) + 1}行）` : '';
