@@ -122,7 +122,17 @@ async function answer(token: string, method: 'GET' | 'POST', url: string, payloa
   return textOf(res);
 }
 
-const EXPORT_FORMATS = ['excel', 'csvWide', 'csvLong', 'spss', 'stata', 'odm', 'redcap'] as const;
+const EXPORT_FORMATS = [
+  'excel',
+  'csvWide',
+  'csvLong',
+  'spss',
+  'stata',
+  'spssSyntax',
+  'stataSyntax',
+  'odm',
+  'redcap',
+] as const;
 
 /** Each answer carrying this casebook's values, as one member reads it. */
 async function answers(token: string, identifiers: boolean) {

@@ -31,19 +31,22 @@ import {
   type WrittenFile,
 } from './export-writer-common.js';
 
-/** Sees every wide row as it is written (the statistics export measures its text columns). */
-export type WidthTracker = (row: Cell[]) => void;
+/**
+ * Sees every wide row before it is written and may rewrite its cells (the statistics zips measure their text
+ * columns; the SPSS one writes line breaks as spaces).
+ */
+export type RowHook = (row: Cell[]) => void;
 
 // ---------------------------------------------------------------------------------------------------------------
 // CSV wide: one row per patient and stage (the stage's single forms), one per record of a repeating form.
 
-interface WideWriter {
+export interface WideWriter {
   header: string[];
   /** Called for each data row; answers nothing (the caller writes it). */
   rows(batch: PatientBatch, labels: boolean): Generator<Cell[]>;
 }
 
-function wideLayout(plan: ExportPlan): WideWriter {
+export function wideLayout(plan: ExportPlan): WideWriter {
   const offsets = new Map<number, number>();
   let width = plan.patientColumns.length + 3;
   for (const form of plan.forms) {
@@ -96,13 +99,7 @@ function wideLayout(plan: ExportPlan): WideWriter {
   return { header, rows };
 }
 
-export async function writeWideCsv(
-  ctx: WriteContext,
-  file: string,
-  bom: boolean,
-  labels: boolean,
-  track?: WidthTracker,
-) {
+export async function writeWideCsv(ctx: WriteContext, file: string, bom: boolean, labels: boolean, track?: RowHook) {
   const layout = wideLayout(ctx.plan);
   const sink = new TextSink(file);
   await sink.write((bom ? BOM : '') + csvLine(layout.header));

@@ -3,10 +3,14 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { numericCodes } from '@ecrf/core';
 import { GENDER_LABELS, SUBJECT_STATE_LABELS, type ExportPlan } from './export-source.js';
-import { writeWideCsv, type WidthTracker } from './export-csv.js';
+import { writeWideCsv, type RowHook } from './export-csv.js';
 import type { WriteContext, WrittenFile } from './export-writer-common.js';
+import { writeSav } from './spss-sav.js';
+import { writeDta } from './stata-dta.js';
+import { spoolStatistics } from './statistics-table.js';
 
-// The statistics packages: the wide CSV (codes, no BOM) with SPSS syntax, or a Stata .do and an R script.
+// The statistics packages: their own data files (SPSS .sav, Stata .dta, which R reads with haven), or the wide
+// CSV (codes, no BOM) zipped with SPSS syntax, or with a Stata do-file and an R script.
 
 type StatType = 'string' | 'number' | 'date' | 'datetime';
 
@@ -83,10 +87,14 @@ export function statVariables(plan: ExportPlan): StatVariable[] {
         case 'date':
           out.push({ name: v.name, label, type: 'date', values: [], numeric: false });
           break;
-        // Date-times and partial dates stay text: SPSS and Stata read them as strings to convert as needed.
+        // The data files hold date-times as such; the syntax files read them as text, to convert as needed.
         case 'datetime':
+          out.push({ name: v.name, label, type: 'datetime', values: [], numeric: false });
+          break;
+        // Partial dates, texts, and any other column the plan has, are text.
         case 'partialDate':
         case 'text':
+        default:
           out.push({ name: v.name, label, type: 'string', values: [], numeric: false });
       }
     }
@@ -136,6 +144,7 @@ export function spssSyntax(vars: readonly StatVariable[], widths: ReadonlyMap<st
   return lines.join('\n');
 }
 
+/** No line break ever reaches a do-file line: a label with one would end its command. */
 const stataText = (s: string) =>
   `"${s
     .replace(/"/g, "'")
@@ -147,7 +156,8 @@ export function stataDo(vars: readonly StatVariable[]): string {
   const strings = vars.map((v, i) => (v.type === 'number' ? null : i + 1)).filter((i): i is number => i !== null);
   const lines = [
     '* 数据导出：在 data.csv 所在的文件夹中运行 do labels.do',
-    `import delimited using "data.csv", varnames(1) encoding("utf-8") case(preserve) clear${strings.length > 0 ? ` stringcols(${strings.join(' ')})` : ''}`,
+    // bindquotes(strict): a quoted text holding line breaks stays one field of one row.
+    `import delimited using "data.csv", varnames(1) encoding("utf-8") case(preserve) bindquotes(strict) clear${strings.length > 0 ? ` stringcols(${strings.join(' ')})` : ''}`,
   ];
   for (const v of vars.filter((x) => x.type === 'date')) {
     lines.push(`generate double _d = date(${v.name}, "YMD")`, `format _d %td`, `drop ${v.name}`, `rename _d ${v.name}`);
@@ -211,23 +221,38 @@ async function zipFiles(target: string, files: Array<{ name: string; path: strin
   await done;
 }
 
-export async function writeStatistics(ctx: WriteContext, kind: 'spss' | 'stata'): Promise<WrittenFile> {
+/** The statistics formats: the packages' own data files, or the wide CSV with their syntax, zipped. */
+export type StatisticsFormat = 'spss' | 'stata' | 'spssSyntax' | 'stataSyntax';
+
+export async function writeStatistics(ctx: WriteContext, format: StatisticsFormat): Promise<WrittenFile> {
   const vars = statVariables(ctx.plan);
+  if (format === 'spss' || format === 'stata') {
+    const data = await spoolStatistics(ctx, vars, path.join(ctx.dir, 'rows.jsonl'));
+    const file = path.join(ctx.dir, format === 'spss' ? 'export.sav' : 'export.dta');
+    const options = { now: ctx.now, timeZone: ctx.plan.timeZone };
+    if (format === 'spss') await writeSav(file, data, options);
+    else await writeDta(file, data, options);
+    const contentType = format === 'spss' ? 'application/x-spss-sav' : 'application/x-stata-dta';
+    return { path: file, contentType, rows: data.rowCount };
+  }
   const widths = new Map<string, number>();
   const stringAt = vars.map((v, i) => (v.type === 'number' ? -1 : i)).filter((i) => i >= 0);
-  const track: WidthTracker = (row) => {
+  const hook: RowHook = (row) => {
     for (const i of stringAt) {
       const cell = row[i];
       if (cell === null || cell === undefined) continue;
-      const bytes = Buffer.byteLength(String(cell));
+      // GET DATA ends a case at a line end even inside quotes: SPSS's CSV holds a line break as a space.
+      const text = format === 'spssSyntax' ? String(cell).replace(/\r\n|\r|\n/g, ' ') : String(cell);
+      if (format === 'spssSyntax') row[i] = text;
+      const bytes = Buffer.byteLength(text);
       const name = vars[i]!.name;
       if (bytes > (widths.get(name) ?? 0)) widths.set(name, bytes);
     }
   };
   const data = path.join(ctx.dir, 'data.csv');
-  const { rows } = await writeWideCsv(ctx, data, false, false, track);
+  const { rows } = await writeWideCsv(ctx, data, false, false, hook);
   const files = [{ name: 'data.csv', path: data }];
-  if (kind === 'spss') {
+  if (format === 'spssSyntax') {
     const sps = path.join(ctx.dir, 'syntax.sps');
     await fs.promises.writeFile(sps, spssSyntax(vars, widths));
     files.push({ name: 'syntax.sps', path: sps });

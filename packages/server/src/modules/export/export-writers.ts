@@ -31,9 +31,10 @@ export async function writeExport(format: ExportFormat, ctx: WriteContext): Prom
     case 'csvLong':
       return writeLongCsv(ctx);
     case 'spss':
-      return writeStatistics(ctx, 'spss');
     case 'stata':
-      return writeStatistics(ctx, 'stata');
+    case 'spssSyntax':
+    case 'stataSyntax':
+      return writeStatistics(ctx, format);
     case 'odm':
       return writeOdm(ctx);
     case 'redcap':

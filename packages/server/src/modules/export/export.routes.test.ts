@@ -77,7 +77,7 @@ beforeAll(async () => {
     history_note: '腰痛三年, "卧床"',
     height: 170,
   });
-  await save(P.B, '人口学资料', { ethnic: 'hui', comorbid: ['op'] });
+  await save(P.B, '人口学资料', { ethnic: 'hui', comorbid: ['op'], history_note: '第一行\n第二行' });
   await save(P.C, '人口学资料', { ethnic: 'han' });
   await save(P.A, '实验室检查', { lab_date: '2026-01-10', hb: 140 });
   await save(P.A, '影像学检查', { img_date: '2026-01-11', instability: '1' });
@@ -205,8 +205,22 @@ describe('formats, each read back by a parser of its format', () => {
     expect(labels.find((r) => r.subject_code === code.A && r.item === 'gender')!.value).toBe('男');
   });
 
-  it('SRCH-02: SPSS: the syntax declares, labels and value-labels every variable of the data file', async () => {
-    const zip = await JSZip.loadAsync((await exportFile({ format: 'spss' })).file);
+  it('SRCH-02: SPSS and Stata: their own data files by default (.sav, .dta; read by PSPP and R in statistics-readers.interop.test.ts)', async () => {
+    const sav = await exportFile({ format: 'spss' });
+    expect(sav.fileName).toMatch(/\.sav$/);
+    expect(sav.file.subarray(0, 4).toString('latin1')).toBe('$FL2');
+    const dta = await exportFile({ format: 'stata' });
+    expect(dta.fileName).toMatch(/\.dta$/);
+    expect(dta.file.toString('latin1')).toMatch(/^<stata_dta><header><release>118<\/release>/);
+    // One row per patient and stage or repeating record in both, as in the CSV wide file.
+    const wideRows = parseCsv((await exportFile({ format: 'csvWide' })).file).data.length;
+    expect([sav.job.result, dta.job.result]).toMatchObject([{ rows: wideRows }, { rows: wideRows }]);
+  });
+
+  it('SRCH-02: SPSS syntax + CSV: the syntax declares, labels and value-labels every variable of the data file', async () => {
+    const done = await exportFile({ format: 'spssSyntax' });
+    expect(done.fileName).toMatch(/\.zip$/);
+    const zip = await JSZip.loadAsync(done.file);
     expect(Object.keys(zip.files).sort()).toEqual(['data.csv', 'syntax.sps']);
     const data = Papa.parse<string[]>(await zip.file('data.csv')!.async('string'), { skipEmptyLines: true });
     const header = data.data[0]!;
@@ -231,10 +245,14 @@ describe('formats, each read back by a parser of its format', () => {
     expect(sps).toMatch(/lab_date SDATE10/);
     // Codes, never labels, in the statistics data.
     expect(data.data.some((row) => row.includes('han'))).toBe(true);
+    // GET DATA ends a case at any line end: a multi-line text is one line, its breaks spaces.
+    const note = header.indexOf('history_note');
+    expect(data.data.map((row) => row[note])).toContain('第一行 第二行');
+    expect(data.data.every((row) => row.length === header.length)).toBe(true);
   });
 
   it('SRCH-02: Stata/R: a do-file labels every variable and defines numeric value labels; the R script makes factors', async () => {
-    const zip = await JSZip.loadAsync((await exportFile({ format: 'stata' })).file);
+    const zip = await JSZip.loadAsync((await exportFile({ format: 'stataSyntax' })).file);
     expect(Object.keys(zip.files).sort()).toEqual(['data.csv', 'labels.R', 'labels.do']);
     const header = Papa.parse<string[]>(await zip.file('data.csv')!.async('string')).data[0]!;
     const doFile = await zip.file('labels.do')!.async('string');
@@ -247,6 +265,10 @@ describe('formats, each read back by a parser of its format', () => {
     expect(doFile).toMatch(/label values gender lbl\d+/);
     expect(r).toContain('data[["ethnic"]] <- factor(data[["ethnic"]], levels = c("han"');
     expect(r).toContain('data[["lab_date"]] <- as.Date(data[["lab_date"]])');
+    // The CSV keeps a multi-line text in quotes; Stata reads it as one field with bindquotes(strict).
+    expect(doFile).toContain('bindquotes(strict)');
+    const rows = Papa.parse<string[]>(await zip.file('data.csv')!.async('string'), { skipEmptyLines: true }).data;
+    expect(rows.map((row) => row[header.indexOf('history_note')])).toContain('第一行\n第二行');
   });
 
   it('SRCH-02: CDISC ODM 1.3.2: our ODM importer reads the metadata back into the same forms, and the ClinicalData holds the values', async () => {
