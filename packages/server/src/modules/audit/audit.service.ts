@@ -12,6 +12,7 @@ import type { Db } from '../../db/client.js';
 import { auditEvents, crfDataRecords } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { recordInCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
@@ -192,21 +193,18 @@ export function forCaller<T extends { action: string; itemName: string | null; o
 
 export async function subjectHistory(ctx: AppContext, access: StudyAccess, subjectRecordId: number, page: PageRequest) {
   const where = and(eq(auditEvents.subjectRecordId, subjectRecordId), visibleTo(access));
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(auditEvents).where(where)) as [{ total: number }];
-  const list = await ctx.db
-    .select(eventColumns)
-    .from(auditEvents)
-    .where(where)
-    .orderBy(desc(auditEvents.id))
-    .limit(page.limit)
-    .offset(page.offset);
+  const { list, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(auditEvents).where(where),
+    ctx.db.select(eventColumns).from(auditEvents).where(where).orderBy(desc(auditEvents.id)).$dynamic(),
+    page,
+  );
   const readable = await readableAuditRows(
     ctx.db,
     access.studyId,
     list.map((row) => forCaller(access, row)),
     { identifiers: seesIdentifierItems(access) },
   );
-  return { list: readable, total: Number(total) };
+  return { list: readable, total };
 }
 
 export async function auditEvent(ctx: AppContext, id: number) {

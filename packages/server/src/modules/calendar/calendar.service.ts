@@ -13,6 +13,7 @@ import { queryRows } from '../../db/client.js';
 import { calendarEvents, subjectRecords, subjects } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { inCallerSites } from '../../shared/patient-site.js';
 import type { StudyAccess } from '../../shared/study-access.js';
@@ -173,15 +174,17 @@ export async function listEvents(
     conditions.push(or(sql`${calendarEvents.endAt} > ${from}`, gte(calendarEvents.startAt, from))!);
   }
   const where = and(...conditions);
-  const [{ total } = { total: 0 }] = await ctx.db.select({ total: count() }).from(calendarEvents).where(where);
-  const rows = await ctx.db
-    .select()
-    .from(calendarEvents)
-    .where(where)
-    .orderBy(asc(calendarEvents.startAt), asc(calendarEvents.id))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list: await views(ctx, access, rows), total: Number(total) };
+  const { list: rows, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(calendarEvents).where(where),
+    ctx.db
+      .select()
+      .from(calendarEvents)
+      .where(where)
+      .orderBy(asc(calendarEvents.startAt), asc(calendarEvents.id))
+      .$dynamic(),
+    page,
+  );
+  return { list: await views(ctx, access, rows), total };
 }
 
 export async function getEvent(ctx: AppContext, user: CurrentUser, access: StudyAccess, id: number) {

@@ -4,6 +4,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfs, doubtMessages, doubts, subjectRecords, subjects } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { inCallerSites, recordInCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
@@ -229,17 +230,16 @@ export async function listDoubts(
       .innerJoin(subjectRecords, eq(subjectRecords.id, doubts.subjectRecordId))
       .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
       .innerJoin(crfs, eq(crfs.id, doubts.crfId));
-  const [{ total }] = (await ctx.db
-    .select({ total: count() })
-    .from(doubts)
-    .innerJoin(subjectRecords, eq(subjectRecords.id, doubts.subjectRecordId))
-    .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
-    .where(where)) as [{ total: number }];
-  const rows = await base()
-    .where(where)
-    .orderBy(desc(doubts.updatedAt), desc(doubts.id))
-    .limit(page.limit)
-    .offset(page.offset);
+  const { list: rows, total } = await pagedQuery(
+    ctx.db
+      .select({ total: count() })
+      .from(doubts)
+      .innerJoin(subjectRecords, eq(subjectRecords.id, doubts.subjectRecordId))
+      .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+      .where(where),
+    base().where(where).orderBy(desc(doubts.updatedAt), desc(doubts.id)).$dynamic(),
+    page,
+  );
   const clearNames = seesIdentifiers(access);
   const reader = await doubtReader(
     ctx.db,
@@ -258,7 +258,7 @@ export async function listDoubts(
       itemValue: reader.shown(r.doubt, r.doubt.itemValue),
       ...reader.words(r.doubt),
     })),
-    total: Number(total),
+    total,
   };
 }
 

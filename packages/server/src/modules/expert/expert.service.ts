@@ -3,6 +3,7 @@ import { buttonKey } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { experts } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { existingImages } from '../knowledge/knowledge.service.js';
@@ -60,15 +61,12 @@ export async function listExperts(ctx: AppContext, studyId: number, keyword: str
     );
   }
   const where = and(...parts)!;
-  const [{ total } = { total: 0 }] = await ctx.db.select({ total: count() }).from(experts).where(where);
-  const rows = await ctx.db
-    .select()
-    .from(experts)
-    .where(where)
-    .orderBy(asc(experts.sort), desc(experts.id))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list: rows.map(view), total: Number(total) };
+  const { list: rows, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(experts).where(where),
+    ctx.db.select().from(experts).where(where).orderBy(asc(experts.sort), desc(experts.id)).$dynamic(),
+    page,
+  );
+  return { list: rows.map(view), total };
 }
 
 export async function getExpert(ctx: AppContext, access: StudyAccess, id: number) {

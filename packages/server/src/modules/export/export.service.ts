@@ -9,6 +9,7 @@ import type { AppContext } from '../../app-context.js';
 import { crfs, exportLogs, studies } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { JobFailure, type JobInfo, type JobTools, type JobView } from '../jobs/job-queue.js';
@@ -268,16 +269,13 @@ export async function listExportLog(ctx: AppContext, user: CurrentUser, access: 
     eq(exportLogs.studyId, access.studyId),
     managesExports(user, access) ? undefined : eq(exportLogs.userId, user.userId),
   );
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(exportLogs).where(where)) as [{ total: number }];
-  const rows = await ctx.db
-    .select()
-    .from(exportLogs)
-    .where(where)
-    .orderBy(desc(exportLogs.createdAt), desc(exportLogs.id))
-    .limit(page.limit)
-    .offset(page.offset);
+  const { list: rows, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(exportLogs).where(where),
+    ctx.db.select().from(exportLogs).where(where).orderBy(desc(exportLogs.createdAt), desc(exportLogs.id)).$dynamic(),
+    page,
+  );
   return {
-    total: Number(total),
+    total,
     pageNum: page.pageNum,
     pageSize: page.pageSize,
     list: rows.map((r) => ({

@@ -5,6 +5,7 @@ import type { Db } from '../../db/client.js';
 import { crfs, followPlanVisits, followPlans, followRecords, studyPersonnel, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { audit } from '../audit/audit.service.js';
 import { pushVisitCounts } from './follow-push.js';
@@ -74,15 +75,17 @@ export async function listPlans(ctx: AppContext, studyId: number, page: PageRequ
     isNull(followPlans.deletedAt),
     planName ? sql`${followPlans.planName} ilike ${`%${planName.replace(/[\\%_]/g, '\\$&')}%`}` : undefined,
   );
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(followPlans).where(where)) as [{ total: number }];
-  const rows = await ctx.db
-    .select({ plan: followPlans, updater: users.name })
-    .from(followPlans)
-    .leftJoin(users, eq(users.userId, followPlans.updatedBy))
-    .where(where)
-    .orderBy(desc(followPlans.id))
-    .limit(page.limit)
-    .offset(page.offset);
+  const { list: rows, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(followPlans).where(where),
+    ctx.db
+      .select({ plan: followPlans, updater: users.name })
+      .from(followPlans)
+      .leftJoin(users, eq(users.userId, followPlans.updatedBy))
+      .where(where)
+      .orderBy(desc(followPlans.id))
+      .$dynamic(),
+    page,
+  );
   const ids = rows.map((r) => r.plan.id);
   const visits = ids.length
     ? await ctx.db
@@ -103,7 +106,7 @@ export async function listPlans(ctx: AppContext, studyId: number, page: PageRequ
       updateBy: updater ?? '',
       updateTime: plan.updatedAt,
     })),
-    total: Number(total),
+    total,
   };
 }
 

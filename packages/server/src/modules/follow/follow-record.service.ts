@@ -22,6 +22,7 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { inCallerSites } from '../../shared/patient-site.js';
 import type { StudyAccess } from '../../shared/study-access.js';
@@ -157,17 +158,16 @@ export async function listRecords(ctx: AppContext, access: StudyAccess, filter: 
       : undefined,
   ];
   const where = and(...conditions);
-  const [{ total }] = (await ctx.db
-    .select({ total: count() })
-    .from(followRecords)
-    .innerJoin(subjects, eq(subjects.id, followRecords.subjectId))
-    .where(where)) as [{ total: number }];
-  const rows = await recordQuery(ctx.db)
-    .where(where)
-    .orderBy(asc(followRecords.plannedDate), asc(followRecords.id))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list: await presentRecords(ctx, access, rows), total: Number(total) };
+  const { list: rows, total } = await pagedQuery(
+    ctx.db
+      .select({ total: count() })
+      .from(followRecords)
+      .innerJoin(subjects, eq(subjects.id, followRecords.subjectId))
+      .where(where),
+    recordQuery(ctx.db).where(where).orderBy(asc(followRecords.plannedDate), asc(followRecords.id)).$dynamic(),
+    page,
+  );
+  return { list: await presentRecords(ctx, access, rows), total };
 }
 
 /** One patient's visits, every state included (the CRF page's sidebar and the patient's schedule). */

@@ -3,6 +3,7 @@ import os from 'node:os';
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { jobs } from '../../db/schema/index.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { AppError } from '../../shared/app-error.js';
 import type { JobFiles } from './job-files.js';
@@ -136,17 +137,13 @@ export function createJobCore(deps: JobCoreDeps) {
     },
 
     async list(ownerId: number, page: PageRequest) {
-      const rows = await db
-        .select()
-        .from(jobs)
-        .where(eq(jobs.ownerId, ownerId))
-        .orderBy(desc(jobs.createdAt), desc(jobs.jobId))
-        .limit(page.limit)
-        .offset(page.offset);
-      const [{ total }] = (await db.select({ total: count() }).from(jobs).where(eq(jobs.ownerId, ownerId))) as [
-        { total: number },
-      ];
-      return { list: rows.map(toView), total: Number(total) };
+      const mine = eq(jobs.ownerId, ownerId);
+      const { list: rows, total } = await pagedQuery(
+        db.select({ total: count() }).from(jobs).where(mine),
+        db.select().from(jobs).where(mine).orderBy(desc(jobs.createdAt), desc(jobs.jobId)).$dynamic(),
+        page,
+      );
+      return { list: rows.map(toView), total };
     },
 
     /** Cancels a queued job outright; flags a running one. Answers the row as it now stands. */

@@ -5,6 +5,7 @@ import type { AppContext } from '../../app-context.js';
 import { contentImages, knowledgeArticles, knowledgeTypes } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 import { receiveFile, storageKeyOf } from '../files/file.service.js';
@@ -121,19 +122,21 @@ const inStudyOrPlatform = (studyId: number | null) =>
     : or(eq(knowledgeArticles.studyId, studyId), isNull(knowledgeArticles.studyId))!;
 
 async function listArticles(ctx: AppContext, where: SQL, page: PageRequest, publishedOrder: boolean) {
-  const [{ total } = { total: 0 }] = await ctx.db.select({ total: count() }).from(knowledgeArticles).where(where);
-  const rows = await ctx.db
-    .select({ article: knowledgeArticles, typeName: knowledgeTypes.name })
-    .from(knowledgeArticles)
-    .leftJoin(knowledgeTypes, eq(knowledgeTypes.id, knowledgeArticles.typeId))
-    .where(where)
-    .orderBy(
-      publishedOrder ? desc(knowledgeArticles.publishedAt) : desc(knowledgeArticles.updatedAt),
-      desc(knowledgeArticles.id),
-    )
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list: rows.map((r) => view({ ...r.article, typeName: r.typeName }, false)), total: Number(total) };
+  const { list: rows, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(knowledgeArticles).where(where),
+    ctx.db
+      .select({ article: knowledgeArticles, typeName: knowledgeTypes.name })
+      .from(knowledgeArticles)
+      .leftJoin(knowledgeTypes, eq(knowledgeTypes.id, knowledgeArticles.typeId))
+      .where(where)
+      .orderBy(
+        publishedOrder ? desc(knowledgeArticles.publishedAt) : desc(knowledgeArticles.updatedAt),
+        desc(knowledgeArticles.id),
+      )
+      .$dynamic(),
+    page,
+  );
+  return { list: rows.map((r) => view({ ...r.article, typeName: r.typeName }, false)), total };
 }
 
 function filterOf(filter: ArticleFilter): SQL[] {

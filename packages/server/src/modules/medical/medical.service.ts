@@ -5,6 +5,7 @@ import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfs, medicalRecords, storedFiles, subjectRecords, subjects } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { subjectInCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
@@ -141,15 +142,17 @@ export async function listMedicals(ctx: AppContext, access: StudyAccess, filter:
     );
   }
   const where = and(...parts)!;
-  const [{ total } = { total: 0 }] = await ctx.db.select({ total: count() }).from(medicalRecords).where(where);
-  const rows = await ctx.db
-    .select()
-    .from(medicalRecords)
-    .where(where)
-    .orderBy(desc(medicalRecords.createdAt), desc(medicalRecords.id))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list: await views(ctx, access, rows), total: Number(total) };
+  const { list: rows, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(medicalRecords).where(where),
+    ctx.db
+      .select()
+      .from(medicalRecords)
+      .where(where)
+      .orderBy(desc(medicalRecords.createdAt), desc(medicalRecords.id))
+      .$dynamic(),
+    page,
+  );
+  return { list: await views(ctx, access, rows), total };
 }
 
 async function liveRow(db: Db, studyId: number, id: number) {

@@ -2,6 +2,7 @@ import { and, count, desc, eq, gte, ilike, lte, sql, type SQL } from 'drizzle-or
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { operLogs } from '../../db/schema/index.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -201,13 +202,9 @@ export async function listOperLogs(ctx: AppContext, filter: OperLogFilter, page:
     filter.beginTime ? gte(operLogs.operTime, filter.beginTime) : undefined,
     filter.endTime ? lte(operLogs.operTime, filter.endTime) : undefined,
   );
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(operLogs).where(where)) as [{ total: number }];
-  const list = await ctx.db
-    .select()
-    .from(operLogs)
-    .where(where)
-    .orderBy(desc(operLogs.operTime), desc(operLogs.operId))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list, total: Number(total) };
+  return pagedQuery(
+    ctx.db.select({ total: count() }).from(operLogs).where(where),
+    ctx.db.select().from(operLogs).where(where).orderBy(desc(operLogs.operTime), desc(operLogs.operId)).$dynamic(),
+    page,
+  );
 }

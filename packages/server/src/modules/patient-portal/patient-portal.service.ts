@@ -16,6 +16,7 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { inCallerSites } from '../../shared/patient-site.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
@@ -157,26 +158,28 @@ export async function listPatients(
   if (filter.bound === false) conditions.push(isNull(subjects.openId));
   if (filter.keyword) conditions.push(sql`${subjects.identificationCode} ilike ${`%${filter.keyword}%`}`);
   const where = and(...conditions);
-  const rows = await ctx.db
-    .select({
-      id: subjects.id,
-      identificationCode: subjects.identificationCode,
-      subjectName: subjects.subjectName,
-      diseaseCode: subjects.diseaseCode,
-      openId: subjects.openId,
-      subjectRecordId: subjectRecords.id,
-    })
-    .from(subjects)
-    .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
-    .where(where)
-    .orderBy(desc(subjects.id))
-    .limit(page.limit)
-    .offset(page.offset);
-  const [{ total } = { total: 0 }] = await ctx.db
-    .select({ total: count() })
-    .from(subjects)
-    .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
-    .where(where);
+  const { list: rows, total } = await pagedQuery(
+    ctx.db
+      .select({ total: count() })
+      .from(subjects)
+      .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
+      .where(where),
+    ctx.db
+      .select({
+        id: subjects.id,
+        identificationCode: subjects.identificationCode,
+        subjectName: subjects.subjectName,
+        diseaseCode: subjects.diseaseCode,
+        openId: subjects.openId,
+        subjectRecordId: subjectRecords.id,
+      })
+      .from(subjects)
+      .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
+      .where(where)
+      .orderBy(desc(subjects.id))
+      .$dynamic(),
+    page,
+  );
   const ids = rows.map((r) => r.id);
   const now = ctx.clock();
   const codes = ids.length
@@ -219,7 +222,7 @@ export async function listPatients(
       boundAt: r.openId ? (sessions.find((s) => s.subjectId === r.id)?.boundAt ?? null) : null,
       codeExpiresAt: codes.find((c) => c.subjectId === r.id)?.expiresAt ?? null,
     })),
-    total: Number(total),
+    total,
   };
 }
 

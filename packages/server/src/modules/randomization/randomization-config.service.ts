@@ -30,6 +30,7 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { hasStudyPermission, seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
@@ -313,31 +314,31 @@ export async function listSlots(
     eq(randomizationSlots.configId, row.id),
     filter.stratum !== undefined ? eq(randomizationSlots.stratum, filter.stratum) : undefined,
   );
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(randomizationSlots).where(where)) as [
-    { total: number },
-  ];
-  const rows = await ctx.db
-    .select({
-      slot: randomizationSlots,
-      no: randomizations.randomizationNo,
-      subjectId: randomizations.subjectId,
-      siteId: subjects.deptId,
-    })
-    .from(randomizationSlots)
-    .leftJoin(
-      randomizations,
-      and(
-        eq(randomizations.studyId, randomizationSlots.studyId),
-        eq(randomizations.configId, randomizationSlots.configId),
-        eq(randomizations.stratum, randomizationSlots.stratum),
-        eq(randomizations.slot, randomizationSlots.slot),
-      ),
-    )
-    .leftJoin(subjects, eq(subjects.id, randomizations.subjectId))
-    .where(where)
-    .orderBy(asc(randomizationSlots.stratum), asc(randomizationSlots.slot))
-    .limit(page.limit)
-    .offset(page.offset);
+  const { list: rows, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(randomizationSlots).where(where),
+    ctx.db
+      .select({
+        slot: randomizationSlots,
+        no: randomizations.randomizationNo,
+        subjectId: randomizations.subjectId,
+        siteId: subjects.deptId,
+      })
+      .from(randomizationSlots)
+      .leftJoin(
+        randomizations,
+        and(
+          eq(randomizations.studyId, randomizationSlots.studyId),
+          eq(randomizations.configId, randomizationSlots.configId),
+          eq(randomizations.stratum, randomizationSlots.stratum),
+          eq(randomizations.slot, randomizationSlots.slot),
+        ),
+      )
+      .leftJoin(subjects, eq(subjects.id, randomizations.subjectId))
+      .where(where)
+      .orderBy(asc(randomizationSlots.stratum), asc(randomizationSlots.slot))
+      .$dynamic(),
+    page,
+  );
   const label = stratumLabels(config, new Map());
   return {
     version: row.version,
@@ -357,7 +358,7 @@ export async function listSlots(
       randomizationNo: no === null ? null : formatRandomizationNo(no),
       subjectId: subjectId !== null && seesSite(access, siteId) ? subjectId : null,
     })),
-    total: Number(total),
+    total,
   };
 }
 

@@ -23,6 +23,7 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { audit, type AuditEntry } from '../audit/audit.service.js';
 import type { CrfImportPool, UploadedFile } from './crf-import.pool.js';
@@ -306,24 +307,26 @@ async function crfHasData(ctx: AppContext, crfId: number): Promise<boolean> {
 
 export async function listCrfs(ctx: AppContext, studyId: number, filter: { title?: string }, page: PageRequest) {
   const where = and(eq(crfs.studyId, studyId), filter.title ? ilike(crfs.title, `%${filter.title}%`) : undefined);
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(crfs).where(where)) as [{ total: number }];
-  const rows = await ctx.db
-    .select({
-      id: crfs.id,
-      studyId: crfs.studyId,
-      title: crfs.title,
-      version: crfs.currentVersion,
-      creater: users.name,
-      createTime: crfs.createdAt,
-      updateTime: crfs.updatedAt,
-    })
-    .from(crfs)
-    .leftJoin(users, eq(users.userId, crfs.createdBy))
-    .where(where)
-    .orderBy(desc(crfs.updatedAt), desc(crfs.id))
-    .limit(page.limit)
-    .offset(page.offset);
-  if (rows.length === 0) return { list: [], total: Number(total) };
+  const { list: rows, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(crfs).where(where),
+    ctx.db
+      .select({
+        id: crfs.id,
+        studyId: crfs.studyId,
+        title: crfs.title,
+        version: crfs.currentVersion,
+        creater: users.name,
+        createTime: crfs.createdAt,
+        updateTime: crfs.updatedAt,
+      })
+      .from(crfs)
+      .leftJoin(users, eq(users.userId, crfs.createdBy))
+      .where(where)
+      .orderBy(desc(crfs.updatedAt), desc(crfs.id))
+      .$dynamic(),
+    page,
+  );
+  if (rows.length === 0) return { list: [], total };
   const versions = await ctx.db
     .select({
       crfId: crfVersions.crfId,
@@ -351,7 +354,7 @@ export async function listCrfs(ctx: AppContext, studyId: number, filter: { title
       };
     }),
   );
-  return { list, total: Number(total) };
+  return { list, total };
 }
 
 export async function allCrfs(ctx: AppContext, studyId: number) {

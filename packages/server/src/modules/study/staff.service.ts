@@ -13,6 +13,7 @@ import type { Db, Tx } from '../../db/client.js';
 import { crfs, departments, studyPersonnel, studyRoles, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { canonicalJson } from '../audit/audit-chain.js';
 import { audit, auditRowChanges, type RowChange } from '../audit/audit.service.js';
@@ -225,21 +226,23 @@ export async function listPersonnel(ctx: AppContext, studyId: number, filter: { 
     eq(studyPersonnel.studyId, studyId),
     filter.name ? ilike(users.name, `%${filter.name}%`) : undefined,
   );
-  const [{ total }] = (await ctx.db
-    .select({ total: count() })
-    .from(studyPersonnel)
-    .innerJoin(users, eq(users.userId, studyPersonnel.userId))
-    .where(where)) as [{ total: number }];
-  const list = await ctx.db
-    .select(memberColumns)
-    .from(studyPersonnel)
-    .innerJoin(users, eq(users.userId, studyPersonnel.userId))
-    .innerJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
-    .leftJoin(departments, eq(departments.deptId, studyPersonnel.deptId))
-    .where(where)
-    .orderBy(desc(studyPersonnel.createdAt), desc(studyPersonnel.id))
-    .limit(page.limit)
-    .offset(page.offset);
+  const { list, total } = await pagedQuery(
+    ctx.db
+      .select({ total: count() })
+      .from(studyPersonnel)
+      .innerJoin(users, eq(users.userId, studyPersonnel.userId))
+      .where(where),
+    ctx.db
+      .select(memberColumns)
+      .from(studyPersonnel)
+      .innerJoin(users, eq(users.userId, studyPersonnel.userId))
+      .innerJoin(studyRoles, eq(studyRoles.id, studyPersonnel.studyRoleId))
+      .leftJoin(departments, eq(departments.deptId, studyPersonnel.deptId))
+      .where(where)
+      .orderBy(desc(studyPersonnel.createdAt), desc(studyPersonnel.id))
+      .$dynamic(),
+    page,
+  );
   const names = await departmentNames(
     ctx.db,
     list.flatMap((m) => memberSites(m)),
@@ -249,7 +252,7 @@ export async function listPersonnel(ctx: AppContext, studyId: number, filter: { 
       const siteIds = memberSites(m);
       return { ...m, siteIds, siteNames: siteIds.map((id) => names.get(id) ?? String(id)) };
     }),
-    total: Number(total),
+    total,
   };
 }
 

@@ -26,6 +26,7 @@ import {
 } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { canonicalJson } from '../audit/audit-chain.js';
 import { audit } from '../audit/audit.service.js';
@@ -212,15 +213,12 @@ async function subjectCountsOf(ctx: AppContext, ids: number[]): Promise<Map<numb
 
 /** One page of the live studies the condition picks, newest first, with the total they come to. */
 async function studyPage(ctx: AppContext, user: CurrentUser, where: SQL | undefined, page: PageRequest) {
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(studies).where(where)) as [{ total: number }];
-  const rows = await ctx.db
-    .select()
-    .from(studies)
-    .where(where)
-    .orderBy(desc(studies.createdAt), desc(studies.studyId))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list: await present(ctx, rows, user), total: Number(total) };
+  const { list: rows, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(studies).where(where),
+    ctx.db.select().from(studies).where(where).orderBy(desc(studies.createdAt), desc(studies.studyId)).$dynamic(),
+    page,
+  );
+  return { list: await present(ctx, rows, user), total };
 }
 
 export async function listMyStudies(

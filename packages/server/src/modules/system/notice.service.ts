@@ -4,6 +4,7 @@ import type { AppContext } from '../../app-context.js';
 import { noticeReads, notices, roles, studies, studyPersonnel, userRoles, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 
 /**
@@ -36,22 +37,23 @@ function readerOf(userId: number): SQL {
 /** GET /api/system/notice/list: the caller's notices, newest first, each with the caller's read mark. */
 export async function listMyNotices(ctx: AppContext, user: CurrentUser, page: PageRequest) {
   const where = and(eq(notices.status, PUBLISHED), readerOf(user.userId));
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(notices).where(where)) as [{ total: number }];
-  const list = await ctx.db
-    .select({
-      noticeId: notices.noticeId,
-      title: notices.title,
-      content: notices.content,
-      createTime: notices.createdAt,
-      read: sql<boolean>`${noticeReads.userId} is not null`,
-    })
-    .from(notices)
-    .leftJoin(noticeReads, and(eq(noticeReads.noticeId, notices.noticeId), eq(noticeReads.userId, user.userId)))
-    .where(where)
-    .orderBy(desc(notices.createdAt), desc(notices.noticeId))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list, total: Number(total) };
+  return pagedQuery(
+    ctx.db.select({ total: count() }).from(notices).where(where),
+    ctx.db
+      .select({
+        noticeId: notices.noticeId,
+        title: notices.title,
+        content: notices.content,
+        createTime: notices.createdAt,
+        read: sql<boolean>`${noticeReads.userId} is not null`,
+      })
+      .from(notices)
+      .leftJoin(noticeReads, and(eq(noticeReads.noticeId, notices.noticeId), eq(noticeReads.userId, user.userId)))
+      .where(where)
+      .orderBy(desc(notices.createdAt), desc(notices.noticeId))
+      .$dynamic(),
+    page,
+  );
 }
 
 /** How many of the caller's notices they have not read (the bell's dot). */
@@ -105,21 +107,23 @@ export async function listAllNotices(ctx: AppContext, filter: { title?: string |
     eq(notices.status, PUBLISHED),
     filter.title ? sql`${notices.title} ilike ${`%${filter.title.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : undefined,
   );
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(notices).where(where)) as [{ total: number }];
-  const rows = await ctx.db
-    .select({
-      notice: notices,
-      roleName: roles.roleName,
-      studyName: studies.studyName,
-      readCount: sql<number>`(select count(*) from notice_reads r where r.notice_id = ${notices.noticeId})`,
-    })
-    .from(notices)
-    .leftJoin(roles, eq(roles.roleId, notices.targetRoleId))
-    .leftJoin(studies, eq(studies.studyId, notices.targetStudyId))
-    .where(where)
-    .orderBy(desc(notices.createdAt), desc(notices.noticeId))
-    .limit(page.limit)
-    .offset(page.offset);
+  const { list: rows, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(notices).where(where),
+    ctx.db
+      .select({
+        notice: notices,
+        roleName: roles.roleName,
+        studyName: studies.studyName,
+        readCount: sql<number>`(select count(*) from notice_reads r where r.notice_id = ${notices.noticeId})`,
+      })
+      .from(notices)
+      .leftJoin(roles, eq(roles.roleId, notices.targetRoleId))
+      .leftJoin(studies, eq(studies.studyId, notices.targetStudyId))
+      .where(where)
+      .orderBy(desc(notices.createdAt), desc(notices.noticeId))
+      .$dynamic(),
+    page,
+  );
   return {
     list: rows.map((r) =>
       adminView({
@@ -128,7 +132,7 @@ export async function listAllNotices(ctx: AppContext, filter: { title?: string |
         readCount: r.readCount,
       }),
     ),
-    total: Number(total),
+    total,
   };
 }
 

@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
 import { menus, roleMenus, roles, userRoles } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { ensureAnAdministratorRemains } from './user.service.js';
 
@@ -33,15 +34,11 @@ export async function listRoles(ctx: AppContext, filter: { roleName?: string; st
     filter.roleName ? ilike(roles.roleName, `%${filter.roleName}%`) : undefined,
     filter.status !== undefined ? eq(roles.status, filter.status) : undefined,
   );
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(roles).where(where)) as [{ total: number }];
-  const list = await ctx.db
-    .select(roleColumns)
-    .from(roles)
-    .where(where)
-    .orderBy(asc(roles.roleSort), asc(roles.roleId))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list, total: Number(total) };
+  return pagedQuery(
+    ctx.db.select({ total: count() }).from(roles).where(where),
+    ctx.db.select(roleColumns).from(roles).where(where).orderBy(asc(roles.roleSort), asc(roles.roleId)).$dynamic(),
+    page,
+  );
 }
 
 export async function getRole(ctx: AppContext, roleId: number) {

@@ -5,6 +5,7 @@ import { queryRows, type Tx } from '../../db/client.js';
 import { departments, roles, userRoles, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
+import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { hashPassword } from '../../shared/password.js';
 import { revokeSessionsOf } from '../auth/session.service.js';
@@ -64,16 +65,18 @@ export async function listUsers(ctx: AppContext, filter: UserFilter, page: PageR
     deptIds ? inArray(users.deptId, deptIds) : undefined,
     filter.status !== undefined ? eq(users.status, filter.status) : undefined,
   );
-  const [{ total }] = (await ctx.db.select({ total: count() }).from(users).where(where)) as [{ total: number }];
-  const rows = await ctx.db
-    .select(userColumns)
-    .from(users)
-    .leftJoin(departments, eq(departments.deptId, users.deptId))
-    .where(where)
-    .orderBy(desc(users.createdAt), desc(users.userId))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { list: await withRoles(ctx, rows), total: Number(total) };
+  const { list: rows, total } = await pagedQuery(
+    ctx.db.select({ total: count() }).from(users).where(where),
+    ctx.db
+      .select(userColumns)
+      .from(users)
+      .leftJoin(departments, eq(departments.deptId, users.deptId))
+      .where(where)
+      .orderBy(desc(users.createdAt), desc(users.userId))
+      .$dynamic(),
+    page,
+  );
+  return { list: await withRoles(ctx, rows), total };
 }
 
 /** The signed-in user's own profile (sign-in answer and getInfo). */
