@@ -148,7 +148,7 @@ export const queryKeys = {
     all: () => CRF_STAGE,
     tree: (studyId: number) => [...CRF_STAGE, 'tree', studyId] as const,
     crfs: (stageId: number) => [...CRF_STAGE, 'crfs', stageId] as const,
-    detail: (stageId: number) => [...CRF_STAGE, 'detail', stageId] as const,
+    detail: (stageId: number | null) => [...CRF_STAGE, 'detail', stageId] as const,
   },
   subject: {
     all: () => SUBJECT,

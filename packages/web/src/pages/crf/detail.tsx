@@ -2,10 +2,10 @@ import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { queryKeys } from '../../api/query-keys';
 import { Empty, Result, Select, Spin } from 'antd';
-import { useParams } from 'react-router';
 import { initialValues } from '@ecrf/core';
 import { crfApi } from '../../api/study.api';
 import { CrfForm } from '../../crf';
+import { useRouteId } from '../../hooks/use-route-id';
 import { CRF_PAGE_TEXT } from '../../locales/crf-page.zh-CN';
 import { NOT_FOUND_TEXT } from '../../locales/not-found.zh-CN';
 import { formatDate, displayTimeZone } from '../../utils/format-date';
@@ -18,12 +18,12 @@ const t = CRF_PAGE_TEXT;
  * what a form looks like before anyone enters data into it.
  */
 export default function CrfDetailPage() {
-  const crfId = Number(useParams().crfId);
-  const valid = Number.isInteger(crfId) && crfId > 0;
+  const crfId = useRouteId('crfId');
+  const valid = crfId !== null;
   const [version, setVersion] = useState<number | undefined>();
   const query = useQuery({
     queryKey: queryKeys.crf.detail(crfId, version),
-    queryFn: () => crfApi.get(crfId, version).then((res) => res.data),
+    queryFn: () => crfApi.get(crfId!, version).then((res) => res.data),
     enabled: valid,
   });
   const crf = query.data;

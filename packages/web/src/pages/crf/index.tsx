@@ -2,15 +2,17 @@ import { useCallback, useEffect, useMemo } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { queryKeys } from '../../api/query-keys';
 import { Empty, Result } from 'antd';
-import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
+import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import { hasPermission, STUDY_MANAGE, type StudyButton } from '@ecrf/core';
 import { crfRecordApi } from '../../api/crf.api';
 import { CrfWarmup } from '../../crf';
+import { useRouteId } from '../../hooks/use-route-id';
 import { CrfLayout } from '../../layouts/crf-layout';
 import { CRF_PAGE_TEXT } from '../../locales/crf-page.zh-CN';
 import { NOT_FOUND_TEXT } from '../../locales/not-found.zh-CN';
 import { useRealtimeEvent } from '../../realtime/realtime-events';
 import { useSession } from '../../stores/session.store';
+import { positiveIdOf } from '../../utils/positive-id';
 import { CrfSidebar } from './components/crf-sidebar';
 import { FormArea, type RecordParam } from './components/form-area';
 import { findForm, initialForm, menuButtons } from './crf-menu';
@@ -19,9 +21,7 @@ import './crf.css';
 const t = CRF_PAGE_TEXT;
 
 function parseRecord(raw: string | null): RecordParam {
-  if (raw === 'new') return 'new';
-  const id = Number(raw);
-  return Number.isInteger(id) && id > 0 ? id : null;
+  return raw === 'new' ? 'new' : positiveIdOf(raw);
 }
 
 /**
@@ -29,15 +29,16 @@ function parseRecord(raw: string | null): RecordParam {
  * `?crfId=&crfDataRecordId=` name the open form and record.
  */
 export default function CrfRecordPage() {
-  const { subjectRecordId: rawId } = useParams();
-  const subjectRecordId = Number(rawId);
+  const routeId = useRouteId('subjectRecordId');
+  const valid = routeId !== null;
+  // An address without a valid id renders the 404 below; the queries stay off for it.
+  const subjectRecordId = routeId ?? 0;
   const [search, setSearch] = useSearchParams();
   const navigate = useNavigate();
   const location = useLocation();
   const crfIdParam = Number(search.get('crfId')) || null;
   const recordParam = parseRecord(search.get('crfDataRecordId'));
   const permissions = useSession((s) => s.permissions);
-  const valid = Number.isInteger(subjectRecordId) && subjectRecordId > 0;
 
   const menuQuery = useQuery({
     queryKey: queryKeys.crfRecord.menu(subjectRecordId),

@@ -15,6 +15,7 @@ import { COMMON_TEXT } from '../../locales/common.zh-CN';
 import { CRF_PAGE_TEXT } from '../../locales/crf-page.zh-CN';
 import { useRecordSavedElsewhere } from '../../realtime/use-record-saved-elsewhere';
 import { useSession } from '../../stores/session.store';
+import { positiveIdOf } from '../../utils/positive-id';
 import { itemTitle } from './crf-values';
 import { buildErrorList, errorMessage, type ErrorListEntry } from './error-list';
 import { locateItem } from './locate-item';
@@ -212,8 +213,8 @@ export function useCrfSave({
       requestId: newRequestId(),
     });
     // Opened from 随访记录 · 填写: the first save of the form is tied to its follow-up visit on the server.
-    const followRecordCrfId = Number(new URLSearchParams(window.location.search).get('followRecordCrfId'));
-    if (Number.isInteger(followRecordCrfId) && followRecordCrfId > 0) body.followRecordCrfId = followRecordCrfId;
+    const followRecordCrfId = positiveIdOf(new URLSearchParams(window.location.search).get('followRecordCrfId'));
+    if (followRecordCrfId !== null) body.followRecordCrfId = followRecordCrfId;
     setSaving(submit ? 'submit' : 'save');
     const slow = setTimeout(() => setRetrying(true), 4000);
     try {

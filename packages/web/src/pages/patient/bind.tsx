@@ -3,6 +3,7 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { Alert, Button, Input } from 'antd';
 import { bindAndKeep } from '../../api/patient.api';
 import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
+import { positiveIdOf } from '../../utils/positive-id';
 import { usePatientAction } from './patient-page';
 import './patient.css';
 
@@ -14,8 +15,8 @@ import './patient.css';
 export default function PatientBindPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
-  const studyId = Number(params.get('studyId'));
-  const valid = Number.isInteger(studyId) && studyId > 0;
+  const studyId = positiveIdOf(params.get('studyId'));
+  const valid = studyId !== null;
   const [code, setCode] = useState(params.get('code') ?? '');
   const { busy, error, setError, run } = usePatientAction();
 
@@ -25,7 +26,7 @@ export default function PatientBindPage() {
       return;
     }
     await run(async () => {
-      await bindAndKeep(studyId, code.trim());
+      await bindAndKeep(studyId!, code.trim());
       void navigate('/meil', { replace: true });
     });
   };

@@ -8,6 +8,7 @@ import PatientFormPage from './form';
 import PatientHomePage from './home';
 import { bindAndKeep, PatientApiError, patientToken } from '../../api/patient.api';
 import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
+import { positiveIdOf } from '../../utils/positive-id';
 import './patient.css';
 
 /**
@@ -32,7 +33,7 @@ export default function MeilPage() {
 function MeilEntry() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
-  const studyId = Number(params.get('studyId'));
+  const studyId = positiveIdOf(params.get('studyId'));
   const code = params.get('code')?.trim() ?? '';
   const [error, setError] = useState<string | null>(null);
   const started = useRef(false);
@@ -40,7 +41,7 @@ function MeilEntry() {
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    if (!code || !Number.isInteger(studyId) || studyId <= 0) return;
+    if (!code || studyId === null) return;
     bindAndKeep(studyId, code)
       .then(() => navigate('/meil', { replace: true }))
       .catch((err: unknown) => setError(err instanceof PatientApiError ? err.message : MSG.systemError));

@@ -1,8 +1,8 @@
 import { useEffect, useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { StudyButton, StudyPermissionKey } from '@ecrf/core';
-import { useParams } from 'react-router';
 import { studyApi } from '../../api/study.api';
+import { useRouteId } from '../../hooks/use-route-id';
 import { useAppStore } from '../../stores/app.store';
 import { useSession } from '../../stores/session.store';
 import { setDisplayTimeZone } from '../../utils/format-date';
@@ -11,9 +11,7 @@ import { queryKeys } from '../../api/query-keys';
 
 /** The study id of a /project/:id/… route, or null when it is not a positive whole number. */
 export function useProjectStudyId(): number | null {
-  const { id } = useParams();
-  const studyId = Number(id);
-  return Number.isInteger(studyId) && studyId > 0 ? studyId : null;
+  return useRouteId('id');
 }
 
 /**

@@ -3,22 +3,21 @@ import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { Button, Result, Spin } from 'antd';
 import { ArrowLeftOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
-import { useNavigate, useParams } from 'react-router';
+import { useNavigate } from 'react-router';
 import { studyApi, type Study } from '../../../api/study.api';
+import { useRouteId } from '../../../hooks/use-route-id';
 import { STUDY_TEXT } from '../../../locales/study.zh-CN';
 import { queryKeys } from '../../../api/query-keys';
 
 /** The study of a /study/:id/… page. */
 export function useStudyOfRoute() {
-  const { id } = useParams();
-  const studyId = Number(id);
-  const valid = Number.isInteger(studyId) && studyId > 0;
+  const studyId = useRouteId('id');
   const query = useQuery({
     queryKey: queryKeys.study.detail(studyId),
-    enabled: valid,
-    queryFn: () => studyApi.get(studyId).then((res) => res.data),
+    enabled: studyId !== null,
+    queryFn: () => studyApi.get(studyId!).then((res) => res.data),
   });
-  return { studyId: valid ? studyId : null, query };
+  return { studyId, query };
 }
 
 /** Frame of the per-study pages (项目角色, 项目人员): a way back to 项目维护 and the study's name in the title. */

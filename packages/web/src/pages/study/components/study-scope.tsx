@@ -5,6 +5,7 @@ import { useSearchParams } from 'react-router';
 import { queryKeys } from '../../../api/query-keys';
 import { studyApi, type Study } from '../../../api/study.api';
 import { STUDY_TEXT } from '../../../locales/study.zh-CN';
+import { positiveIdOf } from '../../../utils/positive-id';
 
 /** The studies the user may set up (all of them for 项目维护 holders), for pickers. */
 export function useMyStudies() {
@@ -17,8 +18,7 @@ export function useMyStudies() {
 /** The study a setup page works on: the `studyId` query parameter, so links and the side menu carry it. */
 export function useStudyParam(): [number | null, (studyId: number) => void] {
   const [params, setParams] = useSearchParams();
-  const raw = Number(params.get('studyId'));
-  const studyId = Number.isInteger(raw) && raw > 0 ? raw : null;
+  const studyId = positiveIdOf(params.get('studyId'));
   const setStudyId = useCallback(
     (next: number) =>
       setParams(

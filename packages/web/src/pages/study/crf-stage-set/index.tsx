@@ -3,9 +3,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Empty, Radio, Space, Table, TreeSelect, type TableColumnsType } from 'antd';
 import { ArrowDownOutlined, ArrowUpOutlined, ImportOutlined } from '@ant-design/icons';
 import { MSG } from '@ecrf/core';
-import { useNavigate, useParams } from 'react-router';
+import { useNavigate } from 'react-router';
 import { stageApi, type CrfStageSummary, type StageCrf } from '../../../api/study.api';
 import { AuthButton, AuthRemoveButton, useAccess } from '../../../components/permission';
+import { useRouteId } from '../../../hooks/use-route-id';
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
 import { CRF_STAGE_TEXT } from '../../../locales/crf-stage.zh-CN';
 import { BackLinkPage } from '../components/study-header';
@@ -166,14 +167,13 @@ function StagePicker({ studyId }: { studyId: number }) {
 /** ECRF设置 (STUDY-03, STUDY-05): the settings of one stage, /study/crfStage/set/:id (id optional). */
 export default function CrfStageSetPage() {
   const navigate = useNavigate();
-  const { id } = useParams();
-  const stageId = Number(id);
-  const hasId = Number.isInteger(stageId) && stageId > 0;
+  const stageId = useRouteId('id');
+  const hasId = stageId !== null;
 
   const stage = useQuery({
     queryKey: queryKeys.crfStage.detail(stageId),
     enabled: hasId,
-    queryFn: () => stageApi.get(stageId).then((res) => res.data),
+    queryFn: () => stageApi.get(stageId!).then((res) => res.data),
   });
 
   if (!hasId) {

@@ -1,5 +1,6 @@
 import dayjs, { type Dayjs } from 'dayjs';
 import { FOLLOW_STATE_CODES, isDateString } from '@ecrf/core';
+import { positiveIdOf } from '../../../../utils/positive-id';
 
 /** What 随访记录 can be opened filtered by (from 随访概览's counts). */
 export interface RecordLinkFilter {
@@ -29,8 +30,8 @@ export function searchValuesOf(search: string): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   const state = Number(params.get('state'));
   if (params.get('state') !== null && FOLLOW_STATE_CODES.includes(state as never)) values.state = state;
-  const person = Number(params.get('responsibleUserId'));
-  if (Number.isInteger(person) && person > 0) values.responsibleUserId = person;
+  const person = positiveIdOf(params.get('responsibleUserId'));
+  if (person !== null) values.responsibleUserId = person;
   const day = (name: string): Dayjs | null => {
     const v = params.get(name);
     return v && isDateString(v) ? dayjs(v) : null;
