@@ -12,9 +12,18 @@ import { fileURLToPath } from 'node:url';
 export const VENDOR_DIR =
   process.env.EDC_VENDOR_DIR ?? path.resolve(fileURLToPath(import.meta.url), '../../../../../../shared/vendor');
 
+/**
+ * The Python that has Debian's python3-requests: a version manager's python3 (pyenv) may come first on PATH
+ * without the packages `.ci/run` installs.
+ */
+export const PYTHON =
+  ['/usr/bin/python3', 'python3'].find(
+    (cmd) => spawnSync(cmd, ['-c', 'import requests, semantic_version'], { stdio: 'ignore' }).status === 0,
+  ) ?? 'python3';
+
 const probes: Record<string, string[]> = {
-  python3: ['python3', '-c', 'import requests, semantic_version'],
-  pandas: ['python3', '-c', 'import pandas'],
+  python3: [PYTHON, '-c', 'import requests, semantic_version'],
+  pandas: [PYTHON, '-c', 'import pandas'],
   pspp: ['pspp', '--version'],
   R: ['Rscript', '-e', 'library(haven)'],
   xmllint: ['xmllint', '--version'],

@@ -4,7 +4,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../db/schema/index.js';
 import { enrolDemoPatient, openDemoStudy } from '../../test/demo.js';
-import { runToolAsync, skipWithout, VENDOR_DIR } from '../../test/external-tool.js';
+import { PYTHON, runToolAsync, skipWithout, VENDOR_DIR } from '../../test/external-tool.js';
 import { listenOnLoopback } from '../../test/raw-http.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 
@@ -54,7 +54,7 @@ describe.skipIf(skipWithout('python3'))('stock PyCap against the REDCap API', ()
     const created = await t.call(demo.admin, 'POST', '/api/system/user/profile/apiToken', { studyId });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const port = await listenOnLoopback(t.app);
-    const { stdout } = await runToolAsync('python3', [CLIENT], {
+    const { stdout } = await runToolAsync(PYTHON, [CLIENT], {
       env: {
         PYTHONPATH: path.join(VENDOR_DIR, 'pycap'),
         REDCAP_URL: `http://127.0.0.1:${port}/redcap/api/`,
