@@ -145,6 +145,11 @@ export const itemOptionSchema = z
     molarMass: numberLikeSchema.optional(),
     // Dates
     itemType: z.enum(['date', 'datetime']).optional(),
+    /**
+     * Extension: the order a REDCap project shows the date in (its date_dmy / date_mdy validations), kept so that
+     * a dictionary imported from REDCap exports as it came; ours store and show yyyy-MM-dd whatever it says.
+     */
+    dateOrder: z.enum(['ymd', 'dmy', 'mdy']).optional(),
     // Identify (recognition) options
     identifyId: numberLikeSchema.optional(),
     identifyType: numberLikeSchema.optional(),

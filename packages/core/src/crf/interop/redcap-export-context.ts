@@ -12,6 +12,7 @@ import {
   type LogicContext,
 } from './redcap-logic-export.js';
 import type { Row } from './redcap-export-rows.js';
+import { redcapChoiceCodes, toRedcapCode } from './redcap-values.js';
 
 /** One form's names, kinds and logic printing. */
 export class FormContext {
@@ -51,7 +52,14 @@ export class FormContext {
         const type = this.items.get(name)?.type;
         return type === 'checkbox' || type === 'multiSelect';
       },
-      codes: (name) => choicesOf(this.items.get(name)?.option ?? {}).map((c) => c.value),
+      codes: (name) => {
+        const node = this.items.get(name);
+        return node ? redcapChoiceCodes(node).map((c) => c.redcap) : [];
+      },
+      code: (name, code) => {
+        const node = this.items.get(name);
+        return node ? toRedcapCode(node, code) : code;
+      },
       approximated: (message) => this.warn(message, field),
     };
   }
@@ -92,8 +100,8 @@ export class FormContext {
       this.warn(`触发题目 ${trigger.name} 在 REDCap 中没有对应字段，触发条件未导出`, node.name || undefined);
       return true;
     }
-    const choices = choicesOf(source.option);
-    const codes = trigger.indexes.flatMap((i) => (choices[i] ? [choices[i].value] : []));
+    const choices = redcapChoiceCodes(source);
+    const codes = trigger.indexes.flatMap((i) => (choices[i] ? [choices[i].redcap] : []));
     const box = source.type === 'checkbox' || source.type === 'multiSelect';
     return anyOf(
       codes.map((code) =>

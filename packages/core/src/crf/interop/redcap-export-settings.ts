@@ -7,6 +7,7 @@ import type { CrfNode, CrossCheck } from '../crf-definition.schema.js';
 import { KNOWN_OPTION_KEYS } from '../crf-definition.schema.js';
 import { toNumber } from '../options.js';
 import { parseConverterRule } from '../value-converter.js';
+import { ECRF_PHONE_TAG } from './redcap-ecrf-tags.js';
 import { quoteRedcap, redcapCalculation, UnprintableError } from './redcap-logic-export.js';
 import type { FormContext } from './redcap-export-context.js';
 import type { Row } from './redcap-export-rows.js';
@@ -37,8 +38,9 @@ export function textValidation(
   const type = o.validate?.type;
   if (type === 'email') row.validation = 'email';
   else if (type === 'phone') {
-    row.validation = 'phone';
-    warn('REDCap 的 phone 校验是北美号码格式，中国大陆手机号会被拒绝：请在 REDCap 中改为无校验或自定义校验');
+    // REDCap's phone is North American: a mainland mobile would fail it, and its dictionary takes no pattern.
+    tags.push(ECRF_PHONE_TAG);
+    warn('REDCap 的 phone 校验是北美号码格式，中国大陆手机号会被拒绝：导出为无校验文本，字段注释写明中国大陆手机号');
   } else if (type === 'int') row.validation = 'integer';
   else if (type === 'float') row.validation = 'number';
   else if (type === 'idcard') warn('REDCap 没有身份证号校验，导出为无校验文本');

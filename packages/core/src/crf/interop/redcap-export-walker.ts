@@ -1,10 +1,14 @@
 import type { CrfNode } from '../crf-definition.schema.js';
-import { choicesOf, isOn, toNumber, unitsOf } from '../options.js';
+import { isOn, toNumber, unitsOf } from '../options.js';
 import { additionKey } from '../evaluate-form.js';
+import { isIdentifierItem } from '../identifier-mask.js';
 import { itemTypeOf } from '../item-types/registry.js';
+import { dateFormatOf } from '../partial-date.js';
 import { allOf, anyOf, condText, redcapAtom, type Cond } from './redcap-logic-export.js';
 import type { FormContext } from './redcap-export-context.js';
 import { choiceLabel, emptyRow, html, legalName, uniqueName, type Row } from './redcap-export-rows.js';
+import { PHONE_NOTE } from './redcap-ecrf-tags.js';
+import { redcapChoiceCodes } from './redcap-values.js';
 import {
   bounds,
   calculation,
@@ -132,6 +136,7 @@ export class FormWalker {
     const field = node.name || undefined;
     const warn = (message: string) => ctx.warn(message, field);
     const tags: string[] = [];
+    const notes: string[] = [];
 
     // Type, choices and validation, by the shape the item type's registration gives.
     const { redcap } = itemTypeOf(node.type);
@@ -157,15 +162,14 @@ export class FormWalker {
         else if (node.type === 'radio' && same(TRUE_FALSE)) row.type = 'truefalse';
         else {
           row.type = !single ? 'checkbox' : node.type === 'radio' ? 'radio' : 'dropdown';
-          const bad = choicesOf(o).filter((c) => !/^[A-Za-z0-9_.-]+$/.test(c.value));
-          if (bad.length > 0) {
+          const codes = redcapChoiceCodes(node);
+          const renamed = codes.filter((c) => c.redcap !== c.code);
+          if (renamed.length > 0) {
             warn(
-              `选项代码 ${bad.map((c) => c.value).join(', ')} 含有 REDCap 不接受的字符（只能用字母、数字、下划线、点和减号）`,
+              `选项代码 ${renamed.map((c) => c.code).join(', ')} 含有 REDCap 不接受的字符（只能用字母、数字、下划线、点和减号）：导出为 ${renamed.map((c) => c.redcap).join(', ')}（对照见数据导出的 choice_codes.csv）`,
             );
           }
-          row.choices = choicesOf(o)
-            .map((c) => `${c.value}, ${choiceLabel(c.text)}`)
-            .join(' | ');
+          row.choices = codes.map((c) => `${c.redcap}, ${choiceLabel(c.text)}`).join(' | ');
         }
         break;
       }
@@ -209,13 +213,13 @@ export class FormWalker {
         break;
       }
       case 'date':
-        use('itemType', 'format');
-        row.validation = o.itemType === 'datetime' ? 'datetime_seconds_ymd' : 'date_ymd';
+      case 'datetime': {
+        use('itemType', 'format', 'dateOrder');
+        const validation = dateValidation(node);
+        if (validation) row.validation = validation;
+        else notes.push(`日期：${dateFormatOf(node)}，未知部分写 UK`);
         break;
-      case 'datetime':
-        use('format');
-        row.validation = o.format === 'yyyy-MM-dd HH:mm' ? 'datetime_ymd' : 'datetime_seconds_ymd';
-        break;
+      }
       case 'time':
         use('format');
         row.validation = o.format === 'Hour' ? 'time' : 'time_hh_mm_ss';
@@ -239,16 +243,17 @@ export class FormWalker {
     bounds(ctx, node, row, use);
 
     // Labels, notes, flags.
-    const notes: string[] = [];
     if (o.description) notes.push(html(o.description));
     const units = unitsOf(o);
     if (units.length > 0) {
       notes.push(`单位：${html(units.join('/'))}`);
       warn(`REDCap 没有单位设置，单位 ${units.join('/')} 写入字段注释（Field Note）`);
     }
+    if (o.validate?.type === 'phone') notes.push(PHONE_NOTE);
     row.note = notes.join('；');
     if (isOn(o.required)) row.required = 'y';
-    if (isOn(o.identifier)) row.identifier = 'y';
+    // The patient's own identifiers (出生日期 filled from the patient's birth date) are identifiers here too.
+    if (isIdentifierItem(node)) row.identifier = 'y';
     if (o.itemLayout === 'horizontal') row.alignment = 'RH';
     else if (o.itemLayout === 'vertical') row.alignment = 'RV';
     else if (o.itemLayout) warn(`布局 ${o.itemLayout} 在 REDCap 中没有对应，未导出`);
@@ -293,16 +298,16 @@ export class FormWalker {
     const variable = uniqueName(legalName(`${row.variable}_addition`, `${row.variable}_other`), this.usedVariables);
     const extra = emptyRow(variable, ctx.form, 'text', html(node.option.addition || '请注明'));
     // The text typed beside an identifier is as identifying as the item.
-    if (isOn(node.option.identifier)) extra.identifier = 'y';
+    if (isIdentifierItem(node)) extra.identifier = 'y';
     ctx.source(variable, additionKey(node.name));
-    const choices = choicesOf(node.option);
+    const choices = redcapChoiceCodes(node);
     const indexes = String(node.option.additionIndex ?? '')
       .split(',')
       .flatMap((s) => (/^\d+$/.test(s.trim()) ? [Number(s.trim())] : []));
     const box = node.type === 'checkbox' || node.type === 'multiSelect';
     const when = anyOf(
       indexes.flatMap((i) => {
-        const code = choices[i]?.value;
+        const code = choices[i]?.redcap;
         if (code === undefined) return [];
         return [box ? redcapAtom(`[${row.variable}(${code})]`, '=', '1') : redcapAtom(`[${row.variable}]`, '=', code)];
       }),
@@ -348,4 +353,19 @@ export class FormWalker {
       );
     }
   }
+}
+
+/**
+ * REDCap's validation for a date item, by its format (dateOrder: the order REDCap shows it in, kept from a REDCap
+ * dictionary); null when REDCap has none: a date that may be partly unknown (下拉日期), or a format without the
+ * day or with the hour only, which REDCap holds as plain text.
+ */
+function dateValidation(node: CrfNode): string | null {
+  if (node.type === 'partialDate') return null;
+  const order = node.option.dateOrder === 'dmy' || node.option.dateOrder === 'mdy' ? node.option.dateOrder : 'ymd';
+  const format = dateFormatOf(node);
+  if (format === 'yyyy-MM-dd') return `date_${order}`;
+  if (format === 'yyyy-MM-dd HH:mm') return `datetime_${order}`;
+  if (format === 'yyyy-MM-dd HH:mm:ss') return `datetime_seconds_${order}`;
+  return null;
 }

@@ -94,7 +94,10 @@ describe('REDCap data dictionary export', () => {
     ['datetime to the minute', 'datetime', { format: 'yyyy-MM-dd HH:mm' }, { validation: 'datetime_ymd' }],
     ['time', 'time', {}, { type: 'text', validation: 'time_hh_mm_ss' }],
     ['time HH:mm', 'time', { format: 'Hour' }, { type: 'text', validation: 'time' }],
-    ['partial date', 'partialDate', {}, { type: 'text', validation: 'date_ymd' }],
+    ['partial date', 'partialDate', {}, { type: 'text', validation: '', note: '日期：yyyy-MM-dd，未知部分写 UK' }],
+    ['date of year and month', 'date', { format: 'yyyy-MM' }, { validation: '', note: '日期：yyyy-MM，未知部分写 UK' }],
+    ['date shown day first in REDCap', 'date', { dateOrder: 'dmy' }, { validation: 'date_dmy' }],
+    ['datetime shown month first', 'datetime', { dateOrder: 'mdy' }, { validation: 'datetime_seconds_mdy' }],
     ['radio', 'radio', { optionsValue: '1,2', optionsText: '男,女' }, { type: 'radio', choices: '1, 男 | 2, 女' }],
     [
       'select',
@@ -130,7 +133,18 @@ describe('REDCap data dictionary export', () => {
       { type: 'text', annotation: "@CALCTEXT(concat([a], 'kg'))" },
     ],
     ['email', 'input', { validate: { type: 'email' } }, { validation: 'email' }],
-    ['phone', 'input', { validate: { type: 'phone' } }, { validation: 'phone' }],
+    [
+      'phone',
+      'input',
+      { validate: { type: 'phone' } },
+      { validation: '', note: '中国大陆手机号（11位）', annotation: '@ECRF-PHONE' },
+    ],
+    [
+      'choices with codes REDCap refuses',
+      'checkbox',
+      { optionsValue: 'L1/2,L2/3,l1_2,a.b', optionsText: 'L1/2,L2/3,x,y' },
+      { type: 'checkbox', choices: 'c1, L1/2 | L2_3, L2/3 | l1_2, x | a.b, y' },
+    ],
     [
       'title with a style',
       'title',

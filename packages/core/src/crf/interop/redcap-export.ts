@@ -1,7 +1,9 @@
 import type { CrfDefinition, CrfNode } from '../crf-definition.schema.js';
+import { itemTypeOf } from '../item-types/registry.js';
 import { isOn } from '../options.js';
 import type { ImportIssue } from './import-result.js';
 import { REDCAP_COLUMNS, REDCAP_FIELD_KEYS, type RedcapField } from './redcap-dictionary.js';
+import { formTitleTag, rowsOriginTag, type RowsOrigin } from './redcap-ecrf-tags.js';
 import { FormContext } from './redcap-export-context.js';
 import {
   csvRow,
@@ -29,6 +31,8 @@ export interface RedcapExport {
   sources: Map<string, RedcapFieldSource>;
   /** Every REDCap form written, in order: one per definition, then one per list group or table of it. */
   forms: RedcapFormSource[];
+  /** The record ID: the first field's variable. */
+  recordId: string;
 }
 
 /** A REDCap form and what it stands for: a definition (by index), or one of its list groups or tables. */
@@ -49,6 +53,8 @@ export interface RedcapExportOptions {
   /**
    * Always write this variable first as the record ID (a text field of the first form) instead of
    * choosing the first field when it fits: the API's records are keyed by our patient code, not by an item.
+   * A first field of that very name that fits (a REDCap project's own `record_id`, imported) is that record ID:
+   * nothing is put ahead of it.
    */
   recordId?: string;
 }
@@ -64,6 +70,30 @@ interface FormPlan {
   nodes: readonly CrfNode[];
   /** A list group or table exported as a form of its own: its parent's items stay readable. */
   parentOf?: FormPlan;
+  /** Where a list group's form goes back in its parent (our import reads it from the annotation). */
+  origin?: RowsOrigin;
+}
+
+/** REDCap's form names are at most 64 characters (MetaData.php). */
+const FORM_NAME_MAX = 64;
+const formNameOf = (text: string) => text.slice(0, FORM_NAME_MAX).replace(/_+$/, '');
+/** A title REDCap can name a form after without losing it: Latin letters, digits, spaces, `_` and `-`. */
+const LATIN_TITLE = /^[A-Za-z][A-Za-z0-9_\s-]*$/;
+
+/** The first field a form writes, when it is one REDCap can key records by: a text field shown without logic. */
+function fitsRecordId(nodes: readonly CrfNode[]): CrfNode | null {
+  for (const node of nodes) {
+    const { role } = itemTypeOf(node.type);
+    const conditioned = Boolean(node.option.showIf || node.option.trig || node.option.trigex || node.option.calc);
+    if (role === 'container') {
+      if (node.children.length === 0) continue;
+      return conditioned ? null : fitsRecordId(node.children);
+    }
+    if (role === 'rows') continue;
+    const text = node.type === 'input' || node.type === 'text';
+    return role === 'value' && text && !conditioned && !isOn(node.option.hidden) ? node : null;
+  }
+  return null;
 }
 
 /**
@@ -89,12 +119,13 @@ class DictionaryWriter {
   private readonly sources = new Map<string, RedcapFieldSource>();
   private readonly forms: RedcapFormSource[] = [];
 
-  constructor(private readonly options: RedcapExportOptions) {
-    // Reserved before any item is named, so an item called record_id is renamed instead.
-    if (options.recordId) this.usedVariables.add(options.recordId);
-  }
+  constructor(private readonly options: RedcapExportOptions) {}
 
   write(definitions: readonly CrfDefinition[]): RedcapExport {
+    const { recordId } = this.options;
+    const own = recordId !== undefined && fitsRecordId(definitions[0]?.children ?? [])?.name === recordId;
+    // Reserved before any item is named, so an item called record_id elsewhere is renamed instead.
+    if (recordId && !own) this.usedVariables.add(recordId);
     const plans: FormPlan[] = definitions.map((definition, i) => ({
       definition,
       index: i,
@@ -103,14 +134,48 @@ class DictionaryWriter {
       nodes: definition.children,
     }));
     for (const plan of plans) this.forms.push({ form: plan.form, definition: plan.index, rows: null });
-    for (const plan of plans) this.writeForm(plan);
-    if (this.options.recordId && plans[0]) {
-      this.rows.unshift(emptyRow(this.options.recordId, plans[0].form, 'text', 'Record ID'));
+    const written = plans.flatMap((plan) => this.writeForm(plan));
+    if (recordId && plans[0]) {
+      if (!(own && this.rows[0]?.variable === recordId)) {
+        this.rows.unshift(emptyRow(recordId, plans[0].form, 'text', 'Record ID'));
+      }
     } else this.ensureRecordId(plans[0]);
+    for (const plan of [...plans, ...written]) this.tagForm(plan);
     const csv = [csvRow(REDCAP_COLUMNS), ...this.rows.map((row) => csvRow(REDCAP_FIELD_KEYS.map((k) => row[k])))].join(
       '\r\n',
     );
-    return { csv: `${csv}\r\n`, issues: this.issues, rows: this.rows, sources: this.sources, forms: this.forms };
+    return {
+      csv: `${csv}\r\n`,
+      issues: this.issues,
+      rows: this.rows,
+      sources: this.sources,
+      forms: this.forms,
+      recordId: this.rows[0]?.variable ?? recordId ?? '',
+    };
+  }
+
+  /**
+   * What REDCap has no column for, as our action tags on the form's first field: a title its name does not give
+   * back, and where a list group's form belongs.
+   */
+  private tagForm(plan: FormPlan) {
+    const first = this.rows.find((row) => row.form === plan.form);
+    if (!first) return;
+    const tag = plan.origin
+      ? rowsOriginTag(plan.origin)
+      : titleOfForm(plan.form) === plan.title
+        ? undefined
+        : formTitleTag(plan.title);
+    if (tag === undefined) return;
+    if (tag === null) {
+      this.warn(
+        plan.title,
+        undefined,
+        `表单标题同时含有单引号和双引号，无法写入字段注释：重新导入时标题为 ${titleOfForm(plan.form)}`,
+      );
+      return;
+    }
+    first.annotation = first.annotation ? `${first.annotation} ${tag}` : tag;
   }
 
   private warn(form: string, field: string | undefined, message: string) {
@@ -119,9 +184,15 @@ class DictionaryWriter {
 
   private formName(definition: CrfDefinition, index: number): string {
     // A form imported from REDCap keeps its name as its id; otherwise the title makes one.
-    const fromId = typeof definition.id === 'string' && LEGAL_NAME.test(definition.id) ? definition.id : null;
-    const base = fromId ?? legalName(definition.title.replace(/\s+/g, '_'), `form_${index + 1}`);
-    const form = this.unique(base, this.usedForms);
+    // A form imported from REDCap keeps its name; a Latin title names it; otherwise the CRF's id (stable, where
+    // the title's pinyin would need a dictionary), or its place in the export.
+    const fromId =
+      typeof definition.id === 'string' && LEGAL_NAME.test(definition.id) ? formNameOf(definition.id) : null;
+    const fromTitle = LATIN_TITLE.test(definition.title.trim())
+      ? formNameOf(legalName(definition.title.replace(/\s+/g, '_'), ''))
+      : '';
+    const fallback = typeof definition.id === 'number' ? `crf_${definition.id}` : `form_${index + 1}`;
+    const form = this.unique(fromId ?? (fromTitle || fallback), this.usedForms);
     if (titleOfForm(form) !== definition.title) {
       this.warn(
         definition.title,
@@ -136,12 +207,14 @@ class DictionaryWriter {
     return uniqueName(base, used);
   }
 
-  private writeForm(plan: FormPlan) {
+  /** Writes the form's rows; answers the forms of its list groups and tables, written after it. */
+  private writeForm(plan: FormPlan): FormPlan[] {
     const { form, title } = plan;
     const names = new Map<string, string>();
     const items = new Map<string, CrfNode>();
     const columns = new Set<string>();
     const subforms: FormPlan[] = [];
+    let lastVariable: string | null = null;
     // Variables first (REDCap's are unique across the project), so logic can name them.
     const assign = (nodes: readonly CrfNode[], inRows: boolean) => {
       for (const node of nodes) {
@@ -151,6 +224,7 @@ class DictionaryWriter {
           if (!isContainer(node.type) && !isRows(node.type)) {
             const variable = this.unique(legalName(node.name, `${form}_field`), this.usedVariables);
             names.set(node.name, variable);
+            if (!inRows) lastVariable = variable;
             if (variable !== node.name) {
               this.warn(
                 title,
@@ -165,10 +239,17 @@ class DictionaryWriter {
           subforms.push({
             definition: plan.definition,
             index: plan.index,
-            form: this.unique(`${form}_${legalName(node.name, 'rows')}`.slice(0, 100), this.usedForms),
+            form: this.unique(formNameOf(`${form}_${legalName(node.name, 'rows')}`), this.usedForms),
             title,
             nodes: [node],
             parentOf: plan,
+            origin: {
+              form,
+              type: node.type === 'table' ? 'table' : 'listGroup',
+              name: node.name,
+              title: node.title,
+              after: lastVariable,
+            },
           });
         }
         assign(node.children, inRows || isRows(node.type));
@@ -224,6 +305,7 @@ class DictionaryWriter {
       });
       subWalker.finish();
     }
+    return subforms;
   }
 
   /** REDCap's first field is the record ID, a text field without logic; one is added when ours is not. */

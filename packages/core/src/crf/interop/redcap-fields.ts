@@ -2,6 +2,7 @@
 import { CRF_MSG } from '../crf-messages.js';
 import type { CrfNode, ItemOption } from '../crf-definition.schema.js';
 import type { RedcapField } from './redcap-dictionary.js';
+import { PHONE_NOTE, readEcrfTags } from './redcap-ecrf-tags.js';
 import { translateRedcapLogic, type RedcapFieldKind } from './redcap-logic.js';
 
 export const stripHtml = (text: string) =>
@@ -47,15 +48,16 @@ const TEXT_VALIDATIONS: Record<string, (option: ItemOption) => CrfNode['type']> 
   number_2dp: (o) => ((o.validate = { ...o.validate, precision: 2 }), 'real'),
   number_3dp: (o) => ((o.validate = { ...o.validate, precision: 3 }), 'real'),
   number_4dp: (o) => ((o.validate = { ...o.validate, precision: 4 }), 'real'),
+  // REDCap stores and exports every date Y-M-D; the order it shows one in is kept for the export (dateOrder).
   date_ymd: () => 'date',
-  date_mdy: () => 'date',
-  date_dmy: () => 'date',
+  date_mdy: (o) => ((o.dateOrder = 'mdy'), 'date'),
+  date_dmy: (o) => ((o.dateOrder = 'dmy'), 'date'),
   datetime_ymd: (o) => ((o.format = 'yyyy-MM-dd HH:mm'), 'datetime'),
-  datetime_mdy: (o) => ((o.format = 'yyyy-MM-dd HH:mm'), 'datetime'),
-  datetime_dmy: (o) => ((o.format = 'yyyy-MM-dd HH:mm'), 'datetime'),
+  datetime_mdy: (o) => ((o.format = 'yyyy-MM-dd HH:mm'), (o.dateOrder = 'mdy'), 'datetime'),
+  datetime_dmy: (o) => ((o.format = 'yyyy-MM-dd HH:mm'), (o.dateOrder = 'dmy'), 'datetime'),
   datetime_seconds_ymd: () => 'datetime',
-  datetime_seconds_mdy: () => 'datetime',
-  datetime_seconds_dmy: () => 'datetime',
+  datetime_seconds_mdy: (o) => ((o.dateOrder = 'mdy'), 'datetime'),
+  datetime_seconds_dmy: (o) => ((o.dateOrder = 'dmy'), 'datetime'),
   time: (o) => ((o.format = 'Hour'), 'time'),
   time_hh_mm_ss: () => 'time',
   email: (o) => ((o.validate = { ...o.validate, type: 'email' }), 'input'),
@@ -228,9 +230,16 @@ export function fieldToNode(
       option.checks = checks;
     } else warn(`校验范围 ${field.min}–${field.max} 无法用于 ${field.validation || '文本'} 字段，未导入`);
   }
-  if (field.note) {
-    option.description = option.description ? `${option.description}；${stripHtml(field.note)}` : stripHtml(field.note);
-  }
+  const tags = readEcrfTags(field.annotation);
+  // The mainland mobile rule our export wrote as a tag and a note (REDCap's phone is North American).
+  const note = tags.phone
+    ? stripHtml(field.note)
+        .split('；')
+        .filter((part) => part !== PHONE_NOTE)
+        .join('；')
+    : stripHtml(field.note);
+  if (tags.phone && type === 'input') option.validate = { ...option.validate, type: 'phone' };
+  if (note) option.description = option.description ? `${option.description}；${note}` : note;
   if (field.required.toLowerCase() === 'y') option.required = 1;
   if (field.identifier.toLowerCase() === 'y') option.identifier = 1;
   if (field.alignment) option.itemLayout = field.alignment.endsWith('H') ? 'horizontal' : 'vertical';
@@ -241,7 +250,7 @@ export function fieldToNode(
     if (translated.ok) option.showIf = translated.expression;
     else warn(`分支逻辑无法转换，该字段将始终显示（${translated.reason}）：${field.branching}`);
   }
-  applyAnnotation(field, type, option, warn, known);
+  applyAnnotation({ ...field, annotation: tags.rest }, type, option, warn, known);
   const label = stripHtml(field.label);
   // Entities (&lt; for a literal <) are how REDCap writes text; only tags are formatting that is lost.
   if (/<[^>]*>/.test(field.label)) warn('标签中的 HTML 格式已去除');

@@ -28,8 +28,10 @@ export interface LogicContext {
   kind(name: string): RedcapFieldKind;
   /** Checkbox items, whose options REDCap reads one by one as [x(code)]. */
   isCheckbox(name: string): boolean;
-  /** The option codes of a checkbox item. */
+  /** The option codes of a checkbox item, as REDCap has them. */
   codes(name: string): string[];
+  /** One of our option codes of a choice item as REDCap has it (redcapChoiceCodes); unchanged when it has no other. */
+  code?(name: string, code: string): string;
   /** Says what was printed only approximately. */
   approximated(message: string): void;
 }
@@ -127,6 +129,18 @@ class LogicPrinter {
     return variable;
   }
 
+  private code(name: string, code: string): string {
+    return this.ctx.code?.(name, code) ?? code;
+  }
+
+  /** A literal compared with a choice item, as the code REDCap has for it when that is another. */
+  private asCode(literal: Expr, field: Expr): Expr {
+    if (field.kind !== 'identifier' || (literal.kind !== 'string' && literal.kind !== 'number')) return literal;
+    const text = String(literal.value);
+    const code = this.code(field.name, text);
+    return code === text ? literal : { kind: 'string', value: code, start: literal.start };
+  }
+
   private box(e: Expr | undefined): string | null {
     return e?.kind === 'identifier' && this.ctx.isCheckbox(e.name) ? e.name : null;
   }
@@ -176,7 +190,8 @@ class LogicPrinter {
   }
 
   private comparison(op: RedcapComparison, left: Expr, right: Expr): Piece {
-    return piece(`${wrap(this.value(left), 5)} ${op} ${wrap(this.value(right), 5)}`, 4);
+    const [l, r] = [this.asCode(left, right), this.asCode(right, left)];
+    return piece(`${wrap(this.value(l), 5)} ${op} ${wrap(this.value(r), 5)}`, 4);
   }
 
   /** REDCap's own negation of one of its comparisons (it has no `not`). */
@@ -295,10 +310,11 @@ class LogicPrinter {
       const [box, code] = checkbox(left) ? [left, right] : [right, left];
       const text = literalText(code);
       if (box.kind !== 'identifier' || text === null) throw new UnprintableError('多选题只能与选项代码比较');
+      const option = this.code(box.name, text);
       // Ours: holds the code (true), filled in without it (false), nothing ticked (undecided).
-      const has = piece(`[${this.variable(box.name)}(${text})] = '1'`, 4);
+      const has = piece(`[${this.variable(box.name)}(${option})] = '1'`, 4);
       if ((op === '==') === wanted) return has;
-      return and(piece(`[${this.variable(box.name)}(${text})] = '0'`, 4), this.boxBlank(box.name, false));
+      return and(piece(`[${this.variable(box.name)}(${option})] = '0'`, 4), this.boxBlank(box.name, false));
     }
     const blankLiteral = (k: OperandKind) => k === 'blank';
     const isField = (e: Expr) => e.kind === 'identifier';
@@ -423,7 +439,7 @@ class LogicPrinter {
         if (box?.kind !== 'identifier' || (code?.kind !== 'string' && code?.kind !== 'number')) {
           throw new UnprintableError('checked() 的参数无法转换');
         }
-        return piece(`[${this.variable(box.name)}(${code.value})]`);
+        return piece(`[${this.variable(box.name)}(${this.code(box.name, String(code.value))})]`);
       }
       case 'contains': {
         const [box, code] = args;
@@ -432,7 +448,7 @@ class LogicPrinter {
           this.ctx.isCheckbox(box.name) &&
           (code?.kind === 'string' || code?.kind === 'number')
         ) {
-          return piece(`[${this.variable(box.name)}(${code.value})] = '1'`, 4);
+          return piece(`[${this.variable(box.name)}(${this.code(box.name, String(code.value))})] = '1'`, 4);
         }
         return piece(`contains(${list()})`);
       }

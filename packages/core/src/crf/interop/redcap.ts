@@ -1,6 +1,7 @@
 import type { CrfDefinition, CrfNode } from '../crf-definition.schema.js';
 import { finishImport, type ImportResult } from './import-result.js';
 import { parseRedcapCsv, type RedcapField } from './redcap-dictionary.js';
+import { readEcrfTags, type RowsOrigin } from './redcap-ecrf-tags.js';
 import { fieldToNode, stripHtml } from './redcap-fields.js';
 import { redcapFieldKind } from './redcap-logic.js';
 
@@ -88,8 +89,63 @@ export function importRedcapDictionary(csv: string): ImportResult {
       matrix = null;
       container.push(node);
     }
-    const definition: CrfDefinition = { id: form, title: formTitle(form), option: {}, children };
-    return { form, definition, rowOf: (name: string) => rows.get(name) };
+    // Our export's tags on a form's fields: its title, or the list group or table it was written from.
+    const tags = formFields.map((f) => readEcrfTags(f.annotation));
+    const title = tags.find((t) => t.formTitle)?.formTitle ?? formTitle(form);
+    const origin = tags.find((t) => t.rows)?.rows ?? null;
+    const definition: CrfDefinition = { id: form, title, option: {}, children };
+    return { form, definition, rowOf: (name: string) => rows.get(name), origin };
   });
-  return finishImport(candidates, issues);
+  return finishImport(foldRows(candidates, issues), issues);
+}
+
+type Candidate = {
+  form: string;
+  definition: CrfDefinition;
+  rowOf: (name: string) => number | undefined;
+  origin: RowsOrigin | null;
+};
+
+/**
+ * A list group or table our export wrote as a form of its own goes back into its form, after the field it followed
+ * (at the start without one); the section header the export gave it (its title) is not a section of its own.
+ */
+function foldRows(candidates: Candidate[], issues: ImportResult['issues']): Candidate[] {
+  const byForm = new Map(candidates.map((c) => [c.form, c]));
+  const folded = new Set<Candidate>();
+  for (const candidate of candidates) {
+    const { origin } = candidate;
+    const parent = origin ? byForm.get(origin.form) : undefined;
+    if (!origin || !parent || parent === candidate || parent.origin) continue;
+    let children = candidate.definition.children;
+    const [only] = children;
+    if (children.length === 1 && only?.type === 'section' && only.title === origin.title) children = only.children;
+    const rows: CrfNode = { name: origin.name, title: origin.title, type: origin.type, option: {}, children };
+    insertAfter(parent.definition.children, origin.after, rows);
+    const rowOf = parent.rowOf;
+    parent.rowOf = (name) => rowOf(name) ?? candidate.rowOf(name);
+    folded.add(candidate);
+    issues.push({
+      severity: 'warning',
+      form: candidate.form,
+      message: `表单 ${candidate.form} 是表单 ${origin.form} 的${origin.type === 'table' ? '表格' : '列表组'}“${origin.title || origin.name}”（本平台导出时拆出），已放回原表单`,
+    });
+  }
+  return candidates.filter((c) => !folded.has(c));
+}
+
+/** Puts `node` right after the node named `after` wherever it is (a section's items too); first without one. */
+function insertAfter(nodes: CrfNode[], after: string | null, node: CrfNode): void {
+  const place = (list: CrfNode[]): boolean => {
+    const at = list.findIndex((n) => n.name === after);
+    if (at >= 0) {
+      list.splice(at + 1, 0, node);
+      return true;
+    }
+    return list.some((n) => place(n.children));
+  };
+  if (after === null || !place(nodes)) {
+    if (after === null) nodes.unshift(node);
+    else nodes.push(node);
+  }
 }

@@ -39,11 +39,17 @@ function validateDate(value: unknown, node: CrfNode, today: string): string | nu
   return null;
 }
 
-/** REDCap dates are whole dates in Y-M-D order: a date that may be partly unknown, or another format, is not kept. */
+/** Formats REDCap has a date or date-time validation for (date_ymd, datetime_ymd, datetime_seconds_ymd). */
+const REDCAP_DATE_FORMATS: ReadonlySet<string> = new Set(['yyyy-MM-dd', 'yyyy-MM-dd HH:mm', 'yyyy-MM-dd HH:mm:ss']);
+
+/**
+ * REDCap dates are whole dates: a date that may be partly unknown (下拉日期), or of a format REDCap has no
+ * validation for, is a text field there, so that its values (2020-05, 2020-UK-UK) import as they are.
+ */
 function redcapDateWarning(node: CrfNode): string | null {
-  const format = node.option.format;
-  if (node.type !== 'partialDate' && !(format && !/^yyyy-MM-dd/.test(format))) return null;
-  return `REDCap 的日期不能部分未知（UK）${format ? `，格式 ${format} 未导出` : ''}：导出为完整日期`;
+  const format = dateFormatOf(node);
+  if (node.type !== 'partialDate' && REDCAP_DATE_FORMATS.has(format)) return null;
+  return `REDCap 的日期不能部分未知（UK）${node.type === 'partialDate' ? '' : `，也没有格式 ${format} 的日期`}：导出为文本字段（字段注释写明格式），REDCap 不按日期校验`;
 }
 
 /**
@@ -72,11 +78,7 @@ const dated = (type: 'date' | 'datetime' | 'partialDate', label: string): ItemTy
   odmDataType: odmDateType,
   redcap:
     type === 'datetime'
-      ? {
-          shape: 'datetime',
-          warning: ({ option: { format } }) =>
-            format && !/^yyyy-MM-dd HH:mm(:ss)?$/.test(format) ? `日期时间格式 ${format} 未导出` : null,
-        }
+      ? { shape: 'datetime', warning: redcapDateWarning }
       : { shape: 'date', warning: redcapDateWarning },
 });
 
