@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { rowIdSchema } from './ids.js';
 
 /** 在线咨询 states (issue 19): a question waits for staff, is answered, or is closed (with or without an answer). */
 export const CONSULT_STATES = [
@@ -26,52 +25,6 @@ export type ConsultQuestionInput = z.infer<typeof consultQuestionInput>;
 export const consultAnswerInput = z.object({
   answer: z.string().trim().min(1, '请输入回复内容').max(CONSULT_TEXT_MAX, `回复不可超过${CONSULT_TEXT_MAX}字`),
 });
-
-/** One row of advisory/manager/list. The patient appears by code and name, masked without 查看患者身份信息. */
-export interface ConsultView {
-  id: number;
-  studyId: number;
-  subjectId: number | null;
-  identificationCode: string | null;
-  subjectName: string | null;
-  source: 'patient' | 'staff';
-  title: string;
-  question: string;
-  state: ConsultState;
-  stateName: string;
-  answer: string | null;
-  answeredByName: string | null;
-  answeredTime: string | null;
-  closedTime: string | null;
-  createdByName: string | null;
-  createTime: string;
-}
-
-/** Who a notice (通知公告) is for. */
-export const NOTICE_TARGETS = [
-  ['all', '全部用户'],
-  ['role', '指定角色'],
-  ['study', '指定项目'],
-] as const;
-export type NoticeTarget = (typeof NOTICE_TARGETS)[number][0];
-
-export const noticeInput = z
-  .object({
-    title: z.string().trim().min(1, '请输入公告标题').max(100, '标题不可超过100字'),
-    content: z.string().trim().max(2000, '内容不可超过2000字').default(''),
-    targetType: z.enum(['all', 'role', 'study']).default('all'),
-    targetRoleId: rowIdSchema.nullish(),
-    targetStudyId: rowIdSchema.nullish(),
-  })
-  .superRefine((v, ctx) => {
-    if (v.targetType === 'role' && !v.targetRoleId) {
-      ctx.addIssue({ code: 'custom', path: ['targetRoleId'], message: '请选择角色' });
-    }
-    if (v.targetType === 'study' && !v.targetStudyId) {
-      ctx.addIssue({ code: 'custom', path: ['targetStudyId'], message: '请选择项目' });
-    }
-  });
-export type NoticeInput = z.infer<typeof noticeInput>;
 
 /** What the global search (searchall) answers: grouped hits, each with the route the client opens. */
 export interface GlobalSearchHit {

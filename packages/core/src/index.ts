@@ -37,3 +37,6 @@ export * from './file-contract.js';
 export * from './shell-contract.js';
 export * from './wechat-contract.js';
 export * from './patient-portal-contract.js';
+export * from './content-contract.js';
+export * from './consult-contract.js';
+export * from './notice-contract.js';

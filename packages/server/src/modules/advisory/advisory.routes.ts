@@ -1,10 +1,15 @@
-import { z } from 'zod';
-import { consultAnswerInput, consultQuestionInput, type ConsultState } from '@ecrf/core';
+import {
+  consultAnswerBodySchema,
+  consultAskBodySchema,
+  consultCloseBodySchema,
+  consultListQuerySchema,
+  idParamSchema,
+  type ConsultState,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { siteLocators } from '../../shared/patient-site.js';
@@ -14,7 +19,6 @@ import * as advisory from './advisory.service.js';
 const tags = ['在线咨询'];
 const module = '在线咨询';
 const BASE = '/api/v1/advisory/manager';
-const idParams = z.object({ id: idTextSchema });
 
 /**
  * 在线咨询 (platform §2 /project/consult, §7 advisory/manager/list): patients' questions about a study, answered by
@@ -37,12 +41,7 @@ export function advisoryRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '咨询列表（分页）',
-        querystring: studyIdQuery.extend({
-          state: z.coerce.number().int().min(0).max(2).optional(),
-          keyword: z.string().max(50).optional(),
-          subjectId: idTextSchema.optional(),
-          ...pagingQuery,
-        }),
+        querystring: consultListQuerySchema,
       },
       config: { study: fromQuery, studyPermission: advisory.CONSULT_VIEW },
     },
@@ -62,7 +61,7 @@ export function advisoryRoutes(app: App, ctx: AppContext) {
   app.get(
     `${BASE}/:id`,
     {
-      schema: { tags, summary: '咨询详情', params: idParams, querystring: studyIdQuery },
+      schema: { tags, summary: '咨询详情', params: idParamSchema, querystring: studyIdQuery },
       config: { study: fromQuery, studyPermission: advisory.CONSULT_VIEW, site },
     },
     async (request) => ok(await advisory.getConsult(ctx, requireStudy(request), request.params.id)),
@@ -74,7 +73,7 @@ export function advisoryRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '代患者提交咨询',
-        body: consultQuestionInput.extend({ studyId: idSchema, subjectId: idSchema }),
+        body: consultAskBodySchema,
       },
       config: { study: fromBody, studyPermission: advisory.CONSULT_REPLY, module, action: '新增咨询' },
     },
@@ -85,7 +84,7 @@ export function advisoryRoutes(app: App, ctx: AppContext) {
   app.put(
     `${BASE}/:id/answer`,
     {
-      schema: { tags, summary: '回复咨询', params: idParams, body: consultAnswerInput.extend({ studyId: idSchema }) },
+      schema: { tags, summary: '回复咨询', params: idParamSchema, body: consultAnswerBodySchema },
       config: { study: fromBody, studyPermission: advisory.CONSULT_REPLY, module, action: '回复咨询', site },
     },
     async (request) =>
@@ -104,7 +103,7 @@ export function advisoryRoutes(app: App, ctx: AppContext) {
   app.put(
     `${BASE}/:id/close`,
     {
-      schema: { tags, summary: '关闭咨询', params: idParams, body: z.object({ studyId: idSchema }) },
+      schema: { tags, summary: '关闭咨询', params: idParamSchema, body: consultCloseBodySchema },
       config: { study: fromBody, studyPermission: advisory.CONSULT_REPLY, module, action: '关闭咨询', site },
     },
     async (request) =>

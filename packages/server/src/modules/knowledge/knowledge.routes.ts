@@ -1,13 +1,19 @@
 import multipart from '@fastify/multipart';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import {
+  articleBodySchema,
+  contentImageParamsSchema,
+  idParamSchema,
+  knowledgeListQuerySchema,
+  knowledgeTypeBodySchema,
+  publicKnowledgeListQuerySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/app-error.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
 import { isStorableText, malformedInput } from '../../http/input-bounds.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
@@ -16,36 +22,6 @@ import * as knowledge from './knowledge.service.js';
 
 const tags = ['知识库'];
 const module = '知识库';
-const idParams = z.object({ id: idTextSchema });
-const fileKey = z.string().regex(/^[0-9a-f]{32}$/, '文件不存在');
-const keyword = z.string().max(50).optional();
-const typeBody = z.object({
-  name: z.string().trim().min(1, '请输入分类名称').max(30, '分类名称不能超过30个字符'),
-  sort: z.number().int().min(0).max(9999).optional(),
-});
-const articleBody = z.object({
-  studyId: idSchema,
-  /** true: a platform-wide article (every study's patients read it). */
-  platform: z.boolean().default(false),
-  typeId: idSchema,
-  title: z.string().trim().min(1, '请输入标题').max(100, '标题不能超过100个字符'),
-  summary: z.string().max(200, '摘要不能超过200个字符').nullish(),
-  coverKey: fileKey.nullish(),
-  content: z.string().max(200_000, '文章内容过长'),
-  status: z.enum(knowledge.ARTICLE_STATUSES),
-});
-const staffListQuery = studyIdQuery.extend({
-  typeId: idTextSchema.optional(),
-  status: z.enum(knowledge.ARTICLE_STATUSES).optional(),
-  keyword,
-  ...pagingQuery,
-});
-const publicListQuery = z.object({
-  studyId: idTextSchema.optional(),
-  typeId: idTextSchema.optional(),
-  keyword,
-  ...pagingQuery,
-});
 
 /**
  * Knowledge base (platform §7: /api/v1/knowledge(s) and types).
@@ -71,7 +47,7 @@ export function knowledgeRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/v1/knowledge/types',
     {
-      schema: { tags, summary: '新增知识分类', body: typeBody },
+      schema: { tags, summary: '新增知识分类', body: knowledgeTypeBodySchema },
       config: { permission: knowledge.PLATFORM_CONTENT, module, action: '新增分类' },
     },
     async (request) => ok(await knowledge.createType(ctx, request.body), '新增成功'),
@@ -79,7 +55,7 @@ export function knowledgeRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/v1/knowledge/types/:id',
     {
-      schema: { tags, summary: '修改知识分类', params: idParams, body: typeBody },
+      schema: { tags, summary: '修改知识分类', params: idParamSchema, body: knowledgeTypeBodySchema },
       config: { permission: knowledge.PLATFORM_CONTENT, module, action: '修改分类' },
     },
     async (request) => ok(await knowledge.updateType(ctx, request.params.id, request.body), '修改成功'),
@@ -87,7 +63,7 @@ export function knowledgeRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/v1/knowledge/types/:id',
     {
-      schema: { tags, summary: '删除知识分类', params: idParams },
+      schema: { tags, summary: '删除知识分类', params: idParamSchema },
       config: { permission: knowledge.PLATFORM_CONTENT, module, action: '删除分类' },
     },
     async (request) => {
@@ -99,7 +75,7 @@ export function knowledgeRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/v1/knowledges',
     {
-      schema: { tags, summary: '知识库文章（分页，可搜索）', querystring: staffListQuery },
+      schema: { tags, summary: '知识库文章（分页，可搜索）', querystring: knowledgeListQuerySchema },
       config: { study: fromQuery },
     },
     async (request) => {
@@ -117,7 +93,7 @@ export function knowledgeRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/v1/knowledge/:id',
     {
-      schema: { tags, summary: '文章详情', params: idParams, querystring: studyIdQuery },
+      schema: { tags, summary: '文章详情', params: idParamSchema, querystring: studyIdQuery },
       config: { study: fromQuery },
     },
     async (request) => ok(await knowledge.staffArticle(ctx, requireStudy(request), request.params.id)),
@@ -125,7 +101,7 @@ export function knowledgeRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/v1/knowledge',
     {
-      schema: { tags, summary: '新增文章', body: articleBody },
+      schema: { tags, summary: '新增文章', body: articleBodySchema },
       config: { study: fromBody, module, action: '新增文章' },
     },
     async (request) =>
@@ -134,7 +110,7 @@ export function knowledgeRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/v1/knowledge/:id',
     {
-      schema: { tags, summary: '修改文章', params: idParams, body: articleBody },
+      schema: { tags, summary: '修改文章', params: idParamSchema, body: articleBodySchema },
       config: { study: fromBody, module, action: '修改文章' },
     },
     async (request) =>
@@ -152,7 +128,7 @@ export function knowledgeRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/v1/knowledge/:id',
     {
-      schema: { tags, summary: '删除文章', params: idParams, querystring: studyIdQuery },
+      schema: { tags, summary: '删除文章', params: idParamSchema, querystring: studyIdQuery },
       config: { study: fromQuery, module, action: '删除文章' },
     },
     async (request) => {
@@ -163,7 +139,7 @@ export function knowledgeRoutes(app: App, ctx: AppContext) {
 
   app.get(
     '/api/ignore/knowledges',
-    { schema: { tags, summary: '已发布文章（患者端，无需登录）', querystring: publicListQuery } },
+    { schema: { tags, summary: '已发布文章（患者端，无需登录）', querystring: publicKnowledgeListQuerySchema } },
     async (request) => {
       const q = request.query;
       return ok(
@@ -173,12 +149,12 @@ export function knowledgeRoutes(app: App, ctx: AppContext) {
   );
   app.get(
     '/api/ignore/knowledge/:id',
-    { schema: { tags, summary: '已发布文章详情（患者端，无需登录）', params: idParams } },
+    { schema: { tags, summary: '已发布文章详情（患者端，无需登录）', params: idParamSchema } },
     async (request) => ok(await knowledge.publicArticle(ctx, request.params.id)),
   );
   app.get(
     '/api/ignore/content/image/:fileKey',
-    { schema: { tags, summary: '内容图片（无需登录）', params: z.object({ fileKey }) } },
+    { schema: { tags, summary: '内容图片（无需登录）', params: contentImageParamsSchema } },
     async (request, reply) => {
       const { row, stream } = await knowledge.readContentImage(ctx, request.params.fileKey);
       return reply

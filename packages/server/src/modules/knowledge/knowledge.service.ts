@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, ilike, inArray, isNull, or, type SQL } from 'drizzle-orm';
-import { buttonKey, hasPermission } from '@ecrf/core';
+import { buttonKey, hasPermission, type ArticleStatus } from '@ecrf/core';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../app-context.js';
 import { contentImages, knowledgeArticles, knowledgeTypes } from '../../db/schema/index.js';
@@ -14,9 +14,6 @@ import { articleText, CONTENT_IMAGE_PATH, sanitizeArticleHtml } from './sanitize
 export const KNOWLEDGE_MANAGE = buttonKey('project.knowledge.manage');
 /** Platform-wide articles and the types are the installation's: study administrators (study:manage) edit them. */
 export const PLATFORM_CONTENT = 'study:manage';
-
-export const ARTICLE_STATUSES = ['draft', 'published'] as const;
-export type ArticleStatus = (typeof ARTICLE_STATUSES)[number];
 
 export interface ArticleInput {
   platform: boolean;

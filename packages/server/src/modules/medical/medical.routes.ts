@@ -1,10 +1,18 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import {
+  idParamSchema,
+  medicalBodySchema,
+  medicalDeleteQuerySchema,
+  medicalEditBodySchema,
+  medicalFileQuerySchema,
+  medicalLinkableQuerySchema,
+  medicalLinkCrfBodySchema,
+  medicalListQuerySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { idSchema, idTextSchema } from '../../http/ids.js';
-import { pageRequest, pagingQuery } from '../../http/paging.js';
+import { pageRequest } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import type { App } from '../../http/types.js';
 import { siteLocators } from '../../shared/patient-site.js';
@@ -14,31 +22,6 @@ import * as medical from './medical.service.js';
 
 const tags = ['病历管理'];
 const module = '病历管理';
-const idParams = z.object({ id: idTextSchema });
-const fileKey = z.string().regex(/^[0-9a-f]{32}$/, '文件不存在');
-const reason = z.string().trim().min(1, '请输入修改原因').max(200, '原因不能超过200个字符');
-const medicalFields = {
-  studyId: idSchema,
-  subjectId: idSchema,
-  title: z.string().trim().min(1, '请输入标题').max(60, '标题不能超过60个字符'),
-  category: z.enum(medical.MEDICAL_CATEGORIES, { error: '请选择类别' }),
-  visitDate: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, '日期格式应为YYYY-MM-DD')
-    .nullish(),
-  hospital: z.string().trim().max(60, '医院不能超过60个字符').nullish(),
-  note: z.string().max(20_000, '记录内容过长').nullish(),
-  files: z
-    .array(z.object({ fileKey, fileName: z.string().min(1).max(255) }))
-    .max(50, '文件不能超过50个')
-    .default([]),
-};
-const listQuery = studyIdQuery.extend({
-  subjectId: idTextSchema.optional(),
-  crfDataRecordId: idTextSchema.optional(),
-  keyword: z.string().max(50).optional(),
-  ...pagingQuery,
-});
 
 /**
  * Medical records (病历管理, platform §7: medicals, PUT /api/v1/medical/crf). Clinical data: reading needs
@@ -61,7 +44,7 @@ export function medicalRoutes(app: App, ctx: AppContext) {
   const viewOne = { ...view, site };
   app.get(
     '/api/v1/medicals',
-    { schema: { tags, summary: '病历资料（分页）', querystring: listQuery }, config: view },
+    { schema: { tags, summary: '病历资料（分页）', querystring: medicalListQuerySchema }, config: view },
     async (request) => {
       const q = request.query;
       return ok(
@@ -80,7 +63,7 @@ export function medicalRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '患者可关联的表单记录',
-        querystring: studyIdQuery.extend({ subjectId: idTextSchema }),
+        querystring: medicalLinkableQuerySchema,
       },
       config: view,
     },
@@ -88,13 +71,13 @@ export function medicalRoutes(app: App, ctx: AppContext) {
   );
   app.get(
     '/api/v1/medical/:id',
-    { schema: { tags, summary: '病历资料详情', params: idParams, querystring: studyIdQuery }, config: viewOne },
+    { schema: { tags, summary: '病历资料详情', params: idParamSchema, querystring: studyIdQuery }, config: viewOne },
     async (request) => ok(await medical.getMedical(ctx, requireStudy(request), request.params.id)),
   );
   app.get(
     '/api/v1/medical/:id/file',
     {
-      schema: { tags, summary: '病历资料文件', params: idParams, querystring: studyIdQuery.extend({ fileKey }) },
+      schema: { tags, summary: '病历资料文件', params: idParamSchema, querystring: medicalFileQuerySchema },
       config: viewOne,
     },
     async (request, reply) => {
@@ -113,7 +96,7 @@ export function medicalRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/v1/medical',
     {
-      schema: { tags, summary: '新增病历资料', body: z.object(medicalFields) },
+      schema: { tags, summary: '新增病历资料', body: medicalBodySchema },
       config: { study: fromBody, studyPermission: medical.MEDICAL_EDIT, module, action: '新增病历资料' },
     },
     async (request) =>
@@ -125,12 +108,7 @@ export function medicalRoutes(app: App, ctx: AppContext) {
       schema: {
         tags,
         summary: '关联表单记录（源文件）',
-        body: z.object({
-          studyId: idSchema,
-          id: idSchema,
-          crfDataRecordId: idSchema.nullable(),
-          reason: z.string().trim().max(200, '原因不能超过200个字符').nullish(),
-        }),
+        body: medicalLinkCrfBodySchema,
       },
       config: {
         study: fromBody,
@@ -158,7 +136,7 @@ export function medicalRoutes(app: App, ctx: AppContext) {
   app.put(
     '/api/v1/medical/:id',
     {
-      schema: { tags, summary: '修改病历资料', params: idParams, body: z.object({ ...medicalFields, reason }) },
+      schema: { tags, summary: '修改病历资料', params: idParamSchema, body: medicalEditBodySchema },
       config: { study: fromBody, studyPermission: medical.MEDICAL_EDIT, module, action: '修改病历资料', site },
     },
     async (request) => {
@@ -172,7 +150,7 @@ export function medicalRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/api/v1/medical/:id',
     {
-      schema: { tags, summary: '删除病历资料', params: idParams, querystring: studyIdQuery.extend({ reason }) },
+      schema: { tags, summary: '删除病历资料', params: idParamSchema, querystring: medicalDeleteQuerySchema },
       config: { study: fromQuery, studyPermission: medical.MEDICAL_EDIT, module, action: '删除病历资料', site },
     },
     async (request) => {

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, ilike, inArray, isNull, or, type SQL } from 'drizzle-orm';
-import { buttonKey, maskName } from '@ecrf/core';
+import { buttonKey, maskName, type MedicalCategory } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { crfDataRecords, crfs, medicalRecords, storedFiles, subjectRecords, subjects } from '../../db/schema/index.js';
@@ -17,8 +17,6 @@ import { seesIdentifiers } from '../subjects/subject.service.js';
 export const MEDICAL_VIEW = buttonKey('project.medical.view');
 export const MEDICAL_EDIT = buttonKey('project.medical.edit');
 
-export const MEDICAL_CATEGORIES = ['入院记录', '出院小结', '手术记录', '检查报告', '病程记录', '其他'] as const;
-
 export interface MedicalFile {
   fileKey: string;
   fileName: string;
@@ -27,7 +25,7 @@ export interface MedicalFile {
 export interface MedicalInput {
   subjectId: number;
   title: string;
-  category: (typeof MEDICAL_CATEGORIES)[number];
+  category: MedicalCategory;
   visitDate?: string | null;
   hospital?: string | null;
   note?: string | null;

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Descriptions, Empty, Form, Input, Space, Typography } from 'antd';
-import { hospitalApi, type Hospital } from '../../../api/content.api';
+import { hospitalApi, type Hospital, type HospitalBody } from '../../../api/content.api';
 import { queryKeys } from '../../../api/query-keys';
 import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
 import { ContentSaveDialog } from '../components/content-dialogs';
@@ -10,7 +10,7 @@ import { StudyPicker, usePickedStudy } from '../picked-study';
 import '../knowledge/content.css';
 
 const MANAGE = 'project.department.manage';
-type HospitalForm = Omit<Hospital, 'id' | 'sort'>;
+type HospitalForm = Omit<HospitalBody, 'studyId' | 'sort'>;
 
 /**
  * 项目介绍 (/project/department): the study's sites with introduction, address and contact; changes need 管理项目介绍.

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Form, Input, Space } from 'antd';
-import { expertApi, type Expert } from '../../../api/content.api';
+import { expertApi, type Expert, type ExpertBody } from '../../../api/content.api';
 import { queryKeys } from '../../../api/query-keys';
 import { actionsColumn, type PageColumn } from '../../../components/table-page';
 import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
@@ -13,7 +13,7 @@ import '../knowledge/content.css';
 
 const MANAGE = 'project.expert.manage';
 
-type ExpertForm = Omit<Expert, 'id' | 'photoKey' | 'photoUrl' | 'sort'>;
+type ExpertForm = Omit<ExpertBody, 'studyId' | 'photoKey' | 'sort'>;
 
 interface Filters {
   keyword?: string;

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Button, DatePicker, Form, Input, Modal, Select, Space, Upload } from 'antd';
 import { UploadOutlined } from '@ant-design/icons';
 import dayjs, { type Dayjs } from 'dayjs';
-import { medicalApi, type MedicalFile, type MedicalRecord } from '../../../api/content.api';
+import { medicalApi, type MedicalCategory, type MedicalFile, type MedicalRecord } from '../../../api/content.api';
 import { crfRecordApi } from '../../../api/crf.api';
 import { queryKeys } from '../../../api/query-keys';
 import { CONTENT_TEXT } from '../../../locales/content.zh-CN';
@@ -13,7 +13,7 @@ import { PatientSearchSelect } from '../components/patient-search-select';
 interface MedicalForm {
   subjectId: number;
   title: string;
-  category: string;
+  category: MedicalCategory;
   visitDate?: Dayjs | null;
   hospital?: string;
   note?: string;
