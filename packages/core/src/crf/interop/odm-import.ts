@@ -15,6 +15,7 @@ import { toNumber } from '../options.js';
 import { finishImport, type ImportIssue, type ImportResult } from './import-result.js';
 import { applyOdmLogic, type PendingLogic } from './odm-logic.js';
 import { importRedcapOdm, isRedcapOdm } from './odm-redcap.js';
+import { odmStructureWarnings } from './odm-structure.js';
 import { attr, content, ecrfValue, list, pickText, type XmlNode } from './odm-xml.js';
 
 const ARRAYS = new Set([
@@ -105,6 +106,7 @@ export function importOdm(xml: string): ImportResult {
   if (list(odm, 'Study').length > 1 || list(study, 'MetaDataVersion').length > 1) {
     issues.push({ severity: 'warning', message: '文件含多个 Study 或 MetaDataVersion，只导入第一个' });
   }
+  issues.push(...odmStructureWarnings(study, mdv));
   if (isRedcapOdm(xml, odm)) return importRedcapOdm(mdv, issues);
   const groups = new Map(list(mdv, 'ItemGroupDef').map((g) => [attr(g, 'OID') ?? '', g]));
   const items = new Map(list(mdv, 'ItemDef').map((i) => [attr(i, 'OID') ?? '', i]));
