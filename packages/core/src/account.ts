@@ -140,8 +140,11 @@ export const userInfoSchema = z.object({
 });
 export type UserInfo = z.infer<typeof userInfoSchema>;
 
-/** A node of GET /api/sys/login/getRouters: the shell's menus the user may see, as a tree. */
-export const menuNodeSchema: z.ZodType<MenuNode> = z.object({
+/**
+ * A menu node's own fields, as the shell's tree (getRouters) and the menu list (system-contract's menuRowSchema)
+ * both answer them. Each adds its `children` with `.extend` and a getter: spreading a shape would run the getter.
+ */
+export const menuNodeFieldsSchema = z.object({
   menuId: z.number(),
   parentId: z.number(),
   type: z.enum(['M', 'C', 'F']),
@@ -152,6 +155,10 @@ export const menuNodeSchema: z.ZodType<MenuNode> = z.object({
   orderNum: z.number(),
   status: z.number(),
   meta: z.object({ title: z.string(), icon: z.string().nullable(), hidden: z.boolean() }),
+});
+
+/** A node of GET /api/sys/login/getRouters: the shell's menus the user may see, as a tree. */
+export const menuNodeSchema: z.ZodType<MenuNode> = menuNodeFieldsSchema.extend({
   get children() {
     return z.array(menuNodeSchema);
   },

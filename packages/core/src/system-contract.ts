@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { menuNodeFieldsSchema } from './account.js';
 import { MAX_ROW_ID, rowIdSchema, rowIdTextSchema } from './ids.js';
 import { pagingQueryFields } from './request-fields.js';
 
@@ -164,17 +165,8 @@ export type RoleMenuTree = z.infer<typeof roleMenuTreeSchema>;
  * A row of GET /api/system/menu/list: the menu node's fields, and its title, icon and hidden flag at the top level
  * for the dialog. The list is flat (`children` empty); the page puts the tree together.
  */
-export const menuRowSchema = z.object({
-  menuId: z.number(),
-  parentId: z.number(),
-  type: z.enum(['M', 'C', 'F']),
-  code: z.string(),
-  perms: z.string().nullable(),
-  path: z.string().nullable(),
-  level: z.union([z.literal(0), z.literal(1)]),
-  orderNum: z.number(),
+export const menuRowSchema = menuNodeFieldsSchema.extend({
   status: statusSchema,
-  meta: z.object({ title: z.string(), icon: z.string().nullable(), hidden: z.boolean() }),
   title: z.string(),
   icon: z.string().nullable(),
   hidden: z.boolean(),
