@@ -260,7 +260,7 @@ describe('SPSS system file writer', () => {
     expect(map).toBe(`REPORT=00453\0\tHUGE=32767\0\t`);
     const row = casesOf(sav)[0]!;
     const stitch = (segments: Array<number | Buffer | null>) =>
-      text(Buffer.concat(segments.map((s) => (s as Buffer).subarray(0, 255))));
+      String(text(Buffer.concat(segments.map((s) => (s as Buffer).subarray(0, 255)))));
     expect(stitch(row.slice(0, 2))).toBe(long);
     expect(row[2]).toBe(7);
     const cut = stitch(row.slice(3));
