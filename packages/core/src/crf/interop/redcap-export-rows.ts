@@ -27,16 +27,41 @@ export function legalName(name: string, fallback: string): string {
 /** REDCap derives a form's menu label from its name; the importer reads the name back as the title. */
 export const titleOfForm = (form: string) => form.replace(/_/g, ' ').trim();
 
+/** Names REDCap keeps for itself besides `redcap_…` (Project::$reserved_field_names). */
+const RESERVED = new Set([
+  'hidden_edit_flag',
+  'instance',
+  'submit',
+  'new',
+  'return',
+  'continue',
+  'case',
+  'switch',
+  'class',
+  'enum',
+  'catch',
+  'throw',
+  'document',
+  'super',
+  'focus',
+  'elements',
+  'action',
+  'event_id',
+  'target',
+  'field_label',
+]);
+
 /**
- * A name not yet used in the project. REDCap reserves `redcap_…` and each form's `<form>_complete`
- * status field, so names of those shapes get a suffix too.
+ * A name not yet used in the project. REDCap reserves `redcap_…`, a few words of its own (`target`, `class`…) and
+ * each form's `<form>_complete` status field, so names of those shapes get a suffix too.
  */
 export function uniqueName(base: string, used: Set<string>): string {
   let stem = base;
   if (/^redcap_/.test(stem)) stem = `v_${stem}`.slice(0, 100);
   if (/_complete$/.test(stem)) stem = `${stem.slice(0, 97)}_v`;
+  if (RESERVED.has(stem)) stem = `${stem}_v`;
   let name = stem;
-  for (let n = 2; used.has(name); n += 1) name = `${stem.slice(0, 95)}_${n}`;
+  for (let n = 2; used.has(name); n += 1) name = `${stem.slice(0, 95).replace(/_+$/, '')}_${n}`;
   used.add(name);
   return name;
 }
