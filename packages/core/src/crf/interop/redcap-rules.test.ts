@@ -95,16 +95,17 @@ function recordsCsv(values: Array<[CrfNode, unknown]>, validationOf: (name: stri
   const columns = ['record_id'];
   const nodes = [...new Map(values.map(([node]) => [node.name, node])).values()];
   for (const node of nodes) {
-    if (isRedcapCheckbox(node))
+    if (isRedcapCheckbox(node)) {
       columns.push(...redcapChoiceCodes(node).map((c) => redcapCheckboxColumn(node.name, c.redcap)));
-    else columns.push(node.name);
+    } else columns.push(node.name);
   }
   const data = values.map(([node, value], i) => {
     const row: Record<string, string> = { record_id: `R${i + 1}` };
     if (isRedcapCheckbox(node)) {
       const chosen = readChoiceList(value);
-      for (const c of redcapChoiceCodes(node))
+      for (const c of redcapChoiceCodes(node)) {
         row[redcapCheckboxColumn(node.name, c.redcap)] = chosen.includes(c.code) ? '1' : '0';
+      }
     } else if (node.option.optionsValue) row[node.name] = toRedcapCode(node, String(value));
     else row[node.name] = redcapValue(validationOf(node.name), String(value));
     return row;

@@ -150,14 +150,16 @@ export function checkDictionary(csv: string): string[] {
     if (RESERVED.has(f.variable)) say('变量名是 REDCap 的保留名');
     if (seen.has(f.variable)) say('变量名重复');
     seen.add(f.variable);
-    if (!/^[a-z][a-z0-9_]*$/.test(f.form) || f.form.includes('__') || f.form.endsWith('_'))
+    if (!/^[a-z][a-z0-9_]*$/.test(f.form) || f.form.includes('__') || f.form.endsWith('_')) {
       say(`表单名 ${f.form} 不合法`);
+    }
     if (f.form.length > 64) say(`表单名 ${f.form} 超过 64 个字符`);
     if (formsSeen.includes(f.form) && formsSeen.at(-1) !== f.form) say(`表单 ${f.form} 的字段不连续`);
     if (formsSeen.at(-1) !== f.form) formsSeen.push(f.form);
     if (!FIELD_TYPES.has(f.type)) say(`字段类型 ${f.type} 不存在`);
-    if (f.type === 'text' && f.validation !== '' && !importPattern(f.validation))
+    if (f.type === 'text' && f.validation !== '' && !importPattern(f.validation)) {
       say(`校验类型 ${f.validation} 不存在`);
+    }
     if (f.type === 'slider' && f.validation !== '' && f.validation !== 'number') say('滑块的第 H 列只能为空或 number');
     if (f.type === 'calc' && f.choices.trim() === '') say('计算字段没有公式');
     if (MC_TYPES.has(f.type)) {
@@ -172,8 +174,9 @@ export function checkDictionary(csv: string): string[] {
   });
   const completes = new Set(formsSeen.map((form) => `${form}_complete`));
   for (const f of fields) if (completes.has(f.variable)) problems.push(`${f.variable}：变量名与表单状态字段重名`);
-  if (fields[0] && fields[0].type !== 'text')
+  if (fields[0] && fields[0].type !== 'text') {
     problems.push(`第一个字段 ${fields[0].variable} 是记录标识，应为文本字段`);
+  }
   return problems;
 }
 
@@ -199,8 +202,9 @@ export function checkRecords(recordsCsv: string, dictionaryCsv: string, context:
   const forms = new Set(fields.map((f) => f.form));
   const boxColumns = new Map<string, DictionaryField>();
   for (const f of fields) {
-    if (f.type === 'checkbox')
+    if (f.type === 'checkbox') {
       for (const code of choiceCodes(f.choices)) boxColumns.set(`${f.variable}___${checkboxCode(code)}`, f);
+    }
   }
   const problems: string[] = [];
   const recordId = fields[0]?.variable;
@@ -221,9 +225,9 @@ export function checkRecords(recordsCsv: string, dictionaryCsv: string, context:
     if (status) formOfColumn.set(column, column.slice(0, -'_complete'.length));
     else if (!field) problems.push(`列 ${column} 在数据字典中不存在`);
     else if (field.type === 'descriptive') problems.push(`列 ${column} 是说明字段，不能导入`);
-    else if (field.type === 'checkbox' && !boxColumns.has(column))
+    else if (field.type === 'checkbox' && !boxColumns.has(column)) {
       problems.push(`列 ${column} 是复选框，应写作 ${column}___<代码>`);
-    else formOfColumn.set(column, field.form);
+    } else formOfColumn.set(column, field.form);
   }
   rows.forEach((row, i) => {
     const line = i + 2;
@@ -245,8 +249,9 @@ export function checkRecords(recordsCsv: string, dictionaryCsv: string, context:
       const form = formOfColumn.get(column);
       if (value === '' || form === undefined || column === recordId) continue;
       if (instrument !== '' && form !== instrument) say(column, `字段不在重复表单 ${instrument} 中`);
-      if (instrument === '' && context.repeating?.has(form))
+      if (instrument === '' && context.repeating?.has(form)) {
         say(column, `字段属于重复表单 ${form}，缺少 redcap_repeat_instrument`);
+      }
       if (longitudinal && context.formsOfEvent && !context.formsOfEvent.get(event)?.has(form)) {
         say(column, `表单 ${form} 未指定给事件 ${event}`);
       }
