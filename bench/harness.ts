@@ -22,14 +22,19 @@ export const BENCH_PASSWORD = 'Bench@123';
 export const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** Migrates and seeds `database` (the demo study, the administrator with BENCH_PASSWORD) and builds the app on it. */
-export async function benchApp(database: Database) {
+export async function benchApp(database: Database, dataDir?: string) {
   await database.migrate();
   await seed(database.db, { adminPassword: BENCH_PASSWORD, version: 'bench' });
   await seedDemoStudy(database.db);
   await database.db.update(users).set({ setPasswordMust: false });
+  return buildBenchApp(database, dataDir);
+}
+
+/** The app as `main.ts` builds it, on `database` as it stands (no migration, no seed), its files under `dataDir`. */
+export async function buildBenchApp(database: Database, dataDir = '/tmp/edc-bench') {
   const clock = () => new Date();
   const config = {
-    ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: '/tmp/edc-bench' }),
+    ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: dataDir }),
     loginRateLimitPerMinute: 1_000_000,
   };
   const files = localFileStorage(config.dataDir);

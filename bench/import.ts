@@ -15,20 +15,10 @@ import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import pg from 'pg';
-import { buildApp } from '../packages/server/src/app.js';
-import { loadConfig } from '../packages/server/src/config.js';
 import { wrapPglite, wrapPostgres } from '../packages/server/src/db/client.js';
 import { openDurablePglite } from '../packages/server/src/db/pglite-engine.js';
-import { seedDemoStudy } from '../packages/server/src/db/demo-study.js';
-import { subjectRecords, subjects, users } from '../packages/server/src/db/schema/index.js';
-import { seed } from '../packages/server/src/db/seed.js';
-import { createTokenService } from '../packages/server/src/modules/auth/token.service.js';
-import { createOutbox } from '../packages/server/src/modules/events/outbox.js';
-import { createJobQueue } from '../packages/server/src/modules/jobs/create-job-queue.js';
-import { createRealtime } from '../packages/server/src/modules/realtime/realtime.hub.js';
-import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
-import { localFileStorage } from '../packages/server/src/shared/file-storage.js';
-import { memoryStore } from '../packages/server/src/shared/kv.js';
+import { subjectRecords, subjects } from '../packages/server/src/db/schema/index.js';
+import { BENCH_PASSWORD, benchApp } from './harness.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000);
 const ITEMS = 30;
@@ -52,32 +42,14 @@ if (serverUrl) {
 const database = databaseUrl
   ? wrapPostgres(databaseUrl.toString())
   : wrapPglite(await openDurablePglite(path.join(dir, 'db')));
-await database.migrate();
-await seed(database.db, { adminPassword: 'Bench@123', version: 'bench' });
-await seedDemoStudy(database.db);
-await database.db.update(users).set({ setPasswordMust: false });
-const clock = () => new Date();
-const config = { ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: dir }), loginRateLimitPerMinute: 1_000_000 };
-const files = localFileStorage(dir);
-const app = await buildApp({
-  config,
-  db: database.db,
-  kv: memoryStore(),
-  tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
-  fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
-  files,
-  jobs: createJobQueue({ db: database.db, files, redisUrl: undefined, clock }),
-  clock,
-  realtime: createRealtime(),
-  events: createOutbox({ db: database.db, listen: database.listen }),
-});
+const { app } = await benchApp(database, dir);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
 const login = (await (
   await fetch(`${base}/api/ignore/sys/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: '13800000000', password: 'Bench@123' }),
+    body: JSON.stringify({ username: '13800000000', password: BENCH_PASSWORD }),
   })
 ).json()) as { data: { token: string } };
 const token = login.data.token;

@@ -10,18 +10,10 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { eq, sql } from 'drizzle-orm';
 import type { CrfDefinition, SearchCondition } from '@ecrf/core';
-import { buildApp } from '../packages/server/src/app.js';
-import { loadConfig } from '../packages/server/src/config.js';
 import { wrapPglite, wrapPostgres, type Database } from '../packages/server/src/db/client.js';
 import { crfStageCrfs, crfStages, crfVersions, crfs, studies, users } from '../packages/server/src/db/schema/index.js';
 import { seed } from '../packages/server/src/db/seed.js';
-import { createTokenService } from '../packages/server/src/modules/auth/token.service.js';
-import { createJobQueue } from '../packages/server/src/modules/jobs/create-job-queue.js';
-import { createRealtime } from '../packages/server/src/modules/realtime/realtime.hub.js';
-import { createOutbox } from '../packages/server/src/modules/events/outbox.js';
-import { createFieldCrypto } from '../packages/server/src/shared/field-crypto.js';
-import { localFileStorage } from '../packages/server/src/shared/file-storage.js';
-import { memoryStore } from '../packages/server/src/shared/kv.js';
+import { BENCH_PASSWORD, buildBenchApp } from './harness.js';
 
 const PATIENTS = 10_000;
 const FORMS = 50;
@@ -131,7 +123,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function run(label: string, database: Database) {
   await database.migrate();
-  await seed(database.db, { adminPassword: 'Bench@123', version: 'bench' });
+  await seed(database.db, { adminPassword: BENCH_PASSWORD, version: 'bench' });
   await database.db.update(users).set({ setPasswordMust: false }).where(eq(users.userName, '13800000000'));
   const started = performance.now();
   const { studyId, crfIds } = await seedStudy(database);
@@ -139,26 +131,12 @@ async function run(label: string, database: Database) {
     `\n${label}: seeded ${PATIENTS} patients × ${FORMS} forms in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
 
-  const clock = () => new Date();
-  const config = { ...loadConfig({ EDC_CAPTCHA: 'off', DATA_DIR: '/tmp/edc-bench' }), loginRateLimitPerMinute: 1e6 };
-  const files = localFileStorage(config.dataDir);
-  const app = await buildApp({
-    config,
-    db: database.db,
-    kv: memoryStore(),
-    tokens: createTokenService(new TextEncoder().encode('bench-secret-bench-secret-bench-secret'), 1800, clock),
-    fieldCrypto: createFieldCrypto(Buffer.alloc(32, 7)),
-    files,
-    jobs: createJobQueue({ db: database.db, files, redisUrl: undefined, clock }),
-    clock,
-    realtime: createRealtime(),
-    events: createOutbox({ db: database.db, listen: database.listen }),
-  });
+  const { app } = await buildBenchApp(database);
   await app.ready();
   const login = await app.inject({
     method: 'POST',
     url: '/api/ignore/sys/login',
-    payload: { username: '13800000000', password: 'Bench@123' },
+    payload: { username: '13800000000', password: BENCH_PASSWORD },
   });
   const token = login.json().data.token as string;
 
