@@ -33,8 +33,10 @@ const subjectTags = ['患者'];
 
 export function subjectRoutes(app: App, ctx: AppContext) {
   const recordStudy = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'subjectRecords', v));
-  const q = <T>(r: FastifyRequest) => r.query as T;
   const b = <T>(r: FastifyRequest) => r.body as T;
+  // The study of the patient record a request names as `subjectRecordId`, in its body or in its query.
+  const recordInBody = (r: FastifyRequest) => recordStudy(b<{ subjectRecordId?: number }>(r).subjectRecordId);
+  const recordInQuery = (r: FastifyRequest) => recordStudy((r.query as { subjectRecordId?: number }).subjectRecordId);
   const sites = siteLocators(ctx);
 
   app.get(
@@ -128,7 +130,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
     '/api/business/subject/signatures',
     {
       schema: { tags: subjectTags, summary: '患者签名记录', querystring: subjectRecordIdQuerySchema },
-      config: { study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId) },
+      config: { study: recordInQuery },
     },
     async (request) => ok(await subjectsService.listSignatures(ctx, request.query.subjectRecordId)),
   );
@@ -160,7 +162,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         body: subjectSignBodySchema,
       },
       config: {
-        study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
+        study: recordInBody,
         module: '患者管理',
         action: '签名',
         studyPermission: 'btn:business.crf.sign',
@@ -235,7 +237,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         body: subjectRecordStateBodySchema,
       },
       config: {
-        study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
+        study: recordInBody,
         module: '患者管理',
         action: '修改状态',
         studyPermission: 'btn:business.subject.edit',
@@ -262,7 +264,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         querystring: subjectRecordDeleteQuerySchema,
       },
       config: {
-        study: (r) => recordStudy(q<{ subjectRecordId: number }>(r).subjectRecordId),
+        study: recordInQuery,
         module: '患者管理',
         action: '删除',
         studyPermission: 'btn:business.subject.remove',
@@ -288,7 +290,7 @@ export function subjectRoutes(app: App, ctx: AppContext) {
         body: subjectRecordRestoreBodySchema,
       },
       config: {
-        study: (r) => recordStudy(b<{ subjectRecordId: number }>(r).subjectRecordId),
+        study: recordInBody,
         module: '患者管理',
         action: '恢复',
         studyPermission: 'btn:business.subject.remove',
