@@ -1,14 +1,9 @@
 import { z } from 'zod';
 import { rowIdSchema, rowIdTextSchema } from './ids.js';
 import { startedJobSchema } from './jobs-contract.js';
-import {
-  isChoiceType,
-  isContainerType,
-  isValueType,
-  type CrfDefinition,
-  type CrfNode,
-} from './crf/crf-definition.schema.js';
+import { isChoiceType, type CrfDefinition, type CrfNode } from './crf/crf-definition.schema.js';
 import { choicesOf, unitsOf, type Choice } from './crf/options.js';
+import { formValueItems } from './crf/record-values.js';
 import { itemTypeOf } from './crf/item-types/registry.js';
 
 /**
@@ -69,30 +64,18 @@ export interface ImportColumn {
 
 /** A form's value items in form order (containers looked into; list-group columns stay inside their row item). */
 export function importColumns(definition: CrfDefinition): ImportColumn[] {
-  const out: ImportColumn[] = [];
-  const seen = new Set<string>();
-  const walk = (nodes: readonly CrfNode[]) => {
-    for (const node of nodes) {
-      if (isContainerType(node.type)) {
-        walk(node.children);
-        continue;
-      }
-      if (!isValueType(node.type) || !node.name || seen.has(node.name)) continue;
-      seen.add(node.name);
-      const notImportable: NotImportable | undefined =
-        itemTypeOf(node.type).notImportable ?? (node.option.calc ? 'calc' : undefined);
-      out.push({
-        name: node.name,
-        title: (node.title || node.option.title || node.name).trim(),
-        node,
-        choices: isChoiceType(node.type) ? choicesOf(node.option) : [],
-        unit: unitsOf(node.option)[0] ?? '',
-        ...(notImportable && { notImportable }),
-      });
-    }
-  };
-  walk(definition.children);
-  return out;
+  return formValueItems(definition).map((node) => {
+    const notImportable: NotImportable | undefined =
+      itemTypeOf(node.type).notImportable ?? (node.option.calc ? 'calc' : undefined);
+    return {
+      name: node.name,
+      title: (node.title || node.option.title || node.name).trim(),
+      node,
+      choices: isChoiceType(node.type) ? choicesOf(node.option) : [],
+      unit: unitsOf(node.option)[0] ?? '',
+      ...(notImportable && { notImportable }),
+    };
+  });
 }
 
 export const NOT_IMPORTABLE_TEXT: Record<NotImportable, string> = {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { isContainerType, isValueType, type CrfDefinition, type CrfNode } from './crf/crf-definition.schema.js';
+import type { CrfDefinition, CrfNode } from './crf/crf-definition.schema.js';
 import { additionKey, hasAddition } from './crf/evaluate-form.js';
 import { isEmptyValue } from './crf/field-rules.js';
 import { choicesOf, unitsOf, type Choice } from './crf/options.js';
-import { additionTitle, valueText } from './crf/record-values.js';
+import { additionTitle, formValueItems, valueText } from './crf/record-values.js';
 import { readChoiceList } from './crf/value-shapes.js';
 import { rowIdSchema, rowIdTextSchema } from './ids.js';
 import { pagingQueryFields } from './request-fields.js';
@@ -159,50 +159,40 @@ export function uniqueNames(names: readonly string[]): string[] {
 export function exportVariables(definition: CrfDefinition): ExportVariable[] {
   const out: Omit<ExportVariable, 'name'>[] = [];
   const raw: string[] = [];
-  const seen = new Set<string>();
-  const walk = (nodes: readonly CrfNode[]) => {
-    for (const node of nodes) {
-      if (isContainerType(node.type)) {
-        walk(node.children);
-        continue;
-      }
-      if (!isValueType(node.type) || !node.name || seen.has(node.name)) continue;
-      seen.add(node.name);
-      const title = node.title || node.option.title || node.name;
-      const unit = unitsOf(node.option)[0] ?? '';
-      const kind = itemTypeOf(node.type).exportKind(node);
-      if (kind === 'perChoice') {
-        for (const choice of choicesOf(node.option)) {
-          raw.push(`${statName(node.name)}___${choice.value.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`);
-          out.push({
-            item: node.name,
-            title: `${title}：${choice.text}`,
-            kind: 'check',
-            choices: [choice],
-            unit,
-            node,
-          });
-        }
-      } else {
-        raw.push(statName(node.name));
+  for (const node of formValueItems(definition)) {
+    const title = node.title || node.option.title || node.name;
+    const unit = unitsOf(node.option)[0] ?? '';
+    const kind = itemTypeOf(node.type).exportKind(node);
+    if (kind === 'perChoice') {
+      for (const choice of choicesOf(node.option)) {
+        raw.push(`${statName(node.name)}___${choice.value.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`);
         out.push({
           item: node.name,
-          title,
-          kind,
-          choices: kind === 'choice' ? choicesOf(node.option) : [],
+          title: `${title}：${choice.text}`,
+          kind: 'check',
+          choices: [choice],
           unit,
           node,
         });
       }
-      if (hasAddition(node)) {
-        const key = additionKey(node.name);
-        const specify: CrfNode = { name: key, title: additionTitle(node), type: 'input', option: {}, children: [] };
-        raw.push(statName(key));
-        out.push({ item: key, title: specify.title, kind: 'text', choices: [], unit: '', node: specify });
-      }
+    } else {
+      raw.push(statName(node.name));
+      out.push({
+        item: node.name,
+        title,
+        kind,
+        choices: kind === 'choice' ? choicesOf(node.option) : [],
+        unit,
+        node,
+      });
     }
-  };
-  walk(definition.children);
+    if (hasAddition(node)) {
+      const key = additionKey(node.name);
+      const specify: CrfNode = { name: key, title: additionTitle(node), type: 'input', option: {}, children: [] };
+      raw.push(statName(key));
+      out.push({ item: key, title: specify.title, kind: 'text', choices: [], unit: '', node: specify });
+    }
+  }
   const names = uniqueNames(raw.map((n) => n.slice(0, 32)));
   return out.map((v, i) => ({ ...v, name: names[i]! }));
 }

@@ -1,5 +1,5 @@
 import type { CrfNode, CrfDefinition } from './crf-definition.schema.js';
-import { isDateType, isRowType, isValueType } from './crf-definition.schema.js';
+import { isContainerType, isDateType, isRowType, isValueType } from './crf-definition.schema.js';
 import { unitKey } from './evaluate-form.js';
 import { isEmptyValue } from './field-rules.js';
 import { IDENTIFIER_MASK, isIdentifierMask } from './identifier-mask.js';
@@ -78,6 +78,26 @@ export function nodesByName(definition: CrfDefinition): Map<string, CrfNode> {
     for (const node of nodes) {
       if (node.name && !out.has(node.name)) out.set(node.name, node);
       walk(node.children);
+    }
+  };
+  walk(definition.children);
+  return out;
+}
+
+/**
+ * A form's value items in form order, each name once (its first node): sections, groups and cards looked into;
+ * a list group or table is one item, its columns staying inside its rows. The items import and export read.
+ */
+export function formValueItems(definition: Pick<CrfDefinition, 'children'>): CrfNode[] {
+  const out: CrfNode[] = [];
+  const seen = new Set<string>();
+  const walk = (nodes: readonly CrfNode[]) => {
+    for (const node of nodes) {
+      if (isContainerType(node.type)) walk(node.children);
+      else if (isValueType(node.type) && node.name && !seen.has(node.name)) {
+        seen.add(node.name);
+        out.push(node);
+      }
     }
   };
   walk(definition.children);
