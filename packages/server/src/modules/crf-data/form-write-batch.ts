@@ -22,6 +22,7 @@ import {
   formRefusal,
   formSavedEvent,
   patientRefusal,
+  singleLiveRecord,
   writerActor,
   writerMayChangeIdentifiers,
   type StaffWriter,
@@ -294,17 +295,7 @@ export async function writeFormBatch(
           ids.set(t, id);
           continue;
         }
-        const [winner] = await tx
-          .select()
-          .from(crfDataRecords)
-          .where(
-            and(
-              eq(crfDataRecords.subjectRecordId, t.subjectRecordId),
-              eq(crfDataRecords.crfId, t.form.crfId),
-              eq(crfDataRecords.singleForm, true),
-              isNull(crfDataRecords.deletedAt),
-            ),
-          );
+        const winner = await singleLiveRecord(tx, t.subjectRecordId, t.form.crfId);
         refuse(t, winner ? stale(winner, t.values) : AppError.notFound('crf_data.not_found', '表单记录不存在'));
       }
       if (refusals.length > 0) throw new BatchRefused(refusals);

@@ -443,6 +443,25 @@ async function writeRecord(w: Write, existing: Stored | undefined) {
   return { id, version, event: event.recorded(tx, out!.event_id) };
 }
 
+/**
+ * The live record of a single form of a patient: the one its unique index (crf_data_records_single_live) lets
+ * stand, that a concurrent first record lost to.
+ */
+export async function singleLiveRecord(tx: Db, subjectRecordId: number, crfId: number): Promise<Stored | undefined> {
+  const [record] = await tx
+    .select()
+    .from(crfDataRecords)
+    .where(
+      and(
+        eq(crfDataRecords.subjectRecordId, subjectRecordId),
+        eq(crfDataRecords.crfId, crfId),
+        eq(crfDataRecords.singleForm, true),
+        isNull(crfDataRecords.deletedAt),
+      ),
+    );
+  return record;
+}
+
 /** A form's first record (a single form's second live record is refused by its unique index: theirs stands). */
 async function insertRecord(w: Write): Promise<number> {
   const { tx, writer, change, now, record, judged } = w;
@@ -470,17 +489,7 @@ async function insertRecord(w: Write): Promise<number> {
     .onConflictDoNothing()
     .returning({ id: crfDataRecords.id });
   if (row) return row.id;
-  const [winner] = await tx
-    .select()
-    .from(crfDataRecords)
-    .where(
-      and(
-        eq(crfDataRecords.subjectRecordId, record.id),
-        eq(crfDataRecords.crfId, change.crfId),
-        eq(crfDataRecords.singleForm, true),
-        isNull(crfDataRecords.deletedAt),
-      ),
-    );
+  const winner = await singleLiveRecord(tx, record.id, change.crfId);
   if (!winner) throw AppError.conflict('crf.stale_version', '数据已被他人修改，请刷新后重试');
   throw writer.kind === 'staff'
     ? await conflictFor(tx, writer.access, stale(winner, change.values), winner)
