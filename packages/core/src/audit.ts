@@ -2,6 +2,7 @@ import type { CrfNode } from './crf/crf-definition.schema.js';
 import { isEmptyValue } from './crf/field-rules.js';
 import { itemTitle, valueText } from './crf/record-values.js';
 import { LOCK_SCOPE_NAMES, type LockScope } from './locks.js';
+import { SUBJECT_FIELD_NAMES } from './subject.js';
 
 /**
  * Every action code the server writes into the audit trail, with the name people read (the trail,
@@ -99,17 +100,6 @@ export const FORM_SDV_ITEM = '__form__';
 
 /** Subject record states (0 在组, 1 完成, 2 退出). */
 export const SUBJECT_STATE_NAMES: Readonly<Record<number, string>> = { 0: '在组', 1: '完成', 2: '退出' };
-
-/** Patient fields in the order the enrolment row lists them. */
-const ENROLMENT_FIELDS = [
-  'identificationCode',
-  'subjectName',
-  'gender',
-  'birth',
-  'mobile',
-  'idNumber',
-  'diseaseCode',
-] as const;
 
 const DEFAULT_FIELD_LABELS: Readonly<Record<string, string>> = {
   identificationCode: '编号',
@@ -229,7 +219,7 @@ export function describeAuditRow(row: AuditRowFacts, ctx: AuditTextContext = {})
       return out(title(row.itemName), textOf(row.oldValue), textOf(row.newValue));
     case 'subject.create': {
       const fields = (row.newValue ?? {}) as Record<string, unknown>;
-      const text = ENROLMENT_FIELDS.filter((f) => !isEmptyValue(fields[f]))
+      const text = SUBJECT_FIELD_NAMES.filter((f) => !isEmptyValue(fields[f]))
         .map((f) => `${fieldLabel(f, ctx)}：${fieldText(f, fields[f], ctx)}`)
         .join('；');
       return out('', '', text);

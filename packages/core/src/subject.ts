@@ -34,6 +34,17 @@ export interface SubjectFields {
   diseaseCode?: string | null;
 }
 
+/** A patient's own fields (SubjectFields), in the order the audit trail lists them (enrolment text, edit rows). */
+export const SUBJECT_FIELD_NAMES = [
+  'identificationCode',
+  'subjectName',
+  'gender',
+  'birth',
+  'mobile',
+  'idNumber',
+  'diseaseCode',
+] as const satisfies ReadonlyArray<keyof SubjectFields>;
+
 export interface BaseField {
   name: string;
   required: boolean;

@@ -9,6 +9,7 @@ import {
   normalizeMobile,
   sameValue,
   subjectFieldErrors,
+  SUBJECT_FIELD_NAMES,
   SUBJECT_IDENTIFIER_FIELDS,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
@@ -36,16 +37,8 @@ export interface SubjectInput {
 /** An edit: an absent key leaves the field as it is; null or '' clears an optional field. */
 export type SubjectPatch = Partial<SubjectInput>;
 
-const SUBJECT_FIELDS = [
-  'identificationCode',
-  'subjectName',
-  'gender',
-  'birth',
-  'mobile',
-  'idNumber',
-  'diseaseCode',
-  'deptId',
-] as const;
+/** What an edit compares and audits field by field: the patient's own fields and the site. */
+const SUBJECT_FIELDS = [...SUBJECT_FIELD_NAMES, 'deptId'] as const;
 /** Identifiers the audit trail shows masked: the trail must show that they changed, by whom and when, not the numbers. */
 const AUDIT_MASKED = new Set<string>(['mobile', 'idNumber']);
 
