@@ -5,6 +5,7 @@
 export * from './import-result.js';
 export * from './redcap.js';
 export * from './redcap-export.js';
+export * from './redcap-events.js';
 export * from './redcap-values.js';
 export * from './redcap-xml.js';
 export * from './excel.js';

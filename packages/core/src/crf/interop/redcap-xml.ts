@@ -14,6 +14,9 @@ export const REDCAP_XML_SHAPES = {
   instruments: { root: 'Instruments', item: 'Instrument' },
   fieldNames: { root: 'fields', item: 'field' },
   project: { root: 'project', item: null },
+  arms: { root: 'arms', item: 'item' },
+  events: { root: 'events', item: 'item' },
+  formEventMapping: { root: 'items', item: 'item' },
   ids: { root: 'ids', item: 'id' },
   error: { root: 'hash', item: null },
 } as const;
