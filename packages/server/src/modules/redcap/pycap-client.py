@@ -69,6 +69,9 @@ step("export_instruments", project.export_instruments)
 step("def_field", lambda: project.def_field)
 step("forms", lambda: sorted(project.forms))
 step("is_longitudinal", lambda: project.is_longitudinal)
+step("export_events", project.export_events)
+step("export_arms", project.export_arms)
+step("export_instrument_event_mappings", project.export_instrument_event_mappings)
 
 form_of = {row["field_name"]: row["form_name"] for row in metadata or []}
 demographics = form_of.get("sex", "")

@@ -109,8 +109,20 @@ describe.skipIf(skipWithout('python3'))('stock PyCap against the REDCap API', ()
     expect(redcapError('export_records_bad_field')).toContain('no_such_field');
   });
 
+  it("sees the study's stages as events: is_longitudinal, events, the arm and the instrument–event mapping", () => {
+    expect(ok('is_longitudinal')).toBe(true);
+    const events = ok('export_events') as Row[];
+    expect(events.map((e) => e.event_name)).toEqual(['基线', '手术', '术后随访']);
+    expect(ok('export_arms')).toEqual([{ arm_num: 1, name: 'Arm 1' }]);
+    const mapping = ok('export_instrument_event_mappings') as Row[];
+    expect(mapping.map((m) => m.form).sort()).toEqual(ok('forms'));
+    const rows = ok('export_records') as Row[];
+    expect(rows.every((r) => events.some((e) => e.unique_event_name === r.redcap_event_name))).toBe(true);
+  });
+
   it.skipIf(!withPandas)('exports DataFrames', () => {
-    expect(ok('export_records_df')).toMatchObject({ dataframe: true, index: ['record_id'] });
+    // A longitudinal project's records are indexed by record and event, as PyCap indexes REDCap's.
+    expect(ok('export_records_df')).toMatchObject({ dataframe: true, index: ['record_id', 'redcap_event_name'] });
     expect(ok('export_metadata_df')).toMatchObject({ dataframe: true, index: ['field_name'] });
     expect(ok('export_field_names_df')).toMatchObject({ dataframe: true, index: ['original_field_name'] });
   });

@@ -7,6 +7,7 @@ import { readCsv, writeCsv } from './redcap-csv.js';
 import { answerFormat, FORMATS, type Format } from './redcap-errors.js';
 import { choice, flag, text, type Params } from './redcap-params.js';
 import { RECORD_ID, type Project, type Row } from './redcap-project.js';
+import { DATE_FORMATS, type DateFormat } from './redcap-dates.js';
 import { fromEav, importRecords } from './redcap-records-import.js';
 
 /** The rows of `data` in the call's `format` (json by default; REDCap's default is xml, but every client names one). */
@@ -35,14 +36,22 @@ function rowsOf(params: Params): Row[] {
 }
 
 /**
- * REDCap's import parameters we do not carry out are refused rather than ignored: dates other than
- * `YYYY-MM-DD` would be misread, and records are enrolled on the platform, never numbered by an import.
+ * REDCap's import parameters we do not carry out are refused rather than ignored: records are enrolled on the
+ * platform, never numbered by an import; an import is written before its answer, never in the background; CSV
+ * data is comma-separated. dateFormat is carried out (redcap-dates.ts).
  */
-function checkImportOptions(params: Params) {
-  choice(params, 'dateFormat', ['YMD'] as const, 'YMD');
+function checkImportOptions(params: Params): DateFormat {
   if (flag(params, 'forceAutoNumber')) {
     throw new ApiRefusal(400, '不支持 forceAutoNumber：记录（患者）在平台上入组并编号');
   }
+  if (flag(params, 'backgroundProcess')) {
+    throw new ApiRefusal(400, '不支持 backgroundProcess：导入在应答前完成并写入，不在后台进行');
+  }
+  const delimiter = text(params, 'csvDelimiter');
+  if (delimiter !== '' && delimiter !== ',') {
+    throw new ApiRefusal(400, `不支持 csvDelimiter=${delimiter}：CSV 数据以逗号分隔`);
+  }
+  return choice(params, 'dateFormat', DATE_FORMATS, 'YMD');
 }
 
 /** What an import answers: its counts for the operation log, and REDCap's answer. */
@@ -82,7 +91,7 @@ export async function importCall(
   project: Project,
   params: Params,
 ): Promise<ImportAnswer> {
-  checkImportOptions(params);
+  const dateFormat = checkImportOptions(params);
   const type = choice(params, 'type', ['flat', 'eav'] as const, 'flat');
   const overwrite = choice(params, 'overwriteBehavior', ['normal', 'overwrite'] as const, 'normal');
   const returnContent = choice(params, 'returnContent', ['count', 'ids', 'nothing'] as const, 'count');
@@ -92,6 +101,7 @@ export async function importCall(
   const count = await importRecords(ctx, caller, project, rows, {
     overwrite: overwrite === 'overwrite',
     reason: text(params, 'reason') || null,
+    dateFormat,
   });
   return { records: count, rows: rows.length, ...answerBody(answerFormat(params), returnContent, count, rows) };
 }

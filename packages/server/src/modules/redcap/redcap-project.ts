@@ -1,8 +1,15 @@
 // The REDCap API's view of a study, shared by every content type: the project (instruments, fields, events) one
 // caller sees, the field selection of fields[]/forms[], and the names REDCap's columns go by.
 import { and, asc, eq, isNull, type SQL } from 'drizzle-orm';
-import { choicesOf, type CrfDefinition, type CrfNode } from '@ecrf/core';
-import { exportRedcapDictionary, type RedcapFieldSource, type RedcapFormSource } from '@ecrf/core/interop';
+import type { CrfDefinition, CrfNode } from '@ecrf/core';
+import {
+  exportRedcapDictionary,
+  redcapCheckboxColumn,
+  redcapChoiceCodes,
+  redcapEventsOf,
+  type RedcapFieldSource,
+  type RedcapFormSource,
+} from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
 import { crfStageCrfs, crfStages, crfs, studies, subjectRecords, subjects } from '../../db/schema/index.js';
 import { can } from '../crf-data/crf-data.service.js';
@@ -53,7 +60,8 @@ export interface Project {
   createdAt: Date;
   longitudinal: boolean;
   repeating: boolean;
-  events: Array<{ name: string; label: string }>;
+  /** The stages as events (the unscheduled one, stageId null, when a form is in no stage); none: not longitudinal. */
+  events: Array<{ name: string; label: string; stageId: number | null }>;
   /** Instruments the caller may view, in dictionary order. */
   instruments: Instrument[];
   /** Fields the caller may see (record_id first), in dictionary order. */
@@ -66,16 +74,11 @@ export interface Project {
   siteIds: number[] | null;
 }
 
-const legalName = (text: string) =>
-  text
-    .toLowerCase()
-    .replace(/[^a-z0-9_]+/g, '_')
-    .replace(/_{2,}/g, '_')
-    .replace(/^_+|_+$/g, '');
-
-/** REDCap's checkbox export column: `<field>___<code>` with the code in lower case and other characters as `_`. */
-export const checkboxColumn = (variable: string, code: string) =>
-  `${variable}___${code.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`;
+/**
+ * REDCap's checkbox export column: `<field>___<code>` for the code REDCap has for ours (redcapChoiceCodes), as REDCap
+ * writes it (`-` as `_`, lower case, other characters dropped).
+ */
+export const checkboxColumn = redcapCheckboxColumn;
 
 /**
  * The study as a REDCap project for one caller: the dictionary of every CRF's current version (written for
@@ -96,20 +99,14 @@ export async function loadProject(ctx: AppContext, caller: ApiCaller): Promise<P
   const definitions = await Promise.all(forms.map((f) => definitionOf(ctx.db, f.id, f.currentVersion)));
   const dictionary = exportRedcapDictionary(definitions, { recordId: RECORD_ID });
 
-  const usedEvents = new Set<string>();
-  const events = stages.map((s, i) => {
-    let base = legalName(s.name) || `event_${i + 1}`;
-    while (usedEvents.has(base)) base = `${base}_${i + 1}`;
-    usedEvents.add(base);
-    return { stageId: s.id, name: `${base}_arm_1`, label: s.name };
-  });
-  const longitudinal = events.length > 0;
-  const unscheduled = { name: 'unscheduled_arm_1', label: '未分阶段' };
-  const eventOf = (crfId: number) => {
-    if (!longitudinal) return null;
-    const stageIds = links.filter((l) => l.crfId === crfId).map((l) => l.stageId);
-    return events.find((e) => stageIds.includes(e.stageId))?.name ?? unscheduled.name;
-  };
+  // The stages as REDCap's events (one arm), named as REDCap names them; a form's data is in one event.
+  const plan = redcapEventsOf(
+    stages,
+    links,
+    forms.map((f) => f.id),
+  );
+  const longitudinal = plan.events.length > 0;
+  const eventOf = (crfId: number) => plan.eventOfForm(crfId)?.uniqueName ?? null;
   const instruments: Instrument[] = dictionary.forms
     .map((f) => {
       const crf = forms[f.definition]!;
@@ -150,9 +147,9 @@ export async function loadProject(ctx: AppContext, caller: ApiCaller): Promise<P
     const node = nodesOf(instrument.crf).get(source.item ?? '');
     const codes =
       row.type === 'checkbox' && node
-        ? choicesOf(node.option).map((c) => ({
-            code: c.value,
-            column: checkboxColumn(row.variable, c.value),
+        ? redcapChoiceCodes(node).map((c) => ({
+            code: c.code,
+            column: checkboxColumn(row.variable, c.redcap),
             label: c.text,
           }))
         : null;
@@ -164,7 +161,7 @@ export async function loadProject(ctx: AppContext, caller: ApiCaller): Promise<P
     createdAt: study.createdAt,
     longitudinal,
     repeating: instruments.some((i) => i.repeating || i.rows !== null),
-    events: longitudinal ? [...events.map(({ name, label }) => ({ name, label })), unscheduled] : [],
+    events: plan.events.map((e) => ({ name: e.uniqueName, label: e.label, stageId: e.stageId })),
     instruments,
     fields,
     byVariable: new Map(fields.map((f) => [f.row.variable, f])),

@@ -1,24 +1,11 @@
 // content=record action=export: flat rows (and their EAV form), with filterLogic.
-import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
-import {
-  choicesOf,
-  compileExpression,
-  ExpressionError,
-  FORM_STATE,
-  isEmptyValue,
-  nowString,
-  readChoiceList,
-  recordEnv,
-  todayString,
-  truthy,
-  type CompiledExpression,
-  type CrfNode,
-} from '@ecrf/core';
-import { translateRedcapLogic } from '@ecrf/core/interop';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, lte } from 'drizzle-orm';
+import { choicesOf, FORM_STATE, isEmptyValue, readChoiceList, type CrfNode } from '@ecrf/core';
+import { redcapValue, toRedcapCode } from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
-import { crfDataRecords, subjectRecords, subjects } from '../../db/schema/index.js';
+import { auditEvents, crfDataRecords, subjectRecords, subjects } from '../../db/schema/index.js';
 import { inCallerSites } from '../../shared/patient-site.js';
-import { ApiRefusal } from './api-token.service.js';
+import { filterHolds, type FilterRow, type RecordFilter } from './redcap-filter.js';
 import {
   completeColumn,
   EVENT,
@@ -68,10 +55,17 @@ function valueText(field: Field, value: unknown, label: boolean): string {
   if (isEmptyValue(value)) return '';
   const node = field.node;
   if (node && FILE_TYPES.has(node.type)) return '[document]';
-  if (node && (node.type === 'radio' || node.type === 'select') && label) return choiceLabel(node, String(value));
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
+  if (node && (node.type === 'radio' || node.type === 'select')) {
+    return label ? choiceLabel(node, String(value)) : toRedcapCode(node, String(value));
+  }
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : JSON.stringify(value);
+  // As the field's validation asks (36 → 36.0 for number_1dp, seconds a datetime_seconds field wants).
+  return field.row.type === 'text' ? redcapValue(field.row.validation, text) : text;
 }
 
 export interface RecordQuery {
@@ -86,49 +80,21 @@ export interface RecordQuery {
   recordIds?: ReadonlySet<number>;
   /** The forms whose status (`<form>_complete`) is exported (selectCompletes); default: those with a selected field. */
   completes?: ReadonlySet<string>;
+  /** events[]: only the rows of these events (unique names). */
+  events?: ReadonlySet<string>;
+  /** dateRangeBegin/End: only these casebooks (subject_records ids), the records changed in the range. */
+  casebooks?: ReadonlySet<number>;
+  /** exportCheckboxLabel (with `label`): a checked choice as its label, an unchecked one blank, as REDCap writes it. */
+  checkboxLabels?: boolean;
+  /** The event column as the event's label rather than its unique name; default `label` (EAV: eventName=label). */
+  eventLabels?: boolean;
+  /** exportBlankForGrayFormStatus: the status of a form of the row's event with no record is blank, not 0. */
+  blankForGray?: boolean;
 }
 
-export interface RecordFilter {
-  compiled: CompiledExpression;
-  today: string;
-  now: string;
-}
-
-const NUMBER_TYPES = new Set<CrfNode['type']>(['int', 'real', 'number', 'slider']);
-
-/**
- * filterLogic in REDCap's logic syntax, through the dictionary importer's translator into our expression
- * language: the same reading of blanks as REDCap's. Fields are those the caller may see (a hidden one is
- * "not found"); logic that cannot be translated (other events' fields, smart variables, functions we do
- * not have) is refused with the reason, never evaluated loosely.
- */
-export function compileFilter(project: Project, logic: string, now: Date, timeZone: string): RecordFilter {
-  const known = (variable: string) => {
-    if (variable === RECORD_ID) return true;
-    const field = project.byVariable.get(variable);
-    if (!field?.source.item) return undefined;
-    const validation = field.row.validation;
-    return (field.node && NUMBER_TYPES.has(field.node.type)) || /^(integer|number)/.test(validation)
-      ? ('number' as const)
-      : true;
-  };
-  const translated = translateRedcapLogic(logic, known);
-  if (!translated.ok) throw new ApiRefusal(400, `参数 filterLogic 无法执行：${translated.reason}`);
-  try {
-    return {
-      compiled: compileExpression(translated.expression),
-      today: todayString(now, timeZone),
-      now: nowString(now, timeZone),
-    };
-  } catch (err) {
-    if (err instanceof ExpressionError) throw new ApiRefusal(400, `参数 filterLogic 无法执行：${err.message}`);
-    throw err;
-  }
-}
-
-/** A value as filterLogic reads it: a checkbox as its list of codes (for [field(code)]), else as stored. */
-function filterValue(field: Field, value: unknown): unknown {
-  return field.codes ? readChoiceList(value) : value;
+interface BuiltRow {
+  row: Row;
+  at: FilterRow;
 }
 
 /** Export records (flat): one row per patient and event, one per repeating form record and list-group row. */
@@ -147,7 +113,8 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
         query.records.length > 0 ? inArray(subjects.identificationCode, query.records) : undefined,
       ),
     )
-    .orderBy(asc(subjects.id));
+    .orderBy(asc(subjects.id))
+    .then((rows) => (query.casebooks ? rows.filter((s) => query.casebooks!.has(s.recordId)) : rows));
   const crfIds = [...new Set(project.instruments.map((i) => i.crfId))];
   const data =
     subjectRows.length > 0 && crfIds.length > 0
@@ -169,113 +136,116 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
       : [];
   const fieldsOf = (instrument: Instrument) =>
     project.fields.filter((f) => f.instrument === instrument && selected.has(f) && f.source.item !== null);
+  const checkedText = (c: { label: string }) => (query.label ? (query.checkboxLabels ? c.label : 'Checked') : '1');
+  const uncheckedText = query.label ? (query.checkboxLabels ? '' : 'Unchecked') : '0';
   const put = (row: Row, instrument: Instrument, values: Record<string, unknown>) => {
     for (const f of fieldsOf(instrument)) {
       const value = values[f.source.item!];
       if (f.codes) {
         const chosen = new Set(readChoiceList(value));
-        for (const c of f.codes) {
-          const on = chosen.has(c.code);
-          row[c.column] = query.label ? (on ? 'Checked' : 'Unchecked') : on ? '1' : '0';
-        }
+        for (const c of f.codes) row[c.column] = chosen.has(c.code) ? checkedText(c) : uncheckedText;
       } else row[f.source.variable] = valueText(f, value, query.label);
     }
   };
   const wanted = (instrument: Instrument) => fieldsOf(instrument).length > 0 || completes.has(instrument.form);
   const status = (state: number) =>
     state === FORM_STATE.submitted ? (query.label ? 'Complete' : '2') : query.label ? 'Incomplete' : '0';
+  const inEvents = (event: string | null) => !query.events || (event !== null && query.events.has(event));
+  // REDCap creates a record in its first event: a record with nothing entered yet is a row of that event.
+  const firstEvent = project.events[0]?.name ?? null;
+  const eventText = new Map(project.events.map((e) => [e.name, (query.eventLabels ?? query.label) ? e.label : e.name]));
   const out: Row[] = [];
   let kept = 0;
   for (const subject of subjectRows) {
     const mine = data.filter((d) => d.subjectRecordId === subject.recordId);
-    // What filterLogic reads: the patient's single forms (each field has one event here) and, on a
-    // repeating row, that instance's own values.
-    const scopes = new Map<Row, Record<string, unknown>>();
-    const base: Record<string, unknown> = { [RECORD_ID]: subject.code };
-    if (query.filter) {
-      for (const f of project.fields) {
-        if (!f.source.item || f.instrument.rows || f.instrument.repeating) continue;
-        const record = mine.find((d) => d.crfId === f.instrument.crfId);
-        if (record) base[f.row.variable] = filterValue(f, record.values[f.source.item]);
-      }
-    }
-    const scoped = (instrument: Instrument, values: Record<string, unknown>) => {
-      const scope = { ...base };
-      for (const f of project.fields) {
-        if (f.instrument === instrument && f.source.item) scope[f.row.variable] = filterValue(f, values[f.source.item]);
-      }
-      return scope;
-    };
-    const blank = (): Row => {
+    const blank = (event: string | null, instance: FilterRow['instance'] = null): BuiltRow => {
       const row: Row = Object.fromEntries(columns.map((c) => [c, '']));
       row[RECORD_ID] = subject.code;
-      return row;
+      if (project.longitudinal) row[EVENT] = eventText.get(event!) ?? '';
+      if (instance) row[REPEAT_INSTRUMENT] = query.label ? instance.instrument.title : instance.instrument.form;
+      return { row, at: { event, instance } };
     };
-    const eventRows = new Map<string, Row>();
-    const repeatRows: Row[] = [];
+    const eventRows = new Map<string | null, BuiltRow>();
+    const repeatRows: BuiltRow[] = [];
     const chosen = (record: { id: number }) => !query.recordIds || query.recordIds.has(record.id);
+    const instance = (instrument: Instrument, values: Record<string, unknown>, index: number, state: number) => {
+      const built = blank(instrument.event, { instrument, values });
+      built.row[REPEAT_INSTANCE] = String(index + 1);
+      put(built.row, instrument, values);
+      // A list group's rows have no status of their own: theirs is the form's.
+      if (completes.has(instrument.form)) built.row[completeColumn(instrument.form)] = status(state);
+      repeatRows.push(built);
+    };
     for (const instrument of project.instruments) {
-      if (!wanted(instrument)) continue;
+      if (!wanted(instrument) || !inEvents(instrument.event)) continue;
       const records = mine.filter((d) => d.crfId === instrument.crfId);
-      const event = instrument.event ?? '';
       if (instrument.rows) {
         const parent = records[0] && chosen(records[0]) ? records[0] : undefined;
         const list = parent?.values[instrument.rows];
         const rows = Array.isArray(list) ? (list as Array<Record<string, unknown>>) : [];
-        rows.forEach((values, i) => {
-          const row = blank();
-          if (project.longitudinal) row[EVENT] = event;
-          row[REPEAT_INSTRUMENT] = instrument.form;
-          row[REPEAT_INSTANCE] = String(i + 1);
-          put(row, instrument, values ?? {});
-          // A list group's rows have no status of their own: theirs is the form's.
-          if (completes.has(instrument.form)) row[completeColumn(instrument.form)] = status(parent!.state);
-          if (query.filter) scopes.set(row, scoped(instrument, values ?? {}));
-          repeatRows.push(row);
-        });
+        rows.forEach((values, i) => instance(instrument, values ?? {}, i, parent!.state));
       } else if (instrument.repeating) {
-        records.forEach((record, i) => {
-          if (!chosen(record)) return;
-          const row = blank();
-          if (project.longitudinal) row[EVENT] = event;
-          row[REPEAT_INSTRUMENT] = instrument.form;
-          row[REPEAT_INSTANCE] = String(i + 1);
-          put(row, instrument, record.values);
-          if (completes.has(instrument.form)) row[completeColumn(instrument.form)] = status(record.state);
-          if (query.filter) scopes.set(row, scoped(instrument, record.values));
-          repeatRows.push(row);
-        });
+        records.forEach((record, i) => chosen(record) && instance(instrument, record.values, i, record.state));
       } else if (records[0] && chosen(records[0])) {
-        let row = eventRows.get(event);
-        if (!row) {
-          row = blank();
-          if (project.longitudinal) row[EVENT] = event;
-          eventRows.set(event, row);
-        }
-        put(row, instrument, records[0].values);
-        if (completes.has(instrument.form)) row[completeColumn(instrument.form)] = status(records[0].state);
+        let built = eventRows.get(instrument.event);
+        if (!built) eventRows.set(instrument.event, (built = blank(instrument.event)));
+        put(built.row, instrument, records[0].values);
+        if (completes.has(instrument.form)) built.row[completeColumn(instrument.form)] = status(records[0].state);
       }
     }
     const ordered = project.longitudinal
       ? project.events.flatMap((e) => [
           ...(eventRows.has(e.name) ? [eventRows.get(e.name)!] : []),
-          ...repeatRows.filter((r) => r[EVENT] === e.name),
+          ...repeatRows.filter((r) => r.at.event === e.name),
         ])
       : [...eventRows.values(), ...repeatRows];
     // A patient with nothing entered yet still exists as a record.
-    const all = ordered.length > 0 ? ordered : [blank()];
+    if (ordered.length === 0 && inEvents(firstEvent)) ordered.push(blank(firstEvent));
+    // REDCap's gray status: a form of the row's event with no record is 0 (Incomplete), or blank when asked.
+    for (const { row, at } of ordered) {
+      if (at.instance) continue;
+      for (const instrument of project.instruments) {
+        if (instrument.repeating || instrument.rows || instrument.event !== at.event) continue;
+        if (!completes.has(instrument.form) || mine.some((d) => d.crfId === instrument.crfId)) continue;
+        row[completeColumn(instrument.form)] = query.blankForGray ? '' : status(FORM_STATE.incomplete);
+      }
+    }
     const filter = query.filter;
-    const rows = filter
-      ? all.filter((row) =>
-          truthy(
-            filter.compiled.evaluate(recordEnv(scopes.get(row) ?? base, { today: filter.today, now: filter.now })),
-          ),
-        )
-      : all;
+    const single = (field: Field) =>
+      mine.find((d) => d.crfId === field.instrument.crfId)?.values[field.source.item!] ?? undefined;
+    const rows = filter ? ordered.filter((b) => filterHolds(project, filter, subject.code, b.at, single)) : ordered;
     if (rows.length > 0) kept += 1;
-    out.push(...rows);
+    out.push(...rows.map((b) => b.row));
   }
   return { columns, rows: out, records: kept };
+}
+
+/** Audit actions that change a record's data (REDCap counts its data inserts and updates). */
+const DATA_CHANGES = ['crf.create', 'item.update', 'crf.submit', 'crf.delete'];
+
+/**
+ * The casebooks (records) created or changed in a range, as REDCap reads its log for dateRangeBegin/End: any form
+ * record of theirs created, changed, submitted or deleted from `begin` (null: always) to `end` (null: now).
+ */
+export async function casebooksChangedBetween(
+  ctx: AppContext,
+  project: Project,
+  begin: Date | null,
+  end: Date | null,
+): Promise<Set<number>> {
+  const rows = await ctx.db
+    .selectDistinct({ casebook: auditEvents.subjectRecordId })
+    .from(auditEvents)
+    .where(
+      and(
+        eq(auditEvents.studyId, project.studyId),
+        inArray(auditEvents.action, DATA_CHANGES),
+        isNotNull(auditEvents.crfDataRecordId),
+        begin ? gte(auditEvents.createdAt, begin) : undefined,
+        end ? lte(auditEvents.createdAt, end) : undefined,
+      ),
+    );
+  return new Set(rows.flatMap((r) => (r.casebook === null ? [] : [r.casebook])));
 }
 
 /** The EAV shape: one row per non-blank value (a checkbox: one per chosen code). */
@@ -290,7 +260,8 @@ export function toEav(project: Project, columns: string[], rows: Row[]) {
     for (const column of columns) {
       if (meta.has(column) || row[column] === '' || row[column] === undefined) continue;
       const box = byColumn.get(column);
-      if (box && row[column] !== '1' && row[column] !== 'Checked') continue;
+      // A checked box is 1, Checked, or its choice's label (exportCheckboxLabel): anything but the unchecked texts.
+      if (box && (row[column] === '0' || row[column] === 'Unchecked')) continue;
       const item: Row = { record: row[RECORD_ID]! };
       if (project.longitudinal) item[EVENT] = row[EVENT]!;
       if (project.repeating) {

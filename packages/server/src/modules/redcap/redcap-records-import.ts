@@ -1,6 +1,7 @@
 // content=record action=import: flat (or EAV) rows into form values, all or nothing, through redcap-save.ts.
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
-import { changedItemNames, choicesOf, readChoiceList } from '@ecrf/core';
+import { changedItemNames, choicesOf, readChoiceList, sameValue } from '@ecrf/core';
+import { fromRedcapCode } from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
 import { crfDataRecords, subjectRecords, subjects } from '../../db/schema/index.js';
 import { nodesOf } from '../study/crf-definitions.js';
@@ -22,12 +23,15 @@ import {
   type Row,
 } from './redcap-project.js';
 import { ValueProblems, type ValueProblem } from './redcap-errors.js';
-import { inTransaction, saveThroughApi } from './redcap-save.js';
+import { readImportDate, type DateFormat } from './redcap-dates.js';
+import { inTransaction, saveThroughApi, shown } from './redcap-save.js';
 
 export interface ImportOptions {
   overwrite: boolean;
   /** The caller's reason for changing submitted forms (our addition to REDCap's parameters). */
   reason: string | null;
+  /** How dates with slashes are read (REDCap's dateFormat); default YMD. */
+  dateFormat?: DateFormat;
 }
 
 interface Target {
@@ -39,6 +43,8 @@ interface Target {
   rows: string | null;
   set: Map<string, unknown>;
   boxes: Map<string, Map<string, boolean>>;
+  /** Values sent for calculated items, by item: kept only when the engine's result is what was sent. */
+  calculated: Map<string, { column: string; text: string }>;
 }
 
 /**
@@ -97,6 +103,7 @@ export async function importRecords(
         rows: instrument.rows,
         set: new Map(),
         boxes: new Map(),
+        calculated: new Map(),
       };
       targets.set(key, t);
     }
@@ -121,6 +128,11 @@ export async function importRecords(
     }
     const event = String(row[EVENT] ?? '').trim();
     if (event && !project.events.some((e) => e.name === event)) throw refuse(`第${line}行：事件 ${event} 不存在`);
+    if (event && repeat && repeat.instrument.event !== event) {
+      throw refuse(
+        `第${line}行：重复表单 ${repeat.instrument.form} 不在事件 ${event} 中（在 ${repeat.instrument.event}）`,
+      );
+    }
     for (const [column, raw] of Object.entries(row)) {
       if (meta.has(column) || completes.has(column)) continue;
       const text = raw === null || raw === undefined ? '' : String(raw);
@@ -128,6 +140,14 @@ export async function importRecords(
       const field = box ? box.field : project.byVariable.get(column)!;
       const instrument = field.instrument;
       const problem = (message: string) => problems.push({ record: code, field: column, value: text, message });
+      // A row of an event writes that event's forms (a form's data is in one event); a blank cell, or an
+      // unchecked box, of another event's form is no value for it.
+      if (event && instrument.event !== event) {
+        if (text !== '' && !(box && text === '0')) {
+          problem(`第${line}行：字段所在的表单 ${instrument.form} 不在事件 ${event} 中（在 ${instrument.event}）`);
+        }
+        continue;
+      }
       if (repeat ? instrument !== repeat.instrument : instrument.repeating || instrument.rows) {
         if (text === '') continue;
         problem(
@@ -139,9 +159,10 @@ export async function importRecords(
       }
       // An addition text box has no node of its own: a plain text.
       const node = field.node;
-      if (node?.option.calc) continue;
       const target = targetOf(code, instrument, repeat?.instance ?? null);
       const item = field.source.item!;
+      // Rows of one record naming one field twice (two rows of one event, say) may not disagree.
+      const twice = '同一记录的这个字段在数据中出现了两个不同的值';
       if (box) {
         if (text === '') continue;
         if (text !== '0' && text !== '1') {
@@ -149,29 +170,46 @@ export async function importRecords(
           continue;
         }
         const set = target.boxes.get(item) ?? new Map<string, boolean>();
+        if (set.has(box.code) && set.get(box.code) !== (text === '1')) problem(twice);
         set.set(box.code, text === '1');
         target.boxes.set(item, set);
         continue;
       }
+      const put = (value: unknown) => {
+        if (target.set.has(item) && !sameValue(target.set.get(item), value)) problem(twice);
+        else target.set.set(item, value);
+      };
       if (node && FILE_TYPES.has(node.type)) {
         if (text !== '' && text !== '[document]') problem('文件字段不能作为记录数据导入（请用 content=file）');
         continue;
       }
       if (text === '') {
-        if (options.overwrite) target.set.set(item, null);
+        if (options.overwrite) put(null);
         continue;
       }
+      if (node?.option.calc) target.calculated.set(item, { column, text });
+      let value = text;
+      if (node && (node.type === 'date' || node.type === 'datetime')) {
+        const date = readImportDate(text, options.dateFormat ?? 'YMD');
+        if ('problem' in date) {
+          problem(date.problem);
+          continue;
+        }
+        value = date.value;
+      }
       if (node && (node.type === 'radio' || node.type === 'select')) {
-        if (!choicesOf(node.option).some((c) => c.value === text)) {
+        // REDCap's code for one of ours that it would refuse (L1_2 for L1/2) reads back as ours.
+        value = fromRedcapCode(node, text);
+        if (!choicesOf(node.option).some((c) => c.value === value)) {
           problem('不是该字段的选项代码');
           continue;
         }
       }
       if (node?.type === 'slider') {
         const n = Number(text);
-        if (Number.isFinite(n)) target.set.set(item, n);
+        if (Number.isFinite(n)) put(n);
         else problem('应为数字');
-      } else target.set.set(item, text);
+      } else put(value);
     }
   });
 
@@ -248,7 +286,7 @@ async function applyTarget(
     values[target.rows] = list;
   } else patch(values);
   if (changedItemNames(before, values).length === 0) return;
-  await saveThroughApi(ctx, caller, project, {
+  const written = await saveThroughApi(ctx, caller, project, {
     record: target.code,
     subjectRecordId,
     crfId: target.crfId,
@@ -258,6 +296,42 @@ async function applyTarget(
     where,
     reason: options.reason,
   });
+  if (target.calculated.size > 0) await checkCalculated(ctx, target, before, written.crfDataRecordId);
+}
+
+/**
+ * A value sent for a calculated item stands when it is the stored one or what the engine calculated; any other is
+ * refused (the whole call rolls back), never replaced unseen by the engine's result.
+ */
+async function checkCalculated(
+  ctx: AppContext,
+  target: Target,
+  before: Record<string, unknown>,
+  crfDataRecordId: number,
+) {
+  const [saved] = await ctx.db
+    .select({ values: crfDataRecords.values })
+    .from(crfDataRecords)
+    .where(eq(crfDataRecords.id, crfDataRecordId));
+  const inRow = (values: Record<string, unknown> | undefined) => {
+    if (!target.rows) return values ?? {};
+    const list = values?.[target.rows];
+    return (
+      (Array.isArray(list) ? (list[target.instance! - 1] as Record<string, unknown> | undefined) : undefined) ?? {}
+    );
+  };
+  const [was, now] = [inRow(before), inRow(saved?.values)];
+  const problems: ValueProblem[] = [];
+  for (const [item, { column, text }] of target.calculated) {
+    if (sameValue(text, was[item]) || sameValue(text, now[item])) continue;
+    problems.push({
+      record: target.code,
+      field: column,
+      value: text,
+      message: `计算字段的值由公式算出（为 ${shown(now[item]) || '空'}），不能导入其他值`,
+    });
+  }
+  if (problems.length > 0) throw new ValueProblems(problems);
 }
 
 /**

@@ -35,7 +35,8 @@ interface FormChange {
   reason: string | null;
 }
 
-const shown = (value: unknown): string => {
+/** A stored value as one REDCap cell: a list's items joined by commas, an object as JSON. */
+export const shown = (value: unknown): string => {
   if (value === null || value === undefined) return '';
   if (Array.isArray(value)) return value.map(shown).join(',');
   if (typeof value === 'object') return JSON.stringify(value);
@@ -79,7 +80,7 @@ export async function saveThroughApi(ctx: AppContext, caller: ApiCaller, project
   // A submitted form changes only with a reason from the person, as on the form page; a fixed text is not one.
   const reason = submitted ? (change.reason ? `${API_IMPORT_REASON}：${change.reason}` : null) : API_IMPORT_REASON;
   try {
-    await saveForm(
+    return await saveForm(
       ctx,
       { kind: 'staff', user: caller.user, access: caller.access },
       {

@@ -14,11 +14,21 @@ import { FORMATS, sendError, ValueProblems, type Format } from './redcap-errors.
 import { deleteFile, exportFile, importFile, locateFile, type FileAddress } from './redcap-files.js';
 import { exportFieldNamesOf, instrumentsOf, METADATA_KEYS, metadataOf, projectInfoOf } from './redcap-metadata.js';
 import { choice, hasParam, list, multipartParams, paramsOf, text, type Params } from './redcap-params.js';
-import { loadProject, REDCAP_VERSION, selectCompletes, selectFields } from './redcap-project.js';
-import { compileFilter, exportRecords, toEav } from './redcap-records-export.js';
+import { loadProject, REDCAP_VERSION, selectFields } from './redcap-project.js';
+import { exportCall } from './redcap-export.routes.js';
 import { importCall } from './redcap-import.routes.js';
+import { LONGITUDINAL_CONTENTS, longitudinalAnswer } from './redcap-longitudinal.js';
 
-const CONTENTS = ['record', 'metadata', 'instrument', 'project', 'exportFieldNames', 'version', 'file'] as const;
+const CONTENTS = [
+  'record',
+  'metadata',
+  'instrument',
+  'project',
+  'exportFieldNames',
+  'version',
+  'file',
+  ...LONGITUDINAL_CONTENTS,
+] as const;
 /** An API call's body: REDCap clients send imports of thousands of rows. */
 const BODY_LIMIT = 20 * 1024 * 1024;
 /**
@@ -273,8 +283,9 @@ async function handle(
   if (action === 'delete' && content !== 'file') {
     throw new ApiRefusal(400, `content=${content} 不支持删除，只有 file 可以删除`);
   }
-  const type = choice(params, 'type', ['flat', 'eav'] as const, 'flat');
-  const rawOrLabel = choice(params, 'rawOrLabel', ['raw', 'label'] as const, 'raw');
+  // A wrong value is refused whatever the content (records read them again, exportCall and importCall).
+  choice(params, 'type', ['flat', 'eav'] as const, 'flat');
+  choice(params, 'rawOrLabel', ['raw', 'label'] as const, 'raw');
   const done = (target: string) => {
     request.operDetail = { ...request.operDetail, target: `content=${content} action=${action} ${target}` };
   };
@@ -327,6 +338,13 @@ async function handle(
       done(`count=${rows.length}`);
       return send(reply, format, rows, METADATA_KEYS, 'metadata');
     }
+    case 'arm':
+    case 'event':
+    case 'formEventMapping': {
+      const answer = longitudinalAnswer(project, content, list(params, 'arms'));
+      done(`count=${answer.rows.length}`);
+      return send(reply, format, answer.rows, answer.columns, answer.shape);
+    }
     case 'record':
       break;
   }
@@ -335,26 +353,8 @@ async function handle(
     done(`records=${answer.records} rows=${answer.rows}`);
     return reply.type(answer.contentType).send(answer.body);
   }
-  const fields = list(params, 'fields');
-  const forms = list(params, 'forms');
-  const logic = text(params, 'filterLogic');
-  const exported = await exportRecords(ctx, project, selectFields(project, fields, forms), {
-    records: list(params, 'records'),
-    label: rawOrLabel === 'label',
-    filter: logic ? compileFilter(project, logic, ctx.clock(), caller.access.timeZone) : null,
-    completes: selectCompletes(project, fields, forms),
-  });
+  const exported = await exportCall(ctx, caller, project, params, format);
   done(`records=${exported.records} rows=${exported.rows.length}`);
-  if (type === 'eav') {
-    const eav = toEav(project, exported.columns, exported.rows);
-    const columns = [
-      'record',
-      ...(project.longitudinal ? ['redcap_event_name'] : []),
-      ...(project.repeating ? ['redcap_repeat_instrument', 'redcap_repeat_instance'] : []),
-      'field_name',
-      'value',
-    ];
-    return send(reply, format, eav, columns);
-  }
+  if (exported.csv !== null) return reply.type('text/csv; charset=utf-8').send(exported.csv);
   return send(reply, format, exported.rows, exported.columns);
 }
