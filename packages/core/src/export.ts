@@ -30,10 +30,18 @@ export const EXPORT_FORMATS = [
   { code: 'spssSyntax', label: 'SPSS 语法 + CSV（.sps + 数据，zip）', ext: 'zip' },
   { code: 'stataSyntax', label: 'Stata / R 脚本 + CSV（.do、.R + 数据，zip）', ext: 'zip' },
   { code: 'odm', label: 'CDISC ODM 1.3.2（含元数据）', ext: 'xml' },
-  { code: 'redcap', label: 'REDCap 导入格式 CSV', ext: 'csv' },
+  { code: 'redcap', label: 'REDCap 导入格式 CSV（数据 + 数据字典，zip）', ext: 'zip' },
 ] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]['code'];
 const FORMAT_CODES = EXPORT_FORMATS.map((f) => f.code) as [ExportFormat, ...ExportFormat[]];
+
+/**
+ * Formats that always write choice codes, whatever `labels` asks, and why (the 导出 dialog shows it and offers no
+ * labels; the server writes codes and says so in the file and the job's message): REDCap's import refuses a label.
+ */
+export const CODES_ONLY_FORMATS: Partial<Record<ExportFormat, string>> = {
+  redcap: 'REDCap 导入只接受选项编码：此格式总是导出编码，标签在数据字典中',
+};
 
 /**
  * Which records go out, by the retrieval's form states: a record is exported when it is in any chosen state.
@@ -53,7 +61,7 @@ export const exportOptionsSchema = z.object({
   /** Only forms of these stages; empty: every stage. */
   stageIds: z.array(rowIdSchema).max(1000).default([]),
   states: z.array(z.enum(STATE_CODES)).min(1, '请至少选择一种表单状态').default(['saved', 'submitted']),
-  /** Choice labels (true) or codes (false) in Excel, CSV and REDCap files. */
+  /** Choice labels (true) or codes (false) in Excel and CSV files (REDCap's always codes: CODES_ONLY_FORMATS). */
   labels: z.boolean().default(false),
   /** Patient name, birth date, mobile and ID number: only with 查看患者身份信息, and only when asked. */
   identifiers: z.boolean().default(false),

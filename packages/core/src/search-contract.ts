@@ -148,5 +148,7 @@ export const exportableCrfSchema = z.strictObject({
   repeatable: z.boolean(),
   stages: z.array(searchStageSchema),
   itemCount: z.number(),
+  /** Its items holding identifiers (their titles; a list group's column as 用药记录 › 药物名称): left out unless asked. */
+  identifierItems: z.array(z.string()),
 });
 export type ExportableCrf = z.infer<typeof exportableCrfSchema>;

@@ -55,14 +55,15 @@ export function demoCrfs(): Array<{ stage: string; repeat: 0 | 1; definition: Cr
           required: 1,
           patientField: 'gender',
         }),
-        item('date', 'birth', '出生日期', { showStyle: 'pastTime', required: 1, patientField: 'birth' }),
+        // Identifiers (PIPL): masked for members without 查看患者身份信息 and left out of de-identified exports.
+        item('date', 'birth', '出生日期', { showStyle: 'pastTime', required: 1, patientField: 'birth', identifier: 1 }),
         item('int', 'age', '年龄', { units: '岁', calc: 'age(birth)', readOnly: 1 }),
         item('select', 'ethnic', '民族', { optionsValue: 'han,hui,man,other', optionsText: '汉族,回族,满族,其他' }),
         item('multiSelect', 'insurance', '医保类型', {
           optionsValue: 'urban,rural,commercial,self',
           optionsText: '城镇职工,城乡居民,商业保险,自费',
         }),
-        item('input', 'phone', '联系电话', { validate: { type: 'phone' } }),
+        item('input', 'phone', '联系电话', { validate: { type: 'phone' }, identifier: 1 }),
         item('real', 'height', '身高', { units: 'cm', validate: { min: 100, max: 230 } }),
         item('real', 'weight', '体重', { units: 'kg', validate: { min: 25, max: 250 } }),
         item('number', 'bmi', '体质指数', { calc: 'bmi(weight, height)', format: 'precision:1:R', units: 'kg/m²' }),

@@ -11,6 +11,7 @@ export const DATA_EXPORT_TEXT = {
   labels: '标签',
   identifiers: '包含患者身份信息（姓名、出生日期、手机号、身份证号）',
   noIdentifierPermission: '您没有“查看患者身份信息”权限，导出不含身份信息',
+  identifierItems: (list: string) => `以下题目标记为身份信息，不导出：${list}`,
   dateShift: '日期偏移（去标识化：每位患者的日期随机移动同一天数）',
   dateShiftDays: '最多偏移天数',
   forms: '表单',

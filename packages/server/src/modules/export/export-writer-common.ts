@@ -25,8 +25,8 @@ export interface WriteContext {
   signal: AbortSignal;
   /** A private temporary folder for intermediate files. */
   dir: string;
-  /** Writes rows of the REDCap flat CSV (the REDCap module's own mapping), when that format is asked for. */
-  redcap?: (ctx: WriteContext, sink: TextSink) => Promise<number>;
+  /** Writes the REDCap import files (the REDCap module's own mapping, export-redcap.ts), when that format is asked for. */
+  redcap?: (ctx: WriteContext) => Promise<WrittenFile>;
 }
 
 export interface WrittenFile {

@@ -4,18 +4,14 @@ import { writeLongCsv, writeWideCsv } from './export-csv.js';
 import { writeExcel } from './export-excel.js';
 import { writeOdm } from './export-odm.js';
 import { writeStatistics } from './export-statistics.js';
-import { TextSink, type WriteContext, type WrittenFile } from './export-writer-common.js';
+import type { WriteContext, WrittenFile } from './export-writer-common.js';
 
 // One writer per format, each in its own file; what they share (the context, the sink, CSV quoting, the patient
 // columns) is in export-writer-common.ts.
 
 async function writeRedcap(ctx: WriteContext): Promise<WrittenFile> {
   if (!ctx.redcap) throw new Error('REDCap mapping not available');
-  const file = path.join(ctx.dir, 'export.csv');
-  const sink = new TextSink(file);
-  const rows = await ctx.redcap(ctx, sink);
-  await sink.close();
-  return { path: file, contentType: 'text/csv; charset=utf-8', rows };
+  return ctx.redcap(ctx);
 }
 
 /** Writes the export file of one format into ctx.dir and answers where it is. */

@@ -4,7 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { and, count, desc, eq } from 'drizzle-orm';
-import { exportFileName, hasPermission, type ExportOptions, type ExportV2Body, type ExportV3Body } from '@ecrf/core';
+import {
+  CODES_ONLY_FORMATS,
+  exportFileName,
+  hasPermission,
+  type ExportOptions,
+  type ExportV2Body,
+  type ExportV3Body,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { crfs, exportLogs, studies } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
@@ -251,7 +258,9 @@ export async function runExport(
       fileSize: stat.size,
       sha256,
     });
-    await tools.progress(100, '导出完成');
+    // Labels asked of a format that writes codes only: the file has codes, and the job says so.
+    const codesOnly = payload.options.labels ? CODES_ONLY_FORMATS[payload.options.format] : undefined;
+    await tools.progress(100, codesOnly ? `导出完成（${codesOnly}）` : '导出完成');
     return { patients: total, rows: written.rows, sha256 };
   } catch (e) {
     const cancelled = e instanceof ExportCancelled || tools.signal.aborted;

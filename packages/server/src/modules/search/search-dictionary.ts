@@ -174,5 +174,9 @@ export async function exportableCrfs(ctx: AppContext, access: StudyAccess) {
     repeatable: c.repeatable,
     stages: c.stages,
     itemCount: c.items.length,
+    // Named to everyone (the 导出 dialog lists what a de-identified file leaves out); their values stay masked.
+    identifierItems: [...(dict.nodes.get(c.crfId)?.values() ?? [])]
+      .filter((found) => isIdentifierItem(found.node))
+      .map(searchItemPath),
   }));
 }

@@ -495,8 +495,19 @@ describe('CRF files and versions', () => {
     const csv = res.rawPayload.toString('utf8');
     expect(csv.startsWith('\uFEFF"Variable / Field Name","Form Name",')).toBe(true);
     expect(csv).toContain('收缩压');
-    const back = await upload(admin, studyId, 'dictionary.csv', res.rawPayload);
+    // The title comes back (our annotation tag): the upload is the same CRF's next version.
+    const form = multipart({ studyId: String(studyId), onExisting: JSON.stringify({ REDCap导出表: 'version' }) }, [
+      { fileName: 'dictionary.csv', data: res.rawPayload },
+    ]);
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/api/system/crf',
+      headers: { ...form.headers, authorization: `Bearer ${admin}` },
+      payload: form.payload,
+    });
+    const back = { status: uploaded.statusCode, body: uploaded.json() };
     expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(back.body.data.crfs[0]).toMatchObject({ id: crfId, title: 'REDCap导出表', version: 2 });
     const imported = await t.call(admin, 'GET', `/api/system/crf/${back.body.data.crfs[0].id}`);
     const [section] = imported.body.data.definition.children;
     expect(section).toMatchObject({ type: 'section', title: '生命体征' });

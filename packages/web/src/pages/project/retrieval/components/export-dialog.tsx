@@ -3,6 +3,7 @@ import { DownloadOutlined, HistoryOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Checkbox, Drawer, Form, InputNumber, Modal, Radio, Select, Table, Tag, Typography } from 'antd';
 import {
+  CODES_ONLY_FORMATS,
   EXPORT_FORMATS,
   EXPORT_STATES,
   MAX_DATE_SHIFT_DAYS,
@@ -64,7 +65,7 @@ export function ExportButton({ studyId, conditions, total, seesIdentifiers }: Ex
       const body = {
         studyId,
         format: values.format,
-        labels: values.labels,
+        labels: values.labels && !CODES_ONLY_FORMATS[values.format],
         identifiers: seesIdentifiers && values.identifiers,
         dateShiftDays: values.shift ? values.dateShiftDays : null,
         crfIds: values.crfIds,
@@ -116,6 +117,10 @@ export function ExportButton({ studyId, conditions, total, seesIdentifiers }: Ex
           layout="vertical"
           initialValues={initial}
           onFinish={(values) => start.mutate(values)}
+          onValuesChange={(changed: Partial<ExportForm>) => {
+            // A format that writes codes only shows the codes chosen, not a choice it would not follow.
+            if (changed.format && CODES_ONLY_FORMATS[changed.format]) form.setFieldsValue({ labels: false });
+          }}
           className="export-dialog"
         >
           <Form.Item name="scope" label={t.scope}>
@@ -136,14 +141,22 @@ export function ExportButton({ studyId, conditions, total, seesIdentifiers }: Ex
               ))}
             </Radio.Group>
           </Form.Item>
-          <Form.Item name="labels" label={t.values}>
-            <Radio.Group
-              optionType="button"
-              options={[
-                { value: true, label: t.labels },
-                { value: false, label: t.codes },
-              ]}
-            />
+          <Form.Item noStyle shouldUpdate={(a, b) => a.format !== b.format}>
+            {({ getFieldValue }) => {
+              const codesOnly = CODES_ONLY_FORMATS[getFieldValue('format') as ExportFormat];
+              return (
+                <Form.Item name="labels" label={t.values} extra={codesOnly}>
+                  <Radio.Group
+                    optionType="button"
+                    disabled={Boolean(codesOnly)}
+                    options={[
+                      { value: true, label: t.labels },
+                      { value: false, label: t.codes },
+                    ]}
+                  />
+                </Form.Item>
+              );
+            }}
           </Form.Item>
           <Form.Item
             name="identifiers"
@@ -165,6 +178,21 @@ export function ExportButton({ studyId, conditions, total, seesIdentifiers }: Ex
                 )}
               </>
             )}
+          </Form.Item>
+          <Form.Item noStyle shouldUpdate={(a, b) => a.identifiers !== b.identifiers || a.crfIds !== b.crfIds}>
+            {({ getFieldValue }) => {
+              // A de-identified export: the items flagged as identifiers it leaves out, by form.
+              const chosen = getFieldValue('crfIds') as number[];
+              const items = crfs
+                .filter((c) => chosen.length === 0 || chosen.includes(c.crfId))
+                .filter((c) => c.identifierItems.length > 0)
+                .map((c) => `${c.title}：${c.identifierItems.join('、')}`);
+              return !getFieldValue('identifiers') && items.length > 0 ? (
+                <Typography.Paragraph type="secondary" className="export-identifier-items">
+                  {t.identifierItems(items.join('；'))}
+                </Typography.Paragraph>
+              ) : null;
+            }}
           </Form.Item>
           <Form.Item name="crfIds" label={t.forms}>
             <Select
