@@ -297,6 +297,14 @@ describe('REDCap API: an import never drops a value unseen', () => {
     expect(twice.error()).toMatch(/"weight","61","同一记录的这个字段/);
   });
 
+  it("a form's status is the form's: sent as it is it passes, another is refused rather than ignored", async () => {
+    const status = `${form['人口学资料']}_complete`;
+    const gray = `${form['生命体征']}_complete`;
+    expect((await importRows([baseline({ [status]: '0', [gray]: '0', weight: '70' })])).status).toBe(200);
+    const submit = await importRows([baseline({ [status]: '2' })]);
+    expect(submit.error()).toMatch(new RegExp(`"${status}","2","导入不能更改表单状态（现为 0）`));
+  });
+
   it('dateFormat MDY and DMY read slashed dates as REDCap does; a date that is no day is refused', async () => {
     const lab = (value: string, dateFormat: string) => importRows([baseline({ lab_date: value })], { dateFormat });
     expect((await lab('03/04/2025', 'MDY')).status).toBe(200);

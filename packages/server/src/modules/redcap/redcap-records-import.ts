@@ -1,6 +1,6 @@
 // content=record action=import: flat (or EAV) rows into form values, all or nothing, through redcap-save.ts.
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
-import { changedItemNames, choicesOf, readChoiceList, sameValue } from '@ecrf/core';
+import { changedItemNames, choicesOf, FORM_STATE, readChoiceList, sameValue } from '@ecrf/core';
 import { fromRedcapCode } from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
 import { crfDataRecords, subjectRecords, subjects } from '../../db/schema/index.js';
@@ -45,6 +45,8 @@ interface Target {
   boxes: Map<string, Map<string, boolean>>;
   /** Values sent for calculated items, by item: kept only when the engine's result is what was sent. */
   calculated: Map<string, { column: string; text: string }>;
+  /** The form's status sent (`<form>_complete`): an import does not change it, so it must be the form's. */
+  status?: { column: string; text: string };
 }
 
 /**
@@ -66,11 +68,11 @@ export async function importRecords(
     if (f.codes) for (const c of f.codes) checkboxColumns.set(c.column, { field: f, code: c.code });
   }
   const meta = new Set([RECORD_ID, EVENT, REPEAT_INSTRUMENT, REPEAT_INSTANCE]);
-  const completes = new Set(project.instruments.map((i) => completeColumn(i.form)));
+  const statusColumns = new Map(project.instruments.map((i) => [completeColumn(i.form), i]));
   const columns = new Set(input.flatMap((r) => Object.keys(r)));
   if (!columns.has(RECORD_ID)) throw refuse(`数据缺少记录标识列 ${RECORD_ID}`);
   const unknown = [...columns].filter(
-    (c) => !meta.has(c) && !completes.has(c) && !checkboxColumns.has(c) && !project.byVariable.get(c)?.source.item,
+    (c) => !meta.has(c) && !statusColumns.has(c) && !checkboxColumns.has(c) && !project.byVariable.get(c)?.source.item,
   );
   if (unknown.length > 0) throw refuse(`以下字段在项目中不存在或无权访问：${unknown.join(', ')}`);
 
@@ -134,11 +136,12 @@ export async function importRecords(
       );
     }
     for (const [column, raw] of Object.entries(row)) {
-      if (meta.has(column) || completes.has(column)) continue;
+      if (meta.has(column)) continue;
       const text = raw === null || raw === undefined ? '' : String(raw);
+      const status = statusColumns.get(column);
       const box = checkboxColumns.get(column);
-      const field = box ? box.field : project.byVariable.get(column)!;
-      const instrument = field.instrument;
+      const field = status ? null : box ? box.field : project.byVariable.get(column)!;
+      const instrument = field?.instrument ?? status!;
       const problem = (message: string) => problems.push({ record: code, field: column, value: text, message });
       // A row of an event writes that event's forms (a form's data is in one event); a blank cell, or an
       // unchecked box, of another event's form is no value for it.
@@ -157,9 +160,13 @@ export async function importRecords(
         );
         continue;
       }
+      const target = targetOf(code, instrument, repeat?.instance ?? null);
+      if (!field) {
+        if (text !== '') target.status = { column, text };
+        continue;
+      }
       // An addition text box has no node of its own: a plain text.
       const node = field.node;
-      const target = targetOf(code, instrument, repeat?.instance ?? null);
       const item = field.source.item!;
       // Rows of one record naming one field twice (two rows of one event, say) may not disagree.
       const twice = '同一记录的这个字段在数据中出现了两个不同的值';
@@ -285,6 +292,7 @@ async function applyTarget(
     list[index] = row;
     values[target.rows] = list;
   } else patch(values);
+  if (target.status) checkStatus(target, target.status, existing?.state);
   if (changedItemNames(before, values).length === 0) return;
   const written = await saveThroughApi(ctx, caller, project, {
     record: target.code,
@@ -297,6 +305,25 @@ async function applyTarget(
     reason: options.reason,
   });
   if (target.calculated.size > 0) await checkCalculated(ctx, target, before, written.crfDataRecordId);
+}
+
+/**
+ * `<form>_complete` as sent must be the form's status, raw or label (a form not started or saved is 0, a submitted
+ * one 2): an import does not submit a form or take a submission back (that is the form page's, with its checks), and
+ * another status is refused rather than ignored.
+ */
+function checkStatus(target: Target, status: { column: string; text: string }, state: number | undefined) {
+  const submitted = state === FORM_STATE.submitted;
+  const current = submitted ? ['2', 'Complete'] : ['0', 'Incomplete'];
+  if (current.includes(status.text.trim())) return;
+  throw new ValueProblems([
+    {
+      record: target.code,
+      field: status.column,
+      value: status.text,
+      message: `导入不能更改表单状态（现为 ${current[0]}）：提交表单须在平台上进行`,
+    },
+  ]);
 }
 
 /**
