@@ -51,7 +51,7 @@ export interface Field {
   instrument: Instrument;
   node: CrfNode | undefined;
   /** Checkbox (and multi-select) fields export one column per choice. */
-  codes: Array<{ code: string; column: string; label: string }> | null;
+  codes: Array<{ code: string; redcap: string; column: string; label: string }> | null;
 }
 
 export interface Project {
@@ -149,6 +149,7 @@ export async function loadProject(ctx: AppContext, caller: ApiCaller): Promise<P
       row.type === 'checkbox' && node
         ? redcapChoiceCodes(node).map((c) => ({
             code: c.code,
+            redcap: c.redcap,
             column: checkboxColumn(row.variable, c.redcap),
             label: c.text,
           }))

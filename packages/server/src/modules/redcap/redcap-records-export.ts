@@ -251,9 +251,9 @@ export async function casebooksChangedBetween(
 /** The EAV shape: one row per non-blank value (a checkbox: one per chosen code). */
 export function toEav(project: Project, columns: string[], rows: Row[]) {
   const meta = new Set([RECORD_ID, EVENT, REPEAT_INSTRUMENT, REPEAT_INSTANCE]);
-  const byColumn = new Map<string, { field: string; code?: string }>();
+  const byColumn = new Map<string, { field: string; code: string }>();
   for (const f of project.fields) {
-    if (f.codes) for (const c of f.codes) byColumn.set(c.column, { field: f.row.variable, code: c.code });
+    if (f.codes) for (const c of f.codes) byColumn.set(c.column, { field: f.row.variable, code: c.redcap });
   }
   const out: Row[] = [];
   for (const row of rows) {
@@ -269,7 +269,7 @@ export function toEav(project: Project, columns: string[], rows: Row[]) {
         item[REPEAT_INSTANCE] = row[REPEAT_INSTANCE]!;
       }
       item.field_name = box ? box.field : column;
-      item.value = box ? box.code! : row[column]!;
+      item.value = box ? box.code : row[column]!;
       out.push(item);
     }
   }

@@ -391,7 +391,7 @@ export function fromEav(project: Project, input: Row[]): Row[] {
     const field = project.byVariable.get(fieldName);
     if (field?.codes) {
       if (value === '') return;
-      const code = field.codes.find((c) => c.code === value);
+      const code = field.codes.find((c) => c.redcap === value);
       if (!code) throw refuse(`第${line}行：${value} 不是复选框 ${fieldName} 的选项代码`);
       row[code.column] = '1';
       return;
