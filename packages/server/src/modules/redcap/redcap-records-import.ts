@@ -369,6 +369,8 @@ async function checkCalculated(
  */
 export function fromEav(project: Project, input: Row[]): Row[] {
   const rows = new Map<string, Row>();
+  // A code that is not one of the checkbox's REDCap codes is a refused value: REDCap's error line, all listed.
+  const problems: ValueProblem[] = [];
   input.forEach((item, index) => {
     const line = index + 1;
     const record = String(item.record ?? '').trim();
@@ -392,7 +394,15 @@ export function fromEav(project: Project, input: Row[]): Row[] {
     if (field?.codes) {
       if (value === '') return;
       const code = field.codes.find((c) => c.redcap === value);
-      if (!code) throw refuse(`第${line}行：${value} 不是复选框 ${fieldName} 的选项代码`);
+      if (!code) {
+        problems.push({
+          record,
+          field: fieldName,
+          value,
+          message: `第${line}行：${value} 不是复选框 ${fieldName} 的选项代码`,
+        });
+        return;
+      }
       row[code.column] = '1';
       return;
     }
@@ -401,5 +411,6 @@ export function fromEav(project: Project, input: Row[]): Row[] {
     }
     row[fieldName] = value;
   });
+  if (problems.length > 0) throw new ValueProblems(problems);
   return [...rows.values()];
 }
