@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -155,5 +156,43 @@ describe('数据导出', () => {
     await settle(page);
     await screenshot(page, 'export-log');
     await expectAccessible(page, 'export-log');
+  });
+  it('SPSS: the dialog’s SPSS data file downloads as a .sav that PSPP reads with the entered values; REDCap offers codes only', async () => {
+    const log = page.locator('.ant-drawer-open', { hasText: '导出记录' });
+    await log.locator('.ant-drawer-close').click();
+    await expect.poll(() => log.count()).toBe(0);
+    await page.getByRole('button', { name: '导出', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: '导出数据' });
+    await dialog.waitFor();
+    // REDCap's importer reads codes only: the labels choice is closed, with the reason beside it.
+    await dialog.getByRole('radio', { name: /^REDCap 导入格式/ }).check();
+    expect(await dialog.getByRole('radio', { name: '标签', exact: true }).isDisabled()).toBe(true);
+    await dialog.getByRole('radio', { name: /^SPSS 数据文件/ }).check();
+    expect(await dialog.getByRole('radio', { name: '标签', exact: true }).isDisabled()).toBe(false);
+    await dialog.getByRole('button', { name: '开始导出' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await drawer().waitFor();
+    const row = drawer().locator('.jobs-drawer-item', { hasText: '数据导出' }).first();
+    await row.locator('.ant-tag', { hasText: '已完成' }).waitFor({ timeout: 60_000 });
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      row.getByRole('button', { name: '下载' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/\.sav$/);
+    const file = await download.path();
+    // An SPSS system file opens with its record type 1 magic.
+    expect(fs.readFileSync(file).subarray(0, 4).toString('latin1')).toBe('$FL2');
+    const pspp = spawnSync('pspp', ['--version'], { stdio: 'ignore' }).status === 0;
+    if (!pspp && process.env.REQUIRE_EXTERNAL_TOOLS === '1') throw new Error('pspp is not installed');
+    if (pspp) {
+      const out = spawnSync('pspp', ['-O', 'format=csv', '-o', '-'], {
+        input: `GET FILE='${file}'.\nLIST.\n`,
+        encoding: 'utf8',
+      });
+      expect(out.status, out.stderr).toBe(0);
+      expect(out.stdout).toContain(codes['赵建华']!);
+      expect(out.stdout).toMatch(/\b148\b/);
+      expect(out.stdout).toMatch(/\b121\b/);
+    }
   });
 });

@@ -133,7 +133,7 @@ export function ExportButton({ studyId, conditions, total, seesIdentifiers }: Ex
           </Form.Item>
           {!conditions && <Typography.Paragraph type="secondary">{t.needSearch}</Typography.Paragraph>}
           <Form.Item name="format" label={t.format}>
-            <Radio.Group className="export-formats">
+            <Radio.Group className="export-formats" vertical>
               {EXPORT_FORMATS.map((f) => (
                 <Radio key={f.code} value={f.code}>
                   {f.label}
