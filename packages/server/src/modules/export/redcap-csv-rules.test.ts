@@ -106,8 +106,9 @@ async function exportZip(body: object): Promise<{ job: JobView; files: Map<strin
   expect(download.headers['content-disposition']).toMatch(/\.zip/);
   const zip = await JSZip.loadAsync(download.rawPayload);
   const files = new Map<string, string>();
-  for (const name of Object.keys(zip.files))
-    {files.set(name, (await zip.file(name)!.async('string')).replace(/^\uFEFF/, ''));}
+  for (const name of Object.keys(zip.files)) {
+    files.set(name, (await zip.file(name)!.async('string')).replace(/^\uFEFF/, ''));
+  }
   return { job: job!, files };
 }
 
