@@ -108,6 +108,7 @@ async function exportLabReport() {
       action: 'export',
       record: subject.identificationCode,
       field: 'lab_report',
+      returnFormat: 'json',
     }).toString(),
   });
 }

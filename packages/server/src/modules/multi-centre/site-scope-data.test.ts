@@ -297,7 +297,12 @@ describe('REDCap API', () => {
   });
 
   it('her token can neither read nor write a file of another site’s record', async () => {
-    const address = { content: 'file', record: s.patientA.identificationCode, field: 'lab_report' };
+    const address = {
+      content: 'file',
+      record: s.patientA.identificationCode,
+      field: 'lab_report',
+      returnFormat: 'json',
+    };
     const read = await redcap({ token: tokenB, ...address, action: 'export' });
     expect(read.status).toBe(400);
     expect(JSON.parse(read.text).error).toBe(`记录 ${s.patientA.identificationCode} 不存在`);
