@@ -21,7 +21,15 @@ export interface LabRow {
   flag: LabFlag;
   /** The mean OCR confidence of the row's text. */
   confidence: number;
+  /**
+   * Where the row was read, in the pixels of the image the OCR read (the levelled one): its pieces' bounds as
+   * [left, top, right, bottom]. The crop the nurse confirms a value against is cut from it.
+   */
+  box?: readonly [number, number, number, number];
 }
+
+/** The axis-aligned bounds of the pieces of one row. */
+export type RowBox = readonly [number, number, number, number];
 
 const NUMBER = String.raw`[-+]?\d+(?:\.\d+)?`;
 const VALUE_RE = new RegExp(`^[<>≤≥]?${NUMBER}$`);
@@ -221,6 +229,7 @@ export function parseLabRow(text: string, confidence = 1): LabRow | undefined {
 interface Placed {
   text: string;
   confidence: number;
+  box: readonly (readonly [number, number])[];
   x: number;
   y: number;
   height: number;
@@ -231,7 +240,7 @@ interface Placed {
  * pieces' top edges, and pieces whose centres lie within half a text height of each other once the skew is
  * taken out share a row, read left to right.
  */
-export function groupRows(lines: readonly OcrLine[]): { text: string; confidence: number }[] {
+export function groupRows(lines: readonly OcrLine[]): { text: string; confidence: number; box: RowBox }[] {
   const usable = lines.filter((l) => l.box.length >= 4 && l.text.trim());
   if (usable.length === 0) return [];
   const slopes = usable
@@ -253,7 +262,14 @@ export function groupRows(lines: readonly OcrLine[]): { text: string; confidence
       Math.hypot(l.box[3]![0] - l.box[0]![0], l.box[3]![1] - l.box[0]![1]),
       Math.hypot(l.box[2]![0] - l.box[1]![0], l.box[2]![1] - l.box[1]![1]),
     );
-    return { text: l.text.trim(), confidence: l.confidence, x: cx * cos - cy * sin, y: cx * sin + cy * cos, height };
+    return {
+      text: l.text.trim(),
+      confidence: l.confidence,
+      box: l.box,
+      x: cx * cos - cy * sin,
+      y: cx * sin + cy * cos,
+      height,
+    };
   });
   placed.sort((a, b) => a.y - b.y);
 
@@ -276,16 +292,23 @@ export function groupRows(lines: readonly OcrLine[]): { text: string; confidence
     return {
       text: row.map((p) => p.text).join(' '),
       confidence: row.reduce((s, p) => s + p.confidence * p.text.length, 0) / Math.max(1, weight),
+      box: boundsOf(row.flatMap((p) => p.box)),
     };
   });
 }
 
-/** The analyte rows of a lab report from the OCR's pieces of text. */
+function boundsOf(points: readonly (readonly [number, number])[]): RowBox {
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+/** The analyte rows of a lab report from the OCR's pieces of text, each with where it was read. */
 export function parseLabReport(lines: readonly OcrLine[]): LabRow[] {
   const rows: LabRow[] = [];
   for (const row of groupRows(lines)) {
     const parsed = parseLabRow(row.text, row.confidence);
-    if (parsed) rows.push(parsed);
+    if (parsed) rows.push({ ...parsed, box: row.box });
   }
   return rows;
 }
