@@ -2,3 +2,4 @@ export * from './analytes.js';
 export * from './lab-report.js';
 export * from './mapping.js';
 export * from './contract.js';
+export * from './units.js';

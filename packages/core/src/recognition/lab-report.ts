@@ -26,6 +26,8 @@ export interface LabRow {
    * [left, top, right, bottom]. The crop the nurse confirms a value against is cut from it.
    */
   box?: readonly [number, number, number, number];
+  /** The row's crop of the image, a `data:image/jpeg;base64,…` URL, for the nurse to confirm the value against. */
+  crop?: string;
 }
 
 /** The axis-aligned bounds of the pieces of one row. */
