@@ -215,6 +215,36 @@ describe('cobbAngles: hand-built spines', () => {
     expect(b.midpointLines).toHaveLength(17);
   });
 
+  it('with the image size, values within [−1, 2] are normalised: a corner at 1.02, past the edge of the film', () => {
+    const tilts = [5, 8, 12, 15, 12, 8, 4, 0, -4, -8, -12, -16, -20, -25, -24, -22, -20];
+    const pixels = spine(tilts, cShape);
+    const half = pixels.length / 2;
+    const normalised = pixels.map((v, i) => v / (i < half ? W : H));
+    // L5's lower-left corner 2% below the film, T1's upper-right 3% left of it.
+    const edge = [...normalised];
+    edge[half + 66] = 1.02;
+    edge[1] = -0.03;
+    expect(landmarkUnits(edge, W, H)).toBe('normalised');
+    const r = cobbAngles(edge, W, H);
+    expect(r.units).toBe('normalised');
+    expectSameAngles(cobbAngles(edge, W, H, { units: 'normalised' }), r);
+    expect(r.points[66]![1]).toBeCloseTo(1.02 * H, 9);
+    // The bounds: 2 and −1 are normalised, beyond them pixels.
+    expect(landmarkUnits([...normalised.slice(0, -1), 2], W, H)).toBe('normalised');
+    expect(landmarkUnits([...normalised.slice(0, -1), 2.01], W, H)).toBe('pixels');
+    expect(landmarkUnits([-1, ...normalised.slice(1)], W, H)).toBe('normalised');
+    expect(landmarkUnits([-1.01, ...normalised.slice(1)], W, H)).toBe('pixels');
+    // A film 50 px or less on a side could hold a spine that small in pixels; without a size only [0, 1] is normalised.
+    expect(landmarkUnits(edge, 50, H)).toBe('pixels');
+    expect(landmarkUnits(edge, W, 50)).toBe('pixels');
+    expect(landmarkUnits(edge, Number.NaN, H)).toBe('pixels');
+    expect(landmarkUnits(edge)).toBe('pixels');
+    expect(landmarkUnits(normalised, 10, 10)).toBe('normalised');
+    // Real pixel landmarks stay pixels with any size.
+    expect(landmarkUnits(pixels, W, H)).toBe('pixels');
+    expect(cobbAngles(pixels, W, H).units).toBe('pixels');
+  });
+
   it('takes any count of two or more vertebrae (a vertebra added or removed), rejects a broken list', () => {
     const r = cobbAngles(
       landmarksOf([0, 10, 30].map((tilt, k) => ({ cx: 300 + 40 * k, cy: 200 + 120 * k, tilt }))),

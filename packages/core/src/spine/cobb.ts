@@ -50,12 +50,24 @@ export interface CobbOptions {
   units?: LandmarkUnits;
 }
 
+/** With the image's size known, normalised values may lie this far past its edges (a corner off the film). */
+export const NORMALISED_RANGE = { min: -1, max: 2 } as const;
+/** An image this size or smaller on a side could hold a spine in pixels within `NORMALISED_RANGE`. */
+export const MIN_FILM_SIDE = 50;
+
 /**
- * Normalised when every finite value lies in [0, 1], else pixels. A radiograph in pixels has values in the
- * hundreds or thousands; all 136 values at most one pixel from the image's corner is not a spine.
+ * How landmarks are read (finite values only; none at all is normalised):
+ * - every value in [0, 1]: normalised;
+ * - with `width` and `height` both over `MIN_FILM_SIDE` pixels, every value in [−1, 2]: normalised. A detector's
+ *   corner at the film's edge lands slightly past it (1.02); read as pixels, such a set would be a spine inside a
+ *   3 × 3 pixel square of a film at least 51 pixels a side, which no radiograph is;
+ * - anything else: pixels. Without a usable size only [0, 1] is normalised, as such a set could not be scaled anyway.
  */
-export function landmarkUnits(landmarks: readonly number[]): LandmarkUnits {
-  return landmarks.every((v) => !Number.isFinite(v) || (v >= 0 && v <= 1)) ? 'normalised' : 'pixels';
+export function landmarkUnits(landmarks: readonly number[], width?: number, height?: number): LandmarkUnits {
+  const finite = landmarks.filter((v) => Number.isFinite(v));
+  if (finite.every((v) => v >= 0 && v <= 1)) return 'normalised';
+  const sized = (width ?? 0) > MIN_FILM_SIDE && (height ?? 0) > MIN_FILM_SIDE;
+  return sized && finite.every((v) => v >= NORMALISED_RANGE.min && v <= NORMALISED_RANGE.max) ? 'normalised' : 'pixels';
 }
 
 /** The 2-decimal display of a recognition angle (SPA-10); NaN stays NaN. */
@@ -115,7 +127,7 @@ export function curveTypeOf(endplateMidpoints: readonly Point2[]): CurveType {
 /**
  * The three Cobb angles of the AASCE 2019 evaluation.
  * @param landmarks n·4 x values then n·4 y values (n vertebrae, corners upper-left, upper-right, lower-left,
- *   lower-right, top to bottom); normalised 0–1 or pixels (see `landmarkUnits`).
+ *   lower-right, top to bottom); normalised (0–1, a little past the edges allowed) or pixels (see `landmarkUnits`).
  * @param width image width in pixels, scales normalised x values.
  * @param height image height in pixels, scales normalised y values and decides step 5's branch.
  */
@@ -130,7 +142,7 @@ export function cobbAngles(
       `landmarks: expected 8 values per vertebra for two or more vertebrae, got ${landmarks.length}`,
     );
   }
-  const units = options.units ?? landmarkUnits(landmarks);
+  const units = options.units ?? landmarkUnits(landmarks, width, height);
   if (units === 'normalised' && !(width > 0 && height > 0)) {
     throw new RangeError('width and height must be positive to scale normalised landmarks');
   }
