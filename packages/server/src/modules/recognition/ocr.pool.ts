@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { OcrLine } from '@ecrf/core';
+import type { LabRow, OcrLine } from '@ecrf/core';
 import { workerEntry } from '../../server-paths.js';
 import type { OCR_PROCESS_FLAG, OcrMessage, OcrOutcome, OcrTask } from './recognition.worker.js';
 
@@ -63,9 +63,9 @@ function residentBytes(pid: number | undefined): number | undefined {
 export interface OcrPool {
   /**
    * The OCR's pieces of text of one image; OcrUnavailable when the engine cannot load here, OcrRefused when the
-   * image is too large or its task outgrew a bound.
+   * image is too large or its task outgrew a bound. `rows`: the report's rows parsed there, each with its crop.
    */
-  read(image: Buffer, signal?: AbortSignal): Promise<{ lines: OcrLine[]; seconds: number }>;
+  read(image: Buffer, signal?: AbortSignal): Promise<{ lines: OcrLine[]; rows?: LabRow[]; seconds: number }>;
   /** The OCR process's id while one runs (its memory can be read from outside, as the bounds do). */
   processId(): number | undefined;
   close(): Promise<void>;
@@ -189,7 +189,7 @@ export function createOcrPool(limits: Partial<OcrLimits> = {}): OcrPool {
       const outcome = await mine;
       if (outcome.kind === 'unavailable') throw new OcrUnavailable();
       if (outcome.kind === 'too-large') throw new OcrRefused('too-large');
-      return { lines: outcome.lines, seconds: outcome.seconds };
+      return { lines: outcome.lines, ...(outcome.rows ? { rows: outcome.rows } : {}), seconds: outcome.seconds };
     },
     processId: () => current?.process.pid,
     async close() {

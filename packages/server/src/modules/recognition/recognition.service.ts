@@ -279,7 +279,8 @@ export async function runRecognitionJob(
   let seconds: number;
   try {
     const read = await pool.read(await imageBytes(ctx, imageOf(row)), tools.signal);
-    rows = parseLabReport(read.lines);
+    // The rows the OCR process parsed, with their crops; parsed here only from a pool that answers lines alone.
+    rows = read.rows ?? parseLabReport(read.lines);
     seconds = read.seconds;
   } catch (err) {
     if (tools.signal.aborted) throw err;

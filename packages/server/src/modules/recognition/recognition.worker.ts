@@ -5,7 +5,8 @@
  * loop nor its memory. The engine loads once per process.
  */
 import sharp from 'sharp';
-import type { OcrLine } from '@ecrf/core';
+import type { LabRow, OcrLine } from '@ecrf/core';
+import { rowsWithCrops } from './row-crops.js';
 
 export interface OcrTask {
   data: Uint8Array;
@@ -18,7 +19,8 @@ export const OCR_PROCESS_FLAG = '--ocr-process';
 export type OcrMessage = { kind: 'ready' } | { kind: 'done'; outcome: OcrOutcome } | { kind: 'error'; message: string };
 
 export type OcrOutcome =
-  | { kind: 'read'; lines: OcrLine[]; seconds: number }
+  /** `rows`: the report's analyte rows, each with its crop of the image (row-crops.ts). */
+  | { kind: 'read'; lines: OcrLine[]; rows?: LabRow[]; seconds: number }
   | { kind: 'unavailable' }
   /** Refused before decoding: the image, the PDF page or an image inside it is larger than the bounds below. */
   | { kind: 'too-large' };
@@ -215,7 +217,8 @@ export default async function readText(task: OcrTask): Promise<OcrOutcome> {
       confidence: Number.isFinite(l.mean) ? l.mean : 0,
       box: l.box!.map((p) => [Number(p[0]), Number(p[1])] as const),
     }));
-  return { kind: 'read', lines, seconds: (preparing + performance.now() - started) / 1000 };
+  const rows = await rowsWithCrops(image, lines);
+  return { kind: 'read', lines, rows, seconds: (preparing + performance.now() - started) / 1000 };
 }
 
 const send = process.send?.bind(process);
