@@ -1,82 +1,39 @@
+import { ANALYTE_TABLE } from './analyte-table.js';
+
 /**
- * Analytes of the common Chinese lab reports (血常规, 生化, 尿常规) with their usual codes and the names hospitals
- * print for them. Used to give a row without a printed code its code, to correct a name the OCR misread by one
- * character, and to match a row to a form item that names the same analyte differently.
+ * One unit an analyte is reported in, with its ranges in that unit. `plausible` is what a living patient can have
+ * (a value outside is a misreading); `reference` a typical adult reference range, to judge a printed range against
+ * (a shifted row prints its neighbour's). Both as [low, high].
+ */
+export interface AnalyteMeasure {
+  /** Spellings of one unit as `normaliseUnit` gives them (s, 秒 and sec; mg/L and μg/mL); '' for a unitless one. */
+  units: readonly string[];
+  plausible: readonly [number, number];
+  reference: readonly [number, number];
+  /** A conventional unit (mg/dL …) Chinese reports rarely print: offered unless the form item asks for it. */
+  conventional?: true;
+}
+
+/**
+ * An analyte of the common Chinese lab reports (血常规, 生化, 血脂, 电解质, 凝血, 尿常规) with its usual code and the
+ * names hospitals print for it. Used to give a row without a printed code its code, to correct a name the OCR
+ * misread by one character, to match a row to a form item that names the same analyte differently, and to judge
+ * whether a row's value, unit and range are this analyte's (plausibility.ts). The data: analyte-table.ts.
  */
 export interface KnownAnalyte {
   code: string;
   /** The first is the usual name. */
   names: readonly string[];
+  /** The units a quantitative analyte is reported in, the usual first; absent for a qualitative one (尿蛋白 阴性). */
+  measures?: readonly AnalyteMeasure[];
 }
 
-export const KNOWN_ANALYTES: readonly KnownAnalyte[] = [
-  // 血常规
-  { code: 'WBC', names: ['白细胞计数', '白细胞', '白细胞总数'] },
-  { code: 'RBC', names: ['红细胞计数', '红细胞', '红细胞总数'] },
-  { code: 'HGB', names: ['血红蛋白', '血红蛋白浓度', 'Hb'] },
-  { code: 'HCT', names: ['红细胞压积', '红细胞比容', '血细胞比容'] },
-  { code: 'MCV', names: ['平均红细胞体积'] },
-  { code: 'MCH', names: ['平均红细胞血红蛋白含量', '平均血红蛋白含量'] },
-  { code: 'MCHC', names: ['平均红细胞血红蛋白浓度', '平均血红蛋白浓度'] },
-  { code: 'RDW-CV', names: ['红细胞分布宽度', '红细胞体积分布宽度', 'RDW'] },
-  { code: 'PLT', names: ['血小板计数', '血小板', '血小板总数'] },
-  { code: 'MPV', names: ['平均血小板体积'] },
-  { code: 'PCT', names: ['血小板压积', '血小板比容'] },
-  { code: 'PDW', names: ['血小板分布宽度', '血小板体积分布宽度'] },
-  { code: 'NEUT%', names: ['中性粒细胞百分比', '中性粒细胞比率', '中性粒细胞百分数'] },
-  { code: 'LYMPH%', names: ['淋巴细胞百分比', '淋巴细胞比率', '淋巴细胞百分数'] },
-  { code: 'MONO%', names: ['单核细胞百分比', '单核细胞比率'] },
-  { code: 'EO%', names: ['嗜酸性粒细胞百分比', '嗜酸粒细胞百分比', '嗜酸性粒细胞比率'] },
-  { code: 'BASO%', names: ['嗜碱性粒细胞百分比', '嗜碱粒细胞百分比', '嗜碱性粒细胞比率'] },
-  { code: 'NEUT#', names: ['中性粒细胞绝对值', '中性粒细胞计数', '中性粒细胞数'] },
-  { code: 'LYMPH#', names: ['淋巴细胞绝对值', '淋巴细胞计数', '淋巴细胞数'] },
-  { code: 'MONO#', names: ['单核细胞绝对值', '单核细胞计数'] },
-  { code: 'EO#', names: ['嗜酸性粒细胞绝对值', '嗜酸粒细胞绝对值', '嗜酸性粒细胞计数'] },
-  { code: 'BASO#', names: ['嗜碱性粒细胞绝对值', '嗜碱粒细胞绝对值', '嗜碱性粒细胞计数'] },
-  { code: 'CRP', names: ['C反应蛋白', '超敏C反应蛋白'] },
-  // 生化
-  { code: 'ALT', names: ['丙氨酸氨基转移酶', '谷丙转氨酶', '丙氨酸转氨酶'] },
-  { code: 'AST', names: ['天门冬氨酸氨基转移酶', '天冬氨酸氨基转移酶', '谷草转氨酶', '天冬氨酸转氨酶'] },
-  { code: 'ALP', names: ['碱性磷酸酶'] },
-  { code: 'GGT', names: ['γ-谷氨酰转移酶', '谷氨酰转肽酶', 'γ-谷氨酰转肽酶', 'r-谷氨酰转移酶'] },
-  { code: 'TP', names: ['总蛋白', '血清总蛋白'] },
-  { code: 'ALB', names: ['白蛋白', '血清白蛋白'] },
-  { code: 'GLB', names: ['球蛋白'] },
-  { code: 'A/G', names: ['白球比', '白蛋白/球蛋白', '白球比例'] },
-  { code: 'TBIL', names: ['总胆红素'] },
-  { code: 'DBIL', names: ['直接胆红素', '结合胆红素'] },
-  { code: 'IBIL', names: ['间接胆红素', '非结合胆红素'] },
-  { code: 'GLU', names: ['葡萄糖', '血糖', '空腹血糖', '空腹葡萄糖'] },
-  { code: 'BUN', names: ['尿素氮', '尿素'] },
-  { code: 'CREA', names: ['肌酐', '血肌酐', 'Cr'] },
-  { code: 'UA', names: ['尿酸', '血尿酸'] },
-  { code: 'TC', names: ['总胆固醇', '胆固醇'] },
-  { code: 'TG', names: ['甘油三酯', '甘油三脂'] },
-  { code: 'HDL-C', names: ['高密度脂蛋白胆固醇', '高密度脂蛋白'] },
-  { code: 'LDL-C', names: ['低密度脂蛋白胆固醇', '低密度脂蛋白'] },
-  { code: 'K', names: ['钾', '血钾'] },
-  { code: 'NA', names: ['钠', '血钠'] },
-  { code: 'CL', names: ['氯', '血氯'] },
-  { code: 'CA', names: ['钙', '血钙', '总钙'] },
-  { code: 'P', names: ['磷', '无机磷', '血磷'] },
-  { code: 'MG', names: ['镁', '血镁'] },
-  { code: 'CK', names: ['肌酸激酶'] },
-  { code: 'LDH', names: ['乳酸脱氢酶'] },
-  // 尿常规
-  { code: 'COL', names: ['颜色', '尿颜色'] },
-  { code: 'CLA', names: ['透明度', '尿透明度', '浊度'] },
-  { code: 'SG', names: ['比重', '尿比重'] },
-  { code: 'PH', names: ['酸碱度', '尿酸碱度', 'pH值'] },
-  { code: 'PRO', names: ['尿蛋白', '蛋白质', '蛋白'] },
-  { code: 'U-GLU', names: ['尿糖', '尿葡萄糖'] },
-  { code: 'KET', names: ['酮体', '尿酮体'] },
-  { code: 'BIL', names: ['尿胆红素', '胆红素'] },
-  { code: 'URO', names: ['尿胆原'] },
-  { code: 'NIT', names: ['亚硝酸盐', '尿亚硝酸盐'] },
-  { code: 'LEU', names: ['白细胞酯酶', '尿白细胞', '白细胞(尿)'] },
-  { code: 'BLD', names: ['隐血', '尿隐血', '潜血'] },
-  { code: 'VC', names: ['维生素C', '抗坏血酸'] },
-];
+export const KNOWN_ANALYTES: readonly KnownAnalyte[] = ANALYTE_TABLE;
+
+/** The known analyte of a code (as KNOWN_ANALYTES spells it). */
+export function analyteByCode(code: string): KnownAnalyte | undefined {
+  return byCode.get(normaliseLabel(code));
+}
 
 /** Case, width, spaces and brackets do not distinguish two labels. */
 export function normaliseLabel(text: string): string {
