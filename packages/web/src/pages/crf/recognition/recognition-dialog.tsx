@@ -1,13 +1,16 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { App, Button, Modal, Radio, Select, Space, Upload } from 'antd';
-import { CameraOutlined, InboxOutlined, PoweroffOutlined, VideoCameraOutlined } from '@ant-design/icons';
+import { useEffect, useRef, useState } from 'react';
+import { App, Button, Modal, Radio, Select, Upload } from 'antd';
+import { InboxOutlined } from '@ant-design/icons';
 import { crfRecordApi } from '../../../api/crf.api';
 import { recognitionApi } from '../../../api/recognition.api';
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
 import { RECOGNITION_TEXT } from '../../../locales/recognition.zh-CN';
-import { CameraClient, CameraError, cameraBase, photoFile } from './camera-client';
+import { photoFile } from './camera-client';
+import { CameraPanel, useDocumentCamera } from './camera-panel';
 import type { IdentifyTemplate } from './identify-templates';
 import { RecognitionFailure, RECOGNITION_FAILED, recogniseImage, type RecognitionOutcome } from './recognise-flow';
+import { RecognitionReview } from './recognition-review';
+import { useRecognitionReview } from './use-recognition-review';
 import './recognition.css';
 
 const t = RECOGNITION_TEXT;
@@ -38,18 +41,15 @@ export interface RecognitionDialogProps {
 export function RecognitionDialog(props: RecognitionDialogProps) {
   const { open, templates, onClose } = props;
   const { message } = App.useApp();
-  const camera = useMemo(() => new CameraClient(cameraBase()), []);
+  const camera = useDocumentCamera(open);
   const [templateKey, setTemplateKey] = useState<string | undefined>(undefined);
   const [mode, setMode] = useState<IdentifyMode>(1);
   const [file, setFile] = useState<File | null>(null);
   const [fileUrl, setFileUrl] = useState<string | null>(null);
-  const [cameraOpen, setCameraOpen] = useState(false);
-  const [opening, setOpening] = useState(false);
-  const [grabbing, setGrabbing] = useState(false);
-  const [stream, setStream] = useState<string | null>(null);
-  const [photo, setPhoto] = useState<{ base64: string; takenAt: Date } | null>(null);
   const [busy, setBusy] = useState(false);
-  const cameraOpenRef = useRef(false);
+  const review = useRecognitionReview();
+  /** Counts the dialog's closings: a recognition that ends after its dialog was closed fills nothing. */
+  const closings = useRef(0);
 
   const single = templates.length === 1 ? templates[0] : undefined;
   const template = single ?? templates.find((tpl) => tpl.key === templateKey);
@@ -59,62 +59,35 @@ export function RecognitionDialog(props: RecognitionDialogProps) {
     return () => URL.revokeObjectURL(fileUrl);
   }, [fileUrl]);
 
-  const closeCamera = () => {
-    if (!cameraOpenRef.current) return;
-    cameraOpenRef.current = false;
-    setCameraOpen(false);
-    setStream(null);
-    camera.close().catch(() => undefined);
-  };
-
-  // Leaving the dialog (or the page) turns the camera's video off.
-  useEffect(() => {
-    if (!open) closeCamera();
-    return closeCamera;
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [open]);
-
   const reset = () => {
     setFile(null);
     setFileUrl(null);
-    setPhoto(null);
+    camera.setPhoto(null);
     setBusy(false);
+    review.clear();
   };
 
-  const showCameraError = (error: unknown) =>
-    void message.error(error instanceof CameraError ? error.message : t.cameraCallFailed);
-
-  const openCamera = async () => {
-    setOpening(true);
-    try {
-      await camera.ensureConnected();
-      cameraOpenRef.current = true;
-      setCameraOpen(true);
-      setStream(camera.streamUrl());
-    } catch (error) {
-      showCameraError(error);
-    } finally {
-      setOpening(false);
-    }
+  const finish = () => {
+    // RECOG-13: the dialog closes on completion.
+    closings.current += 1;
+    camera.close();
+    reset();
+    onClose();
   };
 
-  const capture = async () => {
-    if (!cameraOpen) {
-      void message.warning(t.cameraNotOpen);
-      return;
-    }
-    setGrabbing(true);
-    try {
-      if (!(await camera.isVideoOpen())) {
-        void message.warning(t.cameraNotOpen);
-        return;
-      }
-      setPhoto({ base64: await camera.grab(), takenAt: new Date() });
-    } catch (error) {
-      showCameraError(error);
-    } finally {
-      setGrabbing(false);
-    }
+  /** A reviewed recognition left without filling: the page still learns of it (its source image, SDV). */
+  const abandonReview = () => {
+    const left = review.nothingChosen();
+    if (left) props.onRecognised(left);
+    review.clear();
+  };
+
+  const fillChosen = () => {
+    const chosen = review.chosen();
+    if (!chosen) return;
+    props.onRecognised(chosen);
+    void message.success(t.success);
+    finish();
   };
 
   const pickFile = (picked: File) => {
@@ -140,13 +113,14 @@ export function RecognitionDialog(props: RecognitionDialogProps) {
       }
       source = file;
     } else {
-      if (!photo) {
+      if (!camera.photo) {
         void message.warning(t.noPhoto);
         return;
       }
-      source = photoFile(photo.base64, photo.takenAt);
+      source = photoFile(camera.photo.base64, camera.photo.takenAt);
     }
     setBusy(true);
+    const closed = closings.current;
     try {
       const outcome = await recogniseImage(
         {
@@ -167,13 +141,19 @@ export function RecognitionDialog(props: RecognitionDialogProps) {
         template,
         source,
       );
+      if (closings.current !== closed) {
+        props.onRecognised({ ...outcome, filled: [], values: {} });
+        return;
+      }
+      setBusy(false);
+      if (outcome.filled.length > 0) {
+        // Nothing is filled before the nurse has seen each value beside its crop of the report.
+        review.show(outcome, template.scope);
+        return;
+      }
       props.onRecognised(outcome);
-      if (outcome.filled.length > 0) void message.success(t.success);
-      else void message.warning(t.nothingMatched);
-      // RECOG-13: the dialog closes on completion.
-      closeCamera();
-      reset();
-      onClose();
+      void message.warning(t.nothingMatched);
+      finish();
     } catch (error) {
       void message.error(error instanceof RecognitionFailure ? error.message : RECOGNITION_FAILED);
       setBusy(false);
@@ -184,110 +164,106 @@ export function RecognitionDialog(props: RecognitionDialogProps) {
     <Modal
       open={open}
       title={t.title}
-      width={760}
+      width={review.outcome ? 1100 : 760}
       onCancel={() => {
-        closeCamera();
-        reset();
-        onClose();
+        abandonReview();
+        finish();
       }}
       okText={t.recognise}
       cancelText={COMMON_TEXT.cancel}
       okButtonProps={{ loading: busy }}
       onOk={() => void recognise()}
+      footer={
+        review.outcome
+          ? [
+              <Button
+                key="cancel"
+                onClick={() => {
+                  abandonReview();
+                  finish();
+                }}
+              >
+                {COMMON_TEXT.cancel}
+              </Button>,
+              <Button key="again" onClick={abandonReview}>
+                {t.recogniseAgain}
+              </Button>,
+              <Button key="fill" type="primary" disabled={review.selected.size === 0} onClick={fillChosen}>
+                {t.fillSelected}
+              </Button>,
+            ]
+          : undefined
+      }
       destroyOnHidden
       className="recognition-dialog"
     >
-      <div className="recognition-fields">
-        {templates.length > 1 && (
-          <label className="recognition-field">
-            <span className="recognition-label">{t.template}</span>
-            <Select
-              aria-label={t.template}
-              placeholder={t.pickTemplate}
-              value={templateKey}
-              onChange={setTemplateKey}
-              style={{ minWidth: 240 }}
-              options={templates.map((tpl) => ({ value: tpl.key, label: tpl.label }))}
-            />
-          </label>
-        )}
-        <div className="recognition-field">
-          <span className="recognition-label">{t.mode}</span>
-          <Radio.Group
-            value={mode}
-            onChange={(event) => {
-              const next = event.target.value as IdentifyMode;
-              if (next === 1) closeCamera();
-              setMode(next);
-            }}
-            optionType="button"
-            buttonStyle="solid"
-            options={[
-              { value: 1, label: t.modeFile },
-              { value: 2, label: t.modeCamera },
-            ]}
-          />
-        </div>
-      </div>
-      {mode === 1 ? (
-        <div className="recognition-file">
-          <Upload.Dragger accept={ACCEPT} multiple={false} maxCount={1} showUploadList={false} beforeUpload={pickFile}>
-            <p className="ant-upload-drag-icon">
-              <InboxOutlined />
-            </p>
-            <p className="ant-upload-text">{t.fileDrop}</p>
-            <p className="ant-upload-hint">{t.fileHint}</p>
-          </Upload.Dragger>
-          {file && (
-            <div className="recognition-preview">
-              {fileUrl ? <img src={fileUrl} alt={t.filePreview} /> : null}
-              <span className="recognition-file-name">{file.name}</span>
-            </div>
-          )}
-        </div>
+      {review.outcome ? (
+        <RecognitionReview
+          rows={review.rows}
+          selected={review.selected}
+          onToggle={review.toggle}
+          unmatched={review.outcome.unmatched}
+        />
       ) : (
-        <div className="recognition-camera">
-          <Space wrap>
-            {cameraOpen ? (
-              <Button icon={<PoweroffOutlined />} onClick={closeCamera}>
-                {t.closeCamera}
-              </Button>
-            ) : (
-              <Button icon={<VideoCameraOutlined />} loading={opening} onClick={() => void openCamera()}>
-                {t.openCamera}
-              </Button>
-            )}
-            <Button type="primary" ghost icon={<CameraOutlined />} loading={grabbing} onClick={() => void capture()}>
-              {photo ? t.retake : t.capture}
-            </Button>
-          </Space>
-          <div className="recognition-views">
-            <figure className="recognition-view">
-              {stream ? (
-                <img
-                  src={stream}
-                  alt={t.liveView}
-                  onError={() => {
-                    if (!cameraOpenRef.current) return;
-                    void message.error(t.cameraCallFailed);
-                    closeCamera();
-                  }}
+        <>
+          <div className="recognition-fields">
+            {templates.length > 1 && (
+              <label className="recognition-field">
+                <span className="recognition-label">{t.template}</span>
+                <Select
+                  aria-label={t.template}
+                  placeholder={t.pickTemplate}
+                  value={templateKey}
+                  onChange={setTemplateKey}
+                  style={{ minWidth: 240 }}
+                  options={templates.map((tpl) => ({ value: tpl.key, label: tpl.label }))}
                 />
-              ) : (
-                <div className="recognition-view-empty">{t.cameraClosed}</div>
-              )}
-              <figcaption>{t.liveView}</figcaption>
-            </figure>
-            <figure className="recognition-view">
-              {photo ? (
-                <img src={`data:image/jpeg;base64,${photo.base64}`} alt={t.photo} />
-              ) : (
-                <div className="recognition-view-empty">{t.noPhotoYet}</div>
-              )}
-              <figcaption>{t.photo}</figcaption>
-            </figure>
+              </label>
+            )}
+            <div className="recognition-field">
+              <span className="recognition-label">{t.mode}</span>
+              <Radio.Group
+                value={mode}
+                onChange={(event) => {
+                  const next = event.target.value as IdentifyMode;
+                  if (next === 1) camera.close();
+                  setMode(next);
+                }}
+                optionType="button"
+                buttonStyle="solid"
+                options={[
+                  { value: 1, label: t.modeFile },
+                  { value: 2, label: t.modeCamera },
+                ]}
+              />
+            </div>
           </div>
-        </div>
+          {mode === 1 ? (
+            <div className="recognition-file">
+              <Upload.Dragger
+                accept={ACCEPT}
+                multiple={false}
+                maxCount={1}
+                showUploadList={false}
+                beforeUpload={pickFile}
+              >
+                <p className="ant-upload-drag-icon">
+                  <InboxOutlined />
+                </p>
+                <p className="ant-upload-text">{t.fileDrop}</p>
+                <p className="ant-upload-hint">{t.fileHint}</p>
+              </Upload.Dragger>
+              {file && (
+                <div className="recognition-preview">
+                  {fileUrl ? <img src={fileUrl} alt={t.filePreview} /> : null}
+                  <span className="recognition-file-name">{file.name}</span>
+                </div>
+              )}
+            </div>
+          ) : (
+            <CameraPanel camera={camera} />
+          )}
+        </>
       )}
     </Modal>
   );
