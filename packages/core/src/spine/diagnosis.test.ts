@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { SPINE_DIAGNOSIS_BANDS, diagnose } from './diagnosis.js';
+import {
+  SPINE_BAND_SETS,
+  SPINE_BAND_TABLES,
+  SPINE_DIAGNOSIS_BANDS,
+  diagnose,
+  spineBandSetOf,
+  type BandedKey,
+} from './diagnosis.js';
 import type { SpineMeasure } from './measure.js';
 
 /** [value just below or at a bound, expected diagnosis], both sides of every bound of forms §9. */
@@ -155,6 +162,106 @@ describe('diagnose: bands of forms §9', () => {
       // Every value from −100 to 200 in steps of 0.005 falls in a band.
       for (let i = -20_000; i <= 40_000; i += 1) {
         if (diagnose(measure as SpineMeasure, i / 200) === null) gaps.push(`${measure} ${i / 200}`);
+      }
+    }
+    expect(gaps).toEqual([]);
+  });
+});
+
+describe('diagnose: the literature band set (docs/spine-tools.md)', () => {
+  const lit = (key: BandedKey, cases: readonly Case[]) => {
+    for (const [value, diagnosis] of cases) {
+      expect(diagnose(key, value, 'literature')?.diagnosis, `${key} ${value}`).toBe(diagnosis);
+    }
+  };
+
+  it('the spec bands are the default; a stored band set other than literature reads as the spec', () => {
+    expect(SPINE_BAND_SETS).toEqual(['spec', 'literature']);
+    expect(diagnose('LL', 55)).toEqual(diagnose('LL', 55, 'spec'));
+    expect(diagnose('LL', 55)?.diagnosis).toBe('腰椎前凸轻度增大');
+    expect(spineBandSetOf('literature')).toBe('literature');
+    for (const other of ['spec', undefined, null, 'LITERATURE', 3]) expect(spineBandSetOf(other)).toBe('spec');
+  });
+
+  it('SVA by SRS–Schwab: 0 under 4 cm (a negative SVA too), + 4–9.5 cm, ++ over 9.5 cm', () => {
+    lit('SVA', [
+      [-3, '矢状面平衡（SRS–Schwab 0）'],
+      [3.99, '矢状面平衡（SRS–Schwab 0）'],
+      [4, '矢状面中度失衡（SRS–Schwab +）'],
+      [9.5, '矢状面中度失衡（SRS–Schwab +）'],
+      [9.51, '矢状面重度失衡（SRS–Schwab ++）'],
+    ]);
+  });
+
+  it('PT by SRS–Schwab: 0 under 20°, + 20–30°, ++ over 30°; the spec has no PT bands', () => {
+    lit('PT', [
+      [-8, '骨盆倾斜角正常（SRS–Schwab 0）'],
+      [19, '骨盆倾斜角正常（SRS–Schwab 0）'],
+      [20, '骨盆倾斜角中度增大（SRS–Schwab +）'],
+      [30, '骨盆倾斜角中度增大（SRS–Schwab +）'],
+      [31, '骨盆倾斜角重度增大（SRS–Schwab ++）'],
+    ]);
+    expect(diagnose('PT', 31, 'spec')).toBeNull();
+  });
+
+  it('PI−LL by SRS–Schwab: 0 under 10°, + 10–20°, ++ over 20°; PI itself has no bands', () => {
+    lit('PI-LL', [
+      [-12, 'PI−LL匹配（SRS–Schwab 0）'],
+      [9, 'PI−LL匹配（SRS–Schwab 0）'],
+      [10, 'PI−LL中度不匹配（SRS–Schwab +）'],
+      [20, 'PI−LL中度不匹配（SRS–Schwab +）'],
+      [21, 'PI−LL重度不匹配（SRS–Schwab ++）'],
+    ]);
+    expect(diagnose('PI', 50, 'literature')).toBeNull();
+    expect(diagnose('PI-LL', 25, 'spec')).toBeNull();
+  });
+
+  it('LL normal 40–80° (a normal LL of 55° is normal, not 轻度增大)', () => {
+    lit('LL', [
+      [-5, '腰椎前凸减小'],
+      [39, '腰椎前凸减小'],
+      [40, '腰椎前凸正常'],
+      [55, '腰椎前凸正常'],
+      [80, '腰椎前凸正常'],
+      [81, '腰椎前凸增大'],
+    ]);
+  });
+
+  it('ISH and CVH by Meyerding with grade V: up to 25% I … over 100% V, with ISH texts for V', () => {
+    const sides: readonly (readonly [number, string])[] = [
+      [0, 'Ⅰ'],
+      [0.25, 'Ⅰ'],
+      [0.2501, 'Ⅱ'],
+      [0.5, 'Ⅱ'],
+      [0.75, 'Ⅲ'],
+      [0.7501, 'Ⅳ'],
+      [1, 'Ⅳ'],
+      [1.01, 'Ⅴ'],
+      [1.6, 'Ⅴ'],
+    ];
+    lit(
+      'ISH',
+      sides.map(([v, g]) => [v, `峡部裂性腰椎滑脱${g}度`]),
+    );
+    lit(
+      'CVH',
+      sides.map(([v, g]) => [v, `颈椎滑脱${g}度`]),
+    );
+    expect(diagnose('ISH', 1.2, 'literature')?.medicalAdvice).toContain('100%');
+    expect(diagnose('ISH', 1.2, 'spec')?.diagnosis).toBe('峡部裂性腰椎滑脱Ⅳ度');
+  });
+
+  it('TK, SS, LS, LCA and CL read as the spec; every band set leaves no gap', () => {
+    for (const m of ['TK', 'SS', 'LS', 'LCA', 'CL'] as const) {
+      expect(SPINE_BAND_TABLES.literature[m]).toBe(SPINE_BAND_TABLES.spec[m]);
+    }
+    const gaps: string[] = [];
+    for (const set of SPINE_BAND_SETS) {
+      for (const [key, bands] of Object.entries(SPINE_BAND_TABLES[set])) {
+        for (const band of bands) expect(band.diagnosis).toMatch(/[\u4e00-\u9fff]/);
+        for (let i = -4_000; i <= 8_000; i += 1) {
+          if (diagnose(key as BandedKey, i / 40, set) === null) gaps.push(`${set} ${key} ${i / 40}`);
+        }
       }
     }
     expect(gaps).toEqual([]);

@@ -20,6 +20,18 @@ export interface DiagnosisBand extends Diagnosis {
 
 export type DiagnosedMeasure = Exclude<SpineMeasure, 'PI' | 'PT'>;
 
+/**
+ * Which bands a study reads its measures by (项目设置 · 脊柱诊断分级标准): the spec's (forms §9, the default) or
+ * the literature's (SRS–Schwab for SVA, PT and PI−LL; Vialle et al. for LL; Meyerding with grade V for ISH and CVH;
+ * the spec's elsewhere). docs/spine-tools.md cites each.
+ */
+export const SPINE_BAND_SETS = ['spec', 'literature'] as const;
+export type SpineBandSet = (typeof SPINE_BAND_SETS)[number];
+export const DEFAULT_SPINE_BAND_SET: SpineBandSet = 'spec';
+
+/** What a band set diagnoses: the measures, and PI−LL (read into PI's diagnosis when LL is on the same film). */
+export type BandedKey = SpineMeasure | 'PI-LL';
+
 const only = (range: string, diagnosis: string): DiagnosisBand => ({
   range,
   diagnosis,
@@ -36,7 +48,7 @@ const kyphosisLike = (name: string, insufficient: string): DiagnosisBand[] => [
   only('[75, ∞)', `${name}重度增大`),
 ];
 
-const grades = ['Ⅰ', 'Ⅱ', 'Ⅲ', 'Ⅳ'] as const;
+const grades = ['Ⅰ', 'Ⅱ', 'Ⅲ', 'Ⅳ', 'Ⅴ'] as const;
 const slipRanges = ['(-∞, 0.25)', '[0.25, 0.5)', '[0.5, 0.75)', '[0.75, ∞)'] as const;
 
 const ISH_TEXTS: readonly { symptom: string; medicalAdvice: string }[] = [
@@ -57,6 +69,11 @@ const ISH_TEXTS: readonly { symptom: string; medicalAdvice: string }[] = [
   {
     symptom: '严重腰腿痛，可伴下肢肌力减退、鞍区感觉减退或大小便功能障碍，躯干短缩、姿势及步态异常。',
     medicalAdvice: '尽早手术治疗（减压、复位及融合内固定）；出现大小便功能障碍等马尾神经受压表现时应急诊手术。',
+  },
+  {
+    symptom: '滑脱椎体完全移出下位椎体前方，腰骶部明显畸形、躯干短缩，严重腰腿痛，常伴马尾神经受压表现。',
+    medicalAdvice:
+      '腰椎完全滑脱（滑移超过100%），应尽早脊柱外科手术治疗（减压、复位或原位融合内固定）；有马尾神经受压表现时急诊手术。',
   },
 ];
 
@@ -92,6 +109,36 @@ export const SPINE_DIAGNOSIS_BANDS: Readonly<Record<DiagnosedMeasure, readonly D
   SVA: [only('(-∞, 5)', '矢状面轻度失衡'), only('[5, 9.5]', '矢状面中度失衡'), only('(9.5, ∞)', '矢状面重度失衡')],
 };
 
+/** Meyerding (1932) with grade V (spondyloptosis, over 100%): each grade's upper bound belongs to it. */
+const meyerdingRanges = ['(-∞, 0.25]', '(0.25, 0.5]', '(0.5, 0.75]', '(0.75, 1]', '(1, ∞)'] as const;
+
+/** An SRS–Schwab modifier: 0 below `lo`, + from `lo` to `hi` inclusive, ++ above `hi`. */
+const schwab = (name: string, lo: string, hi: string, [zero, plus, plusPlus]: readonly [string, string, string]) => [
+  only(`(-∞, ${lo})`, `${name}${zero}（SRS–Schwab 0）`),
+  only(`[${lo}, ${hi}]`, `${name}${plus}（SRS–Schwab +）`),
+  only(`(${hi}, ∞)`, `${name}${plusPlus}（SRS–Schwab ++）`),
+];
+
+/**
+ * The literature's bands (docs/spine-tools.md): SVA, PT and PI−LL by the SRS–Schwab modifiers (Schwab et al.,
+ * Spine 2012); LL normal 40–80° (mean ± 2 SD of Vialle et al., JBJS Am 2005); ISH and CVH Meyerding's grades I–V;
+ * TK, SS, LS, LCA and CL as the spec's.
+ */
+export const SPINE_LITERATURE_BANDS: Readonly<Partial<Record<BandedKey, readonly DiagnosisBand[]>>> = {
+  ...SPINE_DIAGNOSIS_BANDS,
+  SVA: schwab('矢状面', '4', '9.5', ['平衡', '中度失衡', '重度失衡']),
+  PT: schwab('骨盆倾斜角', '20', '30', ['正常', '中度增大', '重度增大']),
+  'PI-LL': schwab('PI−LL', '10', '20', ['匹配', '中度不匹配', '重度不匹配']),
+  LL: [only('(-∞, 40)', '腰椎前凸减小'), only('[40, 80]', '腰椎前凸正常'), only('(80, ∞)', '腰椎前凸增大')],
+  ISH: meyerdingRanges.map((range, i) => ({ range, diagnosis: `峡部裂性腰椎滑脱${grades[i]}度`, ...ISH_TEXTS[i]! })),
+  CVH: meyerdingRanges.map((range, i) => only(range, `颈椎滑脱${grades[i]}度`)),
+};
+
+/** The bands of each set, by what they diagnose. */
+export const SPINE_BAND_TABLES: Readonly<
+  Record<SpineBandSet, Readonly<Partial<Record<BandedKey, readonly DiagnosisBand[]>>>>
+> = { spec: SPINE_DIAGNOSIS_BANDS, literature: SPINE_LITERATURE_BANDS };
+
 interface Interval {
   lo: number;
   loClosed: boolean;
@@ -110,25 +157,35 @@ function parseRange(range: string): Interval {
   };
 }
 
-const PARSED = new Map(
-  Object.entries(SPINE_DIAGNOSIS_BANDS).map(([measure, bands]) => [
-    measure,
-    bands.map((band) => ({ band, interval: parseRange(band.range) })),
-  ]),
-);
+const parsed = (table: Readonly<Partial<Record<BandedKey, readonly DiagnosisBand[]>>>) =>
+  new Map(
+    Object.entries(table).map(([key, bands]) => [
+      key,
+      bands.map((band) => ({ band, interval: parseRange(band.range) })),
+    ]),
+  );
+const PARSED = { spec: parsed(SPINE_DIAGNOSIS_BANDS), literature: parsed(SPINE_LITERATURE_BANDS) };
+
+/** A stored band set read leniently: anything but `literature` is the spec's. */
+export const spineBandSetOf = (value: unknown): SpineBandSet => (value === 'literature' ? 'literature' : 'spec');
 
 function contains(i: Interval, v: number): boolean {
   return (i.loClosed ? v >= i.lo : v > i.lo) && (i.hiClosed ? v <= i.hi : v < i.hi);
 }
 
 /**
- * The band a measure's value falls in: degrees (callers pass the integer shown, SPM-14, so the diagnosis matches
- * the number on screen), SVA in centimetres, ISH and CVH the slip ratio. Null for PI and PT (no bands) and for a value that is
+ * The band a measure's value falls in: degrees signed as docs/spine-tools.md says (callers pass the integer shown,
+ * SPM-14, so the diagnosis matches the number on screen), SVA in centimetres, ISH and CVH the slip ratio, `PI-LL`
+ * PI minus LL in degrees. Null where the set has no bands (PI, PT and PI−LL in the spec's) and for a value that is
  * not a finite number.
  */
-export function diagnose(measure: SpineMeasure, value: number | null | undefined): Diagnosis | null {
+export function diagnose(
+  measure: BandedKey,
+  value: number | null | undefined,
+  bandSet: SpineBandSet = DEFAULT_SPINE_BAND_SET,
+): Diagnosis | null {
   if (typeof value !== 'number' || !Number.isFinite(value)) return null;
-  const found = PARSED.get(measure)?.find(({ interval }) => contains(interval, value));
+  const found = PARSED[spineBandSetOf(bandSet)].get(measure)?.find(({ interval }) => contains(interval, value));
   if (!found) return null;
   const { diagnosis, symptom, medicalAdvice } = found.band;
   return { diagnosis, symptom, medicalAdvice };

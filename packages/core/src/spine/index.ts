@@ -1,5 +1,6 @@
 export * from './cobb.js';
 export * from './measure.js';
+export * from './angles.js';
 export * from './diagnosis.js';
 export * from './schema.js';
 export * from './round.js';

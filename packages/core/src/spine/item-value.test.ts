@@ -70,7 +70,13 @@ describe('spineMeasure item type', () => {
     expect(lintDefinition(withTargets).errors).toEqual([]);
     const value = {
       ...tk,
-      SVA: { lines: [{ ...seg(0, 0, 0, 300), linelength: 6.5 }], unit: 'cm', diagnosis: '矢状面中度失衡' },
+      // C7 (the higher end) 65 px anterior of the S1 corner at 0.1 cm a pixel: 6.5 cm, not the line's length.
+      SVA: {
+        lines: [{ ...seg(315, 100, 250, 700), linelength: 60.35 }],
+        unit: 'cm',
+        scale: 0.1,
+        diagnosis: '矢状面中度失衡',
+      },
       ISH: {
         lines: (['a', 'b', 'c', 'd'] as const).map((code, i) => ({
           ...seg(0, 0, i === 3 ? 100 : 10, 0),
@@ -91,10 +97,21 @@ describe('spineMeasure item type', () => {
   it('SPM-02: print, overview, audit and exports read the measurement as numbers and diagnoses, not JSON', () => {
     const value = JSON.stringify({
       ...tk,
-      SVA: { lines: [{ ...seg(0, 0, 0, 300), linelength: 4 }], unit: 'cm', diagnosis: '矢状面轻度失衡' },
+      SVA: { lines: [{ ...seg(300, 100, 340, 600), linelength: 50.16 }], unit: 'mm', diagnosis: '矢状面轻度失衡' },
       PI: { lines: [seg(0, 0, 10, 0)] },
     });
-    expect(valueText(definition.children[0], value)).toBe('SVA 4 cm（矢状面轻度失衡）；TK 27°（胸椎后凸正常）；PI —');
+    expect(valueText(definition.children[0], value)).toBe('SVA -40 mm（矢状面轻度失衡）；TK 27°（胸椎后凸正常）；PI —');
     expect(valueText(definition.children[0], '{bad')).toBe('{bad');
+  });
+
+  it('SVA is the signed horizontal offset of C7 from the S1 corner: −3 cm reads −3, on a film facing either way', () => {
+    // The C7 centroid (higher end) 30 px behind the corner; 0.1 cm a pixel.
+    const right = { imgUrl: 'x', SVA: { lines: [seg(220, 150, 250, 650)], unit: 'cm', scale: 0.1 } };
+    expect(spineMeasureTargetValue(right, 'SVA')).toBe(-3);
+    const left = { imgUrl: 'x', facing: 'left', SVA: { lines: [seg(280, 650, 250, 150)], unit: 'cm', scale: 0.1 } };
+    expect(readSpineMeasure(left)?.facing).toBe('left');
+    expect(spineMeasureTargetValue(left, 'SVA')).toBe(3);
+    expect(readSpineMeasure(right)?.facing).toBe('right');
+    expect(spineMeasureError({ imgUrl: 'x', facing: 'up' })).toBe(SPINE_VALUE_INVALID);
   });
 });

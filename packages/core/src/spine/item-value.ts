@@ -1,5 +1,6 @@
 import type { CrfNode } from '../crf/crf-definition.schema.js';
-import { SPINE_MEASURES, SPINE_MEASURE_DEFINITIONS, slipRatio, type SpineMeasure } from './measure.js';
+import { svaOffset } from './angles.js';
+import { SPINE_MEASURES, SPINE_MEASURE_DEFINITIONS, roundLength, slipRatio, type SpineMeasure } from './measure.js';
 import { roundMeasurement } from './round.js';
 import { spineManualDataSchema, type SpineManualData } from './schema.js';
 
@@ -42,8 +43,9 @@ export function spineMeasureError(raw: unknown): string | null {
 
 /**
  * What an ordinary item named in a `spineMeasure` item's `measureItems` receives (docs/spine-tools.md): for
- * `"TK"` etc. the measure's number (angle tools the integer angle, SVA its line's length in its unit, ISH and CVH
- * the slip ratio to 2 decimals), for `"TK.diagnosis"` the diagnosis text; null when there is none.
+ * `"TK"` etc. the measure's number (angle tools the signed integer angle, SVA the signed horizontal distance from
+ * the S1 corner to the C7 plumb line in its unit, 2 decimals, ISH and CVH the slip ratio to 2 decimals), for
+ * `"TK.diagnosis"` the diagnosis text; null when there is none.
  */
 export function spineMeasureTargetValue(raw: unknown, key: string): number | string | null {
   const data = readSpineMeasure(raw);
@@ -59,7 +61,8 @@ export function spineMeasureTargetValue(raw: unknown, key: string): number | str
     const ratio = slipRatio(measure.lines);
     return ratio === null ? null : roundMeasurement(ratio, 2);
   }
-  return measure.lines[0]?.linelength ?? null;
+  const line = measure.lines[0];
+  return line ? roundLength(svaOffset(line, data.facing) * measure.scale) + 0 : null;
 }
 
 /**

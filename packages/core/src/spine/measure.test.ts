@@ -1,4 +1,3 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   SPINE_MANUAL_CANVAS,
@@ -6,12 +5,10 @@ import {
   SPINE_MEASURE_DEFINITIONS,
   SPINE_MSG,
   SPINE_UNITS,
-  angleBetweenLines,
   canAddLine,
   canDrawReference,
   checkMeasurementImage,
   lineLength,
-  measureAngle,
   referenceScale,
   roundLength,
   roundMeasureAngle,
@@ -24,13 +21,6 @@ const line = (x1: number, y1: number, x2: number, y2: number): SpineLine => ({
   start: { x: x1, y: y1 },
   end: { x: x2, y: y2 },
 });
-
-/** A line through (cx, cy) at `deg` degrees, `len` long. */
-const lineAt = (deg: number, len = 100, cx = 250, cy = 400): SpineLine => {
-  const t = (deg * Math.PI) / 180;
-  const [dx, dy] = [(Math.cos(t) * len) / 2, (Math.sin(t) * len) / 2];
-  return line(cx - dx, cy - dy, cx + dx, cy + dy);
-};
 
 const coded = (code: LineCode, l: SpineLine) => ({ ...l, lineCode: code });
 
@@ -68,66 +58,6 @@ describe('measurement image type', () => {
     expect(checkMeasurementImage({ type: '', name: 'film.jpeg' })).toBeNull();
     expect(checkMeasurementImage({ name: 'film.dcm' })).toBe(SPINE_MSG.imageType);
     expect(checkMeasurementImage({})).toBe(SPINE_MSG.imageType);
-  });
-});
-
-describe('angle between two lines', () => {
-  it('SPM-14: the acute angle, rounded to an integer for display, whichever way each line was drawn', () => {
-    const r = angleBetweenLines(line(0, 0, 100, 0), line(0, 0, 100, 100));
-    expect(r).toEqual({ ok: true, angle: expect.closeTo(45, 10) as number, degrees: 45 });
-    const reversed = angleBetweenLines(line(100, 0, 0, 0), line(0, 0, 100, 100));
-    expect(reversed.ok && reversed.degrees).toBe(45);
-    const a = angleBetweenLines(lineAt(0), lineAt(120));
-    expect(a.ok && a.degrees).toBe(60);
-    const b = angleBetweenLines(lineAt(10), lineAt(42.5));
-    expect(b.ok && [b.angle, b.degrees]).toEqual([expect.closeTo(32.5, 9), 33]);
-  });
-
-  it('property: symmetric, in [0, 90], unchanged by reversing a line, by rotating or scaling both', () => {
-    fc.assert(
-      fc.property(
-        fc.double({ min: -180, max: 180, noNaN: true }),
-        fc.double({ min: -180, max: 180, noNaN: true }),
-        fc.double({ min: -180, max: 180, noNaN: true }),
-        fc.double({ min: 0.1, max: 10, noNaN: true }),
-        (d1, d2, rot, k) => {
-          const r = angleBetweenLines(lineAt(d1), lineAt(d2));
-          fc.pre(r.ok);
-          if (!r.ok) return;
-          expect(r.angle).toBeGreaterThanOrEqual(0);
-          expect(r.angle).toBeLessThanOrEqual(90);
-          const back = angleBetweenLines(lineAt(d2), lineAt(d1));
-          expect(back.ok && back.angle).toBeCloseTo(r.angle, 9);
-          const l2 = lineAt(d2);
-          const rev = angleBetweenLines(lineAt(d1), { start: l2.end, end: l2.start });
-          expect(rev.ok && rev.angle).toBeCloseTo(r.angle, 9);
-          const moved = angleBetweenLines(lineAt(d1 + rot, 100 * k, 10, 10), lineAt(d2 + rot, 50 * k, 400, 700));
-          expect(moved.ok && moved.angle).toBeCloseTo(r.angle, 6);
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
-
-  it('SPM-08: parallel or degenerate lines give 无法计算角度 as a result, never a throw', () => {
-    expect(angleBetweenLines(line(0, 0, 100, 50), line(10, 300, 210, 400))).toEqual({
-      ok: false,
-      reason: 'parallel',
-      message: '无法计算角度',
-    });
-    expect(angleBetweenLines(line(0, 0, 100, 0), line(100, 5, 0, 5))).toMatchObject({ ok: false, reason: 'parallel' });
-    expect(angleBetweenLines(line(5, 5, 5, 5), line(0, 0, 1, 1))).toEqual({
-      ok: false,
-      reason: 'degenerate',
-      message: SPINE_MSG.angleNotComputable,
-    });
-    expect(angleBetweenLines(line(0, 0, Number.NaN, 1), line(0, 0, 1, 1))).toMatchObject({
-      ok: false,
-      reason: 'degenerate',
-    });
-    expect(measureAngle([line(0, 0, 1, 1)])).toEqual({ ok: false, reason: 'incomplete', message: null });
-    const full = measureAngle([line(0, 0, 100, 0), line(0, 0, 0, 100)]);
-    expect(full.ok && full.degrees).toBe(90);
   });
 });
 

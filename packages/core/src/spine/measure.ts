@@ -134,43 +134,6 @@ export function toCentimetres(value: number, unit: SpineUnit): number | null {
   return unit === 'none' ? null : value * CM_PER_UNIT[unit];
 }
 
-export type LineAngleResult =
-  | {
-      ok: true;
-      /** Degrees in [0, 90], full precision. */ angle: number;
-      /** Rounded to an integer. */ degrees: number;
-    }
-  | { ok: false; reason: 'incomplete' | 'degenerate' | 'parallel'; message: string | null };
-
-/**
- * The angle between two lines (SPM-08, SPM-14): the acute angle between them, 0–90°, whichever way each was
- * drawn. Parallel lines, or a line without length, cannot give one (无法计算角度); that is a result, not an error.
- */
-export function angleBetweenLines(a: SpineLine, b: SpineLine): LineAngleResult {
-  const [ax, ay] = [a.end.x - a.start.x, a.end.y - a.start.y];
-  const [bx, by] = [b.end.x - b.start.x, b.end.y - b.start.y];
-  const la = Math.hypot(ax, ay);
-  const lb = Math.hypot(bx, by);
-  if (!(la > 0 && lb > 0 && Number.isFinite(la) && Number.isFinite(lb))) {
-    return { ok: false, reason: 'degenerate', message: SPINE_MSG.angleNotComputable };
-  }
-  const cross = ax * by - ay * bx;
-  const dot = ax * bx + ay * by;
-  // Relative tolerance: clicks land on whole pixels, so parallel lines give a cross product of exactly 0, and
-  // lines a rounding error away from parallel meet nowhere on the film either.
-  if (Math.abs(cross) <= 1e-12 * la * lb) {
-    return { ok: false, reason: 'parallel', message: SPINE_MSG.angleNotComputable };
-  }
-  const angle = (Math.atan2(Math.abs(cross), Math.abs(dot)) * 180) / Math.PI;
-  return { ok: true, angle, degrees: roundMeasureAngle(angle) };
-}
-
-/** An angle tool's angle from its lines: exactly two are needed. */
-export function measureAngle(lines: readonly SpineLine[]): LineAngleResult {
-  if (lines.length < 2) return { ok: false, reason: 'incomplete', message: null };
-  return angleBetweenLines(lines[0]!, lines[1]!);
-}
-
 export type AddLineCheck =
   { ok: true; lineCode: LineCode | null } | { ok: false; reason: 'limit' | 'reference_required'; message: string };
 

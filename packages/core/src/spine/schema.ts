@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CobbResult } from './cobb.js';
+import { SPINE_FACINGS } from './angles.js';
 import { LINE_CODES, SPINE_MEASURE_DEFINITIONS, SPINE_MEASURES, SPINE_UNITS } from './measure.js';
 import type { SpineMeasure } from './measure.js';
 
@@ -81,7 +82,7 @@ export const spineMeasureDataSchema = z.object({
   referenceLength: z.number().finite().nullable().default(null),
   unit: z.enum(SPINE_UNITS).default('none'),
   scale: z.number().finite().positive().default(1),
-  /** Integer degrees for angle tools; null until computable. */
+  /** Integer degrees for angle tools, signed as docs/spine-tools.md says; null until computable. */
   angle: z.number().finite().nullable().default(null),
   diagnosis: z.string().default(''),
   symptom: z.string().default(''),
@@ -94,23 +95,30 @@ const measureShape = Object.fromEntries(SPINE_MEASURES.map((m) => [m, spineMeasu
   z.ZodOptional<typeof spineMeasureDataSchema>
 >;
 
-export const spineManualDataSchema = z.object({ imgUrl: z.string(), ...measureShape }).superRefine((value, ctx) => {
-  for (const measure of SPINE_MEASURES) {
-    const lines = value[measure]?.lines ?? [];
-    const coded = measure === 'ISH' || measure === 'CVH';
-    const codes = lines.map((l) => l.lineCode);
-    if (lines.length > SPINE_MEASURE_DEFINITIONS[measure].maxLines) {
-      ctx.addIssue({ code: 'custom', path: [measure, 'lines'], message: '线段条数已达上限' });
-    }
-    lines.forEach((line, i) => {
-      if (coded ? line.lineCode === null || codes.indexOf(line.lineCode) !== i : line.lineCode !== null) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [measure, 'lines', i, 'lineCode'],
-          message: coded ? '线段编号应为 a、b、c、d 且不重复' : '只有 ISH 和 CVH 的线段带编号',
-        });
+export const spineManualDataSchema = z
+  .object({
+    imgUrl: z.string(),
+    /** Ours: which way the patient faces on the film, which gives the sagittal signs (docs/spine-tools.md). */
+    facing: z.enum(SPINE_FACINGS).default('right'),
+    ...measureShape,
+  })
+  .superRefine((value, ctx) => {
+    for (const measure of SPINE_MEASURES) {
+      const lines = value[measure]?.lines ?? [];
+      const coded = measure === 'ISH' || measure === 'CVH';
+      const codes = lines.map((l) => l.lineCode);
+      if (lines.length > SPINE_MEASURE_DEFINITIONS[measure].maxLines) {
+        ctx.addIssue({ code: 'custom', path: [measure, 'lines'], message: '线段条数已达上限' });
       }
-    });
-  }
-});
+      lines.forEach((line, i) => {
+        if (coded ? line.lineCode === null || codes.indexOf(line.lineCode) !== i : line.lineCode !== null) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [measure, 'lines', i, 'lineCode'],
+            message: coded ? '线段编号应为 a、b、c、d 且不重复' : '只有 ISH 和 CVH 的线段带编号',
+          });
+        }
+      });
+    }
+  });
 export type SpineManualData = z.infer<typeof spineManualDataSchema>;
