@@ -61,6 +61,8 @@ export const studies = pgTable(
     /** 入组目标: how many patients the study means to enrol (null: none set), optionally by a date (YYYY-MM-DD). */
     enrolmentTarget: integer('enrolment_target'),
     enrolmentTargetDate: varchar('enrolment_target_date', { length: 10 }),
+    /** 脊柱诊断分级标准: the bands the manual spine measures are diagnosed by, 'spec' or 'literature'. */
+    spineBandSet: varchar('spine_band_set', { length: 20 }).notNull().default('spec'),
     createdBy: integer('created_by').references(() => users.userId),
     // Studies are closed, not erased; a deleted study keeps its rows for the audit trail.
     deletedAt: timestamp('deleted_at', { withTimezone: true }),

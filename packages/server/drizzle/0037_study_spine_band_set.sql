@@ -1,0 +1,1 @@
+ALTER TABLE "studies" ADD COLUMN "spine_band_set" varchar(20) DEFAULT 'spec' NOT NULL;
