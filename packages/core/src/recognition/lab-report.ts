@@ -1,11 +1,24 @@
 import { correctedName, knownAnalyte } from './analytes.js';
+import { boundsOf, groupRows, meanConfidence, type OcrLine, type PlacedPiece, type RowBox } from './lab-rows.js';
+import {
+  BOUND_RE,
+  CJK_RE,
+  CODE_RE,
+  COUNT_RANGE_RE,
+  NUMBER,
+  NUMERIC_RANGE_RE,
+  flagOf,
+  headerWords,
+  isCode,
+  rangeOf,
+  rowTokens,
+  valueOf,
+} from './lab-text.js';
+import { isQualitative } from './qualitative.js';
+import { canonicalUnit } from './units.js';
 
-/** One piece of text the OCR found: its text, its quadrilateral (clockwise from top left) and its confidence 0–1. */
-export interface OcrLine {
-  text: string;
-  box: readonly (readonly [number, number])[];
-  confidence: number;
-}
+export { groupRows, type OcrLine, type PageRow, type RowBox } from './lab-rows.js';
+export { normaliseReportText } from './lab-text.js';
 
 export type LabFlag = '↑' | '↓' | '';
 
@@ -15,7 +28,9 @@ export interface LabRow {
   name: string;
   /** The printed code, else the known analyte's, else ''. */
   code: string;
+  /** A number as printed (`6.52`, `<0.5`), a count range (`1-2`), or a qualitative result as printed (`阴性(-)`). */
   value: string;
+  /** In its one spelling (units.ts). */
   unit: string;
   referenceRange: string;
   flag: LabFlag;
@@ -30,93 +45,21 @@ export interface LabRow {
   crop?: string;
 }
 
-/** The axis-aligned bounds of the pieces of one row. */
-export type RowBox = readonly [number, number, number, number];
-
-const NUMBER = String.raw`[-+]?\d+(?:\.\d+)?`;
-const VALUE_RE = new RegExp(`^[<>≤≥]?${NUMBER}$`);
-/** Qualitative results of urine and other tests. */
-const QUALITATIVE_RE =
-  /^(阴性|阳性|弱阳性|极弱阳性|可疑|正常|微量|少量|[+-]|\+-|±|[1-4]\+|\+{1,4}|清|清亮|透明|微浑|浑浊|淡黄色?|黄色?|深黄色?|无色|红色|褐色)$/;
-const RANGE_RE = new RegExp(`^(?:${NUMBER}-${NUMBER}|[<>≤≥]${NUMBER}|阴性|阴性\\(-\\)|-|正常)$`);
-const FLAG_RE = /^(↑|↓|H|L|高|低|偏高|偏低)$/;
-const UNIT_WORDS = new Set([
-  '%',
-  '‰',
-  'fl',
-  'fL',
-  'pg',
-  'g/l',
-  'mg',
-  's',
-  'sec',
-  'mmhg',
-  '/hp',
-  '/lp',
-  '/ul',
-  '个/ul',
-  'iu/ml',
-]);
-const CODE_RE = /^[A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)?[%#]?$/;
-const CJK_RE = /[\u3400-\u9fff]/;
-
-/** Full-width forms, the many dashes and tildes of ranges, the multiplication sign of 10^9/L. */
-export function normaliseReportText(text: string): string {
-  return (
-    text
-      .normalize('NFKC')
-      .replace(/[－—–―~～〜]+/g, '-')
-      .replace(/-{2,}/g, '-')
-      .replace(/[×xX*]\s*10\s*[\^]?\s*(\d+)/g, '10^$1')
-      // 10^9/L with the caret read as a dash or a quote.
-      .replace(/(^|\s)10\s*[-^'`·]\s*(\d{1,2})\s*\/\s*L(?=\s|$)/g, '$110^$2/L')
-      // A unit read against its value: 72.1% , 92.3fL.
-      .replace(/(^|\s)([<>≤≥]?\d+(?:\.\d+)?)(%|fL|fl|pg|g\/L|U\/L|mmol\/L|μmol\/L)(?=\s|$)/g, '$1$2 $3')
-      // A stray full stop or comma after a cell.
-      .replace(/(\d)[.,。，](?=\s|$)/g, '$1')
-      .replace(/\s+/g, ' ')
-      .trim()
-  );
-}
-
-function isUnit(token: string): boolean {
-  if (UNIT_WORDS.has(token.toLowerCase())) return true;
-  if (/^10\^?\d+\/?[A-Za-zμµ]*$/.test(token)) return true;
-  // g/L, mmol/L, μmol/L, U/L, 10^12/L, 个/μL; a code such as A/G is a code, not a unit.
-  return /^[A-Za-zμµ个]{0,5}\/[A-Za-zμµ]{1,3}$/.test(token) && !knownAnalyte(token);
-}
-
-function flagOf(token: string): LabFlag | undefined {
-  if (!FLAG_RE.test(token)) return undefined;
-  return token === '↑' || token === 'H' || token.includes('高') ? '↑' : '↓';
-}
-
-/** A value with its flag written against it (6.52↑, 98L). */
-function splitValueFlag(token: string): { value: string; flag?: LabFlag } | undefined {
-  if (VALUE_RE.test(token) || QUALITATIVE_RE.test(token)) return { value: token };
-  const m = /^(.*?)(↑|↓|H|L)$/.exec(token);
-  if (m && (VALUE_RE.test(m[1]!) || QUALITATIVE_RE.test(m[1]!))) return { value: m[1]!, flag: flagOf(m[2]!) };
-  return undefined;
-}
-
 /** Whether the flag follows from the value and the range (both numeric). */
 function computable(value: string, range: string): boolean {
-  return (
-    new RegExp(`^${NUMBER}$`).test(value) &&
-    (new RegExp(`^${NUMBER}-${NUMBER}$`).test(range) || new RegExp(`^[<>≤≥]${NUMBER}$`).test(range))
-  );
+  return new RegExp(`^${NUMBER}$`).test(value) && (NUMERIC_RANGE_RE.test(range) || BOUND_RE.test(range));
 }
 
 /** The flag a numeric value earns against a numeric range, when no flag was printed or read. */
 export function flagAgainstRange(value: string, range: string): LabFlag {
   const v = Number(value.replace(/^[<>≤≥]/, ''));
   if (!Number.isFinite(v) || /^[<>≤≥]/.test(value)) return '';
-  const between = new RegExp(`^(${NUMBER})-(${NUMBER})$`).exec(range);
+  const between = NUMERIC_RANGE_RE.exec(range);
   if (between) {
     const [low, high] = [Number(between[1]), Number(between[2])];
     return v < low ? '↓' : v > high ? '↑' : '';
   }
-  const bound = new RegExp(`^([<>≤≥])(${NUMBER})$`).exec(range);
+  const bound = BOUND_RE.exec(range);
   if (bound) {
     const limit = Number(bound[2]);
     if ((bound[1] === '<' && v >= limit) || (bound[1] === '≤' && v > limit)) return '↑';
@@ -129,7 +72,35 @@ export function flagAgainstRange(value: string, range: string): LabFlag {
 const lookAlike = (code: string) =>
   code.toUpperCase().replace(/0/g, 'O').replace(/[1L]/g, 'I').replace(/5/g, 'S').replace(/8/g, 'B');
 
-/** Splits a name token with its code written against it: 白细胞计数(WBC), 白细胞计数WBC. */
+const LEADING_CODE_RE = /^([A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)?[%#]?)([\u3400-\u9fff(（].*)$/;
+
+/**
+ * A code printed before the name, in its own column (`WBC 白细胞计数`) or read against it (`WBC白细胞计数`,
+ * `CRPC反应蛋白`); not the Latin start of a name (`C反应蛋白`, `pH值`).
+ */
+function leadingCode(first: string, second: string | undefined): { code: string; name?: string } | undefined {
+  if (
+    second !== undefined &&
+    isCode(first) &&
+    CJK_RE.test(second) &&
+    !isQualitative(second) &&
+    !flagOf(second) &&
+    !knownAnalyte(first + second)
+  ) {
+    return { code: first };
+  }
+  const glued = LEADING_CODE_RE.exec(first);
+  if (!glued || knownAnalyte(first) || knownAnalyte(correctedName(first))) return undefined;
+  const [, letters, rest] = glued;
+  for (let cut = letters!.length; cut >= 1; cut--) {
+    const name = letters!.slice(cut) + rest!;
+    if (CODE_RE.test(letters!.slice(0, cut)) && knownAnalyte(name)) return { code: letters!.slice(0, cut), name };
+  }
+  // An unknown analyte: the letters are its code when they are more than a letter and the name more than a word.
+  return letters!.length >= 2 && [...rest!].length >= 3 ? { code: letters!, name: rest! } : undefined;
+}
+
+/** Splits a name token with its code written after it: 白细胞计数(WBC), 白细胞计数WBC. */
 function splitNameCode(token: string): { name: string; code: string } {
   const bracketed = /^(.*?)\(([A-Za-z][A-Za-z0-9%#/-]*)\)$/.exec(token);
   if (bracketed && CJK_RE.test(bracketed[1]!)) return { name: bracketed[1]!, code: bracketed[2]! };
@@ -138,73 +109,88 @@ function splitNameCode(token: string): { name: string; code: string } {
   return { name: token, code: '' };
 }
 
+/** Whether a cell ends the name: a value, flag, unit, range or code. */
+const endsName = (token: string) =>
+  valueOf(token) !== undefined ||
+  flagOf(token) !== undefined ||
+  canonicalUnit(token) !== undefined ||
+  rangeOf(token) !== undefined ||
+  (!CJK_RE.test(token) && !/^[()（）%#]/.test(token));
+
+/** A count range is the value (1-2 /HP) when a unit per field follows it or another range does. */
+function countValue(tokens: readonly string[], at: number): boolean {
+  if (!COUNT_RANGE_RE.test(tokens[at]!)) return false;
+  const next = tokens[at + 1] !== undefined ? canonicalUnit(tokens[at + 1]!) : undefined;
+  if (next && /^\/(HP|LP|μL)$/.test(next)) return true;
+  return tokens.slice(at + 1).some((t) => NUMERIC_RANGE_RE.test(t) || BOUND_RE.test(t) || isQualitative(t));
+}
+
 /**
  * Reads one row of a lab report's table (the texts of its cells joined by spaces) into an analyte row, or
  * undefined when it is not one (a title, a header, a line of patient details).
  */
 export function parseLabRow(text: string, confidence = 1): LabRow | undefined {
-  const tokens = normaliseReportText(text).split(' ').filter(Boolean);
-  // A sequence number before the name.
-  if (tokens.length > 2 && /^\d{1,2}\.?$/.test(tokens[0]!)) tokens.shift();
-  if (tokens.length < 2) return undefined;
+  const tokens = rowTokens(text);
+  // A sequence number before the name: 1, 1., 1、, (1), 101; or read against the name (1.白细胞计数).
+  if (tokens.length > 2 && /^\(?\d{1,3}[.、)]?$/.test(tokens[0]!)) tokens.shift();
+  if (tokens[0]) tokens[0] = tokens[0].replace(/^\(?\d{1,3}[.、)]?(?=[\u3400-\u9fff*])/, '');
+  if (tokens.length < 2 || !tokens[0]) return undefined;
 
-  // The name runs up to the first token that is a code, a value or a flag.
+  const lead = leadingCode(tokens[0], tokens[1]);
+  if (lead?.name) tokens[0] = lead.name;
+  else if (lead) tokens.shift();
+
+  // The name runs up to the first token that is a code, a value, a flag, a unit or a range.
   const nameParts: string[] = [tokens.shift()!];
-  while (tokens.length > 0) {
-    const next = tokens[0]!;
-    if (splitValueFlag(next) || flagOf(next) || isUnit(next) || RANGE_RE.test(next)) break;
-    if (CODE_RE.test(next) && !CJK_RE.test(next)) break;
-    if (!CJK_RE.test(next) && !/^[()（）%#]/.test(next)) break;
-    nameParts.push(tokens.shift()!);
-  }
+  while (tokens.length > 0 && !endsName(tokens[0]!)) nameParts.push(tokens.shift()!);
   const split = splitNameCode(nameParts.join(''));
   const name = split.name;
-  let code = split.code;
+  let code = lead?.code ?? split.code;
   if (!CJK_RE.test(name) && !/^\*?[A-Za-z]/.test(name)) return undefined;
-  // Patient details (姓名: 张三), dates and sample numbers are not analytes.
+  // Patient details (姓名: 张三), dates and sample numbers are not analytes, nor is a header.
   if (/[:：]/.test(name) || /^(姓名|性别|年龄|科室|床号|标本|送检|报告|检验|审核|样本|备注|诊断)/.test(name)) {
     return undefined;
   }
+  if (headerWords(name)) return undefined;
 
-  if (!code && tokens.length > 0 && CODE_RE.test(tokens[0]!) && !isUnit(tokens[0]!)) {
-    // A bare code column; a qualitative value such as `H` would be a flag, which CODE_RE also takes.
-    if (!(tokens.length === 1 && flagOf(tokens[0]!))) code = tokens.shift()!;
-  }
+  if (!code && tokens.length > 0 && isCode(tokens[0]!)) code = tokens.shift()!;
 
   let value = '';
   let flag: LabFlag | undefined;
   let unit = '';
   let range = '';
-  for (const token of tokens) {
+  for (const [i, token] of tokens.entries()) {
     if (!value) {
-      const v = splitValueFlag(token);
-      if (v) {
-        value = v.value;
-        flag = v.flag ?? flag;
+      const v = countValue(tokens, i) ? token : valueOf(token);
+      if (v !== undefined) {
+        value = v;
         continue;
       }
     }
     const f = flagOf(token);
-    if (f && value && flag === undefined) {
+    // A flag before the value only as an arrow (↓2.1): a lone H or L there is more likely a code or a unit's L.
+    if (f && flag === undefined && (value || /^[↑↓]/.test(token))) {
       flag = f;
       continue;
     }
-    if (!range && value && RANGE_RE.test(token)) {
-      range = token;
+    const r = value && !range ? rangeOf(token) : undefined;
+    if (r !== undefined) {
+      range = r;
       continue;
     }
-    if (!unit && isUnit(token)) {
-      unit = token;
+    const u = canonicalUnit(token);
+    if (u !== undefined) {
+      unit ||= u;
       continue;
     }
-    // A value and range run together (3.5-9.5 read beside the unit) or a unit beside its range: keep the first.
-    if (!range && value && new RegExp(`^${NUMBER}-${NUMBER}`).test(token)) range = token;
+    // A value and range run together (3.5-9.5 read beside the unit): keep the range.
+    const runTogether = new RegExp(`^${NUMBER}-${NUMBER}`).exec(token);
+    if (!range && value && runTogether) range = runTogether[0];
   }
   if (!value) return undefined;
 
-  const printedName = name;
-  const star = printedName.startsWith('*') ? '*' : '';
-  let bare = correctedName(printedName.replace(/^\*+/, ''));
+  const star = name.startsWith('*') ? '*' : '';
+  let bare = correctedName(name.replace(/^\*+/, ''));
   // A short name misread by one character (肌干 for 肌酐) when the printed code names a known analyte.
   const byCode = code ? knownAnalyte(code) : undefined;
   if (byCode && !knownAnalyte(bare) && [...bare].length <= 3) {
@@ -220,7 +206,7 @@ export function parseLabRow(text: string, confidence = 1): LabRow | undefined {
     name: star + bare,
     code,
     value,
-    unit: unit.replace(/^[μµ]u/, 'μ').replace(/^u(mol|g)\//, 'μ$1/'),
+    unit,
     referenceRange: range,
     // A flag computed from a numeric value and range beats one read: an `L` of a unit split by the OCR reads as 低.
     flag: computable(value, range) ? flagAgainstRange(value, range) : (flag ?? ''),
@@ -228,89 +214,112 @@ export function parseLabRow(text: string, confidence = 1): LabRow | undefined {
   };
 }
 
-interface Placed {
-  text: string;
-  confidence: number;
-  box: readonly (readonly [number, number])[];
-  x: number;
-  y: number;
+/** Whether a piece starts an analyte: a name (or a code or number read against one), not a result or a unit. */
+function startsAnalyte(text: string): boolean {
+  const first = rowTokens(text)[0];
+  if (!first) return false;
+  const bare = first.replace(/^\(?\d{1,3}[.、)]?(?=[\u3400-\u9fff])/, '');
+  const glued = LEADING_CODE_RE.test(bare);
+  return (
+    (CJK_RE.test(bare[0] ?? '') || glued) &&
+    !valueOf(bare) &&
+    !flagOf(bare) &&
+    !canonicalUnit(bare) &&
+    !headerWords(bare)
+  );
+}
+
+/** Pieces that may lead an analyte's name: its sequence number, its code. */
+const leads = (text: string) => /^\(?\d{1,3}[.、)]?$/.test(text) || isCode(text);
+
+/**
+ * A row of the page holding two analytes or more (tables side by side without a header to tell them apart), split
+ * before each piece that starts an analyte when what comes before it is an analyte of its own: its sequence number
+ * and code go with the name they lead.
+ */
+function analytesOf(pieces: readonly PlacedPiece[]): PlacedPiece[][] {
+  const out: PlacedPiece[][] = [];
+  let start = 0;
+  const text = (from: number, to: number) =>
+    pieces
+      .slice(from, to)
+      .map((p) => p.text)
+      .join(' ');
+  for (let i = start + 1; i < pieces.length; i++) {
+    if (!startsAnalyte(pieces[i]!.text)) continue;
+    let from = i;
+    while (from - 1 > start && leads(pieces[from - 1]!.text)) from--;
+    for (; from <= i; from++) {
+      if (parseLabRow(text(start, from)) && parseLabRow(text(from, pieces.length))) break;
+    }
+    if (from > i) continue;
+    out.push(pieces.slice(start, from));
+    start = from;
+    i = from;
+  }
+  out.push(pieces.slice(start));
+  return out;
+}
+
+interface Found {
+  row: LabRow;
+  band: number;
+  column: number;
+  /** Which analyte of its page row it is (0 unless the row held several). */
+  part: number;
+  left: number;
   height: number;
+  y: number;
 }
 
 /**
- * Puts the OCR's pieces of text back into the rows of the page: the page's skew is the median slope of the
- * pieces' top edges, and pieces whose centres lie within half a text height of each other once the skew is
- * taken out share a row, read left to right.
+ * Tables side by side without a header to tell them apart: the analytes that rows split into start further
+ * tables at the x where they start (within a text height or two). Numbers each found row's table from the left.
  */
-export function groupRows(lines: readonly OcrLine[]): { text: string; confidence: number; box: RowBox }[] {
-  const usable = lines.filter((l) => l.box.length >= 4 && l.text.trim());
-  if (usable.length === 0) return [];
-  const slopes = usable
-    .map((l) => {
-      const [[x0, y0], [x1, y1]] = [l.box[0]!, l.box[1]!];
-      return x1 - x0 > 20 ? (y1 - y0) / (x1 - x0) : undefined;
-    })
-    .filter((s): s is number => s !== undefined)
-    .sort((a, b) => a - b);
-  const slope = slopes.length > 0 ? slopes[Math.floor(slopes.length / 2)]! : 0;
-  const angle = Math.atan(slope);
-  const [cos, sin] = [Math.cos(-angle), Math.sin(-angle)];
-
-  const placed: Placed[] = usable.map((l) => {
-    const cx = l.box.reduce((s, p) => s + p[0], 0) / l.box.length;
-    const cy = l.box.reduce((s, p) => s + p[1], 0) / l.box.length;
-    const height = Math.max(
-      1,
-      Math.hypot(l.box[3]![0] - l.box[0]![0], l.box[3]![1] - l.box[0]![1]),
-      Math.hypot(l.box[2]![0] - l.box[1]![0], l.box[2]![1] - l.box[1]![1]),
+function tablesWithoutHeader(found: readonly Found[]): (f: Found) => number {
+  const starts = new Map<string, number[]>();
+  for (const f of found) {
+    if (f.part === 0) continue;
+    const key = `${f.band}/${f.column}`;
+    starts.set(key, [...(starts.get(key) ?? []), f.left - 2 * f.height]);
+  }
+  const edges = new Map<string, number[]>();
+  for (const [key, xs] of starts) {
+    xs.sort((a, b) => a - b);
+    // Starts further apart than a few text heights start different tables.
+    edges.set(
+      key,
+      xs.filter((x, i) => i === 0 || x - xs[i - 1]! > 200),
     );
-    return {
-      text: l.text.trim(),
-      confidence: l.confidence,
-      box: l.box,
-      x: cx * cos - cy * sin,
-      y: cx * sin + cy * cos,
-      height,
-    };
-  });
-  placed.sort((a, b) => a.y - b.y);
-
-  const rows: Placed[][] = [];
-  for (const piece of placed) {
-    const row = rows[rows.length - 1];
-    if (row) {
-      const y = row.reduce((s, p) => s + p.y, 0) / row.length;
-      const h = Math.min(piece.height, ...row.map((p) => p.height));
-      if (Math.abs(piece.y - y) < h * 0.5) {
-        row.push(piece);
-        continue;
-      }
-    }
-    rows.push([piece]);
   }
-  return rows.map((row) => {
-    row.sort((a, b) => a.x - b.x);
-    const weight = row.reduce((s, p) => s + p.text.length, 0);
-    return {
-      text: row.map((p) => p.text).join(' '),
-      confidence: row.reduce((s, p) => s + p.confidence * p.text.length, 0) / Math.max(1, weight),
-      box: boundsOf(row.flatMap((p) => p.box)),
-    };
-  });
+  return (f) => (edges.get(`${f.band}/${f.column}`) ?? []).filter((x) => f.left >= x).length;
 }
 
-function boundsOf(points: readonly (readonly [number, number])[]): RowBox {
-  const xs = points.map((p) => p[0]);
-  const ys = points.map((p) => p[1]);
-  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
-}
-
-/** The analyte rows of a lab report from the OCR's pieces of text, each with where it was read. */
+/**
+ * The analyte rows of a lab report from the OCR's pieces of text, each with where it was read: table by table (a
+ * left table before the right one), top to bottom.
+ */
 export function parseLabReport(lines: readonly OcrLine[]): LabRow[] {
-  const rows: LabRow[] = [];
-  for (const row of groupRows(lines)) {
-    const parsed = parseLabRow(row.text, row.confidence);
-    if (parsed) rows.push({ ...parsed, box: row.box });
+  const found: Found[] = [];
+  for (const pageRow of groupRows(lines)) {
+    let part = 0;
+    for (const pieces of analytesOf(pageRow.pieces)) {
+      const parsed = parseLabRow(pieces.map((p) => p.text).join(' '), meanConfidence(pieces));
+      if (!parsed) continue;
+      const box: RowBox = boundsOf(pieces.flatMap((p) => p.box));
+      const { band, column, y } = pageRow;
+      found.push({
+        row: { ...parsed, box },
+        band,
+        column,
+        part: part++,
+        left: pieces[0]!.left,
+        height: pieces[0]!.height,
+        y,
+      });
+    }
   }
-  return rows;
+  const table = tablesWithoutHeader(found);
+  found.sort((a, b) => a.band - b.band || a.column - b.column || table(a) - table(b) || a.y - b.y || a.left - b.left);
+  return found.map((f) => f.row);
 }

@@ -1,0 +1,207 @@
+/**
+ * The OCR's pieces of text put back into the rows of the page: the page's skew taken out, the page split into the
+ * tables printed side by side (双栏) where its header says so, and the pieces of each table put into rows.
+ */
+import { headerWords, type HeaderClass } from './lab-text.js';
+
+/** One piece of text the OCR found: its text, its quadrilateral (clockwise from top left) and its confidence 0–1. */
+export interface OcrLine {
+  text: string;
+  box: readonly (readonly [number, number])[];
+  confidence: number;
+}
+
+/** The axis-aligned bounds of the pieces of one row: [left, top, right, bottom]. */
+export type RowBox = readonly [number, number, number, number];
+
+/** A piece placed on the levelled page: its centre, left and right edges after the skew is taken out. */
+export interface PlacedPiece {
+  text: string;
+  confidence: number;
+  box: OcrLine['box'];
+  x: number;
+  y: number;
+  left: number;
+  right: number;
+  height: number;
+}
+
+/** A row of the page: its pieces left to right, and which table (band of the page, column in it) it is in. */
+export interface PageRow {
+  text: string;
+  confidence: number;
+  box: RowBox;
+  pieces: readonly PlacedPiece[];
+  band: number;
+  column: number;
+  /** The row's centre from the top of the levelled page. */
+  y: number;
+}
+
+export function boundsOf(points: readonly (readonly [number, number])[]): RowBox {
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+/** The confidence of pieces together: their mean, weighted by their text's length. */
+export function meanConfidence(pieces: readonly { text: string; confidence: number }[]): number {
+  const weight = pieces.reduce((s, p) => s + p.text.length, 0);
+  return pieces.reduce((s, p) => s + p.confidence * p.text.length, 0) / Math.max(1, weight);
+}
+
+/** The pieces with the page's skew (the median slope of their top edges) taken out. */
+function place(lines: readonly OcrLine[]): PlacedPiece[] {
+  const usable = lines.filter((l) => l.box.length >= 4 && l.text.trim());
+  const slopes = usable
+    .map((l) => {
+      const [[x0, y0], [x1, y1]] = [l.box[0]!, l.box[1]!];
+      return x1 - x0 > 20 ? (y1 - y0) / (x1 - x0) : undefined;
+    })
+    .filter((s): s is number => s !== undefined)
+    .sort((a, b) => a - b);
+  const slope = slopes.length > 0 ? slopes[Math.floor(slopes.length / 2)]! : 0;
+  const angle = Math.atan(slope);
+  const [cos, sin] = [Math.cos(-angle), Math.sin(-angle)];
+  return usable.map((l) => {
+    const xs = l.box.map((p) => p[0] * cos - p[1] * sin);
+    const cx = l.box.reduce((s, p) => s + p[0], 0) / l.box.length;
+    const cy = l.box.reduce((s, p) => s + p[1], 0) / l.box.length;
+    const height = Math.max(
+      1,
+      Math.hypot(l.box[3]![0] - l.box[0]![0], l.box[3]![1] - l.box[0]![1]),
+      Math.hypot(l.box[2]![0] - l.box[1]![0], l.box[2]![1] - l.box[1]![1]),
+    );
+    return {
+      text: l.text.trim(),
+      confidence: l.confidence,
+      box: l.box,
+      x: cx * cos - cy * sin,
+      y: cx * sin + cy * cos,
+      left: Math.min(...xs),
+      right: Math.max(...xs),
+      height,
+    };
+  });
+}
+
+/** Top to bottom, then left to right, then by text: the same order whatever order the OCR answered in. */
+const byPosition = (a: PlacedPiece, b: PlacedPiece) => a.y - b.y || a.x - b.x || (a.text < b.text ? -1 : 1);
+
+/** Pieces whose centres lie within `tolerance` text heights of a line's running mean share the line. */
+function lines(pieces: readonly PlacedPiece[], tolerance: number): PlacedPiece[][] {
+  const out: PlacedPiece[][] = [];
+  for (const piece of [...pieces].sort(byPosition)) {
+    const line = out[out.length - 1];
+    if (line) {
+      const y = line.reduce((s, p) => s + p.y, 0) / line.length;
+      const h = Math.min(piece.height, ...line.map((p) => p.height));
+      if (Math.abs(piece.y - y) < h * tolerance) {
+        line.push(piece);
+        continue;
+      }
+    }
+    out.push([piece]);
+  }
+  return out;
+}
+
+interface Band {
+  /** Where the band starts, from the top of the levelled page. */
+  top: number;
+  /** The x at which each table after the first starts. */
+  splits: number[];
+}
+
+/**
+ * The bands of the page a header line starts, each with where its tables side by side start: a header naming a
+ * column again (项目 结果 单位 参考值 项目 结果 …) starts another table there, with the sequence-number and code
+ * columns just before that name.
+ */
+function bands(pieces: readonly PlacedPiece[]): Band[] {
+  const headers = pieces.flatMap((p) => {
+    const words = headerWords(p.text);
+    return words ? [{ piece: p, words }] : [];
+  });
+  const out: Band[] = [];
+  // A header's words may sit a little apart in y when the tables are not level with each other: a text height.
+  for (const line of lines(
+    headers.map((h) => h.piece),
+    1,
+  )) {
+    const entries = line
+      .flatMap((p) =>
+        headers
+          .find((h) => h.piece === p)!
+          .words.map((w) => ({
+            cls: w.cls,
+            from: p.left + (p.right - p.left) * w.from,
+            to: p.left + (p.right - p.left) * w.to,
+          })),
+      )
+      .sort((a, b) => a.from - b.from);
+    if (entries.length < 3) continue;
+    const groups: (typeof entries)[] = [[]];
+    let seen = new Set<HeaderClass>();
+    for (const entry of entries) {
+      let group = groups[groups.length - 1]!;
+      if (seen.has(entry.cls)) {
+        // The columns before the name (序号, 代码) belong to the table the name starts.
+        let lead = 0;
+        while (lead < group.length - 2 && ['seq', 'code'].includes(group[group.length - 1 - lead]!.cls)) lead++;
+        group = group.splice(group.length - lead, lead);
+        groups.push(group);
+        seen = new Set(group.map((m) => m.cls));
+      }
+      group.push(entry);
+      seen.add(entry.cls);
+    }
+    const tables = groups.filter((g) => g.length >= 2);
+    const splits = tables.slice(1).map((g, i) => {
+      const before = tables[i]!;
+      return (Math.max(...before.map((e) => e.to)) + Math.min(...g.map((e) => e.from))) / 2;
+    });
+    out.push({ top: Math.min(...line.map((p) => p.y - p.height / 2)), splits });
+  }
+  return out;
+}
+
+/**
+ * Puts the OCR's pieces of text back into the rows of the page: the page's skew is the median slope of the
+ * pieces' top edges; a header line naming its columns twice splits the page below it into tables side by side;
+ * within a table, pieces whose centres lie within half a text height of each other once the skew is taken out
+ * share a row, read left to right. Rows come table by table (a left table before the right one), top to bottom.
+ */
+export function groupRows(lines_: readonly OcrLine[]): PageRow[] {
+  const pieces = place(lines_);
+  if (pieces.length === 0) return [];
+  const found = bands(pieces);
+  const tables = new Map<string, { band: number; column: number; pieces: PlacedPiece[] }>();
+  for (const piece of pieces) {
+    let band = -1;
+    found.forEach((b, i) => {
+      if (piece.y >= b.top) band = i;
+    });
+    const splits = band >= 0 ? found[band]!.splits : [];
+    const column = splits.filter((x) => piece.x >= x).length;
+    const key = `${band}/${column}`;
+    if (!tables.has(key)) tables.set(key, { band, column, pieces: [] });
+    tables.get(key)!.pieces.push(piece);
+  }
+  const rows: PageRow[] = [];
+  for (const table of tables.values()) {
+    for (const line of lines(table.pieces, 0.5)) {
+      line.sort((a, b) => a.x - b.x || (a.text < b.text ? -1 : 1));
+      rows.push({
+        text: line.map((p) => p.text).join(' '),
+        confidence: meanConfidence(line),
+        box: boundsOf(line.flatMap((p) => p.box)),
+        pieces: line,
+        band: table.band,
+        column: table.column,
+        y: line.reduce((s, p) => s + p.y, 0) / line.length,
+      });
+    }
+  }
+  return rows.sort((a, b) => a.band - b.band || a.column - b.column || a.y - b.y);
+}
