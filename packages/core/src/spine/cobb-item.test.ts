@@ -8,6 +8,7 @@ import {
   defaultSpineTemplate,
   readSpineCobb,
   spineCobbError,
+  spineCobbLevels,
   spineCobbRules,
   spineCobbTargetValue,
   spineCobbValue,
@@ -51,7 +52,7 @@ describe('the spineCobb item value', () => {
   it('SPA-04: the stored value is the recognition result with the angles of cobbAngles at full precision', () => {
     const value = spineCobbValue({ landmarks: tilted(), imgWidth: W, imgHeight: H, imgURL: 'abc' });
     const cobb = cobbAngles(tilted(), W, H);
-    expect(value.angles.pt).toEqual({ angle: cobb.pt.angle, idxs: cobb.pt.idxs });
+    expect(value.angles.pt).toEqual({ angle: cobb.pt.angle, idxs: cobb.pt.idxs, apex: null });
     expect(value.curve_type).toBe(cobb.curveType);
     expect(value.midpoint_lines).toHaveLength(17);
     expect(value.imgURL).toBe('abc');
@@ -75,6 +76,45 @@ describe('the spineCobb item value', () => {
     const value = spineCobbValue({ landmarks: tilted(), imgWidth: W, imgHeight: H, imgURL: 'abc' });
     const forged = { ...value, angles: { ...value.angles, pt: { ...value.angles.pt, angle: 12 } } };
     expect(spineCobbError(JSON.stringify(forged))).toBe(SPINE_COBB_MISMATCH);
+  });
+
+  it('SPA-04: each angle carries its apex (our field); a value saved without it stays valid, a forged one is refused', () => {
+    // T5–T11 bowing 60 px to the right at T8, T5 tilted 12° one way and T11 the other.
+    const bowed = tilted();
+    const half = bowed.length / 2;
+    for (let k = 4; k <= 10; k++) {
+      for (let c = 0; c < 4; c++) bowed[4 * k + c] = bowed[4 * k + c]! + (60 * Math.sin((Math.PI * (k - 4)) / 6)) / W;
+    }
+    const tilt = (k: number, dy: number) => {
+      bowed[half + 4 * k + 1] = bowed[half + 4 * k + 1]! + dy;
+      bowed[half + 4 * k + 3] = bowed[half + 4 * k + 3]! + dy;
+    };
+    tilt(5, 0.01);
+    tilt(11, -0.012);
+    tilt(4, -0.012);
+    tilt(10, 0.012);
+    const value = spineCobbValue({ landmarks: bowed, imgWidth: W, imgHeight: H, imgURL: 'abc' });
+    expect(value.angles.pt.idxs).toEqual([4, 10]);
+    expect(value.angles.pt.apex).toBe(7);
+    expect(spineCobbLevels(value).pt).toEqual({ ends: [4, 10], apex: 7 });
+    expect(spineCobbError(JSON.stringify(value))).toBeNull();
+    expect(readSpineCobb(JSON.stringify(value))).toEqual(value);
+    // Saved before the apex was stored: valid, and its levels are read from its landmarks.
+    const old = {
+      ...value,
+      angles: Object.fromEntries(
+        Object.entries(value.angles).map(([key, { angle, idxs }]) => [key, { angle, idxs }]),
+      ) as typeof value.angles,
+    };
+    expect(spineCobbError(JSON.stringify(old))).toBeNull();
+    expect(spineCobbLevels(readSpineCobb(JSON.stringify(old))!).pt).toEqual({ ends: [4, 10], apex: 7 });
+    for (const apex of [8, 7.5, null]) {
+      const forged = { ...value, angles: { ...value.angles, pt: { ...value.angles.pt, apex } } };
+      expect(spineCobbError(JSON.stringify(forged))).toBe(SPINE_COBB_MISMATCH);
+    }
+    expect(
+      spineCobbError(JSON.stringify({ ...value, angles: { ...value.angles, pt: { ...value.angles.pt, apex: -1 } } })),
+    ).toBe(SPINE_COBB_INVALID);
   });
 
   it('SPA-10: target items receive the angles rounded to 2 decimals and the curve type', () => {

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { CrfNode } from '../crf/crf-definition.schema.js';
 import { cobbAngles, roundAngle } from './cobb.js';
-import { spineAutoResultSchema, toSpineAutoResult } from './schema.js';
+import { COBB_CURVE_KEYS, SPINE_VERTEBRA_NAMES, cobbLevels } from './cobb-levels.js';
+import type { CobbCurveKey, CurveLevels } from './cobb-levels.js';
+import { cobbAngleValueSchema, spineAutoResultSchema, toSpineAutoResult } from './schema.js';
 
 /**
  * The `spineCobb` item (the automatic Cobb angle tool, docs/spine-tools.md): its value is the recognition result
@@ -9,7 +11,14 @@ import { spineAutoResultSchema, toSpineAutoResult } from './schema.js';
  * read back as pixels, and the S rule compares with the image height). The angles stored are `cobbAngles` of the
  * landmarks at full precision; the items the options name receive them rounded to 2 decimals (SPA-10).
  */
+/**
+ * An angle with our `apex` (cobb-levels.ts): vertebra k, or k + 0.5 for the disc between k and k + 1; null when the
+ * angle measured no curve. Optional: values saved before it was added have none and stay valid.
+ */
+const cobbAngleWithApexSchema = cobbAngleValueSchema.extend({ apex: z.number().nonnegative().nullable().optional() });
+
 export const spineCobbValueSchema = spineAutoResultSchema.extend({
+  angles: z.object({ pt: cobbAngleWithApexSchema, mt: cobbAngleWithApexSchema, tl: cobbAngleWithApexSchema }),
   imgWidth: z.number().finite().positive(),
   imgHeight: z.number().finite().positive(),
 });
@@ -56,7 +65,8 @@ export function spineCobbError(raw: unknown): string | null {
   if (value === null) return SPINE_COBB_INVALID;
   const cobb = cobbAngles(value.landmarks, value.imgWidth, value.imgHeight, { units: 'normalised' });
   if (cobb.curveType !== value.curve_type) return SPINE_COBB_MISMATCH;
-  for (const key of ['pt', 'mt', 'tl'] as const) {
+  const levels = cobbLevels(cobb);
+  for (const key of COBB_CURVE_KEYS) {
     const stored = value.angles[key];
     const computed = cobb[key];
     const same = Number.isFinite(computed.angle)
@@ -65,6 +75,8 @@ export function spineCobbError(raw: unknown): string | null {
     if (!same || stored.idxs[0] !== computed.idxs[0] || stored.idxs[1] !== computed.idxs[1]) {
       return SPINE_COBB_MISMATCH;
     }
+    // The apex is arithmetic on the landmarks (no library function), so client and server agree exactly.
+    if (stored.apex !== undefined && stored.apex !== (levels[key]?.apex ?? null)) return SPINE_COBB_MISMATCH;
   }
   return null;
 }
@@ -108,27 +120,6 @@ export function spineCobbRules(nodes: readonly CrfNode[]): Array<{ target: strin
   return out;
 }
 
-/** The vertebrae of the challenge's spine, top to bottom (SPA-05). */
-export const SPINE_VERTEBRA_NAMES = [
-  'T1',
-  'T2',
-  'T3',
-  'T4',
-  'T5',
-  'T6',
-  'T7',
-  'T8',
-  'T9',
-  'T10',
-  'T11',
-  'T12',
-  'L1',
-  'L2',
-  'L3',
-  'L4',
-  'L5',
-] as const;
-
 /**
  * The semi-automatic mode's starting point when no detector is installed: 17 level vertebrae down the middle of
  * the image (normalised landmarks, x values then y values), widening from T1 to L5, for the user to move onto
@@ -158,9 +149,21 @@ export function spineCobbValue(input: {
   detections?: SpineCobbValue['detections'];
 }): SpineCobbValue {
   const cobb = cobbAngles(input.landmarks, input.imgWidth, input.imgHeight, { units: 'normalised' });
+  const result = toSpineAutoResult(cobb, input);
+  const levels = cobbLevels(cobb);
+  const withApex = (key: CobbCurveKey) => ({ ...result.angles[key], apex: levels[key]?.apex ?? null });
   return {
-    ...toSpineAutoResult(cobb, input),
+    ...result,
+    angles: { pt: withApex('pt'), mt: withApex('mt'), tl: withApex('tl') },
     imgWidth: input.imgWidth,
     imgHeight: input.imgHeight,
   };
+}
+
+/**
+ * The end vertebrae and apex of each angle of a stored value, from its landmarks (values saved before the apex
+ * was stored have them too); null for an angle that measured no curve.
+ */
+export function spineCobbLevels(value: SpineCobbValue): Record<CobbCurveKey, CurveLevels | null> {
+  return cobbLevels(cobbAngles(value.landmarks, value.imgWidth, value.imgHeight, { units: 'normalised' }));
 }

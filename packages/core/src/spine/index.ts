@@ -1,4 +1,5 @@
 export * from './cobb.js';
+export * from './cobb-levels.js';
 export * from './measure.js';
 export * from './angles.js';
 export * from './diagnosis.js';

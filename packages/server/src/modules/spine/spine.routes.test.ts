@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cobbAngles, defaultSpineTemplate } from '@ecrf/core';
+import { cobbAngles, cobbLevels, defaultSpineTemplate } from '@ecrf/core';
 import { seedDemoStudy } from '../../db/demo-study.js';
 import { storedFiles, users } from '../../db/schema/index.js';
 import { multipart } from '../../test/multipart.js';
@@ -98,6 +98,10 @@ describe('POST /spine_cobb/v2/getprediction', () => {
     landmarks[half + 4 * 4 + 3]! -= 0.01;
     landmarks[half + 12 * 4 + 1]! += 0.01;
     landmarks[half + 12 * 4 + 3]! += 0.01;
+    // The column bows 40 px to the right between T5 and L1, most at T9.
+    for (let k = 5; k < 12; k++) {
+      for (let c = 0; c < 4; c++) landmarks[4 * k + c]! += (40 * Math.sin((Math.PI * (k - 4)) / 8)) / 1084;
+    }
     const seen: Array<{ width: number; height: number }> = [];
     useSpineDetector(t.ctx, {
       available: true,
@@ -121,6 +125,10 @@ describe('POST /spine_cobb/v2/getprediction', () => {
       expect(data.angles[key].idxs).toEqual(cobb[key].idxs);
     }
     expect(data.angles.pt.angle).toBeGreaterThan(10);
+    // Our apex beside each pair: T5–L1 with its apex at T9.
+    expect(data.angles.pt.idxs).toEqual([4, 12]);
+    expect(data.angles.pt.apex).toBe(8);
+    for (const key of ['mt', 'tl'] as const) expect(data.angles[key].apex).toBe(cobbLevels(cobb)[key]?.apex ?? null);
     expect(data.midpoint_lines).toHaveLength(17);
     expect(data.detections).toEqual([{ xmin: 500, ymin: 290, xmax: 580, ymax: 380, confidence: 0.97 }]);
     expect(data.imgURL).toMatch(/^[0-9a-f]{32}$/);

@@ -10,6 +10,7 @@ import {
   fitImage,
   formatAngle,
   fromCanvas,
+  levelTexts,
   moveCorner,
   recomputed,
   removeVertebra,
@@ -17,6 +18,23 @@ import {
   vertebraCount,
   wheelZoom,
 } from './cobb-state';
+
+/** The template bowed 60 px to the right from T5 to T11, most at T8, with T5 and T11 tilted against each other. */
+function bowed(): number[] {
+  const l = defaultSpineTemplate();
+  const half = l.length / 2;
+  for (let k = 4; k <= 10; k++) {
+    for (let c = 0; c < 4; c++) l[4 * k + c] = l[4 * k + c]! + (30 * Math.sin((Math.PI * (k - 4)) / 6)) / 542;
+  }
+  for (const [k, dy] of [
+    [4, -0.012],
+    [10, 0.012],
+  ] as const) {
+    l[half + 4 * k + 1] = l[half + 4 * k + 1]! + dy;
+    l[half + 4 * k + 3] = l[half + 4 * k + 3]! + dy;
+  }
+  return l;
+}
 
 const base = () => spineCobbValue({ landmarks: defaultSpineTemplate(), imgWidth: 542, imgHeight: 1218, imgURL: 'k' });
 
@@ -61,6 +79,21 @@ describe('automatic Cobb tool helpers', () => {
     expect(formatAngle(0)).toBe('0.00°');
     expect(formatAngle(null)).toBe('—');
     expect(formatAngle(Number.NaN)).toBe('—');
+  });
+
+  it('SPA-10: each angle shows the vertebrae it measured: end vertebrae and apex (T5–T11，顶椎 T8)', () => {
+    const value = recomputed(base(), bowed());
+    expect(value.angles.pt.idxs).toEqual([4, 10]);
+    expect(levelTexts(value)).toEqual({ pt: 'T5–T11，顶椎 T8', mt: 'T1–T5', tl: 'T11–T12，顶椎间盘 T11/T12' });
+    // A value saved before the apex was stored shows the same levels, read from its landmarks.
+    const { apex: _apex, ...old } = value.angles.pt;
+    expect(levelTexts({ ...value, angles: { ...value.angles, pt: old } }).pt).toBe('T5–T11，顶椎 T8');
+    // The template: every angle 0, no curve to name.
+    expect(levelTexts(base())).toEqual({ pt: '', mt: '', tl: '' });
+    // T1 removed: the names would shift, so the vertebrae are numbered from the top.
+    expect(levelTexts(recomputed(value, removeVertebra(value.landmarks, 0))).pt).toBe('第4节–第10节，顶椎 第7节');
+    // A vertebra added below L5 keeps T1…L5 named.
+    expect(levelTexts(recomputed(value, addVertebra(value.landmarks))).pt).toBe('T5–T11，顶椎 T8');
   });
 
   it('SPA-05: moving a corner changes only its x and y, kept on the image, and the angles follow at full precision', () => {

@@ -1,4 +1,4 @@
-import { roundAngle, spineCobbValue, type SpineCobbValue } from '@ecrf/core';
+import { curveLevelsText, roundAngle, spineCobbLevels, spineCobbValue, type SpineCobbValue } from '@ecrf/core';
 
 /** forms §9: the automatic tool's canvas, zoom range and step, detection scale and curve colours. */
 export const COBB_CANVAS = { width: 1084, height: 2437 } as const; // SPA-06
@@ -100,6 +100,20 @@ export function removeVertebra(landmarks: readonly number[], k: number): number[
 export function formatAngle(angle: number | null | undefined): string {
   if (angle === null || angle === undefined || !Number.isFinite(angle)) return '—';
   return `${roundAngle(angle).toFixed(2)}°`;
+}
+
+/**
+ * What each angle measured, shown beside it: its end vertebrae and apex (T5–T11，顶椎 T8), from core; empty for an
+ * angle without a curve. The challenge's PT/MT/TL are its own order, not anatomy, so the levels say where it is.
+ */
+export function levelTexts(value: SpineCobbValue): Record<CurveKey, string> {
+  const levels = spineCobbLevels(value);
+  const n = vertebraCount(value.landmarks);
+  return {
+    pt: curveLevelsText(levels.pt, n),
+    mt: curveLevelsText(levels.mt, n),
+    tl: curveLevelsText(levels.tl, n),
+  };
 }
 
 /** The stored value after an edit: the angles recomputed by core from the landmarks. */

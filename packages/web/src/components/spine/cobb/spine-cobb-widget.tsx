@@ -3,7 +3,7 @@ import { Alert, Button, Slider, Space } from 'antd';
 import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
 import { Circle, Group, Image as KonvaImage, Layer, Line, Rect, Stage, Text } from 'react-konva';
 import type Konva from 'konva';
-import { defaultSpineTemplate, readSpineCobb, spineCobbValue, type SpineCobbValue } from '@ecrf/core';
+import { defaultSpineTemplate, readSpineCobb, spineCobbValue, vertebraName, type SpineCobbValue } from '@ecrf/core';
 import { useCrfStore, useStoreSlice } from '../../../crf/crf-store';
 import { fileUrl } from '../../../crf/upload-rules';
 import type { ControlProps } from '../../../crf/widgets/widget-types';
@@ -21,6 +21,7 @@ import {
   formatAngle,
   fromCanvas,
   labelPosition,
+  levelTexts,
   moveCorner,
   recomputed,
   removeVertebra,
@@ -110,6 +111,7 @@ export function SpineCobbWidget({ node, id, value, disabled, onChange, onBlur, l
     for (const k of value0.angles[key].idxs) highlighted.set(k, CURVE_COLOURS[key]);
   }
   const scale = COBB_DISPLAY_SCALE * zoom;
+  const levels = levelTexts(value0);
 
   const onWheel = (e: Konva.KonvaEventObject<WheelEvent>) => {
     e.evt.preventDefault();
@@ -142,6 +144,11 @@ export function SpineCobbWidget({ node, id, value, disabled, onChange, onBlur, l
               {key.toUpperCase()}
             </span>
             <span data-testid={`spc-angle-${key}`}>{formatAngle(value0.angles[key].angle)}</span>
+            {levels[key] && (
+              <span className="spc-levels" data-testid={`spc-levels-${key}`}>
+                {levels[key]}
+              </span>
+            )}
           </span>
         ))}
         <span className="spc-curve">
@@ -190,7 +197,7 @@ export function SpineCobbWidget({ node, id, value, disabled, onChange, onBlur, l
           {COBB_T.clear}
         </Button>
         <span className="spc-selected">
-          {selected === null ? COBB_T.noSelection : COBB_T.selected(COBB_T.vertebra(selected))}
+          {selected === null ? COBB_T.noSelection : COBB_T.selected(vertebraName(selected, n))}
         </span>
       </Space>
       <div className="spc-stage" aria-label={COBB_T.canvas} data-canvas={`${COBB_CANVAS.width}x${COBB_CANVAS.height}`}>

@@ -18,9 +18,4 @@ export const COBB_T = {
   clear: '清除',
   selected: (name: string) => `已选椎体：${name}`,
   noSelection: '点击椎体角点以选中椎体',
-  vertebra: (k: number) =>
-    k < 17
-      ? (['T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7', 'T8', 'T9', 'T10', 'T11', 'T12', 'L1', 'L2', 'L3', 'L4', 'L5'][k] ??
-        '')
-      : `第${k + 1}节`,
 } as const;
