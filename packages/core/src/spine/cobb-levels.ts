@@ -2,9 +2,8 @@ import type { CobbResult, Point2 } from './cobb.js';
 
 /**
  * Which vertebrae each Cobb angle measured (docs/spine-tools.md). The challenge names its three angles PT, MT and
- * TL by its own rule (step 2's largest first), not by where they sit: in about a third of spines "TL" is the
- * highest curve. A surgeon reads a curve by its end vertebrae and apex (T5–T11, apex T8), so these are given with
- * every angle.
+ * TL by its own rule (step 2's largest first), not by where they sit: its "TL" is often the highest curve. A
+ * surgeon reads a curve by its end vertebrae and apex (T5–T11, apex T8), so these are given with every angle.
  */
 
 /** The vertebrae of the challenge's spine, top to bottom (SPA-05), in the order of the landmarks. */
