@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { crfOptionSchema, type CrfDefinition } from './crf/crf-definition.schema.js';
 import { MAX_ROW_ID, rowIdSchema, rowIdTextSchema } from './ids.js';
+import { SPINE_BAND_SETS } from './spine/diagnosis.js';
 import { auditEventSchema, subjectSchema } from './subject-contract.js';
 
 /**
@@ -182,6 +183,8 @@ export const crfRecordDetailSchema = z.strictObject({
   repeat: z.number(),
   /** The study's IANA zone: the page's "today", "now" and shown times. */
   timeZone: z.string().optional(),
+  /** The study's 脊柱诊断分级标准: the bands the form's manual spine measures are diagnosed by. */
+  spineBandSet: z.enum(SPINE_BAND_SETS).optional(),
   permissions: crfPermissionsSchema,
   signature: signatureStateSchema.nullable(),
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isTimeZone } from './crf/date-time.js';
 import { isDateString } from './follow/schedule.js';
 import { MAX_ROW_ID, rowIdSchema, rowIdTextSchema } from './ids.js';
+import { SPINE_BAND_SETS } from './spine/diagnosis.js';
 import { pagingQueryFields } from './request-fields.js';
 import { DEFAULT_BASE_CONFIG } from './study.js';
 
@@ -93,6 +94,8 @@ export const studyUpdateBodySchema = z.object({
     .nullable()
     .optional(),
   enrolmentTargetDate: z.string().refine(isDateString, '日期格式应为 yyyy-MM-dd').nullable().optional(),
+  /** 脊柱诊断分级标准: the bands the manual spine measures are diagnosed by (docs/spine-tools.md). */
+  spineBandSet: z.enum(SPINE_BAND_SETS, { error: '脊柱诊断分级标准无效' }).optional(),
   /** Why the settings change: kept on the change's audit rows. */
   reason: z.string().trim().max(500).optional(),
 });
@@ -224,6 +227,8 @@ export const studySchema = z.strictObject({
   /** 入组目标: patients to enrol, and the date to reach it by (null: none). */
   enrolmentTarget: z.number().nullable(),
   enrolmentTargetDate: z.string().nullable(),
+  /** 脊柱诊断分级标准: 'spec' (forms §9) or 'literature' (SRS–Schwab and others). */
+  spineBandSet: z.enum(SPINE_BAND_SETS),
   multiDisease: z.boolean(),
   enableSerialNumber: z.boolean(),
   serialNumber: serialNumberPatternSchema,

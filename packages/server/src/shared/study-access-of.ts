@@ -1,5 +1,5 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { DEFAULT_TIME_ZONE, hasPermission } from '@ecrf/core';
+import { DEFAULT_TIME_ZONE, hasPermission, spineBandSetOf } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { studies, studyPersonnel, studyRoles } from '../db/schema/index.js';
 import { siteScopedAccess } from './patient-site.js';
@@ -19,6 +19,7 @@ export async function studyAccessOf(
   const [row] = await ctx.db
     .select({
       timeZone: studies.timeZone,
+      spineBandSet: studies.spineBandSet,
       studyRoleId: studyPersonnel.studyRoleId,
       rolePermissions: studyRoles.permissions,
       deptId: studyPersonnel.deptId,
@@ -38,6 +39,7 @@ export async function studyAccessOf(
     permissions: row?.rolePermissions ?? [],
     all,
     timeZone: row?.timeZone ?? DEFAULT_TIME_ZONE,
+    spineBandSet: spineBandSetOf(row?.spineBandSet),
     deptId: row?.deptId ?? null,
     siteIds: row?.siteIds ?? null,
   });

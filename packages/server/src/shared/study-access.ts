@@ -1,4 +1,4 @@
-import { crfIdsWith, crfKey, roleHolds, type StudyPermissionKey } from '@ecrf/core';
+import { crfIdsWith, crfKey, roleHolds, type SpineBandSet, type StudyPermissionKey } from '@ecrf/core';
 
 export { STUDY_MANAGE } from '@ecrf/core';
 
@@ -13,6 +13,8 @@ export interface StudyAccess {
   all: boolean;
   /** The study's IANA zone: "today", date defaults and the engine's "now" are in it. */
   timeZone: string;
+  /** The study's 脊柱诊断分级标准 (the spec's bands when absent): the manual spine measures' diagnoses. */
+  spineBandSet?: SpineBandSet;
   /**
    * The sites (departments, sub-departments included) whose patients the caller sees and touches; `null` for
    * every site (查看全部中心数据, or study:manage). docs/multi-centre.md.

@@ -7,6 +7,7 @@ import {
   initialValues,
   isEmptyValue,
   recordSummary,
+  spineBandSetOf,
   STUDY_BUTTONS,
   type CrfAction,
   type CrfDefinition,
@@ -226,6 +227,7 @@ export async function crfDetail(
     repeat: repeatable ? 0 : 1,
     /** The study's zone: the page's "today", "now" and shown times. */
     timeZone: access.timeZone,
+    spineBandSet: spineBandSetOf(access.spineBandSet),
     permissions: permissionsFor(access, crfId),
     signature: signature ? { valid: signature.valid, signedAt: signature.signedAt, signer: signature.signer } : null,
   };

@@ -6,8 +6,10 @@ import {
   allStudyPermissionKeys,
   DEFAULT_BASE_CONFIG,
   formatSerialNumber,
+  spineBandSetOf,
   STUDY_ADMIN_ROLE,
   STUDY_STATUS_FINISHED,
+  type SpineBandSet,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Tx } from '../../db/client.js';
@@ -47,6 +49,7 @@ export interface StudyInput {
   /** 入组目标: patients to enrol (null clears it) and optionally the date to reach it by (YYYY-MM-DD). */
   enrolmentTarget?: number | null;
   enrolmentTargetDate?: string | null;
+  spineBandSet?: SpineBandSet;
   diseases?: Array<{ diseaseName: string; diseaseCode: string }>;
 }
 
@@ -81,6 +84,7 @@ const AUDITED_SETTINGS = [
   'timeZone',
   'enrolmentTarget',
   'enrolmentTargetDate',
+  'spineBandSet',
 ] as const satisfies ReadonlyArray<keyof StudyRow>;
 
 /**
@@ -175,6 +179,7 @@ async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) 
       timeZone: s.timeZone,
       enrolmentTarget: s.enrolmentTarget,
       enrolmentTargetDate: s.enrolmentTargetDate,
+      spineBandSet: spineBandSetOf(s.spineBandSet),
       multiDisease: s.multiDisease,
       enableSerialNumber: s.enableSerialNumber,
       serialNumber: { prefix: s.serialPrefix, digits: s.serialDigits, scope: s.serialScope as 'study' | 'site' },
@@ -374,6 +379,7 @@ export async function updateStudy(
         ...(input.enrolmentTargetDate !== undefined && { enrolmentTargetDate: input.enrolmentTargetDate }),
         // A date without a target means nothing: clearing the target clears its date.
         ...(input.enrolmentTarget === null && { enrolmentTargetDate: null }),
+        ...(input.spineBandSet !== undefined && { spineBandSet: input.spineBandSet }),
         ...(input.multiDisease !== undefined && { multiDisease: input.multiDisease }),
         ...(input.displayCrfColumn !== undefined && { displayCrfColumn: input.displayCrfColumn }),
         ...(input.signConfig !== undefined && { signConfig: input.signConfig }),
