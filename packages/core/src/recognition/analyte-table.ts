@@ -12,6 +12,10 @@ import type { AnalyteMeasure, KnownAnalyte } from './analytes.js';
  *   point, a neighbour's value), not a disease. The bounds are extremes reported in clinical literature (leukaemic
  *   hyperleukocytosis, rhabdomyolysis, ischaemic hepatitis, chylomicronaemia, uraemia), rounded outwards.
  *
+ * - `fractional`: printed with decimals everywhere, and a lost decimal point would still be plausible (4.1 → 41):
+ *   a whole number above the range is offered. Not set where plausibility already catches it (血红蛋白 13.5 → 135 is
+ *   fine, 钾 4.1 → 41 is implausible) or where hospitals print whole numbers (ALT, 肌酐).
+ *
  * Units are spelled as `normaliseUnit` (units.ts) spells them. A unit marked `conventional` (mg/dL, g/dL …) is one
  * Chinese reports rarely print: a value in it is offered, not filled, unless the form item asks for that unit.
  */
@@ -20,13 +24,15 @@ const m = (
   units: string | readonly string[],
   plausible: readonly [number, number],
   reference: readonly [number, number],
-  conventional = false,
+  ...flags: ('conventional' | 'fractional')[]
 ): AnalyteMeasure => ({
   units: typeof units === 'string' ? [units] : units,
   plausible,
   reference,
-  ...(conventional ? { conventional: true as const } : {}),
+  ...(flags.includes('conventional') ? { conventional: true as const } : {}),
+  ...(flags.includes('fractional') ? { fractional: true as const } : {}),
 });
+const F = 'fractional';
 const PER_L9 = '10^9/L';
 const PERCENT_0_100 = [0, 100] as const;
 const SECONDS = ['s', '秒', 'sec'];
@@ -34,12 +40,12 @@ const SECONDS = ['s', '秒', 'sec'];
 export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   // 血常规 (WS/T 405-2012)
   // Aplasia after chemotherapy reads 0.0x; hyperleukocytosis of leukaemia rarely passes 500.
-  { code: 'WBC', names: ['白细胞计数', '白细胞', '白细胞总数'], measures: [m(PER_L9, [0.01, 500], [3.5, 9.5])] },
+  { code: 'WBC', names: ['白细胞计数', '白细胞', '白细胞总数'], measures: [m(PER_L9, [0.01, 500], [3.5, 9.5], F)] },
   { code: 'RBC', names: ['红细胞计数', '红细胞', '红细胞总数'], measures: [m('10^12/L', [0.5, 10], [4.3, 5.8])] },
   {
     code: 'HGB',
     names: ['血红蛋白', '血红蛋白浓度', 'Hb'],
-    measures: [m('g/L', [20, 250], [130, 175]), m('g/dL', [2, 25], [13, 17.5], true)],
+    measures: [m('g/L', [20, 250], [130, 175]), m('g/dL', [2, 25], [13, 17.5], 'conventional')],
   },
   {
     code: 'HCT',
@@ -52,7 +58,7 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   {
     code: 'MCHC',
     names: ['平均红细胞血红蛋白浓度', '平均血红蛋白浓度'],
-    measures: [m('g/L', [200, 450], [316, 354]), m('g/dL', [20, 45], [31.6, 35.4], true)],
+    measures: [m('g/L', [200, 450], [316, 354]), m('g/dL', [20, 45], [31.6, 35.4], 'conventional')],
   },
   {
     code: 'RDW-CV',
@@ -68,60 +74,60 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   { code: 'PLT', names: ['血小板计数', '血小板', '血小板总数'], measures: [m(PER_L9, [0, 3000], [125, 350])] },
   { code: 'MPV', names: ['平均血小板体积'], measures: [m('fL', [4, 20], [7.4, 12.5])] },
   { code: 'PCT', names: ['血小板压积', '血小板比容'], measures: [m('%', [0, 2], [0.11, 0.28])] },
-  // Printed in fL, in % or without a unit (it is a geometric standard deviation).
+  // Printed in fL, in % or without a unit (it is a geometric standard deviation), in like numbers.
   {
     code: 'PDW',
     names: ['血小板分布宽度', '血小板体积分布宽度'],
-    measures: [m(['fL', '%', ''], [4, 40], [9, 17])],
+    measures: [m('fL', [4, 40], [9, 17]), m('%', [4, 40], [9, 17]), m('', [4, 40], [9, 17])],
   },
   { code: 'P-LCR', names: ['大型血小板比率', '大血小板比率'], measures: [m('%', [5, 70], [13, 43])] },
   {
     code: 'NEUT%',
     names: ['中性粒细胞百分比', '中性粒细胞比率', '中性粒细胞百分数'],
-    measures: [m('%', PERCENT_0_100, [40, 75])],
+    measures: [m('%', PERCENT_0_100, [40, 75], F)],
   },
   {
     code: 'LYMPH%',
     names: ['淋巴细胞百分比', '淋巴细胞比率', '淋巴细胞百分数'],
-    measures: [m('%', PERCENT_0_100, [20, 50])],
+    measures: [m('%', PERCENT_0_100, [20, 50], F)],
   },
-  { code: 'MONO%', names: ['单核细胞百分比', '单核细胞比率'], measures: [m('%', PERCENT_0_100, [3, 10])] },
+  { code: 'MONO%', names: ['单核细胞百分比', '单核细胞比率'], measures: [m('%', PERCENT_0_100, [3, 10], F)] },
   {
     code: 'EO%',
     names: ['嗜酸性粒细胞百分比', '嗜酸粒细胞百分比', '嗜酸性粒细胞比率'],
-    measures: [m('%', PERCENT_0_100, [0.4, 8])],
+    measures: [m('%', PERCENT_0_100, [0.4, 8], F)],
   },
   {
     code: 'BASO%',
     names: ['嗜碱性粒细胞百分比', '嗜碱粒细胞百分比', '嗜碱性粒细胞比率'],
-    measures: [m('%', PERCENT_0_100, [0, 1])],
+    measures: [m('%', PERCENT_0_100, [0, 1], F)],
   },
   {
     code: 'NEUT#',
     names: ['中性粒细胞绝对值', '中性粒细胞计数', '中性粒细胞数'],
-    measures: [m(PER_L9, [0, 500], [1.8, 6.3])],
+    measures: [m(PER_L9, [0, 500], [1.8, 6.3], F)],
   },
   {
     code: 'LYMPH#',
     names: ['淋巴细胞绝对值', '淋巴细胞计数', '淋巴细胞数'],
-    measures: [m(PER_L9, [0, 500], [1.1, 3.2])],
+    measures: [m(PER_L9, [0, 500], [1.1, 3.2], F)],
   },
-  { code: 'MONO#', names: ['单核细胞绝对值', '单核细胞计数'], measures: [m(PER_L9, [0, 100], [0.1, 0.6])] },
+  { code: 'MONO#', names: ['单核细胞绝对值', '单核细胞计数'], measures: [m(PER_L9, [0, 100], [0.1, 0.6], F)] },
   {
     code: 'EO#',
     names: ['嗜酸性粒细胞绝对值', '嗜酸粒细胞绝对值', '嗜酸性粒细胞计数'],
-    measures: [m(PER_L9, [0, 100], [0.02, 0.52])],
+    measures: [m(PER_L9, [0, 100], [0.02, 0.52], F)],
   },
   {
     code: 'BASO#',
     names: ['嗜碱性粒细胞绝对值', '嗜碱粒细胞绝对值', '嗜碱性粒细胞计数'],
-    measures: [m(PER_L9, [0, 50], [0, 0.06])],
+    measures: [m(PER_L9, [0, 50], [0, 0.06], F)],
   },
   // The reference sits between CRP's 0–10 and hs-CRP's 0–3 so that both are this analyte's.
   {
     code: 'CRP',
     names: ['C反应蛋白', '超敏C反应蛋白', 'C-反应蛋白', '超敏C-反应蛋白'],
-    measures: [m('mg/L', [0, 1000], [0, 4]), m('mg/dL', [0, 100], [0, 0.4], true)],
+    measures: [m('mg/L', [0, 1000], [0, 4]), m('mg/dL', [0, 100], [0, 0.4], 'conventional')],
   },
 
   // 肝功能 (WS/T 404.1, 404.2, 404.4); ischaemic hepatitis and paracetamol poisoning take transaminases past 10 000.
@@ -153,12 +159,12 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   {
     code: 'TP',
     names: ['总蛋白', '血清总蛋白'],
-    measures: [m('g/L', [20, 150], [65, 85]), m('g/dL', [2, 15], [6.5, 8.5], true)],
+    measures: [m('g/L', [20, 150], [65, 85]), m('g/dL', [2, 15], [6.5, 8.5], 'conventional')],
   },
   {
     code: 'ALB',
     names: ['白蛋白', '血清白蛋白'],
-    measures: [m('g/L', [5, 70], [40, 55]), m('g/dL', [0.5, 7], [4, 5.5], true)],
+    measures: [m('g/L', [5, 70], [40, 55]), m('g/dL', [0.5, 7], [4, 5.5], 'conventional')],
   },
   { code: 'GLB', names: ['球蛋白'], measures: [m('g/L', [5, 130], [20, 40])] },
   { code: 'A/G', names: ['白球比', '白蛋白/球蛋白', '白球比例'], measures: [m('', [0.05, 6], [1.2, 2.4])] },
@@ -167,15 +173,15 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   {
     code: 'TBIL',
     names: ['总胆红素', '血清总胆红素'],
-    measures: [m('μmol/L', [0, 1000], [0, 21]), m('mg/dL', [0, 60], [0, 1.2], true)],
+    measures: [m('μmol/L', [0, 1000], [0, 21], F), m('mg/dL', [0, 60], [0, 1.2], 'conventional')],
   },
   {
     code: 'DBIL',
     names: ['直接胆红素', '结合胆红素'],
-    measures: [m('μmol/L', [0, 800], [0, 6.8]), m('mg/dL', [0, 45], [0, 0.4], true)],
+    measures: [m('μmol/L', [0, 800], [0, 6.8], F), m('mg/dL', [0, 45], [0, 0.4], 'conventional')],
   },
-  { code: 'IBIL', names: ['间接胆红素', '非结合胆红素'], measures: [m('μmol/L', [0, 800], [0, 17])] },
-  { code: 'TBA', names: ['总胆汁酸', '血清总胆汁酸'], measures: [m('μmol/L', [0, 1000], [0, 10])] },
+  { code: 'IBIL', names: ['间接胆红素', '非结合胆红素'], measures: [m('μmol/L', [0, 800], [0, 17], F)] },
+  { code: 'TBA', names: ['总胆汁酸', '血清总胆汁酸'], measures: [m('μmol/L', [0, 1000], [0, 10], F)] },
   {
     code: 'CHE',
     names: ['胆碱酯酶', '血清胆碱酯酶'],
@@ -187,7 +193,7 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   {
     code: 'GLU',
     names: ['葡萄糖', '血糖', '空腹血糖', '空腹葡萄糖', '血清葡萄糖', '空腹血浆葡萄糖'],
-    measures: [m('mmol/L', [0.5, 60], [3.9, 6.1]), m('mg/dL', [9, 1100], [70, 110], true)],
+    measures: [m('mmol/L', [0.5, 60], [3.9, 6.1], F), m('mg/dL', [9, 1100], [70, 110], 'conventional')],
   },
   {
     code: 'HbA1c',
@@ -199,12 +205,12 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   {
     code: 'BUN',
     names: ['尿素氮', '尿素', '血尿素氮', '血尿素'],
-    measures: [m('mmol/L', [0.5, 100], [3.1, 8]), m('mg/dL', [1, 300], [8.7, 22.4], true)],
+    measures: [m('mmol/L', [0.5, 100], [3.1, 8], F), m('mg/dL', [1, 300], [8.7, 22.4], 'conventional')],
   },
   {
     code: 'CREA',
     names: ['肌酐', '血肌酐', 'Cr', '肌酐(酶法)', '肌酐(苦味酸法)'],
-    measures: [m('μmol/L', [5, 3000], [57, 111]), m('mg/dL', [0.05, 35], [0.64, 1.25], true)],
+    measures: [m('μmol/L', [5, 3000], [57, 111]), m('mg/dL', [0.05, 35], [0.64, 1.25], 'conventional')],
   },
   {
     code: 'UA',
@@ -212,10 +218,10 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
     measures: [
       m('μmol/L', [10, 2000], [208, 428]),
       m('mmol/L', [0.01, 2], [0.208, 0.428]),
-      m('mg/dL', [0.2, 35], [3.5, 7.2], true),
+      m('mg/dL', [0.2, 35], [3.5, 7.2], 'conventional'),
     ],
   },
-  { code: 'CYSC', names: ['胱抑素C', '血清胱抑素C', '胱抑素-C'], measures: [m('mg/L', [0.1, 15], [0.5, 1.1])] },
+  { code: 'CYSC', names: ['胱抑素C', '血清胱抑素C', '胱抑素-C'], measures: [m('mg/L', [0.1, 15], [0.5, 1.1], F)] },
   {
     code: 'CO2',
     names: ['二氧化碳结合力', '总二氧化碳', '二氧化碳', 'CO2CP', 'TCO2'],
@@ -226,22 +232,22 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   {
     code: 'TC',
     names: ['总胆固醇', '胆固醇', '血清总胆固醇'],
-    measures: [m('mmol/L', [0.5, 30], [2.8, 5.2]), m('mg/dL', [20, 1200], [108, 200], true)],
+    measures: [m('mmol/L', [0.5, 30], [2.8, 5.2]), m('mg/dL', [20, 1200], [108, 200], 'conventional')],
   },
   {
     code: 'TG',
     names: ['甘油三酯', '甘油三脂', '三酰甘油'],
-    measures: [m('mmol/L', [0.05, 150], [0.56, 1.7]), m('mg/dL', [5, 13000], [50, 150], true)],
+    measures: [m('mmol/L', [0.05, 150], [0.56, 1.7], F), m('mg/dL', [5, 13000], [50, 150], 'conventional')],
   },
   {
     code: 'HDL-C',
     names: ['高密度脂蛋白胆固醇', '高密度脂蛋白', '高密度脂蛋白-胆固醇', 'HDL'],
-    measures: [m('mmol/L', [0.05, 5], [1.04, 1.9]), m('mg/dL', [2, 200], [40, 75], true)],
+    measures: [m('mmol/L', [0.05, 5], [1.04, 1.9]), m('mg/dL', [2, 200], [40, 75], 'conventional')],
   },
   {
     code: 'LDL-C',
     names: ['低密度脂蛋白胆固醇', '低密度脂蛋白', '低密度脂蛋白-胆固醇', 'LDL'],
-    measures: [m('mmol/L', [0.05, 25], [0, 3.4]), m('mg/dL', [2, 1000], [0, 130], true)],
+    measures: [m('mmol/L', [0, 25], [0, 3.4], F), m('mg/dL', [0, 1000], [0, 130], 'conventional')],
   },
   {
     code: 'APOA1',
@@ -252,7 +258,11 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   {
     code: 'LP(a)',
     names: ['脂蛋白(a)', '脂蛋白a'],
-    measures: [m('mg/L', [0, 3000], [0, 300]), m('nmol/L', [0, 1000], [0, 75]), m('mg/dL', [0, 300], [0, 30], true)],
+    measures: [
+      m('mg/L', [0, 3000], [0, 300]),
+      m('nmol/L', [0, 1000], [0, 75]),
+      m('mg/dL', [0, 300], [0, 30], 'conventional'),
+    ],
   },
 
   // 电解质 (WS/T 404.3, 404.6)
@@ -262,7 +272,7 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   {
     code: 'CA',
     names: ['钙', '血钙', '总钙', '血清钙'],
-    measures: [m('mmol/L', [0.5, 5], [2.11, 2.52]), m('mg/dL', [2, 20], [8.5, 10.1], true)],
+    measures: [m('mmol/L', [0.5, 5], [2.11, 2.52]), m('mg/dL', [2, 20], [8.5, 10.1], 'conventional')],
   },
   { code: 'P', names: ['磷', '无机磷', '血磷', '血清磷'], measures: [m('mmol/L', [0.1, 6], [0.85, 1.51])] },
   { code: 'MG', names: ['镁', '血镁', '镁离子', '血清镁'], measures: [m('mmol/L', [0.1, 5], [0.75, 1.02])] },
@@ -278,28 +288,28 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   { code: 'AMY', names: ['淀粉酶', '血淀粉酶', 'α-淀粉酶', '血清淀粉酶'], measures: [m('U/L', [0, 20000], [35, 135])] },
 
   // 凝血; anticoagulant overdoses take clotting times past 100 s and the INR past 10.
-  { code: 'PT', names: ['凝血酶原时间', '血浆凝血酶原时间'], measures: [m(SECONDS, [5, 200], [9, 14])] },
-  { code: 'INR', names: ['国际标准化比值', '国际标准化比率', 'PT-INR'], measures: [m('', [0.5, 20], [0.8, 1.2])] },
+  { code: 'PT', names: ['凝血酶原时间', '血浆凝血酶原时间'], measures: [m(SECONDS, [5, 200], [9, 14], F)] },
+  { code: 'INR', names: ['国际标准化比值', '国际标准化比率', 'PT-INR'], measures: [m('', [0.5, 20], [0.8, 1.2], F)] },
   {
     code: 'APTT',
     names: ['活化部分凝血活酶时间', '部分凝血活酶时间', '活化部分凝血酶原时间'],
-    measures: [m(SECONDS, [10, 250], [25, 40])],
+    measures: [m(SECONDS, [10, 250], [25, 40], F)],
   },
-  { code: 'TT', names: ['凝血酶时间', '血浆凝血酶时间'], measures: [m(SECONDS, [5, 250], [13, 21])] },
+  { code: 'TT', names: ['凝血酶时间', '血浆凝血酶时间'], measures: [m(SECONDS, [5, 250], [13, 21], F)] },
   {
     code: 'FIB',
     names: ['纤维蛋白原', '纤维蛋白原含量', '血浆纤维蛋白原'],
-    measures: [m('g/L', [0.1, 15], [2, 4]), m('mg/dL', [10, 1500], [200, 400], true)],
+    measures: [m('g/L', [0.1, 15], [2, 4]), m('mg/dL', [10, 1500], [200, 400], 'conventional')],
   },
   {
     code: 'D-D',
     names: ['D-二聚体', 'D二聚体', 'D-Dimer'],
-    measures: [m(['mg/L', 'μg/mL'], [0, 200], [0, 0.55]), m(['ng/mL', 'μg/L'], [0, 200000], [0, 550])],
+    measures: [m(['mg/L', 'μg/mL'], [0, 200], [0, 0.55], F), m(['ng/mL', 'μg/L'], [0, 200000], [0, 550])],
   },
   {
     code: 'FDP',
     names: ['纤维蛋白(原)降解产物', '纤维蛋白降解产物', '纤维蛋白原降解产物'],
-    measures: [m(['mg/L', 'μg/mL'], [0, 1500], [0, 5])],
+    measures: [m(['mg/L', 'μg/mL'], [0, 1500], [0, 5], F)],
   },
 
   // 尿常规: dipstick results are qualitative (no measures) but for the specific gravity and the pH.
@@ -307,7 +317,7 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   { code: 'CLA', names: ['透明度', '尿透明度', '浊度'] },
   // Refractometers after contrast media read up to about 1.060.
   { code: 'SG', names: ['比重', '尿比重'], measures: [m('', [1, 1.08], [1.003, 1.03])] },
-  { code: 'PH', names: ['酸碱度', '尿酸碱度', 'pH值'], measures: [m('', [4, 9.5], [4.5, 8])] },
+  { code: 'PH', names: ['酸碱度', '尿酸碱度', 'pH值'], measures: [m('', [4, 10], [4.5, 8])] },
   { code: 'PRO', names: ['尿蛋白', '蛋白质', '蛋白'] },
   { code: 'U-GLU', names: ['尿糖', '尿葡萄糖'] },
   { code: 'KET', names: ['酮体', '尿酮体'] },

@@ -12,6 +12,11 @@ export interface AnalyteMeasure {
   reference: readonly [number, number];
   /** A conventional unit (mg/dL …) Chinese reports rarely print: offered unless the form item asks for it. */
   conventional?: true;
+  /**
+   * Printed with decimals by every hospital (白细胞 6.52, 总胆红素 12.3), where a lost decimal point still gives a
+   * plausible value (4.1 read as 41): a whole number above the range is offered. Set only where that is so.
+   */
+  fractional?: true;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CrfDefinition } from '../crf/crf-definition.schema.js';
 import { matchRecognised, recognisedEntries, recognitionAnswer } from './mapping.js';
+import { OFFER_REASONS } from './plausibility.js';
 import type { LabRow } from './lab-report.js';
 
 const row = (name: string, code: string, value: string): LabRow => ({
@@ -50,6 +51,28 @@ describe('recognition answer and data set', () => {
       ['白细胞LEU', 'LEU', '阴性'],
       ['葡萄糖', 'GLU', '5.1'],
     ]);
+  });
+
+  it('RECOG-09, RECOG-10: each row carries its crop and probability through the answer into the entries', () => {
+    const crop = 'data:image/jpeg;base64,/9j/4AAQ';
+    const rows = [{ ...row('白细胞计数', 'WBC', '6.52'), crop }, row('血红蛋白', 'HGB', '98')];
+    for (const type of [1, 2]) {
+      const data = recognitionAnswer(type, rows, { fileKey: 'f', recognitionId: 1 });
+      const answered =
+        type === 1 ? (data as { data: { ret: object[] } }).data.ret : (data as { items: object[] }).items;
+      expect(answered[0]).toMatchObject({ crop, probability: 0.99 });
+      expect(answered[1]).not.toHaveProperty('crop');
+      const entries = recognisedEntries(type, data);
+      expect(entries[0]).toMatchObject({ crop, probability: 0.99 });
+      expect(entries[1]).toMatchObject({ probability: 0.99 });
+      expect(entries[1]).not.toHaveProperty('crop');
+    }
+    // A crop that is not an image data URL is not passed on; a probability may come as text.
+    const [entry] = recognisedEntries(2, {
+      items: [{ projectName: '血红蛋白', result: '98', crop: 'javascript:alert(1)', probability: '0.5' }],
+    });
+    expect(entry).toMatchObject({ probability: 0.5 });
+    expect(entry).not.toHaveProperty('crop');
   });
 
   it('answers nothing for a missing or malformed body', () => {
@@ -132,5 +155,94 @@ describe('matching recognised values to form items', () => {
       { name: '尿蛋白', code: '', value: '2+', unit: '', referenceRange: '', flag: '' },
     ]);
     expect(filled).toEqual([]);
+  });
+
+  describe('filled or offered (a wrong value is worse than none)', () => {
+    const blood: CrfDefinition = {
+      title: '血常规',
+      option: { identifyType: 2 },
+      children: [
+        { name: 'wbc', title: '白细胞计数', type: 'real', option: { units: '10^9/L' }, children: [] },
+        {
+          name: 'hgb',
+          title: '血红蛋白',
+          type: 'int',
+          option: { units: 'g/L', validate: { min: 30, max: 250 } },
+          children: [],
+        },
+        { name: 'hct', title: '红细胞压积', type: 'real', option: { units: '%' }, children: [] },
+        { name: 'plt', title: '血小板计数', type: 'int', option: {}, children: [] },
+        { name: 'tbil', title: '总胆红素', type: 'real', option: { units: 'μmol/L' }, children: [] },
+      ],
+    };
+    const item = (projectName: string, result: string, unit: string, referenceRange: string, flag = '') => ({
+      projectName,
+      projectCode: '',
+      result,
+      unit,
+      referenceRange,
+      flag,
+      probability: 0.97,
+    });
+    const judged = (items: object[]) =>
+      Object.fromEntries(
+        matchRecognised(blood, recognisedEntries(2, { items })).filled.map((f) => [
+          f.itemName,
+          { value: f.value, verdict: f.verdict, reasons: f.reasons },
+        ]),
+      );
+
+    it("RECOG-01: a shifted row (红细胞压积 read with 血红蛋白's 170 ↑ and 130-175) is offered with the range reason", () => {
+      const got = judged([item('红细胞压积', '170', '', '130-175', '↑')]);
+      expect(got.hct).toMatchObject({ value: '170', verdict: 'offer' });
+      expect(got.hct!.reasons).toContain(OFFER_REASONS.range);
+    });
+
+    it('RECOG-01: a lost decimal point (总胆红素 1515 against 0-21 μmol/L) is offered', () => {
+      const got = judged([item('总胆红素', '1515', 'μmol/L', '0-21', '↑')]);
+      expect(got.tbil).toEqual({ value: '1515', verdict: 'offer', reasons: [OFFER_REASONS.implausible] });
+    });
+
+    it("RECOG-01: a unit that is not the analyte's (mmol/L on 白细胞计数) is offered", () => {
+      const got = judged([item('白细胞计数', '6.52', 'mmol/L', '3.5-9.5')]);
+      expect(got.wbc).toEqual({
+        value: '6.52',
+        verdict: 'offer',
+        reasons: [OFFER_REASONS.unit, OFFER_REASONS.formUnit],
+      });
+    });
+
+    it('RECOG-01: a flag ↑ on a value inside its range is offered', () => {
+      const got = judged([item('血小板计数', '210', '10^9/L', '125-350', '↑')]);
+      expect(got.plt).toEqual({ value: '210', verdict: 'offer', reasons: [OFFER_REASONS.flag] });
+    });
+
+    it("RECOG-01: a value outside the item's validate.min/max is offered", () => {
+      const got = judged([item('血红蛋白', '28', 'g/L', '130-175', '↓')]);
+      expect(got.hgb).toEqual({ value: '28', verdict: 'offer', reasons: [OFFER_REASONS.formLimits] });
+    });
+
+    it('RECOG-01: rows whose name, value, unit, range and flag agree are filled', () => {
+      const { filled, unmatched } = matchRecognised(
+        blood,
+        recognisedEntries(2, {
+          items: [
+            item('*白细胞计数', '6.52', '10^9/L', '3.5-9.5'),
+            item('血红蛋白', '98', 'g/L', '130-175', '↓'),
+            item('红细胞压积', '29.8', '%', '40-50', '↓'),
+            item('血小板计数', '356', '×10⁹/L', '125-350', '↑'),
+            item('总胆红素', '151.5', 'umol/L', '0-21', '↑'),
+          ],
+        }),
+      );
+      expect(filled.map((f) => [f.itemName, f.value, f.verdict, f.reasons])).toEqual([
+        ['wbc', '6.52', 'fill', []],
+        ['hgb', '98', 'fill', []],
+        ['hct', '29.8', 'fill', []],
+        ['plt', '356', 'fill', []],
+        ['tbil', '151.5', 'fill', []],
+      ]);
+      expect(unmatched).toEqual([]);
+    });
   });
 });

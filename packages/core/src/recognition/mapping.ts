@@ -1,6 +1,7 @@
 import type { CrfDefinition, CrfNode } from '../crf/crf-definition.schema.js';
 import { knownAnalyte, normaliseLabel } from './analytes.js';
 import type { LabFlag, LabRow } from './lab-report.js';
+import { itemLimitsOf, judgeRecognised, type OfferReason } from './plausibility.js';
 
 /** The identify type whose answer is a data set under `data.data.ret` (forms §3, RECOG-09). */
 export const DATA_SET_IDENTIFY_TYPE = 1;
@@ -13,6 +14,8 @@ export interface RecognitionRetRow {
   referenceRange: string;
   flag: LabFlag;
   probability: number;
+  /** The row's crop of the report image (a `data:image/jpeg;base64,…` URL), when the server cut one. */
+  crop?: string;
 }
 
 /** A row of the other types' answer (`data.items`). */
@@ -24,6 +27,8 @@ export interface RecognitionItem {
   referenceRange: string;
   flag: LabFlag;
   probability: number;
+  /** The row's crop of the report image (a `data:image/jpeg;base64,…` URL), when the server cut one. */
+  crop?: string;
 }
 
 /** The `data` of a successful recognition answer, in the spec's shape for its type. */
@@ -47,6 +52,7 @@ export function recognitionAnswer(
       referenceRange: r.referenceRange,
       flag: r.flag,
       probability: round2(r.confidence),
+      ...(r.crop ? { crop: r.crop } : {}),
     }));
     return { data: { ret }, ...source };
   }
@@ -58,6 +64,7 @@ export function recognitionAnswer(
     referenceRange: r.referenceRange,
     flag: r.flag,
     probability: round2(r.confidence),
+    ...(r.crop ? { crop: r.crop } : {}),
   }));
   return { items, ...source };
 }
@@ -70,11 +77,25 @@ export interface RecognisedEntry {
   unit: string;
   referenceRange: string;
   flag: string;
+  /** The OCR's confidence in the row, 0–1, when the answer gave one. */
+  probability?: number;
+  /** The row's crop of the report image (an image `data:` URL), when the answer gave one. */
+  crop?: string;
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 const record = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/** The row's probability and crop, passed through when well formed: a crop is an image data URL, never a link. */
+function extras(row: Record<string, unknown>): Pick<RecognisedEntry, 'probability' | 'crop'> {
+  const p =
+    typeof row.probability === 'string' && row.probability.trim() !== '' ? Number(row.probability) : row.probability;
+  return {
+    ...(typeof p === 'number' && Number.isFinite(p) ? { probability: p } : {}),
+    ...(typeof row.crop === 'string' && /^data:image\/[a-z]+;base64,/.test(row.crop) ? { crop: row.crop } : {}),
+  };
+}
 
 /**
  * The recognised data set from a recognition answer's `data` (RECOG-09, RECOG-10). Type 1 reads
@@ -101,6 +122,7 @@ export function recognisedEntries(type: number, data: unknown): RecognisedEntry[
         unit: str(row.unit),
         referenceRange: str(row.referenceRange),
         flag: str(row.flag),
+        ...extras(row),
       });
     }
     return out;
@@ -124,6 +146,7 @@ export function recognisedEntries(type: number, data: unknown): RecognisedEntry[
       unit: str(item.unit),
       referenceRange: str(item.referenceRange),
       flag: str(item.flag),
+      ...extras(item),
     });
   }
   return out;
@@ -172,6 +195,18 @@ function valueFor(node: CrfNode, value: string): string | undefined {
   return value;
 }
 
+/**
+ * A recognised value for one form item, with the verdict whether it may be filled.
+ *
+ * - `verdict: 'fill'`: the row's name, value, unit, reference range and flag agree with each other, with the
+ *   analyte and with the item (plausibility.ts); `reasons` is empty. The dialog shows it checked.
+ * - `verdict: 'offer'`: something is doubtful; `reasons` lists each doubt once, in the order of OFFER_REASONS
+ *   (识别置信度低, 单位与项目不符, 参考范围与该项目不符，可能错行 …). The dialog shows it unchecked with its
+ *   reasons, beside `entry.crop`, and fills it only when the nurse ticks it.
+ *
+ * `value` is what goes into the item (a number for a numeric item, a choice's option value), `entry` the row as
+ * recognised (its unit, range, flag, `probability` and `crop` when the answer gave them).
+ */
 export interface RecognisedFill {
   /** The item's name: the key of its value in the form. */
   itemName: string;
@@ -180,14 +215,19 @@ export interface RecognisedFill {
   entry: RecognisedEntry;
   /** How the entry found the item. */
   matchedBy: 'name' | 'alias' | 'code' | 'analyte';
+  verdict: 'fill' | 'offer';
+  reasons: OfferReason[];
 }
 
 /**
  * Which form items the recognised entries fill (RECOG-01). An entry finds an item by the item's title or name,
  * then by one of its aliases, then by code (the entry's code against the item's name, aliases, or a code in
  * brackets in its title), then by naming the same known analyte (白细胞 and 白细胞计数 are both WBC). Each item is
- * filled once and each entry used once; values that do not fit the item (text into a number, a choice the item
- * lacks) are left out. Nothing is saved here: the page fills the values and marks them 识别.
+ * taken once and each entry used once; values that do not fit the item at all (text into a number, a choice the
+ * item lacks) are left out, as unmatched. Every fill carries `verdict` and `reasons` from `judgeRecognised`
+ * against the item (its validate.min/max, units, reference ranges and the analytes it names): a wrong value is
+ * worse than none, so a doubtful one is only offered. Nothing is saved here: the page fills the values the nurse
+ * keeps and marks them 识别.
  */
 export function matchRecognised(
   form: CrfDefinition | readonly CrfNode[],
@@ -208,6 +248,7 @@ export function matchRecognised(
       alias: new Set(aliases.map(normaliseLabel)),
       code: new Set([node.name, ...aliases, ...(bracket ? [bracket] : [])].map(normaliseLabel).filter(Boolean)),
       analyte: new Set(analytes),
+      analytes: [...new Set(analytes)],
     };
   };
   const keyed = items.map((node) => ({ node, keys: keysOf(node) }));
@@ -237,7 +278,8 @@ export function matchRecognised(
         if (value === undefined) continue;
         usedItems.add(node.name);
         usedEntries.add(index);
-        filled.push({ itemName: node.name, itemTitle: node.title, value, entry, matchedBy: pass });
+        const { verdict, reasons } = judgeRecognised(entry, itemLimitsOf(node, keys.analytes));
+        filled.push({ itemName: node.name, itemTitle: node.title, value, entry, matchedBy: pass, verdict, reasons });
         return;
       }
     });
