@@ -195,7 +195,7 @@ export function RecognitionDialog(props: RecognitionDialogProps) {
           : undefined
       }
       destroyOnHidden
-      className="recognition-dialog"
+      className={review.outcome ? 'recognition-dialog recognition-dialog-review' : 'recognition-dialog'}
     >
       {review.outcome ? (
         <RecognitionReview

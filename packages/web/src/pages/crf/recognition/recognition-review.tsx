@@ -1,4 +1,4 @@
-import { Alert, Checkbox, Image, Table, Tag, Typography } from 'antd';
+import { Alert, Checkbox, Image, Table, Tag } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { RECOGNITION_TEXT } from '../../../locales/recognition.zh-CN';
 import type { ReviewRow } from './review-fills';
@@ -36,7 +36,7 @@ export function RecognitionReview({ rows, selected, onToggle, unmatched }: Recog
         row.crop ? (
           <Image className="recognition-crop" src={row.crop} alt={t.cropAlt(row.itemTitle)} />
         ) : (
-          <Typography.Text type="secondary">{t.noCrop}</Typography.Text>
+          <span className="recognition-review-muted">{t.noCrop}</span>
         ),
     },
     {
@@ -53,7 +53,7 @@ export function RecognitionReview({ rows, selected, onToggle, unmatched }: Recog
           </Checkbox>
           {row.verdict === 'offer' && (
             <div className="recognition-review-doubt">
-              <Tag color="warning">{t.check}</Tag>
+              <Tag className="recognition-review-check">{t.check}</Tag>
               {row.reasons.length > 0 && (
                 <ul className="recognition-review-reasons">
                   {row.reasons.map((reason) => (
@@ -77,12 +77,9 @@ export function RecognitionReview({ rows, selected, onToggle, unmatched }: Recog
         columns={columns}
         dataSource={[...rows]}
         rowClassName={(row) => (row.verdict === 'offer' ? 'recognition-review-offer' : '')}
-        scroll={{ y: 'min(52vh, 560px)' }}
       />
       {unmatched.length > 0 && (
-        <Typography.Paragraph type="secondary" className="recognition-review-unmatched">
-          {t.unmatched(unmatched)}
-        </Typography.Paragraph>
+        <p className="recognition-review-muted recognition-review-unmatched">{t.unmatched(unmatched)}</p>
       )}
     </div>
   );
