@@ -229,6 +229,83 @@ describe('reports of other layouts', () => {
     );
   });
 
+  it('RECOG-01: code-first tables with sequence numbers and flag letters, side by side without headers', () => {
+    const columns = [0, 50, 170, 400, 510, 640];
+    const letters = (rows: typeof BLOOD, from: number) =>
+      rows.map(([[name, value, unit, range], expected], i): readonly [readonly string[], Expected] => [
+        [`${from + i}`, expected[1], name!, value!.replace('↑', ' H').replace('↓', ' L'), unit!, range!],
+        expected,
+      ]);
+    expectRead(
+      page(
+        table(40, 200, columns, undefined, letters(BLOOD, 1)),
+        table(860, 200, columns, undefined, letters(CHEMISTRY, 6)),
+      ),
+    );
+  });
+
+  it('RECOG-01: tables side by side without headers, the right one half a row lower, are read one after the other', () => {
+    expectRead(twoColumns(20, undefined));
+  });
+
+  it('RECOG-01: three tables side by side, and headers read as one piece each', () => {
+    const narrow = [0, 150, 240, 330];
+    const third: typeof BLOOD = [
+      [
+        ['钠', '140', 'mmol/L', '137-147'],
+        ['钠', 'NA', '140', 'mmol/L', '137-147', ''],
+      ],
+      [
+        ['氯', '101', 'mmol/L', '99-110'],
+        ['氯', 'CL', '101', 'mmol/L', '99-110', ''],
+      ],
+    ];
+    const first: typeof BLOOD = [
+      [
+        ['白细胞', '6.52', '10^9/L', '3.5-9.5'],
+        ['白细胞', 'WBC', '6.52', '10^9/L', '3.5-9.5', ''],
+      ],
+      [
+        ['血小板', '98', '10^9/L', '125-350'],
+        ['血小板', 'PLT', '98', '10^9/L', '125-350', '↓'],
+      ],
+    ];
+    const headerAsOne = (x: number): OcrLine => piece('项目 结果 单位 参考值', x, 200);
+    const sheet = page(
+      table(40, 200, narrow, undefined, first),
+      table(580, 200, narrow, undefined, CHEMISTRY.slice(2, 4)),
+      table(1120, 200, narrow, undefined, third),
+    );
+    expectRead({ ...sheet, lines: [headerAsOne(40), headerAsOne(580), headerAsOne(1120), ...sheet.lines] });
+  });
+
+  it('RECOG-01: a single table with a method and a remark column is read row by row, nothing split', () => {
+    const columns = [0, 260, 370, 490, 640, 780];
+    const header = ['检验项目', '结果', '单位', '参考范围', '方法', '备注'];
+    expectRead(
+      titled(
+        table(60, 200, columns, header, [
+          [
+            ['谷丙转氨酶', '56', 'U/L', '9-50', '速率法', '复查'],
+            ['谷丙转氨酶', 'ALT', '56', 'U/L', '9-50', '↑'],
+          ],
+          [
+            ['葡萄糖', '5.1', 'mmol/L', '3.9-6.1', '己糖激酶法', ''],
+            ['葡萄糖', 'GLU', '5.1', 'mmol/L', '3.9-6.1', ''],
+          ],
+          [
+            ['尿蛋白', '阴性', '', '阴性', '干化学法', '尿液'],
+            ['尿蛋白', 'PRO', '阴性', '', '阴性', ''],
+          ],
+          [
+            ['肌酐', '45', 'μmol/L', '57-111', '酶法', '溶血 5.0'],
+            ['肌酐', 'CREA', '45', 'μmol/L', '57-111', '↓'],
+          ],
+        ]),
+      ),
+    );
+  });
+
   it('RECOG-01: any order of the OCR pieces gives the same rows', () => {
     for (const sheet of [twoColumns(), twoColumns(15), twoColumns(0, undefined), turned(twoColumns(), 2)]) {
       fc.assert(

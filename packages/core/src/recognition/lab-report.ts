@@ -233,6 +233,16 @@ function startsAnalyte(text: string): boolean {
 const leads = (text: string) => /^\(?\d{1,3}[.、)]?$/.test(text) || isCode(text);
 
 /**
+ * Whether what follows a row's analyte is another analyte, not a method or remark column with a number in it: it
+ * has a unit or a range, or names a known analyte.
+ */
+function anotherAnalyte(text: string): boolean {
+  const row = parseLabRow(text);
+  if (!row) return false;
+  return Boolean(row.unit || row.referenceRange || knownAnalyte(row.name) || (row.code && knownAnalyte(row.code)));
+}
+
+/**
  * A row of the page holding two analytes or more (tables side by side without a header to tell them apart), split
  * before each piece that starts an analyte when what comes before it is an analyte of its own: its sequence number
  * and code go with the name they lead.
@@ -250,7 +260,7 @@ function analytesOf(pieces: readonly PlacedPiece[]): PlacedPiece[][] {
     let from = i;
     while (from - 1 > start && leads(pieces[from - 1]!.text)) from--;
     for (; from <= i; from++) {
-      if (parseLabRow(text(start, from)) && parseLabRow(text(from, pieces.length))) break;
+      if (parseLabRow(text(start, from)) && anotherAnalyte(text(from, pieces.length))) break;
     }
     if (from > i) continue;
     out.push(pieces.slice(start, from));
@@ -265,34 +275,28 @@ interface Found {
   row: LabRow;
   band: number;
   column: number;
-  /** Which analyte of its page row it is (0 unless the row held several). */
-  part: number;
   left: number;
   height: number;
   y: number;
 }
 
 /**
- * Tables side by side without a header to tell them apart: the analytes that rows split into start further
- * tables at the x where they start (within a text height or two). Numbers each found row's table from the left.
+ * Tables side by side without a header to tell them apart: within a table of the page, rows that start further
+ * right than a name column is wide (eight text heights) from the others are another table, read after them.
  */
 function tablesWithoutHeader(found: readonly Found[]): (f: Found) => number {
-  const starts = new Map<string, number[]>();
-  for (const f of found) {
-    if (f.part === 0) continue;
-    const key = `${f.band}/${f.column}`;
-    starts.set(key, [...(starts.get(key) ?? []), f.left - 2 * f.height]);
-  }
   const edges = new Map<string, number[]>();
-  for (const [key, xs] of starts) {
-    xs.sort((a, b) => a - b);
-    // Starts further apart than a few text heights start different tables.
+  const keyOf = (f: Found) => `${f.band}/${f.column}`;
+  for (const key of new Set(found.map(keyOf))) {
+    const rows = found.filter((f) => keyOf(f) === key);
+    const height = rows.map((f) => f.height).sort((a, b) => a - b)[Math.floor(rows.length / 2)]!;
+    const lefts = rows.map((f) => f.left).sort((a, b) => a - b);
     edges.set(
       key,
-      xs.filter((x, i) => i === 0 || x - xs[i - 1]! > 200),
+      lefts.filter((x, i) => i > 0 && x - lefts[i - 1]! > 8 * height),
     );
   }
-  return (f) => (edges.get(`${f.band}/${f.column}`) ?? []).filter((x) => f.left >= x).length;
+  return (f) => edges.get(keyOf(f))!.filter((x) => f.left >= x).length;
 }
 
 /**
@@ -302,7 +306,6 @@ function tablesWithoutHeader(found: readonly Found[]): (f: Found) => number {
 export function parseLabReport(lines: readonly OcrLine[]): LabRow[] {
   const found: Found[] = [];
   for (const pageRow of groupRows(lines)) {
-    let part = 0;
     for (const pieces of analytesOf(pageRow.pieces)) {
       const parsed = parseLabRow(pieces.map((p) => p.text).join(' '), meanConfidence(pieces));
       if (!parsed) continue;
@@ -312,7 +315,6 @@ export function parseLabReport(lines: readonly OcrLine[]): LabRow[] {
         row: { ...parsed, box },
         band,
         column,
-        part: part++,
         left: pieces[0]!.left,
         height: pieces[0]!.height,
         y,

@@ -73,6 +73,13 @@ const SPELLINGS: readonly (readonly [string, string])[] = [
   ['sec', 's'],
   ['秒', 's'],
   ['mOsm/kg', 'mOsm/kg'],
+  ['10^3/μL', '10^3/μL'],
+  ['10*3/ul', '10^3/μL'],
+  ['L/L', 'L/L'],
+  ['mmol/mol', 'mmol/mol'],
+  ['mEq/L', 'mEq/L'],
+  ['mL/min/1.73m²', 'mL/min/1.73m²'],
+  ['ml/min/1.73m2', 'mL/min/1.73m²'],
 ];
 
 describe('units: one spelling each', () => {
@@ -82,7 +89,22 @@ describe('units: one spelling each', () => {
   });
 
   it('leaves what is not a unit alone: codes, flags, values and words are no unit', () => {
-    for (const text of ['A/G', 'H', 'L', 'K', 'WBC', '6.52', '3.5-9.5', '阴性', '白细胞', '']) {
+    for (const text of [
+      'A/G',
+      'H',
+      'L',
+      'K',
+      'WBC',
+      '6.52',
+      '3.5-9.5',
+      '10-12',
+      '10.5',
+      '100',
+      '1012',
+      '阴性',
+      '白细胞',
+      '',
+    ]) {
       expect(canonicalUnit(text)).toBeUndefined();
     }
     expect(normaliseUnit('')).toBe('');

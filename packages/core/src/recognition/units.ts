@@ -22,15 +22,6 @@ const SUPERSCRIPT: Record<string, string> = {
   '⁹': '9',
 };
 
-/**
- * Counts per litre: 10^9/L with whatever the printer or the OCR put between 10 and its exponent (`^`, `*`, `E`, or a
- * dash, tilde or quote the caret was read as), the litre required when the mark could be a range's dash.
- */
-const POWER_RE = /^[×xX*]?10(?:\^|\*{1,2}|[Ee])(\d{1,2})(?:\/?[lL1I|])?$/;
-const READ_POWER_RE = /^[×xX*]?10[-~'`·.](\d{1,2})\/[lL1I|]$/;
-/** The same with the exponent read level (`109/L`, `×10 9`): only the usual exponents, and the litre or the ×. */
-const LEVEL_POWER_RE = /^(?:[×xX*]?10(3|6|9|12)\/[lL1I|]|[×xX*]10(3|6|9|12))$/;
-
 /** What stands before the slash, by its lower-case reading (OCR confusions included), and its spelling. */
 const NUMERATORS = table({
   '': '',
@@ -69,7 +60,9 @@ const NUMERATORS = table({
   au: 'AU',
   mosm: 'mOsm',
   ml: 'mL',
+  l: 'L',
   mm: 'mm',
+  meq: 'mEq',
   copies: 'copies',
 });
 
@@ -91,6 +84,7 @@ const DENOMINATORS = table({
   '24h': '24h',
   kg: 'kg',
   min: 'min',
+  mol: 'mol',
 });
 
 /** Units without a slash. */
@@ -106,6 +100,8 @@ const WORDS = table({
   秒: 's',
   mmhg: 'mmHg',
   kpa: 'kPa',
+  'ml/min/1.73m^2': 'mL/min/1.73m²',
+  'ml/min/1.73m2': 'mL/min/1.73m²',
 });
 
 /** The ones a case cannot be read off: G/L (giga per litre) is 10^9/L, g/L is grams. */
@@ -127,11 +123,31 @@ function compact(text: string): string {
   return t;
 }
 
+/**
+ * Counts per litre (or per μL): 10^9/L with whatever the printer or the OCR put between 10 and its exponent (`^`,
+ * `*`, `E`; a dash, tilde or quote the caret was read as, then only with the litre, as `10-12` is a range), or the
+ * exponent read level (`109/L`, `×109`: only the usual exponents, and only with the litre or the ×).
+ */
+function power(t: string): string | undefined {
+  const m = /^([×xX*]?)10(\^|\*{1,2}|[Ee]|[-~'`·.]|)(\d{1,2})(\/?)(.*)$/.exec(t);
+  if (!m) return undefined;
+  const [, times, mark, exponent, slash, rest] = m;
+  const per = rest ? DENOMINATORS.get(rest.toLowerCase()) : undefined;
+  if (rest && per !== 'L' && per !== 'μL') return undefined;
+  if (!mark) {
+    const usual = ['3', '6', '9', '12'].includes(exponent!);
+    if (!usual || (rest ? !slash : !times)) return undefined;
+  } else if (/^[-~'`·.]$/.test(mark) && !per) {
+    return undefined;
+  }
+  return `10^${Number(exponent)}/${per ?? 'L'}`;
+}
+
 function known(t: string): string | undefined {
   if (!t) return undefined;
   if (EXACT.has(t)) return EXACT.get(t);
-  const power = POWER_RE.exec(t) ?? READ_POWER_RE.exec(t) ?? LEVEL_POWER_RE.exec(t);
-  if (power) return `10^${Number(power[1] ?? power[2])}/L`;
+  const counts = power(t);
+  if (counts) return counts;
   const lower = t.toLowerCase();
   if (WORDS.has(lower)) return WORDS.get(lower);
   const slash = lower.indexOf('/');
@@ -159,10 +175,7 @@ export function normaliseUnit(text: string): string {
 /** The spellings units are answered in (each is its own canonical spelling). */
 export const CANONICAL_UNITS: readonly string[] = [
   ...new Set([
-    '10^3/L',
-    '10^6/L',
-    '10^9/L',
-    '10^12/L',
+    ...['3', '6', '9', '12'].flatMap((e) => [`10^${e}/L`, `10^${e}/μL`]),
     ...WORDS.values(),
     ...[...NUMERATORS.values()].flatMap((n) => [...DENOMINATORS.values()].map((d) => `${n}/${d}`)),
   ]),
