@@ -221,7 +221,7 @@ function startsAnalyte(text: string): boolean {
   const bare = first.replace(/^\(?\d{1,3}[.、)]?(?=[\u3400-\u9fff])/, '');
   const glued = LEADING_CODE_RE.test(bare);
   return (
-    (CJK_RE.test(bare[0] ?? '') || glued) &&
+    (/^\*?[\u3400-\u9fffαβγ]/.test(bare) || glued) &&
     !valueOf(bare) &&
     !flagOf(bare) &&
     !canonicalUnit(bare) &&
