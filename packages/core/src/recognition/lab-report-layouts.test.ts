@@ -306,6 +306,27 @@ describe('reports of other layouts', () => {
     );
   });
 
+  it("RECOG-01: a left table's range and the right table's name read as one piece are cut apart again", () => {
+    for (const header of [HEADER, undefined]) {
+      const sheet = twoColumns(0, header);
+      const joined = (a: OcrLine, b: OcrLine): OcrLine => ({
+        text: `${a.text} ${b.text}`,
+        confidence: 0.9,
+        box: [a.box[0]!, b.box[1]!, b.box[2]!, a.box[3]!],
+      });
+      const ranges = sheet.rows.slice(0, 5).map((r) => r.cells[3]!);
+      const names = sheet.rows.slice(5).map((r) => r.cells[0]!);
+      const lines = [
+        ...sheet.lines.filter((l) => !ranges.includes(l) && !names.includes(l)),
+        ...ranges.map((range, i) => joined(range, names[i]!)),
+      ];
+      const rows = parseLabReport(lines);
+      expect(fields(rows)).toEqual(sheet.rows.map((r) => r.expected));
+      for (const row of rows.slice(0, 5)) expect(row.box![2]).toBeLessThan(800);
+      for (const row of rows.slice(5)) expect(row.box![0]).toBeGreaterThan(700);
+    }
+  });
+
   it('RECOG-01: any order of the OCR pieces gives the same rows', () => {
     for (const sheet of [twoColumns(), twoColumns(15), twoColumns(0, undefined), turned(twoColumns(), 2)]) {
       fc.assert(

@@ -50,7 +50,41 @@ export function meanConfidence(pieces: readonly { text: string; confidence: numb
   return pieces.reduce((s, p) => s + p.confidence * p.text.length, 0) / Math.max(1, weight);
 }
 
-/** The pieces with the page's skew (the median slope of their top edges) taken out. */
+/** How wide a character prints, in text heights: a CJK one about square, others about half. */
+const charWidth = (c: string) => (/[\u3400-\u9fff\uff00-\uffef]/.test(c) ? 1 : /\s/.test(c) ? 0.5 : 0.55);
+
+/**
+ * A piece holding several cells (the OCR joins cells that print close: `6.52 10^9/L`, or a left table's range
+ * with the right table's name) as a piece per cell, each with its share of the quadrilateral by the width its
+ * characters print; together they cover the piece exactly.
+ */
+function cells(line: OcrLine): OcrLine[] {
+  const text = line.text.trim();
+  const parts = [...text.matchAll(/\S+/g)];
+  if (parts.length < 2 || line.box.length !== 4) return [{ ...line, text }];
+  const chars = [...text];
+  const widths = chars.map(charWidth);
+  const total = widths.reduce((a, b) => a + b, 0);
+  // Offsets in code units to offsets in characters, for the widths.
+  const at = (unit: number) => [...text.slice(0, unit)].length;
+  const share = (char: number) => widths.slice(0, char).reduce((a, b) => a + b, 0) / total;
+  const [p0, p1, p2, p3] = line.box as readonly (readonly [number, number])[];
+  const lerp = (a: readonly [number, number], b: readonly [number, number], f: number): [number, number] => [
+    a[0] + (b[0] - a[0]) * f,
+    a[1] + (b[1] - a[1]) * f,
+  ];
+  return parts.map((m, i) => {
+    const from = i === 0 ? 0 : share(at(m.index));
+    const to = i === parts.length - 1 ? 1 : share(at(m.index + m[0].length));
+    return {
+      text: m[0],
+      confidence: line.confidence,
+      box: [lerp(p0!, p1!, from), lerp(p0!, p1!, to), lerp(p3!, p2!, to), lerp(p3!, p2!, from)],
+    };
+  });
+}
+
+/** The pieces with the page's skew (the median slope of their top edges) taken out, a piece per cell. */
 function place(lines: readonly OcrLine[]): PlacedPiece[] {
   const usable = lines.filter((l) => l.box.length >= 4 && l.text.trim());
   const slopes = usable
@@ -63,7 +97,7 @@ function place(lines: readonly OcrLine[]): PlacedPiece[] {
   const slope = slopes.length > 0 ? slopes[Math.floor(slopes.length / 2)]! : 0;
   const angle = Math.atan(slope);
   const [cos, sin] = [Math.cos(-angle), Math.sin(-angle)];
-  return usable.map((l) => {
+  return usable.flatMap(cells).map((l) => {
     const xs = l.box.map((p) => p[0] * cos - p[1] * sin);
     const cx = l.box.reduce((s, p) => s + p[0], 0) / l.box.length;
     const cy = l.box.reduce((s, p) => s + p[1], 0) / l.box.length;
