@@ -158,22 +158,23 @@ describe('spine manual measurement', () => {
     await messageText(page, '请先绘制参考线').waitFor();
     await drawLine(page, [50, 700], [150, 700], '绘制参考线');
     await expect.poll(() => widget(page).getByRole('button', { name: '绘制参考线' }).isDisabled()).toBe(true);
-    // SPM-11, SPM-12: 100 px are 10 mm.
+    // SPM-11, SPM-12: 100 px are 100 mm.
     const length = widget(page).getByLabel('参考线实际长度');
-    await length.fill('10');
+    await length.fill('100');
     await length.blur();
     await widget(page).getByLabel('单位').click();
     await settle(page);
     await page.locator('.ant-select-item-option', { hasText: /^mm$/ }).click();
-    await expect.poll(() => page.locator('.spm-scale').textContent()).toBe('比例：0.1');
-    // 600 px → 60 mm = 6 cm: moderate imbalance (SPM-24).
-    await drawLine(page, [250, 100], [250, 700]);
+    await expect.poll(() => page.locator('.spm-scale').textContent()).toBe('比例：1');
+    // SVA is the horizontal offset of C7 (the line's higher end) from the S1 corner, anterior (right) positive:
+    // 60 px → 60 mm = 6 cm, moderate imbalance (SPM-24), whatever the line's length.
+    await drawLine(page, [310, 100], [250, 700]);
     await expect.poll(() => text(page, 'spm-length').textContent()).toBe('60 mm');
     await expect.poll(() => text(page, 'spm-diagnosis').textContent()).toBe('矢状面中度失衡');
     // SPM-13: a line deleted and drawn again.
     await widget(page).getByRole('button', { name: '删除线段 1' }).click();
     await expect.poll(() => text(page, 'spm-length').textContent()).toBe('—');
-    await drawLine(page, [250, 100], [250, 500]);
+    await drawLine(page, [290, 100], [250, 500]);
     await expect.poll(() => text(page, 'spm-length').textContent()).toBe('40 mm');
     await expect.poll(() => text(page, 'spm-diagnosis').textContent()).toBe('矢状面轻度失衡');
     await screenshot(page, 'spine-measure-sva');

@@ -13,6 +13,7 @@ import { selectedUnit } from './units.js';
 import { convertValue, formatCalculated, parseConverterRule } from './value-converter.js';
 import { normalizeValue, readRows, type RowValues } from './value-shapes.js';
 import { chosenIndexes, isShownBySpecRules, type TriggerLookup } from './visibility.js';
+import type { SpineBandSet } from '../spine/diagnosis.js';
 
 export interface EvaluationContext {
   /** The instant "now" and today() mean; the server passes its clock, tests a fixed one. */
@@ -30,6 +31,8 @@ export interface EvaluationContext {
    * live record of each (formReferencesOf says which forms and items). A form absent here reads blank.
    */
   forms?: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
+  /** The study's 脊柱诊断分级标准: the bands a spine measurement widget diagnoses by (the spec's when absent). */
+  spineBandSet?: SpineBandSet;
 }
 
 export interface ItemState {

@@ -29,6 +29,8 @@ export interface CrfFormContext {
   operate?: boolean;
   /** Other forms' values form("标题", "item") reads, by title (the detail's formValues); keep it stable. */
   forms?: EvaluationContext['forms'];
+  /** The study's 脊柱诊断分级标准 (the record detail's spineBandSet): spine measurement diagnoses. */
+  spineBandSet?: EvaluationContext['spineBandSet'];
 }
 
 export interface CrfFormProps {
@@ -153,6 +155,7 @@ function CrfFormBody({
     editable: readOnly ? false : context?.editable,
     operate: context?.operate,
     forms: context?.forms,
+    spineBandSet: context?.spineBandSet,
   };
   const input = { definition, values, context: evaluation, errors, showAllErrors, marks: itemMarks, recognised };
   const [store] = useState(

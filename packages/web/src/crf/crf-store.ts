@@ -100,6 +100,7 @@ function sameContext(a: EvaluationContext, b: EvaluationContext): boolean {
   return (
     minuteOf(a.now) === minuteOf(b.now) &&
     a.timeZone === b.timeZone &&
+    a.spineBandSet === b.spineBandSet &&
     (a.gender ?? null) === (b.gender ?? null) &&
     a.editable === b.editable &&
     a.operate === b.operate &&

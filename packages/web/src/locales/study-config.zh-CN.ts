@@ -10,6 +10,9 @@ export const STUDY_CONFIG_TEXT = {
   enrolmentTargetUnit: '例',
   enrolmentTargetDate: '目标日期',
   enrolmentTargetHint: '项目首页的累计入组图按此画出目标线；不填则不设目标',
+  spineBandSet: '脊柱诊断分级标准',
+  spineBandSetHint: '脊柱手动测量的诊断按此标准分级；已保存的测量在再次修改时按新标准重新诊断',
+  spineBandSets: { spec: '默认（规范）', literature: '文献（SRS–Schwab 等）' },
   timeZones: [
     ['Asia/Shanghai', '北京时间（Asia/Shanghai，UTC+8）'],
     ['Asia/Hong_Kong', '香港（Asia/Hong_Kong，UTC+8）'],

@@ -1,16 +1,22 @@
 import {
+  DEFAULT_SPINE_BAND_SET,
   SPINE_MEASURES,
   SPINE_MEASURE_DEFINITIONS,
   canAddLine,
   diagnose,
   lineLength,
   measureAngle,
+  pelvicMismatch,
   readSpineMeasure,
   referenceScale,
+  roundLength,
   roundMeasurement,
   slipRatio,
+  svaOffset,
   toCentimetres,
   type AddLineCheck,
+  type SpineBandSet,
+  type SpineFacing,
   type SpineLine,
   type SpineLineValue,
   type SpineManualData,
@@ -23,15 +29,28 @@ import {
 /**
  * The manual measurement widget's state as pure functions (forms §3, §4, §9): one SpineMeasureData per measure,
  * every derived field (scale, linelength, angle, diagnosis, symptom, medicalAdvice) recomputed from the lines,
- * the reference line, its real length and the unit after each edit. The canvas only calls these.
+ * the reference line, its real length, the unit, the film's facing and the study's band set after each edit. The
+ * canvas only calls these.
  */
 
 export type MeasureValues = Partial<Record<SpineMeasure, SpineMeasureData>>;
 
 export interface MeasureDocument {
   imgUrl: string;
+  /** Which way the patient faces on the film: the sagittal signs (docs/spine-tools.md). Stored. */
+  facing: SpineFacing;
   measures: MeasureValues;
+  /** The study's 脊柱诊断分级标准 the diagnoses are read by. Not stored: it is the study's. */
+  bandSet: SpineBandSet;
 }
+
+/** A new film: no measures, facing right (the default), diagnosed by the study's bands. */
+export const newDocument = (imgUrl: string, bandSet: SpineBandSet = DEFAULT_SPINE_BAND_SET): MeasureDocument => ({
+  imgUrl,
+  facing: 'right',
+  measures: {},
+  bandSet,
+});
 
 export const emptyMeasure = (): SpineMeasureData => ({
   lines: [],
@@ -45,13 +64,13 @@ export const emptyMeasure = (): SpineMeasureData => ({
   medicalAdvice: '',
 });
 
-/** The stored value (JSON text) read as a document; an unreadable value gives null. */
-export function readDocument(raw: unknown): MeasureDocument | null {
+/** The stored value (JSON text) read as a document, diagnosed by `bandSet`; an unreadable value gives null. */
+export function readDocument(raw: unknown, bandSet: SpineBandSet = DEFAULT_SPINE_BAND_SET): MeasureDocument | null {
   const data = readSpineMeasure(raw);
   if (!data) return null;
   const measures: MeasureValues = {};
   for (const m of SPINE_MEASURES) if (data[m]) measures[m] = data[m];
-  return { imgUrl: data.imgUrl, measures };
+  return { imgUrl: data.imgUrl, facing: data.facing, measures, bandSet };
 }
 
 /** Whether a measure holds anything worth storing. */
@@ -59,7 +78,7 @@ const isBlank = (d: SpineMeasureData) => d.lines.length === 0 && !d.referenceLin
 
 /** The stored value: imgUrl and the measures that hold something, as the JSON of spineManualDataSchema. */
 export function writeDocument(doc: MeasureDocument): string {
-  const out: Partial<SpineManualData> & { imgUrl: string } = { imgUrl: doc.imgUrl };
+  const out: Partial<SpineManualData> & { imgUrl: string } = { imgUrl: doc.imgUrl, facing: doc.facing };
   for (const m of SPINE_MEASURES) {
     const d = doc.measures[m];
     if (d && !isBlank(d)) out[m] = d;
@@ -82,10 +101,27 @@ export interface MeasureResult {
   angleMessage: string | null;
   /** ISH and CVH: mean(a, b, c) / d, 2 decimals. */
   ratio: number | null;
+  /** SVA: the signed horizontal offset of the C7 plumb line from the S1 corner, in its unit, 2 decimals. */
+  sva: number | null;
+  /** PI: PI − LL in degrees when LL is measured on the same film. */
+  mismatch: number | null;
 }
 
-/** Recomputes every derived field of a measure from its lines, reference line, reference length and unit. */
-export function recompute(measure: SpineMeasure, input: SpineMeasureData): MeasureResult {
+/** LL's angle as shown, from its lines: PI's diagnosis reads PI−LL. */
+const lordosisOf = (doc: MeasureDocument): number | null => {
+  const ll = measureAngle('LL', doc.measures.LL?.lines ?? [], doc.facing);
+  return ll.ok ? ll.degrees : null;
+};
+
+/**
+ * Recomputes every derived field of a measure from its lines, reference line, reference length and unit, the
+ * document's facing and band set (and, for PI, LL's angle). `input` defaults to the measure as the document holds it.
+ */
+export function recompute(
+  doc: MeasureDocument,
+  measure: SpineMeasure,
+  input: SpineMeasureData = measureOf(doc, measure),
+): MeasureResult {
   const def = SPINE_MEASURE_DEFINITIONS[measure];
   const scale = def.kind === 'distance' ? referenceScale(input.referenceLine, input.referenceLength) : 1;
   const lines = input.lines.map((l) => ({
@@ -104,18 +140,22 @@ export function recompute(measure: SpineMeasure, input: SpineMeasureData): Measu
   let angleMessage: string | null = null;
   let ratio: number | null = null;
   let value: number | null = null;
+  let sva: number | null = null;
+  let mismatch: number | null = null;
   if (def.kind === 'angle') {
-    const result = measureAngle(lines);
+    const result = measureAngle(measure, lines, doc.facing);
     if (result.ok) angle = value = result.degrees;
     else angleMessage = result.message;
+    if (measure === 'PI') mismatch = value = pelvicMismatch(angle, lordosisOf(doc));
   } else if (def.lineCodes) {
     const r = slipRatio(lines);
     ratio = r === null ? null : roundMeasurement(r, 2);
     value = r;
   } else if (lines[0]) {
-    value = toCentimetres(lines[0].linelength, input.unit);
+    sva = roundLength(svaOffset(lines[0], doc.facing) * scale) + 0;
+    value = toCentimetres(sva, input.unit);
   }
-  const dx = diagnose(measure, value);
+  const dx = diagnose(measure === 'PI' ? 'PI-LL' : measure, value, doc.bandSet);
   return {
     data: {
       ...input,
@@ -129,16 +169,31 @@ export function recompute(measure: SpineMeasure, input: SpineMeasureData): Measu
     },
     angleMessage,
     ratio,
+    sva,
+    mismatch,
   };
 }
 
-const update = (doc: MeasureDocument, measure: SpineMeasure, data: SpineMeasureData): MeasureDocument => ({
-  ...doc,
-  measures: { ...doc.measures, [measure]: recompute(measure, data).data },
-});
-
 export const measureOf = (doc: MeasureDocument, measure: SpineMeasure): SpineMeasureData =>
   doc.measures[measure] ?? emptyMeasure();
+
+/** Every measure of the document recomputed: the facing and LL reach other measures than the one edited. */
+function recomputeAll(doc: MeasureDocument): MeasureDocument {
+  const measures: MeasureValues = {};
+  for (const m of SPINE_MEASURES) {
+    const d = doc.measures[m];
+    if (d) measures[m] = recompute(doc, m, d).data;
+  }
+  return { ...doc, measures };
+}
+
+const update = (doc: MeasureDocument, measure: SpineMeasure, data: SpineMeasureData): MeasureDocument =>
+  recomputeAll({ ...doc, measures: { ...doc.measures, [measure]: data } });
+
+/** Which way the patient faces on the film: every sagittal sign follows it. */
+export function setFacing(doc: MeasureDocument, facing: SpineFacing): MeasureDocument {
+  return facing === doc.facing ? doc : recomputeAll({ ...doc, facing });
+}
 
 /** SPM-07, SPM-09, SPM-03: whether the 绘制线段 button may start a line now. */
 export function checkStartLine(doc: MeasureDocument, measure: SpineMeasure): AddLineCheck {
@@ -212,7 +267,9 @@ export function clearMeasure(doc: MeasureDocument, measure: SpineMeasure): Measu
   const unit = measureOf(doc, measure).unit;
   const measures = { ...doc.measures };
   delete measures[measure];
-  return unit === 'none' ? { ...doc, measures } : update({ ...doc, measures }, measure, { ...emptyMeasure(), unit });
+  return unit === 'none'
+    ? recomputeAll({ ...doc, measures })
+    : update({ ...doc, measures }, measure, { ...emptyMeasure(), unit });
 }
 
 /** A point kept inside the 500 × 800 canvas, to whole pixels (clicks land on pixels). */

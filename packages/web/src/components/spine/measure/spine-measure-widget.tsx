@@ -7,8 +7,11 @@ import {
   SPINE_MANUAL_CANVAS,
   SPINE_MEASURES,
   SPINE_MEASURE_DEFINITIONS,
+  SPINE_FACINGS,
   SPINE_UNITS,
   canDrawReference,
+  spineBandSetOf,
+  type SpineFacing,
   type SpineMeasure,
   type SpinePoint,
   type SpineUnit,
@@ -26,8 +29,10 @@ import {
   fitImage,
   measureOf,
   moveHandle,
+  newDocument,
   readDocument,
   recompute,
+  setFacing,
   setReferenceLength,
   setReferenceLine,
   setUnit,
@@ -76,13 +81,15 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
   const store = useCrfStore();
   const ui = useCrfUi();
   const canUpload = useStoreSlice(store, (s) => s.canUpload);
+  // The study's 脊柱诊断分级标准 (the record detail's spineBandSet): the bands every diagnosis here is read by.
+  const bandSet = spineBandSetOf(store.context.spineBandSet);
   const valueText = typeof value === 'string' ? value : value == null ? '' : JSON.stringify(value);
   // The text last written or received: a value set from outside (a reload, another save) replaces the drawing.
   const [seen, setSeen] = useState(valueText);
-  const [doc, setDoc] = useState<MeasureDocument | null>(() => readDocument(value));
-  if (valueText !== seen) {
+  const [doc, setDoc] = useState<MeasureDocument | null>(() => readDocument(value, bandSet));
+  if (valueText !== seen || (doc && doc.bandSet !== bandSet)) {
     setSeen(valueText);
-    setDoc(readDocument(value));
+    setDoc(readDocument(value, bandSet));
   }
   const [tool, setTool] = useState<SpineMeasure>('TK');
   const [mode, setMode] = useState<Mode>(null);
@@ -105,7 +112,7 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
     const result = await store.upload(file, 'image');
     const stored = result.url ?? result.fileKey ?? '';
     if (!stored) throw new Error(SPM_T.uploadFailed);
-    commit({ imgUrl: stored, measures: {} });
+    commit(newDocument(stored, bandSet));
   });
 
   if (!doc) {
@@ -125,7 +132,7 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
 
   const def = SPINE_MEASURE_DEFINITIONS[tool];
   const data = measureOf(doc, tool);
-  const result = recompute(tool, data);
+  const result = recompute(doc, tool);
   const unitLabel = (u: SpineUnit) => (u === 'none' ? '' : ` ${u}`);
 
   const startDrawing = (next: Exclude<Mode, null>) => {
@@ -204,6 +211,18 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
           <Layer>
             <Rect x={0} y={0} width={W} height={H} fill="#000" />
             {image && placement && <KonvaImage image={image} {...placement} />}
+            {/* Which side is anterior, as the facing says: the sagittal signs are read by it. */}
+            {(['posterior', 'anterior'] as const).map((side, i) => (
+              <Text
+                key={side}
+                x={(doc.facing === 'right') === (i === 1) ? W - 28 : 10}
+                y={10}
+                text={SPM_T[side]}
+                fill={REFERENCE_COLOUR}
+                fontSize={16}
+                listening={false}
+              />
+            ))}
           </Layer>
           <Layer>
             {data.referenceLine && (
@@ -285,6 +304,19 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
         <div className="spm-tool-title">
           {tool} {def.title}
         </div>
+        <div className="spm-tool-hint">{SPM_T.toolHints[tool]}</div>
+        <label className="spm-facing">
+          <span>{SPM_T.facing}</span>
+          <Radio.Group
+            size="small"
+            optionType="button"
+            aria-label={SPM_T.facing}
+            value={doc.facing}
+            disabled={disabled}
+            onChange={(e) => commit(setFacing(doc, e.target.value as SpineFacing))}
+            options={SPINE_FACINGS.map((f) => ({ value: f, label: SPM_T.facings[f] }))}
+          />
+        </label>
         {!disabled && (
           <Space wrap>
             {def.kind === 'distance' && (
@@ -389,12 +421,14 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
           )}
           {tool === 'SVA' && (
             <>
-              <dt>{SPM_T.length}</dt>
-              <dd data-testid="spm-length">
-                {result.data.lines[0]?.linelength != null
-                  ? `${result.data.lines[0].linelength}${unitLabel(data.unit)}`
-                  : '—'}
-              </dd>
+              <dt>{SPM_T.svaOffset}</dt>
+              <dd data-testid="spm-length">{result.sva !== null ? `${result.sva}${unitLabel(data.unit)}` : '—'}</dd>
+            </>
+          )}
+          {result.mismatch !== null && (
+            <>
+              <dt>{SPM_T.mismatch}</dt>
+              <dd data-testid="spm-mismatch">{result.mismatch}°</dd>
             </>
           )}
           <dt>{SPM_T.diagnosis}</dt>

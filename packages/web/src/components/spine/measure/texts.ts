@@ -1,3 +1,5 @@
+import type { SpineFacing, SpineMeasure } from '@ecrf/core';
+
 /** Texts of the manual measurement widget. The spec quotes none of them except the messages kept in core (SPINE_MSG). */
 export const SPM_T = {
   uploadHint: '点击或拖拽上传脊柱X线片',
@@ -25,6 +27,26 @@ export const SPM_T = {
   angle: '角度',
   ratio: '滑脱比值',
   length: '长度',
+  svaOffset: '水平距离',
+  mismatch: 'PI−LL',
+  facing: '患者朝向',
+  facings: { right: '面向右', left: '面向左' } satisfies Record<SpineFacing, string>,
+  anterior: '前',
+  posterior: '后',
+  /** What each tool asks to be drawn and how its sign reads (docs/spine-tools.md); the order of lines and clicks is free. */
+  toolHints: {
+    SVA: '先画参考线并填写实际长度，再画一条线连接 C7 椎体中心与 S1 后上角；取水平距离，C7 铅垂线在 S1 后上角前方为正',
+    TK: '画上端椎（T4 或 T5）上终板和 T12 下终板；后凸为正，前凸为负',
+    LL: '画 L1 上终板和 S1 上终板；前凸为正，后凸为负',
+    PI: '画 S1 上终板中点的垂线，以及股骨头中心（双侧取中点）到 S1 上终板中点的连线',
+    PT: '画股骨头中心（双侧取中点）到 S1 上终板中点的连线和一条铅垂线；股骨头位于终板中点前方为正',
+    SS: '画 S1 上终板和一条水平线；终板前低后高为正',
+    ISH: '先画参考线；a、b、c 为滑脱椎体相对下位椎体的前移距离（量三次），d 为下位椎体上终板前后径',
+    LS: '画 L5 下终板和 S1 椎体后缘线；腰骶后凸为正，前凸为负',
+    LCA: '在正位片上画上端椎上终板和下端椎下终板；取夹角大小（0～180°）',
+    CL: '画 C2 下终板和 C7 下终板；前凸为正，后凸为负',
+    CVH: '先画参考线；a、b、c 为滑脱椎体相对下位椎体的前移距离（量三次），d 为下位椎体上终板前后径',
+  } satisfies Record<SpineMeasure, string>,
   diagnosis: '诊断',
   symptom: '症状',
   advice: '建议',

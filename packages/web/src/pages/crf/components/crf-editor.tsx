@@ -104,8 +104,9 @@ export function CrfEditor({
       editable,
       forms: detail.formValues,
       timeZone: detail.timeZone,
+      spineBandSet: detail.spineBandSet,
     }),
-    [detail.subject.gender, editable, detail.formValues, detail.timeZone],
+    [detail.subject.gender, editable, detail.formValues, detail.timeZone, detail.spineBandSet],
   );
   useEffect(() => setDisplayTimeZone(detail.timeZone), [detail.timeZone]);
 

@@ -16,6 +16,7 @@ import { STUDY_CONFIG_TEXT } from '../../../../locales/study-config.zh-CN';
 import { STUDY_CODE_PATTERN } from '../../components/study-status-tag';
 import { dateItems } from '../../crf-items';
 import { Section } from './section';
+import { SpineBandSetSection } from './spine-band-set-section';
 import { queryKeys } from '../../../../api/query-keys';
 
 const PERM = 'study:config';
@@ -316,7 +317,7 @@ function FollowTriggerSection({ study }: { study: Study }) {
   );
 }
 
-/** 功能设置: queries, signatures, automatic subject codes and follow-up triggers. */
+/** 功能设置: queries, signatures, automatic subject codes, follow-up triggers and the spine diagnosis bands. */
 export function FeaturesPanel({ study }: { study: Study }) {
   return (
     <>
@@ -324,6 +325,7 @@ export function FeaturesPanel({ study }: { study: Study }) {
       <SignSection study={study} />
       <SerialNumberSection study={study} />
       <FollowTriggerSection study={study} />
+      <SpineBandSetSection study={study} />
     </>
   );
 }
