@@ -103,7 +103,10 @@ function leadingCode(first: string, second: string | undefined): { code: string;
 /** Splits a name token with its code written after it: 白细胞计数(WBC), 白细胞计数WBC. */
 function splitNameCode(token: string): { name: string; code: string } {
   const bracketed = /^(.*?)\(([A-Za-z][A-Za-z0-9%#/-]*)\)$/.exec(token);
-  if (bracketed && CJK_RE.test(bracketed[1]!)) return { name: bracketed[1]!, code: bracketed[2]! };
+  // A single small letter in brackets is part of the name: 脂蛋白(a).
+  if (bracketed && CJK_RE.test(bracketed[1]!) && !/^[a-z]$/.test(bracketed[2]!)) {
+    return { name: bracketed[1]!, code: bracketed[2]! };
+  }
   const trailing = /^(.*[\u3400-\u9fff)])([A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)?[%#]?)$/.exec(token);
   if (trailing && !knownAnalyte(token)) return { name: trailing[1]!, code: trailing[2]! };
   return { name: token, code: '' };

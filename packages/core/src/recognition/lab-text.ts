@@ -11,7 +11,8 @@ export const NUMERIC_RANGE_RE = new RegExp(`^(${NUMBER})-(${NUMBER})$`);
 export const BOUND_RE = new RegExp(`^([<>≤≥])(${NUMBER})$`);
 /** A count given as a range (1-2 /HP): a value of urine microscopy. */
 export const COUNT_RANGE_RE = /^\d+-\d+$/;
-export const CODE_RE = /^[A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)?[%#]?$/;
+/** WBC, NEUT%, RDW-CV, A/G, LP(a), γGT. */
+export const CODE_RE = /^[A-Za-zα-ω][A-Za-z0-9α-ω]*(?:[-/][A-Za-z0-9]+)?(?:\([A-Za-z0-9]{1,3}\))?[%#]?$/;
 export const CJK_RE = /[\u3400-\u9fff]/;
 const FLAG_RE = /^(?:↑{1,2}|↓{1,2}|HH?|LL?|高|低|偏高|偏低|▲|▼|\((?:↑|↓|H|L)\)|\[(?:H|L)\])$/;
 const GLUED_FLAG = String.raw`↑{1,2}|↓{1,2}|\((?:↑|↓|H|L)\)|\[(?:H|L)\]|HH?|LL?|高|低`;
