@@ -265,10 +265,22 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
     ],
   },
 
-  // 电解质 (WS/T 404.3, 404.6)
-  { code: 'K', names: ['钾', '血钾', '钾离子', '血清钾'], measures: [m('mmol/L', [1, 10], [3.5, 5.3])] },
-  { code: 'NA', names: ['钠', '血钠', '钠离子', '血清钠'], measures: [m('mmol/L', [100, 200], [137, 147])] },
-  { code: 'CL', names: ['氯', '血氯', '氯离子', '血清氯'], measures: [m('mmol/L', [60, 160], [99, 110])] },
+  // 电解质 (WS/T 404.3, 404.6); mEq/L equals mmol/L for the monovalent ions.
+  {
+    code: 'K',
+    names: ['钾', '血钾', '钾离子', '血清钾'],
+    measures: [m('mmol/L', [1, 10], [3.5, 5.3]), m('mEq/L', [1, 10], [3.5, 5.3], 'conventional')],
+  },
+  {
+    code: 'NA',
+    names: ['钠', '血钠', '钠离子', '血清钠'],
+    measures: [m('mmol/L', [100, 200], [137, 147]), m('mEq/L', [100, 200], [137, 147], 'conventional')],
+  },
+  {
+    code: 'CL',
+    names: ['氯', '血氯', '氯离子', '血清氯'],
+    measures: [m('mmol/L', [60, 160], [99, 110]), m('mEq/L', [60, 160], [99, 110], 'conventional')],
+  },
   {
     code: 'CA',
     names: ['钙', '血钙', '总钙', '血清钙'],
