@@ -105,6 +105,10 @@ beforeAll(async () => {
     path.join(files, '复查报告.pdf'),
     pdfReport(['LAB REPORT', 'WBC  7.25  10^9/L  3.5-9.5', 'HGB  121  g/L  130-175 L']),
   );
+  fs.writeFileSync(
+    path.join(files, '肝功能.pdf'),
+    pdfReport(['LAB REPORT', 'ALT  35  U/L  9-50', 'TP  70.1  g/L  65-85']),
+  );
 
   const prepared = await prepareAdmin(platform.baseUrl);
   token = prepared.token;
@@ -159,10 +163,28 @@ async function openDialog(page: Page) {
 }
 
 const messageText = (page: Page, text: string) => page.locator('.ant-message-notice', { hasText: text }).last();
+
+/** The review step: each proposed value beside its crop of the report, ticked to be filled. */
+const fillBox = (page: Page, title: string) =>
+  page.getByRole('dialog', { name: '智能识别' }).getByRole('checkbox', { name: `填入 ${title}`, exact: true });
+
+/** Waits for the review step after 识别 and answers the crops shown there once each has loaded. */
+async function reviewShown(page: Page) {
+  const dialog = page.getByRole('dialog', { name: '智能识别' });
+  await dialog.getByRole('button', { name: '填入所选' }).waitFor({ timeout: 90_000 });
+  const crops = dialog.getByRole('img', { name: / 报告原图$/ });
+  await crops.first().waitFor();
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll<HTMLImageElement>('.recognition-review img')].every(
+      (img) => img.complete && img.naturalWidth > 0,
+    ),
+  );
+  return crops;
+}
 const field = (page: Page, label: string) => page.locator('.crf-editor-form').getByLabel(label, { exact: true });
 
 describe('recognition and the document camera', () => {
-  it('RECOG-14: open the camera, take a photo, recognise: the values are filled, marked 识别 and saved only by 保存 (RECOG-01, RECOG-03, RECOG-05, RECOG-06, RECOG-07, RECOG-11, RECOG-13, RECOG-15, RECOG-16)', async () => {
+  it('RECOG-14: open the camera, take a photo, recognise: each value is shown beside its crop of the photo, 填入所选 fills them, marked 识别 and saved only by 保存 (RECOG-01, RECOG-03, RECOG-05, RECOG-06, RECOG-07, RECOG-11, RECOG-13, RECOG-15, RECOG-16)', async () => {
     const page = await cameraPage();
     await openForm(page, bloodCrfId, BLOOD_FORM.title);
     const dialog = await openDialog(page);
@@ -202,8 +224,28 @@ describe('recognition and the document camera', () => {
       index: 0,
       tempId: expect.any(String),
     });
-    // RECOG-11, RECOG-13: the message, and the dialog closes; the camera's video is closed with it.
-    await messageText(page, '识别成功，请仔细核对数据！').waitFor({ timeout: 90_000 });
+    // The review step: each proposed value beside its crop of the photo; nothing is in the form yet.
+    const crops = await reviewShown(page);
+    expect(await crops.count()).toBeGreaterThanOrEqual(3);
+    const crop = await crops.first().evaluate((img: HTMLImageElement) => ({
+      src: img.src.slice(0, 23),
+      width: img.naturalWidth,
+      height: img.naturalHeight,
+    }));
+    expect(crop.src).toBe('data:image/jpeg;base64,');
+    expect(crop.width).toBeGreaterThan(300);
+    expect(crop.height).toBeLessThan(crop.width / 4);
+    for (const title of ['白细胞计数', '血红蛋白', '血小板计数']) {
+      expect(await fillBox(page, title).isChecked()).toBe(true);
+    }
+    expect(await field(page, '白细胞计数').inputValue()).toBe('');
+    await settle(page);
+    await screenshot(page, 'recognition-review');
+    await expectAccessible(page, 'recognition-review');
+
+    // RECOG-11, RECOG-13: 填入所选, the message, and the dialog closes; the camera's video is closed with it.
+    await dialog.getByRole('button', { name: '填入所选' }).click();
+    await messageText(page, '识别成功，请仔细核对数据！').waitFor();
     await dialog.waitFor({ state: 'hidden' });
     await expect.poll(() => sim.videoOpen).toBe(false);
 
@@ -269,7 +311,15 @@ describe('recognition and the document camera', () => {
     await dialog.getByRole('combobox', { name: '模板类型' }).click();
     await page.locator('.ant-select-item-option', { hasText: '复查血常规' }).click();
     await dialog.getByRole('button', { name: '识别', exact: true }).click();
-    await messageText(page, '识别成功，请仔细核对数据！').waitFor({ timeout: 90_000 });
+    await reviewShown(page);
+    // 重新识别 goes back to the image, filling nothing; recognising it again comes back to the review.
+    await dialog.getByRole('button', { name: '重新识别' }).click();
+    await dialog.getByRole('img', { name: '待识别图片' }).waitFor();
+    await dialog.getByRole('button', { name: '识别', exact: true }).click();
+    await reviewShown(page);
+    expect(await fillBox(page, '白细胞计数').count()).toBe(1);
+    await dialog.getByRole('button', { name: '填入所选' }).click();
+    await messageText(page, '识别成功，请仔细核对数据！').waitFor();
     await dialog.waitFor({ state: 'hidden' });
     await expect.poll(() => page.getByLabel('白细胞计数', { exact: true }).nth(1).inputValue()).toBe('6.52');
     expect(await page.getByLabel('白细胞计数', { exact: true }).first().inputValue()).toBe('');
@@ -286,14 +336,29 @@ describe('recognition and the document camera', () => {
     await page.close();
   });
 
-  it('RECOG-03: an image file may be a PDF report: its first page is recognised and filled, unsaved', async () => {
+  it("RECOG-03: an image file may be a PDF report: its first page is recognised and filled, unsaved; one naming none of the form's items closes with 识别完成 (RECOG-11, RECOG-13)", async () => {
     const page = await cameraPage();
     await openForm(page, bloodCrfId, BLOOD_FORM.title);
-    const dialog = await openDialog(page);
+    // A report naming none of the form's items: said so, and the dialog closes without a review, filling nothing.
+    const before = await field(page, '白细胞计数').inputValue();
+    let dialog = await openDialog(page);
+    await dialog.locator('input[type="file"]').setInputFiles(path.join(files, '肝功能.pdf'));
+    await dialog.getByText('肝功能.pdf').waitFor();
+    await dialog.getByRole('button', { name: '识别', exact: true }).click();
+    await messageText(page, '识别完成，但报告中没有与本表单题目对应的项目').waitFor({ timeout: 90_000 });
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await field(page, '白细胞计数').inputValue()).toBe(before);
+    await page.locator('.crf-editor-actions').getByText('未保存').waitFor({ state: 'detached' });
+
+    dialog = await openDialog(page);
     await dialog.locator('input[type="file"]').setInputFiles(path.join(files, '复查报告.pdf'));
     await dialog.getByText('复查报告.pdf').waitFor();
     await dialog.getByRole('button', { name: '识别', exact: true }).click();
-    await messageText(page, '识别成功，请仔细核对数据！').waitFor({ timeout: 90_000 });
+    await reviewShown(page);
+    // The nurse ticks what she has checked against the crops, an offered value too.
+    for (const title of ['白细胞计数', '血红蛋白']) await fillBox(page, title).check();
+    await dialog.getByRole('button', { name: '填入所选' }).click();
+    await messageText(page, '识别成功，请仔细核对数据！').waitFor();
     await dialog.waitFor({ state: 'hidden' });
     await expect.poll(() => field(page, '白细胞计数').inputValue()).toBe('7.25');
     expect(await field(page, '血红蛋白').inputValue()).toBe('121');
