@@ -59,4 +59,35 @@ describe('spine manual measurement on save', () => {
     expect(stored.TK.angle).toBe(30);
     expect(stored.TK.lines).toHaveLength(2);
   });
+
+  it("SPM-02: the film's facing (which gives the sagittal signs) is stored with the measurement; an unknown facing is refused", async () => {
+    const subject = (
+      await t.call(admin, 'POST', '/api/business/subject', {
+        studyId,
+        subjectName: '孙八',
+        gender: 0,
+        birth: '1962-07-11',
+        diseaseCode: 'LSS',
+      })
+    ).body.data as { subjectRecordId: number };
+    const save = (value: unknown) =>
+      t.call(admin, 'PUT', '/api/v3/business/crf', {
+        subjectRecordId: subject.subjectRecordId,
+        crfId: imagingCrfId,
+        version: 0,
+        values: { spine_manual: JSON.stringify(value) },
+      });
+    // A kyphotic neck on a film facing left: C2 and C7 endplates mirrored, CL −25° (颈椎前凸中度减小).
+    const cl = { lines: [seg(400, 200, 300, 226), seg(400, 500, 300, 482)], angle: -25, diagnosis: '颈椎前凸中度减小' };
+    const wrong = await save({ imgUrl: 'abc', facing: 'up', CL: cl });
+    expect(wrong.status).toBe(400);
+    expect(JSON.stringify(wrong.body)).toContain('脊柱测量数据格式有误');
+    const ok = await save({ imgUrl: 'abc', facing: 'left', CL: cl });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const detail = (await t.call(admin, 'GET', `/api/v3/business/crf/${subject.subjectRecordId}?crfId=${imagingCrfId}`))
+      .body.data as { crfDataRecord: { values: Record<string, unknown> }; spineBandSet: string };
+    const stored = JSON.parse(detail.crfDataRecord.values.spine_manual as string);
+    expect(stored).toMatchObject({ facing: 'left', CL: { angle: -25, diagnosis: '颈椎前凸中度减小' } });
+    expect(detail.spineBandSet).toBe('spec');
+  });
 });
