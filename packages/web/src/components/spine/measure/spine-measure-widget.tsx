@@ -305,7 +305,7 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
           {tool} {def.title}
         </div>
         <div className="spm-tool-hint">{SPM_T.toolHints[tool]}</div>
-        <label className="spm-facing">
+        <div className="spm-facing">
           <span>{SPM_T.facing}</span>
           <Radio.Group
             size="small"
@@ -316,7 +316,7 @@ export function SpineMeasureWidget({ node, id, value, disabled, onChange, onBlur
             onChange={(e) => commit(setFacing(doc, e.target.value as SpineFacing))}
             options={SPINE_FACINGS.map((f) => ({ value: f, label: SPM_T.facings[f] }))}
           />
-        </label>
+        </div>
         {!disabled && (
           <Space wrap>
             {def.kind === 'distance' && (
