@@ -18,10 +18,11 @@ export class OcrUnavailable extends Error {
 
 /**
  * An image the OCR would not, or was not let, finish: `too-large` is refused from its declared size before
- * decoding; `timeout` and `memory` were stopped by the pool's bounds (OcrLimits), their process killed.
+ * decoding; `orientation` read alike upright and turned 180° (which way up is not told); `timeout` and `memory`
+ * were stopped by the pool's bounds (OcrLimits), their process killed.
  */
 export class OcrRefused extends Error {
-  constructor(readonly reason: 'too-large' | 'timeout' | 'memory') {
+  constructor(readonly reason: 'too-large' | 'orientation' | 'timeout' | 'memory') {
     super(`ocr refused: ${reason}`);
     this.name = 'OcrRefused';
   }
@@ -189,6 +190,7 @@ export function createOcrPool(limits: Partial<OcrLimits> = {}): OcrPool {
       const outcome = await mine;
       if (outcome.kind === 'unavailable') throw new OcrUnavailable();
       if (outcome.kind === 'too-large') throw new OcrRefused('too-large');
+      if (outcome.kind === 'orientation') throw new OcrRefused('orientation');
       return { lines: outcome.lines, ...(outcome.rows ? { rows: outcome.rows } : {}), seconds: outcome.seconds };
     },
     processId: () => current?.process.pid,

@@ -40,6 +40,7 @@ export const MSG_TOO_MANY = '识别请求过于频繁，请稍后再试';
 /** Why the OCR refused or stopped an image (OcrRefused): told to the caller, unlike other failures (识别失败). */
 export const MSG_REFUSED = {
   'too-large': '图片尺寸过大，请缩小后重试',
+  orientation: '图片方向不正，请旋转后重试',
   timeout: '识别超时，请缩小图片后重试',
   memory: '识别占用内存过多，请缩小图片后重试',
 } as const satisfies Record<OcrRefused['reason'], string>;

@@ -7,6 +7,8 @@
 import sharp from 'sharp';
 import type { LabRow, OcrLine } from '@ecrf/core';
 import { rowsWithCrops } from './row-crops.js';
+import { skewOf, type Skew } from './levelling.js';
+import { plainlyUpright, qualityOf, uprightRead } from './page-orientation.js';
 
 export interface OcrTask {
   data: Uint8Array;
@@ -23,7 +25,9 @@ export type OcrOutcome =
   | { kind: 'read'; lines: OcrLine[]; rows?: LabRow[]; seconds: number }
   | { kind: 'unavailable' }
   /** Refused before decoding: the image, the PDF page or an image inside it is larger than the bounds below. */
-  | { kind: 'too-large' };
+  | { kind: 'too-large' }
+  /** Read both ways up (upright and turned 180°), neither read clearly better: which way up it is is not told. */
+  | { kind: 'orientation' };
 
 interface DetectedLine {
   text: string;
@@ -50,7 +54,6 @@ function load(): Promise<Engine | null> {
 
 /** The longest side the OCR reads: forms §9's 3300 × 2400 is more than the models need, and costs seconds. */
 const MAX_SIDE = 2000;
-const PROBE_WIDTH = 800;
 /**
  * The most pixels decoded of one image, or of one image inside a PDF: a 600-dpi A4 scan (4960 × 7016, 35 M) fits,
  * forms §9's camera takes 7.9 M. Decoded it is at most 160 MB (RGBA); a few kilobytes of PNG or PDF may claim
@@ -69,47 +72,6 @@ class TooLarge extends Error {
     super('image too large');
     this.name = 'TooLarge';
   }
-}
-
-/**
- * The page's skew in degrees (−8 to 8), by the projection profile: text lines give the sharpest horizontal profile
- * of dark pixels when the page is level. A turned photo makes the detector join cells of neighbouring rows.
- */
-export async function skewOf(image: sharp.Sharp): Promise<number> {
-  const { data, info } = await image
-    .clone()
-    .greyscale()
-    .resize({ width: PROBE_WIDTH, withoutEnlargement: true })
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  const dark: number[] = [];
-  for (let i = 0; i < data.length; i++) if (data[i]! < 110) dark.push(i);
-  if (dark.length < 50) return 0;
-  const { width, height } = info;
-  const score = (degrees: number) => {
-    const t = Math.tan((degrees * Math.PI) / 180);
-    const bins = new Float64Array(height * 2 + 1);
-    for (const i of dark) {
-      const x = i % width;
-      const y = (i - x) / width;
-      const row = Math.round(y - (x - width / 2) * t) + Math.floor(height / 2);
-      if (row >= 0 && row < bins.length) bins[row]! += 1;
-    }
-    let sum = 0;
-    for (const b of bins) sum += b * b;
-    return sum;
-  };
-  let best = 0;
-  let bestScore = score(0);
-  for (let d = -8; d <= 8; d += 0.5) {
-    const s = score(d);
-    if (s > bestScore) [best, bestScore] = [d, s];
-  }
-  for (let d = best - 0.4; d <= best + 0.4; d += 0.1) {
-    const s = score(d);
-    if (s > bestScore) [best, bestScore] = [d, s];
-  }
-  return Math.round(best * 10) / 10;
 }
 
 const isPdf = (data: Uint8Array) =>
@@ -179,8 +141,11 @@ async function firstPdfPage(data: Uint8Array): Promise<Buffer> {
   });
 }
 
-/** The image (or a PDF's first page) levelled, bounded in size, as PNG for the OCR. */
-export async function prepared(input: Uint8Array): Promise<Buffer> {
+/**
+ * The image (or a PDF's first page) levelled (levelling.ts: its text lines turned horizontal, a page on its side
+ * stood up, upright or upside down), bounded in size, as PNG for the OCR; and the skew measured.
+ */
+export async function levelledPage(input: Uint8Array): Promise<{ image: Buffer; skew: Skew }> {
   const data = isPdf(input) ? await firstPdfPage(input) : input;
   // Width and height from the header alone (sharp's metadata decodes no pixel, so it needs no pixel limit of its
   // own), for every format read here.
@@ -189,11 +154,25 @@ export async function prepared(input: Uint8Array): Promise<Buffer> {
   const image = sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().flatten({ background: '#ffffff' });
   const skew = await skewOf(image);
   let out = image.resize({ width: MAX_SIDE, height: MAX_SIDE, fit: 'inside', withoutEnlargement: true });
-  if (Math.abs(skew) >= 0.3) {
-    out = sharp(await out.png().toBuffer()).rotate(-skew, { background: '#ffffff' });
+  if (Math.abs(skew.degrees) >= 0.3) {
+    out = sharp(await out.png().toBuffer()).rotate(-skew.degrees, { background: '#ffffff' });
   }
-  return out.png().toBuffer();
+  return { image: await out.png().toBuffer(), skew };
 }
+
+/** The image (or a PDF's first page) levelled, bounded in size, as PNG for the OCR. */
+export async function prepared(input: Uint8Array): Promise<Buffer> {
+  return (await levelledPage(input)).image;
+}
+
+const linesOf = (found: DetectedLine[]): OcrLine[] =>
+  found
+    .filter((l) => Array.isArray(l.box) && l.box.length >= 4 && typeof l.text === 'string')
+    .map((l) => ({
+      text: l.text,
+      confidence: Number.isFinite(l.mean) ? l.mean : 0,
+      box: l.box!.map((p) => [Number(p[0]), Number(p[1])] as const),
+    }));
 
 export default async function readText(task: OcrTask): Promise<OcrOutcome> {
   const began = performance.now();
@@ -209,14 +188,17 @@ export default async function readText(task: OcrTask): Promise<OcrOutcome> {
   const ocr = await load();
   if (!ocr) return { kind: 'unavailable' };
   const started = performance.now();
-  const found = await ocr.detect(image);
-  const lines: OcrLine[] = found
-    .filter((l) => Array.isArray(l.box) && l.box.length >= 4 && typeof l.text === 'string')
-    .map((l) => ({
-      text: l.text,
-      confidence: Number.isFinite(l.mean) ? l.mean : 0,
-      box: l.box!.map((p) => [Number(p[0]), Number(p[1])] as const),
-    }));
+  let lines = linesOf(await ocr.detect(image));
+  const quality = qualityOf(lines);
+  if (!plainlyUpright(quality)) {
+    // Upside down (or a poor photograph): the page turned 180° is read too, and the clearly better read kept;
+    // a page that reads alike both ways is refused rather than answered with rows read from junk.
+    const turned = await sharp(image).rotate(180).png().toBuffer();
+    const other = linesOf(await ocr.detect(turned));
+    const choice = uprightRead(quality, qualityOf(other));
+    if (choice === 'undecided') return { kind: 'orientation' };
+    if (choice === 'turned') [image, lines] = [turned, other];
+  }
   const rows = await rowsWithCrops(image, lines);
   return { kind: 'read', lines, rows, seconds: (preparing + performance.now() - started) / 1000 };
 }
