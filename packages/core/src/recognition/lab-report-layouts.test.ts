@@ -327,6 +327,58 @@ describe('reports of other layouts', () => {
     }
   });
 
+  it('RECOG-01: each line of the page read as one piece over both tables (as PaddleOCR reads a photograph)', () => {
+    const sheet = twoColumns();
+    // One piece per line of the page: its pieces' texts joined, its box from the first's left to the last's right.
+    const byLine = new Map<number, OcrLine[]>();
+    for (const l of sheet.lines) byLine.set(l.box[0]![1], [...(byLine.get(l.box[0]![1]) ?? []), l]);
+    const lines = [...byLine.values()].map((ls): OcrLine => {
+      const sorted = [...ls].sort((a, b) => a.box[0]![0] - b.box[0]![0]);
+      const [first, last] = [sorted[0]!, sorted[sorted.length - 1]!];
+      return {
+        text: sorted.map((l) => l.text).join(' '),
+        confidence: 0.95,
+        box: [first.box[0]!, last.box[1]!, last.box[2]!, first.box[3]!],
+      };
+    });
+    const rows = parseLabReport(lines);
+    expect(fields(rows)).toEqual(sheet.rows.map((r) => r.expected));
+    for (const row of rows.slice(0, 5)) expect(row.box![0]).toBeLessThan(100);
+    for (const row of rows.slice(5)) expect(row.box![2]).toBeGreaterThan(1400);
+  });
+
+  it('RECOG-01: a result the OCR lost is no row: its reference range under 参考值 is not taken for it', () => {
+    const sheet = table(
+      60,
+      200,
+      [0, 200, 330, 450],
+      ['项目名称', '结果', '单位', '参考值'],
+      [
+        [
+          ['尿蛋白', '阴性(-)', '', '阴性'],
+          ['尿蛋白', 'PRO', '阴性(-)', '', '阴性', ''],
+        ],
+        [
+          ['酮体', '', '', '阴性'],
+          ['酮体', 'KET', '', '', '阴性', ''],
+        ],
+        [
+          ['尿胆原', '', '', '正常'],
+          ['尿胆原', 'URO', '', '', '正常', ''],
+        ],
+        [
+          ['总胆红素', '', 'μmol/L', '<21'],
+          ['总胆红素', 'TBIL', '', 'μmol/L', '<21', ''],
+        ],
+        [
+          ['尿比重', '1.020', '', '1.003-1.030'],
+          ['尿比重', 'SG', '1.020', '', '1.003-1.030', ''],
+        ],
+      ],
+    );
+    expect(fields(parseLabReport(sheet.lines))).toEqual([sheet.rows[0]!.expected, sheet.rows[4]!.expected]);
+  });
+
   it('RECOG-01: any order of the OCR pieces gives the same rows', () => {
     for (const sheet of [twoColumns(), twoColumns(15), twoColumns(0, undefined), turned(twoColumns(), 2)]) {
       fc.assert(

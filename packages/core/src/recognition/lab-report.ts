@@ -1,23 +1,19 @@
-import { correctedName, knownAnalyte } from './analytes.js';
-import { boundsOf, groupRows, meanConfidence, type OcrLine, type PlacedPiece, type RowBox } from './lab-rows.js';
+import { knownAnalyte } from './analytes.js';
+import { LEADING_CODE_RE, parseLabRow } from './lab-row.js';
 import {
-  BOUND_RE,
-  CJK_RE,
-  CODE_RE,
-  COUNT_RANGE_RE,
-  NUMBER,
-  NUMERIC_RANGE_RE,
-  flagOf,
-  headerWords,
-  isCode,
-  rangeOf,
-  rowTokens,
-  valueOf,
-} from './lab-text.js';
-import { isQualitative } from './qualitative.js';
+  boundsOf,
+  groupRows,
+  meanConfidence,
+  type HeaderColumn,
+  type OcrLine,
+  type PlacedPiece,
+  type RowBox,
+} from './lab-rows.js';
+import { flagOf, headerWords, isCode, rowTokens, valueOf } from './lab-text.js';
 import { canonicalUnit } from './units.js';
 
 export { groupRows, type OcrLine, type PageRow, type RowBox } from './lab-rows.js';
+export { flagAgainstRange, parseLabRow } from './lab-row.js';
 export { normaliseReportText } from './lab-text.js';
 
 export type LabFlag = '↑' | '↓' | '';
@@ -45,178 +41,6 @@ export interface LabRow {
   crop?: string;
 }
 
-/** Whether the flag follows from the value and the range (both numeric). */
-function computable(value: string, range: string): boolean {
-  return new RegExp(`^${NUMBER}$`).test(value) && (NUMERIC_RANGE_RE.test(range) || BOUND_RE.test(range));
-}
-
-/** The flag a numeric value earns against a numeric range, when no flag was printed or read. */
-export function flagAgainstRange(value: string, range: string): LabFlag {
-  const v = Number(value.replace(/^[<>≤≥]/, ''));
-  if (!Number.isFinite(v) || /^[<>≤≥]/.test(value)) return '';
-  const between = NUMERIC_RANGE_RE.exec(range);
-  if (between) {
-    const [low, high] = [Number(between[1]), Number(between[2])];
-    return v < low ? '↓' : v > high ? '↑' : '';
-  }
-  const bound = BOUND_RE.exec(range);
-  if (bound) {
-    const limit = Number(bound[2]);
-    if ((bound[1] === '<' && v >= limit) || (bound[1] === '≤' && v > limit)) return '↑';
-    if ((bound[1] === '>' && v <= limit) || (bound[1] === '≥' && v < limit)) return '↓';
-  }
-  return '';
-}
-
-/** A code with the characters OCR confuses made the same (0/O, 1/I/l, 5/S, 8/B). */
-const lookAlike = (code: string) =>
-  code.toUpperCase().replace(/0/g, 'O').replace(/[1L]/g, 'I').replace(/5/g, 'S').replace(/8/g, 'B');
-
-const LEADING_CODE_RE = /^([A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)?[%#]?)([\u3400-\u9fff(（].*)$/;
-
-/**
- * A code printed before the name, in its own column (`WBC 白细胞计数`) or read against it (`WBC白细胞计数`,
- * `CRPC反应蛋白`); not the Latin start of a name (`C反应蛋白`, `pH值`).
- */
-function leadingCode(first: string, second: string | undefined): { code: string; name?: string } | undefined {
-  if (
-    second !== undefined &&
-    isCode(first) &&
-    CJK_RE.test(second) &&
-    !isQualitative(second) &&
-    !flagOf(second) &&
-    !knownAnalyte(first + second)
-  ) {
-    return { code: first };
-  }
-  const glued = LEADING_CODE_RE.exec(first);
-  if (!glued || knownAnalyte(first) || knownAnalyte(correctedName(first))) return undefined;
-  const [, letters, rest] = glued;
-  for (let cut = letters!.length; cut >= 1; cut--) {
-    const name = letters!.slice(cut) + rest!;
-    if (CODE_RE.test(letters!.slice(0, cut)) && knownAnalyte(name)) return { code: letters!.slice(0, cut), name };
-  }
-  // An unknown analyte: the letters are its code when they are more than a letter and the name more than a word.
-  return letters!.length >= 2 && [...rest!].length >= 3 ? { code: letters!, name: rest! } : undefined;
-}
-
-/** Splits a name token with its code written after it: 白细胞计数(WBC), 白细胞计数WBC. */
-function splitNameCode(token: string): { name: string; code: string } {
-  const bracketed = /^(.*?)\(([A-Za-z][A-Za-z0-9%#/-]*)\)$/.exec(token);
-  // A single small letter in brackets is part of the name: 脂蛋白(a).
-  if (bracketed && CJK_RE.test(bracketed[1]!) && !/^[a-z]$/.test(bracketed[2]!)) {
-    return { name: bracketed[1]!, code: bracketed[2]! };
-  }
-  const trailing = /^(.*[\u3400-\u9fff)])([A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)?[%#]?)$/.exec(token);
-  if (trailing && !knownAnalyte(token)) return { name: trailing[1]!, code: trailing[2]! };
-  return { name: token, code: '' };
-}
-
-/** Whether a cell ends the name: a value, flag, unit, range or code. */
-const endsName = (token: string) =>
-  valueOf(token) !== undefined ||
-  flagOf(token) !== undefined ||
-  canonicalUnit(token) !== undefined ||
-  rangeOf(token) !== undefined ||
-  (!CJK_RE.test(token) && !/^[()（）%#]/.test(token));
-
-/** A count range is the value (1-2 /HP) when a unit per field follows it or another range does. */
-function countValue(tokens: readonly string[], at: number): boolean {
-  if (!COUNT_RANGE_RE.test(tokens[at]!)) return false;
-  const next = tokens[at + 1] !== undefined ? canonicalUnit(tokens[at + 1]!) : undefined;
-  if (next && /^\/(HP|LP|μL)$/.test(next)) return true;
-  return tokens.slice(at + 1).some((t) => NUMERIC_RANGE_RE.test(t) || BOUND_RE.test(t) || isQualitative(t));
-}
-
-/**
- * Reads one row of a lab report's table (the texts of its cells joined by spaces) into an analyte row, or
- * undefined when it is not one (a title, a header, a line of patient details).
- */
-export function parseLabRow(text: string, confidence = 1): LabRow | undefined {
-  const tokens = rowTokens(text);
-  // A sequence number before the name: 1, 1., 1、, (1), 101; or read against the name (1.白细胞计数).
-  if (tokens.length > 2 && /^\(?\d{1,3}[.、)]?$/.test(tokens[0]!)) tokens.shift();
-  if (tokens[0]) tokens[0] = tokens[0].replace(/^\(?\d{1,3}[.、)]?(?=[\u3400-\u9fff*])/, '');
-  if (tokens.length < 2 || !tokens[0]) return undefined;
-
-  const lead = leadingCode(tokens[0], tokens[1]);
-  if (lead?.name) tokens[0] = lead.name;
-  else if (lead) tokens.shift();
-
-  // The name runs up to the first token that is a code, a value, a flag, a unit or a range.
-  const nameParts: string[] = [tokens.shift()!];
-  while (tokens.length > 0 && !endsName(tokens[0]!)) nameParts.push(tokens.shift()!);
-  const split = splitNameCode(nameParts.join(''));
-  const name = split.name;
-  let code = lead?.code ?? split.code;
-  if (!CJK_RE.test(name) && !/^\*?[A-Za-z]/.test(name)) return undefined;
-  // Patient details (姓名: 张三), dates and sample numbers are not analytes, nor is a header.
-  if (/[:：]/.test(name) || /^(姓名|性别|年龄|科室|床号|标本|送检|报告|检验|审核|样本|备注|诊断)/.test(name)) {
-    return undefined;
-  }
-  if (headerWords(name)) return undefined;
-
-  if (!code && tokens.length > 0 && isCode(tokens[0]!)) code = tokens.shift()!;
-
-  let value = '';
-  let flag: LabFlag | undefined;
-  let unit = '';
-  let range = '';
-  for (const [i, token] of tokens.entries()) {
-    if (!value) {
-      const v = countValue(tokens, i) ? token : valueOf(token);
-      if (v !== undefined) {
-        value = v;
-        continue;
-      }
-    }
-    const f = flagOf(token);
-    // A flag before the value only as an arrow (↓2.1): a lone H or L there is more likely a code or a unit's L.
-    if (f && flag === undefined && (value || /^[↑↓]/.test(token))) {
-      flag = f;
-      continue;
-    }
-    const r = value && !range ? rangeOf(token) : undefined;
-    if (r !== undefined) {
-      range = r;
-      continue;
-    }
-    const u = canonicalUnit(token);
-    if (u !== undefined) {
-      unit ||= u;
-      continue;
-    }
-    // A value and range run together (3.5-9.5 read beside the unit): keep the range.
-    const runTogether = new RegExp(`^${NUMBER}-${NUMBER}`).exec(token);
-    if (!range && value && runTogether) range = runTogether[0];
-  }
-  if (!value) return undefined;
-
-  const star = name.startsWith('*') ? '*' : '';
-  let bare = correctedName(name.replace(/^\*+/, ''));
-  // A short name misread by one character (肌干 for 肌酐) when the printed code names a known analyte.
-  const byCode = code ? knownAnalyte(code) : undefined;
-  if (byCode && !knownAnalyte(bare) && [...bare].length <= 3) {
-    const fix = byCode.names.find(
-      (n) => n.length === bare.length && [...n].filter((c, i) => c !== [...bare][i]).length <= 1,
-    );
-    if (fix) bare = fix;
-  }
-  const known = knownAnalyte(bare)?.code;
-  // A code the OCR misread by a look-alike character (MON0% for MONO%) is the known analyte's code.
-  if (!code || (known && code !== known && lookAlike(code) === lookAlike(known))) code = known ?? code;
-  return {
-    name: star + bare,
-    code,
-    value,
-    unit,
-    referenceRange: range,
-    // A flag computed from a numeric value and range beats one read: an `L` of a unit split by the OCR reads as 低.
-    flag: computable(value, range) ? flagAgainstRange(value, range) : (flag ?? ''),
-    confidence,
-  };
-}
-
 /** Whether a piece starts an analyte: a name (or a code or number read against one), not a result or a unit. */
 function startsAnalyte(text: string): boolean {
   const first = rowTokens(text)[0];
@@ -234,6 +58,18 @@ function startsAnalyte(text: string): boolean {
 
 /** Pieces that may lead an analyte's name: its sequence number, its code. */
 const leads = (text: string) => /^\(?\d{1,3}[.、)]?$/.test(text) || isCode(text);
+
+/** Where in a row's cells an analyte may start: each name's cell, or the sequence number and code leading it. */
+function analyteStarts(texts: readonly string[]): number[] {
+  const out: number[] = [];
+  texts.forEach((text, i) => {
+    if (!startsAnalyte(text)) return;
+    let from = i;
+    while (from > 0 && leads(texts[from - 1]!)) from--;
+    out.push(from);
+  });
+  return out;
+}
 
 /**
  * Whether what follows a row's analyte is another analyte, not a method or remark column with a number in it: it
@@ -274,6 +110,21 @@ function analytesOf(pieces: readonly PlacedPiece[]): PlacedPiece[][] {
   return out;
 }
 
+/**
+ * Whether a row's value was read from under its table's reference-range header: the OCR lost the result (a lone
+ * `-` or `+` is easily missed) and its range (`正常`, `阴性`, `<21`) was taken for it. Judged only where the cell's
+ * place was measured: an OCR piece of its own, or the first or last cell of a piece read over several.
+ */
+function valueUnderRange(pieces: readonly PlacedPiece[], value: string, header: readonly HeaderColumn[]): boolean {
+  if (!header.some((h) => h.cls === 'value') || !header.some((h) => h.cls === 'range')) return false;
+  // The first cell holding it (a range printed like the value comes after it).
+  const piece = pieces.find((p) => rowTokens(p.text).some((t) => t === value || valueOf(t) === value));
+  if (!piece || (piece.cell > 0 && piece.cell < piece.cells - 1)) return false;
+  const centre = (piece.left + piece.right) / 2;
+  const off = (h: HeaderColumn) => Math.abs((h.from + h.to) / 2 - centre);
+  return header.reduce((a, b) => (off(b) < off(a) ? b : a)).cls === 'range';
+}
+
 interface Found {
   row: LabRow;
   band: number;
@@ -308,10 +159,10 @@ function tablesWithoutHeader(found: readonly Found[]): (f: Found) => number {
  */
 export function parseLabReport(lines: readonly OcrLine[]): LabRow[] {
   const found: Found[] = [];
-  for (const pageRow of groupRows(lines)) {
+  for (const pageRow of groupRows(lines, analyteStarts)) {
     for (const pieces of analytesOf(pageRow.pieces)) {
       const parsed = parseLabRow(pieces.map((p) => p.text).join(' '), meanConfidence(pieces));
-      if (!parsed) continue;
+      if (!parsed || (pageRow.header && valueUnderRange(pieces, parsed.value, pageRow.header))) continue;
       const box: RowBox = boundsOf(pieces.flatMap((p) => p.box));
       const { band, column, y } = pageRow;
       found.push({

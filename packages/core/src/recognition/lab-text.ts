@@ -7,6 +7,9 @@ import { canonicalUnit, levelSuperscripts } from './units.js';
 
 export const NUMBER = String.raw`[-+]?\d+(?:\.\d+)?`;
 const VALUE_RE = new RegExp(`^[<>≤≥]?${NUMBER}$`);
+export const NUMERIC_VALUE_RE = VALUE_RE;
+/** ×10⁹/L with its exponent lost or misread (×10%/L, ×10/L, 10°/L). */
+export const LOST_POWER_RE = /^[×xX*]?10[%°'"^*]?\/[lL1I]$/;
 export const NUMERIC_RANGE_RE = new RegExp(`^(${NUMBER})-(${NUMBER})$`);
 export const BOUND_RE = new RegExp(`^([<>≤≥])(${NUMBER})$`);
 /** A count given as a range (1-2 /HP): a value of urine microscopy. */
@@ -73,8 +76,18 @@ function splitCell(token: string): string[] {
       return [number!, ...(before ? [before] : []), ...(after ? [after] : []), ...(rest ? [rest] : [])];
     }
   }
+  // A flag read against the unit after it (↑IU/L, ↓×10%/L); ← and → are arrows whose way the OCR lost.
+  const arrowUnit = /^(↑|↓|←|→)(.+)$/.exec(token);
+  if (arrowUnit && (canonicalUnit(arrowUnit[2]!) !== undefined || LOST_POWER_RE.test(arrowUnit[2]!))) {
+    return [arrowUnit[1]!, arrowUnit[2]!];
+  }
   const range = GLUED_RANGE_RE.exec(token);
   if (range && canonicalUnit(range[2]!) !== undefined) return [range[1]!, range[2]!];
+  // A range whose dash the OCR lost: 0.561.70 (both bounds with as many decimals).
+  for (const d of [1, 2, 3]) {
+    const lost = new RegExp(`^(\\d+\\.\\d{${d}})(\\d+\\.\\d{${d}})$`).exec(token);
+    if (lost && Number(lost[1]) <= Number(lost[2])) return [`${lost[1]}-${lost[2]}`];
+  }
   const qualitative = /^(.+?)(↑|↓)$/.exec(token);
   if (qualitative && isQualitative(qualitative[1]!)) return [qualitative[1]!, qualitative[2]!];
   return [token];
@@ -105,6 +118,15 @@ export function rowTokens(text: string): string[] {
         continue;
       }
       if (/-$/.test(prev) && NUMBER_RE.test(prev.slice(0, -1)) && NUMBER_RE.test(t)) {
+        out[out.length - 1] = joined.replace(/-{2,}/, '-');
+        continue;
+      }
+      // μ g/mL; Lp (a).
+      if (/^[μµu]$/.test(prev) && t.includes('/') && canonicalUnit(joined) !== undefined) {
+        out[out.length - 1] = joined;
+        continue;
+      }
+      if (/^\([A-Za-z0-9]{1,3}\)$/.test(t) && CODE_RE.test(prev) && CODE_RE.test(joined)) {
         out[out.length - 1] = joined;
         continue;
       }

@@ -148,8 +148,10 @@ function known(t: string): string | undefined {
   if (EXACT.has(t)) return EXACT.get(t);
   const counts = power(t);
   if (counts) return counts;
-  const lower = t.toLowerCase();
-  if (WORDS.has(lower)) return WORDS.get(lower);
+  // μ read as 从 (a common misreading of the micro sign).
+  const lower = t.toLowerCase().replace(/^从/, 'μ');
+  // Mg is magnesium's code, not milligrams.
+  if (WORDS.has(lower) && !(lower === 'mg' && t !== 'mg')) return WORDS.get(lower);
   const slash = lower.indexOf('/');
   if (slash < 0 || slash !== lower.lastIndexOf('/')) return undefined;
   const numerator = NUMERATORS.get(lower.slice(0, slash));
