@@ -38,6 +38,8 @@ const SPELLINGS: readonly (readonly [string, string])[] = [
   ['µmol/L', 'μmol/L'],
   ['μumol/L', 'μmol/L'],
   ['umo1/L', 'μmol/L'],
+  ['从mo1/L', 'μmol/L'],
+  ['U/1', 'U/L'],
   ['nmol/L', 'nmol/L'],
   ['g/L', 'g/L'],
   ['g/l', 'g/L'],
