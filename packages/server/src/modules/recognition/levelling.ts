@@ -187,7 +187,11 @@ export function skewOfProbe(grey: Grey, background: Uint8Array): Skew {
   const across = fine(level) / fine(side);
   const coarse = across >= 1 ? level : side;
   const degrees = sharpest(pixels, width, height, coarse - 0.5, coarse + 0.5, 0.05);
-  return { degrees: Math.round(degrees * 100) / 100, pixels: pixels.length, across: across >= 1 ? across : 1 / across };
+  return {
+    degrees: Math.round(degrees * 100) / 100 || 0,
+    pixels: pixels.length,
+    across: across >= 1 ? across : 1 / across,
+  };
 }
 
 /** The skew of an image (measured on a copy; the image is unchanged). */
