@@ -18,11 +18,12 @@ export class OcrUnavailable extends Error {
 
 /**
  * An image the OCR would not, or was not let, finish: `too-large` is refused from its declared size before
- * decoding; `orientation` read alike upright and turned 180° (which way up is not told); `timeout` and `memory`
- * were stopped by the pool's bounds (OcrLimits), their process killed.
+ * decoding; `too-many-pages`, a PDF of more pages than are read (pdf-pages.ts), refused whole; `orientation` read
+ * alike upright and turned 180° (which way up is not told); `timeout` and `memory` were stopped by the pool's
+ * bounds (OcrLimits), their process killed.
  */
 export class OcrRefused extends Error {
-  constructor(readonly reason: 'too-large' | 'orientation' | 'timeout' | 'memory') {
+  constructor(readonly reason: 'too-large' | 'too-many-pages' | 'orientation' | 'timeout' | 'memory') {
     super(`ocr refused: ${reason}`);
     this.name = 'OcrRefused';
   }
@@ -63,7 +64,7 @@ function residentBytes(pid: number | undefined): number | undefined {
 
 export interface OcrPool {
   /**
-   * The OCR's pieces of text of one image; OcrUnavailable when the engine cannot load here, OcrRefused when the
+   * The OCR's pieces of text of one image (or of a PDF's pages); OcrUnavailable when the engine cannot load here, OcrRefused when the
    * image is too large or its task outgrew a bound. `rows`: the report's rows parsed there, each with its crop.
    */
   read(image: Buffer, signal?: AbortSignal): Promise<{ lines: OcrLine[]; rows?: LabRow[]; seconds: number }>;
@@ -190,6 +191,7 @@ export function createOcrPool(limits: Partial<OcrLimits> = {}): OcrPool {
       const outcome = await mine;
       if (outcome.kind === 'unavailable') throw new OcrUnavailable();
       if (outcome.kind === 'too-large') throw new OcrRefused('too-large');
+      if (outcome.kind === 'too-many-pages') throw new OcrRefused('too-many-pages');
       if (outcome.kind === 'orientation') throw new OcrRefused('orientation');
       return { lines: outcome.lines, ...(outcome.rows ? { rows: outcome.rows } : {}), seconds: outcome.seconds };
     },

@@ -23,7 +23,7 @@ export const RECOGNITION_WAIT_MS = 60_000;
 /** forms §9 asks for at most 3300 × 2400 at quality 100: a JPEG of that is far below this. */
 export const MAX_IMAGE_BYTES = 30 * 1024 * 1024;
 
-/** Types the OCR reads; of a PDF, the first page. */
+/** Types the OCR reads; of a PDF, every page (up to MAX_PDF_PAGES, pdf-pages.ts). */
 const READABLE = new Set([
   'image/jpeg',
   'image/png',
@@ -40,6 +40,7 @@ export const MSG_TOO_MANY = '识别请求过于频繁，请稍后再试';
 /** Why the OCR refused or stopped an image (OcrRefused): told to the caller, unlike other failures (识别失败). */
 export const MSG_REFUSED = {
   'too-large': '图片尺寸过大，请缩小后重试',
+  'too-many-pages': 'PDF页数过多，请拆分后重试',
   orientation: '图片方向不正，请旋转后重试',
   timeout: '识别超时，请缩小图片后重试',
   memory: '识别占用内存过多，请缩小图片后重试',

