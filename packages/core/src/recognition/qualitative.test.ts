@@ -65,4 +65,22 @@ describe('qualitative results', () => {
     expect(qualitativeOption('淡黄色', ['淡黄色', '黄色'])).toBe(0);
     expect(qualitativeOption('6.5', ['6.5'])).toBe(-1);
   });
+
+  it('every printing of a dipstick grade fills that grade among the options 阴性 ± 1+ 2+ 3+, and 阴性 阳性', () => {
+    const grades = ['阴性', '±', '1+', '2+', '3+'];
+    const printings = [
+      ['阴性', '阴性(-)', '-', '(-)', 'NEG'],
+      ['弱阳性', '+-', '±', '弱阳性(±)', '微量'],
+      ['1+', '+', '阳性(+)', '(+)'],
+      ['2+', '++', '阳性(++)'],
+      ['3+', '+++', '阳性(3+)'],
+    ];
+    printings.forEach((group, grade) => {
+      for (const printed of group) expect([printed, qualitativeOption(printed, grades)]).toEqual([printed, grade]);
+    });
+    for (const printed of ['+', '阳性(+)', '(+)', '阳性', '2+'])
+      expect(qualitativeOption(printed, ['阴性', '阳性'])).toBe(1);
+    for (const printed of ['-', '(-)', '阴性(-)']) expect(qualitativeOption(printed, ['阴性', '阳性'])).toBe(0);
+    expect(qualitativeOption('Normal', ['正常', '1+', '2+'])).toBe(0);
+  });
 });
