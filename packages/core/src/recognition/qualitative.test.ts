@@ -78,8 +78,9 @@ describe('qualitative results', () => {
     printings.forEach((group, grade) => {
       for (const printed of group) expect([printed, qualitativeOption(printed, grades)]).toEqual([printed, grade]);
     });
-    for (const printed of ['+', '阳性(+)', '(+)', '阳性', '2+'])
+    for (const printed of ['+', '阳性(+)', '(+)', '阳性', '2+']) {
       expect(qualitativeOption(printed, ['阴性', '阳性'])).toBe(1);
+    }
     for (const printed of ['-', '(-)', '阴性(-)']) expect(qualitativeOption(printed, ['阴性', '阳性'])).toBe(0);
     expect(qualitativeOption('Normal', ['正常', '1+', '2+'])).toBe(0);
   });
