@@ -124,6 +124,9 @@ describe('spine automatic Cobb angle', () => {
     expect((await angle(page, 'pt').textContent())!).toMatch(/^\d+\.\d{2}°$/);
     const ptText = (await angle(page, 'pt').textContent())!;
     const mtText = (await angle(page, 'mt').textContent())!;
+    // Each angle names the vertebrae it measured, as a surgeon reads it (T5–T11, with 顶椎 T8 when the curve has one).
+    await expect.poll(() => page.getByTestId('spc-levels-pt').textContent()).toMatch(/^[TL]\d+–[TL]\d+/);
+    await page.getByTestId('spc-levels-pt').scrollIntoViewIfNeeded();
     await screenshot(page, 'spine-cobb-corrected');
     // SPA-09: pt orange, mt magenta, tl lime.
     const colours = await page
