@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CrfDefinition } from '../crf/crf-definition.schema.js';
+import type { CrfDefinition, CrfNode } from '../crf/crf-definition.schema.js';
 import { matchRecognised, recognisedEntries, recognitionAnswer } from './mapping.js';
 import { OFFER_REASONS } from './plausibility.js';
 import type { LabRow } from './lab-report.js';
@@ -152,9 +152,79 @@ describe('matching recognised values to form items', () => {
     const { filled } = matchRecognised(form.children, [
       { name: '白细胞计数', code: '', value: '阴性', unit: '', referenceRange: '', flag: '' },
       { name: '血红蛋白', code: '', value: '98.5', unit: '', referenceRange: '', flag: '' },
-      { name: '尿蛋白', code: '', value: '2+', unit: '', referenceRange: '', flag: '' },
+      { name: '尿蛋白', code: '', value: '±', unit: '', referenceRange: '', flag: '' },
     ]);
     expect(filled).toEqual([]);
+  });
+
+  describe('a qualitative result fills the choice saying the same, never another', () => {
+    const choice = (name: string, title: string, optionsText: string, optionsValue?: string): CrfNode => ({
+      name,
+      title,
+      type: 'radio',
+      option: {
+        optionsText,
+        optionsValue:
+          optionsValue ??
+          optionsText
+            .split(',')
+            .map((_, i) => i)
+            .join(','),
+      },
+      children: [],
+    });
+    const fill = (node: CrfNode, value: string) =>
+      matchRecognised(
+        [node],
+        [{ name: node.title, code: '', value, unit: '', referenceRange: '', flag: '', probability: 0.97 }],
+      ).filled[0];
+
+    it('RECOG-01: 阴性(-), -, (-), 阴性（－）, NEG fill 阴性; +, 阳性(+), 2+ fill 阳性 (filled, no reasons)', () => {
+      const pro = choice('pro', '尿蛋白', '阴性,阳性');
+      for (const value of ['阴性', '阴性(-)', '-', '(-)', '阴性（－）', 'NEG']) {
+        expect([value, fill(pro, value)]).toMatchObject([value, { value: '0', verdict: 'fill', reasons: [] }]);
+      }
+      for (const value of ['+', '阳性(+)', '2+', '阳性(++)']) {
+        expect([value, fill(pro, value)]).toMatchObject([value, { value: '1', verdict: 'fill', reasons: [] }]);
+      }
+    });
+
+    it('RECOG-01: the grades fill their option among 阴性,±,1+,2+,3+ (+- and 弱阳性 fill ±, ++ fills 2+)', () => {
+      const glu = choice('glu', '尿糖', '阴性,±,1+,2+,3+', 'neg,tr,1,2,3');
+      const cases = [
+        ['-', 'neg'],
+        ['阴性(-)', 'neg'],
+        ['+-', 'tr'],
+        ['弱阳性', 'tr'],
+        ['弱阳性(±)', 'tr'],
+        ['+', '1'],
+        ['++', '2'],
+        ['阳性(2+)', '2'],
+        ['+++', '3'],
+      ];
+      for (const [value, want] of cases) expect([value, fill(glu, value)?.value]).toEqual([value, want]);
+    });
+
+    it('RECOG-01: a trace fills neither 阴性 nor 阳性; Normal fills 正常 only; 阳性 fills no graded option', () => {
+      const pro = choice('pro', '尿蛋白', '阴性,阳性');
+      for (const value of ['±', '+-', '弱阳性', '微量', 'Normal']) {
+        expect([value, fill(pro, value)]).toEqual([value, undefined]);
+      }
+      expect(fill(choice('uro', '尿胆原', '正常,1+,2+'), 'Normal')?.value).toBe('0');
+      expect(fill(choice('ket', '酮体', '-,+,++'), '阳性')).toBeUndefined();
+      // An option printed like the result is taken as printed.
+      expect(fill(choice('col', '颜色', '淡黄色,黄色,红色'), '淡黄色')?.value).toBe('0');
+    });
+
+    it('RECOG-01: the gate still judges a qualitative fill (low confidence offered, a flag on 阴性 offered)', () => {
+      const pro = choice('pro', '尿蛋白', '阴性,阳性');
+      const entry = { name: '尿蛋白', code: '', value: '阴性(-)', unit: '', referenceRange: '阴性', flag: '' };
+      const low = matchRecognised([pro], [{ ...entry, probability: 0.3 }]).filled[0];
+      expect(low).toMatchObject({ value: '0', verdict: 'offer', reasons: [OFFER_REASONS.lowConfidence] });
+      const flagged = matchRecognised([pro], [{ ...entry, flag: '↑', probability: 0.97 }]).filled[0];
+      expect(flagged).toMatchObject({ value: '0', verdict: 'offer' });
+      expect(flagged!.reasons).toContain(OFFER_REASONS.flag);
+    });
   });
 
   describe('filled or offered (a wrong value is worse than none)', () => {

@@ -2,6 +2,7 @@ import type { CrfDefinition, CrfNode } from '../crf/crf-definition.schema.js';
 import { knownAnalyte, normaliseLabel } from './analytes.js';
 import type { LabFlag, LabRow } from './lab-report.js';
 import { itemLimitsOf, judgeRecognised, type OfferReason } from './plausibility.js';
+import { isQualitative, qualitativeOption } from './qualitative.js';
 
 /** The identify type whose answer is a data set under `data.data.ret` (forms §3, RECOG-09). */
 export const DATA_SET_IDENTIFY_TYPE = 1;
@@ -186,6 +187,13 @@ function valueFor(node: CrfNode, value: string): string | undefined {
   if (node.type === 'radio' || node.type === 'select') {
     const values = str(node.option.optionsValue).split(',');
     const texts = str(node.option.optionsText).split(',');
+    // A qualitative result finds its option by what it says, never by a looser text match: normalising away
+    // brackets and case could let one printing of a grade meet an option of another.
+    if (isQualitative(value)) {
+      const byText = qualitativeOption(value, texts);
+      const at = byText >= 0 ? byText : qualitativeOption(value, values);
+      return at >= 0 && values[at] !== undefined ? values[at]!.trim() : undefined;
+    }
     const wanted = normaliseLabel(value);
     const at = texts.findIndex((t) => normaliseLabel(t) === wanted);
     if (at >= 0 && values[at] !== undefined) return values[at]!.trim();
@@ -224,7 +232,8 @@ export interface RecognisedFill {
  * then by one of its aliases, then by code (the entry's code against the item's name, aliases, or a code in
  * brackets in its title), then by naming the same known analyte (白细胞 and 白细胞计数 are both WBC). Each item is
  * taken once and each entry used once; values that do not fit the item at all (text into a number, a choice the
- * item lacks) are left out, as unmatched. Every fill carries `verdict` and `reasons` from `judgeRecognised`
+ * item lacks) are left out, as unmatched. A qualitative result fills the option saying the same (`qualitativeOption`:
+ * `阴性(-)` and `-` fill 阴性, `+-` fills ±, `2+` fills the one 阳性; a trace never fills 阴性 or 阳性). Every fill carries `verdict` and `reasons` from `judgeRecognised`
  * against the item (its validate.min/max, units, reference ranges and the analytes it names): a wrong value is
  * worse than none, so a doubtful one is only offered. Nothing is saved here: the page fills the values the nurse
  * keeps and marks them 识别.
