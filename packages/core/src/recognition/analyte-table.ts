@@ -222,6 +222,13 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
     ],
   },
   { code: 'CYSC', names: ['胱抑素C', '血清胱抑素C', '胱抑素-C'], measures: [m('mg/L', [0.1, 15], [0.5, 1.1], F)] },
+  // Serum β2-microglobulin: no WS/T range; 1.0–3.0 mg/L is what most Chinese hospitals print (immunoassays print
+  // ng/mL, about 600–2300). Dialysis and myeloma take it to 20–60 mg/L; printed with decimals (2.15).
+  {
+    code: 'β2-MG',
+    names: ['β2微球蛋白', 'β2-微球蛋白', '血清β2微球蛋白', 'β2-MG', 'B2M'],
+    measures: [m(['mg/L', 'μg/mL'], [0.1, 100], [1, 3], F), m(['ng/mL', 'μg/L'], [100, 100000], [1000, 3000])],
+  },
   {
     code: 'CO2',
     names: ['二氧化碳结合力', '总二氧化碳', '二氧化碳', 'CO2CP', 'TCO2'],
@@ -296,11 +303,27 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
     names: ['肌酸激酶同工酶', '肌酸激酶MB同工酶', '肌酸激酶-MB'],
     measures: [m('U/L', [0, 2000], [0, 25]), m(['ng/mL', 'μg/L'], [0, 1000], [0, 5])],
   },
+  // α-羟丁酸脱氢酶 is no WS/T item: 72–182 U/L is the range most Chinese hospitals print. It measures LDH's heart
+  // isoenzymes (LDH1, LDH2), so it rises with LDH in infarction, haemolysis and megaloblastic anaemia, where LDH
+  // passes 10 000: its bound is LDH's scaled by that share, rounded. Before LDH: 丁酸脱氢酶 (羟 lost) is one
+  // character from both names, and correctedName takes the first.
+  {
+    code: 'HBDH',
+    names: ['α-羟丁酸脱氢酶', '羟丁酸脱氢酶', 'a-羟丁酸脱氢酶', 'α-HBDH'],
+    measures: [m('U/L', [0, 20000], [72, 182])],
+  },
   { code: 'LDH', names: ['乳酸脱氢酶'], measures: [m('U/L', [0, 50000], [120, 250])] },
   { code: 'AMY', names: ['淀粉酶', '血淀粉酶', 'α-淀粉酶', '血清淀粉酶'], measures: [m('U/L', [0, 20000], [35, 135])] },
 
   // 凝血; anticoagulant overdoses take clotting times past 100 s and the INR past 10.
   { code: 'PT', names: ['凝血酶原时间', '血浆凝血酶原时间'], measures: [m(SECONDS, [5, 200], [9, 14], F)] },
+  // No WS/T range: hospitals print 80–120 % or 70–130 %. Liver failure takes it to a few per cent; a short PT
+  // (hypercoagulable states) rarely past 150 %. Printed as whole numbers.
+  {
+    code: 'PTA',
+    names: ['凝血酶原活动度', '凝血酶原活动度(%)', '凝血酶原活度', '血浆凝血酶原活动度'],
+    measures: [m('%', [0, 200], [80, 120])],
+  },
   { code: 'INR', names: ['国际标准化比值', '国际标准化比率', 'PT-INR'], measures: [m('', [0.5, 20], [0.8, 1.2], F)] },
   {
     code: 'APTT',
@@ -339,4 +362,11 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   { code: 'LEU', names: ['白细胞酯酶', '尿白细胞', '白细胞(尿)'] },
   { code: 'BLD', names: ['隐血', '尿隐血', '潜血'] },
   { code: 'VC', names: ['维生素C', '抗坏血酸'] },
+  // 尿沉渣 by microscopy: counts per field printed as a range or a word (1-2 /HP, 偶见, 未见, 满视野), which the
+  // numeric judgement cannot weigh, so no measures (as the dipstick). Usual limits: red cells 0-3 /HP, white cells
+  // 0-5 /HP, epithelial cells 0-5 /HP, casts 0-1 /LP. Analysers counting per μL print 红细胞(沉渣) and the like.
+  { code: 'U-RBC', names: ['红细胞(镜检)', '镜检红细胞', '尿红细胞', '尿沉渣红细胞'] },
+  { code: 'U-WBC', names: ['白细胞(镜检)', '镜检白细胞', '尿沉渣白细胞'] },
+  { code: 'EC', names: ['上皮细胞', '鳞状上皮细胞'] },
+  { code: 'CAST', names: ['管型', '透明管型'] },
 ];

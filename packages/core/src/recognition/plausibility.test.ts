@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KNOWN_ANALYTES, type AnalyteMeasure, type KnownAnalyte } from './analytes.js';
+import { correctedName, KNOWN_ANALYTES, knownAnalyte, type AnalyteMeasure, type KnownAnalyte } from './analytes.js';
 import {
   judgeRecognised,
   MIN_FILL_PROBABILITY,
@@ -42,6 +42,14 @@ describe('judging a recognised row', () => {
     ['颜色', '淡黄色', '', '', ''],
     // No unit or range read: the value is judged against the analyte's usual units.
     ['血小板计数', '210', '', '', ''],
+    ['α-羟丁酸脱氢酶', '156', 'U/L', '72-182', ''],
+    ['羟丁酸脱氢酶', '412', 'IU/L', '90-180', '↑'],
+    ['β2微球蛋白', '2.15', 'mg/L', '1.0-3.0', ''],
+    ['β2-微球蛋白', '1820', 'ng/mL', '604-2286', ''],
+    ['凝血酶原活动度', '95', '%', '80-120', ''],
+    ['红细胞(镜检)', '1-2', '/HP', '0-3', ''],
+    ['尿沉渣白细胞', '偶见', '/HP', '0-5', ''],
+    ['管型', '未见', '/LP', '0-1', ''],
   ])('RECOG-01: %s %s %s (%s) %s agrees and is filled', (name, value, unit, range, flag) => {
     expect(judgeRecognised(row(name, value, unit, range, flag))).toEqual({ verdict: 'fill', reasons: [] });
   });
@@ -61,6 +69,10 @@ describe('judging a recognised row', () => {
     ['白细胞计数', '阳性', '', '', '', [R.needNumber]],
     ['尿蛋白', '24', '', '阴性', '', [R.needQualitative]],
     ['尿蛋白', '阴性', '', '阴性', '↑', [R.flag]],
+    // α-羟丁酸脱氢酶 read with β2微球蛋白's range, 凝血酶原活动度 with 凝血酶原时间's unit.
+    ['α-羟丁酸脱氢酶', '156', 'U/L', '1.0-3.0', '', [R.range]],
+    ['凝血酶原活动度', '12.4', 's', '80-120', '↓', [R.unit]],
+    ['β2微球蛋白', '215', 'mg/L', '1.0-3.0', '↑', [R.implausible]],
   ])('RECOG-01: %s %s %s (%s) %s is offered', (name, value, unit, range, flag, reasons) => {
     expect(judgeRecognised(row(name, value, unit, range, flag))).toEqual({ verdict: 'offer', reasons });
   });
@@ -144,6 +156,24 @@ describe('the table and the judgement, over every known analyte', () => {
       expect(m.reference[1], a.code).toBeLessThanOrEqual(m.plausible[1]);
       for (const unit of m.units) expect(m.units, a.code).toContain(normaliseUnit(unit));
     }
+  });
+
+  it('knows every analyte the generated lab sheets print, by name and by code (心肌酶 HBDH, 肾功 β2-MG, 凝血 PTA, 镜检)', () => {
+    const printed = [
+      ['HBDH', 'α-羟丁酸脱氢酶', '羟丁酸脱氢酶', 'α-HBDH'],
+      ['β2-MG', 'β2微球蛋白', 'β2-微球蛋白', 'B2M'],
+      ['PTA', '凝血酶原活动度', '凝血酶原活动度(%)'],
+      ['U-RBC', '红细胞(镜检)', '镜检红细胞', '尿红细胞'],
+      ['U-WBC', '白细胞(镜检)', '镜检白细胞', '尿沉渣白细胞'],
+      ['EC', '上皮细胞', '鳞状上皮细胞'],
+      ['CAST', '管型', '透明管型'],
+    ];
+    for (const [code, ...names] of printed) {
+      for (const label of [code!, ...names]) expect([label, knownAnalyte(label)?.code]).toEqual([label, code]);
+    }
+    // 羟 lost: one character from 羟丁酸脱氢酶 and from 乳酸脱氢酶, and read as the first.
+    expect(correctedName('丁酸脱氢酶')).toBe('羟丁酸脱氢酶');
+    expect(correctedName('乳酸脱氧酶')).toBe('乳酸脱氢酶');
   });
 
   it('RECOG-01: a value inside the reference range, with its unit, range and flag, is filled', () => {
