@@ -14,11 +14,14 @@ import { callApi, prepareAdmin, signInAs } from './api.js';
 let platform: Platform;
 let browser: Browser;
 let subjectRecordId: number;
+let adminToken: string;
+let demoStudyId: number;
 
 beforeAll(async () => {
   platform = await platformUnderTest();
   browser = await launchBrowser();
   const { token, studyId } = await prepareAdmin(platform.baseUrl);
+  [adminToken, demoStudyId] = [token, studyId];
   const patient = await callApi<{ subjectRecordId: number }>(platform.baseUrl, 'POST', '/api/business/subject', token, {
     studyId,
     subjectName: '李卫东',
@@ -57,8 +60,8 @@ async function xrayPng(page: Page): Promise<Buffer> {
   return Buffer.from(dataUrl.split(',')[1]!, 'base64');
 }
 
-async function openForm(page: Page) {
-  await page.goto(`/crf/${subjectRecordId}`);
+async function openForm(page: Page, recordId = subjectRecordId) {
+  await page.goto(`/crf/${recordId}`);
   await page.waitForURL(/crfId=\d+/);
   await page.locator('.crf-menu-form', { hasText: FORM }).click();
   await page.locator('.crf-form-title', { hasText: FORM }).waitFor();
@@ -119,6 +122,18 @@ async function dragHandle(page: Page, from: [number, number], to: [number, numbe
 
 const text = (page: Page, testId: string) => page.getByTestId(testId);
 
+/** SPM-11, SPM-12: a reference line of 100 px given as 100 mm, so that 1 px is 1 mm. */
+async function referenceOf100mm(page: Page) {
+  await drawLine(page, [50, 700], [150, 700], '绘制参考线');
+  const length = widget(page).getByLabel('参考线实际长度');
+  await length.fill('100');
+  await length.blur();
+  await widget(page).getByLabel('单位').click();
+  await settle(page);
+  await page.locator('.ant-select-item-option', { hasText: /^mm$/ }).click();
+  await expect.poll(() => page.locator('.spm-scale').textContent()).toBe('比例：1');
+}
+
 describe('spine manual measurement', () => {
   it('SPM-01, SPM-04, SPM-05, SPM-06, SPM-07, SPM-09, SPM-10, SPM-11, SPM-12, SPM-13, SPM-14, SPM-15, SPM-24: draw TK and SVA with a reference line on an X-ray, see the diagnosis, save and reload', async () => {
     const page = await newPage(browser, platform.baseUrl);
@@ -156,16 +171,8 @@ describe('spine manual measurement', () => {
     await pickTool(page, 'SVA');
     await widget(page).getByRole('button', { name: '绘制线段' }).click();
     await messageText(page, '请先绘制参考线').waitFor();
-    await drawLine(page, [50, 700], [150, 700], '绘制参考线');
+    await referenceOf100mm(page);
     await expect.poll(() => widget(page).getByRole('button', { name: '绘制参考线' }).isDisabled()).toBe(true);
-    // SPM-11, SPM-12: 100 px are 100 mm.
-    const length = widget(page).getByLabel('参考线实际长度');
-    await length.fill('100');
-    await length.blur();
-    await widget(page).getByLabel('单位').click();
-    await settle(page);
-    await page.locator('.ant-select-item-option', { hasText: /^mm$/ }).click();
-    await expect.poll(() => page.locator('.spm-scale').textContent()).toBe('比例：1');
     // SVA is the horizontal offset of C7 (the line's higher end) from the S1 corner, anterior (right) positive:
     // 60 px → 60 mm = 6 cm, moderate imbalance (SPM-24), whatever the line's length.
     await drawLine(page, [310, 100], [250, 700]);
@@ -198,6 +205,62 @@ describe('spine manual measurement', () => {
     await widget(page).getByRole('button', { name: '清除' }).click();
     await expect.poll(() => text(page, 'spm-length').textContent()).toBe('—');
     await expect.poll(() => widget(page).getByRole('button', { name: '绘制参考线' }).isDisabled()).toBe(false);
+    await page.close();
+  });
+
+  it('SPM-09, SPM-11, SPM-12, SPM-13: a study that chooses the literature bands diagnoses SVA by SRS–Schwab, a negative SVA included', async () => {
+    const patient = await callApi<{ subjectRecordId: number }>(
+      platform.baseUrl,
+      'POST',
+      '/api/business/subject',
+      adminToken,
+      { studyId: demoStudyId, subjectName: '周志刚', gender: 1, birth: '1958-04-17', diseaseCode: 'LSS' },
+    );
+    const page = await newPage(browser, platform.baseUrl);
+    await page.setViewportSize({ width: 1600, height: 1000 });
+    await signInAs(page);
+
+    // The study's manager chooses 文献（SRS–Schwab 等） under 项目配置 · 功能设置; the choice is saved at once.
+    await page.goto(`/study/config?studyId=${demoStudyId}`);
+    await page.getByRole('tab', { name: '功能设置' }).click();
+    const bands = page.getByRole('region', { name: '脊柱诊断分级标准' });
+    await expect.poll(() => bands.getByRole('radio', { name: '默认（规范）' }).isChecked()).toBe(true);
+    await bands.getByText('文献（SRS–Schwab 等）', { exact: true }).click();
+    // The group shows the study as the server answers it after the save.
+    await expect.poll(() => bands.getByRole('radio', { name: '文献（SRS–Schwab 等）' }).isChecked()).toBe(true);
+    await expect.poll(() => bands.getByRole('radio', { name: '默认（规范）' }).isChecked()).toBe(false);
+
+    await openForm(page, patient.subjectRecordId);
+    const upload = page.locator('.spm-upload input[type=file]');
+    await upload.waitFor({ state: 'attached' });
+    await upload.setInputFiles({ name: 'lateral.png', mimeType: 'image/png', buffer: await xrayPng(page) });
+    await page.locator('.spm-stage').waitFor();
+    await pickTool(page, 'SVA');
+    await referenceOf100mm(page);
+
+    // 40 mm: the spec's bands read 矢状面轻度失衡 (under 5 cm), SRS–Schwab reads + (4 to 9.5 cm).
+    await drawLine(page, [290, 100], [250, 500]);
+    await expect.poll(() => text(page, 'spm-length').textContent()).toBe('40 mm');
+    await expect.poll(() => text(page, 'spm-diagnosis').textContent()).toBe('矢状面中度失衡（SRS–Schwab +）');
+
+    // C7 behind S1 with the patient facing right (anterior to the right): the offset is negative, SRS–Schwab 0.
+    await widget(page).getByRole('button', { name: '删除线段 1' }).click();
+    await expect.poll(() => text(page, 'spm-length').textContent()).toBe('—');
+    expect(await widget(page).getByRole('radio', { name: '面向右' }).isChecked()).toBe(true);
+    await drawLine(page, [220, 100], [250, 500]);
+    await expect.poll(() => text(page, 'spm-length').textContent()).toBe('-30 mm');
+    await expect.poll(() => text(page, 'spm-diagnosis').textContent()).toBe('矢状面平衡（SRS–Schwab 0）');
+    await screenshot(page, 'spine-measure-literature');
+
+    // Saved and reloaded, the measure reads the same by the study's bands.
+    await page.locator('.crf-editor-actions').getByRole('button', { name: '保存' }).click();
+    await messageText(page, '保存成功').waitFor();
+    await page.reload();
+    await page.locator('.crf-form-title', { hasText: FORM }).waitFor();
+    await page.locator('.spm-stage').waitFor();
+    await pickTool(page, 'SVA');
+    await expect.poll(() => text(page, 'spm-length').textContent()).toBe('-30 mm');
+    await expect.poll(() => text(page, 'spm-diagnosis').textContent()).toBe('矢状面平衡（SRS–Schwab 0）');
     await page.close();
   });
 });
