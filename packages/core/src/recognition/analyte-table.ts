@@ -40,21 +40,33 @@ const SECONDS = ['s', '秒', 'sec'];
 export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   // 血常规 (WS/T 405-2012)
   // Aplasia after chemotherapy reads 0.0x; hyperleukocytosis of leukaemia rarely passes 500.
-  { code: 'WBC', names: ['白细胞计数', '白细胞', '白细胞总数'], measures: [m(PER_L9, [0.01, 500], [3.5, 9.5], F)] },
-  { code: 'RBC', names: ['红细胞计数', '红细胞', '红细胞总数'], measures: [m('10^12/L', [0.5, 10], [4.3, 5.8])] },
+  {
+    code: 'WBC',
+    names: ['白细胞计数', '白细胞', '白细胞总数', '白细胞数目'],
+    measures: [m(PER_L9, [0.01, 500], [3.5, 9.5], F)],
+  },
+  {
+    code: 'RBC',
+    names: ['红细胞计数', '红细胞', '红细胞总数', '红细胞数目'],
+    measures: [m('10^12/L', [0.5, 10], [4.3, 5.8])],
+  },
   {
     code: 'HGB',
-    names: ['血红蛋白', '血红蛋白浓度', 'Hb'],
+    names: ['血红蛋白', '血红蛋白浓度', '血红蛋白量', 'Hb'],
     measures: [m('g/L', [20, 250], [130, 175]), m('g/dL', [2, 25], [13, 17.5], 'conventional')],
   },
   {
     code: 'HCT',
-    names: ['红细胞压积', '红细胞比容', '血细胞比容'],
+    names: ['红细胞压积', '红细胞比容', '红细胞比积', '血细胞比容'],
     // Printed both as a percentage and as the SI fraction.
     measures: [m('%', [5, 80], [40, 50]), m('L/L', [0.05, 0.8], [0.4, 0.5])],
   },
   { code: 'MCV', names: ['平均红细胞体积'], measures: [m('fL', [40, 160], [82, 100])] },
-  { code: 'MCH', names: ['平均红细胞血红蛋白含量', '平均血红蛋白含量'], measures: [m('pg', [10, 60], [27, 34])] },
+  {
+    code: 'MCH',
+    names: ['平均红细胞血红蛋白含量', '平均血红蛋白含量', '平均血红蛋白量'],
+    measures: [m('pg', [10, 60], [27, 34])],
+  },
   {
     code: 'MCHC',
     names: ['平均红细胞血红蛋白浓度', '平均血红蛋白浓度'],
@@ -71,9 +83,13 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
     measures: [m('fL', [20, 150], [37, 54])],
   },
   // Immune thrombocytopenia reads 0–2; essential thrombocythaemia passes 2000.
-  { code: 'PLT', names: ['血小板计数', '血小板', '血小板总数'], measures: [m(PER_L9, [0, 3000], [125, 350])] },
+  {
+    code: 'PLT',
+    names: ['血小板计数', '血小板', '血小板总数', '血小板数目'],
+    measures: [m(PER_L9, [0, 3000], [125, 350])],
+  },
   { code: 'MPV', names: ['平均血小板体积'], measures: [m('fL', [4, 20], [7.4, 12.5])] },
-  { code: 'PCT', names: ['血小板压积', '血小板比容'], measures: [m('%', [0, 2], [0.11, 0.28])] },
+  { code: 'PCT', names: ['血小板压积', '血小板比容', '血小板比积'], measures: [m('%', [0, 2], [0.11, 0.28])] },
   // Printed in fL, in % or without a unit (it is a geometric standard deviation), in like numbers.
   {
     code: 'PDW',
@@ -83,50 +99,58 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   { code: 'P-LCR', names: ['大型血小板比率', '大血小板比率'], measures: [m('%', [5, 70], [13, 43])] },
   {
     code: 'NEUT%',
-    names: ['中性粒细胞百分比', '中性粒细胞比率', '中性粒细胞百分数'],
+    names: ['中性粒细胞百分比', '中性粒细胞比率', '中性粒细胞百分数', '中性粒细胞%', 'NE%', 'GRAN%'],
     measures: [m('%', PERCENT_0_100, [40, 75], F)],
   },
   {
     code: 'LYMPH%',
-    names: ['淋巴细胞百分比', '淋巴细胞比率', '淋巴细胞百分数'],
+    names: ['淋巴细胞百分比', '淋巴细胞比率', '淋巴细胞百分数', '淋巴细胞%', 'LY%', 'LYM%'],
     measures: [m('%', PERCENT_0_100, [20, 50], F)],
   },
-  { code: 'MONO%', names: ['单核细胞百分比', '单核细胞比率'], measures: [m('%', PERCENT_0_100, [3, 10], F)] },
+  {
+    code: 'MONO%',
+    names: ['单核细胞百分比', '单核细胞比率', '单核细胞%', 'MO%', 'MON%'],
+    measures: [m('%', PERCENT_0_100, [3, 10], F)],
+  },
   {
     code: 'EO%',
-    names: ['嗜酸性粒细胞百分比', '嗜酸粒细胞百分比', '嗜酸性粒细胞比率'],
+    names: ['嗜酸性粒细胞百分比', '嗜酸粒细胞百分比', '嗜酸细胞百分比', '嗜酸性粒细胞比率', 'EOS%'],
     measures: [m('%', PERCENT_0_100, [0.4, 8], F)],
   },
   {
     code: 'BASO%',
-    names: ['嗜碱性粒细胞百分比', '嗜碱粒细胞百分比', '嗜碱性粒细胞比率'],
+    names: ['嗜碱性粒细胞百分比', '嗜碱粒细胞百分比', '嗜碱细胞百分比', '嗜碱性粒细胞比率', 'BA%'],
     measures: [m('%', PERCENT_0_100, [0, 1], F)],
   },
   {
     code: 'NEUT#',
-    names: ['中性粒细胞绝对值', '中性粒细胞计数', '中性粒细胞数'],
+    names: ['中性粒细胞绝对值', '中性粒细胞计数', '中性粒细胞数', 'NE#'],
     measures: [m(PER_L9, [0, 500], [1.8, 6.3], F)],
   },
   {
     code: 'LYMPH#',
-    names: ['淋巴细胞绝对值', '淋巴细胞计数', '淋巴细胞数'],
+    names: ['淋巴细胞绝对值', '淋巴细胞计数', '淋巴细胞数', 'LY#'],
     measures: [m(PER_L9, [0, 500], [1.1, 3.2], F)],
   },
-  { code: 'MONO#', names: ['单核细胞绝对值', '单核细胞计数'], measures: [m(PER_L9, [0, 100], [0.1, 0.6], F)] },
+  {
+    code: 'MONO#',
+    names: ['单核细胞绝对值', '单核细胞计数', '单核细胞数', 'MO#'],
+    measures: [m(PER_L9, [0, 100], [0.1, 0.6], F)],
+  },
   {
     code: 'EO#',
-    names: ['嗜酸性粒细胞绝对值', '嗜酸粒细胞绝对值', '嗜酸性粒细胞计数'],
+    names: ['嗜酸性粒细胞绝对值', '嗜酸粒细胞绝对值', '嗜酸性粒细胞计数', '嗜酸细胞数', 'EOS#'],
     measures: [m(PER_L9, [0, 100], [0.02, 0.52], F)],
   },
   {
     code: 'BASO#',
-    names: ['嗜碱性粒细胞绝对值', '嗜碱粒细胞绝对值', '嗜碱性粒细胞计数'],
+    names: ['嗜碱性粒细胞绝对值', '嗜碱粒细胞绝对值', '嗜碱性粒细胞计数', '嗜碱细胞数', 'BA#'],
     measures: [m(PER_L9, [0, 50], [0, 0.06], F)],
   },
   // The reference sits between CRP's 0–10 and hs-CRP's 0–3 so that both are this analyte's.
   {
     code: 'CRP',
-    names: ['C反应蛋白', '超敏C反应蛋白', 'C-反应蛋白', '超敏C-反应蛋白'],
+    names: ['C反应蛋白', '超敏C反应蛋白', 'C-反应蛋白', '超敏C-反应蛋白', 'hs-CRP'],
     measures: [m('mg/L', [0, 1000], [0, 4]), m('mg/dL', [0, 100], [0, 0.4], 'conventional')],
   },
 
@@ -172,15 +196,15 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   // About 58 mg/dL: above the worst neonatal and fulminant hepatic failure values.
   {
     code: 'TBIL',
-    names: ['总胆红素', '血清总胆红素'],
+    names: ['总胆红素', '血清总胆红素', 'T-BIL'],
     measures: [m('μmol/L', [0, 1000], [0, 21], F), m('mg/dL', [0, 60], [0, 1.2], 'conventional')],
   },
   {
     code: 'DBIL',
-    names: ['直接胆红素', '结合胆红素'],
+    names: ['直接胆红素', '结合胆红素', 'D-BIL'],
     measures: [m('μmol/L', [0, 800], [0, 6.8], F), m('mg/dL', [0, 45], [0, 0.4], 'conventional')],
   },
-  { code: 'IBIL', names: ['间接胆红素', '非结合胆红素'], measures: [m('μmol/L', [0, 800], [0, 17], F)] },
+  { code: 'IBIL', names: ['间接胆红素', '非结合胆红素', 'I-BIL'], measures: [m('μmol/L', [0, 800], [0, 17], F)] },
   { code: 'TBA', names: ['总胆汁酸', '血清总胆汁酸'], measures: [m('μmol/L', [0, 1000], [0, 10], F)] },
   {
     code: 'CHE',
@@ -204,7 +228,7 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   // 肾功能 (WS/T 404.5)
   {
     code: 'BUN',
-    names: ['尿素氮', '尿素', '血尿素氮', '血尿素'],
+    names: ['尿素氮', '尿素', '血尿素氮', '血尿素', 'UREA'],
     measures: [m('mmol/L', [0.5, 100], [3.1, 8], F), m('mg/dL', [1, 300], [8.7, 22.4], 'conventional')],
   },
   {
@@ -214,7 +238,7 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   },
   {
     code: 'UA',
-    names: ['尿酸', '血尿酸'],
+    names: ['尿酸', '血尿酸', 'URIC'],
     measures: [
       m('μmol/L', [10, 2000], [208, 428]),
       m('mmol/L', [0.01, 2], [0.208, 0.428]),
@@ -238,7 +262,7 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   // 血脂; chylomicronaemia takes triglycerides past 100 mmol/L.
   {
     code: 'TC',
-    names: ['总胆固醇', '胆固醇', '血清总胆固醇'],
+    names: ['总胆固醇', '胆固醇', '血清总胆固醇', 'CHOL'],
     measures: [m('mmol/L', [0.5, 30], [2.8, 5.2]), m('mg/dL', [20, 1200], [108, 200], 'conventional')],
   },
   {
@@ -275,17 +299,17 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   // 电解质 (WS/T 404.3, 404.6); mEq/L equals mmol/L for the monovalent ions.
   {
     code: 'K',
-    names: ['钾', '血钾', '钾离子', '血清钾'],
+    names: ['钾', '血钾', '钾离子', '血清钾', 'K+'],
     measures: [m('mmol/L', [1, 10], [3.5, 5.3]), m('mEq/L', [1, 10], [3.5, 5.3], 'conventional')],
   },
   {
     code: 'NA',
-    names: ['钠', '血钠', '钠离子', '血清钠'],
+    names: ['钠', '血钠', '钠离子', '血清钠', 'Na+'],
     measures: [m('mmol/L', [100, 200], [137, 147]), m('mEq/L', [100, 200], [137, 147], 'conventional')],
   },
   {
     code: 'CL',
-    names: ['氯', '血氯', '氯离子', '血清氯'],
+    names: ['氯', '血氯', '氯离子', '血清氯', 'Cl-'],
     measures: [m('mmol/L', [60, 160], [99, 110]), m('mEq/L', [60, 160], [99, 110], 'conventional')],
   },
   {
@@ -293,7 +317,7 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
     names: ['钙', '血钙', '总钙', '血清钙'],
     measures: [m('mmol/L', [0.5, 5], [2.11, 2.52]), m('mg/dL', [2, 20], [8.5, 10.1], 'conventional')],
   },
-  { code: 'P', names: ['磷', '无机磷', '血磷', '血清磷'], measures: [m('mmol/L', [0.1, 6], [0.85, 1.51])] },
+  { code: 'P', names: ['磷', '无机磷', '血磷', '血清磷', 'PHOS'], measures: [m('mmol/L', [0.1, 6], [0.85, 1.51])] },
   { code: 'MG', names: ['镁', '血镁', '镁离子', '血清镁'], measures: [m('mmol/L', [0.1, 5], [0.75, 1.02])] },
 
   // 心肌酶 and others (WS/T 404.7, 404.8); rhabdomyolysis takes CK past 100 000.
@@ -312,7 +336,7 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
     names: ['α-羟丁酸脱氢酶', '羟丁酸脱氢酶', 'a-羟丁酸脱氢酶', 'α-HBDH'],
     measures: [m('U/L', [0, 20000], [72, 182])],
   },
-  { code: 'LDH', names: ['乳酸脱氢酶'], measures: [m('U/L', [0, 50000], [120, 250])] },
+  { code: 'LDH', names: ['乳酸脱氢酶', 'LD'], measures: [m('U/L', [0, 50000], [120, 250])] },
   { code: 'AMY', names: ['淀粉酶', '血淀粉酶', 'α-淀粉酶', '血清淀粉酶'], measures: [m('U/L', [0, 20000], [35, 135])] },
 
   // 凝血; anticoagulant overdoses take clotting times past 100 s and the INR past 10.
@@ -324,7 +348,11 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
     names: ['凝血酶原活动度', '凝血酶原活动度(%)', '凝血酶原活度', '血浆凝血酶原活动度'],
     measures: [m('%', [0, 200], [80, 120])],
   },
-  { code: 'INR', names: ['国际标准化比值', '国际标准化比率', 'PT-INR'], measures: [m('', [0.5, 20], [0.8, 1.2], F)] },
+  {
+    code: 'INR',
+    names: ['国际标准化比值', '国际标准化比率', 'PT国际标准化比值', 'PT-INR'],
+    measures: [m('', [0.5, 20], [0.8, 1.2], F)],
+  },
   {
     code: 'APTT',
     names: ['活化部分凝血活酶时间', '部分凝血活酶时间', '活化部分凝血酶原时间'],
@@ -333,12 +361,12 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   { code: 'TT', names: ['凝血酶时间', '血浆凝血酶时间'], measures: [m(SECONDS, [5, 250], [13, 21], F)] },
   {
     code: 'FIB',
-    names: ['纤维蛋白原', '纤维蛋白原含量', '血浆纤维蛋白原'],
+    names: ['纤维蛋白原', '纤维蛋白原含量', '血浆纤维蛋白原', 'Fbg'],
     measures: [m('g/L', [0.1, 15], [2, 4]), m('mg/dL', [10, 1500], [200, 400], 'conventional')],
   },
   {
     code: 'D-D',
-    names: ['D-二聚体', 'D二聚体', 'D-Dimer'],
+    names: ['D-二聚体', 'D二聚体', 'D-Dimer', 'DD'],
     measures: [m(['mg/L', 'μg/mL'], [0, 200], [0, 0.55], F), m(['ng/mL', 'μg/L'], [0, 200000], [0, 550])],
   },
   {
@@ -353,14 +381,14 @@ export const ANALYTE_TABLE: readonly KnownAnalyte[] = [
   // Refractometers after contrast media read up to about 1.060.
   { code: 'SG', names: ['比重', '尿比重'], measures: [m('', [1, 1.08], [1.003, 1.03])] },
   { code: 'PH', names: ['酸碱度', '尿酸碱度', 'pH值'], measures: [m('', [4, 10], [4.5, 8])] },
-  { code: 'PRO', names: ['尿蛋白', '蛋白质', '蛋白'] },
+  { code: 'PRO', names: ['尿蛋白', '蛋白质', '尿蛋白质', '蛋白'] },
   { code: 'U-GLU', names: ['尿糖', '尿葡萄糖'] },
   { code: 'KET', names: ['酮体', '尿酮体'] },
   { code: 'BIL', names: ['尿胆红素', '胆红素'] },
-  { code: 'URO', names: ['尿胆原'] },
+  { code: 'URO', names: ['尿胆原', 'UBG'] },
   { code: 'NIT', names: ['亚硝酸盐', '尿亚硝酸盐'] },
-  { code: 'LEU', names: ['白细胞酯酶', '尿白细胞', '白细胞(尿)'] },
-  { code: 'BLD', names: ['隐血', '尿隐血', '潜血'] },
+  { code: 'LEU', names: ['白细胞酯酶', '尿白细胞', '白细胞(尿)', '白细胞(干化学)'] },
+  { code: 'BLD', names: ['隐血', '尿隐血', '潜血', 'ERY'] },
   { code: 'VC', names: ['维生素C', '抗坏血酸'] },
   // 尿沉渣 by microscopy: counts per field printed as a range or a word (1-2 /HP, 偶见, 未见, 满视野), which the
   // numeric judgement cannot weigh, so no measures (as the dipstick). Usual limits: red cells 0-3 /HP, white cells

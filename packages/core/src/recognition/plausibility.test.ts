@@ -168,6 +168,23 @@ describe('the table and the judgement, over every known analyte', () => {
       ['EC', '上皮细胞', '鳞状上皮细胞'],
       ['CAST', '管型', '透明管型'],
     ];
+    // Other spellings and codes the sheets print for analytes the table had.
+    printed.push(
+      ['WBC', '白细胞数目'],
+      ['HGB', '血红蛋白量'],
+      ['HCT', '红细胞比积'],
+      ['NEUT%', '中性粒细胞%', 'NE%', 'GRAN%'],
+      ['EO#', '嗜酸细胞数', 'EOS#'],
+      ['BUN', 'UREA'],
+      ['TBIL', 'T-BIL'],
+      ['K', 'K+'],
+      ['CL', 'Cl-'],
+      ['LDH', 'LD'],
+      ['D-D', 'DD'],
+      ['URO', 'UBG'],
+      ['BLD', 'ERY'],
+      ['LEU', '白细胞(干化学)'],
+    );
     for (const [code, ...names] of printed) {
       for (const label of [code!, ...names]) expect([label, knownAnalyte(label)?.code]).toEqual([label, code]);
     }
