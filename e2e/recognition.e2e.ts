@@ -336,7 +336,7 @@ describe('recognition and the document camera', () => {
     await page.close();
   });
 
-  it("RECOG-03: an image file may be a PDF report: its first page is recognised and filled, unsaved; one naming none of the form's items closes with 识别完成 (RECOG-11, RECOG-13)", async () => {
+  it("RECOG-03: an image file may be a PDF report: it is recognised and filled, unsaved; one naming none of the form's items closes with 识别完成 (RECOG-11, RECOG-13)", async () => {
     const page = await cameraPage();
     await openForm(page, bloodCrfId, BLOOD_FORM.title);
     // A report naming none of the form's items: said so, and the dialog closes without a review, filling nothing.

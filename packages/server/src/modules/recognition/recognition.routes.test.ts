@@ -345,7 +345,7 @@ describe.skipIf(!reportFontsInstalled())('recognising a lab report drawn with kn
 
 describe('recognising a PDF report', () => {
   it(
-    "RECOG-03: reads a PDF's first page",
+    'RECOG-03: reads a PDF report (a one-page PDF here; every page: pdf-pages.test.ts)',
     async () => {
       const pdfKey = await upload(
         admin,
