@@ -93,11 +93,14 @@ export function correctedName(name: string): string {
   if (byName.has(key) || [...key].length < 4) return name;
   // By code point, not UTF-16 unit.
   const read = [...key];
+  const near = new Map<KnownAnalyte, string>();
   for (const [known, analyte] of byName) {
     const chars = [...known];
-    if (chars.length >= 4 && editDistanceAtMostOne(read, chars)) {
-      return analyte.names.find((n) => normaliseLabel(n) === known) ?? name;
+    if (chars.length >= 4 && editDistanceAtMostOne(read, chars) && !near.has(analyte)) {
+      near.set(analyte, analyte.names.find((n) => normaliseLabel(n) === known) ?? name);
     }
   }
-  return name;
+  // A misread one character from two analytes' names (丁酸脱氢酶: HBDH or LDH) names neither: a guess could fill
+  // another analyte's item.
+  return near.size === 1 ? [...near.values()][0]! : name;
 }
