@@ -25,7 +25,8 @@ export interface UnitInfo {
   scale: number;
 }
 
-const SUPERSCRIPTS: Record<string, string> = {
+/** Superscript digits and their digits: NFKC would make `10⁹` the number 109, so they become `^9` first. */
+export const SUPERSCRIPTS: Readonly<Record<string, string>> = {
   '⁰': '0',
   '¹': '1',
   '²': '2',

@@ -1,7 +1,7 @@
 import type { CrfDefinition, CrfNode } from '../crf/crf-definition.schema.js';
 import { knownAnalyte, normaliseLabel } from './analytes.js';
 import type { LabFlag, LabRow } from './lab-report.js';
-import { itemLimitsOf, judgeRecognised, type OfferReason } from './plausibility.js';
+import { itemLimitsOf, judgeRecognised, type JudgedRow, type OfferReason } from './plausibility.js';
 import { isQualitative, qualitativeOption } from './qualitative.js';
 
 /** The identify type whose answer is a data set under `data.data.ret` (forms §3, RECOG-09). */
@@ -70,16 +70,8 @@ export function recognitionAnswer(
   return { items, ...source };
 }
 
-/** One recognised value under the name the form matches it by. */
-export interface RecognisedEntry {
-  name: string;
-  code: string;
-  value: string;
-  unit: string;
-  referenceRange: string;
-  flag: string;
-  /** The OCR's confidence in the row, 0–1, when the answer gave one. */
-  probability?: number;
+/** One recognised value under the name the form matches it by: what the judgement reads, and the row's crop. */
+export interface RecognisedEntry extends JudgedRow {
   /** The row's crop of the report image (an image `data:` URL), when the answer gave one. */
   crop?: string;
 }

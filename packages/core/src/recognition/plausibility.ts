@@ -61,6 +61,7 @@ export interface JudgedRow {
   unit: string;
   referenceRange: string;
   flag: string;
+  /** The OCR's confidence in the row, 0–1, when the answer gave one. */
   probability?: number;
 }
 

@@ -4,23 +4,10 @@
  * read level; `umol/L` for μmol/L). A row answers its unit in the one spelling given here, so that a form, an export
  * or a nurse comparing units sees one text for one unit.
  */
+import { SUPERSCRIPTS } from '../crf/units.js';
 
 /** A lookup that knows only its own keys (not `constructor` or `valueOf`). */
 const table = (entries: Record<string, string>): ReadonlyMap<string, string> => new Map(Object.entries(entries));
-
-/** Superscript digits: NFKC would make `10⁹` the number 109, so they become `^9` first. */
-const SUPERSCRIPT: Record<string, string> = {
-  '⁰': '0',
-  '¹': '1',
-  '²': '2',
-  '³': '3',
-  '⁴': '4',
-  '⁵': '5',
-  '⁶': '6',
-  '⁷': '7',
-  '⁸': '8',
-  '⁹': '9',
-};
 
 /** What stands before the slash, by its lower-case reading (OCR confusions included), and its spelling. */
 const NUMERATORS = table({
@@ -109,7 +96,7 @@ const EXACT = table({ 'G/L': '10^9/L', 'T/L': '10^12/L' });
 
 /** Superscript digits as a power: `10⁹` is `10^9` (NFKC would make it the number 109). */
 export function levelSuperscripts(text: string): string {
-  return text.replace(/[⁰¹²³⁴⁵⁶⁷⁸⁹]+/g, (digits) => `^${[...digits].map((d) => SUPERSCRIPT[d]).join('')}`);
+  return text.replace(/[⁰¹²³⁴⁵⁶⁷⁸⁹]+/g, (digits) => `^${[...digits].map((d) => SUPERSCRIPTS[d]).join('')}`);
 }
 
 function compact(text: string): string {
