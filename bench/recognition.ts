@@ -236,7 +236,8 @@ async function* reportImageSheets(): AsyncGenerator<BenchSheet> {
     const rows: TruthRow[] = printed.map((r) => ({
       ...r,
       analyte: r.code,
-      kind: /^\d/.test(r.value) ? 'number' : 'text',
+      // 1+ and 2+ start with a digit but are grades, filled as text here.
+      kind: /^\d+(?:\.\d+)?$/.test(r.value) ? 'number' : 'text',
       page: 1,
     }));
     yield {
