@@ -338,8 +338,9 @@ export async function linkRecord(
   id: number,
   crfDataRecordId: number,
 ) {
+  // The columns checked, not the rows read with their crops (a few hundred KB).
   const [row] = await ctx.db
-    .select()
+    .select({ id: recognitions.id, subjectRecordId: recognitions.subjectRecordId, crfId: recognitions.crfId })
     .from(recognitions)
     .where(
       and(eq(recognitions.id, id), eq(recognitions.studyId, access.studyId), eq(recognitions.userId, user.userId)),
