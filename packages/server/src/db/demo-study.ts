@@ -317,6 +317,9 @@ export async function seedDemoStudy(db: Db): Promise<boolean> {
         serialDigits: 4,
         displayCrfColumn: ['sex', 'age'],
         signConfig: { enabled: true, meaning: '本人确认以上数据真实、准确、完整' },
+        // The demo shows a running study with its sample patients; a study a team creates starts in 测试.
+        mode: 'production',
+        wentLiveAt: new Date(),
         createdBy: admin.userId,
       })
       .returning({ studyId: studies.studyId });

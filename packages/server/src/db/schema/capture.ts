@@ -40,6 +40,8 @@ export const subjects = pgTable(
     openId: varchar('open_id', { length: 100 }),
     qrCode: varchar('qr_code', { length: 64 }).notNull(),
     deptId: integer('dept_id').references(() => departments.deptId),
+    /** 测试数据: enrolled while the study was in 测试, or against a draft; purged at go-live (docs/lifecycle.md). */
+    test: boolean('test').notNull().default(false),
     createdBy: integer('created_by').references(() => users.userId),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -186,6 +188,8 @@ export const auditEvents = pgTable(
     prevHash: varchar('prev_hash', { length: 64 }),
     /** SHA-256 over this row's canonical content and prevHash (modules/audit/audit-chain.ts). */
     hash: varchar('hash', { length: 64 }),
+    /** A row about test data: never chained, and the only kind of row the go-live purge may delete (0038). */
+    test: boolean('test').notNull().default(false),
   },
   (t) => [
     index('audit_events_record').on(t.crfDataRecordId, t.itemName),

@@ -1,4 +1,4 @@
-import { bigint, index, integer, jsonb, pgTable, serial, timestamp, unique, uuid, varchar } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, serial, timestamp, unique, uuid, varchar } from 'drizzle-orm/pg-core';
 import { studies } from './study.js';
 import { users } from './system.js';
 
@@ -27,6 +27,8 @@ export const exportLogs = pgTable(
     options: jsonb('options').$type<Record<string, unknown>>().notNull(),
     /** running | done | failed | cancelled. */
     state: varchar('state', { length: 12 }).notNull().default('running'),
+    /** Made while the study was in 测试 (its file says 测试数据). */
+    test: boolean('test').notNull().default(false),
     patientCount: integer('patient_count'),
     /** Data rows written (the format's own rows: sheet rows, CSV lines, ItemData elements). */
     rowCount: bigint('row_count', { mode: 'number' }),

@@ -30,6 +30,8 @@ export const followPlans = pgTable(
     /** Null: every patient of the study; otherwise only patients of this disease. */
     diseaseCode: varchar('disease_code', { length: 50 }),
     remark: varchar('remark', { length: 500 }).notNull().default(''),
+    /** A production study's open draft of this plan's visits (草稿), published as an amendment; null: none. */
+    draft: jsonb('draft'),
     createdBy: integer('created_by').references(() => users.userId),
     updatedBy: integer('updated_by').references(() => users.userId),
     ...timestamps,

@@ -1,4 +1,5 @@
 import {
+  boolean,
   index,
   integer,
   jsonb,
@@ -27,6 +28,8 @@ export const randomizationStudies = pgTable('randomization_studies', {
   currentConfigId: integer('current_config_id'),
   /** The last randomization number given: numbers run 1, 2, 3… per study without gaps. */
   lastNumber: integer('last_number').notNull().default(0),
+  /** The test list's numbers (T0001…), apart from production's. */
+  lastTestNumber: integer('last_test_number').notNull().default(0),
   /** End of study: after it every member sees the arms. */
   unblindedAllAt: timestamp('unblinded_all_at', { withTimezone: true }),
   unblindedAllBy: integer('unblinded_all_by').references(() => users.userId),
@@ -50,6 +53,8 @@ export const randomizationConfigs = pgTable(
     /** The whole RandomizationConfig of @ecrf/core, as validated. */
     config: jsonb('config').notNull(),
     seed: varchar('seed', { length: 64 }).notNull(),
+    /** The test list's own seed (测试 randomizations never take production slots). */
+    testSeed: varchar('test_seed', { length: 64 }),
     /** generated (from the seed), uploaded (a CSV list), or none (simple and minimization: drawn at the time). */
     listSource: varchar('list_source', { length: 20 }).notNull(),
     /** Why a version replaced a locked one (required then). */
@@ -131,6 +136,8 @@ export const randomizations = pgTable(
     slot: integer('slot').notNull(),
     arm: varchar('arm', { length: 20 }).notNull(),
     kitCode: varchar('kit_code', { length: 16 }).notNull(),
+    /** Taken from the test list while the study was in 测试 (numbered T0001…). */
+    test: boolean('test').notNull().default(false),
     /** The factor levels used: { factorKey: levelCode }. */
     factorLevels: jsonb('factor_levels').$type<Record<string, string>>().notNull().default({}),
     /** Minimization: imbalance score per arm and how the arm was chosen. */

@@ -63,6 +63,10 @@ export const studies = pgTable(
     enrolmentTargetDate: varchar('enrolment_target_date', { length: 10 }),
     /** 脊柱诊断分级标准: the bands the manual spine measures are diagnosed by, 'spec' or 'literature'. */
     spineBandSet: varchar('spine_band_set', { length: 20 }).notNull().default('spec'),
+    /** 测试 ('test') until a manager's 上线 ('production'): test data is marked and purged at go-live (docs/lifecycle.md). */
+    mode: varchar('mode', { length: 12 }).notNull().default('test'),
+    wentLiveAt: timestamp('went_live_at', { withTimezone: true }),
+    wentLiveBy: integer('went_live_by').references(() => users.userId),
     createdBy: integer('created_by').references(() => users.userId),
     // Studies are closed, not erased; a deleted study keeps its rows for the audit trail.
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
@@ -159,11 +163,17 @@ export const crfVersions = pgTable(
     definition: jsonb('definition').notNull(),
     source: varchar('source', { length: 20 }).notNull(),
     itemCount: integer('item_count').notNull(),
+    /** A production study's open draft (草稿): test patients use it; publishing it is an amendment. One per CRF. */
+    draft: boolean('draft').notNull().default(false),
+    publishedAt: timestamp('published_at', { withTimezone: true }),
     createdBy: integer('created_by').references(() => users.userId),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex('crf_versions_version').on(t.crfId, t.version),
+    uniqueIndex('crf_versions_one_draft')
+      .on(t.crfId)
+      .where(sql`${t.draft}`),
     unique('crf_versions_study_key').on(t.studyId, t.id),
   ],
 );
@@ -217,4 +227,30 @@ export const serialCounters = pgTable(
     lastValue: integer('last_value').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.studyId, t.scopeKey] })],
+);
+
+/**
+ * 方案修订: a published CRF version (or follow-up plan change) with the impact report computed on publishing
+ * (core amendment/impact). Records move to the new version by jobs of kind 'crf-migration' (docs/lifecycle.md).
+ */
+export const amendments = pgTable(
+  'amendments',
+  {
+    id: serial('id').primaryKey(),
+    studyId: integer('study_id')
+      .notNull()
+      .references(() => studies.studyId),
+    name: varchar('name', { length: 200 }).notNull(),
+    /** 'crf' or 'follow'. */
+    kind: varchar('kind', { length: 10 }).notNull(),
+    crfId: integer('crf_id').references(() => crfs.id),
+    followPlanId: integer('follow_plan_id'),
+    fromVersion: integer('from_version'),
+    toVersion: integer('to_version'),
+    /** The impact report's summary as computed at publishing (counts, never values). */
+    report: jsonb('report').notNull().default({}),
+    createdBy: integer('created_by').references(() => users.userId),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('amendments_study').on(t.studyId), unique('amendments_study_key').on(t.studyId, t.id)],
 );

@@ -43,6 +43,8 @@ export const users = pgTable(
     home: varchar('home', { length: 100 }),
     setPasswordMust: boolean('set_password_must').notNull().default(false),
     passwordChangedAt: timestamp('password_changed_at', { withTimezone: true }),
+    /** 账号有效期: the last day (YYYY-MM-DD, Asia/Shanghai) the account may sign in; null: no end. */
+    expiresOn: varchar('expires_on', { length: 10 }),
     // Users are never hard-deleted: audit and operation logs keep pointing at them.
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     ...timestamps,
@@ -129,8 +131,24 @@ export const sessions = pgTable(
     ip: varchar('ip', { length: 64 }),
     userAgent: varchar('user_agent', { length: 300 }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The last request the user made in this session (idle sign-out). */
+    lastActiveAt: timestamp('last_active_at', { withTimezone: true }),
   },
   (t) => [index('sessions_user').on(t.userId), uniqueIndex('sessions_refresh').on(t.refreshHash)],
+);
+
+/** Earlier password hashes, newest first by created_at: the last five may not be chosen again. */
+export const passwordHistory = pgTable(
+  'password_history',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.userId),
+    passwordHash: text('password_hash').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('password_history_user').on(t.userId, t.createdAt)],
 );
 
 /**
