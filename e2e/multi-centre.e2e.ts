@@ -81,6 +81,7 @@ describe('sites and locks in the browser', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('原因').fill('SDV完成，病例核查完毕');
     await dialog.getByRole('button', { name: '确定' }).click();
+    await dialog.waitFor({ state: 'hidden' });
     const bar = page.locator('.crf-lock-bar');
     await bar.waitFor();
     expect(await bar.textContent()).toMatch(/该病例已锁定（.+ \d{4}-\d{2}-\d{2}），如需修改请先解锁/);

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { Form, Modal, Spin, type FormInstance } from 'antd';
 import { COMMON_TEXT } from '../locales/common.zh-CN';
+import { validatedValues } from './validated-values';
 
 export interface FormDialogProps<V> {
   /** Shown while true; its fields are dropped when it closes. */
@@ -43,7 +44,7 @@ export function FormDialog<V>({
   children,
 }: FormDialogProps<V>) {
   const submit = async () => {
-    const values = await form.validateFields().catch(() => null);
+    const values = await validatedValues(form);
     if (values) onSave(values);
   };
   const body = (

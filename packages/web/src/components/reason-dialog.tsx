@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { Alert, Form, Input, Modal } from 'antd';
 import { COMMON_TEXT } from '../locales/common.zh-CN';
 import { SUBJECT_TEXT } from '../locales/subject.zh-CN';
+import { validatedValues } from './validated-values';
 
 export interface ReasonDialogProps {
   open: boolean;
@@ -34,7 +35,7 @@ export function ReasonDialog({
   }, [open, form]);
 
   const submit = async () => {
-    const values = await form.validateFields().catch(() => null);
+    const values = await validatedValues(form);
     if (values) onSubmit(values.reason.trim());
   };
 

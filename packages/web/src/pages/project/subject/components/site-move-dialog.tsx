@@ -8,6 +8,7 @@ import { personnelApi, type SiteRow } from '../../../../api/study.api';
 import { subjectApi } from '../../../../api/subject.api';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { SUBJECT_TEXT } from '../../../../locales/subject.zh-CN';
+import { validatedValues } from '../../../../components/validated-values';
 
 export interface SiteMoveTarget {
   subjectId: number;
@@ -86,7 +87,7 @@ export function SiteMoveDialog({
   });
 
   const submit = async () => {
-    const values = await form.validateFields().catch(() => null);
+    const values = await validatedValues(form);
     if (values?.deptId) move.mutate({ deptId: values.deptId, reason: values.reason });
   };
 

@@ -7,6 +7,7 @@ import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { SUBJECT_TEXT } from '../../../../locales/subject.zh-CN';
 import { STATE_OPTIONS } from '../subject-state';
 import { queryKeys } from '../../../../api/query-keys';
+import { validatedValues } from '../../../../components/validated-values';
 
 interface StateFields {
   state: SubjectState;
@@ -42,7 +43,7 @@ export function StateDialog({ record, onClose }: { record: SubjectRecordRow | nu
   });
 
   const submit = async () => {
-    const values = await form.validateFields().catch(() => null);
+    const values = await validatedValues(form);
     if (values) save.mutate(values);
   };
 

@@ -13,6 +13,7 @@ import { LOCK_TEXT } from '../../../../locales/lock.zh-CN';
 import { useSession } from '../../../../stores/session.store';
 import { formatDate } from '../../../../utils/format-date';
 import { canInStudy } from '../../../project/study-access';
+import { validatedValues } from '../../../../components/validated-values';
 
 type Pending =
   | { kind: 'lock'; scope: 'study' | 'site'; targetId: number | null; title: string }
@@ -39,7 +40,7 @@ function NewLockDialog({
     queryFn: () => randomizationApi.factorDepts(studyId).then((res) => res.data),
   });
   const next = async () => {
-    const values = await form.validateFields().catch(() => null);
+    const values = await validatedValues(form);
     if (!values) return;
     const site = sites.data?.find((s) => s.deptId === values.siteId);
     onNext(
