@@ -22,6 +22,7 @@ export * from './spine/index.js';
 export * from './recognition/index.js';
 export * from './consult.js';
 export * from './locks.js';
+export * from './signature-text.js';
 export * from './request-fields.js';
 export * from './system-contract.js';
 export * from './study-contract.js';
