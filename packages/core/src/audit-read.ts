@@ -54,6 +54,10 @@ export const AUDIT_READ_BUTTON = {
   'api_token.revoke': null,
   'study.crf.upload': null,
   'study.crf.delete': null,
+  'study.crf.draft': null,
+  'study.crf.draft_discard': null,
+  'study.crf.publish': null,
+  'crf.migrate': null,
   'study.stage.create': null,
   'study.stage.update': null,
   'study.stage.delete': null,
@@ -90,6 +94,8 @@ export const AUDIT_READ_BUTTON = {
   'consult.ask': CONSULT,
   'consult.answer': CONSULT,
   'consult.close': CONSULT,
+  // On the platform chain (study 0), which no study's trail reads; 系统设置 shows it to administrators.
+  'system.security': null,
 } as const satisfies Record<AuditAction, StudyButton | null>;
 
 /** The study permission key reading a row of this action needs (beyond its CRF's view key), or null. */

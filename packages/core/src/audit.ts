@@ -50,6 +50,10 @@ export const AUDIT_ACTION_NAMES = {
   'api_token.revoke': '撤销API令牌',
   'study.crf.upload': '上传CRF',
   'study.crf.delete': '删除CRF',
+  'study.crf.draft': '保存CRF草稿',
+  'study.crf.draft_discard': '放弃CRF草稿',
+  'study.crf.publish': '发布CRF（方案修订）',
+  'crf.migrate': '迁移表单版本',
   'study.stage.create': '新增阶段',
   'study.stage.update': '修改阶段',
   'study.stage.delete': '删除阶段',
@@ -84,6 +88,8 @@ export const AUDIT_ACTION_NAMES = {
   'consult.ask': '新增咨询',
   'consult.answer': '回复咨询',
   'consult.close': '关闭咨询',
+  // Platform settings (系统设置), on the platform's own chain (study 0), not a study's.
+  'system.security': '修改系统设置',
 } as const satisfies Record<string, string>;
 
 export type AuditAction = keyof typeof AUDIT_ACTION_NAMES;

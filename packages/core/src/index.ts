@@ -1,5 +1,6 @@
 export * from './messages.js';
 export * from './account.js';
+export * from './account-policy.js';
 export * from './access.js';
 export * from './paging.js';
 export * from './ids.js';
@@ -28,6 +29,7 @@ export * from './system-contract.js';
 export * from './study-contract.js';
 export * from './study-staff-contract.js';
 export * from './study-crf-contract.js';
+export * from './amendment-contract.js';
 export * from './subject-contract.js';
 export * from './crf-record-contract.js';
 export * from './doubt-contract.js';
