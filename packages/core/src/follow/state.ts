@@ -91,6 +91,8 @@ export interface ExistingVisit {
   mark: FollowMark;
   /** A person moved its date (with a reason): rescheduling leaves that decision alone. */
   dateModified: boolean;
+  /** A form of it holds a saved record (not yet submitted): the data was entered for this date, so it stays. */
+  hasData?: boolean;
 }
 
 export interface ReschedulePlan {
@@ -102,8 +104,8 @@ export interface ReschedulePlan {
 
 /**
  * What changes when a patient's schedule is generated again (a new trigger date, or an edited plan):
- * slots are matched by (plan visit, occurrence). Done, lost and deleted visits and dates a person set are
- * never moved; custom (unplanned) visits are not the plan's and are left alone.
+ * slots are matched by (plan visit, occurrence). Done, lost and deleted visits, visits with data entered and dates
+ * a person set are never moved; custom (unplanned) visits are not the plan's and are left alone.
  */
 export function reschedule(existing: readonly ExistingVisit[], generated: readonly ScheduledVisit[]): ReschedulePlan {
   const key = (planVisitId: number, occurrence: number) => `${planVisitId}:${occurrence}`;
@@ -119,7 +121,7 @@ export function reschedule(existing: readonly ExistingVisit[], generated: readon
       plan.create.push(g);
       continue;
     }
-    const frozen = e.completedOn !== null || e.mark !== null || e.dateModified;
+    const frozen = e.completedOn !== null || e.mark !== null || e.dateModified || e.hasData === true;
     const changed =
       e.plannedDate !== g.plannedDate || e.windowBefore !== g.windowBefore || e.windowAfter !== g.windowAfter;
     if (!frozen && changed) {
@@ -134,7 +136,9 @@ export function reschedule(existing: readonly ExistingVisit[], generated: readon
     }
   }
   for (const [k, e] of byKey) {
-    if (!wanted.has(k) && e.completedOn === null && e.mark === null) plan.retire.push({ id: e.id });
+    if (!wanted.has(k) && e.completedOn === null && e.mark === null && e.hasData !== true) {
+      plan.retire.push({ id: e.id });
+    }
   }
   return plan;
 }
