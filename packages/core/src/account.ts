@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MSG } from './messages.js';
 import { MAX_ROW_ID, rowIdSchema } from './ids.js';
 import type { MenuNode } from './menu.js';
+import { expiresOnSchema } from './account-policy.js';
 
 /** platform §9: password 6 to under 20 characters; remark at most 60. */
 export const PASSWORD_MIN = 6;
@@ -60,6 +61,8 @@ const userFields = {
   roleIds: z.array(rowIdSchema, { error: MSG.rolesRequired }).min(1, MSG.rolesRequired),
   remark: remarkSchema.nullish(),
   status: z.union([z.literal(0), z.literal(1)]).default(0),
+  /** 账号有效期: the last day the account may sign in (Asia/Shanghai); null none; omitted on an edit: unchanged. */
+  expiresOn: expiresOnSchema,
 };
 
 export const userCreateSchema = z.object({ ...userFields, password: passwordSchema });
@@ -118,6 +121,8 @@ export const sysUserSchema = z.object({
   status: z.union([z.literal(0), z.literal(1)]),
   home: z.string().nullable().optional(),
   setPasswordMust: z.boolean().optional(),
+  /** 账号有效期 (YYYY-MM-DD) or null; the user list and page answer it. */
+  expiresOn: z.string().nullable().optional(),
   roleIds: z.array(z.number()).optional(),
   roleNames: z.array(z.string()).optional(),
   createTime: z.string().optional(),
@@ -137,6 +142,8 @@ export const userInfoSchema = z.object({
   roles: z.array(z.string()),
   roleNames: z.array(z.string()).optional(),
   permissions: z.array(z.string()),
+  /** 无操作自动退出 (系统设置): the web's idle timer signs out after this many minutes without input. */
+  idleTimeoutMinutes: z.number().optional(),
 });
 export type UserInfo = z.infer<typeof userInfoSchema>;
 
