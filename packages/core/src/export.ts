@@ -279,9 +279,22 @@ export function randomShiftDays(max: number, random: () => number = Math.random)
   return random() < 0.5 ? -magnitude : magnitude;
 }
 
-/** The file name of an export: study, format and time, with what a file system cannot hold replaced. */
-export function exportFileName(studyName: string, format: ExportFormat, stamp: string): string {
+/** The file-name prefix of an export made while its study is in 测试 (test data). */
+export const TEST_EXPORT_PREFIX = '测试数据_';
+/**
+ * The mark of an export made in 测试: the first row of a CSV and of each Excel sheet; where a first row would break
+ * the format for its reader (SPSS, Stata, ODM, REDCap), the format's own label or a comment says it instead.
+ */
+export const TEST_EXPORT_NOTICE = '测试数据：本文件含测试数据，不得用于分析';
+/** The label of a test export's data set (SPSS file label, Stata data label, ODM study description). */
+export const testExportLabel = (studyName: string) => `测试数据：${studyName}`;
+
+/**
+ * The file name of an export: study, format and time, with what a file system cannot hold replaced; a test
+ * export's name starts with 测试数据_.
+ */
+export function exportFileName(studyName: string, format: ExportFormat, stamp: string, test = false): string {
   const ext = EXPORT_FORMATS.find((f) => f.code === format)!.ext;
   const safe = studyName.replace(/[\\/:*?"<>|\s]+/g, '_').slice(0, 60) || 'study';
-  return `${safe}_数据导出_${stamp}.${ext}`;
+  return `${test ? TEST_EXPORT_PREFIX : ''}${safe}_数据导出_${stamp}.${ext}`;
 }

@@ -34,6 +34,8 @@ export const isPerChoice = (node: CrfNode) =>
 export interface OdmExportOptions {
   studyOid?: string;
   studyName?: string;
+  /** The study's description (default: its name); a test export says 测试数据 here. */
+  studyDescription?: string;
   /** Creation time written into the file; the caller's clock. */
   now?: Date;
   /**
@@ -350,7 +352,7 @@ export function odmMetadata(
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<ODM xmlns="${ODM_NS}" ODMVersion="1.3.2" FileType="Snapshot" FileOID="ECRF.${esc(created)}" CreationDateTime="${escAttr(created)}">`,
     `<Study OID="${escAttr(studyOid)}">`,
-    `<GlobalVariables><StudyName>${esc(studyName)}</StudyName><StudyDescription>${esc(studyName)}</StudyDescription><ProtocolName>${esc(studyName)}</ProtocolName></GlobalVariables>`,
+    `<GlobalVariables><StudyName>${esc(studyName)}</StudyName><StudyDescription>${esc(options.studyDescription ?? studyName)}</StudyDescription><ProtocolName>${esc(studyName)}</ProtocolName></GlobalVariables>`,
     basic,
     `<MetaDataVersion OID="MDV.1" Name="${escAttr(studyName)}">`,
     // The schema's order: protocol, study events, forms, groups, items, code lists, then conditions and methods.

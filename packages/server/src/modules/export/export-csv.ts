@@ -25,6 +25,7 @@ import {
   patientPass,
   patientsWithRecords,
   stageName,
+  testNoticeLine,
   TextSink,
   type Cell,
   type WriteContext,
@@ -99,10 +100,21 @@ export function wideLayout(plan: ExportPlan): WideWriter {
   return { header, rows };
 }
 
-export async function writeWideCsv(ctx: WriteContext, file: string, bom: boolean, labels: boolean, track?: RowHook) {
+/**
+ * The wide CSV. `notice`: a test export's first row above the header (the CSV format; the statistics zips read
+ * their data.csv by its header in line 1 and say 测试数据 in their syntax instead).
+ */
+export async function writeWideCsv(
+  ctx: WriteContext,
+  file: string,
+  bom: boolean,
+  labels: boolean,
+  track?: RowHook,
+  notice = '',
+) {
   const layout = wideLayout(ctx.plan);
   const sink = new TextSink(file);
-  await sink.write((bom ? BOM : '') + csvLine(layout.header));
+  await sink.write((bom ? BOM : '') + notice + csvLine(layout.header));
   let rows = 0;
   for await (const batch of patientPass(ctx)) {
     for (const row of layout.rows(batch, labels)) {
@@ -169,7 +181,7 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
   const labels = plan.options.labels;
   const file = path.join(ctx.dir, 'export.csv');
   const sink = new TextSink(file);
-  await sink.write(BOM + csvLine(LONG_HEADER));
+  await sink.write(BOM + testNoticeLine(ctx) + csvLine(LONG_HEADER));
   const formOf = new Map(plan.forms.map((f) => [f.crfId, f]));
   // Value items in form order (containers looked into), each with its node; rows of list groups by column.
   const itemsOf = new Map(

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
-import { excelSheetNames } from '@ecrf/core';
+import { excelSheetNames, TEST_EXPORT_NOTICE } from '@ecrf/core';
 import type { Worksheet } from 'exceljs';
 import { RECORD_STATE_LABELS, type PlanForm } from './export-source.js';
 import {
@@ -17,8 +17,9 @@ import {
 
 // Excel: one sheet per form (written one after the other, so the streamed zip never holds two), the data
 // dictionary last. Two header rows, both frozen: the titles a reader knows, then the variable names of the
-// other formats and the dictionary (titles repeat: 性别 of the patient and of a form). Dates and date-times are
-// Excel dates with a date format; a partial date (2020-UK-UK, 2020-05) stays text.
+// other formats and the dictionary (titles repeat: 性别 of the patient and of a form); a test export has a row
+// saying 测试数据 above them on every sheet. Dates and date-times are Excel dates with a date format; a partial
+// date (2020-UK-UK, 2020-05) stays text.
 
 const EXCEL_DATE = 'yyyy-mm-dd';
 const EXCEL_DATETIME = 'yyyy-mm-dd hh:mm:ss';
@@ -46,6 +47,14 @@ function addDataRow(sheet: Worksheet, cells: readonly Cell[], dateColumns: Reado
   row.commit();
 }
 
+/** A test export's first row of a sheet, above its headers (frozen with them): 测试数据, in bold red. */
+function addTestNotice(sheet: Worksheet, test: boolean) {
+  if (!test) return;
+  const row = sheet.addRow([TEST_EXPORT_NOTICE]);
+  row.getCell(1).font = { bold: true, color: { argb: 'FFFF0000' } };
+  row.commit();
+}
+
 function sheetNames(forms: readonly PlanForm[]): string[] {
   return excelSheetNames(
     forms.map((f) => f.title),
@@ -67,7 +76,8 @@ export async function writeExcel(ctx: WriteContext): Promise<WrittenFile> {
   let done = 0;
   const steps = Math.max(1, plan.forms.length * Math.max(1, ctx.totalPatients));
   for (const [index, form] of plan.forms.entries()) {
-    const sheet = workbook.addWorksheet(names[index]!, { views: [{ state: 'frozen', ySplit: 2 }] });
+    const sheet = workbook.addWorksheet(names[index]!, { views: [{ state: 'frozen', ySplit: ctx.test ? 3 : 2 }] });
+    addTestNotice(sheet, ctx.test);
     sheet
       .addRow([
         ...plan.patientColumns.map((c) => c.title),
@@ -119,6 +129,7 @@ export async function writeExcel(ctx: WriteContext): Promise<WrittenFile> {
     sheet.commit();
   }
   const dict = workbook.addWorksheet('数据字典');
+  addTestNotice(dict, ctx.test);
   dict.addRow(['工作表', '变量名', '标题', '类型', '单位', '选项（编码=标签）']).commit();
   for (const c of plan.patientColumns) {
     dict.addRow(['（每个工作表）', c.name, c.title, c.date ? 'date' : 'text']).commit();

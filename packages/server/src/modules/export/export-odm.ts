@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { nodesByName } from '@ecrf/core';
+import { nodesByName, TEST_EXPORT_NOTICE, testExportLabel } from '@ecrf/core';
 import {
   odmClinicalDataOpen,
   odmMetadata,
@@ -21,6 +21,8 @@ import {
 // CDISC ODM 1.3.2: the forms' metadata (core's exporter, with the stages as study events), then ClinicalData one
 // SubjectData per patient, each record's values as core writes them (odmRecordGroups: codes, ISO 8601 dates
 // shifted when asked, a multiple choice one 1/0 per option, the addition text its own item, uploads by name).
+// A test export says 测试数据 in its StudyDescription and in a comment after the XML declaration (ODM has no
+// test flag; a first line of text would make the file not XML).
 
 const UNSCHEDULED_EVENT = 'SE.UNSCHEDULED';
 
@@ -41,6 +43,7 @@ export async function writeOdm(ctx: WriteContext): Promise<WrittenFile> {
     {
       studyOid: `S.${plan.studyId}`,
       studyName: ctx.studyName,
+      studyDescription: ctx.test ? testExportLabel(ctx.studyName) : undefined,
       now: ctx.now,
       events,
       repeatingForms: new Set(plan.forms.flatMap((f, i) => (f.repeating ? [i] : []))),
@@ -48,7 +51,9 @@ export async function writeOdm(ctx: WriteContext): Promise<WrittenFile> {
   );
   const file = path.join(ctx.dir, 'export.xml');
   const sink = new TextSink(file);
-  await sink.write(`${meta.head}\n${odmClinicalDataOpen(meta.studyOid, meta.metaDataVersionOid)}\n`);
+  // The head's first line is the XML declaration: nothing, not even a comment, may come before it.
+  const head = ctx.test ? meta.head.replace('\n', `\n<!-- ${TEST_EXPORT_NOTICE} -->\n`) : meta.head;
+  await sink.write(`${head}\n${odmClinicalDataOpen(meta.studyOid, meta.metaDataVersionOid)}\n`);
   const formIndex = new Map(plan.forms.map((f, i) => [f.crfId, i]));
   const nodes = new Map(plan.forms.map((f) => [f.crfId, nodesByName(f.definition)]));
   let rows = 0;

@@ -1,4 +1,5 @@
 // The files beside the REDCap records in the data export's zip: what a REDCap project needs to take them.
+import { TEST_EXPORT_NOTICE } from '@ecrf/core';
 import { REDCAP_COLUMNS, REDCAP_FIELD_KEYS, redcapChoiceCodes } from '@ecrf/core/interop';
 import { RECORD_ID, type Field, type Project } from '../redcap/redcap-project.js';
 import { BOM, csvLine } from './export-writer-common.js';
@@ -26,6 +27,11 @@ export interface RedcapFiles {
   leftOut: readonly LeftOut[];
   /** Choice labels were asked for: the file has codes all the same. */
   labelsAsked: boolean;
+  /**
+   * The study is in 测试: the README says 测试数据 first (records.csv and the dictionary are read by REDCap's import
+   * and PyCap, which a first row would break; the zip's name says it too).
+   */
+  test?: boolean;
 }
 
 /** The data dictionary of the exported fields, as REDCap's dictionary upload reads it. */
@@ -76,6 +82,7 @@ function readme(files: RedcapFiles, names: readonly string[]): string {
     );
   }
   const lines = [
+    ...(files.test ? [TEST_EXPORT_NOTICE, ''] : []),
     `REDCap 导入文件：${project.title}`,
     '',
     '在 REDCap 中依次：',

@@ -101,7 +101,14 @@ export function redcapWriter(ctx: AppContext, user: CurrentUser, access: StudyAc
     if (!header) await sink.write(csvLine([RECORD_ID]));
     await sink.close();
     const fields = project.fields.filter((f) => f.row.variable === RECORD_ID || selected.has(f));
-    const side = redcapSideFiles({ project, fields, forms, leftOut, labelsAsked: plan.options.labels });
+    const side = redcapSideFiles({
+      project,
+      fields,
+      forms,
+      leftOut,
+      labelsAsked: plan.options.labels,
+      test: wctx.test,
+    });
     const target = path.join(wctx.dir, 'export.zip');
     await zip(target, [{ name: 'records.csv', path: recordsFile }, ...side]);
     return { path: target, contentType: 'application/zip', rows };

@@ -94,13 +94,23 @@ export interface ExportPlan {
    * format reads its patients through countPatients and patientBatches, which keep to them.
    */
   siteIds: number[] | null;
+  /**
+   * The study is in 测试: every patient is exported (all are test data). In production the test patients
+   * (subjects.test: entered against drafts) are never exported.
+   */
+  test: boolean;
 }
 
 /**
  * What an export holds for this caller: the chosen forms the caller may view (the CRF page's rule; a form not
  * viewable is left out, never exported), narrowed to the chosen stages, with variables unique across forms.
  */
-export async function exportPlan(ctx: AppContext, access: StudyAccess, options: ExportOptions): Promise<ExportPlan> {
+export async function exportPlan(
+  ctx: AppContext,
+  access: StudyAccess,
+  options: ExportOptions,
+  test: boolean,
+): Promise<ExportPlan> {
   const studyId = access.studyId;
   const { forms, stages, links } = await studyFormLayout(ctx.db, studyId);
   const chosen = forms.filter(
@@ -152,6 +162,7 @@ export async function exportPlan(ctx: AppContext, access: StudyAccess, options: 
     options,
     timeZone: access.timeZone,
     siteIds: access.siteIds,
+    test,
   };
 }
 
@@ -205,13 +216,17 @@ export function dateShifter(maxDays: number | null): (subjectRecordId: number) =
   };
 }
 
-/** The patients an export holds, on casebooks joined with their patients: live, of its study, at its sites. */
+/**
+ * The patients an export holds, on casebooks joined with their patients: live, of its study, at its sites; in a
+ * production study never its test patients.
+ */
 function patientsOfPlan(plan: ExportPlan) {
   return and(
     eq(subjectRecords.studyId, plan.studyId),
     isNull(subjectRecords.deletedAt),
     isNull(subjects.deletedAt),
     inCallerSites(plan, subjects.deptId),
+    plan.test ? undefined : eq(subjects.test, false),
   );
 }
 

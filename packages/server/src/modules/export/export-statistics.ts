@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
-import { numericCodes } from '@ecrf/core';
+import { numericCodes, TEST_EXPORT_NOTICE, testExportLabel } from '@ecrf/core';
 import { GENDER_LABELS, SUBJECT_STATE_LABELS, type ExportPlan } from './export-source.js';
 import { writeWideCsv, type RowHook } from './export-csv.js';
 import type { WriteContext, WrittenFile } from './export-writer-common.js';
@@ -104,10 +104,18 @@ export function statVariables(plan: ExportPlan): StatVariable[] {
 
 const spssText = (s: string) => `'${s.replace(/'/g, "''").replace(/[\r\n]+/g, ' ')}'`;
 
-/** SPSS syntax reading data.csv: GET DATA with every variable's format, VARIABLE LABELS, VALUE LABELS. */
-export function spssSyntax(vars: readonly StatVariable[], widths: ReadonlyMap<string, number>): string {
+/**
+ * SPSS syntax reading data.csv: GET DATA with every variable's format, VARIABLE LABELS, VALUE LABELS. A test
+ * export (`testLabel`) says 测试数据 in a comment and in the file label (data.csv keeps its header in line 1).
+ */
+export function spssSyntax(
+  vars: readonly StatVariable[],
+  widths: ReadonlyMap<string, number>,
+  testLabel: string | null = null,
+): string {
   const lines = [
     '* Encoding: UTF-8.',
+    ...(testLabel ? [`* ${TEST_EXPORT_NOTICE}.`] : []),
     '* 数据导出：在 data.csv 所在的文件夹中运行（或把 FILE 改为完整路径）.',
     'SET UNICODE=ON.',
     "GET DATA /TYPE=TXT /FILE='data.csv' /ENCODING='UTF8' /DELCASE=LINE /DELIMITERS=\",\" /QUALIFIER='\"'",
@@ -140,6 +148,8 @@ export function spssSyntax(vars: readonly StatVariable[], widths: ReadonlyMap<st
   }
   const dates = vars.filter((v) => v.type === 'date');
   if (dates.length > 0) lines.push(`FORMATS ${dates.map((v) => v.name).join(' ')} (SDATE10).`);
+  // Unquoted: SPSS and PSPP take the rest of the command as the label.
+  if (testLabel) lines.push(`FILE LABEL ${testLabel.replace(/[\r\n]+/g, ' ').replace(/\.+$/, '')}.`);
   lines.push('EXECUTE.', '');
   return lines.join('\n');
 }
@@ -151,13 +161,18 @@ const stataText = (s: string) =>
     .replace(/[\r\n]+/g, ' ')
     .slice(0, 80)}"`;
 
-/** A Stata do-file: import with string columns kept as strings, dates converted, labels defined and attached. */
-export function stataDo(vars: readonly StatVariable[]): string {
+/**
+ * A Stata do-file: import with string columns kept as strings, dates converted, labels defined and attached; a
+ * test export (`testLabel`) says 测试数据 in a comment and in the data label.
+ */
+export function stataDo(vars: readonly StatVariable[], testLabel: string | null = null): string {
   const strings = vars.map((v, i) => (v.type === 'number' ? null : i + 1)).filter((i): i is number => i !== null);
   const lines = [
     '* 数据导出：在 data.csv 所在的文件夹中运行 do labels.do',
+    ...(testLabel ? [`* ${TEST_EXPORT_NOTICE}`] : []),
     // bindquotes(strict): a quoted text holding line breaks stays one field of one row.
     `import delimited using "data.csv", varnames(1) encoding("utf-8") case(preserve) bindquotes(strict) clear${strings.length > 0 ? ` stringcols(${strings.join(' ')})` : ''}`,
+    ...(testLabel ? [`label data ${stataText(testLabel)}`] : []),
   ];
   for (const v of vars.filter((x) => x.type === 'date')) {
     lines.push(`generate double _d = date(${v.name}, "YMD")`, `format _d %td`, `drop ${v.name}`, `rename _d ${v.name}`);
@@ -186,8 +201,11 @@ export function stataDo(vars: readonly StatVariable[]): string {
 
 const rText = (s: string) => JSON.stringify(s);
 
-/** An R script: read.csv with text columns as character, dates as Date, choices as factors with their levels. */
-export function rScript(vars: readonly StatVariable[]): string {
+/**
+ * An R script: read.csv with text columns as character, dates as Date, choices as factors with their levels; a
+ * test export (`testLabel`) says 测试数据 in a comment and in the data frame's label.
+ */
+export function rScript(vars: readonly StatVariable[], testLabel: string | null = null): string {
   const classes = vars
     .filter((v) => v.type !== 'number')
     .map((v) => `${rText(v.name)} = "character"`)
@@ -196,6 +214,8 @@ export function rScript(vars: readonly StatVariable[]): string {
     '# 数据导出：在 data.csv 所在的文件夹中 source("labels.R")',
     `data <- read.csv("data.csv", fileEncoding = "UTF-8", na.strings = "", check.names = FALSE, colClasses = c(${classes}))`,
   ];
+  if (testLabel) lines.splice(1, 0, `# ${TEST_EXPORT_NOTICE}`);
+  if (testLabel) lines.push(`attr(data, "label") <- ${rText(testLabel)}`);
   for (const v of vars) {
     const col = `data[[${rText(v.name)}]]`;
     if (v.type === 'date') lines.push(`${col} <- as.Date(${col})`);
@@ -226,6 +246,7 @@ export type StatisticsFormat = 'spss' | 'stata' | 'spssSyntax' | 'stataSyntax';
 
 export async function writeStatistics(ctx: WriteContext, format: StatisticsFormat): Promise<WrittenFile> {
   const vars = statVariables(ctx.plan);
+  const testLabel = ctx.test ? testExportLabel(ctx.studyName) : null;
   if (format === 'spss' || format === 'stata') {
     const data = await spoolStatistics(ctx, vars, path.join(ctx.dir, 'rows.jsonl'));
     const file = path.join(ctx.dir, format === 'spss' ? 'export.sav' : 'export.dta');
@@ -254,13 +275,13 @@ export async function writeStatistics(ctx: WriteContext, format: StatisticsForma
   const files = [{ name: 'data.csv', path: data }];
   if (format === 'spssSyntax') {
     const sps = path.join(ctx.dir, 'syntax.sps');
-    await fs.promises.writeFile(sps, spssSyntax(vars, widths));
+    await fs.promises.writeFile(sps, spssSyntax(vars, widths, testLabel));
     files.push({ name: 'syntax.sps', path: sps });
   } else {
     const doFile = path.join(ctx.dir, 'labels.do');
     const rFile = path.join(ctx.dir, 'labels.R');
-    await fs.promises.writeFile(doFile, stataDo(vars));
-    await fs.promises.writeFile(rFile, rScript(vars));
+    await fs.promises.writeFile(doFile, stataDo(vars, testLabel));
+    await fs.promises.writeFile(rFile, rScript(vars, testLabel));
     files.push({ name: 'labels.do', path: doFile }, { name: 'labels.R', path: rFile });
   }
   const target = path.join(ctx.dir, 'export.zip');

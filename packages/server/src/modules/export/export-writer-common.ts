@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { exportCell, type ExportVariable } from '@ecrf/core';
+import { exportCell, TEST_EXPORT_NOTICE, type ExportVariable } from '@ecrf/core';
 import {
   GENDER_LABELS,
   SUBJECT_STATE_LABELS,
@@ -16,6 +16,11 @@ import {
 export interface WriteContext {
   plan: ExportPlan;
   studyName: string;
+  /**
+   * The study is in 测试: the file is marked as test data (a first row in CSV and Excel, the format's own label or a
+   * comment in the others; the file name says it too).
+   */
+  test: boolean;
   now: Date;
   /** A fresh pass over the patients (key order) with their records of these forms. */
   batches: (crfIds: readonly number[]) => AsyncGenerator<PatientBatch>;
@@ -71,6 +76,9 @@ export function csvField(value: Cell): string {
 }
 export const csvLine = (cells: readonly Cell[]) => `${cells.map(csvField).join(',')}\r\n`;
 export const BOM = '\uFEFF';
+
+/** The first row of a test export's CSV (after the byte-order mark), above the header; nothing in production. */
+export const testNoticeLine = (ctx: Pick<WriteContext, 'test'>) => (ctx.test ? csvLine([TEST_EXPORT_NOTICE]) : '');
 
 export function checkCancel(signal: AbortSignal) {
   if (signal.aborted) throw new ExportCancelled();

@@ -4,7 +4,7 @@ import { writeLongCsv, writeWideCsv } from './export-csv.js';
 import { writeExcel } from './export-excel.js';
 import { writeOdm } from './export-odm.js';
 import { writeStatistics } from './export-statistics.js';
-import type { WriteContext, WrittenFile } from './export-writer-common.js';
+import { testNoticeLine, type WriteContext, type WrittenFile } from './export-writer-common.js';
 
 // One writer per format, each in its own file; what they share (the context, the sink, CSV quoting, the patient
 // columns) is in export-writer-common.ts.
@@ -21,7 +21,7 @@ export async function writeExport(format: ExportFormat, ctx: WriteContext): Prom
       return writeExcel(ctx);
     case 'csvWide': {
       const file = path.join(ctx.dir, 'export.csv');
-      const { rows } = await writeWideCsv(ctx, file, true, ctx.plan.options.labels);
+      const { rows } = await writeWideCsv(ctx, file, true, ctx.plan.options.labels, undefined, testNoticeLine(ctx));
       return { path: file, contentType: 'text/csv; charset=utf-8', rows };
     }
     case 'csvLong':

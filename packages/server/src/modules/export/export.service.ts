@@ -112,7 +112,23 @@ function optionsOf(body: ExportV2Body | ExportV3Body): ExportOptions {
   return { format, crfIds, stageIds, states, labels, identifiers, dateShiftDays };
 }
 
-async function ensureLog(ctx: AppContext, jobId: string, ownerId: number, payload: ExportJobPayload, at: Date) {
+/** The study's name, and whether it is in 测试 (its exports are test data, marked as such). */
+async function studyOf(ctx: AppContext, studyId: number): Promise<{ name: string; test: boolean }> {
+  const [study] = await ctx.db
+    .select({ name: studies.studyName, mode: studies.mode })
+    .from(studies)
+    .where(eq(studies.studyId, studyId));
+  return { name: study?.name ?? '', test: study?.mode === 'test' };
+}
+
+async function ensureLog(
+  ctx: AppContext,
+  jobId: string,
+  ownerId: number,
+  payload: ExportJobPayload,
+  at: Date,
+  test: boolean,
+) {
   const { scope } = payload;
   await ctx.db
     .insert(exportLogs)
@@ -123,6 +139,7 @@ async function ensureLog(ctx: AppContext, jobId: string, ownerId: number, payloa
       userName: payload.userName,
       api: payload.api,
       format: payload.options.format,
+      test,
       // The options as asked, and the scope by its size: ids and switches, no clinical values.
       options: {
         ...payload.options,
@@ -160,7 +177,8 @@ export async function requestExport(
     systemPermissions: user.permissions,
   };
   const job = await ctx.jobs.enqueue(EXPORT_JOB_KIND, payload, { ownerId: user.userId, studyId: access.studyId });
-  await ensureLog(ctx, job.jobId, user.userId, payload, ctx.clock());
+  const { test } = await studyOf(ctx, access.studyId);
+  await ensureLog(ctx, job.jobId, user.userId, payload, ctx.clock(), test);
   return job;
 }
 
@@ -205,7 +223,9 @@ export async function runExport(
   accessOf: (userId: number, systemPermissions: string[], studyId: number) => Promise<StudyAccess | null>,
 ) {
   const payload = job.payload;
-  await ensureLog(ctx, job.jobId, job.ownerId, payload, ctx.clock());
+  // The study's mode when the job runs decides (a go-live in between purged the test patients).
+  const study = await studyOf(ctx, payload.studyId);
+  await ensureLog(ctx, job.jobId, job.ownerId, payload, ctx.clock(), study.test);
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'edc-export-'));
   try {
     const access = await accessOf(job.ownerId, payload.systemPermissions, payload.studyId);
@@ -215,11 +235,7 @@ export async function runExport(
     } catch (e) {
       throw new JobFailure(e instanceof AppError ? e.message : '导出条件不再有效');
     }
-    const [study] = await ctx.db
-      .select({ name: studies.studyName })
-      .from(studies)
-      .where(eq(studies.studyId, payload.studyId));
-    const plan = await exportPlan(ctx, access, payload.options);
+    const plan = await exportPlan(ctx, access, payload.options, study.test);
     const scope = payload.scope;
     const total = await countPatients(ctx, plan, scope);
     const shift = dateShifter(payload.options.dateShiftDays);
@@ -227,7 +243,8 @@ export async function runExport(
     const now = ctx.clock();
     const wctx: WriteContext = {
       plan,
-      studyName: study?.name ?? '',
+      studyName: study.name,
+      test: study.test,
       now,
       totalPatients: total,
       batches: (crfIds) => patientBatches(ctx, plan, scope, crfIds, shift, (stored) => ctx.fieldCrypto.decrypt(stored)),
@@ -248,10 +265,11 @@ export async function runExport(
     const stat = await fs.promises.stat(written.path);
     const sha256 = await fileHash(written.path);
     const stamp = now.toLocaleString('sv-SE', { timeZone: access.timeZone }).replace(/[-: ]/g, '').slice(0, 14);
-    const fileName = exportFileName(study?.name ?? '', payload.options.format, stamp);
+    const fileName = exportFileName(study.name, payload.options.format, stamp, study.test);
     await tools.saveResultFile({ fileName, contentType: written.contentType, data: fs.createReadStream(written.path) });
     await finishLog(ctx, payload, job.jobId, {
       state: 'done',
+      test: study.test,
       patientCount: total,
       rowCount: written.rows,
       fileName,
@@ -294,6 +312,7 @@ export async function listExportLog(ctx: AppContext, user: CurrentUser, access: 
       userName: r.userName,
       api: r.api,
       format: r.format,
+      test: r.test,
       options: r.options,
       state: r.state,
       patientCount: r.patientCount,

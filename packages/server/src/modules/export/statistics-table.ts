@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { once } from 'node:events';
 import readline from 'node:readline';
 import { finished } from 'node:stream/promises';
+import { testExportLabel } from '@ecrf/core';
 import { wideLayout } from './export-csv.js';
 import type { StatVariable } from './export-statistics.js';
 import { checkCancel, patientPass, TextSink, type Cell, type WriteContext } from './export-writer-common.js';
@@ -219,7 +220,9 @@ export async function spoolStatistics(ctx: WriteContext, vars: readonly StatVari
       input.destroy();
     }
   }
-  const dataset: Dataset = { label: ctx.studyName, columns, rowCount, rows };
+  // A test export's data set label says so (the .sav file label, the .dta data label): no first row in these files.
+  const label = ctx.test ? testExportLabel(ctx.studyName) : ctx.studyName;
+  const dataset: Dataset = { label, columns, rowCount, rows };
   return dataset;
 }
 
