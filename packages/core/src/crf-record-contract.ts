@@ -265,6 +265,18 @@ export type CrfAuditRow = z.infer<typeof crfAuditRowSchema>;
 export const fileLinkSchema = crfAuditRowSchema.shape.oldFiles.element;
 export type FileLink = z.infer<typeof fileLinkSchema>;
 
+/** A casebook's electronic signature (SUBJ-23), valid until data under it changes. */
+export const signatureSchema = z.strictObject({
+  id: z.number(),
+  signer: z.string(),
+  meaning: z.string(),
+  signedAt: z.string(),
+  valid: z.boolean(),
+  invalidatedAt: z.string().nullable(),
+  invalidatedReason: z.string().nullable(),
+});
+export type Signature = z.infer<typeof signatureSchema>;
+
 export const overviewFormSchema = z.strictObject({
   crfId: z.number(),
   title: z.string(),
@@ -281,17 +293,9 @@ export const crfOverviewSchema = z.strictObject({
   crfs: z.array(overviewFormSchema),
   /** Original names of the files the records refer to, by file key. */
   files: z.record(z.string(), z.string()).optional(),
+  /** The casebook's signatures, valid and voided, newest first (as GET /api/business/subject/signatures). */
+  signatures: z.array(signatureSchema).optional(),
+  /** The study's zone (studies.timeZone): signature times read in it. */
+  timeZone: z.string().optional(),
 });
 export type CrfOverview = z.infer<typeof crfOverviewSchema>;
-
-/** A casebook's electronic signature (SUBJ-23), valid until data under it changes. */
-export const signatureSchema = z.strictObject({
-  id: z.number(),
-  signer: z.string(),
-  meaning: z.string(),
-  signedAt: z.string(),
-  valid: z.boolean(),
-  invalidatedAt: z.string().nullable(),
-  invalidatedReason: z.string().nullable(),
-});
-export type Signature = z.infer<typeof signatureSchema>;

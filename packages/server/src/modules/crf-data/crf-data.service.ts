@@ -456,7 +456,9 @@ export async function overview(
       records: shown.map((r) => ({ crfDataRecordId: r.id, values: r.values, state: r.state })),
     });
   }
-  return { subject, menu, crfs: result, files };
+  // Part 11 §11.50: the casebook's signatures show wherever its record is read, in the study's zone.
+  const signatures = await listSignatures(ctx, subjectRecordId);
+  return { subject, menu, crfs: result, files, signatures, timeZone: access.timeZone };
 }
 
 export async function latestRecordsOf(db: Db, subjectRecordId: number) {

@@ -21,7 +21,8 @@ import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { nodesOf } from '../study/crf-definitions.js';
 import { formIdentifiers, valuesFor } from '../crf-data/identifier-values.js';
-import { getSubjectByRecord } from '../subjects/subject.service.js';
+import { getSubjectByRecord, listSignatures } from '../subjects/subject.service.js';
+import { appendSignatures, signatureTags } from './print-signatures.js';
 
 const run = promisify(execFile);
 
@@ -115,7 +116,10 @@ export function templateData(
   return data;
 }
 
-/** Fills the CRF's Word template with one record's values; PDF when LibreOffice is installed. */
+/**
+ * Fills the CRF's Word template with one record's values and the casebook's signatures; PDF when LibreOffice is
+ * installed (the PDF is the filled Word document converted, so it carries the same signature lines).
+ */
 export async function printWord(
   ctx: AppContext,
   access: StudyAccess,
@@ -154,6 +158,7 @@ export async function printWord(
     access.studyId,
     Object.entries(values).flatMap(([name, value]) => fileKeysOf(nodes.get(name), value)),
   );
+  const signed = await listSignatures(ctx, input.subjectRecordId);
   const { Docxtemplater, PizZip } = await wordLibraries();
   const doc = new Docxtemplater(new PizZip(Buffer.from(template.content, 'base64')), {
     paragraphLoop: true,
@@ -166,8 +171,11 @@ export async function printWord(
     gender: subject.gender === 1 ? '男' : '女',
     age: subject.age ?? '',
     crfTitle: crf!.title,
+    ...signatureTags(signed, access.timeZone),
     ...templateData(definition, values, fileNames),
   });
+  // Part 11 §11.50: the casebook's signatures (valid and voided) print on every form, in the study's zone.
+  appendSignatures(doc.getZip(), signed, access.timeZone);
   const docx = doc.getZip().generate({ type: 'nodebuffer', compression: 'DEFLATE' });
   const base = `${subject.identificationCode}-${crf!.title}`;
   if (input.format !== 'pdf') {
