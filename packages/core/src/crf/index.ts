@@ -23,3 +23,6 @@ export * from './identifier-mask.js';
 export * from './identifier-items.js';
 export * from './group-info.js';
 export * from './item-types/index.js';
+export * from './amendment/amendment-types.js';
+export * from './amendment/diff-definitions.js';
+export * from './amendment/plan-migration.js';

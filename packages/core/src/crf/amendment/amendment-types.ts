@@ -48,6 +48,12 @@ export interface PlannedChange {
   oldValue: unknown;
   newValue: unknown;
   message?: string;
+  /**
+   * For a cell of a list group or table: the list's name and the row's index (from 0), as FormIssue says them;
+   * itemName is then the column. Absent for a top-level item, whose oldValue/newValue are its stored values.
+   */
+  container?: string;
+  row?: number;
 }
 
 export interface AmendmentRecord {
