@@ -54,7 +54,9 @@ describe('signature text (Part 11 §11.50: name, date and time, meaning)', () =>
         (signer, meaning, at, later) => {
           const invalidatedAt = later === null ? null : new Date(at.getTime() + later);
           const text = signatureText({ signer, meaning, signedAt: at, invalidatedAt }, 'Asia/Shanghai');
-          expect(text).toContain(`${SIGNATURE_TEXT.label}：${signer} ${signatureTime(at, 'Asia/Shanghai')}（${meaning}）`);
+          expect(text).toContain(
+            `${SIGNATURE_TEXT.label}：${signer} ${signatureTime(at, 'Asia/Shanghai')}（${meaning}）`,
+          );
           expect(text.startsWith(SIGNATURE_TEXT.void)).toBe(invalidatedAt !== null);
         },
       ),

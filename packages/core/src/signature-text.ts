@@ -59,6 +59,9 @@ export function signaturesInOrder<T extends SignatureForText>(signatures: readon
 }
 
 /** The lines of a casebook's signatures, oldest first. */
-export function signatureLines(signatures: readonly SignatureForText[], timeZone: string = DEFAULT_TIME_ZONE): string[] {
+export function signatureLines(
+  signatures: readonly SignatureForText[],
+  timeZone: string = DEFAULT_TIME_ZONE,
+): string[] {
   return signaturesInOrder(signatures).map((s) => signatureText(s, timeZone));
 }

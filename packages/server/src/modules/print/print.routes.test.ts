@@ -234,20 +234,23 @@ describe('signatures on the printed casebook (Part 11 §11.50)', () => {
     expect(text).not.toContain('电子签名');
   });
 
-  it.skipIf(!hasLibreOffice)('the PDF (the Word document converted by LibreOffice) shows the signature line', async () => {
-    const crfId = crfIds['人口学资料']!;
-    await upload(crfId, '患者：{subjectName}');
-    const subject = await enrol({ subjectName: '签名丙' });
-    await save({ subjectRecordId: subject.subjectRecordId, crfId, version: 0, values: { weight: 80 } });
-    const signature = await sign(subject.subjectRecordId);
-    const pdf = await printed(subject.subjectRecordId, crfId, 'pdf');
-    const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-    const document = await getDocument({ data: new Uint8Array(pdf) }).promise;
-    let text = '';
-    for (let n = 1; n <= document.numPages; n += 1) {
-      const content = await (await document.getPage(n)).getTextContent();
-      text += content.items.map((item) => ('str' in item ? item.str : '')).join('');
-    }
-    expect(text.replace(/\s+/g, '')).toContain(`研究者签名：${signature.signer}`.replace(/\s+/g, ''));
-  });
+  it.skipIf(!hasLibreOffice)(
+    'the PDF (the Word document converted by LibreOffice) shows the signature line',
+    async () => {
+      const crfId = crfIds['人口学资料']!;
+      await upload(crfId, '患者：{subjectName}');
+      const subject = await enrol({ subjectName: '签名丙' });
+      await save({ subjectRecordId: subject.subjectRecordId, crfId, version: 0, values: { weight: 80 } });
+      const signature = await sign(subject.subjectRecordId);
+      const pdf = await printed(subject.subjectRecordId, crfId, 'pdf');
+      const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+      const document = await getDocument({ data: new Uint8Array(pdf) }).promise;
+      let text = '';
+      for (let n = 1; n <= document.numPages; n += 1) {
+        const content = await (await document.getPage(n)).getTextContent();
+        text += content.items.map((item) => ('str' in item ? item.str : '')).join('');
+      }
+      expect(text.replace(/\s+/g, '')).toContain(`研究者签名：${signature.signer}`.replace(/\s+/g, ''));
+    },
+  );
 });

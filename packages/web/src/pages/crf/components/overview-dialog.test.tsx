@@ -128,4 +128,46 @@ describe('CRF概览', () => {
     expect(log).toHaveBeenCalledWith('图片加载失败', 'a1b2c3', expect.any(Error));
     log.mockRestore();
   });
+
+  it('shows each signature of the casebook: signer, date and time in the study’s zone, meaning; a voided one as 签名已失效', async () => {
+    renderDialog({
+      ...OVERVIEW,
+      timeZone: 'Asia/Shanghai',
+      // Newest first, as the server answers.
+      signatures: [
+        {
+          id: 9,
+          signer: '张医生',
+          meaning: '确认数据真实准确',
+          signedAt: '2026-12-07T07:10:00.000Z',
+          valid: true,
+          invalidatedAt: null,
+          invalidatedReason: null,
+        },
+        {
+          id: 8,
+          signer: '张医生',
+          meaning: '确认数据真实准确',
+          signedAt: '2026-12-07T06:32:40.000Z',
+          valid: false,
+          invalidatedAt: '2026-12-07T07:01:05.000Z',
+          invalidatedReason: '表单“生命体征”的数据在签名后被修改',
+        },
+      ],
+    });
+    const section = await screen.findByRole('region', { name: '电子签名' });
+    const lines = [...section.querySelectorAll('li')].map((li) => li.textContent);
+    expect(lines).toEqual([
+      '签名已失效（数据修改于 2026-12-07 15:01）原研究者签名：张医生 2026-12-07 14:32（确认数据真实准确）',
+      '研究者签名：张医生 2026-12-07 15:10（确认数据真实准确）',
+    ]);
+    expect(screen.getByText(/^签名已失效/).getAttribute('title')).toBe('表单“生命体征”的数据在签名后被修改');
+  });
+
+  it('shows no signature section for a casebook never signed', async () => {
+    renderDialog({ ...OVERVIEW, signatures: [] });
+    await screen.findByText('72');
+    expect(screen.queryByText('电子签名')).toBeNull();
+    expect(screen.queryByText(/研究者签名/)).toBeNull();
+  });
 });

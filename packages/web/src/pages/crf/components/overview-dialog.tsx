@@ -21,6 +21,7 @@ import { useFileNames } from '../../../stores/file-names.store';
 import { formatValue } from '../crf-values';
 import { displayTimeZone } from '../../../utils/format-date';
 import { ScrollRegion } from '../../../components/scroll-region';
+import { SignatureLines } from './signature-lines';
 
 const t = CRF_PAGE_TEXT;
 
@@ -215,7 +216,8 @@ function RecordSections({
 /**
  * CRF概览 (every form) and 打印预览 (one form): patient name and code, horizontal or vertical
  * layout, empty values shown or not, sections as tables, an anchor list that follows the scroll,
- * a full-screen toggle (80% / 100%), and printing of the preview (PRINT-02…PRINT-08).
+ * a full-screen toggle (80% / 100%), and printing of the preview (PRINT-02…PRINT-08). The casebook's signatures,
+ * valid and voided, close it (Part 11 §11.50), as they close the printed casebook.
  */
 export function OverviewDialog({
   open,
@@ -356,6 +358,7 @@ export function OverviewDialog({
               )}
             </>
           )}
+          {data && <SignatureLines signatures={data.signatures ?? []} timeZone={data.timeZone ?? displayTimeZone()} />}
         </ScrollRegion>
         {anchors.length > 1 && (
           <Anchor
