@@ -18,6 +18,16 @@ export const crfDraftBodySchema = z.object({ studyId: rowIdSchema, crfId: rowIdS
 export const impactFindingKindSchema = z.enum(['removed', 'hidden', 'invalid', 'outOfRange', 'calculation', 'converted']);
 export type ImpactFindingKind = z.infer<typeof impactFindingKindSchema>;
 
+/** What each finding means, in the report's words (the page and the Excel download). */
+export const IMPACT_KIND_NAMES: Readonly<Record<ImpactFindingKind, string>> = {
+  removed: '题目已删除（值保留）',
+  hidden: '被新显示条件隐藏',
+  invalid: '不符合新规则',
+  outOfRange: '超出新范围',
+  calculation: '计算结果改变',
+  converted: '类型转换',
+};
+
 const drillDownFields = {
   kind: impactFindingKindSchema.optional(),
   itemName: z.string().trim().max(200).optional(),

@@ -56,6 +56,8 @@ export type CrfListItem = z.infer<typeof crfListItemSchema>;
 export const crfVersionSchema = z.strictObject({
   version: z.number(),
   source: z.string(),
+  /** The CRF's open draft (issue 36): not published, filled only by test patients. */
+  draft: z.boolean(),
   creater: z.string().nullable(),
   createTime: z.string(),
 });

@@ -53,6 +53,7 @@ import { searchRoutes } from './modules/search/search.routes.js';
 import { apiTokenRoutes } from './modules/redcap/api-token.routes.js';
 import { redcapRoutes } from './modules/redcap/redcap.routes.js';
 import { crfRoutes } from './modules/study/crf.routes.js';
+import { amendmentRoutes } from './modules/amendment/amendment.routes.js';
 import { setupRoutes } from './modules/study/setup.routes.js';
 import { staffRoutes } from './modules/study/staff.routes.js';
 import { studyRoutes } from './modules/study/study.routes.js';
@@ -141,6 +142,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   studyRoutes(app, ctx);
   staffRoutes(app, ctx);
   crfRoutes(app, ctx);
+  amendmentRoutes(app, ctx);
   setupRoutes(app, ctx);
   subjectRoutes(app, ctx);
   crfDataRoutes(app, ctx);

@@ -107,15 +107,30 @@ export function judgeSave(
     throw AppError.badRequest('crf.reason_required', '修改已提交的数据需要填写修改原因', { changedItems: changed });
   }
   const state = opts.submit || wasSubmitted ? FORM_STATE.submitted : FORM_STATE.incomplete;
-  const sdv: Record<string, SdvMark> = { ...(existing?.sdv ?? {}) };
+  const { sdv, cleared } = clearSdv(existing?.sdv, changed);
+  return { after, changed, state, sdv, cleared, wasSubmitted, reason, warnings: evaluated.warnings };
+}
+
+/**
+ * The verification marks a change leaves: each changed item loses its mark, and the whole form's mark goes when
+ * anything changed. Every writer (a save, the batch, an amendment's migration) clears marks by this rule.
+ */
+export function clearSdv(
+  marks: Readonly<Record<string, SdvMark>> | null | undefined,
+  changed: readonly string[],
+): { sdv: Record<string, SdvMark>; cleared: string[] } {
+  const sdv: Record<string, SdvMark> = { ...(marks ?? {}) };
   const cleared = changed.filter((k) => sdv[k]);
   for (const k of cleared) delete sdv[k];
   if (changed.length > 0 && sdv[FORM_SDV_KEY]) {
     delete sdv[FORM_SDV_KEY];
     cleared.push(FORM_SDV_KEY);
   }
-  return { after, changed, state, sdv, cleared, wasSubmitted, reason, warnings: evaluated.warnings };
+  return { sdv, cleared };
 }
+
+/** Why a verification mark is void after a save changed its item (an amendment's migration names the amendment). */
+export const SDV_CLEAR_REASON = '数据修改后核查失效';
 
 /** A save's audit rows: the record's creation, each changed item, each voided verification mark, the submission. */
 export function saveAuditEntries(
@@ -123,6 +138,7 @@ export function saveAuditEntries(
   existing: unknown,
   j: Pick<SaveJudgement, 'after' | 'changed' | 'cleared' | 'reason'> & { before: Record<string, unknown> },
   submits: boolean,
+  sdvClearReason: string = SDV_CLEAR_REASON,
 ): AuditEntry[] {
   return [
     ...(existing ? [] : [{ ...base, action: 'crf.create' as const }]),
@@ -134,7 +150,7 @@ export function saveAuditEntries(
       newValue: j.after[itemName] ?? null,
       reason: j.reason,
     })),
-    ...j.cleared.map((itemName) => ({ ...base, action: 'sdv.clear' as const, itemName, reason: '数据修改后核查失效' })),
+    ...j.cleared.map((itemName) => ({ ...base, action: 'sdv.clear' as const, itemName, reason: sdvClearReason })),
     ...(submits ? [{ ...base, action: 'crf.submit' as const }] : []),
   ];
 }

@@ -9,6 +9,7 @@ import { chainedContent, type AuditEntry } from '../audit/audit.service.js';
 import { appendChained } from '../audit/audit-chain.js';
 import { lockRefusals } from '../locks/lock-gate.js';
 import { definitionsOf, versionKey } from '../study/crf-definitions.js';
+import { draftVersionColumn, versionForNewRecord } from '../amendment/draft-version.js';
 import {
   judgeSave,
   saveAuditEntries,
@@ -119,6 +120,7 @@ export async function writeFormBatch(
           subjectId: subjectRecords.subjectId,
           gender: subjects.gender,
           siteId: subjects.deptId,
+          test: subjects.test,
         })
         .from(subjectRecords)
         .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
@@ -134,7 +136,12 @@ export async function writeFormBatch(
   const forms = new Map(
     (
       await tx
-        .select({ id: crfs.id, title: crfs.title, currentVersion: crfs.currentVersion })
+        .select({
+          id: crfs.id,
+          title: crfs.title,
+          currentVersion: crfs.currentVersion,
+          draftVersion: draftVersionColumn,
+        })
         .from(crfs)
         .where(and(eq(crfs.studyId, studyId), inArray(crfs.id, crfIds)))
     ).map((c) => [c.id, c] as const),
@@ -192,7 +199,10 @@ export async function writeFormBatch(
     const judged: Array<{ t: WriteTarget; existing: Stored | undefined; crfVersion: number; j: SaveJudgement }> = [];
     const wanted = ready.map((t) => {
       const existing = t.existing ? locked.get(t.existing.id) : undefined;
-      return { crfId: t.form.crfId, version: existing?.crfVersion ?? forms.get(t.form.crfId)!.currentVersion };
+      // A test patient's new record fills the open draft (draft-version.ts), as on the form page.
+      const version =
+        existing?.crfVersion ?? versionForNewRecord(forms.get(t.form.crfId)!, live.get(t.subjectRecordId)!.test);
+      return { crfId: t.form.crfId, version };
     });
     // The record's version and the form's current one: identifier items flagged in either (formIdentifiers).
     const currents = [...new Set(wanted.map((w) => w.crfId))].map((crfId) => ({

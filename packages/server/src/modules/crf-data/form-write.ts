@@ -23,6 +23,7 @@ import { linkFollowForm } from '../follow/follow-forms.js';
 import { assertWritable } from '../locks/lock-gate.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 import { definitionOf } from '../study/crf-definitions.js';
+import { draftVersionColumn, versionForNewRecord } from '../amendment/draft-version.js';
 import {
   judgeSave,
   saveAuditEntries,
@@ -171,7 +172,8 @@ const readForFirstSave = reusableSelect('crf_save_read_first', (db) =>
     .select({
       record: casebookColumns,
       gender: subjects.gender,
-      crf: { title: crfs.title, currentVersion: crfs.currentVersion },
+      test: subjects.test,
+      crf: { title: crfs.title, currentVersion: crfs.currentVersion, draftVersion: draftVersionColumn },
     })
     .from(subjectRecords)
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
@@ -219,7 +221,8 @@ async function readForSave(tx: Db, input: FormChange) {
   const [row] = found as Array<{
     record: Casebook;
     gender: number | null;
-    crf: { title: string; currentVersion: number };
+    test?: boolean;
+    crf: { title: string; currentVersion: number; draftVersion?: number | null };
     existing?: Stored;
   }>;
   if (!row) {
@@ -265,14 +268,15 @@ export async function writeForm(
 ): Promise<FormWritten> {
   const now = ctx.clock();
   await mayWriteForm(tx, writer, change);
-  const { record, gender, crf, existing } = await readForSave(tx, change);
+  const { record, gender, test, crf, existing } = await readForSave(tx, change);
   const refused = patientRefusal(writer, record);
   if (refused) throw refused;
   await assertWritable(tx, { studyId: record.studyId, subjectRecordId: record.id, crfDataRecordId: existing?.id });
   const stale = await recordRefusal(tx, writer, change, existing);
   if (stale) throw stale;
 
-  const crfVersion = existing?.crfVersion ?? crf.currentVersion;
+  // A test patient's new record fills the CRF's open draft (issue 36); a record keeps its version afterwards.
+  const crfVersion = existing?.crfVersion ?? versionForNewRecord(crf, test);
   const definition = await definitionOf(tx, change.crfId, crfVersion);
   const judged = judgeSave(definition, change.values, existing, {
     submit: Boolean(change.submit),

@@ -14,7 +14,7 @@ function remember(key: string, definition: CrfDefinition) {
   cache.set(key, definition);
 }
 
-/** Versions never change once stored, so their parsed definitions can be kept. */
+/** Published versions never change once stored, so their parsed definitions can be kept. */
 export async function definitionOf(db: Db, crfId: number, version: number): Promise<CrfDefinition> {
   const found = await definitionsOf(db, [{ crfId, version }]);
   const definition = found.get(versionKey(crfId, version));
@@ -40,7 +40,12 @@ export async function definitionsOf(
   }
   if (missing.size > 0) {
     const rows = await db
-      .select({ crfId: crfVersions.crfId, version: crfVersions.version, definition: crfVersions.definition })
+      .select({
+        crfId: crfVersions.crfId,
+        version: crfVersions.version,
+        definition: crfVersions.definition,
+        draft: crfVersions.draft,
+      })
       .from(crfVersions)
       .where(
         or(
@@ -50,7 +55,8 @@ export async function definitionsOf(
     for (const row of rows) {
       const key = versionKey(row.crfId, row.version);
       const definition = row.definition as CrfDefinition;
-      remember(key, definition);
+      // A draft changes (an upload replaces it) and goes (discarded): only published versions are kept.
+      if (!row.draft) remember(key, definition);
       out.set(key, definition);
     }
   }

@@ -53,8 +53,9 @@ async function filesOf(request: FastifyRequest): Promise<UploadedFile[]> {
  * `onExisting` maps a title the study already has to `version` (make its next version) or `new`.
  */
 function choicesOf(request: FastifyRequest): crfService.UploadChoices {
-  const body = request.body as { dryRun?: unknown; onExisting?: unknown } | undefined;
+  const body = request.body as { dryRun?: unknown; onExisting?: unknown; draft?: unknown } | undefined;
   const dryRunText = request.isMultipart() ? fieldValue(body, 'dryRun') : body?.dryRun;
+  const draftText = request.isMultipart() ? fieldValue(body, 'draft') : body?.draft;
   let onExisting: unknown = request.isMultipart() ? fieldValue(body, 'onExisting') : body?.onExisting;
   if (typeof onExisting === 'string') {
     try {
@@ -67,8 +68,9 @@ function choicesOf(request: FastifyRequest): crfService.UploadChoices {
   if (!parsed.success) {
     throw AppError.badRequest('crf.choice_invalid', 'onExisting 应为 JSON：{"表单标题": "version" 或 "new"}');
   }
-  const dryRun = dryRunText === true || dryRunText === 'true' || dryRunText === '1' || dryRunText === 1;
-  return { dryRun, ...(parsed.data ? { onExisting: parsed.data } : {}) };
+  const yes = (v: unknown) => v === true || v === 'true' || v === '1' || v === 1;
+  const dryRun = yes(dryRunText);
+  return { dryRun, ...(yes(draftText) ? { draft: true } : {}), ...(parsed.data ? { onExisting: parsed.data } : {}) };
 }
 
 function sendFile(reply: FastifyReply, file: { fileName: string; type: string; data: Buffer }) {
@@ -160,7 +162,8 @@ export function crfRoutes(app: App, ctx: AppContext) {
           tags,
           summary:
             '上传CRF（JSON、Excel、REDCap数据字典、ODM），或提交 { studyId, definition }。dryRun=1 只返回计划；' +
-            '已存在的标题须在 onExisting 中选择 version（新版本）或 new（作为新CRF），否则 409 并返回计划',
+            '已存在的标题须在 onExisting 中选择 version（新版本）或 new（作为新CRF），否则 409 并返回计划；' +
+            'draft=1 把已有CRF的新版本放入草稿（替换未发布的草稿），不发布',
           consumes: ['multipart/form-data', 'application/json'],
         },
         config: { study: uploadStudy, permission: 'study:crf', module, action: '上传' },

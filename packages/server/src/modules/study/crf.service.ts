@@ -30,6 +30,12 @@ import type { CrfImportPool, UploadedFile } from './crf-import.pool.js';
 import { readForm, type ReadForm } from './crf-definition-facts.js';
 import type { CrfSource } from './crf-import.worker.js';
 import { grantNewCrfsToFullRoles } from './staff.service.js';
+import {
+  planDrafts,
+  recordUploadAmendments,
+  refuseOpenDrafts,
+  storeDrafts,
+} from '../amendment/crf-draft.service.js';
 
 export type { CrfSource };
 
@@ -43,6 +49,8 @@ export interface UploadChoices {
   dryRun?: boolean;
   /** Per title already in the study: make its next version, or import the form as a new CRF beside it. */
   onExisting?: Readonly<Record<string, ExistingChoice>>;
+  /** Put each form into its CRF's draft (replacing an open one) instead of publishing it (issue 36). */
+  draft?: boolean;
 }
 
 /** One form of an upload and what storing it would do. */
@@ -171,6 +179,7 @@ export async function storeDefinitions(
     if (unconfirmed(plan).length > 0) throw confirmationNeeded(plan, warnings);
 
     const versioned = plan.filter((p) => p.action === 'version').map((p) => p.crfId!);
+    await refuseOpenDrafts(tx, versioned);
     if (versioned.length > 0) {
       await tx
         .update(crfs)
@@ -207,6 +216,7 @@ export async function storeDefinitions(
         definition: sql`${s.form.json}::jsonb || jsonb_build_object('title', ${s.title}::text, 'id', ${s.id}::integer)`,
         source,
         itemCount: s.form.itemCount,
+        publishedAt: ctx.clock(),
         createdBy: user.userId,
       })),
     );
@@ -219,6 +229,14 @@ export async function storeDefinitions(
       newValue: { title: s.title, version: s.version, source, definitionSha256: s.form.sha256 },
     }));
     await audit(tx, user, ctx.clock(), audited);
+    // A production study's new version of a form with live records is an amendment, with its impact report.
+    await recordUploadAmendments(
+      tx,
+      ctx,
+      user,
+      studyId,
+      stored.filter((s) => versioned.includes(s.id)),
+    );
     return stored.map(({ id, title, version }) => ({ id, title, version }));
   });
 }
@@ -254,6 +272,10 @@ async function storeOrPlan(
   warnings: Array<{ path: string; message: string }>,
   choices: UploadChoices,
 ) {
+  if (choices.draft) {
+    if (choices.dryRun) return { crfs: [], plan: await planDrafts(ctx.db, studyId, forms), warnings, notes: [] };
+    return { crfs: await storeDrafts(ctx, user, studyId, source, forms), warnings, notes: [] as string[] };
+  }
   if (choices.dryRun) {
     const { studyCrfs, withData } = await studyCrfsAndData(ctx.db, studyId, false);
     warnings.push(...missingFormWarnings(forms, studyCrfs));
@@ -372,6 +394,7 @@ export async function getCrf(ctx: AppContext, crfId: number, version?: number) {
     .select({
       version: crfVersions.version,
       source: crfVersions.source,
+      draft: crfVersions.draft,
       creater: users.name,
       createTime: crfVersions.createdAt,
       definition: crfVersions.definition,
