@@ -101,6 +101,8 @@ export const queryKeys = {
     openList: (keyword: string, paging: object) => [...STUDY, 'open-list', keyword, paging] as const,
     details: () => [...STUDY, 'detail'] as const,
     detail: (studyId: number | null) => [...STUDY, 'detail', studyId] as const,
+    /** What 上线 would purge now (测试 / 上线). */
+    goLive: (studyId: number) => [...STUDY, 'golive', studyId] as const,
   },
   studyQr: {
     all: () => STUDY_QR,

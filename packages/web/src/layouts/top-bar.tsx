@@ -17,6 +17,7 @@ import { useNavigate } from 'react-router';
 import { doubtApi } from '../api/doubt.api';
 import { calendarVisitsApi, eventsApi } from '../api/events.api';
 import { ChangePasswordDialog } from '../components/change-password-dialog';
+import { OpenStudyModeTag } from '../components/test-data-tag';
 import { useProductTitle } from '../hooks/use-product-title';
 import { SHELL_TEXT } from '../locales/shell.zh-CN';
 import type { RouteLayout } from '../router-guard';
@@ -160,6 +161,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
         )}
         {layout === 'crf' && token && <CrfTopBarLeadSlot />}
         <h1 className="top-bar-title">{title}</h1>
+        {isProject && studyId && token && <OpenStudyModeTag studyId={Number(studyId)} />}
         <div className="top-bar-actions">
           {layout === 'crf' && token && <CrfTopBarSlot />}
           {isProject && studyId && token && (

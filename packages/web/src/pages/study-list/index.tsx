@@ -11,6 +11,7 @@ import { useAppStore } from '../../stores/app.store';
 import { useSession } from '../../stores/session.store';
 import { formatDate } from '../../utils/format-date';
 import { StudyStatusTag } from '../study/components/study-status-tag';
+import { StudyModeTag } from '../../components/test-data-tag';
 import { openListParams } from './open-list-params';
 import '../study/study.css';
 import { queryKeys } from '../../api/query-keys';
@@ -83,6 +84,7 @@ export default function StudyListPage() {
                     {study.studyName}
                   </span>
                   <StudyStatusTag status={study.status} />
+                  <StudyModeTag mode={study.mode} />
                 </div>
                 <div className="study-card-meta" style={{ display: 'flex', gap: 16 }}>
                   <span>

@@ -15,6 +15,7 @@ import { EmergencyDialog, UnblindAllDialog } from '../randomization/components/u
 import { RAND_BUTTONS } from '../randomization/rand-access';
 import { useProjectStudy } from '../use-project-study';
 import '../randomization/randomization.css';
+import { TestRandomizationTag } from '../../../components/test-data-tag';
 
 const t = RANDOMIZATION_TEXT;
 
@@ -62,7 +63,11 @@ export default function RandomlySelectedPage() {
       title: t.randomizationNo,
       dataIndex: 'randomizationNo',
       width: 100,
-      render: (v: string) => <span className="rand-code">{v}</span>,
+      render: (v: string, r: SelectedRow) => (
+        <>
+          <span className="rand-code">{v}</span> <TestRandomizationTag test={r.test} />
+        </>
+      ),
       text: (r) => r.randomizationNo,
     },
     {

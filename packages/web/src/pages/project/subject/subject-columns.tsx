@@ -11,6 +11,7 @@ import {
 import { RANDOMIZATION_TEXT } from '../../../locales/randomization.zh-CN';
 import { SUBJECT_TEXT } from '../../../locales/subject.zh-CN';
 import { formatDate } from '../../../utils/format-date';
+import { TestPatientTag } from '../../../components/test-data-tag';
 import { UnblindedMark } from '../randomization/components/randomization-result';
 import { StateTag } from './subject-state';
 
@@ -118,7 +119,7 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
   const patientCell = (row: SubjectRecordRow) => (
     <div className="subject-who">
       <strong>
-        {baseValue('identificationCode', row)} {lockMark(row)}
+        {baseValue('identificationCode', row)} {lockMark(row)} <TestPatientTag test={row.test} />
       </strong>
       <span>
         {baseValue('subjectName', row)} {stateOf(row, showDeleted)}
@@ -241,9 +242,9 @@ export function subjectColumns(layout: SubjectLayout, input: SubjectColumnsInput
         <>
           {baseValue(column.key, row)} <UnblindedMark />
         </>
-      ) : column.key === 'identificationCode' && lockOf?.(row) ? (
+      ) : column.key === 'identificationCode' && (lockOf?.(row) || row.test) ? (
         <>
-          {baseValue(column.key, row)} {lockMark(row)}
+          {baseValue(column.key, row)} {lockMark(row)} <TestPatientTag test={row.test} />
         </>
       ) : (
         baseValue(column.key, row)

@@ -7,6 +7,8 @@ import { BasicInfoForm } from './components/basic-info-form';
 import { DiseasePanel } from './components/disease-panel';
 import { FeaturesPanel } from './components/features-panel';
 import { LocksPanel } from './components/locks-panel';
+import { GoLivePanel } from './components/golive-panel';
+import { LIFECYCLE_TEXT } from '../../../locales/lifecycle.zh-CN';
 import { PatientPanel } from './components/patient-panel';
 import { LOCK_TEXT } from '../../../locales/lock.zh-CN';
 import '../study.css';
@@ -28,6 +30,7 @@ function StudyConfig({ picked }: { picked: Study }) {
         { key: 'patient', label: STUDY_CONFIG_TEXT.tabPatient, children: <PatientPanel study={study} /> },
         { key: 'features', label: STUDY_CONFIG_TEXT.tabFeatures, children: <FeaturesPanel study={study} /> },
         { key: 'locks', label: LOCK_TEXT.tab, children: <LocksPanel study={study} /> },
+        { key: 'golive', label: LIFECYCLE_TEXT.tab, children: <GoLivePanel study={study} /> },
       ]}
     />
   );

@@ -14,6 +14,7 @@ import { COMMON_TEXT } from '../../../locales/common.zh-CN';
 import { STUDY_TEXT } from '../../../locales/study.zh-CN';
 import { STUDY_MANAGE_TEXT } from '../../../locales/study-manage.zh-CN';
 import { STUDY_STATUS_OPTIONS, StudyStatusTag } from '../components/study-status-tag';
+import { StudyModeTag } from '../../../components/test-data-tag';
 import { StudyDialog, type StudyDialogState } from './components/study-dialog';
 import '../study.css';
 
@@ -49,7 +50,18 @@ export default function StudyManagePage() {
     onClick: (study) => void navigate(page.to(study.id)),
   }));
   const columns: PageColumn<Study>[] = [
-    { title: STUDY_TEXT.name, dataIndex: 'studyName', minWidth: 160, search: { width: 200 } },
+    {
+      title: STUDY_TEXT.name,
+      dataIndex: 'studyName',
+      minWidth: 160,
+      search: { width: 200 },
+      render: (name: string, study: Study) => (
+        <>
+          {name} <StudyModeTag mode={study.mode} />
+        </>
+      ),
+      text: (study) => study.studyName,
+    },
     { title: STUDY_TEXT.code, dataIndex: 'studyCode', width: 120 },
     { title: STUDY_TEXT.principal, dataIndex: 'principal', width: 90 },
     {

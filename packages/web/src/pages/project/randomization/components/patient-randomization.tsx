@@ -10,6 +10,7 @@ import { canInStudy } from '../../study-access';
 import { RAND_BUTTONS } from '../rand-access';
 import { armText, UnblindedMark } from './randomization-result';
 import { RandomizeDialog } from './randomize-dialog';
+import { TestRandomizationTag } from '../../../../components/test-data-tag';
 
 const t = RANDOMIZATION_TEXT;
 
@@ -59,6 +60,7 @@ export function PatientRandomization({
       {r ? (
         <>
           <span className="rand-code">{r.randomizationNo}</span>
+          <TestRandomizationTag test={r.test} />
           <span className="rand-code crf-randomization-arm">{armText(r)}</span>
           {r.emergencyUnblinded && <UnblindedMark />}
         </>

@@ -2,6 +2,7 @@ import { Descriptions, Tag } from 'antd';
 import type { SubjectRandomization } from '../../../../api/randomization.api';
 import { RANDOMIZATION_TEXT } from '../../../../locales/randomization.zh-CN';
 import { formatDate } from '../../../../utils/format-date';
+import { TestRandomizationTag } from '../../../../components/test-data-tag';
 
 const t = RANDOMIZATION_TEXT;
 
@@ -24,7 +25,7 @@ export function RandomizationResultView({ result }: { result: SubjectRandomizati
   return (
     <Descriptions size="small" bordered column={1} className="rand-result">
       <Descriptions.Item label={t.randomizationNo}>
-        <strong className="rand-code">{result.randomizationNo}</strong>
+        <strong className="rand-code">{result.randomizationNo}</strong> <TestRandomizationTag test={result.test} />
         {result.emergencyUnblinded && <UnblindedMark />}
       </Descriptions.Item>
       <Descriptions.Item label={t.randomizationTime}>{formatDate(result.randomizationTime)}</Descriptions.Item>
