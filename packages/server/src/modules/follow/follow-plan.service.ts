@@ -110,7 +110,7 @@ export async function listPlans(ctx: AppContext, studyId: number, page: PageRequ
   };
 }
 
-async function livePlan(db: Db, planId: number) {
+export async function livePlan(db: Db, planId: number) {
   const [plan] = await db
     .select()
     .from(followPlans)
@@ -235,72 +235,85 @@ export async function updatePlan(
   if (plan.studyId !== input.studyId) throw AppError.notFound('follow.plan_not_found', '随访计划不存在');
   await checkPlanInput(ctx.db, input);
   const now = ctx.clock();
-  const result = await ctx.db.transaction(async (tx) => {
-    const before = await liveVisitsOf(tx, plan.id);
-    const keep = new Set(input.visits.flatMap((v) => (v.id ? [v.id] : [])));
-    for (const id of keep) {
-      if (!before.some((b) => b.id === id)) throw AppError.badRequest('follow.visit_missing', '访视不存在');
-    }
-    await tx
-      .update(followPlans)
-      .set({
-        planName: input.planName,
-        diseaseCode: input.diseaseCode || null,
-        remark: input.remark ?? '',
-        updatedBy: user.userId,
-        updatedAt: now,
-      })
-      .where(eq(followPlans.id, plan.id));
-    const gone = before.filter((b) => !keep.has(b.id));
-    if (gone.length) {
-      await tx
-        .update(followPlanVisits)
-        .set({ deletedAt: now, updatedAt: now })
-        .where(
-          inArray(
-            followPlanVisits.id,
-            gone.map((g) => g.id),
-          ),
-        );
-    }
-    const after: PlanVisitRow[] = [];
-    for (const [sort, v] of input.visits.entries()) {
-      if (v.id) {
-        const [row] = await tx
-          .update(followPlanVisits)
-          .set({
-            sort,
-            ...visitColumns(v),
-            updatedAt: now,
-          })
-          .where(eq(followPlanVisits.id, v.id))
-          .returning();
-        after.push(row!);
-      } else {
-        after.push(...(await insertVisits(tx, plan.studyId, plan.id, [v], sort, now)));
-      }
-    }
-    await audit(tx, user, now, [
-      {
-        studyId: plan.studyId,
-        action: 'follow.plan.update',
-        itemName: input.planName,
-        oldValue: { planName: plan.planName, diseaseCode: plan.diseaseCode, visits: before.map(visitView) },
-        newValue: {
-          planName: input.planName,
-          diseaseCode: input.diseaseCode || null,
-          visits: after.map(visitView),
-          reschedule: input.reschedule,
-        },
-      },
-    ]);
-    const changed = input.reschedule
-      ? await scheduleStudy(ctx, tx, { kind: 'user', user }, plan.studyId, now, plan.id)
-      : 0;
-    return { id: plan.id, rescheduledPatients: changed };
-  });
+  const result = await ctx.db.transaction((tx) => applyPlanUpdate(ctx, tx, user, plan, input, now));
   await pushVisitCounts(ctx, plan.studyId);
   return result;
+}
+
+/**
+ * The plan edit itself, in the caller's transaction (the plan PUT, and publishing a plan draft): visits updated,
+ * added and retired, audited, and with `reschedule` every patient's pending visits following the new plan.
+ */
+export async function applyPlanUpdate(
+  ctx: AppContext,
+  tx: Db,
+  user: CurrentUser,
+  plan: typeof followPlans.$inferSelect,
+  input: PlanInput & { reschedule: boolean },
+  now: Date,
+) {
+  const before = await liveVisitsOf(tx, plan.id);
+  const keep = new Set(input.visits.flatMap((v) => (v.id ? [v.id] : [])));
+  for (const id of keep) {
+    if (!before.some((b) => b.id === id)) throw AppError.badRequest('follow.visit_missing', '访视不存在');
+  }
+  await tx
+    .update(followPlans)
+    .set({
+      planName: input.planName,
+      diseaseCode: input.diseaseCode || null,
+      remark: input.remark ?? '',
+      updatedBy: user.userId,
+      updatedAt: now,
+    })
+    .where(eq(followPlans.id, plan.id));
+  const gone = before.filter((b) => !keep.has(b.id));
+  if (gone.length) {
+    await tx
+      .update(followPlanVisits)
+      .set({ deletedAt: now, updatedAt: now })
+      .where(
+        inArray(
+          followPlanVisits.id,
+          gone.map((g) => g.id),
+        ),
+      );
+  }
+  const after: PlanVisitRow[] = [];
+  for (const [sort, v] of input.visits.entries()) {
+    if (v.id) {
+      const [row] = await tx
+        .update(followPlanVisits)
+        .set({
+          sort,
+          ...visitColumns(v),
+          updatedAt: now,
+        })
+        .where(eq(followPlanVisits.id, v.id))
+        .returning();
+      after.push(row!);
+    } else {
+      after.push(...(await insertVisits(tx, plan.studyId, plan.id, [v], sort, now)));
+    }
+  }
+  await audit(tx, user, now, [
+    {
+      studyId: plan.studyId,
+      action: 'follow.plan.update',
+      itemName: input.planName,
+      oldValue: { planName: plan.planName, diseaseCode: plan.diseaseCode, visits: before.map(visitView) },
+      newValue: {
+        planName: input.planName,
+        diseaseCode: input.diseaseCode || null,
+        visits: after.map(visitView),
+        reschedule: input.reschedule,
+      },
+    },
+  ]);
+  const changed = input.reschedule
+    ? await scheduleStudy(ctx, tx, { kind: 'user', user }, plan.studyId, now, plan.id)
+    : 0;
+  return { id: plan.id, rescheduledPatients: changed };
 }
 
 async function pendingCount(db: Db, planId: number) {

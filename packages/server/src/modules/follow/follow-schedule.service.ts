@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, or } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, or } from 'drizzle-orm';
 import {
   addDays,
   followStateOf,
@@ -34,7 +34,7 @@ import { markRecords, stateOf, studyZone, writeAudit, type Actor } from './follo
 
 export type PlanVisitRow = typeof followPlanVisits.$inferSelect;
 
-const ruleOf = (v: PlanVisitRow): PlanVisitRule => ({
+export const ruleOf = (v: PlanVisitRow): PlanVisitRule => ({
   id: v.id,
   name: v.visitName,
   offset: v.offset,
@@ -58,7 +58,7 @@ export async function liveVisitsOf(db: Db, planId: number) {
  * follow trigger names a form and an item (手术日期), else the enrolment date; plus the trigger's offset days.
  * Null while the trigger item holds no date yet (nothing is scheduled until it does).
  */
-async function triggerDateOf(
+export async function triggerDateOf(
   db: Db,
   study: {
     timeZone: string;
@@ -117,6 +117,38 @@ async function plansFor(db: Db, studyId: number, diseaseCode: string, onlyPlanId
 }
 
 /**
+ * A patient's visits of one plan as rescheduling sees them: the rows, and which hold data (a form of the visit has a
+ * saved record: such a visit never moves and is never retired). Plan-change impact reads them through this too.
+ */
+export async function existingVisitsOf(tx: Db, subjectId: number, planId: number, lock: boolean) {
+  const query = tx
+    .select()
+    .from(followRecords)
+    .where(and(eq(followRecords.subjectId, subjectId), eq(followRecords.planId, planId)));
+  const rows = lock ? await query.for('update') : await query;
+  const withData = rows.length
+    ? await tx
+        .selectDistinct({ id: followRecordCrfs.followRecordId })
+        .from(followRecordCrfs)
+        .innerJoin(crfDataRecords, eq(crfDataRecords.id, followRecordCrfs.crfDataRecordId))
+        .where(
+          and(
+            inArray(
+              followRecordCrfs.followRecordId,
+              rows.map((r) => r.id),
+            ),
+            isNull(crfDataRecords.deletedAt),
+          ),
+        )
+    : [];
+  const hasData = new Set(withData.map((w) => w.id));
+  return rows.map((row) => ({
+    row,
+    visit: { ...row, mark: row.mark as FollowMark, hasData: hasData.has(row.id) },
+  }));
+}
+
+/**
  * Generates or reschedules one patient's visits (core `reschedule`), in the caller's transaction: new slots
  * are created with their forms, pending visits move with an audit row naming the old and new dates, pending
  * visits of a removed plan visit are retired. Answers whether anything changed. Idempotent.
@@ -147,14 +179,11 @@ export async function scheduleSubject(
   const today = todayString(now, study.timeZone);
   let changed = false;
   for (const { plan, visits } of await plansFor(tx, studyId, subject.diseaseCode, onlyPlanId)) {
-    const existing = await tx
-      .select()
-      .from(followRecords)
-      .where(and(eq(followRecords.subjectId, subjectId), eq(followRecords.planId, plan.id)))
-      .for('update');
+    const facts = await existingVisitsOf(tx, subjectId, plan.id, true);
+    const existing = facts.map((f) => f.row);
     const generated = generateSchedule(base, visits.map(ruleOf));
     const plan2 = reschedule(
-      existing.map((e) => ({ ...e, mark: e.mark as FollowMark })),
+      facts.map((f) => f.visit),
       generated,
     );
     const entries: AuditEntry[] = [];
@@ -234,16 +263,24 @@ export async function scheduleSubject(
   return changed;
 }
 
-/** Schedules every enrolled patient of a study (after a plan is created or changed with rescheduling). */
-export async function scheduleStudy(ctx: AppContext, tx: Db, actor: Actor, studyId: number, now: Date, planId: number) {
+/**
+ * The patients a study-wide (re)scheduling goes through, and which of them are locked: a locked patient's visits
+ * (every patient's in a locked or finished study) keep their dates. Plan-change impact reads the same list.
+ */
+export async function studyPatients(tx: Db, studyId: number) {
   const patients = await tx
     .select({ id: subjects.id, subjectRecordId: subjectRecords.id })
     .from(subjects)
     .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
     .where(and(eq(subjects.studyId, studyId), isNull(subjects.deletedAt)))
     .orderBy(asc(subjects.id));
-  // A locked patient's visits (every patient's in a locked or finished study) keep their dates.
   const locked = await lockRefusals(tx, studyId, patients);
+  return { patients, locked };
+}
+
+/** Schedules every enrolled patient of a study (after a plan is created or changed with rescheduling). */
+export async function scheduleStudy(ctx: AppContext, tx: Db, actor: Actor, studyId: number, now: Date, planId: number) {
+  const { patients, locked } = await studyPatients(tx, studyId);
   let changed = 0;
   for (const p of patients) {
     if (!locked(p) && (await scheduleSubject(tx, actor, studyId, p.id, now, planId))) changed++;

@@ -29,6 +29,7 @@ import * as follow from './follow-record.service.js';
 import * as plans from './follow-plan.service.js';
 import { scheduleSubjectNow } from './follow-schedule.service.js';
 import { followOverview } from './follow-overview.js';
+import { followDraftRoutes } from './follow-draft.routes.js';
 
 const tags = ['随访'];
 const module = '随访管理';
@@ -279,4 +280,7 @@ export function followRoutes(app: App, ctx: AppContext) {
     },
     async (request) => ok(await follow.recordCrf(ctx, request.query)),
   );
+
+  // ---- a production study's plan drafts (草稿) and their publishing
+  followDraftRoutes(app, ctx);
 }
