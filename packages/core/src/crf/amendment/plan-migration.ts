@@ -52,6 +52,7 @@ interface Plan {
   from: CompiledForm;
   to: CompiledForm;
   oldNodes: ReadonlyMap<string, CrfNode>;
+  newNodes: ReadonlyMap<string, CrfNode>;
   stored: Readonly<Record<string, unknown>>;
   before: FormState;
   after: FormState;
@@ -94,7 +95,13 @@ function inputFor(plan: Plan): Record<string, unknown> {
   for (const info of topItems(plan.to)) {
     const name = info.node.name;
     if (!Object.hasOwn(plan.stored, name)) continue;
-    const conversion = convertValue(oldValueNode(plan, name), info.node, plan.stored[name], plan.today);
+    const old = oldValueNode(plan, name);
+    // A list stays a list whichever kind (list group, table): its cells convert one by one, its rows keep the
+    // cells of removed columns.
+    const list = isRowType(info.node.type) && old !== undefined && isRowType(old.type);
+    const conversion = list
+      ? { value: plan.stored[name], lossy: false }
+      : convertValue(old, info.node, plan.stored[name], plan.today);
     input[name] = conversion.value;
     if (conversion.lossy) plan.lossy.add(name);
     if (!isRowType(info.node.type) || conversion.lossy) continue;
@@ -148,16 +155,19 @@ function changeKind(
 const keptAsStored = (plan: Plan, state: ItemState | undefined, lossyKey: string) =>
   plan.lossy.has(lossyKey) && state?.visible === true && !state.calculated;
 
-/** What the new version newly says about a kept value (invalid, out of range), or that it could not convert. */
+/**
+ * What the new version newly says about the value it stores (invalid, out of range), or that the stored value could
+ * not convert. oldValue is the stored value, newValue the migrated one (the same unless a change above altered it).
+ */
 function judgeKept(
   plan: Plan,
   info: NodeInfo,
   state: ItemState | undefined,
   lossyKey: string,
-  value: unknown,
+  values: { oldValue: unknown; newValue: unknown },
   row?: number,
 ): PlannedChange[] {
-  const base = { itemName: info.node.name, label: itemLabel(info.node), oldValue: value, newValue: value };
+  const base = { itemName: info.node.name, label: itemLabel(info.node), ...values };
   if (keptAsStored(plan, state, lossyKey)) {
     const old = oldValueNode(plan, info.node.name);
     const message =
@@ -209,8 +219,7 @@ function planRows(plan: Plan, info: NodeInfo, state: ItemState | undefined) {
         keepSame(next, storedRow, key);
         if (sameValue(next[key], storedRow[key])) continue;
         const { kind, message } = changeKind(plan, member, key, cellState, cellKey(index, column));
-        const label =
-          key === column ? itemLabel(member.node) : `${itemLabel(member.node)}（${key.slice(column.length + 1)}）`;
+        const label = itemTitle(plan.newNodes, key);
         plan.changes.push({
           itemName: key,
           label,
@@ -222,7 +231,14 @@ function planRows(plan: Plan, info: NodeInfo, state: ItemState | undefined) {
           row: index,
         });
       }
-      for (const finding of judgeKept(plan, member, cellState, cellKey(index, column), next[column], index)) {
+      for (const finding of judgeKept(
+        plan,
+        member,
+        cellState,
+        cellKey(index, column),
+        { oldValue: storedRow[column], newValue: next[column] },
+        index,
+      )) {
         plan.changes.push({ ...finding, ...container, row: index });
       }
     }
@@ -254,6 +270,7 @@ export function migrateRecordValues(
     from: getCompiledForm(from),
     to: getCompiledForm(to),
     oldNodes: nodesByName(from),
+    newNodes: nodesByName(to),
     stored: values,
     before: evaluateForm(from, values, context),
     after: undefined as unknown as FormState,
@@ -276,10 +293,12 @@ export function migrateRecordValues(
       keepSame(plan.out, values, key);
       if (sameValue(plan.out[key], values[key])) continue;
       const { kind, message } = changeKind(plan, info, key, state, name);
-      const label = key === name ? itemLabel(info.node) : `${itemLabel(info.node)}（${key.slice(name.length + 1)}）`;
+      const label = itemTitle(plan.newNodes, key);
       plan.changes.push({ itemName: key, label, kind, oldValue: values[key], newValue: plan.out[key], message });
     }
-    if (!isRowType(info.node.type)) plan.changes.push(...judgeKept(plan, info, state, name, plan.out[name]));
+    if (!isRowType(info.node.type)) {
+      plan.changes.push(...judgeKept(plan, info, state, name, { oldValue: values[name], newValue: plan.out[name] }));
+    }
   }
   for (const [key, value] of Object.entries(values)) {
     if (known.has(key)) continue;
