@@ -26,3 +26,4 @@ export * from './item-types/index.js';
 export * from './amendment/amendment-types.js';
 export * from './amendment/diff-definitions.js';
 export * from './amendment/plan-migration.js';
+export * from './amendment/inert-values.js';

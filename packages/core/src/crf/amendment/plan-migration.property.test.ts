@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { CrfDefinition, CrfNode, ItemOption } from '../crf-definition.schema.js';
 import { isRowType } from '../crf-definition.schema.js';
 import { additionKey, evaluateForm, getCompiledForm, unitKey } from '../evaluate-form.js';
-import { sameValue } from '../record-values.js';
+import { changedItemNames, sameValue } from '../record-values.js';
+import { keepInertValues } from './inert-values.js';
 import type { AmendmentRecord, MigrationOptions, PlannedChange } from './amendment-types.js';
 import { migrationContext } from './value-judgement.js';
 import {
@@ -299,6 +300,11 @@ describe('CRF amendment: the impact report predicts the migration (property)', (
           if (!known.has(key)) expect(values[key]).toEqual(record.values[key]);
         }
 
+        // A save of the migrated record, its inert values kept, changes only a value kept because it could not convert.
+        const resaved = keepInertValues(to, values, evaluateForm(to, values, migrationContext(options, record)).values);
+        for (const key of changedItemNames(values, resaved)) {
+          expect(lossy.some((c) => c.itemName === key || c.container === key)).toBe(true);
+        }
         // Saved again under the new version, only a value kept because it could not convert would change.
         const again = migrateRecordValues(to, to, values, options, record);
         const where = (c: PlannedChange) => `${c.container ?? ''}[${c.row ?? ''}]${c.itemName}`;

@@ -4,6 +4,9 @@ import { lintDefinition } from '../linter.js';
 import { deepFreeze, item } from '../test/fixtures.js';
 import type { AmendmentRecord, MigrationOptions, PlannedChange } from './amendment-types.js';
 import { diffDefinitions } from './diff-definitions.js';
+import { evaluateForm } from '../evaluate-form.js';
+import { changedItemNames } from '../record-values.js';
+import { keepInertValues } from './inert-values.js';
 import { buildImpactReport, migrateRecordValues, planRecordMigration } from './plan-migration.js';
 
 const options: MigrationOptions = { today: '2024-06-15', timeZone: 'Asia/Shanghai' };
@@ -219,5 +222,41 @@ describe('buildImpactReport', () => {
       [3, true, false],
     ]);
     expect(report.diff).toEqual(diffDefinitions(v1, v2));
+  });
+});
+
+describe('keepInertValues', () => {
+  const moved = migrateRecordValues(
+    v1,
+    v2,
+    {
+      sex: '1',
+      old_note: '旧',
+      meds: [
+        { drug: 'A', route: '口服' },
+        { drug: 'B', route: '静脉' },
+      ],
+    },
+    options,
+  ).values;
+  const save = (values: Record<string, unknown>) =>
+    keepInertValues(v2, moved, evaluateForm(v2, values, { now: new Date(Date.UTC(2024, 5, 15, 2)) }).values);
+
+  it('a save of a moved record keeps the values the new version removed: saving it unchanged changes nothing', () => {
+    expect(moved).toEqual({
+      sex: '1',
+      old_note: '旧',
+      meds: [
+        { drug: 'A', route: '口服' },
+        { drug: 'B', route: '静脉' },
+      ],
+    });
+    expect(changedItemNames(moved, save(moved))).toEqual([]);
+  });
+
+  it('a list row that keeps its place and cells keeps its removed cells; an edited row loses them', () => {
+    const edited = save({ ...moved, meds: [{ drug: 'A' }, { drug: 'C' }] });
+    expect(edited.meds).toEqual([{ drug: 'A', route: '口服' }, { drug: 'C' }]);
+    expect(edited.old_note).toBe('旧');
   });
 });
