@@ -7,8 +7,9 @@ import type { Gender } from '../reference-range.js';
  * (migrateRecordValues) by the same engine the save uses: a moved record stores what a save of its values under the
  * new version would store, except that a removed item's value stays inert in the stored values.
  *
- * What each kind means (one per item and record, the item named by its top-level stored key, or a list-group /
- * table column for a removed column):
+ * A change names the item by its top-level stored key (an addition `<name>_addition` and a unit `<name>_unit` are
+ * keys of their own), or, for a cell of a list group or table, by its column with `container` and `row`. oldValue
+ * is the stored value, newValue the migrated one. An item has at most one change of each kind. What each kind means:
  * - removed: the item is not in the new version; its value stays in the stored values untouched (inert, not shown,
  *   still exported). Changes no stored value.
  * - hidden: the new version's display conditions (skip logic, a hidden flag, an addition box no chosen option asks
@@ -16,10 +17,11 @@ import type { Gender } from '../reference-range.js';
  * - converted: the item is retyped (or its value's stored shape differs under the new version) and the value is
  *   stored in the new type's shape without loss. Changes the stored value.
  * - calculation: the new version's calculation gives another result. Changes the stored value.
- * - invalid: the value breaks a rule of the new version it did not break before, or is retyped and cannot convert
- *   without loss (then kept as it was). Changes no stored value.
- * - outOfRange: the value is outside the new version's bounds (validate.min/max) or reference range where it was
- *   not before. Changes no stored value.
+ * - invalid: the value breaks a rule of the new version it did not break before (its own rule or a cross-field check;
+ *   blank values are not judged), or cannot convert to its new type without loss (then kept as it was, though a later
+ *   save under the new version would reshape it). Changes no stored value by itself.
+ * - outOfRange: the value is outside the new version's bounds (validate.min/max, a slider's range) or reference range
+ *   (for the record's sex) where it was not before. Changes no stored value by itself.
  */
 export type ValueChangeKind = 'removed' | 'hidden' | 'invalid' | 'outOfRange' | 'calculation' | 'converted';
 

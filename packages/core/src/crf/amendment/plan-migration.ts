@@ -54,7 +54,8 @@ interface Plan {
   oldNodes: ReadonlyMap<string, CrfNode>;
   newNodes: ReadonlyMap<string, CrfNode>;
   stored: Readonly<Record<string, unknown>>;
-  before: FormState;
+  /** The record under the old version, evaluated when a finding needs it (most records need none). */
+  before: () => FormState;
   after: FormState;
   out: Record<string, unknown>;
   changes: PlannedChange[];
@@ -75,9 +76,9 @@ const oldValueNode = (plan: Pick<Plan, 'oldNodes'>, name: string) => {
 function stateBefore(plan: Plan, info: NodeInfo, row?: number): ItemState | undefined {
   const old = plan.from.byName.get(info.node.name);
   if (!old || old.node.type !== info.node.type) return undefined;
-  if (!info.rowOwner) return old.rowOwner ? undefined : plan.before.items[old.key];
+  if (!info.rowOwner) return old.rowOwner ? undefined : plan.before().items[old.key];
   if (old.rowOwner?.node.name !== info.rowOwner.node.name) return undefined;
-  return plan.before.items[old.rowOwner.key]?.rows?.[row ?? -1]?.[old.key];
+  return plan.before().items[old.rowOwner.key]?.rows?.[row ?? -1]?.[old.key];
 }
 
 const topItems = (compiled: CompiledForm) =>
@@ -176,7 +177,7 @@ function judgeKept(
         : MIGRATION_MSG.lossyShape;
     return [{ ...base, kind: 'invalid', message }];
   }
-  return newFindings(info, state, stateBefore(plan, info, row)).map((f) => ({ ...base, ...f }));
+  return newFindings(info, state, () => stateBefore(plan, info, row)).map((f) => ({ ...base, ...f }));
 }
 
 /** A list's rows cell by cell: lossy cells kept as they were, removed columns' cells kept inert, changes said. */
@@ -272,7 +273,11 @@ export function migrateRecordValues(
     oldNodes: nodesByName(from),
     newNodes: nodesByName(to),
     stored: values,
-    before: evaluateForm(from, values, context),
+    before: () => {
+      const state = evaluateForm(from, values, context);
+      plan.before = () => state;
+      return state;
+    },
     after: undefined as unknown as FormState,
     out: {},
     changes: [],

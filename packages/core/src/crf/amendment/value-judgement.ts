@@ -92,14 +92,16 @@ const RANGE_TEXT = { low: '偏低', high: '偏高' } as const;
  * What the new version newly says about a filled, visible value it keeps: errors it did not have under the old
  * version (its own rule or a cross-field check: invalid; its new bounds: outOfRange) and a reference-range
  * indicator it did not have (outOfRange). Blank values are not judged: a newly required item left blank is no
- * value to report. `before` is the item's state under the old version when the item kept its type there.
+ * value to report. `stateBefore` reads the item's state under the old version when the item kept its type there.
  */
 export function newFindings(
   info: NodeInfo,
   state: ItemState | undefined,
-  before: ItemState | undefined,
+  stateBefore: () => ItemState | undefined,
 ): Array<{ kind: ValueChangeKind; message: string }> {
   if (!state?.visible || isEmptyValue(state.value)) return [];
+  if (state.errors.length === 0 && state.range === null) return [];
+  const before = stateBefore();
   const out: Array<{ kind: ValueChangeKind; message: string }> = [];
   const had = before?.visible ? before.errors : [];
   const fresh = state.errors.filter((message) => !had.includes(message));
