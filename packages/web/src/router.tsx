@@ -28,6 +28,7 @@ const StudyCrfStage = lazy(() => import('./pages/study/crf-stage'));
 const StudyCrfStageSet = lazy(() => import('./pages/study/crf-stage-set'));
 const StudyRole = lazy(() => import('./pages/study/role'));
 const StudyUser = lazy(() => import('./pages/study/user'));
+const StudyAmendmentImpact = lazy(() => import('./pages/study/amendment/impact'));
 const CrfRecord = lazy(() => import('./pages/crf'));
 const CrfDetail = lazy(() => import('./pages/crf/detail'));
 const ProjectDoubtList = lazy(() => import('./pages/project/doubt-list'));
@@ -235,6 +236,14 @@ export const appRoutes: AppRoute[] = [
   },
   { path: '/study/:id/role', name: 'study.role', title: r.studyRole, layout: 'main', page: StudyRole },
   { path: '/study/:id/user', name: 'study.user', title: r.studyUser, layout: 'main', page: StudyUser },
+  // 影响报告 of a CRF draft (?studyId&crfId) or of an amendment's remaining records (?studyId&amendmentId), issue 36.
+  {
+    path: '/study/amendment/impact',
+    name: 'study.amendment.impact',
+    title: '影响报告',
+    layout: 'main',
+    page: StudyAmendmentImpact,
+  },
 
   {
     path: '/sys/organization',

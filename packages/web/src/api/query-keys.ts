@@ -27,6 +27,7 @@ const SUBJECT_RECORD = ['subject-record'] as const;
 const DOUBT = ['doubt'] as const;
 const OPERLOG = ['operlog'] as const;
 const JOBS = ['jobs'] as const;
+const AMENDMENT = ['amendment'] as const;
 const LOCKS = ['locks'] as const;
 const CRF_RECORD = ['crf-record'] as const;
 const SEARCH = ['search'] as const;
@@ -327,5 +328,14 @@ export const queryKeys = {
   jobs: {
     all: () => JOBS,
     list: (paging: object) => [...JOBS, 'list', paging] as const,
+  },
+  /** CRF drafts and amendments (issue 36): drafts, impact reports and their records, the list, a migration's job. */
+  amendment: {
+    all: () => AMENDMENT,
+    draft: (studyId: number, crfId: number) => [...AMENDMENT, 'draft', studyId, crfId] as const,
+    impact: (target: object) => [...AMENDMENT, 'impact', target] as const,
+    impactRecords: (target: object) => [...AMENDMENT, 'impact', target, 'records'] as const,
+    list: (studyId: number) => [...AMENDMENT, 'list', studyId] as const,
+    job: (jobId: string | null) => [...AMENDMENT, 'job', jobId] as const,
   },
 } as const;

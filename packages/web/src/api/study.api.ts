@@ -86,6 +86,8 @@ export type StudyBody = Omit<StudyUpdateBody, 'id'> & Pick<StudyCreateBody, 'dis
 export interface CrfUploadChoices {
   dryRun?: boolean;
   onExisting?: Record<string, CrfExistingChoice>;
+  /** A new version of an existing CRF goes into its draft (a production study, issue 36) instead of publishing. */
+  draft?: boolean;
 }
 
 interface Paging {
@@ -159,6 +161,7 @@ function uploadForm(studyId: number, files: readonly File[], choices: CrfUploadC
   const form = new FormData();
   form.append('studyId', String(studyId));
   if (choices.dryRun) form.append('dryRun', '1');
+  if (choices.draft) form.append('draft', 'true');
   if (choices.onExisting) form.append('onExisting', JSON.stringify(choices.onExisting));
   for (const file of files) form.append('file', file);
   return form;

@@ -13,6 +13,9 @@ import { PatientPanel } from './components/patient-panel';
 import { LOCK_TEXT } from '../../../locales/lock.zh-CN';
 import '../study.css';
 import { queryKeys } from '../../../api/query-keys';
+import { useSearchParams } from 'react-router';
+import { AMENDMENT_TEXT } from '../../../locales/amendment.zh-CN';
+import { AmendmentsPanel } from '../amendment/amendments-panel';
 
 function StudyConfig({ picked }: { picked: Study }) {
   // The picker's list may be older than the study itself: the page edits the fresh detail.
@@ -21,9 +24,12 @@ function StudyConfig({ picked }: { picked: Study }) {
     queryFn: () => studyApi.get(picked.id).then((res) => res.data),
   });
   const study = detail.data;
+  // ?tab= opens a tab directly (the impact report's 返回 opens 方案修订).
+  const [params] = useSearchParams();
   if (!study) return <Spin style={{ display: 'block', margin: '48px auto' }} />;
   return (
     <Tabs
+      defaultActiveKey={params.get('tab') ?? undefined}
       items={[
         { key: 'basic', label: STUDY_CONFIG_TEXT.tabBasic, children: <BasicInfoForm study={study} /> },
         { key: 'disease', label: STUDY_CONFIG_TEXT.tabDisease, children: <DiseasePanel studyId={study.id} /> },
@@ -31,6 +37,7 @@ function StudyConfig({ picked }: { picked: Study }) {
         { key: 'features', label: STUDY_CONFIG_TEXT.tabFeatures, children: <FeaturesPanel study={study} /> },
         { key: 'locks', label: LOCK_TEXT.tab, children: <LocksPanel study={study} /> },
         { key: 'golive', label: LIFECYCLE_TEXT.tab, children: <GoLivePanel study={study} /> },
+        { key: 'amendments', label: AMENDMENT_TEXT.tab, children: <AmendmentsPanel studyId={study.id} /> },
       ]}
     />
   );

@@ -7,7 +7,6 @@ import {
   crfApi,
   type CrfExistingChoice,
   type CrfExportFormat,
-  type CrfRow,
   type CrfUploadChoices,
   type Study,
 } from '../../../api/study.api';
@@ -35,6 +34,9 @@ import {
 import '../study.css';
 import { dataImportApi } from '../../../api/data-import.api';
 import { queryKeys } from '../../../api/query-keys';
+import { AMENDMENT_TEXT } from '../../../locales/amendment.zh-CN';
+import type { CrfDraftRow } from '../amendment/amendment-state';
+import { useCrfDrafts } from './use-crf-drafts';
 
 /** The files the upload accepts (docs/api.md): native JSON, the Excel template, a REDCap dictionary, CDISC ODM. */
 export const CRF_FILE_TYPES = '.json,.xlsx,.csv,.xml';
@@ -55,6 +57,8 @@ function StudyCrfs({ study }: { study: Study }) {
   const [outcomes, setOutcomes] = useState<UploadOutcome[] | null>(null);
   const [preview, setPreview] = useState<CrfPreviewTarget | null>(null);
   const [versions, setVersions] = useState<CrfVersionsTarget | null>(null);
+  // A production study puts new versions of its CRFs into drafts (issue 36); a study in 测试 publishes them.
+  const drafts = useCrfDrafts(study, setOutcomes);
 
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: queryKeys.crf.all() });
@@ -63,7 +67,8 @@ function StudyCrfs({ study }: { study: Study }) {
 
   const [planned, setPlanned] = useState<{ files: PlannedFile[]; refused: UploadOutcome[] } | null>(null);
 
-  const send = async (files: readonly File[], choices: CrfUploadChoices): Promise<UploadOutcome[]> => {
+  const send = async (files: readonly File[], asked: CrfUploadChoices): Promise<UploadOutcome[]> => {
+    const choices = drafts.production ? { ...asked, draft: true } : asked;
     if (files.length === 1) {
       const [file] = files as [File];
       try {
@@ -145,7 +150,7 @@ function StudyCrfs({ study }: { study: Study }) {
     }
   };
 
-  const columns: PageColumn<CrfRow>[] = [
+  const columns: PageColumn<CrfDraftRow>[] = [
     {
       title: STUDY_CRF_TEXT.formTitle,
       dataIndex: 'title',
@@ -163,7 +168,7 @@ function StudyCrfs({ study }: { study: Study }) {
       dataIndex: 'version',
       kind: 'status',
       width: 80,
-      render: (version: number) => STUDY_CRF_TEXT.versionOf(version),
+      render: (_: number, crf) => drafts.versionCell(crf),
     },
     { title: STUDY_CRF_TEXT.itemCount, dataIndex: 'itemCount', kind: 'number', width: 70 },
     { title: STUDY_CRF_TEXT.source, dataIndex: 'source', width: 80, render: sourceLabel },
@@ -182,7 +187,7 @@ function StudyCrfs({ study }: { study: Study }) {
       kind: 'datetime',
       render: (_: unknown, crf) => formatDate(crf.updateTime ?? crf.createTime),
     },
-    actionsColumn<CrfRow>([
+    actionsColumn<CrfDraftRow>([
       {
         key: 'preview',
         label: STUDY_CRF_TEXT.preview,
@@ -199,6 +204,7 @@ function StudyCrfs({ study }: { study: Study }) {
         ],
         onClick: (crf, format) => void exportCrf(crf, format as CrfExportFormat),
       },
+      ...drafts.actions,
       {
         key: 'versions',
         label: STUDY_CRF_TEXT.versions,
@@ -223,12 +229,16 @@ function StudyCrfs({ study }: { study: Study }) {
 
   return (
     <>
-      <TablePage<CrfRow, Filters>
+      <TablePage<CrfDraftRow, Filters>
         name="crf-filter"
         rowKey="id"
         columns={columns}
-        queryKey={queryKeys.crf.page(study.id)}
-        fetchPage={(query) => crfApi.page({ ...query, studyId: study.id }).then((res) => res.data)}
+        queryKey={[...queryKeys.crf.page(study.id), drafts.production]}
+        fetchPage={(query) =>
+          crfApi
+            .page({ ...query, studyId: study.id })
+            .then(async (res) => ({ ...res.data, list: await drafts.withDraftsOf(res.data.list) }))
+        }
         toolbar={
           <>
             <Auth code="study:crf" fallback={uploadButton}>
@@ -255,12 +265,19 @@ function StudyCrfs({ study }: { study: Study }) {
             <span className="study-section-hint" style={{ margin: 0 }}>
               {STUDY_CRF_TEXT.uploadHint}
             </span>
+            {drafts.production && (
+              <span className="study-section-hint" style={{ margin: 0 }}>
+                {AMENDMENT_TEXT.productionHint}
+              </span>
+            )}
+            {drafts.picker}
           </>
         }
       />
       <CrfUploadResultDialog outcomes={outcomes} onClose={() => setOutcomes(null)} />
       <CrfUploadPlanDialog
         files={planned?.files ?? null}
+        draft={drafts.production}
         onCancel={() => {
           if (planned && planned.refused.length > 0) setOutcomes(planned.refused);
           setPlanned(null);

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Alert, Modal, Radio, Table, Tag, type TableColumnsType } from 'antd';
 import type { CrfExistingChoice, CrfPlannedForm } from '../../../../api/study.api';
+import { AMENDMENT_TEXT } from '../../../../locales/amendment.zh-CN';
 import { STUDY_CRF_TEXT } from '../../../../locales/study-crf.zh-CN';
 import { allChosen, type PlannedFile } from '../upload-outcome';
 
@@ -16,10 +17,13 @@ interface Row extends CrfPlannedForm {
  */
 export function CrfUploadPlanDialog({
   files,
+  draft = false,
   onConfirm,
   onCancel,
 }: {
   files: PlannedFile[] | null;
+  /** A production study: a new version goes into the CRF's draft (issue 36), not live. */
+  draft?: boolean;
   onConfirm: (choices: Record<string, CrfExistingChoice>) => void;
   onCancel: () => void;
 }) {
@@ -43,7 +47,9 @@ export function CrfUploadPlanDialog({
               options={[
                 {
                   value: 'version',
-                  label: STUDY_CRF_TEXT.planVersion(row.existing.currentVersion, row.existing.currentVersion + 1),
+                  label: draft
+                    ? AMENDMENT_TEXT.planDraft(row.version)
+                    : STUDY_CRF_TEXT.planVersion(row.existing.currentVersion, row.existing.currentVersion + 1),
                 },
                 { value: 'new', label: STUDY_CRF_TEXT.planAsNew },
               ]}
