@@ -46,6 +46,8 @@ export const SYSTEM_PERMISSIONS = [
   'sys:notice:add',
   'sys:notice:edit',
   'sys:notice:remove',
+  // 系统设置: account and session policy (issue 36)
+  'sys:settings',
   // The project layout's pages and the buttons seeded under them
   'project.home',
   'project.subject',

@@ -29,6 +29,7 @@ import { installOperationLog } from './modules/monitor/operlog.service.js';
 import { installJobs } from './modules/jobs/jobs.install.js';
 import { installRealtime } from './modules/realtime/realtime.install.js';
 import { configRoutes } from './modules/system/config.routes.js';
+import { securitySettingsRoutes } from './modules/system/security-settings.routes.js';
 import { noticeRoutes } from './modules/system/notice.routes.js';
 import { globalSearchRoutes } from './modules/global-search/global-search.routes.js';
 import { deptRoutes } from './modules/system/dept.routes.js';
@@ -131,6 +132,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
 
   authRoutes(app, ctx);
   configRoutes(app, ctx);
+  securitySettingsRoutes(app, ctx);
   noticeRoutes(app, ctx);
   globalSearchRoutes(app, ctx);
   deptRoutes(app, ctx);

@@ -180,6 +180,14 @@ export const MAIN_MENUS: SeedMenu[] = [
           ['sys:notice:remove', '删除公告'],
         ]),
       },
+      {
+        code: 'sys.settings',
+        type: 'C',
+        title: '系统设置',
+        path: '/sys/settings',
+        icon: 'SafetyOutlined',
+        perms: 'sys:settings',
+      },
     ],
   },
 ];

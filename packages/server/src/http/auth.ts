@@ -3,9 +3,10 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { hasAnyPermission, type SystemPermission } from '@ecrf/core';
 import type { AppContext } from '../app-context.js';
 import { reusableSelect } from '../db/reusable-query.js';
-import { authGeneration, sessions, users } from '../db/schema/index.js';
+import { authGeneration, sessions, sysConfigs, users } from '../db/schema/index.js';
 import { cachedAtGeneration } from '../shared/auth-cache.js';
 import { permissionsOf } from '../shared/user-permissions.js';
+import { checkSessionActivity, IDLE_FIELD } from '../shared/session-activity.js';
 import type { CurrentUser } from '../shared/current-user.js';
 import { AppError } from './app-error.js';
 
@@ -81,6 +82,12 @@ const readSession = reusableSelect('auth_read_session', (db) =>
       setPasswordMust: users.setPasswordMust,
       revokedAt: sessions.revokedAt,
       expiresAt: sessions.expiresAt,
+      // Account expiry and idle sign-out (issue 36), read in the same statement.
+      expiresOn: users.expiresOn,
+      lastActiveAt: sessions.lastActiveAt,
+      idleSetting: sql<
+        string | null
+      >`(select ${sysConfigs.fieldValue} from ${sysConfigs} where ${sysConfigs.fieldName} = ${sql.raw(`'${IDLE_FIELD}'`)})`,
     })
     .from(sessions)
     .innerJoin(users, eq(users.userId, sessions.userId))
@@ -102,6 +109,7 @@ export async function loadCurrentUser(ctx: AppContext, token: string): Promise<C
   const [row] = await readSession(ctx.db, { sessionId: claims.sessionId, userId: claims.userId });
   // A revoked session, an expired one or a disabled user ends every token at once.
   if (!row || row.revokedAt || row.expiresAt <= ctx.clock() || row.status !== 0) return null;
+  if ((await checkSessionActivity(ctx, { ...row, sessionId: claims.sessionId })) !== 'ok') return null;
   const { admin, permissions } = await cachedAtGeneration(ctx, row.generation ?? 0, `user:${row.userId}`, () =>
     permissionsOf(ctx.db, row.userId),
   );

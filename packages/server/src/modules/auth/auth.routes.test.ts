@@ -363,8 +363,11 @@ describe('tokens and sessions', () => {
   });
 
   it('refreshes an access token and rotates the refresh token', async () => {
-    const { refreshToken } = await t.login();
-    t.clock.advance(31 * 60 * 1000);
+    const { token, refreshToken } = await t.login();
+    // In use (a request a minute before the access token ends), so not signed out for idleness.
+    t.clock.advance(29 * 60 * 1000);
+    expect((await t.call(token, 'GET', '/api/sys/login/getInfo')).status).toBe(200);
+    t.clock.advance(2 * 60 * 1000);
     const res = await t.app.inject({ method: 'POST', url: '/api/ignore/sys/refresh', payload: { refreshToken } });
     expect(res.statusCode).toBe(200);
     const next = res.json().data;

@@ -1,6 +1,13 @@
 import crypto from 'node:crypto';
 import { and, eq, isNull, ne } from 'drizzle-orm';
-import { buildTree, type MenuNode } from '@ecrf/core';
+import {
+  ACCOUNT_POLICY_MSG,
+  buildTree,
+  isAccountExpired,
+  isSessionIdle,
+  securitySettingValue,
+  type MenuNode,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { menus, sessions, spentRefreshTokens, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
@@ -11,6 +18,9 @@ import { checkCaptcha } from './captcha.service.js';
 import { grantedMenuIds, rolesOf } from './permission.service.js';
 import { attemptPassword, reauthenticate } from './password-attempts.service.js';
 import { revokeSessionsOf } from './session.service.js';
+import { demandChangeIfAged, keepReplacedPassword, refuseRecentPassword } from './password-policy.service.js';
+import { checkSessionActivity, storedIdleSetting } from '../../shared/session-activity.js';
+import { readSecuritySettings } from '../system/security-settings.service.js';
 import { hashRefreshToken, newRefreshToken } from './token.service.js';
 
 export { FREE_FAILURES, LOCK_MS, MAX_FAILED_LOGINS, slowdownMs } from './password-attempts.service.js';
@@ -38,6 +48,7 @@ async function openSession(ctx: AppContext, userId: number, client: ClientInfo) 
     ip: client.ip,
     userAgent: client.userAgent?.slice(0, 300),
     createdAt: ctx.clock(),
+    lastActiveAt: ctx.clock(),
   });
   const token = await ctx.tokens.signAccess({ userId, sessionId });
   return { token, refreshToken, expiresIn: ctx.config.accessTokenSeconds };
@@ -47,7 +58,14 @@ export async function login(ctx: AppContext, input: LoginInput, client: ClientIn
   await checkCaptcha(ctx, input.uuid, input.code);
   const userName = input.username.trim();
   const [user] = await ctx.db
-    .select({ userId: users.userId, passwordHash: users.passwordHash, status: users.status })
+    .select({
+      userId: users.userId,
+      passwordHash: users.passwordHash,
+      status: users.status,
+      expiresOn: users.expiresOn,
+      passwordChangedAt: users.passwordChangedAt,
+      setPasswordMust: users.setPasswordMust,
+    })
     .from(users)
     .where(and(eq(users.userName, userName), isNull(users.deletedAt)));
   const outcome = await attemptPassword(ctx, { userName, ip: client.ip }, async () => {
@@ -61,6 +79,11 @@ export async function login(ctx: AppContext, input: LoginInput, client: ClientIn
   // Never undefined here: an unknown name is never a right password.
   if (!user) throw AppError.unauthorized();
   if (user.status !== 0) throw new AppError(403, 'auth.disabled', '账号已停用，请联系管理员');
+  // Only after the password was right, like 已停用: the answer does not tell a guesser the account exists.
+  if (isAccountExpired(user.expiresOn, ctx.clock())) {
+    throw new AppError(403, 'auth.account_expired', ACCOUNT_POLICY_MSG.accountExpired);
+  }
+  await demandChangeIfAged(ctx, user);
 
   const tokens = await openSession(ctx, user.userId, client);
   const profile = await userProfile(ctx, user.userId);
@@ -82,8 +105,10 @@ export async function refresh(ctx: AppContext, refreshToken: string) {
       userId: sessions.userId,
       expiresAt: sessions.expiresAt,
       revokedAt: sessions.revokedAt,
+      lastActiveAt: sessions.lastActiveAt,
       status: users.status,
       deletedAt: users.deletedAt,
+      expiresOn: users.expiresOn,
     })
     .from(sessions)
     .innerJoin(users, eq(users.userId, sessions.userId))
@@ -92,8 +117,22 @@ export async function refresh(ctx: AppContext, refreshToken: string) {
     await revokeFamilyOfSpent(ctx, presented);
     throw AppError.unauthorized('auth.refresh_invalid');
   }
-  if (row.revokedAt || row.expiresAt <= now || row.status !== 0 || row.deletedAt) {
+  if (row.expiresAt <= now || row.status !== 0 || row.deletedAt) throw AppError.unauthorized('auth.refresh_invalid');
+  // The reasons a person can act on are told (the web shows them on the sign-in page); the rest is 登录超时.
+  if (isAccountExpired(row.expiresOn, now)) {
+    throw AppError.unauthorized('auth.account_expired', ACCOUNT_POLICY_MSG.accountExpired);
+  }
+  const idleSetting = await storedIdleSetting(ctx.db);
+  if (row.revokedAt) {
+    // Ended by idleness (its last activity was past the limit when it was revoked) or otherwise.
+    const idle =
+      row.lastActiveAt &&
+      isSessionIdle(row.lastActiveAt, securitySettingValue('idleTimeoutMinutes', idleSetting), row.revokedAt);
+    if (idle) throw AppError.unauthorized('auth.idle_timeout', ACCOUNT_POLICY_MSG.idleSignedOut);
     throw AppError.unauthorized('auth.refresh_invalid');
+  }
+  if ((await checkSessionActivity(ctx, { ...row, idleSetting })) === 'idle') {
+    throw AppError.unauthorized('auth.idle_timeout', ACCOUNT_POLICY_MSG.idleSignedOut);
   }
   // Rotation: the old refresh token stops working the moment a new one is issued, and is kept
   // as spent so that presenting it again is recognised as theft.
@@ -150,6 +189,7 @@ export async function getInfo(ctx: AppContext, user: CurrentUser) {
     roles: roles.map((r) => r.roleKey),
     roleNames: roles.map((r) => r.roleName),
     permissions: user.permissions,
+    idleTimeoutMinutes: (await readSecuritySettings(ctx.db)).idleTimeoutMinutes,
   };
 }
 
@@ -187,8 +227,10 @@ export async function changePassword(
   await reauthenticate(ctx, user, input.oldPassword, () =>
     AppError.badRequest('auth.old_password_wrong', '原始密码错误'),
   );
+  await refuseRecentPassword(ctx, user.userId, input.newPassword);
   const passwordHash = await hashPassword(input.newPassword);
   await ctx.db.transaction(async (tx) => {
+    await keepReplacedPassword(tx, user.userId, ctx.clock());
     await tx
       .update(users)
       .set({ passwordHash, setPasswordMust: false, passwordChangedAt: ctx.clock(), updatedAt: ctx.clock() })
@@ -200,8 +242,10 @@ export async function changePassword(
 }
 
 export async function resetPassword(ctx: AppContext, input: { userId: number; newPassword: string }) {
+  // Not checked against the history: a refusal would tell the administrator one of the user's earlier passwords.
   const passwordHash = await hashPassword(input.newPassword);
   await ctx.db.transaction(async (tx) => {
+    await keepReplacedPassword(tx, input.userId, ctx.clock());
     const updated = await tx
       .update(users)
       .set({ passwordHash, setPasswordMust: true, passwordChangedAt: ctx.clock(), updatedAt: ctx.clock() })

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { and, desc, eq, isNull } from 'drizzle-orm';
-import { crfIdsWith } from '@ecrf/core';
+import { ACCOUNT_POLICY_MSG, crfIdsWith, isAccountExpired } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { apiTokens, studies, studyPersonnel, studyRoles, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
@@ -133,6 +133,7 @@ export async function resolveApiToken(
       status: users.status,
       deletedAt: users.deletedAt,
       setPasswordMust: users.setPasswordMust,
+      expiresOn: users.expiresOn,
     })
     .from(apiTokens)
     .innerJoin(users, eq(users.userId, apiTokens.userId))
@@ -140,6 +141,8 @@ export async function resolveApiToken(
     .limit(1);
   if (!row || row.revokedAt) throw new ApiRefusal(401, 'API令牌缺失或不正确');
   if (row.status !== 0 || row.deletedAt) throw new ApiRefusal(403, '您没有使用API的权限：账号已停用');
+  // An expired account (an external monitor's contract ended) loses its API tokens with its sign-in.
+  if (isAccountExpired(row.expiresOn, ctx.clock())) throw new ApiRefusal(403, ACCOUNT_POLICY_MSG.apiAccountExpired);
   if (row.setPasswordMust) throw new ApiRefusal(403, '您没有使用API的权限：请先登录并修改初始密码');
   const { admin, permissions } = await permissionsOf(ctx.db, row.userId);
   const access = await accessOf(row.userId, permissions, row.studyId);

@@ -34,6 +34,7 @@ const userColumns = {
   status: users.status,
   home: users.home,
   setPasswordMust: users.setPasswordMust,
+  expiresOn: users.expiresOn,
   createTime: users.createdAt,
 };
 
@@ -136,6 +137,8 @@ function editableColumns(input: UserCreate | UserUpdate) {
     deptId: input.deptId,
     remark: input.remark ?? null,
     status: input.status,
+    // 账号有效期: left as it is when an edit does not send it (older clients), cleared by null.
+    ...(input.expiresOn !== undefined ? { expiresOn: input.expiresOn } : {}),
   };
 }
 
