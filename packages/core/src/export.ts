@@ -98,6 +98,8 @@ export const exportLogRowSchema = z.strictObject({
   userName: z.string(),
   api: z.enum(['v2', 'v3']),
   format: z.string(),
+  /** Made while the study was in 测试: a test export (测试数据_ file name, marked inside). */
+  test: z.boolean(),
   options: z.looseObject({
     scope: z.looseObject({ kind: z.string(), patients: z.number().optional() }).optional(),
   }),

@@ -7,6 +7,7 @@ export const LIFECYCLE_TEXT = {
   testStudyTip: '项目处于测试阶段：录入的数据均为测试数据，上线时清除',
   testPatientTip: '测试患者：其数据为测试数据，上线时清除，不计入正式导出',
   testRandomizationTip: '测试随机：取自测试随机表，不占用正式随机号',
+  testExportTip: '测试导出：项目处于测试阶段时导出，文件名以“测试数据_”开头，文件内标明测试数据',
   liveTag: '已上线',
 
   tab: '测试与上线',

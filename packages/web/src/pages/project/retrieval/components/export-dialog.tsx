@@ -17,6 +17,8 @@ import { searchApi } from '../../../../api/search.api';
 import { DATA_EXPORT_TEXT } from '../../../../locales/data-export.zh-CN';
 import { useJobsDrawer } from '../../../../stores/jobs-drawer.store';
 import { formatDate } from '../../../../utils/format-date';
+import { TestDataTag } from '../../../../components/test-data-tag';
+import { LIFECYCLE_TEXT } from '../../../../locales/lifecycle.zh-CN';
 
 const t = DATA_EXPORT_TEXT;
 
@@ -269,7 +271,15 @@ function ExportLogButton({ studyId }: { studyId: number }) {
           columns={[
             { title: t.columns.time, dataIndex: 'createTime', render: (v: string) => formatDate(v), width: 160 },
             { title: t.columns.user, dataIndex: 'userName' },
-            { title: t.columns.format, dataIndex: 'format', render: formatLabel },
+            {
+              title: t.columns.format,
+              dataIndex: 'format',
+              render: (format: string, row) => (
+                <>
+                  {formatLabel(format)} {row.test && <TestDataTag tip={LIFECYCLE_TEXT.testExportTip} />}
+                </>
+              ),
+            },
             {
               title: t.columns.scope,
               render: (_, row) => t.scopes[row.options.scope?.kind ?? 'study'] ?? row.api,
