@@ -140,3 +140,35 @@ export async function save(
   });
   return res;
 }
+
+/** Waits for a job to end (by its progress events, not by time) and answers it as it ended. */
+export async function jobEnded(t: TestApp, jobId: string) {
+  const ended = (state: string) => state === 'done' || state === 'failed' || state === 'cancelled';
+  const job = await new Promise<Awaited<ReturnType<TestApp['ctx']['jobs']['get']>>>((resolve) => {
+    const stop = t.ctx.jobs.onProgress((view) => {
+      if (view.jobId === jobId && ended(view.state)) {
+        stop();
+        void t.ctx.jobs.get(jobId).then(resolve);
+      }
+    });
+    void t.ctx.jobs.get(jobId).then((now) => {
+      if (now && ended(now.state)) {
+        stop();
+        resolve(now);
+      }
+    });
+  });
+  return job!;
+}
+
+/** Starts a migration through the route and waits for its job. */
+export async function migrate(t: TestApp, s: AmendmentStudy, amendmentId: number, scope: unknown, reason?: string) {
+  const res = await t.call(s.admin, 'POST', '/api/business/amendment/migrate', {
+    studyId: s.studyId,
+    amendmentId,
+    scope,
+    ...(reason ? { reason } : {}),
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return jobEnded(t, res.body.data.jobId as string);
+}
