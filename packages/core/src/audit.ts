@@ -37,6 +37,7 @@ export const AUDIT_ACTION_NAMES = {
   'study.create': '创建项目',
   'study.config': '修改项目设置',
   'study.delete': '删除项目',
+  'study.golive': '上线',
   'study.disease.create': '新增病种',
   'study.disease.update': '修改病种',
   'study.disease.delete': '删除病种',

@@ -17,6 +17,21 @@ export const BASE_FIELD_NAMES = DEFAULT_BASE_CONFIG.map((f) => f.name) as [BaseF
 export type BaseFieldName = (typeof DEFAULT_BASE_CONFIG)[number]['name'];
 
 const doubtFlagSchema = z.enum(['0', '1']);
+
+/** 测试 until a manager's 上线, then 生产 (docs/lifecycle.md): what a study's data counts as. */
+export const STUDY_MODES = ['test', 'production'] as const;
+export type StudyMode = (typeof STUDY_MODES)[number];
+export const studyModeSchema = z.enum(STUDY_MODES);
+/** A stored mode read as one of the two; anything else is 测试 (the column's default). */
+export const studyModeOf = (value: unknown): StudyMode => (value === 'production' ? 'production' : 'test');
+
+/** 上线: the messages of a go-live. */
+export const GOLIVE_MSG = {
+  codeMismatch: '项目编号不一致',
+  alreadyLive: '项目已上线',
+  reasonRequired: '请填写上线原因',
+  done: '上线成功',
+} as const;
 export const serialScopeSchema = z.enum(['study', 'site']);
 export type SerialScope = z.infer<typeof serialScopeSchema>;
 
@@ -116,6 +131,14 @@ export type SerialNumberEnableBody = z.input<typeof serialNumberEnableBodySchema
 
 /** A body naming only its study. */
 export const studyIdBodySchema = z.object({ studyId: rowIdSchema });
+
+/** POST /api/business/study/golive: the study's code typed again to confirm, and why. */
+export const studyGoLiveBodySchema = z.object({
+  studyId: rowIdSchema,
+  confirmCode: z.string({ error: GOLIVE_MSG.codeMismatch }).trim().max(50),
+  reason: z.string({ error: GOLIVE_MSG.reasonRequired }).trim().min(1, GOLIVE_MSG.reasonRequired).max(500),
+});
+export type StudyGoLiveBody = z.input<typeof studyGoLiveBodySchema>;
 
 export const followTriggerBodySchema = followTriggerInputSchema.extend({ studyId: rowIdSchema });
 export type FollowTriggerBody = z.input<typeof followTriggerBodySchema>;
@@ -244,8 +267,31 @@ export const studySchema = z.strictObject({
   createTime: z.string(),
   /** The caller's role in the study; null when they are not a member (a study manager reading every study). */
   myRole: myStudyRoleSchema.nullable(),
+  /** 测试 or 生产 (上线); when it went live (null while in 测试). */
+  mode: studyModeSchema,
+  wentLiveAt: z.string().nullable(),
 });
 export type Study = z.infer<typeof studySchema>;
+
+/** What a go-live purges (GET golive) or purged (POST golive): the test patients and what hangs on them. */
+export const goLiveCountsSchema = z.strictObject({
+  subjects: z.number(),
+  crfRecords: z.number(),
+  doubts: z.number(),
+  randomizations: z.number(),
+  followRecords: z.number(),
+  files: z.number(),
+  auditRows: z.number(),
+});
+export type GoLiveCounts = z.infer<typeof goLiveCountsSchema>;
+
+/** GET /api/business/study/golive: the study's mode and what 上线 would purge now. */
+export const goLivePreviewSchema = z.strictObject({ mode: studyModeSchema, counts: goLiveCountsSchema });
+export type GoLivePreview = z.infer<typeof goLivePreviewSchema>;
+
+/** POST /api/business/study/golive: when, and what was purged. */
+export const goLiveResultSchema = z.strictObject({ wentLiveAt: z.string(), purged: goLiveCountsSchema });
+export type GoLiveResult = z.infer<typeof goLiveResultSchema>;
 
 export const serialNumberStateSchema = serialNumberPatternSchema.extend({
   enableSerialNumber: z.boolean(),

@@ -44,6 +44,8 @@ export const STUDY_BUTTONS = [
   ['project.department.manage', '管理项目介绍'],
   ['project.medical.view', '查看病历资料'],
   ['project.medical.edit', '编辑病历资料'],
+  // 上线 (docs/lifecycle.md): ends 测试 and purges the test patients with everything hanging on them.
+  ['business.study.golive', '上线'],
 ] as const;
 
 export type StudyButton = (typeof STUDY_BUTTONS)[number][0];

@@ -33,7 +33,15 @@ const subjectFields = {
   deptId: rowIdSchema.nullish(),
 };
 
-export const subjectCreateBodySchema = z.object({ studyId: rowIdSchema, ...subjectFields });
+export const subjectCreateBodySchema = z.object({
+  studyId: rowIdSchema,
+  ...subjectFields,
+  /**
+   * A test patient (测试数据) of a production study, entered against the drafts; purged like all test data. In a
+   * study in 测试 every new patient is a test patient whatever this says.
+   */
+  test: z.boolean().optional(),
+});
 export type SubjectCreateBody = z.input<typeof subjectCreateBodySchema>;
 /** Partial: a field left out of the body keeps its stored value. */
 export const subjectUpdateBodySchema = z.object({ id: rowIdSchema, ...z.object(subjectFields).partial().shape });
@@ -135,6 +143,8 @@ export const subjectSchema = z.strictObject({
   itemDatas: z.array(z.object({ itemName: z.string(), itemValue: z.unknown(), units: z.string() })),
   /** 已紧急揭盲 (issue 15): the patient's arm was disclosed in an emergency; set once, never cleared. */
   emergencyUnblinded: z.boolean().optional(),
+  /** 测试数据: enrolled while the study was in 测试, or entered as a test patient; purged at 上线. */
+  test: z.boolean(),
 });
 export type Subject = z.infer<typeof subjectSchema>;
 

@@ -137,6 +137,8 @@ export const subjectRandomizationSchema = z.strictObject({
   stratum: z.string(),
   stratumLabel: z.string(),
   emergencyUnblinded: z.boolean(),
+  /** Taken from the test list (a test patient's, numbered T0001…): never a production slot. */
+  test: z.boolean(),
 });
 export type SubjectRandomization = z.infer<typeof subjectRandomizationSchema>;
 

@@ -26,6 +26,11 @@ export interface ChainedContent {
   userId: number;
   userName: string;
   createdAt: Date;
+  /**
+   * A row about test data (测试数据, docs/lifecycle.md): written outside the chain (no hash) so the go-live purge
+   * may delete it. Left out, it is told from the row's patient: a row about a test patient is a test row.
+   */
+  test?: boolean;
 }
 
 /** A value as the jsonb column will give it back (what JSON.stringify keeps, Dates as text). */
@@ -101,7 +106,8 @@ export async function appendChained(tx: Db, rows: readonly ChainedContent[]): Pr
   await tx.transaction((inner) => writeChained(inner, queue));
 }
 
-async function writeChained(tx: Db, rows: readonly ChainedContent[]): Promise<void> {
+async function writeChained(tx: Db, given: readonly ChainedContent[]): Promise<void> {
+  const rows = await writeTestRows(tx, given);
   const byStudy = new Map<number, ChainedContent[]>();
   for (const row of rows) {
     const list = byStudy.get(row.studyId);
@@ -132,7 +138,101 @@ export async function appendChainedAfter(
   rows: readonly ChainedContent[],
 ): Promise<void> {
   const snapshot = rows.map((row) => ({ ...row, oldValue: stored(row.oldValue), newValue: stored(row.newValue) }));
-  await insertChained(tx, studyId, head, snapshot);
+  const chained = await writeTestRows(tx, snapshot);
+  if (chained.length > 0) await insertChained(tx, studyId, head, chained);
+}
+
+/** The casebooks (subject records) among the rows' whose patient is a test patient. */
+async function testCasebooks(tx: Db, rows: readonly ChainedContent[]): Promise<Set<number>> {
+  const ids = [
+    ...new Set(rows.flatMap((r) => (r.test === undefined && r.subjectRecordId !== null ? [r.subjectRecordId] : []))),
+  ];
+  if (ids.length === 0) return new Set();
+  const found = await queryRowsNamed<{ id: number }>(
+    tx,
+    'audit_test_casebooks',
+    sql`select sr.id from subject_records sr join subjects s on s.id = sr.subject_id
+      where sr.id = any(${sql.param(ids)}::int[]) and s.test`,
+  );
+  return new Set(found.map((r) => Number(r.id)));
+}
+
+/**
+ * Writes the rows about test data (test = true, no hash: the trigger lets the go-live purge delete exactly these)
+ * and answers the others, to be chained. A test row never touches the chain head, so test work takes no chain lock.
+ */
+async function writeTestRows(tx: Db, rows: readonly ChainedContent[]): Promise<ChainedContent[]> {
+  const test = await testCasebooks(tx, rows);
+  const isTest = (r: ChainedContent) => r.test ?? (r.subjectRecordId !== null && test.has(r.subjectRecordId));
+  const testRows = rows.filter(isTest);
+  for (let at = 0; at < testRows.length; at += CHAIN_CHUNK) {
+    const { columns, p } = unnestColumns(testRows.slice(at, at + CHAIN_CHUNK), null);
+    await queryRowsNamed(
+      tx,
+      'audit_append_test',
+      sql`insert into audit_events (study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
+        old_value, new_value, reason, user_id, user_name, created_at, test)
+      select study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
+        old_value, new_value, reason, user_id, user_name, created_at, true
+      from unnest(${p(columns.study)}::int[], ${p(columns.subject)}::int[], ${p(columns.record)}::int[],
+        ${p(columns.crf)}::int[], ${p(columns.version)}::int[], ${p(columns.action)}::varchar[], ${p(columns.item)}::varchar[],
+        ${p(columns.old)}::jsonb[], ${p(columns.new)}::jsonb[], ${p(columns.reason)}::text[], ${p(columns.user)}::int[],
+        ${p(columns.userName)}::varchar[], ${p(columns.at)}::timestamptz[])
+        with ordinality as u(study_id, subject_record_id, crf_data_record_id, crf_id, crf_version, action, item_name,
+          old_value, new_value, reason, user_id, user_name, created_at, n)
+      order by n`,
+    );
+  }
+  return testRows.length === 0 ? [...rows] : rows.filter((r) => !isTest(r));
+}
+
+/**
+ * One array per column (unnest) rather than 15 parameters per row: the statement's size and its parsing no longer
+ * grow with the rows, which matters for an import's thousands of rows. With `chain` the rows are hashed onto the
+ * chain after its `prev` hash; without it they are test rows, without hashes.
+ */
+function unnestColumns(part: readonly ChainedContent[], chain: { prev: string | null } | null) {
+  const columns = {
+    study: [] as number[],
+    subject: [] as Array<number | null>,
+    record: [] as Array<number | null>,
+    crf: [] as Array<number | null>,
+    version: [] as Array<number | null>,
+    action: [] as string[],
+    item: [] as Array<string | null>,
+    old: [] as Array<string | null>,
+    new: [] as Array<string | null>,
+    reason: [] as Array<string | null>,
+    user: [] as number[],
+    userName: [] as string[],
+    at: [] as string[],
+    prev: [] as Array<string | null>,
+    hash: [] as string[],
+  };
+  let prev = chain?.prev ?? null;
+  for (const row of part) {
+    columns.study.push(row.studyId);
+    columns.subject.push(row.subjectRecordId);
+    columns.record.push(row.crfDataRecordId);
+    columns.crf.push(row.crfId);
+    columns.version.push(row.crfVersion);
+    columns.action.push(row.action);
+    columns.item.push(row.itemName);
+    columns.old.push(jsonParam(stored(row.oldValue)));
+    columns.new.push(jsonParam(stored(row.newValue)));
+    columns.reason.push(row.reason);
+    columns.user.push(row.userId);
+    columns.userName.push(row.userName);
+    columns.at.push(row.createdAt.toISOString());
+    if (chain) {
+      const hash = rowHash(row, prev);
+      columns.prev.push(prev);
+      columns.hash.push(hash);
+      prev = hash;
+    }
+  }
+  const p = (values: unknown[]) => sql.param(values);
+  return { columns, p, last: prev };
 }
 
 async function insertChained(tx: Db, studyId: number, head: string | null, studyRows: readonly ChainedContent[]) {
@@ -142,45 +242,8 @@ async function insertChained(tx: Db, studyId: number, head: string | null, study
   for (let at = 0; at < studyRows.length; at += CHAIN_CHUNK) {
     if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const part = studyRows.slice(at, at + CHAIN_CHUNK);
-    // One array parameter per column (unnest) rather than 15 parameters per row: the statement's size and
-    // its parsing no longer grow with the rows, which matters for an import's thousands of rows.
-    const columns = {
-      study: [] as number[],
-      subject: [] as Array<number | null>,
-      record: [] as Array<number | null>,
-      crf: [] as Array<number | null>,
-      version: [] as Array<number | null>,
-      action: [] as string[],
-      item: [] as Array<string | null>,
-      old: [] as Array<string | null>,
-      new: [] as Array<string | null>,
-      reason: [] as Array<string | null>,
-      user: [] as number[],
-      userName: [] as string[],
-      at: [] as string[],
-      prev: [] as Array<string | null>,
-      hash: [] as string[],
-    };
-    for (const row of part) {
-      const hash = rowHash(row, prev);
-      columns.study.push(row.studyId);
-      columns.subject.push(row.subjectRecordId);
-      columns.record.push(row.crfDataRecordId);
-      columns.crf.push(row.crfId);
-      columns.version.push(row.crfVersion);
-      columns.action.push(row.action);
-      columns.item.push(row.itemName);
-      columns.old.push(jsonParam(stored(row.oldValue)));
-      columns.new.push(jsonParam(stored(row.newValue)));
-      columns.reason.push(row.reason);
-      columns.user.push(row.userId);
-      columns.userName.push(row.userName);
-      columns.at.push(row.createdAt.toISOString());
-      columns.prev.push(prev);
-      columns.hash.push(hash);
-      prev = hash;
-    }
-    const p = (values: unknown[]) => sql.param(values);
+    const { columns, p, last } = unnestColumns(part, { prev });
+    prev = last;
     // WITH ORDINALITY … ORDER BY: the ids follow the chain's order, as the verifier reads it.
     await queryRowsNamed(
       tx,
@@ -256,6 +319,7 @@ export async function chainRows(db: Db, where: SQL | undefined, limit?: number) 
       createdAt: auditEvents.createdAt,
       prevHash: auditEvents.prevHash,
       hash: auditEvents.hash,
+      test: auditEvents.test,
     })
     .from(auditEvents)
     .where(where)
@@ -268,12 +332,15 @@ export async function chainRows(db: Db, where: SQL | undefined, limit?: number) 
   }));
 }
 
+/** The study's chained rows: rows about test data are outside the chain (written without a hash, purged at 上线). */
+const onChain = (studyId: number) => and(eq(auditEvents.studyId, studyId), eq(auditEvents.test, false));
+
 async function verifyStudy(db: Db, studyId: number): Promise<StudyChain> {
   let prev: string | null = null;
   let rows = 0;
   let lastId = 0;
   for (;;) {
-    const page = await chainRows(db, and(eq(auditEvents.studyId, studyId), gt(auditEvents.id, lastId)), PAGE);
+    const page = await chainRows(db, and(onChain(studyId), gt(auditEvents.id, lastId)), PAGE);
     for (const row of page) {
       const broken = (kind: ChainBreakKind, expected: string | null, found: string | null): StudyChain => ({
         studyId,
@@ -350,7 +417,7 @@ export function chainReportText(report: ChainReport): string {
 export async function sealUnchainedRows(owner: Db): Promise<number> {
   const pending = await queryRows<{ study_id: number }>(
     owner,
-    sql`select distinct study_id from audit_events where hash is null order by study_id`,
+    sql`select distinct study_id from audit_events where hash is null and not test order by study_id`,
   );
   if (pending.length === 0) return 0;
   return owner.transaction(async (tx) => {
@@ -359,7 +426,7 @@ export async function sealUnchainedRows(owner: Db): Promise<number> {
     for (const { study_id } of pending) {
       const studyId = Number(study_id);
       if ((await lockHead(tx, studyId)) !== null) continue;
-      const rows = await chainRows(tx, eq(auditEvents.studyId, studyId));
+      const rows = await chainRows(tx, onChain(studyId));
       if (rows.some((r) => r.hash !== null)) continue;
       let prev: string | null = null;
       const links = rows.map((row) => {

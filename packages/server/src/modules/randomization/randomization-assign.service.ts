@@ -3,6 +3,7 @@ import {
   allocationCommitment,
   createRng,
   deriveSeed,
+  isBlockMethod,
   minimizationAssign,
   resolveFactorLevel,
   simpleAssign,
@@ -32,15 +33,18 @@ import {
   configById,
   formatRandomizationNo,
   itemValue,
+  listStratum,
   newKitCode,
   present,
   seesArms,
   stratumLabels,
+  testStratum,
   valueTexts,
   type RandomizationRow,
   type RecordValues,
   type StateRow,
 } from './randomization-shared.js';
+import { openTestStratum, testKitCode, testSeedOf } from './randomization-test-list.service.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Randomizing
@@ -98,11 +102,12 @@ async function patientFactors(
   return { levels, values };
 }
 
-async function minimizationCounts(db: Db, studyId: number, config: RandomizationConfig) {
+/** Arms per factor level so far: of production's randomizations, or of the test list's (never the two together). */
+export async function minimizationCounts(db: Db, studyId: number, config: RandomizationConfig, test = false) {
   const rows = await db
     .select({ arm: randomizations.arm, levels: randomizations.factorLevels })
     .from(randomizations)
-    .where(eq(randomizations.studyId, studyId));
+    .where(and(eq(randomizations.studyId, studyId), eq(randomizations.test, test)));
   const counts: MinimizationCounts = {};
   for (const f of config.factors) {
     counts[f.key] = Object.fromEntries(
@@ -118,6 +123,80 @@ async function minimizationCounts(db: Db, studyId: number, config: Randomization
   return counts;
 }
 
+type ConfigRow = NonNullable<Awaited<ReturnType<typeof configById>>>;
+
+/** What a randomization takes from its list: the slot of its stratum, its arm and kit code, and the seed drawn by. */
+interface Taken {
+  stratum: string;
+  slot: number;
+  arm: string;
+  kitCode: string;
+  scores: Record<string, number> | null;
+  chosenBy: string | null;
+  seed: string;
+}
+
+/**
+ * The next slot of the patient's stratum, under its counter row's lock: production's list, or for a test patient the
+ * test list (its own strata, slots, seed and kit codes: randomization-test-list.service.ts), which never takes a production
+ * slot or counts towards production's minimization.
+ */
+async function takeSlot(
+  tx: Db,
+  studyId: number,
+  configRow: ConfigRow,
+  cfg: RandomizationConfig,
+  levels: Record<string, string>,
+  test: boolean,
+): Promise<Taken> {
+  // '' unless stratified blocks: simple, blocks and minimization draw from one sequence.
+  const key = stratumKey(cfg, levels);
+  const stratum = test ? testStratum(key) : key;
+  const seed = test ? await testSeedOf(tx, configRow) : configRow.seed;
+  // The test list is generated from its seed for block methods (an uploaded list has no test twin); otherwise drawn.
+  const listed = configRow.listSource !== 'none' && (!test || isBlockMethod(cfg.method));
+  if (test) await openTestStratum(tx, { studyId, configId: configRow.id, cfg, seed, key, listed });
+  // The stratum's counter row: its lock gives concurrent randomizations of one stratum 1, 2, 3… in order.
+  const [counter] = await tx
+    .update(randomizationStrata)
+    .set({ used: sql`${randomizationStrata.used} + 1` })
+    .where(
+      and(
+        eq(randomizationStrata.studyId, studyId),
+        eq(randomizationStrata.configId, configRow.id),
+        eq(randomizationStrata.stratum, stratum),
+      ),
+    )
+    .returning();
+  if (!counter) throw AppError.conflict('randomization.no_list', '该分层没有随机分配表，请联系统计师');
+  const slot = counter.used;
+  if (!listed) {
+    const kitCode = test ? testKitCode() : newKitCode();
+    if (cfg.method === 'minimization') {
+      const counts = await minimizationCounts(tx, studyId, cfg, test);
+      const rng = createRng(deriveSeed(seed, `minimization:${slot}`));
+      return { stratum, slot, kitCode, seed, ...minimizationAssign(cfg, counts, levels, rng) };
+    }
+    const arm = simpleAssign(cfg, createRng(deriveSeed(seed, `simple:${slot}`)));
+    return { stratum, slot, arm, kitCode, scores: null, chosenBy: null, seed };
+  }
+  if (slot > counter.size) {
+    throw AppError.conflict('randomization.list_exhausted', '该分层的随机分配表已用完，请联系统计师追加');
+  }
+  const [listedSlot] = await tx
+    .select()
+    .from(randomizationSlots)
+    .where(
+      and(
+        eq(randomizationSlots.studyId, studyId),
+        eq(randomizationSlots.configId, configRow.id),
+        eq(randomizationSlots.stratum, stratum),
+        eq(randomizationSlots.slot, slot),
+      ),
+    );
+  return { stratum, slot, arm: listedSlot!.arm, kitCode: listedSlot!.kitCode, scores: null, chosenBy: null, seed };
+}
+
 const alreadyRandomized = () => AppError.conflict('randomization.already', '该患者已随机入组，随机结果不可更改');
 
 export interface RandomizeInput {
@@ -128,7 +207,7 @@ export interface RandomizeInput {
 export async function randomize(ctx: AppContext, user: CurrentUser, access: StudyAccess, input: RandomizeInput) {
   const { studyId, subjectId } = input;
   const [subject] = await ctx.db
-    .select({ subjectRecordId: subjectRecords.id, deptId: subjects.deptId })
+    .select({ subjectRecordId: subjectRecords.id, deptId: subjects.deptId, test: subjects.test })
     .from(subjects)
     .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
     .where(livePatientOfStudy(studyId, subjectId));
@@ -141,10 +220,15 @@ export async function randomize(ctx: AppContext, user: CurrentUser, access: Stud
     ({ row, config, state } = await ctx.db.transaction(async (tx) => {
       await assertWritable(tx, { studyId, subjectRecordId: subject.subjectRecordId });
       // The study row's lock orders randomizations, configuration saves and unblinding: the number
-      // comes from it, and the configuration read below cannot change until this commits.
+      // comes from it, and the configuration read below cannot change until this commits. A test patient's
+      // number is the test list's own (T0001…).
       const [locked] = await tx
         .update(randomizationStudies)
-        .set({ lastNumber: sql`${randomizationStudies.lastNumber} + 1` })
+        .set(
+          subject.test
+            ? { lastTestNumber: sql`${randomizationStudies.lastTestNumber} + 1` }
+            : { lastNumber: sql`${randomizationStudies.lastNumber} + 1` },
+        )
         .where(eq(randomizationStudies.studyId, studyId))
         .returning();
       if (!locked) throw AppError.badRequest('randomization.not_configured', '尚未配置随机化');
@@ -157,58 +241,9 @@ export async function randomize(ctx: AppContext, user: CurrentUser, access: Stud
         .where(and(eq(randomizations.studyId, studyId), eq(randomizations.subjectId, subjectId)));
       if (existing) throw alreadyRandomized();
       const { levels, values } = await patientFactors(tx, cfg, subject);
-      // '' unless stratified blocks: simple, blocks and minimization draw from one sequence.
-      const stratum = stratumKey(cfg, levels);
-      // The stratum's counter row: its lock gives concurrent randomizations of one stratum 1, 2, 3… in order.
-      const [counter] = await tx
-        .update(randomizationStrata)
-        .set({ used: sql`${randomizationStrata.used} + 1` })
-        .where(
-          and(
-            eq(randomizationStrata.studyId, studyId),
-            eq(randomizationStrata.configId, configRow.id),
-            eq(randomizationStrata.stratum, stratum),
-          ),
-        )
-        .returning();
-      if (!counter) throw AppError.conflict('randomization.no_list', '该分层没有随机分配表，请联系统计师');
-      const slot = counter.used;
-      let arm: string;
-      let kitCode: string;
-      let scores: Record<string, number> | null = null;
-      let chosenBy: string | null = null;
-      if (configRow.listSource === 'none') {
-        kitCode = newKitCode();
-        if (cfg.method === 'minimization') {
-          const counts = await minimizationCounts(tx, studyId, cfg);
-          const result = minimizationAssign(
-            cfg,
-            counts,
-            levels,
-            createRng(deriveSeed(configRow.seed, `minimization:${slot}`)),
-          );
-          ({ arm, scores, chosenBy } = result);
-        } else {
-          arm = simpleAssign(cfg, createRng(deriveSeed(configRow.seed, `simple:${slot}`)));
-        }
-      } else {
-        if (slot > counter.size) {
-          throw AppError.conflict('randomization.list_exhausted', '该分层的随机分配表已用完，请联系统计师追加');
-        }
-        const [listed] = await tx
-          .select()
-          .from(randomizationSlots)
-          .where(
-            and(
-              eq(randomizationSlots.studyId, studyId),
-              eq(randomizationSlots.configId, configRow.id),
-              eq(randomizationSlots.stratum, stratum),
-              eq(randomizationSlots.slot, slot),
-            ),
-          );
-        arm = listed!.arm;
-        kitCode = listed!.kitCode;
-      }
+      const number = subject.test ? -locked.lastTestNumber : locked.lastNumber;
+      const taken = await takeSlot(tx, studyId, configRow, cfg, levels, subject.test);
+      const { stratum, slot, arm, kitCode, scores, chosenBy, seed } = taken;
       const [inserted] = await tx
         .insert(randomizations)
         .values({
@@ -216,11 +251,12 @@ export async function randomize(ctx: AppContext, user: CurrentUser, access: Stud
           subjectId,
           subjectRecordId: subject.subjectRecordId,
           configId: configRow.id,
-          randomizationNo: locked.lastNumber,
+          randomizationNo: number,
           stratum,
           slot,
           arm,
           kitCode,
+          test: subject.test,
           factorLevels: levels,
           scores,
           chosenBy,
@@ -231,8 +267,8 @@ export async function randomize(ctx: AppContext, user: CurrentUser, access: Stud
       // Audited like clinical data. While blinded the arm (and the scores, which reveal it) stay out of a
       // trail every member reads: an HMAC under the version's still secret seed is recorded instead (a plain
       // hash over a few arm codes is inverted by trying each), checkable once 全部揭盲 discloses the seed.
-      const randomizationNo = formatRandomizationNo(locked.lastNumber);
-      const allocationHmac = allocationCommitment(configRow.seed, { randomizationNo, kitCode, arm, scores, chosenBy });
+      const randomizationNo = formatRandomizationNo(number);
+      const allocationHmac = allocationCommitment(seed, { randomizationNo, kitCode, arm, scores, chosenBy });
       await audit(tx, user, at, [
         {
           studyId,
@@ -243,7 +279,8 @@ export async function randomize(ctx: AppContext, user: CurrentUser, access: Stud
             randomizationNo,
             version: configRow.version,
             method: cfg.method,
-            stratum,
+            stratum: listStratum(stratum),
+            ...(subject.test && { test: true }),
             slot,
             kitCode,
             factorLevels: levels,

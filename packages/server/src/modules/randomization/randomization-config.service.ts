@@ -46,6 +46,7 @@ import {
   requireCurrent,
   seesArms,
   stratumLabels,
+  TEST_STRATUM_PREFIX,
   valueTexts,
   type RecordValues,
 } from './randomization-shared.js';
@@ -139,10 +140,11 @@ export async function saveConfig(ctx: AppContext, user: CurrentUser, input: Save
       .where(eq(randomizationStudies.studyId, studyId))
       .for('update');
     if (state!.unblindedAllAt) throw AppError.conflict('randomization.unblinded_all', '已全部揭盲，不能修改随机化配置');
+    // Test randomizations (the test list's) do not lock the configuration: they are purged at 上线.
     const [{ n }] = (await tx
       .select({ n: count() })
       .from(randomizations)
-      .where(eq(randomizations.studyId, studyId))) as [{ n: number }];
+      .where(and(eq(randomizations.studyId, studyId), eq(randomizations.test, false)))) as [{ n: number }];
     const locked = Number(n) > 0;
     if (locked && !reason) {
       throw AppError.conflict('randomization.locked', '已有患者随机入组，随机化配置已锁定；保存新版本须填写修改原因');
@@ -160,6 +162,8 @@ export async function saveConfig(ctx: AppContext, user: CurrentUser, input: Save
         method: config.method,
         config,
         seed,
+        // The test list's own seed (randomization-test-list.ts): test patients never take production slots.
+        testSeed: newSeed(),
         listSource: source,
         reason,
         createdBy: user.userId,
@@ -235,7 +239,8 @@ export async function getConfig(ctx: AppContext, access: StudyAccess) {
   const [{ n }] = (await ctx.db
     .select({ n: count() })
     .from(randomizations)
-    .where(eq(randomizations.studyId, access.studyId))) as [{ n: number }];
+    // As saveConfig counts them: test randomizations do not lock the configuration.
+    .where(and(eq(randomizations.studyId, access.studyId), eq(randomizations.test, false)))) as [{ n: number }];
   const full =
     hasStudyPermission(access, RANDOMIZATION_PERMISSIONS.config) ||
     hasStudyPermission(access, RANDOMIZATION_PERMISSIONS.unblinded);
@@ -312,6 +317,8 @@ export async function listSlots(
   const where = and(
     eq(randomizationSlots.studyId, studyId),
     eq(randomizationSlots.configId, row.id),
+    // The allocation list is production's: the test list's slots (randomization-test-list.ts) are not part of it.
+    sql`${randomizationSlots.stratum} not like ${`${TEST_STRATUM_PREFIX}%`}`,
     filter.stratum !== undefined ? eq(randomizationSlots.stratum, filter.stratum) : undefined,
   );
   const { list: rows, total } = await pagedQuery(

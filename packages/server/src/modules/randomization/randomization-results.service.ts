@@ -18,7 +18,17 @@ import type { StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 import { listSlots } from './randomization-config.service.js';
-import { current, MAX_LIST_SLOTS, present, requireCurrent, seesArms, stratumLabels } from './randomization-shared.js';
+import {
+  current,
+  isTestStratum,
+  listStratum,
+  MAX_LIST_SLOTS,
+  present,
+  requireCurrent,
+  seesArms,
+  stratumLabels,
+  studyInTest,
+} from './randomization-shared.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Results (随机结果, 随机统计)
@@ -153,15 +163,28 @@ export async function results(ctx: AppContext, access: StudyAccess) {
   }
   const configs = await configsOf(ctx.db, access.studyId);
   const arms = seesArms(access, config, state);
-  const all = await ctx.db
-    .select({ arm: randomizations.arm, stratum: randomizations.stratum, levels: randomizations.factorLevels })
-    .from(randomizations)
-    .where(and(eq(randomizations.studyId, access.studyId), subjectInCallerSites(access, randomizations.subjectId)));
-  const strataRows = await ctx.db
-    .select()
-    .from(randomizationStrata)
-    .where(and(eq(randomizationStrata.studyId, access.studyId), eq(randomizationStrata.configId, row.id)))
-    .orderBy(asc(randomizationStrata.stratum));
+  // A study in 测试 counts its test list's randomizations; a live one its production list's only (a test patient's
+  // randomization against the drafts is not a figure of the study). Strata are the configuration's.
+  const test = await studyInTest(ctx.db, access.studyId);
+  const all = (
+    await ctx.db
+      .select({ arm: randomizations.arm, stratum: randomizations.stratum, levels: randomizations.factorLevels })
+      .from(randomizations)
+      .where(
+        and(
+          eq(randomizations.studyId, access.studyId),
+          eq(randomizations.test, test),
+          subjectInCallerSites(access, randomizations.subjectId),
+        ),
+      )
+  ).map((r) => ({ ...r, stratum: listStratum(r.stratum) }));
+  const strataRows = (
+    await ctx.db
+      .select()
+      .from(randomizationStrata)
+      .where(and(eq(randomizationStrata.studyId, access.studyId), eq(randomizationStrata.configId, row.id)))
+      .orderBy(asc(randomizationStrata.stratum))
+  ).filter((s) => !isTestStratum(s.stratum));
   const label = stratumLabels(config, configs);
   const byArm = (rows: typeof all) =>
     arms ? Object.fromEntries(config.arms.map((a) => [a.code, rows.filter((r) => r.arm === a.code).length])) : null;

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { allStrata, buttonKey, type RandomizationConfig } from '@ecrf/core';
+import { allStrata, buttonKey, studyModeOf, type RandomizationConfig } from '@ecrf/core';
 import type { Db } from '../../db/client.js';
-import { randomizationConfigs, randomizationStudies, type randomizations } from '../../db/schema/index.js';
+import { randomizationConfigs, randomizationStudies, studies, type randomizations } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
 
@@ -28,7 +28,31 @@ const KIT_LENGTH = 10;
 export type RandomizationRow = typeof randomizations.$inferSelect;
 export type StateRow = typeof randomizationStudies.$inferSelect;
 
-export const formatRandomizationNo = (n: number) => `R${String(n).padStart(4, '0')}`;
+/**
+ * R0001 for production; a test randomization's number is kept negative (-1 for T0001), so the two series never meet
+ * under the study's unique number and every place that shows a number shows a test one as T0001.
+ */
+export const formatRandomizationNo = (n: number) =>
+  n < 0 ? `T${String(-n).padStart(4, '0')}` : `R${String(n).padStart(4, '0')}`;
+
+/**
+ * The test list (测试数据, docs/lifecycle.md): its strata are the production strata's keys behind this prefix (so its
+ * counters and slots are rows apart from production's), drawn from the version's own test seed, and its kit codes
+ * carry TEST_KIT_PREFIX (15 characters: never one of production's 10).
+ */
+export const TEST_STRATUM_PREFIX = 'test:';
+export const TEST_KIT_PREFIX = 'TEST-';
+export const testStratum = (stratum: string) => `${TEST_STRATUM_PREFIX}${stratum}`;
+export const isTestStratum = (stratum: string) => stratum.startsWith(TEST_STRATUM_PREFIX);
+/** A stratum as the configuration names it (the test list's without its prefix). */
+export const listStratum = (stratum: string) =>
+  isTestStratum(stratum) ? stratum.slice(TEST_STRATUM_PREFIX.length) : stratum;
+
+/** Is the study in 测试? Its randomization figures are then the test list's (production's once it went live). */
+export async function studyInTest(db: Db, studyId: number): Promise<boolean> {
+  const [row] = await db.select({ mode: studies.mode }).from(studies).where(eq(studies.studyId, studyId));
+  return studyModeOf(row?.mode) === 'test';
+}
 
 export function newKitCode(): string {
   const bytes = crypto.randomBytes(KIT_LENGTH * 2);
@@ -125,8 +149,9 @@ export function present(
     armVisible,
     arm: armVisible ? row.arm : null,
     armLabel: armVisible ? armLabel(config, row.arm) : null,
-    stratum: row.stratum,
-    stratumLabel: label(row.stratum),
+    stratum: listStratum(row.stratum),
+    stratumLabel: label(listStratum(row.stratum)),
     emergencyUnblinded: row.emergencyUnblindedAt !== null,
+    test: row.test,
   };
 }

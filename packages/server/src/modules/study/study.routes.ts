@@ -6,7 +6,9 @@ import {
   idParamSchema as idParam,
   serialNumberEnableBodySchema,
   studyCreateBodySchema,
+  GOLIVE_MSG,
   studyDoubtBodySchema,
+  studyGoLiveBodySchema,
   studyIdBodySchema,
   studyListQuerySchema,
   studyManageListQuerySchema,
@@ -20,6 +22,7 @@ import { STUDY_MANAGE } from '../../shared/study-access.js';
 import { fromBody, fromBodyId, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import type { App } from '../../http/types.js';
 import * as studyService from './study.service.js';
+import { goLive, goLivePreview } from './study-golive.service.js';
 
 const tags = ['项目'];
 const module = '项目管理';
@@ -97,6 +100,25 @@ export function studyRoutes(app: App, ctx: AppContext) {
     '/api/business/study/sign_config',
     { schema: { tags, summary: '签名配置', querystring: studyIdQuery }, config: { study: fromQuery } },
     async (request) => ok(await studyService.getSignConfig(ctx, request.query.studyId)),
+  );
+
+  // 上线 (docs/lifecycle.md): what it would purge, and the act itself (the study's code typed again, and why).
+  app.get(
+    '/api/business/study/golive',
+    {
+      schema: { tags, summary: '上线预览：将清除的测试数据', querystring: studyIdQuery },
+      config: { study: fromQuery, studyPermission: 'btn:business.study.golive' },
+    },
+    async (request) => ok(await goLivePreview(ctx, request.query.studyId)),
+  );
+
+  app.post(
+    '/api/business/study/golive',
+    {
+      schema: { tags, summary: '上线：清除测试数据并转为正式项目', body: studyGoLiveBodySchema },
+      config: { study: fromBody, studyPermission: 'btn:business.study.golive', module, action: '上线' },
+    },
+    async (request) => ok(await goLive(ctx, requireUser(request), request.body.studyId, request.body), GOLIVE_MSG.done),
   );
 
   app.get(

@@ -8,6 +8,7 @@ import {
   formatSerialNumber,
   spineBandSetOf,
   STUDY_ADMIN_ROLE,
+  studyModeOf,
   STUDY_STATUS_FINISHED,
   type SpineBandSet,
 } from '@ecrf/core';
@@ -203,6 +204,8 @@ async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) 
             sites: memberSites(role).map((deptId) => ({ deptId, deptName: siteNames.get(deptId) ?? '' })),
           }
         : null,
+      mode: studyModeOf(s.mode),
+      wentLiveAt: s.wentLiveAt,
     };
   });
 }

@@ -11,10 +11,11 @@ import {
   subjectFieldErrors,
   SUBJECT_FIELD_NAMES,
   SUBJECT_IDENTIFIER_FIELDS,
+  studyModeOf,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import { departments, subjectRecords, subjects } from '../../db/schema/index.js';
+import { departments, studies, subjectRecords, subjects } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { StudyAccess } from '../../shared/study-access.js';
@@ -32,6 +33,8 @@ export interface SubjectInput {
   idNumber?: string | null;
   diseaseCode: string;
   deptId?: number | null;
+  /** A test patient of a production study (in a study in 测试 every patient is one). */
+  test?: boolean;
 }
 
 /** An edit: an absent key leaves the field as it is; null or '' clears an optional field. */
@@ -118,6 +121,16 @@ async function enrolmentSite(tx: Db, user: CurrentUser, access: StudyAccess, cho
   return chosen;
 }
 
+/**
+ * Is the study in 测试? Read after the lock gate: 上线 holds the study's locks exclusively while it purges, so an
+ * enrolment waiting there reads the mode 上线 left (no test patient slips into a study just gone live unmarked,
+ * nor a production one into the purge).
+ */
+async function inTest(tx: Db, studyId: number): Promise<boolean> {
+  const [row] = await tx.select({ mode: studies.mode }).from(studies).where(eq(studies.studyId, studyId));
+  return studyModeOf(row?.mode) === 'test';
+}
+
 export async function departmentExists(db: Db, deptId: number) {
   const [row] = await db.select({ deptId: departments.deptId }).from(departments).where(eq(departments.deptId, deptId));
   return Boolean(row);
@@ -131,6 +144,7 @@ export async function createSubject(
   studyId: number,
   input: SubjectInput,
 ) {
+  const { test: askedTest, ...fields } = input;
   const subjectId = await ctx.db.transaction(async (tx) => {
     const { study, diseases, baseConfig } = await studySettingsOf(tx, studyId);
     fieldErrors(
@@ -143,6 +157,7 @@ export async function createSubject(
     );
     const deptId = await enrolmentSite(tx, user, access, input.deptId);
     await assertWritable(tx, { studyId, siteId: deptId });
+    const test = askedTest === true || (await inTest(tx, studyId));
     const code = study.enableSerialNumber
       ? await nextSerialNumber(tx, studyId, deptId)
       : input.identificationCode!.trim();
@@ -163,6 +178,7 @@ export async function createSubject(
         diseaseCode: input.diseaseCode,
         qrCode: crypto.randomBytes(16).toString('hex'),
         deptId,
+        test,
         createdBy: user.userId,
         createdAt: ctx.clock(),
         updatedAt: ctx.clock(),
@@ -185,10 +201,11 @@ export async function createSubject(
         action: 'subject.create',
         newValue: Object.fromEntries(
           Object.entries({
-            ...input,
+            ...fields,
             idNumber: input.idNumber ? normalizeIdNumber(input.idNumber) : input.idNumber,
             identificationCode: code,
             deptId,
+            ...(test && { test }),
           }).map(([field, value]) => [field, auditValue(field, value)]),
         ),
       },

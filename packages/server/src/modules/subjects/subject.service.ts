@@ -77,6 +77,7 @@ const subjectColumns = {
   deptId: subjects.deptId,
   deptName: departments.deptName,
   state: subjectRecords.state,
+  test: subjects.test,
   creater: users.name,
   createTime: subjects.createdAt,
   deletedAt: subjectRecords.deletedAt,
