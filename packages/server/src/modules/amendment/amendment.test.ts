@@ -238,6 +238,10 @@ describe('publishing and migrating', () => {
     expect((await signatureOf('R1')).invalidatedAt).toBeNull();
     const r5 = await recordOf('R5');
     expect(r5).toMatchObject({ crfVersion: 2, values: { note: '旧备注', score: 'abc' } });
+    // A later save on the page (which does not show 备注) keeps it too.
+    const resaved = await save(t, s, R['R5']!.subjectRecordId, { sex: '1', score: '7' }, { record: r5 });
+    expect(resaved.status, JSON.stringify(resaved.body)).toBe(200);
+    expect((await recordOf('R5')).values).toEqual({ sex: '1', score: '7', note: '旧备注' });
     // Only the move is audited for an unchanged record.
     const r1Rows = await t.db
       .select({ action: auditEvents.action })

@@ -6,6 +6,7 @@ import {
   genderFromPatient,
   identifierItemsOf,
   isMissingRequired,
+  keepInertValues,
   MSG,
   reasonRequired,
   valuesDroppedByRules,
@@ -99,7 +100,8 @@ export function judgeSave(
     });
   }
   const before = existing?.values ?? {};
-  const after = evaluated.values as Record<string, unknown>;
+  // A value the version does not know (an item an amendment removed) stays stored, inert: never deleted by a save.
+  const after = keepInertValues(definition, before, evaluated.values as Record<string, unknown>);
   const changed = changedItemNames(before, after);
   const wasSubmitted = existing?.state === FORM_STATE.submitted;
   const reason = opts.reason?.trim() || null;
