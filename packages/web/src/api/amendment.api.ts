@@ -1,4 +1,14 @@
-import type { Job, Page } from '@ecrf/core';
+import type {
+  AmendmentMigrateBody,
+  AmendmentRow,
+  CrfDraft,
+  ImpactFindingKind,
+  ImpactRecordRow,
+  ImpactSummaryView,
+  Job,
+  MigrationResult,
+  Page,
+} from '@ecrf/core';
 import { JOBS_PATH } from './jobs.api';
 import { http } from './request';
 
@@ -8,112 +18,19 @@ import { http } from './request';
  * The shapes follow the issue's contract; the server (modules/study/crf*, the amendment routes) answers them.
  */
 
-/** What a value of a live record would undergo under the new version (core's ValueChangeKind). */
-export type ImpactKind = 'removed' | 'hidden' | 'invalid' | 'outOfRange' | 'calculation' | 'converted';
-export const IMPACT_KINDS: readonly ImpactKind[] = [
-  'removed',
-  'hidden',
-  'invalid',
-  'outOfRange',
-  'calculation',
-  'converted',
-];
+/** The shapes are core's contract (amendment-contract.ts); named here as the pages use them. */
+export type { CrfDraft, ImpactRecordRow, MigrationResult, MigrationScope } from '@ecrf/core';
 
+/** What a value of a live record would undergo under the new version. */
+export type ImpactKind = ImpactFindingKind;
+/** The impact report: the definition diff, the live records' counts and the findings per kind and item. */
+export type ImpactSummary = ImpactSummaryView;
 /** An item of the definition diff; which fields are present depends on the list it is in. */
-export interface ImpactItem {
-  name?: string;
-  label: string;
-  type?: string;
-  fromType?: string;
-  toType?: string;
-  from?: string;
-  to?: string;
-}
-
-export interface ImpactRecordCounts {
-  total: number;
-  submitted: number;
-  signed: number;
-  sdvVerified: number;
-  locked: number;
-  changed: number;
-  unchanged: number;
-}
-
-export interface ImpactFinding {
-  kind: ImpactKind;
-  itemName: string;
-  label: string;
-  count: number;
-}
-
-export interface ImpactSummary {
-  crfId?: number;
-  fromVersion?: number;
-  toVersion?: number;
-  diff: { added: ImpactItem[]; removed: ImpactItem[]; renamed: ImpactItem[]; retyped: ImpactItem[] };
-  records: ImpactRecordCounts;
-  findings: ImpactFinding[];
-}
-
-/** One value of one record in the drill-down. */
-export interface ImpactRecordRow {
-  crfDataRecordId: number;
-  subjectRecordId: number;
-  identificationCode: string;
-  siteName: string | null;
-  itemName: string;
-  label: string;
-  kind: ImpactKind;
-  oldValue: unknown;
-  newValue: unknown;
-  submitted: boolean;
-  signed: boolean;
-  sdvVerified: boolean;
-  locked: boolean;
-}
-
-/** The open draft of a CRF, or null. */
-export interface CrfDraft {
-  version: number;
-  itemCount: number;
-  createdAt: string;
-  createdByName: string | null;
-}
-
-export interface Amendment {
-  id: number;
-  name: string;
-  kind: 'crf' | 'follow';
-  crfId: number | null;
-  crfTitle: string | null;
-  followPlanId: number | null;
-  fromVersion: number | null;
-  toVersion: number | null;
-  createdAt: string;
-  createdByName: string | null;
-  report: Partial<ImpactSummary> | null;
-  /** Live records still on older versions. */
-  remaining: number;
-}
-
-export type MigrationScope =
-  { kind: 'all' } | { kind: 'sites'; deptIds: number[] } | { kind: 'records'; crfDataRecordIds: number[] };
-
-export interface MigrateBody {
-  studyId: number;
-  amendmentId: number;
-  reason?: string;
-  scope: MigrationScope;
-}
-
-/** What a finished migration job answers. */
-export interface MigrationResult {
-  moved: number;
-  changed: number;
-  skippedLocked: number;
-  failed: number;
-}
+export type ImpactItem = ImpactSummaryView['diff']['added'][number];
+export type ImpactFinding = ImpactSummaryView['findings'][number];
+/** A row of 方案修订: `remaining` counts the live records still on older versions. */
+export type Amendment = AmendmentRow;
+export type MigrateBody = AmendmentMigrateBody;
 
 /**
  * Whose impact a report shows: a CRF's open draft (before publishing), or a published amendment over the records

@@ -18,6 +18,8 @@ export const AMENDMENT_TEXT = {
   draftOneForm: '上传到草稿时，文件中只能有一个表单',
   productionHint: '项目已上线：修改已有CRF请先新建草稿或上传到草稿，查看影响后发布。',
   planDraft: (to: number) => `上传到草稿（第 ${to} 版，发布前不影响已有数据）`,
+  draftForm: (title: string, version: number) => `${title}（草稿 第 ${version} 版）`,
+  mixedFile: '项目已上线：同一文件中既有新表单又有已有CRF的新版本，请分开上传（新版本将进入草稿）',
 
   // The impact report.
   impactTitle: '影响报告',

@@ -6,6 +6,7 @@ import {
   impactHref,
   impactTargetOf,
   isProductionStudy,
+  splitForDrafts,
   valueText,
   withDrafts,
 } from './amendment-state';
@@ -51,6 +52,23 @@ describe('CRF drafts and amendments (web rules)', () => {
       ok: false,
       message: '上传到草稿时，文件中只能有一个表单',
     });
+  });
+
+  it('a production study’s toolbar upload: new versions go into drafts, new CRFs are created, a mixed file is refused', () => {
+    const file = (name: string) => new File(['{}'], name);
+    const [a, b, c, d] = [file('a.json'), file('b.json'), file('c.xlsx'), file('d.xlsx')];
+    const split = splitForDrafts(
+      [
+        { file: a, plan: [planned('生命体征', 9)] },
+        { file: b, plan: [planned('新表')] },
+        { file: c, plan: [planned('生命体征', 9), planned('新表')] },
+        { file: d, plan: [planned('实验室检查', 10)] },
+      ],
+      { 生命体征: 'version', 实验室检查: 'new' },
+    );
+    expect(split.draft).toEqual([a]);
+    expect(split.publish).toEqual([b, d]);
+    expect(split.refused.map((o) => [o.fileName, o.ok])).toEqual([['c.xlsx', false]]);
   });
 
   it('rows carry their drafts: the list’s own field when it has one, else the draft read per row', async () => {

@@ -1,7 +1,8 @@
 import type { CrfDraft, ImpactKind, ImpactTarget } from '../../../api/amendment.api';
-import type { CrfPlannedForm, CrfRow } from '../../../api/study.api';
+import type { CrfExistingChoice, CrfPlannedForm, CrfRow } from '../../../api/study.api';
 import { AMENDMENT_TEXT } from '../../../locales/amendment.zh-CN';
 import { positiveIdOf } from '../../../utils/positive-id';
+import type { PlannedFile, UploadOutcome } from '../crf/upload-outcome';
 
 /** The impact report's route (a route of the study setup pages, opened from CRF管理 and 方案修订). */
 export const IMPACT_PATH = '/study/amendment/impact';
@@ -82,4 +83,33 @@ export function draftUploadCheck(
 /** The distinct records of a drill-down selection, in the order chosen. */
 export function distinctRecordIds(ids: Iterable<number>): number[] {
   return [...new Set(ids)];
+}
+
+/**
+ * A production study's upload from CRF管理's toolbar, per file: one whose forms are all new versions of existing CRFs
+ * goes into their drafts; one that only creates CRFs (or imports a form beside one, 作为新CRF) is stored as before;
+ * a file mixing both is refused (a draft upload takes only new versions), to be split by the user.
+ */
+export function splitForDrafts(
+  files: readonly PlannedFile[],
+  choices: Readonly<Record<string, CrfExistingChoice>>,
+): { publish: File[]; draft: File[]; refused: UploadOutcome[] } {
+  const out = { publish: [] as File[], draft: [] as File[], refused: [] as UploadOutcome[] };
+  for (const { file, plan } of files) {
+    const versions = plan.filter((form) => form.existing && choices[form.title] === 'version').length;
+    if (versions === 0) out.publish.push(file);
+    else if (versions === plan.length) out.draft.push(file);
+    else {
+      out.refused.push({
+        fileName: file.name,
+        ok: false,
+        message: AMENDMENT_TEXT.mixedFile,
+        crfs: [],
+        errors: [],
+        warnings: [],
+        notes: [],
+      });
+    }
+  }
+  return out;
 }

@@ -35,7 +35,7 @@ import '../study.css';
 import { dataImportApi } from '../../../api/data-import.api';
 import { queryKeys } from '../../../api/query-keys';
 import { AMENDMENT_TEXT } from '../../../locales/amendment.zh-CN';
-import type { CrfDraftRow } from '../amendment/amendment-state';
+import { splitForDrafts, type CrfDraftRow } from '../amendment/amendment-state';
 import { useCrfDrafts } from './use-crf-drafts';
 
 /** The files the upload accepts (docs/api.md): native JSON, the Excel template, a REDCap dictionary, CDISC ODM. */
@@ -67,8 +67,8 @@ function StudyCrfs({ study }: { study: Study }) {
 
   const [planned, setPlanned] = useState<{ files: PlannedFile[]; refused: UploadOutcome[] } | null>(null);
 
-  const send = async (files: readonly File[], asked: CrfUploadChoices): Promise<UploadOutcome[]> => {
-    const choices = drafts.production ? { ...asked, draft: true } : asked;
+  const send = async (files: readonly File[], choices: CrfUploadChoices): Promise<UploadOutcome[]> => {
+    if (files.length === 0) return [];
     if (files.length === 1) {
       const [file] = files as [File];
       try {
@@ -85,17 +85,38 @@ function StudyCrfs({ study }: { study: Study }) {
     if (needsDialog(result)) {
       setOutcomes(result);
     } else {
-      const forms = result.flatMap((o) => o.crfs.map((crf) => STUDY_CRF_TEXT.importedForm(crf.title, crf.version)));
+      const forms = result.flatMap((o) =>
+        o.crfs.map((crf) =>
+          o.draft
+            ? AMENDMENT_TEXT.draftForm(crf.title, crf.version)
+            : STUDY_CRF_TEXT.importedForm(crf.title, crf.version),
+        ),
+      );
       void message.success(`${STUDY_CRF_TEXT.imported}：${forms.join('、')}`);
     }
   };
 
   const upload = useMutation({
     mutationFn: async (job: {
-      files: File[];
+      files: PlannedFile[];
       choices: Record<string, CrfExistingChoice>;
       refused: UploadOutcome[];
-    }) => [...job.refused, ...(await send(job.files, { onExisting: job.choices }))],
+    }) => {
+      if (!drafts.production) {
+        return [
+          ...job.refused,
+          ...(await send(
+            job.files.map((f) => f.file),
+            { onExisting: job.choices },
+          )),
+        ];
+      }
+      // A production study: new versions of existing CRFs go into their drafts; new CRFs are created as before.
+      const split = splitForDrafts(job.files, job.choices);
+      const published = await send(split.publish, { onExisting: job.choices });
+      const drafted = (await send(split.draft, { draft: true })).map((o) => ({ ...o, draft: true }));
+      return [...job.refused, ...split.refused, ...published, ...drafted];
+    },
     onSuccess: report,
     onError: (error) => void message.error(error.message || MSG.failed),
   });
@@ -110,7 +131,7 @@ function StudyCrfs({ study }: { study: Study }) {
         .filter((f): f is PlannedFile => f.plan !== null);
       if (accepted.length === 0) return report(refused);
       if (titlesToChoose(accepted).length > 0) return setPlanned({ files: accepted, refused });
-      upload.mutate({ files: accepted.map((f) => f.file), choices: {}, refused });
+      upload.mutate({ files: accepted, choices: {}, refused });
     },
     onError: (error) => void message.error(error.message || MSG.failed),
   });
@@ -283,7 +304,7 @@ function StudyCrfs({ study }: { study: Study }) {
           setPlanned(null);
         }}
         onConfirm={(choices) => {
-          if (planned) upload.mutate({ files: planned.files.map((f) => f.file), choices, refused: planned.refused });
+          if (planned) upload.mutate({ files: planned.files, choices, refused: planned.refused });
           setPlanned(null);
         }}
       />

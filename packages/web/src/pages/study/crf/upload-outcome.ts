@@ -20,6 +20,8 @@ export interface UploadOutcome {
   notes: string[];
   /** A dry run's plan: what storing the file would create and version. */
   plan?: CrfPlannedForm[];
+  /** Stored into the CRFs' drafts (a production study, issue 36), not published. */
+  draft?: boolean;
 }
 
 function issuesOf(data: unknown): CrfIssue[] {
