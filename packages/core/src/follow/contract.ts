@@ -135,6 +135,8 @@ export const followPlanRowSchema = z.strictObject({
   remark: z.string(),
   visitCount: z.number(),
   visitNames: z.array(z.string()),
+  /** A production study's plan with an open draft (草稿) of its visits. */
+  hasDraft: z.boolean(),
   updateBy: z.string(),
   updateTime: z.string(),
 });

@@ -2,6 +2,10 @@ import type {
   CustomVisitBody,
   FollowCrfOption,
   FollowDateChangeBody,
+  FollowDraft,
+  FollowDraftBody,
+  FollowDraftImpact,
+  FollowDraftPublishBody,
   FollowOverview,
   FollowPlan,
   FollowPlanBody,
@@ -21,6 +25,9 @@ import { http } from './request';
 /** Follow-up's request and answer shapes are core's contract (follow/contract.ts); the pages import them here. */
 export type {
   CustomVisitBody,
+  FollowDraft,
+  FollowDraftBody,
+  FollowDraftImpact,
   FollowOverview,
   FollowOverviewPerson,
   FollowOverviewVisit,
@@ -51,6 +58,16 @@ export const followApi = {
       silent: !removePending,
     }),
   crfs: (studyId: number) => http.get<FollowCrfOption[]>('/api/business/follow/crfs', { params: { studyId } }),
+  /** A production study's plan draft (草稿): null while none is open. */
+  draft: (studyId: number, planId: number) =>
+    http.get<FollowDraft | null>('/api/business/follow/draft', { params: { studyId, planId } }),
+  saveDraft: (body: FollowDraftBody) => http.put<{ planId: number }>('/api/business/follow/draft', body),
+  discardDraft: (studyId: number, planId: number) =>
+    http.delete<{ planId: number }>('/api/business/follow/draft', { params: { studyId, planId } }),
+  draftImpact: (studyId: number, planId: number) =>
+    http.get<FollowDraftImpact>('/api/business/follow/draft/impact', { params: { studyId, planId } }),
+  publishDraft: (body: FollowDraftPublishBody) =>
+    http.post<{ amendmentId: number; rescheduledPatients: number }>('/api/business/follow/draft/publish', body),
   records: (params: Paging & FollowRecordFilter & { studyId: number }) =>
     http.get<Page<FollowRecord>>('/api/business/follow/records', { params }),
   setStatus: (body: FollowRecordStatusBody) =>

@@ -103,6 +103,7 @@ export async function listPlans(ctx: AppContext, studyId: number, page: PageRequ
       remark: plan.remark,
       visitCount: visits.filter((v) => v.planId === plan.id).length,
       visitNames: visits.filter((v) => v.planId === plan.id).map((v) => v.visitName),
+      hasDraft: plan.draft !== null,
       updateBy: updater ?? '',
       updateTime: plan.updatedAt,
     })),

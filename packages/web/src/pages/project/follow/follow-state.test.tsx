@@ -73,6 +73,7 @@ api.plans.mockImplementation(async () => ({
         remark: '',
         visitCount: 2,
         visitNames: ['术后1月', '术后3月'],
+        hasDraft: false,
         updateBy: '管理员',
         updateTime: '2026-11-01 10:00:00',
       } satisfies FollowPlanRow,

@@ -1,24 +1,39 @@
 import { useState } from 'react';
 import { PlusOutlined } from '@ant-design/icons';
-import { App } from 'antd';
+import { Alert, App, Space, Tag } from 'antd';
 import { followApi, type FollowPlanRow } from '../../../../api/follow.api';
 import { queryKeys } from '../../../../api/query-keys';
 import { ApiError } from '../../../../api/request';
 import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { FOLLOW_TEXT } from '../../../../locales/follow.zh-CN';
+import { FOLLOW_DRAFT_TEXT } from '../../../../locales/follow-draft.zh-CN';
 import { StudyAuthButton } from '../../components/study-auth-button';
 import { useProjectStudy } from '../../use-project-study';
+import { DraftImpactDialog } from './components/draft-impact-dialog';
 import { PlanDialog, type PlanDialogState } from './components/plan-dialog';
 
 const t = FOLLOW_TEXT;
 const PLAN = 'btn:business.follow.plan';
 
-/** 随访计划 (FOLLOW-01, FOLLOW-08..11): the study's plans; a dialog edits a plan and its ordered visits. */
+/**
+ * A production study (上线) edits its plans through drafts (issue 36); a study answer without `mode` (a server
+ * before issue 36) is taken as in 测试, where plans are edited directly as before.
+ */
+export function editsThroughDrafts(study: object | null | undefined): boolean {
+  return (study as { mode?: unknown } | null | undefined)?.mode === 'production';
+}
+
+/**
+ * 随访计划 (FOLLOW-01, FOLLOW-08..11): the study's plans; a dialog edits a plan and its ordered visits. In a
+ * production study an edit is saved as the plan's draft (草稿), whose impact is read (查看影响) before it is
+ * published (发布, named as an amendment) or discarded (放弃草稿).
+ */
 export default function FollowPlanPage() {
   const { studyId, study, can } = useProjectStudy();
   const { modal } = App.useApp();
   const [dialog, setDialog] = useState<PlanDialogState | null>(null);
+  const [impactOf, setImpactOf] = useState<{ id: number; planName: string } | null>(null);
   const remove = useListMutation({
     mutationFn: ({ id, removePending }: { id: number; removePending: boolean }) =>
       followApi.removePlan(id, removePending),
@@ -27,6 +42,8 @@ export default function FollowPlanPage() {
 
   if (studyId === null) return null;
   const mayEdit = can(PLAN);
+  const drafts = editsThroughDrafts(study);
+  const d = FOLLOW_DRAFT_TEXT;
 
   // FOLLOW-11: a plan with pending visits is removed only when the person confirms they go with it.
   const removePlan = async (row: FollowPlanRow) => {
@@ -45,7 +62,19 @@ export default function FollowPlanPage() {
   };
 
   const columns: PageColumn<FollowPlanRow>[] = [
-    { title: t.planName, dataIndex: 'planName', minWidth: 160, search: { width: 200 } },
+    {
+      title: t.planName,
+      dataIndex: 'planName',
+      minWidth: 160,
+      search: { width: 200 },
+      render: (name: string, row: FollowPlanRow) => (
+        <Space size={4}>
+          {name}
+          {row.hasDraft && <Tag color="orange">{d.draftTag}</Tag>}
+        </Space>
+      ),
+      text: (row) => (row.hasDraft ? `${row.planName} ${d.draftTag}` : row.planName),
+    },
     { title: t.visitCount, dataIndex: 'visitCount', kind: 'number' },
     {
       title: t.visits,
@@ -62,7 +91,22 @@ export default function FollowPlanPage() {
         key: 'edit',
         label: COMMON_TEXT.edit,
         allowed: mayEdit,
+        hidden: (row) => drafts && row.hasDraft,
         onClick: (row) => setDialog({ mode: 'edit', id: row.id }),
+      },
+      {
+        key: 'edit-draft',
+        label: d.editDraft,
+        allowed: mayEdit,
+        hidden: (row) => !drafts || !row.hasDraft,
+        onClick: (row) => setDialog({ mode: 'edit', id: row.id }),
+      },
+      {
+        key: 'impact',
+        label: d.viewImpact,
+        allowed: mayEdit,
+        hidden: (row) => !drafts || !row.hasDraft,
+        onClick: (row) => setImpactOf({ id: row.id, planName: row.planName }),
       },
       {
         key: 'remove',
@@ -78,6 +122,7 @@ export default function FollowPlanPage() {
   return (
     <div className="page-card">
       <h2 className="page-title">{t.planTitle}</h2>
+      {drafts && <Alert type="info" showIcon title={d.banner} style={{ marginBottom: 12 }} />}
       <TablePage<FollowPlanRow, { planName?: string }>
         name="follow-plan-filter"
         rowKey="id"
@@ -95,7 +140,14 @@ export default function FollowPlanPage() {
           </StudyAuthButton>
         }
       />
-      <PlanDialog studyId={studyId} diseases={study?.diseases ?? []} state={dialog} onClose={() => setDialog(null)} />
+      <PlanDialog
+        studyId={studyId}
+        diseases={study?.diseases ?? []}
+        state={dialog}
+        drafts={drafts}
+        onClose={() => setDialog(null)}
+      />
+      <DraftImpactDialog studyId={studyId} plan={impactOf} mayEdit={mayEdit} onClose={() => setImpactOf(null)} />
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
-import { App, Button, Card, Form, Input, InputNumber, Modal, Select, Space } from 'antd';
+import { Alert, App, Button, Card, Form, Input, InputNumber, Modal, Select, Space } from 'antd';
 import { OFFSET_UNITS } from '@ecrf/core';
 import { followApi, type FollowPlanBody, type FollowPlanVisit } from '../../../../../api/follow.api';
 import { queryKeys } from '../../../../../api/query-keys';
@@ -9,6 +9,8 @@ import { personnelApi } from '../../../../../api/study.api';
 import { useListMutation } from '../../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../../locales/common.zh-CN';
 import { FOLLOW_TEXT } from '../../../../../locales/follow.zh-CN';
+import { FOLLOW_DRAFT_TEXT } from '../../../../../locales/follow-draft.zh-CN';
+import { formatDate } from '../../../../../utils/format-date';
 
 const t = FOLLOW_TEXT;
 
@@ -31,26 +33,41 @@ const NEW_VISIT: FollowPlanVisit = {
   crfIds: [],
 };
 
-/** 新增计划 / 编辑计划: the plan and its ordered visits; an edit asks whether enrolled patients are rescheduled. */
+/** The query key of a plan's draft (under the plan's, so any follow change refreshes it). */
+export const draftKey = (planId: number | null) => [...queryKeys.follow.plan(planId), 'draft'] as const;
+
+/**
+ * 新增计划 / 编辑计划: the plan and its ordered visits; an edit asks whether enrolled patients are rescheduled.
+ * With `drafts` (a production study, issue 36) an edit goes to the plan's draft instead: the visits open from the
+ * draft when one is open, only they are edited, and saving keeps them as the draft (nothing is rescheduled).
+ */
 export function PlanDialog({
   studyId,
   diseases,
   state,
+  drafts = false,
   onClose,
 }: {
   studyId: number;
   /** The study's diseases: a plan may be for one of them (multi-disease studies), or for every patient. */
   diseases: ReadonlyArray<{ diseaseName: string; diseaseCode: string }>;
   state: PlanDialogState | null;
+  drafts?: boolean;
   onClose: () => void;
 }) {
   const [form] = Form.useForm<Values>();
   const { modal } = App.useApp();
   const editId = state?.mode === 'edit' ? state.id : null;
+  const asDraft = drafts && editId !== null;
   const plan = useQuery({
     queryKey: queryKeys.follow.plan(editId),
     queryFn: () => followApi.plan(editId!).then((res) => res.data),
     enabled: editId !== null,
+  });
+  const draft = useQuery({
+    queryKey: draftKey(editId),
+    queryFn: () => followApi.draft(studyId, editId!).then((res) => res.data),
+    enabled: asDraft,
   });
   const crfs = useQuery({
     queryKey: queryKeys.follow.crfs(studyId),
@@ -67,16 +84,21 @@ export function PlanDialog({
     if (!state) return;
     if (state.mode === 'add') {
       form.setFieldsValue({ planName: '', diseaseCode: null, remark: '', visits: [{ ...NEW_VISIT }] });
-    } else if (plan.data) {
+    } else if (plan.data && (!asDraft || draft.isSuccess)) {
       form.setFieldsValue({
         planName: plan.data.planName,
         diseaseCode: plan.data.diseaseCode,
         remark: plan.data.remark,
-        visits: plan.data.visits,
+        visits: (asDraft && draft.data?.visits) || plan.data.visits,
       });
     }
-  }, [state, plan.data, form]);
+  }, [state, plan.data, asDraft, draft.isSuccess, draft.data, form]);
 
+  const saveDraft = useListMutation({
+    mutationFn: (body: FollowPlanBody) => followApi.saveDraft({ studyId, planId: editId!, visits: body.visits }),
+    invalidate: [queryKeys.follow.all()],
+    onSuccess: onClose,
+  });
   const save = useListMutation({
     mutationFn: (body: FollowPlanBody) => (body.id ? followApi.updatePlan(body) : followApi.createPlan(body)),
     invalidate: [queryKeys.follow.all()],
@@ -104,6 +126,7 @@ export function PlanDialog({
       })),
     };
     if (editId === null) return save.mutate(body);
+    if (asDraft) return saveDraft.mutate(body);
     // FOLLOW-11: a changed plan asks whether pending visits of enrolled patients follow it; done ones never move.
     modal.confirm({
       title: t.rescheduleTitle,
@@ -125,18 +148,32 @@ export function PlanDialog({
       width={880}
       onCancel={onClose}
       onOk={() => void submit()}
-      confirmLoading={save.isPending}
+      confirmLoading={save.isPending || saveDraft.isPending}
       destroyOnHidden
-      okText={COMMON_TEXT.ok}
+      okText={asDraft ? FOLLOW_DRAFT_TEXT.saveDraft : COMMON_TEXT.ok}
       cancelText={COMMON_TEXT.cancel}
     >
+      {asDraft && (
+        <Alert
+          type="warning"
+          showIcon
+          style={{ marginBottom: 16 }}
+          title={
+            draft.data
+              ? `${FOLLOW_DRAFT_TEXT.draftBanner}${FOLLOW_DRAFT_TEXT.draftSavedBy(draft.data.updatedByName, formatDate(draft.data.updatedAt))}`
+              : FOLLOW_DRAFT_TEXT.banner
+          }
+          description={FOLLOW_DRAFT_TEXT.planFieldsLocked}
+        />
+      )}
       <Form form={form} name="follow-plan" layout="vertical" preserve={false}>
         <Form.Item label={t.planName} name="planName" rules={[{ required: true, whitespace: true, max: 100 }]}>
-          <Input maxLength={100} />
+          <Input maxLength={100} disabled={asDraft} />
         </Form.Item>
         {diseases.length > 1 && (
           <Form.Item label={t.disease} name="diseaseCode">
             <Select
+              disabled={asDraft}
               allowClear
               placeholder={t.allDiseases}
               options={diseases.map((d) => ({ value: d.diseaseCode, label: d.diseaseName }))}
@@ -144,7 +181,7 @@ export function PlanDialog({
           </Form.Item>
         )}
         <Form.Item label={t.remark} name="remark">
-          <Input.TextArea maxLength={500} autoSize={{ minRows: 1, maxRows: 3 }} />
+          <Input.TextArea maxLength={500} autoSize={{ minRows: 1, maxRows: 3 }} disabled={asDraft} />
         </Form.Item>
         <Form.List name="visits">
           {(fields, { add, remove }) => (
