@@ -4,7 +4,13 @@ import { Alert, App, Space, Tag } from 'antd';
 import { followApi, type FollowPlanRow } from '../../../../api/follow.api';
 import { queryKeys } from '../../../../api/query-keys';
 import { ApiError } from '../../../../api/request';
-import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../../components/table-page';
+import {
+  actionsColumn,
+  TablePage,
+  useListMutation,
+  type PageColumn,
+  type RowAction,
+} from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { FOLLOW_TEXT } from '../../../../locales/follow.zh-CN';
 import { FOLLOW_DRAFT_TEXT } from '../../../../locales/follow-draft.zh-CN';
@@ -61,6 +67,23 @@ export default function FollowPlanPage() {
     }
   };
 
+  const draftActions: RowAction<FollowPlanRow>[] = [
+    {
+      key: 'edit-draft',
+      label: d.editDraft,
+      allowed: mayEdit,
+      hidden: (row) => !row.hasDraft,
+      onClick: (row) => setDialog({ mode: 'edit', id: row.id }),
+    },
+    {
+      key: 'impact',
+      label: d.viewImpact,
+      allowed: mayEdit,
+      hidden: (row) => !row.hasDraft,
+      onClick: (row) => setImpactOf({ id: row.id, planName: row.planName }),
+    },
+  ];
+
   const columns: PageColumn<FollowPlanRow>[] = [
     {
       title: t.planName,
@@ -86,37 +109,29 @@ export default function FollowPlanPage() {
     { title: t.remark, dataIndex: 'remark', minWidth: 120 },
     { title: t.updateBy, dataIndex: 'updateBy', width: 100 },
     { title: t.updateTime, dataIndex: 'updateTime', kind: 'datetime' },
-    actionsColumn<FollowPlanRow>([
-      {
-        key: 'edit',
-        label: COMMON_TEXT.edit,
-        allowed: mayEdit,
-        hidden: (row) => drafts && row.hasDraft,
-        onClick: (row) => setDialog({ mode: 'edit', id: row.id }),
-      },
-      {
-        key: 'edit-draft',
-        label: d.editDraft,
-        allowed: mayEdit,
-        hidden: (row) => !drafts || !row.hasDraft,
-        onClick: (row) => setDialog({ mode: 'edit', id: row.id }),
-      },
-      {
-        key: 'impact',
-        label: d.viewImpact,
-        allowed: mayEdit,
-        hidden: (row) => !drafts || !row.hasDraft,
-        onClick: (row) => setImpactOf({ id: row.id, planName: row.planName }),
-      },
-      {
-        key: 'remove',
-        label: COMMON_TEXT.remove,
-        allowed: mayEdit,
-        danger: true,
-        confirm: (row) => ({ title: t.confirmRemovePlan(row.planName) }),
-        onClick: (row) => removePlan(row),
-      },
-    ]),
+    actionsColumn<FollowPlanRow>(
+      [
+        {
+          key: 'edit',
+          label: COMMON_TEXT.edit,
+          allowed: mayEdit,
+          hidden: (row) => drafts && row.hasDraft,
+          onClick: (row) => setDialog({ mode: 'edit', id: row.id }),
+        },
+        // A production study's plan with a draft: 编辑草稿 in 编辑's place, and 查看影响 (which publishes or discards).
+        ...(drafts ? draftActions : []),
+        {
+          key: 'remove',
+          label: COMMON_TEXT.remove,
+          allowed: mayEdit,
+          danger: true,
+          confirm: (row) => ({ title: t.confirmRemovePlan(row.planName) }),
+          onClick: (row) => removePlan(row),
+        },
+      ],
+      // Each row shows at most three of the four (编辑 or 编辑草稿): all in the row, none in 更多.
+      drafts ? 4 : undefined,
+    ),
   ];
 
   return (
