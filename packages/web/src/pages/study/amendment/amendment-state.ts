@@ -1,3 +1,4 @@
+import { studyModeOf } from '@ecrf/core';
 import type { CrfDraft, ImpactKind, ImpactTarget } from '../../../api/amendment.api';
 import type { CrfExistingChoice, CrfPlannedForm, CrfRow } from '../../../api/study.api';
 import { AMENDMENT_TEXT } from '../../../locales/amendment.zh-CN';
@@ -12,7 +13,7 @@ export const IMPACT_PATH = '/study/amendment/impact';
  * loosely: a study answer without `mode` (a server before issue 36) is taken as in 测试, as it behaved.
  */
 export function isProductionStudy(study: object | null | undefined): boolean {
-  return (study as { mode?: unknown } | null | undefined)?.mode === 'production';
+  return studyModeOf((study as { mode?: unknown } | null | undefined)?.mode) === 'production';
 }
 
 /** The report's target from its address: `?studyId&crfId` (a draft) or `?studyId&amendmentId` (an amendment). */
