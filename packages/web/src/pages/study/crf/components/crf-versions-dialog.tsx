@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import { Button, Modal, Space, Table, type TableColumnsType } from 'antd';
+import { Button, Modal, Space, Table, Tag, type TableColumnsType } from 'antd';
 import { crfApi, type CrfVersion } from '../../../../api/study.api';
+import { AMENDMENT_TEXT } from '../../../../locales/amendment.zh-CN';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
 import { STUDY_CRF_TEXT } from '../../../../locales/study-crf.zh-CN';
 import { formatDate } from '../../../../utils/format-date';
@@ -33,7 +34,16 @@ export function CrfVersionsDialog({ target, sourceLabel, onPreview, onExport, on
       title: STUDY_CRF_TEXT.version,
       dataIndex: 'version',
       width: 100,
-      render: (v: number) => STUDY_CRF_TEXT.versionOf(v),
+      render: (v: number, row) => (
+        <>
+          {STUDY_CRF_TEXT.versionOf(v)}
+          {row.draft && (
+            <Tag color="gold" style={{ marginLeft: 4 }}>
+              {AMENDMENT_TEXT.draftTag}
+            </Tag>
+          )}
+        </>
+      ),
     },
     { title: STUDY_CRF_TEXT.source, dataIndex: 'source', width: 100, render: sourceLabel },
     { title: STUDY_CRF_TEXT.creater, dataIndex: 'creater', width: 120 },
