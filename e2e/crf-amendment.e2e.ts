@@ -144,7 +144,7 @@ describe('CRF amendments in a production study', () => {
     expect(await countIn(page, '新增题目')).toBe('2');
     expect(await countIn(page, '记录总数')).toBe('2');
     const findings = page.getByRole('region', { name: '影响明细' });
-    const removed = findings.getByRole('row').filter({ hasText: '已删除条目的数据（保留在历史中）' });
+    const removed = findings.getByRole('row').filter({ hasText: '题目已删除（数据保留在历史中）' });
     expect(await removed.textContent()).toContain('心率');
     expect(await removed.getByRole('cell').nth(2).textContent()).toBe('2');
     const range = findings.getByRole('row').filter({ hasText: '超出新范围' });

@@ -20,11 +20,11 @@ export type ImpactFindingKind = z.infer<typeof impactFindingKindSchema>;
 
 /** What each finding means, in the report's words (the page and the Excel download). */
 export const IMPACT_KIND_NAMES: Readonly<Record<ImpactFindingKind, string>> = {
-  removed: '题目已删除（值保留）',
-  hidden: '被新显示条件隐藏',
+  removed: '题目已删除（数据保留在历史中）',
+  hidden: '将被新显示条件隐藏',
   invalid: '不符合新规则',
   outOfRange: '超出新范围',
-  calculation: '计算结果改变',
+  calculation: '计算结果变化',
   converted: '类型转换',
 };
 

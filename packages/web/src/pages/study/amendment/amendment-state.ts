@@ -1,4 +1,4 @@
-import { studyModeOf } from '@ecrf/core';
+import { IMPACT_KIND_NAMES, studyModeOf } from '@ecrf/core';
 import type { CrfDraft, ImpactKind, ImpactTarget } from '../../../api/amendment.api';
 import type { CrfExistingChoice, CrfPlannedForm, CrfRow } from '../../../api/study.api';
 import { AMENDMENT_TEXT } from '../../../locales/amendment.zh-CN';
@@ -36,7 +36,7 @@ export function impactHref(target: ImpactTarget, options: { publish?: boolean } 
 }
 
 export function kindLabel(kind: ImpactKind | string): string {
-  return AMENDMENT_TEXT.kinds[kind] ?? kind;
+  return (IMPACT_KIND_NAMES as Record<string, string>)[kind] ?? kind;
 }
 
 /** A value of the drill-down as text: lists joined, objects as JSON, nothing as （空）. */

@@ -101,7 +101,7 @@ describe('影响报告', () => {
     expect(screen.getByText('收缩压（sbp）：input → number')).toBeTruthy();
 
     const findings = screen.getByRole('region', { name: '影响明细' });
-    const removed = within(findings).getByText('已删除条目的数据（保留在历史中）').closest('tr')!;
+    const removed = within(findings).getByText('题目已删除（数据保留在历史中）').closest('tr')!;
     expect(within(removed as HTMLElement).getByText('心率')).toBeTruthy();
     expect(within(removed as HTMLElement).getByText('10')).toBeTruthy();
     const range = within(findings).getByText('超出新范围').closest('tr')!;
