@@ -19,6 +19,7 @@ const SysUser = lazy(() => import('./pages/sys/user'));
 const SysRole = lazy(() => import('./pages/sys/role'));
 const SysMenu = lazy(() => import('./pages/sys/menu'));
 const SysNotice = lazy(() => import('./pages/sys/notice'));
+const SysSettings = lazy(() => import('./pages/sys/settings'));
 const ProjectConsult = lazy(() => import('./pages/project/consult'));
 const StudyOperation = lazy(() => import('./pages/study/operation'));
 const StudyManage = lazy(() => import('./pages/study/list'));
@@ -257,6 +258,7 @@ export const appRoutes: AppRoute[] = [
   { path: '/sys/menu', name: 'sys.menu', title: r.sysMenu, keepAlive: true, layout: 'main', page: SysMenu },
   { path: '/sys/user', name: 'sys.user', title: r.sysUser, keepAlive: true, layout: 'main', page: SysUser },
   { path: '/sys/notice', name: 'sys.notice', title: '通知公告', keepAlive: true, layout: 'main', page: SysNotice },
+  { path: '/sys/settings', name: 'sys.settings', title: '系统设置', layout: 'main', page: SysSettings },
 
   // Both CRF pages take one id after /crf in the spec; the detail page gets its own segment
   // so the two patterns stay distinguishable.

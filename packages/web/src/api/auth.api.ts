@@ -12,6 +12,8 @@ export const authApi = {
     http.post<null>('/api/sys/logout', refreshToken ? { refreshToken } : {}, { silent: true }),
   getInfo: (authToken?: string) => http.get<UserInfo>('/api/sys/login/getInfo', { authToken }),
   getRouters: (authToken?: string) => http.get<MenuNode[]>('/api/sys/login/getRouters', { authToken }),
+  /** An active person's heartbeat: the server records the session's activity (idle sign-out). */
+  ping: () => http.get<null>('/api/sys/session/ping', { silent: true }),
   changePassword: (body: { userId: number; oldPassword: string; newPassword: string }) =>
     http.put<null>('/api/system/user/password', body, { silent: true }),
   resetPassword: (body: { userId: number; newPassword: string }) =>

@@ -61,6 +61,9 @@ export const queryKeys = {
   sysConfig: {
     all: () => SYSCONFIG,
     title: () => [...SYSCONFIG, 'systemtitle'] as const,
+    /** 系统设置: account and session policy, and its change history. */
+    security: () => [...SYSCONFIG, 'security'] as const,
+    securityHistory: () => [...SYSCONFIG, 'security', 'history'] as const,
   },
   notices: {
     /** The signed-in user's notices (the top bar's bell); a prefix of every notice key. */

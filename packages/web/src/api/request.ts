@@ -4,6 +4,7 @@ import { MSG } from '@ecrf/core';
 import { MESSAGE_SECONDS } from '../utils/message-seconds';
 import { storage } from '../stores/local-storage';
 import { useSession } from '../stores/session.store';
+import { setSignOutNotice } from '../stores/sign-out-notice';
 
 /** The envelope every JSON answer uses (docs/api.md). */
 export interface ApiResult<T = unknown> {
@@ -96,17 +97,20 @@ instance.interceptors.request.use((config) => {
 /**
  * Session over: one 登录超时 message, storage cleared, back to the root (the guard then sends
  * the visitor to /login) or to `to` (a refused realtime connection goes to /login, platform §2).
- * Only the first of several failing parallel calls announces it.
+ * Only the first of several failing parallel calls announces it. A `reason` the server gave (idle sign-out, an
+ * expired account) replaces 登录超时 and stays on the sign-in page.
  */
-export function expireSession(to = '/'): ApiError {
+export function expireSession(to = '/', reason?: string): ApiError {
   const session = useSession.getState();
   const hadSession = session.token !== null;
   session.clear();
+  const text = reason ?? MSG.loginTimeout;
   if (hadSession) {
-    notifier.error(MSG.loginTimeout);
+    if (reason) setSignOutNotice(reason);
+    notifier.error(text);
     navigateTo(to);
   }
-  return new ApiError(401, MSG.loginTimeout, 401);
+  return new ApiError(401, text, 401);
 }
 
 let refreshing: Promise<void> | null = null;
@@ -161,8 +165,13 @@ instance.interceptors.response.use(
       if (config.retried || !useSession.getState().refreshToken) throw expireSession();
       try {
         await refreshTokens();
-      } catch {
-        throw expireSession();
+      } catch (refused) {
+        // The refresh's own refusal says why when it can (长时间未操作…, 账号已过期…).
+        const reason =
+          refused instanceof ApiError && refused.status === 401 && refused.message !== MSG.loginTimeout
+            ? refused.message
+            : undefined;
+        throw expireSession('/', reason);
       }
       return instance.request({ ...config, retried: true });
     }
@@ -172,7 +181,8 @@ instance.interceptors.response.use(
       // Only public (ignore) calls get here: a failed sign-in explains itself.
       text = body?.msg || MSG.loginTimeout;
     } else if (status === 403) {
-      text = MSG.forbidden;
+      // A refused sign-in (账号已停用, 账号已过期) explains itself; elsewhere 403 is the permission message.
+      text = isIgnoreUrl(config?.url) && body?.msg ? body.msg : MSG.forbidden;
     } else if (status === 400) {
       text = body?.msg || MSG.systemError;
     } else if (status !== null && status > 400 && status < 500 && body?.msg) {

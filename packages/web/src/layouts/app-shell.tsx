@@ -1,15 +1,17 @@
-import { Suspense, useEffect, useRef } from 'react';
+import { Suspense, useCallback, useEffect, useRef } from 'react';
 import { MedicineBoxOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { Drawer, Grid, Layout } from 'antd';
 import { matchRoutes, useLocation, useMatches, type RouteObject } from 'react-router';
-import type { MenuNode } from '@ecrf/core';
+import { ACCOUNT_POLICY_MSG, type MenuNode } from '@ecrf/core';
 import { authApi } from '../api/auth.api';
 import { ChangePasswordDialog } from '../components/change-password-dialog';
 import { PageLoading } from '../components/page-loading';
 import type { RouteLayout, RouteMeta } from '../router-guard';
 import { MENU_WIDTH_COLLAPSED, MENU_WIDTH_EXPANDED, useAppStore } from '../stores/app.store';
 import { useSession } from '../stores/session.store';
+import { setSignOutNotice } from '../stores/sign-out-notice';
+import { IdleSignOut } from './idle-sign-out';
 import { KeepAliveOutlet } from './keep-alive-outlet';
 import { MainLayoutMenu } from './main-layout';
 import { ProjectLayoutMenu } from './project-layout';
@@ -89,6 +91,12 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
   }, [phone, location.pathname, setCollapse]);
 
   const menus = routers.data ?? NO_MENUS;
+  // Idle sign-out (系统设置 无操作自动退出): the sign-in page then says why.
+  const idleMinutes = info.data?.idleTimeoutMinutes;
+  const signOutIdle = useCallback(() => {
+    setSignOutNotice(ACCOUNT_POLICY_MSG.idleSignedOut);
+    void logout('/login');
+  }, [logout]);
   // A visitor without a session (the public study home) gets the page alone, without the
   // menus, tabs and study tools that all need a signed-in user.
   const signedIn = Boolean(token);
@@ -144,6 +152,9 @@ export default function AppShell({ routes }: { routes: RouteObject[] }) {
           </Suspense>
         </Layout.Content>
       </Layout>
+      {token && idleMinutes ? (
+        <IdleSignOut idleMinutes={idleMinutes} onExpire={signOutIdle} ping={authApi.ping} />
+      ) : null}
       {/* A first sign-in with the initial password must change it before anything else. */}
       <ChangePasswordDialog
         open={Boolean(token) && setPasswordMust}

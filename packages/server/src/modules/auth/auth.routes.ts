@@ -99,6 +99,14 @@ export function authRoutes(app: App, ctx: AppContext) {
     async (request) => ok(await auth.getInfo(ctx, requireUser(request))),
   );
 
+  // The browser of a person at work sends this now and then (idle sign-out): the request itself records the
+  // session's activity, in the session check every request goes through.
+  app.get(
+    '/api/sys/session/ping',
+    { schema: { tags, summary: '保持会话活动' }, config: { allowWhilePasswordMustChange: true } },
+    async () => ok(null),
+  );
+
   app.get(
     '/api/sys/login/getRouters',
     { schema: { tags, summary: '当前用户菜单' }, config: { allowWhilePasswordMustChange: true } },

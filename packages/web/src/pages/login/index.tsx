@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { LockOutlined, MobileOutlined, SafetyCertificateOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { queryKeys } from '../../api/query-keys';
-import { App, Button, Form, Input } from 'antd';
+import { Alert, App, Button, Form, Input } from 'antd';
 import { MSG } from '@ecrf/core';
 import { useNavigate } from 'react-router';
 import { authApi } from '../../api/auth.api';
@@ -12,6 +12,7 @@ import { pathOfRouteName } from '../../router';
 import { DEFAULT_HOME_PATH } from '../../router-guard';
 import { useAppStore } from '../../stores/app.store';
 import { useSession } from '../../stores/session.store';
+import { clearSignOutNotice, signOutNotice } from '../../stores/sign-out-notice';
 
 interface LoginValues {
   username: string;
@@ -31,6 +32,8 @@ export default function LoginPage() {
   // What a screen reader announces when a sign-in is refused by the form's rules (the server's refusals come as
   // a message, which antd announces itself).
   const [announcement, setAnnouncement] = useState('');
+  // Why the last session ended (长时间未操作…, 账号已过期…), until the next sign-in.
+  const [notice] = useState(signOutNotice);
 
   // A captcha answer is single use: every failed sign-in and every click asks for a new one.
   const { data: captcha, refetch } = useQuery({
@@ -68,6 +71,7 @@ export default function LoginPage() {
         }),
       ]);
       resetViews();
+      clearSignOutNotice();
       signIn(result);
       setInfo(info);
       // A forced password change is shown by the shell over the home page (setPasswordMust).
@@ -86,6 +90,9 @@ export default function LoginPage() {
       <div className="login-card">
         <h1 className="login-title">{T.productTitle}</h1>
         <p className="login-subtitle">{T.login.welcome}</p>
+        {notice && (
+          <Alert className="login-notice" type="warning" showIcon title={notice} style={{ marginBottom: 16 }} />
+        )}
         <Form
           form={form}
           name="login"

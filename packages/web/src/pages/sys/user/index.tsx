@@ -1,6 +1,7 @@
 import { useState, type Key } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { App } from 'antd';
+import { App, Tag } from 'antd';
+import { isAccountExpired } from '@ecrf/core';
 import { HomeOutlined } from '@ant-design/icons';
 import type { SysUser } from '../../../api/auth.api';
 import { queryKeys } from '../../../api/query-keys';
@@ -9,6 +10,7 @@ import { ChangePasswordDialog, type PasswordTarget } from '../../../components/c
 import { AuthAddButton, AuthButton } from '../../../components/permission';
 import { actionsColumn, TablePage, useListMutation, type PageColumn } from '../../../components/table-page';
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
+import { SECURITY_TEXT } from '../../../locales/security.zh-CN';
 import { USER_TEXT } from '../../../locales/user.zh-CN';
 import { useSession } from '../../../stores/session.store';
 import { useStatusColumn } from '../status-column';
@@ -63,6 +65,22 @@ export default function UserPage() {
       render: (names: string[] | undefined) => (names ?? []).join('、'),
     },
     statusColumn,
+    {
+      title: SECURITY_TEXT.expiresOn,
+      dataIndex: 'expiresOn',
+      width: 150,
+      render: (expiresOn: string | null | undefined) =>
+        expiresOn ? (
+          <span className="user-expires-on">
+            {expiresOn}
+            {isAccountExpired(expiresOn, new Date()) && (
+              <Tag color="error" style={{ marginInlineStart: 6 }}>
+                {SECURITY_TEXT.expired}
+              </Tag>
+            )}
+          </span>
+        ) : null,
+    },
     { title: COMMON_TEXT.createTime, dataIndex: 'createTime', kind: 'datetime' },
     actionsColumn<SysUser>([
       { key: 'view', label: COMMON_TEXT.view, onClick: (user) => setDialog({ mode: 'view', userId: user.userId }) },

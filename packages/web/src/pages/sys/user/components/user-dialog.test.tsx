@@ -83,6 +83,28 @@ describe('user dialog', () => {
     expect(failure.closest('.ant-message-error')).toBeTruthy();
   });
 
+  it('账号有效期: shows the saved day in its date picker and sends it as YYYY-MM-DD; a typed day replaces it', async () => {
+    api.user.get.mockResolvedValue({ code: 200, msg: '', data: { ...NURSE, expiresOn: '2026-12-31' } });
+    api.user.update.mockResolvedValue({ code: 200, msg: '修改成功', data: null });
+    renderWithProviders(<UserDialog state={{ mode: 'edit', userId: 2 }} onClose={vi.fn()} />);
+    const picker = (await screen.findByLabelText('账号有效期')) as HTMLInputElement;
+    await waitFor(() => expect(picker.value).toBe('2026-12-31'));
+    fireEvent.mouseDown(picker);
+    fireEvent.change(picker, { target: { value: '2027-01-15' } });
+    fireEvent.keyDown(picker, { key: 'Enter', code: 'Enter' });
+    fireEvent.blur(picker);
+    clickOk();
+    await waitFor(() =>
+      expect(api.user.update).toHaveBeenCalledWith(expect.objectContaining({ userId: 2, expiresOn: '2027-01-15' })),
+    );
+  });
+
+  it('账号有效期 is optional: a new user starts without one (长期有效)', async () => {
+    open({ mode: 'add' });
+    const dialog = await screen.findByRole('dialog', { name: '新增用户' });
+    expect((within(dialog).getByLabelText('账号有效期') as HTMLInputElement).placeholder).toBe('长期有效');
+  });
+
   it('THEME-10: a drop-down reads its options unpaged (pageNum 1, pageSize 999999) and offers them all', async () => {
     open({ mode: 'add' });
     await screen.findByRole('dialog', { name: '新增用户' });

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { App, Button, Col, Form, Input, Modal, Radio, Row, Select, Spin, TreeSelect } from 'antd';
+import dayjs, { type Dayjs } from 'dayjs';
 import {
   LOAD_ALL_PAGE_SIZE,
   MSG,
@@ -14,8 +15,10 @@ import {
 import { queryKeys } from '../../../../api/query-keys';
 import { ApiError } from '../../../../api/request';
 import { roleApi, userApi, type UserBody } from '../../../../api/system.api';
+import { KeyboardDatePicker } from '../../../../components/keyboard-date-picker';
 import { useSaveMutation } from '../../../../components/table-page';
 import { COMMON_TEXT } from '../../../../locales/common.zh-CN';
+import { SECURITY_TEXT } from '../../../../locales/security.zh-CN';
 import { SEX_TEXT } from '../../../../locales/sex.zh-CN';
 import { USER_TEXT } from '../../../../locales/user.zh-CN';
 import { zodRule } from '../../../../utils/zod-rule';
@@ -78,7 +81,7 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
 
   useEffect(() => {
     if (state && state.mode !== 'add' && user.data) {
-      const { userId: id, userName, name, sex, email, mobile, deptId, roleIds, remark, status } = user.data;
+      const { userId: id, userName, name, sex, email, mobile, deptId, roleIds, remark, status, expiresOn } = user.data;
       form.setFieldsValue({
         userId: id,
         userName,
@@ -90,6 +93,7 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
         roleIds,
         remark,
         status,
+        expiresOn: expiresOn ?? null,
       });
     }
   }, [state, user.data, form]);
@@ -203,6 +207,23 @@ export function UserDialog({ state, onClose }: { state: UserDialogState | null; 
               </Form.Item>
             </Col>
             <StatusField />
+            <Col span={12}>
+              {/* 账号有效期: a day (YYYY-MM-DD) in the form, a date in the picker; empty: no end. */}
+              <Form.Item
+                label={SECURITY_TEXT.expiresOn}
+                name="expiresOn"
+                tooltip={SECURITY_TEXT.expiresOnHelp}
+                getValueProps={(value: string | null | undefined) => ({ value: value ? dayjs(value) : null })}
+                normalize={(value: Dayjs | null) => (value ? value.format('YYYY-MM-DD') : null)}
+              >
+                <KeyboardDatePicker
+                  allowClear
+                  style={{ width: '100%' }}
+                  placeholder={SECURITY_TEXT.expiresOnPlaceholder}
+                  aria-label={SECURITY_TEXT.expiresOn}
+                />
+              </Form.Item>
+            </Col>
             <Col span={24}>
               <Form.Item label={USER_TEXT.remark} name="remark" rules={rules.remark}>
                 <Input.TextArea maxLength={REMARK_MAX} showCount rows={3} placeholder={USER_TEXT.remark} />
