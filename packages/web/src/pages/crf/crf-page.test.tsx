@@ -55,6 +55,7 @@ const PATIENT = {
   state: 0,
   creater: '管理员',
   createTime: '',
+  test: false,
 };
 
 function detail(crfId: number, recordId: number | null): CrfRecordDetail {

@@ -56,6 +56,7 @@ function detailOf(
       state: 0,
       creater: '管理员',
       createTime: '',
+      test: false,
     },
     subjectRecord: { id: 7, creater: '管理员', state: 0 },
     subjectState: { crfId: 3, subjectRecordId: 7, state: record?.state ?? 0 },

@@ -19,6 +19,7 @@ import { formStateMeta, isRepeatable, menuForms, stageKeys } from '../crf-menu';
 import { CrfFollowVisits } from './crf-follow-visits';
 import { PatientRandomization } from '../../project/randomization/components/patient-randomization';
 import { PatientInfoDialog, PatientQrDialog } from './patient-dialogs';
+import { TestPatientTag } from '../../../components/test-data-tag';
 import { QrImage } from './qr-image';
 
 const t = CRF_PAGE_TEXT;
@@ -206,6 +207,7 @@ export function CrfSidebar({
               <span className="crf-patient-code">{patient?.identificationCode ?? ''}</span>
               <span className="sr-only"> {t.patientInfo}</span>
             </button>
+            <TestPatientTag test={patient?.test} />
             {qrThumb}
           </div>
           {patient && (

@@ -31,6 +31,7 @@ const result = (patch: Partial<SubjectRandomization> = {}): SubjectRandomization
   stratum: 'site=S1',
   stratumLabel: '第一中心',
   emergencyUnblinded: false,
+  test: false,
   ...patch,
 });
 const target = { subjectId: 5, identificationCode: 'LSS-0001', subjectName: '张**' };

@@ -49,6 +49,7 @@ const PATIENT: Subject = {
   creater: '系统管理员',
   createTime: '2026-01-02T03:04:05Z',
   itemDatas: [],
+  test: false,
 };
 
 const api = vi.hoisted(() => ({
