@@ -25,7 +25,7 @@ import {
 import { openDemoStudy } from '../../test/demo.js';
 import { addStudyMember } from '../../test/study-member.js';
 import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
-import { chainRows, verifyAuditChains } from '../audit/audit-chain.js';
+import { chainRows, sealUnchainedRows, verifyAuditChains } from '../audit/audit-chain.js';
 import { casebookCount } from '../home/study-figures.js';
 
 let t: TestApp;
@@ -136,6 +136,9 @@ describe('测试: a new study starts in test, and its patients are test patients
     const setup = await chainRows(t.db, eq(auditEvents.studyId, studyId));
     expect(setup.find((r) => r.action === 'study.create')).toMatchObject({ test: false, hash: expect.any(String) });
     expect((await verifyAuditChains(t.db)).ok).toBe(true);
+    // The start-up sealing of rows written before the chain leaves test rows alone.
+    expect(await t.asOwner(sealUnchainedRows)).toBe(0);
+    expect((await trailOf(patient.subjectRecordId))[0]!.hash).toBeNull();
   });
 });
 
@@ -163,6 +166,8 @@ describe('test patients of a production study, and the test randomization list',
     const [production] = await trailOf(p1.subjectRecordId);
     expect(production).toMatchObject({ test: false, hash: expect.any(String) });
     expect(production!.newValue).not.toHaveProperty('test');
+    // The live study's patient count leaves its test patient out.
+    expect((await t.call(admin, 'GET', `/api/business/study/${demo}`)).body.data.subjectCount).toBe(2);
   });
 
   it('a test patient takes T0001 from the test list (its own stratum, seed and kit code); production slots are untouched', async () => {

@@ -210,11 +210,15 @@ async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) 
   });
 }
 
+/** A live study's counts leave out its test patients (entered against drafts); a study in 测试 counts them all. */
+const notTestOfLiveStudy = sql`not (${subjects.test} and exists (select 1 from studies st
+  where st.study_id = ${subjects.studyId} and st.mode = 'production'))`;
+
 async function subjectCountsOf(ctx: AppContext, ids: number[]): Promise<Map<number, number>> {
   const rows = await ctx.db
     .select({ studyId: subjects.studyId, n: count() })
     .from(subjects)
-    .where(and(inArray(subjects.studyId, ids), isNull(subjects.deletedAt)))
+    .where(and(inArray(subjects.studyId, ids), isNull(subjects.deletedAt), notTestOfLiveStudy))
     .groupBy(subjects.studyId);
   return new Map(rows.map((r) => [r.studyId, Number(r.n)]));
 }
