@@ -91,7 +91,7 @@ describe('shell and system administration', () => {
     await page.getByRole('button', { name: '登 录' }).click();
     await page.waitForURL('**/studyList');
     const forced = page.getByRole('dialog');
-    await forced.getByText('首次登录或密码已重置，请修改密码后继续使用').waitFor();
+    await forced.getByText('首次登录、密码已重置或密码已过期，请修改密码后继续使用').waitFor();
     await expect.poll(() => page.locator('.ant-message-notice').count()).toBe(0);
     await expectAccessible(page, 'forced-password-change');
     await screenshot(page, 'shell-forced-password-change');

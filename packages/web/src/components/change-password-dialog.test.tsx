@@ -88,7 +88,7 @@ describe('change-password dialog', () => {
     renderWithProviders(
       <ChangePasswordDialog open mode="must" target={target} onClose={() => undefined} onLogout={onLogout} />,
     );
-    expect(screen.getByRole('alert').textContent).toBe('首次登录或密码已重置，请修改密码后继续使用');
+    expect(screen.getByRole('alert').textContent).toBe('首次登录、密码已重置或密码已过期，请修改密码后继续使用');
     fireEvent.click(screen.getByRole('button', { name: '退出登录' }));
     expect(onLogout).toHaveBeenCalledTimes(1);
     expect(api.changePassword).not.toHaveBeenCalled();
@@ -139,6 +139,6 @@ describe('change-password dialog', () => {
     expect(staying()).toHaveLength(1);
     fireEvent.click(screen.getByRole('button', { name: 'signed in' }));
     await waitFor(() => expect(staying()).toHaveLength(0));
-    expect(screen.getByText('首次登录或密码已重置，请修改密码后继续使用')).toBeTruthy();
+    expect(screen.getByText('首次登录、密码已重置或密码已过期，请修改密码后继续使用')).toBeTruthy();
   });
 });

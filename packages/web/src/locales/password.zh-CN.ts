@@ -5,5 +5,5 @@ export const PASSWORD_TEXT = {
   newPassword: '新密码',
   confirmPassword: '确认密码',
   /** Why the dialog cannot be dismissed (the spec gives no words for it). */
-  mustChangeHint: '首次登录或密码已重置，请修改密码后继续使用',
+  mustChangeHint: '首次登录、密码已重置或密码已过期，请修改密码后继续使用',
 } as const;
