@@ -8,6 +8,7 @@ import {
   type GlobalSearchHit,
 } from '@ecrf/core';
 import { inCallerSites, siteScopedAccess } from '../../shared/patient-site.js';
+import { notTestOfLiveStudy } from '../../shared/test-patients.js';
 import type { AppContext } from '../../app-context.js';
 import { crfs, studies, studyPersonnel, studyRoles, subjectRecords, subjects } from '../../db/schema/index.js';
 import type { CurrentUser } from '../../shared/current-user.js';
@@ -184,7 +185,8 @@ registerSearchSource({
           isNull(subjectRecords.deletedAt),
         ),
       )
-      .where(and(isNull(subjects.deletedAt), or(...where)))
+      // A production study's test patients (entered against drafts) are no hits: they are found in its patient list.
+      .where(and(isNull(subjects.deletedAt), notTestOfLiveStudy, or(...where)))
       .orderBy(subjects.identificationCode, subjects.id)
       .limit(scope.limit);
     return rows.map((r) => {

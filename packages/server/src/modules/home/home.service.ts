@@ -5,6 +5,7 @@ import { queryRows } from '../../db/client.js';
 import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { OPTION } from '../doubt/doubt.service.js';
 import { recordInCallerSites } from '../../shared/patient-site.js';
+import { leftOutPatients } from '../../shared/test-patients.js';
 import { readSiteFigures, readStudyFigures, STUDY_FIGURE, type StudyFigure } from './study-figures.js';
 
 /** The dashboard's time axes: the last 12 months of enrolment and the last 12 weeks of queries. */
@@ -31,6 +32,9 @@ function viewableCrfs(column: SQL, access: Pick<StudyAccess, 'all' | 'permission
  * A caller who sees only some sites (分中心) gets the figures of those sites' patients, counted live
  * (readSiteFigures); the kept per-study counts hold every site's and cannot be cut by site, so only an all-sites
  * caller reads them (the fast path, unchanged).
+ *
+ * In a production study the test patients (subjects.test, entered against drafts) and all that hangs on them are
+ * left out of every figure; a study in 测试 counts every patient.
  */
 export async function studyIndex(
   ctx: AppContext,
@@ -42,9 +46,21 @@ export async function studyIndex(
   const mayView = (crfId: number) => viewable === null || viewable.includes(crfId);
   const siteIds = access?.siteIds ?? null;
   const inSites = recordInCallerSites({ siteIds }, sql.raw('subject_record_id')) ?? sql`true`;
-  const formRule = sql`${viewableCrfs(sql.raw('crf_id'), access)} and ${inSites}`;
+  // A production study's test patients count nowhere here (they stay in the patient list, tagged 测试).
+  const leftOut = await leftOutPatients(ctx.db, studyId);
+  const leaveOut = leftOut?.subjectIds ?? [];
+  const notLeftOut =
+    leftOut && leftOut.subjectRecordIds.length > 0
+      ? sql`subject_record_id not in (${sql.join(
+          leftOut.subjectRecordIds.map((id) => sql`${id}::int`),
+          sql`, `,
+        )})`
+      : sql`true`;
+  const formRule = sql`${viewableCrfs(sql.raw('crf_id'), access)} and ${inSites} and ${notLeftOut}`;
   const figures =
-    siteIds === null ? await readStudyFigures(ctx.db, studyId) : await readSiteFigures(ctx.db, studyId, siteIds);
+    siteIds === null
+      ? await readStudyFigures(ctx.db, studyId, leaveOut)
+      : await readSiteFigures(ctx.db, studyId, siteIds, leaveOut);
   const of = (figure: number) => figures.filter((f) => f.figure === figure);
   const sum = (rows: StudyFigure[]) => rows.reduce((total, f) => total + f.count, 0);
 

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import type { ScheduledTask } from '../../shared/scheduled-task.js';
 
@@ -55,11 +55,28 @@ const figureOf = (r: FigureRow): StudyFigure => ({
   sort: r.sort === null ? null : Number(r.sort),
 });
 
+const intList = (ids: readonly number[]) =>
+  sql.join(
+    ids.map((id) => sql`${id}::int`),
+    sql`, `,
+  );
+
 /**
  * A study's figures: each count is its folded row plus the deltas appended since the last fold, read in one
- * statement, so in one snapshot.
+ * statement, so in one snapshot. `leaveOut`: patients (by id) whose rows are taken off the kept counts in the same
+ * statement, counted live as recount_study_figures counts them (a production study's test patients, who are few),
+ * so the figures left are exactly the other patients'.
  */
-export async function readStudyFigures(db: Db, studyId: number): Promise<StudyFigure[]> {
+export async function readStudyFigures(
+  db: Db,
+  studyId: number,
+  leaveOut: readonly number[] = [],
+): Promise<StudyFigure[]> {
+  const takenOff =
+    leaveOut.length === 0
+      ? sql``
+      : sql`union all
+            select figure, ref, label, state, -1 from (${figureRows(studyId, sql`s.id in (${intList(leaveOut)})`)}) l`;
   const rows = await queryRows<FigureRow>(
     db,
     sql`select f.figure, f.ref, f.label, f.state, f.count, pv.visit_name, pv.plan_id, pv.sort
@@ -68,6 +85,7 @@ export async function readStudyFigures(db: Db, studyId: number): Promise<StudyFi
             select figure, ref, label, state, count as n from study_figures where study_id = ${studyId}
             union all
             select figure, ref, label, state, delta from study_figure_changes where study_id = ${studyId}
+            ${takenOff}
           ) c group by 1, 2, 3, 4 having sum(n) <> 0
         ) f
         left join follow_plan_visits pv on f.figure = ${STUDY_FIGURE.VISITS} and pv.id = f.ref`,
@@ -79,48 +97,59 @@ export async function readStudyFigures(db: Db, studyId: number): Promise<StudyFi
  * A study's figures counted live over the patients of some sites (分中心): what readStudyFigures answers from the kept
  * counts, for a caller who sees only these sites. The same rows counted as recount_study_figures counts them
  * (migration 0033), each joined to its patient's site; its cost grows with the sites' patients, which is why the
- * all-sites caller keeps reading the kept counts. No sites: no figures.
+ * all-sites caller keeps reading the kept counts. No sites: no figures. `leaveOut`: patients (by id) not counted
+ * (a production study's test patients).
  */
-export async function readSiteFigures(db: Db, studyId: number, siteIds: readonly number[]): Promise<StudyFigure[]> {
+export async function readSiteFigures(
+  db: Db,
+  studyId: number,
+  siteIds: readonly number[],
+  leaveOut: readonly number[] = [],
+): Promise<StudyFigure[]> {
   if (siteIds.length === 0) return [];
-  const sites = sql.join(
-    siteIds.map((id) => sql`${id}::int`),
-    sql`, `,
-  );
+  const counted = leaveOut.length === 0 ? sql`true` : sql`s.id not in (${intList(leaveOut)})`;
   const rows = await queryRows<FigureRow>(
     db,
-    sql`with patients as (
-          select s.id as subject_id, s.created_at, s.deleted_at from subjects s
-          where s.study_id = ${studyId} and s.dept_id in (${sites})
-        ), casebooks as (
-          select sr.id, sr.state, sr.deleted_at from subject_records sr join patients p on p.subject_id = sr.subject_id
-          where sr.study_id = ${studyId}
-        )
-        select f.figure, f.ref, f.label, f.state, f.count, pv.visit_name, pv.plan_id, pv.sort
+    sql`select f.figure, f.ref, f.label, f.state, f.count, pv.visit_name, pv.plan_id, pv.sort
         from (
-          select figure, ref, label, state, count(*)::int as count from (
-            select ${STUDY_FIGURE.CASEBOOKS}::smallint as figure, 0 as ref, '' as label, c.state::smallint as state
-              from casebooks c where c.deleted_at is null
-            union all
-            select ${STUDY_FIGURE.FORMS}::smallint, r.crf_id, '', r.state::smallint
-              from crf_data_records r join casebooks c on c.id = r.subject_record_id
-              where r.study_id = ${studyId} and r.deleted_at is null
-            union all
-            select ${STUDY_FIGURE.QUERIES}::smallint, d.crf_id, '', d.option_type::smallint
-              from doubts d join casebooks c on c.id = d.subject_record_id
-              where d.study_id = ${studyId}
-            union all
-            select ${STUDY_FIGURE.VISITS}::smallint, coalesce(v.plan_visit_id, 0), v.visit_name::text, v.state::smallint
-              from follow_records v join patients p on p.subject_id = v.subject_id
-              where v.study_id = ${studyId} and not v.custom
-            union all
-            select ${STUDY_FIGURE.ENROLMENT}::smallint, 0, study_figure_month(${studyId}::int, p.created_at), 0::smallint
-              from patients p where p.deleted_at is null
-          ) r group by 1, 2, 3, 4
+          select figure, ref, label, state, count(*)::int as count
+          from (${figureRows(studyId, sql`s.dept_id in (${intList(siteIds)}) and ${counted}`)}) r
+          group by 1, 2, 3, 4
         ) f
         left join follow_plan_visits pv on f.figure = ${STUDY_FIGURE.VISITS} and pv.id = f.ref`,
   );
   return rows.map(figureOf);
+}
+
+/**
+ * One row (figure, ref, label, state) per counted row of the study's patients that `patients` (a condition on
+ * subjects `s`) picks: the rows recount_study_figures counts (migration 0033), reached through their patient.
+ */
+function figureRows(studyId: number, patients: SQL): SQL {
+  return sql`with patients as (
+          select s.id as subject_id, s.created_at, s.deleted_at from subjects s
+          where s.study_id = ${studyId} and ${patients}
+        ), casebooks as (
+          select sr.id, sr.state, sr.deleted_at from subject_records sr join patients p on p.subject_id = sr.subject_id
+          where sr.study_id = ${studyId}
+        )
+        select ${STUDY_FIGURE.CASEBOOKS}::smallint as figure, 0 as ref, '' as label, c.state::smallint as state
+          from casebooks c where c.deleted_at is null
+        union all
+        select ${STUDY_FIGURE.FORMS}::smallint, r.crf_id, '', r.state::smallint
+          from crf_data_records r join casebooks c on c.id = r.subject_record_id
+          where r.study_id = ${studyId} and r.deleted_at is null
+        union all
+        select ${STUDY_FIGURE.QUERIES}::smallint, d.crf_id, '', d.option_type::smallint
+          from doubts d join casebooks c on c.id = d.subject_record_id
+          where d.study_id = ${studyId}
+        union all
+        select ${STUDY_FIGURE.VISITS}::smallint, coalesce(v.plan_visit_id, 0), v.visit_name::text, v.state::smallint
+          from follow_records v join patients p on p.subject_id = v.subject_id
+          where v.study_id = ${studyId} and not v.custom
+        union all
+        select ${STUDY_FIGURE.ENROLMENT}::smallint, 0, study_figure_month(${studyId}::int, p.created_at), 0::smallint
+          from patients p where p.deleted_at is null`;
 }
 
 /** The study's casebooks not deleted, in one state or all: the patient list's total when it is not filtered. */

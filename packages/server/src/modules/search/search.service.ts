@@ -16,6 +16,7 @@ import { crfDataRecords, subjectRecords, subjects } from '../../db/schema/index.
 import type { PageRequest } from '../../shared/paging.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { inCallerSites } from '../../shared/patient-site.js';
+import { notTestOfLiveStudy } from '../../shared/test-patients.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { patientParticulars, seesIdentifiers } from '../subjects/subject.service.js';
 import { RECORD_SEPARATOR } from './search-dictionary.js';
@@ -33,11 +34,13 @@ export interface SearchRequest {
  */
 export async function search(ctx: AppContext, access: StudyAccess, request: SearchRequest, page: PageRequest) {
   const { c, where, columns } = await compile(ctx, access, request.conditions, request.columns);
-  // Only the patients of the caller's sites (分中心): the count and every page, and so the v2 export's patients too.
+  // Only the patients of the caller's sites (分中心): the count and every page, and so the v2 export's patients too;
+  // never a production study's test patients (entered against drafts; a study in 测试 finds every patient).
   const scope = and(
     eq(subjectRecords.studyId, access.studyId),
     isNull(subjectRecords.deletedAt),
     inCallerSites(access, subjects.deptId),
+    notTestOfLiveStudy,
     where,
   );
   const rows = await ctx.db
