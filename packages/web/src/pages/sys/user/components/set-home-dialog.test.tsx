@@ -16,7 +16,9 @@ describe('set-home dialog', () => {
     const onClose = vi.fn();
     renderWithProviders(<SetHomeDialog open userIds={[3, 5]} onClose={onClose} />);
     expect(screen.getByText('为选中的 2 个用户设置登录后进入的页面。')).toBeTruthy();
+    // The pages are many (the list is virtual): the user finds one by typing.
     fireEvent.mouseDown(screen.getByRole('combobox'));
+    fireEvent.change(screen.getByRole('combobox'), { target: { value: '用户管理' } });
     fireEvent.click(await screen.findByText('用户管理（/sys/user）'));
     fireEvent.click(screen.getByRole('button', { name: '确定' }));
     await waitFor(() => expect(api.setHome).toHaveBeenCalledWith('sys.user', [3, 5]));

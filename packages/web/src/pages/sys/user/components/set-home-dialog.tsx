@@ -43,7 +43,11 @@ export function SetHomeDialog({ userIds, open, onClose }: Props) {
       <p>{USER_TEXT.setHomeHint(userIds.length)}</p>
       <Form form={form} name="set-home" layout="vertical" onFinish={(values) => save.mutate(values.perm)}>
         <Form.Item label={USER_TEXT.homePage} name="perm" rules={[{ required: true, message: USER_TEXT.homeRequired }]}>
-          <Select options={HOME_OPTIONS} placeholder={COMMON_TEXT.selectPlaceholder} />
+          <Select
+            showSearch={{ optionFilterProp: 'label' }}
+            options={HOME_OPTIONS}
+            placeholder={COMMON_TEXT.selectPlaceholder}
+          />
         </Form.Item>
       </Form>
     </Modal>
