@@ -15,7 +15,14 @@ export const crfDraftQuerySchema = studyIdQuerySchema.extend({ crfId: rowIdTextS
 export const crfDraftBodySchema = z.object({ studyId: rowIdSchema, crfId: rowIdSchema });
 
 /** What the engine finds about a value of a live record under the new version. */
-export const impactFindingKindSchema = z.enum(['removed', 'hidden', 'invalid', 'outOfRange', 'calculation', 'converted']);
+export const impactFindingKindSchema = z.enum([
+  'removed',
+  'hidden',
+  'invalid',
+  'outOfRange',
+  'calculation',
+  'converted',
+]);
 export type ImpactFindingKind = z.infer<typeof impactFindingKindSchema>;
 
 /** What each finding means, in the report's words (the page and the Excel download). */

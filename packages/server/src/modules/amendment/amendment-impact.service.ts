@@ -100,7 +100,10 @@ async function liveRecords(db: Db, scope: ImpactScope) {
         and g.subject_record_id = ${crfDataRecords.subjectRecordId} and g.invalidated_at is null)`,
     })
     .from(crfDataRecords)
-    .innerJoin(subjectRecords, and(eq(subjectRecords.id, crfDataRecords.subjectRecordId), isNull(subjectRecords.deletedAt)))
+    .innerJoin(
+      subjectRecords,
+      and(eq(subjectRecords.id, crfDataRecords.subjectRecordId), isNull(subjectRecords.deletedAt)),
+    )
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
     .leftJoin(departments, eq(departments.deptId, subjects.deptId))
     .where(

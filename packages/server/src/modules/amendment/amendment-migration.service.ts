@@ -11,7 +11,7 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import type { RecordedEvent } from '../../shared/domain-events.js';
 import type { StudyAccess } from '../../shared/study-access.js';
-import { migrateBatch } from '../crf-data/form-write-migration.js';
+import { migrateBatch } from '../crf-data/form-write.js';
 import { JobFailure, jobSummary, type JobInfo, type JobTools } from '../jobs/job-queue.js';
 import { definitionOf } from '../study/crf-definitions.js';
 import { migrationOptionsOf } from './amendment-impact.service.js';
@@ -41,9 +41,26 @@ export interface MigrationJobPayload {
 }
 
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits (at most REACTIONS_WAIT_MS) until the previous batch's reactions are delivered (system queries under the
+ * new version, follow-up, realtime: an engine run and a transaction per record), so that the job never runs far
+ * ahead of them and other requests keep being served. It looks every few milliseconds itself: the outbox's own
+ * settled() waits for the dispatcher's pass, which does not end while saves keep committing events.
+ */
+async function reactionsOf(ctx: AppContext, last: RecordedEvent) {
+  const deadline = Date.now() + REACTIONS_WAIT_MS;
+  while (!(await ctx.events.settled(last, 0)) && Date.now() < deadline) await pause(20);
+}
 
 /** Checks the amendment and queues the job; answers the job in short. */
-export async function startMigration(ctx: AppContext, user: CurrentUser, access: StudyAccess, body: AmendmentMigrateBody) {
+export async function startMigration(
+  ctx: AppContext,
+  user: CurrentUser,
+  access: StudyAccess,
+  body: AmendmentMigrateBody,
+) {
   await crfAmendmentOf(ctx, access.studyId, body.amendmentId);
   const payload: MigrationJobPayload = {
     studyId: access.studyId,
@@ -52,7 +69,10 @@ export async function startMigration(ctx: AppContext, user: CurrentUser, access:
     scope: body.scope,
     siteIds: access.siteIds ? [...access.siteIds] : null,
   };
-  const job = await ctx.jobs.enqueue(CRF_MIGRATION_JOB_KIND, payload, { ownerId: user.userId, studyId: access.studyId });
+  const job = await ctx.jobs.enqueue(CRF_MIGRATION_JOB_KIND, payload, {
+    ownerId: user.userId,
+    studyId: access.studyId,
+  });
   return jobSummary(job);
 }
 
@@ -66,7 +86,10 @@ async function recordsToMove(
   const rows = await ctx.db
     .select({ id: crfDataRecords.id })
     .from(crfDataRecords)
-    .innerJoin(subjectRecords, and(eq(subjectRecords.id, crfDataRecords.subjectRecordId), isNull(subjectRecords.deletedAt)))
+    .innerJoin(
+      subjectRecords,
+      and(eq(subjectRecords.id, crfDataRecords.subjectRecordId), isNull(subjectRecords.deletedAt)),
+    )
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
     .where(
       and(
@@ -107,7 +130,7 @@ export async function runMigrationJob(
   await tools.progress(0, `共 ${ids.length} 条记录待迁移`);
   for (let at = 0; at < ids.length; at += MIGRATION_BATCH) {
     if (tools.signal.aborted) break;
-    if (reactions) await ctx.events.settled(reactions, REACTIONS_WAIT_MS);
+    if (reactions) await reactionsOf(ctx, reactions);
     // Between transactions the saves waiting for the connection (one, on PGlite) go first.
     await breathe();
     const batch = ids.slice(at, at + MIGRATION_BATCH);

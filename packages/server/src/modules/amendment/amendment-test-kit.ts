@@ -1,53 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
-import type { CrfDefinition, CrfNode } from '@ecrf/core';
+import type { CrfDefinition } from '@ecrf/core';
 import { studies, subjectRecords, subjects } from '../../db/schema/index.js';
 import { multipart } from '../../test/multipart.js';
 import type { TestApp } from '../../test/test-app.js';
+import { V1 } from '../../test/amendment-fixture.js';
 
-/**
- * A production study with one form, 随访评估, whose version 2 changes every kind of thing the impact report names:
- * an item removed (备注), an item retyped (过敏: 下拉多选 → 多选, its values convert), a new bound (体重 ≤ 150), a new
- * calculation (指数 = 体重 / 4 instead of / 2), new skip logic (吸烟史 only for 男) and an item added (饮酒).
- */
-
-const item = (type: CrfNode['type'], name: string, title: string, option: CrfNode['option'] = {}): CrfNode => ({
-  name,
-  title,
-  type,
-  option,
-  children: [],
-});
-
-export const FORM_TITLE = '随访评估';
-
-export const V1: CrfDefinition = {
-  title: FORM_TITLE,
-  option: {},
-  children: [
-    item('radio', 'sex', '性别', { optionsValue: '1,2', optionsText: '男,女' }),
-    item('real', 'weight', '体重', { units: 'kg' }),
-    item('real', 'bmi', '指数', { calc: 'weight / 2' }),
-    item('input', 'smoke', '吸烟史'),
-    item('input', 'note', '备注'),
-    item('input', 'score', '评分'),
-    item('multiSelect', 'allergy', '过敏', { optionsValue: 'a,b,c', optionsText: '青霉素,磺胺,其他' }),
-  ],
-} as CrfDefinition;
-
-export const V2: CrfDefinition = {
-  title: FORM_TITLE,
-  option: {},
-  children: [
-    item('radio', 'sex', '性别', { optionsValue: '1,2', optionsText: '男,女' }),
-    item('real', 'weight', '体重', { units: 'kg', validate: { min: 0, max: 150 } }),
-    item('real', 'bmi', '指数', { calc: 'weight / 4' }),
-    item('input', 'smoke', '吸烟史', { showIf: 'sex == "1"' }),
-    item('int', 'score', '评分'),
-    item('checkbox', 'allergy', '过敏', { optionsValue: 'a,b,c', optionsText: '青霉素,磺胺,其他' }),
-    item('input', 'alcohol', '饮酒'),
-  ],
-} as CrfDefinition;
+export { FORM_TITLE, V1, V2 } from '../../test/amendment-fixture.js';
 
 export interface AmendmentStudy {
   admin: string;

@@ -50,7 +50,10 @@ export function amendmentRoutes(app: App, ctx: AppContext) {
 
   app.get(
     '/api/system/crf/draft',
-    { schema: { tags: crfTags, summary: 'CRF的草稿（无则为 null）', querystring: crfDraftQuerySchema }, config: { study: fromQuery } },
+    {
+      schema: { tags: crfTags, summary: 'CRF的草稿（无则为 null）', querystring: crfDraftQuerySchema },
+      config: { study: fromQuery },
+    },
     async (request) => ok(await drafts.getDraft(ctx, request.query.studyId, request.query.crfId)),
   );
   app.post(
@@ -93,9 +96,7 @@ export function amendmentRoutes(app: App, ctx: AppContext) {
     async (request) => {
       const q = request.query;
       const { impact } = await amendmentService.draftImpactOf(ctx, q.studyId, q.crfId);
-      return ok(
-        await amendmentService.drillDown(ctx, requireStudy(request), impact, q, pageRequest(q)),
-      );
+      return ok(await amendmentService.drillDown(ctx, requireStudy(request), impact, q, pageRequest(q)));
     },
   );
   app.get(
@@ -129,7 +130,12 @@ export function amendmentRoutes(app: App, ctx: AppContext) {
   app.get(
     '/api/business/amendment/:id/impact',
     {
-      schema: { tags, summary: '方案修订的影响报告（尚未迁移的记录）', params: idParamSchema, querystring: studyIdQuery },
+      schema: {
+        tags,
+        summary: '方案修订的影响报告（尚未迁移的记录）',
+        params: idParamSchema,
+        querystring: studyIdQuery,
+      },
       config: { study: fromQuery, permission: 'study:crf' },
     },
     async (request) => {

@@ -64,7 +64,10 @@ export async function crfAmendmentOf(ctx: AppContext, studyId: number, id: numbe
   if (!row || row.amendment.toVersion === null || row.amendment.fromVersion === null) {
     throw AppError.notFound('amendment.not_found', '方案修订不存在');
   }
-  return row as { amendment: AmendmentRecordRow & { crfId: number; fromVersion: number; toVersion: number }; crfTitle: string };
+  return row as {
+    amendment: AmendmentRecordRow & { crfId: number; fromVersion: number; toVersion: number };
+    crfTitle: string;
+  };
 }
 
 /** The impact of a CRF's open draft over every live record of the form. */
@@ -188,7 +191,12 @@ export async function remainingCount(ctx: AppContext, crfId: number, toVersion: 
   const [row] = await ctx.db
     .select({ n: count() })
     .from(crfDataRecords)
-    .innerJoin(subjectRecords, and(eq(subjectRecords.id, crfDataRecords.subjectRecordId), isNull(subjectRecords.deletedAt)))
-    .where(and(eq(crfDataRecords.crfId, crfId), isNull(crfDataRecords.deletedAt), lt(crfDataRecords.crfVersion, toVersion)));
+    .innerJoin(
+      subjectRecords,
+      and(eq(subjectRecords.id, crfDataRecords.subjectRecordId), isNull(subjectRecords.deletedAt)),
+    )
+    .where(
+      and(eq(crfDataRecords.crfId, crfId), isNull(crfDataRecords.deletedAt), lt(crfDataRecords.crfVersion, toVersion)),
+    );
   return Number(row?.n ?? 0);
 }

@@ -1,10 +1,19 @@
 import ExcelJS from 'exceljs';
+import { IMPACT_KIND_NAMES } from '@ecrf/core';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, crfDataRecords, signatures } from '../../db/schema/index.js';
 import { verifyAuditChains } from '../audit/audit-chain.js';
 import { createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../test/test-app.js';
-import { enrol, migrate, openAmendmentStudy, save, uploadDraft, V2, type AmendmentStudy } from './amendment-test-kit.js';
+import {
+  enrol,
+  migrate,
+  openAmendmentStudy,
+  save,
+  uploadDraft,
+  V2,
+  type AmendmentStudy,
+} from './amendment-test-kit.js';
 
 /**
  * The impact report and the migration on a hand-built case (amendment-test-kit.ts: 随访评估 v1 → v2), one record per
@@ -134,7 +143,13 @@ describe('the impact report of a CRF draft', () => {
     });
     const hidden = await t.call(s.admin, 'GET', `/api/system/crf/draft/impact/records?${q()}&itemName=smoke`);
     expect(hidden.body.data.rows).toEqual([
-      expect.objectContaining({ crfDataRecordId: R['R3']!.id, kind: 'hidden', oldValue: '5年', newValue: null, submitted: true }),
+      expect.objectContaining({
+        crfDataRecordId: R['R3']!.id,
+        kind: 'hidden',
+        oldValue: '5年',
+        newValue: null,
+        submitted: true,
+      }),
     ]);
     const paged = await t.call(s.admin, 'GET', `/api/system/crf/draft/impact/records?${q()}&pageSize=3&pageNum=3`);
     expect(paged.body.data).toEqual({ total: 7, rows: [all.body.data.rows[6]] });
@@ -155,7 +170,7 @@ describe('the impact report of a CRF draft', () => {
     expect(rows).toHaveLength(8);
     expect(rows[0]!.slice(1, 7)).toEqual(['患者编号', '中心', '表单记录ID', '题目', '题目名', '影响']);
     const r3 = rows.find((r) => r[3] === R['R3']!.id)!;
-    expect(r3.slice(4, 10)).toEqual(['吸烟史', 'smoke', '被新显示条件隐藏', '5年', '', '是']);
+    expect(r3.slice(4, 10)).toEqual(['吸烟史', 'smoke', IMPACT_KIND_NAMES.hidden, '5年', '', '是']);
     const summary = book.getWorksheet('汇总')!;
     const text = JSON.stringify(summary.getSheetValues());
     expect(text).toContain('"记录总数",6');

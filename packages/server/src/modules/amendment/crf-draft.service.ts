@@ -5,14 +5,13 @@ import { amendments, crfDataRecords, crfVersions, crfs, studies, users } from '.
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { audit } from '../audit/audit.service.js';
-import type { ReadForm } from '../study/crf-definition-facts.js';
-import type { CrfSource } from '../study/crf-import.worker.js';
+import type { CrfSource, ReadForm } from '../study/crf.service.js';
 import { impactOf, type Impact } from './amendment-impact.service.js';
 
 /**
  * A CRF's draft (草稿, issue 36): one crf_versions row per CRF with draft = true, numbered currentVersion + 1.
  * crfs.currentVersion stays the newest published version, so every reader of the published form is unchanged; only
- * test patients fill the draft (draft-version.ts). Publishing the draft makes it the current version and records an
+ * test patients fill the draft (draft-version.service.ts). Publishing the draft makes it the current version and records an
  * amendment with its impact report; the records stay on their version until the migration moves them.
  */
 

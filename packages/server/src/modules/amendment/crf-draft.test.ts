@@ -49,7 +49,9 @@ describe('CRF drafts', () => {
     // A dry run says what the upload would do; the upload replaces the draft's definition, not its number.
     const planned = await uploadDraft(t, admin, s.studyId, V2, { dryRun: '1' });
     expect(planned.status, JSON.stringify(planned.body)).toBe(200);
-    expect(planned.body.data.plan).toEqual([expect.objectContaining({ crfId: s.crfId, action: 'version', version: 2 })]);
+    expect(planned.body.data.plan).toEqual([
+      expect.objectContaining({ crfId: s.crfId, action: 'version', version: 2 }),
+    ]);
     const uploaded = await uploadDraft(t, admin, s.studyId, V2);
     expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
     expect(uploaded.body.data.crfs).toEqual([{ id: s.crfId, title: V2.title, version: 2 }]);

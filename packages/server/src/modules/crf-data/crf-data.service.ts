@@ -23,7 +23,7 @@ import { audit } from '../audit/audit.service.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
 import { assertWritable } from '../locks/lock-gate.js';
 import { definitionOf, nodesOf } from '../study/crf-definitions.js';
-import { newRecordVersion } from '../amendment/draft-version.js';
+import { newRecordVersion } from '../amendment/draft-version.service.js';
 import { stagesWithForms } from '../study/setup.service.js';
 import { FORM_SDV_KEY, issueOut } from './form-rules.js';
 import { crfOfStudy, liveRecord, RequestAlreadyApplied, saveForm, type SaveInput } from './form-write.js';
@@ -174,7 +174,7 @@ export async function crfDetail(
   const repeatable = await isRepeatable(ctx.db, crfId);
   const current = crfDataRecordId ? rows.find((r) => r.id === crfDataRecordId) : repeatable ? undefined : rows[0];
   if (crfDataRecordId && !current) throw AppError.notFound('crf_data.not_found', '表单记录不存在');
-  // A new record's form: a test patient's is the open draft (draft-version.ts), as its save will store it.
+  // A new record's form: a test patient's is the open draft (draft-version.service.ts), as its save will store it.
   const version = current?.crfVersion ?? (await newRecordVersion(ctx.db, subjectRecordId, crfId)) ?? crf.currentVersion;
   const definition = await definitionOf(ctx.db, crfId, version);
   // Identifier items read masked without 查看患者身份信息 (the files they name too).

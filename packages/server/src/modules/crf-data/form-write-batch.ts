@@ -9,7 +9,7 @@ import { chainedContent, type AuditEntry } from '../audit/audit.service.js';
 import { appendChained } from '../audit/audit-chain.js';
 import { lockRefusals } from '../locks/lock-gate.js';
 import { definitionsOf, versionKey } from '../study/crf-definitions.js';
-import { draftVersionColumn, versionForNewRecord } from '../amendment/draft-version.js';
+import { draftVersionColumn, versionForNewRecord } from '../amendment/draft-version.service.js';
 import {
   judgeSave,
   saveAuditEntries,
@@ -199,7 +199,7 @@ export async function writeFormBatch(
     const judged: Array<{ t: WriteTarget; existing: Stored | undefined; crfVersion: number; j: SaveJudgement }> = [];
     const wanted = ready.map((t) => {
       const existing = t.existing ? locked.get(t.existing.id) : undefined;
-      // A test patient's new record fills the open draft (draft-version.ts), as on the form page.
+      // A test patient's new record fills the open draft (draft-version.service.ts), as on the form page.
       const version =
         existing?.crfVersion ?? versionForNewRecord(forms.get(t.form.crfId)!, live.get(t.subjectRecordId)!.test);
       return { crfId: t.form.crfId, version };

@@ -167,10 +167,7 @@ export async function migrateBatch(tx: Db, ctx: AppContext, batch: MigrationBatc
     where r.id = v.id and r.study_id = ${studyId}`);
   if (voiding.size > 0) {
     const voids = [...voiding].map(([subjectRecordId, why]) => ({ subjectRecordId, why }));
-    const voided = await queryRows<{ id: number; subject_record_id: number }>(
-      tx,
-      voidSignatures(studyId, voids, now),
-    );
+    const voided = await queryRows<{ id: number; subject_record_id: number }>(tx, voidSignatures(studyId, voids, now));
     entries.push(...voidedSignatureEntries(studyId, voids, voided));
   }
   await appendChained(tx, chainedContent(batch.actor, now, entries));

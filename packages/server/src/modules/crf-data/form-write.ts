@@ -23,7 +23,7 @@ import { linkFollowForm } from '../follow/follow-forms.js';
 import { assertWritable } from '../locks/lock-gate.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 import { definitionOf } from '../study/crf-definitions.js';
-import { draftVersionColumn, versionForNewRecord } from '../amendment/draft-version.js';
+import { draftVersionColumn, versionForNewRecord } from '../amendment/draft-version.service.js';
 import {
   judgeSave,
   saveAuditEntries,
@@ -253,6 +253,9 @@ async function recordRefusal(tx: Db, writer: FormWriter, change: FormChange, exi
 
 /** Another save with the same request id committed first: its answer is the answer (crf-data.service saveCrf). */
 export class RequestAlreadyApplied extends Error {}
+
+/** The migration writer of an amendment (issue 36): records moved to a newer version of their form. */
+export { migrateBatch, type MigrationBatch, type MigrationCounts } from './form-write-migration.js';
 
 /**
  * Writes one form's values inside the caller's transaction, through every rule in the order above. Throws the

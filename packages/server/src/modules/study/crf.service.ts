@@ -30,14 +30,9 @@ import type { CrfImportPool, UploadedFile } from './crf-import.pool.js';
 import { readForm, type ReadForm } from './crf-definition-facts.js';
 import type { CrfSource } from './crf-import.worker.js';
 import { grantNewCrfsToFullRoles } from './staff.service.js';
-import {
-  planDrafts,
-  recordUploadAmendments,
-  refuseOpenDrafts,
-  storeDrafts,
-} from '../amendment/crf-draft.service.js';
+import { planDrafts, recordUploadAmendments, refuseOpenDrafts, storeDrafts } from '../amendment/crf-draft.service.js';
 
-export type { CrfSource };
+export type { CrfSource, ReadForm };
 
 const notFound = () => AppError.notFound('crf.not_found', 'CRF不存在');
 

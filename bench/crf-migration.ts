@@ -1,0 +1,187 @@
+/**
+ * An amendment's migration (issue 36) of 10,000 records through the HTTP routes on the default embedded database
+ * (PGlite on disk, fsync on): the records written straight into the tables (one patient each, version 1 of
+ * 随访评估), version 2 uploaded into the CRF's draft, its impact report read, the draft published and every record
+ * moved by the background job ('crf-migration', 200 records a transaction). Meanwhile another user works: a loop
+ * opening a patient's form (`GET /api/v3/business/crf/:id`) and a loop saving records of the same form (re-read and
+ * saved again when the job moved the record under it, as the page does). Prints the times, the records per second,
+ * and the p50/p99 of those requests during the migration beside the same loops idle.
+ * Prints figures; no thresholds here. BENCH_RECORDS changes the count; BENCH_DATABASE_URL runs it on PostgreSQL.
+ */
+import fs from 'node:fs';
+import type net from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { eq } from 'drizzle-orm';
+import { wrapPglite, wrapPostgres } from '../packages/server/src/db/client.js';
+import { openDurablePglite } from '../packages/server/src/db/pglite-engine.js';
+import { crfDataRecords, studies } from '../packages/server/src/db/schema/index.js';
+import { menRecords, seedRecords, V1, V2 } from '../packages/server/src/test/amendment-fixture.js';
+import { BENCH_PASSWORD, benchApp } from './harness.js';
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000);
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-bench-migration-'));
+const serverUrl = process.env.BENCH_DATABASE_URL;
+const benchDb = `edc_bench_migration_${process.pid}`;
+async function admin(statement: string) {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  await client.query(statement);
+  await client.end();
+}
+let databaseUrl: URL | undefined;
+if (serverUrl) {
+  await admin(`CREATE DATABASE ${benchDb}`);
+  databaseUrl = new URL(serverUrl);
+  databaseUrl.pathname = `/${benchDb}`;
+}
+const database = databaseUrl
+  ? wrapPostgres(databaseUrl.toString())
+  : wrapPglite(await openDurablePglite(path.join(dir, 'db')));
+const { app } = await benchApp(database, dir);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const base = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
+const login = (await (
+  await fetch(`${base}/api/ignore/sys/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: '13800000000', password: BENCH_PASSWORD }),
+  })
+).json()) as { data: { token: string } };
+const token = login.data.token;
+const call = async (method: string, url: string, body?: unknown) => {
+  const res = await fetch(base + url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await res.json()) as { code: number; msg: string; data: any };
+};
+const ok = (answer: { code: number; msg: string; data: any }, what: string) => {
+  if (answer.code !== 200) throw new Error(`${what}: ${answer.code} ${answer.msg}`);
+  return answer.data;
+};
+
+const studyId = ok(await call('GET', '/api/business/study/list'), 'study list').list[0].id as number;
+await database.db.update(studies).set({ mode: 'production' }).where(eq(studies.studyId, studyId));
+const crfId = ok(await call('POST', '/api/system/crf', { studyId, definition: V1 }), 'CRF upload').crfs[0].id as number;
+const site = async (deptName: string) =>
+  ok(await call('POST', '/api/system/dept', { deptName, parentId: 1, orderNum: 5 }), 'site').deptId as number;
+const target = { studyId, crfId, siteA: await site('压测甲中心'), siteB: await site('压测乙中心') };
+let started = performance.now();
+await seedRecords(database.db, target, RECORDS, 'MIG');
+console.log(
+  `crf migration: ${RECORDS} records, ${databaseUrl ? `PostgreSQL (${databaseUrl.host})` : 'PGlite on disk'}; written in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+);
+
+const draftForm = new FormData();
+draftForm.append('studyId', String(studyId));
+draftForm.append('draft', '1');
+draftForm.append('file', new Blob([JSON.stringify(V2)]), '随访评估.json');
+ok(
+  (await (
+    await fetch(`${base}/api/system/crf`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: draftForm,
+    })
+  ).json()) as { code: number; msg: string; data: any },
+  'draft upload',
+);
+
+const men = await menRecords(database.db, crfId, RECORDS);
+const probe = men[0]!;
+const saveTargets = Array.from({ length: 50 }, (_, i) => men[Math.floor((i * men.length) / 50)]!);
+
+const pct = (samples: number[], p: number) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0).toFixed(1);
+};
+
+/** Another user's form reads and saves, each loop one request after another while `work` runs. */
+async function measured<T>(label: string, work: () => Promise<T>): Promise<T> {
+  let running = true;
+  const reads: number[] = [];
+  const saves: number[] = [];
+  let conflicts = 0;
+  let failures = 0;
+  const reading = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      ok(await call('GET', `/api/v3/business/crf/${probe.subjectRecordId}?crfId=${crfId}`), 'form read');
+      reads.push(performance.now() - t0);
+    }
+  })();
+  const saving = (async () => {
+    for (let n = 0; running; n++) {
+      const record = saveTargets[n % saveTargets.length]!;
+      const [row] = await database.db.select().from(crfDataRecords).where(eq(crfDataRecords.id, record.id));
+      const t0 = performance.now();
+      const answer = await call('PUT', '/api/v3/business/crf', {
+        subjectRecordId: record.subjectRecordId,
+        crfId,
+        crfDataRecordId: record.id,
+        version: row!.version,
+        values: { ...row!.values, weight: String(60 + (n % 30)) },
+      });
+      saves.push(performance.now() - t0);
+      if (answer.code === 409) conflicts += 1;
+      else if (answer.code !== 200) failures += 1;
+    }
+  })();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const t0 = performance.now();
+  const out = await work();
+  const seconds = (performance.now() - t0) / 1000;
+  running = false;
+  await Promise.all([reading, saving]);
+  loop.disable();
+  const ms = (ns: number) => (ns / 1e6).toFixed(0);
+  console.log(
+    `  ${label.padEnd(24)} ${seconds.toFixed(1).padStart(6)} s   event-loop delay p99 ${ms(loop.percentile(99))} ms, max ${ms(loop.max)} ms\n` +
+      `    ${reads.length} form reads: p50 ${pct(reads, 0.5)} ms, p99 ${pct(reads, 0.99)} ms;` +
+      `   ${saves.length} saves: p50 ${pct(saves, 0.5)} ms, p99 ${pct(saves, 0.99)} ms` +
+      ` (${conflicts} moved under the saver: 409, saved again; ${failures} failed)`,
+  );
+  return out;
+}
+
+await measured('idle (baseline)', () => new Promise((resolve) => setTimeout(resolve, 5_000)));
+started = performance.now();
+const impact = ok(await call('GET', `/api/system/crf/draft/impact?studyId=${studyId}&crfId=${crfId}`), 'impact');
+console.log(
+  `  impact report            ${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s   ${JSON.stringify(impact.records)}`,
+);
+started = performance.now();
+const published = ok(
+  await call('POST', '/api/system/crf/draft/publish', { studyId, crfId, name: '压测修订' }),
+  'publish',
+);
+console.log(`  publish (with its report) ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s`);
+const job = await measured('migration (job)', async () => {
+  const queued = ok(
+    await call('POST', '/api/business/amendment/migrate', {
+      studyId,
+      amendmentId: published.amendmentId,
+      scope: { kind: 'all' },
+    }),
+    'migrate',
+  );
+  for (;;) {
+    const now = ok(await call('GET', `/api/system/jobs/${queued.jobId}`), 'job');
+    if (now.state === 'done' || now.state === 'failed' || now.state === 'cancelled') return now;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+});
+const seconds = (new Date(job.finishedAt).getTime() - new Date(job.startedAt).getTime()) / 1000;
+console.log(
+  `    job ${job.state} in ${seconds.toFixed(1)} s (${(RECORDS / seconds).toFixed(0)} records/s): ${JSON.stringify(job.result)}`,
+);
+await app.close();
+await database.close();
+if (serverUrl) await admin(`DROP DATABASE ${benchDb}`);
+fs.rmSync(dir, { recursive: true, force: true });
