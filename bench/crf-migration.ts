@@ -102,7 +102,7 @@ const pct = (samples: number[], p: number) => {
 };
 
 /** Another user's form reads and saves, each loop one request after another while `work` runs. */
-async function measured<T>(label: string, work: () => Promise<T>): Promise<T> {
+async function measured<T>(label: string, work: () => Promise<T>): Promise<{ out: T; seconds: number }> {
   let running = true;
   const reads: number[] = [];
   const saves: number[] = [];
@@ -147,7 +147,7 @@ async function measured<T>(label: string, work: () => Promise<T>): Promise<T> {
       `   ${saves.length} saves: p50 ${pct(saves, 0.5)} ms, p99 ${pct(saves, 0.99)} ms` +
       ` (${conflicts} moved under the saver: 409, saved again; ${failures} failed)`,
   );
-  return out;
+  return { out, seconds };
 }
 
 await measured('idle (baseline)', () => new Promise((resolve) => setTimeout(resolve, 5_000)));
@@ -162,7 +162,7 @@ const published = ok(
   'publish',
 );
 console.log(`  publish (with its report) ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s`);
-const job = await measured('migration (job)', async () => {
+const { out: job, seconds } = await measured('migration (job)', async () => {
   const queued = ok(
     await call('POST', '/api/business/amendment/migrate', {
       studyId,
@@ -177,7 +177,6 @@ const job = await measured('migration (job)', async () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 });
-const seconds = (new Date(job.finishedAt).getTime() - new Date(job.startedAt).getTime()) / 1000;
 console.log(
   `    job ${job.state} in ${seconds.toFixed(1)} s (${(RECORDS / seconds).toFixed(0)} records/s): ${JSON.stringify(job.result)}`,
 );
