@@ -451,9 +451,10 @@ export function createOutbox(options: OutboxOptions): EventOutbox {
         );
       if (Number(row?.n ?? 0) === 0) return true;
       if (Date.now() >= deadline) return false;
-      // This server's pass, when one is under way; else (another server delivers, or a retry waits) look again soon.
-      if (running) await running;
-      else await new Promise((resolve) => setTimeout(resolve, 10));
+      // This server's pass, or soon, whichever is first: under continuous saves a pass never ends, and the deadline
+      // must still be kept (another server may deliver, or a retry wait).
+      const soon = new Promise((resolve) => setTimeout(resolve, 10));
+      await (running ? Promise.race([running, soon]) : soon);
     }
   }
 
