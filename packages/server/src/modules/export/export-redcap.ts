@@ -44,7 +44,12 @@ const DATE_TYPES = new Set(['date', 'datetime', 'partialDate']);
 export function redcapWriter(ctx: AppContext, user: CurrentUser, access: StudyAccess) {
   return async (wctx: WriteContext): Promise<WrittenFile> => {
     const { plan } = wctx;
-    const project = await loadProject(ctx, { tokenId: 0, user, access });
+    // The plan's definitions: a form's removed items that hold values are fields too (export-removed-items.ts).
+    const project = await loadProject(
+      ctx,
+      { tokenId: 0, user, access },
+      new Map(plan.forms.map((f) => [f.crfId, f.definition])),
+    );
     const forms = new Set(
       project.instruments.filter((i) => plan.forms.some((f) => f.crfId === i.crfId)).map((i) => i.form),
     );

@@ -24,6 +24,7 @@ import { inCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { studyFormLayout } from '../../shared/study-forms.js';
 import { definitionsOf, versionKey } from '../study/crf-definitions.js';
+import { removedItemsWithValues, withRemovedItems } from './export-removed-items.js';
 
 /** Patients read per statement: a batch and its records are all the export holds in memory at once. */
 export const PATIENT_BATCH = 500;
@@ -42,9 +43,17 @@ export interface PlanStage {
 export interface PlanForm {
   crfId: number;
   title: string;
-  /** The current version's definition: variables, titles and choices come from it. */
+  /**
+   * The current version's definition: variables, titles and choices come from it. After its own items, the items
+   * older versions had that still hold a value in an exported record (export-removed-items.ts: marked （已删除）).
+   */
   definition: CrfDefinition;
-  /** Unique across the export (a name used by two forms is numbered in the later one). */
+  /** The names of those removed items (none: the definition is the current version's as it is). */
+  removedItems: string[];
+  /**
+   * Unique across the export (a name used by two forms is numbered in the later one; the removed items' after every
+   * form's current ones, so a current variable's name never depends on them).
+   */
   variables: ExportVariable[];
   /** The form's first stage in the study's order: the stage column of its rows (records carry no stage). */
   stage: PlanStage | null;
@@ -110,6 +119,7 @@ export async function exportPlan(
   access: StudyAccess,
   options: ExportOptions,
   test: boolean,
+  scope: ResolvedScope = { kind: 'study' },
 ): Promise<ExportPlan> {
   const studyId = access.studyId;
   const { forms, stages, links } = await studyFormLayout(ctx.db, studyId);
@@ -123,32 +133,51 @@ export async function exportPlan(
     ctx.db,
     chosen.map((f) => ({ crfId: f.id, version: f.version })),
   );
-  const planForms: PlanForm[] = [];
-  for (const f of chosen) {
+  const current = chosen.flatMap((f) => {
     const definition = definitions.get(versionKey(f.id, f.version));
-    if (!definition) continue;
+    return definition ? [{ f, definition }] : [];
+  });
+  const removed = await removedItemsWithValues(ctx, {
+    studyId,
+    forms: current.map(({ f, definition }) => ({ crfId: f.id, version: f.version, definition })),
+    patients: patientsOfPlan({ studyId, siteIds: access.siteIds, test }),
+    subjectRecordIds: scope.kind === 'list' ? scope.subjectRecordIds : null,
+    states: options.states,
+    identifiers: options.identifiers,
+  });
+  const planForms: PlanForm[] = [];
+  // Per form: how many of its variables are the current version's (the removed items' come after them).
+  const own: number[] = [];
+  for (const { f, definition: currentDefinition } of current) {
+    const removedItems = removed.get(f.id) ?? [];
+    const definition = withRemovedItems(currentDefinition, removedItems);
     const mine = links.filter((l) => l.crfId === f.id);
     const identifiers = identifierItemsOf(definition);
+    const kept = (v: ExportVariable) => options.identifiers || !isIdentifierKey(identifiers, v.item);
+    const variables = exportVariables(definition);
+    own.push(exportVariables(currentDefinition).filter(kept).length);
     planForms.push({
       crfId: f.id,
       title: f.title,
       definition,
-      variables: exportVariables(definition).filter(
-        (v) => options.identifiers || !isIdentifierKey(identifiers, v.item),
-      ),
+      removedItems: removedItems.map((n) => n.name),
+      variables: variables.filter(kept),
       stage: stages.find((s) => mine.some((l) => l.stageId === s.stageId)) ?? null,
       repeating: mine.some((l) => l.repeat !== 1),
       identifiers,
     });
   }
   const patientColumns = PATIENT_COLUMNS.filter((c) => options.identifiers || !c.identifier);
-  // One name space for the wide layouts: patient columns, the row keys, then every form's variables.
+  // One name space for the wide layouts: patient columns, the row keys, then every form's variables (the current
+  // versions' first, then the removed items').
   const reserved = [...patientColumns.map((c) => c.name), 'stage', 'crf', 'instance', 'record_state'];
-  const names = uniqueNames([...reserved, ...planForms.flatMap((f) => f.variables.map((v) => v.name))]).slice(
-    reserved.length,
-  );
-  let i = 0;
-  for (const form of planForms) form.variables = form.variables.map((v) => ({ ...v, name: names[i++]! }));
+  const ordered = [
+    ...planForms.flatMap((f, k) => f.variables.slice(0, own[k])),
+    ...planForms.flatMap((f, k) => f.variables.slice(own[k])),
+  ];
+  const names = uniqueNames([...reserved, ...ordered.map((v) => v.name)]).slice(reserved.length);
+  const nameOf = new Map(ordered.map((v, i) => [v, names[i]!]));
+  for (const form of planForms) form.variables = form.variables.map((v) => ({ ...v, name: nameOf.get(v)! }));
   const diseases = await ctx.db
     .select({ code: studyDiseases.diseaseCode, name: studyDiseases.diseaseName })
     .from(studyDiseases)
@@ -220,7 +249,7 @@ export function dateShifter(maxDays: number | null): (subjectRecordId: number) =
  * The patients an export holds, on casebooks joined with their patients: live, of its study, at its sites; in a
  * production study never its test patients.
  */
-function patientsOfPlan(plan: ExportPlan) {
+function patientsOfPlan(plan: Pick<ExportPlan, 'studyId' | 'siteIds' | 'test'>) {
   return and(
     eq(subjectRecords.studyId, plan.studyId),
     isNull(subjectRecords.deletedAt),

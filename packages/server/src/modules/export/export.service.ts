@@ -235,8 +235,8 @@ export async function runExport(
     } catch (e) {
       throw new JobFailure(e instanceof AppError ? e.message : '导出条件不再有效');
     }
-    const plan = await exportPlan(ctx, access, payload.options, study.test);
     const scope = payload.scope;
+    const plan = await exportPlan(ctx, access, payload.options, study.test, scope);
     const total = await countPatients(ctx, plan, scope);
     const shift = dateShifter(payload.options.dateShiftDays);
     let last = -1;

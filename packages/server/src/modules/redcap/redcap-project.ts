@@ -85,7 +85,12 @@ export const checkboxColumn = redcapCheckboxColumn;
  * all forms, so variable names never depend on who asks), cut to the forms the caller may view and, without
  * the identifier permission, without items marked as identifiers.
  */
-export async function loadProject(ctx: AppContext, caller: ApiCaller): Promise<Project> {
+export async function loadProject(
+  ctx: AppContext,
+  caller: ApiCaller,
+  /** Definitions to use instead of some CRFs' current versions (the data export's, with its removed items). */
+  definitionFor?: ReadonlyMap<number, CrfDefinition>,
+): Promise<Project> {
   const { access } = caller;
   const [study] = await ctx.db.select().from(studies).where(eq(studies.studyId, access.studyId));
   if (!study) throw new ApiRefusal(403, '项目不存在');
@@ -96,7 +101,9 @@ export async function loadProject(ctx: AppContext, caller: ApiCaller): Promise<P
     .where(eq(crfStages.studyId, access.studyId))
     .orderBy(asc(crfStages.orderNum), asc(crfStages.id));
   const links = await ctx.db.select().from(crfStageCrfs).where(eq(crfStageCrfs.studyId, access.studyId));
-  const definitions = await Promise.all(forms.map((f) => definitionOf(ctx.db, f.id, f.currentVersion)));
+  const definitions = await Promise.all(
+    forms.map((f) => definitionFor?.get(f.id) ?? definitionOf(ctx.db, f.id, f.currentVersion)),
+  );
   const dictionary = exportRedcapDictionary(definitions, { recordId: RECORD_ID });
 
   // The stages as REDCap's events (one arm), named as REDCap names them; a form's data is in one event.
