@@ -62,6 +62,7 @@ export const STUDY_SCOPED = [
   'medical_records',
   'recognitions',
   'study_locks',
+  'amendments',
 ] as const;
 
 /** Reference tables: small, read by every study, replicated to every node. */
@@ -84,6 +85,7 @@ export const REFERENCE = [
  */
 export const COORDINATOR_LOCAL: Record<string, string> = {
   sessions: 'sign-in sessions of users, who belong to no one study',
+  password_history: 'earlier password hashes of users, who belong to no one study (the last five may not be reused)',
   spent_refresh_tokens: 'token rotation, per session',
   kv_entries: 'short-lived shared state (captcha answers, lockout counters) when no Redis is configured',
   oper_logs: 'the installation-wide operation log; study_id is optional (system pages have none)',

@@ -465,4 +465,33 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
     url: `/api/v1/advisory/manager/${f.consultationId}/close`,
     body: { studyId: f.studyId },
   })),
+  // Accounts and sessions (docs/lifecycle.md): the user's own session, the installation's settings.
+  'GET /api/sys/session/ping': sys,
+  'GET /api/system/security-settings': sys,
+  'PUT /api/system/security-settings': sys,
+  'GET /api/system/security-settings/history': sys,
+  // 测试/上线: counts of the test patients of every site; 上线 is a study-wide act of its holders.
+  'GET /api/business/study/golive': { kind: 'study', why: 'counts only, no patient named' },
+  'POST /api/business/study/golive': { kind: 'study', why: 'purges every site’s test patients: a study-wide act' },
+  // CRF drafts and amendments: the summary is counts; drill-down, workbook and migration keep to the caller's sites.
+  'GET /api/system/crf/draft': study,
+  'POST /api/system/crf/draft': study,
+  'DELETE /api/system/crf/draft': study,
+  'POST /api/system/crf/draft/publish': study,
+  'GET /api/system/crf/draft/impact': { kind: 'study', why: 'counts only, no patient named' },
+  'GET /api/system/crf/draft/impact/records': elsewhere('amendment-sites.test.ts'),
+  'GET /api/system/crf/draft/impact/export': elsewhere('amendment-sites.test.ts'),
+  'GET /api/business/amendments': { kind: 'study', why: 'amendments and counts, no patient named' },
+  'GET /api/business/amendment/{id}/impact': { kind: 'study', why: 'counts only, no patient named' },
+  'GET /api/business/amendment/{id}/impact/records': elsewhere('amendment-sites.test.ts'),
+  'GET /api/business/amendment/{id}/impact/export': elsewhere('amendment-sites.test.ts'),
+  'POST /api/business/amendment/migrate': elsewhere('amendment-sites.test.ts'),
+  'GET /api/business/follow/draft': study,
+  'PUT /api/business/follow/draft': study,
+  'DELETE /api/business/follow/draft': study,
+  'GET /api/business/follow/draft/impact': elsewhere('follow-draft-sites.test.ts'),
+  'POST /api/business/follow/draft/publish': {
+    kind: 'study',
+    why: 'reschedules every site’s open visits as the plan says: a study-wide act of plan holders',
+  },
 };
