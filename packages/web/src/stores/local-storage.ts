@@ -1,3 +1,5 @@
+import { SIGN_OUT_NOTICE_KEY } from './sign-out-notice';
+
 /**
  * The browser's durable copy of the session (forms §3: token, user object, refresh token and
  * button-permission list). Kept apart from the zustand store so the request wrapper can read
@@ -74,8 +76,11 @@ export const storage = {
       }
       window.localStorage.clear();
       for (const [key, value] of kept) window.localStorage.setItem(key, value);
-      // The tab's session state (the 数据检索 page keeps its search there) holds conditions and values: gone too.
+      // The tab's session state (the 数据检索 page keeps its search there) holds conditions and values: gone too,
+      // except why the session ended, written just before (idle sign-out) for the sign-in page to say.
+      const notice = window.sessionStorage.getItem(SIGN_OUT_NOTICE_KEY);
       window.sessionStorage.clear();
+      if (notice !== null) window.sessionStorage.setItem(SIGN_OUT_NOTICE_KEY, notice);
     } catch {
       // Storage can be unavailable (private mode); there is nothing left to clear then.
     }
