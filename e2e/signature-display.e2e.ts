@@ -25,7 +25,7 @@ beforeAll(async () => {
   const patient = await api<{ subjectRecordId: number }>('POST', '/api/business/subject', {
     studyId: prepared.studyId,
     subjectName: '签名展示',
-    gender: 2,
+    gender: 0,
     birth: '1961-09-30',
     diseaseCode: 'LSS',
   });

@@ -64,11 +64,12 @@ beforeAll(async () => {
   const patient = await api<{ subjectRecordId: number; identificationCode: string }>('POST', '/api/business/subject', {
     studyId,
     subjectName: '孙演练',
+    identificationCode: 'SY-001',
     gender: 1,
     birth: '1965-04-12',
     diseaseCode: 'CSM',
   });
-  patientCode = patient.identificationCode;
+  patientCode = patient.identificationCode ?? 'SY-001';
   await api('PUT', '/api/v3/business/crf', {
     subjectRecordId: patient.subjectRecordId,
     crfId,
