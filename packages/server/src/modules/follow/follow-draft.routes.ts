@@ -2,6 +2,7 @@ import { followDraftBodySchema, followDraftPublishBodySchema, followDraftQuerySc
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
+import { requireStudy } from '../../http/study-guard.js';
 import { fromBody, fromQuery } from '../../http/study-params.js';
 import type { App } from '../../http/types.js';
 import * as drafts from './follow-draft.service.js';
@@ -55,7 +56,7 @@ export function followDraftRoutes(app: App, ctx: AppContext) {
       },
       config: { study: fromQuery, studyPermission: PLAN },
     },
-    async (request) => ok(await drafts.draftImpact(ctx, request.query.studyId, request.query.planId)),
+    async (request) => ok(await drafts.draftImpact(ctx, requireStudy(request), request.query.planId)),
   );
   app.post(
     '/api/business/follow/draft/publish',

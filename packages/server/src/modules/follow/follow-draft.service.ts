@@ -24,6 +24,7 @@ import {
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { livePatientOfStudy } from '../../shared/live-patient.js';
+import { seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
 import { pushVisitCounts } from './follow-push.js';
 import { applyPlanUpdate, checkPlanInput, livePlan, type PlanVisitInput } from './follow-plan.service.js';
@@ -211,8 +212,10 @@ async function impactIn(tx: Db, plan: PlanRow, visits: PlanVisitInput[], now: Da
   return { today, impact: followPlanImpact(current, proposed, facts, today), who };
 }
 
+/** The impact with its patients named: only the caller's sites' patients (the counts stay study-wide). */
 async function withPatients(
   db: Db,
+  access: Pick<StudyAccess, 'siteIds'>,
   planId: number,
   { today, impact, who }: Awaited<ReturnType<typeof impactIn>>,
 ): Promise<FollowDraftImpact> {
@@ -232,23 +235,28 @@ async function withPatients(
       test: w.test,
     };
   };
+  const seen = (subjectId: number) => seesSite(access, who.get(subjectId)?.deptId);
   return {
     planId,
     today,
     plan: impact.plan,
     counts: impact.counts,
-    move: impact.move.map((m) => ({ ...m, ...patient(m.subjectId) })),
-    stay: impact.stay.map((s) => ({ ...s, ...patient(s.subjectId) })),
+    move: impact.move.filter((m) => seen(m.subjectId)).map((m) => ({ ...m, ...patient(m.subjectId) })),
+    stay: impact.stay.filter((s) => seen(s.subjectId)).map((s) => ({ ...s, ...patient(s.subjectId) })),
   };
 }
 
-/** GET /api/business/follow/draft/impact: what publishing the draft would do to every existing patient's visits. */
-export async function draftImpact(ctx: AppContext, studyId: number, planId: number) {
+/**
+ * GET /api/business/follow/draft/impact: what publishing the draft would do to every existing patient's visits; the
+ * patients listed are the caller's sites' (docs/multi-centre.md), the counts the study's.
+ */
+export async function draftImpact(ctx: AppContext, access: StudyAccess, planId: number) {
+  const studyId = access.studyId;
   const plan = await planOfStudy(ctx.db, studyId, planId);
   const draft = requireDraft(plan);
   await checkDraft(ctx.db, plan, draft.visits);
   const result = await ctx.db.transaction((tx) => impactIn(tx, plan, draft.visits, ctx.clock()));
-  return withPatients(ctx.db, plan.id, result);
+  return withPatients(ctx.db, access, plan.id, result);
 }
 
 const reportOf = (impact: FollowPlanImpact): FollowAmendmentReport => ({
