@@ -61,7 +61,8 @@ export async function startMigration(
   access: StudyAccess,
   body: AmendmentMigrateBody,
 ) {
-  await crfAmendmentOf(ctx, access.studyId, body.amendmentId);
+  const amendment = await crfAmendmentOf(ctx, access.studyId, body.amendmentId);
+  await refuseOutOfScope(ctx, access, amendment.amendment.crfId, body.scope);
   const payload: MigrationJobPayload = {
     studyId: access.studyId,
     amendmentId: body.amendmentId,
@@ -74,6 +75,42 @@ export async function startMigration(
     studyId: access.studyId,
   });
   return jobSummary(job);
+}
+
+/**
+ * A scope naming a site or a record the starter may not see, or a record not of this form, is refused with what it
+ * named: a migration never quietly moves less than it was asked to.
+ */
+async function refuseOutOfScope(ctx: AppContext, access: StudyAccess, crfId: number, scope: MigrationScope) {
+  const sites = access.siteIds;
+  if (scope.kind === 'sites' && sites) {
+    const outside = scope.deptIds.filter((id) => !sites.includes(id));
+    if (outside.length > 0) {
+      throw new AppError(403, 'amendment.scope_outside', `所选中心不在您的数据范围内：${outside.join('、')}`);
+    }
+  }
+  if (scope.kind === 'records') {
+    const rows = await ctx.db
+      .select({ id: crfDataRecords.id, deptId: subjects.deptId })
+      .from(crfDataRecords)
+      .innerJoin(subjectRecords, eq(subjectRecords.id, crfDataRecords.subjectRecordId))
+      .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+      .where(
+        and(
+          eq(crfDataRecords.studyId, access.studyId),
+          eq(crfDataRecords.crfId, crfId),
+          isNull(crfDataRecords.deletedAt),
+          inArray(crfDataRecords.id, scope.crfDataRecordIds.length > 0 ? scope.crfDataRecordIds : [-1]),
+        ),
+      );
+    const seen = new Set(
+      rows.filter((r) => !sites || (r.deptId !== null && sites.includes(r.deptId))).map((r) => r.id),
+    );
+    const refused = scope.crfDataRecordIds.filter((id) => !seen.has(id));
+    if (refused.length > 0) {
+      throw new AppError(400, 'amendment.records_outside', `以下记录不存在或不在您的数据范围内：${refused.join('、')}`);
+    }
+  }
 }
 
 /** The ids of the records the scope names that are still to move, in id order. */

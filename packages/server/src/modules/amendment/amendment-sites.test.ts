@@ -167,14 +167,16 @@ describe('a published amendment × sites', () => {
     expect((await workbook(managerAll, exported)).recordIds).toEqual(all);
   });
 
-  it('a site-B manager’s migration naming site A or site A’s records moves nothing of site A', async () => {
+  it('a site-B manager’s migration naming site A or site A’s records is refused, naming them; nothing of site A moves', async () => {
     const before = await recordsOf(A);
-    const bySite = await migrateAs(managerB, { kind: 'sites', deptIds: [s.siteA] });
-    expect(bySite.state).toBe('done');
-    expect(bySite.result).toEqual({ moved: 0, changed: 0, skippedLocked: 0, failed: 0 });
-    const byRecord = await migrateAs(managerB, { kind: 'records', crfDataRecordIds: ids(A) });
-    expect(byRecord.state).toBe('done');
-    expect(byRecord.result).toEqual({ moved: 0, changed: 0, skippedLocked: 0, failed: 0 });
+    const start = (scope: unknown) =>
+      t.call(managerB, 'POST', '/api/business/amendment/migrate', { studyId: s.studyId, amendmentId, scope });
+    const bySite = await start({ kind: 'sites', deptIds: [s.siteA] });
+    expect(bySite.status).toBe(403);
+    expect(bySite.body.msg).toBe(`所选中心不在您的数据范围内：${s.siteA}`);
+    const byRecord = await start({ kind: 'records', crfDataRecordIds: ids(A) });
+    expect(byRecord.status).toBe(400);
+    expect(byRecord.body.msg).toBe(`以下记录不存在或不在您的数据范围内：${ids(A).join('、')}`);
     expect(await recordsOf(A)).toEqual(before);
     expect((await recordsOf(B)).map((r) => r.crfVersion)).toEqual([1, 1]);
   });
