@@ -55,7 +55,16 @@ async function operatedPatient(name: string) {
     version: 0,
     values: { op_at: `${shanghaiDate(-40)} 09:00:00` },
   });
-  await expect.poll(async () => (await visitsOf(name)).length).toBe(3);
+  // Scheduling follows the save's event: wait for the three visits.
+  await until(async () => (await visitsOf(name)).length === 3, `${name}: three visits scheduled`);
+}
+
+/** Waits for a state in a hook, where expect.poll is not available. */
+async function until(reached: () => Promise<boolean>, what: string) {
+  for (let tries = 0; !(await reached()); tries += 1) {
+    if (tries > 300) throw new Error(`not reached: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 beforeAll(async () => {
@@ -97,9 +106,10 @@ beforeAll(async () => {
     followRecordCrfId: first.crfs[0]!.followRecordCrfId,
     submit: true,
   });
-  await expect
-    .poll(async () => (await visitsOf('已随访患者')).find((v) => v.visitName === '术后1月')!.stateName)
-    .toMatch(/完成/);
+  await until(
+    async () => /完成/.test((await visitsOf('已随访患者')).find((v) => v.visitName === '术后1月')!.stateName),
+    '术后1月 of 已随访患者 done',
+  );
   page = await newPage(browser, platform.baseUrl);
   await signInAs(page);
 });
@@ -115,7 +125,7 @@ const visitCard = (dialog: Locator, n: number) => dialog.locator('.ant-card', { 
 
 /** Edits the plan in its dialog: 术后1月's window after to 14 days, 术后3月 a month later; saved as the draft. */
 async function editToDraft() {
-  await planRow().getByRole('button', { name: '编辑', exact: true }).click();
+  await planRow().getByRole('button', { name: '修改', exact: true }).click();
   const dialog = page.locator('.ant-modal', { hasText: '编辑计划' });
   await dialog.getByText('项目已上线：修改随访计划将保存为草稿，发布前不影响患者的随访。').waitFor();
   await expect.poll(() => visitCard(dialog, 2).getByLabel('距触发日期').inputValue()).toBe('3');
