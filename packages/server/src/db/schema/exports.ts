@@ -1,4 +1,16 @@
-import { bigint, boolean, index, integer, jsonb, pgTable, serial, timestamp, unique, uuid, varchar } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  serial,
+  timestamp,
+  unique,
+  uuid,
+  varchar,
+} from 'drizzle-orm/pg-core';
 import { studies } from './study.js';
 import { users } from './system.js';
 
