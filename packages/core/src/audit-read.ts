@@ -100,6 +100,7 @@ export const AUDIT_READ_BUTTON = {
   'consult.close': CONSULT,
   // On the platform chain (study 0), which no study's trail reads; 系统设置 shows it to administrators.
   'system.security': null,
+  'system.user.expiry': null,
 } as const satisfies Record<AuditAction, StudyButton | null>;
 
 /** The study permission key reading a row of this action needs (beyond its CRF's view key), or null. */

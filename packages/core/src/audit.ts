@@ -94,6 +94,7 @@ export const AUDIT_ACTION_NAMES = {
   'consult.close': '关闭咨询',
   // Platform settings (系统设置), on the platform's own chain (study 0), not a study's.
   'system.security': '修改系统设置',
+  'system.user.expiry': '修改账号有效期',
 } as const satisfies Record<string, string>;
 
 export type AuditAction = keyof typeof AUDIT_ACTION_NAMES;

@@ -73,6 +73,12 @@ describe('账号有效期', () => {
     expect((await t.call(admin, 'GET', `/api/system/user?userId=${userId}`)).body.data.expiresOn).toBe('2027-03-31');
     expect((await editUser(userId, { expiresOn: null })).status).toBe(200);
     expect((await t.call(admin, 'GET', `/api/system/user?userId=${userId}`)).body.data.expiresOn).toBeNull();
+    // Each change is audited with its old and new value (an edit leaving it as it was writes nothing).
+    const rows = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.action, 'system.user.expiry'), eq(auditEvents.itemName, userName)));
+    expect(rows.map((r) => [r.oldValue, r.newValue, r.studyId])).toEqual([['2027-03-31', null, 0]]);
   });
 
   it('refuses a date that is not a calendar day', async () => {

@@ -8,8 +8,10 @@ import type { CurrentUser } from '../../shared/current-user.js';
 import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { hashPassword } from '../../shared/password.js';
+import { audit } from '../audit/audit.service.js';
 import { revokeSessionsOf } from '../auth/session.service.js';
 import { deptSubtree } from './dept.service.js';
+import { PLATFORM_CHAIN } from './security-settings.service.js';
 
 export interface UserFilter {
   name?: string;
@@ -164,7 +166,7 @@ export async function createUser(ctx: AppContext, input: UserCreate) {
 export async function updateUser(ctx: AppContext, actor: CurrentUser, input: UserUpdate) {
   await ctx.db.transaction(async (tx) => {
     const [existing] = await tx
-      .select({ id: users.userId })
+      .select({ id: users.userId, expiresOn: users.expiresOn })
       .from(users)
       .where(and(eq(users.userId, input.userId), live));
     if (!existing) throw notFound();
@@ -182,6 +184,18 @@ export async function updateUser(ctx: AppContext, actor: CurrentUser, input: Use
       .where(eq(users.userId, input.userId));
     await replaceUserRoles(tx, input.userId, input.roleIds);
     await ensureAnAdministratorRemains(tx);
+    // 账号有效期 decides who may sign in: its change is kept with old and new value on the platform's chain.
+    if (input.expiresOn !== undefined && input.expiresOn !== existing.expiresOn) {
+      await audit(tx, actor, ctx.clock(), [
+        {
+          studyId: PLATFORM_CHAIN,
+          action: 'system.user.expiry',
+          itemName: input.userName,
+          oldValue: existing.expiresOn,
+          newValue: input.expiresOn,
+        },
+      ]);
+    }
   });
 }
 
