@@ -31,6 +31,7 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
+import { notTestOfLiveStudy } from '../../shared/test-patients.js';
 import { canonicalJson } from '../audit/audit-chain.js';
 import { audit } from '../audit/audit.service.js';
 
@@ -209,10 +210,6 @@ async function present(ctx: AppContext, rows: StudyRow[], viewer?: CurrentUser) 
     };
   });
 }
-
-/** A live study's counts leave out its test patients (entered against drafts); a study in 测试 counts them all. */
-const notTestOfLiveStudy = sql`not (${subjects.test} and exists (select 1 from studies st
-  where st.study_id = ${subjects.studyId} and st.mode = 'production'))`;
 
 async function subjectCountsOf(ctx: AppContext, ids: number[]): Promise<Map<number, number>> {
   const rows = await ctx.db
