@@ -175,6 +175,9 @@ describe('CRF amendments in a production study', () => {
     await publish.waitFor({ state: 'detached' });
     await page.getByText(`方案修订“${AMENDMENT}”（第 1 版 → 第 2 版）：尚未迁移的记录`).waitFor();
     await page.waitForURL(/amendmentId=\d+/);
+    // The published draft is not asked for again: no 该CRF没有草稿 after a successful publish.
+    await page.getByText('影响明细', { exact: true }).waitFor();
+    expect(await page.locator('.ant-message-notice', { hasText: '该CRF没有草稿' }).count()).toBe(0);
 
     // 方案修订: 迁移数据 of every remaining record, with the job's progress and result.
     await page.getByRole('button', { name: '返回' }).click();

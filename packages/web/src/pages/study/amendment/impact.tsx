@@ -162,7 +162,9 @@ function ImpactReport({ target, askPublish }: { target: ImpactTarget; askPublish
             setPublishing(false);
             void message.success(AMENDMENT_TEXT.published(published.version));
             void queryClient.invalidateQueries({ queryKey: queryKeys.crf.all() });
-            void queryClient.invalidateQueries({ queryKey: queryKeys.amendment.all() });
+            // Marked stale, not read again now: the draft this page still shows is gone (its report would answer
+            // 该CRF没有草稿); the amendment's report replaces it.
+            void queryClient.invalidateQueries({ queryKey: queryKeys.amendment.all(), refetchType: 'none' });
             void navigate(impactHref({ studyId: target.studyId, amendmentId: published.amendmentId }), {
               replace: true,
             });
