@@ -7,7 +7,6 @@ export const FOLLOW_DRAFT_TEXT = {
   draftSavedBy: (name: string, at: string) => `草稿由 ${name} 保存于 ${at}`,
   planFieldsLocked: '草稿仅修改访视；计划名称、病种与备注请在发布后修改。',
   edit: '编辑',
-  editDraft: '编辑草稿',
   saveDraft: '保存草稿',
   viewImpact: '查看影响',
   publish: '发布',

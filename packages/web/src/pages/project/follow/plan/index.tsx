@@ -67,14 +67,8 @@ export default function FollowPlanPage() {
     }
   };
 
+  // 修改 of a production study's plan opens its draft (the dialog says so); 查看影响 once a draft is saved.
   const draftActions: RowAction<FollowPlanRow>[] = [
-    {
-      key: 'edit-draft',
-      label: d.editDraft,
-      allowed: mayEdit,
-      hidden: (row) => !row.hasDraft,
-      onClick: (row) => setDialog({ mode: 'edit', id: row.id }),
-    },
     {
       key: 'impact',
       label: d.viewImpact,
@@ -106,32 +100,28 @@ export default function FollowPlanPage() {
       render: (names: string[]) => names.join('、'),
       text: (row) => row.visitNames.join('、'),
     },
-    { title: t.remark, dataIndex: 'remark', minWidth: 120 },
+    // On a narrow screen 备注, then 修改时间, give way to the plan's visits and its actions (查看影响 in production).
+    { title: t.remark, dataIndex: 'remark', minWidth: 120, hideOrder: 1 },
     { title: t.updateBy, dataIndex: 'updateBy', width: 100 },
-    { title: t.updateTime, dataIndex: 'updateTime', kind: 'datetime' },
-    actionsColumn<FollowPlanRow>(
-      [
-        {
-          key: 'edit',
-          label: COMMON_TEXT.edit,
-          allowed: mayEdit,
-          hidden: (row) => drafts && row.hasDraft,
-          onClick: (row) => setDialog({ mode: 'edit', id: row.id }),
-        },
-        // A production study's plan with a draft: 编辑草稿 in 编辑's place, and 查看影响 (which publishes or discards).
-        ...(drafts ? draftActions : []),
-        {
-          key: 'remove',
-          label: COMMON_TEXT.remove,
-          allowed: mayEdit,
-          danger: true,
-          confirm: (row) => ({ title: t.confirmRemovePlan(row.planName) }),
-          onClick: (row) => removePlan(row),
-        },
-      ],
-      // Each row shows at most three of the four (编辑 or 编辑草稿): all in the row, none in 更多.
-      drafts ? 4 : undefined,
-    ),
+    { title: t.updateTime, dataIndex: 'updateTime', kind: 'datetime', hideOrder: 2 },
+    actionsColumn<FollowPlanRow>([
+      {
+        key: 'edit',
+        label: COMMON_TEXT.edit,
+        allowed: mayEdit,
+        onClick: (row) => setDialog({ mode: 'edit', id: row.id }),
+      },
+      // A production study's plan with a draft: 查看影响 (which publishes or discards).
+      ...(drafts ? draftActions : []),
+      {
+        key: 'remove',
+        label: COMMON_TEXT.remove,
+        allowed: mayEdit,
+        danger: true,
+        confirm: (row) => ({ title: t.confirmRemovePlan(row.planName) }),
+        onClick: (row) => removePlan(row),
+      },
+    ]),
   ];
 
   return (
