@@ -116,10 +116,12 @@ describe('idle sign-out', () => {
     await expectAccessible(page, 'system-settings');
 
     // The limit reaches the shell with the user information (read again after saving, and on every load).
-    await page.reload();
+    await Promise.all([page.waitForResponse((res) => res.url().includes('/api/sys/login/getInfo')), page.reload()]);
     await page.locator('.page-title:visible', { hasText: '系统设置' }).waitFor();
     const warning = page.getByRole('dialog', { name: '即将自动退出' });
-    await page.clock.fastForward('01:01');
+    // The shell arms its timer once the user information is in: the clock moves in steps until the warning shows
+    // (a minute after the timer started, well before the two-minute limit).
+    for (let step = 0; step < 9 && !(await warning.isVisible()); step += 1) await page.clock.fastForward('00:10');
     await warning.waitFor();
     await screenshot(page, 'idle-warning');
     await warning.getByRole('button', { name: '继续使用' }).click();
