@@ -335,4 +335,26 @@ describe('retrieval, export, follow-up, calendar and dashboard reads × study ro
     }
     expect((await search(outsider, crfIds['生命体征']!, 'hr')).status).toBe(403);
   });
+
+  it("an amendment's drill-down and workbook show a form's old and new values: they need that form's view key too", async () => {
+    const [crfMenu] = await t.db.select({ menuId: menus.menuId }).from(menus).where(eq(menus.perms, 'study:crf'));
+    const vitals = crfIds['生命体征']!;
+    const imaging = crfIds['影像学检查']!;
+    const viewer = await member('13900000071', [crfKey(vitals, 'view')], [crfMenu!.menuId]);
+    const other = await member('13900000072', [crfKey(imaging, 'view')], [crfMenu!.menuId]);
+    const opened = await t.call(admin, 'POST', '/api/system/crf/draft', { studyId, crfId: vitals });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+    try {
+      const query = `studyId=${studyId}&crfId=${vitals}`;
+      for (const url of [
+        `/api/system/crf/draft/impact/records?${query}&pageNum=1&pageSize=10`,
+        `/api/system/crf/draft/impact/export?${query}`,
+      ]) {
+        expect((await get(viewer, url)).status, url).toBe(200);
+        expect((await get(other, url)).status, url).toBe(403);
+      }
+    } finally {
+      await t.call(admin, 'DELETE', `/api/system/crf/draft?studyId=${studyId}&crfId=${vitals}`);
+    }
+  });
 });
