@@ -12,6 +12,7 @@ import type { CurrentUser } from '../../shared/current-user.js';
 import type { RecordedEvent } from '../../shared/domain-events.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { migrateBatch } from '../crf-data/form-write.js';
+import { actorOf } from '../audit/audit.service.js';
 import { JobFailure, jobSummary, type JobInfo, type JobTools } from '../jobs/job-queue.js';
 import { definitionOf } from '../study/crf-definitions.js';
 import { migrationOptionsOf } from './amendment-impact.service.js';
@@ -157,7 +158,7 @@ export async function runMigrationJob(
     .from(users)
     .where(eq(users.userId, job.ownerId));
   if (!owner) throw new JobFailure('用户不存在');
-  const actor = { userId: job.ownerId, userName: `${owner.name}(${owner.userName})` };
+  const actor = actorOf({ userId: job.ownerId, ...owner });
   const reason = payload.reason ? `${a.name}：${payload.reason}` : a.name;
   const to = await definitionOf(ctx.db, a.crfId, a.toVersion);
   const options = await migrationOptionsOf(ctx.db, ctx, a);
@@ -191,7 +192,7 @@ export async function runMigrationJob(
     } catch (err) {
       if (tools.signal.aborted) break;
       // A batch that cannot be written is counted and the job goes on: its records stay on their version.
-      if (err instanceof AppError || err instanceof Error) result.failed += batch.length;
+      if (err instanceof Error) result.failed += batch.length;
       else throw err;
     }
     const done = Math.min(ids.length, at + batch.length);

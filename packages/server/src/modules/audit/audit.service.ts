@@ -55,7 +55,10 @@ export async function auditSystem(tx: Db, at: Date, entries: AuditEntry[]) {
 }
 
 /** Who the trail names for a signed-in user's acts. */
-export const actorOf = (user: CurrentUser) => ({ userId: user.userId, userName: `${user.name}(${user.userName})` });
+export const actorOf = (user: Pick<CurrentUser, 'userId' | 'name' | 'userName'>) => ({
+  userId: user.userId,
+  userName: `${user.name}(${user.userName})`,
+});
 
 async function appendAudit(tx: Db, actor: { userId: number; userName: string }, at: Date, entries: AuditEntry[]) {
   if (entries.length === 0) return;
