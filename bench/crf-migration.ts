@@ -8,58 +8,15 @@
  * and the p50/p99 of those requests during the migration beside the same loops idle.
  * Prints figures; no thresholds here. BENCH_RECORDS changes the count; BENCH_DATABASE_URL runs it on PostgreSQL.
  */
-import fs from 'node:fs';
-import type net from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import { eq } from 'drizzle-orm';
-import { wrapPglite, wrapPostgres } from '../packages/server/src/db/client.js';
-import { openDurablePglite } from '../packages/server/src/db/pglite-engine.js';
 import { crfDataRecords, studies } from '../packages/server/src/db/schema/index.js';
 import { menRecords, seedRecords, V1, V2 } from '../packages/server/src/test/amendment-fixture.js';
-import { BENCH_PASSWORD, benchApp } from './harness.js';
+import { benchServer } from './harness.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000);
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-bench-migration-'));
-const serverUrl = process.env.BENCH_DATABASE_URL;
-const benchDb = `edc_bench_migration_${process.pid}`;
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  await client.query(statement);
-  await client.end();
-}
-let databaseUrl: URL | undefined;
-if (serverUrl) {
-  await admin(`CREATE DATABASE ${benchDb}`);
-  databaseUrl = new URL(serverUrl);
-  databaseUrl.pathname = `/${benchDb}`;
-}
-const database = databaseUrl
-  ? wrapPostgres(databaseUrl.toString())
-  : wrapPglite(await openDurablePglite(path.join(dir, 'db')));
-const { app } = await benchApp(database, dir);
-await app.listen({ port: 0, host: '127.0.0.1' });
-const base = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
-const login = (await (
-  await fetch(`${base}/api/ignore/sys/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: '13800000000', password: BENCH_PASSWORD }),
-  })
-).json()) as { data: { token: string } };
-const token = login.data.token;
-const call = async (method: string, url: string, body?: unknown) => {
-  const res = await fetch(base + url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await res.json()) as { code: number; msg: string; data: any };
-};
+const { database, databaseUrl, base, token, call, close } = await benchServer('migration');
 const ok = (answer: { code: number; msg: string; data: any }, what: string) => {
   if (answer.code !== 200) throw new Error(`${what}: ${answer.code} ${answer.msg}`);
   return answer.data;
@@ -180,7 +137,4 @@ const { out: job, seconds } = await measured('migration (job)', async () => {
 console.log(
   `    job ${job.state} in ${seconds.toFixed(1)} s (${(RECORDS / seconds).toFixed(0)} records/s): ${JSON.stringify(job.result)}`,
 );
-await app.close();
-await database.close();
-if (serverUrl) await admin(`DROP DATABASE ${benchDb}`);
-fs.rmSync(dir, { recursive: true, force: true });
+await close();

@@ -2,11 +2,15 @@
  * What the server benches share: the app built as `main.ts` builds it (on a database the bench chose), and a
  * scratch PostgreSQL database of the bench's own name when a server answers.
  */
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { buildApp } from '../packages/server/src/app.js';
 import { loadConfig } from '../packages/server/src/config.js';
-import { wrapPostgres, type Database } from '../packages/server/src/db/client.js';
+import { wrapPglite, wrapPostgres, type Database } from '../packages/server/src/db/client.js';
+import { openDurablePglite } from '../packages/server/src/db/pglite-engine.js';
 import { seedDemoStudy } from '../packages/server/src/db/demo-study.js';
 import { users } from '../packages/server/src/db/schema/index.js';
 import { seed } from '../packages/server/src/db/seed.js';
@@ -81,4 +85,58 @@ export async function onScratchPostgres<T>(name: string, work: (database: Databa
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
   }
+}
+
+export type BenchAnswer = { code: number; msg: string; data: any };
+
+/**
+ * The app listening on a port of its own, signed in as the administrator: on PGlite on disk (fsync on) under a
+ * scratch directory, or, with BENCH_DATABASE_URL, in a PostgreSQL database of its own (`edc_bench_<name>_<pid>`,
+ * dropped by `close`).
+ */
+export async function benchServer(name: string) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `edc-bench-${name}-`));
+  const serverUrl = process.env.BENCH_DATABASE_URL;
+  const benchDb = `edc_bench_${name.replace(/\W/g, '_')}_${process.pid}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    await client.query(statement);
+    await client.end();
+  };
+  let databaseUrl: URL | undefined;
+  if (serverUrl) {
+    await admin(`CREATE DATABASE ${benchDb}`);
+    databaseUrl = new URL(serverUrl);
+    databaseUrl.pathname = `/${benchDb}`;
+  }
+  const database = databaseUrl
+    ? wrapPostgres(databaseUrl.toString())
+    : wrapPglite(await openDurablePglite(path.join(dir, 'db')));
+  const { app } = await benchApp(database, dir);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
+  const login = (await (
+    await fetch(`${base}/api/ignore/sys/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: '13800000000', password: BENCH_PASSWORD }),
+    })
+  ).json()) as { data: { token: string } };
+  const token = login.data.token;
+  const call = async (method: string, url: string, body?: unknown) => {
+    const res = await fetch(base + url, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await res.json()) as BenchAnswer;
+  };
+  const close = async () => {
+    await app.close();
+    await database.close();
+    if (serverUrl) await admin(`DROP DATABASE ${benchDb}`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return { database, databaseUrl, base, token, call, close };
 }

@@ -8,59 +8,15 @@
  * costs tens of milliseconds by itself at 10,000 patients).
  * Prints figures; no thresholds here. BENCH_ROWS changes the row count; BENCH_DATABASE_URL runs it on PostgreSQL.
  */
-import fs from 'node:fs';
-import type net from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import os from 'node:os';
-import path from 'node:path';
 import ExcelJS from 'exceljs';
-import pg from 'pg';
-import { wrapPglite, wrapPostgres } from '../packages/server/src/db/client.js';
-import { openDurablePglite } from '../packages/server/src/db/pglite-engine.js';
 import { subjectRecords, subjects } from '../packages/server/src/db/schema/index.js';
-import { BENCH_PASSWORD, benchApp } from './harness.js';
+import { benchServer } from './harness.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000);
 const ITEMS = 30;
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-bench-import-'));
-// BENCH_DATABASE_URL=postgres://…: the same run on a PostgreSQL server, in a database of its own (dropped after).
-const serverUrl = process.env.BENCH_DATABASE_URL;
-const benchDb = `edc_bench_import_${process.pid}`;
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  await client.query(statement);
-  await client.end();
-}
-let databaseUrl: URL | undefined;
-if (serverUrl) {
-  await admin(`CREATE DATABASE ${benchDb}`);
-  databaseUrl = new URL(serverUrl);
-  databaseUrl.pathname = `/${benchDb}`;
-}
-const database = databaseUrl
-  ? wrapPostgres(databaseUrl.toString())
-  : wrapPglite(await openDurablePglite(path.join(dir, 'db')));
-const { app } = await benchApp(database, dir);
-await app.listen({ port: 0, host: '127.0.0.1' });
-const base = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
-const login = (await (
-  await fetch(`${base}/api/ignore/sys/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: '13800000000', password: BENCH_PASSWORD }),
-  })
-).json()) as { data: { token: string } };
-const token = login.data.token;
-const call = async (method: string, url: string, body?: unknown) => {
-  const res = await fetch(base + url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await res.json()) as { code: number; msg: string; data: any };
-};
+const { database, databaseUrl, base, token, call, close } = await benchServer('import');
 const studyId = (await call('GET', '/api/business/study/list')).data.list[0].id as number;
 
 // A 30-item form: numbers with ranges, choices and dates, as a typical visit form.
@@ -190,7 +146,4 @@ const r = result.result ?? {};
 console.log(
   `    job ${result.state}: ${r.importedPatients} patients, ${r.createdRecords} records created, ${r.values} values, ${r.errors?.length ?? 0} errors`,
 );
-await app.close();
-await database.close();
-if (serverUrl) await admin(`DROP DATABASE ${benchDb}`);
-fs.rmSync(dir, { recursive: true, force: true });
+await close();
