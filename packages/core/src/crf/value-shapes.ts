@@ -33,14 +33,16 @@ export function writeText(raw: unknown): string {
 
 export function readChoiceList(raw: unknown): string[] {
   if (raw === undefined || raw === null) return [];
-  if (Array.isArray(raw)) return raw.map(asText).filter((v) => v !== '');
+  // A chosen code is read alike from a list and from text: trimmed, blanks dropped (so a stored value reads back
+  // as itself: [' '] and ' ' are both no choice).
+  if (Array.isArray(raw)) return raw.map((v) => asText(v).trim()).filter((v) => v !== '');
   if (typeof raw === 'number') return [String(raw)];
   if (typeof raw !== 'string') return [];
   const text = raw.trim();
   if (text === '') return [];
   if (text.startsWith('[')) {
     const parsed = parseJson(text);
-    if (Array.isArray(parsed)) return parsed.map(asText).filter((v) => v !== '');
+    if (Array.isArray(parsed)) return parsed.map((v) => asText(v).trim()).filter((v) => v !== '');
   }
   return text
     .split(',')
