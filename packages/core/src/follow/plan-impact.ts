@@ -8,7 +8,10 @@ import { followStateOf, reschedule, type ExistingVisit, type FollowState } from 
  * publishing does (a property test holds them together); nothing here re-decides what moves.
  */
 
-/** A visit of the proposed plan: a kept visit carries its id; a new one has none yet. */
+/**
+ * A visit of the proposed plan: a kept visit carries its id; a new one has none yet, or the id of a row kept for it
+ * that the current plan does not have (a draft's visit, on which test patients are already scheduled).
+ */
 export type ProposedPlanVisit = Omit<PlanVisitRule, 'id'> & { id?: number | null };
 
 /** One of a patient's existing visits of the plan, with its name (for the report). */
@@ -34,7 +37,7 @@ export interface FollowVisitChange {
   kind: 'move' | 'add' | 'remove';
   /** The existing visit (null for an added one). */
   followRecordId: number | null;
-  /** The plan visit (null for a visit the draft adds: it has no id until published). */
+  /** The plan visit (null for a visit added without a row yet; a draft's visit has its draft row). */
   planVisitId: number | null;
   occurrence: number;
   visitName: string;
@@ -96,8 +99,9 @@ const SCHEDULE_FIELDS = ['offset', 'unit', 'windowBefore', 'windowAfter', 'repea
 
 function planDiff(current: readonly PlanVisitRule[], proposed: readonly ProposedPlanVisit[]) {
   const kept = new Set(proposed.flatMap((v) => (v.id ? [v.id] : [])));
+  const isCurrent = (id: number | null | undefined) => !!id && current.some((c) => c.id === id);
   return {
-    added: proposed.filter((v) => !v.id).map((v) => ({ name: v.name })),
+    added: proposed.filter((v) => !isCurrent(v.id)).map((v) => ({ name: v.name })),
     removed: current.filter((c) => !kept.has(c.id)).map((c) => ({ id: c.id, name: c.name })),
     changed: proposed.flatMap((v) => {
       const c = v.id ? current.find((x) => x.id === v.id) : undefined;

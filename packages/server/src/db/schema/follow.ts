@@ -63,6 +63,11 @@ export const followPlanVisits = pgTable(
     repeatUntil: integer('repeat_until'),
     responsibleUserId: integer('responsible_user_id').references(() => users.userId),
     crfIds: jsonb('crf_ids').$type<number[]>().notNull().default([]),
+    /**
+     * A visit a plan's draft adds (草稿, issue 36): test patients are scheduled on it before publishing, and
+     * publishing adopts the row (false), so their visits keep pointing at it. Never part of the live plan while true.
+     */
+    draft: boolean('draft').notNull().default(false),
     ...timestamps,
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },

@@ -28,18 +28,25 @@ import { seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
 import { pushVisitCounts } from './follow-push.js';
 import { applyPlanUpdate, checkPlanInput, livePlan, type PlanVisitInput } from './follow-plan.service.js';
-import { existingVisitsOf, liveVisitsOf, ruleOf, studyPatients, triggerDateOf } from './follow-schedule.service.js';
+import {
+  placeDraftVisits,
+  retireAllDraftRows,
+  storedDraft,
+  type DraftVisit,
+  type StoredDraft,
+} from './follow-draft-visits.js';
+import {
+  existingVisitsOf,
+  liveVisitsOf,
+  ruleOf,
+  scheduleSubject,
+  studyPatients,
+  triggerDateOf,
+} from './follow-schedule.service.js';
 import { studyZone } from './follow-shared.js';
 
 // A production study's follow-up plan draft (草稿, issue 36): the proposed visits kept in follow_plans.draft beside
 // the live plan, what publishing them would do to existing patients' visits, and publishing them as an amendment.
-
-/** What follow_plans.draft holds: the proposed visits as the plan PUT takes them, and who saved them when. */
-interface StoredDraft {
-  visits: PlanVisitInput[];
-  updatedBy: number;
-  updatedAt: string;
-}
 
 type PlanRow = typeof followPlans.$inferSelect;
 
@@ -48,8 +55,6 @@ async function planOfStudy(db: Db, studyId: number, planId: number): Promise<Pla
   if (plan.studyId !== studyId) throw AppError.notFound('follow.plan_not_found', '随访计划不存在');
   return plan;
 }
-
-const storedDraft = (plan: PlanRow) => (plan.draft ?? null) as StoredDraft | null;
 
 function requireDraft(plan: PlanRow): StoredDraft {
   const draft = storedDraft(plan);
@@ -123,20 +128,45 @@ export async function saveDraft(
   await checkDraft(ctx.db, plan, input.visits);
   const now = ctx.clock();
   const visits = input.visits.map((v) => ({ ...v, id: v.id ?? null, visitName: v.visitName.trim() }));
-  const draft: StoredDraft = { visits, updatedBy: user.userId, updatedAt: now.toISOString() };
-  await ctx.db.transaction(async (tx) => {
+  const rescheduled = await ctx.db.transaction(async (tx) => {
+    await lockPlanRow(tx, plan.id);
+    const placed = await placeDraftVisits(tx, plan, visits, now);
+    const draft: StoredDraft = { visits: placed, updatedBy: user.userId, updatedAt: now.toISOString() };
     await tx.update(followPlans).set({ draft }).where(eq(followPlans.id, plan.id));
     await audit(tx, user, now, [
       {
         studyId: plan.studyId,
         action: 'follow.plan.draft',
         itemName: plan.planName,
-        oldValue: storedDraft(plan) ? { visits: storedDraft(plan)!.visits } : null,
+        oldValue: storedDraft(plan) ? { visits: storedDraft(plan)!.visits.map(publicVisit) } : null,
         newValue: { visits },
       },
     ]);
+    return rescheduleTestPatients(tx, user, plan, now);
   });
+  if (rescheduled) await pushVisitCounts(ctx, plan.studyId);
   return { planId: plan.id };
+}
+
+/** The draft's visit as the API and the audit trail name it (a new visit has no id until published). */
+const publicVisit = ({ draftVisitId: _row, ...v }: DraftVisit) => v;
+
+async function lockPlanRow(tx: Db, planId: number) {
+  await tx.select({ id: followPlans.id }).from(followPlans).where(eq(followPlans.id, planId)).for('update');
+}
+
+/**
+ * The plan's test patients, rescheduled after its draft changed: they follow the draft (or the live plan once it is
+ * discarded), as scheduling reads it. Locked patients keep their visits. Answers how many changed.
+ */
+async function rescheduleTestPatients(tx: Db, user: CurrentUser, plan: PlanRow, now: Date) {
+  const { patients, locked } = await studyPatients(tx, plan.studyId);
+  let changed = 0;
+  for (const p of patients) {
+    if (!p.test || locked(p)) continue;
+    if (await scheduleSubject(tx, { kind: 'user', user }, plan.studyId, p.id, now, plan.id)) changed++;
+  }
+  return changed;
 }
 
 /** DELETE /api/business/follow/draft: discards the draft and nothing else. */
@@ -144,17 +174,21 @@ export async function discardDraft(ctx: AppContext, user: CurrentUser, studyId: 
   const plan = await planOfStudy(ctx.db, studyId, planId);
   const draft = requireDraft(plan);
   const now = ctx.clock();
-  await ctx.db.transaction(async (tx) => {
+  const rescheduled = await ctx.db.transaction(async (tx) => {
+    await lockPlanRow(tx, plan.id);
     await tx.update(followPlans).set({ draft: null }).where(eq(followPlans.id, plan.id));
+    await retireAllDraftRows(tx, plan.id, now);
     await audit(tx, user, now, [
       {
         studyId: plan.studyId,
         action: 'follow.plan.draft_discard',
         itemName: plan.planName,
-        oldValue: { visits: draft.visits },
+        oldValue: { visits: draft.visits.map(publicVisit) },
       },
     ]);
+    return rescheduleTestPatients(tx, user, plan, now);
   });
+  if (rescheduled) await pushVisitCounts(ctx, plan.studyId);
   return { planId: plan.id };
 }
 
@@ -163,12 +197,13 @@ export async function discardDraft(ctx: AppContext, user: CurrentUser, studyId: 
  * patients study-wide rescheduling goes through (locked ones kept), of the plan's disease, each with the trigger
  * date and the visits `scheduleSubject` would reschedule.
  */
-async function impactIn(tx: Db, plan: PlanRow, visits: PlanVisitInput[], now: Date) {
+async function impactIn(tx: Db, plan: PlanRow, visits: DraftVisit[], now: Date) {
   const study = await studyZone(tx, plan.studyId);
   const today = todayString(now, study.timeZone);
   const current = (await liveVisitsOf(tx, plan.id)).map(ruleOf);
   const proposed = visits.map((v) => ({
-    id: v.id ?? null,
+    // A visit the draft adds is scheduled (for test patients) under its draft row, which publishing keeps.
+    id: v.id ?? v.draftVisitId ?? null,
     name: v.visitName.trim(),
     offset: v.offset,
     unit: v.unit as OffsetUnit,
@@ -292,6 +327,10 @@ export async function publishDraft(
     const draft = requireDraft(locked);
     await checkDraft(tx, locked, draft.visits);
     const { impact } = await impactIn(tx, locked, draft.visits, now);
+    // Closed before the plan takes the visits: test patients are then rescheduled by the published plan, whose new
+    // visits keep the draft rows their visits already point to.
+    await tx.update(followPlans).set({ draft: null }).where(eq(followPlans.id, locked.id));
+    const adopt = new Set(draft.visits.flatMap((v) => (v.id ? [] : v.draftVisitId ? [v.draftVisitId] : [])));
     const applied = await applyPlanUpdate(
       ctx,
       tx,
@@ -302,11 +341,13 @@ export async function publishDraft(
         planName: locked.planName,
         diseaseCode: locked.diseaseCode,
         remark: locked.remark,
-        visits: draft.visits,
+        visits: draft.visits.map(({ draftVisitId, ...v }) => ({ ...v, id: v.id ?? draftVisitId ?? null })),
         reschedule: true,
       },
       now,
+      adopt,
     );
+    await retireAllDraftRows(tx, locked.id, now);
     const report = reportOf(impact);
     const [amendment] = await tx
       .insert(amendments)
@@ -320,7 +361,6 @@ export async function publishDraft(
         createdAt: now,
       })
       .returning({ id: amendments.id });
-    await tx.update(followPlans).set({ draft: null }).where(eq(followPlans.id, locked.id));
     await audit(tx, user, now, [
       {
         studyId: locked.studyId,

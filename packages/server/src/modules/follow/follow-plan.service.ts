@@ -91,7 +91,13 @@ export async function listPlans(ctx: AppContext, studyId: number, page: PageRequ
     ? await ctx.db
         .select()
         .from(followPlanVisits)
-        .where(and(inArray(followPlanVisits.planId, ids), isNull(followPlanVisits.deletedAt)))
+        .where(
+          and(
+            inArray(followPlanVisits.planId, ids),
+            eq(followPlanVisits.draft, false),
+            isNull(followPlanVisits.deletedAt),
+          ),
+        )
         .orderBy(asc(followPlanVisits.sort))
     : [];
   return {
@@ -252,11 +258,14 @@ export async function applyPlanUpdate(
   plan: typeof followPlans.$inferSelect,
   input: PlanInput & { reschedule: boolean },
   now: Date,
+  adopt: ReadonlySet<number> = new Set(),
 ) {
   const before = await liveVisitsOf(tx, plan.id);
   const keep = new Set(input.visits.flatMap((v) => (v.id ? [v.id] : [])));
   for (const id of keep) {
-    if (!before.some((b) => b.id === id)) throw AppError.badRequest('follow.visit_missing', '访视不存在');
+    if (!before.some((b) => b.id === id) && !adopt.has(id)) {
+      throw AppError.badRequest('follow.visit_missing', '访视不存在');
+    }
   }
   await tx
     .update(followPlans)
@@ -288,9 +297,10 @@ export async function applyPlanUpdate(
         .set({
           sort,
           ...visitColumns(v),
+          draft: false,
           updatedAt: now,
         })
-        .where(eq(followPlanVisits.id, v.id))
+        .where(and(eq(followPlanVisits.id, v.id), eq(followPlanVisits.planId, plan.id)))
         .returning();
       after.push(row!);
     } else {

@@ -28,13 +28,14 @@ import { livePatientOfStudy } from '../../shared/live-patient.js';
 import type { AuditEntry } from '../audit/audit.service.js';
 import { assertWritable, lockRefusals } from '../locks/lock-gate.js';
 import { pushVisitCounts } from './follow-push.js';
+import { draftScheduleVisits, storedDraft, type ScheduleVisit } from './follow-draft-visits.js';
 import { markRecords, stateOf, studyZone, writeAudit, type Actor } from './follow-shared.js';
 
 // Scheduling a patient: the visits a patient's plans generate from the trigger date, created and moved.
 
 export type PlanVisitRow = typeof followPlanVisits.$inferSelect;
 
-export const ruleOf = (v: PlanVisitRow): PlanVisitRule => ({
+export const ruleOf = (v: ScheduleVisit): PlanVisitRule => ({
   id: v.id,
   name: v.visitName,
   offset: v.offset,
@@ -49,7 +50,9 @@ export async function liveVisitsOf(db: Db, planId: number) {
   return db
     .select()
     .from(followPlanVisits)
-    .where(and(eq(followPlanVisits.planId, planId), isNull(followPlanVisits.deletedAt)))
+    .where(
+      and(eq(followPlanVisits.planId, planId), eq(followPlanVisits.draft, false), isNull(followPlanVisits.deletedAt)),
+    )
     .orderBy(asc(followPlanVisits.sort));
 }
 
@@ -99,7 +102,12 @@ export async function triggerCrfOf(db: Db, studyId: number): Promise<number | nu
   return t?.enabled && t.crfId && t.itemName ? t.crfId : null;
 }
 
-async function plansFor(db: Db, studyId: number, diseaseCode: string, onlyPlanId?: number) {
+/**
+ * The plans a patient is scheduled by, with their visits: the live visits, or for a test patient the visits of the
+ * plan's open draft (issue 36: test patients try the draft before it is published).
+ */
+async function plansFor(db: Db, studyId: number, subject: { diseaseCode: string; test: boolean }, onlyPlanId?: number) {
+  const { diseaseCode } = subject;
   const plans = await db
     .select()
     .from(followPlans)
@@ -111,8 +119,12 @@ async function plansFor(db: Db, studyId: number, diseaseCode: string, onlyPlanId
         onlyPlanId ? eq(followPlans.id, onlyPlanId) : undefined,
       ),
     );
-  const out: { plan: typeof followPlans.$inferSelect; visits: PlanVisitRow[] }[] = [];
-  for (const plan of plans) out.push({ plan, visits: await liveVisitsOf(db, plan.id) });
+  const out: { plan: typeof followPlans.$inferSelect; visits: ScheduleVisit[] }[] = [];
+  for (const plan of plans) {
+    const draft = subject.test ? storedDraft(plan) : null;
+    const drafted = draft ? draftScheduleVisits(draft) : null;
+    out.push({ plan, visits: drafted ?? (await liveVisitsOf(db, plan.id)) });
+  }
   return out;
 }
 
@@ -165,6 +177,7 @@ export async function scheduleSubject(
     .select({
       subjectId: subjects.id,
       diseaseCode: subjects.diseaseCode,
+      test: subjects.test,
       createdAt: subjects.createdAt,
       subjectRecordId: subjectRecords.id,
     })
@@ -178,7 +191,7 @@ export async function scheduleSubject(
   if (!base) return false;
   const today = todayString(now, study.timeZone);
   let changed = false;
-  for (const { plan, visits } of await plansFor(tx, studyId, subject.diseaseCode, onlyPlanId)) {
+  for (const { plan, visits } of await plansFor(tx, studyId, subject, onlyPlanId)) {
     const facts = await existingVisitsOf(tx, subjectId, plan.id, true);
     const existing = facts.map((f) => f.row);
     const generated = generateSchedule(base, visits.map(ruleOf));
@@ -269,7 +282,7 @@ export async function scheduleSubject(
  */
 export async function studyPatients(tx: Db, studyId: number) {
   const patients = await tx
-    .select({ id: subjects.id, subjectRecordId: subjectRecords.id })
+    .select({ id: subjects.id, subjectRecordId: subjectRecords.id, test: subjects.test })
     .from(subjects)
     .innerJoin(subjectRecords, eq(subjectRecords.subjectId, subjects.id))
     .where(and(eq(subjects.studyId, studyId), isNull(subjects.deletedAt)))

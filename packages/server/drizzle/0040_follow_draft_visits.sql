@@ -1,0 +1,1 @@
+ALTER TABLE "follow_plan_visits" ADD COLUMN "draft" boolean DEFAULT false NOT NULL;
