@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crfDataRecords } from '../../db/schema/index.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import { openTwoSiteStudy, type TwoSiteStudy } from '../../test/two-sites.js';
 
@@ -35,12 +37,22 @@ describe('the study guard scopes every route naming a patient', () => {
   });
 
   it('a save naming the other site’s casebook is refused and writes nothing', async () => {
-    const res = await t.call(s.nurseB.token, 'POST', '/api/v3/business/crf', {
-      subjectRecordId: s.patientA.subjectRecordId,
-      crfId: Object.values(s.crfIds)[0],
-      values: {},
-    });
+    const save = (token: string) =>
+      t.call(token, 'PUT', '/api/v3/business/crf', {
+        subjectRecordId: s.patientA.subjectRecordId,
+        crfId: s.crfIds['生命体征'],
+        version: 0,
+        values: { sbp: '130', dbp: '80', hr: '70' },
+      });
+    const res = await save(s.nurseB.token);
     expect(res.status).toBe(404);
+    expect(res.body.msg).toBe('患者不存在');
+    const records = () =>
+      t.db.select().from(crfDataRecords).where(eq(crfDataRecords.subjectRecordId, s.patientA.subjectRecordId));
+    expect(await records()).toEqual([]);
+    // The same save by her site-A colleague is written: the refusal is the site's, not the request's.
+    expect((await save(s.nurseA.token)).status).toBe(200);
+    expect(await records()).toHaveLength(1);
   });
 });
 

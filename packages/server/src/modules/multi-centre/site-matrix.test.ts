@@ -1,7 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../db/client.js';
-import { auditEvents, subjectRecords } from '../../db/schema/index.js';
+import { auditEvents, studyPersonnel, subjectRecords, users } from '../../db/schema/index.js';
 import { multipart } from '../../test/multipart.js';
 import { createTestApp, type TestApp } from '../../test/test-app.js';
 import { openTwoSiteStudy, type TwoSiteStudy } from '../../test/two-sites.js';
@@ -21,6 +21,12 @@ const MARK = '甲院';
 beforeAll(async () => {
   t = await createTestApp();
   s = await openTwoSiteStudy(t);
+  // The all-sites column: the monitor works at site B, so seeing site A's patient is 查看全部中心数据's doing.
+  await t.db.update(users).set({ deptId: s.siteB }).where(eq(users.userId, s.monitor.userId));
+  await t.db
+    .update(studyPersonnel)
+    .set({ deptId: s.siteB })
+    .where(and(eq(studyPersonnel.studyId, s.studyId), eq(studyPersonnel.userId, s.monitor.userId)));
   const admin = s.admin;
   const must = async (method: string, url: string, body?: unknown) => {
     const res = await t.call(admin, method, url, body);
@@ -195,12 +201,14 @@ describe('site matrix', () => {
   });
 
   it.each(patientRoutes.filter(([r]) => r.startsWith('GET ')))(
-    '%s: the same site’s nurse is not refused',
+    '%s: the same site’s nurse and the all-sites monitor (at site B) are not refused',
     async (route, c) => {
       if (c.kind !== 'patient') return;
-      const res = await send(s.nurseA.token, 'GET', c.call(f));
-      expect(res.body?.msg, res.text.slice(0, 300)).not.toBe('患者不存在');
-      expect(res.status).not.toBe(403);
+      for (const token of [s.nurseA.token, s.monitor.token]) {
+        const res = await send(token, 'GET', c.call(f));
+        expect(res.body?.msg, res.text.slice(0, 300)).not.toBe('患者不存在');
+        expect(res.status).not.toBe(403);
+      }
     },
   );
 
