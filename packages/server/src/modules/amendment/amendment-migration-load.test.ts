@@ -6,18 +6,16 @@ import { menRecords, seedRecords } from '../../test/amendment-fixture.js';
 import { jobEnded, openAmendmentStudy, uploadDraft, V2, type AmendmentStudy } from './amendment-test-kit.js';
 
 /**
- * Issue 36: a server test migrates many records (10,000 with AMENDMENT_LOAD_RECORDS=10000) while saves continue. The records are written with SQL; the
+ * Issue 36: a server test migrates 10,000 records while saves continue. The records are written with SQL; the
  * amendment is published and its migration started through the API; meanwhile savers change records of the same
  * form through HTTP, each re-reading the record and saving again when the migration moved it under them (409, as
  * the page does). Every save lands, no record is lost, every record ends on the new version with the saved values.
+ *
+ * The issue's 10,000 take about 70 s on a loaded 2-core machine (most of it the outbox delivering each moved record's
+ * event); AMENDMENT_LOAD_RECORDS sets another size (.ci/run's PostgreSQL pass runs 2,000: the same code, a second
+ * database). bench/crf-migration.ts measures the time and other requests' p99.
  */
-
-/**
- * 2,000 records by default: 10,000 take about 70 s on a loaded 2-core machine (most of it the outbox delivering each
- * moved record's event), past a test's budget; AMENDMENT_LOAD_RECORDS=10000 runs the issue's size, and
- * bench/crf-migration.ts measures it (time, other requests' p99).
- */
-const RECORDS = Number(process.env.AMENDMENT_LOAD_RECORDS ?? 2_000);
+const RECORDS = Number(process.env.AMENDMENT_LOAD_RECORDS ?? 10_000);
 const SAVERS = 4;
 const TARGETS = 40;
 
@@ -29,7 +27,7 @@ beforeAll(async () => {
   s = await openAmendmentStudy(t, admin);
   await seedRecords(t.db, s, RECORDS);
   expect((await uploadDraft(t, admin, s.studyId, V2)).status).toBe(200);
-});
+}, 300_000);
 afterAll(() => t.close());
 
 describe('migrating many records', () => {
@@ -127,5 +125,5 @@ describe('migrating many records', () => {
       const [record] = await t.db.select().from(crfDataRecords).where(eq(crfDataRecords.id, id));
       expect(record!.values).toMatchObject({ weight, bmi: String(Number(weight) / 4), note: '旧备注' });
     }
-  }, 300_000);
+  }, 600_000);
 });

@@ -1,3 +1,6 @@
+import { readdirSync } from 'node:fs';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../db/client.js';
@@ -188,6 +191,17 @@ describe('site matrix', () => {
     expect(
       Object.keys(SITE_MATRIX).filter((r) => !documented.includes(r)),
       'rules of no route',
+    ).toEqual([]);
+    // A rule proven elsewhere names a test file that exists.
+    const testFiles = new Set(
+      readdirSync(fileURLToPath(new URL('../..', import.meta.url)), { recursive: true }).map((p) =>
+        basename(String(p)),
+      ),
+    );
+    const named = Object.values(SITE_MATRIX).flatMap((c) => (c.kind === 'elsewhere' ? [c.test] : []));
+    expect(
+      named.filter((file) => !testFiles.has(file)),
+      'named test files that do not exist',
     ).toEqual([]);
   });
 
