@@ -86,8 +86,18 @@ describe('sites and locks in the browser', () => {
     await bar.waitFor();
     expect(await bar.textContent()).toMatch(/该病例已锁定（.+ \d{4}-\d{2}-\d{2}），如需修改请先解锁/);
     expect(await bar.textContent()).toContain('原因：SDV完成，病例核查完毕');
-    const save = page.locator('.crf-editor-actions').getByRole('button', { name: '保存' });
-    if ((await save.count()) > 0) expect(await save.isDisabled()).toBe(true);
+    // What the lock takes away is shown disabled with its words: 保存, 提交, 签名, 质疑.
+    const actions = page.locator('.crf-editor-actions');
+    for (const name of [/保\s*存/, /提\s*交/]) {
+      const button = actions.getByRole('button', { name });
+      await button.waitFor();
+      expect(await button.isDisabled()).toBe(true);
+    }
+    for (const name of [/签\s*名/, /质\s*疑/]) {
+      expect(await page.locator('.crf-bar-button').filter({ hasText: name }).first().isDisabled()).toBe(true);
+    }
+    await actions.locator('.crf-locked-action').first().hover();
+    await page.locator('.ant-tooltip', { hasText: /该病例已锁定/ }).waitFor();
     await screenshot(page, 'casebook-locked');
     await expectAccessible(page, 'casebook-locked');
 

@@ -19,6 +19,11 @@ const t = CRF_PAGE_TEXT;
 export interface CrfEditorProps {
   /** A lock holds the form (the lock bar above says who, when and why): no "no right" notice. */
   locked?: boolean;
+  /**
+   * Under a lock, the buttons the member would have without it (保存, 提交), shown disabled with the lock's words
+   * so the page says why nothing can be changed.
+   */
+  lockedActions?: { save: boolean; submit: boolean; text: string } | undefined;
   subjectRecordId: number;
   crfId: number;
   studyId: number;
@@ -51,6 +56,7 @@ export interface CrfEditorProps {
  */
 export function CrfEditor({
   locked,
+  lockedActions,
   subjectRecordId,
   crfId,
   studyId,
@@ -191,6 +197,19 @@ export function CrfEditor({
           savedAt={saveFlow.savedAt}
           recordState={saveFlow.recordState}
           onSave={saveFlow.save}
+        />
+      )}
+      {!editable && lockedActions && (lockedActions.save || lockedActions.submit) && (
+        <SaveActions
+          canSave={lockedActions.save}
+          canSubmit={lockedActions.submit}
+          lockedText={lockedActions.text}
+          dirty={false}
+          saving={false}
+          retrying={false}
+          savedAt={null}
+          recordState={saveFlow.recordState}
+          onSave={() => undefined}
         />
       )}
       <ReasonDialog

@@ -49,7 +49,10 @@ export interface CrfToolbarProps {
   compact?: boolean;
   /** Given when the item panel is not beside the form: the bar offers 题目标记, which opens it. */
   onItems?: (() => void) | undefined;
-  /** A lock holds the casebook or form: its words; 签名 and 识别 are disabled with them (docs/multi-centre.md). */
+  /**
+   * A lock holds the casebook or form: its words; 签名, 识别, 质疑 and SDV are disabled with them
+   * (docs/multi-centre.md).
+   */
   lockedText?: string | undefined;
 }
 
@@ -122,7 +125,8 @@ export function CrfToolbar(props: CrfToolbarProps) {
           label={t.doubt}
           icon={<QuestionCircleOutlined />}
           onClick={props.onDoubt}
-          disabled={!props.formOpen}
+          disabled={!props.formOpen || Boolean(props.lockedText)}
+          tip={props.lockedText}
         />
       )}
       <BarButton label={t.overview} icon={<FileSearchOutlined />} onClick={props.onOverview} />
@@ -142,7 +146,8 @@ export function CrfToolbar(props: CrfToolbarProps) {
           icon={props.sdvMode ? <SafetyCertificateOutlined /> : <AuditOutlined />}
           onClick={props.onSdv}
           active={props.sdvMode}
-          tip={props.sdvMode ? t.sdvOn : t.sdvOff}
+          disabled={Boolean(props.lockedText)}
+          tip={props.lockedText ?? (props.sdvMode ? t.sdvOn : t.sdvOff)}
         />
       )}
       {props.onItems && <BarButton label={t.itemsToggle} icon={<OrderedListOutlined />} onClick={props.onItems} />}
@@ -164,9 +169,12 @@ function CompactToolbar(props: CrfToolbarProps) {
       props.sdvMode ? t.sdvOn : t.sdvOff,
       props.sdvMode ? <SafetyCertificateOutlined /> : <AuditOutlined />,
       props.onSdv,
+      Boolean(props.lockedText),
     );
   }
-  if (props.showDoubt) add('doubt', t.doubt, <QuestionCircleOutlined />, props.onDoubt, !props.formOpen);
+  if (props.showDoubt) {
+    add('doubt', t.doubt, <QuestionCircleOutlined />, props.onDoubt, !props.formOpen || Boolean(props.lockedText));
+  }
   add('print', t.print, <PrinterOutlined />, props.onPrint, !props.formOpen || props.printing);
   add('overview', t.overview, <FileSearchOutlined />, props.onOverview);
   add(

@@ -131,6 +131,20 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
     [detail, permissions],
   );
   const canEdit = Boolean(permissions && (permissions.save || permissions.submit));
+  const lockedText = locked ? (lockState?.message ?? undefined) : undefined;
+  // What a lock takes away is still shown, disabled with the lock's words (docs/multi-centre.md).
+  const lockedActions = useMemo(
+    () =>
+      detail && lockedText
+        ? {
+            save: detail.permissions.save && can(CRF_BUTTONS.save),
+            submit: detail.permissions.submit && can(CRF_BUTTONS.submit),
+            sdv: detail.permissions.sdv && can(CRF_BUTTONS.sdv),
+            text: lockedText,
+          }
+        : undefined,
+    [detail, can, lockedText],
+  );
 
   const sdvMarks = detail?.crfDataRecord?.sdv;
   const openDoubts = detail?.crfDoubts;
@@ -203,6 +217,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
           <CrfEditor
             key={record.epoch}
             locked={locked}
+            lockedActions={lockedActions}
             subjectRecordId={subjectRecordId}
             crfId={crfId}
             studyId={studyId}
@@ -229,12 +244,12 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   return (
     <div className="crf-form-area">
       <CrfToolbar
-        lockedText={locked ? (lockState?.message ?? undefined) : undefined}
+        lockedText={lockedText}
         formOpen={Boolean(detail)}
         showIdentify={recognition.templates.length > 0}
         showDoubt={doubtOn && can(CRF_BUTTONS.doubt)}
         showDicom={can(CRF_BUTTONS.dicom)}
-        showSdv={Boolean(permissions?.sdv)}
+        showSdv={Boolean(permissions?.sdv || lockedActions?.sdv)}
         sdvMode={sdv.sdvMode}
         signatureInvalid={detail?.signature ? !detail.signature.valid : false}
         printing={printing}
