@@ -38,6 +38,8 @@ export const AUDIT_READ_BUTTON = {
   'doubt.close': null,
   'doubt.system_open': null,
   'doubt.system_close': null,
+  // A field comment (批注) is read with its form, as the item panel shows it: the CRF's view key, nothing more.
+  'crf.comment': null,
   'study.create': null,
   'study.config': null,
   'study.delete': null,

@@ -34,6 +34,7 @@ export const AUDIT_ACTION_NAMES = {
   'doubt.close': '关闭质疑',
   'doubt.system_open': '系统发起质疑',
   'doubt.system_close': '系统关闭质疑',
+  'crf.comment': '添加批注',
   'study.create': '创建项目',
   'study.config': '修改项目设置',
   'study.delete': '删除项目',
@@ -227,6 +228,7 @@ export function describeAuditRow(row: AuditRowFacts, ctx: AuditTextContext = {})
     case 'doubt.close':
     case 'doubt.system_open':
     case 'doubt.system_close':
+    case 'crf.comment':
       return out(title(row.itemName), textOf(row.oldValue), textOf(row.newValue));
     case 'subject.create': {
       const fields = (row.newValue ?? {}) as Record<string, unknown>;

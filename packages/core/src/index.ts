@@ -33,6 +33,7 @@ export * from './amendment-contract.js';
 export * from './subject-contract.js';
 export * from './crf-record-contract.js';
 export * from './doubt-contract.js';
+export * from './comment-contract.js';
 export * from './jobs-contract.js';
 export * from './monitor-contract.js';
 export * from './api-token-contract.js';

@@ -36,6 +36,7 @@ export const STUDY_SCOPED = [
   'search_templates',
   'doubts',
   'doubt_messages',
+  'item_comments',
   'outbox_events',
   'outbox_deliveries',
   'api_tokens',

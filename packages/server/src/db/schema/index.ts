@@ -18,3 +18,4 @@ export * from './patient-portal.js';
 export * from './recognition.js';
 export * from './figures.js';
 export * from './locks.js';
+export * from './comments.js';

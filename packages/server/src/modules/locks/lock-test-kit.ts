@@ -184,6 +184,7 @@ const STUDY_TABLES = [
   'subjects',
   'doubts',
   'doubt_messages',
+  'item_comments',
   'follow_records',
   'follow_record_crfs',
   'medical_records',

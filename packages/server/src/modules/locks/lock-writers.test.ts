@@ -82,6 +82,17 @@ const WRITERS: Writer[] = [
     reach: 'record',
     run: (f) => http(s.admin, 'PUT', '/api/business/doubt/close', { doubtId: f.closeDoubt, content: '无误' }),
   },
+  {
+    name: 'field comment',
+    reach: 'record',
+    run: (f) =>
+      http(s.admin, 'POST', '/api/business/crf/comment', {
+        studyId: s.studyId,
+        crfDataRecordId: f.recordId,
+        itemName: 'sbp',
+        content: '来源：门诊病历',
+      }),
+  },
   { name: 'data import', reach: 'record', refusedStatus: 200, run: (f) => importRows(f, 72) },
   { name: 'REDCap API import', reach: 'record', refusedStatus: 400, run: (f) => redcapImport(f, '73') },
   {

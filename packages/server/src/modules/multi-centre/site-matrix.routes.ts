@@ -280,6 +280,18 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
   'GET /api/business/doubts/count': elsewhere('site-scope-records.test.ts'),
   'GET /api/business/doubts': list((f) => q(`/api/business/doubts?studyId=${f.studyId}`)),
   'GET /api/business/doubt/{id}': patient((f) => q(`/api/business/doubt/${f.doubtId}`)),
+  'GET /api/business/crf/comments': patient((f) =>
+    q(`/api/business/crf/comments?studyId=${f.studyId}&crfDataRecordId=${f.crfDataRecordId}`),
+  ),
+  'POST /api/business/crf/comment': patient((f) => ({
+    url: '/api/business/crf/comment',
+    body: {
+      studyId: f.studyId,
+      crfDataRecordId: f.crfDataRecordId,
+      itemName: 'history_note',
+      content: '来源：门诊病历',
+    },
+  })),
   'GET /api/business/follows': study,
   'GET /api/business/follow/crfs': study,
   'GET /api/business/follow/records': list((f) => q(`/api/business/follow/records?studyId=${f.studyId}`)),

@@ -147,6 +147,7 @@ async function fingerprint() {
       (select coalesce(sum(version), 0) from crf_data_records) as versions,
       (select count(*) from crf_data_records where deleted_at is null) as records,
       (select count(*) from doubts) as doubts, (select count(*) from doubt_messages) as messages,
+      (select count(*) from item_comments) as comments,
       (select count(*) from subjects where deleted_at is null) as subjects,
       (select coalesce(sum(state), 0) from subject_records) as states,
       (select count(*) from follow_records) as visits, (select count(*) from consultations) as consults,

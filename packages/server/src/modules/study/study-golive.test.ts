@@ -243,6 +243,7 @@ describe('上线', () => {
         (select count(*) from doubts where subject_record_id in (${list(records)}))::int as doubts,
         (select count(*) from doubt_messages m join doubts d on d.id = m.doubt_id
           where d.subject_record_id in (${list(records)}))::int as doubt_messages,
+        (select count(*) from item_comments where subject_record_id in (${list(records)}))::int as item_comments,
         (select count(*) from follow_records where subject_id in (${list(ids)}))::int as follow_records,
         (select count(*) from follow_record_crfs c join follow_records f on f.id = c.follow_record_id
           where f.subject_id in (${list(ids)}))::int as follow_record_crfs,
@@ -360,6 +361,13 @@ describe('上线', () => {
         content: '已核实',
       });
       expect(replied.status, JSON.stringify(replied.body)).toBe(200);
+      const commented = await t.call(admin, 'POST', '/api/business/crf/comment', {
+        studyId: demo,
+        crfDataRecordId: record,
+        itemName: 'hr',
+        content: '来源：护理记录单',
+      });
+      expect(commented.status, JSON.stringify(commented.body)).toBe(200);
       const signed = await t.call(admin, 'PUT', '/api/v1/business/subject/sign', {
         subjectRecordId: p.subjectRecordId,
         password: TEST_ADMIN_PASSWORD,
@@ -465,7 +473,14 @@ describe('上线', () => {
         auditRows: testRows.length,
       },
     });
-    expect(before).toMatchObject({ crf_data_records: 2, doubts: 2, signatures: 2, unblindings: 1, study_locks: 1 });
+    expect(before).toMatchObject({
+      crf_data_records: 2,
+      doubts: 2,
+      item_comments: 2,
+      signatures: 2,
+      unblindings: 1,
+      study_locks: 1,
+    });
     const productionBefore = await leftOf([production]);
 
     const live = await t.call(admin, 'POST', '/api/business/study/golive', {
