@@ -40,14 +40,15 @@ function shanghaiDate(days: number): string {
   return new Date(Date.now() + 8 * 3_600_000 + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** A patient operated 40 days ago: 术后1月 is behind them, 术后3月 and 术后6月 ahead. */
-async function operatedPatient(name: string) {
+/** A patient operated 40 days ago: 术后1月 is behind them, 术后3月 and 术后6月 ahead. A test patient tries drafts. */
+async function operatedPatient(name: string, test = false) {
   patients[name] = await api('POST', '/api/business/subject', {
     studyId,
     subjectName: name,
     gender: 1,
     birth: '1958-03-02',
     diseaseCode: 'LSS',
+    test,
   });
   await api('PUT', '/api/v3/business/crf', {
     subjectRecordId: patients[name]!.subjectRecordId,
@@ -96,6 +97,7 @@ beforeAll(async () => {
   }));
   await operatedPatient('已随访患者');
   await operatedPatient('待随访患者');
+  await operatedPatient('测试患者', true);
   // 已随访患者 came to 术后1月: its form submitted, so the visit is done and never moves.
   const first = (await visitsOf('已随访患者')).find((v) => v.visitName === '术后1月')!;
   await api('PUT', '/api/v3/business/crf', {
@@ -145,6 +147,17 @@ describe('follow-up plan drafts in the browser', () => {
     await screenshot(page, 'follow-draft-list');
     await expectAccessible(page, 'follow-draft-list');
     expect([...(await visitsOf('已随访患者')), ...(await visitsOf('待随访患者'))]).toEqual(before);
+  });
+
+  it('a test patient follows the draft at once: the casebook shows 术后3月 a month later', async () => {
+    const live = (await visitsOf('待随访患者')).find((v) => v.visitName === '术后3月')!;
+    const trial = (await visitsOf('测试患者')).find((v) => v.visitName === '术后3月')!;
+    expect(trial.plannedDate).not.toBe(live.plannedDate);
+    await page.goto(`/crf/${patients['测试患者']!.subjectRecordId}`);
+    await page.locator('.crf-follow-item', { hasText: '术后3月' }).filter({ hasText: trial.plannedDate }).waitFor();
+    await screenshot(page, 'follow-draft-test-patient');
+    await page.goto(`/project/${studyId}/follow/plan`);
+    await planRow().getByText('草稿', { exact: true }).waitFor();
   });
 
   it('放弃草稿 closes the draft and leaves the plan and the visits as they were', async () => {
