@@ -37,6 +37,8 @@ export const STUDY_SCOPED = [
   'doubts',
   'doubt_messages',
   'item_comments',
+  'quality_runs',
+  'quality_findings',
   'outbox_events',
   'outbox_deliveries',
   'api_tokens',

@@ -111,6 +111,11 @@ export const crfDataRecords = pgTable(
     version: integer('version').notNull().default(1),
     values: jsonb('values').$type<Record<string, unknown>>().notNull().default({}),
     sdv: jsonb('sdv').$type<Record<string, SdvMark>>().notNull().default({}),
+    /**
+     * 缺失原因 (issue 37): items marked with one of the study's missing-data codes instead of a value (item name →
+     * code). Such an item holds no value; a required one is complete.
+     */
+    missing: jsonb('missing').$type<Record<string, string>>().notNull().default({}),
     /** A single (non-repeating) form's record: at most one live one per subject, by the unique index below. */
     singleForm: boolean('single_form').notNull().default(false),
     createdBy: integer('created_by').references(() => users.userId),

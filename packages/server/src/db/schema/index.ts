@@ -19,3 +19,4 @@ export * from './recognition.js';
 export * from './figures.js';
 export * from './locks.js';
 export * from './comments.js';
+export * from './quality.js';

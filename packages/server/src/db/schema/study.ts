@@ -63,6 +63,19 @@ export const studies = pgTable(
     enrolmentTargetDate: varchar('enrolment_target_date', { length: 10 }),
     /** 脊柱诊断分级标准: the bands the manual spine measures are diagnosed by, 'spec' or 'literature'. */
     spineBandSet: varchar('spine_band_set', { length: 20 }).notNull().default('spec'),
+    /**
+     * 缺失原因 (issue 37): the codes an item may be marked with instead of a value; a new study starts with
+     * 未查 ND, 不适用 NA, 未知 UNK, 拒绝回答 ASKU.
+     */
+    missingCodes: jsonb('missing_codes')
+      .$type<{ code: string; label: string }[]>()
+      .notNull()
+      .default([
+        { code: 'ND', label: '未查' },
+        { code: 'NA', label: '不适用' },
+        { code: 'UNK', label: '未知' },
+        { code: 'ASKU', label: '拒绝回答' },
+      ]),
     /** 测试 ('test') until a manager's 上线 ('production'): test data is marked and purged at go-live (docs/lifecycle.md). */
     mode: varchar('mode', { length: 12 }).notNull().default('test'),
     wentLiveAt: timestamp('went_live_at', { withTimezone: true }),
