@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { followPlanVisits, type followPlans } from '../../db/schema/index.js';
-import type { PlanVisitInput } from './follow-plan.service.js';
+import { visitColumns, type PlanVisitInput } from './follow-plan.service.js';
 
 // The rows of the visits a follow-up plan's draft adds (issue 36). Test patients of a production study are
 // scheduled from the draft, so a visit the draft adds needs a plan-visit row for their visits to point to before it
@@ -45,18 +45,7 @@ export function draftScheduleVisits(draft: StoredDraft): ScheduleVisit[] | null 
   for (const v of draft.visits) {
     const id = v.id ?? v.draftVisitId ?? null;
     if (id === null) return null;
-    visits.push({
-      id,
-      visitName: v.visitName,
-      offset: v.offset,
-      unit: v.unit,
-      windowBefore: v.windowBefore,
-      windowAfter: v.windowAfter,
-      repeatEvery: v.repeatEvery ?? null,
-      repeatUntil: v.repeatUntil ?? null,
-      responsibleUserId: v.responsibleUserId ?? null,
-      crfIds: v.crfIds,
-    });
+    visits.push({ id, ...visitColumns(v) });
   }
   return visits;
 }
@@ -69,19 +58,6 @@ async function openDraftRows(tx: Db, planId: number) {
       and(eq(followPlanVisits.planId, planId), eq(followPlanVisits.draft, true), isNull(followPlanVisits.deletedAt)),
     );
 }
-
-const rowColumns = (v: PlanVisitInput, sort: number) => ({
-  sort,
-  visitName: v.visitName.trim(),
-  offset: v.offset,
-  unit: v.unit,
-  windowBefore: v.windowBefore,
-  windowAfter: v.windowAfter,
-  repeatEvery: v.repeatEvery ?? null,
-  repeatUntil: v.repeatUntil ?? null,
-  responsibleUserId: v.responsibleUserId ?? null,
-  crfIds: v.crfIds,
-});
 
 /**
  * Gives each visit the draft adds its draft row: the row of the previous draft's visit of the same name (so a test
@@ -107,7 +83,7 @@ export async function placeDraftVisits(
     if (reuse) {
       await tx
         .update(followPlanVisits)
-        .set({ ...rowColumns(v, sort), updatedAt: now })
+        .set({ sort, ...visitColumns(v), updatedAt: now })
         .where(eq(followPlanVisits.id, reuse.id));
       id = reuse.id;
     } else {
@@ -116,7 +92,8 @@ export async function placeDraftVisits(
         .values({
           studyId: plan.studyId,
           planId: plan.id,
-          ...rowColumns(v, sort),
+          sort,
+          ...visitColumns(v),
           draft: true,
           createdAt: now,
           updatedAt: now,

@@ -189,7 +189,8 @@ export async function createPlan(ctx: AppContext, user: CurrentUser, input: Plan
 }
 
 /** The columns of a plan visit its editor sets, as a new visit is written and an edited one updated. */
-function visitColumns(v: PlanVisitInput) {
+/** A visit's columns as the plan's input gives them (its name trimmed). */
+export function visitColumns(v: PlanVisitInput) {
   return {
     visitName: v.visitName.trim(),
     offset: v.offset,
