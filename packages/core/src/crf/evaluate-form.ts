@@ -33,6 +33,11 @@ export interface EvaluationContext {
   forms?: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
   /** The study's 脊柱诊断分级标准: the bands a spine measurement widget diagnoses by (the spec's when absent). */
   spineBandSet?: SpineBandSet;
+  /**
+   * 缺失原因 (issue 37): items marked with one of the study's missing-data codes instead of a value, by item name
+   * (crf_data_records.missing). Only the form's top-level items are marked; see markedCode for the rule.
+   */
+  missing?: Readonly<Record<string, string>>;
 }
 
 export interface ItemState {
@@ -50,6 +55,8 @@ export interface ItemState {
   additionVisible: boolean;
   /** For list groups and tables: the state of each child in each row. */
   rows?: Array<Record<string, ItemState>>;
+  /** The missing-data code the item is marked with (缺失原因): it then holds no value and raises nothing. */
+  missing?: string;
 }
 
 export interface FormIssue {
@@ -66,6 +73,8 @@ export interface FormState {
   items: Readonly<Record<string, ItemState>>;
   /** Values to store: hidden items cleared, calculations applied, shapes canonical. */
   values: Readonly<Record<string, unknown>>;
+  /** Missing-data marks to store: those of shown items (a hidden item's mark is cleared as its value is). */
+  missing: Readonly<Record<string, string>>;
   /** Errors block submit; the server's verdict on these is authoritative. */
   errors: FormIssue[];
   /** Warnings never block; the server raises them as system queries. */
@@ -133,7 +142,15 @@ interface Run {
   deferredChecks: Array<() => void>;
 }
 
-const previousRuns = new WeakMap<FormState, CompiledForm>();
+/** The compiled form and the marks a state was evaluated with: a later run reuses it only for the same form. */
+const previousRuns = new WeakMap<FormState, { compiled: CompiledForm; missing: Readonly<Record<string, string>> }>();
+
+const NO_MARKS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The names whose missing-data mark differs between two mark maps. */
+function changedMarks(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((name) => a[name] !== b[name]);
+}
 
 /**
  * The single entry point of the rules (forms §4, §5): visibility, calculations, required flags,
@@ -168,11 +185,14 @@ export function evaluateForm(
   };
 
   const previous = options.previous;
+  const missing = context.missing ?? NO_MARKS;
+  const previousRun = previous ? previousRuns.get(previous) : undefined;
   let units: Iterable<Unit> = compiled.order;
-  if (previous && options.changed && previousRuns.get(previous) === compiled) {
+  if (previous && options.changed && previousRun?.compiled === compiled) {
     Object.assign(run.effective, previous.values);
     Object.assign(run.items, previous.items);
-    const affected = affectedUnits(compiled, options.changed);
+    // An item marked or unmarked since is a change of its own, whether or not its value changed.
+    const affected = affectedUnits(compiled, [...options.changed, ...changedMarks(previousRun.missing, missing)]);
     units = compiled.order.filter((u) => affected.has(u));
     for (const unit of units) clearUnit(run, unit);
   }
@@ -192,8 +212,20 @@ export function evaluateForm(
       }
     });
   }
-  const state: FormState = { items: run.items, values: run.effective, errors, warnings, valid: errors.length === 0 };
-  previousRuns.set(state, compiled);
+  const marks: Record<string, string> = {};
+  for (const info of compiled.nodes) {
+    const code = run.items[info.key]?.missing;
+    if (code !== undefined && !info.rowOwner) marks[info.node.name] = code;
+  }
+  const state: FormState = {
+    items: run.items,
+    values: run.effective,
+    missing: marks,
+    errors,
+    warnings,
+    valid: errors.length === 0,
+  };
+  previousRuns.set(state, { compiled, missing });
   return state;
 }
 
@@ -287,11 +319,16 @@ function evaluateUnit(run: Run, unit: Unit) {
     if (name && state.additionVisible && Object.hasOwn(run.input, additionKey(name))) {
       run.effective[additionKey(name)] = run.input[additionKey(name)];
     }
-    const unit = visible ? chosenUnit(info, run.input) : undefined;
+    const unit = visible && state.missing === undefined ? chosenUnit(info, run.input) : undefined;
     if (name && unit) run.effective[unitKey(name)] = unit;
     return;
   }
   const state = baseState(run, info, visible);
+  const code = markedCode(run, info, visible);
+  if (code !== undefined) {
+    run.items[info.key] = { ...state, missing: code, rows: [] };
+    return;
+  }
   const rowsIn = visible ? readRows(name ? run.input[name] : undefined) : [];
   const rowsOut: RowValues[] = [];
   state.rows = rowsIn.map((rowIn) => {
@@ -337,6 +374,20 @@ function evaluateUnit(run: Run, unit: Unit) {
     if (name) run.effective[name] = rowsOut;
   }
   run.items[info.key] = state;
+}
+
+/**
+ * 缺失原因 (issue 37), the one rule: a shown top-level value item marked with a code holds no value (what was typed is
+ * cleared), and nothing is judged on it: a required one is complete, no type, range, reference-range or cross-field
+ * check fires, and a check of another item that reads it reads blank (undecidable, so silent). A hidden item's mark
+ * goes with its value. Row cells are not marked one by one: a list group or table is marked whole. Whether the code
+ * is one of the study's is the save's to judge (missingMarkIssues), the engine takes the marks as given.
+ */
+function markedCode(run: Run, info: NodeInfo, visible: boolean): string | undefined {
+  const name = info.node.name;
+  if (!visible || !name || info.rowOwner || !isValueType(info.node.type)) return undefined;
+  const marks = run.context.missing;
+  return marks && Object.hasOwn(marks, name) ? marks[name] : undefined;
 }
 
 /** Whether an expression reads an identifier its reader may not see: it cannot be decided in the browser. */
@@ -400,6 +451,8 @@ function evaluateItem(
   const state = baseState(run, info, visible);
   const node = info.node;
   if (!visible || !isValueType(node.type)) return state;
+  const code = markedCode(run, info, visible);
+  if (code !== undefined) return { ...state, missing: code };
   const raw = node.name ? source[node.name] : undefined;
   // An identifier its reader may not see (identifier-items.ts): kept as its mask, unchecked and read-only. The
   // save puts the stored value back in its place; the mask itself is never stored.

@@ -27,3 +27,4 @@ export * from './amendment/amendment-types.js';
 export * from './amendment/diff-definitions.js';
 export * from './amendment/plan-migration.js';
 export * from './amendment/inert-values.js';
+export * from './missing-codes.js';
