@@ -39,6 +39,7 @@ export const STUDY_SCOPED = [
   'item_comments',
   'quality_runs',
   'quality_findings',
+  'sae_reports',
   'outbox_events',
   'outbox_deliveries',
   'api_tokens',

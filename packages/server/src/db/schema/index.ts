@@ -20,3 +20,4 @@ export * from './figures.js';
 export * from './locks.js';
 export * from './comments.js';
 export * from './quality.js';
+export * from './safety.js';

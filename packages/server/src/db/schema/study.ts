@@ -76,6 +76,12 @@ export const studies = pgTable(
         { code: 'UNK', label: '未知' },
         { code: 'ASKU', label: '拒绝回答' },
       ]),
+    /**
+     * 不良事件 module (issue 37): on, the study has an AE log form (`aeCrfId`, a repeatable CRF the module made) and
+     * serious events start the 24-hour reporting clock.
+     */
+    aeEnabled: boolean('ae_enabled').notNull().default(false),
+    aeCrfId: integer('ae_crf_id'),
     /** 测试 ('test') until a manager's 上线 ('production'): test data is marked and purged at go-live (docs/lifecycle.md). */
     mode: varchar('mode', { length: 12 }).notNull().default('test'),
     wentLiveAt: timestamp('went_live_at', { withTimezone: true }),
