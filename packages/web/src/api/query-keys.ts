@@ -186,6 +186,8 @@ export const queryKeys = {
     menu: (subjectRecordId: number) => [...CRF_RECORD, 'menu', subjectRecordId] as const,
     patient: (subjectRecordId: number) => [...CRF_RECORD, 'patient', subjectRecordId] as const,
     doubtFlag: (studyId: number | null) => [...CRF_RECORD, 'doubt-flag', studyId] as const,
+    /** A record's field comments (批注), every item's: the item list counts them, an item's drawer lists its own. */
+    comments: (crfDataRecordId: number | null) => [...CRF_RECORD, 'comments', crfDataRecordId] as const,
     /** Every open form of a casebook (signing changes all their states). */
     detailsOf: (subjectRecordId: number) => [...CRF_RECORD, 'detail', subjectRecordId] as const,
     /** Every record of one form of a casebook. */

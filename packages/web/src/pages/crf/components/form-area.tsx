@@ -13,9 +13,11 @@ import { RecognitionSources } from '../recognition/recognition-sources';
 import { useFormRecognition } from '../recognition/use-form-recognition';
 import { useFormDoubts } from '../use-form-doubts';
 import { useFormRecord, type RecordParam } from '../use-form-record';
+import { useRecordComments } from '../use-record-comments';
 import { usePrintCrf } from '../use-print-crf';
 import { useSdv } from '../use-sdv';
 import { CrfEditor } from './crf-editor';
+import { CommentsDrawer, type CommentTarget } from './comments-drawer';
 import { CRF_BUTTONS, CrfToolbar } from './crf-toolbar';
 import { LockBar, useRecordLock } from './lock-bar';
 import { DoubtDialog } from './doubt-dialog';
@@ -68,6 +70,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
 
   const bypassGuardRef = useRef(false);
   const [history, setHistory] = useState<HistoryTarget | null>(null);
+  const [commentTarget, setCommentTarget] = useState<CommentTarget | null>(null);
   const [viewerOpen, setViewerOpen] = useState(false);
   const [dialog, setDialog] = useState<'overview' | 'preview' | 'sign' | 'identify' | null>(null);
   const [unsaved, setUnsaved] = useState(false);
@@ -111,6 +114,13 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
   );
 
   const studyId = patient?.studyId ?? detail?.subject.studyId ?? 0;
+  const comments = useRecordComments(studyId, recordId);
+  const onComments = useCallback(
+    (item: FormItem) => {
+      if (recordId) setCommentTarget({ crfDataRecordId: recordId, itemName: item.name, title: item.title });
+    },
+    [recordId],
+  );
   const lockState = useRecordLock(studyId, subjectRecordId, recordId).data;
   const locked = Boolean(lockState?.locked);
   // VIS-09: the form is editable with the study buttons business.crf.save or .submit, and the
@@ -168,6 +178,8 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
           onDoubts: doubts.onDoubts,
           onSdv: (names, verified) => void sdv.onSdv(names, verified),
           onLocate: drawers.onLocate,
+          commentCounts: comments.countByItem,
+          onComments,
         }
       : null;
 
@@ -283,6 +295,15 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
       )}
       {body}
       <HistoryDrawer target={history} nodes={nodes} phone={screen.phone} onClose={() => setHistory(null)} />
+      <CommentsDrawer
+        studyId={studyId}
+        target={commentTarget}
+        // The server lets whoever reads the form comment on it; a lock leaves the box disabled with its words.
+        canComment={detail?.permissions.view !== false}
+        lockedText={lockedText}
+        phone={screen.phone}
+        onClose={() => setCommentTarget(null)}
+      />
       {screen.panelOnDemand && panel && <ItemDrawers drawers={drawers} phone={screen.phone} panel={panel} />}
       <DoubtPicker
         open={doubts.picking}

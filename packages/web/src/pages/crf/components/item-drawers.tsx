@@ -94,6 +94,8 @@ export function ItemDrawers({ drawers, phone, panel }: ItemDrawersProps) {
             onHistory={panel.onHistory}
             onDoubts={panel.onDoubts}
             onSdv={panel.onSdv}
+            commentCount={panel.commentCounts?.[sheet.name] ?? 0}
+            onComments={panel.onComments}
           />
         )}
       </Drawer>

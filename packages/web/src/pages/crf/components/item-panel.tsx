@@ -1,12 +1,14 @@
 import { memo, useDeferredValue, useLayoutEffect, useMemo, useRef } from 'react';
 import {
   CheckCircleFilled,
+  CommentOutlined,
   ExclamationCircleFilled,
   HistoryOutlined,
   SafetyCertificateOutlined,
 } from '@ant-design/icons';
 import { Badge, Button, Checkbox, Dropdown, Tooltip } from 'antd';
 import { FORM_SDV_KEY, type CrfDoubtMark, type SdvMark } from '../../../api/crf.api';
+import { COMMENT_TEXT } from '../../../locales/comment.zh-CN';
 import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { DOUBT_TEXT } from '../../../locales/doubt.zh-CN';
 import { formatDate } from '../../../utils/format-date';
@@ -31,6 +33,10 @@ export interface ItemPanelProps {
   onDoubts: (item: FormItem, doubts: CrfDoubtMark[]) => void;
   onSdv: (itemNames: string[] | undefined, verified: boolean) => void;
   onLocate: (item: FormItem) => void;
+  /** Field comments (批注) per item name of the saved record. */
+  commentCounts?: Record<string, number>;
+  /** Opens an item's 批注 drawer. */
+  onComments?: (item: FormItem) => void;
 }
 
 export function SdvMarkIcon({ mark }: { mark: SdvMark }) {
@@ -62,12 +68,14 @@ export const ItemPanel = memo(function ItemPanel({
   onDoubts,
   onSdv,
   onLocate,
+  commentCounts = NO_COMMENTS,
+  onComments,
 }: ItemPanelProps) {
   const formMark = sdv[FORM_SDV_KEY];
   // The rows keep their props while the list grows: the handlers are reached through a ref.
-  const handlers = useRef({ onHistory, onDoubts, onSdv, onLocate });
+  const handlers = useRef({ onHistory, onDoubts, onSdv, onLocate, onComments });
   useLayoutEffect(() => {
-    handlers.current = { onHistory, onDoubts, onSdv, onLocate };
+    handlers.current = { onHistory, onDoubts, onSdv, onLocate, onComments };
   });
   const actions = useMemo<RowActions>(
     () => ({
@@ -75,6 +83,7 @@ export const ItemPanel = memo(function ItemPanel({
       doubts: (item, marks) => handlers.current.onDoubts(item, marks),
       sdv: (itemNames, verified) => handlers.current.onSdv(itemNames, verified),
       locate: (item) => handlers.current.onLocate(item),
+      comments: (item) => handlers.current.onComments?.(item),
     }),
     [],
   );
@@ -146,6 +155,7 @@ export const ItemPanel = memo(function ItemPanel({
             canSdv={canSdv}
             sdvBusy={sdvBusy}
             actions={actions}
+            comments={onComments ? (commentCounts[item.name] ?? 0) : null}
           />
         ))}
       </ul>
@@ -154,12 +164,14 @@ export const ItemPanel = memo(function ItemPanel({
 });
 
 const NO_DOUBTS: CrfDoubtMark[] = [];
+const NO_COMMENTS: Record<string, number> = {};
 
 interface RowActions {
   history: (item: FormItem) => void;
   doubts: (item: FormItem, doubts: CrfDoubtMark[]) => void;
   sdv: (itemNames: string[], verified: boolean) => void;
   locate: (item: FormItem) => void;
+  comments: (item: FormItem) => void;
 }
 
 /** One item of the list, with its markers and history button. */
@@ -172,6 +184,7 @@ const ItemRow = memo(function ItemRow({
   canSdv,
   sdvBusy,
   actions,
+  comments,
 }: {
   item: FormItem;
   mark: SdvMark | undefined;
@@ -181,6 +194,8 @@ const ItemRow = memo(function ItemRow({
   canSdv: boolean;
   sdvBusy: boolean;
   actions: RowActions;
+  /** The item's comment count; null where the page offers no comments. */
+  comments: number | null;
 }) {
   return (
     <li className="crf-item-row" data-item={item.name}>
@@ -237,6 +252,22 @@ const ItemRow = memo(function ItemRow({
             </button>
           </Dropdown>
         )}
+        {comments !== null && (
+          <Tooltip title={comments > 0 ? COMMENT_TEXT.count(comments) : COMMENT_TEXT.title}>
+            <Button
+              size="small"
+              type="text"
+              aria-label={`${COMMENT_TEXT.title} ${item.title}`}
+              icon={
+                <Badge count={comments} size="small" offset={[4, -2]}>
+                  <CommentOutlined />
+                </Badge>
+              }
+              disabled={recordId === null}
+              onClick={() => actions.comments(item)}
+            />
+          </Tooltip>
+        )}
         <Tooltip title={t.history}>
           <Button
             size="small"
@@ -264,6 +295,9 @@ export interface ItemSheetProps {
   onHistory: (item: FormItem) => void;
   onDoubts: (item: FormItem, doubts: CrfDoubtMark[]) => void;
   onSdv: (itemNames: string[], verified: boolean) => void;
+  /** The item's comment count and its 批注 drawer; absent where the page offers no comments. */
+  commentCount?: number;
+  onComments?: (item: FormItem) => void;
 }
 
 /**
@@ -282,6 +316,8 @@ export function ItemSheet({
   onHistory,
   onDoubts,
   onSdv,
+  commentCount = 0,
+  onComments,
 }: ItemSheetProps) {
   return (
     <div className="crf-item-sheet">
@@ -295,6 +331,17 @@ export function ItemSheet({
       >
         {t.history}
       </Button>
+      {onComments && (
+        <Button
+          block
+          size="large"
+          icon={<CommentOutlined />}
+          disabled={recordId === null}
+          onClick={() => onComments(item)}
+        >
+          {commentCount > 0 ? COMMENT_TEXT.count(commentCount) : COMMENT_TEXT.title}
+        </Button>
+      )}
       {sdvMode ? (
         <label className="crf-item-sheet-sdv">
           <Checkbox
