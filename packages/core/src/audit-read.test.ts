@@ -15,6 +15,8 @@ describe('who reads an audit row (AUDIT_READ_BUTTON)', () => {
     ['consult.ask', 'btn:business.consult.view'],
     ['consult.answer', 'btn:business.consult.view'],
     ['consult.close', 'btn:business.consult.view'],
+    ['sae.create', 'btn:business.safety'],
+    ['sae.submit', 'btn:business.safety'],
     ['subject.create', null],
     ['item.update', null],
     ['study.role.update', null],
@@ -27,10 +29,20 @@ describe('who reads an audit row (AUDIT_READ_BUTTON)', () => {
 
   it('hides the actions of the keys a caller lacks, and nothing from a caller holding them all', () => {
     const medicalOnly = unreadableAuditActions((key) => key === 'btn:project.medical.view');
-    expect(medicalOnly.sort()).toEqual(['consult.answer', 'consult.ask', 'consult.close']);
+    expect(medicalOnly.sort()).toEqual([
+      'consult.answer',
+      'consult.ask',
+      'consult.close',
+      'sae.create',
+      'sae.deadline',
+      'sae.followup',
+      'sae.submit',
+      'sae.withdraw',
+    ]);
     const none = unreadableAuditActions(() => false);
-    expect(none.filter((a: AuditAction) => !a.startsWith('medical.') && !a.startsWith('consult.'))).toEqual([]);
-    expect(none).toHaveLength(7);
+    const byKey = (a: AuditAction) => ['medical.', 'consult.', 'sae.'].some((prefix) => a.startsWith(prefix));
+    expect(none.filter((a: AuditAction) => !byKey(a))).toEqual([]);
+    expect(none).toHaveLength(12);
     expect(unreadableAuditActions(() => true)).toEqual([]);
   });
 });

@@ -100,6 +100,13 @@ export const AUDIT_READ_BUTTON = {
   'consult.ask': CONSULT,
   'consult.answer': CONSULT,
   'consult.close': CONSULT,
+  // An SAE report's clock and states, as the AE page shows them (GET /api/business/safety/saes needs the same key).
+  'sae.create': 'business.safety',
+  'sae.deadline': 'business.safety',
+  'sae.withdraw': 'business.safety',
+  'sae.submit': 'business.safety',
+  'sae.followup': 'business.safety',
+  'study.safety': null,
   // On the platform chain (study 0), which no study's trail reads; 系统设置 shows it to administrators.
   'system.security': null,
   'system.user.expiry': null,

@@ -20,6 +20,7 @@ export * from './excel-sheet-names.js';
 export * from './follow/index.js';
 export * from './randomization/index.js';
 export * from './spine/index.js';
+export * from './safety/index.js';
 export * from './recognition/index.js';
 export * from './consult.js';
 export * from './locks.js';

@@ -40,6 +40,21 @@ export interface CountsPush {
   events?: number;
   /** Follow-up visits 待随访 or 已超窗 the user is responsible for (pushed by the follow-up module when they change). */
   visits?: number;
+  /** SAE reports waiting to be submitted that the user (安全性报告) sees (GET /api/business/safety/count). */
+  saes?: number;
+}
+
+/**
+ * A serious adverse event's report was created (issue 37): its 24-hour clock runs. Sent to the members holding
+ * 安全性报告 who see the patient's site. Ids and the deadline only; the client reads the report through the API.
+ */
+export interface SaePush {
+  /** The report's id (what a notice delivered twice is recognised by). */
+  saeReportId: number;
+  studyId: number;
+  subjectRecordId: number;
+  /** ISO 8601. */
+  deadlineAt: string;
 }
 
 /** A short notice for one user: shown, and spoken when the user turned speech on. */
@@ -152,6 +167,7 @@ export interface UserPushes {
   'sys.notice': SysNoticePush;
   consult: ConsultPush;
   'data.changed': DataChangedPush;
+  sae: SaePush;
 }
 
 /** Events sent to one study's room (or the readers of one form in it), by name. */
@@ -169,6 +185,7 @@ export const HUB_OF_EVENT: { readonly [E in keyof UserPushes | keyof StudyPushes
   'sys.notice': 'personsignalhub',
   consult: 'personsignalhub',
   'data.changed': 'eventhub',
+  sae: 'personsignalhub',
   'record.saved': 'eventhub',
   'record.queries': 'eventhub',
 };

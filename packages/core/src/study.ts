@@ -46,6 +46,8 @@ export const STUDY_BUTTONS = [
   ['project.medical.edit', '编辑病历资料'],
   // 上线 (docs/lifecycle.md): ends 测试 and purges the test patients with everything hanging on them.
   ['business.study.golive', '上线'],
+  // 安全性报告 (issue 37): see, submit and follow up the study's SAE reports, and hear of a new one.
+  ['business.safety', '安全性报告'],
 ] as const;
 
 export type StudyButton = (typeof STUDY_BUTTONS)[number][0];

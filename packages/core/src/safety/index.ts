@@ -1,0 +1,4 @@
+export * from './vocabulary.js';
+export * from './ae-form.js';
+export * from './sae-clock.js';
+export * from './safety-contract.js';
