@@ -257,7 +257,8 @@ const ItemRow = memo(function ItemRow({
             <Button
               size="small"
               type="text"
-              aria-label={`${COMMENT_TEXT.title} ${item.title}`}
+              // The badge's number is visible text, so the name carries it too (axe label-content-name-mismatch).
+              aria-label={`${COMMENT_TEXT.title} ${item.title}${comments > 0 ? `：${COMMENT_TEXT.count(comments)}` : ''}`}
               icon={
                 <Badge count={comments} size="small" offset={[4, -2]}>
                   <CommentOutlined />
