@@ -21,3 +21,4 @@ export * from './locks.js';
 export * from './comments.js';
 export * from './quality.js';
 export * from './safety.js';
+export * from './coding.js';

@@ -81,6 +81,11 @@ export const studies = pgTable(
      * serious events start the 24-hour reporting clock.
      */
     aeEnabled: boolean('ae_enabled').notNull().default(false),
+    /** 医学编码 (issue 37): the items coded against a dictionary: [{crfId, itemName, kind: 'meddra'|'whodrug'}]. */
+    codedItems: jsonb('coded_items')
+      .$type<{ crfId: number; itemName: string; kind: 'meddra' | 'whodrug' }[]>()
+      .notNull()
+      .default([]),
     aeCrfId: integer('ae_crf_id'),
     /** 测试 ('test') until a manager's 上线 ('production'): test data is marked and purged at go-live (docs/lifecycle.md). */
     mode: varchar('mode', { length: 12 }).notNull().default('test'),
