@@ -48,6 +48,8 @@ export const STUDY_BUTTONS = [
   ['business.study.golive', '上线'],
   // 安全性报告 (issue 37): see, submit and follow up the study's SAE reports, and hear of a new one.
   ['business.safety', '安全性报告'],
+  // 数据核查 (issue 37): run the study's checks over stored records and raise queries from the findings in batch.
+  ['business.quality', '数据核查'],
 ] as const;
 
 export type StudyButton = (typeof STUDY_BUTTONS)[number][0];

@@ -40,6 +40,7 @@ import { crfDataRoutes } from './modules/crf-data/crf-data.routes.js';
 import { dataImportRoutes } from './modules/data-import/data-import.routes.js';
 import { doubtRoutes } from './modules/doubt/doubt.routes.js';
 import { commentRoutes } from './modules/comments/comments.routes.js';
+import { qualityRoutes } from './modules/quality/quality.routes.js';
 import { exportRoutes } from './modules/export/export.routes.js';
 import { subscribeSystemQueries } from './modules/doubt/system-queries.subscriber.js';
 import { fileRoutes } from './modules/files/file.routes.js';
@@ -155,6 +156,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   calendarRoutes(app, ctx);
   doubtRoutes(app, ctx);
   commentRoutes(app, ctx);
+  qualityRoutes(app, ctx);
   followRoutes(app, ctx);
   searchRoutes(app, ctx);
   apiTokenRoutes(app, ctx);

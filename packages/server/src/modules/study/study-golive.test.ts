@@ -11,6 +11,8 @@ import {
   medicalRecords,
   patientBindCodes,
   patientSessions,
+  qualityFindings,
+  qualityRuns,
   randomizationConfigs,
   randomizationSlots,
   randomizationStrata,
@@ -244,6 +246,7 @@ describe('上线', () => {
         (select count(*) from doubt_messages m join doubts d on d.id = m.doubt_id
           where d.subject_record_id in (${list(records)}))::int as doubt_messages,
         (select count(*) from item_comments where subject_record_id in (${list(records)}))::int as item_comments,
+        (select count(*) from quality_findings where subject_record_id in (${list(records)}))::int as quality_findings,
         (select count(*) from follow_records where subject_id in (${list(ids)}))::int as follow_records,
         (select count(*) from follow_record_crfs c join follow_records f on f.id = c.follow_record_id
           where f.subject_id in (${list(ids)}))::int as follow_record_crfs,
@@ -324,6 +327,21 @@ describe('上线', () => {
       startAt: now,
       endAt: now,
       subjectId: p.id,
+    });
+    // A data quality run's finding on the patient's record (数据核查).
+    const [run] = await t.db
+      .insert(qualityRuns)
+      .values({ studyId: demo, scope: { kind: 'study' }, state: 'done' })
+      .returning({ id: qualityRuns.id });
+    await t.db.insert(qualityFindings).values({
+      runId: run!.id,
+      studyId: demo,
+      subjectRecordId: p.subjectRecordId,
+      crfDataRecordId,
+      crfId: null,
+      itemName: 'hr',
+      ruleKey: 'range',
+      ruleText: '心率高于参考范围，请核实',
     });
   }
 
@@ -477,6 +495,7 @@ describe('上线', () => {
       crf_data_records: 2,
       doubts: 2,
       item_comments: 2,
+      quality_findings: 2,
       signatures: 2,
       unblindings: 1,
       study_locks: 1,
