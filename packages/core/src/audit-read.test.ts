@@ -17,6 +17,7 @@ describe('who reads an audit row (AUDIT_READ_BUTTON)', () => {
     ['consult.close', 'btn:business.consult.view'],
     ['sae.create', 'btn:business.safety'],
     ['sae.submit', 'btn:business.safety'],
+    ['coding.code', 'btn:business.coding'],
     ['subject.create', null],
     ['item.update', null],
     ['study.role.update', null],
@@ -30,6 +31,10 @@ describe('who reads an audit row (AUDIT_READ_BUTTON)', () => {
   it('hides the actions of the keys a caller lacks, and nothing from a caller holding them all', () => {
     const medicalOnly = unreadableAuditActions((key) => key === 'btn:project.medical.view');
     expect(medicalOnly.sort()).toEqual([
+      'coding.approve',
+      'coding.code',
+      'coding.dictionary',
+      'coding.items',
       'consult.answer',
       'consult.ask',
       'consult.close',
@@ -40,9 +45,9 @@ describe('who reads an audit row (AUDIT_READ_BUTTON)', () => {
       'sae.withdraw',
     ]);
     const none = unreadableAuditActions(() => false);
-    const byKey = (a: AuditAction) => ['medical.', 'consult.', 'sae.'].some((prefix) => a.startsWith(prefix));
+    const byKey = (a: AuditAction) => ['medical.', 'consult.', 'sae.', 'coding.'].some((prefix) => a.startsWith(prefix));
     expect(none.filter((a: AuditAction) => !byKey(a))).toEqual([]);
-    expect(none).toHaveLength(12);
+    expect(none).toHaveLength(16);
     expect(unreadableAuditActions(() => true)).toEqual([]);
   });
 });

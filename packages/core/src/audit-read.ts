@@ -106,6 +106,11 @@ export const AUDIT_READ_BUTTON = {
   'sae.withdraw': 'business.safety',
   'sae.submit': 'business.safety',
   'sae.followup': 'business.safety',
+  // 医学编码: read with the coder's key (and a coded item's row with its form's view key too, as every CRF row).
+  'coding.dictionary': 'business.coding',
+  'coding.items': 'business.coding',
+  'coding.code': 'business.coding',
+  'coding.approve': 'business.coding',
   'study.safety': null,
   // On the platform chain (study 0), which no study's trail reads; 系统设置 shows it to administrators.
   'system.security': null,

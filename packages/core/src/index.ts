@@ -36,6 +36,7 @@ export * from './crf-record-contract.js';
 export * from './doubt-contract.js';
 export * from './comment-contract.js';
 export * from './quality-contract.js';
+export * from './coding/index.js';
 export * from './jobs-contract.js';
 export * from './monitor-contract.js';
 export * from './api-token-contract.js';

@@ -50,6 +50,8 @@ export const STUDY_BUTTONS = [
   ['business.safety', '安全性报告'],
   // 数据核查 (issue 37): run the study's checks over stored records and raise queries from the findings in batch.
   ['business.quality', '数据核查'],
+  // 医学编码 (issue 37): load the study's MedDRA/WHODrug dictionaries, name its coded items, code and approve.
+  ['business.coding', '医学编码'],
 ] as const;
 
 export type StudyButton = (typeof STUDY_BUTTONS)[number][0];

@@ -1,0 +1,5 @@
+export * from './match-key.js';
+export * from './meddra.js';
+export * from './whodrug.js';
+export * from './auto-code.js';
+export * from './coding-contract.js';
