@@ -45,7 +45,8 @@ describe('who reads an audit row (AUDIT_READ_BUTTON)', () => {
       'sae.withdraw',
     ]);
     const none = unreadableAuditActions(() => false);
-    const byKey = (a: AuditAction) => ['medical.', 'consult.', 'sae.', 'coding.'].some((prefix) => a.startsWith(prefix));
+    const byKey = (a: AuditAction) =>
+      ['medical.', 'consult.', 'sae.', 'coding.'].some((prefix) => a.startsWith(prefix));
     expect(none.filter((a: AuditAction) => !byKey(a))).toEqual([]);
     expect(none).toHaveLength(16);
     expect(unreadableAuditActions(() => true)).toEqual([]);
