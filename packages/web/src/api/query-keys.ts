@@ -28,6 +28,7 @@ const DOUBT = ['doubt'] as const;
 const OPERLOG = ['operlog'] as const;
 const JOBS = ['jobs'] as const;
 const AMENDMENT = ['amendment'] as const;
+const QUALITY = ['quality'] as const;
 const LOCKS = ['locks'] as const;
 const CRF_RECORD = ['crf-record'] as const;
 const SEARCH = ['search'] as const;
@@ -342,5 +343,14 @@ export const queryKeys = {
     impactRecords: (target: object) => [...AMENDMENT, 'impact', target, 'records'] as const,
     list: (studyId: number) => [...AMENDMENT, 'list', studyId] as const,
     job: (jobId: string | null) => [...AMENDMENT, 'job', jobId] as const,
+  },
+  /** 数据核查 (issue 37): a study's runs, one run with its counts, a run's findings, the dashboard. */
+  quality: {
+    all: () => QUALITY,
+    runs: (studyId: number) => [...QUALITY, 'runs', studyId] as const,
+    run: (studyId: number, runId: number | null) => [...QUALITY, 'run', studyId, runId] as const,
+    findings: (studyId: number, runId: number, ruleKey: string) =>
+      [...QUALITY, 'findings', studyId, runId, ruleKey] as const,
+    dashboard: (studyId: number) => [...QUALITY, 'dashboard', studyId] as const,
   },
 } as const;

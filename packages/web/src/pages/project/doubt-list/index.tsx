@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { AimOutlined, EyeOutlined } from '@ant-design/icons';
-import { Button, DatePicker, Form, Grid, Input, Select, Space, type TableColumnsType } from 'antd';
+import { Button, DatePicker, Form, Grid, Input, Select, Space, Tabs, type TableColumnsType } from 'antd';
 import { useNavigate } from 'react-router';
 import { queryKeys } from '../../../api/query-keys';
 import { DOUBT_STATE, DOUBT_TYPE, doubtApi, type Doubt, type DoubtFilter } from '../../../api/doubt.api';
@@ -15,6 +15,8 @@ import { DoubtDialog, DoubtStateTag, DoubtTypeTag, type DoubtDialogMode } from '
 import { useProjectStudy } from '../use-project-study';
 import { locateUrl, toDoubtFilter, type DoubtFilterValues } from './doubt-filters';
 import { FilterButtons } from '../../../components/filter-buttons';
+import { QUALITY_TEXT } from '../../../locales/quality.zh-CN';
+import { QualityPanel } from '../quality/quality-panel';
 import './doubt-list.css';
 
 const t = DOUBT_TEXT;
@@ -41,6 +43,7 @@ export default function DoubtListPage() {
   const [filterForm] = Form.useForm<DoubtFilterValues>();
   const [filters, setFilters] = useState<DoubtFilter>({});
   const [mode, setMode] = useState<DoubtDialogMode | null>(null);
+  const [tab, setTab] = useState<'doubts' | 'quality'>('doubts');
 
   const screens = Grid.useBreakpoint();
   // All columns where they fit beside the side menu, fewer (stacked) where not, one summary column on phones and
@@ -177,9 +180,31 @@ export default function DoubtListPage() {
 
   if (studyId === null) return null;
 
+  // 数据核查 (issue 37) sits beside the queries it raises: a tab for members holding its key.
+  const tabs = can('business.quality') ? (
+    <Tabs
+      activeKey={tab}
+      onChange={(key) => setTab(key as 'doubts' | 'quality')}
+      items={[
+        { key: 'doubts', label: QUALITY_TEXT.doubtsTab },
+        { key: 'quality', label: QUALITY_TEXT.tab },
+      ]}
+    />
+  ) : null;
+  if (tabs && tab === 'quality') {
+    return (
+      <div className="page-card">
+        <h2 className="page-title">{t.listTitle}</h2>
+        {tabs}
+        <QualityPanel studyId={studyId} canRaise={can('study.doubt.open')} />
+      </div>
+    );
+  }
+
   return (
     <div className="page-card">
       <h2 className="page-title">{t.listTitle}</h2>
+      {tabs}
       <Form
         form={filterForm}
         name="doubt-filter"
