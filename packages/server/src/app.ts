@@ -67,6 +67,8 @@ import { hospitalRoutes } from './modules/hospital/hospital.routes.js';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
 import { medicalRoutes } from './modules/medical/medical.routes.js';
 import { lockRoutes } from './modules/locks/lock.routes.js';
+import { safetyRoutes } from './modules/safety/safety.routes.js';
+import { subscribeSafety } from './modules/safety/safety.subscriber.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -125,6 +127,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   app.addHook('onClose', () => ctx.events.stop());
   subscribeSystemQueries(ctx);
   subscribeFollowUp(ctx);
+  subscribeSafety(ctx);
 
   installAuth(app, ctx);
   installStudyGuard(app, ctx);
@@ -158,6 +161,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   commentRoutes(app, ctx);
   qualityRoutes(app, ctx);
   followRoutes(app, ctx);
+  safetyRoutes(app, ctx);
   searchRoutes(app, ctx);
   apiTokenRoutes(app, ctx);
   redcapRoutes(app, ctx);

@@ -300,6 +300,13 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
   'GET /api/business/quality/run': elsewhere('quality.routes.test.ts'),
   'GET /api/business/quality/findings': elsewhere('quality.routes.test.ts'),
   'POST /api/business/quality/queries': elsewhere('quality.routes.test.ts'),
+  'GET /api/business/safety/module': study,
+  'PUT /api/business/safety/module': study,
+  // A report id names no patient the guard can locate: the service scopes by the report's patient (404 elsewhere).
+  'GET /api/business/safety/saes': elsewhere('safety.routes.test.ts'),
+  'GET /api/business/safety/count': elsewhere('safety.routes.test.ts'),
+  'POST /api/business/safety/sae/submit': elsewhere('safety.routes.test.ts'),
+  'POST /api/business/safety/sae/followup': elsewhere('safety.routes.test.ts'),
   'GET /api/business/quality/dashboard': list((f) => q(`/api/business/quality/dashboard?studyId=${f.studyId}`), false),
   'GET /api/business/follows': study,
   'GET /api/business/follow/crfs': study,
