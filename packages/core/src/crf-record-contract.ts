@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { crfOptionSchema, type CrfDefinition } from './crf/crf-definition.schema.js';
+import { missingMarksSchema } from './crf/missing-codes.js';
 import { MAX_ROW_ID, rowIdSchema, rowIdTextSchema } from './ids.js';
 import { SPINE_BAND_SETS } from './spine/diagnosis.js';
 import { auditEventSchema, subjectSchema } from './subject-contract.js';
@@ -55,6 +56,11 @@ export const crfSaveBodySchema = z.object({
   requestId: z.string().max(64).nullish(),
   /** The follow-up visit form (随访) this save fills: the server ties the record to it in the same transaction. */
   followRecordCrfId: rowIdTextSchema.nullish(),
+  /**
+   * 缺失原因 (issue 37): the record's marks, item name → one of the study's codes, replacing the stored ones. Absent:
+   * the record keeps its marks (writers that know nothing of marks leave them be). JSON text in form data.
+   */
+  missing: missingMarksSchema.optional(),
 });
 /** The save body as the browser sends it (JSON: numbers and booleans). */
 export type CrfSaveBody = z.output<typeof crfSaveBodySchema>;
@@ -130,6 +136,8 @@ export const crfDataRecordSchema = z.strictObject({
   state: z.number(),
   values: formValuesSchema,
   sdv: sdvMarksSchema,
+  /** 缺失原因: items marked with a missing-data code instead of a value (item → code). */
+  missing: missingMarksSchema,
   createTime: z.string(),
   updateTime: z.string(),
 });

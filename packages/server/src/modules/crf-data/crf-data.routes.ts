@@ -39,8 +39,17 @@ const saveValues = z.preprocess((value, check) => {
   return z.NEVER;
 }, crfSaveBodySchema.shape.values);
 
-/** The save body of core's contract, its `values` also read from form-data text. */
-const saveBody = crfSaveBodySchema.extend({ values: saveValues });
+/** `missing` likewise: an object in JSON, JSON text in form data. */
+const saveMissing = z.preprocess((value, check) => {
+  if (typeof value !== 'string') return value;
+  const parsed = parseBoundedJson(value);
+  if (parsed.ok) return parsed.value;
+  check.addIssue({ code: 'custom', message: 'missing 不是有效的 JSON', input: value });
+  return z.NEVER;
+}, crfSaveBodySchema.shape.missing);
+
+/** The save body of core's contract, its `values` and `missing` also read from form-data text. */
+const saveBody = crfSaveBodySchema.extend({ values: saveValues, missing: saveMissing });
 
 export function crfDataRoutes(app: App, ctx: AppContext) {
   const recordStudy = (v: number | undefined) => (v === undefined ? undefined : studyOf(ctx, 'subjectRecords', v));

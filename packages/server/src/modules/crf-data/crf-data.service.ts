@@ -150,6 +150,8 @@ function presentRecord(r: typeof crfDataRecords.$inferSelect) {
     state: r.state,
     values: r.values,
     sdv: r.sdv,
+    /** 缺失原因: items marked with a missing-data code instead of a value (item → code). */
+    missing: r.missing,
     createTime: r.createdAt,
     updateTime: r.updatedAt,
   };

@@ -1,18 +1,22 @@
 import {
   blockingErrors,
   changedItemNames,
+  changedMarkNames,
   evaluateForm,
   FORM_STATE,
   genderFromPatient,
   identifierItemsOf,
   isMissingRequired,
   keepInertValues,
+  missingMarkIssues,
   MSG,
   reasonRequired,
+  recordedValue,
   valuesDroppedByRules,
   type CrfDefinition,
   type FormIssue,
   type IdentifierItems,
+  type MissingCode,
 } from '@ecrf/core';
 import { sql, type SQL } from 'drizzle-orm';
 import { signatures, type crfDataRecords, type SdvMark } from '../../db/schema/index.js';
@@ -40,6 +44,10 @@ export const issueOut = (i: FormIssue) => ({
 /** What a save judges before it writes: the engine's verdict on the values and what follows from it. */
 export interface SaveJudgement {
   after: Record<string, unknown>;
+  /** 缺失原因: the record's marks before and after the save (item → code). */
+  missingBefore: Record<string, string>;
+  missing: Record<string, string>;
+  /** Items whose value or mark changed: each is audited, loses its verification mark and voids signatures alike. */
   changed: string[];
   state: number;
   sdv: Record<string, SdvMark>;
@@ -60,7 +68,14 @@ export interface SaveJudgement {
 export function judgeSave(
   definition: CrfDefinition,
   values: Record<string, unknown>,
-  existing: { state: number; values: Record<string, unknown>; sdv: Record<string, SdvMark> | null } | undefined,
+  existing:
+    | {
+        state: number;
+        values: Record<string, unknown>;
+        sdv: Record<string, SdvMark> | null;
+        missing?: Record<string, string> | null;
+      }
+    | undefined,
   opts: {
     submit: boolean;
     reason?: string | null;
@@ -68,6 +83,10 @@ export function judgeSave(
     timeZone: string;
     gender: number | null | undefined;
     forms: Record<string, Record<string, unknown>>;
+    /** 缺失原因: the marks the writer sends, replacing the stored ones; absent, the stored ones stay. */
+    missing?: Record<string, string>;
+    /** The study's codes a new mark must be one of (none: only the stored marks may stay). */
+    missingCodes?: readonly MissingCode[];
     /**
      * The form's identifier items (default: the definition's) and whether the saver may change stored ones (sees
      * them: default true). Masks sent back are put back to the stored values either way (identifier-values.ts).
@@ -81,28 +100,41 @@ export function judgeSave(
     existing?.values ?? {},
     opts.identifiers?.mayChange ?? true,
   );
+  const missingBefore = existing?.missing ?? {};
+  const marks = opts.missing ?? missingBefore;
   const evaluated = evaluateForm(definition, sent, {
     now: opts.now,
     timeZone: opts.timeZone,
     gender: genderFromPatient(opts.gender),
     forms: opts.forms,
+    missing: marks,
   });
+  // A value beside a mark, a code the study lacks: refused by name, never one of them dropped unseen.
+  const markIssues = missingMarkIssues(definition, sent, marks, missingBefore, opts.missingCodes ?? [], evaluated);
   // A submitted form stays complete: saving it again is held to the submit rules (required row cells too). A new
   // value the rules would not store (a hidden item's) is refused, never cleared unseen: whoever writes.
   const blocking = [
     ...blockingErrors(evaluated, opts.submit || existing?.state === FORM_STATE.submitted),
     ...valuesDroppedByRules(definition, sent, existing?.values ?? {}, evaluated),
+    ...markIssues,
   ];
   if (blocking.length > 0) {
     const onlyRequired = blocking.every((e) => isMissingRequired(evaluated, e));
-    throw AppError.badRequest('crf.invalid', onlyRequired ? MSG.fillRequired : '表单数据有误', {
+    const msg =
+      markIssues.length > 0
+        ? markIssues.map((i) => i.message).join('；')
+        : onlyRequired
+          ? MSG.fillRequired
+          : '表单数据有误';
+    throw AppError.badRequest('crf.invalid', msg, {
       errors: blocking.map(issueOut),
     });
   }
   const before = existing?.values ?? {};
   // A value the version does not know (an item an amendment removed) stays stored, inert: never deleted by a save.
   const after = keepInertValues(definition, before, evaluated.values as Record<string, unknown>);
-  const changed = changedItemNames(before, after);
+  const missing = { ...evaluated.missing };
+  const changed = [...new Set([...changedItemNames(before, after), ...changedMarkNames(missingBefore, missing)])];
   const wasSubmitted = existing?.state === FORM_STATE.submitted;
   const reason = opts.reason?.trim() || null;
   if (reasonRequired(existing?.state, changed) && !reason) {
@@ -110,7 +142,18 @@ export function judgeSave(
   }
   const state = opts.submit || wasSubmitted ? FORM_STATE.submitted : FORM_STATE.incomplete;
   const { sdv, cleared } = clearSdv(existing?.sdv, changed);
-  return { after, changed, state, sdv, cleared, wasSubmitted, reason, warnings: evaluated.warnings };
+  return {
+    after,
+    missingBefore,
+    missing,
+    changed,
+    state,
+    sdv,
+    cleared,
+    wasSubmitted,
+    reason,
+    warnings: evaluated.warnings,
+  };
 }
 
 /**
@@ -138,7 +181,8 @@ export const SDV_CLEAR_REASON = '数据修改后核查失效';
 export function saveAuditEntries(
   base: { studyId: number; subjectRecordId: number; crfDataRecordId: number; crfId: number; crfVersion: number },
   existing: unknown,
-  j: Pick<SaveJudgement, 'after' | 'changed' | 'cleared' | 'reason'> & { before: Record<string, unknown> },
+  j: Pick<SaveJudgement, 'after' | 'changed' | 'cleared' | 'reason'> &
+    Partial<Pick<SaveJudgement, 'missingBefore' | 'missing'>> & { before: Record<string, unknown> },
   submits: boolean,
   sdvClearReason: string = SDV_CLEAR_REASON,
 ): AuditEntry[] {
@@ -148,8 +192,9 @@ export function saveAuditEntries(
       ...base,
       action: 'item.update' as const,
       itemName,
-      oldValue: j.before[itemName] ?? null,
-      newValue: j.after[itemName] ?? null,
+      // A mark stands where the value would: [缺失:ND] (missing-codes.ts).
+      oldValue: recordedValue(j.before, j.missingBefore ?? {}, itemName),
+      newValue: recordedValue(j.after, j.missing ?? {}, itemName),
       reason: j.reason,
     })),
     ...j.cleared.map((itemName) => ({ ...base, action: 'sdv.clear' as const, itemName, reason: sdvClearReason })),

@@ -316,13 +316,14 @@ export async function writeFormBatch(
     for (let at = 0; at < updates.length; at += UPDATE_CHUNK) {
       const rows = updates.slice(at, at + UPDATE_CHUNK).map(({ existing, j }) => {
         const submits = options.submit && !j.wasSubmitted;
-        return sql`(${existing!.id}::int, ${JSON.stringify(j.after)}::jsonb, ${j.state}::int, ${existing!.version + 1}::int, ${JSON.stringify(j.sdv)}::jsonb, ${submits}::boolean)`;
+        return sql`(${existing!.id}::int, ${JSON.stringify(j.after)}::jsonb, ${j.state}::int, ${existing!.version + 1}::int, ${JSON.stringify(j.sdv)}::jsonb, ${submits}::boolean, ${JSON.stringify(j.missing)}::jsonb)`;
       });
       await tx.execute(sql`update crf_data_records as r
-        set "values" = v.vals, state = v.state, version = v.version, sdv = v.sdv, updated_by = ${user.userId},
+        set "values" = v.vals, state = v.state, version = v.version, sdv = v.sdv, missing = v.missing,
+          updated_by = ${user.userId},
           updated_at = ${now.toISOString()}::timestamptz,
           submitted_at = case when v.submits then ${now.toISOString()}::timestamptz else r.submitted_at end
-        from (values ${sql.join(rows, sql`, `)}) as v(id, vals, state, version, sdv, submits)
+        from (values ${sql.join(rows, sql`, `)}) as v(id, vals, state, version, sdv, submits, missing)
         where r.id = v.id and r.study_id = ${studyId}`);
     }
     for (const { t, existing } of updates) ids.set(t, existing!.id);

@@ -9,6 +9,7 @@ import {
   crfStageCrfs,
   crfs,
   patientReportedCrfs,
+  studies,
   subjectRecords,
   subjects,
 } from '../../db/schema/index.js';
@@ -76,6 +77,8 @@ export interface SaveInput {
   requestId?: string | null;
   /** The follow-up visit's form slot this record is filled for. */
   followRecordCrfId?: number | null;
+  /** 缺失原因: the record's marks (item → code), replacing the stored ones; absent, the stored ones stay. */
+  missing?: Record<string, string> | null;
 }
 
 export interface FormChange extends SaveInput {
@@ -174,9 +177,11 @@ const readForFirstSave = reusableSelect('crf_save_read_first', (db) =>
       gender: subjects.gender,
       test: subjects.test,
       crf: { title: crfs.title, currentVersion: crfs.currentVersion, draftVersion: draftVersionColumn },
+      missingCodes: studies.missingCodes,
     })
     .from(subjectRecords)
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+    .innerJoin(studies, eq(studies.studyId, subjectRecords.studyId))
     .innerJoin(crfs, and(eq(crfs.id, sql.placeholder('crfId')), eq(crfs.studyId, subjectRecords.studyId)))
     .where(and(eq(subjectRecords.id, sql.placeholder('subjectRecordId')), isNull(subjectRecords.deletedAt))),
 );
@@ -188,10 +193,12 @@ const readForLaterSave = reusableSelect('crf_save_read', (db) =>
       record: casebookColumns,
       gender: subjects.gender,
       crf: { title: crfs.title, currentVersion: crfs.currentVersion },
+      missingCodes: studies.missingCodes,
       existing: crfDataRecords,
     })
     .from(subjectRecords)
     .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+    .innerJoin(studies, eq(studies.studyId, subjectRecords.studyId))
     .innerJoin(crfs, and(eq(crfs.id, sql.placeholder('crfId')), eq(crfs.studyId, subjectRecords.studyId)))
     .innerJoin(
       crfDataRecords,
@@ -223,6 +230,7 @@ async function readForSave(tx: Db, input: FormChange) {
     gender: number | null;
     test?: boolean;
     crf: { title: string; currentVersion: number; draftVersion?: number | null };
+    missingCodes: Array<{ code: string; label: string }>;
     existing?: Stored;
   }>;
   if (!row) {
@@ -271,7 +279,7 @@ export async function writeForm(
 ): Promise<FormWritten> {
   const now = ctx.clock();
   await mayWriteForm(tx, writer, change);
-  const { record, gender, test, crf, existing } = await readForSave(tx, change);
+  const { record, gender, test, crf, missingCodes, existing } = await readForSave(tx, change);
   const refused = patientRefusal(writer, record);
   if (refused) throw refused;
   await assertWritable(tx, { studyId: record.studyId, subjectRecordId: record.id, crfDataRecordId: existing?.id });
@@ -288,6 +296,8 @@ export async function writeForm(
     timeZone: writerTimeZone(writer),
     gender,
     forms: await otherFormValues(tx, record.studyId, record.id, definition),
+    missing: change.missing ?? undefined,
+    missingCodes,
     identifiers: {
       items: await formIdentifiers(tx, change.crfId, [crfVersion], crf.currentVersion),
       mayChange: writerMayChangeIdentifiers(writer),
@@ -411,7 +421,8 @@ async function writeRecord(w: Write, existing: Stored | undefined) {
   const parts: SQL[] = [];
   if (existing) {
     parts.push(sql`updated as (update ${crfDataRecords} set values = ${JSON.stringify(judged.after)}::jsonb, state = ${judged.state},
-      version = ${version}, sdv = ${JSON.stringify(judged.sdv)}::jsonb, updated_by = ${userId},
+      version = ${version}, sdv = ${JSON.stringify(judged.sdv)}::jsonb, missing = ${JSON.stringify(judged.missing)}::jsonb,
+      updated_by = ${userId},
       updated_at = ${now.toISOString()}::timestamptz
       ${submitsNow ? sql`, submitted_at = ${now.toISOString()}::timestamptz` : sql``}
       where id = ${id} returning id)`);
@@ -486,6 +497,7 @@ async function insertRecord(w: Write): Promise<number> {
       state: judged.state,
       version: 1,
       values: judged.after,
+      missing: judged.missing,
       singleForm: single,
       createdBy: userId,
       updatedBy: userId,

@@ -4,6 +4,7 @@ import {
   followTriggersBodySchema,
   hasPermission,
   idParamSchema as idParam,
+  missingCodesBodySchema,
   serialNumberEnableBodySchema,
   studyCreateBodySchema,
   GOLIVE_MSG,
@@ -22,6 +23,7 @@ import { STUDY_MANAGE } from '../../shared/study-access.js';
 import { fromBody, fromBodyId, fromParam, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import type { App } from '../../http/types.js';
 import * as studyService from './study.service.js';
+import { getMissingCodes, setMissingCodes } from './missing-codes.service.js';
 import { goLive, goLivePreview } from './study-golive.service.js';
 
 const tags = ['项目'];
@@ -265,5 +267,24 @@ export function studyRoutes(app: App, ctx: AppContext) {
       await studyService.setFollowTriggers(ctx, requireUser(request), request.body.studyId, request.body.triggers);
       return ok(null, '保存成功');
     },
+  );
+
+  // 缺失原因 (issue 37): the codes an item may be marked with; every member reads them, study:config sets them.
+  app.get(
+    '/api/business/study/missing_codes',
+    { schema: { tags, summary: '缺失原因代码', querystring: studyIdQuery }, config: { study: fromQuery } },
+    async (request) => ok({ codes: await getMissingCodes(ctx, request.query.studyId) }),
+  );
+  app.put(
+    '/api/business/study/missing_codes',
+    {
+      schema: { tags, summary: '保存缺失原因代码', body: missingCodesBodySchema },
+      config: { study: fromBody, permission: 'study:config', module, action: '缺失原因设置' },
+    },
+    async (request) =>
+      ok(
+        { codes: await setMissingCodes(ctx, requireUser(request), request.body.studyId, request.body.codes) },
+        '保存成功',
+      ),
   );
 }

@@ -87,6 +87,7 @@ const AUDITED_SETTINGS = [
   'enrolmentTarget',
   'enrolmentTargetDate',
   'spineBandSet',
+  'missingCodes',
 ] as const satisfies ReadonlyArray<keyof StudyRow>;
 
 /**
