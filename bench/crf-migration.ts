@@ -8,11 +8,11 @@
  * and the p50/p99 of those requests during the migration beside the same loops idle.
  * Prints figures; no thresholds here. BENCH_RECORDS changes the count; BENCH_DATABASE_URL runs it on PostgreSQL.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { eq } from 'drizzle-orm';
-import { crfDataRecords, studies } from '../packages/server/src/db/schema/index.js';
+import { studies } from '../packages/server/src/db/schema/index.js';
 import { menRecords, seedRecords, V1, V2 } from '../packages/server/src/test/amendment-fixture.js';
 import { benchServer } from './harness.js';
+import { jobEnd, otherUserLoad } from './other-user-load.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000);
 
@@ -53,59 +53,14 @@ const men = await menRecords(database.db, crfId, RECORDS);
 const probe = men[0]!;
 const saveTargets = Array.from({ length: 50 }, (_, i) => men[Math.floor((i * men.length) / 50)]!);
 
-const pct = (samples: number[], p: number) => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0).toFixed(1);
-};
-
-/** Another user's form reads and saves, each loop one request after another while `work` runs. */
-async function measured<T>(label: string, work: () => Promise<T>): Promise<{ out: T; seconds: number }> {
-  let running = true;
-  const reads: number[] = [];
-  const saves: number[] = [];
-  let conflicts = 0;
-  let failures = 0;
-  const reading = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      ok(await call('GET', `/api/v3/business/crf/${probe.subjectRecordId}?crfId=${crfId}`), 'form read');
-      reads.push(performance.now() - t0);
-    }
-  })();
-  const saving = (async () => {
-    for (let n = 0; running; n++) {
-      const record = saveTargets[n % saveTargets.length]!;
-      const [row] = await database.db.select().from(crfDataRecords).where(eq(crfDataRecords.id, record.id));
-      const t0 = performance.now();
-      const answer = await call('PUT', '/api/v3/business/crf', {
-        subjectRecordId: record.subjectRecordId,
-        crfId,
-        crfDataRecordId: record.id,
-        version: row!.version,
-        values: { ...row!.values, weight: String(60 + (n % 30)) },
-      });
-      saves.push(performance.now() - t0);
-      if (answer.code === 409) conflicts += 1;
-      else if (answer.code !== 200) failures += 1;
-    }
-  })();
-  const loop = monitorEventLoopDelay({ resolution: 10 });
-  loop.enable();
-  const t0 = performance.now();
-  const out = await work();
-  const seconds = (performance.now() - t0) / 1000;
-  running = false;
-  await Promise.all([reading, saving]);
-  loop.disable();
-  const ms = (ns: number) => (ns / 1e6).toFixed(0);
-  console.log(
-    `  ${label.padEnd(24)} ${seconds.toFixed(1).padStart(6)} s   event-loop delay p99 ${ms(loop.percentile(99))} ms, max ${ms(loop.max)} ms\n` +
-      `    ${reads.length} form reads: p50 ${pct(reads, 0.5)} ms, p99 ${pct(reads, 0.99)} ms;` +
-      `   ${saves.length} saves: p50 ${pct(saves, 0.5)} ms, p99 ${pct(saves, 0.99)} ms` +
-      ` (${conflicts} moved under the saver: 409, saved again; ${failures} failed)`,
-  );
-  return { out, seconds };
-}
+const measured = otherUserLoad({
+  db: database.db,
+  call,
+  crfId,
+  probe,
+  saveTargets,
+  change: (n) => ({ weight: String(60 + (n % 30)) }),
+});
 
 await measured('idle (baseline)', () => new Promise((resolve) => setTimeout(resolve, 5_000)));
 started = performance.now();
@@ -128,11 +83,7 @@ const { out: job, seconds } = await measured('migration (job)', async () => {
     }),
     'migrate',
   );
-  for (;;) {
-    const now = ok(await call('GET', `/api/system/jobs/${queued.jobId}`), 'job');
-    if (now.state === 'done' || now.state === 'failed' || now.state === 'cancelled') return now;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return jobEnd(call, queued.jobId);
 });
 console.log(
   `    job ${job.state} in ${seconds.toFixed(1)} s (${(RECORDS / seconds).toFixed(0)} records/s): ${JSON.stringify(job.result)}`,
