@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { rowIdSchema } from '../ids.js';
-import { isValueType, type CrfDefinition } from './crf-definition.schema.js';
-import { getCompiledForm, type FormIssue, type FormState } from './evaluate-form.js';
+import { statName, type ExportVariable } from '../export.js';
+import { isValueType, type CrfDefinition, type CrfNode } from './crf-definition.schema.js';
+import { additionKey, getCompiledForm, type FormIssue, type FormState } from './evaluate-form.js';
 import { isEmptyValue } from './field-rules.js';
 
 /**
@@ -107,4 +108,46 @@ export function missingMarkIssues(
     } else if (!isEmptyValue(sentValues[name])) issue(MISSING_MSG.valueGiven(label));
   }
   return issues;
+}
+
+/** The key a mark is exported under, beside its item's value: `<item>_missing` holding the code. */
+export const missingKey = (name: string) => `${name}_missing`;
+
+/**
+ * A form's export variables with a text variable `<item>_missing` right after each marked item's own (after all of a
+ * multiple choice's 0/1 variables and its addition text). `marked`: the items some live record of the study marks,
+ * so that every export of the study, whatever its scope, has the same columns; no column for an item never marked.
+ * Every tabular format and ODM write from these variables, so all carry the code.
+ */
+export function withMissingVariables(
+  variables: readonly ExportVariable[],
+  marked: ReadonlySet<string>,
+): ExportVariable[] {
+  const lastOf = new Map<string, number>();
+  variables.forEach((v, i) => lastOf.set(v.item, i));
+  const after = new Map<number, ExportVariable[]>();
+  for (const item of marked) {
+    const own = lastOf.get(item);
+    if (own === undefined) continue;
+    const at = Math.max(own, lastOf.get(additionKey(item)) ?? -1);
+    const first = variables.find((v) => v.item === item)!;
+    const key = missingKey(item);
+    const title = `${first.node.title || item}（缺失原因）`;
+    const node: CrfNode = { name: key, title, type: 'input', option: {}, children: [] };
+    after.set(at, [
+      ...(after.get(at) ?? []),
+      { name: statName(key), item: key, title, kind: 'text', choices: [], unit: '', node },
+    ]);
+  }
+  return variables.flatMap((v, i) => [v, ...(after.get(i) ?? [])]);
+}
+
+/** A record's values with its marks beside them under `<item>_missing`, as the export variables read them. */
+export function valuesWithMarks(
+  values: Readonly<Record<string, unknown>>,
+  marks: MissingMarks | null | undefined,
+): Record<string, unknown> {
+  const entries = Object.entries(marks ?? {});
+  if (entries.length === 0) return values as Record<string, unknown>;
+  return { ...values, ...Object.fromEntries(entries.map(([name, code]) => [missingKey(name), code])) };
 }

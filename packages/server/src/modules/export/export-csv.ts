@@ -7,6 +7,7 @@ import {
   isEmptyValue,
   isRowType,
   isUploadItem,
+  missingKey,
   nodesByName,
   readChoiceList,
   readRows,
@@ -231,6 +232,12 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
             chunk += `${lead}${named}${value}\r\n`;
             rows += 1;
             continue;
+          }
+          // 缺失原因: a marked item (it holds no value) gets a row of its own, item `<item>_missing`, value the code.
+          const mark = record.values[missingKey(node.name)];
+          if (typeof mark === 'string') {
+            chunk += `${lead},${csvField(missingKey(node.name))},${csvField(`${node.title || node.name}（缺失原因）`)},,${csvField(mark)}\r\n`;
+            rows += 1;
           }
           if (isRowType(node.type)) {
             readRows(value).forEach((row, i) => {

@@ -8,6 +8,8 @@ import {
   isUploadItem,
   shiftDate,
   uniqueNames,
+  valuesWithMarks,
+  withMissingVariables,
   type CrfDefinition,
   type CrfNode,
   type ExportOptions,
@@ -111,6 +113,26 @@ export interface ExportPlan {
 }
 
 /**
+ * The items some live record of the study marks with a missing-data code, per form: they get a `<item>_missing`
+ * column. The study's, not the scope's, so that every export of the study has the same columns.
+ */
+async function markedItems(ctx: AppContext, studyId: number): Promise<Map<number, Set<string>>> {
+  const rows = await ctx.db
+    .selectDistinct({ crfId: crfDataRecords.crfId, item: sql<string>`jsonb_object_keys(${crfDataRecords.missing})` })
+    .from(crfDataRecords)
+    .where(
+      and(
+        eq(crfDataRecords.studyId, studyId),
+        isNull(crfDataRecords.deletedAt),
+        sql`${crfDataRecords.missing} <> '{}'::jsonb`,
+      ),
+    );
+  const out = new Map<number, Set<string>>();
+  for (const r of rows) out.set(r.crfId, (out.get(r.crfId) ?? new Set()).add(r.item));
+  return out;
+}
+
+/**
  * What an export holds for this caller: the chosen forms the caller may view (the CRF page's rule; a form not
  * viewable is left out, never exported), narrowed to the chosen stages, with variables unique across forms.
  */
@@ -145,6 +167,7 @@ export async function exportPlan(
     states: options.states,
     identifiers: options.identifiers,
   });
+  const marked = await markedItems(ctx, studyId);
   const planForms: PlanForm[] = [];
   // Per form: how many of its variables are the current version's (the removed items' come after them).
   const own: number[] = [];
@@ -154,8 +177,10 @@ export async function exportPlan(
     const mine = links.filter((l) => l.crfId === f.id);
     const identifiers = identifierItemsOf(definition);
     const kept = (v: ExportVariable) => options.identifiers || !isIdentifierKey(identifiers, v.item);
-    const variables = exportVariables(definition);
-    own.push(exportVariables(currentDefinition).filter(kept).length);
+    // 缺失原因: `<item>_missing` beside each item some record of the study marks (missing-codes.ts).
+    const marks = marked.get(f.id) ?? new Set<string>();
+    const variables = withMissingVariables(exportVariables(definition), marks);
+    own.push(withMissingVariables(exportVariables(currentDefinition), marks).filter(kept).length);
     planForms.push({
       crfId: f.id,
       title: f.title,
@@ -353,6 +378,7 @@ export async function* patientBatches(
           crfId: crfDataRecords.crfId,
           state: crfDataRecords.state,
           values: crfDataRecords.values,
+          missing: crfDataRecords.missing,
           crfVersion: crfDataRecords.crfVersion,
           formSdv: sql<boolean>`(${crfDataRecords.sdv} -> ${FORM_SDV_KEY}::text) is not null`,
         })
@@ -388,7 +414,10 @@ export async function* patientBatches(
           crfId: r.crfId,
           instance,
           state: r.state,
-          values: plan.options.identifiers ? r.values : withoutIdentifierItems(await identifiersOf(r), r.values),
+          values: valuesWithMarks(
+            plan.options.identifiers ? r.values : withoutIdentifierItems(await identifiersOf(r), r.values),
+            r.missing,
+          ),
           fileNames,
         });
       }
