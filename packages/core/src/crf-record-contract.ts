@@ -136,8 +136,8 @@ export const crfDataRecordSchema = z.strictObject({
   state: z.number(),
   values: formValuesSchema,
   sdv: sdvMarksSchema,
-  /** 缺失原因: items marked with a missing-data code instead of a value (item → code). */
-  missing: missingMarksSchema,
+  /** 缺失原因: items marked with a missing-data code instead of a value (item → code); the server always sends it. */
+  missing: missingMarksSchema.optional(),
   createTime: z.string(),
   updateTime: z.string(),
 });
