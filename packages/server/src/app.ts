@@ -41,6 +41,8 @@ import { dataImportRoutes } from './modules/data-import/data-import.routes.js';
 import { doubtRoutes } from './modules/doubt/doubt.routes.js';
 import { commentRoutes } from './modules/comments/comments.routes.js';
 import { qualityRoutes } from './modules/quality/quality.routes.js';
+import { codingRoutes } from './modules/coding/coding.routes.js';
+import { subscribeCoding } from './modules/coding/coding.subscriber.js';
 import { exportRoutes } from './modules/export/export.routes.js';
 import { subscribeSystemQueries } from './modules/doubt/system-queries.subscriber.js';
 import { fileRoutes } from './modules/files/file.routes.js';
@@ -128,6 +130,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   subscribeSystemQueries(ctx);
   subscribeFollowUp(ctx);
   subscribeSafety(ctx);
+  subscribeCoding(ctx);
 
   installAuth(app, ctx);
   installStudyGuard(app, ctx);
@@ -160,6 +163,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   doubtRoutes(app, ctx);
   commentRoutes(app, ctx);
   qualityRoutes(app, ctx);
+  codingRoutes(app, ctx);
   followRoutes(app, ctx);
   safetyRoutes(app, ctx);
   searchRoutes(app, ctx);

@@ -6,7 +6,7 @@ import type { DictionaryTerm } from './meddra.js';
  * listed twice) are one match; candidates naming different PTs or drugs are ambiguous, and ambiguity is left to a
  * coder, as is no match at all. Returns the chosen term or null.
  */
-export function chooseAutoCode<T extends Pick<DictionaryTerm, 'level' | 'code' | 'current' | 'parentCode'>>(
+export function chooseAutoCode<T extends { level: string } & Pick<DictionaryTerm, 'code' | 'current' | 'parentCode'>>(
   kind: 'meddra' | 'whodrug',
   candidates: readonly T[],
 ): T | null {

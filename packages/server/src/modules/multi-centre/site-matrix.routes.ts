@@ -308,6 +308,17 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
   'POST /api/business/safety/sae/submit': elsewhere('safety.routes.test.ts'),
   'POST /api/business/safety/sae/followup': elsewhere('safety.routes.test.ts'),
   'GET /api/business/quality/dashboard': list((f) => q(`/api/business/quality/dashboard?studyId=${f.studyId}`), false),
+  // 医学编码: dictionaries and settings hold no patient; a coded item id names none the guard can locate, so the
+  // service scopes the list, codes, approvals and the upgrade report by the patient's site (coding.routes.test.ts).
+  'POST /api/business/coding/dictionary': study,
+  'GET /api/business/coding/dictionaries': study,
+  'GET /api/business/coding/settings': study,
+  'PUT /api/business/coding/items': study,
+  'GET /api/business/coding/search': study,
+  'GET /api/business/coding/items': list((f) => q(`/api/business/coding/items?studyId=${f.studyId}`), false),
+  'POST /api/business/coding/code': elsewhere('coding.routes.test.ts'),
+  'POST /api/business/coding/approve': elsewhere('coding.routes.test.ts'),
+  'GET /api/business/coding/upgrade-impact': elsewhere('coding.routes.test.ts'),
   'GET /api/business/follows': study,
   'GET /api/business/follow/crfs': study,
   'GET /api/business/follow/records': list((f) => q(`/api/business/follow/records?studyId=${f.studyId}`)),

@@ -105,6 +105,7 @@ async function purgeTestPatients(tx: Db, studyId: number, fileKeys: readonly str
     sql`delete from item_comments where study_id = ${s} and subject_record_id in ${casebookIds}`,
     sql`delete from sae_reports where study_id = ${s} and subject_record_id in ${casebookIds}`,
     sql`delete from quality_findings where study_id = ${s} and subject_record_id in ${casebookIds}`,
+    sql`delete from coded_items where study_id = ${s} and subject_record_id in ${casebookIds}`,
     sql`delete from follow_record_crfs where study_id = ${s} and (crf_data_record_id in ${recordIds}
       or follow_record_id in (select id from follow_records where study_id = ${s} and subject_id in ${subjectIds}))`,
     sql`delete from follow_records where study_id = ${s} and subject_id in ${subjectIds}`,

@@ -11,6 +11,7 @@ import {
   medicalRecords,
   patientBindCodes,
   patientSessions,
+  codedItems,
   qualityFindings,
   qualityRuns,
   randomizationConfigs,
@@ -247,6 +248,7 @@ describe('上线', () => {
           where d.subject_record_id in (${list(records)}))::int as doubt_messages,
         (select count(*) from item_comments where subject_record_id in (${list(records)}))::int as item_comments,
         (select count(*) from quality_findings where subject_record_id in (${list(records)}))::int as quality_findings,
+        (select count(*) from coded_items where subject_record_id in (${list(records)}))::int as coded_items,
         (select count(*) from follow_records where subject_id in (${list(ids)}))::int as follow_records,
         (select count(*) from follow_record_crfs c join follow_records f on f.id = c.follow_record_id
           where f.subject_id in (${list(ids)}))::int as follow_record_crfs,
@@ -342,6 +344,14 @@ describe('上线', () => {
       itemName: 'hr',
       ruleKey: 'range',
       ruleText: '心率高于参考范围，请核实',
+    });
+    // A coded verbatim of the patient's record (医学编码).
+    await t.db.insert(codedItems).values({
+      studyId: demo,
+      subjectRecordId: p.subjectRecordId,
+      crfDataRecordId,
+      itemName: 'history_note',
+      verbatim: '头痛',
     });
   }
 
@@ -496,6 +506,7 @@ describe('上线', () => {
       doubts: 2,
       item_comments: 2,
       quality_findings: 2,
+      coded_items: 2,
       signatures: 2,
       unblindings: 1,
       study_locks: 1,
