@@ -55,6 +55,8 @@ export async function reconcileSystemQueries(ctx: AppContext, event: RecordEvent
       timeZone: study.timeZone,
       gender: genderFromPatient(patient?.gender),
       forms,
+      // An item marked with a missing-data code holds no value on purpose: no check fires on it (缺失原因).
+      missing: record.missing,
     });
     await syncSystemQueries(
       ctx,
