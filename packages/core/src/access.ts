@@ -66,6 +66,7 @@ export const SYSTEM_PERMISSIONS = [
   'study.doubt.open',
   'study.doubt.reply',
   'study.doubt.close',
+  'project.safety',
   'project.weChat',
   'project.wechat.disease',
   'project.expert',

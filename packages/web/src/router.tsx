@@ -33,6 +33,7 @@ const StudyAmendmentImpact = lazy(() => import('./pages/study/amendment/impact')
 const CrfRecord = lazy(() => import('./pages/crf'));
 const CrfDetail = lazy(() => import('./pages/crf/detail'));
 const ProjectDoubtList = lazy(() => import('./pages/project/doubt-list'));
+const ProjectSafety = lazy(() => import('./pages/project/safety'));
 const ProjectHome = lazy(() => import('./pages/project/home'));
 const ProjectSubject = lazy(() => import('./pages/project/subject'));
 const ProjectRetrieval = lazy(() => import('./pages/project/retrieval'));
@@ -156,6 +157,13 @@ export const appRoutes: AppRoute[] = [
     title: r.projectDoubtList,
     layout: 'project',
     page: ProjectDoubtList,
+  },
+  {
+    path: '/project/:id/safety',
+    name: 'project.safety',
+    title: r.projectSafety,
+    layout: 'project',
+    page: ProjectSafety,
   },
   {
     path: '/project/:id/weChat',

@@ -240,6 +240,7 @@ export const PROJECT_MENUS: SeedMenu[] = [
       ['study.doubt.close', '关闭质疑'],
     ]),
   }),
+  page('project.safety', '不良事件', '/project/:id/safety', 'AlertOutlined'),
   page('project.weChat', '公众号', '/project/:id/weChat', 'WechatOutlined'),
   page('project.wechat.disease', '公众号病种', '/project/:id/wechat/disease', 'MedicineBoxOutlined'),
   page('project.expert', '医生管理', '/project/expert', 'IdcardOutlined'),

@@ -29,6 +29,7 @@ const OPERLOG = ['operlog'] as const;
 const JOBS = ['jobs'] as const;
 const AMENDMENT = ['amendment'] as const;
 const QUALITY = ['quality'] as const;
+const SAFETY = ['safety'] as const;
 const LOCKS = ['locks'] as const;
 const CRF_RECORD = ['crf-record'] as const;
 const SEARCH = ['search'] as const;
@@ -352,5 +353,14 @@ export const queryKeys = {
     findings: (studyId: number, runId: number, ruleKey: string) =>
       [...QUALITY, 'findings', studyId, runId, ruleKey] as const,
     dashboard: (studyId: number) => [...QUALITY, 'dashboard', studyId] as const,
+  },
+  /** 不良事件 (issue 37): the module switch, the SAE reports and the top bar's count of pending ones. */
+  safety: {
+    all: () => SAFETY,
+    module: (studyId: number) => [...SAFETY, 'module', studyId] as const,
+    lists: () => [...SAFETY, 'list'] as const,
+    list: (studyId: number) => [...SAFETY, 'list', studyId] as const,
+    counts: () => [...SAFETY, 'count'] as const,
+    count: (studyId: number | string | null) => [...SAFETY, 'count', studyId] as const,
   },
 } as const;

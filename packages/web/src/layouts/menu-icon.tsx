@@ -1,4 +1,5 @@
 import {
+  AlertOutlined,
   ApartmentOutlined,
   AppstoreOutlined,
   BankOutlined,
@@ -38,6 +39,7 @@ import type { ReactNode } from 'react';
 // Menu rows name an antd icon (AppstoreOutlined). Only the icons listed here are bundled;
 // any other name falls back to a neutral icon rather than pulling in the whole icon set.
 const ICONS: Record<string, ReactNode> = {
+  AlertOutlined: <AlertOutlined />,
   ApartmentOutlined: <ApartmentOutlined />,
   AppstoreOutlined: <AppstoreOutlined />,
   BankOutlined: <BankOutlined />,

@@ -35,6 +35,7 @@ import { ProfileDialog } from './profile-dialog';
 import { StudyQrDialog } from './study-qr-dialog';
 import { useLogout } from './use-logout';
 import { queryKeys } from '../api/query-keys';
+import { SaeCountButton } from './sae-count-button';
 
 /** The follow dot's count is pushed; it is read again this often only in case a push was missed. */
 export const VISIT_COUNT_SAFETY_POLL_MS = 30 * 60_000;
@@ -185,6 +186,7 @@ export function TopBar({ layout, siderWidth }: TopBarProps) {
                   />
                 </Badge>
               </Tooltip>
+              <SaeCountButton studyId={Number(studyId)} />
               <Tooltip title={followLabel}>
                 <Badge dot={followCount > 0} offset={[-6, 6]}>
                   <Button

@@ -27,6 +27,7 @@ export const T = {
     projectRandomization: '随机列表',
     projectRandomlySelected: '随机结果',
     projectDoubtList: '质疑列表',
+    projectSafety: '不良事件',
     projectWeChat: '公众号',
     projectWechatDisease: '公众号病种',
     projectExpert: '医生管理',

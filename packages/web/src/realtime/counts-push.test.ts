@@ -28,4 +28,19 @@ describe('a counts push (personsignalhub)', () => {
     applyCountsPush(client, { studyId: 5, events: 1 });
     expect(client.getQueryState(queryKeys.follow.overview(5))?.isInvalidated).toBe(false);
   });
+
+  it('issue 37: a pushed SAE count replaces the top bar’s for that study only and makes 不良事件 read again', () => {
+    const client = new QueryClient();
+    client.setQueryData(queryKeys.safety.count(5), 0);
+    client.setQueryData(queryKeys.safety.count(6), 4);
+    client.setQueryData([...queryKeys.safety.list(5), {}, { pageNum: 1 }], { list: [] });
+    client.setQueryData(queryKeys.doubt.count(5), 2);
+
+    applyCountsPush(client, { studyId: 5, saes: 1 });
+
+    expect(client.getQueryData(queryKeys.safety.count(5))).toBe(1);
+    expect(client.getQueryData(queryKeys.safety.count(6))).toBe(4);
+    expect(client.getQueryState([...queryKeys.safety.list(5), {}, { pageNum: 1 }])?.isInvalidated).toBe(true);
+    expect(client.getQueryData(queryKeys.doubt.count(5))).toBe(2);
+  });
 });

@@ -95,6 +95,17 @@ export function applyCountsPush(queryClient: QueryClient, push: CountsPush): voi
     // A visit changed state: 随访概览 and 随访记录, when open, read again (under the reader's own rights).
     void queryClient.invalidateQueries({ queryKey: queryKeys.follow.all() });
   }
+  if (push.saes !== undefined) {
+    queryClient.setQueriesData(
+      {
+        queryKey: queryKeys.safety.counts(),
+        predicate: (query) => String(query.queryKey[2]) === String(push.studyId),
+      },
+      push.saes,
+    );
+    // A report appeared or changed state: 不良事件, when open, reads its clocks again.
+    void queryClient.invalidateQueries({ queryKey: queryKeys.safety.lists() });
+  }
   if (push.doubts === undefined) return;
   queryClient.setQueriesData(
     {
@@ -202,6 +213,7 @@ export function RealtimeBridge() {
           void queryClient.invalidateQueries({ queryKey: queryKeys.doubt.counts() });
           void queryClient.invalidateQueries({ queryKey: queryKeys.calendar.counts() });
           void queryClient.invalidateQueries({ queryKey: queryKeys.calendar.visitCounts() });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.safety.counts() });
         }
       },
       onPush: (event, payload) => {

@@ -42,7 +42,7 @@ export interface RealtimeClientDeps {
 const PUSHES_BY_HUB: Record<RealtimeHub, readonly PushName[]> = {
   eventhub: ['record.saved', 'record.queries', 'data.changed'],
   toolsignalhub: ['job.progress'],
-  personsignalhub: ['counts', 'notice', 'randomization.unblinded', 'sys.notice', 'consult'],
+  personsignalhub: ['counts', 'notice', 'randomization.unblinded', 'sys.notice', 'consult', 'sae'],
 };
 
 function isUnauthorized(error: unknown): boolean {
