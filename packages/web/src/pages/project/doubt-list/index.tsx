@@ -17,6 +17,8 @@ import { locateUrl, toDoubtFilter, type DoubtFilterValues } from './doubt-filter
 import { FilterButtons } from '../../../components/filter-buttons';
 import { QUALITY_TEXT } from '../../../locales/quality.zh-CN';
 import { QualityPanel } from '../quality/quality-panel';
+import { CODING_TEXT } from '../../../locales/coding.zh-CN';
+import { CodingPanel } from '../coding/coding-panel';
 import './doubt-list.css';
 
 const t = DOUBT_TEXT;
@@ -43,7 +45,7 @@ export default function DoubtListPage() {
   const [filterForm] = Form.useForm<DoubtFilterValues>();
   const [filters, setFilters] = useState<DoubtFilter>({});
   const [mode, setMode] = useState<DoubtDialogMode | null>(null);
-  const [tab, setTab] = useState<'doubts' | 'quality'>('doubts');
+  const [tab, setTab] = useState<'doubts' | 'quality' | 'coding'>('doubts');
 
   const screens = Grid.useBreakpoint();
   // All columns where they fit beside the side menu, fewer (stacked) where not, one summary column on phones and
@@ -180,17 +182,29 @@ export default function DoubtListPage() {
 
   if (studyId === null) return null;
 
-  // 数据核查 (issue 37) sits beside the queries it raises: a tab for members holding its key.
-  const tabs = can('business.quality') ? (
-    <Tabs
-      activeKey={tab}
-      onChange={(key) => setTab(key as 'doubts' | 'quality')}
-      items={[
-        { key: 'doubts', label: QUALITY_TEXT.doubtsTab },
-        { key: 'quality', label: QUALITY_TEXT.tab },
-      ]}
-    />
-  ) : null;
+  // 数据核查 (issue 37) sits beside the queries it raises: a tab for members holding its key. 医学编码 (issue 37), a
+  // data manager's review of the verbatims, is a tab here too, for members holding its key (no menu of its own).
+  const tabs =
+    can('business.quality') || can('business.coding') ? (
+      <Tabs
+        activeKey={tab}
+        onChange={(key) => setTab(key as 'doubts' | 'quality' | 'coding')}
+        items={[
+          { key: 'doubts', label: QUALITY_TEXT.doubtsTab },
+          ...(can('business.quality') ? [{ key: 'quality', label: QUALITY_TEXT.tab }] : []),
+          ...(can('business.coding') ? [{ key: 'coding', label: CODING_TEXT.tab }] : []),
+        ]}
+      />
+    ) : null;
+  if (tabs && tab === 'coding') {
+    return (
+      <div className="page-card">
+        <h2 className="page-title">{t.listTitle}</h2>
+        {tabs}
+        <CodingPanel studyId={studyId} />
+      </div>
+    );
+  }
   if (tabs && tab === 'quality') {
     return (
       <div className="page-card">
