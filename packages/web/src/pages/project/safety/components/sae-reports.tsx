@@ -12,6 +12,7 @@ import { formatDate } from '../../../../utils/format-date';
 /** The clock's text is the server's at the time of reading: the list is read again this often. */
 export const SAE_REFRESH_MS = 60_000;
 
+/** Awareness is entered to the minute; 150 wide holds it uncut (the datetime kind's 160 is for seconds). */
 const MINUTE_FORMAT = 'YYYY-MM-DD HH:mm';
 const STATE_COLORS: Record<SaeState, string> = { pending: 'orange', submitted: 'green', withdrawn: 'default' };
 type StateChoice = SaeState | 'all';
@@ -81,14 +82,14 @@ export function SaeReports({ studyId }: { studyId: number }) {
     {
       title: t.awareAt,
       dataIndex: 'awareAt',
-      width: 140,
+      width: 150,
       hideOrder: 2,
       render: (value: string) => formatDate(value, MINUTE_FORMAT),
     },
     {
       title: t.deadlineAt,
       dataIndex: 'deadlineAt',
-      width: 140,
+      width: 150,
       render: (value: string) => formatDate(value, MINUTE_FORMAT),
     },
     {
@@ -101,7 +102,7 @@ export function SaeReports({ studyId }: { studyId: number }) {
     {
       title: t.version,
       key: 'version',
-      width: 110,
+      width: 100,
       render: (_: unknown, row) => t.versionOf(row.version, row.kind),
       text: (row) => t.versionOf(row.version, row.kind),
     },
