@@ -3,3 +3,4 @@ export * from './meddra.js';
 export * from './whodrug.js';
 export * from './auto-code.js';
 export * from './coding-contract.js';
+export * from './coding-export.js';

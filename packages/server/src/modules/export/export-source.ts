@@ -8,8 +8,11 @@ import {
   isUploadItem,
   shiftDate,
   uniqueNames,
+  valuesWithCodes,
   valuesWithMarks,
+  withCodingVariables,
   withMissingVariables,
+  type CodingKind,
   type CrfDefinition,
   type CrfNode,
   type ExportOptions,
@@ -21,7 +24,16 @@ import {
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { fileKeysOf, fileNamesOf } from '../audit/audit-text.service.js';
-import { crfDataRecords, doubts, signatures, studyDiseases, subjectRecords, subjects } from '../../db/schema/index.js';
+import {
+  codedItems,
+  crfDataRecords,
+  doubts,
+  signatures,
+  studies,
+  studyDiseases,
+  subjectRecords,
+  subjects,
+} from '../../db/schema/index.js';
 import { inCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { studyFormLayout } from '../../shared/study-forms.js';
@@ -132,6 +144,29 @@ async function markedItems(ctx: AppContext, studyId: number): Promise<Map<number
   return out;
 }
 
+/** The study's coded items (医学编码) per form: item → dictionary kind. */
+async function codedItemsByForm(ctx: AppContext, studyId: number): Promise<Map<number, Map<string, CodingKind>>> {
+  const [study] = await ctx.db
+    .select({ codedItems: studies.codedItems })
+    .from(studies)
+    .where(eq(studies.studyId, studyId));
+  const out = new Map<number, Map<string, CodingKind>>();
+  for (const c of study?.codedItems ?? []) out.set(c.crfId, (out.get(c.crfId) ?? new Map()).set(c.itemName, c.kind));
+  return out;
+}
+
+/** The codes of a batch's records, one statement: record id → its coded items' codings. */
+async function codingsOf(ctx: AppContext, studyId: number, recordIds: number[]) {
+  const out = new Map<number, Array<{ itemName: string; coding: Record<string, unknown> | null }>>();
+  if (recordIds.length === 0) return out;
+  const rows = await ctx.db
+    .select({ recordId: codedItems.crfDataRecordId, itemName: codedItems.itemName, coding: codedItems.coding })
+    .from(codedItems)
+    .where(and(eq(codedItems.studyId, studyId), inArray(codedItems.crfDataRecordId, recordIds)));
+  for (const r of rows) out.set(r.recordId, [...(out.get(r.recordId) ?? []), r]);
+  return out;
+}
+
 /**
  * What an export holds for this caller: the chosen forms the caller may view (the CRF page's rule; a form not
  * viewable is left out, never exported), narrowed to the chosen stages, with variables unique across forms.
@@ -168,6 +203,7 @@ export async function exportPlan(
     identifiers: options.identifiers,
   });
   const marked = await markedItems(ctx, studyId);
+  const coded = await codedItemsByForm(ctx, studyId);
   const planForms: PlanForm[] = [];
   // Per form: how many of its variables are the current version's (the removed items' come after them).
   const own: number[] = [];
@@ -179,8 +215,12 @@ export async function exportPlan(
     const kept = (v: ExportVariable) => options.identifiers || !isIdentifierKey(identifiers, v.item);
     // 缺失原因: `<item>_missing` beside each item some record of the study marks (missing-codes.ts).
     const marks = marked.get(f.id) ?? new Set<string>();
-    const variables = withMissingVariables(exportVariables(definition), marks);
-    own.push(withMissingVariables(exportVariables(currentDefinition), marks).filter(kept).length);
+    // 医学编码: the coded terms beside each coded item (coding-export.ts).
+    const codes = coded.get(f.id) ?? new Map<string, CodingKind>();
+    const variables = withCodingVariables(withMissingVariables(exportVariables(definition), marks), codes);
+    own.push(
+      withCodingVariables(withMissingVariables(exportVariables(currentDefinition), marks), codes).filter(kept).length,
+    );
     planForms.push({
       crfId: f.id,
       title: f.title,
@@ -394,6 +434,11 @@ export async function* patientBatches(
         .orderBy(asc(crfDataRecords.subjectRecordId), asc(crfDataRecords.crfId), asc(crfDataRecords.id));
       const signed = states.has('signed') ? await signedPatients(ctx, plan.studyId, patientIds) : new Set<number>();
       const doubted = states.has('doubt') ? await doubtedRecords(ctx, plan.studyId, patientIds) : new Set<number>();
+      const codings = await codingsOf(
+        ctx,
+        plan.studyId,
+        found.map((r) => r.id),
+      );
       const fileNames = new Map<string, string>();
       let key = '';
       let instance = 0;
@@ -414,9 +459,12 @@ export async function* patientBatches(
           crfId: r.crfId,
           instance,
           state: r.state,
-          values: valuesWithMarks(
-            plan.options.identifiers ? r.values : withoutIdentifierItems(await identifiersOf(r), r.values),
-            r.missing,
+          values: valuesWithCodes(
+            valuesWithMarks(
+              plan.options.identifiers ? r.values : withoutIdentifierItems(await identifiersOf(r), r.values),
+              r.missing,
+            ),
+            codings.get(r.id),
           ),
           fileNames,
         });
