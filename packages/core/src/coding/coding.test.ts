@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chooseAutoCode } from './auto-code.js';
+import { valuesWithCodes, withCodingVariables } from './coding-export.js';
 import { matchKey } from './match-key.js';
 import {
   meddraCodingOf,
@@ -146,5 +147,47 @@ describe('chooseAutoCode', () => {
     expect(chooseAutoCode('whodrug', [t('drug', 'A', null), t('drug', 'B', null)])).toBeNull();
     expect(chooseAutoCode('whodrug', [t('drug', 'A', null), t('drug', 'A', null)])?.code).toBe('A');
     expect(chooseAutoCode('whodrug', [])).toBeNull();
+  });
+});
+
+describe('coded terms in the export', () => {
+  const node = { name: 'ae_term', title: '不良事件名称', type: 'input' as const, option: {}, children: [] };
+  const variable = {
+    name: 'ae_term',
+    item: 'ae_term',
+    title: '不良事件名称',
+    kind: 'text' as const,
+    choices: [],
+    unit: '',
+    node,
+  };
+
+  it('adds the term columns right after a coded item, by its kind', () => {
+    const meddra = withCodingVariables([variable], new Map([['ae_term', 'meddra' as const]]));
+    expect(meddra.map((v) => [v.name, v.title])).toEqual([
+      ['ae_term', '不良事件名称'],
+      ['ae_term_llt', '不良事件名称（LLT）'],
+      ['ae_term_pt', '不良事件名称（PT）'],
+      ['ae_term_soc', '不良事件名称（SOC）'],
+    ]);
+    expect(withCodingVariables([variable], new Map([['ae_term', 'whodrug' as const]])).map((v) => v.name)).toEqual([
+      'ae_term',
+      'ae_term_atc',
+    ]);
+    expect(withCodingVariables([variable], new Map())).toEqual([variable]);
+  });
+
+  it('puts the terms beside the values; an uncoded item adds nothing', () => {
+    const coding = meddraCodingOf(
+      { code: '1', name: '头疼' },
+      { code: '2', name: '头痛', extra: { socCode: '3', socName: '神经' } },
+    );
+    expect(valuesWithCodes({ ae_term: '头疼' }, [{ itemName: 'ae_term', coding: { ...coding } }])).toEqual({
+      ae_term: '头疼',
+      ae_term_llt: '头疼',
+      ae_term_pt: '头痛',
+      ae_term_soc: '神经',
+    });
+    expect(valuesWithCodes({ ae_term: 'x' }, [{ itemName: 'ae_term', coding: null }])).toEqual({ ae_term: 'x' });
   });
 });
