@@ -1,6 +1,13 @@
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Alert, Modal, message } from 'antd';
-import { getCompiledForm, type CrfDefinition, type EvaluationContext, type FormState, type Gender } from '@ecrf/core';
+import {
+  getCompiledForm,
+  type CrfDefinition,
+  type EvaluationContext,
+  type FormState,
+  type Gender,
+  type MissingCode,
+} from '@ecrf/core';
 import { MESSAGE_SECONDS } from '../utils/message-seconds';
 import { CrfChildren } from './crf-node';
 import {
@@ -31,6 +38,8 @@ export interface CrfFormContext {
   forms?: EvaluationContext['forms'];
   /** The study's 脊柱诊断分级标准 (the record detail's spineBandSet): spine measurement diagnoses. */
   spineBandSet?: EvaluationContext['spineBandSet'];
+  /** 缺失原因: the items marked with a missing-data code, by name; keep it stable between renders. */
+  missing?: EvaluationContext['missing'];
 }
 
 export interface CrfFormProps {
@@ -64,6 +73,13 @@ export interface CrfFormProps {
   /** Items filled by recognition and not yet confirmed or changed: each shows a 识别 tag that confirms it. */
   recognised?: ReadonlySet<string>;
   onConfirmRecognised?: (itemName: string) => void;
+  /** The study's missing-data codes (缺失原因): a marked item shows its code's label in place of its control. */
+  missingCodes?: readonly MissingCode[];
+  /**
+   * Given (and with missingCodes), every top-level value item gets a 缺失 menu beside its label: mark it with a
+   * code, or clear its mark (null). The page keeps the marks and hands them back in context.missing.
+   */
+  onMarkMissing?: (itemName: string, code: string | null) => void;
   /**
    * A large form renders its first items at once and the rest in idle time, each as soon as it comes near the
    * viewport or is jumped to (revealCrfItem), everything before printing (progressive.ts). Values, checks and
@@ -120,6 +136,8 @@ function CrfFormBody({
   itemMarks,
   recognised,
   onConfirmRecognised,
+  missingCodes,
+  onMarkMissing,
   progressive: progressiveOption,
   className,
 }: CrfFormProps) {
@@ -156,8 +174,18 @@ function CrfFormBody({
     operate: context?.operate,
     forms: context?.forms,
     spineBandSet: context?.spineBandSet,
+    missing: context?.missing,
   };
-  const input = { definition, values, context: evaluation, errors, showAllErrors, marks: itemMarks, recognised };
+  const input = {
+    definition,
+    values,
+    context: evaluation,
+    errors,
+    showAllErrors,
+    marks: itemMarks,
+    recognised,
+    missingCodes,
+  };
   const [store] = useState(
     () =>
       new CrfStore(input, `crf${prefix.replace(/[^\w-]/g, '')}-`, {
@@ -166,11 +194,20 @@ function CrfFormBody({
         onEvaluate,
         onItemOpen,
         onConfirmRecognised,
+        // A read-only form shows marks but offers no menu to change them.
+        onMarkMissing: readOnly ? undefined : onMarkMissing,
       }),
   );
 
   useLayoutEffect(() => {
-    store.setHandlers({ onChange, onUpload, onEvaluate, onItemOpen, onConfirmRecognised });
+    store.setHandlers({
+      onChange,
+      onUpload,
+      onEvaluate,
+      onItemOpen,
+      onConfirmRecognised,
+      onMarkMissing: readOnly ? undefined : onMarkMissing,
+    });
   });
   useLayoutEffect(() => {
     store.sync(input);

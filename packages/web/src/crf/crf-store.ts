@@ -8,6 +8,7 @@ import {
   type EvaluationContext,
   type FormIssue,
   type FormState,
+  type MissingCode,
 } from '@ecrf/core';
 
 export type UploadKind = 'image' | 'video' | 'file';
@@ -41,6 +42,11 @@ export interface StoreHandlers {
   onItemOpen?: ((itemName: string) => void) | undefined;
   /** The nurse confirms a value filled by recognition (its 识别 tag). */
   onConfirmRecognised?: ((itemName: string) => void) | undefined;
+  /**
+   * 缺失原因 (issue 37): the nurse marks an item with one of the study's codes, or clears its mark (null). Given
+   * (and the study has codes), each item shows its own 缺失 menu; the marks come back in context.missing.
+   */
+  onMarkMissing?: ((itemName: string, code: string | null) => void) | undefined;
 }
 
 /** What the page marks on an item's own control: an open query, or a verified (SDV) value. */
@@ -56,7 +62,11 @@ export interface StoreInput {
   marks?: Readonly<Record<string, ItemMark>> | undefined;
   /** Items whose value recognition filled and the nurse has not confirmed or changed yet: tagged 识别. */
   recognised?: ReadonlySet<string> | undefined;
+  /** The study's missing-data codes (缺失原因): the labels of marked items and the choices of the 缺失 menu. */
+  missingCodes?: readonly MissingCode[] | undefined;
 }
+
+const NO_CODES: readonly MissingCode[] = [];
 
 const NONE_RECOGNISED: ReadonlySet<string> = new Set();
 
@@ -104,7 +114,8 @@ function sameContext(a: EvaluationContext, b: EvaluationContext): boolean {
     (a.gender ?? null) === (b.gender ?? null) &&
     a.editable === b.editable &&
     a.operate === b.operate &&
-    a.forms === b.forms
+    a.forms === b.forms &&
+    a.missing === b.missing
   );
 }
 
@@ -139,6 +150,7 @@ export class CrfStore {
   private marks: Readonly<Record<string, ItemMark>> = {};
   private marksInput = '';
   private recognised: ReadonlySet<string> = NONE_RECOGNISED;
+  missingCodes: readonly MissingCode[] = NO_CODES;
   private listeners = new Set<() => void>();
 
   constructor(input: StoreInput, idPrefix: string, handlers: StoreHandlers = {}) {
@@ -151,6 +163,7 @@ export class CrfStore {
     this.lastInput = input.values;
     this.setMarks(input.marks);
     this.recognised = input.recognised ?? NONE_RECOGNISED;
+    this.missingCodes = input.missingCodes ?? NO_CODES;
     this.load(input.definition, input.values);
   }
 
@@ -168,8 +181,11 @@ export class CrfStore {
   setHandlers(handlers: StoreHandlers) {
     const could = this.canUpload;
     const couldOpen = this.canOpenItems;
+    const couldMark = this.canMarkMissing;
     this.handlers = handlers;
-    if (could !== this.canUpload || couldOpen !== this.canOpenItems) this.notify();
+    if (could !== this.canUpload || couldOpen !== this.canOpenItems || couldMark !== this.canMarkMissing) {
+      this.notify();
+    }
   }
 
   get canOpenItems(): boolean {
@@ -178,6 +194,21 @@ export class CrfStore {
 
   openItem(name: string) {
     this.handlers.onItemOpen?.(name);
+  }
+
+  /** Whether the nurse may mark items with missing-data codes here (an editable form of a study with codes). */
+  get canMarkMissing(): boolean {
+    return this.handlers.onMarkMissing !== undefined && this.missingCodes.length > 0;
+  }
+
+  markMissing(name: string, code: string | null) {
+    this.handlers.onMarkMissing?.(name, code);
+  }
+
+  /** A mark as the form shows it in place of the value: 未查(ND); a code the study has since removed as itself. */
+  missingText(code: string): string {
+    const known = this.missingCodes.find((c) => c.code === code);
+    return known ? `${known.label}(${code})` : code;
   }
 
   markOf(name: string): ItemMark | undefined {
@@ -255,6 +286,11 @@ export class CrfStore {
     const recognised = input.recognised ?? NONE_RECOGNISED;
     if (recognised !== this.recognised) {
       this.recognised = recognised;
+      changed = true;
+    }
+    const missingCodes = input.missingCodes ?? NO_CODES;
+    if (missingCodes !== this.missingCodes) {
+      this.missingCodes = missingCodes;
       changed = true;
     }
     if ((input.showAllErrors === true) !== this.showAll) {

@@ -23,6 +23,10 @@ export const CRF_T = {
   recognised: '识别',
   recognisedTip: '由智能识别填入，请核对；核对无误点击确认',
   recognisedConfirm: (title: string) => `确认识别结果 ${title}`,
+  missingReason: '缺失原因',
+  missingShort: '缺失',
+  missingMark: '标记缺失',
+  missingClear: '清除缺失标记',
   numberRange: (min: number | null, max: number | null) =>
     min !== null && max !== null ? `${min} ~ ${max}` : min !== null ? `≥ ${min}` : `≤ ${max ?? ''}`,
 

@@ -13,6 +13,7 @@ import {
 import { useCrfStore, useStoreSlice } from './crf-store';
 import { CRF_T } from './crf-texts';
 import { ItemOpenButton } from './item-open-button';
+import { MissingMarkMenu, MissingMarkTag } from './missing-mark';
 import { sameItemState } from './item-state';
 import { useRenderProbe } from './render-probe';
 import { renderControl } from './widget-registry';
@@ -78,8 +79,10 @@ function FieldViewInner(props: FieldViewProps) {
   const recognised = useStoreSlice(store, (s) => (itemName ? s.isRecognised(itemName) : false));
   useRenderProbe(id);
   const title = titleOf(node);
-  const own = showErrors || !isEmptyValue(state.value);
-  const errors = unique([serverErrors, own ? state.errors : undefined]);
+  // 缺失原因: a marked item raises nothing, and a refusal's message on it is answered by the mark.
+  const marked = state.missing !== undefined;
+  const own = !marked && (showErrors || !isEmptyValue(state.value));
+  const errors = unique([marked ? undefined : serverErrors, own ? state.errors : undefined]);
   const warnings = own ? state.warnings : [];
   const status = errors.length > 0 ? 'error' : warnings.length > 0 ? 'warning' : undefined;
   const disabled = state.readOnly;
@@ -88,7 +91,10 @@ function FieldViewInner(props: FieldViewProps) {
 
   // An identifier the reader may not see (no 查看患者身份信息): its mask as read-only text, whatever the item's
   // type, so nobody edits a mask; the engine keeps it read-only and the save keeps the stored value.
-  const control = isIdentifierMask(state.value) ? (
+  // A marked item holds no value: its code stands where the control would, until the mark is cleared.
+  const control = marked ? (
+    <MissingMarkTag id={id} code={state.missing!} />
+  ) : isIdentifierMask(state.value) ? (
     <Input
       id={id}
       className="crf-identifier-masked"
@@ -115,7 +121,9 @@ function FieldViewInner(props: FieldViewProps) {
   if (control === null) return null;
 
   let body: ReactNode = control;
-  if (units.length > 0 && COMPACT_TYPES.has(node.type)) {
+  if (marked) {
+    // The tag alone: no unit to choose for a value that is not there.
+  } else if (units.length > 0 && COMPACT_TYPES.has(node.type)) {
     body = (
       <Space.Compact block>
         {control}
@@ -184,6 +192,7 @@ function FieldViewInner(props: FieldViewProps) {
               </button>
             </Tooltip>
           )}
+          {itemName && <MissingMarkMenu name={itemName} title={title} code={state.missing} />}
           {itemName && <ItemOpenButton name={itemName} title={title} />}
         </div>
       )}

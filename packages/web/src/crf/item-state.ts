@@ -24,6 +24,7 @@ export function sameItemState(a: ItemState | undefined, b: ItemState | undefined
     a.calculated === b.calculated &&
     a.range === b.range &&
     a.additionVisible === b.additionVisible &&
+    a.missing === b.missing &&
     sameReference(a.value, b.value) &&
     sameList(a.errors, b.errors) &&
     sameList(a.warnings, b.warnings)

@@ -1,4 +1,4 @@
-import { changedItemNames, MSG, reasonRequired, sameValue } from '@ecrf/core';
+import { changedItemNames, changedMarkNames, MSG, reasonRequired, sameValue, type MissingMarks } from '@ecrf/core';
 import { type CrfDataRecord, type CrfSaveBody, type ItemIssue, type StaleRecord } from '../../api/crf.api';
 import { ApiError } from '../../api/request';
 import { cellKey } from '../../crf';
@@ -14,6 +14,19 @@ export type FormValues = Record<string, unknown>;
 /** One rule for "changed", shared with the server (canonical values: key order, 150 vs "150", empties). */
 export { changedItemNames, sameValue };
 
+/** What a save would change: the items whose value differs, then those whose missing-data mark (缺失原因) does. */
+export function changedNames(
+  before: FormValues,
+  after: FormValues,
+  beforeMarks: MissingMarks = NO_MARKS,
+  afterMarks: MissingMarks = NO_MARKS,
+): string[] {
+  const names = changedItemNames(before, after);
+  return [...names, ...changedMarkNames(beforeMarks, afterMarks).filter((name) => !names.includes(name))];
+}
+
+export const NO_MARKS: MissingMarks = Object.freeze({});
+
 /** A fresh id per user action: a retried call with the same id answers the first result (idempotent). */
 export function newRequestId(): string {
   if (typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function') return crypto.randomUUID();
@@ -28,6 +41,11 @@ export interface SaveRequest {
   submit: boolean;
   reason?: string | null;
   requestId: string;
+  /**
+   * 缺失原因: the record's marks, the whole map (an item left out is cleared). Absent: the server keeps the marks
+   * the record has.
+   */
+  missing?: MissingMarks;
 }
 
 /** CRF-23: the body of PUT /api/v3/business/crf; a new record is version 0 without an id. */
@@ -42,6 +60,7 @@ export function buildSaveBody(request: SaveRequest): CrfSaveBody {
     submit: request.submit,
     reason: reason ? reason : null,
     requestId: request.requestId,
+    ...(request.missing ? { missing: { ...request.missing } } : {}),
   };
 }
 
@@ -50,8 +69,10 @@ export function needsReason(
   record: Pick<CrfDataRecord, 'state'> | null,
   before: FormValues,
   after: FormValues,
+  beforeMarks?: MissingMarks,
+  afterMarks?: MissingMarks,
 ): boolean {
-  return reasonRequired(record?.state, changedItemNames(before, after));
+  return reasonRequired(record?.state, changedNames(before, after, beforeMarks, afterMarks));
 }
 
 /** The reason box's rule: something other than blanks. */
@@ -140,6 +161,8 @@ export interface CrfDraft {
   baseVersion: number;
   savedAt: string;
   changes: Record<string, DraftChange>;
+  /** 缺失原因: the whole map of marks when they differ from the record's (absent: the marks are as loaded). */
+  missing?: Record<string, string>;
 }
 
 export const DRAFT_PREFIX = 'ecrf.crfDraft';
@@ -163,12 +186,19 @@ export function makeDraft(
   values: FormValues,
   baseVersion: number,
   now: Date = new Date(),
+  marks?: { base: MissingMarks; current: MissingMarks },
 ): CrfDraft | null {
   const names = changedItemNames(base, values);
-  if (names.length === 0) return null;
+  const marksChanged = marks !== undefined && changedMarkNames(marks.base, marks.current).length > 0;
+  if (names.length === 0 && !marksChanged) return null;
   const changes: Record<string, DraftChange> = {};
   for (const name of names) changes[name] = { from: base[name] ?? null, to: values[name] ?? null };
-  return { baseVersion, savedAt: now.toISOString(), changes };
+  return {
+    baseVersion,
+    savedAt: now.toISOString(),
+    changes,
+    ...(marksChanged ? { missing: { ...marks.current } } : {}),
+  };
 }
 
 export interface DraftStorage {
@@ -192,7 +222,7 @@ export function readDraft(storage: DraftStorage, key: string): CrfDraft | null {
     if (!text) return null;
     const draft = JSON.parse(text) as CrfDraft;
     if (!draft || typeof draft !== 'object' || typeof draft.changes !== 'object' || draft.changes === null) return null;
-    return Object.keys(draft.changes).length > 0 ? draft : null;
+    return Object.keys(draft.changes).length > 0 || draft.missing ? draft : null;
   } catch {
     return null;
   }
@@ -205,6 +235,8 @@ export interface DraftReview {
   items: string[];
   /** Items someone else changed after the draft was started: restoring would replace their value. */
   conflicts: string[];
+  /** The marks to restore (缺失原因), when the draft's differ from the record's. */
+  missing?: MissingMarks;
 }
 
 /**
@@ -212,7 +244,7 @@ export interface DraftReview {
  * holds it) is dropped; an item changed by someone else since the draft began is a conflict the
  * user sees before choosing.
  */
-export function reviewDraft(draft: CrfDraft, current: FormValues): DraftReview {
+export function reviewDraft(draft: CrfDraft, current: FormValues, currentMarks: MissingMarks = NO_MARKS): DraftReview {
   const values: FormValues = { ...current };
   const items: string[] = [];
   const conflicts: string[] = [];
@@ -222,5 +254,8 @@ export function reviewDraft(draft: CrfDraft, current: FormValues): DraftReview {
     values[name] = change.to;
     if (!sameValue(current[name], change.from)) conflicts.push(name);
   }
-  return { values, items, conflicts };
+  const marked = draft.missing ? changedMarkNames(currentMarks, draft.missing) : [];
+  if (marked.length === 0) return { values, items, conflicts };
+  for (const name of marked) if (!items.includes(name)) items.push(name);
+  return { values, items, conflicts, missing: draft.missing! };
 }

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { App } from 'antd';
-import type { CrfNode } from '@ecrf/core';
+import type { CrfNode, MissingMarks } from '@ecrf/core';
 import {
   crfRecordApi,
   FORM_STATE,
@@ -22,6 +22,7 @@ import { locateItem } from './locate-item';
 import {
   buildSaveBody,
   changedItemNames,
+  changedNames,
   classifySaveError,
   draftKey,
   isRetryable,
@@ -48,6 +49,8 @@ interface Saved {
   state: number | null;
   /** The values as last loaded or saved: what "changed" is measured against. */
   base: FormValues;
+  /** The missing-data marks (缺失原因) as last loaded or saved. */
+  baseMarks: MissingMarks;
 }
 
 /** The items a refused save named, listed above the form; the first one is scrolled to once rendered. */
@@ -63,6 +66,8 @@ export interface CrfSaveOptions {
   detail: CrfRecordDetail;
   /** The values the editor opened with. */
   loaded: FormValues;
+  /** The missing-data marks (缺失原因) the editor opened with: the record's. */
+  loadedMarks: MissingMarks;
   nodes: ReadonlyMap<string, CrfNode>;
   /** The form's item names in display order: a refusal lists its items in it. */
   itemOrder: readonly string[];
@@ -76,6 +81,8 @@ export interface CrfSaveOptions {
   bypassGuardRef: React.RefObject<boolean>;
   /** Shows values put into the form from outside it (a draft restored). */
   showValues: (values: FormValues) => void;
+  /** Shows marks put into the form from outside it (a draft restored). */
+  showMarks: (marks: MissingMarks) => void;
 }
 
 async function saveWithRetry(body: CrfSaveBody): Promise<ApiResult<CrfSaveResult>> {
@@ -104,6 +111,7 @@ export function useCrfSave({
   studyId,
   detail,
   loaded,
+  loadedMarks,
   nodes,
   itemOrder,
   onSaved,
@@ -111,6 +119,7 @@ export function useCrfSave({
   onDirtyChange,
   bypassGuardRef,
   showValues,
+  showMarks,
 }: CrfSaveOptions) {
   const { message, modal } = App.useApp();
   const userId = useSession((s) => s.user?.userId ?? null);
@@ -120,9 +129,11 @@ export function useCrfSave({
     version: detail.crfDataRecord?.version ?? 0,
     state: detail.crfDataRecord?.state ?? null,
     base: loaded,
+    baseMarks: loadedMarks,
   });
   useRecordSavedElsewhere(studyId, () => saved.current.id, onReload);
   const latest = useRef<FormValues>(loaded);
+  const latestMarks = useRef<MissingMarks>(loadedMarks);
   const editSeq = useRef(0);
   const dirtyRef = useRef(false);
   const [dirty, setDirty] = useState(false);
@@ -135,7 +146,7 @@ export function useCrfSave({
   const [warnings, setWarnings] = useState<ItemIssue[]>([]);
   const [reasonFor, setReasonFor] = useState<{ submit: boolean; items: string[] } | null>(null);
   const [conflict, setConflict] = useState<{ stale: StaleRecord; mine: FormValues; edited: string[] } | null>(null);
-  const draftOffer = useDraftOffer(userId, subjectRecordId, crfId, detail, loaded);
+  const draftOffer = useDraftOffer(userId, subjectRecordId, crfId, detail, loaded, loadedMarks);
   const [recordState, setRecordState] = useState<number | null>(detail.crfDataRecord?.state ?? null);
   const [savedAt, setSavedAt] = useState<string | null>(null);
 
@@ -156,7 +167,10 @@ export function useCrfSave({
     writeDraft(
       window.localStorage,
       draftKey(userId, subjectRecordId, crfId, saved.current.id),
-      makeDraft(saved.current.base, latest.current, saved.current.version),
+      makeDraft(saved.current.base, latest.current, saved.current.version, undefined, {
+        base: saved.current.baseMarks,
+        current: latestMarks.current,
+      }),
     );
   }, [userId, subjectRecordId, crfId]);
 
@@ -188,6 +202,20 @@ export function useCrfSave({
     [flushDraft],
   );
 
+  /**
+   * 缺失原因: the nurse marked an item, changed its code or cleared it. Unsaved like an edit; a marked item holds no
+   * value (the engine's rule), so what was typed into it is not sent beside the mark.
+   */
+  const noteMarks = useCallback(
+    (marks: MissingMarks) => {
+      latestMarks.current = marks;
+      const values = { ...latest.current };
+      for (const name of Object.keys(marks)) delete values[name];
+      noteEdit(values);
+    },
+    [noteEdit],
+  );
+
   /** Values put into the form from outside it (recognition): unsaved, and written as a draft at once. */
   const putValues = (patch: Readonly<Record<string, unknown>>): FormValues => {
     const values = { ...latest.current, ...patch };
@@ -201,6 +229,7 @@ export function useCrfSave({
   // ---- save ---------------------------------------------------------------------------------
   const send = async (submit: boolean, reason: string | null) => {
     const values = latest.current;
+    const marks = latestMarks.current;
     const seq = editSeq.current;
     const before = saved.current;
     const body = buildSaveBody({
@@ -211,6 +240,8 @@ export function useCrfSave({
       submit,
       reason,
       requestId: newRequestId(),
+      // The whole map, always: an item left out is a mark cleared.
+      missing: marks,
     });
     // Opened from 随访记录 · 填写: the first save of the form is tied to its follow-up visit on the server.
     const followRecordCrfId = positiveIdOf(new URLSearchParams(window.location.search).get('followRecordCrfId'));
@@ -222,7 +253,13 @@ export function useCrfSave({
       const result = res.data;
       const created = before.id === null;
       const oldKey = currentDraftKey();
-      saved.current = { id: result.crfDataRecordId, version: result.version, state: result.state, base: values };
+      saved.current = {
+        id: result.crfDataRecordId,
+        version: result.version,
+        state: result.state,
+        base: values,
+        baseMarks: marks,
+      };
       setRecordState(result.state);
       setErrors(undefined);
       setShowAllErrors(false);
@@ -290,12 +327,21 @@ export function useCrfSave({
     if (saving) return;
     const before = saved.current;
     const values = latest.current;
-    if (!submit && before.id !== null && changedItemNames(before.base, values).length === 0) {
+    const changed = changedNames(before.base, values, before.baseMarks, latestMarks.current);
+    if (!submit && before.id !== null && changed.length === 0) {
       void message.info(t.unchanged);
       return;
     }
-    if (needsReason(before.id !== null ? { state: before.state ?? 0 } : null, before.base, values)) {
-      setReasonFor({ submit, items: changedItemNames(before.base, values).map((name) => itemTitle(nodes, name)) });
+    if (
+      needsReason(
+        before.id !== null ? { state: before.state ?? 0 } : null,
+        before.base,
+        values,
+        before.baseMarks,
+        latestMarks.current,
+      )
+    ) {
+      setReasonFor({ submit, items: changed.map((name) => itemTitle(nodes, name)) });
       return;
     }
     void send(submit, null);
@@ -340,10 +386,15 @@ export function useCrfSave({
 
   // ---- drafts offered back --------------------------------------------------------------------
   const restoreDraft = () => {
-    const values = draftOffer.take();
-    if (!values) return;
+    const review = draftOffer.take();
+    if (!review) return;
+    const { values } = review;
     latest.current = values;
     showValues(values);
+    if (review.missing) {
+      latestMarks.current = review.missing;
+      showMarks(review.missing);
+    }
     markDirty(true);
     flushDraft();
   };
@@ -370,6 +421,7 @@ export function useCrfSave({
     restoreDraft,
     discardDraft: draftOffer.discard,
     noteEdit,
+    noteMarks,
     putValues,
     save,
   };

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import type { MissingMarks } from '@ecrf/core';
 import type { CrfRecordDetail } from '../../api/crf.api';
 import {
   draftKey,
@@ -27,6 +28,7 @@ export function useDraftOffer(
   crfId: number,
   detail: CrfRecordDetail,
   loaded: FormValues,
+  loadedMarks?: MissingMarks,
 ) {
   const [offer, setOffer] = useState<DraftOffer | null>(() => {
     const recordId = detail.crfDataRecord?.id ?? null;
@@ -37,7 +39,7 @@ export function useDraftOffer(
     for (const key of keys) {
       const draft = readDraft(window.localStorage, key);
       if (!draft) continue;
-      const review = reviewDraft(draft, loaded);
+      const review = reviewDraft(draft, loaded, loadedMarks);
       if (review.items.length > 0) return { review, draft, keys };
     }
     return null;
@@ -48,10 +50,10 @@ export function useDraftOffer(
     setOffer(null);
   };
   /** The restored edits then live under this record's key only, written by the editor's next draft. */
-  const take = (): FormValues | null => {
+  const take = (): DraftReview | null => {
     if (!offer) return null;
     discard();
-    return offer.review.values;
+    return offer.review;
   };
   return { offer, take, discard };
 }

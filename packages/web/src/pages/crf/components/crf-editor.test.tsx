@@ -2,10 +2,11 @@ import { useRef } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
-import type { CrfDefinition } from '@ecrf/core';
+import { DEFAULT_MISSING_CODES, type CrfDefinition } from '@ecrf/core';
 import type { CrfRecordDetail, CrfSaveBody } from '../../../api/crf.api';
 import { ApiError } from '../../../api/request';
 import type * as CrfApi from '../../../api/crf.api';
+import type * as MissingCodesApi from '../../../api/missing-codes.api';
 import { renderWithProviders } from '../../../test/render';
 import { draftKey, makeDraft, writeDraft } from '../save-flow';
 import { CrfEditor } from './crf-editor';
@@ -16,6 +17,12 @@ vi.mock('../../../api/crf.api', async (importOriginal) => {
   const original = await importOriginal<CrfApiModule>();
   return { ...original, crfRecordApi: { ...original.crfRecordApi, save: api.save, upload: api.upload } };
 });
+
+// The study's codes are the defaults (the hook's own call is api-level and tested with the config page).
+vi.mock('../../../api/missing-codes.api', async (importOriginal) => ({
+  ...(await importOriginal<typeof MissingCodesApi>()),
+  useMissingCodes: () => DEFAULT_MISSING_CODES,
+}));
 
 const DEFINITION: CrfDefinition = {
   title: '生命体征',
@@ -35,7 +42,13 @@ const DEFINITION: CrfDefinition = {
 };
 
 function detailOf(
-  record: { id: number; version: number; state: number; values: Record<string, unknown> } | null,
+  record: {
+    id: number;
+    version: number;
+    state: number;
+    values: Record<string, unknown>;
+    missing?: Record<string, string>;
+  } | null,
   permissions = { save: true, submit: true },
 ): CrfRecordDetail {
   return {
@@ -342,5 +355,87 @@ describe('CRF editor: never losing a value', () => {
     expect(screen.getByText('您没有该表单的录入权限，表单为只读')).toBeTruthy();
     expect((screen.getByLabelText('收缩压') as HTMLInputElement).disabled).toBe(true);
     expect(screen.queryByRole('button', { name: /保存$/ })).toBeNull();
+  });
+});
+
+describe('CRF editor: missing-data codes (缺失原因)', () => {
+  /** The item's 缺失 menu, then one of its entries. */
+  const markMissing = async (title: string, entry: string) => {
+    fireEvent.click(await screen.findByRole('button', { name: `标记缺失 ${title}` }));
+    fireEvent.click(await screen.findByRole('menuitem', { name: entry }));
+  };
+  const fieldOf = (title: string) => screen.getByText(title, { selector: 'label' }).closest('.crf-field')!;
+
+  it('a nurse marks an item 未查(ND): the code stands in place of the control, and 保存 sends it in missing', async () => {
+    api.save.mockResolvedValue(ok({ crfDataRecordId: 50, version: 1, state: 1, errors: [], warnings: [] }, '保存成功'));
+    renderEditor(detailOf(null));
+    type('收缩压', '120');
+    await markMissing('收缩压', '未查(ND)');
+    const field = fieldOf('收缩压');
+    expect(within(field as HTMLElement).getByText('未查(ND)')).toBeTruthy();
+    expect(field.querySelector('input')).toBeNull();
+    expect(screen.getByText('有未保存的修改')).toBeTruthy();
+    type('舒张压', '80');
+    click('保存');
+    await screen.findByText('保存成功');
+    // The value typed before the mark is not sent beside it (the server would refuse the pair).
+    expect(api.save.mock.calls[0]![0]).toMatchObject({ values: { dbp: '80' }, missing: { sbp: 'ND' } });
+    expect((api.save.mock.calls[0]![0] as CrfSaveBody).values).not.toHaveProperty('sbp');
+  });
+
+  it('a marked required item is complete: 提交 is sent without an error on it', async () => {
+    api.save.mockResolvedValue(ok({ crfDataRecordId: 50, version: 1, state: 2, errors: [], warnings: [] }, '提交成功'));
+    renderEditor(detailOf(null));
+    await markMissing('收缩压', '未查(ND)');
+    type('舒张压', '80');
+    click('提交');
+    await confirmSubmit();
+    await screen.findByText('提交成功');
+    expect(api.save.mock.calls[0]![0]).toMatchObject({ submit: true, missing: { sbp: 'ND' } });
+    expect(fieldOf('收缩压').textContent).not.toContain('请输入数据');
+  });
+
+  it('清除缺失标记 gives the input back, and the save sends the cleared map', async () => {
+    api.save.mockResolvedValue(ok({ crfDataRecordId: 41, version: 2, state: 1, errors: [], warnings: [] }, '保存成功'));
+    renderEditor(detailOf({ id: 41, version: 1, state: 1, values: { dbp: '80' }, missing: { sbp: 'UNK' } }));
+    expect(await within(fieldOf('收缩压') as HTMLElement).findByText('未知(UNK)')).toBeTruthy();
+    await markMissing('收缩压', '清除缺失标记');
+    await waitFor(() => expect(fieldOf('收缩压').querySelector('.crf-missing-tag')).toBeNull());
+    const input = screen.getByLabelText('收缩压') as HTMLInputElement;
+    expect(input.disabled).toBe(false);
+    type('收缩压', '118');
+    click('保存');
+    await screen.findByText('保存成功');
+    expect(api.save.mock.calls[0]![0]).toMatchObject({ values: { sbp: '118', dbp: '80' }, missing: {} });
+  });
+
+  it('changing only a mark is a change: a submitted form asks for 修改原因', async () => {
+    renderEditor(detailOf(SUBMITTED));
+    await markMissing('舒张压', '拒绝回答(ASKU)');
+    click('保存');
+    const dialog = await screen.findByRole('dialog', { name: '修改原因' });
+    expect(within(dialog).getByText('舒张压')).toBeTruthy();
+  });
+
+  it('the marks are kept in the local draft and offered back with the values', async () => {
+    const first = renderEditor(detailOf(SUBMITTED));
+    await markMissing('收缩压', '不适用(NA)');
+    await act(() => first.router.navigate('/elsewhere'));
+    fireEvent.click((await screen.findAllByRole('button', { name: '离开' })).at(-1)!);
+    await screen.findByText('另一个页面');
+    expect(JSON.parse(window.localStorage.getItem(draftKey(null, 7, 3, 41))!).missing).toEqual({ sbp: 'NA' });
+    cleanup();
+    renderEditor(detailOf(SUBMITTED));
+    const dialog = await screen.findByRole('dialog', { name: '发现未保存的修改' });
+    fireEvent.click(within(dialog).getByRole('button', { name: '恢复我的修改' }));
+    expect(await within(fieldOf('收缩压') as HTMLElement).findByText('不适用(NA)')).toBeTruthy();
+  });
+
+  it('a read-only form shows the mark but offers no 缺失 menu', async () => {
+    renderEditor(
+      detailOf({ ...SUBMITTED, values: { dbp: '80' }, missing: { sbp: 'ND' } }, { save: false, submit: false }),
+    );
+    expect(await within(fieldOf('收缩压') as HTMLElement).findByText('未查(ND)')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: /^标记缺失/ })).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Alert } from 'antd';
-import { genderFromPatient, type CrfDefinition, type FormState } from '@ecrf/core';
+import { genderFromPatient, type CrfDefinition, type FormState, type MissingMarks } from '@ecrf/core';
 import type { CrfRecordDetail, CrfSaveResult } from '../../../api/crf.api';
+import { useMissingCodes } from '../../../api/missing-codes.api';
 import { CrfForm, type ItemMark, type UploadHandler } from '../../../crf';
 import { CRF_PAGE_TEXT } from '../../../locales/crf-page.zh-CN';
 import { setDisplayTimeZone } from '../../../utils/format-date';
@@ -75,6 +76,16 @@ export function CrfEditor({
   const [definition] = useState<CrfDefinition>(() => detail.crf.definition);
   const [loaded] = useState<FormValues>(() => detail.crfDataRecord?.values ?? detail.initialValues ?? {});
   const [formValues, setFormValues] = useState<FormValues>(loaded);
+  // 缺失原因: the marks are state (a mark changes the form's look), saved with the values.
+  const [loadedMarks] = useState<MissingMarks>(() => detail.crfDataRecord?.missing ?? {});
+  const [missing, setMissing] = useState<MissingMarks>(loadedMarks);
+  const missingCodes = useMissingCodes(studyId);
+  // The marks as last changed, for the next change (the state may not have rendered yet).
+  const missingRef = useRef(loadedMarks);
+  const showMarks = useCallback((marks: MissingMarks) => {
+    missingRef.current = marks;
+    setMissing(marks);
+  }, []);
   const nodes = useMemo(() => nodesByName(definition), [definition]);
   const itemOrder = useMemo(() => formItems(definition).map((item) => item.name), [definition]);
   const [recognised, setRecognised] = useState<ReadonlySet<string>>(() => new Set());
@@ -93,6 +104,7 @@ export function CrfEditor({
     studyId,
     detail,
     loaded,
+    loadedMarks,
     nodes,
     itemOrder,
     onSaved: onRecordSaved,
@@ -100,8 +112,9 @@ export function CrfEditor({
     onDirtyChange,
     bypassGuardRef,
     showValues: setFormValues,
+    showMarks,
   });
-  const { noteEdit } = saveFlow;
+  const { noteEdit, noteMarks } = saveFlow;
 
   const editable = detail.permissions.save || detail.permissions.submit;
   const context = useMemo(
@@ -111,8 +124,9 @@ export function CrfEditor({
       forms: detail.formValues,
       timeZone: detail.timeZone,
       spineBandSet: detail.spineBandSet,
+      missing,
     }),
-    [detail.subject.gender, editable, detail.formValues, detail.timeZone, detail.spineBandSet],
+    [detail.subject.gender, editable, detail.formValues, detail.timeZone, detail.spineBandSet, missing],
   );
   useEffect(() => setDisplayTimeZone(detail.timeZone), [detail.timeZone]);
 
@@ -122,6 +136,20 @@ export function CrfEditor({
       noteEdit(values);
     },
     [noteEdit],
+  );
+
+  const onMarkMissing = useCallback(
+    (name: string, code: string | null) => {
+      const next: Record<string, string> = { ...missingRef.current };
+      if (code === null) delete next[name];
+      else next[name] = code;
+      missingRef.current = next;
+      setMissing(next);
+      noteMarks(next);
+      // A value recognition put there goes with the mark.
+      setRecognised((marked) => afterEdit(marked, name));
+    },
+    [noteMarks],
   );
 
   // UPL-10, UPL-12, UPL-13: straight to the object store when the installation has one (the value is
@@ -183,6 +211,8 @@ export function CrfEditor({
         itemMarks={itemMarks}
         recognised={recognised}
         onConfirmRecognised={confirmRecognised}
+        missingCodes={missingCodes}
+        onMarkMissing={editable ? onMarkMissing : undefined}
         // A 500-item form is interactive before its last sections are rendered (docs/performance.md).
         progressive
         className="crf-editor-form"
