@@ -18,6 +18,8 @@ import { AMENDMENT_TEXT } from '../../../locales/amendment.zh-CN';
 import { AmendmentsPanel } from '../amendment/amendments-panel';
 import { SAFETY_TEXT } from '../../../locales/safety.zh-CN';
 import { SafetyPanel } from './components/safety-panel';
+import { MISSING_CODES_TEXT } from '../../../locales/missing-codes.zh-CN';
+import { MissingCodesPanel } from './components/missing-codes-panel';
 
 function StudyConfig({ picked }: { picked: Study }) {
   // The picker's list may be older than the study itself: the page edits the fresh detail.
@@ -38,6 +40,7 @@ function StudyConfig({ picked }: { picked: Study }) {
         { key: 'patient', label: STUDY_CONFIG_TEXT.tabPatient, children: <PatientPanel study={study} /> },
         { key: 'features', label: STUDY_CONFIG_TEXT.tabFeatures, children: <FeaturesPanel study={study} /> },
         { key: 'safety', label: SAFETY_TEXT.tab, children: <SafetyPanel study={study} /> },
+        { key: 'missing', label: MISSING_CODES_TEXT.tab, children: <MissingCodesPanel study={study} /> },
         { key: 'locks', label: LOCK_TEXT.tab, children: <LocksPanel study={study} /> },
         { key: 'golive', label: LIFECYCLE_TEXT.tab, children: <GoLivePanel study={study} /> },
         { key: 'amendments', label: AMENDMENT_TEXT.tab, children: <AmendmentsPanel studyId={study.id} /> },
