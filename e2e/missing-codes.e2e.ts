@@ -49,7 +49,7 @@ beforeAll(async () => {
   ({ subjectRecordId } = await api<{ subjectRecordId: number }>('POST', '/api/business/subject', admin, {
     studyId,
     subjectName: '缺失患者',
-    gender: 2,
+    gender: 1,
     birth: '1958-09-03',
     diseaseCode: 'LSS',
     deptId: site,
