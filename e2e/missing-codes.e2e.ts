@@ -78,7 +78,7 @@ describe('missing-data codes (缺失原因) in the browser', () => {
     await page.locator('.crf-form-title', { hasText: '生命体征' }).waitFor();
 
     const sbp = page.locator('.crf-editor-form .crf-col[data-item="sbp"]');
-    await sbp.getByRole('button', { name: '标记缺失 收缩压' }).click();
+    await sbp.getByTitle('标记缺失 收缩压').click();
     await page.getByRole('menuitem', { name: '未查(ND)' }).click();
     await sbp.locator('.crf-missing-tag', { hasText: '未查(ND)' }).waitFor();
     expect(await sbp.locator('input').count()).toBe(0);

@@ -27,7 +27,9 @@ export function MissingMarkMenu({ name, title, code }: { name: string; title: st
         type="link"
         size="small"
         className={`crf-missing-open${code === undefined ? '' : ' crf-missing-open-marked'}`}
-        aria-label={`${CRF_T.missingMark} ${title}`}
+        // Named by its text (缺失) and described by its title: an aria-label naming the item would make the item's
+        // title label two controls (the input and this button).
+        title={`${CRF_T.missingMark} ${title}`}
       >
         {CRF_T.missingShort}
       </Button>
