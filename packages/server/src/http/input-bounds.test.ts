@@ -151,6 +151,7 @@ describe('issue 9: bad input gets 4xx before any handler', () => {
       'reason',
       'requestId',
       'followRecordCrfId',
+      'missing',
     ]);
     expect(schema.required).toEqual(expect.arrayContaining(['subjectRecordId', 'crfId', 'values']));
   });
