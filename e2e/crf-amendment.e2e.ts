@@ -155,7 +155,8 @@ describe('CRF amendments in a production study', () => {
     await page.getByText('受影响的记录 · 超出新范围 · 收缩压').waitFor();
     const records = page.getByRole('region', { name: '受影响的记录' });
     await records.getByRole('row').filter({ hasText: '160' }).waitFor();
-    expect(await records.locator('tbody tr.ant-table-row').count()).toBe(1);
+    // The table first lists every finding, then the chosen one's: the 160 row is in both, so wait for the filter.
+    await expect.poll(() => records.locator('tbody tr.ant-table-row').count()).toBe(1);
     await settle(page);
     await screenshot(page, 'crf-amendment-impact');
     await expectAccessible(page, 'crf-amendment-impact');
