@@ -20,7 +20,15 @@ import { requireStudy } from '../../http/study-guard.js';
 import { fromBody, fromQuery } from '../../http/study-params.js';
 import type { App } from '../../http/types.js';
 import { AppError } from '../../shared/app-error.js';
-import * as coding from './coding.service.js';
+import { listDictionaries, loadDictionary, termsOfFiles, upgradeImpact } from './coding-dictionary.service.js';
+import {
+  approveCoding,
+  codeManually,
+  getCodedItemSettings,
+  listCodedItems,
+  searchTerms,
+  setCodedItems,
+} from './coding-items.service.js';
 
 const tags = ['医学编码'];
 const module = '医学编码';
@@ -65,8 +73,8 @@ export function codingRoutes(app: App, ctx: AppContext) {
           const name = part.filename.replace(/^.*[\\/]/u, '').toLowerCase();
           files.set(name, data.toString('utf8'));
         }
-        const terms = coding.termsOfFiles(request.query.kind, files);
-        return ok(await coding.loadDictionary(ctx, user, access, request.query, terms), CODING_MSG.loaded);
+        const terms = termsOfFiles(request.query.kind, files);
+        return ok(await loadDictionary(ctx, user, access, request.query, terms), CODING_MSG.loaded);
       },
     );
   });
@@ -77,7 +85,7 @@ export function codingRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '已加载的编码词典', querystring: codingDictionariesQuerySchema },
       config: { study: fromQuery, studyPermission },
     },
-    async (request) => ok(await coding.listDictionaries(ctx, requireStudy(request))),
+    async (request) => ok(await listDictionaries(ctx, requireStudy(request))),
   );
   app.get(
     '/api/business/coding/settings',
@@ -85,7 +93,7 @@ export function codingRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '项目的编码条目', querystring: codingDictionariesQuerySchema },
       config: { study: fromQuery, studyPermission },
     },
-    async (request) => ok(await coding.getCodedItemSettings(ctx, requireStudy(request))),
+    async (request) => ok(await getCodedItemSettings(ctx, requireStudy(request))),
   );
   app.put(
     '/api/business/coding/items',
@@ -94,10 +102,7 @@ export function codingRoutes(app: App, ctx: AppContext) {
       config: { study: fromBody, studyPermission, module, action: '设置编码条目' },
     },
     async (request) =>
-      ok(
-        await coding.setCodedItems(ctx, requireUser(request), requireStudy(request), request.body),
-        CODING_MSG.itemsSaved,
-      ),
+      ok(await setCodedItems(ctx, requireUser(request), requireStudy(request), request.body), CODING_MSG.itemsSaved),
   );
   app.get(
     '/api/business/coding/items',
@@ -105,8 +110,7 @@ export function codingRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '编码列表', querystring: codingListQuerySchema },
       config: { study: fromQuery, studyPermission },
     },
-    async (request) =>
-      ok(await coding.listCodedItems(ctx, requireStudy(request), request.query, pageRequest(request.query))),
+    async (request) => ok(await listCodedItems(ctx, requireStudy(request), request.query, pageRequest(request.query))),
   );
   app.get(
     '/api/business/coding/search',
@@ -114,7 +118,7 @@ export function codingRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '检索词典（名称或编码，最多50条）', querystring: codingSearchQuerySchema },
       config: { study: fromQuery, studyPermission },
     },
-    async (request) => ok(await coding.searchTerms(ctx, requireStudy(request), request.query)),
+    async (request) => ok(await searchTerms(ctx, requireStudy(request), request.query)),
   );
   app.post(
     '/api/business/coding/code',
@@ -123,7 +127,7 @@ export function codingRoutes(app: App, ctx: AppContext) {
       config: { study: fromBody, studyPermission, module, action: '人工编码' },
     },
     async (request) =>
-      ok(await coding.codeManually(ctx, requireUser(request), requireStudy(request), request.body), CODING_MSG.coded),
+      ok(await codeManually(ctx, requireUser(request), requireStudy(request), request.body), CODING_MSG.coded),
   );
   app.post(
     '/api/business/coding/approve',
@@ -132,10 +136,7 @@ export function codingRoutes(app: App, ctx: AppContext) {
       config: { study: fromBody, studyPermission, module, action: '审核编码' },
     },
     async (request) =>
-      ok(
-        await coding.approveCoding(ctx, requireUser(request), requireStudy(request), request.body),
-        CODING_MSG.approved,
-      ),
+      ok(await approveCoding(ctx, requireUser(request), requireStudy(request), request.body), CODING_MSG.approved),
   );
   app.get(
     '/api/business/coding/upgrade-impact',
@@ -143,6 +144,6 @@ export function codingRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '词典升级影响：编码发生变化的条目', querystring: codingUpgradeQuerySchema },
       config: { study: fromQuery, studyPermission },
     },
-    async (request) => ok(await coding.upgradeImpact(ctx, requireStudy(request), request.query.dictionaryId)),
+    async (request) => ok(await upgradeImpact(ctx, requireStudy(request), request.query.dictionaryId)),
   );
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../app-context.js';
-import { reactToRecordSave } from './coding.service.js';
+import { reactToRecordSave } from './coding-auto.service.js';
 
 /** The outbox subscriber that keeps coded items in line with the saved verbatims (events in shared/domain-events.ts). */
 export const CODING_WATCH = 'coding.verbatims';
