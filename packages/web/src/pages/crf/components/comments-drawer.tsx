@@ -7,6 +7,7 @@ import { queryKeys } from '../../../api/query-keys';
 import { COMMENT_TEXT } from '../../../locales/comment.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { useRecordComments } from '../use-record-comments';
+import './comments-drawer.css';
 
 const t = COMMENT_TEXT;
 
