@@ -54,8 +54,9 @@ describe('数据核查 in the browser', () => {
     await page.getByRole('tab', { name: '数据核查' }).click();
     await page.getByText('暂无核查记录，请选择范围后开始核查').waitFor();
     await page.getByRole('button', { name: '开始核查' }).click();
+    // The run is a job on the queue; on a loaded two-core machine it may take longer than a click's wait.
     const summary = page.getByTestId('quality-summary');
-    await summary.waitFor();
+    await summary.waitFor({ timeout: 90_000 });
     expect(await summary.textContent()).toMatch(/已核查表单记录 \d+ 份，发现问题 \d+ 条/);
 
     const rules = page.getByTestId('quality-rules');
@@ -73,9 +74,9 @@ describe('数据核查 in the browser', () => {
       .locator('.ant-popconfirm')
       .getByRole('button', { name: /确\s*定|OK/ })
       .click();
-    await page.locator('.ant-message-notice', { hasText: /已发起质疑 \d+ 条/ }).waitFor();
+    // The rows' state is waited on, not the message: a notice lasts three seconds, a loaded machine may miss it.
     await expect
-      .poll(async () => drill.getByRole('row').filter({ hasText: '已发起质疑' }).count())
+      .poll(async () => drill.getByRole('row').filter({ hasText: '已发起质疑' }).count(), { timeout: 60_000 })
       .toBeGreaterThanOrEqual(2);
 
     // The queries are in the study's query list, each with the rule's text.
