@@ -52,6 +52,12 @@ export const STUDY_BUTTONS = [
   ['business.quality', '数据核查'],
   // 医学编码 (issue 37): load the study's MedDRA/WHODrug dictionaries, name its coded items, code and approve.
   ['business.coding', '医学编码'],
+  // 编码审核 (issue 37): approve a coded term; the coder who coded it never approves it (a second pair of eyes).
+  ['business.coding.approve', '编码审核'],
+  // 双份录入 (issue 37): compare a double-entry form's two blind entries and decide each difference.
+  ['business.doubleEntry.reconcile', '双录入核对'],
+  // 参考范围 (issue 37): load and edit the sites' laboratory reference ranges.
+  ['business.labRanges', '参考范围'],
 ] as const;
 
 export type StudyButton = (typeof STUDY_BUTTONS)[number][0];

@@ -43,6 +43,8 @@ export const STUDY_SCOPED = [
   'coding_dictionaries',
   'coding_terms',
   'coded_items',
+  'double_entries',
+  'lab_reference_ranges',
   'outbox_events',
   'outbox_deliveries',
   'api_tokens',

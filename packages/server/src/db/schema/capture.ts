@@ -116,6 +116,11 @@ export const crfDataRecords = pgTable(
      * code). Such an item holds no value; a required one is complete.
      */
     missing: jsonb('missing').$type<Record<string, string>>().notNull().default({}),
+    /**
+     * 参考范围 (issue 37): per item, the range its value was judged by at the last save ({ lower, upper, unit,
+     * source: 'site' | 'item', rangeId }), so the export carries the range used.
+     */
+    labRanges: jsonb('lab_ranges').$type<Record<string, unknown>>().notNull().default({}),
     /** A single (non-repeating) form's record: at most one live one per subject, by the unique index below. */
     singleForm: boolean('single_form').notNull().default(false),
     createdBy: integer('created_by').references(() => users.userId),

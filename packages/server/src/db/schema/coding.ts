@@ -1,4 +1,17 @@
-import { boolean, index, integer, jsonb, pgTable, serial, text, timestamp, unique, varchar } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  serial,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  varchar,
+} from 'drizzle-orm/pg-core';
 import { crfDataRecords, subjectRecords } from './capture.js';
 import { users } from './system.js';
 import { studies } from './study.js';
@@ -28,6 +41,10 @@ export const codingDictionaries = pgTable(
   },
   (t) => [
     index('coding_dictionaries_study').on(t.studyId, t.kind),
+    // A study codes against one active dictionary of each kind.
+    uniqueIndex('coding_dictionaries_one_active')
+      .on(t.studyId, t.kind)
+      .where(sql`${t.active}`),
     unique('coding_dictionaries_study_key').on(t.studyId, t.id),
   ],
 );

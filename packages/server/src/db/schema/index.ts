@@ -22,3 +22,5 @@ export * from './comments.js';
 export * from './quality.js';
 export * from './safety.js';
 export * from './coding.js';
+export * from './double-entry.js';
+export * from './lab-ranges.js';

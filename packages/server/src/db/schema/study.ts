@@ -166,6 +166,8 @@ export const crfs = pgTable(
       .references(() => studies.studyId),
     title: varchar('title', { length: 200 }).notNull(),
     currentVersion: integer('current_version').notNull().default(1),
+    /** 双份录入 (issue 37): the form is entered twice, blind, by two users and reconciled by a third. */
+    doubleEntry: boolean('double_entry').notNull().default(false),
     createdBy: integer('created_by').references(() => users.userId),
     ...timestamps,
   },
