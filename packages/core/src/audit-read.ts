@@ -40,6 +40,13 @@ export const AUDIT_READ_BUTTON = {
   'doubt.system_close': null,
   // A field comment (批注) is read with its form, as the item panel shows it: the CRF's view key, nothing more.
   'crf.comment': null,
+  // 双份录入: an entry's values are blind to the other entering user, so its rows (and the decisions naming both
+  // sides) are read with 双录入核对; the reconciled values themselves are the record's own item.update rows.
+  'double_entry.save': 'business.doubleEntry.reconcile',
+  'double_entry.done': 'business.doubleEntry.reconcile',
+  'double_entry.decision': 'business.doubleEntry.reconcile',
+  'double_entry.reconcile': null,
+  'study.crf.double_entry': null,
   'study.create': null,
   'study.config': null,
   'study.delete': null,
@@ -106,6 +113,7 @@ export const AUDIT_READ_BUTTON = {
   'sae.withdraw': 'business.safety',
   'sae.submit': 'business.safety',
   'sae.followup': 'business.safety',
+  'sae.export': 'business.safety',
   // 医学编码: read with the coder's key (and a coded item's row with its form's view key too, as every CRF row).
   'coding.dictionary': 'business.coding',
   'coding.items': 'business.coding',

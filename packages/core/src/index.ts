@@ -35,6 +35,7 @@ export * from './subject-contract.js';
 export * from './crf-record-contract.js';
 export * from './doubt-contract.js';
 export * from './comment-contract.js';
+export * from './double-entry-contract.js';
 export * from './quality-contract.js';
 export * from './coding/index.js';
 export * from './jobs-contract.js';
