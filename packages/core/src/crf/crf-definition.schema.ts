@@ -143,6 +143,13 @@ export const itemOptionSchema = z
      * substance unit (mmol/L) of the unit selector and back (units.ts).
      */
     molarMass: numberLikeSchema.optional(),
+    /**
+     * Extension (参考范围, issue 37): the analyte code a site's laboratory reference ranges name this item by (WBC,
+     * ALT). Absent, the known analyte its title, name or aliases name, else its name (lab-ranges.ts itemAnalyte).
+     */
+    analyte: z.string().optional(),
+    /** Extension (参考范围): this date item is the sample date a site's reference range is chosen at. */
+    sampleDate: flagSchema.optional(),
     // Dates
     itemType: z.enum(['date', 'datetime']).optional(),
     /**

@@ -8,7 +8,8 @@ import { isEmptyValue, validateField } from './field-rules.js';
 import { isIdentifierMask } from './identifier-mask.js';
 import { itemTypeOf } from './item-types/registry.js';
 import { indexList, isOn } from './options.js';
-import { hasReferenceRange, rangeIndicator, type Gender } from './reference-range.js';
+import { judgedIndicator, type RangeOverride } from './lab-ranges.js';
+import { hasReferenceRange, type Gender } from './reference-range.js';
 import { selectedUnit } from './units.js';
 import { convertValue, formatCalculated, parseConverterRule } from './value-converter.js';
 import { normalizeValue, readRows, type RowValues } from './value-shapes.js';
@@ -38,6 +39,11 @@ export interface EvaluationContext {
    * (crf_data_records.missing). Only the form's top-level items are marked; see markedCode for the rule.
    */
   missing?: Readonly<Record<string, string>>;
+  /**
+   * 参考范围 (issue 37): the patient's site's ranges that replace an item's own for ↑/↓, by top-level item name
+   * (lab-ranges.ts rangesForForm; a stored record's via overridesFromUsed).
+   */
+  referenceRanges?: Readonly<Record<string, RangeOverride>>;
 }
 
 export interface ItemState {
@@ -483,9 +489,10 @@ function evaluateItem(
       }
     });
   }
-  if (hasReferenceRange(node.option)) {
+  const siteRange = info.rowOwner ? undefined : run.context.referenceRanges?.[node.name];
+  if (siteRange || hasReferenceRange(node.option)) {
     // The range is written in the first unit; a value entered in another unit is judged in that unit.
-    state.range = rangeIndicator(value, node.option, run.context.gender ?? null, chosenUnit(info, source));
+    state.range = judgedIndicator(value, node.option, run.context.gender ?? null, chosenUnit(info, source), siteRange);
   }
   if (info.additionIndexes.length > 0 && isChoiceType(node.type)) {
     state.additionVisible = chosenIndexes(node, value).some((i) => info.additionIndexes.includes(i));

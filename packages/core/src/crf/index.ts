@@ -28,4 +28,5 @@ export * from './amendment/diff-definitions.js';
 export * from './amendment/plan-migration.js';
 export * from './amendment/inert-values.js';
 export * from './missing-codes.js';
+export * from './lab-ranges.js';
 export * from './double-entry.js';
