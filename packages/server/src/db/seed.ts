@@ -21,12 +21,16 @@ export interface SeedResult {
 
 /** Adds what is missing and never overwrites what an administrator changed. Safe to run at every start. */
 export async function seed(db: Db, opts: { adminPassword?: string; version: string }): Promise<SeedResult> {
-  let existing = new Map<string, number>();
+  let existing = new Map<string, { menuId: number; orderNum: number }>();
 
   async function addMenus(tx: Db, nodes: SeedMenu[], parentId: number, level: 0 | 1) {
+    // A menu added to an existing database (an upgrade) takes the order of the sibling it follows in the seed, so
+    // that it sorts right after it (ties go by menu id) and not after whatever the administrator ordered there.
+    let previousStoredOrder: number | undefined;
     for (const [index, node] of nodes.entries()) {
-      let menuId = existing.get(node.code);
+      let menuId = existing.get(node.code)?.menuId;
       if (menuId === undefined) {
+        const orderNum = previousStoredOrder ?? index + 1;
         const [row] = await tx
           .insert(menus)
           .values({
@@ -36,14 +40,17 @@ export async function seed(db: Db, opts: { adminPassword?: string; version: stri
             perms: node.perms ?? null,
             path: node.path ?? null,
             level,
-            orderNum: index + 1,
+            orderNum,
             title: node.title,
             icon: node.icon ?? null,
             hidden: node.hidden ?? false,
           })
           .returning({ menuId: menus.menuId });
         menuId = row!.menuId;
-        existing.set(node.code, menuId);
+        existing.set(node.code, { menuId, orderNum });
+        previousStoredOrder = undefined;
+      } else {
+        previousStoredOrder = existing.get(node.code)!.orderNum;
       }
       if (node.children) await addMenus(tx, node.children, menuId, level);
     }
@@ -54,7 +61,10 @@ export async function seed(db: Db, opts: { adminPassword?: string; version: stri
     await tx.execute(sql`select pg_advisory_xact_lock(42001)`);
     // Read under the lock: a seeder that read before another one committed would add every menu again.
     existing = new Map(
-      (await tx.select({ code: menus.code, menuId: menus.menuId }).from(menus)).map((m) => [m.code, m.menuId]),
+      (await tx.select({ code: menus.code, menuId: menus.menuId, orderNum: menus.orderNum }).from(menus)).map((m) => [
+        m.code,
+        { menuId: m.menuId, orderNum: m.orderNum },
+      ]),
     );
     await addMenus(tx, MAIN_MENUS, 0, 0);
     await addMenus(tx, PROJECT_MENUS, 0, 1);

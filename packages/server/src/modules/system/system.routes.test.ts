@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MSG } from '@ecrf/core';
 import { departments, menus, roleMenus, roles, userRoles, users } from '../../db/schema/index.js';
@@ -485,6 +485,24 @@ describe('menus', () => {
     expect((await t.call(admin, 'DELETE', `/api/system/menu/${id}`)).status).toBe(200);
     const list = await t.call(admin, 'GET', '/api/system/menu/list?menuName=报表');
     expect(list.body.data.map((m: { code: string }) => m.code)).toEqual(['report']);
+  });
+
+  it('a menu added on upgrade sorts right after the sibling it follows in the seed, not at the end of its ties', async () => {
+    const { seed } = await import('../../db/seed.js');
+    // As a database made before 不良事件 existed: the menu is absent (its role links go with it, by cascade) and the
+    // pages after it were numbered one lower, so the next one (公众号) holds the number the seed gives 不良事件.
+    const [safety] = await t.db.delete(menus).where(eq(menus.code, 'project.safety')).returning();
+    await t.db
+      .update(menus)
+      .set({ orderNum: sql`${menus.orderNum} - 1` })
+      .where(and(eq(menus.level, 1), eq(menus.parentId, 0), gt(menus.orderNum, safety!.orderNum)));
+    await seed(t.db, { version: 'test' });
+    const projectPages = (await t.db.select().from(menus).where(eq(menus.level, 1)))
+      .filter((m) => m.parentId === 0)
+      .sort((a, b) => a.orderNum - b.orderNum || a.menuId - b.menuId)
+      .map((m) => m.title);
+    const at = projectPages.indexOf('不良事件');
+    expect(projectPages.slice(at - 1, at + 2)).toEqual(['质疑列表', '不良事件', '公众号']);
   });
 
   it('seeds a menu node for every route of the spec, idempotently', async () => {
