@@ -280,6 +280,23 @@ describe('数据核查', () => {
     expect(runs.list.at(-1)).toMatchObject({ runId: studyRun, findingsCount: 6, state: 'done' });
   });
 
+  it('quality: findings on a form the member may not view are not shown, counted or queried', async () => {
+    const keys = allStudyPermissionKeys(Object.values(s.crfIds)).filter((k) => !k.startsWith(`crf:${vitalsId}:`));
+    const noVitals = await addStudyMember(t, s.admin, s.studyId, '13700000018', { permissions: keys });
+    const all = await findings(s.admin, studyRun);
+    const seen = await findings(noVitals, studyRun);
+    expect(all.some((f) => f.crfId === vitalsId)).toBe(true);
+    expect(seen.map((f) => f.findingId)).toEqual(all.filter((f) => f.crfId !== vitalsId).map((f) => f.findingId));
+    const run = await getRun(noVitals, studyRun);
+    expect(run.findingsCount).toBe(seen.length);
+    const raised = await t.call(noVitals, 'POST', '/api/business/quality/queries', {
+      studyId: s.studyId,
+      runId: studyRun,
+      findingIds: all.filter((f) => f.crfId === vitalsId).map((f) => f.findingId),
+    });
+    expect(contractData(qualityQueriesResultSchema, raised).raised).toBe(0);
+  });
+
   it('quality: without 数据核查 every route is refused (403) and nothing is written', async () => {
     const keys = allStudyPermissionKeys(Object.values(s.crfIds)).filter((k) => k !== buttonKey('business.quality'));
     const plain = await addStudyMember(t, s.admin, s.studyId, '13700000019', { permissions: keys });

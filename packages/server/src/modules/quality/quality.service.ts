@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import {
   buttonKey,
   QUALITY_JOB_KIND,
@@ -31,7 +31,7 @@ import type { CurrentUser } from '../../shared/current-user.js';
 import { pagedQuery } from '../../shared/paged-query.js';
 import type { PageRequest } from '../../shared/paging.js';
 import { recordInCallerSites } from '../../shared/patient-site.js';
-import { hasStudyPermission, type StudyAccess } from '../../shared/study-access.js';
+import { hasStudyPermission, viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { openDoubt } from '../doubt/doubt-actions.service.js';
 import { definitionsOf, nodesOf, versionKey } from '../study/crf-definitions.js';
 import type { QualityJobPayload } from './quality-run.job.js';
@@ -97,7 +97,15 @@ const visibleFindings = (access: StudyAccess, runIds: readonly number[]) =>
     eq(qualityFindings.studyId, access.studyId),
     inArray(qualityFindings.runId, runIds.length > 0 ? [...runIds] : [-1]),
     recordInCallerSites(access, qualityFindings.subjectRecordId),
+    findingOfViewableForm(access),
   );
+
+/** A finding on a form shows the form's values (its item, its rule's text): only to those who may view the form. */
+function findingOfViewableForm(access: StudyAccess) {
+  const viewable = viewableCrfIds(access);
+  if (viewable === null) return undefined;
+  return or(isNull(qualityFindings.crfId), inArray(qualityFindings.crfId, viewable.length > 0 ? viewable : [-1]));
+}
 
 async function ruleCounts(ctx: AppContext, access: StudyAccess, runId: number) {
   const rows = await ctx.db
