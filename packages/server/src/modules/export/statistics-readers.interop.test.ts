@@ -164,12 +164,13 @@ describe.skipIf(skipWithout('pspp', 'R'))('statistics files read by PSPP and R h
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body.data.subjectRecordId as number;
     };
-    const save = async (subjectRecordId: number, crf: string, values: object) => {
+    const save = async (subjectRecordId: number, crf: string, values: object, missing?: Record<string, string>) => {
       const res = await t.call(admin, 'PUT', '/api/v3/business/crf', {
         subjectRecordId,
         crfId: crfIds[crf],
         version: 0,
         values,
+        missing,
         submit: false,
       });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -191,7 +192,8 @@ describe.skipIf(skipWithout('pspp', 'R'))('statistics files read by PSPP and R h
     });
     await save(ids.B, '人口学资料', { sex: '2', birth: '1990-07-15', ethnic: 'hui', comorbid: ['op'] });
     await save(ids.A, '生命体征', { vs_at: '2026-01-10 08:30:00', sbp: 150, dbp: 90, temp: 36.8 });
-    await save(ids.B, '生命体征', { vs_at: '2026-01-11 09:05:00', sbp: 120, dbp: 70 });
+    // 舒张压 marked 未查 (ND) instead of a value: its `dbp_missing` column holds the code (issue 37).
+    await save(ids.B, '生命体征', { vs_at: '2026-01-11 09:05:00', sbp: 120 }, { dbp: 'ND' });
     await save(ids.A, '实验室检查', { lab_date: '2026-01-10', hb: 140.5 });
     await save(ids.A, '手术记录', {
       op_at: '2026-01-12 09:15:00',
@@ -241,11 +243,21 @@ describe.skipIf(skipWithout('pspp', 'R'))('statistics files read by PSPP and R h
     return (name: string) => row[at(name)];
   };
 
-  it('the export holds what the test is about: multi-line text, the 其他 text, dates, date-times, a list group', () => {
-    for (const name of ['history_note', 'lab_date', 'vs_at', 'op_at', 'implants', 'complication_note', 'reop_date']) {
+  it('the export holds what the test is about: multi-line text, the 其他 text, dates, date-times, a list group, a missing-data code', () => {
+    for (const name of [
+      'history_note',
+      'lab_date',
+      'vs_at',
+      'op_at',
+      'implants',
+      'complication_note',
+      'reop_date',
+      'dbp_missing',
+    ]) {
       expect(wide.header).toContain(name);
     }
     expect(wide.rows.some((row) => row.includes(NOTE))).toBe(true);
+    expect(wide.rows.filter((row) => row[wide.header.indexOf('dbp_missing')] === 'ND')).toHaveLength(1);
   });
 
   it('PSPP reads every case and every value of the .sav', () => {
