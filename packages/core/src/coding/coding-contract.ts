@@ -37,6 +37,8 @@ export const CODING_MSG = {
   codedItemNotFound: '编码条目不存在',
   termNotFound: '词典中没有该编码',
   notCoded: '未编码的条目不能审核',
+  ownCode: '不能审核自己编码的条目，须由另一位编码审核人审核',
+  badZip: '压缩包无法读取',
 } as const;
 
 /** POST /api/business/coding/dictionary (multipart files; the rest in the query, so the guard runs first). */
@@ -123,7 +125,25 @@ export interface CodedItemRow {
   state: CodingState;
   coding: Record<string, unknown> | null;
   codedBy: string | null;
+  /** Who coded it by hand (null for an auto-code): that user never approves it. */
+  codedById: number | null;
+  codedAt: string | null;
   approvedBy: string | null;
+  approvedAt: string | null;
+}
+
+/**
+ * Why a caller may not approve a coded item (编码审核, issue 37), or null when they may: an uncoded item has nothing to
+ * approve, and the coder of a manual code never approves it (a second pair of eyes; an auto-code has no coder).
+ * An approved item may be approved again (nothing changes).
+ */
+export function codingApprovalRefusal(
+  item: { state: CodingState; codedById: number | null },
+  userId: number,
+): 'not_coded' | 'own_code' | null {
+  if (item.state === 'uncoded') return 'not_coded';
+  if (item.codedById !== null && item.codedById === userId) return 'own_code';
+  return null;
 }
 
 export interface CodingSearchHit {

@@ -2,20 +2,15 @@ import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import {
   CODING_MSG,
   meddraCodingOf,
-  MeddraFormatError,
-  MeddraMissingFileError,
-  meddraTerms,
   whodrugCodingOf,
-  WhodrugFormatError,
-  whodrugTerms,
   type CodingDictionary,
   type CodingDictionaryQuery,
   type CodingKind,
   type CodingUpgradeImpact,
   type DictionaryTerm,
-  type MeddraFile,
 } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
+import type { Db } from '../../db/client.js';
 import { codedItems, codingDictionaries, codingTerms, users } from '../../db/schema/index.js';
 import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
@@ -40,23 +35,6 @@ import {
 const TERM_BATCH = 1000;
 
 const dictionaryNotFound = () => AppError.notFound('coding.dictionary_not_found', CODING_MSG.dictionaryNotFound);
-
-/** The terms of the uploaded files (name → text), or a 400 naming what is wrong with them. */
-export function termsOfFiles(kind: CodingKind, files: ReadonlyMap<string, string>): DictionaryTerm[] {
-  if (files.size === 0) throw AppError.badRequest('coding.no_files', CODING_MSG.noFiles);
-  try {
-    if (kind === 'meddra') {
-      return meddraTerms(Object.fromEntries(files) as Partial<Record<MeddraFile, string>>);
-    }
-    const csv = [...files.entries()].find(([name]) => name.endsWith('.csv'))?.[1] ?? [...files.values()][0]!;
-    return whodrugTerms(csv);
-  } catch (e) {
-    if (e instanceof MeddraFormatError || e instanceof MeddraMissingFileError || e instanceof WhodrugFormatError) {
-      throw AppError.badRequest('coding.bad_file', `${CODING_MSG.badFile}：${e.message}`);
-    }
-    throw e;
-  }
-}
 
 /**
  * Loads a dictionary's terms in one transaction and makes it the study's active one of its kind (the previous one
@@ -99,11 +77,7 @@ export async function loadDictionary(
         })),
       );
     }
-    await tx
-      .update(codingDictionaries)
-      .set({ active: false })
-      .where(and(eq(codingDictionaries.studyId, studyId), eq(codingDictionaries.kind, query.kind)));
-    await tx.update(codingDictionaries).set({ active: true }).where(eq(codingDictionaries.id, row!.id));
+    await activateDictionary(tx, studyId, query.kind, row!.id);
     await audit(tx, user, now, [
       {
         studyId,
@@ -121,6 +95,30 @@ export async function loadDictionary(
   });
   await autoCodeWaiting(ctx, studyId, query.kind);
   return presentDictionary({ ...dictionary, active: true }, user.name);
+}
+
+/**
+ * Makes one dictionary the study's active one of its kind, inside the caller's transaction: the old one off, then the
+ * new one on, so the partial unique index (coding_dictionaries_one_active) never sees two. Two loads at once would
+ * each switch off what they see (not the other's uncommitted row) and the second to commit would violate the index;
+ * a transaction-scoped advisory lock per study and kind makes the second wait until the first has committed, and its
+ * switch-off then sees the first's row.
+ */
+export async function activateDictionary(tx: Db, studyId: number, kind: CodingKind, dictionaryId: number) {
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(hashtext('coding_dictionaries_one_active'), hashtext(${`${studyId}:${kind}`}))`,
+  );
+  await tx
+    .update(codingDictionaries)
+    .set({ active: false })
+    .where(
+      and(
+        eq(codingDictionaries.studyId, studyId),
+        eq(codingDictionaries.kind, kind),
+        eq(codingDictionaries.active, true),
+      ),
+    );
+  await tx.update(codingDictionaries).set({ active: true }).where(eq(codingDictionaries.id, dictionaryId));
 }
 
 function presentDictionary(row: typeof codingDictionaries.$inferSelect, loadedBy: string | null): CodingDictionary {

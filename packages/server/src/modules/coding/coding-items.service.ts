@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import {
   CODING_MSG,
+  codingApprovalRefusal,
   formValueItems,
   matchKey,
   meddraCodingOf,
@@ -153,7 +154,10 @@ export async function listCodedItems(
       state: r.row.state as CodingState,
       coding: r.row.coding ?? null,
       codedBy: r.codedBy,
+      codedById: r.row.codedBy,
+      codedAt: r.row.codedAt ? new Date(r.row.codedAt).toISOString() : null,
       approvedBy: r.approvedBy,
+      approvedAt: r.row.approvedAt ? new Date(r.row.approvedAt).toISOString() : null,
     })),
   };
 }
@@ -262,7 +266,12 @@ export async function approveCoding(ctx: AppContext, user: CurrentUser, access: 
   const now = ctx.clock();
   return ctx.db.transaction(async (tx) => {
     const rows = await writableItems(tx, access, body.codedItemIds);
-    if (rows.some((r) => r.row.state === 'uncoded')) throw AppError.badRequest('coding.not_coded', CODING_MSG.notCoded);
+    const refusals = rows.map((r) =>
+      codingApprovalRefusal({ state: r.row.state as CodingState, codedById: r.row.codedBy }, user.userId),
+    );
+    if (refusals.includes('not_coded')) throw AppError.badRequest('coding.not_coded', CODING_MSG.notCoded);
+    // A second pair of eyes (编码审核): the coder of a manual code never approves it, whatever keys they hold.
+    if (refusals.includes('own_code')) throw AppError.forbidden('coding.own_code', CODING_MSG.ownCode);
     const pending = rows.filter((r) => r.row.state !== 'approved');
     if (pending.length === 0) return { approved: 0 };
     await tx
@@ -283,7 +292,8 @@ export async function approveCoding(ctx: AppContext, user: CurrentUser, access: 
           placeOf(item),
           'coding.approve',
           { state: item.row.state, coding: item.row.coding },
-          { state: 'approved', coding: item.row.coding },
+          // Who coded and who approved, so the trail shows the two pairs of eyes.
+          { state: 'approved', coding: item.row.coding, codedBy: item.row.codedBy, approvedBy: user.userId },
         ),
       ),
     );

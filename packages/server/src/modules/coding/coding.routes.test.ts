@@ -279,15 +279,29 @@ describe('医学编码', () => {
     expect(manualAudit).toMatchObject({ action: 'coding.code', oldValue: { state: 'uncoded', coding: null } });
     expect(manualAudit.newValue).toMatchObject({ state: 'manual', coding: { lltCode: '90300002' } });
 
+    // 编码审核: the coder never approves her own manual code; another holder of the key does.
     const ids = (await list(s.admin)).list.map((r) => r.id);
-    const approved = await t.call(s.admin, 'POST', '/api/business/coding/approve', {
+    const own = await t.call(s.admin, 'POST', '/api/business/coding/approve', {
+      studyId: s.studyId,
+      codedItemIds: ids,
+    });
+    expect(own.status).toBe(403);
+    expect(own.body.msg).toBe(CODING_MSG.ownCode);
+    expect((await list(s.admin, 'approved')).total).toBe(0);
+    const approved = await t.call(s.monitor.token, 'POST', '/api/business/coding/approve', {
       studyId: s.studyId,
       codedItemIds: ids,
     });
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect(approved.body.data).toEqual({ approved: 2 });
     expect((await list(s.admin, 'approved')).total).toBe(2);
-    expect((await codingAudits()).filter((r) => r.action === 'coding.approve')).toHaveLength(2);
+    const approvals = (await codingAudits()).filter((r) => r.action === 'coding.approve');
+    expect(approvals).toHaveLength(2);
+    expect(approvals.find((a) => a.crfDataRecordId === uncoded.crfDataRecordId)!.newValue).toMatchObject({
+      state: 'approved',
+      codedBy: row!.codedBy,
+      approvedBy: s.monitor.userId,
+    });
   });
 
   it('locks: a locked record takes no code or approval (423), and nothing changes', async () => {

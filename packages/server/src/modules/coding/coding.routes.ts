@@ -20,7 +20,8 @@ import { requireStudy } from '../../http/study-guard.js';
 import { fromBody, fromQuery } from '../../http/study-params.js';
 import type { App } from '../../http/types.js';
 import { AppError } from '../../shared/app-error.js';
-import { listDictionaries, loadDictionary, termsOfFiles, upgradeImpact } from './coding-dictionary.service.js';
+import { listDictionaries, loadDictionary, upgradeImpact } from './coding-dictionary.service.js';
+import { termsOfUpload, type UploadedFile } from './coding-files.js';
 import {
   approveCoding,
   codeManually,
@@ -56,7 +57,8 @@ export function codingRoutes(app: App, ctx: AppContext) {
           tags,
           summary:
             '加载编码词典：MedDRA 上传 ASCII 文件（llt.asc、pt.asc、soc.asc、mdhier.asc，及 hlt/hlgt 与关联文件），' +
-            'WHODrug 上传 CSV（drug_code,drug_name,atc_code,atc_text）；加载后成为该类的当前词典',
+            'WHODrug 上传 B3 文件（DD.txt、DDA.txt、INA.txt）或 CSV（drug_code,drug_name,atc_code,atc_text）；' +
+            '也可直接上传发布的 zip 压缩包；加载后成为该类的当前词典',
           consumes: ['multipart/form-data'],
           querystring: codingDictionaryQuerySchema,
         },
@@ -66,14 +68,13 @@ export function codingRoutes(app: App, ctx: AppContext) {
       async (request) => {
         const user = requireUser(request);
         const access = requireStudy(request);
-        const files = new Map<string, string>();
+        const files: UploadedFile[] = [];
         for await (const part of request.files()) {
           const data = await part.toBuffer();
           if (part.file.truncated) throw AppError.badRequest('coding.too_large', CODING_MSG.tooLarge);
-          const name = part.filename.replace(/^.*[\\/]/u, '').toLowerCase();
-          files.set(name, data.toString('utf8'));
+          files.push({ name: part.filename.replace(/^.*[\\/]/u, ''), data });
         }
-        const terms = termsOfFiles(request.query.kind, files);
+        const terms = await termsOfUpload(request.query.kind, files);
         return ok(await loadDictionary(ctx, user, access, request.query, terms), CODING_MSG.loaded);
       },
     );
@@ -132,8 +133,9 @@ export function codingRoutes(app: App, ctx: AppContext) {
   app.post(
     '/api/business/coding/approve',
     {
-      schema: { tags, summary: '审核编码', body: codingApproveBodySchema },
-      config: { study: fromBody, studyPermission, module, action: '审核编码' },
+      schema: { tags, summary: '审核编码（需「编码审核」；不能审核自己编码的条目）', body: codingApproveBodySchema },
+      // 编码审核, a key of its own: a study can keep coders and approvers apart (issue 37).
+      config: { study: fromBody, studyPermission: buttonKey('business.coding.approve'), module, action: '审核编码' },
     },
     async (request) =>
       ok(await approveCoding(ctx, requireUser(request), requireStudy(request), request.body), CODING_MSG.approved),
