@@ -109,6 +109,10 @@ export const AUDIT_ACTION_NAMES = {
   'consult.ask': '新增咨询',
   'consult.answer': '回复咨询',
   'consult.close': '关闭咨询',
+  'labRange.create': '添加参考范围',
+  'labRange.update': '修改参考范围',
+  'labRange.delete': '删除参考范围',
+  'labRange.import': '导入参考范围',
   // Platform settings (系统设置), on the platform's own chain (study 0), not a study's.
   'system.security': '修改系统设置',
   'system.user.expiry': '修改账号有效期',

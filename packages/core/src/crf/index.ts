@@ -30,3 +30,4 @@ export * from './amendment/inert-values.js';
 export * from './missing-codes.js';
 export * from './lab-ranges.js';
 export * from './double-entry.js';
+export * from './lab-ranges-contract.js';
