@@ -2,3 +2,4 @@ export * from './vocabulary.js';
 export * from './ae-form.js';
 export * from './sae-clock.js';
 export * from './safety-contract.js';
+export * from './sae-report-fields.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { rowIdSchema } from '../ids.js';
+import { rowIdSchema, rowIdTextSchema } from '../ids.js';
 import { pagingQueryFields, studyIdQuerySchema } from '../request-fields.js';
 
 /** The HTTP contract of the safety module (不良事件 / SAE reports, issue 37). */
@@ -39,6 +39,17 @@ export type SaeListQuery = z.output<typeof saeListQuerySchema>;
 
 /** POST /api/business/safety/sae/submit and /sae/followup. */
 export const saeReportBodySchema = z.object({ studyId: rowIdSchema, saeReportId: rowIdSchema });
+
+/**
+ * GET /api/business/safety/report/export: one report version as the NMPA 严重不良事件报告表 (docx, or the same
+ * converted to pdf) or the CIOMS-I-like English form (cioms, docx).
+ */
+export const SAE_EXPORT_FORMATS = ['docx', 'pdf', 'cioms'] as const;
+export type SaeExportFormat = (typeof SAE_EXPORT_FORMATS)[number];
+export const saeExportQuerySchema = studyIdQuerySchema.extend({
+  reportId: rowIdTextSchema,
+  format: z.enum(SAE_EXPORT_FORMATS).default('docx'),
+});
 
 // ---- Responses ----
 

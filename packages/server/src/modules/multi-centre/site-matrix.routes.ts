@@ -307,6 +307,7 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
   'GET /api/business/safety/count': elsewhere('safety.routes.test.ts'),
   'POST /api/business/safety/sae/submit': elsewhere('safety.routes.test.ts'),
   'POST /api/business/safety/sae/followup': elsewhere('safety.routes.test.ts'),
+  'GET /api/business/safety/report/export': elsewhere('safety-export.routes.test.ts'),
   'GET /api/business/quality/dashboard': list((f) => q(`/api/business/quality/dashboard?studyId=${f.studyId}`), false),
   // 医学编码: dictionaries and settings hold no patient; a coded item id names none the guard can locate, so the
   // service scopes the list, codes, approvals and the upgrade report by the patient's site (coding.routes.test.ts).

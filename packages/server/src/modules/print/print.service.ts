@@ -43,7 +43,7 @@ export async function templateInfo(ctx: AppContext, crfId: number) {
 }
 
 /** docxtemplater and pizzip load on the first template or print, not at the server's start. */
-async function wordLibraries() {
+export async function wordLibraries() {
   const [{ default: Docxtemplater }, { default: PizZip }] = await Promise.all([
     import('docxtemplater'),
     import('pizzip'),
@@ -188,7 +188,7 @@ export async function printWord(
   return { fileName: `${base}.pdf`, type: 'application/pdf', data: await toPdf(docx) };
 }
 
-async function toPdf(docx: Buffer): Promise<Buffer> {
+export async function toPdf(docx: Buffer): Promise<Buffer> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'edc-print-'));
   try {
     const source = path.join(dir, 'form.docx');

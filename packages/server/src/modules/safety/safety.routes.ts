@@ -1,12 +1,21 @@
-import { SAFETY_MSG, saeListQuerySchema, saeReportBodySchema, safetyModuleBodySchema } from '@ecrf/core';
+import {
+  SAFETY_MSG,
+  saeExportQuerySchema,
+  saeListQuerySchema,
+  saeReportBodySchema,
+  safetyModuleBodySchema,
+} from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
+import { sendFile } from '../../http/send-file.js';
 import { requireStudy } from '../../http/study-guard.js';
 import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import type { App } from '../../http/types.js';
 import { pageRequest } from '../../shared/paging.js';
+import { exportReport } from './safety-export.service.js';
 import * as safety from './safety.service.js';
+import { announceReport } from './safety.subscriber.js';
 
 const tags = ['不良事件'];
 const module = '不良事件';
@@ -71,10 +80,26 @@ export function safetyRoutes(app: App, ctx: AppContext) {
       schema: { tags, summary: '创建SAE随访报告', body: saeReportBodySchema },
       config: { study: fromBody, studyPermission: SAFETY_KEY, module, action: '创建SAE随访报告' },
     },
-    async (request) =>
-      ok(
-        await safety.createFollowup(ctx, requireUser(request), requireStudy(request), request.body.saeReportId),
-        SAFETY_MSG.followupCreated,
-      ),
+    async (request) => {
+      const created = await safety.createFollowup(
+        ctx,
+        requireUser(request),
+        requireStudy(request),
+        request.body.saeReportId,
+      );
+      // A follow-up's clock starts now: its people hear of it and find its deadline in their calendar.
+      await announceReport(ctx, { ...created, id: created.saeReportId });
+      return ok(created, SAFETY_MSG.followupCreated);
+    },
+  );
+  // 导出Word / 导出PDF / 导出CIOMS: one report version as a file (an audit row sae.export each time).
+  app.get(
+    '/api/business/safety/report/export',
+    {
+      schema: { tags, summary: '导出SAE报告（Word/PDF/CIOMS）', querystring: saeExportQuerySchema },
+      config: { study: fromQuery, studyPermission: SAFETY_KEY },
+    },
+    async (request, reply) =>
+      sendFile(reply, await exportReport(ctx, requireUser(request), requireStudy(request), request.query)),
   );
 }
