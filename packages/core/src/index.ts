@@ -14,6 +14,7 @@ export * from './realtime.js';
 export * from './calendar.js';
 export * from './search.js';
 export * from './search-contract.js';
+export * from './search-missing.js';
 export * from './export.js';
 export * from './data-import.js';
 export * from './excel-sheet-names.js';

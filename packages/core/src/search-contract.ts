@@ -93,6 +93,8 @@ export const searchDicsSchema = z.object({
       label: z.string(),
     }),
   ),
+  /** The study's missing-data codes (缺失原因), the values of 缺失原因为; optional for fixtures predating them. */
+  missingCodes: z.array(searchOptionSchema).optional(),
   recordSeparator: z.string(),
   /** Between the rows of a list group in one result cell. */
   rowSeparator: z.string(),

@@ -25,6 +25,8 @@ describe('retrieval operators and kinds', () => {
       '为空',
       '不为空',
       '属于',
+      '缺失原因为',
+      '已标记缺失',
     ]);
     expect(operatorLabel('date', 'between')).toBe('介于（日期范围）');
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type CrfDefinition, type CrfNode, isRowType } from './crf/crf-definition.schema.js';
 import { MAX_ROW_ID } from './ids.js';
 import { itemTypeOf } from './crf/item-types/registry.js';
+import { missingConditionIssue } from './search-missing.js';
 
 /**
  * Data retrieval (检索, platform §2 /project/{id}/retrieval, §7 Search): the condition model, the
@@ -20,6 +21,9 @@ export const SEARCH_OPERATORS = [
   { code: 'empty', label: '为空', arity: 0 },
   { code: 'notEmpty', label: '不为空', arity: 0 },
   { code: 'in', label: '属于', arity: 'many' },
+  // 缺失原因 (search-missing.ts): offered on a form's own items, not by kind.
+  { code: 'missing', label: '缺失原因为', arity: 'many' },
+  { code: 'missingAny', label: '已标记缺失', arity: 0 },
 ] as const;
 export type SearchOperator = (typeof SEARCH_OPERATORS)[number]['code'];
 const OPERATOR_CODES = SEARCH_OPERATORS.map((o) => o.code) as [SearchOperator, ...SearchOperator[]];
@@ -262,6 +266,7 @@ export function conditionIssue(
   options?: readonly string[],
 ): string | null {
   if (!allowed.includes(operator)) return `该字段不支持“${operatorLabel(kind, operator)}”`;
+  if (operator === 'missing') return missingConditionIssue(values);
   const arity = SEARCH_OPERATORS.find((o) => o.code === operator)!.arity;
   if (arity === 0) return values.length === 0 ? null : '“为空/不为空”不需要值';
   if (arity === 1 && values.length !== 1) return '请输入一个值';

@@ -5,6 +5,7 @@ import {
   FORM_STATE_FILTERS,
   FORM_STATE_OPERATORS,
   isIdentifierItem,
+  MISSING_SEARCH_OPERATORS,
   OPERATORS_BY_KIND,
   operatorLabel,
   PATIENT_FIXED_OPTIONS,
@@ -27,6 +28,7 @@ import { studyDiseases } from '../../db/schema/index.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { studyFormLayout } from '../../shared/study-forms.js';
 import { definitionsOf, versionKey } from '../study/crf-definitions.js';
+import { getMissingCodes } from '../study/missing-codes.service.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
 
 /** Several records of a repeatable form in one result cell, in record order. */
@@ -122,7 +124,8 @@ export async function dictionary(ctx: AppContext, access: StudyAccess): Promise<
             options: kind === 'choice' || kind === 'multiChoice' ? choicesOf(node.option).map(toOption) : [],
             unit: units[0] ?? '',
             units,
-            operators: [...OPERATORS_BY_KIND[kind]],
+            // 缺失原因: a form's own items are marked, never a list group's cells (search-missing.ts).
+            operators: [...OPERATORS_BY_KIND[kind], ...(group ? [] : MISSING_SEARCH_OPERATORS)],
             group: group
               ? { name: group.name, title: group.title || group.option.title || group.name, type: group.type }
               : null,
@@ -158,6 +161,10 @@ export async function searchDics(ctx: AppContext, access: StudyAccess) {
     ),
     formStates: FORM_STATE_FILTERS.map((s) => ({ code: s.code, label: s.label })),
     formStateOperators: FORM_STATE_OPERATORS.map((code) => ({ code, label: operatorLabel('choice', code) })),
+    missingCodes: (await getMissingCodes(ctx, access.studyId)).map((c) => ({
+      value: c.code,
+      label: `${c.label}(${c.code})`,
+    })),
     joins: SEARCH_JOINS,
     recordSeparator: RECORD_SEPARATOR,
     rowSeparator: SEARCH_ROW_SEPARATOR,

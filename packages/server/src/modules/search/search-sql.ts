@@ -334,16 +334,30 @@ function rowExists(group: CrfNode, where: SQL): SQL {
   return sql`exists (select 1 from jsonb_array_elements(case when jsonb_typeof(${rows}) = 'array' then ${rows} else '[]'::jsonb end) as search_row(v) where jsonb_typeof(search_row.v) = 'object' and ${where})`;
 }
 
+/** 缺失原因 (search-missing.ts): whether a record marks `name`, with one of `codes` when given. */
+function marked(name: string, codes?: readonly string[]): SQL {
+  const r = crfDataRecords;
+  if (!codes) return sql`(${r.missing} ? ${name}::text)`;
+  return sql`(${r.missing} ->> ${name}::text) in (${textParams(codes.map((code) => code.trim()))})`;
+}
+
 /**
  * An item condition on its own. A patient matches when any live record of the form (and, for a list-group or table
- * column, any row of it) matches; 为空 is the exact complement of 不为空: no record (no row) holds a value.
+ * column, any row of it) matches; 为空: no record (no row) holds a value and none marks the item missing, so an item
+ * marked missing is neither 为空 nor 不为空 (search-missing.ts).
  */
 function compileItem(c: CompileContext, ref: ItemRef): SQL {
   const { crf, found, condition } = ref;
   const group = found.group;
   const v = valueIn(group ? ROW : sql`${crfDataRecords.values}`, found.node);
   const within = (where: SQL) => hasRecord(c, crf.crfId, group ? rowExists(group, where) : where);
-  if (condition.operator === 'empty') return sql`not (${within(filledOf(v, ref.item.kind))})`;
+  if (condition.operator === 'missingAny') return hasRecord(c, crf.crfId, marked(found.node.name));
+  if (condition.operator === 'missing') return hasRecord(c, crf.crfId, marked(found.node.name, condition.values));
+  if (condition.operator === 'empty') {
+    // 为空 is nothing recorded: an item (or the list group holding the column) marked missing is not a gap.
+    const markedHere = hasRecord(c, crf.crfId, marked((group ?? found.node).name));
+    return sql`not (${within(filledOf(v, ref.item.kind))} or ${markedHere})`;
+  }
   if (condition.operator === 'notEmpty') return within(filledOf(v, ref.item.kind));
   return within(predicate(c, ref, v));
 }

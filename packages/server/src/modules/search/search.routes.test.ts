@@ -262,6 +262,8 @@ describe('the dictionary', () => {
       '为空',
       '不为空',
       '属于',
+      '缺失原因为',
+      '已标记缺失',
     ]);
     expect(dics.formStates.map((s: { label: string }) => s.label)).toEqual([
       '未填',
@@ -278,7 +280,7 @@ describe('the dictionary', () => {
       title: '收缩压',
       kind: 'number',
       unit: 'mmHg',
-      operators: ['eq', 'ne', 'gt', 'lt', 'between', 'empty', 'notEmpty'],
+      operators: ['eq', 'ne', 'gt', 'lt', 'between', 'empty', 'notEmpty', 'missing', 'missingAny'],
     });
     const demographics = dics.crfs.find((c: { title: string }) => c.title === '人口学资料');
     expect(demographics.items.find((i: { name: string }) => i.name === 'comorbid')).toMatchObject({

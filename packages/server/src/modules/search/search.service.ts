@@ -6,6 +6,7 @@ import {
   readRows,
   SEARCH_ROW_SEPARATOR,
   todayString,
+  missingMarkText,
   valueText,
   type PatientSearchField,
   type SearchColumn,
@@ -83,6 +84,7 @@ export async function search(ctx: AppContext, access: StudyAccess, request: Sear
             subjectRecordId: crfDataRecords.subjectRecordId,
             crfId: crfDataRecords.crfId,
             values: crfDataRecords.values,
+            missing: crfDataRecords.missing,
           })
           .from(crfDataRecords)
           .where(
@@ -130,10 +132,13 @@ export async function search(ctx: AppContext, access: StudyAccess, request: Sear
       cells[col.key] = records
         .filter((r) => r.subjectRecordId === row.subjectRecordId && r.crfId === crfId)
         .map((r) =>
-          itemValues(col.column, r.values)
-            .map((v) => valueText(node, v.value, v.beside, { fileNames }))
-            .filter((text) => text !== '')
-            .join(SEARCH_ROW_SEPARATOR),
+          // A mark stands where its value would, as in the audit trail: [缺失:ND].
+          Object.hasOwn(r.missing, itemName)
+            ? missingMarkText(r.missing[itemName]!)
+            : itemValues(col.column, r.values)
+                .map((v) => valueText(node, v.value, v.beside, { fileNames }))
+                .filter((text) => text !== '')
+                .join(SEARCH_ROW_SEPARATOR),
         )
         .filter((text) => text !== '')
         .join(RECORD_SEPARATOR);

@@ -63,7 +63,12 @@ export function ConditionRow({ dics, tree, row, index, removable, onChange, onRe
         disabled={!info}
         onChange={(operator) => onChange((r) => ({ ...r, operator, values: [] }))}
       />
-      <ConditionValue info={info} row={row} onChange={(values) => onChange((r) => ({ ...r, values }))} />
+      <ConditionValue
+        info={info}
+        row={row}
+        missingCodes={dics?.missingCodes}
+        onChange={(values) => onChange((r) => ({ ...r, values }))}
+      />
       <Button
         type="text"
         aria-label={t.removeCondition}

@@ -12,13 +12,28 @@ export interface ConditionValueProps {
   info: FieldInfo | null;
   row: DraftRow;
   onChange: (values: string[]) => void;
+  /** The study's missing-data codes, the values of 缺失原因为. */
+  missingCodes?: ReadonlyArray<{ value: string; label: string }>;
 }
 
 /** A condition's value: a choice, a date or range, a number or range (with its unit), or text; none for 为空. */
-export function ConditionValue({ info, row, onChange: set }: ConditionValueProps) {
+export function ConditionValue({ info, row, onChange: set, missingCodes = [] }: ConditionValueProps) {
   const arity = arityOf(row.operator);
   if (!info || !row.operator || arity === 0) return null;
   const label = `${info.title} ${t.value}`;
+  if (row.operator === 'missing') {
+    return (
+      <Select
+        aria-label={label}
+        className="retrieval-value"
+        mode="multiple"
+        placeholder={COMMON_TEXT.selectPlaceholder}
+        options={[...missingCodes]}
+        value={row.values}
+        onChange={(v: string[]) => set(v)}
+      />
+    );
+  }
   if (info.kind === 'formState' || info.options.length > 0) {
     const many = arity === 'many';
     return (
