@@ -1,8 +1,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
+import { queryRows } from '../db/client.js';
 import { crfDataRecords } from '../db/schema/index.js';
 import { waitForJob } from '../modules/export/export.service.js';
 import { multipart } from './multipart.js';
@@ -91,4 +92,33 @@ export async function runQuality(t: TestApp, token: string, studyId: number, sco
   const started = await must(t, token, 'POST', '/api/business/quality/run', { studyId, scope });
   expect((await waitForJob(t.ctx, started.jobId, 60_000))?.state).toBe('done');
   return started.runId as number;
+}
+
+/** The study's tables a patient-level change of issue 37's writers touches, with the older patient tables. */
+export const GCP_TABLES = [
+  'audit_events',
+  'crf_data_records',
+  'subject_records',
+  'doubts',
+  'doubt_messages',
+  'item_comments',
+  'coded_items',
+  'quality_findings',
+  'sae_reports',
+];
+
+/** Every row of those tables of one study, hashed per table: "nothing was written" is "no hash changed". */
+export async function studyFingerprint(t: TestApp, studyId: number, tables = GCP_TABLES) {
+  const [row] = await queryRows<Record<string, string>>(
+    t.db,
+    sql`select ${sql.join(
+      tables.map(
+        (table) =>
+          sql`(select md5(coalesce(string_agg(x::text, '|' order by x::text), '')) from ${sql.identifier(table)} x
+            where x.study_id = ${studyId}) as ${sql.identifier(table)}`,
+      ),
+      sql`, `,
+    )}`,
+  );
+  return row!;
 }
