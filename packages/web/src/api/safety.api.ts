@@ -1,4 +1,4 @@
-import type { Page, SaeReport, SaeState, SafetyModule } from '@ecrf/core';
+import type { Page, SaeExportFormat, SaeReport, SaeState, SafetyModule } from '@ecrf/core';
 import { http } from './request';
 
 /** The safety module's shapes are core's contract (safety/safety-contract.ts); the pages import them here. */
@@ -21,4 +21,7 @@ export const safetyApi = {
     http.post<SaeReport>('/api/business/safety/sae/submit', { studyId, saeReportId }),
   followup: (studyId: number, saeReportId: number) =>
     http.post<SaeReport>('/api/business/safety/sae/followup', { studyId, saeReportId }),
+  /** 导出Word / 导出PDF / 导出CIOMS: the file itself; a refusal (no LibreOffice for PDF) shows as the wrapper's message. */
+  exportReport: (studyId: number, reportId: number, format: SaeExportFormat) =>
+    http.download('/api/business/safety/report/export', { params: { studyId, reportId, format } }),
 };

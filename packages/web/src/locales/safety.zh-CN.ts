@@ -21,6 +21,10 @@ export const SAFETY_TEXT = {
   followup: '随访报告',
   followupConfirm: '确认创建随访报告？',
   followupConfirmHint: (next: number) => `将生成第 ${next} 版报告，状态为待提交，报告时限为创建时起 24 小时。`,
+  exportReport: '导出',
+  exportWord: '导出Word',
+  exportPdf: '导出PDF',
+  exportCioms: '导出CIOMS',
   moduleOffHint: '项目未开启不良事件模块，可在 项目配置 · 不良事件 中开启。',
   // 项目配置 · 不良事件
   tab: '不良事件',

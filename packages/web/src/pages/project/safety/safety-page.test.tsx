@@ -63,8 +63,15 @@ const api = vi.hoisted(() => ({
   list: vi.fn(async (_params: object) => ({ code: 200, msg: '', data: { list: [] as SaeReport[], total: 0 } })),
   submit: vi.fn(async (_studyId: number, _id: number) => ({ code: 200, msg: '报告已提交', data: {} })),
   followup: vi.fn(async (_studyId: number, _id: number) => ({ code: 200, msg: '随访报告已创建', data: {} })),
+  exportReport: vi.fn(async (_studyId: number, _id: number, _format: string) => ({
+    data: new Blob(['docx']),
+    headers: { 'content-disposition': "attachment; filename*=UTF-8''x.docx" },
+  })),
 }));
 vi.mock('../../../api/safety.api', () => ({ safetyApi: api }));
+
+const download = vi.hoisted(() => ({ saveDownload: vi.fn() }));
+vi.mock('../../../utils/download', () => download);
 
 const project = vi.hoisted(() => ({ granted: true }));
 vi.mock('../use-project-study', () => ({
@@ -135,6 +142,23 @@ describe('不良事件 page', () => {
     expect(within(followup.closest('tr')!).getByRole('button', { name: '提交报告' })).toBeTruthy();
     // v1 was followed up already: its 随访报告 would be refused.
     expect(screen.queryByRole('button', { name: '随访报告' })).toBeNull();
+  });
+
+  it('exports a report as 导出Word, 导出PDF or 导出CIOMS and saves the file', async () => {
+    api.list.mockResolvedValue({ code: 200, msg: '', data: { list: ROWS, total: 3 } });
+    renderWithProviders(<SaeReports studyId={9} />);
+    await screen.findByText('LSS-003');
+    for (const [label, format] of [
+      ['导出Word', 'docx'],
+      ['导出PDF', 'pdf'],
+      ['导出CIOMS', 'cioms'],
+    ] as const) {
+      fireEvent.click(within(rowOf('LSS-003')).getByRole('button', { name: '导出' }));
+      fireEvent.click(await screen.findByRole('menuitem', { name: label }));
+      await waitFor(() => expect(api.exportReport).toHaveBeenLastCalledWith(9, 3, format));
+    }
+    await waitFor(() => expect(download.saveDownload).toHaveBeenCalledTimes(3));
+    expect(download.saveDownload.mock.calls[1]![1]).toBe('SAE-LSS-003-v1.pdf');
   });
 
   it('filters by state', async () => {

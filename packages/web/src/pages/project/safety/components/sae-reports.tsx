@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Radio, Tag } from 'antd';
-import { AE_GRADES, aeLabel, SAE_STATE_NAMES, SAE_STATES, type SaeState } from '@ecrf/core';
+import { AE_GRADES, aeLabel, SAE_STATE_NAMES, SAE_STATES, type SaeExportFormat, type SaeState } from '@ecrf/core';
 import { queryKeys } from '../../../../api/query-keys';
 import { safetyApi, type SaeListFilter, type SaeReport } from '../../../../api/safety.api';
 import { actionsColumn, TablePage, type PageColumn } from '../../../../components/table-page';
 import { SAFETY_TEXT as t } from '../../../../locales/safety.zh-CN';
 import { useRealtimeEvent } from '../../../../realtime/realtime-events';
+import { saveDownload } from '../../../../utils/download';
 import { formatDate } from '../../../../utils/format-date';
 
 /** The clock's text is the server's at the time of reading: the list is read again this often. */
@@ -127,6 +128,22 @@ export function SaeReports({ studyId }: { studyId: number }) {
         hidden: (row) => row.state !== 'submitted' || superseded.has(row.saeReportId),
         confirm: (row) => ({ title: t.followupConfirm, description: t.followupConfirmHint(row.version + 1) }),
         onClick: (row) => act(() => safetyApi.followup(studyId, row.saeReportId)),
+      },
+      {
+        // The NMPA 严重不良事件报告表 as Word or PDF, or the CIOMS-I-like English form, of this version.
+        key: 'export',
+        label: t.exportReport,
+        choices: [
+          { key: 'docx', label: t.exportWord },
+          { key: 'pdf', label: t.exportPdf },
+          { key: 'cioms', label: t.exportCioms },
+        ],
+        onClick: async (row, choice) => {
+          const format = (choice ?? 'docx') as SaeExportFormat;
+          const res = await safetyApi.exportReport(studyId, row.saeReportId, format);
+          const ext = format === 'pdf' ? 'pdf' : 'docx';
+          saveDownload(res, `SAE-${row.identificationCode}-v${row.version}.${ext}`);
+        },
       },
     ]),
   ];
