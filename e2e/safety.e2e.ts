@@ -142,5 +142,13 @@ describe('不良事件 in the browser', () => {
     await row.getByRole('button', { name: '随访报告' }).waitFor();
     await page.getByRole('button', { name: '待提交SAE报告 1 份' }).waitFor({ state: 'detached' });
     await screenshot(page, 'safety-submitted');
+
+    // 导出Word: the NMPA 严重不良事件报告表 of the submitted version, saved under the name the server gives.
+    const download = page.waitForEvent('download');
+    await row.getByRole('button', { name: '导出' }).click();
+    await page.getByRole('menuitem', { name: '导出Word' }).click();
+    const saved = await download;
+    expect(saved.suggestedFilename()).toMatch(/^严重不良事件报告表-.+-v1\.docx$/);
+    expect(await saved.failure()).toBeNull();
   });
 });
