@@ -40,6 +40,7 @@ import { crfDataRoutes } from './modules/crf-data/crf-data.routes.js';
 import { dataImportRoutes } from './modules/data-import/data-import.routes.js';
 import { doubtRoutes } from './modules/doubt/doubt.routes.js';
 import { commentRoutes } from './modules/comments/comments.routes.js';
+import { doubleEntryRoutes } from './modules/double-entry/double-entry.routes.js';
 import { qualityRoutes } from './modules/quality/quality.routes.js';
 import { codingRoutes } from './modules/coding/coding.routes.js';
 import { subscribeCoding } from './modules/coding/coding.subscriber.js';
@@ -162,6 +163,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   calendarRoutes(app, ctx);
   doubtRoutes(app, ctx);
   commentRoutes(app, ctx);
+  doubleEntryRoutes(app, ctx);
   qualityRoutes(app, ctx);
   codingRoutes(app, ctx);
   followRoutes(app, ctx);

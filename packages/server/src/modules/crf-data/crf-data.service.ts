@@ -31,6 +31,7 @@ import { otherFormValues, prefillFromPatient } from './linked-values.service.js'
 import { getSubjectByRecord, listSignatures, seesIdentifiers } from '../subjects/subject.service.js';
 import { checkSameRequest } from './save-request.js';
 import { formIdentifiers, valuesFor } from './identifier-values.js';
+import { refuseDirectSave } from '../double-entry/double-entry.service.js';
 
 export type { SaveInput };
 export { FORM_STATE };
@@ -302,6 +303,8 @@ export async function saveCrf(
   /** A WITH entry to write with the save (the request's operation-log row): it commits with the save or not at all. */
   alsoWrite?: SQL,
 ) {
+  // 双份录入 (issue 37): a double-entry form's values come from its two reconciled entries, not from this save.
+  await refuseDirectSave(ctx.db, input.crfId);
   // A request id already applied is found by the transaction itself (its version no longer matches, or its
   // claim conflicts), never by a read before it: a retry costs its refusal, a first try costs nothing.
   try {

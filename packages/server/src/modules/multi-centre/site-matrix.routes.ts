@@ -294,6 +294,27 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
       content: '来源：门诊病历',
     },
   })),
+  // 双份录入 (issue 37): every call names the patient's subjectRecordId, which the guard locates.
+  'PUT /api/business/study/crf/double_entry': study,
+  'GET /api/business/study/crf/double_entry': study,
+  'GET /api/business/double-entry/entry': patient((f) =>
+    q(`/api/business/double-entry/entry?studyId=${f.studyId}&subjectRecordId=${f.subjectRecordId}&crfId=${f.crfId}`),
+  ),
+  'PUT /api/business/double-entry/entry': patient((f) => ({
+    url: '/api/business/double-entry/entry',
+    body: { studyId: f.studyId, subjectRecordId: f.subjectRecordId, crfId: f.crfId, values: { history_note: '乙' } },
+  })),
+  'POST /api/business/double-entry/done': patient((f) => ({
+    url: '/api/business/double-entry/done',
+    body: { studyId: f.studyId, subjectRecordId: f.subjectRecordId, crfId: f.crfId },
+  })),
+  'GET /api/business/double-entry/compare': patient((f) =>
+    q(`/api/business/double-entry/compare?studyId=${f.studyId}&subjectRecordId=${f.subjectRecordId}&crfId=${f.crfId}`),
+  ),
+  'POST /api/business/double-entry/reconcile': patient((f) => ({
+    url: '/api/business/double-entry/reconcile',
+    body: { studyId: f.studyId, subjectRecordId: f.subjectRecordId, crfId: f.crfId, decisions: {} },
+  })),
   // 数据核查: a run's findings need a run; quality.routes.test.ts proves the scope of a run, site-scope-gcp.test.ts
   // that of its drill-down, counts and batch queries.
   'POST /api/business/quality/run': elsewhere('quality.routes.test.ts'),
