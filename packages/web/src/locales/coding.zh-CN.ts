@@ -7,7 +7,9 @@ export const CODING_TEXT = {
   language: '语言',
   languages: { zh: '中文', en: '英文' } as Record<string, string>,
   files: '词典文件',
-  filesHint: 'MedDRA：选择 ASCII 文件（llt.asc、pt.asc、soc.asc、mdhier.asc 等）；WHODrug：选择 CSV 文件',
+  filesHint:
+    'MedDRA：选择发布的 zip 压缩包，或其中 MedAscii 目录的 ASCII 文件（llt.asc、pt.asc、soc.asc、mdhier.asc 等）；' +
+    'WHODrug：选择 zip 压缩包、B3 文件（DD.txt、DDA.txt、INA.txt）或 CSV 文件',
   chooseFiles: '选择文件',
   upload: '加载词典',
   loaded: '词典已加载',
@@ -43,6 +45,11 @@ export const CODING_TEXT = {
   actions: '操作',
   codeManually: '编码',
   approveSelected: '审核所选',
+  approveHint: '自己编码的条目须由另一位编码审核人审核',
+  drug: '药物',
+  coder: '编码人',
+  approver: '审核人',
+  system: '系统',
   approved: (n: number) => `已审核 ${n} 条`,
   searchTitle: (verbatim: string) => `人工编码：${verbatim}`,
   searchPlaceholder: '输入名称或编码检索',

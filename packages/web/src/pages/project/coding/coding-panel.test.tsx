@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { useSession } from '../../../stores/session.store';
 import { renderWithProviders } from '../../../test/render';
 import { CodingPanel, codingText } from './coding-panel';
 
@@ -26,9 +27,42 @@ const ROW = {
   state: 'uncoded' as const,
   coding: null,
   codedBy: null,
+  codedById: null,
+  codedAt: null,
   approvedBy: null,
+  approvedAt: null,
 };
-const AUTO = { ...ROW, id: 12, patientCode: 'LSS-002', verbatim: 'Headache', state: 'auto' as const, coding: MEDDRA };
+const AUTO = {
+  ...ROW,
+  id: 12,
+  patientCode: 'LSS-002',
+  verbatim: 'Headache',
+  state: 'auto' as const,
+  coding: MEDDRA,
+  codedAt: '2026-11-22T08:00:00Z',
+};
+/** Coded by hand by the signed-in user (7), so not theirs to approve. */
+const MINE = {
+  ...ROW,
+  id: 13,
+  patientCode: 'LSS-003',
+  verbatim: '阿斯匹林',
+  kind: 'whodrug' as const,
+  state: 'manual' as const,
+  coding: { kind: 'whodrug', drugCode: '90000101001', drugName: '阿司匹林', atcCode: 'N02BA', atcText: '虚构水杨酸类' },
+  codedBy: '张编码',
+  codedById: 7,
+  codedAt: '2026-11-23T02:30:00Z',
+};
+const APPROVED = {
+  ...AUTO,
+  id: 14,
+  patientCode: 'LSS-004',
+  verbatim: '头痛',
+  state: 'approved' as const,
+  approvedBy: '李审核',
+  approvedAt: '2026-11-24T01:00:00Z',
+};
 
 const api = vi.hoisted(() => ({
   dictionaries: vi.fn(async (_studyId: number) => ({
@@ -82,6 +116,7 @@ vi.mock('../../../api/study.api', () => ({
 }));
 
 afterEach(() => {
+  useSession.setState({ user: null });
   cleanup();
   vi.clearAllMocks();
 });
@@ -104,7 +139,7 @@ describe('医学编码 panel', () => {
     expect(await within(table).findByText('头疼得厉害')).toBeTruthy();
     expect(within(table).getByText('未编码')).toBeTruthy();
     expect(within(table).getByText('自动编码')).toBeTruthy();
-    expect(within(table).getByText(codingText(MEDDRA))).toBeTruthy();
+    expect(within(table).getByText('头痛（90300001）')).toBeTruthy();
     expect(api.list).toHaveBeenCalledWith({ studyId: 9, state: undefined, pageNum: 1, pageSize: 20 });
     // The loaded dictionary and the coded item settings.
     expect(await screen.findByText('14')).toBeTruthy();
@@ -119,9 +154,9 @@ describe('医学编码 panel', () => {
     await waitFor(() => expect(api.code).toHaveBeenCalledWith(9, 11, '90300001'));
   });
 
-  it('approves the selected rows', async () => {
+  it('approves the selected rows (编码审核)', async () => {
     api.list.mockResolvedValue({ code: 200, msg: '', data: { list: [AUTO], total: 1 } });
-    renderWithProviders(<CodingPanel studyId={9} />);
+    renderWithProviders(<CodingPanel studyId={9} canApprove />);
     const table = await screen.findByTestId('coding-list');
     const row = (await within(table).findByText('Headache')).closest('tr')!;
     const approve = screen.getByRole('button', { name: '审核所选' }) as HTMLButtonElement;
@@ -130,5 +165,46 @@ describe('医学编码 panel', () => {
     await waitFor(() => expect(approve.disabled).toBe(false));
     fireEvent.click(approve);
     await waitFor(() => expect(api.approve).toHaveBeenCalledWith(9, [12]));
+  });
+
+  it('shows the verbatim beside LLT, PT, SOC or drug and ATC, the state, coder and approver with their times', async () => {
+    useSession.setState({
+      user: { userId: 7, userName: 'coder', name: '张编码', remark: null, token: 'x', home: null },
+    });
+    api.list.mockResolvedValue({ code: 200, msg: '', data: { list: [AUTO, MINE, APPROVED], total: 3 } });
+    renderWithProviders(<CodingPanel studyId={9} canApprove />);
+    const table = await screen.findByTestId('coding-list');
+    await within(table).findByText('阿斯匹林');
+    const headers = within(table)
+      .getAllByRole('columnheader')
+      .map((h) => h.textContent);
+    for (const title of ['原始文本', 'LLT', 'PT', 'SOC', '药物', 'ATC', '状态', '编码人', '审核人']) {
+      expect(headers).toContain(title);
+    }
+    const auto = within(table).getByText('Headache').closest('tr')!;
+    expect(within(auto).getByText('Headache（90400002）')).toBeTruthy();
+    expect(within(auto).getByText('头痛（90300001）')).toBeTruthy();
+    expect(within(auto).getByText('虚构神经系统疾病（90000001）')).toBeTruthy();
+    expect(within(auto).getByText('系统')).toBeTruthy();
+    expect(within(auto).getByText('2026-11-22 16:00:00')).toBeTruthy();
+    const mine = within(table).getByText('阿斯匹林').closest('tr')!;
+    expect(within(mine).getByText('阿司匹林（90000101001）')).toBeTruthy();
+    expect(within(mine).getByText('N02BA 虚构水杨酸类')).toBeTruthy();
+    expect(within(mine).getByText('张编码')).toBeTruthy();
+    const approved = within(table).getByText('头痛').closest('tr')!;
+    expect(within(approved).getByText('李审核')).toBeTruthy();
+    expect(within(approved).getByText('2026-11-24 09:00:00')).toBeTruthy();
+    // The signed-in coder's own code is not hers to approve; another's auto-code is.
+    expect((within(mine).getByRole('checkbox') as HTMLInputElement).disabled).toBe(true);
+    expect((within(auto).getByRole('checkbox') as HTMLInputElement).disabled).toBe(false);
+  });
+
+  it('without 编码审核 there is no approve button and no row selection', async () => {
+    api.list.mockResolvedValue({ code: 200, msg: '', data: { list: [AUTO], total: 1 } });
+    renderWithProviders(<CodingPanel studyId={9} />);
+    const table = await screen.findByTestId('coding-list');
+    await within(table).findByText('Headache');
+    expect(screen.queryByRole('button', { name: '审核所选' })).toBeNull();
+    expect(within(table).queryByRole('checkbox')).toBeNull();
   });
 });

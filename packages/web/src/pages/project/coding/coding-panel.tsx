@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Card, Form, Input, Modal, Select, Space, Table, Tag, Upload } from 'antd';
-import { CODING_KIND_NAMES, CODING_KINDS, CODING_LANGUAGES, CODING_STATES } from '@ecrf/core';
+import { App, Button, Card, Form, Input, Modal, Select, Space, Table, Tag, Tooltip, Upload } from 'antd';
+import { CODING_KIND_NAMES, CODING_KINDS, CODING_LANGUAGES, CODING_STATES, codingApprovalRefusal } from '@ecrf/core';
 import {
   codingApi,
   type CodedItemRow,
@@ -12,7 +12,10 @@ import {
 } from '../../../api/coding.api';
 import { crfApi } from '../../../api/study.api';
 import { CODING_TEXT as t } from '../../../locales/coding.zh-CN';
+import { useSession } from '../../../stores/session.store';
 import { formatDate } from '../../../utils/format-date';
+import { codingListColumns } from './coding-columns';
+import './coding.css';
 
 const PAGE_SIZE = 20;
 const KEYS = {
@@ -40,12 +43,13 @@ export function codingText(coding: Record<string, unknown> | null): string {
 
 /**
  * 医学编码 (issue 37): load the study's licensed dictionaries and see what an upgrade changes; name the coded items;
- * the coder's list by state, a search to code by hand, and approval of the selected rows.
+ * the coder's list by state, a search to code by hand, and approval of the selected rows by a holder of 编码审核
+ * (`canApprove`) who did not code them.
  */
-export function CodingPanel({ studyId }: { studyId: number }) {
+export function CodingPanel({ studyId, canApprove = false }: { studyId: number; canApprove?: boolean }) {
   return (
     <Space direction="vertical" size="middle" style={{ width: '100%' }}>
-      <CodingList studyId={studyId} />
+      <CodingList studyId={studyId} canApprove={canApprove} />
       <DictionaryCard studyId={studyId} />
       <SettingsCard studyId={studyId} />
     </Space>
@@ -98,6 +102,7 @@ function DictionaryCard({ studyId }: { studyId: number }) {
           <Upload
             multiple
             fileList={files.map((f, i) => ({ uid: String(i), name: f.name }))}
+            accept=".zip,.asc,.txt,.csv"
             beforeUpload={(file) => {
               setFiles((prev) => [...prev, file]);
               return false;
@@ -239,8 +244,9 @@ function SettingsCard({ studyId }: { studyId: number }) {
   );
 }
 
-function CodingList({ studyId }: { studyId: number }) {
+function CodingList({ studyId, canApprove }: { studyId: number; canApprove: boolean }) {
   const { message } = App.useApp();
+  const userId = useSession((s) => s.user?.userId ?? 0);
   const queryClient = useQueryClient();
   const [state, setState] = useState<CodingState | ''>('');
   const [page, setPage] = useState(1);
@@ -281,14 +287,18 @@ function CodingList({ studyId }: { studyId: number }) {
               ...CODING_STATES.map((s) => ({ value: s, label: t.states[s] })),
             ]}
           />
-          <Button
-            type="primary"
-            disabled={selected.length === 0}
-            loading={approve.isPending}
-            onClick={() => approve.mutate()}
-          >
-            {t.approveSelected}
-          </Button>
+          {canApprove && (
+            <Tooltip title={t.approveHint}>
+              <Button
+                type="primary"
+                disabled={selected.length === 0}
+                loading={approve.isPending}
+                onClick={() => approve.mutate()}
+              >
+                {t.approveSelected}
+              </Button>
+            </Tooltip>
+          )}
         </Space>
       }
     >
@@ -298,27 +308,28 @@ function CodingList({ studyId }: { studyId: number }) {
         rowKey="id"
         loading={list.isLoading}
         dataSource={list.data?.list ?? []}
-        rowSelection={{ selectedRowKeys: selected, onChange: (keys) => setSelected(keys as number[]) }}
+        scroll={{ x: 'max-content' }}
+        rowSelection={
+          canApprove
+            ? {
+                selectedRowKeys: selected,
+                onChange: (keys) => setSelected(keys as number[]),
+                // The server refuses the coder's own codes and uncoded rows (编码审核): they are not selectable.
+                getCheckboxProps: (row) => ({ disabled: codingApprovalRefusal(row, userId) !== null }),
+              }
+            : undefined
+        }
         pagination={{ current: page, pageSize: PAGE_SIZE, total: list.data?.total ?? 0, onChange: setPage }}
-        columns={[
-          { title: t.patientCode, dataIndex: 'patientCode' },
-          { title: t.site, dataIndex: 'siteName' },
-          { title: t.form, dataIndex: 'crfName' },
-          { title: t.item, dataIndex: 'itemName' },
-          { title: t.verbatim, dataIndex: 'verbatim' },
-          { title: t.state, dataIndex: 'state', render: (s: CodingState) => <Tag>{t.states[s]}</Tag> },
-          { title: t.codes, dataIndex: 'coding', render: (c: Record<string, unknown> | null) => codingText(c) },
-          {
-            title: t.actions,
-            key: 'code',
-            render: (_, row) =>
-              row.kind && (
-                <Button type="link" size="small" onClick={() => setCoding(row)}>
-                  {t.codeManually}
-                </Button>
-              ),
-          },
-        ]}
+        columns={codingListColumns({
+          title: t.actions,
+          key: 'code',
+          render: (_, row) =>
+            row.kind && (
+              <Button type="link" size="small" onClick={() => setCoding(row)}>
+                {t.codeManually}
+              </Button>
+            ),
+        })}
       />
       {coding && (
         <SearchDialog

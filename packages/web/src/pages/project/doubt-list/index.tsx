@@ -201,7 +201,7 @@ export default function DoubtListPage() {
       <div className="page-card">
         <h2 className="page-title">{t.listTitle}</h2>
         {tabs}
-        <CodingPanel studyId={studyId} />
+        <CodingPanel studyId={studyId} canApprove={can('business.coding.approve')} />
       </div>
     );
   }
