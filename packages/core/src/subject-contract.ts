@@ -247,5 +247,12 @@ export const studyIndexSchema = z.strictObject({
       pending: z.number(),
     }),
   ),
+  /** 缺失原因: items marked missing, in all and per code (the study's codes, then removed ones still in use). */
+  missingMarks: z
+    .strictObject({
+      total: z.number(),
+      byCode: z.array(z.strictObject({ code: z.string(), label: z.string(), count: z.number() })),
+    })
+    .optional(),
 });
 export type StudyIndex = z.infer<typeof studyIndexSchema>;

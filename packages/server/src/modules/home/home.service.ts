@@ -6,6 +6,7 @@ import { viewableCrfIds, type StudyAccess } from '../../shared/study-access.js';
 import { OPTION } from '../doubt/doubt.service.js';
 import { recordInCallerSites } from '../../shared/patient-site.js';
 import { leftOutPatients } from '../../shared/test-patients.js';
+import { missingMarkFigures } from './missing-figures.js';
 import { readSiteFigures, readStudyFigures, STUDY_FIGURE, type StudyFigure } from './study-figures.js';
 
 /** The dashboard's time axes: the last 12 months of enrolment and the last 12 weeks of queries. */
@@ -151,6 +152,7 @@ export async function studyIndex(
     formsByCrf: byCrf,
     followCompliance: followCompliance(of(STUDY_FIGURE.VISITS)),
     queriesWeekly: weekly.map((w) => ({ week: w.week, opened: Number(w.opened), closed: Number(w.closed) })),
+    missingMarks: await missingMarkFigures(ctx, studyId, formRule),
   };
 }
 

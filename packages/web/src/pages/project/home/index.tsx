@@ -48,7 +48,17 @@ function Figures({ index }: { index: StudyIndex }) {
         <Figure label={H.formsIncomplete} value={index.forms.incomplete} />
         <Figure label={H.formsSubmitted} value={index.forms.submitted} />
         <Figure label={H.doubtsOpen} value={index.doubts.open} />
+        {index.missingMarks && <Figure label={H.missingMarks} value={index.missingMarks.total} />}
       </div>
+      {index.missingMarks && index.missingMarks.total > 0 && (
+        <div className="home-missing-codes" aria-label={H.missingByCode}>
+          {H.missingByCode}：
+          {index.missingMarks.byCode
+            .filter((c) => c.count > 0)
+            .map((c) => H.missingCode(c.label, c.code, c.count))
+            .join('　')}
+        </div>
+      )}
       <div className="home-chart-card">
         <h3 className="home-chart-title">{H.enrolment}</h3>
         {index.subjects.total === 0 ? (
