@@ -3,13 +3,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { expectAccessible, launchBrowser, newPage, screenshot, startPlatform, type Platform } from './harness.js';
-import { callApi, prepareAdmin, signInAs } from './api.js';
+import { addStudyMember, callApi, loginApi, prepareAdmin, signInAs } from './api.js';
 
 /**
  * 医学编码 (issue 37) in the browser, with the made-up dictionary in MedDRA's file format the server tests use: a
- * verbatim that matches a synonym LLT is auto-coded; the coder codes an unmatched one by searching, then approves
- * both from the 医学编码 tab of the 质疑列表 page.
+ * verbatim that matches a synonym LLT is auto-coded; the coder codes an unmatched one by searching and approves the
+ * auto-code from the 医学编码 tab of the 质疑列表 page; her own code is not hers to approve (编码审核, a second pair of
+ * eyes): a second reviewer approves it.
  */
+const REVIEWER = { userName: '13900000037', name: '审核员', password: 'Review@2024' };
 
 const FIXTURES = path.resolve(import.meta.dirname, '../packages/server/src/test/fixtures/coding/meddra');
 
@@ -18,6 +20,7 @@ let browser: Browser;
 let page: Page;
 let admin: string;
 let studyId: number;
+let historyCrf: number;
 
 const api = <T>(method: string, url: string, body?: unknown) => callApi<T>(platform.baseUrl, method, url, admin, body);
 
@@ -68,6 +71,7 @@ beforeAll(async () => {
   if (loaded.code !== 200) throw new Error(`dictionary: ${loaded.msg}`);
   const forms = await api<Array<{ id: number; title: string }>>('GET', `/api/system/crf/list?studyId=${studyId}`);
   const history = forms.find((f) => f.title === '人口学资料')!.id;
+  historyCrf = history;
   await api('PUT', '/api/business/coding/items', {
     studyId,
     items: [{ crfId: history, itemName: 'history_note', kind: 'meddra' }],
@@ -85,7 +89,7 @@ afterAll(async () => {
 });
 
 describe('医学编码 in the browser', () => {
-  it('an exact synonym is auto-coded; the coder codes the other by searching and approves both', async () => {
+  it('an exact synonym is auto-coded; the coder codes the other by searching; her own code is approved by another', async () => {
     expect((await codedRows()).find((r) => r.verbatim === '头疼')!.state).toBe('auto');
     await page.goto(`/project/${studyId}/doubtList`);
     await page.getByRole('tab', { name: '医学编码' }).click();
@@ -111,11 +115,31 @@ describe('医学编码 in the browser', () => {
       .click();
     await other.filter({ hasText: '人工编码' }).waitFor();
 
+    // Her own manual code cannot be selected for approval; the auto-code can.
+    expect(await other.getByRole('checkbox').isDisabled()).toBe(true);
     await auto.getByRole('checkbox').check();
-    await other.getByRole('checkbox').check();
     await page.getByRole('button', { name: '审核所选' }).click();
-    await page.locator('.ant-message-notice', { hasText: '已审核 2 条' }).waitFor();
+    await page.locator('.ant-message-notice', { hasText: '已审核 1 条' }).waitFor();
+    await auto.filter({ hasText: '已审核' }).waitFor();
+
+    // A second reviewer holding 编码审核 approves the coder's own code.
+    await addStudyMember(platform.baseUrl, admin, studyId, REVIEWER, [
+      'btn:business.coding',
+      'btn:business.coding.approve',
+      'btn:business.subject.allSites',
+      `crf:${historyCrf}:view`,
+    ]);
+    const reviewer = await loginApi(platform.baseUrl, REVIEWER.userName, REVIEWER.password);
+    const mine = (await codedRows()).find((r) => r.verbatim === '反胃想吐感')!;
+    await callApi(platform.baseUrl, 'POST', '/api/business/coding/approve', reviewer.token, {
+      studyId,
+      codedItemIds: [mine.id],
+    });
     await expect.poll(async () => (await codedRows()).map((r) => r.state)).toEqual(['approved', 'approved']);
+    await page.reload();
+    await page.getByRole('tab', { name: '医学编码' }).click();
+    await other.filter({ hasText: '已审核' }).waitFor();
+    expect(await other.textContent()).toContain(REVIEWER.name);
     await screenshot(page, 'coding-approved');
     await expectAccessible(page, 'coding-approved');
   });
