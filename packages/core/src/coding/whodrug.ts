@@ -2,8 +2,8 @@ import { matchKey } from './match-key.js';
 import type { DictionaryTerm } from './meddra.js';
 
 /**
- * WHODrug: the licensed B3/C3 distributions are fixed-width files whose layout could not be confirmed from public
- * material, so the platform takes a documented CSV instead (docs/data-quality.md 医学编码): a header row with
+ * WHODrug as the platform's own CSV, for any source (B3's files are read by whodrug-b3.ts; C3's layout was found in
+ * no public material, docs/data-quality.md 医学编码): a header row with
  * `drug_code,drug_name,atc_code,atc_text` (any order, extra columns ignored), one drug name per row. A drug with
  * several names (trade names, synonyms) has several rows with one drug_code; each is a match target.
  */
