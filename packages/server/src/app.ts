@@ -42,6 +42,7 @@ import { doubtRoutes } from './modules/doubt/doubt.routes.js';
 import { commentRoutes } from './modules/comments/comments.routes.js';
 import { doubleEntryRoutes } from './modules/double-entry/double-entry.routes.js';
 import { qualityRoutes } from './modules/quality/quality.routes.js';
+import { labRangeRoutes } from './modules/lab-ranges/lab-ranges.routes.js';
 import { codingRoutes } from './modules/coding/coding.routes.js';
 import { subscribeCoding } from './modules/coding/coding.subscriber.js';
 import { exportRoutes } from './modules/export/export.routes.js';
@@ -165,6 +166,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   commentRoutes(app, ctx);
   doubleEntryRoutes(app, ctx);
   qualityRoutes(app, ctx);
+  labRangeRoutes(app, ctx);
   codingRoutes(app, ctx);
   followRoutes(app, ctx);
   safetyRoutes(app, ctx);

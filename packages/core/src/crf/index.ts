@@ -31,3 +31,4 @@ export * from './missing-codes.js';
 export * from './lab-ranges.js';
 export * from './double-entry.js';
 export * from './lab-ranges-contract.js';
+export * from './lab-range-export.js';

@@ -17,6 +17,7 @@ import {
   type FormIssue,
   type IdentifierItems,
   type MissingCode,
+  type RangeOverride,
 } from '@ecrf/core';
 import { sql, type SQL } from 'drizzle-orm';
 import { signatures, type crfDataRecords, type SdvMark } from '../../db/schema/index.js';
@@ -92,6 +93,8 @@ export function judgeSave(
      * them: default true). Masks sent back are put back to the stored values either way (identifier-values.ts).
      */
     identifiers?: { items: IdentifierItems; mayChange: boolean };
+    /** 参考范围: the patient's site's ranges that replace items' own for ↑/↓ (form-lab-ranges.ts). */
+    referenceRanges?: Record<string, RangeOverride>;
   },
 ): SaveJudgement {
   const sent = identifiersForSave(
@@ -108,6 +111,7 @@ export function judgeSave(
     gender: genderFromPatient(opts.gender),
     forms: opts.forms,
     missing: marks,
+    referenceRanges: opts.referenceRanges,
   });
   // A value beside a mark, a code the study lacks: refused by name, never one of them dropped unseen.
   const markIssues = missingMarkIssues(definition, sent, marks, missingBefore, opts.missingCodes ?? [], evaluated);

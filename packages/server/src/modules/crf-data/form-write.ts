@@ -35,6 +35,7 @@ import {
   type SaveJudgement,
 } from './form-rules.js';
 import { conflictFor, formIdentifiers } from './identifier-values.js';
+import { labRangesForSave } from './form-lab-ranges.js';
 import { otherFormValues } from './linked-values.service.js';
 import { saveRequestHash } from './save-request.js';
 
@@ -175,6 +176,7 @@ const readForFirstSave = reusableSelect('crf_save_read_first', (db) =>
     .select({
       record: casebookColumns,
       gender: subjects.gender,
+      birth: subjects.birth,
       test: subjects.test,
       crf: { title: crfs.title, currentVersion: crfs.currentVersion, draftVersion: draftVersionColumn },
       missingCodes: studies.missingCodes,
@@ -192,6 +194,7 @@ const readForLaterSave = reusableSelect('crf_save_read', (db) =>
     .select({
       record: casebookColumns,
       gender: subjects.gender,
+      birth: subjects.birth,
       crf: { title: crfs.title, currentVersion: crfs.currentVersion },
       missingCodes: studies.missingCodes,
       existing: crfDataRecords,
@@ -228,6 +231,7 @@ async function readForSave(tx: Db, input: FormChange) {
   const [row] = found as Array<{
     record: Casebook;
     gender: number | null;
+    birth: string | null;
     test?: boolean;
     crf: { title: string; currentVersion: number; draftVersion?: number | null };
     missingCodes: Array<{ code: string; label: string }>;
@@ -279,7 +283,7 @@ export async function writeForm(
 ): Promise<FormWritten> {
   const now = ctx.clock();
   await mayWriteForm(tx, writer, change);
-  const { record, gender, test, crf, missingCodes, existing } = await readForSave(tx, change);
+  const { record, gender, birth, test, crf, missingCodes, existing } = await readForSave(tx, change);
   const refused = patientRefusal(writer, record);
   if (refused) throw refused;
   await assertWritable(tx, { studyId: record.studyId, subjectRecordId: record.id, crfDataRecordId: existing?.id });
@@ -289,6 +293,17 @@ export async function writeForm(
   // A test patient's new record fills the CRF's open draft (issue 36); a record keeps its version afterwards.
   const crfVersion = existing?.crfVersion ?? versionForNewRecord(crf, test);
   const definition = await definitionOf(tx, change.crfId, crfVersion);
+  const labRanges = await labRangesForSave(tx, {
+    studyId: record.studyId,
+    siteId: record.siteId,
+    gender,
+    birth,
+    definition,
+    values: { ...existing?.values, ...change.values },
+    recordCreatedAt: existing?.createdAt ?? null,
+    now,
+    timeZone: writerTimeZone(writer),
+  });
   const judged = judgeSave(definition, change.values, existing, {
     submit: Boolean(change.submit),
     reason: change.reason,
@@ -298,13 +313,14 @@ export async function writeForm(
     forms: await otherFormValues(tx, record.studyId, record.id, definition),
     missing: change.missing ?? undefined,
     missingCodes,
+    referenceRanges: labRanges.overrides,
     identifiers: {
       items: await formIdentifiers(tx, change.crfId, [crfVersion], crf.currentVersion),
       mayChange: writerMayChangeIdentifiers(writer),
     },
   });
   const written = await writeRecord(
-    { ctx, tx, writer, change, now, record, crf, crfVersion, judged, alsoWrite },
+    { ctx, tx, writer, change, now, record, crf, crfVersion, judged, alsoWrite, labRanges: labRanges.used },
     existing,
   );
   return {
@@ -373,6 +389,8 @@ interface Write {
   crfVersion: number;
   judged: SaveJudgement;
   alsoWrite: SQL | undefined;
+  /** 参考范围: the range each item was judged by, stored for the export. */
+  labRanges: Record<string, unknown>;
 }
 
 /**
@@ -422,7 +440,7 @@ async function writeRecord(w: Write, existing: Stored | undefined) {
   if (existing) {
     parts.push(sql`updated as (update ${crfDataRecords} set values = ${JSON.stringify(judged.after)}::jsonb, state = ${judged.state},
       version = ${version}, sdv = ${JSON.stringify(judged.sdv)}::jsonb, missing = ${JSON.stringify(judged.missing)}::jsonb,
-      updated_by = ${userId},
+      lab_ranges = ${JSON.stringify(w.labRanges)}::jsonb, updated_by = ${userId},
       updated_at = ${now.toISOString()}::timestamptz
       ${submitsNow ? sql`, submitted_at = ${now.toISOString()}::timestamptz` : sql``}
       where id = ${id} returning id)`);
@@ -498,6 +516,7 @@ async function insertRecord(w: Write): Promise<number> {
       version: 1,
       values: judged.after,
       missing: judged.missing,
+      labRanges: w.labRanges,
       singleForm: single,
       createdBy: userId,
       updatedBy: userId,

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { evaluateForm, FORM_STATE, genderFromPatient } from '@ecrf/core';
+import { evaluateForm, FORM_STATE, genderFromPatient, overridesFromUsed } from '@ecrf/core';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
 import { crfDataRecords, studies, subjectRecords, subjects } from '../../db/schema/index.js';
@@ -57,6 +57,8 @@ export async function reconcileSystemQueries(ctx: AppContext, event: RecordEvent
       forms,
       // An item marked with a missing-data code holds no value on purpose: no check fires on it (缺失原因).
       missing: record.missing,
+      // 参考范围: judged by the site range the save judged by (crf_data_records.lab_ranges).
+      referenceRanges: overridesFromUsed(record.labRanges),
     });
     await syncSystemQueries(
       ctx,

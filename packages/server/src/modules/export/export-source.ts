@@ -10,8 +10,10 @@ import {
   uniqueNames,
   valuesWithCodes,
   valuesWithMarks,
+  valuesWithRanges,
   withCodingVariables,
   withMissingVariables,
+  withRangeVariables,
   type CodingKind,
   type CrfDefinition,
   type CrfNode,
@@ -38,6 +40,7 @@ import { inCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { studyFormLayout } from '../../shared/study-forms.js';
 import { definitionsOf, versionKey } from '../study/crf-definitions.js';
+import { optionOfItem, rangedItemsOf } from './export-lab-ranges.js';
 import { removedItemsWithValues, withRemovedItems } from './export-removed-items.js';
 
 /** Patients read per statement: a batch and its records are all the export holds in memory at once. */
@@ -204,6 +207,7 @@ export async function exportPlan(
   });
   const marked = await markedItems(ctx, studyId);
   const coded = await codedItemsByForm(ctx, studyId);
+  const rangedByForm = await rangedItemsOf(ctx, studyId);
   const planForms: PlanForm[] = [];
   // Per form: how many of its variables are the current version's (the removed items' come after them).
   const own: number[] = [];
@@ -217,10 +221,12 @@ export async function exportPlan(
     const marks = marked.get(f.id) ?? new Set<string>();
     // 医学编码: the coded terms beside each coded item (coding-export.ts).
     const codes = coded.get(f.id) ?? new Map<string, CodingKind>();
-    const variables = withCodingVariables(withMissingVariables(exportVariables(definition), marks), codes);
-    own.push(
-      withCodingVariables(withMissingVariables(exportVariables(currentDefinition), marks), codes).filter(kept).length,
-    );
+    // 参考范围: `<item>_lower`/`<item>_upper` beside each item some record was judged by a range (export-lab-ranges.ts).
+    const ranged = rangedByForm.get(f.id) ?? new Set<string>();
+    const variablesOf = (d: CrfDefinition) =>
+      withRangeVariables(withCodingVariables(withMissingVariables(exportVariables(d), marks), codes), ranged);
+    const variables = variablesOf(definition);
+    own.push(variablesOf(currentDefinition).filter(kept).length);
     planForms.push({
       crfId: f.id,
       title: f.title,
@@ -419,6 +425,7 @@ export async function* patientBatches(
           state: crfDataRecords.state,
           values: crfDataRecords.values,
           missing: crfDataRecords.missing,
+          labRanges: crfDataRecords.labRanges,
           crfVersion: crfDataRecords.crfVersion,
           formSdv: sql<boolean>`(${crfDataRecords.sdv} -> ${FORM_SDV_KEY}::text) is not null`,
         })
@@ -459,12 +466,16 @@ export async function* patientBatches(
           crfId: r.crfId,
           instance,
           state: r.state,
-          values: valuesWithCodes(
-            valuesWithMarks(
-              plan.options.identifiers ? r.values : withoutIdentifierItems(await identifiersOf(r), r.values),
-              r.missing,
+          values: valuesWithRanges(
+            valuesWithCodes(
+              valuesWithMarks(
+                plan.options.identifiers ? r.values : withoutIdentifierItems(await identifiersOf(r), r.values),
+                r.missing,
+              ),
+              codings.get(r.id),
             ),
-            codings.get(r.id),
+            r.labRanges,
+            optionOfItem(formById.get(r.crfId)?.definition),
           ),
           fileNames,
         });

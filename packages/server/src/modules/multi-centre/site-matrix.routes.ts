@@ -535,6 +535,14 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
   // 测试/上线: counts of the test patients of every site; 上线 is a study-wide act of its holders.
   'GET /api/business/study/golive': { kind: 'study', why: 'counts only, no patient named' },
   'POST /api/business/study/golive': { kind: 'study', why: 'purges every site’s test patients: a study-wide act' },
+  // 参考范围 (issue 37): a site's laboratory set-up, no patient's data; its own site scope (a member lists and changes
+  // only their sites' ranges) is proven in lab-ranges.routes.test.ts.
+  'GET /api/business/lab-ranges': elsewhere('lab-ranges.routes.test.ts'),
+  'POST /api/business/lab-ranges': elsewhere('lab-ranges.routes.test.ts'),
+  'PUT /api/business/lab-ranges/{id}': elsewhere('lab-ranges.routes.test.ts'),
+  'DELETE /api/business/lab-ranges/{id}': elsewhere('lab-ranges.routes.test.ts'),
+  'GET /api/business/lab-ranges/template': elsewhere('lab-ranges.routes.test.ts'),
+  'POST /api/business/lab-ranges/import': elsewhere('lab-ranges.routes.test.ts'),
   // CRF drafts and amendments: the summary is counts; drill-down, workbook and migration keep to the caller's sites.
   'GET /api/system/crf/draft': study,
   'POST /api/system/crf/draft': study,

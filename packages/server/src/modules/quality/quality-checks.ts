@@ -4,6 +4,7 @@ import {
   genderFromPatient,
   isMissingRequired,
   isRowType,
+  overridesFromUsed,
   QUALITY_RULE,
   type CrfDefinition,
   type CrfNode,
@@ -36,6 +37,8 @@ export interface StoredRecord {
   /** The time of the last save: the engine's "now" for it, as the system queries judge it. */
   updatedAt: Date;
   gender: number | null;
+  /** 参考范围: the ranges the last save judged by (crf_data_records.lab_ranges); its site ones judge again. */
+  labRanges?: Record<string, unknown>;
 }
 
 const titleOf = (definition: CrfDefinition, name: string) => nodesOf(definition).get(name)?.title || name;
@@ -106,6 +109,7 @@ export function evaluateStored(
     gender: genderFromPatient(record.gender),
     forms,
     missing: record.missing,
+    referenceRanges: overridesFromUsed(record.labRanges),
   };
   return evaluateForm(definition, record.values, context);
 }

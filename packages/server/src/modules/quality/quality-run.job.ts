@@ -106,6 +106,7 @@ async function checkBatch(
       crfVersion: crfDataRecords.crfVersion,
       values: crfDataRecords.values,
       missing: crfDataRecords.missing,
+      labRanges: crfDataRecords.labRanges,
       updatedAt: crfDataRecords.updatedAt,
       gender: subjects.gender,
       deptId: subjects.deptId,
@@ -143,6 +144,7 @@ async function checkBatch(
       crfId: record.crfId,
       values: record.values,
       missing: record.missing ?? {},
+      labRanges: record.labRanges,
       updatedAt: record.updatedAt,
       gender: record.gender,
     };
