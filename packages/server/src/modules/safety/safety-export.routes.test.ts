@@ -241,4 +241,47 @@ describe('the SAE deadline in the calendar', () => {
     );
     expect(other.body.data.total).toBe(0);
   });
+
+  it('safety calendar: a moved awareness time moves the entries; 否 removes them; 是 again puts them back', async () => {
+    const title = `SAE报告截止：${s.patientA.identificationCode}`;
+    const at = (iso: string) =>
+      t.db
+        .select()
+        .from(calendarEvents)
+        .where(and(eq(calendarEvents.title, title), eq(calendarEvents.startAt, new Date(iso))));
+    let version = 0;
+    let recordId: number | undefined;
+    const save = async (values: object) => {
+      const res = await t.call(s.admin, 'PUT', '/api/v3/business/crf', {
+        subjectRecordId: s.patientA.subjectRecordId,
+        crfId: aeCrfId,
+        version,
+        ...(recordId ? { crfDataRecordId: recordId } : {}),
+        values: { ae_term: '发热', ae_start: '2026-11-21', ae_grade: '3', ae_causality: 'possible', ...values },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      await t.ctx.events.drain();
+      recordId = res.body.data.crfDataRecordId;
+      version = res.body.data.version;
+    };
+    const serious = (aware: string) => ({ ae_serious: '1', ae_criteria: ['other'], ae_aware: aware });
+
+    await save(serious('2026-11-22 10:00'));
+    const made = await at('2026-11-23T02:00:00.000Z');
+    const owners = made.map((e) => e.ownerId).sort();
+    expect(owners).toEqual(expect.arrayContaining([s.nurseA.userId, s.monitor.userId]));
+    expect(owners).not.toContain(s.nurseB.userId);
+
+    await save(serious('2026-11-22 11:00'));
+    expect(await at('2026-11-23T02:00:00.000Z')).toEqual([]);
+    const moved = await at('2026-11-23T03:00:00.000Z');
+    expect(moved.map((e) => e.id).sort()).toEqual(made.map((e) => e.id).sort());
+    expect(moved[0]!.remindAt!.toISOString()).toBe('2026-11-23T01:00:00.000Z');
+
+    await save({ ae_serious: '0' });
+    expect(await at('2026-11-23T03:00:00.000Z')).toEqual([]);
+
+    await save(serious('2026-11-22 11:00'));
+    expect((await at('2026-11-23T03:00:00.000Z')).map((e) => e.ownerId).sort()).toEqual(owners);
+  });
 });

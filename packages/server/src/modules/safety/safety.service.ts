@@ -94,8 +94,13 @@ const reportView = (r: Pick<ReportRow, 'version' | 'kind' | 'state' | 'awareAt' 
   deadlineAt: new Date(r.deadlineAt).toISOString(),
 });
 
+/** What a save did to the report's clock, for the subscriber's notices and calendar entries (after the commit). */
 export interface SaeChange {
+  /** A first report made, or a withdrawn one whose clock runs again. */
   created?: ReportRow;
+  /** The awareness time changed while pending: the deadline moved from `before`'s to `after`'s. */
+  moved?: { before: ReportRow; after: ReportRow };
+  withdrawn?: ReportRow;
 }
 
 /**
@@ -176,21 +181,24 @@ export async function reactToAeSave(
         .where(eq(saeReports.id, latest.id))
         .returning();
       await trail(action, latest, after!);
+      return after!;
     };
     if (latest.state === 'pending') {
-      if (!seriousness.serious) return set({ state: 'withdrawn' }, 'sae.withdraw').then(() => ({}));
+      if (!seriousness.serious) return { withdrawn: await set({ state: 'withdrawn' }, 'sae.withdraw') };
       const awareAt = seriousness.awareAt;
       if (awareAt && awareAt.getTime() !== new Date(latest.awareAt).getTime()) {
-        await set({ awareAt, deadlineAt: saeDeadline(awareAt) }, 'sae.deadline');
+        const after = await set({ awareAt, deadlineAt: saeDeadline(awareAt) }, 'sae.deadline');
+        return { moved: { before: latest, after } };
       }
       return {};
     }
     // Marked serious again after a withdrawal: the same report's clock runs again, from the awareness time given.
     if (latest.state === 'withdrawn' && seriousness.serious && seriousness.awareAt) {
-      await set(
+      const created = await set(
         { state: 'pending', awareAt: seriousness.awareAt, deadlineAt: saeDeadline(seriousness.awareAt) },
         'sae.create',
       );
+      return { created };
     }
     return {};
   });

@@ -4,7 +4,7 @@ import { studyPersonnel, subjectRecords, subjects, users } from '../../db/schema
 import { hasStudyPermission, seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { studyAccessOf } from '../../shared/study-access-of.js';
 import { permissionsOf } from '../../shared/user-permissions.js';
-import { addDeadlineEntries } from './sae-calendar.js';
+import { addDeadlineEntries, moveDeadlineEntries, removeDeadlineEntries } from './sae-calendar.js';
 import { pendingCount, reactToAeSave } from './safety.service.js';
 
 /** The outbox subscriber that starts, moves and withdraws SAE reports' clocks (events in shared/domain-events.ts). */
@@ -14,8 +14,10 @@ export const SAE_WATCH = 'safety.sae';
 export function subscribeSafety(ctx: AppContext): void {
   ctx.events.subscribe(SAE_WATCH, ['record.saved', 'record.submitted'], async ({ event }) => {
     if (event.type !== 'record.saved' && event.type !== 'record.submitted') return;
-    const { created } = await reactToAeSave(ctx, event);
+    const { created, moved, withdrawn } = await reactToAeSave(ctx, event);
     if (created) await announceReport(ctx, created);
+    if (moved) await moveDeadlineEntries(ctx, moved.before, moved.after);
+    if (withdrawn) await removeDeadlineEntries(ctx, withdrawn);
   });
 }
 
