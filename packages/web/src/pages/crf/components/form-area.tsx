@@ -22,6 +22,7 @@ import { CRF_BUTTONS, CrfToolbar } from './crf-toolbar';
 import { LockBar, useRecordLock } from './lock-bar';
 import { DoubtDialog } from './doubt-dialog';
 import { DoubtPicker } from './doubt-picker';
+import { DoubleEntryPanel, useMyDoubleEntry } from './double-entry-panel';
 import { HistoryDrawer, type HistoryTarget } from './history-drawer';
 import { ItemDrawers, useItemDrawers } from './item-drawers';
 import { ItemPanel, type ItemPanelProps } from './item-panel';
@@ -122,6 +123,12 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
     [recordId],
   );
   const lockState = useRecordLock(studyId, subjectRecordId, recordId).data;
+  // 双份录入 (issue 37): a form set to double entry shows the caller's own entry in place of the record.
+  const doubleEntryInstance = useMemo(
+    () => ({ studyId, subjectRecordId, crfId, crfDataRecordId: recordId }),
+    [studyId, subjectRecordId, crfId, recordId],
+  );
+  const doubleEntry = useMyDoubleEntry(doubleEntryInstance, Boolean(detail)).data?.doubleEntry === true;
   const locked = Boolean(lockState?.locked);
   // VIS-09: the form is editable with the study buttons business.crf.save or .submit, and the
   // server further needs the form's own save or submit right; the page offers what both allow. A lock
@@ -226,23 +233,32 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
             crfId={crfId}
             crfDataRecordId={recordId}
           />
-          <CrfEditor
-            key={record.epoch}
-            locked={locked}
-            lockedActions={lockedActions}
-            subjectRecordId={subjectRecordId}
-            crfId={crfId}
-            studyId={studyId}
-            detail={editorDetail}
-            onSaved={onSaved}
-            onDirtyChange={setUnsaved}
-            onVisibleChange={setVisible}
-            onReload={record.reload}
-            bypassGuardRef={bypassGuardRef}
-            onItemOpen={screen.panelOnDemand ? drawers.openSheet : undefined}
-            itemMarks={itemMarks}
-            fillRef={recognition.fillRef}
-          />
+          {doubleEntry ? (
+            <DoubleEntryPanel
+              instance={doubleEntryInstance}
+              definition={detail.crf.definition}
+              locked={locked}
+              onReconciled={() => void refreshAll()}
+            />
+          ) : (
+            <CrfEditor
+              key={record.epoch}
+              locked={locked}
+              lockedActions={lockedActions}
+              subjectRecordId={subjectRecordId}
+              crfId={crfId}
+              studyId={studyId}
+              detail={editorDetail}
+              onSaved={onSaved}
+              onDirtyChange={setUnsaved}
+              onVisibleChange={setVisible}
+              onReload={record.reload}
+              bypassGuardRef={bypassGuardRef}
+              onItemOpen={screen.panelOnDemand ? drawers.openSheet : undefined}
+              itemMarks={itemMarks}
+              fillRef={recognition.fillRef}
+            />
+          )}
         </div>
         {!screen.panelOnDemand && (
           <aside className="crf-side-card">

@@ -15,12 +15,14 @@ import { actionsColumn, TablePage, type PageColumn } from '../../../components/t
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
 import { DATA_IMPORT_TEXT } from '../../../locales/data-import.zh-CN';
 import { STUDY_CRF_TEXT } from '../../../locales/study-crf.zh-CN';
+import { DOUBLE_ENTRY_TEXT } from '../../../locales/double-entry.zh-CN';
 import { formatDate } from '../../../utils/format-date';
 import { StudyScope } from '../components/study-scope';
 import { CrfPreviewDialog, type CrfPreviewTarget } from './components/crf-preview-dialog';
 import { CrfUploadPlanDialog } from './components/crf-upload-plan-dialog';
 import { CrfUploadResultDialog } from './components/crf-upload-result-dialog';
 import { CrfVersionsDialog, type CrfVersionsTarget } from './components/crf-versions-dialog';
+import { DoubleEntrySwitch } from './components/double-entry-switch';
 import { saveDownload } from '../../../utils/download';
 import {
   needsDialog,
@@ -200,6 +202,14 @@ function StudyCrfs({ study }: { study: Study }) {
       width: 80,
       render: (hasData: boolean) =>
         hasData ? <Tag color="orange">{COMMON_TEXT.yes}</Tag> : <Tag>{COMMON_TEXT.no}</Tag>,
+    },
+    {
+      // 双份录入 (issue 37): the form is typed twice, blind, and reconciled.
+      title: DOUBLE_ENTRY_TEXT.doubleEntry,
+      key: 'doubleEntry',
+      kind: 'status',
+      width: 80,
+      render: (_: unknown, crf) => <DoubleEntrySwitch studyId={study.id} crfId={crf.id} title={crf.title} />,
     },
     { title: STUDY_CRF_TEXT.creater, dataIndex: 'creater', width: 90, hideOrder: 1 },
     {
