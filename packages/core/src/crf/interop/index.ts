@@ -12,3 +12,4 @@ export * from './excel.js';
 export * from './odm.js';
 export * from './import-limits.js';
 export * from './odm-clinical.js';
+export * from './odm-missing.js';

@@ -8,6 +8,7 @@ import { shiftDate } from '../../export.js';
 import type { OdmFormLayout, OdmItemPlace } from './odm-export.js';
 import { attr, content, list, type XmlNode } from './odm-xml.js';
 import { escAttr } from './odm-write.js';
+import { odmMissingFlag } from './odm-missing.js';
 
 /**
  * CDISC ODM 1.3.2 ClinicalData: the data export writes it after the metadata of odm.ts (whose OIDs it uses),
@@ -21,7 +22,8 @@ export interface OdmItemGroupData {
   groupOid: string;
   /** A repeating group's row number (1, 2, …). */
   repeatKey?: number;
-  items: ReadonlyArray<{ itemOid: string; value: string }>;
+  /** `missing`: the item is marked with this missing-data code and has no value (odm-missing.ts). */
+  items: ReadonlyArray<{ itemOid: string; value: string; missing?: string }>;
 }
 
 export interface OdmFormData {
@@ -53,7 +55,11 @@ export function odmSubjectData(subjectKey: string, events: readonly OdmEventData
         const gkey = group.repeatKey === undefined ? '' : ` ItemGroupRepeatKey="${group.repeatKey}"`;
         out.push(`<ItemGroupData ItemGroupOID="${escAttr(group.groupOid)}"${gkey}>`);
         for (const item of group.items) {
-          out.push(`<ItemData ItemOID="${escAttr(item.itemOid)}" Value="${escAttr(item.value)}"/>`);
+          out.push(
+            item.missing === undefined
+              ? `<ItemData ItemOID="${escAttr(item.itemOid)}" Value="${escAttr(item.value)}"/>`
+              : `<ItemData ItemOID="${escAttr(item.itemOid)}">${odmMissingFlag(item.missing)}</ItemData>`,
+          );
         }
         out.push('</ItemGroupData>');
       }

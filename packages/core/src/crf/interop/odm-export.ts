@@ -14,6 +14,8 @@ import { additionCondition, showCondition } from '../trigger-expression.js';
 import { itemTypeOf } from '../item-types/registry.js';
 import { ECRF_CONTEXT, exportCondition, exportMethod } from './odm-expression.js';
 import { attrs, ecrfAliases, esc, escAttr, translated } from './odm-write.js';
+import type { MissingCode } from '../missing-codes.js';
+import { odmMissingCodeLists } from './odm-missing.js';
 
 export const ODM_NS = 'http://www.cdisc.org/ns/odm/v1.3';
 /** The namespace earlier exports gave our attributes; files now carry Alias elements instead (odm-write.ts). */
@@ -45,6 +47,8 @@ export interface OdmExportOptions {
   events?: ReadonlyArray<{ oid: string; name: string; formIndexes: readonly number[] }>;
   /** Indexes of forms that repeat (several records per patient): their FormDef says Repeating="Yes". */
   repeatingForms?: ReadonlySet<number>;
+  /** The study's missing-data codes: their CodeLists, for the Flags of marked items (odm-missing.ts). */
+  missingCodes?: readonly MissingCode[];
 }
 
 /** Where one item's values go in ODM ClinicalData: its ItemOID inside its ItemGroupOID. */
@@ -375,6 +379,7 @@ export function odmMetadata(
     ...groupDefs,
     ...itemDefs,
     ...codeLists,
+    ...odmMissingCodeLists(options.missingCodes ?? []),
     ...conditionDefs,
     ...methodDefs,
     '</MetaDataVersion>',

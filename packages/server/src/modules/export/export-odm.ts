@@ -8,6 +8,7 @@ import {
   ODM_CLINICAL_DATA_CLOSE,
   type OdmEventData,
   type OdmFormData,
+  withOdmMissingMarks,
 } from '@ecrf/core/interop';
 import type { PlanForm } from './export-source.js';
 import {
@@ -47,6 +48,7 @@ export async function writeOdm(ctx: WriteContext): Promise<WrittenFile> {
       now: ctx.now,
       events,
       repeatingForms: new Set(plan.forms.flatMap((f, i) => (f.repeating ? [i] : []))),
+      missingCodes: plan.missingCodes,
     },
   );
   const file = path.join(ctx.dir, 'export.xml');
@@ -63,10 +65,15 @@ export async function writeOdm(ctx: WriteContext): Promise<WrittenFile> {
       for (const record of records) {
         const i = formIndex.get(record.crfId)!;
         const form = plan.forms[i]!;
-        const groups = odmRecordGroups(meta.layouts[i]!, nodes.get(form.crfId)!, record.values, {
-          shiftDays: patient.shiftDays,
-          fileNames: record.fileNames,
-        });
+        // 缺失原因: a marked item as an ItemData with a Flag of its code (odm-missing.ts).
+        const groups = withOdmMissingMarks(
+          meta.layouts[i]!,
+          odmRecordGroups(meta.layouts[i]!, nodes.get(form.crfId)!, record.values, {
+            shiftDays: patient.shiftDays,
+            fileNames: record.fileNames,
+          }),
+          record.values,
+        );
         rows += groups.reduce((n, g) => n + g.items.length, 0);
         const formData: OdmFormData = {
           formOid: meta.layouts[i]!.formOid,

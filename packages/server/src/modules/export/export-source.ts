@@ -10,6 +10,7 @@ import {
   uniqueNames,
   valuesWithCodes,
   valuesWithMarks,
+  type MissingCode,
   valuesWithRanges,
   withCodingVariables,
   withMissingVariables,
@@ -40,6 +41,7 @@ import { inCallerSites } from '../../shared/patient-site.js';
 import { canViewCrf, type StudyAccess } from '../../shared/study-access.js';
 import { studyFormLayout } from '../../shared/study-forms.js';
 import { definitionsOf, versionKey } from '../study/crf-definitions.js';
+import { getMissingCodes } from '../study/missing-codes.service.js';
 import { optionOfItem, rangedItemsOf } from './export-lab-ranges.js';
 import { removedItemsWithValues, withRemovedItems } from './export-removed-items.js';
 
@@ -125,6 +127,8 @@ export interface ExportPlan {
    * (subjects.test: entered against drafts) are never exported.
    */
   test: boolean;
+  /** The study's missing-data codes (缺失原因): ODM lists them as the CodeList of its items' Flags. */
+  missingCodes: MissingCode[];
 }
 
 /**
@@ -224,7 +228,7 @@ export async function exportPlan(
     // 参考范围: `<item>_lower`/`<item>_upper` beside each item some record was judged by a range (export-lab-ranges.ts).
     const ranged = rangedByForm.get(f.id) ?? new Set<string>();
     const variablesOf = (d: CrfDefinition) =>
-      withRangeVariables(withCodingVariables(withMissingVariables(exportVariables(d), marks), codes), ranged);
+      withCodingVariables(withMissingVariables(withRangeVariables(exportVariables(d), ranged), marks), codes);
     const variables = variablesOf(definition);
     own.push(variablesOf(currentDefinition).filter(kept).length);
     planForms.push({
@@ -263,6 +267,7 @@ export async function exportPlan(
     timeZone: access.timeZone,
     siteIds: access.siteIds,
     test,
+    missingCodes: await getMissingCodes(ctx, studyId),
   };
 }
 
