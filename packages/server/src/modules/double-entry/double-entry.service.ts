@@ -236,7 +236,7 @@ export async function saveEntry(ctx: AppContext, user: CurrentUser, access: Stud
     const changed = [
       ...new Set([...changedItemNames(before.values, row.values), ...changedMarkNames(before.missing, row.missing)]),
     ];
-    const base = entryAudit(row, 'double_entry.save');
+    const base = auditOfEntry(row, 'double_entry.save');
     const rows: AuditEntry[] = changed.map((itemName) => ({
       ...base,
       itemName,
@@ -251,7 +251,7 @@ export async function saveEntry(ctx: AppContext, user: CurrentUser, access: Stud
 }
 
 /** An audit row of an entry: which entry (第一次录入 / 第二次录入) is its reason text. */
-function entryAudit(row: Entry, action: AuditEntry['action']): AuditEntry {
+function auditOfEntry(row: Entry, action: AuditEntry['action']): AuditEntry {
   return {
     studyId: row.studyId,
     subjectRecordId: row.subjectRecordId,
@@ -279,7 +279,7 @@ export async function markDone(ctx: AppContext, user: CurrentUser, access: Study
       .set({ state: 'done', updatedAt: now })
       .where(eq(doubleEntries.id, mine.id))
       .returning();
-    await audit(tx, user, now, [{ ...entryAudit(row!, 'double_entry.done'), newValue: 'done' }]);
+    await audit(tx, user, now, [{ ...auditOfEntry(row!, 'double_entry.done'), newValue: 'done' }]);
     return present(row!);
   });
 }
