@@ -225,7 +225,7 @@ export async function exportPlan(
     const marks = marked.get(f.id) ?? new Set<string>();
     // 医学编码: the coded terms beside each coded item (coding-export.ts).
     const codes = coded.get(f.id) ?? new Map<string, CodingKind>();
-    // 参考范围: `<item>_lower`/`<item>_upper` beside each item some record was judged by a range (export-lab-ranges.ts).
+    // 参考范围: `<item>_lower`/`<item>_upper` beside items some record was judged by a site range for.
     const ranged = rangedByForm.get(f.id) ?? new Set<string>();
     const variablesOf = (d: CrfDefinition) =>
       withCodingVariables(withMissingVariables(withRangeVariables(exportVariables(d), ranged), marks), codes);

@@ -230,7 +230,7 @@ describe('参考范围: a lab form judged by the patient’s site range', () => 
     expect(queries.filter((q) => q.record === recordB)).toEqual([]);
   });
 
-  it('the export carries the range used: wbc_lower and wbc_upper after wbc', async () => {
+  it('the export carries the range used: wbc_lower and wbc_upper after wbc, for items judged by a site range', async () => {
     const text = (await exportFile(t, { admin: s.admin, studyId: s.studyId }, { format: 'csvWide' })).toString('utf8');
     const wide = Papa.parse<Record<string, string>>(text.replace(/^\uFEFF/, ''), {
       header: true,
@@ -239,6 +239,8 @@ describe('参考范围: a lab form judged by the patient’s site range', () => 
     const fields = wide.meta.fields!;
     expect(fields.indexOf('wbc_lower')).toBe(fields.indexOf('wbc') + 1);
     expect(fields.indexOf('wbc_upper')).toBe(fields.indexOf('wbc') + 2);
+    // Only items some record was judged by a site range for get the columns: CRP (its own range only) has none.
+    expect(fields).not.toContain('crp_lower');
     expect(fields).not.toContain('esr_lower');
     const rowOf = (code: string) =>
       wide.data.find((r) => r.subject_code === code && r.wbc !== '' && r.wbc !== undefined);
@@ -246,8 +248,9 @@ describe('参考范围: a lab form judged by the patient’s site range', () => 
       wbc: '8.2',
       wbc_lower: '3.5',
       wbc_upper: '6',
-      crp_upper: '10',
+      hb_lower: '130',
     });
-    expect(rowOf(s.patientB.identificationCode)).toMatchObject({ wbc_lower: '4', wbc_upper: '11' });
+    // Patient B's hb was judged by the item's own range (site B has none for HGB): that is the range it carries.
+    expect(rowOf(s.patientB.identificationCode)).toMatchObject({ wbc_lower: '4', wbc_upper: '11', hb_lower: '130' });
   });
 });

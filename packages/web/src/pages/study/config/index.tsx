@@ -20,6 +20,8 @@ import { SAFETY_TEXT } from '../../../locales/safety.zh-CN';
 import { SafetyPanel } from './components/safety-panel';
 import { MISSING_CODES_TEXT } from '../../../locales/missing-codes.zh-CN';
 import { MissingCodesPanel } from './components/missing-codes-panel';
+import { LAB_RANGES_TEXT } from '../../../locales/lab-ranges.zh-CN';
+import { LabRangesPanel } from './components/lab-ranges-panel';
 
 function StudyConfig({ picked }: { picked: Study }) {
   // The picker's list may be older than the study itself: the page edits the fresh detail.
@@ -41,6 +43,7 @@ function StudyConfig({ picked }: { picked: Study }) {
         { key: 'features', label: STUDY_CONFIG_TEXT.tabFeatures, children: <FeaturesPanel study={study} /> },
         { key: 'safety', label: SAFETY_TEXT.tab, children: <SafetyPanel study={study} /> },
         { key: 'missing', label: MISSING_CODES_TEXT.tab, children: <MissingCodesPanel study={study} /> },
+        { key: 'labRanges', label: LAB_RANGES_TEXT.tab, children: <LabRangesPanel study={study} /> },
         { key: 'locks', label: LOCK_TEXT.tab, children: <LocksPanel study={study} /> },
         { key: 'golive', label: LIFECYCLE_TEXT.tab, children: <GoLivePanel study={study} /> },
         { key: 'amendments', label: AMENDMENT_TEXT.tab, children: <AmendmentsPanel studyId={study.id} /> },
