@@ -69,6 +69,8 @@ export interface AmendmentRecord {
   gender?: Gender | null;
   /** The patient's other forms' values that form() reads, by form title (as the save passes them). */
   forms?: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
+  /** 缺失原因: the record's missing-data marks (crf_data_records.missing), evaluated as the save does. */
+  missing?: Readonly<Record<string, string>>;
 }
 
 export interface RecordImpact {

@@ -131,7 +131,7 @@ describe('migrateRecordValues', () => {
     const slider = form([item('slider', 'pain', '疼痛', { valueMin: 0, valueMax: 10 })]);
     const int = form([item('int', 'pain', '疼痛')]);
     const moved = migrateRecordValues(int, slider, { pain: '5' }, options);
-    expect(moved).toEqual({ values: { pain: '5' }, changes: [] });
+    expect(moved).toEqual({ values: { pain: '5' }, changes: [], missing: {} });
   });
 
   it('a retyped value that cannot convert losslessly is kept as it was and reported invalid', () => {

@@ -22,6 +22,7 @@ import {
   type ValueChangeKind,
 } from './amendment-types.js';
 import { diffDefinitions, itemLabel } from './diff-definitions.js';
+import { droppedMarkChanges } from './migrate-marks.js';
 import { convertValue, migrationContext, newFindings, type RecordContext } from './value-judgement.js';
 
 export type { RecordContext } from './value-judgement.js';
@@ -31,6 +32,8 @@ export interface RecordMigration {
   values: Record<string, unknown>;
   /** Every difference from the stored values, and what the new version newly says about the values it keeps. */
   changes: PlannedChange[];
+  /** The missing-data marks the record keeps under the new version (migrate-marks.ts). */
+  missing: Record<string, string>;
 }
 
 export const MIGRATION_MSG = {
@@ -318,7 +321,9 @@ export function migrateRecordValues(
       message: MIGRATION_MSG.removed,
     });
   }
-  return { values: plan.out, changes: plan.changes };
+  const missing = { ...plan.after.missing };
+  plan.changes.push(...droppedMarkChanges(record.missing ?? {}, missing, plan.to, plan.oldNodes));
+  return { values: plan.out, changes: plan.changes, missing };
 }
 
 /** Whether a change alters what is stored (hidden, converted, calculation). */

@@ -15,7 +15,7 @@ import type { AmendmentRecord, MigrationOptions, ValueChangeKind } from './amend
  */
 
 /** The per-record part of what the engine's evaluation reads (the save passes the same). */
-export type RecordContext = Pick<AmendmentRecord, 'gender' | 'forms'>;
+export type RecordContext = Pick<AmendmentRecord, 'gender' | 'forms' | 'missing'>;
 
 /** An instant that falls on `today` in `timeZone`: noon UTC, moved half a day for the zones it misses. */
 export function instantOn(today: string, timeZone: string): Date {
@@ -37,6 +37,7 @@ export function migrationContext(options: MigrationOptions, record: RecordContex
     gender: record.gender ?? null,
   };
   if (record.forms) context.forms = record.forms;
+  if (record.missing) context.missing = record.missing;
   if (options.spineBandSet) context.spineBandSet = options.spineBandSet;
   return context;
 }

@@ -91,6 +91,7 @@ async function liveRecords(db: Db, scope: ImpactScope) {
       crfVersion: crfDataRecords.crfVersion,
       state: crfDataRecords.state,
       values: crfDataRecords.values,
+      missing: crfDataRecords.missing,
       sdv: crfDataRecords.sdv,
       identificationCode: subjects.identificationCode,
       siteId: subjects.deptId,
@@ -172,6 +173,8 @@ export async function impactOf(ctx: AppContext, scope: ImpactScope, db: Db = ctx
         locked: lockOf({ subjectRecordId: r.subjectRecordId, crfDataRecordId: r.id }) !== null,
         gender: genderFromPatient(r.gender),
         forms: forms.get(r.subjectRecordId) ?? {},
+        // 缺失原因: a marked item is judged as the save judges it (migrate-marks.ts).
+        missing: r.missing,
       }));
     const report = buildImpactReport(old, to, group, options);
     perRecord.push(...report.perRecord);

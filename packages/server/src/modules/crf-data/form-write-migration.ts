@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import {
   changedItemNames,
+  changedMarkNames,
   formReferencesOf,
   genderFromPatient,
   migrateRecordValues,
@@ -109,7 +110,12 @@ export async function migrateBatch(tx: Db, ctx: AppContext, batch: MigrationBatc
     }
   }
 
-  const updates: Array<{ record: Stored; values: Record<string, unknown>; sdv: Record<string, unknown> }> = [];
+  const updates: Array<{
+    record: Stored;
+    values: Record<string, unknown>;
+    missing: Record<string, string>;
+    sdv: Record<string, unknown>;
+  }> = [];
   const entries: AuditEntry[] = [];
   const events: DomainEvent[] = [];
   const voiding = new Map<number, string>();
@@ -120,10 +126,17 @@ export async function migrateBatch(tx: Db, ctx: AppContext, batch: MigrationBatc
     const migrated = migrateRecordValues(from, batch.to, record.values, batch.options, {
       gender: genderFromPatient(gender),
       forms: forms.get(record.subjectRecordId) ?? {},
+      missing: record.missing,
     });
-    const changed = changedItemNames(record.values, migrated.values);
+    // 缺失原因: marks the new version drops (removed or hidden item) are changes like values (migrate-marks.ts).
+    const changed = [
+      ...new Set([
+        ...changedItemNames(record.values, migrated.values),
+        ...changedMarkNames(record.missing, migrated.missing),
+      ]),
+    ];
     const { sdv, cleared } = clearSdv(record.sdv, changed);
-    updates.push({ record, values: migrated.values, sdv });
+    updates.push({ record, values: migrated.values, missing: migrated.missing, sdv });
     const base = {
       studyId,
       subjectRecordId: record.subjectRecordId,
@@ -142,7 +155,15 @@ export async function migrateBatch(tx: Db, ctx: AppContext, batch: MigrationBatc
       ...saveAuditEntries(
         base,
         record,
-        { after: migrated.values, before: record.values, changed, cleared, reason: batch.reason },
+        {
+          after: migrated.values,
+          before: record.values,
+          missing: migrated.missing,
+          missingBefore: record.missing,
+          changed,
+          cleared,
+          reason: batch.reason,
+        },
         false,
         batch.reason,
       ),
@@ -158,12 +179,12 @@ export async function migrateBatch(tx: Db, ctx: AppContext, batch: MigrationBatc
 
   const values = updates.map(
     (u) =>
-      sql`(${u.record.id}::int, ${JSON.stringify(u.values)}::jsonb, ${JSON.stringify(u.sdv)}::jsonb, ${u.record.version + 1}::int)`,
+      sql`(${u.record.id}::int, ${JSON.stringify(u.values)}::jsonb, ${JSON.stringify(u.missing)}::jsonb, ${JSON.stringify(u.sdv)}::jsonb, ${u.record.version + 1}::int)`,
   );
   await tx.execute(sql`update crf_data_records as r
-    set "values" = v.vals, sdv = v.sdv, version = v.version, crf_version = ${toVersion}::int,
+    set "values" = v.vals, missing = v.missing, sdv = v.sdv, version = v.version, crf_version = ${toVersion}::int,
       updated_by = ${batch.actor.userId || null}, updated_at = ${now.toISOString()}::timestamptz
-    from (values ${sql.join(values, sql`, `)}) as v(id, vals, sdv, version)
+    from (values ${sql.join(values, sql`, `)}) as v(id, vals, missing, sdv, version)
     where r.id = v.id and r.study_id = ${studyId}`);
   if (voiding.size > 0) {
     const voids = [...voiding].map(([subjectRecordId, why]) => ({ subjectRecordId, why }));
