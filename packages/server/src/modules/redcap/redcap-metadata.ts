@@ -1,5 +1,6 @@
 // content=metadata, instrument, exportFieldNames and project: the project's description, no patient data.
 import { completeColumn, RECORD_ID, type Project, type Selection } from './redcap-project.js';
+import { redcapMissingDataCodes } from './redcap-missing.js';
 
 /** The API metadata export: the dictionary rows under REDCap's API keys. */
 export function metadataOf(project: Project, wanted: Selection) {
@@ -100,7 +101,7 @@ export function projectInfoOf(project: Project) {
     project_pi_firstname: '',
     project_pi_lastname: '',
     display_today_now_button: 1,
-    missing_data_codes: '',
+    missing_data_codes: redcapMissingDataCodes(project.missingCodes),
     external_modules: '',
     bypass_branching_erase_field_prompt: 0,
   };

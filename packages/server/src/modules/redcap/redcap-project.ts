@@ -1,7 +1,7 @@
 // The REDCap API's view of a study, shared by every content type: the project (instruments, fields, events) one
 // caller sees, the field selection of fields[]/forms[], and the names REDCap's columns go by.
 import { and, asc, eq, isNull, type SQL } from 'drizzle-orm';
-import type { CrfDefinition, CrfNode } from '@ecrf/core';
+import type { CrfDefinition, CrfNode, MissingCode } from '@ecrf/core';
 import {
   exportRedcapDictionary,
   redcapCheckboxColumn,
@@ -72,6 +72,8 @@ export interface Project {
    * them at each call (分中心); `null` for every site. A record of another site is not exported and not imported.
    */
   siteIds: number[] | null;
+  /** The study's missing-data codes (缺失原因): REDCap's missing_data_codes, a code in a field's place. */
+  missingCodes: MissingCode[];
 }
 
 /**
@@ -165,6 +167,7 @@ export async function loadProject(
   }
   return {
     studyId: access.studyId,
+    missingCodes: study.missingCodes,
     title: study.studyName,
     createdAt: study.createdAt,
     longitudinal,

@@ -1,6 +1,6 @@
 // content=record action=export: flat rows (and their EAV form), with filterLogic.
 import { and, asc, eq, gte, inArray, isNotNull, isNull, lte } from 'drizzle-orm';
-import { choicesOf, FORM_STATE, isEmptyValue, readChoiceList, type CrfNode } from '@ecrf/core';
+import { choicesOf, FORM_STATE, isEmptyValue, readChoiceList, type CrfNode, type MissingMarks } from '@ecrf/core';
 import { redcapValue, toRedcapCode } from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
 import { auditEvents, crfDataRecords, subjectRecords, subjects } from '../../db/schema/index.js';
@@ -138,10 +138,13 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
     project.fields.filter((f) => f.instrument === instrument && selected.has(f) && f.source.item !== null);
   const checkedText = (c: { label: string }) => (query.label ? (query.checkboxLabels ? c.label : 'Checked') : '1');
   const uncheckedText = query.label ? (query.checkboxLabels ? '' : 'Unchecked') : '0';
-  const put = (row: Row, instrument: Instrument, values: Record<string, unknown>) => {
+  // 缺失原因: a marked field holds its code, REDCap's way (redcap-missing.ts); a checkbox's boxes stay unticked.
+  const put = (row: Row, instrument: Instrument, values: Record<string, unknown>, marks: MissingMarks = {}) => {
     for (const f of fieldsOf(instrument)) {
       const value = values[f.source.item!];
-      if (f.codes) {
+      const mark = Object.hasOwn(marks, f.source.item!) ? marks[f.source.item!] : undefined;
+      if (mark !== undefined && !f.codes) row[f.source.variable] = mark;
+      else if (f.codes) {
         const chosen = new Set(readChoiceList(value));
         for (const c of f.codes) row[c.column] = chosen.has(c.code) ? checkedText(c) : uncheckedText;
       } else row[f.source.variable] = valueText(f, value, query.label);
@@ -168,10 +171,16 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
     const eventRows = new Map<string | null, BuiltRow>();
     const repeatRows: BuiltRow[] = [];
     const chosen = (record: { id: number }) => !query.recordIds || query.recordIds.has(record.id);
-    const instance = (instrument: Instrument, values: Record<string, unknown>, index: number, state: number) => {
+    const instance = (
+      instrument: Instrument,
+      values: Record<string, unknown>,
+      index: number,
+      state: number,
+      marks?: MissingMarks,
+    ) => {
       const built = blank(instrument.event, { instrument, values });
       built.row[REPEAT_INSTANCE] = String(index + 1);
-      put(built.row, instrument, values);
+      put(built.row, instrument, values, marks);
       // A list group's rows have no status of their own: theirs is the form's.
       if (completes.has(instrument.form)) built.row[completeColumn(instrument.form)] = status(state);
       repeatRows.push(built);
@@ -185,11 +194,13 @@ export async function exportRecords(ctx: AppContext, project: Project, selected:
         const rows = Array.isArray(list) ? (list as Array<Record<string, unknown>>) : [];
         rows.forEach((values, i) => instance(instrument, values ?? {}, i, parent!.state));
       } else if (instrument.repeating) {
-        records.forEach((record, i) => chosen(record) && instance(instrument, record.values, i, record.state));
+        records.forEach(
+          (record, i) => chosen(record) && instance(instrument, record.values, i, record.state, record.missing),
+        );
       } else if (records[0] && chosen(records[0])) {
         let built = eventRows.get(instrument.event);
         if (!built) eventRows.set(instrument.event, (built = blank(instrument.event)));
-        put(built.row, instrument, records[0].values);
+        put(built.row, instrument, records[0].values, records[0].missing);
         if (completes.has(instrument.form)) built.row[completeColumn(instrument.form)] = status(records[0].state);
       }
     }
