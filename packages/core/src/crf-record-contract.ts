@@ -138,6 +138,8 @@ export const crfDataRecordSchema = z.strictObject({
   sdv: sdvMarksSchema,
   /** 缺失原因: items marked with a missing-data code instead of a value (item → code); the server always sends it. */
   missing: missingMarksSchema.optional(),
+  /** 参考范围 (issue 37): per item, the range its value was judged by at the last save (lab-ranges.ts UsedRange). */
+  labRanges: z.record(z.string(), z.unknown()).optional(),
   createTime: z.string(),
   updateTime: z.string(),
 });

@@ -40,6 +40,8 @@ export interface CrfFormContext {
   spineBandSet?: EvaluationContext['spineBandSet'];
   /** 缺失原因: the items marked with a missing-data code, by name; keep it stable between renders. */
   missing?: EvaluationContext['missing'];
+  /** 参考范围: the patient's site's ranges by item (overridesFromUsed of the record); keep it stable. */
+  referenceRanges?: EvaluationContext['referenceRanges'];
 }
 
 export interface CrfFormProps {
@@ -175,6 +177,7 @@ function CrfFormBody({
     forms: context?.forms,
     spineBandSet: context?.spineBandSet,
     missing: context?.missing,
+    referenceRanges: context?.referenceRanges,
   };
   const input = {
     definition,

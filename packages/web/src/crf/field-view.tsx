@@ -5,6 +5,7 @@ import {
   isEmptyValue,
   isIdentifierMask,
   itemUnit,
+  overrideInUnit,
   referenceRange,
   unitsOf,
   type CrfNode,
@@ -155,7 +156,10 @@ function FieldViewInner(props: FieldViewProps) {
   let rangeMark: ReactNode = null;
   if (state.range) {
     // The tooltip gives the range in the unit the value is entered in, as the engine judged it.
-    const range = referenceRange(node.option, store.context.gender ?? null, chosenUnit);
+    const site = store.context.referenceRanges?.[node.name];
+    const range = site
+      ? overrideInUnit(site, node.option, chosenUnit)
+      : referenceRange(node.option, store.context.gender ?? null, chosenUnit);
     const low = state.range === 'low';
     rangeMark = (
       <Tooltip title={range ? CRF_T.rangeTip(range.min, range.max, chosenUnit) : undefined}>

@@ -153,6 +153,8 @@ function presentRecord(r: typeof crfDataRecords.$inferSelect) {
     sdv: r.sdv,
     /** 缺失原因: items marked with a missing-data code instead of a value (item → code). */
     missing: r.missing,
+    /** 参考范围: the range each item was judged by at the last save; the form page flags ↑/↓ by its site ones. */
+    labRanges: r.labRanges,
     createTime: r.createdAt,
     updateTime: r.updatedAt,
   };

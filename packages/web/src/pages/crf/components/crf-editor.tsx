@@ -1,6 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Alert } from 'antd';
-import { genderFromPatient, type CrfDefinition, type FormState, type MissingMarks } from '@ecrf/core';
+import {
+  genderFromPatient,
+  overridesFromUsed,
+  type CrfDefinition,
+  type FormState,
+  type MissingMarks,
+} from '@ecrf/core';
 import type { CrfRecordDetail, CrfSaveResult } from '../../../api/crf.api';
 import { useMissingCodes } from '../../../api/missing-codes.api';
 import { CrfForm, type ItemMark, type UploadHandler } from '../../../crf';
@@ -125,8 +131,18 @@ export function CrfEditor({
       timeZone: detail.timeZone,
       spineBandSet: detail.spineBandSet,
       missing,
+      // 参考范围: the site ranges the last save judged by (the server chooses them by site, sex, age and sample date).
+      referenceRanges: overridesFromUsed(detail.crfDataRecord?.labRanges),
     }),
-    [detail.subject.gender, editable, detail.formValues, detail.timeZone, detail.spineBandSet, missing],
+    [
+      detail.subject.gender,
+      editable,
+      detail.formValues,
+      detail.timeZone,
+      detail.spineBandSet,
+      missing,
+      detail.crfDataRecord?.labRanges,
+    ],
   );
   useEffect(() => setDisplayTimeZone(detail.timeZone), [detail.timeZone]);
 
