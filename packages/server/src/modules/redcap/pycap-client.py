@@ -150,6 +150,15 @@ step("import_records_return_formats", import_return_formats)
 step("import_records_invalid", import_invalid)
 step("weight_after_invalid", weight_now)
 
+
+def import_missing_code():
+    """缺失原因: a field sent as one of the study's codes (REDCap's way) is marked with it and exports as the code."""
+    answer = project.import_records([{"record_id": RECORD, "height": "ND"}])
+    return {"answer": answer, "height_after": baseline()["height"]}
+
+
+step("import_records_missing_code", import_missing_code)
+
 with tempfile.TemporaryFile() as upload:
     upload.write("化验单 Hb 135 g/L\n".encode("utf-8"))
     upload.seek(0)

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents } from '../../db/schema/index.js';
+import { auditEvents, crfDataRecords, subjectRecords, subjects } from '../../db/schema/index.js';
 import { enrolDemoPatient, openDemoStudy } from '../../test/demo.js';
 import { PYTHON, runToolAsync, skipWithout, VENDOR_DIR } from '../../test/external-tool.js';
 import { listenOnLoopback } from '../../test/raw-http.js';
@@ -149,6 +149,17 @@ describe.skipIf(skipWithout('python3'))('stock PyCap against the REDCap API', ()
   it('an invalid value raises RedcapError with REDCap\'s "record","field","value","message" line; nothing is written', () => {
     expect(redcapError('import_records_invalid')).toMatch(new RegExp(`^"${code}","sex","9","[^"]+"$`));
     expect(ok('weight_after_invalid')).toBe(withPandas ? '73' : '72');
+  });
+
+  it("缺失原因 (issue 37): a field imported as one of the study's codes is marked with it and exports as the code", async () => {
+    expect(ok('import_records_missing_code')).toEqual({ answer: { count: 1 }, height_after: 'ND' });
+    const [row] = await t.db
+      .select({ missing: crfDataRecords.missing, values: crfDataRecords.values })
+      .from(crfDataRecords)
+      .innerJoin(subjectRecords, eq(subjectRecords.id, crfDataRecords.subjectRecordId))
+      .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+      .where(and(eq(subjects.identificationCode, code), eq(crfDataRecords.missing, { height: 'ND' })));
+    expect(row?.values).not.toHaveProperty('height');
   });
 
   it('imports, exports and deletes the file of a file field', () => {

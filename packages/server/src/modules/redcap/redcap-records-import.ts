@@ -1,6 +1,6 @@
 // content=record action=import: flat (or EAV) rows into form values, all or nothing, through redcap-save.ts.
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
-import { changedItemNames, choicesOf, FORM_STATE, readChoiceList, sameValue } from '@ecrf/core';
+import { changedItemNames, changedMarkNames, choicesOf, FORM_STATE, readChoiceList, sameValue } from '@ecrf/core';
 import { fromRedcapCode } from '@ecrf/core/interop';
 import type { AppContext } from '../../app-context.js';
 import { crfDataRecords, subjectRecords, subjects } from '../../db/schema/index.js';
@@ -43,6 +43,8 @@ interface Target {
   rows: string | null;
   set: Map<string, unknown>;
   boxes: Map<string, Map<string, boolean>>;
+  /** 缺失原因: items sent as one of the study's codes (REDCap's way), by item: marked, not given a value. */
+  marks: Map<string, string>;
   /** Values sent for calculated items, by item: kept only when the engine's result is what was sent. */
   calculated: Map<string, { column: string; text: string }>;
   /** The form's status sent (`<form>_complete`): an import does not change it, so it must be the form's. */
@@ -105,6 +107,7 @@ export async function importRecords(
         rows: instrument.rows,
         set: new Map(),
         boxes: new Map(),
+        marks: new Map(),
         calculated: new Map(),
       };
       targets.set(key, t);
@@ -112,6 +115,7 @@ export async function importRecords(
     return t;
   };
   const byForm = new Map(project.instruments.map((i) => [i.form, i]));
+  const codesOf = new Map(project.missingCodes.map((c) => [c.code, c.code]));
   // Refused values are gathered over all rows and reported together, as REDCap lists them.
   const problems: ValueProblem[] = [];
   input.forEach((row, index) => {
@@ -183,7 +187,7 @@ export async function importRecords(
         continue;
       }
       const put = (value: unknown) => {
-        if (target.set.has(item) && !sameValue(target.set.get(item), value)) problem(twice);
+        if (target.marks.has(item) || (target.set.has(item) && !sameValue(target.set.get(item), value))) problem(twice);
         else target.set.set(item, value);
       };
       if (node && FILE_TYPES.has(node.type)) {
@@ -192,6 +196,14 @@ export async function importRecords(
       }
       if (text === '') {
         if (options.overwrite) put(null);
+        continue;
+      }
+      // 缺失原因, REDCap's way: a field holding one of the study's codes is marked with it (a list group's cells
+      // cannot be marked: theirs stays a value, judged as one).
+      const missingCode = target.rows ? undefined : codesOf.get(text.trim());
+      if (missingCode) {
+        if (target.set.has(item) || (target.marks.get(item) ?? missingCode) !== missingCode) problem(twice);
+        else target.marks.set(item, missingCode);
         continue;
       }
       if (node?.option.calc) target.calculated.set(item, { column, text });
@@ -292,8 +304,18 @@ async function applyTarget(
     list[index] = row;
     values[target.rows] = list;
   } else patch(values);
+  // The record's marks as a whole (the save replaces them): a sent code marks its item and drops its value; a value
+  // sent (or a blank one with overwrite) clears the item's mark, as choosing a value on the form page does.
+  const marksBefore = existing?.missing ?? {};
+  const marks: Record<string, string> = { ...marksBefore };
+  for (const [item, value] of target.set) if (value !== null || options.overwrite) delete marks[item];
+  for (const [item, codes] of target.boxes) if ([...codes.values()].some(Boolean)) delete marks[item];
+  for (const [item, code] of target.marks) {
+    marks[item] = code;
+    delete values[item];
+  }
   if (target.status) checkStatus(target, target.status, existing?.state);
-  if (changedItemNames(before, values).length === 0) return;
+  if (changedItemNames(before, values).length === 0 && changedMarkNames(marksBefore, marks).length === 0) return;
   const written = await saveThroughApi(ctx, caller, project, {
     record: target.code,
     subjectRecordId,
@@ -301,6 +323,7 @@ async function applyTarget(
     form: target.instrument.form,
     existing,
     values,
+    missing: marks,
     where,
     reason: options.reason,
   });

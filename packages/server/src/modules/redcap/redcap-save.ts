@@ -31,6 +31,8 @@ interface FormChange {
   form: string;
   existing: { id: number; version: number; state: number } | undefined;
   values: Record<string, unknown>;
+  /** 缺失原因: the record's marks after the change (the save replaces the stored ones); absent, they stay. */
+  missing?: Record<string, string>;
   where: string;
   reason: string | null;
 }
@@ -89,6 +91,7 @@ export async function saveThroughApi(ctx: AppContext, caller: ApiCaller, project
         crfDataRecordId: existing?.id ?? null,
         version: existing?.version ?? 0,
         values: change.values,
+        ...(change.missing ? { missing: change.missing } : {}),
         reason,
       },
     );
