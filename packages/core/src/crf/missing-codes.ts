@@ -151,3 +151,14 @@ export function valuesWithMarks(
   if (entries.length === 0) return values as Record<string, unknown>;
   return { ...values, ...Object.fromEntries(entries.map(([name, code]) => [missingKey(name), code])) };
 }
+
+/**
+ * The study's code a spreadsheet cell stands for (Excel data import): the code itself (`ND`), its label (`未查`) or
+ * both as the form page's menu shows them (`未查(ND)`, full-width brackets too); none: the cell is a value.
+ */
+export function missingCodeOfCell(cell: unknown, codes: readonly MissingCode[]): string | undefined {
+  if (typeof cell !== 'string') return undefined;
+  const text = cell.trim().replace(/（/g, '(').replace(/）/g, ')');
+  if (text === '') return undefined;
+  return codes.find((c) => text === c.code || text === c.label || text === `${c.label}(${c.code})`)?.code;
+}

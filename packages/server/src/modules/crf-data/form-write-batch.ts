@@ -29,6 +29,7 @@ import {
   type StaffWriter,
 } from './form-write.js';
 import { otherFormValuesOf } from './linked-values.service.js';
+import { getMissingCodes } from '../study/missing-codes.service.js';
 
 /** What the writer needs of a planned record (data-import.service's Target). */
 export interface WriteTarget {
@@ -38,6 +39,8 @@ export interface WriteTarget {
   form: { crfId: number };
   existing: { id: number; version: number } | null;
   values: Record<string, unknown>;
+  /** 缺失原因: the record's marks after the write (replacing the stored ones); absent, the stored ones stay. */
+  missing?: Record<string, string>;
 }
 
 export interface WriteCounts {
@@ -108,6 +111,8 @@ export async function writeFormBatch(
   const refusals: Refusal[] = [];
   const refuse = (target: WriteTarget, cause: AppError) => refusals.push({ target, cause });
   const slice = timeSlices();
+  // The study's codes a new mark must be one of (the form page's save reads them likewise).
+  const missingCodes = await getMissingCodes({ ...ctx, db: tx }, studyId);
 
   const recordIds = [...new Set(all.map((t) => t.subjectRecordId))];
   const crfIds = [...new Set(all.map((t) => t.form.crfId))];
@@ -250,6 +255,8 @@ export async function writeFormBatch(
           timeZone: access.timeZone,
           gender: live.get(t.subjectRecordId)!.gender,
           forms: others.get(key)?.get(t.subjectRecordId) ?? {},
+          ...(t.missing ? { missing: t.missing } : {}),
+          missingCodes,
           identifiers: {
             items: identifierItemsOf(
               definition,
@@ -283,6 +290,7 @@ export async function writeFormBatch(
             state: j.state,
             version: 1,
             values: j.after,
+            missing: j.missing,
             singleForm: singleForm(t.form.crfId),
             createdBy: user.userId,
             updatedBy: user.userId,

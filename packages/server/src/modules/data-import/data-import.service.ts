@@ -23,6 +23,10 @@ import {
   maskIdentifierValue,
   valueText,
   excelSheetNames,
+  changedMarkNames,
+  missingCodeOfCell,
+  missingMarkIssues,
+  missingMarkText,
   type CrfDefinition,
   type ImportColumn,
   type ImportIssue,
@@ -40,6 +44,7 @@ import { definitionOf, nodesOf } from '../study/crf-definitions.js';
 import { otherFormValuesOf, type OtherFormValues } from '../crf-data/linked-values.service.js';
 import { formIdentifiers } from '../crf-data/identifier-values.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
+import { getMissingCodes } from '../study/missing-codes.service.js';
 import type { ReadSheet } from './data-import.pool.js';
 import { timeSlices } from '../crf-data/form-write-batch.js';
 
@@ -70,6 +75,7 @@ interface StoredRecord {
   state: number;
   version: number;
   values: Record<string, unknown>;
+  missing: Record<string, string>;
 }
 
 /** One record the file writes: a patient's form (a repeatable form's record by its number). */
@@ -82,6 +88,8 @@ export interface Target {
   existing: StoredRecord | null;
   /** The stored values with the file's cells over them: what the save is given. */
   values: Record<string, unknown>;
+  /** 缺失原因: the stored marks with the file's over them (a cell holding a code marks, a value clears). */
+  missing: Record<string, string>;
   changed: string[];
   submits: boolean;
   errors: ImportIssue[];
@@ -135,6 +143,7 @@ export async function planImport(
   options: PlanOptions,
 ): Promise<ImportPlan> {
   const forms = await studyForms(ctx.db, access.studyId);
+  const missingCodes = await getMissingCodes(ctx, access.studyId);
   const byName = new Map<string, Form>();
   const names = sheetNamesOf(forms);
   for (const f of forms) byName.set(names.get(f.crfId)!, f);
@@ -240,6 +249,7 @@ export async function planImport(
         state: crfDataRecords.state,
         version: crfDataRecords.version,
         values: crfDataRecords.values,
+        missing: crfDataRecords.missing,
       })
       .from(crfDataRecords)
       .where(
@@ -343,10 +353,21 @@ export async function planImport(
       const nodes = nodesOf(definition);
       const before = existing?.values ?? {};
       const values: Record<string, unknown> = { ...before };
+      const marksBefore = existing?.missing ?? {};
+      const marks: Record<string, string> = { ...marksBefore };
       const columnOfItem = new Map<string, string>();
       const columns = new Map<string, ImportColumn>();
       for (const { at, header, column } of p.items) {
         const node = nodes.get(column.name);
+        // 缺失原因: a cell holding one of the study's codes (ND, 未查 or 未查(ND)) marks the item instead of a value.
+        const code = node ? missingCodeOfCell(cells[at], missingCodes) : undefined;
+        if (code) {
+          marks[column.name] = code;
+          delete values[column.name];
+          columnOfItem.set(column.name, header);
+          columns.set(column.name, { ...column, node: node! });
+          continue;
+        }
         const value = cellValue(node ? { ...column, node } : column, (cells[at] ?? null) as never);
         if (value === undefined) continue;
         if (!node) {
@@ -354,6 +375,7 @@ export async function planImport(
           continue;
         }
         values[column.name] = value;
+        delete marks[column.name];
         columnOfItem.set(column.name, header);
         columns.set(column.name, { ...column, node });
       }
@@ -364,11 +386,13 @@ export async function planImport(
         timeZone: access.timeZone,
         gender: genderFromPatient(patient.gender),
         forms,
+        missing: marks,
       });
       // The save's rules, in the save's words (judgeSave): a cell for an item the row's answers hide is refused too.
       const refused = [
         ...blockingErrors(evaluated, complete),
         ...valuesDroppedByRules(definition, values, before, evaluated),
+        ...missingMarkIssues(definition, values, marks, marksBefore, missingCodes, evaluated),
       ];
       for (const issue of refused) {
         const item = issue.container ?? issue.item;
@@ -377,7 +401,11 @@ export async function planImport(
         fail(`${issue.message}${where}`, columnOfItem.get(item) ?? title);
       }
       const after = evaluated.values as Record<string, unknown>;
-      const changed = changedItemNames(before, after);
+      const missing = { ...evaluated.missing };
+      const changed = [...new Set([...changedItemNames(before, after), ...changedMarkNames(marksBefore, missing)])];
+      // A mark shows where the value would, as the audit trail writes it: [缺失:ND].
+      const cellText = (item: string, v: Record<string, unknown>, m: Record<string, string>) =>
+        Object.hasOwn(m, item) ? missingMarkText(m[item]!) : textOf(columns.get(item), shown(item, v[item]), v);
       // PIPL: an importer without 查看患者身份信息 may fill an empty identifier item, not change a stored one, and
       // the preview shows its values masked (the save's rule, identifier-values.ts).
       const hidden = seesIdentifiers(access)
@@ -396,8 +424,8 @@ export async function planImport(
         item,
         title: nodes.get(item)?.title ?? item,
         column: columnOfItem.get(item) ?? '',
-        old: textOf(columns.get(item), shown(item, before[item]), before),
-        new: textOf(columns.get(item), shown(item, after[item]), after),
+        old: cellText(item, before, marksBefore),
+        new: cellText(item, after, missing),
       }));
       targets.push({
         sheet: p.sheet.name,
@@ -407,6 +435,7 @@ export async function planImport(
         form: p.form,
         existing,
         values,
+        missing: marks,
         changed,
         submits,
         errors: plan.errors,
