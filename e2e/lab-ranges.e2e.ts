@@ -63,9 +63,9 @@ describe('参考范围 in the browser', () => {
     await page.locator('.ant-select-dropdown:visible').getByTitle('丙中心', { exact: true }).click();
     await dialog.getByLabel('项目代码').fill('WBC');
     await dialog.getByLabel('项目名称').fill('白细胞计数');
-    await dialog.getByLabel('单位').fill('10^9/L');
-    await dialog.getByLabel('下限').fill('3.5');
-    await dialog.getByLabel('上限').fill('6');
+    await dialog.getByLabel('单位', { exact: true }).fill('10^9/L');
+    await dialog.getByLabel('下限', { exact: true }).fill('3.5');
+    await dialog.getByLabel('上限', { exact: true }).fill('6');
     await dialog.getByLabel('生效日期').fill('2020-01-01');
     await dialog.getByLabel('生效日期').press('Enter');
     await dialog.getByRole('button', { name: /确\s*定|OK/ }).click();

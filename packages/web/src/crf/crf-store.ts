@@ -115,7 +115,9 @@ function sameContext(a: EvaluationContext, b: EvaluationContext): boolean {
     a.editable === b.editable &&
     a.operate === b.operate &&
     a.forms === b.forms &&
-    a.missing === b.missing
+    a.missing === b.missing &&
+    // 参考范围: a save answers the site ranges it judged by; the next evaluation must use them.
+    a.referenceRanges === b.referenceRanges
   );
 }
 
