@@ -64,7 +64,9 @@ describe('数据核查 in the browser', () => {
     await required.waitFor();
     await required.getByRole('button', { name: '查看明细' }).click();
     // The drill-down card is the one titled by the rule (the dashboard below names the rule too).
-    const drill = page.locator('.ant-card').filter({ has: page.locator('.ant-card-head', { hasText: '必填项未填写' }) });
+    const drill = page
+      .locator('.ant-card')
+      .filter({ has: page.locator('.ant-card-head', { hasText: '必填项未填写' }) });
     await drill.getByRole('row').filter({ hasText: identificationCode }).first().waitFor();
     expect(await drill.getByRole('row').filter({ hasText: identificationCode }).count()).toBeGreaterThanOrEqual(2);
     await screenshot(page, 'quality-run');
