@@ -121,10 +121,10 @@ export const AUDIT_READ_BUTTON = {
   'coding.approve': 'business.coding',
   'study.safety': null,
   // 参考范围: a site's laboratory set-up, no patient's data; read like the study's other set-up rows.
-  'labRange.create': null,
-  'labRange.update': null,
-  'labRange.delete': null,
-  'labRange.import': null,
+  'lab_range.create': null,
+  'lab_range.update': null,
+  'lab_range.delete': null,
+  'lab_range.import': null,
   // On the platform chain (study 0), which no study's trail reads; 系统设置 shows it to administrators.
   'system.security': null,
   'system.user.expiry': null,

@@ -70,7 +70,7 @@ describe('参考范围: loading and changing a site’s ranges', () => {
     const made = labRangeSchema.parse(res.body.data);
     expect(made).toMatchObject({ siteId: s.siteA, siteName: '甲中心', analyte: 'WBC', lower: 3.5, upper: 6 });
     rangeA = made.id;
-    const trail = await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'labRange.create'));
+    const trail = await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'lab_range.create'));
     expect(trail.map((r) => r.itemName)).toEqual(['WBC']);
   });
 
@@ -102,7 +102,7 @@ describe('参考范围: loading and changing a site’s ranges', () => {
     const res = await t.call(s.nurseB.token, 'PUT', `${BASE}/${rangeB}`, { ...body, reason: '检验科更新' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.upper).toBe(11);
-    const [row] = await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'labRange.update'));
+    const [row] = await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'lab_range.update'));
     expect(row).toMatchObject({ reason: '检验科更新', oldValue: { upper: 10 }, newValue: { upper: 11 } });
   });
 
@@ -123,7 +123,7 @@ describe('参考范围: loading and changing a site’s ranges', () => {
     );
     expect(del.status).toBe(200);
     expect(await t.db.select().from(labReferenceRanges).where(eq(labReferenceRanges.id, id))).toEqual([]);
-    const [row] = await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'labRange.delete'));
+    const [row] = await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'lab_range.delete'));
     expect(row).toMatchObject({ itemName: 'PLT', reason: '误录' });
   });
 });
@@ -184,7 +184,7 @@ describe('参考范围: import from a file', () => {
       [s.siteA, 1, 130, '2020-01-01'],
       [s.siteA, 2, 115, '2020-01-01'],
     ]);
-    expect(await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'labRange.import'))).toHaveLength(2);
+    expect(await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'lab_range.import'))).toHaveLength(2);
   });
 });
 

@@ -175,7 +175,7 @@ export async function createRange(ctx: AppContext, user: CurrentUser, access: St
       .returning();
     const out = rangeOut(row!, await siteNamesOf(tx, [row!.siteId]));
     await audit(tx, user, ctx.clock(), [
-      { studyId: access.studyId, action: 'labRange.create', itemName: out.analyte, newValue: auditView(out) },
+      { studyId: access.studyId, action: 'lab_range.create', itemName: out.analyte, newValue: auditView(out) },
     ]);
     return out;
   });
@@ -201,7 +201,7 @@ export async function updateRange(
     await audit(tx, user, ctx.clock(), [
       {
         studyId: access.studyId,
-        action: 'labRange.update',
+        action: 'lab_range.update',
         itemName: out.analyte,
         oldValue: auditView(rangeOut(before, names)),
         newValue: auditView(out),
@@ -220,7 +220,7 @@ export async function deleteRange(ctx: AppContext, user: CurrentUser, access: St
     await audit(tx, user, ctx.clock(), [
       {
         studyId: access.studyId,
-        action: 'labRange.delete',
+        action: 'lab_range.delete',
         itemName: before.analyte,
         oldValue: auditView(rangeOut(before, names)),
         reason,
@@ -275,7 +275,7 @@ export async function importRanges(
       at,
       accepted.map((r, i) => ({
         studyId: access.studyId,
-        action: 'labRange.import' as const,
+        action: 'lab_range.import' as const,
         itemName: r.analyte,
         newValue: { id: inserted[i]!.id, ...auditView(r) },
       })),
