@@ -94,6 +94,15 @@ export const labRangeListQuerySchema = studyIdQuerySchema.extend({
   siteId: rowIdTextSchema.optional(),
   analyte: z.string().trim().max(40).optional(),
 });
+/**
+ * The site ranges a form's save would judge by today (GET /api/business/lab-ranges/applicable): the form page judges
+ * by them before the record's first save. crfDataRecordId: an existing record (its version, values, first-save date).
+ */
+export const labRangeApplicableQuerySchema = studyIdQuerySchema.extend({
+  subjectRecordId: rowIdTextSchema,
+  crfId: rowIdTextSchema,
+  crfDataRecordId: rowIdTextSchema.optional(),
+});
 export const labRangeImportQuerySchema = studyIdQuerySchema.extend({
   dryRun: z.enum(['true', 'false']).default('true'),
 });

@@ -316,3 +316,29 @@ describe('matching recognised values to form items', () => {
     });
   });
 });
+
+describe('参考范围 (issue 37): a recognised row is judged by the patient site range', () => {
+  const item: CrfNode = {
+    name: 'aqp4',
+    title: '抗AQP4抗体',
+    type: 'real',
+    option: { units: 'U/mL', refValueMaleMin: 0, refValueMaleMax: 3, refValueFemaleMin: 0, refValueFemaleMax: 3 },
+    children: [],
+  } as unknown as CrfNode;
+  const entry = { name: '抗AQP4抗体', code: '', value: '12.5', unit: 'U/mL', referenceRange: '10-25', flag: '' };
+
+  it('a printed range the item does not know is offered; the site range that prints it fills', () => {
+    const own = matchRecognised([item], [entry]).filled[0]!;
+    expect([own.verdict, own.reasons]).toEqual(['offer', [OFFER_REASONS.range]]);
+    const site = matchRecognised([item], [entry], { aqp4: { lower: 10, upper: 25, unit: 'U/mL' } }).filled[0]!;
+    expect([site.verdict, site.reasons]).toEqual(['fill', []]);
+  });
+
+  it('a site range in another unit is converted; one that does not convert confirms nothing', () => {
+    const inL = matchRecognised([item], [entry], { aqp4: { lower: 10000, upper: 25000, unit: 'U/L' } }).filled[0]!;
+    expect(inL.verdict).toBe('fill');
+    const odd = matchRecognised([item], [entry], { aqp4: { lower: 10, upper: 25, unit: 'mg' } }).filled[0]!;
+    // No range to confirm the printed one: an unknown analyte fills on its unit alone, as without any range.
+    expect(odd.verdict).toBe('fill');
+  });
+});

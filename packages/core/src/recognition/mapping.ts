@@ -1,4 +1,5 @@
 import type { CrfDefinition, CrfNode } from '../crf/crf-definition.schema.js';
+import type { RangeOverride } from '../crf/lab-ranges.js';
 import { knownAnalyte, normaliseLabel } from './analytes.js';
 import type { LabFlag, LabRow } from './lab-report.js';
 import { itemLimitsOf, judgeRecognised, type JudgedRow, type OfferReason } from './plausibility.js';
@@ -226,13 +227,16 @@ export interface RecognisedFill {
  * taken once and each entry used once; values that do not fit the item at all (text into a number, a choice the
  * item lacks) are left out, as unmatched. A qualitative result fills the option saying the same (`qualitativeOption`:
  * `阴性(-)` and `-` fill 阴性, `+-` fills ±, `2+` fills the one 阳性; a trace never fills 阴性 or 阳性). Every fill carries `verdict` and `reasons` from `judgeRecognised`
- * against the item (its validate.min/max, units, reference ranges and the analytes it names): a wrong value is
+ * against the item (its validate.min/max, units, reference ranges — the patient's site range where `siteRanges` has
+ * one — and the analytes it names): a wrong value is
  * worse than none, so a doubtful one is only offered. Nothing is saved here: the page fills the values the nurse
  * keeps and marks them 识别.
  */
 export function matchRecognised(
   form: CrfDefinition | readonly CrfNode[],
   entries: readonly RecognisedEntry[],
+  /** 参考范围 (issue 37): the patient's site ranges by item name, as the form's save would judge by (rangesForForm). */
+  siteRanges: Readonly<Record<string, RangeOverride>> = {},
 ): { filled: RecognisedFill[]; unmatched: RecognisedEntry[] } {
   const items = fillableItems(Array.isArray(form) ? (form as readonly CrfNode[]) : (form as CrfDefinition).children);
   const keysOf = (node: CrfNode) => {
@@ -279,7 +283,10 @@ export function matchRecognised(
         if (value === undefined) continue;
         usedItems.add(node.name);
         usedEntries.add(index);
-        const { verdict, reasons } = judgeRecognised(entry, itemLimitsOf(node, keys.analytes));
+        const { verdict, reasons } = judgeRecognised(
+          entry,
+          itemLimitsOf(node, keys.analytes, Object.hasOwn(siteRanges, node.name) ? siteRanges[node.name] : undefined),
+        );
         filled.push({ itemName: node.name, itemTitle: node.title, value, entry, matchedBy: pass, verdict, reasons });
         return;
       }

@@ -1,5 +1,6 @@
 import type { CrfNode } from '../crf/crf-definition.schema.js';
 import { itemRule } from '../crf/field-rules.js';
+import { overrideInUnit, type RangeOverride } from '../crf/lab-ranges.js';
 import { toNumber, unitsOf } from '../crf/options.js';
 import { normalizeUnit, unitFactor } from '../crf/units.js';
 import { analyteByCode, KNOWN_ANALYTES, knownAnalyte, type AnalyteMeasure, type KnownAnalyte } from './analytes.js';
@@ -286,15 +287,26 @@ export function judgeRecognised(row: JudgedRow, limits: ItemLimits = {}): Recogn
 /** Numeric item types (mapping.ts fills them with numbers only). */
 const NUMERIC_TYPES = new Set(['int', 'real', 'number']);
 
-/** What a form item tells the judgement: its bounds, units, reference ranges; `analytes` from the caller's matching. */
-export function itemLimitsOf(node: CrfNode, analytes: readonly string[] = []): ItemLimits {
+/**
+ * What a form item tells the judgement: its bounds, units, reference ranges; `analytes` from the caller's matching.
+ * `siteRange`: the patient's site range for the item (参考范围, issue 37), the one its save would judge by: it
+ * replaces the item's own ranges, in the item's first unit (none when the units do not convert: no range confirms).
+ */
+export function itemLimitsOf(node: CrfNode, analytes: readonly string[] = [], siteRange?: RangeOverride): ItemLimits {
   const rule = itemRule(node);
   const numeric = NUMERIC_TYPES.has(node.type);
   const o = node.option;
-  const ranges = [
-    [toNumber(o.refValueMaleMin), toNumber(o.refValueMaleMax)] as const,
-    [toNumber(o.refValueFemaleMin), toNumber(o.refValueFemaleMax)] as const,
-  ].filter(([low, high]) => low !== null || high !== null);
+  const site = siteRange ? overrideInUnit(siteRange, o, unitsOf(o)[0]) : null;
+  const ranges = (
+    siteRange
+      ? site
+        ? [[site.min, site.max] as const]
+        : []
+      : [
+          [toNumber(o.refValueMaleMin), toNumber(o.refValueMaleMax)] as const,
+          [toNumber(o.refValueFemaleMin), toNumber(o.refValueFemaleMax)] as const,
+        ]
+  ).filter(([low, high]) => low !== null || high !== null);
   return {
     ...(numeric ? { min: rule.min ?? null, max: rule.max ?? null } : {}),
     units: unitsOf(o),
