@@ -4,6 +4,7 @@ import {
   buttonKey,
   idParamSchema,
   LAB_RANGE_MSG,
+  labRangeApplicableQuerySchema,
   labRangeCreateBodySchema,
   labRangeDeleteQuerySchema,
   labRangeImportQuerySchema,
@@ -18,6 +19,7 @@ import { requireStudy } from '../../http/study-guard.js';
 import { fromBody, fromQuery } from '../../http/study-params.js';
 import type { App } from '../../http/types.js';
 import { AppError } from '../../shared/app-error.js';
+import { applicableLabRanges } from '../crf-data/applicable-lab-ranges.service.js';
 import { rowsOfUpload, templateWorkbook } from './lab-range-files.js';
 import * as labRanges from './lab-ranges.service.js';
 
@@ -28,8 +30,8 @@ const studyPermission = buttonKey('business.labRanges');
 const FILE_BYTES = 2 * 1024 * 1024;
 
 /**
- * 参考范围 (issue 37). Every route needs study membership and the study key 参考范围; the service keeps a member
- * without 查看全部中心数据 to the ranges of their own sites.
+ * 参考范围 (issue 37). Every route needs study membership and the study key 参考范围 (but `applicable`, the form
+ * page's); the service keeps a member without 查看全部中心数据 to the ranges of their own sites.
  */
 export function labRangeRoutes(app: App, ctx: AppContext) {
   app.get(
@@ -39,6 +41,20 @@ export function labRangeRoutes(app: App, ctx: AppContext) {
       config: { study: fromQuery, studyPermission },
     },
     async (request) => ok(await labRanges.listRanges(ctx, requireStudy(request), request.query)),
+  );
+  // The form page's, not the settings': any member who may view the form (the service checks its view key); the
+  // guard answers 404 for a patient of a site the caller does not see (subjectRecordId in the query).
+  app.get(
+    '/api/business/lab-ranges/applicable',
+    {
+      schema: {
+        tags,
+        summary: '表单保存时将采用的分中心参考范围（按题目：下限、上限、单位）',
+        querystring: labRangeApplicableQuerySchema,
+      },
+      config: { study: fromQuery },
+    },
+    async (request) => ok(await applicableLabRanges(ctx, requireStudy(request), request.query)),
   );
   app.post(
     '/api/business/lab-ranges',

@@ -543,6 +543,10 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
   'DELETE /api/business/lab-ranges/{id}': elsewhere('lab-ranges.routes.test.ts'),
   'GET /api/business/lab-ranges/template': elsewhere('lab-ranges.routes.test.ts'),
   'POST /api/business/lab-ranges/import': elsewhere('lab-ranges.routes.test.ts'),
+  // The ranges a patient's form would be judged by: names one patient.
+  'GET /api/business/lab-ranges/applicable': patient((f) =>
+    q(`/api/business/lab-ranges/applicable?studyId=${f.studyId}&subjectRecordId=${f.subjectRecordId}&crfId=${f.crfId}`),
+  ),
   // CRF drafts and amendments: the summary is counts; drill-down, workbook and migration keep to the caller's sites.
   'GET /api/system/crf/draft': study,
   'POST /api/system/crf/draft': study,

@@ -3,8 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crfKey, matchRecognised, recognisedEntries, type CrfDefinition } from '@ecrf/core';
-import { jobs, recognitions } from '../../db/schema/index.js';
+import {
+  crfKey,
+  judgedIndicator,
+  matchRecognised,
+  recognisedEntries,
+  type CrfDefinition,
+  type CrfNode,
+  type RangeOverride,
+} from '@ecrf/core';
+import { jobs, recognitions, subjectRecords, subjects } from '../../db/schema/index.js';
 import { openDemoStudy } from '../../test/demo.js';
 import { multipart } from '../../test/multipart.js';
 import { addStudyMember } from '../../test/study-member.js';
@@ -218,6 +226,8 @@ describe('the tempId', () => {
 
 describe.skipIf(!reportFontsInstalled())('recognising a lab report drawn with known values', () => {
   let recognitionId: number;
+  /** The type-2 answer of the first recognition, judged again by the site's range below. */
+  let answer: unknown;
 
   it(
     'RECOG-10: other types answer data.items with projectName and projectCode, read by a recognition job',
@@ -247,9 +257,53 @@ describe.skipIf(!reportFontsInstalled())('recognising a lab report drawn with kn
       const definition = (crf.body.data.definition ?? crf.body.data) as CrfDefinition;
       const { filled } = matchRecognised(definition, entries);
       expect(Object.fromEntries(filled.map((f) => [f.itemName, f.value]))).toMatchObject({ hb: '98', wbc: '6.52' });
+      answer = res.body.data;
     },
     OCR_TIMEOUT,
   );
+
+  it('参考范围 (issue 37): a recognised value is judged by the patient’s site range, the one the save would use', async () => {
+    expect(answer).toBeDefined();
+    const [{ siteId } = { siteId: null }] = await t.db
+      .select({ siteId: subjects.deptId })
+      .from(subjectRecords)
+      .innerJoin(subjects, eq(subjects.id, subjectRecords.subjectId))
+      .where(eq(subjectRecords.id, subjectRecordId));
+    expect(siteId).not.toBeNull();
+    const applicable = () =>
+      t.call(
+        admin,
+        'GET',
+        `/api/business/lab-ranges/applicable?studyId=${studyId}&subjectRecordId=${subjectRecordId}&crfId=${labCrfId}`,
+      );
+    // No site range yet: the items keep their own (white cells 3.5–9.5), and 6.52 is no ↑.
+    expect((await applicable()).body.data).toEqual({});
+    const created = await t.call(admin, 'POST', '/api/business/lab-ranges', {
+      studyId,
+      siteId,
+      analyte: 'WBC',
+      unit: '10^9/L',
+      sex: null,
+      ageMin: null,
+      ageMax: null,
+      lower: 3.5,
+      upper: 6,
+      effectiveFrom: '2020-01-01',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const ranges = (await applicable()).body.data as Record<string, RangeOverride>;
+    expect(ranges).toEqual({ wbc: { lower: 3.5, upper: 6, unit: '10^9/L' } });
+
+    const crf = await t.call(admin, 'GET', `/api/system/crf/${labCrfId}`);
+    const definition = (crf.body.data.definition ?? crf.body.data) as CrfDefinition;
+    const wbcItem = definition.children.flatMap((n) => [n, ...n.children]).find((n) => n.name === 'wbc') as CrfNode;
+    const entries = recognisedEntries(2, answer);
+    const bySite = matchRecognised(definition, entries, ranges).filled.find((f) => f.itemName === 'wbc')!;
+    expect(bySite).toMatchObject({ value: '6.52', verdict: 'fill' });
+    // The flag the filled value shows: ↑ by the site's upper bound 6, none by the item's own 9.5.
+    expect(judgedIndicator(bySite.value, wbcItem.option, null, undefined, ranges.wbc)).toBe('high');
+    expect(judgedIndicator(bySite.value, wbcItem.option, null, undefined, undefined)).toBeNull();
+  });
 
   it(
     'RECOG-09: identify type 1 answers data.data.ret',
