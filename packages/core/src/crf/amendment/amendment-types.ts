@@ -1,4 +1,5 @@
 import type { SpineBandSet } from '../../spine/diagnosis.js';
+import type { RangeOverride } from '../lab-ranges.js';
 import type { Gender } from '../reference-range.js';
 
 /**
@@ -71,6 +72,8 @@ export interface AmendmentRecord {
   forms?: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
   /** 缺失原因: the record's missing-data marks (crf_data_records.missing), evaluated as the save does. */
   missing?: Readonly<Record<string, string>>;
+  /** 参考范围: the patient's site ranges that replace items' own for ↑/↓ (as the save passes them). Absent: none. */
+  referenceRanges?: Readonly<Record<string, RangeOverride>>;
 }
 
 export interface RecordImpact {

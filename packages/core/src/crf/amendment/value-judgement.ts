@@ -15,7 +15,7 @@ import type { AmendmentRecord, MigrationOptions, ValueChangeKind } from './amend
  */
 
 /** The per-record part of what the engine's evaluation reads (the save passes the same). */
-export type RecordContext = Pick<AmendmentRecord, 'gender' | 'forms' | 'missing'>;
+export type RecordContext = Pick<AmendmentRecord, 'gender' | 'forms' | 'missing' | 'referenceRanges'>;
 
 /** An instant that falls on `today` in `timeZone`: noon UTC, moved half a day for the zones it misses. */
 export function instantOn(today: string, timeZone: string): Date {
@@ -38,6 +38,7 @@ export function migrationContext(options: MigrationOptions, record: RecordContex
   };
   if (record.forms) context.forms = record.forms;
   if (record.missing) context.missing = record.missing;
+  if (record.referenceRanges) context.referenceRanges = record.referenceRanges;
   if (options.spineBandSet) context.spineBandSet = options.spineBandSet;
   return context;
 }

@@ -26,6 +26,7 @@ import { AppError } from '../../shared/app-error.js';
 import { seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { otherFormValuesOf } from '../crf-data/linked-values.service.js';
 import { formIdentifiers } from '../crf-data/identifier-values.js';
+import { labRangesOfRecord, rangesOfSites, siteRowsOf } from '../crf-data/form-write-batch.js';
 import { lockRefusals } from '../locks/lock-gate.js';
 import { definitionOf, definitionsOf, versionKey } from '../study/crf-definitions.js';
 import { seesIdentifiers } from '../subjects/subject.service.js';
@@ -93,6 +94,8 @@ async function liveRecords(db: Db, scope: ImpactScope) {
       values: crfDataRecords.values,
       missing: crfDataRecords.missing,
       sdv: crfDataRecords.sdv,
+      createdAt: crfDataRecords.createdAt,
+      birth: subjects.birth,
       identificationCode: subjects.identificationCode,
       siteId: subjects.deptId,
       siteName: departments.deptName,
@@ -156,6 +159,13 @@ export async function impactOf(ctx: AppContext, scope: ImpactScope, db: Db = ctx
     }
   }
 
+  // 参考范围: ↑/↓ judged by the patient's site range, chosen as the migration writer chooses (form-lab-ranges.ts).
+  const siteRanges = await rangesOfSites(
+    db,
+    scope.studyId,
+    rows.map((r) => r.siteId),
+  );
+
   const perRecord: RecordImpact[] = [];
   const findings = new Map<string, Finding>();
   const records = { total: 0, submitted: 0, signed: 0, sdvVerified: 0, locked: 0, changed: 0, unchanged: 0 };
@@ -175,6 +185,15 @@ export async function impactOf(ctx: AppContext, scope: ImpactScope, db: Db = ctx
         forms: forms.get(r.subjectRecordId) ?? {},
         // 缺失原因: a marked item is judged as the save judges it (migrate-marks.ts).
         missing: r.missing,
+        referenceRanges: labRangesOfRecord(siteRowsOf(siteRanges, r.siteId), {
+          gender: r.gender,
+          birth: r.birth,
+          definition: to,
+          values: r.values,
+          recordCreatedAt: r.createdAt,
+          now: options.now ?? ctx.clock(),
+          timeZone: options.timeZone,
+        }).overrides,
       }));
     const report = buildImpactReport(old, to, group, options);
     perRecord.push(...report.perRecord);

@@ -30,6 +30,10 @@ import {
 } from './form-write.js';
 import { otherFormValuesOf } from './linked-values.service.js';
 import { getMissingCodes } from '../study/missing-codes.service.js';
+import { labRangesOfRecord, rangesOfSites, siteRowsOf } from './form-lab-ranges.js';
+
+/** 参考范围: the writers' one choice of a record's site ranges, for the amendment impact report to judge alike. */
+export { labRangesOfRecord, rangesOfSites, siteRowsOf } from './form-lab-ranges.js';
 
 /** What the writer needs of a planned record (data-import.service's Target). */
 export interface WriteTarget {
@@ -80,7 +84,7 @@ export function timeSlices(sliceMs = 8) {
   };
 }
 
-/** Rows per update statement (6 parameters a row; PostgreSQL takes at most 65,535 a statement). */
+/** Rows per update statement (8 parameters a row; PostgreSQL takes at most 65,535 a statement). */
 const UPDATE_CHUNK = 1_000;
 
 /**
@@ -124,6 +128,7 @@ export async function writeFormBatch(
           studyId: subjectRecords.studyId,
           subjectId: subjectRecords.subjectId,
           gender: subjects.gender,
+          birth: subjects.birth,
           siteId: subjects.deptId,
           test: subjects.test,
         })
@@ -150,6 +155,12 @@ export async function writeFormBatch(
         .from(crfs)
         .where(and(eq(crfs.studyId, studyId), inArray(crfs.id, crfIds)))
     ).map((c) => [c.id, c] as const),
+  );
+  // 参考范围: the sites' range rows of all the batch's patients, one query (never one per record).
+  const siteRanges = await rangesOfSites(
+    tx,
+    studyId,
+    [...live.values()].map((r) => r.siteId),
   );
   const links = await tx
     .select({ crfId: crfStageCrfs.crfId, repeat: crfStageCrfs.repeat })
@@ -201,7 +212,13 @@ export async function writeFormBatch(
         .for('update');
       for (const r of rows) locked.set(r.id, r);
     }
-    const judged: Array<{ t: WriteTarget; existing: Stored | undefined; crfVersion: number; j: SaveJudgement }> = [];
+    const judged: Array<{
+      t: WriteTarget;
+      existing: Stored | undefined;
+      crfVersion: number;
+      j: SaveJudgement;
+      labRanges: Record<string, unknown>;
+    }> = [];
     const wanted = ready.map((t) => {
       const existing = t.existing ? locked.get(t.existing.id) : undefined;
       // A test patient's new record fills the open draft (draft-version.service.ts), as on the form page.
@@ -247,16 +264,28 @@ export async function writeFormBatch(
         refuse(t, AppError.notFound('crf.version_not_found', 'CRF版本不存在'));
         continue;
       }
+      const casebook = live.get(t.subjectRecordId)!;
+      // As the form save judges (form-lab-ranges.ts): the site's range at the sample date, stored with the record.
+      const labRanges = labRangesOfRecord(siteRowsOf(siteRanges, casebook.siteId), {
+        gender: casebook.gender,
+        birth: casebook.birth,
+        definition,
+        values: { ...existing?.values, ...t.values },
+        recordCreatedAt: existing?.createdAt ?? null,
+        now,
+        timeZone: access.timeZone,
+      });
       try {
         const j = judgeSave(definition, t.values, existing, {
           submit: options.submit,
           reason: options.reason,
           now,
           timeZone: access.timeZone,
-          gender: live.get(t.subjectRecordId)!.gender,
+          gender: casebook.gender,
           forms: others.get(key)?.get(t.subjectRecordId) ?? {},
           ...(t.missing ? { missing: t.missing } : {}),
           missingCodes,
+          referenceRanges: labRanges.overrides,
           identifiers: {
             items: identifierItemsOf(
               definition,
@@ -267,7 +296,7 @@ export async function writeFormBatch(
             mayChange: writerMayChangeIdentifiers(writer),
           },
         });
-        judged.push({ t, existing, crfVersion: wanted[i]!.version, j });
+        judged.push({ t, existing, crfVersion: wanted[i]!.version, j, labRanges: labRanges.used });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         refuse(t, err);
@@ -282,7 +311,7 @@ export async function writeFormBatch(
       const inserted = await tx
         .insert(crfDataRecords)
         .values(
-          creating.map(({ t, crfVersion, j }) => ({
+          creating.map(({ t, crfVersion, j, labRanges }) => ({
             studyId,
             subjectRecordId: t.subjectRecordId,
             crfId: t.form.crfId,
@@ -291,6 +320,7 @@ export async function writeFormBatch(
             version: 1,
             values: j.after,
             missing: j.missing,
+            labRanges,
             singleForm: singleForm(t.form.crfId),
             createdBy: user.userId,
             updatedBy: user.userId,
@@ -322,16 +352,16 @@ export async function writeFormBatch(
     // Changed records: one update from a VALUES list.
     const updates = judged.filter((x) => x.existing);
     for (let at = 0; at < updates.length; at += UPDATE_CHUNK) {
-      const rows = updates.slice(at, at + UPDATE_CHUNK).map(({ existing, j }) => {
+      const rows = updates.slice(at, at + UPDATE_CHUNK).map(({ existing, j, labRanges }) => {
         const submits = options.submit && !j.wasSubmitted;
-        return sql`(${existing!.id}::int, ${JSON.stringify(j.after)}::jsonb, ${j.state}::int, ${existing!.version + 1}::int, ${JSON.stringify(j.sdv)}::jsonb, ${submits}::boolean, ${JSON.stringify(j.missing)}::jsonb)`;
+        return sql`(${existing!.id}::int, ${JSON.stringify(j.after)}::jsonb, ${j.state}::int, ${existing!.version + 1}::int, ${JSON.stringify(j.sdv)}::jsonb, ${submits}::boolean, ${JSON.stringify(j.missing)}::jsonb, ${JSON.stringify(labRanges)}::jsonb)`;
       });
       await tx.execute(sql`update crf_data_records as r
         set "values" = v.vals, state = v.state, version = v.version, sdv = v.sdv, missing = v.missing,
-          updated_by = ${user.userId},
+          lab_ranges = v.lab_ranges, updated_by = ${user.userId},
           updated_at = ${now.toISOString()}::timestamptz,
           submitted_at = case when v.submits then ${now.toISOString()}::timestamptz else r.submitted_at end
-        from (values ${sql.join(rows, sql`, `)}) as v(id, vals, state, version, sdv, submits, missing)
+        from (values ${sql.join(rows, sql`, `)}) as v(id, vals, state, version, sdv, submits, missing, lab_ranges)
         where r.id = v.id and r.study_id = ${studyId}`);
     }
     for (const { t, existing } of updates) ids.set(t, existing!.id);

@@ -20,6 +20,7 @@ import { clearSdv, saveAuditEntries, voidedSignatureEntries, voidSignatures } fr
 import { timeSlices } from './form-write-batch.js';
 import type { AuditActor } from './form-write.js';
 import { otherFormValuesOf } from './linked-values.service.js';
+import { labRangesOfRecord, rangesOfSites, siteRowsOf } from './form-lab-ranges.js';
 
 /**
  * The one write path's migration writer (issue 36, amendments that carry the data): a batch of a form's records
@@ -75,7 +76,13 @@ export async function migrateBatch(tx: Db, ctx: AppContext, batch: MigrationBatc
   if (open.length === 0) return counts;
   // Locked in id order (as the batch writer locks), re-read as they are now: a concurrent save is serialised here.
   const rows = await tx
-    .select({ record: crfDataRecords, subjectId: subjectRecords.subjectId, gender: subjects.gender })
+    .select({
+      record: crfDataRecords,
+      subjectId: subjectRecords.subjectId,
+      gender: subjects.gender,
+      birth: subjects.birth,
+      siteId: subjects.deptId,
+    })
     .from(crfDataRecords)
     .innerJoin(
       subjectRecords,
@@ -110,8 +117,16 @@ export async function migrateBatch(tx: Db, ctx: AppContext, batch: MigrationBatc
     }
   }
 
+  // 参考范围: the batch's sites' range rows, one query; each record judged and stored as the save would (form-lab-ranges).
+  const siteRanges = await rangesOfSites(
+    tx,
+    studyId,
+    rows.map((r) => r.siteId),
+  );
+
   const updates: Array<{
     record: Stored;
+    labRanges: Record<string, unknown>;
     values: Record<string, unknown>;
     missing: Record<string, string>;
     sdv: Record<string, unknown>;
@@ -119,14 +134,25 @@ export async function migrateBatch(tx: Db, ctx: AppContext, batch: MigrationBatc
   const entries: AuditEntry[] = [];
   const events: DomainEvent[] = [];
   const voiding = new Map<number, string>();
-  for (const { record, subjectId, gender } of rows) {
+  for (const { record, subjectId, gender, birth, siteId } of rows) {
     await slice();
     const from = definitions.get(versionKey(crfId, record.crfVersion));
     if (!from) continue;
+    // Chosen under the new version (its items, its sample date item), at the record's sample date as a save would.
+    const labRanges = labRangesOfRecord(siteRowsOf(siteRanges, siteId), {
+      gender,
+      birth,
+      definition: batch.to,
+      values: record.values,
+      recordCreatedAt: record.createdAt,
+      now,
+      timeZone: batch.options.timeZone,
+    });
     const migrated = migrateRecordValues(from, batch.to, record.values, batch.options, {
       gender: genderFromPatient(gender),
       forms: forms.get(record.subjectRecordId) ?? {},
       missing: record.missing,
+      referenceRanges: labRanges.overrides,
     });
     // 缺失原因: marks the new version drops (removed or hidden item) are changes like values (migrate-marks.ts).
     const changed = [
@@ -136,7 +162,7 @@ export async function migrateBatch(tx: Db, ctx: AppContext, batch: MigrationBatc
       ]),
     ];
     const { sdv, cleared } = clearSdv(record.sdv, changed);
-    updates.push({ record, values: migrated.values, missing: migrated.missing, sdv });
+    updates.push({ record, values: migrated.values, missing: migrated.missing, sdv, labRanges: labRanges.used });
     const base = {
       studyId,
       subjectRecordId: record.subjectRecordId,
@@ -179,12 +205,12 @@ export async function migrateBatch(tx: Db, ctx: AppContext, batch: MigrationBatc
 
   const values = updates.map(
     (u) =>
-      sql`(${u.record.id}::int, ${JSON.stringify(u.values)}::jsonb, ${JSON.stringify(u.missing)}::jsonb, ${JSON.stringify(u.sdv)}::jsonb, ${u.record.version + 1}::int)`,
+      sql`(${u.record.id}::int, ${JSON.stringify(u.values)}::jsonb, ${JSON.stringify(u.missing)}::jsonb, ${JSON.stringify(u.sdv)}::jsonb, ${u.record.version + 1}::int, ${JSON.stringify(u.labRanges)}::jsonb)`,
   );
   await tx.execute(sql`update crf_data_records as r
-    set "values" = v.vals, missing = v.missing, sdv = v.sdv, version = v.version, crf_version = ${toVersion}::int,
+    set "values" = v.vals, missing = v.missing, sdv = v.sdv, version = v.version, lab_ranges = v.lab_ranges, crf_version = ${toVersion}::int,
       updated_by = ${batch.actor.userId || null}, updated_at = ${now.toISOString()}::timestamptz
-    from (values ${sql.join(values, sql`, `)}) as v(id, vals, missing, sdv, version)
+    from (values ${sql.join(values, sql`, `)}) as v(id, vals, missing, sdv, version, lab_ranges)
     where r.id = v.id and r.study_id = ${studyId}`);
   if (voiding.size > 0) {
     const voids = [...voiding].map(([subjectRecordId, why]) => ({ subjectRecordId, why }));
