@@ -221,6 +221,24 @@ describe('参考范围: a lab form judged by the patient’s site range', () => 
     expect(b!.labRanges).toMatchObject({ wbc: { lower: 4, upper: 11, source: 'site' }, hb: { source: 'item' } });
   });
 
+  it('before a save the form page reads the ranges the save would use (applicable): form view key, own site only', async () => {
+    const url = (subjectRecordId: number, more = '') =>
+      `${BASE}/applicable?studyId=${s.studyId}&subjectRecordId=${subjectRecordId}&crfId=${labsId}${more}`;
+    const fresh = await t.call(s.nurseA.token, 'GET', url(s.patientA.subjectRecordId));
+    expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
+    expect(fresh.body.data).toMatchObject({ wbc: { lower: 3.5, upper: 6, unit: '10^9/L' }, hb: { lower: 130 } });
+    // Only site ranges: crp keeps the item's own, which the form already has.
+    expect(fresh.body.data.crp).toBeUndefined();
+    const saved = await t.call(s.nurseA.token, 'GET', url(s.patientA.subjectRecordId, `&crfDataRecordId=${recordA}`));
+    expect(saved.body.data).toEqual(fresh.body.data);
+    expect((await t.call(s.nurseA.token, 'GET', url(s.patientB.subjectRecordId))).status).toBe(404);
+    expect(
+      (await t.call(s.nurseA.token, 'GET', url(s.patientA.subjectRecordId, `&crfDataRecordId=${recordB}`))).status,
+    ).toBe(404);
+    // A member who may not view the form: refused (the 参考范围 settings key is not what it needs).
+    expect((await t.call(noKey, 'GET', url(s.patientA.subjectRecordId))).status).toBe(403);
+  });
+
   it('the ↑ of the site range raises the system query (白细胞 8.2 above site A’s 6, within the item’s 9.5)', async () => {
     const queries = await t.db
       .select({ item: doubts.itemName, text: doubts.doubtDescription, record: doubts.crfDataRecordId })
