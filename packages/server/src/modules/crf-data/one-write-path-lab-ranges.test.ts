@@ -153,4 +153,28 @@ describe('参考范围 on every writer', () => {
       expect(id.labRanges).toEqual(seen.save!.labRanges);
     }
   });
+
+  it('issue 37: the impact report judges ↑/↓ by the site range as the migration will: an item range a draft adds is no new finding where the site’s range judges', async () => {
+    // Site B has no range: its patient's 体重 90 is judged by the item's own range once the draft adds one.
+    const b = await enrol(t, s, { siteId: s.siteB });
+    const saved = await t.call(s.admin, 'PUT', '/api/v3/business/crf', {
+      subjectRecordId: b.subjectRecordId,
+      crfId: s.crfId,
+      version: 0,
+      values: VALUES,
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const v3 = {
+      ...V2,
+      children: V2.children.map((n) =>
+        n.name === 'weight' ? { ...n, option: { ...n.option, refValueMaleMin: '0', refValueMaleMax: '50' } } : n,
+      ),
+    };
+    expect((await uploadDraft(t, s.admin, s.studyId, v3)).status).toBe(200);
+    const res = await t.call(s.admin, 'GET', `/api/system/crf/draft/impact?studyId=${s.studyId}&crfId=${s.crfId}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.records.total).toBe(4);
+    // Site A's three records stay ↑ by 40–80 kg before and after; only site B's becomes ↑ by the item's 0–50.
+    expect(res.body.data.findings).toContainEqual({ kind: 'outOfRange', itemName: 'weight', label: '体重', count: 1 });
+  });
 });
