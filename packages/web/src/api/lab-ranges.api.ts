@@ -1,4 +1,4 @@
-import type { LabRange, LabRangeImportResult } from '@ecrf/core';
+import type { LabRange, LabRangeImportResult, RangeOverride } from '@ecrf/core';
 import { http } from './request';
 import { queryKeys } from './query-keys';
 
@@ -38,4 +38,9 @@ export const labRangesApi = {
     return http.post<LabRangeImportResult>(`${BASE}/import`, form, { params: { studyId, dryRun } });
   },
   template: (studyId: number) => http.download(`${BASE}/template`, { params: { studyId } }),
+  /** The site ranges a save of this form would judge by now, per item (the form page's before its first save). */
+  applicable: (studyId: number, subjectRecordId: number, crfId: number, crfDataRecordId: number | null) =>
+    http.get<Record<string, RangeOverride>>(`${BASE}/applicable`, {
+      params: { studyId, subjectRecordId, crfId, ...(crfDataRecordId ? { crfDataRecordId } : {}) },
+    }),
 };

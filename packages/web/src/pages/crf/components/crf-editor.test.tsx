@@ -7,6 +7,7 @@ import type { CrfRecordDetail, CrfSaveBody } from '../../../api/crf.api';
 import { ApiError } from '../../../api/request';
 import type * as CrfApi from '../../../api/crf.api';
 import type * as MissingCodesApi from '../../../api/missing-codes.api';
+import type * as LabRangesApi from '../../../api/lab-ranges.api';
 import { renderWithProviders } from '../../../test/render';
 import { draftKey, makeDraft, writeDraft } from '../save-flow';
 import { CrfEditor } from './crf-editor';
@@ -16,6 +17,13 @@ type CrfApiModule = typeof CrfApi;
 vi.mock('../../../api/crf.api', async (importOriginal) => {
   const original = await importOriginal<CrfApiModule>();
   return { ...original, crfRecordApi: { ...original.crfRecordApi, save: api.save, upload: api.upload } };
+});
+
+// 参考范围: the site ranges a save would use, read before the record's first save (use-site-ranges.ts).
+const ranges = vi.hoisted(() => ({ applicable: vi.fn() }));
+vi.mock('../../../api/lab-ranges.api', async (importOriginal) => {
+  const original = await importOriginal<typeof LabRangesApi>();
+  return { ...original, labRangesApi: { ...original.labRangesApi, applicable: ranges.applicable } };
 });
 
 // The study's codes are the defaults (the hook's own call is api-level and tested with the config page).
@@ -48,6 +56,7 @@ function detailOf(
     state: number;
     values: Record<string, unknown>;
     missing?: Record<string, string>;
+    labRanges?: Record<string, unknown>;
   } | null,
   permissions = { save: true, submit: true },
 ): CrfRecordDetail {
@@ -131,7 +140,10 @@ const confirmSubmit = async () => {
   fireEvent.click(within(dialog).getByRole('button', { name: /提\s*交/ }));
 };
 
-beforeEach(() => window.localStorage.clear());
+beforeEach(() => {
+  window.localStorage.clear();
+  ranges.applicable.mockResolvedValue({ code: 200, msg: '', data: {} });
+});
 afterEach(() => {
   cleanup();
   vi.clearAllMocks();
@@ -437,5 +449,44 @@ describe('CRF editor: missing-data codes (缺失原因)', () => {
     );
     expect(await within(fieldOf('收缩压') as HTMLElement).findByText('未查(ND)')).toBeTruthy();
     expect(screen.queryByTitle(/^标记缺失/)).toBeNull();
+  });
+});
+
+describe('CRF editor: 参考范围 (site reference ranges)', () => {
+  const LAB: CrfDefinition = {
+    title: '实验室检查',
+    option: {},
+    children: [
+      {
+        name: 'wbc',
+        title: '白细胞',
+        type: 'real',
+        option: { units: '10^9/L', refValueMaleMin: 3.5, refValueMaleMax: 9.5 },
+        children: [],
+      },
+    ],
+  };
+  const labDetail = (record: Parameters<typeof detailOf>[0]) => {
+    const d = detailOf(record);
+    return { ...d, crf: { ...d.crf, definition: LAB } };
+  };
+
+  it('before the first save, ↑ follows the site range the save would use (8.2 above the site’s 6, within the item’s 9.5)', async () => {
+    ranges.applicable.mockResolvedValue({
+      code: 200,
+      msg: '',
+      data: { wbc: { lower: 3.5, upper: 6, unit: '10^9/L' } },
+    });
+    renderEditor(labDetail(null));
+    await waitFor(() => expect(ranges.applicable).toHaveBeenCalledWith(5, 7, 3, null));
+    type('白细胞', '8.2');
+    expect(await screen.findByText('↑ 偏高')).toBeTruthy();
+  });
+
+  it('once saved, the stored ranges win: the applicable ones are not asked for', async () => {
+    const stored = { wbc: { lower: 3.5, upper: 9.5, unit: '10^9/L', source: 'item', rangeId: null } };
+    renderEditor(labDetail({ id: 41, version: 1, state: 1, values: { wbc: '8.2' }, labRanges: stored }));
+    expect(screen.queryByText('↑ 偏高')).toBeNull();
+    expect(ranges.applicable).not.toHaveBeenCalled();
   });
 });

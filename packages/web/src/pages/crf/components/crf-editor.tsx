@@ -1,12 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Alert } from 'antd';
-import {
-  genderFromPatient,
-  overridesFromUsed,
-  type CrfDefinition,
-  type FormState,
-  type MissingMarks,
-} from '@ecrf/core';
+import { genderFromPatient, type CrfDefinition, type FormState, type MissingMarks } from '@ecrf/core';
 import type { CrfRecordDetail, CrfSaveResult } from '../../../api/crf.api';
 import { useMissingCodes } from '../../../api/missing-codes.api';
 import { CrfForm, type ItemMark, type UploadHandler } from '../../../crf';
@@ -20,6 +14,7 @@ import { uploadToStorage } from '../../../api/object-upload.api';
 import { ConflictDialog, DraftDialog, ReasonDialog } from './save-dialogs';
 import { SaveActions } from './save-actions';
 import { SaveErrorListAlert, SaveWarningsAlert } from './save-alerts';
+import { useSiteRanges } from './use-site-ranges';
 
 const t = CRF_PAGE_TEXT;
 
@@ -123,6 +118,14 @@ export function CrfEditor({
   const { noteEdit, noteMarks } = saveFlow;
 
   const editable = detail.permissions.save || detail.permissions.submit;
+  const siteRanges = useSiteRanges({
+    studyId,
+    subjectRecordId,
+    crfId,
+    crfDataRecordId: detail.crfDataRecord?.id ?? null,
+    stored: detail.crfDataRecord?.labRanges,
+    ready: true,
+  });
   const context = useMemo(
     () => ({
       gender: genderFromPatient(detail.subject.gender),
@@ -131,18 +134,10 @@ export function CrfEditor({
       timeZone: detail.timeZone,
       spineBandSet: detail.spineBandSet,
       missing,
-      // 参考范围: the site ranges the last save judged by (the server chooses them by site, sex, age and sample date).
-      referenceRanges: overridesFromUsed(detail.crfDataRecord?.labRanges),
+      // 参考范围: the site ranges the last save judged by, or before one the ones it would (use-site-ranges.ts).
+      referenceRanges: siteRanges,
     }),
-    [
-      detail.subject.gender,
-      editable,
-      detail.formValues,
-      detail.timeZone,
-      detail.spineBandSet,
-      missing,
-      detail.crfDataRecord?.labRanges,
-    ],
+    [detail.subject.gender, editable, detail.formValues, detail.timeZone, detail.spineBandSet, missing, siteRanges],
   );
   useEffect(() => setDisplayTimeZone(detail.timeZone), [detail.timeZone]);
 

@@ -30,6 +30,7 @@ import { OverviewDialog, type OverviewScope } from './overview-dialog';
 import { RecordImaging } from './record-imaging';
 import { RecordTable } from './record-table';
 import { SignDialog } from './sign-dialog';
+import { useSiteRanges } from './use-site-ranges';
 
 const t = CRF_PAGE_TEXT;
 
@@ -123,6 +124,15 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
     [recordId],
   );
   const lockState = useRecordLock(studyId, subjectRecordId, recordId).data;
+  // 参考范围: the ranges the open form is judged by, which recognition judges its rows by too (the editor's query).
+  const siteRanges = useSiteRanges({
+    studyId,
+    subjectRecordId,
+    crfId,
+    crfDataRecordId: recordId,
+    stored: detail?.crfDataRecord?.labRanges,
+    ready: Boolean(detail),
+  });
   // 双份录入 (issue 37): a form set to double entry shows the caller's own entry in place of the record.
   const doubleEntryInstance = useMemo(
     () => ({ studyId, subjectRecordId, crfId, crfDataRecordId: recordId }),
@@ -369,6 +379,7 @@ export function FormArea({ subjectRecordId, form, patient, recordParam, setRecor
         crfId={crfId}
         subjectRecordId={subjectRecordId}
         crfDataRecordId={recordId}
+        siteRanges={siteRanges}
         onRecognised={recognition.onRecognised}
         onClose={() => setDialog(null)}
       />

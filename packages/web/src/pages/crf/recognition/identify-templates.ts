@@ -1,4 +1,11 @@
-import { matchRecognised, recognisedEntries, type CrfDefinition, type CrfNode, type RecognisedFill } from '@ecrf/core';
+import {
+  matchRecognised,
+  recognisedEntries,
+  type CrfDefinition,
+  type CrfNode,
+  type RangeOverride,
+  type RecognisedFill,
+} from '@ecrf/core';
 
 /**
  * A recognition template a form offers: the identify options of the form itself (crf.option), or of a
@@ -59,10 +66,17 @@ export interface RecognitionFill {
   unmatched: string[];
 }
 
-/** Reads the answer's `data` in its type's shape (RECOG-09, RECOG-10) and matches it to the template's items. */
-export function fillFromAnswer(template: IdentifyTemplate, data: unknown): RecognitionFill {
+/**
+ * Reads the answer's `data` in its type's shape (RECOG-09, RECOG-10) and matches it to the template's items, judged
+ * by the patient's site ranges where the form has them (参考范围, use-site-ranges.ts).
+ */
+export function fillFromAnswer(
+  template: IdentifyTemplate,
+  data: unknown,
+  siteRanges: Readonly<Record<string, RangeOverride>> = {},
+): RecognitionFill {
   const entries = recognisedEntries(template.type, data);
-  const { filled, unmatched } = matchRecognised(template.scope, entries);
+  const { filled, unmatched } = matchRecognised(template.scope, entries, siteRanges);
   const values: Record<string, string> = {};
   for (const fill of filled) values[fill.itemName] = fill.value;
   return { values, filled, unmatched: unmatched.map((entry) => entry.name) };

@@ -1,3 +1,4 @@
+import type { RangeOverride } from '@ecrf/core';
 import { ApiError } from '../../../api/request';
 import type { RecognitionJob, RecognitionResult, RecognitionTemp } from '../../../api/recognition.api';
 import { fillFromAnswer, type IdentifyTemplate, type RecognitionFill } from './identify-templates';
@@ -70,6 +71,8 @@ export async function recogniseImage(
   deps: RecogniseDeps,
   template: IdentifyTemplate,
   file: File,
+  /** 参考范围: the patient's site ranges the form is judged by. */
+  siteRanges: Readonly<Record<string, RangeOverride>> = {},
 ): Promise<RecognitionOutcome> {
   let fileKey: string;
   let tempId: string;
@@ -86,7 +89,7 @@ export async function recogniseImage(
     );
   }
   const data = await answerOf(deps, { url: fileKey, type: template.type, index: template.index, tempId });
-  const fill = fillFromAnswer(template, data);
+  const fill = fillFromAnswer(template, data, siteRanges);
   const id = (data as { recognitionId?: unknown } | null)?.recognitionId;
   return { ...fill, fileKey, recognitionId: typeof id === 'number' ? id : null };
 }

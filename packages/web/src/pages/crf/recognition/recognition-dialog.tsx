@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { App, Button, Modal, Radio, Select, Upload } from 'antd';
 import { InboxOutlined } from '@ant-design/icons';
+import type { RangeOverride } from '@ecrf/core';
 import { crfRecordApi } from '../../../api/crf.api';
 import { recognitionApi } from '../../../api/recognition.api';
 import { COMMON_TEXT } from '../../../locales/common.zh-CN';
@@ -30,6 +31,8 @@ export interface RecognitionDialogProps {
   subjectRecordId: number;
   /** The record the values go into; null while it is not saved yet (linked after its first save). */
   crfDataRecordId: number | null;
+  /** 参考范围: the patient's site ranges the form is judged by; recognition judges a row by them too. */
+  siteRanges?: Readonly<Record<string, RangeOverride>>;
   onRecognised: (outcome: RecognitionOutcome) => void;
   onClose: () => void;
 }
@@ -140,6 +143,7 @@ export function RecognitionDialog(props: RecognitionDialogProps) {
         },
         template,
         source,
+        props.siteRanges,
       );
       if (closings.current !== closed) {
         props.onRecognised({ ...outcome, filled: [], values: {} });
