@@ -42,16 +42,6 @@ export function labRangeOf(r: typeof labReferenceRanges.$inferSelect): LabRefere
   };
 }
 
-/** Every range row of one site of a study (a site loads tens of analytes: read whole, chosen in core). */
-export async function siteRanges(db: Db, studyId: number, siteId: number | null): Promise<LabReferenceRange[]> {
-  if (siteId === null) return [];
-  const rows = await db
-    .select()
-    .from(labReferenceRanges)
-    .where(and(eq(labReferenceRanges.studyId, studyId), eq(labReferenceRanges.siteId, siteId)));
-  return rows.map(labRangeOf);
-}
-
 const otherSite = () => AppError.forbidden('lab_range.other_site', LAB_RANGE_MSG.otherSite);
 
 /** The sites the caller may load ranges for: their own, or every department with all-sites access. */
