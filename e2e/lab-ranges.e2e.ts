@@ -76,13 +76,24 @@ describe('参考范围 in the browser', () => {
     await expectAccessible(page, 'lab-ranges-panel');
 
     await page.goto(`/crf/${subjectRecordId}`);
+    const applicable = page.waitForResponse((r) => r.url().includes('/api/business/lab-ranges/applicable'));
     await page.locator('.crf-menu-form', { hasText: '实验室检查' }).click();
     await page.locator('.crf-form-title', { hasText: '实验室检查' }).waitFor();
+    expect((await applicable).ok()).toBe(true);
     await fill(form(page), '白细胞', '8.2');
-    await page.locator('.crf-editor-actions').getByRole('button', { name: '保存' }).click();
-    // The site's range is the save's choice (site, sex, age, sample date): the page flags by it once saved.
+    // Before the first save the form already flags by the site range its save would use (site, sex, age, date).
     const mark = form(page).locator('.crf-range-high');
-    await mark.waitFor({ timeout: 30_000 });
+    await mark.waitFor();
+    expect(await mark.textContent()).toBe('↑ 偏高');
+    expect(await form(page).getByLabel('白细胞', { exact: true }).inputValue()).toBe('8.2');
+    const saved = page.waitForResponse(
+      (r) => r.url().includes('/api/v3/business/crf') && r.request().method() === 'PUT',
+    );
+    await page.locator('.crf-editor-actions').getByRole('button', { name: '保存' }).click();
+    const envelope = (await (await saved).json()) as { code: number; msg?: string };
+    expect(envelope, JSON.stringify(envelope)).toMatchObject({ code: 200 });
+    // Once saved, the page flags by the range the save stored with the record.
+    await mark.waitFor();
     expect(await mark.textContent()).toBe('↑ 偏高');
     await mark.hover();
     await page
