@@ -1,17 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type * as AxeCore from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterEach } from 'vitest';
-import { serverArgs } from './server-command.js';
-import { freePort } from './free-port.js';
+import { afterEach, inject } from 'vitest';
+import { INITIAL_PASSWORD, runServer, type ServerOptions } from './platform-process.js';
+import './template-data-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 export const ADMIN = '13800000000';
-export const INITIAL_PASSWORD = 'Start@123';
+export { INITIAL_PASSWORD };
 export const ARTIFACTS = path.join(ROOT, 'e2e', '.artifacts');
 
 /** What a failed test's report shows of the pages and servers it ran against (see reportFailure). */
@@ -33,66 +32,25 @@ export async function platformUnderTest(): Promise<Platform> {
 }
 
 /**
- * The real server, built web app included, on an empty data directory of its own. It runs in UTC unless told
- * otherwise, while browsers default to Asia/Shanghai: every page is tested with the two zones apart.
+ * The real server, built web app included, on a data directory of its own: a copy of the one the run's first start
+ * made (template-data-dir.ts), or an empty one where the run has none. See runServer for its time zone.
  */
-export async function startPlatform(
-  options: { timeZone?: string; clockFile?: string; env?: Record<string, string> } = {},
-): Promise<Platform> {
+export async function startPlatform(options: ServerOptions = {}): Promise<Platform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'edc-e2e-'));
+  const template = inject('e2eTemplateDataDir');
+  if (template) fs.cpSync(template, dataDir, { recursive: true });
   // The server serves its own copy of the built app: a build started meanwhile (another run in the same
   // checkout) replaces the hashed chunks, and the pages still open would fail to load their next route.
   const webDist = path.join(dataDir, 'web');
   fs.cpSync(path.join(ROOT, 'packages', 'web', 'dist'), webDist, { recursive: true });
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, serverArgs(), {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      TZ: options.timeZone ?? 'UTC',
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      DATA_DIR: dataDir,
-      WEB_DIST: webDist,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      EDC_CAPTCHA: 'off',
-      // The counting job kind and its start route (modules/jobs/test-jobs.ts), for the 任务 drawer's test.
-      EDC_TEST_JOBS: '1',
-      // The server's clock runs ahead by the milliseconds written in this file (shared/test-clock.ts).
-      ...(options.clockFile ? { EDC_TEST_CLOCK_FILE: options.clockFile } : {}),
-      EDC_ADMIN_PASSWORD: INITIAL_PASSWORD,
-      LOG_LEVEL: 'warn',
-      // A test's own settings (the object store of the external network mode).
-      ...options.env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const outputOf = () => output;
-  serverOutputs.add(outputOf);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
-    try {
-      const res = await fetch(`${baseUrl}/api/ignore/common/captcha`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const server = await runServer(dataDir, webDist, options);
+  serverOutputs.add(server.output);
   return {
-    baseUrl,
+    baseUrl: server.baseUrl,
     dataDir,
     async stop() {
-      serverOutputs.delete(outputOf);
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      serverOutputs.delete(server.output);
+      await server.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

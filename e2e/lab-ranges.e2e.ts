@@ -95,11 +95,19 @@ describe('参考范围 in the browser', () => {
     // Once saved, the page flags by the range the save stored with the record.
     await mark.waitFor();
     expect(await mark.textContent()).toBe('↑ 偏高');
-    await mark.hover();
-    await page
-      .getByRole('tooltip')
-      .getByText(/参考范围：3\.5 ~ 6/)
-      .waitFor();
+    // The page re-renders the form with the record the save answered, which can close a tooltip opened meanwhile:
+    // hover again until the tooltip stands.
+    const tip = page.getByRole('tooltip').getByText(/参考范围：3\.5 ~ 6/);
+    for (let attempt = 1; ; attempt++) {
+      await page.mouse.move(0, 0);
+      await mark.hover();
+      try {
+        await tip.waitFor({ timeout: 5_000 });
+        break;
+      } catch (error) {
+        if (attempt === 6) throw error;
+      }
+    }
     await screenshot(page, 'lab-ranges-site-flag');
   });
 });
