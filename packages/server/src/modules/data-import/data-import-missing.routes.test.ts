@@ -112,4 +112,36 @@ describe('缺失原因 in the Excel data import (issue 37)', () => {
     expect(record.missing).toEqual({ dbp: 'NA', hr: 'UNK' });
     expect(String(record.values.sbp)).toBe('120');
   });
+
+  it('the template’s 说明 sheet lists the study’s codes (缺失原因代码), with how a cell uses them', async () => {
+    // A code the data manager added is listed too: the template is the study's, not the defaults.
+    const codes = await t.call(admin, 'GET', `/api/business/study/missing_codes?studyId=${studyId}`);
+    expect(codes.status, JSON.stringify(codes.body)).toBe(200);
+    const set = await t.call(admin, 'PUT', '/api/business/study/missing_codes', {
+      studyId,
+      codes: [...codes.body.data.codes, { code: 'LOST', label: '样本丢失' }],
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/business/import/template?studyId=${studyId}`,
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(res.statusCode).toBe(200);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+    const lines: string[] = [];
+    wb.getWorksheet('说明')!.eachRow((row) => lines.push(String(row.getCell(1).value ?? '')));
+    const at = lines.indexOf('缺失原因代码');
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toContain('未查(ND)');
+    expect(lines.slice(at + 2)).toEqual([
+      '代码 = 名称',
+      'ND = 未查',
+      'NA = 不适用',
+      'UNK = 未知',
+      'ASKU = 拒绝回答',
+      'LOST = 样本丢失',
+    ]);
+  });
 });

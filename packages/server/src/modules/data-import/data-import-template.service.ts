@@ -14,7 +14,11 @@ import type { AppContext } from '../../app-context.js';
 import type { StudyAccess } from '../../shared/study-access.js';
 import { can } from '../crf-data/crf-data.service.js';
 import { definitionOf } from '../study/crf-definitions.js';
+import { getMissingCodes } from '../study/missing-codes.service.js';
 import { sheetNamesOf, studyForms } from './data-import.service.js';
+
+/** The 说明 sheet's block heading the study's missing-data codes. */
+export const MISSING_CODES_HEADING = '缺失原因代码';
 
 function typeText(column: ImportColumn): string {
   const { node } = column;
@@ -39,7 +43,8 @@ function typeText(column: ImportColumn): string {
 /**
  * The template workbook: a 说明 sheet, one sheet per CRF the user may edit (row 1 the variable names a reader
  * matches first, row 2 their titles, skipped on import; a repeatable form's record number after the code),
- * and a 数据字典 sheet with every item's type, option codes and labels and unit.
+ * and a 数据字典 sheet with every item's type, option codes and labels and unit. The 说明 sheet lists the study's
+ * missing-data codes (缺失原因代码) a cell may hold instead of a value.
  */
 export async function templateWorkbook(ctx: AppContext, access: StudyAccess): Promise<Buffer> {
   const allForms = await studyForms(ctx.db, access.studyId);
@@ -65,6 +70,15 @@ export async function templateWorkbook(ctx: AppContext, access: StudyAccess): Pr
     readme.addRow([line]);
   }
   readme.getRow(1).font = { bold: true, size: 14 };
+  // 缺失原因 (issue 37): the study's codes, which a cell may hold instead of a value (missingCodeOfCell reads them).
+  const missingCodes = await getMissingCodes(ctx, access.studyId);
+  readme.addRow([]);
+  readme.addRow([MISSING_CODES_HEADING]).font = { bold: true };
+  readme.addRow([
+    '题目未能取得数值时，可在单元格中填写本项目的缺失原因代码代替数值，也可填写其名称或“名称(代码)”，如“未查(ND)”；导入后该题目标记为此缺失原因。题目已有数值时填写代码会清除数值；在已标记缺失原因的题目中填写数值则清除标记。',
+  ]);
+  readme.addRow(['代码 = 名称']).font = { italic: true, color: { argb: 'FF666666' } };
+  for (const c of missingCodes) readme.addRow([`${c.code} = ${c.label}`]);
   const dictionary: Array<(string | number)[]> = [];
   for (const form of forms) {
     const definition = await definitionOf(ctx.db, form.crfId, form.currentVersion);

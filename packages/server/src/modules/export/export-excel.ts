@@ -16,10 +16,10 @@ import {
 } from './export-writer-common.js';
 
 // Excel: one sheet per form (written one after the other, so the streamed zip never holds two), the data
-// dictionary last. Two header rows, both frozen: the titles a reader knows, then the variable names of the
-// other formats and the dictionary (titles repeat: 性别 of the patient and of a form); a test export has a row
-// saying 测试数据 above them on every sheet. Dates and date-times are Excel dates with a date format; a partial
-// date (2020-UK-UK, 2020-05) stays text.
+// dictionary last (its last rows the study's missing-data codes, 缺失原因代码). Two header rows, both frozen: the
+// titles a reader knows, then the variable names of the other formats and the dictionary (titles repeat: 性别 of
+// the patient and of a form); a test export has a row saying 测试数据 above them on every sheet. Dates and
+// date-times are Excel dates with a date format; a partial date (2020-UK-UK, 2020-05) stays text.
 
 const EXCEL_DATE = 'yyyy-mm-dd';
 const EXCEL_DATETIME = 'yyyy-mm-dd hh:mm:ss';
@@ -54,6 +54,13 @@ function addTestNotice(sheet: Worksheet, test: boolean) {
   row.getCell(1).font = { bold: true, color: { argb: 'FFFF0000' } };
   row.commit();
 }
+
+/** 缺失原因 (issue 37): the dictionary's rows of the study's missing-data codes say this in the 工作表 column. */
+export const MISSING_CODES_ROWS = '（缺失原因代码）';
+
+/** A `<item>_missing` variable (withMissingVariables): its cells hold one of the study's codes. */
+const isMarkVariable = (v: PlanForm['variables'][number]) =>
+  v.kind === 'text' && v.item.endsWith('_missing') && v.title.endsWith('（缺失原因）');
 
 function sheetNames(forms: readonly PlanForm[]): string[] {
   return excelSheetNames(
@@ -137,6 +144,7 @@ export async function writeExcel(ctx: WriteContext): Promise<WrittenFile> {
   dict.addRow(['（每个工作表）', 'stage', '阶段', 'text']).commit();
   dict.addRow(['（每个工作表）', 'instance', '记录序号（重复表单的第几条记录）', 'number']).commit();
   dict.addRow(['（每个工作表）', 'record_state', '表单状态', 'text', '', '1=已保存；2=已提交']).commit();
+  const codeList = plan.missingCodes.map((c) => `${c.code}=${c.label}`).join('；');
   for (const [index, form] of plan.forms.entries()) {
     for (const v of form.variables) {
       dict
@@ -148,10 +156,18 @@ export async function writeExcel(ctx: WriteContext): Promise<WrittenFile> {
           v.unit,
           v.kind === 'check'
             ? `1=已选；0=未选（${v.choices[0]!.value}=${v.choices[0]!.text}）`
-            : v.choices.map((c) => `${c.value}=${c.text}`).join('；'),
+            : isMarkVariable(v)
+              ? codeList
+              : v.choices.map((c) => `${c.value}=${c.text}`).join('；'),
         ])
         .commit();
     }
+  }
+  // The study's codes, whether or not a record uses them: a `<item>_missing` column holds one (the item no value).
+  for (const c of plan.missingCodes) {
+    dict
+      .addRow([MISSING_CODES_ROWS, c.code, c.label, '缺失原因', '', '写在“<变量名>_missing”列；该题目无数值'])
+      .commit();
   }
   dict.commit();
   await workbook.commit();

@@ -69,4 +69,20 @@ describe('missing-data codes in the export', () => {
     });
     expect(cells).toContain('ND');
   });
+
+  it('Excel: the data dictionary lists the study’s codes, and the sbp_missing row’s options are the codes', async () => {
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await exportFile(t, { admin, studyId }, { format: 'excel' })) as unknown as ArrayBuffer);
+    const rows = (wb.getWorksheet('数据字典')!.getSheetValues() as unknown[][])
+      .filter(Array.isArray)
+      .map((r) => r.slice(1));
+    expect(rows.filter((r) => r[0] === '（缺失原因代码）').map((r) => [r[1], r[2]])).toEqual([
+      ['ND', '未查'],
+      ['NA', '不适用'],
+      ['UNK', '未知'],
+      ['ASKU', '拒绝回答'],
+    ]);
+    const mark = rows.find((r) => r[1] === 'sbp_missing')!;
+    expect(mark[5]).toBe('ND=未查；NA=不适用；UNK=未知；ASKU=拒绝回答');
+  });
 });
