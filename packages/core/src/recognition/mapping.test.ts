@@ -342,3 +342,31 @@ describe('参考范围 (issue 37): a recognised row is judged by the patient sit
     expect(odd.verdict).toBe('fill');
   });
 });
+
+describe('参考范围 (issue 37): a known analyte’s fill verdict uses the patient site range', () => {
+  const wbc: CrfNode = {
+    name: 'wbc',
+    title: '白细胞计数',
+    type: 'real',
+    option: { units: '10^9/L', refValueMaleMin: 3.5, refValueMaleMax: 9.5 },
+    children: [],
+  } as unknown as CrfNode;
+  const entry = { name: '白细胞计数', code: '', value: '20.5', unit: '10^9/L', referenceRange: '9-30', flag: '' };
+
+  it('a report printing the site’s own range fills; without the site range the typical one offers it', () => {
+    const typical = matchRecognised([wbc], [entry]).filled[0]!;
+    expect([typical.verdict, typical.reasons]).toEqual(['offer', [OFFER_REASONS.range]]);
+    const site = matchRecognised([wbc], [entry], { wbc: { lower: 9, upper: 30, unit: '10^9/L' } }).filled[0]!;
+    expect([site.verdict, site.reasons]).toEqual(['fill', []]);
+  });
+
+  it('the site range is read in the item’s unit (a range kept in 10^3/μL judges a row in 10^9/L)', () => {
+    const noRange = { ...entry, referenceRange: '', flag: '↑' };
+    const site = matchRecognised([wbc], [noRange], { wbc: { lower: 4, upper: 10, unit: '10^3/μL' } }).filled[0]!;
+    expect(site.verdict).toBe('fill');
+    const within = matchRecognised([wbc], [{ ...noRange, value: '8.2' }], {
+      wbc: { lower: 4, upper: 10, unit: '10^3/μL' },
+    }).filled[0]!;
+    expect([within.verdict, within.reasons]).toEqual(['offer', [OFFER_REASONS.flag]]);
+  });
+});

@@ -260,3 +260,38 @@ describe('the table and the judgement, over every known analyte', () => {
     );
   });
 });
+
+describe('参考范围 (issue 37): a known analyte is judged by the patient’s site range where it is known', () => {
+  // A site whose WBC range (a neonatal ward's, say) is far from the table's typical 3.5–9.5.
+  const neonatal = { units: ['10^9/L'], siteRange: { low: 9, high: 30, unit: '10^9/L' } };
+
+  it('a printed range that is the site’s fills; the typical one the site does not use is offered', () => {
+    expect(judgeRecognised(row('白细胞计数', '20.5', '10^9/L', '9-30')).reasons).toEqual([R.range]);
+    expect(judgeRecognised(row('白细胞计数', '20.5', '10^9/L', '9-30'), neonatal)).toEqual({
+      verdict: 'fill',
+      reasons: [],
+    });
+    expect(judgeRecognised(row('白细胞计数', '6.5', '10^9/L', '3.5-9.5'), { ...neonatal }).reasons).toEqual([R.range]);
+  });
+
+  it('with no range printed, the flag and a lost decimal point are judged by the site range', () => {
+    // 8.2 ↑: no contradiction of the typical range's low bound, but within a site range of 4–10.
+    const site = { units: ['10^9/L'], siteRange: { low: 4, high: 10, unit: '10^9/L' } };
+    expect(judgeRecognised(row('白细胞计数', '8.2', '10^9/L', '', '↑')).verdict).toBe('fill');
+    expect(judgeRecognised(row('白细胞计数', '8.2', '10^9/L', '', '↑'), site).reasons).toEqual([R.flag]);
+    expect(judgeRecognised(row('白细胞计数', '12.2', '10^9/L', '', '↑'), site).verdict).toBe('fill');
+    // A whole 21 above the typical 9.5 looks like 2.1 with its point lost; within the site's 9–30 it is a value.
+    expect(judgeRecognised(row('白细胞计数', '21', '10^9/L', '', '')).reasons).toEqual([R.lostPoint]);
+    expect(judgeRecognised(row('白细胞计数', '21', '10^9/L', '', ''), neonatal).verdict).toBe('fill');
+  });
+
+  it('a site range is converted to the row’s unit; an open bound is open; one that does not convert leaves the typical range', () => {
+    const perMicrolitre = { units: ['10^9/L'], siteRange: { low: 9, high: 30, unit: '10^3/μL' } };
+    expect(judgeRecognised(row('白细胞计数', '20.5', '10^9/L', '9-30'), perMicrolitre).verdict).toBe('fill');
+    const open = { units: ['U/L'], siteRange: { low: null, high: 120, unit: 'U/L' } };
+    expect(judgeRecognised(row('谷丙转氨酶', '80', 'U/L', '<120'), open).verdict).toBe('fill');
+    expect(judgeRecognised(row('谷丙转氨酶', '80', 'U/L', '', '↑'), open).reasons).toEqual([R.flag]);
+    const odd = { units: ['10^9/L'], siteRange: { low: 9, high: 30, unit: 'mg' } };
+    expect(judgeRecognised(row('白细胞计数', '20.5', '10^9/L', '9-30'), odd).reasons).toEqual([R.range]);
+  });
+});

@@ -52,6 +52,12 @@ export interface ItemLimits {
   referenceRanges?: readonly (readonly [number | null, number | null])[];
   /** A numeric item: a value such as `<0.5` goes in as 0.5. */
   numeric?: boolean;
+  /**
+   * The patient's site reference range (参考范围, issue 37), in `unit` (the item's first unit; a null bound is open):
+   * a known analyte's printed range, flag and lost decimal point are judged against it in place of the table's typical
+   * range, as the form judges the row's ↑/↓. When it does not convert to the row's unit the typical range judges.
+   */
+  siteRange?: { low: number | null; high: number | null; unit?: string | null; molarMass?: number | null };
 }
 
 /** The fields of a recognised row the judgement reads (a RecognisedEntry). */
@@ -121,7 +127,9 @@ export function rangeAgrees(printed: readonly [number, number], typical: readonl
   const [typicalLow, typicalHigh] = typical;
   if (low > typicalHigh || high < typicalLow) return false;
   const within = (a: number, b: number) => a <= b * RANGE_FACTOR && b <= a * RANGE_FACTOR;
-  if (Number.isFinite(high) && typicalHigh > 0 && !within(high, typicalHigh)) return false;
+  if (Number.isFinite(high) && Number.isFinite(typicalHigh) && typicalHigh > 0 && !within(high, typicalHigh)) {
+    return false;
+  }
   if (low > 0 && typicalLow > 0 && !within(low, typicalLow)) return false;
   return true;
 }
@@ -152,25 +160,50 @@ function arrow(flag: string): '↑' | '↓' | '' {
 /** A negative or normal qualitative result (阴性, `-`, 阴性(-), NEG, 正常): no flag belongs on it. */
 const negativeText = (text: string) => ['negative', 'normal'].includes(qualitativeKey(text) ?? '');
 
-/** The doubts about a row judged as one measure of one analyte (its unit already matched, or none printed). */
+/** The patient's site range (ItemLimits.siteRange) in the measure's unit, open sides infinite; none if it does not convert. */
+function siteInMeasure(limits: ItemLimits, measure: AnalyteMeasure): readonly [number, number] | undefined {
+  const site = limits.siteRange;
+  if (!site || (site.low === null && site.high === null)) return undefined;
+  const from = site.unit || limits.units?.[0];
+  const to = measure.units[0]!;
+  const factor = !from || measure.units.some((u) => sameUnit(u, from)) ? 1 : unitFactor(from, to, site.molarMass);
+  if (factor === null) return undefined;
+  return [
+    site.low === null ? 0 : site.low * factor,
+    site.high === null ? Number.POSITIVE_INFINITY : site.high * factor,
+  ];
+}
+
+/**
+ * The doubts about a row judged as one measure of one analyte (its unit already matched, or none printed), against
+ * the patient's site range where it is known (`site`, in the measure's unit), else the analyte's typical range.
+ */
 function measureDoubts(
   value: NumericValue,
   flag: string,
   printed: ReturnType<typeof parsePrintedRange>,
   measure: AnalyteMeasure,
+  site?: readonly [number, number],
 ) {
   const doubts: OfferReason[] = [];
+  const reference = site ?? measure.reference;
   const [low, high] = measure.plausible;
   if (value.n < low || value.n > high) doubts.push(OFFER_REASONS.implausible);
-  else if (measure.fractional && value.whole && value.n > (printed ?? measure.reference)[1]) {
+  else if (measure.fractional && value.whole && value.n > (printed ?? reference)[1]) {
     doubts.push(OFFER_REASONS.lostPoint);
   }
-  if (printed && !rangeAgrees(printed, measure.reference)) doubts.push(OFFER_REASONS.range);
-  // Without a printed range the flag is judged against the typical one: an ↑ below its low bound is wrong anywhere.
+  if (printed && !rangeAgrees(printed, reference)) doubts.push(OFFER_REASONS.range);
   if (!printed && !value.comparator && flag) {
-    const [typicalLow, typicalHigh] = measure.reference;
-    if ((flag === '↑' && value.n < typicalLow) || (flag === '↓' && value.n > typicalHigh)) {
-      doubts.push(OFFER_REASONS.flag);
+    if (site) {
+      // The patient's own range is the one the report's flag was set by: the flag must say what it says.
+      const computed = value.n < site[0] ? '↓' : value.n > site[1] ? '↑' : '';
+      if (computed !== flag) doubts.push(OFFER_REASONS.flag);
+    } else {
+      // Without a printed range the flag is judged against the typical one: an ↑ below its low bound is wrong anywhere.
+      const [typicalLow, typicalHigh] = measure.reference;
+      if ((flag === '↑' && value.n < typicalLow) || (flag === '↓' && value.n > typicalHigh)) {
+        doubts.push(OFFER_REASONS.flag);
+      }
     }
   }
   return doubts;
@@ -205,7 +238,7 @@ function analyteDoubts(row: JudgedRow, analyte: KnownAnalyte, limits: ItemLimits
     candidates = ofItem.length > 0 ? ofItem : usual;
   }
   const best = candidates
-    .map((measure) => measureDoubts(value, arrow(row.flag), printed, measure))
+    .map((measure) => measureDoubts(value, arrow(row.flag), printed, measure, siteInMeasure(limits, measure)))
     .reduce((a, b) => (b.length < a.length ? b : a));
   return [...doubts, ...best];
 }
@@ -243,7 +276,7 @@ function candidateAnalytes(row: JudgedRow, limits: ItemLimits): KnownAnalyte[] {
  * or looks like one with its decimal point lost (`035`; a whole 41 where 4.1 is printed with decimals);
  * its unit is not one of the analyte's (or a conventional one the item does not ask for); its unit is not the
  * item's; its printed range is not the analyte's (a shifted row); its flag contradicts its value and printed range
- * (or, with none printed, the analyte's typical range); a qualitative analyte has a number or a quantitative one
+ * (or, with none printed, the patient's site range, else the analyte's typical range); a qualitative analyte has a number or a quantitative one
  * text; a `<`/`>` result goes into a numeric item; the value is outside the item's validate.min/max; or the
  * analyte is unknown and the item confirms neither its unit nor its range. A row that names several known
  * analytes (白细胞 WBC or LEU) is judged as the one it fits best.
@@ -290,7 +323,8 @@ const NUMERIC_TYPES = new Set(['int', 'real', 'number']);
 /**
  * What a form item tells the judgement: its bounds, units, reference ranges; `analytes` from the caller's matching.
  * `siteRange`: the patient's site range for the item (参考范围, issue 37), the one its save would judge by: it
- * replaces the item's own ranges, in the item's first unit (none when the units do not convert: no range confirms).
+ * replaces the item's own ranges, in the item's first unit (none when the units do not convert: no range confirms),
+ * and judges a known analyte in place of the table's typical range (ItemLimits.siteRange).
  */
 export function itemLimitsOf(node: CrfNode, analytes: readonly string[] = [], siteRange?: RangeOverride): ItemLimits {
   const rule = itemRule(node);
@@ -313,5 +347,15 @@ export function itemLimitsOf(node: CrfNode, analytes: readonly string[] = [], si
     analytes,
     referenceRanges: ranges,
     numeric,
+    ...(site && (site.min !== null || site.max !== null)
+      ? {
+          siteRange: {
+            low: site.min,
+            high: site.max,
+            unit: unitsOf(o)[0] ?? siteRange?.unit ?? null,
+            molarMass: toNumber(o.molarMass),
+          },
+        }
+      : {}),
   };
 }

@@ -15,12 +15,18 @@ import { AppError } from '../../shared/app-error.js';
 import type { CurrentUser } from '../../shared/current-user.js';
 import { seesSite, type StudyAccess } from '../../shared/study-access.js';
 import { audit } from '../audit/audit.service.js';
+import { lockRefusals, type LockTarget } from '../locks/lock-gate.js';
 import type { SheetRow } from './lab-range-files.js';
 
 /**
  * 参考范围 (issue 37): a site's laboratory reference ranges. Site scope as for patients (docs/multi-centre.md): a member
  * without 查看全部中心数据 lists, loads and changes only the ranges of their own sites; every change is audited, a
  * change or deletion with its reason.
+ *
+ * Under locks (docs/multi-centre.md): a site's ranges are study configuration, not a record's data. A save stores the
+ * ranges it judged by with the record (crf_data_records.lab_ranges), so a change of ranges never rewrites a locked
+ * record. Still, a locked or finished study takes no change of ranges (数据库锁定 freezes the configuration the data
+ * were judged by), nor does a locked site's (中心锁定); form and casebook locks do not hold ranges.
  */
 
 type Row = typeof labReferenceRanges.$inferSelect;
@@ -144,6 +150,20 @@ async function assertSite(db: Db, access: StudyAccess, siteId: number) {
   if (!site) throw AppError.badRequest('lab_range.no_site', LAB_RANGE_MSG.noSite);
 }
 
+/**
+ * Refuses (423, the lock's words as every writer gives them) a change of these sites' ranges while the study is
+ * finished or locked, or one of the sites (or a department above it) is locked. Inside the writer's transaction,
+ * through the writers' own gate: a lock set meanwhile waits for the change to commit, or the change sees the lock.
+ */
+async function assertRangesWritable(db: Db, studyId: number, siteIds: readonly number[]) {
+  const targets: LockTarget[] = [{}, ...[...new Set(siteIds)].map((siteId) => ({ siteId }))];
+  const refusalOf = await lockRefusals(db, studyId, targets);
+  for (const target of targets) {
+    const refusal = refusalOf(target);
+    if (refusal) throw refusal;
+  }
+}
+
 /** The range of this study the caller may change, locked until the change commits. */
 async function ownRange(tx: Db, access: StudyAccess, id: number): Promise<Row> {
   const [row] = await tx
@@ -159,6 +179,7 @@ async function ownRange(tx: Db, access: StudyAccess, id: number): Promise<Row> {
 export async function createRange(ctx: AppContext, user: CurrentUser, access: StudyAccess, body: LabRangeCreateBody) {
   return ctx.db.transaction(async (tx) => {
     await assertSite(tx, access, body.siteId);
+    await assertRangesWritable(tx, access.studyId, [body.siteId]);
     const [row] = await tx
       .insert(labReferenceRanges)
       .values({ studyId: access.studyId, ...columnsOf(body), createdBy: user.userId, createdAt: ctx.clock() })
@@ -181,6 +202,8 @@ export async function updateRange(
   return ctx.db.transaction(async (tx) => {
     const before = await ownRange(tx, access, id);
     await assertSite(tx, access, body.siteId);
+    // Moving a range to another site changes both sites' ranges.
+    await assertRangesWritable(tx, access.studyId, [before.siteId, body.siteId]);
     const [row] = await tx
       .update(labReferenceRanges)
       .set(columnsOf(body))
@@ -205,6 +228,7 @@ export async function updateRange(
 export async function deleteRange(ctx: AppContext, user: CurrentUser, access: StudyAccess, id: number, reason: string) {
   await ctx.db.transaction(async (tx) => {
     const before = await ownRange(tx, access, id);
+    await assertRangesWritable(tx, access.studyId, [before.siteId]);
     await tx.delete(labReferenceRanges).where(eq(labReferenceRanges.id, id));
     const names = await siteNamesOf(tx, [before.siteId]);
     await audit(tx, user, ctx.clock(), [
@@ -221,7 +245,8 @@ export async function deleteRange(ctx: AppContext, user: CurrentUser, access: St
 
 /**
  * An import file's ranges: the preview (dryRun) says which rows would be loaded and which are refused and why; the
- * import loads all or nothing, so a file with a refused row is refused whole and never half-loaded.
+ * import loads all or nothing, so a file with a refused row is refused whole and never half-loaded. A locked or
+ * finished study, or a locked site of any row, refuses the preview and the import with the lock's words (423).
  */
 export async function importRanges(
   ctx: AppContext,
@@ -243,7 +268,12 @@ export async function importRanges(
   if (accepted.length === 0 && refused.length === 0) {
     throw AppError.badRequest('lab_range.no_rows', LAB_RANGE_MSG.noRows);
   }
-  if (dryRun) return { accepted, refused, imported: 0 };
+  // The preview answers a lock as the import would: a dry run promises nothing the import cannot keep.
+  const sites = accepted.map((r) => r.siteId);
+  if (dryRun) {
+    await assertRangesWritable(ctx.db, access.studyId, sites);
+    return { accepted, refused, imported: 0 };
+  }
   if (refused.length > 0) {
     throw AppError.badRequest('lab_range.import_refused', LAB_RANGE_MSG.importRefused, {
       accepted,
@@ -252,6 +282,7 @@ export async function importRanges(
     });
   }
   await ctx.db.transaction(async (tx) => {
+    await assertRangesWritable(tx, access.studyId, sites);
     const at = ctx.clock();
     const inserted = await tx
       .insert(labReferenceRanges)
