@@ -22,7 +22,14 @@ const ok = (answer: { code: number; msg: string; data: any }, what: string) => {
 
 const studyId = ok(await call('GET', '/api/business/study/list'), 'study list').list[0].id as number;
 await database.db.update(studies).set({ mode: 'production' }).where(eq(studies.studyId, studyId));
-const crfId = ok(await call('POST', '/api/system/crf', { studyId, definition: V1 }), 'CRF upload').crfs[0].id as number;
+// The seeded weights run 50–89 kg: a range check of 40–85 kg finds one record in ten, so the run writes findings.
+const definition = {
+  ...V1,
+  children: V1.children.map((node) =>
+    node.name === 'weight' ? { ...node, option: { ...node.option, validate: { min: 40, max: 85 } } } : node,
+  ),
+};
+const crfId = ok(await call('POST', '/api/system/crf', { studyId, definition }), 'CRF upload').crfs[0].id as number;
 const site = async (deptName: string) =>
   ok(await call('POST', '/api/system/dept', { deptName, parentId: 1, orderNum: 5 }), 'site').deptId as number;
 const target = { studyId, crfId, siteA: await site('核查甲中心'), siteB: await site('核查乙中心') };
@@ -39,7 +46,7 @@ const measured = otherUserLoad({
   crfId,
   probe: men[0]!,
   saveTargets: Array.from({ length: 50 }, (_, i) => men[Math.floor((i * men.length) / 50)]!),
-  change: (n) => ({ weight: String(60 + (n % 30)) }),
+  change: (n) => ({ weight: String(60 + (n % 20)) }),
 });
 
 await measured('idle (baseline)', () => new Promise((resolve) => setTimeout(resolve, 5_000)));
