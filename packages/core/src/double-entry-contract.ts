@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { missingMarksSchema } from './crf/missing-codes.js';
 import { rowIdSchema, rowIdTextSchema } from './ids.js';
+import { pagingQueryFields, studyIdQuerySchema } from './request-fields.js';
 
 /**
  * The HTTP contract of 双份录入 (issue 37): a form set to double entry is typed twice, blind, by two different
@@ -124,3 +125,47 @@ export const doubleEntryCompareSchema = z.object({
   ),
 });
 export type DoubleEntryCompare = z.output<typeof doubleEntryCompareSchema>;
+
+// ---- The reconciler's list (待核对) ----
+
+/** How far a pair is: entry 1 being typed, entry 2 being typed, both done (to reconcile), reconciled. */
+export const DOUBLE_ENTRY_PAIR_STATES = ['entry1', 'entry2', 'pending', 'reconciled'] as const;
+export type DoubleEntryPairState = (typeof DOUBLE_ENTRY_PAIR_STATES)[number];
+export const DOUBLE_ENTRY_PAIR_STATE_LABELS: Record<DoubleEntryPairState, string> = {
+  entry1: '第一次录入中',
+  entry2: '第二次录入中',
+  pending: '待核对',
+  reconciled: '已核对',
+};
+
+/** GET /api/business/double-entry/pending: every double-entry pair of the study, paged (双录入核对). */
+export const doubleEntryPendingQuerySchema = studyIdQuerySchema.extend({
+  deptId: rowIdTextSchema.optional(),
+  status: z.enum(DOUBLE_ENTRY_PAIR_STATES).optional(),
+  ...pagingQueryFields,
+});
+export type DoubleEntryPendingQuery = z.output<typeof doubleEntryPendingQuerySchema>;
+
+const pairEntrySchema = z.strictObject({
+  userId: z.number(),
+  userName: z.string(),
+  state: z.enum(['draft', 'done']),
+});
+
+/** One pair: the patient, the site, the form and each entry's user and state. */
+export const doubleEntryPairSchema = z.strictObject({
+  subjectRecordId: z.number(),
+  crfId: z.number(),
+  crfDataRecordId: z.number().nullable(),
+  identificationCode: z.string(),
+  subjectName: z.string(),
+  deptId: z.number().nullable(),
+  siteName: z.string().nullable(),
+  crfTitle: z.string(),
+  entry1: pairEntrySchema.nullable(),
+  entry2: pairEntrySchema.nullable(),
+  status: z.enum(DOUBLE_ENTRY_PAIR_STATES),
+  updateDate: z.string(),
+});
+export type DoubleEntryPair = z.output<typeof doubleEntryPairSchema>;
+export const doubleEntryPairListSchema = z.strictObject({ list: z.array(doubleEntryPairSchema), total: z.number() });

@@ -2,6 +2,7 @@ import {
   DOUBLE_ENTRY_MSG,
   doubleEntryConfigBodySchema,
   doubleEntryDoneBodySchema,
+  doubleEntryPendingQuerySchema,
   doubleEntryQuerySchema,
   doubleEntryReconcileBodySchema,
   doubleEntrySaveBodySchema,
@@ -9,9 +10,11 @@ import {
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
+import { pageRequest } from '../../http/paging.js';
 import { requireStudy } from '../../http/study-guard.js';
 import { fromBody, fromQuery, studyIdQuery } from '../../http/study-params.js';
 import type { App } from '../../http/types.js';
+import { listPairs } from './double-entry-pending.service.js';
 import * as doubleEntry from './double-entry.service.js';
 
 const tags = ['双份录入'];
@@ -82,6 +85,14 @@ export function doubleEntryRoutes(app: App, ctx: AppContext) {
       config: { study: fromQuery, studyPermission: 'btn:business.doubleEntry.reconcile' },
     },
     async (request) => ok(await doubleEntry.compare(ctx, requireUser(request), requireStudy(request), request.query)),
+  );
+  app.get(
+    '/api/business/double-entry/pending',
+    {
+      schema: { tags, summary: '双录入核对：本研究的双份录入列表', querystring: doubleEntryPendingQuerySchema },
+      config: { study: fromQuery, studyPermission: 'btn:business.doubleEntry.reconcile' },
+    },
+    async (request) => ok(await listPairs(ctx, requireStudy(request), request.query, pageRequest(request.query))),
   );
   app.post(
     '/api/business/double-entry/reconcile',
