@@ -9,13 +9,17 @@ import {
   isUploadItem,
   missingKey,
   nodesByName,
+  overrideInUnit,
   readChoiceList,
   readRows,
   shiftDate,
+  unitKey,
+  unitsOf,
   valueText,
   type CrfNode,
+  type UsedRange,
 } from '@ecrf/core';
-import { RECORD_STATE_LABELS, type ExportPlan, type PatientBatch } from './export-source.js';
+import { RECORD_STATE_LABELS, type ExportPlan, type ExportRecord, type PatientBatch } from './export-source.js';
 import {
   BOM,
   cellOf,
@@ -129,7 +133,8 @@ export async function writeWideCsv(
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// CSV long: one row per item value (a list group's or table's: one per row and column), patient fields first.
+// CSV long: one row per item value (a list group's or table's: one per row and column), patient fields first; a
+// value judged by a reference range carries it in range_lower/range_upper/range_unit/range_source (empty otherwise).
 
 export const LONG_HEADER = [
   'subject_code',
@@ -142,7 +147,39 @@ export const LONG_HEADER = [
   'item_title',
   'row',
   'value',
+  'range_lower',
+  'range_upper',
+  'range_unit',
+  'range_source',
 ];
+
+/** range_source: where the range a value was judged by came from (the site's table, or the item's own in the CRF). */
+const RANGE_SOURCE: Record<UsedRange['source'], { code: string; label: string }> = {
+  site: { code: 'site', label: '分中心' },
+  item: { code: 'item', label: '项目' },
+};
+
+/** The row's four trailing range cells (each after a comma); empty for an item no range judged. */
+const NO_RANGE = ',,,,';
+
+/**
+ * 参考范围 (issue 37): the range an item's value was judged by at the record's last save, in the unit the value was
+ * entered in (a site range in another unit converted as the ↑/↓ was; one that does not convert is left blank).
+ */
+function rangeCells(node: CrfNode, record: ExportRecord, labels: boolean): string {
+  const r = record.labRanges?.[node.name] as Partial<UsedRange> | null | undefined;
+  if (!r) return NO_RANGE;
+  const chosen = record.values[unitKey(node.name)];
+  const unit = (typeof chosen === 'string' && chosen) || unitsOf(node.option)[0] || r.unit || '';
+  const range = overrideInUnit(
+    { lower: r.lower ?? null, upper: r.upper ?? null, unit: r.unit ?? null },
+    node.option,
+    unit,
+  );
+  if (!range || (range.min === null && range.max === null)) return NO_RANGE;
+  const source = r.source ? RANGE_SOURCE[r.source] : undefined;
+  return `,${range.min ?? ''},${range.max ?? ''},${csvField(unit)},${source ? (labels ? source.label : source.code) : ''}`;
+}
 
 const DATE_TYPES = new Set<CrfNode['type']>(['date', 'datetime', 'partialDate']);
 
@@ -217,7 +254,7 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
         if (c.name === 'subject_code') continue;
         const v = patientCell(plan, patient, c.name, labels);
         if (v === null) continue;
-        await sink.write(csvLine([code, '', '', '患者信息', '', '', c.name, c.title, '', v]));
+        await sink.write(csvLine([code, '', '', '患者信息', '', '', c.name, c.title, '', v, '', '', '', '']));
         rows += 1;
       }
       for (const record of records) {
@@ -229,14 +266,14 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
           const value = record.values[node.name];
           // The common case first: a number as stored needs neither checks nor quoting.
           if (typeof value === 'number' && named && addition === null) {
-            chunk += `${lead}${named}${value}\r\n`;
+            chunk += `${lead}${named}${value}${rangeCells(node, record, labels)}\r\n`;
             rows += 1;
             continue;
           }
           // 缺失原因: a marked item (it holds no value) gets a row of its own, item `<item>_missing`, value the code.
           const mark = record.values[missingKey(node.name)];
           if (typeof mark === 'string') {
-            chunk += `${lead},${csvField(missingKey(node.name))},${csvField(`${node.title || node.name}（缺失原因）`)},,${csvField(mark)}\r\n`;
+            chunk += `${lead},${csvField(missingKey(node.name))},${csvField(`${node.title || node.name}（缺失原因）`)},,${csvField(mark)}${NO_RANGE}\r\n`;
             rows += 1;
           }
           if (isRowType(node.type)) {
@@ -245,12 +282,12 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
                 if (!child.name) continue;
                 const v = itemValue(child, row[child.name], row, labels, patient.shiftDays, record.fileNames);
                 if (v !== null) {
-                  chunk += `${lead},${csvField(`${node.name}.${child.name}`)},${csvField(child.title || child.name)},${i + 1},${csvField(v)}\r\n`;
+                  chunk += `${lead},${csvField(`${node.name}.${child.name}`)},${csvField(child.title || child.name)},${i + 1},${csvField(v)}${NO_RANGE}\r\n`;
                   rows += 1;
                 }
                 const extra = additionText(child, row);
                 if (extra === null) continue;
-                chunk += `${lead},${csvField(`${node.name}.${additionKey(child.name)}`)},${csvField(additionTitle(child))},${i + 1},${csvField(extra)}\r\n`;
+                chunk += `${lead},${csvField(`${node.name}.${additionKey(child.name)}`)},${csvField(additionTitle(child))},${i + 1},${csvField(extra)}${NO_RANGE}\r\n`;
                 rows += 1;
               }
             });
@@ -258,12 +295,12 @@ export async function writeLongCsv(ctx: WriteContext): Promise<WrittenFile> {
           }
           const v = itemValue(node, value, record.values, labels, patient.shiftDays, record.fileNames);
           if (v !== null) {
-            chunk += `${lead}${named ?? `,${csvField(node.name)},${csvField(node.title || node.name)},,`}${csvField(v)}\r\n`;
+            chunk += `${lead}${named ?? `,${csvField(node.name)},${csvField(node.title || node.name)},,`}${csvField(v)}${rangeCells(node, record, labels)}\r\n`;
             rows += 1;
           }
           const extra = addition === null ? null : additionText(node, record.values);
           if (extra === null) continue;
-          chunk += `${lead}${addition}${csvField(extra)}\r\n`;
+          chunk += `${lead}${addition}${csvField(extra)}${NO_RANGE}\r\n`;
           rows += 1;
         }
         await sink.write(chunk);

@@ -290,6 +290,8 @@ export interface ExportRecord {
   values: Record<string, unknown>;
   /** The original names of the files its uploads refer to, by key (valueText's fileNames; shared by the batch). */
   fileNames: ReadonlyMap<string, string>;
+  /** 参考范围: the range each item was judged by at the last save, as stored (the long CSV's range columns). */
+  labRanges?: Readonly<Record<string, unknown>>;
 }
 
 export interface PatientBatch {
@@ -483,6 +485,7 @@ export async function* patientBatches(
             optionOfItem(formById.get(r.crfId)?.definition),
           ),
           fileNames,
+          labRanges: r.labRanges,
         });
       }
       await nameFiles(ctx, plan, records, fileNames);
