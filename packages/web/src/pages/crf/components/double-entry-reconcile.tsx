@@ -1,10 +1,12 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, App, Input, Modal, Radio, Spin, Table } from 'antd';
+import { Alert, App, Modal, Radio, Select, Space, Spin, Table } from 'antd';
 import { valueText, type CrfDefinition, type DoubleEntryDecision } from '@ecrf/core';
 import { doubleEntryApi, type DoubleEntryInstance } from '../../../api/double-entry.api';
+import { useMissingCodes } from '../../../api/missing-codes.api';
 import { DOUBLE_ENTRY_TEXT as t } from '../../../locales/double-entry.zh-CN';
 import { formItems, nodesByName } from '../crf-values';
+import { CustomValueInput, type CustomValue } from './double-entry-custom-value';
 
 export interface DoubleEntryReconcileProps {
   open: boolean;
@@ -14,7 +16,8 @@ export interface DoubleEntryReconcileProps {
   onReconciled: (crfDataRecordId: number) => void;
 }
 
-type Choice = { kind: 'entry1' | 'entry2' } | { kind: 'custom'; value: string };
+/** 自定义: the value read from the paper, or a 缺失原因 code in its place. */
+type Choice = { kind: 'entry1' | 'entry2' } | { kind: 'custom'; value: CustomValue; missing?: string };
 
 interface Row {
   name: string;
@@ -26,7 +29,8 @@ interface Row {
 
 /**
  * 双录入核对 (issue 37): both entries side by side, every item of the form, the differing ones highlighted with a
- * choice each (第一次录入, 第二次录入, or a value from the paper CRF); 确认核对 writes the decided record. The
+ * choice each (第一次录入, 第二次录入, or 自定义: a value from the paper CRF in a control fitting the item, or a
+ * 缺失原因 code); 确认核对 writes the decided record, the server checking a typed value as a save's. The
  * server decides what differs (core's compareDoubleEntries): the page shows its answer.
  */
 export function DoubleEntryReconcile({ open, instance, definition, onClose, onReconciled }: DoubleEntryReconcileProps) {
@@ -39,6 +43,7 @@ export function DoubleEntryReconcile({ open, instance, definition, onClose, onRe
   const [choices, setChoices] = useState<Record<string, Choice>>({});
   const [busy, setBusy] = useState(false);
   const nodes = useMemo(() => nodesByName(definition), [definition]);
+  const missingCodes = useMissingCodes(instance.studyId);
   const data = compare.data;
 
   const rows = useMemo<Row[]>(() => {
@@ -64,7 +69,8 @@ export function DoubleEntryReconcile({ open, instance, definition, onClose, onRe
         void message.warning(t.undecided);
         return;
       }
-      decisions[d.itemName] = choice.kind === 'custom' ? { value: choice.value } : choice.kind;
+      decisions[d.itemName] =
+        choice.kind !== 'custom' ? choice.kind : choice.missing ? { missing: choice.missing } : { value: choice.value };
     }
     setBusy(true);
     try {
@@ -134,12 +140,29 @@ export function DoubleEntryReconcile({ open, instance, definition, onClose, onRe
                       <Radio value="entry2">{t.entry2}</Radio>
                       <Radio value="custom">{t.custom}</Radio>
                       {choice?.kind === 'custom' && (
-                        <Input
-                          size="small"
-                          placeholder={t.customPlaceholder}
-                          value={choice.value}
-                          onChange={(e) => choose(row.name, { kind: 'custom', value: e.target.value })}
-                        />
+                        <Space orientation="vertical" size={4} style={{ width: '100%', marginTop: 4 }}>
+                          <CustomValueInput
+                            node={nodes.get(row.name)}
+                            title={row.title}
+                            value={choice.value}
+                            disabled={Boolean(choice.missing)}
+                            onChange={(value) => choose(row.name, { kind: 'custom', value })}
+                          />
+                          {missingCodes.length > 0 && (
+                            <Select
+                              size="small"
+                              allowClear
+                              aria-label={t.customMissingLabel(row.title)}
+                              placeholder={t.customMissing}
+                              style={{ width: '100%' }}
+                              value={choice.missing}
+                              options={missingCodes.map((c) => ({ value: c.code, label: `${c.label}(${c.code})` }))}
+                              onChange={(missing?: string) =>
+                                choose(row.name, { kind: 'custom', value: choice.value, missing })
+                              }
+                            />
+                          )}
+                        </Space>
                       )}
                     </Radio.Group>
                   );

@@ -19,11 +19,14 @@ import { QUALITY_TEXT } from '../../../locales/quality.zh-CN';
 import { QualityPanel } from '../quality/quality-panel';
 import { CODING_TEXT } from '../../../locales/coding.zh-CN';
 import { CodingPanel } from '../coding/coding-panel';
+import { DOUBLE_ENTRY_TEXT } from '../../../locales/double-entry.zh-CN';
+import { DoubleEntryListPanel } from '../double-entry/double-entry-panel';
 import './doubt-list.css';
 
 const t = DOUBT_TEXT;
 
 type Layout = 'wide' | 'medium' | 'narrow';
+type Tab = 'doubts' | 'quality' | 'coding' | 'doubleEntry';
 /** 质疑内容 takes the room left, never less than this. */
 const CONTENT_MIN_WIDTH = 160;
 
@@ -45,7 +48,7 @@ export default function DoubtListPage() {
   const [filterForm] = Form.useForm<DoubtFilterValues>();
   const [filters, setFilters] = useState<DoubtFilter>({});
   const [mode, setMode] = useState<DoubtDialogMode | null>(null);
-  const [tab, setTab] = useState<'doubts' | 'quality' | 'coding'>('doubts');
+  const [tab, setTab] = useState<Tab>('doubts');
 
   const screens = Grid.useBreakpoint();
   // All columns where they fit beside the side menu, fewer (stacked) where not, one summary column on phones and
@@ -184,15 +187,17 @@ export default function DoubtListPage() {
 
   // 数据核查 (issue 37) sits beside the queries it raises: a tab for members holding its key. 医学编码 (issue 37), a
   // data manager's review of the verbatims, is a tab here too, for members holding its key (no menu of its own).
+  // 双份录入 (issue 37): the pairs to reconcile, for members holding 双录入核对.
   const tabs =
-    can('business.quality') || can('business.coding') ? (
+    can('business.quality') || can('business.coding') || can('business.doubleEntry.reconcile') ? (
       <Tabs
         activeKey={tab}
-        onChange={(key) => setTab(key as 'doubts' | 'quality' | 'coding')}
+        onChange={(key) => setTab(key as Tab)}
         items={[
           { key: 'doubts', label: QUALITY_TEXT.doubtsTab },
           ...(can('business.quality') ? [{ key: 'quality', label: QUALITY_TEXT.tab }] : []),
           ...(can('business.coding') ? [{ key: 'coding', label: CODING_TEXT.tab }] : []),
+          ...(can('business.doubleEntry.reconcile') ? [{ key: 'doubleEntry', label: DOUBLE_ENTRY_TEXT.tab }] : []),
         ]}
       />
     ) : null;
@@ -202,6 +207,15 @@ export default function DoubtListPage() {
         <h2 className="page-title">{t.listTitle}</h2>
         {tabs}
         <CodingPanel studyId={studyId} canApprove={can('business.coding.approve')} />
+      </div>
+    );
+  }
+  if (tabs && tab === 'doubleEntry') {
+    return (
+      <div className="page-card">
+        <h2 className="page-title">{t.listTitle}</h2>
+        {tabs}
+        <DoubleEntryListPanel studyId={studyId} />
       </div>
     );
   }
