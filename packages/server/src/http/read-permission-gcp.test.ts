@@ -197,7 +197,7 @@ const ROUTES: Record<string, { opens: Opens; url: () => string }> = {
     opens: 'reconcile',
     url: () => `/api/business/double-entry/compare?${vitalsInstance()}`,
   },
-  // ↓ 双录入核对's list (GET /api/business/double-entry/pending), built alongside this matrix.
+  // 双录入核对's list of the study's pairs.
   'GET /api/business/double-entry/pending': {
     opens: 'reconcileList',
     url: () => `/api/business/double-entry/pending?studyId=${studyId}`,
@@ -307,11 +307,9 @@ describe('issue 37 read routes × study roles', () => {
     const both = (await get(who.reconciler, compare)).body.data;
     expect([both.entry1.values.hr, both.entry2.values.hr]).toEqual(['72', '75']);
     expect((await get(who.reconcilerBlind, compare)).status).toBe(403);
-    const pending = ROUTES['GET /api/business/double-entry/pending']?.url();
-    if (pending) {
-      expect((await get(who.reconciler, pending)).body.data.total).toBe(1);
-      expect((await get(who.reconcilerBlind, pending)).body.data).toEqual({ list: [], total: 0 });
-    }
+    const pending = ROUTES['GET /api/business/double-entry/pending']!.url();
+    expect((await get(who.reconciler, pending)).body.data.total).toBe(1);
+    expect((await get(who.reconcilerBlind, pending)).body.data).toEqual({ list: [], total: 0 });
   });
 
   it('one’s own double entry is read with the form’s view key: another form’s is refused', async () => {
