@@ -35,7 +35,35 @@ export interface SaeReportSource {
   /** As the caller may see it: the clear date, or 1960-**-** without 查看患者身份信息. */
   birth: string | null;
   age: number | null;
+  /** 身高(cm)、体重(kg) from the patient's records by sae-patient-measures.ts's rule; absent or null: blank. */
+  measures?: { height: string | null; weight: string | null };
+  /** The AE term's approved MedDRA coding (医学编码) when the term printed is the one coded; absent: none printed. */
+  coding?: SaeTermCoding | null;
 }
+
+/** The coded terms printed beside the verbatim term: PT and primary SOC, with the dictionary's version. */
+export interface SaeTermCoding {
+  version: string;
+  ptCode: string;
+  ptName: string;
+  socCode: string;
+  socName: string;
+}
+
+/** The line under the verbatim term: `MedDRA 27.0 PT：肺炎（10035664）；SOC：感染及侵染类疾病（10021881）`. */
+const codingLine = (c: SaeTermCoding, english: boolean) => {
+  const dictionary = c.version ? `MedDRA ${c.version}` : 'MedDRA';
+  const soc = c.socName ? (english ? `; SOC: ${c.socName} (${c.socCode})` : `；SOC：${c.socName}（${c.socCode}）`) : '';
+  return english
+    ? `${dictionary} PT: ${c.ptName} (${c.ptCode})${soc}`
+    : `${dictionary} PT：${c.ptName}（${c.ptCode}）${soc}`;
+};
+
+/** The verbatim term, with its coded terms on the next line when it is coded and approved. */
+const termWithCoding = (s: SaeReportSource, english: boolean) => {
+  const term = text(s.values[AE_ITEMS.term]);
+  return s.coding && term ? `${term}\n${codingLine(s.coding, english)}` : term;
+};
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v).trim());
 const codes = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : v ? [String(v)] : []);
@@ -90,10 +118,10 @@ export function nmpaReportFields(s: SaeReportSource): Record<string, string> {
       [s.gender === 2, '女'],
     ]),
     birth: s.birth ?? '',
-    height: '',
-    weight: '',
+    height: s.measures?.height ?? '',
+    weight: s.measures?.weight ?? '',
     comorbidity: '',
-    term: text(v[AE_ITEMS.term]),
+    term: termWithCoding(s, false),
     seriousness: boxes(NMPA_SERIOUSNESS.map(([code, label]) => [criteria.includes(code), label] as const)),
     deathDate: '',
     onset: text(v[AE_ITEMS.start]),
@@ -135,7 +163,9 @@ export function ciomsReportFields(s: SaeReportSource): Record<string, string> {
   const label = (pairs: readonly (readonly [string, string])[], code: unknown) =>
     text(code) ? aeLabel(pairs, text(code)) : '';
   const description = [
-    text(v[AE_ITEMS.term]),
+    termWithCoding(s, true),
+    s.measures?.height && `Height: ${s.measures.height} cm`,
+    s.measures?.weight && `Weight: ${s.measures.weight} kg`,
     label(AE_GRADES, v[AE_ITEMS.grade]) && `CTCAE grade: ${label(AE_GRADES, v[AE_ITEMS.grade])}`,
     criteria.length > 0 && `Seriousness: ${criteria.map((c) => aeLabel(AE_SERIOUSNESS_CRITERIA, c)).join(', ')}`,
     text(v[AE_ITEMS.end]) && `End date: ${text(v[AE_ITEMS.end])}`,

@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import {
+  AE_ITEMS,
   ciomsReportFields,
   maskName,
   nmpaReportFields,
@@ -16,6 +17,7 @@ import { audit } from '../audit/audit.service.js';
 import { toPdf } from '../print/print.service.js';
 import { getSubjectByRecord } from '../subjects/subject.service.js';
 import { ciomsDocx, nmpaDocx } from './sae-report-docx.js';
+import { aeTermCoding, patientMeasures } from './sae-report-extras.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -53,9 +55,11 @@ export async function exportReport(
   if (!row || !seesSite(access, row.siteId)) throw AppError.notFound('sae.not_found', SAFETY_MSG.reportNotFound);
   const report = row.report;
   const subject = await getSubjectByRecord(ctx, report.subjectRecordId, access);
+  // The content is filled when the version is submitted (empty before).
+  const values = report.submittedAt ? report.content : row.values;
+  const term = typeof values[AE_ITEMS.term] === 'string' ? (values[AE_ITEMS.term] as string) : '';
   const source: SaeReportSource = {
-    // The content is filled when the version is submitted (empty before).
-    values: report.submittedAt ? report.content : row.values,
+    values,
     kind: report.kind === 'followup' ? 'followup' : 'initial',
     version: report.version,
     submittedAt: report.submittedAt,
@@ -68,6 +72,14 @@ export async function exportReport(
     gender: subject.gender,
     birth: subject.birth,
     age: subject.age ?? null,
+    // 身高、体重 and the term's MedDRA PT/SOC: read now, by the rules of sae-report-extras.ts (none found: blank).
+    measures: await patientMeasures(ctx, report.subjectRecordId, row.crfId),
+    coding: await aeTermCoding(ctx, {
+      studyId: report.studyId,
+      crfId: row.crfId,
+      crfDataRecordId: report.crfDataRecordId,
+      term,
+    }),
   };
   const base = `${row.identificationCode}-v${report.version}`;
   const file =
