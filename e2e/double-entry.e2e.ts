@@ -99,6 +99,21 @@ describe('双份录入 in the browser', () => {
     await second.close();
   });
 
+  it('the reconciler finds the pair 待核对 in the 双份录入 tab of the query list', async () => {
+    const page = await newPage(browser, platform.baseUrl);
+    await signInAs(page);
+    await page.goto(`/project/${studyId}/doubtList`);
+    await page.getByRole('tab', { name: '双份录入' }).click();
+    const row = page.locator('tr', { hasText: '生命体征' }).filter({ hasText: '待核对' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain(NURSE1.name);
+    await screenshot(page, 'double-entry-list');
+    await row.getByRole('button', { name: '核对' }).click();
+    await page.waitForURL(new RegExp(`/crf/${subjectRecordId}\\?crfId=\\d+`));
+    await page.locator('.double-entry-panel').waitFor();
+    await page.close();
+  });
+
   it('the reconciler decides the highlighted difference and 确认核对 writes the record', async () => {
     const page = await newPage(browser, platform.baseUrl);
     await signInAs(page);
