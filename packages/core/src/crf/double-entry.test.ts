@@ -34,6 +34,36 @@ describe('issue 37 双份录入: comparing two entries', () => {
     ]);
   });
 
+  it('a mark is a value: the same code on both sides agrees, another code or a number differs', () => {
+    const diffs = compareDoubleEntries(
+      { values: { sbp: '120' }, missing: { hr: 'ND', temp: 'UNK', vas: 'NA' } },
+      { values: { sbp: '120', vas: '3' }, missing: { hr: 'ND', temp: 'ASKU' } },
+    );
+    expect(diffs).toEqual([
+      { itemName: 'temp', entry1: null, entry2: null, missing1: 'UNK', missing2: 'ASKU' },
+      { itemName: 'vas', entry1: null, entry2: '3', missing1: 'NA', missing2: null },
+    ]);
+  });
+
+  it('marks compare like values: identical marks never differ, and the comparison stays symmetric (property)', () => {
+    const mark = fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.constantFrom('ND', 'NA', 'UNK'));
+    const value = fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.oneof(fc.string({ maxLength: 3 }), fc.integer()));
+    fc.assert(
+      fc.property(value, mark, value, mark, (v1, m1, v2, m2) => {
+        expect(compareDoubleEntries({ values: v1, missing: m1 }, { values: v1, missing: { ...m1 } })).toEqual([]);
+        const ab = compareDoubleEntries({ values: v1, missing: m1 }, { values: v2, missing: m2 }).map(
+          (d) => d.itemName,
+        );
+        const ba = compareDoubleEntries({ values: v2, missing: m2 }, { values: v1, missing: m1 }).map(
+          (d) => d.itemName,
+        );
+        expect(new Set(ab)).toEqual(new Set(ba));
+        // An item marked on one side only always differs.
+        for (const name of Object.keys(m1)) if (!(name in m2)) expect(ab).toContain(name);
+      }),
+    );
+  });
+
   it('two identical entries have no difference (property)', () => {
     const value = fc.oneof(fc.string(), fc.integer(), fc.array(fc.string(), { maxLength: 3 }), fc.constant(null));
     fc.assert(
