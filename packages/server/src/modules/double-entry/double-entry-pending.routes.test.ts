@@ -169,6 +169,18 @@ describe('issue 37 双份录入 缺失原因 marks in the entries', () => {
     c = at(patient.subjectRecordId, vitalsId);
   });
 
+  it('the entry save refuses a code that is not the study’s and an item the form does not have', async () => {
+    const code = await save(s.monitor.token, c, {}, { hr: 'XX' });
+    expect(code.status).toBe(400);
+    expect(code.body.msg).toBe('缺失原因代码无效：XX');
+    const item = await save(s.monitor.token, c, {}, { nope: 'ND' });
+    expect(item.status).toBe(400);
+    expect(item.body.msg).toBe('题目不能标记缺失原因：nope');
+    expect(
+      await t.db.select().from(doubleEntries).where(eq(doubleEntries.subjectRecordId, c.subjectRecordId)),
+    ).toHaveLength(0);
+  });
+
   it('the entry save stores the marks with the entry, audited as marks', async () => {
     const one = await save(s.monitor.token, c, { sbp: '120', dbp: '80' }, { hr: 'ND', temp: 'UNK' });
     expect(one.status, JSON.stringify(one.body)).toBe(200);

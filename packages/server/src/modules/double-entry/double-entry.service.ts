@@ -7,6 +7,7 @@ import {
   crfKey,
   DOUBLE_ENTRY_LABELS,
   DOUBLE_ENTRY_MSG,
+  MISSING_MSG,
   reconcileDoubleEntries,
   type DoubleEntryDoneBody,
   type DoubleEntryQuery,
@@ -23,6 +24,7 @@ import { actorOf, audit, type AuditEntry } from '../audit/audit.service.js';
 import { writeForm, otherSiteRefusal } from '../crf-data/form-write.js';
 import { assertWritable } from '../locks/lock-gate.js';
 import { definitionOf, nodesOf } from '../study/crf-definitions.js';
+import { getMissingCodes } from '../study/missing-codes.service.js';
 
 /**
  * 双份录入 (issue 37). A form set to double entry is typed twice from the paper CRF by two different users, each
@@ -199,6 +201,7 @@ export async function saveEntry(ctx: AppContext, user: CurrentUser, access: Stud
     const entries = await openEntries(tx, input, true);
     const mine = entries.find((e) => e.userId === user.userId);
     const missing = input.missing ?? mine?.missing ?? {};
+    if (input.missing) await checkMarks(ctx, tx, found, input.crfId, input.missing, mine?.missing ?? {});
     let row: Entry;
     if (mine) {
       if (mine.state === 'done') throw AppError.conflict('double_entry.done', DOUBLE_ENTRY_MSG.entryDone);
@@ -248,6 +251,32 @@ export async function saveEntry(ctx: AppContext, user: CurrentUser, access: Stud
     await audit(tx, user, now, rows);
     return present(row);
   });
+}
+
+/**
+ * The entry's 缺失原因 marks, as far as they can be judged before the record exists: each on an item of the form and
+ * with one of the study's codes (a code kept from the stored entry stays). The rest (hidden items, a value beside a
+ * mark) is the write path's on reconcile, as on a save.
+ */
+async function checkMarks(
+  ctx: AppContext,
+  db: Db,
+  found: { studyId: number; crfVersion: number },
+  crfId: number,
+  marks: Readonly<Record<string, string>>,
+  stored: Readonly<Record<string, string>>,
+) {
+  if (Object.keys(marks).length === 0) return;
+  const codes = new Set((await getMissingCodes({ ...ctx, db }, found.studyId)).map((c) => c.code));
+  const nodes = nodesOf(await definitionOf(db, crfId, found.crfVersion));
+  for (const [name, code] of Object.entries(marks)) {
+    if (!nodes.has(name)) {
+      throw AppError.badRequest('double_entry.missing_item', MISSING_MSG.notMarkable(name), { itemName: name });
+    }
+    if (!codes.has(code) && stored[name] !== code) {
+      throw AppError.badRequest('double_entry.missing_code', MISSING_MSG.unknownCode(code), { itemName: name });
+    }
+  }
 }
 
 /** An audit row of an entry: which entry (第一次录入 / 第二次录入) is its reason text. */
