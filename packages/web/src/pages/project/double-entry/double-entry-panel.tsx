@@ -66,31 +66,31 @@ export function DoubleEntryListPanel({ studyId }: { studyId: number }) {
         }
         showIndex
         size="middle"
-        scroll={{ x: 1000 }}
+        scroll={{ x: 1100 }}
         queryKey={['double-entry', 'pending', studyId]}
         filters={filters}
         fetchPage={(paging) => doubleEntryApi.pending({ ...paging, ...filters, studyId }).then((res) => res.data)}
         columns={[
           { title: t.listPatient, dataIndex: 'identificationCode', width: 110 },
-          { title: t.listName, dataIndex: 'subjectName', width: 90 },
-          { title: t.listSite, dataIndex: 'siteName', width: 110, render: (value: string | null) => value || '—' },
-          { title: t.listForm, dataIndex: 'crfTitle', width: 130 },
-          { title: t.listEntry1, key: 'entry1', width: 150, render: (_: unknown, row) => entryCell(row.entry1) },
-          { title: t.listEntry2, key: 'entry2', width: 150, render: (_: unknown, row) => entryCell(row.entry2) },
+          { title: t.listName, dataIndex: 'subjectName', width: 80 },
+          { title: t.listSite, dataIndex: 'siteName', width: 100, render: (value: string | null) => value || '—' },
+          { title: t.listForm, dataIndex: 'crfTitle', width: 120 },
+          { title: t.listEntry1, key: 'entry1', width: 140, render: (_: unknown, row) => entryCell(row.entry1) },
+          { title: t.listEntry2, key: 'entry2', width: 140, render: (_: unknown, row) => entryCell(row.entry2) },
           {
             title: t.listStatus,
             dataIndex: 'status',
-            width: 110,
+            width: 90,
             render: (value: DoubleEntryPairState) => (
               <Tag color={STATUS_COLORS[value]}>{DOUBLE_ENTRY_PAIR_STATE_LABELS[value]}</Tag>
             ),
           },
-          { title: t.listTime, dataIndex: 'updateDate', width: 160, render: (value: string) => formatDate(value) },
+          { title: t.listTime, dataIndex: 'updateDate', width: 170, render: (value: string) => formatDate(value) },
           {
             title: COMMON_TEXT.actions,
             key: 'actions',
             fixed: 'right',
-            width: 90,
+            width: 80,
             render: (_: unknown, row) => (
               <Button type="link" size="small" onClick={() => void navigate(pairUrl(row))}>
                 {row.status === 'pending' ? t.listGo : t.listView}
