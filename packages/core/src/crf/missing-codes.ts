@@ -7,7 +7,7 @@ import { isEmptyValue } from './field-rules.js';
 
 /**
  * 缺失原因 (issue 37): a study's missing-data codes and the save's rules on an item marked with one. The engine's own
- * rule (a marked item holds no value and raises nothing) is markedCode in evaluate-form.ts.
+ * rule (a marked item holds no value and raises nothing) is markedCode in evaluate-item.ts.
  */
 
 export interface MissingCode {

@@ -1,7 +1,7 @@
 import type { ItemTypeDefinition } from './definition.js';
 import type { CrfNode } from '../crf-definition.schema.js';
 import { CRF_MSG } from '../crf-messages.js';
-import { additionKey } from '../evaluate-form.js';
+import { additionKey } from '../companion-value-keys.js';
 import { choicesOf } from '../options.js';
 import { readChoiceList, writeCheckbox, writeMultiSelect, writeText } from '../value-shapes.js';
 
