@@ -58,6 +58,8 @@ export const STUDY_BUTTONS = [
   ['business.doubleEntry.reconcile', '双录入核对'],
   // 参考范围 (issue 37): load and edit the sites' laboratory reference ranges.
   ['business.labRanges', '参考范围'],
+  // 患者提醒 (issue 38): set the study's messages to patients and read their delivery record and report.
+  ['business.messages', '患者提醒'],
 ] as const;
 
 export type StudyButton = (typeof STUDY_BUTTONS)[number][0];

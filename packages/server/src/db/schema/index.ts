@@ -24,3 +24,4 @@ export * from './safety.js';
 export * from './coding.js';
 export * from './double-entry.js';
 export * from './lab-ranges.js';
+export * from './messaging.js';
