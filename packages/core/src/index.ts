@@ -49,3 +49,4 @@ export * from './patient-portal-contract.js';
 export * from './content-contract.js';
 export * from './consult-contract.js';
 export * from './notice-contract.js';
+export * from './messaging-contract.js';
