@@ -50,3 +50,4 @@ export * from './content-contract.js';
 export * from './consult-contract.js';
 export * from './notice-contract.js';
 export * from './messaging-contract.js';
+export * from './messaging/index.js';

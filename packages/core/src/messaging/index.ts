@@ -1,0 +1,3 @@
+export * from './reminder-schedule.js';
+export * from './quiet-hours.js';
+export * from './message-template.js';
