@@ -54,8 +54,9 @@ export function createAliyunSmsProvider(config: AliyunSmsConfig): MessageProvide
     ratePerSecond: config.ratePerSecond ?? 20,
     async send(message: OutgoingMessage): Promise<SendOutcome> {
       const templateCode = config.templates[message.kind];
-      if (!templateCode)
+      if (!templateCode) {
         return notConfigured(`no Alibaba Cloud SMS template for ${message.kind} (ALIYUN_SMS_TEMPLATES)`);
+      }
       const ordered = orderedParams(message.kind, message.params);
       if ('missing' in ordered) return notConfigured(`template parameter ${ordered.missing} missing`);
       // The approved template's ${patient}, ${study}, …: the kind's variables by name, in SMS_PARAM_ORDER.

@@ -29,8 +29,9 @@ export function parseKindMap(name: string, value: string): Partial<Record<Messag
     const eq = item.indexOf('=');
     const kind = eq > 0 ? item.slice(0, eq).trim() : '';
     const id = eq > 0 ? item.slice(eq + 1).trim() : '';
-    if (!isKind(kind) || !id)
+    if (!isKind(kind) || !id) {
       throw new Error(`${name}: "${item}" is not <kind>=<template id> (kinds: ${MESSAGE_KINDS.join(', ')})`);
+    }
     map[kind] = id;
   }
   return map;

@@ -54,7 +54,7 @@ function verify(req: FakeRequest) {
     SECRET_KEY,
     req.method,
     req.headers.host!,
-    req.headers['content-type'],
+    req.headers['content-type'] ?? '',
     ts,
     req.body,
   );

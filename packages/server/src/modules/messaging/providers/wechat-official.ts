@@ -46,8 +46,9 @@ export function parseWechatTemplates(name: string, value: string): Partial<Recor
     const rest = eq > 0 ? item.slice(eq + 1) : '';
     const colon = rest.indexOf(':');
     const templateId = (colon >= 0 ? rest.slice(0, colon) : rest).trim();
-    if (!isKind(kind) || !templateId)
+    if (!isKind(kind) || !templateId) {
       throw new Error(`${name}: "${item}" is not <kind>=<template id>[:<field>=<variable>,…]`);
+    }
     const fields: Record<string, string> = {};
     if (colon >= 0) {
       for (const pair of rest.slice(colon + 1).split(',')) {
@@ -165,8 +166,9 @@ export function wechatIdentityProvider(
   return {
     name: 'wechat',
     async identify({ appId, authCode }) {
-      if (!authCode)
+      if (!authCode) {
         throw new Error('WeChat OAuth: no code (the binding page must be opened through the OAuth redirect)');
+      }
       if (appId && appId !== config.appId) {
         throw new Error(`WeChat OAuth: the study's official account ${appId} is not the configured WECHAT_APP_ID`);
       }
