@@ -96,6 +96,16 @@ describe('WeChat official account', () => {
     expect(state.tokens).toBe(2);
   });
 
+  it('concurrent sends share one token request', async () => {
+    const state: Fake = { tokens: 0, sends: [] };
+    const fake = await startFakeServer(wechatApi(state));
+    close = fake.close;
+    const p = provider(fake.url);
+    const outcomes = await Promise.all([p.send(message), p.send(message), p.send(message)]);
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    expect(state.tokens).toBe(1);
+  });
+
   it('refreshes the token once on 40001 / 42001 and sends again', async () => {
     const state: Fake = { tokens: 0, sends: [{ json: { errcode: 42001, errmsg: 'access_token expired' } }] };
     const fake = await startFakeServer(wechatApi(state));

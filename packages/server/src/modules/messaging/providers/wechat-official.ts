@@ -82,8 +82,17 @@ export function createWechatProvider(config: WechatConfig): MessageProvider & { 
   let token: { value: string; until: number } | null = null;
 
   /** The cached token, or a new one; a refusal or network failure comes back as the send's outcome. */
-  async function accessToken(fresh: boolean): Promise<{ token: string } | { failure: SendOutcome }> {
-    if (!fresh && token && now() < token.until) return { token: token.value };
+  type TokenResult = { token: string } | { failure: SendOutcome };
+  /** One token request at a time: a new token invalidates the old one, so concurrent sends share the request. */
+  let inFlight: Promise<TokenResult> | null = null;
+
+  function accessToken(fresh: boolean): Promise<TokenResult> {
+    if (!fresh && token && now() < token.until) return Promise.resolve({ token: token.value });
+    inFlight ??= requestToken().finally(() => (inFlight = null));
+    return inFlight;
+  }
+
+  async function requestToken(): Promise<TokenResult> {
     const query = new URLSearchParams({
       grant_type: 'client_credential',
       appid: config.appId,
