@@ -22,6 +22,8 @@ import { MISSING_CODES_TEXT } from '../../../locales/missing-codes.zh-CN';
 import { MissingCodesPanel } from './components/missing-codes-panel';
 import { LAB_RANGES_TEXT } from '../../../locales/lab-ranges.zh-CN';
 import { LabRangesPanel } from './components/lab-ranges-panel';
+import { MESSAGES_TEXT } from '../../../locales/messages.zh-CN';
+import { MessageRulesPanel } from './components/message-rules-panel';
 
 function StudyConfig({ picked }: { picked: Study }) {
   // The picker's list may be older than the study itself: the page edits the fresh detail.
@@ -44,6 +46,7 @@ function StudyConfig({ picked }: { picked: Study }) {
         { key: 'safety', label: SAFETY_TEXT.tab, children: <SafetyPanel study={study} /> },
         { key: 'missing', label: MISSING_CODES_TEXT.tab, children: <MissingCodesPanel study={study} /> },
         { key: 'labRanges', label: LAB_RANGES_TEXT.tab, children: <LabRangesPanel study={study} /> },
+        { key: 'messages', label: MESSAGES_TEXT.tab, children: <MessageRulesPanel study={study} /> },
         { key: 'locks', label: LOCK_TEXT.tab, children: <LocksPanel study={study} /> },
         { key: 'golive', label: LIFECYCLE_TEXT.tab, children: <GoLivePanel study={study} /> },
         { key: 'amendments', label: AMENDMENT_TEXT.tab, children: <AmendmentsPanel studyId={study.id} /> },
