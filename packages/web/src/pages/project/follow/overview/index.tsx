@@ -1,6 +1,6 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Card, Col, Empty, Progress, Row, Spin, Statistic, Table, Tag, Typography } from 'antd';
+import { Card, Col, Empty, Progress, Row, Spin, Statistic, Table, Tabs, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { Link } from 'react-router';
 import { FOLLOW_STATES } from '@ecrf/core';
@@ -16,6 +16,8 @@ import { FOLLOW_OVERVIEW_TEXT } from '../../../../locales/follow-overview.zh-CN'
 import { useProjectStudy } from '../../use-project-study';
 import { FollowStateTag } from '../record';
 import { recordsLink } from '../record/record-url';
+import { MESSAGES_TEXT } from '../../../../locales/messages.zh-CN';
+import { MessagesPanel } from '../messages/messages-panel';
 import './overview.css';
 
 const t = FOLLOW_OVERVIEW_TEXT;
@@ -61,7 +63,8 @@ function StatCard({ title, children, extra }: { title: string; children: ReactNo
  * late, missed) and each responsible person's load. Counts open 随访记录 filtered to what they count.
  */
 export default function FollowOverviewPage() {
-  const { studyId } = useProjectStudy();
+  const { studyId, can } = useProjectStudy();
+  const [tab, setTab] = useState<'overview' | 'messages'>('overview');
   const query = useQuery({
     queryKey: queryKeys.follow.overview(studyId ?? 0),
     queryFn: () => followApi.overview(studyId!).then((res) => res.data),
@@ -74,7 +77,24 @@ export default function FollowOverviewPage() {
   return (
     <div className="page-card follow-overview">
       <h2 className="page-title">{t.title}</h2>
-      {!o ? <Spin style={{ display: 'block', margin: '96px auto' }} /> : <OverviewBody o={o} link={link} />}
+      {/* 患者提醒 (issue 38): the delivery report and the messages, for members holding its key. */}
+      {can('business.messages') && (
+        <Tabs
+          activeKey={tab}
+          onChange={(key) => setTab(key as typeof tab)}
+          items={[
+            { key: 'overview', label: MESSAGES_TEXT.overviewTab },
+            { key: 'messages', label: MESSAGES_TEXT.tab },
+          ]}
+        />
+      )}
+      {tab === 'messages' && can('business.messages') ? (
+        <MessagesPanel studyId={studyId} />
+      ) : !o ? (
+        <Spin style={{ display: 'block', margin: '96px auto' }} />
+      ) : (
+        <OverviewBody o={o} link={link} />
+      )}
     </div>
   );
 }
