@@ -67,5 +67,20 @@ export const MESSAGES_TEXT = {
   optOutTitle: '为患者退订提醒',
   optInTitle: '恢复患者提醒',
   reason: '原因',
-  reasonPlaceholder: '请填写原因，如 患者电话告知不再接收',
+  optOutHint: '退订后不再向该患者发送随访提醒和问卷邀请，可随时恢复。',
+  optInHint: '恢复后按项目规则继续向该患者发送提醒。',
+  reasonRequired: '请填写原因',
+} as const;
+
+/** 消息提醒 on the patient's phone (/meil). */
+export const PATIENT_MESSAGES_TEXT = {
+  title: '消息提醒',
+  receiving: '您会收到随访提醒和问卷邀请。',
+  optedOut: '已退订',
+  optedOutNote: '您已退订提醒，将不再收到随访提醒和问卷邀请；如需恢复，请联系研究团队。',
+  optOut: '退订提醒',
+  confirmTitle: '确定退订提醒？',
+  confirmText: '退订后将不再收到随访提醒和问卷邀请。',
+  ok: '确定退订',
+  cancel: '取消',
 } as const;

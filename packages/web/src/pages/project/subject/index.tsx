@@ -42,6 +42,8 @@ import { crfColumnItems, formatCrfValue } from './crf-columns';
 import { subjectColumns, subjectLayout } from './subject-columns';
 import { PatientDialog, type PatientDialogState } from './components/patient-dialog';
 import { OperatesDrawer } from './components/operates-drawer';
+import { MessagesDrawer, type MessagesDrawerTarget } from './components/messages-drawer';
+import { MESSAGES_TEXT } from '../../../locales/messages.zh-CN';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { StateDialog } from './components/state-dialog';
 import { SiteMoveDialog, type SiteMoveTarget } from './components/site-move-dialog';
@@ -102,6 +104,9 @@ function SubjectList({ studyId, can, ownSites }: { studyId: number; can: Can; ow
   const [removeRecord, setRemoveRecord] = useState<SubjectRecordRow | null>(null);
   const [restoreRecord, setRestoreRecord] = useState<SubjectRecordRow | null>(null);
   const [operatesRecord, setOperatesRecord] = useState<SubjectRecordRow | null>(null);
+  const [messagesTarget, setMessagesTarget] = useState<MessagesDrawerTarget | null>(null);
+  // 提醒记录 (issue 38): a patient's messages and opt-out, for members holding 患者提醒.
+  const canMessages = can('business.messages');
   const [randomizeTarget, setRandomizeTarget] = useState<RandomizeTarget | null>(null);
   const [moveTarget, setMoveTarget] = useState<SiteMoveTarget | null>(null);
   // 随机 is offered once the study's randomization is configured (issue 15).
@@ -271,6 +276,12 @@ function SubjectList({ studyId, can, ownSites }: { studyId: number; can: Can; ow
               }),
           },
           { key: 'operates', label: SUBJECT_TEXT.operates, onClick: (row) => setOperatesRecord(row) },
+          {
+            key: 'messages',
+            label: MESSAGES_TEXT.records,
+            hidden: () => !canMessages,
+            onClick: (row) => setMessagesTarget({ subjectId: row.id, identificationCode: row.identificationCode }),
+          },
           // Asks for a reason in its own dialog.
           {
             key: 'remove',
@@ -303,6 +314,7 @@ function SubjectList({ studyId, can, ownSites }: { studyId: number; can: Can; ow
     canRemove,
     canRandomize,
     canMoveSite,
+    canMessages,
     randomizes,
     navigate,
     lockOf,
@@ -429,6 +441,12 @@ function SubjectList({ studyId, can, ownSites }: { studyId: number; can: Can; ow
         onClose={() => setRestoreRecord(null)}
       />
       <OperatesDrawer record={operatesRecord} onClose={() => setOperatesRecord(null)} />
+      <MessagesDrawer
+        studyId={studyId}
+        target={messagesTarget}
+        canChange={canMessages}
+        onClose={() => setMessagesTarget(null)}
+      />
       <RandomizeDialog studyId={studyId} target={randomizeTarget} onClose={() => setRandomizeTarget(null)} />
     </>
   );
