@@ -10,6 +10,7 @@ import {
   type PatientFormSaveResult,
   type PatientHome,
 } from '@ecrf/core';
+import type { MessageOptState } from './messages.api';
 
 /**
  * The patient pages' own calls: a patient session token (not a staff token) in the X-Patient-Token header,
@@ -62,6 +63,9 @@ export const patientApi = {
   logout: () => call<null>('POST', `${BASE}/logout`),
   consults: () => call<PatientConsult[]>('GET', `${BASE}/consult`),
   ask: (body: ConsultQuestionInput) => call<PatientConsultAsked>('POST', `${BASE}/consult`, body),
+  /** 消息提醒 (issue 38): whether the patient opted out of reminders, and opting out. */
+  messageOptState: () => call<MessageOptState>('GET', `${BASE}/messages/opt-out`),
+  optOutMessages: () => call<MessageOptState | null>('POST', `${BASE}/messages/opt-out`, {}),
 };
 
 /** Binds with a code and keeps the patient session; answers nothing, throws PatientApiError when refused. */

@@ -5,6 +5,7 @@ import { queryKeys } from '../../api/query-keys';
 import { patientApi, patientToken } from '../../api/patient.api';
 import { PATIENT_TEXT } from '../../locales/patient.zh-CN';
 import { isSignedOut, SignedOutPage } from './patient-page';
+import { MessageOptOutCard } from './message-opt-out';
 import './patient.css';
 
 const STATE_COLOR = ['orange', 'blue', 'green'] as const;
@@ -57,6 +58,7 @@ export default function PatientHomePage() {
           </Link>
         ))}
       </nav>
+      <MessageOptOutCard />
       <Link to="/meil/consult" className="patient-form-link">
         <span>{PATIENT_TEXT.consult}</span>
       </Link>
