@@ -52,10 +52,20 @@ export function MessageTable({
         ]
       : []),
     { title: t.kind, dataIndex: 'kind', width: 140, render: (k: MessageRow['kind']) => MESSAGE_KIND_LABELS[k] },
-    { title: t.channel, dataIndex: 'channel', width: 100, render: (c: MessageRow['channel']) => MESSAGE_CHANNEL_LABELS[c] },
+    {
+      title: t.channel,
+      dataIndex: 'channel',
+      width: 100,
+      render: (c: MessageRow['channel']) => MESSAGE_CHANNEL_LABELS[c],
+    },
     { title: t.recipient, dataIndex: 'recipient', width: 130 },
     ...(withContent ? [{ title: t.content, dataIndex: 'content', minWidth: 240 }] : []),
-    { title: t.state, dataIndex: 'state', width: 100, render: (_: unknown, row: MessageRow) => <MessageStateTag row={row} /> },
+    {
+      title: t.state,
+      dataIndex: 'state',
+      width: 100,
+      render: (_: unknown, row: MessageRow) => <MessageStateTag row={row} />,
+    },
     { title: t.time, key: 'time', width: 160, render: (_: unknown, row: MessageRow) => formatDate(timeOf(row)) },
     { title: t.attempts, dataIndex: 'attempts', width: 90, align: 'right' },
   ];

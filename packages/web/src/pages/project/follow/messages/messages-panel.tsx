@@ -38,7 +38,11 @@ export function MessagesPanel({ studyId }: { studyId: number }) {
         {cards.map(([title, value, color]) => (
           <Col key={title} xs={12} md={8} xl={4}>
             <Card size="small" role="group" aria-label={title}>
-              <Statistic title={title} value={value ?? '—'} styles={color && value ? { content: { color } } : undefined} />
+              <Statistic
+                title={title}
+                value={value ?? '—'}
+                styles={color && value ? { content: { color } } : undefined}
+              />
             </Card>
           </Col>
         ))}

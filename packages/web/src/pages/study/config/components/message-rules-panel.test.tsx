@@ -15,7 +15,11 @@ vi.mock('../../../../api/messages.api', async (importOriginal) => {
   return { ...original, messagesApi: { rules: api.rules, saveRules: api.saveRules } };
 });
 
-const holder = { id: 9, timeZone: 'Asia/Shanghai', myRole: { permissions: ['btn:business.messages'] } } as unknown as Study;
+const holder = {
+  id: 9,
+  timeZone: 'Asia/Shanghai',
+  myRole: { permissions: ['btn:business.messages'] },
+} as unknown as Study;
 const reader = { id: 9, myRole: { permissions: [] } } as unknown as Study;
 
 afterEach(() => {
@@ -31,7 +35,9 @@ describe('项目配置 · 患者提醒 (issue 38)', () => {
     expect(days.value).toBe('3');
     expect(screen.getByText('{patient}')).toBeTruthy();
     // The default wording, with sample values, until the study writes its own.
-    expect(screen.getByLabelText('问卷邀请预览').textContent).toContain('张*您好，请填写示例研究的问卷《生活质量问卷》');
+    expect(screen.getByLabelText('问卷邀请预览').textContent).toContain(
+      '张*您好，请填写示例研究的问卷《生活质量问卷》',
+    );
 
     fireEvent.click(screen.getByRole('switch', { name: '启用' }));
     fireEvent.click(screen.getByLabelText('微信公众号'));

@@ -1,6 +1,19 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Button, Checkbox, Descriptions, Form, Input, InputNumber, Radio, Space, Spin, Switch, TimePicker } from 'antd';
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Descriptions,
+  Form,
+  Input,
+  InputNumber,
+  Radio,
+  Space,
+  Spin,
+  Switch,
+  TimePicker,
+} from 'antd';
 import dayjs from 'dayjs';
 import {
   DEFAULT_MESSAGE_TEMPLATES,
