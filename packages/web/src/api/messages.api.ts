@@ -1,3 +1,4 @@
+import { MAX_PAGE_SIZE } from '@ecrf/core';
 import type { MessageChannel, MessageKind, MessageReport, MessageRow, MessageRules, MessageState } from '@ecrf/core';
 import { http, type RequestOptions } from './request';
 
@@ -41,7 +42,8 @@ export const messagesApi = {
   outbox: (studyId: number, options?: RequestOptions) =>
     http.get<{ list: MessageRow[]; total: number } | MessageRow[]>(`${BASE}/outbox`, {
       ...options,
-      params: { studyId },
+      // The newest, as many as one page may hold (the server caps it).
+      params: { studyId, pageNum: 1, pageSize: MAX_PAGE_SIZE },
     }),
   optState: (studyId: number, subjectId: number) =>
     http.get<MessageOptState>(`${BASE}/opt-out`, { params: { studyId, subjectId } }),
