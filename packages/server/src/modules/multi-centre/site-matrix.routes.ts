@@ -311,6 +311,9 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
   'GET /api/business/double-entry/compare': patient((f) =>
     q(`/api/business/double-entry/compare?studyId=${f.studyId}&subjectRecordId=${f.subjectRecordId}&crfId=${f.crfId}`),
   ),
+  // The reconciler's list needs pairs, which the matrix's fixture has none of: its site scope (each site's nurse
+  // sees only their site's pairs) is proven there.
+  'GET /api/business/double-entry/pending': elsewhere('double-entry-pending.routes.test.ts'),
   'POST /api/business/double-entry/reconcile': patient((f) => ({
     url: '/api/business/double-entry/reconcile',
     body: { studyId: f.studyId, subjectRecordId: f.subjectRecordId, crfId: f.crfId, decisions: {} },
