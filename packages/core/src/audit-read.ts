@@ -125,6 +125,10 @@ export const AUDIT_READ_BUTTON = {
   'lab_range.update': null,
   'lab_range.delete': null,
   'lab_range.import': null,
+  // 患者提醒: the rules are set-up; an opt-out names the patient, read with the key that shows the messages.
+  'message.rules': null,
+  'message.opt_out': 'business.messages',
+  'message.opt_in': 'business.messages',
   // On the platform chain (study 0), which no study's trail reads; 系统设置 shows it to administrators.
   'system.security': null,
   'system.user.expiry': null,

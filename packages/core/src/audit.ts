@@ -113,6 +113,9 @@ export const AUDIT_ACTION_NAMES = {
   'lab_range.update': '修改参考范围',
   'lab_range.delete': '删除参考范围',
   'lab_range.import': '导入参考范围',
+  'message.rules': '修改患者提醒规则',
+  'message.opt_out': '退订患者提醒',
+  'message.opt_in': '恢复患者提醒',
   // Platform settings (系统设置), on the platform's own chain (study 0), not a study's.
   'system.security': '修改系统设置',
   'system.user.expiry': '修改账号有效期',

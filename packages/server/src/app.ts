@@ -43,6 +43,7 @@ import { commentRoutes } from './modules/comments/comments.routes.js';
 import { doubleEntryRoutes } from './modules/double-entry/double-entry.routes.js';
 import { qualityRoutes } from './modules/quality/quality.routes.js';
 import { labRangeRoutes } from './modules/lab-ranges/lab-ranges.routes.js';
+import { messagingRoutes } from './modules/messaging/messaging.routes.js';
 import { codingRoutes } from './modules/coding/coding.routes.js';
 import { subscribeCoding } from './modules/coding/coding.subscriber.js';
 import { exportRoutes } from './modules/export/export.routes.js';
@@ -167,6 +168,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}) {
   doubleEntryRoutes(app, ctx);
   qualityRoutes(app, ctx);
   labRangeRoutes(app, ctx);
+  messagingRoutes(app, ctx);
   codingRoutes(app, ctx);
   followRoutes(app, ctx);
   safetyRoutes(app, ctx);

@@ -12,6 +12,9 @@ import { calendarRemindersTask } from './modules/calendar/calendar.service.js';
 import { unconfirmedObjectsCleanup } from './modules/files/object-upload.service.js';
 import { followStatesTask } from './modules/follow/follow-states.task.js';
 import { studyFiguresFold } from './modules/home/study-figures.js';
+import { messagesScheduleTask } from './modules/messaging/messaging-schedule.js';
+import { messagesSendTask } from './modules/messaging/messaging-send.job.js';
+import { messageProviders } from './modules/messaging/messaging-providers.js';
 import { createJobQueue } from './modules/jobs/create-job-queue.js';
 import { startScheduler } from './modules/jobs/jobs.install.js';
 import { createRealtime } from './modules/realtime/realtime.hub.js';
@@ -52,6 +55,8 @@ async function main() {
     realtime: createRealtime({ redisUrl: config.redisUrl }),
     events: createOutbox({ db: database.db, listen: database.listen }),
   };
+  // The message providers are read from the environment once, here: a provider missing a setting stops the start.
+  messageProviders();
   const app = await buildApp(ctx, { logger: { level: config.logLevel }, serveWeb: true });
 
   // Each module's recurring tasks, handed to the job module's scheduler after its own housekeeping.
@@ -61,6 +66,8 @@ async function main() {
     unconfirmedObjectsCleanup(ctx),
     embeddedMaintenance(ctx.db),
     studyFiguresFold(ctx.db),
+    messagesScheduleTask(ctx),
+    messagesSendTask(ctx),
   ]);
 
   if (seeded.adminCreated) {
