@@ -360,3 +360,50 @@ describe('患者提醒 reads, scope and opt-out', () => {
     expect(optIn).toHaveLength(1);
   });
 });
+
+describe('患者提醒 the patient opts out', () => {
+  const patientCall = async (token: string | null, method: string, url: string, payload?: unknown) => {
+    const res = await t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: token ? { 'x-patient-token': token } : {},
+      ...(payload !== undefined ? { payload: payload as object } : {}),
+    });
+    return { status: res.statusCode, body: res.json() as { code: number; msg: string; data: any } };
+  };
+
+  it('a bound patient reads and sets their 退订, audited as the patient; without a session 401', async () => {
+    const admin = (await t.login()).token;
+    const enrolled = await t.call(admin, 'POST', '/api/business/subject', {
+      studyId: s.studyId,
+      subjectName: '退订患者',
+      gender: 0,
+      diseaseCode: 'LSS',
+    });
+    const subjectId = enrolled.body.data.id as number;
+    const code = (await t.call(admin, 'POST', '/api/business/wechat/bind-code', { studyId: s.studyId, subjectId })).body
+      .data.code as string;
+    const bound = await patientCall(null, 'POST', '/api/ignore/patient/bind', { studyId: s.studyId, code });
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    const token = bound.body.data.token as string;
+
+    expect((await patientCall(null, 'GET', '/api/ignore/patient/messages/opt-out')).status).toBe(401);
+    expect((await patientCall(token, 'GET', '/api/ignore/patient/messages/opt-out')).body.data).toMatchObject({
+      optedOut: false,
+    });
+    const out = await patientCall(token, 'POST', '/api/ignore/patient/messages/opt-out', {});
+    expect(out.status, JSON.stringify(out.body)).toBe(200);
+    expect(out.body.data).toMatchObject({ optedOut: true, source: 'patient' });
+    // Again: still opted out, no second trail row.
+    expect((await patientCall(token, 'POST', '/api/ignore/patient/messages/opt-out', {})).status).toBe(200);
+    const rows = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.studyId, s.studyId), eq(auditEvents.action, 'message.opt_out')));
+    const mine = rows.filter((r) => (r.newValue as { subjectId?: number }).subjectId === subjectId);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.userName).toContain('患者填写');
+    const staffView = await t.call(admin, 'GET', `${BASE}/opt-out?studyId=${s.studyId}&subjectId=${subjectId}`);
+    expect(staffView.body.data).toMatchObject({ optedOut: true, source: 'patient' });
+  });
+});
