@@ -514,6 +514,8 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
   'POST /api/ignore/patient/logout': pub,
   'GET /api/ignore/patient/consult': pub,
   'POST /api/ignore/patient/consult': pub,
+  'GET /api/ignore/patient/messages/opt-out': pub,
+  'POST /api/ignore/patient/messages/opt-out': pub,
   'GET /api/v1/advisory/manager/list': list((f) => q(`/api/v1/advisory/manager/list?studyId=${f.studyId}`)),
   'GET /api/v1/advisory/manager/{id}': patient((f) =>
     q(`/api/v1/advisory/manager/${f.consultationId}?studyId=${f.studyId}`),
@@ -550,6 +552,24 @@ export const SITE_MATRIX: Record<string, SiteCase> = {
   'GET /api/business/lab-ranges/applicable': patient((f) =>
     q(`/api/business/lab-ranges/applicable?studyId=${f.studyId}&subjectRecordId=${f.subjectRecordId}&crfId=${f.crfId}`),
   ),
+  // 患者提醒 (issue 38): the rules are the study's; the list, report and outbox need messages, which the matrix's
+  // fixture has none of: messaging.routes.test.ts proves their site scope. Opting out names one patient.
+  'GET /api/business/messages/rules': study,
+  'PUT /api/business/messages/rules': study,
+  'GET /api/business/messages': elsewhere('messaging.routes.test.ts'),
+  'GET /api/business/messages/report': elsewhere('messaging.routes.test.ts'),
+  'GET /api/business/messages/outbox': elsewhere('messaging.routes.test.ts'),
+  'GET /api/business/messages/opt-out': patient((f) =>
+    q(`/api/business/messages/opt-out?studyId=${f.studyId}&subjectId=${f.subjectId}`),
+  ),
+  'POST /api/business/messages/opt-out': patient((f) => ({
+    url: '/api/business/messages/opt-out',
+    body: { studyId: f.studyId, subjectId: f.subjectId, reason: '患者电话要求' },
+  })),
+  'POST /api/business/messages/opt-in': patient((f) => ({
+    url: '/api/business/messages/opt-in',
+    body: { studyId: f.studyId, subjectId: f.subjectId, reason: '患者同意恢复' },
+  })),
   // CRF drafts and amendments: the summary is counts; drill-down, workbook and migration keep to the caller's sites.
   'GET /api/system/crf/draft': study,
   'POST /api/system/crf/draft': study,
