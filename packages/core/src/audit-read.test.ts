@@ -44,6 +44,8 @@ describe('who reads an audit row (AUDIT_READ_BUTTON)', () => {
       'double_entry.decision',
       'double_entry.done',
       'double_entry.save',
+      'message.opt_in',
+      'message.opt_out',
       'sae.create',
       'sae.deadline',
       'sae.export',
@@ -53,10 +55,11 @@ describe('who reads an audit row (AUDIT_READ_BUTTON)', () => {
     ]);
     const none = unreadableAuditActions(() => false);
     const byKey = (a: AuditAction) =>
-      ['medical.', 'consult.', 'sae.', 'coding.', 'double_entry.'].some((prefix) => a.startsWith(prefix)) &&
-      a !== 'double_entry.reconcile';
+      ['medical.', 'consult.', 'sae.', 'coding.', 'double_entry.', 'message.opt_'].some((prefix) =>
+        a.startsWith(prefix),
+      ) && a !== 'double_entry.reconcile';
     expect(none.filter((a: AuditAction) => !byKey(a))).toEqual([]);
-    expect(none).toHaveLength(20);
+    expect(none).toHaveLength(22);
     expect(unreadableAuditActions(() => true)).toEqual([]);
   });
 });
