@@ -1,4 +1,4 @@
-import { Table, Tag, Tooltip } from 'antd';
+import { Empty, Table, Tag, Tooltip } from 'antd';
 import type { ColumnsType, TablePaginationConfig } from 'antd/es/table';
 import {
   MESSAGE_CHANNEL_LABELS,
@@ -79,7 +79,7 @@ export function MessageTable({
       loading={loading}
       pagination={pagination}
       scroll={{ x: 900 }}
-      locale={{ emptyText: t.empty }}
+      locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t.empty} /> }}
     />
   );
 }
