@@ -15,7 +15,6 @@ import { studyFiguresFold } from './modules/home/study-figures.js';
 import { messagesScheduleTask } from './modules/messaging/messaging-schedule.js';
 import { messagesSendTask } from './modules/messaging/messaging-send.job.js';
 import { messageProviders } from './modules/messaging/messaging-providers.js';
-import { setIdentityProvider } from './modules/patient-portal/patient-portal.service.js';
 import { createJobQueue } from './modules/jobs/create-job-queue.js';
 import { startScheduler } from './modules/jobs/jobs.install.js';
 import { createRealtime } from './modules/realtime/realtime.hub.js';
@@ -57,9 +56,7 @@ async function main() {
     events: createOutbox({ db: database.db, listen: database.listen }),
   };
   // The message providers are read from the environment once, here: a provider missing a setting stops the start.
-  // With an official account configured, binding names the patient by WeChat's web OAuth instead of the dev provider.
-  const { identity } = messageProviders();
-  if (identity) setIdentityProvider(identity);
+  messageProviders();
   const app = await buildApp(ctx, { logger: { level: config.logLevel }, serveWeb: true });
 
   // Each module's recurring tasks, handed to the job module's scheduler after its own housekeeping.
