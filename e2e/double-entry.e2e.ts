@@ -20,7 +20,6 @@ let subjectRecordId: number;
 
 const api = <T>(method: string, path: string, token: string | null, body?: unknown) =>
   callApi<T>(platform.baseUrl, method, path, token, body);
-const messageText = (page: Page, text: string) => page.locator('.ant-message-notice', { hasText: text }).last();
 
 beforeAll(async () => {
   platform = await startPlatform();
@@ -65,8 +64,11 @@ async function enter(person: typeof NURSE1, entryTitle: string, values: Record<s
   const panel = page.locator('.double-entry-panel');
   await panel.getByText(entryTitle, { exact: true }).waitFor();
   for (const [label, value] of Object.entries(values)) await panel.getByLabel(label).fill(value);
+  const saved = page.waitForResponse(
+    (r) => r.url().includes('/api/business/double-entry/entry') && r.request().method() === 'PUT',
+  );
   await panel.getByRole('button', { name: '保存录入' }).click();
-  await messageText(page, '保存成功').waitFor();
+  expect(((await (await saved).json()) as { code: number }).code).toBe(200);
   await panel.getByRole('button', { name: '完成录入' }).click();
   await page
     .locator('.ant-popconfirm')
@@ -83,8 +85,8 @@ describe('双份录入 in the browser', () => {
     await page.goto(`/study/crf?studyId=${studyId}`);
     const toggle = page.getByRole('switch', { name: '生命体征双份录入' });
     await toggle.click();
-    await messageText(page, '设置成功').waitFor();
-    expect(await toggle.getAttribute('aria-checked')).toBe('true');
+    // The switch turns on once the list has read the saved setting back: a state to wait on, unlike the notice.
+    await page.getByRole('switch', { name: '生命体征双份录入', checked: true }).waitFor();
     await page.close();
   });
 
@@ -127,8 +129,9 @@ describe('双份录入 in the browser', () => {
     await screenshot(page, 'double-entry-reconcile');
     await expectAccessible(page, 'double-entry-reconcile');
     await diff.getByLabel('第二次录入').check();
+    const reconciled = page.waitForResponse((r) => r.url().includes('/api/business/double-entry/reconcile'));
     await dialog.getByRole('button', { name: /确认核对/ }).click();
-    await messageText(page, '核对完成').waitFor();
+    expect(((await (await reconciled).json()) as { code: number }).code).toBe(200);
 
     const record = await api<{ crfDataRecord: { values: Record<string, unknown> } | null }>(
       'GET',
